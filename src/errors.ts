@@ -1,0 +1,42 @@
+/**
+ * Ferry's public error kinds. Every failure a caller can cause or observe is a FerryError with
+ * one of these kinds; the broker maps kinds to Kafka error codes in one place. Programmer errors
+ * (broken invariants) are AssertionErrors from util/assert.ts instead, and are never caught.
+ */
+export type FerryErrorKind =
+  | 'InvalidArgument' // the caller passed something malformed (names, counts, options)
+  | 'CorruptRecord' // bytes failed validation: CRC, magic, lengths
+  | 'RecordTooLarge' // a batch larger than the configured maximum
+  | 'UnknownTopicOrPartition'
+  | 'TopicAlreadyExists'
+  | 'OffsetOutOfRange'
+  | 'InvalidOffsets' // a replica append that leaves a gap or overlaps the log
+  | 'Closed' // the engine or log was closed
+  | 'Locked' // another process holds the log directory
+  | 'Storage'; // the filesystem failed underneath us
+
+export class FerryError extends Error {
+  readonly kind: FerryErrorKind;
+
+  constructor(kind: FerryErrorKind, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.kind = kind;
+    this.name = `FerryError(${kind})`;
+  }
+}
+
+/** A record batch that failed validation. `field` names what was wrong, `position` where it starts. */
+export class CorruptRecordError extends FerryError {
+  readonly field: string;
+  readonly position: number;
+
+  constructor(field: string, position: number, detail: string) {
+    super('CorruptRecord', `corrupt record batch at byte ${position}: ${field}: ${detail}`);
+    this.field = field;
+    this.position = position;
+  }
+}
+
+export function isFerryError(error: unknown, kind?: FerryErrorKind): error is FerryError {
+  return error instanceof FerryError && (kind === undefined || error.kind === kind);
+}

@@ -1,0 +1,71 @@
+import { FerryError } from '../errors.ts';
+import { RECORD_BATCH_HEADER_BYTES } from '../format/record-batch.ts';
+
+/**
+ * When appended bytes reach the disk. Kafka's default leaves it to the OS and relies on
+ * replication; Ferry's embedded mode has no replica, so it syncs by default.
+ * - `per-append`: fdatasync inside every append before it returns (slowest, simplest).
+ * - `group`: group commit: one fdatasync covers every append since the last one; it starts once
+ *   `bytes` are pending or `ms` after the first pending append (0 = as soon as possible).
+ * - `none`: never sync explicitly (the OS decides); appends are durable only at roll and close.
+ */
+export type FlushPolicy =
+  | { readonly kind: 'per-append' }
+  | { readonly kind: 'group'; readonly bytes: number; readonly ms: number }
+  | { readonly kind: 'none' };
+
+export interface LogConfig {
+  /** Roll when the active segment would grow past this (Kafka `segment.bytes`). */
+  readonly segmentBytes: number;
+  /** Roll when the active segment's first batch is older than this (Kafka `segment.ms`). */
+  readonly segmentMs: number;
+  /** Delete the oldest segments while the log exceeds this; -1 keeps everything (`retention.bytes`). */
+  readonly retentionBytes: number;
+  /** Delete segments whose newest record is older than this; -1 keeps everything (`retention.ms`). */
+  readonly retentionMs: number;
+  /** Bytes of log between two offset-index entries (`index.interval.bytes`). */
+  readonly indexIntervalBytes: number;
+  /** Largest batch accepted (Kafka `max.message.bytes`, including the 12-byte log overhead). */
+  readonly maxBatchBytes: number;
+  readonly flush: FlushPolicy;
+}
+
+/** Kafka's own defaults, except the flush policy (see FlushPolicy). */
+export const DEFAULT_LOG_CONFIG: LogConfig = {
+  segmentBytes: 1024 * 1024 * 1024,
+  segmentMs: 7 * 24 * 60 * 60 * 1000,
+  retentionBytes: -1,
+  retentionMs: 7 * 24 * 60 * 60 * 1000,
+  indexIntervalBytes: 4096,
+  maxBatchBytes: 1024 * 1024 + 12,
+  flush: { kind: 'group', bytes: 1024 * 1024, ms: 0 },
+};
+
+/** Smallest segment we allow; a batch larger than segmentBytes gets a segment of its own. */
+const SEGMENT_BYTES_MIN = 1024;
+/** Positions in the offset index are int32, as in Kafka. */
+const SEGMENT_BYTES_MAX = 2 ** 31 - 1;
+
+export function resolveLogConfig(overrides: Partial<LogConfig> = {}): LogConfig {
+  const config = { ...DEFAULT_LOG_CONFIG, ...overrides };
+  requireInteger('segmentBytes', config.segmentBytes, SEGMENT_BYTES_MIN, SEGMENT_BYTES_MAX);
+  requireInteger('segmentMs', config.segmentMs, 1, Number.MAX_SAFE_INTEGER);
+  requireInteger('retentionBytes', config.retentionBytes, -1, Number.MAX_SAFE_INTEGER);
+  requireInteger('retentionMs', config.retentionMs, -1, Number.MAX_SAFE_INTEGER);
+  requireInteger('indexIntervalBytes', config.indexIntervalBytes, 0, SEGMENT_BYTES_MAX);
+  requireInteger('maxBatchBytes', config.maxBatchBytes, RECORD_BATCH_HEADER_BYTES, SEGMENT_BYTES_MAX);
+  const flush = config.flush;
+  if (flush.kind === 'group') {
+    requireInteger('flush.bytes', flush.bytes, 0, Number.MAX_SAFE_INTEGER);
+    requireInteger('flush.ms', flush.ms, 0, Number.MAX_SAFE_INTEGER);
+  } else if (flush.kind !== 'per-append' && flush.kind !== 'none') {
+    throw new FerryError('InvalidArgument', `flush.kind must be per-append, group or none, not ${String((flush as { kind: unknown }).kind)}`);
+  }
+  return config;
+}
+
+function requireInteger(name: string, value: number, min: number, max: number): void {
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new FerryError('InvalidArgument', `${name} must be an integer in [${min}, ${max}], got ${value}`);
+  }
+}

@@ -1,0 +1,95 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FerryError } from '../errors.ts';
+import { assert } from '../util/assert.ts';
+import { writeFileAtomicSync } from '../util/files.ts';
+
+export const LEADER_EPOCH_CHECKPOINT_FILE = 'leader-epoch-checkpoint';
+/** Kafka's checkpoint file format: a version line, a count line, then "epoch startOffset" lines. */
+const CHECKPOINT_FORMAT_VERSION = 0;
+
+export interface EpochEntry {
+  readonly epoch: number;
+  readonly startOffset: number;
+}
+
+/**
+ * Which leader epoch wrote which offsets (Kafka's LeaderEpochFileCache). Recovery checks every
+ * batch's partitionLeaderEpoch against it: that field lies outside the batch CRC, so without
+ * this check a flipped bit there would go unnoticed. Invariant: epochs and start offsets both
+ * strictly increase. Persisted durably on every change (changes are rare: one per leader).
+ */
+export class LeaderEpochCache {
+  readonly #path: string;
+  #entries: EpochEntry[];
+
+  private constructor(path: string, entries: EpochEntry[]) {
+    this.#path = path;
+    this.#entries = entries;
+  }
+
+  static open(directory: string): LeaderEpochCache {
+    const path = join(directory, LEADER_EPOCH_CHECKPOINT_FILE);
+    return new LeaderEpochCache(path, existsSync(path) ? parseCheckpoint(path) : []);
+  }
+
+  get entries(): readonly EpochEntry[] {
+    return this.#entries;
+  }
+
+  get latestEpoch(): number {
+    return this.#entries.at(-1)?.epoch ?? -1;
+  }
+
+  /** The epoch that wrote `offset`; -1 when no entry covers it. */
+  epochFor(offset: number): number {
+    let epoch = -1;
+    for (const entry of this.#entries) {
+      if (entry.startOffset > offset) break;
+      epoch = entry.epoch;
+    }
+    return epoch;
+  }
+
+  /** Records that `epoch` writes from `startOffset` on; a no-op for the current epoch. */
+  assign(epoch: number, startOffset: number): void {
+    const latest = this.#entries.at(-1);
+    if (latest !== undefined && epoch === latest.epoch) return;
+    if (latest !== undefined && epoch < latest.epoch) {
+      throw new FerryError('InvalidArgument', `leader epoch ${epoch} is older than the log's latest epoch ${latest.epoch}`);
+    }
+    assert(latest === undefined || startOffset >= latest.startOffset, `epoch ${epoch} starts at ${startOffset}, before epoch ${latest?.epoch}`);
+    // An epoch that wrote nothing is replaced by its successor starting at the same offset.
+    const kept = this.#entries.filter((entry) => entry.startOffset < startOffset);
+    this.#replace([...kept, { epoch, startOffset }]);
+  }
+
+  /** Forgets epochs that start at or after `endOffset` (the log was truncated there). */
+  truncateFromEnd(endOffset: number): void {
+    const kept = this.#entries.filter((entry) => entry.startOffset < endOffset);
+    if (kept.length !== this.#entries.length) this.#replace(kept);
+  }
+
+  #replace(entries: EpochEntry[]): void {
+    const lines = [String(CHECKPOINT_FORMAT_VERSION), String(entries.length), ...entries.map((e) => `${e.epoch} ${e.startOffset}`)];
+    writeFileAtomicSync(this.#path, new TextEncoder().encode(`${lines.join('\n')}\n`));
+    this.#entries = entries;
+  }
+}
+
+function parseCheckpoint(path: string): EpochEntry[] {
+  const lines = readFileSync(path, 'utf8').split('\n').filter((line) => line.length > 0);
+  const corrupt = (why: string) => new FerryError('Storage', `${path} is corrupt: ${why}`);
+  if (lines[0] !== String(CHECKPOINT_FORMAT_VERSION)) throw corrupt(`unknown version ${lines[0]}`);
+  const count = Number(lines[1]);
+  if (!Number.isSafeInteger(count) || count !== lines.length - 2) throw corrupt(`count ${lines[1]} but ${lines.length - 2} entries`);
+  const entries: EpochEntry[] = [];
+  for (const line of lines.slice(2)) {
+    const [epoch, startOffset] = line.split(' ').map(Number);
+    const previous = entries.at(-1);
+    const valid = Number.isSafeInteger(epoch) && Number.isSafeInteger(startOffset) && epoch! >= 0 && startOffset! >= 0;
+    if (!valid || (previous && (epoch! <= previous.epoch || startOffset! <= previous.startOffset))) throw corrupt(`bad entry "${line}"`);
+    entries.push({ epoch: epoch!, startOffset: startOffset! });
+  }
+  return entries;
+}

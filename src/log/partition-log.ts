@@ -1,0 +1,447 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { FerryError } from '../errors.ts';
+import { splitBatches } from '../format/batch-parse.ts';
+import { LOG_OVERHEAD_BYTES, RecordBatch } from '../format/record-batch.ts';
+import { assert } from '../util/assert.ts';
+import { type Clock, systemClock } from '../util/clock.ts';
+import { writeFileAtomicSync } from '../util/files.ts';
+import { type LogConfig, resolveLogConfig } from './config.ts';
+import { DirLock } from './dir-lock.ts';
+import { GroupCommit } from './group-commit.ts';
+import { LEADER_EPOCH_CHECKPOINT_FILE, LeaderEpochCache } from './leader-epoch-cache.ts';
+import { scanSegment } from './recovery.ts';
+import { LogSegment, parseSegmentFileName } from './segment.ts';
+
+/** Written at a clean close, removed at open: its absence means the last run crashed. */
+export const CLEAN_SHUTDOWN_FILE = 'clean-shutdown';
+/** Batch header bytes read while skipping to a fetch's first batch: up to lastOffsetDelta. */
+const SKIP_HEADER_BYTES = 27;
+const LAST_OFFSET_DELTA_POSITION = 23;
+
+export interface PartitionLogOptions {
+  readonly config?: Partial<LogConfig>;
+  readonly clock?: Clock;
+}
+
+export interface AppendResult {
+  readonly baseOffset: number;
+  readonly lastOffset: number;
+  /** The appended batches, as views of the caller's buffer with offsets and epoch assigned. */
+  readonly batches: readonly RecordBatch[];
+  readonly sizeBytes: number;
+}
+
+export interface ReadResult {
+  /** Whole batches, starting with the one that holds the requested offset; views of one buffer per segment. */
+  readonly batches: RecordBatch[];
+  readonly logStartOffset: number;
+  readonly logEndOffset: number;
+}
+
+export interface RecoveryReport {
+  readonly cleanShutdown: boolean;
+  readonly segmentsScanned: number;
+  readonly truncatedBytes: number;
+  readonly stopReason: string | null;
+}
+
+interface CleanShutdownState {
+  readonly logEndOffset: number;
+  readonly activeSizeBytes: number;
+  readonly activeMaxTimestamp: number;
+  readonly activeFirstBatchTimestamp: number;
+  readonly activeLastBatchBaseOffset: number;
+}
+
+/**
+ * One partition's log on local disk (Kafka's UnifiedLog, local part): segments in offset order,
+ * the last one active. Leaders `append` (offsets assigned here), followers `appendReplica`
+ * (offsets kept, gaps and overlaps refused). All file writes are synchronous and happen inside
+ * one call, so appends never interleave; only fdatasync runs in the background (GroupCommit).
+ * Invariants: segments are contiguous (each base offset is its predecessor's next offset);
+ * logStartOffset <= flushedOffset <= logEndOffset.
+ */
+export class PartitionLog {
+  readonly directory: string;
+  readonly config: LogConfig;
+  readonly recovery: RecoveryReport;
+  readonly #clock: Clock;
+  readonly #lock: DirLock;
+  readonly #epochs: LeaderEpochCache;
+  readonly #segments: LogSegment[];
+  readonly #commit: GroupCommit;
+  #closed = false;
+
+  private constructor(directory: string, config: LogConfig, clock: Clock, lock: DirLock, epochs: LeaderEpochCache, segments: LogSegment[], recovery: RecoveryReport) {
+    this.directory = directory;
+    this.config = config;
+    this.#clock = clock;
+    this.#lock = lock;
+    this.#epochs = epochs;
+    this.#segments = segments;
+    this.recovery = recovery;
+    this.#commit = new GroupCommit(config.flush, clock, this.logEndOffset, () => this.#activeSegment().flush());
+  }
+
+  /** Opens (creating if needed) the log in `directory`, recovering it after a crash. */
+  static open(directory: string, options: PartitionLogOptions = {}): PartitionLog {
+    const config = resolveLogConfig(options.config);
+    mkdirSync(directory, { recursive: true });
+    const lock = DirLock.acquire(directory);
+    try {
+      const learnEpochs = !existsSync(join(directory, LEADER_EPOCH_CHECKPOINT_FILE));
+      const epochs = LeaderEpochCache.open(directory);
+      const { segments, report } = openSegments(directory, config, epochs, learnEpochs);
+      return new PartitionLog(directory, config, options.clock ?? systemClock, lock, epochs, segments, report);
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
+  }
+
+  get logStartOffset(): number {
+    return this.#segments[0]!.baseOffset;
+  }
+
+  get logEndOffset(): number {
+    return this.#activeSegment().nextOffset;
+  }
+
+  /** Offsets below this are on disk (fdatasync'd). */
+  get flushedOffset(): number {
+    return this.#commit.flushedOffset;
+  }
+
+  get latestEpoch(): number {
+    return this.#epochs.latestEpoch;
+  }
+
+  get sizeBytes(): number {
+    return this.#segments.reduce((sum, segment) => sum + segment.sizeBytes, 0);
+  }
+
+  get segmentBaseOffsets(): number[] {
+    return this.#segments.map((segment) => segment.baseOffset);
+  }
+
+  /**
+   * Appends a producer's batches (whole v2 batches, concatenated) as leader in `leaderEpoch`:
+   * offsets from the log end are written into the batches in place, with the epoch. Everything
+   * is validated before anything is written, so a rejected append leaves the log unchanged.
+   */
+  append(records: Uint8Array, leaderEpoch: number): AppendResult {
+    this.#checkWritable();
+    const batches = splitBatches(records, this.config.maxBatchBytes);
+    if (leaderEpoch < this.#epochs.latestEpoch || !Number.isSafeInteger(leaderEpoch) || leaderEpoch > 0x7fffffff) {
+      throw new FerryError('InvalidArgument', `leader epoch ${leaderEpoch} is invalid; the log is at epoch ${this.#epochs.latestEpoch}`);
+    }
+    let nextOffset = this.logEndOffset;
+    for (const batch of batches) {
+      batch.setBaseOffset(nextOffset);
+      batch.setPartitionLeaderEpoch(leaderEpoch);
+      nextOffset = batch.nextOffset;
+    }
+    return this.#write(batches);
+  }
+
+  /**
+   * Appends batches copied from the leader, keeping their offsets and epochs. The first batch
+   * must start exactly at the log end and each must follow the previous: no gap, no overlap.
+   */
+  appendReplica(records: Uint8Array): AppendResult {
+    this.#checkWritable();
+    const batches = splitBatches(records, this.config.maxBatchBytes);
+    let expected = this.logEndOffset;
+    let epoch = this.#epochs.latestEpoch;
+    for (const batch of batches) {
+      if (batch.baseOffset !== expected) {
+        const what = batch.baseOffset > expected ? 'a gap' : 'an overlap';
+        throw new FerryError('InvalidOffsets', `replica batch at offset ${batch.baseOffset} would leave ${what}: the log ends at ${expected}`);
+      }
+      if (batch.partitionLeaderEpoch < epoch) {
+        throw new FerryError('InvalidOffsets', `replica batch at offset ${batch.baseOffset} has leader epoch ${batch.partitionLeaderEpoch}, below ${epoch}`);
+      }
+      epoch = batch.partitionLeaderEpoch;
+      expected = batch.nextOffset;
+    }
+    return this.#write(batches);
+  }
+
+  /** Resolves once every offset up to and including `offset` is on disk per the flush policy. */
+  waitForFlush(offset: number): Promise<void> {
+    return this.#commit.waitFor(offset);
+  }
+
+  /**
+   * Reads whole batches from `offset` on: the first holds `offset` and is returned even when
+   * larger than `maxBytes`; later ones only while the total stays within `maxBytes`.
+   */
+  read(offset: number, maxBytes: number): ReadResult {
+    this.#checkOpen();
+    const result: ReadResult = { batches: [], logStartOffset: this.logStartOffset, logEndOffset: this.logEndOffset };
+    if (offset < result.logStartOffset || offset > result.logEndOffset || !Number.isSafeInteger(offset)) {
+      throw new FerryError('OffsetOutOfRange', `offset ${offset} is outside the log [${result.logStartOffset}, ${result.logEndOffset}]`);
+    }
+    let budgetBytes = maxBytes;
+    let segmentIndex = this.#segmentIndexFor(offset);
+    let position = this.#positionOf(this.#segments[segmentIndex]!, offset);
+    while (segmentIndex < this.#segments.length) {
+      const segment = this.#segments[segmentIndex]!;
+      const mustReturnOne = result.batches.length === 0;
+      const taken = readWholeBatches(segment, position, budgetBytes, mustReturnOne, result.batches);
+      budgetBytes -= taken;
+      if (budgetBytes <= 0 || position + taken < segment.sizeBytes) break;
+      segmentIndex++;
+      position = 0;
+    }
+    return result;
+  }
+
+  /** The first offset whose batch's max timestamp is at or after `timestamp`; null if none. */
+  offsetForTimestamp(timestamp: number): number | null {
+    this.#checkOpen();
+    const segment = this.#segments.find((candidate) => candidate.maxTimestamp >= timestamp);
+    if (segment === undefined) return null;
+    let position = this.#positionOf(segment, segment.timeIndex.lookup(timestamp));
+    while (position < segment.sizeBytes) {
+      const batches: RecordBatch[] = [];
+      position += readWholeBatches(segment, position, this.config.maxBatchBytes, true, batches);
+      const found = batches.find((batch) => batch.maxTimestamp >= timestamp);
+      if (found !== undefined) return found.baseOffset;
+    }
+    return null;
+  }
+
+  /** Seals the active segment and starts a new one at the log end; a no-op when it is empty. */
+  roll(): void {
+    this.#checkWritable();
+    const active = this.#activeSegment();
+    if (active.isEmpty) return;
+    this.#syncOrFail(active); // a sealed segment is always on disk: recovery scans only the active one
+    active.writeIndexes();
+    this.#segments.push(LogSegment.create(this.directory, active.nextOffset, this.config.indexIntervalBytes));
+  }
+
+  /** Deletes the oldest sealed segments beyond retention.bytes or retention.ms; returns how many. */
+  enforceRetention(): number {
+    this.#checkOpen();
+    const { retentionBytes, retentionMs } = this.config;
+    let totalBytes = this.sizeBytes;
+    let deleted = 0;
+    while (this.#segments.length > 1) {
+      const oldest = this.#segments[0]!;
+      const overSize = retentionBytes >= 0 && totalBytes - oldest.sizeBytes >= retentionBytes;
+      const expired = retentionMs >= 0 && oldest.maxTimestamp < this.#clock.nowMs() - retentionMs;
+      if (!overSize && !expired) break;
+      this.#segments.shift();
+      oldest.delete();
+      totalBytes -= oldest.sizeBytes;
+      deleted++;
+    }
+    return deleted;
+  }
+
+  /** Removes every batch at or after `offset` (a follower diverged from its leader). */
+  truncateTo(offset: number): void {
+    this.#checkWritable();
+    if (offset >= this.logEndOffset) return;
+    if (offset < this.logStartOffset) throw new FerryError('OffsetOutOfRange', `cannot truncate to ${offset}, before the log start ${this.logStartOffset}`);
+    while (this.#segments.length > 1 && this.#activeSegment().baseOffset >= offset) this.#segments.pop()!.delete();
+    const active = this.#activeSegment();
+    if (active.nextOffset > offset) {
+      scanSegment(active, { maxBatchBytes: this.config.maxBatchBytes, epochs: this.#epochs, learnEpochs: false, endOffset: offset });
+    }
+    this.#epochs.truncateFromEnd(this.logEndOffset);
+    this.#commit.noteTruncated(this.logEndOffset);
+  }
+
+  /** Flushes everything written so far. */
+  flush(): Promise<void> {
+    this.#checkOpen();
+    return this.#commit.flushNow();
+  }
+
+  /** Flushes, writes the indexes and the clean-shutdown marker, releases the lock. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    const failure = this.#commit.failure;
+    if (failure === null) await this.#commit.flushNow();
+    this.#closed = true;
+    this.#commit.abort(new FerryError('Closed', `log ${this.directory} is closed`));
+    const active = this.#activeSegment();
+    if (failure === null) {
+      active.flushSync();
+      active.writeIndexes();
+      writeCleanShutdown(this.directory, active, this.logEndOffset);
+    }
+    for (const segment of this.#segments) segment.close();
+    this.#lock.release();
+  }
+
+  #write(batches: RecordBatch[]): AppendResult {
+    const first = batches[0]!;
+    const last = batches.at(-1)!;
+    const sizeBytes = batches.reduce((sum, batch) => sum + batch.sizeInBytes, 0);
+    this.#maybeRoll(sizeBytes, last.maxTimestamp);
+    for (const batch of batches) this.#epochs.assign(batch.partitionLeaderEpoch, batch.baseOffset);
+    const active = this.#activeSegment();
+    active.append(batches);
+    const perAppend = this.config.flush.kind === 'per-append';
+    if (perAppend) this.#syncOrFail(active);
+    this.#commit.noteWritten(active.nextOffset, sizeBytes, perAppend);
+    return { baseOffset: first.baseOffset, lastOffset: last.lastOffset, batches, sizeBytes };
+  }
+
+  #syncOrFail(segment: LogSegment): void {
+    try {
+      segment.flushSync();
+    } catch (error) {
+      this.#commit.fail(error);
+      throw this.#commit.failure;
+    }
+  }
+
+  #maybeRoll(incomingBytes: number, incomingMaxTimestamp: number): void {
+    const active = this.#activeSegment();
+    if (active.isEmpty) return;
+    const full = active.sizeBytes + incomingBytes > this.config.segmentBytes;
+    const old = incomingMaxTimestamp - active.firstBatchTimestamp >= this.config.segmentMs;
+    if (full || old) this.roll();
+  }
+
+  #activeSegment(): LogSegment {
+    return this.#segments.at(-1)!;
+  }
+
+  /** Index of the last segment whose base offset is at or below `offset`. */
+  #segmentIndexFor(offset: number): number {
+    let low = 0;
+    let high = this.#segments.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >>> 1;
+      if (this.#segments[middle]!.baseOffset <= offset) low = middle;
+      else high = middle - 1;
+    }
+    return low;
+  }
+
+  /** File position of the batch holding `offset` in `segment`: index lookup, then skip headers. */
+  #positionOf(segment: LogSegment, offset: number): number {
+    let position = segment.offsetIndex.lookup(offset);
+    while (position < segment.sizeBytes) {
+      const header = segment.read(position, SKIP_HEADER_BYTES);
+      const view = new DataView(header.buffer, header.byteOffset, header.length);
+      const lastOffset = Number(view.getBigInt64(0)) + view.getInt32(LAST_OFFSET_DELTA_POSITION);
+      if (lastOffset >= offset) break;
+      position += LOG_OVERHEAD_BYTES + view.getInt32(LOG_OVERHEAD_BYTES - 4);
+    }
+    return position;
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw new FerryError('Closed', `log ${this.directory} is closed`);
+  }
+
+  #checkWritable(): void {
+    this.#checkOpen();
+    const failure = this.#commit.failure;
+    if (failure !== null) throw failure;
+  }
+}
+
+/**
+ * Appends to `out` the whole batches found from `position`, up to `budgetBytes` (at least one
+ * when `mustReturnOne`), all views of one read buffer. Returns the bytes taken.
+ */
+function readWholeBatches(segment: LogSegment, position: number, budgetBytes: number, mustReturnOne: boolean, out: RecordBatch[]): number {
+  if (position >= segment.sizeBytes || (budgetBytes <= 0 && !mustReturnOne)) return 0;
+  let chunk = segment.read(position, Math.max(budgetBytes, LOG_OVERHEAD_BYTES));
+  const firstSize = batchSizeAt(chunk, 0);
+  if (firstSize > chunk.length) {
+    if (!mustReturnOne) return 0;
+    chunk = segment.read(position, firstSize);
+  }
+  let at = 0;
+  while (at + LOG_OVERHEAD_BYTES <= chunk.length) {
+    const size = batchSizeAt(chunk, at);
+    if (at + size > chunk.length) break;
+    out.push(new RecordBatch(chunk.subarray(at, at + size)));
+    at += size;
+  }
+  assert(at > 0 || !mustReturnOne, `no whole batch at position ${position} of segment ${segment.baseOffset}`);
+  return at;
+}
+
+function batchSizeAt(chunk: Uint8Array, at: number): number {
+  return LOG_OVERHEAD_BYTES + new DataView(chunk.buffer, chunk.byteOffset + at, LOG_OVERHEAD_BYTES).getInt32(LOG_OVERHEAD_BYTES - 4);
+}
+
+/** Lists, opens and (after a crash) recovers the segments of `directory`. */
+function openSegments(directory: string, config: LogConfig, epochs: LeaderEpochCache, learnEpochs: boolean): { segments: LogSegment[]; report: RecoveryReport } {
+  const baseOffsets = readdirSync(directory).map(parseSegmentFileName).filter((offset) => offset !== null).sort((a, b) => a - b);
+  if (baseOffsets.length === 0) {
+    return { segments: [LogSegment.create(directory, 0, config.indexIntervalBytes)], report: { cleanShutdown: true, segmentsScanned: 0, truncatedBytes: 0, stopReason: null } };
+  }
+  const segments = baseOffsets.map((baseOffset) => LogSegment.open(directory, baseOffset, config.indexIntervalBytes));
+  const clean = readCleanShutdown(directory);
+  const scanOptions = { maxBatchBytes: config.maxBatchBytes, epochs, learnEpochs, endOffset: Infinity };
+  let scanned = 0;
+  let truncatedBytes = 0;
+  let stopReason: string | null = null;
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i]!;
+    const isActive = i === segments.length - 1;
+    const restored = isActive ? clean !== null && restoreActive(segment, clean) : !learnEpochs && segment.restoreIndexes(segments[i + 1]!.baseOffset);
+    if (restored) continue;
+    const result = scanSegment(segment, scanOptions);
+    scanned++;
+    truncatedBytes += result.truncatedBytes;
+    stopReason ??= result.stopReason;
+    const next = segments[i + 1];
+    if (next !== undefined && segment.nextOffset !== next.baseOffset) {
+      throw new FerryError('Storage', `segment ${segment.baseOffset} ends at offset ${segment.nextOffset} but the next starts at ${next.baseOffset}: ${result.stopReason ?? 'gap'}`);
+    }
+  }
+  epochs.truncateFromEnd(segments.at(-1)!.nextOffset);
+  // What survived a crash may sit only in the page cache; sync so flushedOffset = logEndOffset holds.
+  segments.at(-1)!.flushSync();
+  return { segments, report: { cleanShutdown: clean !== null, segmentsScanned: scanned, truncatedBytes, stopReason } };
+}
+
+function writeCleanShutdown(directory: string, active: LogSegment, logEndOffset: number): void {
+  const state: CleanShutdownState = {
+    logEndOffset,
+    activeSizeBytes: active.sizeBytes,
+    activeMaxTimestamp: active.maxTimestamp,
+    activeFirstBatchTimestamp: active.firstBatchTimestamp,
+    activeLastBatchBaseOffset: active.state.lastBatchBaseOffset,
+  };
+  writeFileAtomicSync(join(directory, CLEAN_SHUTDOWN_FILE), new TextEncoder().encode(JSON.stringify(state)));
+}
+
+/** Reads and removes the marker: from here on, a crash must trigger recovery. */
+function readCleanShutdown(directory: string): CleanShutdownState | null {
+  const path = join(directory, CLEAN_SHUTDOWN_FILE);
+  if (!existsSync(path)) return null;
+  let state: CleanShutdownState | null = null;
+  try {
+    state = JSON.parse(readFileSync(path, 'utf8')) as CleanShutdownState;
+  } catch {
+    state = null; // unreadable: recover as after a crash
+  }
+  unlinkSync(path);
+  return state;
+}
+
+function restoreActive(segment: LogSegment, clean: CleanShutdownState): boolean {
+  if (segment.fileSizeBytes() !== clean.activeSizeBytes || !segment.restoreIndexes(clean.logEndOffset)) return false;
+  segment.restoreState({
+    sizeBytes: clean.activeSizeBytes,
+    nextOffset: clean.logEndOffset,
+    maxTimestamp: clean.activeMaxTimestamp,
+    firstBatchTimestamp: clean.activeFirstBatchTimestamp,
+    lastBatchBaseOffset: clean.activeLastBatchBaseOffset,
+  });
+  return true;
+}

@@ -1,0 +1,57 @@
+/**
+ * Time reaches the engine only through a Clock (design contract 8), so that tests and the
+ * simulation can drive time by hand and replay a run exactly.
+ */
+export interface Timer {
+  cancel(): void;
+}
+
+export interface Clock {
+  /** Milliseconds since the Unix epoch. */
+  nowMs(): number;
+  /** Runs `callback` once after `delayMs`. */
+  setTimer(delayMs: number, callback: () => void): Timer;
+}
+
+export const systemClock: Clock = {
+  nowMs: () => Date.now(),
+  setTimer(delayMs, callback) {
+    const handle = setTimeout(callback, delayMs);
+    return { cancel: () => clearTimeout(handle) };
+  },
+};
+
+/** A clock that moves only when told to; timers fire in deadline order inside `advance`. */
+export class ManualClock implements Clock {
+  #nowMs: number;
+  #timers: { deadlineMs: number; sequence: number; callback: () => void; cancelled: boolean }[] = [];
+  #sequence = 0;
+
+  constructor(startMs = 1_700_000_000_000) {
+    this.#nowMs = startMs;
+  }
+
+  nowMs(): number {
+    return this.#nowMs;
+  }
+
+  setTimer(delayMs: number, callback: () => void): Timer {
+    const timer = { deadlineMs: this.#nowMs + Math.max(0, delayMs), sequence: this.#sequence++, callback, cancelled: false };
+    this.#timers.push(timer);
+    return { cancel: () => void (timer.cancelled = true) };
+  }
+
+  advance(deltaMs: number): void {
+    const targetMs = this.#nowMs + deltaMs;
+    for (;;) {
+      this.#timers = this.#timers.filter((t) => !t.cancelled);
+      this.#timers.sort((a, b) => a.deadlineMs - b.deadlineMs || a.sequence - b.sequence);
+      const next = this.#timers[0];
+      if (next === undefined || next.deadlineMs > targetMs) break;
+      this.#timers.shift();
+      this.#nowMs = next.deadlineMs;
+      next.callback();
+    }
+    this.#nowMs = targetMs;
+  }
+}
