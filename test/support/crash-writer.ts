@@ -1,0 +1,19 @@
+// A child process for crash tests: appends numbered batches to the log in argv[2] and prints
+// "ack <lastOffset>" once each is durable, until it is killed.
+import { PartitionLog } from '../../src/log/partition-log.ts';
+import { batchOf } from './batches.ts';
+
+const [directory, policy = 'group'] = process.argv.slice(2);
+if (directory === undefined) throw new Error('usage: crash-writer <dir> [per-append|group]');
+const flush = policy === 'per-append' ? ({ kind: 'per-append' } as const) : ({ kind: 'group', bytes: 64 * 1024, ms: 1 } as const);
+const log = PartitionLog.open(directory, { config: { segmentBytes: 64 * 1024, flush } });
+const inFlight = 8;
+let sequence = 0;
+async function producer(): Promise<void> {
+  for (;;) {
+    const { lastOffset } = log.append(batchOf(`n${sequence++}`, 3, Date.now(), 100), 0);
+    await log.waitForFlush(lastOffset);
+    process.stdout.write(`ack ${lastOffset}\n`);
+  }
+}
+await Promise.all(Array.from({ length: inFlight }, producer));
