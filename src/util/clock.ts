@@ -9,14 +9,15 @@ export interface Timer {
 export interface Clock {
   /** Milliseconds since the Unix epoch. */
   nowMs(): number;
-  /** Runs `callback` once after `delayMs`. */
-  setTimer(delayMs: number, callback: () => void): Timer;
+  /** Runs `callback` once after `delayMs`; a `background` timer does not keep the process alive. */
+  setTimer(delayMs: number, callback: () => void, background?: boolean): Timer;
 }
 
 export const systemClock: Clock = {
   nowMs: () => Date.now(),
-  setTimer(delayMs, callback) {
+  setTimer(delayMs, callback, background = false) {
     const handle = setTimeout(callback, delayMs);
+    if (background) handle.unref();
     return { cancel: () => clearTimeout(handle) };
   },
 };

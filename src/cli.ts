@@ -1,0 +1,45 @@
+#!/usr/bin/env bun
+/** `ferry <command>`: the command-line face of Ferry. Each command lives in src/cli/. */
+import { runDemo } from './cli/demo.ts';
+import { runInspect } from './cli/inspect.ts';
+import { CliError } from './cli/args.ts';
+
+const USAGE = `ferry: a Kafka-format log whose active segment ships to object storage (KIP-1176)
+
+usage: ferry <command> [options]
+
+commands:
+  demo      run the embedded engine: create a topic, produce, consume, print the numbers
+  inspect   print the record batches of a segment file or partition directory
+  bench     run the benchmark suite (bench/run.ts)
+
+Run 'ferry <command> --help' for a command's options.
+The Kafka-protocol broker ('ferry broker') is not built yet.`;
+
+const commands: Record<string, (args: string[]) => Promise<void>> = {
+  demo: runDemo,
+  inspect: runInspect,
+  bench: async (args) => {
+    const child = Bun.spawn([process.execPath, `${import.meta.dir}/../bench/run.ts`, ...args], { stdio: ['inherit', 'inherit', 'inherit'] });
+    process.exitCode = await child.exited;
+  },
+};
+
+async function main(argv: string[]): Promise<void> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    console.log(USAGE);
+    return;
+  }
+  const command = commands[name];
+  if (command === undefined) throw new CliError(`unknown command '${name}'\n\n${USAGE}`);
+  await command(rest);
+}
+
+try {
+  await main(process.argv.slice(2));
+} catch (error) {
+  if (!(error instanceof CliError)) throw error;
+  console.error(`ferry: ${error.message}`);
+  process.exitCode = 2;
+}

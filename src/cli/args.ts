@@ -1,0 +1,29 @@
+import { parseArgs } from 'node:util';
+
+/** Bad command-line input: printed without a stack trace, exit code 2. */
+export class CliError extends Error {}
+
+type OptionSpec = { type: 'string' | 'boolean'; short?: string; default?: string | boolean };
+
+/** parseArgs with `--help` built in and unknown options turned into a CliError. */
+export function parseCommandArgs<T extends Record<string, OptionSpec>>(args: string[], options: T, usage: string) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new CliError(`${(error as Error).message}\n\n${usage}`);
+  }
+  if (parsed.values.help === true) {
+    console.log(usage);
+    return null;
+  }
+  return parsed;
+}
+
+/** A positive integer option, with a clear error otherwise. */
+export function positiveInteger(name: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value <= 0) throw new CliError(`--${name} must be a positive integer, got '${text}'`);
+  return value;
+}

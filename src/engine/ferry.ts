@@ -1,0 +1,278 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { FerryError } from '../errors.ts';
+import { type BuildCompressionCodec, buildRecordBatch, type ProducerRecord, type Record as KafkaRecord, type RecordBatch } from '../format/index.ts';
+import { type LogConfig, resolveLogConfig } from '../log/config.ts';
+import { DirLock } from '../log/dir-lock.ts';
+import { PartitionLog } from '../log/partition-log.ts';
+import { type Clock, systemClock, type Timer } from '../util/clock.ts';
+import { Partition } from './partition.ts';
+import { partitionForKey } from './partitioner.ts';
+import { PARTITIONS_PER_TOPIC_MAX, type TopicDescription, TopicRegistry } from './topic-registry.ts';
+import { validateTopicName } from './topic-name.ts';
+
+/** Kafka's log.retention.check.interval.ms. */
+const RETENTION_CHECK_INTERVAL_MS = 5 * 60 * 1000;
+/** Kafka's fetch.max.bytes default for one fetch when the caller names none. */
+const FETCH_BYTES_DEFAULT = 1024 * 1024;
+/** The embedded engine is its partitions' only leader; the broker brings real epochs later. */
+const EMBEDDED_LEADER_EPOCH = 0;
+
+export interface FerryOptions {
+  /** Where topics and their partition logs live. */
+  readonly directory: string;
+  /** Log settings for every topic unless a topic overrides them. */
+  readonly log?: Partial<LogConfig>;
+  /** Create a topic with `defaultPartitions` on first produce instead of failing. */
+  readonly autoCreateTopics?: boolean;
+  readonly defaultPartitions?: number;
+  readonly clock?: Clock;
+}
+
+export interface CreateTopicOptions {
+  readonly partitions?: number;
+  readonly config?: Partial<LogConfig>;
+}
+
+/**
+ * - `1`: resolve once the records are in the local log (the page cache), as Kafka acks=1.
+ * - `'all'`: resolve once they are durable under the log's flush policy (the default).
+ */
+export type Acks = 1 | 'all';
+
+export interface ProduceOptions {
+  /** Send every record here; otherwise keyed records go by Kafka's murmur2 partitioner. */
+  readonly partition?: number;
+  readonly compression?: BuildCompressionCodec;
+  readonly acks?: Acks;
+}
+
+export interface ProducedRecord {
+  readonly partition: number;
+  readonly offset: number;
+}
+
+export interface FetchOptions {
+  readonly maxBytes?: number;
+}
+
+export interface FetchResult {
+  /** Whole record batches (zero-copy views), the first holding the requested offset. */
+  readonly batches: RecordBatch[];
+  readonly highWatermark: number;
+  readonly logStartOffset: number;
+}
+
+export interface ConsumedRecord extends KafkaRecord {
+  readonly topic: string;
+  readonly partition: number;
+}
+
+export interface ConsumeOptions {
+  readonly partition?: number;
+  /** First offset to read; the partition's log start when absent. */
+  readonly fromOffset?: number;
+  readonly maxBytes?: number;
+  /** Ends the iteration when aborted. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * The embeddable engine: topics of partitions, each a durable Kafka-format log on local disk.
+ *
+ *     const ferry = Ferry.open({ directory: './data' });
+ *     ferry.createTopic('orders', { partitions: 3 });
+ *     const [{ partition, offset }] = await ferry.produce('orders', [{ key: 'k', value: 'v' }]);
+ *     for await (const record of ferry.consume('orders', { partition })) { ... }
+ *     await ferry.close();
+ */
+export class Ferry {
+  readonly directory: string;
+  readonly #options: FerryOptions;
+  readonly #clock: Clock;
+  readonly #lock: DirLock;
+  readonly #registry: TopicRegistry;
+  readonly #partitions = new Map<string, Partition[]>();
+  readonly #roundRobin = new Map<string, number>();
+  #retentionTimer: Timer | null = null;
+  #closed = false;
+
+  private constructor(options: FerryOptions, lock: DirLock, registry: TopicRegistry) {
+    this.directory = options.directory;
+    this.#options = options;
+    this.#clock = options.clock ?? systemClock;
+    this.#lock = lock;
+    this.#registry = registry;
+  }
+
+  /** Opens the engine in `options.directory`, recovering every partition's log. */
+  static open(options: FerryOptions): Ferry {
+    resolveLogConfig(options.log); // reject bad settings before touching the disk
+    mkdirSync(options.directory, { recursive: true });
+    const lock = DirLock.acquire(options.directory);
+    let ferry: Ferry | undefined;
+    try {
+      ferry = new Ferry(options, lock, TopicRegistry.open(options.directory));
+      for (const topic of ferry.#registry.list()) ferry.#openTopic(topic);
+      ferry.#scheduleRetention();
+      return ferry;
+    } catch (error) {
+      if (ferry !== undefined) void ferry.close();
+      else lock.release();
+      throw error;
+    }
+  }
+
+  /** Creates a topic; TopicAlreadyExists if it exists, InvalidArgument for a bad name or count. */
+  createTopic(name: string, options: CreateTopicOptions = {}): TopicDescription {
+    this.#checkOpen();
+    validateTopicName(name);
+    const partitions = options.partitions ?? this.#options.defaultPartitions ?? 1;
+    if (!Number.isSafeInteger(partitions) || partitions < 1 || partitions > PARTITIONS_PER_TOPIC_MAX) {
+      throw new FerryError('InvalidArgument', `partitions must be an integer in [1, ${PARTITIONS_PER_TOPIC_MAX}], got ${partitions}`);
+    }
+    const config = options.config ?? {};
+    resolveLogConfig({ ...this.#options.log, ...config });
+    const topic = { name, partitions, config };
+    this.#registry.add(topic);
+    this.#openTopic(topic);
+    return topic;
+  }
+
+  topics(): TopicDescription[] {
+    return this.#registry.list();
+  }
+
+  /**
+   * Appends records and resolves with each one's partition and offset, in input order. Records
+   * for one partition go in one batch; with acks 'all' the promise waits until it is durable.
+   */
+  async produce(topic: string, records: readonly ProducerRecord[], options: ProduceOptions = {}): Promise<ProducedRecord[]> {
+    this.#checkOpen();
+    if (records.length === 0) throw new FerryError('InvalidArgument', 'produce needs at least one record');
+    const partitions = this.#partitionsForProduce(topic);
+    const groups = this.#groupByPartition(topic, partitions.length, records, options.partition);
+    const results: ProducedRecord[] = new Array(records.length);
+    const durables: Promise<void>[] = [];
+    for (const [index, members] of groups) {
+      const batch = buildRecordBatch(members.map((m) => records[m]!), { nowMs: this.#clock.nowMs(), compression: options.compression ?? 'none' });
+      const { baseOffset, durable } = partitions[index]!.append(batch, EMBEDDED_LEADER_EPOCH);
+      members.forEach((member, i) => (results[member] = { partition: index, offset: baseOffset + i }));
+      durables.push(durable);
+    }
+    if ((options.acks ?? 'all') === 'all') await Promise.all(durables);
+    return results;
+  }
+
+  /** Reads whole batches from `offset` up to the high watermark. */
+  fetch(topic: string, partition: number, offset: number, options: FetchOptions = {}): FetchResult {
+    this.#checkOpen();
+    const target = this.#partition(topic, partition);
+    target.checkReadable(offset);
+    const highWatermark = target.highWatermark;
+    const { batches, logStartOffset } = target.log.read(offset, options.maxBytes ?? FETCH_BYTES_DEFAULT);
+    return { batches: batches.filter((batch) => batch.baseOffset < highWatermark), highWatermark, logStartOffset };
+  }
+
+  /** Yields records from `fromOffset` on, waiting for new ones at the end, until `signal` aborts. */
+  async *consume(topic: string, options: ConsumeOptions = {}): AsyncGenerator<ConsumedRecord> {
+    const partitionIndex = options.partition ?? 0;
+    const target = this.#partition(topic, partitionIndex);
+    let offset = options.fromOffset ?? target.log.logStartOffset;
+    while (!this.#closed && !options.signal?.aborted) {
+      if (offset >= target.highWatermark) {
+        await target.waitForData(offset, options.signal);
+        continue;
+      }
+      const { batches } = this.fetch(topic, partitionIndex, offset, { maxBytes: options.maxBytes ?? FETCH_BYTES_DEFAULT });
+      for (const batch of batches) {
+        for (const record of batch.records()) {
+          if (record.offset < offset) continue; // the first batch may start before the offset asked for
+          yield { ...record, topic, partition: partitionIndex };
+          offset = record.offset + 1;
+        }
+        offset = Math.max(offset, batch.nextOffset);
+      }
+    }
+  }
+
+  /** Applies retention now (it also runs every five minutes); returns the segments deleted. */
+  enforceRetention(): number {
+    this.#checkOpen();
+    let deleted = 0;
+    for (const partitions of this.#partitions.values()) for (const partition of partitions) deleted += partition.log.enforceRetention();
+    return deleted;
+  }
+
+  /** Flushes and closes every log and releases the directory. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#retentionTimer?.cancel();
+    const all = [...this.#partitions.values()].flat();
+    for (const partition of all) partition.wakeAll();
+    await Promise.all(all.map((partition) => partition.log.close()));
+    this.#lock.release();
+  }
+
+  #openTopic(topic: TopicDescription): void {
+    const config = { ...this.#options.log, ...topic.config };
+    const partitions = Array.from({ length: topic.partitions }, (_, index) => {
+      const log = PartitionLog.open(join(this.directory, `${topic.name}-${index}`), { config, clock: this.#clock });
+      return new Partition(topic.name, index, log);
+    });
+    this.#partitions.set(topic.name, partitions);
+  }
+
+  #partitionsForProduce(topic: string): Partition[] {
+    const existing = this.#partitions.get(topic);
+    if (existing !== undefined) return existing;
+    if (this.#options.autoCreateTopics !== true) throw unknownTopic(topic);
+    this.createTopic(topic);
+    return this.#partitions.get(topic)!;
+  }
+
+  /** Record indexes grouped by target partition, in input order within each group. */
+  #groupByPartition(topic: string, count: number, records: readonly ProducerRecord[], fixed: number | undefined): Map<number, number[]> {
+    if (fixed !== undefined && (!Number.isSafeInteger(fixed) || fixed < 0 || fixed >= count)) {
+      throw new FerryError('UnknownTopicOrPartition', `partition ${fixed} does not exist: ${topic} has ${count}`);
+    }
+    // Keyless records share one partition per call, rotating across calls (a sticky partitioner).
+    const sticky = (this.#roundRobin.get(topic) ?? 0) % count;
+    this.#roundRobin.set(topic, sticky + 1);
+    const groups = new Map<number, number[]>();
+    records.forEach((record, i) => {
+      const key = typeof record.key === 'string' ? new TextEncoder().encode(record.key) : record.key;
+      const index = fixed ?? (key === null || key === undefined ? sticky : partitionForKey(key, count));
+      const group = groups.get(index);
+      if (group === undefined) groups.set(index, [i]);
+      else group.push(i);
+    });
+    return groups;
+  }
+
+  #partition(topic: string, index: number): Partition {
+    this.#checkOpen();
+    const partitions = this.#partitions.get(topic);
+    if (partitions === undefined) throw unknownTopic(topic);
+    const partition = partitions[index];
+    if (partition === undefined) throw new FerryError('UnknownTopicOrPartition', `partition ${index} does not exist: ${topic} has ${partitions.length}`);
+    return partition;
+  }
+
+  #scheduleRetention(): void {
+    this.#retentionTimer = this.#clock.setTimer(RETENTION_CHECK_INTERVAL_MS, () => {
+      if (this.#closed) return;
+      this.enforceRetention();
+      this.#scheduleRetention();
+    }, true);
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw new FerryError('Closed', `the engine at ${this.directory} is closed`);
+  }
+}
+
+function unknownTopic(topic: string): FerryError {
+  return new FerryError('UnknownTopicOrPartition', `unknown topic ${topic}`);
+}

@@ -1,0 +1,18 @@
+/** The embeddable API: open a Ferry on a directory, create topics, produce, fetch, consume. */
+export {
+  type Acks,
+  type ConsumedRecord,
+  type ConsumeOptions,
+  type CreateTopicOptions,
+  type FetchOptions,
+  type FetchResult,
+  Ferry,
+  type FerryOptions,
+  type ProducedRecord,
+  type ProduceOptions,
+} from './ferry.ts';
+export type { TopicDescription } from './topic-registry.ts';
+export { murmur2, partitionForKey } from './partitioner.ts';
+export type { ProducerRecord } from '../format/index.ts';
+export type { FlushPolicy, LogConfig } from '../log/config.ts';
+export { FerryError, type FerryErrorKind, isFerryError } from '../errors.ts';
