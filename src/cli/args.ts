@@ -5,9 +5,14 @@ export class CliError extends Error {}
 
 type OptionSpec = { type: 'string' | 'boolean'; short?: string; default?: string | boolean };
 
-/** parseArgs with `--help` built in and unknown options turned into a CliError. */
-export function parseCommandArgs<T extends Record<string, OptionSpec>>(args: string[], options: T, usage: string) {
-  let parsed;
+export interface ParsedArgs {
+  readonly values: { readonly [name: string]: string | boolean | undefined };
+  readonly positionals: string[];
+}
+
+/** parseArgs with `--help` built in and unknown options turned into a CliError; null after help. */
+export function parseCommandArgs(args: string[], options: { [name: string]: OptionSpec }, usage: string): ParsedArgs | null {
+  let parsed: ParsedArgs;
   try {
     parsed = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
   } catch (error) {
@@ -21,9 +26,9 @@ export function parseCommandArgs<T extends Record<string, OptionSpec>>(args: str
 }
 
 /** A positive integer option, with a clear error otherwise. */
-export function positiveInteger(name: string, text: string | undefined, fallback: number): number {
+export function positiveInteger(name: string, text: string | boolean | undefined, fallback: number): number {
   if (text === undefined) return fallback;
   const value = Number(text);
-  if (!Number.isSafeInteger(value) || value <= 0) throw new CliError(`--${name} must be a positive integer, got '${text}'`);
+  if (typeof text !== 'string' || !Number.isSafeInteger(value) || value <= 0) throw new CliError(`--${name} must be a positive integer, got '${text}'`);
   return value;
 }

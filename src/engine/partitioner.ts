@@ -20,17 +20,10 @@ export function murmur2(data: Uint8Array): number {
     h = Math.imul(h, MURMUR2_M) ^ k;
   }
   const tail = blocks * 4;
-  switch (length & 3) {
-    case 3:
-      h ^= data[tail + 2]! << 16;
-    // falls through
-    case 2:
-      h ^= data[tail + 1]! << 8;
-    // falls through
-    case 1:
-      h ^= data[tail]!;
-      h = Math.imul(h, MURMUR2_M);
-  }
+  const rest = length & 3;
+  if (rest === 3) h ^= data[tail + 2]! << 16;
+  if (rest >= 2) h ^= data[tail + 1]! << 8;
+  if (rest >= 1) h = Math.imul(h ^ data[tail]!, MURMUR2_M);
   h ^= h >>> 13;
   h = Math.imul(h, MURMUR2_M);
   h ^= h >>> 15;
