@@ -6,6 +6,7 @@
 export type FerryErrorKind =
   | 'InvalidArgument' // the caller passed something malformed (names, counts, options)
   | 'CorruptRecord' // bytes failed validation: CRC, magic, lengths
+  | 'CorruptObject' // a WAL object failed validation: checksums, magic, framing
   | 'RecordTooLarge' // a batch larger than the configured maximum
   | 'UnknownTopicOrPartition'
   | 'TopicAlreadyExists'
@@ -32,6 +33,18 @@ export class CorruptRecordError extends FerryError {
 
   constructor(field: string, position: number, detail: string) {
     super('CorruptRecord', `corrupt record batch at byte ${position}: ${field}: ${detail}`);
+    this.field = field;
+    this.position = position;
+  }
+}
+
+/** A WAL object that failed validation: `field` names the check, `position` its byte in the object. */
+export class CorruptObjectError extends FerryError {
+  readonly field: string;
+  readonly position: number;
+
+  constructor(field: string, position: number, detail: string) {
+    super('CorruptObject', `corrupt WAL object at byte ${position}: ${field}: ${detail}`);
     this.field = field;
     this.position = position;
   }

@@ -1,0 +1,108 @@
+import { describe, expect, test } from 'bun:test';
+import xxhashWasm from 'xxhash-wasm';
+import { CorruptObjectError, isFerryError } from '../../src/errors.ts';
+import { xxh64 } from '../../src/wal/bytes.ts';
+import { concatChunks, decodeWalObject, encodeSeal, TRAILER_BYTES, WalObjectBuilder } from '../../src/wal/format.ts';
+import { SeededRandom } from '../../src/util/random.ts';
+import { batchOf } from '../support/batches.ts';
+
+function sampleObject(): { bytes: Uint8Array; frames: Uint8Array[] } {
+  const builder = new WalObjectBuilder({ kind: 'data', writerId: 'broker-1', epoch: 3, sequence: 42 });
+  const frames = [batchOf('a', 2), batchOf('b', 1), batchOf('c', 3)];
+  builder.addFrame({ topic: 'orders', partition: 0, leaderEpoch: 7, baseOffset: 100, lastOffset: 101, data: frames[0]! });
+  builder.addFrame({ topic: 'payments', partition: 5, leaderEpoch: 2, baseOffset: 0, lastOffset: 0, data: frames[1]! });
+  builder.addFrame({ topic: 'orders', partition: 0, leaderEpoch: 7, baseOffset: 102, lastOffset: 104, data: frames[2]! });
+  const chunks = builder.finish(1_700_000_000_000);
+  const bytes = concatChunks(chunks);
+  expect(bytes.length).toBe(builder.sizeBytes);
+  return { bytes, frames };
+}
+
+describe('WAL object format', () => {
+  test('round trips header, frames and footer; frame data are views of the object', () => {
+    const { bytes, frames } = sampleObject();
+    const decoded = decodeWalObject(bytes);
+    expect(decoded.header).toEqual({ kind: 'data', writerId: 'broker-1', epoch: 3, sequence: 42, createdMs: 1_700_000_000_000 });
+    expect(decoded.frames.map((f) => [f.entry.topic, f.entry.partition, f.entry.leaderEpoch, f.entry.baseOffset, f.entry.lastOffset])).toEqual([
+      ['orders', 0, 7, 100, 101],
+      ['payments', 5, 2, 0, 0],
+      ['orders', 0, 7, 102, 104],
+    ]);
+    expect(decoded.frames.map((f) => Uint8Array.from(f.data))).toEqual(frames);
+    expect(decoded.frames.every((f) => f.data.buffer === bytes.buffer)).toBe(true);
+  });
+
+  test('the builder does not copy frame data until the chunks are joined', () => {
+    const data = batchOf('zero-copy', 4);
+    const builder = new WalObjectBuilder({ kind: 'data', writerId: 'w', epoch: 0, sequence: 0 });
+    builder.addFrame({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 3, data });
+    expect(builder.finish(0).includes(data)).toBe(true);
+  });
+
+  test('a seal decodes with no frames and the sealer named', () => {
+    const decoded = decodeWalObject(encodeSeal({ writerId: 'broker-2', epoch: 4, sequence: 9, createdMs: 5 }));
+    expect(decoded).toEqual({ header: { kind: 'seal', writerId: 'broker-2', epoch: 4, sequence: 9, createdMs: 5 }, frames: [] });
+  });
+
+  test('one flipped bit anywhere in the object is rejected with a precise error', () => {
+    const { bytes } = sampleObject();
+    const fields = new Set<string>();
+    for (let at = 0; at < bytes.length; at++) {
+      const corrupt = Uint8Array.from(bytes);
+      corrupt[at]! ^= 0x04;
+      let caught: unknown;
+      try {
+        decodeWalObject(corrupt);
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(CorruptObjectError);
+      const error = caught as CorruptObjectError;
+      expect(error.position).toBeGreaterThanOrEqual(0);
+      expect(error.position).toBeLessThanOrEqual(bytes.length);
+      fields.add(error.field);
+    }
+    for (const field of ['magic', 'headerChecksum', 'dataChecksum', 'footerChecksum', 'trailer magic']) expect(fields).toContain(field);
+  });
+
+  test('every truncation is rejected, never read as a shorter valid object', () => {
+    const { bytes } = sampleObject();
+    for (let length = 0; length < bytes.length; length++) {
+      expect(() => decodeWalObject(bytes.subarray(0, length))).toThrow(CorruptObjectError);
+    }
+  });
+
+  test('an unknown format version is refused by name', () => {
+    const { bytes } = sampleObject();
+    const future = Uint8Array.from(bytes);
+    future[5] = 2;
+    let caught: unknown;
+    try {
+      decodeWalObject(future);
+    } catch (error) {
+      caught = error;
+    }
+    expect(isFerryError(caught, 'CorruptObject')).toBe(true);
+    expect(String(caught)).toContain('formatVersion: version 2 is not supported');
+  });
+
+  test('the trailer is the last 16 bytes and names the footer', () => {
+    const { bytes } = sampleObject();
+    const trailer = new DataView(bytes.buffer, bytes.length - TRAILER_BYTES);
+    expect(trailer.getUint32(12)).toBe(0x4657414c);
+    expect(trailer.getUint32(0)).toBeGreaterThan(0);
+  });
+});
+
+test('Bun.hash.xxHash64 equals xxhash-wasm h64 (seed 0) on random inputs', async () => {
+  const wasm = await xxhashWasm();
+  const random = new SeededRandom(1176);
+  for (let i = 0; i < 300; i++) {
+    const length = i < 40 ? i : random.nextInt(70_000);
+    const buffer = new Uint8Array(length + 3);
+    for (let j = 0; j < buffer.length; j++) buffer[j] = random.nextInt(256);
+    const input = buffer.subarray(3); // unaligned
+    expect(xxh64(input)).toBe(wasm.h64Raw(input, 0n));
+  }
+  expect(xxh64(new Uint8Array(0))).toBe(0xef46db3751d8e999n); // XXH64's published empty-input value
+});
