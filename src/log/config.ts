@@ -6,7 +6,8 @@ import { RECORD_BATCH_HEADER_BYTES } from '../format/record-batch.ts';
  * replication; Ferry's embedded mode has no replica, so it syncs by default.
  * - `per-append`: fdatasync inside every append before it returns (slowest, simplest).
  * - `group`: group commit: one fdatasync covers every append since the last one; it starts once
- *   `bytes` are pending or `ms` after the first pending append (0 = as soon as possible).
+ *   `bytes` are pending or `ms` after the first pending append. `ms` 0 (the default) syncs as
+ *   soon as possible: on the next event-loop turn after an append, so `bytes` never waits.
  * - `none`: never sync explicitly (the OS decides); appends are durable only at roll and close.
  */
 export type FlushPolicy =
