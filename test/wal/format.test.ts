@@ -28,7 +28,7 @@ describe('WAL object format', () => {
       ['payments', 5, 2, 0, 0],
       ['orders', 0, 7, 102, 104],
     ]);
-    expect(decoded.frames.map((f) => Uint8Array.from(f.data))).toEqual(frames);
+    expect(decoded.frames.map((f) => Uint8Array.from(f.data))).toEqual(frames.map((f) => Uint8Array.from(f)));
     expect(decoded.frames.every((f) => f.data.buffer === bytes.buffer)).toBe(true);
   });
 
