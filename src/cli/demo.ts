@@ -36,7 +36,7 @@ export async function runDemo(args: string[]): Promise<void> {
   const batchSize = positiveInteger('batch', values.batch, 500);
   const topic = values.topic as string;
 
-  const ferry = Ferry.open({ directory: values.dir as string });
+  const ferry = await Ferry.open({ directory: values.dir as string });
   try {
     if (!ferry.topics().some((t) => t.name === topic)) ferry.createTopic(topic, { partitions });
     const partitionCount = ferry.topics().find((t) => t.name === topic)!.partitions;

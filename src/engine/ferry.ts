@@ -5,7 +5,12 @@ import { type BuildCompressionCodec, buildRecordBatch, type ProducerRecord, type
 import { type LogConfig, resolveLogConfig } from '../log/config.ts';
 import { DirLock } from '../log/dir-lock.ts';
 import { PartitionLog } from '../log/partition-log.ts';
+import type { ObjectStore } from '../store/object-store.ts';
 import { type Clock, systemClock, type Timer } from '../util/clock.ts';
+import { SeededRandom } from '../util/random.ts';
+import { sealEarlierEpochs } from '../wal/seal.ts';
+import { DEFAULT_WAL_WRITER_CONFIG, WalWriter, type WalWriterConfig, type WalWriterObserver } from '../wal/writer.ts';
+import { nextWriterEpoch } from './writer-epoch.ts';
 import { Partition } from './partition.ts';
 import { partitionForKey } from './partitioner.ts';
 import { PARTITIONS_PER_TOPIC_MAX, type TopicDescription, TopicRegistry } from './topic-registry.ts';
@@ -27,6 +32,19 @@ export interface FerryOptions {
   readonly autoCreateTopics?: boolean;
   readonly defaultPartitions?: number;
   readonly clock?: Clock;
+  /** Ship every append to object storage (KIP-1176); acks 'all' then waits for the WAL object. */
+  readonly wal?: WalOptions;
+}
+
+export interface WalOptions {
+  readonly store: ObjectStore;
+  /** This engine's name in WAL keys; each open gets a new epoch, so streams never collide. */
+  readonly writerId: string;
+  readonly prefix?: string;
+  readonly config?: Partial<Omit<WalWriterConfig, 'prefix' | 'stream'>>;
+  readonly observer?: WalWriterObserver;
+  /** Seed for retry jitter (tests replay runs with a fixed one). */
+  readonly seed?: number;
 }
 
 export interface CreateTopicOptions {
@@ -80,7 +98,7 @@ export interface ConsumeOptions {
 /**
  * The embeddable engine: topics of partitions, each a durable Kafka-format log on local disk.
  *
- *     const ferry = Ferry.open({ directory: './data' });
+ *     const ferry = await Ferry.open({ directory: './data' });
  *     ferry.createTopic('orders', { partitions: 3 });
  *     const [{ partition, offset }] = await ferry.produce('orders', [{ key: 'k', value: 'v' }]);
  *     for await (const record of ferry.consume('orders', { partition })) { ... }
@@ -94,6 +112,7 @@ export class Ferry {
   readonly #registry: TopicRegistry;
   readonly #partitions = new Map<string, Partition[]>();
   readonly #roundRobin = new Map<string, number>();
+  readonly #wal: WalWriter | null;
   #retentionTimer: Timer | null = null;
   #closed = false;
 
@@ -103,10 +122,19 @@ export class Ferry {
     this.#clock = options.clock ?? systemClock;
     this.#lock = lock;
     this.#registry = registry;
+    this.#wal = options.wal === undefined ? null : this.#createWalWriter(options.wal);
   }
 
-  /** Opens the engine in `options.directory`, recovering every partition's log. */
-  static open(options: FerryOptions): Ferry {
+  /** The WAL writer when the engine ships to object storage; its stats and failure state. */
+  get wal(): WalWriter | null {
+    return this.#wal;
+  }
+
+  /**
+   * Opens the engine in `options.directory`, recovering every partition's log. With a WAL,
+   * earlier epochs of this writer's streams are sealed first (docs/wal-protocol.md [F]).
+   */
+  static async open(options: FerryOptions): Promise<Ferry> {
     resolveLogConfig(options.log); // reject bad settings before touching the disk
     mkdirSync(options.directory, { recursive: true });
     const lock = DirLock.acquire(options.directory);
@@ -114,10 +142,14 @@ export class Ferry {
     try {
       ferry = new Ferry(options, lock, TopicRegistry.open(options.directory));
       for (const topic of ferry.#registry.list()) ferry.#openTopic(topic);
+      if (ferry.#wal !== null && options.wal !== undefined) {
+        const { prefix, stream } = ferry.#wal.config;
+        await sealEarlierEpochs(options.wal.store, prefix, stream.writerId, stream.epoch, ferry.#clock.nowMs());
+      }
       ferry.#scheduleRetention();
       return ferry;
     } catch (error) {
-      if (ferry !== undefined) void ferry.close();
+      if (ferry !== undefined) await ferry.close();
       else lock.release();
       throw error;
     }
@@ -156,11 +188,13 @@ export class Ferry {
     const durables: Promise<void>[] = [];
     for (const [index, members] of groups) {
       const batch = buildRecordBatch(members.map((m) => records[m]!), { nowMs: this.#clock.nowMs(), compression: options.compression ?? 'none' });
-      const { baseOffset, durable } = partitions[index]!.append(batch, EMBEDDED_LEADER_EPOCH);
+      const { baseOffset, durable } = await partitions[index]!.append(batch, EMBEDDED_LEADER_EPOCH);
       members.forEach((member, i) => (results[member] = { partition: index, offset: baseOffset + i }));
       durables.push(durable);
     }
     if ((options.acks ?? 'all') === 'all') await Promise.all(durables);
+    // With acks 1 nobody awaits these; a failure shows in the next produce and in `wal.failure`.
+    else for (const durable of durables) durable.catch(() => {});
     return results;
   }
 
@@ -210,6 +244,7 @@ export class Ferry {
     this.#closed = true;
     this.#retentionTimer?.cancel();
     const all = [...this.#partitions.values()].flat();
+    if (this.#wal !== null && this.#wal.failure === null) await this.#wal.flush().catch(() => {});
     for (const partition of all) partition.wakeAll();
     await Promise.all(all.map((partition) => partition.log.close()));
     this.#lock.release();
@@ -219,9 +254,15 @@ export class Ferry {
     const config = { ...this.#options.log, ...topic.config };
     const partitions = Array.from({ length: topic.partitions }, (_, index) => {
       const log = PartitionLog.open(join(this.directory, `${topic.name}-${index}`), { config, clock: this.#clock });
-      return new Partition(topic.name, index, log);
+      return new Partition(topic.name, index, log, this.#wal);
     });
     this.#partitions.set(topic.name, partitions);
+  }
+
+  #createWalWriter(options: WalOptions): WalWriter {
+    const epoch = nextWriterEpoch(this.directory);
+    const config = { ...DEFAULT_WAL_WRITER_CONFIG, ...options.config, prefix: options.prefix ?? '', stream: { writerId: options.writerId, epoch } };
+    return new WalWriter(options.store, config, { clock: this.#clock, random: new SeededRandom(options.seed ?? epoch), observer: options.observer });
   }
 
   #partitionsForProduce(topic: string): Partition[] {

@@ -1,0 +1,23 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FerryError } from '../errors.ts';
+import { writeFileAtomicSync } from '../util/files.ts';
+
+export const WRITER_EPOCH_FILE = 'wal-writer-epoch';
+/** Epochs are u32 in WAL headers and 10 digits in keys. */
+const WRITER_EPOCH_MAX = 0xffff_ffff;
+
+/**
+ * The WAL stream epoch for this opening of the engine: one more than the last, stored durably
+ * before any object is written, so a restarted engine never writes into its old stream's keys.
+ */
+export function nextWriterEpoch(directory: string): number {
+  const path = join(directory, WRITER_EPOCH_FILE);
+  const previous = existsSync(path) ? Number(readFileSync(path, 'utf8').trim()) : -1;
+  if (!Number.isSafeInteger(previous) || previous < -1 || previous >= WRITER_EPOCH_MAX) {
+    throw new FerryError('Storage', `${path} holds ${JSON.stringify(readFileSync(path, 'utf8'))}, not a writer epoch`);
+  }
+  const epoch = previous + 1;
+  writeFileAtomicSync(path, new TextEncoder().encode(`${epoch}\n`));
+  return epoch;
+}

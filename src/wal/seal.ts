@@ -1,0 +1,86 @@
+import { isStoreError } from '../store/errors.ts';
+import type { ObjectStore } from '../store/object-store.ts';
+import { decodeHeader, encodeSeal } from './format.ts';
+import { parseWalObjectKey, type StreamId, streamPrefix, walObjectKey, walRoot } from './keys.ts';
+
+export interface SealResult {
+  /** The sequence the seal took: every object of the stream below it is complete. */
+  readonly sealSequence: number;
+}
+
+/**
+ * Closes a predecessor's stream (docs/wal-protocol.md, steps F1-F4): find the first free slot,
+ * put a seal there if absent, and move up a slot whenever the predecessor got there first.
+ */
+export async function sealStream(store: ObjectStore, prefix: string, stream: StreamId, sealer: { writerId: string; nowMs: number }): Promise<SealResult> {
+  const present = await listSequences(store, prefix, stream);
+  let slot = 0;
+  for (;;) {
+    while (present.has(slot)) slot++; // [F1] first free slot: everything below exists
+    const body = encodeSeal({ writerId: sealer.writerId, epoch: stream.epoch, sequence: slot, createdMs: sealer.nowMs });
+    try {
+      await store.put(walObjectKey(prefix, stream, slot), body, { ifNoneMatch: '*' }); // [F2]
+      return { sealSequence: slot }; // [F4]
+    } catch (error) {
+      if (!isStoreError(error, 'PreconditionFailed')) throw error;
+      present.add(slot); // [F3] the predecessor wrote it in between: try the next slot
+    }
+  }
+}
+
+/** Every sequence number present in the stream (list order is unspecified, so collect a set). */
+export async function listSequences(store: ObjectStore, prefix: string, stream: StreamId): Promise<Set<number>> {
+  const sequences = new Set<number>();
+  let token: string | undefined;
+  do {
+    const page = await store.list(streamPrefix(prefix, stream), token === undefined ? {} : { token });
+    for (const object of page.objects) {
+      const parsed = parseWalObjectKey(prefix, object.key);
+      if (parsed !== null) sequences.add(parsed.sequence);
+    }
+    token = page.nextToken;
+  } while (token !== undefined);
+  return sequences;
+}
+
+/** Header bytes read to learn an object's kind: the fixed fields plus the longest writer id. */
+const HEADER_PROBE_BYTES = 512;
+
+/**
+ * Seals every earlier epoch of `writerId` that is not sealed yet, so a follower that reads them
+ * in order always meets a seal before the next epoch (a crash can leave an epoch unsealed).
+ */
+export async function sealEarlierEpochs(store: ObjectStore, prefix: string, writerId: string, currentEpoch: number, nowMs: number): Promise<number[]> {
+  const sealed: number[] = [];
+  for (const epoch of await listEpochs(store, prefix, writerId)) {
+    if (epoch >= currentEpoch) continue;
+    const stream = { writerId, epoch };
+    const sequences = await listSequences(store, prefix, stream);
+    let firstFree = 0;
+    while (sequences.has(firstFree)) firstFree++;
+    if (firstFree > 0 && (await kindOf(store, walObjectKey(prefix, stream, firstFree - 1))) === 'seal') continue;
+    await sealStream(store, prefix, stream, { writerId, nowMs });
+    sealed.push(epoch);
+  }
+  return sealed;
+}
+
+async function kindOf(store: ObjectStore, key: string): Promise<'data' | 'seal'> {
+  const { body } = await store.get(key, { range: { start: 0, end: HEADER_PROBE_BYTES } });
+  return decodeHeader(body).kind;
+}
+
+/** The epochs that have at least one object for `writerId`. */
+export async function listEpochs(store: ObjectStore, prefix: string, writerId: string): Promise<number[]> {
+  const epochs = new Set<number>();
+  let token: string | undefined;
+  do {
+    const page = await store.list(`${walRoot(prefix)}${writerId}/`, token === undefined ? {} : { token });
+    for (const object of page.objects) {
+      const parsed = parseWalObjectKey(prefix, object.key);
+      if (parsed !== null && parsed.stream.writerId === writerId) epochs.add(parsed.stream.epoch);
+    }
+    token = page.nextToken;
+  } while (token !== undefined);
+  return [...epochs].sort((a, b) => a - b);
+}

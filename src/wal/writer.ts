@@ -1,0 +1,316 @@
+import { FerryError } from '../errors.ts';
+import { isStoreError } from '../store/errors.ts';
+import type { ObjectStore } from '../store/object-store.ts';
+import { assert } from '../util/assert.ts';
+import { type BackoffPolicy, backoffDelayMs, sleep } from '../util/backoff.ts';
+import type { Clock, Timer } from '../util/clock.ts';
+import type { Random } from '../util/random.ts';
+import { concatChunks, type WalFrameInput, WalObjectBuilder } from './format.ts';
+import { type StreamId, validateWriterId, walObjectKey } from './keys.ts';
+
+export interface WalWriterConfig {
+  /** Object-store key prefix under which `wal/` lives. */
+  readonly prefix: string;
+  readonly stream: StreamId;
+  /** Close the open object once it reaches this size (`wal.upload.bytes`). */
+  readonly uploadBytes: number;
+  /** ...or this long after its first frame (`wal.upload.interval.ms`). */
+  readonly uploadIntervalMs: number;
+  /** Objects uploading at once; durability still advances in sequence order. */
+  readonly maxInFlight: number;
+  /** Bytes held (open object plus objects not yet uploaded) before `reserve` makes producers wait. */
+  readonly maxBufferedBytes: number;
+  readonly retry: BackoffPolicy;
+}
+
+/**
+ * Defaults chosen by bench/wal.bench.ts on the memory store's s3-express profile: a 256 KiB or
+ * 5 ms object keeps produce-to-durable p50 near one PUT plus a few ms, while at 100 MB/s it is
+ * ~400 PUTs/GB ($0.00045/GB in requests at S3 Express prices). See docs/wal-protocol.md.
+ */
+export const DEFAULT_WAL_WRITER_CONFIG: Omit<WalWriterConfig, 'prefix' | 'stream'> = {
+  uploadBytes: 256 * 1024,
+  uploadIntervalMs: 5,
+  maxInFlight: 8,
+  maxBufferedBytes: 64 * 1024 * 1024,
+  retry: { attempts: 8, baseMs: 10, capMs: 1000 },
+};
+
+/** Per-frame facts kept until the object is durable: enough to advance offsets and time it. */
+interface FrameRecord {
+  readonly partitionKey: string;
+  readonly endOffset: number;
+  readonly appendedMs: number;
+}
+
+interface ClosedObject {
+  readonly sequence: number;
+  readonly sizeBytes: number;
+  readonly frames: readonly FrameRecord[];
+  body: Uint8Array | null; // dropped once uploaded, so memory follows the bound
+}
+
+interface OpenObject {
+  readonly builder: WalObjectBuilder;
+  readonly sequence: number;
+  readonly frames: FrameRecord[];
+  /** Frame data bytes added so far, counted in bufferedBytes until the object is closed. */
+  dataBytes: number;
+  timer: Timer | null;
+}
+
+interface OffsetWaiter {
+  readonly offset: number;
+  readonly resolve: () => void;
+  readonly reject: (error: Error) => void;
+}
+
+export interface WalWriterStats {
+  readonly objectsClosed: number;
+  readonly objectsDurable: number;
+  readonly bytesDurable: number;
+  readonly putAttempts: number;
+  readonly retries: number;
+  readonly bufferedBytes: number;
+  readonly uploadsInFlight: number;
+  readonly queuedObjects: number;
+}
+
+/** Observations a metrics sink takes; all optional. */
+export interface WalWriterObserver {
+  uploadLatencyMs?(ms: number): void;
+  objectBytes?(bytes: number): void;
+  produceToDurableMs?(ms: number): void;
+  durable?(topicPartition: string, endOffset: number): void;
+}
+
+export function partitionKey(topic: string, partition: number): string {
+  return `${topic}\u0000${partition}`;
+}
+
+/**
+ * The leader side of WAL shipping (docs/wal-protocol.md, steps W1-W6): frames of many
+ * partitions go into one object; objects upload put-if-absent with bounded concurrency; a
+ * partition's durable offset advances only over contiguous durable sequences.
+ */
+export class WalWriter {
+  readonly config: WalWriterConfig;
+  readonly #store: ObjectStore;
+  readonly #clock: Clock;
+  readonly #random: Random;
+  readonly #observer: WalWriterObserver;
+  #open: OpenObject | null = null;
+  #nextSequence = 0;
+  readonly #queue: ClosedObject[] = [];
+  #inFlight = 0;
+  readonly #uploadedObjects = new Map<number, ClosedObject>();
+  #durableSequence = -1;
+  readonly #durable = new Map<string, number>();
+  readonly #waiters = new Map<string, OffsetWaiter[]>();
+  readonly #capacityWaiters: { bytes: number; resolve: () => void; reject: (error: Error) => void }[] = [];
+  readonly #idleWaiters: { resolve: () => void; reject: (error: Error) => void }[] = [];
+  #bufferedBytes = 0;
+  #failure: FerryError | null = null;
+  #stats = { objectsClosed: 0, objectsDurable: 0, bytesDurable: 0, putAttempts: 0, retries: 0 };
+
+  constructor(store: ObjectStore, config: WalWriterConfig, deps: { clock: Clock; random: Random; observer?: WalWriterObserver }) {
+    validateWriterId(config.stream.writerId);
+    assert(config.maxInFlight >= 1 && config.uploadBytes > 0 && config.maxBufferedBytes >= config.uploadBytes, 'WAL writer limits are inconsistent');
+    this.#store = store;
+    this.config = config;
+    this.#clock = deps.clock;
+    this.#random = deps.random;
+    this.#observer = deps.observer ?? {};
+  }
+
+  /** Set once the writer was fenced or failed; it then acknowledges nothing. */
+  get failure(): FerryError | null {
+    return this.#failure;
+  }
+
+  /** Offsets of the partition below this are in durable WAL objects; -1 if none yet. */
+  durableOffset(topic: string, partition: number): number {
+    return this.#durable.get(partitionKey(topic, partition)) ?? -1;
+  }
+
+  stats(): WalWriterStats {
+    return { ...this.#stats, bufferedBytes: this.#bufferedBytes, uploadsInFlight: this.#inFlight, queuedObjects: this.#queue.length };
+  }
+
+  /** Backpressure: resolves when `bytes` more fit under maxBufferedBytes (always when nothing is held). */
+  reserve(bytes: number): Promise<void> {
+    if (this.#failure !== null) return Promise.reject(this.#failure);
+    if (this.#capacityWaiters.length === 0 && (this.#bufferedBytes === 0 || this.#bufferedBytes + bytes <= this.config.maxBufferedBytes)) return Promise.resolve();
+    return new Promise((resolve, reject) => this.#capacityWaiters.push({ bytes, resolve, reject }));
+  }
+
+  /** [W1-W2] Adds one frame (its data stays a view until upload) and closes the object when due. */
+  append(frame: WalFrameInput): void {
+    if (this.#failure !== null) throw this.#failure;
+    const open = this.#open ?? this.#openObject();
+    open.builder.addFrame(frame);
+    open.frames.push({ partitionKey: partitionKey(frame.topic, frame.partition), endOffset: frame.lastOffset + 1, appendedMs: this.#clock.nowMs() });
+    open.dataBytes += frame.data.length;
+    this.#bufferedBytes += frame.data.length;
+    if (open.builder.sizeBytes >= this.config.uploadBytes) this.#closeOpenObject();
+  }
+
+  /** Resolves once `offset` of the partition is in a durable WAL object (acks=all). */
+  waitForDurable(topic: string, partition: number, offset: number): Promise<void> {
+    if (this.#failure !== null) return Promise.reject(this.#failure);
+    const key = partitionKey(topic, partition);
+    if ((this.#durable.get(key) ?? -1) > offset) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const list = this.#waiters.get(key) ?? [];
+      list.push({ offset, resolve, reject });
+      this.#waiters.set(key, list);
+    });
+  }
+
+  /** Closes the open object now and resolves when everything handed over is durable. */
+  flush(): Promise<void> {
+    if (this.#failure !== null) return Promise.reject(this.#failure);
+    if (this.#open !== null) this.#closeOpenObject();
+    if (this.#durableSequence === this.#nextSequence - 1) return Promise.resolve();
+    return new Promise((resolve, reject) => this.#idleWaiters.push({ resolve, reject }));
+  }
+
+  #openObject(): OpenObject {
+    const sequence = this.#nextSequence++;
+    const builder = new WalObjectBuilder({ kind: 'data', writerId: this.config.stream.writerId, epoch: this.config.stream.epoch, sequence });
+    const open: OpenObject = { builder, sequence, frames: [], dataBytes: 0, timer: null };
+    open.timer = this.#clock.setTimer(this.config.uploadIntervalMs, () => {
+      open.timer = null;
+      if (this.#open === open) this.#closeOpenObject();
+    });
+    this.#open = open;
+    return open;
+  }
+
+  #closeOpenObject(): void {
+    const open = this.#open;
+    assert(open !== null, 'no open WAL object to close');
+    this.#open = null;
+    open.timer?.cancel();
+    const body = concatChunks(open.builder.finish(this.#clock.nowMs()));
+    this.#bufferedBytes += body.length - open.dataBytes; // the framed object replaces its frames' views
+    this.#queue.push({ sequence: open.sequence, sizeBytes: body.length, frames: open.frames, body });
+    this.#stats.objectsClosed++;
+    this.#observer.objectBytes?.(body.length);
+    this.#pump();
+  }
+
+  #pump(): void {
+    while (this.#failure === null && this.#inFlight < this.config.maxInFlight && this.#queue.length > 0) {
+      const object = this.#queue.shift()!;
+      this.#inFlight++;
+      void this.#upload(object).finally(() => {
+        this.#inFlight--;
+        this.#pump();
+      });
+    }
+  }
+
+  /** [W3-W4] One object, retried through transient faults; fences on a foreign object at its key. */
+  async #upload(object: ClosedObject): Promise<void> {
+    const key = walObjectKey(this.config.prefix, this.config.stream, object.sequence);
+    const started = this.#clock.nowMs();
+    for (let attempt = 0; this.#failure === null; attempt++) {
+      try {
+        this.#stats.putAttempts++;
+        await this.#store.put(key, object.body!, { ifNoneMatch: '*' });
+        return this.#uploaded(object, started);
+      } catch (error) {
+        if (!isStoreError(error)) throw error;
+        if (error.kind === 'PreconditionFailed') {
+          if (await this.#isOurs(key, object.body!)) return this.#uploaded(object, started);
+          return this.#fail(new FerryError('Fenced', `WAL stream ${key} was sealed or taken by another writer; this writer is fenced`));
+        }
+        if (!error.retriable || attempt + 1 >= this.config.retry.attempts) {
+          return this.#fail(new FerryError('Storage', `WAL upload of ${key} failed after ${attempt + 1} attempts: ${error.message}`, { cause: error }));
+        }
+        this.#stats.retries++;
+        await sleep(this.#clock, backoffDelayMs(this.config.retry, attempt, this.#random));
+      }
+    }
+  }
+
+  /** [W4] After PreconditionFailed: did an earlier attempt of ours land (its answer lost)? */
+  async #isOurs(key: string, body: Uint8Array): Promise<boolean> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const existing = await this.#store.get(key);
+        return Buffer.from(existing.body.buffer, existing.body.byteOffset, existing.body.length).equals(body);
+      } catch (error) {
+        if (!isStoreError(error) || !error.retriable || attempt + 1 >= this.config.retry.attempts) throw error;
+        await sleep(this.#clock, backoffDelayMs(this.config.retry, attempt, this.#random));
+      }
+    }
+  }
+
+  #uploaded(object: ClosedObject, startedMs: number): void {
+    this.#observer.uploadLatencyMs?.(this.#clock.nowMs() - startedMs);
+    this.#bufferedBytes -= object.sizeBytes;
+    object.body = null;
+    this.#uploadedObjects.set(object.sequence, object);
+    this.#advanceDurable();
+    this.#wakeCapacity();
+  }
+
+  /** [W5] Durability moves over contiguous uploaded sequences only (invariant I3). */
+  #advanceDurable(): void {
+    const touched = new Set<string>();
+    const nowMs = this.#clock.nowMs();
+    for (;;) {
+      const next = this.#uploadedObjects.get(this.#durableSequence + 1);
+      if (next === undefined) break;
+      this.#uploadedObjects.delete(next.sequence);
+      this.#durableSequence = next.sequence;
+      this.#stats.objectsDurable++;
+      this.#stats.bytesDurable += next.sizeBytes;
+      for (const frame of next.frames) {
+        this.#durable.set(frame.partitionKey, Math.max(this.#durable.get(frame.partitionKey) ?? -1, frame.endOffset));
+        this.#observer.produceToDurableMs?.(nowMs - frame.appendedMs);
+        touched.add(frame.partitionKey);
+      }
+    }
+    for (const key of touched) this.#resolveWaiters(key);
+    if (this.#durableSequence === this.#nextSequence - 1) for (const waiter of this.#idleWaiters.splice(0)) waiter.resolve();
+  }
+
+  #resolveWaiters(key: string): void {
+    const durable = this.#durable.get(key)!;
+    this.#observer.durable?.(key, durable);
+    const waiters = this.#waiters.get(key);
+    if (waiters === undefined) return;
+    const still = waiters.filter((waiter) => {
+      if (waiter.offset >= durable) return true;
+      waiter.resolve();
+      return false;
+    });
+    if (still.length === 0) this.#waiters.delete(key);
+    else this.#waiters.set(key, still);
+  }
+
+  #wakeCapacity(): void {
+    while (this.#capacityWaiters.length > 0) {
+      const first = this.#capacityWaiters[0]!;
+      if (this.#bufferedBytes > 0 && this.#bufferedBytes + first.bytes > this.config.maxBufferedBytes) break;
+      this.#capacityWaiters.shift();
+      first.resolve();
+    }
+  }
+
+  /** [W6] Fenced or failed: nothing more is acknowledged or uploaded. */
+  #fail(failure: FerryError): void {
+    if (this.#failure !== null) return;
+    this.#failure = failure;
+    this.#open?.timer?.cancel();
+    this.#open = null;
+    this.#queue.length = 0;
+    for (const list of this.#waiters.values()) for (const waiter of list) waiter.reject(failure);
+    this.#waiters.clear();
+    for (const waiter of this.#capacityWaiters.splice(0)) waiter.reject(failure);
+    for (const waiter of this.#idleWaiters.splice(0)) waiter.reject(failure);
+  }
+}

@@ -1,0 +1,248 @@
+import { describe, expect, test } from 'bun:test';
+import { isFerryError } from '../../src/errors.ts';
+import { MemoryStore } from '../../src/store/memory.ts';
+import { isStoreError } from '../../src/store/errors.ts';
+import type { GetOptions, ListOptions, ObjectStore } from '../../src/store/object-store.ts';
+import { ManualClock, systemClock } from '../../src/util/clock.ts';
+import { SeededRandom } from '../../src/util/random.ts';
+import { decodeWalObject } from '../../src/wal/format.ts';
+import { parseWalObjectKey, type StreamId } from '../../src/wal/keys.ts';
+import { listSequences, sealStream } from '../../src/wal/seal.ts';
+import { DEFAULT_WAL_WRITER_CONFIG, WalWriter, type WalWriterConfig } from '../../src/wal/writer.ts';
+import { batchOf } from '../support/batches.ts';
+
+const STREAM: StreamId = { writerId: 'leader-1', epoch: 1 };
+
+/** Lets every pending promise continuation run (ManualClock timers resolve promises). */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** A reader that retries through injected faults, as a real follower would. */
+function faultTolerant(store: ObjectStore): ObjectStore {
+  const retrying = <T>(call: () => Promise<T>): Promise<T> => {
+    const attempt = async (left: number): Promise<T> => {
+      try {
+        return await call();
+      } catch (error) {
+        if (left === 0 || !isStoreError(error) || !error.retriable) throw error;
+        return attempt(left - 1);
+      }
+    };
+    return attempt(50);
+  };
+  return Object.assign(Object.create(store) as ObjectStore, {
+    get: (key: string, options?: GetOptions) => retrying(() => store.get(key, options)),
+    list: (prefix: string, options?: ListOptions) => retrying(() => store.list(prefix, options)),
+  });
+}
+
+function writer(store: ObjectStore, overrides: Partial<WalWriterConfig> = {}, clock = systemClock, seed = 1): WalWriter {
+  const config = { ...DEFAULT_WAL_WRITER_CONFIG, uploadIntervalMs: 2, retry: { attempts: 6, baseMs: 1, capMs: 5 }, ...overrides, prefix: 'cluster', stream: STREAM };
+  return new WalWriter(store, config, { clock, random: new SeededRandom(seed) });
+}
+
+/** Every frame of the stream, decoded and verified, in sequence order, stopping at a seal. */
+async function readStream(store: ObjectStore, stream = STREAM) {
+  const sequences = [...(await listSequences(store, 'cluster', stream))].sort((a, b) => a - b);
+  const frames = [];
+  for (let sequence = 0; sequences.includes(sequence); sequence++) {
+    const key = `cluster/wal/${stream.writerId}/${String(stream.epoch).padStart(10, '0')}/${String(sequence).padStart(20, '0')}`;
+    const object = decodeWalObject((await store.get(key)).body);
+    expect(object.header.sequence).toBe(sequence);
+    if (object.header.kind === 'seal') break;
+    frames.push(...object.frames);
+  }
+  return frames;
+}
+
+/** A partition's offsets as laid out in the stream: each frame must continue the previous one. */
+function offsetsByPartition(frames: Awaited<ReturnType<typeof readStream>>): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  for (const { entry } of frames) {
+    const key = `${entry.topic}-${entry.partition}`;
+    const list = out.get(key) ?? [];
+    for (let offset = entry.baseOffset; offset <= entry.lastOffset; offset++) list.push(offset);
+    out.set(key, list);
+  }
+  return out;
+}
+
+describe('WalWriter', () => {
+  test('ships frames of many partitions in shared objects with contiguous sequences', async () => {
+    const store = new MemoryStore();
+    const wal = writer(store, { uploadBytes: 4096 });
+    const next = new Map<number, number>();
+    for (let i = 0; i < 60; i++) {
+      const partition = i % 3;
+      const base = next.get(partition) ?? 0;
+      const data = batchOf(`p${partition}-${i}`, 2, 1_700_000_000_000, 100);
+      wal.append({ topic: 'orders', partition, leaderEpoch: 5, baseOffset: base, lastOffset: base + 1, data });
+      next.set(partition, base + 2);
+    }
+    await wal.flush();
+    const keys = (await store.list('cluster/wal/')).objects.map((o) => parseWalObjectKey('cluster', o.key)!);
+    expect(keys.every((k) => k.stream.writerId === 'leader-1' && k.stream.epoch === 1)).toBe(true);
+    const sequences = keys.map((k) => k.sequence).sort((a, b) => a - b);
+    expect(sequences).toEqual(sequences.map((_, i) => i));
+    expect(sequences.length).toBeGreaterThan(3);
+    const offsets = offsetsByPartition(await readStream(store));
+    for (const partition of [0, 1, 2]) expect(offsets.get(`orders-${partition}`)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+    expect(wal.durableOffset('orders', 1)).toBe(40);
+  });
+
+  test('closes an object at the interval when it stays small', async () => {
+    const clock = new ManualClock();
+    const store = new MemoryStore({ clock });
+    const wal = writer(store, { uploadBytes: 1 << 20, uploadIntervalMs: 50 }, clock);
+    wal.append({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 0, data: batchOf('a') });
+    let durable = false;
+    const waiting = wal.waitForDurable('t', 0, 0).then(() => (durable = true));
+    clock.advance(49);
+    await Bun.sleep(5);
+    expect(durable).toBe(false);
+    expect(store.stats().requests.put).toBe(0);
+    clock.advance(1);
+    await waiting;
+    expect(store.stats().requests.put).toBe(1);
+  });
+
+  test('durability advances in sequence order even when a later object lands first', async () => {
+    const clock = new ManualClock();
+    const store = new MemoryStore({ latency: 's3-express', seed: 3, clock });
+    const wal = writer(store, { uploadBytes: 1, maxInFlight: 4, retry: { attempts: 6, baseMs: 100, capMs: 100 } }, clock);
+    store.injectFault({ operation: 'put', kind: 'Unavailable', keyPrefix: 'cluster/wal/leader-1/0000000001/00000000000000000000' });
+    wal.append({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 0, data: batchOf('first') });
+    wal.append({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: 1, lastOffset: 1, data: batchOf('second') });
+    const order: number[] = [];
+    const both = [wal.waitForDurable('t', 0, 0).then(() => order.push(0)), wal.waitForDurable('t', 0, 1).then(() => order.push(1))];
+    clock.advance(60); // both first attempts answer: object 1 is stored, object 0 failed
+    await settle();
+    expect(store.stats().requests.put).toBe(2);
+    expect(store.stats().errors).toEqual({ Unavailable: 1 });
+    expect(wal.durableOffset('t', 0)).toBe(-1); // object 1 is stored, but object 0 is not yet
+    expect(order).toEqual([]);
+    for (let i = 0; i < 10 && order.length < 2; i++) {
+      clock.advance(100); // the retry of object 0
+      await settle();
+    }
+    await Promise.all(both);
+    expect(order).toEqual([0, 1]);
+    expect(wal.stats().retries).toBe(1);
+  });
+
+  test('a put that timed out after taking effect is recognised as ours, not as fencing', async () => {
+    const store = new MemoryStore();
+    const wal = writer(store, { uploadBytes: 1 });
+    store.injectFault({ operation: 'put', kind: 'Timeout', afterEffect: true });
+    wal.append({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 2, data: batchOf('x', 3) });
+    await wal.waitForDurable('t', 0, 2);
+    expect(wal.failure).toBeNull();
+    expect(store.stats().requests.put).toBe(2);
+    expect(offsetsByPartition(await readStream(store)).get('t-0')).toEqual([0, 1, 2]);
+  });
+
+  test('a sealed stream fences the writer: nothing acknowledged after, everything acknowledged below the seal', async () => {
+    const store = new MemoryStore();
+    const wal = writer(store, { uploadBytes: 1, maxInFlight: 1 });
+    wal.append({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 0, data: batchOf('a') });
+    await wal.waitForDurable('t', 0, 0);
+    const { sealSequence } = await sealStream(store, 'cluster', STREAM, { writerId: 'leader-2', nowMs: 0 });
+    expect(sealSequence).toBe(1);
+    wal.append({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: 1, lastOffset: 1, data: batchOf('b') });
+    let caught: unknown;
+    try {
+      await wal.waitForDurable('t', 0, 1);
+    } catch (error) {
+      caught = error;
+    }
+    expect(isFerryError(caught, 'Fenced')).toBe(true);
+    expect(wal.durableOffset('t', 0)).toBe(1);
+    expect(() => wal.append({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: 2, lastOffset: 2, data: batchOf('c') })).toThrow(/fenced/);
+    expect(offsetsByPartition(await readStream(store)).get('t-0')).toEqual([0]);
+  });
+
+  test('a seal racing in-flight uploads lands at the first free slot; later objects lie above it', async () => {
+    const store = new MemoryStore({ latency: 's3-express', seed: 9 });
+    const wal = writer(store, { uploadBytes: 1, maxInFlight: 8 });
+    const acknowledged: number[] = [];
+    for (let offset = 0; offset < 40; offset++) {
+      wal.append({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: offset, lastOffset: offset, data: batchOf(`r${offset}`) });
+      wal.waitForDurable('t', 0, offset).then(() => acknowledged.push(offset), () => {});
+      if (offset === 20) await sealStream(store, 'cluster', STREAM, { writerId: 'leader-2', nowMs: 0 });
+    }
+    await Bun.sleep(100);
+    expect(wal.failure?.kind).toBe('Fenced');
+    const shipped = offsetsByPartition(await readStream(store)).get('t-0') ?? [];
+    // Everything acknowledged is in the stream below the seal, exactly once and in order.
+    expect(shipped.slice(0, acknowledged.length)).toEqual(acknowledged);
+    expect(acknowledged).toEqual(acknowledged.map((_, i) => i));
+  });
+
+  test('backpressure: reserve waits while the upload buffer is full, memory stays bounded', async () => {
+    const store = new MemoryStore({ latency: 's3-express', seed: 4 });
+    const frameBytes = batchOf('x', 1, 0, 1000).length;
+    const wal = writer(store, { uploadBytes: 4 * frameBytes, maxInFlight: 1, maxBufferedBytes: 8 * frameBytes });
+    let peak = 0;
+    let waited = 0;
+    for (let offset = 0; offset < 100; offset++) {
+      const data = batchOf(`r${offset}`, 1, 0, 1000);
+      const before = performance.now();
+      await wal.reserve(data.length);
+      if (performance.now() - before > 1) waited++;
+      wal.append({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: offset, lastOffset: offset, data });
+      peak = Math.max(peak, wal.stats().bufferedBytes);
+    }
+    await wal.flush();
+    expect(waited).toBeGreaterThan(0);
+    expect(peak).toBeLessThanOrEqual(8 * frameBytes + 2 * frameBytes);
+    expect(offsetsByPartition(await readStream(store)).get('t-0')?.length).toBe(100);
+  });
+
+  test('retries are bounded: a store that always fails fails the writer and its waiters', async () => {
+    const store = new MemoryStore({ faults: { unavailableRate: { put: 1 } }, seed: 5 });
+    const wal = writer(store, { uploadBytes: 1, retry: { attempts: 3, baseMs: 1, capMs: 2 } });
+    wal.append({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 0, data: batchOf('a') });
+    let caught: unknown;
+    try {
+      await wal.waitForDurable('t', 0, 0);
+    } catch (error) {
+      caught = error;
+    }
+    expect(isFerryError(caught, 'Storage')).toBe(true);
+    expect(String(caught)).toContain('after 3 attempts');
+    expect(store.stats().requests.put).toBe(3);
+  });
+
+  for (const seed of [11, 12, 13]) {
+    test(`random workload under store faults (seed ${seed}): every acknowledged batch is shipped once, in order`, async () => {
+      const store = new MemoryStore({ latency: 's3-express', seed, faults: { throttledRate: 0.1, unavailableRate: 0.05, timeoutRate: 0.1, slowRate: 0.05 } });
+      const wal = writer(store, { uploadBytes: 8192, uploadIntervalMs: 3, maxInFlight: 4, retry: { attempts: 20, baseMs: 1, capMs: 10 } }, systemClock, seed);
+      const random = new SeededRandom(seed);
+      const next = [0, 0, 0, 0];
+      const acknowledged = new Map<string, number>();
+      const pending: Promise<void>[] = [];
+      for (let i = 0; i < 300; i++) {
+        const partition = random.nextInt(4);
+        const count = 1 + random.nextInt(5);
+        const base = next[partition]!;
+        const data = batchOf(`p${partition}o${base}`, count, 0, random.nextInt(400));
+        await wal.reserve(data.length);
+        wal.append({ topic: 'r', partition, leaderEpoch: 0, baseOffset: base, lastOffset: base + count - 1, data });
+        next[partition] = base + count;
+        pending.push(wal.waitForDurable('r', partition, base + count - 1).then(() => {
+          acknowledged.set(`r-${partition}`, Math.max(acknowledged.get(`r-${partition}`) ?? -1, base + count - 1));
+        }));
+        if (random.next() < 0.1) await Bun.sleep(1);
+      }
+      await Promise.all(pending);
+      await wal.flush();
+      const shipped = offsetsByPartition(await readStream(faultTolerant(store)));
+      for (let partition = 0; partition < 4; partition++) {
+        expect(shipped.get(`r-${partition}`)).toEqual(Array.from({ length: next[partition]! }, (_, i) => i));
+        expect(acknowledged.get(`r-${partition}`)).toBe(next[partition]! - 1);
+      }
+      expect(wal.stats().retries).toBeGreaterThan(0);
+    });
+  }
+});
