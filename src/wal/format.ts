@@ -55,23 +55,23 @@ export interface WalFrameInput {
 
 /**
  * Assembles one WAL object from frames as they come (the writer adds them while the object
- * fills). Frame data stays a view of the caller's buffer; `finish` returns the object as a list
- * of chunks, so nothing is copied until the upload needs one contiguous body.
+ * fills). The header is final from the start, so a large object can stream out as it fills:
+ * `drain` hands over the chunks made so far, `finish` the rest with the footer and trailer.
+ * Frame data stay views of the caller's buffers; nothing is copied here.
  */
 export class WalObjectBuilder {
-  readonly #header: Omit<WalHeader, 'createdMs'>;
-  readonly #writerId: Uint8Array;
-  readonly #chunks: Uint8Array[] = [];
+  readonly #kind: WalObjectKind;
+  #pending: Uint8Array[];
   readonly #entries: (WalFrameEntry & { topicBytes: Uint8Array })[] = [];
   #position: number;
   #footerBytes = FRAME_COUNT_BYTES;
   #finished = false;
 
-  constructor(header: Omit<WalHeader, 'createdMs'>) {
-    this.#header = header;
-    this.#writerId = encodeString(header.writerId);
-    assert(this.#writerId.length > 0 && this.#writerId.length <= WRITER_ID_BYTES_MAX, `writer id must be 1 to ${WRITER_ID_BYTES_MAX} bytes`);
-    this.#position = headerBytes(this.#writerId.length);
+  constructor(header: WalHeader) {
+    this.#kind = header.kind;
+    const headerChunk = encodeHeader(header);
+    this.#pending = [headerChunk];
+    this.#position = headerChunk.length;
   }
 
   get frameCount(): number {
@@ -84,7 +84,7 @@ export class WalObjectBuilder {
   }
 
   addFrame(frame: WalFrameInput): WalFrameEntry {
-    assert(!this.#finished && this.#header.kind === 'data', 'frames go only into an unfinished data object');
+    assert(!this.#finished && this.#kind === 'data', 'frames go only into an unfinished data object');
     assert(frame.data.length > 0 && frame.data.length <= FRAME_DATA_BYTES_MAX, `frame data of ${frame.data.length} bytes`);
     assert(frame.lastOffset >= frame.baseOffset, `frame offsets ${frame.baseOffset}..${frame.lastOffset}`);
     const topicBytes = encodeString(frame.topic);
@@ -93,29 +93,24 @@ export class WalObjectBuilder {
     const entry = { topic, partition, leaderEpoch, baseOffset, lastOffset, topicBytes, framePosition: this.#position, frameHeaderBytes, byteLength: data.length, dataChecksum: xxh64(data) };
     const writer = new ByteWriter(frameHeaderBytes);
     writeFrameFields(writer, entry);
-    this.#chunks.push(writer.bytes, data);
+    this.#pending.push(writer.bytes, data);
     this.#entries.push(entry);
     this.#position += frameHeaderBytes + data.length;
     this.#footerBytes += ENTRY_FIXED_BYTES + topicBytes.length;
     return entry;
   }
 
-  /** The whole object as chunks: header, frames, footer, trailer. */
-  finish(createdMs: number): Uint8Array[] {
+  /** The chunks made since the last drain: the object's next bytes, in order. */
+  drain(): Uint8Array[] {
+    const chunks = this.#pending;
+    this.#pending = [];
+    return chunks;
+  }
+
+  /** The remaining chunks: undrained frames, footer, trailer. */
+  finish(): Uint8Array[] {
     assert(!this.#finished, 'a WAL object is finished once');
     this.#finished = true;
-    const header = new ByteWriter(headerBytes(this.#writerId.length));
-    header.u32(WAL_MAGIC);
-    header.u16(WAL_FORMAT_VERSION);
-    header.u8(KIND_CODES[this.#header.kind]);
-    header.u8(0);
-    header.u32(this.#header.epoch);
-    header.i64(this.#header.sequence);
-    header.i64(createdMs);
-    header.string(this.#writerId);
-    header.u64(xxh64(header.bytes.subarray(0, header.position)));
-    assert(header.position === header.bytes.length, 'header size');
-
     const footer = new ByteWriter(this.#footerBytes);
     footer.u32(this.#entries.length);
     for (const entry of this.#entries) {
@@ -128,8 +123,25 @@ export class WalObjectBuilder {
     trailer.u32(footer.bytes.length);
     trailer.u64(xxh64(footer.bytes));
     trailer.u32(WAL_MAGIC);
-    return [header.bytes, ...this.#chunks, footer.bytes, trailer.bytes];
+    return [...this.drain(), footer.bytes, trailer.bytes];
   }
+}
+
+function encodeHeader(header: WalHeader): Uint8Array {
+  const writerId = encodeString(header.writerId);
+  assert(writerId.length > 0 && writerId.length <= WRITER_ID_BYTES_MAX, `writer id must be 1 to ${WRITER_ID_BYTES_MAX} bytes`);
+  const writer = new ByteWriter(headerBytes(writerId.length));
+  writer.u32(WAL_MAGIC);
+  writer.u16(WAL_FORMAT_VERSION);
+  writer.u8(KIND_CODES[header.kind]);
+  writer.u8(0);
+  writer.u32(header.epoch);
+  writer.i64(header.sequence);
+  writer.i64(header.createdMs);
+  writer.string(writerId);
+  writer.u64(xxh64(writer.bytes.subarray(0, writer.position)));
+  assert(writer.position === writer.bytes.length, 'header size');
+  return writer.bytes;
 }
 
 function headerBytes(writerIdBytes: number): number {
@@ -159,7 +171,7 @@ export function concatChunks(chunks: readonly Uint8Array[]): Uint8Array {
 
 /** Encodes a seal: a frameless object a successor writes into its predecessor's stream. */
 export function encodeSeal(header: Omit<WalHeader, 'kind'>): Uint8Array {
-  return concatChunks(new WalObjectBuilder({ ...header, kind: 'seal' }).finish(header.createdMs));
+  return concatChunks(new WalObjectBuilder({ ...header, kind: 'seal' }).finish());
 }
 
 /** Reads the header at the start of an object (or of a prefix of it). */

@@ -177,7 +177,8 @@ export class WalWriter {
 
   #openObject(): OpenObject {
     const sequence = this.#nextSequence++;
-    const builder = new WalObjectBuilder({ kind: 'data', writerId: this.config.stream.writerId, epoch: this.config.stream.epoch, sequence });
+    const { writerId, epoch } = this.config.stream;
+    const builder = new WalObjectBuilder({ kind: 'data', writerId, epoch, sequence, createdMs: this.#clock.nowMs() });
     const open: OpenObject = { builder, sequence, frames: [], dataBytes: 0, timer: null };
     open.timer = this.#clock.setTimer(this.config.uploadIntervalMs, () => {
       open.timer = null;
@@ -192,7 +193,7 @@ export class WalWriter {
     assert(open !== null, 'no open WAL object to close');
     this.#open = null;
     open.timer?.cancel();
-    const body = concatChunks(open.builder.finish(this.#clock.nowMs()));
+    const body = concatChunks(open.builder.finish());
     this.#bufferedBytes += body.length - open.dataBytes; // the framed object replaces its frames' views
     this.#queue.push({ sequence: open.sequence, sizeBytes: body.length, frames: open.frames, body });
     this.#stats.objectsClosed++;

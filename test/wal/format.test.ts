@@ -7,12 +7,12 @@ import { SeededRandom } from '../../src/util/random.ts';
 import { batchOf } from '../support/batches.ts';
 
 function sampleObject(): { bytes: Uint8Array; frames: Uint8Array[] } {
-  const builder = new WalObjectBuilder({ kind: 'data', writerId: 'broker-1', epoch: 3, sequence: 42 });
+  const builder = new WalObjectBuilder({ kind: 'data', writerId: 'broker-1', epoch: 3, sequence: 42, createdMs: 1_700_000_000_000 });
   const frames = [batchOf('a', 2), batchOf('b', 1), batchOf('c', 3)];
   builder.addFrame({ topic: 'orders', partition: 0, leaderEpoch: 7, baseOffset: 100, lastOffset: 101, data: frames[0]! });
   builder.addFrame({ topic: 'payments', partition: 5, leaderEpoch: 2, baseOffset: 0, lastOffset: 0, data: frames[1]! });
   builder.addFrame({ topic: 'orders', partition: 0, leaderEpoch: 7, baseOffset: 102, lastOffset: 104, data: frames[2]! });
-  const chunks = builder.finish(1_700_000_000_000);
+  const chunks = builder.finish();
   const bytes = concatChunks(chunks);
   expect(bytes.length).toBe(builder.sizeBytes);
   return { bytes, frames };
@@ -34,9 +34,19 @@ describe('WAL object format', () => {
 
   test('the builder does not copy frame data until the chunks are joined', () => {
     const data = batchOf('zero-copy', 4);
-    const builder = new WalObjectBuilder({ kind: 'data', writerId: 'w', epoch: 0, sequence: 0 });
+    const builder = new WalObjectBuilder({ kind: 'data', writerId: 'w', epoch: 0, sequence: 0, createdMs: 0 });
     builder.addFrame({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 3, data });
-    expect(builder.finish(0).includes(data)).toBe(true);
+    expect(builder.finish().includes(data)).toBe(true);
+  });
+
+  test('drained chunks and the finished rest make the same object', () => {
+    const builder = new WalObjectBuilder({ kind: 'data', writerId: 'w', epoch: 0, sequence: 0, createdMs: 0 });
+    builder.addFrame({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 0, data: batchOf('a') });
+    const early = builder.drain();
+    builder.addFrame({ topic: 't', partition: 1, leaderEpoch: 0, baseOffset: 0, lastOffset: 1, data: batchOf('b', 2) });
+    const object = concatChunks([...early, ...builder.finish()]);
+    expect(object.length).toBe(builder.sizeBytes);
+    expect(decodeWalObject(object).frames.map((f) => f.entry.partition)).toEqual([0, 1]);
   });
 
   test('a seal decodes with no frames and the sealer named', () => {
