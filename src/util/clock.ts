@@ -7,14 +7,17 @@ export interface Timer {
 }
 
 export interface Clock {
-  /** Milliseconds since the Unix epoch. */
+  /** Milliseconds since the Unix epoch (whole ms): for timestamps. */
   nowMs(): number;
+  /** A monotonic time in ms with sub-ms resolution: for measuring durations. */
+  monotonicMs(): number;
   /** Runs `callback` once after `delayMs`; a `background` timer does not keep the process alive. */
   setTimer(delayMs: number, callback: () => void, background?: boolean): Timer;
 }
 
 export const systemClock: Clock = {
   nowMs: () => Date.now(),
+  monotonicMs: () => performance.now(),
   setTimer(delayMs, callback, background = false) {
     const handle = setTimeout(callback, delayMs);
     if (background) handle.unref();
@@ -33,6 +36,10 @@ export class ManualClock implements Clock {
   }
 
   nowMs(): number {
+    return this.#nowMs;
+  }
+
+  monotonicMs(): number {
     return this.#nowMs;
   }
 

@@ -149,7 +149,7 @@ export class WalWriter {
     if (this.#failure !== null) throw this.#failure;
     const open = this.#open ?? this.#openObject();
     open.builder.addFrame(frame);
-    open.frames.push({ partitionKey: partitionKey(frame.topic, frame.partition), endOffset: frame.lastOffset + 1, appendedMs: this.#clock.nowMs() });
+    open.frames.push({ partitionKey: partitionKey(frame.topic, frame.partition), endOffset: frame.lastOffset + 1, appendedMs: this.#clock.monotonicMs() });
     open.dataBytes += frame.data.length;
     this.#bufferedBytes += frame.data.length;
     if (open.builder.sizeBytes >= this.config.uploadBytes) this.#closeOpenObject();
@@ -215,7 +215,7 @@ export class WalWriter {
   /** [W3-W4] One object, retried through transient faults; fences on a foreign object at its key. */
   async #upload(object: ClosedObject): Promise<void> {
     const key = walObjectKey(this.config.prefix, this.config.stream, object.sequence);
-    const started = this.#clock.nowMs();
+    const started = this.#clock.monotonicMs();
     for (let attempt = 0; this.#failure === null; attempt++) {
       try {
         this.#stats.putAttempts++;
@@ -250,7 +250,7 @@ export class WalWriter {
   }
 
   #uploaded(object: ClosedObject, startedMs: number): void {
-    this.#observer.uploadLatencyMs?.(this.#clock.nowMs() - startedMs);
+    this.#observer.uploadLatencyMs?.(this.#clock.monotonicMs() - startedMs);
     this.#bufferedBytes -= object.sizeBytes;
     object.body = null;
     this.#uploadedObjects.set(object.sequence, object);
@@ -261,7 +261,7 @@ export class WalWriter {
   /** [W5] Durability moves over contiguous uploaded sequences only (invariant I3). */
   #advanceDurable(): void {
     const touched = new Set<string>();
-    const nowMs = this.#clock.nowMs();
+    const nowMs = this.#clock.monotonicMs();
     for (;;) {
       const next = this.#uploadedObjects.get(this.#durableSequence + 1);
       if (next === undefined) break;
