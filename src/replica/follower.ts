@@ -1,0 +1,257 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { FerryError } from '../errors.ts';
+import { splitBatches } from '../format/batch-parse.ts';
+import type { PartitionLog } from '../log/partition-log.ts';
+import type { ObjectStore } from '../store/object-store.ts';
+import { assert } from '../util/assert.ts';
+import type { Clock, Timer } from '../util/clock.ts';
+import { writeFileAtomicSync } from '../util/files.ts';
+import { listEpochs } from '../wal/seal.ts';
+import type { ObjectRead, ReadFrame, WalReader } from '../wal/reader.ts';
+
+export interface FollowerConfig {
+  /** The leader whose WAL streams this follower applies. */
+  readonly writerId: string;
+  /** Wait this long before probing again for an object that is not there yet (unless hinted). */
+  readonly pollIntervalMs: number;
+  /** Objects fetched ahead while catching up; 1 at the tail, where the next one does not exist yet. */
+  readonly prefetchObjectsMax: number;
+  /** Save the stream position at most this often (re-applying after a crash is idempotent). */
+  readonly checkpointIntervalMs: number;
+}
+
+export const DEFAULT_FOLLOWER_CONFIG: Omit<FollowerConfig, 'writerId'> = {
+  pollIntervalMs: 10,
+  prefetchObjectsMax: 16,
+  checkpointIntervalMs: 1000,
+};
+
+export interface StreamPosition {
+  readonly epoch: number;
+  readonly sequence: number;
+}
+
+/** Where applied data goes and who hears of it. */
+export interface FollowerTarget {
+  /** The local log of a replicated partition (the reader's `wants` decides which exist). */
+  log(topic: string, partition: number): PartitionLog;
+  /** The follower applied up to `logEndOffset` (exclusive): reported to the leader for acks=all. */
+  applied?(topic: string, partition: number, logEndOffset: number, objectCreatedMs: number): void;
+}
+
+export interface FollowerStats {
+  readonly position: StreamPosition | null;
+  readonly objectsApplied: number;
+  readonly framesApplied: number;
+  readonly bytesApplied: number;
+  readonly bytesRead: number;
+  readonly polls: number;
+  /** Objects that could not be read even after the reader's retries; the follower keeps trying. */
+  readonly readFailures: number;
+}
+
+/**
+ * Rebuilds partition logs from a leader's WAL streams (docs/wal-protocol.md), never from the
+ * leader itself: objects are applied strictly in sequence order, a missing sequence is waited
+ * for and never skipped, a seal moves on to the writer's next epoch. Catch-up prefetches
+ * objects ahead within a bound and still applies them in order.
+ */
+export class Follower {
+  readonly config: FollowerConfig;
+  readonly #reader: WalReader;
+  readonly #store: ObjectStore;
+  readonly #target: FollowerTarget;
+  readonly #clock: Clock;
+  readonly #checkpointPath: string;
+  #position: StreamPosition | null;
+  readonly #prefetched = new Map<number, Promise<ObjectRead>>();
+  #prefetchWindow = 1;
+  #running = false;
+  #loop: Promise<void> | null = null;
+  #wake: (() => void) | null = null;
+  #failure: Error | null = null;
+  #lastCheckpointMs = -Infinity;
+  #stats = { objectsApplied: 0, framesApplied: 0, bytesApplied: 0, bytesRead: 0, polls: 0, readFailures: 0 };
+  #lastReadError: unknown = null;
+
+  constructor(store: ObjectStore, reader: WalReader, target: FollowerTarget, config: FollowerConfig, deps: { clock: Clock; checkpointPath: string }) {
+    this.#store = store;
+    this.#reader = reader;
+    this.#target = target;
+    this.config = config;
+    this.#clock = deps.clock;
+    this.#checkpointPath = deps.checkpointPath;
+    this.#position = readCheckpoint(deps.checkpointPath);
+  }
+
+  /** Set when applying failed (a bug or a gap in the streams); the follower then stops. */
+  get failure(): Error | null {
+    return this.#failure;
+  }
+
+  /** The last error reading an object, kept for diagnosis while the follower retries. */
+  get lastReadError(): unknown {
+    return this.#lastReadError;
+  }
+
+  stats(): FollowerStats {
+    return { ...this.#stats, position: this.#position };
+  }
+
+  start(): void {
+    assert(!this.#running, 'follower already started');
+    this.#running = true;
+    this.#loop = this.#run().catch((error: unknown) => {
+      this.#failure = error instanceof Error ? error : new Error(String(error));
+      this.#running = false;
+    });
+  }
+
+  /** A leader's hint that a new object exists: probe now instead of after the poll interval. */
+  hint(): void {
+    this.#wake?.();
+  }
+
+  /** Stops after the object being applied and saves the position. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    this.#wake?.();
+    await this.#loop;
+    this.#saveCheckpoint();
+  }
+
+  async #run(): Promise<void> {
+    while (this.#running) {
+      const position = this.#position ?? (await this.#firstPosition());
+      if (position === null) {
+        await this.#idle();
+        continue;
+      }
+      this.#position = position;
+      let read: ObjectRead;
+      try {
+        read = await this.#next(position);
+      } catch (error) {
+        // The reader already retried with backoff: keep waiting, never skip the object.
+        this.#stats.readFailures++;
+        this.#lastReadError = error;
+        this.#prefetched.clear();
+        await this.#idle();
+        continue;
+      }
+      if (!this.#running) break;
+      if (read.kind === 'absent') {
+        await this.#onAbsent(position);
+      } else if (read.kind === 'seal') {
+        this.#position = (await this.#nextEpoch(position)) ?? position;
+        if (this.#position === position) await this.#idle();
+        else this.#prefetched.clear();
+      } else {
+        this.#apply(read);
+        this.#position = { epoch: position.epoch, sequence: position.sequence + 1 };
+        this.#prefetchWindow = Math.min(this.config.prefetchObjectsMax, this.#prefetchWindow * 2);
+        this.#maybeCheckpoint();
+      }
+    }
+  }
+
+  /** The object at `position`, with the following ones requested ahead while catching up. */
+  #next(position: StreamPosition): Promise<ObjectRead> {
+    const stream = { writerId: this.config.writerId, epoch: position.epoch };
+    for (let sequence = position.sequence; sequence < position.sequence + this.#prefetchWindow; sequence++) {
+      if (this.#prefetched.has(sequence)) continue;
+      const pending = this.#reader.read(stream, sequence);
+      pending.catch(() => {}); // a read fetched ahead may fail unobserved; it is awaited (and rethrows) in turn
+      this.#prefetched.set(sequence, pending);
+    }
+    const read = this.#prefetched.get(position.sequence)!;
+    this.#prefetched.delete(position.sequence);
+    return read;
+  }
+
+  /** Not written yet: forget what was fetched ahead (it was absent too, or is still in flight) and wait. */
+  async #onAbsent(position: StreamPosition): Promise<void> {
+    this.#stats.polls++;
+    this.#prefetchWindow = 1;
+    this.#prefetched.clear();
+    await this.#idle();
+  }
+
+  /** Applies the frames of one object in order; each batch's CRC32C is checked by appendReplica. */
+  #apply(read: Extract<ObjectRead, { kind: 'data' }>): void {
+    for (const frame of read.frames) this.#applyFrame(frame, read.header.createdMs);
+    this.#stats.objectsApplied++;
+    this.#stats.bytesRead += read.bytesRead;
+  }
+
+  #applyFrame(frame: ReadFrame, createdMs: number): void {
+    const { entry } = frame;
+    const log = this.#target.log(entry.topic, entry.partition);
+    const logEnd = log.logEndOffset;
+    if (entry.lastOffset < logEnd) return; // applied before a restart: the checkpoint lags by design
+    let data = frame.data;
+    if (entry.baseOffset < logEnd) data = suffixFrom(data, logEnd);
+    else if (entry.baseOffset > logEnd) {
+      throw new FerryError('InvalidOffsets', `${entry.topic}-${entry.partition}: the WAL continues at offset ${entry.baseOffset} but the local log ends at ${logEnd}; the missing offsets are not in these WAL streams`);
+    }
+    log.appendReplica(data);
+    this.#stats.framesApplied++;
+    this.#stats.bytesApplied += data.length;
+    this.#target.applied?.(entry.topic, entry.partition, log.logEndOffset, createdMs);
+  }
+
+  /** The first epoch of the writer that has objects, from sequence 0; null while there is none. */
+  async #firstPosition(): Promise<StreamPosition | null> {
+    const epochs = await listEpochs(this.#store, this.#reader.config.prefix, this.config.writerId);
+    return epochs.length === 0 ? null : { epoch: epochs[0]!, sequence: 0 };
+  }
+
+  async #nextEpoch(position: StreamPosition): Promise<StreamPosition | null> {
+    const epochs = await listEpochs(this.#store, this.#reader.config.prefix, this.config.writerId);
+    const next = epochs.find((epoch) => epoch > position.epoch);
+    return next === undefined ? null : { epoch: next, sequence: 0 };
+  }
+
+  /** Waits for the poll interval or a hint, whichever comes first. */
+  #idle(): Promise<void> {
+    return new Promise((resolve) => {
+      let timer: Timer | null = null;
+      const done = () => {
+        timer?.cancel();
+        this.#wake = null;
+        resolve();
+      };
+      this.#wake = done;
+      timer = this.#clock.setTimer(this.config.pollIntervalMs, done);
+    });
+  }
+
+  #maybeCheckpoint(): void {
+    const nowMs = this.#clock.monotonicMs();
+    if (nowMs - this.#lastCheckpointMs < this.config.checkpointIntervalMs) return;
+    this.#lastCheckpointMs = nowMs;
+    this.#saveCheckpoint();
+  }
+
+  #saveCheckpoint(): void {
+    if (this.#position === null) return;
+    writeFileAtomicSync(this.#checkpointPath, new TextEncoder().encode(JSON.stringify({ writerId: this.config.writerId, ...this.#position })));
+  }
+}
+
+/** The batches of `data` from `offset` on (a frame partly applied before a restart). */
+function suffixFrom(data: Uint8Array, offset: number): Uint8Array {
+  const batches = splitBatches(data, Number.MAX_SAFE_INTEGER);
+  const first = batches.find((batch) => batch.baseOffset >= offset);
+  if (first === undefined || first.baseOffset !== offset) {
+    throw new FerryError('InvalidOffsets', `no batch of the frame starts at offset ${offset}`);
+  }
+  return data.subarray(first.position);
+}
+
+function readCheckpoint(path: string): StreamPosition | null {
+  if (!existsSync(path)) return null;
+  const parsed = JSON.parse(readFileSync(path, 'utf8')) as { epoch: number; sequence: number };
+  if (!Number.isSafeInteger(parsed.epoch) || !Number.isSafeInteger(parsed.sequence)) throw new FerryError('Storage', `${path} is not a follower checkpoint`);
+  return { epoch: parsed.epoch, sequence: parsed.sequence };
+}
