@@ -8,10 +8,12 @@ import { PartitionLog } from '../log/partition-log.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { type Clock, systemClock, type Timer } from '../util/clock.ts';
 import { SeededRandom } from '../util/random.ts';
+import { DEFAULT_FOLLOWER_CONFIG, Follower, type FollowerConfig } from '../replica/follower.ts';
+import { DEFAULT_WAL_READER_CONFIG, WalReader, type WalReaderConfig } from '../wal/reader.ts';
 import { sealEarlierEpochs } from '../wal/seal.ts';
 import { DEFAULT_WAL_WRITER_CONFIG, WalWriter, type WalWriterConfig, type WalWriterObserver } from '../wal/writer.ts';
 import { nextWriterEpoch } from './writer-epoch.ts';
-import { Partition } from './partition.ts';
+import { Partition, type PartitionRole } from './partition.ts';
 import { partitionForKey } from './partitioner.ts';
 import { PARTITIONS_PER_TOPIC_MAX, type TopicDescription, TopicRegistry } from './topic-registry.ts';
 import { validateTopicName } from './topic-name.ts';
@@ -20,6 +22,8 @@ import { validateTopicName } from './topic-name.ts';
 const RETENTION_CHECK_INTERVAL_MS = 5 * 60 * 1000;
 /** Kafka's fetch.max.bytes default for one fetch when the caller names none. */
 const FETCH_BYTES_DEFAULT = 1024 * 1024;
+/** Where a follower engine keeps its position in the leader's WAL streams. */
+const FOLLOWER_CHECKPOINT_FILE = 'wal-follower-checkpoint';
 /** The embedded engine is its partitions' only leader; the broker brings real epochs later. */
 const EMBEDDED_LEADER_EPOCH = 0;
 
@@ -34,6 +38,22 @@ export interface FerryOptions {
   readonly clock?: Clock;
   /** Ship every append to object storage (KIP-1176); acks 'all' then waits for the WAL object. */
   readonly wal?: WalOptions;
+  /** acks 'all' also waits until this many replicas, the leader included, applied the records. */
+  readonly minInsyncReplicas?: number;
+  /** Be a follower (a read replica): rebuild partitions from a leader's WAL streams, serve reads. */
+  readonly follow?: FollowOptions;
+}
+
+export interface FollowOptions {
+  readonly store: ObjectStore;
+  /** The leader's writer id (its `wal.writerId`). */
+  readonly writerId: string;
+  readonly prefix?: string;
+  /** Which partitions to replicate; all by default. */
+  readonly partitions?: (topic: string, partition: number) => boolean;
+  readonly reader?: Partial<Omit<WalReaderConfig, 'prefix' | 'wants'>>;
+  readonly follower?: Partial<Omit<FollowerConfig, 'writerId'>>;
+  readonly seed?: number;
 }
 
 export interface WalOptions {
@@ -113,6 +133,10 @@ export class Ferry {
   readonly #partitions = new Map<string, Partition[]>();
   readonly #roundRobin = new Map<string, number>();
   readonly #wal: WalWriter | null;
+  #follower: Follower | null = null;
+  /** In-process links to replicas (attachReplica): hinted on durable objects, told the high watermark. */
+  readonly #replicas: Ferry[] = [];
+  #leader: { ferry: Ferry; replicaId: string } | null = null;
   #retentionTimer: Timer | null = null;
   #closed = false;
 
@@ -142,10 +166,12 @@ export class Ferry {
     try {
       ferry = new Ferry(options, lock, TopicRegistry.open(options.directory));
       for (const topic of ferry.#registry.list()) ferry.#openTopic(topic);
+      if (options.wal !== undefined && options.follow !== undefined) throw new FerryError('InvalidArgument', 'an engine either writes a WAL (leader) or follows one, not both');
       if (ferry.#wal !== null && options.wal !== undefined) {
         const { prefix, stream } = ferry.#wal.config;
         await sealEarlierEpochs(options.wal.store, prefix, stream.writerId, stream.epoch, ferry.#clock.nowMs());
       }
+      if (options.follow !== undefined) ferry.#startFollowing(options.follow);
       ferry.#scheduleRetention();
       return ferry;
     } catch (error) {
@@ -238,11 +264,34 @@ export class Ferry {
     return deleted;
   }
 
+  /** The follower applying WAL objects, when this engine follows a leader. */
+  get follower(): Follower | null {
+    return this.#follower;
+  }
+
+  /**
+   * Links a follower engine in this process to this leader (the broker uses the network): the
+   * follower is hinted whenever a WAL object becomes durable, reports what it applied (acks=all
+   * and the high watermark count it), and learns the high watermark.
+   */
+  attachReplica(replica: Ferry, replicaId: string): void {
+    this.#checkOpen();
+    if (this.#wal === null) throw new FerryError('InvalidArgument', 'only an engine that writes a WAL can have replicas');
+    if (replica.#follower === null) throw new FerryError('InvalidArgument', 'the replica must be opened with `follow`');
+    replica.#leader = { ferry: this, replicaId };
+    this.#replicas.push(replica);
+    for (const [topic, partitions] of replica.#partitions) {
+      partitions.forEach((partition, index) => this.#partitions.get(topic)?.[index]?.noteFollowerApplied(replicaId, partition.log.logEndOffset));
+    }
+    this.#pushHighWatermarks();
+  }
+
   /** Flushes and closes every log and releases the directory. Idempotent. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     this.#retentionTimer?.cancel();
+    await this.#follower?.stop();
     const all = [...this.#partitions.values()].flat();
     if (this.#wal !== null && this.#wal.failure === null) await this.#wal.flush().catch(() => {});
     for (const partition of all) partition.wakeAll();
@@ -251,18 +300,76 @@ export class Ferry {
   }
 
   #openTopic(topic: TopicDescription): void {
+    const partitions = this.#partitions.get(topic.name) ?? [];
     const config = { ...this.#options.log, ...topic.config };
-    const partitions = Array.from({ length: topic.partitions }, (_, index) => {
+    const role: PartitionRole = this.#options.follow !== undefined ? { kind: 'follower' } : { kind: 'leader', requiredFollowers: (this.#options.minInsyncReplicas ?? 1) - 1 };
+    for (let index = partitions.length; index < topic.partitions; index++) {
       const log = PartitionLog.open(join(this.directory, `${topic.name}-${index}`), { config, clock: this.#clock });
-      return new Partition(topic.name, index, log, this.#wal);
-    });
+      partitions.push(new Partition(topic.name, index, log, this.#wal, role));
+    }
     this.#partitions.set(topic.name, partitions);
+  }
+
+  #startFollowing(options: FollowOptions): void {
+    const prefix = options.prefix ?? '';
+    const random = new SeededRandom(options.seed ?? 1);
+    const wants = options.partitions ?? (() => true);
+    const reader = new WalReader(options.store, { ...DEFAULT_WAL_READER_CONFIG, ...options.reader, prefix, wants }, { clock: this.#clock, random });
+    const target = {
+      log: (topic: string, index: number) => this.#followerPartition(topic, index).log,
+      applied: (topic: string, index: number, logEndOffset: number) => {
+        this.#followerPartition(topic, index).noteApplied();
+        const leader = this.#leader;
+        if (leader !== null && !leader.ferry.#closed) leader.ferry.#replicaApplied(leader.replicaId, topic, index, logEndOffset);
+      },
+    };
+    const config = { ...DEFAULT_FOLLOWER_CONFIG, ...options.follower, writerId: options.writerId };
+    this.#follower = new Follower(options.store, reader, target, config, { clock: this.#clock, checkpointPath: join(this.directory, FOLLOWER_CHECKPOINT_FILE) });
+    this.#follower.start();
+  }
+
+  /** A follower's partition, created when the WAL first names it (topic or partition count grows). */
+  #followerPartition(topic: string, index: number): Partition {
+    const existing = this.#partitions.get(topic)?.[index];
+    if (existing !== undefined) return existing;
+    const description = this.#registry.get(topic) === undefined ? (this.#registry.add({ name: topic, partitions: index + 1, config: {} }), this.#registry.get(topic)!) : this.#registry.grow(topic, index + 1);
+    this.#openTopic(description);
+    const created = this.#partitions.get(topic)![index]!;
+    // Linked to a leader: serve nothing until it says what is committed.
+    if (this.#leader !== null) created.noteLeaderHighWatermark(this.#leader.ferry.#partitions.get(topic)?.[index]?.highWatermark ?? 0);
+    return created;
+  }
+
+  /** Leader side of attachReplica: a replica applied up to `logEndOffset`. */
+  #replicaApplied(replicaId: string, topic: string, index: number, logEndOffset: number): void {
+    this.#partitions.get(topic)?.[index]?.noteFollowerApplied(replicaId, logEndOffset);
+    this.#pushHighWatermarks();
+  }
+
+  /** Leader side of attachReplica: a durable object may interest the replicas at once. */
+  #notifyReplicas(): void {
+    for (const replica of this.#replicas) if (!replica.#closed) replica.#follower?.hint();
+    this.#pushHighWatermarks();
+  }
+
+  #pushHighWatermarks(): void {
+    for (const replica of this.#replicas) {
+      if (replica.#closed) continue;
+      for (const [topic, partitions] of this.#partitions) {
+        partitions.forEach((partition, index) => replica.#partitions.get(topic)?.[index]?.noteLeaderHighWatermark(partition.highWatermark));
+      }
+    }
   }
 
   #createWalWriter(options: WalOptions): WalWriter {
     const epoch = nextWriterEpoch(this.directory);
     const config = { ...DEFAULT_WAL_WRITER_CONFIG, ...options.config, prefix: options.prefix ?? '', stream: { writerId: options.writerId, epoch } };
-    return new WalWriter(options.store, config, { clock: this.#clock, random: new SeededRandom(options.seed ?? epoch), observer: options.observer });
+    const observer = options.observer ?? {};
+    const notifying = { ...observer, durable: (key: string, endOffset: number) => {
+      observer.durable?.(key, endOffset);
+      this.#notifyReplicas();
+    } };
+    return new WalWriter(options.store, config, { clock: this.#clock, random: new SeededRandom(options.seed ?? epoch), observer: notifying });
   }
 
   #partitionsForProduce(topic: string): Partition[] {

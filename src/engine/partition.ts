@@ -1,5 +1,6 @@
 import { FerryError } from '../errors.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
+import { followerHighWatermark, leaderHighWatermark } from '../replica/high-watermark.ts';
 import type { WalWriter } from '../wal/writer.ts';
 
 interface DataWaiter {
@@ -7,26 +8,35 @@ interface DataWaiter {
   readonly resolve: () => void;
 }
 
+export type PartitionRole = { readonly kind: 'leader'; readonly requiredFollowers: number } | { readonly kind: 'follower' };
+
 /**
- * One partition of the embedded engine: its log plus the high watermark that consumers may
- * read up to. The high watermark is what is durable, so a reader never sees a record that a
- * crash could take back: with a WAL, what lies in durable WAL objects (KIP-1176); without one,
- * what the local flush policy has synced.
+ * One partition of the embedded engine: its log plus the high watermark that consumers may read
+ * up to. A reader never sees a record that a crash could take back:
+ * - a leader's high watermark is what is durable (in WAL objects with a WAL, KIP-1176; synced
+ *   by the flush policy without one) and applied by min.insync.replicas - 1 followers;
+ * - a follower's is what it applied from durable WAL objects, capped by the leader's it knows.
  */
 export class Partition {
   readonly topic: string;
   readonly index: number;
   readonly log: PartitionLog;
+  readonly role: PartitionRole;
   readonly #wal: WalWriter | null;
+  #durableEnd: number;
+  readonly #followerEnds = new Map<string, number>();
+  #leaderHighWatermark: number | null = null;
   #highWatermark: number;
   #waiters: DataWaiter[] = [];
 
-  constructor(topic: string, index: number, log: PartitionLog, wal: WalWriter | null) {
+  constructor(topic: string, index: number, log: PartitionLog, wal: WalWriter | null, role: PartitionRole) {
     this.topic = topic;
     this.index = index;
     this.log = log;
     this.#wal = wal;
-    this.#highWatermark = log.logEndOffset;
+    this.role = role;
+    this.#durableEnd = log.logEndOffset;
+    this.#highWatermark = role.kind === 'leader' && role.requiredFollowers > 0 ? log.logStartOffset : log.logEndOffset;
   }
 
   get highWatermark(): number {
@@ -36,9 +46,10 @@ export class Partition {
   /**
    * Appends as leader: waits for room in the WAL's upload buffer (backpressure), appends to
    * the local log, hands the same bytes to the WAL [W1], and returns the offsets with a promise
-   * that resolves once they are durable and the high watermark has passed them.
+   * that resolves once the high watermark has passed them (acks=all).
    */
   async append(records: Uint8Array, leaderEpoch: number): Promise<{ baseOffset: number; lastOffset: number; durable: Promise<void> }> {
+    if (this.role.kind !== 'leader') throw new FerryError('InvalidArgument', `${this.topic}-${this.index} is a follower here; produce to its leader`);
     const wal = this.#wal;
     if (wal !== null) await wal.reserve(records.length);
     const { baseOffset, lastOffset } = this.log.append(records, leaderEpoch);
@@ -49,7 +60,33 @@ export class Partition {
       wal.append({ topic: this.topic, partition: this.index, leaderEpoch, baseOffset, lastOffset, data: records });
       durable = wal.waitForDurable(this.topic, this.index, lastOffset);
     }
-    return { baseOffset, lastOffset, durable: durable.then(() => this.#advance(lastOffset + 1)) };
+    const committed = durable.then(() => {
+      this.#durableEnd = Math.max(this.#durableEnd, lastOffset + 1);
+      this.#recompute();
+      return this.waitForData(lastOffset);
+    });
+    return { baseOffset, lastOffset, durable: committed };
+  }
+
+  /** Leader: a follower reports it applied everything below `logEndOffset`. */
+  noteFollowerApplied(followerId: string, logEndOffset: number): void {
+    this.#followerEnds.set(followerId, Math.max(this.#followerEnds.get(followerId) ?? 0, logEndOffset));
+    this.#recompute();
+  }
+
+  /** Follower: it applied more from the WAL, or learnt the leader's high watermark. */
+  noteApplied(): void {
+    this.#recompute();
+  }
+
+  noteLeaderHighWatermark(highWatermark: number): void {
+    this.#leaderHighWatermark = Math.max(this.#leaderHighWatermark ?? 0, highWatermark);
+    this.#recompute();
+  }
+
+  /** A follower linked to a leader starts by serving nothing the leader has not committed. */
+  get knowsLeaderHighWatermark(): boolean {
+    return this.#leaderHighWatermark !== null;
   }
 
   /** Resolves when the high watermark passes `offset` (new data to read), or when `signal` aborts. */
@@ -76,12 +113,15 @@ export class Partition {
     }
   }
 
-  #advance(highWatermark: number): void {
-    if (highWatermark <= this.#highWatermark) return;
-    this.#highWatermark = highWatermark;
+  #recompute(): void {
+    const next = this.role.kind === 'leader'
+      ? leaderHighWatermark(this.#durableEnd, this.#followerEnds.values(), this.role.requiredFollowers)
+      : followerHighWatermark(this.log.logEndOffset, this.#leaderHighWatermark);
+    if (next <= this.#highWatermark) return;
+    this.#highWatermark = next;
     const still: DataWaiter[] = [];
     for (const waiter of this.#waiters) {
-      if (waiter.offset < highWatermark) waiter.resolve();
+      if (waiter.offset < next) waiter.resolve();
       else still.push(waiter);
     }
     this.#waiters = still;

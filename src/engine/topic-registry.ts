@@ -47,8 +47,23 @@ export class TopicRegistry {
 
   add(topic: TopicDescription): void {
     if (this.#topics.has(topic.name)) throw new FerryError('TopicAlreadyExists', `topic ${topic.name} already exists`);
-    const next = [...this.#topics.values(), topic];
-    writeFileAtomicSync(this.#path, new TextEncoder().encode(JSON.stringify({ version: TOPICS_FORMAT_VERSION, topics: next }, null, 2)));
-    this.#topics.set(topic.name, topic);
+    this.#save(new Map([...this.#topics, [topic.name, topic]]));
+  }
+
+  /** Raises a topic's partition count (a follower learning of partitions from the WAL). */
+  grow(name: string, partitions: number): TopicDescription {
+    const topic = this.#topics.get(name);
+    if (topic === undefined) throw new FerryError('UnknownTopicOrPartition', `unknown topic ${name}`);
+    if (partitions <= topic.partitions) return topic;
+    const grown = { ...topic, partitions };
+    this.#save(new Map([...this.#topics, [name, grown]]));
+    return grown;
+  }
+
+  #save(topics: Map<string, TopicDescription>): void {
+    const body = JSON.stringify({ version: TOPICS_FORMAT_VERSION, topics: [...topics.values()] }, null, 2);
+    writeFileAtomicSync(this.#path, new TextEncoder().encode(body));
+    this.#topics.clear();
+    for (const [name, topic] of topics) this.#topics.set(name, topic);
   }
 }
