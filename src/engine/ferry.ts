@@ -8,7 +8,10 @@ import { PartitionLog } from '../log/partition-log.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { type Clock, systemClock, type Timer } from '../util/clock.ts';
 import { SeededRandom } from '../util/random.ts';
+import type { MetricsRegistry } from '../metrics/index.ts';
 import { DEFAULT_FOLLOWER_CONFIG, Follower, type FollowerConfig } from '../replica/follower.ts';
+import { FollowerMetrics } from '../replica/metrics.ts';
+import { WalMetrics } from '../wal/metrics.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader, type WalReaderConfig } from '../wal/reader.ts';
 import { sealEarlierEpochs } from '../wal/seal.ts';
 import { DEFAULT_WAL_WRITER_CONFIG, WalWriter, type WalWriterConfig, type WalWriterObserver } from '../wal/writer.ts';
@@ -42,6 +45,8 @@ export interface FerryOptions {
   readonly minInsyncReplicas?: number;
   /** Be a follower (a read replica): rebuild partitions from a leader's WAL streams, serve reads. */
   readonly follow?: FollowOptions;
+  /** Where the engine's metrics go (WAL upload and durability latency, follower lag, ...). */
+  readonly metrics?: MetricsRegistry;
 }
 
 export interface FollowOptions {
@@ -318,13 +323,17 @@ export class Ferry {
     const target = {
       log: (topic: string, index: number) => this.#followerPartition(topic, index).log,
       applied: (topic: string, index: number, logEndOffset: number) => {
-        this.#followerPartition(topic, index).noteApplied();
+        const partition = this.#followerPartition(topic, index);
+        partition.noteApplied();
+        const lagOffsets = (partition.leaderHighWatermark ?? logEndOffset) - logEndOffset;
+        this.#options.metrics?.gauge('ferry_follower_lag_offsets', 'Offsets the leader has committed that this follower has not applied', { labels: { topic, partition: String(index) } }).set(Math.max(0, lagOffsets));
         const leader = this.#leader;
         if (leader !== null && !leader.ferry.#closed) leader.ferry.#replicaApplied(leader.replicaId, topic, index, logEndOffset);
       },
     };
     const config = { ...DEFAULT_FOLLOWER_CONFIG, ...options.follower, writerId: options.writerId };
-    this.#follower = new Follower(options.store, reader, target, config, { clock: this.#clock, checkpointPath: join(this.directory, FOLLOWER_CHECKPOINT_FILE) });
+    const observer = this.#options.metrics === undefined ? undefined : new FollowerMetrics(this.#options.metrics, this.#clock);
+    this.#follower = new Follower(options.store, reader, target, config, { clock: this.#clock, checkpointPath: join(this.directory, FOLLOWER_CHECKPOINT_FILE), ...(observer === undefined ? {} : { observer }) });
     this.#follower.start();
   }
 
@@ -364,11 +373,17 @@ export class Ferry {
   #createWalWriter(options: WalOptions): WalWriter {
     const epoch = nextWriterEpoch(this.directory);
     const config = { ...DEFAULT_WAL_WRITER_CONFIG, ...options.config, prefix: options.prefix ?? '', stream: { writerId: options.writerId, epoch } };
-    const observer = options.observer ?? {};
-    const notifying = { ...observer, durable: (key: string, endOffset: number) => {
-      observer.durable?.(key, endOffset);
-      this.#notifyReplicas();
-    } };
+    const observer: WalWriterObserver = options.observer ?? (this.#options.metrics === undefined ? {} : new WalMetrics(this.#options.metrics));
+    // Delegating method by method: a class instance's methods live on its prototype, not in a spread.
+    const notifying: WalWriterObserver = {
+      uploadLatencyMs: (ms) => observer.uploadLatencyMs?.(ms),
+      objectBytes: (bytes) => observer.objectBytes?.(bytes),
+      produceToDurableMs: (ms) => observer.produceToDurableMs?.(ms),
+      durable: (key, endOffset) => {
+        observer.durable?.(key, endOffset);
+        this.#notifyReplicas();
+      },
+    };
     return new WalWriter(options.store, config, { clock: this.#clock, random: new SeededRandom(options.seed ?? epoch), observer: notifying });
   }
 

@@ -84,9 +84,9 @@ export class Partition {
     this.#recompute();
   }
 
-  /** A follower linked to a leader starts by serving nothing the leader has not committed. */
-  get knowsLeaderHighWatermark(): boolean {
-    return this.#leaderHighWatermark !== null;
+  /** Follower: the leader's high watermark as last heard; null when not linked to a leader. */
+  get leaderHighWatermark(): number | null {
+    return this.#leaderHighWatermark;
   }
 
   /** Resolves when the high watermark passes `offset` (new data to read), or when `signal` aborts. */

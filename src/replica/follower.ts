@@ -31,6 +31,12 @@ export interface StreamPosition {
   readonly sequence: number;
 }
 
+/** What a metrics sink hears from a follower; all optional. */
+export interface FollowerObserver {
+  /** One object applied: bytes read for it, batch bytes applied, and its age (now - createdMs). */
+  objectApplied?(bytesRead: number, bytesApplied: number, ageMs: number): void;
+}
+
 /** Where applied data goes and who hears of it. */
 export interface FollowerTarget {
   /** The local log of a replicated partition (the reader's `wants` decides which exist). */
@@ -74,7 +80,10 @@ export class Follower {
   #stats = { objectsApplied: 0, framesApplied: 0, bytesApplied: 0, bytesRead: 0, polls: 0, readFailures: 0 };
   #lastReadError: unknown = null;
 
-  constructor(store: ObjectStore, reader: WalReader, target: FollowerTarget, config: FollowerConfig, deps: { clock: Clock; checkpointPath: string }) {
+  readonly #observer: FollowerObserver;
+
+  constructor(store: ObjectStore, reader: WalReader, target: FollowerTarget, config: FollowerConfig, deps: { clock: Clock; checkpointPath: string; observer?: FollowerObserver }) {
+    this.#observer = deps.observer ?? {};
     this.#store = store;
     this.#reader = reader;
     this.#target = target;
@@ -179,9 +188,12 @@ export class Follower {
 
   /** Applies the frames of one object in order; each batch's CRC32C is checked by appendReplica. */
   #apply(read: Extract<ObjectRead, { kind: 'data' }>): void {
+    const appliedBefore = this.#stats.bytesApplied;
     for (const frame of read.frames) this.#applyFrame(frame, read.header.createdMs);
     this.#stats.objectsApplied++;
     this.#stats.bytesRead += read.bytesRead;
+    // Object age bounds the lag from a leader's append to this apply (the object opened first).
+    this.#observer.objectApplied?.(read.bytesRead, this.#stats.bytesApplied - appliedBefore, this.#clock.nowMs() - read.header.createdMs);
   }
 
   #applyFrame(frame: ReadFrame, createdMs: number): void {

@@ -14,7 +14,7 @@ export class WalMetrics implements WalWriterObserver {
     this.objectSize = registry.histogram('ferry_wal_object_bytes', 'Size of closed WAL objects', { layout: SIZE_BYTES_LAYOUT });
     this.produceToDurable = registry.histogram('ferry_wal_produce_to_durable_ms', 'Time from handing a frame to the writer to its object being durable in order');
     this.#objects = registry.counter('ferry_wal_objects_total', 'WAL objects closed');
-    this.#bytes = registry.counter('ferry_wal_object_bytes_total', 'Bytes of WAL objects closed');
+    this.#bytes = registry.counter('ferry_wal_bytes_total', 'Bytes of WAL objects closed');
   }
 
   uploadLatencyMs(ms: number): void {

@@ -110,3 +110,24 @@ describe('replicated mode (embedded)', () => {
     await secondary.close();
   });
 });
+
+test('metrics: WAL durability and follower lag land in the registry', async () => {
+  const { MetricsRegistry } = await import('../../src/metrics/index.ts');
+  const store = new MemoryStore();
+  const leaderMetrics = new MetricsRegistry();
+  const followerMetrics = new MetricsRegistry();
+  const primary = await Ferry.open({ directory: tempDir(), metrics: leaderMetrics, wal: { store, writerId: 'node-1', config: WAL } });
+  primary.createTopic('t');
+  const secondary = await Ferry.open({ directory: tempDir('ferry-replica-'), metrics: followerMetrics, follow: { store, writerId: 'node-1', follower: { pollIntervalMs: 2 } } });
+  primary.attachReplica(secondary, 'node-2');
+  await primary.produce('t', [{ value: 'x' }]);
+  await until(() => highWatermark(secondary) === 1, 'the replica');
+  const leaderText = leaderMetrics.renderPrometheus();
+  expect(leaderText).toContain('ferry_wal_produce_to_durable_ms_count 1');
+  expect(leaderText).toMatch(/ferry_wal_objects_total [1-9]/);
+  const followerText = followerMetrics.renderPrometheus();
+  expect(followerText).toMatch(/ferry_follower_objects_total [1-9]/);
+  expect(followerText).toContain('ferry_follower_lag_offsets{partition="0",topic="t"} 0');
+  await primary.close();
+  await secondary.close();
+});
