@@ -14,7 +14,8 @@ import { FollowerMetrics } from '../replica/metrics.ts';
 import { WalMetrics } from '../wal/metrics.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader, type WalReaderConfig } from '../wal/reader.ts';
 import { sealEarlierEpochs } from '../wal/seal.ts';
-import { DEFAULT_WAL_WRITER_CONFIG, WalWriter, type WalWriterConfig, type WalWriterObserver } from '../wal/writer.ts';
+import { readShippedCheckpoint, shippedEnds, writeShippedCheckpoint } from '../wal/shipped.ts';
+import { DEFAULT_WAL_WRITER_CONFIG, partitionKey, WalWriter, type WalWriterConfig, type WalWriterObserver } from '../wal/writer.ts';
 import { nextWriterEpoch } from './writer-epoch.ts';
 import { Partition, type PartitionRole } from './partition.ts';
 import { partitionForKey } from './partitioner.ts';
@@ -25,6 +26,8 @@ import { validateTopicName } from './topic-name.ts';
 const RETENTION_CHECK_INTERVAL_MS = 5 * 60 * 1000;
 /** Kafka's fetch.max.bytes default for one fetch when the caller names none. */
 const FETCH_BYTES_DEFAULT = 1024 * 1024;
+/** How often a leader saves what its WAL streams hold, so a restart reads only what came after. */
+const SHIPPED_CHECKPOINT_INTERVAL_MS = 1000;
 /** Where a follower engine keeps its position in the leader's WAL streams. */
 const FOLLOWER_CHECKPOINT_FILE = 'wal-follower-checkpoint';
 /** The embedded engine is its partitions' only leader; the broker brings real epochs later. */
@@ -142,6 +145,9 @@ export class Ferry {
   /** In-process links to replicas (attachReplica): hinted on durable objects, told the high watermark. */
   readonly #replicas: Ferry[] = [];
   #leader: { ferry: Ferry; replicaId: string } | null = null;
+  /** With a WAL: each partition's end in the earlier streams; the shipped checkpoint adds the current one's. */
+  #shippedBase: ReadonlyMap<string, number> | null = null;
+  #checkpointTimer: Timer | null = null;
   #retentionTimer: Timer | null = null;
   #closed = false;
 
@@ -169,13 +175,11 @@ export class Ferry {
     const lock = DirLock.acquire(options.directory);
     let ferry: Ferry | undefined;
     try {
-      ferry = new Ferry(options, lock, TopicRegistry.open(options.directory));
-      for (const topic of ferry.#registry.list()) ferry.#openTopic(topic);
       if (options.wal !== undefined && options.follow !== undefined) throw new FerryError('InvalidArgument', 'an engine either writes a WAL (leader) or follows one, not both');
-      if (ferry.#wal !== null && options.wal !== undefined) {
-        const { prefix, stream } = ferry.#wal.config;
-        await sealEarlierEpochs(options.wal.store, prefix, stream.writerId, stream.epoch, ferry.#clock.nowMs());
-      }
+      ferry = new Ferry(options, lock, TopicRegistry.open(options.directory));
+      const shipped = options.wal === undefined ? null : await ferry.#closeEarlierStreams(options.wal);
+      for (const topic of ferry.#registry.list()) ferry.#openTopic(topic, shipped);
+      for (const partition of [...ferry.#partitions.values()].flat()) await partition.reshipUnshipped();
       if (options.follow !== undefined) ferry.#startFollowing(options.follow);
       ferry.#scheduleRetention();
       return ferry;
@@ -297,22 +301,54 @@ export class Ferry {
     this.#closed = true;
     this.#retentionTimer?.cancel();
     await this.#follower?.stop();
+    this.#checkpointTimer?.cancel();
     const all = [...this.#partitions.values()].flat();
     if (this.#wal !== null && this.#wal.failure === null) await this.#wal.flush().catch(() => {});
+    if (this.#shippedBase !== null) this.#checkpointShipped(false);
     for (const partition of all) partition.wakeAll();
     await Promise.all(all.map((partition) => partition.log.close()));
     this.#lock.release();
   }
 
-  #openTopic(topic: TopicDescription): void {
+  /** `shipped`: with a WAL, each partition's end in the earlier streams (absent: nothing shipped). */
+  #openTopic(topic: TopicDescription, shipped: ReadonlyMap<string, number> | null = null): void {
     const partitions = this.#partitions.get(topic.name) ?? [];
     const config = { ...this.#options.log, ...topic.config };
     const role: PartitionRole = this.#options.follow !== undefined ? { kind: 'follower' } : { kind: 'leader', requiredFollowers: (this.#options.minInsyncReplicas ?? 1) - 1 };
     for (let index = partitions.length; index < topic.partitions; index++) {
       const log = PartitionLog.open(join(this.directory, `${topic.name}-${index}`), { config, clock: this.#clock });
-      partitions.push(new Partition(topic.name, index, log, this.#wal, role));
+      const durableEnd = this.#wal === null ? log.logEndOffset : (shipped?.get(partitionKey(topic.name, index)) ?? 0);
+      partitions.push(new Partition(topic.name, index, log, this.#wal, role, durableEnd));
     }
     this.#partitions.set(topic.name, partitions);
+  }
+
+  /**
+   * A leader starting a new WAL epoch: seals the earlier ones (docs/wal-protocol.md [F]) and
+   * learns what they hold, from the shipped checkpoint plus the objects written after it.
+   */
+  async #closeEarlierStreams(options: WalOptions): Promise<Map<string, number>> {
+    const { prefix, stream } = this.#wal!.config;
+    await sealEarlierEpochs(options.store, prefix, stream.writerId, stream.epoch, this.#clock.nowMs());
+    const reader = new WalReader(options.store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: () => false }, { clock: this.#clock, random: new SeededRandom(stream.epoch) });
+    const ends = await shippedEnds(reader, stream.writerId, stream.epoch, readShippedCheckpoint(this.directory));
+    this.#shippedBase = ends;
+    this.#checkpointTimer = this.#clock.setTimer(SHIPPED_CHECKPOINT_INTERVAL_MS, () => this.#checkpointShipped(true), true);
+    return ends;
+  }
+
+  /** Saves what the streams hold so far (see ShippedCheckpoint); `again` keeps it periodic. */
+  #checkpointShipped(again: boolean): void {
+    const wal = this.#wal;
+    if (wal === null || this.#closed && again) return;
+    const ends = new Map(this.#shippedBase);
+    for (const [key, end] of wal.durableEnds()) ends.set(key, Math.max(ends.get(key) ?? 0, end));
+    const entries = [...ends].map(([key, end]) => {
+      const [topic, partition] = key.split('\u0000');
+      return [topic!, Number(partition), end] as const;
+    });
+    writeShippedCheckpoint(this.directory, { epoch: wal.config.stream.epoch, sequence: wal.durableSequence, ends: entries });
+    if (again) this.#checkpointTimer = this.#clock.setTimer(SHIPPED_CHECKPOINT_INTERVAL_MS, () => this.#checkpointShipped(true), true);
   }
 
   #startFollowing(options: FollowOptions): void {

@@ -1,7 +1,23 @@
 import { FerryError } from '../errors.ts';
+import type { RecordBatch } from '../format/record-batch.ts';
+import { assert } from '../util/assert.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
 import { followerHighWatermark, leaderHighWatermark } from '../replica/high-watermark.ts';
 import type { WalWriter } from '../wal/writer.ts';
+
+/** Bytes of local log read per step when re-shipping an unshipped suffix. */
+const RESHIP_READ_BYTES = 1024 * 1024;
+
+/** Consecutive batches (views of one read buffer) split where the leader epoch changes: one frame each. */
+function runsOfOneEpoch(batches: readonly RecordBatch[]): RecordBatch[][] {
+  const runs: RecordBatch[][] = [];
+  for (const batch of batches) {
+    const run = runs.at(-1);
+    if (run !== undefined && run[0]!.partitionLeaderEpoch === batch.partitionLeaderEpoch) run.push(batch);
+    else runs.push([batch]);
+  }
+  return runs;
+}
 
 interface DataWaiter {
   readonly offset: number;
@@ -29,14 +45,48 @@ export class Partition {
   #highWatermark: number;
   #waiters: DataWaiter[] = [];
 
-  constructor(topic: string, index: number, log: PartitionLog, wal: WalWriter | null, role: PartitionRole) {
+  /** `durableEnd`: where the log is durable from before (the WAL's end for it, or the log end without a WAL). */
+  constructor(topic: string, index: number, log: PartitionLog, wal: WalWriter | null, role: PartitionRole, durableEnd = log.logEndOffset) {
     this.topic = topic;
     this.index = index;
     this.log = log;
     this.#wal = wal;
     this.role = role;
-    this.#durableEnd = log.logEndOffset;
-    this.#highWatermark = role.kind === 'leader' && role.requiredFollowers > 0 ? log.logStartOffset : log.logEndOffset;
+    if (durableEnd > log.logEndOffset) {
+      throw new FerryError('Storage', `${topic}-${index}: the local log ends at ${log.logEndOffset} but the WAL holds it up to ${durableEnd}; rebuilding a leader's tail from object storage is not supported yet`);
+    }
+    this.#durableEnd = durableEnd;
+    const committed = role.kind === 'leader' && role.requiredFollowers > 0 ? log.logStartOffset : durableEnd;
+    this.#highWatermark = Math.max(log.logStartOffset, committed);
+  }
+
+  /**
+   * A restarted leader's local suffix that its earlier WAL streams never got (appended, not yet
+   * shipped when it stopped): shipped again in the new stream before any new append, so the
+   * WAL has no gap a follower would stop at. Resolves once every frame is handed to the writer.
+   */
+  async reshipUnshipped(): Promise<number> {
+    const wal = this.#wal;
+    const end = this.log.logEndOffset;
+    if (wal === null || this.#durableEnd >= end) return 0;
+    let offset = this.#durableEnd;
+    while (offset < end) {
+      const { batches } = this.log.read(offset, RESHIP_READ_BYTES);
+      assert(batches[0]?.baseOffset === offset, `${this.topic}-${this.index}: the WAL ends at ${offset}, inside a local batch`);
+      for (const run of runsOfOneEpoch(batches)) {
+        const first = run[0]!;
+        const last = run.at(-1)!;
+        const data = new Uint8Array(first.bytes.buffer, first.bytes.byteOffset, last.bytes.byteOffset + last.bytes.length - first.bytes.byteOffset);
+        await wal.reserve(data.length);
+        wal.append({ topic: this.topic, partition: this.index, leaderEpoch: first.partitionLeaderEpoch, baseOffset: first.baseOffset, lastOffset: last.lastOffset, data });
+      }
+      offset = batches.at(-1)!.nextOffset;
+    }
+    wal.waitForDurable(this.topic, this.index, end - 1).then(() => {
+      this.#durableEnd = Math.max(this.#durableEnd, end);
+      this.#recompute();
+    }, () => {}); // a failed writer fails every later produce too
+    return end - this.#durableEnd;
   }
 
   get highWatermark(): number {

@@ -63,6 +63,10 @@ export class WalReader {
     this.#random = deps.random;
   }
 
+  get store(): ObjectStore {
+    return this.#store;
+  }
+
   /** Reads sequence `sequence` of `stream`: absent, a seal, or its wanted frames verified. */
   async read(stream: StreamId, sequence: number): Promise<ObjectRead> {
     const key = walObjectKey(this.config.prefix, stream, sequence);
@@ -76,6 +80,34 @@ export class WalReader {
         if (!transient || attempt + 1 >= this.config.retry.attempts) {
           throw error instanceof FerryError ? error : new FerryError('Storage', `reading WAL object ${key} failed after ${attempt + 1} attempts: ${String(error)}`, { cause: error });
         }
+        await sleep(this.#clock, backoffDelayMs(this.config.retry, attempt, this.#random));
+      }
+    }
+  }
+
+  /**
+   * The footer index of one object (no frame data): what a restarting leader needs to learn
+   * which offsets its previous streams hold. Verified like `read`.
+   */
+  async readIndex(stream: StreamId, sequence: number): Promise<{ kind: 'absent' } | { kind: 'seal' } | { kind: 'data'; entries: WalFrameEntry[] }> {
+    const key = walObjectKey(this.config.prefix, stream, sequence);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const tail = await this.#tail(key);
+        if (tail === null) return { kind: 'absent' };
+        const header = decodeHeader(tail.head);
+        checkIdentity(key, header, stream, sequence);
+        if (header.kind === 'seal') return { kind: 'seal' };
+        if (tail.body.length === tail.size) return { kind: 'data', entries: decodeWalObject(tail.body).frames.map((frame) => frame.entry) };
+        const trailer = decodeTrailer(tail.body.subarray(tail.body.length - TRAILER_BYTES), tail.size);
+        const footerStart = trailer.footerPosition - (tail.size - tail.body.length);
+        const footer = footerStart >= 0
+          ? tail.body.subarray(footerStart, footerStart + trailer.footerLength)
+          : (await this.#range(key, trailer.footerPosition, trailer.footerPosition + trailer.footerLength)).body;
+        return { kind: 'data', entries: decodeFooter(footer, trailer.footerPosition, trailer.footerChecksum) };
+      } catch (error) {
+        const transient = error instanceof CorruptObjectError || (isStoreError(error) && error.retriable);
+        if (!transient || attempt + 1 >= this.config.retry.attempts) throw error;
         await sleep(this.#clock, backoffDelayMs(this.config.retry, attempt, this.#random));
       }
     }

@@ -5,6 +5,7 @@ import { assert } from '../util/assert.ts';
 import { type BackoffPolicy, backoffDelayMs, sleep } from '../util/backoff.ts';
 import type { Clock, Timer } from '../util/clock.ts';
 import type { Random } from '../util/random.ts';
+import { STREAMING_PART_BYTES_DEFAULT, StreamingUpload } from '../store/streaming-upload.ts';
 import { concatChunks, type WalFrameInput, WalObjectBuilder } from './format.ts';
 import { type StreamId, validateWriterId, walObjectKey } from './keys.ts';
 
@@ -21,6 +22,11 @@ export interface WalWriterConfig {
   /** Bytes held (open object plus objects not yet uploaded) before `reserve` makes producers wait. */
   readonly maxBufferedBytes: number;
   readonly retry: BackoffPolicy;
+  /**
+   * An object that grows past this starts streaming as a multipart upload while it still fills
+   * (parts of this size, at least S3's 5 MiB); smaller objects go up in one PUT.
+   */
+  readonly multipartPartBytes: number;
 }
 
 /**
@@ -34,6 +40,7 @@ export const DEFAULT_WAL_WRITER_CONFIG: Omit<WalWriterConfig, 'prefix' | 'stream
   maxInFlight: 8,
   maxBufferedBytes: 64 * 1024 * 1024,
   retry: { attempts: 8, baseMs: 10, capMs: 1000 },
+  multipartPartBytes: STREAMING_PART_BYTES_DEFAULT,
 };
 
 /** Per-frame facts kept until the object is durable: enough to advance offsets and time it. */
@@ -47,13 +54,19 @@ interface ClosedObject {
   readonly sequence: number;
   readonly sizeBytes: number;
   readonly frames: readonly FrameRecord[];
-  body: Uint8Array | null; // dropped once uploaded, so memory follows the bound
+  /** The object's bytes in order (views); dropped once uploaded, so memory follows the bound. */
+  chunks: Uint8Array[] | null;
+  /** Set when the object streamed out as a multipart upload while it filled. */
+  readonly streamed: Promise<unknown> | null;
 }
 
 interface OpenObject {
   readonly builder: WalObjectBuilder;
   readonly sequence: number;
   readonly frames: FrameRecord[];
+  /** Every chunk so far, kept for a plain PUT should the multipart upload fail. */
+  readonly chunks: Uint8Array[];
+  streaming: StreamingUpload | null;
   /** Frame data bytes added so far, counted in bufferedBytes until the object is closed. */
   dataBytes: number;
   timer: Timer | null;
@@ -133,6 +146,16 @@ export class WalWriter {
     return this.#durable.get(partitionKey(topic, partition)) ?? -1;
   }
 
+  /** Every sequence up to this one is durable; -1 before the first. */
+  get durableSequence(): number {
+    return this.#durableSequence;
+  }
+
+  /** Each partition's durable end (exclusive), keyed by partitionKey: for the engine's checkpoint. */
+  durableEnds(): ReadonlyMap<string, number> {
+    return this.#durable;
+  }
+
   stats(): WalWriterStats {
     return { ...this.#stats, bufferedBytes: this.#bufferedBytes, uploadsInFlight: this.#inFlight, queuedObjects: this.#queue.length };
   }
@@ -153,6 +176,7 @@ export class WalWriter {
     open.dataBytes += frame.data.length;
     this.#bufferedBytes += frame.data.length;
     if (open.builder.sizeBytes >= this.config.uploadBytes) this.#closeOpenObject();
+    else if (open.streaming !== null || open.builder.sizeBytes >= this.config.multipartPartBytes) this.#stream(open);
   }
 
   /** Resolves once `offset` of the partition is in a durable WAL object (acks=all). */
@@ -179,7 +203,7 @@ export class WalWriter {
     const sequence = this.#nextSequence++;
     const { writerId, epoch } = this.config.stream;
     const builder = new WalObjectBuilder({ kind: 'data', writerId, epoch, sequence, createdMs: this.#clock.nowMs() });
-    const open: OpenObject = { builder, sequence, frames: [], dataBytes: 0, timer: null };
+    const open: OpenObject = { builder, sequence, frames: [], chunks: [], streaming: null, dataBytes: 0, timer: null };
     open.timer = this.#clock.setTimer(this.config.uploadIntervalMs, () => {
       open.timer = null;
       if (this.#open === open) this.#closeOpenObject();
@@ -188,16 +212,36 @@ export class WalWriter {
     return open;
   }
 
+  /** [W3] A large object streams out while it fills: parts go up before it is closed. */
+  #stream(open: OpenObject): void {
+    if (open.streaming === null) {
+      const key = walObjectKey(this.config.prefix, this.config.stream, open.sequence);
+      open.streaming = new StreamingUpload(this.#store, key, { ifNoneMatch: '*', partBytes: this.config.multipartPartBytes });
+    }
+    for (const chunk of open.builder.drain()) {
+      open.chunks.push(chunk);
+      open.streaming.write(chunk).catch(() => {}); // a failure shows in finish(); then a plain PUT retries
+    }
+  }
+
   #closeOpenObject(): void {
     const open = this.#open;
     assert(open !== null, 'no open WAL object to close');
     this.#open = null;
     open.timer?.cancel();
-    const body = concatChunks(open.builder.finish());
-    this.#bufferedBytes += body.length - open.dataBytes; // the framed object replaces its frames' views
-    this.#queue.push({ sequence: open.sequence, sizeBytes: body.length, frames: open.frames, body });
+    const chunks = [...open.chunks, ...open.builder.finish()];
+    const sizeBytes = open.builder.sizeBytes;
+    let streamed: Promise<unknown> | null = null;
+    if (open.streaming !== null) {
+      const streaming = open.streaming;
+      for (const chunk of chunks.slice(open.chunks.length)) streaming.write(chunk).catch(() => {});
+      streamed = streaming.finish();
+      streamed.catch(() => {}); // awaited in #upload
+    }
+    this.#bufferedBytes += sizeBytes - open.dataBytes; // the framed object replaces its frames' views
+    this.#queue.push({ sequence: open.sequence, sizeBytes, frames: open.frames, chunks, streamed });
     this.#stats.objectsClosed++;
-    this.#observer.objectBytes?.(body.length);
+    this.#observer.objectBytes?.(sizeBytes);
     this.#pump();
   }
 
@@ -216,15 +260,18 @@ export class WalWriter {
   async #upload(object: ClosedObject): Promise<void> {
     const key = walObjectKey(this.config.prefix, this.config.stream, object.sequence);
     const started = this.#clock.monotonicMs();
+    if (object.streamed !== null && (await object.streamed.then(() => true, () => false))) return this.#uploaded(object, started);
+    // A plain PUT: the usual path, and the fallback when a streamed multipart upload failed.
+    const body = concatChunks(object.chunks!);
     for (let attempt = 0; this.#failure === null; attempt++) {
       try {
         this.#stats.putAttempts++;
-        await this.#store.put(key, object.body!, { ifNoneMatch: '*' });
+        await this.#store.put(key, body, { ifNoneMatch: '*' });
         return this.#uploaded(object, started);
       } catch (error) {
         if (!isStoreError(error)) throw error;
         if (error.kind === 'PreconditionFailed') {
-          if (await this.#isOurs(key, object.body!)) return this.#uploaded(object, started);
+          if (await this.#isOurs(key, body)) return this.#uploaded(object, started);
           return this.#fail(new FerryError('Fenced', `WAL stream ${key} was sealed or taken by another writer; this writer is fenced`));
         }
         if (!error.retriable || attempt + 1 >= this.config.retry.attempts) {
@@ -252,7 +299,7 @@ export class WalWriter {
   #uploaded(object: ClosedObject, startedMs: number): void {
     this.#observer.uploadLatencyMs?.(this.#clock.monotonicMs() - startedMs);
     this.#bufferedBytes -= object.sizeBytes;
-    object.body = null;
+    object.chunks = null;
     this.#uploadedObjects.set(object.sequence, object);
     this.#advanceDurable();
     this.#wakeCapacity();

@@ -246,3 +246,36 @@ describe('WalWriter', () => {
     });
   }
 });
+
+describe('large objects stream as multipart uploads while they fill', () => {
+  const MiB = 1024 * 1024;
+  function bigFrame(offset: number): Uint8Array {
+    return batchOf(`big${offset}`, 1, 0, MiB - 200);
+  }
+
+  test('parts go up before the object is closed; the object decodes whole', async () => {
+    const store = new MemoryStore();
+    const wal = writer(store, { uploadBytes: 16 * MiB, uploadIntervalMs: 60_000, multipartPartBytes: 5 * MiB, maxBufferedBytes: 64 * MiB });
+    for (let offset = 0; offset < 12; offset++) wal.append({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: offset, lastOffset: offset, data: bigFrame(offset) });
+    await Bun.sleep(20);
+    expect(store.stats().requests.multipartCreate).toBe(1);
+    expect(store.stats().requests.uploadPart).toBeGreaterThanOrEqual(1); // while the object is still open
+    expect(store.stats().requests.multipartComplete).toBe(0);
+    await wal.flush();
+    expect(store.stats().requests.multipartComplete).toBe(1);
+    expect(store.stats().requests.put).toBe(0);
+    expect(offsetsByPartition(await readStream(store)).get('t-0')).toEqual(Array.from({ length: 12 }, (_, i) => i));
+  });
+
+  test('a failed multipart upload falls back to one PUT; nothing partial is ever visible', async () => {
+    const store = new MemoryStore();
+    store.injectFault({ operation: 'uploadPart', kind: 'Unavailable', count: 100 });
+    const wal = writer(store, { uploadBytes: 12 * MiB, uploadIntervalMs: 60_000, multipartPartBytes: 5 * MiB, maxBufferedBytes: 64 * MiB });
+    for (let offset = 0; offset < 12; offset++) wal.append({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: offset, lastOffset: offset, data: bigFrame(offset) });
+    await wal.flush();
+    expect(wal.durableOffset('t', 0)).toBe(12);
+    expect(store.stats().requests.multipartAbort).toBeGreaterThanOrEqual(1);
+    expect(store.stats().requests.put).toBe(1);
+    expect(offsetsByPartition(await readStream(store)).get('t-0')).toEqual(Array.from({ length: 12 }, (_, i) => i));
+  });
+});

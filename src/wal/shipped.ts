@@ -1,0 +1,56 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FerryError } from '../errors.ts';
+import { writeFileAtomicSync } from '../util/files.ts';
+import type { WalReader } from './reader.ts';
+import { listEpochs } from './seal.ts';
+import { partitionKey } from './writer.ts';
+
+export const SHIPPED_CHECKPOINT_FILE = 'wal-shipped-checkpoint';
+
+/**
+ * What a leader's earlier streams hold, saved now and then: every sequence of `epoch` up to
+ * `sequence` was durable and together with the earlier epochs they hold each partition up to
+ * `ends`. A restart reads only the objects after it to learn the rest.
+ */
+export interface ShippedCheckpoint {
+  readonly epoch: number;
+  readonly sequence: number;
+  readonly ends: readonly (readonly [topic: string, partition: number, end: number])[];
+}
+
+export function readShippedCheckpoint(directory: string): ShippedCheckpoint | null {
+  const path = join(directory, SHIPPED_CHECKPOINT_FILE);
+  if (!existsSync(path)) return null;
+  const parsed = JSON.parse(readFileSync(path, 'utf8')) as ShippedCheckpoint;
+  if (!Number.isSafeInteger(parsed.epoch) || !Number.isSafeInteger(parsed.sequence) || !Array.isArray(parsed.ends)) {
+    throw new FerryError('Storage', `${path} is not a WAL shipped checkpoint`);
+  }
+  return parsed;
+}
+
+export function writeShippedCheckpoint(directory: string, checkpoint: ShippedCheckpoint): void {
+  writeFileAtomicSync(join(directory, SHIPPED_CHECKPOINT_FILE), new TextEncoder().encode(JSON.stringify(checkpoint)));
+}
+
+/**
+ * Each partition's end (exclusive) in this writer's streams before `currentEpoch`: the
+ * checkpoint's ends, raised by every object after it up to each (sealed) stream's seal.
+ */
+export async function shippedEnds(reader: WalReader, writerId: string, currentEpoch: number, checkpoint: ShippedCheckpoint | null): Promise<Map<string, number>> {
+  const ends = new Map<string, number>();
+  for (const [topic, partition, end] of checkpoint?.ends ?? []) ends.set(partitionKey(topic, partition), end);
+  const epochs = (await listEpochs(reader.store, reader.config.prefix, writerId)).filter((epoch) => epoch < currentEpoch && epoch >= (checkpoint?.epoch ?? 0));
+  for (const epoch of epochs) {
+    let sequence = checkpoint !== null && epoch === checkpoint.epoch ? checkpoint.sequence + 1 : 0;
+    for (;; sequence++) {
+      const index = await reader.readIndex({ writerId, epoch }, sequence);
+      if (index.kind !== 'data') break; // the seal, or (for a stream sealed later) its end
+      for (const entry of index.entries) {
+        const key = partitionKey(entry.topic, entry.partition);
+        ends.set(key, Math.max(ends.get(key) ?? 0, entry.lastOffset + 1));
+      }
+    }
+  }
+  return ends;
+}
