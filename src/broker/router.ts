@@ -1,0 +1,74 @@
+import { type ApiCodec, isFlexible } from './apis/api.ts';
+import { type ApiVersionRange, apiVersionsCodec } from './apis/api-versions.ts';
+import { ErrorCode } from './protocol/error-codes.ts';
+import { ProtocolError } from './protocol/errors.ts';
+import { readRequestHeader, type RequestHeader, writeResponseHeader } from './protocol/header.ts';
+import { KafkaReader } from './protocol/reader.ts';
+import { KafkaWriter } from './protocol/writer.ts';
+
+export interface RequestContext {
+  readonly header: RequestHeader;
+  /** The client's address, for logs. */
+  readonly peer: string;
+}
+
+/** What the broker does for one API: null means "send no response" (Produce with acks=0). */
+export interface ApiBinding<Request, Response> {
+  readonly codec: ApiCodec<Request, Response>;
+  handle(request: Request, context: RequestContext): Promise<Response | null> | Response | null;
+}
+
+// biome-ignore lint: a table of bindings of different request and response types
+type AnyBinding = ApiBinding<any, any>;
+
+/**
+ * Turns a request frame into response chunks: reads the header, finds the API, checks the
+ * version, decodes, calls the handler, encodes. Bad frames throw ProtocolError (the connection
+ * closes, as Kafka does); ApiVersions with a version it does not know gets UNSUPPORTED_VERSION
+ * in the v0 format, so that clients can fall back (KIP-511).
+ */
+export class Router {
+  readonly #bindings = new Map<number, AnyBinding>();
+
+  constructor(bindings: readonly AnyBinding[]) {
+    for (const binding of bindings) this.#bindings.set(binding.codec.key, binding);
+  }
+
+  /** The API table that ApiVersions advertises. */
+  apiVersions(): ApiVersionRange[] {
+    return [...this.#bindings.values()]
+      .map(({ codec }) => ({ apiKey: codec.key, minVersion: codec.minVersion, maxVersion: codec.maxVersion }))
+      .sort((a, b) => a.apiKey - b.apiKey);
+  }
+
+  async handle(frame: Uint8Array, peer: string): Promise<Uint8Array[] | null> {
+    const peek = new KafkaReader(frame);
+    const apiKey = peek.int16();
+    const apiVersion = peek.int16();
+    const binding = this.#bindings.get(apiKey);
+    if (binding === undefined) throw new ProtocolError(`unknown API key ${apiKey}`, 0);
+    const { codec } = binding;
+    if (apiVersion < codec.minVersion || apiVersion > codec.maxVersion) {
+      if (apiKey === apiVersionsCodec.key) return this.#unsupportedApiVersions(frame);
+      throw new ProtocolError(`${codec.name} v${apiVersion} is not supported (${codec.minVersion}-${codec.maxVersion})`, 2);
+    }
+    const reader = new KafkaReader(frame);
+    const header = readRequestHeader(reader, isFlexible(codec, apiVersion));
+    const request = codec.decodeRequest(reader, apiVersion);
+    const response = await binding.handle(request, { header, peer });
+    if (response === null) return null;
+    const writer = new KafkaWriter();
+    // ApiVersions answers with response header v0 even in its flexible v3 (KIP-511).
+    writeResponseHeader(writer, header.correlationId, apiKey !== apiVersionsCodec.key && isFlexible(codec, apiVersion));
+    codec.encodeResponse(writer, apiVersion, response);
+    return writer.chunks();
+  }
+
+  #unsupportedApiVersions(frame: Uint8Array): Uint8Array[] {
+    const correlationId = new KafkaReader(frame, 4).int32();
+    const writer = new KafkaWriter();
+    writeResponseHeader(writer, correlationId, false);
+    apiVersionsCodec.encodeResponse(writer, 0, { errorCode: ErrorCode.UNSUPPORTED_VERSION, apiKeys: this.apiVersions(), throttleTimeMs: 0 });
+    return writer.chunks();
+  }
+}

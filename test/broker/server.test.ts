@@ -1,0 +1,139 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { apiVersionsCodec } from '../../src/broker/apis/api-versions.ts';
+import { ErrorCode } from '../../src/broker/protocol/error-codes.ts';
+import { KafkaReader } from '../../src/broker/protocol/reader.ts';
+import { KafkaWriter } from '../../src/broker/protocol/writer.ts';
+import { Router } from '../../src/broker/router.ts';
+import { KafkaServer } from '../../src/broker/server.ts';
+
+const servers: KafkaServer[] = [];
+afterEach(() => {
+  for (const server of servers.splice(0)) server.stop();
+});
+
+function start(): KafkaServer {
+  const router = new Router([{ codec: apiVersionsCodec, handle: () => ({ errorCode: 0, apiKeys: router.apiVersions(), throttleTimeMs: 0 }) }]);
+  const server = KafkaServer.listen({ hostname: '127.0.0.1', port: 0, router, log: () => {} });
+  servers.push(server);
+  return server;
+}
+
+/** A raw client: sends frames, collects size-prefixed responses, notices the close. */
+async function rawClient(port: number) {
+  const responses: Uint8Array[] = [];
+  let buffer = new Uint8Array(0);
+  let closed = false;
+  const socket = await Bun.connect({
+    hostname: '127.0.0.1',
+    port,
+    socket: {
+      data(_socket, chunk) {
+        const joined = new Uint8Array(buffer.length + chunk.length);
+        joined.set(buffer);
+        joined.set(chunk, buffer.length);
+        buffer = joined;
+        while (buffer.length >= 4) {
+          const size = new DataView(buffer.buffer, buffer.byteOffset).getInt32(0);
+          if (buffer.length < 4 + size) break;
+          responses.push(buffer.slice(4, 4 + size));
+          buffer = buffer.slice(4 + size);
+        }
+      },
+      close() {
+        closed = true;
+      },
+    },
+  });
+  return {
+    send(frame: Uint8Array) {
+      const prefix = new Uint8Array(4);
+      new DataView(prefix.buffer).setInt32(0, frame.length);
+      socket.write(prefix);
+      socket.write(frame);
+    },
+    sendRaw(bytes: Uint8Array) {
+      socket.write(bytes);
+    },
+    responses,
+    get closed() {
+      return closed;
+    },
+    end: () => socket.end(),
+  };
+}
+
+function apiVersionsRequest(version: number, correlationId: number): Uint8Array {
+  const writer = new KafkaWriter().int16(18).int16(version).int32(correlationId).nullableString('test-client');
+  if (version >= 3) writer.emptyTaggedFields().compactString('ferry-test').compactString('1.0').emptyTaggedFields();
+  const chunks = writer.chunks();
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !condition(); i++) await Bun.sleep(2);
+  expect(condition()).toBe(true);
+}
+
+describe('Kafka protocol server', () => {
+  test('answers ApiVersions v0-v3 in request order, with response header v0', async () => {
+    const server = start();
+    const client = await rawClient(server.port);
+    for (let version = 0; version <= 3; version++) client.send(apiVersionsRequest(version, 100 + version));
+    await until(() => client.responses.length === 4);
+    client.responses.forEach((response, version) => {
+      const reader = new KafkaReader(response);
+      expect(reader.int32()).toBe(100 + version);
+      expect(reader.int16()).toBe(ErrorCode.NONE);
+      const count = version >= 3 ? reader.uvarint() - 1 : reader.int32();
+      expect(count).toBe(1);
+      expect([reader.int16(), reader.int16(), reader.int16()]).toEqual([18, 0, 3]);
+    });
+    client.end();
+  });
+
+  test('ApiVersions of an unknown version gets UNSUPPORTED_VERSION in the v0 format', async () => {
+    const server = start();
+    const client = await rawClient(server.port);
+    client.send(new KafkaWriter().int16(18).int16(99).int32(7).nullableString(null).chunks()[0]!);
+    await until(() => client.responses.length === 1);
+    const reader = new KafkaReader(client.responses[0]!);
+    expect(reader.int32()).toBe(7);
+    expect(reader.int16()).toBe(ErrorCode.UNSUPPORTED_VERSION);
+    expect(reader.int32()).toBe(1);
+    client.end();
+  });
+
+  test('a frame split across many writes is reassembled; two frames in one write are both answered', async () => {
+    const server = start();
+    const client = await rawClient(server.port);
+    const frame = apiVersionsRequest(2, 1);
+    const prefixed = new Uint8Array(4 + frame.length);
+    new DataView(prefixed.buffer).setInt32(0, frame.length);
+    prefixed.set(frame, 4);
+    for (const byte of prefixed) {
+      client.sendRaw(Uint8Array.of(byte));
+      await Bun.sleep(0);
+    }
+    client.sendRaw(Buffer.concat([prefixed, prefixed]));
+    await until(() => client.responses.length === 3);
+    client.end();
+  });
+
+  for (const [name, bytes] of [
+    ['an oversize frame', Uint8Array.of(0x7f, 0xff, 0xff, 0xff)],
+    ['a negative size', Uint8Array.of(0xff, 0xff, 0xff, 0xfe)],
+    ['an unknown API key', Uint8Array.of(0, 0, 0, 8, 0x7f, 0x00, 0, 0, 0, 0, 0, 1)],
+    ['a truncated header', Uint8Array.of(0, 0, 0, 3, 0, 18, 0)],
+  ] as const) {
+    test(`${name} closes that connection; the broker keeps serving others`, async () => {
+      const server = start();
+      const bad = await rawClient(server.port);
+      bad.sendRaw(bytes);
+      await until(() => bad.closed);
+      const good = await rawClient(server.port);
+      good.send(apiVersionsRequest(1, 5));
+      await until(() => good.responses.length === 1);
+      good.end();
+    });
+  }
+});
