@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { FerryError } from '../errors.ts';
 import { type BuildCompressionCodec, buildRecordBatch, type ProducerRecord, type Record as KafkaRecord, type RecordBatch } from '../format/index.ts';
@@ -26,6 +26,9 @@ import { validateTopicName } from './topic-name.ts';
 const RETENTION_CHECK_INTERVAL_MS = 5 * 60 * 1000;
 /** Kafka's fetch.max.bytes default for one fetch when the caller names none. */
 const FETCH_BYTES_DEFAULT = 1024 * 1024;
+/** ListOffsets' special timestamps. */
+const LATEST_TIMESTAMP = -1;
+const EARLIEST_TIMESTAMP = -2;
 /** How often a leader saves what its WAL streams hold, so a restart reads only what came after. */
 const SHIPPED_CHECKPOINT_INTERVAL_MS = 1000;
 /** Where a follower engine keeps its position in the leader's WAL streams. */
@@ -262,6 +265,57 @@ export class Ferry {
         }
         offset = Math.max(offset, batch.nextOffset);
       }
+    }
+  }
+
+  /**
+   * Appends whole record batches as a Kafka client sent them (the broker's Produce path): they
+   * are validated (magic 2, CRC32C, sizes), get their offsets in place, and travel on to the WAL
+   * as views of `records`. Resolves after the local append (acks 0 and 1) or once the high
+   * watermark passed them (acks all).
+   */
+  async appendBatches(topic: string, partition: number, records: Uint8Array, acks: 0 | 1 | 'all'): Promise<{ baseOffset: number; lastOffset: number; logStartOffset: number }> {
+    const target = this.#partitionsForProduce(topic)[partition];
+    if (target === undefined) throw new FerryError('UnknownTopicOrPartition', `partition ${partition} does not exist in ${topic}`);
+    const { baseOffset, lastOffset, durable } = await target.append(records, EMBEDDED_LEADER_EPOCH);
+    if (acks === 'all') await durable;
+    else durable.catch(() => {}); // surfaces in the next acks=all produce and in `wal.failure`
+    return { baseOffset, lastOffset, logStartOffset: target.log.logStartOffset };
+  }
+
+  /** Resolves when `offset` of the partition becomes readable, or when `signal` aborts (long-poll Fetch). */
+  waitForData(topic: string, partition: number, offset: number, signal?: AbortSignal): Promise<void> {
+    return this.#partition(topic, partition).waitForData(offset, signal);
+  }
+
+  /** Kafka's ListOffsets: -2 the earliest offset, -1 the latest (high watermark), else the first at or after a time. */
+  offsetFor(topic: string, partition: number, timestamp: number): { offset: number; timestamp: number } {
+    const target = this.#partition(topic, partition);
+    if (timestamp === LATEST_TIMESTAMP) return { offset: target.highWatermark, timestamp: -1 };
+    if (timestamp === EARLIEST_TIMESTAMP) return { offset: target.log.logStartOffset, timestamp: -1 };
+    const offset = target.log.offsetForTimestamp(timestamp);
+    if (offset === null || offset >= target.highWatermark) return { offset: -1, timestamp: -1 };
+    return { offset, timestamp };
+  }
+
+  /** Partition counts and high watermarks of a topic, for Metadata; UnknownTopicOrPartition if absent. */
+  describeTopic(topic: string): { partitions: number } {
+    const partitions = this.#partitions.get(topic);
+    if (partitions === undefined) throw unknownTopic(topic);
+    return { partitions: partitions.length };
+  }
+
+  /** Removes a topic and its partitions' logs. */
+  async deleteTopic(topic: string): Promise<void> {
+    this.#checkOpen();
+    const partitions = this.#partitions.get(topic);
+    if (partitions === undefined) throw unknownTopic(topic);
+    this.#partitions.delete(topic);
+    this.#registry.remove(topic);
+    for (const partition of partitions) {
+      partition.wakeAll();
+      await partition.log.close();
+      rmSync(partition.log.directory, { recursive: true, force: true });
     }
   }
 

@@ -60,6 +60,13 @@ export class TopicRegistry {
     return grown;
   }
 
+  remove(name: string): void {
+    if (!this.#topics.has(name)) throw new FerryError('UnknownTopicOrPartition', `unknown topic ${name}`);
+    const rest = new Map(this.#topics);
+    rest.delete(name);
+    this.#save(rest);
+  }
+
   #save(topics: Map<string, TopicDescription>): void {
     const body = JSON.stringify({ version: TOPICS_FORMAT_VERSION, topics: [...topics.values()] }, null, 2);
     writeFileAtomicSync(this.#path, new TextEncoder().encode(body));

@@ -1,0 +1,249 @@
+import { ErrorCode } from '../protocol/error-codes.ts';
+import type { Clock, Timer } from '../../util/clock.ts';
+
+/** How long a rebalance waits for more members after the first join of an empty group (Kafka: 3 s). */
+export const INITIAL_REBALANCE_DELAY_MS = 300;
+/** Kafka's group.min/max.session.timeout.ms. */
+export const SESSION_TIMEOUT_MS_MIN = 1000;
+export const SESSION_TIMEOUT_MS_MAX = 30 * 60 * 1000;
+/** Members one group may hold; bounds memory per group. */
+export const GROUP_MEMBERS_MAX = 1000;
+
+export interface JoinRequest {
+  readonly groupId: string;
+  readonly memberId: string;
+  readonly clientId: string;
+  readonly sessionTimeoutMs: number;
+  readonly rebalanceTimeoutMs: number;
+  readonly protocolType: string;
+  readonly protocols: readonly { readonly name: string; readonly metadata: Uint8Array }[];
+}
+
+export interface JoinResult {
+  readonly errorCode: number;
+  readonly generationId: number;
+  readonly protocolName: string;
+  readonly leader: string;
+  readonly memberId: string;
+  /** Filled for the leader only: every member and its metadata for the chosen protocol. */
+  readonly members: { readonly memberId: string; readonly metadata: Uint8Array }[];
+}
+
+type GroupState = 'Empty' | 'PreparingRebalance' | 'CompletingRebalance' | 'Stable';
+
+interface Member {
+  readonly memberId: string;
+  sessionTimeoutMs: number;
+  rebalanceTimeoutMs: number;
+  protocolType: string;
+  protocols: JoinRequest['protocols'];
+  assignment: Uint8Array;
+  sessionTimer: Timer | null;
+  /** A join waiting for the rebalance to complete. */
+  joinWaiter: ((result: JoinResult) => void) | null;
+  /** A sync waiting for the leader's assignments. */
+  syncWaiter: ((result: { errorCode: number; assignment: Uint8Array }) => void) | null;
+}
+
+interface Group {
+  readonly id: string;
+  state: GroupState;
+  generationId: number;
+  protocolName: string;
+  leader: string;
+  readonly members: Map<string, Member>;
+  rebalanceTimer: Timer | null;
+}
+
+const EMPTY = new Uint8Array(0);
+
+/**
+ * Kafka's classic group protocol, in memory: members join, the coordinator waits for all known
+ * members (or the rebalance timeout), picks a protocol every member supports, gives the leader
+ * the member list, hands out the leader's assignments on SyncGroup; heartbeats keep members
+ * alive and learn of rebalances; a member whose session expires is removed.
+ */
+export class GroupCoordinator {
+  readonly #clock: Clock;
+  readonly #groups = new Map<string, Group>();
+  #nextMemberNumber = 0;
+
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
+
+  join(request: JoinRequest): Promise<JoinResult> {
+    const failed = (errorCode: number, memberId = request.memberId) => Promise.resolve({ errorCode, generationId: -1, protocolName: '', leader: '', memberId, members: [] });
+    if (request.groupId === '') return failed(ErrorCode.INVALID_GROUP_ID);
+    if (request.sessionTimeoutMs < SESSION_TIMEOUT_MS_MIN || request.sessionTimeoutMs > SESSION_TIMEOUT_MS_MAX) return failed(ErrorCode.INVALID_SESSION_TIMEOUT);
+    const group = this.#group(request.groupId);
+    if (request.memberId !== '' && !group.members.has(request.memberId)) return failed(ErrorCode.UNKNOWN_MEMBER_ID);
+    if (group.members.size > 0 && !this.#compatible(group, request)) return failed(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
+    if (request.memberId === '' && group.members.size >= GROUP_MEMBERS_MAX) return failed(ErrorCode.UNKNOWN_SERVER_ERROR);
+    const memberId = request.memberId === '' ? `${request.clientId || 'member'}-${++this.#nextMemberNumber}-${this.#clock.nowMs().toString(36)}` : request.memberId;
+    const member = group.members.get(memberId) ?? this.#addMember(group, memberId);
+    member.sessionTimeoutMs = request.sessionTimeoutMs;
+    member.rebalanceTimeoutMs = request.rebalanceTimeoutMs;
+    member.protocolType = request.protocolType;
+    member.protocols = request.protocols;
+    this.#touch(group, member);
+    return new Promise((resolve) => {
+      member.joinWaiter?.({ errorCode: ErrorCode.REBALANCE_IN_PROGRESS, generationId: -1, protocolName: '', leader: '', memberId, members: [] });
+      member.joinWaiter = resolve;
+      this.#prepareRebalance(group);
+      this.#maybeCompleteJoin(group);
+    });
+  }
+
+  sync(groupId: string, generationId: number, memberId: string, assignments: readonly { memberId: string; assignment: Uint8Array }[]): Promise<{ errorCode: number; assignment: Uint8Array }> {
+    const group = this.#groups.get(groupId);
+    const member = group?.members.get(memberId);
+    if (group === undefined || member === undefined) return Promise.resolve({ errorCode: ErrorCode.UNKNOWN_MEMBER_ID, assignment: EMPTY });
+    if (generationId !== group.generationId) return Promise.resolve({ errorCode: ErrorCode.ILLEGAL_GENERATION, assignment: EMPTY });
+    if (group.state === 'PreparingRebalance') return Promise.resolve({ errorCode: ErrorCode.REBALANCE_IN_PROGRESS, assignment: EMPTY });
+    this.#touch(group, member);
+    if (group.state === 'Stable') return Promise.resolve({ errorCode: ErrorCode.NONE, assignment: member.assignment });
+    return new Promise((resolve) => {
+      member.syncWaiter = resolve;
+      if (memberId === group.leader) {
+        for (const other of group.members.values()) other.assignment = assignments.find((a) => a.memberId === other.memberId)?.assignment ?? EMPTY;
+        group.state = 'Stable';
+        for (const other of group.members.values()) {
+          other.syncWaiter?.({ errorCode: ErrorCode.NONE, assignment: other.assignment });
+          other.syncWaiter = null;
+        }
+      }
+    });
+  }
+
+  heartbeat(groupId: string, generationId: number, memberId: string): number {
+    const group = this.#groups.get(groupId);
+    const member = group?.members.get(memberId);
+    if (group === undefined || member === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
+    this.#touch(group, member);
+    if (group.state === 'PreparingRebalance') return ErrorCode.REBALANCE_IN_PROGRESS;
+    if (generationId !== group.generationId) return ErrorCode.ILLEGAL_GENERATION;
+    return ErrorCode.NONE;
+  }
+
+  leave(groupId: string, memberId: string): number {
+    const group = this.#groups.get(groupId);
+    if (group === undefined || !group.members.has(memberId)) return ErrorCode.UNKNOWN_MEMBER_ID;
+    this.#removeMember(group, memberId);
+    return ErrorCode.NONE;
+  }
+
+  /** For OffsetCommit: does this member of this generation still belong to the group? */
+  checkCommit(groupId: string, generationId: number, memberId: string): number {
+    if (generationId < 0) return ErrorCode.NONE; // a simple consumer committing without a group
+    const group = this.#groups.get(groupId);
+    if (group === undefined || !group.members.has(memberId)) return ErrorCode.UNKNOWN_MEMBER_ID;
+    if (generationId !== group.generationId) return ErrorCode.ILLEGAL_GENERATION;
+    if (group.state === 'PreparingRebalance') return ErrorCode.REBALANCE_IN_PROGRESS;
+    return ErrorCode.NONE;
+  }
+
+  /** State and members, for tests and DescribeGroups later. */
+  describe(groupId: string): { state: GroupState; generationId: number; members: string[]; leader: string } | null {
+    const group = this.#groups.get(groupId);
+    return group === undefined ? null : { state: group.state, generationId: group.generationId, members: [...group.members.keys()], leader: group.leader };
+  }
+
+  /** Cancels every timer (broker shutdown). */
+  close(): void {
+    for (const group of this.#groups.values()) {
+      group.rebalanceTimer?.cancel();
+      for (const member of group.members.values()) member.sessionTimer?.cancel();
+    }
+  }
+
+  #group(groupId: string): Group {
+    let group = this.#groups.get(groupId);
+    if (group === undefined) {
+      group = { id: groupId, state: 'Empty', generationId: 0, protocolName: '', leader: '', members: new Map(), rebalanceTimer: null };
+      this.#groups.set(groupId, group);
+    }
+    return group;
+  }
+
+  #addMember(group: Group, memberId: string): Member {
+    const member: Member = { memberId, sessionTimeoutMs: 0, rebalanceTimeoutMs: 0, protocolType: '', protocols: [], assignment: EMPTY, sessionTimer: null, joinWaiter: null, syncWaiter: null };
+    group.members.set(memberId, member);
+    return member;
+  }
+
+  #compatible(group: Group, request: JoinRequest): boolean {
+    const any = group.members.values().next().value as Member;
+    if (any.protocolType !== request.protocolType) return false;
+    return request.protocols.some((p) => [...group.members.values()].every((m) => m.memberId === request.memberId || m.protocols.some((q) => q.name === p.name)));
+  }
+
+  /** Moves the group to PreparingRebalance; members learn of it from heartbeats or their join. */
+  #prepareRebalance(group: Group): void {
+    if (group.state === 'PreparingRebalance') return;
+    const wasEmpty = group.state === 'Empty';
+    group.state = 'PreparingRebalance';
+    for (const member of group.members.values()) {
+      member.syncWaiter?.({ errorCode: ErrorCode.REBALANCE_IN_PROGRESS, assignment: EMPTY });
+      member.syncWaiter = null;
+    }
+    const timeoutMs = wasEmpty ? INITIAL_REBALANCE_DELAY_MS : Math.max(...[...group.members.values()].map((m) => m.rebalanceTimeoutMs), INITIAL_REBALANCE_DELAY_MS);
+    group.rebalanceTimer?.cancel();
+    group.rebalanceTimer = this.#clock.setTimer(timeoutMs, () => this.#completeJoin(group, true));
+  }
+
+  /** Completes early once every member has rejoined (after the first join of an empty group, wait the delay). */
+  #maybeCompleteJoin(group: Group): void {
+    const everyoneJoined = [...group.members.values()].every((m) => m.joinWaiter !== null);
+    if (everyoneJoined && group.generationId > 0) this.#completeJoin(group, false);
+  }
+
+  #completeJoin(group: Group, timedOut: boolean): void {
+    if (group.state !== 'PreparingRebalance') return;
+    group.rebalanceTimer?.cancel();
+    group.rebalanceTimer = null;
+    if (timedOut) for (const member of [...group.members.values()]) if (member.joinWaiter === null) this.#dropMember(group, member);
+    if (group.members.size === 0) {
+      group.state = 'Empty';
+      return;
+    }
+    const members = [...group.members.values()];
+    const protocol = members[0]!.protocols.find((p) => members.every((m) => m.protocols.some((q) => q.name === p.name)));
+    group.generationId++;
+    group.protocolName = protocol?.name ?? '';
+    if (!group.members.has(group.leader)) group.leader = members[0]!.memberId;
+    group.state = 'CompletingRebalance';
+    for (const member of members) {
+      const metadataOf = (m: Member) => m.protocols.find((p) => p.name === group.protocolName)?.metadata ?? EMPTY;
+      const list = member.memberId === group.leader ? members.map((m) => ({ memberId: m.memberId, metadata: metadataOf(m) })) : [];
+      member.joinWaiter?.({ errorCode: ErrorCode.NONE, generationId: group.generationId, protocolName: group.protocolName, leader: group.leader, memberId: member.memberId, members: list });
+      member.joinWaiter = null;
+    }
+  }
+
+  /** Keeps the member alive for another session timeout. */
+  #touch(group: Group, member: Member): void {
+    member.sessionTimer?.cancel();
+    member.sessionTimer = this.#clock.setTimer(member.sessionTimeoutMs, () => this.#removeMember(group, member.memberId));
+  }
+
+  #removeMember(group: Group, memberId: string): void {
+    const member = group.members.get(memberId);
+    if (member === undefined) return;
+    this.#dropMember(group, member);
+    if (group.members.size === 0) {
+      group.rebalanceTimer?.cancel();
+      group.state = 'Empty';
+      return;
+    }
+    this.#prepareRebalance(group);
+    this.#maybeCompleteJoin(group);
+  }
+
+  #dropMember(group: Group, member: Member): void {
+    member.sessionTimer?.cancel();
+    member.joinWaiter?.({ errorCode: ErrorCode.UNKNOWN_MEMBER_ID, generationId: -1, protocolName: '', leader: '', memberId: member.memberId, members: [] });
+    member.syncWaiter?.({ errorCode: ErrorCode.UNKNOWN_MEMBER_ID, assignment: EMPTY });
+    group.members.delete(member.memberId);
+  }
+}
