@@ -1,0 +1,67 @@
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { join } from 'node:path';
+import { flockAvailable, lockExclusive, unlock } from '../util/flock.ts';
+import { StoreError } from './errors.ts';
+import { showKey } from './validate.ts';
+
+/**
+ * Per-key write locks for the file store that hold across processes: flock(2) on one of a fixed
+ * set of lock files, chosen by a hash of the key. Lock striping bounds the files (no lock file
+ * per key to create and clean up) at the price of two keys sometimes sharing a stripe, which
+ * only serialises them briefly. Inside one process a FIFO queue per stripe orders the waiters,
+ * so only contention between processes is left to flock's retry loop.
+ */
+export const LOCK_STRIPES = 256;
+/** A writer holds a lock for one rename plus two fsyncs; 30 s means something is stuck. */
+export const LOCK_TIMEOUT_MS_DEFAULT = 30_000;
+
+export class KeyLocks {
+  readonly #directory: string;
+  readonly #timeoutMs: number;
+  readonly #fds: (number | undefined)[] = new Array(LOCK_STRIPES).fill(undefined);
+  readonly #tails: Promise<void>[] = new Array(LOCK_STRIPES).fill(Promise.resolve());
+
+  constructor(directory: string, timeoutMs: number) {
+    if (!flockAvailable()) throw new StoreError('Unavailable', `file store: flock(2) is not available on ${process.platform}, so writers in several processes cannot be kept apart`);
+    mkdirSync(directory, { recursive: true });
+    this.#directory = directory;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  /** Runs `action` holding `key`'s lock, in this process and against every other. */
+  async withLock<T>(key: string, action: () => Promise<T>): Promise<T> {
+    const stripe = Bun.hash.crc32(key) % LOCK_STRIPES;
+    const previous = this.#tails[stripe]!;
+    let release!: () => void;
+    this.#tails[stripe] = new Promise<void>((resolve) => (release = resolve));
+    await previous;
+    const fd = this.#fdOf(stripe);
+    try {
+      if (!(await lockExclusive(fd, this.#timeoutMs))) throw new StoreError('Timeout', `file store: the write lock of ${showKey(key)} stayed taken for ${this.#timeoutMs} ms (another process is stuck holding it)`, { key });
+      try {
+        return await action();
+      } finally {
+        unlock(fd);
+      }
+    } finally {
+      release();
+    }
+  }
+
+  /** Closes the lock files; call once no write is in flight. */
+  close(): void {
+    for (const [stripe, fd] of this.#fds.entries()) {
+      if (fd !== undefined) closeSync(fd);
+      this.#fds[stripe] = undefined;
+    }
+  }
+
+  #fdOf(stripe: number): number {
+    let fd = this.#fds[stripe];
+    if (fd === undefined) {
+      fd = openSync(join(this.#directory, String(stripe).padStart(3, '0')), 'a');
+      this.#fds[stripe] = fd;
+    }
+    return fd;
+  }
+}

@@ -1,0 +1,121 @@
+import type { StoreStats } from './stats.ts';
+
+/**
+ * The one interface through which Ferry reaches object storage (design contracts 4, 5 and 9).
+ * Every backend (memory, file, s3) passes the same conformance suite, test/store/contract.ts.
+ *
+ * Semantics every backend gives, as AWS S3 does:
+ * - read-after-write and list-after-write consistency;
+ * - a put is atomic: readers see the whole old object or the whole new one, never a part, and
+ *   nothing appears under a key until its put or multipart completion succeeds;
+ * - conditional writes: `ifNoneMatch: '*'` creates only if absent; `ifMatch: etag` replaces only
+ *   if the current ETag is that one; a failed condition is StoreError('PreconditionFailed');
+ * - list order is unspecified (S3 Express directory buckets return keys unordered).
+ */
+export interface ObjectStore {
+  /** `memory`, `file` or `s3`, for logs and benchmark tables. */
+  readonly kind: string;
+
+  put(key: string, body: Uint8Array, options?: PutOptions): Promise<PutResult>;
+  /** The whole object, or `range` of it. NotFound if absent. */
+  get(key: string, options?: GetOptions): Promise<GetResult>;
+  /** Size and ETag, or null if absent. */
+  head(key: string): Promise<ObjectInfo | null>;
+  /** One page of keys under `prefix`, in no particular order. */
+  list(prefix: string, options?: ListOptions): Promise<ListPage>;
+  /** Removes `key`; succeeds when it is already absent. */
+  delete(key: string): Promise<void>;
+  /** Removes many keys in as few requests as the backend allows; absent keys count as deleted. */
+  deleteMany(keys: readonly string[]): Promise<DeleteManyResult>;
+  /** Starts a multipart upload; nothing is visible under `key` until `complete`. */
+  createMultipartUpload(key: string, options?: MultipartOptions): Promise<MultipartUpload>;
+  /** Requests by class and bytes moved since the store was opened. */
+  stats(): StoreStats;
+  close(): Promise<void>;
+}
+
+export interface PutOptions {
+  /** `'*'`: create only if no object exists under the key. */
+  readonly ifNoneMatch?: '*';
+  /** Replace only if the current object's ETag is this one (compare-and-swap). */
+  readonly ifMatch?: string;
+  readonly signal?: AbortSignal;
+}
+
+export interface PutResult {
+  readonly etag: string;
+}
+
+/** Bytes [start, end): `end` exclusive and clamped to the object's size; absent means to the end. */
+export interface ByteRange {
+  readonly start: number;
+  readonly end?: number;
+}
+
+export interface GetOptions {
+  readonly range?: ByteRange;
+  readonly signal?: AbortSignal;
+}
+
+export interface GetResult {
+  readonly body: Uint8Array;
+  readonly etag: string;
+  /** The whole object's size, whatever range was asked for. */
+  readonly size: number;
+}
+
+export interface ObjectInfo {
+  readonly key: string;
+  readonly size: number;
+  readonly etag: string;
+}
+
+export interface ListOptions {
+  /** From a previous page's `nextToken`. */
+  readonly token?: string;
+  /** At most this many keys in the page (backends may return fewer); default 1000. */
+  readonly maxKeys?: number;
+}
+
+export interface ListPage {
+  readonly objects: ObjectInfo[];
+  /** Absent on the last page. */
+  readonly nextToken?: string;
+}
+
+export interface DeleteManyResult {
+  readonly deleted: string[];
+  readonly failed: { readonly key: string; readonly error: Error }[];
+}
+
+export interface MultipartOptions {
+  /** `'*'`: completion succeeds only if no object exists under the key by then. */
+  readonly ifNoneMatch?: '*';
+}
+
+export interface MultipartUpload {
+  readonly key: string;
+  readonly uploadId: string;
+  /** Parts are numbered from 1; every part but the last must be at least MULTIPART_PART_BYTES_MIN. */
+  uploadPart(partNumber: number, body: Uint8Array): Promise<UploadedPart>;
+  /** Makes the object visible, atomically, from the listed parts in order. */
+  complete(parts: readonly UploadedPart[]): Promise<PutResult>;
+  /** Discards the parts; nothing was ever visible. */
+  abort(): Promise<void>;
+}
+
+export interface UploadedPart {
+  readonly partNumber: number;
+  readonly etag: string;
+  readonly size: number;
+}
+
+/** S3's rules, enforced by every backend so tests catch what AWS would refuse. */
+export const MULTIPART_PART_BYTES_MIN = 5 * 1024 * 1024;
+export const MULTIPART_PART_BYTES_MAX = 5 * 1024 * 1024 * 1024;
+export const MULTIPART_PARTS_MAX = 10_000;
+/** S3 keys are at most 1024 bytes of UTF-8. */
+export const KEY_BYTES_MAX = 1024;
+/** S3's page size for ListObjectsV2 and its batch limit for DeleteObjects. */
+export const LIST_PAGE_KEYS_MAX = 1000;
+export const DELETE_BATCH_KEYS_MAX = 1000;
