@@ -1,5 +1,6 @@
 #!/usr/bin/env bun
 /** `ferry <command>`: the command-line face of Ferry. Each command lives in src/cli/. */
+import { runBroker } from './cli/broker.ts';
 import { runDemo } from './cli/demo.ts';
 import { runInspect } from './cli/inspect.ts';
 import { CliError } from './cli/args.ts';
@@ -9,14 +10,15 @@ const USAGE = `ferry: a Kafka-format log whose active segment ships to object st
 usage: ferry <command> [options]
 
 commands:
+  broker    run a Kafka-protocol broker (kcat, kafkajs, librdkafka) on 127.0.0.1:9092
   demo      run the embedded engine: create a topic, produce, consume, print the numbers
   inspect   print the record batches of a segment file or partition directory
   bench     run the benchmark suite (bench/run.ts)
 
-Run 'ferry <command> --help' for a command's options.
-The Kafka-protocol broker ('ferry broker') is not built yet.`;
+Run 'ferry <command> --help' for a command's options.`;
 
 const commands: Record<string, (args: string[]) => Promise<void>> = {
+  broker: runBroker,
   demo: runDemo,
   inspect: runInspect,
   bench: async (args) => {

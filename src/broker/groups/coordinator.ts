@@ -85,7 +85,8 @@ export class GroupCoordinator {
     member.sessionTimeoutMs = request.sessionTimeoutMs;
     member.rebalanceTimeoutMs = request.rebalanceTimeoutMs;
     member.protocolType = request.protocolType;
-    member.protocols = request.protocols;
+    // Copies: the request's bytes are views of a network chunk that would stay pinned for the group's life.
+    member.protocols = request.protocols.map((protocol) => ({ name: protocol.name, metadata: protocol.metadata.slice() }));
     this.#touch(group, member);
     return new Promise((resolve) => {
       member.joinWaiter?.({ errorCode: ErrorCode.REBALANCE_IN_PROGRESS, generationId: -1, protocolName: '', leader: '', memberId, members: [] });
@@ -106,7 +107,7 @@ export class GroupCoordinator {
     return new Promise((resolve) => {
       member.syncWaiter = resolve;
       if (memberId === group.leader) {
-        for (const other of group.members.values()) other.assignment = assignments.find((a) => a.memberId === other.memberId)?.assignment ?? EMPTY;
+        for (const other of group.members.values()) other.assignment = assignments.find((a) => a.memberId === other.memberId)?.assignment.slice() ?? EMPTY;
         group.state = 'Stable';
         for (const other of group.members.values()) {
           other.syncWaiter?.({ errorCode: ErrorCode.NONE, assignment: other.assignment });

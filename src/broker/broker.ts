@@ -1,0 +1,123 @@
+import { Ferry, type FerryOptions } from '../engine/index.ts';
+import type { Clock } from '../util/clock.ts';
+import { systemClock } from '../util/clock.ts';
+import { apiVersionsCodec } from './apis/api-versions.ts';
+import { createTopicsCodec } from './apis/create-topics.ts';
+import { deleteTopicsCodec } from './apis/delete-topics.ts';
+import { describeConfigsCodec } from './apis/describe-configs.ts';
+import { fetchCodec } from './apis/fetch.ts';
+import { findCoordinatorCodec } from './apis/find-coordinator.ts';
+import { heartbeatCodec } from './apis/heartbeat.ts';
+import { initProducerIdCodec } from './apis/init-producer-id.ts';
+import { joinGroupCodec } from './apis/join-group.ts';
+import { leaveGroupCodec } from './apis/leave-group.ts';
+import { listOffsetsCodec } from './apis/list-offsets.ts';
+import { metadataCodec } from './apis/metadata.ts';
+import { offsetCommitCodec } from './apis/offset-commit.ts';
+import { offsetFetchCodec } from './apis/offset-fetch.ts';
+import { produceCodec } from './apis/produce.ts';
+import { syncGroupCodec } from './apis/sync-group.ts';
+import type { BrokerContext } from './context.ts';
+import { GroupCoordinator } from './groups/coordinator.ts';
+import { OffsetStore } from './groups/offset-store.ts';
+import { handleFindCoordinator, handleInitProducerId } from './handlers/coordinator.ts';
+import { handleFetch } from './handlers/fetch.ts';
+import { handleHeartbeat, handleJoinGroup, handleLeaveGroup, handleOffsetCommit, handleOffsetFetch, handleSyncGroup } from './handlers/groups.ts';
+import { handleListOffsets } from './handlers/list-offsets.ts';
+import { handleMetadata } from './handlers/metadata.ts';
+import { handleProduce } from './handlers/produce.ts';
+import { handleCreateTopics, handleDeleteTopics, handleDescribeConfigs } from './handlers/topics.ts';
+import { ProducerIds } from './producers.ts';
+import { type ApiBinding, Router } from './router.ts';
+import { KafkaServer } from './server.ts';
+
+export interface BrokerOptions {
+  readonly listenHost: string;
+  /** 0 picks a free port (tests). */
+  readonly listenPort: number;
+  /** What clients are told to connect to; the listen address by default. */
+  readonly advertisedHost?: string;
+  readonly advertisedPort?: number;
+  readonly nodeId: number;
+  readonly rack?: string | null;
+  readonly clusterId?: string;
+  readonly autoCreateTopics?: boolean;
+  readonly defaultPartitions?: number;
+  /** The engine this broker serves (directory, WAL store, log settings). */
+  readonly engine: FerryOptions;
+  readonly clock?: Clock;
+  readonly log?: (message: string) => void;
+}
+
+const CLUSTER_ID_DEFAULT = 'ferry-cluster';
+const DEFAULT_PARTITIONS = 1;
+
+/** A Kafka-protocol broker over one Ferry engine: real Kafka clients produce, fetch and form groups. */
+export class Broker {
+  readonly context: BrokerContext;
+  readonly #server: KafkaServer;
+
+  private constructor(context: BrokerContext, server: KafkaServer) {
+    this.context = context;
+    this.#server = server;
+  }
+
+  static async start(options: BrokerOptions): Promise<Broker> {
+    const clock = options.clock ?? systemClock;
+    const engine = await Ferry.open({ ...options.engine, clock });
+    let context: BrokerContext | undefined;
+    const router = new Router(bindings(() => context!));
+    const server = KafkaServer.listen({ hostname: options.listenHost, port: options.listenPort, router, ...(options.log === undefined ? {} : { log: options.log }) });
+    context = {
+      nodeId: options.nodeId,
+      advertisedHost: options.advertisedHost ?? options.listenHost,
+      advertisedPort: options.advertisedPort ?? server.port,
+      rack: options.rack ?? null,
+      clusterId: options.clusterId ?? CLUSTER_ID_DEFAULT,
+      engine,
+      clock,
+      groups: new GroupCoordinator(clock),
+      offsets: OffsetStore.open(options.engine.directory),
+      producers: new ProducerIds(options.engine.directory),
+      autoCreateTopics: options.autoCreateTopics ?? true,
+      defaultPartitions: options.defaultPartitions ?? DEFAULT_PARTITIONS,
+    };
+    return new Broker(context, server);
+  }
+
+  get port(): number {
+    return this.#server.port;
+  }
+
+  /** Stops listening, ends every connection, flushes and closes the engine. */
+  async stop(): Promise<void> {
+    this.#server.stop();
+    this.context.groups.close();
+    await this.context.engine.close();
+  }
+}
+
+// biome-ignore lint: the binding table holds every API's request and response types
+function bindings(context: () => BrokerContext): ApiBinding<any, any>[] {
+  let router: Router | undefined;
+  const table: ApiBinding<any, any>[] = [
+    { codec: apiVersionsCodec, handle: () => ({ errorCode: 0, apiKeys: router!.apiVersions(), throttleTimeMs: 0 }) },
+    { codec: metadataCodec, handle: (request) => handleMetadata(context(), request) },
+    { codec: produceCodec, handle: (request) => handleProduce(context(), request) },
+    { codec: fetchCodec, handle: (request) => handleFetch(context(), request) },
+    { codec: listOffsetsCodec, handle: (request) => handleListOffsets(context(), request) },
+    { codec: initProducerIdCodec, handle: (request) => handleInitProducerId(context(), request) },
+    { codec: findCoordinatorCodec, handle: (request) => handleFindCoordinator(context(), request) },
+    { codec: joinGroupCodec, handle: (request, { header }) => handleJoinGroup(context(), request, header.clientId ?? '') },
+    { codec: syncGroupCodec, handle: (request) => handleSyncGroup(context(), request) },
+    { codec: heartbeatCodec, handle: (request) => handleHeartbeat(context(), request) },
+    { codec: leaveGroupCodec, handle: (request) => handleLeaveGroup(context(), request) },
+    { codec: offsetCommitCodec, handle: (request) => handleOffsetCommit(context(), request) },
+    { codec: offsetFetchCodec, handle: (request) => handleOffsetFetch(context(), request) },
+    { codec: createTopicsCodec, handle: (request) => handleCreateTopics(context(), request) },
+    { codec: deleteTopicsCodec, handle: (request) => handleDeleteTopics(context(), request) },
+    { codec: describeConfigsCodec, handle: (request) => handleDescribeConfigs(context(), request) },
+  ];
+  router = new Router(table);
+  return table;
+}

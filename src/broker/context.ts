@@ -1,0 +1,27 @@
+import type { Ferry } from '../engine/index.ts';
+import type { Clock } from '../util/clock.ts';
+import type { GroupCoordinator } from './groups/coordinator.ts';
+import type { OffsetStore } from './groups/offset-store.ts';
+import type { ProducerIds } from './producers.ts';
+
+/** What every handler may use: this broker's identity, its engine and its coordinators. */
+export interface BrokerContext {
+  readonly nodeId: number;
+  /** Host and port clients are told to connect to (Metadata, FindCoordinator). */
+  readonly advertisedHost: string;
+  readonly advertisedPort: number;
+  readonly rack: string | null;
+  readonly clusterId: string;
+  readonly engine: Ferry;
+  readonly clock: Clock;
+  readonly groups: GroupCoordinator;
+  readonly offsets: OffsetStore;
+  readonly producers: ProducerIds;
+  /** Create a topic with `defaultPartitions` when a client asks for one that does not exist. */
+  readonly autoCreateTopics: boolean;
+  readonly defaultPartitions: number;
+}
+
+/** Kafka's "no leader epoch" / "no timestamp" values. */
+export const NO_EPOCH = -1;
+export const NO_TIMESTAMP = -1;

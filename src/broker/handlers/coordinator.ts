@@ -1,0 +1,20 @@
+import type { FindCoordinatorRequest, FindCoordinatorResponse } from '../apis/find-coordinator.ts';
+import type { InitProducerIdRequest, InitProducerIdResponse } from '../apis/init-producer-id.ts';
+import type { BrokerContext } from '../context.ts';
+import { ErrorCode } from '../protocol/error-codes.ts';
+
+const GROUP_KEY_TYPE = 0;
+
+/** This broker coordinates every group; transaction coordinators do not exist (no transactions yet). */
+export function handleFindCoordinator(context: BrokerContext, request: FindCoordinatorRequest): FindCoordinatorResponse {
+  if (request.keyType !== GROUP_KEY_TYPE) {
+    return { throttleTimeMs: 0, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: 'transactions are not supported', nodeId: -1, host: '', port: -1 };
+  }
+  return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, nodeId: context.nodeId, host: context.advertisedHost, port: context.advertisedPort };
+}
+
+/** Idempotent producers get a fresh id; transactional ones are refused (not supported yet). */
+export function handleInitProducerId(context: BrokerContext, request: InitProducerIdRequest): InitProducerIdResponse {
+  if (request.transactionalId !== null) return { throttleTimeMs: 0, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, producerId: -1, producerEpoch: -1 };
+  return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: context.producers.allocate(), producerEpoch: 0 };
+}

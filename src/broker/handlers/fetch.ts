@@ -1,0 +1,64 @@
+import type { FetchRequest, FetchResponse, FetchResponsePartition } from '../apis/fetch.ts';
+import type { BrokerContext } from '../context.ts';
+import { ErrorCode } from '../protocol/error-codes.ts';
+import { errorCodeOf } from './errors.ts';
+
+/** Kafka's fetch.max.wait.ms bound: a long poll never holds a connection longer than this. */
+export const FETCH_WAIT_MS_MAX = 30_000;
+/** No preferred read replica (KIP-392): one broker serves every partition. */
+const NO_PREFERRED_REPLICA = -1;
+
+/**
+ * Reads whole batches (views of the log's read buffers, sent without copying into the response)
+ * up to each partition's limit and the request's total; if fewer than min_bytes are ready, waits
+ * up to max_wait_ms for any requested partition to grow, then reads again (long poll).
+ */
+export async function handleFetch(context: BrokerContext, request: FetchRequest): Promise<FetchResponse> {
+  let response = read(context, request);
+  if (bytesIn(response) < request.minBytes && request.maxWaitMs > 0) {
+    await waitForAny(context, request, response);
+    response = read(context, request);
+  }
+  return response;
+}
+
+function read(context: BrokerContext, request: FetchRequest): FetchResponse {
+  let budget = request.maxBytes > 0 ? request.maxBytes : Number.MAX_SAFE_INTEGER;
+  const responses = request.topics.map((topic) => ({
+    topic: topic.topic,
+    partitions: topic.partitions.map((partition): FetchResponsePartition => {
+      try {
+        const maxBytes = Math.max(0, Math.min(partition.partitionMaxBytes, budget));
+        const result = context.engine.fetch(topic.topic, partition.partition, partition.fetchOffset, { maxBytes: Math.max(1, maxBytes) });
+        // Kafka returns the first batch even past the limits, but only while nothing else filled the response.
+        const batches = budget <= 0 ? [] : result.batches;
+        const size = batches.reduce((sum, batch) => sum + batch.sizeInBytes, 0);
+        budget -= size;
+        return { partitionIndex: partition.partition, errorCode: ErrorCode.NONE, highWatermark: result.highWatermark, lastStableOffset: result.highWatermark, logStartOffset: result.logStartOffset, abortedTransactions: null, preferredReadReplica: NO_PREFERRED_REPLICA, records: batches.map((batch) => batch.bytes) };
+      } catch (error) {
+        return { partitionIndex: partition.partition, errorCode: errorCodeOf(error), highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, abortedTransactions: null, preferredReadReplica: NO_PREFERRED_REPLICA, records: [] };
+      }
+    }),
+  }));
+  return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses };
+}
+
+function bytesIn(response: FetchResponse): number {
+  let bytes = 0;
+  for (const topic of response.responses) for (const partition of topic.partitions) for (const batch of partition.records ?? []) bytes += batch.length;
+  return bytes;
+}
+
+/** Waits until a requested partition has data at its fetch offset, or max_wait_ms. */
+async function waitForAny(context: BrokerContext, request: FetchRequest, first: FetchResponse): Promise<void> {
+  const controller = new AbortController();
+  const waits: Promise<void>[] = [];
+  request.topics.forEach((topic, t) => topic.partitions.forEach((partition, p) => {
+    if (first.responses[t]!.partitions[p]!.errorCode !== ErrorCode.NONE) return;
+    waits.push(context.engine.waitForData(topic.topic, partition.partition, partition.fetchOffset, controller.signal));
+  }));
+  const timer = context.clock.setTimer(Math.min(request.maxWaitMs, FETCH_WAIT_MS_MAX), () => controller.abort());
+  await Promise.race([...waits, new Promise<void>((resolve) => controller.signal.addEventListener('abort', () => resolve(), { once: true }))]);
+  timer.cancel();
+  controller.abort();
+}

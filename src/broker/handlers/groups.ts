@@ -1,0 +1,55 @@
+import type { HeartbeatRequest, HeartbeatResponse } from '../apis/heartbeat.ts';
+import type { JoinGroupRequest, JoinGroupResponse } from '../apis/join-group.ts';
+import type { LeaveGroupRequest, LeaveGroupResponse } from '../apis/leave-group.ts';
+import type { OffsetCommitRequest, OffsetCommitResponse } from '../apis/offset-commit.ts';
+import type { OffsetFetchRequest, OffsetFetchResponse } from '../apis/offset-fetch.ts';
+import type { SyncGroupRequest, SyncGroupResponse } from '../apis/sync-group.ts';
+import type { BrokerContext } from '../context.ts';
+import { ErrorCode } from '../protocol/error-codes.ts';
+
+export async function handleJoinGroup(context: BrokerContext, request: JoinGroupRequest, clientId: string): Promise<JoinGroupResponse> {
+  const result = await context.groups.join({ groupId: request.groupId, memberId: request.memberId, clientId, sessionTimeoutMs: request.sessionTimeoutMs, rebalanceTimeoutMs: request.rebalanceTimeoutMs > 0 ? request.rebalanceTimeoutMs : request.sessionTimeoutMs, protocolType: request.protocolType, protocols: request.protocols });
+  return { throttleTimeMs: 0, ...result, members: result.members.map((m) => ({ memberId: m.memberId, groupInstanceId: null, metadata: m.metadata })) };
+}
+
+export async function handleSyncGroup(context: BrokerContext, request: SyncGroupRequest): Promise<SyncGroupResponse> {
+  const result = await context.groups.sync(request.groupId, request.generationId, request.memberId, request.assignments);
+  return { throttleTimeMs: 0, ...result };
+}
+
+export function handleHeartbeat(context: BrokerContext, request: HeartbeatRequest): HeartbeatResponse {
+  return { throttleTimeMs: 0, errorCode: context.groups.heartbeat(request.groupId, request.generationId, request.memberId) };
+}
+
+export function handleLeaveGroup(context: BrokerContext, request: LeaveGroupRequest): LeaveGroupResponse {
+  const members = request.members.map((member) => ({ memberId: member.memberId, groupInstanceId: member.groupInstanceId, errorCode: context.groups.leave(request.groupId, member.memberId) }));
+  return { throttleTimeMs: 0, errorCode: members.every((m) => m.errorCode === ErrorCode.NONE) ? ErrorCode.NONE : members[0]!.errorCode, members };
+}
+
+export function handleOffsetCommit(context: BrokerContext, request: OffsetCommitRequest): OffsetCommitResponse {
+  const errorCode = context.groups.checkCommit(request.groupId, request.generationId, request.memberId);
+  if (errorCode === ErrorCode.NONE) {
+    const offsets = request.topics.flatMap((topic) => topic.partitions.map((p) => ({ topic: topic.name, partition: p.partitionIndex, committed: { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.committedMetadata } })));
+    context.offsets.commit(request.groupId, offsets);
+  }
+  return { throttleTimeMs: 0, topics: request.topics.map((topic) => ({ name: topic.name, partitions: topic.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })) };
+}
+
+export function handleOffsetFetch(context: BrokerContext, request: OffsetFetchRequest): OffsetFetchResponse {
+  const wanted = request.topics ?? groupTopics(context, request.groupId);
+  const topics = wanted.map((topic) => ({
+    name: topic.name,
+    partitions: topic.partitionIndexes.map((partitionIndex) => {
+      const committed = context.offsets.fetch(request.groupId, topic.name, partitionIndex);
+      return { partitionIndex, committedOffset: committed?.offset ?? -1, committedLeaderEpoch: committed?.leaderEpoch ?? -1, metadata: committed?.metadata ?? '', errorCode: ErrorCode.NONE };
+    }),
+  }));
+  return { throttleTimeMs: 0, topics, errorCode: ErrorCode.NONE };
+}
+
+/** Every topic and partition the group has committed (OffsetFetch with a null topic list). */
+function groupTopics(context: BrokerContext, groupId: string): { name: string; partitionIndexes: number[] }[] {
+  const byTopic = new Map<string, number[]>();
+  for (const { topic, partition } of context.offsets.list(groupId)) byTopic.set(topic, [...(byTopic.get(topic) ?? []), partition]);
+  return [...byTopic].map(([name, partitionIndexes]) => ({ name, partitionIndexes }));
+}

@@ -1,0 +1,24 @@
+import type { ListOffsetsRequest, ListOffsetsResponse } from '../apis/list-offsets.ts';
+import type { BrokerContext } from '../context.ts';
+import { ErrorCode } from '../protocol/error-codes.ts';
+import { errorCodeOf } from './errors.ts';
+
+const LEADER_EPOCH = 0;
+
+/** Earliest (-2), latest (-1, the high watermark) or the first offset at or after a timestamp. */
+export function handleListOffsets(context: BrokerContext, request: ListOffsetsRequest): ListOffsetsResponse {
+  return {
+    throttleTimeMs: 0,
+    topics: request.topics.map((topic) => ({
+      name: topic.name,
+      partitions: topic.partitions.map((partition) => {
+        try {
+          const { offset, timestamp } = context.engine.offsetFor(topic.name, partition.partitionIndex, partition.timestamp);
+          return { partitionIndex: partition.partitionIndex, errorCode: ErrorCode.NONE, oldStyleOffsets: offset < 0 ? [] : [offset], timestamp, offset, leaderEpoch: LEADER_EPOCH };
+        } catch (error) {
+          return { partitionIndex: partition.partitionIndex, errorCode: errorCodeOf(error), oldStyleOffsets: [], timestamp: -1, offset: -1, leaderEpoch: -1 };
+        }
+      }),
+    })),
+  };
+}

@@ -1,0 +1,66 @@
+import { BASE_SEQUENCE_OFFSET, LAST_OFFSET_DELTA_OFFSET, PRODUCER_EPOCH_OFFSET, PRODUCER_ID_OFFSET, RECORD_BATCH_HEADER_BYTES } from '../../format/record-batch.ts';
+import type { Clock, Timer } from '../../util/clock.ts';
+import type { ProducePartitionData, ProducePartitionResponse, ProduceRequest, ProduceResponse } from '../apis/produce.ts';
+import { type BrokerContext, NO_TIMESTAMP } from '../context.ts';
+import { ErrorCode } from '../protocol/error-codes.ts';
+import { errorCodeOf } from './errors.ts';
+
+const ACKS = new Map<number, 0 | 1 | 'all'>([[0, 0], [1, 1], [-1, 'all']]);
+
+/** Appends each partition's batches; acks=0 gets no response at all, as Kafka does. */
+export async function handleProduce(context: BrokerContext, request: ProduceRequest): Promise<ProduceResponse | null> {
+  const acks = ACKS.get(request.acks);
+  const responses = await Promise.all(request.topicData.map(async (topic) => ({
+    name: topic.name,
+    partitionResponses: await Promise.all(topic.partitionData.map((data) => (acks === undefined ? failed(data.index, ErrorCode.INVALID_REQUIRED_ACKS) : producePartition(context, topic.name, data, acks, request.timeoutMs)))),
+  })));
+  return acks === 0 ? null : { responses, throttleTimeMs: 0 };
+}
+
+async function producePartition(context: BrokerContext, topic: string, data: ProducePartitionData, acks: 0 | 1 | 'all', timeoutMs: number): Promise<ProducePartitionResponse> {
+  const records = data.records;
+  if (records === null || records.length < RECORD_BATCH_HEADER_BYTES) return failed(data.index, ErrorCode.CORRUPT_MESSAGE);
+  const producer = producerFields(records);
+  const key = `${topic}\u0000${data.index}`;
+  if (producer.id >= 0) {
+    const check = context.producers.check(key, producer.id, producer.epoch, producer.sequence);
+    if (check.kind === 'duplicate') return succeeded(data.index, check.baseOffset, 0);
+    if (check.kind === 'out-of-order') return failed(data.index, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER);
+    if (check.kind === 'fenced-epoch') return failed(data.index, ErrorCode.INVALID_PRODUCER_EPOCH);
+  }
+  try {
+    const appended = context.engine.appendBatches(topic, data.index, records, acks);
+    const result = await (acks === 'all' ? withTimeout(context.clock, appended, timeoutMs) : appended);
+    if (result === null) return failed(data.index, ErrorCode.REQUEST_TIMED_OUT);
+    if (producer.id >= 0) context.producers.appended(key, producer.id, producer.epoch, producer.sequence, producer.lastOffsetDelta + 1, result.baseOffset);
+    return succeeded(data.index, result.baseOffset, result.logStartOffset);
+  } catch (error) {
+    return failed(data.index, errorCodeOf(error));
+  }
+}
+
+/** The idempotence fields of the first batch, read in place (the append validates the batch itself). */
+function producerFields(records: Uint8Array): { id: number; epoch: number; sequence: number; lastOffsetDelta: number } {
+  const view = new DataView(records.buffer, records.byteOffset, records.length);
+  return {
+    id: Number(view.getBigInt64(PRODUCER_ID_OFFSET)),
+    epoch: view.getInt16(PRODUCER_EPOCH_OFFSET),
+    sequence: view.getInt32(BASE_SEQUENCE_OFFSET),
+    lastOffsetDelta: view.getInt32(LAST_OFFSET_DELTA_OFFSET),
+  };
+}
+
+/** Resolves with the result, or null once `timeoutMs` passed (the records may still commit later). */
+function withTimeout<T>(clock: Clock, promise: Promise<T>, timeoutMs: number): Promise<T | null> {
+  let timer: Timer | undefined;
+  const timeout = new Promise<null>((resolve) => (timer = clock.setTimer(Math.max(0, timeoutMs), () => resolve(null))));
+  return Promise.race([promise, timeout]).finally(() => timer?.cancel());
+}
+
+function succeeded(index: number, baseOffset: number, logStartOffset: number): ProducePartitionResponse {
+  return { index, errorCode: ErrorCode.NONE, baseOffset, logAppendTimeMs: NO_TIMESTAMP, logStartOffset, recordErrors: [], errorMessage: null };
+}
+
+function failed(index: number, errorCode: number): ProducePartitionResponse {
+  return { index, errorCode, baseOffset: -1, logAppendTimeMs: NO_TIMESTAMP, logStartOffset: -1, recordErrors: [], errorMessage: null };
+}

@@ -1,0 +1,122 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Broker } from '../broker/broker.ts';
+import { openStore } from '../store/url.ts';
+import { CliError, parseCommandArgs, positiveInteger } from './args.ts';
+
+const USAGE = `usage: ferry broker [options]
+
+Runs a Kafka-protocol broker over the Ferry engine: kcat, kafkajs and librdkafka clients work
+unchanged. Appends ship to object storage as WAL objects (KIP-1176); acks=all waits for them.
+
+options (each also from the environment as FERRY_<NAME>, e.g. FERRY_LISTEN, or a JSON config file):
+  --listen HOST:PORT          where to listen (default 127.0.0.1:9092)
+  --advertised HOST:PORT      what clients are told to connect to (default: the listen address)
+  --node-id N                 this broker's id (default 1)
+  --rack NAME                 this broker's rack / availability zone (client.rack matching)
+  --data DIR                  local log directory (default ./data)
+  --wal-store URL             object store for WAL data: file:///abs/path, file:rel/path, s3://bucket/prefix?...,
+                              memory:// (default file:<data>/objects)
+  --writer-id NAME            this broker's WAL writer id (default broker-<node id>)
+  --upload-bytes N            close a WAL object at this size (default 262144)
+  --upload-interval-ms N      ...or this long after its first append (default 5)
+  --partitions N              partitions of auto-created topics (default 1)
+  --no-auto-create            do not create topics on first use
+  --config FILE               a JSON file with any of the options above (camelCase keys)
+  -h, --help                  this text
+
+SIGTERM or SIGINT: stop accepting, flush the WAL, close the logs, exit.`;
+
+interface BrokerSettings {
+  listen: string;
+  advertised?: string;
+  nodeId: string;
+  rack?: string;
+  data: string;
+  walStore?: string;
+  writerId?: string;
+  uploadBytes?: string;
+  uploadIntervalMs?: string;
+  partitions?: string;
+  autoCreate: boolean;
+}
+
+const DEFAULTS: BrokerSettings = { listen: '127.0.0.1:9092', nodeId: '1', data: './data', autoCreate: true };
+const ENV_KEYS: (keyof BrokerSettings)[] = ['listen', 'advertised', 'nodeId', 'rack', 'data', 'walStore', 'writerId', 'uploadBytes', 'uploadIntervalMs', 'partitions'];
+
+export async function runBroker(args: string[]): Promise<void> {
+  const parsed = parseCommandArgs(args, {
+    listen: { type: 'string' },
+    advertised: { type: 'string' },
+    'node-id': { type: 'string' },
+    rack: { type: 'string' },
+    data: { type: 'string' },
+    'wal-store': { type: 'string' },
+    'writer-id': { type: 'string' },
+    'upload-bytes': { type: 'string' },
+    'upload-interval-ms': { type: 'string' },
+    partitions: { type: 'string' },
+    'no-auto-create': { type: 'boolean' },
+    config: { type: 'string' },
+  }, USAGE);
+  if (parsed === null) return;
+  const settings = resolveSettings(parsed.values);
+  const [listenHost, listenPort] = hostPort('listen', settings.listen);
+  const advertised: [string, number] = settings.advertised === undefined ? [listenHost, listenPort] : hostPort('advertised', settings.advertised);
+  const nodeId = positiveInteger('node-id', settings.nodeId, 1);
+  const data = resolve(settings.data);
+  const store = await openStore(settings.walStore ?? `file:${resolve(data, 'objects')}`);
+  const broker = await Broker.start({
+    listenHost, listenPort, advertisedHost: advertised[0], advertisedPort: advertised[1], nodeId,
+    rack: settings.rack ?? null,
+    autoCreateTopics: settings.autoCreate,
+    defaultPartitions: positiveInteger('partitions', settings.partitions, 1),
+    engine: {
+      directory: data,
+      log: { flush: { kind: 'none' } }, // durability comes from the WAL objects (KIP-1176)
+      wal: { store, writerId: settings.writerId ?? `broker-${nodeId}`, config: { uploadBytes: positiveInteger('upload-bytes', settings.uploadBytes, 256 * 1024), uploadIntervalMs: positiveInteger('upload-interval-ms', settings.uploadIntervalMs, 5) } },
+    },
+  });
+  console.log(`ferry broker ${nodeId} listening on ${listenHost}:${broker.port} (advertised ${advertised[0]}:${advertised[1]}), data ${data}, WAL ${store.kind}`);
+  await new Promise<void>((done) => {
+    const stop = async (signal: string) => {
+      console.log(`${signal}: flushing and stopping`);
+      await broker.stop();
+      await store.close();
+      done();
+    };
+    process.once('SIGTERM', () => void stop('SIGTERM'));
+    process.once('SIGINT', () => void stop('SIGINT'));
+  });
+}
+
+/** Defaults, then the config file, then FERRY_* environment variables, then flags. */
+function resolveSettings(values: { readonly [name: string]: string | boolean | undefined }): BrokerSettings {
+  const settings: BrokerSettings = { ...DEFAULTS };
+  const file = typeof values.config === 'string' ? values.config : process.env.FERRY_CONFIG;
+  if (file !== undefined) {
+    if (!existsSync(file)) throw new CliError(`config file ${file} does not exist`);
+    try {
+      Object.assign(settings, JSON.parse(readFileSync(file, 'utf8')));
+    } catch (error) {
+      throw new CliError(`config file ${file} is not JSON: ${(error as Error).message}`);
+    }
+  }
+  for (const key of ENV_KEYS) {
+    const value = process.env[`FERRY_${key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`];
+    if (value !== undefined) (settings as unknown as Record<string, string>)[key] = value;
+  }
+  for (const key of ENV_KEYS) {
+    const flag = values[key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)];
+    if (typeof flag === 'string') (settings as unknown as Record<string, string>)[key] = flag;
+  }
+  if (values['no-auto-create'] === true) settings.autoCreate = false;
+  return settings;
+}
+
+function hostPort(name: string, text: string): [string, number] {
+  const match = /^(.+):(\d{1,5})$/.exec(text);
+  const port = Number(match?.[2]);
+  if (match === null || port > 65535) throw new CliError(`--${name} must be HOST:PORT, got '${text}'`);
+  return [match[1]!, port];
+}

@@ -1,0 +1,250 @@
+import { describe, expect, test } from 'bun:test';
+import {
+  ConfigResourceType,
+  ConfigSource,
+  type DescribeConfigsRequest,
+  type DescribeConfigsResourceResult,
+  type DescribeConfigsResponse,
+  describeConfigsCodec as codec,
+} from '../../../src/broker/apis/describe-configs.ts';
+import { ProtocolError } from '../../../src/broker/protocol/errors.ts';
+import { KafkaReader } from '../../../src/broker/protocol/reader.ts';
+import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
+
+const VERSIONS = [0, 1, 2, 3];
+/** kafkajs 2.2.4 stops at v2; a v3 request is v2's bytes plus include_documentation (appended here). */
+const kafkajsVersion = (version: number) => Math.min(version, 2);
+
+// --- harness: kafkajs as the real client, truncation and mutation as the hostile one ---
+
+async function kafkajsRequest(version: number, args: object): Promise<Uint8Array> {
+  const { request } = require('kafkajs/src/protocol/requests/describeConfigs').protocol({ version: kafkajsVersion(version) })(args);
+  const buffer: Buffer = (await request.encode()).buffer;
+  const bytes = version >= 3 ? Buffer.concat([buffer, Uint8Array.of(1)]) : buffer;
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+}
+
+function kafkajsDecodeResponse(version: number, bytes: Buffer): Promise<Record<string, unknown>> {
+  return require(`kafkajs/src/protocol/requests/describeConfigs/v${version}/response`).decode(bytes);
+}
+
+const bytesOf = (writer: KafkaWriter): Buffer => Buffer.concat(writer.chunks());
+
+function decodeRequest(version: number, bytes: Uint8Array): DescribeConfigsRequest {
+  const reader = new KafkaReader(bytes);
+  const request = codec.decodeRequest(reader, version);
+  expect(reader.remaining).toBe(0);
+  return request;
+}
+
+function encodeResponse(version: number, response: DescribeConfigsResponse): Buffer {
+  const writer = new KafkaWriter();
+  codec.encodeResponse(writer, version, response);
+  return bytesOf(writer);
+}
+
+function expectRejected(version: number, bytes: Uint8Array): void {
+  expect(() => codec.decodeRequest(new KafkaReader(bytes), version)).toThrow(ProtocolError);
+}
+
+/** Seeded byte mutations: decoding either succeeds or throws ProtocolError, nothing else. */
+function expectMutationsTotal(version: number, bytes: Uint8Array, seed: number): void {
+  let state = seed;
+  const next = () => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return state >>> 0;
+  };
+  const interesting = [0x00, 0x7f, 0x80, 0xff];
+  for (let round = 0; round < 300; round++) {
+    const mutated = Uint8Array.from(bytes);
+    for (let i = 0, n = 1 + (next() % 3); i < n; i++) {
+      mutated[next() % mutated.length] = next() % 2 === 0 ? (interesting[next() % 4] ?? 0) : next() & 0xff;
+    }
+    try {
+      codec.decodeRequest(new KafkaReader(mutated), version);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ProtocolError);
+    }
+  }
+}
+
+// --- test-only encoders and decoders (the other side of the wire) ---
+
+function encodeRequest(version: number, request: DescribeConfigsRequest): Uint8Array {
+  const writer = new KafkaWriter().array(request.resources, (w, r) => {
+    w.int8(r.resourceType).string(r.resourceName).nullableArray(r.configurationKeys, (kw, key) => kw.string(key));
+  });
+  if (version >= 1) writer.boolean(request.includeSynonyms);
+  if (version >= 3) writer.boolean(request.includeDocumentation);
+  return bytesOf(writer);
+}
+
+function decodeConfig(reader: KafkaReader, version: number): DescribeConfigsResourceResult {
+  const name = reader.string();
+  const value = reader.nullableString();
+  const readOnly = reader.boolean();
+  const isDefault = version === 0 ? reader.boolean() : false;
+  const configSource = version >= 1 ? reader.int8() : -1;
+  const isSensitive = reader.boolean();
+  const synonyms = version >= 1 ? reader.array((r) => ({ name: r.string(), value: r.nullableString(), source: r.int8() })) : [];
+  const configType = version >= 3 ? reader.int8() : 0;
+  const documentation = version >= 3 ? reader.nullableString() : null;
+  return { name, value, readOnly, isDefault, configSource, isSensitive, synonyms, configType, documentation };
+}
+
+function decodeResponse(version: number, bytes: Uint8Array): DescribeConfigsResponse {
+  const reader = new KafkaReader(bytes);
+  const throttleTimeMs = reader.int32();
+  const results = reader.array((r) => ({
+    errorCode: r.int16(),
+    errorMessage: r.nullableString(),
+    resourceType: r.int8(),
+    resourceName: r.string(),
+    configs: r.array((c) => decodeConfig(c, version)),
+  }));
+  expect(reader.remaining).toBe(0);
+  return { throttleTimeMs, results };
+}
+
+// --- tests ---
+
+const kafkajsArgs = {
+  includeSynonyms: true,
+  resources: [
+    { type: ConfigResourceType.TOPIC, name: 'orders', configNames: ['cleanup.policy', 'retention.ms'] },
+    { type: ConfigResourceType.BROKER, name: '1' }, // configNames [] goes out as null: every config
+  ],
+};
+
+const retention: DescribeConfigsResourceResult = {
+  name: 'retention.ms',
+  value: '604800000',
+  readOnly: false,
+  isDefault: false,
+  configSource: ConfigSource.TOPIC_CONFIG,
+  isSensitive: false,
+  synonyms: [
+    { name: 'retention.ms', value: '604800000', source: ConfigSource.TOPIC_CONFIG },
+    { name: 'log.retention.hours', value: '168', source: ConfigSource.DEFAULT_CONFIG },
+  ],
+  configType: 5, // LONG
+  documentation: 'How long a log is kept before old segments are discarded.',
+};
+const password: DescribeConfigsResourceResult = {
+  name: 'ssl.key.password',
+  value: null,
+  readOnly: true,
+  isDefault: true,
+  configSource: ConfigSource.DEFAULT_CONFIG,
+  isSensitive: true,
+  synonyms: [],
+  configType: 9, // PASSWORD
+  documentation: null,
+};
+const response: DescribeConfigsResponse = {
+  throttleTimeMs: 12,
+  results: [
+    { errorCode: 0, errorMessage: null, resourceType: ConfigResourceType.TOPIC, resourceName: 'orders', configs: [retention, password] },
+    { errorCode: 3, errorMessage: 'no such topic', resourceType: ConfigResourceType.TOPIC, resourceName: 'gone', configs: [] },
+  ],
+};
+
+test('advertises versions 0-3, below the first flexible version', () => {
+  expect([codec.key, codec.name, codec.minVersion, codec.maxVersion, codec.flexibleFrom]).toEqual([32, 'DescribeConfigs', 0, 3, 4]);
+});
+
+describe.each(VERSIONS)('DescribeConfigs v%i', (version) => {
+  test(`decodes a request encoded by kafkajs (its v${kafkajsVersion(version)} bytes)`, async () => {
+    expect(decodeRequest(version, await kafkajsRequest(version, kafkajsArgs))).toEqual({
+      resources: [
+        { resourceType: 2, resourceName: 'orders', configurationKeys: ['cleanup.policy', 'retention.ms'] },
+        { resourceType: 4, resourceName: '1', configurationKeys: null },
+      ],
+      includeSynonyms: version >= 1,
+      includeDocumentation: version >= 3,
+    });
+  });
+
+  if (version >= 3) {
+    test('response bytes follow the grammar (kafkajs has no v3 decoder)', () => {
+      const config = { ...password, name: 'a', value: 'b', readOnly: false, configSource: 1, isSensitive: false, configType: 2, documentation: 'd' };
+      const one: DescribeConfigsResponse = {
+        throttleTimeMs: 0,
+        results: [{ errorCode: 0, errorMessage: null, resourceType: 2, resourceName: 't', configs: [config] }],
+      };
+      const expected = [
+        '00000000 00000001', // throttle_time_ms, results count
+        '0000 ffff 02 000174 00000001', // error_code, error_message null, resource_type, resource_name 't', configs count
+        '000161 000162 00 01 00 00000000', // name 'a', value 'b', read_only, config_source, is_sensitive, synonyms count
+        '02 000164', // config_type, documentation 'd'
+      ];
+      expect(encodeResponse(version, one).toString('hex')).toBe(expected.join('').replaceAll(' ', ''));
+    });
+  } else {
+    test('kafkajs decodes the response', async () => {
+      const decoded = await kafkajsDecodeResponse(version, encodeResponse(version, response));
+      const entry = (config: DescribeConfigsResourceResult) => ({
+        configName: config.name,
+        configValue: config.value,
+        readOnly: config.readOnly,
+        isDefault: config.isDefault,
+        configSource: config.configSource,
+        isSensitive: config.isSensitive,
+        ...(version >= 1 ? { configSynonyms: config.synonyms.map((s) => ({ configName: s.name, configValue: s.value, configSource: s.source })) } : {}),
+      });
+      const throttle = version >= 2 ? { throttleTime: 0, clientSideThrottleTime: 12 } : { throttleTime: 12 };
+      expect(decoded).toEqual({
+        ...throttle,
+        resources: response.results.map((r) => ({ ...r, configEntries: r.configs.map(entry), configs: undefined })),
+      });
+    });
+  }
+
+  test('round trip', () => {
+    const request: DescribeConfigsRequest = {
+      resources: [
+        { resourceType: 2, resourceName: 't', configurationKeys: [] },
+        { resourceType: 8, resourceName: '0', configurationKeys: null },
+      ],
+      includeSynonyms: version >= 1,
+      includeDocumentation: version >= 3,
+    };
+    expect(decodeRequest(version, encodeRequest(version, request))).toEqual(request);
+    const seen = (config: DescribeConfigsResourceResult): DescribeConfigsResourceResult => ({
+      ...config,
+      isDefault: version === 0 ? config.isDefault : false,
+      configSource: version >= 1 ? config.configSource : -1,
+      synonyms: version >= 1 ? config.synonyms : [],
+      configType: version >= 3 ? config.configType : 0,
+      documentation: version >= 3 ? config.documentation : null,
+    });
+    expect(decodeResponse(version, encodeResponse(version, response))).toEqual({
+      ...response,
+      results: response.results.map((r) => ({ ...r, configs: r.configs.map(seen) })),
+    });
+  });
+
+  test('every truncation throws ProtocolError', async () => {
+    const bytes = await kafkajsRequest(version, kafkajsArgs);
+    for (let end = 0; end < bytes.length; end++) expectRejected(version, bytes.subarray(0, end));
+  });
+
+  test('mutated requests decode or throw ProtocolError', async () => {
+    expectMutationsTotal(version, await kafkajsRequest(version, kafkajsArgs), 0xabcdef + version);
+  });
+
+  test('absurd lengths throw ProtocolError', () => {
+    const flags = (w: KafkaWriter) => (version >= 3 ? w.boolean(true).boolean(true) : version >= 1 ? w.boolean(true) : w);
+    const resource = () => new KafkaWriter().int32(1).int8(2).string('t');
+    expectRejected(version, bytesOf(flags(new KafkaWriter().int32(0x7fffffff)))); // resources count above the limit
+    expectRejected(version, bytesOf(flags(new KafkaWriter().int32(2).int8(2).string('t').int32(-1)))); // resources that cannot fit
+    expectRejected(version, bytesOf(flags(new KafkaWriter().int32(-4)))); // negative count
+    expectRejected(version, bytesOf(flags(resource().int32(0x7fffffff)))); // configuration_keys above the limit
+    expectRejected(version, bytesOf(flags(resource().int32(50_000).string('k')))); // keys that cannot fit
+    expectRejected(version, bytesOf(flags(resource().int32(-2)))); // negative keys count (-1 is null)
+    expectRejected(version, bytesOf(flags(resource().int32(1).int16(-1)))); // null key
+    expectRejected(version, bytesOf(flags(new KafkaWriter().int32(1).int8(2).int16(0x7fff).int32(-1)))); // name past the frame
+  });
+});

@@ -1,0 +1,454 @@
+import { describe, expect, test } from 'bun:test';
+import { type FetchRequest, type FetchResponse, fetchCodec } from '../../../src/broker/apis/fetch.ts';
+import { ProtocolError } from '../../../src/broker/protocol/errors.ts';
+import { KafkaReader } from '../../../src/broker/protocol/reader.ts';
+import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
+import { buildRecordBatch } from '../../../src/format/batch-builder.ts';
+import { AssertionError } from '../../../src/util/assert.ts';
+
+// kafkajs 2.2.4's own encoders and decoders: the bytes a real client sends and the way it reads ours.
+const kafkajs = (path: string) => require(`kafkajs/src/protocol/${path}`);
+const VERSIONS = Array.from({ length: fetchCodec.maxVersion + 1 }, (_, version) => version);
+const NOW_MS = 1_700_000_000_000;
+
+function decodeRequest(bytes: Uint8Array, version: number): FetchRequest {
+  const reader = new KafkaReader(bytes);
+  const request = fetchCodec.decodeRequest(reader, version);
+  expect(reader.remaining).toBe(0);
+  return request;
+}
+
+function encodeResponse(version: number, response: FetchResponse): { writer: KafkaWriter; bytes: Buffer } {
+  const writer = new KafkaWriter();
+  fetchCodec.encodeResponse(writer, version, response);
+  const bytes = Buffer.concat(writer.chunks());
+  expect(bytes.length).toBe(writer.length);
+  return { writer, bytes };
+}
+
+async function kafkajsRequest(version: number, args: object): Promise<Uint8Array> {
+  const encoder = await kafkajs(`requests/fetch/v${version}/request.js`)(args).encode();
+  return new Uint8Array(encoder.buffer);
+}
+
+// ---- (a) requests encoded by kafkajs ----
+
+const KAFKAJS_ARGS = {
+  replicaId: -1,
+  maxWaitTime: 500,
+  minBytes: 1,
+  maxBytes: 52_428_800,
+  isolationLevel: 1,
+  sessionId: 77,
+  sessionEpoch: 3,
+  topics: [
+    {
+      topic: 'orders',
+      partitions: [
+        { partition: 0, currentLeaderEpoch: 4, fetchOffset: '12345678901', logStartOffset: '17', maxBytes: 1_048_576 },
+        { partition: 5, currentLeaderEpoch: 9, fetchOffset: '0', logStartOffset: '0', maxBytes: 65_536 },
+      ],
+    },
+    { topic: 'paiements-é', partitions: [{ partition: 2, currentLeaderEpoch: 1, fetchOffset: '42', logStartOffset: '-1', maxBytes: 1 }] },
+    { topic: 'empty', partitions: [] },
+  ],
+  forgottenTopics: [
+    { topic: 'old', partitions: [1, 2, 3] },
+    { topic: 'older', partitions: [] },
+  ],
+  rackId: 'use1-az4',
+};
+
+/** What Ferry should read from KAFKAJS_ARGS at `version`: Kafka's defaults for the fields it lacks. */
+function expectedFromKafkajs(version: number): FetchRequest {
+  return {
+    replicaId: -1,
+    maxWaitMs: 500,
+    minBytes: 1,
+    maxBytes: version >= 3 ? 52_428_800 : 0x7fff_ffff,
+    isolationLevel: version >= 4 ? 1 : 0,
+    sessionId: version >= 7 ? 77 : 0,
+    sessionEpoch: version >= 7 ? 3 : -1,
+    topics: KAFKAJS_ARGS.topics.map((topic) => ({
+      topic: topic.topic,
+      partitions: topic.partitions.map((p) => ({
+        partition: p.partition,
+        currentLeaderEpoch: version >= 9 ? p.currentLeaderEpoch : -1,
+        fetchOffset: Number(p.fetchOffset),
+        logStartOffset: version >= 5 ? Number(p.logStartOffset) : -1,
+        partitionMaxBytes: p.maxBytes,
+      })),
+    })),
+    forgottenTopicsData: version >= 7 ? KAFKAJS_ARGS.forgottenTopics : [],
+    rackId: version >= 11 ? 'use1-az4' : '',
+  };
+}
+
+describe('Fetch request from kafkajs', () => {
+  for (const version of VERSIONS) {
+    test(`v${version} decodes to the fields kafkajs sent`, async () => {
+      const bytes = await kafkajsRequest(version, KAFKAJS_ARGS);
+      expect(decodeRequest(bytes, version)).toEqual(expectedFromKafkajs(version));
+    });
+  }
+
+  test('the advertised range is 0-11, flexible from 12', () => {
+    expect([fetchCodec.key, fetchCodec.minVersion, fetchCodec.maxVersion, fetchCodec.flexibleFrom]).toEqual([1, 0, 11, 12]);
+  });
+});
+
+// ---- (b) responses decoded by kafkajs ----
+
+const BATCH_A = buildRecordBatch(
+  [
+    { key: 'k-0', value: 'first', headers: [{ key: 'h', value: 'v' }] },
+    { key: null, value: 'second', timestamp: NOW_MS + 5 },
+  ],
+  { nowMs: NOW_MS, baseOffset: 100 },
+);
+const BATCH_B = buildRecordBatch([{ key: 'k-2', value: 'third' }], { nowMs: NOW_MS + 10, baseOffset: 102 });
+
+/** A legacy message set (magic 0 or 1) as kafkajs builds it: what a pre-v4 Fetch client reads. */
+function legacyMessageSet(magic: number, values: string[]): Uint8Array {
+  const entries = values.map((value, i) => ({ key: `key-${i}`, value, timestamp: NOW_MS }));
+  return new Uint8Array(kafkajs('messageSet')({ messageVersion: magic, compression: 0, entries }).buffer);
+}
+
+function responseWith(version: number, records: Uint8Array[]): FetchResponse {
+  return {
+    throttleTimeMs: 25,
+    errorCode: 0,
+    sessionId: version >= 7 ? 77 : 0,
+    responses: [
+      {
+        topic: 'orders',
+        partitions: [
+          {
+            partitionIndex: 0,
+            errorCode: 0,
+            highWatermark: 103,
+            lastStableOffset: 101,
+            logStartOffset: 7,
+            abortedTransactions: [{ producerId: 4000, firstOffset: 100 }],
+            preferredReadReplica: -1,
+            records,
+          },
+          {
+            partitionIndex: 1,
+            errorCode: 1, // OFFSET_OUT_OF_RANGE
+            highWatermark: 12_345_678_901,
+            lastStableOffset: -1,
+            logStartOffset: -1,
+            abortedTransactions: null,
+            preferredReadReplica: 2,
+            records: [],
+          },
+        ],
+      },
+      { topic: 'empty', partitions: [] },
+    ],
+  };
+}
+
+describe('Fetch response read by kafkajs', () => {
+  for (const version of VERSIONS) {
+    test(`v${version} decodes with kafkajs, batches sent as they are`, async () => {
+      const records =
+        version >= 4
+          ? [BATCH_A, BATCH_B]
+          : [legacyMessageSet(version >= 2 ? 1 : 0, ['first', 'second']), legacyMessageSet(version >= 2 ? 1 : 0, ['third'])];
+      const { writer, bytes } = encodeResponse(version, responseWith(version, records));
+
+      // Zero-copy: the very views passed in are chunks of the response.
+      const chunks = writer.chunks();
+      for (const batch of records) expect(chunks.some((chunk) => chunk === batch)).toBe(true);
+
+      const decoded = await kafkajs(`requests/fetch/v${version}/response.js`).decode(bytes);
+      if (version >= 1) expect(decoded.clientSideThrottleTime ?? decoded.throttleTime).toBe(25);
+      if (version >= 7) expect([decoded.errorCode, decoded.sessionId]).toEqual([0, 77]);
+      expect(decoded.responses.map((r: { topicName: string }) => r.topicName)).toEqual(['orders', 'empty']);
+      expect(decoded.responses[1].partitions).toEqual([]);
+
+      const [first, second] = decoded.responses[0].partitions;
+      expect([first.partition, first.errorCode, first.highWatermark]).toEqual([0, 0, '103']);
+      expect([second.partition, second.errorCode, second.highWatermark]).toEqual([1, 1, '12345678901']);
+      expect(second.messages).toEqual([]);
+      if (version >= 4) {
+        expect(first.lastStableOffset).toBe('101');
+        expect(first.abortedTransactions).toEqual([{ producerId: '4000', firstOffset: '100' }]);
+        expect(second.abortedTransactions).toEqual([]);
+      }
+      if (version >= 5) expect([first.lastStartOffset, second.lastStartOffset]).toEqual(['7', '-1']);
+      if (version >= 11) expect([first.preferredReadReplica, second.preferredReadReplica]).toEqual([-1, 2]);
+
+      const messages = first.messages.map((m: { key: Buffer | null; value: Buffer }) => [m.key?.toString() ?? null, m.value.toString()]);
+      if (version >= 4) {
+        expect(messages).toEqual([
+          ['k-0', 'first'],
+          [null, 'second'],
+          ['k-2', 'third'],
+        ]);
+        expect(first.messages.map((m: { offset: string }) => m.offset)).toEqual(['100', '101', '102']);
+        expect(first.messages[0].headers.h.toString()).toBe('v');
+        expect(first.messages[1].timestamp).toBe(String(NOW_MS + 5));
+      } else {
+        expect(messages).toEqual([
+          ['key-0', 'first'],
+          ['key-1', 'second'],
+          ['key-0', 'third'],
+        ]);
+      }
+    });
+  }
+
+  test('an empty list of batches is a zero-length records field, not null', () => {
+    const { bytes } = encodeResponse(4, responseWith(4, []));
+    const decoded = decodeResponseForTest(bytes, 4);
+    expect(decoded.responses[0]?.partitions[0]?.records).toEqual([new Uint8Array(0)]);
+  });
+
+  test('records past an int32 in total are a bug, not a response', () => {
+    const huge = { length: 0x8000_0000 } as Uint8Array;
+    const writer = new KafkaWriter();
+    expect(() => fetchCodec.encodeResponse(writer, 4, responseWith(4, [huge]))).toThrow(AssertionError);
+  });
+});
+
+// ---- (c) round trips through a test-only request encoder and response decoder ----
+
+function encodeRequestForTest(version: number, request: FetchRequest): Uint8Array {
+  const w = new KafkaWriter();
+  w.int32(request.replicaId).int32(request.maxWaitMs).int32(request.minBytes);
+  if (version >= 3) w.int32(request.maxBytes);
+  if (version >= 4) w.int8(request.isolationLevel);
+  if (version >= 7) w.int32(request.sessionId).int32(request.sessionEpoch);
+  w.array(request.topics, (tw, topic) => {
+    tw.string(topic.topic);
+    tw.array(topic.partitions, (pw, p) => {
+      pw.int32(p.partition);
+      if (version >= 9) pw.int32(p.currentLeaderEpoch);
+      pw.int64(p.fetchOffset);
+      if (version >= 5) pw.int64(p.logStartOffset);
+      pw.int32(p.partitionMaxBytes);
+    });
+  });
+  if (version >= 7) {
+    w.array(request.forgottenTopicsData, (fw, topic) => {
+      fw.string(topic.topic).array(topic.partitions, (iw, index) => iw.int32(index));
+    });
+  }
+  if (version >= 11) w.string(request.rackId);
+  return Buffer.concat(w.chunks());
+}
+
+interface DecodedPartition {
+  partitionIndex: number;
+  errorCode: number;
+  highWatermark: number;
+  lastStableOffset: number;
+  logStartOffset: number;
+  abortedTransactions: { producerId: number; firstOffset: number }[] | null;
+  preferredReadReplica: number;
+  /** The records field as one view (one element) or null. */
+  records: Uint8Array[] | null;
+}
+
+function decodeResponseForTest(bytes: Uint8Array, version: number) {
+  const r = new KafkaReader(bytes);
+  const throttleTimeMs = version >= 1 ? r.int32() : 0;
+  const errorCode = version >= 7 ? r.int16() : 0;
+  const sessionId = version >= 7 ? r.int32() : 0;
+  const responses = r.array((tr) => ({
+    topic: tr.string(),
+    partitions: tr.array((pr): DecodedPartition => {
+      const partitionIndex = pr.int32();
+      const errorCode = pr.int16();
+      const highWatermark = pr.int64();
+      const lastStableOffset = version >= 4 ? pr.int64() : -1;
+      const logStartOffset = version >= 5 ? pr.int64() : -1;
+      let abortedTransactions: DecodedPartition['abortedTransactions'] = null;
+      if (version >= 4) {
+        const count = pr.arrayLength(16);
+        if (count >= 0) abortedTransactions = Array.from({ length: count }, () => ({ producerId: pr.int64(), firstOffset: pr.int64() }));
+      }
+      const preferredReadReplica = version >= 11 ? pr.int32() : -1;
+      const records = pr.nullableBytes();
+      return { partitionIndex, errorCode, highWatermark, lastStableOffset, logStartOffset, abortedTransactions, preferredReadReplica, records: records === null ? null : [records] };
+    }),
+  }));
+  expect(r.remaining).toBe(0);
+  return { throttleTimeMs, errorCode, sessionId, responses };
+}
+
+const FULL_REQUEST: FetchRequest = {
+  replicaId: 3,
+  maxWaitMs: 0x7fff_ffff,
+  minBytes: -1,
+  maxBytes: 1,
+  isolationLevel: 0,
+  sessionId: -5,
+  sessionEpoch: 0x7fff_ffff,
+  topics: [
+    {
+      topic: 't'.repeat(249),
+      partitions: [{ partition: 0x7fff_ffff, currentLeaderEpoch: 12, fetchOffset: Number.MAX_SAFE_INTEGER, logStartOffset: Number.MIN_SAFE_INTEGER, partitionMaxBytes: 0 }],
+    },
+  ],
+  forgottenTopicsData: [{ topic: '', partitions: [-1, 0, 0x7fff_ffff] }],
+  rackId: 'rack-ü',
+};
+
+/** FULL_REQUEST as `version` carries it. */
+function asVersion(version: number, request: FetchRequest): FetchRequest {
+  return {
+    ...request,
+    maxBytes: version >= 3 ? request.maxBytes : 0x7fff_ffff,
+    isolationLevel: version >= 4 ? request.isolationLevel : 0,
+    sessionId: version >= 7 ? request.sessionId : 0,
+    sessionEpoch: version >= 7 ? request.sessionEpoch : -1,
+    topics: request.topics.map((topic) => ({
+      topic: topic.topic,
+      partitions: topic.partitions.map((p) => ({
+        ...p,
+        currentLeaderEpoch: version >= 9 ? p.currentLeaderEpoch : -1,
+        logStartOffset: version >= 5 ? p.logStartOffset : -1,
+      })),
+    })),
+    forgottenTopicsData: version >= 7 ? request.forgottenTopicsData : [],
+    rackId: version >= 11 ? request.rackId : '',
+  };
+}
+
+describe('Fetch round trips', () => {
+  for (const version of VERSIONS) {
+    test(`v${version} request: extremes survive`, () => {
+      const expected = asVersion(version, FULL_REQUEST);
+      expect(decodeRequest(encodeRequestForTest(version, expected), version)).toEqual(expected);
+    });
+
+    test(`v${version} response: every field and the exact batch bytes survive`, () => {
+      const response: FetchResponse = {
+        throttleTimeMs: 9,
+        errorCode: 70, // FETCH_SESSION_ID_NOT_FOUND
+        sessionId: 1234,
+        responses: [
+          {
+            topic: 'orders',
+            partitions: [
+              {
+                partitionIndex: 3,
+                errorCode: 0,
+                highWatermark: Number.MAX_SAFE_INTEGER,
+                lastStableOffset: 100,
+                logStartOffset: 5,
+                abortedTransactions: [],
+                preferredReadReplica: 1,
+                records: [BATCH_A, BATCH_B],
+              },
+              {
+                partitionIndex: 4,
+                errorCode: 6,
+                highWatermark: -1,
+                lastStableOffset: -1,
+                logStartOffset: -1,
+                abortedTransactions: null,
+                preferredReadReplica: -1,
+                records: null,
+              },
+            ],
+          },
+        ],
+      };
+      const decoded = decodeResponseForTest(encodeResponse(version, response).bytes, version);
+      expect(decoded.throttleTimeMs).toBe(version >= 1 ? 9 : 0);
+      expect([decoded.errorCode, decoded.sessionId]).toEqual(version >= 7 ? [70, 1234] : [0, 0]);
+      const [full, failed] = decoded.responses[0]?.partitions ?? [];
+      expect(full?.records).toEqual([Buffer.concat([BATCH_A, BATCH_B])]);
+      expect(failed?.records).toBeNull();
+      expect(full?.highWatermark).toBe(Number.MAX_SAFE_INTEGER);
+      expect(full?.abortedTransactions).toEqual(version >= 4 ? [] : null);
+      expect(failed?.abortedTransactions).toBeNull();
+      expect(full?.lastStableOffset).toBe(version >= 4 ? 100 : -1);
+      expect(full?.logStartOffset).toBe(version >= 5 ? 5 : -1);
+      expect(full?.preferredReadReplica).toBe(version >= 11 ? 1 : -1);
+    });
+  }
+});
+
+// ---- (d) truncation, (e) absurd lengths, and random damage: ProtocolError only ----
+
+function expectProtocolError(bytes: Uint8Array, version: number): void {
+  let thrown: unknown;
+  try {
+    fetchCodec.decodeRequest(new KafkaReader(bytes), version);
+  } catch (error) {
+    thrown = error;
+  }
+  expect(thrown).toBeInstanceOf(ProtocolError);
+}
+
+describe('Fetch request decoding is total', () => {
+  for (const version of VERSIONS) {
+    test(`v${version} truncated at every byte throws ProtocolError`, async () => {
+      const bytes = await kafkajsRequest(version, KAFKAJS_ARGS);
+      for (let length = 0; length < bytes.length; length++) expectProtocolError(bytes.subarray(0, length), version);
+    });
+  }
+
+  /** The fixed header of a request at `version`, before the topics array. */
+  function head(version: number): KafkaWriter {
+    const w = new KafkaWriter().int32(-1).int32(100).int32(1);
+    if (version >= 3) w.int32(1000);
+    if (version >= 4) w.int8(0);
+    if (version >= 7) w.int32(0).int32(-1);
+    return w;
+  }
+  const bytesOf = (w: KafkaWriter) => Buffer.concat(w.chunks());
+
+  for (const version of VERSIONS) {
+    test(`v${version} absurd lengths throw ProtocolError`, () => {
+      expectProtocolError(bytesOf(head(version).int32(0x7fff_ffff)), version); // topics count
+      expectProtocolError(bytesOf(head(version).int32(-2)), version); // negative count
+      expectProtocolError(bytesOf(head(version).int32(1).int16(0x7fff).raw(new Uint8Array(10))), version); // name past the end
+      expectProtocolError(bytesOf(head(version).int32(1).int16(-1).int32(0)), version); // null topic name
+      expectProtocolError(bytesOf(head(version).int32(1).string('t').int32(0x7fff_ffff)), version); // partitions count
+      expectProtocolError(bytesOf(head(version).int32(2).string('t').int32(0)), version); // 2 topics, bytes for 1
+      expectProtocolError(bytesOf(head(version).int32(1).int16(2).raw(new Uint8Array([0xc3, 0x28])).int32(0)), version); // bad UTF-8
+      const partition = head(version).int32(1).string('t').int32(1).int32(0);
+      if (version >= 9) partition.int32(0);
+      partition.uint32(0x0020_0000).uint32(0); // fetch_offset 2^53: beyond what a number holds exactly
+      if (version >= 5) partition.int64(0);
+      partition.int32(0);
+      expectProtocolError(bytesOf(partition), version);
+      if (version >= 7) {
+        expectProtocolError(bytesOf(head(version).int32(0).int32(0x7fff_ffff)), version); // forgotten count
+        expectProtocolError(bytesOf(head(version).int32(0).int32(1).string('t').int32(0x7fff_ffff)), version); // forgotten partitions
+      }
+      if (version >= 11) {
+        expectProtocolError(bytesOf(head(version).int32(0).int32(0).int16(1000).raw(new Uint8Array(3))), version); // rack_id
+      }
+    });
+  }
+
+  test('random damage to valid requests decodes or throws ProtocolError, nothing else', async () => {
+    let seed = 0x5eed;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) >>> 0;
+      return seed / 0x1_0000_0000;
+    };
+    for (const version of VERSIONS) {
+      const valid = await kafkajsRequest(version, KAFKAJS_ARGS);
+      for (let round = 0; round < 300; round++) {
+        const damaged = Uint8Array.from(valid);
+        for (let hit = 0; hit < 1 + Math.floor(random() * 4); hit++) {
+          damaged[Math.floor(random() * damaged.length)] = Math.floor(random() * 256);
+        }
+        try {
+          fetchCodec.decodeRequest(new KafkaReader(damaged), version);
+        } catch (error) {
+          expect(error).toBeInstanceOf(ProtocolError);
+        }
+      }
+    }
+  });
+});

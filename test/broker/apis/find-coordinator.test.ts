@@ -1,0 +1,139 @@
+import { describe, expect, test } from 'bun:test';
+import {
+  CoordinatorKeyType,
+  type FindCoordinatorRequest,
+  type FindCoordinatorResponse,
+  findCoordinatorCodec,
+} from '../../../src/broker/apis/find-coordinator.ts';
+import { ProtocolError } from '../../../src/broker/protocol/errors.ts';
+import { KafkaReader } from '../../../src/broker/protocol/reader.ts';
+import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
+
+// kafkajs 2.2.4's own encoders and decoders: the bytes a real client sends and the way it reads ours.
+const kafkajs = (path: string) => require(`kafkajs/src/protocol/${path}`);
+const VERSIONS = [0, 1, 2];
+
+function decodeRequest(bytes: Uint8Array, version: number): FindCoordinatorRequest {
+  const reader = new KafkaReader(bytes);
+  const request = findCoordinatorCodec.decodeRequest(reader, version);
+  expect(reader.remaining).toBe(0);
+  return request;
+}
+
+function encodeResponse(version: number, response: FindCoordinatorResponse): Buffer {
+  const writer = new KafkaWriter();
+  findCoordinatorCodec.encodeResponse(writer, version, response);
+  return Buffer.concat(writer.chunks());
+}
+
+async function kafkajsRequest(version: number, groupId: string, coordinatorType?: number): Promise<Uint8Array> {
+  const request = kafkajs('requests/findCoordinator').protocol({ version })({ groupId, coordinatorType }).request;
+  return new Uint8Array((await request.encode()).buffer);
+}
+
+function encodeRequestForTest(version: number, request: FindCoordinatorRequest): Uint8Array {
+  const w = new KafkaWriter().string(request.key);
+  if (version >= 1) w.int8(request.keyType);
+  return Buffer.concat(w.chunks());
+}
+
+function decodeResponseForTest(bytes: Uint8Array, version: number): FindCoordinatorResponse {
+  const r = new KafkaReader(bytes);
+  const throttleTimeMs = version >= 1 ? r.int32() : 0;
+  const errorCode = r.int16();
+  const errorMessage = version >= 1 ? r.nullableString() : null;
+  const response = { throttleTimeMs, errorCode, errorMessage, nodeId: r.int32(), host: r.string(), port: r.int32() };
+  expect(r.remaining).toBe(0);
+  return response;
+}
+
+function expectProtocolError(bytes: Uint8Array, version: number): void {
+  let thrown: unknown;
+  try {
+    findCoordinatorCodec.decodeRequest(new KafkaReader(bytes), version);
+  } catch (error) {
+    thrown = error;
+  }
+  expect(thrown).toBeInstanceOf(ProtocolError);
+}
+
+const bytesOf = (w: KafkaWriter) => Buffer.concat(w.chunks());
+
+test('the advertised range is 0-2, flexible from 3', () => {
+  const c = findCoordinatorCodec;
+  expect([c.key, c.minVersion, c.maxVersion, c.flexibleFrom]).toEqual([10, 0, 2, 3]);
+});
+
+describe('FindCoordinator request from kafkajs', () => {
+  for (const version of VERSIONS) {
+    test(`v${version} group coordinator`, async () => {
+      const bytes = await kafkajsRequest(version, 'my-group-ü');
+      expect(decodeRequest(bytes, version)).toEqual({ key: 'my-group-ü', keyType: CoordinatorKeyType.GROUP });
+    });
+  }
+
+  for (const version of [1, 2]) {
+    test(`v${version} transaction coordinator`, async () => {
+      const bytes = await kafkajsRequest(version, 'tx-1', CoordinatorKeyType.TRANSACTION);
+      expect(decodeRequest(bytes, version)).toEqual({ key: 'tx-1', keyType: CoordinatorKeyType.TRANSACTION });
+    });
+  }
+});
+
+describe('FindCoordinator response read by kafkajs', () => {
+  for (const version of VERSIONS) {
+    test(`v${version} success`, async () => {
+      const bytes = encodeResponse(version, { throttleTimeMs: 12, errorCode: 0, errorMessage: null, nodeId: 1, host: 'broker-1.local', port: 9092 });
+      const decoded = await kafkajs(`requests/findCoordinator/v${version}/response.js`).decode(bytes);
+      expect(decoded.errorCode).toBe(0);
+      expect(decoded.coordinator).toEqual({ nodeId: 1, host: 'broker-1.local', port: 9092 });
+      if (version >= 1) {
+        expect(decoded.clientSideThrottleTime ?? decoded.throttleTime).toBe(12);
+        expect(decoded.errorMessage).toBeNull();
+      }
+    });
+
+    test(`v${version} error`, async () => {
+      const bytes = encodeResponse(version, { throttleTimeMs: 0, errorCode: 15, errorMessage: 'loading', nodeId: -1, host: '', port: -1 });
+      const response = kafkajs(`requests/findCoordinator/v${version}/response.js`);
+      const decoded = await response.decode(bytes);
+      expect(decoded.errorCode).toBe(15);
+      expect(decoded.coordinator).toEqual({ nodeId: -1, host: '', port: -1 });
+      if (version >= 1) expect(decoded.errorMessage).toBe('loading');
+      await expect(response.parse(decoded)).rejects.toThrow(); // COORDINATOR_NOT_AVAILABLE reaches kafkajs as an error
+    });
+  }
+});
+
+describe('FindCoordinator round trips', () => {
+  for (const version of VERSIONS) {
+    test(`v${version} request`, () => {
+      const request = { key: 'k'.repeat(300), keyType: version >= 1 ? CoordinatorKeyType.TRANSACTION : CoordinatorKeyType.GROUP };
+      expect(decodeRequest(encodeRequestForTest(version, request), version)).toEqual(request);
+      expect(decodeRequest(encodeRequestForTest(version, { key: '', keyType: 0 }), version)).toEqual({ key: '', keyType: 0 });
+    });
+
+    test(`v${version} response`, () => {
+      const response = { throttleTimeMs: 0x7fff_ffff, errorCode: -1, errorMessage: 'é', nodeId: 0x7fff_ffff, host: '::1', port: 65_535 };
+      expect(decodeResponseForTest(encodeResponse(version, response), version)).toEqual(
+        version >= 1 ? response : { ...response, throttleTimeMs: 0, errorMessage: null },
+      );
+    });
+  }
+});
+
+describe('FindCoordinator request decoding is total', () => {
+  for (const version of VERSIONS) {
+    test(`v${version} truncated at every byte throws ProtocolError`, async () => {
+      const bytes = await kafkajsRequest(version, 'some-consumer-group');
+      for (let length = 0; length < bytes.length; length++) expectProtocolError(bytes.subarray(0, length), version);
+    });
+
+    test(`v${version} absurd lengths throw ProtocolError`, () => {
+      expectProtocolError(bytesOf(new KafkaWriter().int16(0x7fff).raw(new Uint8Array(20))), version); // key past the end
+      expectProtocolError(bytesOf(new KafkaWriter().int16(-1).int8(0)), version); // null key
+      expectProtocolError(bytesOf(new KafkaWriter().int16(-2).int8(0)), version); // negative length
+      expectProtocolError(bytesOf(new KafkaWriter().int16(1).raw(new Uint8Array([0xff])).int8(0)), version); // bad UTF-8
+    });
+  }
+});
