@@ -30,6 +30,9 @@ import { handleCreateTopics, handleDeleteTopics, handleDescribeConfigs } from '.
 import { ProducerIds } from './producers.ts';
 import { type ApiBinding, Router } from './router.ts';
 import { KafkaServer } from './server.ts';
+import type { Server } from 'bun';
+import { MetricsRegistry } from '../metrics/index.ts';
+import { serveMetrics } from './metrics-endpoint.ts';
 
 export interface BrokerOptions {
   readonly listenHost: string;
@@ -47,6 +50,8 @@ export interface BrokerOptions {
   readonly engine: FerryOptions;
   readonly clock?: Clock;
   readonly log?: (message: string) => void;
+  /** Serve Prometheus metrics on this address (GET /metrics); none when absent. */
+  readonly metricsListen?: { readonly host: string; readonly port: number };
 }
 
 const CLUSTER_ID_DEFAULT = 'ferry-cluster';
@@ -55,18 +60,23 @@ const DEFAULT_PARTITIONS = 1;
 /** A Kafka-protocol broker over one Ferry engine: real Kafka clients produce, fetch and form groups. */
 export class Broker {
   readonly context: BrokerContext;
+  readonly metrics: MetricsRegistry;
   readonly #server: KafkaServer;
+  readonly #metricsServer: Server<undefined> | null;
 
-  private constructor(context: BrokerContext, server: KafkaServer) {
+  private constructor(context: BrokerContext, server: KafkaServer, metrics: MetricsRegistry, metricsServer: Server<undefined> | null) {
     this.context = context;
     this.#server = server;
+    this.metrics = metrics;
+    this.#metricsServer = metricsServer;
   }
 
   static async start(options: BrokerOptions): Promise<Broker> {
     const clock = options.clock ?? systemClock;
-    const engine = await Ferry.open({ ...options.engine, clock });
+    const metrics = options.engine.metrics ?? new MetricsRegistry();
+    const engine = await Ferry.open({ ...options.engine, clock, metrics });
     let context: BrokerContext | undefined;
-    const router = new Router(bindings(() => context!));
+    const router = new Router(instrument(metrics, clock, bindings(() => context!)));
     const server = KafkaServer.listen({ hostname: options.listenHost, port: options.listenPort, router, ...(options.log === undefined ? {} : { log: options.log }) });
     context = {
       nodeId: options.nodeId,
@@ -82,19 +92,48 @@ export class Broker {
       autoCreateTopics: options.autoCreateTopics ?? true,
       defaultPartitions: options.defaultPartitions ?? DEFAULT_PARTITIONS,
     };
-    return new Broker(context, server);
+    const metricsServer = options.metricsListen === undefined ? null : serveMetrics(metrics, options.metricsListen.host, options.metricsListen.port);
+    return new Broker(context, server, metrics, metricsServer);
   }
 
   get port(): number {
     return this.#server.port;
   }
 
+  /** The metrics endpoint's port, when serving one. */
+  get metricsPort(): number | null {
+    return this.#metricsServer?.port ?? null;
+  }
+
   /** Stops listening, ends every connection, flushes and closes the engine. */
   async stop(): Promise<void> {
     this.#server.stop();
+    void this.#metricsServer?.stop(true);
     this.context.groups.close();
     await this.context.engine.close();
   }
+}
+
+/** Counts requests and times their handling per API (ferry_broker_requests_total, ..._request_latency_ms). */
+// biome-ignore lint: the binding table holds every API's request and response types
+function instrument(registry: MetricsRegistry, clock: Clock, table: ApiBinding<any, any>[]): ApiBinding<any, any>[] {
+  return table.map((binding) => {
+    const labels = { api: binding.codec.name };
+    const requests = registry.counter('ferry_broker_requests_total', 'Kafka requests handled, by API', { labels });
+    const latency = registry.histogram('ferry_broker_request_latency_ms', 'Time from decoding a request to its response, by API (long-poll waits included)', { labels });
+    return {
+      codec: binding.codec,
+      async handle(request, context) {
+        const started = clock.monotonicMs();
+        try {
+          return await binding.handle(request, context);
+        } finally {
+          requests.add();
+          latency.record(clock.monotonicMs() - started);
+        }
+      },
+    };
+  });
 }
 
 // biome-ignore lint: the binding table holds every API's request and response types

@@ -21,6 +21,7 @@ options (each also from the environment as FERRY_<NAME>, e.g. FERRY_LISTEN, or a
   --upload-bytes N            close a WAL object at this size (default 262144)
   --upload-interval-ms N      ...or this long after its first append (default 5)
   --partitions N              partitions of auto-created topics (default 1)
+  --metrics HOST:PORT         serve Prometheus metrics at GET /metrics (default 127.0.0.1:9644; 'off' for none)
   --no-auto-create            do not create topics on first use
   --config FILE               a JSON file with any of the options above (camelCase keys)
   -h, --help                  this text
@@ -38,11 +39,12 @@ interface BrokerSettings {
   uploadBytes?: string;
   uploadIntervalMs?: string;
   partitions?: string;
+  metrics: string;
   autoCreate: boolean;
 }
 
-const DEFAULTS: BrokerSettings = { listen: '127.0.0.1:9092', nodeId: '1', data: './data', autoCreate: true };
-const ENV_KEYS: (keyof BrokerSettings)[] = ['listen', 'advertised', 'nodeId', 'rack', 'data', 'walStore', 'writerId', 'uploadBytes', 'uploadIntervalMs', 'partitions'];
+const DEFAULTS: BrokerSettings = { listen: '127.0.0.1:9092', nodeId: '1', data: './data', metrics: '127.0.0.1:9644', autoCreate: true };
+const ENV_KEYS: (keyof BrokerSettings)[] = ['listen', 'advertised', 'nodeId', 'rack', 'data', 'walStore', 'writerId', 'uploadBytes', 'uploadIntervalMs', 'partitions', 'metrics'];
 
 export async function runBroker(args: string[]): Promise<void> {
   const parsed = parseCommandArgs(args, {
@@ -56,6 +58,7 @@ export async function runBroker(args: string[]): Promise<void> {
     'upload-bytes': { type: 'string' },
     'upload-interval-ms': { type: 'string' },
     partitions: { type: 'string' },
+    metrics: { type: 'string' },
     'no-auto-create': { type: 'boolean' },
     config: { type: 'string' },
   }, USAGE);
@@ -65,10 +68,12 @@ export async function runBroker(args: string[]): Promise<void> {
   const advertised: [string, number] = settings.advertised === undefined ? [listenHost, listenPort] : hostPort('advertised', settings.advertised);
   const nodeId = positiveInteger('node-id', settings.nodeId, 1);
   const data = resolve(settings.data);
+  const metricsListen = settings.metrics === 'off' ? undefined : hostPort('metrics', settings.metrics);
   const store = await openStore(settings.walStore ?? `file:${resolve(data, 'objects')}`);
   const broker = await Broker.start({
     listenHost, listenPort, advertisedHost: advertised[0], advertisedPort: advertised[1], nodeId,
     rack: settings.rack ?? null,
+    ...(metricsListen === undefined ? {} : { metricsListen: { host: metricsListen[0], port: metricsListen[1] } }),
     autoCreateTopics: settings.autoCreate,
     defaultPartitions: positiveInteger('partitions', settings.partitions, 1),
     engine: {
@@ -77,7 +82,8 @@ export async function runBroker(args: string[]): Promise<void> {
       wal: { store, writerId: settings.writerId ?? `broker-${nodeId}`, config: { uploadBytes: positiveInteger('upload-bytes', settings.uploadBytes, 256 * 1024), uploadIntervalMs: positiveInteger('upload-interval-ms', settings.uploadIntervalMs, 5) } },
     },
   });
-  console.log(`ferry broker ${nodeId} listening on ${listenHost}:${broker.port} (advertised ${advertised[0]}:${advertised[1]}), data ${data}, WAL ${store.kind}`);
+  const metricsNote = broker.metricsPort === null ? 'no metrics endpoint' : `metrics on http://${metricsListen![0]}:${broker.metricsPort}/metrics`;
+  console.log(`ferry broker ${nodeId} listening on ${listenHost}:${broker.port} (advertised ${advertised[0]}:${advertised[1]}), data ${data}, WAL ${store.kind}, ${metricsNote}`);
   await new Promise<void>((done) => {
     const stop = async (signal: string) => {
       console.log(`${signal}: flushing and stopping`);
