@@ -1,5 +1,6 @@
 import type { Socket } from 'bun';
 import { assert } from '../util/assert.ts';
+import { concatBytes } from '../util/bytes.ts';
 
 /** Kafka's socket.request.max.bytes: a frame declaring more closes the connection. */
 export const REQUEST_BYTES_MAX = 100 * 1024 * 1024;
@@ -39,7 +40,7 @@ export class Connection {
     if (this.#partialBytes > 0) {
       this.#partial.push(chunk);
       this.#partialBytes += chunk.length;
-      data = joinChunks(this.#partial, this.#partialBytes);
+      data = concatBytes(this.#partial); // the one copy: a frame that arrived in pieces
       this.#partial = [];
       this.#partialBytes = 0;
     }
@@ -107,7 +108,7 @@ export class Connection {
     new DataView(prefix.buffer).setInt32(0, size);
     // One contiguous write per response: the copy of record batches happens here, once, into
     // the socket's buffer (Bun has no writev for sockets).
-    const body = joinChunks([prefix, ...chunks], size + SIZE_PREFIX_BYTES);
+    const body = chunks.length === 0 ? prefix : concatBytes([prefix, ...chunks]);
     assert(this.#pendingWrite === null, 'one response is written at a time');
     this.#pendingWrite = body;
     this.#flushPending();
@@ -125,15 +126,4 @@ export class Connection {
       drained?.();
     }
   }
-}
-
-function joinChunks(chunks: readonly Uint8Array[], totalBytes: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(totalBytes);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
 }

@@ -1,4 +1,5 @@
 import { assert } from '../util/assert.ts';
+import { concatBytes } from '../util/bytes.ts';
 import { ByteReader, ByteWriter, encodeString, xxh64 } from './bytes.ts';
 
 /** The WAL object format of docs/wal-format.md; every constant here is a field there. */
@@ -158,20 +159,9 @@ function writeFrameFields(writer: ByteWriter, entry: WalFrameEntry & { topicByte
   writer.u64(entry.dataChecksum);
 }
 
-/** Concatenates chunks into one buffer: the one copy, made because an HTTP body is one buffer. */
-export function concatChunks(chunks: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.length, 0));
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
-}
-
 /** Encodes a seal: a frameless object a successor writes into its predecessor's stream. */
 export function encodeSeal(header: Omit<WalHeader, 'kind'>): Uint8Array {
-  return concatChunks(new WalObjectBuilder({ ...header, kind: 'seal' }).finish());
+  return concatBytes(new WalObjectBuilder({ ...header, kind: 'seal' }).finish());
 }
 
 /** Reads the header at the start of an object (or of a prefix of it). */

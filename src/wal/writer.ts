@@ -6,7 +6,8 @@ import { type BackoffPolicy, backoffDelayMs, sleep } from '../util/backoff.ts';
 import type { Clock, Timer } from '../util/clock.ts';
 import type { Random } from '../util/random.ts';
 import { STREAMING_PART_BYTES_DEFAULT, StreamingUpload } from '../store/streaming-upload.ts';
-import { concatChunks, type WalFrameInput, WalObjectBuilder } from './format.ts';
+import { concatBytes } from '../util/bytes.ts';
+import { type WalFrameInput, WalObjectBuilder } from './format.ts';
 import { type StreamId, validateWriterId, walObjectKey } from './keys.ts';
 
 export interface WalWriterConfig {
@@ -262,7 +263,7 @@ export class WalWriter {
     const started = this.#clock.monotonicMs();
     if (object.streamed !== null && (await object.streamed.then(() => true, () => false))) return this.#uploaded(object, started);
     // A plain PUT: the usual path, and the fallback when a streamed multipart upload failed.
-    const body = concatChunks(object.chunks!);
+    const body = concatBytes(object.chunks!); // the one copy: an HTTP body is one buffer
     for (let attempt = 0; this.#failure === null; attempt++) {
       try {
         this.#stats.putAttempts++;

@@ -1,3 +1,4 @@
+import { concatBytes } from '../../src/util/bytes.ts';
 import { buildRecordBatch, type ProducerRecord } from '../../src/format/batch-builder.ts';
 
 /** A batch of `count` records whose values say where they came from: `${tag}-${i}`. */
@@ -10,13 +11,7 @@ export function batchOf(tag: string, count = 1, timestampMs = 1_700_000_000_000,
 }
 
 export function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
+  return concatBytes(parts);
 }
 
 export function decode(bytes: Uint8Array | null): string | null {

@@ -2,7 +2,8 @@ import { describe, expect, test } from 'bun:test';
 import xxhashWasm from 'xxhash-wasm';
 import { CorruptObjectError, isFerryError } from '../../src/errors.ts';
 import { xxh64 } from '../../src/wal/bytes.ts';
-import { concatChunks, decodeWalObject, encodeSeal, TRAILER_BYTES, WalObjectBuilder } from '../../src/wal/format.ts';
+import { concatBytes } from '../../src/util/bytes.ts';
+import { decodeWalObject, encodeSeal, TRAILER_BYTES, WalObjectBuilder } from '../../src/wal/format.ts';
 import { SeededRandom } from '../../src/util/random.ts';
 import { batchOf } from '../support/batches.ts';
 
@@ -13,7 +14,7 @@ function sampleObject(): { bytes: Uint8Array; frames: Uint8Array[] } {
   builder.addFrame({ topic: 'payments', partition: 5, leaderEpoch: 2, baseOffset: 0, lastOffset: 0, data: frames[1]! });
   builder.addFrame({ topic: 'orders', partition: 0, leaderEpoch: 7, baseOffset: 102, lastOffset: 104, data: frames[2]! });
   const chunks = builder.finish();
-  const bytes = concatChunks(chunks);
+  const bytes = concatBytes(chunks);
   expect(bytes.length).toBe(builder.sizeBytes);
   return { bytes, frames };
 }
@@ -44,7 +45,7 @@ describe('WAL object format', () => {
     builder.addFrame({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 0, data: batchOf('a') });
     const early = builder.drain();
     builder.addFrame({ topic: 't', partition: 1, leaderEpoch: 0, baseOffset: 0, lastOffset: 1, data: batchOf('b', 2) });
-    const object = concatChunks([...early, ...builder.finish()]);
+    const object = concatBytes([...early, ...builder.finish()]);
     expect(object.length).toBe(builder.sizeBytes);
     expect(decodeWalObject(object).frames.map((f) => f.entry.partition)).toEqual([0, 1]);
   });
