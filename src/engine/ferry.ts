@@ -51,6 +51,11 @@ export interface FerryOptions {
   readonly minInsyncReplicas?: number;
   /** Be a follower (a read replica): rebuild partitions from a leader's WAL streams, serve reads. */
   readonly follow?: FollowOptions;
+  /**
+   * Partitions are served only once adopted (adoptPartition), as a cluster assigns them
+   * (docs/cluster-protocol.md); nothing is opened from the local registry at start.
+   */
+  readonly managedPartitions?: boolean;
   /** Where the engine's metrics go (WAL upload and durability latency, follower lag, ...). */
   readonly metrics?: MetricsRegistry;
 }
@@ -151,6 +156,7 @@ export class Ferry {
   /** With a WAL: each partition's end in the earlier streams; the shipped checkpoint adds the current one's. */
   #shippedBase: ReadonlyMap<string, number> | null = null;
   #checkpointTimer: Timer | null = null;
+  #notifyQueued = false;
   #retentionTimer: Timer | null = null;
   #closed = false;
 
@@ -181,8 +187,10 @@ export class Ferry {
       if (options.wal !== undefined && options.follow !== undefined) throw new FerryError('InvalidArgument', 'an engine either writes a WAL (leader) or follows one, not both');
       ferry = new Ferry(options, lock, TopicRegistry.open(options.directory));
       const shipped = options.wal === undefined ? null : await ferry.#closeEarlierStreams(options.wal);
-      for (const topic of ferry.#registry.list()) ferry.#openTopic(topic, shipped);
-      for (const partition of [...ferry.#partitions.values()].flat()) await partition.reshipUnshipped();
+      if (options.managedPartitions !== true) {
+        for (const topic of ferry.#registry.list()) ferry.#openTopic(topic, shipped);
+        for (const partition of [...ferry.#partitions.values()].flat()) await partition.reshipUnshipped();
+      }
       if (options.follow !== undefined) ferry.#startFollowing(options.follow);
       ferry.#scheduleRetention();
       return ferry;
@@ -191,6 +199,46 @@ export class Ferry {
       else lock.release();
       throw error;
     }
+  }
+
+  /**
+   * Starts serving one partition as its leader (managed mode, [C5]): its local log is recreated
+   * empty, `rebuild` fills it (from the WAL chain) and whatever it holds then is taken as durable.
+   */
+  async adoptPartition(topic: string, index: number, partitionCount: number, rebuild: (log: PartitionLog) => Promise<void>): Promise<void> {
+    this.#checkOpen();
+    validateTopicName(topic);
+    if (this.#partitions.get(topic)?.[index] !== undefined) throw new FerryError('InvalidArgument', `${topic}-${index} is already served here`);
+    if (this.#registry.get(topic) === undefined) this.#registry.add({ name: topic, partitions: partitionCount, config: {} });
+    else this.#registry.grow(topic, partitionCount);
+    const directory = join(this.directory, `${topic}-${index}`);
+    rmSync(directory, { recursive: true, force: true }); // the chain is the truth; stale local data is not
+    const config = { ...this.#options.log, ...this.#registry.get(topic)!.config };
+    const log = PartitionLog.open(directory, { config, clock: this.#clock });
+    try {
+      await rebuild(log);
+    } catch (error) {
+      await log.close();
+      throw error;
+    }
+    const partitions = this.#partitions.get(topic) ?? [];
+    partitions[index] = new Partition(topic, index, log, this.#wal, { kind: 'leader', requiredFollowers: (this.#options.minInsyncReplicas ?? 1) - 1 }, log.logEndOffset);
+    this.#partitions.set(topic, partitions);
+  }
+
+  /** Stops serving a partition (managed mode, [C6]): another broker leads it now. */
+  async releasePartition(topic: string, index: number): Promise<void> {
+    const partitions = this.#partitions.get(topic);
+    const partition = partitions?.[index];
+    if (partition === undefined) return;
+    delete partitions![index];
+    partition.wakeAll();
+    await partition.log.close();
+  }
+
+  /** Whether this engine serves `topic`-`index` (managed mode: adopted and not released). */
+  serves(topic: string, index: number): boolean {
+    return this.#partitions.get(topic)?.[index] !== undefined;
   }
 
   /** Creates a topic; TopicAlreadyExists if it exists, InvalidArgument for a bad name or count. */
@@ -445,10 +493,18 @@ export class Ferry {
     this.#pushHighWatermarks();
   }
 
-  /** Leader side of attachReplica: a durable object may interest the replicas at once. */
+  /**
+   * Leader side of attachReplica: a durable object may interest the replicas at once. Called per
+   * partition of each durable object, so the work is coalesced to once per turn.
+   */
   #notifyReplicas(): void {
-    for (const replica of this.#replicas) if (!replica.#closed) replica.#follower?.hint();
-    this.#pushHighWatermarks();
+    if (this.#replicas.length === 0 || this.#notifyQueued) return;
+    this.#notifyQueued = true;
+    queueMicrotask(() => {
+      this.#notifyQueued = false;
+      for (const replica of this.#replicas) if (!replica.#closed) replica.#follower?.hint();
+      this.#pushHighWatermarks();
+    });
   }
 
   #pushHighWatermarks(): void {

@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { FerryError } from '../errors.ts';
-import { splitBatches } from '../format/batch-parse.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { assert } from '../util/assert.ts';
 import type { Clock, Timer } from '../util/clock.ts';
 import { writeFileAtomicSync } from '../util/files.ts';
 import { listEpochs } from '../wal/seal.ts';
+import { applyFrame } from './apply.ts';
 import type { ObjectRead, ReadFrame, WalReader } from '../wal/reader.ts';
 
 export interface FollowerConfig {
@@ -75,6 +75,7 @@ export class Follower {
   #running = false;
   #loop: Promise<void> | null = null;
   #wake: (() => void) | null = null;
+  #hinted = false;
   #failure: Error | null = null;
   #lastCheckpointMs = -Infinity;
   #stats = { objectsApplied: 0, framesApplied: 0, bytesApplied: 0, bytesRead: 0, polls: 0, readFailures: 0 };
@@ -118,7 +119,8 @@ export class Follower {
 
   /** A leader's hint that a new object exists: probe now instead of after the poll interval. */
   hint(): void {
-    this.#wake?.();
+    if (this.#wake !== null) this.#wake();
+    else this.#hinted = true; // busy now: the next wait returns at once
   }
 
   /** Stops after the object being applied and saves the position. */
@@ -138,6 +140,7 @@ export class Follower {
       }
       this.#position = position;
       let read: ObjectRead;
+      const fetchedAhead = this.#prefetched.has(position.sequence);
       try {
         read = await this.#next(position);
       } catch (error) {
@@ -150,7 +153,7 @@ export class Follower {
       }
       if (!this.#running) break;
       if (read.kind === 'absent') {
-        await this.#onAbsent(position);
+        await this.#onAbsent(position, fetchedAhead);
       } else if (read.kind === 'seal') {
         this.#position = (await this.#nextEpoch(position)) ?? position;
         if (this.#position === position) await this.#idle();
@@ -160,6 +163,9 @@ export class Follower {
         this.#position = { epoch: position.epoch, sequence: position.sequence + 1 };
         this.#prefetchWindow = Math.min(this.config.prefetchObjectsMax, this.#prefetchWindow * 2);
         this.#maybeCheckpoint();
+        // Let the rest of the process run between objects: catching up applies many in a row
+        // (measured: event-loop stalls of up to 1 s without this).
+        await new Promise((resolve) => setImmediate(resolve));
       }
     }
   }
@@ -178,12 +184,16 @@ export class Follower {
     return read;
   }
 
-  /** Not written yet: forget what was fetched ahead (it was absent too, or is still in flight) and wait. */
-  async #onAbsent(position: StreamPosition): Promise<void> {
+  /**
+   * Not written yet: forget what was fetched ahead (it was absent too, or is still in flight)
+   * and wait. An answer fetched ahead may be stale (the object landed since), so it is asked
+   * again at once before waiting.
+   */
+  async #onAbsent(position: StreamPosition, fetchedAhead: boolean): Promise<void> {
     this.#stats.polls++;
     this.#prefetchWindow = 1;
     this.#prefetched.clear();
-    await this.#idle();
+    if (!fetchedAhead) await this.#idle();
   }
 
   /** Applies the frames of one object in order; each batch's CRC32C is checked by appendReplica. */
@@ -199,16 +209,10 @@ export class Follower {
   #applyFrame(frame: ReadFrame, createdMs: number): void {
     const { entry } = frame;
     const log = this.#target.log(entry.topic, entry.partition);
-    const logEnd = log.logEndOffset;
-    if (entry.lastOffset < logEnd) return; // applied before a restart: the checkpoint lags by design
-    let data = frame.data;
-    if (entry.baseOffset < logEnd) data = suffixFrom(data, logEnd);
-    else if (entry.baseOffset > logEnd) {
-      throw new FerryError('InvalidOffsets', `${entry.topic}-${entry.partition}: the WAL continues at offset ${entry.baseOffset} but the local log ends at ${logEnd}; the missing offsets are not in these WAL streams`);
-    }
-    log.appendReplica(data);
+    const bytes = applyFrame(log, frame);
+    if (bytes === 0) return; // applied before a restart: the checkpoint lags by design
     this.#stats.framesApplied++;
-    this.#stats.bytesApplied += data.length;
+    this.#stats.bytesApplied += bytes;
     this.#target.applied?.(entry.topic, entry.partition, log.logEndOffset, createdMs);
   }
 
@@ -226,6 +230,10 @@ export class Follower {
 
   /** Waits for the poll interval or a hint, whichever comes first. */
   #idle(): Promise<void> {
+    if (this.#hinted) {
+      this.#hinted = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       let timer: Timer | null = null;
       const done = () => {
@@ -249,16 +257,6 @@ export class Follower {
     if (this.#position === null) return;
     writeFileAtomicSync(this.#checkpointPath, new TextEncoder().encode(JSON.stringify({ writerId: this.config.writerId, ...this.#position })));
   }
-}
-
-/** The batches of `data` from `offset` on (a frame partly applied before a restart). */
-function suffixFrom(data: Uint8Array, offset: number): Uint8Array {
-  const batches = splitBatches(data, Number.MAX_SAFE_INTEGER);
-  const first = batches.find((batch) => batch.baseOffset >= offset);
-  if (first === undefined || first.baseOffset !== offset) {
-    throw new FerryError('InvalidOffsets', `no batch of the frame starts at offset ${offset}`);
-  }
-  return data.subarray(first.position);
 }
 
 function readCheckpoint(path: string): StreamPosition | null {

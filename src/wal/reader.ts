@@ -132,19 +132,21 @@ export class WalReader {
     const wanted = entries.filter((entry) => this.config.wants(entry.topic, entry.partition));
     const headerEnd = entries[0]?.framePosition ?? trailer.footerPosition;
     if (headerEnd > head.length) throw new CorruptObjectError('framePosition', headerEnd, `a header cannot be longer than ${HEADER_PROBE_BYTES} bytes`);
-    const { header, frames, bytesRead } = await this.#readFrames(key, headerEnd, wanted, head);
+    const tailRead = { span: { start: size - body.length, end: size }, body };
+    const { header, frames, bytesRead } = await this.#readFrames(key, headerEnd, wanted, head, tailRead);
     if (header.kind === 'seal') throw new CorruptObjectError('kind', 0, 'a seal larger than its footer probe');
     return { kind: 'data', header, frames, sizeBytes: size, bytesRead: bytesRead + head.length + body.length + (footerStart >= 0 ? 0 : footer.length) };
   }
 
   /** The header plus every wanted frame, in as few range GETs as the merge gap allows. */
-  async #readFrames(key: string, headerEnd: number, wanted: WalFrameEntry[], head: Uint8Array): Promise<{ header: WalHeader; frames: ReadFrame[]; bytesRead: number }> {
+  async #readFrames(key: string, headerEnd: number, wanted: WalFrameEntry[], head: Uint8Array, tail: { span: Span; body: Uint8Array }): Promise<{ header: WalHeader; frames: ReadFrame[]; bytesRead: number }> {
     const frameSpans = wanted.map((e) => ({ start: e.framePosition, end: e.framePosition + e.frameHeaderBytes + e.byteLength }));
-    // The object's first bytes were read already: only what lies beyond them needs a GET.
+    // The object's first and last bytes were read already: only frames outside both need a GET.
     const headSpan = { start: 0, end: head.length };
-    const spans = mergeSpans(frameSpans.filter((span) => span.end > head.length), this.config.rangeMergeGapBytes);
+    const inRead = (span: Span) => span.end <= head.length || span.start >= tail.span.start;
+    const spans = mergeSpans(frameSpans.filter((span) => !inRead(span)), this.config.rangeMergeGapBytes);
     const fetched = await Promise.all(spans.map(async (span) => ({ span, body: (await this.#range(key, span.start, span.end)).body })));
-    const reads = [{ span: headSpan, body: head }, ...fetched];
+    const reads = [{ span: headSpan, body: head }, tail, ...fetched];
     const slice = (start: number, end: number): Uint8Array => {
       const read = reads.find((r) => r.span.start <= start && end <= r.span.end)!;
       if (read.body.length !== read.span.end - read.span.start) throw new CorruptObjectError('range', read.span.start, `asked ${read.span.end - read.span.start} bytes, got ${read.body.length}`);

@@ -46,6 +46,15 @@ export async function listSequences(store: ObjectStore, prefix: string, stream: 
 /** Header bytes read to learn an object's kind: the fixed fields plus the longest writer id. */
 const HEADER_PROBE_BYTES = 512;
 
+/** Seals `stream` unless it already ends in a seal; returns the seal's sequence. */
+export async function ensureSealed(store: ObjectStore, prefix: string, stream: StreamId, sealer: { writerId: string; nowMs: number }): Promise<number> {
+  const sequences = await listSequences(store, prefix, stream);
+  let firstFree = 0;
+  while (sequences.has(firstFree)) firstFree++;
+  if (firstFree > 0 && (await kindOf(store, walObjectKey(prefix, stream, firstFree - 1))) === 'seal') return firstFree - 1;
+  return (await sealStream(store, prefix, stream, sealer)).sealSequence;
+}
+
 /**
  * Seals every earlier epoch of `writerId` that is not sealed yet, so a follower that reads them
  * in order always meets a seal before the next epoch (a crash can leave an epoch unsealed).
@@ -55,12 +64,9 @@ export async function sealEarlierEpochs(store: ObjectStore, prefix: string, writ
   for (const epoch of await listEpochs(store, prefix, writerId)) {
     if (epoch >= currentEpoch) continue;
     const stream = { writerId, epoch };
-    const sequences = await listSequences(store, prefix, stream);
-    let firstFree = 0;
-    while (sequences.has(firstFree)) firstFree++;
-    if (firstFree > 0 && (await kindOf(store, walObjectKey(prefix, stream, firstFree - 1))) === 'seal') continue;
-    await sealStream(store, prefix, stream, { writerId, nowMs });
-    sealed.push(epoch);
+    const before = await listSequences(store, prefix, stream);
+    const sealSequence = await ensureSealed(store, prefix, stream, { writerId, nowMs });
+    if (!before.has(sealSequence)) sealed.push(epoch);
   }
   return sealed;
 }

@@ -31,18 +31,26 @@ export interface WalWriterConfig {
 }
 
 /**
- * Defaults chosen by bench/wal.bench.ts on the memory store's s3-express profile: a 256 KiB or
- * 5 ms object keeps produce-to-durable p50 near one PUT plus a few ms, while at 100 MB/s it is
- * ~400 PUTs/GB ($0.00045/GB in requests at S3 Express prices). See docs/wal-protocol.md.
+ * Chosen by bench/wal.bench.ts (s3-express profile, 64 partitions, sweep of size x interval):
+ * up to ~50 MB/s the 5 ms interval closes objects (at most 200 PUTs/s per writer; ~17,000
+ * PUTs/GB, $0.02/GB of requests at 10 MB/s) and p50 is one PUT plus 3-5 ms (8.8 ms vs a 7.5 ms
+ * floor). At 100 MB/s objects reach ~500 KB: ~2,100 PUTs/GB, $0.0024/GB of requests, under the
+ * $0.0032/GB upload fee; 256 KiB would pay twice that for ~3 ms less.
  */
 export const DEFAULT_WAL_WRITER_CONFIG: Omit<WalWriterConfig, 'prefix' | 'stream'> = {
-  uploadBytes: 256 * 1024,
+  uploadBytes: 1024 * 1024,
   uploadIntervalMs: 5,
   maxInFlight: 8,
   maxBufferedBytes: 64 * 1024 * 1024,
   retry: { attempts: 8, baseMs: 10, capMs: 1000 },
   multipartPartBytes: STREAMING_PART_BYTES_DEFAULT,
 };
+
+/**
+ * How far an object may outgrow uploadBytes while every upload slot is busy: larger objects
+ * when behind, but bounded, since each one is copied and read whole in one go.
+ */
+const DEFERRED_GROWTH_FACTOR = 4;
 
 /** Per-frame facts kept until the object is durable: enough to advance offsets and time it. */
 interface FrameRecord {
@@ -71,6 +79,8 @@ interface OpenObject {
   /** Frame data bytes added so far, counted in bufferedBytes until the object is closed. */
   dataBytes: number;
   timer: Timer | null;
+  /** Due (size or interval) but waiting for a free upload slot. */
+  closeWanted: boolean;
 }
 
 interface OffsetWaiter {
@@ -176,8 +186,8 @@ export class WalWriter {
     open.frames.push({ partitionKey: partitionKey(frame.topic, frame.partition), endOffset: frame.lastOffset + 1, appendedMs: this.#clock.monotonicMs() });
     open.dataBytes += frame.data.length;
     this.#bufferedBytes += frame.data.length;
-    if (open.builder.sizeBytes >= this.config.uploadBytes) this.#closeOpenObject();
-    else if (open.streaming !== null || open.builder.sizeBytes >= this.config.multipartPartBytes) this.#stream(open);
+    if (open.builder.sizeBytes >= this.config.uploadBytes) this.#closeWhenSlotFree(open);
+    if (this.#open === open && (open.streaming !== null || open.builder.sizeBytes >= this.config.multipartPartBytes)) this.#stream(open);
   }
 
   /** Resolves once `offset` of the partition is in a durable WAL object (acks=all). */
@@ -187,7 +197,10 @@ export class WalWriter {
     if ((this.#durable.get(key) ?? -1) > offset) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const list = this.#waiters.get(key) ?? [];
-      list.push({ offset, resolve, reject });
+      // Kept sorted by offset (appends come in offset order, so this is nearly always a push).
+      let at = list.length;
+      while (at > 0 && list[at - 1]!.offset > offset) at--;
+      list.splice(at, 0, { offset, resolve, reject });
       this.#waiters.set(key, list);
     });
   }
@@ -204,10 +217,10 @@ export class WalWriter {
     const sequence = this.#nextSequence++;
     const { writerId, epoch } = this.config.stream;
     const builder = new WalObjectBuilder({ kind: 'data', writerId, epoch, sequence, createdMs: this.#clock.nowMs() });
-    const open: OpenObject = { builder, sequence, frames: [], chunks: [], streaming: null, dataBytes: 0, timer: null };
+    const open: OpenObject = { builder, sequence, frames: [], chunks: [], streaming: null, dataBytes: 0, timer: null, closeWanted: false };
     open.timer = this.#clock.setTimer(this.config.uploadIntervalMs, () => {
       open.timer = null;
-      if (this.#open === open) this.#closeOpenObject();
+      if (this.#open === open) this.#closeWhenSlotFree(open);
     });
     this.#open = open;
     return open;
@@ -223,6 +236,19 @@ export class WalWriter {
       open.chunks.push(chunk);
       open.streaming.write(chunk).catch(() => {}); // a failure shows in finish(); then a plain PUT retries
     }
+  }
+
+  /**
+   * Closes the open object if an upload slot is free to take it. While every slot is busy the
+   * object keeps growing instead (up to DEFERRED_GROWTH_FACTOR x uploadBytes), so a writer that falls behind
+   * sends fewer, larger objects rather than queueing many small ones (measured: queues of ~200
+   * objects and second-long latency at 100 MB/s without this). `#pump` closes it when a slot frees.
+   */
+  #closeWhenSlotFree(open: OpenObject): void {
+    const slotFree = this.#inFlight + this.#queue.length < this.config.maxInFlight;
+    const grownEnough = open.builder.sizeBytes >= Math.min(this.config.multipartPartBytes, DEFERRED_GROWTH_FACTOR * this.config.uploadBytes);
+    if (slotFree || grownEnough) this.#closeOpenObject();
+    else open.closeWanted = true;
   }
 
   #closeOpenObject(): void {
@@ -247,6 +273,11 @@ export class WalWriter {
   }
 
   #pump(): void {
+    const open = this.#open;
+    if (open !== null && open.closeWanted && this.#inFlight + this.#queue.length < this.config.maxInFlight) {
+      this.#closeOpenObject(); // calls #pump again
+      return;
+    }
     while (this.#failure === null && this.#inFlight < this.config.maxInFlight && this.#queue.length > 0) {
       const object = this.#queue.shift()!;
       this.#inFlight++;
@@ -332,13 +363,10 @@ export class WalWriter {
     this.#observer.durable?.(key, durable);
     const waiters = this.#waiters.get(key);
     if (waiters === undefined) return;
-    const still = waiters.filter((waiter) => {
-      if (waiter.offset >= durable) return true;
-      waiter.resolve();
-      return false;
-    });
-    if (still.length === 0) this.#waiters.delete(key);
-    else this.#waiters.set(key, still);
+    let resolved = 0;
+    while (resolved < waiters.length && waiters[resolved]!.offset < durable) waiters[resolved++]!.resolve();
+    if (resolved === waiters.length) this.#waiters.delete(key);
+    else if (resolved > 0) waiters.splice(0, resolved);
   }
 
   #wakeCapacity(): void {

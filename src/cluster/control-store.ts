@@ -1,0 +1,81 @@
+import { FerryError } from '../errors.ts';
+import { isStoreError } from '../store/errors.ts';
+import type { ObjectStore } from '../store/object-store.ts';
+
+/** A control record as read: its value and the ETag that a compare-and-swap must name. */
+export interface Versioned<T> {
+  readonly value: T;
+  readonly etag: string;
+}
+
+/**
+ * Small JSON control records (brokers, topics, partition leadership, group offsets) in an object
+ * store, changed only by compare-and-swap (design contract 5): `create` is put-if-absent,
+ * `replace` is If-Match on the ETag that was read. A lost race is a `null` result, never an
+ * overwrite. The records may live in another bucket than the WAL data (a regional one).
+ */
+export class ControlStore {
+  readonly #store: ObjectStore;
+  readonly #prefix: string;
+
+  constructor(store: ObjectStore, prefix: string) {
+    this.#store = store;
+    this.#prefix = prefix === '' ? 'control/' : `${prefix.replace(/\/+$/, '')}/control/`;
+  }
+
+  async read<T>(key: string): Promise<Versioned<T> | null> {
+    try {
+      const { body, etag } = await this.#store.get(this.#prefix + key);
+      return { value: JSON.parse(new TextDecoder().decode(body)) as T, etag };
+    } catch (error) {
+      if (isStoreError(error, 'NotFound')) return null;
+      throw error;
+    }
+  }
+
+  /** Creates the record if absent; null if it exists. */
+  async create<T>(key: string, value: T): Promise<Versioned<T> | null> {
+    return this.#conditional(key, value, { ifNoneMatch: '*' });
+  }
+
+  /** Replaces the record if it is still the version read; null if someone changed it first. */
+  async replace<T>(key: string, previous: Versioned<T>, value: T): Promise<Versioned<T> | null> {
+    return this.#conditional(key, value, { ifMatch: previous.etag });
+  }
+
+  /** Writes a record only this process owns (its broker lease): no condition needed. */
+  async put<T>(key: string, value: T): Promise<void> {
+    await this.#store.put(this.#prefix + key, encode(value));
+  }
+
+  /** The keys under `prefix` (relative to the control root), in no particular order. */
+  async list(prefix: string): Promise<string[]> {
+    const keys: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.#store.list(this.#prefix + prefix, token === undefined ? {} : { token });
+      for (const object of page.objects) keys.push(object.key.slice(this.#prefix.length));
+      token = page.nextToken;
+    } while (token !== undefined);
+    return keys;
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.#store.delete(this.#prefix + key);
+  }
+
+  async #conditional<T>(key: string, value: T, options: { ifNoneMatch?: '*'; ifMatch?: string }): Promise<Versioned<T> | null> {
+    try {
+      const { etag } = await this.#store.put(this.#prefix + key, encode(value), options);
+      return { value, etag };
+    } catch (error) {
+      if (isStoreError(error, 'PreconditionFailed') || isStoreError(error, 'Conflict')) return null;
+      if (isStoreError(error)) throw new FerryError('Storage', `control record ${key}: ${error.message}`, { cause: error });
+      throw error;
+    }
+  }
+}
+
+function encode(value: unknown): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify(value));
+}

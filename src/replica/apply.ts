@@ -1,0 +1,29 @@
+import { FerryError } from '../errors.ts';
+import { splitBatches } from '../format/batch-parse.ts';
+import type { PartitionLog } from '../log/partition-log.ts';
+import type { ReadFrame } from '../wal/reader.ts';
+
+/**
+ * Applies one verified WAL frame to a log at the leader's offsets: a frame the log already has
+ * is skipped (re-reading after a restart is idempotent), one that overlaps its end is applied from
+ * the first new batch, and one that would leave a gap is refused. Returns the bytes applied.
+ */
+export function applyFrame(log: PartitionLog, frame: ReadFrame): number {
+  const { entry } = frame;
+  const logEnd = log.logEndOffset;
+  if (entry.lastOffset < logEnd) return 0;
+  if (entry.baseOffset > logEnd) {
+    throw new FerryError('InvalidOffsets', `${entry.topic}-${entry.partition}: the WAL continues at offset ${entry.baseOffset} but the local log ends at ${logEnd}; the missing offsets are not in these WAL streams`);
+  }
+  const data = entry.baseOffset < logEnd ? suffixFrom(frame.data, logEnd) : frame.data;
+  log.appendReplica(data);
+  return data.length;
+}
+
+/** The batches of `data` from `offset` on (a frame partly applied before a restart). */
+function suffixFrom(data: Uint8Array, offset: number): Uint8Array {
+  const batches = splitBatches(data, Number.MAX_SAFE_INTEGER);
+  const first = batches.find((batch) => batch.baseOffset >= offset);
+  if (first === undefined || first.baseOffset !== offset) throw new FerryError('InvalidOffsets', `no batch of the frame starts at offset ${offset}`);
+  return data.subarray(first.position);
+}
