@@ -1,65 +1,23 @@
 import { describe, expect, test } from 'bun:test';
 import { type CreateTopicsRequest, type CreateTopicsResponse, createTopicsCodec as codec } from '../../../src/broker/apis/create-topics.ts';
-import { ProtocolError } from '../../../src/broker/protocol/errors.ts';
 import { KafkaReader } from '../../../src/broker/protocol/reader.ts';
 import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
+import { bytesOf, codecHarness, kafkajsEncode, kafkajsResponse } from '../../support/codec-harness.ts';
 
 const VERSIONS = [0, 1, 2, 3, 4];
 /** kafkajs 2.2.4 stops at v3; v4 has v3's bytes (it only relaxes num_partitions/replication_factor, KIP-464). */
 const kafkajsVersion = (version: number) => Math.min(version, 3);
 
-// --- harness: kafkajs as the real client, truncation and mutation as the hostile one ---
+// --- harness (test/support/codec-harness.ts): kafkajs as the real client, truncation and mutation as the hostile one ---
 
-async function kafkajsRequest(version: number, args: object): Promise<Uint8Array> {
-  const { request } = require('kafkajs/src/protocol/requests/createTopics').protocol({ version: kafkajsVersion(version) })(args);
-  const buffer: Buffer = (await request.encode()).buffer;
-  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.length);
+const { decodeRequest, encodeResponse, expectRejected, expectEveryTruncationRejected, expectMutationsTotal } = codecHarness(codec);
+
+function kafkajsRequest(version: number, args: object): Promise<Uint8Array> {
+  return kafkajsEncode('createTopics', kafkajsVersion(version), args);
 }
 
 function kafkajsDecodeResponse(version: number, bytes: Buffer): Promise<Record<string, unknown>> {
-  return require(`kafkajs/src/protocol/requests/createTopics/v${kafkajsVersion(version)}/response`).decode(bytes);
-}
-
-const bytesOf = (writer: KafkaWriter): Buffer => Buffer.concat(writer.chunks());
-
-function decodeRequest(version: number, bytes: Uint8Array): CreateTopicsRequest {
-  const reader = new KafkaReader(bytes);
-  const request = codec.decodeRequest(reader, version);
-  expect(reader.remaining).toBe(0);
-  return request;
-}
-
-function encodeResponse(version: number, response: CreateTopicsResponse): Buffer {
-  const writer = new KafkaWriter();
-  codec.encodeResponse(writer, version, response);
-  return bytesOf(writer);
-}
-
-function expectRejected(version: number, bytes: Uint8Array): void {
-  expect(() => codec.decodeRequest(new KafkaReader(bytes), version)).toThrow(ProtocolError);
-}
-
-/** Seeded byte mutations: decoding either succeeds or throws ProtocolError, nothing else. */
-function expectMutationsTotal(version: number, bytes: Uint8Array, seed: number): void {
-  let state = seed;
-  const next = () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return state >>> 0;
-  };
-  const interesting = [0x00, 0x7f, 0x80, 0xff];
-  for (let round = 0; round < 300; round++) {
-    const mutated = Uint8Array.from(bytes);
-    for (let i = 0, n = 1 + (next() % 3); i < n; i++) {
-      mutated[next() % mutated.length] = next() % 2 === 0 ? (interesting[next() % 4] ?? 0) : next() & 0xff;
-    }
-    try {
-      codec.decodeRequest(new KafkaReader(mutated), version);
-    } catch (error) {
-      expect(error).toBeInstanceOf(ProtocolError);
-    }
-  }
+  return kafkajsResponse('createTopics', kafkajsVersion(version)).decode(bytes);
 }
 
 // --- test-only encoders and decoders (the other side of the wire) ---
@@ -114,7 +72,7 @@ test('advertises versions 0-4, below the first flexible version', () => {
 
 describe.each(VERSIONS)('CreateTopics v%i', (version) => {
   test(`decodes a request encoded by kafkajs (its v${kafkajsVersion(version)} bytes)`, async () => {
-    expect(decodeRequest(version, await kafkajsRequest(version, kafkajsArgs))).toEqual({
+    expect(decodeRequest(await kafkajsRequest(version, kafkajsArgs), version)).toEqual({
       topics: [
         {
           name: 'orders',
@@ -171,7 +129,7 @@ describe.each(VERSIONS)('CreateTopics v%i', (version) => {
       timeoutMs: 0,
       validateOnly: version >= 1,
     };
-    expect(decodeRequest(version, encodeRequest(version, request))).toEqual(request);
+    expect(decodeRequest(encodeRequest(version, request), version)).toEqual(request);
     const response: CreateTopicsResponse = {
       throttleTimeMs: version >= 2 ? 1 : 0,
       topics: [{ name: 'a', errorCode: 37, errorMessage: version >= 1 ? 'Number of partitions must be larger than 0.' : null }],
@@ -181,24 +139,24 @@ describe.each(VERSIONS)('CreateTopics v%i', (version) => {
 
   test('every truncation throws ProtocolError', async () => {
     const bytes = await kafkajsRequest(version, kafkajsArgs);
-    for (let end = 0; end < bytes.length; end++) expectRejected(version, bytes.subarray(0, end));
+    expectEveryTruncationRejected(bytes, version);
   });
 
   test('mutated requests decode or throw ProtocolError', async () => {
-    expectMutationsTotal(version, await kafkajsRequest(version, kafkajsArgs), 0xdecade + version);
+    expectMutationsTotal(await kafkajsRequest(version, kafkajsArgs), version, 0xdecade + version);
   });
 
   test('absurd lengths throw ProtocolError', () => {
     const tail = (w: KafkaWriter) => (version >= 1 ? w.int32(1000).boolean(false) : w.int32(1000));
     const topic = () => new KafkaWriter().int32(1).string('t').int32(1).int16(1);
-    expectRejected(version, bytesOf(tail(new KafkaWriter().int32(0x7fffffff)))); // topics count above the limit
-    expectRejected(version, bytesOf(tail(new KafkaWriter().int32(1000)))); // 1000 topics cannot fit in 4 or 5 bytes
-    expectRejected(version, bytesOf(tail(new KafkaWriter().int32(-2)))); // negative count
-    expectRejected(version, bytesOf(tail(topic().int32(100_000).int32(0).int32(0)))); // assignments that cannot fit
-    expectRejected(version, bytesOf(tail(topic().int32(1).int32(0).int32(0x7fffffff).int32(0)))); // broker_ids above the limit
-    expectRejected(version, bytesOf(tail(topic().int32(1).int32(0).int32(3).int32(1).int32(0)))); // broker_ids that cannot fit
-    expectRejected(version, bytesOf(tail(topic().int32(0).int32(1).int16(-1).int16(-1)))); // null config name
-    expectRejected(version, bytesOf(tail(topic().int32(0).int32(1).string('k').int16(0x7fff)))); // config value past the frame
-    expectRejected(version, bytesOf(tail(new KafkaWriter().int32(1).int16(-1).int32(1).int16(1).int32(0).int32(0)))); // null name
+    expectRejected(bytesOf(tail(new KafkaWriter().int32(0x7fffffff))), version); // topics count above the limit
+    expectRejected(bytesOf(tail(new KafkaWriter().int32(1000))), version); // 1000 topics cannot fit in 4 or 5 bytes
+    expectRejected(bytesOf(tail(new KafkaWriter().int32(-2))), version); // negative count
+    expectRejected(bytesOf(tail(topic().int32(100_000).int32(0).int32(0))), version); // assignments that cannot fit
+    expectRejected(bytesOf(tail(topic().int32(1).int32(0).int32(0x7fffffff).int32(0))), version); // broker_ids above the limit
+    expectRejected(bytesOf(tail(topic().int32(1).int32(0).int32(3).int32(1).int32(0))), version); // broker_ids that cannot fit
+    expectRejected(bytesOf(tail(topic().int32(0).int32(1).int16(-1).int16(-1))), version); // null config name
+    expectRejected(bytesOf(tail(topic().int32(0).int32(1).string('k').int16(0x7fff))), version); // config value past the frame
+    expectRejected(bytesOf(tail(new KafkaWriter().int32(1).int16(-1).int32(1).int16(1).int32(0).int32(0))), version); // null name
   });
 });

@@ -1,65 +1,23 @@
 import { describe, expect, test } from 'bun:test';
 import { type DeleteTopicsRequest, type DeleteTopicsResponse, deleteTopicsCodec as codec } from '../../../src/broker/apis/delete-topics.ts';
-import { ProtocolError } from '../../../src/broker/protocol/errors.ts';
 import { KafkaReader } from '../../../src/broker/protocol/reader.ts';
 import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
+import { bytesOf, codecHarness, kafkajsEncode, kafkajsResponse } from '../../support/codec-harness.ts';
 
 const VERSIONS = [0, 1, 2, 3];
 /** kafkajs 2.2.4 stops at v1; v2 and v3 have v1's bytes (v2: quota behaviour, v3: TOPIC_DELETION_DISABLED). */
 const kafkajsVersion = (version: number) => Math.min(version, 1);
 
-// --- harness: kafkajs as the real client, truncation and mutation as the hostile one ---
+// --- harness (test/support/codec-harness.ts): kafkajs as the real client, truncation and mutation as the hostile one ---
 
-async function kafkajsRequest(version: number, args: object): Promise<Uint8Array> {
-  const { request } = require('kafkajs/src/protocol/requests/deleteTopics').protocol({ version: kafkajsVersion(version) })(args);
-  const buffer: Buffer = (await request.encode()).buffer;
-  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.length);
+const { decodeRequest, encodeResponse, expectRejected, expectEveryTruncationRejected, expectMutationsTotal } = codecHarness(codec);
+
+function kafkajsRequest(version: number, args: object): Promise<Uint8Array> {
+  return kafkajsEncode('deleteTopics', kafkajsVersion(version), args);
 }
 
 function kafkajsDecodeResponse(version: number, bytes: Buffer): Promise<Record<string, unknown>> {
-  return require(`kafkajs/src/protocol/requests/deleteTopics/v${kafkajsVersion(version)}/response`).decode(bytes);
-}
-
-const bytesOf = (writer: KafkaWriter): Buffer => Buffer.concat(writer.chunks());
-
-function decodeRequest(version: number, bytes: Uint8Array): DeleteTopicsRequest {
-  const reader = new KafkaReader(bytes);
-  const request = codec.decodeRequest(reader, version);
-  expect(reader.remaining).toBe(0);
-  return request;
-}
-
-function encodeResponse(version: number, response: DeleteTopicsResponse): Buffer {
-  const writer = new KafkaWriter();
-  codec.encodeResponse(writer, version, response);
-  return bytesOf(writer);
-}
-
-function expectRejected(version: number, bytes: Uint8Array): void {
-  expect(() => codec.decodeRequest(new KafkaReader(bytes), version)).toThrow(ProtocolError);
-}
-
-/** Seeded byte mutations: decoding either succeeds or throws ProtocolError, nothing else. */
-function expectMutationsTotal(version: number, bytes: Uint8Array, seed: number): void {
-  let state = seed;
-  const next = () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return state >>> 0;
-  };
-  const interesting = [0x00, 0x7f, 0x80, 0xff];
-  for (let round = 0; round < 300; round++) {
-    const mutated = Uint8Array.from(bytes);
-    for (let i = 0, n = 1 + (next() % 3); i < n; i++) {
-      mutated[next() % mutated.length] = next() % 2 === 0 ? (interesting[next() % 4] ?? 0) : next() & 0xff;
-    }
-    try {
-      codec.decodeRequest(new KafkaReader(mutated), version);
-    } catch (error) {
-      expect(error).toBeInstanceOf(ProtocolError);
-    }
-  }
+  return kafkajsResponse('deleteTopics', kafkajsVersion(version)).decode(bytes);
 }
 
 // --- test-only encoders and decoders (the other side of the wire) ---
@@ -86,7 +44,7 @@ test('advertises versions 0-3, below the first flexible version', () => {
 
 describe.each(VERSIONS)('DeleteTopics v%i', (version) => {
   test(`decodes a request encoded by kafkajs (its v${kafkajsVersion(version)} bytes)`, async () => {
-    const request = decodeRequest(version, await kafkajsRequest(version, kafkajsArgs));
+    const request = decodeRequest(await kafkajsRequest(version, kafkajsArgs), version);
     expect(request).toEqual({ topicNames: ['orders', 'payments', 'audit-log'], timeoutMs: 12_000 });
   });
 
@@ -111,7 +69,7 @@ describe.each(VERSIONS)('DeleteTopics v%i', (version) => {
 
   test('round trip', () => {
     for (const request of [{ topicNames: [], timeoutMs: 0 }, { topicNames: ['', 'ü'], timeoutMs: -1 }]) {
-      expect(decodeRequest(version, encodeRequest(request))).toEqual(request);
+      expect(decodeRequest(encodeRequest(request), version)).toEqual(request);
     }
     const response = { throttleTimeMs: version >= 1 ? 9 : 0, responses: [{ name: 'a', errorCode: 0 }] };
     expect(decodeResponse(version, encodeResponse(version, response))).toEqual(response);
@@ -119,18 +77,18 @@ describe.each(VERSIONS)('DeleteTopics v%i', (version) => {
 
   test('every truncation throws ProtocolError', async () => {
     const bytes = await kafkajsRequest(version, kafkajsArgs);
-    for (let end = 0; end < bytes.length; end++) expectRejected(version, bytes.subarray(0, end));
+    expectEveryTruncationRejected(bytes, version);
   });
 
   test('mutated requests decode or throw ProtocolError', async () => {
-    expectMutationsTotal(version, await kafkajsRequest(version, kafkajsArgs), 0xfeed + version);
+    expectMutationsTotal(await kafkajsRequest(version, kafkajsArgs), version, 0xfeed + version);
   });
 
   test('absurd lengths throw ProtocolError', () => {
-    expectRejected(version, bytesOf(new KafkaWriter().int32(0x7fffffff).int32(0))); // count above the limit
-    expectRejected(version, bytesOf(new KafkaWriter().int32(100_000).string('t').int32(0))); // count that cannot fit
-    expectRejected(version, bytesOf(new KafkaWriter().int32(-9).int32(0))); // negative count
-    expectRejected(version, bytesOf(new KafkaWriter().int32(1).int16(0x7fff).int32(0))); // name past the frame
-    expectRejected(version, bytesOf(new KafkaWriter().int32(1).int16(-1).int32(0))); // null name
+    expectRejected(bytesOf(new KafkaWriter().int32(0x7fffffff).int32(0)), version); // count above the limit
+    expectRejected(bytesOf(new KafkaWriter().int32(100_000).string('t').int32(0)), version); // count that cannot fit
+    expectRejected(bytesOf(new KafkaWriter().int32(-9).int32(0)), version); // negative count
+    expectRejected(bytesOf(new KafkaWriter().int32(1).int16(0x7fff).int32(0)), version); // name past the frame
+    expectRejected(bytesOf(new KafkaWriter().int32(1).int16(-1).int32(0)), version); // null name
   });
 });

@@ -7,67 +7,27 @@ import {
   type DescribeConfigsResponse,
   describeConfigsCodec as codec,
 } from '../../../src/broker/apis/describe-configs.ts';
-import { ProtocolError } from '../../../src/broker/protocol/errors.ts';
 import { KafkaReader } from '../../../src/broker/protocol/reader.ts';
 import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
+import { bytesOf, codecHarness, kafkajsEncode, kafkajsResponse } from '../../support/codec-harness.ts';
 
 const VERSIONS = [0, 1, 2, 3];
 /** kafkajs 2.2.4 stops at v2; a v3 request is v2's bytes plus include_documentation (appended here). */
 const kafkajsVersion = (version: number) => Math.min(version, 2);
 
-// --- harness: kafkajs as the real client, truncation and mutation as the hostile one ---
+// --- harness (test/support/codec-harness.ts): kafkajs as the real client, truncation and mutation as the hostile one ---
+
+const { decodeRequest, encodeResponse, expectRejected, expectEveryTruncationRejected, expectMutationsTotal } = codecHarness(codec);
 
 async function kafkajsRequest(version: number, args: object): Promise<Uint8Array> {
-  const { request } = require('kafkajs/src/protocol/requests/describeConfigs').protocol({ version: kafkajsVersion(version) })(args);
-  const buffer: Buffer = (await request.encode()).buffer;
-  const bytes = version >= 3 ? Buffer.concat([buffer, Uint8Array.of(1)]) : buffer;
-  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+  const bytes = await kafkajsEncode('describeConfigs', kafkajsVersion(version), args);
+  if (version < 3) return bytes;
+  const extended = Buffer.concat([bytes, Uint8Array.of(1)]);
+  return new Uint8Array(extended.buffer, extended.byteOffset, extended.length);
 }
 
 function kafkajsDecodeResponse(version: number, bytes: Buffer): Promise<Record<string, unknown>> {
-  return require(`kafkajs/src/protocol/requests/describeConfigs/v${version}/response`).decode(bytes);
-}
-
-const bytesOf = (writer: KafkaWriter): Buffer => Buffer.concat(writer.chunks());
-
-function decodeRequest(version: number, bytes: Uint8Array): DescribeConfigsRequest {
-  const reader = new KafkaReader(bytes);
-  const request = codec.decodeRequest(reader, version);
-  expect(reader.remaining).toBe(0);
-  return request;
-}
-
-function encodeResponse(version: number, response: DescribeConfigsResponse): Buffer {
-  const writer = new KafkaWriter();
-  codec.encodeResponse(writer, version, response);
-  return bytesOf(writer);
-}
-
-function expectRejected(version: number, bytes: Uint8Array): void {
-  expect(() => codec.decodeRequest(new KafkaReader(bytes), version)).toThrow(ProtocolError);
-}
-
-/** Seeded byte mutations: decoding either succeeds or throws ProtocolError, nothing else. */
-function expectMutationsTotal(version: number, bytes: Uint8Array, seed: number): void {
-  let state = seed;
-  const next = () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return state >>> 0;
-  };
-  const interesting = [0x00, 0x7f, 0x80, 0xff];
-  for (let round = 0; round < 300; round++) {
-    const mutated = Uint8Array.from(bytes);
-    for (let i = 0, n = 1 + (next() % 3); i < n; i++) {
-      mutated[next() % mutated.length] = next() % 2 === 0 ? (interesting[next() % 4] ?? 0) : next() & 0xff;
-    }
-    try {
-      codec.decodeRequest(new KafkaReader(mutated), version);
-    } catch (error) {
-      expect(error).toBeInstanceOf(ProtocolError);
-    }
-  }
+  return kafkajsResponse('describeConfigs', version).decode(bytes);
 }
 
 // --- test-only encoders and decoders (the other side of the wire) ---
@@ -157,7 +117,7 @@ test('advertises versions 0-3, below the first flexible version', () => {
 
 describe.each(VERSIONS)('DescribeConfigs v%i', (version) => {
   test(`decodes a request encoded by kafkajs (its v${kafkajsVersion(version)} bytes)`, async () => {
-    expect(decodeRequest(version, await kafkajsRequest(version, kafkajsArgs))).toEqual({
+    expect(decodeRequest(await kafkajsRequest(version, kafkajsArgs), version)).toEqual({
       resources: [
         { resourceType: 2, resourceName: 'orders', configurationKeys: ['cleanup.policy', 'retention.ms'] },
         { resourceType: 4, resourceName: '1', configurationKeys: null },
@@ -211,7 +171,7 @@ describe.each(VERSIONS)('DescribeConfigs v%i', (version) => {
       includeSynonyms: version >= 1,
       includeDocumentation: version >= 3,
     };
-    expect(decodeRequest(version, encodeRequest(version, request))).toEqual(request);
+    expect(decodeRequest(encodeRequest(version, request), version)).toEqual(request);
     const seen = (config: DescribeConfigsResourceResult): DescribeConfigsResourceResult => ({
       ...config,
       isDefault: version === 0 ? config.isDefault : false,
@@ -228,23 +188,23 @@ describe.each(VERSIONS)('DescribeConfigs v%i', (version) => {
 
   test('every truncation throws ProtocolError', async () => {
     const bytes = await kafkajsRequest(version, kafkajsArgs);
-    for (let end = 0; end < bytes.length; end++) expectRejected(version, bytes.subarray(0, end));
+    expectEveryTruncationRejected(bytes, version);
   });
 
   test('mutated requests decode or throw ProtocolError', async () => {
-    expectMutationsTotal(version, await kafkajsRequest(version, kafkajsArgs), 0xabcdef + version);
+    expectMutationsTotal(await kafkajsRequest(version, kafkajsArgs), version, 0xabcdef + version);
   });
 
   test('absurd lengths throw ProtocolError', () => {
     const flags = (w: KafkaWriter) => (version >= 3 ? w.boolean(true).boolean(true) : version >= 1 ? w.boolean(true) : w);
     const resource = () => new KafkaWriter().int32(1).int8(2).string('t');
-    expectRejected(version, bytesOf(flags(new KafkaWriter().int32(0x7fffffff)))); // resources count above the limit
-    expectRejected(version, bytesOf(flags(new KafkaWriter().int32(2).int8(2).string('t').int32(-1)))); // resources that cannot fit
-    expectRejected(version, bytesOf(flags(new KafkaWriter().int32(-4)))); // negative count
-    expectRejected(version, bytesOf(flags(resource().int32(0x7fffffff)))); // configuration_keys above the limit
-    expectRejected(version, bytesOf(flags(resource().int32(50_000).string('k')))); // keys that cannot fit
-    expectRejected(version, bytesOf(flags(resource().int32(-2)))); // negative keys count (-1 is null)
-    expectRejected(version, bytesOf(flags(resource().int32(1).int16(-1)))); // null key
-    expectRejected(version, bytesOf(flags(new KafkaWriter().int32(1).int8(2).int16(0x7fff).int32(-1)))); // name past the frame
+    expectRejected(bytesOf(flags(new KafkaWriter().int32(0x7fffffff))), version); // resources count above the limit
+    expectRejected(bytesOf(flags(new KafkaWriter().int32(2).int8(2).string('t').int32(-1))), version); // resources that cannot fit
+    expectRejected(bytesOf(flags(new KafkaWriter().int32(-4))), version); // negative count
+    expectRejected(bytesOf(flags(resource().int32(0x7fffffff))), version); // configuration_keys above the limit
+    expectRejected(bytesOf(flags(resource().int32(50_000).string('k'))), version); // keys that cannot fit
+    expectRejected(bytesOf(flags(resource().int32(-2))), version); // negative keys count (-1 is null)
+    expectRejected(bytesOf(flags(resource().int32(1).int16(-1))), version); // null key
+    expectRejected(bytesOf(flags(new KafkaWriter().int32(1).int8(2).int16(0x7fff).int32(-1))), version); // name past the frame
   });
 });

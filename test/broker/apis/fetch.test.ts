@@ -1,34 +1,30 @@
 import { describe, expect, test } from 'bun:test';
 import { type FetchRequest, type FetchResponse, fetchCodec } from '../../../src/broker/apis/fetch.ts';
-import { ProtocolError } from '../../../src/broker/protocol/errors.ts';
 import { KafkaReader } from '../../../src/broker/protocol/reader.ts';
 import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
 import { buildRecordBatch } from '../../../src/format/batch-builder.ts';
 import { AssertionError } from '../../../src/util/assert.ts';
+import { bytesOf, codecHarness, kafkajsBytes, kafkajsResponse, kafkajsVersionRequest } from '../../support/codec-harness.ts';
 
-// kafkajs 2.2.4's own encoders and decoders: the bytes a real client sends and the way it reads ours.
-const kafkajs = (path: string) => require(`kafkajs/src/protocol/${path}`);
+// kafkajs 2.2.4's own encoders and decoders (test/support/codec-harness.ts): the bytes a real client sends and the way it reads ours.
 const VERSIONS = Array.from({ length: fetchCodec.maxVersion + 1 }, (_, version) => version);
 const NOW_MS = 1_700_000_000_000;
+/** Rounds of random damage to each version's kafkajs request. */
+const DAMAGE_ROUNDS = 300;
 
-function decodeRequest(bytes: Uint8Array, version: number): FetchRequest {
-  const reader = new KafkaReader(bytes);
-  const request = fetchCodec.decodeRequest(reader, version);
-  expect(reader.remaining).toBe(0);
-  return request;
-}
+const { decodeRequest, expectRejected, expectEveryTruncationRejected, expectDecodesOrRejects } = codecHarness(fetchCodec);
 
+/** The response's bytes, and the writer that holds them as chunks (the batches are views, not copies). */
 function encodeResponse(version: number, response: FetchResponse): { writer: KafkaWriter; bytes: Buffer } {
   const writer = new KafkaWriter();
   fetchCodec.encodeResponse(writer, version, response);
-  const bytes = Buffer.concat(writer.chunks());
+  const bytes = bytesOf(writer);
   expect(bytes.length).toBe(writer.length);
   return { writer, bytes };
 }
 
-async function kafkajsRequest(version: number, args: object): Promise<Uint8Array> {
-  const encoder = await kafkajs(`requests/fetch/v${version}/request.js`)(args).encode();
-  return new Uint8Array(encoder.buffer);
+function kafkajsRequest(version: number, args: object): Promise<Uint8Array> {
+  return kafkajsBytes(kafkajsVersionRequest('fetch', version, args));
 }
 
 // ---- (a) requests encoded by kafkajs ----
@@ -111,7 +107,7 @@ const BATCH_B = buildRecordBatch([{ key: 'k-2', value: 'third' }], { nowMs: NOW_
 /** A legacy message set (magic 0 or 1) as kafkajs builds it: what a pre-v4 Fetch client reads. */
 function legacyMessageSet(magic: number, values: string[]): Uint8Array {
   const entries = values.map((value, i) => ({ key: `key-${i}`, value, timestamp: NOW_MS }));
-  return new Uint8Array(kafkajs('messageSet')({ messageVersion: magic, compression: 0, entries }).buffer);
+  return new Uint8Array(require('kafkajs/src/protocol/messageSet')({ messageVersion: magic, compression: 0, entries }).buffer);
 }
 
 function responseWith(version: number, records: Uint8Array[]): FetchResponse {
@@ -163,7 +159,7 @@ describe('Fetch response read by kafkajs', () => {
       const chunks = writer.chunks();
       for (const batch of records) expect(chunks.some((chunk) => chunk === batch)).toBe(true);
 
-      const decoded = await kafkajs(`requests/fetch/v${version}/response.js`).decode(bytes);
+      const decoded = await kafkajsResponse('fetch', version).decode(bytes);
       if (version >= 1) expect(decoded.clientSideThrottleTime ?? decoded.throttleTime).toBe(25);
       if (version >= 7) expect([decoded.errorCode, decoded.sessionId]).toEqual([0, 77]);
       expect(decoded.responses.map((r: { topicName: string }) => r.topicName)).toEqual(['orders', 'empty']);
@@ -238,7 +234,7 @@ function encodeRequestForTest(version: number, request: FetchRequest): Uint8Arra
     });
   }
   if (version >= 11) w.string(request.rackId);
-  return Buffer.concat(w.chunks());
+  return bytesOf(w);
 }
 
 interface DecodedPartition {
@@ -377,21 +373,11 @@ describe('Fetch round trips', () => {
 
 // ---- (d) truncation, (e) absurd lengths, and random damage: ProtocolError only ----
 
-function expectProtocolError(bytes: Uint8Array, version: number): void {
-  let thrown: unknown;
-  try {
-    fetchCodec.decodeRequest(new KafkaReader(bytes), version);
-  } catch (error) {
-    thrown = error;
-  }
-  expect(thrown).toBeInstanceOf(ProtocolError);
-}
-
 describe('Fetch request decoding is total', () => {
   for (const version of VERSIONS) {
     test(`v${version} truncated at every byte throws ProtocolError`, async () => {
       const bytes = await kafkajsRequest(version, KAFKAJS_ARGS);
-      for (let length = 0; length < bytes.length; length++) expectProtocolError(bytes.subarray(0, length), version);
+      expectEveryTruncationRejected(bytes, version);
     });
   }
 
@@ -403,29 +389,28 @@ describe('Fetch request decoding is total', () => {
     if (version >= 7) w.int32(0).int32(-1);
     return w;
   }
-  const bytesOf = (w: KafkaWriter) => Buffer.concat(w.chunks());
 
   for (const version of VERSIONS) {
     test(`v${version} absurd lengths throw ProtocolError`, () => {
-      expectProtocolError(bytesOf(head(version).int32(0x7fff_ffff)), version); // topics count
-      expectProtocolError(bytesOf(head(version).int32(-2)), version); // negative count
-      expectProtocolError(bytesOf(head(version).int32(1).int16(0x7fff).raw(new Uint8Array(10))), version); // name past the end
-      expectProtocolError(bytesOf(head(version).int32(1).int16(-1).int32(0)), version); // null topic name
-      expectProtocolError(bytesOf(head(version).int32(1).string('t').int32(0x7fff_ffff)), version); // partitions count
-      expectProtocolError(bytesOf(head(version).int32(2).string('t').int32(0)), version); // 2 topics, bytes for 1
-      expectProtocolError(bytesOf(head(version).int32(1).int16(2).raw(new Uint8Array([0xc3, 0x28])).int32(0)), version); // bad UTF-8
+      expectRejected(bytesOf(head(version).int32(0x7fff_ffff)), version); // topics count
+      expectRejected(bytesOf(head(version).int32(-2)), version); // negative count
+      expectRejected(bytesOf(head(version).int32(1).int16(0x7fff).raw(new Uint8Array(10))), version); // name past the end
+      expectRejected(bytesOf(head(version).int32(1).int16(-1).int32(0)), version); // null topic name
+      expectRejected(bytesOf(head(version).int32(1).string('t').int32(0x7fff_ffff)), version); // partitions count
+      expectRejected(bytesOf(head(version).int32(2).string('t').int32(0)), version); // 2 topics, bytes for 1
+      expectRejected(bytesOf(head(version).int32(1).int16(2).raw(new Uint8Array([0xc3, 0x28])).int32(0)), version); // bad UTF-8
       const partition = head(version).int32(1).string('t').int32(1).int32(0);
       if (version >= 9) partition.int32(0);
       partition.uint32(0x0020_0000).uint32(0); // fetch_offset 2^53: beyond what a number holds exactly
       if (version >= 5) partition.int64(0);
       partition.int32(0);
-      expectProtocolError(bytesOf(partition), version);
+      expectRejected(bytesOf(partition), version);
       if (version >= 7) {
-        expectProtocolError(bytesOf(head(version).int32(0).int32(0x7fff_ffff)), version); // forgotten count
-        expectProtocolError(bytesOf(head(version).int32(0).int32(1).string('t').int32(0x7fff_ffff)), version); // forgotten partitions
+        expectRejected(bytesOf(head(version).int32(0).int32(0x7fff_ffff)), version); // forgotten count
+        expectRejected(bytesOf(head(version).int32(0).int32(1).string('t').int32(0x7fff_ffff)), version); // forgotten partitions
       }
       if (version >= 11) {
-        expectProtocolError(bytesOf(head(version).int32(0).int32(0).int16(1000).raw(new Uint8Array(3))), version); // rack_id
+        expectRejected(bytesOf(head(version).int32(0).int32(0).int16(1000).raw(new Uint8Array(3))), version); // rack_id
       }
     });
   }
@@ -438,16 +423,12 @@ describe('Fetch request decoding is total', () => {
     };
     for (const version of VERSIONS) {
       const valid = await kafkajsRequest(version, KAFKAJS_ARGS);
-      for (let round = 0; round < 300; round++) {
+      for (let round = 0; round < DAMAGE_ROUNDS; round++) {
         const damaged = Uint8Array.from(valid);
         for (let hit = 0; hit < 1 + Math.floor(random() * 4); hit++) {
           damaged[Math.floor(random() * damaged.length)] = Math.floor(random() * 256);
         }
-        try {
-          fetchCodec.decodeRequest(new KafkaReader(damaged), version);
-        } catch (error) {
-          expect(error).toBeInstanceOf(ProtocolError);
-        }
+        expectDecodesOrRejects(damaged, version);
       }
     }
   });

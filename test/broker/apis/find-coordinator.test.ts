@@ -5,36 +5,23 @@ import {
   type FindCoordinatorResponse,
   findCoordinatorCodec,
 } from '../../../src/broker/apis/find-coordinator.ts';
-import { ProtocolError } from '../../../src/broker/protocol/errors.ts';
 import { KafkaReader } from '../../../src/broker/protocol/reader.ts';
 import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
+import { bytesOf, codecHarness, kafkajsEncode, kafkajsResponse } from '../../support/codec-harness.ts';
 
-// kafkajs 2.2.4's own encoders and decoders: the bytes a real client sends and the way it reads ours.
-const kafkajs = (path: string) => require(`kafkajs/src/protocol/${path}`);
+// kafkajs 2.2.4's own encoders and decoders (test/support/codec-harness.ts): the bytes a real client sends and the way it reads ours.
 const VERSIONS = [0, 1, 2];
 
-function decodeRequest(bytes: Uint8Array, version: number): FindCoordinatorRequest {
-  const reader = new KafkaReader(bytes);
-  const request = findCoordinatorCodec.decodeRequest(reader, version);
-  expect(reader.remaining).toBe(0);
-  return request;
-}
+const { decodeRequest, encodeResponse, expectRejected, expectEveryTruncationRejected } = codecHarness(findCoordinatorCodec);
 
-function encodeResponse(version: number, response: FindCoordinatorResponse): Buffer {
-  const writer = new KafkaWriter();
-  findCoordinatorCodec.encodeResponse(writer, version, response);
-  return Buffer.concat(writer.chunks());
-}
-
-async function kafkajsRequest(version: number, groupId: string, coordinatorType?: number): Promise<Uint8Array> {
-  const request = kafkajs('requests/findCoordinator').protocol({ version })({ groupId, coordinatorType }).request;
-  return new Uint8Array((await request.encode()).buffer);
+function kafkajsRequest(version: number, groupId: string, coordinatorType?: number): Promise<Uint8Array> {
+  return kafkajsEncode('findCoordinator', version, { groupId, coordinatorType });
 }
 
 function encodeRequestForTest(version: number, request: FindCoordinatorRequest): Uint8Array {
   const w = new KafkaWriter().string(request.key);
   if (version >= 1) w.int8(request.keyType);
-  return Buffer.concat(w.chunks());
+  return bytesOf(w);
 }
 
 function decodeResponseForTest(bytes: Uint8Array, version: number): FindCoordinatorResponse {
@@ -46,18 +33,6 @@ function decodeResponseForTest(bytes: Uint8Array, version: number): FindCoordina
   expect(r.remaining).toBe(0);
   return response;
 }
-
-function expectProtocolError(bytes: Uint8Array, version: number): void {
-  let thrown: unknown;
-  try {
-    findCoordinatorCodec.decodeRequest(new KafkaReader(bytes), version);
-  } catch (error) {
-    thrown = error;
-  }
-  expect(thrown).toBeInstanceOf(ProtocolError);
-}
-
-const bytesOf = (w: KafkaWriter) => Buffer.concat(w.chunks());
 
 test('the advertised range is 0-2, flexible from 3', () => {
   const c = findCoordinatorCodec;
@@ -84,7 +59,7 @@ describe('FindCoordinator response read by kafkajs', () => {
   for (const version of VERSIONS) {
     test(`v${version} success`, async () => {
       const bytes = encodeResponse(version, { throttleTimeMs: 12, errorCode: 0, errorMessage: null, nodeId: 1, host: 'broker-1.local', port: 9092 });
-      const decoded = await kafkajs(`requests/findCoordinator/v${version}/response.js`).decode(bytes);
+      const decoded = await kafkajsResponse('findCoordinator', version).decode(bytes);
       expect(decoded.errorCode).toBe(0);
       expect(decoded.coordinator).toEqual({ nodeId: 1, host: 'broker-1.local', port: 9092 });
       if (version >= 1) {
@@ -95,7 +70,7 @@ describe('FindCoordinator response read by kafkajs', () => {
 
     test(`v${version} error`, async () => {
       const bytes = encodeResponse(version, { throttleTimeMs: 0, errorCode: 15, errorMessage: 'loading', nodeId: -1, host: '', port: -1 });
-      const response = kafkajs(`requests/findCoordinator/v${version}/response.js`);
+      const response = kafkajsResponse('findCoordinator', version);
       const decoded = await response.decode(bytes);
       expect(decoded.errorCode).toBe(15);
       expect(decoded.coordinator).toEqual({ nodeId: -1, host: '', port: -1 });
@@ -126,14 +101,14 @@ describe('FindCoordinator request decoding is total', () => {
   for (const version of VERSIONS) {
     test(`v${version} truncated at every byte throws ProtocolError`, async () => {
       const bytes = await kafkajsRequest(version, 'some-consumer-group');
-      for (let length = 0; length < bytes.length; length++) expectProtocolError(bytes.subarray(0, length), version);
+      expectEveryTruncationRejected(bytes, version);
     });
 
     test(`v${version} absurd lengths throw ProtocolError`, () => {
-      expectProtocolError(bytesOf(new KafkaWriter().int16(0x7fff).raw(new Uint8Array(20))), version); // key past the end
-      expectProtocolError(bytesOf(new KafkaWriter().int16(-1).int8(0)), version); // null key
-      expectProtocolError(bytesOf(new KafkaWriter().int16(-2).int8(0)), version); // negative length
-      expectProtocolError(bytesOf(new KafkaWriter().int16(1).raw(new Uint8Array([0xff])).int8(0)), version); // bad UTF-8
+      expectRejected(bytesOf(new KafkaWriter().int16(0x7fff).raw(new Uint8Array(20))), version); // key past the end
+      expectRejected(bytesOf(new KafkaWriter().int16(-1).int8(0)), version); // null key
+      expectRejected(bytesOf(new KafkaWriter().int16(-2).int8(0)), version); // negative length
+      expectRejected(bytesOf(new KafkaWriter().int16(1).raw(new Uint8Array([0xff])).int8(0)), version); // bad UTF-8
     });
   }
 });

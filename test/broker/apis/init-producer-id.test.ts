@@ -4,44 +4,23 @@ import {
   type InitProducerIdRequest,
   type InitProducerIdResponse,
 } from '../../../src/broker/apis/init-producer-id.ts';
-import { ProtocolError } from '../../../src/broker/protocol/errors.ts';
 import { KafkaReader } from '../../../src/broker/protocol/reader.ts';
 import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
 import { SeededRandom } from '../../../src/util/random.ts';
-
-// kafkajs is CommonJS without types for its internals: require() gives `any`.
-const kafkajsInitProducerId = require('kafkajs/src/protocol/requests/initProducerId/index.js');
+import { bytesOf, codecHarness, kafkajsBytes, kafkajsProtocol } from '../../support/codec-harness.ts';
 
 const VERSIONS = [0, 1];
 const RANDOM_CASES = 50;
 const INT16_MAX = 0x7fff;
 
-// ---- helpers ----
+// ---- helpers (test/support/codec-harness.ts) ----
 
-function decodeRequest(bytes: Uint8Array, version: number): InitProducerIdRequest {
-  const reader = new KafkaReader(bytes);
-  const request = initProducerIdCodec.decodeRequest(reader, version);
-  expect(reader.remaining).toBe(0);
-  return request;
-}
-
-function encodeResponse(version: number, response: InitProducerIdResponse): Buffer {
-  const writer = new KafkaWriter();
-  initProducerIdCodec.encodeResponse(writer, version, response);
-  return Buffer.concat(writer.chunks());
-}
-
-function expectEveryTruncationToThrow(bytes: Uint8Array, version: number): void {
-  for (let end = 0; end < bytes.length; end++) {
-    expect(() => initProducerIdCodec.decodeRequest(new KafkaReader(bytes.subarray(0, end)), version)).toThrow(ProtocolError);
-  }
-}
+const { decodeRequest, encodeResponse, expectRejected, expectEveryTruncationRejected } = codecHarness(initProducerIdCodec);
 
 // ---- test-only request encoder and response decoder (the other sides of the codec) ----
 
 function encodeRequest(request: InitProducerIdRequest): Uint8Array {
-  const writer = new KafkaWriter().nullableString(request.transactionalId).int32(request.transactionTimeoutMs);
-  return Buffer.concat(writer.chunks());
+  return bytesOf(new KafkaWriter().nullableString(request.transactionalId).int32(request.transactionTimeoutMs));
 }
 
 function decodeResponse(bytes: Uint8Array): InitProducerIdResponse {
@@ -63,16 +42,16 @@ describe('InitProducerId codec', () => {
     describe(`v${version}`, () => {
       test('decodes requests encoded by kafkajs', async () => {
         for (const transactionalId of [null, 'tx-orders', '']) {
-          const { request } = kafkajsInitProducerId.protocol({ version })({ transactionalId, transactionTimeout: 60_000 });
+          const { request } = kafkajsProtocol('initProducerId', version, { transactionalId, transactionTimeout: 60_000 });
           expect([request.apiKey, request.apiVersion]).toEqual([initProducerIdCodec.key, version]);
-          const bytes: Buffer = (await request.encode()).buffer;
+          const bytes = await kafkajsBytes(request);
           expect(decodeRequest(bytes, version)).toEqual({ transactionalId, transactionTimeoutMs: 60_000 });
-          expectEveryTruncationToThrow(bytes, version);
+          expectEveryTruncationRejected(bytes, version);
         }
       });
 
       test('encodes responses kafkajs decodes', async () => {
-        const { response: kafkajsResponse } = kafkajsInitProducerId.protocol({ version })({});
+        const { response: kafkajsResponse } = kafkajsProtocol('initProducerId', version, {});
         const response = { throttleTimeMs: 9, errorCode: 0, producerId: 2 ** 40 + 17, producerEpoch: 3 };
         const decoded = await kafkajsResponse.decode(encodeResponse(version, response));
         // kafkajs moves v1's throttle time to clientSideThrottleTime (KIP-219: the broker throttles after answering).
@@ -89,7 +68,7 @@ describe('InitProducerId codec', () => {
           };
           const bytes = encodeRequest(request);
           expect(decodeRequest(bytes, version)).toEqual(request);
-          expectEveryTruncationToThrow(bytes, version);
+          expectEveryTruncationRejected(bytes, version);
           const response = {
             throttleTimeMs: random.nextInt(1000),
             errorCode: random.nextInt(3),
@@ -101,10 +80,8 @@ describe('InitProducerId codec', () => {
       });
 
       test('rejects a transactional id that runs past the frame, or is not UTF-8, with ProtocolError', () => {
-        const tooLong = new KafkaWriter().int16(INT16_MAX).raw(new Uint8Array(8));
-        expect(() => initProducerIdCodec.decodeRequest(new KafkaReader(Buffer.concat(tooLong.chunks())), version)).toThrow(ProtocolError);
-        const notUtf8 = new KafkaWriter().int16(2).raw(new Uint8Array([0xc3, 0x28])).int32(1000);
-        expect(() => initProducerIdCodec.decodeRequest(new KafkaReader(Buffer.concat(notUtf8.chunks())), version)).toThrow(ProtocolError);
+        expectRejected(bytesOf(new KafkaWriter().int16(INT16_MAX).raw(new Uint8Array(8))), version); // runs past the frame
+        expectRejected(bytesOf(new KafkaWriter().int16(2).raw(new Uint8Array([0xc3, 0x28])).int32(1000)), version); // not UTF-8
       });
 
       test('encodes the exact bytes of a response', () => {

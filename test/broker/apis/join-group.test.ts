@@ -1,64 +1,22 @@
 import { describe, expect, test } from 'bun:test';
 import { type JoinGroupRequest, type JoinGroupResponse, joinGroupCodec as codec } from '../../../src/broker/apis/join-group.ts';
-import { ProtocolError } from '../../../src/broker/protocol/errors.ts';
 import { KafkaReader } from '../../../src/broker/protocol/reader.ts';
 import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
+import { bytesOf, codecHarness, kafkajsEncode, kafkajsResponse } from '../../support/codec-harness.ts';
 
 const VERSIONS = [0, 1, 2, 3, 4, 5];
 const { MemberMetadata } = require('kafkajs/src/consumer/assignerProtocol');
 
-// --- harness: kafkajs as the real client, truncation and mutation as the hostile one ---
+// --- harness (test/support/codec-harness.ts): kafkajs as the real client, truncation and mutation as the hostile one ---
 
-async function kafkajsRequest(version: number, args: object): Promise<Uint8Array> {
-  const { request } = require('kafkajs/src/protocol/requests/joinGroup').protocol({ version })(args);
-  const buffer: Buffer = (await request.encode()).buffer;
-  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.length);
+const { decodeRequest, encodeResponse, expectRejected, expectEveryTruncationRejected, expectMutationsTotal } = codecHarness(codec);
+
+function kafkajsRequest(version: number, args: object): Promise<Uint8Array> {
+  return kafkajsEncode('joinGroup', version, args);
 }
 
 function kafkajsDecodeResponse(version: number, bytes: Buffer): Promise<Record<string, unknown>> {
-  return require(`kafkajs/src/protocol/requests/joinGroup/v${version}/response`).decode(bytes);
-}
-
-const bytesOf = (writer: KafkaWriter): Buffer => Buffer.concat(writer.chunks());
-
-function decodeRequest(version: number, bytes: Uint8Array): JoinGroupRequest {
-  const reader = new KafkaReader(bytes);
-  const request = codec.decodeRequest(reader, version);
-  expect(reader.remaining).toBe(0);
-  return request;
-}
-
-function encodeResponse(version: number, response: JoinGroupResponse): Buffer {
-  const writer = new KafkaWriter();
-  codec.encodeResponse(writer, version, response);
-  return bytesOf(writer);
-}
-
-function expectRejected(version: number, bytes: Uint8Array): void {
-  expect(() => codec.decodeRequest(new KafkaReader(bytes), version)).toThrow(ProtocolError);
-}
-
-/** Seeded byte mutations: decoding either succeeds or throws ProtocolError, nothing else. */
-function expectMutationsTotal(version: number, bytes: Uint8Array, seed: number): void {
-  let state = seed;
-  const next = () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return state >>> 0;
-  };
-  const interesting = [0x00, 0x7f, 0x80, 0xff];
-  for (let round = 0; round < 300; round++) {
-    const mutated = Uint8Array.from(bytes);
-    for (let i = 0, n = 1 + (next() % 3); i < n; i++) {
-      mutated[next() % mutated.length] = next() % 2 === 0 ? (interesting[next() % 4] ?? 0) : next() & 0xff;
-    }
-    try {
-      codec.decodeRequest(new KafkaReader(mutated), version);
-    } catch (error) {
-      expect(error).toBeInstanceOf(ProtocolError);
-    }
-  }
+  return kafkajsResponse('joinGroup', version).decode(bytes);
 }
 
 // --- test-only encoders and decoders (the other side of the wire) ---
@@ -127,7 +85,7 @@ test('advertises versions 0-5, below the first flexible version', () => {
 describe.each(VERSIONS)('JoinGroup v%i', (version) => {
   test('decodes a request encoded by kafkajs; metadata stays a zero-copy view', async () => {
     const bytes = await kafkajsRequest(version, kafkajsArgs);
-    const request = decodeRequest(version, bytes);
+    const request = decodeRequest(bytes, version);
     expect(request).toEqual({
       groupId: 'orders-consumers',
       sessionTimeoutMs: 30_000,
@@ -178,7 +136,7 @@ describe.each(VERSIONS)('JoinGroup v%i', (version) => {
       protocolType: 'connect',
       protocols: [{ name: 'default', metadata: new Uint8Array() }],
     };
-    expect(decodeRequest(version, encodeRequest(version, request))).toEqual(request);
+    expect(decodeRequest(encodeRequest(version, request), version)).toEqual(request);
     const expected = {
       ...leaderResponse,
       throttleTimeMs: version >= 2 ? leaderResponse.throttleTimeMs : 0,
@@ -189,11 +147,11 @@ describe.each(VERSIONS)('JoinGroup v%i', (version) => {
 
   test('every truncation throws ProtocolError', async () => {
     const bytes = await kafkajsRequest(version, kafkajsArgs);
-    for (let end = 0; end < bytes.length; end++) expectRejected(version, bytes.subarray(0, end));
+    expectEveryTruncationRejected(bytes, version);
   });
 
   test('mutated requests decode or throw ProtocolError', async () => {
-    expectMutationsTotal(version, await kafkajsRequest(version, kafkajsArgs), 0x1badb002 + version);
+    expectMutationsTotal(await kafkajsRequest(version, kafkajsArgs), version, 0x1badb002 + version);
   });
 
   test('absurd lengths throw ProtocolError', () => {
@@ -204,14 +162,14 @@ describe.each(VERSIONS)('JoinGroup v%i', (version) => {
       if (version >= 5) writer.nullableString(null);
       return writer.string('consumer');
     };
-    expectRejected(version, bytesOf(head().int32(0x7fffffff))); // protocols count above the limit
-    expectRejected(version, bytesOf(head().int32(50_000).string('x').int32(0))); // count that cannot fit
-    expectRejected(version, bytesOf(head().int32(-5))); // negative count
-    expectRejected(version, bytesOf(head().int32(1).string('range').int32(0x7fffffff))); // metadata past the frame
-    expectRejected(version, bytesOf(head().int32(1).string('range').int32(-1))); // null metadata
-    expectRejected(version, bytesOf(head().int32(1).int16(0x7fff).int32(0))); // protocol name past the frame
+    expectRejected(bytesOf(head().int32(0x7fffffff)), version); // protocols count above the limit
+    expectRejected(bytesOf(head().int32(50_000).string('x').int32(0)), version); // count that cannot fit
+    expectRejected(bytesOf(head().int32(-5)), version); // negative count
+    expectRejected(bytesOf(head().int32(1).string('range').int32(0x7fffffff)), version); // metadata past the frame
+    expectRejected(bytesOf(head().int32(1).string('range').int32(-1)), version); // null metadata
+    expectRejected(bytesOf(head().int32(1).int16(0x7fff).int32(0)), version); // protocol name past the frame
     const timeouts = new KafkaWriter().string('g').int32(1000);
     if (version >= 1) timeouts.int32(1000);
-    expectRejected(version, bytesOf(timeouts.int16(-1).string('consumer').int32(0))); // null member_id
+    expectRejected(bytesOf(timeouts.int16(-1).string('consumer').int32(0)), version); // null member_id
   });
 });

@@ -1,63 +1,21 @@
 import { describe, expect, test } from 'bun:test';
 import { type LeaveGroupRequest, type LeaveGroupResponse, leaveGroupCodec as codec } from '../../../src/broker/apis/leave-group.ts';
-import { ProtocolError } from '../../../src/broker/protocol/errors.ts';
 import { KafkaReader } from '../../../src/broker/protocol/reader.ts';
 import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
+import { bytesOf, codecHarness, kafkajsEncode, kafkajsResponse } from '../../support/codec-harness.ts';
 
 const VERSIONS = [0, 1, 2, 3];
 
-// --- harness: kafkajs as the real client, truncation and mutation as the hostile one ---
+// --- harness (test/support/codec-harness.ts): kafkajs as the real client, truncation and mutation as the hostile one ---
 
-async function kafkajsRequest(version: number, args: object): Promise<Uint8Array> {
-  const { request } = require('kafkajs/src/protocol/requests/leaveGroup').protocol({ version })(args);
-  const buffer: Buffer = (await request.encode()).buffer;
-  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.length);
+const { decodeRequest, encodeResponse, expectRejected, expectEveryTruncationRejected, expectMutationsTotal } = codecHarness(codec);
+
+function kafkajsRequest(version: number, args: object): Promise<Uint8Array> {
+  return kafkajsEncode('leaveGroup', version, args);
 }
 
 function kafkajsDecodeResponse(version: number, bytes: Buffer): Promise<Record<string, unknown>> {
-  return require(`kafkajs/src/protocol/requests/leaveGroup/v${version}/response`).decode(bytes);
-}
-
-const bytesOf = (writer: KafkaWriter): Buffer => Buffer.concat(writer.chunks());
-
-function decodeRequest(version: number, bytes: Uint8Array): LeaveGroupRequest {
-  const reader = new KafkaReader(bytes);
-  const request = codec.decodeRequest(reader, version);
-  expect(reader.remaining).toBe(0);
-  return request;
-}
-
-function encodeResponse(version: number, response: LeaveGroupResponse): Buffer {
-  const writer = new KafkaWriter();
-  codec.encodeResponse(writer, version, response);
-  return bytesOf(writer);
-}
-
-function expectRejected(version: number, bytes: Uint8Array): void {
-  expect(() => codec.decodeRequest(new KafkaReader(bytes), version)).toThrow(ProtocolError);
-}
-
-/** Seeded byte mutations: decoding either succeeds or throws ProtocolError, nothing else. */
-function expectMutationsTotal(version: number, bytes: Uint8Array, seed: number): void {
-  let state = seed;
-  const next = () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return state >>> 0;
-  };
-  const interesting = [0x00, 0x7f, 0x80, 0xff];
-  for (let round = 0; round < 300; round++) {
-    const mutated = Uint8Array.from(bytes);
-    for (let i = 0, n = 1 + (next() % 3); i < n; i++) {
-      mutated[next() % mutated.length] = next() % 2 === 0 ? (interesting[next() % 4] ?? 0) : next() & 0xff;
-    }
-    try {
-      codec.decodeRequest(new KafkaReader(mutated), version);
-    } catch (error) {
-      expect(error).toBeInstanceOf(ProtocolError);
-    }
-  }
+  return kafkajsResponse('leaveGroup', version).decode(bytes);
 }
 
 // --- test-only encoders and decoders (the other side of the wire) ---
@@ -89,7 +47,7 @@ test('advertises versions 0-3, below the first flexible version', () => {
 
 describe.each(VERSIONS)('LeaveGroup v%i', (version) => {
   test('decodes a request encoded by kafkajs (v0-2: one member, as a list of one)', async () => {
-    expect(decodeRequest(version, await kafkajsRequest(version, kafkajsArgs))).toEqual({
+    expect(decodeRequest(await kafkajsRequest(version, kafkajsArgs), version)).toEqual({
       groupId: 'orders-consumers',
       members: [{ memberId: 'member-a', groupInstanceId: version >= 3 ? 'pod-1' : null }],
     });
@@ -113,7 +71,7 @@ describe.each(VERSIONS)('LeaveGroup v%i', (version) => {
   test('round trip', () => {
     const members = version >= 3 ? [{ memberId: '', groupInstanceId: 'static-a' }, { memberId: 'b', groupInstanceId: null }] : [{ memberId: 'b', groupInstanceId: null }];
     const request = { groupId: 'g', members };
-    expect(decodeRequest(version, encodeRequest(version, request))).toEqual(request);
+    expect(decodeRequest(encodeRequest(version, request), version)).toEqual(request);
     const response: LeaveGroupResponse = {
       throttleTimeMs: version >= 1 ? 8 : 0,
       errorCode: 16,
@@ -124,25 +82,25 @@ describe.each(VERSIONS)('LeaveGroup v%i', (version) => {
 
   test('every truncation throws ProtocolError', async () => {
     const bytes = await kafkajsRequest(version, kafkajsArgs);
-    for (let end = 0; end < bytes.length; end++) expectRejected(version, bytes.subarray(0, end));
+    expectEveryTruncationRejected(bytes, version);
   });
 
   test('mutated requests decode or throw ProtocolError', async () => {
-    expectMutationsTotal(version, await kafkajsRequest(version, kafkajsArgs), 0xc0ffee + version);
+    expectMutationsTotal(await kafkajsRequest(version, kafkajsArgs), version, 0xc0ffee + version);
   });
 
   test('absurd lengths throw ProtocolError', () => {
-    expectRejected(version, bytesOf(new KafkaWriter().int16(0x7fff).string('m'))); // group_id past the frame
-    expectRejected(version, bytesOf(new KafkaWriter().int16(-1).string('m'))); // null group_id
+    expectRejected(bytesOf(new KafkaWriter().int16(0x7fff).string('m')), version); // group_id past the frame
+    expectRejected(bytesOf(new KafkaWriter().int16(-1).string('m')), version); // null group_id
     if (version < 3) {
-      expectRejected(version, bytesOf(new KafkaWriter().string('g').int16(-1))); // null member_id
+      expectRejected(bytesOf(new KafkaWriter().string('g').int16(-1)), version); // null member_id
       return;
     }
     const head = () => new KafkaWriter().string('g');
-    expectRejected(version, bytesOf(head().int32(0x7fffffff))); // members count above the limit
-    expectRejected(version, bytesOf(head().int32(100_000).string('m').int16(-1))); // count that cannot fit
-    expectRejected(version, bytesOf(head().int32(-3))); // negative count
-    expectRejected(version, bytesOf(head().int32(1).string('m').int16(0x7fff))); // group_instance_id past the frame
-    expectRejected(version, bytesOf(head().int32(1).int16(-1).int16(-1))); // null member_id
+    expectRejected(bytesOf(head().int32(0x7fffffff)), version); // members count above the limit
+    expectRejected(bytesOf(head().int32(100_000).string('m').int16(-1)), version); // count that cannot fit
+    expectRejected(bytesOf(head().int32(-3)), version); // negative count
+    expectRejected(bytesOf(head().int32(1).string('m').int16(0x7fff)), version); // group_instance_id past the frame
+    expectRejected(bytesOf(head().int32(1).int16(-1).int16(-1)), version); // null member_id
   });
 });

@@ -6,13 +6,10 @@ import {
   type ListOffsetsResponse,
   type ListOffsetsResponsePartition,
 } from '../../../src/broker/apis/list-offsets.ts';
-import { ProtocolError } from '../../../src/broker/protocol/errors.ts';
 import { KafkaReader } from '../../../src/broker/protocol/reader.ts';
 import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
 import { SeededRandom } from '../../../src/util/random.ts';
-
-// kafkajs is CommonJS without types for its internals: require() gives `any`.
-const kafkajsListOffsets = require('kafkajs/src/protocol/requests/listOffsets/index.js');
+import { bytesOf, codecHarness, hex, kafkajsBytes, kafkajsProtocol } from '../../support/codec-harness.ts';
 
 const VERSIONS = Array.from({ length: listOffsetsCodec.maxVersion + 1 }, (_, version) => version);
 /** kafkajs 2.2.4 speaks ListOffsets v0-3. */
@@ -22,39 +19,9 @@ const INT32_MAX = 0x7fff_ffff;
 const LATEST = -1;
 const EARLIEST = -2;
 
-// ---- helpers ----
+// ---- helpers (test/support/codec-harness.ts) ----
 
-function decodeRequest(bytes: Uint8Array, version: number): ListOffsetsRequest {
-  const reader = new KafkaReader(bytes);
-  const request = listOffsetsCodec.decodeRequest(reader, version);
-  expect(reader.remaining).toBe(0);
-  return request;
-}
-
-function encodeResponse(version: number, response: ListOffsetsResponse): Buffer {
-  const writer = new KafkaWriter();
-  listOffsetsCodec.encodeResponse(writer, version, response);
-  return Buffer.concat(writer.chunks());
-}
-
-function expectEveryTruncationToThrow(bytes: Uint8Array, version: number): void {
-  for (let end = 0; end < bytes.length; end++) {
-    expect(() => listOffsetsCodec.decodeRequest(new KafkaReader(bytes.subarray(0, end)), version)).toThrow(ProtocolError);
-  }
-}
-
-/** Corrupted bytes either decode or throw ProtocolError: never another error. */
-function expectCorruptionsToBeTotal(bytes: Uint8Array, version: number, random: SeededRandom): void {
-  for (let i = 0; i < 50; i++) {
-    const corrupted = Uint8Array.from(bytes);
-    corrupted[random.nextInt(corrupted.length)] = random.nextInt(256);
-    try {
-      listOffsetsCodec.decodeRequest(new KafkaReader(corrupted), version);
-    } catch (error) {
-      expect(error).toBeInstanceOf(ProtocolError);
-    }
-  }
-}
+const { decodeRequest, encodeResponse, expectRejected, expectEveryTruncationRejected, expectCorruptionsTotal } = codecHarness(listOffsetsCodec);
 
 // ---- test-only request encoder and response decoder (the other sides of the codec) ----
 
@@ -69,7 +36,7 @@ function encodeRequest(version: number, request: ListOffsetsRequest): Uint8Array
       if (version === 0) w2.int32(partition.maxNumOffsets);
     });
   });
-  return Buffer.concat(writer.chunks());
+  return bytesOf(writer);
 }
 
 function decodePartition(reader: KafkaReader, version: number): ListOffsetsResponsePartition {
@@ -186,11 +153,6 @@ const SAMPLE_RESPONSE: ListOffsetsResponse = {
   ],
 };
 
-/** Bytes written out by hand from Kafka's grammar: a fixture independent of the codec. */
-function hex(text: string): number[] {
-  return (text.replace(/#.*$/gm, '').match(/[0-9a-f]{2}/g) ?? []).map((pair) => Number.parseInt(pair, 16));
-}
-
 // ---- tests ----
 
 describe('ListOffsets codec', () => {
@@ -236,9 +198,9 @@ describe('ListOffsets codec', () => {
           { topic: 'payments', partitions: [{ partition: 7, timestamp: 1_700_000_000_000 }] },
         ];
         // kafkajs defaults isolationLevel to READ_COMMITTED (1) from v2.
-        const { request } = kafkajsListOffsets.protocol({ version })({ replicaId: -1, topics });
+        const { request } = kafkajsProtocol('listOffsets', version, { replicaId: -1, topics });
         expect(request.apiKey).toBe(listOffsetsCodec.key);
-        const bytes: Buffer = (await request.encode()).buffer;
+        const bytes = await kafkajsBytes(request);
         const partition = (partitionIndex: number, timestamp: number, maxNumOffsets = 1) => ({
           partitionIndex,
           currentLeaderEpoch: -1,
@@ -253,11 +215,11 @@ describe('ListOffsets codec', () => {
             { name: 'payments', partitions: [partition(7, 1_700_000_000_000)] },
           ],
         });
-        expectEveryTruncationToThrow(bytes, version);
+        expectEveryTruncationRejected(bytes, version);
       });
 
       test.if(version <= KAFKAJS_VERSION_MAX)('encodes responses kafkajs decodes', async () => {
-        const { response: kafkajsResponse } = kafkajsListOffsets.protocol({ version })({ topics: [] });
+        const { response: kafkajsResponse } = kafkajsProtocol('listOffsets', version, { topics: [] });
         const decoded = await kafkajsResponse.decode(encodeResponse(version, SAMPLE_RESPONSE));
         expect(decoded).toEqual(asKafkajs(version, SAMPLE_RESPONSE));
       });
@@ -268,8 +230,8 @@ describe('ListOffsets codec', () => {
           const request = requestAt(version, randomRequest(random));
           const bytes = encodeRequest(version, request);
           expect(decodeRequest(bytes, version)).toEqual(request);
-          expectEveryTruncationToThrow(bytes, version);
-          expectCorruptionsToBeTotal(bytes, version, random);
+          expectEveryTruncationRejected(bytes, version);
+          expectCorruptionsTotal(bytes, version, random);
           const response = randomResponse(random);
           expect(decodeResponse(encodeResponse(version, response), version)).toEqual(responseAt(version, response));
         }
@@ -283,13 +245,11 @@ describe('ListOffsets codec', () => {
           head(new KafkaWriter()).int32(1).int16(300).raw(new Uint8Array(32)), // topic name
           head(new KafkaWriter()).int32(-5).raw(new Uint8Array(32)), // a negative count that is not null
         ];
-        for (const writer of cases) {
-          expect(() => listOffsetsCodec.decodeRequest(new KafkaReader(Buffer.concat(writer.chunks())), version)).toThrow(ProtocolError);
-        }
+        for (const writer of cases) expectRejected(bytesOf(writer), version);
         const hugeTimestamp = head(new KafkaWriter()).int32(1).string('t').int32(1).int32(0);
         if (version >= 4) hugeTimestamp.int32(0);
         hugeTimestamp.int32(0x7fff_ffff).int32(-1).int32(1);
-        expect(() => listOffsetsCodec.decodeRequest(new KafkaReader(Buffer.concat(hugeTimestamp.chunks())), version)).toThrow(ProtocolError);
+        expectRejected(bytesOf(hugeTimestamp), version);
       });
     });
   }

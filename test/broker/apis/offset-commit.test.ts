@@ -1,28 +1,16 @@
 import { describe, expect, test } from 'bun:test';
 import { type OffsetCommitRequest, type OffsetCommitResponse, offsetCommitCodec } from '../../../src/broker/apis/offset-commit.ts';
-import { ProtocolError } from '../../../src/broker/protocol/errors.ts';
 import { KafkaReader } from '../../../src/broker/protocol/reader.ts';
 import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
+import { bytesOf, codecHarness, kafkajsBytes, kafkajsResponse, kafkajsVersionRequest } from '../../support/codec-harness.ts';
 
-// kafkajs 2.2.4's own encoders and decoders: the bytes a real client sends and the way it reads ours.
+// kafkajs 2.2.4's own encoders and decoders (test/support/codec-harness.ts): the bytes a real client sends and the way it reads ours.
 // kafkajs stops at v5; v6 and v7 are checked against a test-only encoder written from Kafka's schema.
-const kafkajs = (path: string) => require(`kafkajs/src/protocol/${path}`);
 const VERSIONS = Array.from({ length: offsetCommitCodec.maxVersion + 1 }, (_, version) => version);
 const KAFKAJS_VERSIONS = [0, 1, 2, 3, 4, 5];
 const COMMIT_TIMESTAMP_MS = 1_700_000_000_123;
 
-function decodeRequest(bytes: Uint8Array, version: number): OffsetCommitRequest {
-  const reader = new KafkaReader(bytes);
-  const request = offsetCommitCodec.decodeRequest(reader, version);
-  expect(reader.remaining).toBe(0);
-  return request;
-}
-
-function encodeResponse(version: number, response: OffsetCommitResponse): Buffer {
-  const writer = new KafkaWriter();
-  offsetCommitCodec.encodeResponse(writer, version, response);
-  return Buffer.concat(writer.chunks());
-}
+const { decodeRequest, encodeResponse, expectRejected, expectEveryTruncationRejected } = codecHarness(offsetCommitCodec);
 
 const KAFKAJS_ARGS = {
   groupId: 'billing-consumers',
@@ -41,9 +29,8 @@ const KAFKAJS_ARGS = {
   ],
 };
 
-async function kafkajsRequest(version: number, args: object = KAFKAJS_ARGS): Promise<Uint8Array> {
-  const encoder = await kafkajs(`requests/offsetCommit/v${version}/request.js`)(args).encode();
-  return new Uint8Array(encoder.buffer);
+function kafkajsRequest(version: number, args: object = KAFKAJS_ARGS): Promise<Uint8Array> {
+  return kafkajsBytes(kafkajsVersionRequest('offsetCommit', version, args));
 }
 
 function expectedFromKafkajs(version: number): OffsetCommitRequest {
@@ -115,7 +102,7 @@ function encodeRequestForTest(version: number, request: OffsetCommitRequest): Ui
       pw.nullableString(p.committedMetadata);
     });
   });
-  return Buffer.concat(w.chunks());
+  return bytesOf(w);
 }
 
 function decodeResponseForTest(bytes: Uint8Array, version: number): OffsetCommitResponse {
@@ -143,18 +130,6 @@ const RESPONSE: OffsetCommitResponse = {
   ],
 };
 
-function expectProtocolError(bytes: Uint8Array, version: number): void {
-  let thrown: unknown;
-  try {
-    offsetCommitCodec.decodeRequest(new KafkaReader(bytes), version);
-  } catch (error) {
-    thrown = error;
-  }
-  expect(thrown).toBeInstanceOf(ProtocolError);
-}
-
-const bytesOf = (w: KafkaWriter) => Buffer.concat(w.chunks());
-
 test('the advertised range is 0-7, flexible from 8', () => {
   const c = offsetCommitCodec;
   expect([c.key, c.minVersion, c.maxVersion, c.flexibleFrom]).toEqual([8, 0, 7, 8]);
@@ -171,7 +146,7 @@ describe('OffsetCommit request from kafkajs', () => {
 describe('OffsetCommit response read by kafkajs', () => {
   for (const version of KAFKAJS_VERSIONS) {
     test(`v${version}`, async () => {
-      const response = kafkajs(`requests/offsetCommit/v${version}/response.js`);
+      const response = kafkajsResponse('offsetCommit', version);
       const decoded = await response.decode(encodeResponse(version, RESPONSE));
       expect(decoded.responses).toEqual([
         {
@@ -213,14 +188,14 @@ describe('OffsetCommit request decoding is total', () => {
   for (const version of VERSIONS) {
     test(`v${version} truncated at every byte throws ProtocolError`, () => {
       const bytes = encodeRequestForTest(version, asVersion(version, FULL_REQUEST));
-      for (let length = 0; length < bytes.length; length++) expectProtocolError(bytes.subarray(0, length), version);
+      expectEveryTruncationRejected(bytes, version);
     });
   }
 
   for (const version of KAFKAJS_VERSIONS) {
     test(`v${version} kafkajs bytes truncated at every byte throw ProtocolError`, async () => {
       const bytes = await kafkajsRequest(version);
-      for (let length = 0; length < bytes.length; length++) expectProtocolError(bytes.subarray(0, length), version);
+      expectEveryTruncationRejected(bytes, version);
     });
   }
 
@@ -235,17 +210,17 @@ describe('OffsetCommit request decoding is total', () => {
 
   for (const version of VERSIONS) {
     test(`v${version} absurd lengths throw ProtocolError`, () => {
-      expectProtocolError(bytesOf(new KafkaWriter().int16(0x7fff).raw(new Uint8Array(8))), version); // group_id past the end
-      expectProtocolError(bytesOf(head(version).int32(0x7fff_ffff)), version); // topics count
-      expectProtocolError(bytesOf(head(version).int32(-7)), version); // negative count
-      expectProtocolError(bytesOf(head(version).int32(1).int16(500).raw(new Uint8Array(4))), version); // name past the end
-      expectProtocolError(bytesOf(head(version).int32(1).string('t').int32(0x7fff_ffff)), version); // partitions count
-      expectProtocolError(bytesOf(head(version).int32(1).string('t').int32(2).raw(new Uint8Array(20))), version); // 2 partitions, bytes for 1
+      expectRejected(bytesOf(new KafkaWriter().int16(0x7fff).raw(new Uint8Array(8))), version); // group_id past the end
+      expectRejected(bytesOf(head(version).int32(0x7fff_ffff)), version); // topics count
+      expectRejected(bytesOf(head(version).int32(-7)), version); // negative count
+      expectRejected(bytesOf(head(version).int32(1).int16(500).raw(new Uint8Array(4))), version); // name past the end
+      expectRejected(bytesOf(head(version).int32(1).string('t').int32(0x7fff_ffff)), version); // partitions count
+      expectRejected(bytesOf(head(version).int32(1).string('t').int32(2).raw(new Uint8Array(20))), version); // 2 partitions, bytes for 1
       const partition = head(version).int32(1).string('t').int32(1).int32(0).int64(0);
       if (version >= 6) partition.int32(0);
       if (version === 1) partition.int64(0);
-      expectProtocolError(bytesOf(partition.int16(0x7fff).raw(new Uint8Array(2))), version); // metadata past the end
-      if (version >= 1) expectProtocolError(bytesOf(new KafkaWriter().string('g').int32(1).int16(-1)), version); // null member_id
+      expectRejected(bytesOf(partition.int16(0x7fff).raw(new Uint8Array(2))), version); // metadata past the end
+      if (version >= 1) expectRejected(bytesOf(new KafkaWriter().string('g').int32(1).int16(-1)), version); // null member_id
     });
   }
 });

@@ -1,38 +1,25 @@
 import { describe, expect, test } from 'bun:test';
 import { type OffsetFetchRequest, type OffsetFetchResponse, offsetFetchCodec } from '../../../src/broker/apis/offset-fetch.ts';
-import { ProtocolError } from '../../../src/broker/protocol/errors.ts';
 import { KafkaReader } from '../../../src/broker/protocol/reader.ts';
 import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
+import { bytesOf, codecHarness, kafkajsBytes, kafkajsResponse, kafkajsVersionRequest } from '../../support/codec-harness.ts';
 
-// kafkajs 2.2.4's own encoders and decoders: the bytes a real client sends and the way it reads ours.
+// kafkajs 2.2.4's own encoders and decoders (test/support/codec-harness.ts): the bytes a real client sends and the way it reads ours.
 // kafkajs has v1-v4; v0 has v1's layout on the wire (v0 read offsets from ZooKeeper), so v1's
 // encoder and decoder stand in for it. v5 is checked against a test-only codec from Kafka's schema.
-const kafkajs = (path: string) => require(`kafkajs/src/protocol/${path}`);
 const VERSIONS = Array.from({ length: offsetFetchCodec.maxVersion + 1 }, (_, version) => version);
 const KAFKAJS_VERSIONS = [0, 1, 2, 3, 4];
 const kafkajsVersion = (version: number) => Math.max(1, version);
 
-function decodeRequest(bytes: Uint8Array, version: number): OffsetFetchRequest {
-  const reader = new KafkaReader(bytes);
-  const request = offsetFetchCodec.decodeRequest(reader, version);
-  expect(reader.remaining).toBe(0);
-  return request;
-}
-
-function encodeResponse(version: number, response: OffsetFetchResponse): Buffer {
-  const writer = new KafkaWriter();
-  offsetFetchCodec.encodeResponse(writer, version, response);
-  return Buffer.concat(writer.chunks());
-}
+const { decodeRequest, encodeResponse, expectRejected, expectEveryTruncationRejected } = codecHarness(offsetFetchCodec);
 
 const KAFKAJS_TOPICS = [
   { topic: 'orders', partitions: [{ partition: 0 }, { partition: 1 }, { partition: 7 }] },
   { topic: 'paiements-é', partitions: [] },
 ];
 
-async function kafkajsRequest(version: number, topics = KAFKAJS_TOPICS): Promise<Uint8Array> {
-  const request = kafkajs(`requests/offsetFetch/v${kafkajsVersion(version)}/request.js`)({ groupId: 'billing', topics });
-  return new Uint8Array((await request.encode()).buffer);
+function kafkajsRequest(version: number, topics = KAFKAJS_TOPICS): Promise<Uint8Array> {
+  return kafkajsBytes(kafkajsVersionRequest('offsetFetch', kafkajsVersion(version), { groupId: 'billing', topics }));
 }
 
 function encodeRequestForTest(version: number, request: OffsetFetchRequest): Uint8Array {
@@ -40,7 +27,7 @@ function encodeRequestForTest(version: number, request: OffsetFetchRequest): Uin
   w.nullableArray(request.topics, (tw, topic) => {
     tw.string(topic.name).array(topic.partitionIndexes, (iw, index) => iw.int32(index));
   });
-  return Buffer.concat(w.chunks());
+  return bytesOf(w);
 }
 
 function decodeResponseForTest(bytes: Uint8Array, version: number): OffsetFetchResponse {
@@ -88,17 +75,6 @@ function asVersion(version: number, response: OffsetFetchResponse): OffsetFetchR
   };
 }
 
-function expectProtocolError(bytes: Uint8Array, version: number): void {
-  let thrown: unknown;
-  try {
-    offsetFetchCodec.decodeRequest(new KafkaReader(bytes), version);
-  } catch (error) {
-    thrown = error;
-  }
-  expect(thrown).toBeInstanceOf(ProtocolError);
-}
-
-const bytesOf = (w: KafkaWriter) => Buffer.concat(w.chunks());
 const EXPECTED_TOPICS = [
   { name: 'orders', partitionIndexes: [0, 1, 7] },
   { name: 'paiements-é', partitionIndexes: [] },
@@ -126,7 +102,7 @@ describe('OffsetFetch request from kafkajs', () => {
 describe('OffsetFetch response read by kafkajs', () => {
   for (const version of KAFKAJS_VERSIONS) {
     test(`v${version}`, async () => {
-      const response = kafkajs(`requests/offsetFetch/v${kafkajsVersion(version)}/response.js`);
+      const response = kafkajsResponse('offsetFetch', kafkajsVersion(version));
       const decoded = await response.decode(encodeResponse(version, RESPONSE));
       expect(decoded.responses).toEqual([
         {
@@ -146,7 +122,7 @@ describe('OffsetFetch response read by kafkajs', () => {
 
   for (const version of [2, 3, 4]) {
     test(`v${version} a group error reaches kafkajs`, async () => {
-      const response = kafkajs(`requests/offsetFetch/v${version}/response.js`);
+      const response = kafkajsResponse('offsetFetch', version);
       const decoded = await response.decode(encodeResponse(version, { throttleTimeMs: 0, topics: [], errorCode: 16 }));
       expect(decoded.errorCode).toBe(16);
       await expect(response.parse(decoded)).rejects.toThrow(); // NOT_COORDINATOR
@@ -185,19 +161,19 @@ describe('OffsetFetch request decoding is total', () => {
   for (const version of VERSIONS) {
     test(`v${version} truncated at every byte throws ProtocolError`, async () => {
       const bytes = version <= 4 ? await kafkajsRequest(version) : encodeRequestForTest(version, { groupId: 'billing', topics: EXPECTED_TOPICS });
-      for (let length = 0; length < bytes.length; length++) expectProtocolError(bytes.subarray(0, length), version);
+      expectEveryTruncationRejected(bytes, version);
     });
 
     test(`v${version} absurd lengths throw ProtocolError`, () => {
       const head = () => new KafkaWriter().string('g');
-      expectProtocolError(bytesOf(new KafkaWriter().int16(0x7fff).raw(new Uint8Array(8))), version); // group_id past the end
-      expectProtocolError(bytesOf(new KafkaWriter().int16(-1).int32(0)), version); // null group_id
-      expectProtocolError(bytesOf(head().int32(0x7fff_ffff)), version); // topics count
-      expectProtocolError(bytesOf(head().int32(-2)), version); // negative count
-      expectProtocolError(bytesOf(head().int32(1).int16(300).raw(new Uint8Array(5))), version); // name past the end
-      expectProtocolError(bytesOf(head().int32(1).string('t').int32(0x7fff_ffff)), version); // partition_indexes count
-      expectProtocolError(bytesOf(head().int32(1).string('t').int32(3).int32(0).int32(1)), version); // 3 indexes, bytes for 2
-      expectProtocolError(bytesOf(head().int32(1).int16(1).raw(new Uint8Array([0x80])).int32(0)), version); // bad UTF-8
+      expectRejected(bytesOf(new KafkaWriter().int16(0x7fff).raw(new Uint8Array(8))), version); // group_id past the end
+      expectRejected(bytesOf(new KafkaWriter().int16(-1).int32(0)), version); // null group_id
+      expectRejected(bytesOf(head().int32(0x7fff_ffff)), version); // topics count
+      expectRejected(bytesOf(head().int32(-2)), version); // negative count
+      expectRejected(bytesOf(head().int32(1).int16(300).raw(new Uint8Array(5))), version); // name past the end
+      expectRejected(bytesOf(head().int32(1).string('t').int32(0x7fff_ffff)), version); // partition_indexes count
+      expectRejected(bytesOf(head().int32(1).string('t').int32(3).int32(0).int32(1)), version); // 3 indexes, bytes for 2
+      expectRejected(bytesOf(head().int32(1).int16(1).raw(new Uint8Array([0x80])).int32(0)), version); // bad UTF-8
     });
   }
 });

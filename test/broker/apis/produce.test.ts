@@ -6,14 +6,11 @@ import {
   type ProduceResponse,
   type ProduceTopicData,
 } from '../../../src/broker/apis/produce.ts';
-import { ProtocolError } from '../../../src/broker/protocol/errors.ts';
 import { KafkaReader } from '../../../src/broker/protocol/reader.ts';
 import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
 import { splitBatches } from '../../../src/format/index.ts';
 import { SeededRandom } from '../../../src/util/random.ts';
-
-// kafkajs is CommonJS without types for its internals: require() gives `any`.
-const kafkajsProduce = require('kafkajs/src/protocol/requests/produce/index.js');
+import { bytesOf, codecHarness, hex, kafkajsBytes, kafkajsProtocol } from '../../support/codec-harness.ts';
 
 const VERSIONS = Array.from({ length: produceCodec.maxVersion + 1 }, (_, version) => version);
 /** kafkajs 2.2.4 speaks Produce v0-7. */
@@ -25,24 +22,19 @@ const BATCH_BYTES_MAX = 1 << 20;
 const MAGIC_OFFSET = 16;
 const TIMESTAMP_MS = 1_700_000_000_000;
 
-// ---- helpers ----
+// ---- helpers (test/support/codec-harness.ts) ----
+
+const harness = codecHarness(produceCodec);
+const { encodeResponse, expectRejected, expectEveryTruncationRejected, expectCorruptionsTotal } = harness;
 
 /** A plain Uint8Array over the same memory, so decoded views compare equal to plain arrays. */
 function plain(bytes: Uint8Array): Uint8Array {
   return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
 }
 
+/** The harness's decodeRequest over a plain view of `bytes`. */
 function decodeRequest(bytes: Uint8Array, version: number): ProduceRequest {
-  const reader = new KafkaReader(plain(bytes));
-  const request = produceCodec.decodeRequest(reader, version);
-  expect(reader.remaining).toBe(0);
-  return request;
-}
-
-function encodeResponse(version: number, response: ProduceResponse): Buffer {
-  const writer = new KafkaWriter();
-  produceCodec.encodeResponse(writer, version, response);
-  return Buffer.concat(writer.chunks());
+  return harness.decodeRequest(plain(bytes), version);
 }
 
 const KAFKAJS_TOPIC_DATA = [
@@ -56,29 +48,10 @@ const KAFKAJS_TOPIC_DATA = [
   { topic: 'payments', partitions: [{ partition: 1, messages: [{ key: 'p', value: 'q', timestamp: TIMESTAMP_MS }] }] },
 ];
 
-async function kafkajsRequestBytes(version: number, transactionalId: string | null): Promise<Buffer> {
-  const { request } = kafkajsProduce.protocol({ version })({ acks: -1, timeout: 30_000, transactionalId, topicData: KAFKAJS_TOPIC_DATA });
+async function kafkajsRequestBytes(version: number, transactionalId: string | null): Promise<Uint8Array> {
+  const { request } = kafkajsProtocol('produce', version, { acks: -1, timeout: 30_000, transactionalId, topicData: KAFKAJS_TOPIC_DATA });
   expect(request.apiKey).toBe(produceCodec.key);
-  return (await request.encode()).buffer;
-}
-
-function expectEveryTruncationToThrow(bytes: Uint8Array, version: number): void {
-  for (let end = 0; end < bytes.length; end++) {
-    expect(() => produceCodec.decodeRequest(new KafkaReader(bytes.subarray(0, end)), version)).toThrow(ProtocolError);
-  }
-}
-
-/** Corrupted bytes either decode or throw ProtocolError: never another error. */
-function expectCorruptionsToBeTotal(bytes: Uint8Array, version: number, random: SeededRandom): void {
-  for (let i = 0; i < 50; i++) {
-    const corrupted = Uint8Array.from(bytes);
-    corrupted[random.nextInt(corrupted.length)] = random.nextInt(256);
-    try {
-      produceCodec.decodeRequest(new KafkaReader(corrupted), version);
-    } catch (error) {
-      expect(error).toBeInstanceOf(ProtocolError);
-    }
-  }
+  return kafkajsBytes(request);
 }
 
 const text = (bytes: Uint8Array | null) => (bytes === null ? null : new TextDecoder().decode(bytes));
@@ -92,7 +65,7 @@ function encodeRequest(version: number, request: ProduceRequest): Uint8Array {
   writer.array(request.topicData, (w, topic) => {
     w.string(topic.name).array(topic.partitionData, (w2, partition) => w2.int32(partition.index).nullableBytes(partition.records));
   });
-  return plain(Buffer.concat(writer.chunks()));
+  return plain(bytesOf(writer));
 }
 
 function decodePartition(reader: KafkaReader, version: number): ProducePartitionResponse {
@@ -245,11 +218,6 @@ function expectKafkajsRecords(version: number, request: ProduceRequest, frame: U
   });
 }
 
-/** Bytes written out by hand from Kafka's grammar: a fixture independent of the codec. */
-function hex(text: string): number[] {
-  return (text.replace(/#.*$/gm, '').match(/[0-9a-f]{2}/g) ?? []).map((pair) => Number.parseInt(pair, 16));
-}
-
 // ---- tests ----
 
 describe('Produce codec', () => {
@@ -269,12 +237,12 @@ describe('Produce codec', () => {
           expect(request.acks).toBe(-1);
           expect(request.timeoutMs).toBe(30_000);
           expectKafkajsRecords(version, request, bytes);
-          expectEveryTruncationToThrow(bytes, version);
+          expectEveryTruncationRejected(bytes, version);
         }
       });
 
       test.if(version <= KAFKAJS_VERSION_MAX)('encodes responses kafkajs decodes', async () => {
-        const { response: kafkajsResponse } = kafkajsProduce.protocol({ version })({ acks: 1, timeout: 1, topicData: [] });
+        const { response: kafkajsResponse } = kafkajsProtocol('produce', version, { acks: 1, timeout: 1, topicData: [] });
         const decoded = await kafkajsResponse.decode(encodeResponse(version, SAMPLE_RESPONSE));
         expect(decoded).toEqual(asKafkajs(version, SAMPLE_RESPONSE));
       });
@@ -285,8 +253,8 @@ describe('Produce codec', () => {
           const request = randomRequest(random, version);
           const bytes = encodeRequest(version, request);
           expect(decodeRequest(bytes, version)).toEqual(request);
-          expectEveryTruncationToThrow(bytes, version);
-          expectCorruptionsToBeTotal(bytes, version, random);
+          expectEveryTruncationRejected(bytes, version);
+          expectCorruptionsTotal(bytes, version, random);
           const response = randomResponse(random);
           expect(decodeResponse(encodeResponse(version, response), version)).toEqual(responseAt(version, response));
         }
@@ -301,13 +269,8 @@ describe('Produce codec', () => {
           head(new KafkaWriter()).int32(1).string('t').int32(1).int32(0).int32(INT32_MAX).raw(new Uint8Array(16)), // records
           head(new KafkaWriter()).int32(-2).raw(new Uint8Array(16)), // a negative count that is not null
         ];
-        for (const writer of cases) {
-          expect(() => produceCodec.decodeRequest(new KafkaReader(Buffer.concat(writer.chunks())), version)).toThrow(ProtocolError);
-        }
-        if (version >= 3) {
-          const longId = new KafkaWriter().int16(INT32_MAX & 0x7fff).raw(new Uint8Array(16));
-          expect(() => produceCodec.decodeRequest(new KafkaReader(Buffer.concat(longId.chunks())), version)).toThrow(ProtocolError);
-        }
+        for (const writer of cases) expectRejected(bytesOf(writer), version);
+        if (version >= 3) expectRejected(bytesOf(new KafkaWriter().int16(INT32_MAX & 0x7fff).raw(new Uint8Array(16))), version); // transactional_id
       });
     });
   }

@@ -1,64 +1,22 @@
 import { describe, expect, test } from 'bun:test';
 import { type SyncGroupRequest, type SyncGroupResponse, syncGroupCodec as codec } from '../../../src/broker/apis/sync-group.ts';
-import { ProtocolError } from '../../../src/broker/protocol/errors.ts';
 import { KafkaReader } from '../../../src/broker/protocol/reader.ts';
 import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
+import { bytesOf, codecHarness, kafkajsEncode, kafkajsResponse } from '../../support/codec-harness.ts';
 
 const VERSIONS = [0, 1, 2, 3];
 const { MemberAssignment } = require('kafkajs/src/consumer/assignerProtocol');
 
-// --- harness: kafkajs as the real client, truncation and mutation as the hostile one ---
+// --- harness (test/support/codec-harness.ts): kafkajs as the real client, truncation and mutation as the hostile one ---
 
-async function kafkajsRequest(version: number, args: object): Promise<Uint8Array> {
-  const { request } = require('kafkajs/src/protocol/requests/syncGroup').protocol({ version })(args);
-  const buffer: Buffer = (await request.encode()).buffer;
-  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.length);
+const { decodeRequest, encodeResponse, expectRejected, expectEveryTruncationRejected, expectMutationsTotal } = codecHarness(codec);
+
+function kafkajsRequest(version: number, args: object): Promise<Uint8Array> {
+  return kafkajsEncode('syncGroup', version, args);
 }
 
 function kafkajsDecodeResponse(version: number, bytes: Buffer): Promise<Record<string, unknown>> {
-  return require(`kafkajs/src/protocol/requests/syncGroup/v${version}/response`).decode(bytes);
-}
-
-const bytesOf = (writer: KafkaWriter): Buffer => Buffer.concat(writer.chunks());
-
-function decodeRequest(version: number, bytes: Uint8Array): SyncGroupRequest {
-  const reader = new KafkaReader(bytes);
-  const request = codec.decodeRequest(reader, version);
-  expect(reader.remaining).toBe(0);
-  return request;
-}
-
-function encodeResponse(version: number, response: SyncGroupResponse): Buffer {
-  const writer = new KafkaWriter();
-  codec.encodeResponse(writer, version, response);
-  return bytesOf(writer);
-}
-
-function expectRejected(version: number, bytes: Uint8Array): void {
-  expect(() => codec.decodeRequest(new KafkaReader(bytes), version)).toThrow(ProtocolError);
-}
-
-/** Seeded byte mutations: decoding either succeeds or throws ProtocolError, nothing else. */
-function expectMutationsTotal(version: number, bytes: Uint8Array, seed: number): void {
-  let state = seed;
-  const next = () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return state >>> 0;
-  };
-  const interesting = [0x00, 0x7f, 0x80, 0xff];
-  for (let round = 0; round < 300; round++) {
-    const mutated = Uint8Array.from(bytes);
-    for (let i = 0, n = 1 + (next() % 3); i < n; i++) {
-      mutated[next() % mutated.length] = next() % 2 === 0 ? (interesting[next() % 4] ?? 0) : next() & 0xff;
-    }
-    try {
-      codec.decodeRequest(new KafkaReader(mutated), version);
-    } catch (error) {
-      expect(error).toBeInstanceOf(ProtocolError);
-    }
-  }
+  return kafkajsResponse('syncGroup', version).decode(bytes);
 }
 
 // --- test-only encoders and decoders (the other side of the wire) ---
@@ -102,7 +60,7 @@ test('advertises versions 0-3, below the first flexible version', () => {
 describe.each(VERSIONS)('SyncGroup v%i', (version) => {
   test('decodes a leader request encoded by kafkajs; assignments stay zero-copy views', async () => {
     const bytes = await kafkajsRequest(version, leaderArgs);
-    const request = decodeRequest(version, bytes);
+    const request = decodeRequest(bytes, version);
     expect(request).toEqual({
       groupId: 'orders-consumers',
       generationId: 3,
@@ -117,7 +75,7 @@ describe.each(VERSIONS)('SyncGroup v%i', (version) => {
   });
 
   test('decodes a follower request (no assignments) encoded by kafkajs', async () => {
-    const request = decodeRequest(version, await kafkajsRequest(version, followerArgs));
+    const request = decodeRequest(await kafkajsRequest(version, followerArgs), version);
     expect(request).toEqual({ groupId: 'orders-consumers', generationId: 3, memberId: 'member-b', groupInstanceId: null, assignments: [] });
   });
 
@@ -136,18 +94,18 @@ describe.each(VERSIONS)('SyncGroup v%i', (version) => {
       groupInstanceId: version >= 3 ? 'static-1' : null,
       assignments: [{ memberId: 'm', assignment: new Uint8Array() }],
     };
-    expect(decodeRequest(version, encodeRequest(version, request))).toEqual(request);
+    expect(decodeRequest(encodeRequest(version, request), version)).toEqual(request);
     const response = { throttleTimeMs: version >= 1 ? 5 : 0, errorCode: 22, assignment: new Uint8Array([1, 2, 3]) };
     expect(decodeResponse(version, encodeResponse(version, response))).toEqual(response);
   });
 
   test('every truncation throws ProtocolError', async () => {
     const bytes = await kafkajsRequest(version, leaderArgs);
-    for (let end = 0; end < bytes.length; end++) expectRejected(version, bytes.subarray(0, end));
+    expectEveryTruncationRejected(bytes, version);
   });
 
   test('mutated requests decode or throw ProtocolError', async () => {
-    expectMutationsTotal(version, await kafkajsRequest(version, leaderArgs), 0x51ed27 + version);
+    expectMutationsTotal(await kafkajsRequest(version, leaderArgs), version, 0x51ed27 + version);
   });
 
   test('absurd lengths throw ProtocolError', () => {
@@ -155,11 +113,11 @@ describe.each(VERSIONS)('SyncGroup v%i', (version) => {
       const writer = new KafkaWriter().string('g').int32(1).string('m');
       return version >= 3 ? writer.nullableString(null) : writer;
     };
-    expectRejected(version, bytesOf(head().int32(0x7fffffff))); // assignments count above the limit
-    expectRejected(version, bytesOf(head().int32(100_000).string('m').int32(0))); // count that cannot fit
-    expectRejected(version, bytesOf(head().int32(-2))); // negative count
-    expectRejected(version, bytesOf(head().int32(1).string('m').int32(0x7fffffff))); // assignment bytes past the frame
-    expectRejected(version, bytesOf(head().int32(1).string('m').int32(-1))); // null assignment
-    expectRejected(version, bytesOf(new KafkaWriter().int16(0x7fff).int32(1))); // group_id past the frame
+    expectRejected(bytesOf(head().int32(0x7fffffff)), version); // assignments count above the limit
+    expectRejected(bytesOf(head().int32(100_000).string('m').int32(0)), version); // count that cannot fit
+    expectRejected(bytesOf(head().int32(-2)), version); // negative count
+    expectRejected(bytesOf(head().int32(1).string('m').int32(0x7fffffff)), version); // assignment bytes past the frame
+    expectRejected(bytesOf(head().int32(1).string('m').int32(-1)), version); // null assignment
+    expectRejected(bytesOf(new KafkaWriter().int16(0x7fff).int32(1)), version); // group_id past the frame
   });
 });
