@@ -1,4 +1,13 @@
-import { Ferry, type FerryOptions } from '../engine/index.ts';
+import { ClusterNode } from '../cluster/node.ts';
+import { ControlStore } from '../cluster/control-store.ts';
+import { rebuildFromChain } from '../cluster/rebuild.ts';
+import { Ferry, FerryError, type FerryOptions, type WalOptions } from '../engine/index.ts';
+import { splitBatches } from '../format/batch-parse.ts';
+import type { ObjectStore } from '../store/object-store.ts';
+import { SeededRandom } from '../util/random.ts';
+import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../wal/reader.ts';
+import { ensureSealed } from '../wal/seal.ts';
+import { type BrokerAddress, ClusterTopology, SingleBrokerTopology } from './topology.ts';
 import type { Clock } from '../util/clock.ts';
 import { systemClock } from '../util/clock.ts';
 import { apiVersionsCodec } from './apis/api-versions.ts';
@@ -52,6 +61,17 @@ export interface BrokerOptions {
   readonly log?: (message: string) => void;
   /** Serve Prometheus metrics on this address (GET /metrics); none when absent. */
   readonly metricsListen?: { readonly host: string; readonly port: number };
+  /** Share partitions with other brokers through control records (docs/cluster-protocol.md). */
+  readonly cluster?: ClusterOptions;
+}
+
+export interface ClusterOptions {
+  /** Where the control records live (may be another bucket than the WAL data). */
+  readonly store: ObjectStore;
+  readonly prefix?: string;
+  /** A broker silent this long is dead to the others and its partitions are taken over. */
+  readonly leaseMs: number;
+  readonly scanIntervalMs: number;
 }
 
 const CLUSTER_ID_DEFAULT = 'ferry-cluster';
@@ -63,37 +83,45 @@ export class Broker {
   readonly metrics: MetricsRegistry;
   readonly #server: KafkaServer;
   readonly #metricsServer: Server<undefined> | null;
+  readonly #cluster: ClusterNode | null;
 
-  private constructor(context: BrokerContext, server: KafkaServer, metrics: MetricsRegistry, metricsServer: Server<undefined> | null) {
+  private constructor(context: BrokerContext, server: KafkaServer, metrics: MetricsRegistry, metricsServer: Server<undefined> | null, cluster: ClusterNode | null) {
     this.context = context;
     this.#server = server;
     this.metrics = metrics;
     this.#metricsServer = metricsServer;
+    this.#cluster = cluster;
   }
 
   static async start(options: BrokerOptions): Promise<Broker> {
     const clock = options.clock ?? systemClock;
     const metrics = options.engine.metrics ?? new MetricsRegistry();
-    const engine = await Ferry.open({ ...options.engine, clock, metrics });
+    if (options.cluster !== undefined && options.engine.wal === undefined) throw new FerryError('InvalidArgument', 'a cluster broker needs a WAL store: its partitions move through it');
+    const engine = await Ferry.open({ ...options.engine, clock, metrics, managedPartitions: options.cluster !== undefined });
     let context: BrokerContext | undefined;
     const router = new Router(instrument(metrics, clock, bindings(() => context!)));
     const server = KafkaServer.listen({ hostname: options.listenHost, port: options.listenPort, router, ...(options.log === undefined ? {} : { log: options.log }) });
+    const self = { nodeId: options.nodeId, host: options.advertisedHost ?? options.listenHost, port: options.advertisedPort ?? server.port, rack: options.rack ?? null };
+    const producers = new ProducerIds(options.engine.directory, options.nodeId);
+    const cluster = options.cluster === undefined ? null : clusterNode(options.cluster, self, engine, options.engine.wal!, producers, clock, options.log);
     context = {
       nodeId: options.nodeId,
-      advertisedHost: options.advertisedHost ?? options.listenHost,
-      advertisedPort: options.advertisedPort ?? server.port,
-      rack: options.rack ?? null,
+      advertisedHost: self.host,
+      advertisedPort: self.port,
+      rack: self.rack,
       clusterId: options.clusterId ?? CLUSTER_ID_DEFAULT,
       engine,
       clock,
       groups: new GroupCoordinator(clock),
       offsets: OffsetStore.open(options.engine.directory),
-      producers: new ProducerIds(options.engine.directory),
+      producers,
+      topology: cluster === null ? new SingleBrokerTopology(self, engine) : new ClusterTopology(cluster),
       autoCreateTopics: options.autoCreateTopics ?? true,
       defaultPartitions: options.defaultPartitions ?? DEFAULT_PARTITIONS,
     };
+    await cluster?.start();
     const metricsServer = options.metricsListen === undefined ? null : serveMetrics(metrics, options.metricsListen.host, options.metricsListen.port);
-    return new Broker(context, server, metrics, metricsServer);
+    return new Broker(context, server, metrics, metricsServer, cluster);
   }
 
   get port(): number {
@@ -107,11 +135,43 @@ export class Broker {
 
   /** Stops listening, ends every connection, flushes and closes the engine. */
   async stop(): Promise<void> {
+    await this.#cluster?.stop(true).catch(() => {});
     this.#server.stop();
     void this.#metricsServer?.stop(true);
     this.context.groups.close();
     await this.context.engine.close();
   }
+}
+
+/**
+ * The cluster side of a broker: its lease and claims, and how it adopts a claimed partition:
+ * seal the chain's other streams [C4], rebuild the log and the producer sequences from them [C5].
+ */
+function clusterNode(options: ClusterOptions, self: BrokerAddress, engine: Ferry, wal: WalOptions, producers: ProducerIds, clock: Clock, log?: (message: string) => void): ClusterNode {
+  const prefix = wal.prefix ?? '';
+  const stream = engine.wal!.config.stream;
+  return new ClusterNode({
+    control: new ControlStore(options.store, options.prefix ?? ''),
+    self: { ...self, stream, leaseMs: options.leaseMs },
+    clock,
+    scanIntervalMs: options.scanIntervalMs,
+    async adopt(topic, partition, partitions, record) {
+      const earlier = record.chain.filter((s) => s.writerId !== stream.writerId || s.epoch !== stream.epoch);
+      for (const other of earlier) await ensureSealed(wal.store, prefix, other, { writerId: stream.writerId, nowMs: clock.nowMs() });
+      const reader = new WalReader(wal.store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: (t, p) => t === topic && p === partition }, { clock, random: new SeededRandom(self.nodeId) });
+      const key = `${topic}\u0000${partition}`;
+      await engine.adoptPartition(topic, partition, partitions, async (partitionLog) => {
+        await rebuildFromChain(reader, partitionLog, earlier, (frame) => {
+          for (const batch of splitBatches(frame.data, Number.MAX_SAFE_INTEGER)) {
+            if (batch.producerId >= 0) producers.appended(key, batch.producerId, batch.producerEpoch, batch.baseSequence, batch.lastOffsetDelta + 1, batch.baseOffset);
+          }
+        });
+      });
+      log?.(`serving ${topic}-${partition} up to offset ${engine.offsetFor(topic, partition, -1).offset} (leader epoch ${record.leaderEpoch})`);
+    },
+    release: (topic, partition) => engine.releasePartition(topic, partition),
+    ...(log === undefined ? {} : { log }),
+  });
 }
 
 /** Counts requests and times their handling per API (ferry_broker_requests_total, ..._request_latency_ms). */

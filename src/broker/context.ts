@@ -3,6 +3,7 @@ import type { Clock } from '../util/clock.ts';
 import type { GroupCoordinator } from './groups/coordinator.ts';
 import type { OffsetStore } from './groups/offset-store.ts';
 import type { ProducerIds } from './producers.ts';
+import type { Topology } from './topology.ts';
 
 /** What every handler may use: this broker's identity, its engine and its coordinators. */
 export interface BrokerContext {
@@ -17,6 +18,8 @@ export interface BrokerContext {
   readonly groups: GroupCoordinator;
   readonly offsets: OffsetStore;
   readonly producers: ProducerIds;
+  /** Who leads what: this broker alone, or the cluster's control records. */
+  readonly topology: Topology;
   /** Create a topic with `defaultPartitions` when a client asks for one that does not exist. */
   readonly autoCreateTopics: boolean;
   readonly defaultPartitions: number;

@@ -5,6 +5,7 @@ import { writeFileAtomicSync } from '../util/files.ts';
 export const PRODUCER_IDS_FILE = 'producer-id-block';
 /** Ids reserved per durable write: a restart skips the rest of a block, never reuses an id. */
 const PRODUCER_ID_BLOCK = 1000;
+const NODE_ID_BLOCK = 2 ** 32;
 /** Kafka keeps the last five batches per producer to answer retried duplicates. */
 const DUPLICATE_WINDOW_BATCHES = 5;
 
@@ -28,7 +29,11 @@ export class ProducerIds {
   #reservedUntil: number;
   readonly #sequences = new Map<string, SequenceState>();
 
-  constructor(directory: string) {
+  /** Ids start at nodeId x 2^32, so brokers of one cluster never hand out the same id. */
+  readonly #base: number;
+
+  constructor(directory: string, nodeId = 0) {
+    this.#base = nodeId * NODE_ID_BLOCK;
     this.#path = join(directory, PRODUCER_IDS_FILE);
     this.#next = existsSync(this.#path) ? Number(readFileSync(this.#path, 'utf8')) : 0;
     this.#reservedUntil = this.#next;
@@ -39,7 +44,7 @@ export class ProducerIds {
       this.#reservedUntil = this.#next + PRODUCER_ID_BLOCK;
       writeFileAtomicSync(this.#path, new TextEncoder().encode(String(this.#reservedUntil)));
     }
-    return this.#next++;
+    return this.#base + this.#next++;
   }
 
   /** Before appending a batch of an idempotent producer: append it, answer as a duplicate, or refuse. */

@@ -21,6 +21,10 @@ options (each also from the environment as FERRY_<NAME>, e.g. FERRY_LISTEN, or a
   --upload-bytes N            close a WAL object at this size (default 262144)
   --upload-interval-ms N      ...or this long after its first append (default 5)
   --partitions N              partitions of auto-created topics (default 1)
+  --cluster-store URL         share partitions with other brokers through control records in this store
+                              (same URL forms as --wal-store; all brokers of a cluster use the same one)
+  --lease-ms N                a silent broker's partitions are taken over after this (default 10000)
+  --scan-interval-ms N        how often leadership is re-examined (default 1000)
   --metrics HOST:PORT         serve Prometheus metrics at GET /metrics (default 127.0.0.1:9644; 'off' for none)
   --no-auto-create            do not create topics on first use
   --config FILE               a JSON file with any of the options above (camelCase keys)
@@ -40,11 +44,14 @@ interface BrokerSettings {
   uploadIntervalMs?: string;
   partitions?: string;
   metrics: string;
+  clusterStore?: string;
+  leaseMs?: string;
+  scanIntervalMs?: string;
   autoCreate: boolean;
 }
 
 const DEFAULTS: BrokerSettings = { listen: '127.0.0.1:9092', nodeId: '1', data: './data', metrics: '127.0.0.1:9644', autoCreate: true };
-const ENV_KEYS: (keyof BrokerSettings)[] = ['listen', 'advertised', 'nodeId', 'rack', 'data', 'walStore', 'writerId', 'uploadBytes', 'uploadIntervalMs', 'partitions', 'metrics'];
+const ENV_KEYS: (keyof BrokerSettings)[] = ['listen', 'advertised', 'nodeId', 'rack', 'data', 'walStore', 'writerId', 'uploadBytes', 'uploadIntervalMs', 'partitions', 'metrics', 'clusterStore', 'leaseMs', 'scanIntervalMs'];
 
 export async function runBroker(args: string[]): Promise<void> {
   const parsed = parseCommandArgs(args, {
@@ -59,19 +66,27 @@ export async function runBroker(args: string[]): Promise<void> {
     'upload-interval-ms': { type: 'string' },
     partitions: { type: 'string' },
     metrics: { type: 'string' },
+    'cluster-store': { type: 'string' },
+    'lease-ms': { type: 'string' },
+    'scan-interval-ms': { type: 'string' },
     'no-auto-create': { type: 'boolean' },
     config: { type: 'string' },
   }, USAGE);
   if (parsed === null) return;
   const settings = resolveSettings(parsed.values);
   const [listenHost, listenPort] = hostPort('listen', settings.listen);
-  const advertised: [string, number] = settings.advertised === undefined ? [listenHost, listenPort] : hostPort('advertised', settings.advertised);
+  const advertised: [string, number] | null = settings.advertised === undefined ? null : hostPort('advertised', settings.advertised);
   const nodeId = positiveInteger('node-id', settings.nodeId, 1);
   const data = resolve(settings.data);
   const metricsListen = settings.metrics === 'off' ? undefined : hostPort('metrics', settings.metrics);
   const store = await openStore(settings.walStore ?? `file:${resolve(data, 'objects')}`);
+  const clusterStore = settings.clusterStore === undefined ? null : await openStore(settings.clusterStore);
+  const cluster = clusterStore === null ? {} : { cluster: { store: clusterStore, leaseMs: positiveInteger('lease-ms', settings.leaseMs, 10_000), scanIntervalMs: positiveInteger('scan-interval-ms', settings.scanIntervalMs, 1000) } };
   const broker = await Broker.start({
-    listenHost, listenPort, advertisedHost: advertised[0], advertisedPort: advertised[1], nodeId,
+    ...cluster,
+    log: (message) => console.log(message),
+    listenHost, listenPort, nodeId,
+    ...(advertised === null ? {} : { advertisedHost: advertised[0], advertisedPort: advertised[1] }),
     rack: settings.rack ?? null,
     ...(metricsListen === undefined ? {} : { metricsListen: { host: metricsListen[0], port: metricsListen[1] } }),
     autoCreateTopics: settings.autoCreate,
@@ -83,12 +98,14 @@ export async function runBroker(args: string[]): Promise<void> {
     },
   });
   const metricsNote = broker.metricsPort === null ? 'no metrics endpoint' : `metrics on http://${metricsListen![0]}:${broker.metricsPort}/metrics`;
-  console.log(`ferry broker ${nodeId} listening on ${listenHost}:${broker.port} (advertised ${advertised[0]}:${advertised[1]}), data ${data}, WAL ${store.kind}, ${metricsNote}`);
+  const clusterNote = clusterStore === null ? 'single broker' : `cluster through ${clusterStore.kind} control records`;
+  console.log(`ferry broker ${nodeId} listening on ${listenHost}:${broker.port} (advertised ${broker.context.advertisedHost}:${broker.context.advertisedPort}), data ${data}, WAL ${store.kind}, ${clusterNote}, ${metricsNote}`);
   await new Promise<void>((done) => {
     const stop = async (signal: string) => {
       console.log(`${signal}: flushing and stopping`);
       await broker.stop();
       await store.close();
+      await clusterStore?.close();
       done();
     };
     process.once('SIGTERM', () => void stop('SIGTERM'));

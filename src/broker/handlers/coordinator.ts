@@ -10,7 +10,9 @@ export function handleFindCoordinator(context: BrokerContext, request: FindCoord
   if (request.keyType !== GROUP_KEY_TYPE) {
     return { throttleTimeMs: 0, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: 'transactions are not supported', nodeId: -1, host: '', port: -1 };
   }
-  return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, nodeId: context.nodeId, host: context.advertisedHost, port: context.advertisedPort };
+  const coordinator = context.topology.coordinatorFor(request.key);
+  if (coordinator === null) return { throttleTimeMs: 0, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: 'no live broker', nodeId: -1, host: '', port: -1 };
+  return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, nodeId: coordinator.nodeId, host: coordinator.host, port: coordinator.port };
 }
 
 /** Idempotent producers get a fresh id; transactional ones are refused (not supported yet). */

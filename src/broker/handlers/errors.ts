@@ -5,3 +5,13 @@ import { ErrorCode, errorCodeFor } from '../protocol/error-codes.ts';
 export function errorCodeOf(error: unknown): number {
   return isFerryError(error) ? errorCodeFor(error.kind) : ErrorCode.UNKNOWN_SERVER_ERROR;
 }
+
+/**
+ * For a request about a partition this broker does not serve: NOT_LEADER_OR_FOLLOWER when the
+ * topic exists (the client refreshes Metadata and goes to the leader), else unknown; null if served.
+ */
+export function notServedCode(context: { engine: { serves(topic: string, partition: number): boolean }; topology: { topics(): ReadonlyMap<string, number> } }, topic: string, partition: number): number | null {
+  if (context.engine.serves(topic, partition)) return null;
+  const partitions = context.topology.topics().get(topic);
+  return partitions !== undefined && partition < partitions ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+}

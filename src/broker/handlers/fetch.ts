@@ -1,7 +1,7 @@
 import type { FetchRequest, FetchResponse, FetchResponsePartition } from '../apis/fetch.ts';
 import type { BrokerContext } from '../context.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
-import { errorCodeOf } from './errors.ts';
+import { errorCodeOf, notServedCode } from './errors.ts';
 
 /** Kafka's fetch.max.wait.ms bound: a long poll never holds a connection longer than this. */
 export const FETCH_WAIT_MS_MAX = 30_000;
@@ -27,6 +27,8 @@ function read(context: BrokerContext, request: FetchRequest): FetchResponse {
   const responses = request.topics.map((topic) => ({
     topic: topic.topic,
     partitions: topic.partitions.map((partition): FetchResponsePartition => {
+      const notServed = notServedCode(context, topic.topic, partition.partition);
+      if (notServed !== null) return { partitionIndex: partition.partition, errorCode: notServed, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, abortedTransactions: null, preferredReadReplica: NO_PREFERRED_REPLICA, records: [] };
       try {
         const maxBytes = Math.max(0, Math.min(partition.partitionMaxBytes, budget));
         const result = context.engine.fetch(topic.topic, partition.partition, partition.fetchOffset, { maxBytes: Math.max(1, maxBytes) });

@@ -7,17 +7,25 @@ import type { SyncGroupRequest, SyncGroupResponse } from '../apis/sync-group.ts'
 import type { BrokerContext } from '../context.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
 
+/** Group requests belong to the group's coordinator; elsewhere they get NOT_COORDINATOR (the client asks again). */
+function notCoordinator(context: BrokerContext, groupId: string): boolean {
+  return context.topology.coordinatorFor(groupId)?.nodeId !== context.nodeId;
+}
+
 export async function handleJoinGroup(context: BrokerContext, request: JoinGroupRequest, clientId: string): Promise<JoinGroupResponse> {
+  if (notCoordinator(context, request.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR, generationId: -1, protocolName: '', leader: '', memberId: request.memberId, members: [] };
   const result = await context.groups.join({ groupId: request.groupId, memberId: request.memberId, clientId, sessionTimeoutMs: request.sessionTimeoutMs, rebalanceTimeoutMs: request.rebalanceTimeoutMs > 0 ? request.rebalanceTimeoutMs : request.sessionTimeoutMs, protocolType: request.protocolType, protocols: request.protocols });
   return { throttleTimeMs: 0, ...result, members: result.members.map((m) => ({ memberId: m.memberId, groupInstanceId: null, metadata: m.metadata })) };
 }
 
 export async function handleSyncGroup(context: BrokerContext, request: SyncGroupRequest): Promise<SyncGroupResponse> {
+  if (notCoordinator(context, request.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR, assignment: new Uint8Array(0) };
   const result = await context.groups.sync(request.groupId, request.generationId, request.memberId, request.assignments);
   return { throttleTimeMs: 0, ...result };
 }
 
 export function handleHeartbeat(context: BrokerContext, request: HeartbeatRequest): HeartbeatResponse {
+  if (notCoordinator(context, request.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR };
   return { throttleTimeMs: 0, errorCode: context.groups.heartbeat(request.groupId, request.generationId, request.memberId) };
 }
 
@@ -27,7 +35,7 @@ export function handleLeaveGroup(context: BrokerContext, request: LeaveGroupRequ
 }
 
 export function handleOffsetCommit(context: BrokerContext, request: OffsetCommitRequest): OffsetCommitResponse {
-  const errorCode = context.groups.checkCommit(request.groupId, request.generationId, request.memberId);
+  const errorCode = notCoordinator(context, request.groupId) ? ErrorCode.NOT_COORDINATOR : context.groups.checkCommit(request.groupId, request.generationId, request.memberId);
   if (errorCode === ErrorCode.NONE) {
     const offsets = request.topics.flatMap((topic) => topic.partitions.map((p) => ({ topic: topic.name, partition: p.partitionIndex, committed: { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.committedMetadata } })));
     context.offsets.commit(request.groupId, offsets);
@@ -36,6 +44,7 @@ export function handleOffsetCommit(context: BrokerContext, request: OffsetCommit
 }
 
 export function handleOffsetFetch(context: BrokerContext, request: OffsetFetchRequest): OffsetFetchResponse {
+  if (notCoordinator(context, request.groupId)) return { throttleTimeMs: 0, topics: [], errorCode: ErrorCode.NOT_COORDINATOR };
   const wanted = request.topics ?? groupTopics(context, request.groupId);
   const topics = wanted.map((topic) => ({
     name: topic.name,

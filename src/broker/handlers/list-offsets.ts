@@ -1,7 +1,7 @@
 import type { ListOffsetsRequest, ListOffsetsResponse } from '../apis/list-offsets.ts';
 import type { BrokerContext } from '../context.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
-import { errorCodeOf } from './errors.ts';
+import { errorCodeOf, notServedCode } from './errors.ts';
 
 const LEADER_EPOCH = 0;
 
@@ -12,6 +12,8 @@ export function handleListOffsets(context: BrokerContext, request: ListOffsetsRe
     topics: request.topics.map((topic) => ({
       name: topic.name,
       partitions: topic.partitions.map((partition) => {
+        const notServed = notServedCode(context, topic.name, partition.partitionIndex);
+        if (notServed !== null) return { partitionIndex: partition.partitionIndex, errorCode: notServed, oldStyleOffsets: [], timestamp: -1, offset: -1, leaderEpoch: -1 };
         try {
           const { offset, timestamp } = context.engine.offsetFor(topic.name, partition.partitionIndex, partition.timestamp);
           return { partitionIndex: partition.partitionIndex, errorCode: ErrorCode.NONE, oldStyleOffsets: offset < 0 ? [] : [offset], timestamp, offset, leaderEpoch: LEADER_EPOCH };

@@ -8,42 +8,47 @@ const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
 const LEADER_EPOCH = 0;
 
 /**
- * One broker leads every partition (the stateless single-node mode): replicas and ISR are this
- * node. Unknown topics are created when both the client and the broker allow it, as Kafka does.
+ * Brokers, topics and partition leaders as the topology knows them (one broker, or the cluster's
+ * control records). Unknown topics are created when both the client and the broker allow it, as
+ * Kafka does; a partition without a live leader answers LEADER_NOT_AVAILABLE until one claims it.
  */
-export function handleMetadata(context: BrokerContext, request: MetadataRequest): MetadataResponse {
-  const { engine } = context;
-  const names = request.topics === null ? engine.topics().map((t) => t.name) : request.topics.map((t) => t.name);
-  const topics = names.map((name) => describeTopic(context, name, request.allowAutoTopicCreation));
+export async function handleMetadata(context: BrokerContext, request: MetadataRequest): Promise<MetadataResponse> {
+  const { topology } = context;
+  const names = request.topics === null ? [...topology.topics().keys()] : request.topics.map((t) => t.name);
+  const topics = await Promise.all(names.map((name) => describeTopic(context, name, request.allowAutoTopicCreation)));
   return {
     throttleTimeMs: 0,
-    brokers: [{ nodeId: context.nodeId, host: context.advertisedHost, port: context.advertisedPort, rack: context.rack }],
+    brokers: topology.brokers(),
     clusterId: context.clusterId,
-    controllerId: context.nodeId,
+    controllerId: topology.brokers()[0]?.nodeId ?? context.nodeId,
     topics,
     clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
   };
 }
 
-function describeTopic(context: BrokerContext, name: string, allowAutoCreate: boolean): MetadataResponseTopic {
-  const { engine, nodeId } = context;
+async function describeTopic(context: BrokerContext, name: string, allowAutoCreate: boolean): Promise<MetadataResponseTopic> {
+  const { topology } = context;
   const failed = (errorCode: number): MetadataResponseTopic => ({ errorCode, name, isInternal: false, partitions: [], topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED });
-  let partitions = engine.topics().find((t) => t.name === name)?.partitions;
+  let partitions = topology.topics().get(name);
   if (partitions === undefined) {
     if (!(allowAutoCreate && context.autoCreateTopics)) return failed(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     try {
-      partitions = engine.createTopic(name, { partitions: context.defaultPartitions }).partitions;
+      await topology.createTopic(name, context.defaultPartitions);
     } catch (error) {
       if (isFerryError(error, 'InvalidArgument')) return failed(ErrorCode.INVALID_TOPIC_EXCEPTION);
-      if (!isFerryError(error, 'TopicAlreadyExists')) throw error;
-      partitions = engine.describeTopic(name).partitions;
+      throw error;
     }
+    partitions = topology.topics().get(name) ?? context.defaultPartitions;
   }
   return {
     errorCode: ErrorCode.NONE,
     name,
     isInternal: false,
-    partitions: Array.from({ length: partitions }, (_, partitionIndex) => ({ errorCode: ErrorCode.NONE, partitionIndex, leaderId: nodeId, leaderEpoch: LEADER_EPOCH, replicaNodes: [nodeId], isrNodes: [nodeId], offlineReplicas: [] })),
+    partitions: Array.from({ length: partitions }, (_, partitionIndex) => {
+      const leaderId = topology.leaderOf(name, partitionIndex);
+      const replicas = leaderId === null ? [] : [leaderId];
+      return { errorCode: leaderId === null ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE, partitionIndex, leaderId: leaderId ?? -1, leaderEpoch: LEADER_EPOCH, replicaNodes: replicas, isrNodes: replicas, offlineReplicas: [] };
+    }),
     topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
   };
 }

@@ -3,7 +3,7 @@ import type { Clock, Timer } from '../../util/clock.ts';
 import type { ProducePartitionData, ProducePartitionResponse, ProduceRequest, ProduceResponse } from '../apis/produce.ts';
 import { type BrokerContext, NO_TIMESTAMP } from '../context.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
-import { errorCodeOf } from './errors.ts';
+import { errorCodeOf, notServedCode } from './errors.ts';
 
 const ACKS = new Map<number, 0 | 1 | 'all'>([[0, 0], [1, 1], [-1, 'all']]);
 
@@ -20,6 +20,8 @@ export async function handleProduce(context: BrokerContext, request: ProduceRequ
 async function producePartition(context: BrokerContext, topic: string, data: ProducePartitionData, acks: 0 | 1 | 'all', timeoutMs: number): Promise<ProducePartitionResponse> {
   const records = data.records;
   if (records === null || records.length < RECORD_BATCH_HEADER_BYTES) return failed(data.index, ErrorCode.CORRUPT_MESSAGE);
+  const notServed = notServedCode(context, topic, data.index);
+  if (notServed !== null) return failed(data.index, notServed);
   const producer = producerFields(records);
   const key = `${topic}\u0000${data.index}`;
   if (producer.id >= 0) {

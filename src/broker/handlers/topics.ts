@@ -1,4 +1,5 @@
 import { isFerryError } from '../../errors.ts';
+import { validateTopicName } from '../../engine/topic-name.ts';
 import { DEFAULT_LOG_CONFIG } from '../../log/config.ts';
 import type { CreateTopicsRequest, CreateTopicsResponse } from '../apis/create-topics.ts';
 import type { DeleteTopicsRequest, DeleteTopicsResponse } from '../apis/delete-topics.ts';
@@ -15,20 +16,22 @@ const RESOURCE_BROKER = 4;
 const SOURCE_DEFAULT = 5;
 const SOURCE_TOPIC = 1;
 
-export function handleCreateTopics(context: BrokerContext, request: CreateTopicsRequest): CreateTopicsResponse {
-  const topics = request.topics.map((topic) => {
+export async function handleCreateTopics(context: BrokerContext, request: CreateTopicsRequest): Promise<CreateTopicsResponse> {
+  const topics = await Promise.all(request.topics.map(async (topic) => {
     const partitions = topic.numPartitions === BROKER_DEFAULT ? context.defaultPartitions : topic.numPartitions;
     if (topic.assignments.length > 0) return { name: topic.name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'manual replica assignments are not supported' };
     if (partitions < 1) return { name: topic.name, errorCode: ErrorCode.INVALID_PARTITIONS, errorMessage: `${partitions} partitions` };
+    const exists = { name: topic.name, errorCode: ErrorCode.TOPIC_ALREADY_EXISTS, errorMessage: `topic ${topic.name} already exists` };
     try {
-      if (context.engine.topics().some((t) => t.name === topic.name)) return { name: topic.name, errorCode: ErrorCode.TOPIC_ALREADY_EXISTS, errorMessage: `topic ${topic.name} already exists` };
-      if (!request.validateOnly) context.engine.createTopic(topic.name, { partitions });
+      validateTopicName(topic.name);
+      if (context.topology.topics().has(topic.name)) return exists;
+      if (!request.validateOnly && !(await context.topology.createTopic(topic.name, partitions))) return exists;
       return { name: topic.name, errorCode: ErrorCode.NONE, errorMessage: null };
     } catch (error) {
       const errorCode = isFerryError(error, 'InvalidArgument') ? ErrorCode.INVALID_TOPIC_EXCEPTION : errorCodeOf(error);
       return { name: topic.name, errorCode, errorMessage: error instanceof Error ? error.message : String(error) };
     }
-  });
+  }));
   return { throttleTimeMs: 0, topics };
 }
 
@@ -36,7 +39,7 @@ export async function handleDeleteTopics(context: BrokerContext, request: Delete
   const responses = [];
   for (const name of request.topicNames) {
     try {
-      await context.engine.deleteTopic(name);
+      await context.topology.deleteTopic(name);
       responses.push({ name, errorCode: ErrorCode.NONE });
     } catch (error) {
       responses.push({ name, errorCode: errorCodeOf(error) });
@@ -49,7 +52,7 @@ export async function handleDeleteTopics(context: BrokerContext, request: Delete
 export function handleDescribeConfigs(context: BrokerContext, request: DescribeConfigsRequest): DescribeConfigsResponse {
   const results = request.resources.map((resource) => {
     const base = { errorCode: ErrorCode.NONE, errorMessage: null, resourceType: resource.resourceType, resourceName: resource.resourceName };
-    if (resource.resourceType === RESOURCE_TOPIC && !context.engine.topics().some((t) => t.name === resource.resourceName)) {
+    if (resource.resourceType === RESOURCE_TOPIC && !context.topology.topics().has(resource.resourceName)) {
       return { ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: `unknown topic ${resource.resourceName}`, configs: [] };
     }
     if (resource.resourceType !== RESOURCE_TOPIC && resource.resourceType !== RESOURCE_BROKER) {

@@ -1,0 +1,100 @@
+import type { Ferry } from '../engine/index.ts';
+import type { ClusterNode } from '../cluster/node.ts';
+
+export interface BrokerAddress {
+  readonly nodeId: number;
+  readonly host: string;
+  readonly port: number;
+  readonly rack: string | null;
+}
+
+/**
+ * Who leads what, as the handlers need it: one implementation for a single broker (it leads
+ * everything its engine has), one for a cluster (the control records, docs/cluster-protocol.md).
+ */
+export interface Topology {
+  brokers(): BrokerAddress[];
+  /** Topic name -> partition count. */
+  topics(): ReadonlyMap<string, number>;
+  /** The leader's node id, or null while the partition has none. */
+  leaderOf(topic: string, partition: number): number | null;
+  /** Creates a topic; false if it exists. */
+  createTopic(name: string, partitions: number): Promise<boolean>;
+  deleteTopic(name: string): Promise<void>;
+  /** The broker coordinating a consumer group. */
+  coordinatorFor(group: string): BrokerAddress | null;
+}
+
+export class SingleBrokerTopology implements Topology {
+  readonly #self: BrokerAddress;
+  readonly #engine: Ferry;
+
+  constructor(self: BrokerAddress, engine: Ferry) {
+    this.#self = self;
+    this.#engine = engine;
+  }
+
+  brokers(): BrokerAddress[] {
+    return [this.#self];
+  }
+
+  topics(): ReadonlyMap<string, number> {
+    return new Map(this.#engine.topics().map((topic) => [topic.name, topic.partitions]));
+  }
+
+  leaderOf(topic: string, partition: number): number | null {
+    const partitions = this.#engine.topics().find((t) => t.name === topic)?.partitions ?? 0;
+    return partition < partitions ? this.#self.nodeId : null;
+  }
+
+  async createTopic(name: string, partitions: number): Promise<boolean> {
+    if (this.#engine.topics().some((t) => t.name === name)) return false;
+    this.#engine.createTopic(name, { partitions });
+    return true;
+  }
+
+  async deleteTopic(name: string): Promise<void> {
+    await this.#engine.deleteTopic(name);
+  }
+
+  coordinatorFor(): BrokerAddress {
+    return this.#self;
+  }
+}
+
+export class ClusterTopology implements Topology {
+  readonly #node: ClusterNode;
+
+  constructor(node: ClusterNode) {
+    this.#node = node;
+  }
+
+  brokers(): BrokerAddress[] {
+    return this.#node.liveBrokers().map(({ nodeId, host, port, rack }) => ({ nodeId, host, port, rack }));
+  }
+
+  topics(): ReadonlyMap<string, number> {
+    return new Map([...this.#node.topics()].map(([name, record]) => [name, record.partitions]));
+  }
+
+  leaderOf(topic: string, partition: number): number | null {
+    return this.#node.leaderOf(topic, partition)?.broker.nodeId ?? null;
+  }
+
+  createTopic(name: string, partitions: number): Promise<boolean> {
+    return this.#node.createTopic(name, partitions);
+  }
+
+  async deleteTopic(): Promise<void> {
+    throw new Error('deleting topics of a cluster is not supported yet');
+  }
+
+  /** Every broker computes the same choice: the live brokers by id, picked by a hash of the group. */
+  coordinatorFor(group: string): BrokerAddress | null {
+    const live = this.brokers().sort((a, b) => a.nodeId - b.nodeId);
+    if (live.length === 0) return null;
+    let hash = 0;
+    for (let i = 0; i < group.length; i++) hash = (Math.imul(hash, 31) + group.charCodeAt(i)) | 0;
+    return live[(hash >>> 0) % live.length]!;
+  }
+}

@@ -1,0 +1,194 @@
+import type { Clock, Timer } from '../util/clock.ts';
+import type { StreamId } from '../wal/keys.ts';
+import type { ControlStore, Versioned } from './control-store.ts';
+
+export interface BrokerRecord {
+  readonly nodeId: number;
+  readonly host: string;
+  readonly port: number;
+  readonly rack: string | null;
+  readonly stream: StreamId;
+  readonly renewedAtMs: number;
+  readonly leaseMs: number;
+}
+
+export interface TopicRecord {
+  readonly partitions: number;
+}
+
+export interface PartitionRecord {
+  readonly leader: number;
+  readonly leaderEpoch: number;
+  /** Every WAL stream that carried the partition, oldest first (docs/cluster-protocol.md). */
+  readonly chain: readonly StreamId[];
+}
+
+export interface ClusterNodeOptions {
+  readonly control: ControlStore;
+  readonly self: Omit<BrokerRecord, 'renewedAtMs'>;
+  readonly clock: Clock;
+  /** How often leadership is re-examined; the lease is renewed every leaseMs / 3 on its own timer. */
+  readonly scanIntervalMs: number;
+  /** [C4]-[C5]: seal the chain and rebuild, then serve. Throwing leaves the partition to a later scan. */
+  adopt(topic: string, partition: number, partitions: number, record: PartitionRecord): Promise<void>;
+  /** [C6]: stop serving. */
+  release(topic: string, partition: number): Promise<void>;
+  log?(message: string): void;
+}
+
+/** A lease counts as alive this long past its own duration: slack for clocks and slow writes. */
+const LEASE_GRACE_FACTOR = 1;
+
+/**
+ * This broker's view of the cluster and its part in it (docs/cluster-protocol.md, C1-C6): it
+ * keeps its lease, claims its fair share of partitions whose leader is gone by compare-and-swap,
+ * adopts what it won and lets go of what it lost.
+ */
+export class ClusterNode {
+  readonly #options: ClusterNodeOptions;
+  #brokers: BrokerRecord[] = [];
+  #topics = new Map<string, TopicRecord>();
+  readonly #partitions = new Map<string, Versioned<PartitionRecord>>();
+  readonly #served = new Set<string>();
+  #leaseTimer: Timer | null = null;
+  #scanTimer: Timer | null = null;
+  #stopped = false;
+
+  constructor(options: ClusterNodeOptions) {
+    this.#options = options;
+  }
+
+  get nodeId(): number {
+    return this.#options.self.nodeId;
+  }
+
+  /** Renews the lease and scans once (so Metadata is right from the start), then keeps both going. */
+  async start(): Promise<void> {
+    await this.#renew();
+    await this.scan();
+    this.#scheduleLease();
+    this.#scheduleScan();
+  }
+
+  /** Stops renewing; `resign` clears the lease at once so others take over without waiting it out. */
+  async stop(resign: boolean): Promise<void> {
+    this.#stopped = true;
+    this.#leaseTimer?.cancel();
+    this.#scanTimer?.cancel();
+    if (resign) await this.#options.control.put(`brokers/${this.nodeId}`, { ...this.#options.self, renewedAtMs: 0 });
+  }
+
+  liveBrokers(): BrokerRecord[] {
+    const nowMs = this.#options.clock.nowMs();
+    return this.#brokers.filter((broker) => isAlive(broker, nowMs));
+  }
+
+  topics(): ReadonlyMap<string, TopicRecord> {
+    return this.#topics;
+  }
+
+  /** The partition's leader as last scanned; null if none is alive. */
+  leaderOf(topic: string, partition: number): { broker: BrokerRecord; record: PartitionRecord } | null {
+    const record = this.#partitions.get(key(topic, partition))?.value;
+    const broker = record === undefined ? undefined : this.liveBrokers().find((b) => b.nodeId === record.leader);
+    return record === undefined || broker === undefined ? null : { broker, record };
+  }
+
+  /** Creates a topic record; false if it exists. Its partitions are claimed on the next scans. */
+  async createTopic(name: string, partitions: number): Promise<boolean> {
+    const created = await this.#options.control.create<TopicRecord>(`topics/${name}`, { partitions });
+    if (created !== null) this.#topics.set(name, created.value);
+    return created !== null;
+  }
+
+  /** [C2]-[C3], [C6]: reads the records, claims what is up for grabs within the fair share, lets go of what was lost. */
+  async scan(): Promise<void> {
+    const { control, self, clock } = this.#options;
+    this.#brokers = await readAll<BrokerRecord>(control, 'brokers/');
+    this.#topics = new Map((await readAll<TopicRecord & { name?: string }>(control, 'topics/', true)).map((t) => [t.name!, { partitions: t.partitions }]));
+    const live = new Set(this.liveBrokers().map((b) => b.nodeId));
+    const total = [...this.#topics.values()].reduce((sum, t) => sum + t.partitions, 0);
+    const fairShare = Math.ceil(total / Math.max(1, live.size));
+    for (const [topic, { partitions }] of this.#topics) {
+      for (let partition = 0; partition < partitions && !this.#stopped; partition++) {
+        const id = key(topic, partition);
+        const current = await control.read<PartitionRecord>(`partitions/${id}`);
+        if (current !== null) this.#partitions.set(id, current);
+        const leader = current?.value.leader;
+        if (leader === self.nodeId) {
+          if (!this.#served.has(id)) await this.#adopt(topic, partition, partitions, current!.value);
+        } else {
+          if (this.#served.has(id)) await this.#release(topic, partition);
+          const upForGrabs = leader === undefined || !live.has(leader);
+          if (upForGrabs && this.#served.size < fairShare) await this.#claim(topic, partition, partitions, current, clock.nowMs());
+        }
+      }
+    }
+  }
+
+  async #claim(topic: string, partition: number, partitions: number, current: Versioned<PartitionRecord> | null, nowMs: number): Promise<void> {
+    const { control, self } = this.#options;
+    const id = key(topic, partition);
+    const previous = current?.value;
+    const chain = previous?.chain ?? [];
+    const last = chain.at(-1);
+    const mine = last !== undefined && last.writerId === self.stream.writerId && last.epoch === self.stream.epoch;
+    const next: PartitionRecord = { leader: self.nodeId, leaderEpoch: (previous?.leaderEpoch ?? -1) + 1, chain: mine ? chain : [...chain, self.stream] };
+    const won = current === null ? await control.create(`partitions/${id}`, next) : await control.replace(`partitions/${id}`, current, next);
+    if (won === null) return; // [C3] someone else claimed it first
+    this.#partitions.set(id, won);
+    this.#options.log?.(`claimed ${id} at leader epoch ${next.leaderEpoch} (${nowMs})`);
+    await this.#adopt(topic, partition, partitions, next);
+  }
+
+  async #adopt(topic: string, partition: number, partitions: number, record: PartitionRecord): Promise<void> {
+    try {
+      await this.#options.adopt(topic, partition, partitions, record);
+      this.#served.add(key(topic, partition));
+    } catch (error) {
+      this.#options.log?.(`could not adopt ${key(topic, partition)} yet: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  async #release(topic: string, partition: number): Promise<void> {
+    this.#served.delete(key(topic, partition));
+    await this.#options.release(topic, partition);
+    this.#options.log?.(`released ${key(topic, partition)}: another broker leads it`);
+  }
+
+  async #renew(): Promise<void> {
+    await this.#options.control.put(`brokers/${this.nodeId}`, { ...this.#options.self, renewedAtMs: this.#options.clock.nowMs() });
+  }
+
+  #scheduleLease(): void {
+    this.#leaseTimer = this.#options.clock.setTimer(this.#options.self.leaseMs / 3, () => {
+      if (this.#stopped) return;
+      this.#renew().catch((error: unknown) => this.#options.log?.(`lease renewal failed: ${String(error)}`)).finally(() => this.#scheduleLease());
+    }, true);
+  }
+
+  #scheduleScan(): void {
+    this.#scanTimer = this.#options.clock.setTimer(this.#options.scanIntervalMs, () => {
+      if (this.#stopped) return;
+      this.scan().catch((error: unknown) => this.#options.log?.(`cluster scan failed: ${String(error)}`)).finally(() => this.#scheduleScan());
+    }, true);
+  }
+}
+
+function key(topic: string, partition: number): string {
+  return `${topic}/${partition}`;
+}
+
+function isAlive(broker: BrokerRecord, nowMs: number): boolean {
+  return nowMs - broker.renewedAtMs <= broker.leaseMs * (1 + LEASE_GRACE_FACTOR) && broker.renewedAtMs > 0;
+}
+
+/** Every record under a prefix; `withName` adds the key's last segment as `name`. */
+async function readAll<T>(control: ControlStore, prefix: string, withName = false): Promise<T[]> {
+  const keys = await control.list(prefix);
+  const records = await Promise.all(keys.map(async (k) => {
+    const read = await control.read<T>(k);
+    return read === null ? null : withName ? { ...read.value, name: k.slice(prefix.length) } : read.value;
+  }));
+  return records.filter((r): r is Awaited<T> & object => r !== null) as T[];
+}
