@@ -28,7 +28,7 @@ import { produceCodec } from './apis/produce.ts';
 import { syncGroupCodec } from './apis/sync-group.ts';
 import type { BrokerContext } from './context.ts';
 import { GroupCoordinator } from './groups/coordinator.ts';
-import { OffsetStore } from './groups/offset-store.ts';
+import { ControlOffsetStore, OffsetStore } from './groups/offset-store.ts';
 import { handleFindCoordinator, handleInitProducerId } from './handlers/coordinator.ts';
 import { handleFetch } from './handlers/fetch.ts';
 import { handleHeartbeat, handleJoinGroup, handleLeaveGroup, handleOffsetCommit, handleOffsetFetch, handleSyncGroup } from './handlers/groups.ts';
@@ -113,7 +113,7 @@ export class Broker {
       engine,
       clock,
       groups: new GroupCoordinator(clock),
-      offsets: OffsetStore.open(options.engine.directory),
+      offsets: options.cluster === undefined ? OffsetStore.open(options.engine.directory) : new ControlOffsetStore(new ControlStore(options.cluster.store, options.cluster.prefix ?? '')),
       producers,
       topology: cluster === null ? new SingleBrokerTopology(self, engine) : new ClusterTopology(cluster),
       autoCreateTopics: options.autoCreateTopics ?? true,

@@ -1,7 +1,7 @@
 import type { Ferry } from '../engine/index.ts';
 import type { Clock } from '../util/clock.ts';
 import type { GroupCoordinator } from './groups/coordinator.ts';
-import type { OffsetStore } from './groups/offset-store.ts';
+import type { GroupOffsetStore } from './groups/offset-store.ts';
 import type { ProducerIds } from './producers.ts';
 import type { Topology } from './topology.ts';
 
@@ -16,7 +16,7 @@ export interface BrokerContext {
   readonly engine: Ferry;
   readonly clock: Clock;
   readonly groups: GroupCoordinator;
-  readonly offsets: OffsetStore;
+  readonly offsets: GroupOffsetStore;
   readonly producers: ProducerIds;
   /** Who leads what: this broker alone, or the cluster's control records. */
   readonly topology: Topology;

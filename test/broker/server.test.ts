@@ -137,3 +137,20 @@ describe('Kafka protocol server', () => {
     });
   }
 });
+
+describe('one client cannot stall the others', () => {
+  test('a client stuck mid-frame and a client that never reads its responses do not delay a third', async () => {
+    const server = start();
+    const stuck = await rawClient(server.port);
+    stuck.sendRaw(Uint8Array.of(0, 0, 0, 100, 0, 18)); // promises 100 bytes, sends 2
+    const hog = await rawClient(server.port);
+    for (let i = 0; i < 2000; i++) hog.send(apiVersionsRequest(3, i)); // floods; reads slowly (Bun buffers them)
+    const good = await rawClient(server.port);
+    const started = performance.now();
+    good.send(apiVersionsRequest(3, 42));
+    await until(() => good.responses.length === 1);
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(new KafkaReader(good.responses[0]!).int32()).toBe(42);
+    for (const client of [stuck, hog, good]) client.end();
+  });
+});

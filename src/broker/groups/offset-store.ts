@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pack, unpack } from 'msgpackr';
 import { FerryError } from '../../errors.ts';
+import type { ControlStore } from '../../cluster/control-store.ts';
 import { writeFileAtomicSync } from '../../util/files.ts';
 
 export const GROUP_OFFSETS_FILE = 'group-offsets.msgpack';
@@ -14,11 +15,25 @@ export interface CommittedOffset {
 
 type Stored = Record<string, Record<string, CommittedOffset>>; // group -> "topic\u0000partition" -> offset
 
+export interface GroupOffset {
+  readonly topic: string;
+  readonly partition: number;
+  readonly committed: CommittedOffset;
+}
+
+/** Where committed consumer-group offsets live: the broker's directory, or the cluster's control records. */
+export interface GroupOffsetStore {
+  commit(group: string, offsets: readonly GroupOffset[]): Promise<void>;
+  /** Every committed partition of the group. */
+  list(group: string): Promise<GroupOffset[]>;
+}
+
 /**
  * Consumer group offsets, kept durably in the broker's directory (msgpack, written atomically on
- * every commit). The control-metadata bucket takes this role when brokers share a store.
+ * every commit): a single broker's store. A cluster keeps them in control records instead
+ * (ControlOffsetStore), so a new coordinator finds them after a failover.
  */
-export class OffsetStore {
+export class OffsetStore implements GroupOffsetStore {
   readonly #path: string;
   readonly #groups: Stored;
 
@@ -37,21 +52,51 @@ export class OffsetStore {
     }
   }
 
-  commit(group: string, offsets: readonly { topic: string; partition: number; committed: CommittedOffset }[]): void {
+  async commit(group: string, offsets: readonly GroupOffset[]): Promise<void> {
     const stored = (this.#groups[group] ??= {});
     for (const { topic, partition, committed } of offsets) stored[`${topic}\u0000${partition}`] = committed;
     writeFileAtomicSync(this.#path, pack(this.#groups));
   }
 
-  fetch(group: string, topic: string, partition: number): CommittedOffset | null {
-    return this.#groups[group]?.[`${topic}\u0000${partition}`] ?? null;
-  }
-
-  /** Every committed partition of a group (OffsetFetch with all topics). */
-  list(group: string): { topic: string; partition: number; committed: CommittedOffset }[] {
+  async list(group: string): Promise<GroupOffset[]> {
     return Object.entries(this.#groups[group] ?? {}).map(([key, committed]) => {
       const [topic, partition] = key.split('\u0000');
       return { topic: topic!, partition: Number(partition), committed };
     });
   }
+}
+
+/** Compare-and-swap rounds a commit may lose to a concurrent writer before it reports the race. */
+const COMMIT_ATTEMPTS_MAX = 10;
+
+/** Group offsets as one control record per group, changed by compare-and-swap (docs/cluster-protocol.md). */
+export class ControlOffsetStore implements GroupOffsetStore {
+  readonly #control: ControlStore;
+
+  constructor(control: ControlStore) {
+    this.#control = control;
+  }
+
+  async commit(group: string, offsets: readonly GroupOffset[]): Promise<void> {
+    for (let attempt = 0; attempt < COMMIT_ATTEMPTS_MAX; attempt++) {
+      const current = await this.#control.read<Record<string, CommittedOffset>>(groupKey(group));
+      const next = { ...(current?.value ?? {}) };
+      for (const { topic, partition, committed } of offsets) next[`${topic}/${partition}`] = committed;
+      const written = current === null ? await this.#control.create(groupKey(group), next) : await this.#control.replace(groupKey(group), current, next);
+      if (written !== null) return;
+    }
+    throw new FerryError('Storage', `offsets of group ${group}: lost ${COMMIT_ATTEMPTS_MAX} compare-and-swap rounds in a row`);
+  }
+
+  async list(group: string): Promise<GroupOffset[]> {
+    const record = await this.#control.read<Record<string, CommittedOffset>>(groupKey(group));
+    return Object.entries(record?.value ?? {}).map(([key, committed]) => {
+      const at = key.lastIndexOf('/');
+      return { topic: key.slice(0, at), partition: Number(key.slice(at + 1)), committed };
+    });
+  }
+}
+
+function groupKey(group: string): string {
+  return `groups/${encodeURIComponent(group)}`;
 }

@@ -5,7 +5,9 @@ import type { OffsetCommitRequest, OffsetCommitResponse } from '../apis/offset-c
 import type { OffsetFetchRequest, OffsetFetchResponse } from '../apis/offset-fetch.ts';
 import type { SyncGroupRequest, SyncGroupResponse } from '../apis/sync-group.ts';
 import type { BrokerContext } from '../context.ts';
+import type { GroupOffset } from '../groups/offset-store.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
+import { errorCodeOf } from './errors.ts';
 
 /** Group requests belong to the group's coordinator; elsewhere they get NOT_COORDINATOR (the client asks again). */
 function notCoordinator(context: BrokerContext, groupId: string): boolean {
@@ -34,22 +36,23 @@ export function handleLeaveGroup(context: BrokerContext, request: LeaveGroupRequ
   return { throttleTimeMs: 0, errorCode: members.every((m) => m.errorCode === ErrorCode.NONE) ? ErrorCode.NONE : members[0]!.errorCode, members };
 }
 
-export function handleOffsetCommit(context: BrokerContext, request: OffsetCommitRequest): OffsetCommitResponse {
-  const errorCode = notCoordinator(context, request.groupId) ? ErrorCode.NOT_COORDINATOR : context.groups.checkCommit(request.groupId, request.generationId, request.memberId);
+export async function handleOffsetCommit(context: BrokerContext, request: OffsetCommitRequest): Promise<OffsetCommitResponse> {
+  let errorCode: number = notCoordinator(context, request.groupId) ? ErrorCode.NOT_COORDINATOR : context.groups.checkCommit(request.groupId, request.generationId, request.memberId);
   if (errorCode === ErrorCode.NONE) {
     const offsets = request.topics.flatMap((topic) => topic.partitions.map((p) => ({ topic: topic.name, partition: p.partitionIndex, committed: { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.committedMetadata } })));
-    context.offsets.commit(request.groupId, offsets);
+    errorCode = await context.offsets.commit(request.groupId, offsets).then(() => ErrorCode.NONE, (error: unknown) => errorCodeOf(error));
   }
   return { throttleTimeMs: 0, topics: request.topics.map((topic) => ({ name: topic.name, partitions: topic.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })) };
 }
 
-export function handleOffsetFetch(context: BrokerContext, request: OffsetFetchRequest): OffsetFetchResponse {
+export async function handleOffsetFetch(context: BrokerContext, request: OffsetFetchRequest): Promise<OffsetFetchResponse> {
   if (notCoordinator(context, request.groupId)) return { throttleTimeMs: 0, topics: [], errorCode: ErrorCode.NOT_COORDINATOR };
-  const wanted = request.topics ?? groupTopics(context, request.groupId);
+  const stored = await context.offsets.list(request.groupId);
+  const wanted = request.topics ?? groupTopics(stored);
   const topics = wanted.map((topic) => ({
     name: topic.name,
     partitions: topic.partitionIndexes.map((partitionIndex) => {
-      const committed = context.offsets.fetch(request.groupId, topic.name, partitionIndex);
+      const committed = stored.find((o) => o.topic === topic.name && o.partition === partitionIndex)?.committed;
       return { partitionIndex, committedOffset: committed?.offset ?? -1, committedLeaderEpoch: committed?.leaderEpoch ?? -1, metadata: committed?.metadata ?? '', errorCode: ErrorCode.NONE };
     }),
   }));
@@ -57,8 +60,8 @@ export function handleOffsetFetch(context: BrokerContext, request: OffsetFetchRe
 }
 
 /** Every topic and partition the group has committed (OffsetFetch with a null topic list). */
-function groupTopics(context: BrokerContext, groupId: string): { name: string; partitionIndexes: number[] }[] {
+function groupTopics(stored: readonly GroupOffset[]): { name: string; partitionIndexes: number[] }[] {
   const byTopic = new Map<string, number[]>();
-  for (const { topic, partition } of context.offsets.list(groupId)) byTopic.set(topic, [...(byTopic.get(topic) ?? []), partition]);
+  for (const { topic, partition } of stored) byTopic.set(topic, [...(byTopic.get(topic) ?? []), partition]);
   return [...byTopic].map(([name, partitionIndexes]) => ({ name, partitionIndexes }));
 }
