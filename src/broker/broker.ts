@@ -133,13 +133,15 @@ export class Broker {
     return this.#metricsServer?.port ?? null;
   }
 
-  /** Stops listening, ends every connection, flushes and closes the engine. */
+  /** Stops listening, ends every connection, flushes and closes the engine, then resigns its lease. */
   async stop(): Promise<void> {
-    await this.#cluster?.stop(true).catch(() => {});
+    this.#cluster?.stop();
     this.#server.stop();
     void this.#metricsServer?.stop(true);
     this.context.groups.close();
+    // Flush the WAL before giving up the lease: a successor seals this stream when it takes over.
     await this.context.engine.close();
+    await this.#cluster?.resign().catch(() => {}); // if it fails, the lease simply runs out
   }
 }
 

@@ -70,12 +70,16 @@ export class ClusterNode {
     this.#scheduleScan();
   }
 
-  /** Stops renewing; `resign` clears the lease at once so others take over without waiting it out. */
-  async stop(resign: boolean): Promise<void> {
+  /** Stops renewing the lease and scanning. */
+  stop(): void {
     this.#stopped = true;
     this.#leaseTimer?.cancel();
     this.#scanTimer?.cancel();
-    if (resign) await this.#options.control.put(`brokers/${this.nodeId}`, { ...this.#options.self, renewedAtMs: 0 });
+  }
+
+  /** Clears the lease at once (a clean shutdown), so others take over without waiting it out. */
+  async resign(): Promise<void> {
+    await this.#options.control.put(`brokers/${this.nodeId}`, { ...this.#options.self, renewedAtMs: 0 });
   }
 
   liveBrokers(): BrokerRecord[] {

@@ -1,0 +1,58 @@
+import { expect, test } from 'bun:test';
+import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ClusterNode, type PartitionRecord } from '../../src/cluster/node.ts';
+import { MemoryStore } from '../../src/store/memory.ts';
+import { ManualClock } from '../../src/util/clock.ts';
+
+function node(store: MemoryStore, clock: ManualClock, nodeId: number, served: Map<string, number>) {
+  return new ClusterNode({
+    control: new ControlStore(store, 'c'),
+    self: { nodeId, host: '127.0.0.1', port: 9000 + nodeId, rack: null, stream: { writerId: `broker-${nodeId}`, epoch: 0 }, leaseMs: 1000 },
+    clock,
+    scanIntervalMs: 100,
+    adopt: async (topic, partition) => void served.set(`${topic}/${partition}`, nodeId),
+    release: async (topic, partition) => void served.delete(`${topic}/${partition}`),
+  });
+}
+
+test('brokers split partitions fairly; when one stops renewing, the other takes its share with a longer chain', async () => {
+  const store = new MemoryStore();
+  const clock = new ManualClock();
+  const served = new Map<string, number>();
+  const a = node(store, clock, 1, served);
+  const b = node(store, clock, 2, served);
+  await a.start();
+  await b.start();
+  expect(await a.createTopic('t', 4)).toBe(true);
+  expect(await b.createTopic('t', 4)).toBe(false);
+  await a.scan();
+  await b.scan();
+  expect([...served.values()].filter((n) => n === 1).length).toBe(2);
+  expect([...served.values()].filter((n) => n === 2).length).toBe(2);
+  const fromA = [...served].find(([, n]) => n === 1)![0];
+  a.stop(); // a stops renewing: after two lease periods it is dead to b
+  clock.advance(2100);
+  await b.scan();
+  expect([...served.values()]).toEqual([2, 2, 2, 2]);
+  const control = new ControlStore(store, 'c');
+  const record = (await control.read<PartitionRecord>(`partitions/${fromA}`))!.value;
+  expect(record.leader).toBe(2);
+  expect(record.leaderEpoch).toBe(1);
+  expect(record.chain.map((s) => s.writerId)).toEqual(['broker-1', 'broker-2']); // b rebuilds from a's stream first
+  expect(b.leaderOf('t', 0)?.broker.nodeId).toBe(2);
+  b.stop();
+});
+
+test('a lost compare-and-swap never yields two leaders for one epoch', async () => {
+  const store = new MemoryStore({ latency: 's3-express', seed: 5 });
+  const clock = new ManualClock();
+  const served = new Map<string, number>();
+  const nodes = [1, 2, 3].map((id) => node(store, clock, id, served));
+  for (const n of nodes) await n.start();
+  await nodes[0]!.createTopic('race', 1);
+  await Promise.all(nodes.map((n) => n.scan())); // all three try to claim the one partition at once
+  const record = (await new ControlStore(store, 'c').read<PartitionRecord>('partitions/race/0'))!.value;
+  expect(record.leaderEpoch).toBe(0);
+  expect(served.get('race/0')).toBe(record.leader);
+  for (const n of nodes) n.stop();
+});
