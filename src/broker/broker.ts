@@ -1,6 +1,8 @@
 import { ClusterNode } from '../cluster/node.ts';
 import { ControlStore } from '../cluster/control-store.ts';
 import { rebuildFromChain } from '../cluster/rebuild.ts';
+import { ReplicaTask } from '../cluster/replica-task.ts';
+import type { PartitionRecord } from '../cluster/node.ts';
 import { Ferry, FerryError, type FerryOptions, type WalOptions } from '../engine/index.ts';
 import { splitBatches } from '../format/batch-parse.ts';
 import type { ObjectStore } from '../store/object-store.ts';
@@ -55,6 +57,8 @@ export interface BrokerOptions {
   readonly clusterId?: string;
   readonly autoCreateTopics?: boolean;
   readonly defaultPartitions?: number;
+  /** Replication factor of auto-created topics and of CreateTopics asking for the default (cluster mode). */
+  readonly defaultReplicationFactor?: number;
   /** The engine this broker serves (directory, WAL store, log settings). */
   readonly engine: FerryOptions;
   readonly clock?: Clock;
@@ -75,6 +79,8 @@ export interface ClusterOptions {
 }
 
 const CLUSTER_ID_DEFAULT = 'ferry-cluster';
+/** How often a follower partition probes the leader's stream for its next object. */
+const REPLICA_POLL_INTERVAL_MS = 5;
 const DEFAULT_PARTITIONS = 1;
 
 /** A Kafka-protocol broker over one Ferry engine: real Kafka clients produce, fetch and form groups. */
@@ -115,7 +121,7 @@ export class Broker {
       groups: new GroupCoordinator(clock),
       offsets: options.cluster === undefined ? OffsetStore.open(options.engine.directory) : new ControlOffsetStore(new ControlStore(options.cluster.store, options.cluster.prefix ?? '')),
       producers,
-      topology: cluster === null ? new SingleBrokerTopology(self, engine) : new ClusterTopology(cluster),
+      topology: cluster === null ? new SingleBrokerTopology(self, engine) : new ClusterTopology(cluster, options.defaultReplicationFactor ?? 1),
       autoCreateTopics: options.autoCreateTopics ?? true,
       defaultPartitions: options.defaultPartitions ?? DEFAULT_PARTITIONS,
     };
@@ -152,8 +158,10 @@ export class Broker {
 function clusterNode(options: ClusterOptions, self: BrokerAddress, engine: Ferry, wal: WalOptions, producers: ProducerIds, clock: Clock, log?: (message: string) => void): ClusterNode {
   const prefix = wal.prefix ?? '';
   const stream = engine.wal!.config.stream;
+  const control = new ControlStore(options.store, options.prefix ?? '');
+  const replicas = new Map<string, ReplicaTask>();
   return new ClusterNode({
-    control: new ControlStore(options.store, options.prefix ?? ''),
+    control,
     self: { ...self, stream, leaseMs: options.leaseMs },
     clock,
     scanIntervalMs: options.scanIntervalMs,
@@ -172,6 +180,18 @@ function clusterNode(options: ClusterOptions, self: BrokerAddress, engine: Ferry
       log?.(`serving ${topic}-${partition} up to offset ${engine.offsetFor(topic, partition, -1).offset} (leader epoch ${record.leaderEpoch})`);
     },
     release: (topic, partition) => engine.releasePartition(topic, partition),
+    async follow(topic, partition, partitions, record) {
+      const reader = new WalReader(wal.store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: (t, p) => t === topic && p === partition }, { clock, random: new SeededRandom(self.nodeId) });
+      const sealed = record.chain.slice(0, -1); // the leader sealed them when it took over
+      const follower = await engine.adoptPartition(topic, partition, partitions, async (partitionLog) => void (await rebuildFromChain(reader, partitionLog, sealed)), 'follower');
+      const readChain = async () => (await control.read<PartitionRecord>(`partitions/${topic}/${partition}`))?.value.chain ?? record.chain;
+      replicas.set(`${topic}/${partition}`, new ReplicaTask({ reader, log: follower.log, clock, pollIntervalMs: REPLICA_POLL_INTERVAL_MS, readChain, applied: () => follower.noteApplied(), ...(log === undefined ? {} : { report: log }) }, record.chain));
+    },
+    async unfollow(topic, partition) {
+      await replicas.get(`${topic}/${partition}`)?.stop();
+      replicas.delete(`${topic}/${partition}`);
+      await engine.releasePartition(topic, partition);
+    },
     ...(log === undefined ? {} : { log }),
   });
 }

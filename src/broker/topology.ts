@@ -18,8 +18,10 @@ export interface Topology {
   topics(): ReadonlyMap<string, number>;
   /** The leader's node id, or null while the partition has none. */
   leaderOf(topic: string, partition: number): number | null;
-  /** Creates a topic; false if it exists. */
-  createTopic(name: string, partitions: number): Promise<boolean>;
+  /** The partition's followers (replication factor > 1); empty for a single broker. */
+  followersOf(topic: string, partition: number): BrokerAddress[];
+  /** Creates a topic; false if it exists. -1 replicas: the broker's default. */
+  createTopic(name: string, partitions: number, replicationFactor?: number): Promise<boolean>;
   deleteTopic(name: string): Promise<void>;
   /** The broker coordinating a consumer group. */
   coordinatorFor(group: string): BrokerAddress | null;
@@ -47,6 +49,10 @@ export class SingleBrokerTopology implements Topology {
     return partition < partitions ? this.#self.nodeId : null;
   }
 
+  followersOf(): BrokerAddress[] {
+    return [];
+  }
+
   async createTopic(name: string, partitions: number): Promise<boolean> {
     if (this.#engine.topics().some((t) => t.name === name)) return false;
     this.#engine.createTopic(name, { partitions });
@@ -64,9 +70,15 @@ export class SingleBrokerTopology implements Topology {
 
 export class ClusterTopology implements Topology {
   readonly #node: ClusterNode;
+  readonly #defaultReplicationFactor: number;
 
-  constructor(node: ClusterNode) {
+  constructor(node: ClusterNode, defaultReplicationFactor: number) {
     this.#node = node;
+    this.#defaultReplicationFactor = defaultReplicationFactor;
+  }
+
+  followersOf(topic: string, partition: number): BrokerAddress[] {
+    return this.#node.followersOf(topic, partition).map(({ nodeId, host, port, rack }) => ({ nodeId, host, port, rack }));
   }
 
   brokers(): BrokerAddress[] {
@@ -81,8 +93,8 @@ export class ClusterTopology implements Topology {
     return this.#node.leaderOf(topic, partition)?.broker.nodeId ?? null;
   }
 
-  createTopic(name: string, partitions: number): Promise<boolean> {
-    return this.#node.createTopic(name, partitions);
+  createTopic(name: string, partitions: number, replicationFactor = -1): Promise<boolean> {
+    return this.#node.createTopic(name, partitions, replicationFactor > 0 ? replicationFactor : this.#defaultReplicationFactor);
   }
 
   async deleteTopic(): Promise<void> {

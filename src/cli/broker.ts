@@ -21,6 +21,7 @@ options (each also from the environment as FERRY_<NAME>, e.g. FERRY_LISTEN, or a
   --upload-bytes N            close a WAL object at this size (default 262144)
   --upload-interval-ms N      ...or this long after its first append (default 5)
   --partitions N              partitions of auto-created topics (default 1)
+  --replication-factor N      replicas of auto-created topics in a cluster (default 1: the object store is the durability)
   --cluster-store URL         share partitions with other brokers through control records in this store
                               (same URL forms as --wal-store; all brokers of a cluster use the same one)
   --lease-ms N                a silent broker's partitions are taken over after this (default 10000)
@@ -43,6 +44,7 @@ interface BrokerSettings {
   uploadBytes?: string;
   uploadIntervalMs?: string;
   partitions?: string;
+  replicationFactor?: string;
   metrics: string;
   clusterStore?: string;
   leaseMs?: string;
@@ -51,7 +53,7 @@ interface BrokerSettings {
 }
 
 const DEFAULTS: BrokerSettings = { listen: '127.0.0.1:9092', nodeId: '1', data: './data', metrics: '127.0.0.1:9644', autoCreate: true };
-const ENV_KEYS: (keyof BrokerSettings)[] = ['listen', 'advertised', 'nodeId', 'rack', 'data', 'walStore', 'writerId', 'uploadBytes', 'uploadIntervalMs', 'partitions', 'metrics', 'clusterStore', 'leaseMs', 'scanIntervalMs'];
+const ENV_KEYS: (keyof BrokerSettings)[] = ['listen', 'advertised', 'nodeId', 'rack', 'data', 'walStore', 'writerId', 'uploadBytes', 'uploadIntervalMs', 'partitions', 'replicationFactor', 'metrics', 'clusterStore', 'leaseMs', 'scanIntervalMs'];
 
 export async function runBroker(args: string[]): Promise<void> {
   const parsed = parseCommandArgs(args, {
@@ -65,6 +67,7 @@ export async function runBroker(args: string[]): Promise<void> {
     'upload-bytes': { type: 'string' },
     'upload-interval-ms': { type: 'string' },
     partitions: { type: 'string' },
+    'replication-factor': { type: 'string' },
     metrics: { type: 'string' },
     'cluster-store': { type: 'string' },
     'lease-ms': { type: 'string' },
@@ -91,6 +94,7 @@ export async function runBroker(args: string[]): Promise<void> {
     ...(metricsListen === undefined ? {} : { metricsListen: { host: metricsListen[0], port: metricsListen[1] } }),
     autoCreateTopics: settings.autoCreate,
     defaultPartitions: positiveInteger('partitions', settings.partitions, 1),
+    defaultReplicationFactor: positiveInteger('replication-factor', settings.replicationFactor, 1),
     engine: {
       directory: data,
       log: { flush: { kind: 'none' } }, // durability comes from the WAL objects (KIP-1176)

@@ -14,6 +14,8 @@ export interface BrokerRecord {
 
 export interface TopicRecord {
   readonly partitions: number;
+  /** Brokers holding each partition: its leader plus this many minus one followers (default 1). */
+  readonly replicationFactor?: number;
 }
 
 export interface PartitionRecord {
@@ -33,6 +35,9 @@ export interface ClusterNodeOptions {
   adopt(topic: string, partition: number, partitions: number, record: PartitionRecord): Promise<void>;
   /** [C6]: stop serving. */
   release(topic: string, partition: number): Promise<void>;
+  /** Replication factor > 1: start following a partition another broker leads (throwing retries later). */
+  follow(topic: string, partition: number, partitions: number, record: PartitionRecord): Promise<void>;
+  unfollow(topic: string, partition: number): Promise<void>;
   log?(message: string): void;
 }
 
@@ -50,6 +55,7 @@ export class ClusterNode {
   #topics = new Map<string, TopicRecord>();
   readonly #partitions = new Map<string, Versioned<PartitionRecord>>();
   readonly #served = new Set<string>();
+  readonly #following = new Set<string>();
   #leaseTimer: Timer | null = null;
   #scanTimer: Timer | null = null;
   #stopped = false;
@@ -98,9 +104,22 @@ export class ClusterNode {
     return record === undefined || broker === undefined ? null : { broker, record };
   }
 
+  /**
+   * The followers of a partition: the next replicationFactor - 1 live brokers after its leader,
+   * by node id, wrapping around. Every broker computes the same list from the same records.
+   */
+  followersOf(topic: string, partition: number): BrokerRecord[] {
+    const leader = this.leaderOf(topic, partition)?.broker.nodeId;
+    const factor = this.#topics.get(topic)?.replicationFactor ?? 1;
+    if (leader === undefined || factor <= 1) return [];
+    const live = this.liveBrokers().sort((a, b) => a.nodeId - b.nodeId);
+    const at = live.findIndex((b) => b.nodeId === leader);
+    return Array.from({ length: Math.min(factor, live.length) - 1 }, (_, i) => live[(at + 1 + i) % live.length]!);
+  }
+
   /** Creates a topic record; false if it exists. Its partitions are claimed on the next scans. */
-  async createTopic(name: string, partitions: number): Promise<boolean> {
-    const created = await this.#options.control.create<TopicRecord>(`topics/${name}`, { partitions });
+  async createTopic(name: string, partitions: number, replicationFactor = 1): Promise<boolean> {
+    const created = await this.#options.control.create<TopicRecord>(`topics/${name}`, { partitions, replicationFactor });
     if (created !== null) this.#topics.set(name, created.value);
     return created !== null;
   }
@@ -109,7 +128,7 @@ export class ClusterNode {
   async scan(): Promise<void> {
     const { control, self, clock } = this.#options;
     this.#brokers = await readAll<BrokerRecord>(control, 'brokers/');
-    this.#topics = new Map((await readAll<TopicRecord & { name?: string }>(control, 'topics/', true)).map((t) => [t.name!, { partitions: t.partitions }]));
+    this.#topics = new Map((await readAll<TopicRecord & { name?: string }>(control, 'topics/', true)).map((t) => [t.name!, { partitions: t.partitions, replicationFactor: t.replicationFactor ?? 1 }]));
     const live = new Set(this.liveBrokers().map((b) => b.nodeId));
     const total = [...this.#topics.values()].reduce((sum, t) => sum + t.partitions, 0);
     const fairShare = Math.ceil(total / Math.max(1, live.size));
@@ -125,6 +144,7 @@ export class ClusterNode {
           if (this.#served.has(id)) await this.#release(topic, partition);
           const upForGrabs = leader === undefined || !live.has(leader);
           if (upForGrabs && this.#served.size < fairShare) await this.#claim(topic, partition, partitions, current, clock.nowMs());
+          else if (!upForGrabs) await this.#replicate(topic, partition, partitions, current!.value);
         }
       }
     }
@@ -145,7 +165,29 @@ export class ClusterNode {
     await this.#adopt(topic, partition, partitions, next);
   }
 
+  /** Follows the partition when this broker is one of its followers, stops when it no longer is. */
+  async #replicate(topic: string, partition: number, partitions: number, record: PartitionRecord): Promise<void> {
+    const id = key(topic, partition);
+    const mine = this.followersOf(topic, partition).some((b) => b.nodeId === this.nodeId);
+    if (mine && !this.#following.has(id)) {
+      try {
+        await this.#options.follow(topic, partition, partitions, record);
+        this.#following.add(id);
+      } catch (error) {
+        this.#options.log?.(`could not follow ${id} yet: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    } else if (!mine && this.#following.has(id)) {
+      await this.#unfollow(topic, partition);
+    }
+  }
+
+  async #unfollow(topic: string, partition: number): Promise<void> {
+    this.#following.delete(key(topic, partition));
+    await this.#options.unfollow(topic, partition);
+  }
+
   async #adopt(topic: string, partition: number, partitions: number, record: PartitionRecord): Promise<void> {
+    if (this.#following.has(key(topic, partition))) await this.#unfollow(topic, partition); // promoted
     try {
       await this.#options.adopt(topic, partition, partitions, record);
       this.#served.add(key(topic, partition));

@@ -202,10 +202,11 @@ export class Ferry {
   }
 
   /**
-   * Starts serving one partition as its leader (managed mode, [C5]): its local log is recreated
-   * empty, `rebuild` fills it (from the WAL chain) and whatever it holds then is taken as durable.
+   * Starts serving one partition (managed mode, [C5]) as its leader or as a follower (a read
+   * replica fed from the WAL by the caller): its local log is recreated empty and `rebuild` fills
+   * it from the WAL chain; what it holds then is durable already.
    */
-  async adoptPartition(topic: string, index: number, partitionCount: number, rebuild: (log: PartitionLog) => Promise<void>): Promise<void> {
+  async adoptPartition(topic: string, index: number, partitionCount: number, rebuild: (log: PartitionLog) => Promise<void>, as: 'leader' | 'follower' = 'leader'): Promise<Partition> {
     this.#checkOpen();
     validateTopicName(topic);
     if (this.#partitions.get(topic)?.[index] !== undefined) throw new FerryError('InvalidArgument', `${topic}-${index} is already served here`);
@@ -222,8 +223,16 @@ export class Ferry {
       throw error;
     }
     const partitions = this.#partitions.get(topic) ?? [];
-    partitions[index] = new Partition(topic, index, log, this.#wal, { kind: 'leader', requiredFollowers: (this.#options.minInsyncReplicas ?? 1) - 1 }, log.logEndOffset);
+    const role: PartitionRole = as === 'leader' ? { kind: 'leader', requiredFollowers: (this.#options.minInsyncReplicas ?? 1) - 1 } : { kind: 'follower' };
+    const partition = new Partition(topic, index, log, as === 'leader' ? this.#wal : null, role, log.logEndOffset);
+    partitions[index] = partition;
     this.#partitions.set(topic, partitions);
+    return partition;
+  }
+
+  /** Whether this engine leads `topic`-`index` (and so takes produce requests for it). */
+  leads(topic: string, index: number): boolean {
+    return this.#partitions.get(topic)?.[index]?.role.kind === 'leader';
   }
 
   /** Stops serving a partition (managed mode, [C6]): another broker leads it now. */

@@ -12,6 +12,8 @@ function node(store: MemoryStore, clock: ManualClock, nodeId: number, served: Ma
     scanIntervalMs: 100,
     adopt: async (topic, partition) => void served.set(`${topic}/${partition}`, nodeId),
     release: async (topic, partition) => void served.delete(`${topic}/${partition}`),
+    follow: async () => {},
+    unfollow: async () => {},
   });
 }
 

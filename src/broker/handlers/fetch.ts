@@ -27,6 +27,8 @@ function read(context: BrokerContext, request: FetchRequest): FetchResponse {
   const responses = request.topics.map((topic) => ({
     topic: topic.topic,
     partitions: topic.partitions.map((partition): FetchResponsePartition => {
+      const preferred = preferredReadReplica(context, request, topic.topic, partition.partition);
+      if (preferred !== NO_PREFERRED_REPLICA) return { partitionIndex: partition.partition, errorCode: ErrorCode.NONE, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, abortedTransactions: null, preferredReadReplica: preferred, records: [] };
       const notServed = notServedCode(context, topic.topic, partition.partition);
       if (notServed !== null) return { partitionIndex: partition.partition, errorCode: notServed, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, abortedTransactions: null, preferredReadReplica: NO_PREFERRED_REPLICA, records: [] };
       try {
@@ -43,6 +45,17 @@ function read(context: BrokerContext, request: FetchRequest): FetchResponse {
     }),
   }));
   return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses };
+}
+
+/**
+ * KIP-392: a consumer that names its rack (client.rack) is sent to a follower in that rack when
+ * the leader is elsewhere, so its reads stay in its zone. Only the leader redirects; followers
+ * serve what they have, up to what they applied from the WAL.
+ */
+function preferredReadReplica(context: BrokerContext, request: FetchRequest, topic: string, partition: number): number {
+  const consumer = request.replicaId < 0;
+  if (!consumer || request.rackId === '' || context.rack === request.rackId || !context.engine.leads(topic, partition)) return NO_PREFERRED_REPLICA;
+  return context.topology.followersOf(topic, partition).find((broker) => broker.rack === request.rackId)?.nodeId ?? NO_PREFERRED_REPLICA;
 }
 
 function bytesIn(response: FetchResponse): number {

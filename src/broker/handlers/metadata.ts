@@ -33,7 +33,7 @@ async function describeTopic(context: BrokerContext, name: string, allowAutoCrea
   if (partitions === undefined) {
     if (!(allowAutoCreate && context.autoCreateTopics)) return failed(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     try {
-      await topology.createTopic(name, context.defaultPartitions);
+      await topology.createTopic(name, context.defaultPartitions, -1);
     } catch (error) {
       if (isFerryError(error, 'InvalidArgument')) return failed(ErrorCode.INVALID_TOPIC_EXCEPTION);
       throw error;
@@ -46,7 +46,7 @@ async function describeTopic(context: BrokerContext, name: string, allowAutoCrea
     isInternal: false,
     partitions: Array.from({ length: partitions }, (_, partitionIndex) => {
       const leaderId = topology.leaderOf(name, partitionIndex);
-      const replicas = leaderId === null ? [] : [leaderId];
+      const replicas = leaderId === null ? [] : [leaderId, ...topology.followersOf(name, partitionIndex).map((b) => b.nodeId)];
       return { errorCode: leaderId === null ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE, partitionIndex, leaderId: leaderId ?? -1, leaderEpoch: LEADER_EPOCH, replicaNodes: replicas, isrNodes: replicas, offlineReplicas: [] };
     }),
     topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,

@@ -22,6 +22,7 @@ async function producePartition(context: BrokerContext, topic: string, data: Pro
   if (records === null || records.length < RECORD_BATCH_HEADER_BYTES) return failed(data.index, ErrorCode.CORRUPT_MESSAGE);
   const notServed = notServedCode(context, topic, data.index);
   if (notServed !== null) return failed(data.index, notServed);
+  if (!context.engine.leads(topic, data.index)) return failed(data.index, ErrorCode.NOT_LEADER_OR_FOLLOWER); // a read replica here
   const producer = producerFields(records);
   const key = `${topic}\u0000${data.index}`;
   if (producer.id >= 0) {

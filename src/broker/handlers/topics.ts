@@ -25,7 +25,7 @@ export async function handleCreateTopics(context: BrokerContext, request: Create
     try {
       validateTopicName(topic.name);
       if (context.topology.topics().has(topic.name)) return exists;
-      if (!request.validateOnly && !(await context.topology.createTopic(topic.name, partitions))) return exists;
+      if (!request.validateOnly && !(await context.topology.createTopic(topic.name, partitions, topic.replicationFactor))) return exists;
       return { name: topic.name, errorCode: ErrorCode.NONE, errorMessage: null };
     } catch (error) {
       const errorCode = isFerryError(error, 'InvalidArgument') ? ErrorCode.INVALID_TOPIC_EXCEPTION : errorCodeOf(error);

@@ -1,0 +1,85 @@
+// Replication factor 2 across brokers: the follower rebuilds the partition from WAL objects
+// alone, and a consumer that names its rack (KIP-392) is sent to the replica in its rack.
+import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { Broker } from '../../src/broker/broker.ts';
+import { MemoryStore } from '../../src/store/memory.ts';
+
+setDefaultTimeout(60_000);
+
+const root = mkdtempSync(join(tmpdir(), 'ferry-replicas-'));
+const brokers: Broker[] = [];
+
+afterAll(async () => {
+  for (const broker of brokers) await broker.stop().catch(() => {});
+  rmSync(root, { recursive: true, force: true });
+});
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = performance.now() + 20_000;
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(20);
+  }
+}
+
+function requests(broker: Broker, api: string): number {
+  const match = new RegExp(`ferry_broker_requests_total\\{api="${api}"\\} (\\d+)`).exec(broker.metrics.renderPrometheus());
+  return Number(match?.[1] ?? 0);
+}
+
+test('a follower in another rack rebuilds the partition from the WAL; a consumer in its rack reads from it', async () => {
+  const store = new MemoryStore({ latency: 's3-express', seed: 7 });
+  for (const [nodeId, rack] of [[1, 'az-a'], [2, 'az-b']] as const) {
+    brokers.push(await Broker.start({
+      listenHost: '127.0.0.1', listenPort: 0, nodeId, rack,
+      cluster: { store, leaseMs: 2000, scanIntervalMs: 100 },
+      engine: { directory: join(root, `broker-${nodeId}`), log: { flush: { kind: 'none' } }, wal: { store, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 2 } } },
+    }));
+  }
+  const kafka = new Kafka({ clientId: 'replicas', brokers: brokers.map((b) => `127.0.0.1:${b.port}`), logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic: 'zoned', numPartitions: 1, replicationFactor: 2 }] });
+  let partition = { leader: -1, replicas: [] as number[] };
+  for (let i = 0; i < 200 && !(partition.leader > 0 && partition.replicas.length === 2); i++) {
+    partition = (await admin.fetchTopicMetadata({ topics: ['zoned'] })).topics[0]!.partitions[0]!;
+    await Bun.sleep(50);
+  }
+  expect(partition.replicas.length).toBe(2);
+  const leader = brokers.find((b) => b.context.nodeId === partition.leader)!;
+  const follower = brokers.find((b) => b.context.nodeId !== partition.leader)!;
+
+  const producer = kafka.producer();
+  await producer.connect();
+  for (let i = 0; i < 30; i++) await producer.send({ topic: 'zoned', acks: -1, messages: [{ value: `z-${i}` }] });
+  await producer.disconnect();
+
+  // The follower's copy comes from the object store, byte for byte the leader's batches.
+  await until(() => follower.context.engine.serves('zoned', 0) && follower.context.engine.fetch('zoned', 0, 0).highWatermark === 30, 'the follower to apply');
+  const ours = follower.context.engine.fetch('zoned', 0, 0, { maxBytes: 1 << 20 }).batches.map((b) => Buffer.from(b.bytes).toString('hex'));
+  const theirs = leader.context.engine.fetch('zoned', 0, 0, { maxBytes: 1 << 20 }).batches.map((b) => Buffer.from(b.bytes).toString('hex'));
+  expect(ours).toEqual(theirs);
+  let refused: unknown;
+  try {
+    await new Kafka({ clientId: 'direct', brokers: [`127.0.0.1:${follower.port}`], logLevel: logLevel.NOTHING, retry: { retries: 0 } }).producer().send({ topic: 'zoned', messages: [{ value: 'x' }] });
+  } catch (error) {
+    refused = error;
+  }
+  expect(refused).toBeDefined(); // only the leader takes writes (the client is told NOT_LEADER / redirected)
+
+  // KIP-392: a consumer in the follower's rack is sent there by the leader.
+  const before = requests(follower, 'Fetch');
+  const consumer = new Kafka({ clientId: 'zone-b', brokers: [`127.0.0.1:${leader.port}`], logLevel: logLevel.NOTHING }).consumer({ groupId: 'zone-b-readers', rackId: follower.context.rack!, maxWaitTimeInMs: 100 });
+  await consumer.connect();
+  await consumer.subscribe({ topic: 'zoned', fromBeginning: true });
+  const values: string[] = [];
+  await new Promise<void>((done) => void consumer.run({ eachMessage: async ({ message }) => { values.push(message.value!.toString()); if (values.length === 30) done(); } }));
+  await consumer.disconnect();
+  await admin.disconnect();
+  expect(values).toEqual(Array.from({ length: 30 }, (_, i) => `z-${i}`));
+  expect(requests(follower, 'Fetch') - before).toBeGreaterThan(0);
+});
