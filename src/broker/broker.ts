@@ -2,6 +2,7 @@ import { ClusterNode } from '../cluster/node.ts';
 import { ControlStore } from '../cluster/control-store.ts';
 import { rebuildFromChain } from '../cluster/rebuild.ts';
 import { ReplicaTask } from '../cluster/replica-task.ts';
+import { ProgressReporter } from '../cluster/progress-reporter.ts';
 import type { PartitionRecord } from '../cluster/node.ts';
 import { Ferry, FerryError, type FerryOptions, type WalOptions } from '../engine/index.ts';
 import { splitBatches } from '../format/batch-parse.ts';
@@ -59,6 +60,8 @@ export interface BrokerOptions {
   readonly defaultPartitions?: number;
   /** Replication factor of auto-created topics and of CreateTopics asking for the default (cluster mode). */
   readonly defaultReplicationFactor?: number;
+  /** acks=all waits for this many replicas, the leader included (capped at the topic's replication factor). */
+  readonly minInsyncReplicas?: number;
   /** The engine this broker serves (directory, WAL store, log settings). */
   readonly engine: FerryOptions;
   readonly clock?: Clock;
@@ -103,7 +106,7 @@ export class Broker {
     const clock = options.clock ?? systemClock;
     const metrics = options.engine.metrics ?? new MetricsRegistry();
     if (options.cluster !== undefined && options.engine.wal === undefined) throw new FerryError('InvalidArgument', 'a cluster broker needs a WAL store: its partitions move through it');
-    const engine = await Ferry.open({ ...options.engine, clock, metrics, managedPartitions: options.cluster !== undefined });
+    const engine = await Ferry.open({ ...options.engine, clock, metrics, managedPartitions: options.cluster !== undefined, ...(options.minInsyncReplicas === undefined ? {} : { minInsyncReplicas: options.minInsyncReplicas }) });
     let context: BrokerContext | undefined;
     const router = new Router(instrument(metrics, clock, bindings(() => context!)));
     const server = KafkaServer.listen({ hostname: options.listenHost, port: options.listenPort, router, ...(options.log === undefined ? {} : { log: options.log }) });
@@ -159,8 +162,8 @@ function clusterNode(options: ClusterOptions, self: BrokerAddress, engine: Ferry
   const prefix = wal.prefix ?? '';
   const stream = engine.wal!.config.stream;
   const control = new ControlStore(options.store, options.prefix ?? '');
-  const replicas = new Map<string, ReplicaTask>();
-  return new ClusterNode({
+  const replicas = new Map<string, { task: ReplicaTask; reporter: ProgressReporter | null }>();
+  const node: ClusterNode = new ClusterNode({
     control,
     self: { ...self, stream, leaseMs: options.leaseMs },
     clock,
@@ -176,7 +179,7 @@ function clusterNode(options: ClusterOptions, self: BrokerAddress, engine: Ferry
             if (batch.producerId >= 0) producers.appended(key, batch.producerId, batch.producerEpoch, batch.baseSequence, batch.lastOffsetDelta + 1, batch.baseOffset);
           }
         });
-      });
+      }, 'leader', node.topics().get(topic)?.replicationFactor ?? 1);
       log?.(`serving ${topic}-${partition} up to offset ${engine.offsetFor(topic, partition, -1).offset} (leader epoch ${record.leaderEpoch})`);
     },
     release: (topic, partition) => engine.releasePartition(topic, partition),
@@ -185,15 +188,25 @@ function clusterNode(options: ClusterOptions, self: BrokerAddress, engine: Ferry
       const sealed = record.chain.slice(0, -1); // the leader sealed them when it took over
       const follower = await engine.adoptPartition(topic, partition, partitions, async (partitionLog) => void (await rebuildFromChain(reader, partitionLog, sealed)), 'follower');
       const readChain = async () => (await control.read<PartitionRecord>(`partitions/${topic}/${partition}`))?.value.chain ?? record.chain;
-      replicas.set(`${topic}/${partition}`, new ReplicaTask({ reader, log: follower.log, clock, pollIntervalMs: REPLICA_POLL_INTERVAL_MS, readChain, applied: () => follower.noteApplied(), ...(log === undefined ? {} : { report: log }) }, record.chain));
+      const leaderBroker = node.liveBrokers().find((broker) => broker.nodeId === record.leader);
+      const reporter = leaderBroker === undefined ? null : new ProgressReporter(self.nodeId, leaderBroker.host, leaderBroker.port);
+      const applied = () => {
+        follower.noteApplied();
+        reporter?.report(topic, partition, follower.log.logEndOffset);
+      };
+      reporter?.report(topic, partition, follower.log.logEndOffset); // what the rebuild brought
+      replicas.set(`${topic}/${partition}`, { task: new ReplicaTask({ reader, log: follower.log, clock, pollIntervalMs: REPLICA_POLL_INTERVAL_MS, readChain, applied, ...(log === undefined ? {} : { report: log }) }, record.chain), reporter });
     },
     async unfollow(topic, partition) {
-      await replicas.get(`${topic}/${partition}`)?.stop();
+      const replica = replicas.get(`${topic}/${partition}`);
+      await replica?.task.stop();
+      replica?.reporter?.close();
       replicas.delete(`${topic}/${partition}`);
       await engine.releasePartition(topic, partition);
     },
     ...(log === undefined ? {} : { log }),
   });
+  return node;
 }
 
 /** Counts requests and times their handling per API (ferry_broker_requests_total, ..._request_latency_ms). */

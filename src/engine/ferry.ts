@@ -206,7 +206,7 @@ export class Ferry {
    * replica fed from the WAL by the caller): its local log is recreated empty and `rebuild` fills
    * it from the WAL chain; what it holds then is durable already.
    */
-  async adoptPartition(topic: string, index: number, partitionCount: number, rebuild: (log: PartitionLog) => Promise<void>, as: 'leader' | 'follower' = 'leader'): Promise<Partition> {
+  async adoptPartition(topic: string, index: number, partitionCount: number, rebuild: (log: PartitionLog) => Promise<void>, as: 'leader' | 'follower' = 'leader', replicationFactor = 1): Promise<Partition> {
     this.#checkOpen();
     validateTopicName(topic);
     if (this.#partitions.get(topic)?.[index] !== undefined) throw new FerryError('InvalidArgument', `${topic}-${index} is already served here`);
@@ -223,11 +223,19 @@ export class Ferry {
       throw error;
     }
     const partitions = this.#partitions.get(topic) ?? [];
-    const role: PartitionRole = as === 'leader' ? { kind: 'leader', requiredFollowers: (this.#options.minInsyncReplicas ?? 1) - 1 } : { kind: 'follower' };
-    const partition = new Partition(topic, index, log, as === 'leader' ? this.#wal : null, role, log.logEndOffset);
+    // min.insync.replicas counts the leader and cannot ask for more replicas than the topic has.
+    const requiredFollowers = Math.min(this.#options.minInsyncReplicas ?? 1, replicationFactor) - 1;
+    const role: PartitionRole = as === 'leader' ? { kind: 'leader', requiredFollowers } : { kind: 'follower' };
+    const partition = new Partition(topic, index, log, as === 'leader' ? this.#wal : null, role, log.logEndOffset, log.logEndOffset);
     partitions[index] = partition;
     this.#partitions.set(topic, partitions);
     return partition;
+  }
+
+  /** A follower elsewhere (another broker) reports it applied everything below `logEndOffset`. */
+  noteReplicaProgress(topic: string, index: number, replicaId: string, logEndOffset: number): void {
+    const partition = this.#partitions.get(topic)?.[index];
+    if (partition?.role.kind === 'leader') partition.noteFollowerApplied(replicaId, logEndOffset);
   }
 
   /** Whether this engine leads `topic`-`index` (and so takes produce requests for it). */

@@ -46,7 +46,8 @@ export class Partition {
   #waiters: DataWaiter[] = [];
 
   /** `durableEnd`: where the log is durable from before (the WAL's end for it, or the log end without a WAL). */
-  constructor(topic: string, index: number, log: PartitionLog, wal: WalWriter | null, role: PartitionRole, durableEnd = log.logEndOffset) {
+  /** `committedEnd`: where the high watermark may start (a partition rebuilt from sealed WAL streams is committed whole). */
+  constructor(topic: string, index: number, log: PartitionLog, wal: WalWriter | null, role: PartitionRole, durableEnd = log.logEndOffset, committedEnd?: number) {
     this.topic = topic;
     this.index = index;
     this.log = log;
@@ -56,7 +57,7 @@ export class Partition {
       throw new FerryError('Storage', `${topic}-${index}: the local log ends at ${log.logEndOffset} but the WAL holds it up to ${durableEnd}; rebuilding a leader's tail from object storage is not supported yet`);
     }
     this.#durableEnd = durableEnd;
-    const committed = role.kind === 'leader' && role.requiredFollowers > 0 ? log.logStartOffset : durableEnd;
+    const committed = committedEnd ?? (role.kind === 'leader' && role.requiredFollowers > 0 ? log.logStartOffset : durableEnd);
     this.#highWatermark = Math.max(log.logStartOffset, committed);
   }
 

@@ -31,11 +31,11 @@ function requests(broker: Broker, api: string): number {
   return Number(match?.[1] ?? 0);
 }
 
-test('a follower in another rack rebuilds the partition from the WAL; a consumer in its rack reads from it', async () => {
+test('RF 2: acks=all waits for the follower, which rebuilds from the WAL; a consumer in its rack reads from it', async () => {
   const store = new MemoryStore({ latency: 's3-express', seed: 7 });
   for (const [nodeId, rack] of [[1, 'az-a'], [2, 'az-b']] as const) {
     brokers.push(await Broker.start({
-      listenHost: '127.0.0.1', listenPort: 0, nodeId, rack,
+      listenHost: '127.0.0.1', listenPort: 0, nodeId, rack, minInsyncReplicas: 2,
       cluster: { store, leaseMs: 2000, scanIntervalMs: 100 },
       engine: { directory: join(root, `broker-${nodeId}`), log: { flush: { kind: 'none' } }, wal: { store, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 2 } } },
     }));
@@ -53,10 +53,13 @@ test('a follower in another rack rebuilds the partition from the WAL; a consumer
   const leader = brokers.find((b) => b.context.nodeId === partition.leader)!;
   const follower = brokers.find((b) => b.context.nodeId !== partition.leader)!;
 
+  // min.insync.replicas 2: each acknowledgement needs the follower's report (a Fetch with its replica id).
+  const reportsBefore = requests(leader, 'Fetch');
   const producer = kafka.producer();
   await producer.connect();
   for (let i = 0; i < 30; i++) await producer.send({ topic: 'zoned', acks: -1, messages: [{ value: `z-${i}` }] });
   await producer.disconnect();
+  expect(requests(leader, 'Fetch') - reportsBefore).toBeGreaterThanOrEqual(30);
 
   // The follower's copy comes from the object store, byte for byte the leader's batches.
   await until(() => follower.context.engine.serves('zoned', 0) && follower.context.engine.fetch('zoned', 0, 0).highWatermark === 30, 'the follower to apply');
@@ -82,4 +85,18 @@ test('a follower in another rack rebuilds the partition from the WAL; a consumer
   await admin.disconnect();
   expect(values).toEqual(Array.from({ length: 30 }, (_, i) => `z-${i}`));
   expect(requests(follower, 'Fetch') - before).toBeGreaterThan(0);
+
+  // Without its follower, the leader cannot acknowledge with acks=all (min.insync.replicas 2).
+  await follower.stop();
+  brokers.splice(brokers.indexOf(follower), 1);
+  const lonely = new Kafka({ clientId: 'lonely', brokers: [`127.0.0.1:${leader.port}`], logLevel: logLevel.NOTHING, retry: { retries: 0 } }).producer();
+  await lonely.connect();
+  let timedOut: unknown;
+  try {
+    await lonely.send({ topic: 'zoned', acks: -1, timeout: 500, messages: [{ value: 'unreplicated' }] });
+  } catch (error) {
+    timedOut = error;
+  }
+  await lonely.disconnect();
+  expect(String(timedOut)).toMatch(/timed out|Request Timed Out|REQUEST_TIMED_OUT/i);
 });

@@ -14,6 +14,7 @@ const NO_PREFERRED_REPLICA = -1;
  * up to max_wait_ms for any requested partition to grow, then reads again (long poll).
  */
 export async function handleFetch(context: BrokerContext, request: FetchRequest): Promise<FetchResponse> {
+  if (request.replicaId >= 0) return noteReplicaProgress(context, request);
   let response = read(context, request);
   if (bytesIn(response) < request.minBytes && request.maxWaitMs > 0) {
     await waitForAny(context, request, response);
@@ -56,6 +57,18 @@ function preferredReadReplica(context: BrokerContext, request: FetchRequest, top
   const consumer = request.replicaId < 0;
   if (!consumer || request.rackId === '' || context.rack === request.rackId || !context.engine.leads(topic, partition)) return NO_PREFERRED_REPLICA;
   return context.topology.followersOf(topic, partition).find((broker) => broker.rack === request.rackId)?.nodeId ?? NO_PREFERRED_REPLICA;
+}
+
+/** A follower broker's Fetch: its fetch offsets are its log end offsets (acks=all and the high watermark count them). */
+function noteReplicaProgress(context: BrokerContext, request: FetchRequest): FetchResponse {
+  const responses = request.topics.map((topic) => ({
+    topic: topic.topic,
+    partitions: topic.partitions.map((partition) => {
+      context.engine.noteReplicaProgress(topic.topic, partition.partition, `broker-${request.replicaId}`, partition.fetchOffset);
+      return { partitionIndex: partition.partition, errorCode: ErrorCode.NONE, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, abortedTransactions: null, preferredReadReplica: NO_PREFERRED_REPLICA, records: [] };
+    }),
+  }));
+  return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses };
 }
 
 function bytesIn(response: FetchResponse): number {
