@@ -1,0 +1,366 @@
+/**
+ * A real Kafka client producing 1 KiB messages to the Ferry broker, beside the same client
+ * against librdkafka's built-in mock cluster (rdkafka_mock.h) in the same run, as a reference
+ * peer: an in-memory broker in C that acknowledges as soon as it appended, the floor for any
+ * broker on this machine with this client.
+ *
+ * Servers, each a fresh process per round (so producer and server CPU are separate processes):
+ * - ferry file:        `bun src/cli.ts broker`, WAL on the file store (the CLI's default), default
+ *                      upload thresholds (256 KiB / 5 ms), local log flush none;
+ * - ferry s3-express:  the same with `--wal-store memory://?latency=s3-express`, the memory store's
+ *                      S3 Express One Zone latency model (assumed, see src/store/latency.ts): what
+ *                      an acknowledgement costs when it waits for one S3E1Z PUT;
+ * - librdkafka mock:   bench/mock-cluster/mock-cluster.c, built here with `cc ... -lrdkafka`.
+ * Per round and server, in an order that rotates every round: untimed kcat warm-up (creates the
+ * topic, warms the broker's JIT), the ack-latency probes, then the timed kcat run.
+ *
+ * Throughput: `kcat -P -l file` of N x 1 KiB messages, acks=all, linger.ms=5, batch.size=1000000,
+ * wall clock from spawn to exit; the partition's end offset is checked before and after.
+ * Ack latency: kcat reports no per-message times, so bench/mock-cluster/ack-latency.c (librdkafka,
+ * same build) sends 1 KiB messages open-loop at a fixed rate with acks=all and records each
+ * delivery report's latency from the moment the message was due. Two client settings:
+ * librdkafka's default pipelining, and one request in flight (the client batches while it waits).
+ */
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { parseBenchArgs } from './lib/args.ts';
+import { ackLatencies, type ClientConfig, kcatEndOffset, kcatProduceFile, writeMessageFile } from './lib/kafka-clients.ts';
+import { type RunningTarget, startFerryBroker, startMockCluster } from './lib/kafka-targets.ts';
+import { LatencyRecorder } from './lib/latency.ts';
+import { delta, type MetricSample, scrapePrometheus } from './lib/prometheus-text.ts';
+import { buildRdkafkaPrograms, findKcat, type RdkafkaPrograms } from './lib/rdkafka-tools.ts';
+import { maxOf, median, minOf, pairedRatios } from './lib/stats.ts';
+import { printTable } from './lib/table.ts';
+import { makeTempDir } from './lib/temp-dir.ts';
+import { formatBytes, formatNumber, formatSignificant, KIB_BYTES, mbPerSecond, perSecond } from './lib/units.ts';
+
+const TOPIC = 'bench';
+const PARTITION = 0;
+const VALUE_BYTES = KIB_BYTES;
+/** Data per timed kcat run (value bytes, MB = 10^6 B); --quick takes a tenth. */
+const DATA_BYTES = 200_000_000;
+const QUICK_DATA_BYTES = 20_000_000;
+/** Untimed kcat run before the probes: creates the topic on Ferry and warms its JIT. */
+const WARMUP_BYTES = 16_000_000;
+const QUICK_WARMUP_BYTES = 4_000_000;
+const ROUND_COUNT = 3;
+const QUICK_ROUND_COUNT = 2;
+/** The issue's producer: acks=all, 5 ms linger, batches up to librdkafka's default 1 MB request. */
+const KCAT_CONFIG: ClientConfig = { acks: 'all', 'linger.ms': '5', 'batch.size': '1000000' };
+const LATENCY_RATE_PER_SECOND = 2000;
+/** Measured per round per probe (unrecorded warm-up before it); 3 rounds make 7.5 s, 15,000 samples. */
+const LATENCY_DURATION_MS = 2500;
+const QUICK_LATENCY_DURATION_MS = 1000;
+const LATENCY_WARMUP_MS = 500;
+const QUICK_LATENCY_WARMUP_MS = 250;
+
+interface LatencyMode {
+  readonly name: string;
+  readonly description: string;
+  readonly config: ClientConfig;
+}
+
+const LATENCY_MODES: readonly LatencyMode[] = [
+  {
+    name: 'pipelined',
+    description: "acks=all, linger.ms=5, librdkafka's default max.in.flight (1,000,000): requests queue at a server slower than 1 per 5 ms",
+    config: { acks: 'all', 'linger.ms': '5' },
+  },
+  {
+    name: '1 in flight',
+    description: 'acks=all, linger.ms=5, max.in.flight=1: the client batches while one request waits, so this is the per-request ack time',
+    config: { acks: 'all', 'linger.ms': '5', 'max.in.flight.requests.per.connection': '1' },
+  },
+];
+
+const USAGE = `
+bun bench/broker.bench.ts [--quick] [--cpu-prof DIR]
+
+kcat producing 1 KiB messages (acks=all, linger.ms=5) to the Ferry broker (WAL on the file store,
+and on the memory store's s3-express latency model) and to librdkafka's mock cluster, alternating
+rounds: MB/s, and p50/p99/p999 ack latency at ${LATENCY_RATE_PER_SECOND} msg/s from a librdkafka probe.
+Needs kcat, a C compiler and librdkafka-dev (apt-get install -y kcat gcc librdkafka-dev); without
+the latter two the mock peer and the latency probe are skipped.
+  --quick          ${QUICK_DATA_BYTES / 1e6} MB per kcat run, ${QUICK_ROUND_COUNT} rounds, ${QUICK_LATENCY_DURATION_MS / 1000} s probes (a smoke run)
+  --cpu-prof DIR   write a CPU profile of every Ferry broker (bun --cpu-prof, .cpuprofile + .md) into DIR
+  --help           this text`;
+
+interface Target {
+  readonly name: string;
+  readonly isFerry: boolean;
+  start(round: number): Promise<RunningTarget>;
+}
+
+interface ThroughputRound {
+  readonly elapsedMs: number;
+  readonly messages: number;
+  readonly clientCpuMs: number;
+  readonly serverCpuMs: number | null;
+  /** Ferry only: the broker's metrics before and after the timed run. */
+  readonly metrics: { readonly before: MetricSample; readonly after: MetricSample } | null;
+}
+
+interface TargetResult {
+  readonly throughput: ThroughputRound[];
+  /** Per latency mode: all rounds pooled, and each round's own recorder (for the p99 range). */
+  readonly latency: Map<string, { pooled: LatencyRecorder; rounds: LatencyRecorder[] }>;
+}
+
+interface Settings {
+  readonly quick: boolean;
+  readonly cpuProfileDirectory: string | undefined;
+  readonly roundCount: number;
+  readonly messageCount: number;
+  readonly warmupMessageCount: number;
+  readonly latencyDurationMs: number;
+  readonly latencyWarmupMs: number;
+}
+
+function parseArgs(argv: readonly string[]): Settings {
+  const rest: string[] = [];
+  let cpuProfileDirectory: string | undefined;
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index]!;
+    if (arg === '--cpu-prof') {
+      cpuProfileDirectory = argv[++index];
+      if (cpuProfileDirectory === undefined) rest.push('--cpu-prof needs a directory');
+    } else if (arg.startsWith('--cpu-prof=')) {
+      cpuProfileDirectory = arg.slice('--cpu-prof='.length);
+    } else {
+      rest.push(arg);
+    }
+  }
+  const { quick } = parseBenchArgs(rest, USAGE);
+  return {
+    quick,
+    cpuProfileDirectory,
+    roundCount: quick ? QUICK_ROUND_COUNT : ROUND_COUNT,
+    messageCount: Math.round((quick ? QUICK_DATA_BYTES : DATA_BYTES) / VALUE_BYTES),
+    warmupMessageCount: Math.round((quick ? QUICK_WARMUP_BYTES : WARMUP_BYTES) / VALUE_BYTES),
+    latencyDurationMs: quick ? QUICK_LATENCY_DURATION_MS : LATENCY_DURATION_MS,
+    latencyWarmupMs: quick ? QUICK_LATENCY_WARMUP_MS : LATENCY_WARMUP_MS,
+  };
+}
+
+function targetsOf(settings: Settings, programs: RdkafkaPrograms | null): Target[] {
+  const profile = (name: string, round: number) => (settings.cpuProfileDirectory === undefined ? {} : { cpuProfileDirectory: settings.cpuProfileDirectory, cpuProfileName: `${name}-round${round + 1}` });
+  const targets: Target[] = [
+    { name: 'ferry file', isFerry: true, start: (round) => startFerryBroker({ walStore: (data) => `file:${join(data, 'objects')}`, ...profile('ferry-file', round) }) },
+    { name: 'ferry s3-express', isFerry: true, start: (round) => startFerryBroker({ walStore: () => 'memory://?latency=s3-express', ...profile('ferry-s3-express', round) }) },
+  ];
+  if (programs !== null) targets.push({ name: 'librdkafka mock', isFerry: false, start: () => startMockCluster(programs.mockCluster, TOPIC) });
+  return targets;
+}
+
+/** One round on one server: warm-up, latency probes, timed kcat run; the server is stopped whatever happens. */
+async function runRound(target: Target, round: number, settings: Settings, kcat: string, programs: RdkafkaPrograms | null, files: { data: string; warmup: string }, result: TargetResult): Promise<void> {
+  const running = await target.start(round);
+  try {
+    await kcatProduceFile(kcat, running.bootstrap, TOPIC, files.warmup, KCAT_CONFIG);
+    if (programs !== null) {
+      for (const mode of LATENCY_MODES) {
+        const latencies = await ackLatencies(programs.ackLatency, running.bootstrap, TOPIC, {
+          ratePerSecond: LATENCY_RATE_PER_SECOND,
+          durationMs: settings.latencyDurationMs,
+          warmupMs: settings.latencyWarmupMs,
+          valueBytes: VALUE_BYTES,
+          config: mode.config,
+        });
+        const recorders = result.latency.get(mode.name)!;
+        const roundRecorder = new LatencyRecorder();
+        for (const latencyMs of latencies) {
+          recorders.pooled.recordMs(latencyMs);
+          roundRecorder.recordMs(latencyMs);
+        }
+        recorders.rounds.push(roundRecorder);
+      }
+    }
+    Bun.gc(true);
+    const startOffset = await kcatEndOffset(kcat, running.bootstrap, TOPIC, PARTITION);
+    const metricsBefore = running.metricsUrl === null ? null : await scrapePrometheus(running.metricsUrl);
+    const serverCpuBefore = running.cpuMs();
+    const run = await kcatProduceFile(kcat, running.bootstrap, TOPIC, files.data, KCAT_CONFIG);
+    const serverCpuAfter = running.cpuMs();
+    const metricsAfter = running.metricsUrl === null ? null : await scrapePrometheus(running.metricsUrl);
+    const endOffset = await kcatEndOffset(kcat, running.bootstrap, TOPIC, PARTITION);
+    if (endOffset - startOffset !== settings.messageCount) throw new Error(`${target.name}: kcat exited after ${endOffset - startOffset} of ${settings.messageCount} messages were appended`);
+    result.throughput.push({
+      elapsedMs: run.elapsedMs,
+      messages: settings.messageCount,
+      clientCpuMs: run.cpuMs,
+      serverCpuMs: serverCpuBefore === null || serverCpuAfter === null ? null : serverCpuAfter - serverCpuBefore,
+      metrics: metricsBefore === null || metricsAfter === null ? null : { before: metricsBefore, after: metricsAfter },
+    });
+  } finally {
+    await running.stop();
+  }
+}
+
+const mbPerSecondOf = (round: ThroughputRound): number => mbPerSecond(round.messages * VALUE_BYTES, round.elapsedMs);
+const range = (values: readonly number[], format: (value: number) => string): string => `${format(minOf(values))}-${format(maxOf(values))}`;
+const percentOf = (partMs: number, wholeMs: number): string => `${formatNumber((100 * partMs) / wholeMs)}%`;
+
+function throughputRows(targets: readonly Target[], results: ReadonlyMap<string, TargetResult>, peer: Target | undefined): string[][] {
+  const peerMbPerSecond = peer === undefined ? null : results.get(peer.name)!.throughput.map(mbPerSecondOf);
+  return targets.map((target) => {
+    const rounds = results.get(target.name)!.throughput;
+    const rates = rounds.map(mbPerSecondOf);
+    const ratios = peerMbPerSecond === null || target === peer ? null : pairedRatios(rates, peerMbPerSecond);
+    const serverCpu = rounds.every((round) => round.serverCpuMs !== null) ? percentOf(median(rounds.map((round) => round.serverCpuMs!)), median(rounds.map((round) => round.elapsedMs))) : '-';
+    return [
+      target.name,
+      formatNumber(median(rates), 1),
+      range(rates, (value) => formatNumber(value, 1)),
+      formatNumber(median(rounds.map((round) => perSecond(round.messages, round.elapsedMs)))),
+      ratios === null ? '-' : formatSignificant(median(ratios)),
+      ratios === null ? '-' : range(ratios, formatSignificant),
+      serverCpu,
+      percentOf(median(rounds.map((round) => round.clientCpuMs)), median(rounds.map((round) => round.elapsedMs))),
+    ];
+  });
+}
+
+function latencyRows(targets: readonly Target[], results: ReadonlyMap<string, TargetResult>, peer: Target | undefined): string[][] {
+  const rows: string[][] = [];
+  for (const mode of LATENCY_MODES) {
+    const peerP99 = peer === undefined ? null : results.get(peer.name)!.latency.get(mode.name)!.pooled.percentileMs(99);
+    for (const target of targets) {
+      const { pooled, rounds } = results.get(target.name)!.latency.get(mode.name)!;
+      const roundP99s = rounds.map((recorder) => recorder.percentileMs(99));
+      rows.push([
+        target.name,
+        mode.name,
+        formatNumber(pooled.count),
+        formatSignificant(pooled.percentileMs(50)),
+        formatSignificant(pooled.percentileMs(99)),
+        formatSignificant(pooled.percentileMs(99.9)),
+        formatSignificant(pooled.percentileMs(100)),
+        range(roundP99s, formatSignificant),
+        peerP99 === null || target === peer ? '-' : formatSignificant(pooled.percentileMs(99) / peerP99),
+      ]);
+    }
+  }
+  return rows;
+}
+
+/** What the Ferry broker's own metrics say about the timed kcat runs (means over each run, medians over rounds). */
+function ferryMetricRows(targets: readonly Target[], results: ReadonlyMap<string, TargetResult>): string[][] {
+  const produce = 'api="Produce"';
+  return targets
+    .filter((target) => target.isFerry)
+    .map((target) => {
+      const rounds = results.get(target.name)!.throughput.filter((round) => round.metrics !== null);
+      const per = (compute: (before: MetricSample, after: MetricSample, round: ThroughputRound) => number): number => median(rounds.map((round) => compute(round.metrics!.before, round.metrics!.after, round)));
+      const requests = (b: MetricSample, a: MetricSample) => delta(b, a, `ferry_broker_requests_total{${produce}}`);
+      const walBytes = (b: MetricSample, a: MetricSample) => delta(b, a, 'ferry_wal_bytes_total');
+      const objects = (b: MetricSample, a: MetricSample) => delta(b, a, 'ferry_wal_objects_total');
+      const mean = (name: string) => (b: MetricSample, a: MetricSample) => delta(b, a, `${name}_sum`) / delta(b, a, `${name}_count`);
+      const produceMeanMs = (b: MetricSample, a: MetricSample) => delta(b, a, `ferry_broker_request_latency_ms_sum{${produce}}`) / delta(b, a, `ferry_broker_request_latency_ms_count{${produce}}`);
+      return [
+        target.name,
+        formatNumber(per(requests)),
+        formatNumber(per((b, a) => walBytes(b, a) / requests(b, a) / KIB_BYTES)),
+        formatSignificant(per(produceMeanMs)),
+        formatNumber(per(objects)),
+        formatNumber(per((b, a) => walBytes(b, a) / objects(b, a) / KIB_BYTES)),
+        formatSignificant(per(mean('ferry_wal_upload_latency_ms'))),
+        formatSignificant(per(mean('ferry_wal_produce_to_durable_ms'))),
+        formatSignificant(per((b, a, round) => (produceMeanMs(b, a) * requests(b, a)) / round.elapsedMs)),
+        formatNumber(per((b, a) => mbPerSecond(walBytes(b, a) / requests(b, a), produceMeanMs(b, a))), 1),
+      ];
+    });
+}
+
+const THROUGHPUT_COLUMNS = [
+  { title: 'target', align: 'left' },
+  { title: 'MB/s' },
+  { title: '(range)' },
+  { title: 'msgs/s' },
+  { title: 'vs mock' },
+  { title: '(range)' },
+  { title: 'server CPU' },
+  { title: 'kcat CPU' },
+] as const;
+
+const LATENCY_COLUMNS = [
+  { title: 'target', align: 'left' },
+  { title: 'client', align: 'left' },
+  { title: 'samples' },
+  { title: 'p50 ms' },
+  { title: 'p99 ms' },
+  { title: 'p999 ms' },
+  { title: 'max ms' },
+  { title: 'p99 rounds' },
+  { title: 'p99 vs mock' },
+] as const;
+
+const FERRY_METRIC_COLUMNS = [
+  { title: 'target', align: 'left' },
+  { title: 'produce reqs' },
+  { title: 'KiB/req' },
+  { title: 'ms/req' },
+  { title: 'WAL objects' },
+  { title: 'KiB/object' },
+  { title: 'upload ms' },
+  { title: 'append->durable ms' },
+  { title: 'reqs in flight' },
+  { title: '1-in-flight MB/s' },
+] as const;
+
+function describeRun(settings: Settings, targets: readonly Target[], programs: RdkafkaPrograms | null, peerNote: string): void {
+  console.log(`broker bench: Bun ${Bun.version}, ${cpus().length} cpus, ${settings.roundCount} rounds${settings.quick ? ' (--quick)' : ''}, librdkafka ${programs?.librdkafkaVersion ?? '(kcat\'s)'}`);
+  console.log(`  targets (fresh process per round, order rotating): ${targets.map((target) => target.name).join(', ')}`);
+  console.log(`  ${peerNote}`);
+  console.log(`  throughput: kcat -P, ${formatNumber(settings.messageCount)} x ${formatBytes(VALUE_BYTES)} messages (${formatNumber((settings.messageCount * VALUE_BYTES) / 1e6)} MB) per run, ${Object.entries(KCAT_CONFIG).map(([name, value]) => `${name}=${value}`).join(' ')}; untimed warm-up run of ${formatNumber(settings.warmupMessageCount)} messages first`);
+  if (programs === null) {
+    console.log('  ack latency: unavailable (the probe needs the same build as the mock)');
+  } else {
+    console.log(`  ack latency: ack-latency probe, ${LATENCY_RATE_PER_SECOND} msg/s of ${formatBytes(VALUE_BYTES)} for ${settings.latencyDurationMs / 1000} s per round (after ${settings.latencyWarmupMs} ms unrecorded), latency from each message's due time to its delivery report`);
+    for (const mode of LATENCY_MODES) console.log(`    ${mode.name}: ${mode.description}`);
+  }
+  if (settings.cpuProfileDirectory !== undefined) console.log(`  CPU profiles of the Ferry brokers go to ${settings.cpuProfileDirectory}`);
+}
+
+async function main(): Promise<void> {
+  const settings = parseArgs(process.argv.slice(2));
+  const kcat = findKcat();
+  if (kcat === null) {
+    console.log('broker bench: skipped, kcat not found (apt-get install -y kcat)');
+    return;
+  }
+  const build = buildRdkafkaPrograms();
+  const programs = build.ok ? build.programs : null;
+  const peerNote = build.ok ? 'peer: librdkafka mock cluster (rdkafka_mock.h, in-memory, acks on append)' : `peer: unavailable: ${build.reason}`;
+  const targets = targetsOf(settings, programs);
+  const peer = targets.find((target) => !target.isFerry);
+  describeRun(settings, targets, programs, peerNote);
+
+  const scratch = makeTempDir('broker-messages');
+  const files = { data: join(scratch, 'data.txt'), warmup: join(scratch, 'warmup.txt') };
+  writeMessageFile(files.data, settings.messageCount, VALUE_BYTES);
+  writeMessageFile(files.warmup, settings.warmupMessageCount, VALUE_BYTES);
+
+  const results = new Map<string, TargetResult>(targets.map((target) => [target.name, { throughput: [], latency: new Map(LATENCY_MODES.map((mode) => [mode.name, { pooled: new LatencyRecorder(), rounds: [] }])) }]));
+  const startMs = performance.now();
+  for (let round = 0; round < settings.roundCount; round++) {
+    for (let index = 0; index < targets.length; index++) {
+      const target = targets[(round + index) % targets.length]!;
+      await runRound(target, round, settings, kcat, programs, files, results.get(target.name)!);
+      const last = results.get(target.name)!.throughput.at(-1)!;
+      console.error(`  round ${round + 1}: ${target.name}: ${formatNumber(mbPerSecondOf(last), 1)} MB/s (${formatNumber((performance.now() - startMs) / 1000, 1)} s)`);
+    }
+  }
+
+  printTable(`kcat -P throughput, ${formatBytes(VALUE_BYTES)} messages, acks=all (medians over rounds; MB = 10^6 value bytes; CPU = process CPU time / wall time during the timed run)`, THROUGHPUT_COLUMNS, throughputRows(targets, results, peer));
+  if (programs !== null) {
+    printTable(`Ack latency at ${LATENCY_RATE_PER_SECOND} msg/s, acks=all (all rounds pooled; "p99 rounds" = range of each round's p99)`, LATENCY_COLUMNS, latencyRows(targets, results, peer));
+  }
+  printTable(
+    "Ferry broker's own metrics over the timed kcat runs (means over the run, medians over rounds; reqs in flight = sum of Produce handling time / wall time; 1-in-flight MB/s = KiB/req / ms/req, the bound of one connection served one request at a time)",
+    FERRY_METRIC_COLUMNS,
+    ferryMetricRows(targets, results),
+  );
+  if (!build.ok) console.log(`\npeer: unavailable: ${build.reason}`);
+}
+
+await main();

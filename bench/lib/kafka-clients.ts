@@ -1,0 +1,103 @@
+/**
+ * Real Kafka clients driven as processes: kcat producing a file of messages (throughput) and
+ * bench/mock-cluster/ack-latency.c producing at a fixed rate (per-message ack latency).
+ * Both are librdkafka, so every server is measured with the same client code.
+ */
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { spawnTracked } from './child-processes.ts';
+import { SeededRandom } from './random.ts';
+import { MIB_BYTES } from './units.ts';
+
+const PAYLOAD_SEED = 0xca7;
+const NEWLINE = 0x0a;
+/** Letters only, so no value contains kcat's message delimiter (newline). */
+const ALPHABET = new TextEncoder().encode('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789');
+/** Distinct values written, then repeated: enough that no two neighbours are equal. */
+const DISTINCT_VALUES = 64;
+const WRITE_CHUNK_BYTES = 4 * MIB_BYTES;
+
+/** librdkafka properties as `-X name=value` arguments (kcat and ack-latency take the same form). */
+export type ClientConfig = Readonly<Record<string, string>>;
+
+function configArguments(config: ClientConfig): string[] {
+  return Object.entries(config).flatMap(([name, value]) => ['-X', `${name}=${value}`]);
+}
+
+/** Writes `count` newline-delimited messages of `valueBytes` seeded letters each (kcat -l input). */
+export function writeMessageFile(path: string, count: number, valueBytes: number): void {
+  const random = new SeededRandom(PAYLOAD_SEED + valueBytes);
+  const lineBytes = valueBytes + 1;
+  const lines = new Uint8Array(DISTINCT_VALUES * lineBytes);
+  for (let index = 0; index < lines.length; index++) lines[index] = ALPHABET[random.nextBelow(ALPHABET.length)]!;
+  for (let line = 1; line <= DISTINCT_VALUES; line++) lines[line * lineBytes - 1] = NEWLINE;
+  const linesPerChunk = Math.max(DISTINCT_VALUES, Math.floor(WRITE_CHUNK_BYTES / lineBytes / DISTINCT_VALUES) * DISTINCT_VALUES);
+  const chunk = new Uint8Array(linesPerChunk * lineBytes);
+  for (let at = 0; at < chunk.length; at += lines.length) chunk.set(lines, at);
+  const fd = openSync(path, 'wx');
+  try {
+    for (let written = 0; written < count; written += linesPerChunk) {
+      const bytes = Math.min(linesPerChunk, count - written) * lineBytes;
+      if (writeSync(fd, chunk, 0, bytes) !== bytes) throw new Error(`short write to ${path}`);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const MICROSECONDS_PER_MS = 1000;
+
+async function run(command: readonly string[], what: string): Promise<{ stdout: string; stderr: string; cpuMs: number }> {
+  const child = spawnTracked(command, { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
+  const [stdout, stderr, exitCode] = await Promise.all([new Response(child.stdout as ReadableStream).text(), new Response(child.stderr as ReadableStream).text(), child.exited]);
+  if (exitCode !== 0) throw new Error(`${what} exited with ${exitCode}: ${command.join(' ')}\n${stderr.trim()}`);
+  const cpuMicroseconds = child.resourceUsage()?.cpuTime.total ?? 0n;
+  return { stdout, stderr, cpuMs: Number(cpuMicroseconds) / MICROSECONDS_PER_MS };
+}
+
+export interface ClientRun {
+  /** Wall-clock time from spawn to exit. */
+  readonly elapsedMs: number;
+  /** The client's CPU time (user + system, all threads). */
+  readonly cpuMs: number;
+}
+
+/**
+ * `kcat -P -l file`: produces every line of `file` as one message to partition 0, waits for
+ * every delivery report, exits.
+ */
+export async function kcatProduceFile(kcat: string, bootstrap: string, topic: string, file: string, config: ClientConfig): Promise<ClientRun> {
+  const startMs = performance.now();
+  const { stderr, cpuMs } = await run([kcat, '-P', '-q', '-b', bootstrap, '-t', topic, '-p', '0', ...configArguments(config), '-l', file], 'kcat -P');
+  const elapsedMs = performance.now() - startMs;
+  if (/fail|error/i.test(stderr)) throw new Error(`kcat -P reported: ${stderr.trim()}`);
+  return { elapsedMs, cpuMs };
+}
+
+/** The partition's end offset (the next offset to be written), from `kcat -Q` (ListOffsets, latest). */
+export async function kcatEndOffset(kcat: string, bootstrap: string, topic: string, partition: number): Promise<number> {
+  const { stdout } = await run([kcat, '-Q', '-b', bootstrap, '-t', `${topic}:${partition}:-1`], 'kcat -Q');
+  const match = / offset (-?\d+)/.exec(stdout);
+  if (match === null) throw new Error(`kcat -Q printed no offset: ${stdout.trim()}`);
+  return Number(match[1]);
+}
+
+export interface AckLatencyRun {
+  readonly ratePerSecond: number;
+  readonly durationMs: number;
+  readonly warmupMs: number;
+  readonly valueBytes: number;
+  readonly config: ClientConfig;
+}
+
+/** Runs the ack-latency program; resolves with each measured message's ack latency in milliseconds. */
+export async function ackLatencies(program: string, bootstrap: string, topic: string, settings: AckLatencyRun): Promise<number[]> {
+  const command = [program, bootstrap, topic, String(settings.ratePerSecond), String(settings.durationMs), String(settings.valueBytes), String(settings.warmupMs), ...configArguments(settings.config)];
+  const { stdout } = await run(command, 'ack-latency');
+  const latencies = stdout
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => Number(line) / 1000);
+  const expected = Math.floor((settings.ratePerSecond * settings.durationMs) / 1000);
+  if (latencies.length !== expected || latencies.some((value) => !Number.isFinite(value))) throw new Error(`ack-latency returned ${latencies.length} latencies, expected ${expected}`);
+  return latencies;
+}

@@ -1,0 +1,93 @@
+/**
+ * Kafka-protocol servers a client bench produces to, each its own process with a fresh state:
+ * a Ferry broker (`bun src/cli.ts broker`, the way `npm start` runs it) and librdkafka's mock
+ * cluster (bench/mock-cluster/mock-cluster.c). Separate processes keep the client's CPU and the
+ * server's CPU apart, the same for both, and let the server be profiled on its own.
+ */
+import { join, resolve } from 'node:path';
+import type { Subprocess } from 'bun';
+import { freeLoopbackPort, processCpuMs, readText, spawnTracked, stopChild, waitForLine } from './child-processes.ts';
+import { makeTempDir, removeTempDir } from './temp-dir.ts';
+
+const REPOSITORY_ROOT = resolve(import.meta.dir, '..', '..');
+const READY_TIMEOUT_MS = 20_000;
+/** A Ferry broker flushes its WAL and closes its logs on SIGTERM; give it this long. */
+const STOP_GRACE_MS = 15_000;
+
+export interface RunningTarget {
+  /** bootstrap.servers for a client. */
+  readonly bootstrap: string;
+  /** GET this for Prometheus text (Ferry only). */
+  readonly metricsUrl: string | null;
+  /** CPU time the server process has used so far (ms, all threads); null where /proc is missing. */
+  cpuMs(): number | null;
+  stop(): Promise<void>;
+}
+
+export interface FerryBrokerOptions {
+  /** The broker's --wal-store, given its data directory (e.g. file:<data>/objects). */
+  readonly walStore: (dataDirectory: string) => string;
+  /** Write a CPU profile of the broker into this directory when it stops (bun --cpu-prof). */
+  readonly cpuProfileDirectory?: string | undefined;
+  readonly cpuProfileName?: string;
+}
+
+/** Starts `bun src/cli.ts broker` on a free loopback port with a fresh data directory (removed on stop). */
+export async function startFerryBroker(options: FerryBrokerOptions): Promise<RunningTarget> {
+  const directory = makeTempDir('ferry-broker');
+  const data = join(directory, 'data');
+  const output = join(directory, 'broker.out');
+  const port = freeLoopbackPort();
+  const profile = options.cpuProfileDirectory === undefined ? [] : ['--cpu-prof', '--cpu-prof-md', `--cpu-prof-dir=${options.cpuProfileDirectory}`, ...(options.cpuProfileName === undefined ? [] : [`--cpu-prof-name=${options.cpuProfileName}`])];
+  const command = [process.execPath, ...profile, join(REPOSITORY_ROOT, 'src', 'cli.ts'), 'broker', '--listen', `127.0.0.1:${port}`, '--data', data, '--wal-store', options.walStore(data), '--metrics', '127.0.0.1:0'];
+  const child = spawnTracked(command, { cwd: REPOSITORY_ROOT, stdin: 'ignore', stdout: Bun.file(output), stderr: Bun.file(output) });
+  try {
+    const ready = await waitForLine(child, output, /listening on 127\.0\.0\.1:(\d+) .*metrics on (http:\/\/\S+)/, READY_TIMEOUT_MS, 'ferry broker');
+    return {
+      bootstrap: `127.0.0.1:${ready[1]}`,
+      metricsUrl: ready[2]!,
+      cpuMs: () => processCpuMs(child.pid),
+      stop: async () => {
+        try {
+          const exitedEarly = child.exitCode !== null || child.signalCode !== null;
+          const code = await stopChild(child, (running) => running.kill('SIGTERM'), STOP_GRACE_MS);
+          if (code !== 0 || exitedEarly) throw new Error(`ferry broker ${exitedEarly ? 'had exited by itself' : 'exited'} with ${code ?? child.signalCode}:\n${readText(output)}`);
+        } finally {
+          removeTempDir(directory);
+        }
+      },
+    };
+  } catch (error) {
+    await stopChild(child, (running) => running.kill('SIGKILL'), 0);
+    removeTempDir(directory);
+    throw error;
+  }
+}
+
+/** Starts the mock cluster program with `topic` (1 partition); it runs until its stdin closes. */
+export async function startMockCluster(program: string, topic: string): Promise<RunningTarget> {
+  const directory = makeTempDir('mock-cluster');
+  const output = join(directory, 'mock.out');
+  const child: Subprocess<'pipe', 'pipe', 'pipe'> = spawnTracked([program, topic, '1'], { stdin: 'pipe', stdout: Bun.file(output), stderr: Bun.file(output) }) as Subprocess<'pipe', 'pipe', 'pipe'>;
+  try {
+    const ready = await waitForLine(child, output, /^(\S+:\d+)\s*$/m, READY_TIMEOUT_MS, 'mock cluster');
+    return {
+      bootstrap: ready[1]!,
+      metricsUrl: null,
+      cpuMs: () => processCpuMs(child.pid),
+      stop: async () => {
+        try {
+          const exitedEarly = child.exitCode !== null || child.signalCode !== null;
+          const code = await stopChild(child, () => void child.stdin.end(), STOP_GRACE_MS);
+          if (code !== 0 || exitedEarly) throw new Error(`mock cluster ${exitedEarly ? 'had exited by itself' : 'exited'} with ${code ?? child.signalCode}:\n${readText(output)}`);
+        } finally {
+          removeTempDir(directory);
+        }
+      },
+    };
+  } catch (error) {
+    await stopChild(child, (running) => running.kill('SIGKILL'), 0);
+    removeTempDir(directory);
+    throw error;
+  }
+}
