@@ -16,7 +16,21 @@ interface SequenceState {
   recent: { firstSequence: number; lastSequence: number; baseOffset: number }[];
 }
 
-export type SequenceCheck = { readonly kind: 'append' } | { readonly kind: 'duplicate'; readonly baseOffset: number } | { readonly kind: 'out-of-order'; readonly expected: number } | { readonly kind: 'fenced-epoch' };
+/** An accepted batch's place in the producer's sequence, held while the append runs. */
+export interface SequenceReservation {
+  /** The append succeeded at `baseOffset`: retries of this batch are answered with it. */
+  settle(baseOffset: number): void;
+  /** The append failed: the sequence is free again. */
+  undo(): void;
+}
+
+export type SequenceCheck =
+  | { readonly kind: 'append'; readonly reservation: SequenceReservation }
+  | { readonly kind: 'duplicate'; readonly baseOffset: number }
+  /** A retry of a batch whose append has not finished yet: the client should retry again. */
+  | { readonly kind: 'in-flight' }
+  | { readonly kind: 'out-of-order'; readonly expected: number }
+  | { readonly kind: 'fenced-epoch' };
 
 /**
  * Idempotent producers: InitProducerId hands out ids from durably reserved blocks; Produce checks
@@ -47,26 +61,44 @@ export class ProducerIds {
     return this.#base + this.#next++;
   }
 
-  /** Before appending a batch of an idempotent producer: append it, answer as a duplicate, or refuse. */
-  check(partitionKey: string, producerId: number, epoch: number, firstSequence: number): SequenceCheck {
-    const state = this.#sequences.get(`${partitionKey}/${producerId}`);
-    if (state === undefined) return { kind: 'append' }; // unknown here (new, or before a restart): accept
-    if (epoch < state.epoch) return { kind: 'fenced-epoch' };
-    if (epoch > state.epoch) return firstSequence === 0 ? { kind: 'append' } : { kind: 'out-of-order', expected: 0 };
-    const duplicate = state.recent.find((batch) => batch.firstSequence === firstSequence);
-    if (duplicate !== undefined) return { kind: 'duplicate', baseOffset: duplicate.baseOffset };
-    if (firstSequence !== state.lastSequence + 1) return { kind: 'out-of-order', expected: state.lastSequence + 1 };
-    return { kind: 'append' };
-  }
-
-  /** After appending: remember the batch for duplicate detection. */
-  appended(partitionKey: string, producerId: number, epoch: number, firstSequence: number, recordCount: number, baseOffset: number): void {
+  /**
+   * Before appending a batch of an idempotent producer: accept it (its sequences are taken at
+   * once, so a pipelined next batch is checked against it), answer it as a duplicate, or refuse.
+   */
+  check(partitionKey: string, producerId: number, epoch: number, firstSequence: number, recordCount: number): SequenceCheck {
     const key = `${partitionKey}/${producerId}`;
     const state = this.#sequences.get(key);
-    const fresh = state === undefined || epoch > state.epoch;
-    const next: SequenceState = fresh ? { epoch, lastSequence: -1, recent: [] } : state;
-    next.lastSequence = firstSequence + recordCount - 1;
-    next.recent.push({ firstSequence, lastSequence: next.lastSequence, baseOffset });
+    const accept = (): SequenceCheck => ({ kind: 'append', reservation: this.#reserve(key, epoch, firstSequence, recordCount) });
+    if (state === undefined) return accept(); // unknown here (new, or before a restart): accept
+    if (epoch < state.epoch) return { kind: 'fenced-epoch' };
+    if (epoch > state.epoch) return firstSequence === 0 ? accept() : { kind: 'out-of-order', expected: 0 };
+    const duplicate = state.recent.find((batch) => batch.firstSequence === firstSequence);
+    if (duplicate !== undefined) return duplicate.baseOffset < 0 ? { kind: 'in-flight' } : { kind: 'duplicate', baseOffset: duplicate.baseOffset };
+    if (firstSequence !== state.lastSequence + 1) return { kind: 'out-of-order', expected: state.lastSequence + 1 };
+    return accept();
+  }
+
+  #reserve(key: string, epoch: number, firstSequence: number, recordCount: number): SequenceReservation {
+    const previous = this.#sequences.get(key);
+    const saved = previous === undefined ? undefined : { epoch: previous.epoch, lastSequence: previous.lastSequence, recent: [...previous.recent] };
+    const batch = { firstSequence, lastSequence: firstSequence + recordCount - 1, baseOffset: -1 };
+    this.#remember(key, epoch, batch);
+    return {
+      settle: (baseOffset) => void (batch.baseOffset = baseOffset),
+      undo: () => void (saved === undefined ? this.#sequences.delete(key) : this.#sequences.set(key, saved)),
+    };
+  }
+
+  /** A batch found in the log (a partition rebuilt from the WAL): remember it as if appended here. */
+  appended(partitionKey: string, producerId: number, epoch: number, firstSequence: number, recordCount: number, baseOffset: number): void {
+    this.#remember(`${partitionKey}/${producerId}`, epoch, { firstSequence, lastSequence: firstSequence + recordCount - 1, baseOffset });
+  }
+
+  #remember(key: string, epoch: number, batch: { firstSequence: number; lastSequence: number; baseOffset: number }): void {
+    const state = this.#sequences.get(key);
+    const next: SequenceState = state === undefined || epoch > state.epoch ? { epoch, lastSequence: -1, recent: [] } : state;
+    next.lastSequence = batch.lastSequence;
+    next.recent.push(batch);
     if (next.recent.length > DUPLICATE_WINDOW_BATCHES) next.recent.shift();
     this.#sequences.set(key, next);
   }

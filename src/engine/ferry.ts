@@ -336,16 +336,15 @@ export class Ferry {
   /**
    * Appends whole record batches as a Kafka client sent them (the broker's Produce path): they
    * are validated (magic 2, CRC32C, sizes), get their offsets in place, and travel on to the WAL
-   * as views of `records`. Resolves after the local append (acks 0 and 1) or once the high
-   * watermark passed them (acks all).
+   * as views of `records`. Resolves once they are in the local log, with `committed`, which
+   * resolves once the high watermark passed them (what acks=all waits for).
    */
-  async appendBatches(topic: string, partition: number, records: Uint8Array, acks: 0 | 1 | 'all'): Promise<{ baseOffset: number; lastOffset: number; logStartOffset: number }> {
+  async appendBatches(topic: string, partition: number, records: Uint8Array): Promise<{ baseOffset: number; lastOffset: number; logStartOffset: number; committed: Promise<void> }> {
     const target = this.#partitionsForProduce(topic)[partition];
     if (target === undefined) throw new FerryError('UnknownTopicOrPartition', `partition ${partition} does not exist in ${topic}`);
     const { baseOffset, lastOffset, durable } = await target.append(records, EMBEDDED_LEADER_EPOCH);
-    if (acks === 'all') await durable;
-    else durable.catch(() => {}); // surfaces in the next acks=all produce and in `wal.failure`
-    return { baseOffset, lastOffset, logStartOffset: target.log.logStartOffset };
+    durable.catch(() => {}); // when nobody awaits it (acks 0 or 1), a failure surfaces in later produces and in `wal.failure`
+    return { baseOffset, lastOffset, logStartOffset: target.log.logStartOffset, committed: durable };
   }
 
   /** Resolves when `offset` of the partition becomes readable, or when `signal` aborts (long-poll Fetch). */

@@ -3,6 +3,7 @@ import type { Clock, Timer } from '../../util/clock.ts';
 import type { ProducePartitionData, ProducePartitionResponse, ProduceRequest, ProduceResponse } from '../apis/produce.ts';
 import { type BrokerContext, NO_TIMESTAMP } from '../context.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
+import type { SequenceReservation } from '../producers.ts';
 import { errorCodeOf, notServedCode } from './errors.ts';
 
 const ACKS = new Map<number, 0 | 1 | 'all'>([[0, 0], [1, 1], [-1, 'all']]);
@@ -24,19 +25,28 @@ async function producePartition(context: BrokerContext, topic: string, data: Pro
   if (notServed !== null) return failed(data.index, notServed);
   if (!context.engine.leads(topic, data.index)) return failed(data.index, ErrorCode.NOT_LEADER_OR_FOLLOWER); // a read replica here
   const producer = producerFields(records);
-  const key = `${topic}\u0000${data.index}`;
+  let reservation: SequenceReservation | null = null;
   if (producer.id >= 0) {
-    const check = context.producers.check(key, producer.id, producer.epoch, producer.sequence);
+    // Sequences are taken before the append (synchronously, in request order), so a pipelined
+    // next request of the same producer is checked against this one.
+    const check = context.producers.check(`${topic}\u0000${data.index}`, producer.id, producer.epoch, producer.sequence, producer.lastOffsetDelta + 1);
     if (check.kind === 'duplicate') return succeeded(data.index, check.baseOffset, 0);
+    if (check.kind === 'in-flight') return failed(data.index, ErrorCode.NOT_ENOUGH_REPLICAS); // retriable: answered once the first attempt lands
     if (check.kind === 'out-of-order') return failed(data.index, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER);
     if (check.kind === 'fenced-epoch') return failed(data.index, ErrorCode.INVALID_PRODUCER_EPOCH);
+    reservation = check.reservation;
   }
   try {
-    const appended = context.engine.appendBatches(topic, data.index, records, acks);
-    const result = await (acks === 'all' ? withTimeout(context.clock, appended, timeoutMs) : appended);
-    if (result === null) return failed(data.index, ErrorCode.REQUEST_TIMED_OUT);
-    if (producer.id >= 0) context.producers.appended(key, producer.id, producer.epoch, producer.sequence, producer.lastOffsetDelta + 1, result.baseOffset);
-    return succeeded(data.index, result.baseOffset, result.logStartOffset);
+    let appended;
+    try {
+      appended = await context.engine.appendBatches(topic, data.index, records);
+    } catch (error) {
+      reservation?.undo(); // nothing was written: the sequence is free again
+      throw error;
+    }
+    reservation?.settle(appended.baseOffset);
+    if (acks === 'all' && (await withTimeout(context.clock, appended.committed.then(() => true), timeoutMs)) === null) return failed(data.index, ErrorCode.REQUEST_TIMED_OUT);
+    return succeeded(data.index, appended.baseOffset, appended.logStartOffset);
   } catch (error) {
     return failed(data.index, errorCodeOf(error));
   }
