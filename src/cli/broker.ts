@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Broker } from '../broker/broker.ts';
 import { openStore } from '../store/url.ts';
+import { DEFAULT_WAL_WRITER_CONFIG } from '../wal/writer.ts';
 import { CliError, parseCommandArgs, positiveInteger } from './args.ts';
 
 const USAGE = `usage: ferry broker [options]
@@ -18,10 +19,11 @@ options (each also from the environment as FERRY_<NAME>, e.g. FERRY_LISTEN, or a
   --wal-store URL             object store for WAL data: file:///abs/path, file:rel/path, s3://bucket/prefix?...,
                               memory:// (default file:<data>/objects)
   --writer-id NAME            this broker's WAL writer id (default broker-<node id>)
-  --upload-bytes N            close a WAL object at this size (default 262144)
-  --upload-interval-ms N      ...or this long after its first append (default 5)
+  --upload-bytes N            close a WAL object at this size (default ${DEFAULT_WAL_WRITER_CONFIG.uploadBytes})
+  --upload-interval-ms N      ...or this long after its first append (default ${DEFAULT_WAL_WRITER_CONFIG.uploadIntervalMs})
   --partitions N              partitions of auto-created topics (default 1)
   --replication-factor N      replicas of auto-created topics in a cluster (default 1: the object store is the durability)
+  --min-insync-replicas N     acks=all also waits for this many replicas, the leader included (default 1)
   --cluster-store URL         share partitions with other brokers through control records in this store
                               (same URL forms as --wal-store; all brokers of a cluster use the same one)
   --lease-ms N                a silent broker's partitions are taken over after this (default 10000)
@@ -45,6 +47,7 @@ interface BrokerSettings {
   uploadIntervalMs?: string;
   partitions?: string;
   replicationFactor?: string;
+  minInsyncReplicas?: string;
   metrics: string;
   clusterStore?: string;
   leaseMs?: string;
@@ -53,7 +56,7 @@ interface BrokerSettings {
 }
 
 const DEFAULTS: BrokerSettings = { listen: '127.0.0.1:9092', nodeId: '1', data: './data', metrics: '127.0.0.1:9644', autoCreate: true };
-const ENV_KEYS: (keyof BrokerSettings)[] = ['listen', 'advertised', 'nodeId', 'rack', 'data', 'walStore', 'writerId', 'uploadBytes', 'uploadIntervalMs', 'partitions', 'replicationFactor', 'metrics', 'clusterStore', 'leaseMs', 'scanIntervalMs'];
+const ENV_KEYS: (keyof BrokerSettings)[] = ['listen', 'advertised', 'nodeId', 'rack', 'data', 'walStore', 'writerId', 'uploadBytes', 'uploadIntervalMs', 'partitions', 'replicationFactor', 'minInsyncReplicas', 'metrics', 'clusterStore', 'leaseMs', 'scanIntervalMs'];
 
 export async function runBroker(args: string[]): Promise<void> {
   const parsed = parseCommandArgs(args, {
@@ -68,6 +71,7 @@ export async function runBroker(args: string[]): Promise<void> {
     'upload-interval-ms': { type: 'string' },
     partitions: { type: 'string' },
     'replication-factor': { type: 'string' },
+    'min-insync-replicas': { type: 'string' },
     metrics: { type: 'string' },
     'cluster-store': { type: 'string' },
     'lease-ms': { type: 'string' },
@@ -95,10 +99,11 @@ export async function runBroker(args: string[]): Promise<void> {
     autoCreateTopics: settings.autoCreate,
     defaultPartitions: positiveInteger('partitions', settings.partitions, 1),
     defaultReplicationFactor: positiveInteger('replication-factor', settings.replicationFactor, 1),
+    minInsyncReplicas: positiveInteger('min-insync-replicas', settings.minInsyncReplicas, 1),
     engine: {
       directory: data,
       log: { flush: { kind: 'none' } }, // durability comes from the WAL objects (KIP-1176)
-      wal: { store, writerId: settings.writerId ?? `broker-${nodeId}`, config: { uploadBytes: positiveInteger('upload-bytes', settings.uploadBytes, 256 * 1024), uploadIntervalMs: positiveInteger('upload-interval-ms', settings.uploadIntervalMs, 5) } },
+      wal: { store, writerId: settings.writerId ?? `broker-${nodeId}`, config: { uploadBytes: positiveInteger('upload-bytes', settings.uploadBytes, DEFAULT_WAL_WRITER_CONFIG.uploadBytes), uploadIntervalMs: positiveInteger('upload-interval-ms', settings.uploadIntervalMs, DEFAULT_WAL_WRITER_CONFIG.uploadIntervalMs) } },
     },
   });
   const metricsNote = broker.metricsPort === null ? 'no metrics endpoint' : `metrics on http://${metricsListen![0]}:${broker.metricsPort}/metrics`;
