@@ -5,6 +5,7 @@ import { isFerryError } from '../../src/errors.ts';
 import { CLEAN_SHUTDOWN_FILE, PartitionLog } from '../../src/log/partition-log.ts';
 import { LOCK_FILE } from '../../src/log/dir-lock.ts';
 import { batchOf, decode } from '../support/batches.ts';
+import { readLines } from '../support/child-lines.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 const ACTIVE = '00000000000000000000.log';
@@ -167,21 +168,12 @@ describe('killed writer process', () => {
       for (let round = 0; round < 3; round++) {
         const child = Bun.spawn([process.execPath, `${import.meta.dir}/../support/crash-writer.ts`, dir, policy], { stdout: 'pipe', stderr: 'inherit' });
         let acknowledged = -1;
-        let text = '';
-        const reader = child.stdout.getReader();
         const target = 200 + round * 137; // kill at different points in each round
         let acks = 0;
-        while (acks < target) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          text += new TextDecoder().decode(value);
-          const lines = text.split('\n');
-          text = lines.pop()!;
-          for (const line of lines) {
-            acknowledged = Math.max(acknowledged, Number(line.slice(4)));
-            acks++;
-          }
-        }
+        await readLines(child, (line) => {
+          acknowledged = Math.max(acknowledged, Number(line.slice(4)));
+          return ++acks < target;
+        });
         child.kill('SIGKILL');
         await child.exited;
         expect(acks).toBeGreaterThanOrEqual(target);

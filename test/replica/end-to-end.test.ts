@@ -1,7 +1,7 @@
 // The whole path, leader -> WAL objects -> follower, on real backends: the file store (the
 // embedded default) and the S3 backend over HTTP (s3rver behind the conditional test proxy,
 // which enforces the put-if-absent that WAL streams rely on).
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ferry, isFerryError } from '../../src/engine/index.ts';
@@ -9,28 +9,17 @@ import { FileStore } from '../../src/store/file.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import { S3Store } from '../../src/store/s3.ts';
 import { sealStream } from '../../src/wal/seal.ts';
-import { type ConditionalS3Proxy, startConditionalS3Proxy } from '../support/conditional-s3-proxy.ts';
-import { S3RVER_ACCESS_KEY_ID, S3RVER_REGION, S3RVER_SECRET_ACCESS_KEY, type S3rver, startS3rver } from '../support/s3rver.ts';
+import { useS3Endpoints } from '../support/s3-endpoints.ts';
+import { S3RVER_ACCESS_KEY_ID, S3RVER_REGION, S3RVER_SECRET_ACCESS_KEY } from '../support/s3rver.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 setDefaultTimeout(60_000);
 
-let s3rver: S3rver;
-let proxy: ConditionalS3Proxy;
+const endpoints = useS3Endpoints();
 let buckets = 0;
 
-beforeAll(async () => {
-  s3rver = await startS3rver();
-  proxy = startConditionalS3Proxy({ upstream: s3rver.endpoint, accessKeyId: S3RVER_ACCESS_KEY_ID });
-});
-
-afterAll(async () => {
-  await proxy?.stop();
-  await s3rver?.stop();
-});
-
 async function s3Store(bucket: string): Promise<ObjectStore> {
-  const url = new URL(`s3://${bucket}/cluster-a?region=${S3RVER_REGION}&forcePathStyle=true&endpoint=${proxy.endpoint}`);
+  const url = new URL(`s3://${bucket}/cluster-a?region=${S3RVER_REGION}&forcePathStyle=true&endpoint=${endpoints.proxy().endpoint}`);
   return S3Store.fromUrl(url, { AWS_ACCESS_KEY_ID: S3RVER_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY: S3RVER_SECRET_ACCESS_KEY });
 }
 
@@ -41,7 +30,7 @@ const backends: [string, () => Promise<{ leaderStore: ObjectStore; followerStore
   }],
   ['S3 backend on s3rver', async () => {
     const bucket = `ferry-e2e-${++buckets}`;
-    await s3rver.createBucket(bucket);
+    await endpoints.s3rver().createBucket(bucket);
     return { leaderStore: await s3Store(bucket), followerStore: await s3Store(bucket) };
   }],
 ];

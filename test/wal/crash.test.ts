@@ -2,28 +2,20 @@ import { expect, test } from 'bun:test';
 import { FileStore } from '../../src/store/file.ts';
 import { decodeWalObject } from '../../src/wal/format.ts';
 import { listEpochs, listSequences } from '../../src/wal/seal.ts';
+import { readLines } from '../support/child-lines.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 /** Reads acknowledgements from the child until `count` arrived, then kills it with SIGKILL. */
 async function runAndKill(directory: string, storeRoot: string, count: number, acknowledgedOffsets: Set<string>): Promise<Map<number, number>> {
   const child = Bun.spawn([process.execPath, `${import.meta.dir}/../support/wal-crash-writer.ts`, directory, storeRoot], { stdout: 'pipe', stderr: 'inherit' });
   const acknowledged = new Map<number, number>();
-  const reader = child.stdout.getReader();
-  let text = '';
   let seen = 0;
-  while (seen < count) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += new TextDecoder().decode(value);
-    const lines = text.split('\n');
-    text = lines.pop()!;
-    for (const line of lines) {
-      const [, partition, offset] = line.split(' ').map(Number);
-      acknowledged.set(partition!, Math.max(acknowledged.get(partition!) ?? -1, offset!));
-      acknowledgedOffsets.add(`${partition}:${offset! - 1}`).add(`${partition}:${offset}`); // two records per produce
-      seen++;
-    }
-  }
+  await readLines(child, (line) => {
+    const [, partition, offset] = line.split(' ').map(Number);
+    acknowledged.set(partition!, Math.max(acknowledged.get(partition!) ?? -1, offset!));
+    acknowledgedOffsets.add(`${partition}:${offset! - 1}`).add(`${partition}:${offset}`); // two records per produce
+    return ++seen < count;
+  });
   child.kill('SIGKILL');
   await child.exited;
   expect(seen).toBeGreaterThanOrEqual(count);
