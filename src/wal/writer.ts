@@ -6,7 +6,7 @@ import { type BackoffPolicy, backoffDelayMs, sleep } from '../util/backoff.ts';
 import type { Clock, Timer } from '../util/clock.ts';
 import type { Random } from '../util/random.ts';
 import { STREAMING_PART_BYTES_DEFAULT, StreamingUpload } from '../store/streaming-upload.ts';
-import { concatBytes } from '../util/bytes.ts';
+import { BufferPool } from '../util/buffer-pool.ts';
 import { type WalFrameInput, WalObjectBuilder } from './format.ts';
 import { type StreamId, validateWriterId, walObjectKey } from './keys.ts';
 
@@ -135,6 +135,8 @@ export class WalWriter {
   readonly #idleWaiters: { resolve: () => void; reject: (error: Error) => void }[] = [];
   #bufferedBytes = 0;
   #failure: FerryError | null = null;
+  /** Object bodies, reused: one per upload in flight plus a spare per size class. */
+  readonly #bodies: BufferPool;
   #stats = { objectsClosed: 0, objectsDurable: 0, bytesDurable: 0, putAttempts: 0, retries: 0 };
 
   constructor(store: ObjectStore, config: WalWriterConfig, deps: { clock: Clock; random: Random; observer?: WalWriterObserver }) {
@@ -145,6 +147,7 @@ export class WalWriter {
     this.#clock = deps.clock;
     this.#random = deps.random;
     this.#observer = deps.observer ?? {};
+    this.#bodies = new BufferPool(config.maxInFlight + 1);
   }
 
   /** Set once the writer was fenced or failed; it then acknowledges nothing. */
@@ -294,7 +297,22 @@ export class WalWriter {
     const started = this.#clock.monotonicMs();
     if (object.streamed !== null && (await object.streamed.then(() => true, () => false))) return this.#uploaded(object, started);
     // A plain PUT: the usual path, and the fallback when a streamed multipart upload failed.
-    const body = concatBytes(object.chunks!); // the one copy: an HTTP body is one buffer
+    // The one copy (an HTTP body is one buffer), into a pooled buffer returned once the put is done.
+    const body = this.#bodies.acquire(object.sizeBytes);
+    let at = 0;
+    for (const chunk of object.chunks!) {
+      body.set(chunk, at);
+      at += chunk.length;
+    }
+    assert(at === body.length, 'a WAL object body is exactly its chunks');
+    try {
+      await this.#putWithRetries(key, object, body, started);
+    } finally {
+      this.#bodies.release(body);
+    }
+  }
+
+  async #putWithRetries(key: string, object: ClosedObject, body: Uint8Array, started: number): Promise<void> {
     for (let attempt = 0; this.#failure === null; attempt++) {
       try {
         this.#stats.putAttempts++;
