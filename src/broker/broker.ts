@@ -197,6 +197,15 @@ function clusterNode(options: ClusterOptions, self: BrokerAddress, engine: Ferry
       reporter?.report(topic, partition, follower.log.logEndOffset); // what the rebuild brought
       replicas.set(`${topic}/${partition}`, { task: new ReplicaTask({ reader, log: follower.log, clock, pollIntervalMs: REPLICA_POLL_INTERVAL_MS, readChain, applied, ...(log === undefined ? {} : { report: log }) }, record.chain), reporter });
     },
+    async forget(topic) {
+      for (const [id, replica] of replicas) {
+        if (!id.startsWith(`${topic}/`)) continue;
+        await replica.task.stop();
+        replica.reporter?.close();
+        replicas.delete(id);
+      }
+      await engine.deleteTopic(topic).catch(() => {}); // nothing of it was served here
+    },
     async unfollow(topic, partition) {
       const replica = replicas.get(`${topic}/${partition}`);
       await replica?.task.stop();

@@ -1,4 +1,4 @@
-import type { Ferry } from '../engine/index.ts';
+import { type Ferry, FerryError } from '../engine/index.ts';
 import type { ClusterNode } from '../cluster/node.ts';
 
 export interface BrokerAddress {
@@ -97,8 +97,8 @@ export class ClusterTopology implements Topology {
     return this.#node.createTopic(name, partitions, replicationFactor > 0 ? replicationFactor : this.#defaultReplicationFactor);
   }
 
-  async deleteTopic(): Promise<void> {
-    throw new Error('deleting topics of a cluster is not supported yet');
+  async deleteTopic(name: string): Promise<void> {
+    if (!(await this.#node.deleteTopic(name))) throw new FerryError('UnknownTopicOrPartition', `unknown topic ${name}`);
   }
 
   /** Every broker computes the same choice: the live brokers by id, picked by a hash of the group. */

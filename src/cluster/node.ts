@@ -38,6 +38,8 @@ export interface ClusterNodeOptions {
   /** Replication factor > 1: start following a partition another broker leads (throwing retries later). */
   follow(topic: string, partition: number, partitions: number, record: PartitionRecord): Promise<void>;
   unfollow(topic: string, partition: number): Promise<void>;
+  /** A topic was deleted: drop what is left of it here. */
+  forget(topic: string): Promise<void>;
   log?(message: string): void;
 }
 
@@ -124,11 +126,37 @@ export class ClusterNode {
     return created !== null;
   }
 
+  /** Deletes a topic's records; every broker lets its partitions go on its next scan. */
+  async deleteTopic(name: string): Promise<boolean> {
+    const topic = await this.#options.control.read<TopicRecord>(`topics/${name}`);
+    if (topic === null) return false;
+    await this.#options.control.delete(`topics/${name}`);
+    for (let partition = 0; partition < topic.value.partitions; partition++) await this.#options.control.delete(`partitions/${key(name, partition)}`);
+    this.#topics.delete(name);
+    await this.#forgetDeleted();
+    return true;
+  }
+
+  /** Lets go of partitions whose topic no longer exists. */
+  async #forgetDeleted(): Promise<void> {
+    const gone = new Set<string>();
+    for (const id of [...this.#served, ...this.#following]) {
+      const topic = id.slice(0, id.lastIndexOf('/'));
+      if (this.#topics.has(topic)) continue;
+      this.#served.delete(id);
+      this.#following.delete(id);
+      this.#partitions.delete(id);
+      gone.add(topic);
+    }
+    for (const topic of gone) await this.#options.forget(topic);
+  }
+
   /** [C2]-[C3], [C6]: reads the records, claims what is up for grabs within the fair share, lets go of what was lost. */
   async scan(): Promise<void> {
     const { control, self, clock } = this.#options;
     this.#brokers = await readAll<BrokerRecord>(control, 'brokers/');
     this.#topics = new Map((await readAll<TopicRecord & { name?: string }>(control, 'topics/', true)).map((t) => [t.name!, { partitions: t.partitions, replicationFactor: t.replicationFactor ?? 1 }]));
+    await this.#forgetDeleted();
     const live = new Set(this.liveBrokers().map((b) => b.nodeId));
     const total = [...this.#topics.values()].reduce((sum, t) => sum + t.partitions, 0);
     const fairShare = Math.ceil(total / Math.max(1, live.size));

@@ -375,8 +375,8 @@ export class Ferry {
     const partitions = this.#partitions.get(topic);
     if (partitions === undefined) throw unknownTopic(topic);
     this.#partitions.delete(topic);
-    this.#registry.remove(topic);
-    for (const partition of partitions) {
+    if (this.#registry.get(topic) !== undefined) this.#registry.remove(topic);
+    for (const partition of partitions.filter((p) => p !== undefined)) { // managed mode leaves holes
       partition.wakeAll();
       await partition.log.close();
       rmSync(partition.log.directory, { recursive: true, force: true });

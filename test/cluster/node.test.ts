@@ -14,6 +14,9 @@ function node(store: MemoryStore, clock: ManualClock, nodeId: number, served: Ma
     release: async (topic, partition) => void served.delete(`${topic}/${partition}`),
     follow: async () => {},
     unfollow: async () => {},
+    forget: async (topic) => {
+      for (const id of [...served.keys()]) if (id.startsWith(`${topic}/`)) served.delete(id);
+    },
   });
 }
 
@@ -57,4 +60,25 @@ test('a lost compare-and-swap never yields two leaders for one epoch', async () 
   expect(record.leaderEpoch).toBe(0);
   expect(served.get('race/0')).toBe(record.leader);
   for (const n of nodes) n.stop();
+});
+
+test('a deleted topic is let go of by every broker', async () => {
+  const store = new MemoryStore();
+  const clock = new ManualClock();
+  const served = new Map<string, number>();
+  const a = node(store, clock, 1, served);
+  const b = node(store, clock, 2, served);
+  await a.start();
+  await b.start();
+  await a.createTopic('doomed', 2);
+  await a.scan();
+  await b.scan();
+  expect(served.size).toBe(2);
+  expect(await b.deleteTopic('doomed')).toBe(true);
+  await a.scan();
+  expect(served.size).toBe(0);
+  expect(await new ControlStore(store, 'c').list('partitions/doomed/')).toEqual([]);
+  expect(await a.deleteTopic('doomed')).toBe(false);
+  a.stop();
+  b.stop();
 });

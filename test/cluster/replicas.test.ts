@@ -82,9 +82,16 @@ test('RF 2: acks=all waits for the follower, which rebuilds from the WAL; a cons
   const values: string[] = [];
   await new Promise<void>((done) => void consumer.run({ eachMessage: async ({ message }) => { values.push(message.value!.toString()); if (values.length === 30) done(); } }));
   await consumer.disconnect();
-  await admin.disconnect();
   expect(values).toEqual(Array.from({ length: 30 }, (_, i) => `z-${i}`));
   expect(requests(follower, 'Fetch') - before).toBeGreaterThan(0);
+
+  // Deleting a topic of the cluster: every broker lets it go.
+  await admin.createTopics({ topics: [{ topic: 'scratch', numPartitions: 2 }] });
+  await until(() => brokers.every((b) => b.context.topology.topics().has('scratch')), 'the topic to appear');
+  await admin.deleteTopics({ topics: ['scratch'] });
+  await until(() => brokers.every((b) => !b.context.topology.topics().has('scratch') && !b.context.engine.serves('scratch', 0) && !b.context.engine.serves('scratch', 1)), 'every broker to let it go');
+  expect(await admin.listTopics()).toEqual(['zoned']);
+  await admin.disconnect();
 
   // Without its follower, the leader cannot acknowledge with acks=all (min.insync.replicas 2).
   await follower.stop();
