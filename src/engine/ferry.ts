@@ -291,7 +291,9 @@ export class Ferry {
     const durables: Promise<void>[] = [];
     for (const [index, members] of groups) {
       const batch = buildRecordBatch(members.map((m) => records[m]!), { nowMs: this.#clock.nowMs(), compression: options.compression ?? 'none' });
-      const { baseOffset, durable } = await partitions[index]!.append(batch, EMBEDDED_LEADER_EPOCH);
+      const target = partitions[index];
+      if (target === undefined) throw new FerryError('UnknownTopicOrPartition', `${topic}-${index} is not served here`);
+      const { baseOffset, durable } = await target.append(batch, EMBEDDED_LEADER_EPOCH);
       members.forEach((member, i) => (results[member] = { partition: index, offset: baseOffset + i }));
       durables.push(durable);
     }
@@ -362,13 +364,6 @@ export class Ferry {
     return { offset, timestamp };
   }
 
-  /** Partition counts and high watermarks of a topic, for Metadata; UnknownTopicOrPartition if absent. */
-  describeTopic(topic: string): { partitions: number } {
-    const partitions = this.#partitions.get(topic);
-    if (partitions === undefined) throw unknownTopic(topic);
-    return { partitions: partitions.length };
-  }
-
   /** Removes a topic and its partitions' logs. */
   async deleteTopic(topic: string): Promise<void> {
     this.#checkOpen();
@@ -387,7 +382,7 @@ export class Ferry {
   enforceRetention(): number {
     this.#checkOpen();
     let deleted = 0;
-    for (const partitions of this.#partitions.values()) for (const partition of partitions) deleted += partition.log.enforceRetention();
+    for (const partition of [...this.#partitions.values()].flat()) deleted += partition.log.enforceRetention(); // flat() skips managed mode's holes
     return deleted;
   }
 

@@ -176,3 +176,19 @@ test('murmur2 matches the vectors of Kafka UtilsTest', () => {
   ];
   for (const [input, expected] of vectors) expect(murmur2(encoder.encode(input))).toBe(expected);
 });
+
+test('managed partitions: only adopted ones are served, leaders take writes, followers do not', async () => {
+  const ferry = await Ferry.open({ directory: tempDir(), managedPartitions: true });
+  await ferry.adoptPartition('m', 1, 3, async () => {});
+  await ferry.adoptPartition('m', 2, 3, async () => {}, 'follower');
+  expect([0, 1, 2].map((p) => ferry.serves('m', p))).toEqual([false, true, true]);
+  expect([0, 1, 2].map((p) => ferry.leads('m', p))).toEqual([false, true, false]);
+  expect(ferry.enforceRetention()).toBe(0); // partition 0 is a hole here
+  expect((await ferry.produce('m', [{ value: 'x' }], { partition: 1 }))[0]!.offset).toBe(0);
+  await expectKind(() => ferry.produce('m', [{ value: 'x' }], { partition: 2 }), 'InvalidArgument');
+  await expectKind(() => ferry.produce('m', [{ value: 'x' }], { partition: 0 }), 'UnknownTopicOrPartition');
+  await ferry.releasePartition('m', 1);
+  expect(ferry.serves('m', 1)).toBe(false);
+  await ferry.deleteTopic('m');
+  await ferry.close();
+});
