@@ -10,7 +10,9 @@ export interface ReplicaTaskOptions {
   readonly reader: WalReader;
   readonly log: PartitionLog;
   readonly clock: Clock;
+  /** Wait after finding nothing new; doubles while the stream stays idle, up to pollIntervalMaxMs. */
   readonly pollIntervalMs: number;
+  readonly pollIntervalMaxMs: number;
   /** The partition's chain as the control record now has it. */
   readChain(): Promise<readonly StreamId[]>;
   /** After each applied frame: the follower partition's high watermark moves. */
@@ -40,10 +42,12 @@ export class ReplicaTask {
   }
 
   async #run(initialChain: readonly StreamId[]): Promise<void> {
-    const { reader, log, clock, pollIntervalMs } = this.#options;
+    const { reader, log, clock, pollIntervalMs, pollIntervalMaxMs } = this.#options;
     let chain = initialChain;
     let index = chain.length - 1;
     let sequence = 0;
+    // Idle streams are probed less and less often: every probe of a missing object is a billed GET.
+    let idleWaitMs = pollIntervalMs;
     while (this.#running) {
       const stream = chain[index]!;
       const read = await reader.read(stream, sequence).catch(() => ({ kind: 'absent' as const }));
@@ -52,6 +56,7 @@ export class ReplicaTask {
         for (const frame of read.frames) applyFrame(log, frame);
         if (read.frames.length > 0) this.#options.applied();
         sequence++;
+        idleWaitMs = pollIntervalMs;
         await new Promise((resolve) => setImmediate(resolve));
       } else if (read.kind === 'seal') {
         chain = await this.#options.readChain();
@@ -62,7 +67,8 @@ export class ReplicaTask {
           await sleep(clock, pollIntervalMs); // sealed, and no successor recorded yet
         }
       } else {
-        await sleep(clock, pollIntervalMs);
+        await sleep(clock, idleWaitMs);
+        idleWaitMs = Math.min(pollIntervalMaxMs, idleWaitMs * 2);
       }
     }
   }
