@@ -14,6 +14,8 @@ export interface FollowerConfig {
   readonly writerId: string;
   /** Wait this long before probing again for an object that is not there yet (unless hinted). */
   readonly pollIntervalMs: number;
+  /** While nothing new comes, the wait doubles up to this: each probe of a missing object is a billed GET. */
+  readonly pollIntervalMaxMs: number;
   /** Objects fetched ahead while catching up; 1 at the tail, where the next one does not exist yet. */
   readonly prefetchObjectsMax: number;
   /** Save the stream position at most this often (re-applying after a crash is idempotent). */
@@ -22,6 +24,7 @@ export interface FollowerConfig {
 
 export const DEFAULT_FOLLOWER_CONFIG: Omit<FollowerConfig, 'writerId'> = {
   pollIntervalMs: 10,
+  pollIntervalMaxMs: 100,
   prefetchObjectsMax: 16,
   checkpointIntervalMs: 1000,
 };
@@ -76,6 +79,8 @@ export class Follower {
   #loop: Promise<void> | null = null;
   #wake: (() => void) | null = null;
   #hinted = false;
+  /** The next idle wait: back to pollIntervalMs whenever an object is applied or a hint arrives. */
+  #idleWaitMs: number;
   #failure: Error | null = null;
   #lastCheckpointMs = -Infinity;
   #stats = { objectsApplied: 0, framesApplied: 0, bytesApplied: 0, bytesRead: 0, polls: 0, readFailures: 0 };
@@ -92,6 +97,7 @@ export class Follower {
     this.#clock = deps.clock;
     this.#checkpointPath = deps.checkpointPath;
     this.#position = readCheckpoint(deps.checkpointPath);
+    this.#idleWaitMs = config.pollIntervalMs;
   }
 
   /** Set when applying failed (a bug or a gap in the streams); the follower then stops. */
@@ -119,6 +125,7 @@ export class Follower {
 
   /** A leader's hint that a new object exists: probe now instead of after the poll interval. */
   hint(): void {
+    this.#idleWaitMs = this.config.pollIntervalMs;
     if (this.#wake !== null) this.#wake();
     else this.#hinted = true; // busy now: the next wait returns at once
   }
@@ -160,6 +167,7 @@ export class Follower {
         else this.#prefetched.clear();
       } else {
         this.#apply(read);
+        this.#idleWaitMs = this.config.pollIntervalMs;
         this.#position = { epoch: position.epoch, sequence: position.sequence + 1 };
         this.#prefetchWindow = Math.min(this.config.prefetchObjectsMax, this.#prefetchWindow * 2);
         this.#maybeCheckpoint();
@@ -242,7 +250,8 @@ export class Follower {
         resolve();
       };
       this.#wake = done;
-      timer = this.#clock.setTimer(this.config.pollIntervalMs, done);
+      timer = this.#clock.setTimer(this.#idleWaitMs, done);
+      this.#idleWaitMs = Math.min(this.config.pollIntervalMaxMs, this.#idleWaitMs * 2);
     });
   }
 
