@@ -1,7 +1,7 @@
 import { ClusterNode } from '../cluster/node.ts';
 import { ControlStore } from '../cluster/control-store.ts';
 import { rebuildFromChain } from '../cluster/rebuild.ts';
-import { ReplicaTask } from '../cluster/replica-task.ts';
+import { StreamTails } from '../cluster/stream-tails.ts';
 import { ProgressReporter } from '../cluster/progress-reporter.ts';
 import type { PartitionRecord } from '../cluster/node.ts';
 import { Ferry, FerryError, type FerryOptions, type WalOptions } from '../engine/index.ts';
@@ -168,7 +168,17 @@ function clusterNode(options: ClusterOptions, self: BrokerAddress, engine: Ferry
   const prefix = wal.prefix ?? '';
   const stream = engine.wal!.config.stream;
   const control = new ControlStore(options.store, options.prefix ?? '');
-  const replicas = new Map<string, { task: ReplicaTask; reporter: ProgressReporter | null }>();
+  const reporters = new Map<string, ProgressReporter | null>();
+  const tails = new StreamTails({
+    store: wal.store,
+    prefix,
+    clock,
+    random: new SeededRandom(self.nodeId),
+    pollIntervalMs: REPLICA_POLL_INTERVAL_MS,
+    pollIntervalMaxMs: REPLICA_POLL_INTERVAL_MAX_MS,
+    readChain: async (topic, partition) => (await control.read<PartitionRecord>(`partitions/${topic}/${partition}`))?.value.chain ?? [],
+    ...(log === undefined ? {} : { report: log }),
+  });
   const node: ClusterNode = new ClusterNode({
     control,
     self: { ...self, stream, leaseMs: options.leaseMs },
@@ -193,31 +203,33 @@ function clusterNode(options: ClusterOptions, self: BrokerAddress, engine: Ferry
       const reader = new WalReader(wal.store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: (t, p) => t === topic && p === partition }, { clock, random: new SeededRandom(self.nodeId) });
       const sealed = record.chain.slice(0, -1); // the leader sealed them when it took over
       const follower = await engine.adoptPartition(topic, partition, partitions, async (partitionLog) => void (await rebuildFromChain(reader, partitionLog, sealed)), 'follower');
-      const readChain = async () => (await control.read<PartitionRecord>(`partitions/${topic}/${partition}`))?.value.chain ?? record.chain;
       const leaderBroker = node.liveBrokers().find((broker) => broker.nodeId === record.leader);
       const reporter = leaderBroker === undefined ? null : new ProgressReporter(self.nodeId, leaderBroker.host, leaderBroker.port);
       const applied = () => {
         follower.noteApplied();
         reporter?.report(topic, partition, follower.log.logEndOffset);
       };
-      reporter?.report(topic, partition, follower.log.logEndOffset); // what the rebuild brought
-      replicas.set(`${topic}/${partition}`, { task: new ReplicaTask({ reader, log: follower.log, clock, pollIntervalMs: REPLICA_POLL_INTERVAL_MS, pollIntervalMaxMs: REPLICA_POLL_INTERVAL_MAX_MS, readChain, applied, ...(log === undefined ? {} : { report: log }) }, record.chain), reporter });
+      applied(); // what the rebuild brought
+      reporters.set(`${topic}/${partition}`, reporter);
+      tails.follow({ topic, partition, log: follower.log, applied }, record.chain);
+    },
+    async unfollow(topic, partition) {
+      tails.unfollow(topic, partition);
+      reporters.get(`${topic}/${partition}`)?.close();
+      reporters.delete(`${topic}/${partition}`);
+      await engine.releasePartition(topic, partition);
     },
     async forget(topic) {
-      for (const [id, replica] of replicas) {
-        if (!id.startsWith(`${topic}/`)) continue;
-        await replica.task.stop();
-        replica.reporter?.close();
-        replicas.delete(id);
+      for (const id of [...reporters.keys()].filter((key) => key.startsWith(`${topic}/`))) {
+        tails.unfollow(topic, Number(id.slice(topic.length + 1)));
+        reporters.get(id)?.close();
+        reporters.delete(id);
       }
       await engine.deleteTopic(topic).catch(() => {}); // nothing of it was served here
     },
-    async unfollow(topic, partition) {
-      const replica = replicas.get(`${topic}/${partition}`);
-      await replica?.task.stop();
-      replica?.reporter?.close();
-      replicas.delete(`${topic}/${partition}`);
-      await engine.releasePartition(topic, partition);
+    stopped() {
+      tails.stopAll();
+      for (const reporter of reporters.values()) reporter?.close();
     },
     ...(log === undefined ? {} : { log }),
   });

@@ -40,6 +40,8 @@ export interface ClusterNodeOptions {
   unfollow(topic: string, partition: number): Promise<void>;
   /** A topic was deleted: drop what is left of it here. */
   forget(topic: string): Promise<void>;
+  /** The node stops: end whatever follows partitions in the background. */
+  stopped?(): void;
   log?(message: string): void;
 }
 
@@ -83,6 +85,7 @@ export class ClusterNode {
     this.#stopped = true;
     this.#leaseTimer?.cancel();
     this.#scanTimer?.cancel();
+    this.#options.stopped?.();
   }
 
   /** Clears the lease at once (a clean shutdown), so others take over without waiting it out. */

@@ -43,7 +43,7 @@ test('RF 2: acks=all waits for the follower, which rebuilds from the WAL; a cons
   const kafka = new Kafka({ clientId: 'replicas', brokers: brokers.map((b) => `127.0.0.1:${b.port}`), logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   await admin.connect();
-  await admin.createTopics({ topics: [{ topic: 'zoned', numPartitions: 1, replicationFactor: 2 }] });
+  await admin.createTopics({ topics: [{ topic: 'zoned', numPartitions: 1, replicationFactor: 2 }, { topic: 'fanned', numPartitions: 4, replicationFactor: 2 }] });
   let partition = { leader: -1, replicas: [] as number[] };
   for (let i = 0; i < 200 && !(partition.leader > 0 && partition.replicas.length === 2); i++) {
     partition = (await admin.fetchTopicMetadata({ topics: ['zoned'] })).topics[0]!.partitions[0]!;
@@ -74,6 +74,15 @@ test('RF 2: acks=all waits for the follower, which rebuilds from the WAL; a cons
   }
   expect(refused).toBeDefined(); // only the leader takes writes (the client is told NOT_LEADER / redirected)
 
+  // Four partitions over two brokers: each follows the other's two from one reader of its stream.
+  const fanned = kafka.producer();
+  await fanned.connect();
+  for (let i = 0; i < 40; i++) await fanned.send({ topic: 'fanned', acks: -1, messages: [{ partition: i % 4, value: `f-${i}` }] });
+  await fanned.disconnect();
+  const copies = (broker: Broker, p: number) => broker.context.engine.serves('fanned', p) ? broker.context.engine.fetch('fanned', p, 0, { maxBytes: 1 << 20 }).batches.map((b) => Buffer.from(b.bytes).toString('hex')) : null;
+  await until(() => [0, 1, 2, 3].every((p) => brokers.every((b) => copies(b, p)?.length === 10)), 'both copies of every fanned partition');
+  for (const p of [0, 1, 2, 3]) expect(copies(brokers[0]!, p)).toEqual(copies(brokers[1]!, p));
+
   // KIP-392: a consumer in the follower's rack is sent there by the leader.
   const before = requests(follower, 'Fetch');
   const consumer = new Kafka({ clientId: 'zone-b', brokers: [`127.0.0.1:${leader.port}`], logLevel: logLevel.NOTHING }).consumer({ groupId: 'zone-b-readers', rackId: follower.context.rack!, maxWaitTimeInMs: 100 });
@@ -90,7 +99,7 @@ test('RF 2: acks=all waits for the follower, which rebuilds from the WAL; a cons
   await until(() => brokers.every((b) => b.context.topology.topics().has('scratch')), 'the topic to appear');
   await admin.deleteTopics({ topics: ['scratch'] });
   await until(() => brokers.every((b) => !b.context.topology.topics().has('scratch') && !b.context.engine.serves('scratch', 0) && !b.context.engine.serves('scratch', 1)), 'every broker to let it go');
-  expect(await admin.listTopics()).toEqual(['zoned']);
+  expect((await admin.listTopics()).sort()).toEqual(['fanned', 'zoned']);
   await admin.disconnect();
 
   // Without its follower, the leader cannot acknowledge with acks=all (min.insync.replicas 2).

@@ -1,0 +1,158 @@
+import type { PartitionLog } from '../log/partition-log.ts';
+import { applyFrame } from '../replica/apply.ts';
+import type { ObjectStore } from '../store/object-store.ts';
+import { sleep } from '../util/backoff.ts';
+import type { Clock } from '../util/clock.ts';
+import type { Random } from '../util/random.ts';
+import type { StreamId } from '../wal/keys.ts';
+import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../wal/reader.ts';
+
+export interface FollowedPartition {
+  readonly topic: string;
+  readonly partition: number;
+  readonly log: PartitionLog;
+  /** After each applied frame: the follower's high watermark moves, the leader hears of it. */
+  applied(): void;
+}
+
+export interface StreamTailsOptions {
+  readonly store: ObjectStore;
+  readonly prefix: string;
+  readonly clock: Clock;
+  readonly random: Random;
+  /** Wait after finding nothing new; doubles while the stream stays idle, up to pollIntervalMaxMs. */
+  readonly pollIntervalMs: number;
+  readonly pollIntervalMaxMs: number;
+  /** The partition's chain as its control record now has it. */
+  readChain(topic: string, partition: number): Promise<readonly StreamId[]>;
+  report?(message: string): void;
+}
+
+interface Tail {
+  readonly stream: StreamId;
+  /** The next sequence the tail reads. */
+  sequence: number;
+  readonly members: Map<string, FollowedPartition>;
+  /** Partitions waiting to join: caught up on sequences below `sequence` first, between reads. */
+  readonly joining: FollowedPartition[];
+  running: boolean;
+}
+
+/**
+ * The follower side of replication factor > 1 in a cluster: one reader per leader stream, fanning
+ * its objects out to every partition this broker follows from it, so a leader's objects are read
+ * once per following broker, not once per followed partition. A partition joins a tail after
+ * reading, alone, the tail's earlier objects; at a seal it moves to the stream its chain names
+ * next (a new leader).
+ */
+export class StreamTails {
+  readonly #options: StreamTailsOptions;
+  readonly #tails = new Map<string, Tail>();
+
+  constructor(options: StreamTailsOptions) {
+    this.#options = options;
+  }
+
+  /** Starts following a partition in the leader stream that ends its chain (it was rebuilt from the earlier ones). */
+  follow(partition: FollowedPartition, chain: readonly StreamId[]): void {
+    this.#join(chain.at(-1)!, partition);
+  }
+
+  unfollow(topic: string, partition: number): void {
+    const id = memberKey(topic, partition);
+    for (const tail of this.#tails.values()) {
+      tail.members.delete(id);
+      const at = tail.joining.findIndex((p) => memberKey(p.topic, p.partition) === id);
+      if (at >= 0) tail.joining.splice(at, 1);
+      if (tail.members.size === 0 && tail.joining.length === 0) this.#stop(tail);
+    }
+  }
+
+  stopAll(): void {
+    for (const tail of this.#tails.values()) this.#stop(tail);
+  }
+
+  #join(stream: StreamId, partition: FollowedPartition): void {
+    const key = streamKey(stream);
+    let tail = this.#tails.get(key);
+    if (tail === undefined) {
+      tail = { stream, sequence: 0, members: new Map(), joining: [], running: true };
+      this.#tails.set(key, tail);
+      const started = tail;
+      void this.#run(started).catch((error: unknown) => this.#options.report?.(`tail of ${key} stopped: ${String(error)}`));
+    }
+    tail.joining.push(partition);
+  }
+
+  #stop(tail: Tail): void {
+    tail.running = false;
+    this.#tails.delete(streamKey(tail.stream));
+  }
+
+  async #run(tail: Tail): Promise<void> {
+    const { clock, pollIntervalMs, pollIntervalMaxMs } = this.#options;
+    const reader = this.#reader((topic, partition) => tail.members.has(memberKey(topic, partition)));
+    let idleWaitMs = pollIntervalMs;
+    while (tail.running) {
+      await this.#admitJoining(tail);
+      const read = await reader.read(tail.stream, tail.sequence).catch(() => ({ kind: 'absent' as const }));
+      if (!tail.running) break;
+      if (read.kind === 'data') {
+        for (const frame of read.frames) {
+          const member = tail.members.get(memberKey(frame.entry.topic, frame.entry.partition));
+          if (member !== undefined && applyFrame(member.log, frame) > 0) member.applied();
+        }
+        tail.sequence++;
+        idleWaitMs = pollIntervalMs;
+        await new Promise((resolve) => setImmediate(resolve));
+      } else if (read.kind === 'seal') {
+        await this.#moveOnFromSeal(tail);
+        await sleep(clock, idleWaitMs);
+        idleWaitMs = Math.min(pollIntervalMaxMs, idleWaitMs * 2);
+      } else {
+        await sleep(clock, idleWaitMs); // idle streams are probed less and less: each probe is a billed GET
+        idleWaitMs = Math.min(pollIntervalMaxMs, idleWaitMs * 2);
+      }
+    }
+  }
+
+  /** Catches each joining partition up on the objects the tail has already passed, then admits it. */
+  async #admitJoining(tail: Tail): Promise<void> {
+    while (tail.joining.length > 0) {
+      const partition = tail.joining.shift()!;
+      const reader = this.#reader((topic, index) => topic === partition.topic && index === partition.partition);
+      for (let sequence = 0; sequence < tail.sequence; sequence++) {
+        const read = await reader.read(tail.stream, sequence);
+        if (read.kind !== 'data') break;
+        for (const frame of read.frames) if (applyFrame(partition.log, frame) > 0) partition.applied();
+      }
+      tail.members.set(memberKey(partition.topic, partition.partition), partition);
+    }
+  }
+
+  /** The stream is sealed: each member moves to the next stream of its chain once one is recorded. */
+  async #moveOnFromSeal(tail: Tail): Promise<void> {
+    for (const [id, member] of tail.members) {
+      const chain = await this.#options.readChain(member.topic, member.partition);
+      const at = chain.findIndex((s) => streamKey(s) === streamKey(tail.stream));
+      const next = at >= 0 ? chain[at + 1] : undefined;
+      if (next === undefined) continue; // no successor recorded yet: ask again later
+      tail.members.delete(id);
+      this.#join(next, member);
+    }
+    if (tail.members.size === 0 && tail.joining.length === 0) this.#stop(tail);
+  }
+
+  #reader(wants: (topic: string, partition: number) => boolean): WalReader {
+    const { store, prefix, clock, random } = this.#options;
+    return new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants }, { clock, random });
+  }
+}
+
+function streamKey(stream: StreamId): string {
+  return `${stream.writerId}/${stream.epoch}`;
+}
+
+function memberKey(topic: string, partition: number): string {
+  return `${topic}/${partition}`;
+}

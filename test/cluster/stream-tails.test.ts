@@ -1,0 +1,64 @@
+import { expect, test } from 'bun:test';
+import { StreamTails } from '../../src/cluster/stream-tails.ts';
+import { PartitionLog } from '../../src/log/partition-log.ts';
+import { MemoryStore } from '../../src/store/memory.ts';
+import { systemClock } from '../../src/util/clock.ts';
+import { SeededRandom } from '../../src/util/random.ts';
+import type { StreamId } from '../../src/wal/keys.ts';
+import { sealStream } from '../../src/wal/seal.ts';
+import { DEFAULT_WAL_WRITER_CONFIG, WalWriter } from '../../src/wal/writer.ts';
+import { batchOf } from '../support/batches.ts';
+import { tempDir } from '../support/temp-dir.ts';
+
+function writer(store: MemoryStore, stream: StreamId): WalWriter {
+  return new WalWriter(store, { ...DEFAULT_WAL_WRITER_CONFIG, uploadIntervalMs: 1, prefix: 'p', stream }, { clock: systemClock, random: new SeededRandom(1) });
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = performance.now() + 10_000;
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(5);
+  }
+}
+
+test('one tail feeds every followed partition of a stream; a late joiner catches up; at a seal they move to the next leader', async () => {
+  const store = new MemoryStore();
+  const a: StreamId = { writerId: 'a', epoch: 0 };
+  const b: StreamId = { writerId: 'b', epoch: 0 };
+  const chains = new Map<string, StreamId[]>([['t/0', [a]], ['t/1', [a]]]);
+  const tails = new StreamTails({ store, prefix: 'p', clock: systemClock, random: new SeededRandom(2), pollIntervalMs: 1, pollIntervalMaxMs: 5, readChain: async (topic, partition) => chains.get(`${topic}/${partition}`)! });
+  const logs = [0, 1].map(() => PartitionLog.open(tempDir()));
+  const leader = writer(store, a);
+  const offset = [0, 0];
+  const ship = async (wal: WalWriter, partition: number, count: number) => {
+    for (let i = 0; i < count; i++) {
+      const at = offset[partition]!;
+      wal.append({ topic: 't', partition, leaderEpoch: 0, baseOffset: at, lastOffset: at, data: Uint8Array.from(logsLeader[partition]!.append(batchOf(`p${partition}-${at}`), 0).batches[0]!.bytes) });
+      offset[partition] = at + 1;
+    }
+    await wal.flush();
+  };
+  const logsLeader = [0, 1].map(() => PartitionLog.open(tempDir()));
+  tails.follow({ topic: 't', partition: 0, log: logs[0]!, applied: () => {} }, [a]);
+  await ship(leader, 0, 5);
+  await ship(leader, 1, 5);
+  await until(() => logs[0]!.logEndOffset === 5, 'partition 0 on the tail');
+  tails.follow({ topic: 't', partition: 1, log: logs[1]!, applied: () => {} }, [a]); // joins late: catches up alone first
+  await until(() => logs[1]!.logEndOffset === 5, 'the late joiner to catch up');
+  // Leader a is replaced by b: a's stream is sealed, the chains name b next.
+  await sealStream(store, 'p', a, { writerId: 'b', nowMs: 0 });
+  chains.set('t/0', [a, b]);
+  chains.set('t/1', [a, b]);
+  const successor = writer(store, b);
+  await ship(successor, 0, 3);
+  await ship(successor, 1, 3);
+  await until(() => logs[0]!.logEndOffset === 8 && logs[1]!.logEndOffset === 8, 'both partitions to follow b');
+  const reads = store.stats().requests.get;
+  tails.stopAll();
+  for (const [follower, source] of [[logs[0]!, logsLeader[0]!], [logs[1]!, logsLeader[1]!]] as const) {
+    expect(follower.read(0, 1 << 20).batches.map((x) => Buffer.from(x.bytes).toString('hex'))).toEqual(source.read(0, 1 << 20).batches.map((x) => Buffer.from(x.bytes).toString('hex')));
+  }
+  expect(reads).toBeGreaterThan(0);
+  for (const log of [...logs, ...logsLeader]) await log.close();
+});
