@@ -12,6 +12,8 @@ export const REQUEST_BYTES_MAX = 100 * 1024 * 1024;
  */
 export const PIPELINED_REQUESTS_MAX = 64;
 const SIZE_PREFIX_BYTES = 4;
+/** Produce (key 0) is the one API whose requests overlap: each appends at once and waits for its WAL object. */
+const PRODUCE_API_KEY = 0;
 
 /** What a connection does with each request frame; resolves to the response chunks, or null for none (acks=0). */
 export type FrameHandler = (frame: Uint8Array) => Promise<Uint8Array[] | null>;
@@ -34,6 +36,8 @@ export class Connection {
   readonly #frames: Uint8Array[] = [];
   /** Responses in request order, each still being produced. */
   readonly #responses: Promise<Uint8Array[] | null>[] = [];
+  /** Whether every request being handled is a Produce (so another Produce may start). */
+  #onlyProduceInFlight = true;
   #writing = false;
   #closed = false;
   #pendingWrite: Uint8Array | null = null;
@@ -121,9 +125,16 @@ export class Connection {
     return chunk.length;
   }
 
-  /** Starts handling queued frames in order, within the pipelining bound. */
+  /**
+   * Starts handling queued frames in order, within the pipelining bound. Only Produce requests
+   * overlap one another (their appends still happen in arrival order); any other request starts
+   * once everything before it has finished, so a Fetch after a Produce sees what it wrote.
+   */
   #startHandling(): void {
     while (!this.#closed && this.#frames.length > 0 && this.#responses.length < PIPELINED_REQUESTS_MAX) {
+      const produce = isProduce(this.#frames[0]!);
+      if (this.#responses.length > 0 && !(produce && this.#onlyProduceInFlight)) break;
+      this.#onlyProduceInFlight = this.#responses.length === 0 ? produce : this.#onlyProduceInFlight && produce;
       const response = this.#handle(this.#frames.shift()!);
       response.catch(() => {}); // observed in #writeResponses, in order
       this.#responses.push(response);
@@ -178,4 +189,8 @@ export class Connection {
       drained?.();
     }
   }
+}
+
+function isProduce(frame: Uint8Array): boolean {
+  return frame.length >= 2 && ((frame[0]! << 8) | frame[1]!) === PRODUCE_API_KEY;
 }
