@@ -50,14 +50,19 @@ export class ControlStore {
 
   /** The keys under `prefix` (relative to the control root), in no particular order. */
   async list(prefix: string): Promise<string[]> {
-    const keys: string[] = [];
+    return [...(await this.listVersions(prefix)).keys()];
+  }
+
+  /** Every record under `prefix` with its ETag (relative keys, no particular order). */
+  async listVersions(prefix: string): Promise<Map<string, string>> {
+    const versions = new Map<string, string>();
     let token: string | undefined;
     do {
       const page = await this.#store.list(this.#prefix + prefix, token === undefined ? {} : { token });
-      for (const object of page.objects) keys.push(object.key.slice(this.#prefix.length));
+      for (const object of page.objects) versions.set(object.key.slice(this.#prefix.length), object.etag);
       token = page.nextToken;
     } while (token !== undefined);
-    return keys;
+    return versions;
   }
 
   async delete(key: string): Promise<void> {
@@ -78,4 +83,39 @@ export class ControlStore {
 
 function encode(value: unknown): Uint8Array {
   return new TextEncoder().encode(JSON.stringify(value));
+}
+
+/**
+ * The records under a prefix, kept current with one LIST per refresh: only records whose ETag
+ * changed are read again (a scan of 1,000 quiet partitions costs one request, not 1,000 GETs).
+ */
+export class RecordCache<T> {
+  readonly #control: ControlStore;
+  readonly #prefix: string;
+  readonly #records = new Map<string, Versioned<T>>();
+
+  constructor(control: ControlStore, prefix: string) {
+    this.#control = control;
+    this.#prefix = prefix;
+  }
+
+  /** Re-lists the prefix and returns every record, keyed by the part of its key after the prefix. */
+  async refresh(): Promise<ReadonlyMap<string, Versioned<T>>> {
+    const versions = await this.#control.listVersions(this.#prefix);
+    for (const key of this.#records.keys()) if (!versions.has(this.#prefix + key)) this.#records.delete(key);
+    await Promise.all([...versions].map(async ([fullKey, etag]) => {
+      const key = fullKey.slice(this.#prefix.length);
+      if (this.#records.get(key)?.etag === etag) return;
+      const read = await this.#control.read<T>(fullKey);
+      if (read === null) this.#records.delete(key);
+      else this.#records.set(key, read);
+    }));
+    return this.#records;
+  }
+
+  /** Notes a record this process just wrote (its compare-and-swap returned the new version). */
+  note(key: string, record: Versioned<T> | null): void {
+    if (record === null) this.#records.delete(key);
+    else this.#records.set(key, record);
+  }
 }

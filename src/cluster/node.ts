@@ -1,6 +1,6 @@
 import type { Clock, Timer } from '../util/clock.ts';
 import type { StreamId } from '../wal/keys.ts';
-import type { ControlStore, Versioned } from './control-store.ts';
+import { type ControlStore, RecordCache, type Versioned } from './control-store.ts';
 
 export interface BrokerRecord {
   readonly nodeId: number;
@@ -55,6 +55,9 @@ const LEASE_GRACE_FACTOR = 1;
  */
 export class ClusterNode {
   readonly #options: ClusterNodeOptions;
+  readonly #brokerRecords: RecordCache<BrokerRecord>;
+  readonly #topicRecords: RecordCache<TopicRecord>;
+  readonly #partitionRecords: RecordCache<PartitionRecord>;
   #brokers: BrokerRecord[] = [];
   #topics = new Map<string, TopicRecord>();
   readonly #partitions = new Map<string, Versioned<PartitionRecord>>();
@@ -66,6 +69,9 @@ export class ClusterNode {
 
   constructor(options: ClusterNodeOptions) {
     this.#options = options;
+    this.#brokerRecords = new RecordCache(options.control, 'brokers/');
+    this.#topicRecords = new RecordCache(options.control, 'topics/');
+    this.#partitionRecords = new RecordCache(options.control, 'partitions/');
   }
 
   get nodeId(): number {
@@ -125,7 +131,10 @@ export class ClusterNode {
   /** Creates a topic record; false if it exists. Its partitions are claimed on the next scans. */
   async createTopic(name: string, partitions: number, replicationFactor = 1): Promise<boolean> {
     const created = await this.#options.control.create<TopicRecord>(`topics/${name}`, { partitions, replicationFactor });
-    if (created !== null) this.#topics.set(name, created.value);
+    if (created !== null) {
+      this.#topics.set(name, created.value);
+      this.#topicRecords.note(name, created);
+    }
     return created !== null;
   }
 
@@ -134,8 +143,12 @@ export class ClusterNode {
     const topic = await this.#options.control.read<TopicRecord>(`topics/${name}`);
     if (topic === null) return false;
     await this.#options.control.delete(`topics/${name}`);
-    for (let partition = 0; partition < topic.value.partitions; partition++) await this.#options.control.delete(`partitions/${key(name, partition)}`);
+    for (let partition = 0; partition < topic.value.partitions; partition++) {
+      await this.#options.control.delete(`partitions/${key(name, partition)}`);
+      this.#partitionRecords.note(key(name, partition), null);
+    }
     this.#topics.delete(name);
+    this.#topicRecords.note(name, null);
     await this.#forgetDeleted();
     return true;
   }
@@ -156,9 +169,10 @@ export class ClusterNode {
 
   /** [C2]-[C3], [C6]: reads the records, claims what is up for grabs within the fair share, lets go of what was lost. */
   async scan(): Promise<void> {
-    const { control, self, clock } = this.#options;
-    this.#brokers = await readAll<BrokerRecord>(control, 'brokers/');
-    this.#topics = new Map((await readAll<TopicRecord & { name?: string }>(control, 'topics/', true)).map((t) => [t.name!, { partitions: t.partitions, replicationFactor: t.replicationFactor ?? 1 }]));
+    const { self, clock } = this.#options;
+    this.#brokers = [...(await this.#brokerRecords.refresh()).values()].map((record) => record.value);
+    this.#topics = new Map([...(await this.#topicRecords.refresh())].map(([name, record]) => [name, { partitions: record.value.partitions, replicationFactor: record.value.replicationFactor ?? 1 }]));
+    const records = await this.#partitionRecords.refresh();
     await this.#forgetDeleted();
     const live = new Set(this.liveBrokers().map((b) => b.nodeId));
     const total = [...this.#topics.values()].reduce((sum, t) => sum + t.partitions, 0);
@@ -166,7 +180,7 @@ export class ClusterNode {
     for (const [topic, { partitions }] of this.#topics) {
       for (let partition = 0; partition < partitions && !this.#stopped; partition++) {
         const id = key(topic, partition);
-        const current = await control.read<PartitionRecord>(`partitions/${id}`);
+        const current = records.get(id) ?? null;
         if (current !== null) this.#partitions.set(id, current);
         const leader = current?.value.leader;
         if (leader === self.nodeId) {
@@ -192,6 +206,7 @@ export class ClusterNode {
     const won = current === null ? await control.create(`partitions/${id}`, next) : await control.replace(`partitions/${id}`, current, next);
     if (won === null) return; // [C3] someone else claimed it first
     this.#partitions.set(id, won);
+    this.#partitionRecords.note(id, won);
     this.#options.log?.(`claimed ${id} at leader epoch ${next.leaderEpoch} (${nowMs})`);
     await this.#adopt(topic, partition, partitions, next);
   }
@@ -258,14 +273,4 @@ function key(topic: string, partition: number): string {
 
 function isAlive(broker: BrokerRecord, nowMs: number): boolean {
   return nowMs - broker.renewedAtMs <= broker.leaseMs * (1 + LEASE_GRACE_FACTOR) && broker.renewedAtMs > 0;
-}
-
-/** Every record under a prefix; `withName` adds the key's last segment as `name`. */
-async function readAll<T>(control: ControlStore, prefix: string, withName = false): Promise<T[]> {
-  const keys = await control.list(prefix);
-  const records = await Promise.all(keys.map(async (k) => {
-    const read = await control.read<T>(k);
-    return read === null ? null : withName ? { ...read.value, name: k.slice(prefix.length) } : read.value;
-  }));
-  return records.filter((r): r is Awaited<T> & object => r !== null) as T[];
 }

@@ -34,6 +34,12 @@ test('brokers split partitions fairly; when one stops renewing, the other takes 
   await b.scan();
   expect([...served.values()].filter((n) => n === 1).length).toBe(2);
   expect([...served.values()].filter((n) => n === 2).length).toBe(2);
+  await a.scan(); // reads the two records b wrote since a's last scan
+  const before = store.stats().requests;
+  await a.scan(); // nothing changed: one LIST per record prefix, no GET
+  const after = store.stats().requests;
+  expect(after.get - before.get).toBe(0);
+  expect(after.list - before.list).toBe(3);
   const fromA = [...served].find(([, n]) => n === 1)![0];
   a.stop(); // a stops renewing: after two lease periods it is dead to b
   clock.advance(2100);
