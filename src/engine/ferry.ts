@@ -303,13 +303,21 @@ export class Ferry {
     return results;
   }
 
-  /** Reads whole batches from `offset` up to the high watermark. */
+  /**
+   * Reads whole batches from `offset` up to the high watermark. `maxBytes` 0 reads nothing and
+   * only answers the partition's state (a fetch whose response is already full).
+   */
   fetch(topic: string, partition: number, offset: number, options: FetchOptions = {}): FetchResult {
     this.#checkOpen();
     const target = this.#partition(topic, partition);
     target.checkReadable(offset);
     const highWatermark = target.highWatermark;
-    const { batches, logStartOffset } = target.log.read(offset, options.maxBytes ?? FETCH_BYTES_DEFAULT);
+    const maxBytes = options.maxBytes ?? FETCH_BYTES_DEFAULT;
+    if (maxBytes === 0) {
+      if (offset < target.log.logStartOffset) throw new FerryError('OffsetOutOfRange', `offset ${offset} is before the log start ${target.log.logStartOffset} of ${topic}-${partition}`);
+      return { batches: [], highWatermark, logStartOffset: target.log.logStartOffset };
+    }
+    const { batches, logStartOffset } = target.log.read(offset, maxBytes);
     return { batches: batches.filter((batch) => batch.baseOffset < highWatermark), highWatermark, logStartOffset };
   }
 
@@ -443,6 +451,9 @@ export class Ferry {
   async #closeEarlierStreams(options: WalOptions): Promise<Map<string, number>> {
     const { prefix, stream } = this.#wal!.config;
     await sealEarlierEpochs(options.store, prefix, stream.writerId, stream.epoch, this.#clock.nowMs());
+    // Managed partitions are rebuilt from their chains when adopted: what the old streams hold
+    // per partition is not needed, so neither the footer reads nor the periodic checkpoint are.
+    if (this.#options.managedPartitions === true) return new Map();
     const reader = new WalReader(options.store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: () => false }, { clock: this.#clock, random: new SeededRandom(stream.epoch) });
     const ends = await shippedEnds(reader, stream.writerId, stream.epoch, readShippedCheckpoint(this.directory));
     this.#shippedBase = ends;

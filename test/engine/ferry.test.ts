@@ -192,3 +192,13 @@ test('managed partitions: only adopted ones are served, leaders take writes, fol
   await ferry.deleteTopic('m');
   await ferry.close();
 });
+
+test('fetch with maxBytes 0 reads nothing and answers the partition state; out-of-range offsets still fail', async () => {
+  const ferry = await Ferry.open({ directory: tempDir() });
+  ferry.createTopic('t');
+  await ferry.produce('t', [{ value: 'a' }, { value: 'b' }]);
+  expect(ferry.fetch('t', 0, 0, { maxBytes: 0 })).toEqual({ batches: [], highWatermark: 2, logStartOffset: 0 });
+  expect(ferry.fetch('t', 0, 0, { maxBytes: 1 }).batches.length).toBe(1); // any other limit still returns one batch
+  await expectKind(() => ferry.fetch('t', 0, 3, { maxBytes: 0 }), 'OffsetOutOfRange');
+  await ferry.close();
+});

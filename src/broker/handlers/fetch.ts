@@ -28,24 +28,29 @@ function read(context: BrokerContext, request: FetchRequest): FetchResponse {
   const responses = request.topics.map((topic) => ({
     topic: topic.topic,
     partitions: topic.partitions.map((partition): FetchResponsePartition => {
-      const preferred = preferredReadReplica(context, request, topic.topic, partition.partition);
-      if (preferred !== NO_PREFERRED_REPLICA) return { partitionIndex: partition.partition, errorCode: ErrorCode.NONE, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, abortedTransactions: null, preferredReadReplica: preferred, records: [] };
-      const notServed = notServedCode(context, topic.topic, partition.partition);
-      if (notServed !== null) return { partitionIndex: partition.partition, errorCode: notServed, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, abortedTransactions: null, preferredReadReplica: NO_PREFERRED_REPLICA, records: [] };
+      const index = partition.partition;
+      const preferred = preferredReadReplica(context, request, topic.topic, index);
+      if (preferred !== NO_PREFERRED_REPLICA) return partitionResponse(index, ErrorCode.NONE, { preferredReadReplica: preferred });
+      const notServed = notServedCode(context, topic.topic, index);
+      if (notServed !== null) return partitionResponse(index, notServed);
       try {
-        const maxBytes = Math.max(0, Math.min(partition.partitionMaxBytes, budget));
-        const result = context.engine.fetch(topic.topic, partition.partition, partition.fetchOffset, { maxBytes: Math.max(1, maxBytes) });
         // Kafka returns the first batch even past the limits, but only while nothing else filled the response.
-        const batches = budget <= 0 ? [] : result.batches;
-        const size = batches.reduce((sum, batch) => sum + batch.sizeInBytes, 0);
-        budget -= size;
-        return { partitionIndex: partition.partition, errorCode: ErrorCode.NONE, highWatermark: result.highWatermark, lastStableOffset: result.highWatermark, logStartOffset: result.logStartOffset, abortedTransactions: null, preferredReadReplica: NO_PREFERRED_REPLICA, records: batches.map((batch) => batch.bytes) };
+        const maxBytes = budget <= 0 ? 0 : Math.max(1, Math.min(partition.partitionMaxBytes, budget));
+        const result = context.engine.fetch(topic.topic, index, partition.fetchOffset, { maxBytes });
+        budget -= result.batches.reduce((sum, batch) => sum + batch.sizeInBytes, 0);
+        const { highWatermark, logStartOffset } = result;
+        return partitionResponse(index, ErrorCode.NONE, { highWatermark, lastStableOffset: highWatermark, logStartOffset, records: result.batches.map((batch) => batch.bytes) });
       } catch (error) {
-        return { partitionIndex: partition.partition, errorCode: errorCodeOf(error), highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, abortedTransactions: null, preferredReadReplica: NO_PREFERRED_REPLICA, records: [] };
+        return partitionResponse(index, errorCodeOf(error));
       }
     }),
   }));
   return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses };
+}
+
+/** A partition's answer: Kafka's "unknown" values unless given (records empty, never null: old clients misread null). */
+function partitionResponse(partitionIndex: number, errorCode: number, fields: Partial<FetchResponsePartition> = {}): FetchResponsePartition {
+  return { partitionIndex, errorCode, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, abortedTransactions: null, preferredReadReplica: NO_PREFERRED_REPLICA, records: [], ...fields };
 }
 
 /**
@@ -65,7 +70,7 @@ function noteReplicaProgress(context: BrokerContext, request: FetchRequest): Fet
     topic: topic.topic,
     partitions: topic.partitions.map((partition) => {
       context.engine.noteReplicaProgress(topic.topic, partition.partition, `broker-${request.replicaId}`, partition.fetchOffset);
-      return { partitionIndex: partition.partition, errorCode: ErrorCode.NONE, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, abortedTransactions: null, preferredReadReplica: NO_PREFERRED_REPLICA, records: [] };
+      return partitionResponse(partition.partition, ErrorCode.NONE);
     }),
   }));
   return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses };
