@@ -25,6 +25,5 @@ export interface BrokerContext {
   readonly defaultPartitions: number;
 }
 
-/** Kafka's "no leader epoch" / "no timestamp" values. */
-export const NO_EPOCH = -1;
+/** Kafka's "no timestamp" value. */
 export const NO_TIMESTAMP = -1;

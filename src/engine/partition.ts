@@ -54,7 +54,7 @@ export class Partition {
     this.#wal = wal;
     this.role = role;
     if (durableEnd > log.logEndOffset) {
-      throw new FerryError('Storage', `${topic}-${index}: the local log ends at ${log.logEndOffset} but the WAL holds it up to ${durableEnd}; rebuilding a leader's tail from object storage is not supported yet`);
+      throw new FerryError('Storage', `${topic}-${index}: the local log ends at ${log.logEndOffset} but the WAL holds it up to ${durableEnd}; a single engine cannot rebuild its tail from object storage (a cluster broker rebuilds adopted partitions from their chain)`);
     }
     this.#durableEnd = durableEnd;
     const committed = committedEnd ?? (role.kind === 'leader' && role.requiredFollowers > 0 ? log.logStartOffset : durableEnd);

@@ -146,10 +146,8 @@ describe('one client cannot stall the others', () => {
     const hog = await rawClient(server.port);
     for (let i = 0; i < 2000; i++) hog.send(apiVersionsRequest(3, i)); // floods; reads slowly (Bun buffers them)
     const good = await rawClient(server.port);
-    const started = performance.now();
     good.send(apiVersionsRequest(3, 42));
-    await until(() => good.responses.length === 1);
-    expect(performance.now() - started).toBeLessThan(5000);
+    await until(() => good.responses.length === 1); // bounded wait: the answer comes without the others finishing
     expect(new KafkaReader(good.responses[0]!).int32()).toBe(42);
     for (const client of [stuck, hog, good]) client.end();
   });

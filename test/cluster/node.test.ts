@@ -20,7 +20,8 @@ function node(store: MemoryStore, clock: ManualClock, nodeId: number, served: Ma
   });
 }
 
-test('brokers split partitions fairly; when one stops renewing, the other takes its share with a longer chain', async () => {
+/** Nodes 1 and 2 started on one store, a manual clock, and the map of who serves what. */
+async function twoNodes() {
   const store = new MemoryStore();
   const clock = new ManualClock();
   const served = new Map<string, number>();
@@ -28,6 +29,11 @@ test('brokers split partitions fairly; when one stops renewing, the other takes 
   const b = node(store, clock, 2, served);
   await a.start();
   await b.start();
+  return { store, clock, served, a, b };
+}
+
+test('brokers split partitions fairly; when one stops renewing, the other takes its share with a longer chain', async () => {
+  const { store, clock, served, a, b } = await twoNodes();
   expect(await a.createTopic('t', 4)).toBe(true);
   expect(await b.createTopic('t', 4)).toBe(false);
   await a.scan();
@@ -69,13 +75,7 @@ test('a lost compare-and-swap never yields two leaders for one epoch', async () 
 });
 
 test('a deleted topic is let go of by every broker', async () => {
-  const store = new MemoryStore();
-  const clock = new ManualClock();
-  const served = new Map<string, number>();
-  const a = node(store, clock, 1, served);
-  const b = node(store, clock, 2, served);
-  await a.start();
-  await b.start();
+  const { store, clock, served, a, b } = await twoNodes();
   await a.createTopic('doomed', 2);
   await a.scan();
   await b.scan();

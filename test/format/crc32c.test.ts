@@ -6,6 +6,7 @@ import {
   crc32cSelection,
   selectedCrc32c,
 } from '../../src/format/crc32c/index.ts';
+import { SeededRandom } from '../../src/util/random.ts';
 import { tsCrc32c } from '../../src/format/crc32c/ts.ts';
 import { WASM_CHUNK_BYTES } from '../../src/format/crc32c/wasm.ts';
 
@@ -30,19 +31,10 @@ function variants(): Variant[] {
   return found;
 }
 
-// Seeded (mulberry32) so a failure replays exactly.
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
-const random = seededRandom(3720);
+// Seeded so a failure replays exactly.
+const seeded = new SeededRandom(3720);
+const random = (): number => seeded.next();
 const randomInt = (below: number): number => Math.floor(random() * below);
 
 function randomBytes(length: number): Uint8Array {

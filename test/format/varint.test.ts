@@ -9,19 +9,11 @@ import {
   writeVarint,
   writeVarlong,
 } from '../../src/format/varint.ts';
+import { SeededRandom } from '../../src/util/random.ts';
 
-// Seeded (mulberry32) so a failure replays exactly.
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
-const random = seededRandom(1176);
+// Seeded so a failure replays exactly.
+const seeded = new SeededRandom(1176);
+const random = (): number => seeded.next();
 
 const INT32_MIN = -0x8000_0000;
 const INT32_MAX = 0x7fff_ffff;

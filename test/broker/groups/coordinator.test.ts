@@ -9,6 +9,15 @@ function joinRequest(memberId = '', clientId = 'c', protocols = ['range', 'round
   return { groupId: 'g', memberId, clientId, sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 5_000, protocolType: 'consumer', protocols: protocols.map((name) => ({ name, metadata: bytes(`${clientId}:${name}`) })) };
 }
 
+/** Two members a and b joined and synced: a stable group at generation 1. */
+async function stableGroupOfTwo(clock: ManualClock, coordinator: GroupCoordinator) {
+  const joins = [coordinator.join(joinRequest('', 'a')), coordinator.join(joinRequest('', 'b'))];
+  clock.advance(INITIAL_REBALANCE_DELAY_MS);
+  const [joinA, joinB] = await Promise.all(joins);
+  await Promise.all([coordinator.sync('g', 1, joinA!.memberId, []), coordinator.sync('g', 1, joinB!.memberId, [])]);
+  return { joinA: joinA!, joinB: joinB! };
+}
+
 async function settle(): Promise<void> {
   for (let i = 0; i < 5; i++) await Promise.resolve();
 }
@@ -40,13 +49,10 @@ describe('GroupCoordinator', () => {
   test('a leave starts a rebalance: heartbeats say so, the rejoin completes generation 2', async () => {
     const clock = new ManualClock();
     const coordinator = new GroupCoordinator(clock);
-    const first = [coordinator.join(joinRequest('', 'a')), coordinator.join(joinRequest('', 'b'))];
-    clock.advance(INITIAL_REBALANCE_DELAY_MS);
-    const [joinA, joinB] = await Promise.all(first);
-    await Promise.all([coordinator.sync('g', 1, joinA!.memberId, []), coordinator.sync('g', 1, joinB!.memberId, [])]);
-    expect(coordinator.leave('g', joinB!.memberId)).toBe(ErrorCode.NONE);
-    expect(coordinator.heartbeat('g', 1, joinA!.memberId)).toBe(ErrorCode.REBALANCE_IN_PROGRESS);
-    const rejoin = await coordinator.join(joinRequest(joinA!.memberId, 'a'));
+    const { joinA, joinB } = await stableGroupOfTwo(clock, coordinator);
+    expect(coordinator.leave('g', joinB.memberId)).toBe(ErrorCode.NONE);
+    expect(coordinator.heartbeat('g', 1, joinA.memberId)).toBe(ErrorCode.REBALANCE_IN_PROGRESS);
+    const rejoin = await coordinator.join(joinRequest(joinA.memberId, 'a'));
     expect(rejoin.generationId).toBe(2);
     expect(rejoin.members.length).toBe(1);
     coordinator.close();
@@ -55,16 +61,13 @@ describe('GroupCoordinator', () => {
   test('a member that stops heartbeating is removed after its session timeout', async () => {
     const clock = new ManualClock();
     const coordinator = new GroupCoordinator(clock);
-    const first = [coordinator.join(joinRequest('', 'a')), coordinator.join(joinRequest('', 'b'))];
-    clock.advance(INITIAL_REBALANCE_DELAY_MS);
-    const [joinA, joinB] = await Promise.all(first);
-    await Promise.all([coordinator.sync('g', 1, joinA!.memberId, []), coordinator.sync('g', 1, joinB!.memberId, [])]);
+    const { joinA, joinB } = await stableGroupOfTwo(clock, coordinator);
     for (let t = 0; t < 12; t++) {
       clock.advance(1000);
-      coordinator.heartbeat('g', 1, joinA!.memberId); // a keeps heartbeating, b does not
+      coordinator.heartbeat('g', 1, joinA.memberId); // a keeps heartbeating, b does not
     }
-    expect(coordinator.describe('g')!.members).toEqual([joinA!.memberId]);
-    expect(coordinator.heartbeat('g', 1, joinA!.memberId)).toBe(ErrorCode.REBALANCE_IN_PROGRESS);
+    expect(coordinator.describe('g')!.members).toEqual([joinA.memberId]);
+    expect(coordinator.heartbeat('g', 1, joinA.memberId)).toBe(ErrorCode.REBALANCE_IN_PROGRESS);
     coordinator.close();
   });
 
