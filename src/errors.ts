@@ -14,6 +14,7 @@ export type FerryErrorKind =
   | 'InvalidOffsets' // a replica append that leaves a gap or overlaps the log
   | 'Closed' // the engine or log was closed
   | 'Fenced' // a successor sealed this writer's WAL stream; it acknowledges nothing more
+  | 'NotLeader' // a write to a partition this engine only follows
   | 'Locked' // another process holds the log directory
   | 'Storage'; // the filesystem failed underneath us
 

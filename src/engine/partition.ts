@@ -100,7 +100,7 @@ export class Partition {
    * that resolves once the high watermark has passed them (acks=all).
    */
   async append(records: Uint8Array, leaderEpoch: number): Promise<{ baseOffset: number; lastOffset: number; durable: Promise<void> }> {
-    if (this.role.kind !== 'leader') throw new FerryError('InvalidArgument', `${this.topic}-${this.index} is a follower here; produce to its leader`);
+    if (this.role.kind !== 'leader') throw new FerryError('NotLeader', `${this.topic}-${this.index} is a follower here; produce to its leader`);
     const wal = this.#wal;
     if (wal !== null) await wal.reserve(records.length);
     const { baseOffset, lastOffset } = this.log.append(records, leaderEpoch);

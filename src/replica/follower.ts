@@ -160,7 +160,7 @@ export class Follower {
       }
       if (!this.#running) break;
       if (read.kind === 'absent') {
-        await this.#onAbsent(position, fetchedAhead);
+        await this.#onAbsent(fetchedAhead);
       } else if (read.kind === 'seal') {
         this.#position = (await this.#nextEpoch(position)) ?? position;
         if (this.#position === position) await this.#idle();
@@ -197,7 +197,7 @@ export class Follower {
    * and wait. An answer fetched ahead may be stale (the object landed since), so it is asked
    * again at once before waiting.
    */
-  async #onAbsent(position: StreamPosition, fetchedAhead: boolean): Promise<void> {
+  async #onAbsent(fetchedAhead: boolean): Promise<void> {
     this.#stats.polls++;
     this.#prefetchWindow = 1;
     this.#prefetched.clear();

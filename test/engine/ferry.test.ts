@@ -185,7 +185,7 @@ test('managed partitions: only adopted ones are served, leaders take writes, fol
   expect([0, 1, 2].map((p) => ferry.leads('m', p))).toEqual([false, true, false]);
   expect(ferry.enforceRetention()).toBe(0); // partition 0 is a hole here
   expect((await ferry.produce('m', [{ value: 'x' }], { partition: 1 }))[0]!.offset).toBe(0);
-  await expectKind(() => ferry.produce('m', [{ value: 'x' }], { partition: 2 }), 'InvalidArgument');
+  await expectKind(() => ferry.produce('m', [{ value: 'x' }], { partition: 2 }), 'NotLeader');
   await expectKind(() => ferry.produce('m', [{ value: 'x' }], { partition: 0 }), 'UnknownTopicOrPartition');
   await ferry.releasePartition('m', 1);
   expect(ferry.serves('m', 1)).toBe(false);

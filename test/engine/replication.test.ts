@@ -51,7 +51,7 @@ describe('replicated mode (embedded)', () => {
     } catch (error) {
       caught = error;
     }
-    expect(isFerryError(caught, 'InvalidArgument')).toBe(true);
+    expect(isFerryError(caught, 'NotLeader')).toBe(true);
     await primary.close();
     await secondary.close();
   });

@@ -23,7 +23,6 @@ async function producePartition(context: BrokerContext, topic: string, data: Pro
   if (records === null || records.length < RECORD_BATCH_HEADER_BYTES) return failed(data.index, ErrorCode.CORRUPT_MESSAGE);
   const notServed = notServedCode(context, topic, data.index);
   if (notServed !== null) return failed(data.index, notServed);
-  if (!context.engine.leads(topic, data.index)) return failed(data.index, ErrorCode.NOT_LEADER_OR_FOLLOWER); // a read replica here
   const producer = producerFields(records);
   let reservation: SequenceReservation | null = null;
   if (producer.id >= 0) {

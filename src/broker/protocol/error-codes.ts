@@ -62,6 +62,7 @@ export function errorCodeFor(kind: FerryErrorKind): ErrorCode {
     case 'InvalidOffsets':
       return ErrorCode.INVALID_REQUEST;
     case 'Fenced':
+    case 'NotLeader':
       return ErrorCode.NOT_LEADER_OR_FOLLOWER;
     case 'Storage':
     case 'CorruptObject':
