@@ -15,6 +15,8 @@ export type FerryErrorKind =
   | 'Closed' // the engine or log was closed
   | 'Fenced' // a successor sealed this writer's WAL stream; it acknowledges nothing more
   | 'NotLeader' // a write to a partition this engine only follows
+  | 'FencedLeaderEpoch' // the caller's leader epoch is older than the partition's (KIP-320): it refreshes its metadata
+  | 'UnknownLeaderEpoch' // the caller's leader epoch is newer than this broker knows (KIP-320): it retries
   | 'Locked' // another process holds the log directory
   | 'Storage'; // the filesystem failed underneath us
 

@@ -27,6 +27,7 @@ import { listOffsetsCodec } from './apis/list-offsets.ts';
 import { metadataCodec } from './apis/metadata.ts';
 import { offsetCommitCodec } from './apis/offset-commit.ts';
 import { offsetFetchCodec } from './apis/offset-fetch.ts';
+import { offsetForLeaderEpochCodec } from './apis/offset-for-leader-epoch.ts';
 import { produceCodec } from './apis/produce.ts';
 import { syncGroupCodec } from './apis/sync-group.ts';
 import type { BrokerContext } from './context.ts';
@@ -37,6 +38,7 @@ import { handleFetch } from './handlers/fetch.ts';
 import { handleHeartbeat, handleJoinGroup, handleLeaveGroup, handleOffsetCommit, handleOffsetFetch, handleSyncGroup } from './handlers/groups.ts';
 import { handleListOffsets } from './handlers/list-offsets.ts';
 import { handleMetadata } from './handlers/metadata.ts';
+import { handleOffsetForLeaderEpoch } from './handlers/offset-for-leader-epoch.ts';
 import { handleProduce } from './handlers/produce.ts';
 import { handleCreateTopics, handleDeleteTopics, handleDescribeConfigs } from './handlers/topics.ts';
 import { ProducerIds } from './producers.ts';
@@ -195,14 +197,14 @@ function clusterNode(options: ClusterOptions, self: BrokerAddress, engine: Ferry
             if (batch.producerId >= 0) producers.appended(key, batch.producerId, batch.producerEpoch, batch.baseSequence, batch.lastOffsetDelta + 1, batch.baseOffset);
           }
         });
-      }, 'leader', node.topics().get(topic)?.replicationFactor ?? 1);
+      }, 'leader', node.topics().get(topic)?.replicationFactor ?? 1, record.leaderEpoch);
       log?.(`serving ${topic}-${partition} up to offset ${engine.offsetFor(topic, partition, -1).offset} (leader epoch ${record.leaderEpoch})`);
     },
     release: (topic, partition) => engine.releasePartition(topic, partition),
     async follow(topic, partition, partitions, record) {
       const reader = new WalReader(wal.store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: (t, p) => t === topic && p === partition }, { clock, random: new SeededRandom(self.nodeId) });
       const sealed = record.chain.slice(0, -1); // the leader sealed them when it took over
-      const follower = await engine.adoptPartition(topic, partition, partitions, async (partitionLog) => void (await rebuildFromChain(reader, partitionLog, sealed)), 'follower');
+      const follower = await engine.adoptPartition(topic, partition, partitions, async (partitionLog) => void (await rebuildFromChain(reader, partitionLog, sealed)), 'follower', 1, record.leaderEpoch);
       const leaderBroker = node.liveBrokers().find((broker) => broker.nodeId === record.leader);
       const reporter = leaderBroker === undefined ? null : new ProgressReporter(self.nodeId, leaderBroker.host, leaderBroker.port);
       const applied = () => {
@@ -278,6 +280,7 @@ function bindings(context: () => BrokerContext): ApiBinding<any, any>[] {
     { codec: createTopicsCodec, handle: (request) => handleCreateTopics(context(), request) },
     { codec: deleteTopicsCodec, handle: (request) => handleDeleteTopics(context(), request) },
     { codec: describeConfigsCodec, handle: (request) => handleDescribeConfigs(context(), request) },
+    { codec: offsetForLeaderEpochCodec, handle: (request) => handleOffsetForLeaderEpoch(context(), request) },
   ];
   router = new Router(table);
   return table;

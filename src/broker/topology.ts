@@ -1,6 +1,9 @@
 import { type Ferry, FerryError } from '../engine/index.ts';
 import type { ClusterNode } from '../cluster/node.ts';
 
+/** Kafka's leader epoch of a partition without a leader. */
+const NO_LEADER_EPOCH = -1;
+
 export interface BrokerAddress {
   readonly nodeId: number;
   readonly host: string;
@@ -18,6 +21,8 @@ export interface Topology {
   topics(): ReadonlyMap<string, number>;
   /** The leader's node id, or null while the partition has none. */
   leaderOf(topic: string, partition: number): number | null;
+  /** The leader's epoch (KIP-320), or -1 while the partition has no leader. */
+  leaderEpochOf(topic: string, partition: number): number;
   /** The partition's followers (replication factor > 1); empty for a single broker. */
   followersOf(topic: string, partition: number): BrokerAddress[];
   /** Creates a topic; false if it exists. -1 replicas: the broker's default. */
@@ -47,6 +52,10 @@ export class SingleBrokerTopology implements Topology {
   leaderOf(topic: string, partition: number): number | null {
     const partitions = this.#engine.topics().find((t) => t.name === topic)?.partitions ?? 0;
     return partition < partitions ? this.#self.nodeId : null;
+  }
+
+  leaderEpochOf(topic: string, partition: number): number {
+    return this.#engine.serves(topic, partition) ? this.#engine.leaderEpoch(topic, partition) : NO_LEADER_EPOCH;
   }
 
   followersOf(): BrokerAddress[] {
@@ -91,6 +100,11 @@ export class ClusterTopology implements Topology {
 
   leaderOf(topic: string, partition: number): number | null {
     return this.#node.leaderOf(topic, partition)?.broker.nodeId ?? null;
+  }
+
+  /** The epoch in the partition's control record: the one its leader claimed it with [C3]. */
+  leaderEpochOf(topic: string, partition: number): number {
+    return this.#node.leaderOf(topic, partition)?.record.leaderEpoch ?? NO_LEADER_EPOCH;
   }
 
   createTopic(name: string, partitions: number, replicationFactor = -1): Promise<boolean> {

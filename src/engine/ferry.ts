@@ -204,9 +204,10 @@ export class Ferry {
   /**
    * Starts serving one partition (managed mode, [C5]) as its leader or as a follower (a read
    * replica fed from the WAL by the caller): its local log is recreated empty and `rebuild` fills
-   * it from the WAL chain; what it holds then is durable already.
+   * it from the WAL chain; what it holds then is durable already. `leaderEpoch` is the epoch the
+   * cluster assigned (its partition record's): requests are checked against it (KIP-320).
    */
-  async adoptPartition(topic: string, index: number, partitionCount: number, rebuild: (log: PartitionLog) => Promise<void>, as: 'leader' | 'follower' = 'leader', replicationFactor = 1): Promise<Partition> {
+  async adoptPartition(topic: string, index: number, partitionCount: number, rebuild: (log: PartitionLog) => Promise<void>, as: 'leader' | 'follower' = 'leader', replicationFactor = 1, leaderEpoch = 0): Promise<Partition> {
     this.#checkOpen();
     validateTopicName(topic);
     if (this.#partitions.get(topic)?.[index] !== undefined) throw new FerryError('InvalidArgument', `${topic}-${index} is already served here`);
@@ -226,7 +227,7 @@ export class Ferry {
     // min.insync.replicas counts the leader and cannot ask for more replicas than the topic has.
     const requiredFollowers = Math.min(this.#options.minInsyncReplicas ?? 1, replicationFactor) - 1;
     const role: PartitionRole = as === 'leader' ? { kind: 'leader', requiredFollowers } : { kind: 'follower' };
-    const partition = new Partition(topic, index, log, as === 'leader' ? this.#wal : null, role, log.logEndOffset, log.logEndOffset);
+    const partition = new Partition(topic, index, log, as === 'leader' ? this.#wal : null, role, log.logEndOffset, log.logEndOffset, leaderEpoch);
     partitions[index] = partition;
     this.#partitions.set(topic, partitions);
     return partition;
@@ -241,6 +242,28 @@ export class Ferry {
   /** Whether this engine leads `topic`-`index` (and so takes produce requests for it). */
   leads(topic: string, index: number): boolean {
     return this.#partitions.get(topic)?.[index]?.role.kind === 'leader';
+  }
+
+  /** The leader epoch `topic`-`index` is served in here: the cluster's assigned one, 0 in the embedded engine. */
+  leaderEpoch(topic: string, index: number): number {
+    return this.#partition(topic, index).leaderEpoch;
+  }
+
+  /**
+   * KIP-320's fencing of a request's current_leader_epoch against the partition's: -1 passes,
+   * older throws FencedLeaderEpoch, newer UnknownLeaderEpoch.
+   */
+  checkLeaderEpoch(topic: string, index: number, currentLeaderEpoch: number): void {
+    this.#partition(topic, index).checkLeaderEpoch(currentLeaderEpoch);
+  }
+
+  /**
+   * OffsetForLeaderEpoch from the log's leader-epoch cache: the largest epoch <= `epoch` and where
+   * it ended (the start of the next larger epoch; the log end offset for the current epoch);
+   * -1 and -1 for an epoch newer than any, or -1.
+   */
+  endOffsetForLeaderEpoch(topic: string, index: number, epoch: number): { leaderEpoch: number; endOffset: number } {
+    return this.#partition(topic, index).endOffsetForLeaderEpoch(epoch);
   }
 
   /** Stops serving a partition (managed mode, [C6]): another broker leads it now. */
@@ -363,13 +386,14 @@ export class Ferry {
   }
 
   /** Kafka's ListOffsets: -2 the earliest offset, -1 the latest (high watermark), else the first at or after a time. */
-  offsetFor(topic: string, partition: number, timestamp: number): { offset: number; timestamp: number } {
+  /** With the leader epoch of the answer, as Kafka gives it: the current one for the latest, else the one that wrote the offset. */
+  offsetFor(topic: string, partition: number, timestamp: number): { offset: number; timestamp: number; leaderEpoch: number } {
     const target = this.#partition(topic, partition);
-    if (timestamp === LATEST_TIMESTAMP) return { offset: target.highWatermark, timestamp: -1 };
-    if (timestamp === EARLIEST_TIMESTAMP) return { offset: target.log.logStartOffset, timestamp: -1 };
+    if (timestamp === LATEST_TIMESTAMP) return { offset: target.highWatermark, timestamp: -1, leaderEpoch: target.leaderEpoch };
+    if (timestamp === EARLIEST_TIMESTAMP) return { offset: target.log.logStartOffset, timestamp: -1, leaderEpoch: target.epochAt(target.log.logStartOffset) };
     const offset = target.log.offsetForTimestamp(timestamp);
-    if (offset === null || offset >= target.highWatermark) return { offset: -1, timestamp: -1 };
-    return { offset, timestamp };
+    if (offset === null || offset >= target.highWatermark) return { offset: -1, timestamp: -1, leaderEpoch: -1 };
+    return { offset, timestamp, leaderEpoch: target.epochAt(offset) };
   }
 
   /** Removes a topic and its partitions' logs. */

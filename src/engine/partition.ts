@@ -2,6 +2,7 @@ import { FerryError } from '../errors.ts';
 import type { RecordBatch } from '../format/record-batch.ts';
 import { assert } from '../util/assert.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
+import { type EpochEndOffset, endOffsetForEpoch, UNDEFINED_EPOCH } from '../log/epoch-end-offset.ts';
 import { followerHighWatermark, leaderHighWatermark } from '../replica/high-watermark.ts';
 import type { WalWriter } from '../wal/writer.ts';
 
@@ -38,6 +39,11 @@ export class Partition {
   readonly index: number;
   readonly log: PartitionLog;
   readonly role: PartitionRole;
+  /**
+   * The leader epoch this replica serves in (KIP-320): the one the cluster assigned when this
+   * broker adopted the partition as leader or follower; 0 in the embedded engine.
+   */
+  readonly leaderEpoch: number;
   readonly #wal: WalWriter | null;
   #durableEnd: number;
   readonly #followerEnds = new Map<string, number>();
@@ -47,12 +53,14 @@ export class Partition {
 
   /** `durableEnd`: where the log is durable from before (the WAL's end for it, or the log end without a WAL). */
   /** `committedEnd`: where the high watermark may start (a partition rebuilt from sealed WAL streams is committed whole). */
-  constructor(topic: string, index: number, log: PartitionLog, wal: WalWriter | null, role: PartitionRole, durableEnd = log.logEndOffset, committedEnd?: number) {
+  constructor(topic: string, index: number, log: PartitionLog, wal: WalWriter | null, role: PartitionRole, durableEnd = log.logEndOffset, committedEnd?: number, leaderEpoch = 0) {
+    assert(Number.isSafeInteger(leaderEpoch) && leaderEpoch >= 0 && leaderEpoch <= 0x7fffffff, `${topic}-${index}: leader epoch ${leaderEpoch} is not a non-negative int32`);
     this.topic = topic;
     this.index = index;
     this.log = log;
     this.#wal = wal;
     this.role = role;
+    this.leaderEpoch = leaderEpoch;
     if (durableEnd > log.logEndOffset) {
       throw new FerryError('Storage', `${topic}-${index}: the local log ends at ${log.logEndOffset} but the WAL holds it up to ${durableEnd}; a single engine cannot rebuild its tail from object storage (a cluster broker rebuilds adopted partitions from their chain)`);
     }
@@ -156,6 +164,36 @@ export class Partition {
   /** Wakes every waiter; used at close, after which reads fail with Closed. */
   wakeAll(): void {
     for (const waiter of this.#waiters.splice(0)) waiter.resolve();
+  }
+
+  /**
+   * Kafka's check of a request's current_leader_epoch (KIP-320): -1 skips it; an older epoch
+   * than this replica's is FencedLeaderEpoch (the client's metadata is stale), a newer one
+   * UnknownLeaderEpoch (this replica has not heard of the new leader yet).
+   */
+  checkLeaderEpoch(currentLeaderEpoch: number): void {
+    if (currentLeaderEpoch === UNDEFINED_EPOCH || currentLeaderEpoch === this.leaderEpoch) return;
+    const [kind, relation] = currentLeaderEpoch < this.leaderEpoch ? ['FencedLeaderEpoch', 'older than'] as const : ['UnknownLeaderEpoch', 'newer than'] as const;
+    throw new FerryError(kind, `leader epoch ${currentLeaderEpoch} is ${relation} ${this.topic}-${this.index}'s epoch ${this.leaderEpoch}`);
+  }
+
+  /**
+   * OffsetForLeaderEpoch: where `epoch` ended in this log. The current epoch counts as starting
+   * at the log end when it wrote nothing yet, as Kafka's leader records it on election.
+   */
+  endOffsetForLeaderEpoch(epoch: number): EpochEndOffset {
+    const written = this.log.leaderEpochs;
+    const latest = written.at(-1)?.epoch ?? UNDEFINED_EPOCH;
+    const entries = this.leaderEpoch > latest ? [...written, { epoch: this.leaderEpoch, startOffset: this.log.logEndOffset }] : written;
+    return endOffsetForEpoch(entries, epoch, this.log);
+  }
+
+  /** The epoch that wrote `offset`, the current one from the log end on; -1 when none did. */
+  epochAt(offset: number): number {
+    if (offset >= this.log.logEndOffset) return this.leaderEpoch;
+    let epoch = UNDEFINED_EPOCH;
+    for (const entry of this.log.leaderEpochs) if (entry.startOffset <= offset) epoch = entry.epoch;
+    return epoch;
   }
 
   checkReadable(offset: number): void {

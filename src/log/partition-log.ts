@@ -9,7 +9,7 @@ import { writeFileAtomicSync } from '../util/files.ts';
 import { type LogConfig, resolveLogConfig } from './config.ts';
 import { DirLock } from './dir-lock.ts';
 import { GroupCommit } from './group-commit.ts';
-import { LEADER_EPOCH_CHECKPOINT_FILE, LeaderEpochCache } from './leader-epoch-cache.ts';
+import { type EpochEntry, LEADER_EPOCH_CHECKPOINT_FILE, LeaderEpochCache } from './leader-epoch-cache.ts';
 import { scanSegment } from './recovery.ts';
 import { LogSegment, parseSegmentFileName } from './segment.ts';
 
@@ -120,6 +120,11 @@ export class PartitionLog {
 
   get latestEpoch(): number {
     return this.#epochs.latestEpoch;
+  }
+
+  /** Which leader epoch wrote from which offset on, oldest first (the leader-epoch checkpoint). */
+  get leaderEpochs(): readonly EpochEntry[] {
+    return this.#epochs.entries;
   }
 
   get sizeBytes(): number {

@@ -29,11 +29,13 @@ function read(context: BrokerContext, request: FetchRequest): FetchResponse {
     topic: topic.topic,
     partitions: topic.partitions.map((partition): FetchResponsePartition => {
       const index = partition.partition;
-      const preferred = preferredReadReplica(context, request, topic.topic, index);
-      if (preferred !== NO_PREFERRED_REPLICA) return partitionResponse(index, ErrorCode.NONE, { preferredReadReplica: preferred });
       const notServed = notServedCode(context, topic.topic, index);
       if (notServed !== null) return partitionResponse(index, notServed);
       try {
+        // KIP-320: a stale or future current_leader_epoch is refused before any redirect or read, as Kafka does.
+        context.engine.checkLeaderEpoch(topic.topic, index, partition.currentLeaderEpoch);
+        const preferred = preferredReadReplica(context, request, topic.topic, index);
+        if (preferred !== NO_PREFERRED_REPLICA) return partitionResponse(index, ErrorCode.NONE, { preferredReadReplica: preferred });
         // Kafka returns the first batch even past the limits, but only while nothing else filled the response.
         const maxBytes = budget <= 0 ? 0 : Math.max(1, Math.min(partition.partitionMaxBytes, budget));
         const result = context.engine.fetch(topic.topic, index, partition.fetchOffset, { maxBytes });

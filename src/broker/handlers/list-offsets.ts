@@ -3,9 +3,7 @@ import type { BrokerContext } from '../context.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
 import { errorCodeOf, notServedCode } from './errors.ts';
 
-const LEADER_EPOCH = 0;
-
-/** Earliest (-2), latest (-1, the high watermark) or the first offset at or after a timestamp. */
+/** Earliest (-2), latest (-1, the high watermark) or the first offset at or after a timestamp; current_leader_epoch fenced (KIP-320). */
 export function handleListOffsets(context: BrokerContext, request: ListOffsetsRequest): ListOffsetsResponse {
   return {
     throttleTimeMs: 0,
@@ -15,8 +13,9 @@ export function handleListOffsets(context: BrokerContext, request: ListOffsetsRe
         const notServed = notServedCode(context, topic.name, partition.partitionIndex);
         if (notServed !== null) return { partitionIndex: partition.partitionIndex, errorCode: notServed, oldStyleOffsets: [], timestamp: -1, offset: -1, leaderEpoch: -1 };
         try {
-          const { offset, timestamp } = context.engine.offsetFor(topic.name, partition.partitionIndex, partition.timestamp);
-          return { partitionIndex: partition.partitionIndex, errorCode: ErrorCode.NONE, oldStyleOffsets: offset < 0 ? [] : [offset], timestamp, offset, leaderEpoch: LEADER_EPOCH };
+          context.engine.checkLeaderEpoch(topic.name, partition.partitionIndex, partition.currentLeaderEpoch); // KIP-320
+          const { offset, timestamp, leaderEpoch } = context.engine.offsetFor(topic.name, partition.partitionIndex, partition.timestamp);
+          return { partitionIndex: partition.partitionIndex, errorCode: ErrorCode.NONE, oldStyleOffsets: offset < 0 ? [] : [offset], timestamp, offset, leaderEpoch };
         } catch (error) {
           return { partitionIndex: partition.partitionIndex, errorCode: errorCodeOf(error), oldStyleOffsets: [], timestamp: -1, offset: -1, leaderEpoch: -1 };
         }

@@ -5,7 +5,6 @@ import { ErrorCode } from '../protocol/error-codes.ts';
 
 /** "No authorized operations reported" (Kafka's -2^31 sentinel). */
 const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
-const LEADER_EPOCH = 0;
 
 /**
  * Brokers, topics and partition leaders as the topology knows them (one broker, or the cluster's
@@ -47,7 +46,7 @@ async function describeTopic(context: BrokerContext, name: string, allowAutoCrea
     partitions: Array.from({ length: partitions }, (_, partitionIndex) => {
       const leaderId = topology.leaderOf(name, partitionIndex);
       const replicas = leaderId === null ? [] : [leaderId, ...topology.followersOf(name, partitionIndex).map((b) => b.nodeId)];
-      return { errorCode: leaderId === null ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE, partitionIndex, leaderId: leaderId ?? -1, leaderEpoch: LEADER_EPOCH, replicaNodes: replicas, isrNodes: replicas, offlineReplicas: [] };
+      return { errorCode: leaderId === null ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE, partitionIndex, leaderId: leaderId ?? -1, leaderEpoch: topology.leaderEpochOf(name, partitionIndex), replicaNodes: replicas, isrNodes: replicas, offlineReplicas: [] };
     }),
     topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
   };

@@ -38,6 +38,7 @@ export const ErrorCode = {
   KAFKA_STORAGE_ERROR: 56,
   UNKNOWN_PRODUCER_ID: 59,
   FENCED_LEADER_EPOCH: 74,
+  UNKNOWN_LEADER_EPOCH: 76,
   MEMBER_ID_REQUIRED: 79,
   GROUP_ID_NOT_FOUND: 69,
   NON_EMPTY_GROUP: 68,
@@ -64,6 +65,10 @@ export function errorCodeFor(kind: FerryErrorKind): ErrorCode {
     case 'Fenced':
     case 'NotLeader':
       return ErrorCode.NOT_LEADER_OR_FOLLOWER;
+    case 'FencedLeaderEpoch':
+      return ErrorCode.FENCED_LEADER_EPOCH;
+    case 'UnknownLeaderEpoch':
+      return ErrorCode.UNKNOWN_LEADER_EPOCH;
     case 'Storage':
     case 'CorruptObject':
       return ErrorCode.KAFKA_STORAGE_ERROR;

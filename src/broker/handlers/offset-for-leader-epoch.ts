@@ -1,0 +1,34 @@
+import type { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse, OffsetForLeaderEpochResponsePartition } from '../apis/offset-for-leader-epoch.ts';
+import type { BrokerContext } from '../context.ts';
+import { ErrorCode } from '../protocol/error-codes.ts';
+import { errorCodeOf, notServedCode } from './errors.ts';
+
+/** Kafka's replica id of a "debug" consumer (every version before 3): any replica may answer it. */
+const DEBUGGING_REPLICA_ID = -2;
+
+/**
+ * Where each asked-for leader epoch ended, from the leader's epoch cache (KIP-101, KIP-320): a
+ * consumer whose position lies past the answer was truncated by a leader change and resets. As
+ * Kafka does, the current_leader_epoch is fenced first, then only the leader answers (but for a
+ * debugging request).
+ */
+export function handleOffsetForLeaderEpoch(context: BrokerContext, request: OffsetForLeaderEpochRequest): OffsetForLeaderEpochResponse {
+  return {
+    throttleTimeMs: 0,
+    topics: request.topics.map((topic) => ({
+      topic: topic.topic,
+      partitions: topic.partitions.map(({ partition, currentLeaderEpoch, leaderEpoch }): OffsetForLeaderEpochResponsePartition => {
+        const failed = (errorCode: number) => ({ errorCode, partition, leaderEpoch: -1, endOffset: -1 });
+        const notServed = notServedCode(context, topic.topic, partition);
+        if (notServed !== null) return failed(notServed);
+        try {
+          context.engine.checkLeaderEpoch(topic.topic, partition, currentLeaderEpoch);
+          if (request.replicaId !== DEBUGGING_REPLICA_ID && !context.engine.leads(topic.topic, partition)) return failed(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+          return { errorCode: ErrorCode.NONE, partition, ...context.engine.endOffsetForLeaderEpoch(topic.topic, partition, leaderEpoch) };
+        } catch (error) {
+          return failed(errorCodeOf(error));
+        }
+      }),
+    })),
+  };
+}
