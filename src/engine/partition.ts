@@ -167,9 +167,9 @@ export class Partition {
   }
 
   /**
-   * Kafka's check of a request's current_leader_epoch (KIP-320): -1 skips it; an older epoch
-   * than this replica's is FencedLeaderEpoch (the client's metadata is stale), a newer one
-   * UnknownLeaderEpoch (this replica has not heard of the new leader yet).
+   * Kafka's check of a request's current_leader_epoch (KIP-320, docs/cluster-protocol.md [E2]):
+   * -1 skips it; an older epoch than this replica's is FencedLeaderEpoch (the client's metadata
+   * is stale), a newer one UnknownLeaderEpoch (this replica has not heard of the new leader yet).
    */
   checkLeaderEpoch(currentLeaderEpoch: number): void {
     if (currentLeaderEpoch === UNDEFINED_EPOCH || currentLeaderEpoch === this.leaderEpoch) return;
@@ -178,8 +178,8 @@ export class Partition {
   }
 
   /**
-   * OffsetForLeaderEpoch: where `epoch` ended in this log. The current epoch counts as starting
-   * at the log end when it wrote nothing yet, as Kafka's leader records it on election.
+   * OffsetForLeaderEpoch ([E3]): where `epoch` ended in this log. The current epoch counts as
+   * starting at the log end when it wrote nothing yet, as Kafka's leader records it on election.
    */
   endOffsetForLeaderEpoch(epoch: number): EpochEndOffset {
     const written = this.log.leaderEpochs;
