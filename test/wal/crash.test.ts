@@ -3,11 +3,16 @@ import { FileStore } from '../../src/store/file.ts';
 import { decodeWalObject } from '../../src/wal/format.ts';
 import { listEpochs, listSequences } from '../../src/wal/seal.ts';
 import { readLines } from '../support/child-lines.ts';
+import { restoreSyncedState } from '../support/power-loss.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
-/** Reads acknowledgements from the child until `count` arrived, then kills it with SIGKILL. */
-async function runAndKill(directory: string, storeRoot: string, count: number, acknowledgedOffsets: Set<string>): Promise<Map<number, number>> {
-  const child = Bun.spawn([process.execPath, `${import.meta.dir}/../support/wal-crash-writer.ts`, directory, storeRoot], { stdout: 'pipe', stderr: 'inherit' });
+/**
+ * Reads acknowledgements from the child until `count` arrived, then kills it with SIGKILL. With
+ * a `journal`, the child's store records its fsyncs there, and the store's disk is then rebuilt
+ * as a power cut leaves it: a SIGKILL alone keeps the page cache, so it cannot catch a missing fsync.
+ */
+async function runAndKill(directory: string, storeRoot: string, count: number, acknowledgedOffsets: Set<string>, journal?: string): Promise<Map<number, number>> {
+  const child = Bun.spawn([process.execPath, `${import.meta.dir}/../support/wal-crash-writer.ts`, directory, storeRoot, ...(journal === undefined ? [] : [journal])], { stdout: 'pipe', stderr: 'inherit' });
   const acknowledged = new Map<number, number>();
   let seen = 0;
   await readLines(child, (line) => {
@@ -19,16 +24,19 @@ async function runAndKill(directory: string, storeRoot: string, count: number, a
   child.kill('SIGKILL');
   await child.exited;
   expect(seen).toBeGreaterThanOrEqual(count);
+  if (journal !== undefined) restoreSyncedState(journal, storeRoot);
   return acknowledged;
 }
 
-test('SIGKILL at random points: every acknowledged offset is in the WAL streams, once and in order', async () => {
+for (const fault of ['SIGKILL', 'power loss of the store']) {
+test(`${fault} at random points: every acknowledged offset is in the WAL streams, once and in order`, async () => {
   const directory = tempDir();
   const storeRoot = tempDir('ferry-store-');
+  const journal = fault === 'SIGKILL' ? undefined : tempDir('ferry-journal-');
   const acknowledged = new Map<number, number>();
   const acknowledgedOffsets = new Set<string>();
   for (const count of [37, 151, 90]) {
-    for (const [partition, offset] of await runAndKill(directory, storeRoot, count, acknowledgedOffsets)) acknowledged.set(partition, Math.max(acknowledged.get(partition) ?? -1, offset));
+    for (const [partition, offset] of await runAndKill(directory, storeRoot, count, acknowledgedOffsets, journal)) acknowledged.set(partition, Math.max(acknowledged.get(partition) ?? -1, offset));
   }
   const store = await FileStore.open(storeRoot);
   const shipped = new Map<number, number[]>();
@@ -59,4 +67,5 @@ test('SIGKILL at random points: every acknowledged offset is in the WAL streams,
     expect(shipped.get(partition!)!.includes(offset!)).toBe(true);
   }
   await store.close();
-});
+}, 60_000);
+}
