@@ -26,8 +26,6 @@ import type { FileSync } from '../../src/util/file-sync.ts';
 export class PowerLossRecorder implements FileSync {
   readonly root: string;
   readonly journal: string;
-  /** Barriers seen, by kind: a test can check that the code under test called them at all. */
-  readonly counts = { file: 0, directory: 0 };
 
   constructor(root: string, journal: string) {
     this.root = root;
@@ -80,14 +78,12 @@ export class PowerLossRecorder implements FileSync {
   }
 
   #recordFile(fd: number): void {
-    this.counts.file++;
     // The descriptor may be write-only (O_WRONLY temporaries): read the inode through /proc.
     const bytes = readFileSync(`/proc/self/fd/${fd}`);
     writeAtomically(join(this.journal, 'files', inodeKey(fstatSync(fd, { bigint: true }))), bytes);
   }
 
   #recordDirectory(path: string): void {
-    this.counts.directory++;
     const within = relative(this.root, path);
     if (within.startsWith('..')) return; // outside the simulated disk
     const names: Record<string, DurableName> = {};
