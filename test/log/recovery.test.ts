@@ -6,7 +6,7 @@ import { CLEAN_SHUTDOWN_FILE, PartitionLog } from '../../src/log/partition-log.t
 import { LOCK_FILE } from '../../src/log/dir-lock.ts';
 import { batchOf, decode } from '../support/batches.ts';
 import { readLines } from '../support/child-lines.ts';
-import { restoreSyncedState } from '../support/power-loss.ts';
+import { PowerLossRecorder, restoreSyncedState } from '../support/power-loss.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 const ACTIVE = '00000000000000000000.log';
@@ -246,4 +246,31 @@ describe('power loss', () => {
       expect(readdirSync(dir).filter((name) => name.endsWith('.log')).length).toBeGreaterThan(1);
     }, 60_000);
   }
+
+  test('the clean-shutdown marker, removed at open, stays removed: back from the dead it would vouch for a changed file', async () => {
+    const T = 1_700_000_000_000;
+    const root = tempDir();
+    const dir = join(root, 'events-0');
+    const two = batchOf('b', 2, T);
+    let valueBytes = 0;
+    while (batchOf('c', 1, T, valueBytes).length < two.length) valueBytes++;
+    const one = batchOf('c', 1, T, valueBytes); // the size of `two`, one record fewer
+    expect(one.length).toBe(two.length);
+    const config = { flush: { kind: 'per-append' } } as const;
+    const first = PartitionLog.open(dir, { config });
+    first.append(batchOf('a', 2, T), 0);
+    first.append(two, 0);
+    await first.close(); // marker: log end 4 at this file size
+    const journal = tempDir('ferry-journal-');
+    const log = PartitionLog.open(dir, { config, files: new PowerLossRecorder(root, journal) });
+    log.truncateTo(2);
+    log.append(one, 0); // synced: offsets 0-2, the same file size as at the clean shutdown
+    const image = tempDir('ferry-cut-');
+    restoreSyncedState(journal, image);
+    const after = PartitionLog.open(join(image, 'events-0'));
+    expect(after.recovery.cleanShutdown).toBe(false);
+    expect(after.logEndOffset).toBe(3);
+    await after.close();
+    await log.close();
+  });
 });
