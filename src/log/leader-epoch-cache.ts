@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FerryError } from '../errors.ts';
 import { assert } from '../util/assert.ts';
+import { type FileSync, systemFileSync } from '../util/file-sync.ts';
 import { writeFileAtomicSync } from '../util/files.ts';
 
 export const LEADER_EPOCH_CHECKPOINT_FILE = 'leader-epoch-checkpoint';
@@ -21,16 +22,18 @@ export interface EpochEntry {
  */
 export class LeaderEpochCache {
   readonly #path: string;
+  readonly #files: FileSync;
   #entries: EpochEntry[];
 
-  private constructor(path: string, entries: EpochEntry[]) {
+  private constructor(path: string, entries: EpochEntry[], files: FileSync) {
     this.#path = path;
     this.#entries = entries;
+    this.#files = files;
   }
 
-  static open(directory: string): LeaderEpochCache {
+  static open(directory: string, files: FileSync = systemFileSync): LeaderEpochCache {
     const path = join(directory, LEADER_EPOCH_CHECKPOINT_FILE);
-    return new LeaderEpochCache(path, existsSync(path) ? parseCheckpoint(path) : []);
+    return new LeaderEpochCache(path, existsSync(path) ? parseCheckpoint(path) : [], files);
   }
 
   get entries(): readonly EpochEntry[] {
@@ -72,7 +75,7 @@ export class LeaderEpochCache {
 
   #replace(entries: EpochEntry[]): void {
     const lines = [String(CHECKPOINT_FORMAT_VERSION), String(entries.length), ...entries.map((e) => `${e.epoch} ${e.startOffset}`)];
-    writeFileAtomicSync(this.#path, new TextEncoder().encode(`${lines.join('\n')}\n`));
+    writeFileAtomicSync(this.#path, new TextEncoder().encode(`${lines.join('\n')}\n`), this.#files);
     this.#entries = entries;
   }
 }

@@ -1,11 +1,12 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { FerryError } from '../errors.ts';
 import { splitBatches } from '../format/batch-parse.ts';
 import { LOG_OVERHEAD_BYTES, RecordBatch } from '../format/record-batch.ts';
 import { assert } from '../util/assert.ts';
 import { type Clock, systemClock } from '../util/clock.ts';
-import { writeFileAtomicSync } from '../util/files.ts';
+import { type FileSync, systemFileSync } from '../util/file-sync.ts';
+import { makeDirectoriesSync, writeFileAtomicSync } from '../util/files.ts';
 import { type LogConfig, resolveLogConfig } from './config.ts';
 import { DirLock } from './dir-lock.ts';
 import { GroupCommit } from './group-commit.ts';
@@ -27,6 +28,8 @@ const SKIP_WINDOW_BYTES_MIN = 8 * 1024;
 export interface PartitionLogOptions {
   readonly config?: Partial<LogConfig>;
   readonly clock?: Clock;
+  /** Where fsyncs go; node:fs unless a test records them to simulate a power loss. */
+  readonly files?: FileSync;
 }
 
 export interface AppendResult {
@@ -76,9 +79,11 @@ export class PartitionLog {
   readonly #epochs: LeaderEpochCache;
   readonly #segments: LogSegment[];
   readonly #commit: GroupCommit;
+  readonly #files: FileSync;
   #closed = false;
 
-  private constructor(directory: string, config: LogConfig, clock: Clock, lock: DirLock, epochs: LeaderEpochCache, segments: LogSegment[], recovery: RecoveryReport) {
+  private constructor(directory: string, config: LogConfig, clock: Clock, lock: DirLock, epochs: LeaderEpochCache, segments: LogSegment[], recovery: RecoveryReport, files: FileSync) {
+    this.#files = files;
     this.directory = directory;
     this.config = config;
     this.#clock = clock;
@@ -92,13 +97,14 @@ export class PartitionLog {
   /** Opens (creating if needed) the log in `directory`, recovering it after a crash. */
   static open(directory: string, options: PartitionLogOptions = {}): PartitionLog {
     const config = resolveLogConfig(options.config);
-    mkdirSync(directory, { recursive: true });
+    const files = options.files ?? systemFileSync;
+    makeDirectoriesSync(directory, files);
     const lock = DirLock.acquire(directory);
     try {
       const learnEpochs = !existsSync(join(directory, LEADER_EPOCH_CHECKPOINT_FILE));
-      const epochs = LeaderEpochCache.open(directory);
-      const { segments, report } = openSegments(directory, config, epochs, learnEpochs);
-      return new PartitionLog(directory, config, options.clock ?? systemClock, lock, epochs, segments, report);
+      const epochs = LeaderEpochCache.open(directory, files);
+      const { segments, report } = openSegments(directory, config, epochs, learnEpochs, files);
+      return new PartitionLog(directory, config, options.clock ?? systemClock, lock, epochs, segments, report, files);
     } catch (error) {
       lock.release();
       throw error;
@@ -230,7 +236,7 @@ export class PartitionLog {
     if (active.isEmpty) return;
     this.#syncOrFail(active); // a sealed segment is always on disk: recovery scans only the active one
     active.writeIndexes();
-    this.#segments.push(LogSegment.create(this.directory, active.nextOffset, this.config.indexIntervalBytes));
+    this.#segments.push(LogSegment.create(this.directory, active.nextOffset, this.config.indexIntervalBytes, this.#files));
   }
 
   /** Deletes the oldest sealed segments beyond retention.bytes or retention.ms; returns how many. */
@@ -283,7 +289,7 @@ export class PartitionLog {
     if (failure === null) {
       active.flushSync();
       active.writeIndexes();
-      writeCleanShutdown(this.directory, active, this.logEndOffset);
+      writeCleanShutdown(this.directory, active, this.logEndOffset, this.#files);
     }
     for (const segment of this.#segments) segment.close();
     this.#lock.release();
@@ -401,13 +407,13 @@ function readInt64At(bytes: Uint8Array, at: number): number {
 }
 
 /** Lists, opens and (after a crash) recovers the segments of `directory`. */
-function openSegments(directory: string, config: LogConfig, epochs: LeaderEpochCache, learnEpochs: boolean): { segments: LogSegment[]; report: RecoveryReport } {
+function openSegments(directory: string, config: LogConfig, epochs: LeaderEpochCache, learnEpochs: boolean, files: FileSync): { segments: LogSegment[]; report: RecoveryReport } {
   const baseOffsets = readdirSync(directory).map(parseSegmentFileName).filter((offset) => offset !== null).sort((a, b) => a - b);
   if (baseOffsets.length === 0) {
-    return { segments: [LogSegment.create(directory, 0, config.indexIntervalBytes)], report: { cleanShutdown: true, segmentsScanned: 0, truncatedBytes: 0, stopReason: null } };
+    return { segments: [LogSegment.create(directory, 0, config.indexIntervalBytes, files)], report: { cleanShutdown: true, segmentsScanned: 0, truncatedBytes: 0, stopReason: null } };
   }
-  const segments = baseOffsets.map((baseOffset) => LogSegment.open(directory, baseOffset, config.indexIntervalBytes));
-  const clean = readCleanShutdown(directory);
+  const segments = baseOffsets.map((baseOffset) => LogSegment.open(directory, baseOffset, config.indexIntervalBytes, files));
+  const clean = readCleanShutdown(directory, files);
   const scanOptions = { maxBatchBytes: config.maxBatchBytes, epochs, learnEpochs, endOffset: Infinity };
   let scanned = 0;
   let truncatedBytes = 0;
@@ -432,7 +438,7 @@ function openSegments(directory: string, config: LogConfig, epochs: LeaderEpochC
   return { segments, report: { cleanShutdown: clean !== null, segmentsScanned: scanned, truncatedBytes, stopReason } };
 }
 
-function writeCleanShutdown(directory: string, active: LogSegment, logEndOffset: number): void {
+function writeCleanShutdown(directory: string, active: LogSegment, logEndOffset: number, files: FileSync): void {
   const state: CleanShutdownState = {
     logEndOffset,
     activeSizeBytes: active.sizeBytes,
@@ -440,11 +446,11 @@ function writeCleanShutdown(directory: string, active: LogSegment, logEndOffset:
     activeFirstBatchTimestamp: active.firstBatchTimestamp,
     activeLastBatchBaseOffset: active.state.lastBatchBaseOffset,
   };
-  writeFileAtomicSync(join(directory, CLEAN_SHUTDOWN_FILE), new TextEncoder().encode(JSON.stringify(state)));
+  writeFileAtomicSync(join(directory, CLEAN_SHUTDOWN_FILE), new TextEncoder().encode(JSON.stringify(state)), files);
 }
 
 /** Reads and removes the marker: from here on, a crash must trigger recovery. */
-function readCleanShutdown(directory: string): CleanShutdownState | null {
+function readCleanShutdown(directory: string, files: FileSync): CleanShutdownState | null {
   const path = join(directory, CLEAN_SHUTDOWN_FILE);
   if (!existsSync(path)) return null;
   let state: CleanShutdownState | null = null;
@@ -454,6 +460,8 @@ function readCleanShutdown(directory: string): CleanShutdownState | null {
     state = null; // unreadable: recover as after a crash
   }
   unlinkSync(path);
+  // Durably gone: a marker back from the dead after a power loss would vouch for a changed file.
+  files.syncDirectorySync(directory);
   return state;
 }
 

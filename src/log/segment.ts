@@ -1,8 +1,9 @@
-import { closeSync, existsSync, fdatasync, fdatasyncSync, ftruncateSync, fstatSync, openSync, readFileSync, readSync, unlinkSync, writevSync } from 'node:fs';
+import { closeSync, existsSync, ftruncateSync, fstatSync, openSync, readFileSync, readSync, unlinkSync, writevSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RecordBatch } from '../format/record-batch.ts';
 import { FerryError } from '../errors.ts';
 import { assert } from '../util/assert.ts';
+import { type FileSync, systemFileSync } from '../util/file-sync.ts';
 import { writeFileAtomicSync } from '../util/files.ts';
 import { OffsetIndex } from './offset-index.ts';
 import { TimeIndex } from './time-index.ts';
@@ -50,6 +51,7 @@ export class LogSegment {
   readonly baseOffset: number;
   readonly directory: string;
   readonly #fd: number;
+  readonly #files: FileSync;
   readonly #indexIntervalBytes: number;
   #state: SegmentState;
   #offsetIndex: OffsetIndex;
@@ -57,26 +59,32 @@ export class LogSegment {
   #bytesSinceIndexEntry = 0;
   #closed = false;
 
-  private constructor(directory: string, baseOffset: number, fd: number, indexIntervalBytes: number, state: SegmentState) {
+  private constructor(directory: string, baseOffset: number, fd: number, indexIntervalBytes: number, state: SegmentState, files: FileSync) {
     this.directory = directory;
     this.baseOffset = baseOffset;
     this.#fd = fd;
+    this.#files = files;
     this.#indexIntervalBytes = indexIntervalBytes;
     this.#state = state;
     this.#offsetIndex = new OffsetIndex(baseOffset);
     this.#timeIndex = new TimeIndex(baseOffset);
   }
 
-  /** A new, empty segment. Fails if the file exists: segments are never silently replaced. */
-  static create(directory: string, baseOffset: number, indexIntervalBytes: number): LogSegment {
+  /**
+   * A new, empty segment. Fails if the file exists: segments are never silently replaced. The
+   * directory is synced so the new name survives a power loss: fdatasync of the file alone does
+   * not make its name durable, and every batch synced into it would vanish with the name.
+   */
+  static create(directory: string, baseOffset: number, indexIntervalBytes: number, files: FileSync = systemFileSync): LogSegment {
     const fd = openSync(join(directory, segmentFileName(baseOffset, LOG_FILE_SUFFIX)), 'wx+');
-    return new LogSegment(directory, baseOffset, fd, indexIntervalBytes, emptyState(baseOffset));
+    files.syncDirectorySync(directory);
+    return new LogSegment(directory, baseOffset, fd, indexIntervalBytes, emptyState(baseOffset), files);
   }
 
   /** Opens an existing file; its state and indexes come from recovery or `restoreIndexes`. */
-  static open(directory: string, baseOffset: number, indexIntervalBytes: number): LogSegment {
+  static open(directory: string, baseOffset: number, indexIntervalBytes: number, files: FileSync = systemFileSync): LogSegment {
     const fd = openSync(join(directory, segmentFileName(baseOffset, LOG_FILE_SUFFIX)), 'r+');
-    return new LogSegment(directory, baseOffset, fd, indexIntervalBytes, emptyState(baseOffset, fstatSync(fd).size));
+    return new LogSegment(directory, baseOffset, fd, indexIntervalBytes, emptyState(baseOffset, fstatSync(fd).size), files);
   }
 
   get sizeBytes(): number {
@@ -181,15 +189,15 @@ export class LogSegment {
   cutFileToState(): void {
     assert(this.#state.sizeBytes <= this.fileSizeBytes(), `segment ${this.baseOffset} state is past the file's end`);
     ftruncateSync(this.#fd, this.#state.sizeBytes);
-    fdatasyncSync(this.#fd);
+    this.#files.dataSyncSync(this.#fd);
   }
 
   flushSync(): void {
-    fdatasyncSync(this.#fd);
+    this.#files.dataSyncSync(this.#fd);
   }
 
   flush(): Promise<void> {
-    return new Promise((resolve, reject) => fdatasync(this.#fd, (error) => (error ? reject(error) : resolve())));
+    return this.#files.dataSync(this.#fd);
   }
 
   /** Writes both indexes durably; called when the segment is sealed by a roll and at close. */
@@ -198,8 +206,8 @@ export class LogSegment {
       // Kafka's final time-index entry on roll: makes maxTimestamp recoverable from the index.
       this.#timeIndex.append(this.#state.maxTimestamp, this.#state.lastBatchBaseOffset);
     }
-    writeFileAtomicSync(this.#path(INDEX_FILE_SUFFIX), this.#offsetIndex.encode());
-    writeFileAtomicSync(this.#path(TIME_INDEX_FILE_SUFFIX), this.#timeIndex.encode());
+    writeFileAtomicSync(this.#path(INDEX_FILE_SUFFIX), this.#offsetIndex.encode(), this.#files);
+    writeFileAtomicSync(this.#path(TIME_INDEX_FILE_SUFFIX), this.#timeIndex.encode(), this.#files);
   }
 
   /**

@@ -1,9 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { FerryError } from '../errors.ts';
+import { FerryError, isFerryError } from '../errors.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { assert } from '../util/assert.ts';
 import type { Clock, Timer } from '../util/clock.ts';
+import type { FileSync } from '../util/file-sync.ts';
 import { writeFileAtomicSync } from '../util/files.ts';
 import { listEpochs } from '../wal/seal.ts';
 import { applyFrame } from './apply.ts';
@@ -18,7 +19,11 @@ export interface FollowerConfig {
   readonly pollIntervalMaxMs: number;
   /** Objects fetched ahead while catching up; 1 at the tail, where the next one does not exist yet. */
   readonly prefetchObjectsMax: number;
-  /** Save the stream position at most this often (re-applying after a crash is idempotent). */
+  /**
+   * Save the stream position at most this often (re-applying after a crash is idempotent). Each
+   * save first flushes the logs applied since the last one: a checkpoint must never be ahead of
+   * the data it covers.
+   */
   readonly checkpointIntervalMs: number;
 }
 
@@ -72,7 +77,10 @@ export class Follower {
   readonly #target: FollowerTarget;
   readonly #clock: Clock;
   readonly #checkpointPath: string;
+  readonly #files: FileSync | undefined;
   #position: StreamPosition | null;
+  /** Logs applied to since the last checkpoint: flushed before the next one is written. */
+  readonly #unflushed = new Set<PartitionLog>();
   readonly #prefetched = new Map<number, Promise<ObjectRead>>();
   #prefetchWindow = 1;
   #running = false;
@@ -88,7 +96,7 @@ export class Follower {
 
   readonly #observer: FollowerObserver;
 
-  constructor(store: ObjectStore, reader: WalReader, target: FollowerTarget, config: FollowerConfig, deps: { clock: Clock; checkpointPath: string; observer?: FollowerObserver }) {
+  constructor(store: ObjectStore, reader: WalReader, target: FollowerTarget, config: FollowerConfig, deps: { clock: Clock; checkpointPath: string; observer?: FollowerObserver; files?: FileSync }) {
     this.#observer = deps.observer ?? {};
     this.#store = store;
     this.#reader = reader;
@@ -96,6 +104,7 @@ export class Follower {
     this.config = config;
     this.#clock = deps.clock;
     this.#checkpointPath = deps.checkpointPath;
+    this.#files = deps.files;
     this.#position = readCheckpoint(deps.checkpointPath);
     this.#idleWaitMs = config.pollIntervalMs;
   }
@@ -135,7 +144,7 @@ export class Follower {
     this.#running = false;
     this.#wake?.();
     await this.#loop;
-    this.#saveCheckpoint();
+    await this.#saveCheckpoint();
   }
 
   async #run(): Promise<void> {
@@ -170,7 +179,7 @@ export class Follower {
         this.#idleWaitMs = this.config.pollIntervalMs;
         this.#position = { epoch: position.epoch, sequence: position.sequence + 1 };
         this.#prefetchWindow = Math.min(this.config.prefetchObjectsMax, this.#prefetchWindow * 2);
-        this.#maybeCheckpoint();
+        await this.#maybeCheckpoint();
         // Let the rest of the process run between objects: catching up applies many in a row
         // (measured: event-loop stalls of up to 1 s without this).
         await new Promise((resolve) => setImmediate(resolve));
@@ -219,6 +228,7 @@ export class Follower {
     const log = this.#target.log(entry.topic, entry.partition);
     const bytes = applyFrame(log, frame);
     if (bytes === 0) return; // applied before a restart: the checkpoint lags by design
+    this.#unflushed.add(log);
     this.#stats.framesApplied++;
     this.#stats.bytesApplied += bytes;
     this.#target.applied?.(entry.topic, entry.partition, log.logEndOffset, createdMs);
@@ -255,16 +265,40 @@ export class Follower {
     });
   }
 
-  #maybeCheckpoint(): void {
+  async #maybeCheckpoint(): Promise<void> {
     const nowMs = this.#clock.monotonicMs();
     if (nowMs - this.#lastCheckpointMs < this.config.checkpointIntervalMs) return;
     this.#lastCheckpointMs = nowMs;
-    this.#saveCheckpoint();
+    await this.#saveCheckpoint();
   }
 
-  #saveCheckpoint(): void {
-    if (this.#position === null) return;
-    writeFileAtomicSync(this.#checkpointPath, new TextEncoder().encode(JSON.stringify({ writerId: this.config.writerId, ...this.#position })));
+  /**
+   * Saves the position once the data below it is on disk. The other order (the position first)
+   * loses to a power cut: the log forgets what it had not synced, the checkpoint does not, and
+   * on restart the next frame lies past the log's end, a gap the follower never gets past. If a
+   * flush fails the old checkpoint stays, and the logs are flushed again at the next save.
+   */
+  async #saveCheckpoint(): Promise<void> {
+    const position = this.#position;
+    if (position === null) return;
+    const logs = [...this.#unflushed];
+    this.#unflushed.clear();
+    const flushed = await Promise.all(logs.map((log) => flushedOrClosed(log)));
+    if (flushed.includes(false)) {
+      for (const log of logs) this.#unflushed.add(log);
+      return; // the log reports its own failure to whoever appends next
+    }
+    writeFileAtomicSync(this.#checkpointPath, new TextEncoder().encode(JSON.stringify({ writerId: this.config.writerId, ...position })), this.#files);
+  }
+}
+
+/** True once `log` is on disk; a log closed meanwhile (a released partition) was flushed by its close. */
+async function flushedOrClosed(log: PartitionLog): Promise<boolean> {
+  try {
+    await log.flush();
+    return true;
+  } catch (error) {
+    return isFerryError(error, 'Closed');
   }
 }
 

@@ -1,5 +1,6 @@
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { type FileSync, systemFileSync } from '../util/file-sync.ts';
 import { StoreError } from './errors.ts';
 import { multipartEtag } from './etag.ts';
 import { OBJECT_HEADER_BYTES, openObject, writeFully, type OpenObject } from './file-object.ts';
@@ -70,7 +71,7 @@ async function copyBody(from: OpenObject, to: FileHandle, position: number, buff
  * Writes the object the listed parts make into `temporaryPath` (created here, fsynced if `sync`)
  * and returns its ETag. The caller publishes the file and removes the upload.
  */
-export async function assembleUpload(uploadDirectory: string, key: string, parts: readonly UploadedPart[], partBytesMin: number, temporaryPath: string, sync: boolean, header: (etag: string) => Uint8Array): Promise<string> {
+export async function assembleUpload(uploadDirectory: string, key: string, parts: readonly UploadedPart[], partBytesMin: number, temporaryPath: string, sync: boolean, header: (etag: string) => Uint8Array, files: FileSync = systemFileSync): Promise<string> {
   await checkParts(uploadDirectory, key, parts, partBytesMin);
   const etag = multipartEtag(parts.map((part) => part.etag));
   const target = await open(temporaryPath, 'wx');
@@ -86,7 +87,7 @@ export async function assembleUpload(uploadDirectory: string, key: string, parts
         await object.handle.close();
       }
     }
-    if (sync) await target.sync();
+    if (sync) await files.sync(target.fd);
   } finally {
     await target.close();
   }

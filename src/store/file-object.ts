@@ -1,5 +1,6 @@
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import { assert } from '../util/assert.ts';
+import { type FileSync, systemFileSync } from '../util/file-sync.ts';
 import { StoreError } from './errors.ts';
 import { errnoOf } from './fs-errors.ts';
 
@@ -114,11 +115,11 @@ export async function etagAt(path: string): Promise<string | null> {
  * Creates `path` (which must not exist) holding header and chunks, fsynced if `sync`, so that a
  * rename or link publishes only complete, durable bytes. Removes the file if anything fails.
  */
-export async function writeObjectFile(path: string, etag: string, chunks: readonly Uint8Array[], sync: boolean): Promise<void> {
+export async function writeObjectFile(path: string, etag: string, chunks: readonly Uint8Array[], sync: boolean, files: FileSync = systemFileSync): Promise<void> {
   const handle = await open(path, 'wx');
   try {
     await writeAllAt(handle, [encodeHeader(etag), ...chunks], 0);
-    if (sync) await handle.sync();
+    if (sync) await files.sync(handle.fd);
   } catch (error) {
     await handle.close().catch(() => undefined);
     await removeQuietly(path);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { link, mkdir, open, readdir, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
+import { link, mkdir, readdir, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { type FileSync, systemFileSync } from '../util/file-sync.ts';
 import { StoreError } from './errors.ts';
 import { contentEtag } from './etag.ts';
 import { checkFileKey, objectPathOf } from './file-keys.ts';
@@ -21,6 +22,8 @@ export interface FileStoreOptions {
   readonly fsync?: boolean;
   /** How long a write waits for its key's lock held by another process. */
   readonly lockTimeoutMs?: number;
+  /** Where fsyncs go; node:fs unless a test records them to simulate a power loss. */
+  readonly files?: FileSync;
 }
 
 /** The root's four namespaces; objects live only under OBJECTS_DIR, so nothing else is ever listed. */
@@ -59,6 +62,7 @@ export class FileStore implements ObjectStore {
   readonly #locks: KeyLocks;
   readonly #stats = new StatsRecorder();
   readonly #sync: boolean;
+  readonly #files: FileSync;
   readonly #partBytesMin: number;
   readonly #inFlight = new Set<Promise<unknown>>();
   #closed = false;
@@ -70,19 +74,22 @@ export class FileStore implements ObjectStore {
     this.#multipart = join(root, MULTIPART_DIR);
     this.#locks = new KeyLocks(join(root, LOCKS_DIR), options.lockTimeoutMs ?? LOCK_TIMEOUT_MS_DEFAULT);
     this.#sync = options.fsync ?? true;
+    this.#files = options.files ?? systemFileSync;
     this.#partBytesMin = options.multipartPartBytesMin ?? MULTIPART_PART_BYTES_MIN;
   }
 
   /** Opens (creating if needed) a store rooted at `root`, and sweeps what crashed writers left. */
   static async open(root: string, options: FileStoreOptions = {}): Promise<FileStore> {
     const absolute = resolve(root);
+    if (options.multipartPartBytesMin !== undefined && !(options.multipartPartBytesMin >= 1)) throw invalidArgument(undefined, `multipartPartBytesMin must be at least 1, not ${options.multipartPartBytesMin}`);
+    let store: FileStore;
     try {
-      for (const directory of [OBJECTS_DIR, TEMP_DIR, MULTIPART_DIR, LOCKS_DIR]) await mkdir(join(absolute, directory), { recursive: true });
+      store = new FileStore(absolute, options);
+      // Durably: an objects directory lost to a power loss would take every object with it.
+      for (const directory of [OBJECTS_DIR, TEMP_DIR, MULTIPART_DIR]) await store.#makeDirectories(join(absolute, directory));
     } catch (error) {
       throw storeErrorFromFs(error, `open the store directory ${absolute}:`);
     }
-    if (options.multipartPartBytesMin !== undefined && !(options.multipartPartBytesMin >= 1)) throw invalidArgument(undefined, `multipartPartBytesMin must be at least 1, not ${options.multipartPartBytesMin}`);
-    const store = new FileStore(absolute, options);
     await store.#sweepStale(Date.now());
     return store;
   }
@@ -94,7 +101,7 @@ export class FileStore implements ObjectStore {
     return this.#run('put', body.length, `put`, key, async () => {
       const etag = contentEtag(body);
       const temporary = this.#temporaryPath();
-      await writeObjectFile(temporary, etag, [body], this.#sync);
+      await writeObjectFile(temporary, etag, [body], this.#sync, this.#files);
       let renamed = false;
       try {
         renamed = await this.#publish(key, temporary, options ?? {});
@@ -227,7 +234,7 @@ export class FileStore implements ObjectStore {
       const temporary = this.#temporaryPath();
       let renamed = false;
       try {
-        const etag = await assembleUpload(directory, key, parts, this.#partBytesMin, temporary, this.#sync, encodeHeader);
+        const etag = await assembleUpload(directory, key, parts, this.#partBytesMin, temporary, this.#sync, encodeHeader, this.#files);
         renamed = await this.#publish(key, temporary, ifNoneMatch ? { ifNoneMatch: '*' } : {});
         await rm(directory, { recursive: true, force: true });
         return { etag };
@@ -338,17 +345,11 @@ export class FileStore implements ObjectStore {
 
   async #syncDirectory(directory: string): Promise<void> {
     if (!this.#sync) return;
-    let handle;
     try {
-      handle = await open(directory, 'r');
+      await this.#files.syncDirectory(directory);
     } catch (error) {
       if (errnoOf(error) === 'ENOENT') return; // a concurrent delete pruned it: no entry left to make durable
       throw error;
-    }
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
     }
   }
 

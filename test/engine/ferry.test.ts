@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { Ferry, type FerryErrorKind, isFerryError, murmur2, partitionForKey } from '../../src/engine/index.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { decode } from '../support/batches.ts';
+import { settle, settleUntil } from '../support/settle.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 async function expectKind(action: () => unknown, kind: FerryErrorKind): Promise<void> {
@@ -98,7 +99,7 @@ describe('produce and fetch', () => {
     const pending = ferry.produce('t', [{ value: 'a' }]).then(() => (acknowledged = true));
     const unsafe = await ferry.produce('t', [{ value: 'b' }], { acks: 1 });
     expect(unsafe[0]!.offset).toBe(1);
-    await Bun.sleep(10);
+    await settle(); // the clock stands still: the group commit's 100 ms have not passed
     expect(acknowledged).toBe(false);
     expect(ferry.fetch('t', 0, 0).batches).toEqual([]);
     await expectKind(() => ferry.fetch('t', 0, 2), 'OffsetOutOfRange');
@@ -140,7 +141,8 @@ describe('consume', () => {
         if (seen.length === 3) controller.abort();
       }
     })();
-    await Bun.sleep(10);
+    await settleUntil(() => seen.length === 1, 'the existing record');
+    await settle(); // and nothing more, until more is produced
     expect(seen).toEqual(['1:r1']);
     await ferry.produce('t', [{ value: 'r2' }]);
     await ferry.produce('t', [{ value: 'r3' }]);
@@ -157,7 +159,7 @@ describe('consume', () => {
       for await (const record of ferry.consume('t')) out.push(record);
       return out;
     })();
-    await Bun.sleep(5);
+    await settle(); // the consumer is waiting for records when the engine closes
     await ferry.close();
     expect(await consuming).toEqual([]);
   });

@@ -6,9 +6,21 @@ import type { RecordBatch } from '../../src/format/record-batch.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { batchOf, concat, decode } from '../support/batches.ts';
+import { PowerLossRecorder, restoreSyncedState } from '../support/power-loss.ts';
+import { settle } from '../support/settle.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 const T0 = 1_700_000_000_000;
+
+/** The log end of `t-0` on the disk a power cut would leave now (its fsyncs recorded in `journal`). */
+async function logEndAfterPowerCut(journal: string): Promise<number> {
+  const image = tempDir('ferry-cut-');
+  restoreSyncedState(journal, image);
+  const log = PartitionLog.open(join(image, 't-0'));
+  const end = log.logEndOffset;
+  await log.close();
+  return end;
+}
 
 function values(batches: readonly RecordBatch[]): (string | null)[] {
   return batches.flatMap((batch) => [...batch.records()].map((record) => decode(record.value)));
@@ -273,7 +285,7 @@ describe('flush policies', () => {
     const clock = new ManualClock(T0);
     const log = PartitionLog.open(tempDir(), { clock, config: { flush: { kind: 'group', bytes: 2000, ms: 60_000 } } });
     log.append(batchOf('a', 1, T0, 1500), 0);
-    await Bun.sleep(10);
+    await settle();
     expect(log.flushedOffset).toBe(0);
     log.append(batchOf('b', 1, T0, 1500), 0);
     await log.waitForFlush(1);
@@ -282,11 +294,16 @@ describe('flush policies', () => {
   });
 
   test('none: waitForFlush does not wait; close still syncs', async () => {
-    const log = PartitionLog.open(tempDir(), { config: { flush: { kind: 'none' } } });
+    // The fsyncs are recorded, so "has it synced?" is asked of a simulated power cut.
+    const root = tempDir();
+    const journal = tempDir('ferry-journal-');
+    const log = PartitionLog.open(join(root, 't-0'), { clock: new ManualClock(T0), files: new PowerLossRecorder(root, journal), config: { flush: { kind: 'none' } } });
     log.append(batchOf('a'), 0);
-    await log.waitForFlush(0);
+    await log.waitForFlush(0); // returns on a clock that never moves, with nothing synced:
     expect(log.flushedOffset).toBe(0);
+    expect(await logEndAfterPowerCut(journal)).toBe(0); // a power cut now loses the batch
     await log.close();
+    expect(await logEndAfterPowerCut(journal)).toBe(1); // close synced it
   });
 });
 

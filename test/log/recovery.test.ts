@@ -6,6 +6,7 @@ import { CLEAN_SHUTDOWN_FILE, PartitionLog } from '../../src/log/partition-log.t
 import { LOCK_FILE } from '../../src/log/dir-lock.ts';
 import { batchOf, decode } from '../support/batches.ts';
 import { readLines } from '../support/child-lines.ts';
+import { PowerLossRecorder, restoreSyncedState } from '../support/power-loss.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 const ACTIVE = '00000000000000000000.log';
@@ -161,6 +162,21 @@ describe('directory lock', () => {
   });
 });
 
+/** Every offset below the log end is in whole, CRC-valid batches; returns the log end. */
+function expectWholeLog(log: PartitionLog): number {
+  let count = 0;
+  for (let offset = 0; offset < log.logEndOffset; ) {
+    const { batches } = log.read(offset, 1 << 20);
+    for (const batch of batches) {
+      expect(batch.isCrcValid()).toBe(true);
+      count += batch.recordCount;
+    }
+    offset = batches.at(-1)!.nextOffset;
+  }
+  expect(count).toBe(log.logEndOffset);
+  return log.logEndOffset;
+}
+
 describe('killed writer process', () => {
   for (const policy of ['per-append', 'group']) {
     test(`${policy}: every acknowledged offset survives SIGKILL`, async () => {
@@ -193,4 +209,68 @@ describe('killed writer process', () => {
       }
     });
   }
+});
+
+// A SIGKILL keeps the page cache, so the test above passes with fsync removed. Here the writer's
+// fsyncs are recorded, and after the kill the disk is rebuilt as a power cut leaves it: only
+// synced bytes, only names whose directory was synced (power-loss.ts). The log lives one level
+// down, so the directory's own creation must be made durable too.
+describe('power loss', () => {
+  for (const policy of ['per-append', 'group']) {
+    test(`${policy}: every acknowledged offset survives losing every unsynced byte and name`, async () => {
+      const root = tempDir();
+      const journal = tempDir('ferry-journal-');
+      const dir = join(root, 'events-0');
+      let logEnd = 0;
+      for (let round = 0; round < 3; round++) {
+        const writer = `${import.meta.dir}/../support/crash-writer.ts`;
+        const child = Bun.spawn([process.execPath, writer, dir, policy, root, journal], { stdout: 'pipe', stderr: 'inherit' });
+        let acknowledged = -1;
+        const target = 300 + round * 137; // cut at different points in each round; 64 KiB segments roll
+        let acks = 0;
+        await readLines(child, (line) => {
+          acknowledged = Math.max(acknowledged, Number(line.slice(4)));
+          return ++acks < target;
+        });
+        child.kill('SIGKILL');
+        await child.exited;
+        expect(acks).toBeGreaterThanOrEqual(target);
+        restoreSyncedState(journal, root);
+        const log = PartitionLog.open(dir, { config: { segmentBytes: 64 * 1024 } });
+        expect(log.recovery.cleanShutdown).toBe(false);
+        expect(log.logEndOffset).toBeGreaterThan(acknowledged);
+        expect(log.logEndOffset).toBeGreaterThanOrEqual(logEnd); // what the last round's reopen found stayed
+        logEnd = expectWholeLog(log);
+        await log.close();
+      }
+      expect(readdirSync(dir).filter((name) => name.endsWith('.log')).length).toBeGreaterThan(1);
+    }, 60_000);
+  }
+
+  test('the clean-shutdown marker, removed at open, stays removed: back from the dead it would vouch for a changed file', async () => {
+    const T = 1_700_000_000_000;
+    const root = tempDir();
+    const dir = join(root, 'events-0');
+    const two = batchOf('b', 2, T);
+    let valueBytes = 0;
+    while (batchOf('c', 1, T, valueBytes).length < two.length) valueBytes++;
+    const one = batchOf('c', 1, T, valueBytes); // the size of `two`, one record fewer
+    expect(one.length).toBe(two.length);
+    const config = { flush: { kind: 'per-append' } } as const;
+    const first = PartitionLog.open(dir, { config });
+    first.append(batchOf('a', 2, T), 0);
+    first.append(two, 0);
+    await first.close(); // marker: log end 4 at this file size
+    const journal = tempDir('ferry-journal-');
+    const log = PartitionLog.open(dir, { config, files: new PowerLossRecorder(root, journal) });
+    log.truncateTo(2);
+    log.append(one, 0); // synced: offsets 0-2, the same file size as at the clean shutdown
+    const image = tempDir('ferry-cut-');
+    restoreSyncedState(journal, image);
+    const after = PartitionLog.open(join(image, 'events-0'));
+    expect(after.recovery.cleanShutdown).toBe(false);
+    expect(after.logEndOffset).toBe(3);
+    await after.close();
+    await log.close();
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ferry } from '../../src/engine/index.ts';
 import type { LogConfig } from '../../src/log/config.ts';
@@ -7,29 +7,32 @@ import { PartitionLog } from '../../src/log/partition-log.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import { systemClock } from '../../src/util/clock.ts';
+import type { FileSync } from '../../src/util/file-sync.ts';
 import { SeededRandom } from '../../src/util/random.ts';
 import { DEFAULT_FOLLOWER_CONFIG, Follower } from '../../src/replica/follower.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../../src/wal/reader.ts';
+import { PowerLossRecorder, restoreSyncedState } from '../support/power-loss.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 const LOG: Partial<LogConfig> = { segmentBytes: 16 * 1024, flush: { kind: 'none' } };
 
 /** A follower that applies every partition into its own logs under `directory`. */
-function follower(store: ObjectStore, directory: string, writerId = 'leader', wants = (_t: string, _p: number) => true, reading: Partial<typeof DEFAULT_WAL_READER_CONFIG> = {}) {
+function follower(store: ObjectStore, directory: string, writerId = 'leader', wants = (_t: string, _p: number) => true, reading: Partial<typeof DEFAULT_WAL_READER_CONFIG> = {}, disk: { files?: FileSync; checkpointIntervalMs?: number } = {}) {
   const logs = new Map<string, PartitionLog>();
   const target = {
     log(topic: string, partition: number): PartitionLog {
       const key = `${topic}-${partition}`;
       let log = logs.get(key);
       if (log === undefined) {
-        log = PartitionLog.open(join(directory, key), { config: LOG });
+        log = PartitionLog.open(join(directory, key), { config: LOG, files: disk.files });
         logs.set(key, log);
       }
       return log;
     },
   };
   const reader = new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix: 'c', wants, retry: { attempts: 5, baseMs: 1, capMs: 5 }, ...reading }, { clock: systemClock, random: new SeededRandom(7) });
-  const instance = new Follower(store, reader, target, { ...DEFAULT_FOLLOWER_CONFIG, writerId, pollIntervalMs: 2 }, { clock: systemClock, checkpointPath: join(directory, 'follower.checkpoint') });
+  const checkpointIntervalMs = disk.checkpointIntervalMs ?? DEFAULT_FOLLOWER_CONFIG.checkpointIntervalMs;
+  const instance = new Follower(store, reader, target, { ...DEFAULT_FOLLOWER_CONFIG, writerId, pollIntervalMs: 2, checkpointIntervalMs }, { clock: systemClock, checkpointPath: join(directory, 'follower.checkpoint'), files: disk.files });
   return {
     instance,
     logs,
@@ -195,4 +198,41 @@ test('a corrupted object is never applied: the follower waits at it and resumes 
   await until(() => replica.logs.get('events-0')!.logEndOffset === end, 'the follower to resume');
   expect(replica.instance.failure).toBeNull();
   await replica.close();
+});
+
+describe('follower checkpoint and power loss', () => {
+  // Finding 14: the position was saved before the logs it covers were synced. A power cut then
+  // kept the checkpoint and lost the data, and the restarted follower met a gap for good.
+  test('a power cut at any moment leaves the checkpoint no further than the synced logs: a restart catches up without a gap', async () => {
+    const store = new MemoryStore();
+    const ferry = await leader(store, tempDir(), 'leader', 2 * 1024);
+    ferry.createTopic('events', { partitions: 3 });
+    const root = tempDir('ferry-follower-');
+    const journal = tempDir('ferry-journal-');
+    // Logs that never sync on their own (flush 'none') and a checkpoint after every object.
+    const replica = follower(store, root, 'leader', undefined, {}, { files: new PowerLossRecorder(root, journal), checkpointIntervalMs: 0 });
+    replica.instance.start();
+    const random = new SeededRandom(14);
+    const images: string[] = [];
+    for (let cut = 0; cut < 3; cut++) {
+      await produceRandomly(ferry, random, 60);
+      const ends = [0, 1, 2].map((p) => ferry.fetch('events', p, 0).highWatermark);
+      await until(() => [0, 1, 2].every((p) => (replica.logs.get(`events-${p}`)?.logEndOffset ?? 0) >= ends[p]! / 2), `the follower, before cut ${cut}`);
+      // The power goes now, the follower still running: its disk as the cut leaves it.
+      const image = tempDir(`ferry-cut-${cut}-`);
+      restoreSyncedState(journal, image);
+      expect(existsSync(join(image, 'follower.checkpoint'))).toBe(true); // the test saw a checkpoint made durable
+      images.push(image);
+    }
+    const ends = [0, 1, 2].map((p) => ferry.fetch('events', p, 0).highWatermark);
+    await replica.close();
+    for (const image of images) {
+      const restarted = follower(store, image);
+      restarted.instance.start();
+      await until(() => restarted.instance.failure !== null || [0, 1, 2].every((p) => restarted.logs.get(`events-${p}`)?.logEndOffset === ends[p]), `the follower restarted from ${image}`);
+      expect(restarted.instance.failure).toBeNull();
+      await restarted.close();
+    }
+    await ferry.close();
+  });
 });

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { isFerryError } from '../../src/errors.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { isStoreError } from '../../src/store/errors.ts';
-import type { GetOptions, ListOptions, ObjectStore } from '../../src/store/object-store.ts';
+import type { GetOptions, ListOptions, ObjectStore, PutOptions } from '../../src/store/object-store.ts';
 import { ManualClock, systemClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
 import { decodeWalObject } from '../../src/wal/format.ts';
@@ -10,13 +10,9 @@ import { parseWalObjectKey, type StreamId } from '../../src/wal/keys.ts';
 import { listSequences, sealStream } from '../../src/wal/seal.ts';
 import { DEFAULT_WAL_WRITER_CONFIG, WalWriter, type WalWriterConfig } from '../../src/wal/writer.ts';
 import { batchOf } from '../support/batches.ts';
+import { advanceThrough, advanceUntil, settle, settleUntil } from '../support/settle.ts';
 
 const STREAM: StreamId = { writerId: 'leader-1', epoch: 1 };
-
-/** Lets every pending promise continuation run (ManualClock timers resolve promises). */
-async function settle(): Promise<void> {
-  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
-}
 
 /** A reader that retries through injected faults, as a real follower would. */
 function faultTolerant(store: ObjectStore): ObjectStore {
@@ -99,7 +95,7 @@ describe('WalWriter', () => {
     let durable = false;
     const waiting = wal.waitForDurable('t', 0, 0).then(() => (durable = true));
     clock.advance(49);
-    await Bun.sleep(5);
+    await settle();
     expect(durable).toBe(false);
     expect(store.stats().requests.put).toBe(0);
     clock.advance(1);
@@ -163,40 +159,65 @@ describe('WalWriter', () => {
   });
 
   test('a seal racing in-flight uploads lands at the first free slot; later objects lie above it', async () => {
-    const store = new MemoryStore({ latency: 's3-express', seed: 9 });
-    const wal = writer(store, { uploadBytes: 1, maxInFlight: 8 });
+    const store = new MemoryStore();
+    // The writer's puts wait at a gate the test opens, so the seal lands while they are in flight.
+    let open = true;
+    const held: (() => void)[] = [];
+    const put = async (key: string, body: Uint8Array, options?: PutOptions) => {
+      if (!open) await new Promise<void>((resolve) => held.push(resolve));
+      return store.put(key, body, options);
+    };
+    const gated = new Proxy(store, {
+      get: (target, name) => (name === 'put' ? put : typeof Reflect.get(target, name) === 'function' ? Reflect.get(target, name).bind(target) : Reflect.get(target, name)),
+    });
+    const wal = writer(gated, { uploadBytes: 1, maxInFlight: 8 }, new ManualClock());
     const acknowledged: number[] = [];
-    for (let offset = 0; offset < 40; offset++) {
+    const append = (offset: number): void => {
       wal.append({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: offset, lastOffset: offset, data: batchOf(`r${offset}`) });
       wal.waitForDurable('t', 0, offset).then(() => acknowledged.push(offset), () => {});
-      if (offset === 20) await sealStream(store, 'cluster', STREAM, { writerId: 'leader-2', nowMs: 0 });
-    }
-    await Bun.sleep(100);
+    };
+    for (let offset = 0; offset < 10; offset++) append(offset);
+    await settleUntil(() => acknowledged.length === 10, 'the first ten acknowledgements');
+    open = false;
+    for (let offset = 10; offset < 20; offset++) append(offset);
+    await settleUntil(() => held.length === 8, 'eight uploads in flight at the gate');
+    const { sealSequence } = await sealStream(store, 'cluster', STREAM, { writerId: 'leader-2', nowMs: 0 });
+    expect(sealSequence).toBe(10); // the first free slot: the writer's object 10 is still in flight
+    open = true;
+    for (const release of held.splice(0)) release();
+    await settleUntil(() => wal.failure !== null && wal.stats().uploadsInFlight === 0, 'the fencing');
     expect(wal.failure?.kind).toBe('Fenced');
-    const shipped = offsetsByPartition(await readStream(store)).get('t-0') ?? [];
-    // Everything acknowledged is in the stream below the seal, exactly once and in order.
-    expect(shipped.slice(0, acknowledged.length)).toEqual(acknowledged);
-    expect(acknowledged).toEqual(acknowledged.map((_, i) => i));
+    const sequences = await listSequences(store, 'cluster', STREAM);
+    expect(Math.max(...sequences)).toBeGreaterThan(sealSequence); // objects 11.. landed above the seal
+    // Everything acknowledged is in the stream below the seal, exactly once and in order; nothing above it is.
+    expect(acknowledged).toEqual(Array.from({ length: 10 }, (_, i) => i));
+    expect(offsetsByPartition(await readStream(store)).get('t-0')).toEqual(acknowledged);
+    expect(wal.durableOffset('t', 0)).toBe(10);
   });
 
   test('backpressure: reserve waits while the upload buffer is full, memory stays bounded', async () => {
-    const store = new MemoryStore({ latency: 's3-express', seed: 4 });
+    const clock = new ManualClock();
+    const store = new MemoryStore({ latency: 's3-express', seed: 4, clock });
     const frameBytes = batchOf('x', 1, 0, 1000).length;
-    const wal = writer(store, { uploadBytes: 4 * frameBytes, maxInFlight: 1, maxBufferedBytes: 8 * frameBytes });
+    const wal = writer(store, { uploadBytes: 4 * frameBytes, maxInFlight: 1, maxBufferedBytes: 8 * frameBytes }, clock);
     let peak = 0;
     let waited = 0;
     for (let offset = 0; offset < 100; offset++) {
       const data = batchOf(`r${offset}`, 1, 0, 1000);
-      const before = performance.now();
-      await wal.reserve(data.length);
-      if (performance.now() - before > 1) waited++;
+      let reserved = false;
+      const reserving = wal.reserve(data.length).then(() => (reserved = true));
+      await settle();
+      // Not reserved while no time passes: it waits for an upload (store latency) to free the buffer.
+      if (!reserved) waited++;
+      await advanceUntil(clock, () => reserved, `reserve before offset ${offset}`);
+      await reserving;
       wal.append({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: offset, lastOffset: offset, data });
       peak = Math.max(peak, wal.stats().bufferedBytes);
     }
-    await wal.flush();
+    await advanceThrough(clock, wal.flush(), 'the flush');
     expect(waited).toBeGreaterThan(0);
     expect(peak).toBeLessThanOrEqual(8 * frameBytes + 2 * frameBytes);
-    expect(offsetsByPartition(await readStream(store)).get('t-0')?.length).toBe(100);
+    expect(offsetsByPartition(await advanceThrough(clock, readStream(store), 'reading the stream')).get('t-0')?.length).toBe(100);
   });
 
   test('retries are bounded: a store that always fails fails the writer and its waiters', async () => {
@@ -255,9 +276,10 @@ describe('large objects stream as multipart uploads while they fill', () => {
 
   test('parts go up before the object is closed; the object decodes whole', async () => {
     const store = new MemoryStore();
-    const wal = writer(store, { uploadBytes: 16 * MiB, uploadIntervalMs: 60_000, multipartPartBytes: 5 * MiB, maxBufferedBytes: 64 * MiB });
+    // A clock that never moves: the object stays open (no interval) until the flush closes it.
+    const wal = writer(store, { uploadBytes: 16 * MiB, uploadIntervalMs: 60_000, multipartPartBytes: 5 * MiB, maxBufferedBytes: 64 * MiB }, new ManualClock());
     for (let offset = 0; offset < 12; offset++) wal.append({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: offset, lastOffset: offset, data: bigFrame(offset) });
-    await Bun.sleep(20);
+    await settle();
     expect(store.stats().requests.multipartCreate).toBe(1);
     expect(store.stats().requests.uploadPart).toBeGreaterThanOrEqual(1); // while the object is still open
     expect(store.stats().requests.multipartComplete).toBe(0);

@@ -1,0 +1,46 @@
+import { closeSync, fdatasync, fdatasyncSync, fsync, fsyncSync, openSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+
+/**
+ * The durability barriers of Ferry's local files (design contract 8: I/O reaches code through
+ * an injected interface): the one place where bytes written to a file, and names created,
+ * renamed or removed in a directory, are made to survive a power loss. Everything else (open,
+ * write, rename) goes straight to node:fs, because until one of these calls returns, what it
+ * did may vanish anyway. A test implementation records what each barrier covered and can
+ * rebuild the disk as a power cut would leave it (test/support/power-loss.ts).
+ */
+export interface FileSync {
+  /** fsync(2): the file's bytes and metadata written so far survive a power loss. */
+  syncSync(fd: number): void;
+  sync(fd: number): Promise<void>;
+  /** fdatasync(2): the file's bytes (and its size) written so far survive a power loss. */
+  dataSyncSync(fd: number): void;
+  dataSync(fd: number): Promise<void>;
+  /** fsync(2) of a directory: the names created, renamed or removed in it so far survive a power loss. */
+  syncDirectorySync(path: string): void;
+  syncDirectory(path: string): Promise<void>;
+}
+
+/** The operating system's barriers. */
+export const systemFileSync: FileSync = {
+  syncSync: (fd) => fsyncSync(fd),
+  sync: (fd) => new Promise((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve()))),
+  dataSyncSync: (fd) => fdatasyncSync(fd),
+  dataSync: (fd) => new Promise((resolve, reject) => fdatasync(fd, (error) => (error ? reject(error) : resolve()))),
+  syncDirectorySync(path) {
+    const fd = openSync(path, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  },
+  async syncDirectory(path) {
+    const handle = await open(path, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  },
+};
