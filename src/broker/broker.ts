@@ -7,6 +7,7 @@ import type { PartitionRecord } from '../cluster/node.ts';
 import { Ferry, FerryError, type FerryOptions, type WalOptions } from '../engine/index.ts';
 import { splitBatches } from '../format/batch-parse.ts';
 import type { ObjectStore } from '../store/object-store.ts';
+import { checkConditionalWrites } from '../store/conditional-check.ts';
 import { SeededRandom } from '../util/random.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../wal/reader.ts';
 import { ensureSealed } from '../wal/seal.ts';
@@ -70,6 +71,16 @@ export interface BrokerOptions {
   readonly metricsListen?: { readonly host: string; readonly port: number };
   /** Share partitions with other brokers through control records (docs/cluster-protocol.md). */
   readonly cluster?: ClusterOptions;
+  /** Start on stores that ignore conditional writes (single-broker experiments only); checked at start otherwise. */
+  readonly unsafeStore?: boolean;
+  /** Connections open at once; more are closed on arrival (Kafka's max.connections). */
+  readonly maxConnections?: number;
+  /** A connection silent this long with no request in hand is closed (Kafka's connections.max.idle.ms). */
+  readonly connectionsMaxIdleMs?: number;
+  /** Bytes of requests held at once across connections (Kafka's queued.max.request.bytes). */
+  readonly queuedMaxRequestBytes?: number;
+  /** Offsets of a group with no members expire this long after it emptied or they were committed (offsets.retention.minutes). */
+  readonly offsetsRetentionMs?: number;
 }
 
 export interface ClusterOptions {
@@ -112,10 +123,11 @@ export class Broker {
     const clock = options.clock ?? systemClock;
     const metrics = options.engine.metrics ?? new MetricsRegistry();
     if (options.cluster !== undefined && options.engine.wal === undefined) throw new FerryError('InvalidArgument', 'a cluster broker needs a WAL store: its partitions move through it');
+    await checkStores(options, clock);
     const engine = await Ferry.open({ ...options.engine, clock, metrics, managedPartitions: options.cluster !== undefined, ...(options.minInsyncReplicas === undefined ? {} : { minInsyncReplicas: options.minInsyncReplicas }) });
     let context: BrokerContext | undefined;
     const router = new Router(instrument(metrics, clock, bindings(() => context!)));
-    const server = KafkaServer.listen({ hostname: options.listenHost, port: options.listenPort, router, ...(options.log === undefined ? {} : { log: options.log }) });
+    const server = KafkaServer.listen({ hostname: options.listenHost, port: options.listenPort, router, clock, ...definedOnly({ log: options.log, maxConnections: options.maxConnections, connectionsMaxIdleMs: options.connectionsMaxIdleMs, queuedMaxRequestBytes: options.queuedMaxRequestBytes }) });
     const self = { nodeId: options.nodeId, host: options.advertisedHost ?? options.listenHost, port: options.advertisedPort ?? server.port, rack: options.rack ?? null };
     const producers = new ProducerIds(options.engine.directory, options.nodeId);
     const cluster = options.cluster === undefined ? null : clusterNode(options.cluster, self, engine, options.engine.wal!, producers, clock, options.log);
@@ -158,6 +170,28 @@ export class Broker {
     await this.context.engine.close();
     await this.#cluster?.resign().catch(() => {}); // if it fails, the lease simply runs out
   }
+}
+
+/**
+ * Refuses to start on a store that ignores conditional writes (src/store/conditional-check.ts):
+ * the WAL store whenever there is one (its streams are fenced by create-if-absent) and the
+ * cluster's control store (compare-and-swap). `unsafeStore` skips the check, loudly.
+ */
+async function checkStores(options: BrokerOptions, clock: Clock): Promise<void> {
+  const wal = options.engine.wal;
+  if (options.unsafeStore === true) {
+    options.log?.('unsafe store: conditional writes are not checked; fencing and compare-and-swap may not hold (one broker only)');
+    return;
+  }
+  const probeId = `${wal?.writerId ?? `node-${options.nodeId}`}-${clock.nowMs()}`;
+  if (wal !== undefined) await checkConditionalWrites(wal.store, wal.prefix ?? '', probeId, 'WAL');
+  const cluster = options.cluster;
+  if (cluster !== undefined && (cluster.store !== wal?.store || (cluster.prefix ?? '') !== (wal.prefix ?? ''))) await checkConditionalWrites(cluster.store, cluster.prefix ?? '', probeId, 'cluster');
+}
+
+/** The entries whose value is defined (exactOptionalPropertyTypes forbids passing undefined on). */
+function definedOnly<T extends object>(values: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
 }
 
 /**

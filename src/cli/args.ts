@@ -1,7 +1,14 @@
 import { parseArgs } from 'node:util';
 
-/** Bad command-line input: printed without a stack trace, exit code 2. */
-export class CliError extends Error {}
+/** Bad command-line input (exit code 2), or a refusal to run (its own code): printed in one line, without a stack trace. */
+export class CliError extends Error {
+  readonly exitCode: number;
+
+  constructor(message: string, exitCode = 2) {
+    super(message);
+    this.exitCode = exitCode;
+  }
+}
 
 type OptionSpec = { type: 'string' | 'boolean'; short?: string; default?: string | boolean };
 
