@@ -7,6 +7,7 @@ import { DirLock } from '../log/dir-lock.ts';
 import { PartitionLog } from '../log/partition-log.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { type Clock, systemClock, type Timer } from '../util/clock.ts';
+import { isOsError } from '../util/os-error.ts';
 import { SeededRandom } from '../util/random.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
 import { DEFAULT_FOLLOWER_CONFIG, Follower, type FollowerConfig } from '../replica/follower.ts';
@@ -270,12 +271,27 @@ export class Ferry {
     resolveLogConfig({ ...this.#options.log, ...config });
     const topic = { name, partitions, config };
     this.#registry.add(topic);
-    this.#openTopic(topic);
+    try {
+      this.#openTopic(topic);
+    } catch (error) {
+      this.#abandonTopic(name); // e.g. out of file descriptors: the topic is not half there, and a retry can create it
+      throw error;
+    }
     return topic;
   }
 
   topics(): TopicDescription[] {
     return this.#registry.list();
+  }
+
+  /** Undoes a createTopic whose partitions did not all open: closes those that did, forgets the topic. */
+  #abandonTopic(name: string): void {
+    const opened = this.#partitions.get(name) ?? [];
+    this.#partitions.delete(name);
+    this.#registry.remove(name);
+    for (const partition of opened) {
+      void partition.log.close().catch(() => {}).finally(() => rmSync(partition.log.directory, { recursive: true, force: true }));
+    }
   }
 
   /**
@@ -471,7 +487,13 @@ export class Ferry {
       const [topic, partition] = key.split('\u0000');
       return [topic!, Number(partition), end] as const;
     });
-    writeShippedCheckpoint(this.directory, { epoch: wal.config.stream.epoch, sequence: wal.durableSequence, ends: entries });
+    try {
+      writeShippedCheckpoint(this.directory, { epoch: wal.config.stream.epoch, sequence: wal.durableSequence, ends: entries });
+    } catch (error) {
+      // An OS failure (EMFILE, ENOSPC) costs only recovery time: the next start reads more WAL objects.
+      this.#options.metrics?.counter('ferry_engine_checkpoint_failures_total', 'Shipped-offsets checkpoints that could not be written (the next start reads more WAL objects)').add();
+      if (!isOsError(error)) throw error;
+    }
     if (again) this.#checkpointTimer = this.#clock.setTimer(SHIPPED_CHECKPOINT_INTERVAL_MS, () => this.#checkpointShipped(true), true);
   }
 
@@ -594,7 +616,13 @@ export class Ferry {
   #scheduleRetention(): void {
     this.#retentionTimer = this.#clock.setTimer(RETENTION_CHECK_INTERVAL_MS, () => {
       if (this.#closed) return;
-      this.enforceRetention();
+      try {
+        this.enforceRetention();
+      } catch (error) {
+        // An OS failure (EMFILE) postpones retention to the next round; it must not end the process.
+        this.#options.metrics?.counter('ferry_engine_retention_failures_total', 'Retention rounds that failed (retried at the next interval)').add();
+        if (!isOsError(error)) throw error;
+      }
       this.#scheduleRetention();
     }, true);
   }
