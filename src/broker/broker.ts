@@ -32,6 +32,7 @@ import { produceCodec } from './apis/produce.ts';
 import { syncGroupCodec } from './apis/sync-group.ts';
 import type { BrokerContext } from './context.ts';
 import { GroupCoordinator } from './groups/coordinator.ts';
+import { OFFSETS_RETENTION_MINUTES_DEFAULT, OffsetExpiry } from './groups/offset-expiry.ts';
 import { ControlOffsetStore, OffsetStore } from './groups/offset-store.ts';
 import { handleFindCoordinator, handleInitProducerId } from './handlers/coordinator.ts';
 import { handleFetch } from './handlers/fetch.ts';
@@ -102,6 +103,7 @@ const CLUSTER_ID_DEFAULT = 'ferry-cluster';
 const REPLICA_POLL_INTERVAL_MS = 5;
 const REPLICA_POLL_INTERVAL_MAX_MS = 50;
 const DEFAULT_PARTITIONS = 1;
+const MS_PER_MINUTE = 60_000;
 
 /** A Kafka-protocol broker over one Ferry engine: real Kafka clients produce, fetch and form groups. */
 export class Broker {
@@ -110,9 +112,11 @@ export class Broker {
   readonly #server: KafkaServer;
   readonly #metricsServer: Server<undefined> | null;
   readonly #cluster: ClusterNode | null;
+  readonly #offsetExpiry: OffsetExpiry;
 
-  private constructor(context: BrokerContext, server: KafkaServer, metrics: MetricsRegistry, metricsServer: Server<undefined> | null, cluster: ClusterNode | null) {
+  private constructor(context: BrokerContext, server: KafkaServer, metrics: MetricsRegistry, metricsServer: Server<undefined> | null, cluster: ClusterNode | null, offsetExpiry: OffsetExpiry) {
     this.context = context;
+    this.#offsetExpiry = offsetExpiry;
     this.#server = server;
     this.metrics = metrics;
     this.#metricsServer = metricsServer;
@@ -147,8 +151,17 @@ export class Broker {
       defaultPartitions: options.defaultPartitions ?? DEFAULT_PARTITIONS,
     };
     await cluster?.start();
+    const offsetExpiry = new OffsetExpiry({
+      groups: context.groups,
+      offsets: context.offsets,
+      clock,
+      retentionMs: options.offsetsRetentionMs ?? OFFSETS_RETENTION_MINUTES_DEFAULT * MS_PER_MINUTE,
+      coordinates: (group) => context!.topology.coordinatorFor(group)?.nodeId === options.nodeId,
+      ...definedOnly({ log: options.log }),
+    });
+    offsetExpiry.start();
     const metricsServer = options.metricsListen === undefined ? null : serveMetrics(metrics, options.metricsListen.host, options.metricsListen.port);
-    return new Broker(context, server, metrics, metricsServer, cluster);
+    return new Broker(context, server, metrics, metricsServer, cluster, offsetExpiry);
   }
 
   get port(): number {
@@ -165,6 +178,7 @@ export class Broker {
     this.#cluster?.stop();
     this.#server.stop();
     void this.#metricsServer?.stop(true);
+    this.#offsetExpiry.stop();
     this.context.groups.close();
     // Flush the WAL before giving up the lease: a successor seals this stream when it takes over.
     await this.context.engine.close();

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Broker } from '../broker/broker.ts';
 import { CONNECTIONS_MAX_IDLE_MS_DEFAULT, QUEUED_REQUEST_BYTES_MAX_DEFAULT, REQUEST_BYTES_MAX } from '../broker/connection.ts';
-const OFFSETS_RETENTION_MINUTES_DEFAULT = 7 * 24 * 60;
+import { OFFSETS_RETENTION_MINUTES_DEFAULT } from '../broker/groups/offset-expiry.ts';
 import { MAX_CONNECTIONS_DEFAULT } from '../broker/server.ts';
 import { FerryError } from '../errors.ts';
 import { StoreError } from '../store/errors.ts';
@@ -124,6 +124,7 @@ export async function runBroker(args: string[]): Promise<void> {
     maxConnections: positiveInteger('max-connections', settings.maxConnections, MAX_CONNECTIONS_DEFAULT),
     connectionsMaxIdleMs: positiveInteger('connections-max-idle-ms', settings.connectionsMaxIdleMs, CONNECTIONS_MAX_IDLE_MS_DEFAULT),
     queuedMaxRequestBytes,
+    offsetsRetentionMs: positiveInteger('offsets-retention-minutes', settings.offsetsRetentionMinutes, OFFSETS_RETENTION_MINUTES_DEFAULT) * MS_PER_MINUTE,
 
     log: (message) => console.log(message),
     listenHost, listenPort, nodeId,
