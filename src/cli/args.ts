@@ -33,9 +33,10 @@ export function parseCommandArgs(args: string[], options: { [name: string]: Opti
 }
 
 /** A positive integer option, with a clear error otherwise. */
-export function positiveInteger(name: string, text: string | boolean | undefined, fallback: number): number {
+export function positiveInteger(name: string, text: string | number | boolean | undefined, fallback: number): number {
   if (text === undefined) return fallback;
   const value = Number(text);
-  if (typeof text !== 'string' || !Number.isSafeInteger(value) || value <= 0) throw new CliError(`--${name} must be a positive integer, got '${text}'`);
+  // a string from a flag or the environment, or a number from a JSON config file
+  if ((typeof text !== 'string' && typeof text !== 'number') || !Number.isSafeInteger(value) || value <= 0) throw new CliError(`--${name} must be a positive integer, got '${text}'`);
   return value;
 }
