@@ -7,7 +7,6 @@ import type { PartitionRecord } from '../cluster/node.ts';
 import { Ferry, FerryError, type FerryOptions, type WalOptions } from '../engine/index.ts';
 import { splitBatches } from '../format/batch-parse.ts';
 import type { ObjectStore } from '../store/object-store.ts';
-import { checkConditionalWrites } from '../store/conditional-check.ts';
 import { SeededRandom } from '../util/random.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../wal/reader.ts';
 import { ensureSealed } from '../wal/seal.ts';
@@ -47,6 +46,8 @@ import { KafkaServer } from './server.ts';
 import type { Server } from 'bun';
 import { MetricsRegistry } from '../metrics/index.ts';
 import { serveMetrics } from './metrics-endpoint.ts';
+import { checkStores } from './store-check.ts';
+import { definedOnly } from '../util/defined-only.ts';
 
 export interface BrokerOptions {
   readonly listenHost: string;
@@ -184,28 +185,6 @@ export class Broker {
     await this.context.engine.close();
     await this.#cluster?.resign().catch(() => {}); // if it fails, the lease simply runs out
   }
-}
-
-/**
- * Refuses to start on a store that ignores conditional writes (src/store/conditional-check.ts):
- * the WAL store whenever there is one (its streams are fenced by create-if-absent) and the
- * cluster's control store (compare-and-swap). `unsafeStore` skips the check, loudly.
- */
-async function checkStores(options: BrokerOptions, clock: Clock): Promise<void> {
-  const wal = options.engine.wal;
-  if (options.unsafeStore === true) {
-    options.log?.('unsafe store: conditional writes are not checked; fencing and compare-and-swap may not hold (one broker only)');
-    return;
-  }
-  const probeId = `${wal?.writerId ?? `node-${options.nodeId}`}-${clock.nowMs()}`;
-  if (wal !== undefined) await checkConditionalWrites(wal.store, wal.prefix ?? '', probeId, 'WAL');
-  const cluster = options.cluster;
-  if (cluster !== undefined && (cluster.store !== wal?.store || (cluster.prefix ?? '') !== (wal.prefix ?? ''))) await checkConditionalWrites(cluster.store, cluster.prefix ?? '', probeId, 'cluster');
-}
-
-/** The entries whose value is defined (exactOptionalPropertyTypes forbids passing undefined on). */
-function definedOnly<T extends object>(values: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
 }
 
 /**
