@@ -270,9 +270,10 @@ export class Ferry {
     const config = options.config ?? {};
     resolveLogConfig({ ...this.#options.log, ...config });
     const topic = { name, partitions, config };
-    this.#registry.add(topic);
+    if (this.#registry.get(name) !== undefined) throw new FerryError('TopicAlreadyExists', `topic ${name} already exists`);
     try {
-      this.#openTopic(topic);
+      this.#openTopic(topic); // every partition first: a topic is registered only once it can be served
+      this.#registry.add(topic);
     } catch (error) {
       this.#abandonTopic(name); // e.g. out of file descriptors: the topic is not half there, and a retry can create it
       throw error;
@@ -284,11 +285,10 @@ export class Ferry {
     return this.#registry.list();
   }
 
-  /** Undoes a createTopic whose partitions did not all open: closes those that did, forgets the topic. */
+  /** Undoes a createTopic that failed before registering the topic: closes and removes the partitions that opened. */
   #abandonTopic(name: string): void {
     const opened = this.#partitions.get(name) ?? [];
     this.#partitions.delete(name);
-    this.#registry.remove(name);
     for (const partition of opened) {
       void partition.log.close().catch(() => {}).finally(() => rmSync(partition.log.directory, { recursive: true, force: true }));
     }
