@@ -132,7 +132,7 @@ export class Broker {
     const engine = await Ferry.open({ ...options.engine, clock, metrics, managedPartitions: options.cluster !== undefined, ...(options.minInsyncReplicas === undefined ? {} : { minInsyncReplicas: options.minInsyncReplicas }) });
     let context: BrokerContext | undefined;
     const router = new Router(instrument(metrics, clock, bindings(() => context!)));
-    const server = KafkaServer.listen({ hostname: options.listenHost, port: options.listenPort, router, clock, ...definedOnly({ log: options.log, maxConnections: options.maxConnections, connectionsMaxIdleMs: options.connectionsMaxIdleMs, queuedMaxRequestBytes: options.queuedMaxRequestBytes }) });
+    const server = KafkaServer.listen({ hostname: options.listenHost, port: options.listenPort, router, clock, metrics, ...definedOnly({ log: options.log, maxConnections: options.maxConnections, connectionsMaxIdleMs: options.connectionsMaxIdleMs, queuedMaxRequestBytes: options.queuedMaxRequestBytes }) });
     const self = { nodeId: options.nodeId, host: options.advertisedHost ?? options.listenHost, port: options.advertisedPort ?? server.port, rack: options.rack ?? null };
     const producers = new ProducerIds(options.engine.directory, options.nodeId);
     const cluster = options.cluster === undefined ? null : clusterNode(options.cluster, self, engine, options.engine.wal!, producers, clock, options.log);

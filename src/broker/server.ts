@@ -1,4 +1,5 @@
 import type { Socket, TCPSocketListener } from 'bun';
+import type { MetricsRegistry } from '../metrics/index.ts';
 import { assert } from '../util/assert.ts';
 import { type Clock, systemClock } from '../util/clock.ts';
 import { CONNECTIONS_MAX_IDLE_MS_DEFAULT, Connection, QUEUED_REQUEST_BYTES_MAX_DEFAULT, REQUEST_BYTES_MAX } from './connection.ts';
@@ -27,6 +28,8 @@ export interface ServerOptions {
   readonly queuedMaxRequestBytes?: number;
   /** Drives the idle timeouts. */
   readonly clock?: Clock;
+  /** Where the connection count and refusals are counted. */
+  readonly metrics?: MetricsRegistry;
 }
 
 interface SocketData {
@@ -54,7 +57,9 @@ export class KafkaServer {
     assert(Number.isSafeInteger(maxConnections) && maxConnections > 0, 'max.connections is a positive integer');
     const connectionOptions = { memory, clock: options.clock ?? systemClock, idleMs: options.connectionsMaxIdleMs ?? CONNECTIONS_MAX_IDLE_MS_DEFAULT };
     const connections = new Set<Connection>();
-    const refused = { count: 0 };
+    const refused = { count: 0, logged: false };
+    const openGauge = options.metrics?.gauge('ferry_broker_connections', 'Client connections open');
+    const refusals = options.metrics?.counter('ferry_broker_connections_refused_total', 'Connections closed on arrival because max.connections were open');
     const listener = Bun.listen<SocketData>({
       hostname: options.hostname,
       port: options.port,
@@ -62,6 +67,9 @@ export class KafkaServer {
         open(socket) {
           if (connections.size >= maxConnections) {
             refused.count++;
+            refusals?.add();
+            if (!refused.logged) log(`max.connections (${maxConnections}) reached: closing new connections until some end`); // once per spell, not per refusal
+            refused.logged = true;
             socket.terminate();
             return;
           }
@@ -69,6 +77,7 @@ export class KafkaServer {
           const connection = new Connection(socket as Socket<unknown>, (frame) => options.router.handle(frame, peer), (error) => log(`connection from ${peer} closed: ${error instanceof Error ? error.message : String(error)}`), connectionOptions);
           socket.data = { connection, peer };
           connections.add(connection);
+          openGauge?.set(connections.size);
         },
         data(socket, chunk) {
           socket.data?.connection.received(chunk);
@@ -78,7 +87,10 @@ export class KafkaServer {
         },
         close(socket) {
           socket.data?.connection.close();
-          if (socket.data !== undefined) connections.delete(socket.data.connection);
+          if (socket.data === undefined) return;
+          connections.delete(socket.data.connection);
+          openGauge?.set(connections.size);
+          if (connections.size < maxConnections) refused.logged = false;
         },
         error(socket, error) {
           socket.data?.connection.close(error);

@@ -11,7 +11,7 @@ afterEach(() => {
   for (const server of servers.splice(0)) server.stop();
 });
 
-function start(options: { maxConnections?: number } = {}): KafkaServer {
+function start(options: { maxConnections?: number; log?: (message: string) => void } = {}): KafkaServer {
   const router = new Router([{ codec: apiVersionsCodec, handle: () => ({ errorCode: 0, apiKeys: router.apiVersions(), throttleTimeMs: 0 }) }]);
   const server = KafkaServer.listen({ hostname: '127.0.0.1', port: 0, router, log: () => {}, ...options });
   servers.push(server);
@@ -159,7 +159,8 @@ describe('max.connections', () => {
   test('5,000 connections beyond the cap are closed on arrival; those within it are served', async () => {
     const cap = 20;
     const beyond = 5000;
-    const server = start({ maxConnections: cap });
+    const logged: string[] = [];
+    const server = start({ maxConnections: cap, log: (message) => logged.push(message) });
     const kept: RawClient[] = [];
     for (let i = 0; i < cap; i++) kept.push(await rawClient(server.port));
     await until(() => server.connectionCount === cap);
@@ -171,6 +172,7 @@ describe('max.connections', () => {
     }
     await until(() => extra.every((client) => client.closed));
     expect(server.refusedConnectionCount).toBe(beyond);
+    expect(logged).toEqual([`max.connections (${cap}) reached: closing new connections until some end`]); // said once, not 5,000 times
     expect(server.connectionCount).toBe(cap);
     kept[0]!.send(apiVersionsRequest(3, 7)); // the ones within the cap still work
     await until(() => kept[0]!.responses.length === 1);
