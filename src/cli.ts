@@ -43,5 +43,5 @@ try {
 } catch (error) {
   if (!(error instanceof CliError)) throw error;
   console.error(`ferry: ${error.message}`);
-  process.exitCode = 2;
+  process.exitCode = error.exitCode;
 }

@@ -32,6 +32,7 @@ import { produceCodec } from './apis/produce.ts';
 import { syncGroupCodec } from './apis/sync-group.ts';
 import type { BrokerContext } from './context.ts';
 import { GroupCoordinator } from './groups/coordinator.ts';
+import { OFFSETS_RETENTION_MINUTES_DEFAULT, OffsetExpiry } from './groups/offset-expiry.ts';
 import { ControlOffsetStore, OffsetStore } from './groups/offset-store.ts';
 import { handleFindCoordinator, handleInitProducerId } from './handlers/coordinator.ts';
 import { handleFetch } from './handlers/fetch.ts';
@@ -47,6 +48,8 @@ import { KafkaServer } from './server.ts';
 import type { Server } from 'bun';
 import { MetricsRegistry } from '../metrics/index.ts';
 import { serveMetrics } from './metrics-endpoint.ts';
+import { checkStores } from './store-check.ts';
+import { definedOnly } from '../util/defined-only.ts';
 
 export interface BrokerOptions {
   readonly listenHost: string;
@@ -72,6 +75,16 @@ export interface BrokerOptions {
   readonly metricsListen?: { readonly host: string; readonly port: number };
   /** Share partitions with other brokers through control records (docs/cluster-protocol.md). */
   readonly cluster?: ClusterOptions;
+  /** Start on stores that ignore conditional writes (single-broker experiments only); checked at start otherwise. */
+  readonly unsafeStore?: boolean;
+  /** Connections open at once; more are closed on arrival (Kafka's max.connections). */
+  readonly maxConnections?: number;
+  /** A connection silent this long with no request in hand is closed (Kafka's connections.max.idle.ms). */
+  readonly connectionsMaxIdleMs?: number;
+  /** Bytes of requests held at once across connections (Kafka's queued.max.request.bytes). */
+  readonly queuedMaxRequestBytes?: number;
+  /** Offsets of a group with no members expire this long after it emptied or they were committed (offsets.retention.minutes). */
+  readonly offsetsRetentionMs?: number;
 }
 
 export interface ClusterOptions {
@@ -93,6 +106,7 @@ const CLUSTER_ID_DEFAULT = 'ferry-cluster';
 const REPLICA_POLL_INTERVAL_MS = 5;
 const REPLICA_POLL_INTERVAL_MAX_MS = 50;
 const DEFAULT_PARTITIONS = 1;
+const MS_PER_MINUTE = 60_000;
 
 /** A Kafka-protocol broker over one Ferry engine: real Kafka clients produce, fetch and form groups. */
 export class Broker {
@@ -101,9 +115,11 @@ export class Broker {
   readonly #server: KafkaServer;
   readonly #metricsServer: Server<undefined> | null;
   readonly #cluster: ClusterNode | null;
+  readonly #offsetExpiry: OffsetExpiry;
 
-  private constructor(context: BrokerContext, server: KafkaServer, metrics: MetricsRegistry, metricsServer: Server<undefined> | null, cluster: ClusterNode | null) {
+  private constructor(context: BrokerContext, server: KafkaServer, metrics: MetricsRegistry, metricsServer: Server<undefined> | null, cluster: ClusterNode | null, offsetExpiry: OffsetExpiry) {
     this.context = context;
+    this.#offsetExpiry = offsetExpiry;
     this.#server = server;
     this.metrics = metrics;
     this.#metricsServer = metricsServer;
@@ -114,10 +130,11 @@ export class Broker {
     const clock = options.clock ?? systemClock;
     const metrics = options.engine.metrics ?? new MetricsRegistry();
     if (options.cluster !== undefined && options.engine.wal === undefined) throw new FerryError('InvalidArgument', 'a cluster broker needs a WAL store: its partitions move through it');
+    await checkStores(options, clock);
     const engine = await Ferry.open({ ...options.engine, clock, metrics, managedPartitions: options.cluster !== undefined, ...(options.minInsyncReplicas === undefined ? {} : { minInsyncReplicas: options.minInsyncReplicas }) });
     let context: BrokerContext | undefined;
     const router = new Router(instrument(metrics, clock, bindings(() => context!)));
-    const server = KafkaServer.listen({ hostname: options.listenHost, port: options.listenPort, router, ...(options.log === undefined ? {} : { log: options.log }) });
+    const server = KafkaServer.listen({ hostname: options.listenHost, port: options.listenPort, router, clock, metrics, ...definedOnly({ log: options.log, maxConnections: options.maxConnections, connectionsMaxIdleMs: options.connectionsMaxIdleMs, queuedMaxRequestBytes: options.queuedMaxRequestBytes }) });
     const self = { nodeId: options.nodeId, host: options.advertisedHost ?? options.listenHost, port: options.advertisedPort ?? server.port, rack: options.rack ?? null };
     const producers = new ProducerIds(options.engine.directory, options.nodeId);
     const cluster = options.cluster === undefined ? null : clusterNode(options.cluster, self, engine, options.engine.wal!, producers, clock, options.log);
@@ -137,8 +154,17 @@ export class Broker {
       defaultPartitions: options.defaultPartitions ?? DEFAULT_PARTITIONS,
     };
     await cluster?.start();
+    const offsetExpiry = new OffsetExpiry({
+      groups: context.groups,
+      offsets: context.offsets,
+      clock,
+      retentionMs: options.offsetsRetentionMs ?? OFFSETS_RETENTION_MINUTES_DEFAULT * MS_PER_MINUTE,
+      coordinates: (group) => context!.topology.coordinatorFor(group)?.nodeId === options.nodeId,
+      ...definedOnly({ log: options.log }),
+    });
+    offsetExpiry.start();
     const metricsServer = options.metricsListen === undefined ? null : serveMetrics(metrics, options.metricsListen.host, options.metricsListen.port);
-    return new Broker(context, server, metrics, metricsServer, cluster);
+    return new Broker(context, server, metrics, metricsServer, cluster, offsetExpiry);
   }
 
   get port(): number {
@@ -155,6 +181,7 @@ export class Broker {
     this.#cluster?.stop();
     this.#server.stop();
     void this.#metricsServer?.stop(true);
+    this.#offsetExpiry.stop();
     this.context.groups.close();
     // Flush the WAL before giving up the lease: a successor seals this stream when it takes over.
     await this.context.engine.close();

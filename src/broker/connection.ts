@@ -1,9 +1,32 @@
 import type { Socket } from 'bun';
 import { assert } from '../util/assert.ts';
 import { concatBytes } from '../util/bytes.ts';
+import { type Clock, type Timer, systemClock } from '../util/clock.ts';
+import { RequestMemory } from './request-memory.ts';
 
 /** Kafka's socket.request.max.bytes: a frame declaring more closes the connection. */
 export const REQUEST_BYTES_MAX = 100 * 1024 * 1024;
+/**
+ * Kafka's queued.max.request.bytes, which Ferry bounds by default: bytes of requests received but
+ * not yet handled, across all connections. It is the memory clients can make the broker hold in
+ * request buffers (plus, for a moment, one copy of a frame that arrived in pieces); past it,
+ * connections stop being read until requests finish. Too small a budget serialises large produce
+ * requests from different clients.
+ */
+export const QUEUED_REQUEST_BYTES_MAX_DEFAULT = 256 * 1024 * 1024;
+/**
+ * One connection's share of that: a request that would take the connection past this waits for
+ * the connection's earlier requests to finish (a connection with none in hand always proceeds,
+ * so a request up to REQUEST_BYTES_MAX gets through). 32 MiB keeps 32 one-MiB produce requests
+ * in flight on one connection, and stops one client from taking the whole budget with pipelining.
+ */
+export const CONNECTION_REQUEST_BYTES_MAX = 32 * 1024 * 1024;
+/**
+ * Kafka's connections.max.idle.ms: a connection that sends nothing, and has no request in hand,
+ * for this long is closed (a frame left half-sent included). Each open connection costs a file
+ * descriptor and its buffers; a short value makes idle clients reconnect more often.
+ */
+export const CONNECTIONS_MAX_IDLE_MS_DEFAULT = 600_000;
 /**
  * Requests of one connection being handled at once. Their effects start in arrival order and
  * their responses go out in that order; while one waits for its WAL object, the next ones append
@@ -15,25 +38,57 @@ const SIZE_PREFIX_BYTES = 4;
 /** Produce (key 0) is the one API whose requests overlap: each appends at once and waits for its WAL object. */
 const PRODUCE_API_KEY = 0;
 
+assert(REQUEST_BYTES_MAX <= QUEUED_REQUEST_BYTES_MAX_DEFAULT, 'the broker-wide request budget holds the largest request');
+assert(CONNECTION_REQUEST_BYTES_MAX <= QUEUED_REQUEST_BYTES_MAX_DEFAULT, "a connection's share fits the broker-wide request budget");
+
 /** What a connection does with each request frame; resolves to the response chunks, or null for none (acks=0). */
 export type FrameHandler = (frame: Uint8Array) => Promise<Uint8Array[] | null>;
+
+export interface ConnectionOptions {
+  /** The request budget shared by the broker's connections; a budget of its own by default. */
+  readonly memory?: RequestMemory;
+  readonly clock?: Clock;
+  /** Closed after this long with nothing received and no request in hand (connections.max.idle.ms). */
+  readonly idleMs?: number;
+}
+
+/** A frame whose size is known: the bytes received so far (views of the received chunks, not copies). */
+interface Assembling {
+  readonly size: number;
+  readonly parts: Uint8Array[];
+  filled: number;
+}
 
 /**
  * One client connection: splits the byte stream into size-prefixed frames, starts handling them
  * in arrival order (up to PIPELINED_REQUESTS_MAX at once) and writes the responses in that same
- * order with backpressure. A frame wholly inside one received chunk is handed on as a view of it
- * (Bun gives every data event its own buffer); a frame spanning chunks is copied, once, into a
- * buffer sized from its length prefix.
+ * order with backpressure.
+ *
+ * Memory a client controls is bounded: before a frame's body is read its declared size is reserved
+ * in the broker's RequestMemory (and within CONNECTION_REQUEST_BYTES_MAX); while the reservation
+ * waits the socket is paused, so the client meets TCP backpressure. A frame's bytes are kept as
+ * they arrive (views of the chunks Bun hands over, each its own buffer), never preallocated from
+ * the declared size: a frame wholly inside one chunk is handed on as a view, a frame spanning
+ * chunks is copied once, when complete. The reservation is released once the request is handled.
  */
 export class Connection {
   readonly #socket: Socket<unknown>;
   readonly #handle: FrameHandler;
   readonly #onError: (error: unknown) => void;
-  /** A size prefix split across chunks. */
-  #prefix: Uint8Array | null = null;
-  /** A frame arriving in pieces: its buffer and how much of it is filled. */
-  #assembling: { frame: Uint8Array; filled: number } | null = null;
-  readonly #frames: Uint8Array[] = [];
+  readonly #memory: RequestMemory;
+  readonly #clock: Clock;
+  readonly #idleMs: number;
+  /** Received chunks not yet parsed (kept while the connection waits for a reservation). */
+  readonly #unparsed: Uint8Array[] = [];
+  /** The size prefix being read. */
+  readonly #prefix = new Uint8Array(SIZE_PREFIX_BYTES);
+  #prefixFilled = 0;
+  #assembling: Assembling | null = null;
+  /** A frame size waiting for room: in this connection's share, or in the broker's budget. */
+  #stalled: { readonly size: number; readonly on: 'connection' | 'memory' } | null = null;
+  /** Bytes reserved for this connection's frames: assembling, queued and being handled. */
+  #reservedBytes = 0;
+  readonly #frames: { readonly bytes: Uint8Array; readonly size: number }[] = [];
   /** Responses in request order, each still being produced. */
   readonly #responses: Promise<Uint8Array[] | null>[] = [];
   /** Whether every request being handled is a Produce (so another Produce may start). */
@@ -42,33 +97,41 @@ export class Connection {
   #closed = false;
   #pendingWrite: Uint8Array | null = null;
   #drained: (() => void) | null = null;
+  #lastActiveMs: number;
+  #idleTimer: Timer;
 
-  constructor(socket: Socket<unknown>, handle: FrameHandler, onError: (error: unknown) => void) {
+  constructor(socket: Socket<unknown>, handle: FrameHandler, onError: (error: unknown) => void, options: ConnectionOptions = {}) {
     this.#socket = socket;
     this.#handle = handle;
     this.#onError = onError;
+    this.#memory = options.memory ?? new RequestMemory(QUEUED_REQUEST_BYTES_MAX_DEFAULT);
+    this.#clock = options.clock ?? systemClock;
+    this.#idleMs = options.idleMs ?? CONNECTIONS_MAX_IDLE_MS_DEFAULT;
+    assert(this.#idleMs > 0, 'a connection idle timeout is positive');
+    this.#lastActiveMs = this.#clock.monotonicMs();
+    this.#idleTimer = this.#clock.setTimer(this.#idleMs, () => this.#checkIdle(), true);
   }
 
   received(chunk: Uint8Array): void {
     if (this.#closed) return;
-    let at = this.#continueFrame(chunk);
-    while (at < chunk.length && !this.#closed) {
-      if (this.#prefix !== null || chunk.length - at < SIZE_PREFIX_BYTES) {
-        at = this.#takePrefix(chunk, at);
-        continue;
-      }
-      const size = new DataView(chunk.buffer, chunk.byteOffset + at, SIZE_PREFIX_BYTES).getInt32(0);
-      at = this.#startFrame(chunk, at + SIZE_PREFIX_BYTES, size);
-    }
-    this.#startHandling();
+    this.#lastActiveMs = this.#clock.monotonicMs();
+    this.#unparsed.push(chunk);
+    this.#parseUnparsed();
   }
 
-  /** The peer or the broker is done: stop reading, drop what is queued. */
+  /** The peer or the broker is done: stop reading, drop what is queued, give back its reservations. */
   close(reason?: unknown): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#idleTimer.cancel();
     if (reason !== undefined) this.#onError(reason);
+    if (this.#stalled?.on === 'memory') this.#memory.cancel(this.#granted);
+    this.#stalled = null;
+    const unhandled = this.#frames.reduce((sum, frame) => sum + frame.size, 0) + (this.#assembling?.size ?? 0);
     this.#frames.length = 0;
+    this.#unparsed.length = 0;
+    this.#assembling = null;
+    this.#release(unhandled); // frames being handled give theirs back as they finish
     this.#drained?.();
     this.#socket.end();
   }
@@ -77,52 +140,115 @@ export class Connection {
     return this.#closed;
   }
 
+  /** Bytes of request data this connection holds: received and not yet handled. */
+  get bufferedBytes(): number {
+    let bytes = this.#assembling?.filled ?? 0;
+    for (const frame of this.#frames) bytes += frame.bytes.length;
+    for (const chunk of this.#unparsed) bytes += chunk.length;
+    return bytes;
+  }
+
+  /** Whether the connection has stopped reading until room is released. */
+  get paused(): boolean {
+    return this.#stalled !== null;
+  }
+
   /** Bun's drain event: the kernel took what was buffered; write more. */
   drain(): void {
     this.#flushPending();
   }
 
-  /** Copies the next bytes of a frame in progress; returns where the chunk's unread bytes start. */
-  #continueFrame(chunk: Uint8Array): number {
-    const assembling = this.#assembling;
-    if (assembling === null) return 0;
-    const take = Math.min(assembling.frame.length - assembling.filled, chunk.length);
-    assembling.frame.set(chunk.subarray(0, take), assembling.filled);
+  /** Parses received chunks into frames until they run out or a frame must wait for room. */
+  #parseUnparsed(): void {
+    while (!this.#closed && this.#stalled === null && this.#unparsed.length > 0) {
+      const chunk = this.#unparsed[0]!;
+      const used = this.#assembling === null ? this.#takePrefix(chunk) : this.#takeBody(chunk);
+      if (used >= chunk.length) this.#unparsed.shift();
+      else this.#unparsed[0] = chunk.subarray(used);
+    }
+    this.#startHandling();
+  }
+
+  /** Reads size-prefix bytes; once all four are in, reserves room for the frame. Returns the bytes used. */
+  #takePrefix(chunk: Uint8Array): number {
+    const take = Math.min(SIZE_PREFIX_BYTES - this.#prefixFilled, chunk.length);
+    this.#prefix.set(chunk.subarray(0, take), this.#prefixFilled);
+    this.#prefixFilled += take;
+    if (this.#prefixFilled < SIZE_PREFIX_BYTES) return take;
+    this.#prefixFilled = 0;
+    const size = new DataView(this.#prefix.buffer).getInt32(0);
+    if (size < 0 || size > REQUEST_BYTES_MAX) {
+      this.close(new Error(`request of ${size} bytes is outside [0, ${REQUEST_BYTES_MAX}]`));
+      return chunk.length;
+    }
+    this.#admit(size);
+    return take;
+  }
+
+  /** Starts a frame of `size` bytes if this connection's share and the broker's budget have room; else pauses reading. */
+  #admit(size: number): void {
+    if (this.#reservedBytes > 0 && this.#reservedBytes + size > CONNECTION_REQUEST_BYTES_MAX) return this.#stall(size, 'connection');
+    if (!this.#memory.reserve(size, this.#granted)) return this.#stall(size, 'memory');
+    this.#reservedBytes += size;
+    this.#assembling = { size, parts: [], filled: 0 };
+    if (size === 0) this.#takeBody(new Uint8Array(0));
+  }
+
+  #stall(size: number, on: 'connection' | 'memory'): void {
+    this.#stalled = { size, on };
+    this.#socket.pause();
+  }
+
+  /** The broker's budget made room for the stalled frame. */
+  readonly #granted = (): void => {
+    const stalled = this.#stalled;
+    assert(stalled?.on === 'memory', 'a granted reservation belongs to a frame waiting for memory');
+    this.#stalled = null;
+    this.#reservedBytes += stalled.size;
+    this.#assembling = { size: stalled.size, parts: [], filled: 0 };
+    this.#resume();
+  };
+
+  #resume(): void {
+    if (this.#closed) return;
+    this.#socket.resume();
+    this.#parseUnparsed();
+  }
+
+  /** Keeps the next bytes of the frame in progress (a view, no copy); returns the bytes used. */
+  #takeBody(chunk: Uint8Array): number {
+    const assembling = this.#assembling!;
+    const take = Math.min(assembling.size - assembling.filled, chunk.length);
+    if (take > 0) assembling.parts.push(chunk.subarray(0, take));
     assembling.filled += take;
-    if (assembling.filled === assembling.frame.length) {
-      this.#frames.push(assembling.frame);
+    if (assembling.filled === assembling.size) {
+      // the one copy of a frame that arrived in pieces, made once all of it is here
+      const bytes = assembling.parts.length === 1 ? assembling.parts[0]! : concatBytes(assembling.parts);
+      this.#frames.push({ bytes, size: assembling.size });
       this.#assembling = null;
     }
     return take;
   }
 
-  /** Gathers a size prefix that straddles chunks; starts its frame once all four bytes are in. */
-  #takePrefix(chunk: Uint8Array, at: number): number {
-    const have = this.#prefix ?? new Uint8Array(0);
-    const take = Math.min(SIZE_PREFIX_BYTES - have.length, chunk.length - at);
-    const prefix = concatBytes([have, chunk.subarray(at, at + take)]);
-    if (prefix.length < SIZE_PREFIX_BYTES) {
-      this.#prefix = prefix;
-      return at + take;
-    }
-    this.#prefix = null;
-    return this.#startFrame(chunk, at + take, new DataView(prefix.buffer).getInt32(0));
+  /** Gives back reserved bytes; a frame waiting for this connection's share may then start. */
+  #release(bytes: number): void {
+    if (bytes === 0) return;
+    this.#reservedBytes -= bytes;
+    this.#memory.release(bytes);
+    const stalled = this.#stalled;
+    if (stalled?.on !== 'connection') return;
+    this.#stalled = null;
+    this.#admit(stalled.size);
+    if (this.#stalled === null) this.#resume();
   }
 
-  /** A frame of `size` bytes begins at `at`: a view if the chunk holds it all, else a buffer to fill. */
-  #startFrame(chunk: Uint8Array, at: number, size: number): number {
-    if (size < 0 || size > REQUEST_BYTES_MAX) {
-      this.close(new Error(`request of ${size} bytes is outside [0, ${REQUEST_BYTES_MAX}]`));
-      return chunk.length;
-    }
-    if (chunk.length - at >= size) {
-      this.#frames.push(chunk.subarray(at, at + size));
-      return at + size;
-    }
-    const frame = new Uint8Array(size); // the one copy of a frame that arrives in pieces
-    frame.set(chunk.subarray(at));
-    this.#assembling = { frame, filled: chunk.length - at };
-    return chunk.length;
+  /** Closes the connection once it has been idle for idleMs (nothing received, nothing in hand). */
+  #checkIdle(): void {
+    if (this.#closed) return;
+    const idleForMs = this.#clock.monotonicMs() - this.#lastActiveMs;
+    const busy = this.#responses.length > 0 || this.#stalled !== null;
+    if (!busy && idleForMs >= this.#idleMs) return this.close();
+    this.#idleTimer = this.#clock.setTimer(busy ? this.#idleMs : this.#idleMs - idleForMs, () => this.#checkIdle(), true);
   }
 
   /**
@@ -132,11 +258,13 @@ export class Connection {
    */
   #startHandling(): void {
     while (!this.#closed && this.#frames.length > 0 && this.#responses.length < PIPELINED_REQUESTS_MAX) {
-      const produce = isProduce(this.#frames[0]!);
+      const produce = isProduce(this.#frames[0]!.bytes);
       if (this.#responses.length > 0 && !(produce && this.#onlyProduceInFlight)) break;
       this.#onlyProduceInFlight = this.#responses.length === 0 ? produce : this.#onlyProduceInFlight && produce;
-      const response = this.#handle(this.#frames.shift()!);
-      response.catch(() => {}); // observed in #writeResponses, in order
+      const frame = this.#frames.shift()!;
+      const response = this.#handle(frame.bytes);
+      const handled = (): void => this.#release(frame.size);
+      response.then(handled, handled); // failures are observed in #writeResponses, in order
       this.#responses.push(response);
     }
     void this.#writeResponses();
@@ -157,6 +285,7 @@ export class Connection {
         }
         this.#responses.shift();
         if (response !== null) await this.#write(response);
+        this.#lastActiveMs = this.#clock.monotonicMs();
         this.#startHandling();
       }
     } finally {

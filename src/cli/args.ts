@@ -1,7 +1,14 @@
 import { parseArgs } from 'node:util';
 
-/** Bad command-line input: printed without a stack trace, exit code 2. */
-export class CliError extends Error {}
+/** Bad command-line input (exit code 2), or a refusal to run (its own code): printed in one line, without a stack trace. */
+export class CliError extends Error {
+  readonly exitCode: number;
+
+  constructor(message: string, exitCode = 2) {
+    super(message);
+    this.exitCode = exitCode;
+  }
+}
 
 type OptionSpec = { type: 'string' | 'boolean'; short?: string; default?: string | boolean };
 
@@ -26,9 +33,10 @@ export function parseCommandArgs(args: string[], options: { [name: string]: Opti
 }
 
 /** A positive integer option, with a clear error otherwise. */
-export function positiveInteger(name: string, text: string | boolean | undefined, fallback: number): number {
+export function positiveInteger(name: string, text: string | number | boolean | undefined, fallback: number): number {
   if (text === undefined) return fallback;
   const value = Number(text);
-  if (typeof text !== 'string' || !Number.isSafeInteger(value) || value <= 0) throw new CliError(`--${name} must be a positive integer, got '${text}'`);
+  // a string from a flag or the environment, or a number from a JSON config file
+  if ((typeof text !== 'string' && typeof text !== 'number') || !Number.isSafeInteger(value) || value <= 0) throw new CliError(`--${name} must be a positive integer, got '${text}'`);
   return value;
 }

@@ -1,6 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Broker } from '../broker/broker.ts';
+import { CONNECTIONS_MAX_IDLE_MS_DEFAULT, QUEUED_REQUEST_BYTES_MAX_DEFAULT, REQUEST_BYTES_MAX } from '../broker/connection.ts';
+import { OFFSETS_RETENTION_MINUTES_DEFAULT } from '../broker/groups/offset-expiry.ts';
+import { MAX_CONNECTIONS_DEFAULT } from '../broker/server.ts';
+import { FerryError } from '../errors.ts';
+import { StoreError } from '../store/errors.ts';
 import { openStore } from '../store/url.ts';
 import { DEFAULT_WAL_WRITER_CONFIG } from '../wal/writer.ts';
 import { CliError, parseCommandArgs, positiveInteger } from './args.ts';
@@ -28,6 +33,17 @@ options (each also from the environment as FERRY_<NAME>, e.g. FERRY_LISTEN, or a
                               (same URL forms as --wal-store; all brokers of a cluster use the same one)
   --lease-ms N                a silent broker's partitions are taken over after this (default 10000)
   --scan-interval-ms N        how often leadership is re-examined (default 1000)
+  --max-connections N         connections open at once; more are closed on arrival (default ${MAX_CONNECTIONS_DEFAULT})
+  --connections-max-idle-ms N close a connection silent this long with no request in hand (default ${CONNECTIONS_MAX_IDLE_MS_DEFAULT})
+  --queued-max-request-bytes N
+                              bytes of requests held at once across connections; past it, connections are
+                              not read until requests finish (default ${QUEUED_REQUEST_BYTES_MAX_DEFAULT}, at least ${REQUEST_BYTES_MAX})
+  --offsets-retention-minutes N
+                              a consumer group with no members loses its committed offsets this long after it
+                              emptied or they were committed, whichever is later (default ${OFFSETS_RETENTION_MINUTES_DEFAULT}: 7 days)
+  --unsafe-store              start even if a store ignores conditional writes (If-None-Match, If-Match), as many
+                              S3-compatible test servers do: fencing and compare-and-swap then do not hold, so
+                              only for experiments with a single broker (default: refuse to start)
   --metrics HOST:PORT         serve Prometheus metrics at GET /metrics (default 127.0.0.1:9644; 'off' for none)
   --no-auto-create            do not create topics on first use
   --config FILE               a JSON file with any of the options above (camelCase keys)
@@ -52,11 +68,16 @@ interface BrokerSettings {
   clusterStore?: string;
   leaseMs?: string;
   scanIntervalMs?: string;
+  maxConnections?: string;
+  connectionsMaxIdleMs?: string;
+  queuedMaxRequestBytes?: string;
+  offsetsRetentionMinutes?: string;
   autoCreate: boolean;
+  unsafeStore: boolean;
 }
 
-const DEFAULTS: BrokerSettings = { listen: '127.0.0.1:9092', nodeId: '1', data: './data', metrics: '127.0.0.1:9644', autoCreate: true };
-const ENV_KEYS: (keyof BrokerSettings)[] = ['listen', 'advertised', 'nodeId', 'rack', 'data', 'walStore', 'writerId', 'uploadBytes', 'uploadIntervalMs', 'partitions', 'replicationFactor', 'minInsyncReplicas', 'metrics', 'clusterStore', 'leaseMs', 'scanIntervalMs'];
+const DEFAULTS: BrokerSettings = { listen: '127.0.0.1:9092', nodeId: '1', data: './data', metrics: '127.0.0.1:9644', autoCreate: true, unsafeStore: false };
+const ENV_KEYS: (keyof BrokerSettings)[] = ['listen', 'advertised', 'nodeId', 'rack', 'data', 'walStore', 'writerId', 'uploadBytes', 'uploadIntervalMs', 'partitions', 'replicationFactor', 'minInsyncReplicas', 'metrics', 'clusterStore', 'leaseMs', 'scanIntervalMs', 'maxConnections', 'connectionsMaxIdleMs', 'queuedMaxRequestBytes', 'offsetsRetentionMinutes'];
 
 export async function runBroker(args: string[]): Promise<void> {
   const parsed = parseCommandArgs(args, {
@@ -76,6 +97,11 @@ export async function runBroker(args: string[]): Promise<void> {
     'cluster-store': { type: 'string' },
     'lease-ms': { type: 'string' },
     'scan-interval-ms': { type: 'string' },
+    'max-connections': { type: 'string' },
+    'connections-max-idle-ms': { type: 'string' },
+    'queued-max-request-bytes': { type: 'string' },
+    'offsets-retention-minutes': { type: 'string' },
+    'unsafe-store': { type: 'boolean' },
     'no-auto-create': { type: 'boolean' },
     config: { type: 'string' },
   }, USAGE);
@@ -86,11 +112,20 @@ export async function runBroker(args: string[]): Promise<void> {
   const nodeId = positiveInteger('node-id', settings.nodeId, 1);
   const data = resolve(settings.data);
   const metricsListen = settings.metrics === 'off' ? undefined : hostPort('metrics', settings.metrics);
+  const stopSignal = nextStopSignal();
   const store = await openStore(settings.walStore ?? `file:${resolve(data, 'objects')}`);
   const clusterStore = settings.clusterStore === undefined ? null : await openStore(settings.clusterStore);
   const cluster = clusterStore === null ? {} : { cluster: { store: clusterStore, leaseMs: positiveInteger('lease-ms', settings.leaseMs, 10_000), scanIntervalMs: positiveInteger('scan-interval-ms', settings.scanIntervalMs, 1000) } };
-  const broker = await Broker.start({
+  const queuedMaxRequestBytes = positiveInteger('queued-max-request-bytes', settings.queuedMaxRequestBytes, QUEUED_REQUEST_BYTES_MAX_DEFAULT);
+  if (queuedMaxRequestBytes < REQUEST_BYTES_MAX) throw new CliError(`--queued-max-request-bytes must be at least the largest request, ${REQUEST_BYTES_MAX}, got ${queuedMaxRequestBytes}`);
+  const broker = await startOrExplain({
     ...cluster,
+    unsafeStore: settings.unsafeStore,
+    maxConnections: positiveInteger('max-connections', settings.maxConnections, MAX_CONNECTIONS_DEFAULT),
+    connectionsMaxIdleMs: positiveInteger('connections-max-idle-ms', settings.connectionsMaxIdleMs, CONNECTIONS_MAX_IDLE_MS_DEFAULT),
+    queuedMaxRequestBytes,
+    offsetsRetentionMs: positiveInteger('offsets-retention-minutes', settings.offsetsRetentionMinutes, OFFSETS_RETENTION_MINUTES_DEFAULT) * MS_PER_MINUTE,
+
     log: (message) => console.log(message),
     listenHost, listenPort, nodeId,
     ...(advertised === null ? {} : { advertisedHost: advertised[0], advertisedPort: advertised[1] }),
@@ -109,17 +144,41 @@ export async function runBroker(args: string[]): Promise<void> {
   const metricsNote = broker.metricsPort === null ? 'no metrics endpoint' : `metrics on http://${metricsListen![0]}:${broker.metricsPort}/metrics`;
   const clusterNote = clusterStore === null ? 'single broker' : `cluster through ${clusterStore.kind} control records`;
   console.log(`ferry broker ${nodeId} listening on ${listenHost}:${broker.port} (advertised ${broker.context.advertisedHost}:${broker.context.advertisedPort}), data ${data}, WAL ${store.kind}, ${clusterNote}, ${metricsNote}`);
-  await new Promise<void>((done) => {
-    const stop = async (signal: string) => {
-      console.log(`${signal}: flushing and stopping`);
-      await broker.stop();
-      await store.close();
-      await clusterStore?.close();
-      done();
+  const signal = await stopSignal;
+  console.log(`${signal}: flushing and stopping`);
+  for (const [what, step] of [['broker', () => broker.stop()], ['WAL store', () => store.close()], ['cluster store', async () => await clusterStore?.close()]] as const) {
+    await step().catch((error: unknown) => {
+      console.error(`ferry: stopping the ${what} failed: ${error instanceof Error ? error.message : String(error)}`);
+      process.exitCode = 1;
+    });
+  }
+}
+
+/** Resolves with the first SIGTERM or SIGINT; installed before the broker starts, so none is missed. */
+function nextStopSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const stop = (signal: string) => () => {
+      process.off('SIGTERM', onTerm);
+      process.off('SIGINT', onInt);
+      resolve(signal);
     };
-    process.once('SIGTERM', () => void stop('SIGTERM'));
-    process.once('SIGINT', () => void stop('SIGINT'));
+    const onTerm = stop('SIGTERM');
+    const onInt = stop('SIGINT');
+    process.on('SIGTERM', onTerm);
+    process.on('SIGINT', onInt);
   });
+}
+
+const MS_PER_MINUTE = 60_000;
+
+/** Broker.start, with a refusal to start (a bad store, a locked directory) said in one line, exit code 1. */
+async function startOrExplain(options: Parameters<typeof Broker.start>[0]): Promise<Broker> {
+  try {
+    return await Broker.start(options);
+  } catch (error) {
+    if (error instanceof FerryError || error instanceof StoreError) throw new CliError(`broker ${options.nodeId} cannot start: ${error.message}`, 1);
+    throw error;
+  }
 }
 
 /** Defaults, then the config file, then FERRY_* environment variables, then flags. */
@@ -143,6 +202,8 @@ function resolveSettings(values: { readonly [name: string]: string | boolean | u
     if (typeof flag === 'string') (settings as unknown as Record<string, string>)[key] = flag;
   }
   if (values['no-auto-create'] === true) settings.autoCreate = false;
+  if (process.env.FERRY_UNSAFE_STORE !== undefined) settings.unsafeStore = /^(1|true|yes)$/i.test(process.env.FERRY_UNSAFE_STORE);
+  if (values['unsafe-store'] === true) settings.unsafeStore = true;
   return settings;
 }
 

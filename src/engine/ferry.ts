@@ -7,6 +7,7 @@ import { DirLock } from '../log/dir-lock.ts';
 import { PartitionLog } from '../log/partition-log.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { type Clock, systemClock, type Timer } from '../util/clock.ts';
+import { isOsError } from '../util/os-error.ts';
 import { SeededRandom } from '../util/random.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
 import { DEFAULT_FOLLOWER_CONFIG, Follower, type FollowerConfig } from '../replica/follower.ts';
@@ -292,13 +293,28 @@ export class Ferry {
     const config = options.config ?? {};
     resolveLogConfig({ ...this.#options.log, ...config });
     const topic = { name, partitions, config };
-    this.#registry.add(topic);
-    this.#openTopic(topic);
+    if (this.#registry.get(name) !== undefined) throw new FerryError('TopicAlreadyExists', `topic ${name} already exists`);
+    try {
+      this.#openTopic(topic); // every partition first: a topic is registered only once it can be served
+      this.#registry.add(topic);
+    } catch (error) {
+      this.#abandonTopic(name); // e.g. out of file descriptors: the topic is not half there, and a retry can create it
+      throw error;
+    }
     return topic;
   }
 
   topics(): TopicDescription[] {
     return this.#registry.list();
+  }
+
+  /** Undoes a createTopic that failed before registering the topic: closes and removes the partitions that opened. */
+  #abandonTopic(name: string): void {
+    const opened = this.#partitions.get(name) ?? [];
+    this.#partitions.delete(name);
+    for (const partition of opened) {
+      void partition.log.close().catch(() => {}).finally(() => rmSync(partition.log.directory, { recursive: true, force: true }));
+    }
   }
 
   /**
@@ -495,7 +511,13 @@ export class Ferry {
       const [topic, partition] = key.split('\u0000');
       return [topic!, Number(partition), end] as const;
     });
-    writeShippedCheckpoint(this.directory, { epoch: wal.config.stream.epoch, sequence: wal.durableSequence, ends: entries });
+    try {
+      writeShippedCheckpoint(this.directory, { epoch: wal.config.stream.epoch, sequence: wal.durableSequence, ends: entries });
+    } catch (error) {
+      // An OS failure (EMFILE, ENOSPC) costs only recovery time: the next start reads more WAL objects.
+      this.#options.metrics?.counter('ferry_engine_checkpoint_failures_total', 'Shipped-offsets checkpoints that could not be written (the next start reads more WAL objects)').add();
+      if (!isOsError(error)) throw error;
+    }
     if (again) this.#checkpointTimer = this.#clock.setTimer(SHIPPED_CHECKPOINT_INTERVAL_MS, () => this.#checkpointShipped(true), true);
   }
 
@@ -618,7 +640,13 @@ export class Ferry {
   #scheduleRetention(): void {
     this.#retentionTimer = this.#clock.setTimer(RETENTION_CHECK_INTERVAL_MS, () => {
       if (this.#closed) return;
-      this.enforceRetention();
+      try {
+        this.enforceRetention();
+      } catch (error) {
+        // An OS failure (EMFILE) postpones retention to the next round; it must not end the process.
+        this.#options.metrics?.counter('ferry_engine_retention_failures_total', 'Retention rounds that failed (retried at the next interval)').add();
+        if (!isOsError(error)) throw error;
+      }
       this.#scheduleRetention();
     }, true);
   }

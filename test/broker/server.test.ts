@@ -11,12 +11,14 @@ afterEach(() => {
   for (const server of servers.splice(0)) server.stop();
 });
 
-function start(): KafkaServer {
+function start(options: { maxConnections?: number; log?: (message: string) => void } = {}): KafkaServer {
   const router = new Router([{ codec: apiVersionsCodec, handle: () => ({ errorCode: 0, apiKeys: router.apiVersions(), throttleTimeMs: 0 }) }]);
-  const server = KafkaServer.listen({ hostname: '127.0.0.1', port: 0, router, log: () => {} });
+  const server = KafkaServer.listen({ hostname: '127.0.0.1', port: 0, router, log: () => {}, ...options });
   servers.push(server);
   return server;
 }
+
+type RawClient = Awaited<ReturnType<typeof rawClient>>;
 
 /** A raw client: sends frames, collects size-prefixed responses, notices the close. */
 async function rawClient(port: number) {
@@ -151,4 +153,34 @@ describe('one client cannot stall the others', () => {
     expect(new KafkaReader(good.responses[0]!).int32()).toBe(42);
     for (const client of [stuck, hog, good]) client.end();
   });
+});
+
+describe('max.connections', () => {
+  test('5,000 connections beyond the cap are closed on arrival; those within it are served', async () => {
+    const cap = 20;
+    const beyond = 5000;
+    const logged: string[] = [];
+    const server = start({ maxConnections: cap, log: (message) => logged.push(message) });
+    const kept: RawClient[] = [];
+    for (let i = 0; i < cap; i++) kept.push(await rawClient(server.port));
+    await until(() => server.connectionCount === cap);
+    const extra: RawClient[] = [];
+    const batch = 250; // connects in batches: a few hundred handshakes in flight at once
+    for (let at = 0; at < beyond; at += batch) {
+      extra.push(...(await Promise.all(Array.from({ length: batch }, () => rawClient(server.port)))));
+      expect(server.connectionCount).toBeLessThanOrEqual(cap);
+    }
+    await until(() => extra.every((client) => client.closed));
+    expect(server.refusedConnectionCount).toBe(beyond);
+    expect(logged).toEqual([`max.connections (${cap}) reached: closing new connections until some end`]); // said once, not 5,000 times
+    expect(server.connectionCount).toBe(cap);
+    kept[0]!.send(apiVersionsRequest(3, 7)); // the ones within the cap still work
+    await until(() => kept[0]!.responses.length === 1);
+    kept[1]!.end(); // and a place freed is taken by the next arrival
+    await until(() => server.connectionCount === cap - 1);
+    const next = await rawClient(server.port);
+    next.send(apiVersionsRequest(3, 8));
+    await until(() => next.responses.length === 1);
+    for (const client of [...kept, next]) client.end();
+  }, 120_000);
 });

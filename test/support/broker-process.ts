@@ -18,6 +18,8 @@ export interface BrokerProcessOptions {
   readonly args?: readonly string[];
   /** Extra environment for the child. */
   readonly env?: Readonly<Record<string, string>>;
+  /** Run the broker with at most this many open file descriptors (`ulimit -n`). */
+  readonly fdLimit?: number;
 }
 
 /** One broker process; `port` stays the same across restarts. */
@@ -48,7 +50,10 @@ export class BrokerProcess {
   async start(): Promise<void> {
     if (this.running) throw new Error(`broker ${this.options.nodeId} is already running`);
     const args = ['broker', '--node-id', String(this.options.nodeId), '--listen', this.bootstrap, '--data', this.options.data, '--metrics', 'off', ...(this.options.args ?? [])];
-    const child = Bun.spawn([process.execPath, CLI, ...args], { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe', env: { ...process.env, ...this.options.env } });
+    const command = [process.execPath, CLI, ...args];
+    // `exec` keeps the broker the child itself, so signals reach it and not a shell.
+    const limited = this.options.fdLimit === undefined ? command : ['bash', '-c', `ulimit -n ${this.options.fdLimit} && exec "$@"`, 'bash', ...command];
+    const child = Bun.spawn(limited, { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe', env: { ...process.env, ...this.options.env } });
     this.#child = child;
     const ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`broker ${this.options.nodeId} not listening after ${READY_TIMEOUT_MS} ms:\n${this.output()}`)), READY_TIMEOUT_MS);

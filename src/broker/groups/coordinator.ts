@@ -8,6 +8,12 @@ export const SESSION_TIMEOUT_MS_MIN = 1000;
 export const SESSION_TIMEOUT_MS_MAX = 30 * 60 * 1000;
 /** Members one group may hold; bounds memory per group. */
 export const GROUP_MEMBERS_MAX = 1000;
+/**
+ * Groups one coordinator holds in memory (a few hundred bytes each when empty, more with members'
+ * metadata); a join that would add one more is answered COORDINATOR_NOT_AVAILABLE (retriable).
+ * Empty groups leave once offsets.retention.minutes have passed (offset-expiry.ts).
+ */
+export const GROUPS_MAX = 100_000;
 
 export interface JoinRequest {
   readonly groupId: string;
@@ -53,6 +59,15 @@ interface Group {
   leader: string;
   readonly members: Map<string, Member>;
   rebalanceTimer: Timer | null;
+  /** When the group last became Empty (clock.nowMs), or null while it has members. */
+  emptySinceMs: number | null;
+}
+
+/** What offset expiry needs to know of a group: whether anyone is in it, and since when not. */
+export interface GroupStatus {
+  readonly members: number;
+  /** When it last became empty; null while it has members. */
+  readonly emptySinceMs: number | null;
 }
 
 const EMPTY = new Uint8Array(0);
@@ -76,8 +91,10 @@ export class GroupCoordinator {
     const failed = (errorCode: number, memberId = request.memberId) => Promise.resolve({ errorCode, generationId: -1, protocolName: '', leader: '', memberId, members: [] });
     if (request.groupId === '') return failed(ErrorCode.INVALID_GROUP_ID);
     if (request.sessionTimeoutMs < SESSION_TIMEOUT_MS_MIN || request.sessionTimeoutMs > SESSION_TIMEOUT_MS_MAX) return failed(ErrorCode.INVALID_SESSION_TIMEOUT);
-    const group = this.#group(request.groupId);
-    if (request.memberId !== '' && !group.members.has(request.memberId)) return failed(ErrorCode.UNKNOWN_MEMBER_ID);
+    const existing = this.#groups.get(request.groupId);
+    if (request.memberId !== '' && existing?.members.has(request.memberId) !== true) return failed(ErrorCode.UNKNOWN_MEMBER_ID);
+    if (existing === undefined && this.#groups.size >= GROUPS_MAX) return failed(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    const group = existing ?? this.#group(request.groupId);
     if (group.members.size > 0 && !this.#compatible(group, request)) return failed(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
     if (request.memberId === '' && group.members.size >= GROUP_MEMBERS_MAX) return failed(ErrorCode.UNKNOWN_SERVER_ERROR);
     const memberId = request.memberId === '' ? `${request.clientId || 'member'}-${++this.#nextMemberNumber}-${this.#clock.nowMs().toString(36)}` : request.memberId;
@@ -150,6 +167,29 @@ export class GroupCoordinator {
     return group === undefined ? null : { state: group.state, generationId: group.generationId, members: [...group.members.keys()], leader: group.leader };
   }
 
+  /** Whether the group has members and since when it has none; undefined for a group not held here. */
+  status(groupId: string): GroupStatus | undefined {
+    const group = this.#groups.get(groupId);
+    return group === undefined ? undefined : { members: group.members.size, emptySinceMs: group.emptySinceMs };
+  }
+
+  /** Every group held here with no members. */
+  emptyGroups(): string[] {
+    return [...this.#groups.values()].filter((group) => group.members.size === 0).map((group) => group.id);
+  }
+
+  /** Drops an empty group (its offsets expired); a later join starts it afresh. */
+  forget(groupId: string): void {
+    const group = this.#groups.get(groupId);
+    if (group === undefined || group.members.size > 0) return;
+    group.rebalanceTimer?.cancel();
+    this.#groups.delete(groupId);
+  }
+
+  get groupCount(): number {
+    return this.#groups.size;
+  }
+
   /** Cancels every timer (broker shutdown). */
   close(): void {
     for (const group of this.#groups.values()) {
@@ -161,7 +201,7 @@ export class GroupCoordinator {
   #group(groupId: string): Group {
     let group = this.#groups.get(groupId);
     if (group === undefined) {
-      group = { id: groupId, state: 'Empty', generationId: 0, protocolName: '', leader: '', members: new Map(), rebalanceTimer: null };
+      group = { id: groupId, state: 'Empty', generationId: 0, protocolName: '', leader: '', members: new Map(), rebalanceTimer: null, emptySinceMs: this.#clock.nowMs() };
       this.#groups.set(groupId, group);
     }
     return group;
@@ -170,6 +210,7 @@ export class GroupCoordinator {
   #addMember(group: Group, memberId: string): Member {
     const member: Member = { memberId, sessionTimeoutMs: 0, rebalanceTimeoutMs: 0, protocolType: '', protocols: [], assignment: EMPTY, sessionTimer: null, joinWaiter: null, syncWaiter: null };
     group.members.set(memberId, member);
+    group.emptySinceMs = null;
     return member;
   }
 
@@ -246,5 +287,6 @@ export class GroupCoordinator {
     member.joinWaiter?.({ errorCode: ErrorCode.UNKNOWN_MEMBER_ID, generationId: -1, protocolName: '', leader: '', memberId: member.memberId, members: [] });
     member.syncWaiter?.({ errorCode: ErrorCode.UNKNOWN_MEMBER_ID, assignment: EMPTY });
     group.members.delete(member.memberId);
+    if (group.members.size === 0) group.emptySinceMs = this.#clock.nowMs();
   }
 }

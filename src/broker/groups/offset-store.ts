@@ -11,6 +11,8 @@ export interface CommittedOffset {
   readonly offset: number;
   readonly leaderEpoch: number;
   readonly metadata: string | null;
+  /** When the coordinator accepted the commit (clock.nowMs): offsets expire from it (offset-expiry.ts). Absent in older files. */
+  readonly commitTimestampMs?: number;
 }
 
 type Stored = Record<string, Record<string, CommittedOffset>>; // group -> "topic\u0000partition" -> offset
@@ -26,6 +28,10 @@ export interface GroupOffsetStore {
   commit(group: string, offsets: readonly GroupOffset[]): Promise<void>;
   /** Every committed partition of the group. */
   list(group: string): Promise<GroupOffset[]>;
+  /** Every group with committed offsets. */
+  groups(): Promise<string[]>;
+  /** Removes these offsets of the group, each only if it is still the commit listed (not committed again since). */
+  remove(group: string, offsets: readonly GroupOffset[]): Promise<void>;
 }
 
 /**
@@ -64,6 +70,31 @@ export class OffsetStore implements GroupOffsetStore {
       return { topic: topic!, partition: Number(partition), committed };
     });
   }
+
+  async groups(): Promise<string[]> {
+    return Object.keys(this.#groups);
+  }
+
+  async remove(group: string, offsets: readonly GroupOffset[]): Promise<void> {
+    const stored = this.#groups[group];
+    if (stored === undefined) return;
+    const kept = withoutUnchanged(stored, offsets.map(({ topic, partition, committed }) => [`${topic}\u0000${partition}`, committed]));
+    if (Object.keys(kept).length === Object.keys(stored).length) return;
+    if (Object.keys(kept).length === 0) delete this.#groups[group];
+    else this.#groups[group] = kept;
+    writeFileAtomicSync(this.#path, pack(this.#groups));
+  }
+}
+
+/** The stored offsets minus those listed, each only if still the same commit. */
+function withoutUnchanged(stored: Readonly<Record<string, CommittedOffset>>, removed: readonly (readonly [string, CommittedOffset])[]): Record<string, CommittedOffset> {
+  const kept = { ...stored };
+  for (const [key, committed] of removed) if (sameCommit(kept[key], committed)) delete kept[key];
+  return kept;
+}
+
+function sameCommit(a: CommittedOffset | undefined, b: CommittedOffset): boolean {
+  return a !== undefined && a.offset === b.offset && a.leaderEpoch === b.leaderEpoch && a.metadata === b.metadata && a.commitTimestampMs === b.commitTimestampMs;
 }
 
 /** Compare-and-swap rounds a commit may lose to a concurrent writer before it reports the race. */
@@ -95,8 +126,30 @@ export class ControlOffsetStore implements GroupOffsetStore {
       return { topic: key.slice(0, at), partition: Number(key.slice(at + 1)), committed };
     });
   }
+
+  async groups(): Promise<string[]> {
+    return (await this.#control.list(GROUPS_PREFIX)).map((key) => decodeURIComponent(key.slice(GROUPS_PREFIX.length)));
+  }
+
+  /**
+   * Removes by compare-and-swap, so a commit racing with expiry is never lost. A group left with
+   * no offsets keeps an empty record: the store has no conditional delete, and an unconditional
+   * one could erase a commit that landed in between.
+   */
+  async remove(group: string, offsets: readonly GroupOffset[]): Promise<void> {
+    for (let attempt = 0; attempt < COMMIT_ATTEMPTS_MAX; attempt++) {
+      const current = await this.#control.read<Record<string, CommittedOffset>>(groupKey(group));
+      if (current === null) return;
+      const kept = withoutUnchanged(current.value, offsets.map(({ topic, partition, committed }) => [`${topic}/${partition}`, committed]));
+      if (Object.keys(kept).length === Object.keys(current.value).length) return;
+      if ((await this.#control.replace(groupKey(group), current, kept)) !== null) return;
+    }
+    throw new FerryError('Storage', `expiring offsets of group ${group}: lost ${COMMIT_ATTEMPTS_MAX} compare-and-swap rounds in a row`);
+  }
 }
 
+const GROUPS_PREFIX = 'groups/';
+
 function groupKey(group: string): string {
-  return `groups/${encodeURIComponent(group)}`;
+  return `${GROUPS_PREFIX}${encodeURIComponent(group)}`;
 }

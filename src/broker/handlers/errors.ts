@@ -1,9 +1,17 @@
 import { isFerryError } from '../../errors.ts';
+import { isStoreError } from '../../store/errors.ts';
+import { isOsError } from '../../util/os-error.ts';
 import { ErrorCode, errorCodeFor } from '../protocol/error-codes.ts';
 
-/** The Kafka error code for whatever a handler caught: Ferry's kinds by the one table, anything else unknown. */
+/**
+ * The Kafka error code for whatever a handler caught: Ferry's kinds by the one table; a failure
+ * of the operating system (EMFILE, ENOSPC, EIO: an errno-coded error from a system call) or of
+ * the object store is KAFKA_STORAGE_ERROR, which clients retry; anything else unknown.
+ */
 export function errorCodeOf(error: unknown): number {
-  return isFerryError(error) ? errorCodeFor(error.kind) : ErrorCode.UNKNOWN_SERVER_ERROR;
+  if (isFerryError(error)) return errorCodeFor(error.kind);
+  if (isOsError(error) || isStoreError(error)) return ErrorCode.KAFKA_STORAGE_ERROR;
+  return ErrorCode.UNKNOWN_SERVER_ERROR;
 }
 
 /**

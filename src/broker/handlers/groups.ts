@@ -39,7 +39,8 @@ export function handleLeaveGroup(context: BrokerContext, request: LeaveGroupRequ
 export async function handleOffsetCommit(context: BrokerContext, request: OffsetCommitRequest): Promise<OffsetCommitResponse> {
   let errorCode: number = notCoordinator(context, request.groupId) ? ErrorCode.NOT_COORDINATOR : context.groups.checkCommit(request.groupId, request.generationId, request.memberId);
   if (errorCode === ErrorCode.NONE) {
-    const offsets = request.topics.flatMap((topic) => topic.partitions.map((p) => ({ topic: topic.name, partition: p.partitionIndex, committed: { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.committedMetadata } })));
+    const commitTimestampMs = context.clock.nowMs(); // offsets expire from here (offset-expiry.ts)
+    const offsets = request.topics.flatMap((topic) => topic.partitions.map((p) => ({ topic: topic.name, partition: p.partitionIndex, committed: { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.committedMetadata, commitTimestampMs } })));
     errorCode = await context.offsets.commit(request.groupId, offsets).then(() => ErrorCode.NONE, (error: unknown) => errorCodeOf(error));
   }
   return { throttleTimeMs: 0, topics: request.topics.map((topic) => ({ name: topic.name, partitions: topic.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })) };

@@ -1,0 +1,92 @@
+import { assert } from '../../util/assert.ts';
+import type { Clock, Timer } from '../../util/clock.ts';
+import type { GroupCoordinator } from './coordinator.ts';
+import type { GroupOffset, GroupOffsetStore } from './offset-store.ts';
+
+/**
+ * Kafka's offsets.retention.minutes (7 days): how long a group with no members keeps its offsets.
+ * Longer keeps more groups' offsets (memory on a single broker, one control record each in a
+ * cluster); shorter makes a consumer that was away that long start from its reset policy.
+ */
+export const OFFSETS_RETENTION_MINUTES_DEFAULT = 7 * 24 * 60;
+/** Kafka's offsets.retention.check.interval.ms: how often expiry runs (a LIST and a read per group in a cluster). */
+export const OFFSETS_RETENTION_CHECK_INTERVAL_MS = 600_000;
+const MS_PER_MINUTE = 60_000;
+
+assert(OFFSETS_RETENTION_CHECK_INTERVAL_MS < OFFSETS_RETENTION_MINUTES_DEFAULT * MS_PER_MINUTE, 'expiry runs several times per retention period');
+
+export interface OffsetExpiryOptions {
+  readonly groups: GroupCoordinator;
+  readonly offsets: GroupOffsetStore;
+  readonly clock: Clock;
+  readonly retentionMs: number;
+  readonly checkIntervalMs?: number;
+  /** Whether this broker coordinates the group (only the coordinator expires a group's offsets). */
+  readonly coordinates: (group: string) => boolean;
+  readonly log?: (message: string) => void;
+}
+
+/**
+ * Expires consumer group offsets as Kafka does (KIP-211): a group with members keeps them all; in a
+ * group with none, an offset expires `retentionMs` after the later of its commit and the moment
+ * the group became empty (a simple consumer committing without joining counts from its commit).
+ * An empty group with no offsets left is dropped from the coordinator (Kafka deletes it too), so
+ * neither the coordinator's groups nor the stored offsets only grow.
+ *
+ * Limitation: a group's emptiness is known only to the coordinator holding it in memory; after a
+ * restart or a coordinator move, offsets of a group not seen since expire from their commit time.
+ */
+export class OffsetExpiry {
+  readonly #options: OffsetExpiryOptions;
+  #timer: Timer | null = null;
+  #stopped = false;
+
+  constructor(options: OffsetExpiryOptions) {
+    assert(options.retentionMs > 0, 'offsets retention is positive');
+    this.#options = options;
+  }
+
+  start(): void {
+    this.#schedule();
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    this.#timer?.cancel();
+  }
+
+  /** One expiry round: removes what is due, drops empty groups with nothing left; returns the offsets removed. */
+  async expireNow(): Promise<number> {
+    const { groups, offsets, clock, coordinates } = this.#options;
+    const nowMs = clock.nowMs();
+    let removed = 0;
+    for (const group of new Set([...(await offsets.groups()), ...groups.emptyGroups()])) {
+      if (!coordinates(group)) continue;
+      const status = groups.status(group);
+      if (status !== undefined && status.members > 0) continue; // a group with members keeps its offsets
+      const stored = await offsets.list(group);
+      const due = stored.filter((offset) => this.#expiresAtMs(offset, status?.emptySinceMs ?? null) <= nowMs);
+      if (due.length > 0) await offsets.remove(group, due);
+      removed += due.length;
+      if (due.length === stored.length && groups.status(group)?.members === 0) groups.forget(group); // empty, nothing left: gone, as in Kafka
+    }
+    return removed;
+  }
+
+  /** The later of the commit and the group's emptying, plus the retention; never for an old offset of a group not seen empty. */
+  #expiresAtMs(offset: GroupOffset, emptySinceMs: number | null): number {
+    const committedMs = offset.committed.commitTimestampMs;
+    const fromMs = committedMs === undefined ? (emptySinceMs ?? Number.POSITIVE_INFINITY) : Math.max(committedMs, emptySinceMs ?? Number.NEGATIVE_INFINITY);
+    return fromMs + this.#options.retentionMs;
+  }
+
+  #schedule(): void {
+    if (this.#stopped) return;
+    this.#timer = this.#options.clock.setTimer(this.#options.checkIntervalMs ?? OFFSETS_RETENTION_CHECK_INTERVAL_MS, () => {
+      this.expireNow().then(
+        (removed) => removed > 0 && this.#options.log?.(`expired ${removed} committed offsets of empty consumer groups`),
+        (error: unknown) => this.#options.log?.(`offset expiry failed (retried in the next round): ${error instanceof Error ? error.message : String(error)}`),
+      ).finally(() => this.#schedule());
+    }, true);
+  }
+}

@@ -1,0 +1,48 @@
+import { FerryError } from '../errors.ts';
+import { isStoreError } from './errors.ts';
+import type { ObjectStore } from './object-store.ts';
+
+/**
+ * Whether an object store really enforces conditional writes, checked before a broker relies on
+ * them. WAL streams are fenced by create-if-absent (`If-None-Match: *`, docs/wal-protocol.md) and
+ * cluster control records change by compare-and-swap (`If-Match`); many S3-compatible servers
+ * (s3rver among them) accept both headers and ignore them, and on such a store fencing and
+ * compare-and-swap would hold only by luck. The probe, on one key of its own:
+ *   1. create it with If-None-Match: *             -> must succeed;
+ *   2. create it again with If-None-Match: *       -> must fail PreconditionFailed;
+ *   3. replace it with If-Match: a wrong ETag      -> must fail PreconditionFailed;
+ *   4. replace it with If-Match: its ETag          -> must succeed;
+ *   5. delete it (also after a failed step).
+ * Any other failure (no access, no network) propagates as it is: the broker could not start anyway.
+ */
+export async function checkConditionalWrites(store: ObjectStore, prefix: string, probeId: string, role: string): Promise<void> {
+  const key = `${prefix === '' ? '' : `${prefix.replace(/\/+$/, '')}/`}conditional-write-check/${probeId}`;
+  const refuse = (what: string): never => {
+    throw new FerryError('InvalidArgument', `the ${role} store (${store.kind}) does not enforce conditional writes: ${what}; fencing and compare-and-swap need them (--unsafe-store runs a single broker on it anyway)`);
+  };
+  try {
+    const created = await store.put(key, bytes('1'), { ifNoneMatch: '*' });
+    if (await succeeds(store.put(key, bytes('2'), { ifNoneMatch: '*' }))) refuse('a second put with If-None-Match: * succeeded');
+    if (await succeeds(store.put(key, bytes('3'), { ifMatch: '"ferry-not-this-etag"' }))) refuse('a put with If-Match on a wrong ETag succeeded');
+    const current = await store.head(key);
+    if (current?.etag !== created.etag) refuse('a refused conditional put changed the object');
+    await store.put(key, bytes('4'), { ifMatch: created.etag });
+  } finally {
+    await store.delete(key).catch(() => {}); // a probe left behind is harmless: nothing reads this key
+  }
+}
+
+/** True if the put succeeded, false if its condition failed; any other failure propagates. */
+async function succeeds(put: Promise<unknown>): Promise<boolean> {
+  try {
+    await put;
+    return true;
+  } catch (error) {
+    if (isStoreError(error, 'PreconditionFailed')) return false;
+    throw error;
+  }
+}
+
+function bytes(text: string): Uint8Array {
+  return new TextEncoder().encode(text);
+}

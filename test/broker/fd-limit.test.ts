@@ -1,0 +1,53 @@
+// A broker short of file descriptors (finding 18): operating-system errors are answered per
+// request as KAFKA_STORAGE_ERROR, never crash the broker, and it still stops cleanly on SIGTERM.
+import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
+import { Kafka, logLevel } from 'kafkajs';
+import { BrokerProcess, killAll } from '../support/broker-process.ts';
+import { tempDir } from '../support/temp-dir.ts';
+
+setDefaultTimeout(120_000);
+
+/** Room for the runtime and a few topics: a partition holds three files (log, offset and time index). */
+const FD_LIMIT = 64;
+const TOPICS = 40;
+/** Longer than the engine's shipped-offsets checkpoint interval (1 s): its timer runs while descriptors are short. */
+const STARVED_MS = 2500;
+
+const brokers: BrokerProcess[] = [];
+afterAll(() => killAll(brokers));
+
+/** The Kafka error types a kafkajs failure carries (one per topic for CreateTopics, the last retry's otherwise). */
+function errorTypes(error: unknown): string[] {
+  const found = error as { type?: string; errors?: unknown[]; originalError?: unknown; cause?: unknown };
+  if (Array.isArray(found.errors)) return found.errors.flatMap(errorTypes);
+  if (found.originalError !== undefined) return errorTypes(found.originalError);
+  if (found.cause !== undefined) return errorTypes(found.cause);
+  return found.type === undefined ? [String(error)] : [found.type];
+}
+
+test('out of file descriptors: requests fail with KAFKA_STORAGE_ERROR, the broker lives on and exits 0 on SIGTERM', async () => {
+  const broker = new BrokerProcess({ nodeId: 1, data: tempDir(), fdLimit: FD_LIMIT, args: ['--no-auto-create'] });
+  brokers.push(broker);
+  await broker.start();
+  const kafka = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 1, initialRetryTime: 50 } });
+  const admin = kafka.admin();
+  await admin.connect();
+  const created = await admin.createTopics({ topics: Array.from({ length: TOPICS }, (_, i) => ({ topic: `t${i}`, numPartitions: 2 })) }).then(() => [], errorTypes);
+  expect(created.length).toBeGreaterThan(0); // the limit is low enough that some topics cannot open
+  expect(new Set(created)).toEqual(new Set(['KAFKA_STORAGE_ERROR']));
+  const existing = (await admin.listTopics()).length;
+  expect(existing).toBe(TOPICS - created.length); // a topic that failed is not left half-created
+
+  const producer = kafka.producer({ allowAutoTopicCreation: false });
+  await producer.connect();
+  const failures: string[] = [];
+  for (const topic of await admin.listTopics()) await producer.send({ topic, messages: [{ value: 'x' }] }).catch((error: unknown) => failures.push(...errorTypes(error)));
+  expect(failures.filter((type) => type !== 'KAFKA_STORAGE_ERROR')).toEqual([]);
+  await Bun.sleep(STARVED_MS);
+  expect(broker.running).toBe(true);
+  await producer.disconnect();
+  await admin.disconnect();
+
+  expect(await broker.terminate()).toBe(0);
+  expect(broker.output()).not.toMatch(/^\s+at /m); // no stack trace
+});
