@@ -239,6 +239,9 @@ export class Ferry {
     const requiredFollowers = Math.min(this.#options.minInsyncReplicas ?? 1, replicationFactor) - 1;
     const role: PartitionRole = as === 'leader' ? { kind: 'leader', requiredFollowers, isr: this.#inSyncReplicas(topic, index) } : { kind: 'follower' };
     const partition = new Partition(topic, index, log, as === 'leader' ? this.#wal : null, role, log.logEndOffset, log.logEndOffset);
+    // A follower serves what the chain's sealed streams hold (committed by whoever sealed them), and
+    // past that only what its leader says is committed (noteLeaderHighWatermark), never its own log end.
+    if (as === 'follower') partition.noteLeaderHighWatermark(log.logEndOffset);
     partitions[index] = partition;
     this.#partitions.set(topic, partitions);
     return partition;
@@ -251,6 +254,12 @@ export class Ferry {
   noteReplicaProgress(topic: string, index: number, replicaId: string, logEndOffset: number): boolean {
     const partition = this.#partitions.get(topic)?.[index];
     return partition?.role.kind === 'leader' && partition.noteFollowerApplied(replicaId, logEndOffset);
+  }
+
+  /** A followed partition's leader says what it has committed (its answer to a progress report). */
+  noteLeaderHighWatermark(topic: string, index: number, highWatermark: number): void {
+    const partition = this.#partitions.get(topic)?.[index];
+    if (partition?.role.kind === 'follower') partition.noteLeaderHighWatermark(highWatermark);
   }
 
   /** The cluster decides who follows what (replica sets, leases); without it, the attached replicas follow everything. */
