@@ -287,6 +287,11 @@ export class Ferry {
     await partition.log.close();
   }
 
+  /** The end of the partition's local log: past the high watermark while records wait to be committed. */
+  logEndOffset(topic: string, index: number): number {
+    return this.#partition(topic, index).log.logEndOffset;
+  }
+
   /** Whether this engine serves `topic`-`index` (managed mode: adopted and not released). */
   serves(topic: string, index: number): boolean {
     return this.#partitions.get(topic)?.[index] !== undefined;
