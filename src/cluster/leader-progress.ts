@@ -50,7 +50,7 @@ export class LeaderProgress {
     this.#retarget(this.#followed.get(key(topic, partition))!);
   }
 
-  /** [R2] The partition applied more: its leader hears the new log end. */
+  /** [R1] The partition applied more: its leader hears the new log end. */
   applied(topic: string, partition: number): void {
     const followed = this.#followed.get(key(topic, partition));
     if (followed === undefined) return;

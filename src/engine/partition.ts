@@ -211,7 +211,7 @@ export class Partition {
     this.#waiters = still;
   }
 
-  /** The leader's high watermark from the in-sync set now; re-checked when a lagging follower would fall out of it. */
+  /** The leader's high watermark from the in-sync set now ([R5]); re-checked when a lagging follower would fall out of it. */
   #leaderCommitted(): number {
     assert(this.role.kind === 'leader', 'only a leader counts followers');
     const { isr, requiredFollowers } = this.role;

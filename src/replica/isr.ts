@@ -26,8 +26,8 @@ interface Progress {
 }
 
 /**
- * The in-sync replicas of one leader partition (Kafka's ISR), from the followers' reports timed
- * on the injected clock. A follower is in sync while all of these hold:
+ * The in-sync replicas of one leader partition (Kafka's ISR; [R4] of docs/cluster-protocol.md),
+ * from the followers' reports timed on the injected clock. A follower is in sync while all hold:
  * - I1 it is in the replica set and its broker's lease is live (`ReplicaSet`), so a dead broker
  *   drops out as soon as its lease lapses;
  * - I2 it has reported in this leadership;

@@ -68,11 +68,11 @@ function preferredReadReplica(context: BrokerContext, request: FetchRequest, top
 }
 
 /**
- * A follower broker's Fetch: its fetch offsets are its log end offsets (acks=all and the high
- * watermark count them), and the answer tells it the high watermark, which caps its own. Only a
- * broker with a live lease, connecting from its registered address, counts, and only for
- * partitions whose replica set holds it (the engine's in-sync replicas); anything else gets
- * NOT_LEADER_OR_FOLLOWER and changes nothing.
+ * A follower broker's Fetch, [R2] of docs/cluster-protocol.md: its fetch offsets are its log end
+ * offsets (acks=all and the high watermark count them), and the answer tells it the high
+ * watermark, which caps its own. Only a broker with a live lease, connecting from its registered
+ * address, counts, and only for partitions whose replica set holds it (the engine's in-sync
+ * replicas); anything else gets NOT_LEADER_OR_FOLLOWER and changes nothing.
  */
 async function noteReplicaProgress(context: BrokerContext, request: FetchRequest, peer: string): Promise<FetchResponse> {
   const genuine = await context.topology.isReplicaConnection(request.replicaId, peer);
