@@ -53,6 +53,7 @@ export class Partition {
   #abandoned: FerryError | null = null;
   /** Leader: fires when a lagging in-sync follower falls out of the in-sync set (replica.lag.time.max.ms). */
   #lapseTimer: Timer | null = null;
+  #lapseAtMs: number | null = null;
 
   /** `durableEnd`: where the log is durable from before (the WAL's end for it, or the log end without a WAL). */
   /** `committedEnd`: where the high watermark may start (a partition rebuilt from sealed WAL streams is committed whole). */
@@ -217,10 +218,15 @@ export class Partition {
     const { isr, requiredFollowers } = this.role;
     if (requiredFollowers <= 0) return this.#durableEnd;
     const next = leaderHighWatermark(this.#durableEnd, isr.inSync(this.#durableEnd).values(), requiredFollowers);
-    this.#lapseTimer?.cancel();
-    this.#lapseTimer = null;
     const lapseMs = next < this.#durableEnd ? isr.nextLapseMs(this.#durableEnd) : null;
-    if (lapseMs !== null) this.#lapseTimer = isr.atMonotonic(lapseMs + 1, () => this.#recompute());
+    if (lapseMs !== this.#lapseAtMs) { // most recomputes keep the same deadline: no timer churn on the hot path
+      this.#lapseTimer?.cancel();
+      this.#lapseTimer = lapseMs === null ? null : isr.atMonotonic(lapseMs + 1, () => {
+        this.#lapseAtMs = null;
+        this.#recompute();
+      });
+      this.#lapseAtMs = lapseMs;
+    }
     return next;
   }
 }
