@@ -104,11 +104,14 @@ export class ProgressReporter {
 
   #connect(): Promise<Socket<undefined>> {
     this.#received = new Uint8Array(0);
-    return Bun.connect({
+    // Only this connection's own end clears it: a late close of an earlier one must not drop a newer one.
+    const gone = () => void (this.#socket === connecting && (this.#socket = null));
+    const connecting: Promise<Socket<undefined>> = Bun.connect({
       hostname: this.#host,
       port: this.#port,
-      socket: { data: (_socket, chunk) => this.#onData(chunk), close: () => void (this.#socket = null), error: () => void (this.#socket = null) },
+      socket: { data: (_socket, chunk) => this.#onData(chunk), close: gone, error: gone },
     });
+    return connecting;
   }
 
   /** Re-sends what is unconfirmed after PROGRESS_REPEAT_INTERVAL_MS, while anything is. */
