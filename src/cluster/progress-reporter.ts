@@ -8,6 +8,8 @@ const FETCH_API_KEY = 1;
 const FETCH_VERSION = 11;
 const CLIENT_ID = 'ferry-replica';
 const SIZE_PREFIX_BYTES = 4;
+/** An answer to a report carries no records: a few bytes per partition. Larger means a broken peer (the connection restarts). */
+const ANSWER_BYTES_MAX = 1024 * 1024;
 /**
  * How often a report is sent again while the leader's answer shows a high watermark below it
  * (another follower is behind, the leader has not seen its own object durable yet, or the report
@@ -129,6 +131,10 @@ export class ProgressReporter {
     this.#received = this.#received.length === 0 ? chunk : concatBytes([this.#received, chunk]);
     while (this.#received.length >= SIZE_PREFIX_BYTES) {
       const size = new DataView(this.#received.buffer, this.#received.byteOffset).getInt32(0);
+      if (size < 0 || size > ANSWER_BYTES_MAX) {
+        this.#dropConnection();
+        return;
+      }
       if (this.#received.length < SIZE_PREFIX_BYTES + size) return;
       const frame = this.#received.subarray(SIZE_PREFIX_BYTES, SIZE_PREFIX_BYTES + size);
       this.#received = this.#received.subarray(SIZE_PREFIX_BYTES + size);

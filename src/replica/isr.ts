@@ -1,3 +1,4 @@
+import { assert } from '../util/assert.ts';
 import type { Clock, Timer } from '../util/clock.ts';
 
 /**
@@ -77,6 +78,7 @@ export class InSyncReplicas {
       }
       if (progress.logEndOffset >= leaderEnd || nowMs - progress.caughtUpAtMs <= this.#lagTimeMaxMs) inSync.set(id, progress.logEndOffset);
     }
+    assert(this.#progress.size <= members.size, 'I1: the follower table holds only members of the replica set');
     return inSync;
   }
 
