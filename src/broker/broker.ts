@@ -2,7 +2,8 @@ import { ClusterNode } from '../cluster/node.ts';
 import { ControlStore } from '../cluster/control-store.ts';
 import { rebuildFromChain } from '../cluster/rebuild.ts';
 import { StreamTails } from '../cluster/stream-tails.ts';
-import { ProgressReporter } from '../cluster/progress-reporter.ts';
+import { LeaderProgress } from '../cluster/leader-progress.ts';
+import { RegisteredAddresses } from '../cluster/replica-address.ts';
 import type { PartitionRecord } from '../cluster/node.ts';
 import { Ferry, FerryError, type FerryOptions, type WalOptions } from '../engine/index.ts';
 import { splitBatches } from '../format/batch-parse.ts';
@@ -137,7 +138,7 @@ export class Broker {
     const server = KafkaServer.listen({ hostname: options.listenHost, port: options.listenPort, router, clock, metrics, ...definedOnly({ log: options.log, maxConnections: options.maxConnections, connectionsMaxIdleMs: options.connectionsMaxIdleMs, queuedMaxRequestBytes: options.queuedMaxRequestBytes }) });
     const self = { nodeId: options.nodeId, host: options.advertisedHost ?? options.listenHost, port: options.advertisedPort ?? server.port, rack: options.rack ?? null };
     const producers = new ProducerIds(options.engine.directory, options.nodeId);
-    const cluster = options.cluster === undefined ? null : clusterNode(options.cluster, self, engine, options.engine.wal!, producers, clock, options.log);
+    const cluster = options.cluster === undefined ? null : clusterNode(options.cluster, self, engine, options.engine.wal!, producers, clock, options.log, metrics);
     context = {
       nodeId: options.nodeId,
       advertisedHost: self.host,
@@ -149,7 +150,7 @@ export class Broker {
       groups: new GroupCoordinator(clock),
       offsets: options.cluster === undefined ? OffsetStore.open(options.engine.directory) : new ControlOffsetStore(new ControlStore(options.cluster.store, options.cluster.prefix ?? '')),
       producers,
-      topology: cluster === null ? new SingleBrokerTopology(self, engine) : new ClusterTopology(cluster, options.defaultReplicationFactor ?? 1),
+      topology: cluster === null ? new SingleBrokerTopology(self, engine) : new ClusterTopology(cluster, options.defaultReplicationFactor ?? 1, new RegisteredAddresses(clock)),
       autoCreateTopics: options.autoCreateTopics ?? true,
       defaultPartitions: options.defaultPartitions ?? DEFAULT_PARTITIONS,
     };
@@ -193,11 +194,10 @@ export class Broker {
  * The cluster side of a broker: its lease and claims, and how it adopts a claimed partition:
  * seal the chain's other streams [C4], rebuild the log and the producer sequences from them [C5].
  */
-function clusterNode(options: ClusterOptions, self: BrokerAddress, engine: Ferry, wal: WalOptions, producers: ProducerIds, clock: Clock, log?: (message: string) => void): ClusterNode {
+function clusterNode(options: ClusterOptions, self: BrokerAddress, engine: Ferry, wal: WalOptions, producers: ProducerIds, clock: Clock, log?: (message: string) => void, metrics?: MetricsRegistry): ClusterNode {
   const prefix = wal.prefix ?? '';
   const stream = engine.wal!.config.stream;
   const control = new ControlStore(options.store, options.prefix ?? '');
-  const reporters = new Map<string, ProgressReporter | null>();
   const tails = new StreamTails({
     store: wal.store,
     prefix,
@@ -207,6 +207,7 @@ function clusterNode(options: ClusterOptions, self: BrokerAddress, engine: Ferry
     pollIntervalMaxMs: REPLICA_POLL_INTERVAL_MAX_MS,
     readChain: async (topic, partition) => (await control.read<PartitionRecord>(`partitions/${topic}/${partition}`))?.value.chain ?? [],
     ...(log === undefined ? {} : { report: log }),
+    ...(metrics === undefined ? {} : { metrics }),
   });
   const node: ClusterNode = new ClusterNode({
     control,
@@ -232,36 +233,40 @@ function clusterNode(options: ClusterOptions, self: BrokerAddress, engine: Ferry
       const reader = new WalReader(wal.store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: (t, p) => t === topic && p === partition }, { clock, random: new SeededRandom(self.nodeId) });
       const sealed = record.chain.slice(0, -1); // the leader sealed them when it took over
       const follower = await engine.adoptPartition(topic, partition, partitions, async (partitionLog) => void (await rebuildFromChain(reader, partitionLog, sealed)), 'follower', 1, record.leaderEpoch);
-      const leaderBroker = node.liveBrokers().find((broker) => broker.nodeId === record.leader);
-      const reporter = leaderBroker === undefined ? null : new ProgressReporter(self.nodeId, leaderBroker.host, leaderBroker.port);
+      progress.follow(topic, partition, () => follower.log.logEndOffset); // reports what the rebuild brought
       const applied = () => {
         follower.noteApplied();
-        reporter?.report(topic, partition, follower.log.logEndOffset);
+        progress.applied(topic, partition);
       };
-      applied(); // what the rebuild brought
-      reporters.set(`${topic}/${partition}`, reporter);
       tails.follow({ topic, partition, log: follower.log, applied }, record.chain);
     },
     async unfollow(topic, partition) {
       tails.unfollow(topic, partition);
-      reporters.get(`${topic}/${partition}`)?.close();
-      reporters.delete(`${topic}/${partition}`);
+      progress.unfollow(topic, partition);
       await engine.releasePartition(topic, partition);
     },
     async forget(topic) {
-      for (const id of [...reporters.keys()].filter((key) => key.startsWith(`${topic}/`))) {
-        tails.unfollow(topic, Number(id.slice(topic.length + 1)));
-        reporters.get(id)?.close();
-        reporters.delete(id);
-      }
+      for (const partition of progress.unfollowTopic(topic)) tails.unfollow(topic, partition);
       await engine.deleteTopic(topic).catch(() => {}); // nothing of it was served here
     },
     stopped() {
       tails.stopAll();
-      for (const reporter of reporters.values()) reporter?.close();
+      progress.close();
+    },
+    scanned() {
+      progress.retarget();
+      engine.replicasChanged();
     },
     ...(log === undefined ? {} : { log }),
   });
+  const progress = new LeaderProgress({
+    replicaId: self.nodeId,
+    clock,
+    leaderOf: (topic, partition) => node.leaderOf(topic, partition)?.broker ?? null,
+    leaderHighWatermark: (topic, partition, highWatermark) => engine.noteLeaderHighWatermark(topic, partition, highWatermark),
+  });
+  // A leader partition counts only its replica set's followers with a live lease (src/replica/isr.ts I1).
+  engine.useReplicaMembership({ followersOf: (topic, partition) => new Set(node.followersOf(topic, partition).map((b) => `broker-${b.nodeId}`)) });
   return node;
 }
 
@@ -294,7 +299,7 @@ function bindings(context: () => BrokerContext): ApiBinding<any, any>[] {
     { codec: apiVersionsCodec, handle: () => ({ errorCode: 0, apiKeys: router!.apiVersions(), throttleTimeMs: 0 }) },
     { codec: metadataCodec, handle: (request) => handleMetadata(context(), request) },
     { codec: produceCodec, handle: (request) => handleProduce(context(), request) },
-    { codec: fetchCodec, handle: (request) => handleFetch(context(), request) },
+    { codec: fetchCodec, handle: (request, { peer }) => handleFetch(context(), request, peer) },
     { codec: listOffsetsCodec, handle: (request) => handleListOffsets(context(), request) },
     { codec: initProducerIdCodec, handle: (request) => handleInitProducerId(context(), request) },
     { codec: findCoordinatorCodec, handle: (request) => handleFindCoordinator(context(), request) },

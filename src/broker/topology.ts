@@ -1,5 +1,6 @@
 import { type Ferry, FerryError } from '../engine/index.ts';
 import type { ClusterNode } from '../cluster/node.ts';
+import type { RegisteredAddresses } from '../cluster/replica-address.ts';
 
 /** Kafka's leader epoch of a partition without a leader. */
 const NO_LEADER_EPOCH = -1;
@@ -30,6 +31,11 @@ export interface Topology {
   deleteTopic(name: string): Promise<void>;
   /** The broker coordinating a consumer group. */
   coordinatorFor(group: string): BrokerAddress | null;
+  /**
+   * Whether a replica Fetch naming `replicaId` may count: that broker holds a live lease and the
+   * connection (`peer`, its remote address) comes from the broker's registered address.
+   */
+  isReplicaConnection(replicaId: number, peer: string): Promise<boolean>;
 }
 
 export class SingleBrokerTopology implements Topology {
@@ -75,15 +81,27 @@ export class SingleBrokerTopology implements Topology {
   coordinatorFor(): BrokerAddress {
     return this.#self;
   }
+
+  /** A single broker has no replicas. */
+  async isReplicaConnection(): Promise<boolean> {
+    return false;
+  }
 }
 
 export class ClusterTopology implements Topology {
   readonly #node: ClusterNode;
   readonly #defaultReplicationFactor: number;
+  readonly #addresses: RegisteredAddresses;
 
-  constructor(node: ClusterNode, defaultReplicationFactor: number) {
+  constructor(node: ClusterNode, defaultReplicationFactor: number, addresses: RegisteredAddresses) {
     this.#node = node;
     this.#defaultReplicationFactor = defaultReplicationFactor;
+    this.#addresses = addresses;
+  }
+
+  async isReplicaConnection(replicaId: number, peer: string): Promise<boolean> {
+    const broker = this.#node.liveBrokers().find((b) => b.nodeId === replicaId);
+    return broker !== undefined && replicaId !== this.#node.nodeId && (await this.#addresses.matches(peer, broker.host));
   }
 
   followersOf(topic: string, partition: number): BrokerAddress[] {

@@ -42,6 +42,8 @@ export interface ClusterNodeOptions {
   forget(topic: string): Promise<void>;
   /** The node stops: end whatever follows partitions in the background. */
   stopped?(): void;
+  /** After each scan: leaders, replica sets and leases may have changed (followers re-target their reports, leaders re-check their in-sync sets). */
+  scanned?(): void;
   log?(message: string): void;
 }
 
@@ -193,6 +195,7 @@ export class ClusterNode {
         }
       }
     }
+    this.#options.scanned?.();
   }
 
   async #claim(topic: string, partition: number, partitions: number, current: Versioned<PartitionRecord> | null, nowMs: number): Promise<void> {

@@ -1,66 +1,172 @@
 import type { Socket } from 'bun';
+import { KafkaReader } from '../broker/protocol/reader.ts';
 import { KafkaWriter } from '../broker/protocol/writer.ts';
 import { concatBytes } from '../util/bytes.ts';
+import type { Clock, Timer } from '../util/clock.ts';
 
 const FETCH_API_KEY = 1;
 const FETCH_VERSION = 11;
 const CLIENT_ID = 'ferry-replica';
+const SIZE_PREFIX_BYTES = 4;
+/** An answer to a report carries no records: a few bytes per partition. Larger means a broken peer (the connection restarts). */
+const ANSWER_BYTES_MAX = 1024 * 1024;
+/**
+ * How often a report is sent again while the leader's answer shows a high watermark below it
+ * (another follower is behind, the leader has not seen its own object durable yet, or the report
+ * was lost with a connection): the follower learns the leader's high watermark within this, and
+ * the leader hears of progress it missed. One small request per leader per interval while any
+ * partition waits; a longer interval lets a follower serve committed records later (KIP-392).
+ */
+export const PROGRESS_REPEAT_INTERVAL_MS = 50;
+
+interface Report {
+  readonly topic: string;
+  readonly partition: number;
+  readonly logEndOffset: number;
+}
+
+export interface ProgressReporterOptions {
+  readonly clock: Clock;
+  /** The leader's answer to a report: its high watermark for the partition (a follower caps its own by it). */
+  highWatermark(topic: string, partition: number, highWatermark: number): void;
+}
 
 /**
  * How a follower broker tells a leader what it applied, so that acks=all can wait for
  * min.insync.replicas: Kafka's own signal, a Fetch with the follower's replica id whose fetch
  * offsets are its log end offsets. It asks for no data (max bytes 0): the data comes from the
- * object store. Reports to one leader are coalesced into one request per turn.
+ * object store. The answers carry the leader's high watermark, as Kafka's replica fetches do.
+ * Reports to one leader are coalesced into one request per turn; a report is repeated until an
+ * answer shows the high watermark at it (PROGRESS_REPEAT_INTERVAL_MS).
  */
 export class ProgressReporter {
   readonly #replicaId: number;
   readonly #host: string;
   readonly #port: number;
+  readonly #options: ProgressReporterOptions;
   #socket: Promise<Socket<undefined>> | null = null;
-  readonly #pending = new Map<string, { topic: string; partition: number; logEndOffset: number }>();
+  readonly #pending = new Map<string, Report>();
+  /** Reported, and not yet answered with a high watermark at or past the report. */
+  readonly #unconfirmed = new Map<string, Report>();
+  #received: Uint8Array = new Uint8Array(0);
+  #repeatTimer: Timer | null = null;
   #scheduled = false;
   #correlationId = 0;
   #closed = false;
 
-  constructor(replicaId: number, host: string, port: number) {
+  constructor(replicaId: number, host: string, port: number, options: ProgressReporterOptions) {
     this.#replicaId = replicaId;
     this.#host = host;
     this.#port = port;
+    this.#options = options;
   }
 
   report(topic: string, partition: number, logEndOffset: number): void {
     if (this.#closed) return;
     this.#pending.set(`${topic}/${partition}`, { topic, partition, logEndOffset });
+    this.#schedule();
+  }
+
+  /** Stops reporting the partition here (it follows another leader now, or no longer at all). */
+  forget(topic: string, partition: number): void {
+    this.#pending.delete(`${topic}/${partition}`);
+    this.#unconfirmed.delete(`${topic}/${partition}`);
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#repeatTimer?.cancel();
+    void this.#socket?.then((socket) => socket.end()).catch(() => {});
+  }
+
+  #schedule(): void {
     if (this.#scheduled) return;
     this.#scheduled = true;
     queueMicrotask(() => {
       this.#scheduled = false;
       void this.#send().catch(() => {
-        this.#socket = null; // the leader went away: the next report reconnects (or another leader takes over)
+        this.#socket = null; // the leader went away: the repeat reconnects (or the reports move to another leader)
       });
     });
-  }
-
-  close(): void {
-    this.#closed = true;
-    void this.#socket?.then((socket) => socket.end()).catch(() => {});
   }
 
   async #send(): Promise<void> {
     const reports = [...this.#pending.values()];
     this.#pending.clear();
-    if (reports.length === 0) return;
-    const socket = await (this.#socket ??= Bun.connect({ hostname: this.#host, port: this.#port, socket: { data() {}, close: () => void (this.#socket = null), error: () => void (this.#socket = null) } }));
+    if (reports.length === 0 || this.#closed) return;
+    for (const report of reports) this.#unconfirmed.set(`${report.topic}/${report.partition}`, report);
+    this.#repeatLater();
+    const socket = await (this.#socket ??= this.#connect());
     const body = concatBytes(encodeReport(this.#replicaId, ++this.#correlationId, reports));
-    const frame = new Uint8Array(4 + body.length);
+    const frame = new Uint8Array(SIZE_PREFIX_BYTES + body.length);
     new DataView(frame.buffer).setInt32(0, body.length);
-    frame.set(body, 4);
+    frame.set(body, SIZE_PREFIX_BYTES);
     socket.write(frame);
+  }
+
+  #connect(): Promise<Socket<undefined>> {
+    this.#received = new Uint8Array(0);
+    // Only this connection's own end clears it: a late close of an earlier one must not drop a newer one.
+    const gone = () => void (this.#socket === connecting && (this.#socket = null));
+    const connecting: Promise<Socket<undefined>> = Bun.connect({
+      hostname: this.#host,
+      port: this.#port,
+      socket: { data: (_socket, chunk) => this.#onData(chunk), close: gone, error: gone },
+    });
+    return connecting;
+  }
+
+  /** Re-sends what is unconfirmed after PROGRESS_REPEAT_INTERVAL_MS, while anything is. */
+  #repeatLater(): void {
+    if (this.#repeatTimer !== null || this.#closed) return;
+    this.#repeatTimer = this.#options.clock.setTimer(PROGRESS_REPEAT_INTERVAL_MS, () => {
+      this.#repeatTimer = null;
+      if (this.#closed || this.#unconfirmed.size === 0) return;
+      for (const [key, report] of this.#unconfirmed) if (!this.#pending.has(key)) this.#pending.set(key, report);
+      this.#schedule();
+    }, true);
+  }
+
+  #onData(chunk: Uint8Array): void {
+    this.#received = this.#received.length === 0 ? chunk : concatBytes([this.#received, chunk]);
+    while (this.#received.length >= SIZE_PREFIX_BYTES) {
+      const size = new DataView(this.#received.buffer, this.#received.byteOffset).getInt32(0);
+      if (size < 0 || size > ANSWER_BYTES_MAX) {
+        this.#dropConnection();
+        return;
+      }
+      if (this.#received.length < SIZE_PREFIX_BYTES + size) return;
+      const frame = this.#received.subarray(SIZE_PREFIX_BYTES, SIZE_PREFIX_BYTES + size);
+      this.#received = this.#received.subarray(SIZE_PREFIX_BYTES + size);
+      let answers;
+      try {
+        answers = decodeAnswer(frame);
+      } catch {
+        this.#dropConnection(); // not an answer we understand: start afresh (the reports repeat)
+        return;
+      }
+      for (const answer of answers) this.#answered(answer);
+    }
+  }
+
+  #dropConnection(): void {
+    const socket = this.#socket;
+    this.#socket = null;
+    this.#received = new Uint8Array(0);
+    void socket?.then((s) => s.end()).catch(() => {});
+  }
+
+  #answered(answer: { topic: string; partition: number; errorCode: number; highWatermark: number }): void {
+    if (answer.errorCode !== 0 || answer.highWatermark < 0) return; // stays unconfirmed: repeated, or moved by a re-target
+    this.#options.highWatermark(answer.topic, answer.partition, answer.highWatermark);
+    const key = `${answer.topic}/${answer.partition}`;
+    const report = this.#unconfirmed.get(key);
+    if (report !== undefined && answer.highWatermark >= report.logEndOffset) this.#unconfirmed.delete(key);
   }
 }
 
-function encodeReport(replicaId: number, correlationId: number, reports: { topic: string; partition: number; logEndOffset: number }[]): Uint8Array[] {
-  const byTopic = new Map<string, { partition: number; logEndOffset: number }[]>();
+function encodeReport(replicaId: number, correlationId: number, reports: readonly Report[]): Uint8Array[] {
+  const byTopic = new Map<string, Report[]>();
   for (const report of reports) byTopic.set(report.topic, [...(byTopic.get(report.topic) ?? []), report]);
   const writer = new KafkaWriter().int16(FETCH_API_KEY).int16(FETCH_VERSION).int32(correlationId).nullableString(CLIENT_ID);
   writer.int32(replicaId).int32(0).int32(0).int32(0).int8(0).int32(0).int32(-1); // no wait, no bytes, no session
@@ -69,4 +175,32 @@ function encodeReport(replicaId: number, correlationId: number, reports: { topic
   });
   writer.int32(0).string(''); // no forgotten topics, no rack
   return writer.chunks();
+}
+
+/** The partitions of a Fetch v11 response (header v0): error code and high watermark of each. */
+function decodeAnswer(frame: Uint8Array): { topic: string; partition: number; errorCode: number; highWatermark: number }[] {
+  const reader = new KafkaReader(frame);
+  reader.int32(); // correlation id: answers come in request order and each stands alone
+  reader.int32(); // throttle
+  if (reader.int16() !== 0) return [];
+  reader.int32(); // session id
+  const answers: { topic: string; partition: number; errorCode: number; highWatermark: number }[] = [];
+  const topics = reader.arrayLength();
+  for (let t = 0; t < topics; t++) {
+    const topic = reader.string();
+    const partitions = reader.arrayLength();
+    for (let p = 0; p < partitions; p++) {
+      const partition = reader.int32();
+      const errorCode = reader.int16();
+      const highWatermark = reader.int64();
+      reader.int64(); // last stable offset
+      reader.int64(); // log start offset
+      const aborted = reader.int32();
+      for (let a = 0; a < aborted; a++) { reader.int64(); reader.int64(); }
+      reader.int32(); // preferred read replica
+      reader.nullableBytes(); // records: none asked for
+      answers.push({ topic, partition, errorCode, highWatermark });
+    }
+  }
+  return answers;
 }

@@ -1,7 +1,8 @@
 import type { PartitionLog } from '../log/partition-log.ts';
 import { applyFrame } from '../replica/apply.ts';
 import type { ObjectStore } from '../store/object-store.ts';
-import { sleep } from '../util/backoff.ts';
+import type { MetricsRegistry } from '../metrics/index.ts';
+import { backoffDelayMs, type BackoffPolicy, sleep } from '../util/backoff.ts';
 import type { Clock } from '../util/clock.ts';
 import type { Random } from '../util/random.ts';
 import type { StreamId } from '../wal/keys.ts';
@@ -26,10 +27,22 @@ export interface StreamTailsOptions {
   /** The partition's chain as its control record now has it. */
   readChain(topic: string, partition: number): Promise<readonly StreamId[]>;
   report?(message: string): void;
+  /** Where the tails count their failures (ferry_stream_tail_errors_total). */
+  readonly metrics?: MetricsRegistry;
 }
+
+/**
+ * A tail that fails (a GET of the stream, the chain's control record, a frame that does not fit
+ * the log) waits with full jitter from 100 ms doubling up to 5 s and tries again from where it
+ * was, so one bad moment of the store never ends replication. A longer cap probes a broken store
+ * less; a shorter one reacts sooner when it heals.
+ */
+export const TAIL_RETRY: BackoffPolicy = { attempts: Number.POSITIVE_INFINITY, baseMs: 100, capMs: 5000 };
 
 interface Tail {
   readonly stream: StreamId;
+  /** Failures in a row; reset by a step that succeeds. */
+  failures: number;
   /** The next sequence the tail reads. */
   sequence: number;
   readonly members: Map<string, FollowedPartition>;
@@ -48,9 +61,11 @@ interface Tail {
 export class StreamTails {
   readonly #options: StreamTailsOptions;
   readonly #tails = new Map<string, Tail>();
+  readonly #errors: { add(): void } | null;
 
   constructor(options: StreamTailsOptions) {
     this.#options = options;
+    this.#errors = options.metrics?.counter('ferry_stream_tail_errors_total', 'Failed steps of the follower stream tails (each retried with backoff)') ?? null;
   }
 
   /** Starts following a partition in the leader stream that ends its chain (it was rebuilt from the earlier ones). */
@@ -76,10 +91,9 @@ export class StreamTails {
     const key = streamKey(stream);
     let tail = this.#tails.get(key);
     if (tail === undefined) {
-      tail = { stream, sequence: 0, members: new Map(), joining: [], running: true };
+      tail = { stream, failures: 0, sequence: 0, members: new Map(), joining: [], running: true };
       this.#tails.set(key, tail);
-      const started = tail;
-      void this.#run(started).catch((error: unknown) => this.#options.report?.(`tail of ${key} stopped: ${String(error)}`));
+      void this.#run(tail);
     }
     tail.joining.push(partition);
   }
@@ -89,26 +103,26 @@ export class StreamTails {
     this.#tails.delete(streamKey(tail.stream));
   }
 
+  /** Steps the tail until it stops; a step that throws is logged, counted and retried after a backoff (TAIL_RETRY). */
   async #run(tail: Tail): Promise<void> {
-    const { clock, pollIntervalMs, pollIntervalMaxMs } = this.#options;
+    const { clock, random, pollIntervalMs, pollIntervalMaxMs } = this.#options;
     const reader = this.#reader((topic, partition) => tail.members.has(memberKey(topic, partition)));
     let idleWaitMs = pollIntervalMs;
     while (tail.running) {
-      await this.#admitJoining(tail);
-      const read = await reader.read(tail.stream, tail.sequence).catch(() => ({ kind: 'absent' as const }));
-      if (!tail.running) break;
-      if (read.kind === 'data') {
-        for (const frame of read.frames) {
-          const member = tail.members.get(memberKey(frame.entry.topic, frame.entry.partition));
-          if (member !== undefined && applyFrame(member.log, frame) > 0) member.applied();
-        }
-        tail.sequence++;
+      let outcome: 'data' | 'idle';
+      try {
+        outcome = await this.#step(tail, reader);
+        tail.failures = 0;
+      } catch (error) {
+        this.#errors?.add();
+        const waitMs = backoffDelayMs(TAIL_RETRY, tail.failures++, random);
+        this.#options.report?.(`tail of ${streamKey(tail.stream)} failed (${tail.failures} in a row), retrying in ${Math.round(waitMs)} ms: ${error instanceof Error ? error.message : String(error)}`);
+        await sleep(clock, waitMs);
+        continue;
+      }
+      if (outcome === 'data') {
         idleWaitMs = pollIntervalMs;
         await new Promise((resolve) => setImmediate(resolve));
-      } else if (read.kind === 'seal') {
-        await this.#moveOnFromSeal(tail);
-        await sleep(clock, idleWaitMs);
-        idleWaitMs = Math.min(pollIntervalMaxMs, idleWaitMs * 2);
       } else {
         await sleep(clock, idleWaitMs); // idle streams are probed less and less: each probe is a billed GET
         idleWaitMs = Math.min(pollIntervalMaxMs, idleWaitMs * 2);
@@ -116,16 +130,36 @@ export class StreamTails {
     }
   }
 
+  /** Admits joiners, then reads the next object: applies its frames, or moves members on at a seal. */
+  async #step(tail: Tail, reader: WalReader): Promise<'data' | 'idle'> {
+    await this.#admitJoining(tail);
+    const read = await reader.read(tail.stream, tail.sequence);
+    if (!tail.running) return 'idle';
+    if (read.kind === 'data') {
+      // A retry after a failure part-way re-applies nothing: applyFrame skips what a log already has.
+      for (const frame of read.frames) {
+        const member = tail.members.get(memberKey(frame.entry.topic, frame.entry.partition));
+        if (member !== undefined && applyFrame(member.log, frame) > 0) member.applied();
+      }
+      tail.sequence++;
+      return 'data';
+    }
+    if (read.kind === 'seal') await this.#moveOnFromSeal(tail);
+    return 'idle';
+  }
+
   /** Catches each joining partition up on the objects the tail has already passed, then admits it. */
   async #admitJoining(tail: Tail): Promise<void> {
     while (tail.joining.length > 0) {
-      const partition = tail.joining.shift()!;
+      const partition = tail.joining[0]!; // stays queued until caught up, so a failed catch-up is retried
       const reader = this.#reader((topic, index) => topic === partition.topic && index === partition.partition);
       for (let sequence = 0; sequence < tail.sequence; sequence++) {
         const read = await reader.read(tail.stream, sequence);
         if (read.kind !== 'data') break;
         for (const frame of read.frames) if (applyFrame(partition.log, frame) > 0) partition.applied();
       }
+      if (tail.joining[0] === partition) tail.joining.shift(); // (unfollow may have removed it meanwhile)
+      else continue;
       tail.members.set(memberKey(partition.topic, partition.partition), partition);
     }
   }

@@ -11,6 +11,7 @@ import { isOsError } from '../util/os-error.ts';
 import { SeededRandom } from '../util/random.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
 import { DEFAULT_FOLLOWER_CONFIG, Follower, type FollowerConfig } from '../replica/follower.ts';
+import { InSyncReplicas, REPLICA_LAG_TIME_MAX_MS } from '../replica/isr.ts';
 import { FollowerMetrics } from '../replica/metrics.ts';
 import { WalMetrics } from '../wal/metrics.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader, type WalReaderConfig } from '../wal/reader.ts';
@@ -50,6 +51,8 @@ export interface FerryOptions {
   readonly wal?: WalOptions;
   /** acks 'all' also waits until this many replicas, the leader included, applied the records. */
   readonly minInsyncReplicas?: number;
+  /** Kafka's replica.lag.time.max.ms: a follower not caught up for this long leaves the in-sync set (default REPLICA_LAG_TIME_MAX_MS). */
+  readonly replicaLagTimeMaxMs?: number;
   /** Be a follower (a read replica): rebuild partitions from a leader's WAL streams, serve reads. */
   readonly follow?: FollowOptions;
   /**
@@ -59,6 +62,12 @@ export interface FerryOptions {
   readonly managedPartitions?: boolean;
   /** Where the engine's metrics go (WAL upload and durability latency, follower lag, ...). */
   readonly metrics?: MetricsRegistry;
+}
+
+/** Which replicas may count as followers of a leader partition (a cluster's replica sets and leases). */
+export interface ReplicaMembership {
+  /** The partition's replica set without its leader, only replicas whose broker holds a live lease. */
+  followersOf(topic: string, partition: number): ReadonlySet<string>;
 }
 
 export interface FollowOptions {
@@ -154,6 +163,9 @@ export class Ferry {
   /** In-process links to replicas (attachReplica): hinted on durable objects, told the high watermark. */
   readonly #replicas: Ferry[] = [];
   #leader: { ferry: Ferry; replicaId: string } | null = null;
+  /** Who may count as a leader partition's follower: the cluster's replica sets, else the attached replicas. */
+  #membership: ReplicaMembership | null = null;
+  readonly #attachedIds = new Set<string>();
   /** With a WAL: each partition's end in the earlier streams; the shipped checkpoint adds the current one's. */
   #shippedBase: ReadonlyMap<string, number> | null = null;
   #checkpointTimer: Timer | null = null;
@@ -227,17 +239,39 @@ export class Ferry {
     const partitions = this.#partitions.get(topic) ?? [];
     // min.insync.replicas counts the leader and cannot ask for more replicas than the topic has.
     const requiredFollowers = Math.min(this.#options.minInsyncReplicas ?? 1, replicationFactor) - 1;
-    const role: PartitionRole = as === 'leader' ? { kind: 'leader', requiredFollowers } : { kind: 'follower' };
+    const role: PartitionRole = as === 'leader' ? { kind: 'leader', requiredFollowers, isr: this.#inSyncReplicas(topic, index) } : { kind: 'follower' };
     const partition = new Partition(topic, index, log, as === 'leader' ? this.#wal : null, role, log.logEndOffset, log.logEndOffset, leaderEpoch);
+    // A follower serves what the chain's sealed streams hold (committed by whoever sealed them), and
+    // past that only what its leader says is committed (noteLeaderHighWatermark), never its own log end.
+    if (as === 'follower') partition.noteLeaderHighWatermark(log.logEndOffset);
     partitions[index] = partition;
     this.#partitions.set(topic, partitions);
     return partition;
   }
 
-  /** A follower elsewhere (another broker) reports it applied everything below `logEndOffset`. */
-  noteReplicaProgress(topic: string, index: number, replicaId: string, logEndOffset: number): void {
+  /**
+   * A follower elsewhere (another broker) reports it applied everything below `logEndOffset`.
+   * Returns whether it counted: only a follower in the partition's replica set does (ReplicaMembership).
+   */
+  noteReplicaProgress(topic: string, index: number, replicaId: string, logEndOffset: number): boolean {
     const partition = this.#partitions.get(topic)?.[index];
-    if (partition?.role.kind === 'leader') partition.noteFollowerApplied(replicaId, logEndOffset);
+    return partition?.role.kind === 'leader' && partition.noteFollowerApplied(replicaId, logEndOffset);
+  }
+
+  /** A followed partition's leader says what it has committed (its answer to a progress report). */
+  noteLeaderHighWatermark(topic: string, index: number, highWatermark: number): void {
+    const partition = this.#partitions.get(topic)?.[index];
+    if (partition?.role.kind === 'follower') partition.noteLeaderHighWatermark(highWatermark);
+  }
+
+  /** The cluster decides who follows what (replica sets, leases); without it, the attached replicas follow everything. */
+  useReplicaMembership(membership: ReplicaMembership): void {
+    this.#membership = membership;
+  }
+
+  /** The replica sets or the brokers' leases changed (a cluster scan): leader partitions re-check their in-sync sets. */
+  replicasChanged(): void {
+    for (const partition of [...this.#partitions.values()].flat()) if (partition?.role.kind === 'leader') partition.replicasChanged();
   }
 
   /** Whether this engine leads `topic`-`index` (and so takes produce requests for it). */
@@ -273,8 +307,13 @@ export class Ferry {
     const partition = partitions?.[index];
     if (partition === undefined) return;
     delete partitions![index];
-    partition.wakeAll();
+    partition.abandon(new FerryError('NotLeader', `${topic}-${index} is no longer led here`));
     await partition.log.close();
+  }
+
+  /** The end of the partition's local log: past the high watermark while records wait to be committed. */
+  logEndOffset(topic: string, index: number): number {
+    return this.#partition(topic, index).log.logEndOffset;
   }
 
   /** Whether this engine serves `topic`-`index` (managed mode: adopted and not released). */
@@ -420,7 +459,7 @@ export class Ferry {
     this.#partitions.delete(topic);
     if (this.#registry.get(topic) !== undefined) this.#registry.remove(topic);
     for (const partition of partitions.filter((p) => p !== undefined)) { // managed mode leaves holes
-      partition.wakeAll();
+      partition.abandon(unknownTopic(topic));
       await partition.log.close();
       rmSync(partition.log.directory, { recursive: true, force: true });
     }
@@ -450,6 +489,7 @@ export class Ferry {
     if (replica.#follower === null) throw new FerryError('InvalidArgument', 'the replica must be opened with `follow`');
     replica.#leader = { ferry: this, replicaId };
     this.#replicas.push(replica);
+    this.#attachedIds.add(replicaId);
     for (const [topic, partitions] of replica.#partitions) {
       partitions.forEach((partition, index) => this.#partitions.get(topic)?.[index]?.noteFollowerApplied(replicaId, partition.log.logEndOffset));
     }
@@ -466,7 +506,7 @@ export class Ferry {
     const all = [...this.#partitions.values()].flat();
     if (this.#wal !== null && this.#wal.failure === null) await this.#wal.flush().catch(() => {});
     if (this.#shippedBase !== null) this.#checkpointShipped(false);
-    for (const partition of all) partition.wakeAll();
+    for (const partition of all) partition.abandon(new FerryError('Closed', `the engine at ${this.directory} is closed`));
     await Promise.all(all.map((partition) => partition.log.close()));
     this.#lock.release();
   }
@@ -475,8 +515,8 @@ export class Ferry {
   #openTopic(topic: TopicDescription, shipped: ReadonlyMap<string, number> | null = null): void {
     const partitions = this.#partitions.get(topic.name) ?? [];
     const config = { ...this.#options.log, ...topic.config };
-    const role: PartitionRole = this.#options.follow !== undefined ? { kind: 'follower' } : { kind: 'leader', requiredFollowers: (this.#options.minInsyncReplicas ?? 1) - 1 };
     for (let index = partitions.length; index < topic.partitions; index++) {
+      const role: PartitionRole = this.#options.follow !== undefined ? { kind: 'follower' } : { kind: 'leader', requiredFollowers: (this.#options.minInsyncReplicas ?? 1) - 1, isr: this.#inSyncReplicas(topic.name, index) };
       const log = PartitionLog.open(join(this.directory, `${topic.name}-${index}`), { config, clock: this.#clock });
       const durableEnd = this.#wal === null ? log.logEndOffset : (shipped?.get(partitionKey(topic.name, index)) ?? 0);
       partitions.push(new Partition(topic.name, index, log, this.#wal, role, durableEnd));
@@ -582,6 +622,11 @@ export class Ferry {
         partitions.forEach((partition, index) => replica.#partitions.get(topic)?.[index]?.noteLeaderHighWatermark(partition.highWatermark));
       }
     }
+  }
+
+  #inSyncReplicas(topic: string, index: number): InSyncReplicas {
+    const followers = () => this.#membership?.followersOf(topic, index) ?? this.#attachedIds;
+    return new InSyncReplicas(this.#clock, { followers }, this.#options.replicaLagTimeMaxMs ?? REPLICA_LAG_TIME_MAX_MS);
   }
 
   #createWalWriter(options: WalOptions): WalWriter {

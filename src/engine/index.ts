@@ -10,6 +10,7 @@ export {
   type FerryOptions,
   type ProducedRecord,
   type ProduceOptions,
+  type ReplicaMembership,
   type WalOptions,
 } from './ferry.ts';
 export type { TopicDescription } from './topic-registry.ts';

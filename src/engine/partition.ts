@@ -4,6 +4,8 @@ import { assert } from '../util/assert.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
 import { type EpochEndOffset, endOffsetForEpoch, UNDEFINED_EPOCH } from '../log/epoch-end-offset.ts';
 import { followerHighWatermark, leaderHighWatermark } from '../replica/high-watermark.ts';
+import type { InSyncReplicas } from '../replica/isr.ts';
+import type { Timer } from '../util/clock.ts';
 import type { WalWriter } from '../wal/writer.ts';
 
 /** Bytes of local log read per step when re-shipping an unshipped suffix. */
@@ -23,15 +25,19 @@ function runsOfOneEpoch(batches: readonly RecordBatch[]): RecordBatch[][] {
 interface DataWaiter {
   readonly offset: number;
   readonly resolve: () => void;
+  /** Present for an acknowledgement (acks=all): it fails, never succeeds, when the partition goes away. */
+  readonly reject?: (error: FerryError) => void;
 }
 
-export type PartitionRole = { readonly kind: 'leader'; readonly requiredFollowers: number } | { readonly kind: 'follower' };
+/** A leader counts `requiredFollowers` (min.insync.replicas - 1) among the in-sync followers `isr` keeps. */
+export type PartitionRole = { readonly kind: 'leader'; readonly requiredFollowers: number; readonly isr: InSyncReplicas } | { readonly kind: 'follower' };
 
 /**
  * One partition of the embedded engine: its log plus the high watermark that consumers may read
  * up to. A reader never sees a record that a crash could take back:
  * - a leader's high watermark is what is durable (in WAL objects with a WAL, KIP-1176; synced
- *   by the flush policy without one) and applied by min.insync.replicas - 1 followers;
+ *   by the flush policy without one) and, with min.insync.replicas > 1, applied by every in-sync
+ *   follower, of which there must be min.insync.replicas - 1 (src/replica/isr.ts);
  * - a follower's is what it applied from durable WAL objects, capped by the leader's it knows.
  */
 export class Partition {
@@ -46,10 +52,14 @@ export class Partition {
   readonly leaderEpoch: number;
   readonly #wal: WalWriter | null;
   #durableEnd: number;
-  readonly #followerEnds = new Map<string, number>();
   #leaderHighWatermark: number | null = null;
   #highWatermark: number;
   #waiters: DataWaiter[] = [];
+  /** Why the partition went away (released or closed): later acknowledgements fail with it. */
+  #abandoned: FerryError | null = null;
+  /** Leader: fires when a lagging in-sync follower falls out of the in-sync set (replica.lag.time.max.ms). */
+  #lapseTimer: Timer | null = null;
+  #lapseAtMs: number | null = null;
 
   /** `durableEnd`: where the log is durable from before (the WAL's end for it, or the log end without a WAL). */
   /** `committedEnd`: where the high watermark may start (a partition rebuilt from sealed WAL streams is committed whole). */
@@ -122,14 +132,23 @@ export class Partition {
     const committed = durable.then(() => {
       this.#durableEnd = Math.max(this.#durableEnd, lastOffset + 1);
       this.#recompute();
-      return this.waitForData(lastOffset);
+      return this.#waitForCommit(lastOffset);
     });
     return { baseOffset, lastOffset, durable: committed };
   }
 
-  /** Leader: a follower reports it applied everything below `logEndOffset`. */
-  noteFollowerApplied(followerId: string, logEndOffset: number): void {
-    this.#followerEnds.set(followerId, Math.max(this.#followerEnds.get(followerId) ?? 0, logEndOffset));
+  /**
+   * Leader: a follower reports it applied everything below `logEndOffset`. False, and ignored,
+   * when it is not one of the partition's followers with a live lease (src/replica/isr.ts I1).
+   */
+  noteFollowerApplied(followerId: string, logEndOffset: number): boolean {
+    if (this.role.kind !== 'leader' || !this.role.isr.noteProgress(followerId, logEndOffset, this.#durableEnd)) return false;
+    this.#recompute();
+    return true;
+  }
+
+  /** Leader: the replica set or the brokers' leases changed; the in-sync set may have shrunk, so the high watermark may move. */
+  replicasChanged(): void {
     this.#recompute();
   }
 
@@ -161,9 +180,18 @@ export class Partition {
     });
   }
 
-  /** Wakes every waiter; used at close, after which reads fail with Closed. */
-  wakeAll(): void {
-    for (const waiter of this.#waiters.splice(0)) waiter.resolve();
+  /**
+   * The partition goes away (released to another leader, or the engine closes): every waiting
+   * acknowledgement fails with `reason`, since nothing here will ever commit it; long-poll reads
+   * wake and then fail on their next read.
+   */
+  abandon(reason: FerryError): void {
+    this.#abandoned = reason;
+    this.#lapseTimer?.cancel();
+    for (const waiter of this.#waiters.splice(0)) {
+      if (waiter.reject !== undefined) waiter.reject(reason);
+      else waiter.resolve();
+    }
   }
 
   /**
@@ -202,10 +230,16 @@ export class Partition {
     }
   }
 
+  /** Resolves once the high watermark passes `offset`; rejects if the partition goes away first. */
+  #waitForCommit(offset: number): Promise<void> {
+    if (this.#abandoned !== null) return Promise.reject(this.#abandoned);
+    if (this.#highWatermark > offset) return Promise.resolve();
+    return new Promise((resolve, reject) => void this.#waiters.push({ offset, resolve, reject }));
+  }
+
   #recompute(): void {
-    const next = this.role.kind === 'leader'
-      ? leaderHighWatermark(this.#durableEnd, this.#followerEnds.values(), this.role.requiredFollowers)
-      : followerHighWatermark(this.log.logEndOffset, this.#leaderHighWatermark);
+    if (this.#abandoned !== null) return;
+    const next = this.role.kind === 'leader' ? this.#leaderCommitted() : followerHighWatermark(this.log.logEndOffset, this.#leaderHighWatermark);
     if (next <= this.#highWatermark) return;
     this.#highWatermark = next;
     const still: DataWaiter[] = [];
@@ -214,5 +248,23 @@ export class Partition {
       else still.push(waiter);
     }
     this.#waiters = still;
+  }
+
+  /** The leader's high watermark from the in-sync set now ([R5]); re-checked when a lagging follower would fall out of it. */
+  #leaderCommitted(): number {
+    assert(this.role.kind === 'leader', 'only a leader counts followers');
+    const { isr, requiredFollowers } = this.role;
+    if (requiredFollowers <= 0) return this.#durableEnd;
+    const next = leaderHighWatermark(this.#durableEnd, isr.inSync(this.#durableEnd).values(), requiredFollowers);
+    const lapseMs = next < this.#durableEnd ? isr.nextLapseMs(this.#durableEnd) : null;
+    if (lapseMs !== this.#lapseAtMs) { // most recomputes keep the same deadline: no timer churn on the hot path
+      this.#lapseTimer?.cancel();
+      this.#lapseTimer = lapseMs === null ? null : isr.atMonotonic(lapseMs + 1, () => {
+        this.#lapseAtMs = null;
+        this.#recompute();
+      });
+      this.#lapseAtMs = lapseMs;
+    }
+    return next;
   }
 }

@@ -62,3 +62,48 @@ test('one tail feeds every followed partition of a stream; a late joiner catches
   expect(reads).toBeGreaterThan(0);
   for (const log of [...logs, ...logsLeader]) await log.close();
 });
+
+test('a tail whose step throws is retried with backoff, counted and logged, and goes on (a chain read failing at a seal, a joiner catch-up failing)', async () => {
+  const { MetricsRegistry } = await import('../../src/metrics/index.ts');
+  const store = new MemoryStore();
+  const a: StreamId = { writerId: 'a', epoch: 0 };
+  const b: StreamId = { writerId: 'b', epoch: 0 };
+  let chain: StreamId[] = [a];
+  let chainFailures = 2;
+  const reports: string[] = [];
+  const metrics = new MetricsRegistry();
+  const readChain = async () => {
+    if (chainFailures-- > 0) throw new Error('control store unavailable');
+    return chain;
+  };
+  const tails = new StreamTails({ store, prefix: 'p', clock: systemClock, random: new SeededRandom(3), pollIntervalMs: 1, pollIntervalMaxMs: 5, readChain, report: (m) => reports.push(m), metrics });
+  const source = PartitionLog.open(tempDir());
+  const followers = [PartitionLog.open(tempDir()), PartitionLog.open(tempDir())];
+  let next = 0;
+  const ship = async (wal: WalWriter, count: number, partitions: readonly number[]) => {
+    for (let i = 0; i < count; i++, next++) {
+      const data = Uint8Array.from(source.append(batchOf(`r-${next}`), 0).batches[0]!.bytes);
+      for (const partition of partitions) wal.append({ topic: 't', partition, leaderEpoch: 0, baseOffset: next, lastOffset: next, data });
+    }
+    await wal.flush();
+  };
+  tails.follow({ topic: 't', partition: 0, log: followers[0]!, applied: () => {} }, [a]);
+  const leader = writer(store, a);
+  await ship(leader, 3, [0, 1]);
+  await until(() => followers[0]!.logEndOffset === 3, 'partition 0 on the tail');
+  // A late joiner's catch-up read fails (a GET of a's first object): it stays queued and is retried.
+  store.injectFault({ operation: 'get', kind: 'PreconditionFailed', count: 2, keyPrefix: 'p/wal/a/' });
+  tails.follow({ topic: 't', partition: 1, log: followers[1]!, applied: () => {} }, [a]);
+  await until(() => followers[1]!.logEndOffset === 3, 'the joiner to catch up after its failed reads');
+  // a is sealed: the chain read fails twice before it names b; the tail retries and moves both on.
+  await sealStream(store, 'p', a, { writerId: 'b', nowMs: 0 });
+  chain = [a, b];
+  next = 3;
+  await ship(writer(store, b), 2, [0, 1]);
+  await until(() => followers.every((log) => log.logEndOffset === 5), 'both partitions to follow b after the failed chain reads');
+  tails.stopAll();
+  const errors = Number(/ferry_stream_tail_errors_total (\d+)/.exec(metrics.renderPrometheus())?.[1] ?? 0);
+  expect(errors).toBeGreaterThanOrEqual(3);
+  expect(reports.some((m) => m.includes('control store unavailable') && m.includes('retrying'))).toBe(true);
+  for (const log of [source, ...followers]) await log.close();
+});

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { Ferry, isFerryError } from '../../src/engine/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
+import { ManualClock } from '../../src/util/clock.ts';
 import { decode } from '../support/batches.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
@@ -18,6 +19,13 @@ function replica(store: ObjectStore, directory = tempDir('ferry-replica-')): Pro
 /** The high watermark of t-0 on `ferry`, or -1 while the replica has not learnt the topic. */
 function highWatermark(ferry: Ferry): number {
   return ferry.topics().some((t) => t.name === 't') ? ferry.fetch('t', 0, 0).highWatermark : -1;
+}
+
+/** On a manual clock the WAL's upload timer never fires: let the pending appends land, then upload and wait for the object. */
+async function shipNow(ferry: Ferry): Promise<void> {
+  await Bun.sleep(0);
+  await ferry.wal!.flush();
+  await Bun.sleep(0); // the durability callbacks
 }
 
 async function until(condition: () => boolean, what: string): Promise<void> {
@@ -58,19 +66,22 @@ describe('replicated mode (embedded)', () => {
 
   test('acks=all with min.insync.replicas=2 waits until a replica applied the records', async () => {
     const store = new MemoryStore();
-    const primary = await leader(store, 2);
+    const clock = new ManualClock(); // time stands still: only a replica's progress can commit, never a timer
+    const primary = await Ferry.open({ directory: tempDir(), clock, minInsyncReplicas: 2, wal: { store, writerId: 'node-1', config: WAL } });
     primary.createTopic('t');
     let acknowledged = false;
     const pending = primary.produce('t', [{ value: 'needs a replica' }]).then(() => (acknowledged = true));
-    await until(() => primary.wal!.durableOffset('t', 0) === 1, 'the WAL object');
-    await Bun.sleep(20);
+    await shipNow(primary);
+    expect(primary.wal!.durableOffset('t', 0)).toBe(1);
     expect(acknowledged).toBe(false); // durable in the WAL, but no replica has it yet
     expect(primary.fetch('t', 0, 0).highWatermark).toBe(0);
     const secondary = await replica(store);
     primary.attachReplica(secondary, 'node-2');
     await pending;
     expect(primary.fetch('t', 0, 0).highWatermark).toBe(1);
-    const [second] = await primary.produce('t', [{ value: 'next' }]);
+    const next = primary.produce('t', [{ value: 'next' }]);
+    await shipNow(primary);
+    const [second] = await next;
     expect(second!.offset).toBe(1);
     expect(secondary.fetch('t', 0, 0).highWatermark).toBeGreaterThanOrEqual(1);
     await primary.close();

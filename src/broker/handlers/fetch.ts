@@ -7,14 +7,17 @@ import { errorCodeOf, notServedCode } from './errors.ts';
 export const FETCH_WAIT_MS_MAX = 30_000;
 /** No preferred read replica (KIP-392): one broker serves every partition. */
 const NO_PREFERRED_REPLICA = -1;
+/** ListOffsets' special timestamps: the high watermark and the log start. */
+const LATEST_TIMESTAMP = -1;
+const EARLIEST_TIMESTAMP = -2;
 
 /**
  * Reads whole batches (views of the log's read buffers, sent without copying into the response)
  * up to each partition's limit and the request's total; if fewer than min_bytes are ready, waits
  * up to max_wait_ms for any requested partition to grow, then reads again (long poll).
  */
-export async function handleFetch(context: BrokerContext, request: FetchRequest): Promise<FetchResponse> {
-  if (request.replicaId >= 0) return noteReplicaProgress(context, request);
+export async function handleFetch(context: BrokerContext, request: FetchRequest, peer = ''): Promise<FetchResponse> {
+  if (request.replicaId >= 0) return noteReplicaProgress(context, request, peer);
   let response = read(context, request);
   if (bytesIn(response) < request.minBytes && request.maxWaitMs > 0) {
     await waitForAny(context, request, response);
@@ -66,13 +69,23 @@ function preferredReadReplica(context: BrokerContext, request: FetchRequest, top
   return context.topology.followersOf(topic, partition).find((broker) => broker.rack === request.rackId)?.nodeId ?? NO_PREFERRED_REPLICA;
 }
 
-/** A follower broker's Fetch: its fetch offsets are its log end offsets (acks=all and the high watermark count them). */
-function noteReplicaProgress(context: BrokerContext, request: FetchRequest): FetchResponse {
+/**
+ * A follower broker's Fetch, [R2] of docs/cluster-protocol.md: its fetch offsets are its log end
+ * offsets (acks=all and the high watermark count them), and the answer tells it the high
+ * watermark, which caps its own. Only a broker with a live lease, connecting from its registered
+ * address, counts, and only for partitions whose replica set holds it (the engine's in-sync
+ * replicas); anything else gets NOT_LEADER_OR_FOLLOWER and changes nothing.
+ */
+async function noteReplicaProgress(context: BrokerContext, request: FetchRequest, peer: string): Promise<FetchResponse> {
+  const genuine = await context.topology.isReplicaConnection(request.replicaId, peer);
   const responses = request.topics.map((topic) => ({
     topic: topic.topic,
     partitions: topic.partitions.map((partition) => {
-      context.engine.noteReplicaProgress(topic.topic, partition.partition, `broker-${request.replicaId}`, partition.fetchOffset);
-      return partitionResponse(partition.partition, ErrorCode.NONE);
+      const index = partition.partition;
+      if (!genuine || !context.engine.noteReplicaProgress(topic.topic, index, `broker-${request.replicaId}`, partition.fetchOffset)) return partitionResponse(index, ErrorCode.NOT_LEADER_OR_FOLLOWER);
+      const highWatermark = context.engine.offsetFor(topic.topic, index, LATEST_TIMESTAMP).offset;
+      const logStartOffset = context.engine.offsetFor(topic.topic, index, EARLIEST_TIMESTAMP).offset;
+      return partitionResponse(index, ErrorCode.NONE, { highWatermark, lastStableOffset: highWatermark, logStartOffset });
     }),
   }));
   return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses };

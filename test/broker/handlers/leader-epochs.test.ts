@@ -18,6 +18,8 @@ import { KafkaReader } from '../../../src/broker/protocol/reader.ts';
 import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
 import { ClusterTopology, SingleBrokerTopology, type Topology } from '../../../src/broker/topology.ts';
 import type { BrokerRecord, ClusterNode, PartitionRecord } from '../../../src/cluster/node.ts';
+import { RegisteredAddresses } from '../../../src/cluster/replica-address.ts';
+import { systemClock } from '../../../src/util/clock.ts';
 import { Ferry } from '../../../src/engine/index.ts';
 import type { PartitionLog } from '../../../src/log/partition-log.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
@@ -125,7 +127,7 @@ describe('Metadata reports the leader epoch', () => {
       followersOf: () => [],
       liveBrokers: () => [leader],
     } as unknown as ClusterNode;
-    const context = contextFor(await engineAdopting('follower'), new ClusterTopology(node, 1));
+    const context = contextFor(await engineAdopting('follower'), new ClusterTopology(node, 1, new RegisteredAddresses(systemClock)));
     const response = await handleMetadata(context, { topics: [{ name: 't' }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
     expect(response.topics[0]!.partitions[0]).toMatchObject({ errorCode: ErrorCode.NONE, leaderId: 2, leaderEpoch: 7 });
   });

@@ -1,0 +1,132 @@
+import type { Clock } from '../util/clock.ts';
+import { ProgressReporter } from './progress-reporter.ts';
+
+/** A broker as far as reporting to it goes. */
+export interface LeaderAddress {
+  readonly nodeId: number;
+  readonly host: string;
+  readonly port: number;
+}
+
+export interface LeaderProgressOptions {
+  /** This broker's node id: the replica id of its reports. */
+  readonly replicaId: number;
+  readonly clock: Clock;
+  /** The live broker leading the partition, as the last scan saw it; null while none does. */
+  leaderOf(topic: string, partition: number): LeaderAddress | null;
+  /** The leader's high watermark for a followed partition, from its answer to a report. */
+  leaderHighWatermark(topic: string, partition: number, highWatermark: number): void;
+  /** Makes the reporter to one leader (tests replace it). */
+  reporter?(replicaId: number, leader: LeaderAddress, highWatermark: (topic: string, partition: number, highWatermark: number) => void): Pick<ProgressReporter, 'report' | 'forget' | 'close'>;
+}
+
+interface Followed {
+  readonly topic: string;
+  readonly partition: number;
+  readonly logEndOffset: () => number;
+  /** The leader its reports go to (leaderKey), or null while it has none. */
+  leader: string | null;
+}
+
+/**
+ * The follower side of min.insync.replicas in a cluster (docs/cluster-protocol.md, "Replication
+ * factor > 1", steps R1-R3): every partition this broker follows reports its log end to whichever
+ * broker leads it now. One reporter (one connection) per leader serves all partitions it leads;
+ * after each scan the reports of a partition whose leader changed move to the new leader at once,
+ * with the current log end, and a reporter left with nothing to report closes.
+ */
+export class LeaderProgress {
+  readonly #options: LeaderProgressOptions;
+  readonly #followed = new Map<string, Followed>();
+  readonly #reporters = new Map<string, Pick<ProgressReporter, 'report' | 'forget' | 'close'>>();
+
+  constructor(options: LeaderProgressOptions) {
+    this.#options = options;
+  }
+
+  /** [R1] Starts reporting a followed partition to its leader; `logEndOffset` reads its log end now. */
+  follow(topic: string, partition: number, logEndOffset: () => number): void {
+    this.#followed.set(key(topic, partition), { topic, partition, logEndOffset, leader: null });
+    this.#retarget(this.#followed.get(key(topic, partition))!);
+  }
+
+  /** [R1] The partition applied more: its leader hears the new log end. */
+  applied(topic: string, partition: number): void {
+    const followed = this.#followed.get(key(topic, partition));
+    if (followed === undefined) return;
+    const reporter = followed.leader === null ? undefined : this.#reporters.get(followed.leader);
+    reporter?.report(topic, partition, followed.logEndOffset());
+  }
+
+  unfollow(topic: string, partition: number): void {
+    const followed = this.#followed.get(key(topic, partition));
+    if (followed === undefined) return;
+    this.#followed.delete(key(topic, partition));
+    this.#detach(followed);
+  }
+
+  /** Stops reporting every partition of a deleted topic; returns the partitions it followed. */
+  unfollowTopic(topic: string): number[] {
+    const partitions = [...this.#followed.values()].filter((f) => f.topic === topic).map((f) => f.partition);
+    for (const partition of partitions) this.unfollow(topic, partition);
+    return partitions;
+  }
+
+  /** [R3] After a scan: partitions whose leader changed report to the new one. */
+  retarget(): void {
+    for (const followed of this.#followed.values()) this.#retarget(followed);
+  }
+
+  close(): void {
+    for (const reporter of this.#reporters.values()) reporter.close();
+    this.#reporters.clear();
+    this.#followed.clear();
+  }
+
+  /** The leader a partition's reports go to now (for tests and logs). */
+  reportingTo(topic: string, partition: number): string | null {
+    return this.#followed.get(key(topic, partition))?.leader ?? null;
+  }
+
+  #retarget(followed: Followed): void {
+    const leader = this.#options.leaderOf(followed.topic, followed.partition);
+    const next = leader === null ? null : leaderKey(leader);
+    if (next === followed.leader) return;
+    this.#detach(followed);
+    followed.leader = next;
+    if (leader === null || next === null) return;
+    let reporter = this.#reporters.get(next);
+    if (reporter === undefined) {
+      const make = this.#options.reporter ?? ((replicaId, to, highWatermark) => new ProgressReporter(replicaId, to.host, to.port, { clock: this.#options.clock, highWatermark }));
+      reporter = make(this.#options.replicaId, leader, (topic, partition, highWatermark) => this.#answered(next, topic, partition, highWatermark));
+      this.#reporters.set(next, reporter);
+    }
+    reporter.report(followed.topic, followed.partition, followed.logEndOffset());
+  }
+
+  /** A leader's answer counts only while the partition still reports to that leader. */
+  #answered(leader: string, topic: string, partition: number, highWatermark: number): void {
+    if (this.#followed.get(key(topic, partition))?.leader === leader) this.#options.leaderHighWatermark(topic, partition, highWatermark);
+  }
+
+  /** Takes the partition off its current reporter, closing a reporter left with none. */
+  #detach(followed: Followed): void {
+    const current = followed.leader;
+    if (current === null) return;
+    followed.leader = null;
+    this.#reporters.get(current)?.forget(followed.topic, followed.partition);
+    if (![...this.#followed.values()].some((f) => f.leader === current)) {
+      this.#reporters.get(current)?.close();
+      this.#reporters.delete(current);
+    }
+  }
+}
+
+function key(topic: string, partition: number): string {
+  return `${topic}/${partition}`;
+}
+
+/** A leader is its node id at its registered address: a broker restarted elsewhere gets a new reporter. */
+function leaderKey(leader: LeaderAddress): string {
+  return `${leader.nodeId}@${leader.host}:${leader.port}`;
+}
