@@ -4,11 +4,14 @@ import type { ObjectStore } from '../store/object-store.ts';
 import { sleep } from '../util/backoff.ts';
 import type { Clock } from '../util/clock.ts';
 import type { Random } from '../util/random.ts';
+import type { Uuid } from '../util/uuid.ts';
 import type { StreamId } from '../wal/keys.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../wal/reader.ts';
 
 export interface FollowedPartition {
   readonly topic: string;
+  /** The incarnation followed: frames of any other topic id under the same name are skipped. */
+  readonly topicId: Uuid;
   readonly partition: number;
   readonly log: PartitionLog;
   /** After each applied frame: the follower's high watermark moves, the leader hears of it. */
@@ -91,7 +94,7 @@ export class StreamTails {
 
   async #run(tail: Tail): Promise<void> {
     const { clock, pollIntervalMs, pollIntervalMaxMs } = this.#options;
-    const reader = this.#reader((topic, partition) => tail.members.has(memberKey(topic, partition)));
+    const reader = this.#reader((topic, partition, topicId) => tail.members.get(memberKey(topic, partition))?.topicId === topicId);
     let idleWaitMs = pollIntervalMs;
     while (tail.running) {
       await this.#admitJoining(tail);
@@ -100,7 +103,7 @@ export class StreamTails {
       if (read.kind === 'data') {
         for (const frame of read.frames) {
           const member = tail.members.get(memberKey(frame.entry.topic, frame.entry.partition));
-          if (member !== undefined && applyFrame(member.log, frame) > 0) member.applied();
+          if (member !== undefined && applyFrame(member.log, frame, member.topicId) > 0) member.applied();
         }
         tail.sequence++;
         idleWaitMs = pollIntervalMs;
@@ -120,11 +123,11 @@ export class StreamTails {
   async #admitJoining(tail: Tail): Promise<void> {
     while (tail.joining.length > 0) {
       const partition = tail.joining.shift()!;
-      const reader = this.#reader((topic, index) => topic === partition.topic && index === partition.partition);
+      const reader = this.#reader((topic, index, topicId) => topic === partition.topic && index === partition.partition && topicId === partition.topicId);
       for (let sequence = 0; sequence < tail.sequence; sequence++) {
         const read = await reader.read(tail.stream, sequence);
         if (read.kind !== 'data') break;
-        for (const frame of read.frames) if (applyFrame(partition.log, frame) > 0) partition.applied();
+        for (const frame of read.frames) if (applyFrame(partition.log, frame, partition.topicId) > 0) partition.applied();
       }
       tail.members.set(memberKey(partition.topic, partition.partition), partition);
     }
@@ -143,7 +146,7 @@ export class StreamTails {
     if (tail.members.size === 0 && tail.joining.length === 0) this.#stop(tail);
   }
 
-  #reader(wants: (topic: string, partition: number) => boolean): WalReader {
+  #reader(wants: (topic: string, partition: number, topicId: Uuid) => boolean): WalReader {
     const { store, prefix, clock, random } = this.#options;
     return new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants }, { clock, random });
   }
