@@ -167,7 +167,7 @@ export class ClusterNode {
     return true;
   }
 
-  /** Lets go of partitions whose topic no longer exists, or exists as another incarnation (a new topic id). */
+  /** [C2], [L4]: lets go of partitions whose topic no longer exists, or exists as another incarnation (a new topic id). */
   async #forgetDeleted(): Promise<void> {
     const gone = new Set<string>();
     for (const id of [...this.#served, ...this.#following]) {
@@ -218,7 +218,7 @@ export class ClusterNode {
   }
 
   /**
-   * The partition record when it is of incarnation `topicId`; null when it is a deleted
+   * [C2], [L4] The partition record when it is of incarnation `topicId`; null when it is a deleted
    * incarnation's leftover (a claim replaces it, inheriting nothing); undefined when the topic was
    * created again after this scan read the topics, so the record is newer than the view of it.
    */
@@ -239,7 +239,7 @@ export class ClusterNode {
     const next: PartitionRecord = { topicId, leader: self.nodeId, leaderEpoch: (previous?.leaderEpoch ?? -1) + 1, chain: mine ? chain : [...chain, self.stream] };
     const won = recorded === null ? await control.create(`partitions/${id}`, next) : await control.replace(`partitions/${id}`, recorded, next);
     if (won === null) return; // [C3] someone else claimed it first
-    // The claim was made from this scan's view of the topic: serve it only if that incarnation still exists.
+    // [C3], [L4] The claim was made from this scan's view of the topic: serve it only if that incarnation still exists.
     if ((await control.read<TopicRecord>(`topics/${topic}`))?.value.topicId !== topicId) return;
     this.#partitions.set(id, won);
     this.#partitionRecords.note(id, won);

@@ -73,7 +73,7 @@ async function leaders(admin: Admin, topic: string, partitions: number): Promise
 
 /** Writes `count` records one by one with acks=all, each acknowledged offset noted. */
 async function write(kafka: Kafka, prefix: string, count: number, ledger: AckLedger | null): Promise<AckedRecord[]> {
-  const producer = kafka.producer({ allowAutoTopicCreation: false });
+  const producer = kafka.producer({ allowAutoTopicCreation: false, retry: { retries: 30, initialRetryTime: 100, maxRetryTime: 1000 } });
   await producer.connect();
   const acked: AckedRecord[] = [];
   try {
@@ -192,7 +192,7 @@ export async function runTopicRecreate(options: TopicRecreateOptions): Promise<T
       const found = await leaders(check, TOPIC, 1);
       return found[0] === first.options.nodeId ? null : found;
     });
-    const highWatermark = await highWatermarkOf(check);
+    const highWatermark = await until('the successor to serve the topic', () => highWatermarkOf(check)); // it answers NOT_LEADER until its rebuild is done
     const read = await readAll(survivors, `check-${options.seed}`, highWatermark);
     const verdict = ledger.verify(read);
     const served = read.filter((record) => !record.value.startsWith('new-'));
