@@ -125,57 +125,98 @@ function brokerOutputs(brokers: readonly BrokerProcess[]): string {
   return brokers.map((b) => `--- broker ${b.options.nodeId} ---\n${b.output()}`).join('\n');
 }
 
-export async function runTopicRecreate(options: TopicRecreateOptions): Promise<TopicRecreateResult> {
-  const random = new SeededRandom(options.seed);
-  const log = options.log ?? (() => {});
-  const deletedIncarnations = 1 + random.nextInt(options.deletedIncarnationsMax ?? 1);
-  const root = mkdtempSync(join(tmpdir(), 'ferry-topic-recreate-'));
+const CLIENT_RETRY = { retries: 30, initialRetryTime: 100, maxRetryTime: 1000 };
+
+/** Three brokers on one file store, ports distinct (free ports are picked one by one and may repeat). */
+function brokersOn(root: string): [BrokerProcess, BrokerProcess, BrokerProcess] {
   const store = `file:${join(root, 'objects')}`;
   const args = ['--wal-store', store, '--cluster-store', store, '--lease-ms', String(LEASE_MS), '--scan-interval-ms', String(SCAN_INTERVAL_MS), '--upload-interval-ms', '2', '--no-auto-create'];
   const brokers: BrokerProcess[] = [];
   for (const nodeId of [1, 2, 3]) {
     let broker: BrokerProcess;
     do broker = new BrokerProcess({ nodeId, data: join(root, `broker-${nodeId}`), args });
-    while (brokers.some((other) => other.port === broker.port)); // free ports are picked one by one and may repeat
+    while (brokers.some((other) => other.port === broker.port));
     brokers.push(broker);
   }
-  const [first, second, third] = brokers as [BrokerProcess, BrokerProcess, BrokerProcess];
+  return brokers as [BrokerProcess, BrokerProcess, BrokerProcess];
+}
+
+/** Brokers 2 and 3 take one filler partition each (fair share 1 of 2), then broker 1 joins: it alone has room for the topic under test. */
+async function startCluster([first, second, third]: readonly BrokerProcess[]): Promise<Kafka> {
+  await Promise.all([second!.start(), third!.start()]);
+  const setup = new Kafka({ clientId: 'topic-recreate-setup', brokers: [second!.bootstrap, third!.bootstrap], logLevel: logLevel.NOTHING, retry: CLIENT_RETRY }).admin();
+  await setup.connect();
+  await until('brokers 2 and 3 to see each other', async () => ((await setup.describeCluster()).brokers.length === 2 ? true : null));
+  await setup.createTopics({ topics: [{ topic: FILLER_TOPIC, numPartitions: 2 }] });
+  const fillerLeaders = await leaders(setup, FILLER_TOPIC, 2);
+  await setup.disconnect();
+  if ([...fillerLeaders].sort().join() !== '2,3') throw new Error(`setup: filler partitions led by ${fillerLeaders.join(', ')}, not by brokers 2 and 3`);
+  await first!.start();
+  const kafka = new Kafka({ clientId: 'topic-recreate', brokers: [first!, second!, third!].map((b) => b.bootstrap), logLevel: logLevel.NOTHING, retry: CLIENT_RETRY });
+  const admin = kafka.admin();
+  await admin.connect();
+  await until('three live brokers', async () => ((await admin.describeCluster()).brokers.length === 3 ? true : null));
+  await admin.disconnect();
+  return kafka;
+}
+
+/** Creates the topic and checks broker 1 leads it (the setup's promise). */
+async function createOnFirst(admin: Admin, what: string): Promise<void> {
+  await create(admin);
+  const [leader] = await leaders(admin, TOPIC, 1);
+  if (leader !== 1) throw new Error(`setup: ${what} is led by broker ${leader}, not 1`);
+}
+
+/** Incarnations written, then deleted: their frames stay in broker 1's stream. Returns the records written. */
+async function writeDeletedIncarnations(kafka: Kafka, admin: Admin, count: number, random: SeededRandom, log: (line: string) => void): Promise<number> {
+  let written = 0;
+  for (let incarnation = 0; incarnation < count; incarnation++) {
+    await createOnFirst(admin, `incarnation ${incarnation}`);
+    const records = 1 + random.nextInt(8);
+    await write(kafka, `old${incarnation}`, records, null);
+    written += records;
+    await admin.deleteTopics({ topics: [TOPIC] });
+    await until(`${TOPIC} to be gone`, async () => (!(await admin.listTopics()).includes(TOPIC) ? true : null));
+    log(`incarnation ${incarnation}: ${records} records written, then deleted`);
+  }
+  return written;
+}
+
+/** What the survivors serve once one of them leads the topic, and where the next write lands. */
+async function readFromSurvivors(survivors: readonly BrokerProcess[], groupId: string): Promise<{ successor: number; highWatermark: number; read: AckedRecord[]; next: AckedRecord }> {
+  const kafka = new Kafka({ clientId: 'topic-recreate-check', brokers: survivors.map((b) => b.bootstrap), logLevel: logLevel.NOTHING, retry: CLIENT_RETRY });
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const [successor] = await until('a survivor to lead the topic', async () => {
+      const found = await leaders(admin, TOPIC, 1);
+      return found[0] === 1 ? null : found;
+    });
+    const highWatermark = await until('the successor to serve the topic', () => highWatermarkOf(admin)); // it answers NOT_LEADER until its rebuild is done
+    const read = await readAll(kafka, groupId, highWatermark);
+    const [next] = await write(kafka, 'next', 1, null);
+    return { successor: successor!, highWatermark, read, next: next! };
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+export async function runTopicRecreate(options: TopicRecreateOptions): Promise<TopicRecreateResult> {
+  const random = new SeededRandom(options.seed);
+  const log = options.log ?? (() => {});
+  const deletedIncarnations = 1 + random.nextInt(options.deletedIncarnationsMax ?? 1);
+  const root = mkdtempSync(join(tmpdir(), 'ferry-topic-recreate-'));
+  const brokers = brokersOn(root);
+  const [first, second, third] = brokers;
   const problems: string[] = [];
   try {
-    // Brokers 2 and 3 take one filler partition each (fair share 1 of 2), then broker 1 joins.
-    await Promise.all([second.start(), third.start()]);
-    const early = new Kafka({ clientId: 'topic-recreate-setup', brokers: [second.bootstrap, third.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 10, initialRetryTime: 100 } });
-    const setup = early.admin();
-    await setup.connect();
-    await until('brokers 2 and 3 to see each other', async () => ((await setup.describeCluster()).brokers.length === 2 ? true : null));
-    await setup.createTopics({ topics: [{ topic: FILLER_TOPIC, numPartitions: 2 }] });
-    const fillerLeaders = await leaders(setup, FILLER_TOPIC, 2);
-    await setup.disconnect();
-    if ([...fillerLeaders].sort().join() !== '2,3') throw new Error(`setup: filler partitions led by ${fillerLeaders.join(', ')}, not by brokers 2 and 3`);
-    await first.start();
-    const kafka = new Kafka({ clientId: 'topic-recreate', brokers: brokers.map((b) => b.bootstrap), logLevel: logLevel.NOTHING, retry: { retries: 30, initialRetryTime: 100, maxRetryTime: 1000 } });
+    const kafka = await startCluster(brokers);
     const admin = kafka.admin();
     await admin.connect();
-    await until('three live brokers', async () => ((await admin.describeCluster()).brokers.length === 3 ? true : null));
-
-    // Incarnations that are written, then deleted: their frames stay in broker 1's stream.
-    let oldRecords = 0;
-    for (let incarnation = 0; incarnation < deletedIncarnations; incarnation++) {
-      await create(admin);
-      const [leader] = await leaders(admin, TOPIC, 1);
-      if (leader !== first.options.nodeId) throw new Error(`setup: incarnation ${incarnation} is led by broker ${leader}, not 1`);
-      const count = 1 + random.nextInt(8);
-      await write(kafka, `old${incarnation}`, count, null);
-      oldRecords += count;
-      await admin.deleteTopics({ topics: [TOPIC] });
-      await until(`${TOPIC} to be gone`, async () => (!(await admin.listTopics()).includes(TOPIC) ? true : null));
-      log(`incarnation ${incarnation}: ${count} records written, then deleted`);
-    }
-
+    const oldRecords = await writeDeletedIncarnations(kafka, admin, deletedIncarnations, random, log);
     // The last incarnation: written with acks=all, then its leader is killed.
-    await create(admin);
-    const [leader] = await leaders(admin, TOPIC, 1);
-    if (leader !== first.options.nodeId) throw new Error(`setup: the last incarnation is led by broker ${leader}, not 1`);
+    await createOnFirst(admin, 'the last incarnation');
+    await admin.disconnect();
     const ledger = new AckLedger();
     const count = 1 + random.nextInt(8);
     const acked = await write(kafka, 'new', count, ledger);
@@ -183,29 +224,17 @@ export async function runTopicRecreate(options: TopicRecreateOptions): Promise<T
     await Bun.sleep(random.nextInt(300));
     await first.kill();
     log(`last incarnation: ${count} records acknowledged at offsets ${acked.map((r) => r.offset).join(',')}; broker 1 killed`);
-    await admin.disconnect();
 
-    const survivors = new Kafka({ clientId: 'topic-recreate-check', brokers: [second.bootstrap, third.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 30, initialRetryTime: 100, maxRetryTime: 1000 } });
-    const check = survivors.admin();
-    await check.connect();
-    const [successor] = await until('a survivor to lead the topic', async () => {
-      const found = await leaders(check, TOPIC, 1);
-      return found[0] === first.options.nodeId ? null : found;
-    });
-    const highWatermark = await until('the successor to serve the topic', () => highWatermarkOf(check)); // it answers NOT_LEADER until its rebuild is done
-    const read = await readAll(survivors, `check-${options.seed}`, highWatermark);
+    const { successor, highWatermark, read, next } = await readFromSurvivors([second, third], `check-${options.seed}`);
     const verdict = ledger.verify(read);
     const served = read.filter((record) => !record.value.startsWith('new-'));
-    const [next] = await write(survivors, 'next', 1, null);
-    await check.disconnect();
-    log(`broker ${successor} took over: high watermark ${highWatermark}, next write at ${next!.offset}; ${describeVerdict(verdict)}`);
-
+    log(`broker ${successor} took over: high watermark ${highWatermark}, next write at ${next.offset}; ${describeVerdict(verdict)}`);
     if (verdict.lost.length + verdict.duplicated.length + verdict.misplaced.length > 0) problems.push(describeVerdict(verdict));
     if (served.length > 0) problems.push(`${served.length} records of a deleted incarnation served, first ${JSON.stringify(served[0])}`);
     if (highWatermark !== count) problems.push(`high watermark ${highWatermark} after ${count} acknowledged records`);
-    if (next!.offset !== count) problems.push(`the next write landed at offset ${next!.offset}, expected ${count}`);
+    if (next.offset !== count) problems.push(`the next write landed at offset ${next.offset}, expected ${count}`);
     if (problems.length > 0) problems.push(brokerOutputs(brokers));
-    return { seed: options.seed, deletedIncarnations, oldRecords, verdict, served, highWatermark, nextOffset: next!.offset, problems };
+    return { seed: options.seed, deletedIncarnations, oldRecords, verdict, served, highWatermark, nextOffset: next.offset, problems };
   } catch (error) {
     throw new Error(`seed ${options.seed}: ${error instanceof Error ? error.message : String(error)}\n${brokerOutputs(brokers)}`);
   } finally {
