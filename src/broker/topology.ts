@@ -1,5 +1,6 @@
 import { type Ferry, FerryError } from '../engine/index.ts';
 import type { ClusterNode } from '../cluster/node.ts';
+import type { Uuid } from '../util/uuid.ts';
 
 export interface BrokerAddress {
   readonly nodeId: number;
@@ -16,6 +17,8 @@ export interface Topology {
   brokers(): BrokerAddress[];
   /** Topic name -> partition count. */
   topics(): ReadonlyMap<string, number>;
+  /** The topic's id (its current incarnation, DESIGN.md contract 10); null for an unknown topic. */
+  topicId(topic: string): Uuid | null;
   /** The leader's node id, or null while the partition has none. */
   leaderOf(topic: string, partition: number): number | null;
   /** The partition's followers (replication factor > 1); empty for a single broker. */
@@ -42,6 +45,10 @@ export class SingleBrokerTopology implements Topology {
 
   topics(): ReadonlyMap<string, number> {
     return new Map(this.#engine.topics().map((topic) => [topic.name, topic.partitions]));
+  }
+
+  topicId(topic: string): Uuid | null {
+    return this.#engine.topics().find((t) => t.name === topic)?.id ?? null;
   }
 
   leaderOf(topic: string, partition: number): number | null {
@@ -87,6 +94,10 @@ export class ClusterTopology implements Topology {
 
   topics(): ReadonlyMap<string, number> {
     return new Map([...this.#node.topics()].map(([name, record]) => [name, record.partitions]));
+  }
+
+  topicId(topic: string): Uuid | null {
+    return this.#node.topics().get(topic)?.topicId ?? null;
   }
 
   leaderOf(topic: string, partition: number): number | null {
