@@ -217,10 +217,10 @@ function clusterNode(options: ClusterOptions, self: BrokerAddress, engine: Ferry
     async adopt(topic, partition, partitions, record) {
       const earlier = record.chain.filter((s) => s.writerId !== stream.writerId || s.epoch !== stream.epoch);
       for (const other of earlier) await ensureSealed(wal.store, prefix, other, { writerId: stream.writerId, nowMs: clock.nowMs() });
-      const reader = new WalReader(wal.store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: (t, p) => t === topic && p === partition }, { clock, random: new SeededRandom(self.nodeId) });
+      const reader = new WalReader(wal.store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: (t, p, id) => t === topic && p === partition && id === record.topicId }, { clock, random: new SeededRandom(self.nodeId) });
       const key = `${topic}\u0000${partition}`;
-      await engine.adoptPartition(topic, partition, partitions, async (partitionLog) => {
-        await rebuildFromChain(reader, partitionLog, earlier, (frame) => {
+      await engine.adoptPartition(topic, record.topicId, partition, partitions, async (partitionLog) => {
+        await rebuildFromChain(reader, partitionLog, earlier, record.topicId, (frame) => {
           for (const batch of splitBatches(frame.data, Number.MAX_SAFE_INTEGER)) {
             if (batch.producerId >= 0) producers.appended(key, batch.producerId, batch.producerEpoch, batch.baseSequence, batch.lastOffsetDelta + 1, batch.baseOffset);
           }
@@ -230,15 +230,15 @@ function clusterNode(options: ClusterOptions, self: BrokerAddress, engine: Ferry
     },
     release: (topic, partition) => engine.releasePartition(topic, partition),
     async follow(topic, partition, partitions, record) {
-      const reader = new WalReader(wal.store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: (t, p) => t === topic && p === partition }, { clock, random: new SeededRandom(self.nodeId) });
+      const reader = new WalReader(wal.store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: (t, p, id) => t === topic && p === partition && id === record.topicId }, { clock, random: new SeededRandom(self.nodeId) });
       const sealed = record.chain.slice(0, -1); // the leader sealed them when it took over
-      const follower = await engine.adoptPartition(topic, partition, partitions, async (partitionLog) => void (await rebuildFromChain(reader, partitionLog, sealed)), 'follower', 1, record.leaderEpoch);
+      const follower = await engine.adoptPartition(topic, record.topicId, partition, partitions, async (partitionLog) => void (await rebuildFromChain(reader, partitionLog, sealed, record.topicId)), 'follower', 1, record.leaderEpoch);
       progress.follow(topic, partition, () => follower.log.logEndOffset); // reports what the rebuild brought
       const applied = () => {
         follower.noteApplied();
         progress.applied(topic, partition);
       };
-      tails.follow({ topic, partition, log: follower.log, applied }, record.chain);
+      tails.follow({ topic, topicId: record.topicId, partition, log: follower.log, applied }, record.chain);
     },
     async unfollow(topic, partition) {
       tails.unfollow(topic, partition);

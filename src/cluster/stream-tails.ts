@@ -5,11 +5,14 @@ import type { MetricsRegistry } from '../metrics/index.ts';
 import { backoffDelayMs, type BackoffPolicy, sleep } from '../util/backoff.ts';
 import type { Clock } from '../util/clock.ts';
 import type { Random } from '../util/random.ts';
+import type { Uuid } from '../util/uuid.ts';
 import type { StreamId } from '../wal/keys.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../wal/reader.ts';
 
 export interface FollowedPartition {
   readonly topic: string;
+  /** The incarnation followed: frames of any other topic id under the same name are skipped. */
+  readonly topicId: Uuid;
   readonly partition: number;
   readonly log: PartitionLog;
   /** After each applied frame: the follower's high watermark moves, the leader hears of it. */
@@ -106,7 +109,7 @@ export class StreamTails {
   /** Steps the tail until it stops; a step that throws is logged, counted and retried after a backoff (TAIL_RETRY). */
   async #run(tail: Tail): Promise<void> {
     const { clock, random, pollIntervalMs, pollIntervalMaxMs } = this.#options;
-    const reader = this.#reader((topic, partition) => tail.members.has(memberKey(topic, partition)));
+    const reader = this.#reader((topic, partition, topicId) => tail.members.get(memberKey(topic, partition))?.topicId === topicId);
     let idleWaitMs = pollIntervalMs;
     while (tail.running) {
       let outcome: 'data' | 'idle';
@@ -139,7 +142,7 @@ export class StreamTails {
       // A retry after a failure part-way re-applies nothing: applyFrame skips what a log already has.
       for (const frame of read.frames) {
         const member = tail.members.get(memberKey(frame.entry.topic, frame.entry.partition));
-        if (member !== undefined && applyFrame(member.log, frame) > 0) member.applied();
+        if (member !== undefined && applyFrame(member.log, frame, member.topicId) > 0) member.applied();
       }
       tail.sequence++;
       return 'data';
@@ -152,11 +155,11 @@ export class StreamTails {
   async #admitJoining(tail: Tail): Promise<void> {
     while (tail.joining.length > 0) {
       const partition = tail.joining[0]!; // stays queued until caught up, so a failed catch-up is retried
-      const reader = this.#reader((topic, index) => topic === partition.topic && index === partition.partition);
+      const reader = this.#reader((topic, index, topicId) => topic === partition.topic && index === partition.partition && topicId === partition.topicId);
       for (let sequence = 0; sequence < tail.sequence; sequence++) {
         const read = await reader.read(tail.stream, sequence);
         if (read.kind !== 'data') break;
-        for (const frame of read.frames) if (applyFrame(partition.log, frame) > 0) partition.applied();
+        for (const frame of read.frames) if (applyFrame(partition.log, frame, partition.topicId) > 0) partition.applied();
       }
       if (tail.joining[0] === partition) tail.joining.shift(); // (unfollow may have removed it meanwhile)
       else continue;
@@ -177,7 +180,7 @@ export class StreamTails {
     if (tail.members.size === 0 && tail.joining.length === 0) this.#stop(tail);
   }
 
-  #reader(wants: (topic: string, partition: number) => boolean): WalReader {
+  #reader(wants: (topic: string, partition: number, topicId: Uuid) => boolean): WalReader {
     const { store, prefix, clock, random } = this.#options;
     return new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants }, { clock, random });
   }

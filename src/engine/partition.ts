@@ -7,6 +7,7 @@ import { followerHighWatermark, leaderHighWatermark } from '../replica/high-wate
 import type { InSyncReplicas } from '../replica/isr.ts';
 import type { Timer } from '../util/clock.ts';
 import type { WalWriter } from '../wal/writer.ts';
+import type { TopicId } from './topic-registry.ts';
 
 /** Bytes of local log read per step when re-shipping an unshipped suffix. */
 const RESHIP_READ_BYTES = 1024 * 1024;
@@ -42,6 +43,8 @@ export type PartitionRole = { readonly kind: 'leader'; readonly requiredFollower
  */
 export class Partition {
   readonly topic: string;
+  /** The topic incarnation this partition belongs to: its WAL frames and durability are keyed by it. */
+  readonly topicId: TopicId;
   readonly index: number;
   readonly log: PartitionLog;
   readonly role: PartitionRole;
@@ -63,9 +66,10 @@ export class Partition {
 
   /** `durableEnd`: where the log is durable from before (the WAL's end for it, or the log end without a WAL). */
   /** `committedEnd`: where the high watermark may start (a partition rebuilt from sealed WAL streams is committed whole). */
-  constructor(topic: string, index: number, log: PartitionLog, wal: WalWriter | null, role: PartitionRole, durableEnd = log.logEndOffset, committedEnd?: number, leaderEpoch = 0) {
+  constructor(topic: string, topicId: TopicId, index: number, log: PartitionLog, wal: WalWriter | null, role: PartitionRole, durableEnd = log.logEndOffset, committedEnd?: number, leaderEpoch = 0) {
     assert(Number.isSafeInteger(leaderEpoch) && leaderEpoch >= 0 && leaderEpoch <= 0x7fffffff, `${topic}-${index}: leader epoch ${leaderEpoch} is not a non-negative int32`);
     this.topic = topic;
+    this.topicId = topicId;
     this.index = index;
     this.log = log;
     this.#wal = wal;
@@ -97,11 +101,11 @@ export class Partition {
         const last = run.at(-1)!;
         const data = new Uint8Array(first.bytes.buffer, first.bytes.byteOffset, last.bytes.byteOffset + last.bytes.length - first.bytes.byteOffset);
         await wal.reserve(data.length);
-        wal.append({ topic: this.topic, partition: this.index, leaderEpoch: first.partitionLeaderEpoch, baseOffset: first.baseOffset, lastOffset: last.lastOffset, data });
+        wal.append({ topic: this.topic, topicId: this.topicId, partition: this.index, leaderEpoch: first.partitionLeaderEpoch, baseOffset: first.baseOffset, lastOffset: last.lastOffset, data });
       }
       offset = batches.at(-1)!.nextOffset;
     }
-    wal.waitForDurable(this.topic, this.index, end - 1).then(() => {
+    wal.waitForDurable(this.topicId, this.index, end - 1).then(() => {
       this.#durableEnd = Math.max(this.#durableEnd, end);
       this.#recompute();
     }, () => {}); // a failed writer fails every later produce too
@@ -126,8 +130,8 @@ export class Partition {
     if (wal === null) {
       durable = this.log.waitForFlush(lastOffset);
     } else {
-      wal.append({ topic: this.topic, partition: this.index, leaderEpoch, baseOffset, lastOffset, data: records });
-      durable = wal.waitForDurable(this.topic, this.index, lastOffset);
+      wal.append({ topic: this.topic, topicId: this.topicId, partition: this.index, leaderEpoch, baseOffset, lastOffset, data: records });
+      durable = wal.waitForDurable(this.topicId, this.index, lastOffset);
     }
     const committed = durable.then(() => {
       this.#durableEnd = Math.max(this.#durableEnd, lastOffset + 1);
