@@ -193,7 +193,7 @@ describe('WalWriter', () => {
     // Everything acknowledged is in the stream below the seal, exactly once and in order; nothing above it is.
     expect(acknowledged).toEqual(Array.from({ length: 10 }, (_, i) => i));
     expect(offsetsByPartition(await readStream(store)).get('t-0')).toEqual(acknowledged);
-    expect(wal.durableOffset('t', 0)).toBe(10);
+    expect(wal.durableOffset(idOf('t'), 0)).toBe(10);
   });
 
   test('backpressure: reserve waits while the upload buffer is full, memory stays bounded', async () => {
