@@ -16,6 +16,8 @@ export type FerryErrorKind =
   | 'Fenced' // a successor sealed this writer's WAL stream; it acknowledges nothing more
   | 'NotLeader' // a write to a partition this engine only follows
   | 'Locked' // another process holds the log directory
+  | 'OutOfOrderSequence' // an idempotent producer's batch does not follow its last sequence
+  | 'InvalidProducerEpoch' // an idempotent producer's epoch is older than the one the log holds
   | 'Storage'; // the filesystem failed underneath us
 
 export class FerryError extends Error {

@@ -5,7 +5,6 @@ import { StreamTails } from '../cluster/stream-tails.ts';
 import { ProgressReporter } from '../cluster/progress-reporter.ts';
 import type { PartitionRecord } from '../cluster/node.ts';
 import { Ferry, FerryError, type FerryOptions, type WalOptions } from '../engine/index.ts';
-import { splitBatches } from '../format/batch-parse.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { SeededRandom } from '../util/random.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../wal/reader.ts';
@@ -118,7 +117,7 @@ export class Broker {
     const server = KafkaServer.listen({ hostname: options.listenHost, port: options.listenPort, router, ...(options.log === undefined ? {} : { log: options.log }) });
     const self = { nodeId: options.nodeId, host: options.advertisedHost ?? options.listenHost, port: options.advertisedPort ?? server.port, rack: options.rack ?? null };
     const producers = new ProducerIds(options.engine.directory, options.nodeId);
-    const cluster = options.cluster === undefined ? null : clusterNode(options.cluster, self, engine, options.engine.wal!, producers, clock, options.log);
+    const cluster = options.cluster === undefined ? null : clusterNode(options.cluster, self, engine, options.engine.wal!, clock, options.log);
     context = {
       nodeId: options.nodeId,
       advertisedHost: self.host,
@@ -162,9 +161,9 @@ export class Broker {
 
 /**
  * The cluster side of a broker: its lease and claims, and how it adopts a claimed partition:
- * seal the chain's other streams [C4], rebuild the log and the producer sequences from them [C5].
+ * seal the chain's other streams [C4], rebuild the log (and with it the producer state) from them [C5].
  */
-function clusterNode(options: ClusterOptions, self: BrokerAddress, engine: Ferry, wal: WalOptions, producers: ProducerIds, clock: Clock, log?: (message: string) => void): ClusterNode {
+function clusterNode(options: ClusterOptions, self: BrokerAddress, engine: Ferry, wal: WalOptions, clock: Clock, log?: (message: string) => void): ClusterNode {
   const prefix = wal.prefix ?? '';
   const stream = engine.wal!.config.stream;
   const control = new ControlStore(options.store, options.prefix ?? '');
@@ -188,13 +187,8 @@ function clusterNode(options: ClusterOptions, self: BrokerAddress, engine: Ferry
       const earlier = record.chain.filter((s) => s.writerId !== stream.writerId || s.epoch !== stream.epoch);
       for (const other of earlier) await ensureSealed(wal.store, prefix, other, { writerId: stream.writerId, nowMs: clock.nowMs() });
       const reader = new WalReader(wal.store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: (t, p) => t === topic && p === partition }, { clock, random: new SeededRandom(self.nodeId) });
-      const key = `${topic}\u0000${partition}`;
       await engine.adoptPartition(topic, partition, partitions, async (partitionLog) => {
-        await rebuildFromChain(reader, partitionLog, earlier, (frame) => {
-          for (const batch of splitBatches(frame.data, Number.MAX_SAFE_INTEGER)) {
-            if (batch.producerId >= 0) producers.appended(key, batch.producerId, batch.producerEpoch, batch.baseSequence, batch.lastOffsetDelta + 1, batch.baseOffset);
-          }
-        });
+        await rebuildFromChain(reader, partitionLog, earlier);
       }, 'leader', node.topics().get(topic)?.replicationFactor ?? 1);
       log?.(`serving ${topic}-${partition} up to offset ${engine.offsetFor(topic, partition, -1).offset} (leader epoch ${record.leaderEpoch})`);
     },

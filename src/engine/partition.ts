@@ -97,26 +97,36 @@ export class Partition {
   /**
    * Appends as leader: waits for room in the WAL's upload buffer (backpressure), appends to
    * the local log, hands the same bytes to the WAL [W1], and returns the offsets with a promise
-   * that resolves once the high watermark has passed them (acks=all).
+   * that resolves once the high watermark has passed them (acks=all). The log checks idempotent
+   * producers' sequences in the same synchronous step as the append (no await between them); a
+   * retry of a batch the log holds gets the original's offsets and waits for the original's
+   * durability, so it answers only what the original attempt's durability answers.
    */
   async append(records: Uint8Array, leaderEpoch: number): Promise<{ baseOffset: number; lastOffset: number; durable: Promise<void> }> {
     if (this.role.kind !== 'leader') throw new FerryError('NotLeader', `${this.topic}-${this.index} is a follower here; produce to its leader`);
     const wal = this.#wal;
     if (wal !== null) await wal.reserve(records.length);
-    const { baseOffset, lastOffset } = this.log.append(records, leaderEpoch);
+    const { baseOffset, lastOffset, duplicate } = this.log.append(records, leaderEpoch);
+    if (wal !== null && !duplicate) wal.append({ topic: this.topic, partition: this.index, leaderEpoch, baseOffset, lastOffset, data: records });
+    return { baseOffset, lastOffset, durable: this.#committed(lastOffset) };
+  }
+
+  /**
+   * Resolves once the high watermark passed `lastOffset`, which the local log holds: it waits for
+   * the WAL object (or the flush) that carries it unless it is durable already (an earlier stream),
+   * and fails as that wait fails (the writer failed or was fenced, the log was closed).
+   */
+  #committed(lastOffset: number): Promise<void> {
+    const wal = this.#wal;
     let durable: Promise<void>;
-    if (wal === null) {
-      durable = this.log.waitForFlush(lastOffset);
-    } else {
-      wal.append({ topic: this.topic, partition: this.index, leaderEpoch, baseOffset, lastOffset, data: records });
-      durable = wal.waitForDurable(this.topic, this.index, lastOffset);
-    }
-    const committed = durable.then(() => {
+    if (lastOffset < this.#durableEnd) durable = Promise.resolve();
+    else if (wal === null) durable = this.log.waitForFlush(lastOffset);
+    else durable = wal.waitForDurable(this.topic, this.index, lastOffset);
+    return durable.then(() => {
       this.#durableEnd = Math.max(this.#durableEnd, lastOffset + 1);
       this.#recompute();
       return this.waitForData(lastOffset);
     });
-    return { baseOffset, lastOffset, durable: committed };
   }
 
   /** Leader: a follower reports it applied everything below `logEndOffset`. */

@@ -11,6 +11,7 @@ import { DirLock } from './dir-lock.ts';
 import { GroupCommit } from './group-commit.ts';
 import { LEADER_EPOCH_CHECKPOINT_FILE, LeaderEpochCache } from './leader-epoch-cache.ts';
 import { scanSegment } from './recovery.ts';
+import { type ProducerBatch, ProducerStateManager } from './producer-state.ts';
 import { LogSegment, parseSegmentFileName } from './segment.ts';
 
 /** Written at a clean close, removed at open: its absence means the last run crashed. */
@@ -23,6 +24,8 @@ const LAST_OFFSET_DELTA_POSITION = 23;
  * covers a whole index interval of small batches instead of a read per batch header.
  */
 const SKIP_WINDOW_BYTES_MIN = 8 * 1024;
+/** Bytes of log read per step when replaying batches into the producer state. */
+const REPLAY_READ_BYTES = 1024 * 1024;
 
 export interface PartitionLogOptions {
   readonly config?: Partial<LogConfig>;
@@ -35,6 +38,11 @@ export interface AppendResult {
   /** The appended batches, as views of the caller's buffer with offsets and epoch assigned. */
   readonly batches: readonly RecordBatch[];
   readonly sizeBytes: number;
+  /**
+   * The batch was a retry of one the log already holds (same producer, epoch and sequences):
+   * nothing was written, and the offsets are the original's.
+   */
+  readonly duplicate: boolean;
 }
 
 export interface ReadResult {
@@ -76,6 +84,7 @@ export class PartitionLog {
   readonly #epochs: LeaderEpochCache;
   readonly #segments: LogSegment[];
   readonly #commit: GroupCommit;
+  readonly #producers: ProducerStateManager;
   #closed = false;
 
   private constructor(directory: string, config: LogConfig, clock: Clock, lock: DirLock, epochs: LeaderEpochCache, segments: LogSegment[], recovery: RecoveryReport) {
@@ -87,6 +96,8 @@ export class PartitionLog {
     this.#segments = segments;
     this.recovery = recovery;
     this.#commit = new GroupCommit(config.flush, clock, this.logEndOffset, () => this.#activeSegment().flush());
+    this.#producers = new ProducerStateManager(directory);
+    this.#rebuildProducerState();
   }
 
   /** Opens (creating if needed) the log in `directory`, recovering it after a crash. */
@@ -130,10 +141,17 @@ export class PartitionLog {
     return this.#segments.map((segment) => segment.baseOffset);
   }
 
+  /** The last batches the log holds of an idempotent producer (oldest first); empty if unknown. */
+  producerBatches(producerId: number): readonly ProducerBatch[] {
+    return this.#producers.batchesOf(producerId);
+  }
+
   /**
    * Appends a producer's batches (whole v2 batches, concatenated) as leader in `leaderEpoch`:
    * offsets from the log end are written into the batches in place, with the epoch. Everything
    * is validated before anything is written, so a rejected append leaves the log unchanged.
+   * Idempotent producers' sequences are checked here, in the same synchronous call as the write:
+   * a retry of a batch the log holds is answered with the original's offsets (`duplicate`).
    */
   append(records: Uint8Array, leaderEpoch: number): AppendResult {
     this.#checkWritable();
@@ -141,6 +159,8 @@ export class PartitionLog {
     if (leaderEpoch < this.#epochs.latestEpoch || !Number.isSafeInteger(leaderEpoch) || leaderEpoch > 0x7fffffff) {
       throw new FerryError('InvalidArgument', `leader epoch ${leaderEpoch} is invalid; the log is at epoch ${this.#epochs.latestEpoch}`);
     }
+    const original = this.#producers.check(batches);
+    if (original !== null) return { baseOffset: original.baseOffset, lastOffset: original.lastOffset, batches: [], sizeBytes: 0, duplicate: true };
     let nextOffset = this.logEndOffset;
     for (const batch of batches) {
       batch.setBaseOffset(nextOffset);
@@ -226,6 +246,7 @@ export class PartitionLog {
     this.#syncOrFail(active); // a sealed segment is always on disk: recovery scans only the active one
     active.writeIndexes();
     this.#segments.push(LogSegment.create(this.directory, active.nextOffset, this.config.indexIntervalBytes));
+    this.#snapshotProducers();
   }
 
   /** Deletes the oldest sealed segments beyond retention.bytes or retention.ms; returns how many. */
@@ -244,6 +265,7 @@ export class PartitionLog {
       totalBytes -= oldest.sizeBytes;
       deleted++;
     }
+    if (deleted > 0) this.#producers.deleteSnapshotsBefore(this.logStartOffset);
     return deleted;
   }
 
@@ -259,6 +281,7 @@ export class PartitionLog {
     }
     this.#epochs.truncateFromEnd(this.logEndOffset);
     this.#commit.noteTruncated(this.logEndOffset);
+    this.#rebuildProducerState();
   }
 
   /** Flushes everything written so far. */
@@ -279,6 +302,7 @@ export class PartitionLog {
       active.flushSync();
       active.writeIndexes();
       writeCleanShutdown(this.directory, active, this.logEndOffset);
+      this.#snapshotProducers();
     }
     for (const segment of this.#segments) segment.close();
     this.#lock.release();
@@ -292,10 +316,36 @@ export class PartitionLog {
     for (const batch of batches) this.#epochs.assign(batch.partitionLeaderEpoch, batch.baseOffset);
     const active = this.#activeSegment();
     active.append(batches);
+    for (const batch of batches) this.#producers.apply(batch); // the one path every batch takes [contract 11]
     const perAppend = this.config.flush.kind === 'per-append';
     if (perAppend) this.#syncOrFail(active);
     this.#commit.noteWritten(active.nextOffset, sizeBytes, perAppend);
-    return { baseOffset: first.baseOffset, lastOffset: last.lastOffset, batches, sizeBytes };
+    return { baseOffset: first.baseOffset, lastOffset: last.lastOffset, batches, sizeBytes, duplicate: false };
+  }
+
+  /**
+   * Producer state from the newest snapshot at or below the log end, then the batches after it
+   * replayed through the same `apply` as appends (after a crash or a truncation only the tail).
+   */
+  #rebuildProducerState(): void {
+    const producers = this.#producers;
+    const logEnd = this.logEndOffset;
+    let offset = Math.max(producers.loadSnapshot(logEnd), this.logStartOffset);
+    producers.skipTo(offset);
+    while (offset < logEnd) {
+      const { batches } = this.read(offset, REPLAY_READ_BYTES);
+      for (const batch of batches) if (batch.baseOffset >= offset) producers.apply(batch);
+      offset = batches.at(-1)!.nextOffset;
+    }
+  }
+
+  /** Kafka's `<offset>.snapshot` at a roll and a clean close, so recovery replays only what came after. */
+  #snapshotProducers(): void {
+    try {
+      this.#producers.writeSnapshot();
+    } catch {
+      // Only a shortcut is lost: recovery replays from an older snapshot or from the log start.
+    }
   }
 
   #syncOrFail(segment: LogSegment): void {
