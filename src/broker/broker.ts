@@ -111,7 +111,7 @@ export class Broker {
     const clock = options.clock ?? systemClock;
     const metrics = options.engine.metrics ?? new MetricsRegistry();
     if (options.cluster !== undefined && options.engine.wal === undefined) throw new FerryError('InvalidArgument', 'a cluster broker needs a WAL store: its partitions move through it');
-    const engine = await Ferry.open({ ...options.engine, clock, metrics, managedPartitions: options.cluster !== undefined, ...(options.minInsyncReplicas === undefined ? {} : { minInsyncReplicas: options.minInsyncReplicas }) });
+    const engine = await Ferry.open({ ...options.engine, clock, metrics, ...(options.log === undefined ? {} : { report: options.log }), managedPartitions: options.cluster !== undefined, ...(options.minInsyncReplicas === undefined ? {} : { minInsyncReplicas: options.minInsyncReplicas }) });
     let context: BrokerContext | undefined;
     const router = new Router(instrument(metrics, clock, bindings(() => context!)));
     const server = KafkaServer.listen({ hostname: options.listenHost, port: options.listenPort, router, ...(options.log === undefined ? {} : { log: options.log }) });

@@ -5,6 +5,7 @@ import { type BuildCompressionCodec, buildRecordBatch, type ProducerRecord, type
 import { type LogConfig, resolveLogConfig } from '../log/config.ts';
 import { DirLock } from '../log/dir-lock.ts';
 import { PartitionLog } from '../log/partition-log.ts';
+import { StorageHealth } from '../log/storage-health.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { type Clock, systemClock, type Timer } from '../util/clock.ts';
 import { SeededRandom } from '../util/random.ts';
@@ -58,6 +59,8 @@ export interface FerryOptions {
   readonly managedPartitions?: boolean;
   /** Where the engine's metrics go (WAL upload and durability latency, follower lag, ...). */
   readonly metrics?: MetricsRegistry;
+  /** Where the engine says what an operator should know (a disk that fails and recovers). */
+  readonly report?: (message: string) => void;
 }
 
 export interface FollowOptions {
@@ -149,6 +152,8 @@ export class Ferry {
   readonly #partitions = new Map<string, Partition[]>();
   readonly #roundRobin = new Map<string, number>();
   readonly #wal: WalWriter | null;
+  /** Every partition log's failed and succeeding writes: counted, and logged once per failure spell. */
+  readonly #storage: StorageHealth;
   #follower: Follower | null = null;
   /** In-process links to replicas (attachReplica): hinted on durable objects, told the high watermark. */
   readonly #replicas: Ferry[] = [];
@@ -166,6 +171,7 @@ export class Ferry {
     this.#clock = options.clock ?? systemClock;
     this.#lock = lock;
     this.#registry = registry;
+    this.#storage = new StorageHealth(options.metrics, options.report);
     this.#wal = options.wal === undefined ? null : this.#createWalWriter(options.wal);
   }
 
@@ -215,7 +221,7 @@ export class Ferry {
     const directory = join(this.directory, `${topic}-${index}`);
     rmSync(directory, { recursive: true, force: true }); // the chain is the truth; stale local data is not
     const config = { ...this.#options.log, ...this.#registry.get(topic)!.config };
-    const log = PartitionLog.open(directory, { config, clock: this.#clock });
+    const log = PartitionLog.open(directory, { config, clock: this.#clock, storage: this.#storage });
     try {
       await rebuild(log);
     } catch (error) {
@@ -437,7 +443,7 @@ export class Ferry {
     const config = { ...this.#options.log, ...topic.config };
     const role: PartitionRole = this.#options.follow !== undefined ? { kind: 'follower' } : { kind: 'leader', requiredFollowers: (this.#options.minInsyncReplicas ?? 1) - 1 };
     for (let index = partitions.length; index < topic.partitions; index++) {
-      const log = PartitionLog.open(join(this.directory, `${topic.name}-${index}`), { config, clock: this.#clock });
+      const log = PartitionLog.open(join(this.directory, `${topic.name}-${index}`), { config, clock: this.#clock, storage: this.#storage });
       const durableEnd = this.#wal === null ? log.logEndOffset : (shipped?.get(partitionKey(topic.name, index)) ?? 0);
       partitions.push(new Partition(topic.name, index, log, this.#wal, role, durableEnd));
     }
@@ -471,7 +477,12 @@ export class Ferry {
       const [topic, partition] = key.split('\u0000');
       return [topic!, Number(partition), end] as const;
     });
-    writeShippedCheckpoint(this.directory, { epoch: wal.config.stream.epoch, sequence: wal.durableSequence, ends: entries });
+    try {
+      writeShippedCheckpoint(this.directory, { epoch: wal.config.stream.epoch, sequence: wal.durableSequence, ends: entries });
+    } catch (error) {
+      // A full disk: the previous checkpoint stays (a restart then reads more WAL objects); try again next time.
+      this.#storage.writeFailed(this.directory, error);
+    }
     if (again) this.#checkpointTimer = this.#clock.setTimer(SHIPPED_CHECKPOINT_INTERVAL_MS, () => this.#checkpointShipped(true), true);
   }
 

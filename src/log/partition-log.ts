@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { FerryError } from '../errors.ts';
+import { FerryError, isFerryError } from '../errors.ts';
 import { splitBatches } from '../format/batch-parse.ts';
 import { LOG_OVERHEAD_BYTES, RecordBatch } from '../format/record-batch.ts';
 import { assert } from '../util/assert.ts';
@@ -13,6 +13,7 @@ import { LEADER_EPOCH_CHECKPOINT_FILE, LeaderEpochCache } from './leader-epoch-c
 import { scanSegment } from './recovery.ts';
 import { type ProducerBatch, ProducerStateManager } from './producer-state.ts';
 import { LogSegment, parseSegmentFileName } from './segment.ts';
+import type { StorageObserver } from './storage-health.ts';
 
 /** Written at a clean close, removed at open: its absence means the last run crashed. */
 export const CLEAN_SHUTDOWN_FILE = 'clean-shutdown';
@@ -30,6 +31,8 @@ const REPLAY_READ_BYTES = 1024 * 1024;
 export interface PartitionLogOptions {
   readonly config?: Partial<LogConfig>;
   readonly clock?: Clock;
+  /** Told of every failed write and of the writes that succeed (the engine logs and counts them). */
+  readonly storage?: StorageObserver;
 }
 
 export interface AppendResult {
@@ -74,6 +77,10 @@ interface CleanShutdownState {
  * one call, so appends never interleave; only fdatasync runs in the background (GroupCommit).
  * Invariants: segments are contiguous (each base offset is its predecessor's next offset);
  * logStartOffset <= flushedOffset <= logEndOffset.
+ * A failed write (a full disk, an I/O error) leaves the log as it was before it and is answered
+ * as Storage; a failed fdatasync keeps the batches written (their requests failed, their retries
+ * are duplicates) and the log refuses writes until the next write attempt has written the unsynced
+ * bytes again and synced them. Either way the log recovers by itself once the disk does.
  */
 export class PartitionLog {
   readonly directory: string;
@@ -85,9 +92,10 @@ export class PartitionLog {
   readonly #segments: LogSegment[];
   readonly #commit: GroupCommit;
   readonly #producers: ProducerStateManager;
+  readonly #storage: StorageObserver | null;
   #closed = false;
 
-  private constructor(directory: string, config: LogConfig, clock: Clock, lock: DirLock, epochs: LeaderEpochCache, segments: LogSegment[], recovery: RecoveryReport) {
+  private constructor(directory: string, config: LogConfig, clock: Clock, lock: DirLock, epochs: LeaderEpochCache, segments: LogSegment[], recovery: RecoveryReport, storage: StorageObserver | null) {
     this.directory = directory;
     this.config = config;
     this.#clock = clock;
@@ -95,7 +103,11 @@ export class PartitionLog {
     this.#epochs = epochs;
     this.#segments = segments;
     this.recovery = recovery;
-    this.#commit = new GroupCommit(config.flush, clock, this.logEndOffset, () => this.#activeSegment().flush());
+    this.#storage = storage;
+    this.#commit = new GroupCommit(config.flush, clock, this.logEndOffset, () => this.#activeSegment().flush().catch((error: unknown) => {
+      this.#storage?.writeFailed(this.directory, error);
+      throw error;
+    }));
     this.#producers = new ProducerStateManager(directory);
     this.#rebuildProducerState();
   }
@@ -109,7 +121,7 @@ export class PartitionLog {
       const learnEpochs = !existsSync(join(directory, LEADER_EPOCH_CHECKPOINT_FILE));
       const epochs = LeaderEpochCache.open(directory);
       const { segments, report } = openSegments(directory, config, epochs, learnEpochs);
-      return new PartitionLog(directory, config, options.clock ?? systemClock, lock, epochs, segments, report);
+      return new PartitionLog(directory, config, options.clock ?? systemClock, lock, epochs, segments, report, options.storage ?? null);
     } catch (error) {
       lock.release();
       throw error;
@@ -241,6 +253,15 @@ export class PartitionLog {
   /** Seals the active segment and starts a new one at the log end; a no-op when it is empty. */
   roll(): void {
     this.#checkWritable();
+    try {
+      this.#roll();
+    } catch (error) {
+      throw this.#failedWrite(error);
+    }
+  }
+
+  /** A failed roll leaves the active segment active: the next append that needs it rolls again. */
+  #roll(): void {
     const active = this.#activeSegment();
     if (active.isEmpty) return;
     this.#syncOrFail(active); // a sealed segment is always on disk: recovery scans only the active one
@@ -272,6 +293,14 @@ export class PartitionLog {
   /** Removes every batch at or after `offset` (a follower diverged from its leader). */
   truncateTo(offset: number): void {
     this.#checkWritable();
+    try {
+      this.#truncate(offset);
+    } catch (error) {
+      throw this.#failedWrite(error);
+    }
+  }
+
+  #truncate(offset: number): void {
     if (offset >= this.logEndOffset) return;
     if (offset < this.logStartOffset) throw new FerryError('OffsetOutOfRange', `cannot truncate to ${offset}, before the log start ${this.logStartOffset}`);
     while (this.#segments.length > 1 && this.#activeSegment().baseOffset >= offset) this.#segments.pop()!.delete();
@@ -309,18 +338,75 @@ export class PartitionLog {
   }
 
   #write(batches: RecordBatch[]): AppendResult {
+    try {
+      const result = this.#writeBatches(batches);
+      this.#storage?.writeSucceeded();
+      return result;
+    } catch (error) {
+      throw this.#failedWrite(error);
+    }
+  }
+
+  #writeBatches(batches: RecordBatch[]): AppendResult {
     const first = batches[0]!;
     const last = batches.at(-1)!;
     const sizeBytes = batches.reduce((sum, batch) => sum + batch.sizeInBytes, 0);
     this.#maybeRoll(sizeBytes, last.maxTimestamp);
+    const endBefore = this.logEndOffset;
     for (const batch of batches) this.#epochs.assign(batch.partitionLeaderEpoch, batch.baseOffset);
     const active = this.#activeSegment();
-    active.append(batches);
+    try {
+      active.append(batches); // cuts its file back itself when the write fails
+    } catch (error) {
+      this.#forgetEpochsFrom(endBefore);
+      throw error;
+    }
     for (const batch of batches) this.#producers.apply(batch); // the one path every batch takes [contract 11]
     const perAppend = this.config.flush.kind === 'per-append';
-    if (perAppend) this.#syncOrFail(active);
+    if (perAppend) {
+      try {
+        active.flushSync();
+      } catch (error) {
+        // The batches stay, whole and in the producer state: this request fails, a retry is a duplicate.
+        this.#commit.noteWritten(active.nextOffset, sizeBytes, false);
+        this.#commit.fail(error);
+        throw this.#commit.failure;
+      }
+    }
     this.#commit.noteWritten(active.nextOffset, sizeBytes, perAppend);
     return { baseOffset: first.baseOffset, lastOffset: last.lastOffset, batches, sizeBytes, duplicate: false };
+  }
+
+  /** Undoes the epoch entries of an append whose write failed (best effort: one at the log end is harmless). */
+  #forgetEpochsFrom(endOffset: number): void {
+    try {
+      this.#epochs.truncateFromEnd(endOffset);
+    } catch {
+      // Recovery drops entries at or past the log end at the next open; the next epoch replaces it.
+    }
+  }
+
+  /** A failed write as the Storage error the caller gets, told to the observer; bugs and bad input pass through. */
+  #failedWrite(error: unknown): unknown {
+    const fromDisk = isFerryError(error, 'Storage') || typeof (error as { code?: unknown } | null)?.code === 'string';
+    if (!fromDisk) return error;
+    this.#storage?.writeFailed(this.directory, error);
+    if (isFerryError(error)) return error;
+    return new FerryError('Storage', `log ${this.directory}: write failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+
+  /**
+   * After a failed fdatasync: the kernel may have marked the unsynced pages clean, so a second
+   * fdatasync alone could report success for bytes that never reached the disk. The active
+   * segment's bytes since the last good sync are written again and synced; then the log takes
+   * writes again. A roll syncs the segment it seals, so only the active segment can hold them.
+   */
+  #recoverFromFailedSync(): void {
+    const active = this.#activeSegment();
+    const flushed = this.#commit.flushedOffset;
+    const from = flushed <= active.baseOffset ? 0 : this.#positionOf(active, flushed);
+    active.rewriteFrom(from);
+    this.#commit.recovered(this.logEndOffset);
   }
 
   /**
@@ -362,7 +448,7 @@ export class PartitionLog {
     if (active.isEmpty) return;
     const full = active.sizeBytes + incomingBytes > this.config.segmentBytes;
     const old = incomingMaxTimestamp - active.firstBatchTimestamp >= this.config.segmentMs;
-    if (full || old) this.roll();
+    if (full || old) this.#roll();
   }
 
   #activeSegment(): LogSegment {
@@ -402,10 +488,15 @@ export class PartitionLog {
     if (this.#closed) throw new FerryError('Closed', `log ${this.directory} is closed`);
   }
 
+  /** Open, and any failed sync recovered from first (or the Storage error of why not). */
   #checkWritable(): void {
     this.#checkOpen();
-    const failure = this.#commit.failure;
-    if (failure !== null) throw failure;
+    if (this.#commit.failure === null) return;
+    try {
+      this.#recoverFromFailedSync();
+    } catch (error) {
+      throw this.#failedWrite(error);
+    }
   }
 }
 
