@@ -5,7 +5,11 @@ import { expect, test } from 'bun:test';
 import { Ferry } from '../../src/engine/index.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
+import { rebuildFromChain } from '../../src/cluster/rebuild.ts';
 import { ManualClock } from '../../src/util/clock.ts';
+import { SeededRandom } from '../../src/util/random.ts';
+import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../../src/wal/reader.ts';
+import { ensureSealed } from '../../src/wal/seal.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 const UPLOAD_INTERVAL_MS = 1000;
@@ -48,9 +52,32 @@ test('a retry of a batch that can never become durable fails as the original doe
   const ferry = await openEngine(store, clock);
   const first = await ferry.appendBatches('t', 0, idempotent(0, clock.nowMs()));
   const retry = await ferry.appendBatches('t', 0, idempotent(0, clock.nowMs()));
+  expect(retry.baseOffset).toBe(first.baseOffset);
   store.injectFault({ operation: 'put', kind: 'AccessDenied' }); // not retriable: the writer fails
   clock.advance(UPLOAD_INTERVAL_MS);
   expect(await settled(first.committed)).toBe('rejected');
   expect(await settled(retry.committed)).toBe('rejected');
   await ferry.close();
+});
+
+test('a partition rebuilt from its WAL chain (a takeover) knows the producers: a retry is answered with the original offset', async () => {
+  const clock = new ManualClock();
+  const store = new MemoryStore();
+  const leader = await openEngine(store, clock);
+  const stream = leader.wal!.config.stream;
+  for (let sequence = 0; sequence < 3; sequence++) {
+    const appended = await leader.appendBatches('t', 0, idempotent(sequence, clock.nowMs()));
+    clock.advance(UPLOAD_INTERVAL_MS);
+    await appended.committed;
+  }
+  await leader.close();
+  await ensureSealed(store, '', stream, { writerId: 'successor', nowMs: clock.nowMs() });
+  const successor = await Ferry.open({ directory: tempDir(), clock, managedPartitions: true, log: { flush: { kind: 'none' } }, wal: { store, writerId: 'successor', config: { uploadIntervalMs: UPLOAD_INTERVAL_MS } } });
+  const reader = new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix: '', wants: () => true }, { clock, random: new SeededRandom(1) });
+  await successor.adoptPartition('t', 0, 1, async (log) => void (await rebuildFromChain(reader, log, [stream])));
+  const retry = await successor.appendBatches('t', 0, idempotent(2, clock.nowMs()));
+  expect(retry.baseOffset).toBe(2);
+  expect(await settled(retry.committed)).toBe('resolved'); // the rebuilt log is durable already
+  expect((await successor.appendBatches('t', 0, idempotent(3, clock.nowMs()))).baseOffset).toBe(3);
+  await successor.close();
 });
