@@ -388,7 +388,8 @@ export class PartitionLog {
 
   /** A failed write as the Storage error the caller gets, told to the observer; bugs and bad input pass through. */
   #failedWrite(error: unknown): unknown {
-    const fromDisk = isFerryError(error, 'Storage') || typeof (error as { code?: unknown } | null)?.code === 'string';
+    const system = error as { code?: unknown; syscall?: unknown } | null;
+    const fromDisk = isFerryError(error, 'Storage') || (typeof system?.code === 'string' && typeof system.syscall === 'string');
     if (!fromDisk) return error;
     this.#storage?.writeFailed(this.directory, error);
     if (isFerryError(error)) return error;
