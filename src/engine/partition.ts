@@ -40,6 +40,12 @@ export class Partition {
   readonly role: PartitionRole;
   readonly #wal: WalWriter | null;
   #durableEnd: number;
+  /**
+   * With a WAL: the local appends not yet durable, in offset order, each with the promise of the
+   * WAL object that carries it (they resolve in offset order, [W5]). A retried duplicate of a batch
+   * among them waits on the one that covers it. Invariant: they cover [durableEnd, logEndOffset).
+   */
+  #undurable: { lastOffset: number; durable: Promise<void> }[] = [];
   readonly #followerEnds = new Map<string, number>();
   #leaderHighWatermark: number | null = null;
   #highWatermark: number;
@@ -83,10 +89,8 @@ export class Partition {
       }
       offset = batches.at(-1)!.nextOffset;
     }
-    wal.waitForDurable(this.topic, this.index, end - 1).then(() => {
-      this.#durableEnd = Math.max(this.#durableEnd, end);
-      this.#recompute();
-    }, () => {}); // a failed writer fails every later produce too
+    const durable = this.#track(end - 1, wal.waitForDurable(this.topic, this.index, end - 1));
+    durable.then(() => this.#recompute(), () => {}); // a failed writer fails every later produce too
     return end - this.#durableEnd;
   }
 
@@ -107,26 +111,43 @@ export class Partition {
     const wal = this.#wal;
     if (wal !== null) await wal.reserve(records.length);
     const { baseOffset, lastOffset, duplicate } = this.log.append(records, leaderEpoch);
-    if (wal !== null && !duplicate) wal.append({ topic: this.topic, partition: this.index, leaderEpoch, baseOffset, lastOffset, data: records });
-    return { baseOffset, lastOffset, durable: this.#committed(lastOffset) };
-  }
-
-  /**
-   * Resolves once the high watermark passed `lastOffset`, which the local log holds: it waits for
-   * the WAL object (or the flush) that carries it unless it is durable already (an earlier stream),
-   * and fails as that wait fails (the writer failed or was fenced, the log was closed).
-   */
-  #committed(lastOffset: number): Promise<void> {
-    const wal = this.#wal;
     let durable: Promise<void>;
-    if (lastOffset < this.#durableEnd) durable = Promise.resolve();
-    else if (wal === null) durable = this.log.waitForFlush(lastOffset);
-    else durable = wal.waitForDurable(this.topic, this.index, lastOffset);
-    return durable.then(() => {
+    if (duplicate) {
+      durable = this.#durableFor(lastOffset);
+    } else if (wal === null) {
+      durable = this.log.waitForFlush(lastOffset);
+    } else {
+      wal.append({ topic: this.topic, partition: this.index, leaderEpoch, baseOffset, lastOffset, data: records });
+      durable = this.#track(lastOffset, wal.waitForDurable(this.topic, this.index, lastOffset));
+    }
+    const committed = durable.then(() => {
       this.#durableEnd = Math.max(this.#durableEnd, lastOffset + 1);
       this.#recompute();
       return this.waitForData(lastOffset);
     });
+    return { baseOffset, lastOffset, durable: committed };
+  }
+
+  /** Remembers an append's durability until it is durable, for the duplicates of its batches. */
+  #track(lastOffset: number, durable: Promise<void>): Promise<void> {
+    this.#undurable.push({ lastOffset, durable });
+    durable.then(() => {
+      this.#durableEnd = Math.max(this.#durableEnd, lastOffset + 1);
+      while (this.#undurable.length > 0 && this.#undurable[0]!.lastOffset < this.#durableEnd) this.#undurable.shift();
+    }, () => {}); // a failed one stays: its duplicates fail as it did
+    return durable;
+  }
+
+  /**
+   * The durability of a batch the log already holds (a retried duplicate): at once when it is
+   * durable, else the original's: the same outcome, success or failure, as the original attempt.
+   */
+  #durableFor(lastOffset: number): Promise<void> {
+    if (lastOffset < this.#durableEnd) return Promise.resolve();
+    if (this.#wal === null) return this.log.waitForFlush(lastOffset);
+    const original = this.#undurable.find((append) => append.lastOffset >= lastOffset);
+    assert(original !== undefined, `${this.topic}-${this.index}: offset ${lastOffset} is neither durable (below ${this.#durableEnd}) nor on its way to the WAL`);
+    return original.durable;
   }
 
   /** Leader: a follower reports it applied everything below `logEndOffset`. */
