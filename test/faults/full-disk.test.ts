@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { AckLedger, describeVerdict } from '../support/ack-ledger.ts';
 import { BrokerProcess } from '../support/broker-process.ts';
+import { withDeadline } from './idempotent-restart-run.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 setDefaultTimeout(120_000);
@@ -22,6 +23,8 @@ const FILL_CHUNK_BYTES = 4096;
 const FAILURE_LOG_WAIT_MS = 30_000;
 /** How long the disk stays full after the first failure: several retries, two shipped checkpoints. */
 const SPELL_MS = 2500;
+/** A send or the read back not done after this long fails the test (the broker is wedged), inside the test's own timeout. */
+const STEP_TIMEOUT_MS = 30_000;
 
 function mountTmpfs(directory: string): boolean {
   const mounted = Bun.spawnSync(['mount', '-t', 'tmpfs', '-o', `size=${DISK_BYTES}`, 'tmpfs', directory], { stderr: 'pipe' });
@@ -58,7 +61,7 @@ test('produce resumes without a restart once a full data directory has room agai
     let sent = 0;
     const send = async () => {
       const values = Array.from({ length: 4 }, () => `record-${sent++}-${'x'.repeat(VALUE_BYTES)}`);
-      const [result] = await producer.send({ topic: TOPIC, acks: -1, messages: values.map((value) => ({ value })) });
+      const [result] = await withDeadline(producer.send({ topic: TOPIC, acks: -1, messages: values.map((value) => ({ value })) }), STEP_TIMEOUT_MS, 'a send');
       values.forEach((value, i) => ledger.acked({ topic: TOPIC, partition: result!.partition, offset: Number(result!.baseOffset) + i, value }));
     };
     for (let i = 0; i < 20; i++) await send();
@@ -78,7 +81,7 @@ test('produce resumes without a restart once a full data directory has room agai
     expect(broker.output()).not.toContain('error:'); // no uncaught error on the way (the shipped checkpoint's timer)
     expect(broker.output().split('\n').filter((line) => line.includes('storage: writes to'))).toHaveLength(1); // once per spell
     await producer.disconnect();
-    const verdict = ledger.verify(await readAll(kafka));
+    const verdict = ledger.verify(await withDeadline(readAll(kafka), STEP_TIMEOUT_MS, 'reading back'));
     expect({ lost: verdict.lost.length, duplicated: verdict.duplicated.length, misplaced: verdict.misplaced.length, acknowledged: verdict.acknowledged, summary: describeVerdict(verdict) })
       .toEqual({ lost: 0, duplicated: 0, misplaced: 0, acknowledged: 164, summary: describeVerdict(verdict) });
   } finally {

@@ -37,6 +37,8 @@ const DOWN_MS_MAX = 300;
 const UPLOAD_INTERVAL_MS = 5;
 /** The consumer gives up reading back after this long without reaching the end. */
 const READ_BACK_TIMEOUT_MS = 30_000;
+/** A send still unacknowledged after this long fails the run (a wedged broker), so the broker is still killed. */
+const SEND_TIMEOUT_MS = 45_000;
 
 export async function runIdempotentRestart(options: IdempotentRestartOptions): Promise<IdempotentRestartResult> {
   const random = new SeededRandom(options.seed);
@@ -93,7 +95,8 @@ async function fault(broker: BrokerProcess, kind: 'kill -9' | 'SIGTERM', delayMs
 }
 
 async function sendAndRecord(producer: Producer, values: string[], ledger: AckLedger): Promise<void> {
-  const [result] = await producer.send({ topic: TOPIC, acks: -1, messages: values.map((value) => ({ value })) });
+  const sent = producer.send({ topic: TOPIC, acks: -1, messages: values.map((value) => ({ value })) });
+  const [result] = await withDeadline(sent, SEND_TIMEOUT_MS, `a send of ${values.length} records`);
   const baseOffset = Number(result!.baseOffset);
   values.forEach((value, i) => ledger.acked({ topic: TOPIC, partition: result!.partition, offset: baseOffset + i, value }));
 }
@@ -125,4 +128,15 @@ async function readBack(kafka: Kafka): Promise<AckedRecord[]> {
   });
   await consumer.disconnect();
   return read;
+}
+
+/** `promise`, or a rejection naming `what` once `timeoutMs` passed. */
+export async function withDeadline<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not finish within ${timeoutMs} ms`)), timeoutMs)));
+  try {
+    return await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
