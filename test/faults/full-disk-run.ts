@@ -69,6 +69,7 @@ export async function runFullDisk(seed: number, root: string): Promise<FullDiskR
     for (let i = 0; i < sendsBefore; i++) await send(producer, ledger, sender);
     fillDisk(join(disk, 'filler'));
     const blocked = send(producer, ledger, sender); // retried (KAFKA_STORAGE_ERROR is retriable) until there is room
+    blocked.catch(() => {}); // awaited below; if the run fails before, its failure is the one reported
     for (let waitedMs = 0; !broker.output().includes(FAILURE_LINE); waitedMs += 20) {
       if (waitedMs > FAILURE_LOG_WAIT_MS) throw new Error(`the broker never logged its failed writes:\n${broker.output()}`);
       await Bun.sleep(20);
