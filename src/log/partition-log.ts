@@ -330,8 +330,8 @@ export class PartitionLog {
     if (failure === null) {
       active.flushSync();
       active.writeIndexes();
+      this.#snapshotProducers(); // before the marker: a clean shutdown finds everything in place
       writeCleanShutdown(this.directory, active, this.logEndOffset);
-      this.#snapshotProducers();
     }
     for (const segment of this.#segments) segment.close();
     this.#lock.release();
