@@ -5,6 +5,7 @@ import { type BuildCompressionCodec, buildRecordBatch, type ProducerRecord, type
 import { type LogConfig, resolveLogConfig } from '../log/config.ts';
 import { DirLock } from '../log/dir-lock.ts';
 import { PartitionLog } from '../log/partition-log.ts';
+import { StorageHealth } from '../log/storage-health.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { type Clock, systemClock, type Timer } from '../util/clock.ts';
 import { isOsError } from '../util/os-error.ts';
@@ -68,6 +69,8 @@ export interface FerryOptions {
   readonly managedPartitions?: boolean;
   /** Where the engine's metrics go (WAL upload and durability latency, follower lag, ...). */
   readonly metrics?: MetricsRegistry;
+  /** Where the engine says what an operator should know (a disk that fails and recovers). */
+  readonly report?: (message: string) => void;
 }
 
 /** Which replicas may count as followers of a leader partition (a cluster's replica sets and leases). */
@@ -165,6 +168,8 @@ export class Ferry {
   readonly #partitions = new Map<string, Partition[]>();
   readonly #roundRobin = new Map<string, number>();
   readonly #wal: WalWriter | null;
+  /** Every partition log's failed and succeeding writes: counted, and logged once per failure spell. */
+  readonly #storage: StorageHealth;
   #follower: Follower | null = null;
   /** In-process links to replicas (attachReplica): hinted on durable objects, told the high watermark. */
   readonly #replicas: Ferry[] = [];
@@ -185,6 +190,7 @@ export class Ferry {
     this.#clock = options.clock ?? systemClock;
     this.#lock = lock;
     this.#registry = registry;
+    this.#storage = new StorageHealth(options.metrics, options.report);
     this.#wal = options.wal === undefined ? null : this.#createWalWriter(options.wal);
   }
 
@@ -236,7 +242,7 @@ export class Ferry {
     rmSync(directory, { recursive: true, force: true }); // the chain is the truth; stale local data is not
     preparePartitionDirectory(directory, topicId);
     const config = { ...this.#options.log, ...this.#registry.get(topic)!.config };
-    const log = PartitionLog.open(directory, { config, clock: this.#clock });
+    const log = PartitionLog.open(directory, { config, clock: this.#clock, storage: this.#storage });
     try {
       await rebuild(log);
     } catch (error) {
@@ -527,7 +533,7 @@ export class Ferry {
       const role: PartitionRole = this.#options.follow !== undefined ? { kind: 'follower' } : { kind: 'leader', requiredFollowers: (this.#options.minInsyncReplicas ?? 1) - 1, isr: this.#inSyncReplicas(topic.name, index) };
       const directory = join(this.directory, `${topic.name}-${index}`);
       preparePartitionDirectory(directory, topic.id);
-      const log = PartitionLog.open(directory, { config, clock: this.#clock });
+      const log = PartitionLog.open(directory, { config, clock: this.#clock, storage: this.#storage });
       const durableEnd = this.#wal === null ? log.logEndOffset : (shipped?.get(partitionKey(topic.id, index)) ?? 0);
       partitions.push(new Partition(topic.name, topic.id, index, log, this.#wal, role, durableEnd));
     }
@@ -564,9 +570,11 @@ export class Ferry {
     try {
       writeShippedCheckpoint(this.directory, { epoch: wal.config.stream.epoch, sequence: wal.durableSequence, ends: entries });
     } catch (error) {
-      // An OS failure (EMFILE, ENOSPC) costs only recovery time: the next start reads more WAL objects.
+      // An OS failure (EMFILE, ENOSPC) costs only recovery time: the previous checkpoint stays and the
+      // next start reads more WAL objects; the next interval tries again.
       this.#options.metrics?.counter('ferry_engine_checkpoint_failures_total', 'Shipped-offsets checkpoints that could not be written (the next start reads more WAL objects)').add();
       if (!isOsError(error)) throw error;
+      this.#storage.writeFailed(this.directory, error);
     }
     if (again) this.#checkpointTimer = this.#clock.setTimer(SHIPPED_CHECKPOINT_INTERVAL_MS, () => this.#checkpointShipped(true), true);
   }

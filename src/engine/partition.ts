@@ -55,6 +55,12 @@ export class Partition {
   readonly leaderEpoch: number;
   readonly #wal: WalWriter | null;
   #durableEnd: number;
+  /**
+   * With a WAL: the local appends not yet durable, in offset order, each with the promise of the
+   * WAL object that carries it (they resolve in offset order, [W5]). A retried duplicate of a batch
+   * among them waits on the one that covers it. Invariant: they cover [durableEnd, logEndOffset).
+   */
+  #undurable: { lastOffset: number; durable: Promise<void> }[] = [];
   #leaderHighWatermark: number | null = null;
   #highWatermark: number;
   #waiters: DataWaiter[] = [];
@@ -105,10 +111,8 @@ export class Partition {
       }
       offset = batches.at(-1)!.nextOffset;
     }
-    wal.waitForDurable(this.topicId, this.index, end - 1).then(() => {
-      this.#durableEnd = Math.max(this.#durableEnd, end);
-      this.#recompute();
-    }, () => {}); // a failed writer fails every later produce too
+    const durable = this.#track(end - 1, wal.waitForDurable(this.topicId, this.index, end - 1));
+    durable.then(() => this.#recompute(), () => {}); // a failed writer fails every later produce too
     return end - this.#durableEnd;
   }
 
@@ -119,19 +123,24 @@ export class Partition {
   /**
    * Appends as leader: waits for room in the WAL's upload buffer (backpressure), appends to
    * the local log, hands the same bytes to the WAL [W1], and returns the offsets with a promise
-   * that resolves once the high watermark has passed them (acks=all).
+   * that resolves once the high watermark has passed them (acks=all). The log checks idempotent
+   * producers' sequences in the same synchronous step as the append (no await between them); a
+   * retry of a batch the log holds gets the original's offsets and waits for the original's
+   * durability, so it answers only what the original attempt's durability answers.
    */
   async append(records: Uint8Array, leaderEpoch: number): Promise<{ baseOffset: number; lastOffset: number; durable: Promise<void> }> {
     if (this.role.kind !== 'leader') throw new FerryError('NotLeader', `${this.topic}-${this.index} is a follower here; produce to its leader`);
     const wal = this.#wal;
     if (wal !== null) await wal.reserve(records.length);
-    const { baseOffset, lastOffset } = this.log.append(records, leaderEpoch);
+    const { baseOffset, lastOffset, duplicate } = this.log.append(records, leaderEpoch);
     let durable: Promise<void>;
-    if (wal === null) {
+    if (duplicate) {
+      durable = this.#durableFor(lastOffset);
+    } else if (wal === null) {
       durable = this.log.waitForFlush(lastOffset);
     } else {
       wal.append({ topic: this.topic, topicId: this.topicId, partition: this.index, leaderEpoch, baseOffset, lastOffset, data: records });
-      durable = wal.waitForDurable(this.topicId, this.index, lastOffset);
+      durable = this.#track(lastOffset, wal.waitForDurable(this.topicId, this.index, lastOffset));
     }
     const committed = durable.then(() => {
       this.#durableEnd = Math.max(this.#durableEnd, lastOffset + 1);
@@ -139,6 +148,28 @@ export class Partition {
       return this.#waitForCommit(lastOffset);
     });
     return { baseOffset, lastOffset, durable: committed };
+  }
+
+  /** Remembers an append's durability until it is durable, for the duplicates of its batches. */
+  #track(lastOffset: number, durable: Promise<void>): Promise<void> {
+    this.#undurable.push({ lastOffset, durable });
+    durable.then(() => {
+      this.#durableEnd = Math.max(this.#durableEnd, lastOffset + 1);
+      while (this.#undurable.length > 0 && this.#undurable[0]!.lastOffset < this.#durableEnd) this.#undurable.shift();
+    }, () => {}); // a failed one stays: its duplicates fail as it did
+    return durable;
+  }
+
+  /**
+   * The durability of a batch the log already holds (a retried duplicate): at once when it is
+   * durable, else the original's: the same outcome, success or failure, as the original attempt.
+   */
+  #durableFor(lastOffset: number): Promise<void> {
+    if (lastOffset < this.#durableEnd) return Promise.resolve();
+    if (this.#wal === null) return this.log.waitForFlush(lastOffset);
+    const original = this.#undurable.find((append) => append.lastOffset >= lastOffset);
+    assert(original !== undefined, `${this.topic}-${this.index}: offset ${lastOffset} is neither durable (below ${this.#durableEnd}) nor on its way to the WAL`);
+    return original.durable;
   }
 
   /**
