@@ -6,11 +6,15 @@ import { parseWalObjectKey, type StreamId, streamPrefix, walObjectKey, walRoot }
 export interface SealResult {
   /** The sequence the seal took: every object of the stream below it is complete. */
   readonly sealSequence: number;
+  /** False when another successor's seal was found at the slot: one seal per stream [F3]. */
+  readonly sealedHere: boolean;
 }
 
 /**
  * Closes a predecessor's stream (docs/wal-protocol.md, steps F1-F4): find the first free slot,
- * put a seal there if absent, and move up a slot whenever the predecessor got there first.
+ * put a seal there if absent, and move up a slot whenever the predecessor got there first. A
+ * slot taken by another successor's seal ends the race: the stream is sealed, and a second seal
+ * above it is never written.
  */
 export async function sealStream(store: ObjectStore, prefix: string, stream: StreamId, sealer: { writerId: string; nowMs: number }): Promise<SealResult> {
   const present = await listSequences(store, prefix, stream);
@@ -20,10 +24,13 @@ export async function sealStream(store: ObjectStore, prefix: string, stream: Str
     const body = encodeSeal({ writerId: sealer.writerId, epoch: stream.epoch, sequence: slot, createdMs: sealer.nowMs });
     try {
       await store.put(walObjectKey(prefix, stream, slot), body, { ifNoneMatch: '*' }); // [F2]
-      return { sealSequence: slot }; // [F4]
+      return { sealSequence: slot, sealedHere: true }; // [F4]
     } catch (error) {
       if (!isStoreError(error, 'PreconditionFailed')) throw error;
-      present.add(slot); // [F3] the predecessor wrote it in between: try the next slot
+      // [F3] someone wrote the slot in between: another successor's seal (we lost the race to
+      // seal, the stream is closed all the same), or the predecessor's data (try the next slot).
+      if ((await kindOf(store, walObjectKey(prefix, stream, slot))) === 'seal') return { sealSequence: slot, sealedHere: false };
+      present.add(slot);
     }
   }
 }
