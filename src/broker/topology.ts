@@ -14,8 +14,10 @@ export interface BrokerAddress {
  */
 export interface Topology {
   brokers(): BrokerAddress[];
-  /** Topic name -> partition count. */
+  /** Topic name -> partition count, as last seen. */
   topics(): ReadonlyMap<string, number>;
+  /** A topic's partition count from its record, read now if not seen yet; null if it does not exist. */
+  partitionCount(name: string): Promise<number | null>;
   /** The leader's node id, or null while the partition has none. */
   leaderOf(topic: string, partition: number): number | null;
   /** The partition's followers (replication factor > 1); empty for a single broker. */
@@ -42,6 +44,10 @@ export class SingleBrokerTopology implements Topology {
 
   topics(): ReadonlyMap<string, number> {
     return new Map(this.#engine.topics().map((topic) => [topic.name, topic.partitions]));
+  }
+
+  async partitionCount(name: string): Promise<number | null> {
+    return this.#engine.topics().find((t) => t.name === name)?.partitions ?? null;
   }
 
   leaderOf(topic: string, partition: number): number | null {
@@ -87,6 +93,10 @@ export class ClusterTopology implements Topology {
 
   topics(): ReadonlyMap<string, number> {
     return new Map([...this.#node.topics()].map(([name, record]) => [name, record.partitions]));
+  }
+
+  async partitionCount(name: string): Promise<number | null> {
+    return (await this.#node.describeTopic(name))?.partitions ?? null;
   }
 
   leaderOf(topic: string, partition: number): number | null {

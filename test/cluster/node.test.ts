@@ -2,9 +2,9 @@ import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/cluster/control-store.ts';
 import { ClusterNode, type PartitionRecord } from '../../src/cluster/node.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
-import { ManualClock } from '../../src/util/clock.ts';
+import { type Clock, ManualClock } from '../../src/util/clock.ts';
 
-function node(store: MemoryStore, clock: ManualClock, nodeId: number, served: Map<string, number>) {
+function node(store: MemoryStore, clock: Clock, nodeId: number, served: Map<string, number>) {
   return new ClusterNode({
     control: new ControlStore(store, 'c'),
     self: { nodeId, host: '127.0.0.1', port: 9000 + nodeId, rack: null, stream: { writerId: `broker-${nodeId}`, epoch: 0 }, leaseMs: 1000 },
@@ -95,5 +95,32 @@ test('a deleted topic is let go of by every broker', async () => {
   expect(await new ControlStore(store, 'c').list('partitions/doomed/')).toEqual([]);
   expect(await a.deleteTopic('doomed')).toBe(false);
   a.stop();
+  b.stop();
+});
+
+test('a broker whose wall clock is an hour ahead never takes over a healthy one: liveness is judged on the local monotonic clock (finding 9)', async () => {
+  const store = new MemoryStore();
+  const clock = new ManualClock();
+  const ahead: Clock = { nowMs: () => clock.nowMs() + 3_600_000, monotonicMs: () => clock.monotonicMs(), setTimer: (ms, callback) => clock.setTimer(ms, callback) };
+  const served = new Map<string, number>();
+  const a = node(store, clock, 1, served);
+  const b = node(store, ahead, 2, served);
+  await a.start();
+  await b.start();
+  await a.createTopic('t', 4);
+  await pass(clock, 3000); // many leases long, both renewing
+  expect([...served.values()].sort()).toEqual([1, 1, 2, 2]);
+  a.stop();
+  b.stop();
+});
+
+test('a broker is dead to the others once its lease passed without a renewal, not twice that (finding 9)', async () => {
+  const { served, clock, a, b } = await twoNodes();
+  await a.createTopic('t', 2);
+  await pass(clock, 200);
+  expect([...served.values()].sort()).toEqual([1, 2]);
+  a.stop();
+  await pass(clock, 1000 + 200); // the lease, plus a scan interval or two to notice
+  expect([...served.values()]).toEqual([2, 2]);
   b.stop();
 });

@@ -1,0 +1,50 @@
+// A managed engine's partitions (docs/cluster-protocol.md [C5]): an acknowledgement after a
+// re-adoption depends on the WAL object holding that append, never on what an earlier adoption
+// made durable; appends carry the leader epoch the cluster assigned.
+import { expect, test } from 'bun:test';
+import { Ferry } from '../../src/engine/index.ts';
+import { MemoryStore } from '../../src/store/memory.ts';
+import { GatedStore } from '../support/gated-store.ts';
+import { tempDir } from '../support/temp-dir.ts';
+
+async function settle(): Promise<void> {
+  for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+test('after release and re-adoption an acks=all append waits for its own WAL object (finding 4)', async () => {
+  const gated = new GatedStore();
+  const store = gated.store;
+  const ferry = await Ferry.open({ directory: tempDir(), managedPartitions: true, log: { flush: { kind: 'none' } }, wal: { store, writerId: 'b1', config: { uploadIntervalMs: 1 } } });
+  await ferry.adoptPartition('t', 0, 1, async () => {});
+  for (let i = 0; i < 5; i++) await ferry.produce('t', [{ value: `first-${i}` }], { partition: 0, acks: 'all' }); // durable up to offset 5
+  await ferry.releasePartition('t', 0);
+  await ferry.adoptPartition('t', 0, 1, async () => {}); // a rebuild that brought nothing: the log starts again at 0
+  gated.hold('wal/');
+  let acknowledged = false;
+  const produced = ferry.produce('t', [{ value: 'second' }], { partition: 0, acks: 'all' }).then(() => (acknowledged = true));
+  await settle();
+  await Bun.sleep(20); // the upload interval passes: the object is closed, its put held
+  await settle();
+  expect(acknowledged).toBe(false); // its object is not durable
+  expect(ferry.fetch('t', 0, 0).highWatermark).toBe(0);
+  gated.release('wal/');
+  await produced;
+  expect(ferry.fetch('t', 0, 0).highWatermark).toBe(1);
+  await ferry.close();
+});
+
+test('appends carry the leader epoch given at adoption; the embedded engine uses 0', async () => {
+  const store = new MemoryStore();
+  const ferry = await Ferry.open({ directory: tempDir(), managedPartitions: true, log: { flush: { kind: 'none' } }, wal: { store, writerId: 'b1', config: { uploadIntervalMs: 1 } } });
+  await ferry.adoptPartition('t', 0, 1, async () => {}, 'leader', 1, 7);
+  expect(ferry.leaderEpoch('t', 0)).toBe(7);
+  await ferry.produce('t', [{ value: 'v' }], { partition: 0 });
+  expect(ferry.fetch('t', 0, 0).batches[0]!.partitionLeaderEpoch).toBe(7);
+  await ferry.close();
+  const embedded = await Ferry.open({ directory: tempDir() });
+  embedded.createTopic('e');
+  await embedded.produce('e', [{ value: 'v' }]);
+  expect(embedded.leaderEpoch('e', 0)).toBe(0);
+  expect(embedded.fetch('e', 0, 0).batches[0]!.partitionLeaderEpoch).toBe(0);
+  await embedded.close();
+});
