@@ -27,12 +27,12 @@ export interface ScenarioOptions {
 export interface ScenarioResult {
   readonly seed: number;
   readonly verdict: LedgerVerdict;
-  /** Acknowledgements the paused broker's own client received after the pause began. */
-  readonly pausedAcks: number;
+  /** Acknowledgements the paused broker's own client received before SIGSTOP, and after SIGCONT (its lease long over). */
+  readonly pausedAcks: { readonly before: number; readonly afterResume: number };
+  /** Whether the paused broker's partition had another leader after the pause (it was taken over). */
+  readonly takenOver: boolean;
   /** Two acknowledged records at one partition offset (a leader handing out an offset twice). */
   readonly offsetsHandedOutTwice: { partition: number; offset: number; values: string[] }[];
-  readonly killed: number;
-  readonly paused: number;
   readonly directory: string;
 }
 
@@ -44,7 +44,7 @@ const SCAN_INTERVAL_MS = 100;
 const CLIENT_RETRY = { retries: 60, initialRetryTime: 50, maxRetryTime: 500 };
 
 export function describeResult(result: ScenarioResult): string {
-  return `seed ${result.seed}: ${describeVerdict(result.verdict)}; ${result.offsetsHandedOutTwice.length} offsets handed out twice; paused leader acknowledged ${result.pausedAcks} after its pause began (all checked against the final log)`;
+  return `seed ${result.seed}: ${describeVerdict(result.verdict)}; ${result.offsetsHandedOutTwice.length} offsets handed out twice; the paused leader acknowledged ${result.pausedAcks.before} to its own client before SIGSTOP and ${result.pausedAcks.afterResume} after SIGCONT (all checked against the final log); its partition ${result.takenOver ? 'was' : 'was not'} taken over`;
 }
 
 export function passed(result: ScenarioResult): boolean {
@@ -61,7 +61,8 @@ export async function runClusterFailover(options: ScenarioOptions): Promise<Scen
   const args = ['--wal-store', `file:${objects}`, '--cluster-store', `file:${objects}`, '--lease-ms', String(options.leaseMs), '--scan-interval-ms', String(SCAN_INTERVAL_MS), '--upload-interval-ms', '2', '--no-auto-create'];
   const brokers = Array.from({ length: BROKERS }, (_, i) => new BrokerProcess({ nodeId: i + 1, data: join(root, `broker-${i + 1}`), args }));
   const ledger = new Acks();
-  let pausedAcks = 0;
+  const pausedAcks = { before: 0, afterResume: 0 };
+  let phaseOfPause: 'before' | 'stopped' | 'resumed' = 'before';
   let next = 0;
   try {
     await Promise.all(brokers.map((broker) => broker.start()));
@@ -108,7 +109,9 @@ export async function runClusterFailover(options: ScenarioOptions): Promise<Scen
         try {
           const [result] = await ownProducer.send({ topic: TOPIC, acks: -1, messages: [{ partition: pausedPartition, value }] });
           ledger.acked({ topic: TOPIC, partition: pausedPartition, offset: Number(result!.baseOffset), value });
-          pausedAcks++;
+          if (phaseOfPause === 'before') pausedAcks.before++;
+          else if (phaseOfPause === 'resumed') pausedAcks.afterResume++;
+          else throw new Error(`broker ${pausedId} acknowledged ${value} while stopped`);
         } catch {
           await Bun.sleep(20);
         }
@@ -118,8 +121,10 @@ export async function runClusterFailover(options: ScenarioOptions): Promise<Scen
     await Bun.sleep(50 + random.nextInt(150));
     log(`SIGSTOP broker ${pausedId} (leads partition ${pausedPartition})`);
     paused.pause();
+    phaseOfPause = 'stopped';
     await Bun.sleep(options.leaseMs * 2 + random.nextInt(options.leaseMs)); // past its lease: others take over
     log(`SIGCONT broker ${pausedId}`);
+    phaseOfPause = 'resumed';
     paused.resume();
     await mainDuring;
     await Bun.sleep(options.leaseMs); // the resumed broker answers what queued up while it was stopped
@@ -129,12 +134,14 @@ export async function runClusterFailover(options: ScenarioOptions): Promise<Scen
     await phase('after the pause');
     await producer.disconnect();
 
+    const takenOver = (await leaders())[pausedPartition] !== pausedId;
+    for (const line of paused.output().split('\n').filter((l) => /writer epoch|released|lease|claimed|sealed/.test(l))) log(`broker ${pausedId}: ${line}`);
     // Every partition's log to its end, from whoever leads it now.
     const ends = await admin.fetchTopicOffsets(TOPIC);
     await admin.disconnect();
     const read = await readAll(kafka, ends.map((p) => ({ partition: p.partition, end: Number(p.high) })));
     const verdict = ledger.ledger.verify(read);
-    return { seed: options.seed, verdict, pausedAcks, offsetsHandedOutTwice: handedOutTwice(ledger.list), killed: 1, paused: 1, directory: root };
+    return { seed: options.seed, verdict, pausedAcks, offsetsHandedOutTwice: handedOutTwice(ledger.list), takenOver, directory: root };
   } catch (error) {
     throw new Error(`seed ${options.seed}: ${error instanceof Error ? error.message : String(error)}\n${brokers.map((b) => `--- broker ${b.options.nodeId}\n${b.output().split('\n').slice(-40).join('\n')}`).join('\n')}`);
   } finally {
