@@ -27,7 +27,11 @@ export interface ScenarioOptions {
 export interface ScenarioResult {
   readonly seed: number;
   readonly verdict: LedgerVerdict;
-  /** Acknowledgements the paused broker's own client received before SIGSTOP, and after SIGCONT (its lease long over). */
+  /**
+   * Acknowledgements the paused broker's own client received before SIGSTOP (or sent before it),
+   * and after SIGCONT: by then its lease had long ended and its partition had another leader, so
+   * each of these is a failure even when the record happens to be in the log.
+   */
   readonly pausedAcks: { readonly before: number; readonly afterResume: number };
   /** Whether the paused broker's partition had another leader after the pause (it was taken over). */
   readonly takenOver: boolean;
@@ -49,7 +53,8 @@ export function describeResult(result: ScenarioResult): string {
 
 export function passed(result: ScenarioResult): boolean {
   const { lost, duplicated, misplaced } = result.verdict;
-  return lost.length === 0 && duplicated.length === 0 && misplaced.length === 0 && result.offsetsHandedOutTwice.length === 0;
+  const staleAcks = result.takenOver ? result.pausedAcks.afterResume : 0; // a partition it still led may ack again under a renewed lease
+  return lost.length === 0 && duplicated.length === 0 && misplaced.length === 0 && result.offsetsHandedOutTwice.length === 0 && staleAcks === 0;
 }
 
 export async function runClusterFailover(options: ScenarioOptions): Promise<ScenarioResult> {
@@ -62,7 +67,7 @@ export async function runClusterFailover(options: ScenarioOptions): Promise<Scen
   const brokers = Array.from({ length: BROKERS }, (_, i) => new BrokerProcess({ nodeId: i + 1, data: join(root, `broker-${i + 1}`), args }));
   const ledger = new Acks();
   const pausedAcks = { before: 0, afterResume: 0 };
-  let phaseOfPause: 'before' | 'stopped' | 'resumed' = 'before';
+  const pause: { phase: 'before' | 'stopped' | 'resumed' } = { phase: 'before' };
   let next = 0;
   try {
     await Promise.all(brokers.map((broker) => broker.start()));
@@ -109,9 +114,9 @@ export async function runClusterFailover(options: ScenarioOptions): Promise<Scen
         try {
           const [result] = await ownProducer.send({ topic: TOPIC, acks: -1, messages: [{ partition: pausedPartition, value }] });
           ledger.acked({ topic: TOPIC, partition: pausedPartition, offset: Number(result!.baseOffset), value });
-          if (phaseOfPause === 'before') pausedAcks.before++;
-          else if (phaseOfPause === 'resumed') pausedAcks.afterResume++;
-          else throw new Error(`broker ${pausedId} acknowledged ${value} while stopped`);
+          // An answer read while the broker is stopped left it before SIGSTOP.
+          if (pause.phase === 'resumed') pausedAcks.afterResume++;
+          else pausedAcks.before++;
         } catch {
           await Bun.sleep(20);
         }
@@ -121,10 +126,10 @@ export async function runClusterFailover(options: ScenarioOptions): Promise<Scen
     await Bun.sleep(50 + random.nextInt(150));
     log(`SIGSTOP broker ${pausedId} (leads partition ${pausedPartition})`);
     paused.pause();
-    phaseOfPause = 'stopped';
+    pause.phase = 'stopped';
     await Bun.sleep(options.leaseMs * 2 + random.nextInt(options.leaseMs)); // past its lease: others take over
     log(`SIGCONT broker ${pausedId}`);
-    phaseOfPause = 'resumed';
+    pause.phase = 'resumed';
     paused.resume();
     await mainDuring;
     await Bun.sleep(options.leaseMs); // the resumed broker answers what queued up while it was stopped
