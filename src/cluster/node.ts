@@ -1,3 +1,4 @@
+import { FerryError } from '../errors.ts';
 import type { Clock, Timer } from '../util/clock.ts';
 import type { StreamId } from '../wal/keys.ts';
 import { type ControlStore, RecordCache, type Versioned } from './control-store.ts';
@@ -304,10 +305,14 @@ export class ClusterNode {
    */
   async #startNewEpoch(): Promise<void> {
     if (!this.#newEpochWanted || this.#stopped) return;
-    this.#newEpochWanted = false;
     const before = this.#stream;
-    this.#stream = await this.#options.writer.startNewEpoch();
-    this.#served.clear(); // the engine let go of them with the old writer
+    this.#served.clear(); // the engine lets go of them with the old writer
+    try {
+      this.#stream = await this.#options.writer.startNewEpoch();
+    } catch (error) {
+      throw new FerryError('Storage', `could not start a new writer epoch (the next scan tries again): ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+    this.#newEpochWanted = false;
     this.#options.log?.(`writer epoch ${before.epoch} of ${before.writerId} fenced; now writing epoch ${this.#stream.epoch}`);
     this.#watchWriter();
     await this.#renew();
