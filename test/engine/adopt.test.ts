@@ -4,6 +4,7 @@
 import { expect, test } from 'bun:test';
 import { Ferry } from '../../src/engine/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
+import { ManualClock } from '../../src/util/clock.ts';
 import { GatedStore } from '../support/gated-store.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
@@ -11,24 +12,36 @@ async function settle(): Promise<void> {
   for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
 }
 
+/** Lets time pass on the manual clock until `promise` settles (each WAL object closes on its interval). */
+async function passUntilSettled<T>(clock: ManualClock, promise: Promise<T>): Promise<T> {
+  let settled = false;
+  promise.then(() => (settled = true), () => (settled = true));
+  while (!settled) {
+    clock.advance(1);
+    await settle();
+  }
+  return promise;
+}
+
 test('after release and re-adoption an acks=all append waits for its own WAL object (finding 4)', async () => {
   const gated = new GatedStore();
-  const store = gated.store;
-  const ferry = await Ferry.open({ directory: tempDir(), managedPartitions: true, log: { flush: { kind: 'none' } }, wal: { store, writerId: 'b1', config: { uploadIntervalMs: 1 } } });
+  const clock = new ManualClock();
+  const ferry = await Ferry.open({ directory: tempDir(), clock, managedPartitions: true, log: { flush: { kind: 'none' } }, wal: { store: gated.store, writerId: 'b1', config: { uploadIntervalMs: 1 } } });
   await ferry.adoptPartition('t', 0, 1, async () => {});
-  for (let i = 0; i < 5; i++) await ferry.produce('t', [{ value: `first-${i}` }], { partition: 0, acks: 'all' }); // durable up to offset 5
+  for (let i = 0; i < 5; i++) await passUntilSettled(clock, ferry.produce('t', [{ value: `first-${i}` }], { partition: 0, acks: 'all' })); // durable up to offset 5
   await ferry.releasePartition('t', 0);
   await ferry.adoptPartition('t', 0, 1, async () => {}); // a rebuild that brought nothing: the log starts again at 0
   gated.hold('wal/');
   let acknowledged = false;
   const produced = ferry.produce('t', [{ value: 'second' }], { partition: 0, acks: 'all' }).then(() => (acknowledged = true));
-  await settle();
-  await Bun.sleep(20); // the upload interval passes: the object is closed, its put held
-  await settle();
+  for (let i = 0; i < 10; i++) {
+    clock.advance(1); // past the upload interval: the object is closed, its put held
+    await settle();
+  }
   expect(acknowledged).toBe(false); // its object is not durable
   expect(ferry.fetch('t', 0, 0).highWatermark).toBe(0);
   gated.release('wal/');
-  await produced;
+  await passUntilSettled(clock, produced);
   expect(ferry.fetch('t', 0, 0).highWatermark).toBe(1);
   await ferry.close();
 });
