@@ -1,6 +1,7 @@
 import { isStoreError } from '../store/errors.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { decodeHeader, encodeSeal } from './format.ts';
+import { DEFAULT_WAL_WRITER_CONFIG } from './writer.ts';
 import { parseWalObjectKey, type StreamId, streamPrefix, walObjectKey, walRoot } from './keys.ts';
 
 export interface SealResult {
@@ -52,13 +53,21 @@ export async function listSequences(store: ObjectStore, prefix: string, stream: 
 
 /** Header bytes read to learn an object's kind: the fixed fields plus the longest writer id. */
 const HEADER_PROBE_BYTES = 512;
+/**
+ * How far below a stream's end a seal is looked for. Uploads the fenced writer had in flight may
+ * land above the seal [W6], at most its upload concurrency minus one (8 by default). Costs up to
+ * this many header GETs to seal a stream that was not sealed yet; one when it ends in its seal.
+ */
+const SEAL_SEARCH_OBJECTS = DEFAULT_WAL_WRITER_CONFIG.maxInFlight;
 
-/** Seals `stream` unless it already ends in a seal; returns the seal's sequence. */
+/** Seals `stream` unless a seal already closes it (one seal per stream); returns the seal's sequence. */
 export async function ensureSealed(store: ObjectStore, prefix: string, stream: StreamId, sealer: { writerId: string; nowMs: number }): Promise<number> {
   const sequences = await listSequences(store, prefix, stream);
   let firstFree = 0;
   while (sequences.has(firstFree)) firstFree++;
-  if (firstFree > 0 && (await kindOf(store, walObjectKey(prefix, stream, firstFree - 1))) === 'seal') return firstFree - 1;
+  for (let sequence = firstFree - 1; sequence >= Math.max(0, firstFree - SEAL_SEARCH_OBJECTS); sequence--) {
+    if ((await kindOf(store, walObjectKey(prefix, stream, sequence))) === 'seal') return sequence;
+  }
   return (await sealStream(store, prefix, stream, sealer)).sealSequence;
 }
 

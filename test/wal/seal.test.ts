@@ -4,7 +4,8 @@ import { expect, test } from 'bun:test';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { systemClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
-import { decodeWalObject } from '../../src/wal/format.ts';
+import { concatBytes } from '../../src/util/bytes.ts';
+import { decodeWalObject, WalObjectBuilder } from '../../src/wal/format.ts';
 import { type StreamId, walObjectKey } from '../../src/wal/keys.ts';
 import { ensureSealed, listSequences, sealStream } from '../../src/wal/seal.ts';
 import { DEFAULT_WAL_WRITER_CONFIG, WalWriter } from '../../src/wal/writer.ts';
@@ -47,4 +48,16 @@ test('a seal is written above objects the predecessor put in between, and ensure
   expect(first).toEqual({ sealSequence: 2, sealedHere: true });
   expect(await ensureSealed(store, 'p', STREAM, { writerId: 'leader-3', nowMs: 0 })).toBe(2);
   expect(await seals(store)).toEqual([2]);
+});
+
+test('a stream whose fenced writer landed objects above the seal is not sealed a second time (finding 9)', async () => {
+  const store = new MemoryStore();
+  await streamOf(store, 3);
+  expect((await sealStream(store, 'p', STREAM, { writerId: 'leader-2', nowMs: 0 })).sealSequence).toBe(3);
+  // An upload the fenced writer had in flight lands above the seal [W6].
+  const builder = new WalObjectBuilder({ kind: 'data', writerId: STREAM.writerId, epoch: STREAM.epoch, sequence: 4, createdMs: 0 });
+  builder.addFrame({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: 3, lastOffset: 3, data: batchOf('late') });
+  await store.put(walObjectKey('p', STREAM, 4), concatBytes(builder.finish()), { ifNoneMatch: '*' });
+  expect(await ensureSealed(store, 'p', STREAM, { writerId: 'leader-3', nowMs: 0 })).toBe(3);
+  expect(await seals(store)).toEqual([3]);
 });
