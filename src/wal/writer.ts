@@ -179,7 +179,10 @@ export class WalWriter {
     return this.#failure;
   }
 
-  /** Offsets of the partition below this are in durable WAL objects; -1 if none yet. */
+  /**
+   * Offsets of the partition below this are in durable objects of this stream; -1 if none yet.
+   * An observation only: an acknowledgement waits on its own append's promise [W5].
+   */
   durableOffset(topic: string, partition: number): number {
     return this.#durable.get(partitionKey(topic, partition)) ?? -1;
   }
