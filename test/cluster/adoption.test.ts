@@ -131,3 +131,24 @@ test('Metadata from a broker that has not scanned a new topic yet reads its reco
   expect(await b.context.topology.createTopic('fresh', 1)).toBe(false);
   expect(b.context.topology.topics().get('fresh')).toBe(3);
 });
+
+test('a broker that re-claims a partition it lost rebuilds from its own earlier stream too: A0, B0 and on (finding 4)', async () => {
+  const gated = new GatedStore();
+  const a = await start(gated.store, tempDir(), 1, { leaseMs: 600 });
+  await a.context.topology.createTopic('t', 1);
+  await until(() => a.context.engine.serves('t', 0), 'a leads');
+  await a.context.engine.produce('t', [{ value: 'a1' }, { value: 'a2' }], { partition: 0, acks: 'all' });
+  const b = await start(gated.store, tempDir(), 2, { leaseMs: 600 });
+  gated.fail('control/brokers/1'); // a's lease runs out (as if it were paused); b takes over
+  await until(() => b.context.engine.serves('t', 0), 'b takes over');
+  await b.context.engine.produce('t', [{ value: 'b1' }], { partition: 0, acks: 'all' });
+  gated.heal('control/brokers/1');
+  await until(() => !a.context.engine.serves('t', 0), 'a lets go');
+  await stop(b); // b resigns: the partition is up for grabs again, and a claims it back
+  await until(() => a.context.engine.serves('t', 0), 'a leads again');
+  expect(values(a, 't', 0)).toEqual(['a1', 'a2', 'b1']);
+  const record = await partitionRecord(gated.inner, 't/0');
+  expect(record.chain.map((s) => `${s.writerId}/${s.epoch}`)).toEqual(['broker-1/0', 'broker-2/0', 'broker-1/1']); // a's sealed epoch 0 gave way to epoch 1
+  await a.context.engine.produce('t', [{ value: 'a3' }], { partition: 0, acks: 'all' });
+  expect(values(a, 't', 0)).toEqual(['a1', 'a2', 'b1', 'a3']);
+});
