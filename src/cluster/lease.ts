@@ -35,12 +35,13 @@ export class Lease {
   }
 
   /**
-   * A renewal that started at `startedMs` succeeded. If the lease had lapsed before it started
-   * (or this is the first), it is held again only after `confirm`.
+   * A renewal that started at `startedMs` succeeded (now). Others may see the new record as late
+   * as now, so if the lease had lapsed by now (or this is the first renewal), others may have
+   * counted this broker dead meanwhile: it is held again only after `confirm`.
    */
   renewed(startedMs: number): void {
     const previous = this.#renewalStartedMs;
-    if (previous === null || startedMs - previous >= this.#heldMs) this.#unconfirmed = true;
+    if (previous === null || this.#clock.monotonicMs() - previous >= this.#heldMs) this.#unconfirmed = true;
     this.#renewalStartedMs = Math.max(previous ?? startedMs, startedMs);
   }
 

@@ -31,6 +31,13 @@ test('the lease is held from the start of the last successful renewal until befo
   lease.renewed(lease.renewalStarting());
   clock.advance(700);
   expect(lease.held()).toBe(true);
+  // A renewal that started in time but completed after the lapse: others may not have seen it in time.
+  const slow = lease.renewalStarting(); // 700 ms into the lease
+  clock.advance(200);
+  expect(lease.held()).toBe(false);
+  lease.renewed(slow);
+  expect(lease.held()).toBe(false);
+  expect(lease.awaitingConfirmation).toBe(true);
 });
 
 test('another broker is alive while its record changed within its lease on the local clock, whatever its wall clock says (finding 9)', () => {
