@@ -229,7 +229,12 @@ export class Ferry {
     // min.insync.replicas counts the leader and cannot ask for more replicas than the topic has.
     const requiredFollowers = Math.min(this.#options.minInsyncReplicas ?? 1, replicationFactor) - 1;
     const role: PartitionRole = as === 'leader' ? { kind: 'leader', requiredFollowers } : { kind: 'follower' };
-    const partition = new Partition(topic, index, log, as === 'leader' ? this.#wal : null, role, log.logEndOffset, log.logEndOffset, { leaderEpoch, gate: () => this.#gate() });
+    // A partition let go of ([C6], [C7]) acknowledges nothing more, whatever its waiters' durability.
+    const gate = () => {
+      this.#gate();
+      if (this.#partitions.get(topic)?.[index] !== partition) throw new FerryError('NotLeader', `${topic}-${index} is no longer led here`);
+    };
+    const partition: Partition = new Partition(topic, index, log, as === 'leader' ? this.#wal : null, role, log.logEndOffset, log.logEndOffset, { leaderEpoch, gate });
     partitions[index] = partition;
     this.#partitions.set(topic, partitions);
     return partition;

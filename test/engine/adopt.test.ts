@@ -3,6 +3,7 @@
 // made durable; appends carry the leader epoch the cluster assigned.
 import { expect, test } from 'bun:test';
 import { Ferry } from '../../src/engine/index.ts';
+import { isFerryError } from '../../src/errors.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { GatedStore } from '../support/gated-store.ts';
@@ -60,4 +61,20 @@ test('appends carry the leader epoch given at adoption; the embedded engine uses
   expect(embedded.leaderEpoch('e', 0)).toBe(0);
   expect(embedded.fetch('e', 0, 0).batches[0]!.partitionLeaderEpoch).toBe(0);
   await embedded.close();
+});
+
+test('a partition let go of acknowledges nothing more, even what becomes durable after', async () => {
+  const gated = new GatedStore();
+  const clock = new ManualClock();
+  const ferry = await Ferry.open({ directory: tempDir(), clock, managedPartitions: true, log: { flush: { kind: 'none' } }, wal: { store: gated.store, writerId: 'b1', config: { uploadIntervalMs: 1 } } });
+  await ferry.adoptPartition('t', 0, 1, async () => {});
+  gated.hold('wal/');
+  const produced = ferry.produce('t', [{ value: 'v' }], { partition: 0, acks: 'all' });
+  clock.advance(5);
+  await settle();
+  await ferry.releasePartition('t', 0); // another broker leads it now [C6]
+  gated.release('wal/');
+  const outcome = await passUntilSettled(clock, produced.then(() => 'acknowledged', (error: unknown) => error));
+  expect(isFerryError(outcome, 'NotLeader')).toBe(true);
+  await ferry.close();
 });

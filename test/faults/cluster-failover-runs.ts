@@ -25,7 +25,7 @@ if (values.help === true) {
 const runs = Number(values.runs ?? 5);
 const firstSeed = Number(values.seed ?? 1);
 let failures = 0;
-const totals = { acknowledged: 0, lost: 0, duplicated: 0, misplaced: 0, twice: 0, pausedAcks: 0, takenOver: 0 };
+const totals = { acknowledged: 0, lost: 0, duplicated: 0, misplaced: 0, twice: 0, pausedAcks: 0, sentAfterStop: 0, takenOver: 0 };
 for (let run = 0; run < runs; run++) {
   const result = await runClusterFailover({ seed: firstSeed + run, recordsPerPhase: Number(values.records ?? 100), leaseMs: Number(values['lease-ms'] ?? 1500), keep: values.keep === true, log: (line) => console.log(`  ${line}`) });
   console.log(`${passed(result) ? 'ok  ' : 'FAIL'} ${describeResult(result)}${values.keep === true ? ` (${result.directory})` : ''}`);
@@ -36,7 +36,8 @@ for (let run = 0; run < runs; run++) {
   totals.misplaced += result.verdict.misplaced.length;
   totals.twice += result.offsetsHandedOutTwice.length;
   totals.pausedAcks += result.pausedAcks.afterResume;
+  totals.sentAfterStop += result.pausedAcks.sentAfterStop;
   if (result.takenOver) totals.takenOver++;
 }
-console.log(`${runs} runs, ${failures} failed: ${totals.acknowledged} acknowledged, ${totals.lost} lost, ${totals.duplicated} duplicated, ${totals.misplaced} misplaced, ${totals.twice} offsets handed out twice; the paused leader's own client got ${totals.pausedAcks} acknowledgements after SIGCONT; the paused leader's partition was taken over in ${totals.takenOver} runs`);
+console.log(`${runs} runs, ${failures} failed: ${totals.acknowledged} acknowledged, ${totals.lost} lost, ${totals.duplicated} duplicated, ${totals.misplaced} misplaced, ${totals.twice} offsets handed out twice; the paused leader's own client got ${totals.pausedAcks} acknowledgements after SIGCONT (${totals.sentAfterStop} of records sent after SIGSTOP); the paused leader's partition was taken over in ${totals.takenOver} runs`);
 process.exit(failures === 0 ? 0 : 1);
