@@ -1,6 +1,6 @@
 // Black-box run (b) of issue 9: three `ferry broker` processes on one file store, a kafkajs
-// idempotent producer (acks=all) on a 3-partition topic, then kill -9 and restart of a leader,
-// and SIGSTOP of a leader past its lease, then SIGCONT. Verdict: every acknowledged record is
+// idempotent producer (acks=all) on a 3-partition topic, then kill -9 and restart of a leader
+// (twice), and SIGSTOP of a leader past its lease, then SIGCONT. Verdict: every acknowledged record is
 // read back once, at the offset its acknowledgement named; and the paused leader acknowledged
 // nothing that is missing from the final log or sits at an offset another leader handed out.
 // A second client reaches only the paused broker (every connection it opens goes there), and
@@ -46,6 +46,8 @@ const TOPIC = 'ledger';
 const PARTITIONS = 3;
 const BROKERS = 3;
 const SCAN_INTERVAL_MS = 100;
+/** kill -9 and restart rounds before the pause. */
+const KILL_ROUNDS = 2;
 /** Enough retries to ride through a takeover (a lease plus a scan) at the backoff below. */
 const CLIENT_RETRY = { retries: 60, initialRetryTime: 50, maxRetryTime: 500 };
 
@@ -86,17 +88,20 @@ export async function runClusterFailover(options: ScenarioOptions): Promise<Scen
     };
     await phase('before faults');
 
-    // kill -9 of a partition's leader, a while into a phase, and its restart.
-    const killedLeader = (await leaders())[random.nextInt(PARTITIONS)]!;
-    const victim = brokers[killedLeader - 1]!;
-    const during = produce(producer, ledger, options.recordsPerPhase, () => next++, 'main');
-    await Bun.sleep(random.nextInt(200));
-    log(`kill -9 broker ${killedLeader}`);
-    await victim.kill();
-    await during;
-    await victim.start();
-    log(`restarted broker ${killedLeader}`);
-    await phase('after the restart');
+    // kill -9 of a partition's leader, a while into a phase, and its restart; twice, so that a
+    // broker restarted while still named leader restarts once more over what it wrote since.
+    for (let round = 0; round < KILL_ROUNDS; round++) {
+      const killedLeader = (await leaders())[random.nextInt(PARTITIONS)]!;
+      const victim = brokers[killedLeader - 1]!;
+      const during = produce(producer, ledger, options.recordsPerPhase, () => next++, 'main');
+      await Bun.sleep(random.nextInt(200));
+      log(`kill -9 broker ${killedLeader}`);
+      await victim.kill();
+      await during;
+      await victim.start();
+      log(`restarted broker ${killedLeader}`);
+      await phase('after the restart');
+    }
 
     // SIGSTOP of a leader past its lease, a client of its own producing through the pause, SIGCONT.
     const leadersNow = await leaders();
