@@ -2,6 +2,7 @@ import type { ClusterNode } from '../cluster/node.ts';
 import { ControlStore } from '../cluster/control-store.ts';
 import { clusterMember } from '../cluster/member.ts';
 import { Ferry, FerryError, type FerryOptions } from '../engine/index.ts';
+import { splitBatches } from '../format/batch-parse.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { ClusterTopology, SingleBrokerTopology } from './topology.ts';
 import type { Clock } from '../util/clock.ts';
@@ -112,6 +113,13 @@ export class Broker {
       scanIntervalMs: options.cluster.scanIntervalMs,
       engine,
       clock,
+      // Until producer state is rebuilt in the engine's partition (issue 9 finding 2): the
+      // sequences of the batches a takeover rebuilt, as before the takeover moved to src/cluster.
+      rebuiltFrame: (topic, partition, frame) => {
+        for (const batch of splitBatches(frame.data, Number.MAX_SAFE_INTEGER)) {
+          if (batch.producerId >= 0) producers.appended(`${topic}\u0000${partition}`, batch.producerId, batch.producerEpoch, batch.baseSequence, batch.lastOffsetDelta + 1, batch.baseOffset);
+        }
+      },
       ...(options.log === undefined ? {} : { log: options.log }),
     });
     context = {

@@ -4,6 +4,7 @@ import type { ObjectStore } from '../store/object-store.ts';
 import type { Clock } from '../util/clock.ts';
 import { ControlStore } from './control-store.ts';
 import { type BrokerRecord, ClusterNode, type PartitionRecord } from './node.ts';
+import type { ReadFrame } from '../wal/reader.ts';
 import { PartitionHost } from './partition-host.ts';
 
 export interface ClusterMemberOptions {
@@ -18,6 +19,8 @@ export interface ClusterMemberOptions {
   readonly scanIntervalMs: number;
   readonly engine: Ferry;
   readonly clock: Clock;
+  /** See PartitionHostOptions.rebuiltFrame. */
+  rebuiltFrame?(topic: string, partition: number, frame: ReadFrame): void;
   log?(message: string): void;
 }
 
@@ -42,6 +45,7 @@ export function clusterMember(options: ClusterMemberOptions): ClusterNode {
     readChain: async (topic, partition) => (await control.read<PartitionRecord>(`partitions/${topic}/${partition}`))?.value.chain ?? [],
     replicationFactor: (topic) => node!.topics().get(topic)?.replicationFactor ?? 1,
     liveBroker: (nodeId) => node!.liveBrokers().find((broker) => broker.nodeId === nodeId),
+    ...(options.rebuiltFrame === undefined ? {} : { rebuiltFrame: (topic: string, partition: number, frame: ReadFrame) => options.rebuiltFrame!(topic, partition, frame) }),
     ...(log === undefined ? {} : { log }),
   });
   node = new ClusterNode({

@@ -4,7 +4,7 @@ import type { Clock } from '../util/clock.ts';
 import { SeededRandom } from '../util/random.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import type { StreamId } from '../wal/keys.ts';
-import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../wal/reader.ts';
+import { DEFAULT_WAL_READER_CONFIG, type ReadFrame, WalReader } from '../wal/reader.ts';
 import { ensureSealed } from '../wal/seal.ts';
 import type { BrokerRecord, PartitionRecord } from './node.ts';
 import { ProgressReporter } from './progress-reporter.ts';
@@ -33,6 +33,11 @@ export interface PartitionHostOptions {
   replicationFactor(topic: string): number;
   /** A live broker's record, to reach a partition's leader. */
   liveBroker(nodeId: number): BrokerRecord | undefined;
+  /**
+   * Each frame a leader's rebuild applied [C5], for state derived from the log that the engine
+   * does not rebuild itself yet (the broker's producer sequences, until they live in the log).
+   */
+  rebuiltFrame?(topic: string, partition: number, frame: ReadFrame): void;
   log?(message: string): void;
 }
 
@@ -70,7 +75,8 @@ export class PartitionHost {
     const current = plan.next.chain.at(-1)!;
     for (const stream of plan.seal) await ensureSealed(store, prefix, stream, { writerId: current.writerId, nowMs: clock.nowMs() }); // [C4]
     const reader = this.#reader(topic, partition);
-    await engine.adoptPartition(topic, partition, partitions, async (log) => void (await rebuildFromChain(reader, log, plan.rebuildFrom)), 'leader', this.#options.replicationFactor(topic), plan.next.leaderEpoch); // [C5]
+    const rebuilt = this.#options.rebuiltFrame === undefined ? undefined : (frame: ReadFrame) => this.#options.rebuiltFrame!(topic, partition, frame);
+    await engine.adoptPartition(topic, partition, partitions, async (log) => void (await rebuildFromChain(reader, log, plan.rebuildFrom, rebuilt)), 'leader', this.#options.replicationFactor(topic), plan.next.leaderEpoch); // [C5]
     this.#options.log?.(`serving ${topic}-${partition} up to offset ${engine.offsetFor(topic, partition, -1).offset} (leader epoch ${plan.next.leaderEpoch})`);
   }
 
