@@ -63,9 +63,10 @@ export interface ClusterNodeOptions {
 }
 
 /**
- * This broker's view of the cluster and its part in it (docs/cluster-protocol.md, C1-C6): it
- * keeps its lease, claims its fair share of partitions whose leader is gone by compare-and-swap,
- * adopts what it won and lets go of what it lost.
+ * This broker's view of the cluster and its part in it (docs/cluster-protocol.md, C1-C7): it
+ * keeps its lease (and stops acknowledging once it may have lapsed), claims its fair share of
+ * partitions whose leader is gone by compare-and-swap, adopts what it won, lets go of what it
+ * lost, and starts a new writer epoch when its stream is fenced.
  */
 export class ClusterNode {
   readonly #options: ClusterNodeOptions;
