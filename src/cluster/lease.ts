@@ -23,6 +23,8 @@ export class Lease {
   #renewalStartedMs: number | null = null;
   /** A renewal came after a lapse (or was the first): held again only after `confirm`. */
   #unconfirmed = false;
+  /** Counts lapses, so a confirmation begun before a later lapse does not end it. */
+  #lapses = 0;
 
   constructor(leaseMs: number, clock: Clock) {
     this.leaseMs = leaseMs;
@@ -41,13 +43,24 @@ export class Lease {
    */
   renewed(startedMs: number): void {
     const previous = this.#renewalStartedMs;
-    if (previous === null || this.#clock.monotonicMs() - previous >= this.#heldMs) this.#unconfirmed = true;
+    if (previous === null || this.#clock.monotonicMs() - previous >= this.#heldMs) {
+      this.#unconfirmed = true;
+      this.#lapses++;
+    }
     this.#renewalStartedMs = Math.max(previous ?? startedMs, startedMs);
   }
 
-  /** After a lapse and a successful renewal: the caller re-read its partitions, the lease serves again. */
-  confirm(): void {
-    this.#unconfirmed = false;
+  /** The lapse a confirmation starting now would end (pass it to `confirm`). */
+  get lapse(): number {
+    return this.#lapses;
+  }
+
+  /**
+   * After a lapse and a successful renewal: the caller re-read its partitions (having started
+   * when `lapse` was `lapse`), so the lease serves again, unless it lapsed once more meanwhile.
+   */
+  confirm(lapse: number): void {
+    if (lapse === this.#lapses) this.#unconfirmed = false;
   }
 
   /** Renewed in time, whether or not a lapse before still waits for `confirm`: others count this broker alive. */

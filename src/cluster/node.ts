@@ -87,6 +87,8 @@ export class ClusterNode {
   /** Scans and writer-epoch changes, one at a time (both adopt and release partitions). */
   #serial: Promise<void> = Promise.resolve();
   #newEpochWanted = false;
+  /** A scan confirming the lease after a lapse is under way. */
+  #confirming = false;
 
   constructor(options: ClusterNodeOptions) {
     this.#options = options;
@@ -105,8 +107,9 @@ export class ClusterNode {
   /** Renews the lease and scans once (so Metadata is right from the start), then keeps both going. */
   async start(): Promise<void> {
     await this.#renew();
+    const lapse = this.#lease.lapse;
     await this.scan();
-    this.#lease.confirm(); // the first scan saw what this broker leads
+    this.#lease.confirm(lapse); // the first scan saw what this broker leads
     this.#scheduleLease();
     this.#scheduleScan();
     this.#watchWriter();
@@ -364,12 +367,21 @@ export class ClusterNode {
     this.#lease.renewed(started);
   }
 
-  /** After a lapse: acknowledge again only once a scan let go of what others took meanwhile [C6]. */
-  async #confirmLease(): Promise<void> {
-    if (!this.#lease.awaitingConfirmation) return;
-    await this.scan();
-    this.#lease.confirm();
-    this.#options.log?.('lease renewed after a lapse: acknowledging again');
+  /**
+   * After a lapse: acknowledge again only once a scan let go of what others took meanwhile [C6].
+   * Not awaited by the renewals: a scan may rebuild partitions for longer than a lease.
+   */
+  #confirmLease(): void {
+    if (!this.#lease.awaitingConfirmation || this.#confirming) return;
+    this.#confirming = true;
+    const lapse = this.#lease.lapse;
+    this.scan()
+      .then(() => {
+        this.#lease.confirm(lapse);
+        this.#options.log?.('lease renewed after a lapse: acknowledging again');
+      })
+      .catch((error: unknown) => this.#options.log?.(`cluster scan after a lease lapse failed (not acknowledging yet): ${String(error)}`))
+      .finally(() => (this.#confirming = false));
   }
 
   #scheduleLease(): void {

@@ -12,7 +12,7 @@ test('the lease is held from the start of the last successful renewal until befo
   clock.advance(300); // a slow write: the lease still counts from its start
   lease.renewed(first);
   expect(lease.held()).toBe(false); // the first renewal waits for a scan's confirmation
-  lease.confirm();
+  lease.confirm(lease.lapse);
   expect(lease.held()).toBe(true);
   clock.advance(499); // 799 ms after the renewal started
   expect(lease.held()).toBe(true);
@@ -24,7 +24,7 @@ test('the lease is held from the start of the last successful renewal until befo
   expect(lease.awaitingConfirmation).toBe(true);
   expect(lease.renewedInTime()).toBe(true);
   expect(lease.held()).toBe(false);
-  lease.confirm();
+  lease.confirm(lease.lapse);
   expect(lease.held()).toBe(true);
   // Renewals in time keep it held without a new confirmation.
   clock.advance(333);
@@ -38,6 +38,14 @@ test('the lease is held from the start of the last successful renewal until befo
   lease.renewed(slow);
   expect(lease.held()).toBe(false);
   expect(lease.awaitingConfirmation).toBe(true);
+  // A confirmation that began before a later lapse does not end that one.
+  const begun = lease.lapse;
+  clock.advance(900);
+  lease.renewed(lease.renewalStarting());
+  lease.confirm(begun);
+  expect(lease.held()).toBe(false);
+  lease.confirm(lease.lapse);
+  expect(lease.held()).toBe(true);
 });
 
 test('another broker is alive while its record changed within its lease on the local clock, whatever its wall clock says (finding 9)', () => {
