@@ -5,7 +5,7 @@
  * An open-loop producer offers a fixed rate (MB/s) over N partitions: every TICK_MS it sends the
  * batches due by then (16 KiB batches of 1 KiB records), each through the engine's path
  * (src/engine/partition.ts): `reserve` (backpressure), `PartitionLog.append` (offsets assigned,
- * flush policy none), `WalWriter.append` of the same bytes, `waitForDurable`. Latency runs from
+ * flush policy none), `WalWriter.append` of the same bytes and its durability promise. Latency runs from
  * the moment a batch was DUE, not when it was sent, so a producer that falls behind (CPU,
  * backpressure) shows as queueing instead of silently lowering the rate.
  *
@@ -343,9 +343,8 @@ async function runCase(spec: CaseSpec, template: BenchBatch, durations: Duration
         const bytes = template.bytes.slice();
         const { baseOffset, lastOffset } = logs[partition]!.append(bytes, LEADER_EPOCH);
         open.push(batch);
-        writer.append({ topic: TOPIC, topicId: TOPIC_ID, partition, leaderEpoch: LEADER_EPOCH, baseOffset, lastOffset, data: bytes });
         outstanding++;
-        writer.waitForDurable(TOPIC_ID, partition, lastOffset).then(
+        writer.append({ topic: TOPIC, topicId: TOPIC_ID, partition, leaderEpoch: LEADER_EPOCH, baseOffset, lastOffset, data: bytes }).then(
           () => onDurable(batch, startMs),
           (error: unknown) => {
             failure ??= error;
@@ -455,7 +454,7 @@ function cpuStages(template: BenchBatch, shared: SharedLogs): CpuStage[] {
     },
     {
       name: 'WalWriter',
-      what: `reserve + append + waitForDurable, ${knobsLabel(config)}, a store that swallows puts`,
+      what: `reserve + append until durable, ${knobsLabel(config)}, a store that swallows puts`,
       run: async (batchCount) => {
         const writer = new WalWriter(new NullStore(), config, { clock: systemClock, random: new SeededRandom(WRITER_SEED) });
         const offsets = new Array<number>(CPU_STAGE_PARTITIONS).fill(0);
@@ -466,8 +465,7 @@ function cpuStages(template: BenchBatch, shared: SharedLogs): CpuStage[] {
           await writer.reserve(template.bytes.length);
           const input = frame(partition, offsets[partition]!);
           offsets[partition]! += template.recordCount;
-          writer.append(input);
-          void writer.waitForDurable(TOPIC_ID, partition, input.lastOffset).then(() => void durable++);
+          void writer.append(input).then(() => void durable++);
         }
         await writer.flush();
         const elapsedMs = performance.now() - startMs;
@@ -737,7 +735,7 @@ function describeRun(template: BenchBatch, base: Durations, quick: boolean): voi
   console.log(`wal bench: Bun ${Bun.version}, ${cpus().length} cpus, load average ${loadavg().map((value) => value.toFixed(2)).join(' ')}${quick ? ' (--quick)' : ''}`);
   console.log(`  store: MemoryStore '${PROFILE}' (assumed: PUT p50 ${profile.write.p50Ms} ms / p99 ${profile.write.p99Ms} ms + transfer at ${profile.bytesPerMs / 1000} MB/s), seed ${STORE_SEED}`);
   console.log(`  producer: open loop, tick ${TICK_MS} ms, ${template.recordCount} x ${formatBytes(template.valueBytes)} records = ${template.bytes.length} B per batch, partitions round-robin, a copy of the batch per send`);
-  console.log(`  path per batch: reserve -> PartitionLog.append (flush none) -> WalWriter.append -> waitForDurable; latency from the batch's due time`);
+  console.log(`  path per batch: reserve -> PartitionLog.append (flush none) -> WalWriter.append -> durable; latency from the batch's due time`);
   console.log(`  windows: ${base.caseMs / 1000} s${quick ? '' : ` (sweep ${SWEEP_CASE_MS / 1000} s)`} after ${base.warmupMs / 1000} s warm-up${quick ? '' : `; low rates run up to ${CASE_MS_MAX / 1000} s for ${MIN_SAMPLES} samples`} (* = p999 from fewer than ${MIN_SAMPLES} samples: about the max)`);
   console.log(`  ${Math.max(...PARTITION_COUNTS, SWEEP_PARTITIONS)} partition logs opened once and primed (first append at the epoch), shared by every case; floor PUTs timed after each case`);
   console.log(`  DEFAULT_WAL_WRITER_CONFIG: uploadBytes ${formatBytes(d.uploadBytes)}, uploadIntervalMs ${d.uploadIntervalMs}, maxInFlight ${d.maxInFlight}, maxBufferedBytes ${formatBytes(d.maxBufferedBytes)}`);

@@ -1,16 +1,10 @@
-import { ClusterNode } from '../cluster/node.ts';
+import type { ClusterNode } from '../cluster/node.ts';
 import { ControlStore } from '../cluster/control-store.ts';
-import { rebuildFromChain } from '../cluster/rebuild.ts';
-import { StreamTails } from '../cluster/stream-tails.ts';
-import { LeaderProgress } from '../cluster/leader-progress.ts';
+import { clusterMember } from '../cluster/member.ts';
 import { RegisteredAddresses } from '../cluster/replica-address.ts';
-import type { PartitionRecord } from '../cluster/node.ts';
-import { Ferry, FerryError, type FerryOptions, type WalOptions } from '../engine/index.ts';
+import { Ferry, FerryError, type FerryOptions } from '../engine/index.ts';
 import type { ObjectStore } from '../store/object-store.ts';
-import { SeededRandom } from '../util/random.ts';
-import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../wal/reader.ts';
-import { ensureSealed } from '../wal/seal.ts';
-import { type BrokerAddress, ClusterTopology, SingleBrokerTopology } from './topology.ts';
+import { ClusterTopology, SingleBrokerTopology } from './topology.ts';
 import type { Clock } from '../util/clock.ts';
 import { systemClock } from '../util/clock.ts';
 import { apiVersionsCodec } from './apis/api-versions.ts';
@@ -97,14 +91,6 @@ export interface ClusterOptions {
 }
 
 const CLUSTER_ID_DEFAULT = 'ferry-cluster';
-/**
- * How often a follower partition probes the leader's stream for its next object: 5 ms while data
- * flows, backing off to 50 ms while the stream is idle. A probe of a missing object is a billed
- * GET (200/s at 5 ms, 20/s at 50 ms); the cost is up to 50 ms more acks=all latency with
- * min.insync.replicas > 1 after an idle spell.
- */
-const REPLICA_POLL_INTERVAL_MS = 5;
-const REPLICA_POLL_INTERVAL_MAX_MS = 50;
 const DEFAULT_PARTITIONS = 1;
 const MS_PER_MINUTE = 60_000;
 
@@ -137,7 +123,18 @@ export class Broker {
     const server = KafkaServer.listen({ hostname: options.listenHost, port: options.listenPort, router, clock, metrics, ...definedOnly({ log: options.log, maxConnections: options.maxConnections, connectionsMaxIdleMs: options.connectionsMaxIdleMs, queuedMaxRequestBytes: options.queuedMaxRequestBytes }) });
     const self = { nodeId: options.nodeId, host: options.advertisedHost ?? options.listenHost, port: options.advertisedPort ?? server.port, rack: options.rack ?? null };
     const producers = new ProducerIds(options.engine.directory, options.nodeId);
-    const cluster = options.cluster === undefined ? null : clusterNode(options.cluster, self, engine, options.engine.wal!, clock, options.log, metrics);
+    const cluster = options.cluster === undefined ? null : clusterMember({
+      controlStore: options.cluster.store,
+      controlPrefix: options.cluster.prefix ?? '',
+      walStore: options.engine.wal!.store,
+      walPrefix: options.engine.wal!.prefix ?? '',
+      self: { ...self, leaseMs: options.cluster.leaseMs },
+      scanIntervalMs: options.cluster.scanIntervalMs,
+      engine,
+      clock,
+      metrics,
+      ...(options.log === undefined ? {} : { log: options.log }),
+    });
     context = {
       nodeId: options.nodeId,
       advertisedHost: self.host,
@@ -187,81 +184,6 @@ export class Broker {
     await this.context.engine.close();
     await this.#cluster?.resign().catch(() => {}); // if it fails, the lease simply runs out
   }
-}
-
-/**
- * The cluster side of a broker: its lease and claims, and how it adopts a claimed partition:
- * seal the chain's other streams [C4], rebuild the log (and with it the producer state) from them [C5].
- */
-function clusterNode(options: ClusterOptions, self: BrokerAddress, engine: Ferry, wal: WalOptions, clock: Clock, log?: (message: string) => void, metrics?: MetricsRegistry): ClusterNode {
-  const prefix = wal.prefix ?? '';
-  const stream = engine.wal!.config.stream;
-  const control = new ControlStore(options.store, options.prefix ?? '');
-  const tails = new StreamTails({
-    store: wal.store,
-    prefix,
-    clock,
-    random: new SeededRandom(self.nodeId),
-    pollIntervalMs: REPLICA_POLL_INTERVAL_MS,
-    pollIntervalMaxMs: REPLICA_POLL_INTERVAL_MAX_MS,
-    readChain: async (topic, partition) => (await control.read<PartitionRecord>(`partitions/${topic}/${partition}`))?.value.chain ?? [],
-    ...(log === undefined ? {} : { report: log }),
-    ...(metrics === undefined ? {} : { metrics }),
-  });
-  const node: ClusterNode = new ClusterNode({
-    control,
-    self: { ...self, stream, leaseMs: options.leaseMs },
-    clock,
-    scanIntervalMs: options.scanIntervalMs,
-    async adopt(topic, partition, partitions, record) {
-      const earlier = record.chain.filter((s) => s.writerId !== stream.writerId || s.epoch !== stream.epoch);
-      for (const other of earlier) await ensureSealed(wal.store, prefix, other, { writerId: stream.writerId, nowMs: clock.nowMs() });
-      const reader = new WalReader(wal.store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: (t, p, id) => t === topic && p === partition && id === record.topicId }, { clock, random: new SeededRandom(self.nodeId) });
-      await engine.adoptPartition(topic, record.topicId, partition, partitions, async (partitionLog) => {
-        await rebuildFromChain(reader, partitionLog, earlier, record.topicId);
-      }, 'leader', node.topics().get(topic)?.replicationFactor ?? 1, record.leaderEpoch);
-      log?.(`serving ${topic}-${partition} up to offset ${engine.offsetFor(topic, partition, -1).offset} (leader epoch ${record.leaderEpoch})`);
-    },
-    release: (topic, partition) => engine.releasePartition(topic, partition),
-    async follow(topic, partition, partitions, record) {
-      const reader = new WalReader(wal.store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: (t, p, id) => t === topic && p === partition && id === record.topicId }, { clock, random: new SeededRandom(self.nodeId) });
-      const sealed = record.chain.slice(0, -1); // the leader sealed them when it took over
-      const follower = await engine.adoptPartition(topic, record.topicId, partition, partitions, async (partitionLog) => void (await rebuildFromChain(reader, partitionLog, sealed, record.topicId)), 'follower', 1, record.leaderEpoch);
-      progress.follow(topic, partition, () => follower.log.logEndOffset); // reports what the rebuild brought
-      const applied = () => {
-        follower.noteApplied();
-        progress.applied(topic, partition);
-      };
-      tails.follow({ topic, topicId: record.topicId, partition, log: follower.log, applied }, record.chain);
-    },
-    async unfollow(topic, partition) {
-      tails.unfollow(topic, partition);
-      progress.unfollow(topic, partition);
-      await engine.releasePartition(topic, partition);
-    },
-    async forget(topic) {
-      for (const partition of progress.unfollowTopic(topic)) tails.unfollow(topic, partition);
-      await engine.deleteTopic(topic).catch(() => {}); // nothing of it was served here
-    },
-    stopped() {
-      tails.stopAll();
-      progress.close();
-    },
-    scanned() {
-      progress.retarget();
-      engine.replicasChanged();
-    },
-    ...(log === undefined ? {} : { log }),
-  });
-  const progress = new LeaderProgress({
-    replicaId: self.nodeId,
-    clock,
-    leaderOf: (topic, partition) => node.leaderOf(topic, partition)?.broker ?? null,
-    leaderHighWatermark: (topic, partition, highWatermark) => engine.noteLeaderHighWatermark(topic, partition, highWatermark),
-  });
-  // A leader partition counts only its replica set's followers with a live lease (src/replica/isr.ts I1).
-  engine.useReplicaMembership({ followersOf: (topic, partition) => new Set(node.followersOf(topic, partition).map((b) => `broker-${b.nodeId}`)) });
-  return node;
 }
 
 /** Counts requests and times their handling per API (ferry_broker_requests_total, ..._request_latency_ms). */

@@ -19,10 +19,12 @@ export interface BrokerAddress {
  */
 export interface Topology {
   brokers(): BrokerAddress[];
-  /** Topic name -> partition count. */
+  /** Topic name -> partition count, as last seen. */
   topics(): ReadonlyMap<string, number>;
   /** The topic's id (its current incarnation, DESIGN.md contract 10); null for an unknown topic. */
   topicId(topic: string): Uuid | null;
+  /** A topic's partition count from its record, read now if not seen yet; null if it does not exist. */
+  partitionCount(name: string): Promise<number | null>;
   /** The leader's node id, or null while the partition has none. */
   leaderOf(topic: string, partition: number): number | null;
   /** The leader's epoch (KIP-320), or -1 while the partition has no leader. */
@@ -60,6 +62,10 @@ export class SingleBrokerTopology implements Topology {
 
   topicId(topic: string): Uuid | null {
     return this.#engine.topics().find((t) => t.name === topic)?.id ?? null;
+  }
+
+  async partitionCount(name: string): Promise<number | null> {
+    return this.#engine.topics().find((t) => t.name === name)?.partitions ?? null;
   }
 
   leaderOf(topic: string, partition: number): number | null {
@@ -125,6 +131,10 @@ export class ClusterTopology implements Topology {
 
   topicId(topic: string): Uuid | null {
     return this.#node.topics().get(topic)?.topicId ?? null;
+  }
+
+  async partitionCount(name: string): Promise<number | null> {
+    return (await this.#node.describeTopic(name))?.partitions ?? null;
   }
 
   leaderOf(topic: string, partition: number): number | null {

@@ -1,8 +1,12 @@
+import { FerryError } from '../errors.ts';
 import type { Clock, Timer } from '../util/clock.ts';
 import { type Random, systemRandom } from '../util/random.ts';
 import { isUuid, randomUuid, type Uuid } from '../util/uuid.ts';
 import type { StreamId } from '../wal/keys.ts';
 import { type ControlStore, RecordCache, type Versioned } from './control-store.ts';
+import { Lease } from './lease.ts';
+import { Liveness } from './liveness.ts';
+import { type ClaimPlan, planTakeover } from './takeover.ts';
 
 export interface BrokerRecord {
   readonly nodeId: number;
@@ -34,16 +38,29 @@ export interface PartitionRecord {
   readonly chain: readonly StreamId[];
 }
 
+/** This broker's WAL writer as the cluster sees it: its stream, and a new epoch when it is fenced ([C7]). */
+export interface WriterEpochs {
+  /** Resolves once the current writer is fenced or failed. */
+  whenFailed(): Promise<unknown>;
+  /** Fences the current writer, lets go of every partition led through it, returns the new stream. */
+  startNewEpoch(): Promise<StreamId>;
+}
+
 export interface ClusterNodeOptions {
   readonly control: ControlStore;
+  /** This broker's record; its stream is the writer's at start. */
   readonly self: Omit<BrokerRecord, 'renewedAtMs'>;
+  readonly writer: WriterEpochs;
   readonly clock: Clock;
   /** How often leadership is re-examined; the lease is renewed every leaseMs / 3 on its own timer. */
   readonly scanIntervalMs: number;
   /** Draws the ids of topics this node creates; the operating system's by default (ids must never repeat). */
   readonly random?: Random;
-  /** [C4]-[C5]: seal the chain and rebuild, then serve. Throwing leaves the partition to a later scan. */
-  adopt(topic: string, partition: number, partitions: number, record: PartitionRecord): Promise<void>;
+  /**
+   * [C4]-[C5], after this node won the compare-and-swap of `plan.next` [C3]: seal, rebuild, then
+   * serve. Throwing leaves the partition to a later scan (which claims it again, one epoch up).
+   */
+  adopt(topic: string, partition: number, partitions: number, plan: ClaimPlan): Promise<void>;
   /** [C6]: stop serving. */
   release(topic: string, partition: number): Promise<void>;
   /** Replication factor > 1: start following a partition another broker leads (throwing retries later). */
@@ -58,13 +75,11 @@ export interface ClusterNodeOptions {
   log?(message: string): void;
 }
 
-/** A lease counts as alive this long past its own duration: slack for clocks and slow writes. */
-const LEASE_GRACE_FACTOR = 1;
-
 /**
- * This broker's view of the cluster and its part in it (docs/cluster-protocol.md, C1-C6): it
- * keeps its lease, claims its fair share of partitions whose leader is gone by compare-and-swap,
- * adopts what it won and lets go of what it lost.
+ * This broker's view of the cluster and its part in it (docs/cluster-protocol.md, C1-C7): it
+ * keeps its lease (and stops acknowledging once it may have lapsed), claims its fair share of
+ * partitions whose leader is gone by compare-and-swap, adopts what it won, lets go of what it
+ * lost, and starts a new writer epoch when its stream is fenced.
  */
 export class ClusterNode {
   readonly #options: ClusterNodeOptions;
@@ -81,9 +96,20 @@ export class ClusterNode {
   #leaseTimer: Timer | null = null;
   #scanTimer: Timer | null = null;
   #stopped = false;
+  #stream: StreamId;
+  readonly #lease: Lease;
+  readonly #liveness: Liveness;
+  /** Scans and writer-epoch changes, one at a time (both adopt and release partitions). */
+  #serial: Promise<void> = Promise.resolve();
+  #newEpochWanted = false;
+  /** A scan confirming the lease after a lapse is under way. */
+  #confirming = false;
 
   constructor(options: ClusterNodeOptions) {
     this.#options = options;
+    this.#stream = options.self.stream;
+    this.#lease = new Lease(options.self.leaseMs, options.clock);
+    this.#liveness = new Liveness(options.clock);
     this.#brokerRecords = new RecordCache(options.control, 'brokers/');
     this.#topicRecords = new RecordCache(options.control, 'topics/');
     this.#partitionRecords = new RecordCache(options.control, 'partitions/');
@@ -96,9 +122,25 @@ export class ClusterNode {
   /** Renews the lease and scans once (so Metadata is right from the start), then keeps both going. */
   async start(): Promise<void> {
     await this.#renew();
+    const lapse = this.#lease.lapse;
     await this.scan();
+    this.#lease.confirm(lapse); // the first scan saw what this broker leads
     this.#scheduleLease();
     this.#scheduleScan();
+    this.#watchWriter();
+  }
+
+  /** The stream this broker writes now (a new one after each writer epoch change, [C7]). */
+  get stream(): StreamId {
+    return this.#stream;
+  }
+
+  /**
+   * [C1] Whether this broker may acknowledge now: its lease is surely held in everyone's eyes,
+   * and after a lapse, a scan confirmed which partitions are still its own.
+   */
+  leaseHeld(): boolean {
+    return this.#lease.held();
   }
 
   /** Stops renewing the lease and scanning. */
@@ -111,12 +153,12 @@ export class ClusterNode {
 
   /** Clears the lease at once (a clean shutdown), so others take over without waiting it out. */
   async resign(): Promise<void> {
-    await this.#options.control.put(`brokers/${this.nodeId}`, { ...this.#options.self, renewedAtMs: 0 });
+    await this.#options.control.put(`brokers/${this.nodeId}`, { ...this.#options.self, stream: this.#stream, renewedAtMs: 0 });
   }
 
+  /** [C1] Brokers alive as this one observes them; itself unless its lease lapsed unrenewed. */
   liveBrokers(): BrokerRecord[] {
-    const nowMs = this.#options.clock.nowMs();
-    return this.#brokers.filter((broker) => isAlive(broker, nowMs));
+    return this.#brokers.filter((broker) => (broker.nodeId === this.nodeId ? this.#lease.renewedInTime() : this.#liveness.isAlive(broker)));
   }
 
   topics(): ReadonlyMap<string, TopicRecord> {
@@ -143,15 +185,33 @@ export class ClusterNode {
     return Array.from({ length: Math.min(factor, live.length) - 1 }, (_, i) => live[(at + 1 + i) % live.length]!);
   }
 
-  /** Creates a topic record; false if it exists. Its partitions are claimed on the next scans. */
+  /**
+   * Creates a topic record; false if it exists (then its record is read, so this broker knows
+   * its real partition count at once). Its partitions are claimed on the next scans.
+   */
   async createTopic(name: string, partitions: number, replicationFactor = 1): Promise<boolean> {
     const topicId = randomUuid(this.#options.random ?? systemRandom);
     const created = await this.#options.control.create<TopicRecord>(`topics/${name}`, { topicId, partitions, replicationFactor });
-    if (created !== null) {
-      this.#topics.set(name, created.value);
-      this.#topicRecords.note(name, created);
-    }
+    if (created === null) await this.describeTopic(name);
+    else this.#noteTopic(name, created);
     return created !== null;
+  }
+
+  /**
+   * A topic as its control record says, read now when this broker has not seen it yet (a scan
+   * may not have come by since another broker created it); null when it does not exist.
+   */
+  async describeTopic(name: string): Promise<TopicRecord | null> {
+    const known = this.#topics.get(name);
+    if (known !== undefined) return known;
+    const read = await this.#options.control.read<TopicRecord>(`topics/${name}`);
+    if (read !== null) this.#noteTopic(name, read);
+    return read === null ? null : this.#topics.get(name)!;
+  }
+
+  #noteTopic(name: string, record: Versioned<TopicRecord>): void {
+    this.#topics.set(name, topicOf(record.value));
+    this.#topicRecords.note(name, record);
   }
 
   /** Deletes a topic's records; every broker lets its partitions go on its next scan. */
@@ -187,17 +247,31 @@ export class ClusterNode {
   }
 
   /** [C2]-[C3], [C6]: reads the records, claims what is up for grabs within the fair share, lets go of what was lost. */
-  async scan(): Promise<void> {
-    const { self, clock } = this.#options;
-    this.#brokers = [...(await this.#brokerRecords.refresh()).values()].map((record) => record.value);
+  scan(): Promise<void> {
+    return this.#exclusive(() => this.#scan());
+  }
+
+  #exclusive(work: () => Promise<void>): Promise<void> {
+    const run = this.#serial.then(work);
+    this.#serial = run.catch(() => {});
+    return run;
+  }
+
+  async #scan(): Promise<void> {
+    const { self } = this.#options;
+    const brokerRecords = [...(await this.#brokerRecords.refresh()).values()];
+    this.#liveness.observe(brokerRecords);
+    this.#brokers = brokerRecords.map((record) => record.value);
     // A topic record without an id predates topic ids; such a topic is not served (see TopicRecord.topicId).
     const topicRecords = [...(await this.#topicRecords.refresh())].filter(([, record]) => isUuid(record.value.topicId));
-    this.#topics = new Map(topicRecords.map(([name, record]) => [name, { topicId: record.value.topicId, partitions: record.value.partitions, replicationFactor: record.value.replicationFactor ?? 1 }]));
+    this.#topics = new Map(topicRecords.map(([name, record]) => [name, topicOf(record.value)]));
     const records = await this.#partitionRecords.refresh();
     await this.#forgetDeleted();
     const live = new Set(this.liveBrokers().map((b) => b.nodeId));
     const total = [...this.#topics.values()].reduce((sum, t) => sum + t.partitions, 0);
     const fairShare = Math.ceil(total / Math.max(1, live.size));
+    // No claims while this broker's own lease may have lapsed in others' eyes, or its writer is fenced.
+    const mayClaim = () => !this.#newEpochWanted && this.#lease.renewedInTime();
     for (const [topic, { topicId, partitions }] of this.#topics) {
       for (let partition = 0; partition < partitions && !this.#stopped; partition++) {
         const id = key(topic, partition);
@@ -208,16 +282,18 @@ export class ClusterNode {
         else this.#partitions.delete(id);
         const leader = current?.value.leader;
         if (leader === self.nodeId) {
-          if (!this.#served.has(id)) await this.#adopt(topic, partition, partitions, current!.value);
+          // Named leader but not serving (a restart, a new writer epoch, a failed adoption): claim it again [C3].
+          if (!this.#served.has(id) && mayClaim()) await this.#takeOver(topic, topicId, partition, partitions, recorded, current);
         } else {
           if (this.#served.has(id)) await this.#release(topic, partition);
           const upForGrabs = leader === undefined || !live.has(leader);
-          if (upForGrabs && this.#served.size < fairShare) await this.#claim(topic, topicId, partition, partitions, recorded, clock.nowMs());
+          if (upForGrabs && this.#served.size < fairShare && mayClaim()) await this.#takeOver(topic, topicId, partition, partitions, recorded, current);
           else if (!upForGrabs) await this.#replicate(topic, partition, partitions, current!.value);
         }
       }
     }
     this.#options.scanned?.();
+    if (this.#newEpochWanted) await this.#startNewEpoch();
   }
 
   /**
@@ -231,23 +307,60 @@ export class ClusterNode {
     return fresh?.value.topicId === topicId ? null : undefined;
   }
 
-  /** `recorded`: the partition's record as read, of this incarnation or a deleted one's leftover (replaced whole). */
-  async #claim(topic: string, topicId: Uuid, partition: number, partitions: number, recorded: Versioned<PartitionRecord> | null, nowMs: number): Promise<void> {
+  /**
+   * [C3]-[C5] Every adoption: plan from the record of this incarnation (`current`), compare-and-swap
+   * this broker's current stream into the chain one leader epoch up over the record as read
+   * (`recorded`: a deleted incarnation's leftover is replaced whole), and only then seal, rebuild
+   * and serve.
+   */
+  async #takeOver(topic: string, topicId: Uuid, partition: number, partitions: number, recorded: Versioned<PartitionRecord> | null, current: Versioned<PartitionRecord> | null): Promise<void> {
     const { control, self } = this.#options;
     const id = key(topic, partition);
-    const previous = recorded?.value.topicId === topicId ? recorded.value : undefined;
-    const chain = previous?.chain ?? [];
-    const last = chain.at(-1);
-    const mine = last !== undefined && last.writerId === self.stream.writerId && last.epoch === self.stream.epoch;
-    const next: PartitionRecord = { topicId, leader: self.nodeId, leaderEpoch: (previous?.leaderEpoch ?? -1) + 1, chain: mine ? chain : [...chain, self.stream] };
-    const won = recorded === null ? await control.create(`partitions/${id}`, next) : await control.replace(`partitions/${id}`, recorded, next);
-    if (won === null) return; // [C3] someone else claimed it first
+    const plan = planTakeover(current?.value ?? null, self.nodeId, this.#stream, topicId);
+    if (plan.kind === 'stream-sealed') {
+      this.#options.log?.(`${id}: this broker's stream ${this.#stream.writerId}/${this.#stream.epoch} was sealed by a later leader: starting a new writer epoch`);
+      this.#newEpochWanted = true; // [C7], once this scan is done
+      return;
+    }
+    const won = recorded === null ? await control.create(`partitions/${id}`, plan.next) : await control.replace(`partitions/${id}`, recorded, plan.next);
+    if (won === null) return; // [C3] someone else changed it first: the next scan sees who
     // [C3], [L4] The claim was made from this scan's view of the topic: serve it only if that incarnation still exists.
     if ((await control.read<TopicRecord>(`topics/${topic}`))?.value.topicId !== topicId) return;
     this.#partitions.set(id, won);
     this.#partitionRecords.note(id, won);
-    this.#options.log?.(`claimed ${id} at leader epoch ${next.leaderEpoch} (${nowMs})`);
-    await this.#adopt(topic, partition, partitions, next);
+    this.#options.log?.(`claimed ${id} at leader epoch ${plan.next.leaderEpoch}`);
+    await this.#adopt(topic, partition, partitions, plan);
+  }
+
+  /** [C7] Watches the current writer: once it is fenced or fails, a new epoch replaces it. */
+  #watchWriter(): void {
+    const stream = this.#stream;
+    void this.#options.writer.whenFailed().then(() => {
+      if (this.#stopped || this.#stream !== stream) return;
+      this.#newEpochWanted = true;
+      void this.#exclusive(() => this.#startNewEpoch()).catch((error: unknown) => this.#options.log?.(`could not start a new writer epoch: ${String(error)}`));
+    });
+  }
+
+  /**
+   * [C7] The writer was fenced or its stream sealed: give up every partition led through it, start
+   * a new epoch, publish its stream in this broker's record, and claim again (one epoch up, with
+   * the old stream sealed) every partition whose record still names this broker.
+   */
+  async #startNewEpoch(): Promise<void> {
+    if (!this.#newEpochWanted || this.#stopped) return;
+    const before = this.#stream;
+    this.#served.clear(); // the engine lets go of them with the old writer
+    try {
+      this.#stream = await this.#options.writer.startNewEpoch();
+    } catch (error) {
+      throw new FerryError('Storage', `could not start a new writer epoch (the next scan tries again): ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+    this.#newEpochWanted = false;
+    this.#options.log?.(`writer epoch ${before.epoch} of ${before.writerId} fenced; now writing epoch ${this.#stream.epoch}`);
+    this.#watchWriter();
+    await this.#renew();
+    await this.#scan();
   }
 
   /** Follows the partition when this broker is one of its followers, stops when it no longer is. */
@@ -272,12 +385,12 @@ export class ClusterNode {
     await this.#options.unfollow(topic, partition);
   }
 
-  async #adopt(topic: string, partition: number, partitions: number, record: PartitionRecord): Promise<void> {
+  async #adopt(topic: string, partition: number, partitions: number, plan: ClaimPlan): Promise<void> {
     if (this.#following.has(key(topic, partition))) await this.#unfollow(topic, partition); // promoted
     try {
-      await this.#options.adopt(topic, partition, partitions, record);
+      await this.#options.adopt(topic, partition, partitions, plan);
       this.#served.add(key(topic, partition));
-      this.#incarnations.set(topic, record.topicId);
+      this.#incarnations.set(topic, plan.next.topicId);
     } catch (error) {
       this.#options.log?.(`could not adopt ${key(topic, partition)} yet: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -289,14 +402,37 @@ export class ClusterNode {
     this.#options.log?.(`released ${key(topic, partition)}: another broker leads it`);
   }
 
+  /** [C1] Rewrites this broker's record; the lease counts from when the write started. */
   async #renew(): Promise<void> {
-    await this.#options.control.put(`brokers/${this.nodeId}`, { ...this.#options.self, renewedAtMs: this.#options.clock.nowMs() });
+    const started = this.#lease.renewalStarting();
+    await this.#options.control.put(`brokers/${this.nodeId}`, { ...this.#options.self, stream: this.#stream, renewedAtMs: this.#options.clock.nowMs() });
+    this.#lease.renewed(started);
+  }
+
+  /**
+   * After a lapse: acknowledge again only once a scan let go of what others took meanwhile [C6].
+   * Not awaited by the renewals: a scan may rebuild partitions for longer than a lease.
+   */
+  #confirmLease(): void {
+    if (!this.#lease.awaitingConfirmation || this.#confirming) return;
+    this.#confirming = true;
+    const lapse = this.#lease.lapse;
+    this.scan()
+      .then(() => {
+        this.#lease.confirm(lapse);
+        this.#options.log?.('lease renewed after a lapse: acknowledging again');
+      })
+      .catch((error: unknown) => this.#options.log?.(`cluster scan after a lease lapse failed (not acknowledging yet): ${String(error)}`))
+      .finally(() => (this.#confirming = false));
   }
 
   #scheduleLease(): void {
     this.#leaseTimer = this.#options.clock.setTimer(this.#options.self.leaseMs / 3, () => {
       if (this.#stopped) return;
-      this.#renew().catch((error: unknown) => this.#options.log?.(`lease renewal failed: ${String(error)}`)).finally(() => this.#scheduleLease());
+      this.#renew()
+        .then(() => this.#confirmLease())
+        .catch((error: unknown) => this.#options.log?.(`lease renewal failed${this.#lease.held() ? '' : ' (not acknowledging until it is renewed)'}: ${String(error)}`))
+        .finally(() => this.#scheduleLease());
     }, true);
   }
 
@@ -308,10 +444,11 @@ export class ClusterNode {
   }
 }
 
-function key(topic: string, partition: number): string {
-  return `${topic}/${partition}`;
+/** A topic record as this node keeps it (the replication factor defaults to 1). */
+function topicOf(record: TopicRecord): TopicRecord {
+  return { topicId: record.topicId, partitions: record.partitions, replicationFactor: record.replicationFactor ?? 1 };
 }
 
-function isAlive(broker: BrokerRecord, nowMs: number): boolean {
-  return nowMs - broker.renewedAtMs <= broker.leaseMs * (1 + LEASE_GRACE_FACTOR) && broker.renewedAtMs > 0;
+function key(topic: string, partition: number): string {
+  return `${topic}/${partition}`;
 }

@@ -18,9 +18,10 @@ import { WalMetrics } from '../wal/metrics.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader, type WalReaderConfig } from '../wal/reader.ts';
 import { sealEarlierEpochs } from '../wal/seal.ts';
 import { readShippedCheckpoint, shippedEnds, writeShippedCheckpoint } from '../wal/shipped.ts';
+import type { StreamId } from '../wal/keys.ts';
 import { DEFAULT_WAL_WRITER_CONFIG, partitionKey, WalWriter, type WalWriterConfig, type WalWriterObserver } from '../wal/writer.ts';
 import { nextWriterEpoch } from './writer-epoch.ts';
-import { Partition, type PartitionRole } from './partition.ts';
+import { ALWAYS_ACKNOWLEDGE, type AcknowledgeGate, Partition, type PartitionRole } from './partition.ts';
 import { partitionForKey } from './partitioner.ts';
 import { preparePartitionDirectory } from './partition-metadata.ts';
 import { PARTITIONS_PER_TOPIC_MAX, type TopicDescription, type TopicId, TopicRegistry } from './topic-registry.ts';
@@ -37,7 +38,7 @@ const EARLIEST_TIMESTAMP = -2;
 const SHIPPED_CHECKPOINT_INTERVAL_MS = 1000;
 /** Where a follower engine keeps its position in the leader's WAL streams. */
 const FOLLOWER_CHECKPOINT_FILE = 'wal-follower-checkpoint';
-/** The embedded engine is its partitions' only leader; the broker brings real epochs later. */
+/** The embedded engine is its partitions' only leader; a cluster assigns real epochs at adoption. */
 const EMBEDDED_LEADER_EPOCH = 0;
 
 export interface FerryOptions {
@@ -167,9 +168,11 @@ export class Ferry {
   readonly #registry: TopicRegistry;
   readonly #partitions = new Map<string, Partition[]>();
   readonly #roundRobin = new Map<string, number>();
-  readonly #wal: WalWriter | null;
+  #wal: WalWriter | null;
   /** Every partition log's failed and succeeding writes: counted, and logged once per failure spell. */
   readonly #storage: StorageHealth;
+  /** Every acknowledgement passes it: a cluster closes it while its lease may have lapsed. */
+  #gate: AcknowledgeGate = ALWAYS_ACKNOWLEDGE;
   #follower: Follower | null = null;
   /** In-process links to replicas (attachReplica): hinted on durable objects, told the high watermark. */
   readonly #replicas: Ferry[] = [];
@@ -233,7 +236,7 @@ export class Ferry {
    * cluster's records name: an older one still registered here is dropped first. `leaderEpoch` is
    * the epoch the cluster assigned (its partition record's): requests are checked against it (KIP-320).
    */
-  async adoptPartition(topic: string, topicId: TopicId, index: number, partitionCount: number, rebuild: (log: PartitionLog) => Promise<void>, as: 'leader' | 'follower' = 'leader', replicationFactor = 1, leaderEpoch = 0): Promise<Partition> {
+  async adoptPartition(topic: string, topicId: TopicId, index: number, partitionCount: number, rebuild: (log: PartitionLog) => Promise<void>, as: 'leader' | 'follower' = 'leader', replicationFactor = 1, leaderEpoch = EMBEDDED_LEADER_EPOCH): Promise<Partition> {
     this.#checkOpen();
     validateTopicName(topic);
     if (this.#partitions.get(topic)?.[index] !== undefined) throw new FerryError('InvalidArgument', `${topic}-${index} is already served here`);
@@ -253,7 +256,12 @@ export class Ferry {
     // min.insync.replicas counts the leader and cannot ask for more replicas than the topic has.
     const requiredFollowers = Math.min(this.#options.minInsyncReplicas ?? 1, replicationFactor) - 1;
     const role: PartitionRole = as === 'leader' ? { kind: 'leader', requiredFollowers, isr: this.#inSyncReplicas(topic, index) } : { kind: 'follower' };
-    const partition = new Partition(topic, topicId, index, log, as === 'leader' ? this.#wal : null, role, log.logEndOffset, log.logEndOffset, leaderEpoch);
+    // A partition let go of ([C6], [C7]) acknowledges nothing more, whatever its waiters' durability.
+    const gate = () => {
+      this.#gate();
+      if (this.#partitions.get(topic)?.[index] !== partition) throw new FerryError('NotLeader', `${topic}-${index} is no longer led here`);
+    };
+    const partition: Partition = new Partition(topic, topicId, index, log, as === 'leader' ? this.#wal : null, role, log.logEndOffset, log.logEndOffset, { leaderEpoch, gate });
     // A follower serves what the chain's sealed streams hold (committed by whoever sealed them), and
     // past that only what its leader says is committed (noteLeaderHighWatermark), never its own log end.
     if (as === 'follower') partition.noteLeaderHighWatermark(log.logEndOffset);
@@ -287,12 +295,41 @@ export class Ferry {
     for (const partition of [...this.#partitions.values()].flat()) if (partition?.role.kind === 'leader') partition.replicasChanged();
   }
 
+  /**
+   * Managed mode: every acknowledgement (new appends and acks=all waiters) passes `gate`, which
+   * throws while this engine may not acknowledge (its cluster lease may have lapsed, [C1]).
+   */
+  gateAcknowledgements(gate: AcknowledgeGate): void {
+    this.#gate = gate;
+  }
+
+  /**
+   * Managed mode, after the WAL writer was fenced or failed ([C7]): fences the old writer (its
+   * waiters are rejected, never resolved), releases every partition this engine leads (they
+   * appended through it) and starts a writer in a new epoch. Followed partitions stay. Resolves
+   * with the new stream; the caller re-adopts what it still leads through [C3]-[C5].
+   */
+  async startNewWalEpoch(): Promise<StreamId> {
+    this.#checkOpen();
+    const old = this.#wal;
+    if (old === null || this.#options.wal === undefined || this.#options.managedPartitions !== true) throw new FerryError('InvalidArgument', 'only a managed engine with a WAL starts a new writer epoch while it runs');
+    old.fence('a new writer epoch replaces this one');
+    for (const [topic, partitions] of this.#partitions) {
+      for (const [index, partition] of partitions.entries()) if (partition?.role.kind === 'leader') await this.releasePartition(topic, index);
+    }
+    this.#wal = this.#createWalWriter(this.#options.wal);
+    return this.#wal.config.stream;
+  }
+
   /** Whether this engine leads `topic`-`index` (and so takes produce requests for it). */
   leads(topic: string, index: number): boolean {
     return this.#partitions.get(topic)?.[index]?.role.kind === 'leader';
   }
 
-  /** The leader epoch `topic`-`index` is served in here: the cluster's assigned one, 0 in the embedded engine. */
+  /**
+   * The leader epoch `topic`-`index` is served in here (design contract 13: the one its appends
+   * carry): the cluster's assigned one, 0 in the embedded engine.
+   */
   leaderEpoch(topic: string, index: number): number {
     return this.#partition(topic, index).leaderEpoch;
   }
@@ -385,7 +422,7 @@ export class Ferry {
       const batch = buildRecordBatch(members.map((m) => records[m]!), { nowMs: this.#clock.nowMs(), compression: options.compression ?? 'none' });
       const target = partitions[index];
       if (target === undefined) throw new FerryError('UnknownTopicOrPartition', `${topic}-${index} is not served here`);
-      const { baseOffset, durable } = await target.append(batch, EMBEDDED_LEADER_EPOCH);
+      const { baseOffset, durable } = await target.append(batch);
       members.forEach((member, i) => (results[member] = { partition: index, offset: baseOffset + i }));
       durables.push(durable);
     }
@@ -444,7 +481,7 @@ export class Ferry {
   async appendBatches(topic: string, partition: number, records: Uint8Array): Promise<{ baseOffset: number; lastOffset: number; logStartOffset: number; committed: Promise<void> }> {
     const target = this.#partitionsForProduce(topic)[partition];
     if (target === undefined) throw new FerryError('UnknownTopicOrPartition', `partition ${partition} does not exist in ${topic}`);
-    const { baseOffset, lastOffset, durable } = await target.append(records, EMBEDDED_LEADER_EPOCH);
+    const { baseOffset, lastOffset, durable } = await target.append(records);
     durable.catch(() => {}); // when nobody awaits it (acks 0 or 1), a failure surfaces in later produces and in `wal.failure`
     return { baseOffset, lastOffset, logStartOffset: target.log.logStartOffset, committed: durable };
   }

@@ -34,6 +34,14 @@ interface DataWaiter {
 export type PartitionRole = { readonly kind: 'leader'; readonly requiredFollowers: number; readonly isr: InSyncReplicas } | { readonly kind: 'follower' };
 
 /**
+ * Whether the engine may acknowledge now: throws the reason when not (a cluster broker whose
+ * lease may have lapsed, docs/cluster-protocol.md [C1]). The embedded engine always may.
+ */
+export type AcknowledgeGate = () => void;
+
+export const ALWAYS_ACKNOWLEDGE: AcknowledgeGate = () => {};
+
+/**
  * One partition of the embedded engine: its log plus the high watermark that consumers may read
  * up to. A reader never sees a record that a crash could take back:
  * - a leader's high watermark is what is durable (in WAL objects with a WAL, KIP-1176; synced
@@ -49,11 +57,13 @@ export class Partition {
   readonly log: PartitionLog;
   readonly role: PartitionRole;
   /**
-   * The leader epoch this replica serves in (KIP-320): the one the cluster assigned when this
-   * broker adopted the partition as leader or follower; 0 in the embedded engine.
+   * The leader epoch this replica serves in (KIP-320) and its appends carry in their batch headers
+   * (design contract 13): the one the cluster assigned when this broker adopted the partition as
+   * leader or follower; 0 in the embedded engine.
    */
   readonly leaderEpoch: number;
   readonly #wal: WalWriter | null;
+  readonly #gate: AcknowledgeGate;
   #durableEnd: number;
   /**
    * With a WAL: the local appends not yet durable, in offset order, each with the promise of the
@@ -72,7 +82,9 @@ export class Partition {
 
   /** `durableEnd`: where the log is durable from before (the WAL's end for it, or the log end without a WAL). */
   /** `committedEnd`: where the high watermark may start (a partition rebuilt from sealed WAL streams is committed whole). */
-  constructor(topic: string, topicId: TopicId, index: number, log: PartitionLog, wal: WalWriter | null, role: PartitionRole, durableEnd = log.logEndOffset, committedEnd?: number, leaderEpoch = 0) {
+  /** `leadership`: the leader epoch appends carry and the gate every acknowledgement passes. */
+  constructor(topic: string, topicId: TopicId, index: number, log: PartitionLog, wal: WalWriter | null, role: PartitionRole, durableEnd = log.logEndOffset, committedEnd?: number, leadership: { leaderEpoch: number; gate: AcknowledgeGate } = { leaderEpoch: 0, gate: ALWAYS_ACKNOWLEDGE }) {
+    const { leaderEpoch } = leadership;
     assert(Number.isSafeInteger(leaderEpoch) && leaderEpoch >= 0 && leaderEpoch <= 0x7fffffff, `${topic}-${index}: leader epoch ${leaderEpoch} is not a non-negative int32`);
     this.topic = topic;
     this.topicId = topicId;
@@ -80,7 +92,8 @@ export class Partition {
     this.log = log;
     this.#wal = wal;
     this.role = role;
-    this.leaderEpoch = leaderEpoch;
+    this.leaderEpoch = leadership.leaderEpoch;
+    this.#gate = leadership.gate;
     if (durableEnd > log.logEndOffset) {
       throw new FerryError('Storage', `${topic}-${index}: the local log ends at ${log.logEndOffset} but the WAL holds it up to ${durableEnd}; a single engine cannot rebuild its tail from object storage (a cluster broker rebuilds adopted partitions from their chain)`);
     }
@@ -99,6 +112,7 @@ export class Partition {
     const end = this.log.logEndOffset;
     if (wal === null || this.#durableEnd >= end) return 0;
     let offset = this.#durableEnd;
+    let durable: Promise<void> = Promise.resolve();
     while (offset < end) {
       const { batches } = this.log.read(offset, RESHIP_READ_BYTES);
       assert(batches[0]?.baseOffset === offset, `${this.topic}-${this.index}: the WAL ends at ${offset}, inside a local batch`);
@@ -107,12 +121,12 @@ export class Partition {
         const last = run.at(-1)!;
         const data = new Uint8Array(first.bytes.buffer, first.bytes.byteOffset, last.bytes.byteOffset + last.bytes.length - first.bytes.byteOffset);
         await wal.reserve(data.length);
-        wal.append({ topic: this.topic, topicId: this.topicId, partition: this.index, leaderEpoch: first.partitionLeaderEpoch, baseOffset: first.baseOffset, lastOffset: last.lastOffset, data });
+        durable = wal.append({ topic: this.topic, topicId: this.topicId, partition: this.index, leaderEpoch: first.partitionLeaderEpoch, baseOffset: first.baseOffset, lastOffset: last.lastOffset, data });
       }
       offset = batches.at(-1)!.nextOffset;
     }
-    const durable = this.#track(end - 1, wal.waitForDurable(this.topicId, this.index, end - 1));
-    durable.then(() => this.#recompute(), () => {}); // a failed writer fails every later produce too
+    // The last frame's object is durable only with every lower sequence [W5]: so is the whole suffix.
+    this.#track(end - 1, durable).then(() => this.#recompute(), () => {}); // a failed writer fails every later produce too
     return end - this.#durableEnd;
   }
 
@@ -121,17 +135,21 @@ export class Partition {
   }
 
   /**
-   * Appends as leader: waits for room in the WAL's upload buffer (backpressure), appends to
-   * the local log, hands the same bytes to the WAL [W1], and returns the offsets with a promise
-   * that resolves once the high watermark has passed them (acks=all). The log checks idempotent
-   * producers' sequences in the same synchronous step as the append (no await between them); a
-   * retry of a batch the log holds gets the original's offsets and waits for the original's
-   * durability, so it answers only what the original attempt's durability answers.
+   * Appends as leader at its leader epoch: waits for room in the WAL's upload buffer
+   * (backpressure), appends to the local log, hands the same bytes to the WAL [W1], and returns
+   * the offsets with a promise that resolves once the high watermark has passed them (acks=all)
+   * and the gate still lets it acknowledge. The log checks idempotent producers' sequences in the
+   * same synchronous step as the append (no await between them); a retry of a batch the log holds
+   * gets the original's offsets and waits for the original's durability, so it answers only what
+   * the original attempt's durability answers.
    */
-  async append(records: Uint8Array, leaderEpoch: number): Promise<{ baseOffset: number; lastOffset: number; durable: Promise<void> }> {
+  async append(records: Uint8Array): Promise<{ baseOffset: number; lastOffset: number; durable: Promise<void> }> {
     if (this.role.kind !== 'leader') throw new FerryError('NotLeader', `${this.topic}-${this.index} is a follower here; produce to its leader`);
+    this.#gate();
     const wal = this.#wal;
     if (wal !== null) await wal.reserve(records.length);
+    this.#gate(); // the wait for room may have outlasted the lease
+    const leaderEpoch = this.leaderEpoch;
     const { baseOffset, lastOffset, duplicate } = this.log.append(records, leaderEpoch);
     let durable: Promise<void>;
     if (duplicate) {
@@ -139,13 +157,13 @@ export class Partition {
     } else if (wal === null) {
       durable = this.log.waitForFlush(lastOffset);
     } else {
-      wal.append({ topic: this.topic, topicId: this.topicId, partition: this.index, leaderEpoch, baseOffset, lastOffset, data: records });
-      durable = this.#track(lastOffset, wal.waitForDurable(this.topicId, this.index, lastOffset));
+      durable = this.#track(lastOffset, wal.append({ topic: this.topic, topicId: this.topicId, partition: this.index, leaderEpoch, baseOffset, lastOffset, data: records })); // [W5] this frame's object
     }
-    const committed = durable.then(() => {
+    const committed = durable.then(async () => {
       this.#durableEnd = Math.max(this.#durableEnd, lastOffset + 1);
       this.#recompute();
-      return this.#waitForCommit(lastOffset);
+      await this.#waitForCommit(lastOffset);
+      this.#gate(); // [C1] durable, but acknowledged only while the lease is surely held
     });
     return { baseOffset, lastOffset, durable: committed };
   }

@@ -1,16 +1,21 @@
 import { isStoreError } from '../store/errors.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { decodeHeader, encodeSeal } from './format.ts';
+import { DEFAULT_WAL_WRITER_CONFIG } from './writer.ts';
 import { parseWalObjectKey, type StreamId, streamPrefix, walObjectKey, walRoot } from './keys.ts';
 
 export interface SealResult {
   /** The sequence the seal took: every object of the stream below it is complete. */
   readonly sealSequence: number;
+  /** False when another successor's seal was found at the slot: one seal per stream [F3]. */
+  readonly sealedHere: boolean;
 }
 
 /**
  * Closes a predecessor's stream (docs/wal-protocol.md, steps F1-F4): find the first free slot,
- * put a seal there if absent, and move up a slot whenever the predecessor got there first.
+ * put a seal there if absent, and move up a slot whenever the predecessor got there first. A
+ * slot taken by another successor's seal ends the race: the stream is sealed, and a second seal
+ * above it is never written.
  */
 export async function sealStream(store: ObjectStore, prefix: string, stream: StreamId, sealer: { writerId: string; nowMs: number }): Promise<SealResult> {
   const present = await listSequences(store, prefix, stream);
@@ -20,10 +25,13 @@ export async function sealStream(store: ObjectStore, prefix: string, stream: Str
     const body = encodeSeal({ writerId: sealer.writerId, epoch: stream.epoch, sequence: slot, createdMs: sealer.nowMs });
     try {
       await store.put(walObjectKey(prefix, stream, slot), body, { ifNoneMatch: '*' }); // [F2]
-      return { sealSequence: slot }; // [F4]
+      return { sealSequence: slot, sealedHere: true }; // [F4]
     } catch (error) {
       if (!isStoreError(error, 'PreconditionFailed')) throw error;
-      present.add(slot); // [F3] the predecessor wrote it in between: try the next slot
+      // [F3] someone wrote the slot in between: another successor's seal (we lost the race to
+      // seal, the stream is closed all the same), or the predecessor's data (try the next slot).
+      if ((await kindOf(store, walObjectKey(prefix, stream, slot))) === 'seal') return { sealSequence: slot, sealedHere: false };
+      present.add(slot);
     }
   }
 }
@@ -45,13 +53,21 @@ export async function listSequences(store: ObjectStore, prefix: string, stream: 
 
 /** Header bytes read to learn an object's kind: the fixed fields plus the longest writer id. */
 const HEADER_PROBE_BYTES = 512;
+/**
+ * How far below a stream's end a seal is looked for. Uploads the fenced writer had in flight may
+ * land above the seal [W6], at most its upload concurrency minus one (8 by default). Costs up to
+ * this many header GETs to seal a stream that was not sealed yet; one when it ends in its seal.
+ */
+const SEAL_SEARCH_OBJECTS = DEFAULT_WAL_WRITER_CONFIG.maxInFlight;
 
-/** Seals `stream` unless it already ends in a seal; returns the seal's sequence. */
+/** Seals `stream` unless a seal already closes it (one seal per stream); returns the seal's sequence. */
 export async function ensureSealed(store: ObjectStore, prefix: string, stream: StreamId, sealer: { writerId: string; nowMs: number }): Promise<number> {
   const sequences = await listSequences(store, prefix, stream);
   let firstFree = 0;
   while (sequences.has(firstFree)) firstFree++;
-  if (firstFree > 0 && (await kindOf(store, walObjectKey(prefix, stream, firstFree - 1))) === 'seal') return firstFree - 1;
+  for (let sequence = firstFree - 1; sequence >= Math.max(0, firstFree - SEAL_SEARCH_OBJECTS); sequence--) {
+    if ((await kindOf(store, walObjectKey(prefix, stream, sequence))) === 'seal') return sequence;
+  }
   return (await sealStream(store, prefix, stream, sealer)).sealSequence;
 }
 

@@ -60,8 +60,27 @@ interface FrameRecord {
   readonly appendedMs: number;
 }
 
+/** Settles once an object is durable with every lower sequence [W5], or once the writer fails [W6]. */
+interface Durability {
+  readonly promise: Promise<void>;
+  readonly resolve: () => void;
+  readonly reject: (error: Error) => void;
+}
+
+function durability(): Durability {
+  let resolve!: () => void;
+  let reject!: (error: Error) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  promise.catch(() => {}); // a frame whose caller did not wait (acks=1) must not be an unhandled rejection
+  return { promise, resolve, reject };
+}
+
 interface ClosedObject {
   readonly sequence: number;
+  readonly durability: Durability;
   readonly sizeBytes: number;
   readonly frames: readonly FrameRecord[];
   /** The object's bytes in order (views); dropped once uploaded, so memory follows the bound. */
@@ -73,6 +92,7 @@ interface ClosedObject {
 interface OpenObject {
   readonly builder: WalObjectBuilder;
   readonly sequence: number;
+  readonly durability: Durability;
   readonly frames: FrameRecord[];
   /** Every chunk so far, kept for a plain PUT should the multipart upload fail. */
   readonly chunks: Uint8Array[];
@@ -82,12 +102,6 @@ interface OpenObject {
   timer: Timer | null;
   /** Due (size or interval) but waiting for a free upload slot. */
   closeWanted: boolean;
-}
-
-interface OffsetWaiter {
-  readonly offset: number;
-  readonly resolve: () => void;
-  readonly reject: (error: Error) => void;
 }
 
 export interface WalWriterStats {
@@ -134,12 +148,16 @@ export class WalWriter {
   #inFlight = 0;
   readonly #uploadedObjects = new Map<number, ClosedObject>();
   #durableSequence = -1;
+  /** Each partition's durable end in this stream: for the shipped checkpoint only, never for acknowledgements. */
   readonly #durable = new Map<string, number>();
-  readonly #waiters = new Map<string, OffsetWaiter[]>();
+  /** Objects opened and not yet durable, by sequence: what a failure must reject. */
+  readonly #pending = new Map<number, Durability>();
   readonly #capacityWaiters: { bytes: number; resolve: () => void; reject: (error: Error) => void }[] = [];
   readonly #idleWaiters: { resolve: () => void; reject: (error: Error) => void }[] = [];
   #bufferedBytes = 0;
   #failure: FerryError | null = null;
+  readonly #failed: Promise<FerryError>;
+  #announceFailure!: (failure: FerryError) => void;
   /** Object bodies, reused: one per upload in flight plus a spare per size class. */
   readonly #bodies: BufferPool;
   #stats = { objectsClosed: 0, objectsDurable: 0, bytesDurable: 0, putAttempts: 0, retries: 0 };
@@ -153,6 +171,12 @@ export class WalWriter {
     this.#random = deps.random;
     this.#observer = deps.observer ?? {};
     this.#bodies = new BufferPool(config.maxInFlight + 1);
+    this.#failed = new Promise((resolve) => (this.#announceFailure = resolve));
+  }
+
+  /** Resolves with the failure once the writer is fenced or fails [W6] (a cluster then starts a new epoch). */
+  whenFailed(): Promise<FerryError> {
+    return this.#failed;
   }
 
   /** Set once the writer was fenced or failed; it then acknowledges nothing. */
@@ -160,7 +184,10 @@ export class WalWriter {
     return this.#failure;
   }
 
-  /** Offsets of the partition below this are in durable WAL objects; -1 if none yet. */
+  /**
+   * Offsets of the partition below this are in durable objects of this stream; -1 if none yet.
+   * An observation only: an acknowledgement waits on its own append's promise [W5].
+   */
   durableOffset(topicId: Uuid, partition: number): number {
     return this.#durable.get(partitionKey(topicId, partition)) ?? -1;
   }
@@ -179,6 +206,11 @@ export class WalWriter {
     return { ...this.#stats, bufferedBytes: this.#bufferedBytes, uploadsInFlight: this.#inFlight, queuedObjects: this.#queue.length };
   }
 
+  /** [W6] Stops this writer as if fenced: nothing more is acknowledged or uploaded (a new epoch replaces it). */
+  fence(reason: string): void {
+    this.#fail(new FerryError('Fenced', `WAL stream ${this.config.stream.writerId}/${this.config.stream.epoch} is fenced: ${reason}`));
+  }
+
   /** Backpressure: resolves when `bytes` more fit under maxBufferedBytes (always when nothing is held). */
   reserve(bytes: number): Promise<void> {
     if (this.#failure !== null) return Promise.reject(this.#failure);
@@ -186,8 +218,13 @@ export class WalWriter {
     return new Promise((resolve, reject) => this.#capacityWaiters.push({ bytes, resolve, reject }));
   }
 
-  /** [W1-W2] Adds one frame (its data stays a view until upload) and closes the object when due. */
-  append(frame: WalFrameInput): void {
+  /**
+   * [W1-W2] Adds one frame (its data stays a view until upload) and closes the object when due.
+   * The promise resolves once the object holding this frame and every lower sequence are
+   * durable [W5], and rejects if the writer fails or is fenced first [W6]: the acknowledgement of
+   * this frame depends on nothing else (no per-partition offset that outlives a re-adoption).
+   */
+  append(frame: WalFrameInput): Promise<void> {
     if (this.#failure !== null) throw this.#failure;
     const open = this.#open ?? this.#openObject();
     open.builder.addFrame(frame);
@@ -196,21 +233,7 @@ export class WalWriter {
     this.#bufferedBytes += frame.data.length;
     if (open.builder.sizeBytes >= this.config.uploadBytes) this.#closeWhenSlotFree(open);
     if (this.#open === open && (open.streaming !== null || open.builder.sizeBytes >= this.config.multipartPartBytes)) this.#stream(open);
-  }
-
-  /** Resolves once `offset` of the partition is in a durable WAL object (acks=all). */
-  waitForDurable(topicId: Uuid, partition: number, offset: number): Promise<void> {
-    if (this.#failure !== null) return Promise.reject(this.#failure);
-    const key = partitionKey(topicId, partition);
-    if ((this.#durable.get(key) ?? -1) > offset) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const list = this.#waiters.get(key) ?? [];
-      // Kept sorted by offset (appends come in offset order, so this is nearly always a push).
-      let at = list.length;
-      while (at > 0 && list[at - 1]!.offset > offset) at--;
-      list.splice(at, 0, { offset, resolve, reject });
-      this.#waiters.set(key, list);
-    });
+    return open.durability.promise;
   }
 
   /** Closes the open object now and resolves when everything handed over is durable. */
@@ -225,7 +248,8 @@ export class WalWriter {
     const sequence = this.#nextSequence++;
     const { writerId, epoch } = this.config.stream;
     const builder = new WalObjectBuilder({ kind: 'data', writerId, epoch, sequence, createdMs: this.#clock.nowMs() });
-    const open: OpenObject = { builder, sequence, frames: [], chunks: [], streaming: null, dataBytes: 0, timer: null, closeWanted: false };
+    const open: OpenObject = { builder, sequence, durability: durability(), frames: [], chunks: [], streaming: null, dataBytes: 0, timer: null, closeWanted: false };
+    this.#pending.set(sequence, open.durability);
     open.timer = this.#clock.setTimer(this.config.uploadIntervalMs, () => {
       open.timer = null;
       if (this.#open === open) this.#closeWhenSlotFree(open);
@@ -274,7 +298,7 @@ export class WalWriter {
       streamed.catch(() => {}); // awaited in #upload
     }
     this.#bufferedBytes += sizeBytes - open.dataBytes; // the framed object replaces its frames' views
-    this.#queue.push({ sequence: open.sequence, sizeBytes, frames: open.frames, chunks, streamed });
+    this.#queue.push({ sequence: open.sequence, durability: open.durability, sizeBytes, frames: open.frames, chunks, streamed });
     this.#stats.objectsClosed++;
     this.#observer.objectBytes?.(sizeBytes);
     this.#pump();
@@ -362,6 +386,7 @@ export class WalWriter {
 
   /** [W5] Durability moves over contiguous uploaded sequences only (invariant I3). */
   #advanceDurable(): void {
+    if (this.#failure !== null) return; // what lands after [W6] lies above the seal: it counts for nothing
     const touched = new Set<string>();
     const nowMs = this.#clock.monotonicMs();
     for (;;) {
@@ -376,20 +401,11 @@ export class WalWriter {
         this.#observer.produceToDurableMs?.(nowMs - frame.appendedMs);
         touched.add(frame.partitionKey);
       }
+      this.#pending.delete(next.sequence);
+      next.durability.resolve();
     }
-    for (const key of touched) this.#resolveWaiters(key);
+    for (const key of touched) this.#observer.durable?.(key, this.#durable.get(key)!);
     if (this.#durableSequence === this.#nextSequence - 1) for (const waiter of this.#idleWaiters.splice(0)) waiter.resolve();
-  }
-
-  #resolveWaiters(key: string): void {
-    const durable = this.#durable.get(key)!;
-    this.#observer.durable?.(key, durable);
-    const waiters = this.#waiters.get(key);
-    if (waiters === undefined) return;
-    let resolved = 0;
-    while (resolved < waiters.length && waiters[resolved]!.offset < durable) waiters[resolved++]!.resolve();
-    if (resolved === waiters.length) this.#waiters.delete(key);
-    else if (resolved > 0) waiters.splice(0, resolved);
   }
 
   #wakeCapacity(): void {
@@ -405,11 +421,12 @@ export class WalWriter {
   #fail(failure: FerryError): void {
     if (this.#failure !== null) return;
     this.#failure = failure;
+    this.#announceFailure(failure);
     this.#open?.timer?.cancel();
     this.#open = null;
     this.#queue.length = 0;
-    for (const list of this.#waiters.values()) for (const waiter of list) waiter.reject(failure);
-    this.#waiters.clear();
+    for (const pending of this.#pending.values()) pending.reject(failure);
+    this.#pending.clear();
     for (const waiter of this.#capacityWaiters.splice(0)) waiter.reject(failure);
     for (const waiter of this.#idleWaiters.splice(0)) waiter.reject(failure);
   }

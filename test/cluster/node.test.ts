@@ -2,12 +2,13 @@ import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/cluster/control-store.ts';
 import { ClusterNode, type PartitionRecord } from '../../src/cluster/node.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
-import { ManualClock } from '../../src/util/clock.ts';
+import { type Clock, ManualClock } from '../../src/util/clock.ts';
 
-function node(store: MemoryStore, clock: ManualClock, nodeId: number, served: Map<string, number>) {
+function node(store: MemoryStore, clock: Clock, nodeId: number, served: Map<string, number>) {
   return new ClusterNode({
     control: new ControlStore(store, 'c'),
     self: { nodeId, host: '127.0.0.1', port: 9000 + nodeId, rack: null, stream: { writerId: `broker-${nodeId}`, epoch: 0 }, leaseMs: 1000 },
+    writer: { whenFailed: () => new Promise(() => {}), startNewEpoch: async () => ({ writerId: `broker-${nodeId}`, epoch: 1 }) },
     clock,
     scanIntervalMs: 100,
     adopt: async (topic, partition) => void served.set(`${topic}/${partition}`, nodeId),
@@ -18,6 +19,14 @@ function node(store: MemoryStore, clock: ManualClock, nodeId: number, served: Ma
       for (const id of [...served.keys()]) if (id.startsWith(`${topic}/`)) served.delete(id);
     },
   });
+}
+
+/** Lets time pass in steps, so lease renewals (store writes) complete between timer firings. */
+async function pass(clock: ManualClock, ms: number): Promise<void> {
+  for (let step = 0; step < ms; step += 50) {
+    clock.advance(Math.min(50, ms - step));
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+  }
 }
 
 /** Nodes 1 and 2 started on one store, a manual clock, and the map of who serves what. */
@@ -47,8 +56,8 @@ test('brokers split partitions fairly; when one stops renewing, the other takes 
   expect(after.get - before.get).toBe(0);
   expect(after.list - before.list).toBe(3);
   const fromA = [...served].find(([, n]) => n === 1)![0];
-  a.stop(); // a stops renewing: after two lease periods it is dead to b
-  clock.advance(2100);
+  a.stop(); // a stops renewing: once its lease passed unrenewed, it is dead to b
+  await pass(clock, 1100);
   await b.scan();
   expect([...served.values()]).toEqual([2, 2, 2, 2]);
   const control = new ControlStore(store, 'c');
@@ -86,5 +95,32 @@ test('a deleted topic is let go of by every broker', async () => {
   expect(await new ControlStore(store, 'c').list('partitions/doomed/')).toEqual([]);
   expect(await a.deleteTopic('doomed')).toBe(false);
   a.stop();
+  b.stop();
+});
+
+test('a broker whose wall clock is an hour ahead never takes over a healthy one: liveness is judged on the local monotonic clock (finding 9)', async () => {
+  const store = new MemoryStore();
+  const clock = new ManualClock();
+  const ahead: Clock = { nowMs: () => clock.nowMs() + 3_600_000, monotonicMs: () => clock.monotonicMs(), setTimer: (ms, callback) => clock.setTimer(ms, callback) };
+  const served = new Map<string, number>();
+  const a = node(store, clock, 1, served);
+  const b = node(store, ahead, 2, served);
+  await a.start();
+  await b.start();
+  await a.createTopic('t', 4);
+  await pass(clock, 3000); // many leases long, both renewing
+  expect([...served.values()].sort()).toEqual([1, 1, 2, 2]);
+  a.stop();
+  b.stop();
+});
+
+test('a broker is dead to the others once its lease passed without a renewal, not twice that (finding 9)', async () => {
+  const { served, clock, a, b } = await twoNodes();
+  await a.createTopic('t', 2);
+  await pass(clock, 200);
+  expect([...served.values()].sort()).toEqual([1, 2]);
+  a.stop();
+  await pass(clock, 1000 + 200); // the lease, plus a scan interval or two to notice
+  expect([...served.values()]).toEqual([2, 2]);
   b.stop();
 });

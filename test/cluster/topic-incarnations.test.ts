@@ -81,10 +81,11 @@ function clusterNode(store: MemoryStore, clock: ManualClock, nodeId: number, eve
   return new ClusterNode({
     control: new ControlStore(store, 'c'),
     self: { nodeId, host: '127.0.0.1', port: 9000 + nodeId, rack: null, stream: { writerId: `broker-${nodeId}`, epoch: 0 }, leaseMs: 1000 },
+    writer: { whenFailed: () => new Promise(() => {}), startNewEpoch: async () => ({ writerId: `broker-${nodeId}`, epoch: 1 }) },
     clock,
     scanIntervalMs: 100,
     random: new SeededRandom(nodeId),
-    adopt: async (topic, partition, _partitions, record) => void events.push(`${nodeId} adopt ${topic}/${partition} ${record.topicId} [${record.chain.map((s) => s.writerId)}]`),
+    adopt: async (topic, partition, _partitions, { next }) => void events.push(`${nodeId} adopt ${topic}/${partition} ${next.topicId} [${next.chain.map((s) => s.writerId)}]`),
     release: async (topic, partition) => void events.push(`${nodeId} release ${topic}/${partition}`),
     follow: async () => {},
     unfollow: async () => {},

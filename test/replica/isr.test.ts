@@ -64,7 +64,7 @@ test('RF 3, min.insync.replicas 2: the high watermark waits for a silent in-sync
     partition.noteFollowerApplied('b', 0); // both followers report in this leadership: both in sync
     partition.noteFollowerApplied('c', 0);
     let acknowledged = false;
-    const { durable } = await partition.append(batchOf('x'), 0);
+    const { durable } = await partition.append(batchOf('x'));
     void durable.then(() => (acknowledged = true));
     await Bun.sleep(0);
     partition.noteFollowerApplied('b', 1);
@@ -82,7 +82,7 @@ test('RF 3, min.insync.replicas 2: the high watermark waits for a silent in-sync
     partition.noteFollowerApplied('b', 0);
     members.delete('b');
     partition.replicasChanged();
-    const next = await partition.append(batchOf('y'), 0);
+    const next = await partition.append(batchOf('y'));
     await Bun.sleep(0);
     expect(partition.highWatermark).toBe(1); // no follower in sync: fewer than min.insync.replicas, nothing commits
     void next.durable.catch(() => {});

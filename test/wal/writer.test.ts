@@ -92,9 +92,8 @@ describe('WalWriter', () => {
     const clock = new ManualClock();
     const store = new MemoryStore({ clock });
     const wal = writer(store, { uploadBytes: 1 << 20, uploadIntervalMs: 50 }, clock);
-    wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 0, data: batchOf('a') });
     let durable = false;
-    const waiting = wal.waitForDurable(idOf('t'), 0, 0).then(() => (durable = true));
+    const waiting = wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 0, data: batchOf('a') }).then(() => (durable = true));
     clock.advance(49);
     await settle();
     expect(durable).toBe(false);
@@ -109,10 +108,10 @@ describe('WalWriter', () => {
     const store = new MemoryStore({ latency: 's3-express', seed: 3, clock });
     const wal = writer(store, { uploadBytes: 1, maxInFlight: 4, retry: { attempts: 6, baseMs: 100, capMs: 100 } }, clock);
     store.injectFault({ operation: 'put', kind: 'Unavailable', keyPrefix: 'cluster/wal/leader-1/0000000001/00000000000000000000' });
-    wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 0, data: batchOf('first') });
-    wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: 1, lastOffset: 1, data: batchOf('second') });
+    const first = wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 0, data: batchOf('first') });
+    const second = wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: 1, lastOffset: 1, data: batchOf('second') });
     const order: number[] = [];
-    const both = [wal.waitForDurable(idOf('t'), 0, 0).then(() => order.push(0)), wal.waitForDurable(idOf('t'), 0, 1).then(() => order.push(1))];
+    const both = [first.then(() => order.push(0)), second.then(() => order.push(1))];
     clock.advance(60); // both first attempts answer: object 1 is stored, object 0 failed
     await settle();
     expect(store.stats().requests.put).toBe(2);
@@ -132,8 +131,7 @@ describe('WalWriter', () => {
     const store = new MemoryStore();
     const wal = writer(store, { uploadBytes: 1 });
     store.injectFault({ operation: 'put', kind: 'Timeout', afterEffect: true });
-    wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 2, data: batchOf('x', 3) });
-    await wal.waitForDurable(idOf('t'), 0, 2);
+    await wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 2, data: batchOf('x', 3) });
     expect(wal.failure).toBeNull();
     expect(store.stats().requests.put).toBe(2);
     expect(offsetsByPartition(await readStream(store)).get('t-0')).toEqual([0, 1, 2]);
@@ -142,14 +140,13 @@ describe('WalWriter', () => {
   test('a sealed stream fences the writer: nothing acknowledged after, everything acknowledged below the seal', async () => {
     const store = new MemoryStore();
     const wal = writer(store, { uploadBytes: 1, maxInFlight: 1 });
-    wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 0, data: batchOf('a') });
-    await wal.waitForDurable(idOf('t'), 0, 0);
+    await wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 0, data: batchOf('a') });
     const { sealSequence } = await sealStream(store, 'cluster', STREAM, { writerId: 'leader-2', nowMs: 0 });
     expect(sealSequence).toBe(1);
-    wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: 1, lastOffset: 1, data: batchOf('b') });
+    const second = wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: 1, lastOffset: 1, data: batchOf('b') });
     let caught: unknown;
     try {
-      await wal.waitForDurable(idOf('t'), 0, 1);
+      await second;
     } catch (error) {
       caught = error;
     }
@@ -174,8 +171,7 @@ describe('WalWriter', () => {
     const wal = writer(gated, { uploadBytes: 1, maxInFlight: 8 }, new ManualClock());
     const acknowledged: number[] = [];
     const append = (offset: number): void => {
-      wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: offset, lastOffset: offset, data: batchOf(`r${offset}`) });
-      wal.waitForDurable(idOf('t'), 0, offset).then(() => acknowledged.push(offset), () => {});
+      wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: offset, lastOffset: offset, data: batchOf(`r${offset}`) }).then(() => acknowledged.push(offset), () => {});
     };
     for (let offset = 0; offset < 10; offset++) append(offset);
     await settleUntil(() => acknowledged.length === 10, 'the first ten acknowledgements');
@@ -224,10 +220,10 @@ describe('WalWriter', () => {
   test('retries are bounded: a store that always fails fails the writer and its waiters', async () => {
     const store = new MemoryStore({ faults: { unavailableRate: { put: 1 } }, seed: 5 });
     const wal = writer(store, { uploadBytes: 1, retry: { attempts: 3, baseMs: 1, capMs: 2 } });
-    wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 0, data: batchOf('a') });
+    const durable = wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 0, data: batchOf('a') });
     let caught: unknown;
     try {
-      await wal.waitForDurable(idOf('t'), 0, 0);
+      await durable;
     } catch (error) {
       caught = error;
     }
@@ -250,9 +246,9 @@ describe('WalWriter', () => {
         const base = next[partition]!;
         const data = batchOf(`p${partition}o${base}`, count, 0, random.nextInt(400));
         await wal.reserve(data.length);
-        wal.append({ topic: 'r', topicId: idOf('r'), partition, leaderEpoch: 0, baseOffset: base, lastOffset: base + count - 1, data });
+        const durable = wal.append({ topic: 'r', topicId: idOf('r'), partition, leaderEpoch: 0, baseOffset: base, lastOffset: base + count - 1, data });
         next[partition] = base + count;
-        pending.push(wal.waitForDurable(idOf('r'), partition, base + count - 1).then(() => {
+        pending.push(durable.then(() => {
           acknowledged.set(`r-${partition}`, Math.max(acknowledged.get(`r-${partition}`) ?? -1, base + count - 1));
         }));
         if (random.next() < 0.1) await Bun.sleep(1);

@@ -28,8 +28,9 @@ export async function handleMetadata(context: BrokerContext, request: MetadataRe
 async function describeTopic(context: BrokerContext, name: string, allowAutoCreate: boolean): Promise<MetadataResponseTopic> {
   const { topology } = context;
   const failed = (errorCode: number): MetadataResponseTopic => ({ errorCode, name, isInternal: false, partitions: [], topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED });
-  let partitions = topology.topics().get(name);
-  if (partitions === undefined) {
+  // [C2] A topic this broker has not seen yet is read from its record, never guessed.
+  let partitions = await topology.partitionCount(name);
+  if (partitions === null) {
     if (!(allowAutoCreate && context.autoCreateTopics)) return failed(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     try {
       await topology.createTopic(name, context.defaultPartitions, -1);
@@ -37,7 +38,8 @@ async function describeTopic(context: BrokerContext, name: string, allowAutoCrea
       if (isFerryError(error, 'InvalidArgument')) return failed(ErrorCode.INVALID_TOPIC_EXCEPTION);
       throw error;
     }
-    partitions = topology.topics().get(name) ?? context.defaultPartitions;
+    partitions = await topology.partitionCount(name);
+    if (partitions === null) return failed(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION); // deleted again meanwhile
   }
   return {
     errorCode: ErrorCode.NONE,

@@ -1,0 +1,43 @@
+import type { Clock } from '../util/clock.ts';
+import type { Versioned } from './control-store.ts';
+
+/** What liveness needs of a broker record. */
+export interface LeaseRecord {
+  readonly nodeId: number;
+  /** 0 after a clean shutdown (resigned): dead at once. */
+  readonly renewedAtMs: number;
+  readonly leaseMs: number;
+}
+
+/**
+ * Other brokers' liveness as this broker observes it (docs/cluster-protocol.md [C1]): a broker is
+ * alive while its record changed within its `leaseMs`, measured on this process's monotonic
+ * clock from the scan that first saw the change. Wall-clock `renewedAtMs` is never compared with
+ * the local clock, so clock skew cannot make a healthy broker look dead. A broker first seen now
+ * counts as renewed now: a new observer waits a whole lease before it takes anything over.
+ */
+export class Liveness {
+  readonly #clock: Clock;
+  readonly #seen = new Map<number, { etag: string; seenMs: number }>();
+
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
+
+  /** Notes the records of a scan (every broker record, with its ETag). */
+  observe(records: Iterable<Versioned<LeaseRecord>>): void {
+    const nowMs = this.#clock.monotonicMs();
+    const present = new Set<number>();
+    for (const { value, etag } of records) {
+      present.add(value.nodeId);
+      if (this.#seen.get(value.nodeId)?.etag !== etag) this.#seen.set(value.nodeId, { etag, seenMs: nowMs });
+    }
+    for (const nodeId of [...this.#seen.keys()]) if (!present.has(nodeId)) this.#seen.delete(nodeId);
+  }
+
+  /** Alive: not resigned, and its record changed less than its lease ago. */
+  isAlive(record: LeaseRecord): boolean {
+    const seen = this.#seen.get(record.nodeId);
+    return record.renewedAtMs > 0 && seen !== undefined && this.#clock.monotonicMs() - seen.seenMs <= record.leaseMs;
+  }
+}

@@ -1,0 +1,78 @@
+import { FerryError } from '../errors.ts';
+import type { Ferry } from '../engine/index.ts';
+import type { ObjectStore } from '../store/object-store.ts';
+import type { Clock } from '../util/clock.ts';
+import { ControlStore } from './control-store.ts';
+import { type BrokerRecord, ClusterNode, type PartitionRecord } from './node.ts';
+import type { MetricsRegistry } from '../metrics/index.ts';
+import { PartitionHost } from './partition-host.ts';
+
+export interface ClusterMemberOptions {
+  /** Where the control records live (may be another bucket than the WAL data). */
+  readonly controlStore: ObjectStore;
+  readonly controlPrefix: string;
+  /** Where the WAL streams live. */
+  readonly walStore: ObjectStore;
+  readonly walPrefix: string;
+  /** This broker's address (its stream comes from the engine's writer). */
+  readonly self: Omit<BrokerRecord, 'renewedAtMs' | 'stream'>;
+  readonly scanIntervalMs: number;
+  readonly engine: Ferry;
+  readonly clock: Clock;
+  readonly metrics?: MetricsRegistry;
+  log?(message: string): void;
+}
+
+/**
+ * One broker's membership in a cluster (docs/cluster-protocol.md): the node that keeps its lease
+ * and claims, the host that adopts, releases and follows partitions on its engine, and the gate
+ * that keeps the engine from acknowledging while the lease may have lapsed [C1].
+ */
+export function clusterMember(options: ClusterMemberOptions): ClusterNode {
+  const { engine } = options;
+  const wal = engine.wal;
+  if (wal === null) throw new FerryError('InvalidArgument', 'a cluster broker needs a WAL store: its partitions move through it');
+  const control = new ControlStore(options.controlStore, options.controlPrefix);
+  const log = options.log;
+  let node: ClusterNode | undefined;
+  const host = new PartitionHost({
+    engine,
+    store: options.walStore,
+    prefix: options.walPrefix,
+    nodeId: options.self.nodeId,
+    clock: options.clock,
+    readChain: async (topic, partition) => (await control.read<PartitionRecord>(`partitions/${topic}/${partition}`))?.value.chain ?? [],
+    replicationFactor: (topic) => node!.topics().get(topic)?.replicationFactor ?? 1,
+    leaderOf: (topic, partition) => node!.leaderOf(topic, partition)?.broker ?? null,
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    ...(log === undefined ? {} : { log }),
+  });
+  node = new ClusterNode({
+    control,
+    self: { ...options.self, stream: wal.config.stream },
+    writer: {
+      whenFailed: () => engine.wal!.whenFailed(),
+      startNewEpoch: () => engine.startNewWalEpoch(),
+    },
+    clock: options.clock,
+    scanIntervalMs: options.scanIntervalMs,
+    adopt: (topic, partition, partitions, plan) => host.adopt(topic, partition, partitions, plan),
+    release: (topic, partition) => host.release(topic, partition),
+    follow: (topic, partition, partitions, record) => host.follow(topic, partition, partitions, record),
+    unfollow: (topic, partition) => host.unfollow(topic, partition),
+    forget: (topic) => host.forget(topic),
+    stopped: () => host.stop(),
+    scanned() {
+      host.scanned();
+      engine.replicasChanged(); // leases and replica sets may have changed: leaders re-check their in-sync sets
+    },
+    ...(log === undefined ? {} : { log }),
+  });
+  const member = node;
+  // A leader partition counts only its replica set's followers with a live lease (src/replica/isr.ts I1).
+  engine.useReplicaMembership({ followersOf: (topic, partition) => new Set(member.followersOf(topic, partition).map((b) => `broker-${b.nodeId}`)) });
+  engine.gateAcknowledgements(() => {
+    if (!member.leaseHeld()) throw new FerryError('NotLeader', `broker ${options.self.nodeId} is not acknowledging: its lease may have lapsed and is not renewed yet`);
+  });
+  return node;
+}

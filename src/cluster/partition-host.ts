@@ -1,0 +1,140 @@
+import type { Ferry } from '../engine/index.ts';
+import { assert } from '../util/assert.ts';
+import type { Clock } from '../util/clock.ts';
+import { SeededRandom } from '../util/random.ts';
+import type { ObjectStore } from '../store/object-store.ts';
+import type { StreamId } from '../wal/keys.ts';
+import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../wal/reader.ts';
+import { ensureSealed } from '../wal/seal.ts';
+import type { MetricsRegistry } from '../metrics/index.ts';
+import type { Uuid } from '../util/uuid.ts';
+import { LeaderProgress } from './leader-progress.ts';
+import type { BrokerRecord, PartitionRecord } from './node.ts';
+import { rebuildFromChain } from './rebuild.ts';
+import { StreamTails } from './stream-tails.ts';
+import type { ClaimPlan } from './takeover.ts';
+
+/**
+ * How often a follower partition probes the leader's stream for its next object: 5 ms while data
+ * flows, backing off to 50 ms while the stream is idle. A probe of a missing object is a billed
+ * GET (200/s at 5 ms, 20/s at 50 ms); the cost is up to 50 ms more acks=all latency with
+ * min.insync.replicas > 1 after an idle spell.
+ */
+const REPLICA_POLL_INTERVAL_MS = 5;
+const REPLICA_POLL_INTERVAL_MAX_MS = 50;
+
+export interface PartitionHostOptions {
+  readonly engine: Ferry;
+  /** Where the WAL streams live. */
+  readonly store: ObjectStore;
+  readonly prefix: string;
+  readonly nodeId: number;
+  readonly clock: Clock;
+  /** The partition's chain as its control record now has it (a follower moving past a seal). */
+  readChain(topic: string, partition: number): Promise<readonly StreamId[]>;
+  replicationFactor(topic: string): number;
+  /** The partition's live leader as last scanned, to report a follower's progress to. */
+  leaderOf(topic: string, partition: number): BrokerRecord | null;
+  readonly metrics?: MetricsRegistry;
+  log?(message: string): void;
+}
+
+/**
+ * What a cluster broker does with the partitions the control records give it
+ * (docs/cluster-protocol.md): adopt one it won [C4]-[C5], let go of one it lost [C6], follow and
+ * unfollow one another broker leads (replication factor > 1), forget a deleted topic.
+ */
+export class PartitionHost {
+  readonly #options: PartitionHostOptions;
+  readonly #tails: StreamTails;
+  /** Followers' progress reports, each to its partition's current leader [R1]. */
+  readonly #progress: LeaderProgress;
+
+  constructor(options: PartitionHostOptions) {
+    this.#options = options;
+    this.#tails = new StreamTails({
+      store: options.store,
+      prefix: options.prefix,
+      clock: options.clock,
+      random: new SeededRandom(options.nodeId),
+      pollIntervalMs: REPLICA_POLL_INTERVAL_MS,
+      pollIntervalMaxMs: REPLICA_POLL_INTERVAL_MAX_MS,
+      readChain: (topic, partition) => options.readChain(topic, partition),
+      ...(options.log === undefined ? {} : { report: (message: string) => options.log!(message) }),
+      ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    });
+    this.#progress = new LeaderProgress({
+      replicaId: options.nodeId,
+      clock: options.clock,
+      leaderOf: (topic, partition) => options.leaderOf(topic, partition),
+      leaderHighWatermark: (topic, partition, highWatermark) => options.engine.noteLeaderHighWatermark(topic, partition, highWatermark),
+    });
+  }
+
+  /**
+   * [C4]-[C5] After the compare-and-swap of `plan.next` [C3]: seal every other stream of the chain,
+   * rebuild the local log from the chain in order, then serve at the plan's leader epoch (L2).
+   */
+  async adopt(topic: string, partition: number, partitions: number, plan: ClaimPlan): Promise<void> {
+    const { engine, store, prefix, clock } = this.#options;
+    assert(!engine.serves(topic, partition), `${topic}-${partition} is adopted while still served here`);
+    const current = plan.next.chain.at(-1)!;
+    for (const stream of plan.seal) await ensureSealed(store, prefix, stream, { writerId: current.writerId, nowMs: clock.nowMs() }); // [C4]
+    const { topicId } = plan.next;
+    const reader = this.#reader(topic, partition, topicId);
+    // The rebuild's appends rebuild the producer state too (src/log/producer-state.ts).
+    await engine.adoptPartition(topic, topicId, partition, partitions, async (log) => void (await rebuildFromChain(reader, log, plan.rebuildFrom, topicId)), 'leader', this.#options.replicationFactor(topic), plan.next.leaderEpoch); // [C5]
+    this.#options.log?.(`serving ${topic}-${partition} up to offset ${engine.offsetFor(topic, partition, -1).offset} (leader epoch ${plan.next.leaderEpoch})`);
+  }
+
+  /** [C6] Another broker leads it now. */
+  async release(topic: string, partition: number): Promise<void> {
+    await this.#options.engine.releasePartition(topic, partition);
+  }
+
+  /** Replication factor > 1: rebuild from the sealed streams, then tail the leader's. */
+  async follow(topic: string, partition: number, partitions: number, record: PartitionRecord): Promise<void> {
+    const { topicId } = record;
+    const reader = this.#reader(topic, partition, topicId);
+    const sealed = record.chain.slice(0, -1); // the leader sealed them when it took over
+    const follower = await this.#options.engine.adoptPartition(topic, topicId, partition, partitions, async (log) => void (await rebuildFromChain(reader, log, sealed, topicId)), 'follower', 1, record.leaderEpoch);
+    this.#progress.follow(topic, partition, () => follower.log.logEndOffset); // reports what the rebuild brought
+    const applied = () => {
+      follower.noteApplied();
+      this.#progress.applied(topic, partition);
+    };
+    this.#tails.follow({ topic, topicId, partition, log: follower.log, applied }, record.chain);
+  }
+
+  async unfollow(topic: string, partition: number): Promise<void> {
+    this.#stopFollowing(topic, partition);
+    await this.#options.engine.releasePartition(topic, partition);
+  }
+
+  /** A deleted topic: stop following its partitions and drop its logs. */
+  async forget(topic: string): Promise<void> {
+    for (const partition of this.#progress.unfollowTopic(topic)) this.#tails.unfollow(topic, partition);
+    await this.#options.engine.deleteTopic(topic).catch(() => {}); // nothing of it was served here
+  }
+
+  /** After each scan: followers re-target their reports to the partitions' current leaders [R1]. */
+  scanned(): void {
+    this.#progress.retarget();
+  }
+
+  stop(): void {
+    this.#tails.stopAll();
+    this.#progress.close();
+  }
+
+  #stopFollowing(topic: string, partition: number): void {
+    this.#tails.unfollow(topic, partition);
+    this.#progress.unfollow(topic, partition);
+  }
+
+  /** Reads the partition's frames of incarnation `topicId` only (DESIGN.md contract 10). */
+  #reader(topic: string, partition: number, topicId: Uuid): WalReader {
+    const { store, prefix, clock, nodeId } = this.#options;
+    return new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: (t, p, id) => t === topic && p === partition && id === topicId }, { clock, random: new SeededRandom(nodeId) });
+  }
+}

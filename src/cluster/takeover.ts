@@ -1,0 +1,41 @@
+import type { StreamId } from '../wal/keys.ts';
+import type { PartitionRecord } from './node.ts';
+import type { Uuid } from '../util/uuid.ts';
+
+/**
+ * What a broker must do to lead a partition (docs/cluster-protocol.md [C3]-[C5]), decided from
+ * the partition's control record alone:
+ * - `claim`: compare-and-swap `next` over the record read, then seal every stream in `seal`
+ *   [C4], rebuild from `rebuildFrom` in that order [C5], and only then serve;
+ * - `stream-sealed`: the broker's current stream appears in the chain before another stream, so
+ *   a later leader sealed it (or will, [C4]): the broker's writer is fenced and must start a new
+ *   epoch before it can lead anything again ([C7]).
+ */
+export type TakeoverPlan =
+  | { readonly kind: 'claim'; readonly seal: readonly StreamId[]; readonly rebuildFrom: readonly StreamId[]; readonly next: PartitionRecord }
+  | { readonly kind: 'stream-sealed' };
+
+export type ClaimPlan = Extract<TakeoverPlan, { kind: 'claim' }>;
+
+export function sameStream(a: StreamId, b: StreamId): boolean {
+  return a.writerId === b.writerId && a.epoch === b.epoch;
+}
+
+/**
+ * The takeover plan for `recorded` (null: the partition was never led) by broker `nodeId` writing
+ * `stream`, for the topic incarnation `topicId` (a record of another incarnation is a deleted
+ * topic's leftover: nothing of it is sealed, rebuilt or inherited, [L4]). Every stream of the chain but `stream` is sealed, once each; the rebuild reads the
+ * whole chain in order (a stream that appears twice is read twice: frames already applied are
+ * skipped); `stream` ends the next chain exactly once, and the leader epoch moves up by one.
+ */
+export function planTakeover(recorded: PartitionRecord | null, nodeId: number, stream: StreamId, topicId: Uuid): TakeoverPlan {
+  const record = recorded?.topicId === topicId ? recorded : null;
+  const chain = record?.chain ?? [];
+  const endsWithCurrent = chain.length > 0 && sameStream(chain.at(-1)!, stream);
+  const earlier = endsWithCurrent ? chain.slice(0, -1) : chain;
+  if (earlier.some((s) => sameStream(s, stream))) return { kind: 'stream-sealed' };
+  const seal: StreamId[] = [];
+  for (const s of earlier) if (!seal.some((t) => sameStream(s, t))) seal.push(s);
+  const next: PartitionRecord = { topicId, leader: nodeId, leaderEpoch: (record?.leaderEpoch ?? -1) + 1, chain: [...earlier, stream] };
+  return { kind: 'claim', seal, rebuildFrom: earlier, next };
+}
