@@ -34,8 +34,6 @@ const EARLIEST_TIMESTAMP = -2;
 const SHIPPED_CHECKPOINT_INTERVAL_MS = 1000;
 /** Where a follower engine keeps its position in the leader's WAL streams. */
 const FOLLOWER_CHECKPOINT_FILE = 'wal-follower-checkpoint';
-/** The embedded engine is its partitions' only leader; the broker brings real epochs later. */
-const EMBEDDED_LEADER_EPOCH = 0;
 
 export interface FerryOptions {
   /** Where topics and their partition logs live. */
@@ -332,7 +330,7 @@ export class Ferry {
       const batch = buildRecordBatch(members.map((m) => records[m]!), { nowMs: this.#clock.nowMs(), compression: options.compression ?? 'none' });
       const target = partitions[index];
       if (target === undefined) throw new FerryError('UnknownTopicOrPartition', `${topic}-${index} is not served here`);
-      const { baseOffset, durable } = await target.append(batch, EMBEDDED_LEADER_EPOCH);
+      const { baseOffset, durable } = await target.append(batch, target.leaderEpoch); // [E1]: the epoch it is served in (0 embedded)
       members.forEach((member, i) => (results[member] = { partition: index, offset: baseOffset + i }));
       durables.push(durable);
     }
@@ -391,7 +389,7 @@ export class Ferry {
   async appendBatches(topic: string, partition: number, records: Uint8Array): Promise<{ baseOffset: number; lastOffset: number; logStartOffset: number; committed: Promise<void> }> {
     const target = this.#partitionsForProduce(topic)[partition];
     if (target === undefined) throw new FerryError('UnknownTopicOrPartition', `partition ${partition} does not exist in ${topic}`);
-    const { baseOffset, lastOffset, durable } = await target.append(records, EMBEDDED_LEADER_EPOCH);
+    const { baseOffset, lastOffset, durable } = await target.append(records, target.leaderEpoch); // [E1]: stamped on every batch, so the epoch cache learns leader changes
     durable.catch(() => {}); // when nobody awaits it (acks 0 or 1), a failure surfaces in later produces and in `wal.failure`
     return { baseOffset, lastOffset, logStartOffset: target.log.logStartOffset, committed: durable };
   }
