@@ -35,3 +35,16 @@ test('the memory store enforces it, and the multipart probe leaves nothing behin
   await checkConditionalWrites(store, 'p', 'probe-1', 'WAL');
   expect((await store.list('')).objects).toEqual([]);
 });
+
+test('a store that refuses conditional multipart uploads outright is accepted: the WAL writer then uses plain conditional PUTs', async () => {
+  const inner = new MemoryStore();
+  const store = new Proxy(inner, {
+    get(target, name) {
+      if (name === 'createMultipartUpload') return (key: string, options: MultipartOptions = {}) => (options.ifNoneMatch === undefined ? target.createMultipartUpload(key, options) : Promise.reject(new Error('NotImplemented: conditional multipart uploads')));
+      const value: unknown = Reflect.get(target, name);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  await checkConditionalWrites(store, '', 'probe-1', 'WAL');
+  expect((await store.list('')).objects).toEqual([]);
+});
