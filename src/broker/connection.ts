@@ -50,7 +50,7 @@ export interface ConnectionOptions {
   /** The request budget shared by the broker's connections; a budget of its own by default. */
   readonly memory?: RequestMemory;
   readonly clock?: Clock;
-  /** Closed after this long with nothing received and no request in hand (connections.max.idle.ms). */
+  /** Closed after this long without progress: nothing received or written, no request being handled (connections.max.idle.ms). */
   readonly idleMs?: number;
 }
 
