@@ -73,7 +73,7 @@ export interface BrokerOptions {
   readonly unsafeStore?: boolean;
   /** Connections open at once; more are closed on arrival (Kafka's max.connections). */
   readonly maxConnections?: number;
-  /** A connection silent this long with no request in hand is closed (Kafka's connections.max.idle.ms). */
+  /** A connection that makes no progress this long (nothing read or written, no request being handled) is closed (Kafka's connections.max.idle.ms). */
   readonly connectionsMaxIdleMs?: number;
   /** Bytes of requests held at once across connections (Kafka's queued.max.request.bytes). */
   readonly queuedMaxRequestBytes?: number;

@@ -22,9 +22,11 @@ export const QUEUED_REQUEST_BYTES_MAX_DEFAULT = 256 * 1024 * 1024;
  */
 export const CONNECTION_REQUEST_BYTES_MAX = 32 * 1024 * 1024;
 /**
- * Kafka's connections.max.idle.ms: a connection that sends nothing, and has no request in hand,
- * for this long is closed (a frame left half-sent included). Each open connection costs a file
- * descriptor and its buffers; a short value makes idle clients reconnect more often.
+ * Kafka's connections.max.idle.ms: a connection that makes no progress for this long is closed:
+ * nothing received, nothing written, no request being handled (a frame left half-sent included,
+ * and a client that stops reading its responses while its queued requests hold their
+ * reservations). Each open connection costs a file descriptor and its buffers; a short value
+ * makes idle clients reconnect more often.
  */
 export const CONNECTIONS_MAX_IDLE_MS_DEFAULT = 600_000;
 /**
@@ -48,7 +50,7 @@ export interface ConnectionOptions {
   /** The request budget shared by the broker's connections; a budget of its own by default. */
   readonly memory?: RequestMemory;
   readonly clock?: Clock;
-  /** Closed after this long with nothing received and no request in hand (connections.max.idle.ms). */
+  /** Closed after this long without progress: nothing received or written, no request being handled (connections.max.idle.ms). */
   readonly idleMs?: number;
 }
 
@@ -93,6 +95,8 @@ export class Connection {
   readonly #responses: Promise<Uint8Array[] | null>[] = [];
   /** Whether every request being handled is a Produce (so another Produce may start). */
   #onlyProduceInFlight = true;
+  /** Requests whose handler has not finished yet (a long-poll Fetch, an acks=all Produce). */
+  #handling = 0;
   #writing = false;
   #closed = false;
   #pendingWrite: Uint8Array | null = null;
@@ -242,11 +246,16 @@ export class Connection {
     if (this.#stalled === null) this.#resume();
   }
 
-  /** Closes the connection once it has been idle for idleMs (nothing received, nothing in hand). */
+  /**
+   * Closes the connection once it has made no progress for idleMs. It is busy while a handler
+   * runs, or while it waits for the broker's budget holding nothing of it; a connection whose
+   * requests are all handled but whose answers the client does not read is not busy, or a few
+   * such clients would keep the budget their queued requests hold for as long as they liked.
+   */
   #checkIdle(): void {
     if (this.#closed) return;
     const idleForMs = this.#clock.monotonicMs() - this.#lastActiveMs;
-    const busy = this.#responses.length > 0 || this.#stalled !== null;
+    const busy = this.#handling > 0 || (this.#stalled?.on === 'memory' && this.#reservedBytes === 0);
     if (!busy && idleForMs >= this.#idleMs) return this.close();
     this.#idleTimer = this.#clock.setTimer(busy ? this.#idleMs : this.#idleMs - idleForMs, () => this.#checkIdle(), true);
   }
@@ -262,8 +271,13 @@ export class Connection {
       if (this.#responses.length > 0 && !(produce && this.#onlyProduceInFlight)) break;
       this.#onlyProduceInFlight = this.#responses.length === 0 ? produce : this.#onlyProduceInFlight && produce;
       const frame = this.#frames.shift()!;
+      this.#handling++;
       const response = this.#handle(frame.bytes);
-      const handled = (): void => this.#release(frame.size);
+      const handled = (): void => {
+        this.#handling--;
+        this.#lastActiveMs = this.#clock.monotonicMs();
+        this.#release(frame.size);
+      };
       response.then(handled, handled); // failures are observed in #writeResponses, in order
       this.#responses.push(response);
     }
@@ -311,6 +325,7 @@ export class Connection {
     const pending = this.#pendingWrite;
     if (pending === null || this.#closed) return;
     const written = this.#socket.write(pending);
+    if (written > 0) this.#lastActiveMs = this.#clock.monotonicMs(); // the client reads: progress
     this.#pendingWrite = written >= pending.length ? null : pending.subarray(Math.max(0, written));
     if (this.#pendingWrite === null) {
       const drained = this.#drained;

@@ -22,7 +22,7 @@ export interface ServerOptions {
   readonly log?: (message: string) => void;
   /** Connections open at once; more are closed on arrival (max.connections). */
   readonly maxConnections?: number;
-  /** A connection with nothing received and nothing in hand this long is closed (connections.max.idle.ms). */
+  /** A connection without progress this long (nothing read or written, no request being handled) is closed (connections.max.idle.ms). */
   readonly connectionsMaxIdleMs?: number;
   /** Bytes of requests held at once across connections (queued.max.request.bytes); at least REQUEST_BYTES_MAX. */
   readonly queuedMaxRequestBytes?: number;

@@ -34,7 +34,8 @@ options (each also from the environment as FERRY_<NAME>, e.g. FERRY_LISTEN, or a
   --lease-ms N                a silent broker's partitions are taken over after this (default 10000)
   --scan-interval-ms N        how often leadership is re-examined (default 1000)
   --max-connections N         connections open at once; more are closed on arrival (default ${MAX_CONNECTIONS_DEFAULT})
-  --connections-max-idle-ms N close a connection silent this long with no request in hand (default ${CONNECTIONS_MAX_IDLE_MS_DEFAULT})
+  --connections-max-idle-ms N close a connection that makes no progress this long: nothing read or written, no
+                              request being handled (default ${CONNECTIONS_MAX_IDLE_MS_DEFAULT})
   --queued-max-request-bytes N
                               bytes of requests held at once across connections; past it, connections are
                               not read until requests finish (default ${QUEUED_REQUEST_BYTES_MAX_DEFAULT}, at least ${REQUEST_BYTES_MAX})

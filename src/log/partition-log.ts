@@ -7,6 +7,7 @@ import { assert } from '../util/assert.ts';
 import { type Clock, systemClock } from '../util/clock.ts';
 import { type FileSync, systemFileSync } from '../util/file-sync.ts';
 import { makeDirectoriesSync, writeFileAtomicSync } from '../util/files.ts';
+import { isOsError } from '../util/os-error.ts';
 import { type LogConfig, resolveLogConfig } from './config.ts';
 import { DirLock } from './dir-lock.ts';
 import { GroupCommit } from './group-commit.ts';
@@ -330,7 +331,11 @@ export class PartitionLog {
     return this.#commit.flushNow();
   }
 
-  /** Flushes, writes the indexes and the clean-shutdown marker, releases the lock. Idempotent. */
+  /**
+   * Flushes, writes the indexes and the clean-shutdown marker, releases the lock. Idempotent.
+   * The indexes and the marker only spare the next start a recovery scan: if the OS refuses them
+   * (EMFILE, ENOSPC) the log still closes, without the marker, and the next start recovers.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     const failure = this.#commit.failure;
@@ -338,14 +343,21 @@ export class PartitionLog {
     this.#closed = true;
     this.#commit.abort(new FerryError('Closed', `log ${this.directory} is closed`));
     const active = this.#activeSegment();
-    if (failure === null) {
-      active.flushSync();
-      active.writeIndexes();
-      this.#snapshotProducers(); // before the marker: a clean shutdown finds everything in place
-      writeCleanShutdown(this.directory, active, this.logEndOffset, this.#files);
+    try {
+      if (failure === null) {
+        active.flushSync();
+        try {
+          active.writeIndexes();
+          this.#snapshotProducers(); // before the marker: a clean shutdown finds everything in place
+          writeCleanShutdown(this.directory, active, this.logEndOffset, this.#files);
+        } catch (error) {
+          if (!isOsError(error)) throw error; // without the marker, the next open recovers (EMFILE at the fd limit)
+        }
+      }
+    } finally {
+      for (const segment of this.#segments) segment.close();
+      this.#lock.release();
     }
-    for (const segment of this.#segments) segment.close();
-    this.#lock.release();
   }
 
   #write(batches: RecordBatch[]): AppendResult {

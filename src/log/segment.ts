@@ -78,8 +78,16 @@ export class LogSegment {
    * not make its name durable, and every batch synced into it would vanish with the name.
    */
   static create(directory: string, baseOffset: number, indexIntervalBytes: number, files: FileSync = systemFileSync): LogSegment {
-    const fd = openSync(join(directory, segmentFileName(baseOffset, LOG_FILE_SUFFIX)), 'wx+');
-    files.syncDirectorySync(directory);
+    const path = join(directory, segmentFileName(baseOffset, LOG_FILE_SUFFIX));
+    const fd = openSync(path, 'wx+');
+    try {
+      files.syncDirectorySync(directory);
+    } catch (error) {
+      // Not made durable (EMFILE opening the directory): undo the create, or the next roll meets EEXIST forever.
+      closeSync(fd);
+      unlinkSync(path);
+      throw error;
+    }
     return new LogSegment(directory, baseOffset, fd, indexIntervalBytes, emptyState(baseOffset), files);
   }
 

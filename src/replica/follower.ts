@@ -7,6 +7,7 @@ import type { Clock, Timer } from '../util/clock.ts';
 import type { FileSync } from '../util/file-sync.ts';
 import { writeFileAtomicSync } from '../util/files.ts';
 import type { Uuid } from '../util/uuid.ts';
+import { isOsError } from '../util/os-error.ts';
 import { listEpochs } from '../wal/seal.ts';
 import { applyFrame } from './apply.ts';
 import type { ObjectRead, ReadFrame, WalReader } from '../wal/reader.ts';
@@ -180,7 +181,17 @@ export class Follower {
         if (this.#position === position) await this.#idle();
         else this.#prefetched.clear();
       } else {
-        await this.#apply(read);
+        try {
+          await this.#apply(read);
+        } catch (error) {
+          if (!isOsError(error)) throw error;
+          // EMFILE, ENOSPC: a fault of the machine, not of the stream. The object is applied
+          // again after a wait (frames already in the log are skipped), as a failed read is.
+          this.#lastReadError = error;
+          this.#prefetched.clear();
+          await this.#idle();
+          continue;
+        }
         this.#idleWaitMs = this.config.pollIntervalMs;
         this.#position = { epoch: position.epoch, sequence: position.sequence + 1 };
         this.#prefetchWindow = Math.min(this.config.prefetchObjectsMax, this.#prefetchWindow * 2);
@@ -294,7 +305,11 @@ export class Follower {
       for (const log of logs) this.#unflushed.add(log);
       return; // the log reports its own failure to whoever appends next
     }
-    writeFileAtomicSync(this.#checkpointPath, new TextEncoder().encode(JSON.stringify({ writerId: this.config.writerId, ...position })), this.#files);
+    try {
+      writeFileAtomicSync(this.#checkpointPath, new TextEncoder().encode(JSON.stringify({ writerId: this.config.writerId, ...position })), this.#files);
+    } catch (error) {
+      if (!isOsError(error)) throw error; // EMFILE, ENOSPC: the old checkpoint stays (a restart re-applies more); the next save tries again
+    }
   }
 }
 

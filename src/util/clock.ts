@@ -15,12 +15,21 @@ export interface Clock {
   setTimer(delayMs: number, callback: () => void, background?: boolean): Timer;
 }
 
+/** setTimeout's longest delay (a signed 32-bit count of ms, about 24.8 days); a longer one fires after 1 ms. */
+const TIMEOUT_DELAY_MS_MAX = 0x7fff_ffff;
+
 export const systemClock: Clock = {
   nowMs: () => Date.now(),
   monotonicMs: () => performance.now(),
   setTimer(delayMs, callback, background = false) {
-    const handle = setTimeout(callback, delayMs);
-    if (background) handle.unref();
+    let handle: ReturnType<typeof setTimeout>;
+    // a delay past the limit waits in steps of the limit
+    const arm = (remainingMs: number): void => {
+      const stepMs = Math.min(remainingMs, TIMEOUT_DELAY_MS_MAX);
+      handle = setTimeout(stepMs < remainingMs ? () => arm(remainingMs - stepMs) : callback, stepMs);
+      if (background) handle.unref();
+    };
+    arm(delayMs);
     return { cancel: () => clearTimeout(handle) };
   },
 };

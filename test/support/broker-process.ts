@@ -37,6 +37,11 @@ export class BrokerProcess {
     return `127.0.0.1:${this.port}`;
   }
 
+  /** The broker's process id while it runs (to read its CPU time from /proc). */
+  get pid(): number | null {
+    return this.running ? this.#child!.pid : null;
+  }
+
   get running(): boolean {
     return this.#child !== null && this.#child.exitCode === null && this.#child.signalCode === null;
   }

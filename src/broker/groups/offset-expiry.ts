@@ -62,9 +62,11 @@ export class OffsetExpiry {
     let removed = 0;
     for (const group of new Set([...(await offsets.groups()), ...groups.emptyGroups()])) {
       if (!coordinates(group)) continue;
-      const status = groups.status(group);
-      if (status !== undefined && status.members > 0) continue; // a group with members keeps its offsets
+      if ((groups.status(group)?.members ?? 0) > 0) continue; // a group with members keeps its offsets
       const stored = await offsets.list(group);
+      // judged again after the read: a consumer may have rejoined while it ran (a store read is I/O)
+      const status = groups.status(group);
+      if (status !== undefined && status.members > 0) continue;
       const due = stored.filter((offset) => this.#expiresAtMs(offset, status?.emptySinceMs ?? null) <= nowMs);
       if (due.length > 0) await offsets.remove(group, due);
       removed += due.length;

@@ -65,9 +65,19 @@ export class OffsetStore implements GroupOffsetStore {
   }
 
   async commit(group: string, offsets: readonly GroupOffset[]): Promise<void> {
-    const stored = (this.#groups[group] ??= {});
+    const stored = { ...this.#groups[group] };
     for (const { topic, partition, committed } of offsets) stored[`${topic}\u0000${partition}`] = committed;
-    writeFileAtomicSync(this.#path, pack(this.#groups));
+    this.#replace(group, stored);
+  }
+
+  /** Writes the file with `group`'s offsets replaced (null: removed), then serves them: a failed write (ENOSPC, EMFILE) changes nothing. */
+  #replace(group: string, stored: Record<string, CommittedOffset> | null): void {
+    const next: Stored = { ...this.#groups };
+    if (stored === null) delete next[group];
+    else next[group] = stored;
+    writeFileAtomicSync(this.#path, pack(next));
+    if (stored === null) delete this.#groups[group];
+    else this.#groups[group] = stored;
   }
 
   async list(group: string): Promise<GroupOffset[]> {
@@ -86,9 +96,7 @@ export class OffsetStore implements GroupOffsetStore {
     if (stored === undefined) return;
     const kept = withoutUnchanged(stored, offsets.map(({ topic, partition, committed }) => [`${topic}\u0000${partition}`, committed]));
     if (Object.keys(kept).length === Object.keys(stored).length) return;
-    if (Object.keys(kept).length === 0) delete this.#groups[group];
-    else this.#groups[group] = kept;
-    writeFileAtomicSync(this.#path, pack(this.#groups));
+    this.#replace(group, Object.keys(kept).length === 0 ? null : kept);
   }
 }
 

@@ -5,6 +5,13 @@ import { errorCodeOf, notServedCode } from './errors.ts';
 
 /** Kafka's fetch.max.wait.ms bound: a long poll never holds a connection longer than this. */
 export const FETCH_WAIT_MS_MAX = 30_000;
+/**
+ * Kafka's fetch.max.bytes (55 MiB): the most one Fetch response holds, whatever the client asks
+ * (a response is read into memory and held until the client has read it; v0-v2 requests ask
+ * for 2^31-1). The first batch still goes whole if it alone is larger, as in Kafka. A larger
+ * value lets consumers catch up in fewer round trips at that much memory per slow reader.
+ */
+export const FETCH_RESPONSE_BYTES_MAX = 55 * 1024 * 1024;
 /** No preferred read replica (KIP-392): one broker serves every partition. */
 const NO_PREFERRED_REPLICA = -1;
 /** ListOffsets' special timestamps: the high watermark and the log start. */
@@ -27,7 +34,7 @@ export async function handleFetch(context: BrokerContext, request: FetchRequest,
 }
 
 function read(context: BrokerContext, request: FetchRequest): FetchResponse {
-  let budget = request.maxBytes > 0 ? request.maxBytes : Number.MAX_SAFE_INTEGER;
+  let budget = request.maxBytes > 0 ? Math.min(request.maxBytes, FETCH_RESPONSE_BYTES_MAX) : FETCH_RESPONSE_BYTES_MAX;
   const responses = request.topics.map((topic) => ({
     topic: topic.topic,
     partitions: topic.partitions.map((partition): FetchResponsePartition => {
