@@ -139,10 +139,14 @@ export class Partition {
 
   /**
    * Leader: a follower reports it applied everything below `logEndOffset`. False, and ignored,
-   * when it is not one of the partition's followers with a live lease (src/replica/isr.ts I1).
+   * when it is not one of the partition's followers with a live lease (src/replica/isr.ts I1), or
+   * when it claims more than this log holds: a follower applies only what this leader wrote, so such
+   * a report is forged or from another incarnation, and counted it would vouch for records the
+   * follower never applied (Kafka answers a fetch past the log end OFFSET_OUT_OF_RANGE).
    */
   noteFollowerApplied(followerId: string, logEndOffset: number): boolean {
-    if (this.role.kind !== 'leader' || !this.role.isr.noteProgress(followerId, logEndOffset, this.#durableEnd)) return false;
+    if (this.role.kind !== 'leader' || logEndOffset > this.log.logEndOffset) return false;
+    if (!this.role.isr.noteProgress(followerId, logEndOffset, this.#durableEnd)) return false;
     this.#recompute();
     return true;
   }
