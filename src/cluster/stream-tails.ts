@@ -168,6 +168,7 @@ export class StreamTails {
   async #moveOnFromSeal(tail: Tail): Promise<void> {
     for (const [id, member] of tail.members) {
       const chain = await this.#options.readChain(member.topic, member.partition);
+      if (!tail.running || tail.members.get(id) !== member) continue; // let go of (unfollow, stopAll) during the read: it stays let go of
       const at = chain.findIndex((s) => streamKey(s) === streamKey(tail.stream));
       const next = at >= 0 ? chain[at + 1] : undefined;
       if (next === undefined) continue; // no successor recorded yet: ask again later
