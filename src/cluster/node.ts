@@ -175,6 +175,7 @@ export class ClusterNode {
     this.#brokers = [...(await this.#brokerRecords.refresh()).values()].map((record) => record.value);
     this.#topics = new Map([...(await this.#topicRecords.refresh())].map(([name, record]) => [name, { partitions: record.value.partitions, replicationFactor: record.value.replicationFactor ?? 1 }]));
     const records = await this.#partitionRecords.refresh();
+    for (const id of this.#partitions.keys()) if (!records.has(id)) this.#partitions.delete(id); // deleted (its topic too, by any broker): no stale leader, no growth
     await this.#forgetDeleted();
     const live = new Set(this.liveBrokers().map((b) => b.nodeId));
     const total = [...this.#topics.values()].reduce((sum, t) => sum + t.partitions, 0);
