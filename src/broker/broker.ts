@@ -255,6 +255,7 @@ function clusterNode(options: ClusterOptions, self: BrokerAddress, engine: Ferry
     },
     scanned() {
       progress.retarget();
+      engine.followLeaderEpochs((topic, partition) => node.leaderOf(topic, partition)?.record.leaderEpoch ?? null);
       engine.replicasChanged();
     },
     ...(log === undefined ? {} : { log }),

@@ -264,6 +264,16 @@ export class Ferry {
     if (partition?.role.kind === 'follower') partition.noteLeaderHighWatermark(highWatermark);
   }
 
+  /** After a cluster scan: each followed partition serves in the epoch of the leader it follows now (null: none known). */
+  followLeaderEpochs(epochOf: (topic: string, index: number) => number | null): void {
+    for (const [topic, partitions] of this.#partitions) {
+      partitions.forEach((partition, index) => {
+        const epoch = partition.role.kind === 'follower' ? epochOf(topic, index) : null;
+        if (epoch !== null) partition.followLeaderEpoch(epoch);
+      });
+    }
+  }
+
   /** The cluster decides who follows what (replica sets, leases); without it, the attached replicas follow everything. */
   useReplicaMembership(membership: ReplicaMembership): void {
     this.#membership = membership;

@@ -47,9 +47,10 @@ export class Partition {
   readonly role: PartitionRole;
   /**
    * The leader epoch this replica serves in (KIP-320): the one the cluster assigned when this
-   * broker adopted the partition as leader or follower; 0 in the embedded engine.
+   * broker adopted the partition as leader or follower, and for a follower the epoch of each later
+   * leader it goes on following (followLeaderEpoch); 0 in the embedded engine.
    */
-  readonly leaderEpoch: number;
+  #leaderEpoch: number;
   readonly #wal: WalWriter | null;
   #durableEnd: number;
   #leaderHighWatermark: number | null = null;
@@ -70,7 +71,7 @@ export class Partition {
     this.log = log;
     this.#wal = wal;
     this.role = role;
-    this.leaderEpoch = leaderEpoch;
+    this.#leaderEpoch = leaderEpoch;
     if (durableEnd > log.logEndOffset) {
       throw new FerryError('Storage', `${topic}-${index}: the local log ends at ${log.logEndOffset} but the WAL holds it up to ${durableEnd}; a single engine cannot rebuild its tail from object storage (a cluster broker rebuilds adopted partitions from their chain)`);
     }
@@ -106,6 +107,21 @@ export class Partition {
       this.#recompute();
     }, () => {}); // a failed writer fails every later produce too
     return end - this.#durableEnd;
+  }
+
+  get leaderEpoch(): number {
+    return this.#leaderEpoch;
+  }
+
+  /**
+   * Follower: the partition has a new leader in `leaderEpoch` and this replica goes on following
+   * it ([R3] of docs/cluster-protocol.md): it serves in that epoch from now on, as Kafka's follower
+   * does once it learns of the new leader, so consumers naming the epoch are served. Never back.
+   */
+  followLeaderEpoch(leaderEpoch: number): void {
+    assert(this.role.kind === 'follower', `${this.topic}-${this.index}: only a follower moves to another leader's epoch`);
+    assert(Number.isSafeInteger(leaderEpoch) && leaderEpoch <= 0x7fffffff, `${this.topic}-${this.index}: leader epoch ${leaderEpoch} is not an int32`);
+    this.#leaderEpoch = Math.max(this.#leaderEpoch, leaderEpoch);
   }
 
   get highWatermark(): number {
