@@ -244,9 +244,15 @@ export class Partition {
     return epoch;
   }
 
+  /**
+   * Kafka's range check of a fetch: past the log end is out of range; between the high watermark
+   * and the log end is in range and reads nothing yet (the caller filters at the high watermark).
+   * A follower's high watermark lags its leader's, so a consumer sent there (KIP-392) at a
+   * committed offset often lands between the two, and must wait there, not reset its position.
+   */
   checkReadable(offset: number): void {
-    if (offset > this.#highWatermark) {
-      throw new FerryError('OffsetOutOfRange', `offset ${offset} is past the high watermark ${this.#highWatermark} of ${this.topic}-${this.index}`);
+    if (offset > this.log.logEndOffset) {
+      throw new FerryError('OffsetOutOfRange', `offset ${offset} is past the log end ${this.log.logEndOffset} of ${this.topic}-${this.index}`);
     }
   }
 
