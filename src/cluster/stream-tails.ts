@@ -62,6 +62,8 @@ export class StreamTails {
   readonly #options: StreamTailsOptions;
   readonly #tails = new Map<string, Tail>();
   readonly #errors: { add(): void } | null;
+  /** Stopped for good (the broker stopped): a follow still in flight when it stopped starts no tail. */
+  #stopped = false;
 
   constructor(options: StreamTailsOptions) {
     this.#options = options;
@@ -84,10 +86,12 @@ export class StreamTails {
   }
 
   stopAll(): void {
+    this.#stopped = true;
     for (const tail of this.#tails.values()) this.#stop(tail);
   }
 
   #join(stream: StreamId, partition: FollowedPartition): void {
+    if (this.#stopped) return;
     const key = streamKey(stream);
     let tail = this.#tails.get(key);
     if (tail === undefined) {
