@@ -258,6 +258,11 @@ export class Ferry {
     return partition?.role.kind === 'leader' && partition.noteFollowerApplied(replicaId, logEndOffset);
   }
 
+  /** Leader: the log end an in-sync follower reported (null: not in sync, or not led here). */
+  inSyncReplicaEnd(topic: string, index: number, replicaId: string): number | null {
+    return this.#partitions.get(topic)?.[index]?.inSyncFollowerEnd(replicaId) ?? null;
+  }
+
   /** A followed partition's leader says what it has committed (its answer to a progress report). */
   noteLeaderHighWatermark(topic: string, index: number, highWatermark: number): void {
     const partition = this.#partitions.get(topic)?.[index];

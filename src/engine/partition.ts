@@ -167,6 +167,14 @@ export class Partition {
     return true;
   }
 
+  /**
+   * Leader: the log end an in-sync follower last reported, or null when it is not in sync. KIP-392
+   * sends a consumer only to a follower that holds its fetch offset, as Kafka's replica selector does.
+   */
+  inSyncFollowerEnd(followerId: string): number | null {
+    return this.role.kind === 'leader' ? (this.role.isr.inSync(this.#durableEnd).get(followerId) ?? null) : null;
+  }
+
   /** Leader: the replica set or the brokers' leases changed; the in-sync set may have shrunk, so the high watermark may move. */
   replicasChanged(): void {
     this.#recompute();
