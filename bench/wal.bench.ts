@@ -38,6 +38,7 @@ import { LATENCY_PROFILES } from '../src/store/latency.ts';
 import { MemoryStore } from '../src/store/memory.ts';
 import { systemClock } from '../src/util/clock.ts';
 import { SeededRandom } from '../src/util/random.ts';
+import { randomUuid } from '../src/util/uuid.ts';
 import { WalObjectBuilder } from '../src/wal/format.ts';
 import { DEFAULT_WAL_WRITER_CONFIG, WalWriter, type WalWriterConfig } from '../src/wal/writer.ts';
 import { parseBenchArgs } from './lib/args.ts';
@@ -104,6 +105,7 @@ const CPU_STAGE_PARTITIONS = 64;
 const STORE_SEED = 1176;
 const WRITER_SEED = 0xfe77;
 const TOPIC = 'bench';
+const TOPIC_ID = randomUuid(new SeededRandom(1));
 const WRITER_ID = 'bench-writer';
 const LEADER_EPOCH = 0;
 const NOW_MS = 1_700_000_000_000;
@@ -187,7 +189,7 @@ function writerConfig(knobs: WriterKnobs): WalWriterConfig {
 function batchingShape(template: BenchBatch, config: WalWriterConfig): BatchingShape {
   const builder = new WalObjectBuilder({ kind: 'data', writerId: WRITER_ID, epoch: 0, sequence: 0, createdMs: NOW_MS });
   const emptyObjectBytes = builder.sizeBytes;
-  builder.addFrame({ topic: TOPIC, partition: 0, leaderEpoch: LEADER_EPOCH, baseOffset: 0, lastOffset: template.recordCount - 1, data: template.bytes });
+  builder.addFrame({ topic: TOPIC, topicId: TOPIC_ID, partition: 0, leaderEpoch: LEADER_EPOCH, baseOffset: 0, lastOffset: template.recordCount - 1, data: template.bytes });
   return { emptyObjectBytes, frameBytes: builder.sizeBytes - emptyObjectBytes, uploadBytes: config.uploadBytes, uploadIntervalMs: config.uploadIntervalMs, maxInFlight: config.maxInFlight };
 }
 
@@ -341,9 +343,9 @@ async function runCase(spec: CaseSpec, template: BenchBatch, durations: Duration
         const bytes = template.bytes.slice();
         const { baseOffset, lastOffset } = logs[partition]!.append(bytes, LEADER_EPOCH);
         open.push(batch);
-        writer.append({ topic: TOPIC, partition, leaderEpoch: LEADER_EPOCH, baseOffset, lastOffset, data: bytes });
+        writer.append({ topic: TOPIC, topicId: TOPIC_ID, partition, leaderEpoch: LEADER_EPOCH, baseOffset, lastOffset, data: bytes });
         outstanding++;
-        writer.waitForDurable(TOPIC, partition, lastOffset).then(
+        writer.waitForDurable(TOPIC_ID, partition, lastOffset).then(
           () => onDurable(batch, startMs),
           (error: unknown) => {
             failure ??= error;
@@ -428,7 +430,7 @@ function cpuStages(template: BenchBatch, shared: SharedLogs): CpuStage[] {
   const config = writerConfig({ uploadBytes: DEFAULT_WAL_WRITER_CONFIG.uploadBytes, uploadIntervalMs: DEFAULT_WAL_WRITER_CONFIG.uploadIntervalMs });
   const shape = batchingShape(template, config);
   const objectBytes = shape.emptyObjectBytes + Math.ceil((config.uploadBytes - shape.emptyObjectBytes) / shape.frameBytes) * shape.frameBytes;
-  const frame = (partition: number, baseOffset: number) => ({ topic: TOPIC, partition, leaderEpoch: LEADER_EPOCH, baseOffset, lastOffset: baseOffset + template.recordCount - 1, data: template.bytes });
+  const frame = (partition: number, baseOffset: number) => ({ topic: TOPIC, topicId: TOPIC_ID, partition, leaderEpoch: LEADER_EPOCH, baseOffset, lastOffset: baseOffset + template.recordCount - 1, data: template.bytes });
   return [
     {
       name: 'producer copy',
@@ -465,7 +467,7 @@ function cpuStages(template: BenchBatch, shared: SharedLogs): CpuStage[] {
           const input = frame(partition, offsets[partition]!);
           offsets[partition]! += template.recordCount;
           writer.append(input);
-          void writer.waitForDurable(TOPIC, partition, input.lastOffset).then(() => void durable++);
+          void writer.waitForDurable(TOPIC_ID, partition, input.lastOffset).then(() => void durable++);
         }
         await writer.flush();
         const elapsedMs = performance.now() - startMs;

@@ -18,6 +18,8 @@ export type FerryErrorKind =
   | 'FencedLeaderEpoch' // the caller's leader epoch is older than the partition's (KIP-320): it refreshes its metadata
   | 'UnknownLeaderEpoch' // the caller's leader epoch is newer than this broker knows (KIP-320): it retries
   | 'Locked' // another process holds the log directory
+  | 'OutOfOrderSequence' // an idempotent producer's batch does not follow its last sequence
+  | 'InvalidProducerEpoch' // an idempotent producer's epoch is older than the one the log holds
   | 'Storage'; // the filesystem failed underneath us
 
 export class FerryError extends Error {

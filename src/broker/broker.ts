@@ -6,7 +6,6 @@ import { LeaderProgress } from '../cluster/leader-progress.ts';
 import { RegisteredAddresses } from '../cluster/replica-address.ts';
 import type { PartitionRecord } from '../cluster/node.ts';
 import { Ferry, FerryError, type FerryOptions, type WalOptions } from '../engine/index.ts';
-import { splitBatches } from '../format/batch-parse.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { SeededRandom } from '../util/random.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../wal/reader.ts';
@@ -132,13 +131,13 @@ export class Broker {
     const metrics = options.engine.metrics ?? new MetricsRegistry();
     if (options.cluster !== undefined && options.engine.wal === undefined) throw new FerryError('InvalidArgument', 'a cluster broker needs a WAL store: its partitions move through it');
     await checkStores(options, clock);
-    const engine = await Ferry.open({ ...options.engine, clock, metrics, managedPartitions: options.cluster !== undefined, ...(options.minInsyncReplicas === undefined ? {} : { minInsyncReplicas: options.minInsyncReplicas }) });
+    const engine = await Ferry.open({ ...options.engine, clock, metrics, ...(options.log === undefined ? {} : { report: options.log }), managedPartitions: options.cluster !== undefined, ...(options.minInsyncReplicas === undefined ? {} : { minInsyncReplicas: options.minInsyncReplicas }) });
     let context: BrokerContext | undefined;
     const router = new Router(instrument(metrics, clock, bindings(() => context!)));
     const server = KafkaServer.listen({ hostname: options.listenHost, port: options.listenPort, router, clock, metrics, ...definedOnly({ log: options.log, maxConnections: options.maxConnections, connectionsMaxIdleMs: options.connectionsMaxIdleMs, queuedMaxRequestBytes: options.queuedMaxRequestBytes }) });
     const self = { nodeId: options.nodeId, host: options.advertisedHost ?? options.listenHost, port: options.advertisedPort ?? server.port, rack: options.rack ?? null };
     const producers = new ProducerIds(options.engine.directory, options.nodeId);
-    const cluster = options.cluster === undefined ? null : clusterNode(options.cluster, self, engine, options.engine.wal!, producers, clock, options.log, metrics);
+    const cluster = options.cluster === undefined ? null : clusterNode(options.cluster, self, engine, options.engine.wal!, clock, options.log, metrics);
     context = {
       nodeId: options.nodeId,
       advertisedHost: self.host,
@@ -192,9 +191,9 @@ export class Broker {
 
 /**
  * The cluster side of a broker: its lease and claims, and how it adopts a claimed partition:
- * seal the chain's other streams [C4], rebuild the log and the producer sequences from them [C5].
+ * seal the chain's other streams [C4], rebuild the log (and with it the producer state) from them [C5].
  */
-function clusterNode(options: ClusterOptions, self: BrokerAddress, engine: Ferry, wal: WalOptions, producers: ProducerIds, clock: Clock, log?: (message: string) => void, metrics?: MetricsRegistry): ClusterNode {
+function clusterNode(options: ClusterOptions, self: BrokerAddress, engine: Ferry, wal: WalOptions, clock: Clock, log?: (message: string) => void, metrics?: MetricsRegistry): ClusterNode {
   const prefix = wal.prefix ?? '';
   const stream = engine.wal!.config.stream;
   const control = new ControlStore(options.store, options.prefix ?? '');
@@ -217,28 +216,23 @@ function clusterNode(options: ClusterOptions, self: BrokerAddress, engine: Ferry
     async adopt(topic, partition, partitions, record) {
       const earlier = record.chain.filter((s) => s.writerId !== stream.writerId || s.epoch !== stream.epoch);
       for (const other of earlier) await ensureSealed(wal.store, prefix, other, { writerId: stream.writerId, nowMs: clock.nowMs() });
-      const reader = new WalReader(wal.store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: (t, p) => t === topic && p === partition }, { clock, random: new SeededRandom(self.nodeId) });
-      const key = `${topic}\u0000${partition}`;
-      await engine.adoptPartition(topic, partition, partitions, async (partitionLog) => {
-        await rebuildFromChain(reader, partitionLog, earlier, (frame) => {
-          for (const batch of splitBatches(frame.data, Number.MAX_SAFE_INTEGER)) {
-            if (batch.producerId >= 0) producers.appended(key, batch.producerId, batch.producerEpoch, batch.baseSequence, batch.lastOffsetDelta + 1, batch.baseOffset);
-          }
-        });
+      const reader = new WalReader(wal.store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: (t, p, id) => t === topic && p === partition && id === record.topicId }, { clock, random: new SeededRandom(self.nodeId) });
+      await engine.adoptPartition(topic, record.topicId, partition, partitions, async (partitionLog) => {
+        await rebuildFromChain(reader, partitionLog, earlier, record.topicId);
       }, 'leader', node.topics().get(topic)?.replicationFactor ?? 1, record.leaderEpoch);
       log?.(`serving ${topic}-${partition} up to offset ${engine.offsetFor(topic, partition, -1).offset} (leader epoch ${record.leaderEpoch})`);
     },
     release: (topic, partition) => engine.releasePartition(topic, partition),
     async follow(topic, partition, partitions, record) {
-      const reader = new WalReader(wal.store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: (t, p) => t === topic && p === partition }, { clock, random: new SeededRandom(self.nodeId) });
+      const reader = new WalReader(wal.store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: (t, p, id) => t === topic && p === partition && id === record.topicId }, { clock, random: new SeededRandom(self.nodeId) });
       const sealed = record.chain.slice(0, -1); // the leader sealed them when it took over
-      const follower = await engine.adoptPartition(topic, partition, partitions, async (partitionLog) => void (await rebuildFromChain(reader, partitionLog, sealed)), 'follower', 1, record.leaderEpoch);
+      const follower = await engine.adoptPartition(topic, record.topicId, partition, partitions, async (partitionLog) => void (await rebuildFromChain(reader, partitionLog, sealed, record.topicId)), 'follower', 1, record.leaderEpoch);
       progress.follow(topic, partition, () => follower.log.logEndOffset); // reports what the rebuild brought
       const applied = () => {
         follower.noteApplied();
         progress.applied(topic, partition);
       };
-      tails.follow({ topic, partition, log: follower.log, applied }, record.chain);
+      tails.follow({ topic, topicId: record.topicId, partition, log: follower.log, applied }, record.chain);
     },
     async unfollow(topic, partition) {
       tails.unfollow(topic, partition);

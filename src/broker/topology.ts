@@ -4,6 +4,7 @@ import type { RegisteredAddresses } from '../cluster/replica-address.ts';
 
 /** Kafka's leader epoch of a partition without a leader. */
 const NO_LEADER_EPOCH = -1;
+import type { Uuid } from '../util/uuid.ts';
 
 export interface BrokerAddress {
   readonly nodeId: number;
@@ -20,6 +21,8 @@ export interface Topology {
   brokers(): BrokerAddress[];
   /** Topic name -> partition count. */
   topics(): ReadonlyMap<string, number>;
+  /** The topic's id (its current incarnation, DESIGN.md contract 10); null for an unknown topic. */
+  topicId(topic: string): Uuid | null;
   /** The leader's node id, or null while the partition has none. */
   leaderOf(topic: string, partition: number): number | null;
   /** The leader's epoch (KIP-320), or -1 while the partition has no leader. */
@@ -53,6 +56,10 @@ export class SingleBrokerTopology implements Topology {
 
   topics(): ReadonlyMap<string, number> {
     return new Map(this.#engine.topics().map((topic) => [topic.name, topic.partitions]));
+  }
+
+  topicId(topic: string): Uuid | null {
+    return this.#engine.topics().find((t) => t.name === topic)?.id ?? null;
   }
 
   leaderOf(topic: string, partition: number): number | null {
@@ -114,6 +121,10 @@ export class ClusterTopology implements Topology {
 
   topics(): ReadonlyMap<string, number> {
     return new Map([...this.#node.topics()].map(([name, record]) => [name, record.partitions]));
+  }
+
+  topicId(topic: string): Uuid | null {
+    return this.#node.topics().get(topic)?.topicId ?? null;
   }
 
   leaderOf(topic: string, partition: number): number | null {

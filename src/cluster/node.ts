@@ -1,4 +1,6 @@
 import type { Clock, Timer } from '../util/clock.ts';
+import { type Random, systemRandom } from '../util/random.ts';
+import { isUuid, randomUuid, type Uuid } from '../util/uuid.ts';
 import type { StreamId } from '../wal/keys.ts';
 import { type ControlStore, RecordCache, type Versioned } from './control-store.ts';
 
@@ -13,12 +15,19 @@ export interface BrokerRecord {
 }
 
 export interface TopicRecord {
+  /**
+   * Kafka's topic id, drawn when the record is created (DESIGN.md contract 10): a topic deleted
+   * and created again is another incarnation, and nothing of the old one is served for it.
+   */
+  readonly topicId: Uuid;
   readonly partitions: number;
   /** Brokers holding each partition: its leader plus this many minus one followers (default 1). */
   readonly replicationFactor?: number;
 }
 
 export interface PartitionRecord {
+  /** The topic incarnation this record is of; a record naming another id is a deleted one's leftover. */
+  readonly topicId: Uuid;
   readonly leader: number;
   readonly leaderEpoch: number;
   /** Every WAL stream that carried the partition, oldest first (docs/cluster-protocol.md). */
@@ -31,6 +40,8 @@ export interface ClusterNodeOptions {
   readonly clock: Clock;
   /** How often leadership is re-examined; the lease is renewed every leaseMs / 3 on its own timer. */
   readonly scanIntervalMs: number;
+  /** Draws the ids of topics this node creates; the operating system's by default (ids must never repeat). */
+  readonly random?: Random;
   /** [C4]-[C5]: seal the chain and rebuild, then serve. Throwing leaves the partition to a later scan. */
   adopt(topic: string, partition: number, partitions: number, record: PartitionRecord): Promise<void>;
   /** [C6]: stop serving. */
@@ -65,6 +76,8 @@ export class ClusterNode {
   readonly #partitions = new Map<string, Versioned<PartitionRecord>>();
   readonly #served = new Set<string>();
   readonly #following = new Set<string>();
+  /** The topic id each topic with partitions served or followed here was adopted under. */
+  readonly #incarnations = new Map<string, Uuid>();
   #leaseTimer: Timer | null = null;
   #scanTimer: Timer | null = null;
   #stopped = false;
@@ -132,7 +145,8 @@ export class ClusterNode {
 
   /** Creates a topic record; false if it exists. Its partitions are claimed on the next scans. */
   async createTopic(name: string, partitions: number, replicationFactor = 1): Promise<boolean> {
-    const created = await this.#options.control.create<TopicRecord>(`topics/${name}`, { partitions, replicationFactor });
+    const topicId = randomUuid(this.#options.random ?? systemRandom);
+    const created = await this.#options.control.create<TopicRecord>(`topics/${name}`, { topicId, partitions, replicationFactor });
     if (created !== null) {
       this.#topics.set(name, created.value);
       this.#topicRecords.note(name, created);
@@ -155,43 +169,51 @@ export class ClusterNode {
     return true;
   }
 
-  /** Lets go of partitions whose topic no longer exists. */
+  /** [C2], [L4]: lets go of partitions whose topic no longer exists, or exists as another incarnation (a new topic id). */
   async #forgetDeleted(): Promise<void> {
     const gone = new Set<string>();
     for (const id of [...this.#served, ...this.#following]) {
       const topic = id.slice(0, id.lastIndexOf('/'));
-      if (this.#topics.has(topic)) continue;
+      if (this.#topics.get(topic)?.topicId === this.#incarnations.get(topic)) continue;
       this.#served.delete(id);
       this.#following.delete(id);
       this.#partitions.delete(id);
       gone.add(topic);
     }
-    for (const topic of gone) await this.#options.forget(topic);
+    for (const topic of gone) {
+      this.#incarnations.delete(topic);
+      await this.#options.forget(topic);
+    }
   }
 
   /** [C2]-[C3], [C6]: reads the records, claims what is up for grabs within the fair share, lets go of what was lost. */
   async scan(): Promise<void> {
     const { self, clock } = this.#options;
     this.#brokers = [...(await this.#brokerRecords.refresh()).values()].map((record) => record.value);
-    this.#topics = new Map([...(await this.#topicRecords.refresh())].map(([name, record]) => [name, { partitions: record.value.partitions, replicationFactor: record.value.replicationFactor ?? 1 }]));
+    // A topic record without an id predates topic ids; such a topic is not served (see TopicRecord.topicId).
+    const topicRecords = [...(await this.#topicRecords.refresh())].filter(([, record]) => isUuid(record.value.topicId));
+    this.#topics = new Map(topicRecords.map(([name, record]) => [name, { topicId: record.value.topicId, partitions: record.value.partitions, replicationFactor: record.value.replicationFactor ?? 1 }]));
     const records = await this.#partitionRecords.refresh();
     for (const id of this.#partitions.keys()) if (!records.has(id)) this.#partitions.delete(id); // deleted (its topic too, by any broker): no stale leader, no growth
     await this.#forgetDeleted();
     const live = new Set(this.liveBrokers().map((b) => b.nodeId));
     const total = [...this.#topics.values()].reduce((sum, t) => sum + t.partitions, 0);
     const fairShare = Math.ceil(total / Math.max(1, live.size));
-    for (const [topic, { partitions }] of this.#topics) {
+    for (const [topic, { topicId, partitions }] of this.#topics) {
       for (let partition = 0; partition < partitions && !this.#stopped; partition++) {
         const id = key(topic, partition);
-        const current = records.get(id) ?? null;
+        const recorded = records.get(id) ?? null;
+        const current = recorded === null ? null : await this.#ofIncarnation(topic, topicId, recorded);
+        if (current === undefined) continue; // this scan's view of the topic is older than the record: next scan
         if (current !== null) this.#partitions.set(id, current);
+        else this.#partitions.delete(id);
         const leader = current?.value.leader;
         if (leader === self.nodeId) {
           if (!this.#served.has(id)) await this.#adopt(topic, partition, partitions, current!.value);
         } else {
           if (this.#served.has(id)) await this.#release(topic, partition);
           const upForGrabs = leader === undefined || !live.has(leader);
-          if (upForGrabs && this.#served.size < fairShare) await this.#claim(topic, partition, partitions, current, clock.nowMs());
+          if (upForGrabs && this.#served.size < fairShare) await this.#claim(topic, topicId, partition, partitions, recorded, clock.nowMs());
           else if (!upForGrabs) await this.#replicate(topic, partition, partitions, current!.value);
         }
       }
@@ -199,16 +221,30 @@ export class ClusterNode {
     this.#options.scanned?.();
   }
 
-  async #claim(topic: string, partition: number, partitions: number, current: Versioned<PartitionRecord> | null, nowMs: number): Promise<void> {
+  /**
+   * [C2], [L4] The partition record when it is of incarnation `topicId`; null when it is a deleted
+   * incarnation's leftover (a claim replaces it, inheriting nothing); undefined when the topic was
+   * created again after this scan read the topics, so the record is newer than the view of it.
+   */
+  async #ofIncarnation(topic: string, topicId: Uuid, recorded: Versioned<PartitionRecord>): Promise<Versioned<PartitionRecord> | null | undefined> {
+    if (recorded.value.topicId === topicId) return recorded;
+    const fresh = await this.#options.control.read<TopicRecord>(`topics/${topic}`);
+    return fresh?.value.topicId === topicId ? null : undefined;
+  }
+
+  /** `recorded`: the partition's record as read, of this incarnation or a deleted one's leftover (replaced whole). */
+  async #claim(topic: string, topicId: Uuid, partition: number, partitions: number, recorded: Versioned<PartitionRecord> | null, nowMs: number): Promise<void> {
     const { control, self } = this.#options;
     const id = key(topic, partition);
-    const previous = current?.value;
+    const previous = recorded?.value.topicId === topicId ? recorded.value : undefined;
     const chain = previous?.chain ?? [];
     const last = chain.at(-1);
     const mine = last !== undefined && last.writerId === self.stream.writerId && last.epoch === self.stream.epoch;
-    const next: PartitionRecord = { leader: self.nodeId, leaderEpoch: (previous?.leaderEpoch ?? -1) + 1, chain: mine ? chain : [...chain, self.stream] };
-    const won = current === null ? await control.create(`partitions/${id}`, next) : await control.replace(`partitions/${id}`, current, next);
+    const next: PartitionRecord = { topicId, leader: self.nodeId, leaderEpoch: (previous?.leaderEpoch ?? -1) + 1, chain: mine ? chain : [...chain, self.stream] };
+    const won = recorded === null ? await control.create(`partitions/${id}`, next) : await control.replace(`partitions/${id}`, recorded, next);
     if (won === null) return; // [C3] someone else claimed it first
+    // [C3], [L4] The claim was made from this scan's view of the topic: serve it only if that incarnation still exists.
+    if ((await control.read<TopicRecord>(`topics/${topic}`))?.value.topicId !== topicId) return;
     this.#partitions.set(id, won);
     this.#partitionRecords.note(id, won);
     this.#options.log?.(`claimed ${id} at leader epoch ${next.leaderEpoch} (${nowMs})`);
@@ -223,6 +259,7 @@ export class ClusterNode {
       try {
         await this.#options.follow(topic, partition, partitions, record);
         this.#following.add(id);
+        this.#incarnations.set(topic, record.topicId);
       } catch (error) {
         this.#options.log?.(`could not follow ${id} yet: ${error instanceof Error ? error.message : String(error)}`);
       }
@@ -241,6 +278,7 @@ export class ClusterNode {
     try {
       await this.#options.adopt(topic, partition, partitions, record);
       this.#served.add(key(topic, partition));
+      this.#incarnations.set(topic, record.topicId);
     } catch (error) {
       this.#options.log?.(`could not adopt ${key(topic, partition)} yet: ${error instanceof Error ? error.message : String(error)}`);
     }

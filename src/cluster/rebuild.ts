@@ -4,13 +4,16 @@ import { applyFrame } from '../replica/apply.ts';
 import type { WalReader } from '../wal/reader.ts';
 import type { StreamId } from '../wal/keys.ts';
 import type { ReadFrame } from '../wal/reader.ts';
+import type { Uuid } from '../util/uuid.ts';
 
 /**
  * [C5] Rebuilds a partition's log from the WAL streams of its chain, oldest first, each up to
  * its seal: the same verified reads and the same apply rule as a follower, so the log becomes a
  * byte-identical copy of what the previous leaders made durable. Every stream must be sealed.
+ * Only frames of the topic incarnation `topicId` are applied and handed to `onFrame`: a stream
+ * also carries the frames of any earlier incarnation of the topic's name (DESIGN.md contract 10).
  */
-export async function rebuildFromChain(reader: WalReader, log: PartitionLog, chain: readonly StreamId[], onFrame?: (frame: ReadFrame) => void): Promise<{ objectsRead: number; bytesApplied: number }> {
+export async function rebuildFromChain(reader: WalReader, log: PartitionLog, chain: readonly StreamId[], topicId: Uuid, onFrame?: (frame: ReadFrame) => void): Promise<{ objectsRead: number; bytesApplied: number }> {
   let objectsRead = 0;
   let bytesApplied = 0;
   for (const stream of chain) {
@@ -22,7 +25,8 @@ export async function rebuildFromChain(reader: WalReader, log: PartitionLog, cha
       }
       objectsRead++;
       for (const frame of read.frames) {
-        bytesApplied += applyFrame(log, frame);
+        if (frame.entry.topicId !== topicId) continue;
+        bytesApplied += applyFrame(log, frame, topicId);
         onFrame?.(frame);
       }
     }

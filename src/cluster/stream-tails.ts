@@ -5,11 +5,14 @@ import type { MetricsRegistry } from '../metrics/index.ts';
 import { backoffDelayMs, type BackoffPolicy, sleep } from '../util/backoff.ts';
 import type { Clock } from '../util/clock.ts';
 import type { Random } from '../util/random.ts';
+import type { Uuid } from '../util/uuid.ts';
 import type { StreamId } from '../wal/keys.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../wal/reader.ts';
 
 export interface FollowedPartition {
   readonly topic: string;
+  /** The incarnation followed: frames of any other topic id under the same name are skipped. */
+  readonly topicId: Uuid;
   readonly partition: number;
   readonly log: PartitionLog;
   /** After each applied frame: the follower's high watermark moves, the leader hears of it. */
@@ -127,7 +130,7 @@ export class StreamTails {
   /** Steps the tail until it stops; a step that throws is logged, counted and retried after a backoff (TAIL_RETRY). */
   async #run(tail: Tail): Promise<void> {
     const { clock, random, pollIntervalMs, pollIntervalMaxMs } = this.#options;
-    const reader = this.#reader((topic, partition) => tail.members.has(memberKey(topic, partition)));
+    const reader = this.#reader((topic, partition, topicId) => tail.members.get(memberKey(topic, partition))?.topicId === topicId);
     let idleWaitMs = pollIntervalMs;
     while (tail.running) {
       let outcome: 'data' | 'idle';
@@ -163,7 +166,7 @@ export class StreamTails {
         const member = tail.members.get(id);
         if (member === undefined) continue;
         try {
-          if (applyFrame(member.log, frame) > 0) member.applied();
+          if (applyFrame(member.log, frame, member.topicId) > 0) member.applied();
         } catch (error) {
           // T1: this partition alone leaves the tail, and catches up from this object after its own backoff.
           tail.members.delete(id);
@@ -185,12 +188,12 @@ export class StreamTails {
     const nowMs = this.#options.clock.monotonicMs();
     for (const joining of tail.joining.filter((j) => j.retryAtMs <= nowMs)) {
       const { partition } = joining;
-      const reader = this.#reader((topic, index) => topic === partition.topic && index === partition.partition);
+      const reader = this.#reader((topic, index, topicId) => topic === partition.topic && index === partition.partition && topicId === partition.topicId);
       try {
         for (; joining.fromSequence < tail.sequence; joining.fromSequence++) {
           const read = await reader.read(tail.stream, joining.fromSequence);
           if (read.kind !== 'data') break;
-          for (const frame of read.frames) if (applyFrame(partition.log, frame) > 0) partition.applied();
+          for (const frame of read.frames) if (applyFrame(partition.log, frame, partition.topicId) > 0) partition.applied();
         }
       } catch (error) {
         const at = tail.joining.indexOf(joining);
@@ -230,7 +233,7 @@ export class StreamTails {
     if (tail.members.size === 0 && tail.joining.length === 0) this.#stop(tail);
   }
 
-  #reader(wants: (topic: string, partition: number) => boolean): WalReader {
+  #reader(wants: (topic: string, partition: number, topicId: Uuid) => boolean): WalReader {
     const { store, prefix, clock, random } = this.#options;
     return new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants }, { clock, random });
   }

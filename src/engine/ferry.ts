@@ -5,10 +5,11 @@ import { type BuildCompressionCodec, buildRecordBatch, type ProducerRecord, type
 import { type LogConfig, resolveLogConfig } from '../log/config.ts';
 import { DirLock } from '../log/dir-lock.ts';
 import { PartitionLog } from '../log/partition-log.ts';
+import { StorageHealth } from '../log/storage-health.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { type Clock, systemClock, type Timer } from '../util/clock.ts';
 import { isOsError } from '../util/os-error.ts';
-import { SeededRandom } from '../util/random.ts';
+import { type Random, SeededRandom, systemRandom } from '../util/random.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
 import { DEFAULT_FOLLOWER_CONFIG, Follower, type FollowerConfig } from '../replica/follower.ts';
 import { InSyncReplicas, REPLICA_LAG_TIME_MAX_MS } from '../replica/isr.ts';
@@ -21,7 +22,8 @@ import { DEFAULT_WAL_WRITER_CONFIG, partitionKey, WalWriter, type WalWriterConfi
 import { nextWriterEpoch } from './writer-epoch.ts';
 import { Partition, type PartitionRole } from './partition.ts';
 import { partitionForKey } from './partitioner.ts';
-import { PARTITIONS_PER_TOPIC_MAX, type TopicDescription, TopicRegistry } from './topic-registry.ts';
+import { preparePartitionDirectory } from './partition-metadata.ts';
+import { PARTITIONS_PER_TOPIC_MAX, type TopicDescription, type TopicId, TopicRegistry } from './topic-registry.ts';
 import { validateTopicName } from './topic-name.ts';
 
 /** Kafka's log.retention.check.interval.ms. */
@@ -47,6 +49,11 @@ export interface FerryOptions {
   readonly autoCreateTopics?: boolean;
   readonly defaultPartitions?: number;
   readonly clock?: Clock;
+  /**
+   * Draws the ids of topics created here (DESIGN.md contract 10): the operating system's by
+   * default. A seeded one replays a simulation; ids never repeat within one directory either way.
+   */
+  readonly random?: Random;
   /** Ship every append to object storage (KIP-1176); acks 'all' then waits for the WAL object. */
   readonly wal?: WalOptions;
   /** acks 'all' also waits until this many replicas, the leader included, applied the records. */
@@ -62,6 +69,8 @@ export interface FerryOptions {
   readonly managedPartitions?: boolean;
   /** Where the engine's metrics go (WAL upload and durability latency, follower lag, ...). */
   readonly metrics?: MetricsRegistry;
+  /** Where the engine says what an operator should know (a disk that fails and recovers). */
+  readonly report?: (message: string) => void;
 }
 
 /** Which replicas may count as followers of a leader partition (a cluster's replica sets and leases). */
@@ -159,6 +168,8 @@ export class Ferry {
   readonly #partitions = new Map<string, Partition[]>();
   readonly #roundRobin = new Map<string, number>();
   readonly #wal: WalWriter | null;
+  /** Every partition log's failed and succeeding writes: counted, and logged once per failure spell. */
+  readonly #storage: StorageHealth;
   #follower: Follower | null = null;
   /** In-process links to replicas (attachReplica): hinted on durable objects, told the high watermark. */
   readonly #replicas: Ferry[] = [];
@@ -179,6 +190,7 @@ export class Ferry {
     this.#clock = options.clock ?? systemClock;
     this.#lock = lock;
     this.#registry = registry;
+    this.#storage = new StorageHealth(options.metrics, options.report);
     this.#wal = options.wal === undefined ? null : this.#createWalWriter(options.wal);
   }
 
@@ -198,7 +210,7 @@ export class Ferry {
     let ferry: Ferry | undefined;
     try {
       if (options.wal !== undefined && options.follow !== undefined) throw new FerryError('InvalidArgument', 'an engine either writes a WAL (leader) or follows one, not both');
-      ferry = new Ferry(options, lock, TopicRegistry.open(options.directory));
+      ferry = new Ferry(options, lock, TopicRegistry.open(options.directory, options.random ?? systemRandom));
       const shipped = options.wal === undefined ? null : await ferry.#closeEarlierStreams(options.wal);
       if (options.managedPartitions !== true) {
         for (const topic of ferry.#registry.list()) ferry.#openTopic(topic, shipped);
@@ -217,19 +229,20 @@ export class Ferry {
   /**
    * Starts serving one partition (managed mode, [C5]) as its leader or as a follower (a read
    * replica fed from the WAL by the caller): its local log is recreated empty and `rebuild` fills
-   * it from the WAL chain; what it holds then is durable already. `leaderEpoch` is the epoch the
-   * cluster assigned (its partition record's): requests are checked against it (KIP-320).
+   * it from the WAL chain; what it holds then is durable already. `topicId` is the incarnation the
+   * cluster's records name: an older one still registered here is dropped first. `leaderEpoch` is
+   * the epoch the cluster assigned (its partition record's): requests are checked against it (KIP-320).
    */
-  async adoptPartition(topic: string, index: number, partitionCount: number, rebuild: (log: PartitionLog) => Promise<void>, as: 'leader' | 'follower' = 'leader', replicationFactor = 1, leaderEpoch = 0): Promise<Partition> {
+  async adoptPartition(topic: string, topicId: TopicId, index: number, partitionCount: number, rebuild: (log: PartitionLog) => Promise<void>, as: 'leader' | 'follower' = 'leader', replicationFactor = 1, leaderEpoch = 0): Promise<Partition> {
     this.#checkOpen();
     validateTopicName(topic);
     if (this.#partitions.get(topic)?.[index] !== undefined) throw new FerryError('InvalidArgument', `${topic}-${index} is already served here`);
-    if (this.#registry.get(topic) === undefined) this.#registry.add({ name: topic, partitions: partitionCount, config: {} });
-    else this.#registry.grow(topic, partitionCount);
+    this.#registerIncarnation(topic, topicId, partitionCount);
     const directory = join(this.directory, `${topic}-${index}`);
     rmSync(directory, { recursive: true, force: true }); // the chain is the truth; stale local data is not
+    preparePartitionDirectory(directory, topicId);
     const config = { ...this.#options.log, ...this.#registry.get(topic)!.config };
-    const log = PartitionLog.open(directory, { config, clock: this.#clock });
+    const log = PartitionLog.open(directory, { config, clock: this.#clock, storage: this.#storage });
     try {
       await rebuild(log);
     } catch (error) {
@@ -240,7 +253,7 @@ export class Ferry {
     // min.insync.replicas counts the leader and cannot ask for more replicas than the topic has.
     const requiredFollowers = Math.min(this.#options.minInsyncReplicas ?? 1, replicationFactor) - 1;
     const role: PartitionRole = as === 'leader' ? { kind: 'leader', requiredFollowers, isr: this.#inSyncReplicas(topic, index) } : { kind: 'follower' };
-    const partition = new Partition(topic, index, log, as === 'leader' ? this.#wal : null, role, log.logEndOffset, log.logEndOffset, leaderEpoch);
+    const partition = new Partition(topic, topicId, index, log, as === 'leader' ? this.#wal : null, role, log.logEndOffset, log.logEndOffset, leaderEpoch);
     // A follower serves what the chain's sealed streams hold (committed by whoever sealed them), and
     // past that only what its leader says is committed (noteLeaderHighWatermark), never its own log end.
     if (as === 'follower') partition.noteLeaderHighWatermark(log.logEndOffset);
@@ -346,13 +359,14 @@ export class Ferry {
     }
     const config = options.config ?? {};
     resolveLogConfig({ ...this.#options.log, ...config });
-    const topic = { name, partitions, config };
-    if (this.#registry.get(name) !== undefined) throw new FerryError('TopicAlreadyExists', `topic ${name} already exists`);
+    const topic = this.#registry.add({ name, partitions, config });
     try {
-      this.#openTopic(topic); // every partition first: a topic is registered only once it can be served
-      this.#registry.add(topic);
+      // A new incarnation: whatever lies on disk under its name (a delete that crashed midway) is not of it.
+      for (let index = 0; index < partitions; index++) rmSync(join(this.directory, `${name}-${index}`), { recursive: true, force: true });
+      this.#openTopic(topic); // every partition, or the topic is not registered at all
     } catch (error) {
       this.#abandonTopic(name); // e.g. out of file descriptors: the topic is not half there, and a retry can create it
+      this.#registry.remove(name);
       throw error;
     }
     return topic;
@@ -466,11 +480,11 @@ export class Ferry {
     return { offset, timestamp, leaderEpoch: target.epochAt(offset) };
   }
 
-  /** Removes a topic and its partitions' logs. */
+  /** Removes a topic and its partitions' logs; its id is retired, never served again. */
   async deleteTopic(topic: string): Promise<void> {
     this.#checkOpen();
-    const partitions = this.#partitions.get(topic);
-    if (partitions === undefined) throw unknownTopic(topic);
+    const partitions = this.#partitions.get(topic) ?? [];
+    if (!this.#partitions.has(topic) && this.#registry.get(topic) === undefined) throw unknownTopic(topic);
     this.#partitions.delete(topic);
     if (this.#registry.get(topic) !== undefined) this.#registry.remove(topic);
     for (const partition of partitions.filter((p) => p !== undefined)) { // managed mode leaves holes
@@ -506,7 +520,7 @@ export class Ferry {
     this.#replicas.push(replica);
     this.#attachedIds.add(replicaId);
     for (const [topic, partitions] of replica.#partitions) {
-      partitions.forEach((partition, index) => this.#partitions.get(topic)?.[index]?.noteFollowerApplied(replicaId, partition.log.logEndOffset));
+      partitions.forEach((partition, index) => this.#partitionOf(topic, partition.topicId, index)?.noteFollowerApplied(replicaId, partition.log.logEndOffset));
     }
     this.#pushHighWatermarks();
   }
@@ -532,9 +546,11 @@ export class Ferry {
     const config = { ...this.#options.log, ...topic.config };
     for (let index = partitions.length; index < topic.partitions; index++) {
       const role: PartitionRole = this.#options.follow !== undefined ? { kind: 'follower' } : { kind: 'leader', requiredFollowers: (this.#options.minInsyncReplicas ?? 1) - 1, isr: this.#inSyncReplicas(topic.name, index) };
-      const log = PartitionLog.open(join(this.directory, `${topic.name}-${index}`), { config, clock: this.#clock });
-      const durableEnd = this.#wal === null ? log.logEndOffset : (shipped?.get(partitionKey(topic.name, index)) ?? 0);
-      partitions.push(new Partition(topic.name, index, log, this.#wal, role, durableEnd));
+      const directory = join(this.directory, `${topic.name}-${index}`);
+      preparePartitionDirectory(directory, topic.id);
+      const log = PartitionLog.open(directory, { config, clock: this.#clock, storage: this.#storage });
+      const durableEnd = this.#wal === null ? log.logEndOffset : (shipped?.get(partitionKey(topic.id, index)) ?? 0);
+      partitions.push(new Partition(topic.name, topic.id, index, log, this.#wal, role, durableEnd));
     }
     this.#partitions.set(topic.name, partitions);
   }
@@ -563,15 +579,17 @@ export class Ferry {
     const ends = new Map(this.#shippedBase);
     for (const [key, end] of wal.durableEnds()) ends.set(key, Math.max(ends.get(key) ?? 0, end));
     const entries = [...ends].map(([key, end]) => {
-      const [topic, partition] = key.split('\u0000');
-      return [topic!, Number(partition), end] as const;
+      const [topicId, partition] = key.split('\u0000');
+      return [topicId!, Number(partition), end] as const;
     });
     try {
       writeShippedCheckpoint(this.directory, { epoch: wal.config.stream.epoch, sequence: wal.durableSequence, ends: entries });
     } catch (error) {
-      // An OS failure (EMFILE, ENOSPC) costs only recovery time: the next start reads more WAL objects.
+      // An OS failure (EMFILE, ENOSPC) costs only recovery time: the previous checkpoint stays and the
+      // next start reads more WAL objects; the next interval tries again.
       this.#options.metrics?.counter('ferry_engine_checkpoint_failures_total', 'Shipped-offsets checkpoints that could not be written (the next start reads more WAL objects)').add();
       if (!isOsError(error)) throw error;
+      this.#storage.writeFailed(this.directory, error);
     }
     if (again) this.#checkpointTimer = this.#clock.setTimer(SHIPPED_CHECKPOINT_INTERVAL_MS, () => this.#checkpointShipped(true), true);
   }
@@ -582,14 +600,14 @@ export class Ferry {
     const wants = options.partitions ?? (() => true);
     const reader = new WalReader(options.store, { ...DEFAULT_WAL_READER_CONFIG, ...options.reader, prefix, wants }, { clock: this.#clock, random });
     const target = {
-      log: (topic: string, index: number) => this.#followerPartition(topic, index).log,
+      log: async (topic: string, index: number, topicId: TopicId) => (await this.#followerPartition(topic, index, topicId))?.log ?? null,
       applied: (topic: string, index: number, logEndOffset: number) => {
-        const partition = this.#followerPartition(topic, index);
+        const partition = this.#partitions.get(topic)![index]!; // the incarnation `log` just gave
         partition.noteApplied();
         const lagOffsets = (partition.leaderHighWatermark ?? logEndOffset) - logEndOffset;
         this.#options.metrics?.gauge('ferry_follower_lag_offsets', 'Offsets the leader has committed that this follower has not applied', { labels: { topic, partition: String(index) } }).set(Math.max(0, lagOffsets));
         const leader = this.#leader;
-        if (leader !== null && !leader.ferry.#closed) leader.ferry.#replicaApplied(leader.replicaId, topic, index, logEndOffset);
+        if (leader !== null && !leader.ferry.#closed) leader.ferry.#replicaApplied(leader.replicaId, topic, partition.topicId, index, logEndOffset);
       },
     };
     const config = { ...DEFAULT_FOLLOWER_CONFIG, ...options.follower, writerId: options.writerId };
@@ -598,22 +616,49 @@ export class Ferry {
     this.#follower.start();
   }
 
-  /** A follower's partition, created when the WAL first names it (topic or partition count grows). */
-  #followerPartition(topic: string, index: number): Partition {
+  /**
+   * A follower's partition of topic incarnation `topicId`, created when the WAL first names it
+   * (topic or partition count grows). A new id for a known name means the leader deleted the
+   * topic and created it again: the old incarnation is dropped here too. Null for a deleted one.
+   */
+  async #followerPartition(topic: string, index: number, topicId: TopicId): Promise<Partition | null> {
+    const known = this.#registry.get(topic);
+    if (known !== undefined && known.id !== topicId) {
+      if (this.#registry.isRetired(topicId)) return null;
+      await this.deleteTopic(topic);
+    }
     const existing = this.#partitions.get(topic)?.[index];
     if (existing !== undefined) return existing;
-    const description = this.#registry.get(topic) === undefined ? (this.#registry.add({ name: topic, partitions: index + 1, config: {} }), this.#registry.get(topic)!) : this.#registry.grow(topic, index + 1);
+    const description = this.#registry.get(topic) === undefined ? this.#registry.add({ name: topic, partitions: index + 1, config: {} }, topicId) : this.#registry.grow(topic, index + 1);
     this.#openTopic(description);
     const created = this.#partitions.get(topic)![index]!;
     // Linked to a leader: serve nothing until it says what is committed.
-    if (this.#leader !== null) created.noteLeaderHighWatermark(this.#leader.ferry.#partitions.get(topic)?.[index]?.highWatermark ?? 0);
+    if (this.#leader !== null) created.noteLeaderHighWatermark(this.#leader.ferry.#partitionOf(topic, topicId, index)?.highWatermark ?? 0);
     return created;
   }
 
-  /** Leader side of attachReplica: a replica applied up to `logEndOffset`. */
-  #replicaApplied(replicaId: string, topic: string, index: number, logEndOffset: number): void {
-    this.#partitions.get(topic)?.[index]?.noteFollowerApplied(replicaId, logEndOffset);
+  /** Leader side of attachReplica: a replica applied up to `logEndOffset` (of incarnation `topicId`). */
+  #replicaApplied(replicaId: string, topic: string, topicId: TopicId, index: number, logEndOffset: number): void {
+    this.#partitionOf(topic, topicId, index)?.noteFollowerApplied(replicaId, logEndOffset);
     this.#pushHighWatermarks();
+  }
+
+  /** The partition when it is of incarnation `topicId`: progress of another never counts for it. */
+  #partitionOf(topic: string, topicId: TopicId, index: number): Partition | undefined {
+    const partition = this.#partitions.get(topic)?.[index];
+    return partition?.topicId === topicId ? partition : undefined;
+  }
+
+  /** Registers `topicId` as the topic's incarnation here (managed mode), dropping an older one that nothing serves any more. */
+  #registerIncarnation(topic: string, topicId: TopicId, partitionCount: number): void {
+    const known = this.#registry.get(topic);
+    if (known !== undefined && known.id !== topicId) {
+      if (this.#partitions.get(topic)?.some((p) => p !== undefined)) throw new FerryError('InvalidArgument', `${topic} is served here as topic id ${known.id}; let it go before adopting topic id ${topicId}`);
+      this.#registry.remove(topic);
+      this.#partitions.delete(topic);
+    }
+    if (this.#registry.get(topic) === undefined) this.#registry.add({ name: topic, partitions: partitionCount, config: {} }, topicId);
+    else this.#registry.grow(topic, partitionCount);
   }
 
   /**
@@ -634,7 +679,7 @@ export class Ferry {
     for (const replica of this.#replicas) {
       if (replica.#closed) continue;
       for (const [topic, partitions] of this.#partitions) {
-        partitions.forEach((partition, index) => replica.#partitions.get(topic)?.[index]?.noteLeaderHighWatermark(partition.highWatermark));
+        partitions.forEach((partition, index) => replica.#partitionOf(topic, partition.topicId, index)?.noteLeaderHighWatermark(partition.highWatermark));
       }
     }
   }

@@ -7,6 +7,7 @@ import { followerHighWatermark, leaderHighWatermark } from '../replica/high-wate
 import type { InSyncReplicas } from '../replica/isr.ts';
 import type { Timer } from '../util/clock.ts';
 import type { WalWriter } from '../wal/writer.ts';
+import type { TopicId } from './topic-registry.ts';
 
 /** Bytes of local log read per step when re-shipping an unshipped suffix. */
 const RESHIP_READ_BYTES = 1024 * 1024;
@@ -42,6 +43,8 @@ export type PartitionRole = { readonly kind: 'leader'; readonly requiredFollower
  */
 export class Partition {
   readonly topic: string;
+  /** The topic incarnation this partition belongs to: its WAL frames and durability are keyed by it. */
+  readonly topicId: TopicId;
   readonly index: number;
   readonly log: PartitionLog;
   readonly role: PartitionRole;
@@ -53,6 +56,12 @@ export class Partition {
   #leaderEpoch: number;
   readonly #wal: WalWriter | null;
   #durableEnd: number;
+  /**
+   * With a WAL: the local appends not yet durable, in offset order, each with the promise of the
+   * WAL object that carries it (they resolve in offset order, [W5]). A retried duplicate of a batch
+   * among them waits on the one that covers it. Invariant: they cover [durableEnd, logEndOffset).
+   */
+  #undurable: { lastOffset: number; durable: Promise<void> }[] = [];
   #leaderHighWatermark: number | null = null;
   #highWatermark: number;
   #waiters: DataWaiter[] = [];
@@ -64,9 +73,10 @@ export class Partition {
 
   /** `durableEnd`: where the log is durable from before (the WAL's end for it, or the log end without a WAL). */
   /** `committedEnd`: where the high watermark may start (a partition rebuilt from sealed WAL streams is committed whole). */
-  constructor(topic: string, index: number, log: PartitionLog, wal: WalWriter | null, role: PartitionRole, durableEnd = log.logEndOffset, committedEnd?: number, leaderEpoch = 0) {
+  constructor(topic: string, topicId: TopicId, index: number, log: PartitionLog, wal: WalWriter | null, role: PartitionRole, durableEnd = log.logEndOffset, committedEnd?: number, leaderEpoch = 0) {
     assert(Number.isSafeInteger(leaderEpoch) && leaderEpoch >= 0 && leaderEpoch <= 0x7fffffff, `${topic}-${index}: leader epoch ${leaderEpoch} is not a non-negative int32`);
     this.topic = topic;
+    this.topicId = topicId;
     this.index = index;
     this.log = log;
     this.#wal = wal;
@@ -98,14 +108,12 @@ export class Partition {
         const last = run.at(-1)!;
         const data = new Uint8Array(first.bytes.buffer, first.bytes.byteOffset, last.bytes.byteOffset + last.bytes.length - first.bytes.byteOffset);
         await wal.reserve(data.length);
-        wal.append({ topic: this.topic, partition: this.index, leaderEpoch: first.partitionLeaderEpoch, baseOffset: first.baseOffset, lastOffset: last.lastOffset, data });
+        wal.append({ topic: this.topic, topicId: this.topicId, partition: this.index, leaderEpoch: first.partitionLeaderEpoch, baseOffset: first.baseOffset, lastOffset: last.lastOffset, data });
       }
       offset = batches.at(-1)!.nextOffset;
     }
-    wal.waitForDurable(this.topic, this.index, end - 1).then(() => {
-      this.#durableEnd = Math.max(this.#durableEnd, end);
-      this.#recompute();
-    }, () => {}); // a failed writer fails every later produce too
+    const durable = this.#track(end - 1, wal.waitForDurable(this.topicId, this.index, end - 1));
+    durable.then(() => this.#recompute(), () => {}); // a failed writer fails every later produce too
     return end - this.#durableEnd;
   }
 
@@ -131,19 +139,24 @@ export class Partition {
   /**
    * Appends as leader: waits for room in the WAL's upload buffer (backpressure), appends to
    * the local log, hands the same bytes to the WAL [W1], and returns the offsets with a promise
-   * that resolves once the high watermark has passed them (acks=all).
+   * that resolves once the high watermark has passed them (acks=all). The log checks idempotent
+   * producers' sequences in the same synchronous step as the append (no await between them); a
+   * retry of a batch the log holds gets the original's offsets and waits for the original's
+   * durability, so it answers only what the original attempt's durability answers.
    */
   async append(records: Uint8Array, leaderEpoch: number): Promise<{ baseOffset: number; lastOffset: number; durable: Promise<void> }> {
     if (this.role.kind !== 'leader') throw new FerryError('NotLeader', `${this.topic}-${this.index} is a follower here; produce to its leader`);
     const wal = this.#wal;
     if (wal !== null) await wal.reserve(records.length);
-    const { baseOffset, lastOffset } = this.log.append(records, leaderEpoch);
+    const { baseOffset, lastOffset, duplicate } = this.log.append(records, leaderEpoch);
     let durable: Promise<void>;
-    if (wal === null) {
+    if (duplicate) {
+      durable = this.#durableFor(lastOffset);
+    } else if (wal === null) {
       durable = this.log.waitForFlush(lastOffset);
     } else {
-      wal.append({ topic: this.topic, partition: this.index, leaderEpoch, baseOffset, lastOffset, data: records });
-      durable = wal.waitForDurable(this.topic, this.index, lastOffset);
+      wal.append({ topic: this.topic, topicId: this.topicId, partition: this.index, leaderEpoch, baseOffset, lastOffset, data: records });
+      durable = this.#track(lastOffset, wal.waitForDurable(this.topicId, this.index, lastOffset));
     }
     const committed = durable.then(() => {
       this.#durableEnd = Math.max(this.#durableEnd, lastOffset + 1);
@@ -151,6 +164,28 @@ export class Partition {
       return this.#waitForCommit(lastOffset);
     });
     return { baseOffset, lastOffset, durable: committed };
+  }
+
+  /** Remembers an append's durability until it is durable, for the duplicates of its batches. */
+  #track(lastOffset: number, durable: Promise<void>): Promise<void> {
+    this.#undurable.push({ lastOffset, durable });
+    durable.then(() => {
+      this.#durableEnd = Math.max(this.#durableEnd, lastOffset + 1);
+      while (this.#undurable.length > 0 && this.#undurable[0]!.lastOffset < this.#durableEnd) this.#undurable.shift();
+    }, () => {}); // a failed one stays: its duplicates fail as it did
+    return durable;
+  }
+
+  /**
+   * The durability of a batch the log already holds (a retried duplicate): at once when it is
+   * durable, else the original's: the same outcome, success or failure, as the original attempt.
+   */
+  #durableFor(lastOffset: number): Promise<void> {
+    if (lastOffset < this.#durableEnd) return Promise.resolve();
+    if (this.#wal === null) return this.log.waitForFlush(lastOffset);
+    const original = this.#undurable.find((append) => append.lastOffset >= lastOffset);
+    assert(original !== undefined, `${this.topic}-${this.index}: offset ${lastOffset} is neither durable (below ${this.#durableEnd}) nor on its way to the WAL`);
+    return original.durable;
   }
 
   /**

@@ -3,38 +3,73 @@ import { join } from 'node:path';
 import { FerryError } from '../errors.ts';
 import type { LogConfig } from '../log/config.ts';
 import { writeFileAtomicSync } from '../util/files.ts';
+import type { Random } from '../util/random.ts';
+import { isUuid, randomUuid, type Uuid } from '../util/uuid.ts';
 
 export const TOPICS_FILE = 'topics.json';
-const TOPICS_FORMAT_VERSION = 1;
+/** 2: topics carry their id, and the ids of deleted topics are remembered (1 had neither). */
+const TOPICS_FORMAT_VERSION = 2;
 /** Kafka brokers cap partitions per topic far higher; this bounds one engine's open files. */
 export const PARTITIONS_PER_TOPIC_MAX = 10_000;
+/**
+ * Ids of deleted topics kept, so that a frame of a deleted incarnation met again (a follower
+ * re-reading after a restart) is known for what it is. Each costs ~25 bytes of topics.json; past
+ * this many the oldest are forgotten, by which time no follower is still reading their frames.
+ */
+export const RETIRED_TOPIC_IDS_MAX = 10_000;
+
+/** Kafka's topic id: fixed when a topic is created, never reused (DESIGN.md contract 10). */
+export type TopicId = Uuid;
 
 export interface TopicDescription {
   readonly name: string;
+  /** Tells this incarnation of the name from any other, deleted or yet to come. */
+  readonly id: TopicId;
   readonly partitions: number;
   /** Log settings that differ from the engine's defaults. */
   readonly config: Partial<LogConfig>;
 }
 
-/** The engine's topics, persisted durably in `<dir>/topics.json` before any partition exists. */
+interface TopicsFile {
+  readonly version: number;
+  readonly topics: (Omit<TopicDescription, 'id'> & { id?: TopicId })[];
+  readonly retiredIds?: TopicId[];
+}
+
+/**
+ * The engine's topics, persisted durably in `<dir>/topics.json` before any partition exists.
+ * Each topic gets its id here when it is created (or takes the one a cluster assigned); a deleted
+ * topic's id is retired and never served again.
+ */
 export class TopicRegistry {
   readonly #path: string;
+  readonly #random: Random;
   readonly #topics: Map<string, TopicDescription>;
+  #retired: TopicId[];
 
-  private constructor(path: string, topics: Map<string, TopicDescription>) {
+  private constructor(path: string, random: Random, topics: Map<string, TopicDescription>, retired: TopicId[]) {
     this.#path = path;
+    this.#random = random;
     this.#topics = topics;
+    this.#retired = retired;
   }
 
-  static open(directory: string): TopicRegistry {
+  /** `random` draws the ids of new topics: it must not repeat across restarts (not a fixed seed in production). */
+  static open(directory: string, random: Random): TopicRegistry {
     const path = join(directory, TOPICS_FILE);
+    if (!existsSync(path)) return new TopicRegistry(path, random, new Map(), []);
+    const parsed = JSON.parse(readFileSync(path, 'utf8')) as TopicsFile;
+    if (parsed.version !== 1 && parsed.version !== TOPICS_FORMAT_VERSION) throw new FerryError('Storage', `${path}: unknown format version ${parsed.version}`);
+    const retired = parsed.retiredIds ?? [];
+    const registry = new TopicRegistry(path, random, new Map(), retired);
     const topics = new Map<string, TopicDescription>();
-    if (existsSync(path)) {
-      const parsed = JSON.parse(readFileSync(path, 'utf8')) as { version: number; topics: TopicDescription[] };
-      if (parsed.version !== TOPICS_FORMAT_VERSION) throw new FerryError('Storage', `${path}: unknown format version ${parsed.version}`);
-      for (const topic of parsed.topics) topics.set(topic.name, topic);
+    for (const topic of parsed.topics) {
+      if (topic.id !== undefined && !isUuid(topic.id)) throw new FerryError('Storage', `${path}: topic ${topic.name} has a malformed id ${JSON.stringify(topic.id)}`);
+      topics.set(topic.name, { ...topic, id: topic.id ?? registry.#freshId() }); // version 1 had no ids: each gets one now
     }
-    return new TopicRegistry(path, topics);
+    if (parsed.version === TOPICS_FORMAT_VERSION) registry.#replace(topics);
+    else registry.#save(topics);
+    return registry;
   }
 
   get(name: string): TopicDescription | undefined {
@@ -45,9 +80,23 @@ export class TopicRegistry {
     return [...this.#topics.values()];
   }
 
-  add(topic: TopicDescription): void {
+  /** Whether `id` is that of a topic deleted here: nothing of it may be served again. */
+  isRetired(id: TopicId): boolean {
+    return this.#retired.includes(id);
+  }
+
+  /**
+   * Adds a topic with a fresh id, or with `id` when a cluster or a leader's WAL assigned one.
+   * TopicAlreadyExists if the name is taken; InvalidArgument for a deleted topic's id.
+   */
+  add(topic: Omit<TopicDescription, 'id'>, id?: TopicId): TopicDescription {
     if (this.#topics.has(topic.name)) throw new FerryError('TopicAlreadyExists', `topic ${topic.name} already exists`);
-    this.#save(new Map([...this.#topics, [topic.name, topic]]));
+    if (id !== undefined && (!isUuid(id) || this.isRetired(id) || this.list().some((t) => t.id === id))) {
+      throw new FerryError('InvalidArgument', `topic id ${id} for ${topic.name} is malformed, deleted, or another topic's`);
+    }
+    const added = { ...topic, id: id ?? this.#freshId() };
+    this.#save(new Map([...this.#topics, [topic.name, added]]));
+    return added;
   }
 
   /** Raises a topic's partition count (a follower learning of partitions from the WAL). */
@@ -60,16 +109,31 @@ export class TopicRegistry {
     return grown;
   }
 
+  /** Removes a topic and retires its id. */
   remove(name: string): void {
-    if (!this.#topics.has(name)) throw new FerryError('UnknownTopicOrPartition', `unknown topic ${name}`);
+    const topic = this.#topics.get(name);
+    if (topic === undefined) throw new FerryError('UnknownTopicOrPartition', `unknown topic ${name}`);
     const rest = new Map(this.#topics);
     rest.delete(name);
+    this.#retired = [...this.#retired, topic.id].slice(-RETIRED_TOPIC_IDS_MAX);
     this.#save(rest);
   }
 
+  /** An id no topic here has or had (drawn again on the rare collision, so even a seeded source is safe locally). */
+  #freshId(): TopicId {
+    for (;;) {
+      const id = randomUuid(this.#random);
+      if (!this.isRetired(id) && !this.list().some((t) => t.id === id)) return id;
+    }
+  }
+
   #save(topics: Map<string, TopicDescription>): void {
-    const body = JSON.stringify({ version: TOPICS_FORMAT_VERSION, topics: [...topics.values()] }, null, 2);
-    writeFileAtomicSync(this.#path, new TextEncoder().encode(body));
+    const file: TopicsFile = { version: TOPICS_FORMAT_VERSION, topics: [...topics.values()], retiredIds: this.#retired };
+    writeFileAtomicSync(this.#path, new TextEncoder().encode(JSON.stringify(file, null, 2)));
+    this.#replace(topics);
+  }
+
+  #replace(topics: Map<string, TopicDescription>): void {
     this.#topics.clear();
     for (const [name, topic] of topics) this.#topics.set(name, topic);
   }

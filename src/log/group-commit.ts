@@ -17,8 +17,9 @@ interface Waiter {
 /**
  * Group commit for one log: one fdatasync covers every append made before it started. Waiters
  * resolve once a flush that began after their append completes, never earlier. A failed
- * fdatasync is fatal (the kernel may have dropped the dirty pages): every waiter is rejected and
- * the log refuses further writes, so nothing unflushed is ever acknowledged.
+ * fdatasync rejects every waiter and marks the log failed (the kernel may have dropped the dirty
+ * pages), so nothing unflushed is ever acknowledged, until the log wrote the unsynced bytes
+ * again and synced them (`recovered`).
  */
 export class GroupCommit {
   readonly #policy: FlushPolicy;
@@ -138,8 +139,16 @@ export class GroupCommit {
   /** Marks the log failed: a sync did not complete, so nothing after the last good one is safe. */
   fail(error: unknown): void {
     if (this.#failure !== null) return;
-    this.#failure = new FerryError('Storage', `fdatasync failed; the log refuses writes until reopened: ${String(error)}`, { cause: error });
+    this.#failure = new FerryError('Storage', `fdatasync failed; the unsynced writes are written again before the next one: ${String(error)}`, { cause: error });
     this.abort(this.#failure);
+  }
+
+  /** The log wrote everything below `endOffset` again and synced it: it takes writes again. */
+  recovered(endOffset: number): void {
+    this.#failure = null;
+    this.#pendingBytes = 0;
+    this.#writtenOffset = endOffset;
+    this.#flushedOffset = endOffset;
   }
 
   #resolveUpTo(flushedOffset: number): void {

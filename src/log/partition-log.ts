@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { FerryError } from '../errors.ts';
+import { FerryError, isFerryError } from '../errors.ts';
 import { splitBatches } from '../format/batch-parse.ts';
 import { LOG_OVERHEAD_BYTES, RecordBatch } from '../format/record-batch.ts';
 import { assert } from '../util/assert.ts';
@@ -12,7 +12,9 @@ import { DirLock } from './dir-lock.ts';
 import { GroupCommit } from './group-commit.ts';
 import { type EpochEntry, LEADER_EPOCH_CHECKPOINT_FILE, LeaderEpochCache } from './leader-epoch-cache.ts';
 import { scanSegment } from './recovery.ts';
+import { type ProducerBatch, ProducerStateManager } from './producer-state.ts';
 import { LogSegment, parseSegmentFileName } from './segment.ts';
+import type { StorageObserver } from './storage-health.ts';
 
 /** Written at a clean close, removed at open: its absence means the last run crashed. */
 export const CLEAN_SHUTDOWN_FILE = 'clean-shutdown';
@@ -24,12 +26,16 @@ const LAST_OFFSET_DELTA_POSITION = 23;
  * covers a whole index interval of small batches instead of a read per batch header.
  */
 const SKIP_WINDOW_BYTES_MIN = 8 * 1024;
+/** Bytes of log read per step when replaying batches into the producer state. */
+const REPLAY_READ_BYTES = 1024 * 1024;
 
 export interface PartitionLogOptions {
   readonly config?: Partial<LogConfig>;
   readonly clock?: Clock;
   /** Where fsyncs go; node:fs unless a test records them to simulate a power loss. */
   readonly files?: FileSync;
+  /** Told of every failed write and of the writes that succeed (the engine logs and counts them). */
+  readonly storage?: StorageObserver;
 }
 
 export interface AppendResult {
@@ -38,6 +44,11 @@ export interface AppendResult {
   /** The appended batches, as views of the caller's buffer with offsets and epoch assigned. */
   readonly batches: readonly RecordBatch[];
   readonly sizeBytes: number;
+  /**
+   * The batch was a retry of one the log already holds (same producer, epoch and sequences):
+   * nothing was written, and the offsets are the original's.
+   */
+  readonly duplicate: boolean;
 }
 
 export interface ReadResult {
@@ -69,6 +80,10 @@ interface CleanShutdownState {
  * one call, so appends never interleave; only fdatasync runs in the background (GroupCommit).
  * Invariants: segments are contiguous (each base offset is its predecessor's next offset);
  * logStartOffset <= flushedOffset <= logEndOffset.
+ * A failed write (a full disk, an I/O error) leaves the log as it was before it and is answered
+ * as Storage; a failed fdatasync keeps the batches written (their requests failed, their retries
+ * are duplicates) and the log refuses writes until the next write attempt has written the unsynced
+ * bytes again and synced them. Either way the log recovers by itself once the disk does.
  */
 export class PartitionLog {
   readonly directory: string;
@@ -80,9 +95,11 @@ export class PartitionLog {
   readonly #segments: LogSegment[];
   readonly #commit: GroupCommit;
   readonly #files: FileSync;
+  readonly #producers: ProducerStateManager;
+  readonly #storage: StorageObserver | null;
   #closed = false;
 
-  private constructor(directory: string, config: LogConfig, clock: Clock, lock: DirLock, epochs: LeaderEpochCache, segments: LogSegment[], recovery: RecoveryReport, files: FileSync) {
+  private constructor(directory: string, config: LogConfig, clock: Clock, lock: DirLock, epochs: LeaderEpochCache, segments: LogSegment[], recovery: RecoveryReport, files: FileSync, storage: StorageObserver | null) {
     this.#files = files;
     this.directory = directory;
     this.config = config;
@@ -91,7 +108,13 @@ export class PartitionLog {
     this.#epochs = epochs;
     this.#segments = segments;
     this.recovery = recovery;
-    this.#commit = new GroupCommit(config.flush, clock, this.logEndOffset, () => this.#activeSegment().flush());
+    this.#storage = storage;
+    this.#commit = new GroupCommit(config.flush, clock, this.logEndOffset, () => this.#activeSegment().flush().catch((error: unknown) => {
+      this.#storage?.writeFailed(this.directory, error);
+      throw error;
+    }));
+    this.#producers = new ProducerStateManager(directory, undefined, files);
+    this.#rebuildProducerState();
   }
 
   /** Opens (creating if needed) the log in `directory`, recovering it after a crash. */
@@ -104,7 +127,7 @@ export class PartitionLog {
       const learnEpochs = !existsSync(join(directory, LEADER_EPOCH_CHECKPOINT_FILE));
       const epochs = LeaderEpochCache.open(directory, files);
       const { segments, report } = openSegments(directory, config, epochs, learnEpochs, files);
-      return new PartitionLog(directory, config, options.clock ?? systemClock, lock, epochs, segments, report, files);
+      return new PartitionLog(directory, config, options.clock ?? systemClock, lock, epochs, segments, report, files, options.storage ?? null);
     } catch (error) {
       lock.release();
       throw error;
@@ -141,10 +164,17 @@ export class PartitionLog {
     return this.#segments.map((segment) => segment.baseOffset);
   }
 
+  /** The last batches the log holds of an idempotent producer (oldest first); empty if unknown. */
+  producerBatches(producerId: number): readonly ProducerBatch[] {
+    return this.#producers.batchesOf(producerId);
+  }
+
   /**
    * Appends a producer's batches (whole v2 batches, concatenated) as leader in `leaderEpoch`:
    * offsets from the log end are written into the batches in place, with the epoch. Everything
    * is validated before anything is written, so a rejected append leaves the log unchanged.
+   * Idempotent producers' sequences are checked here, in the same synchronous call as the write:
+   * a retry of a batch the log holds is answered with the original's offsets (`duplicate`).
    */
   append(records: Uint8Array, leaderEpoch: number): AppendResult {
     this.#checkWritable();
@@ -152,6 +182,8 @@ export class PartitionLog {
     if (leaderEpoch < this.#epochs.latestEpoch || !Number.isSafeInteger(leaderEpoch) || leaderEpoch > 0x7fffffff) {
       throw new FerryError('InvalidArgument', `leader epoch ${leaderEpoch} is invalid; the log is at epoch ${this.#epochs.latestEpoch}`);
     }
+    const original = this.#producers.check(batches);
+    if (original !== null) return { baseOffset: original.baseOffset, lastOffset: original.lastOffset, batches: [], sizeBytes: 0, duplicate: true };
     let nextOffset = this.logEndOffset;
     for (const batch of batches) {
       batch.setBaseOffset(nextOffset);
@@ -232,11 +264,21 @@ export class PartitionLog {
   /** Seals the active segment and starts a new one at the log end; a no-op when it is empty. */
   roll(): void {
     this.#checkWritable();
+    try {
+      this.#roll();
+    } catch (error) {
+      throw this.#failedWrite(error);
+    }
+  }
+
+  /** A failed roll leaves the active segment active: the next append that needs it rolls again. */
+  #roll(): void {
     const active = this.#activeSegment();
     if (active.isEmpty) return;
     this.#syncOrFail(active); // a sealed segment is always on disk: recovery scans only the active one
     active.writeIndexes();
     this.#segments.push(LogSegment.create(this.directory, active.nextOffset, this.config.indexIntervalBytes, this.#files));
+    this.#snapshotProducers();
   }
 
   /** Deletes the oldest sealed segments beyond retention.bytes or retention.ms; returns how many. */
@@ -255,12 +297,21 @@ export class PartitionLog {
       totalBytes -= oldest.sizeBytes;
       deleted++;
     }
+    if (deleted > 0) this.#producers.deleteSnapshotsBefore(this.logStartOffset);
     return deleted;
   }
 
   /** Removes every batch at or after `offset` (a follower diverged from its leader). */
   truncateTo(offset: number): void {
     this.#checkWritable();
+    try {
+      this.#truncate(offset);
+    } catch (error) {
+      throw this.#failedWrite(error);
+    }
+  }
+
+  #truncate(offset: number): void {
     if (offset >= this.logEndOffset) return;
     if (offset < this.logStartOffset) throw new FerryError('OffsetOutOfRange', `cannot truncate to ${offset}, before the log start ${this.logStartOffset}`);
     while (this.#segments.length > 1 && this.#activeSegment().baseOffset >= offset) this.#segments.pop()!.delete();
@@ -270,6 +321,7 @@ export class PartitionLog {
     }
     this.#epochs.truncateFromEnd(this.logEndOffset);
     this.#commit.noteTruncated(this.logEndOffset);
+    this.#rebuildProducerState();
   }
 
   /** Flushes everything written so far. */
@@ -289,6 +341,7 @@ export class PartitionLog {
     if (failure === null) {
       active.flushSync();
       active.writeIndexes();
+      this.#snapshotProducers(); // before the marker: a clean shutdown finds everything in place
       writeCleanShutdown(this.directory, active, this.logEndOffset, this.#files);
     }
     for (const segment of this.#segments) segment.close();
@@ -296,17 +349,101 @@ export class PartitionLog {
   }
 
   #write(batches: RecordBatch[]): AppendResult {
+    try {
+      const result = this.#writeBatches(batches);
+      this.#storage?.writeSucceeded();
+      return result;
+    } catch (error) {
+      throw this.#failedWrite(error);
+    }
+  }
+
+  #writeBatches(batches: RecordBatch[]): AppendResult {
     const first = batches[0]!;
     const last = batches.at(-1)!;
     const sizeBytes = batches.reduce((sum, batch) => sum + batch.sizeInBytes, 0);
     this.#maybeRoll(sizeBytes, last.maxTimestamp);
+    const endBefore = this.logEndOffset;
     for (const batch of batches) this.#epochs.assign(batch.partitionLeaderEpoch, batch.baseOffset);
     const active = this.#activeSegment();
-    active.append(batches);
+    try {
+      active.append(batches); // cuts its file back itself when the write fails
+    } catch (error) {
+      this.#forgetEpochsFrom(endBefore);
+      throw error;
+    }
+    for (const batch of batches) this.#producers.apply(batch); // the one path every batch takes [contract 11]
     const perAppend = this.config.flush.kind === 'per-append';
-    if (perAppend) this.#syncOrFail(active);
+    if (perAppend) {
+      try {
+        active.flushSync();
+      } catch (error) {
+        // The batches stay, whole and in the producer state: this request fails, a retry is a duplicate.
+        this.#commit.noteWritten(active.nextOffset, sizeBytes, false);
+        this.#commit.fail(error);
+        throw this.#commit.failure;
+      }
+    }
     this.#commit.noteWritten(active.nextOffset, sizeBytes, perAppend);
-    return { baseOffset: first.baseOffset, lastOffset: last.lastOffset, batches, sizeBytes };
+    return { baseOffset: first.baseOffset, lastOffset: last.lastOffset, batches, sizeBytes, duplicate: false };
+  }
+
+  /** Undoes the epoch entries of an append whose write failed (best effort: one at the log end is harmless). */
+  #forgetEpochsFrom(endOffset: number): void {
+    try {
+      this.#epochs.truncateFromEnd(endOffset);
+    } catch {
+      // Recovery drops entries at or past the log end at the next open; the next epoch replaces it.
+    }
+  }
+
+  /** A failed write as the Storage error the caller gets, told to the observer; bugs and bad input pass through. */
+  #failedWrite(error: unknown): unknown {
+    const system = error as { code?: unknown; syscall?: unknown } | null;
+    const fromDisk = isFerryError(error, 'Storage') || (typeof system?.code === 'string' && typeof system.syscall === 'string');
+    if (!fromDisk) return error;
+    this.#storage?.writeFailed(this.directory, error);
+    if (isFerryError(error)) return error;
+    return new FerryError('Storage', `log ${this.directory}: write failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+
+  /**
+   * After a failed fdatasync: the kernel may have marked the unsynced pages clean, so a second
+   * fdatasync alone could report success for bytes that never reached the disk. The active
+   * segment's bytes since the last good sync are written again and synced; then the log takes
+   * writes again. A roll syncs the segment it seals, so only the active segment can hold them.
+   */
+  #recoverFromFailedSync(): void {
+    const active = this.#activeSegment();
+    const flushed = this.#commit.flushedOffset;
+    const from = flushed <= active.baseOffset ? 0 : this.#positionOf(active, flushed);
+    active.rewriteFrom(from);
+    this.#commit.recovered(this.logEndOffset);
+  }
+
+  /**
+   * Producer state from the newest snapshot at or below the log end, then the batches after it
+   * replayed through the same `apply` as appends (after a crash or a truncation only the tail).
+   */
+  #rebuildProducerState(): void {
+    const producers = this.#producers;
+    const logEnd = this.logEndOffset;
+    let offset = Math.max(producers.loadSnapshot(logEnd), this.logStartOffset);
+    producers.skipTo(offset);
+    while (offset < logEnd) {
+      const { batches } = this.read(offset, REPLAY_READ_BYTES);
+      for (const batch of batches) if (batch.baseOffset >= offset) producers.apply(batch);
+      offset = batches.at(-1)!.nextOffset;
+    }
+  }
+
+  /** Kafka's `<offset>.snapshot` at a roll and a clean close, so recovery replays only what came after. */
+  #snapshotProducers(): void {
+    try {
+      this.#producers.writeSnapshot();
+    } catch {
+      // Only a shortcut is lost: recovery replays from an older snapshot or from the log start.
+    }
   }
 
   #syncOrFail(segment: LogSegment): void {
@@ -323,7 +460,7 @@ export class PartitionLog {
     if (active.isEmpty) return;
     const full = active.sizeBytes + incomingBytes > this.config.segmentBytes;
     const old = incomingMaxTimestamp - active.firstBatchTimestamp >= this.config.segmentMs;
-    if (full || old) this.roll();
+    if (full || old) this.#roll();
   }
 
   #activeSegment(): LogSegment {
@@ -363,10 +500,15 @@ export class PartitionLog {
     if (this.#closed) throw new FerryError('Closed', `log ${this.directory} is closed`);
   }
 
+  /** Open, and any failed sync recovered from first (or the Storage error of why not). */
   #checkWritable(): void {
     this.#checkOpen();
-    const failure = this.#commit.failure;
-    if (failure !== null) throw failure;
+    if (this.#commit.failure === null) return;
+    try {
+      this.#recoverFromFailedSync();
+    } catch (error) {
+      throw this.#failedWrite(error);
+    }
   }
 }
 

@@ -13,6 +13,8 @@ const FILE_NAME_DIGITS = 20;
 export const LOG_FILE_SUFFIX = '.log';
 export const INDEX_FILE_SUFFIX = '.index';
 export const TIME_INDEX_FILE_SUFFIX = '.timeindex';
+/** Bytes held at once while rewriting a segment's unsynced tail after a failed fdatasync. */
+const REWRITE_STEP_BYTES = 1024 * 1024;
 
 export function segmentFileName(baseOffset: number, suffix: string): string {
   return String(baseOffset).padStart(FILE_NAME_DIGITS, '0') + suffix;
@@ -193,6 +195,20 @@ export class LogSegment {
   }
 
   flushSync(): void {
+    this.#files.dataSyncSync(this.#fd);
+  }
+
+  /**
+   * Writes the bytes from `position` to the end again, as they are, and syncs them: after a failed
+   * fdatasync the kernel may have marked those pages clean, and only a new write makes the next
+   * fdatasync carry them. Read and written in steps of REWRITE_STEP_BYTES.
+   */
+  rewriteFrom(position: number): void {
+    assert(!this.#closed, 'rewrite of a closed segment');
+    for (let at = position; at < this.#state.sizeBytes; at += REWRITE_STEP_BYTES) {
+      const bytes = readExactSync(this.#fd, at, Math.min(REWRITE_STEP_BYTES, this.#state.sizeBytes - at));
+      writevAllSync(this.#fd, [bytes], at);
+    }
     this.#files.dataSyncSync(this.#fd);
   }
 

@@ -1,15 +1,20 @@
 import { FerryError } from '../errors.ts';
 import { splitBatches } from '../format/batch-parse.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
+import type { Uuid } from '../util/uuid.ts';
 import type { ReadFrame } from '../wal/reader.ts';
 
 /**
- * Applies one verified WAL frame to a log at the leader's offsets: a frame the log already has
- * is skipped (re-reading after a restart is idempotent), one that overlaps its end is applied from
- * the first new batch, and one that would leave a gap is refused. Returns the bytes applied.
+ * Applies one verified WAL frame to a log at the leader's offsets. The log is one incarnation of
+ * its topic, `topicId` (DESIGN.md contract 10): a frame of another incarnation of the same name is
+ * never part of it and is skipped, wherever it lies in the streams. Of the rest, a frame the log
+ * already has is skipped (re-reading after a restart is idempotent), one that overlaps its end is
+ * applied from the first new batch, and one that would leave a gap is refused. Returns the bytes
+ * applied.
  */
-export function applyFrame(log: PartitionLog, frame: ReadFrame): number {
+export function applyFrame(log: PartitionLog, frame: ReadFrame, topicId: Uuid): number {
   const { entry } = frame;
+  if (entry.topicId !== topicId) return 0;
   const logEnd = log.logEndOffset;
   if (entry.lastOffset < logEnd) return 0;
   if (entry.baseOffset > logEnd) {

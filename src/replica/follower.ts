@@ -6,6 +6,7 @@ import { assert } from '../util/assert.ts';
 import type { Clock, Timer } from '../util/clock.ts';
 import type { FileSync } from '../util/file-sync.ts';
 import { writeFileAtomicSync } from '../util/files.ts';
+import type { Uuid } from '../util/uuid.ts';
 import { listEpochs } from '../wal/seal.ts';
 import { applyFrame } from './apply.ts';
 import type { ObjectRead, ReadFrame, WalReader } from '../wal/reader.ts';
@@ -47,8 +48,12 @@ export interface FollowerObserver {
 
 /** Where applied data goes and who hears of it. */
 export interface FollowerTarget {
-  /** The local log of a replicated partition (the reader's `wants` decides which exist). */
-  log(topic: string, partition: number): PartitionLog;
+  /**
+   * The local log of a replicated partition of the topic incarnation `topicId` (the reader's
+   * `wants` decides which exist); null for an incarnation that was deleted: its frames are skipped.
+   * It may take a while (meeting a new incarnation, the old one's logs are closed and removed).
+   */
+  log(topic: string, partition: number, topicId: Uuid): PartitionLog | null | Promise<PartitionLog | null>;
   /** The follower applied up to `logEndOffset` (exclusive): reported to the leader for acks=all. */
   applied?(topic: string, partition: number, logEndOffset: number, objectCreatedMs: number): void;
 }
@@ -175,7 +180,7 @@ export class Follower {
         if (this.#position === position) await this.#idle();
         else this.#prefetched.clear();
       } else {
-        this.#apply(read);
+        await this.#apply(read);
         this.#idleWaitMs = this.config.pollIntervalMs;
         this.#position = { epoch: position.epoch, sequence: position.sequence + 1 };
         this.#prefetchWindow = Math.min(this.config.prefetchObjectsMax, this.#prefetchWindow * 2);
@@ -214,19 +219,20 @@ export class Follower {
   }
 
   /** Applies the frames of one object in order; each batch's CRC32C is checked by appendReplica. */
-  #apply(read: Extract<ObjectRead, { kind: 'data' }>): void {
+  async #apply(read: Extract<ObjectRead, { kind: 'data' }>): Promise<void> {
     const appliedBefore = this.#stats.bytesApplied;
-    for (const frame of read.frames) this.#applyFrame(frame, read.header.createdMs);
+    for (const frame of read.frames) await this.#applyFrame(frame, read.header.createdMs);
     this.#stats.objectsApplied++;
     this.#stats.bytesRead += read.bytesRead;
     // Object age bounds the lag from a leader's append to this apply (the object opened first).
     this.#observer.objectApplied?.(read.bytesRead, this.#stats.bytesApplied - appliedBefore, this.#clock.nowMs() - read.header.createdMs);
   }
 
-  #applyFrame(frame: ReadFrame, createdMs: number): void {
+  async #applyFrame(frame: ReadFrame, createdMs: number): Promise<void> {
     const { entry } = frame;
-    const log = this.#target.log(entry.topic, entry.partition);
-    const bytes = applyFrame(log, frame);
+    const log = await this.#target.log(entry.topic, entry.partition, entry.topicId);
+    if (log === null) return; // a frame of a deleted incarnation of the topic
+    const bytes = applyFrame(log, frame, entry.topicId);
     if (bytes === 0) return; // applied before a restart: the checkpoint lags by design
     this.#unflushed.add(log);
     this.#stats.framesApplied++;

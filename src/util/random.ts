@@ -29,3 +29,15 @@ export class SeededRandom implements Random {
     return Math.floor(this.next() * bound);
   }
 }
+
+/**
+ * The operating system's randomness behind the same interface: for values that must differ
+ * across processes and restarts (topic ids), where a seed would repeat them. Simulations inject a
+ * SeededRandom instead.
+ */
+export const systemRandom: Random = {
+  next(): number {
+    const words = crypto.getRandomValues(new Uint32Array(2));
+    return ((words[0]! >>> 5) * 0x400_0000 + (words[1]! >>> 6)) / 2 ** 53; // 53 random bits
+  },
+};

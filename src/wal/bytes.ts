@@ -55,6 +55,12 @@ export class ByteWriter {
     this.position += 8;
   }
 
+  /** A fixed-length field (a UUID), its bytes as they are. */
+  raw(value: Uint8Array): void {
+    this.bytes.set(value, this.position);
+    this.position += value.length;
+  }
+
   string(encoded: Uint8Array): void {
     this.u16(encoded.length);
     this.bytes.set(encoded, this.position);

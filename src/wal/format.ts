@@ -1,16 +1,18 @@
 import { assert } from '../util/assert.ts';
 import { concatBytes } from '../util/bytes.ts';
+import { UUID_BYTES, type Uuid, uuidFromBytes, uuidToBytes, ZERO_UUID } from '../util/uuid.ts';
 import { ByteReader, ByteWriter, encodeString, xxh64 } from './bytes.ts';
 
 /** The WAL object format of docs/wal-format.md; every constant here is a field there. */
 export const WAL_MAGIC = 0x4657414c; // "FWAL"
-export const WAL_FORMAT_VERSION = 1;
+/** 2: frames name their topic's id (DESIGN.md contract 10); version 1 frames cannot tell a topic's incarnations apart. */
+export const WAL_FORMAT_VERSION = 2;
 export const TRAILER_BYTES = 16;
 const CHECKSUM_BYTES = 8;
 /** magic u32 + version u16 + kind u8 + reserved u8 + epoch u32 + sequence u64 + createdMs i64 + writerId length u16. */
 const HEADER_FIXED_BYTES = 4 + 2 + 1 + 1 + 4 + 8 + 8 + 2;
-/** topic length u16 + partition i32 + leaderEpoch i32 + baseOffset i64 + lastOffset i64 + byteLength u32 + checksum u64. */
-const FRAME_FIXED_BYTES = 2 + 4 + 4 + 8 + 8 + 4 + 8;
+/** topic length u16 + topicId 16 bytes + partition i32 + leaderEpoch i32 + baseOffset i64 + lastOffset i64 + byteLength u32 + checksum u64. */
+const FRAME_FIXED_BYTES = 2 + UUID_BYTES + 4 + 4 + 8 + 8 + 4 + 8;
 /** The frame fields plus framePosition u64 and frameHeaderBytes u16. */
 const ENTRY_FIXED_BYTES = FRAME_FIXED_BYTES + 8 + 2;
 const FRAME_COUNT_BYTES = 4;
@@ -33,6 +35,8 @@ export interface WalHeader {
 /** What the footer says of one frame; the frame header repeats all but the position fields. */
 export interface WalFrameEntry {
   readonly topic: string;
+  /** The topic's id: which incarnation of the name the frame belongs to (never the zero UUID). */
+  readonly topicId: Uuid;
   readonly partition: number;
   readonly leaderEpoch: number;
   readonly baseOffset: number;
@@ -46,6 +50,7 @@ export interface WalFrameEntry {
 
 export interface WalFrameInput {
   readonly topic: string;
+  readonly topicId: Uuid;
   readonly partition: number;
   readonly leaderEpoch: number;
   readonly baseOffset: number;
@@ -88,10 +93,11 @@ export class WalObjectBuilder {
     assert(!this.#finished && this.#kind === 'data', 'frames go only into an unfinished data object');
     assert(frame.data.length > 0 && frame.data.length <= FRAME_DATA_BYTES_MAX, `frame data of ${frame.data.length} bytes`);
     assert(frame.lastOffset >= frame.baseOffset, `frame offsets ${frame.baseOffset}..${frame.lastOffset}`);
+    assert(frame.topicId !== ZERO_UUID, `a frame of ${frame.topic} must name its topic id`);
     const topicBytes = encodeString(frame.topic);
     const frameHeaderBytes = FRAME_FIXED_BYTES + topicBytes.length;
-    const { topic, partition, leaderEpoch, baseOffset, lastOffset, data } = frame;
-    const entry = { topic, partition, leaderEpoch, baseOffset, lastOffset, topicBytes, framePosition: this.#position, frameHeaderBytes, byteLength: data.length, dataChecksum: xxh64(data) };
+    const { topic, topicId, partition, leaderEpoch, baseOffset, lastOffset, data } = frame;
+    const entry = { topic, topicId, partition, leaderEpoch, baseOffset, lastOffset, topicBytes, framePosition: this.#position, frameHeaderBytes, byteLength: data.length, dataChecksum: xxh64(data) };
     const writer = new ByteWriter(frameHeaderBytes);
     writeFrameFields(writer, entry);
     this.#pending.push(writer.bytes, data);
@@ -151,6 +157,7 @@ function headerBytes(writerIdBytes: number): number {
 
 function writeFrameFields(writer: ByteWriter, entry: WalFrameEntry & { topicBytes: Uint8Array }): void {
   writer.string(entry.topicBytes);
+  writer.raw(uuidToBytes(entry.topicId));
   writer.i32(entry.partition);
   writer.i32(entry.leaderEpoch);
   writer.i64(entry.baseOffset);
@@ -228,9 +235,16 @@ function readEntry(reader: ByteReader): WalFrameEntry {
   return { ...fields, framePosition, frameHeaderBytes };
 }
 
+function readTopicId(reader: ByteReader): Uuid {
+  const topicId = uuidFromBytes(reader.bytes('topicId', UUID_BYTES));
+  if (topicId === ZERO_UUID) throw reader.error('topicId', 'is the zero UUID; every frame names its topic id');
+  return topicId;
+}
+
 function readFrameFields(reader: ByteReader): Omit<WalFrameEntry, 'framePosition' | 'frameHeaderBytes'> {
   return {
     topic: reader.string('topic'),
+    topicId: readTopicId(reader),
     partition: reader.i32('partition'),
     leaderEpoch: reader.i32('leaderEpoch'),
     baseOffset: reader.i64('baseOffset'),
@@ -247,7 +261,7 @@ function readFrameFields(reader: ByteReader): Omit<WalFrameEntry, 'framePosition
 export function decodeFrame(bytes: Uint8Array, entry: WalFrameEntry): Uint8Array {
   const reader = new ByteReader(bytes, entry.framePosition);
   const fields = readFrameFields(reader);
-  for (const name of ['topic', 'partition', 'leaderEpoch', 'baseOffset', 'lastOffset', 'byteLength', 'dataChecksum'] as const) {
+  for (const name of ['topic', 'topicId', 'partition', 'leaderEpoch', 'baseOffset', 'lastOffset', 'byteLength', 'dataChecksum'] as const) {
     if (fields[name] !== entry[name]) throw reader.error(name, `frame says ${String(fields[name])}, footer says ${String(entry[name])}`);
   }
   if (reader.position !== entry.frameHeaderBytes) throw reader.error('frameHeaderBytes', `frame header is ${reader.position} bytes, footer says ${entry.frameHeaderBytes}`);

@@ -5,13 +5,17 @@ import { assert } from '../util/assert.ts';
 import { type BackoffPolicy, backoffDelayMs, sleep } from '../util/backoff.ts';
 import type { Clock } from '../util/clock.ts';
 import type { Random } from '../util/random.ts';
+import type { Uuid } from '../util/uuid.ts';
 import { decodeFooter, decodeFrame, decodeHeader, decodeTrailer, decodeWalObject, TRAILER_BYTES, type WalFrameEntry, type WalHeader } from './format.ts';
 import { type StreamId, walObjectKey } from './keys.ts';
 
 export interface WalReaderConfig {
   readonly prefix: string;
-  /** Which partitions this reader applies; frames of others are never fetched when avoidable. */
-  readonly wants: (topic: string, partition: number) => boolean;
+  /**
+   * Which partitions this reader applies, of which incarnation of their topic (its id); frames of
+   * others are never fetched when avoidable.
+   */
+  readonly wants: (topic: string, partition: number, topicId: Uuid) => boolean;
   /** Bytes read from an object's end first: small objects come whole in this one read. */
   readonly tailProbeBytes: number;
   /** Neighbouring wanted frames closer than this are read in one range GET (fewer requests). */
@@ -120,7 +124,7 @@ export class WalReader {
     if (body.length === size) {
       const object = decodeWalObject(body); // small object: whole in the first read, all verified
       if (object.header.kind === 'seal') return { kind: 'seal', header: object.header };
-      const frames = object.frames.filter((frame) => this.config.wants(frame.entry.topic, frame.entry.partition));
+      const frames = object.frames.filter((frame) => this.config.wants(frame.entry.topic, frame.entry.partition, frame.entry.topicId));
       return { kind: 'data', header: object.header, frames, sizeBytes: size, bytesRead: body.length };
     }
     const trailer = decodeTrailer(body.subarray(body.length - TRAILER_BYTES), size);
@@ -129,7 +133,7 @@ export class WalReader {
       ? body.subarray(footerStart, footerStart + trailer.footerLength)
       : (await this.#range(key, trailer.footerPosition, trailer.footerPosition + trailer.footerLength)).body;
     const entries = decodeFooter(footer, trailer.footerPosition, trailer.footerChecksum);
-    const wanted = entries.filter((entry) => this.config.wants(entry.topic, entry.partition));
+    const wanted = entries.filter((entry) => this.config.wants(entry.topic, entry.partition, entry.topicId));
     const headerEnd = entries[0]?.framePosition ?? trailer.footerPosition;
     if (headerEnd > head.length) throw new CorruptObjectError('framePosition', headerEnd, `a header cannot be longer than ${HEADER_PROBE_BYTES} bytes`);
     const tailRead = { span: { start: size - body.length, end: size }, body };

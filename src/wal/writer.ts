@@ -7,6 +7,7 @@ import type { Clock, Timer } from '../util/clock.ts';
 import type { Random } from '../util/random.ts';
 import { STREAMING_PART_BYTES_DEFAULT, StreamingUpload } from '../store/streaming-upload.ts';
 import { BufferPool } from '../util/buffer-pool.ts';
+import type { Uuid } from '../util/uuid.ts';
 import { type WalFrameInput, WalObjectBuilder } from './format.ts';
 import { type StreamId, validateWriterId, walObjectKey } from './keys.ts';
 
@@ -108,8 +109,12 @@ export interface WalWriterObserver {
   durable?(topicPartition: string, endOffset: number): void;
 }
 
-export function partitionKey(topic: string, partition: number): string {
-  return `${topic}\u0000${partition}`;
+/**
+ * A partition of one incarnation of a topic: keyed by the topic's id, not its name, so a topic
+ * deleted and created again starts from nothing here (no durable offsets or waiters carried over).
+ */
+export function partitionKey(topicId: Uuid, partition: number): string {
+  return `${topicId}\u0000${partition}`;
 }
 
 /**
@@ -156,8 +161,8 @@ export class WalWriter {
   }
 
   /** Offsets of the partition below this are in durable WAL objects; -1 if none yet. */
-  durableOffset(topic: string, partition: number): number {
-    return this.#durable.get(partitionKey(topic, partition)) ?? -1;
+  durableOffset(topicId: Uuid, partition: number): number {
+    return this.#durable.get(partitionKey(topicId, partition)) ?? -1;
   }
 
   /** Every sequence up to this one is durable; -1 before the first. */
@@ -186,7 +191,7 @@ export class WalWriter {
     if (this.#failure !== null) throw this.#failure;
     const open = this.#open ?? this.#openObject();
     open.builder.addFrame(frame);
-    open.frames.push({ partitionKey: partitionKey(frame.topic, frame.partition), endOffset: frame.lastOffset + 1, appendedMs: this.#clock.monotonicMs() });
+    open.frames.push({ partitionKey: partitionKey(frame.topicId, frame.partition), endOffset: frame.lastOffset + 1, appendedMs: this.#clock.monotonicMs() });
     open.dataBytes += frame.data.length;
     this.#bufferedBytes += frame.data.length;
     if (open.builder.sizeBytes >= this.config.uploadBytes) this.#closeWhenSlotFree(open);
@@ -194,9 +199,9 @@ export class WalWriter {
   }
 
   /** Resolves once `offset` of the partition is in a durable WAL object (acks=all). */
-  waitForDurable(topic: string, partition: number, offset: number): Promise<void> {
+  waitForDurable(topicId: Uuid, partition: number, offset: number): Promise<void> {
     if (this.#failure !== null) return Promise.reject(this.#failure);
-    const key = partitionKey(topic, partition);
+    const key = partitionKey(topicId, partition);
     if ((this.#durable.get(key) ?? -1) > offset) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const list = this.#waiters.get(key) ?? [];

@@ -10,6 +10,7 @@ import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { idOf } from '../support/topic-ids.ts';
 
 test('a partition followed after LeaderProgress.close reports to nobody (no reporter, no connection)', () => {
   const leader: LeaderAddress = { nodeId: 1, host: '127.0.0.1', port: 9001 };
@@ -36,7 +37,7 @@ test('a partition followed after StreamTails.stopAll starts no tail (the store i
   const tails = new StreamTails({ store, prefix: 'p', clock, random: new SeededRandom(5), pollIntervalMs: 10, pollIntervalMaxMs: 100, readChain: async () => [] });
   tails.stopAll(); // the broker stopped
   const log = PartitionLog.open(tempDir());
-  tails.follow({ topic: 't', partition: 0, log, applied: () => {} }, [{ writerId: 'a', epoch: 0 }]);
+  tails.follow({ topic: 't', topicId: idOf('t'), partition: 0, log, applied: () => {} }, [{ writerId: 'a', epoch: 0 }]);
   for (let i = 0; i < 10; i++) {
     clock.advance(1000);
     await Bun.sleep(1);

@@ -13,6 +13,7 @@ import type { StreamId } from '../../src/wal/keys.ts';
 import { DEFAULT_WAL_WRITER_CONFIG, WalWriter } from '../../src/wal/writer.ts';
 import { batchOf } from '../support/batches.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { idOf } from '../support/topic-ids.ts';
 
 setDefaultTimeout(30_000);
 
@@ -27,12 +28,12 @@ test('a partition whose frame does not fit its log does not stop the other parti
   const ship = async (partition: number) => {
     const at = sources[partition]!.logEndOffset;
     const data = Uint8Array.from(sources[partition]!.append(batchOf(`p${partition}-${at}`), 0).batches[0]!.bytes);
-    leader.append({ topic: 't', partition, leaderEpoch: 0, baseOffset: at, lastOffset: at, data });
+    leader.append({ topic: 't', topicId: idOf('t'), partition, leaderEpoch: 0, baseOffset: at, lastOffset: at, data });
     await leader.flush();
   };
   for (let i = 0; i < 5; i++) sources[1]!.append(batchOf(`before-${i}`), 0); // partition 1's stream part starts at 5: its empty follower has a gap
-  tails.follow({ topic: 't', partition: 0, log: followers[0]!, applied: () => {} }, [a]);
-  tails.follow({ topic: 't', partition: 1, log: followers[1]!, applied: () => {} }, [a]);
+  tails.follow({ topic: 't', topicId: idOf('t'), partition: 0, log: followers[0]!, applied: () => {} }, [a]);
+  tails.follow({ topic: 't', topicId: idOf('t'), partition: 1, log: followers[1]!, applied: () => {} }, [a]);
   await ship(1);
   for (let i = 0; i < 3; i++) await ship(0);
   const deadline = performance.now() + 5000;

@@ -13,6 +13,7 @@ import { sealStream } from '../../src/wal/seal.ts';
 import { DEFAULT_WAL_WRITER_CONFIG, WalWriter } from '../../src/wal/writer.ts';
 import { batchOf } from '../support/batches.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { idOf } from '../support/topic-ids.ts';
 
 async function until(condition: () => boolean, what: string): Promise<void> {
   const deadline = performance.now() + 10_000;
@@ -38,10 +39,10 @@ for (const how of ['unfollow', 'stopAll'] as const) {
     const source = PartitionLog.open(tempDir());
     const follower = PartitionLog.open(tempDir());
     const leader = new WalWriter(store, { ...DEFAULT_WAL_WRITER_CONFIG, uploadIntervalMs: 1, prefix: 'p', stream: a }, { clock: systemClock, random: new SeededRandom(1) });
-    leader.append({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 0, data: Uint8Array.from(source.append(batchOf('r'), 0).batches[0]!.bytes) });
+    leader.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 0, data: Uint8Array.from(source.append(batchOf('r'), 0).batches[0]!.bytes) });
     await leader.flush();
     await sealStream(store, 'p', a, { writerId: 'b', nowMs: 0 });
-    tails.follow({ topic: 't', partition: 0, log: follower, applied: () => {} }, [a]);
+    tails.follow({ topic: 't', topicId: idOf('t'), partition: 0, log: follower, applied: () => {} }, [a]);
     await until(() => chainAsked, 'the tail to reach the seal and read the chain');
     expect(follower.logEndOffset).toBe(1);
     if (how === 'unfollow') tails.unfollow('t', 0);

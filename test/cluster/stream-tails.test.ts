@@ -9,6 +9,7 @@ import { sealStream } from '../../src/wal/seal.ts';
 import { DEFAULT_WAL_WRITER_CONFIG, WalWriter } from '../../src/wal/writer.ts';
 import { batchOf } from '../support/batches.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { idOf } from '../support/topic-ids.ts';
 
 function writer(store: MemoryStore, stream: StreamId): WalWriter {
   return new WalWriter(store, { ...DEFAULT_WAL_WRITER_CONFIG, uploadIntervalMs: 1, prefix: 'p', stream }, { clock: systemClock, random: new SeededRandom(1) });
@@ -34,17 +35,17 @@ test('one tail feeds every followed partition of a stream; a late joiner catches
   const ship = async (wal: WalWriter, partition: number, count: number) => {
     for (let i = 0; i < count; i++) {
       const at = offset[partition]!;
-      wal.append({ topic: 't', partition, leaderEpoch: 0, baseOffset: at, lastOffset: at, data: Uint8Array.from(logsLeader[partition]!.append(batchOf(`p${partition}-${at}`), 0).batches[0]!.bytes) });
+      wal.append({ topic: 't', topicId: idOf('t'), partition, leaderEpoch: 0, baseOffset: at, lastOffset: at, data: Uint8Array.from(logsLeader[partition]!.append(batchOf(`p${partition}-${at}`), 0).batches[0]!.bytes) });
       offset[partition] = at + 1;
     }
     await wal.flush();
   };
   const logsLeader = [0, 1].map(() => PartitionLog.open(tempDir()));
-  tails.follow({ topic: 't', partition: 0, log: logs[0]!, applied: () => {} }, [a]);
+  tails.follow({ topic: 't', topicId: idOf('t'), partition: 0, log: logs[0]!, applied: () => {} }, [a]);
   await ship(leader, 0, 5);
   await ship(leader, 1, 5);
   await until(() => logs[0]!.logEndOffset === 5, 'partition 0 on the tail');
-  tails.follow({ topic: 't', partition: 1, log: logs[1]!, applied: () => {} }, [a]); // joins late: catches up alone first
+  tails.follow({ topic: 't', topicId: idOf('t'), partition: 1, log: logs[1]!, applied: () => {} }, [a]); // joins late: catches up alone first
   await until(() => logs[1]!.logEndOffset === 5, 'the late joiner to catch up');
   // Leader a is replaced by b: a's stream is sealed, the chains name b next.
   await sealStream(store, 'p', a, { writerId: 'b', nowMs: 0 });
@@ -83,17 +84,17 @@ test('a tail whose step throws is retried with backoff, counted and logged, and 
   const ship = async (wal: WalWriter, count: number, partitions: readonly number[]) => {
     for (let i = 0; i < count; i++, next++) {
       const data = Uint8Array.from(source.append(batchOf(`r-${next}`), 0).batches[0]!.bytes);
-      for (const partition of partitions) wal.append({ topic: 't', partition, leaderEpoch: 0, baseOffset: next, lastOffset: next, data });
+      for (const partition of partitions) wal.append({ topic: 't', topicId: idOf('t'), partition, leaderEpoch: 0, baseOffset: next, lastOffset: next, data });
     }
     await wal.flush();
   };
-  tails.follow({ topic: 't', partition: 0, log: followers[0]!, applied: () => {} }, [a]);
+  tails.follow({ topic: 't', topicId: idOf('t'), partition: 0, log: followers[0]!, applied: () => {} }, [a]);
   const leader = writer(store, a);
   await ship(leader, 3, [0, 1]);
   await until(() => followers[0]!.logEndOffset === 3, 'partition 0 on the tail');
   // A late joiner's catch-up read fails (a GET of a's first object): it stays queued and is retried.
   store.injectFault({ operation: 'get', kind: 'PreconditionFailed', count: 2, keyPrefix: 'p/wal/a/' });
-  tails.follow({ topic: 't', partition: 1, log: followers[1]!, applied: () => {} }, [a]);
+  tails.follow({ topic: 't', topicId: idOf('t'), partition: 1, log: followers[1]!, applied: () => {} }, [a]);
   await until(() => followers[1]!.logEndOffset === 3, 'the joiner to catch up after its failed reads');
   // a is sealed: the chain read fails twice before it names b; the tail retries and moves both on.
   await sealStream(store, 'p', a, { writerId: 'b', nowMs: 0 });

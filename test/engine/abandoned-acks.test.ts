@@ -4,15 +4,16 @@ import { expect, test } from 'bun:test';
 import { Ferry, type FerryErrorKind, isFerryError } from '../../src/engine/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { idOf } from '../support/topic-ids.ts';
 
 const REPLICATION_FACTOR = 3;
 
 async function leaderWaitingForFollowers(): Promise<{ ferry: Ferry; outcome: Promise<string> }> {
   const ferry = await Ferry.open({ directory: tempDir(), managedPartitions: true, minInsyncReplicas: 2, wal: { store: new MemoryStore(), writerId: 'a', config: { uploadIntervalMs: 1 } } });
-  await ferry.adoptPartition('t', 0, 1, async () => {}, 'leader', REPLICATION_FACTOR);
+  await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {}, 'leader', REPLICATION_FACTOR);
   const outcome = ferry.produce('t', [{ value: 'needs a follower' }], { partition: 0 }).then(() => 'acknowledged', (error: unknown) => (isFerryError(error) ? error.kind : String(error)));
   const deadline = performance.now() + 10_000;
-  while (ferry.wal!.durableOffset('t', 0) !== 1) { // durable in the WAL: only the follower is missing
+  while (ferry.wal!.durableOffset(idOf('t'), 0) !== 1) { // durable in the WAL: only the follower is missing
     if (performance.now() > deadline) throw new Error('the WAL object never became durable');
     await Bun.sleep(1);
   }

@@ -4,6 +4,7 @@ import { ManualClock } from '../../src/util/clock.ts';
 import { decode } from '../support/batches.ts';
 import { settle, settleUntil } from '../support/settle.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { idOf } from '../support/topic-ids.ts';
 
 async function expectKind(action: () => unknown, kind: FerryErrorKind): Promise<void> {
   let caught: unknown;
@@ -24,7 +25,7 @@ describe('topics', () => {
     await ferry.produce('orders', [{ value: 'one' }], { partition: 2 });
     await ferry.close();
     const again = await Ferry.open({ directory });
-    expect(again.topics()).toEqual([{ name: 'orders', partitions: 3, config: {} }]);
+    expect(again.topics()).toEqual([{ name: 'orders', id: ferry.topics()[0]!.id, partitions: 3, config: {} }]);
     expect(again.fetch('orders', 2, 0).highWatermark).toBe(1);
     await again.close();
   });
@@ -182,8 +183,8 @@ test('murmur2 matches the vectors of Kafka UtilsTest', () => {
 
 test('managed partitions: only adopted ones are served, leaders take writes, followers do not', async () => {
   const ferry = await Ferry.open({ directory: tempDir(), managedPartitions: true });
-  await ferry.adoptPartition('m', 1, 3, async () => {});
-  await ferry.adoptPartition('m', 2, 3, async () => {}, 'follower');
+  await ferry.adoptPartition('m', idOf('m'), 1, 3, async () => {});
+  await ferry.adoptPartition('m', idOf('m'), 2, 3, async () => {}, 'follower');
   expect([0, 1, 2].map((p) => ferry.serves('m', p))).toEqual([false, true, true]);
   expect([0, 1, 2].map((p) => ferry.leads('m', p))).toEqual([false, true, false]);
   expect(ferry.enforceRetention()).toBe(0); // partition 0 is a hole here

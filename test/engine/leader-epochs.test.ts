@@ -3,6 +3,7 @@ import { Ferry, type FerryErrorKind, isFerryError } from '../../src/engine/index
 import type { PartitionLog } from '../../src/log/partition-log.ts';
 import { batchOf } from '../support/batches.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { idOf } from '../support/topic-ids.ts';
 
 function expectKind(action: () => unknown, kind: FerryErrorKind): void {
   let caught: unknown;
@@ -23,7 +24,7 @@ async function rebuildThreeEpochs(log: PartitionLog): Promise<void> {
 
 async function adopted(leaderEpoch: number, as: 'leader' | 'follower' = 'leader'): Promise<Ferry> {
   const ferry = await Ferry.open({ directory: tempDir(), managedPartitions: true });
-  await ferry.adoptPartition('t', 0, 1, rebuildThreeEpochs, as, 1, leaderEpoch);
+  await ferry.adoptPartition('t', idOf('t'), 0, 1, rebuildThreeEpochs, as, 1, leaderEpoch);
   return ferry;
 }
 

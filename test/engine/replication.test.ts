@@ -52,7 +52,7 @@ describe('replicated mode (embedded)', () => {
       if (seen.length === 20) controller.abort();
     }
     expect(seen).toEqual(produced.map((_, i) => `o${i}`));
-    expect(secondary.topics()).toEqual([{ name: 'orders', partitions: 2, config: {} }]); // partition 1 implies partitions 0..1
+    expect(secondary.topics()).toEqual([{ name: 'orders', id: primary.topics()[0]!.id, partitions: 2, config: {} }]); // partition 1 implies partitions 0..1
     let caught: unknown;
     try {
       await secondary.produce('orders', [{ value: 'x' }], { partition: 1 });
@@ -72,7 +72,7 @@ describe('replicated mode (embedded)', () => {
     let acknowledged = false;
     const pending = primary.produce('t', [{ value: 'needs a replica' }]).then(() => (acknowledged = true));
     await shipNow(primary);
-    expect(primary.wal!.durableOffset('t', 0)).toBe(1);
+    expect(primary.wal!.durableOffset(primary.topics().find((t) => t.name === 't')!.id, 0)).toBe(1);
     expect(acknowledged).toBe(false); // durable in the WAL, but no replica has it yet
     expect(primary.fetch('t', 0, 0).highWatermark).toBe(0);
     const secondary = await replica(store);

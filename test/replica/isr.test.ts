@@ -6,6 +6,7 @@ import { InSyncReplicas, REPLICA_LAG_TIME_MAX_MS } from '../../src/replica/isr.t
 import { ManualClock } from '../../src/util/clock.ts';
 import { batchOf } from '../support/batches.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { idOf } from '../support/topic-ids.ts';
 
 const LAG_MS = 1000;
 
@@ -59,7 +60,7 @@ test('RF 3, min.insync.replicas 2: the high watermark waits for a silent in-sync
     const clock = new ManualClock();
     const members = new Set(['b', 'c']);
     const log = PartitionLog.open(tempDir(), { clock, config: { flush: { kind: 'per-append' } } });
-    const partition = new Partition('t', 0, log, null, { kind: 'leader', requiredFollowers: 1, isr: isrOf(clock, members) }, 0, 0);
+    const partition = new Partition('t', idOf('t'), 0, log, null, { kind: 'leader', requiredFollowers: 1, isr: isrOf(clock, members) }, 0, 0);
     partition.noteFollowerApplied('b', 0); // both followers report in this leadership: both in sync
     partition.noteFollowerApplied('c', 0);
     let acknowledged = false;

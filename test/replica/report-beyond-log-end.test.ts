@@ -9,13 +9,14 @@ import { InSyncReplicas } from '../../src/replica/isr.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { batchOf } from '../support/batches.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { idOf } from '../support/topic-ids.ts';
 
 const LAG_MS = 1000;
 
 async function leaderOfOne(clock: ManualClock): Promise<{ partition: Partition; log: PartitionLog }> {
   const log = PartitionLog.open(tempDir(), { clock, config: { flush: { kind: 'per-append' } } });
   const isr = new InSyncReplicas(clock, { followers: () => new Set(['b']) }, LAG_MS);
-  return { partition: new Partition('t', 0, log, null, { kind: 'leader', requiredFollowers: 1, isr }, 0, 0), log };
+  return { partition: new Partition('t', idOf('t'), 0, log, null, { kind: 'leader', requiredFollowers: 1, isr }, 0, 0), log };
 }
 
 test('min.insync.replicas 2: a follower report beyond the leader log end is refused, and acks=all waits until the follower really applied the record', async () => {

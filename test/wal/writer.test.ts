@@ -11,6 +11,7 @@ import { listSequences, sealStream } from '../../src/wal/seal.ts';
 import { DEFAULT_WAL_WRITER_CONFIG, WalWriter, type WalWriterConfig } from '../../src/wal/writer.ts';
 import { batchOf } from '../support/batches.ts';
 import { advanceThrough, advanceUntil, settle, settleUntil } from '../support/settle.ts';
+import { idOf } from '../support/topic-ids.ts';
 
 const STREAM: StreamId = { writerId: 'leader-1', epoch: 1 };
 
@@ -73,7 +74,7 @@ describe('WalWriter', () => {
       const partition = i % 3;
       const base = next.get(partition) ?? 0;
       const data = batchOf(`p${partition}-${i}`, 2, 1_700_000_000_000, 100);
-      wal.append({ topic: 'orders', partition, leaderEpoch: 5, baseOffset: base, lastOffset: base + 1, data });
+      wal.append({ topic: 'orders', topicId: idOf('orders'), partition, leaderEpoch: 5, baseOffset: base, lastOffset: base + 1, data });
       next.set(partition, base + 2);
     }
     await wal.flush();
@@ -84,16 +85,16 @@ describe('WalWriter', () => {
     expect(sequences.length).toBeGreaterThan(3);
     const offsets = offsetsByPartition(await readStream(store));
     for (const partition of [0, 1, 2]) expect(offsets.get(`orders-${partition}`)).toEqual(Array.from({ length: 40 }, (_, i) => i));
-    expect(wal.durableOffset('orders', 1)).toBe(40);
+    expect(wal.durableOffset(idOf('orders'), 1)).toBe(40);
   });
 
   test('closes an object at the interval when it stays small', async () => {
     const clock = new ManualClock();
     const store = new MemoryStore({ clock });
     const wal = writer(store, { uploadBytes: 1 << 20, uploadIntervalMs: 50 }, clock);
-    wal.append({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 0, data: batchOf('a') });
+    wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 0, data: batchOf('a') });
     let durable = false;
-    const waiting = wal.waitForDurable('t', 0, 0).then(() => (durable = true));
+    const waiting = wal.waitForDurable(idOf('t'), 0, 0).then(() => (durable = true));
     clock.advance(49);
     await settle();
     expect(durable).toBe(false);
@@ -108,15 +109,15 @@ describe('WalWriter', () => {
     const store = new MemoryStore({ latency: 's3-express', seed: 3, clock });
     const wal = writer(store, { uploadBytes: 1, maxInFlight: 4, retry: { attempts: 6, baseMs: 100, capMs: 100 } }, clock);
     store.injectFault({ operation: 'put', kind: 'Unavailable', keyPrefix: 'cluster/wal/leader-1/0000000001/00000000000000000000' });
-    wal.append({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 0, data: batchOf('first') });
-    wal.append({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: 1, lastOffset: 1, data: batchOf('second') });
+    wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 0, data: batchOf('first') });
+    wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: 1, lastOffset: 1, data: batchOf('second') });
     const order: number[] = [];
-    const both = [wal.waitForDurable('t', 0, 0).then(() => order.push(0)), wal.waitForDurable('t', 0, 1).then(() => order.push(1))];
+    const both = [wal.waitForDurable(idOf('t'), 0, 0).then(() => order.push(0)), wal.waitForDurable(idOf('t'), 0, 1).then(() => order.push(1))];
     clock.advance(60); // both first attempts answer: object 1 is stored, object 0 failed
     await settle();
     expect(store.stats().requests.put).toBe(2);
     expect(store.stats().errors).toEqual({ Unavailable: 1 });
-    expect(wal.durableOffset('t', 0)).toBe(-1); // object 1 is stored, but object 0 is not yet
+    expect(wal.durableOffset(idOf('t'), 0)).toBe(-1); // object 1 is stored, but object 0 is not yet
     expect(order).toEqual([]);
     for (let i = 0; i < 10 && order.length < 2; i++) {
       clock.advance(100); // the retry of object 0
@@ -131,8 +132,8 @@ describe('WalWriter', () => {
     const store = new MemoryStore();
     const wal = writer(store, { uploadBytes: 1 });
     store.injectFault({ operation: 'put', kind: 'Timeout', afterEffect: true });
-    wal.append({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 2, data: batchOf('x', 3) });
-    await wal.waitForDurable('t', 0, 2);
+    wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 2, data: batchOf('x', 3) });
+    await wal.waitForDurable(idOf('t'), 0, 2);
     expect(wal.failure).toBeNull();
     expect(store.stats().requests.put).toBe(2);
     expect(offsetsByPartition(await readStream(store)).get('t-0')).toEqual([0, 1, 2]);
@@ -141,20 +142,20 @@ describe('WalWriter', () => {
   test('a sealed stream fences the writer: nothing acknowledged after, everything acknowledged below the seal', async () => {
     const store = new MemoryStore();
     const wal = writer(store, { uploadBytes: 1, maxInFlight: 1 });
-    wal.append({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 0, data: batchOf('a') });
-    await wal.waitForDurable('t', 0, 0);
+    wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 0, data: batchOf('a') });
+    await wal.waitForDurable(idOf('t'), 0, 0);
     const { sealSequence } = await sealStream(store, 'cluster', STREAM, { writerId: 'leader-2', nowMs: 0 });
     expect(sealSequence).toBe(1);
-    wal.append({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: 1, lastOffset: 1, data: batchOf('b') });
+    wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: 1, lastOffset: 1, data: batchOf('b') });
     let caught: unknown;
     try {
-      await wal.waitForDurable('t', 0, 1);
+      await wal.waitForDurable(idOf('t'), 0, 1);
     } catch (error) {
       caught = error;
     }
     expect(isFerryError(caught, 'Fenced')).toBe(true);
-    expect(wal.durableOffset('t', 0)).toBe(1);
-    expect(() => wal.append({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: 2, lastOffset: 2, data: batchOf('c') })).toThrow(/fenced/);
+    expect(wal.durableOffset(idOf('t'), 0)).toBe(1);
+    expect(() => wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: 2, lastOffset: 2, data: batchOf('c') })).toThrow(/fenced/);
     expect(offsetsByPartition(await readStream(store)).get('t-0')).toEqual([0]);
   });
 
@@ -173,8 +174,8 @@ describe('WalWriter', () => {
     const wal = writer(gated, { uploadBytes: 1, maxInFlight: 8 }, new ManualClock());
     const acknowledged: number[] = [];
     const append = (offset: number): void => {
-      wal.append({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: offset, lastOffset: offset, data: batchOf(`r${offset}`) });
-      wal.waitForDurable('t', 0, offset).then(() => acknowledged.push(offset), () => {});
+      wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: offset, lastOffset: offset, data: batchOf(`r${offset}`) });
+      wal.waitForDurable(idOf('t'), 0, offset).then(() => acknowledged.push(offset), () => {});
     };
     for (let offset = 0; offset < 10; offset++) append(offset);
     await settleUntil(() => acknowledged.length === 10, 'the first ten acknowledgements');
@@ -192,7 +193,7 @@ describe('WalWriter', () => {
     // Everything acknowledged is in the stream below the seal, exactly once and in order; nothing above it is.
     expect(acknowledged).toEqual(Array.from({ length: 10 }, (_, i) => i));
     expect(offsetsByPartition(await readStream(store)).get('t-0')).toEqual(acknowledged);
-    expect(wal.durableOffset('t', 0)).toBe(10);
+    expect(wal.durableOffset(idOf('t'), 0)).toBe(10);
   });
 
   test('backpressure: reserve waits while the upload buffer is full, memory stays bounded', async () => {
@@ -211,7 +212,7 @@ describe('WalWriter', () => {
       if (!reserved) waited++;
       await advanceUntil(clock, () => reserved, `reserve before offset ${offset}`);
       await reserving;
-      wal.append({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: offset, lastOffset: offset, data });
+      wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: offset, lastOffset: offset, data });
       peak = Math.max(peak, wal.stats().bufferedBytes);
     }
     await advanceThrough(clock, wal.flush(), 'the flush');
@@ -223,10 +224,10 @@ describe('WalWriter', () => {
   test('retries are bounded: a store that always fails fails the writer and its waiters', async () => {
     const store = new MemoryStore({ faults: { unavailableRate: { put: 1 } }, seed: 5 });
     const wal = writer(store, { uploadBytes: 1, retry: { attempts: 3, baseMs: 1, capMs: 2 } });
-    wal.append({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 0, data: batchOf('a') });
+    wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 0, data: batchOf('a') });
     let caught: unknown;
     try {
-      await wal.waitForDurable('t', 0, 0);
+      await wal.waitForDurable(idOf('t'), 0, 0);
     } catch (error) {
       caught = error;
     }
@@ -249,9 +250,9 @@ describe('WalWriter', () => {
         const base = next[partition]!;
         const data = batchOf(`p${partition}o${base}`, count, 0, random.nextInt(400));
         await wal.reserve(data.length);
-        wal.append({ topic: 'r', partition, leaderEpoch: 0, baseOffset: base, lastOffset: base + count - 1, data });
+        wal.append({ topic: 'r', topicId: idOf('r'), partition, leaderEpoch: 0, baseOffset: base, lastOffset: base + count - 1, data });
         next[partition] = base + count;
-        pending.push(wal.waitForDurable('r', partition, base + count - 1).then(() => {
+        pending.push(wal.waitForDurable(idOf('r'), partition, base + count - 1).then(() => {
           acknowledged.set(`r-${partition}`, Math.max(acknowledged.get(`r-${partition}`) ?? -1, base + count - 1));
         }));
         if (random.next() < 0.1) await Bun.sleep(1);
@@ -278,7 +279,7 @@ describe('large objects stream as multipart uploads while they fill', () => {
     const store = new MemoryStore();
     // A clock that never moves: the object stays open (no interval) until the flush closes it.
     const wal = writer(store, { uploadBytes: 16 * MiB, uploadIntervalMs: 60_000, multipartPartBytes: 5 * MiB, maxBufferedBytes: 64 * MiB }, new ManualClock());
-    for (let offset = 0; offset < 12; offset++) wal.append({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: offset, lastOffset: offset, data: bigFrame(offset) });
+    for (let offset = 0; offset < 12; offset++) wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: offset, lastOffset: offset, data: bigFrame(offset) });
     await settle();
     expect(store.stats().requests.multipartCreate).toBe(1);
     expect(store.stats().requests.uploadPart).toBeGreaterThanOrEqual(1); // while the object is still open
@@ -293,9 +294,9 @@ describe('large objects stream as multipart uploads while they fill', () => {
     const store = new MemoryStore();
     store.injectFault({ operation: 'uploadPart', kind: 'Unavailable', count: 100 });
     const wal = writer(store, { uploadBytes: 12 * MiB, uploadIntervalMs: 60_000, multipartPartBytes: 5 * MiB, maxBufferedBytes: 64 * MiB });
-    for (let offset = 0; offset < 12; offset++) wal.append({ topic: 't', partition: 0, leaderEpoch: 0, baseOffset: offset, lastOffset: offset, data: bigFrame(offset) });
+    for (let offset = 0; offset < 12; offset++) wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: offset, lastOffset: offset, data: bigFrame(offset) });
     await wal.flush();
-    expect(wal.durableOffset('t', 0)).toBe(12);
+    expect(wal.durableOffset(idOf('t'), 0)).toBe(12);
     expect(store.stats().requests.multipartAbort).toBeGreaterThanOrEqual(1);
     expect(store.stats().requests.put).toBe(1);
     expect(offsetsByPartition(await readStream(store)).get('t-0')).toEqual(Array.from({ length: 12 }, (_, i) => i));

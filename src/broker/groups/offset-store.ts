@@ -4,6 +4,7 @@ import { pack, unpack } from 'msgpackr';
 import { FerryError } from '../../errors.ts';
 import type { ControlStore } from '../../cluster/control-store.ts';
 import { writeFileAtomicSync } from '../../util/files.ts';
+import type { Uuid } from '../../util/uuid.ts';
 
 export const GROUP_OFFSETS_FILE = 'group-offsets.msgpack';
 
@@ -13,6 +14,11 @@ export interface CommittedOffset {
   readonly metadata: string | null;
   /** When the coordinator accepted the commit (clock.nowMs): offsets expire from it (offset-expiry.ts). Absent in older files. */
   readonly commitTimestampMs?: number;
+  /**
+   * The topic incarnation it was committed for (absent when the topic was unknown): an offset of
+   * a deleted incarnation is not one of the topic created again (DESIGN.md contract 10).
+   */
+  readonly topicId?: Uuid;
 }
 
 type Stored = Record<string, Record<string, CommittedOffset>>; // group -> "topic\u0000partition" -> offset

@@ -40,7 +40,10 @@ export async function handleOffsetCommit(context: BrokerContext, request: Offset
   let errorCode: number = notCoordinator(context, request.groupId) ? ErrorCode.NOT_COORDINATOR : context.groups.checkCommit(request.groupId, request.generationId, request.memberId);
   if (errorCode === ErrorCode.NONE) {
     const commitTimestampMs = context.clock.nowMs(); // offsets expire from here (offset-expiry.ts)
-    const offsets = request.topics.flatMap((topic) => topic.partitions.map((p) => ({ topic: topic.name, partition: p.partitionIndex, committed: { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.committedMetadata, commitTimestampMs } })));
+    const offsets = request.topics.flatMap((topic) => {
+      const topicId = context.topology.topicId(topic.name);
+      return topic.partitions.map((p) => ({ topic: topic.name, partition: p.partitionIndex, committed: { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.committedMetadata, commitTimestampMs, ...(topicId === null ? {} : { topicId }) } }));
+    });
     errorCode = await context.offsets.commit(request.groupId, offsets).then(() => ErrorCode.NONE, (error: unknown) => errorCodeOf(error));
   }
   return { throttleTimeMs: 0, topics: request.topics.map((topic) => ({ name: topic.name, partitions: topic.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })) };
@@ -48,7 +51,8 @@ export async function handleOffsetCommit(context: BrokerContext, request: Offset
 
 export async function handleOffsetFetch(context: BrokerContext, request: OffsetFetchRequest): Promise<OffsetFetchResponse> {
   if (notCoordinator(context, request.groupId)) return { throttleTimeMs: 0, topics: [], errorCode: ErrorCode.NOT_COORDINATOR };
-  const stored = await context.offsets.list(request.groupId);
+  // Offsets committed for a deleted incarnation of a topic are gone with it, as in Kafka.
+  const stored = (await context.offsets.list(request.groupId)).filter(({ topic, committed }) => committed.topicId === undefined || committed.topicId === context.topology.topicId(topic));
   const wanted = request.topics ?? groupTopics(stored);
   const topics = wanted.map((topic) => ({
     name: topic.name,

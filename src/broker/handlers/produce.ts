@@ -1,9 +1,8 @@
-import { BASE_SEQUENCE_OFFSET, LAST_OFFSET_DELTA_OFFSET, PRODUCER_EPOCH_OFFSET, PRODUCER_ID_OFFSET, RECORD_BATCH_HEADER_BYTES } from '../../format/record-batch.ts';
+import { RECORD_BATCH_HEADER_BYTES } from '../../format/record-batch.ts';
 import type { Clock, Timer } from '../../util/clock.ts';
 import type { ProducePartitionData, ProducePartitionResponse, ProduceRequest, ProduceResponse } from '../apis/produce.ts';
 import { type BrokerContext, NO_TIMESTAMP } from '../context.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
-import type { SequenceReservation } from '../producers.ts';
 import { errorCodeOf, notServedCode } from './errors.ts';
 
 const ACKS = new Map<number, 0 | 1 | 'all'>([[0, 0], [1, 1], [-1, 'all']]);
@@ -23,43 +22,15 @@ async function producePartition(context: BrokerContext, topic: string, data: Pro
   if (records === null || records.length < RECORD_BATCH_HEADER_BYTES) return failed(data.index, ErrorCode.CORRUPT_MESSAGE);
   const notServed = notServedCode(context, topic, data.index);
   if (notServed !== null) return failed(data.index, notServed);
-  const producer = producerFields(records);
-  let reservation: SequenceReservation | null = null;
-  if (producer.id >= 0) {
-    // Sequences are taken before the append (synchronously, in request order), so a pipelined
-    // next request of the same producer is checked against this one.
-    const check = context.producers.check(`${topic}\u0000${data.index}`, producer.id, producer.epoch, producer.sequence, producer.lastOffsetDelta + 1);
-    if (check.kind === 'duplicate') return succeeded(data.index, check.baseOffset, 0);
-    if (check.kind === 'in-flight') return failed(data.index, ErrorCode.NOT_ENOUGH_REPLICAS); // retriable: answered once the first attempt lands
-    if (check.kind === 'out-of-order') return failed(data.index, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER);
-    if (check.kind === 'fenced-epoch') return failed(data.index, ErrorCode.INVALID_PRODUCER_EPOCH);
-    reservation = check.reservation;
-  }
   try {
-    let appended;
-    try {
-      appended = await context.engine.appendBatches(topic, data.index, records);
-    } catch (error) {
-      reservation?.undo(); // nothing was written: the sequence is free again
-      throw error;
-    }
-    reservation?.settle(appended.baseOffset);
+    // Idempotent producers' sequences are checked by the partition's log, in the append itself:
+    // a retry of a batch it holds comes back with the original's offset and durability.
+    const appended = await context.engine.appendBatches(topic, data.index, records);
     if (acks === 'all' && (await withTimeout(context.clock, appended.committed.then(() => true), timeoutMs)) === null) return failed(data.index, ErrorCode.REQUEST_TIMED_OUT);
     return succeeded(data.index, appended.baseOffset, appended.logStartOffset);
   } catch (error) {
     return failed(data.index, errorCodeOf(error));
   }
-}
-
-/** The idempotence fields of the first batch, read in place (the append validates the batch itself). */
-function producerFields(records: Uint8Array): { id: number; epoch: number; sequence: number; lastOffsetDelta: number } {
-  const view = new DataView(records.buffer, records.byteOffset, records.length);
-  return {
-    id: Number(view.getBigInt64(PRODUCER_ID_OFFSET)),
-    epoch: view.getInt16(PRODUCER_EPOCH_OFFSET),
-    sequence: view.getInt32(BASE_SEQUENCE_OFFSET),
-    lastOffsetDelta: view.getInt32(LAST_OFFSET_DELTA_OFFSET),
-  };
 }
 
 /** Resolves with the result, or null once `timeoutMs` passed (the records may still commit later). */

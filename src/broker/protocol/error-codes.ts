@@ -72,6 +72,10 @@ export function errorCodeFor(kind: FerryErrorKind): ErrorCode {
     case 'Storage':
     case 'CorruptObject':
       return ErrorCode.KAFKA_STORAGE_ERROR;
+    case 'OutOfOrderSequence':
+      return ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER;
+    case 'InvalidProducerEpoch':
+      return ErrorCode.INVALID_PRODUCER_EPOCH;
     case 'Closed':
     case 'Locked':
       return ErrorCode.LEADER_NOT_AVAILABLE;

@@ -148,7 +148,7 @@ describe('offsets.retention.minutes', () => {
 
 test('OffsetCommit records when it was committed, so a simple consumer\'s offsets expire', async () => {
   const { clock, groups, offsets, expiry } = setup();
-  const context = { nodeId: 1, clock, groups, offsets, topology: { coordinatorFor: () => ({ nodeId: 1 }) } } as unknown as BrokerContext;
+  const context = { nodeId: 1, clock, groups, offsets, topology: { coordinatorFor: () => ({ nodeId: 1 }), topicId: () => null } } as unknown as BrokerContext;
   const topics = [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 5, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }] }];
   const response = await handleOffsetCommit(context, { groupId: 'simple', generationId: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1, topics });
   expect(response.topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);

@@ -24,6 +24,7 @@ import { Ferry } from '../../../src/engine/index.ts';
 import type { PartitionLog } from '../../../src/log/partition-log.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
 import { batchOf } from '../../support/batches.ts';
+import { idOf } from '../../support/topic-ids.ts';
 
 setDefaultTimeout(60_000);
 
@@ -55,7 +56,7 @@ async function rebuild(log: PartitionLog): Promise<void> {
 async function engineAdopting(as: 'leader' | 'follower'): Promise<Ferry> {
   const engine = await Ferry.open({ directory: tempDir(), managedPartitions: true });
   engines.push(engine);
-  await engine.adoptPartition('t', 0, 1, rebuild, as, 1, EPOCH);
+  await engine.adoptPartition('t', idOf('t'), 0, 1, rebuild, as, 1, EPOCH);
   return engine;
 }
 
@@ -120,7 +121,7 @@ describe('Metadata reports the leader epoch', () => {
 
   test("of the partition's control record in a cluster", async () => {
     const leader: BrokerRecord = { ...SELF, nodeId: 2, stream: { writerId: 'broker-2', epoch: 1 }, renewedAtMs: 1, leaseMs: 10_000 };
-    const record: PartitionRecord = { leader: 2, leaderEpoch: 7, chain: [leader.stream] };
+    const record: PartitionRecord = { topicId: idOf('t'), leader: 2, leaderEpoch: 7, chain: [leader.stream] };
     const node = {
       topics: () => new Map([['t', { partitions: 1, replicationFactor: 1 }]]),
       leaderOf: () => ({ broker: leader, record }),

@@ -1,0 +1,240 @@
+import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { pack, unpack } from 'msgpackr';
+import { FerryError } from '../errors.ts';
+import { NO_PRODUCER_EPOCH, NO_PRODUCER_ID, type RecordBatch } from '../format/record-batch.ts';
+import { assert } from '../util/assert.ts';
+import { writeFileAtomicSync } from '../util/files.ts';
+import { type FileSync, systemFileSync } from '../util/file-sync.ts';
+
+/** Kafka keeps the metadata of each producer's last five batches to answer retried duplicates. */
+export const PRODUCER_BATCHES_RETAINED = 5;
+/**
+ * Kafka's producer.id.expiration.ms (1 day): a producer silent this long, judged by the batch
+ * timestamps in the log, is forgotten. Memory costs about 300 bytes per producer remembered.
+ */
+export const PRODUCER_ID_EXPIRATION_MS = 24 * 60 * 60 * 1000;
+/** Log time between two sweeps of expired producers (Kafka's producer.id.expiration.check.interval.ms). */
+const EXPIRATION_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+/** Kafka's snapshot file names: the offset they cover up to, zero-padded to 20 digits. */
+const SNAPSHOT_FILE_SUFFIX = '.snapshot';
+const SNAPSHOT_FILE_DIGITS = 20;
+const SNAPSHOT_FORMAT_VERSION = 1;
+const INT32_MAX = 0x7fffffff;
+
+/** What is remembered of one batch of a producer (Kafka's BatchMetadata). */
+export interface ProducerBatch {
+  readonly firstSequence: number;
+  readonly lastSequence: number;
+  readonly baseOffset: number;
+  readonly lastOffset: number;
+  readonly maxTimestamp: number;
+}
+
+interface ProducerEntry {
+  epoch: number;
+  /** Oldest first, at most PRODUCER_BATCHES_RETAINED. */
+  batches: ProducerBatch[];
+}
+
+/** Kafka's sequence arithmetic: sequences wrap from Int32 max to 0. */
+function lastSequenceOf(batch: RecordBatch): number {
+  const last = batch.baseSequence + batch.lastOffsetDelta;
+  return last > INT32_MAX ? last - INT32_MAX - 1 : last;
+}
+
+function inSequence(lastSequence: number, nextSequence: number): boolean {
+  return nextSequence === lastSequence + 1 || (lastSequence === INT32_MAX && nextSequence === 0);
+}
+
+export function snapshotFileName(offset: number): string {
+  return String(offset).padStart(SNAPSHOT_FILE_DIGITS, '0') + SNAPSHOT_FILE_SUFFIX;
+}
+
+function parseSnapshotFileName(name: string): number | null {
+  const match = /^(\d{20})\.snapshot$/.exec(name);
+  const offset = Number(match?.[1]);
+  return match !== null && Number.isSafeInteger(offset) ? offset : null;
+}
+
+/**
+ * Idempotent producers' state of one partition (Kafka's ProducerStateManager): per producer id
+ * its epoch and its last batches' sequences and offsets. It is a function of the log: every batch
+ * the log takes, led or replicated or replayed after a restart, goes through `apply`, so a leader,
+ * a follower, a restarted broker and a rebuilt partition hold the same state for the same log.
+ * `check` runs in the same synchronous section as the append it guards (no await in between).
+ * Expiry is judged by the log's own time (its newest batch timestamp), not the wall clock, so a
+ * replay of the same batches forgets the same producers.
+ * Invariant: every remembered batch lies below `endOffset`, the log end this state describes.
+ */
+export class ProducerStateManager {
+  readonly #directory: string;
+  readonly #expirationMs: number;
+  #producers = new Map<number, ProducerEntry>();
+  /** The newest batch timestamp applied: the clock expiry is judged by. */
+  #logTimeMs = -1;
+  #lastSweepMs = -1;
+  #endOffset = 0;
+
+  readonly #files: FileSync;
+
+  constructor(directory: string, expirationMs = PRODUCER_ID_EXPIRATION_MS, files: FileSync = systemFileSync) {
+    this.#directory = directory;
+    this.#expirationMs = expirationMs;
+    this.#files = files;
+  }
+
+  /** The log end this state describes: every batch below it was applied. */
+  get endOffset(): number {
+    return this.#endOffset;
+  }
+
+  get producerCount(): number {
+    return this.#producers.size;
+  }
+
+  /** The last batches remembered for `producerId` (oldest first); empty when unknown or expired. */
+  batchesOf(producerId: number): readonly ProducerBatch[] {
+    return this.#live(producerId)?.batches ?? [];
+  }
+
+  /**
+   * Before a leader appends `batches`: the original of a retried batch (same producer, epoch and
+   * sequence range as one of its last five), or null to append them. Throws InvalidProducerEpoch
+   * for an older epoch and OutOfOrderSequence for a gap, as Kafka does. A producer this state does
+   * not know (new, expired, or its batches truncated away) is accepted at any sequence, as Kafka
+   * 2.5+ does (KIP-360): UNKNOWN_PRODUCER_ID is only for clients older than that.
+   */
+  check(batches: readonly RecordBatch[]): ProducerBatch | null {
+    const pending = new Map<number, { epoch: number; lastSequence: number }>();
+    for (const batch of batches) {
+      const producerId = batch.producerId;
+      if (producerId === NO_PRODUCER_ID) continue;
+      const entry = this.#live(producerId);
+      const duplicate = pending.has(producerId) ? undefined : entry?.batches.find((b) => entry.epoch === batch.producerEpoch && b.firstSequence === batch.baseSequence && b.lastSequence === lastSequenceOf(batch));
+      if (duplicate !== undefined) {
+        if (batches.length > 1) throw new FerryError('InvalidArgument', `a retried batch of producer ${producerId} (sequence ${batch.baseSequence}) must be sent alone`);
+        return duplicate;
+      }
+      const known = pending.get(producerId) ?? (entry === undefined ? undefined : { epoch: entry.epoch, lastSequence: entry.batches.at(-1)?.lastSequence ?? -1 });
+      checkSequence(producerId, known, batch);
+      pending.set(producerId, { epoch: batch.producerEpoch, lastSequence: lastSequenceOf(batch) });
+    }
+    return null;
+  }
+
+  /** Takes a batch the log now holds (after its write succeeded), in offset order. */
+  apply(batch: RecordBatch): void {
+    assert(batch.baseOffset >= this.#endOffset, `producer state at ${this.#endOffset} cannot take batch ${batch.baseOffset}`);
+    this.#endOffset = batch.nextOffset;
+    const producerId = batch.producerId;
+    const known = producerId === NO_PRODUCER_ID ? undefined : this.#live(producerId); // judged as `check` judged it
+    this.#logTimeMs = Math.max(this.#logTimeMs, batch.maxTimestamp);
+    if (producerId !== NO_PRODUCER_ID && batch.producerEpoch !== NO_PRODUCER_EPOCH) {
+      let entry = known;
+      if (entry === undefined || batch.producerEpoch !== entry.epoch) {
+        // A new producer or a new epoch: its earlier batches no longer answer duplicates (Kafka).
+        entry = { epoch: batch.producerEpoch, batches: [] };
+        this.#producers.set(producerId, entry);
+      }
+      entry.batches.push({ firstSequence: batch.baseSequence, lastSequence: lastSequenceOf(batch), baseOffset: batch.baseOffset, lastOffset: batch.lastOffset, maxTimestamp: batch.maxTimestamp });
+      if (entry.batches.length > PRODUCER_BATCHES_RETAINED) entry.batches.shift();
+    }
+    if (this.#logTimeMs - this.#lastSweepMs >= EXPIRATION_SWEEP_INTERVAL_MS) this.#sweep();
+  }
+
+  /** Notes log offsets that hold no batch to apply (a log that starts above 0). */
+  skipTo(offset: number): void {
+    this.#endOffset = Math.max(this.#endOffset, offset);
+  }
+
+  /** Writes `<offset>.snapshot` atomically and durably; `offset` must be this state's end. */
+  writeSnapshot(): void {
+    this.#sweep();
+    const producers = [...this.#producers].map(([id, entry]) => [id, entry.epoch, entry.batches.map((b) => [b.firstSequence, b.lastSequence, b.baseOffset, b.lastOffset, b.maxTimestamp])]);
+    const body = pack({ version: SNAPSHOT_FORMAT_VERSION, endOffset: this.#endOffset, logTimeMs: this.#logTimeMs, producers });
+    writeFileAtomicSync(join(this.#directory, snapshotFileName(this.#endOffset)), body, this.#files);
+  }
+
+  /**
+   * Restores the newest readable snapshot at or below `logEndOffset` and deletes any above it
+   * (they describe offsets a truncation removed). Returns the offset it covers up to (where the
+   * caller replays from), or 0 with an empty state when none is usable.
+   */
+  loadSnapshot(logEndOffset: number): number {
+    this.#producers = new Map();
+    this.#logTimeMs = -1;
+    this.#lastSweepMs = -1;
+    this.#endOffset = 0;
+    const offsets = listSnapshots(this.#directory);
+    for (const offset of offsets.filter((o) => o > logEndOffset)) unlinkSync(join(this.#directory, snapshotFileName(offset)));
+    for (const offset of offsets.filter((o) => o <= logEndOffset).reverse()) {
+      if (this.#read(offset)) return offset;
+    }
+    return 0;
+  }
+
+  /** Deletes snapshots below `offset` except the newest of them (retention moved the log start). */
+  deleteSnapshotsBefore(offset: number): void {
+    const older = listSnapshots(this.#directory).filter((o) => o < offset);
+    for (const stale of older.slice(0, -1)) unlinkSync(join(this.#directory, snapshotFileName(stale)));
+  }
+
+  #read(offset: number): boolean {
+    const path = join(this.#directory, snapshotFileName(offset));
+    try {
+      const decoded = unpack(readFileSync(path)) as { version: number; endOffset: number; logTimeMs: number; producers: [number, number, number[][]][] };
+      if (decoded.version !== SNAPSHOT_FORMAT_VERSION || decoded.endOffset !== offset) return false;
+      const producers = new Map<number, ProducerEntry>();
+      for (const [id, epoch, batches] of decoded.producers) {
+        producers.set(id, { epoch, batches: batches.map(([firstSequence, lastSequence, baseOffset, lastOffset, maxTimestamp]) => ({ firstSequence: firstSequence!, lastSequence: lastSequence!, baseOffset: baseOffset!, lastOffset: lastOffset!, maxTimestamp: maxTimestamp! })) });
+      }
+      this.#producers = producers;
+      this.#logTimeMs = decoded.logTimeMs;
+      this.#lastSweepMs = decoded.logTimeMs;
+      this.#endOffset = offset;
+      return true;
+    } catch {
+      return false; // unreadable: an older snapshot, or a replay from the log start, rebuilds it
+    }
+  }
+
+  /** The producer's entry unless it expired by the log's time. */
+  #live(producerId: number): ProducerEntry | undefined {
+    const entry = this.#producers.get(producerId);
+    if (entry === undefined || !this.#expired(entry)) return entry;
+    this.#producers.delete(producerId);
+    return undefined;
+  }
+
+  #expired(entry: ProducerEntry): boolean {
+    const last = entry.batches.at(-1);
+    return last === undefined || this.#logTimeMs - last.maxTimestamp >= this.#expirationMs;
+  }
+
+  /** Forgets expired producers; lookups already ignore them, this bounds the memory. */
+  #sweep(): void {
+    this.#lastSweepMs = this.#logTimeMs;
+    for (const [id, entry] of this.#producers) if (this.#expired(entry)) this.#producers.delete(id);
+  }
+}
+
+function checkSequence(producerId: number, known: { epoch: number; lastSequence: number } | undefined, batch: RecordBatch): void {
+  if (known === undefined) return;
+  const epoch = batch.producerEpoch;
+  if (epoch < known.epoch) {
+    throw new FerryError('InvalidProducerEpoch', `producer ${producerId} epoch ${epoch} is older than its current epoch ${known.epoch}`);
+  }
+  if (epoch > known.epoch) {
+    if (batch.baseSequence !== 0) throw new FerryError('OutOfOrderSequence', `producer ${producerId} starts epoch ${epoch} at sequence ${batch.baseSequence}, not 0`);
+    return;
+  }
+  if (!inSequence(known.lastSequence, batch.baseSequence)) {
+    throw new FerryError('OutOfOrderSequence', `producer ${producerId} sent sequence ${batch.baseSequence} after ${known.lastSequence}`);
+  }
+}
+
+function listSnapshots(directory: string): number[] {
+  if (!existsSync(directory)) return [];
+  return readdirSync(directory).map(parseSnapshotFileName).filter((o) => o !== null).sort((a, b) => a - b);
+}

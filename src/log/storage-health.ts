@@ -1,0 +1,49 @@
+import type { MetricsRegistry } from '../metrics/index.ts';
+
+/**
+ * What the logs tell about their disk: each failed write (a full disk, an I/O error) and each
+ * write that succeeds. A failure spell starts at the first failure and ends at the next success;
+ * the logs recover by themselves (see PartitionLog: a failed write leaves the log as before it).
+ */
+export interface StorageObserver {
+  writeFailed(directory: string, error: unknown): void;
+  writeSucceeded(): void;
+}
+
+/**
+ * One engine's storage health: counts every failed write (ferry_storage_write_failures_total),
+ * shows whether writes are failing now (ferry_storage_failing), and logs one line when a spell
+ * starts and one when it ends, however many writes fail in between.
+ */
+export class StorageHealth implements StorageObserver {
+  readonly #log: (message: string) => void;
+  readonly #failures: { add(): void } | null;
+  readonly #failing: { set(value: number): void } | null;
+  #spellFailures = 0;
+
+  constructor(metrics?: MetricsRegistry, log?: (message: string) => void) {
+    this.#log = log ?? (() => {});
+    this.#failures = metrics?.counter('ferry_storage_write_failures_total', 'Local log writes that failed (a full disk, an I/O error); each left its log as before it') ?? null;
+    this.#failing = metrics?.gauge('ferry_storage_failing', '1 while local log writes fail, 0 once they succeed again') ?? null;
+  }
+
+  /** Whether the last write failed. */
+  get failing(): boolean {
+    return this.#spellFailures > 0;
+  }
+
+  writeFailed(directory: string, error: unknown): void {
+    this.#failures?.add();
+    if (this.#spellFailures++ === 0) {
+      this.#failing?.set(1);
+      this.#log(`storage: writes to ${directory} fail (${error instanceof Error ? error.message : String(error)}); the request is answered KAFKA_STORAGE_ERROR and writes are retried as they come`);
+    }
+  }
+
+  writeSucceeded(): void {
+    if (this.#spellFailures === 0) return;
+    this.#log(`storage: writes succeed again after ${this.#spellFailures} failed`);
+    this.#spellFailures = 0;
+    this.#failing?.set(0);
+  }
+}

@@ -1,0 +1,66 @@
+// The long form of test/faults/full-disk.test.ts (issue 9 black-box run (e)): repeats the run over
+// consecutive seeds (different sizes and moments) and prints each run's counts.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { describeVerdict } from '../support/ack-ledger.ts';
+import { mountTmpfs, runFullDisk } from './full-disk-run.ts';
+
+const USAGE = `usage: bun test/faults/run-full-disk.ts [--runs N] [--seed S]
+
+Runs a ferry broker whose data directory is a small tmpfs (needs root to mount), fills the disk
+while a kafkajs idempotent producer writes, frees it while the broker runs, and checks that
+produce resumes without a restart, the failure is logged once, and nothing acknowledged is lost,
+duplicated or misplaced.
+
+  --runs N       runs, with seeds S, S+1, ... (default 5)
+  --seed S       first seed (default 1)
+  -h, --help     this text
+
+Exits 1 if any run failed a check.`;
+
+const { values } = parseArgs({ options: { runs: { type: 'string' }, seed: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+if (values.help === true) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const runs = positive('runs', values.runs, 5);
+const firstSeed = positive('seed', values.seed, 1);
+let failures = 0;
+for (let run = 0; run < runs; run++) {
+  const seed = firstSeed + run;
+  const root = mkdtempSync(join(tmpdir(), `ferry-full-disk-${seed}-`));
+  const disk = join(root, 'disk');
+  mkdirSync(disk);
+  const cannotMount = mountTmpfs(disk);
+  if (cannotMount !== null) {
+    console.error(`cannot mount a tmpfs (needs root): ${cannotMount}`);
+    process.exit(2);
+  }
+  try {
+    const result = await runFullDisk(seed, root);
+    const { verdict } = result;
+    const ok = verdict.lost.length + verdict.duplicated.length + verdict.misplaced.length === 0 && result.ranThroughout && result.failureLines === 1 && result.recoveryLines === 1 && !result.uncaughtError;
+    if (!ok) failures++;
+    console.log(`seed ${seed}: ${result.plan}: ${describeVerdict(verdict)}; ran throughout ${result.ranThroughout}, failure logged ${result.failureLines}x, recovery logged ${result.recoveryLines}x, uncaught error ${result.uncaughtError}`);
+  } catch (error) {
+    failures++;
+    console.log(`seed ${seed}: failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+  } finally {
+    Bun.spawnSync(['umount', disk]);
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+console.log(`${runs} runs, ${failures} failed`);
+process.exit(failures === 0 ? 0 : 1);
+
+function positive(name: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < 1) {
+    console.error(`--${name} must be a positive integer, got '${text}'\n\n${USAGE}`);
+    process.exit(2);
+  }
+  return value;
+}
