@@ -39,6 +39,8 @@ export class LeaderProgress {
   readonly #options: LeaderProgressOptions;
   readonly #followed = new Map<string, Followed>();
   readonly #reporters = new Map<string, Pick<ProgressReporter, 'report' | 'forget' | 'close'>>();
+  /** Closed for good (the broker stopped): a follow still in flight when it stopped reports to nobody. */
+  #closed = false;
 
   constructor(options: LeaderProgressOptions) {
     this.#options = options;
@@ -46,6 +48,7 @@ export class LeaderProgress {
 
   /** [R1] Starts reporting a followed partition to its leader; `logEndOffset` reads its log end now. */
   follow(topic: string, partition: number, logEndOffset: () => number): void {
+    if (this.#closed) return;
     this.#followed.set(key(topic, partition), { topic, partition, logEndOffset, leader: null });
     this.#retarget(this.#followed.get(key(topic, partition))!);
   }
@@ -78,6 +81,7 @@ export class LeaderProgress {
   }
 
   close(): void {
+    this.#closed = true;
     for (const reporter of this.#reporters.values()) reporter.close();
     this.#reporters.clear();
     this.#followed.clear();

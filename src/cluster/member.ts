@@ -64,6 +64,8 @@ export function clusterMember(options: ClusterMemberOptions): ClusterNode {
     stopped: () => host.stop(),
     scanned() {
       host.scanned();
+      // A follower that stays one across a leader change serves in the new leader's epoch (KIP-320).
+      engine.followLeaderEpochs((topic, partition) => member.leaderOf(topic, partition)?.record.leaderEpoch ?? null);
       engine.replicasChanged(); // leases and replica sets may have changed: leaders re-check their in-sync sets
     },
     ...(log === undefined ? {} : { log }),

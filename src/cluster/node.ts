@@ -266,6 +266,7 @@ export class ClusterNode {
     const topicRecords = [...(await this.#topicRecords.refresh())].filter(([, record]) => isUuid(record.value.topicId));
     this.#topics = new Map(topicRecords.map(([name, record]) => [name, topicOf(record.value)]));
     const records = await this.#partitionRecords.refresh();
+    for (const id of this.#partitions.keys()) if (!records.has(id)) this.#partitions.delete(id); // deleted (its topic too, by any broker): no stale leader, no growth
     await this.#forgetDeleted();
     const live = new Set(this.liveBrokers().map((b) => b.nodeId));
     const total = [...this.#topics.values()].reduce((sum, t) => sum + t.partitions, 0);

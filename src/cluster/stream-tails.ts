@@ -42,6 +42,16 @@ export interface StreamTailsOptions {
  */
 export const TAIL_RETRY: BackoffPolicy = { attempts: Number.POSITIVE_INFINITY, baseMs: 100, capMs: 5000 };
 
+/** A partition waiting to join a tail: it first reads, alone, the tail's objects from `fromSequence` up to the tail's position. */
+interface Joining {
+  readonly partition: FollowedPartition;
+  fromSequence: number;
+  /** Monotonic ms before which it is not tried (after a failure of its own); 0: at once. */
+  retryAtMs: number;
+  /** Its own failures in a row: its backoff (TAIL_RETRY), apart from the tail's. */
+  failures: number;
+}
+
 interface Tail {
   readonly stream: StreamId;
   /** Failures in a row; reset by a step that succeeds. */
@@ -49,8 +59,12 @@ interface Tail {
   /** The next sequence the tail reads. */
   sequence: number;
   readonly members: Map<string, FollowedPartition>;
-  /** Partitions waiting to join: caught up on sequences below `sequence` first, between reads. */
-  readonly joining: FollowedPartition[];
+  /**
+   * Partitions waiting to join: caught up on sequences below `sequence` first, between reads. A
+   * member whose frame fails to apply comes back here alone (T1), so one partition's fault
+   * never stops the others of the stream.
+   */
+  readonly joining: Joining[];
   running: boolean;
 }
 
@@ -60,11 +74,16 @@ interface Tail {
  * once per following broker, not once per followed partition. A partition joins a tail after
  * reading, alone, the tail's earlier objects; at a seal it moves to the stream its chain names
  * next (a new leader).
+ * - T1 A partition's own fault (a frame its log cannot take, a failed catch-up) takes only that
+ *   partition off the tail: it joins again after its own backoff from the object it failed on,
+ *   while the tail goes on feeding the others. A fault of the tail's read fails the whole step.
  */
 export class StreamTails {
   readonly #options: StreamTailsOptions;
   readonly #tails = new Map<string, Tail>();
   readonly #errors: { add(): void } | null;
+  /** Stopped for good (the broker stopped): a follow still in flight when it stopped starts no tail. */
+  #stopped = false;
 
   constructor(options: StreamTailsOptions) {
     this.#options = options;
@@ -80,17 +99,19 @@ export class StreamTails {
     const id = memberKey(topic, partition);
     for (const tail of this.#tails.values()) {
       tail.members.delete(id);
-      const at = tail.joining.findIndex((p) => memberKey(p.topic, p.partition) === id);
+      const at = tail.joining.findIndex(({ partition: p }) => memberKey(p.topic, p.partition) === id);
       if (at >= 0) tail.joining.splice(at, 1);
       if (tail.members.size === 0 && tail.joining.length === 0) this.#stop(tail);
     }
   }
 
   stopAll(): void {
+    this.#stopped = true;
     for (const tail of this.#tails.values()) this.#stop(tail);
   }
 
   #join(stream: StreamId, partition: FollowedPartition): void {
+    if (this.#stopped) return;
     const key = streamKey(stream);
     let tail = this.#tails.get(key);
     if (tail === undefined) {
@@ -98,7 +119,7 @@ export class StreamTails {
       this.#tails.set(key, tail);
       void this.#run(tail);
     }
-    tail.joining.push(partition);
+    tail.joining.push({ partition, fromSequence: 0, retryAtMs: 0, failures: 0 });
   }
 
   #stop(tail: Tail): void {
@@ -141,8 +162,16 @@ export class StreamTails {
     if (read.kind === 'data') {
       // A retry after a failure part-way re-applies nothing: applyFrame skips what a log already has.
       for (const frame of read.frames) {
-        const member = tail.members.get(memberKey(frame.entry.topic, frame.entry.partition));
-        if (member !== undefined && applyFrame(member.log, frame, member.topicId) > 0) member.applied();
+        const id = memberKey(frame.entry.topic, frame.entry.partition);
+        const member = tail.members.get(id);
+        if (member === undefined) continue;
+        try {
+          if (applyFrame(member.log, frame, member.topicId) > 0) member.applied();
+        } catch (error) {
+          // T1: this partition alone leaves the tail, and catches up from this object after its own backoff.
+          tail.members.delete(id);
+          this.#retryLater(tail, { partition: member, fromSequence: tail.sequence, retryAtMs: 0, failures: 0 }, error);
+        }
       }
       tail.sequence++;
       return 'data';
@@ -151,26 +180,50 @@ export class StreamTails {
     return 'idle';
   }
 
-  /** Catches each joining partition up on the objects the tail has already passed, then admits it. */
+  /**
+   * Catches each joining partition that is due up on the objects the tail has already passed, then
+   * admits it. A joiner whose catch-up fails waits for its own retry (T1); the others go on.
+   */
   async #admitJoining(tail: Tail): Promise<void> {
-    while (tail.joining.length > 0) {
-      const partition = tail.joining[0]!; // stays queued until caught up, so a failed catch-up is retried
+    const nowMs = this.#options.clock.monotonicMs();
+    for (const joining of tail.joining.filter((j) => j.retryAtMs <= nowMs)) {
+      const { partition } = joining;
       const reader = this.#reader((topic, index, topicId) => topic === partition.topic && index === partition.partition && topicId === partition.topicId);
-      for (let sequence = 0; sequence < tail.sequence; sequence++) {
-        const read = await reader.read(tail.stream, sequence);
-        if (read.kind !== 'data') break;
-        for (const frame of read.frames) if (applyFrame(partition.log, frame, partition.topicId) > 0) partition.applied();
+      try {
+        for (; joining.fromSequence < tail.sequence; joining.fromSequence++) {
+          const read = await reader.read(tail.stream, joining.fromSequence);
+          if (read.kind !== 'data') break;
+          for (const frame of read.frames) if (applyFrame(partition.log, frame, partition.topicId) > 0) partition.applied();
+        }
+      } catch (error) {
+        const at = tail.joining.indexOf(joining);
+        if (at < 0) continue; // unfollowed meanwhile
+        tail.joining.splice(at, 1);
+        this.#retryLater(tail, joining, error);
+        continue;
       }
-      if (tail.joining[0] === partition) tail.joining.shift(); // (unfollow may have removed it meanwhile)
-      else continue;
+      const at = tail.joining.indexOf(joining);
+      if (at < 0) continue; // unfollowed meanwhile
+      tail.joining.splice(at, 1);
       tail.members.set(memberKey(partition.topic, partition.partition), partition);
     }
+  }
+
+  /** T1: one partition failed on its own: logged, counted, and queued to join again after its backoff. */
+  #retryLater(tail: Tail, joining: Joining, error: unknown): void {
+    this.#errors?.add();
+    const waitMs = backoffDelayMs(TAIL_RETRY, joining.failures++, this.#options.random);
+    joining.retryAtMs = this.#options.clock.monotonicMs() + waitMs;
+    tail.joining.push(joining);
+    const { topic, partition } = joining.partition;
+    this.#options.report?.(`${topic}-${partition} failed on the tail of ${streamKey(tail.stream)} (${joining.failures} in a row), retrying it alone in ${Math.round(waitMs)} ms: ${error instanceof Error ? error.message : String(error)}`);
   }
 
   /** The stream is sealed: each member moves to the next stream of its chain once one is recorded. */
   async #moveOnFromSeal(tail: Tail): Promise<void> {
     for (const [id, member] of tail.members) {
       const chain = await this.#options.readChain(member.topic, member.partition);
+      if (!tail.running || tail.members.get(id) !== member) continue; // let go of (unfollow, stopAll) during the read: it stays let go of
       const at = chain.findIndex((s) => streamKey(s) === streamKey(tail.stream));
       const next = at >= 0 ? chain[at + 1] : undefined;
       if (next === undefined) continue; // no successor recorded yet: ask again later

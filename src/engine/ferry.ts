@@ -279,10 +279,25 @@ export class Ferry {
     return partition?.role.kind === 'leader' && partition.noteFollowerApplied(replicaId, logEndOffset);
   }
 
+  /** Leader: the log end an in-sync follower reported (null: not in sync, or not led here). */
+  inSyncReplicaEnd(topic: string, index: number, replicaId: string): number | null {
+    return this.#partitions.get(topic)?.[index]?.inSyncFollowerEnd(replicaId) ?? null;
+  }
+
   /** A followed partition's leader says what it has committed (its answer to a progress report). */
   noteLeaderHighWatermark(topic: string, index: number, highWatermark: number): void {
     const partition = this.#partitions.get(topic)?.[index];
     if (partition?.role.kind === 'follower') partition.noteLeaderHighWatermark(highWatermark);
+  }
+
+  /** After a cluster scan: each followed partition serves in the epoch of the leader it follows now (null: none known). */
+  followLeaderEpochs(epochOf: (topic: string, index: number) => number | null): void {
+    for (const [topic, partitions] of this.#partitions) {
+      partitions.forEach((partition, index) => {
+        const epoch = partition.role.kind === 'follower' ? epochOf(topic, index) : null;
+        if (epoch !== null) partition.followLeaderEpoch(epoch);
+      });
+    }
   }
 
   /** The cluster decides who follows what (replica sets, leases); without it, the attached replicas follow everything. */

@@ -59,9 +59,10 @@ export class Partition {
   /**
    * The leader epoch this replica serves in (KIP-320) and its appends carry in their batch headers
    * (design contract 13): the one the cluster assigned when this broker adopted the partition as
-   * leader or follower; 0 in the embedded engine.
+   * leader or follower, and for a follower the epoch of each later leader it goes on following
+   * (followLeaderEpoch); 0 in the embedded engine.
    */
-  readonly leaderEpoch: number;
+  #leaderEpoch: number;
   readonly #wal: WalWriter | null;
   readonly #gate: AcknowledgeGate;
   #durableEnd: number;
@@ -92,7 +93,7 @@ export class Partition {
     this.log = log;
     this.#wal = wal;
     this.role = role;
-    this.leaderEpoch = leadership.leaderEpoch;
+    this.#leaderEpoch = leadership.leaderEpoch;
     this.#gate = leadership.gate;
     if (durableEnd > log.logEndOffset) {
       throw new FerryError('Storage', `${topic}-${index}: the local log ends at ${log.logEndOffset} but the WAL holds it up to ${durableEnd}; a single engine cannot rebuild its tail from object storage (a cluster broker rebuilds adopted partitions from their chain)`);
@@ -128,6 +129,21 @@ export class Partition {
     // The last frame's object is durable only with every lower sequence [W5]: so is the whole suffix.
     this.#track(end - 1, durable).then(() => this.#recompute(), () => {}); // a failed writer fails every later produce too
     return end - this.#durableEnd;
+  }
+
+  get leaderEpoch(): number {
+    return this.#leaderEpoch;
+  }
+
+  /**
+   * Follower: the partition has a new leader in `leaderEpoch` and this replica goes on following
+   * it ([R3] of docs/cluster-protocol.md): it serves in that epoch from now on, as Kafka's follower
+   * does once it learns of the new leader, so consumers naming the epoch are served. Never back.
+   */
+  followLeaderEpoch(leaderEpoch: number): void {
+    assert(this.role.kind === 'follower', `${this.topic}-${this.index}: only a follower moves to another leader's epoch`);
+    assert(Number.isSafeInteger(leaderEpoch) && leaderEpoch <= 0x7fffffff, `${this.topic}-${this.index}: leader epoch ${leaderEpoch} is not an int32`);
+    this.#leaderEpoch = Math.max(this.#leaderEpoch, leaderEpoch);
   }
 
   get highWatermark(): number {
@@ -192,12 +208,24 @@ export class Partition {
 
   /**
    * Leader: a follower reports it applied everything below `logEndOffset`. False, and ignored,
-   * when it is not one of the partition's followers with a live lease (src/replica/isr.ts I1).
+   * when it is not one of the partition's followers with a live lease (src/replica/isr.ts I1), or
+   * when it claims more than this log holds: a follower applies only what this leader wrote, so such
+   * a report is forged or from another incarnation, and counted it would vouch for records the
+   * follower never applied (Kafka answers a fetch past the log end OFFSET_OUT_OF_RANGE).
    */
   noteFollowerApplied(followerId: string, logEndOffset: number): boolean {
-    if (this.role.kind !== 'leader' || !this.role.isr.noteProgress(followerId, logEndOffset, this.#durableEnd)) return false;
+    if (this.role.kind !== 'leader' || logEndOffset > this.log.logEndOffset) return false;
+    if (!this.role.isr.noteProgress(followerId, logEndOffset, this.#durableEnd)) return false;
     this.#recompute();
     return true;
+  }
+
+  /**
+   * Leader: the log end an in-sync follower last reported, or null when it is not in sync. KIP-392
+   * sends a consumer only to a follower that holds its fetch offset, as Kafka's replica selector does.
+   */
+  inSyncFollowerEnd(followerId: string): number | null {
+    return this.role.kind === 'leader' ? (this.role.isr.inSync(this.#durableEnd).get(followerId) ?? null) : null;
   }
 
   /** Leader: the replica set or the brokers' leases changed; the in-sync set may have shrunk, so the high watermark may move. */
@@ -277,9 +305,15 @@ export class Partition {
     return epoch;
   }
 
+  /**
+   * Kafka's range check of a fetch: past the log end is out of range; between the high watermark
+   * and the log end is in range and reads nothing yet (the caller filters at the high watermark).
+   * A follower's high watermark lags its leader's, so a consumer sent there (KIP-392) at a
+   * committed offset often lands between the two, and must wait there, not reset its position.
+   */
   checkReadable(offset: number): void {
-    if (offset > this.#highWatermark) {
-      throw new FerryError('OffsetOutOfRange', `offset ${offset} is past the high watermark ${this.#highWatermark} of ${this.topic}-${this.index}`);
+    if (offset > this.log.logEndOffset) {
+      throw new FerryError('OffsetOutOfRange', `offset ${offset} is past the log end ${this.log.logEndOffset} of ${this.topic}-${this.index}`);
     }
   }
 

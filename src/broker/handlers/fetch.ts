@@ -44,7 +44,7 @@ function read(context: BrokerContext, request: FetchRequest): FetchResponse {
       try {
         // KIP-320: a stale or future current_leader_epoch is refused before any redirect or read, as Kafka does.
         context.engine.checkLeaderEpoch(topic.topic, index, partition.currentLeaderEpoch);
-        const preferred = preferredReadReplica(context, request, topic.topic, index);
+        const preferred = preferredReadReplica(context, request, topic.topic, index, partition.fetchOffset);
         if (preferred !== NO_PREFERRED_REPLICA) return partitionResponse(index, ErrorCode.NONE, { preferredReadReplica: preferred });
         // Kafka returns the first batch even past the limits, but only while nothing else filled the response.
         const maxBytes = budget <= 0 ? 0 : Math.max(1, Math.min(partition.partitionMaxBytes, budget));
@@ -67,13 +67,16 @@ function partitionResponse(partitionIndex: number, errorCode: number, fields: Pa
 
 /**
  * KIP-392: a consumer that names its rack (client.rack) is sent to a follower in that rack when
- * the leader is elsewhere, so its reads stay in its zone. Only the leader redirects; followers
- * serve what they have, up to what they applied from the WAL.
+ * the leader is elsewhere, so its reads stay in its zone. Only the leader redirects, and only to an
+ * in-sync follower that reported holding the fetch offset (as Kafka's replica selector), or the
+ * consumer would bounce between a follower that lacks it and the leader; followers serve what
+ * they have, up to what they applied from the WAL.
  */
-function preferredReadReplica(context: BrokerContext, request: FetchRequest, topic: string, partition: number): number {
+function preferredReadReplica(context: BrokerContext, request: FetchRequest, topic: string, partition: number, fetchOffset: number): number {
   const consumer = request.replicaId < 0;
   if (!consumer || request.rackId === '' || context.rack === request.rackId || !context.engine.leads(topic, partition)) return NO_PREFERRED_REPLICA;
-  return context.topology.followersOf(topic, partition).find((broker) => broker.rack === request.rackId)?.nodeId ?? NO_PREFERRED_REPLICA;
+  const holds = (nodeId: number) => (context.engine.inSyncReplicaEnd(topic, partition, `broker-${nodeId}`) ?? -1) >= fetchOffset;
+  return context.topology.followersOf(topic, partition).find((broker) => broker.rack === request.rackId && holds(broker.nodeId))?.nodeId ?? NO_PREFERRED_REPLICA;
 }
 
 /**

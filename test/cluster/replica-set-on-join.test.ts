@@ -1,0 +1,45 @@
+// Review of issue 9 finding 6: a partition's followers are "the next replicationFactor - 1 live
+// brokers after its leader by node id", so a broker that joins (or comes back) with a node id
+// between the leader's and a follower's takes that follower's place at once. The caught-up
+// follower leaves the replica set (and the in-sync set, and stops following), and with
+// min.insync.replicas = replication factor acks=all waits until the newcomer has rebuilt the
+// whole partition from the object store. Kafka never moves a replica because a broker joined.
+import { expect, test } from 'bun:test';
+import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ClusterNode } from '../../src/cluster/node.ts';
+import { MemoryStore } from '../../src/store/memory.ts';
+import { ManualClock } from '../../src/util/clock.ts';
+
+function node(store: MemoryStore, clock: ManualClock, nodeId: number): ClusterNode {
+  return new ClusterNode({
+    control: new ControlStore(store, 'c'),
+    self: { nodeId, host: '127.0.0.1', port: 9000 + nodeId, rack: null, stream: { writerId: `broker-${nodeId}`, epoch: 0 }, leaseMs: 1000 },
+    writer: { whenFailed: () => new Promise(() => {}), startNewEpoch: async () => ({ writerId: `broker-${nodeId}`, epoch: 1 }) },
+    clock,
+    scanIntervalMs: 100,
+    adopt: async () => {},
+    release: async () => {},
+    follow: async () => {},
+    unfollow: async () => {},
+    forget: async () => {},
+  });
+}
+
+test('a broker joining the cluster does not take the place of a caught-up follower', async () => {
+  const store = new MemoryStore();
+  const clock = new ManualClock();
+  const leader = node(store, clock, 1);
+  const follower = node(store, clock, 3);
+  await leader.start();
+  await follower.start();
+  await leader.createTopic('t', 1, 2);
+  await leader.scan();
+  await follower.scan();
+  expect(leader.leaderOf('t', 0)?.broker.nodeId).toBe(1);
+  expect(leader.followersOf('t', 0).map((b) => b.nodeId)).toEqual([3]);
+  const newcomer = node(store, clock, 2);
+  await newcomer.start();
+  await leader.scan();
+  expect(leader.followersOf('t', 0).map((b) => b.nodeId)).toEqual([3]);
+  for (const n of [leader, follower, newcomer]) n.stop();
+});
