@@ -173,6 +173,8 @@ export class Ferry {
   readonly #storage: StorageHealth;
   /** Every acknowledgement passes it: a cluster closes it while its lease may have lapsed. */
   #gate: AcknowledgeGate = ALWAYS_ACKNOWLEDGE;
+  /** WAL uploads are meeting retriable faults: logged once when it starts and once when it ends. */
+  #walOutage = false;
   #follower: Follower | null = null;
   /** In-process links to replicas (attachReplica): hinted on durable objects, told the high watermark. */
   readonly #replicas: Ferry[] = [];
@@ -735,6 +737,16 @@ export class Ferry {
       uploadLatencyMs: (ms) => observer.uploadLatencyMs?.(ms),
       objectBytes: (bytes) => observer.objectBytes?.(bytes),
       produceToDurableMs: (ms) => observer.produceToDurableMs?.(ms),
+      uploadRetry: (key, attempt, error) => {
+        observer.uploadRetry?.(key, attempt, error);
+        if (!this.#walOutage) this.#options.report?.(`WAL uploads failing, retrying until they succeed (acks=all waits): ${error.message}`);
+        this.#walOutage = true;
+      },
+      uploadRecovered: () => {
+        observer.uploadRecovered?.();
+        if (this.#walOutage) this.#options.report?.('WAL uploads succeed again');
+        this.#walOutage = false;
+      },
       durable: (key, endOffset) => {
         observer.durable?.(key, endOffset);
         this.#notifyReplicas();

@@ -8,6 +8,7 @@ export class WalMetrics implements WalWriterObserver {
   readonly produceToDurable: ValueHistogram;
   readonly #objects: Counter;
   readonly #bytes: Counter;
+  readonly #retries: Counter;
 
   constructor(registry: MetricsRegistry) {
     this.uploadLatency = registry.histogram('ferry_wal_upload_latency_ms', 'Time from the first PUT attempt of a WAL object to its success, retries included');
@@ -15,6 +16,7 @@ export class WalMetrics implements WalWriterObserver {
     this.produceToDurable = registry.histogram('ferry_wal_produce_to_durable_ms', 'Time from handing a frame to the writer to its object being durable in order');
     this.#objects = registry.counter('ferry_wal_objects_total', 'WAL objects closed');
     this.#bytes = registry.counter('ferry_wal_bytes_total', 'Bytes of WAL objects closed');
+    this.#retries = registry.counter('ferry_wal_upload_retries_total', 'WAL upload attempts that met a retriable fault (throttling, 5xx, a full disk) and were retried');
   }
 
   uploadLatencyMs(ms: number): void {
@@ -25,6 +27,10 @@ export class WalMetrics implements WalWriterObserver {
     this.objectSize.record(bytes);
     this.#objects.add();
     this.#bytes.add(bytes);
+  }
+
+  uploadRetry(): void {
+    this.#retries.add();
   }
 
   produceToDurableMs(ms: number): void {

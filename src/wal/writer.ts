@@ -38,12 +38,20 @@ export interface WalWriterConfig {
  * floor). At 100 MB/s objects reach ~500 KB: ~2,100 PUTs/GB, $0.0024/GB of requests, under the
  * $0.0032/GB upload fee; 256 KiB would pay twice that for ~3 ms less.
  */
+/**
+ * A retriable upload fault (throttling, 5xx, a timeout, a full disk under the file store) is an
+ * outage to ride out, not a reason to stop acknowledging for good (issue 9 finding 16): uploads
+ * retry it without a bound, backing off to `retry.capMs`, while backpressure holds producers at
+ * maxBufferedBytes. Fencing and non-retriable faults (access denied) still fail the writer [W4].
+ */
+export const UPLOAD_ATTEMPTS_UNBOUNDED = Number.POSITIVE_INFINITY;
+
 export const DEFAULT_WAL_WRITER_CONFIG: Omit<WalWriterConfig, 'prefix' | 'stream'> = {
   uploadBytes: 1024 * 1024,
   uploadIntervalMs: 5,
   maxInFlight: 8,
   maxBufferedBytes: 64 * 1024 * 1024,
-  retry: { attempts: 8, baseMs: 10, capMs: 1000 },
+  retry: { attempts: UPLOAD_ATTEMPTS_UNBOUNDED, baseMs: 10, capMs: 1000 },
   multipartPartBytes: STREAMING_PART_BYTES_DEFAULT,
 };
 
@@ -121,6 +129,10 @@ export interface WalWriterObserver {
   objectBytes?(bytes: number): void;
   produceToDurableMs?(ms: number): void;
   durable?(topicPartition: string, endOffset: number): void;
+  /** An upload attempt met a retriable fault and will be retried (`attempt` counts from 0). */
+  uploadRetry?(key: string, attempt: number, error: Error): void;
+  /** Uploads succeed again after at least one retried fault. */
+  uploadRecovered?(): void;
 }
 
 /**
@@ -313,10 +325,12 @@ export class WalWriter {
     while (this.#failure === null && this.#inFlight < this.config.maxInFlight && this.#queue.length > 0) {
       const object = this.#queue.shift()!;
       this.#inFlight++;
-      void this.#upload(object).finally(() => {
-        this.#inFlight--;
-        this.#pump();
-      });
+      void this.#upload(object)
+        .catch((error: unknown) => this.#fail(new FerryError('Storage', `WAL upload of object ${object.sequence} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })))
+        .finally(() => {
+          this.#inFlight--;
+          this.#pump();
+        });
     }
   }
 
@@ -346,17 +360,18 @@ export class WalWriter {
       try {
         this.#stats.putAttempts++;
         await this.#store.put(key, body, { ifNoneMatch: '*' });
-        return this.#uploaded(object, started);
+        return this.#uploaded(object, started, attempt);
       } catch (error) {
         if (!isStoreError(error)) throw error;
         if (error.kind === 'PreconditionFailed') {
-          if (await this.#isOurs(key, body)) return this.#uploaded(object, started);
+          if (await this.#isOurs(key, body)) return this.#uploaded(object, started, attempt);
           return this.#fail(new FerryError('Fenced', `WAL stream ${key} was sealed or taken by another writer; this writer is fenced`));
         }
         if (!error.retriable || attempt + 1 >= this.config.retry.attempts) {
           return this.#fail(new FerryError('Storage', `WAL upload of ${key} failed after ${attempt + 1} attempts: ${error.message}`, { cause: error }));
         }
         this.#stats.retries++;
+        this.#observer.uploadRetry?.(key, attempt, error);
         await sleep(this.#clock, backoffDelayMs(this.config.retry, attempt, this.#random));
       }
     }
@@ -375,8 +390,10 @@ export class WalWriter {
     }
   }
 
-  #uploaded(object: ClosedObject, startedMs: number): void {
+  /** `retries`: attempts that met a retriable fault before this one landed. */
+  #uploaded(object: ClosedObject, startedMs: number, retries = 0): void {
     this.#observer.uploadLatencyMs?.(this.#clock.monotonicMs() - startedMs);
+    if (retries > 0) this.#observer.uploadRecovered?.();
     this.#bufferedBytes -= object.sizeBytes;
     object.chunks = null;
     this.#uploadedObjects.set(object.sequence, object);
