@@ -2,13 +2,13 @@
 // KAFKA_STORAGE_ERROR (retriable) and, once space is freed while it runs, takes produce requests
 // again without a restart; nothing acknowledged is lost, duplicated or moved; the failure is
 // logged once. At 61acc49 it logged nothing and its shipped-checkpoint timer threw uncaught.
-// The longer form over seeds: `bun test/faults/run-full-disk.ts --help`.
+// The longer form over seeds: `bun test/faults/full-disk-runs.ts --help`.
 import { expect, setDefaultTimeout, test } from 'bun:test';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeVerdict } from '../support/ack-ledger.ts';
 import { tempDir } from '../support/temp-dir.ts';
-import { mountTmpfs, runFullDisk } from './full-disk-run.ts';
+import { mountTmpfs, runFullDisk } from './full-disk-scenario.ts';
 
 setDefaultTimeout(120_000);
 

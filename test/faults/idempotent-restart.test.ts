@@ -1,11 +1,11 @@
 // Issue 9 "Done when" (a), bounded: a kafkajs idempotent producer rides through kill -9 and
 // SIGTERM restarts of one broker: 0 lost, 0 duplicated, every acked record at its acked offset.
 // At 61acc49 the same run read back a dozen or more duplicates. The longer form, repeated over
-// seeds: `bun test/faults/run-idempotent-restart.ts --help`.
+// seeds: `bun test/faults/idempotent-restart-runs.ts --help`.
 import { expect, setDefaultTimeout, test } from 'bun:test';
 import { describeVerdict } from '../support/ack-ledger.ts';
 import { tempDir } from '../support/temp-dir.ts';
-import { runIdempotentRestart } from './idempotent-restart-run.ts';
+import { runIdempotentRestart } from './idempotent-restart-scenario.ts';
 
 setDefaultTimeout(120_000); // broker restarts are slow on a loaded machine; no timing is asserted
 

@@ -1,7 +1,7 @@
-// Black-box run (d), bounded: see min-insync-run.ts; the longer form is test/faults/min-insync.ts.
+// Black-box run (d), bounded: see min-insync-scenario.ts; the longer form is test/faults/min-insync-runs.ts.
 import { expect, setDefaultTimeout, test } from 'bun:test';
 import { describeVerdict } from '../support/ack-ledger.ts';
-import { runMinInsync } from './min-insync-run.ts';
+import { runMinInsync } from './min-insync-scenario.ts';
 
 setDefaultTimeout(180_000);
 

@@ -1,6 +1,6 @@
 // Run (c) of issue 9, bounded: a topic deleted and created again, then its leader killed with
 // SIGKILL. Only the last incarnation's acknowledged records may be served, at their offsets, and
-// the next write lands right after them. The longer form: test/faults/topic-recreate-run.ts.
+// the next write lands right after them. The longer form: test/faults/topic-recreate-runs.ts.
 import { expect, setDefaultTimeout, test } from 'bun:test';
 import { runTopicRecreate } from './topic-recreate-scenario.ts';
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env bun
 // The longer form of black-box run (d) (test/faults/min-insync.test.ts runs one bounded run).
 import { describeVerdict } from '../support/ack-ledger.ts';
-import { runMinInsync } from './min-insync-run.ts';
+import { runMinInsync } from './min-insync-scenario.ts';
 
-const USAGE = `usage: bun test/faults/min-insync.ts [--runs N] [--seed S] [--lease-ms MS] [--scan-interval-ms MS] [--records N]
+const USAGE = `usage: bun test/faults/min-insync-runs.ts [--runs N] [--seed S] [--lease-ms MS] [--scan-interval-ms MS] [--records N]
 
 Three cluster brokers on one file store, a topic of 3 partitions with replication factor 3 and
 min.insync.replicas 2, a kafkajs producer with acks=all; each run kill -9s one broker (picked by

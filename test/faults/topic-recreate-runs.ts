@@ -3,7 +3,7 @@
 // own number of deleted incarnations, record counts and moment of the kill.
 import { runTopicRecreate } from './topic-recreate-scenario.ts';
 
-const USAGE = `usage: bun test/faults/topic-recreate-run.ts [--runs N] [--seed S] [--incarnations N] [--verbose]
+const USAGE = `usage: bun test/faults/topic-recreate-runs.ts [--runs N] [--seed S] [--incarnations N] [--verbose]
 
 Starts three ferry brokers on one file store per run, writes and deletes up to N incarnations of a
 topic on one leader, writes the last one with acks=all, kills the leader with SIGKILL and checks

@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { describeVerdict } from '../support/ack-ledger.ts';
-import { runIdempotentRestart } from './idempotent-restart-run.ts';
+import { runIdempotentRestart } from './idempotent-restart-scenario.ts';
 
-const USAGE = `usage: bun test/faults/run-idempotent-restart.ts [--runs N] [--seed S] [--records N] [--restarts N] [--keep]
+const USAGE = `usage: bun test/faults/idempotent-restart-runs.ts [--runs N] [--seed S] [--records N] [--restarts N] [--keep]
 
 A kafkajs idempotent producer (retries on, acks -1) writes unique values to one ferry broker
 (file WAL store) that is killed with kill -9 or stopped with SIGTERM and restarted at seeded

@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { describeVerdict } from '../support/ack-ledger.ts';
-import { mountTmpfs, runFullDisk } from './full-disk-run.ts';
+import { mountTmpfs, runFullDisk } from './full-disk-scenario.ts';
 
-const USAGE = `usage: bun test/faults/run-full-disk.ts [--runs N] [--seed S]
+const USAGE = `usage: bun test/faults/full-disk-runs.ts [--runs N] [--seed S]
 
 Runs a ferry broker whose data directory is a small tmpfs (needs root to mount), fills the disk
 while a kafkajs idempotent producer writes, frees it while the broker runs, and checks that
