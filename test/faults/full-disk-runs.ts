@@ -7,23 +7,29 @@ import { parseArgs } from 'node:util';
 import { describeVerdict } from '../support/ack-ledger.ts';
 import { mountTmpfs, runFullDisk } from './full-disk-scenario.ts';
 
-const USAGE = `usage: bun test/faults/full-disk-runs.ts [--runs N] [--seed S]
+const USAGE = `usage: bun test/faults/full-disk-runs.ts [--runs N] [--seed S] [--full log|wal]
 
-Runs a ferry broker whose data directory is a small tmpfs (needs root to mount), fills the disk
+Runs a ferry broker whose data directory (or WAL store, --full wal) is a small tmpfs (needs root to mount), fills the disk
 while a kafkajs idempotent producer writes, frees it while the broker runs, and checks that
 produce resumes without a restart, the failure is logged once, and nothing acknowledged is lost,
 duplicated or misplaced.
 
   --runs N       runs, with seeds S, S+1, ... (default 5)
   --seed S       first seed (default 1)
+  --full WHAT    the disk that fills: log (the data directory, default) or wal (the WAL store's)
   -h, --help     this text
 
 Exits 1 if any run failed a check.`;
 
-const { values } = parseArgs({ options: { runs: { type: 'string' }, seed: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+const { values } = parseArgs({ options: { runs: { type: 'string' }, seed: { type: 'string' }, full: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
 if (values.help === true) {
   console.log(USAGE);
   process.exit(0);
+}
+const full = values.full ?? 'log';
+if (full !== 'log' && full !== 'wal') {
+  console.error(`--full must be log or wal, not ${full}`);
+  process.exit(2);
 }
 const runs = positive('runs', values.runs, 5);
 const firstSeed = positive('seed', values.seed, 1);
@@ -39,11 +45,12 @@ for (let run = 0; run < runs; run++) {
     process.exit(2);
   }
   try {
-    const result = await runFullDisk(seed, root);
+    const result = await runFullDisk(seed, root, full);
     const { verdict } = result;
-    const ok = verdict.lost.length + verdict.duplicated.length + verdict.misplaced.length === 0 && result.ranThroughout && result.failureLines === 1 && result.recoveryLines === 1 && !result.uncaughtError;
+    const [failed, recovered] = full === 'log' ? [result.failureLines, result.recoveryLines] : [result.walFailureLines, result.walRecoveryLines];
+    const ok = verdict.lost.length + verdict.duplicated.length + verdict.misplaced.length === 0 && result.ranThroughout && failed === 1 && recovered === 1 && !result.uncaughtError;
     if (!ok) failures++;
-    console.log(`seed ${seed}: ${result.plan}: ${describeVerdict(verdict)}; ran throughout ${result.ranThroughout}, failure logged ${result.failureLines}x, recovery logged ${result.recoveryLines}x, uncaught error ${result.uncaughtError}`);
+    console.log(`seed ${seed}: ${result.plan}: ${describeVerdict(verdict)}; ran throughout ${result.ranThroughout}, failure logged ${failed}x, recovery logged ${recovered}x, uncaught error ${result.uncaughtError}`);
   } catch (error) {
     failures++;
     console.log(`seed ${seed}: failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);

@@ -29,6 +29,16 @@ const FULL_MS_MIN = 1000;
 const FULL_MS_SPREAD = 2000;
 export const FAILURE_LINE = 'storage: writes to';
 export const RECOVERY_LINE = 'storage: writes succeed again';
+/** The WAL writer's lines when its uploads meet the full disk (the WAL store on the same disk). */
+export const WAL_FAILURE_LINE = 'WAL uploads failing';
+export const WAL_RECOVERY_LINE = 'WAL uploads succeed again';
+
+/**
+ * What lies on the disk that fills up: `log` (the data directory; the WAL store is elsewhere) or
+ * `wal` (the file store the WAL objects go to; the local log has room, so appends succeed and the
+ * uploads meet the full disk: before issue 9 the writer then gave up for good).
+ */
+export type FullDiskPlacement = 'log' | 'wal';
 
 export interface FullDiskResult {
   readonly verdict: LedgerVerdict;
@@ -39,6 +49,9 @@ export interface FullDiskResult {
   readonly uncaughtError: boolean;
   /** The broker process ran throughout: started once, still running at the end. */
   readonly ranThroughout: boolean;
+  /** The WAL writer's "uploads failing" and "succeed again" lines (same-disk placement). */
+  readonly walFailureLines: number;
+  readonly walRecoveryLines: number;
   readonly plan: string;
 }
 
@@ -49,16 +62,17 @@ export function mountTmpfs(directory: string): string | null {
 }
 
 /** Runs it once in `root` (a fresh directory) with the tmpfs already mounted at `root/disk`. */
-export async function runFullDisk(seed: number, root: string): Promise<FullDiskResult> {
+export async function runFullDisk(seed: number, root: string, full: FullDiskPlacement = 'log'): Promise<FullDiskResult> {
   const random = new SeededRandom(seed);
   const disk = join(root, 'disk');
   const sendsBefore = SENDS_MIN + random.nextInt(SENDS_SPREAD);
   const sendsAfter = SENDS_MIN + random.nextInt(SENDS_SPREAD);
   const valueBytes = VALUE_BYTES_MIN + random.nextInt(VALUE_BYTES_SPREAD);
   const fullMs = FULL_MS_MIN + random.nextInt(FULL_MS_SPREAD);
-  const plan = `${sendsBefore} sends of ${RECORDS_PER_SEND} x ${valueBytes} B, disk full for ${fullMs} ms after the first failure, ${sendsAfter} sends`;
-  mkdirSync(join(root, 'objects'), { recursive: true });
-  const broker = new BrokerProcess({ nodeId: 1, data: join(disk, 'data'), args: ['--wal-store', `file:${join(root, 'objects')}`, '--upload-interval-ms', '5'] });
+  const plan = `${full} disk full, ${sendsBefore} sends of ${RECORDS_PER_SEND} x ${valueBytes} B, disk full for ${fullMs} ms after the first failure, ${sendsAfter} sends`;
+  const [data, objects] = full === 'log' ? [join(disk, 'data'), join(root, 'objects')] : [join(root, 'data'), join(disk, 'objects')];
+  mkdirSync(objects, { recursive: true });
+  const broker = new BrokerProcess({ nodeId: 1, data, args: ['--wal-store', `file:${objects}`, '--upload-interval-ms', '5'] });
   try {
     await broker.start();
     const kafka = new Kafka({ clientId: `full-disk-${seed}`, brokers: [broker.bootstrap], logLevel: logLevel.NOTHING });
@@ -70,7 +84,8 @@ export async function runFullDisk(seed: number, root: string): Promise<FullDiskR
     fillDisk(join(disk, 'filler'));
     const blocked = send(producer, ledger, sender); // retried (KAFKA_STORAGE_ERROR is retriable) until there is room
     blocked.catch(() => {}); // awaited below; if the run fails before, its failure is the one reported
-    for (let waitedMs = 0; !broker.output().includes(FAILURE_LINE); waitedMs += 20) {
+    const failed = () => broker.output().includes(FAILURE_LINE) || broker.output().includes(WAL_FAILURE_LINE);
+    for (let waitedMs = 0; !failed(); waitedMs += 20) {
       if (waitedMs > FAILURE_LOG_WAIT_MS) throw new Error(`the broker never logged its failed writes:\n${broker.output()}`);
       await Bun.sleep(20);
     }
@@ -86,6 +101,8 @@ export async function runFullDisk(seed: number, root: string): Promise<FullDiskR
       verdict,
       failureLines: lines.filter((line) => line.includes(FAILURE_LINE)).length,
       recoveryLines: lines.filter((line) => line.includes(RECOVERY_LINE)).length,
+      walFailureLines: lines.filter((line) => line.includes(WAL_FAILURE_LINE)).length,
+      walRecoveryLines: lines.filter((line) => line.includes(WAL_RECOVERY_LINE)).length,
       uncaughtError: lines.some((line) => line.startsWith('error:')),
       ranThroughout: running && lines.filter((line) => line.includes(`listening on ${broker.bootstrap}`)).length === 1,
       plan,
