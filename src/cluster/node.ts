@@ -238,11 +238,18 @@ export class ClusterNode {
     if (topic === null) return false;
     this.#topics.delete(name);
     this.#topicRecords.note(name, null);
+    // Another delete of the same topic may have finished meanwhile and the name been created again:
+    // each record is removed only while it is still this incarnation's. (A store with conditional
+    // deletes would close the window between that read and the delete; this one has none.)
+    const { topicId } = topic.value;
     for (let partition = 0; partition < topic.value.partitions; partition++) {
-      await control.delete(`partitions/${key(name, partition)}`);
-      this.#partitionRecords.note(key(name, partition), null);
+      const id = key(name, partition);
+      if ((await control.read<PartitionRecord>(`partitions/${id}`))?.value.topicId !== topicId) continue;
+      await control.delete(`partitions/${id}`);
+      this.#partitionRecords.note(id, null);
     }
-    await control.delete(`topics/${name}`);
+    const still = (await control.read<TopicRecord>(`topics/${name}`))?.value;
+    if (still?.topicId === topicId && still.deleting === true) await control.delete(`topics/${name}`);
     await this.#forgetDeleted();
     return true;
   }

@@ -11,16 +11,20 @@ import type { ObjectStore } from '../../src/store/object-store.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
 
-/** A memory store whose deletes under `prefix` wait until `open()`, so a delete can be caught halfway. */
-function storeWithHeldDeletes(prefix: string): { store: ObjectStore; hold(): void; open(): void } {
-  const inner = new MemoryStore();
+/** A memory store (or a view of `inner`) whose deletes under `prefix` wait until `open()`, so a delete can be caught halfway. */
+function storeWithHeldDeletes(prefix: string, inner: ObjectStore = new MemoryStore()): { store: ObjectStore; hold(): void; open(): void; reached: Promise<void> } {
   let gate: Promise<void> | null = null;
   let release = () => {};
+  let reachedGate = () => {};
+  const reached = new Promise<void>((resolve) => (reachedGate = resolve));
   const store = new Proxy(inner, {
     get: (target, name) => {
       if (name === 'delete') {
         return async (key: string) => {
-          while (gate !== null && key.startsWith(prefix)) await gate;
+          while (gate !== null && key.startsWith(prefix)) {
+            reachedGate();
+            await gate;
+          }
           return target.delete(key);
         };
       }
@@ -30,6 +34,7 @@ function storeWithHeldDeletes(prefix: string): { store: ObjectStore; hold(): voi
   }) as ObjectStore;
   return {
     store,
+    reached,
     hold: () => void (gate = new Promise<void>((resolve) => (release = resolve))),
     open: () => {
       gate = null;
@@ -88,6 +93,35 @@ test('a delete still under way never removes the partition record of the incarna
   // (a release and a fresh claim would rebuild from nothing, dropping what b's stream acknowledged).
   expect((await control.read<PartitionRecord>('partitions/d1/0'))?.value).toEqual({ topicId: second, leader: 2, leaderEpoch: 0, chain: [{ writerId: 'broker-2', epoch: 0 }] });
   expect(events.filter((event) => event.startsWith('2 '))).toEqual([`2 adopt d1/0 ${second} epoch 0 rebuilding from []`]);
+  a.stop();
+  b.stop();
+});
+
+test('a second delete of the same topic, caught halfway, never removes the records of the incarnation created after the first', async () => {
+  const shared = new MemoryStore();
+  const slow = storeWithHeldDeletes('c/control/', shared); // b's view of the store: its deletes can be held
+  const clock = new ManualClock();
+  const events: string[] = [];
+  const control = new ControlStore(shared, 'c');
+  const a = clusterNode(shared, clock, 1, events);
+  const b = clusterNode(slow.store, clock, 2, events);
+  await a.start();
+  await b.start();
+  await a.createTopic('d1', 1);
+  await a.scan();
+  slow.hold();
+  const second = b.deleteTopic('d1'); // two admins delete d1 at once; b's removals wait
+  await slow.reached;
+  expect(await a.deleteTopic('d1')).toBe(true); // the first delete finishes
+  expect(await a.createTopic('d1', 1)).toBe(true); // and the name gets a new incarnation, which a claims
+  const created = (await control.read<TopicRecord>('topics/d1'))!.value.topicId;
+  await a.scan();
+  slow.open();
+  await second;
+  await a.scan();
+  expect((await control.read<TopicRecord>('topics/d1'))?.value).toEqual({ topicId: created, partitions: 1, replicationFactor: 1 });
+  expect((await control.read<PartitionRecord>('partitions/d1/0'))?.value).toEqual({ topicId: created, leader: 1, leaderEpoch: 0, chain: [{ writerId: 'broker-1', epoch: 0 }] });
+  expect(a.leaderOf('d1', 0)?.record.topicId).toBe(created);
   a.stop();
   b.stop();
 });
