@@ -1,6 +1,7 @@
 import { type Ferry, FerryError } from '../engine/index.ts';
 import type { ClusterNode } from '../cluster/node.ts';
 import type { RegisteredAddresses } from '../cluster/replica-address.ts';
+import { isFerryError } from '../errors.ts';
 
 /** Kafka's leader epoch of a partition without a leader. */
 const NO_LEADER_EPOCH = -1;
@@ -83,7 +84,12 @@ export class SingleBrokerTopology implements Topology {
 
   async createTopic(name: string, partitions: number): Promise<boolean> {
     if (this.#engine.topics().some((t) => t.name === name)) return false;
-    this.#engine.createTopic(name, { partitions });
+    try {
+      this.#engine.createTopic(name, { partitions });
+    } catch (error) {
+      if (isFerryError(error, 'TopicAlreadyExists')) return false; // its delete is still under way
+      throw error;
+    }
     return true;
   }
 

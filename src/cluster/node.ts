@@ -27,6 +27,12 @@ export interface TopicRecord {
   readonly partitions: number;
   /** Brokers holding each partition: its leader plus this many minus one followers (default 1). */
   readonly replicationFactor?: number;
+  /**
+   * Set by a delete before it removes the partition records [L4]: the topic is gone for every
+   * broker (nothing claimed, served or described), yet its name cannot be created again until the
+   * delete removes this record last, so a delete never removes a record of a newer incarnation.
+   */
+  readonly deleting?: true;
 }
 
 export interface PartitionRecord {
@@ -205,8 +211,9 @@ export class ClusterNode {
     const known = this.#topics.get(name);
     if (known !== undefined) return known;
     const read = await this.#options.control.read<TopicRecord>(`topics/${name}`);
-    if (read !== null) this.#noteTopic(name, read);
-    return read === null ? null : this.#topics.get(name)!;
+    if (read === null || read.value.deleting === true) return null; // being deleted: gone already
+    this.#noteTopic(name, read);
+    return this.#topics.get(name)!;
   }
 
   #noteTopic(name: string, record: Versioned<TopicRecord>): void {
@@ -214,17 +221,35 @@ export class ClusterNode {
     this.#topicRecords.note(name, record);
   }
 
-  /** Deletes a topic's records; every broker lets its partitions go on its next scan. */
+  /**
+   * Deletes a topic's records; every broker lets its partitions go on its next scan. [L4] The topic
+   * record is marked first and removed last: while it exists no new incarnation of the name can be
+   * created, so every partition record removed in between is of this incarnation (or an older
+   * leftover), never one that a new incarnation claimed. A delete that stopped halfway leaves the
+   * mark; deleting again finishes it.
+   */
   async deleteTopic(name: string): Promise<boolean> {
-    const topic = await this.#options.control.read<TopicRecord>(`topics/${name}`);
-    if (topic === null) return false;
-    await this.#options.control.delete(`topics/${name}`);
-    for (let partition = 0; partition < topic.value.partitions; partition++) {
-      await this.#options.control.delete(`partitions/${key(name, partition)}`);
-      this.#partitionRecords.note(key(name, partition), null);
+    const { control } = this.#options;
+    let topic = await control.read<TopicRecord>(`topics/${name}`);
+    while (topic !== null && topic.value.deleting !== true) {
+      const marked = await control.replace<TopicRecord>(`topics/${name}`, topic, { ...topic.value, deleting: true });
+      topic = marked ?? (await control.read<TopicRecord>(`topics/${name}`)); // lost a race: look again
     }
+    if (topic === null) return false;
     this.#topics.delete(name);
     this.#topicRecords.note(name, null);
+    // Another delete of the same topic may have finished meanwhile and the name been created again:
+    // each record is removed only while it is still this incarnation's. (A store with conditional
+    // deletes would close the window between that read and the delete; this one has none.)
+    const { topicId } = topic.value;
+    for (let partition = 0; partition < topic.value.partitions; partition++) {
+      const id = key(name, partition);
+      if ((await control.read<PartitionRecord>(`partitions/${id}`))?.value.topicId !== topicId) continue;
+      await control.delete(`partitions/${id}`);
+      this.#partitionRecords.note(id, null);
+    }
+    const still = (await control.read<TopicRecord>(`topics/${name}`))?.value;
+    if (still?.topicId === topicId && still.deleting === true) await control.delete(`topics/${name}`);
     await this.#forgetDeleted();
     return true;
   }
@@ -263,7 +288,8 @@ export class ClusterNode {
     this.#liveness.observe(brokerRecords);
     this.#brokers = brokerRecords.map((record) => record.value);
     // A topic record without an id predates topic ids; such a topic is not served (see TopicRecord.topicId).
-    const topicRecords = [...(await this.#topicRecords.refresh())].filter(([, record]) => isUuid(record.value.topicId));
+    // A topic being deleted is gone already [L4].
+    const topicRecords = [...(await this.#topicRecords.refresh())].filter(([, record]) => isUuid(record.value.topicId) && record.value.deleting !== true);
     this.#topics = new Map(topicRecords.map(([name, record]) => [name, topicOf(record.value)]));
     const records = await this.#partitionRecords.refresh();
     for (const id of this.#partitions.keys()) if (!records.has(id)) this.#partitions.delete(id); // deleted (its topic too, by any broker): no stale leader, no growth
@@ -305,7 +331,7 @@ export class ClusterNode {
   async #ofIncarnation(topic: string, topicId: Uuid, recorded: Versioned<PartitionRecord>): Promise<Versioned<PartitionRecord> | null | undefined> {
     if (recorded.value.topicId === topicId) return recorded;
     const fresh = await this.#options.control.read<TopicRecord>(`topics/${topic}`);
-    return fresh?.value.topicId === topicId ? null : undefined;
+    return fresh?.value.topicId === topicId && fresh.value.deleting !== true ? null : undefined;
   }
 
   /**
@@ -326,7 +352,8 @@ export class ClusterNode {
     const won = recorded === null ? await control.create(`partitions/${id}`, plan.next) : await control.replace(`partitions/${id}`, recorded, plan.next);
     if (won === null) return; // [C3] someone else changed it first: the next scan sees who
     // [C3], [L4] The claim was made from this scan's view of the topic: serve it only if that incarnation still exists.
-    if ((await control.read<TopicRecord>(`topics/${topic}`))?.value.topicId !== topicId) return;
+    const confirmed = (await control.read<TopicRecord>(`topics/${topic}`))?.value;
+    if (confirmed?.topicId !== topicId || confirmed.deleting === true) return;
     this.#partitions.set(id, won);
     this.#partitionRecords.note(id, won);
     this.#options.log?.(`claimed ${id} at leader epoch ${plan.next.leaderEpoch}`);

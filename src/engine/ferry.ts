@@ -167,6 +167,11 @@ export class Ferry {
   readonly #lock: DirLock;
   readonly #registry: TopicRegistry;
   readonly #partitions = new Map<string, Partition[]>();
+  /**
+   * Deletes under way, by topic name: until the old incarnation's logs are closed and their
+   * directories removed, the name cannot get a new one here (its directories share the names).
+   */
+  readonly #deletions = new Map<string, Promise<void>>();
   readonly #roundRobin = new Map<string, number>();
   #wal: WalWriter | null;
   /** Every partition log's failed and succeeding writes: counted, and logged once per failure spell. */
@@ -241,6 +246,8 @@ export class Ferry {
   async adoptPartition(topic: string, topicId: TopicId, index: number, partitionCount: number, rebuild: (log: PartitionLog) => Promise<void>, as: 'leader' | 'follower' = 'leader', replicationFactor = 1, leaderEpoch = EMBEDDED_LEADER_EPOCH): Promise<Partition> {
     this.#checkOpen();
     validateTopicName(topic);
+    await this.#deletions.get(topic); // an older incarnation's directories go first
+    this.#checkOpen();
     if (this.#partitions.get(topic)?.[index] !== undefined) throw new FerryError('InvalidArgument', `${topic}-${index} is already served here`);
     this.#registerIncarnation(topic, topicId, partitionCount);
     const directory = join(this.directory, `${topic}-${index}`);
@@ -388,10 +395,11 @@ export class Ferry {
     return this.#partitions.get(topic)?.[index] !== undefined;
   }
 
-  /** Creates a topic; TopicAlreadyExists if it exists, InvalidArgument for a bad name or count. */
+  /** Creates a topic; TopicAlreadyExists if it exists (or is still being deleted), InvalidArgument for a bad name or count. */
   createTopic(name: string, options: CreateTopicOptions = {}): TopicDescription {
     this.#checkOpen();
     validateTopicName(name);
+    if (this.#deletions.has(name)) throw new FerryError('TopicAlreadyExists', `topic ${name} is being deleted`);
     const partitions = options.partitions ?? this.#options.defaultPartitions ?? 1;
     if (!Number.isSafeInteger(partitions) || partitions < 1 || partitions > PARTITIONS_PER_TOPIC_MAX) {
       throw new FerryError('InvalidArgument', `partitions must be an integer in [1, ${PARTITIONS_PER_TOPIC_MAX}], got ${partitions}`);
@@ -523,13 +531,21 @@ export class Ferry {
   async deleteTopic(topic: string): Promise<void> {
     this.#checkOpen();
     const partitions = this.#partitions.get(topic) ?? [];
-    if (!this.#partitions.has(topic) && this.#registry.get(topic) === undefined) throw unknownTopic(topic);
+    if (this.#deletions.has(topic) || (!this.#partitions.has(topic) && this.#registry.get(topic) === undefined)) throw unknownTopic(topic);
     this.#partitions.delete(topic);
     if (this.#registry.get(topic) !== undefined) this.#registry.remove(topic);
-    for (const partition of partitions.filter((p) => p !== undefined)) { // managed mode leaves holes
-      partition.abandon(unknownTopic(topic));
-      await partition.log.close();
-      rmSync(partition.log.directory, { recursive: true, force: true });
+    const deletion = (async () => {
+      for (const partition of partitions.filter((p) => p !== undefined)) { // managed mode leaves holes
+        partition.abandon(unknownTopic(topic));
+        await partition.log.close();
+        rmSync(partition.log.directory, { recursive: true, force: true });
+      }
+    })();
+    this.#deletions.set(topic, deletion.catch(() => {}));
+    try {
+      await deletion;
+    } finally {
+      this.#deletions.delete(topic);
     }
   }
 
@@ -758,7 +774,7 @@ export class Ferry {
   #partitionsForProduce(topic: string): Partition[] {
     const existing = this.#partitions.get(topic);
     if (existing !== undefined) return existing;
-    if (this.#options.autoCreateTopics !== true) throw unknownTopic(topic);
+    if (this.#options.autoCreateTopics !== true || this.#deletions.has(topic)) throw unknownTopic(topic);
     this.createTopic(topic);
     return this.#partitions.get(topic)!;
   }

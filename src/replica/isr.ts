@@ -58,7 +58,9 @@ export class InSyncReplicas {
       this.#progress.set(replicaId, { logEndOffset, caughtUpAtMs: logEndOffset >= leaderEnd ? nowMs : Number.NEGATIVE_INFINITY, reportedAtMs: nowMs, leaderEndAtReport: leaderEnd });
       return true;
     }
-    known.logEndOffset = Math.max(known.logEndOffset, logEndOffset);
+    // The log end now, as Kafka takes each replica fetch offset: a lower report means the follower's
+    // log was replaced (a topic deleted and created again, a rebuild), and what it held before counts no more.
+    known.logEndOffset = logEndOffset;
     if (known.logEndOffset >= leaderEnd) known.caughtUpAtMs = nowMs;
     else if (known.logEndOffset >= known.leaderEndAtReport) known.caughtUpAtMs = Math.max(known.caughtUpAtMs, known.reportedAtMs);
     known.reportedAtMs = nowMs;

@@ -7,6 +7,7 @@ import type { SyncGroupRequest, SyncGroupResponse } from '../apis/sync-group.ts'
 import type { BrokerContext } from '../context.ts';
 import type { GroupOffset } from '../groups/offset-store.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
+import type { Uuid } from '../../util/uuid.ts';
 import { errorCodeOf } from './errors.ts';
 
 /** Group requests belong to the group's coordinator; elsewhere they get NOT_COORDINATOR (the client asks again). */
@@ -37,16 +38,32 @@ export function handleLeaveGroup(context: BrokerContext, request: LeaveGroupRequ
 }
 
 export async function handleOffsetCommit(context: BrokerContext, request: OffsetCommitRequest): Promise<OffsetCommitResponse> {
-  let errorCode: number = notCoordinator(context, request.groupId) ? ErrorCode.NOT_COORDINATOR : context.groups.checkCommit(request.groupId, request.generationId, request.memberId);
-  if (errorCode === ErrorCode.NONE) {
-    const commitTimestampMs = context.clock.nowMs(); // offsets expire from here (offset-expiry.ts)
-    const offsets = request.topics.flatMap((topic) => {
-      const topicId = context.topology.topicId(topic.name);
-      return topic.partitions.map((p) => ({ topic: topic.name, partition: p.partitionIndex, committed: { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.committedMetadata, commitTimestampMs, ...(topicId === null ? {} : { topicId }) } }));
-    });
-    errorCode = await context.offsets.commit(request.groupId, offsets).then(() => ErrorCode.NONE, (error: unknown) => errorCodeOf(error));
+  const errorCode: number = notCoordinator(context, request.groupId) ? ErrorCode.NOT_COORDINATOR : context.groups.checkCommit(request.groupId, request.generationId, request.memberId);
+  if (errorCode !== ErrorCode.NONE) return commitResponse(request, () => errorCode);
+  // An offset names the incarnation of its topic (DESIGN.md contract 10). A partition of no topic
+  // (deleted, or not created yet) has none: as Kafka does, the commit is refused, never stored
+  // without an id (which would count for whatever incarnation comes next).
+  const incarnations = new Map<string, { topicId: Uuid; partitions: number } | null>();
+  for (const topic of request.topics) {
+    const partitions = await context.topology.partitionCount(topic.name); // reads the topic's record when not seen yet
+    const topicId = context.topology.topicId(topic.name);
+    incarnations.set(topic.name, partitions === null || topicId === null ? null : { topicId, partitions });
   }
-  return { throttleTimeMs: 0, topics: request.topics.map((topic) => ({ name: topic.name, partitions: topic.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })) };
+  const known = (name: string, partition: number) => {
+    const incarnation = incarnations.get(name);
+    return incarnation !== null && incarnation !== undefined && partition >= 0 && partition < incarnation.partitions ? incarnation : null;
+  };
+  const commitTimestampMs = context.clock.nowMs(); // offsets expire from here (offset-expiry.ts)
+  const offsets = request.topics.flatMap((topic) => topic.partitions.flatMap((p) => {
+    const incarnation = known(topic.name, p.partitionIndex);
+    return incarnation === null ? [] : [{ topic: topic.name, partition: p.partitionIndex, committed: { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.committedMetadata, commitTimestampMs, topicId: incarnation.topicId } }];
+  }));
+  const stored = offsets.length === 0 ? ErrorCode.NONE : await context.offsets.commit(request.groupId, offsets).then(() => ErrorCode.NONE, (error: unknown) => errorCodeOf(error));
+  return commitResponse(request, (name, partition) => (known(name, partition) === null ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : stored));
+}
+
+function commitResponse(request: OffsetCommitRequest, errorOf: (topic: string, partition: number) => number): OffsetCommitResponse {
+  return { throttleTimeMs: 0, topics: request.topics.map((topic) => ({ name: topic.name, partitions: topic.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: errorOf(topic.name, p.partitionIndex) })) })) };
 }
 
 export async function handleOffsetFetch(context: BrokerContext, request: OffsetFetchRequest): Promise<OffsetFetchResponse> {
