@@ -18,7 +18,16 @@ export interface SealResult {
  * above it is never written.
  */
 export async function sealStream(store: ObjectStore, prefix: string, stream: StreamId, sealer: { writerId: string; nowMs: number }): Promise<SealResult> {
-  const present = await listSequences(store, prefix, stream);
+  return sealAbove(store, prefix, stream, sealer, await listSequences(store, prefix, stream));
+}
+
+/**
+ * [F1]-[F4] from the listing `present` (every sequence below its first gap exists). A slot found
+ * taken is looked at, never assumed to be data: that is how a seal written since the listing is
+ * found. So a caller that checked `present` for a seal must pass that same listing, not list again:
+ * a fresh listing would count a rival's newer seal as data and seal above it.
+ */
+async function sealAbove(store: ObjectStore, prefix: string, stream: StreamId, sealer: { writerId: string; nowMs: number }, present: Set<number>): Promise<SealResult> {
   let slot = 0;
   for (;;) {
     while (present.has(slot)) slot++; // [F1] first free slot: everything below exists
@@ -68,7 +77,7 @@ export async function ensureSealed(store: ObjectStore, prefix: string, stream: S
   for (let sequence = firstFree - 1; sequence >= Math.max(0, firstFree - SEAL_SEARCH_OBJECTS); sequence--) {
     if ((await kindOf(store, walObjectKey(prefix, stream, sequence))) === 'seal') return sequence;
   }
-  return (await sealStream(store, prefix, stream, sealer)).sealSequence;
+  return (await sealAbove(store, prefix, stream, sealer, sequences)).sealSequence; // the listing searched, not a new one [F3]
 }
 
 /**
