@@ -104,6 +104,9 @@ export class ClusterNode {
   #newEpochWanted = false;
   /** A scan confirming the lease after a lapse is under way. */
   #confirming = false;
+  /** Renewals whose put is on its way: a resignation is written after them. */
+  readonly #renewals = new Set<Promise<void>>();
+  #resigned = false;
 
   constructor(options: ClusterNodeOptions) {
     this.#options = options;
@@ -151,8 +154,14 @@ export class ClusterNode {
     this.#options.stopped?.();
   }
 
-  /** Clears the lease at once (a clean shutdown), so others take over without waiting it out. */
+  /**
+   * Clears the lease at once (a clean shutdown), so others take over without waiting it out. No
+   * renewal starts after it, and it is written after every renewal already on its way (a plain put
+   * that landed later would bring the lease back for a whole lease time).
+   */
   async resign(): Promise<void> {
+    this.#resigned = true;
+    await Promise.allSettled([...this.#renewals]);
     await this.#options.control.put(`brokers/${this.nodeId}`, { ...this.#options.self, stream: this.#stream, renewedAtMs: 0 });
   }
 
@@ -405,8 +414,15 @@ export class ClusterNode {
 
   /** [C1] Rewrites this broker's record; the lease counts from when the write started. */
   async #renew(): Promise<void> {
+    if (this.#resigned) throw new FerryError('NotLeader', `broker ${this.nodeId} resigned its lease`);
     const started = this.#lease.renewalStarting();
-    await this.#options.control.put(`brokers/${this.nodeId}`, { ...this.#options.self, stream: this.#stream, renewedAtMs: this.#options.clock.nowMs() });
+    const put = this.#options.control.put(`brokers/${this.nodeId}`, { ...this.#options.self, stream: this.#stream, renewedAtMs: this.#options.clock.nowMs() });
+    this.#renewals.add(put);
+    try {
+      await put;
+    } finally {
+      this.#renewals.delete(put);
+    }
     this.#lease.renewed(started);
   }
 
