@@ -16,6 +16,11 @@ export interface BrokerRecord {
   readonly stream: StreamId;
   readonly renewedAtMs: number;
   readonly leaseMs: number;
+  /**
+   * Drawn by each process at start: two processes under one node id (a broker restarted while its
+   * old process was only paused) tell their writes of this record apart ([C1]).
+   */
+  readonly incarnation?: string;
 }
 
 export interface TopicRecord {
@@ -107,11 +112,17 @@ export class ClusterNode {
   /** Renewals whose put is on its way: a resignation is written after them. */
   readonly #renewals = new Set<Promise<void>>();
   #resigned = false;
+  /** This process's mark in its broker record, and the record's ETag as this process last wrote it. */
+  readonly #incarnation: string;
+  #recordEtag: string | null = null;
+  /** Another process took this node id over (its broker record): this one leads nothing again. */
+  #superseded = false;
 
   constructor(options: ClusterNodeOptions) {
     this.#options = options;
     this.#stream = options.self.stream;
     this.#lease = new Lease(options.self.leaseMs, options.clock);
+    this.#incarnation = randomUuid(options.random ?? systemRandom);
     this.#liveness = new Liveness(options.clock);
     this.#brokerRecords = new RecordCache(options.control, 'brokers/');
     this.#topicRecords = new RecordCache(options.control, 'topics/');
@@ -143,7 +154,7 @@ export class ClusterNode {
    * and after a lapse, a scan confirmed which partitions are still its own.
    */
   leaseHeld(): boolean {
-    return this.#lease.held();
+    return !this.#superseded && this.#lease.held();
   }
 
   /** Stops renewing the lease and scanning. */
@@ -162,12 +173,12 @@ export class ClusterNode {
   async resign(): Promise<void> {
     this.#resigned = true;
     await Promise.allSettled([...this.#renewals]);
-    await this.#options.control.put(`brokers/${this.nodeId}`, { ...this.#options.self, stream: this.#stream, renewedAtMs: 0 });
+    if (!this.#superseded) await this.#writeRecord(0); // never the resignation of the process that took this node id over
   }
 
   /** [C1] Brokers alive as this one observes them; itself unless its lease lapsed unrenewed. */
   liveBrokers(): BrokerRecord[] {
-    return this.#brokers.filter((broker) => (broker.nodeId === this.nodeId ? this.#lease.renewedInTime() : this.#liveness.isAlive(broker)));
+    return this.#brokers.filter((broker) => (broker.nodeId === this.nodeId ? !this.#superseded && this.#lease.renewedInTime() : this.#liveness.isAlive(broker)));
   }
 
   topics(): ReadonlyMap<string, TopicRecord> {
@@ -281,7 +292,7 @@ export class ClusterNode {
     const total = [...this.#topics.values()].reduce((sum, t) => sum + t.partitions, 0);
     const fairShare = Math.ceil(total / Math.max(1, live.size));
     // No claims while this broker's own lease may have lapsed in others' eyes, or its writer is fenced.
-    const mayClaim = () => !this.#newEpochWanted && this.#lease.renewedInTime();
+    const mayClaim = () => !this.#newEpochWanted && !this.#superseded && this.#lease.renewedInTime();
     for (const [topic, { topicId, partitions }] of this.#topics) {
       for (let partition = 0; partition < partitions && !this.#stopped; partition++) {
         const id = key(topic, partition);
@@ -414,9 +425,9 @@ export class ClusterNode {
 
   /** [C1] Rewrites this broker's record; the lease counts from when the write started. */
   async #renew(): Promise<void> {
-    if (this.#resigned) throw new FerryError('NotLeader', `broker ${this.nodeId} resigned its lease`);
+    if (this.#resigned || this.#superseded) throw new FerryError('NotLeader', `broker ${this.nodeId} ${this.#resigned ? 'resigned its lease' : 'was taken over by another process'}`);
     const started = this.#lease.renewalStarting();
-    const put = this.#options.control.put(`brokers/${this.nodeId}`, { ...this.#options.self, stream: this.#stream, renewedAtMs: this.#options.clock.nowMs() });
+    const put = this.#writeRecord(this.#options.clock.nowMs());
     this.#renewals.add(put);
     try {
       await put;
@@ -424,6 +435,47 @@ export class ClusterNode {
       this.#renewals.delete(put);
     }
     this.#lease.renewed(started);
+  }
+
+  /**
+   * [C1] Writes this broker's record: the first time unconditionally (a new process takes the node
+   * id over), then only over the version this process wrote last. A record changed meanwhile by a
+   * write of this process whose answer was lost is taken as it is; one another process wrote means
+   * that process is this node now: this one steps down for good, before it renews or claims again.
+   */
+  async #writeRecord(renewedAtMs: number): Promise<void> {
+    const key = `brokers/${this.nodeId}`;
+    const value: BrokerRecord = { ...this.#options.self, stream: this.#stream, renewedAtMs, incarnation: this.#incarnation };
+    for (;;) {
+      if (this.#recordEtag === null) {
+        this.#recordEtag = await this.#options.control.put(key, value);
+        return;
+      }
+      const written = await this.#options.control.replace(key, { value, etag: this.#recordEtag }, value);
+      if (written !== null) {
+        this.#recordEtag = written.etag;
+        return;
+      }
+      const now = await this.#options.control.read<BrokerRecord>(key);
+      if (now !== null && now.value.incarnation !== this.#incarnation) {
+        this.#stepDown(now.value);
+        throw new FerryError('NotLeader', `broker ${this.nodeId} was taken over by another process (its record names writer epoch ${now.value.stream.epoch})`);
+      }
+      this.#recordEtag = now?.etag ?? null; // ours (an answer lost, or a concurrent renewal), or gone: write again
+    }
+  }
+
+  /** Another process is this node id now: let go of everything led here and claim nothing again. */
+  #stepDown(record: BrokerRecord): void {
+    if (this.#superseded) return;
+    this.#superseded = true;
+    this.#options.log?.(`another process took over node id ${this.nodeId} (writing ${record.stream.writerId}/${record.stream.epoch}): leading nothing from now on`);
+    void this.#exclusive(async () => {
+      for (const id of [...this.#served]) {
+        const at = id.lastIndexOf('/');
+        await this.#release(id.slice(0, at), Number(id.slice(at + 1)));
+      }
+    }).catch((error: unknown) => this.#options.log?.(`letting go after a takeover of node id ${this.nodeId} failed: ${String(error)}`));
   }
 
   /**
