@@ -218,9 +218,9 @@ export class Ferry {
     let ferry: Ferry | undefined;
     try {
       if (options.wal !== undefined && options.follow !== undefined) throw new FerryError('InvalidArgument', 'an engine either writes a WAL (leader) or follows one, not both');
-      const epochFloor = options.wal === undefined ? 0 : await storedEpochFloor(options.wal);
-      ferry = new Ferry(options, lock, TopicRegistry.open(options.directory, options.random ?? systemRandom), epochFloor);
-      const shipped = options.wal === undefined ? null : await ferry.#closeEarlierStreams(options.wal);
+      const storedEpochs = options.wal === undefined ? [] : await listEpochs(options.wal.store, options.wal.prefix ?? '', options.wal.writerId);
+      ferry = new Ferry(options, lock, TopicRegistry.open(options.directory, options.random ?? systemRandom), (storedEpochs.at(-1) ?? -1) + 1);
+      const shipped = options.wal === undefined ? null : await ferry.#closeEarlierStreams(options.wal, storedEpochs);
       if (options.managedPartitions !== true) {
         for (const topic of ferry.#registry.list()) ferry.#openTopic(topic, shipped);
         for (const partition of [...ferry.#partitions.values()].flat()) await partition.reshipUnshipped();
@@ -605,9 +605,9 @@ export class Ferry {
    * A leader starting a new WAL epoch: seals the earlier ones (docs/wal-protocol.md [F]) and
    * learns what they hold, from the shipped checkpoint plus the objects written after it.
    */
-  async #closeEarlierStreams(options: WalOptions): Promise<Map<string, number>> {
+  async #closeEarlierStreams(options: WalOptions, storedEpochs: readonly number[]): Promise<Map<string, number>> {
     const { prefix, stream } = this.#wal!.config;
-    await sealEarlierEpochs(options.store, prefix, stream.writerId, stream.epoch, this.#clock.nowMs());
+    await sealEarlierEpochs(options.store, prefix, stream.writerId, stream.epoch, this.#clock.nowMs(), storedEpochs);
     // Managed partitions are rebuilt from their chains when adopted: what the old streams hold
     // per partition is not needed, so neither the footer reads nor the periodic checkpoint are.
     if (this.#options.managedPartitions === true) return new Map();
@@ -824,7 +824,8 @@ function unknownTopic(topic: string): FerryError {
 /**
  * One past the last epoch of `options.writerId` that has objects in the store (0 when none): the
  * local epoch file alone is lost with the directory, and a reused stream id would be taken for a
- * fresh stream by a takeover (docs/cluster-protocol.md L7). Costs one LIST of the writer's keys.
+ * fresh stream by a takeover (docs/cluster-protocol.md L7). Costs one LIST of the writer's keys
+ * (at open, the one that finds the earlier epochs to seal).
  */
 async function storedEpochFloor(options: WalOptions): Promise<number> {
   return ((await listEpochs(options.store, options.prefix ?? '', options.writerId)).at(-1) ?? -1) + 1;

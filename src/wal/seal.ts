@@ -83,10 +83,11 @@ export async function ensureSealed(store: ObjectStore, prefix: string, stream: S
 /**
  * Seals every earlier epoch of `writerId` that is not sealed yet, so a follower that reads them
  * in order always meets a seal before the next epoch (a crash can leave an epoch unsealed).
+ * `epochs`: the writer's epochs as the caller just listed them (listEpochs), to spare a LIST.
  */
-export async function sealEarlierEpochs(store: ObjectStore, prefix: string, writerId: string, currentEpoch: number, nowMs: number): Promise<number[]> {
+export async function sealEarlierEpochs(store: ObjectStore, prefix: string, writerId: string, currentEpoch: number, nowMs: number, epochs?: readonly number[]): Promise<number[]> {
   const sealed: number[] = [];
-  for (const epoch of await listEpochs(store, prefix, writerId)) {
+  for (const epoch of epochs ?? (await listEpochs(store, prefix, writerId))) {
     if (epoch >= currentEpoch) continue;
     const stream = { writerId, epoch };
     const before = await listSequences(store, prefix, stream);
