@@ -24,8 +24,8 @@ export class Liveness {
     this.#clock = clock;
   }
 
-  /** Notes the records of a scan (every broker record, with its ETag). */
-  observe(records: Iterable<Versioned<LeaseRecord>>): void {
+  /** Notes the records of a scan (every broker record, with its ETag); returns the monotonic time they count as read. */
+  observe(records: Iterable<Versioned<LeaseRecord>>): number {
     const nowMs = this.#clock.monotonicMs();
     const present = new Set<number>();
     for (const { value, etag } of records) {
@@ -33,11 +33,16 @@ export class Liveness {
       if (this.#seen.get(value.nodeId)?.etag !== etag) this.#seen.set(value.nodeId, { etag, seenMs: nowMs });
     }
     for (const nodeId of [...this.#seen.keys()]) if (!present.has(nodeId)) this.#seen.delete(nodeId);
+    return nowMs;
   }
 
-  /** Alive: not resigned, and its record changed less than its lease ago. */
-  isAlive(record: LeaseRecord): boolean {
+  /**
+   * Alive: not resigned, and its record changed less than its lease before `atMs` (now by default).
+   * A scan judges as of when it read the records (`observe`'s time): however long it then takes to
+   * reach its claims, a broker that renewed all along is never dead to it.
+   */
+  isAlive(record: LeaseRecord, atMs = this.#clock.monotonicMs()): boolean {
     const seen = this.#seen.get(record.nodeId);
-    return record.renewedAtMs > 0 && seen !== undefined && this.#clock.monotonicMs() - seen.seenMs <= record.leaseMs;
+    return record.renewedAtMs > 0 && seen !== undefined && atMs - seen.seenMs <= record.leaseMs;
   }
 }

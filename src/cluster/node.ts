@@ -280,7 +280,7 @@ export class ClusterNode {
   async #scan(): Promise<void> {
     const { self } = this.#options;
     const brokerRecords = [...(await this.#brokerRecords.refresh()).values()];
-    this.#liveness.observe(brokerRecords);
+    const observedMs = this.#liveness.observe(brokerRecords);
     this.#brokers = brokerRecords.map((record) => record.value);
     // A topic record without an id predates topic ids; such a topic is not served (see TopicRecord.topicId).
     const topicRecords = [...(await this.#topicRecords.refresh())].filter(([, record]) => isUuid(record.value.topicId));
@@ -288,7 +288,8 @@ export class ClusterNode {
     const records = await this.#partitionRecords.refresh();
     for (const id of this.#partitions.keys()) if (!records.has(id)) this.#partitions.delete(id); // deleted (its topic too, by any broker): no stale leader, no growth
     await this.#forgetDeleted();
-    const live = new Set(this.liveBrokers().map((b) => b.nodeId));
+    // [C1] Others as of when their records were read, not after the slow reads since (a LIST of many partition records).
+    const live = new Set(this.#brokers.filter((b) => (b.nodeId === self.nodeId ? !this.#superseded && this.#lease.renewedInTime() : this.#liveness.isAlive(b, observedMs))).map((b) => b.nodeId));
     const total = [...this.#topics.values()].reduce((sum, t) => sum + t.partitions, 0);
     const fairShare = Math.ceil(total / Math.max(1, live.size));
     // No claims while this broker's own lease may have lapsed in others' eyes, or its writer is fenced.
