@@ -137,9 +137,19 @@ export class ClusterNode {
   async start(): Promise<void> {
     await this.#renew();
     const lapse = this.#lease.lapse;
-    await this.scan();
-    this.#lease.confirm(lapse); // the first scan saw what this broker leads
+    // Renewing already: the first scan rebuilds what the records name this broker leader of, which
+    // may take longer than a lease (others would count it dead mid-rebuild). It is the confirming scan.
+    this.#confirming = true;
     this.#scheduleLease();
+    try {
+      await this.scan();
+    } catch (error) {
+      this.#leaseTimer?.cancel();
+      throw error;
+    } finally {
+      this.#confirming = false;
+    }
+    this.#lease.confirm(lapse); // the first scan saw what this broker leads
     this.#scheduleScan();
     this.#watchWriter();
   }
