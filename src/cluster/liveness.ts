@@ -19,6 +19,8 @@ export interface LeaseRecord {
 export class Liveness {
   readonly #clock: Clock;
   readonly #seen = new Map<number, { etag: string; seenMs: number }>();
+  /** When the records were last read: a verdict is as of then (nothing new is known since). */
+  #observedMs: number | null = null;
 
   constructor(clock: Clock) {
     this.#clock = clock;
@@ -33,15 +35,17 @@ export class Liveness {
       if (this.#seen.get(value.nodeId)?.etag !== etag) this.#seen.set(value.nodeId, { etag, seenMs: nowMs });
     }
     for (const nodeId of [...this.#seen.keys()]) if (!present.has(nodeId)) this.#seen.delete(nodeId);
+    this.#observedMs = nowMs;
     return nowMs;
   }
 
   /**
-   * Alive: not resigned, and its record changed less than its lease before `atMs` (now by default).
-   * A scan judges as of when it read the records (`observe`'s time): however long it then takes to
-   * reach its claims, a broker that renewed all along is never dead to it.
+   * Alive: not resigned, and its record changed less than its lease before the last reading of
+   * the records (`observe`). A verdict is as of what was read: however long a scan then takes
+   * (rebuilding partitions for longer than a lease), a broker that renewed all along is never dead
+   * to it, and a dead one is found dead by the first scan after its lease ran out ([R4]).
    */
-  isAlive(record: LeaseRecord, atMs = this.#clock.monotonicMs()): boolean {
+  isAlive(record: LeaseRecord, atMs = this.#observedMs ?? this.#clock.monotonicMs()): boolean {
     const seen = this.#seen.get(record.nodeId);
     return record.renewedAtMs > 0 && seen !== undefined && atMs - seen.seenMs <= record.leaseMs;
   }

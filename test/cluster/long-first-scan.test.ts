@@ -46,3 +46,40 @@ test('a first scan that rebuilds for longer than a lease keeps the lease renewed
   await starting;
   node.stop();
 });
+
+test('while a scan rebuilds for longer than a lease, a broker that renews all along stays live (Metadata, replica sets, group coordinators)', async () => {
+  const store = new MemoryStore();
+  const clock = new ManualClock();
+  let adopting = false;
+  let rebuilt!: () => void;
+  const make = (nodeId: number, adopt: () => Promise<void>) => new ClusterNode({
+    control: new ControlStore(store, 'c'),
+    self: { nodeId, host: '127.0.0.1', port: 9000 + nodeId, rack: null, stream: { writerId: `broker-${nodeId}`, epoch: 0 }, leaseMs: LEASE_MS },
+    writer: { whenFailed: () => new Promise(() => {}), startNewEpoch: async () => ({ writerId: `broker-${nodeId}`, epoch: 1 }) },
+    clock,
+    scanIntervalMs: 100,
+    adopt,
+    release: async () => {},
+    follow: async () => {},
+    unfollow: async () => {},
+    forget: async () => {},
+  });
+  const b = make(2, async () => {});
+  await b.start();
+  const a = make(1, async () => {
+    adopting = true;
+    await new Promise<void>((resolve) => (rebuilt = resolve));
+  });
+  await a.createTopic('t', 2);
+  const starting = a.start(); // its first scan adopts a partition, for a long time
+  await settleUntil(() => adopting, 'the first scan adopting');
+  for (let elapsed = 0; elapsed < 2 * LEASE_MS; elapsed += 50) {
+    clock.advance(50); // b renews every lease / 3 and scans
+    await settle();
+  }
+  expect(a.liveBrokers().map((broker) => broker.nodeId).sort()).toEqual([1, 2]);
+  rebuilt();
+  await starting;
+  a.stop();
+  b.stop();
+});
