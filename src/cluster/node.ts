@@ -508,7 +508,7 @@ export class ClusterNode {
 
   #scheduleLease(): void {
     this.#leaseTimer = this.#options.clock.setTimer(this.#options.self.leaseMs / 3, () => {
-      if (this.#stopped) return;
+      if (this.#stopped || this.#superseded) return; // a process another one took the node id from renews nothing again
       this.#renew()
         .then(() => this.#confirmLease())
         .catch((error: unknown) => this.#options.log?.(`lease renewal failed${this.#lease.held() ? '' : ' (not acknowledging until it is renewed)'}: ${String(error)}`))
