@@ -43,9 +43,9 @@ export class ControlStore {
     return this.#conditional(key, value, { ifMatch: previous.etag });
   }
 
-  /** Writes a record only this process owns (its broker lease): no condition needed. */
-  async put<T>(key: string, value: T): Promise<void> {
-    await this.#store.put(this.#prefix + key, encode(value));
+  /** Writes a record without a condition (taking it over whoever wrote it last); returns its ETag. */
+  async put<T>(key: string, value: T): Promise<string> {
+    return (await this.#store.put(this.#prefix + key, encode(value))).etag;
   }
 
   /** The keys under `prefix` (relative to the control root), in no particular order. */

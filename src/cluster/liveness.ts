@@ -19,13 +19,15 @@ export interface LeaseRecord {
 export class Liveness {
   readonly #clock: Clock;
   readonly #seen = new Map<number, { etag: string; seenMs: number }>();
+  /** When the records were last read: a verdict is as of then (nothing new is known since). */
+  #observedMs: number | null = null;
 
   constructor(clock: Clock) {
     this.#clock = clock;
   }
 
-  /** Notes the records of a scan (every broker record, with its ETag). */
-  observe(records: Iterable<Versioned<LeaseRecord>>): void {
+  /** Notes the records of a scan (every broker record, with its ETag); returns the monotonic time they count as read. */
+  observe(records: Iterable<Versioned<LeaseRecord>>): number {
     const nowMs = this.#clock.monotonicMs();
     const present = new Set<number>();
     for (const { value, etag } of records) {
@@ -33,11 +35,18 @@ export class Liveness {
       if (this.#seen.get(value.nodeId)?.etag !== etag) this.#seen.set(value.nodeId, { etag, seenMs: nowMs });
     }
     for (const nodeId of [...this.#seen.keys()]) if (!present.has(nodeId)) this.#seen.delete(nodeId);
+    this.#observedMs = nowMs;
+    return nowMs;
   }
 
-  /** Alive: not resigned, and its record changed less than its lease ago. */
-  isAlive(record: LeaseRecord): boolean {
+  /**
+   * Alive: not resigned, and its record changed less than its lease before the last reading of
+   * the records (`observe`). A verdict is as of what was read: however long a scan then takes
+   * (rebuilding partitions for longer than a lease), a broker that renewed all along is never dead
+   * to it, and a dead one is found dead by the first scan after its lease ran out ([R4]).
+   */
+  isAlive(record: LeaseRecord, atMs = this.#observedMs ?? this.#clock.monotonicMs()): boolean {
     const seen = this.#seen.get(record.nodeId);
-    return record.renewedAtMs > 0 && seen !== undefined && this.#clock.monotonicMs() - seen.seenMs <= record.leaseMs;
+    return record.renewedAtMs > 0 && seen !== undefined && atMs - seen.seenMs <= record.leaseMs;
   }
 }

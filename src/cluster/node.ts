@@ -16,6 +16,11 @@ export interface BrokerRecord {
   readonly stream: StreamId;
   readonly renewedAtMs: number;
   readonly leaseMs: number;
+  /**
+   * Drawn by each process at start: two processes under one node id (a broker restarted while its
+   * old process was only paused) tell their writes of this record apart ([C1]).
+   */
+  readonly incarnation?: string;
 }
 
 export interface TopicRecord {
@@ -110,11 +115,20 @@ export class ClusterNode {
   #newEpochWanted = false;
   /** A scan confirming the lease after a lapse is under way. */
   #confirming = false;
+  /** Renewals whose put is on its way: a resignation is written after them. */
+  readonly #renewals = new Set<Promise<void>>();
+  #resigned = false;
+  /** This process's mark in its broker record, and the record's ETag as this process last wrote it. */
+  readonly #incarnation: string;
+  #recordEtag: string | null = null;
+  /** Another process took this node id over (its broker record): this one leads nothing again. */
+  #superseded = false;
 
   constructor(options: ClusterNodeOptions) {
     this.#options = options;
     this.#stream = options.self.stream;
     this.#lease = new Lease(options.self.leaseMs, options.clock);
+    this.#incarnation = randomUuid(options.random ?? systemRandom);
     this.#liveness = new Liveness(options.clock);
     this.#brokerRecords = new RecordCache(options.control, 'brokers/');
     this.#topicRecords = new RecordCache(options.control, 'topics/');
@@ -129,9 +143,19 @@ export class ClusterNode {
   async start(): Promise<void> {
     await this.#renew();
     const lapse = this.#lease.lapse;
-    await this.scan();
-    this.#lease.confirm(lapse); // the first scan saw what this broker leads
+    // Renewing already: the first scan rebuilds what the records name this broker leader of, which
+    // may take longer than a lease (others would count it dead mid-rebuild). It is the confirming scan.
+    this.#confirming = true;
     this.#scheduleLease();
+    try {
+      await this.scan();
+    } catch (error) {
+      this.#leaseTimer?.cancel();
+      throw error;
+    } finally {
+      this.#confirming = false;
+    }
+    this.#lease.confirm(lapse); // the first scan saw what this broker leads
     this.#scheduleScan();
     this.#watchWriter();
   }
@@ -146,7 +170,7 @@ export class ClusterNode {
    * and after a lapse, a scan confirmed which partitions are still its own.
    */
   leaseHeld(): boolean {
-    return this.#lease.held();
+    return !this.#superseded && this.#lease.held();
   }
 
   /** Stops renewing the lease and scanning. */
@@ -157,14 +181,20 @@ export class ClusterNode {
     this.#options.stopped?.();
   }
 
-  /** Clears the lease at once (a clean shutdown), so others take over without waiting it out. */
+  /**
+   * Clears the lease at once (a clean shutdown), so others take over without waiting it out. No
+   * renewal starts after it, and it is written after every renewal already on its way (a plain put
+   * that landed later would bring the lease back for a whole lease time).
+   */
   async resign(): Promise<void> {
-    await this.#options.control.put(`brokers/${this.nodeId}`, { ...this.#options.self, stream: this.#stream, renewedAtMs: 0 });
+    this.#resigned = true;
+    await Promise.allSettled([...this.#renewals]);
+    if (!this.#superseded) await this.#writeRecord(0); // never the resignation of the process that took this node id over
   }
 
   /** [C1] Brokers alive as this one observes them; itself unless its lease lapsed unrenewed. */
   liveBrokers(): BrokerRecord[] {
-    return this.#brokers.filter((broker) => (broker.nodeId === this.nodeId ? this.#lease.renewedInTime() : this.#liveness.isAlive(broker)));
+    return this.#brokers.filter((broker) => (broker.nodeId === this.nodeId ? !this.#superseded && this.#lease.renewedInTime() : this.#liveness.isAlive(broker)));
   }
 
   topics(): ReadonlyMap<string, TopicRecord> {
@@ -285,7 +315,7 @@ export class ClusterNode {
   async #scan(): Promise<void> {
     const { self } = this.#options;
     const brokerRecords = [...(await this.#brokerRecords.refresh()).values()];
-    this.#liveness.observe(brokerRecords);
+    const observedMs = this.#liveness.observe(brokerRecords);
     this.#brokers = brokerRecords.map((record) => record.value);
     // A topic record without an id predates topic ids; such a topic is not served (see TopicRecord.topicId).
     // A topic being deleted is gone already [L4].
@@ -294,11 +324,12 @@ export class ClusterNode {
     const records = await this.#partitionRecords.refresh();
     for (const id of this.#partitions.keys()) if (!records.has(id)) this.#partitions.delete(id); // deleted (its topic too, by any broker): no stale leader, no growth
     await this.#forgetDeleted();
-    const live = new Set(this.liveBrokers().map((b) => b.nodeId));
+    // [C1] Others as of when their records were read, not after the slow reads since (a LIST of many partition records).
+    const live = new Set(this.#brokers.filter((b) => (b.nodeId === self.nodeId ? !this.#superseded && this.#lease.renewedInTime() : this.#liveness.isAlive(b, observedMs))).map((b) => b.nodeId));
     const total = [...this.#topics.values()].reduce((sum, t) => sum + t.partitions, 0);
     const fairShare = Math.ceil(total / Math.max(1, live.size));
     // No claims while this broker's own lease may have lapsed in others' eyes, or its writer is fenced.
-    const mayClaim = () => !this.#newEpochWanted && this.#lease.renewedInTime();
+    const mayClaim = () => !this.#newEpochWanted && !this.#superseded && this.#lease.renewedInTime();
     for (const [topic, { topicId, partitions }] of this.#topics) {
       for (let partition = 0; partition < partitions && !this.#stopped; partition++) {
         const id = key(topic, partition);
@@ -432,9 +463,57 @@ export class ClusterNode {
 
   /** [C1] Rewrites this broker's record; the lease counts from when the write started. */
   async #renew(): Promise<void> {
+    if (this.#resigned || this.#superseded) throw new FerryError('NotLeader', `broker ${this.nodeId} ${this.#resigned ? 'resigned its lease' : 'was taken over by another process'}`);
     const started = this.#lease.renewalStarting();
-    await this.#options.control.put(`brokers/${this.nodeId}`, { ...this.#options.self, stream: this.#stream, renewedAtMs: this.#options.clock.nowMs() });
+    const put = this.#writeRecord(this.#options.clock.nowMs());
+    this.#renewals.add(put);
+    try {
+      await put;
+    } finally {
+      this.#renewals.delete(put);
+    }
     this.#lease.renewed(started);
+  }
+
+  /**
+   * [C1] Writes this broker's record: the first time unconditionally (a new process takes the node
+   * id over), then only over the version this process wrote last. A record changed meanwhile by a
+   * write of this process whose answer was lost is taken as it is; one another process wrote means
+   * that process is this node now: this one steps down for good, before it renews or claims again.
+   */
+  async #writeRecord(renewedAtMs: number): Promise<void> {
+    const key = `brokers/${this.nodeId}`;
+    const value: BrokerRecord = { ...this.#options.self, stream: this.#stream, renewedAtMs, incarnation: this.#incarnation };
+    for (;;) {
+      if (this.#recordEtag === null) {
+        this.#recordEtag = await this.#options.control.put(key, value);
+        return;
+      }
+      const written = await this.#options.control.replace(key, { value, etag: this.#recordEtag }, value);
+      if (written !== null) {
+        this.#recordEtag = written.etag;
+        return;
+      }
+      const now = await this.#options.control.read<BrokerRecord>(key);
+      if (now !== null && now.value.incarnation !== this.#incarnation) {
+        this.#stepDown(now.value);
+        throw new FerryError('NotLeader', `broker ${this.nodeId} was taken over by another process (its record names writer epoch ${now.value.stream.epoch})`);
+      }
+      this.#recordEtag = now?.etag ?? null; // ours (an answer lost, or a concurrent renewal), or gone: write again
+    }
+  }
+
+  /** Another process is this node id now: let go of everything led here and claim nothing again. */
+  #stepDown(record: BrokerRecord): void {
+    if (this.#superseded) return;
+    this.#superseded = true;
+    this.#options.log?.(`another process took over node id ${this.nodeId} (writing ${record.stream.writerId}/${record.stream.epoch}): leading nothing from now on`);
+    void this.#exclusive(async () => {
+      for (const id of [...this.#served]) {
+        const at = id.lastIndexOf('/');
+        await this.#release(id.slice(0, at), Number(id.slice(at + 1)));
+      }
+    }).catch((error: unknown) => this.#options.log?.(`letting go after a takeover of node id ${this.nodeId} failed: ${String(error)}`));
   }
 
   /**
@@ -456,7 +535,7 @@ export class ClusterNode {
 
   #scheduleLease(): void {
     this.#leaseTimer = this.#options.clock.setTimer(this.#options.self.leaseMs / 3, () => {
-      if (this.#stopped) return;
+      if (this.#stopped || this.#superseded) return; // a process another one took the node id from renews nothing again
       this.#renew()
         .then(() => this.#confirmLease())
         .catch((error: unknown) => this.#options.log?.(`lease renewal failed${this.#lease.held() ? '' : ' (not acknowledging until it is renewed)'}: ${String(error)}`))

@@ -16,7 +16,7 @@ import { InSyncReplicas, REPLICA_LAG_TIME_MAX_MS } from '../replica/isr.ts';
 import { FollowerMetrics } from '../replica/metrics.ts';
 import { WalMetrics } from '../wal/metrics.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader, type WalReaderConfig } from '../wal/reader.ts';
-import { sealEarlierEpochs } from '../wal/seal.ts';
+import { listEpochs, sealEarlierEpochs } from '../wal/seal.ts';
 import { readShippedCheckpoint, shippedEnds, writeShippedCheckpoint } from '../wal/shipped.ts';
 import type { StreamId } from '../wal/keys.ts';
 import { DEFAULT_WAL_WRITER_CONFIG, partitionKey, WalWriter, type WalWriterConfig, type WalWriterObserver } from '../wal/writer.ts';
@@ -193,14 +193,17 @@ export class Ferry {
   #notifyQueued = false;
   #retentionTimer: Timer | null = null;
   #closed = false;
+  /** The next writer epoch is at least this: one past every epoch of this writer id in the store. */
+  #epochFloor: number;
 
-  private constructor(options: FerryOptions, lock: DirLock, registry: TopicRegistry) {
+  private constructor(options: FerryOptions, lock: DirLock, registry: TopicRegistry, epochFloor: number) {
     this.directory = options.directory;
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
     this.#lock = lock;
     this.#registry = registry;
     this.#storage = new StorageHealth(options.metrics, options.report);
+    this.#epochFloor = epochFloor;
     this.#wal = options.wal === undefined ? null : this.#createWalWriter(options.wal);
   }
 
@@ -220,8 +223,9 @@ export class Ferry {
     let ferry: Ferry | undefined;
     try {
       if (options.wal !== undefined && options.follow !== undefined) throw new FerryError('InvalidArgument', 'an engine either writes a WAL (leader) or follows one, not both');
-      ferry = new Ferry(options, lock, TopicRegistry.open(options.directory, options.random ?? systemRandom));
-      const shipped = options.wal === undefined ? null : await ferry.#closeEarlierStreams(options.wal);
+      const storedEpochs = options.wal === undefined ? [] : await listEpochs(options.wal.store, options.wal.prefix ?? '', options.wal.writerId);
+      ferry = new Ferry(options, lock, TopicRegistry.open(options.directory, options.random ?? systemRandom), (storedEpochs.at(-1) ?? -1) + 1);
+      const shipped = options.wal === undefined ? null : await ferry.#closeEarlierStreams(options.wal, storedEpochs);
       if (options.managedPartitions !== true) {
         for (const topic of ferry.#registry.list()) ferry.#openTopic(topic, shipped);
         for (const partition of [...ferry.#partitions.values()].flat()) await partition.reshipUnshipped();
@@ -338,6 +342,9 @@ export class Ferry {
     const old = this.#wal;
     if (old === null || this.#options.wal === undefined || this.#options.managedPartitions !== true) throw new FerryError('InvalidArgument', 'only a managed engine with a WAL starts a new writer epoch while it runs');
     old.fence('a new writer epoch replaces this one');
+    // Past anything in the store too: another process under this writer id (a replacement started
+    // while this one was paused) may have written epochs this directory never heard of.
+    this.#epochFloor = Math.max(old.config.stream.epoch + 1, await storedEpochFloor(this.#options.wal).catch(() => 0));
     for (const [topic, partitions] of this.#partitions) {
       for (const [index, partition] of partitions.entries()) if (partition?.role.kind === 'leader') await this.releasePartition(topic, index);
     }
@@ -614,9 +621,9 @@ export class Ferry {
    * A leader starting a new WAL epoch: seals the earlier ones (docs/wal-protocol.md [F]) and
    * learns what they hold, from the shipped checkpoint plus the objects written after it.
    */
-  async #closeEarlierStreams(options: WalOptions): Promise<Map<string, number>> {
+  async #closeEarlierStreams(options: WalOptions, storedEpochs: readonly number[]): Promise<Map<string, number>> {
     const { prefix, stream } = this.#wal!.config;
-    await sealEarlierEpochs(options.store, prefix, stream.writerId, stream.epoch, this.#clock.nowMs());
+    await sealEarlierEpochs(options.store, prefix, stream.writerId, stream.epoch, this.#clock.nowMs(), storedEpochs);
     // Managed partitions are rebuilt from their chains when adopted: what the old streams hold
     // per partition is not needed, so neither the footer reads nor the periodic checkpoint are.
     if (this.#options.managedPartitions === true) return new Map();
@@ -745,7 +752,7 @@ export class Ferry {
   }
 
   #createWalWriter(options: WalOptions): WalWriter {
-    const epoch = nextWriterEpoch(this.directory);
+    const epoch = nextWriterEpoch(this.directory, this.#epochFloor);
     const config = { ...DEFAULT_WAL_WRITER_CONFIG, ...options.config, prefix: options.prefix ?? '', stream: { writerId: options.writerId, epoch } };
     const observer: WalWriterObserver = options.observer ?? (this.#options.metrics === undefined ? {} : new WalMetrics(this.#options.metrics));
     // Delegating method by method: a class instance's methods live on its prototype, not in a spread.
@@ -828,4 +835,14 @@ export class Ferry {
 
 function unknownTopic(topic: string): FerryError {
   return new FerryError('UnknownTopicOrPartition', `unknown topic ${topic}`);
+}
+
+/**
+ * One past the last epoch of `options.writerId` that has objects in the store (0 when none): the
+ * local epoch file alone is lost with the directory, and a reused stream id would be taken for a
+ * fresh stream by a takeover (docs/cluster-protocol.md L7). Costs one LIST of the writer's keys
+ * (at open, the one that finds the earlier epochs to seal).
+ */
+async function storedEpochFloor(options: WalOptions): Promise<number> {
+  return ((await listEpochs(options.store, options.prefix ?? '', options.writerId)).at(-1) ?? -1) + 1;
 }

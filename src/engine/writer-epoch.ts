@@ -9,15 +9,18 @@ const WRITER_EPOCH_MAX = 0xffff_ffff;
 
 /**
  * The WAL stream epoch for this opening of the engine: one more than the last, stored durably
- * before any object is written, so a restarted engine never writes into its old stream's keys.
+ * before any object is written, so a restarted engine never writes into its old stream's keys;
+ * and at least `floor` (one more than the last epoch the object store holds of this writer id),
+ * so an engine on an empty directory (a stateless broker replaced) never reuses a stream either.
  */
-export function nextWriterEpoch(directory: string): number {
+export function nextWriterEpoch(directory: string, floor = 0): number {
   const path = join(directory, WRITER_EPOCH_FILE);
   const previous = existsSync(path) ? Number(readFileSync(path, 'utf8').trim()) : -1;
   if (!Number.isSafeInteger(previous) || previous < -1 || previous >= WRITER_EPOCH_MAX) {
     throw new FerryError('Storage', `${path} holds ${JSON.stringify(readFileSync(path, 'utf8'))}, not a writer epoch`);
   }
-  const epoch = previous + 1;
+  const epoch = Math.max(previous + 1, floor);
+  if (epoch > WRITER_EPOCH_MAX) throw new FerryError('Storage', `writer epoch ${epoch} is past the largest a WAL key holds`);
   writeFileAtomicSync(path, new TextEncoder().encode(`${epoch}\n`));
   return epoch;
 }

@@ -18,7 +18,16 @@ export interface SealResult {
  * above it is never written.
  */
 export async function sealStream(store: ObjectStore, prefix: string, stream: StreamId, sealer: { writerId: string; nowMs: number }): Promise<SealResult> {
-  const present = await listSequences(store, prefix, stream);
+  return sealAbove(store, prefix, stream, sealer, await listSequences(store, prefix, stream));
+}
+
+/**
+ * [F1]-[F4] from the listing `present` (every sequence below its first gap exists). A slot found
+ * taken is looked at, never assumed to be data: that is how a seal written since the listing is
+ * found. So a caller that checked `present` for a seal must pass that same listing, not list again:
+ * a fresh listing would count a rival's newer seal as data and seal above it.
+ */
+async function sealAbove(store: ObjectStore, prefix: string, stream: StreamId, sealer: { writerId: string; nowMs: number }, present: Set<number>): Promise<SealResult> {
   let slot = 0;
   for (;;) {
     while (present.has(slot)) slot++; // [F1] first free slot: everything below exists
@@ -68,16 +77,17 @@ export async function ensureSealed(store: ObjectStore, prefix: string, stream: S
   for (let sequence = firstFree - 1; sequence >= Math.max(0, firstFree - SEAL_SEARCH_OBJECTS); sequence--) {
     if ((await kindOf(store, walObjectKey(prefix, stream, sequence))) === 'seal') return sequence;
   }
-  return (await sealStream(store, prefix, stream, sealer)).sealSequence;
+  return (await sealAbove(store, prefix, stream, sealer, sequences)).sealSequence; // the listing searched, not a new one [F3]
 }
 
 /**
  * Seals every earlier epoch of `writerId` that is not sealed yet, so a follower that reads them
  * in order always meets a seal before the next epoch (a crash can leave an epoch unsealed).
+ * `epochs`: the writer's epochs as the caller just listed them (listEpochs), to spare a LIST.
  */
-export async function sealEarlierEpochs(store: ObjectStore, prefix: string, writerId: string, currentEpoch: number, nowMs: number): Promise<number[]> {
+export async function sealEarlierEpochs(store: ObjectStore, prefix: string, writerId: string, currentEpoch: number, nowMs: number, epochs?: readonly number[]): Promise<number[]> {
   const sealed: number[] = [];
-  for (const epoch of await listEpochs(store, prefix, writerId)) {
+  for (const epoch of epochs ?? (await listEpochs(store, prefix, writerId))) {
     if (epoch >= currentEpoch) continue;
     const stream = { writerId, epoch };
     const before = await listSequences(store, prefix, stream);

@@ -322,7 +322,10 @@ export class WalWriter {
       this.#closeOpenObject(); // calls #pump again
       return;
     }
-    while (this.#failure === null && this.#inFlight < this.config.maxInFlight && this.#queue.length > 0) {
+    // A window, not only a count of slots: an upload starts only within maxInFlight of the durable
+    // sequence, so a fenced writer lands at most maxInFlight - 1 objects above a seal, however long
+    // the object at the seal's slot retried (src/wal/seal.ts looks for a seal that far down).
+    while (this.#failure === null && this.#inFlight < this.config.maxInFlight && this.#queue.length > 0 && this.#queue[0]!.sequence <= this.#durableSequence + this.config.maxInFlight) {
       const object = this.#queue.shift()!;
       this.#inFlight++;
       void this.#upload(object)

@@ -1,0 +1,85 @@
+// A topic deleted by one broker while another creates it again (the delete is still going, one
+// partition record at a time). The delete must remove only the records of the incarnation it
+// deletes: removing the new incarnation's partition record throws away its chain, and the next
+// claim (by its own leader, or anyone) rebuilds from nothing and hands acknowledged offsets out
+// again (L2, L4 of docs/cluster-protocol.md).
+import { expect, test } from 'bun:test';
+import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ClusterNode, type PartitionRecord, type TopicRecord } from '../../src/cluster/node.ts';
+import type { ClaimPlan } from '../../src/cluster/takeover.ts';
+import { MemoryStore } from '../../src/store/memory.ts';
+import type { ObjectStore } from '../../src/store/object-store.ts';
+import { ManualClock } from '../../src/util/clock.ts';
+import { settle, settleUntil } from '../support/settle.ts';
+
+/** A store whose DELETEs of `key` wait until the test lets them go. */
+function deleteGate(inner: MemoryStore, key: string): { store: ObjectStore; open: () => void; reached: () => boolean } {
+  let reached = false;
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const remove = async (k: string): Promise<void> => {
+    if (k === key) {
+      reached = true;
+      await gate;
+    }
+    return inner.delete(k);
+  };
+  const store = new Proxy(inner, {
+    get: (target, name) => {
+      if (name === 'delete') return remove;
+      const value: unknown = Reflect.get(target, name, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  }) as ObjectStore;
+  return { store, open, reached: () => reached };
+}
+
+function node(store: ObjectStore, clock: ManualClock, nodeId: number, adopted: { nodeId: number; topicId: string; plan: ClaimPlan }[]) {
+  return new ClusterNode({
+    control: new ControlStore(store, 'c'),
+    self: { nodeId, host: '127.0.0.1', port: 9000 + nodeId, rack: null, stream: { writerId: `broker-${nodeId}`, epoch: 0 }, leaseMs: 1000 },
+    writer: { whenFailed: () => new Promise(() => {}), startNewEpoch: async () => ({ writerId: `broker-${nodeId}`, epoch: 1 }) },
+    clock,
+    scanIntervalMs: 100,
+    adopt: async (_topic, _partition, _partitions, plan) => void adopted.push({ nodeId, topicId: plan.next.topicId, plan }),
+    release: async () => {},
+    follow: async () => {},
+    unfollow: async () => {},
+    forget: async () => {},
+  });
+}
+
+test('a topic delete still running when the topic is created again leaves the new incarnation\'s partition record (and its chain) alone', async () => {
+  const inner = new MemoryStore();
+  const clock = new ManualClock();
+  const gated = deleteGate(inner, 'c/control/partitions/t/0');
+  const adopted: { nodeId: number; topicId: string; plan: ClaimPlan }[] = [];
+  const admin = node(gated.store, clock, 1, adopted); // the broker a DeleteTopics request reached
+  const leader = node(inner, clock, 2, adopted);
+  await admin.start();
+  await leader.start();
+  const control = new ControlStore(inner, 'c');
+  await leader.createTopic('t', 1);
+  await leader.scan(); // broker 2 leads t-0 (first incarnation)
+  const deleting = admin.deleteTopic('t'); // removes topics/t, then waits at partitions/t/0
+  await settleUntil(gated.reached, 'the delete reached the partition record');
+  expect(await leader.createTopic('t', 1)).toBe(true); // created again meanwhile
+  const second = (await control.read<TopicRecord>('topics/t'))!.value.topicId;
+  await leader.scan(); // claims t-0 of the new incarnation over the leftover record, and serves it
+  const record = await control.read<PartitionRecord>('partitions/t/0');
+  expect(record?.value.topicId).toBe(second);
+  // ... and acknowledges records of the new incarnation through its stream broker-2/0 (the chain).
+  gated.open();
+  await deleting;
+  await settle();
+  await leader.scan();
+  // Nobody adopts the new incarnation afresh: a claim over a missing record seals and rebuilds
+  // nothing, so broker 2 (released, then claiming at leader epoch 0 again) would serve an empty
+  // log and hand out again the offsets it acknowledged in broker-2/0.
+  const ofSecond = adopted.filter((a) => a.topicId === second).map((a) => ({ epoch: a.plan.next.leaderEpoch, rebuildFrom: a.plan.rebuildFrom.length }));
+  expect(ofSecond).toEqual([{ epoch: 0, rebuildFrom: 0 }]); // adopted once (over the leftover), never claimed afresh
+  // The new incarnation's record survived the old incarnation's delete.
+  expect((await control.read<PartitionRecord>('partitions/t/0'))?.value.topicId).toBe(second);
+  admin.stop();
+  leader.stop();
+});
