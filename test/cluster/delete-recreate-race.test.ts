@@ -49,7 +49,7 @@ function node(store: ObjectStore, clock: ManualClock, nodeId: number, adopted: {
   });
 }
 
-test('a topic delete still running when the topic is created again leaves the new incarnation\'s partition record (and its chain) alone', async () => {
+test('while a topic delete runs its name cannot be created again; the incarnation created after it keeps its partition record', async () => {
   const inner = new MemoryStore();
   const clock = new ManualClock();
   const gated = deleteGate(inner, 'c/control/partitions/t/0');
@@ -61,24 +61,22 @@ test('a topic delete still running when the topic is created again leaves the ne
   const control = new ControlStore(inner, 'c');
   await leader.createTopic('t', 1);
   await leader.scan(); // broker 2 leads t-0 (first incarnation)
-  const deleting = admin.deleteTopic('t'); // removes topics/t, then waits at partitions/t/0
+  const deleting = admin.deleteTopic('t'); // marks topics/t deleting, then waits at partitions/t/0
   await settleUntil(gated.reached, 'the delete reached the partition record');
-  expect(await leader.createTopic('t', 1)).toBe(true); // created again meanwhile
-  const second = (await control.read<TopicRecord>('topics/t'))!.value.topicId;
-  await leader.scan(); // claims t-0 of the new incarnation over the leftover record, and serves it
-  const record = await control.read<PartitionRecord>('partitions/t/0');
-  expect(record?.value.topicId).toBe(second);
-  // ... and acknowledges records of the new incarnation through its stream broker-2/0 (the chain).
+  // While the delete runs, the name is taken: no new incarnation can be created under it (L4).
+  expect(await leader.createTopic('t', 1)).toBe(false);
   gated.open();
   await deleting;
   await settle();
+  expect(await leader.createTopic('t', 1)).toBe(true); // created again once the delete is done
+  const second = (await control.read<TopicRecord>('topics/t'))!.value.topicId;
+  await leader.scan(); // claims t-0 of the new incarnation
+  await admin.scan();
   await leader.scan();
-  // Nobody adopts the new incarnation afresh: a claim over a missing record seals and rebuilds
-  // nothing, so broker 2 (released, then claiming at leader epoch 0 again) would serve an empty
-  // log and hand out again the offsets it acknowledged in broker-2/0.
+  // The new incarnation is adopted once, at leader epoch 0 with nothing to rebuild, and its record
+  // stays: nothing of the old delete removes it.
   const ofSecond = adopted.filter((a) => a.topicId === second).map((a) => ({ epoch: a.plan.next.leaderEpoch, rebuildFrom: a.plan.rebuildFrom.length }));
-  expect(ofSecond).toEqual([{ epoch: 0, rebuildFrom: 0 }]); // adopted once (over the leftover), never claimed afresh
-  // The new incarnation's record survived the old incarnation's delete.
+  expect(ofSecond).toEqual([{ epoch: 0, rebuildFrom: 0 }]);
   expect((await control.read<PartitionRecord>('partitions/t/0'))?.value.topicId).toBe(second);
   admin.stop();
   leader.stop();
