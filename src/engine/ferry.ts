@@ -38,6 +38,13 @@ const EARLIEST_TIMESTAMP = -2;
 const SHIPPED_CHECKPOINT_INTERVAL_MS = 1000;
 /** Where a follower engine keeps its position in the leader's WAL streams. */
 const FOLLOWER_CHECKPOINT_FILE = 'wal-follower-checkpoint';
+/**
+ * How long a close waits for the WAL to ship what it holds. Uploads retry a store outage without
+ * a bound, so without this a close (a broker's SIGTERM) during one never ends. The cost of giving
+ * up: appends not yet shipped fail their acks=all waiters and are shipped again by the next start
+ * from the local log (a cluster broker's successor never had them: none was acknowledged).
+ */
+const CLOSE_WAL_FLUSH_WAIT_MS = 30_000;
 /** The embedded engine is its partitions' only leader; a cluster assigns real epochs at adoption. */
 const EMBEDDED_LEADER_EPOCH = 0;
 
@@ -572,11 +579,21 @@ export class Ferry {
     await this.#follower?.stop();
     this.#checkpointTimer?.cancel();
     const all = [...this.#partitions.values()].flat();
-    if (this.#wal !== null && this.#wal.failure === null) await this.#wal.flush().catch(() => {});
+    if (this.#wal !== null && this.#wal.failure === null) await this.#flushWalForClose(this.#wal);
     if (this.#shippedBase !== null) this.#checkpointShipped(false);
     for (const partition of all) partition.abandon(new FerryError('Closed', `the engine at ${this.directory} is closed`));
     await Promise.all(all.map((partition) => partition.log.close()));
     this.#lock.release();
+  }
+
+  /** Ships what the WAL holds, waiting CLOSE_WAL_FLUSH_WAIT_MS at most; then stops its uploads ([W6]). */
+  async #flushWalForClose(wal: WalWriter): Promise<void> {
+    let timer: Timer | undefined;
+    const gaveUp = new Promise<void>((resolve) => (timer = this.#clock.setTimer(CLOSE_WAL_FLUSH_WAIT_MS, resolve)));
+    let settled = false;
+    await Promise.race([wal.flush().catch(() => {}).finally(() => (settled = true)), gaveUp]);
+    timer?.cancel();
+    if (!settled) wal.fence(`the engine closed after waiting ${CLOSE_WAL_FLUSH_WAIT_MS} ms for the object store`);
   }
 
   /** `shipped`: with a WAL, each partition's end in the earlier streams (absent: nothing shipped). */
