@@ -10,9 +10,9 @@ import { ManualClock } from '../../src/util/clock.ts';
 import { advanceThrough, settle } from '../support/settle.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
-/** Simulated time a close may take during an outage before the test calls it wedged: ten minutes. */
 setDefaultTimeout(60_000);
 
+/** Simulated time a close may take during an outage before the test calls it wedged: ten minutes. */
 const CLOSE_WAIT_MS_MAX = 10 * 60 * 1000;
 const STEP_MS = 1000;
 /** Real time left for the file I/O of a close once its simulated waits are over (a loaded machine). */
