@@ -27,6 +27,13 @@ const LAST_OFFSET_DELTA_POSITION = 23;
  * covers a whole index interval of small batches instead of a read per batch header.
  */
 const SKIP_WINDOW_BYTES_MIN = 8 * 1024;
+/**
+ * Kafka's log.message.timestamp.after.max.ms (1 hour, its default since 4.0): a leader refuses a
+ * batch whose CreateTime is further ahead of its clock. Batch timestamps are the log's time, by
+ * which producers expire: one bogus future timestamp would otherwise expire every other producer,
+ * and their retries would land twice. Costs clients whose clock runs an hour fast INVALID_TIMESTAMP.
+ */
+export const TIMESTAMP_AFTER_MAX_MS = 60 * 60 * 1000;
 /** Bytes of log read per step when replaying batches into the producer state. */
 const REPLAY_READ_BYTES = 1024 * 1024;
 
@@ -183,6 +190,7 @@ export class PartitionLog {
     if (leaderEpoch < this.#epochs.latestEpoch || !Number.isSafeInteger(leaderEpoch) || leaderEpoch > 0x7fffffff) {
       throw new FerryError('InvalidArgument', `leader epoch ${leaderEpoch} is invalid; the log is at epoch ${this.#epochs.latestEpoch}`);
     }
+    this.#checkTimestamps(batches);
     const original = this.#producers.check(batches);
     if (original !== null) return { baseOffset: original.baseOffset, lastOffset: original.lastOffset, batches: [], sizeBytes: 0, duplicate: true };
     let nextOffset = this.logEndOffset;
@@ -192,6 +200,16 @@ export class PartitionLog {
       nextOffset = batch.nextOffset;
     }
     return this.#write(batches);
+  }
+
+  /** Leader only: a replica takes what its leader took, or it would not hold the same log. */
+  #checkTimestamps(batches: readonly RecordBatch[]): void {
+    const latestMs = this.#clock.nowMs() + TIMESTAMP_AFTER_MAX_MS;
+    for (const batch of batches) {
+      if (batch.timestampType === 'CreateTime' && batch.maxTimestamp > latestMs) {
+        throw new FerryError('InvalidTimestamp', `batch timestamp ${batch.maxTimestamp} is more than ${TIMESTAMP_AFTER_MAX_MS} ms ahead of the broker's clock (${this.#clock.nowMs()})`);
+      }
+    }
   }
 
   /**
