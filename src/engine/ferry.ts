@@ -16,10 +16,11 @@ import { InSyncReplicas, REPLICA_LAG_TIME_MAX_MS } from '../replica/isr.ts';
 import { FollowerMetrics } from '../replica/metrics.ts';
 import { WalMetrics } from '../wal/metrics.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader, type WalReaderConfig } from '../wal/reader.ts';
-import { sealEarlierEpochs } from '../wal/seal.ts';
+import { listEpochs, sealEarlierEpochs } from '../wal/seal.ts';
 import { readShippedCheckpoint, shippedEnds, writeShippedCheckpoint } from '../wal/shipped.ts';
 import type { StreamId } from '../wal/keys.ts';
 import { DEFAULT_WAL_WRITER_CONFIG, partitionKey, WalWriter, type WalWriterConfig, type WalWriterObserver } from '../wal/writer.ts';
+import { rebuildFromChain } from '../cluster/rebuild.ts';
 import { nextWriterEpoch } from './writer-epoch.ts';
 import { ALWAYS_ACKNOWLEDGE, type AcknowledgeGate, Partition, type PartitionRole } from './partition.ts';
 import { partitionForKey } from './partitioner.ts';
@@ -225,6 +226,7 @@ export class Ferry {
       ferry = new Ferry(options, lock, TopicRegistry.open(options.directory, options.random ?? systemRandom));
       const shipped = options.wal === undefined ? null : await ferry.#closeEarlierStreams(options.wal);
       if (options.managedPartitions !== true) {
+        if (shipped !== null) await ferry.#rebuildLostTails(options.wal!, shipped);
         for (const topic of ferry.#registry.list()) ferry.#openTopic(topic, shipped);
         for (const partition of [...ferry.#partitions.values()].flat()) await partition.reshipUnshipped();
       }
@@ -584,6 +586,37 @@ export class Ferry {
     for (const partition of all) partition.abandon(new FerryError('Closed', `the engine at ${this.directory} is closed`));
     await Promise.all(all.map((partition) => partition.log.close()));
     this.#lock.release();
+  }
+
+  /**
+   * A local log that ends below what this writer's earlier streams (sealed by now) hold of it: a
+   * power loss dropped its unsynced tail (with a WAL the log need not be synced, KIP-1176). The
+   * tail is read back from those streams by the same rebuild and apply as a takeover's, so the
+   * records acks=all acknowledged are served again and their producers' retries are duplicates.
+   * Reads every earlier stream from its start: costly, but only after a power loss.
+   */
+  async #rebuildLostTails(options: WalOptions, shipped: ReadonlyMap<string, number>): Promise<void> {
+    const { prefix, stream } = this.#wal!.config;
+    let chain: StreamId[] | null = null;
+    for (const topic of this.#registry.list()) {
+      for (let index = 0; index < topic.partitions; index++) {
+        const end = shipped.get(partitionKey(topic.id, index));
+        const directory = join(this.directory, `${topic.name}-${index}`);
+        if (end === undefined) continue;
+        preparePartitionDirectory(directory, topic.id);
+        const log = PartitionLog.open(directory, { config: { ...this.#options.log, ...topic.config }, clock: this.#clock, storage: this.#storage });
+        try {
+          if (log.logEndOffset >= end) continue;
+          chain ??= (await listEpochs(options.store, prefix, stream.writerId)).filter((epoch) => epoch < stream.epoch).map((epoch) => ({ writerId: stream.writerId, epoch }));
+          const wanted = (name: string, partition: number, topicId: TopicId) => topicId === topic.id && partition === index && name === topic.name;
+          const reader = new WalReader(options.store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: wanted }, { clock: this.#clock, random: new SeededRandom(stream.epoch) });
+          await rebuildFromChain(reader, log, chain, topic.id);
+          this.#options.report?.(`${topic.name}-${index}: the local log ended at an offset below the WAL's ${end} (a power loss); rebuilt up to ${log.logEndOffset} from the WAL`);
+        } finally {
+          await log.close();
+        }
+      }
+    }
   }
 
   /** Ships what the WAL holds, waiting CLOSE_WAL_FLUSH_WAIT_MS at most; then stops its uploads ([W6]). */
