@@ -504,10 +504,11 @@ export class Ferry {
    * as views of `records`. Resolves once they are in the local log, with `committed`, which
    * resolves once the high watermark passed them (what acks=all waits for).
    */
-  async appendBatches(topic: string, partition: number, records: Uint8Array): Promise<{ baseOffset: number; lastOffset: number; logStartOffset: number; committed: Promise<void> }> {
+  /** `signal` gives up waiting for room in the WAL's upload buffer (the request timed out): nothing is appended then. */
+  async appendBatches(topic: string, partition: number, records: Uint8Array, signal?: AbortSignal): Promise<{ baseOffset: number; lastOffset: number; logStartOffset: number; committed: Promise<void> }> {
     const target = this.#partitionsForProduce(topic)[partition];
     if (target === undefined) throw new FerryError('UnknownTopicOrPartition', `partition ${partition} does not exist in ${topic}`);
-    const { baseOffset, lastOffset, durable } = await target.append(records);
+    const { baseOffset, lastOffset, durable } = await target.append(records, signal);
     durable.catch(() => {}); // when nobody awaits it (acks 0 or 1), a failure surfaces in later produces and in `wal.failure`
     return { baseOffset, lastOffset, logStartOffset: target.log.logStartOffset, committed: durable };
   }

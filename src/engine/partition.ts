@@ -159,11 +159,12 @@ export class Partition {
    * gets the original's offsets and waits for the original's durability, so it answers only what
    * the original attempt's durability answers.
    */
-  async append(records: Uint8Array): Promise<{ baseOffset: number; lastOffset: number; durable: Promise<void> }> {
+  /** `signal` gives up the wait for room (the request's timeout): nothing is appended then. */
+  async append(records: Uint8Array, signal?: AbortSignal): Promise<{ baseOffset: number; lastOffset: number; durable: Promise<void> }> {
     if (this.role.kind !== 'leader') throw new FerryError('NotLeader', `${this.topic}-${this.index} is a follower here; produce to its leader`);
     this.#gate();
     const wal = this.#wal;
-    if (wal !== null) await wal.reserve(records.length);
+    if (wal !== null) await wal.reserve(records.length, signal);
     this.#gate(); // the wait for room may have outlasted the lease
     const leaderEpoch = this.leaderEpoch;
     const { baseOffset, lastOffset, duplicate } = this.#appendLocal(records, leaderEpoch);
