@@ -111,6 +111,14 @@ export interface WalOptions {
   readonly seed?: number;
 }
 
+/** A partition's log that lost its unsynced tail (a power loss) while its WAL kept it: `durableEnd` is the WAL's end. */
+interface LostTail {
+  readonly topic: TopicDescription;
+  readonly index: number;
+  readonly log: PartitionLog;
+  readonly durableEnd: number;
+}
+
 export interface CreateTopicOptions {
   readonly partitions?: number;
   readonly config?: Partial<LogConfig>;
@@ -179,6 +187,8 @@ export class Ferry {
   #wal: WalWriter | null;
   /** Every partition log's failed and succeeding writes: counted, and logged once per failure spell. */
   readonly #storage: StorageHealth;
+  /** At open: partitions whose local log ends below what the WAL holds of them, opened and waiting for #rebuildLostTails. */
+  readonly #lostTails: LostTail[] = [];
   /** Every acknowledgement passes it: a cluster closes it while its lease may have lapsed. */
   #gate: AcknowledgeGate = ALWAYS_ACKNOWLEDGE;
   /** WAL uploads are meeting retriable faults: logged once when it starts and once when it ends. */
@@ -226,8 +236,8 @@ export class Ferry {
       ferry = new Ferry(options, lock, TopicRegistry.open(options.directory, options.random ?? systemRandom));
       const shipped = options.wal === undefined ? null : await ferry.#closeEarlierStreams(options.wal);
       if (options.managedPartitions !== true) {
-        if (shipped !== null) await ferry.#rebuildLostTails(options.wal!, shipped);
         for (const topic of ferry.#registry.list()) ferry.#openTopic(topic, shipped);
+        if (shipped !== null) await ferry.#rebuildLostTails(options.wal!);
         for (const partition of [...ferry.#partitions.values()].flat()) await partition.reshipUnshipped();
       }
       if (options.follow !== undefined) ferry.#startFollowing(options.follow);
@@ -585,7 +595,7 @@ export class Ferry {
     if (this.#wal !== null && this.#wal.failure === null) await this.#flushWalForClose(this.#wal);
     if (this.#shippedBase !== null) this.#checkpointShipped(false);
     for (const partition of all) partition.abandon(new FerryError('Closed', `the engine at ${this.directory} is closed`));
-    await Promise.all(all.map((partition) => partition.log.close()));
+    await Promise.all([...all.map((partition) => partition.log.close()), ...this.#lostTails.splice(0).map(({ log }) => log.close())]);
     this.#lock.release();
   }
 
@@ -596,29 +606,32 @@ export class Ferry {
    * records acks=all acknowledged are served again and their producers' retries are duplicates.
    * Reads every earlier stream from its start: costly, but only after a power loss.
    */
-  async #rebuildLostTails(options: WalOptions, shipped: ReadonlyMap<string, number>): Promise<void> {
+  async #rebuildLostTails(options: WalOptions): Promise<void> {
     const { prefix, stream } = this.#wal!.config;
-    let chain: StreamId[] | null = null;
-    for (const topic of this.#registry.list()) {
-      for (let index = 0; index < topic.partitions; index++) {
-        const end = shipped.get(partitionKey(topic.id, index));
-        const directory = join(this.directory, `${topic.name}-${index}`);
-        if (end === undefined) continue;
-        preparePartitionDirectory(directory, topic.id);
-        const log = PartitionLog.open(directory, { config: { ...this.#options.log, ...topic.config }, clock: this.#clock, storage: this.#storage });
-        try {
-          if (log.logEndOffset >= end) continue;
-          chain ??= (await listEpochs(options.store, prefix, stream.writerId)).filter((epoch) => epoch < stream.epoch).map((epoch) => ({ writerId: stream.writerId, epoch }));
-          const wanted = (name: string, partition: number, topicId: TopicId) => topicId === topic.id && partition === index && name === topic.name;
-          const reader = new WalReader(options.store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: wanted }, { clock: this.#clock, random: new SeededRandom(stream.epoch) });
-          await rebuildFromChain(reader, log, chain, topic.id);
-          this.#options.report?.(`${topic.name}-${index}: the local log ended at an offset below the WAL's ${end} (a power loss); rebuilt up to ${log.logEndOffset} from the WAL`);
-        } finally {
-          await log.close();
-        }
-      }
+    const lost = this.#lostTails.splice(0);
+    if (lost.length === 0) return;
+    try {
+      await this.#rebuildEach(options, lost);
+    } catch (error) {
+      for (const { log } of lost) await log.close().catch(() => {}); // closing one twice is a no-op
+      throw error;
     }
   }
+
+  async #rebuildEach(options: WalOptions, lost: readonly LostTail[]): Promise<void> {
+    const { prefix, stream } = this.#wal!.config;
+    const chain = (await listEpochs(options.store, prefix, stream.writerId)).filter((epoch) => epoch < stream.epoch).map((epoch) => ({ writerId: stream.writerId, epoch }));
+    for (const { topic, index, log, durableEnd } of lost) {
+      const wanted = (_name: string, partition: number, topicId: TopicId) => topicId === topic.id && partition === index;
+      const reader = new WalReader(options.store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: wanted }, { clock: this.#clock, random: new SeededRandom(stream.epoch) });
+      const endBefore = log.logEndOffset;
+      await rebuildFromChain(reader, log, chain, topic.id);
+      this.#options.report?.(`${topic.name}-${index}: the local log ended at ${endBefore}, below the ${durableEnd} its WAL holds (a power loss): rebuilt up to ${log.logEndOffset} from the WAL`);
+      // Throws, as before, if the streams did not hold it all (the log is closed by the caller).
+      this.#partitions.get(topic.name)![index] = this.#leaderOrFollower(topic, index, log, durableEnd);
+    }
+  }
+
 
   /** Ships what the WAL holds, waiting CLOSE_WAL_FLUSH_WAIT_MS at most; then stops its uploads ([W6]). */
   async #flushWalForClose(wal: WalWriter): Promise<void> {
@@ -635,15 +648,22 @@ export class Ferry {
     const partitions = this.#partitions.get(topic.name) ?? [];
     const config = { ...this.#options.log, ...topic.config };
     for (let index = partitions.length; index < topic.partitions; index++) {
-      const role: PartitionRole = this.#options.follow !== undefined ? { kind: 'follower' } : { kind: 'leader', requiredFollowers: (this.#options.minInsyncReplicas ?? 1) - 1, isr: this.#inSyncReplicas(topic.name, index) };
       const directory = join(this.directory, `${topic.name}-${index}`);
       preparePartitionDirectory(directory, topic.id);
       const log = PartitionLog.open(directory, { config, clock: this.#clock, storage: this.#storage });
       const durableEnd = this.#wal === null ? log.logEndOffset : (shipped?.get(partitionKey(topic.id, index)) ?? 0);
-      partitions.push(new Partition(topic.name, topic.id, index, log, this.#wal, role, durableEnd));
+      if (durableEnd > log.logEndOffset) this.#lostTails.push({ topic, index, log, durableEnd }); // its place stays empty until #rebuildLostTails
+      else partitions[index] = this.#leaderOrFollower(topic, index, log, durableEnd);
     }
     this.#partitions.set(topic.name, partitions);
   }
+
+  /** The Partition of a log this engine opened itself (not managed): led here, or followed when the engine follows. */
+  #leaderOrFollower(topic: TopicDescription, index: number, log: PartitionLog, durableEnd: number): Partition {
+    const role: PartitionRole = this.#options.follow !== undefined ? { kind: 'follower' } : { kind: 'leader', requiredFollowers: (this.#options.minInsyncReplicas ?? 1) - 1, isr: this.#inSyncReplicas(topic.name, index) };
+    return new Partition(topic.name, topic.id, index, log, this.#wal, role, durableEnd);
+  }
+
 
   /**
    * A leader starting a new WAL epoch: seals the earlier ones (docs/wal-protocol.md [F]) and

@@ -22,17 +22,17 @@ function idempotent(sequence: number, nowMs: number): Uint8Array {
   return buildRecordBatch([{ value: `s${sequence}` }], { nowMs, producerId: 4, producerEpoch: 0, baseSequence: sequence });
 }
 
-/** What a power cut leaves of an engine directory whose segments were never fdatasync'd: every .log empty. */
-function powerLossImage(source: string, target: string): void {
+/** What a power cut leaves of an engine directory whose segments under `lost` were never fdatasync'd: those .log files empty. */
+function powerLossImage(source: string, target: string, lost: string, within = false): void {
   mkdirSync(target, { recursive: true });
   for (const entry of readdirSync(source, { withFileTypes: true })) {
     if (entry.name === LOCK_FILE) continue;
     const from = join(source, entry.name);
     const to = join(target, entry.name);
-    if (entry.isDirectory()) powerLossImage(from, to);
+    if (entry.isDirectory()) powerLossImage(from, to, lost, within || entry.name === lost);
     else {
       copyFileSync(from, to);
-      if (entry.name.endsWith('.log')) truncateSync(to, 0);
+      if (within && entry.name.endsWith('.log')) truncateSync(to, 0);
     }
   }
 }
@@ -43,13 +43,14 @@ test('after a power loss a WAL engine serves what its WAL acknowledged, and a re
   const directory = tempDir();
   const options = { clock, log: { flush: { kind: 'none' } as const }, wal: { store, writerId: 'w', config: { uploadIntervalMs: UPLOAD_INTERVAL_MS } } };
   const ferry = await Ferry.open({ directory, ...options });
-  ferry.createTopic('t');
+  ferry.createTopic('t', { partitions: 2 });
   for (let sequence = 0; sequence < 3; sequence++) {
     const appended = await ferry.appendBatches('t', 0, idempotent(sequence, clock.nowMs()));
     await advanceThrough(clock, appended.committed, `the acknowledgement of ${sequence}`);
   }
+  await advanceThrough(clock, (await ferry.appendBatches('t', 1, buildRecordBatch([{ value: 'p1' }], { nowMs: clock.nowMs() }))).committed, 'partition 1');
   const image = join(tempDir(), 'after-power-loss');
-  powerLossImage(directory, image);
+  powerLossImage(directory, image, 't-0'); // partition 1's log survived (say it had rolled)
   expect(statSync(join(image, 't-0', '00000000000000000000.log')).size).toBe(0);
   await ferry.close();
 
@@ -57,6 +58,7 @@ test('after a power loss a WAL engine serves what its WAL acknowledged, and a re
   expect(restarted).toBeInstanceOf(Ferry);
   const engine = restarted as Ferry;
   expect(engine.logEndOffset('t', 0)).toBe(3);
+  expect(engine.logEndOffset('t', 1)).toBe(1);
   const retry = await engine.appendBatches('t', 0, idempotent(2, clock.nowMs()));
   expect(retry.baseOffset).toBe(2);
   await engine.close();
