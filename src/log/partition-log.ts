@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { FerryError, isFerryError } from '../errors.ts';
-import { splitBatches } from '../format/batch-parse.ts';
+import { parseBatchAt, splitBatches } from '../format/batch-parse.ts';
 import { LOG_OVERHEAD_BYTES, RecordBatch } from '../format/record-batch.ts';
 import { assert } from '../util/assert.ts';
 import { type Clock, systemClock } from '../util/clock.ts';
@@ -106,6 +106,8 @@ export class PartitionLog {
   readonly #producers: ProducerStateManager;
   readonly #storage: StorageObserver | null;
   #closed = false;
+  /** Set when unsynced bytes read back damaged after a failed fdatasync: writes fail until a restart. */
+  #damaged: FerryError | null = null;
 
   private constructor(directory: string, config: LogConfig, clock: Clock, lock: DirLock, epochs: LeaderEpochCache, segments: LogSegment[], recovery: RecoveryReport, files: FileSync, storage: StorageObserver | null) {
     this.#files = files;
@@ -447,8 +449,38 @@ export class PartitionLog {
     const active = this.#activeSegment();
     const flushed = this.#commit.flushedOffset;
     const from = flushed <= active.baseOffset ? 0 : this.#positionOf(active, flushed);
+    this.#checkReadBack(active, from, Math.max(flushed, active.baseOffset));
     active.rewriteFrom(from);
     this.#commit.recovered(this.logEndOffset);
+  }
+
+  /**
+   * The unsynced bytes read back must be the batches written: a failed writeback may leave their
+   * pages clean, and once evicted they read as what the disk held before ("fsyncgate"). Synced
+   * again as read, they would be acknowledged garbage. Then nothing here can make them durable:
+   * the log stays failed (Storage) until a restart, whose recovery cuts the log where the bytes go
+   * bad (they were never acknowledged through this log; a WAL engine rebuilds them from its WAL).
+   */
+  #checkReadBack(segment: LogSegment, from: number, fromOffset: number): void {
+    let position = from;
+    let expected = fromOffset;
+    while (position < segment.sizeBytes) {
+      const header = segment.read(position, LOG_OVERHEAD_BYTES);
+      const size = header.length === LOG_OVERHEAD_BYTES ? batchSizeAt(header, 0) : 0;
+      const bytes = size > LOG_OVERHEAD_BYTES && position + size <= segment.sizeBytes ? segment.read(position, size) : header;
+      let batch: RecordBatch | null = null;
+      try {
+        batch = parseBatchAt(bytes, 0, Number.MAX_SAFE_INTEGER);
+      } catch {
+        batch = null;
+      }
+      if (batch === null || batch.baseOffset !== expected) {
+        this.#damaged = new FerryError('Storage', `log ${this.directory}: after a failed fdatasync the unsynced batch at offset ${expected} reads back damaged (its pages were dropped); restart to recover`);
+        throw this.#damaged;
+      }
+      expected = batch.nextOffset;
+      position += size;
+    }
   }
 
   /**
@@ -534,6 +566,7 @@ export class PartitionLog {
   #checkWritable(): void {
     this.#checkOpen();
     if (this.#commit.failure === null) return;
+    if (this.#damaged !== null) throw this.#damaged; // read back once: told once, then refused at once
     try {
       this.#recoverFromFailedSync();
     } catch (error) {
