@@ -20,6 +20,7 @@ export type FerryErrorKind =
   | 'Locked' // another process holds the log directory
   | 'OutOfOrderSequence' // an idempotent producer's batch does not follow its last sequence
   | 'InvalidProducerEpoch' // an idempotent producer's epoch is older than the one the log holds
+  | 'InvalidTimestamp' // a batch timestamp further ahead of the leader's clock than Kafka allows
   | 'Storage'; // the filesystem failed underneath us
 
 export class FerryError extends Error {

@@ -20,6 +20,7 @@ import { listEpochs, sealEarlierEpochs } from '../wal/seal.ts';
 import { readShippedCheckpoint, shippedEnds, writeShippedCheckpoint } from '../wal/shipped.ts';
 import type { StreamId } from '../wal/keys.ts';
 import { DEFAULT_WAL_WRITER_CONFIG, partitionKey, WalWriter, type WalWriterConfig, type WalWriterObserver } from '../wal/writer.ts';
+import { rebuildFromChain } from '../cluster/rebuild.ts';
 import { nextWriterEpoch } from './writer-epoch.ts';
 import { ALWAYS_ACKNOWLEDGE, type AcknowledgeGate, Partition, type PartitionRole } from './partition.ts';
 import { partitionForKey } from './partitioner.ts';
@@ -38,6 +39,13 @@ const EARLIEST_TIMESTAMP = -2;
 const SHIPPED_CHECKPOINT_INTERVAL_MS = 1000;
 /** Where a follower engine keeps its position in the leader's WAL streams. */
 const FOLLOWER_CHECKPOINT_FILE = 'wal-follower-checkpoint';
+/**
+ * How long a close waits for the WAL to ship what it holds. Uploads retry a store outage without
+ * a bound, so without this a close (a broker's SIGTERM) during one never ends. The cost of giving
+ * up: appends not yet shipped fail their acks=all waiters and are shipped again by the next start
+ * from the local log (a cluster broker's successor never had them: none was acknowledged).
+ */
+const CLOSE_WAL_FLUSH_WAIT_MS = 30_000;
 /** The embedded engine is its partitions' only leader; a cluster assigns real epochs at adoption. */
 const EMBEDDED_LEADER_EPOCH = 0;
 
@@ -101,6 +109,14 @@ export interface WalOptions {
   readonly observer?: WalWriterObserver;
   /** Seed for retry jitter (tests replay runs with a fixed one). */
   readonly seed?: number;
+}
+
+/** A partition's log that lost its unsynced tail (a power loss) while its WAL kept it: `durableEnd` is the WAL's end. */
+interface LostTail {
+  readonly topic: TopicDescription;
+  readonly index: number;
+  readonly log: PartitionLog;
+  readonly durableEnd: number;
 }
 
 export interface CreateTopicOptions {
@@ -176,6 +192,8 @@ export class Ferry {
   #wal: WalWriter | null;
   /** Every partition log's failed and succeeding writes: counted, and logged once per failure spell. */
   readonly #storage: StorageHealth;
+  /** At open: partitions whose local log ends below what the WAL holds of them, opened and waiting for #rebuildLostTails. */
+  readonly #lostTails: LostTail[] = [];
   /** Every acknowledgement passes it: a cluster closes it while its lease may have lapsed. */
   #gate: AcknowledgeGate = ALWAYS_ACKNOWLEDGE;
   /** WAL uploads are meeting retriable faults: logged once when it starts and once when it ends. */
@@ -228,6 +246,7 @@ export class Ferry {
       const shipped = options.wal === undefined ? null : await ferry.#closeEarlierStreams(options.wal, storedEpochs);
       if (options.managedPartitions !== true) {
         for (const topic of ferry.#registry.list()) ferry.#openTopic(topic, shipped);
+        if (shipped !== null) await ferry.#rebuildLostTails(options.wal!);
         for (const partition of [...ferry.#partitions.values()].flat()) await partition.reshipUnshipped();
       }
       if (options.follow !== undefined) ferry.#startFollowing(options.follow);
@@ -510,10 +529,11 @@ export class Ferry {
    * as views of `records`. Resolves once they are in the local log, with `committed`, which
    * resolves once the high watermark passed them (what acks=all waits for).
    */
-  async appendBatches(topic: string, partition: number, records: Uint8Array): Promise<{ baseOffset: number; lastOffset: number; logStartOffset: number; committed: Promise<void> }> {
+  /** `signal` gives up waiting for room in the WAL's upload buffer (the request timed out): nothing is appended then. */
+  async appendBatches(topic: string, partition: number, records: Uint8Array, signal?: AbortSignal): Promise<{ baseOffset: number; lastOffset: number; logStartOffset: number; committed: Promise<void> }> {
     const target = this.#partitionsForProduce(topic)[partition];
     if (target === undefined) throw new FerryError('UnknownTopicOrPartition', `partition ${partition} does not exist in ${topic}`);
-    const { baseOffset, lastOffset, durable } = await target.append(records);
+    const { baseOffset, lastOffset, durable } = await target.append(records, signal);
     durable.catch(() => {}); // when nobody awaits it (acks 0 or 1), a failure surfaces in later produces and in `wal.failure`
     return { baseOffset, lastOffset, logStartOffset: target.log.logStartOffset, committed: durable };
   }
@@ -595,11 +615,55 @@ export class Ferry {
     await this.#follower?.stop();
     this.#checkpointTimer?.cancel();
     const all = [...this.#partitions.values()].flat();
-    if (this.#wal !== null && this.#wal.failure === null) await this.#wal.flush().catch(() => {});
+    if (this.#wal !== null && this.#wal.failure === null) await this.#flushWalForClose(this.#wal);
     if (this.#shippedBase !== null) this.#checkpointShipped(false);
     for (const partition of all) partition.abandon(new FerryError('Closed', `the engine at ${this.directory} is closed`));
-    await Promise.all(all.map((partition) => partition.log.close()));
+    await Promise.all([...all.map((partition) => partition.log.close()), ...this.#lostTails.splice(0).map(({ log }) => log.close())]);
     this.#lock.release();
+  }
+
+  /**
+   * A local log that ends below what this writer's earlier streams (sealed by now) hold of it: a
+   * power loss dropped its unsynced tail (with a WAL the log need not be synced, KIP-1176). The
+   * tail is read back from those streams by the same rebuild and apply as a takeover's, so the
+   * records acks=all acknowledged are served again and their producers' retries are duplicates.
+   * Reads every earlier stream from its start: costly, but only after a power loss.
+   */
+  async #rebuildLostTails(options: WalOptions): Promise<void> {
+    const { prefix, stream } = this.#wal!.config;
+    const lost = this.#lostTails.splice(0);
+    if (lost.length === 0) return;
+    try {
+      await this.#rebuildEach(options, lost);
+    } catch (error) {
+      for (const { log } of lost) await log.close().catch(() => {}); // closing one twice is a no-op
+      throw error;
+    }
+  }
+
+  async #rebuildEach(options: WalOptions, lost: readonly LostTail[]): Promise<void> {
+    const { prefix, stream } = this.#wal!.config;
+    const chain = (await listEpochs(options.store, prefix, stream.writerId)).filter((epoch) => epoch < stream.epoch).map((epoch) => ({ writerId: stream.writerId, epoch }));
+    for (const { topic, index, log, durableEnd } of lost) {
+      const wanted = (_name: string, partition: number, topicId: TopicId) => topicId === topic.id && partition === index;
+      const reader = new WalReader(options.store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: wanted }, { clock: this.#clock, random: new SeededRandom(stream.epoch) });
+      const endBefore = log.logEndOffset;
+      await rebuildFromChain(reader, log, chain, topic.id);
+      this.#options.report?.(`${topic.name}-${index}: the local log ended at ${endBefore}, below the ${durableEnd} its WAL holds (a power loss): rebuilt up to ${log.logEndOffset} from the WAL`);
+      // Throws, as before, if the streams did not hold it all (the log is closed by the caller).
+      this.#partitions.get(topic.name)![index] = this.#leaderOrFollower(topic, index, log, durableEnd);
+    }
+  }
+
+
+  /** Ships what the WAL holds, waiting CLOSE_WAL_FLUSH_WAIT_MS at most; then stops its uploads ([W6]). */
+  async #flushWalForClose(wal: WalWriter): Promise<void> {
+    let timer: Timer | undefined;
+    const gaveUp = new Promise<void>((resolve) => (timer = this.#clock.setTimer(CLOSE_WAL_FLUSH_WAIT_MS, resolve)));
+    let settled = false;
+    await Promise.race([wal.flush().catch(() => {}).finally(() => (settled = true)), gaveUp]);
+    timer?.cancel();
+    if (!settled) wal.fence(`the engine closed after waiting ${CLOSE_WAL_FLUSH_WAIT_MS} ms for the object store`);
   }
 
   /** `shipped`: with a WAL, each partition's end in the earlier streams (absent: nothing shipped). */
@@ -607,15 +671,22 @@ export class Ferry {
     const partitions = this.#partitions.get(topic.name) ?? [];
     const config = { ...this.#options.log, ...topic.config };
     for (let index = partitions.length; index < topic.partitions; index++) {
-      const role: PartitionRole = this.#options.follow !== undefined ? { kind: 'follower' } : { kind: 'leader', requiredFollowers: (this.#options.minInsyncReplicas ?? 1) - 1, isr: this.#inSyncReplicas(topic.name, index) };
       const directory = join(this.directory, `${topic.name}-${index}`);
       preparePartitionDirectory(directory, topic.id);
       const log = PartitionLog.open(directory, { config, clock: this.#clock, storage: this.#storage });
       const durableEnd = this.#wal === null ? log.logEndOffset : (shipped?.get(partitionKey(topic.id, index)) ?? 0);
-      partitions.push(new Partition(topic.name, topic.id, index, log, this.#wal, role, durableEnd));
+      if (durableEnd > log.logEndOffset) this.#lostTails.push({ topic, index, log, durableEnd }); // its place stays empty until #rebuildLostTails
+      else partitions[index] = this.#leaderOrFollower(topic, index, log, durableEnd);
     }
     this.#partitions.set(topic.name, partitions);
   }
+
+  /** The Partition of a log this engine opened itself (not managed): led here, or followed when the engine follows. */
+  #leaderOrFollower(topic: TopicDescription, index: number, log: PartitionLog, durableEnd: number): Partition {
+    const role: PartitionRole = this.#options.follow !== undefined ? { kind: 'follower' } : { kind: 'leader', requiredFollowers: (this.#options.minInsyncReplicas ?? 1) - 1, isr: this.#inSyncReplicas(topic.name, index) };
+    return new Partition(topic.name, topic.id, index, log, this.#wal, role, durableEnd);
+  }
+
 
   /**
    * A leader starting a new WAL epoch: seals the earlier ones (docs/wal-protocol.md [F]) and

@@ -159,14 +159,15 @@ export class Partition {
    * gets the original's offsets and waits for the original's durability, so it answers only what
    * the original attempt's durability answers.
    */
-  async append(records: Uint8Array): Promise<{ baseOffset: number; lastOffset: number; durable: Promise<void> }> {
+  /** `signal` gives up the wait for room (the request's timeout): nothing is appended then. */
+  async append(records: Uint8Array, signal?: AbortSignal): Promise<{ baseOffset: number; lastOffset: number; durable: Promise<void> }> {
     if (this.role.kind !== 'leader') throw new FerryError('NotLeader', `${this.topic}-${this.index} is a follower here; produce to its leader`);
     this.#gate();
     const wal = this.#wal;
-    if (wal !== null) await wal.reserve(records.length);
+    if (wal !== null) await wal.reserve(records.length, signal);
     this.#gate(); // the wait for room may have outlasted the lease
     const leaderEpoch = this.leaderEpoch;
-    const { baseOffset, lastOffset, duplicate } = this.log.append(records, leaderEpoch);
+    const { baseOffset, lastOffset, duplicate } = this.#appendLocal(records, leaderEpoch);
     let durable: Promise<void>;
     if (duplicate) {
       durable = this.#durableFor(lastOffset);
@@ -182,6 +183,27 @@ export class Partition {
       this.#gate(); // [C1] durable, but acknowledged only while the lease is surely held
     });
     return { baseOffset, lastOffset, durable: committed };
+  }
+
+  /**
+   * The local append. A failed fdatasync (the per-append policy) fails the request but keeps the
+   * batches in the log and in its producer state, so their retries are duplicates: with a WAL they
+   * still go to it, as every batch the log holds must ([W1]), or the duplicates would wait on a
+   * durability nobody tracks and the stream would skip their offsets.
+   */
+  #appendLocal(records: Uint8Array, leaderEpoch: number): ReturnType<PartitionLog['append']> {
+    const endBefore = this.log.logEndOffset;
+    try {
+      return this.log.append(records, leaderEpoch);
+    } catch (error) {
+      const wal = this.#wal;
+      const endAfter = this.log.logEndOffset;
+      if (wal !== null && endAfter > endBefore) {
+        // Only the whole append can stay (the log cuts back a failed write): `records` holds it, offsets assigned in place.
+        this.#track(endAfter - 1, wal.append({ topic: this.topic, topicId: this.topicId, partition: this.index, leaderEpoch, baseOffset: endBefore, lastOffset: endAfter - 1, data: records })).catch(() => {});
+      }
+      throw error;
+    }
   }
 
   /** Remembers an append's durability until it is durable, for the duplicates of its batches. */

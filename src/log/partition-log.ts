@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { FerryError, isFerryError } from '../errors.ts';
-import { splitBatches } from '../format/batch-parse.ts';
+import { parseBatchAt, splitBatches } from '../format/batch-parse.ts';
 import { LOG_OVERHEAD_BYTES, RecordBatch } from '../format/record-batch.ts';
 import { assert } from '../util/assert.ts';
 import { type Clock, systemClock } from '../util/clock.ts';
@@ -27,6 +27,13 @@ const LAST_OFFSET_DELTA_POSITION = 23;
  * covers a whole index interval of small batches instead of a read per batch header.
  */
 const SKIP_WINDOW_BYTES_MIN = 8 * 1024;
+/**
+ * Kafka's log.message.timestamp.after.max.ms (1 hour, its default since 4.0): a leader refuses a
+ * batch whose CreateTime is further ahead of its clock. Batch timestamps are the log's time, by
+ * which producers expire: one bogus future timestamp would otherwise expire every other producer,
+ * and their retries would land twice. Costs clients whose clock runs an hour fast INVALID_TIMESTAMP.
+ */
+export const TIMESTAMP_AFTER_MAX_MS = 60 * 60 * 1000;
 /** Bytes of log read per step when replaying batches into the producer state. */
 const REPLAY_READ_BYTES = 1024 * 1024;
 
@@ -99,6 +106,8 @@ export class PartitionLog {
   readonly #producers: ProducerStateManager;
   readonly #storage: StorageObserver | null;
   #closed = false;
+  /** Set when unsynced bytes read back damaged after a failed fdatasync: writes fail until a restart. */
+  #damaged: FerryError | null = null;
 
   private constructor(directory: string, config: LogConfig, clock: Clock, lock: DirLock, epochs: LeaderEpochCache, segments: LogSegment[], recovery: RecoveryReport, files: FileSync, storage: StorageObserver | null) {
     this.#files = files;
@@ -183,6 +192,7 @@ export class PartitionLog {
     if (leaderEpoch < this.#epochs.latestEpoch || !Number.isSafeInteger(leaderEpoch) || leaderEpoch > 0x7fffffff) {
       throw new FerryError('InvalidArgument', `leader epoch ${leaderEpoch} is invalid; the log is at epoch ${this.#epochs.latestEpoch}`);
     }
+    this.#checkTimestamps(batches);
     const original = this.#producers.check(batches);
     if (original !== null) return { baseOffset: original.baseOffset, lastOffset: original.lastOffset, batches: [], sizeBytes: 0, duplicate: true };
     let nextOffset = this.logEndOffset;
@@ -192,6 +202,16 @@ export class PartitionLog {
       nextOffset = batch.nextOffset;
     }
     return this.#write(batches);
+  }
+
+  /** Leader only: a replica takes what its leader took, or it would not hold the same log. */
+  #checkTimestamps(batches: readonly RecordBatch[]): void {
+    const latestMs = this.#clock.nowMs() + TIMESTAMP_AFTER_MAX_MS;
+    for (const batch of batches) {
+      if (batch.timestampType === 'CreateTime' && batch.maxTimestamp > latestMs) {
+        throw new FerryError('InvalidTimestamp', `batch timestamp ${batch.maxTimestamp} is more than ${TIMESTAMP_AFTER_MAX_MS} ms ahead of the broker's clock (${this.#clock.nowMs()})`);
+      }
+    }
   }
 
   /**
@@ -429,8 +449,38 @@ export class PartitionLog {
     const active = this.#activeSegment();
     const flushed = this.#commit.flushedOffset;
     const from = flushed <= active.baseOffset ? 0 : this.#positionOf(active, flushed);
+    this.#checkReadBack(active, from, Math.max(flushed, active.baseOffset));
     active.rewriteFrom(from);
     this.#commit.recovered(this.logEndOffset);
+  }
+
+  /**
+   * The unsynced bytes read back must be the batches written: a failed writeback may leave their
+   * pages clean, and once evicted they read as what the disk held before ("fsyncgate"). Synced
+   * again as read, they would be acknowledged garbage. Then nothing here can make them durable:
+   * the log stays failed (Storage) until a restart, whose recovery cuts the log where the bytes go
+   * bad (they were never acknowledged through this log; a WAL engine rebuilds them from its WAL).
+   */
+  #checkReadBack(segment: LogSegment, from: number, fromOffset: number): void {
+    let position = from;
+    let expected = fromOffset;
+    while (position < segment.sizeBytes) {
+      const header = segment.read(position, LOG_OVERHEAD_BYTES);
+      const size = header.length === LOG_OVERHEAD_BYTES ? batchSizeAt(header, 0) : 0;
+      const bytes = size > LOG_OVERHEAD_BYTES && position + size <= segment.sizeBytes ? segment.read(position, size) : header;
+      let batch: RecordBatch | null = null;
+      try {
+        batch = parseBatchAt(bytes, 0, Number.MAX_SAFE_INTEGER);
+      } catch {
+        batch = null;
+      }
+      if (batch === null || batch.baseOffset !== expected) {
+        this.#damaged = new FerryError('Storage', `log ${this.directory}: after a failed fdatasync the unsynced batch at offset ${expected} reads back damaged (its pages were dropped); restart to recover`);
+        throw this.#damaged;
+      }
+      expected = batch.nextOffset;
+      position += size;
+    }
   }
 
   /**
@@ -516,6 +566,7 @@ export class PartitionLog {
   #checkWritable(): void {
     this.#checkOpen();
     if (this.#commit.failure === null) return;
+    if (this.#damaged !== null) throw this.#damaged; // read back once: told once, then refused at once
     try {
       this.#recoverFromFailedSync();
     } catch (error) {

@@ -12,6 +12,9 @@ export const PRODUCER_BATCHES_RETAINED = 5;
 /**
  * Kafka's producer.id.expiration.ms (1 day): a producer silent this long, judged by the batch
  * timestamps in the log, is forgotten. Memory costs about 300 bytes per producer remembered.
+ * Silence is measured on the log's time (its newest batch timestamp so far) from the log time at
+ * the producer's last batch, not from that batch's own timestamp: a producer backfilling events
+ * older than a day is still producing (issue 9 review).
  */
 export const PRODUCER_ID_EXPIRATION_MS = 24 * 60 * 60 * 1000;
 /** Log time between two sweeps of expired producers (Kafka's producer.id.expiration.check.interval.ms). */
@@ -19,7 +22,8 @@ const EXPIRATION_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 /** Kafka's snapshot file names: the offset they cover up to, zero-padded to 20 digits. */
 const SNAPSHOT_FILE_SUFFIX = '.snapshot';
 const SNAPSHOT_FILE_DIGITS = 20;
-const SNAPSHOT_FORMAT_VERSION = 1;
+/** 2: each producer carries the log time of its last batch. A version 1 snapshot is not read: the log is replayed. */
+const SNAPSHOT_FORMAT_VERSION = 2;
 const INT32_MAX = 0x7fffffff;
 
 /** What is remembered of one batch of a producer (Kafka's BatchMetadata). */
@@ -33,6 +37,8 @@ export interface ProducerBatch {
 
 interface ProducerEntry {
   epoch: number;
+  /** The log's time when its last batch was applied: its silence is counted from here. */
+  lastLogTimeMs: number;
   /** Oldest first, at most PRODUCER_BATCHES_RETAINED. */
   batches: ProducerBatch[];
 }
@@ -134,9 +140,10 @@ export class ProducerStateManager {
       let entry = known;
       if (entry === undefined || batch.producerEpoch !== entry.epoch) {
         // A new producer or a new epoch: its earlier batches no longer answer duplicates (Kafka).
-        entry = { epoch: batch.producerEpoch, batches: [] };
+        entry = { epoch: batch.producerEpoch, lastLogTimeMs: this.#logTimeMs, batches: [] };
         this.#producers.set(producerId, entry);
       }
+      entry.lastLogTimeMs = this.#logTimeMs;
       entry.batches.push({ firstSequence: batch.baseSequence, lastSequence: lastSequenceOf(batch), baseOffset: batch.baseOffset, lastOffset: batch.lastOffset, maxTimestamp: batch.maxTimestamp });
       if (entry.batches.length > PRODUCER_BATCHES_RETAINED) entry.batches.shift();
     }
@@ -151,7 +158,7 @@ export class ProducerStateManager {
   /** Writes `<offset>.snapshot` atomically and durably; `offset` must be this state's end. */
   writeSnapshot(): void {
     this.#sweep();
-    const producers = [...this.#producers].map(([id, entry]) => [id, entry.epoch, entry.batches.map((b) => [b.firstSequence, b.lastSequence, b.baseOffset, b.lastOffset, b.maxTimestamp])]);
+    const producers = [...this.#producers].map(([id, entry]) => [id, entry.epoch, entry.lastLogTimeMs, entry.batches.map((b) => [b.firstSequence, b.lastSequence, b.baseOffset, b.lastOffset, b.maxTimestamp])]);
     const body = pack({ version: SNAPSHOT_FORMAT_VERSION, endOffset: this.#endOffset, logTimeMs: this.#logTimeMs, producers });
     writeFileAtomicSync(join(this.#directory, snapshotFileName(this.#endOffset)), body, this.#files);
   }
@@ -183,11 +190,11 @@ export class ProducerStateManager {
   #read(offset: number): boolean {
     const path = join(this.#directory, snapshotFileName(offset));
     try {
-      const decoded = unpack(readFileSync(path)) as { version: number; endOffset: number; logTimeMs: number; producers: [number, number, number[][]][] };
+      const decoded = unpack(readFileSync(path)) as { version: number; endOffset: number; logTimeMs: number; producers: [number, number, number, number[][]][] };
       if (decoded.version !== SNAPSHOT_FORMAT_VERSION || decoded.endOffset !== offset) return false;
       const producers = new Map<number, ProducerEntry>();
-      for (const [id, epoch, batches] of decoded.producers) {
-        producers.set(id, { epoch, batches: batches.map(([firstSequence, lastSequence, baseOffset, lastOffset, maxTimestamp]) => ({ firstSequence: firstSequence!, lastSequence: lastSequence!, baseOffset: baseOffset!, lastOffset: lastOffset!, maxTimestamp: maxTimestamp! })) });
+      for (const [id, epoch, lastLogTimeMs, batches] of decoded.producers) {
+        producers.set(id, { epoch, lastLogTimeMs, batches: batches.map(([firstSequence, lastSequence, baseOffset, lastOffset, maxTimestamp]) => ({ firstSequence: firstSequence!, lastSequence: lastSequence!, baseOffset: baseOffset!, lastOffset: lastOffset!, maxTimestamp: maxTimestamp! })) });
       }
       this.#producers = producers;
       this.#logTimeMs = decoded.logTimeMs;
@@ -208,8 +215,7 @@ export class ProducerStateManager {
   }
 
   #expired(entry: ProducerEntry): boolean {
-    const last = entry.batches.at(-1);
-    return last === undefined || this.#logTimeMs - last.maxTimestamp >= this.#expirationMs;
+    return entry.batches.length === 0 || this.#logTimeMs - entry.lastLogTimeMs >= this.#expirationMs;
   }
 
   /** Forgets expired producers; lookups already ignore them, this bounds the memory. */

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type FileSync, systemFileSync } from './file-sync.ts';
 
@@ -27,9 +27,12 @@ export function writeFileAtomicSync(path: string, bytes: Uint8Array, files: File
   try {
     writeAllSync(fd, bytes, 0);
     files.syncSync(fd);
-  } finally {
+  } catch (error) {
     closeSync(fd);
+    rmSync(temporary, { force: true }); // on a full disk, the room it took is what the disk needs back
+    throw error;
   }
+  closeSync(fd);
   renameSync(temporary, path);
   files.syncDirectorySync(dirname(path));
 }

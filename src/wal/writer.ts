@@ -223,11 +223,26 @@ export class WalWriter {
     this.#fail(new FerryError('Fenced', `WAL stream ${this.config.stream.writerId}/${this.config.stream.epoch} is fenced: ${reason}`));
   }
 
-  /** Backpressure: resolves when `bytes` more fit under maxBufferedBytes (always when nothing is held). */
-  reserve(bytes: number): Promise<void> {
+  /**
+   * Backpressure: resolves when `bytes` more fit under maxBufferedBytes (always when nothing is
+   * held). `signal` gives up the wait (a request's timeout: during a store outage room may not come
+   * for a long time); it then rejects with the signal's reason and takes no room.
+   */
+  reserve(bytes: number, signal?: AbortSignal): Promise<void> {
     if (this.#failure !== null) return Promise.reject(this.#failure);
+    if (signal?.aborted === true) return Promise.reject(signal.reason);
     if (this.#capacityWaiters.length === 0 && (this.#bufferedBytes === 0 || this.#bufferedBytes + bytes <= this.config.maxBufferedBytes)) return Promise.resolve();
-    return new Promise((resolve, reject) => this.#capacityWaiters.push({ bytes, resolve, reject }));
+    return new Promise((resolve, reject) => {
+      const waiter = { bytes, resolve, reject };
+      this.#capacityWaiters.push(waiter);
+      signal?.addEventListener('abort', () => {
+        const at = this.#capacityWaiters.indexOf(waiter);
+        if (at < 0) return; // granted (or failed) already
+        this.#capacityWaiters.splice(at, 1);
+        reject(signal.reason);
+        this.#wakeCapacity(); // the first waiter may have been the one that did not fit
+      }, { once: true });
+    });
   }
 
   /**

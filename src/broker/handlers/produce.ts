@@ -1,5 +1,4 @@
 import { RECORD_BATCH_HEADER_BYTES } from '../../format/record-batch.ts';
-import type { Clock, Timer } from '../../util/clock.ts';
 import type { ProducePartitionData, ProducePartitionResponse, ProduceRequest, ProduceResponse } from '../apis/produce.ts';
 import { type BrokerContext, NO_TIMESTAMP } from '../context.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
@@ -22,22 +21,28 @@ async function producePartition(context: BrokerContext, topic: string, data: Pro
   if (records === null || records.length < RECORD_BATCH_HEADER_BYTES) return failed(data.index, ErrorCode.CORRUPT_MESSAGE);
   const notServed = notServedCode(context, topic, data.index);
   if (notServed !== null) return failed(data.index, notServed);
+  // The request's timeout bounds the whole wait: for room in the WAL's upload buffer (a store
+  // outage holds it full), then for the acknowledgement. A wait for room given up appends nothing.
+  const deadline = new AbortController();
+  const timer = context.clock.setTimer(Math.max(0, timeoutMs), () => deadline.abort(new Error(`produce request timed out after ${timeoutMs} ms`)));
   try {
     // Idempotent producers' sequences are checked by the partition's log, in the append itself:
     // a retry of a batch it holds comes back with the original's offset and durability.
-    const appended = await context.engine.appendBatches(topic, data.index, records);
-    if (acks === 'all' && (await withTimeout(context.clock, appended.committed.then(() => true), timeoutMs)) === null) return failed(data.index, ErrorCode.REQUEST_TIMED_OUT);
+    const appended = await context.engine.appendBatches(topic, data.index, records, deadline.signal);
+    if (acks === 'all' && (await untilAborted(appended.committed.then(() => true), deadline.signal)) === null) return failed(data.index, ErrorCode.REQUEST_TIMED_OUT);
     return succeeded(data.index, appended.baseOffset, appended.logStartOffset);
   } catch (error) {
-    return failed(data.index, errorCodeOf(error));
+    return failed(data.index, error === deadline.signal.reason ? ErrorCode.REQUEST_TIMED_OUT : errorCodeOf(error));
+  } finally {
+    timer.cancel();
   }
 }
 
-/** Resolves with the result, or null once `timeoutMs` passed (the records may still commit later). */
-function withTimeout<T>(clock: Clock, promise: Promise<T>, timeoutMs: number): Promise<T | null> {
-  let timer: Timer | undefined;
-  const timeout = new Promise<null>((resolve) => (timer = clock.setTimer(Math.max(0, timeoutMs), () => resolve(null))));
-  return Promise.race([promise, timeout]).finally(() => timer?.cancel());
+/** Resolves with the result, or null once `signal` aborts (the records may still commit later). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | null> {
+  if (signal.aborted) return Promise.resolve(null);
+  const aborted = new Promise<null>((resolve) => signal.addEventListener('abort', () => resolve(null), { once: true }));
+  return Promise.race([promise, aborted]);
 }
 
 function succeeded(index: number, baseOffset: number, logStartOffset: number): ProducePartitionResponse {

@@ -35,6 +35,7 @@ export const ErrorCode = {
   OUT_OF_ORDER_SEQUENCE_NUMBER: 45,
   DUPLICATE_SEQUENCE_NUMBER: 46,
   INVALID_PRODUCER_EPOCH: 47,
+  INVALID_TIMESTAMP: 32,
   KAFKA_STORAGE_ERROR: 56,
   UNKNOWN_PRODUCER_ID: 59,
   FENCED_LEADER_EPOCH: 74,
@@ -76,6 +77,8 @@ export function errorCodeFor(kind: FerryErrorKind): ErrorCode {
       return ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER;
     case 'InvalidProducerEpoch':
       return ErrorCode.INVALID_PRODUCER_EPOCH;
+    case 'InvalidTimestamp':
+      return ErrorCode.INVALID_TIMESTAMP;
     case 'Closed':
     case 'Locked':
       return ErrorCode.LEADER_NOT_AVAILABLE;
