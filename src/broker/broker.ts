@@ -36,7 +36,7 @@ import { handleMetadata } from './handlers/metadata.ts';
 import { handleOffsetForLeaderEpoch } from './handlers/offset-for-leader-epoch.ts';
 import { handleProduce } from './handlers/produce.ts';
 import { handleCreateTopics, handleDeleteTopics, handleDescribeConfigs } from './handlers/topics.ts';
-import { ProducerIds } from './producers.ts';
+import { ControlProducerIdBlocks, FileProducerIdBlocks, ProducerIds } from './producers.ts';
 import { type ApiBinding, Router } from './router.ts';
 import { KafkaServer } from './server.ts';
 import type { Server } from 'bun';
@@ -122,7 +122,8 @@ export class Broker {
     const router = new Router(instrument(metrics, clock, bindings(() => context!)));
     const server = KafkaServer.listen({ hostname: options.listenHost, port: options.listenPort, router, clock, metrics, ...definedOnly({ log: options.log, maxConnections: options.maxConnections, connectionsMaxIdleMs: options.connectionsMaxIdleMs, queuedMaxRequestBytes: options.queuedMaxRequestBytes }) });
     const self = { nodeId: options.nodeId, host: options.advertisedHost ?? options.listenHost, port: options.advertisedPort ?? server.port, rack: options.rack ?? null };
-    const producers = new ProducerIds(options.engine.directory, options.nodeId);
+    // A cluster reserves producer ids in its control records: its brokers' disks are not their state.
+    const producers = new ProducerIds(options.cluster === undefined ? new FileProducerIdBlocks(options.engine.directory, options.nodeId) : new ControlProducerIdBlocks(new ControlStore(options.cluster.store, options.cluster.prefix ?? '')));
     const cluster = options.cluster === undefined ? null : clusterMember({
       controlStore: options.cluster.store,
       controlPrefix: options.cluster.prefix ?? '',

@@ -1,35 +1,93 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ControlStore } from '../cluster/control-store.ts';
+import { FerryError } from '../errors.ts';
 import { writeFileAtomicSync } from '../util/files.ts';
 
 export const PRODUCER_IDS_FILE = 'producer-id-block';
 /** Ids reserved per durable write: a restart skips the rest of a block, never reuses an id. */
 const PRODUCER_ID_BLOCK = 1000;
 const NODE_ID_BLOCK = 2 ** 32;
+/** The control record that holds the cluster's next unreserved producer id. */
+const PRODUCER_IDS_RECORD = 'producer-ids';
+/** Compare-and-swap rounds before a reservation gives up (each lost round means another broker reserved a block). */
+const RESERVE_ATTEMPTS_MAX = 100;
+
+/** Where blocks of producer ids are reserved durably: `[start, end)`, never handed out again. */
+export interface ProducerIdBlocks {
+  reserve(): Promise<{ readonly start: number; readonly end: number }>;
+}
+
+/**
+ * A single broker's blocks, in a file of its data directory. Ids start at nodeId x 2^32, so even
+ * brokers that each keep their own file never hand out the same id.
+ */
+export class FileProducerIdBlocks implements ProducerIdBlocks {
+  readonly #path: string;
+  readonly #base: number;
+  #next: number;
+
+  constructor(directory: string, nodeId = 0) {
+    this.#path = join(directory, PRODUCER_IDS_FILE);
+    this.#base = nodeId * NODE_ID_BLOCK;
+    this.#next = existsSync(this.#path) ? Number(readFileSync(this.#path, 'utf8')) : 0;
+  }
+
+  async reserve(): Promise<{ start: number; end: number }> {
+    const start = this.#next;
+    writeFileAtomicSync(this.#path, new TextEncoder().encode(String(start + PRODUCER_ID_BLOCK)));
+    this.#next = start + PRODUCER_ID_BLOCK;
+    return { start: this.#base + start, end: this.#base + start + PRODUCER_ID_BLOCK };
+  }
+}
+
+/**
+ * A cluster's blocks, in one control record changed by compare-and-swap (as Kafka's controller
+ * hands out id blocks): a broker that comes back on an empty disk, stateless by design, never
+ * hands out again an id its earlier life gave to a producer that may still be writing.
+ */
+export class ControlProducerIdBlocks implements ProducerIdBlocks {
+  readonly #control: ControlStore;
+
+  constructor(control: ControlStore) {
+    this.#control = control;
+  }
+
+  async reserve(): Promise<{ start: number; end: number }> {
+    for (let attempt = 0; attempt < RESERVE_ATTEMPTS_MAX; attempt++) {
+      const current = await this.#control.read<{ next: number }>(PRODUCER_IDS_RECORD);
+      const start = current?.value.next ?? 0;
+      const next = { next: start + PRODUCER_ID_BLOCK };
+      const won = current === null ? await this.#control.create(PRODUCER_IDS_RECORD, next) : await this.#control.replace(PRODUCER_IDS_RECORD, current, next);
+      if (won !== null) return { start, end: start + PRODUCER_ID_BLOCK };
+    }
+    throw new FerryError('Storage', `could not reserve producer ids: ${RESERVE_ATTEMPTS_MAX} compare-and-swap rounds lost`);
+  }
+}
+
 /**
  * Idempotent producers' ids: InitProducerId hands them out from durably reserved blocks. Their
  * sequences are the partition's business (src/log/producer-state.ts), checked in the append.
  */
 export class ProducerIds {
-  readonly #path: string;
-  #next: number;
-  #reservedUntil: number;
+  readonly #blocks: ProducerIdBlocks;
+  #next = 0;
+  #end = 0;
+  /** A reservation under way: concurrent allocations wait for the same one. */
+  #reserving: Promise<void> | null = null;
 
-  /** Ids start at nodeId x 2^32, so brokers of one cluster never hand out the same id. */
-  readonly #base: number;
-
-  constructor(directory: string, nodeId = 0) {
-    this.#base = nodeId * NODE_ID_BLOCK;
-    this.#path = join(directory, PRODUCER_IDS_FILE);
-    this.#next = existsSync(this.#path) ? Number(readFileSync(this.#path, 'utf8')) : 0;
-    this.#reservedUntil = this.#next;
+  constructor(blocks: ProducerIdBlocks) {
+    this.#blocks = blocks;
   }
 
-  allocate(): number {
-    if (this.#next >= this.#reservedUntil) {
-      this.#reservedUntil = this.#next + PRODUCER_ID_BLOCK;
-      writeFileAtomicSync(this.#path, new TextEncoder().encode(String(this.#reservedUntil)));
+  async allocate(): Promise<number> {
+    while (this.#next >= this.#end) {
+      this.#reserving ??= this.#blocks.reserve().then(({ start, end }) => {
+        this.#next = start;
+        this.#end = end;
+      }).finally(() => (this.#reserving = null));
+      await this.#reserving;
     }
-    return this.#base + this.#next++;
+    return this.#next++;
   }
 }

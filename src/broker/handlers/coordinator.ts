@@ -2,6 +2,7 @@ import type { FindCoordinatorRequest, FindCoordinatorResponse } from '../apis/fi
 import type { InitProducerIdRequest, InitProducerIdResponse } from '../apis/init-producer-id.ts';
 import type { BrokerContext } from '../context.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
+import { errorCodeOf } from './errors.ts';
 
 const GROUP_KEY_TYPE = 0;
 
@@ -16,7 +17,11 @@ export function handleFindCoordinator(context: BrokerContext, request: FindCoord
 }
 
 /** Idempotent producers get a fresh id; transactional ones are refused (not supported yet). */
-export function handleInitProducerId(context: BrokerContext, request: InitProducerIdRequest): InitProducerIdResponse {
+export async function handleInitProducerId(context: BrokerContext, request: InitProducerIdRequest): Promise<InitProducerIdResponse> {
   if (request.transactionalId !== null) return { throttleTimeMs: 0, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, producerId: -1, producerEpoch: -1 };
-  return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: context.producers.allocate(), producerEpoch: 0 };
+  try {
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: await context.producers.allocate(), producerEpoch: 0 };
+  } catch (error) {
+    return { throttleTimeMs: 0, errorCode: errorCodeOf(error), producerId: -1, producerEpoch: -1 };
+  }
 }
