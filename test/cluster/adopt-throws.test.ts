@@ -3,30 +3,26 @@
 // (not left leaderless, not served from nothing).
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/cluster/control-store.ts';
-import { ClusterNode, type PartitionRecord } from '../../src/cluster/node.ts';
+import type { PartitionRecord } from '../../src/cluster/node.ts';
 import type { ClaimPlan } from '../../src/cluster/takeover.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
+import { testClusterNode } from '../support/cluster-node.ts';
 
 test('an adoption that throws after the claim is claimed again at the next scan, one epoch up, from the same chain', async () => {
   const store = new MemoryStore();
   const clock = new ManualClock();
   const plans: ClaimPlan[] = [];
   let failures = 1;
-  const make = (nodeId: number) => new ClusterNode({
-    control: new ControlStore(store, 'c'),
-    self: { nodeId, host: '127.0.0.1', port: 9000 + nodeId, rack: null, stream: { writerId: `broker-${nodeId}`, epoch: 0 }, leaseMs: 1000 },
-    writer: { whenFailed: () => new Promise(() => {}), startNewEpoch: async () => ({ writerId: `broker-${nodeId}`, epoch: 1 }) },
+  const make = (nodeId: number) => testClusterNode({
+    store,
     clock,
+    nodeId,
     scanIntervalMs: 100_000,
     adopt: async (_t, _p, _n, plan) => {
       plans.push(plan);
       if (nodeId === 2 && failures-- > 0) throw new Error('injected: the rebuild failed');
     },
-    release: async () => {},
-    follow: async () => {},
-    unfollow: async () => {},
-    forget: async () => {},
   });
   const a = make(1);
   await a.start();

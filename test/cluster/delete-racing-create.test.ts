@@ -5,11 +5,12 @@
 // from nothing, though its own stream holds what it acknowledged for the new incarnation.
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/cluster/control-store.ts';
-import { ClusterNode, type PartitionRecord, type TopicRecord } from '../../src/cluster/node.ts';
+import type { PartitionRecord, TopicRecord } from '../../src/cluster/node.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
+import { testClusterNode } from '../support/cluster-node.ts';
 
 /** A memory store (or a view of `inner`) whose deletes under `prefix` wait until `open()`, so a delete can be caught halfway. */
 function storeWithHeldDeletes(prefix: string, inner: ObjectStore = new MemoryStore()): { store: ObjectStore; hold(): void; open(): void; reached: Promise<void> } {
@@ -44,17 +45,13 @@ function storeWithHeldDeletes(prefix: string, inner: ObjectStore = new MemorySto
 }
 
 function clusterNode(store: ObjectStore, clock: ManualClock, nodeId: number, events: string[]) {
-  return new ClusterNode({
-    control: new ControlStore(store, 'c'),
-    self: { nodeId, host: '127.0.0.1', port: 9000 + nodeId, rack: null, stream: { writerId: `broker-${nodeId}`, epoch: 0 }, leaseMs: 1000 },
-    writer: { whenFailed: () => new Promise(() => {}), startNewEpoch: async () => ({ writerId: `broker-${nodeId}`, epoch: 1 }) },
+  return testClusterNode({
+    store,
     clock,
-    scanIntervalMs: 100,
+    nodeId,
     random: new SeededRandom(nodeId),
     adopt: async (topic, partition, _partitions, { next, rebuildFrom }) => void events.push(`${nodeId} adopt ${topic}/${partition} ${next.topicId} epoch ${next.leaderEpoch} rebuilding from [${rebuildFrom.map((s) => s.writerId)}]`),
     release: async (topic, partition) => void events.push(`${nodeId} release ${topic}/${partition}`),
-    follow: async () => {},
-    unfollow: async () => {},
     forget: async (topic) => void events.push(`${nodeId} forget ${topic}`),
   });
 }

@@ -5,11 +5,12 @@
 // again (L2, L4 of docs/cluster-protocol.md).
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/cluster/control-store.ts';
-import { ClusterNode, type PartitionRecord, type TopicRecord } from '../../src/cluster/node.ts';
+import type { PartitionRecord, TopicRecord } from '../../src/cluster/node.ts';
 import type { ClaimPlan } from '../../src/cluster/takeover.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import { ManualClock } from '../../src/util/clock.ts';
+import { testClusterNode } from '../support/cluster-node.ts';
 import { settle, settleUntil } from '../support/settle.ts';
 
 /** A store whose DELETEs of `key` wait until the test lets them go. */
@@ -35,17 +36,11 @@ function deleteGate(inner: MemoryStore, key: string): { store: ObjectStore; open
 }
 
 function node(store: ObjectStore, clock: ManualClock, nodeId: number, adopted: { nodeId: number; topicId: string; plan: ClaimPlan }[]) {
-  return new ClusterNode({
-    control: new ControlStore(store, 'c'),
-    self: { nodeId, host: '127.0.0.1', port: 9000 + nodeId, rack: null, stream: { writerId: `broker-${nodeId}`, epoch: 0 }, leaseMs: 1000 },
-    writer: { whenFailed: () => new Promise(() => {}), startNewEpoch: async () => ({ writerId: `broker-${nodeId}`, epoch: 1 }) },
+  return testClusterNode({
+    store,
     clock,
-    scanIntervalMs: 100,
+    nodeId,
     adopt: async (_topic, _partition, _partitions, plan) => void adopted.push({ nodeId, topicId: plan.next.topicId, plan }),
-    release: async () => {},
-    follow: async () => {},
-    unfollow: async () => {},
-    forget: async () => {},
   });
 }
 

@@ -5,26 +5,13 @@
 // (Metadata, the followers' report targets, the replica sets) with the deleted incarnation's
 // leader and epoch until someone claims it.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
-import { ClusterNode } from '../../src/cluster/node.ts';
+import type { ClusterNode } from '../../src/cluster/node.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
+import { servedHooks, testClusterNode } from '../support/cluster-node.ts';
 
 function node(store: MemoryStore, clock: ManualClock, nodeId: number, served: Map<string, number>): ClusterNode {
-  return new ClusterNode({
-    control: new ControlStore(store, 'c'),
-    self: { nodeId, host: '127.0.0.1', port: 9000 + nodeId, rack: null, stream: { writerId: `broker-${nodeId}`, epoch: 0 }, leaseMs: 1000 },
-    writer: { whenFailed: () => new Promise(() => {}), startNewEpoch: async () => ({ writerId: `broker-${nodeId}`, epoch: 1 }) },
-    clock,
-    scanIntervalMs: 100,
-    adopt: async (topic, partition) => void served.set(`${topic}/${partition}`, nodeId),
-    release: async (topic, partition) => void served.delete(`${topic}/${partition}`),
-    follow: async () => {},
-    unfollow: async () => {},
-    forget: async (topic) => {
-      for (const id of [...served.keys()]) if (id.startsWith(`${topic}/`)) served.delete(id);
-    },
-  });
+  return testClusterNode({ store, clock, nodeId, ...servedHooks(served, nodeId) });
 }
 
 test('a broker uninvolved in a partition forgets its leader once another broker deleted the topic', async () => {

@@ -4,9 +4,10 @@
 // count it dead mid-rebuild and take over the very partitions it is rebuilding.
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/cluster/control-store.ts';
-import { type BrokerRecord, ClusterNode } from '../../src/cluster/node.ts';
+import type { BrokerRecord } from '../../src/cluster/node.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
+import { testClusterNode } from '../support/cluster-node.ts';
 import { settle, settleUntil } from '../support/settle.ts';
 
 const LEASE_MS = 1000;
@@ -17,20 +18,16 @@ test('a first scan that rebuilds for longer than a lease keeps the lease renewed
   const control = new ControlStore(store, 'c');
   let adopting = false;
   let rebuilt!: () => void;
-  const node = new ClusterNode({
-    control,
-    self: { nodeId: 1, host: '127.0.0.1', port: 9001, rack: null, stream: { writerId: 'broker-1', epoch: 0 }, leaseMs: LEASE_MS },
-    writer: { whenFailed: () => new Promise(() => {}), startNewEpoch: async () => ({ writerId: 'broker-1', epoch: 1 }) },
+  const node = testClusterNode({
+    store,
     clock,
-    scanIntervalMs: 100,
+    nodeId: 1,
+    control,
+    self: { leaseMs: LEASE_MS },
     adopt: async () => {
       adopting = true;
       await new Promise<void>((resolve) => (rebuilt = resolve)); // a long rebuild
     },
-    release: async () => {},
-    follow: async () => {},
-    unfollow: async () => {},
-    forget: async () => {},
   });
   await node.createTopic('t', 1);
   const starting = node.start();
@@ -52,18 +49,7 @@ test('while a scan rebuilds for longer than a lease, a broker that renews all al
   const clock = new ManualClock();
   let adopting = false;
   let rebuilt!: () => void;
-  const make = (nodeId: number, adopt: () => Promise<void>) => new ClusterNode({
-    control: new ControlStore(store, 'c'),
-    self: { nodeId, host: '127.0.0.1', port: 9000 + nodeId, rack: null, stream: { writerId: `broker-${nodeId}`, epoch: 0 }, leaseMs: LEASE_MS },
-    writer: { whenFailed: () => new Promise(() => {}), startNewEpoch: async () => ({ writerId: `broker-${nodeId}`, epoch: 1 }) },
-    clock,
-    scanIntervalMs: 100,
-    adopt,
-    release: async () => {},
-    follow: async () => {},
-    unfollow: async () => {},
-    forget: async () => {},
-  });
+  const make = (nodeId: number, adopt: () => Promise<void>) => testClusterNode({ store, clock, nodeId, self: { leaseMs: LEASE_MS }, adopt });
   const b = make(2, async () => {});
   await b.start();
   const a = make(1, async () => {

@@ -1,31 +1,20 @@
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/cluster/control-store.ts';
-import { ClusterNode, type PartitionRecord } from '../../src/cluster/node.ts';
+import type { PartitionRecord } from '../../src/cluster/node.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { type Clock, ManualClock } from '../../src/util/clock.ts';
+import { servedHooks, testClusterNode } from '../support/cluster-node.ts';
+import { settle } from '../support/settle.ts';
 
 function node(store: MemoryStore, clock: Clock, nodeId: number, served: Map<string, number>) {
-  return new ClusterNode({
-    control: new ControlStore(store, 'c'),
-    self: { nodeId, host: '127.0.0.1', port: 9000 + nodeId, rack: null, stream: { writerId: `broker-${nodeId}`, epoch: 0 }, leaseMs: 1000 },
-    writer: { whenFailed: () => new Promise(() => {}), startNewEpoch: async () => ({ writerId: `broker-${nodeId}`, epoch: 1 }) },
-    clock,
-    scanIntervalMs: 100,
-    adopt: async (topic, partition) => void served.set(`${topic}/${partition}`, nodeId),
-    release: async (topic, partition) => void served.delete(`${topic}/${partition}`),
-    follow: async () => {},
-    unfollow: async () => {},
-    forget: async (topic) => {
-      for (const id of [...served.keys()]) if (id.startsWith(`${topic}/`)) served.delete(id);
-    },
-  });
+  return testClusterNode({ store, clock, nodeId, ...servedHooks(served, nodeId) });
 }
 
 /** Lets time pass in steps, so lease renewals (store writes) complete between timer firings. */
 async function pass(clock: ManualClock, ms: number): Promise<void> {
   for (let step = 0; step < ms; step += 50) {
     clock.advance(Math.min(50, ms - step));
-    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    await settle();
   }
 }
 

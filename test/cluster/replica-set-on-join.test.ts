@@ -5,24 +5,13 @@
 // min.insync.replicas = replication factor acks=all waits until the newcomer has rebuilt the
 // whole partition from the object store. Kafka never moves a replica because a broker joined.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
-import { ClusterNode } from '../../src/cluster/node.ts';
+import type { ClusterNode } from '../../src/cluster/node.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
+import { testClusterNode } from '../support/cluster-node.ts';
 
 function node(store: MemoryStore, clock: ManualClock, nodeId: number): ClusterNode {
-  return new ClusterNode({
-    control: new ControlStore(store, 'c'),
-    self: { nodeId, host: '127.0.0.1', port: 9000 + nodeId, rack: null, stream: { writerId: `broker-${nodeId}`, epoch: 0 }, leaseMs: 1000 },
-    writer: { whenFailed: () => new Promise(() => {}), startNewEpoch: async () => ({ writerId: `broker-${nodeId}`, epoch: 1 }) },
-    clock,
-    scanIntervalMs: 100,
-    adopt: async () => {},
-    release: async () => {},
-    follow: async () => {},
-    unfollow: async () => {},
-    forget: async () => {},
-  });
+  return testClusterNode({ store, clock, nodeId });
 }
 
 // Open: replica sets are computed from the live brokers, so a newcomer can take a caught-up

@@ -3,10 +3,11 @@
 // bring the lease back: the others would then wait out a whole lease for a broker that is gone.
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/cluster/control-store.ts';
-import { type BrokerRecord, ClusterNode } from '../../src/cluster/node.ts';
+import type { BrokerRecord } from '../../src/cluster/node.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore, PutOptions, PutResult } from '../../src/store/object-store.ts';
 import { ManualClock } from '../../src/util/clock.ts';
+import { testClusterNode } from '../support/cluster-node.ts';
 import { settle, settleUntil } from '../support/settle.ts';
 
 /** A store that holds the next put of `key` (once armed) until the test lets it go. */
@@ -37,18 +38,7 @@ test('a renewal in flight when the broker resigns does not overwrite the resigna
   const inner = new MemoryStore();
   const clock = new ManualClock();
   const gated = holdNextPut(inner, 'c/control/brokers/1');
-  const node = new ClusterNode({
-    control: new ControlStore(gated.store, 'c'),
-    self: { nodeId: 1, host: '127.0.0.1', port: 9001, rack: null, stream: { writerId: 'broker-1', epoch: 0 }, leaseMs: 3000 },
-    writer: { whenFailed: () => new Promise(() => {}), startNewEpoch: async () => ({ writerId: 'broker-1', epoch: 1 }) },
-    clock,
-    scanIntervalMs: 100_000,
-    adopt: async () => {},
-    release: async () => {},
-    follow: async () => {},
-    unfollow: async () => {},
-    forget: async () => {},
-  });
+  const node = testClusterNode({ store: gated.store, clock, nodeId: 1, self: { leaseMs: 3000 }, scanIntervalMs: 100_000 });
   await node.start();
   gated.arm();
   clock.advance(1000); // the lease timer fires: a renewal starts and its put is held

@@ -6,26 +6,25 @@
 // stream in turn, so that neither can acknowledge for long).
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/cluster/control-store.ts';
-import { ClusterNode, type PartitionRecord } from '../../src/cluster/node.ts';
+import type { PartitionRecord } from '../../src/cluster/node.ts';
 import { StoreError } from '../../src/store/errors.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import type { StreamId } from '../../src/wal/keys.ts';
+import { testClusterNode } from '../support/cluster-node.ts';
 import { settle } from '../support/settle.ts';
 
 function process(store: MemoryStore, clock: ManualClock, stream: StreamId, events: string[]) {
   const name = `epoch-${stream.epoch}`;
-  return new ClusterNode({
-    control: new ControlStore(store, 'c'),
-    self: { nodeId: 1, host: '127.0.0.1', port: 9001, rack: null, stream, leaseMs: 1000 },
-    writer: { whenFailed: () => new Promise(() => {}), startNewEpoch: async () => ({ writerId: stream.writerId, epoch: stream.epoch + 10 }) },
+  return testClusterNode({
+    store,
     clock,
+    nodeId: 1,
+    self: { stream },
+    writer: { whenFailed: () => new Promise(() => {}), startNewEpoch: async () => ({ writerId: stream.writerId, epoch: stream.epoch + 10 }) },
     scanIntervalMs: 100_000,
     adopt: async (topic, partition) => void events.push(`${name} adopt ${topic}/${partition}`),
     release: async (topic, partition) => void events.push(`${name} release ${topic}/${partition}`),
-    follow: async () => {},
-    unfollow: async () => {},
-    forget: async () => {},
   });
 }
 

@@ -5,26 +5,25 @@
 // scanner took long to get to its verdict.
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/cluster/control-store.ts';
-import { ClusterNode, type PartitionRecord } from '../../src/cluster/node.ts';
+import type { PartitionRecord } from '../../src/cluster/node.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ListOptions, ListPage, ObjectStore } from '../../src/store/object-store.ts';
 import { ManualClock } from '../../src/util/clock.ts';
+import { servedHooks, testClusterNode } from '../support/cluster-node.ts';
 import { settle, settleUntil } from '../support/settle.ts';
 
 const LEASE_MS = 1000;
 
 function node(store: ObjectStore, clock: ManualClock, nodeId: number, served: Map<string, number>) {
-  return new ClusterNode({
-    control: new ControlStore(store, 'c'),
-    self: { nodeId, host: '127.0.0.1', port: 9000 + nodeId, rack: null, stream: { writerId: `broker-${nodeId}`, epoch: 0 }, leaseMs: LEASE_MS },
-    writer: { whenFailed: () => new Promise(() => {}), startNewEpoch: async () => ({ writerId: `broker-${nodeId}`, epoch: 1 }) },
+  const { adopt, release } = servedHooks(served, nodeId); // nothing is forgotten here: no topic is deleted
+  return testClusterNode({
+    store,
     clock,
+    nodeId,
+    self: { leaseMs: LEASE_MS },
     scanIntervalMs: 100_000, // scans only when the test says
-    adopt: async (topic, partition) => void served.set(`${topic}/${partition}`, nodeId),
-    release: async (topic, partition) => void served.delete(`${topic}/${partition}`),
-    follow: async () => {},
-    unfollow: async () => {},
-    forget: async () => {},
+    adopt,
+    release,
   });
 }
 

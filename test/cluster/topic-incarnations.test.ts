@@ -4,7 +4,7 @@
 // incarnations apart by topic id.
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/cluster/control-store.ts';
-import { ClusterNode, type PartitionRecord, type TopicRecord } from '../../src/cluster/node.ts';
+import type { PartitionRecord, TopicRecord } from '../../src/cluster/node.ts';
 import { rebuildFromChain } from '../../src/cluster/rebuild.ts';
 import { StreamTails } from '../../src/cluster/stream-tails.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
@@ -16,6 +16,7 @@ import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../../src/wal/reader.ts';
 import { sealStream } from '../../src/wal/seal.ts';
 import { DEFAULT_WAL_WRITER_CONFIG, WalWriter } from '../../src/wal/writer.ts';
 import { batchOf, decode } from '../support/batches.ts';
+import { testClusterNode } from '../support/cluster-node.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { idOf } from '../support/topic-ids.ts';
 
@@ -78,17 +79,13 @@ test('a stream tail feeds a followed partition only the frames of its incarnatio
 });
 
 function clusterNode(store: MemoryStore, clock: ManualClock, nodeId: number, events: string[]) {
-  return new ClusterNode({
-    control: new ControlStore(store, 'c'),
-    self: { nodeId, host: '127.0.0.1', port: 9000 + nodeId, rack: null, stream: { writerId: `broker-${nodeId}`, epoch: 0 }, leaseMs: 1000 },
-    writer: { whenFailed: () => new Promise(() => {}), startNewEpoch: async () => ({ writerId: `broker-${nodeId}`, epoch: 1 }) },
+  return testClusterNode({
+    store,
     clock,
-    scanIntervalMs: 100,
+    nodeId,
     random: new SeededRandom(nodeId),
     adopt: async (topic, partition, _partitions, { next }) => void events.push(`${nodeId} adopt ${topic}/${partition} ${next.topicId} [${next.chain.map((s) => s.writerId)}]`),
     release: async (topic, partition) => void events.push(`${nodeId} release ${topic}/${partition}`),
-    follow: async () => {},
-    unfollow: async () => {},
     forget: async (topic) => void events.push(`${nodeId} forget ${topic}`),
   });
 }
