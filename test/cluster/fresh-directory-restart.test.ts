@@ -10,6 +10,7 @@ import type { PartitionRecord } from '../../src/cluster/node.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { until } from '../support/until.ts';
 
 setDefaultTimeout(60_000);
 
@@ -26,14 +27,6 @@ async function start(store: ObjectStore, directory: string): Promise<Broker> {
   });
   running.push(broker);
   return broker;
-}
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = performance.now() + 20_000;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(10);
-  }
 }
 
 test('a broker restarted on an empty data directory serves what its earlier life acknowledged, at the same offsets', async () => {

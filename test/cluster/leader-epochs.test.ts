@@ -13,6 +13,7 @@ import { handleOffsetForLeaderEpoch } from '../../src/broker/handlers/offset-for
 import { ErrorCode } from '../../src/broker/protocol/error-codes.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { batchOf } from '../support/batches.ts';
+import { until } from '../support/until.ts';
 
 setDefaultTimeout(60_000);
 
@@ -24,14 +25,6 @@ afterAll(async () => {
   for (const broker of brokers) await broker.stop().catch(() => {});
   rmSync(root, { recursive: true, force: true });
 });
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = performance.now() + 30_000;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
-  }
-}
 
 async function partitionMetadata(broker: Broker) {
   const response = await handleMetadata(broker.context, { topics: [{ name: 'e' }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });

@@ -11,6 +11,7 @@ import { handleFetch } from '../../src/broker/handlers/fetch.ts';
 import { ControlStore } from '../../src/cluster/control-store.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { until } from '../support/until.ts';
 
 setDefaultTimeout(60_000);
 
@@ -18,14 +19,6 @@ const brokers: Broker[] = [];
 afterEach(async () => {
   for (const broker of brokers.splice(0)) await broker.stop().catch(() => {});
 });
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = performance.now() + 20_000;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
-  }
-}
 
 function consumerFetch(topic: string, fetchOffset: number, rackId: string): FetchRequest {
   return {

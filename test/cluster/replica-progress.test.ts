@@ -8,6 +8,7 @@ import { ProgressReporter } from '../../src/cluster/progress-reporter.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { systemClock } from '../../src/util/clock.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { until } from '../support/until.ts';
 
 setDefaultTimeout(60_000);
 
@@ -16,14 +17,6 @@ const brokers: Broker[] = [];
 afterEach(async () => {
   for (const broker of brokers.splice(0)) await broker.stop().catch(() => {});
 });
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = performance.now() + 20_000;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
-  }
-}
 
 async function startBrokers(count: number, minInsyncReplicas: number): Promise<{ store: MemoryStore; kafka: Kafka }> {
   const store = new MemoryStore();

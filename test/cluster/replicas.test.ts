@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { Broker } from '../../src/broker/broker.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
+import { until } from '../support/until.ts';
 
 setDefaultTimeout(60_000);
 
@@ -17,14 +18,6 @@ afterAll(async () => {
   for (const broker of brokers) await broker.stop().catch(() => {});
   rmSync(root, { recursive: true, force: true });
 });
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = performance.now() + 20_000;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
-  }
-}
 
 function requests(broker: Broker, api: string): number {
   const match = new RegExp(`ferry_broker_requests_total\\{api="${api}"\\} (\\d+)`).exec(broker.metrics.renderPrometheus());

@@ -13,6 +13,7 @@ import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import { systemClock } from '../../src/util/clock.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { until } from '../support/until.ts';
 
 setDefaultTimeout(90_000);
 
@@ -25,14 +26,6 @@ afterEach(async () => {
   for (const reporter of reporters.splice(0)) reporter.close();
   for (const broker of brokers.splice(0)) await broker.stop().catch(() => {});
 });
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = performance.now() + 30_000;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
-  }
-}
 
 /** The shared store as one broker sees it: its listings of topic records can be frozen, so its scans stop before they see a delete. */
 function freezableTopicLists(inner: ObjectStore): { store: ObjectStore; freeze(): void; open(): void } {

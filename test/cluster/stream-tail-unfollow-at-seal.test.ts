@@ -14,14 +14,7 @@ import { DEFAULT_WAL_WRITER_CONFIG, WalWriter } from '../../src/wal/writer.ts';
 import { batchOf } from '../support/batches.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { idOf } from '../support/topic-ids.ts';
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = performance.now() + 10_000;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(1);
-  }
-}
+import { until } from '../support/until.ts';
 
 for (const how of ['unfollow', 'stopAll'] as const) {
   test(`a partition let go of (${how}) while its tail reads the chain at a seal is not moved on to the next stream: no tail keeps polling`, async () => {

@@ -5,6 +5,7 @@ import type { ObjectStore } from '../../src/store/object-store.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { decode } from '../support/batches.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { until } from '../support/until.ts';
 
 const WAL = { uploadBytes: 16 * 1024, uploadIntervalMs: 2 };
 
@@ -26,14 +27,6 @@ async function shipNow(ferry: Ferry): Promise<void> {
   await Bun.sleep(0);
   await ferry.wal!.flush();
   await Bun.sleep(0); // the durability callbacks
-}
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = performance.now() + 10_000;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(2);
-  }
 }
 
 describe('replicated mode (embedded)', () => {

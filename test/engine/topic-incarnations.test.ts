@@ -10,6 +10,7 @@ import type { ObjectStore, PutOptions } from '../../src/store/object-store.ts';
 import { SeededRandom } from '../../src/util/random.ts';
 import { decode } from '../support/batches.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { until } from '../support/until.ts';
 
 const WAL = { uploadBytes: 16 * 1024, uploadIntervalMs: 1 };
 
@@ -60,14 +61,6 @@ async function writeThenRecreate(ferry: Ferry): Promise<void> {
   await ferry.produce('d1', [0, 1, 2, 3, 4].map((i) => ({ value: `old-${i}` })), { partition: 0 });
   await ferry.deleteTopic('d1');
   ferry.createTopic('d1');
-}
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = performance.now() + 10_000;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(2);
-  }
 }
 
 test('acks=all on a re-created topic waits for its own WAL object, not the old incarnation\'s durable offsets', async () => {

@@ -12,6 +12,7 @@ import { sealStream } from '../../src/wal/seal.ts';
 import { useS3Endpoints } from '../support/s3-endpoints.ts';
 import { S3RVER_ACCESS_KEY_ID, S3RVER_REGION, S3RVER_SECRET_ACCESS_KEY } from '../support/s3rver.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { until } from '../support/until.ts';
 
 setDefaultTimeout(60_000);
 
@@ -34,14 +35,6 @@ const backends: [string, () => Promise<{ leaderStore: ObjectStore; followerStore
     return { leaderStore: await s3Store(bucket), followerStore: await s3Store(bucket) };
   }],
 ];
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = performance.now() + 30_000;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(5);
-  }
-}
 
 function logFiles(directory: string): Map<string, Buffer> {
   const files = new Map<string, Buffer>();
