@@ -1,6 +1,6 @@
 // The longer form of black-box run (b): many seeded runs of the cluster failover scenario, with
 // a count of each outcome. Usage: bun test/faults/cluster-failover-runs.ts --help
-import { parseArgs } from 'node:util';
+import { readRunArgs } from './run-args.ts';
 import { describeResult, passed, runClusterFailover } from './cluster-failover-scenario.ts';
 
 const USAGE = `usage: bun test/faults/cluster-failover-runs.ts [--runs N] [--seed S] [--records N] [--lease-ms N] [--keep]
@@ -17,18 +17,13 @@ paused leader acknowledged nothing missing from the final log or at an offset ha
   --keep         keep each run's data directories
   -h, --help     this text`;
 
-const { values } = parseArgs({ options: { runs: { type: 'string' }, seed: { type: 'string' }, records: { type: 'string' }, 'lease-ms': { type: 'string' }, keep: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
-if (values.help === true) {
-  console.log(USAGE);
-  process.exit(0);
-}
-const runs = Number(values.runs ?? 5);
-const firstSeed = Number(values.seed ?? 1);
+const values = readRunArgs(USAGE, { runs: 5, seed: 1, records: 100, 'lease-ms': 1500, keep: false });
+const { runs, seed: firstSeed } = values;
 let failures = 0;
 const totals = { acknowledged: 0, lost: 0, duplicated: 0, misplaced: 0, twice: 0, pausedAcks: 0, sentAfterStop: 0, takenOver: 0 };
 for (let run = 0; run < runs; run++) {
-  const result = await runClusterFailover({ seed: firstSeed + run, recordsPerPhase: Number(values.records ?? 100), leaseMs: Number(values['lease-ms'] ?? 1500), keep: values.keep === true, log: (line) => console.log(`  ${line}`) });
-  console.log(`${passed(result) ? 'ok  ' : 'FAIL'} ${describeResult(result)}${values.keep === true ? ` (${result.directory})` : ''}`);
+  const result = await runClusterFailover({ seed: firstSeed + run, recordsPerPhase: values.records, leaseMs: values['lease-ms'], keep: values.keep, log: (line) => console.log(`  ${line}`) });
+  console.log(`${passed(result) ? 'ok  ' : 'FAIL'} ${describeResult(result)}${values.keep ? ` (${result.directory})` : ''}`);
   if (!passed(result)) failures++;
   totals.acknowledged += result.verdict.acknowledged;
   totals.lost += result.verdict.lost.length;

@@ -3,7 +3,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { readRunArgs } from './run-args.ts';
 import { describeVerdict } from '../support/ack-ledger.ts';
 import { mountTmpfs, runFullDisk } from './full-disk-scenario.ts';
 
@@ -21,18 +21,11 @@ duplicated or misplaced.
 
 Exits 1 if any run failed a check.`;
 
-const { values } = parseArgs({ options: { runs: { type: 'string' }, seed: { type: 'string' }, full: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
-if (values.help === true) {
-  console.log(USAGE);
-  process.exit(0);
-}
-const full = values.full ?? 'log';
+const { runs, seed: firstSeed, full } = readRunArgs(USAGE, { runs: 5, seed: 1, full: 'log' });
 if (full !== 'log' && full !== 'wal') {
   console.error(`--full must be log or wal, not ${full}`);
   process.exit(2);
 }
-const runs = positive('runs', values.runs, 5);
-const firstSeed = positive('seed', values.seed, 1);
 let failures = 0;
 for (let run = 0; run < runs; run++) {
   const seed = firstSeed + run;
@@ -62,12 +55,3 @@ for (let run = 0; run < runs; run++) {
 console.log(`${runs} runs, ${failures} failed`);
 process.exit(failures === 0 ? 0 : 1);
 
-function positive(name: string, text: string | undefined, fallback: number): number {
-  if (text === undefined) return fallback;
-  const value = Number(text);
-  if (!Number.isSafeInteger(value) || value < 1) {
-    console.error(`--${name} must be a positive integer, got '${text}'\n\n${USAGE}`);
-    process.exit(2);
-  }
-  return value;
-}

@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { readRunArgs } from './run-args.ts';
 import { describeVerdict } from '../support/ack-ledger.ts';
 import { runIdempotentRestart } from './idempotent-restart-scenario.ts';
 
@@ -22,15 +22,8 @@ moments; everything is read back and checked: lost, duplicated, misplaced must a
 
 Exits 1 if any run lost, duplicated or misplaced a record.`;
 
-const { values } = parseArgs({ options: { runs: { type: 'string' }, seed: { type: 'string' }, records: { type: 'string' }, restarts: { type: 'string' }, keep: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
-if (values.help === true) {
-  console.log(USAGE);
-  process.exit(0);
-}
-const runs = positive('runs', values.runs, 5);
-const firstSeed = positive('seed', values.seed, 1);
-const records = positive('records', values.records, 500);
-const restarts = positive('restarts', values.restarts, 4);
+const values = readRunArgs(USAGE, { runs: 5, seed: 1, records: 500, restarts: 4, keep: false });
+const { runs, seed: firstSeed, records, restarts } = values;
 let failures = 0;
 for (let run = 0; run < runs; run++) {
   const seed = firstSeed + run;
@@ -38,18 +31,9 @@ for (let run = 0; run < runs; run++) {
   const { verdict, faults } = await runIdempotentRestart({ seed, directory, records, restarts });
   const bad = verdict.lost.length + verdict.duplicated.length + verdict.misplaced.length > 0;
   if (bad) failures++;
-  console.log(`seed ${seed}: ${faults.join(', ')}: ${describeVerdict(verdict)}${values.keep === true ? ` (data in ${directory})` : ''}`);
-  if (values.keep !== true) rmSync(directory, { recursive: true, force: true });
+  console.log(`seed ${seed}: ${faults.join(', ')}: ${describeVerdict(verdict)}${values.keep ? ` (data in ${directory})` : ''}`);
+  if (!values.keep) rmSync(directory, { recursive: true, force: true });
 }
 console.log(`${runs} runs, ${failures} with lost, duplicated or misplaced records`);
 process.exit(failures === 0 ? 0 : 1);
 
-function positive(name: string, text: string | undefined, fallback: number): number {
-  if (text === undefined) return fallback;
-  const value = Number(text);
-  if (!Number.isSafeInteger(value) || value < 1) {
-    console.error(`--${name} must be a positive integer, got '${text}'\n\n${USAGE}`);
-    process.exit(2);
-  }
-  return value;
-}

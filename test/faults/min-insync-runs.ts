@@ -2,6 +2,7 @@
 // The longer form of black-box run (d) (test/faults/min-insync.test.ts runs one bounded run).
 import { describeVerdict } from '../support/ack-ledger.ts';
 import { runMinInsync } from './min-insync-scenario.ts';
+import { readRunArgs } from './run-args.ts';
 
 const USAGE = `usage: bun test/faults/min-insync-runs.ts [--runs N] [--seed S] [--lease-ms MS] [--scan-interval-ms MS] [--records N]
 
@@ -19,28 +20,8 @@ that every acknowledged record is read back once, at its acknowledged offset.
 
 Exits 1 if any run stalled or lost, duplicated or misplaced an acknowledged record.`;
 
-function parse(argv: readonly string[]): { runs: number; seed: number; leaseMs: number; scanIntervalMs: number; records: number } {
-  const values = { runs: 5, seed: 1, leaseMs: 1500, scanIntervalMs: 100, records: 20 };
-  const names: Record<string, keyof typeof values> = { '--runs': 'runs', '--seed': 'seed', '--lease-ms': 'leaseMs', '--scan-interval-ms': 'scanIntervalMs', '--records': 'records' };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '-h' || arg === '--help') {
-      console.log(USAGE);
-      process.exit(0);
-    }
-    const name = names[arg];
-    const value = Number(argv[i + 1]);
-    if (name === undefined || !Number.isSafeInteger(value) || value < 0) {
-      console.error(`bad argument ${JSON.stringify(arg)}${name === undefined ? '' : ` ${JSON.stringify(argv[i + 1])}`}\n\n${USAGE}`);
-      process.exit(2);
-    }
-    values[name] = value;
-    i++;
-  }
-  return values;
-}
-
-const options = parse(process.argv.slice(2));
+const values = readRunArgs(USAGE, { runs: 5, seed: 1, 'lease-ms': 1500, 'scan-interval-ms': 100, records: 20 });
+const options = { runs: values.runs, seed: values.seed, leaseMs: values['lease-ms'], scanIntervalMs: values['scan-interval-ms'], records: values.records };
 let failed = 0;
 for (let run = 0; run < options.runs; run++) {
   const seed = options.seed + run;

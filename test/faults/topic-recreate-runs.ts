@@ -2,6 +2,7 @@
 // many seeded runs of "a topic deleted and created again, then its leader killed", each with its
 // own number of deleted incarnations, record counts and moment of the kill.
 import { runTopicRecreate } from './topic-recreate-scenario.ts';
+import { readRunArgs } from './run-args.ts';
 
 const USAGE = `usage: bun test/faults/topic-recreate-runs.ts [--runs N] [--seed S] [--incarnations N] [--verbose]
 
@@ -17,29 +18,8 @@ options:
   --verbose          print each run's steps
   -h, --help         this text`;
 
-function parse(argv: readonly string[]): { runs: number; seed: number; incarnations: number; verbose: boolean } {
-  const options = { runs: 5, seed: 1, incarnations: 3, verbose: false };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const number = (name: string) => {
-      const value = Number(argv[++i]);
-      if (!Number.isSafeInteger(value) || value < (name === 'seed' ? 0 : 1)) throw new Error(`--${name} needs a ${name === 'seed' ? 'non-negative' : 'positive'} integer\n\n${USAGE}`);
-      return value;
-    };
-    if (arg === '--help' || arg === '-h') {
-      console.log(USAGE);
-      process.exit(0);
-    } else if (arg === '--runs') options.runs = number('runs');
-    else if (arg === '--seed') options.seed = number('seed');
-    else if (arg === '--incarnations') options.incarnations = number('incarnations');
-    else if (arg === '--verbose') options.verbose = true;
-    else throw new Error(`unknown argument ${JSON.stringify(arg)}\n\n${USAGE}`);
-  }
-  return options;
-}
-
 async function main(): Promise<void> {
-  const options = parse(process.argv.slice(2));
+  const options = readRunArgs(USAGE, { runs: 5, seed: 1, incarnations: 3, verbose: false });
   let broken = 0;
   for (let seed = options.seed; seed < options.seed + options.runs; seed++) {
     const started = performance.now();
