@@ -23,7 +23,7 @@ import { DEFAULT_WAL_WRITER_CONFIG, partitionKey, WalWriter, type WalWriterConfi
 import { rebuildFromChain } from '../cluster/rebuild.ts';
 import { nextWriterEpoch } from './writer-epoch.ts';
 import { ALWAYS_ACKNOWLEDGE, type AcknowledgeGate, Partition, type PartitionRole } from './partition.ts';
-import { partitionForKey } from './partitioner.ts';
+import { ProduceGrouping } from './produce-grouping.ts';
 import { preparePartitionDirectory } from './partition-metadata.ts';
 import { PARTITIONS_PER_TOPIC_MAX, type TopicDescription, type TopicId, TopicRegistry } from './topic-registry.ts';
 import { validateTopicName } from './topic-name.ts';
@@ -188,7 +188,7 @@ export class Ferry {
    * directories removed, the name cannot get a new one here (its directories share the names).
    */
   readonly #deletions = new Map<string, Promise<void>>();
-  readonly #roundRobin = new Map<string, number>();
+  readonly #grouping = new ProduceGrouping();
   #wal: WalWriter | null;
   /** Every partition log's failed and succeeding writes: counted, and logged once per failure spell. */
   readonly #storage: StorageHealth;
@@ -466,7 +466,7 @@ export class Ferry {
     this.#checkOpen();
     if (records.length === 0) throw new FerryError('InvalidArgument', 'produce needs at least one record');
     const partitions = this.#partitionsForProduce(topic);
-    const groups = this.#groupByPartition(topic, partitions.length, records, options.partition);
+    const groups = this.#grouping.groupByPartition(topic, partitions.length, records, options.partition);
     const results: ProducedRecord[] = new Array(records.length);
     const durables: Promise<void>[] = [];
     for (const [index, members] of groups) {
@@ -855,25 +855,6 @@ export class Ferry {
     if (this.#options.autoCreateTopics !== true || this.#deletions.has(topic)) throw unknownTopic(topic);
     this.createTopic(topic);
     return this.#partitions.get(topic)!;
-  }
-
-  /** Record indexes grouped by target partition, in input order within each group. */
-  #groupByPartition(topic: string, count: number, records: readonly ProducerRecord[], fixed: number | undefined): Map<number, number[]> {
-    if (fixed !== undefined && (!Number.isSafeInteger(fixed) || fixed < 0 || fixed >= count)) {
-      throw new FerryError('UnknownTopicOrPartition', `partition ${fixed} does not exist: ${topic} has ${count}`);
-    }
-    // Keyless records share one partition per call, rotating across calls (a sticky partitioner).
-    const sticky = (this.#roundRobin.get(topic) ?? 0) % count;
-    this.#roundRobin.set(topic, sticky + 1);
-    const groups = new Map<number, number[]>();
-    records.forEach((record, i) => {
-      const key = typeof record.key === 'string' ? new TextEncoder().encode(record.key) : record.key;
-      const index = fixed ?? (key === null || key === undefined ? sticky : partitionForKey(key, count));
-      const group = groups.get(index);
-      if (group === undefined) groups.set(index, [i]);
-      else group.push(i);
-    });
-    return groups;
   }
 
   #partition(topic: string, index: number): Partition {
