@@ -17,13 +17,14 @@ import { FollowerMetrics } from '../replica/metrics.ts';
 import { WalMetrics } from '../wal/metrics.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader, type WalReaderConfig } from '../wal/reader.ts';
 import { listEpochs, sealEarlierEpochs } from '../wal/seal.ts';
-import { readShippedCheckpoint, shippedEnds, writeShippedCheckpoint } from '../wal/shipped.ts';
+import { readShippedCheckpoint, shippedEnds } from '../wal/shipped.ts';
 import type { StreamId } from '../wal/keys.ts';
 import { DEFAULT_WAL_WRITER_CONFIG, partitionKey, WalWriter, type WalWriterConfig, type WalWriterObserver } from '../wal/writer.ts';
 import { rebuildFromChain } from '../cluster/rebuild.ts';
 import { nextWriterEpoch } from './writer-epoch.ts';
 import { ALWAYS_ACKNOWLEDGE, type AcknowledgeGate, Partition, type PartitionRole } from './partition.ts';
 import { ProduceGrouping } from './produce-grouping.ts';
+import { ShippedCheckpointer } from './shipped-checkpointer.ts';
 import { preparePartitionDirectory } from './partition-metadata.ts';
 import { PARTITIONS_PER_TOPIC_MAX, type TopicDescription, type TopicId, TopicRegistry } from './topic-registry.ts';
 import { validateTopicName } from './topic-name.ts';
@@ -35,8 +36,6 @@ const FETCH_BYTES_DEFAULT = 1024 * 1024;
 /** ListOffsets' special timestamps. */
 const LATEST_TIMESTAMP = -1;
 const EARLIEST_TIMESTAMP = -2;
-/** How often a leader saves what its WAL streams hold, so a restart reads only what came after. */
-const SHIPPED_CHECKPOINT_INTERVAL_MS = 1000;
 /** Where a follower engine keeps its position in the leader's WAL streams. */
 const FOLLOWER_CHECKPOINT_FILE = 'wal-follower-checkpoint';
 /**
@@ -205,9 +204,8 @@ export class Ferry {
   /** Who may count as a leader partition's follower: the cluster's replica sets, else the attached replicas. */
   #membership: ReplicaMembership | null = null;
   readonly #attachedIds = new Set<string>();
-  /** With a WAL: each partition's end in the earlier streams; the shipped checkpoint adds the current one's. */
-  #shippedBase: ReadonlyMap<string, number> | null = null;
-  #checkpointTimer: Timer | null = null;
+  /** A leader that opened its own partitions (not managed) saves what its WAL streams hold. */
+  #checkpointer: ShippedCheckpointer | null = null;
   #notifyQueued = false;
   #retentionTimer: Timer | null = null;
   #closed = false;
@@ -611,12 +609,12 @@ export class Ferry {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#checkpointer?.stop();
     this.#retentionTimer?.cancel();
     await this.#follower?.stop();
-    this.#checkpointTimer?.cancel();
     const all = [...this.#partitions.values()].flat();
     if (this.#wal !== null && this.#wal.failure === null) await this.#flushWalForClose(this.#wal);
-    if (this.#shippedBase !== null) this.#checkpointShipped(false);
+    this.#checkpointer?.checkpoint();
     for (const partition of all) partition.abandon(new FerryError('Closed', `the engine at ${this.directory} is closed`));
     await Promise.all([...all.map((partition) => partition.log.close()), ...this.#lostTails.splice(0).map(({ log }) => log.close())]);
     this.#lock.release();
@@ -700,31 +698,9 @@ export class Ferry {
     if (this.#options.managedPartitions === true) return new Map();
     const reader = new WalReader(options.store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: () => false }, { clock: this.#clock, random: new SeededRandom(stream.epoch) });
     const ends = await shippedEnds(reader, stream.writerId, stream.epoch, readShippedCheckpoint(this.directory));
-    this.#shippedBase = ends;
-    this.#checkpointTimer = this.#clock.setTimer(SHIPPED_CHECKPOINT_INTERVAL_MS, () => this.#checkpointShipped(true), true);
+    this.#checkpointer = new ShippedCheckpointer(this.directory, ends, () => this.#wal, { clock: this.#clock, storage: this.#storage, metrics: this.#options.metrics });
+    this.#checkpointer.start();
     return ends;
-  }
-
-  /** Saves what the streams hold so far (see ShippedCheckpoint); `again` keeps it periodic. */
-  #checkpointShipped(again: boolean): void {
-    const wal = this.#wal;
-    if (wal === null || this.#closed && again) return;
-    const ends = new Map(this.#shippedBase);
-    for (const [key, end] of wal.durableEnds()) ends.set(key, Math.max(ends.get(key) ?? 0, end));
-    const entries = [...ends].map(([key, end]) => {
-      const [topicId, partition] = key.split('\u0000');
-      return [topicId!, Number(partition), end] as const;
-    });
-    try {
-      writeShippedCheckpoint(this.directory, { epoch: wal.config.stream.epoch, sequence: wal.durableSequence, ends: entries });
-    } catch (error) {
-      // An OS failure (EMFILE, ENOSPC) costs only recovery time: the previous checkpoint stays and the
-      // next start reads more WAL objects; the next interval tries again.
-      this.#options.metrics?.counter('ferry_engine_checkpoint_failures_total', 'Shipped-offsets checkpoints that could not be written (the next start reads more WAL objects)').add();
-      if (!isOsError(error)) throw error;
-      this.#storage.writeFailed(this.directory, error);
-    }
-    if (again) this.#checkpointTimer = this.#clock.setTimer(SHIPPED_CHECKPOINT_INTERVAL_MS, () => this.#checkpointShipped(true), true);
   }
 
   #startFollowing(options: FollowOptions): void {
