@@ -14,20 +14,21 @@ import type { MetricsRegistry } from '../metrics/index.ts';
 import { DEFAULT_FOLLOWER_CONFIG, Follower, type FollowerConfig } from '../replica/follower.ts';
 import { InSyncReplicas, REPLICA_LAG_TIME_MAX_MS } from '../replica/isr.ts';
 import { FollowerMetrics } from '../replica/metrics.ts';
-import { WalMetrics } from '../wal/metrics.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader, type WalReaderConfig } from '../wal/reader.ts';
-import { listEpochs, sealEarlierEpochs } from '../wal/seal.ts';
+import { listEpochs } from '../wal/seal.ts';
 import { readShippedCheckpoint, shippedEnds } from '../wal/shipped.ts';
 import type { StreamId } from '../wal/keys.ts';
-import { DEFAULT_WAL_WRITER_CONFIG, partitionKey, WalWriter, type WalWriterConfig, type WalWriterObserver } from '../wal/writer.ts';
+import { partitionKey, type WalWriter } from '../wal/writer.ts';
 import { rebuildFromChain } from '../cluster/rebuild.ts';
-import { nextWriterEpoch } from './writer-epoch.ts';
 import { ALWAYS_ACKNOWLEDGE, type AcknowledgeGate, Partition, type PartitionRole } from './partition.ts';
 import { ProduceGrouping } from './produce-grouping.ts';
 import { ShippedCheckpointer } from './shipped-checkpointer.ts';
 import { preparePartitionDirectory } from './partition-metadata.ts';
 import { PARTITIONS_PER_TOPIC_MAX, type TopicDescription, type TopicId, TopicRegistry } from './topic-registry.ts';
 import { validateTopicName } from './topic-name.ts';
+import { type WalOptions, WalWriterLifecycle } from './wal-writer-lifecycle.ts';
+
+export type { WalOptions } from './wal-writer-lifecycle.ts';
 
 /** Kafka's log.retention.check.interval.ms. */
 const RETENTION_CHECK_INTERVAL_MS = 5 * 60 * 1000;
@@ -38,13 +39,6 @@ const LATEST_TIMESTAMP = -1;
 const EARLIEST_TIMESTAMP = -2;
 /** Where a follower engine keeps its position in the leader's WAL streams. */
 const FOLLOWER_CHECKPOINT_FILE = 'wal-follower-checkpoint';
-/**
- * How long a close waits for the WAL to ship what it holds. Uploads retry a store outage without
- * a bound, so without this a close (a broker's SIGTERM) during one never ends. The cost of giving
- * up: appends not yet shipped fail their acks=all waiters and are shipped again by the next start
- * from the local log (a cluster broker's successor never had them: none was acknowledged).
- */
-const CLOSE_WAL_FLUSH_WAIT_MS = 30_000;
 /** The embedded engine is its partitions' only leader; a cluster assigns real epochs at adoption. */
 const EMBEDDED_LEADER_EPOCH = 0;
 
@@ -96,17 +90,6 @@ export interface FollowOptions {
   readonly partitions?: (topic: string, partition: number) => boolean;
   readonly reader?: Partial<Omit<WalReaderConfig, 'prefix' | 'wants'>>;
   readonly follower?: Partial<Omit<FollowerConfig, 'writerId'>>;
-  readonly seed?: number;
-}
-
-export interface WalOptions {
-  readonly store: ObjectStore;
-  /** This engine's name in WAL keys; each open gets a new epoch, so streams never collide. */
-  readonly writerId: string;
-  readonly prefix?: string;
-  readonly config?: Partial<Omit<WalWriterConfig, 'prefix' | 'stream'>>;
-  readonly observer?: WalWriterObserver;
-  /** Seed for retry jitter (tests replay runs with a fixed one). */
   readonly seed?: number;
 }
 
@@ -188,15 +171,14 @@ export class Ferry {
    */
   readonly #deletions = new Map<string, Promise<void>>();
   readonly #grouping = new ProduceGrouping();
-  #wal: WalWriter | null;
+  /** With a WAL: the writer of the current epoch, and the next after a fence. */
+  readonly #walLifecycle: WalWriterLifecycle | null;
   /** Every partition log's failed and succeeding writes: counted, and logged once per failure spell. */
   readonly #storage: StorageHealth;
   /** At open: partitions whose local log ends below what the WAL holds of them, opened and waiting for #rebuildLostTails. */
   readonly #lostTails: LostTail[] = [];
   /** Every acknowledgement passes it: a cluster closes it while its lease may have lapsed. */
   #gate: AcknowledgeGate = ALWAYS_ACKNOWLEDGE;
-  /** WAL uploads are meeting retriable faults: logged once when it starts and once when it ends. */
-  #walOutage = false;
   #follower: Follower | null = null;
   /** In-process links to replicas (attachReplica): hinted on durable objects, told the high watermark. */
   readonly #replicas: Ferry[] = [];
@@ -209,8 +191,6 @@ export class Ferry {
   #notifyQueued = false;
   #retentionTimer: Timer | null = null;
   #closed = false;
-  /** The next writer epoch is at least this: one past every epoch of this writer id in the store. */
-  #epochFloor: number;
 
   private constructor(options: FerryOptions, lock: DirLock, registry: TopicRegistry, epochFloor: number) {
     this.directory = options.directory;
@@ -219,8 +199,12 @@ export class Ferry {
     this.#lock = lock;
     this.#registry = registry;
     this.#storage = new StorageHealth(options.metrics, options.report);
-    this.#epochFloor = epochFloor;
-    this.#wal = options.wal === undefined ? null : this.#createWalWriter(options.wal);
+    const walDeps = { clock: this.#clock, metrics: options.metrics, report: options.report, durable: () => this.#notifyReplicas() };
+    this.#walLifecycle = options.wal === undefined ? null : new WalWriterLifecycle(this.directory, options.wal, epochFloor, walDeps);
+  }
+
+  get #wal(): WalWriter | null {
+    return this.#walLifecycle?.writer ?? null;
   }
 
   /** The WAL writer when the engine ships to object storage; its stats and failure state. */
@@ -356,17 +340,13 @@ export class Ferry {
    */
   async startNewWalEpoch(): Promise<StreamId> {
     this.#checkOpen();
-    const old = this.#wal;
-    if (old === null || this.#options.wal === undefined || this.#options.managedPartitions !== true) throw new FerryError('InvalidArgument', 'only a managed engine with a WAL starts a new writer epoch while it runs');
-    old.fence('a new writer epoch replaces this one');
-    // Past anything in the store too: another process under this writer id (a replacement started
-    // while this one was paused) may have written epochs this directory never heard of.
-    this.#epochFloor = Math.max(old.config.stream.epoch + 1, await storedEpochFloor(this.#options.wal).catch(() => 0));
+    const lifecycle = this.#walLifecycle;
+    if (lifecycle === null || this.#options.managedPartitions !== true) throw new FerryError('InvalidArgument', 'only a managed engine with a WAL starts a new writer epoch while it runs');
+    await lifecycle.retire('a new writer epoch replaces this one');
     for (const [topic, partitions] of this.#partitions) {
       for (const [index, partition] of partitions.entries()) if (partition?.role.kind === 'leader') await this.releasePartition(topic, index);
     }
-    this.#wal = this.#createWalWriter(this.#options.wal);
-    return this.#wal.config.stream;
+    return lifecycle.renew().config.stream;
   }
 
   /** Whether this engine leads `topic`-`index` (and so takes produce requests for it). */
@@ -613,7 +593,7 @@ export class Ferry {
     this.#retentionTimer?.cancel();
     await this.#follower?.stop();
     const all = [...this.#partitions.values()].flat();
-    if (this.#wal !== null && this.#wal.failure === null) await this.#flushWalForClose(this.#wal);
+    await this.#walLifecycle?.flushForClose();
     this.#checkpointer?.checkpoint();
     for (const partition of all) partition.abandon(new FerryError('Closed', `the engine at ${this.directory} is closed`));
     await Promise.all([...all.map((partition) => partition.log.close()), ...this.#lostTails.splice(0).map(({ log }) => log.close())]);
@@ -654,16 +634,6 @@ export class Ferry {
   }
 
 
-  /** Ships what the WAL holds, waiting CLOSE_WAL_FLUSH_WAIT_MS at most; then stops its uploads ([W6]). */
-  async #flushWalForClose(wal: WalWriter): Promise<void> {
-    let timer: Timer | undefined;
-    const gaveUp = new Promise<void>((resolve) => (timer = this.#clock.setTimer(CLOSE_WAL_FLUSH_WAIT_MS, resolve)));
-    let settled = false;
-    await Promise.race([wal.flush().catch(() => {}).finally(() => (settled = true)), gaveUp]);
-    timer?.cancel();
-    if (!settled) wal.fence(`the engine closed after waiting ${CLOSE_WAL_FLUSH_WAIT_MS} ms for the object store`);
-  }
-
   /** `shipped`: with a WAL, each partition's end in the earlier streams (absent: nothing shipped). */
   #openTopic(topic: TopicDescription, shipped: ReadonlyMap<string, number> | null = null): void {
     const partitions = this.#partitions.get(topic.name) ?? [];
@@ -691,8 +661,8 @@ export class Ferry {
    * learns what they hold, from the shipped checkpoint plus the objects written after it.
    */
   async #closeEarlierStreams(options: WalOptions, storedEpochs: readonly number[]): Promise<Map<string, number>> {
+    await this.#walLifecycle!.sealEarlierEpochs(storedEpochs);
     const { prefix, stream } = this.#wal!.config;
-    await sealEarlierEpochs(options.store, prefix, stream.writerId, stream.epoch, this.#clock.nowMs(), storedEpochs);
     // Managed partitions are rebuilt from their chains when adopted: what the old streams hold
     // per partition is not needed, so neither the footer reads nor the periodic checkpoint are.
     if (this.#options.managedPartitions === true) return new Map();
@@ -798,33 +768,6 @@ export class Ferry {
     return new InSyncReplicas(this.#clock, { followers }, this.#options.replicaLagTimeMaxMs ?? REPLICA_LAG_TIME_MAX_MS);
   }
 
-  #createWalWriter(options: WalOptions): WalWriter {
-    const epoch = nextWriterEpoch(this.directory, this.#epochFloor);
-    const config = { ...DEFAULT_WAL_WRITER_CONFIG, ...options.config, prefix: options.prefix ?? '', stream: { writerId: options.writerId, epoch } };
-    const observer: WalWriterObserver = options.observer ?? (this.#options.metrics === undefined ? {} : new WalMetrics(this.#options.metrics));
-    // Delegating method by method: a class instance's methods live on its prototype, not in a spread.
-    const notifying: WalWriterObserver = {
-      uploadLatencyMs: (ms) => observer.uploadLatencyMs?.(ms),
-      objectBytes: (bytes) => observer.objectBytes?.(bytes),
-      produceToDurableMs: (ms) => observer.produceToDurableMs?.(ms),
-      uploadRetry: (key, attempt, error) => {
-        observer.uploadRetry?.(key, attempt, error);
-        if (!this.#walOutage) this.#options.report?.(`WAL uploads failing, retrying until they succeed (acks=all waits): ${error.message}`);
-        this.#walOutage = true;
-      },
-      uploadRecovered: () => {
-        observer.uploadRecovered?.();
-        if (this.#walOutage) this.#options.report?.('WAL uploads succeed again');
-        this.#walOutage = false;
-      },
-      durable: (key, endOffset) => {
-        observer.durable?.(key, endOffset);
-        this.#notifyReplicas();
-      },
-    };
-    return new WalWriter(options.store, config, { clock: this.#clock, random: new SeededRandom(options.seed ?? epoch), observer: notifying });
-  }
-
   #partitionsForProduce(topic: string): Partition[] {
     const existing = this.#partitions.get(topic);
     if (existing !== undefined) return existing;
@@ -863,14 +806,4 @@ export class Ferry {
 
 function unknownTopic(topic: string): FerryError {
   return new FerryError('UnknownTopicOrPartition', `unknown topic ${topic}`);
-}
-
-/**
- * One past the last epoch of `options.writerId` that has objects in the store (0 when none): the
- * local epoch file alone is lost with the directory, and a reused stream id would be taken for a
- * fresh stream by a takeover (docs/cluster-protocol.md L7). Costs one LIST of the writer's keys
- * (at open, the one that finds the earlier epochs to seal).
- */
-async function storedEpochFloor(options: WalOptions): Promise<number> {
-  return ((await listEpochs(options.store, options.prefix ?? '', options.writerId)).at(-1) ?? -1) + 1;
 }

@@ -1,0 +1,142 @@
+import type { MetricsRegistry } from '../metrics/index.ts';
+import type { ObjectStore } from '../store/object-store.ts';
+import type { Clock, Timer } from '../util/clock.ts';
+import { SeededRandom } from '../util/random.ts';
+import { WalMetrics } from '../wal/metrics.ts';
+import { listEpochs, sealEarlierEpochs } from '../wal/seal.ts';
+import { DEFAULT_WAL_WRITER_CONFIG, WalWriter, type WalWriterConfig, type WalWriterObserver } from '../wal/writer.ts';
+import { nextWriterEpoch } from './writer-epoch.ts';
+
+/**
+ * How long a close waits for the WAL to ship what it holds. Uploads retry a store outage without
+ * a bound, so without this a close (a broker's SIGTERM) during one never ends. The cost of giving
+ * up: appends not yet shipped fail their acks=all waiters and are shipped again by the next start
+ * from the local log (a cluster broker's successor never had them: none was acknowledged).
+ */
+const CLOSE_WAL_FLUSH_WAIT_MS = 30_000;
+
+export interface WalOptions {
+  readonly store: ObjectStore;
+  /** This engine's name in WAL keys; each open gets a new epoch, so streams never collide. */
+  readonly writerId: string;
+  readonly prefix?: string;
+  readonly config?: Partial<Omit<WalWriterConfig, 'prefix' | 'stream'>>;
+  readonly observer?: WalWriterObserver;
+  /** Seed for retry jitter (tests replay runs with a fixed one). */
+  readonly seed?: number;
+}
+
+export interface WalWriterLifecycleDeps {
+  readonly clock: Clock;
+  readonly metrics?: MetricsRegistry | undefined;
+  /** Where an operator hears that uploads fail and recover. */
+  readonly report?: ((message: string) => void) | undefined;
+  /** Each partition of each object that became durable (the engine hints its in-process replicas). */
+  readonly durable: () => void;
+}
+
+/**
+ * An engine's WAL writer through its epochs: the first at open, a new one after a fence
+ * (startNewWalEpoch), each in an epoch past every earlier one of its writer id, here and in the
+ * store; and the last one's flush at close.
+ */
+export class WalWriterLifecycle {
+  readonly #directory: string;
+  readonly #options: WalOptions;
+  readonly #deps: WalWriterLifecycleDeps;
+  /** The next writer epoch is at least this: one past every epoch of this writer id in the store. */
+  #epochFloor: number;
+  /** WAL uploads are meeting retriable faults: logged once when it starts and once when it ends, across writers. */
+  #outage = false;
+  #writer: WalWriter;
+
+  constructor(directory: string, options: WalOptions, epochFloor: number, deps: WalWriterLifecycleDeps) {
+    this.#directory = directory;
+    this.#options = options;
+    this.#deps = deps;
+    this.#epochFloor = epochFloor;
+    this.#writer = this.#create();
+  }
+
+  get writer(): WalWriter {
+    return this.#writer;
+  }
+
+  /** Seals the earlier epochs of this writer id (docs/wal-protocol.md [F]); `storedEpochs` are those the store holds. */
+  async sealEarlierEpochs(storedEpochs: readonly number[]): Promise<void> {
+    const { prefix, stream } = this.#writer.config;
+    await sealEarlierEpochs(this.#options.store, prefix, stream.writerId, stream.epoch, this.#deps.clock.nowMs(), storedEpochs);
+  }
+
+  /**
+   * Fences the current writer (its waiters are rejected, never resolved) and raises the floor of
+   * the next epoch; the writer stays current until `renew`.
+   */
+  async retire(reason: string): Promise<void> {
+    const old = this.#writer;
+    old.fence(reason);
+    // Past anything in the store too: another process under this writer id (a replacement started
+    // while this one was paused) may have written epochs this directory never heard of.
+    this.#epochFloor = Math.max(old.config.stream.epoch + 1, await storedEpochFloor(this.#options).catch(() => 0));
+  }
+
+  /** A new writer in a new epoch becomes current. */
+  renew(): WalWriter {
+    this.#writer = this.#create();
+    return this.#writer;
+  }
+
+  /** Ships what the WAL holds, waiting CLOSE_WAL_FLUSH_WAIT_MS at most; then stops its uploads ([W6]). */
+  async flushForClose(): Promise<void> {
+    const wal = this.#writer;
+    if (wal.failure !== null) return;
+    let timer: Timer | undefined;
+    const gaveUp = new Promise<void>((resolve) => (timer = this.#deps.clock.setTimer(CLOSE_WAL_FLUSH_WAIT_MS, resolve)));
+    let settled = false;
+    await Promise.race([wal.flush().catch(() => {}).finally(() => (settled = true)), gaveUp]);
+    timer?.cancel();
+    if (!settled) wal.fence(`the engine closed after waiting ${CLOSE_WAL_FLUSH_WAIT_MS} ms for the object store`);
+  }
+
+  #create(): WalWriter {
+    const options = this.#options;
+    const epoch = nextWriterEpoch(this.#directory, this.#epochFloor);
+    const config = { ...DEFAULT_WAL_WRITER_CONFIG, ...options.config, prefix: options.prefix ?? '', stream: { writerId: options.writerId, epoch } };
+    const observer: WalWriterObserver = options.observer ?? (this.#deps.metrics === undefined ? {} : new WalMetrics(this.#deps.metrics));
+    return new WalWriter(options.store, config, { clock: this.#deps.clock, random: new SeededRandom(options.seed ?? epoch), observer: this.#reporting(observer) });
+  }
+
+  /** `observer`, plus the outage reports and the durability hint. */
+  #reporting(observer: WalWriterObserver): WalWriterObserver {
+    // Delegating method by method: a class instance's methods live on its prototype, not in a spread.
+    return {
+      uploadLatencyMs: (ms) => observer.uploadLatencyMs?.(ms),
+      objectBytes: (bytes) => observer.objectBytes?.(bytes),
+      produceToDurableMs: (ms) => observer.produceToDurableMs?.(ms),
+      uploadRetry: (key, attempt, error) => {
+        observer.uploadRetry?.(key, attempt, error);
+        if (!this.#outage) this.#deps.report?.(`WAL uploads failing, retrying until they succeed (acks=all waits): ${error.message}`);
+        this.#outage = true;
+      },
+      uploadRecovered: () => {
+        observer.uploadRecovered?.();
+        if (this.#outage) this.#deps.report?.('WAL uploads succeed again');
+        this.#outage = false;
+      },
+      durable: (key, endOffset) => {
+        observer.durable?.(key, endOffset);
+        this.#deps.durable();
+      },
+    };
+  }
+}
+
+/**
+ * One past the last epoch of `options.writerId` that has objects in the store (0 when none): the
+ * local epoch file alone is lost with the directory, and a reused stream id would be taken for a
+ * fresh stream by a takeover (docs/cluster-protocol.md L7). Costs one LIST of the writer's keys
+ * (at open, the one that finds the earlier epochs to seal).
+ */
+async function storedEpochFloor(options: WalOptions): Promise<number> {
+  return ((await listEpochs(options.store, options.prefix ?? '', options.writerId)).at(-1) ?? -1) + 1;
+}
