@@ -22,6 +22,7 @@ import { partitionKey, type WalWriter } from '../wal/writer.ts';
 import { rebuildFromChain } from '../cluster/rebuild.ts';
 import { ALWAYS_ACKNOWLEDGE, type AcknowledgeGate, Partition, type PartitionRole } from './partition.ts';
 import { ProduceGrouping } from './produce-grouping.ts';
+import { type LeaderLink, type LeaderPartitions, type LinkedReplica, type PartitionEnd, ReplicaLinks } from './replica-link.ts';
 import { ShippedCheckpointer } from './shipped-checkpointer.ts';
 import { preparePartitionDirectory } from './partition-metadata.ts';
 import { PARTITIONS_PER_TOPIC_MAX, type TopicDescription, type TopicId, TopicRegistry } from './topic-registry.ts';
@@ -180,15 +181,15 @@ export class Ferry {
   /** Every acknowledgement passes it: a cluster closes it while its lease may have lapsed. */
   #gate: AcknowledgeGate = ALWAYS_ACKNOWLEDGE;
   #follower: Follower | null = null;
-  /** In-process links to replicas (attachReplica): hinted on durable objects, told the high watermark. */
-  readonly #replicas: Ferry[] = [];
-  #leader: { ferry: Ferry; replicaId: string } | null = null;
+  /** Leader side of attachReplica: the replicas linked to this engine in this process. */
+  readonly #replicaLinks: ReplicaLinks;
+  /** Replica side of attachReplica: this engine as its leader sees it, and the leader it reports to. */
+  readonly #linkedReplica: LinkedReplica;
+  #leaderLink: LeaderLink | null = null;
   /** Who may count as a leader partition's follower: the cluster's replica sets, else the attached replicas. */
   #membership: ReplicaMembership | null = null;
-  readonly #attachedIds = new Set<string>();
   /** A leader that opened its own partitions (not managed) saves what its WAL streams hold. */
   #checkpointer: ShippedCheckpointer | null = null;
-  #notifyQueued = false;
   #retentionTimer: Timer | null = null;
   #closed = false;
 
@@ -199,7 +200,9 @@ export class Ferry {
     this.#lock = lock;
     this.#registry = registry;
     this.#storage = new StorageHealth(options.metrics, options.report);
-    const walDeps = { clock: this.#clock, metrics: options.metrics, report: options.report, durable: () => this.#notifyReplicas() };
+    this.#replicaLinks = new ReplicaLinks(this.#asLeaderPartitions());
+    this.#linkedReplica = this.#asLinkedReplica();
+    const walDeps = { clock: this.#clock, metrics: options.metrics, report: options.report, durable: () => this.#replicaLinks.notifyDurable() };
     this.#walLifecycle = options.wal === undefined ? null : new WalWriterLifecycle(this.directory, options.wal, epochFloor, walDeps);
   }
 
@@ -575,14 +578,10 @@ export class Ferry {
   attachReplica(replica: Ferry, replicaId: string): void {
     this.#checkOpen();
     if (this.#wal === null) throw new FerryError('InvalidArgument', 'only an engine that writes a WAL can have replicas');
-    if (replica.#follower === null) throw new FerryError('InvalidArgument', 'the replica must be opened with `follow`');
-    replica.#leader = { ferry: this, replicaId };
-    this.#replicas.push(replica);
-    this.#attachedIds.add(replicaId);
-    for (const [topic, partitions] of replica.#partitions) {
-      partitions.forEach((partition, index) => this.#partitionOf(topic, partition.topicId, index)?.noteFollowerApplied(replicaId, partition.log.logEndOffset));
-    }
-    this.#pushHighWatermarks();
+    // The one place an engine reads another's private state: it asks for the replica's side of the link.
+    const linked = replica.#linkedReplica;
+    if (!linked.follows) throw new FerryError('InvalidArgument', 'the replica must be opened with `follow`');
+    this.#replicaLinks.attach(linked, replicaId);
   }
 
   /** Flushes and closes every log and releases the directory. Idempotent. */
@@ -685,8 +684,8 @@ export class Ferry {
         partition.noteApplied();
         const lagOffsets = (partition.leaderHighWatermark ?? logEndOffset) - logEndOffset;
         this.#options.metrics?.gauge('ferry_follower_lag_offsets', 'Offsets the leader has committed that this follower has not applied', { labels: { topic, partition: String(index) } }).set(Math.max(0, lagOffsets));
-        const leader = this.#leader;
-        if (leader !== null && !leader.ferry.#closed) leader.ferry.#replicaApplied(leader.replicaId, topic, partition.topicId, index, logEndOffset);
+        const link = this.#leaderLink;
+        if (link !== null && !link.leader.closed) link.leader.replicaApplied(link.replicaId, topic, partition.topicId, index, logEndOffset);
       },
     };
     const config = { ...DEFAULT_FOLLOWER_CONFIG, ...options.follower, writerId: options.writerId };
@@ -712,20 +711,53 @@ export class Ferry {
     this.#openTopic(description);
     const created = this.#partitions.get(topic)![index]!;
     // Linked to a leader: serve nothing until it says what is committed.
-    if (this.#leader !== null) created.noteLeaderHighWatermark(this.#leader.ferry.#partitionOf(topic, topicId, index)?.highWatermark ?? 0);
+    if (this.#leaderLink !== null) created.noteLeaderHighWatermark(this.#leaderLink.leader.highWatermarkOf(topic, topicId, index) ?? 0);
     return created;
-  }
-
-  /** Leader side of attachReplica: a replica applied up to `logEndOffset` (of incarnation `topicId`). */
-  #replicaApplied(replicaId: string, topic: string, topicId: TopicId, index: number, logEndOffset: number): void {
-    this.#partitionOf(topic, topicId, index)?.noteFollowerApplied(replicaId, logEndOffset);
-    this.#pushHighWatermarks();
   }
 
   /** The partition when it is of incarnation `topicId`: progress of another never counts for it. */
   #partitionOf(topic: string, topicId: TopicId, index: number): Partition | undefined {
     const partition = this.#partitions.get(topic)?.[index];
     return partition?.topicId === topicId ? partition : undefined;
+  }
+
+  /** This engine's partitions as the replicas linked to it see them (leader side of attachReplica). */
+  #asLeaderPartitions(): LeaderPartitions {
+    const ferry = this;
+    return {
+      get closed() {
+        return ferry.#closed;
+      },
+      highWatermarks: () => this.#partitionEnds((partition) => partition.highWatermark),
+      highWatermarkOf: (topic, topicId, index) => this.#partitionOf(topic, topicId, index)?.highWatermark,
+      noteFollowerApplied: (topic, topicId, index, replicaId, logEndOffset) => void this.#partitionOf(topic, topicId, index)?.noteFollowerApplied(replicaId, logEndOffset),
+    };
+  }
+
+  /** This engine as the leader it is linked to sees it (replica side of attachReplica). */
+  #asLinkedReplica(): LinkedReplica {
+    const ferry = this;
+    return {
+      get closed() {
+        return ferry.#closed;
+      },
+      get follows() {
+        return ferry.#follower !== null;
+      },
+      linkTo: (leader, replicaId) => void (this.#leaderLink = { leader, replicaId }),
+      hint: () => this.#follower?.hint(),
+      noteLeaderHighWatermark: (topic, topicId, index, highWatermark) => this.#partitionOf(topic, topicId, index)?.noteLeaderHighWatermark(highWatermark),
+      logEnds: () => this.#partitionEnds((partition) => partition.log.logEndOffset),
+    };
+  }
+
+  /** Each served partition (managed mode's holes skipped) with an offset of it. */
+  #partitionEnds(offsetOf: (partition: Partition) => number): PartitionEnd[] {
+    const ends: PartitionEnd[] = [];
+    for (const [topic, partitions] of this.#partitions) {
+      partitions.forEach((partition, index) => ends.push({ topic, topicId: partition.topicId, index, offset: offsetOf(partition) }));
+    }
+    return ends;
   }
 
   /** Registers `topicId` as the topic's incarnation here (managed mode), dropping an older one that nothing serves any more. */
@@ -740,31 +772,8 @@ export class Ferry {
     else this.#registry.grow(topic, partitionCount);
   }
 
-  /**
-   * Leader side of attachReplica: a durable object may interest the replicas at once. Called per
-   * partition of each durable object, so the work is coalesced to once per turn.
-   */
-  #notifyReplicas(): void {
-    if (this.#replicas.length === 0 || this.#notifyQueued) return;
-    this.#notifyQueued = true;
-    queueMicrotask(() => {
-      this.#notifyQueued = false;
-      for (const replica of this.#replicas) if (!replica.#closed) replica.#follower?.hint();
-      this.#pushHighWatermarks();
-    });
-  }
-
-  #pushHighWatermarks(): void {
-    for (const replica of this.#replicas) {
-      if (replica.#closed) continue;
-      for (const [topic, partitions] of this.#partitions) {
-        partitions.forEach((partition, index) => replica.#partitionOf(topic, partition.topicId, index)?.noteLeaderHighWatermark(partition.highWatermark));
-      }
-    }
-  }
-
   #inSyncReplicas(topic: string, index: number): InSyncReplicas {
-    const followers = () => this.#membership?.followersOf(topic, index) ?? this.#attachedIds;
+    const followers = () => this.#membership?.followersOf(topic, index) ?? this.#replicaLinks.replicaIds;
     return new InSyncReplicas(this.#clock, { followers }, this.#options.replicaLagTimeMaxMs ?? REPLICA_LAG_TIME_MAX_MS);
   }
 
