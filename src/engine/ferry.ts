@@ -6,29 +6,29 @@ import { type LogConfig, resolveLogConfig } from '../log/config.ts';
 import { DirLock } from '../log/dir-lock.ts';
 import { PartitionLog } from '../log/partition-log.ts';
 import { StorageHealth } from '../log/storage-health.ts';
-import type { ObjectStore } from '../store/object-store.ts';
 import { type Clock, systemClock, type Timer } from '../util/clock.ts';
 import { isOsError } from '../util/os-error.ts';
 import { type Random, SeededRandom, systemRandom } from '../util/random.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
-import { DEFAULT_FOLLOWER_CONFIG, Follower, type FollowerConfig } from '../replica/follower.ts';
+import type { Follower } from '../replica/follower.ts';
 import { InSyncReplicas, REPLICA_LAG_TIME_MAX_MS } from '../replica/isr.ts';
-import { FollowerMetrics } from '../replica/metrics.ts';
-import { DEFAULT_WAL_READER_CONFIG, WalReader, type WalReaderConfig } from '../wal/reader.ts';
+import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../wal/reader.ts';
 import { listEpochs } from '../wal/seal.ts';
 import { readShippedCheckpoint, shippedEnds } from '../wal/shipped.ts';
 import type { StreamId } from '../wal/keys.ts';
 import { partitionKey, type WalWriter } from '../wal/writer.ts';
 import { rebuildFromChain } from '../cluster/rebuild.ts';
+import { type FollowedPartitions, type FollowOptions, startEmbeddedFollower } from './embedded-follower.ts';
 import { ALWAYS_ACKNOWLEDGE, type AcknowledgeGate, Partition, type PartitionRole } from './partition.ts';
+import { preparePartitionDirectory } from './partition-metadata.ts';
 import { ProduceGrouping } from './produce-grouping.ts';
 import { type LeaderLink, type LeaderPartitions, type LinkedReplica, type PartitionEnd, ReplicaLinks } from './replica-link.ts';
 import { ShippedCheckpointer } from './shipped-checkpointer.ts';
-import { preparePartitionDirectory } from './partition-metadata.ts';
 import { PARTITIONS_PER_TOPIC_MAX, type TopicDescription, type TopicId, TopicRegistry } from './topic-registry.ts';
 import { validateTopicName } from './topic-name.ts';
 import { type WalOptions, WalWriterLifecycle } from './wal-writer-lifecycle.ts';
 
+export type { FollowOptions } from './embedded-follower.ts';
 export type { WalOptions } from './wal-writer-lifecycle.ts';
 
 /** Kafka's log.retention.check.interval.ms. */
@@ -38,8 +38,6 @@ const FETCH_BYTES_DEFAULT = 1024 * 1024;
 /** ListOffsets' special timestamps. */
 const LATEST_TIMESTAMP = -1;
 const EARLIEST_TIMESTAMP = -2;
-/** Where a follower engine keeps its position in the leader's WAL streams. */
-const FOLLOWER_CHECKPOINT_FILE = 'wal-follower-checkpoint';
 /** The embedded engine is its partitions' only leader; a cluster assigns real epochs at adoption. */
 const EMBEDDED_LEADER_EPOCH = 0;
 
@@ -80,18 +78,6 @@ export interface FerryOptions {
 export interface ReplicaMembership {
   /** The partition's replica set without its leader, only replicas whose broker holds a live lease. */
   followersOf(topic: string, partition: number): ReadonlySet<string>;
-}
-
-export interface FollowOptions {
-  readonly store: ObjectStore;
-  /** The leader's writer id (its `wal.writerId`). */
-  readonly writerId: string;
-  readonly prefix?: string;
-  /** Which partitions to replicate; all by default. */
-  readonly partitions?: (topic: string, partition: number) => boolean;
-  readonly reader?: Partial<Omit<WalReaderConfig, 'prefix' | 'wants'>>;
-  readonly follower?: Partial<Omit<FollowerConfig, 'writerId'>>;
-  readonly seed?: number;
 }
 
 /** A partition's log that lost its unsynced tail (a power loss) while its WAL kept it: `durableEnd` is the WAL's end. */
@@ -607,7 +593,6 @@ export class Ferry {
    * Reads every earlier stream from its start: costly, but only after a power loss.
    */
   async #rebuildLostTails(options: WalOptions): Promise<void> {
-    const { prefix, stream } = this.#wal!.config;
     const lost = this.#lostTails.splice(0);
     if (lost.length === 0) return;
     try {
@@ -673,25 +658,15 @@ export class Ferry {
   }
 
   #startFollowing(options: FollowOptions): void {
-    const prefix = options.prefix ?? '';
-    const random = new SeededRandom(options.seed ?? 1);
-    const wants = options.partitions ?? (() => true);
-    const reader = new WalReader(options.store, { ...DEFAULT_WAL_READER_CONFIG, ...options.reader, prefix, wants }, { clock: this.#clock, random });
-    const target = {
-      log: async (topic: string, index: number, topicId: TopicId) => (await this.#followerPartition(topic, index, topicId))?.log ?? null,
-      applied: (topic: string, index: number, logEndOffset: number) => {
-        const partition = this.#partitions.get(topic)![index]!; // the incarnation `log` just gave
-        partition.noteApplied();
-        const lagOffsets = (partition.leaderHighWatermark ?? logEndOffset) - logEndOffset;
-        this.#options.metrics?.gauge('ferry_follower_lag_offsets', 'Offsets the leader has committed that this follower has not applied', { labels: { topic, partition: String(index) } }).set(Math.max(0, lagOffsets));
+    const partitions: FollowedPartitions = {
+      partitionFor: (topic, index, topicId) => this.#followerPartition(topic, index, topicId),
+      served: (topic, index) => this.#partitions.get(topic)![index]!,
+      reportApplied: (topic, topicId, index, logEndOffset) => {
         const link = this.#leaderLink;
-        if (link !== null && !link.leader.closed) link.leader.replicaApplied(link.replicaId, topic, partition.topicId, index, logEndOffset);
+        if (link !== null && !link.leader.closed) link.leader.replicaApplied(link.replicaId, topic, topicId, index, logEndOffset);
       },
     };
-    const config = { ...DEFAULT_FOLLOWER_CONFIG, ...options.follower, writerId: options.writerId };
-    const observer = this.#options.metrics === undefined ? undefined : new FollowerMetrics(this.#options.metrics, this.#clock);
-    this.#follower = new Follower(options.store, reader, target, config, { clock: this.#clock, checkpointPath: join(this.directory, FOLLOWER_CHECKPOINT_FILE), ...(observer === undefined ? {} : { observer }) });
-    this.#follower.start();
+    this.#follower = startEmbeddedFollower(options, partitions, { clock: this.#clock, directory: this.directory, metrics: this.#options.metrics });
   }
 
   /**

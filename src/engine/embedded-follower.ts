@@ -1,0 +1,69 @@
+import { join } from 'node:path';
+import type { MetricsRegistry } from '../metrics/index.ts';
+import { DEFAULT_FOLLOWER_CONFIG, Follower, type FollowerConfig, type FollowerTarget } from '../replica/follower.ts';
+import { FollowerMetrics } from '../replica/metrics.ts';
+import type { ObjectStore } from '../store/object-store.ts';
+import type { Clock } from '../util/clock.ts';
+import { SeededRandom } from '../util/random.ts';
+import { DEFAULT_WAL_READER_CONFIG, WalReader, type WalReaderConfig } from '../wal/reader.ts';
+import type { Partition } from './partition.ts';
+import type { TopicId } from './topic-registry.ts';
+
+/** Where a follower engine keeps its position in the leader's WAL streams. */
+const FOLLOWER_CHECKPOINT_FILE = 'wal-follower-checkpoint';
+
+export interface FollowOptions {
+  readonly store: ObjectStore;
+  /** The leader's writer id (its `wal.writerId`). */
+  readonly writerId: string;
+  readonly prefix?: string;
+  /** Which partitions to replicate; all by default. */
+  readonly partitions?: (topic: string, partition: number) => boolean;
+  readonly reader?: Partial<Omit<WalReaderConfig, 'prefix' | 'wants'>>;
+  readonly follower?: Partial<Omit<FollowerConfig, 'writerId'>>;
+  readonly seed?: number;
+}
+
+/** The engine's followed partitions, as its Follower fills them. */
+export interface FollowedPartitions {
+  /** The partition of incarnation `topicId`, created when the WAL first names it; null for a deleted incarnation. */
+  partitionFor(topic: string, index: number, topicId: TopicId): Promise<Partition | null>;
+  /** The partition `partitionFor` gave last for `topic`-`index`. */
+  served(topic: string, index: number): Partition;
+  /** The follower applied below `logEndOffset`: tell a linked leader, if any (acks=all counts it). */
+  reportApplied(topic: string, topicId: TopicId, index: number, logEndOffset: number): void;
+}
+
+export interface EmbeddedFollowerDeps {
+  readonly clock: Clock;
+  /** The engine's directory: the follower's checkpoint lives there. */
+  readonly directory: string;
+  readonly metrics?: MetricsRegistry | undefined;
+}
+
+/** An engine opened with `follow`: a started Follower applying the leader's WAL streams to `partitions`. */
+export function startEmbeddedFollower(options: FollowOptions, partitions: FollowedPartitions, deps: EmbeddedFollowerDeps): Follower {
+  const prefix = options.prefix ?? '';
+  const random = new SeededRandom(options.seed ?? 1);
+  const wants = options.partitions ?? (() => true);
+  const reader = new WalReader(options.store, { ...DEFAULT_WAL_READER_CONFIG, ...options.reader, prefix, wants }, { clock: deps.clock, random });
+  const config = { ...DEFAULT_FOLLOWER_CONFIG, ...options.follower, writerId: options.writerId };
+  const observer = deps.metrics === undefined ? undefined : new FollowerMetrics(deps.metrics, deps.clock);
+  const checkpointPath = join(deps.directory, FOLLOWER_CHECKPOINT_FILE);
+  const follower = new Follower(options.store, reader, followerTarget(partitions, deps.metrics), config, { clock: deps.clock, checkpointPath, ...(observer === undefined ? {} : { observer }) });
+  follower.start();
+  return follower;
+}
+
+function followerTarget(partitions: FollowedPartitions, metrics: MetricsRegistry | undefined): FollowerTarget {
+  return {
+    log: async (topic: string, index: number, topicId: TopicId) => (await partitions.partitionFor(topic, index, topicId))?.log ?? null,
+    applied: (topic: string, index: number, logEndOffset: number) => {
+      const partition = partitions.served(topic, index); // the incarnation `log` just gave
+      partition.noteApplied();
+      const lagOffsets = (partition.leaderHighWatermark ?? logEndOffset) - logEndOffset;
+      metrics?.gauge('ferry_follower_lag_offsets', 'Offsets the leader has committed that this follower has not applied', { labels: { topic, partition: String(index) } }).set(Math.max(0, lagOffsets));
+      partitions.reportApplied(topic, partition.topicId, index, logEndOffset);
+    },
+  };
+}
