@@ -17,8 +17,8 @@ import { listEpochs } from '../wal/seal.ts';
 import { readShippedCheckpoint, shippedEnds } from '../wal/shipped.ts';
 import type { StreamId } from '../wal/keys.ts';
 import { partitionKey, type WalWriter } from '../wal/writer.ts';
-import { rebuildFromChain } from '../cluster/rebuild.ts';
 import { type FollowedPartitions, type FollowOptions, startEmbeddedFollower } from './embedded-follower.ts';
+import { type LostTail, rebuildLostTails } from './lost-tail-rebuild.ts';
 import { ALWAYS_ACKNOWLEDGE, type AcknowledgeGate, Partition, type PartitionRole } from './partition.ts';
 import { preparePartitionDirectory } from './partition-metadata.ts';
 import { ProduceGrouping } from './produce-grouping.ts';
@@ -78,14 +78,6 @@ export interface FerryOptions {
 export interface ReplicaMembership {
   /** The partition's replica set without its leader, only replicas whose broker holds a live lease. */
   followersOf(topic: string, partition: number): ReadonlySet<string>;
-}
-
-/** A partition's log that lost its unsynced tail (a power loss) while its WAL kept it: `durableEnd` is the WAL's end. */
-interface LostTail {
-  readonly topic: TopicDescription;
-  readonly index: number;
-  readonly log: PartitionLog;
-  readonly durableEnd: number;
 }
 
 export interface CreateTopicOptions {
@@ -585,38 +577,14 @@ export class Ferry {
     this.#lock.release();
   }
 
-  /**
-   * A local log that ends below what this writer's earlier streams (sealed by now) hold of it: a
-   * power loss dropped its unsynced tail (with a WAL the log need not be synced, KIP-1176). The
-   * tail is read back from those streams by the same rebuild and apply as a takeover's, so the
-   * records acks=all acknowledged are served again and their producers' retries are duplicates.
-   * Reads every earlier stream from its start: costly, but only after a power loss.
-   */
+  /** At open, after a power loss: see rebuildLostTails. */
   async #rebuildLostTails(options: WalOptions): Promise<void> {
-    const lost = this.#lostTails.splice(0);
-    if (lost.length === 0) return;
-    try {
-      await this.#rebuildEach(options, lost);
-    } catch (error) {
-      for (const { log } of lost) await log.close().catch(() => {}); // closing one twice is a no-op
-      throw error;
-    }
-  }
-
-  async #rebuildEach(options: WalOptions, lost: readonly LostTail[]): Promise<void> {
     const { prefix, stream } = this.#wal!.config;
-    const chain = (await listEpochs(options.store, prefix, stream.writerId)).filter((epoch) => epoch < stream.epoch).map((epoch) => ({ writerId: stream.writerId, epoch }));
-    for (const { topic, index, log, durableEnd } of lost) {
-      const wanted = (_name: string, partition: number, topicId: TopicId) => topicId === topic.id && partition === index;
-      const reader = new WalReader(options.store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: wanted }, { clock: this.#clock, random: new SeededRandom(stream.epoch) });
-      const endBefore = log.logEndOffset;
-      await rebuildFromChain(reader, log, chain, topic.id);
-      this.#options.report?.(`${topic.name}-${index}: the local log ended at ${endBefore}, below the ${durableEnd} its WAL holds (a power loss): rebuilt up to ${log.logEndOffset} from the WAL`);
-      // Throws, as before, if the streams did not hold it all (the log is closed by the caller).
+    const deps = { store: options.store, prefix, stream, clock: this.#clock, report: this.#options.report };
+    await rebuildLostTails(this.#lostTails.splice(0), deps, ({ topic, index, log, durableEnd }) => {
       this.#partitions.get(topic.name)![index] = this.#leaderOrFollower(topic, index, log, durableEnd);
-    }
+    });
   }
-
 
   /** `shipped`: with a WAL, each partition's end in the earlier streams (absent: nothing shipped). */
   #openTopic(topic: TopicDescription, shipped: ReadonlyMap<string, number> | null = null): void {

@@ -1,0 +1,58 @@
+import { rebuildFromChain } from '../cluster/rebuild.ts';
+import type { PartitionLog } from '../log/partition-log.ts';
+import type { ObjectStore } from '../store/object-store.ts';
+import type { Clock } from '../util/clock.ts';
+import { SeededRandom } from '../util/random.ts';
+import type { StreamId } from '../wal/keys.ts';
+import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../wal/reader.ts';
+import { listEpochs } from '../wal/seal.ts';
+import type { TopicDescription, TopicId } from './topic-registry.ts';
+
+/** A partition's log that lost its unsynced tail (a power loss) while its WAL kept it: `durableEnd` is the WAL's end. */
+export interface LostTail {
+  readonly topic: TopicDescription;
+  readonly index: number;
+  readonly log: PartitionLog;
+  readonly durableEnd: number;
+}
+
+export interface LostTailRebuildDeps {
+  readonly store: ObjectStore;
+  /** The current WAL stream's prefix and id: its writer's earlier epochs (sealed by now) hold the tails. */
+  readonly prefix: string;
+  readonly stream: StreamId;
+  readonly clock: Clock;
+  readonly report?: ((message: string) => void) | undefined;
+}
+
+/**
+ * Local logs that end below what this writer's earlier streams (sealed by now) hold of them: a
+ * power loss dropped their unsynced tails (with a WAL the log need not be synced, KIP-1176). Each
+ * tail is read back from those streams by the same rebuild and apply as a takeover's, so the
+ * records acks=all acknowledged are served again and their producers' retries are duplicates;
+ * then `serve` takes the log (it throws if the streams did not hold it all). Reads every earlier
+ * stream from its start: costly, but only after a power loss. On failure every log is closed.
+ */
+export async function rebuildLostTails(lost: readonly LostTail[], deps: LostTailRebuildDeps, serve: (tail: LostTail) => void): Promise<void> {
+  if (lost.length === 0) return;
+  try {
+    await rebuildEach(lost, deps, serve);
+  } catch (error) {
+    for (const { log } of lost) await log.close().catch(() => {}); // closing one twice is a no-op
+    throw error;
+  }
+}
+
+async function rebuildEach(lost: readonly LostTail[], deps: LostTailRebuildDeps, serve: (tail: LostTail) => void): Promise<void> {
+  const { store, prefix, stream } = deps;
+  const chain = (await listEpochs(store, prefix, stream.writerId)).filter((epoch) => epoch < stream.epoch).map((epoch) => ({ writerId: stream.writerId, epoch }));
+  for (const tail of lost) {
+    const { topic, index, log, durableEnd } = tail;
+    const wanted = (_name: string, partition: number, topicId: TopicId) => topicId === topic.id && partition === index;
+    const reader = new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: wanted }, { clock: deps.clock, random: new SeededRandom(stream.epoch) });
+    const endBefore = log.logEndOffset;
+    await rebuildFromChain(reader, log, chain, topic.id);
+    deps.report?.(`${topic.name}-${index}: the local log ended at ${endBefore}, below the ${durableEnd} its WAL holds (a power loss): rebuilt up to ${log.logEndOffset} from the WAL`);
+    serve(tail);
+  }
+}
