@@ -8,13 +8,11 @@ import { PartitionLog } from '../log/partition-log.ts';
 import { StorageHealth } from '../log/storage-health.ts';
 import { type Clock, systemClock, type Timer } from '../util/clock.ts';
 import { isOsError } from '../util/os-error.ts';
-import { type Random, SeededRandom, systemRandom } from '../util/random.ts';
+import { type Random, systemRandom } from '../util/random.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
 import type { Follower } from '../replica/follower.ts';
 import { InSyncReplicas, REPLICA_LAG_TIME_MAX_MS } from '../replica/isr.ts';
-import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../wal/reader.ts';
 import { listEpochs } from '../wal/seal.ts';
-import { readShippedCheckpoint, shippedEnds } from '../wal/shipped.ts';
 import type { StreamId } from '../wal/keys.ts';
 import { partitionKey, type WalWriter } from '../wal/writer.ts';
 import { type FollowedPartitions, type FollowOptions, startEmbeddedFollower } from './embedded-follower.ts';
@@ -23,7 +21,7 @@ import { ALWAYS_ACKNOWLEDGE, type AcknowledgeGate, Partition, type PartitionRole
 import { preparePartitionDirectory } from './partition-metadata.ts';
 import { ProduceGrouping } from './produce-grouping.ts';
 import { type LeaderLink, type LeaderPartitions, type LinkedReplica, type PartitionEnd, ReplicaLinks } from './replica-link.ts';
-import { ShippedCheckpointer } from './shipped-checkpointer.ts';
+import { earlierStreamEnds, ShippedCheckpointer } from './shipped-checkpointer.ts';
 import { PARTITIONS_PER_TOPIC_MAX, type TopicDescription, type TopicId, TopicRegistry } from './topic-registry.ts';
 import { validateTopicName } from './topic-name.ts';
 import { type WalOptions, WalWriterLifecycle } from './wal-writer-lifecycle.ts';
@@ -618,8 +616,7 @@ export class Ferry {
     // Managed partitions are rebuilt from their chains when adopted: what the old streams hold
     // per partition is not needed, so neither the footer reads nor the periodic checkpoint are.
     if (this.#options.managedPartitions === true) return new Map();
-    const reader = new WalReader(options.store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: () => false }, { clock: this.#clock, random: new SeededRandom(stream.epoch) });
-    const ends = await shippedEnds(reader, stream.writerId, stream.epoch, readShippedCheckpoint(this.directory));
+    const ends = await earlierStreamEnds(options.store, prefix, stream, this.directory, this.#clock);
     this.#checkpointer = new ShippedCheckpointer(this.directory, ends, () => this.#wal, { clock: this.#clock, storage: this.#storage, metrics: this.#options.metrics });
     this.#checkpointer.start();
     return ends;

@@ -1,12 +1,25 @@
 import type { StorageObserver } from '../log/storage-health.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
+import type { ObjectStore } from '../store/object-store.ts';
 import { type Clock, type Timer } from '../util/clock.ts';
 import { isOsError } from '../util/os-error.ts';
-import { writeShippedCheckpoint } from '../wal/shipped.ts';
+import { SeededRandom } from '../util/random.ts';
+import type { StreamId } from '../wal/keys.ts';
+import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../wal/reader.ts';
+import { readShippedCheckpoint, shippedEnds, writeShippedCheckpoint } from '../wal/shipped.ts';
 import type { WalWriter } from '../wal/writer.ts';
 
 /** How often a leader saves what its WAL streams hold, so a restart reads only what came after. */
 const SHIPPED_CHECKPOINT_INTERVAL_MS = 1000;
+
+/**
+ * What the earlier streams of `stream`'s writer hold per partition, by partitionKey: the shipped
+ * checkpoint in `directory` plus the objects written after it (their footers).
+ */
+export async function earlierStreamEnds(store: ObjectStore, prefix: string, stream: StreamId, directory: string, clock: Clock): Promise<Map<string, number>> {
+  const reader = new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: () => false }, { clock, random: new SeededRandom(stream.epoch) });
+  return shippedEnds(reader, stream.writerId, stream.epoch, readShippedCheckpoint(directory));
+}
 
 export interface ShippedCheckpointerDeps {
   readonly clock: Clock;
