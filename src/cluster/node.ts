@@ -243,10 +243,9 @@ export class ClusterNode {
    */
   async createTopic(name: string, partitions: number, replicationFactor = 1): Promise<boolean> {
     const topicId = randomUuid(this.#options.random ?? systemRandom);
-    // [L4] Epochs go on from the deleted incarnations' floor. The floor is read before the create:
-    // a delete writes it while its topic record still holds the name, so once the create wins, only
-    // an incarnation created, claimed and deleted whole between this read and the create can be
-    // missed (a window of one round trip, like the one of deletes without conditions below).
+    // [L4] Epochs go on from the deleted incarnations' floor. The floor is read before the create, so
+    // an incarnation created, claimed and deleted whole between this read and the create is missed
+    // here; the first claim of each partition reads the floor again (#firstEpochOf) and goes past it.
     const floor = (await this.#options.control.read<EpochFloorRecord>(epochFloorKey(name)))?.value.leaderEpoch;
     const leaderEpochBase = floor === undefined ? 0 : floor + 1;
     const created = await this.#options.control.create<TopicRecord>(`topics/${name}`, { topicId, partitions, replicationFactor, leaderEpochBase });
@@ -432,7 +431,7 @@ export class ClusterNode {
     const { control, self } = this.#options;
     const { topicId } = incarnation;
     const id = key(topic, partition);
-    const plan = planTakeover(current?.value ?? null, self.nodeId, this.#stream, incarnation);
+    const plan = planTakeover(current?.value ?? null, self.nodeId, this.#stream, current === null ? await this.#firstEpochOf(topic, incarnation) : incarnation);
     if (plan.kind === 'stream-sealed') {
       this.#options.log?.(`${id}: this broker's stream ${this.#stream.writerId}/${this.#stream.epoch} was sealed by a later leader: starting a new writer epoch`);
       this.#newEpochWanted = true; // [C7], once this scan is done
@@ -447,6 +446,17 @@ export class ClusterNode {
     this.#partitionRecords.note(id, won);
     this.#options.log?.(`claimed ${id} at leader epoch ${plan.next.leaderEpoch}`);
     await this.#adopt(topic, partition, partitions, plan);
+  }
+
+  /**
+   * [L4] The incarnation as its first claim of a partition sees it: its base, raised past the
+   * name's epoch floor as read now. Every delete of an earlier incarnation wrote the floor before
+   * it removed its topic record, so before this incarnation was created: read here, the floor
+   * closes the window a create leaves between its own read of it and its create-if-absent.
+   */
+  async #firstEpochOf(topic: string, incarnation: Incarnation): Promise<Incarnation> {
+    const floor = (await this.#options.control.read<EpochFloorRecord>(epochFloorKey(topic)))?.value.leaderEpoch ?? -1;
+    return floor < incarnation.leaderEpochBase ? incarnation : { ...incarnation, leaderEpochBase: floor + 1 };
   }
 
   /** [C7] Watches the current writer: once it is fenced or fails, a new epoch replaces it. */

@@ -203,3 +203,19 @@ test('issue 9 finding 5: a leftover partition record of a deleted incarnation is
   expect(record.leaderEpoch).toBe(2);
   a.stop();
 });
+
+test('issue 9 finding 5: the first claim of a partition goes past an epoch floor written after its topic was created (an incarnation created and deleted while the create ran)', async () => {
+  const store = new MemoryStore();
+  const clock = new ManualClock();
+  const events: string[] = [];
+  const control = new ControlStore(store, 'c');
+  const a = clusterNode(store, clock, 1, events);
+  await a.start();
+  await a.createTopic('d1', 1); // read no floor: base 0
+  expect((await control.read<TopicRecord>('topics/d1'))!.value.leaderEpochBase).toBe(0);
+  // What a delete of an incarnation that lived between that read and the create would have left.
+  await control.create('epoch-floors/d1', { leaderEpoch: 9 });
+  await a.scan();
+  expect((await control.read<PartitionRecord>('partitions/d1/0'))!.value.leaderEpoch).toBe(10);
+  a.stop();
+});
