@@ -24,8 +24,12 @@ interface Followed {
   readonly topic: string;
   readonly partition: number;
   readonly logEndOffset: () => number;
+  /** The leader epoch the partition follows now (updated after each scan, [R3]): every report names it [R2]. */
+  readonly leaderEpoch: () => number;
   /** The leader its reports go to (leaderKey), or null while it has none. */
   leader: string | null;
+  /** The epoch its last report to that leader named. */
+  reportedEpoch: number;
 }
 
 /**
@@ -46,10 +50,13 @@ export class LeaderProgress {
     this.#options = options;
   }
 
-  /** [R1] Starts reporting a followed partition to its leader; `logEndOffset` reads its log end now. */
-  follow(topic: string, partition: number, logEndOffset: () => number): void {
+  /**
+   * [R1] Starts reporting a followed partition to its leader; `logEndOffset` reads its log end now,
+   * `leaderEpoch` the epoch of the leader it follows now.
+   */
+  follow(topic: string, partition: number, logEndOffset: () => number, leaderEpoch: () => number): void {
     if (this.#closed) return;
-    this.#followed.set(key(topic, partition), { topic, partition, logEndOffset, leader: null });
+    this.#followed.set(key(topic, partition), { topic, partition, logEndOffset, leaderEpoch, leader: null, reportedEpoch: -1 });
     this.#retarget(this.#followed.get(key(topic, partition))!);
   }
 
@@ -58,7 +65,7 @@ export class LeaderProgress {
     const followed = this.#followed.get(key(topic, partition));
     if (followed === undefined) return;
     const reporter = followed.leader === null ? undefined : this.#reporters.get(followed.leader);
-    reporter?.report(topic, partition, followed.logEndOffset());
+    if (reporter !== undefined) this.#report(reporter, followed);
   }
 
   unfollow(topic: string, partition: number): void {
@@ -75,7 +82,7 @@ export class LeaderProgress {
     return partitions;
   }
 
-  /** [R3] After a scan: partitions whose leader changed report to the new one. */
+  /** [R3] After a scan: partitions whose leader changed report to the new one; those whose leader epoch changed report again in it. */
   retarget(): void {
     for (const followed of this.#followed.values()) this.#retarget(followed);
   }
@@ -95,7 +102,12 @@ export class LeaderProgress {
   #retarget(followed: Followed): void {
     const leader = this.#options.leaderOf(followed.topic, followed.partition);
     const next = leader === null ? null : leaderKey(leader);
-    if (next === followed.leader) return;
+    if (next === followed.leader) {
+      // The same leader in a new epoch (it claimed the partition again, [C7]): reports of the old epoch are refused.
+      const reporter = next === null ? undefined : this.#reporters.get(next);
+      if (reporter !== undefined && followed.leaderEpoch() !== followed.reportedEpoch) this.#report(reporter, followed);
+      return;
+    }
     this.#detach(followed);
     followed.leader = next;
     if (leader === null || next === null) return;
@@ -105,7 +117,12 @@ export class LeaderProgress {
       reporter = make(this.#options.replicaId, leader, (topic, partition, highWatermark) => this.#answered(next, topic, partition, highWatermark));
       this.#reporters.set(next, reporter);
     }
-    reporter.report(followed.topic, followed.partition, followed.logEndOffset());
+    this.#report(reporter, followed);
+  }
+
+  #report(reporter: Pick<ProgressReporter, 'report'>, followed: Followed): void {
+    followed.reportedEpoch = followed.leaderEpoch();
+    reporter.report(followed.topic, followed.partition, followed.logEndOffset(), followed.reportedEpoch);
   }
 
   /** A leader's answer counts only while the partition still reports to that leader. */

@@ -63,9 +63,10 @@ export function clusterMember(options: ClusterMemberOptions): ClusterNode {
     forget: (topic) => host.forget(topic),
     stopped: () => host.stop(),
     scanned() {
-      host.scanned();
-      // A follower that stays one across a leader change serves in the new leader's epoch (KIP-320).
+      // A follower that stays one across a leader change serves in the new leader's epoch (KIP-320),
+      // and reports in it [R2]: the epochs move before the reports are re-targeted.
       engine.followLeaderEpochs((topic, partition) => member.leaderOf(topic, partition)?.record.leaderEpoch ?? null);
+      host.scanned();
       engine.replicasChanged(); // leases and replica sets may have changed: leaders re-check their in-sync sets
     },
     ...(log === undefined ? {} : { log }),

@@ -6,7 +6,7 @@ import type { StreamId } from '../wal/keys.ts';
 import { type ControlStore, RecordCache, type Versioned } from './control-store.ts';
 import { Lease } from './lease.ts';
 import { Liveness } from './liveness.ts';
-import { type ClaimPlan, planTakeover } from './takeover.ts';
+import { type ClaimPlan, type Incarnation, planTakeover } from './takeover.ts';
 
 export interface BrokerRecord {
   readonly nodeId: number;
@@ -38,6 +38,22 @@ export interface TopicRecord {
    * delete removes this record last, so a delete never removes a record of a newer incarnation.
    */
   readonly deleting?: true;
+  /**
+   * [L4] The leader epoch this incarnation's partitions start at: one past the highest epoch any
+   * earlier incarnation of the name reached (its EpochFloorRecord); absent: 0. Leader epochs rise
+   * across incarnations, so a follower or client still on a deleted incarnation names an older
+   * epoch than any of this one and is fenced (KIP-320), never taken for this incarnation.
+   */
+  readonly leaderEpochBase?: number;
+}
+
+/**
+ * `epoch-floors/<topic>`: the highest leader epoch any deleted incarnation of the name reached.
+ * Written by a delete while its topic record is marked `deleting` (no one creates the name
+ * meanwhile), read by the next createTopic; it outlives the topic records and only ever rises.
+ */
+export interface EpochFloorRecord {
+  readonly leaderEpoch: number;
 }
 
 export interface PartitionRecord {
@@ -227,7 +243,12 @@ export class ClusterNode {
    */
   async createTopic(name: string, partitions: number, replicationFactor = 1): Promise<boolean> {
     const topicId = randomUuid(this.#options.random ?? systemRandom);
-    const created = await this.#options.control.create<TopicRecord>(`topics/${name}`, { topicId, partitions, replicationFactor });
+    // [L4] Epochs go on from the deleted incarnations' floor. The floor is read before the create, so
+    // an incarnation created, claimed and deleted whole between this read and the create is missed
+    // here; the first claim of each partition reads the floor again (#firstEpochOf) and goes past it.
+    const floor = (await this.#options.control.read<EpochFloorRecord>(epochFloorKey(name)))?.value.leaderEpoch;
+    const leaderEpochBase = floor === undefined ? 0 : floor + 1;
+    const created = await this.#options.control.create<TopicRecord>(`topics/${name}`, { topicId, partitions, replicationFactor, leaderEpochBase });
     if (created === null) await this.describeTopic(name);
     else this.#noteTopic(name, created);
     return created !== null;
@@ -268,20 +289,55 @@ export class ClusterNode {
     if (topic === null) return false;
     this.#topics.delete(name);
     this.#topicRecords.note(name, null);
+    // [L4] The floor is raised before any partition record goes (a delete that stops halfway loses
+    // no epoch), and again with what the removal read: a claim from a scan that read the topic before
+    // the mark may have moved a record one epoch up meanwhile (its claimer then serves nothing).
+    let reached = await this.#raiseEpochFloor(name, topic.value);
     // Another delete of the same topic may have finished meanwhile and the name been created again:
     // each record is removed only while it is still this incarnation's. (A store with conditional
     // deletes would close the window between that read and the delete; this one has none.)
     const { topicId } = topic.value;
     for (let partition = 0; partition < topic.value.partitions; partition++) {
       const id = key(name, partition);
-      if ((await control.read<PartitionRecord>(`partitions/${id}`))?.value.topicId !== topicId) continue;
+      const record = (await control.read<PartitionRecord>(`partitions/${id}`))?.value;
+      reached = Math.max(reached, record?.leaderEpoch ?? -1);
+      if (record?.topicId !== topicId) continue;
       await control.delete(`partitions/${id}`);
       this.#partitionRecords.note(id, null);
     }
+    await this.#writeEpochFloor(name, reached);
     const still = (await control.read<TopicRecord>(`topics/${name}`))?.value;
     if (still?.topicId === topicId && still.deleting === true) await control.delete(`topics/${name}`);
     await this.#forgetDeleted();
     return true;
+  }
+
+  /**
+   * [L4] Before a delete removes any partition record: the name's epoch floor rises to the highest
+   * leader epoch this incarnation reached (every partition record under the name, the base of the
+   * incarnation minus one for partitions never claimed, and the floor so far). Returns that epoch.
+   */
+  async #raiseEpochFloor(name: string, topic: TopicRecord): Promise<number> {
+    const { control } = this.#options;
+    let reached = (topic.leaderEpochBase ?? 0) - 1;
+    for (let partition = 0; partition < topic.partitions; partition++) {
+      const record = await control.read<PartitionRecord>(`partitions/${key(name, partition)}`);
+      if (record !== null) reached = Math.max(reached, record.value.leaderEpoch);
+    }
+    await this.#writeEpochFloor(name, reached);
+    return reached;
+  }
+
+  /** Raises the name's epoch floor to `reached` by compare-and-swap: two deletes finishing one incarnation together never lower it. */
+  async #writeEpochFloor(name: string, reached: number): Promise<void> {
+    const { control } = this.#options;
+    if (reached < 0) return; // nothing above the default base of 0 to carry over
+    for (;;) {
+      const floor = await control.read<EpochFloorRecord>(epochFloorKey(name));
+      if (floor !== null && floor.value.leaderEpoch >= reached) return;
+      const written = floor === null ? await control.create<EpochFloorRecord>(epochFloorKey(name), { leaderEpoch: reached }) : await control.replace<EpochFloorRecord>(epochFloorKey(name), floor, { leaderEpoch: reached });
+      if (written !== null) return;
+    }
   }
 
   /** [C2], [L4]: lets go of partitions whose topic no longer exists, or exists as another incarnation (a new topic id). */
@@ -330,7 +386,7 @@ export class ClusterNode {
     const fairShare = Math.ceil(total / Math.max(1, live.size));
     // No claims while this broker's own lease may have lapsed in others' eyes, or its writer is fenced.
     const mayClaim = () => !this.#newEpochWanted && !this.#superseded && this.#lease.renewedInTime();
-    for (const [topic, { topicId, partitions }] of this.#topics) {
+    for (const [topic, { topicId, partitions, leaderEpochBase = 0 }] of this.#topics) {
       for (let partition = 0; partition < partitions && !this.#stopped; partition++) {
         const id = key(topic, partition);
         const recorded = records.get(id) ?? null;
@@ -341,11 +397,11 @@ export class ClusterNode {
         const leader = current?.value.leader;
         if (leader === self.nodeId) {
           // Named leader but not serving (a restart, a new writer epoch, a failed adoption): claim it again [C3].
-          if (!this.#served.has(id) && mayClaim()) await this.#takeOver(topic, topicId, partition, partitions, recorded, current);
+          if (!this.#served.has(id) && mayClaim()) await this.#takeOver(topic, { topicId, leaderEpochBase }, partition, partitions, recorded, current);
         } else {
           if (this.#served.has(id)) await this.#release(topic, partition);
           const upForGrabs = leader === undefined || !live.has(leader);
-          if (upForGrabs && this.#served.size < fairShare && mayClaim()) await this.#takeOver(topic, topicId, partition, partitions, recorded, current);
+          if (upForGrabs && this.#served.size < fairShare && mayClaim()) await this.#takeOver(topic, { topicId, leaderEpochBase }, partition, partitions, recorded, current);
           else if (!upForGrabs) await this.#replicate(topic, partition, partitions, current!.value);
         }
       }
@@ -371,10 +427,11 @@ export class ClusterNode {
    * (`recorded`: a deleted incarnation's leftover is replaced whole), and only then seal, rebuild
    * and serve.
    */
-  async #takeOver(topic: string, topicId: Uuid, partition: number, partitions: number, recorded: Versioned<PartitionRecord> | null, current: Versioned<PartitionRecord> | null): Promise<void> {
+  async #takeOver(topic: string, incarnation: Incarnation, partition: number, partitions: number, recorded: Versioned<PartitionRecord> | null, current: Versioned<PartitionRecord> | null): Promise<void> {
     const { control, self } = this.#options;
+    const { topicId } = incarnation;
     const id = key(topic, partition);
-    const plan = planTakeover(current?.value ?? null, self.nodeId, this.#stream, topicId);
+    const plan = planTakeover(current?.value ?? null, self.nodeId, this.#stream, current === null ? await this.#firstEpochOf(topic, incarnation) : incarnation);
     if (plan.kind === 'stream-sealed') {
       this.#options.log?.(`${id}: this broker's stream ${this.#stream.writerId}/${this.#stream.epoch} was sealed by a later leader: starting a new writer epoch`);
       this.#newEpochWanted = true; // [C7], once this scan is done
@@ -389,6 +446,17 @@ export class ClusterNode {
     this.#partitionRecords.note(id, won);
     this.#options.log?.(`claimed ${id} at leader epoch ${plan.next.leaderEpoch}`);
     await this.#adopt(topic, partition, partitions, plan);
+  }
+
+  /**
+   * [L4] The incarnation as its first claim of a partition sees it: its base, raised past the
+   * name's epoch floor as read now. Every delete of an earlier incarnation wrote the floor before
+   * it removed its topic record, so before this incarnation was created: read here, the floor
+   * closes the window a create leaves between its own read of it and its create-if-absent.
+   */
+  async #firstEpochOf(topic: string, incarnation: Incarnation): Promise<Incarnation> {
+    const floor = (await this.#options.control.read<EpochFloorRecord>(epochFloorKey(topic)))?.value.leaderEpoch ?? -1;
+    return floor < incarnation.leaderEpochBase ? incarnation : { ...incarnation, leaderEpochBase: floor + 1 };
   }
 
   /** [C7] Watches the current writer: once it is fenced or fails, a new epoch replaces it. */
@@ -553,7 +621,11 @@ export class ClusterNode {
 
 /** A topic record as this node keeps it (the replication factor defaults to 1). */
 function topicOf(record: TopicRecord): TopicRecord {
-  return { topicId: record.topicId, partitions: record.partitions, replicationFactor: record.replicationFactor ?? 1 };
+  return { topicId: record.topicId, partitions: record.partitions, replicationFactor: record.replicationFactor ?? 1, leaderEpochBase: record.leaderEpochBase ?? 0 };
+}
+
+function epochFloorKey(topic: string): string {
+  return `epoch-floors/${topic}`;
 }
 
 function key(topic: string, partition: number): string {

@@ -98,7 +98,7 @@ export class PartitionHost {
     const reader = this.#reader(topic, partition, topicId);
     const sealed = record.chain.slice(0, -1); // the leader sealed them when it took over
     const follower = await this.#options.engine.adoptPartition(topic, topicId, partition, partitions, async (log) => void (await rebuildFromChain(reader, log, sealed, topicId)), 'follower', 1, record.leaderEpoch);
-    this.#progress.follow(topic, partition, () => follower.log.logEndOffset); // reports what the rebuild brought
+    this.#progress.follow(topic, partition, () => follower.log.logEndOffset, () => follower.leaderEpoch); // reports what the rebuild brought, in the epoch followed
     const applied = () => {
       follower.noteApplied();
       this.#progress.applied(topic, partition);

@@ -23,6 +23,8 @@ interface Report {
   readonly topic: string;
   readonly partition: number;
   readonly logEndOffset: number;
+  /** The leader epoch the follower follows (current_leader_epoch): the leader counts the report only in that epoch [R2]. */
+  readonly leaderEpoch: number;
 }
 
 export interface ProgressReporterOptions {
@@ -61,9 +63,10 @@ export class ProgressReporter {
     this.#options = options;
   }
 
-  report(topic: string, partition: number, logEndOffset: number): void {
+  /** Reports the log end of a partition followed in `leaderEpoch` (the epoch of the leader it follows). */
+  report(topic: string, partition: number, logEndOffset: number, leaderEpoch: number): void {
     if (this.#closed) return;
-    this.#pending.set(`${topic}/${partition}`, { topic, partition, logEndOffset });
+    this.#pending.set(`${topic}/${partition}`, { topic, partition, logEndOffset, leaderEpoch });
     this.#schedule();
   }
 
@@ -171,7 +174,7 @@ function encodeReport(replicaId: number, correlationId: number, reports: readonl
   const writer = new KafkaWriter().int16(FETCH_API_KEY).int16(FETCH_VERSION).int32(correlationId).nullableString(CLIENT_ID);
   writer.int32(replicaId).int32(0).int32(0).int32(0).int8(0).int32(0).int32(-1); // no wait, no bytes, no session
   writer.array([...byTopic], (w, [topic, partitions]) => {
-    w.string(topic).array(partitions, (pw, p) => pw.int32(p.partition).int32(-1).int64(p.logEndOffset).int64(-1).int32(0));
+    w.string(topic).array(partitions, (pw, p) => pw.int32(p.partition).int32(p.leaderEpoch).int64(p.logEndOffset).int64(-1).int32(0));
   });
   writer.int32(0).string(''); // no forgotten topics, no rack
   return writer.chunks();

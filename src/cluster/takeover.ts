@@ -21,14 +21,26 @@ export function sameStream(a: StreamId, b: StreamId): boolean {
   return a.writerId === b.writerId && a.epoch === b.epoch;
 }
 
+/** The topic incarnation a partition is claimed for, as its topic record names it. */
+export interface Incarnation {
+  readonly topicId: Uuid;
+  /**
+   * [L4] The first leader epoch of this incarnation: one past every epoch an earlier incarnation
+   * of the name reached (TopicRecord.leaderEpochBase), so epochs never repeat under one name.
+   */
+  readonly leaderEpochBase: number;
+}
+
 /**
  * The takeover plan for `recorded` (null: the partition was never led) by broker `nodeId` writing
- * `stream`, for the topic incarnation `topicId` (a record of another incarnation is a deleted
+ * `stream`, for the topic incarnation `incarnation` (a record of another incarnation is a deleted
  * topic's leftover: nothing of it is sealed, rebuilt or inherited, [L4]). Every stream of the chain but `stream` is sealed, once each; the rebuild reads the
  * whole chain in order (a stream that appears twice is read twice: frames already applied are
- * skipped); `stream` ends the next chain exactly once, and the leader epoch moves up by one.
+ * skipped); `stream` ends the next chain exactly once, and the leader epoch moves up by one. A
+ * partition never led in this incarnation starts at the incarnation's base epoch, not at 0 [L4].
  */
-export function planTakeover(recorded: PartitionRecord | null, nodeId: number, stream: StreamId, topicId: Uuid): TakeoverPlan {
+export function planTakeover(recorded: PartitionRecord | null, nodeId: number, stream: StreamId, incarnation: Incarnation): TakeoverPlan {
+  const { topicId, leaderEpochBase } = incarnation;
   const record = recorded?.topicId === topicId ? recorded : null;
   const chain = record?.chain ?? [];
   const endsWithCurrent = chain.length > 0 && sameStream(chain.at(-1)!, stream);
@@ -36,6 +48,6 @@ export function planTakeover(recorded: PartitionRecord | null, nodeId: number, s
   if (earlier.some((s) => sameStream(s, stream))) return { kind: 'stream-sealed' };
   const seal: StreamId[] = [];
   for (const s of earlier) if (!seal.some((t) => sameStream(s, t))) seal.push(s);
-  const next: PartitionRecord = { topicId, leader: nodeId, leaderEpoch: (record?.leaderEpoch ?? -1) + 1, chain: [...earlier, stream] };
+  const next: PartitionRecord = { topicId, leader: nodeId, leaderEpoch: record === null ? leaderEpochBase : record.leaderEpoch + 1, chain: [...earlier, stream] };
   return { kind: 'claim', seal, rebuildFrom: earlier, next };
 }

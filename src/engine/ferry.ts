@@ -264,12 +264,14 @@ export class Ferry {
   }
 
   /**
-   * A follower elsewhere (another broker) reports it applied everything below `logEndOffset`.
-   * Returns whether it counted: only a follower in the partition's replica set does (ReplicaMembership).
+   * A follower elsewhere (another broker) following in `leaderEpoch` reports it applied everything
+   * below `logEndOffset`. Returns whether it counted: only a follower in the partition's replica set
+   * does (ReplicaMembership), and only in this leader's epoch (Partition.noteRemoteFollowerApplied throws
+   * FencedLeaderEpoch or UnknownLeaderEpoch for another one).
    */
-  noteReplicaProgress(topic: string, index: number, replicaId: string, logEndOffset: number): boolean {
+  noteReplicaProgress(topic: string, index: number, replicaId: string, logEndOffset: number, leaderEpoch: number): boolean {
     const partition = this.#partitions.get(topic)?.[index];
-    return partition?.role.kind === 'leader' && partition.noteFollowerApplied(replicaId, logEndOffset);
+    return partition?.role.kind === 'leader' && partition.noteRemoteFollowerApplied(replicaId, logEndOffset, leaderEpoch);
   }
 
   /** Leader: the log end an in-sync follower reported (null: not in sync, or not led here). */

@@ -229,6 +229,21 @@ export class Partition {
   }
 
   /**
+   * Leader: a follower on another broker, following in `leaderEpoch`, reports its log end
+   * (docs/cluster-protocol.md [R2]). Its report names the topic by name only, so the epoch is what
+   * tells the incarnation and leadership it follows: it counts only in this leader's epoch (a
+   * follower of a deleted incarnation, or of an earlier leader, names an older one, since epochs
+   * rise across incarnations [L4]); another epoch throws FencedLeaderEpoch or UnknownLeaderEpoch.
+   * -1 (a peer that sends no epoch) cannot be told apart from such a report, so in cluster mode it
+   * is not counted either (false), unlike a client's -1, which skips the check ([E2]).
+   */
+  noteRemoteFollowerApplied(followerId: string, logEndOffset: number, leaderEpoch: number): boolean {
+    if (this.role.kind !== 'leader' || leaderEpoch === UNDEFINED_EPOCH) return false;
+    this.checkLeaderEpoch(leaderEpoch);
+    return this.noteFollowerApplied(followerId, logEndOffset);
+  }
+
+  /**
    * Leader: a follower reports it applied everything below `logEndOffset`. False, and ignored,
    * when it is not one of the partition's followers with a live lease (src/replica/isr.ts I1), or
    * when it claims more than this log holds: a follower applies only what this leader wrote, so such

@@ -87,9 +87,10 @@ test('a delete still under way never removes the partition record of the incarna
   await b.scan();
   await b.scan();
   // The new incarnation's record survives the old one's delete, and b serves what it adopted once
-  // (a release and a fresh claim would rebuild from nothing, dropping what b's stream acknowledged).
-  expect((await control.read<PartitionRecord>('partitions/d1/0'))?.value).toEqual({ topicId: second, leader: 2, leaderEpoch: 0, chain: [{ writerId: 'broker-2', epoch: 0 }] });
-  expect(events.filter((event) => event.startsWith('2 '))).toEqual([`2 adopt d1/0 ${second} epoch 0 rebuilding from []`]);
+  // (a release and a fresh claim would rebuild from nothing, dropping what b's stream acknowledged),
+  // at the epoch one above the first incarnation's 0 (epochs rise across incarnations, [L4]).
+  expect((await control.read<PartitionRecord>('partitions/d1/0'))?.value).toEqual({ topicId: second, leader: 2, leaderEpoch: 1, chain: [{ writerId: 'broker-2', epoch: 0 }] });
+  expect(events.filter((event) => event.startsWith('2 '))).toEqual([`2 adopt d1/0 ${second} epoch 1 rebuilding from []`]);
   a.stop();
   b.stop();
 });
@@ -116,8 +117,8 @@ test('a second delete of the same topic, caught halfway, never removes the recor
   slow.open();
   await second;
   await a.scan();
-  expect((await control.read<TopicRecord>('topics/d1'))?.value).toEqual({ topicId: created, partitions: 1, replicationFactor: 1 });
-  expect((await control.read<PartitionRecord>('partitions/d1/0'))?.value).toEqual({ topicId: created, leader: 1, leaderEpoch: 0, chain: [{ writerId: 'broker-1', epoch: 0 }] });
+  expect((await control.read<TopicRecord>('topics/d1'))?.value).toEqual({ topicId: created, partitions: 1, replicationFactor: 1, leaderEpochBase: 1 });
+  expect((await control.read<PartitionRecord>('partitions/d1/0'))?.value).toEqual({ topicId: created, leader: 1, leaderEpoch: 1, chain: [{ writerId: 'broker-1', epoch: 0 }] });
   expect(a.leaderOf('d1', 0)?.record.topicId).toBe(created);
   a.stop();
   b.stop();

@@ -68,10 +68,10 @@ test('while a topic delete runs its name cannot be created again; the incarnatio
   await leader.scan(); // claims t-0 of the new incarnation
   await admin.scan();
   await leader.scan();
-  // The new incarnation is adopted once, at leader epoch 0 with nothing to rebuild, and its record
-  // stays: nothing of the old delete removes it.
+  // The new incarnation is adopted once, at leader epoch 1 (one above the first incarnation's 0,
+  // [L4]) with nothing to rebuild, and its record stays: nothing of the old delete removes it.
   const ofSecond = adopted.filter((a) => a.topicId === second).map((a) => ({ epoch: a.plan.next.leaderEpoch, rebuildFrom: a.plan.rebuildFrom.length }));
-  expect(ofSecond).toEqual([{ epoch: 0, rebuildFrom: 0 }]);
+  expect(ofSecond).toEqual([{ epoch: 1, rebuildFrom: 0 }]);
   expect((await control.read<PartitionRecord>('partitions/t/0'))?.value.topicId).toBe(second);
   admin.stop();
   leader.stop();

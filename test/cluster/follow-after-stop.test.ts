@@ -26,7 +26,7 @@ test('a partition followed after LeaderProgress.close reports to nobody (no repo
     },
   });
   progress.close(); // the broker stopped
-  progress.follow('t', 0, () => 0); // a follow that was in flight completes
+  progress.follow('t', 0, () => 0, () => 0); // a follow that was in flight completes
   progress.applied('t', 0);
   expect({ reportersMade: made.length, reportingTo: progress.reportingTo('t', 0) }).toEqual({ reportersMade: 0, reportingTo: null });
 });

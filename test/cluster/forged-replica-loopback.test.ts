@@ -44,7 +44,8 @@ test.todo('a replica Fetch forged from 127.0.0.1 in the name of a registered fol
   const outcome = producer.send({ topic: 'forged', acks: -1, timeout: 3000, messages: [{ value: 'nobody else has this' }] }).then(() => 'acknowledged', (error: unknown) => String(error));
   const forger = new ProgressReporter(2, '127.0.0.1', broker.port, { clock: systemClock, highWatermark: () => {} });
   for (let round = 0; round < 20; round++) {
-    forger.report('forged', 0, broker.context.engine.serves('forged', 0) ? broker.context.engine.logEndOffset('forged', 0) : 0); // exactly the leader's log end
+    const served = broker.context.engine.serves('forged', 0);
+    forger.report('forged', 0, served ? broker.context.engine.logEndOffset('forged', 0) : 0, served ? broker.context.engine.leaderEpoch('forged', 0) : 0); // exactly the leader's log end, in its epoch
     await Bun.sleep(20);
   }
   expect(await outcome).toMatch(/timed out|REQUEST_TIMED_OUT/i);

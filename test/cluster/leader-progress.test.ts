@@ -23,7 +23,7 @@ function harness() {
     reporter: (_replicaId, leader, highWatermark) => {
       const fake: FakeReporter = { leader: leader.nodeId, reports: [], closed: false, answer: highWatermark };
       reporters.push(fake);
-      return { report: (t, p, end) => void fake.reports.push(`${t}/${p}@${end}`), forget: (t, p) => void fake.reports.push(`forget ${t}/${p}`), close: () => void (fake.closed = true) };
+      return { report: (t, p, end, epoch) => void fake.reports.push(epoch === 0 ? `${t}/${p}@${end}` : `${t}/${p}@${end} e${epoch}`), forget: (t, p) => void fake.reports.push(`forget ${t}/${p}`), close: () => void (fake.closed = true) };
     },
   });
   return { leaders, reporters, learnt, progress };
@@ -36,8 +36,8 @@ test("a followed partition's reports move to its new leader after a scan, with i
   let end = 5;
   leaders.set('t/0', broker(1));
   leaders.set('t/1', broker(1));
-  progress.follow('t', 0, () => end);
-  progress.follow('t', 1, () => 2);
+  progress.follow('t', 0, () => end, () => 0);
+  progress.follow('t', 1, () => 2, () => 0);
   expect(reporters.map((r) => [r.leader, r.reports])).toEqual([[1, ['t/0@5', 't/1@2']]]);
   end = 6;
   progress.applied('t', 0);
@@ -62,6 +62,22 @@ test("a followed partition's reports move to its new leader after a scan, with i
   expect(reporters[0]!.closed).toBe(true);
   expect(progress.unfollowTopic('t')).toEqual([0, 1]);
   expect(reporters[1]!.closed).toBe(true);
+});
+
+test('issue 9 finding 5: reports name the epoch followed; a new epoch of the same leader is reported again at once', () => {
+  const { leaders, reporters, progress } = harness();
+  let epoch = 4;
+  leaders.set('t/0', broker(1));
+  progress.follow('t', 0, () => 5, () => epoch);
+  expect(reporters[0]!.reports).toEqual(['t/0@5 e4']);
+  progress.retarget(); // nothing changed: nothing re-sent
+  expect(reporters[0]!.reports).toEqual(['t/0@5 e4']);
+  epoch = 5; // the same broker claimed the partition again ([C7]): a report of epoch 4 would be fenced
+  progress.retarget();
+  expect(reporters.length).toBe(1);
+  expect(reporters[0]!.reports).toEqual(['t/0@5 e4', 't/0@5 e5']);
+  progress.applied('t', 0);
+  expect(reporters[0]!.reports.at(-1)).toBe('t/0@5 e5');
 });
 
 test("replica progress counts only from the broker's registered address", async () => {

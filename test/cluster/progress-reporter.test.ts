@@ -43,7 +43,7 @@ test('the leader high watermark in the answers reaches the follower; a report re
   });
   const heard: number[] = [];
   const reporter = new ProgressReporter(2, '127.0.0.1', server.port, { clock: systemClock, highWatermark: (topic, partition, hw) => heard.push(hw) });
-  reporter.report('t', 0, 7);
+  reporter.report('t', 0, 7, 3);
   const deadline = performance.now() + 10_000;
   while (!heard.includes(7) && performance.now() < deadline) await Bun.sleep(10);
   const reportsWhenCovered = requests.length;
@@ -54,5 +54,7 @@ test('the leader high watermark in the answers reaches the follower; a report re
   expect(heard.slice(0, 2)).toEqual([0, 0]);
   expect(requests[0]!.replicaId).toBe(2);
   expect(requests.every((r) => r.topics[0]!.partitions[0]!.fetchOffset === 7 && r.maxBytes === 0)).toBe(true);
+  // Issue 9 finding 5: every report, repeats included, names the leader epoch followed (the leader counts it only in that epoch).
+  expect(requests.every((r) => r.topics[0]!.partitions[0]!.currentLeaderEpoch === 3)).toBe(true);
   expect(requests.length).toBe(reportsWhenCovered);
 });

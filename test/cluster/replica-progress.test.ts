@@ -87,7 +87,7 @@ test('a replica Fetch from a broker that is not a live replica of the partition 
   const answers: number[] = [];
   const forgers = [2, 99, 1].map((replicaId) => new ProgressReporter(replicaId, '127.0.0.1', broker!.port, { clock: systemClock, highWatermark: (_t, _p, hw) => answers.push(hw) }));
   for (let round = 0; round < 10; round++) {
-    for (const forger of forgers) forger.report('lonely', 0, 1_000_000);
+    for (const forger of forgers) forger.report('lonely', 0, 1_000_000, broker!.context.engine.leaderEpoch('lonely', 0)); // in the leader's epoch: refused for who sends it
     await Bun.sleep(20);
   }
   expect(await outcome).toMatch(/timed out|REQUEST_TIMED_OUT/i); // no follower applied it: acks=all must not answer success

@@ -46,7 +46,7 @@ function freezableTopicLists(inner: ObjectStore): { store: ObjectStore; freeze()
   return { store, freeze: () => void (gate ??= new Promise<void>((resolve) => (release = resolve))), open: () => { gate = null; release(); } };
 }
 
-test.todo('a follower still on the old incarnation of a re-created topic does not count toward min.insync.replicas of the new one', async () => {
+test('a follower still on the old incarnation of a re-created topic does not count toward min.insync.replicas of the new one', async () => {
   const shared = new MemoryStore();
   const views = [1, 2].map(() => freezableTopicLists(shared));
   openTopicLists = () => views.forEach((view) => view.open());
@@ -80,11 +80,14 @@ test.todo('a follower still on the old incarnation of a re-created topic does no
   expect(await leader.context.topology.createTopic('inc', 1, 2)).toBe(true);
   await until(() => leader.context.engine.leads('inc', 0) && leader.context.engine.logEndOffset('inc', 0) === 0, 'the leader to serve the new incarnation');
   expect(follower.context.engine.logEndOffset('inc', 0)).toBe(5); // still the old incarnation there
+  // Leader epochs rise across incarnations of the name [L4]: the new one starts above every epoch of the old.
+  const oldEpoch = follower.context.engine.leaderEpoch('inc', 0);
+  expect(leader.context.engine.leaderEpoch('inc', 0)).toBeGreaterThan(oldEpoch);
 
-  // What the follower's reporter sends for the old incarnation, repeated while unconfirmed: its log end, by name.
+  // What the follower's reporter sends for the old incarnation, repeated while unconfirmed: its log end, by name, in the epoch it follows.
   const stale = new ProgressReporter(followerId, '127.0.0.1', leader.port, { clock: systemClock, highWatermark: () => {} });
   reporters.push(stale);
-  stale.report('inc', 0, 5);
+  stale.report('inc', 0, 5, oldEpoch);
 
   // Five new records, on the leader alone: acks=all must wait for a second replica of THIS incarnation.
   const outcome = await producer.send({ topic: 'inc', acks: -1, timeout: 3000, messages: Array.from({ length: 5 }, (_, i) => ({ value: `new-${i}` })) }).then(() => 'acknowledged', (error: unknown) => String(error));

@@ -8,14 +8,16 @@ import { SeededRandom } from '../../src/util/random.ts';
 import { idOf } from '../support/topic-ids.ts';
 
 const T = idOf('t');
+/** The incarnation of T that most tests claim for: the name's first, so its epochs start at 0. */
+const FIRST = { topicId: T, leaderEpochBase: 0 };
 
 const A0: StreamId = { writerId: 'broker-1', epoch: 0 };
 const A1: StreamId = { writerId: 'broker-1', epoch: 1 };
 const A2: StreamId = { writerId: 'broker-1', epoch: 2 };
 const B0: StreamId = { writerId: 'broker-2', epoch: 0 };
 
-function claim(record: PartitionRecord | null, stream: StreamId, nodeId = 1) {
-  const plan = planTakeover(record, nodeId, stream, T);
+function claim(record: PartitionRecord | null, stream: StreamId, nodeId = 1, incarnation = FIRST) {
+  const plan = planTakeover(record, nodeId, stream, incarnation);
   if (plan.kind !== 'claim') throw new Error(`expected a claim, got ${plan.kind}`);
   return plan;
 }
@@ -41,8 +43,8 @@ test('re-claiming keeps this broker\'s own earlier streams in the rebuild, in ch
 });
 
 test('a current stream followed by another in the chain was sealed: the writer needs a new epoch first', () => {
-  expect(planTakeover({ topicId: T, leader: 2, leaderEpoch: 1, chain: [A0, B0] }, 1, A0, T)).toEqual({ kind: 'stream-sealed' });
-  expect(planTakeover({ topicId: T, leader: 2, leaderEpoch: 2, chain: [A0, B0, A0] }, 1, A0, T)).toEqual({ kind: 'stream-sealed' });
+  expect(planTakeover({ topicId: T, leader: 2, leaderEpoch: 1, chain: [A0, B0] }, 1, A0, FIRST)).toEqual({ kind: 'stream-sealed' });
+  expect(planTakeover({ topicId: T, leader: 2, leaderEpoch: 2, chain: [A0, B0, A0] }, 1, A0, FIRST)).toEqual({ kind: 'stream-sealed' });
 });
 
 test('a record that already ends in the current stream is claimed again without appending it twice', () => {
@@ -58,15 +60,32 @@ test('a record of another topic incarnation (a deleted topic\'s leftover) is rep
   expect(claim(leftover, A0)).toEqual({ kind: 'claim', seal: [], rebuildFrom: [], next: { topicId: T, leader: 1, leaderEpoch: 0, chain: [A0] } });
 });
 
+test('issue 9 finding 5: a re-created topic starts at its base epoch, above every epoch of the deleted incarnation, whether its record is absent or a leftover', () => {
+  const again = { topicId: T, leaderEpochBase: 7 };
+  expect(claim(null, A0, 1, again).next).toEqual({ topicId: T, leader: 1, leaderEpoch: 7, chain: [A0] });
+  const leftover: PartitionRecord = { topicId: idOf('t', 1), leader: 2, leaderEpoch: 6, chain: [B0] };
+  expect(claim(leftover, A0, 1, again).next).toEqual({ topicId: T, leader: 1, leaderEpoch: 7, chain: [A0] });
+  // Within the incarnation, epochs go on one up from the record, as before.
+  expect(claim({ topicId: T, leader: 2, leaderEpoch: 7, chain: [B0] }, A0, 1, again).next.leaderEpoch).toBe(8);
+});
+
 test('property: over random chains the plan keeps every invariant of [C3]-[C5]', () => {
   const random = new SeededRandom(20261201);
   const streams: StreamId[] = [];
   for (let writer = 1; writer <= 3; writer++) for (let epoch = 0; epoch < 3; epoch++) streams.push({ writerId: `broker-${writer}`, epoch });
   for (let run = 0; run < 5000; run++) {
     const chain = Array.from({ length: random.nextInt(7) }, () => streams[random.nextInt(streams.length)]!);
-    const record: PartitionRecord | null = chain.length === 0 && random.next() < 0.5 ? null : { topicId: T, leader: 1 + random.nextInt(3), leaderEpoch: random.nextInt(50), chain };
+    const leaderEpochBase = random.nextInt(3) === 0 ? 0 : random.nextInt(100);
+    // Absent, a leftover of another incarnation, or one of this incarnation (whose epochs start at its base).
+    const shape = chain.length === 0 && random.next() < 0.5 ? 'absent' : random.nextInt(4) === 0 ? 'leftover' : 'own';
+    const record: PartitionRecord | null = shape === 'absent' ? null : { topicId: shape === 'own' ? T : idOf('t', 1), leader: 1 + random.nextInt(3), leaderEpoch: (shape === 'own' ? leaderEpochBase : 0) + random.nextInt(50), chain };
     const current = streams[random.nextInt(streams.length)]!;
-    const plan = planTakeover(record, 7, current, T);
+    const plan = planTakeover(record, 7, current, { topicId: T, leaderEpochBase });
+    if (shape !== 'own') {
+      // Never led in this incarnation: nothing inherited, and the first epoch is the incarnation's base [L4].
+      expect(plan).toEqual({ kind: 'claim', seal: [], rebuildFrom: [], next: { topicId: T, leader: 7, leaderEpoch: leaderEpochBase, chain: [current] } });
+      continue;
+    }
     const last = chain.length - 1;
     // Anywhere but at the very end, the current stream was followed by a claim that sealed it.
     if (chain.some((s, i) => sameStream(s, current) && i < last)) {
@@ -78,7 +97,7 @@ test('property: over random chains the plan keeps every invariant of [C3]-[C5]',
     const withoutCurrent = chain.length > 0 && sameStream(chain[last]!, current) ? chain.slice(0, -1) : chain;
     // The next record: this broker, one epoch up, the old chain with the current stream once at its end.
     expect(plan.next.leader).toBe(7);
-    expect(plan.next.leaderEpoch).toBe((record?.leaderEpoch ?? -1) + 1);
+    expect(plan.next.leaderEpoch).toBe(record!.leaderEpoch + 1);
     expect(plan.next.chain).toEqual([...withoutCurrent, current]);
     expect(plan.next.chain.filter((s) => sameStream(s, current)).length).toBe(1);
     // Rebuild from everything the chain names before the current stream, in order, repeats included.

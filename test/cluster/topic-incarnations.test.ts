@@ -145,3 +145,74 @@ test('a broker that misses the gap between delete and create again still lets th
   a.stop();
   b.stop();
 });
+
+test('issue 9 finding 5: a delete records the highest leader epoch its partitions reached; the next incarnation starts its partitions one above it', async () => {
+  const store = new MemoryStore();
+  const clock = new ManualClock();
+  const events: string[] = [];
+  const control = new ControlStore(store, 'c');
+  const a = clusterNode(store, clock, 1, events);
+  await a.start();
+  await a.createTopic('d1', 2);
+  expect((await control.read<TopicRecord>('topics/d1'))!.value.leaderEpochBase).toBe(0); // the name's first incarnation
+  await a.scan();
+  // Partition 1 changed leaders a few times (here by compare-and-swap, as claims do): epoch 4.
+  const led = (await control.read<PartitionRecord>('partitions/d1/1'))!;
+  expect(await control.replace<PartitionRecord>('partitions/d1/1', led, { ...led.value, leaderEpoch: 4 })).not.toBeNull();
+  expect(await a.deleteTopic('d1')).toBe(true);
+  expect((await control.read<{ leaderEpoch: number }>('epoch-floors/d1'))?.value).toEqual({ leaderEpoch: 4 });
+
+  expect(await a.createTopic('d1', 2)).toBe(true);
+  expect((await control.read<TopicRecord>('topics/d1'))!.value.leaderEpochBase).toBe(5);
+  await a.scan();
+  for (const partition of [0, 1]) expect((await control.read<PartitionRecord>(`partitions/d1/${partition}`))!.value.leaderEpoch).toBe(5);
+  expect(a.leaderOf('d1', 0)?.record.leaderEpoch).toBe(5);
+
+  // A third incarnation goes on from the second's epochs, never back to 0; the floor outlives each delete.
+  expect(await a.deleteTopic('d1')).toBe(true);
+  expect((await control.read<{ leaderEpoch: number }>('epoch-floors/d1'))?.value).toEqual({ leaderEpoch: 5 });
+  expect(await a.createTopic('d1', 1)).toBe(true);
+  await a.scan();
+  expect((await control.read<PartitionRecord>('partitions/d1/0'))!.value.leaderEpoch).toBe(6);
+  a.stop();
+});
+
+test('issue 9 finding 5: a leftover partition record of a deleted incarnation is claimed at the new incarnation\'s base epoch, not 0', async () => {
+  const store = new MemoryStore();
+  const clock = new ManualClock();
+  const events: string[] = [];
+  const control = new ControlStore(store, 'c');
+  const a = clusterNode(store, clock, 1, events);
+  await a.start();
+  await a.createTopic('d1', 1);
+  await a.scan();
+  expect(await a.deleteTopic('d1')).toBe(true); // floor 0
+  await a.createTopic('d1', 1);
+  await a.scan(); // claimed at 1
+  // The partition record at epoch 1 outlives the delete (the window of deletes without conditions, [L4]).
+  const mark = (await control.read<TopicRecord>('topics/d1'))!;
+  expect(await a.deleteTopic('d1')).toBe(true); // floor 1
+  await control.create<PartitionRecord>('partitions/d1/0', { topicId: mark.value.topicId, leader: 2, leaderEpoch: 1, chain: [{ writerId: 'broker-2', epoch: 0 }] }); // the leftover
+  await a.createTopic('d1', 1);
+  await a.scan();
+  const record = (await control.read<PartitionRecord>('partitions/d1/0'))!.value;
+  expect(record.topicId).not.toBe(mark.value.topicId);
+  expect(record.leaderEpoch).toBe(2);
+  a.stop();
+});
+
+test('issue 9 finding 5: the first claim of a partition goes past an epoch floor written after its topic was created (an incarnation created and deleted while the create ran)', async () => {
+  const store = new MemoryStore();
+  const clock = new ManualClock();
+  const events: string[] = [];
+  const control = new ControlStore(store, 'c');
+  const a = clusterNode(store, clock, 1, events);
+  await a.start();
+  await a.createTopic('d1', 1); // read no floor: base 0
+  expect((await control.read<TopicRecord>('topics/d1'))!.value.leaderEpochBase).toBe(0);
+  // What a delete of an incarnation that lived between that read and the create would have left.
+  await control.create('epoch-floors/d1', { leaderEpoch: 9 });
+  await a.scan();
+  expect((await control.read<PartitionRecord>('partitions/d1/0'))!.value.leaderEpoch).toBe(10);
+  a.stop();
+});

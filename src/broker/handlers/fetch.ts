@@ -84,7 +84,9 @@ function preferredReadReplica(context: BrokerContext, request: FetchRequest, top
  * offsets (acks=all and the high watermark count them), and the answer tells it the high
  * watermark, which caps its own. Only a broker with a live lease, connecting from its registered
  * address, counts, and only for partitions whose replica set holds it (the engine's in-sync
- * replicas); anything else gets NOT_LEADER_OR_FOLLOWER and changes nothing.
+ * replicas); anything else gets NOT_LEADER_OR_FOLLOWER and changes nothing. A report in another
+ * leader epoch than the partition's gets FENCED_LEADER_EPOCH or UNKNOWN_LEADER_EPOCH and changes
+ * nothing either; one without an epoch (-1) is not counted.
  */
 async function noteReplicaProgress(context: BrokerContext, request: FetchRequest, peer: string): Promise<FetchResponse> {
   const genuine = await context.topology.isReplicaConnection(request.replicaId, peer);
@@ -92,7 +94,14 @@ async function noteReplicaProgress(context: BrokerContext, request: FetchRequest
     topic: topic.topic,
     partitions: topic.partitions.map((partition) => {
       const index = partition.partition;
-      if (!genuine || !context.engine.noteReplicaProgress(topic.topic, index, `broker-${request.replicaId}`, partition.fetchOffset)) return partitionResponse(index, ErrorCode.NOT_LEADER_OR_FOLLOWER);
+      let counted: boolean;
+      try {
+        // [R2] Counted only in the leader's epoch: another is FENCED_LEADER_EPOCH or UNKNOWN_LEADER_EPOCH (KIP-320), -1 not at all.
+        counted = genuine && context.engine.noteReplicaProgress(topic.topic, index, `broker-${request.replicaId}`, partition.fetchOffset, partition.currentLeaderEpoch);
+      } catch (error) {
+        return partitionResponse(index, errorCodeOf(error));
+      }
+      if (!counted) return partitionResponse(index, ErrorCode.NOT_LEADER_OR_FOLLOWER);
       const highWatermark = context.engine.offsetFor(topic.topic, index, LATEST_TIMESTAMP).offset;
       const logStartOffset = context.engine.offsetFor(topic.topic, index, EARLIEST_TIMESTAMP).offset;
       return partitionResponse(index, ErrorCode.NONE, { highWatermark, lastStableOffset: highWatermark, logStartOffset });

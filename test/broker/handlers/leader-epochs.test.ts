@@ -101,6 +101,28 @@ describe('Fetch fences current_leader_epoch (KIP-320)', () => {
   }
 });
 
+describe('replica progress counts only in the leader epoch (issue 9 finding 5, docs/cluster-protocol.md R2)', () => {
+  test(`a leader in epoch ${EPOCH} refuses a follower's report in 2 (FENCED_LEADER_EPOCH), 4 (UNKNOWN_LEADER_EPOCH) and -1, counts it in ${EPOCH}`, async () => {
+    const engine = await Ferry.open({ directory: tempDir(), managedPartitions: true, minInsyncReplicas: 2 });
+    engines.push(engine);
+    engine.useReplicaMembership({ followersOf: () => new Set(['broker-2']) });
+    await engine.adoptPartition('t', idOf('t'), 0, 1, rebuild, 'leader', 2, EPOCH);
+    // Broker 2 is a genuine follower (live lease, registered address): only its epoch decides.
+    const single = new SingleBrokerTopology(SELF, engine);
+    const topology = new Proxy(single, { get: (target, name) => (name === 'isReplicaConnection' ? async () => true : Reflect.get(target, name, target).bind(target)) });
+    const context = contextFor(engine, topology);
+    const report = async (currentLeaderEpoch: number) => (await handleFetch(context, { ...fetchRequest(currentLeaderEpoch), replicaId: 2, maxBytes: 0, topics: [{ topic: 't', partitions: [{ partition: 0, currentLeaderEpoch, fetchOffset: 9, logStartOffset: -1, partitionMaxBytes: 0 }] }] }, '127.0.0.1')).responses[0]!.partitions[0]!;
+    for (const [epoch, errorCode] of [[EPOCH - 1, ErrorCode.FENCED_LEADER_EPOCH], [EPOCH + 1, ErrorCode.UNKNOWN_LEADER_EPOCH], [-1, ErrorCode.NOT_LEADER_OR_FOLLOWER]] as const) {
+      expect((await report(epoch)).errorCode).toBe(errorCode);
+      expect(engine.inSyncReplicaEnd('t', 0, 'broker-2')).toBeNull(); // not counted: the follower is not in sync
+    }
+    const counted = await report(EPOCH);
+    expect(counted.errorCode).toBe(ErrorCode.NONE);
+    expect(counted.highWatermark).toBe(9);
+    expect(engine.inSyncReplicaEnd('t', 0, 'broker-2')).toBe(9);
+  });
+});
+
 describe('ListOffsets fences current_leader_epoch and answers with the epoch', () => {
   test(`latest in epoch ${EPOCH}; earliest in the epoch that wrote offset 0; 2 fenced, 4 unknown`, async () => {
     const context = contextFor(await engineAdopting('leader'));
