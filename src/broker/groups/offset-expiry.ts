@@ -33,13 +33,17 @@ export interface OffsetExpiryOptions {
  * An empty group with no offsets left is dropped from the coordinator (Kafka deletes it too), so
  * neither the coordinator's groups nor the stored offsets only grow.
  *
- * Limitation: a group's emptiness is known only to the coordinator holding it in memory; after a
- * restart or a coordinator move, offsets of a group not seen since expire from their commit time.
+ * A group's emptiness is known only to the coordinator holding it in memory: after a restart or a
+ * coordinator move, a group whose stored offsets were committed by members (not a simple
+ * consumer's, which expire from their commit) counts as empty from the first round that found it, so its offsets never expire before a whole
+ * retention in this coordinator's sight (they may outlive Kafka's by that much, never fall short).
  */
 export class OffsetExpiry {
   readonly #options: OffsetExpiryOptions;
   #timer: Timer | null = null;
   #stopped = false;
+  /** Groups with offsets but no state here (a restart, a coordinator move): when a round first found each. */
+  readonly #foundEmptyMs = new Map<string, number>();
 
   constructor(options: OffsetExpiryOptions) {
     assert(options.retentionMs > 0, 'offsets retention is positive');
@@ -60,19 +64,36 @@ export class OffsetExpiry {
     const { groups, offsets, clock, coordinates } = this.#options;
     const nowMs = clock.nowMs();
     let removed = 0;
-    for (const group of new Set([...(await offsets.groups()), ...groups.emptyGroups()])) {
+    const present = new Set([...(await offsets.groups()), ...groups.emptyGroups()]);
+    for (const group of this.#foundEmptyMs.keys()) if (!present.has(group)) this.#foundEmptyMs.delete(group); // bounded by the stored groups
+    for (const group of present) {
       if (!coordinates(group)) continue;
-      if ((groups.status(group)?.members ?? 0) > 0) continue; // a group with members keeps its offsets
+      if ((groups.status(group)?.members ?? 0) > 0) {
+        this.#foundEmptyMs.delete(group);
+        continue; // a group with members keeps its offsets
+      }
       const stored = await offsets.list(group);
       // judged again after the read: a consumer may have rejoined while it ran (a store read is I/O)
       const status = groups.status(group);
       if (status !== undefined && status.members > 0) continue;
-      const due = stored.filter((offset) => this.#expiresAtMs(offset, status?.emptySinceMs ?? null) <= nowMs);
+      const emptySinceMs = status?.emptySinceMs ?? (stored.some((offset) => offset.committed.byMember === true) ? this.#foundEmpty(group, nowMs) : null);
+      const due = stored.filter((offset) => this.#expiresAtMs(offset, emptySinceMs) <= nowMs);
       if (due.length > 0) await offsets.remove(group, due);
       removed += due.length;
-      if (due.length === stored.length && groups.status(group)?.members === 0) groups.forget(group); // empty, nothing left: gone, as in Kafka
+      if (due.length === stored.length) {
+        this.#foundEmptyMs.delete(group);
+        if (groups.status(group)?.members === 0) groups.forget(group); // empty, nothing left: gone, as in Kafka
+      }
     }
     return removed;
+  }
+
+  /** When this coordinator first found `group` without state: where its emptiness counts from. */
+  #foundEmpty(group: string, nowMs: number): number {
+    const found = this.#foundEmptyMs.get(group);
+    if (found !== undefined) return found;
+    this.#foundEmptyMs.set(group, nowMs);
+    return nowMs;
   }
 
   /** The later of the commit and the group's emptying, plus the retention; never for an old offset of a group not seen empty. */

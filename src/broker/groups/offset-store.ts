@@ -15,6 +15,11 @@ export interface CommittedOffset {
   /** When the coordinator accepted the commit (clock.nowMs): offsets expire from it (offset-expiry.ts). Absent in older files. */
   readonly commitTimestampMs?: number;
   /**
+   * Committed by a group member (a generation id >= 0), not a simple consumer: its group's emptiness
+   * counts for expiry (KIP-211), so after a restart it waits a retention from when it is first found.
+   */
+  readonly byMember?: boolean;
+  /**
    * The topic incarnation it was committed for (absent when the topic was unknown): an offset of
    * a deleted incarnation is not one of the topic created again (DESIGN.md contract 10).
    */

@@ -54,9 +54,10 @@ export async function handleOffsetCommit(context: BrokerContext, request: Offset
     return incarnation !== null && incarnation !== undefined && partition >= 0 && partition < incarnation.partitions ? incarnation : null;
   };
   const commitTimestampMs = context.clock.nowMs(); // offsets expire from here (offset-expiry.ts)
+  const byMember = request.generationId >= 0; // a simple consumer commits with generation -1
   const offsets = request.topics.flatMap((topic) => topic.partitions.flatMap((p) => {
     const incarnation = known(topic.name, p.partitionIndex);
-    return incarnation === null ? [] : [{ topic: topic.name, partition: p.partitionIndex, committed: { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.committedMetadata, commitTimestampMs, topicId: incarnation.topicId } }];
+    return incarnation === null ? [] : [{ topic: topic.name, partition: p.partitionIndex, committed: { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.committedMetadata, commitTimestampMs, byMember, topicId: incarnation.topicId } }];
   }));
   const stored = offsets.length === 0 ? ErrorCode.NONE : await context.offsets.commit(request.groupId, offsets).then(() => ErrorCode.NONE, (error: unknown) => errorCodeOf(error));
   return commitResponse(request, (name, partition) => (known(name, partition) === null ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : stored));

@@ -22,10 +22,9 @@ function joinRequest(groupId: string): JoinRequest {
   return { groupId, memberId: '', clientId: 'c', sessionTimeoutMs: SESSION_TIMEOUT_MS, rebalanceTimeoutMs: 5_000, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }] };
 }
 
-// Open: a group's "empty since" time lives only in memory, so after a restart its offsets expire
-// from their commit time. A known bug, kept as a todo until group state is stored with its offsets;
-// `bun test --todo` runs it (and it fails today).
-test.todo('a group emptied an hour before a restart keeps its offsets for the retention after it emptied', async () => {
+// Fixed: a group this coordinator has no state for counts as empty from the first expiry round
+// that found it, so its offsets live at least a whole retention past a restart or a move.
+test('a group emptied an hour before a restart keeps its offsets for the retention after it emptied', async () => {
   const directory = tempDir();
   const clock = new ManualClock();
   const before = new GroupCoordinator(clock);
@@ -34,7 +33,7 @@ test.todo('a group emptied an hour before a restart keeps its offsets for the re
   clock.advance(INITIAL_REBALANCE_DELAY_MS);
   const { memberId, generationId } = await join;
   await before.sync('g', generationId, memberId, []);
-  await offsets.commit('g', [{ topic: 't', partition: 0, committed: { offset: 42, leaderEpoch: 0, metadata: null, commitTimestampMs: clock.nowMs() } }]);
+  await offsets.commit('g', [{ topic: 't', partition: 0, committed: { offset: 42, leaderEpoch: 0, metadata: null, commitTimestampMs: clock.nowMs(), byMember: true } }]);
   // a quiet topic: eight days of heartbeats, no new offset to commit
   for (let elapsedMs = 0; elapsedMs < RETENTION_MS + 24 * HOUR_MS; elapsedMs += SESSION_TIMEOUT_MS / 2) {
     clock.advance(SESSION_TIMEOUT_MS / 2);
@@ -50,4 +49,8 @@ test.todo('a group emptied an hour before a restart keeps its offsets for the re
   clock.advance(10 * 60_000); // the first expiry round
   expect(await expiry.expireNow()).toBe(0);
   expect((await OffsetStore.open(directory).list('g')).map((o) => o.committed.offset)).toEqual([42]);
+  // ...and they do expire once a whole retention has passed since this coordinator found the group empty.
+  clock.advance(RETENTION_MS);
+  expect(await expiry.expireNow()).toBe(1);
+  expect(await OffsetStore.open(directory).list('g')).toEqual([]);
 });
