@@ -50,6 +50,12 @@ export class ProgressReporter {
   readonly #pending = new Map<string, Report>();
   /** Reported, and not yet answered with a high watermark at or past the report. */
   readonly #unconfirmed = new Map<string, Report>();
+  /**
+   * The reports each request in flight carried, by correlation id: an answer confirms only the
+   * report it answers. A report may be replaced while its request is in flight (the follower moved
+   * to a new leader epoch, [R3]), and the old epoch's answer confirms nothing of the new one.
+   */
+  readonly #sent = new Map<number, Map<string, Report>>();
   #received: Uint8Array = new Uint8Array(0);
   #repeatTimer: Timer | null = null;
   #scheduled = false;
@@ -100,7 +106,9 @@ export class ProgressReporter {
     for (const report of reports) this.#unconfirmed.set(`${report.topic}/${report.partition}`, report);
     this.#repeatLater();
     const socket = await (this.#socket ??= this.#connect());
-    const body = concatBytes(encodeReport(this.#replicaId, ++this.#correlationId, reports));
+    const correlationId = ++this.#correlationId;
+    this.#sent.set(correlationId, new Map(reports.map((report) => [`${report.topic}/${report.partition}`, report])));
+    const body = concatBytes(encodeReport(this.#replicaId, correlationId, reports));
     const frame = new Uint8Array(SIZE_PREFIX_BYTES + body.length);
     new DataView(frame.buffer).setInt32(0, body.length);
     frame.set(body, SIZE_PREFIX_BYTES);
@@ -141,14 +149,17 @@ export class ProgressReporter {
       if (this.#received.length < SIZE_PREFIX_BYTES + size) return;
       const frame = this.#received.subarray(SIZE_PREFIX_BYTES, SIZE_PREFIX_BYTES + size);
       this.#received = this.#received.subarray(SIZE_PREFIX_BYTES + size);
-      let answers;
+      let answered;
       try {
-        answers = decodeAnswer(frame);
+        answered = decodeAnswer(frame);
       } catch {
         this.#dropConnection(); // not an answer we understand: start afresh (the reports repeat)
         return;
       }
-      for (const answer of answers) this.#answered(answer);
+      const sent = this.#sent.get(answered.correlationId);
+      // Answers come in request order: requests before this one will never be answered now (a dropped connection's).
+      for (const id of this.#sent.keys()) if (id <= answered.correlationId) this.#sent.delete(id);
+      for (const answer of answered.answers) this.#answered(answer, sent?.get(`${answer.topic}/${answer.partition}`));
     }
   }
 
@@ -159,12 +170,14 @@ export class ProgressReporter {
     void socket?.then((s) => s.end()).catch(() => {});
   }
 
-  #answered(answer: { topic: string; partition: number; errorCode: number; highWatermark: number }): void {
+  /** `sent`: the report the answered request carried for the partition. */
+  #answered(answer: { topic: string; partition: number; errorCode: number; highWatermark: number }, sent: Report | undefined): void {
     if (answer.errorCode !== 0 || answer.highWatermark < 0) return; // stays unconfirmed: repeated, or moved by a re-target
     this.#options.highWatermark(answer.topic, answer.partition, answer.highWatermark);
     const key = `${answer.topic}/${answer.partition}`;
     const report = this.#unconfirmed.get(key);
-    if (report !== undefined && answer.highWatermark >= report.logEndOffset) this.#unconfirmed.delete(key);
+    // Counted in the epoch it named only: an answer to an earlier epoch's report confirms nothing of a later one [R2].
+    if (report !== undefined && sent?.leaderEpoch === report.leaderEpoch && answer.highWatermark >= report.logEndOffset) this.#unconfirmed.delete(key);
   }
 }
 
@@ -180,12 +193,12 @@ function encodeReport(replicaId: number, correlationId: number, reports: readonl
   return writer.chunks();
 }
 
-/** The partitions of a Fetch v11 response (header v0): error code and high watermark of each. */
-function decodeAnswer(frame: Uint8Array): { topic: string; partition: number; errorCode: number; highWatermark: number }[] {
+/** A Fetch v11 response (header v0): the request it answers, and each partition's error code and high watermark. */
+function decodeAnswer(frame: Uint8Array): { correlationId: number; answers: { topic: string; partition: number; errorCode: number; highWatermark: number }[] } {
   const reader = new KafkaReader(frame);
-  reader.int32(); // correlation id: answers come in request order and each stands alone
+  const correlationId = reader.int32(); // which request it answers (answers come in request order)
   reader.int32(); // throttle
-  if (reader.int16() !== 0) return [];
+  if (reader.int16() !== 0) return { correlationId, answers: [] };
   reader.int32(); // session id
   const answers: { topic: string; partition: number; errorCode: number; highWatermark: number }[] = [];
   const topics = reader.arrayLength();
@@ -205,5 +218,5 @@ function decodeAnswer(frame: Uint8Array): { topic: string; partition: number; er
       answers.push({ topic, partition, errorCode, highWatermark });
     }
   }
-  return answers;
+  return { correlationId, answers };
 }
