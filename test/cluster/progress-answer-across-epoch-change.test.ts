@@ -36,7 +36,7 @@ function answer(version: number, correlationId: number, request: FetchRequest, e
 test('an answer to the old epoch arriving after the report in the new one does not stop that report repeating', async () => {
   const requests: FetchRequest[] = [];
   let held: { socket: Socket<undefined>; frame: Uint8Array } | null = null;
-  let received = new Uint8Array(0);
+  let received: Uint8Array = new Uint8Array(0);
   const server = Bun.listen<undefined>({
     hostname: '127.0.0.1',
     port: 0,
