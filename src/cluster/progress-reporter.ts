@@ -80,6 +80,8 @@ export class ProgressReporter {
   forget(topic: string, partition: number): void {
     this.#pending.delete(`${topic}/${partition}`);
     this.#unconfirmed.delete(`${topic}/${partition}`);
+    // Answers still on their way speak of what it followed before (a deleted incarnation, another leadership): none counts.
+    for (const reports of this.#sent.values()) reports.delete(`${topic}/${partition}`);
   }
 
   close(): void {
@@ -139,6 +141,7 @@ export class ProgressReporter {
   }
 
   #onData(chunk: Uint8Array): void {
+    if (this.#closed) return; // a closed reporter's late answers reach nobody (a new reporter to the same leader may follow its partitions)
     this.#received = this.#received.length === 0 ? chunk : concatBytes([this.#received, chunk]);
     while (this.#received.length >= SIZE_PREFIX_BYTES) {
       const size = new DataView(this.#received.buffer, this.#received.byteOffset).getInt32(0);
@@ -170,8 +173,9 @@ export class ProgressReporter {
     void socket?.then((s) => s.end()).catch(() => {});
   }
 
-  /** `sent`: the report the answered request carried for the partition. */
+  /** `sent`: the report the answered request carried for the partition (undefined: forgotten since, or never asked). */
   #answered(answer: { topic: string; partition: number; errorCode: number; highWatermark: number }, sent: Report | undefined): void {
+    if (sent === undefined) return; // not a report of the partition as it is reported now (forgotten since)
     if (answer.errorCode !== 0 || answer.highWatermark < 0) return; // stays unconfirmed: repeated, or moved by a re-target
     this.#options.highWatermark(answer.topic, answer.partition, answer.highWatermark);
     const key = `${answer.topic}/${answer.partition}`;
