@@ -18,6 +18,12 @@ const ANSWER_BYTES_MAX = 1024 * 1024;
  * partition waits; a longer interval lets a follower serve committed records later (KIP-392).
  */
 export const PROGRESS_REPEAT_INTERVAL_MS = 50;
+/**
+ * Requests on one connection still unanswered, at most: past it the leader is taken for one that
+ * does not answer and the connection restarts (the reports repeat on the next). Each holds its
+ * reports (a few bytes per partition) until answered: about a minute of repeats.
+ */
+const UNANSWERED_REQUESTS_MAX = 1024;
 
 interface Report {
   readonly topic: string;
@@ -109,6 +115,10 @@ export class ProgressReporter {
     this.#repeatLater();
     const socket = await (this.#socket ??= this.#connect());
     const correlationId = ++this.#correlationId;
+    if (this.#sent.size >= UNANSWERED_REQUESTS_MAX) {
+      this.#dropConnection();
+      return;
+    }
     this.#sent.set(correlationId, new Map(reports.map((report) => [`${report.topic}/${report.partition}`, report])));
     const body = concatBytes(encodeReport(this.#replicaId, correlationId, reports));
     const frame = new Uint8Array(SIZE_PREFIX_BYTES + body.length);
@@ -119,12 +129,14 @@ export class ProgressReporter {
 
   #connect(): Promise<Socket<undefined>> {
     this.#received = new Uint8Array(0);
+    this.#sent.clear(); // what the earlier connection carried is answered there or never: its late answers count for nothing
     // Only this connection's own end clears it: a late close of an earlier one must not drop a newer one.
     const gone = () => void (this.#socket === connecting && (this.#socket = null));
     const connecting: Promise<Socket<undefined>> = Bun.connect({
       hostname: this.#host,
       port: this.#port,
-      socket: { data: (_socket, chunk) => this.#onData(chunk), close: gone, error: gone },
+      // An earlier connection's late bytes belong to no frame of this one: dropped.
+      socket: { data: (_socket, chunk) => void (this.#socket === connecting && this.#onData(chunk)), close: gone, error: gone },
     });
     return connecting;
   }
@@ -170,6 +182,7 @@ export class ProgressReporter {
     const socket = this.#socket;
     this.#socket = null;
     this.#received = new Uint8Array(0);
+    this.#sent.clear();
     void socket?.then((s) => s.end()).catch(() => {});
   }
 
