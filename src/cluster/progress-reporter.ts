@@ -18,6 +18,12 @@ const ANSWER_BYTES_MAX = 1024 * 1024;
  * partition waits; a longer interval lets a follower serve committed records later (KIP-392).
  */
 export const PROGRESS_REPEAT_INTERVAL_MS = 50;
+/**
+ * Requests on one connection still unanswered, at most: past it the leader is taken for one that
+ * does not answer and the connection restarts (the reports repeat on the next). Each holds its
+ * reports (a few bytes per partition) until answered: about a minute of repeats.
+ */
+const UNANSWERED_REQUESTS_MAX = 1024;
 
 interface Report {
   readonly topic: string;
@@ -50,6 +56,12 @@ export class ProgressReporter {
   readonly #pending = new Map<string, Report>();
   /** Reported, and not yet answered with a high watermark at or past the report. */
   readonly #unconfirmed = new Map<string, Report>();
+  /**
+   * The reports each request in flight carried, by correlation id: an answer confirms only the
+   * report it answers. A report may be replaced while its request is in flight (the follower moved
+   * to a new leader epoch, [R3]), and the old epoch's answer confirms nothing of the new one.
+   */
+  readonly #sent = new Map<number, Map<string, Report>>();
   #received: Uint8Array = new Uint8Array(0);
   #repeatTimer: Timer | null = null;
   #scheduled = false;
@@ -74,6 +86,8 @@ export class ProgressReporter {
   forget(topic: string, partition: number): void {
     this.#pending.delete(`${topic}/${partition}`);
     this.#unconfirmed.delete(`${topic}/${partition}`);
+    // Answers still on their way speak of what it followed before (a deleted incarnation, another leadership): none counts.
+    for (const reports of this.#sent.values()) reports.delete(`${topic}/${partition}`);
   }
 
   close(): void {
@@ -100,7 +114,13 @@ export class ProgressReporter {
     for (const report of reports) this.#unconfirmed.set(`${report.topic}/${report.partition}`, report);
     this.#repeatLater();
     const socket = await (this.#socket ??= this.#connect());
-    const body = concatBytes(encodeReport(this.#replicaId, ++this.#correlationId, reports));
+    const correlationId = ++this.#correlationId;
+    if (this.#sent.size >= UNANSWERED_REQUESTS_MAX) {
+      this.#dropConnection();
+      return;
+    }
+    this.#sent.set(correlationId, new Map(reports.map((report) => [`${report.topic}/${report.partition}`, report])));
+    const body = concatBytes(encodeReport(this.#replicaId, correlationId, reports));
     const frame = new Uint8Array(SIZE_PREFIX_BYTES + body.length);
     new DataView(frame.buffer).setInt32(0, body.length);
     frame.set(body, SIZE_PREFIX_BYTES);
@@ -109,12 +129,14 @@ export class ProgressReporter {
 
   #connect(): Promise<Socket<undefined>> {
     this.#received = new Uint8Array(0);
+    this.#sent.clear(); // what the earlier connection carried is answered there or never: its late answers count for nothing
     // Only this connection's own end clears it: a late close of an earlier one must not drop a newer one.
     const gone = () => void (this.#socket === connecting && (this.#socket = null));
     const connecting: Promise<Socket<undefined>> = Bun.connect({
       hostname: this.#host,
       port: this.#port,
-      socket: { data: (_socket, chunk) => this.#onData(chunk), close: gone, error: gone },
+      // An earlier connection's late bytes belong to no frame of this one: dropped.
+      socket: { data: (_socket, chunk) => void (this.#socket === connecting && this.#onData(chunk)), close: gone, error: gone },
     });
     return connecting;
   }
@@ -131,6 +153,7 @@ export class ProgressReporter {
   }
 
   #onData(chunk: Uint8Array): void {
+    if (this.#closed) return; // a closed reporter's late answers reach nobody (a new reporter to the same leader may follow its partitions)
     this.#received = this.#received.length === 0 ? chunk : concatBytes([this.#received, chunk]);
     while (this.#received.length >= SIZE_PREFIX_BYTES) {
       const size = new DataView(this.#received.buffer, this.#received.byteOffset).getInt32(0);
@@ -141,14 +164,17 @@ export class ProgressReporter {
       if (this.#received.length < SIZE_PREFIX_BYTES + size) return;
       const frame = this.#received.subarray(SIZE_PREFIX_BYTES, SIZE_PREFIX_BYTES + size);
       this.#received = this.#received.subarray(SIZE_PREFIX_BYTES + size);
-      let answers;
+      let answered;
       try {
-        answers = decodeAnswer(frame);
+        answered = decodeAnswer(frame);
       } catch {
         this.#dropConnection(); // not an answer we understand: start afresh (the reports repeat)
         return;
       }
-      for (const answer of answers) this.#answered(answer);
+      const sent = this.#sent.get(answered.correlationId);
+      // Answers come in request order: requests before this one will never be answered now (a dropped connection's).
+      for (const id of this.#sent.keys()) if (id <= answered.correlationId) this.#sent.delete(id);
+      for (const answer of answered.answers) this.#answered(answer, sent?.get(`${answer.topic}/${answer.partition}`));
     }
   }
 
@@ -156,15 +182,19 @@ export class ProgressReporter {
     const socket = this.#socket;
     this.#socket = null;
     this.#received = new Uint8Array(0);
+    this.#sent.clear();
     void socket?.then((s) => s.end()).catch(() => {});
   }
 
-  #answered(answer: { topic: string; partition: number; errorCode: number; highWatermark: number }): void {
+  /** `sent`: the report the answered request carried for the partition (undefined: forgotten since, or never asked). */
+  #answered(answer: { topic: string; partition: number; errorCode: number; highWatermark: number }, sent: Report | undefined): void {
+    if (sent === undefined) return; // not a report of the partition as it is reported now (forgotten since)
     if (answer.errorCode !== 0 || answer.highWatermark < 0) return; // stays unconfirmed: repeated, or moved by a re-target
     this.#options.highWatermark(answer.topic, answer.partition, answer.highWatermark);
     const key = `${answer.topic}/${answer.partition}`;
     const report = this.#unconfirmed.get(key);
-    if (report !== undefined && answer.highWatermark >= report.logEndOffset) this.#unconfirmed.delete(key);
+    // Counted in the epoch it named only: an answer to an earlier epoch's report confirms nothing of a later one [R2].
+    if (report !== undefined && sent?.leaderEpoch === report.leaderEpoch && answer.highWatermark >= report.logEndOffset) this.#unconfirmed.delete(key);
   }
 }
 
@@ -180,12 +210,12 @@ function encodeReport(replicaId: number, correlationId: number, reports: readonl
   return writer.chunks();
 }
 
-/** The partitions of a Fetch v11 response (header v0): error code and high watermark of each. */
-function decodeAnswer(frame: Uint8Array): { topic: string; partition: number; errorCode: number; highWatermark: number }[] {
+/** A Fetch v11 response (header v0): the request it answers, and each partition's error code and high watermark. */
+function decodeAnswer(frame: Uint8Array): { correlationId: number; answers: { topic: string; partition: number; errorCode: number; highWatermark: number }[] } {
   const reader = new KafkaReader(frame);
-  reader.int32(); // correlation id: answers come in request order and each stands alone
+  const correlationId = reader.int32(); // which request it answers (answers come in request order)
   reader.int32(); // throttle
-  if (reader.int16() !== 0) return [];
+  if (reader.int16() !== 0) return { correlationId, answers: [] };
   reader.int32(); // session id
   const answers: { topic: string; partition: number; errorCode: number; highWatermark: number }[] = [];
   const topics = reader.arrayLength();
@@ -205,5 +235,5 @@ function decodeAnswer(frame: Uint8Array): { topic: string; partition: number; er
       answers.push({ topic, partition, errorCode, highWatermark });
     }
   }
-  return answers;
+  return { correlationId, answers };
 }

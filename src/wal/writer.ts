@@ -395,9 +395,14 @@ export class WalWriter {
     }
   }
 
-  /** [W4] After PreconditionFailed: did an earlier attempt of ours land (its answer lost)? */
+  /**
+   * [W4] After PreconditionFailed: did an earlier attempt of ours land (its answer lost)? Retried
+   * like the put, so only while the writer stands: once it is fenced or failed nothing it uploads
+   * counts [W6], and a read retried without a bound would outlive it (a close, a new epoch).
+   */
   async #isOurs(key: string, body: Uint8Array): Promise<boolean> {
     for (let attempt = 0; ; attempt++) {
+      if (this.#failure !== null) throw this.#failure;
       try {
         const existing = await this.#store.get(key);
         return Buffer.from(existing.body.buffer, existing.body.byteOffset, existing.body.length).equals(body);
