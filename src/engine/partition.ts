@@ -106,7 +106,10 @@ export class Partition {
   /**
    * A restarted leader's local suffix that its earlier WAL streams never got (appended, not yet
    * shipped when it stopped): shipped again in the new stream before any new append, so the
-   * WAL has no gap a follower would stop at. Resolves once every frame is handed to the writer.
+   * WAL has no gap a follower would stop at. Resolves once every frame is handed to the writer,
+   * without waiting for room in its upload buffer: the open must not wait on the store (during an
+   * outage only an upload frees room), and the suffix is bounded by what the earlier run could hold
+   * unshipped (its own buffer); producers then wait for room as usual.
    */
   async reshipUnshipped(): Promise<number> {
     const wal = this.#wal;
@@ -121,7 +124,6 @@ export class Partition {
         const first = run[0]!;
         const last = run.at(-1)!;
         const data = new Uint8Array(first.bytes.buffer, first.bytes.byteOffset, last.bytes.byteOffset + last.bytes.length - first.bytes.byteOffset);
-        await wal.reserve(data.length);
         durable = wal.append({ topic: this.topic, topicId: this.topicId, partition: this.index, leaderEpoch: first.partitionLeaderEpoch, baseOffset: first.baseOffset, lastOffset: last.lastOffset, data });
       }
       offset = batches.at(-1)!.nextOffset;
