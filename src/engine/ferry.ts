@@ -486,9 +486,9 @@ export class Ferry {
    * Appends whole record batches as a Kafka client sent them (the broker's Produce path): they
    * are validated (magic 2, CRC32C, sizes), get their offsets in place, and travel on to the WAL
    * as views of `records`. Resolves once they are in the local log, with `committed`, which
-   * resolves once the high watermark passed them (what acks=all waits for).
+   * resolves once the high watermark passed them (what acks=all waits for). `signal` gives up
+   * waiting for room in the WAL's upload buffer (the request timed out): nothing is appended then.
    */
-  /** `signal` gives up waiting for room in the WAL's upload buffer (the request timed out): nothing is appended then. */
   async appendBatches(topic: string, partition: number, records: Uint8Array, signal?: AbortSignal): Promise<{ baseOffset: number; lastOffset: number; logStartOffset: number; committed: Promise<void> }> {
     const target = this.#partitionsForProduce(topic)[partition];
     if (target === undefined) throw new FerryError('UnknownTopicOrPartition', `partition ${partition} does not exist in ${topic}`);
@@ -502,8 +502,11 @@ export class Ferry {
     return this.#partition(topic, partition).waitForData(offset, signal);
   }
 
-  /** Kafka's ListOffsets: -2 the earliest offset, -1 the latest (high watermark), else the first at or after a time. */
-  /** With the leader epoch of the answer, as Kafka gives it: the current one for the latest, else the one that wrote the offset. */
+  /**
+   * Kafka's ListOffsets: -2 the earliest offset, -1 the latest (high watermark), else the first at
+   * or after a time; with the leader epoch of the answer, as Kafka gives it: the current one for
+   * the latest, else the one that wrote the offset.
+   */
   offsetFor(topic: string, partition: number, timestamp: number): { offset: number; timestamp: number; leaderEpoch: number } {
     const target = this.#partition(topic, partition);
     if (timestamp === LATEST_TIMESTAMP) return { offset: target.highWatermark, timestamp: -1, leaderEpoch: target.leaderEpoch };

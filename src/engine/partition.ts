@@ -81,9 +81,12 @@ export class Partition {
   #lapseTimer: Timer | null = null;
   #lapseAtMs: number | null = null;
 
-  /** `durableEnd`: where the log is durable from before (the WAL's end for it, or the log end without a WAL). */
-  /** `committedEnd`: where the high watermark may start (a partition rebuilt from sealed WAL streams is committed whole). */
-  /** `leadership`: the leader epoch appends carry and the gate every acknowledgement passes. */
+  /**
+   * `durableEnd`: where the log is durable from before (the WAL's end for it, or the log end
+   * without a WAL). `committedEnd`: where the high watermark may start (a partition rebuilt from
+   * sealed WAL streams is committed whole). `leadership`: the leader epoch appends carry and the
+   * gate every acknowledgement passes.
+   */
   constructor(topic: string, topicId: TopicId, index: number, log: PartitionLog, wal: WalWriter | null, role: PartitionRole, durableEnd = log.logEndOffset, committedEnd?: number, leadership: { leaderEpoch: number; gate: AcknowledgeGate } = { leaderEpoch: 0, gate: ALWAYS_ACKNOWLEDGE }) {
     const { leaderEpoch } = leadership;
     assert(Number.isSafeInteger(leaderEpoch) && leaderEpoch >= 0 && leaderEpoch <= 0x7fffffff, `${topic}-${index}: leader epoch ${leaderEpoch} is not a non-negative int32`);
@@ -159,9 +162,9 @@ export class Partition {
    * and the gate still lets it acknowledge. The log checks idempotent producers' sequences in the
    * same synchronous step as the append (no await between them); a retry of a batch the log holds
    * gets the original's offsets and waits for the original's durability, so it answers only what
-   * the original attempt's durability answers.
+   * the original attempt's durability answers. `signal` gives up the wait for room (the request's
+   * timeout): nothing is appended then.
    */
-  /** `signal` gives up the wait for room (the request's timeout): nothing is appended then. */
   async append(records: Uint8Array, signal?: AbortSignal): Promise<{ baseOffset: number; lastOffset: number; durable: Promise<void> }> {
     if (this.role.kind !== 'leader') throw new FerryError('NotLeader', `${this.topic}-${this.index} is a follower here; produce to its leader`);
     this.#gate();

@@ -32,13 +32,6 @@ export interface WalWriterConfig {
 }
 
 /**
- * Chosen by bench/wal.bench.ts (s3-express profile, 64 partitions, sweep of size x interval):
- * up to ~50 MB/s the 5 ms interval closes objects (at most 200 PUTs/s per writer; ~17,000
- * PUTs/GB, $0.02/GB of requests at 10 MB/s) and p50 is one PUT plus 3-5 ms (8.8 ms vs a 7.5 ms
- * floor). At 100 MB/s objects reach ~500 KB: ~2,100 PUTs/GB, $0.0024/GB of requests, under the
- * $0.0032/GB upload fee; 256 KiB would pay twice that for ~3 ms less.
- */
-/**
  * A retriable upload fault (throttling, 5xx, a timeout, a full disk under the file store) is an
  * outage to ride out, not a reason to stop acknowledging for good (issue 9 finding 16): uploads
  * retry it without a bound, backing off to `retry.capMs`, while backpressure holds producers at
@@ -46,6 +39,13 @@ export interface WalWriterConfig {
  */
 export const UPLOAD_ATTEMPTS_UNBOUNDED = Number.POSITIVE_INFINITY;
 
+/**
+ * Chosen by bench/wal.bench.ts (s3-express profile, 64 partitions, sweep of size x interval):
+ * up to ~50 MB/s the 5 ms interval closes objects (at most 200 PUTs/s per writer; ~17,000
+ * PUTs/GB, $0.02/GB of requests at 10 MB/s) and p50 is one PUT plus 3-5 ms (8.8 ms vs a 7.5 ms
+ * floor). At 100 MB/s objects reach ~500 KB: ~2,100 PUTs/GB, $0.0024/GB of requests, under the
+ * $0.0032/GB upload fee; 256 KiB would pay twice that for ~3 ms less.
+ */
 export const DEFAULT_WAL_WRITER_CONFIG: Omit<WalWriterConfig, 'prefix' | 'stream'> = {
   uploadBytes: 1024 * 1024,
   uploadIntervalMs: 5,
