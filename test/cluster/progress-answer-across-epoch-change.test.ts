@@ -6,68 +6,33 @@
 // the new epoch yet) nothing was sent again, and the leader never heard of the follower in its new
 // leadership (acks=all with min.insync.replicas > 1 waits on the follower's next applied object).
 import { expect, test } from 'bun:test';
-import type { Socket } from 'bun';
-import { fetchCodec, type FetchRequest } from '../../src/broker/apis/fetch.ts';
-import { readRequestHeader, writeResponseHeader } from '../../src/broker/protocol/header.ts';
 import { ErrorCode } from '../../src/broker/protocol/error-codes.ts';
-import { KafkaReader } from '../../src/broker/protocol/reader.ts';
-import { KafkaWriter } from '../../src/broker/protocol/writer.ts';
 import { PROGRESS_REPEAT_INTERVAL_MS, ProgressReporter } from '../../src/cluster/progress-reporter.ts';
-import { concatBytes } from '../../src/util/bytes.ts';
 import { ManualClock } from '../../src/util/clock.ts';
+import { fetchAnswer, listenFakeFetchLeader, type ReceivedFetch } from '../support/fake-fetch-leader.ts';
 import { until } from '../support/until.ts';
 
 const OLD_EPOCH = 5;
 const NEW_EPOCH = 6;
 const LOG_END = 7;
 
-/** The answer to `request`: each partition as `of` says (error code, high watermark). */
-function answer(version: number, correlationId: number, request: FetchRequest, errorCode: number, highWatermark: number, of: (topic: string) => [number, number] = () => [errorCode, highWatermark]): Uint8Array {
-  const writer = new KafkaWriter();
-  writeResponseHeader(writer, correlationId, false);
-  fetchCodec.encodeResponse(writer, version, { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: request.topics.map((t) => ({ topic: t.topic, partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, errorCode: of(t.topic)[0], highWatermark: of(t.topic)[1], lastStableOffset: of(t.topic)[1], logStartOffset: 0, abortedTransactions: null, preferredReadReplica: -1, records: [] })) })) });
-  const body = concatBytes(writer.chunks());
-  const frame = new Uint8Array(4 + body.length);
-  new DataView(frame.buffer).setInt32(0, body.length);
-  frame.set(body, 4);
-  return frame;
-}
-
 test('an answer to the old epoch arriving after the report in the new one does not stop that report repeating', async () => {
-  const requests: FetchRequest[] = [];
-  let held: { socket: Socket<undefined>; frame: Uint8Array } | null = null;
-  let received: Uint8Array = new Uint8Array(0);
-  const server = Bun.listen<undefined>({
-    hostname: '127.0.0.1',
-    port: 0,
-    socket: {
-      data(socket, chunk) {
-        received = concatBytes([received, chunk]);
-        while (received.length >= 4 && received.length >= 4 + new DataView(received.buffer, received.byteOffset).getInt32(0)) {
-          const size = new DataView(received.buffer, received.byteOffset).getInt32(0);
-          const reader = new KafkaReader(received.subarray(4, 4 + size));
-          received = received.slice(4 + size);
-          reader.int16();
-          const version = reader.int16();
-          reader.position = 0;
-          const header = readRequestHeader(reader, false);
-          const request = fetchCodec.decodeRequest(reader, version);
-          requests.push(request);
-          const epoch = request.topics[0]!.partitions[0]!.currentLeaderEpoch;
-          if (requests.length === 1) {
-            // The leader, still in the old epoch, counts it; its answer is slow to arrive.
-            held = { socket, frame: answer(version, header.correlationId, request, ErrorCode.NONE, LOG_END) };
-          } else if (requests.length === 2) {
-            // The new epoch's report overtakes it; the leader has not adopted that epoch yet.
-            expect(epoch).toBe(NEW_EPOCH);
-            // One write: the follower reads both answers in one go, the old epoch's first.
-            socket.write(concatBytes([held!.frame, answer(version, header.correlationId, request, 0, 0, (topic) => (topic === 't' ? [ErrorCode.UNKNOWN_LEADER_EPOCH, -1] : [ErrorCode.NONE, LOG_END]))]));
-          } else {
-            socket.write(answer(version, header.correlationId, request, epoch === NEW_EPOCH ? ErrorCode.NONE : ErrorCode.FENCED_LEADER_EPOCH, epoch === NEW_EPOCH ? LOG_END : -1));
-          }
-        }
-      },
-    },
+  const requests: ReceivedFetch[] = [];
+  let held: Uint8Array | null = null;
+  const server = listenFakeFetchLeader((fetch) => {
+    requests.push(fetch);
+    const epoch = fetch.request.topics[0]!.partitions[0]!.currentLeaderEpoch;
+    if (requests.length === 1) {
+      // The leader, still in the old epoch, counts it; its answer is slow to arrive.
+      held = fetchAnswer(fetch, () => ({ highWatermark: LOG_END }));
+    } else if (requests.length === 2) {
+      // The new epoch's report overtakes it; the leader has not adopted that epoch yet.
+      expect(epoch).toBe(NEW_EPOCH);
+      // One write: the follower reads both answers in one go, the old epoch's first.
+      fetch.socket.write(Buffer.concat([held!, fetchAnswer(fetch, (topic) => (topic === 't' ? { errorCode: ErrorCode.UNKNOWN_LEADER_EPOCH, highWatermark: -1 } : { highWatermark: LOG_END }))]));
+    } else {
+      fetch.socket.write(fetchAnswer(fetch, () => (epoch === NEW_EPOCH ? { highWatermark: LOG_END } : { errorCode: ErrorCode.FENCED_LEADER_EPOCH, highWatermark: -1 })));
+    }
   });
   const clock = new ManualClock();
   const heard: string[] = [];
@@ -85,10 +50,10 @@ test('an answer to the old epoch arriving after the report in the new one does n
       await Bun.sleep(20);
     }
     expect(requests.length).toBeGreaterThanOrEqual(3);
-    const repeated = requests[2]!.topics.find((t) => t.topic === 't');
+    const repeated = requests[2]!.request.topics.find((t) => t.topic === 't');
     expect(repeated?.partitions[0]!.currentLeaderEpoch).toBe(NEW_EPOCH);
   } finally {
     reporter.close();
-    server.stop(true);
+    server.stop();
   }
 });

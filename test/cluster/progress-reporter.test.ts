@@ -1,45 +1,18 @@
 // A follower's progress reports (Kafka's replica Fetch) against a fake leader on loopback: the
 // answers' high watermark reaches the follower, and a report is repeated until the answer covers it.
 import { expect, test } from 'bun:test';
-import { fetchCodec, type FetchRequest } from '../../src/broker/apis/fetch.ts';
-import { readRequestHeader, writeResponseHeader } from '../../src/broker/protocol/header.ts';
-import { KafkaReader } from '../../src/broker/protocol/reader.ts';
-import { KafkaWriter } from '../../src/broker/protocol/writer.ts';
+import type { FetchRequest } from '../../src/broker/apis/fetch.ts';
 import { ProgressReporter } from '../../src/cluster/progress-reporter.ts';
-import { concatBytes } from '../../src/util/bytes.ts';
 import { systemClock } from '../../src/util/clock.ts';
+import { fetchAnswer, listenFakeFetchLeader } from '../support/fake-fetch-leader.ts';
 
 test('the leader high watermark in the answers reaches the follower; a report repeats until an answer covers it', async () => {
   const requests: FetchRequest[] = [];
   let committed = 0; // the fake leader commits offset 7 only after the third report
-  const server = Bun.listen({
-    hostname: '127.0.0.1',
-    port: 0,
-    socket: {
-      data(socket, chunk) {
-        let at = 0;
-        while (at < chunk.length) {
-          const size = new DataView(chunk.buffer, chunk.byteOffset + at).getInt32(0);
-          const reader = new KafkaReader(chunk.subarray(at + 4, at + 4 + size));
-          at += 4 + size;
-          reader.int16();
-          const version = reader.int16();
-          reader.position = 0;
-          const header = readRequestHeader(reader, false);
-          const request = fetchCodec.decodeRequest(reader, version);
-          requests.push(request);
-          if (requests.length >= 3) committed = 7;
-          const writer = new KafkaWriter();
-          writeResponseHeader(writer, header.correlationId, false);
-          fetchCodec.encodeResponse(writer, version, { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: request.topics.map((t) => ({ topic: t.topic, partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, errorCode: 0, highWatermark: committed, lastStableOffset: committed, logStartOffset: 0, abortedTransactions: null, preferredReadReplica: -1, records: [] })) })) });
-          const body = concatBytes(writer.chunks());
-          const frame = new Uint8Array(4 + body.length);
-          new DataView(frame.buffer).setInt32(0, body.length);
-          frame.set(body, 4);
-          socket.write(frame);
-        }
-      },
-    },
+  const server = listenFakeFetchLeader((fetch) => {
+    requests.push(fetch.request);
+    if (requests.length >= 3) committed = 7;
+    fetch.socket.write(fetchAnswer(fetch, () => ({ highWatermark: committed })));
   });
   const heard: number[] = [];
   const reporter = new ProgressReporter(2, '127.0.0.1', server.port, { clock: systemClock, highWatermark: (topic, partition, hw) => heard.push(hw) });
@@ -49,7 +22,7 @@ test('the leader high watermark in the answers reaches the follower; a report re
   const reportsWhenCovered = requests.length;
   await Bun.sleep(200); // four repeat intervals: no more reports once an answer covered it
   reporter.close();
-  server.stop(true);
+  server.stop();
   expect(heard.at(-1)).toBe(7);
   expect(heard.slice(0, 2)).toEqual([0, 0]);
   expect(requests[0]!.replicaId).toBe(2);

@@ -78,6 +78,12 @@ test('a stream tail feeds a followed partition only the frames of its incarnatio
   await follower.close();
 });
 
+/** One control store on a manual clock, and the events its nodes' hooks record. */
+function fixture() {
+  const store = new MemoryStore();
+  return { store, clock: new ManualClock(), events: [] as string[], control: new ControlStore(store, 'c') };
+}
+
 function clusterNode(store: MemoryStore, clock: ManualClock, nodeId: number, events: string[]) {
   return testClusterNode({
     store,
@@ -91,10 +97,7 @@ function clusterNode(store: MemoryStore, clock: ManualClock, nodeId: number, eve
 }
 
 test('a partition record left by a deleted incarnation is replaced whole, never inherited', async () => {
-  const store = new MemoryStore();
-  const clock = new ManualClock();
-  const events: string[] = [];
-  const control = new ControlStore(store, 'c');
+  const { store, clock, events, control } = fixture();
   const a = clusterNode(store, clock, 1, events);
   const b = clusterNode(store, clock, 2, events);
   await a.start();
@@ -121,9 +124,7 @@ test('a partition record left by a deleted incarnation is replaced whole, never 
 });
 
 test('a broker that misses the gap between delete and create again still lets the old incarnation go', async () => {
-  const store = new MemoryStore();
-  const clock = new ManualClock();
-  const events: string[] = [];
+  const { store, clock, events } = fixture();
   const a = clusterNode(store, clock, 1, events);
   const b = clusterNode(store, clock, 2, events);
   await a.start();
@@ -147,10 +148,7 @@ test('a broker that misses the gap between delete and create again still lets th
 });
 
 test('issue 9 finding 5: a delete records the highest leader epoch its partitions reached; the next incarnation starts its partitions one above it', async () => {
-  const store = new MemoryStore();
-  const clock = new ManualClock();
-  const events: string[] = [];
-  const control = new ControlStore(store, 'c');
+  const { store, clock, events, control } = fixture();
   const a = clusterNode(store, clock, 1, events);
   await a.start();
   await a.createTopic('d1', 2);
@@ -178,10 +176,7 @@ test('issue 9 finding 5: a delete records the highest leader epoch its partition
 });
 
 test('issue 9 finding 5: a leftover partition record of a deleted incarnation is claimed at the new incarnation\'s base epoch, not 0', async () => {
-  const store = new MemoryStore();
-  const clock = new ManualClock();
-  const events: string[] = [];
-  const control = new ControlStore(store, 'c');
+  const { store, clock, events, control } = fixture();
   const a = clusterNode(store, clock, 1, events);
   await a.start();
   await a.createTopic('d1', 1);
@@ -202,10 +197,7 @@ test('issue 9 finding 5: a leftover partition record of a deleted incarnation is
 });
 
 test('issue 9 finding 5: the first claim of a partition goes past an epoch floor written after its topic was created (an incarnation created and deleted while the create ran)', async () => {
-  const store = new MemoryStore();
-  const clock = new ManualClock();
-  const events: string[] = [];
-  const control = new ControlStore(store, 'c');
+  const { store, clock, events, control } = fixture();
   const a = clusterNode(store, clock, 1, events);
   await a.start();
   await a.createTopic('d1', 1); // read no floor: base 0
