@@ -67,7 +67,10 @@ export class OffsetExpiry {
     const present = new Set([...(await offsets.groups()), ...groups.emptyGroups()]);
     for (const group of this.#foundEmptyMs.keys()) if (!present.has(group)) this.#foundEmptyMs.delete(group); // bounded by the stored groups
     for (const group of present) {
-      if (!coordinates(group)) continue;
+      if (!coordinates(group)) {
+        this.#foundEmptyMs.delete(group); // another coordinator's sight: a finding from before a move away must not count after a move back
+        continue;
+      }
       if ((groups.status(group)?.members ?? 0) > 0) {
         this.#foundEmptyMs.delete(group);
         continue; // a group with members keeps its offsets
