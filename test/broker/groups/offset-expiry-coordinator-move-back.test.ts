@@ -36,3 +36,19 @@ test('a group that moved away and back counts as empty from when it came back, n
   clock.advance(RETENTION_MS);
   expect(await expiry.expireNow()).toBe(1);
 });
+
+// An offset from a file written before commits recorded byMember (an upgrade's first restart) may
+// be a consumer group's: it is judged as one (waits a retention from when it is first found), as
+// expiring it from its commit dropped the position of a group that consumed a quiet topic until
+// the upgrade. A simple consumer's old offset then lives at most one retention longer, never shorter.
+test('an offset of an older file, without byMember, waits a retention after a restart', async () => {
+  const directory = tempDir();
+  const clock = new ManualClock();
+  const offsets = OffsetStore.open(directory);
+  await offsets.commit('g', [{ topic: 't', partition: 0, committed: { offset: 42, leaderEpoch: 0, metadata: null, commitTimestampMs: clock.nowMs() } }]);
+  clock.advance(RETENTION_MS + 24 * HOUR_MS); // consumed a quiet topic until the upgrade's restart
+  const expiry = new OffsetExpiry({ groups: new GroupCoordinator(clock), offsets, clock, retentionMs: RETENTION_MS, coordinates: () => true });
+  expect(await expiry.expireNow()).toBe(0);
+  clock.advance(RETENTION_MS);
+  expect(await expiry.expireNow()).toBe(1);
+});
