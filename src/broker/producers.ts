@@ -7,7 +7,14 @@ import { writeFileAtomicSync } from '../util/files.ts';
 export const PRODUCER_IDS_FILE = 'producer-id-block';
 /** Ids reserved per durable write: a restart skips the rest of a block, never reuses an id. */
 const PRODUCER_ID_BLOCK = 1000;
+/** Ids each node's own file hands out, from nodeId x this: a node never reaches the next node's. */
 const NODE_ID_BLOCK = 2 ** 32;
+/**
+ * The highest node id whose producer ids are exact in a JavaScript number (2^21 x 2^32 = 2^53):
+ * above it consecutive ids round to the same number and every producer got one id (their sequences
+ * then collide: a batch taken for another's duplicate is acknowledged and never written).
+ */
+export const FILE_PRODUCER_IDS_NODE_ID_MAX = 2 ** 21 - 1;
 /** The control record that holds the cluster's next unreserved producer id. */
 const PRODUCER_IDS_RECORD = 'producer-ids';
 /** Compare-and-swap rounds before a reservation gives up (each lost round means another broker reserved a block). */
@@ -28,6 +35,9 @@ export class FileProducerIdBlocks implements ProducerIdBlocks {
   #next: number;
 
   constructor(directory: string, nodeId = 0) {
+    if (!Number.isSafeInteger(nodeId) || nodeId < 0 || nodeId > FILE_PRODUCER_IDS_NODE_ID_MAX) {
+      throw new FerryError('InvalidArgument', `node id ${nodeId} is out of range for producer ids: at most ${FILE_PRODUCER_IDS_NODE_ID_MAX} outside cluster mode`);
+    }
     this.#path = join(directory, PRODUCER_IDS_FILE);
     this.#base = nodeId * NODE_ID_BLOCK;
     this.#next = existsSync(this.#path) ? Number(readFileSync(this.#path, 'utf8')) : 0;
@@ -35,6 +45,7 @@ export class FileProducerIdBlocks implements ProducerIdBlocks {
 
   async reserve(): Promise<{ start: number; end: number }> {
     const start = this.#next;
+    if (start + PRODUCER_ID_BLOCK > NODE_ID_BLOCK) throw new FerryError('Storage', `producer ids of this node are used up (${NODE_ID_BLOCK} ids; the next ones are another node's)`);
     writeFileAtomicSync(this.#path, new TextEncoder().encode(String(start + PRODUCER_ID_BLOCK)));
     this.#next = start + PRODUCER_ID_BLOCK;
     return { start: this.#base + start, end: this.#base + start + PRODUCER_ID_BLOCK };
@@ -57,6 +68,7 @@ export class ControlProducerIdBlocks implements ProducerIdBlocks {
     for (let attempt = 0; attempt < RESERVE_ATTEMPTS_MAX; attempt++) {
       const current = await this.#control.read<{ next: number }>(PRODUCER_IDS_RECORD);
       const start = current?.value.next ?? 0;
+      if (!Number.isSafeInteger(start) || start < 0 || start + PRODUCER_ID_BLOCK > Number.MAX_SAFE_INTEGER) throw new FerryError('Storage', `control record ${PRODUCER_IDS_RECORD}: next producer id ${String(start)} is not an exact id`);
       const next = { next: start + PRODUCER_ID_BLOCK };
       const won = current === null ? await this.#control.create(PRODUCER_IDS_RECORD, next) : await this.#control.replace(PRODUCER_IDS_RECORD, current, next);
       if (won !== null) return { start, end: start + PRODUCER_ID_BLOCK };

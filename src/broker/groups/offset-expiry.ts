@@ -37,6 +37,7 @@ export interface OffsetExpiryOptions {
  * coordinator move, a group whose stored offsets were committed by members (not a simple
  * consumer's, which expire from their commit) counts as empty from the first round that found it, so its offsets never expire before a whole
  * retention in this coordinator's sight (they may outlive Kafka's by that much, never fall short).
+ * An offset of an older file (no byMember) may be a member's, so it counts as one: never short.
  */
 export class OffsetExpiry {
   readonly #options: OffsetExpiryOptions;
@@ -67,7 +68,10 @@ export class OffsetExpiry {
     const present = new Set([...(await offsets.groups()), ...groups.emptyGroups()]);
     for (const group of this.#foundEmptyMs.keys()) if (!present.has(group)) this.#foundEmptyMs.delete(group); // bounded by the stored groups
     for (const group of present) {
-      if (!coordinates(group)) continue;
+      if (!coordinates(group)) {
+        this.#foundEmptyMs.delete(group); // another coordinator's sight: a finding from before a move away must not count after a move back
+        continue;
+      }
       if ((groups.status(group)?.members ?? 0) > 0) {
         this.#foundEmptyMs.delete(group);
         continue; // a group with members keeps its offsets
@@ -76,7 +80,7 @@ export class OffsetExpiry {
       // judged again after the read: a consumer may have rejoined while it ran (a store read is I/O)
       const status = groups.status(group);
       if (status !== undefined && status.members > 0) continue;
-      const emptySinceMs = status?.emptySinceMs ?? (stored.some((offset) => offset.committed.byMember === true) ? this.#foundEmpty(group, nowMs) : null);
+      const emptySinceMs = status?.emptySinceMs ?? (stored.some((offset) => offset.committed.byMember !== false) ? this.#foundEmpty(group, nowMs) : null);
       const due = stored.filter((offset) => this.#expiresAtMs(offset, emptySinceMs) <= nowMs);
       if (due.length > 0) await offsets.remove(group, due);
       removed += due.length;

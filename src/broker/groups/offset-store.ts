@@ -17,6 +17,7 @@ export interface CommittedOffset {
   /**
    * Committed by a group member (a generation id >= 0), not a simple consumer: its group's emptiness
    * counts for expiry (KIP-211), so after a restart it waits a retention from when it is first found.
+   * Absent in older files: counted as a member's (it may be one), so its offset never expires early.
    */
   readonly byMember?: boolean;
   /**

@@ -16,12 +16,18 @@ export function handleFindCoordinator(context: BrokerContext, request: FindCoord
   return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, nodeId: coordinator.nodeId, host: coordinator.host, port: coordinator.port };
 }
 
-/** Idempotent producers get a fresh id; transactional ones are refused (not supported yet). */
+/**
+ * Idempotent producers get a fresh id; transactional ones are refused (not supported yet). A block
+ * of ids that could not be reserved (the store or control records unreachable) is answered as
+ * Kafka does when no block is at hand, COORDINATOR_LOAD_IN_PROGRESS: every client retries it, where
+ * kafkajs gives up an InitProducerId on KAFKA_STORAGE_ERROR (it retries only coordinator errors).
+ */
 export async function handleInitProducerId(context: BrokerContext, request: InitProducerIdRequest): Promise<InitProducerIdResponse> {
   if (request.transactionalId !== null) return { throttleTimeMs: 0, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, producerId: -1, producerEpoch: -1 };
   try {
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: await context.producers.allocate(), producerEpoch: 0 };
   } catch (error) {
-    return { throttleTimeMs: 0, errorCode: errorCodeOf(error), producerId: -1, producerEpoch: -1 };
+    const code = errorCodeOf(error);
+    return { throttleTimeMs: 0, errorCode: code === ErrorCode.KAFKA_STORAGE_ERROR ? ErrorCode.COORDINATOR_LOAD_IN_PROGRESS : code, producerId: -1, producerEpoch: -1 };
   }
 }

@@ -19,7 +19,7 @@ function joinRequest(groupId: string, memberId = ''): JoinRequest {
   return { groupId, memberId, clientId: 'c', sessionTimeoutMs: SESSION_TIMEOUT_MS, rebalanceTimeoutMs: 5_000, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }] };
 }
 
-const at = (offset: number, commitTimestampMs: number) => ({ offset, leaderEpoch: 0, metadata: null, commitTimestampMs });
+const at = (offset: number, commitTimestampMs: number) => ({ offset, leaderEpoch: 0, metadata: null, commitTimestampMs, byMember: false });
 
 function setup(offsets: GroupOffsetStore = OffsetStore.open(tempDir())) {
   const clock = new ManualClock();
