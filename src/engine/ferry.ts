@@ -29,6 +29,12 @@ import { type WalOptions, WalWriterLifecycle } from './wal-writer-lifecycle.ts';
 export type { FollowOptions } from './embedded-follower.ts';
 export type { WalOptions } from './wal-writer-lifecycle.ts';
 
+/**
+ * How long an open waits for room in the WAL's upload buffer to re-ship unshipped suffixes. Room
+ * frees as uploads land, so this is how long a store outage may last before the open fails; longer
+ * holds a restart hanging, shorter fails opens on a slow store.
+ */
+const RESHIP_ROOM_WAIT_MS = 60_000;
 /** Kafka's log.retention.check.interval.ms. */
 const RETENTION_CHECK_INTERVAL_MS = 5 * 60 * 1000;
 /** Kafka's fetch.max.bytes default for one fetch when the caller names none. */
@@ -182,6 +188,26 @@ export class Ferry {
     this.#walLifecycle = options.wal === undefined ? null : new WalWriterLifecycle(this.directory, options.wal, epochFloor, walDeps);
   }
 
+  /**
+   * At open: every partition's local suffix its earlier streams never got goes to the new stream
+   * first. Room in the upload buffer frees only as uploads land, so during a store outage the open
+   * gives up after RESHIP_ROOM_WAIT_MS with one line instead of hanging (a supervisor retries it).
+   */
+  async #reshipUnshipped(): Promise<void> {
+    const giveUp = new AbortController();
+    const timer = this.#clock.setTimer(RESHIP_ROOM_WAIT_MS, () => giveUp.abort(), true);
+    try {
+      for (const partition of [...this.#partitions.values()].flat()) {
+        await partition.reshipUnshipped(giveUp.signal).catch((error: unknown) => {
+          if (!giveUp.signal.aborted) throw error;
+          throw new FerryError('Storage', `${partition.topic}-${partition.index}: its unshipped suffix could not be re-shipped: the WAL store took no upload for ${RESHIP_ROOM_WAIT_MS} ms`);
+        });
+      }
+    } finally {
+      timer.cancel();
+    }
+  }
+
   get #wal(): WalWriter | null {
     return this.#walLifecycle?.writer ?? null;
   }
@@ -208,7 +234,7 @@ export class Ferry {
       if (options.managedPartitions !== true) {
         for (const topic of ferry.#registry.list()) ferry.#openTopic(topic, shipped);
         if (shipped !== null) await ferry.#rebuildLostTails(options.wal!);
-        for (const partition of [...ferry.#partitions.values()].flat()) await partition.reshipUnshipped();
+        await ferry.#reshipUnshipped();
       }
       if (options.follow !== undefined) ferry.#startFollowing(options.follow);
       ferry.#scheduleRetention();

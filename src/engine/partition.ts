@@ -109,12 +109,12 @@ export class Partition {
   /**
    * A restarted leader's local suffix that its earlier WAL streams never got (appended, not yet
    * shipped when it stopped): shipped again in the new stream before any new append, so the
-   * WAL has no gap a follower would stop at. Resolves once every frame is handed to the writer,
-   * without waiting for room in its upload buffer: the open must not wait on the store (during an
-   * outage only an upload frees room), and the suffix is bounded by what the earlier run could hold
-   * unshipped (its own buffer); producers then wait for room as usual.
+   * WAL has no gap a follower would stop at. Resolves once every frame is handed to the writer.
+   * Each step waits for room in the upload buffer (the suffix may be the whole log: a directory
+   * first opened with a WAL), until `signal` gives up: during a store outage only an upload frees
+   * room, and an open must fail then rather than hang.
    */
-  async reshipUnshipped(): Promise<number> {
+  async reshipUnshipped(signal?: AbortSignal): Promise<number> {
     const wal = this.#wal;
     const end = this.log.logEndOffset;
     if (wal === null || this.#durableEnd >= end) return 0;
@@ -127,6 +127,7 @@ export class Partition {
         const first = run[0]!;
         const last = run.at(-1)!;
         const data = new Uint8Array(first.bytes.buffer, first.bytes.byteOffset, last.bytes.byteOffset + last.bytes.length - first.bytes.byteOffset);
+        await wal.reserve(data.length, signal);
         durable = wal.append({ topic: this.topic, topicId: this.topicId, partition: this.index, leaderEpoch: first.partitionLeaderEpoch, baseOffset: first.baseOffset, lastOffset: last.lastOffset, data });
       }
       offset = batches.at(-1)!.nextOffset;

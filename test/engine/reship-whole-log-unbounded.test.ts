@@ -1,4 +1,5 @@
-// Review finding r7 (todo): since 6387996 reshipUnshipped hands the whole unshipped suffix to the
+// Review finding r7 (fixed: the open waits for room again, bounded by RESHIP_ROOM_WAIT_MS, so it
+// neither hangs nor buffers the log; see open-during-outage-reship.test.ts). Since 6387996 reshipUnshipped hands the whole unshipped suffix to the
 // WAL writer at open without waiting for room in its upload buffer, on the ground that "the suffix
 // is bounded by what the earlier run could hold unshipped (its own buffer)". That holds only when
 // the earlier runs wrote this writer's WAL. A partition the WAL's checkpoint does not know counts
@@ -45,7 +46,7 @@ function heldStore(inner: MemoryStore): { store: ObjectStore; release(): void } 
   return { store, release: () => { for (const resolve of waiting.splice(0)) resolve(); } };
 }
 
-test.todo('a WAL opened on a log it never shipped re-ships it within the upload buffer', async () => {
+test('a WAL opened on a log it never shipped re-ships it within the upload buffer', async () => {
   const directory = tempDir();
   const clock = new ManualClock();
   const first = await Ferry.open({ directory, clock, log: { flush: { kind: 'none' } } }); // no WAL yet
@@ -68,43 +69,6 @@ test.todo('a WAL opened on a log it never shipped re-ships it within the upload 
   expect(ferry).not.toBeNull();
   expect(bufferedAtOpenBytes).toBeLessThanOrEqual(BUFFER_BYTES + RESHIP_STEP_BYTES);
   const closing = ferry!.close();
-  for (let step = 0; step < 1_000; step++) {
-    await settle();
-    held.release();
-    clock.advance(1000);
-  }
-  await closing;
-}, 60_000);
-
-// Passes: after such an open, a producer still waits for room (the re-shipped suffix fills the
-// buffer past its bound, so the produce's local append waits until uploads free room).
-test('a producer after an open that re-shipped past the buffer waits for room', async () => {
-  const directory = tempDir();
-  const clock = new ManualClock();
-  const first = await Ferry.open({ directory, clock, log: { flush: { kind: 'none' } } });
-  first.createTopic('t');
-  for (let i = 0; i < RECORDS; i++) await first.produce('t', [{ value: 'x'.repeat(RECORD_BYTES) }], { acks: 1 });
-  await first.close();
-  const held = heldStore(new MemoryStore());
-  let ferry: Ferry | null = null;
-  Ferry.open({ directory, clock, log: { flush: { kind: 'none' } }, wal: { store: held.store, writerId: 'w', config: { uploadBytes: BUFFER_BYTES / 4, maxBufferedBytes: BUFFER_BYTES } } }).then((opened) => (ferry = opened), () => {});
-  for (let step = 0; step < 10_000 && ferry === null; step++) {
-    await settle();
-    if (ferry === null) held.release(); // the uploads the open started stay held
-  }
-  expect(ferry).not.toBeNull();
-  const opened = ferry as unknown as Ferry;
-  let appended = false;
-  const produced = opened.produce('t', [{ value: 'y' }], { acks: 1 }).then(() => (appended = true));
-  await settle(20);
-  expect(appended).toBe(false); // no room: the append waits
-  for (let step = 0; step < 10_000 && !appended; step++) {
-    await settle();
-    held.release();
-  }
-  await produced;
-  expect(appended).toBe(true);
-  const closing = opened.close();
   for (let step = 0; step < 1_000; step++) {
     await settle();
     held.release();
