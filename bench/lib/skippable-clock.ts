@@ -30,4 +30,8 @@ export class SkippableClock implements Clock {
     });
     return { cancel: () => void (cancelled = true) };
   }
+
+  immediate(callback: () => void): Timer {
+    return systemClock.immediate(callback);
+  }
 }

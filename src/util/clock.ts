@@ -13,6 +13,16 @@ export interface Clock {
   monotonicMs(): number;
   /** Runs `callback` once after `delayMs`; a `background` timer does not keep the process alive. */
   setTimer(delayMs: number, callback: () => void, background?: boolean): Timer;
+  /**
+   * Runs `callback` on a later turn of the event loop, after pending I/O (setImmediate): not time,
+   * but where concurrent work is let in. Behind the clock so the simulation decides that order too.
+   */
+  immediate(callback: () => void): Timer;
+}
+
+/** Lets the rest of the process run before going on (a long loop's yield). */
+export function yieldTurn(clock: Clock): Promise<void> {
+  return new Promise((resolve) => void clock.immediate(resolve));
 }
 
 /** setTimeout's longest delay (a signed 32-bit count of ms, about 24.8 days); a longer one fires after 1 ms. */
@@ -31,6 +41,10 @@ export const systemClock: Clock = {
     };
     arm(delayMs);
     return { cancel: () => clearTimeout(handle) };
+  },
+  immediate(callback) {
+    const handle = setImmediate(callback);
+    return { cancel: () => clearImmediate(handle) };
   },
 };
 
@@ -56,6 +70,10 @@ export class ManualClock implements Clock {
     const timer = { deadlineMs: this.#nowMs + Math.max(0, delayMs), sequence: this.#sequence++, callback, cancelled: false };
     this.#timers.push(timer);
     return { cancel: () => void (timer.cancelled = true) };
+  }
+
+  immediate(callback: () => void): Timer {
+    return this.setTimer(0, callback);
   }
 
   advance(deltaMs: number): void {

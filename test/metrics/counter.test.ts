@@ -95,7 +95,7 @@ describe('RateMeter', () => {
 
   test('a clock stepping back reads as the latest time seen', () => {
     let nowMs = 0;
-    const clock: Clock = { nowMs: () => nowMs, monotonicMs: () => nowMs, setTimer: () => ({ cancel: () => {} }) };
+    const clock: Clock = { nowMs: () => nowMs, monotonicMs: () => nowMs, setTimer: () => ({ cancel: () => {} }), immediate: () => ({ cancel: () => {} }) };
     const meter = new RateMeter(clock);
     nowMs = 1000;
     meter.mark(1);

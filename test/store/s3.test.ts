@@ -72,6 +72,7 @@ function recordingClock(): Clock & { delaysMs: number[] } {
       delaysMs.push(delayMs);
       return systemClock.setTimer(delayMs, callback, background);
     },
+    immediate: (callback: () => void) => systemClock.immediate(callback),
   };
 }
 

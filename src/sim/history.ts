@@ -1,0 +1,118 @@
+/**
+ * What the simulated clients did and saw: every request with when it started and ended (in
+ * simulated ms) and what it answered, plus the faults the run injected and, at the end, what
+ * each replica's log holds. The checker (checker.ts) judges a run from this alone.
+ *
+ * A record's value is unique in a run (`<client>/<n>`), so a record is known wherever it is read.
+ */
+
+/** How a request ended: answered (ok or a Kafka error name), or no answer (the connection died, the client gave up). */
+export type Outcome = { readonly ok: true } | { readonly ok: false; readonly error: string; readonly answered: boolean };
+
+interface Op {
+  /** The simulated client that sent it. */
+  readonly client: string;
+  /** The broker (node id) it was sent to. */
+  readonly node: number;
+  readonly startMs: number;
+  readonly endMs: number;
+  readonly outcome: Outcome;
+}
+
+export interface ProduceOp extends Op {
+  readonly kind: 'produce';
+  readonly topic: string;
+  readonly partition: number;
+  readonly acks: 0 | 1 | -1;
+  /** Set for an idempotent producer: its id, epoch and the batch's first sequence. */
+  readonly idempotence: { readonly producerId: bigint; readonly producerEpoch: number; readonly baseSequence: number } | null;
+  /** The records' values in batch order. */
+  readonly values: readonly string[];
+  /** The acknowledged base offset (ok outcomes with acks 1 or all). */
+  readonly baseOffset: number | null;
+}
+
+export interface ReadRecord {
+  readonly offset: number;
+  readonly value: string;
+}
+
+export interface FetchOp extends Op {
+  readonly kind: 'fetch';
+  readonly topic: string;
+  readonly partition: number;
+  readonly fetchOffset: number;
+  readonly highWatermark: number | null;
+  readonly records: readonly ReadRecord[];
+}
+
+export interface CommitOp extends Op {
+  readonly kind: 'commit';
+  readonly group: string;
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: number;
+  /** The committer asked for a lower offset than it committed before on purpose (a seek, a reset). */
+  readonly reset: boolean;
+}
+
+export interface OffsetFetchOp extends Op {
+  readonly kind: 'offset-fetch';
+  readonly group: string;
+  readonly topic: string;
+  readonly partition: number;
+  /** -1: no offset committed. */
+  readonly offset: number;
+}
+
+export interface AdminOp extends Op {
+  readonly kind: 'create-topic' | 'delete-topic';
+  readonly topic: string;
+  readonly partitions: number;
+  readonly replicationFactor: number;
+}
+
+export type ClientOp = ProduceOp | FetchOp | CommitOp | OffsetFetchOp | AdminOp;
+
+/** A fault the run injected (or healed), for the trace printed with a violation. */
+export interface FaultEvent {
+  readonly kind: 'fault';
+  readonly atMs: number;
+  readonly fault: string;
+  readonly target: string;
+}
+
+/** One replica's whole log of a partition at the end of the run, after faults stopped. */
+export interface ReplicaLog {
+  readonly node: number;
+  readonly topic: string;
+  readonly partition: number;
+  /** Whether this broker leads the partition at the end. */
+  readonly leader: boolean;
+  readonly logStartOffset: number;
+  readonly logEndOffset: number;
+  readonly highWatermark: number;
+  /** The log's batches, byte for byte (views are fine: the run is over). */
+  readonly batches: readonly { readonly baseOffset: number; readonly lastOffset: number; readonly bytes: Uint8Array }[];
+  readonly records: readonly ReadRecord[];
+}
+
+/** Liveness probes after faults stopped: a write and a read-back per partition, and how long each took to succeed. */
+export interface ProbeResult {
+  readonly topic: string;
+  readonly partition: number;
+  /** Simulated ms from the end of faults to the first acknowledged acks=all write, or null if none within the bound. */
+  readonly writeAfterMs: number | null;
+  readonly readAfterMs: number | null;
+}
+
+export interface History {
+  readonly seed: number;
+  readonly ops: ClientOp[];
+  readonly faults: FaultEvent[];
+  readonly replicaLogs: ReplicaLog[];
+  readonly probes: ProbeResult[];
+  /** When faults stopped (simulated ms), and the bound within which probes must succeed. */
+  readonly quietFromMs: number;
+  readonly livenessBoundMs: number;
+}

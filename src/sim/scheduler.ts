@@ -1,0 +1,215 @@
+import { assert } from '../util/assert.ts';
+import type { Clock, Timer } from '../util/clock.ts';
+import type { SeededRandom } from '../util/random.ts';
+
+/** Where the simulation starts its clock: a fixed instant, so runs replay. */
+export const SIM_EPOCH_MS = 1_800_000_000_000;
+
+interface SimEvent {
+  readonly atMs: number;
+  /** Order among events due at the same instant: creation order for timers, seeded for I/O completions. */
+  readonly tieBreak: number;
+  readonly sequence: number;
+  readonly callback: () => void;
+  cancelled: boolean;
+}
+
+/**
+ * The simulation's one source of time and of event order (design contract 8). Events run one at
+ * a time in (time, tie break, sequence) order; after each, every microtask it started runs to
+ * completion before the next event, so the same seed replays the same interleaving. Nothing
+ * under simulation may reach real timers or real I/O: a stray one would make `drain` wait on it.
+ */
+export class SimScheduler {
+  readonly random: SeededRandom;
+  #nowMs = SIM_EPOCH_MS;
+  #sequence = 0;
+  readonly #heap: SimEvent[] = [];
+  #eventsRun = 0;
+
+  constructor(random: SeededRandom) {
+    this.random = random;
+  }
+
+  get nowMs(): number {
+    return this.#nowMs;
+  }
+
+  get eventsRun(): number {
+    return this.#eventsRun;
+  }
+
+  get pending(): number {
+    return this.#heap.length;
+  }
+
+  /** A timer: same-deadline timers fire in the order they were set, as Node and Bun fire them. */
+  schedule(delayMs: number, callback: () => void): Timer {
+    return this.#push(delayMs, 0, callback);
+  }
+
+  /** An I/O completion: same-instant completions resolve in a seeded order. */
+  complete(delayMs: number, callback: () => void): Timer {
+    return this.#push(delayMs, this.random.next(), callback);
+  }
+
+  #push(delayMs: number, tieBreak: number, callback: () => void): Timer {
+    assert(Number.isFinite(delayMs), 'a simulated delay is finite');
+    const event: SimEvent = { atMs: this.#nowMs + Math.max(0, delayMs), tieBreak, sequence: this.#sequence++, callback, cancelled: false };
+    heapPush(this.#heap, event);
+    return { cancel: () => void (event.cancelled = true) };
+  }
+
+  /**
+   * Runs events until simulated time would pass `untilMs` or `stop()` says so (checked after each
+   * event). Returns the number of events run.
+   */
+  async run(untilMs: number, stop: () => boolean = () => false): Promise<number> {
+    let ran = 0;
+    for (;;) {
+      const next = this.#heap[0];
+      if (next === undefined || next.atMs > untilMs) break;
+      heapPop(this.#heap);
+      if (next.cancelled) continue;
+      this.#nowMs = next.atMs;
+      next.callback();
+      ran++;
+      this.#eventsRun++;
+      await drainMicrotasks();
+      if (stop()) return ran;
+    }
+    if (untilMs > this.#nowMs && Number.isFinite(untilMs)) this.#nowMs = untilMs;
+    return ran;
+  }
+}
+
+/**
+ * Every microtask queued so far, and every one those queue, has run when this resolves: a
+ * macrotask runs only once the microtask queue is empty. With no real I/O pending, nothing else
+ * can run in between, so the order stays the simulation's.
+ */
+export function drainMicrotasks(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** A simulated process's lifecycle: its callbacks run, wait (SIGSTOP), or never run again (kill -9). */
+export type ProcessState = 'running' | 'paused' | 'dead';
+
+/**
+ * Where one simulated process's callbacks run. Every timer, store response, disk completion and
+ * network delivery of a process passes through its gate: a paused process holds them until
+ * resumed (then runs the overdue ones in order), a dead one drops them, so code of a killed
+ * broker never runs again however many of its promises were pending.
+ */
+export class ProcessGate {
+  readonly name: string;
+  #state: ProcessState = 'running';
+  readonly #held: (() => void)[] = [];
+
+  constructor(name: string) {
+    this.name = name;
+  }
+
+  get state(): ProcessState {
+    return this.#state;
+  }
+
+  get alive(): boolean {
+    return this.#state !== 'dead';
+  }
+
+  deliver(callback: () => void): void {
+    if (this.#state === 'running') callback();
+    else if (this.#state === 'paused') this.#held.push(callback);
+  }
+
+  /** Wraps a promise of work done elsewhere (a store, another process) so it settles through this gate. */
+  settle<T>(promise: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      promise.then(
+        (value) => this.deliver(() => resolve(value)),
+        (error) => this.deliver(() => reject(error)),
+      );
+    });
+  }
+
+  pause(): void {
+    assert(this.#state === 'running', `only a running process pauses (${this.name} is ${this.#state})`);
+    this.#state = 'paused';
+  }
+
+  resume(): void {
+    assert(this.#state === 'paused', `only a paused process resumes (${this.name} is ${this.#state})`);
+    this.#state = 'running';
+    for (const callback of this.#held.splice(0)) callback();
+  }
+
+  kill(): void {
+    this.#state = 'dead';
+    this.#held.length = 0;
+  }
+}
+
+/**
+ * One process's view of simulated time: its wall clock may be skewed (nowMs), its monotonic
+ * clock is not; its timers fire through its gate.
+ */
+export class SimClock implements Clock {
+  readonly #scheduler: SimScheduler;
+  readonly #gate: ProcessGate;
+  /** Added to the wall clock only (an NTP-less host drifts; CLOCK_MONOTONIC is not stepped). */
+  skewMs = 0;
+
+  constructor(scheduler: SimScheduler, gate: ProcessGate) {
+    this.#scheduler = scheduler;
+    this.#gate = gate;
+  }
+
+  nowMs(): number {
+    return Math.floor(this.#scheduler.nowMs + this.skewMs);
+  }
+
+  monotonicMs(): number {
+    return this.#scheduler.nowMs - SIM_EPOCH_MS;
+  }
+
+  setTimer(delayMs: number, callback: () => void): Timer {
+    return this.#scheduler.schedule(delayMs, () => this.#gate.deliver(callback));
+  }
+
+  immediate(callback: () => void): Timer {
+    return this.#scheduler.schedule(0, () => this.#gate.deliver(callback));
+  }
+}
+
+function before(a: SimEvent, b: SimEvent): boolean {
+  return a.atMs < b.atMs || (a.atMs === b.atMs && (a.tieBreak < b.tieBreak || (a.tieBreak === b.tieBreak && a.sequence < b.sequence)));
+}
+
+function heapPush(heap: SimEvent[], event: SimEvent): void {
+  heap.push(event);
+  let index = heap.length - 1;
+  while (index > 0) {
+    const parent = (index - 1) >> 1;
+    if (!before(heap[index]!, heap[parent]!)) break;
+    [heap[index], heap[parent]] = [heap[parent]!, heap[index]!];
+    index = parent;
+  }
+}
+
+function heapPop(heap: SimEvent[]): void {
+  const last = heap.pop()!;
+  if (heap.length === 0) return;
+  heap[0] = last;
+  let index = 0;
+  for (;;) {
+    const left = index * 2 + 1;
+    const right = left + 1;
+    let smallest = index;
+    if (left < heap.length && before(heap[left]!, heap[smallest]!)) smallest = left;
+    if (right < heap.length && before(heap[right]!, heap[smallest]!)) smallest = right;
+    if (smallest === index) return;
+    [heap[index], heap[smallest]] = [heap[smallest]!, heap[index]!];
+    index = smallest;
+  }
+}
