@@ -26,6 +26,13 @@ export class SimScheduler {
   #sequence = 0;
   readonly #heap: SimEvent[] = [];
   #eventsRun = 0;
+  /**
+   * Where an error thrown by an event goes. In a real process an uncaught exception ends it; here
+   * the run records it (a violation: code under test must not throw out of a timer or callback).
+   */
+  onUncaught: (error: unknown) => void = (error) => {
+    throw error;
+  };
 
   constructor(random: SeededRandom) {
     this.random = random;
@@ -72,7 +79,11 @@ export class SimScheduler {
       heapPop(this.#heap);
       if (next.cancelled) continue;
       this.#nowMs = next.atMs;
-      next.callback();
+      try {
+        next.callback();
+      } catch (error) {
+        this.onUncaught(error);
+      }
       ran++;
       this.#eventsRun++;
       await drainMicrotasks();

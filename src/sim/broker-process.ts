@@ -1,0 +1,165 @@
+import { Broker, type BrokerOptions } from '../broker/broker.ts';
+import type { ObjectStore } from '../store/object-store.ts';
+import { SeededRandom } from '../util/random.ts';
+import type { SimDisk } from './disk.ts';
+import type { SimNetwork } from './network.ts';
+import { ProcessGate, SimClock, type SimScheduler } from './scheduler.ts';
+import { SimStoreView } from './store.ts';
+
+/** Where every simulated broker keeps its data, on its own simulated disk. */
+export const SIM_DATA_DIRECTORY = '/ferry/data';
+/** The port every simulated broker listens on, on its own simulated host. */
+export const SIM_BROKER_PORT = 9092;
+
+export interface SimBrokerSettings {
+  readonly nodeId: number;
+  /** Shares partitions through control records in `controlStore` (cluster mode); a single broker otherwise. */
+  readonly cluster: { readonly controlStore: ObjectStore; readonly leaseMs: number; readonly scanIntervalMs: number } | null;
+  readonly walStore: ObjectStore;
+  readonly uploadIntervalMs: number;
+  readonly minInsyncReplicas: number;
+  readonly defaultReplicationFactor: number;
+}
+
+/**
+ * One broker host of the simulation: a disk that outlives its processes, and the process that
+ * runs on it now (a real Broker, started on simulated clock, network, disk and store views). Each
+ * start is a new process with a new gate: killing it drops everything the old one had pending.
+ */
+export class SimBrokerHost {
+  readonly settings: SimBrokerSettings;
+  readonly host: string;
+  readonly disk: SimDisk;
+  readonly #scheduler: SimScheduler;
+  readonly #network: SimNetwork;
+  readonly #log: (line: string) => void;
+  #incarnation = 0;
+  #gate: ProcessGate | null = null;
+  #clock: SimClock | null = null;
+  #walView: SimStoreView | null = null;
+  #controlView: SimStoreView | null = null;
+  /** The running broker, once its start finished. */
+  broker: Broker | null = null;
+  /** Faults of this host that outlive a restart (they are the host's, not the process's). */
+  readonly faults = { skewMs: 0, walUnreachable: false, controlUnreachable: false, corruptReadRate: 0 };
+
+  constructor(settings: SimBrokerSettings, disk: SimDisk, scheduler: SimScheduler, network: SimNetwork, log: (line: string) => void) {
+    this.settings = settings;
+    this.host = `broker-${settings.nodeId}`;
+    this.disk = disk;
+    this.#scheduler = scheduler;
+    this.#network = network;
+    this.#log = log;
+  }
+
+  get state(): 'down' | 'starting' | 'running' | 'paused' {
+    if (this.#gate === null || !this.#gate.alive) return 'down';
+    if (this.#gate.state === 'paused') return 'paused';
+    return this.broker === null ? 'starting' : 'running';
+  }
+
+  /** Starts a new process; resolves when it serves, or never if it dies first. A start that fails is logged and leaves the host down. */
+  start(): void {
+    if (this.#gate?.alive === true) return;
+    const gate = new ProcessGate(`${this.host}#${++this.#incarnation}`);
+    const clock = new SimClock(this.#scheduler, gate);
+    clock.skewMs = this.faults.skewMs;
+    const random = new SeededRandom(Math.floor(this.#scheduler.random.next() * 0x1_0000_0000));
+    this.#walView = this.#view(this.settings.walStore, gate);
+    this.#controlView = this.settings.cluster === null ? null : this.#view(this.settings.cluster.controlStore, gate);
+    this.#applyStoreFaults();
+    this.#gate = gate;
+    this.#clock = clock;
+    this.broker = null;
+    const options = this.#brokerOptions(gate, clock, random);
+    Broker.start(options).then(
+      (broker) => void (this.broker = broker),
+      (error: unknown) => {
+        this.#log(`${gate.name} failed to start: ${error instanceof Error ? error.message : String(error)}`);
+        this.#kill();
+      },
+    );
+  }
+
+  /** kill -9 and a power loss: the process is gone, the disk keeps what was synced. */
+  crash(): void {
+    this.#kill();
+    this.disk.crash();
+  }
+
+  /** The host's disk is lost with the process (a replaced instance). */
+  wipe(): void {
+    this.#kill();
+    this.disk.wipe();
+  }
+
+  /** SIGTERM: the broker flushes and resigns; resolves when it has stopped (or at once if it is not running). */
+  async stop(): Promise<void> {
+    const broker = this.broker;
+    const gate = this.#gate;
+    if (broker === null || gate === null || gate.state !== 'running') return this.#kill();
+    await broker.stop().catch((error: unknown) => this.#log(`${gate.name} stop failed: ${String(error)}`));
+    if (this.#gate === gate) this.#kill();
+  }
+
+  pause(): void {
+    if (this.#gate?.state === 'running') this.#gate.pause();
+  }
+
+  resume(): void {
+    if (this.#gate?.state === 'paused') this.#gate.resume();
+  }
+
+  setSkew(skewMs: number): void {
+    this.faults.skewMs = skewMs;
+    if (this.#clock !== null) this.#clock.skewMs = skewMs;
+  }
+
+  setStoreFaults(faults: Partial<Pick<SimBrokerHost['faults'], 'walUnreachable' | 'controlUnreachable' | 'corruptReadRate'>>): void {
+    Object.assign(this.faults, faults);
+    this.#applyStoreFaults();
+  }
+
+  #applyStoreFaults(): void {
+    if (this.#walView !== null) {
+      this.#walView.unreachable = this.faults.walUnreachable;
+      this.#walView.corruptReadRate = this.faults.corruptReadRate;
+    }
+    if (this.#controlView !== null) this.#controlView.unreachable = this.faults.controlUnreachable;
+  }
+
+  #kill(): void {
+    this.#gate?.kill();
+    this.#network.kill(this.host);
+    this.broker = null;
+  }
+
+  #view(store: ObjectStore, gate: ProcessGate): SimStoreView {
+    return new SimStoreView(store, gate, this.#scheduler, new SeededRandom(Math.floor(this.#scheduler.random.next() * 0x1_0000_0000)));
+  }
+
+  #brokerOptions(gate: ProcessGate, clock: SimClock, random: SeededRandom): BrokerOptions {
+    const { nodeId, cluster } = this.settings;
+    const log = (line: string) => this.#log(`${gate.name}: ${line}`);
+    return {
+      listenHost: this.host,
+      listenPort: SIM_BROKER_PORT,
+      nodeId,
+      autoCreateTopics: false,
+      defaultReplicationFactor: this.settings.defaultReplicationFactor,
+      minInsyncReplicas: this.settings.minInsyncReplicas,
+      clock,
+      random,
+      network: this.#network.host(this.host, gate),
+      log,
+      engine: {
+        directory: SIM_DATA_DIRECTORY,
+        disk: this.disk,
+        random,
+        log: { flush: { kind: 'none' } }, // as `ferry broker`: durability comes from the WAL objects
+        wal: { store: this.#walView!, writerId: this.host, seed: random.nextInt(0x1_0000_0000), config: { uploadIntervalMs: this.settings.uploadIntervalMs } },
+      },
+      ...(cluster === null ? {} : { cluster: { store: this.#controlView!, leaseMs: cluster.leaseMs, scanIntervalMs: cluster.scanIntervalMs } }),
+    };
+  }
+}

@@ -1,0 +1,159 @@
+import type { SeededRandom } from '../util/random.ts';
+import type { SimBrokerHost } from './broker-process.ts';
+import type { FaultEvent } from './history.ts';
+import type { SimNetwork } from './network.ts';
+
+/**
+ * The faults a run injects, each a named kind with how to inject it and how long it lasts. A
+ * fault is injected on one broker host, lasts a drawn time and then heals (a restart, a resume,
+ * a reconnection). To add a fault: a kind here, its `inject` (which returns the heal), and the
+ * cluster shapes it applies to (`clusterOnly`: a lost disk is survivable only when brokers are
+ * stateless). Faults overlap freely: combinations come from the schedule.
+ */
+export interface FaultKind {
+  readonly name: string;
+  /** Relative frequency among the kinds. */
+  readonly weight: number;
+  readonly clusterOnly?: boolean;
+  /** Does it and returns what undoes it, or null when it does not apply now (e.g. the host is down). */
+  inject(target: FaultTarget, random: SeededRandom): { readonly heal: () => void; readonly lastsMs: number; readonly detail: string } | null;
+}
+
+export interface FaultTarget {
+  readonly host: SimBrokerHost;
+  readonly hosts: readonly SimBrokerHost[];
+  readonly network: SimNetwork;
+  readonly leaseMs: number;
+}
+
+/** Between a crash and the restart. */
+const RESTART_DELAY_MS_MIN = 200;
+const RESTART_DELAY_MS_MAX = 4_000;
+/** A wall-clock step, either way: up to an hour. */
+const SKEW_MS_MAX = 3_600_000;
+/** How long a store or network partition, a full disk or a spell of corrupt reads lasts. */
+const SPELL_MS_MIN = 200;
+const SPELL_MS_MAX = 8_000;
+/** A GET corrupted on the path, while a spell of them lasts. */
+const CORRUPT_READ_RATE = 0.2;
+
+function between(random: SeededRandom, min: number, max: number): number {
+  return min + random.next() * (max - min);
+}
+
+function whenUp(host: SimBrokerHost, inject: () => ReturnType<FaultKind['inject']>): ReturnType<FaultKind['inject']> {
+  return host.state === 'running' || host.state === 'starting' ? inject() : null;
+}
+
+export const FAULT_KINDS: readonly FaultKind[] = [
+  {
+    name: 'crash', // kill -9 with a power loss: unsynced bytes are gone, the last write may be torn
+    weight: 4,
+    inject: ({ host }, random) =>
+      whenUp(host, () => {
+        host.crash();
+        return { heal: () => host.start(), lastsMs: between(random, RESTART_DELAY_MS_MIN, RESTART_DELAY_MS_MAX), detail: 'kill -9 + power loss' };
+      }),
+  },
+  {
+    name: 'restart', // SIGTERM: a clean stop, then a start
+    weight: 2,
+    inject: ({ host }, random) =>
+      whenUp(host, () => {
+        void host.stop();
+        return { heal: () => host.start(), lastsMs: between(random, RESTART_DELAY_MS_MIN, RESTART_DELAY_MS_MAX), detail: 'SIGTERM' };
+      }),
+  },
+  {
+    name: 'disk-lost', // the instance is replaced: a new empty disk (RF=1 data lives in the object store)
+    weight: 1,
+    clusterOnly: true,
+    inject: ({ host }, random) =>
+      whenUp(host, () => {
+        host.wipe();
+        return { heal: () => host.start(), lastsMs: between(random, RESTART_DELAY_MS_MIN, RESTART_DELAY_MS_MAX), detail: 'disk replaced' };
+      }),
+  },
+  {
+    name: 'pause', // SIGSTOP past the lease, then SIGCONT: a zombie leader wakes up
+    weight: 3,
+    inject: ({ host, leaseMs }, random) => {
+      if (host.state !== 'running') return null;
+      host.pause();
+      return { heal: () => host.resume(), lastsMs: between(random, leaseMs * 0.5, leaseMs * 3), detail: 'SIGSTOP' };
+    },
+  },
+  {
+    name: 'clock-skew',
+    weight: 1,
+    inject: ({ host }, random) => {
+      const skewMs = Math.round((random.next() * 2 - 1) * SKEW_MS_MAX);
+      host.setSkew(skewMs);
+      return { heal: () => host.setSkew(0), lastsMs: between(random, SPELL_MS_MIN, SPELL_MS_MAX * 4), detail: `${skewMs} ms` };
+    },
+  },
+  {
+    name: 'control-store-partition',
+    weight: 2,
+    clusterOnly: true,
+    inject: ({ host }, random) => {
+      host.setStoreFaults({ controlUnreachable: true });
+      return { heal: () => host.setStoreFaults({ controlUnreachable: false }), lastsMs: between(random, SPELL_MS_MIN, SPELL_MS_MAX), detail: '' };
+    },
+  },
+  {
+    name: 'wal-store-partition',
+    weight: 2,
+    inject: ({ host }, random) => {
+      host.setStoreFaults({ walUnreachable: true });
+      return { heal: () => host.setStoreFaults({ walUnreachable: false }), lastsMs: between(random, SPELL_MS_MIN, SPELL_MS_MAX), detail: '' };
+    },
+  },
+  {
+    name: 'network-partition', // cut from every other host, clients included
+    weight: 2,
+    inject: ({ host, network }, random) => {
+      network.isolate(host.host);
+      return { heal: () => network.rejoin(host.host), lastsMs: between(random, SPELL_MS_MIN, SPELL_MS_MAX), detail: '' };
+    },
+  },
+  {
+    name: 'disk-full',
+    weight: 1,
+    inject: ({ host }, random) => {
+      host.disk.setCapacity(host.disk.usedBytes);
+      return { heal: () => host.disk.setCapacity(Number.POSITIVE_INFINITY), lastsMs: between(random, SPELL_MS_MIN, SPELL_MS_MAX), detail: `at ${host.disk.usedBytes} bytes` };
+    },
+  },
+  {
+    name: 'corrupt-reads', // GETs of this host answer objects with a flipped byte
+    weight: 1,
+    inject: ({ host }, random) => {
+      host.setStoreFaults({ corruptReadRate: CORRUPT_READ_RATE });
+      return { heal: () => host.setStoreFaults({ corruptReadRate: 0 }), lastsMs: between(random, SPELL_MS_MIN, SPELL_MS_MAX), detail: `rate ${CORRUPT_READ_RATE}` };
+    },
+  },
+];
+
+/** Draws a fault kind by weight among those that apply to this shape of cluster. */
+export function drawFaultKind(random: SeededRandom, cluster: boolean, enabled: ReadonlySet<string> | null): FaultKind {
+  const kinds = FAULT_KINDS.filter((kind) => (cluster || kind.clusterOnly !== true) && (enabled === null || enabled.has(kind.name)));
+  const total = kinds.reduce((sum, kind) => sum + kind.weight, 0);
+  let draw = random.next() * total;
+  for (const kind of kinds) {
+    draw -= kind.weight;
+    if (draw < 0) return kind;
+  }
+  return kinds.at(-1)!;
+}
+
+/** A fault in force, and when it heals. */
+export interface ActiveFault {
+  readonly kind: string;
+  readonly host: string;
+  readonly heal: () => void;
+}
+
+export function faultEvent(atMs: number, fault: string, target: string): FaultEvent {
+  return { kind: 'fault', atMs, fault, target };
+}

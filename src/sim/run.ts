@@ -1,0 +1,186 @@
+import { MemoryStore } from '../store/memory.ts';
+import { SeededRandom } from '../util/random.ts';
+import { SimBrokerHost } from './broker-process.ts';
+import { check, type Violation } from './checker.ts';
+import { SimDisk } from './disk.ts';
+import { type ActiveFault, drawFaultKind, faultEvent } from './faults.ts';
+import type { ClientOp, FaultEvent, History, ProbeResult, ReplicaLog } from './history.ts';
+import { SimNetwork } from './network.ts';
+import { type Scenario, drawScenario } from './scenario.ts';
+import { ProcessGate, SimClock, SimScheduler } from './scheduler.ts';
+import { traceHash } from './trace-hash.ts';
+import { SimWorkload } from './workload.ts';
+
+/** Brokers must serve within this after their first start (or the run reports it). */
+const STARTUP_MS_MAX = 30_000;
+/** After faults stop: every partition must take an acks=all write and serve it back within this. */
+export const LIVENESS_BOUND_MS = 60_000;
+/** After the probes: clients finish what they have in flight (their request timeouts are shorter). */
+const DRAIN_MS = 15_000;
+/** A run that takes more events than this is spinning (a zero-delay timer loop): reported, not waited out. */
+const EVENTS_MAX = 3_000_000;
+/** Keeps the streams of the seed's draws apart, so adding a draw to one does not shift the others. */
+const SCENARIO_SALT = 0x5ce7a210;
+const SCHEDULE_SALT = 0x0ddba11;
+const FAULT_SALT = 0xfa017;
+const STORE_SALT = 0x570e;
+
+/** Background store faults, on every request of every broker: rare, since partitions and spells add the heavy ones. */
+const STORE_FAULTS = { throttledRate: 0.002, unavailableRate: 0.002, timeoutRate: 0.002 };
+
+export interface SimRunOptions {
+  readonly seed: number;
+  /** Override the drawn scenario (tests). */
+  readonly scenario?: Partial<Scenario>;
+  /** Only these fault kinds (all when absent). */
+  readonly faults?: ReadonlySet<string>;
+  /** Broker and simulation log lines (a run is silent otherwise). */
+  readonly log?: (line: string) => void;
+}
+
+export interface SimRunResult {
+  readonly seed: number;
+  readonly scenario: Scenario;
+  readonly history: History;
+  readonly violations: Violation[];
+  /** Identifies the run's whole course: the same seed on the same code gives the same hash. */
+  readonly traceHash: string;
+  readonly simulatedMs: number;
+  readonly faultsInjected: number;
+  readonly eventsRun: number;
+}
+
+export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
+  const { seed } = options;
+  const scenario: Scenario = { ...drawScenario(new SeededRandom(seed ^ SCENARIO_SALT)), ...options.scenario };
+  const scheduler = new SimScheduler(new SeededRandom(seed ^ SCHEDULE_SALT));
+  const log = options.log ?? (() => {});
+  const uncaught: string[] = [];
+  scheduler.onUncaught = (error) => uncaught.push(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  const network = new SimNetwork(scheduler);
+  const storeClock = new SimClock(scheduler, new ProcessGate('object-store'));
+  const walStore = new MemoryStore({ latency: 's3-express', seed: seed ^ STORE_SALT, clock: storeClock, faults: STORE_FAULTS });
+  const controlStore = new MemoryStore({ latency: 's3-express', seed: (seed ^ STORE_SALT) + 1, clock: storeClock, faults: STORE_FAULTS });
+  const startMs = scheduler.nowMs;
+  const timed = (line: string) => log(`[${((scheduler.nowMs - startMs) / 1000).toFixed(3)}] ${line}`);
+  const hosts = Array.from({ length: scenario.brokers }, (_, i) => {
+    const settings = {
+      nodeId: i + 1,
+      cluster: scenario.cluster ? { controlStore, leaseMs: scenario.leaseMs, scanIntervalMs: scenario.scanIntervalMs } : null,
+      walStore,
+      uploadIntervalMs: scenario.uploadIntervalMs,
+      minInsyncReplicas: scenario.minInsyncReplicas,
+      defaultReplicationFactor: scenario.replicationFactor,
+    };
+    return new SimBrokerHost(settings, new SimDisk({ random: new SeededRandom(Math.floor(scheduler.random.next() * 0x1_0000_0000)) }), scheduler, network, timed);
+  });
+  const faults: FaultEvent[] = [];
+  const ops: ClientOp[] = [];
+  const overBudget = () => scheduler.eventsRun > EVENTS_MAX;
+  const runFor = (ms: number, done: () => boolean = () => false) => scheduler.run(scheduler.nowMs + ms, () => done() || overBudget());
+
+  for (const host of hosts) host.start();
+  await runFor(STARTUP_MS_MAX, () => hosts.every((host) => host.state === 'running'));
+  const workload = new SimWorkload({ scenario, scheduler, network, hosts, record: (op) => ops.push(op), log: timed, random: new SeededRandom(seed) });
+  await workload.setup(runFor);
+
+  // chaos: faults at seeded moments, on seeded hosts, each healing after its drawn time
+  const faultRandom = new SeededRandom(seed ^ FAULT_SALT);
+  const active = new Set<ActiveFault>();
+  const chaosEndMs = scheduler.nowMs + scenario.chaosMs;
+  let faultsInjected = 0;
+  const scheduleFault = (): void => {
+    const waitMs = -Math.log(1 - faultRandom.next()) * scenario.faultIntervalMs;
+    if (scheduler.nowMs + waitMs >= chaosEndMs) return;
+    scheduler.schedule(waitMs, () => {
+      injectOne();
+      scheduleFault();
+    });
+  };
+  const injectOne = (): void => {
+    const host = hosts[faultRandom.nextInt(hosts.length)]!;
+    const kind = drawFaultKind(faultRandom, scenario.cluster, options.faults ?? null);
+    if ([...active].some((fault) => fault.host === host.host && fault.kind === kind.name)) return;
+    const injected = kind.inject({ host, hosts, network, leaseMs: scenario.leaseMs }, faultRandom);
+    if (injected === null) return;
+    faultsInjected++;
+    faults.push(faultEvent(scheduler.nowMs - startMs, kind.name, `${host.host}${injected.detail === '' ? '' : ` (${injected.detail})`}`));
+    timed(`fault ${kind.name} on ${host.host} ${injected.detail}`);
+    const fault: ActiveFault = { kind: kind.name, host: host.host, heal: () => {} };
+    const heal = () => {
+      if (!active.delete(fault)) return;
+      injected.heal();
+      faults.push(faultEvent(scheduler.nowMs - startMs, `heal ${kind.name}`, host.host));
+    };
+    (fault as { heal: () => void }).heal = heal;
+    active.add(fault);
+    scheduler.schedule(injected.lastsMs, heal);
+  };
+  workload.start();
+  scheduleFault();
+  await scheduler.run(chaosEndMs, overBudget);
+
+  // quiet: every fault heals, every host runs; then each partition must take a write and serve it
+  for (const fault of [...active]) fault.heal();
+  for (const host of hosts) {
+    host.resume();
+    host.start();
+  }
+  const quietFromMs = scheduler.nowMs;
+  const probes: ProbeResult[] = await workload.probe(quietFromMs, LIVENESS_BOUND_MS, runFor);
+  await workload.stop(DRAIN_MS, runFor);
+  const replicaLogs = collectReplicaLogs(hosts, workload.finalTopics());
+  const history: History = {
+    seed,
+    ops: ops.map((op) => ({ ...op, startMs: op.startMs - startMs, endMs: op.endMs - startMs })),
+    faults,
+    replicaLogs,
+    probes,
+    quietFromMs: quietFromMs - startMs,
+    livenessBoundMs: LIVENESS_BOUND_MS,
+  };
+  const violations = check(history);
+  for (const error of uncaught) violations.push({ invariant: 'no-uncaught-errors', topic: '', partition: -1, offsets: [], message: error.split('\n').slice(0, 6).join('\n') });
+  if (overBudget()) violations.push({ invariant: 'no-livelock', topic: '', partition: -1, offsets: [], message: `more than ${EVENTS_MAX} events in ${Math.round((scheduler.nowMs - startMs) / 1000)} simulated s` });
+  for (const host of hosts) host.crash(); // ends every process: nothing of this run outlives it
+  return { seed, scenario, history, violations, traceHash: traceHash(history, scheduler.eventsRun), simulatedMs: scheduler.nowMs - startMs, faultsInjected, eventsRun: scheduler.eventsRun };
+}
+
+/** Every replica's log of every partition of the topics as they are at the end, from the engines themselves. */
+function collectReplicaLogs(hosts: readonly SimBrokerHost[], topics: readonly { readonly name: string; readonly partitions: number }[]): ReplicaLog[] {
+  const logs: ReplicaLog[] = [];
+  for (const host of hosts) {
+    const engine = host.broker?.context.engine;
+    if (engine === undefined) continue;
+    for (const topic of topics) {
+      for (let partition = 0; partition < topic.partitions; partition++) {
+        if (!engine.serves(topic.name, partition)) continue;
+        logs.push(readReplicaLog(host.settings.nodeId, engine, topic.name, partition));
+      }
+    }
+  }
+  return logs;
+}
+
+type Engine = NonNullable<SimBrokerHost['broker']>['context']['engine'];
+
+function readReplicaLog(node: number, engine: Engine, topic: string, partition: number): ReplicaLog {
+  const batches: ReplicaLog['batches'][number][] = [];
+  const records: { offset: number; value: string }[] = [];
+  const logEndOffset = engine.logEndOffset(topic, partition);
+  const first = engine.fetch(topic, partition, logEndOffset, { maxBytes: 0 });
+  let offset = first.logStartOffset;
+  let highWatermark = first.highWatermark;
+  while (offset < logEndOffset) {
+    const result = engine.fetch(topic, partition, offset);
+    highWatermark = result.highWatermark;
+    if (result.batches.length === 0) break;
+    for (const batch of result.batches) {
+      if (batch.lastOffset < offset) continue;
+      batches.push({ baseOffset: batch.baseOffset, lastOffset: batch.lastOffset, bytes: batch.bytes });
+      for (const record of batch.records()) records.push({ offset: record.offset, value: new TextDecoder().decode(record.value ?? new Uint8Array()) });
+      offset = batch.lastOffset + 1;
+    }
+  }
+  return { node, topic, partition, leader: engine.leads(topic, partition), logStartOffset: first.logStartOffset, logEndOffset, highWatermark, batches, records };
+}

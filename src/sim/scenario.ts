@@ -1,0 +1,73 @@
+import type { SeededRandom } from '../util/random.ts';
+
+/**
+ * The shape of one run, drawn from its seed: how many brokers, whether they form a cluster,
+ * replication, timings, topics, clients and how hard faults come. Everything a run does follows
+ * from this and the seed.
+ */
+export interface Scenario {
+  readonly brokers: number;
+  /** Brokers share partitions through control records; false: one broker with a WAL store (`ferry broker`). */
+  readonly cluster: boolean;
+  readonly replicationFactor: number;
+  readonly minInsyncReplicas: number;
+  readonly leaseMs: number;
+  readonly scanIntervalMs: number;
+  readonly uploadIntervalMs: number;
+  readonly topics: readonly { readonly name: string; readonly partitions: number }[];
+  /** Whether an admin deletes and re-creates a topic during the run. */
+  readonly recreateTopics: boolean;
+  readonly producers: readonly { readonly name: string; readonly idempotent: boolean; readonly acks: 0 | 1 | -1 }[];
+  readonly partitionConsumers: number;
+  readonly groupConsumers: number;
+  /** Simulated ms of faults and load, before the quiet phase. */
+  readonly chaosMs: number;
+  /** Mean simulated ms between two faults. */
+  readonly faultIntervalMs: number;
+}
+
+const CHAOS_MS_MIN = 20_000;
+const CHAOS_MS_MAX = 60_000;
+const BROKERS_MAX = 5;
+
+function pick<T>(random: SeededRandom, values: readonly T[]): T {
+  return values[random.nextInt(values.length)]!;
+}
+
+export function drawScenario(random: SeededRandom): Scenario {
+  const cluster = random.next() < 0.8;
+  const brokers = cluster ? 2 + random.nextInt(BROKERS_MAX - 1) : 1;
+  const replicationFactor = cluster ? 1 + random.nextInt(Math.min(3, brokers)) : 1;
+  const minInsyncReplicas = replicationFactor === 1 ? 1 : 1 + random.nextInt(replicationFactor);
+  const topicCount = 1 + random.nextInt(2);
+  const topics = Array.from({ length: topicCount }, (_, i) => ({ name: `t${i}`, partitions: 1 + random.nextInt(3) }));
+  const producerCount = 1 + random.nextInt(3);
+  const producers = Array.from({ length: producerCount }, (_, i) => {
+    const idempotent = random.next() < 0.6;
+    const acks: 0 | 1 | -1 = idempotent ? -1 : pick(random, [0, 1, -1, -1] as const);
+    return { name: `p${i}`, idempotent, acks };
+  });
+  return {
+    brokers,
+    cluster,
+    replicationFactor,
+    minInsyncReplicas,
+    leaseMs: pick(random, [1_000, 1_500, 2_000, 3_000]),
+    scanIntervalMs: pick(random, [100, 200, 300]),
+    uploadIntervalMs: pick(random, [2, 5, 10, 20]),
+    topics,
+    recreateTopics: random.next() < 0.3,
+    producers,
+    partitionConsumers: 1 + random.nextInt(2),
+    groupConsumers: random.next() < 0.5 ? 0 : 2,
+    chaosMs: CHAOS_MS_MIN + random.nextInt(CHAOS_MS_MAX - CHAOS_MS_MIN),
+    faultIntervalMs: pick(random, [1_500, 3_000, 5_000]),
+  };
+}
+
+export function describeScenario(scenario: Scenario): string {
+  const shape = scenario.cluster ? `${scenario.brokers} brokers, RF ${scenario.replicationFactor}, min.insync ${scenario.minInsyncReplicas}, lease ${scenario.leaseMs} ms` : '1 broker';
+  const topics = scenario.topics.map((t) => `${t.name}×${t.partitions}`).join(' ');
+  const producers = scenario.producers.map((p) => `${p.name}(${p.idempotent ? 'idempotent' : 'plain'}, acks ${p.acks})`).join(' ');
+  return `${shape}; topics ${topics}${scenario.recreateTopics ? ' (re-created)' : ''}; producers ${producers}; ${scenario.partitionConsumers} partition consumers, ${scenario.groupConsumers} group consumers; ${Math.round(scenario.chaosMs / 1000)} s of faults every ~${scenario.faultIntervalMs / 1000} s`;
+}

@@ -1,0 +1,96 @@
+import { StoreError } from '../store/errors.ts';
+import type { DeleteManyResult, GetOptions, GetResult, ListOptions, ListPage, MultipartOptions, MultipartUpload, ObjectInfo, ObjectStore, PutOptions, PutResult, UploadedPart } from '../store/object-store.ts';
+import type { StoreStats } from '../store/stats.ts';
+import type { SeededRandom } from '../util/random.ts';
+import type { ProcessGate, SimScheduler } from './scheduler.ts';
+
+/** How long a request to a store this process cannot reach hangs before it fails (an SDK's connect timeout). */
+export const UNREACHABLE_FAIL_MS_MIN = 50;
+export const UNREACHABLE_FAIL_MS_MAX = 2_000;
+
+/**
+ * One simulated process's connection to a shared object store (a MemoryStore that all processes
+ * see, as they would see one bucket). Every answer reaches the process through its gate: a dead
+ * process never hears back, a paused one hears once resumed, though the request took effect when
+ * the store did it. Two faults of the path between this process and the store:
+ * - `unreachable`: new requests take no effect and fail as Unavailable after a drawn delay (a
+ *   network partition from the store; requests already sent still complete);
+ * - `corruptReadRate`: a GET answers the object with one byte flipped, at this probability (a bit
+ *   flip on the path; a reader must detect it by checksum and read again).
+ */
+export class SimStoreView implements ObjectStore {
+  readonly kind: string;
+  readonly #store: ObjectStore;
+  readonly #gate: ProcessGate;
+  readonly #scheduler: SimScheduler;
+  readonly #random: SeededRandom;
+  unreachable = false;
+  corruptReadRate = 0;
+  /** GET answers corrupted so far (for the run's fault count). */
+  corruptedReads = 0;
+
+  constructor(store: ObjectStore, gate: ProcessGate, scheduler: SimScheduler, random: SeededRandom) {
+    this.#store = store;
+    this.#gate = gate;
+    this.#scheduler = scheduler;
+    this.#random = random;
+    this.kind = store.kind;
+  }
+
+  put(key: string, body: Uint8Array, options?: PutOptions): Promise<PutResult> {
+    return this.#call(key, () => this.#store.put(key, body, options));
+  }
+
+  async get(key: string, options?: GetOptions): Promise<GetResult> {
+    const result = await this.#call(key, () => this.#store.get(key, options));
+    if (this.corruptReadRate === 0 || result.body.length === 0 || this.#random.next() >= this.corruptReadRate) return result;
+    this.corruptedReads++;
+    const body = result.body.slice();
+    const position = this.#random.nextInt(body.length);
+    body[position] = body[position]! ^ (1 << this.#random.nextInt(8));
+    return { ...result, body };
+  }
+
+  head(key: string): Promise<ObjectInfo | null> {
+    return this.#call(key, () => this.#store.head(key));
+  }
+
+  list(prefix: string, options?: ListOptions): Promise<ListPage> {
+    return this.#call(prefix, () => this.#store.list(prefix, options));
+  }
+
+  delete(key: string): Promise<void> {
+    return this.#call(key, () => this.#store.delete(key));
+  }
+
+  deleteMany(keys: readonly string[]): Promise<DeleteManyResult> {
+    return this.#call(keys[0], () => this.#store.deleteMany(keys));
+  }
+
+  async createMultipartUpload(key: string, options?: MultipartOptions): Promise<MultipartUpload> {
+    const upload = await this.#call(key, () => this.#store.createMultipartUpload(key, options));
+    return {
+      key: upload.key,
+      uploadId: upload.uploadId,
+      uploadPart: (partNumber: number, body: Uint8Array): Promise<UploadedPart> => this.#call(key, () => upload.uploadPart(partNumber, body)),
+      complete: (parts: readonly UploadedPart[]): Promise<PutResult> => this.#call(key, () => upload.complete(parts)),
+      abort: (): Promise<void> => this.#call(key, () => upload.abort()),
+    };
+  }
+
+  stats(): StoreStats {
+    return this.#store.stats();
+  }
+
+  /** The shared store outlives every process: closing a view closes nothing. */
+  async close(): Promise<void> {}
+
+  #call<T>(key: string | undefined, request: () => Promise<T>): Promise<T> {
+    if (!this.unreachable) return this.#gate.settle(request());
+    const delayMs = UNREACHABLE_FAIL_MS_MIN + this.#random.next() * (UNREACHABLE_FAIL_MS_MAX - UNREACHABLE_FAIL_MS_MIN);
+    const failure = new Promise<T>((_, reject) => {
+      this.#scheduler.complete(delayMs, () => reject(new StoreError('Unavailable', 'the store is unreachable from this broker (simulated partition)', key === undefined ? {} : { key })));
+    });
+    return this.#gate.settle(failure);
+  }
+}

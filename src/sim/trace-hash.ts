@@ -1,0 +1,25 @@
+import type { History } from './history.ts';
+
+/**
+ * A fingerprint of a run's whole course: every client request with its times and answers, every
+ * fault, the final logs byte for byte, and the number of events the scheduler ran. Two runs of
+ * one seed on one code base must give the same hash (the replay test); any difference in what
+ * happened, or when, changes it.
+ */
+export function traceHash(history: History, eventsRun: number): string {
+  const parts: string[] = [String(history.seed), String(eventsRun)];
+  for (const op of history.ops) parts.push(JSON.stringify(op, (_key, value) => (typeof value === 'bigint' ? value.toString() : value)));
+  for (const fault of history.faults) parts.push(`${fault.atMs} ${fault.fault} ${fault.target}`);
+  let bytes = 0;
+  const logHashes: string[] = [];
+  for (const log of history.replicaLogs) {
+    for (const batch of log.batches) {
+      bytes += batch.bytes.length;
+      logHashes.push(Bun.hash.xxHash64(batch.bytes).toString(16));
+    }
+    parts.push(`${log.node} ${log.topic}-${log.partition} ${log.leader} ${log.logStartOffset}..${log.logEndOffset} hw ${log.highWatermark} ${logHashes.splice(0).join(',')}`);
+  }
+  for (const probe of history.probes) parts.push(`${probe.topic}-${probe.partition} ${probe.writeAfterMs} ${probe.readAfterMs}`);
+  parts.push(String(bytes));
+  return Bun.hash.xxHash64(parts.join('\n')).toString(16).padStart(16, '0');
+}
