@@ -102,6 +102,15 @@ export const FAULT_KINDS: readonly FaultKind[] = [
     },
   },
   {
+    name: 'control-store-outage', // the control store is down for every broker at once; the WAL store is not
+    weight: 1,
+    clusterOnly: true,
+    inject: ({ hosts }, random) => {
+      for (const each of hosts) each.setStoreFaults({ controlUnreachable: true });
+      return { heal: () => hosts.forEach((each) => each.setStoreFaults({ controlUnreachable: false })), lastsMs: between(random, SPELL_MS_MIN, SPELL_MS_MAX), detail: 'all brokers' };
+    },
+  },
+  {
     name: 'wal-store-partition',
     weight: 2,
     inject: ({ host }, random) => {

@@ -1,0 +1,143 @@
+#!/usr/bin/env bun
+// npm run sim -- --seeds N: the deterministic simulation (src/sim/README.md).
+import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CliError, parseCommandArgs, positiveInteger } from '../cli/args.ts';
+import { REGRESSIONS, type Regression, reintroduce } from '../util/regressions.ts';
+import { formatViolation } from './checker.ts';
+import { FAULT_KINDS } from './faults.ts';
+import { describeScenario } from './scenario.ts';
+import { runSeed, type SimRunResult } from './run.ts';
+
+/** Runs of at least this many seeds are appended to runs.md, so seed counts accumulate across runs. */
+const RECORD_SEEDS_MIN = 100;
+
+const USAGE = `npm run sim -- [options]: run the deterministic simulation on a range of seeds
+
+Each seed draws a cluster (1 to 5 brokers), clients and faults, runs the real broker code on a
+simulated clock, disk, network and object store, and checks the history (src/sim/README.md).
+
+options:
+  --seeds N        how many seeds (default 20)
+  --from K         the first seed (default 1): seeds K .. K+N-1
+  --seed S         replay one seed, printing its scenario, faults and any violation's trace
+  --bug NAME       turn an old bug back on (the simulation's self-test); names: ${Object.keys(REGRESSIONS).join(', ')}
+  --faults A,B     only these fault kinds; kinds: ${FAULT_KINDS.map((kind) => kind.name).join(', ')}
+  --until-violation  stop at the first seed with a violation
+  --verbose        print the brokers' log lines (with --seed)
+  --no-record      do not append this run to src/sim/runs.md (runs of ${RECORD_SEEDS_MIN}+ seeds are recorded)
+
+exit status: 0 no violation, 1 a violation, 2 bad usage.`;
+
+const PROGRESS_INTERVAL_MS = 10_000;
+const RUN_LOG = join(import.meta.dir, 'runs.md');
+const RUN_LOG_HEADER = '# Simulation runs\n\nAppended by `npm run sim` for runs of 100 or more seeds: the range, the commit, the result.\n\n| date (UTC) | seeds | commit | bug switch | seeds/s | simulated h | faults | result |\n|---|---|---|---|---|---|---|---|\n';
+
+async function main(args: string[]): Promise<number> {
+  const parsed = parseCommandArgs(
+    args,
+    {
+      seeds: { type: 'string' },
+      from: { type: 'string' },
+      seed: { type: 'string' },
+      bug: { type: 'string' },
+      faults: { type: 'string' },
+      'until-violation': { type: 'boolean' },
+      verbose: { type: 'boolean' },
+      'no-record': { type: 'boolean' },
+    },
+    USAGE,
+  );
+  if (parsed === null) return 0;
+  const { values } = parsed;
+  const bug = values.bug === undefined ? null : (String(values.bug) as Regression);
+  if (bug !== null && !(bug in REGRESSIONS)) throw new CliError(`--bug must be one of ${Object.keys(REGRESSIONS).join(', ')}, got '${bug}'`);
+  if (bug !== null) reintroduce([bug]);
+  const faults = values.faults === undefined ? undefined : new Set(String(values.faults).split(','));
+  for (const name of faults ?? []) if (!FAULT_KINDS.some((kind) => kind.name === name)) throw new CliError(`--faults: unknown kind '${name}'; kinds: ${FAULT_KINDS.map((kind) => kind.name).join(', ')}`);
+  if (values.seed !== undefined) return replay(nonNegativeInteger('seed', values.seed), faults, values.verbose === true);
+  const from = values.from === undefined ? 1 : nonNegativeInteger('from', values.from);
+  const count = positiveInteger('seeds', values.seeds as string | undefined, 20);
+  const summary = await runRange(from, count, faults, values['until-violation'] === true);
+  console.log(summarize(summary));
+  for (const result of summary.failed) for (const violation of result.violations) console.log(`\n${formatViolation(violation, result.history)}`);
+  if (summary.failed.length > 0) console.log(`\nreplay one: npm run sim -- --seed ${summary.failed[0]!.seed}${bug === null ? '' : ` --bug ${bug}`}`);
+  if (count >= RECORD_SEEDS_MIN && values['no-record'] !== true) record(from, summary, bug);
+  return summary.failed.length === 0 ? 0 : 1;
+}
+
+function nonNegativeInteger(name: string, text: unknown): number {
+  const value = Number(text);
+  if (typeof text !== 'string' || !Number.isSafeInteger(value) || value < 0) throw new CliError(`--${name} must be a non-negative integer, got '${String(text)}'`);
+  return value;
+}
+
+interface RangeSummary {
+  readonly seedsRun: number;
+  readonly wallMs: number;
+  readonly simulatedMs: number;
+  readonly faults: number;
+  readonly failed: SimRunResult[];
+}
+
+async function runRange(from: number, count: number, faults: ReadonlySet<string> | undefined, untilViolation: boolean): Promise<RangeSummary> {
+  const started = performance.now();
+  let lastProgress = started;
+  let simulatedMs = 0;
+  let faultCount = 0;
+  let seedsRun = 0;
+  const failed: SimRunResult[] = [];
+  for (let seed = from; seed < from + count; seed++) {
+    const result = await runSeed({ seed, ...(faults === undefined ? {} : { faults }) });
+    seedsRun++;
+    simulatedMs += result.simulatedMs;
+    faultCount += result.faultsInjected;
+    if (result.violations.length > 0) failed.push(result);
+    if (performance.now() - lastProgress > PROGRESS_INTERVAL_MS) {
+      lastProgress = performance.now();
+      console.log(`${seedsRun}/${count} seeds (${seed}), ${rate(seedsRun, lastProgress - started)} seeds/s, ${(simulatedMs / 3_600_000).toFixed(2)} simulated h, ${faultCount} faults, ${failed.length} with violations`);
+    }
+    if (untilViolation && failed.length > 0) break;
+  }
+  return { seedsRun, wallMs: performance.now() - started, simulatedMs, faults: faultCount, failed };
+}
+
+function rate(seeds: number, wallMs: number): string {
+  return (seeds / (wallMs / 1000)).toFixed(2);
+}
+
+function summarize(summary: RangeSummary): string {
+  const perSeed = summary.seedsRun === 0 ? 0 : summary.simulatedMs / summary.seedsRun / 1000;
+  return `${summary.seedsRun} seeds in ${(summary.wallMs / 1000).toFixed(1)} s: ${rate(summary.seedsRun, summary.wallMs)} seeds/s, ${(summary.simulatedMs / 3_600_000).toFixed(2)} simulated h (${perSeed.toFixed(0)} s per seed), ${summary.faults} faults injected; ${summary.failed.length === 0 ? 'no violation' : `violations in seeds ${summary.failed.map((r) => r.seed).join(', ')}`}`;
+}
+
+async function replay(seed: number, faults: ReadonlySet<string> | undefined, verbose: boolean): Promise<number> {
+  const result = await runSeed({ seed, ...(faults === undefined ? {} : { faults }), ...(verbose ? { log: (line: string) => console.log(line) } : {}) });
+  console.log(`seed ${seed}: ${describeScenario(result.scenario)}`);
+  for (const fault of result.history.faults) console.log(`  ${(fault.atMs / 1000).toFixed(3)} s  ${fault.fault} ${fault.target}`);
+  console.log(`${result.history.ops.length} requests, ${result.faultsInjected} faults, ${(result.simulatedMs / 1000).toFixed(1)} simulated s, ${result.eventsRun} events; trace ${result.traceHash}`);
+  for (const violation of result.violations) console.log(`\n${formatViolation(violation, result.history)}`);
+  console.log(result.violations.length === 0 ? 'no violation' : `${result.violations.length} violations`);
+  return result.violations.length === 0 ? 0 : 1;
+}
+
+function record(from: number, summary: RangeSummary, bug: Regression | null): void {
+  const commit = Bun.spawnSync(['git', 'rev-parse', '--short', 'HEAD'], { cwd: import.meta.dir }).stdout.toString().trim() || 'unknown';
+  const dirty = Bun.spawnSync(['git', 'status', '--porcelain', '--', '.'], { cwd: join(import.meta.dir, '../..') }).stdout.toString().trim() !== '';
+  if (!existsSync(RUN_LOG)) writeFileSync(RUN_LOG, RUN_LOG_HEADER);
+  const result = summary.failed.length === 0 ? 'no violation' : `violations: seeds ${summary.failed.map((r) => r.seed).join(', ')}`;
+  const row = [new Date().toISOString().slice(0, 16).replace('T', ' '), `${from}..${from + summary.seedsRun - 1}`, `${commit}${dirty ? '+dirty' : ''}`, bug ?? '', rate(summary.seedsRun, summary.wallMs), (summary.simulatedMs / 3_600_000).toFixed(2), String(summary.faults), result];
+  appendFileSync(RUN_LOG, `| ${row.join(' | ')} |\n`);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof CliError) {
+      console.error(error.message);
+      process.exit(error.exitCode);
+    }
+    console.error(error);
+    process.exit(1);
+  },
+);
