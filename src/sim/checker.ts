@@ -20,7 +20,12 @@ export interface Invariant {
   readonly check: (index: HistoryIndex, out: ViolationList) => void;
 }
 
-/** Every invariant the checker judges a run by; each is documented in its file under invariants/. */
+/**
+ * Every invariant the checker judges a run by; each is documented in its file under invariants/.
+ * To add one: write invariants/<name>.ts exporting its name and a check over the HistoryIndex
+ * (add to History, and to the index, whatever it needs), list it here, and give it a passing and
+ * a broken hand-built history in test/sim/checker.test.ts.
+ */
 export const INVARIANTS: readonly Invariant[] = [
   { name: ACKED_DURABLE, check: checkAckedDurable },
   { name: OFFSET_UNIQUE, check: checkOffsetUnique },

@@ -163,6 +163,18 @@ test('acked-readable: an acknowledged record read at another offset, even in a d
   expect(check(run)[0]).toMatchObject({ offsets: [1], incarnation: 0 });
 });
 
+test('acked-readable: an acknowledged record of a deleted incarnation served by the re-created topic', () => {
+  const ops: ClientOp[] = [
+    produce('p1', { startMs: 100, endMs: 110 }, ['a0'], 0),
+    admin('delete-topic', { startMs: 200, endMs: 210 }),
+    admin('create-topic', { startMs: 220, endMs: 230 }),
+    fetch('c1', { startMs: 300, endMs: 310 }, 0, ['a0'], 1),
+  ];
+  const run = history({ ops, replicaLogs: [replica(1, true, ['a0'])] });
+  expect(names(run)).toEqual(['acked-readable']);
+  expect(check(run)[0]).toMatchObject({ offsets: [0], incarnation: 2 });
+});
+
 test('read-durable: a record read below the high watermark but missing from the final leader', () => {
   const ops: ClientOp[] = [
     produce('p2', { startMs: 100, endMs: 110 }, ['b0'], null, { outcome: NO_ANSWER }),
@@ -170,6 +182,8 @@ test('read-durable: a record read below the high watermark but missing from the 
   ];
   expect(names(history({ ops, replicaLogs: [replica(1, true, [])] }))).toEqual(['read-durable']);
   expect(check(history({ ops, replicaLogs: [replica(1, true, ['b0'])] }))).toEqual([]);
+  const atHighWatermark = [ops[0]!, fetch('c1', { startMs: 200, endMs: 210 }, 0, ['b0'], 0)];
+  expect(check(history({ ops: atHighWatermark, replicaLogs: [replica(1, true, [])] }))).toEqual([]);
 });
 
 describe('topic incarnations', () => {
