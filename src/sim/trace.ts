@@ -15,14 +15,14 @@ type TraceEvent = { readonly atMs: number; readonly op: ClientOp } | { readonly 
  */
 export function formatViolation(violation: Violation, history: History): string {
   const startMs = runStartMs(history);
-  const incarnation = violation.incarnation === undefined ? '' : `#${violation.incarnation}`;
-  const offsets = violation.offsets.length === 0 ? '' : ` at offset${violation.offsets.length > 1 ? 's' : ''} ${violation.offsets.join(', ')}`;
-  const when = violation.atMs === undefined ? '' : ` (t=${relative(violation.atMs, startMs)})`;
+  const incarnation = violation.incarnation === undefined ? '' : ` (incarnation ${violation.incarnation})`;
+  const offsets = violation.offsets.length === 0 ? '' : `, offset${violation.offsets.length > 1 ? 's' : ''} ${violation.offsets.join(', ')}`;
+  const when = violation.atMs === undefined ? '' : `, at ${relative(violation.atMs, startMs)}`;
   const lines = [
-    `seed ${history.seed}: ${violation.invariant} violated on ${violation.topic}${incarnation}/${violation.partition}${offsets}${when}`,
+    `seed ${history.seed}: ${violation.invariant} violated on topic ${violation.topic} partition ${violation.partition}${incarnation}${offsets}${when}`,
     `  ${violation.message}`,
     `  replay: --seed ${history.seed}`,
-    `  trace (ops on ${violation.topic}/${violation.partition} and faults, times from the run's start):`,
+    `  trace (ops on ${violation.topic}/${violation.partition} and every fault; * marks ops on those offsets; times from the run's start):`,
   ];
   for (const event of traceWindow(violation, history)) lines.push(`    ${describe(event, violation, startMs)}`);
   return lines.join('\n');

@@ -228,7 +228,7 @@ describe('formatViolation', () => {
     const violation = check(run).find((v) => v.invariant === 'acked-durable')!;
     const text = formatViolation(violation, run);
     expect(text).toContain('seed 42');
-    expect(text).toContain('acked-durable violated on t#0/0 at offset 2');
+    expect(text).toContain('acked-durable violated on topic t partition 0 (incarnation 0), offset 2, at +0.130s');
     expect(text).toContain('fault crash node 1');
     expect(text).toContain('* +0.120s..+0.130s  p1->node 1 produce acks=-1');
     const traceLines = text.split('\n').slice(4);

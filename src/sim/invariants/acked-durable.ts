@@ -30,7 +30,7 @@ function checkPresence(index: HistoryIndex, partition: PartitionHistory, acked: 
   const leader = partition.leader;
   for (const op of acked) {
     if (op.baseOffset === null) {
-      out.add(ACKED_DURABLE, partition, 'acknowledged without an offset', null, `${op.client} at ${op.endMs}`, op.endMs);
+      out.add(ACKED_DURABLE, partition, 'acknowledged without an offset', null, `an acks=all produce by ${op.client} answered ok with no base offset`, op.endMs);
       continue;
     }
     if (leader === null) {

@@ -20,7 +20,7 @@ export function checkAckedReadable(index: HistoryIndex, out: ViolationList): voi
   const acknowledged = new Map<string, Acknowledged>();
   for (const partition of index.partitions) {
     const key = partitionKey(partition.topic, partition.incarnation, partition.partition);
-    const where = `${partition.topic}#${partition.incarnation}/${partition.partition}`;
+    const where = `${partition.topic}/${partition.partition} (incarnation ${partition.incarnation})`;
     for (const op of partition.produces) {
       if (!isAckedAll(op) || op.baseOffset === null) continue;
       const base = op.baseOffset;

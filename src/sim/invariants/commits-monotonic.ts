@@ -50,7 +50,7 @@ function checkGroup(partition: PartitionHistory, commits: readonly CommitOp[], f
     const startedAfterReset = succeeded.length - countAtMost(startsAscending, lastResetEndMs);
     const demanded = tree.maxOfFirst(startedAfterReset);
     if (fetch.offset < demanded) {
-      const detail = `group ${fetch.group}: ${fetch.client} fetched offset ${fetch.offset} at ${fetch.startMs} after a commit of ${demanded} ended, with no reset in between`;
+      const detail = `group ${fetch.group}: ${fetch.client} fetched offset ${fetch.offset} after a commit of ${demanded} had ended, with no reset in between`;
       out.add(COMMITS_MONOTONIC, partition, 'committed offset went backward', fetch.offset, detail, fetch.endMs);
     }
   }

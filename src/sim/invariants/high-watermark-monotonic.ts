@@ -35,7 +35,7 @@ function checkClient(partition: PartitionHistory, fetches: readonly FetchOp[], o
       if (highest === null || done.highWatermark! > highest.highWatermark!) highest = done;
     }
     if (highest !== null && op.highWatermark! < highest.highWatermark!) {
-      const detail = `${op.client} saw ${highest.highWatermark} (node ${highest.node}, ended ${highest.endMs}) then ${op.highWatermark} (node ${op.node}, started ${op.startMs})`;
+      const detail = `${op.client} saw ${highest.highWatermark} (from node ${highest.node}), then in a fetch started after that one ended ${op.highWatermark} (from node ${op.node})`;
       out.add(HIGH_WATERMARK_MONOTONIC, partition, 'high watermark went backward', op.highWatermark!, detail, op.endMs);
     }
   }
