@@ -28,7 +28,10 @@ export interface HistoryIndex {
   readonly history: History;
   readonly incarnations: TopicIncarnations;
   readonly partitions: readonly PartitionHistory[];
-  /** Values an idempotent producer sent. */
+  /**
+   * Values an idempotent producer sent, every time under the same producer id and epoch: only
+   * there does idempotence promise one copy (a new session resending a value may store it again).
+   */
   readonly idempotentValues: ReadonlySet<string>;
   /** How many produce requests carried each value (a plain producer's retry sends it again). */
   readonly requestsPerValue: ReadonlyMap<string, number>;
@@ -51,10 +54,9 @@ export function indexHistory(history: History): HistoryIndex {
     }
     return found;
   };
-  const idempotentValues = new Set<string>();
-  const requestsPerValue = new Map<string, number>();
+  const sends = new Map<string, Sends>();
   for (const op of history.ops) {
-    if (op.kind === 'produce') noteValues(op, idempotentValues, requestsPerValue);
+    if (op.kind === 'produce') noteSends(op, sends);
     if (isAdminOp(op)) continue;
     const incarnation = incarnations.attribute(op.topic, op.startMs, op.endMs);
     if (incarnation === null) continue;
@@ -66,13 +68,35 @@ export function indexHistory(history: History): HistoryIndex {
   }
   for (const log of history.replicaLogs) partitionOf(log.topic, incarnations.last(log.topic), log.partition).replicaLogs.push(log);
   for (const partition of byKey.values()) partition.leader = leaderView(partition.replicaLogs);
+  const idempotentValues = new Set<string>();
+  const requestsPerValue = new Map<string, number>();
+  for (const [value, sent] of sends) {
+    requestsPerValue.set(value, sent.requests);
+    if (sent.session !== null && sent.session !== MIXED_SESSIONS) idempotentValues.add(value);
+  }
   return { history, incarnations, partitions: [...byKey.values()], idempotentValues, requestsPerValue };
 }
 
-function noteValues(op: ProduceOp, idempotentValues: Set<string>, requestsPerValue: Map<string, number>): void {
+/** How a value was sent: in how many requests, and the idempotent session (producer id/epoch) they all came from. */
+interface Sends {
+  requests: number;
+  /** null: sent by a plain producer at least once; MIXED_SESSIONS: by more than one session. */
+  session: string | null;
+}
+
+const MIXED_SESSIONS = '(mixed)';
+
+function noteSends(op: ProduceOp, sends: Map<string, Sends>): void {
+  const session = op.idempotence === null ? null : `${op.idempotence.producerId}/${op.idempotence.producerEpoch}`;
   for (const value of op.values) {
-    if (op.idempotence !== null) idempotentValues.add(value);
-    requestsPerValue.set(value, (requestsPerValue.get(value) ?? 0) + 1);
+    const sent = sends.get(value);
+    if (sent === undefined) {
+      sends.set(value, { requests: 1, session });
+    } else {
+      sent.requests++;
+      if (session === null || sent.session === null) sent.session = null;
+      else if (sent.session !== session) sent.session = MIXED_SESSIONS;
+    }
   }
 }
 

@@ -82,6 +82,11 @@ test('idempotent-no-duplicates: an idempotent value at two offsets', () => {
   expect(names(validHistory(readTwice))).toContain('idempotent-no-duplicates');
 });
 
+test('idempotent-no-duplicates: a value resent by a new producer session may be stored twice', () => {
+  const resent: ClientOp[] = [...validOps(), produce('p1', { startMs: 160, endMs: 170 }, ['a0'], null, { idempotence: { ...idempotent(8, 0)! }, outcome: NO_ANSWER })];
+  expect(check(validHistory(resent, [...VALID_LOG, 'a0']))).toEqual([]);
+});
+
 describe('high-watermark-monotonic', () => {
   test('a client whose later fetch sees a lower high watermark', () => {
     const ops: ClientOp[] = [...validOps(), fetch('c1', { startMs: 300, endMs: 310 }, 4, [], 3)];
