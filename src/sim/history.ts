@@ -74,6 +74,11 @@ export interface AdminOp extends Op {
 
 export type ClientOp = ProduceOp | FetchOp | CommitOp | OffsetFetchOp | AdminOp;
 
+/** A topic create or delete (their kind is a union, so `kind !==` one literal does not narrow). */
+export function isAdminOp(op: ClientOp): op is AdminOp {
+  return op.kind === 'create-topic' || op.kind === 'delete-topic';
+}
+
 /** A fault the run injected (or healed), for the trace printed with a violation. */
 export interface FaultEvent {
   readonly kind: 'fault';
@@ -108,6 +113,8 @@ export interface ProbeResult {
 
 export interface History {
   readonly seed: number;
+  /** When the run started (simulated ms): a violation's trace prints times relative to it (default: the earliest event). */
+  readonly startMs?: number;
   readonly ops: ClientOp[];
   readonly faults: FaultEvent[];
   readonly replicaLogs: ReplicaLog[];

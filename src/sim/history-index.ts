@@ -1,0 +1,133 @@
+import { type CommitOp, type FetchOp, type History, isAdminOp, type OffsetFetchOp, type ProduceOp, type ReplicaLog } from './history.ts';
+import { TopicIncarnations } from './incarnations.ts';
+import type { PartitionRef } from './violation.ts';
+
+/** The final leader's log of a partition, looked up both ways. */
+export interface LeaderView {
+  readonly log: ReplicaLog;
+  readonly valueAt: ReadonlyMap<number, string>;
+  readonly offsetsOf: ReadonlyMap<string, readonly number[]>;
+}
+
+/** Everything the run did to one partition of one topic incarnation. */
+export interface PartitionHistory extends PartitionRef {
+  /** Whether this is the incarnation the run ended in: only its records are expected in the final logs. */
+  readonly isFinal: boolean;
+  readonly produces: ProduceOp[];
+  readonly fetches: FetchOp[];
+  readonly commits: CommitOp[];
+  readonly offsetFetches: OffsetFetchOp[];
+  /** The final replica logs (final incarnation only). */
+  readonly replicaLogs: ReplicaLog[];
+  /** The first replica that leads at the end, or null (none, or not the final incarnation). */
+  leader: LeaderView | null;
+}
+
+/** A history indexed once by partition, so each invariant walks only its partition's ops. */
+export interface HistoryIndex {
+  readonly history: History;
+  readonly incarnations: TopicIncarnations;
+  readonly partitions: readonly PartitionHistory[];
+  /**
+   * Values an idempotent producer sent, every time under the same producer id and epoch: only
+   * there does idempotence promise one copy (a new session resending a value may store it again).
+   */
+  readonly idempotentValues: ReadonlySet<string>;
+  /** How many produce requests carried each value (a plain producer's retry sends it again). */
+  readonly requestsPerValue: ReadonlyMap<string, number>;
+}
+
+export function partitionKey(topic: string, incarnation: number, partition: number): string {
+  return `${topic}\u0000${incarnation}\u0000${partition}`;
+}
+
+export function indexHistory(history: History): HistoryIndex {
+  const incarnations = new TopicIncarnations(history.ops);
+  const byKey = new Map<string, PartitionHistory>();
+  const partitionOf = (topic: string, incarnation: number, partition: number): PartitionHistory => {
+    const key = partitionKey(topic, incarnation, partition);
+    let found = byKey.get(key);
+    if (found === undefined) {
+      const isFinal = incarnation === incarnations.last(topic);
+      found = { topic, incarnation, partition, isFinal, produces: [], fetches: [], commits: [], offsetFetches: [], replicaLogs: [], leader: null };
+      byKey.set(key, found);
+    }
+    return found;
+  };
+  const sends = new Map<string, Sends>();
+  for (const op of history.ops) {
+    if (op.kind === 'produce') noteSends(op, sends);
+    if (isAdminOp(op)) continue;
+    const incarnation = incarnations.attribute(op.topic, op.startMs, op.endMs);
+    if (incarnation === null) continue;
+    const partition = partitionOf(op.topic, incarnation, op.partition);
+    if (op.kind === 'produce') partition.produces.push(op);
+    else if (op.kind === 'fetch') partition.fetches.push(op);
+    else if (op.kind === 'commit') partition.commits.push(op);
+    else partition.offsetFetches.push(op);
+  }
+  for (const log of history.replicaLogs) partitionOf(log.topic, incarnations.last(log.topic), log.partition).replicaLogs.push(log);
+  for (const partition of byKey.values()) partition.leader = leaderView(partition.replicaLogs);
+  const idempotentValues = new Set<string>();
+  const requestsPerValue = new Map<string, number>();
+  for (const [value, sent] of sends) {
+    requestsPerValue.set(value, sent.requests);
+    if (sent.session !== null && sent.session !== MIXED_SESSIONS) idempotentValues.add(value);
+  }
+  return { history, incarnations, partitions: [...byKey.values()], idempotentValues, requestsPerValue };
+}
+
+/** How a value was sent: in how many requests, and the idempotent session (producer id/epoch) they all came from. */
+interface Sends {
+  requests: number;
+  /** null: sent by a plain producer at least once; MIXED_SESSIONS: by more than one session. */
+  session: string | null;
+}
+
+const MIXED_SESSIONS = '(mixed)';
+
+function noteSends(op: ProduceOp, sends: Map<string, Sends>): void {
+  const session = op.idempotence === null ? null : `${op.idempotence.producerId}/${op.idempotence.producerEpoch}`;
+  for (const value of op.values) {
+    const sent = sends.get(value);
+    if (sent === undefined) {
+      sends.set(value, { requests: 1, session });
+    } else {
+      sent.requests++;
+      if (session === null || sent.session === null) sent.session = null;
+      else if (sent.session !== session) sent.session = MIXED_SESSIONS;
+    }
+  }
+}
+
+function leaderView(logs: readonly ReplicaLog[]): LeaderView | null {
+  const log = logs.find((replica) => replica.leader);
+  if (log === undefined) return null;
+  const valueAt = new Map<number, string>();
+  const offsetsOf = new Map<string, number[]>();
+  for (const record of log.records) {
+    valueAt.set(record.offset, record.value);
+    const offsets = offsetsOf.get(record.value);
+    if (offsets === undefined) offsetsOf.set(record.value, [record.offset]);
+    else offsets.push(record.offset);
+  }
+  return { log, valueAt, offsetsOf };
+}
+
+/**
+ * Whether a value can legitimately be stored at most once: an idempotent producer's, or one sent
+ * in a single request. A plain producer that retries may write a value twice.
+ */
+export function isSingleCopy(index: HistoryIndex, value: string): boolean {
+  return index.idempotentValues.has(value) || index.requestsPerValue.get(value) === 1;
+}
+
+/** Whether the final leader is expected to hold `offset`: retention may have removed what lies below its log start. */
+export function isRetained(leader: LeaderView, offset: number): boolean {
+  return offset >= leader.log.logStartOffset;
+}
+
+/** A produce acknowledged with acks=all. */
+export function isAckedAll(op: ProduceOp): boolean {
+  return op.outcome.ok && op.acks === -1;
+}

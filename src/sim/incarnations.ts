@@ -1,0 +1,75 @@
+import { type AdminOp, type ClientOp, isAdminOp } from './history.ts';
+
+/**
+ * Errors after which a create or delete may still have taken effect: the broker gave up waiting,
+ * not the operation. Any other answered error means it did not happen.
+ */
+const ADMIN_ERRORS_OUTCOME_UNKNOWN: ReadonlySet<string> = new Set(['REQUEST_TIMED_OUT']);
+
+/** Whether a create or delete may have changed the topic: it succeeded, or its outcome is unknown. */
+export function mayHaveTakenEffect(op: AdminOp): boolean {
+  const outcome = op.outcome;
+  return outcome.ok || !outcome.answered || ADMIN_ERRORS_OUTCOME_UNKNOWN.has(outcome.error);
+}
+
+interface TopicEvents {
+  /** The topic's creates and deletes that may have taken effect, by start time. */
+  readonly startsMs: number[];
+  /** endsMaxMs[i]: the latest end among events 0..i. */
+  readonly endsMaxMs: number[];
+}
+
+/**
+ * The lives of each topic. A topic deleted and created again is a new log (design contract 10),
+ * so every op is judged against one incarnation: incarnation k is the time after the k-th create
+ * or delete (that may have taken effect) ended and before the next one started. An op that
+ * overlaps a create or delete could belong to either side and is attributed to none. Counting a
+ * create that did not in fact happen as a boundary only splits one log in two: it loses checks,
+ * never invents a violation.
+ */
+export class TopicIncarnations {
+  readonly #topics = new Map<string, TopicEvents>();
+
+  constructor(ops: readonly ClientOp[]) {
+    const byTopic = new Map<string, AdminOp[]>();
+    for (const op of ops) {
+      if (!isAdminOp(op) || !mayHaveTakenEffect(op)) continue;
+      let list = byTopic.get(op.topic);
+      if (list === undefined) byTopic.set(op.topic, (list = []));
+      list.push(op);
+    }
+    for (const [topic, events] of byTopic) {
+      events.sort((a, b) => a.startMs - b.startMs);
+      const endsMaxMs: number[] = [];
+      let max = -Infinity;
+      for (const event of events) endsMaxMs.push((max = Math.max(max, event.endMs)));
+      this.#topics.set(topic, { startsMs: events.map((event) => event.startMs), endsMaxMs });
+    }
+  }
+
+  /** The incarnation an op spanning [startMs, endMs] on `topic` belongs to, or null if a create or delete overlaps it. */
+  attribute(topic: string, startMs: number, endMs: number): number | null {
+    const events = this.#topics.get(topic);
+    if (events === undefined) return 0;
+    const startedBefore = countAtMost(events.startsMs, endMs);
+    if (startedBefore > 0 && events.endsMaxMs[startedBefore - 1]! >= startMs) return null;
+    return startedBefore;
+  }
+
+  /** The incarnation the run ends in: the one the final replica logs hold. */
+  last(topic: string): number {
+    return this.#topics.get(topic)?.startsMs.length ?? 0;
+  }
+}
+
+/** How many of the ascending `values` are ≤ `limit`. */
+export function countAtMost(values: readonly number[], limit: number): number {
+  let low = 0;
+  let high = values.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (values[middle]! <= limit) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}

@@ -1,0 +1,82 @@
+import type { ProduceOp } from '../history.ts';
+import { type HistoryIndex, isAckedAll, isRetained, isSingleCopy, type PartitionHistory } from '../history-index.ts';
+import type { ViolationList } from '../violation.ts';
+
+export const ACKED_DURABLE = 'acked-durable';
+
+/**
+ * acked-durable: every record acknowledged with acks=all is in the final leader's log at its
+ * acknowledged offset (base offset + index in batch), exactly once, in its producer's order.
+ *
+ * - Presence: only for the incarnation the run ends in (a deleted incarnation's records are gone
+ *   by design), and only at or above the leader's log start (retention may remove a prefix).
+ * - Exactly once: a plain producer's value is demanded once only if it was sent in one request
+ *   (a retry may write it twice); an idempotent producer's duplicates are
+ *   idempotent-no-duplicates's to report.
+ * - Order: for one idempotent producer (id and epoch) and partition, acknowledged batches lie at
+ *   offsets that increase with their sequence numbers, and a batch acknowledged twice (a retried
+ *   duplicate) is acknowledged at the same offset. Checked in every incarnation.
+ */
+export function checkAckedDurable(index: HistoryIndex, out: ViolationList): void {
+  for (const partition of index.partitions) {
+    const acked = partition.produces.filter(isAckedAll);
+    if (acked.length === 0) continue;
+    checkProducerOrder(partition, acked, out);
+    if (partition.isFinal) checkPresence(index, partition, acked, out);
+  }
+}
+
+function checkPresence(index: HistoryIndex, partition: PartitionHistory, acked: readonly ProduceOp[], out: ViolationList): void {
+  const leader = partition.leader;
+  for (const op of acked) {
+    if (op.baseOffset === null) {
+      out.add(ACKED_DURABLE, partition, 'acknowledged without an offset', null, `an acks=all produce by ${op.client} answered ok with no base offset`, op.endMs);
+      continue;
+    }
+    if (leader === null) {
+      out.add(ACKED_DURABLE, partition, 'no leader at the end', op.baseOffset, `records acknowledged by ${op.client} have no final leader log`, op.endMs);
+      continue;
+    }
+    op.values.forEach((value, i) => {
+      const offset = op.baseOffset! + i;
+      if (!isRetained(leader, offset)) return;
+      const held = leader.valueAt.get(offset);
+      if (held !== value) {
+        const holds = held === undefined ? 'nothing' : `"${held}"`;
+        out.add(ACKED_DURABLE, partition, 'acknowledged record lost', offset, `"${value}" acknowledged to ${op.client} at offset ${offset}; the final leader (node ${leader.log.node}) holds ${holds} there`, op.endMs);
+      }
+      const offsets = leader.offsetsOf.get(value) ?? [];
+      if (offsets.length > 1 && op.idempotence === null && isSingleCopy(index, value)) {
+        out.add(ACKED_DURABLE, partition, 'acknowledged record stored twice', offset, `"${value}", sent once, is at offsets ${offsets.join(', ')}`, op.endMs);
+      }
+    });
+  }
+}
+
+function checkProducerOrder(partition: PartitionHistory, acked: readonly ProduceOp[], out: ViolationList): void {
+  const byProducer = new Map<string, ProduceOp[]>();
+  for (const op of acked) {
+    if (op.idempotence === null || op.baseOffset === null) continue;
+    const key = `${op.idempotence.producerId}/${op.idempotence.producerEpoch}`;
+    let list = byProducer.get(key);
+    if (list === undefined) byProducer.set(key, (list = []));
+    list.push(op);
+  }
+  for (const [producer, batches] of byProducer) {
+    batches.sort((a, b) => a.idempotence!.baseSequence - b.idempotence!.baseSequence);
+    for (let i = 1; i < batches.length; i++) checkBatchPair(partition, producer, batches[i - 1]!, batches[i]!, out);
+  }
+}
+
+function checkBatchPair(partition: PartitionHistory, producer: string, earlier: ProduceOp, later: ProduceOp, out: ViolationList): void {
+  const earlierBase = earlier.baseOffset!;
+  const laterBase = later.baseOffset!;
+  const sequences = `sequences ${earlier.idempotence!.baseSequence} and ${later.idempotence!.baseSequence}`;
+  if (earlier.idempotence!.baseSequence === later.idempotence!.baseSequence) {
+    if (earlierBase !== laterBase) {
+      out.add(ACKED_DURABLE, partition, 'one batch acknowledged at two offsets', laterBase, `producer ${producer}, sequence ${later.idempotence!.baseSequence}: offsets ${earlierBase} and ${laterBase}`, later.endMs);
+    }
+  } else if (laterBase < earlierBase + earlier.values.length) {
+    out.add(ACKED_DURABLE, partition, 'producer order broken', laterBase, `producer ${producer}, ${sequences} acknowledged at offsets ${earlierBase} and ${laterBase}`, later.endMs);
+  }
+}

@@ -1,0 +1,282 @@
+import { describe, expect, test } from 'bun:test';
+import { check, formatViolation, INVARIANTS } from '../../src/sim/checker.ts';
+import type { ClientOp, History } from '../../src/sim/history.ts';
+import { TRACE_LINES_MAX } from '../../src/sim/trace.ts';
+import { admin, commit, fetch, history, idempotent, NO_ANSWER, offsetFetch, probe, produce, replica, VALID_LOG, validHistory, validOps } from './history-fixture.ts';
+
+const names = (run: History): string[] => [...new Set(check(run).map((violation) => violation.invariant))].sort();
+
+test('the valid run passes every invariant', () => {
+  expect(check(validHistory())).toEqual([]);
+  expect(INVARIANTS.map((invariant) => invariant.name)).toEqual([
+    'acked-durable', 'offset-unique', 'idempotent-no-duplicates', 'high-watermark-monotonic', 'follower-prefix',
+    'commits-monotonic', 'liveness-after-quiet', 'acked-readable', 'read-durable',
+  ]);
+});
+
+describe('acked-durable', () => {
+  test('an acknowledged record missing from the final leader is lost', () => {
+    const ops = validOps().filter((op) => op.kind !== 'fetch');
+    const run = validHistory(ops, ['a0', 'a1'], ['a0', 'a1']);
+    expect(names(run)).toEqual(['acked-durable']);
+    expect(check(run)[0]).toMatchObject({ topic: 't', partition: 0, offsets: [2], atMs: 130 });
+  });
+
+  test('an acks=1 record may be lost', () => {
+    const ops = validOps().filter((op) => op.kind !== 'fetch');
+    expect(check(validHistory(ops, ['a0', 'a1', 'a2'], ['a0', 'a1']))).toEqual([]);
+  });
+
+  test('a record below the leader log start (retention) is not demanded', () => {
+    const run = history({ ops: validOps().filter((op) => op.kind !== 'fetch'), replicaLogs: [replica(1, true, ['a2', 'b0'], 2)] });
+    expect(check(run)).toEqual([]);
+  });
+
+  test('a partition with no final leader loses its acknowledged records', () => {
+    const run = history({ ops: validOps().filter((op) => op.kind !== 'fetch'), replicaLogs: [replica(2, false, VALID_LOG)] });
+    expect(names(run)).toEqual(['acked-durable']);
+  });
+
+  test('an idempotent producer acknowledged out of sequence order breaks producer order', () => {
+    const ops = [
+      produce('p1', { startMs: 100, endMs: 110 }, ['a0'], 1, { idempotence: idempotent(7, 0) }),
+      produce('p1', { startMs: 120, endMs: 130 }, ['a1'], 0, { idempotence: idempotent(7, 1) }),
+    ];
+    const run = history({ ops, replicaLogs: [replica(1, true, ['a1', 'a0'])] });
+    expect(names(run)).toEqual(['acked-durable']);
+    expect(check(run)[0]!.message).toContain('producer order broken');
+    const inOrder = [ops[0]!, { ...ops[1]!, idempotence: idempotent(7, -1) }];
+    expect(check(history({ ops: inOrder, replicaLogs: [replica(1, true, ['a1', 'a0'])] }))).toEqual([]);
+  });
+
+  test('a value sent once by a plain producer stored twice is a duplicate; a retried one may be', () => {
+    const once = [produce('p2', { startMs: 100, endMs: 110 }, ['b0'], 0)];
+    expect(names(history({ ops: once, replicaLogs: [replica(1, true, ['b0', 'b0'])] }))).toEqual(['acked-durable']);
+    const retried = [produce('p2', { startMs: 90, endMs: 95 }, ['b0'], null, { outcome: NO_ANSWER }), ...once];
+    expect(check(history({ ops: retried, replicaLogs: [replica(1, true, ['b0', 'b0'])] }))).toEqual([]);
+  });
+});
+
+describe('offset-unique', () => {
+  test('two reads of one offset with different values', () => {
+    const ops: ClientOp[] = [...validOps(), fetch('c2', { startMs: 300, endMs: 310 }, 1, ['zz'], 4)];
+    expect(names(validHistory(ops))).toEqual(['offset-unique', 'read-durable']);
+    expect(check(validHistory(ops)).find((v) => v.invariant === 'offset-unique')).toMatchObject({ offsets: [1], atMs: 310 });
+  });
+
+  test('an acknowledgement and a final follower log that disagree', () => {
+    expect(names(validHistory(validOps(), VALID_LOG, ['a0', 'xx']))).toContain('offset-unique');
+  });
+
+  test('an acks=1 offset reused after a loss is not a violation', () => {
+    const ops = [produce('p2', { startMs: 100, endMs: 110 }, ['b0'], 0, { acks: 1 }), produce('p3', { startMs: 200, endMs: 210 }, ['c0'], 0)];
+    expect(check(history({ ops, replicaLogs: [replica(1, true, ['c0'])] }))).toEqual([]);
+  });
+});
+
+test('idempotent-no-duplicates: an idempotent value at two offsets', () => {
+  const run = validHistory(validOps(), [...VALID_LOG, 'a0']);
+  expect(names(run)).toEqual(['idempotent-no-duplicates']);
+  expect(check(run)[0]).toMatchObject({ offsets: [4] });
+  const readTwice: ClientOp[] = [...validOps(), fetch('c2', { startMs: 300, endMs: 310 }, 4, ['a1'], 5)];
+  expect(names(validHistory(readTwice))).toContain('idempotent-no-duplicates');
+});
+
+test('idempotent-no-duplicates: a value resent by a new producer session may be stored twice', () => {
+  const resent: ClientOp[] = [...validOps(), produce('p1', { startMs: 160, endMs: 170 }, ['a0'], null, { idempotence: { ...idempotent(8, 0)! }, outcome: NO_ANSWER })];
+  expect(check(validHistory(resent, [...VALID_LOG, 'a0']))).toEqual([]);
+});
+
+describe('high-watermark-monotonic', () => {
+  test('a client whose later fetch sees a lower high watermark', () => {
+    const ops: ClientOp[] = [...validOps(), fetch('c1', { startMs: 300, endMs: 310 }, 4, [], 3)];
+    expect(names(validHistory(ops))).toEqual(['high-watermark-monotonic']);
+  });
+
+  test('overlapping fetches, and other clients, are not ordered', () => {
+    const overlapping: ClientOp[] = [...validOps(), fetch('c1', { startMs: 205, endMs: 300 }, 4, [], 3)];
+    expect(check(validHistory(overlapping))).toEqual([]);
+    const otherClient: ClientOp[] = [...validOps(), fetch('c2', { startMs: 300, endMs: 310 }, 0, ['a0', 'a1', 'a2'], 3)];
+    expect(check(validHistory(otherClient))).toEqual([]);
+  });
+});
+
+describe('follower-prefix', () => {
+  test('a follower batch whose bytes differ', () => {
+    const follower = replica(2, false, VALID_LOG.slice(0, 2));
+    const bytes = follower.batches[0]!.bytes;
+    bytes[0] = bytes[0]! ^ 1;
+    const run = history({ ops: validOps(), replicaLogs: [replica(1, true, VALID_LOG), follower] });
+    expect(names(run)).toEqual(['follower-prefix']);
+    expect(check(run)[0]).toMatchObject({ offsets: [0] });
+  });
+
+  test('a follower ahead of its leader', () => {
+    expect(names(validHistory(validOps(), VALID_LOG, [...VALID_LOG, 'x', 'y']))).toContain('follower-prefix');
+  });
+
+  test('a follower whose retention removed a prefix is compared on the overlap', () => {
+    const run = history({ ops: validOps(), replicaLogs: [replica(1, true, VALID_LOG), replica(2, false, VALID_LOG.slice(2), 2)] });
+    expect(check(run)).toEqual([]);
+  });
+
+  test('two final leaders', () => {
+    expect(names(history({ ops: validOps(), replicaLogs: [replica(1, true, VALID_LOG), replica(2, true, VALID_LOG)] }))).toEqual(['follower-prefix']);
+  });
+});
+
+describe('commits-monotonic', () => {
+  const later = { startMs: 300, endMs: 310 };
+  test('an offset fetch answering less than a commit that ended before it', () => {
+    const run = validHistory([...validOps(), offsetFetch(later, 2)]);
+    expect(names(run)).toEqual(['commits-monotonic']);
+    expect(names(validHistory([...validOps(), offsetFetch(later, -1)]))).toEqual(['commits-monotonic']);
+  });
+
+  test('a reset in between, or overlapping, excuses it', () => {
+    expect(check(validHistory([...validOps(), commit({ startMs: 280, endMs: 290 }, 2, { reset: true }), offsetFetch(later, 2)]))).toEqual([]);
+    expect(check(validHistory([...validOps(), commit({ startMs: 305, endMs: 320 }, 2, { reset: true }), offsetFetch(later, 2)]))).toEqual([]);
+    expect(check(validHistory([...validOps(), commit({ startMs: 245, endMs: 255 }, 2, { reset: true, outcome: NO_ANSWER }), offsetFetch(later, 2)]))).toEqual([]);
+  });
+
+  test('a commit after the reset holds the fetch again', () => {
+    const ops = [...validOps(), commit({ startMs: 280, endMs: 285 }, 2, { reset: true }), commit({ startMs: 290, endMs: 295 }, 3), offsetFetch(later, 2)];
+    expect(names(validHistory(ops))).toEqual(['commits-monotonic']);
+  });
+
+  test('an offset fetch that started before the commit ended is not held to it', () => {
+    expect(check(validHistory([...validOps(), offsetFetch({ startMs: 245, endMs: 300 }, 0)]))).toEqual([]);
+  });
+});
+
+test('liveness-after-quiet: a probe that never wrote, or read too late, and a partition never probed', () => {
+  const ops = validOps();
+  const logs = () => [replica(1, true, VALID_LOG)];
+  expect(names(history({ ops, replicaLogs: logs(), probes: [probe(null, 60)] }))).toEqual(['liveness-after-quiet']);
+  expect(names(history({ ops, replicaLogs: logs(), probes: [probe(50, 10_001)] }))).toEqual(['liveness-after-quiet']);
+  expect(names(history({ ops, replicaLogs: logs(), probes: [] }))).toEqual(['liveness-after-quiet']);
+});
+
+test('acked-readable: an acknowledged record read at another offset, even in a deleted incarnation', () => {
+  const ops: ClientOp[] = [
+    produce('p1', { startMs: 100, endMs: 110 }, ['a0'], 0),
+    fetch('c1', { startMs: 200, endMs: 210 }, 1, ['a0'], 2),
+    admin('delete-topic', { startMs: 300, endMs: 310 }),
+  ];
+  const run = history({ ops, replicaLogs: [], probes: [] });
+  expect(names(run)).toEqual(['acked-readable']);
+  expect(check(run)[0]).toMatchObject({ offsets: [1], incarnation: 0 });
+});
+
+test('acked-readable: an acknowledged record of a deleted incarnation served by the re-created topic', () => {
+  const ops: ClientOp[] = [
+    produce('p1', { startMs: 100, endMs: 110 }, ['a0'], 0),
+    admin('delete-topic', { startMs: 200, endMs: 210 }),
+    admin('create-topic', { startMs: 220, endMs: 230 }),
+    fetch('c1', { startMs: 300, endMs: 310 }, 0, ['a0'], 1),
+  ];
+  const run = history({ ops, replicaLogs: [replica(1, true, ['a0'])] });
+  expect(names(run)).toEqual(['acked-readable']);
+  expect(check(run)[0]).toMatchObject({ offsets: [0], incarnation: 2 });
+});
+
+test('read-durable: a record read below the high watermark but missing from the final leader', () => {
+  const ops: ClientOp[] = [
+    produce('p2', { startMs: 100, endMs: 110 }, ['b0'], null, { outcome: NO_ANSWER }),
+    fetch('c1', { startMs: 200, endMs: 210 }, 0, ['b0'], 1),
+  ];
+  expect(names(history({ ops, replicaLogs: [replica(1, true, [])] }))).toEqual(['read-durable']);
+  expect(check(history({ ops, replicaLogs: [replica(1, true, ['b0'])] }))).toEqual([]);
+  const atHighWatermark = [ops[0]!, fetch('c1', { startMs: 200, endMs: 210 }, 0, ['b0'], 0)];
+  expect(check(history({ ops: atHighWatermark, replicaLogs: [replica(1, true, [])] }))).toEqual([]);
+});
+
+describe('topic incarnations', () => {
+  const oldLife: ClientOp[] = [
+    produce('p1', { startMs: 100, endMs: 110 }, ['x0'], 0),
+    fetch('c1', { startMs: 120, endMs: 130 }, 0, ['x0'], 1),
+    admin('delete-topic', { startMs: 200, endMs: 210 }),
+    admin('create-topic', { startMs: 220, endMs: 230 }),
+  ];
+
+  test('a re-created topic is a new log: the old records are not demanded, offsets may repeat', () => {
+    const ops: ClientOp[] = [...oldLife, produce('p1', { startMs: 300, endMs: 310 }, ['y0'], 0), fetch('c1', { startMs: 320, endMs: 330 }, 0, ['y0'], 1)];
+    expect(check(history({ ops, replicaLogs: [replica(1, true, ['y0'])] }))).toEqual([]);
+  });
+
+  test('an op after the re-create belongs to the new incarnation and is demanded', () => {
+    const ops: ClientOp[] = [...oldLife, produce('p1', { startMs: 300, endMs: 310 }, ['y0'], 0)];
+    const violations = check(history({ ops, replicaLogs: [replica(1, true, [])] }));
+    expect(violations.map((v) => [v.invariant, v.incarnation])).toEqual([['acked-durable', 2]]);
+  });
+
+  test('an op overlapping a delete is not demanded', () => {
+    const ops: ClientOp[] = [...oldLife, produce('p1', { startMs: 205, endMs: 240 }, ['z0'], 0)];
+    expect(check(history({ ops, replicaLogs: [replica(1, true, [])] }))).toEqual([]);
+  });
+
+  test('a delete whose outcome is unknown is a boundary; a refused one is not', () => {
+    const before = produce('p1', { startMs: 100, endMs: 110 }, ['x0'], 0);
+    const after = produce('p1', { startMs: 300, endMs: 310 }, ['y0'], 0);
+    const unknown = admin('delete-topic', { startMs: 200, endMs: 210 }, NO_ANSWER);
+    expect(check(history({ ops: [before, unknown, after], replicaLogs: [replica(1, true, ['y0'])] }))).toEqual([]);
+    const refused = admin('delete-topic', { startMs: 200, endMs: 210 }, { ok: false, error: 'UNKNOWN_TOPIC_OR_PARTITION', answered: true });
+    expect(names(history({ ops: [before, refused, after], replicaLogs: [replica(1, true, ['y0'])] }))).toEqual(['acked-durable', 'offset-unique']);
+  });
+});
+
+describe('formatViolation', () => {
+  test('prints the seed, the invariant, the partition, the offsets and a bounded trace with relative times', () => {
+    const ops: ClientOp[] = validOps().filter((op) => op.kind !== 'fetch');
+    for (let i = 0; i < 40; i++) ops.push(fetch('c9', { startMs: 1_000 + i * 10, endMs: 1_005 + i * 10 }, 0, [], 0, { partition: 0 }));
+    const run = { ...validHistory(ops, ['a0', 'a1'], ['a0']), faults: [{ kind: 'fault' as const, atMs: 125, fault: 'crash', target: 'node 1' }] };
+    const violation = check(run).find((v) => v.invariant === 'acked-durable')!;
+    const text = formatViolation(violation, run);
+    expect(text).toContain('seed 42');
+    expect(text).toContain('acked-durable violated on topic t partition 0 (incarnation 0), offset 2, at +0.130s');
+    expect(text).toContain('fault crash node 1');
+    expect(text).toContain('* +0.120s..+0.130s  p1->node 1 produce acks=-1');
+    const traceLines = text.split('\n').slice(4);
+    expect(traceLines.length).toBeLessThanOrEqual(TRACE_LINES_MAX);
+    expect(traceLines.length).toBeGreaterThan(3);
+  });
+
+  test('the trace keeps the ops on the offsets involved even when they lie far from the violation', () => {
+    const ops: ClientOp[] = validOps();
+    for (let i = 0; i < 40; i++) ops.push(fetch('c9', { startMs: 1_000 + i * 10, endMs: 1_005 + i * 10 }, 4, [], 4));
+    ops.push(fetch('c2', { startMs: 2_000, endMs: 2_010 }, 2, ['zz'], 4));
+    const run = validHistory(ops);
+    const text = formatViolation(check(run).find((v) => v.invariant === 'offset-unique')!, run);
+    expect(text).toContain('* +0.120s..+0.130s  p1->node 1 produce');
+    expect(text).toContain('* +2.000s..+2.010s  c2->node 1 fetch from 2');
+    expect(text.split('\n').length).toBeLessThanOrEqual(4 + TRACE_LINES_MAX);
+  });
+});
+
+test('checks a run of tens of thousands of ops in well under a second', () => {
+  const PARTITIONS = 20;
+  const BATCHES = 1_000;
+  const ops: ClientOp[] = [];
+  const logs = [];
+  for (let partition = 0; partition < PARTITIONS; partition++) {
+    const values: string[] = [];
+    for (let i = 0; i < BATCHES; i++) {
+      const batch = [`p${partition}/${2 * i}`, `p${partition}/${2 * i + 1}`];
+      ops.push(produce(`p${partition}`, { startMs: i * 10, endMs: i * 10 + 5 }, batch, 2 * i, { partition, idempotence: idempotent(partition, 2 * i) }));
+      ops.push(fetch('c1', { startMs: i * 10 + 6, endMs: i * 10 + 8 }, 2 * i, batch, 2 * i + 2, { partition }));
+      ops.push(commit({ startMs: i * 10 + 8, endMs: i * 10 + 9 }, 2 * i + 2, { partition }));
+      if (i % 50 === 0) ops.push(offsetFetch({ startMs: i * 10 + 9, endMs: i * 10 + 10 }, 2 * i + 2, { partition }));
+      values.push(...batch);
+    }
+    logs.push({ ...replica(1, true, values), partition }, { ...replica(2, false, values), partition });
+  }
+  const probes = Array.from({ length: PARTITIONS }, (_, partition) => ({ ...probe(), partition }));
+  const run = history({ ops, replicaLogs: logs, probes });
+  const started = performance.now();
+  expect(check(run)).toEqual([]);
+  const elapsedMs = performance.now() - started;
+  expect(elapsedMs).toBeLessThan(1_000);
+  const broken = { ...run, replicaLogs: run.replicaLogs.map((log) => (log.partition === 3 && log.leader ? { ...log, records: log.records.slice(0, 100) } : log)) };
+  const violations = check(broken);
+  expect(violations.filter((v) => v.invariant === 'acked-durable').map((v) => [v.partition, v.offsets.length, v.message.includes('1900 cases')])).toEqual([[3, 20, true]]);
+});
