@@ -38,10 +38,16 @@ export class SimBrokerHost {
   #clock: SimClock | null = null;
   #walView: SimStoreView | null = null;
   #controlView: SimStoreView | null = null;
+  /** A SIGTERM'd process still flushing: a start waits for it to exit. */
+  #stopping: ProcessGate | null = null;
+  #startAfterStop = false;
   /** The running broker, once its start finished. */
   broker: Broker | null = null;
   /** Faults of this host that outlive a restart (they are the host's, not the process's). */
-  readonly faults = { skewMs: 0, walUnreachable: false, controlUnreachable: false, corruptReadRate: 0 };
+  readonly faults = { skewMs: 0, walUnreachable: false, controlUnreachable: false, corruptReadRate: 0, isolated: false, diskFull: false };
+  /** Told each time the host's health changes (see `healthy`). */
+  onHealth: (healthy: boolean) => void = () => {};
+  #healthy = false;
 
   constructor(settings: SimBrokerSettings, disk: SimDisk, scheduler: SimScheduler, network: SimNetwork, log: (line: string) => void) {
     this.settings = settings;
@@ -52,6 +58,19 @@ export class SimBrokerHost {
     this.#log = log;
   }
 
+  /** Serves, is not paused, reaches both stores and every other host, and its disk has room. */
+  get healthy(): boolean {
+    const { walUnreachable, controlUnreachable, isolated, diskFull } = this.faults;
+    return this.state === 'running' && !walUnreachable && !controlUnreachable && !isolated && !diskFull;
+  }
+
+  #noteHealth(): void {
+    const healthy = this.healthy;
+    if (healthy === this.#healthy) return;
+    this.#healthy = healthy;
+    this.onHealth(healthy);
+  }
+
   get state(): 'down' | 'starting' | 'running' | 'paused' {
     if (this.#gate === null || !this.#gate.alive) return 'down';
     if (this.#gate.state === 'paused') return 'paused';
@@ -60,6 +79,10 @@ export class SimBrokerHost {
 
   /** Starts a new process; resolves when it serves, or never if it dies first. A start that fails is logged and leaves the host down. */
   start(): void {
+    if (this.#stopping !== null && this.#stopping === this.#gate && this.#gate.alive) {
+      this.#startAfterStop = true;
+      return;
+    }
     if (this.#gate?.alive === true) return;
     const gate = new ProcessGate(`${this.host}#${++this.#incarnation}`);
     const clock = new SimClock(this.#scheduler, gate);
@@ -73,7 +96,10 @@ export class SimBrokerHost {
     this.broker = null;
     const options = this.#brokerOptions(gate, clock, random);
     Broker.start(options).then(
-      (broker) => void (this.broker = broker),
+      (broker) => {
+        this.broker = broker;
+        this.#noteHealth();
+      },
       (error: unknown) => {
         this.#log(`${gate.name} failed to start: ${error instanceof Error ? error.message : String(error)}`);
         this.#kill();
@@ -98,16 +124,36 @@ export class SimBrokerHost {
     const broker = this.broker;
     const gate = this.#gate;
     if (broker === null || gate === null || gate.state !== 'running') return this.#kill();
+    this.#stopping = gate;
     await broker.stop().catch((error: unknown) => this.#log(`${gate.name} stop failed: ${String(error)}`));
-    if (this.#gate === gate) this.#kill();
+    if (this.#gate !== gate) return; // killed while stopping: whatever killed it restarts it
+    this.#kill();
+    if (this.#startAfterStop) this.start();
   }
 
   pause(): void {
     if (this.#gate?.state === 'running') this.#gate.pause();
+    this.#noteHealth();
   }
 
   resume(): void {
     if (this.#gate?.state === 'paused') this.#gate.resume();
+    this.#noteHealth();
+  }
+
+  /** Cut from every other host (clients included), or joined again. */
+  setIsolated(isolated: boolean): void {
+    this.faults.isolated = isolated;
+    if (isolated) this.#network.isolate(this.host);
+    else this.#network.rejoin(this.host);
+    this.#noteHealth();
+  }
+
+  /** A disk with no room left (at what it holds now), or room again. */
+  setDiskFull(full: boolean): void {
+    this.faults.diskFull = full;
+    this.disk.setCapacity(full ? this.disk.usedBytes : Number.POSITIVE_INFINITY);
+    this.#noteHealth();
   }
 
   setSkew(skewMs: number): void {
@@ -118,6 +164,7 @@ export class SimBrokerHost {
   setStoreFaults(faults: Partial<Pick<SimBrokerHost['faults'], 'walUnreachable' | 'controlUnreachable' | 'corruptReadRate'>>): void {
     Object.assign(this.faults, faults);
     this.#applyStoreFaults();
+    this.#noteHealth();
   }
 
   #applyStoreFaults(): void {
@@ -129,9 +176,12 @@ export class SimBrokerHost {
   }
 
   #kill(): void {
+    this.#stopping = null;
+    this.#startAfterStop = false;
     this.#gate?.kill();
     this.#network.kill(this.host);
     this.broker = null;
+    this.#noteHealth();
   }
 
   #view(store: ObjectStore, gate: ProcessGate): SimStoreView {

@@ -1,7 +1,6 @@
 import type { SeededRandom } from '../util/random.ts';
 import type { SimBrokerHost } from './broker-process.ts';
 import type { FaultEvent } from './history.ts';
-import type { SimNetwork } from './network.ts';
 
 /**
  * The faults a run injects, each a named kind with how to inject it and how long it lasts. A
@@ -22,7 +21,6 @@ export interface FaultKind {
 export interface FaultTarget {
   readonly host: SimBrokerHost;
   readonly hosts: readonly SimBrokerHost[];
-  readonly network: SimNetwork;
   readonly leaseMs: number;
 }
 
@@ -121,17 +119,18 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   {
     name: 'network-partition', // cut from every other host, clients included
     weight: 2,
-    inject: ({ host, network }, random) => {
-      network.isolate(host.host);
-      return { heal: () => network.rejoin(host.host), lastsMs: between(random, SPELL_MS_MIN, SPELL_MS_MAX), detail: '' };
+    inject: ({ host }, random) => {
+      host.setIsolated(true);
+      return { heal: () => host.setIsolated(false), lastsMs: between(random, SPELL_MS_MIN, SPELL_MS_MAX), detail: '' };
     },
   },
   {
     name: 'disk-full',
     weight: 1,
     inject: ({ host }, random) => {
-      host.disk.setCapacity(host.disk.usedBytes);
-      return { heal: () => host.disk.setCapacity(Number.POSITIVE_INFINITY), lastsMs: between(random, SPELL_MS_MIN, SPELL_MS_MAX), detail: `at ${host.disk.usedBytes} bytes` };
+      const atBytes = host.disk.usedBytes;
+      host.setDiskFull(true);
+      return { heal: () => host.setDiskFull(false), lastsMs: between(random, SPELL_MS_MIN, SPELL_MS_MAX), detail: `at ${atBytes} bytes` };
     },
   },
   {

@@ -75,6 +75,8 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
     return new SimBrokerHost(settings, new SimDisk({ random: new SeededRandom(Math.floor(scheduler.random.next() * 0x1_0000_0000)) }), scheduler, network, timed);
   });
   const faults: FaultEvent[] = [];
+  const health: { node: number; atMs: number; healthy: boolean }[] = [];
+  for (const host of hosts) host.onHealth = (healthy) => health.push({ node: host.settings.nodeId, atMs: scheduler.nowMs - startMs, healthy });
   const ops: ClientOp[] = [];
   const overBudget = () => scheduler.eventsRun > EVENTS_MAX;
   const runFor = (ms: number, done: () => boolean = () => false) => scheduler.run(scheduler.nowMs + ms, () => done() || overBudget());
@@ -101,7 +103,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
     const host = hosts[faultRandom.nextInt(hosts.length)]!;
     const kind = drawFaultKind(faultRandom, scenario.cluster, options.faults ?? null);
     if ([...active].some((fault) => fault.host === host.host && fault.kind === kind.name)) return;
-    const injected = kind.inject({ host, hosts, network, leaseMs: scenario.leaseMs }, faultRandom);
+    const injected = kind.inject({ host, hosts, leaseMs: scenario.leaseMs }, faultRandom);
     if (injected === null) return;
     faultsInjected++;
     faults.push(faultEvent(scheduler.nowMs - startMs, kind.name, `${host.host}${injected.detail === '' ? '' : ` (${injected.detail})`}`));
@@ -137,6 +139,8 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
     replicaLogs,
     probes,
     quietFromMs: quietFromMs - startMs,
+    shape: { brokers: scenario.brokers, cluster: scenario.cluster, replicationFactor: scenario.replicationFactor, minInsyncReplicas: scenario.minInsyncReplicas, leaseMs: scenario.leaseMs, scanIntervalMs: scenario.scanIntervalMs },
+    health,
     livenessBoundMs: LIVENESS_BOUND_MS,
   };
   const violations = check(history);
