@@ -76,6 +76,16 @@ async function settled(promise: Promise<unknown>): Promise<'resolved' | 'rejecte
   return state;
 }
 
+/** Steps of 1 ms a manual clock is given for a WAL object to settle (each closes on a 1 ms interval). */
+const SETTLE_STEPS_MAX = 1000;
+
+async function passUntilSettled(clock: ManualClock, promise: Promise<unknown>): Promise<void> {
+  for (let step = 0; (await settled(promise)) === 'pending'; step++) {
+    if (step === SETTLE_STEPS_MAX) throw new Error('never settled');
+    clock.advance(1);
+  }
+}
+
 function idempotent(id: number, sequence: number, count = 1): Uint8Array {
   const records = Array.from({ length: count }, (_, i) => ({ value: `${id}-${sequence + i}`, timestamp: 1_700_000_000_000 }));
   return buildRecordBatch(records, { nowMs: 1_700_000_000_000, producerId: id, producerEpoch: 0, baseSequence: sequence });
@@ -124,10 +134,7 @@ test('stale-durable-map (finding 4; test/engine/adopt.test.ts): after a re-adopt
     const clock = new ManualClock();
     const ferry = await Ferry.open({ directory: tempDir(), clock, managedPartitions: true, log: { flush: { kind: 'none' } }, wal: { store: gated.store, writerId: 'b1', config: { uploadIntervalMs: 1 } } });
     await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {});
-    for (let i = 0; i < 5; i++) {
-      const produced = ferry.produce('t', [{ value: `first-${i}` }], { partition: 0, acks: 'all' });
-      while ((await settled(produced)) === 'pending') clock.advance(1);
-    }
+    for (let i = 0; i < 5; i++) await passUntilSettled(clock, ferry.produce('t', [{ value: `first-${i}` }], { partition: 0, acks: 'all' }));
     await ferry.releasePartition('t', 0);
     await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {}); // the log starts again at 0
     gated.hold('wal/');
@@ -138,7 +145,7 @@ test('stale-durable-map (finding 4; test/engine/adopt.test.ts): after a re-adopt
     }
     const outcome = { acknowledged: await settled(produced), highWatermark: ferry.fetch('t', 0, 0).highWatermark };
     gated.release('wal/');
-    while ((await settled(produced)) === 'pending') clock.advance(1);
+    await passUntilSettled(clock, produced);
     await ferry.close();
     return outcome;
   };
@@ -155,7 +162,7 @@ test('release-wakes-waiters (finding 7; test/engine/abandoned-acks.test.ts): rel
       const ferry = await Ferry.open({ directory: tempDir(), managedPartitions: true, minInsyncReplicas: 2, wal: { store: new MemoryStore(), writerId: 'a', config: { uploadIntervalMs: 1 } } });
       await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {}, 'leader', 3);
       const outcome = ferry.produce('t', [{ value: 'needs a follower' }], { partition: 0 }).then(() => 'acknowledged', (error: unknown) => (isFerryError(error) ? error.kind : String(error)));
-      while (ferry.wal!.durableOffset(idOf('t'), 0) !== 1) await Bun.sleep(1); // durable: only the follower is missing
+      await until(() => ferry.wal!.durableOffset(idOf('t'), 0) === 1, 'the WAL object durable'); // only the follower is missing
       await Bun.sleep(0);
       if (goAway === 'release') await ferry.releasePartition('t', 0);
       await ferry.close();
