@@ -1,4 +1,5 @@
 import type { Clock } from '../util/clock.ts';
+import { regressed } from '../util/regressions.ts';
 import { ProgressReporter } from './progress-reporter.ts';
 
 /** A broker as far as reporting to it goes. */
@@ -84,6 +85,7 @@ export class LeaderProgress {
 
   /** [R3] After a scan: partitions whose leader changed report to the new one; those whose leader epoch changed report again in it. */
   retarget(): void {
+    if (regressed('follower-reports-to-old-leader')) return; // the reporter stays the one `follow` made
     for (const followed of this.#followed.values()) this.#retarget(followed);
   }
 

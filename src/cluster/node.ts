@@ -2,6 +2,7 @@ import { FerryError } from '../errors.ts';
 import type { Clock, Timer } from '../util/clock.ts';
 import { type Random, systemRandom } from '../util/random.ts';
 import { isUuid, randomUuid, type Uuid } from '../util/uuid.ts';
+import { regressed } from '../util/regressions.ts';
 import type { StreamId } from '../wal/keys.ts';
 import { type ControlStore, RecordCache, type Versioned } from './control-store.ts';
 import { Lease } from './lease.ts';
@@ -463,7 +464,7 @@ export class ClusterNode {
   #watchWriter(): void {
     const stream = this.#stream;
     void this.#options.writer.whenFailed().then(() => {
-      if (this.#stopped || this.#stream !== stream) return;
+      if (this.#stopped || this.#stream !== stream || regressed('fenced-writer-stays-fenced')) return;
       this.#newEpochWanted = true;
       void this.#exclusive(() => this.#startNewEpoch()).catch((error: unknown) => this.#options.log?.(`could not start a new writer epoch: ${String(error)}`));
     });

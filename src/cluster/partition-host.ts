@@ -8,6 +8,7 @@ import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../wal/reader.ts';
 import { ensureSealed } from '../wal/seal.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
 import type { Uuid } from '../util/uuid.ts';
+import { regressed } from '../util/regressions.ts';
 import { LeaderProgress } from './leader-progress.ts';
 import type { BrokerRecord, PartitionRecord } from './node.ts';
 import { rebuildFromChain } from './rebuild.ts';
@@ -135,6 +136,6 @@ export class PartitionHost {
   /** Reads the partition's frames of incarnation `topicId` only (DESIGN.md contract 10). */
   #reader(topic: string, partition: number, topicId: Uuid): WalReader {
     const { store, prefix, clock, nodeId } = this.#options;
-    return new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: (t, p, id) => t === topic && p === partition && id === topicId }, { clock, random: new SeededRandom(nodeId) });
+    return new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: (t, p, id) => t === topic && p === partition && (id === topicId || regressed('topic-incarnations-mixed')) }, { clock, random: new SeededRandom(nodeId) });
   }
 }

@@ -5,6 +5,7 @@ import type { WalReader } from '../wal/reader.ts';
 import type { StreamId } from '../wal/keys.ts';
 import type { ReadFrame } from '../wal/reader.ts';
 import type { Uuid } from '../util/uuid.ts';
+import { regressed } from '../util/regressions.ts';
 
 /**
  * [C5] Rebuilds a partition's log from the WAL streams of its chain, oldest first, each up to
@@ -25,7 +26,7 @@ export async function rebuildFromChain(reader: WalReader, log: PartitionLog, cha
       }
       objectsRead++;
       for (const frame of read.frames) {
-        if (frame.entry.topicId !== topicId) continue;
+        if (frame.entry.topicId !== topicId && !regressed('topic-incarnations-mixed')) continue;
         bytesApplied += applyFrame(log, frame, topicId);
         onFrame?.(frame);
       }

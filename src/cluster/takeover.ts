@@ -1,6 +1,7 @@
 import type { StreamId } from '../wal/keys.ts';
 import type { PartitionRecord } from './node.ts';
 import type { Uuid } from '../util/uuid.ts';
+import { regressed } from '../util/regressions.ts';
 
 /**
  * What a broker must do to lead a partition (docs/cluster-protocol.md [C3]-[C5]), decided from
@@ -49,5 +50,8 @@ export function planTakeover(recorded: PartitionRecord | null, nodeId: number, s
   const seal: StreamId[] = [];
   for (const s of earlier) if (!seal.some((t) => sameStream(s, t))) seal.push(s);
   const next: PartitionRecord = { topicId, leader: nodeId, leaderEpoch: record === null ? leaderEpochBase : record.leaderEpoch + 1, chain: [...earlier, stream] };
+  if (regressed('restart-stream-not-chained') && record?.leader === nodeId) return { kind: 'claim', seal, rebuildFrom: earlier, next: record };
+  const own = (s: StreamId) => s.writerId === stream.writerId;
+  if (regressed('reclaim-drops-own-stream') && earlier.some((s) => !own(s))) return { kind: 'claim', seal, rebuildFrom: earlier.filter((s) => !own(s)), next };
   return { kind: 'claim', seal, rebuildFrom: earlier, next };
 }

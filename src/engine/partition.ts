@@ -1,6 +1,7 @@
 import { FerryError } from '../errors.ts';
 import type { RecordBatch } from '../format/record-batch.ts';
 import { assert } from '../util/assert.ts';
+import { regressed } from '../util/regressions.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
 import { type EpochEndOffset, endOffsetForEpoch, UNDEFINED_EPOCH } from '../log/epoch-end-offset.ts';
 import { followerHighWatermark, leaderHighWatermark } from '../replica/high-watermark.ts';
@@ -176,16 +177,18 @@ export class Partition {
     const { baseOffset, lastOffset, duplicate } = this.#appendLocal(records, leaderEpoch);
     let durable: Promise<void>;
     if (duplicate) {
-      durable = this.#durableFor(lastOffset);
+      durable = regressed('duplicate-acked-before-durable') ? Promise.resolve() : this.#durableFor(lastOffset);
     } else if (wal === null) {
       durable = this.log.waitForFlush(lastOffset);
     } else {
       durable = this.#track(lastOffset, wal.append({ topic: this.topic, topicId: this.topicId, partition: this.index, leaderEpoch, baseOffset, lastOffset, data: records })); // [W5] this frame's object
+      if (regressed('stale-durable-map') && lastOffset < wal.durableOffset(this.topicId, this.index)) durable = Promise.resolve();
     }
     const committed = durable.then(async () => {
       this.#durableEnd = Math.max(this.#durableEnd, lastOffset + 1);
       this.#recompute();
       await this.#waitForCommit(lastOffset);
+      if (this.#abandoned !== null && regressed('release-wakes-waiters')) return;
       this.#gate(); // [C1] durable, but acknowledged only while the lease is surely held
     });
     return { baseOffset, lastOffset, durable: committed };
@@ -313,7 +316,7 @@ export class Partition {
     this.#abandoned = reason;
     this.#lapseTimer?.cancel();
     for (const waiter of this.#waiters.splice(0)) {
-      if (waiter.reject !== undefined) waiter.reject(reason);
+      if (waiter.reject !== undefined && !regressed('release-wakes-waiters')) waiter.reject(reason);
       else waiter.resolve();
     }
   }

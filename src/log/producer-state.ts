@@ -4,6 +4,7 @@ import { pack, unpack } from 'msgpackr';
 import { FerryError } from '../errors.ts';
 import { NO_PRODUCER_EPOCH, NO_PRODUCER_ID, type RecordBatch } from '../format/record-batch.ts';
 import { assert } from '../util/assert.ts';
+import { regressed } from '../util/regressions.ts';
 import { writeFileAtomicSync } from '../util/files.ts';
 import { type FileSync, systemFileSync } from '../util/file-sync.ts';
 
@@ -173,6 +174,7 @@ export class ProducerStateManager {
     this.#logTimeMs = -1;
     this.#lastSweepMs = -1;
     this.#endOffset = 0;
+    if (regressed('producer-state-not-rebuilt')) return logEndOffset; // nothing replayed: the state starts empty
     const offsets = listSnapshots(this.#directory);
     for (const offset of offsets.filter((o) => o > logEndOffset)) unlinkSync(join(this.#directory, snapshotFileName(offset)));
     for (const offset of offsets.filter((o) => o <= logEndOffset).reverse()) {

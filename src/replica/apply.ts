@@ -2,6 +2,7 @@ import { FerryError } from '../errors.ts';
 import { splitBatches } from '../format/batch-parse.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
 import type { Uuid } from '../util/uuid.ts';
+import { regressed } from '../util/regressions.ts';
 import type { ReadFrame } from '../wal/reader.ts';
 
 /**
@@ -14,7 +15,7 @@ import type { ReadFrame } from '../wal/reader.ts';
  */
 export function applyFrame(log: PartitionLog, frame: ReadFrame, topicId: Uuid): number {
   const { entry } = frame;
-  if (entry.topicId !== topicId) return 0;
+  if (entry.topicId !== topicId && !regressed('topic-incarnations-mixed')) return 0;
   const logEnd = log.logEndOffset;
   if (entry.lastOffset < logEnd) return 0;
   if (entry.baseOffset > logEnd) {

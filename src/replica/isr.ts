@@ -1,5 +1,6 @@
 import { assert } from '../util/assert.ts';
 import type { Clock, Timer } from '../util/clock.ts';
+import { regressed } from '../util/regressions.ts';
 
 /**
  * Kafka's replica.lag.time.max.ms: a follower that has not caught up with the leader for this
@@ -74,13 +75,13 @@ export class InSyncReplicas {
     const nowMs = this.#clock.monotonicMs();
     const inSync = new Map<string, number>();
     for (const [id, progress] of this.#progress) {
-      if (!members.has(id)) {
+      if (!members.has(id) && !regressed('isr-keeps-dead-replica')) {
         this.#progress.delete(id); // left the replica set or its lease lapsed: a later report starts afresh
         continue;
       }
       if (progress.logEndOffset >= leaderEnd || nowMs - progress.caughtUpAtMs <= this.#lagTimeMaxMs) inSync.set(id, progress.logEndOffset);
     }
-    assert(this.#progress.size <= members.size, 'I1: the follower table holds only members of the replica set');
+    assert(this.#progress.size <= members.size || regressed('isr-keeps-dead-replica'), 'I1: the follower table holds only members of the replica set');
     return inSync;
   }
 

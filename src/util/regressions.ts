@@ -1,0 +1,65 @@
+/**
+ * Test-only switches that put back, one at a time, the bugs issue 9 fixed (its findings 1 to 8),
+ * in today's code: the deterministic simulation's self-test (issue 10 item 6) turns one on and
+ * must then report a violation within its seed budget, which proves it can see that class of bug.
+ *
+ * Production code never turns a switch on: nothing outside tests and the simulation calls
+ * `reintroduce`. Each bug site reads its switch with `regressed(name)`, which is one boolean test
+ * while every switch is off, and reproduces the original mechanism in a line or a few.
+ */
+export type Regression =
+  | 'duplicate-acked-before-durable'
+  | 'producer-state-not-rebuilt'
+  | 'restart-stream-not-chained'
+  | 'reclaim-drops-own-stream'
+  | 'stale-durable-map'
+  | 'topic-incarnations-mixed'
+  | 'follower-reports-to-old-leader'
+  | 'isr-keeps-dead-replica'
+  | 'release-wakes-waiters'
+  | 'fenced-writer-stays-fenced';
+
+export interface RegressionDescription {
+  /** The finding of issue 9 whose fix the switch undoes. */
+  readonly finding: number;
+  /** The old behaviour the switch brings back. */
+  readonly description: string;
+}
+
+export const REGRESSIONS: Readonly<Record<Regression, RegressionDescription>> = {
+  'duplicate-acked-before-durable': { finding: 1, description: "an idempotent retry of a batch the log holds is acknowledged at once at the original's offset, without waiting on the original's durability" },
+  'producer-state-not-rebuilt': { finding: 2, description: 'producer state starts empty when a log opens or truncates: neither the snapshot nor the log is replayed, so a retry after a restart is written again' },
+  'restart-stream-not-chained': { finding: 3, description: "adopting a partition whose record already names this broker keeps the record as it is: the new stream is not appended to the chain, the leader epoch does not move" },
+  'reclaim-drops-own-stream': { finding: 4, description: "the takeover rebuild leaves out this broker's own streams wherever they are in the chain (A0, B0, A1 rebuilds from B0 alone)" },
+  'stale-durable-map': { finding: 4, description: "an acknowledgement trusts the WAL writer's per-partition durable offset, never reset for a new adoption: an append below it is durable at once" },
+  'topic-incarnations-mixed': { finding: 5, description: 'rebuilds and frame matching ignore the topic id: frames of a deleted incarnation are applied to the new one' },
+  'follower-reports-to-old-leader': { finding: 6, description: 'a follower reports its progress to the leader it was first given, whatever later scans say' },
+  'isr-keeps-dead-replica': { finding: 6, description: 'the in-sync set keeps a follower that left the replica set (its lease lapsed) until the lag time passes' },
+  'release-wakes-waiters': { finding: 7, description: 'releasing a partition or closing the engine wakes every acks=all waiter with success' },
+  'fenced-writer-stays-fenced': { finding: 8, description: 'nothing reacts to a fenced or failed WAL writer: the broker keeps its partitions and answers NOT_LEADER forever' },
+};
+
+const active = new Set<Regression>();
+
+/** Whether the old bug `name` is switched back on (false unless a test or the simulation turned it on). */
+export function regressed(name: Regression): boolean {
+  return active.size > 0 && active.has(name);
+}
+
+/** Switches the old bugs `names` back on, in addition to any already on (tests and the simulation only). */
+export function reintroduce(names: readonly Regression[]): void {
+  for (const name of names) {
+    if (!Object.hasOwn(REGRESSIONS, name)) throw new Error(`no regression switch named ${name}`);
+    active.add(name);
+  }
+}
+
+/** Switches every old bug off again. */
+export function resetRegressions(): void {
+  active.clear();
+}
+
+/** The switches on now (for a simulation's report). */
+export function activeRegressions(): readonly Regression[] {
+  return [...active];
+}

@@ -1,0 +1,358 @@
+// The switches of src/util/regressions.ts (issue 10 item 6): each one, turned on, brings back the
+// bug of one finding of issue 9, seen as the outcome of that finding's own regression test
+// (named per scenario); turned off, the same scenario has the fixed outcome. The simulation's
+// self-test relies on this: a switch that brought nothing back would prove nothing about it.
+import { afterAll, afterEach, expect, setDefaultTimeout, test } from 'bun:test';
+import { Broker } from '../../src/broker/broker.ts';
+import { ControlStore } from '../../src/cluster/control-store.ts';
+import { type LeaderAddress, LeaderProgress } from '../../src/cluster/leader-progress.ts';
+import type { PartitionRecord } from '../../src/cluster/node.ts';
+import { rebuildFromChain } from '../../src/cluster/rebuild.ts';
+import { planTakeover } from '../../src/cluster/takeover.ts';
+import { Ferry, isFerryError } from '../../src/engine/index.ts';
+import { buildRecordBatch } from '../../src/format/batch-builder.ts';
+import { PartitionLog } from '../../src/log/partition-log.ts';
+import { InSyncReplicas } from '../../src/replica/isr.ts';
+import { MemoryStore } from '../../src/store/memory.ts';
+import type { ObjectStore } from '../../src/store/object-store.ts';
+import { ManualClock, systemClock } from '../../src/util/clock.ts';
+import { SeededRandom } from '../../src/util/random.ts';
+import { REGRESSIONS, type Regression, regressed, reintroduce, resetRegressions } from '../../src/util/regressions.ts';
+import type { StreamId } from '../../src/wal/keys.ts';
+import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../../src/wal/reader.ts';
+import { sealStream } from '../../src/wal/seal.ts';
+import { DEFAULT_WAL_WRITER_CONFIG, WalWriter } from '../../src/wal/writer.ts';
+import { batchOf, decode } from '../support/batches.ts';
+import { GatedStore } from '../support/gated-store.ts';
+import { tempDir } from '../support/temp-dir.ts';
+import { idOf } from '../support/topic-ids.ts';
+
+setDefaultTimeout(30_000);
+
+/** How long a broker gets to recover by itself before a test calls it stuck (many 50 ms scans). */
+const RECOVERY_WAIT_MS = 1500;
+
+const exercised = new Set<Regression>();
+const running: Broker[] = [];
+
+afterEach(async () => {
+  resetRegressions();
+  for (const broker of running.splice(0)) await broker.stop().catch(() => {});
+});
+
+afterAll(() => {
+  expect([...exercised].sort()).toEqual((Object.keys(REGRESSIONS) as Regression[]).sort()); // every switch is proven here
+});
+
+/** Runs `scenario` with every switch off, then with `name` alone on: the fixed and the buggy outcome. */
+async function withAndWithout<T>(name: Regression, scenario: () => Promise<T> | T): Promise<{ fixed: T; regressed: T }> {
+  exercised.add(name);
+  const fixed = await scenario();
+  reintroduce([name]);
+  try {
+    return { fixed, regressed: await scenario() };
+  } finally {
+    resetRegressions();
+  }
+}
+
+test('every switch is off unless turned on; unknown names are refused; each names its finding', () => {
+  for (const name of Object.keys(REGRESSIONS) as Regression[]) expect(regressed(name)).toBe(false);
+  reintroduce(['release-wakes-waiters']);
+  expect(regressed('release-wakes-waiters')).toBe(true);
+  expect(regressed('stale-durable-map')).toBe(false);
+  resetRegressions();
+  expect(regressed('release-wakes-waiters')).toBe(false);
+  expect(() => reintroduce(['no-such-bug' as Regression])).toThrow('no regression switch named no-such-bug');
+  expect(new Set(Object.values(REGRESSIONS).map((r) => r.finding))).toEqual(new Set([1, 2, 3, 4, 5, 6, 7, 8]));
+});
+
+// --- engine scenarios, on a manual clock -----------------------------------------------------
+
+async function settled(promise: Promise<unknown>): Promise<'resolved' | 'rejected' | 'pending'> {
+  let state: 'resolved' | 'rejected' | 'pending' = 'pending';
+  promise.then(() => (state = 'resolved'), () => (state = 'rejected'));
+  for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+  return state;
+}
+
+/** Steps of 1 ms a manual clock is given for a WAL object to settle (each closes on a 1 ms interval). */
+const SETTLE_STEPS_MAX = 1000;
+
+async function passUntilSettled(clock: ManualClock, promise: Promise<unknown>): Promise<void> {
+  for (let step = 0; (await settled(promise)) === 'pending'; step++) {
+    if (step === SETTLE_STEPS_MAX) throw new Error('never settled');
+    clock.advance(1);
+  }
+}
+
+function idempotent(id: number, sequence: number, count = 1): Uint8Array {
+  const records = Array.from({ length: count }, (_, i) => ({ value: `${id}-${sequence + i}`, timestamp: 1_700_000_000_000 }));
+  return buildRecordBatch(records, { nowMs: 1_700_000_000_000, producerId: id, producerEpoch: 0, baseSequence: sequence });
+}
+
+test('duplicate-acked-before-durable (finding 1; test/engine/idempotence.test.ts): a retry answers before the original is durable', async () => {
+  const scenario = async () => {
+    const clock = new ManualClock();
+    const ferry = await Ferry.open({ directory: tempDir(), clock, log: { flush: { kind: 'none' } }, wal: { store: new MemoryStore(), writerId: 'w', config: { uploadIntervalMs: 1000 } } });
+    ferry.createTopic('t');
+    const first = await ferry.appendBatches('t', 0, idempotent(5, 0));
+    const retry = await ferry.appendBatches('t', 0, idempotent(5, 0));
+    const before = await settled(retry.committed); // the WAL object is not uploaded yet
+    clock.advance(1000);
+    await first.committed;
+    await ferry.close();
+    return { sameOffset: retry.baseOffset === first.baseOffset, retryBeforeDurable: before };
+  };
+  expect(await withAndWithout('duplicate-acked-before-durable', scenario)).toEqual({
+    fixed: { sameOffset: true, retryBeforeDurable: 'pending' },
+    regressed: { sameOffset: true, retryBeforeDurable: 'resolved' },
+  });
+});
+
+test('producer-state-not-rebuilt (finding 2; test/log/producer-state.test.ts "survives restarts"): a retry after a reopen is written again', async () => {
+  const scenario = async () => {
+    const directory = tempDir();
+    const log = PartitionLog.open(directory);
+    log.append(idempotent(11, 0, 4), 0);
+    log.append(idempotent(11, 4, 4), 0);
+    await log.close();
+    const reopened = PartitionLog.open(directory);
+    const retry = reopened.append(idempotent(11, 4, 4), 0);
+    await reopened.close();
+    return { baseOffset: retry.baseOffset, duplicate: retry.duplicate };
+  };
+  expect(await withAndWithout('producer-state-not-rebuilt', scenario)).toEqual({
+    fixed: { baseOffset: 4, duplicate: true },
+    regressed: { baseOffset: 8, duplicate: false }, // stored twice
+  });
+});
+
+test('stale-durable-map (finding 4; test/engine/adopt.test.ts): after a re-adoption an append is acknowledged before its object is durable', async () => {
+  const scenario = async () => {
+    const gated = new GatedStore();
+    const clock = new ManualClock();
+    const ferry = await Ferry.open({ directory: tempDir(), clock, managedPartitions: true, log: { flush: { kind: 'none' } }, wal: { store: gated.store, writerId: 'b1', config: { uploadIntervalMs: 1 } } });
+    await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {});
+    for (let i = 0; i < 5; i++) await passUntilSettled(clock, ferry.produce('t', [{ value: `first-${i}` }], { partition: 0, acks: 'all' }));
+    await ferry.releasePartition('t', 0);
+    await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {}); // the log starts again at 0
+    gated.hold('wal/');
+    const produced = ferry.produce('t', [{ value: 'second' }], { partition: 0, acks: 'all' });
+    for (let i = 0; i < 10; i++) {
+      clock.advance(1); // the object is closed, its put held
+      await settled(produced);
+    }
+    const outcome = { acknowledged: await settled(produced), highWatermark: ferry.fetch('t', 0, 0).highWatermark };
+    gated.release('wal/');
+    await passUntilSettled(clock, produced);
+    await ferry.close();
+    return outcome;
+  };
+  expect(await withAndWithout('stale-durable-map', scenario)).toEqual({
+    fixed: { acknowledged: 'pending', highWatermark: 0 },
+    regressed: { acknowledged: 'resolved', highWatermark: 1 },
+  });
+});
+
+test('release-wakes-waiters (finding 7; test/engine/abandoned-acks.test.ts): release and close acknowledge what waits for a follower', async () => {
+  const scenario = async () => {
+    const outcomes: string[] = [];
+    for (const goAway of ['release', 'close'] as const) {
+      const ferry = await Ferry.open({ directory: tempDir(), managedPartitions: true, minInsyncReplicas: 2, wal: { store: new MemoryStore(), writerId: 'a', config: { uploadIntervalMs: 1 } } });
+      await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {}, 'leader', 3);
+      const outcome = ferry.produce('t', [{ value: 'needs a follower' }], { partition: 0 }).then(() => 'acknowledged', (error: unknown) => (isFerryError(error) ? error.kind : String(error)));
+      await until(() => ferry.wal!.durableOffset(idOf('t'), 0) === 1, 'the WAL object durable'); // only the follower is missing
+      await Bun.sleep(0);
+      if (goAway === 'release') await ferry.releasePartition('t', 0);
+      await ferry.close();
+      outcomes.push(await outcome);
+    }
+    return outcomes;
+  };
+  expect(await withAndWithout('release-wakes-waiters', scenario)).toEqual({ fixed: ['NotLeader', 'Closed'], regressed: ['acknowledged', 'acknowledged'] });
+});
+
+// --- cluster pieces on their own -------------------------------------------------------------
+
+const T = idOf('t');
+const A0: StreamId = { writerId: 'broker-1', epoch: 0 };
+const A1: StreamId = { writerId: 'broker-1', epoch: 1 };
+const B0: StreamId = { writerId: 'broker-2', epoch: 0 };
+
+function plannedClaim(record: PartitionRecord, stream: StreamId) {
+  const plan = planTakeover(record, 1, stream, { topicId: T, leaderEpochBase: 0 });
+  if (plan.kind !== 'claim') throw new Error(`expected a claim, got ${plan.kind}`);
+  return { rebuildFrom: plan.rebuildFrom, chain: plan.next.chain, leaderEpoch: plan.next.leaderEpoch };
+}
+
+test('restart-stream-not-chained (finding 3; test/cluster/takeover.test.ts): a restarted leader keeps the chain without its new stream', async () => {
+  expect(await withAndWithout('restart-stream-not-chained', () => plannedClaim({ topicId: T, leader: 1, leaderEpoch: 0, chain: [A0] }, A1))).toEqual({
+    fixed: { rebuildFrom: [A0], chain: [A0, A1], leaderEpoch: 1 },
+    regressed: { rebuildFrom: [A0], chain: [A0], leaderEpoch: 0 },
+  });
+});
+
+test('reclaim-drops-own-stream (finding 4; test/cluster/takeover.test.ts): a re-claim rebuilds without its own earlier streams', async () => {
+  expect(await withAndWithout('reclaim-drops-own-stream', () => plannedClaim({ topicId: T, leader: 2, leaderEpoch: 1, chain: [A0, B0] }, A1).rebuildFrom)).toEqual({
+    fixed: [A0, B0],
+    regressed: [B0],
+  });
+});
+
+test('topic-incarnations-mixed (finding 5; test/cluster/topic-incarnations.test.ts): a rebuild of the new incarnation serves the deleted one', async () => {
+  const store = new MemoryStore();
+  const stream: StreamId = { writerId: 'broker-1', epoch: 0 };
+  const wal = new WalWriter(store, { ...DEFAULT_WAL_WRITER_CONFIG, uploadIntervalMs: 1, prefix: 'p', stream }, { clock: systemClock, random: new SeededRandom(1) });
+  for (const [topicId, tag, count] of [[idOf('d1', 0), 'old', 5], [idOf('d1', 1), 'new', 3]] as const) {
+    const log = PartitionLog.open(tempDir());
+    for (let i = 0; i < count; i++) {
+      const { batches } = log.append(batchOf(`${tag}-${i}`), 0);
+      wal.append({ topic: 'd1', topicId, partition: 0, leaderEpoch: 0, baseOffset: i, lastOffset: i, data: Uint8Array.from(batches[0]!.bytes) });
+      await wal.flush();
+    }
+    await log.close();
+  }
+  await sealStream(store, 'p', stream, { writerId: 'broker-2', nowMs: 0 });
+  const reader = new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix: 'p', wants: (topic, partition) => topic === 'd1' && partition === 0 }, { clock: systemClock, random: new SeededRandom(2) });
+  const scenario = async () => {
+    const rebuilt = PartitionLog.open(tempDir());
+    await rebuildFromChain(reader, rebuilt, [stream], idOf('d1', 1));
+    const values = rebuilt.read(0, 1 << 20).batches.flatMap((batch) => [...batch.records()].map((record) => decode(record.value)!));
+    await rebuilt.close();
+    return values;
+  };
+  expect(await withAndWithout('topic-incarnations-mixed', scenario)).toEqual({
+    fixed: ['new-0-0', 'new-1-0', 'new-2-0'],
+    regressed: ['old-0-0', 'old-1-0', 'old-2-0', 'old-3-0', 'old-4-0'], // the reproduction: old records at 0-4, the next write at 5
+  });
+});
+
+test('follower-reports-to-old-leader (finding 6; test/cluster/leader-progress.test.ts): reports stay with the leader first given', async () => {
+  const scenario = () => {
+    const leaders = new Map<string, LeaderAddress>([['t/0', { nodeId: 1, host: '127.0.0.1', port: 9001 }]]);
+    const reportsTo: number[] = [];
+    const progress = new LeaderProgress({
+      replicaId: 3,
+      clock: new ManualClock(),
+      leaderOf: (topic, partition) => leaders.get(`${topic}/${partition}`) ?? null,
+      leaderHighWatermark: () => {},
+      reporter: (_replicaId, leader) => ({ report: () => void reportsTo.push(leader.nodeId), forget: () => {}, close: () => {} }),
+    });
+    progress.follow('t', 0, () => 5, () => 0);
+    leaders.set('t/0', { nodeId: 2, host: '127.0.0.1', port: 9002 }); // broker 1 died, broker 2 took over
+    progress.retarget();
+    progress.applied('t', 0);
+    progress.close();
+    return reportsTo;
+  };
+  expect(await withAndWithout('follower-reports-to-old-leader', scenario)).toEqual({ fixed: [1, 2, 2], regressed: [1, 1] });
+});
+
+test('isr-keeps-dead-replica (finding 6; test/replica/isr.test.ts): a follower whose lease lapsed stays in sync', async () => {
+  const scenario = () => {
+    const members = new Set(['b', 'c']);
+    const isr = new InSyncReplicas(new ManualClock(), { followers: () => members }, 1000);
+    isr.noteProgress('b', 5, 5);
+    isr.noteProgress('c', 5, 5);
+    members.delete('c'); // c's broker lost its lease
+    return [...isr.inSync(8).keys()].sort();
+  };
+  expect(await withAndWithout('isr-keeps-dead-replica', scenario)).toEqual({ fixed: ['b'], regressed: ['b', 'c'] });
+});
+
+// --- cluster brokers in one process on one memory store (test/cluster/adoption.test.ts) ------
+
+async function start(store: ObjectStore, directory: string, nodeId = 1, leaseMs = 1000): Promise<Broker> {
+  const broker = await Broker.start({
+    listenHost: '127.0.0.1', listenPort: 0, nodeId,
+    cluster: { store, leaseMs, scanIntervalMs: 50 },
+    engine: { directory, log: { flush: { kind: 'none' } }, wal: { store, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 1 } } },
+  });
+  running.push(broker);
+  return broker;
+}
+
+async function stop(broker: Broker): Promise<void> {
+  running.splice(running.indexOf(broker), 1);
+  await broker.stop();
+}
+
+/** Whether `condition` holds within `waitMs` (the brokers reach it by themselves, or never). */
+async function within(waitMs: number, condition: () => boolean | Promise<boolean>): Promise<boolean> {
+  const deadline = performance.now() + waitMs;
+  while (!(await condition())) {
+    if (performance.now() > deadline) return false;
+    await Bun.sleep(10);
+  }
+  return true;
+}
+
+async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  if (!(await within(20_000, condition))) throw new Error(`timed out waiting for ${what}`);
+}
+
+function values(broker: Broker, topic: string, partition: number): string[] {
+  return broker.context.engine.fetch(topic, partition, 0).batches.flatMap((batch) => [...batch.records()].map((r) => decode(r.value)!));
+}
+
+const partitionRecord = async (store: ObjectStore, id: string) => (await new ControlStore(store, '').read<PartitionRecord>(`partitions/${id}`))!.value;
+
+test('restart-stream-not-chained (finding 3; adoption.test.ts): what a restarted leader acknowledged is lost at the next restart', async () => {
+  const scenario = async () => {
+    const store = new MemoryStore();
+    const directory = tempDir();
+    let broker = await start(store, directory);
+    await broker.context.topology.createTopic('t', 1);
+    for (const value of ['epoch-0', 'epoch-1']) {
+      await until(() => broker.context.engine.serves('t', 0), 'an adoption');
+      await broker.context.engine.produce('t', [{ value }], { partition: 0, acks: 'all' });
+      await stop(broker);
+      broker = await start(store, directory);
+    }
+    await until(() => broker.context.engine.serves('t', 0), 'the adoption after a second restart');
+    return { chainEpochs: (await partitionRecord(store, 't/0')).chain.map((s) => s.epoch), served: values(broker, 't', 0) };
+  };
+  expect(await withAndWithout('restart-stream-not-chained', scenario)).toEqual({
+    fixed: { chainEpochs: [0, 1, 2], served: ['epoch-0', 'epoch-1'] },
+    regressed: { chainEpochs: [0], served: ['epoch-0'] }, // acknowledged in epoch 1, gone
+  });
+});
+
+test('reclaim-drops-own-stream (finding 4; adoption.test.ts): a broker that re-claims a partition serves it without what it wrote before', async () => {
+  const scenario = async () => {
+    const gated = new GatedStore();
+    const a = await start(gated.store, tempDir(), 1, 600);
+    await a.context.topology.createTopic('t', 1);
+    await until(() => a.context.engine.serves('t', 0), 'a leads');
+    await a.context.engine.produce('t', [{ value: 'a1' }, { value: 'a2' }], { partition: 0, acks: 'all' });
+    const b = await start(gated.store, tempDir(), 2, 600);
+    gated.fail('control/brokers/1'); // a's lease runs out; b takes over and writes nothing
+    await until(() => b.context.engine.serves('t', 0), 'b takes over');
+    gated.heal('control/brokers/1');
+    await until(() => !a.context.engine.serves('t', 0), 'a lets go');
+    await stop(b); // a claims it back: chain A0, B0, A1
+    await until(() => a.context.engine.serves('t', 0), 'a leads again');
+    return values(a, 't', 0);
+  };
+  expect(await withAndWithout('reclaim-drops-own-stream', scenario)).toEqual({ fixed: ['a1', 'a2'], regressed: [] });
+});
+
+test('fenced-writer-stays-fenced (finding 8; adoption.test.ts): a broker whose stream was sealed never acknowledges again', async () => {
+  const scenario = async () => {
+    const store = new MemoryStore();
+    const broker = await start(store, tempDir());
+    const engine = broker.context.engine;
+    await broker.context.topology.createTopic('t', 1);
+    await until(() => engine.serves('t', 0), 'adoption');
+    await engine.produce('t', [{ value: 'kept' }], { partition: 0, acks: 'all' });
+    await sealStream(store, '', engine.wal!.config.stream, { writerId: 'intruder', nowMs: Date.now() }); // as a successor would
+    await engine.produce('t', [{ value: 'lost' }], { partition: 0, acks: 'all' }).catch(() => {});
+    const recovered = await within(RECOVERY_WAIT_MS, () => engine.produce('t', [{ value: 'after' }], { partition: 0, acks: 'all' }).then(() => true, () => false));
+    return { recovered, stillNamedLeader: (await partitionRecord(store, 't/0')).leader === 1 };
+  };
+  expect(await withAndWithout('fenced-writer-stays-fenced', scenario)).toEqual({
+    fixed: { recovered: true, stillNamedLeader: true },
+    regressed: { recovered: false, stillNamedLeader: true }, // keeps the partition, answers NOT_LEADER, nobody takes over
+  });
+});
