@@ -6,6 +6,7 @@ import { PartitionLog } from '../log/partition-log.ts';
 import { StorageHealth } from '../log/storage-health.ts';
 import { type Clock, systemClock, type Timer } from '../util/clock.ts';
 import { type Disk, systemDisk } from '../util/disk.ts';
+import { makeDirectoriesSync } from '../util/files.ts';
 import { isOsError } from '../util/os-error.ts';
 import { type Random, systemRandom } from '../util/random.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
@@ -227,7 +228,7 @@ export class Ferry {
   static async open(options: FerryOptions): Promise<Ferry> {
     resolveLogConfig(options.log); // reject bad settings before touching the disk
     const disk = options.disk ?? systemDisk;
-    disk.mkdirSync(options.directory, { recursive: true });
+    makeDirectoriesSync(options.directory, disk); // durably: a power loss must not take the new directory's name
     const unlock = disk.lockSync(options.directory);
     let ferry: Ferry | undefined;
     try {

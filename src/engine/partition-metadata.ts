@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { FerryError } from '../errors.ts';
 import { type Disk, readTextFileSync, systemDisk } from '../util/disk.ts';
-import { writeFileAtomicSync } from '../util/files.ts';
+import { makeDirectoriesSync, writeFileAtomicSync } from '../util/files.ts';
 import { isUuid } from '../util/uuid.ts';
 import type { TopicId } from './topic-registry.ts';
 
@@ -32,6 +32,6 @@ export function preparePartitionDirectory(directory: string, topicId: TopicId, d
   const found = disk.existsSync(directory) ? readPartitionTopicId(directory, disk) : null;
   if (found === topicId) return;
   if (found !== null) disk.rmSync(directory, { recursive: true, force: true });
-  disk.mkdirSync(directory, { recursive: true });
+  makeDirectoriesSync(directory, disk); // its name durable in the engine's directory before any record is acknowledged in it
   writeFileAtomicSync(join(directory, PARTITION_METADATA_FILE), new TextEncoder().encode(`version: ${PARTITION_METADATA_VERSION}\ntopic_id: ${topicId}\n`), disk);
 }
