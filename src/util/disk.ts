@@ -70,11 +70,26 @@ export const systemDisk: Disk = {
 
 /**
  * `disk` with its durability barriers replaced by `sync`'s: a test that records fsyncs to
- * rebuild a power cut (test/support/power-loss.ts) or makes them fail runs on the real files.
+ * rebuild a power cut (test/support/power-loss.ts), makes them fail or skips them runs on the
+ * same files. Every call is delegated (a class's methods do not spread).
  */
 export function diskWithSync(disk: Disk, sync: FileSync): Disk {
   return {
-    ...disk,
+    openSync: (path, flags) => disk.openSync(path, flags),
+    closeSync: (fd) => disk.closeSync(fd),
+    writeSync: (fd, bytes, offset, length, position) => disk.writeSync(fd, bytes, offset, length, position),
+    writevSync: (fd, buffers, position) => disk.writevSync(fd, buffers, position),
+    readSync: (fd, into, offset, length, position) => disk.readSync(fd, into, offset, length, position),
+    fstatSync: (fd) => disk.fstatSync(fd),
+    ftruncateSync: (fd, length) => disk.ftruncateSync(fd, length),
+    existsSync: (path) => disk.existsSync(path),
+    readFileSync: (path) => disk.readFileSync(path),
+    readdirSync: (path) => disk.readdirSync(path),
+    unlinkSync: (path) => disk.unlinkSync(path),
+    renameSync: (from, to) => disk.renameSync(from, to),
+    mkdirSync: (path, options) => disk.mkdirSync(path, options),
+    rmSync: (path, options) => disk.rmSync(path, options),
+    lockSync: (directory) => disk.lockSync(directory),
     syncSync: (fd) => sync.syncSync(fd),
     sync: (fd) => sync.sync(fd),
     dataSyncSync: (fd) => sync.dataSyncSync(fd),
