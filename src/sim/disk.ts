@@ -3,31 +3,12 @@ import { FerryError } from '../errors.ts';
 import { assert } from '../util/assert.ts';
 import type { Disk, OpenFlags } from '../util/disk.ts';
 import type { Random } from '../util/random.ts';
+import { osError, type SimErrno } from './sim-errno.ts';
 import { SimFile } from './sim-file.ts';
 
 /** The first descriptor handed out, as a process's first after stdin, stdout and stderr. */
 const FIRST_DESCRIPTOR = 3;
 const RESOLVED: Promise<void> = Promise.resolve();
-
-/** Linux's errno numbers and messages for the failures the simulated disk reports. */
-const ERRNO = {
-  ENOENT: { errno: -2, message: 'no such file or directory' },
-  EIO: { errno: -5, message: 'i/o error' },
-  EBADF: { errno: -9, message: 'bad file descriptor' },
-  EEXIST: { errno: -17, message: 'file already exists' },
-  ENOTDIR: { errno: -20, message: 'not a directory' },
-  EISDIR: { errno: -21, message: 'illegal operation on a directory' },
-  ENOSPC: { errno: -28, message: 'no space left on device' },
-  ENOTEMPTY: { errno: -39, message: 'directory not empty' },
-} as const;
-export type SimErrno = keyof typeof ERRNO;
-
-/** An error shaped as node's: `code`, `errno`, `syscall` and `path` (isOsError, fs-errors.ts read them). */
-function osError(code: SimErrno, syscall: string, path?: string): Error {
-  const { errno, message } = ERRNO[code];
-  const error = new Error(`${code}: ${message}, ${syscall}${path === undefined ? '' : ` '${path}'`}`);
-  return Object.assign(error, { code, errno, syscall, ...(path === undefined ? {} : { path }) });
-}
 
 /**
  * A directory: its live names, and those of its last fsync (`durable`; null when it was never
@@ -42,7 +23,6 @@ type SimNode = SimFile | SimDirectory;
 interface OpenFile {
   readonly file: SimFile;
   readonly writable: boolean;
-  readonly path: string;
 }
 
 export interface SimDiskOptions {
@@ -165,7 +145,7 @@ export class SimDisk implements Disk {
     }
     const fd = this.#nextDescriptor++;
     file.openDescriptors++;
-    this.#open.set(fd, { file, writable: flags !== 'r', path });
+    this.#open.set(fd, { file, writable: flags !== 'r' });
     return fd;
   }
 

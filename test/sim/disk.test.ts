@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { Ferry } from '../../src/engine/ferry.ts';
+import { isFerryError } from '../../src/errors.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { SimDisk } from '../../src/sim/disk.ts';
 import { ManualClock } from '../../src/util/clock.ts';
@@ -288,6 +289,25 @@ describe('a log on the simulated disk', () => {
     const sim = disk(1);
     expect(await acknowledgedAfterCrash(sim, withoutDataSyncs(sim), ONE_SEGMENT_BYTES)).toBeLessThan(BATCHES);
   });
+});
+
+test('a full simulated disk fails an append as the log\'s Storage error, and the log takes writes once room is back', async () => {
+  const sim = disk(1);
+  const log = PartitionLog.open('/data/t-0', { disk: sim, clock: new ManualClock(T0), config: { flush: { kind: 'per-append' } } });
+  log.append(batchOf('a', 1, T0, 100), 0);
+  sim.setCapacity(sim.usedBytes + 50);
+  let failure: unknown;
+  try {
+    log.append(batchOf('b', 1, T0, 100), 0);
+  } catch (error) {
+    failure = error;
+  }
+  expect(isFerryError(failure, 'Storage')).toBe(true);
+  expect(isOsError(failure)).toBe(true); // the broker answers KAFKA_STORAGE_ERROR, the process lives
+  expect(log.logEndOffset).toBe(1);
+  sim.setCapacity(Number.POSITIVE_INFINITY);
+  expect(log.append(batchOf('c', 1, T0, 100), 0).baseOffset).toBe(1);
+  await log.close();
 });
 
 describe('an engine on the simulated disk', () => {
