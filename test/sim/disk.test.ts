@@ -310,6 +310,20 @@ test('a full simulated disk fails an append as the log\'s Storage error, and the
   await log.close();
 });
 
+test('after a failed fdatasync (its pages dropped), the log writes them again: every batch acknowledged after survives a power loss', async () => {
+  const sim = disk(1);
+  const config = { flush: { kind: 'group', bytes: 1, ms: 60_000 } } as const; // each append syncs at once, asynchronously
+  const log = PartitionLog.open('/data/t-0', { disk: sim, clock: new ManualClock(T0), config });
+  await log.waitForFlush(log.append(batchOf('a', 1, T0, 100), 0).lastOffset);
+  sim.failNextSyncs(1);
+  await expect(log.waitForFlush(log.append(batchOf('b', 1, T0, 100), 0).lastOffset)).rejects.toThrow(/fdatasync failed/);
+  await log.waitForFlush(log.append(batchOf('c', 1, T0, 100), 0).lastOffset); // acknowledged: b is below it
+  sim.crash();
+  const reopened = PartitionLog.open('/data/t-0', { disk: sim, clock: new ManualClock(T0), config });
+  expect(reopened.logEndOffset).toBe(3);
+  await reopened.close();
+});
+
 describe('an engine on the simulated disk', () => {
   async function producedAfterCrash(sim: SimDisk, target: Disk): Promise<string[]> {
     const options = { directory: '/node-1', clock: new ManualClock(T0), random: new SeededRandom(3), log: { flush: { kind: 'per-append' } } } as const;
