@@ -123,7 +123,7 @@ export class Broker {
     const server = KafkaServer.listen({ hostname: options.listenHost, port: options.listenPort, router, clock, metrics, ...definedOnly({ log: options.log, maxConnections: options.maxConnections, connectionsMaxIdleMs: options.connectionsMaxIdleMs, queuedMaxRequestBytes: options.queuedMaxRequestBytes }) });
     const self = { nodeId: options.nodeId, host: options.advertisedHost ?? options.listenHost, port: options.advertisedPort ?? server.port, rack: options.rack ?? null };
     // A cluster reserves producer ids in its control records: its brokers' disks are not their state.
-    const producers = new ProducerIds(options.cluster === undefined ? new FileProducerIdBlocks(options.engine.directory, options.nodeId) : new ControlProducerIdBlocks(new ControlStore(options.cluster.store, options.cluster.prefix ?? '')));
+    const producers = new ProducerIds(options.cluster === undefined ? new FileProducerIdBlocks(options.engine.directory, options.nodeId, options.engine.disk) : new ControlProducerIdBlocks(new ControlStore(options.cluster.store, options.cluster.prefix ?? '')));
     const cluster = options.cluster === undefined ? null : clusterMember({
       controlStore: options.cluster.store,
       controlPrefix: options.cluster.prefix ?? '',
@@ -145,7 +145,7 @@ export class Broker {
       engine,
       clock,
       groups: new GroupCoordinator(clock),
-      offsets: options.cluster === undefined ? OffsetStore.open(options.engine.directory) : new ControlOffsetStore(new ControlStore(options.cluster.store, options.cluster.prefix ?? '')),
+      offsets: options.cluster === undefined ? OffsetStore.open(options.engine.directory, options.engine.disk) : new ControlOffsetStore(new ControlStore(options.cluster.store, options.cluster.prefix ?? '')),
       producers,
       topology: cluster === null ? new SingleBrokerTopology(self, engine) : new ClusterTopology(cluster, options.defaultReplicationFactor ?? 1, new RegisteredAddresses(clock)),
       autoCreateTopics: options.autoCreateTopics ?? true,

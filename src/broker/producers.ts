@@ -1,7 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ControlStore } from '../cluster/control-store.ts';
 import { FerryError } from '../errors.ts';
+import { type Disk, readTextFileSync, systemDisk } from '../util/disk.ts';
 import { writeFileAtomicSync } from '../util/files.ts';
 
 export const PRODUCER_IDS_FILE = 'producer-id-block';
@@ -32,21 +32,23 @@ export interface ProducerIdBlocks {
 export class FileProducerIdBlocks implements ProducerIdBlocks {
   readonly #path: string;
   readonly #base: number;
+  readonly #disk: Disk;
   #next: number;
 
-  constructor(directory: string, nodeId = 0) {
+  constructor(directory: string, nodeId = 0, disk: Disk = systemDisk) {
     if (!Number.isSafeInteger(nodeId) || nodeId < 0 || nodeId > FILE_PRODUCER_IDS_NODE_ID_MAX) {
       throw new FerryError('InvalidArgument', `node id ${nodeId} is out of range for producer ids: at most ${FILE_PRODUCER_IDS_NODE_ID_MAX} outside cluster mode`);
     }
     this.#path = join(directory, PRODUCER_IDS_FILE);
     this.#base = nodeId * NODE_ID_BLOCK;
-    this.#next = existsSync(this.#path) ? Number(readFileSync(this.#path, 'utf8')) : 0;
+    this.#disk = disk;
+    this.#next = disk.existsSync(this.#path) ? Number(readTextFileSync(disk, this.#path)) : 0;
   }
 
   async reserve(): Promise<{ start: number; end: number }> {
     const start = this.#next;
     if (start + PRODUCER_ID_BLOCK > NODE_ID_BLOCK) throw new FerryError('Storage', `producer ids of this node are used up (${NODE_ID_BLOCK} ids; the next ones are another node's)`);
-    writeFileAtomicSync(this.#path, new TextEncoder().encode(String(start + PRODUCER_ID_BLOCK)));
+    writeFileAtomicSync(this.#path, new TextEncoder().encode(String(start + PRODUCER_ID_BLOCK)), this.#disk);
     this.#next = start + PRODUCER_ID_BLOCK;
     return { start: this.#base + start, end: this.#base + start + PRODUCER_ID_BLOCK };
   }

@@ -4,6 +4,7 @@ import { DEFAULT_FOLLOWER_CONFIG, Follower, type FollowerConfig, type FollowerTa
 import { FollowerMetrics } from '../replica/metrics.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import type { Clock } from '../util/clock.ts';
+import type { Disk } from '../util/disk.ts';
 import { SeededRandom } from '../util/random.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader, type WalReaderConfig } from '../wal/reader.ts';
 import type { Partition } from './partition.ts';
@@ -38,6 +39,7 @@ export interface EmbeddedFollowerDeps {
   readonly clock: Clock;
   /** The engine's directory: the follower's checkpoint lives there. */
   readonly directory: string;
+  readonly disk: Disk;
   readonly metrics?: MetricsRegistry | undefined;
 }
 
@@ -50,7 +52,7 @@ export function startEmbeddedFollower(options: FollowOptions, partitions: Follow
   const config = { ...DEFAULT_FOLLOWER_CONFIG, ...options.follower, writerId: options.writerId };
   const observer = deps.metrics === undefined ? undefined : new FollowerMetrics(deps.metrics, deps.clock);
   const checkpointPath = join(deps.directory, FOLLOWER_CHECKPOINT_FILE);
-  const follower = new Follower(options.store, reader, followerTarget(partitions, deps.metrics), config, { clock: deps.clock, checkpointPath, ...(observer === undefined ? {} : { observer }) });
+  const follower = new Follower(options.store, reader, followerTarget(partitions, deps.metrics), config, { clock: deps.clock, checkpointPath, disk: deps.disk, ...(observer === undefined ? {} : { observer }) });
   follower.start();
   return follower;
 }

@@ -1,12 +1,12 @@
-import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { FerryError } from '../errors.ts';
 import { type BuildCompressionCodec, buildRecordBatch, type ProducerRecord, type Record as KafkaRecord, type RecordBatch } from '../format/index.ts';
 import { type LogConfig, resolveLogConfig } from '../log/config.ts';
-import { DirLock } from '../log/dir-lock.ts';
 import { PartitionLog } from '../log/partition-log.ts';
 import { StorageHealth } from '../log/storage-health.ts';
 import { type Clock, systemClock, type Timer } from '../util/clock.ts';
+import { type Disk, systemDisk } from '../util/disk.ts';
+import { makeDirectoriesSync } from '../util/files.ts';
 import { isOsError } from '../util/os-error.ts';
 import { type Random, systemRandom } from '../util/random.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
@@ -54,6 +54,8 @@ export interface FerryOptions {
   readonly autoCreateTopics?: boolean;
   readonly defaultPartitions?: number;
   readonly clock?: Clock;
+  /** Where the engine's files live (its directory, every partition log): node:fs unless a simulation injects its own. */
+  readonly disk?: Disk;
   /**
    * Draws the ids of topics created here (DESIGN.md contract 10): the operating system's by
    * default. A seeded one replays a simulation; ids never repeat within one directory either way.
@@ -145,7 +147,8 @@ export class Ferry {
   readonly directory: string;
   readonly #options: FerryOptions;
   readonly #clock: Clock;
-  readonly #lock: DirLock;
+  readonly #unlock: () => void;
+  readonly #disk: Disk;
   readonly #registry: TopicRegistry;
   readonly #partitions = new Map<string, Partition[]>();
   /**
@@ -175,16 +178,17 @@ export class Ferry {
   #retentionTimer: Timer | null = null;
   #closed = false;
 
-  private constructor(options: FerryOptions, lock: DirLock, registry: TopicRegistry, epochFloor: number) {
+  private constructor(options: FerryOptions, unlock: () => void, registry: TopicRegistry, epochFloor: number) {
     this.directory = options.directory;
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
-    this.#lock = lock;
+    this.#unlock = unlock;
+    this.#disk = options.disk ?? systemDisk;
     this.#registry = registry;
     this.#storage = new StorageHealth(options.metrics, options.report);
     this.#replicaLinks = new ReplicaLinks(this.#asLeaderPartitions());
     this.#linkedReplica = this.#asLinkedReplica();
-    const walDeps = { clock: this.#clock, metrics: options.metrics, report: options.report, durable: () => this.#replicaLinks.notifyDurable() };
+    const walDeps = { clock: this.#clock, disk: this.#disk, metrics: options.metrics, report: options.report, durable: () => this.#replicaLinks.notifyDurable() };
     this.#walLifecycle = options.wal === undefined ? null : new WalWriterLifecycle(this.directory, options.wal, epochFloor, walDeps);
   }
 
@@ -223,13 +227,14 @@ export class Ferry {
    */
   static async open(options: FerryOptions): Promise<Ferry> {
     resolveLogConfig(options.log); // reject bad settings before touching the disk
-    mkdirSync(options.directory, { recursive: true });
-    const lock = DirLock.acquire(options.directory);
+    const disk = options.disk ?? systemDisk;
+    makeDirectoriesSync(options.directory, disk); // durably: a power loss must not take the new directory's name
+    const unlock = disk.lockSync(options.directory);
     let ferry: Ferry | undefined;
     try {
       if (options.wal !== undefined && options.follow !== undefined) throw new FerryError('InvalidArgument', 'an engine either writes a WAL (leader) or follows one, not both');
       const storedEpochs = options.wal === undefined ? [] : await listEpochs(options.wal.store, options.wal.prefix ?? '', options.wal.writerId);
-      ferry = new Ferry(options, lock, TopicRegistry.open(options.directory, options.random ?? systemRandom), (storedEpochs.at(-1) ?? -1) + 1);
+      ferry = new Ferry(options, unlock, TopicRegistry.open(options.directory, options.random ?? systemRandom, disk), (storedEpochs.at(-1) ?? -1) + 1);
       const shipped = options.wal === undefined ? null : await ferry.#closeEarlierStreams(options.wal, storedEpochs);
       if (options.managedPartitions !== true) {
         for (const topic of ferry.#registry.list()) ferry.#openTopic(topic, shipped);
@@ -241,7 +246,7 @@ export class Ferry {
       return ferry;
     } catch (error) {
       if (ferry !== undefined) await ferry.close();
-      else lock.release();
+      else unlock();
       throw error;
     }
   }
@@ -261,10 +266,10 @@ export class Ferry {
     if (this.#partitions.get(topic)?.[index] !== undefined) throw new FerryError('InvalidArgument', `${topic}-${index} is already served here`);
     this.#registerIncarnation(topic, topicId, partitionCount);
     const directory = join(this.directory, `${topic}-${index}`);
-    rmSync(directory, { recursive: true, force: true }); // the chain is the truth; stale local data is not
-    preparePartitionDirectory(directory, topicId);
+    this.#disk.rmSync(directory, { recursive: true, force: true }); // the chain is the truth; stale local data is not
+    preparePartitionDirectory(directory, topicId, this.#disk);
     const config = { ...this.#options.log, ...this.#registry.get(topic)!.config };
-    const log = PartitionLog.open(directory, { config, clock: this.#clock, storage: this.#storage });
+    const log = PartitionLog.open(directory, { config, clock: this.#clock, storage: this.#storage, disk: this.#disk });
     try {
       await rebuild(log);
     } catch (error) {
@@ -420,7 +425,7 @@ export class Ferry {
     const topic = this.#registry.add({ name, partitions, config });
     try {
       // A new incarnation: whatever lies on disk under its name (a delete that crashed midway) is not of it.
-      for (let index = 0; index < partitions; index++) rmSync(join(this.directory, `${name}-${index}`), { recursive: true, force: true });
+      for (let index = 0; index < partitions; index++) this.#disk.rmSync(join(this.directory, `${name}-${index}`), { recursive: true, force: true });
       this.#openTopic(topic); // every partition, or the topic is not registered at all
     } catch (error) {
       this.#abandonTopic(name); // e.g. out of file descriptors: the topic is not half there, and a retry can create it
@@ -439,7 +444,7 @@ export class Ferry {
     const opened = this.#partitions.get(name) ?? [];
     this.#partitions.delete(name);
     for (const partition of opened) {
-      void partition.log.close().catch(() => {}).finally(() => rmSync(partition.log.directory, { recursive: true, force: true }));
+      void partition.log.close().catch(() => {}).finally(() => this.#disk.rmSync(partition.log.directory, { recursive: true, force: true }));
     }
   }
 
@@ -553,7 +558,7 @@ export class Ferry {
       for (const partition of partitions.filter((p) => p !== undefined)) { // managed mode leaves holes
         partition.abandon(unknownTopic(topic));
         await partition.log.close();
-        rmSync(partition.log.directory, { recursive: true, force: true });
+        this.#disk.rmSync(partition.log.directory, { recursive: true, force: true });
       }
     })();
     this.#deletions.set(topic, deletion.catch(() => {}));
@@ -603,7 +608,7 @@ export class Ferry {
     this.#checkpointer?.checkpoint();
     for (const partition of all) partition.abandon(new FerryError('Closed', `the engine at ${this.directory} is closed`));
     await Promise.all([...all.map((partition) => partition.log.close()), ...this.#lostTails.splice(0).map(({ log }) => log.close())]);
-    this.#lock.release();
+    this.#unlock();
   }
 
   /** At open, after a power loss: see rebuildLostTails. */
@@ -621,8 +626,8 @@ export class Ferry {
     const config = { ...this.#options.log, ...topic.config };
     for (let index = partitions.length; index < topic.partitions; index++) {
       const directory = join(this.directory, `${topic.name}-${index}`);
-      preparePartitionDirectory(directory, topic.id);
-      const log = PartitionLog.open(directory, { config, clock: this.#clock, storage: this.#storage });
+      preparePartitionDirectory(directory, topic.id, this.#disk);
+      const log = PartitionLog.open(directory, { config, clock: this.#clock, storage: this.#storage, disk: this.#disk });
       const durableEnd = this.#wal === null ? log.logEndOffset : (shipped?.get(partitionKey(topic.id, index)) ?? 0);
       if (durableEnd > log.logEndOffset) this.#lostTails.push({ topic, index, log, durableEnd }); // its place stays empty until #rebuildLostTails
       else partitions[index] = this.#leaderOrFollower(topic, index, log, durableEnd);
@@ -647,8 +652,8 @@ export class Ferry {
     // Managed partitions are rebuilt from their chains when adopted: what the old streams hold
     // per partition is not needed, so neither the footer reads nor the periodic checkpoint are.
     if (this.#options.managedPartitions === true) return new Map();
-    const ends = await earlierStreamEnds(options.store, prefix, stream, this.directory, this.#clock);
-    this.#checkpointer = new ShippedCheckpointer(this.directory, ends, () => this.#wal, { clock: this.#clock, storage: this.#storage, metrics: this.#options.metrics });
+    const ends = await earlierStreamEnds(options.store, prefix, stream, this.directory, this.#clock, this.#disk);
+    this.#checkpointer = new ShippedCheckpointer(this.directory, ends, () => this.#wal, { clock: this.#clock, storage: this.#storage, disk: this.#disk, metrics: this.#options.metrics });
     this.#checkpointer.start();
     return ends;
   }
@@ -662,7 +667,7 @@ export class Ferry {
         if (link !== null && !link.leader.closed) link.leader.replicaApplied(link.replicaId, topic, topicId, index, logEndOffset);
       },
     };
-    this.#follower = startEmbeddedFollower(options, partitions, { clock: this.#clock, directory: this.directory, metrics: this.#options.metrics });
+    this.#follower = startEmbeddedFollower(options, partitions, { clock: this.#clock, directory: this.directory, disk: this.#disk, metrics: this.#options.metrics });
   }
 
   /**

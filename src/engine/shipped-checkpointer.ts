@@ -3,6 +3,7 @@ import type { MetricsRegistry } from '../metrics/index.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { type Clock, type Timer } from '../util/clock.ts';
 import { isOsError } from '../util/os-error.ts';
+import type { Disk } from '../util/disk.ts';
 import { SeededRandom } from '../util/random.ts';
 import type { StreamId } from '../wal/keys.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../wal/reader.ts';
@@ -16,14 +17,15 @@ const SHIPPED_CHECKPOINT_INTERVAL_MS = 1000;
  * What the earlier streams of `stream`'s writer hold per partition, by partitionKey: the shipped
  * checkpoint in `directory` plus the objects written after it (their footers).
  */
-export async function earlierStreamEnds(store: ObjectStore, prefix: string, stream: StreamId, directory: string, clock: Clock): Promise<Map<string, number>> {
+export async function earlierStreamEnds(store: ObjectStore, prefix: string, stream: StreamId, directory: string, clock: Clock, disk: Disk): Promise<Map<string, number>> {
   const reader = new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: () => false }, { clock, random: new SeededRandom(stream.epoch) });
-  return shippedEnds(reader, stream.writerId, stream.epoch, readShippedCheckpoint(directory));
+  return shippedEnds(reader, stream.writerId, stream.epoch, readShippedCheckpoint(directory, disk));
 }
 
 export interface ShippedCheckpointerDeps {
   readonly clock: Clock;
   readonly storage: StorageObserver;
+  readonly disk: Disk;
   readonly metrics?: MetricsRegistry | undefined;
 }
 
@@ -69,7 +71,7 @@ export class ShippedCheckpointer {
       return [topicId!, Number(partition), end] as const;
     });
     try {
-      writeShippedCheckpoint(this.#directory, { epoch: wal.config.stream.epoch, sequence: wal.durableSequence, ends: entries });
+      writeShippedCheckpoint(this.#directory, { epoch: wal.config.stream.epoch, sequence: wal.durableSequence, ends: entries }, this.#deps.disk);
     } catch (error) {
       // An OS failure (EMFILE, ENOSPC) costs only recovery time: the previous checkpoint stays and the
       // next start reads more WAL objects; the next interval tries again.

@@ -1,7 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FerryError } from '../errors.ts';
 import type { LogConfig } from '../log/config.ts';
+import { type Disk, readTextFileSync, systemDisk } from '../util/disk.ts';
 import { writeFileAtomicSync } from '../util/files.ts';
 import type { Random } from '../util/random.ts';
 import { isUuid, randomUuid, type Uuid } from '../util/uuid.ts';
@@ -43,25 +43,27 @@ interface TopicsFile {
  */
 export class TopicRegistry {
   readonly #path: string;
+  readonly #disk: Disk;
   readonly #random: Random;
   readonly #topics: Map<string, TopicDescription>;
   #retired: TopicId[];
 
-  private constructor(path: string, random: Random, topics: Map<string, TopicDescription>, retired: TopicId[]) {
+  private constructor(path: string, disk: Disk, random: Random, topics: Map<string, TopicDescription>, retired: TopicId[]) {
     this.#path = path;
+    this.#disk = disk;
     this.#random = random;
     this.#topics = topics;
     this.#retired = retired;
   }
 
   /** `random` draws the ids of new topics: it must not repeat across restarts (not a fixed seed in production). */
-  static open(directory: string, random: Random): TopicRegistry {
+  static open(directory: string, random: Random, disk: Disk = systemDisk): TopicRegistry {
     const path = join(directory, TOPICS_FILE);
-    if (!existsSync(path)) return new TopicRegistry(path, random, new Map(), []);
-    const parsed = JSON.parse(readFileSync(path, 'utf8')) as TopicsFile;
+    if (!disk.existsSync(path)) return new TopicRegistry(path, disk, random, new Map(), []);
+    const parsed = JSON.parse(readTextFileSync(disk, path)) as TopicsFile;
     if (parsed.version !== 1 && parsed.version !== TOPICS_FORMAT_VERSION) throw new FerryError('Storage', `${path}: unknown format version ${parsed.version}`);
     const retired = parsed.retiredIds ?? [];
-    const registry = new TopicRegistry(path, random, new Map(), retired);
+    const registry = new TopicRegistry(path, disk, random, new Map(), retired);
     const topics = new Map<string, TopicDescription>();
     for (const topic of parsed.topics) {
       if (topic.id !== undefined && !isUuid(topic.id)) throw new FerryError('Storage', `${path}: topic ${topic.name} has a malformed id ${JSON.stringify(topic.id)}`);
@@ -129,7 +131,7 @@ export class TopicRegistry {
 
   #save(topics: Map<string, TopicDescription>): void {
     const file: TopicsFile = { version: TOPICS_FORMAT_VERSION, topics: [...topics.values()], retiredIds: this.#retired };
-    writeFileAtomicSync(this.#path, new TextEncoder().encode(JSON.stringify(file, null, 2)));
+    writeFileAtomicSync(this.#path, new TextEncoder().encode(JSON.stringify(file, null, 2)), this.#disk);
     this.#replace(topics);
   }
 

@@ -1,6 +1,7 @@
 import type { MetricsRegistry } from '../metrics/index.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import type { Clock, Timer } from '../util/clock.ts';
+import type { Disk } from '../util/disk.ts';
 import { SeededRandom } from '../util/random.ts';
 import { WalMetrics } from '../wal/metrics.ts';
 import { listEpochs, sealEarlierEpochs } from '../wal/seal.ts';
@@ -28,6 +29,7 @@ export interface WalOptions {
 
 export interface WalWriterLifecycleDeps {
   readonly clock: Clock;
+  readonly disk: Disk;
   readonly metrics?: MetricsRegistry | undefined;
   /** Where an operator hears that uploads fail and recover. */
   readonly report?: ((message: string) => void) | undefined;
@@ -100,7 +102,7 @@ export class WalWriterLifecycle {
 
   #create(): WalWriter {
     const options = this.#options;
-    const epoch = nextWriterEpoch(this.#directory, this.#epochFloor);
+    const epoch = nextWriterEpoch(this.#directory, this.#epochFloor, this.#deps.disk);
     const config = { ...DEFAULT_WAL_WRITER_CONFIG, ...options.config, prefix: options.prefix ?? '', stream: { writerId: options.writerId, epoch } };
     const observer: WalWriterObserver = options.observer ?? (this.#deps.metrics === undefined ? {} : new WalMetrics(this.#deps.metrics));
     return new WalWriter(options.store, config, { clock: this.#deps.clock, random: new SeededRandom(options.seed ?? epoch), observer: this.#reporting(observer) });

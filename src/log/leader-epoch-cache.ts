@@ -1,8 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FerryError } from '../errors.ts';
 import { assert } from '../util/assert.ts';
-import { type FileSync, systemFileSync } from '../util/file-sync.ts';
+import { type Disk, readTextFileSync, systemDisk } from '../util/disk.ts';
 import { writeFileAtomicSync } from '../util/files.ts';
 
 export const LEADER_EPOCH_CHECKPOINT_FILE = 'leader-epoch-checkpoint';
@@ -22,18 +21,18 @@ export interface EpochEntry {
  */
 export class LeaderEpochCache {
   readonly #path: string;
-  readonly #files: FileSync;
+  readonly #disk: Disk;
   #entries: EpochEntry[];
 
-  private constructor(path: string, entries: EpochEntry[], files: FileSync) {
+  private constructor(path: string, entries: EpochEntry[], disk: Disk) {
     this.#path = path;
     this.#entries = entries;
-    this.#files = files;
+    this.#disk = disk;
   }
 
-  static open(directory: string, files: FileSync = systemFileSync): LeaderEpochCache {
+  static open(directory: string, disk: Disk = systemDisk): LeaderEpochCache {
     const path = join(directory, LEADER_EPOCH_CHECKPOINT_FILE);
-    return new LeaderEpochCache(path, existsSync(path) ? parseCheckpoint(path) : [], files);
+    return new LeaderEpochCache(path, disk.existsSync(path) ? parseCheckpoint(path, disk) : [], disk);
   }
 
   get entries(): readonly EpochEntry[] {
@@ -75,13 +74,13 @@ export class LeaderEpochCache {
 
   #replace(entries: EpochEntry[]): void {
     const lines = [String(CHECKPOINT_FORMAT_VERSION), String(entries.length), ...entries.map((e) => `${e.epoch} ${e.startOffset}`)];
-    writeFileAtomicSync(this.#path, new TextEncoder().encode(`${lines.join('\n')}\n`), this.#files);
+    writeFileAtomicSync(this.#path, new TextEncoder().encode(`${lines.join('\n')}\n`), this.#disk);
     this.#entries = entries;
   }
 }
 
-function parseCheckpoint(path: string): EpochEntry[] {
-  const lines = readFileSync(path, 'utf8').split('\n').filter((line) => line.length > 0);
+function parseCheckpoint(path: string, disk: Disk): EpochEntry[] {
+  const lines = readTextFileSync(disk, path).split('\n').filter((line) => line.length > 0);
   const corrupt = (why: string) => new FerryError('Storage', `${path} is corrupt: ${why}`);
   if (lines[0] !== String(CHECKPOINT_FORMAT_VERSION)) throw corrupt(`unknown version ${lines[0]}`);
   const count = Number(lines[1]);

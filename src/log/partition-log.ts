@@ -1,15 +1,13 @@
-import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { FerryError, isFerryError } from '../errors.ts';
 import { parseBatchAt, splitBatches } from '../format/batch-parse.ts';
 import { LOG_OVERHEAD_BYTES, RecordBatch } from '../format/record-batch.ts';
 import { assert } from '../util/assert.ts';
 import { type Clock, systemClock } from '../util/clock.ts';
-import { type FileSync, systemFileSync } from '../util/file-sync.ts';
+import { type Disk, readTextFileSync, systemDisk } from '../util/disk.ts';
 import { makeDirectoriesSync, writeFileAtomicSync } from '../util/files.ts';
 import { isOsError } from '../util/os-error.ts';
 import { type LogConfig, resolveLogConfig } from './config.ts';
-import { DirLock } from './dir-lock.ts';
 import { GroupCommit } from './group-commit.ts';
 import { type EpochEntry, LEADER_EPOCH_CHECKPOINT_FILE, LeaderEpochCache } from './leader-epoch-cache.ts';
 import { scanSegment } from './recovery.ts';
@@ -40,8 +38,8 @@ const REPLAY_READ_BYTES = 1024 * 1024;
 export interface PartitionLogOptions {
   readonly config?: Partial<LogConfig>;
   readonly clock?: Clock;
-  /** Where fsyncs go; node:fs unless a test records them to simulate a power loss. */
-  readonly files?: FileSync;
+  /** Where the log's files live and how they are synced and locked: node:fs unless a simulation or a power-loss test injects its own. */
+  readonly disk?: Disk;
   /** Told of every failed write and of the writes that succeed (the engine logs and counts them). */
   readonly storage?: StorageObserver;
 }
@@ -98,23 +96,23 @@ export class PartitionLog {
   readonly config: LogConfig;
   readonly recovery: RecoveryReport;
   readonly #clock: Clock;
-  readonly #lock: DirLock;
+  readonly #unlock: () => void;
   readonly #epochs: LeaderEpochCache;
   readonly #segments: LogSegment[];
   readonly #commit: GroupCommit;
-  readonly #files: FileSync;
+  readonly #disk: Disk;
   readonly #producers: ProducerStateManager;
   readonly #storage: StorageObserver | null;
   #closed = false;
   /** Set when unsynced bytes read back damaged after a failed fdatasync: writes fail until a restart. */
   #damaged: FerryError | null = null;
 
-  private constructor(directory: string, config: LogConfig, clock: Clock, lock: DirLock, epochs: LeaderEpochCache, segments: LogSegment[], recovery: RecoveryReport, files: FileSync, storage: StorageObserver | null) {
-    this.#files = files;
+  private constructor(directory: string, config: LogConfig, clock: Clock, unlock: () => void, epochs: LeaderEpochCache, segments: LogSegment[], recovery: RecoveryReport, disk: Disk, storage: StorageObserver | null) {
+    this.#disk = disk;
     this.directory = directory;
     this.config = config;
     this.#clock = clock;
-    this.#lock = lock;
+    this.#unlock = unlock;
     this.#epochs = epochs;
     this.#segments = segments;
     this.recovery = recovery;
@@ -123,23 +121,23 @@ export class PartitionLog {
       this.#storage?.writeFailed(this.directory, error);
       throw error;
     }));
-    this.#producers = new ProducerStateManager(directory, undefined, files);
+    this.#producers = new ProducerStateManager(directory, undefined, disk);
     this.#rebuildProducerState();
   }
 
   /** Opens (creating if needed) the log in `directory`, recovering it after a crash. */
   static open(directory: string, options: PartitionLogOptions = {}): PartitionLog {
     const config = resolveLogConfig(options.config);
-    const files = options.files ?? systemFileSync;
-    makeDirectoriesSync(directory, files);
-    const lock = DirLock.acquire(directory);
+    const disk = options.disk ?? systemDisk;
+    makeDirectoriesSync(directory, disk);
+    const unlock = disk.lockSync(directory);
     try {
-      const learnEpochs = !existsSync(join(directory, LEADER_EPOCH_CHECKPOINT_FILE));
-      const epochs = LeaderEpochCache.open(directory, files);
-      const { segments, report } = openSegments(directory, config, epochs, learnEpochs, files);
-      return new PartitionLog(directory, config, options.clock ?? systemClock, lock, epochs, segments, report, files, options.storage ?? null);
+      const learnEpochs = !disk.existsSync(join(directory, LEADER_EPOCH_CHECKPOINT_FILE));
+      const epochs = LeaderEpochCache.open(directory, disk);
+      const { segments, report } = openSegments(directory, config, epochs, learnEpochs, disk);
+      return new PartitionLog(directory, config, options.clock ?? systemClock, unlock, epochs, segments, report, disk, options.storage ?? null);
     } catch (error) {
-      lock.release();
+      unlock();
       throw error;
     }
   }
@@ -298,7 +296,7 @@ export class PartitionLog {
     if (active.isEmpty) return;
     this.#syncOrFail(active); // a sealed segment is always on disk: recovery scans only the active one
     active.writeIndexes();
-    this.#segments.push(LogSegment.create(this.directory, active.nextOffset, this.config.indexIntervalBytes, this.#files));
+    this.#segments.push(LogSegment.create(this.directory, active.nextOffset, this.config.indexIntervalBytes, this.#disk));
     this.#snapshotProducers();
   }
 
@@ -369,14 +367,14 @@ export class PartitionLog {
         try {
           active.writeIndexes();
           this.#snapshotProducers(); // before the marker: a clean shutdown finds everything in place
-          writeCleanShutdown(this.directory, active, this.logEndOffset, this.#files);
+          writeCleanShutdown(this.directory, active, this.logEndOffset, this.#disk);
         } catch (error) {
           if (!isOsError(error)) throw error; // without the marker, the next open recovers (EMFILE at the fd limit)
         }
       }
     } finally {
       for (const segment of this.#segments) segment.close();
-      this.#lock.release();
+      this.#unlock();
     }
   }
 
@@ -612,13 +610,13 @@ function readInt64At(bytes: Uint8Array, at: number): number {
 }
 
 /** Lists, opens and (after a crash) recovers the segments of `directory`. */
-function openSegments(directory: string, config: LogConfig, epochs: LeaderEpochCache, learnEpochs: boolean, files: FileSync): { segments: LogSegment[]; report: RecoveryReport } {
-  const baseOffsets = readdirSync(directory).map(parseSegmentFileName).filter((offset) => offset !== null).sort((a, b) => a - b);
+function openSegments(directory: string, config: LogConfig, epochs: LeaderEpochCache, learnEpochs: boolean, disk: Disk): { segments: LogSegment[]; report: RecoveryReport } {
+  const baseOffsets = disk.readdirSync(directory).map(parseSegmentFileName).filter((offset) => offset !== null).sort((a, b) => a - b);
   if (baseOffsets.length === 0) {
-    return { segments: [LogSegment.create(directory, 0, config.indexIntervalBytes, files)], report: { cleanShutdown: true, segmentsScanned: 0, truncatedBytes: 0, stopReason: null } };
+    return { segments: [LogSegment.create(directory, 0, config.indexIntervalBytes, disk)], report: { cleanShutdown: true, segmentsScanned: 0, truncatedBytes: 0, stopReason: null } };
   }
-  const segments = baseOffsets.map((baseOffset) => LogSegment.open(directory, baseOffset, config.indexIntervalBytes, files));
-  const clean = readCleanShutdown(directory, files);
+  const segments = baseOffsets.map((baseOffset) => LogSegment.open(directory, baseOffset, config.indexIntervalBytes, disk));
+  const clean = readCleanShutdown(directory, disk);
   const scanOptions = { maxBatchBytes: config.maxBatchBytes, epochs, learnEpochs, endOffset: Infinity };
   let scanned = 0;
   let truncatedBytes = 0;
@@ -643,7 +641,7 @@ function openSegments(directory: string, config: LogConfig, epochs: LeaderEpochC
   return { segments, report: { cleanShutdown: clean !== null, segmentsScanned: scanned, truncatedBytes, stopReason } };
 }
 
-function writeCleanShutdown(directory: string, active: LogSegment, logEndOffset: number, files: FileSync): void {
+function writeCleanShutdown(directory: string, active: LogSegment, logEndOffset: number, disk: Disk): void {
   const state: CleanShutdownState = {
     logEndOffset,
     activeSizeBytes: active.sizeBytes,
@@ -651,22 +649,22 @@ function writeCleanShutdown(directory: string, active: LogSegment, logEndOffset:
     activeFirstBatchTimestamp: active.firstBatchTimestamp,
     activeLastBatchBaseOffset: active.state.lastBatchBaseOffset,
   };
-  writeFileAtomicSync(join(directory, CLEAN_SHUTDOWN_FILE), new TextEncoder().encode(JSON.stringify(state)), files);
+  writeFileAtomicSync(join(directory, CLEAN_SHUTDOWN_FILE), new TextEncoder().encode(JSON.stringify(state)), disk);
 }
 
 /** Reads and removes the marker: from here on, a crash must trigger recovery. */
-function readCleanShutdown(directory: string, files: FileSync): CleanShutdownState | null {
+function readCleanShutdown(directory: string, disk: Disk): CleanShutdownState | null {
   const path = join(directory, CLEAN_SHUTDOWN_FILE);
-  if (!existsSync(path)) return null;
+  if (!disk.existsSync(path)) return null;
   let state: CleanShutdownState | null = null;
   try {
-    state = JSON.parse(readFileSync(path, 'utf8')) as CleanShutdownState;
+    state = JSON.parse(readTextFileSync(disk, path)) as CleanShutdownState;
   } catch {
     state = null; // unreadable: recover as after a crash
   }
-  unlinkSync(path);
+  disk.unlinkSync(path);
   // Durably gone: a marker back from the dead after a power loss would vouch for a changed file.
-  files.syncDirectorySync(directory);
+  disk.syncDirectorySync(directory);
   return state;
 }
 

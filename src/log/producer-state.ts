@@ -1,4 +1,3 @@
-import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { pack, unpack } from 'msgpackr';
 import { FerryError } from '../errors.ts';
@@ -6,7 +5,7 @@ import { NO_PRODUCER_EPOCH, NO_PRODUCER_ID, type RecordBatch } from '../format/r
 import { assert } from '../util/assert.ts';
 import { regressed } from '../util/regressions.ts';
 import { writeFileAtomicSync } from '../util/files.ts';
-import { type FileSync, systemFileSync } from '../util/file-sync.ts';
+import { type Disk, systemDisk } from '../util/disk.ts';
 
 /** Kafka keeps the metadata of each producer's last five batches to answer retried duplicates. */
 export const PRODUCER_BATCHES_RETAINED = 5;
@@ -83,12 +82,12 @@ export class ProducerStateManager {
   #lastSweepMs = -1;
   #endOffset = 0;
 
-  readonly #files: FileSync;
+  readonly #disk: Disk;
 
-  constructor(directory: string, expirationMs = PRODUCER_ID_EXPIRATION_MS, files: FileSync = systemFileSync) {
+  constructor(directory: string, expirationMs = PRODUCER_ID_EXPIRATION_MS, disk: Disk = systemDisk) {
     this.#directory = directory;
     this.#expirationMs = expirationMs;
-    this.#files = files;
+    this.#disk = disk;
   }
 
   /** The log end this state describes: every batch below it was applied. */
@@ -161,7 +160,7 @@ export class ProducerStateManager {
     this.#sweep();
     const producers = [...this.#producers].map(([id, entry]) => [id, entry.epoch, entry.lastLogTimeMs, entry.batches.map((b) => [b.firstSequence, b.lastSequence, b.baseOffset, b.lastOffset, b.maxTimestamp])]);
     const body = pack({ version: SNAPSHOT_FORMAT_VERSION, endOffset: this.#endOffset, logTimeMs: this.#logTimeMs, producers });
-    writeFileAtomicSync(join(this.#directory, snapshotFileName(this.#endOffset)), body, this.#files);
+    writeFileAtomicSync(join(this.#directory, snapshotFileName(this.#endOffset)), body, this.#disk);
   }
 
   /**
@@ -175,8 +174,8 @@ export class ProducerStateManager {
     this.#lastSweepMs = -1;
     this.#endOffset = 0;
     if (regressed('producer-state-not-rebuilt')) return logEndOffset; // nothing replayed: the state starts empty
-    const offsets = listSnapshots(this.#directory);
-    for (const offset of offsets.filter((o) => o > logEndOffset)) unlinkSync(join(this.#directory, snapshotFileName(offset)));
+    const offsets = listSnapshots(this.#directory, this.#disk);
+    for (const offset of offsets.filter((o) => o > logEndOffset)) this.#disk.unlinkSync(join(this.#directory, snapshotFileName(offset)));
     for (const offset of offsets.filter((o) => o <= logEndOffset).reverse()) {
       if (this.#read(offset)) return offset;
     }
@@ -185,14 +184,14 @@ export class ProducerStateManager {
 
   /** Deletes snapshots below `offset` except the newest of them (retention moved the log start). */
   deleteSnapshotsBefore(offset: number): void {
-    const older = listSnapshots(this.#directory).filter((o) => o < offset);
-    for (const stale of older.slice(0, -1)) unlinkSync(join(this.#directory, snapshotFileName(stale)));
+    const older = listSnapshots(this.#directory, this.#disk).filter((o) => o < offset);
+    for (const stale of older.slice(0, -1)) this.#disk.unlinkSync(join(this.#directory, snapshotFileName(stale)));
   }
 
   #read(offset: number): boolean {
     const path = join(this.#directory, snapshotFileName(offset));
     try {
-      const decoded = unpack(readFileSync(path)) as { version: number; endOffset: number; logTimeMs: number; producers: [number, number, number, number[][]][] };
+      const decoded = unpack(this.#disk.readFileSync(path)) as { version: number; endOffset: number; logTimeMs: number; producers: [number, number, number, number[][]][] };
       if (decoded.version !== SNAPSHOT_FORMAT_VERSION || decoded.endOffset !== offset) return false;
       const producers = new Map<number, ProducerEntry>();
       for (const [id, epoch, lastLogTimeMs, batches] of decoded.producers) {
@@ -242,7 +241,7 @@ function checkSequence(producerId: number, known: { epoch: number; lastSequence:
   }
 }
 
-function listSnapshots(directory: string): number[] {
-  if (!existsSync(directory)) return [];
-  return readdirSync(directory).map(parseSnapshotFileName).filter((o) => o !== null).sort((a, b) => a - b);
+function listSnapshots(directory: string, disk: Disk): number[] {
+  if (!disk.existsSync(directory)) return [];
+  return disk.readdirSync(directory).map(parseSnapshotFileName).filter((o) => o !== null).sort((a, b) => a - b);
 }

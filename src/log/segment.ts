@@ -1,9 +1,8 @@
-import { closeSync, existsSync, ftruncateSync, fstatSync, openSync, readFileSync, readSync, unlinkSync, writevSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RecordBatch } from '../format/record-batch.ts';
 import { FerryError } from '../errors.ts';
 import { assert } from '../util/assert.ts';
-import { type FileSync, systemFileSync } from '../util/file-sync.ts';
+import { type Disk, systemDisk } from '../util/disk.ts';
 import { writeFileAtomicSync } from '../util/files.ts';
 import { OffsetIndex } from './offset-index.ts';
 import { TimeIndex } from './time-index.ts';
@@ -53,7 +52,7 @@ export class LogSegment {
   readonly baseOffset: number;
   readonly directory: string;
   readonly #fd: number;
-  readonly #files: FileSync;
+  readonly #disk: Disk;
   readonly #indexIntervalBytes: number;
   #state: SegmentState;
   #offsetIndex: OffsetIndex;
@@ -61,11 +60,11 @@ export class LogSegment {
   #bytesSinceIndexEntry = 0;
   #closed = false;
 
-  private constructor(directory: string, baseOffset: number, fd: number, indexIntervalBytes: number, state: SegmentState, files: FileSync) {
+  private constructor(directory: string, baseOffset: number, fd: number, indexIntervalBytes: number, state: SegmentState, disk: Disk) {
     this.directory = directory;
     this.baseOffset = baseOffset;
     this.#fd = fd;
-    this.#files = files;
+    this.#disk = disk;
     this.#indexIntervalBytes = indexIntervalBytes;
     this.#state = state;
     this.#offsetIndex = new OffsetIndex(baseOffset);
@@ -77,24 +76,24 @@ export class LogSegment {
    * directory is synced so the new name survives a power loss: fdatasync of the file alone does
    * not make its name durable, and every batch synced into it would vanish with the name.
    */
-  static create(directory: string, baseOffset: number, indexIntervalBytes: number, files: FileSync = systemFileSync): LogSegment {
+  static create(directory: string, baseOffset: number, indexIntervalBytes: number, disk: Disk = systemDisk): LogSegment {
     const path = join(directory, segmentFileName(baseOffset, LOG_FILE_SUFFIX));
-    const fd = openSync(path, 'wx+');
+    const fd = disk.openSync(path, 'wx+');
     try {
-      files.syncDirectorySync(directory);
+      disk.syncDirectorySync(directory);
     } catch (error) {
       // Not made durable (EMFILE opening the directory): undo the create, or the next roll meets EEXIST forever.
-      closeSync(fd);
-      unlinkSync(path);
+      disk.closeSync(fd);
+      disk.unlinkSync(path);
       throw error;
     }
-    return new LogSegment(directory, baseOffset, fd, indexIntervalBytes, emptyState(baseOffset), files);
+    return new LogSegment(directory, baseOffset, fd, indexIntervalBytes, emptyState(baseOffset), disk);
   }
 
   /** Opens an existing file; its state and indexes come from recovery or `restoreIndexes`. */
-  static open(directory: string, baseOffset: number, indexIntervalBytes: number, files: FileSync = systemFileSync): LogSegment {
-    const fd = openSync(join(directory, segmentFileName(baseOffset, LOG_FILE_SUFFIX)), 'r+');
-    return new LogSegment(directory, baseOffset, fd, indexIntervalBytes, emptyState(baseOffset, fstatSync(fd).size), files);
+  static open(directory: string, baseOffset: number, indexIntervalBytes: number, disk: Disk = systemDisk): LogSegment {
+    const fd = disk.openSync(join(directory, segmentFileName(baseOffset, LOG_FILE_SUFFIX)), 'r+');
+    return new LogSegment(directory, baseOffset, fd, indexIntervalBytes, emptyState(baseOffset, disk.fstatSync(fd).size), disk);
   }
 
   get sizeBytes(): number {
@@ -131,7 +130,7 @@ export class LogSegment {
 
   /** The file's length on disk, which may exceed sizeBytes after a crash (a torn tail). */
   fileSizeBytes(): number {
-    return fstatSync(this.#fd).size;
+    return this.#disk.fstatSync(this.#fd).size;
   }
 
   /**
@@ -143,9 +142,9 @@ export class LogSegment {
     const startBytes = this.#state.sizeBytes;
     const buffers = batches.map((batch) => batch.bytes);
     try {
-      writevAllSync(this.#fd, buffers, startBytes);
+      writevAllSync(this.#disk, this.#fd, buffers, startBytes);
     } catch (error) {
-      ftruncateSync(this.#fd, startBytes);
+      this.#disk.ftruncateSync(this.#fd, startBytes);
       throw new FerryError('Storage', `write to segment ${this.baseOffset} failed: ${String(error)}`, { cause: error });
     }
     let position = startBytes;
@@ -176,12 +175,12 @@ export class LogSegment {
   read(position: number, length: number): Uint8Array {
     assert(!this.#closed, 'read from a closed segment');
     const end = Math.min(position + length, this.#state.sizeBytes);
-    return readExactSync(this.#fd, position, Math.max(0, end - position));
+    return readExactSync(this.#disk, this.#fd, position, Math.max(0, end - position));
   }
 
   /** Reads without the sizeBytes bound: recovery looks at bytes past the last known batch. */
   readRaw(position: number, length: number): Uint8Array {
-    return readExactSync(this.#fd, position, length);
+    return readExactSync(this.#disk, this.#fd, position, length);
   }
 
   /** Resets to an empty state before recovery's scan re-notes every valid batch. */
@@ -198,12 +197,12 @@ export class LogSegment {
    */
   cutFileToState(): void {
     assert(this.#state.sizeBytes <= this.fileSizeBytes(), `segment ${this.baseOffset} state is past the file's end`);
-    ftruncateSync(this.#fd, this.#state.sizeBytes);
-    this.#files.dataSyncSync(this.#fd);
+    this.#disk.ftruncateSync(this.#fd, this.#state.sizeBytes);
+    this.#disk.dataSyncSync(this.#fd);
   }
 
   flushSync(): void {
-    this.#files.dataSyncSync(this.#fd);
+    this.#disk.dataSyncSync(this.#fd);
   }
 
   /**
@@ -214,14 +213,14 @@ export class LogSegment {
   rewriteFrom(position: number): void {
     assert(!this.#closed, 'rewrite of a closed segment');
     for (let at = position; at < this.#state.sizeBytes; at += REWRITE_STEP_BYTES) {
-      const bytes = readExactSync(this.#fd, at, Math.min(REWRITE_STEP_BYTES, this.#state.sizeBytes - at));
-      writevAllSync(this.#fd, [bytes], at);
+      const bytes = readExactSync(this.#disk, this.#fd, at, Math.min(REWRITE_STEP_BYTES, this.#state.sizeBytes - at));
+      writevAllSync(this.#disk, this.#fd, [bytes], at);
     }
-    this.#files.dataSyncSync(this.#fd);
+    this.#disk.dataSyncSync(this.#fd);
   }
 
   flush(): Promise<void> {
-    return this.#files.dataSync(this.#fd);
+    return this.#disk.dataSync(this.#fd);
   }
 
   /** Writes both indexes durably; called when the segment is sealed by a roll and at close. */
@@ -230,8 +229,8 @@ export class LogSegment {
       // Kafka's final time-index entry on roll: makes maxTimestamp recoverable from the index.
       this.#timeIndex.append(this.#state.maxTimestamp, this.#state.lastBatchBaseOffset);
     }
-    writeFileAtomicSync(this.#path(INDEX_FILE_SUFFIX), this.#offsetIndex.encode(), this.#files);
-    writeFileAtomicSync(this.#path(TIME_INDEX_FILE_SUFFIX), this.#timeIndex.encode(), this.#files);
+    writeFileAtomicSync(this.#path(INDEX_FILE_SUFFIX), this.#offsetIndex.encode(), this.#disk);
+    writeFileAtomicSync(this.#path(TIME_INDEX_FILE_SUFFIX), this.#timeIndex.encode(), this.#disk);
   }
 
   /**
@@ -241,10 +240,10 @@ export class LogSegment {
   restoreIndexes(nextOffset: number): boolean {
     const offsetIndexPath = this.#path(INDEX_FILE_SUFFIX);
     const timeIndexPath = this.#path(TIME_INDEX_FILE_SUFFIX);
-    if (!existsSync(offsetIndexPath) || !existsSync(timeIndexPath)) return false;
+    if (!this.#disk.existsSync(offsetIndexPath) || !this.#disk.existsSync(timeIndexPath)) return false;
     const sizeBytes = this.fileSizeBytes();
-    const offsetIndex = OffsetIndex.decode(this.baseOffset, readFileSync(offsetIndexPath), Math.max(sizeBytes, 1));
-    const timeIndex = TimeIndex.decode(this.baseOffset, readFileSync(timeIndexPath), nextOffset);
+    const offsetIndex = OffsetIndex.decode(this.baseOffset, this.#disk.readFileSync(offsetIndexPath), Math.max(sizeBytes, 1));
+    const timeIndex = TimeIndex.decode(this.baseOffset, this.#disk.readFileSync(timeIndexPath), nextOffset);
     if (offsetIndex === null || timeIndex === null || (sizeBytes > 0 && timeIndex.entryCount === 0)) return false;
     this.#offsetIndex = offsetIndex;
     this.#timeIndex = timeIndex;
@@ -264,7 +263,7 @@ export class LogSegment {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    closeSync(this.#fd);
+    this.#disk.closeSync(this.#fd);
   }
 
   /** Closes and removes the segment's files (retention). */
@@ -272,7 +271,7 @@ export class LogSegment {
     this.close();
     for (const suffix of [LOG_FILE_SUFFIX, INDEX_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX]) {
       const path = this.#path(suffix);
-      if (existsSync(path)) unlinkSync(path);
+      if (this.#disk.existsSync(path)) this.#disk.unlinkSync(path);
     }
   }
 
@@ -281,11 +280,11 @@ export class LogSegment {
   }
 }
 
-function writevAllSync(fd: number, buffers: Uint8Array[], position: number): void {
+function writevAllSync(disk: Disk, fd: number, buffers: Uint8Array[], position: number): void {
   let pending = buffers;
   let at = position;
   while (pending.length > 0) {
-    let written = writevSync(fd, pending, at);
+    let written = disk.writevSync(fd, pending, at);
     at += written;
     // A short write: drop what went down and retry the rest.
     const rest: Uint8Array[] = [];
@@ -301,13 +300,13 @@ function writevAllSync(fd: number, buffers: Uint8Array[], position: number): voi
   }
 }
 
-function readExactSync(fd: number, position: number, length: number): Uint8Array {
+function readExactSync(disk: Disk, fd: number, position: number, length: number): Uint8Array {
   // Unpooled and not zeroed (measured 1.5-2x faster than new Uint8Array for 1 MiB reads): every
   // byte a caller can reach through the returned view was just read from the file.
   const buffer = Buffer.allocUnsafeSlow(length);
   let filled = 0;
   while (filled < length) {
-    const count = readSync(fd, buffer, filled, length - filled, position + filled);
+    const count = disk.readSync(fd, buffer, filled, length - filled, position + filled);
     if (count === 0) break;
     filled += count;
   }

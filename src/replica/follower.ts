@@ -1,10 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { FerryError, isFerryError } from '../errors.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { assert } from '../util/assert.ts';
 import type { Clock, Timer } from '../util/clock.ts';
-import type { FileSync } from '../util/file-sync.ts';
+import { type Disk, readTextFileSync, systemDisk } from '../util/disk.ts';
 import { writeFileAtomicSync } from '../util/files.ts';
 import type { Uuid } from '../util/uuid.ts';
 import { isOsError } from '../util/os-error.ts';
@@ -83,7 +82,7 @@ export class Follower {
   readonly #target: FollowerTarget;
   readonly #clock: Clock;
   readonly #checkpointPath: string;
-  readonly #files: FileSync | undefined;
+  readonly #disk: Disk;
   #position: StreamPosition | null;
   /** Logs applied to since the last checkpoint: flushed before the next one is written. */
   readonly #unflushed = new Set<PartitionLog>();
@@ -102,7 +101,7 @@ export class Follower {
 
   readonly #observer: FollowerObserver;
 
-  constructor(store: ObjectStore, reader: WalReader, target: FollowerTarget, config: FollowerConfig, deps: { clock: Clock; checkpointPath: string; observer?: FollowerObserver; files?: FileSync }) {
+  constructor(store: ObjectStore, reader: WalReader, target: FollowerTarget, config: FollowerConfig, deps: { clock: Clock; checkpointPath: string; observer?: FollowerObserver; disk?: Disk }) {
     this.#observer = deps.observer ?? {};
     this.#store = store;
     this.#reader = reader;
@@ -110,8 +109,8 @@ export class Follower {
     this.config = config;
     this.#clock = deps.clock;
     this.#checkpointPath = deps.checkpointPath;
-    this.#files = deps.files;
-    this.#position = readCheckpoint(deps.checkpointPath);
+    this.#disk = deps.disk ?? systemDisk;
+    this.#position = readCheckpoint(deps.checkpointPath, this.#disk);
     this.#idleWaitMs = config.pollIntervalMs;
   }
 
@@ -306,7 +305,7 @@ export class Follower {
       return; // the log reports its own failure to whoever appends next
     }
     try {
-      writeFileAtomicSync(this.#checkpointPath, new TextEncoder().encode(JSON.stringify({ writerId: this.config.writerId, ...position })), this.#files);
+      writeFileAtomicSync(this.#checkpointPath, new TextEncoder().encode(JSON.stringify({ writerId: this.config.writerId, ...position })), this.#disk);
     } catch (error) {
       if (!isOsError(error)) throw error; // EMFILE, ENOSPC: the old checkpoint stays (a restart re-applies more); the next save tries again
     }
@@ -323,9 +322,9 @@ async function flushedOrClosed(log: PartitionLog): Promise<boolean> {
   }
 }
 
-function readCheckpoint(path: string): StreamPosition | null {
-  if (!existsSync(path)) return null;
-  const parsed = JSON.parse(readFileSync(path, 'utf8')) as { epoch: number; sequence: number };
+function readCheckpoint(path: string, disk: Disk): StreamPosition | null {
+  if (!disk.existsSync(path)) return null;
+  const parsed = JSON.parse(readTextFileSync(disk, path)) as { epoch: number; sequence: number };
   if (!Number.isSafeInteger(parsed.epoch) || !Number.isSafeInteger(parsed.sequence)) throw new FerryError('Storage', `${path} is not a follower checkpoint`);
   return { epoch: parsed.epoch, sequence: parsed.sequence };
 }

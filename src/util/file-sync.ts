@@ -4,10 +4,11 @@ import { open } from 'node:fs/promises';
 /**
  * The durability barriers of Ferry's local files (design contract 8: I/O reaches code through
  * an injected interface): the one place where bytes written to a file, and names created,
- * renamed or removed in a directory, are made to survive a power loss. Everything else (open,
- * write, rename) goes straight to node:fs, because until one of these calls returns, what it
- * did may vanish anyway. A test implementation records what each barrier covered and can
- * rebuild the disk as a power cut would leave it (test/support/power-loss.ts).
+ * renamed or removed in a directory, are made to survive a power loss. The rest of the file
+ * operations are the Disk's (disk.ts), which extends this. A test implementation records what
+ * each barrier covered and can rebuild the disk as a power cut would leave it
+ * (test/support/power-loss.ts; on real files through diskWithSync); the simulation's disk
+ * (src/sim/disk.ts) keeps both in memory.
  */
 export interface FileSync {
   /** fsync(2): the file's bytes and metadata written so far survive a power loss. */

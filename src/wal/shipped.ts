@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FerryError } from '../errors.ts';
+import { type Disk, readTextFileSync, systemDisk } from '../util/disk.ts';
 import { writeFileAtomicSync } from '../util/files.ts';
 import type { Uuid } from '../util/uuid.ts';
 import type { WalReader } from './reader.ts';
@@ -24,10 +24,10 @@ export interface ShippedCheckpoint {
 }
 
 /** The checkpoint, or null when there is none or it is of an older version (then every stream is read). */
-export function readShippedCheckpoint(directory: string): ShippedCheckpoint | null {
+export function readShippedCheckpoint(directory: string, disk: Disk = systemDisk): ShippedCheckpoint | null {
   const path = join(directory, SHIPPED_CHECKPOINT_FILE);
-  if (!existsSync(path)) return null;
-  const parsed = JSON.parse(readFileSync(path, 'utf8')) as ShippedCheckpoint & { version?: number };
+  if (!disk.existsSync(path)) return null;
+  const parsed = JSON.parse(readTextFileSync(disk, path)) as ShippedCheckpoint & { version?: number };
   if (parsed.version !== SHIPPED_CHECKPOINT_VERSION) return null;
   if (!Number.isSafeInteger(parsed.epoch) || !Number.isSafeInteger(parsed.sequence) || !Array.isArray(parsed.ends)) {
     throw new FerryError('Storage', `${path} is not a WAL shipped checkpoint`);
@@ -35,9 +35,9 @@ export function readShippedCheckpoint(directory: string): ShippedCheckpoint | nu
   return { epoch: parsed.epoch, sequence: parsed.sequence, ends: parsed.ends };
 }
 
-export function writeShippedCheckpoint(directory: string, checkpoint: ShippedCheckpoint): void {
+export function writeShippedCheckpoint(directory: string, checkpoint: ShippedCheckpoint, disk: Disk = systemDisk): void {
   const body = { version: SHIPPED_CHECKPOINT_VERSION, ...checkpoint };
-  writeFileAtomicSync(join(directory, SHIPPED_CHECKPOINT_FILE), new TextEncoder().encode(JSON.stringify(body)));
+  writeFileAtomicSync(join(directory, SHIPPED_CHECKPOINT_FILE), new TextEncoder().encode(JSON.stringify(body)), disk);
 }
 
 /**

@@ -9,6 +9,7 @@ import { batchOf, concat, decode } from '../support/batches.ts';
 import { PowerLossRecorder, restoreSyncedState } from '../support/power-loss.ts';
 import { settle } from '../support/settle.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { diskWithSync, systemDisk } from '../../src/util/disk.ts';
 
 const T0 = 1_700_000_000_000;
 
@@ -297,7 +298,7 @@ describe('flush policies', () => {
     // The fsyncs are recorded, so "has it synced?" is asked of a simulated power cut.
     const root = tempDir();
     const journal = tempDir('ferry-journal-');
-    const log = PartitionLog.open(join(root, 't-0'), { clock: new ManualClock(T0), files: new PowerLossRecorder(root, journal), config: { flush: { kind: 'none' } } });
+    const log = PartitionLog.open(join(root, 't-0'), { clock: new ManualClock(T0), disk: diskWithSync(systemDisk, new PowerLossRecorder(root, journal)), config: { flush: { kind: 'none' } } });
     log.append(batchOf('a'), 0);
     await log.waitForFlush(0); // returns on a clock that never moves, with nothing synced:
     expect(log.flushedOffset).toBe(0);

@@ -8,6 +8,7 @@ import { batchOf, decode } from '../support/batches.ts';
 import { readLines } from '../support/child-lines.ts';
 import { PowerLossRecorder, restoreSyncedState } from '../support/power-loss.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { diskWithSync, systemDisk } from '../../src/util/disk.ts';
 
 const ACTIVE = '00000000000000000000.log';
 
@@ -252,7 +253,7 @@ describe('power loss', () => {
     first.append(two, 0);
     await first.close(); // marker: log end 4 at this file size
     const journal = tempDir('ferry-journal-');
-    const log = PartitionLog.open(dir, { config, files: new PowerLossRecorder(root, journal) });
+    const log = PartitionLog.open(dir, { config, disk: diskWithSync(systemDisk, new PowerLossRecorder(root, journal)) });
     log.truncateTo(2);
     log.append(one, 0); // synced: offsets 0-2, the same file size as at the clean shutdown
     const image = tempDir('ferry-cut-');

@@ -9,6 +9,7 @@ import { PartitionLog } from '../../src/log/partition-log.ts';
 import { type FileSync, systemFileSync } from '../../src/util/file-sync.ts';
 import { batchOf } from '../support/batches.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { diskWithSync, systemDisk } from '../../src/util/disk.ts';
 
 const logs: PartitionLog[] = [];
 afterEach(async () => {
@@ -30,7 +31,7 @@ function flakyDirectories(): FileSync & { failAt: number } {
 
 test('after a roll failed on EMFILE, appends succeed again once descriptors are back', async () => {
   const files = flakyDirectories();
-  const log = PartitionLog.open(tempDir(), { config: { segmentBytes: 1024, flush: { kind: 'none' } }, files });
+  const log = PartitionLog.open(tempDir(), { config: { segmentBytes: 1024, flush: { kind: 'none' } }, disk: diskWithSync(systemDisk, files) });
   logs.push(log);
   const value = 600; // two batches fill a segment: the second append rolls
   log.append(batchOf('a', 1, 1_700_000_000_000, value), 0);

@@ -15,6 +15,7 @@ import { SeededRandom } from '../../src/util/random.ts';
 import { DEFAULT_FOLLOWER_CONFIG, Follower } from '../../src/replica/follower.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../../src/wal/reader.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { diskWithSync, systemDisk } from '../../src/util/disk.ts';
 
 const LOG: Partial<LogConfig> = { segmentBytes: 16 * 1024, flush: { kind: 'none' } };
 const RECORDS = 200;
@@ -51,17 +52,18 @@ test('a follower whose checkpoints and applies meet EMFILE keeps following and c
 
   const directory = tempDir();
   const files = failingFirst(6);
+  const disk = diskWithSync(systemDisk, files);
   const logs = new Map<string, PartitionLog>();
   const target = {
     log(topic: string, partition: number): PartitionLog {
       const key = `${topic}-${partition}`;
       let log = logs.get(key);
-      if (log === undefined) logs.set(key, (log = PartitionLog.open(join(directory, key), { config: LOG, files })));
+      if (log === undefined) logs.set(key, (log = PartitionLog.open(join(directory, key), { config: LOG, disk })));
       return log;
     },
   };
   const reader = new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix: 'c', wants: () => true, retry: { attempts: 5, baseMs: 1, capMs: 5 } }, { clock: systemClock, random: new SeededRandom(7) });
-  const follower = new Follower(store, reader, target, { ...DEFAULT_FOLLOWER_CONFIG, writerId: 'leader', pollIntervalMs: 2, checkpointIntervalMs: 0 }, { clock: systemClock, checkpointPath: join(directory, 'follower.checkpoint'), files });
+  const follower = new Follower(store, reader, target, { ...DEFAULT_FOLLOWER_CONFIG, writerId: 'leader', pollIntervalMs: 2, checkpointIntervalMs: 0 }, { clock: systemClock, checkpointPath: join(directory, 'follower.checkpoint'), disk });
   follower.start();
   try {
     await until(() => follower.failure !== null || (logs.get('events-0')?.logEndOffset ?? 0) === RECORDS, 'the follower to catch up');

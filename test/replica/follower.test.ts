@@ -13,18 +13,20 @@ import { DEFAULT_FOLLOWER_CONFIG, Follower } from '../../src/replica/follower.ts
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../../src/wal/reader.ts';
 import { PowerLossRecorder, restoreSyncedState } from '../support/power-loss.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { diskWithSync, systemDisk } from '../../src/util/disk.ts';
 
 const LOG: Partial<LogConfig> = { segmentBytes: 16 * 1024, flush: { kind: 'none' } };
 
 /** A follower that applies every partition into its own logs under `directory`. */
 function follower(store: ObjectStore, directory: string, writerId = 'leader', wants = (_t: string, _p: number) => true, reading: Partial<typeof DEFAULT_WAL_READER_CONFIG> = {}, disk: { files?: FileSync; checkpointIntervalMs?: number } = {}) {
   const logs = new Map<string, PartitionLog>();
+  const files = disk.files === undefined ? systemDisk : diskWithSync(systemDisk, disk.files);
   const target = {
     log(topic: string, partition: number): PartitionLog {
       const key = `${topic}-${partition}`;
       let log = logs.get(key);
       if (log === undefined) {
-        log = PartitionLog.open(join(directory, key), { config: LOG, files: disk.files });
+        log = PartitionLog.open(join(directory, key), { config: LOG, disk: files });
         logs.set(key, log);
       }
       return log;
@@ -32,7 +34,7 @@ function follower(store: ObjectStore, directory: string, writerId = 'leader', wa
   };
   const reader = new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix: 'c', wants, retry: { attempts: 5, baseMs: 1, capMs: 5 }, ...reading }, { clock: systemClock, random: new SeededRandom(7) });
   const checkpointIntervalMs = disk.checkpointIntervalMs ?? DEFAULT_FOLLOWER_CONFIG.checkpointIntervalMs;
-  const instance = new Follower(store, reader, target, { ...DEFAULT_FOLLOWER_CONFIG, writerId, pollIntervalMs: 2, checkpointIntervalMs }, { clock: systemClock, checkpointPath: join(directory, 'follower.checkpoint'), files: disk.files });
+  const instance = new Follower(store, reader, target, { ...DEFAULT_FOLLOWER_CONFIG, writerId, pollIntervalMs: 2, checkpointIntervalMs }, { clock: systemClock, checkpointPath: join(directory, 'follower.checkpoint'), disk: files });
   return {
     instance,
     logs,

@@ -5,12 +5,13 @@
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { batchOf } from './batches.ts';
 import { PowerLossRecorder } from './power-loss.ts';
+import { diskWithSync, systemDisk } from '../../src/util/disk.ts';
 
 const [directory, policy = 'group', root, journal] = process.argv.slice(2);
 if (directory === undefined) throw new Error('usage: crash-writer <dir> [per-append|group] [<power-loss root> <journal>]');
 const flush = policy === 'per-append' ? ({ kind: 'per-append' } as const) : ({ kind: 'group', bytes: 64 * 1024, ms: 1 } as const);
-const files = root !== undefined && journal !== undefined ? new PowerLossRecorder(root, journal) : undefined;
-const log = PartitionLog.open(directory, { config: { segmentBytes: 64 * 1024, flush }, files });
+const disk = root !== undefined && journal !== undefined ? diskWithSync(systemDisk, new PowerLossRecorder(root, journal)) : undefined;
+const log = PartitionLog.open(directory, { config: { segmentBytes: 64 * 1024, flush }, disk });
 const inFlight = 8;
 let sequence = 0;
 async function producer(): Promise<void> {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { closeSync, existsSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { diskWithSync, systemDisk } from '../../src/util/disk.ts';
 import { systemFileSync } from '../../src/util/file-sync.ts';
 import { writeFileAtomicSync } from '../../src/util/files.ts';
 import { PowerLossRecorder, restoreSyncedState } from '../support/power-loss.ts';
@@ -81,7 +82,7 @@ describe('a simulated power cut (PowerLossRecorder)', () => {
 
   test('a rename, a link or an unlink is undone until the directory is synced', () => {
     const { root, files, afterCut } = disk();
-    writeFileAtomicSync(join(root, 'a'), new TextEncoder().encode('one'), files);
+    writeFileAtomicSync(join(root, 'a'), new TextEncoder().encode('one'), diskWithSync(systemDisk, files));
     const fd = append(join(root, 'b.tmp'), 'two');
     files.syncSync(fd);
     closeSync(fd);

@@ -1,8 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pack, unpack } from 'msgpackr';
 import { FerryError } from '../../errors.ts';
 import type { ControlStore } from '../../cluster/control-store.ts';
+import { type Disk, systemDisk } from '../../util/disk.ts';
 import { writeFileAtomicSync } from '../../util/files.ts';
 import type { Uuid } from '../../util/uuid.ts';
 
@@ -54,17 +54,19 @@ export interface GroupOffsetStore {
 export class OffsetStore implements GroupOffsetStore {
   readonly #path: string;
   readonly #groups: Stored;
+  readonly #disk: Disk;
 
-  private constructor(path: string, groups: Stored) {
+  private constructor(path: string, groups: Stored, disk: Disk) {
     this.#path = path;
+    this.#disk = disk;
     this.#groups = groups;
   }
 
-  static open(directory: string): OffsetStore {
+  static open(directory: string, disk: Disk = systemDisk): OffsetStore {
     const path = join(directory, GROUP_OFFSETS_FILE);
-    if (!existsSync(path)) return new OffsetStore(path, {});
+    if (!disk.existsSync(path)) return new OffsetStore(path, {}, disk);
     try {
-      return new OffsetStore(path, unpack(readFileSync(path)) as Stored);
+      return new OffsetStore(path, unpack(disk.readFileSync(path)) as Stored, disk);
     } catch (error) {
       throw new FerryError('Storage', `${path} is not a group offsets file: ${String(error)}`, { cause: error });
     }
@@ -81,7 +83,7 @@ export class OffsetStore implements GroupOffsetStore {
     const next: Stored = { ...this.#groups };
     if (stored === null) delete next[group];
     else next[group] = stored;
-    writeFileAtomicSync(this.#path, pack(next));
+    writeFileAtomicSync(this.#path, pack(next), this.#disk);
     if (stored === null) delete this.#groups[group];
     else this.#groups[group] = stored;
   }
