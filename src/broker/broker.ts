@@ -153,7 +153,7 @@ export class Broker {
       groups: new GroupCoordinator(clock),
       offsets: options.cluster === undefined ? OffsetStore.open(options.engine.directory) : new ControlOffsetStore(new ControlStore(options.cluster.store, options.cluster.prefix ?? '')),
       producers,
-      topology: cluster === null ? new SingleBrokerTopology(self, engine) : new ClusterTopology(cluster, options.defaultReplicationFactor ?? 1, new RegisteredAddresses(clock)),
+      topology: cluster === null ? new SingleBrokerTopology(self, engine) : new ClusterTopology(cluster, options.defaultReplicationFactor ?? 1, new RegisteredAddresses(clock, options.network === undefined ? undefined : (host) => options.network!.resolve(host))),
       autoCreateTopics: options.autoCreateTopics ?? true,
       defaultPartitions: options.defaultPartitions ?? DEFAULT_PARTITIONS,
     };

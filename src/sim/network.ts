@@ -78,6 +78,7 @@ export class SimNetwork {
     return {
       listen: (hostname, port, handlers) => this.#listen(host, hostname, port, handlers),
       connect: (hostname, port, handlers) => this.#connect(host, hostname, port, handlers),
+      resolve: (hostname) => this.#resolve(host, hostname),
     };
   }
 
@@ -145,6 +146,13 @@ export class SimNetwork {
         if (closeActive) for (const endpoint of [...host.endpoints]) if (endpoint.handlers === handlers) endpoint.end();
       },
     };
+  }
+
+  /** A host is known by its name, which is also the `remoteAddress` its peers see; the answer takes a round trip. */
+  #resolve(from: SimHost, hostname: string): Promise<string[]> {
+    return new Promise<string[]>((resolve) => {
+      this.#scheduler.complete(2 * this.latencyMs(), () => from.gate.deliver(() => resolve(this.#hosts.has(hostname) ? [hostname] : [])));
+    });
   }
 
   /** SYN to the listener after a latency; its answer (open, refusal) after another; lost across a partition. */

@@ -1,4 +1,5 @@
 import type { Socket } from 'bun';
+import { lookup } from 'node:dns/promises';
 import type { Listener, NetSocket, Network, SocketHandlers } from './network.ts';
 
 /** A Bun socket seen as a NetSocket: the same object for every event of one connection. */
@@ -52,5 +53,9 @@ export const systemNetwork: Network = {
   async connect(host: string, port: number, handlers: SocketHandlers): Promise<NetSocket> {
     const socket = await Bun.connect<NetSocket | undefined>({ hostname: host, port, socket: bunHandlers(handlers) });
     return netSocketOf(socket);
+  },
+
+  async resolve(host: string): Promise<string[]> {
+    return (await lookup(host, { all: true })).map((entry) => entry.address);
   },
 };

@@ -200,6 +200,17 @@ describe('SimNetwork', () => {
     expect(texts(server)).toBe('xy');
   });
 
+  test('a host name resolves to itself, the address its peers see; an unknown one to nothing', async () => {
+    const { scheduler, hosts, server } = await pair();
+    let known: string[] | null = null;
+    let unknown: string[] | null = null;
+    void hosts.b.resolve('a').then((addresses) => (known = addresses));
+    void hosts.b.resolve('nowhere').then((addresses) => (unknown = addresses));
+    await scheduler.run(scheduler.nowMs + 100);
+    expect(known!).toEqual([server.socket!.remoteAddress]);
+    expect(unknown!).toEqual([]);
+  });
+
   test('the same seed gives the same delivery times; another seed other ones', async () => {
     async function run(seed: number): Promise<number[]> {
       const { scheduler, server, socket } = await pair(seed);
