@@ -1,3 +1,8 @@
+/** Where the code under simulation lives (the stack frames that count). */
+const SOURCE_DIRECTORY = new URL('../../src/', import.meta.url).pathname;
+/** Deep enough to see from a trapped call back to Ferry's code through library frames. */
+const STACK_FRAMES = 50;
+
 /**
  * Records every reach for real time, real randomness or real sockets while installed: a test
  * running code under simulation asserts the list stays empty. The scheduler's own turn
@@ -7,10 +12,16 @@ export class RealTimeTrap {
   readonly reaches: string[] = [];
   readonly #restore: (() => void)[] = [];
 
+  #stackTraceLimit = Error.stackTraceLimit;
+
   install(): void {
+    this.#stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = STACK_FRAMES;
     const record = (name: string) => {
       const stack = new Error().stack ?? '';
       if (name === 'setImmediate' && stack.includes('drainMicrotasks')) return;
+      // Only Ferry's own code counts: a library or test of another file may still run its timers in this process.
+      if (!stack.split('\n').some((frame) => frame.includes(SOURCE_DIRECTORY))) return;
       this.reaches.push(`${name}\n${stack.split('\n').slice(2, 8).join('\n')}`);
     };
     this.#wrap(globalThis as unknown as Record<string, unknown>, ['setTimeout', 'setInterval', 'setImmediate'], record);
@@ -22,6 +33,7 @@ export class RealTimeTrap {
   }
 
   uninstall(): void {
+    Error.stackTraceLimit = this.#stackTraceLimit;
     for (const restore of this.#restore.splice(0).reverse()) restore();
   }
 
