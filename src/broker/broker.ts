@@ -44,6 +44,8 @@ import { MetricsRegistry } from '../metrics/index.ts';
 import { serveMetrics } from './metrics-endpoint.ts';
 import { checkStores } from './store-check.ts';
 import { definedOnly } from '../util/defined-only.ts';
+import type { Network } from '../util/network.ts';
+import type { Random } from '../util/random.ts';
 
 export interface BrokerOptions {
   readonly listenHost: string;
@@ -64,6 +66,10 @@ export interface BrokerOptions {
   /** The engine this broker serves (directory, WAL store, log settings). */
   readonly engine: FerryOptions;
   readonly clock?: Clock;
+  /** The sockets it listens on and reports to leaders through; the operating system's by default (the simulation's in src/sim/network.ts). */
+  readonly network?: Network;
+  /** Draws topic ids, the cluster incarnation and retry jitter; the operating system's randomness by default. Overrides engine.random. */
+  readonly random?: Random;
   readonly log?: (message: string) => void;
   /** Serve Prometheus metrics on this address (GET /metrics); none when absent. */
   readonly metricsListen?: { readonly host: string; readonly port: number };
@@ -117,10 +123,10 @@ export class Broker {
     const metrics = options.engine.metrics ?? new MetricsRegistry();
     if (options.cluster !== undefined && options.engine.wal === undefined) throw new FerryError('InvalidArgument', 'a cluster broker needs a WAL store: its partitions move through it');
     await checkStores(options, clock);
-    const engine = await Ferry.open({ ...options.engine, clock, metrics, ...(options.log === undefined ? {} : { report: options.log }), managedPartitions: options.cluster !== undefined, ...(options.minInsyncReplicas === undefined ? {} : { minInsyncReplicas: options.minInsyncReplicas }) });
+    const engine = await Ferry.open({ ...options.engine, clock, metrics, ...definedOnly({ random: options.random }), ...(options.log === undefined ? {} : { report: options.log }), managedPartitions: options.cluster !== undefined, ...(options.minInsyncReplicas === undefined ? {} : { minInsyncReplicas: options.minInsyncReplicas }) });
     let context: BrokerContext | undefined;
     const router = new Router(instrument(metrics, clock, bindings(() => context!)));
-    const server = KafkaServer.listen({ hostname: options.listenHost, port: options.listenPort, router, clock, metrics, ...definedOnly({ log: options.log, maxConnections: options.maxConnections, connectionsMaxIdleMs: options.connectionsMaxIdleMs, queuedMaxRequestBytes: options.queuedMaxRequestBytes }) });
+    const server = KafkaServer.listen({ hostname: options.listenHost, port: options.listenPort, router, clock, metrics, ...definedOnly({ network: options.network, log: options.log, maxConnections: options.maxConnections, connectionsMaxIdleMs: options.connectionsMaxIdleMs, queuedMaxRequestBytes: options.queuedMaxRequestBytes }) });
     const self = { nodeId: options.nodeId, host: options.advertisedHost ?? options.listenHost, port: options.advertisedPort ?? server.port, rack: options.rack ?? null };
     // A cluster reserves producer ids in its control records: its brokers' disks are not their state.
     const producers = new ProducerIds(options.cluster === undefined ? new FileProducerIdBlocks(options.engine.directory, options.nodeId, options.engine.disk) : new ControlProducerIdBlocks(new ControlStore(options.cluster.store, options.cluster.prefix ?? '')));
@@ -134,7 +140,7 @@ export class Broker {
       engine,
       clock,
       metrics,
-      ...(options.log === undefined ? {} : { log: options.log }),
+      ...definedOnly({ network: options.network, random: options.random, log: options.log }),
     });
     context = {
       nodeId: options.nodeId,
@@ -147,7 +153,7 @@ export class Broker {
       groups: new GroupCoordinator(clock),
       offsets: options.cluster === undefined ? OffsetStore.open(options.engine.directory, options.engine.disk) : new ControlOffsetStore(new ControlStore(options.cluster.store, options.cluster.prefix ?? '')),
       producers,
-      topology: cluster === null ? new SingleBrokerTopology(self, engine) : new ClusterTopology(cluster, options.defaultReplicationFactor ?? 1, new RegisteredAddresses(clock)),
+      topology: cluster === null ? new SingleBrokerTopology(self, engine) : new ClusterTopology(cluster, options.defaultReplicationFactor ?? 1, new RegisteredAddresses(clock, options.network === undefined ? undefined : (host) => options.network!.resolve(host))),
       autoCreateTopics: options.autoCreateTopics ?? true,
       defaultPartitions: options.defaultPartitions ?? DEFAULT_PARTITIONS,
     };

@@ -1,7 +1,7 @@
-import type { Socket } from 'bun';
 import { assert } from '../util/assert.ts';
 import { concatBytes } from '../util/bytes.ts';
 import { type Clock, type Timer, systemClock } from '../util/clock.ts';
+import type { NetSocket } from '../util/network.ts';
 import { RequestMemory } from './request-memory.ts';
 
 /** Kafka's socket.request.max.bytes: a frame declaring more closes the connection. */
@@ -69,12 +69,12 @@ interface Assembling {
  * Memory a client controls is bounded: before a frame's body is read its declared size is reserved
  * in the broker's RequestMemory (and within CONNECTION_REQUEST_BYTES_MAX); while the reservation
  * waits the socket is paused, so the client meets TCP backpressure. A frame's bytes are kept as
- * they arrive (views of the chunks Bun hands over, each its own buffer), never preallocated from
+ * they arrive (views of the chunks the socket hands over, each its own buffer), never preallocated from
  * the declared size: a frame wholly inside one chunk is handed on as a view, a frame spanning
  * chunks is copied once, when complete. The reservation is released once the request is handled.
  */
 export class Connection {
-  readonly #socket: Socket<unknown>;
+  readonly #socket: NetSocket;
   readonly #handle: FrameHandler;
   readonly #onError: (error: unknown) => void;
   readonly #memory: RequestMemory;
@@ -104,7 +104,7 @@ export class Connection {
   #lastActiveMs: number;
   #idleTimer: Timer;
 
-  constructor(socket: Socket<unknown>, handle: FrameHandler, onError: (error: unknown) => void, options: ConnectionOptions = {}) {
+  constructor(socket: NetSocket, handle: FrameHandler, onError: (error: unknown) => void, options: ConnectionOptions = {}) {
     this.#socket = socket;
     this.#handle = handle;
     this.#onError = onError;
@@ -157,7 +157,7 @@ export class Connection {
     return this.#stalled !== null;
   }
 
-  /** Bun's drain event: the kernel took what was buffered; write more. */
+  /** The socket's drain event: the kernel took what was buffered; write more. */
   drain(): void {
     this.#flushPending();
   }

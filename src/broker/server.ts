@@ -1,7 +1,8 @@
-import type { Socket, TCPSocketListener } from 'bun';
 import type { MetricsRegistry } from '../metrics/index.ts';
 import { assert } from '../util/assert.ts';
 import { type Clock, systemClock } from '../util/clock.ts';
+import type { Listener, NetSocket, Network } from '../util/network.ts';
+import { systemNetwork } from '../util/system-network.ts';
 import { CONNECTIONS_MAX_IDLE_MS_DEFAULT, Connection, QUEUED_REQUEST_BYTES_MAX_DEFAULT, REQUEST_BYTES_MAX } from './connection.ts';
 import { RequestMemory } from './request-memory.ts';
 import type { Router } from './router.ts';
@@ -30,20 +31,17 @@ export interface ServerOptions {
   readonly clock?: Clock;
   /** Where the connection count and refusals are counted. */
   readonly metrics?: MetricsRegistry;
+  /** The sockets it listens on; the operating system's by default. */
+  readonly network?: Network;
 }
 
-interface SocketData {
-  connection: Connection;
-  peer: string;
-}
-
-/** The Kafka protocol listener on Bun sockets: one Connection per client, requests routed in order. */
+/** The Kafka protocol listener: one Connection per client, requests routed in order. */
 export class KafkaServer {
-  readonly #listener: TCPSocketListener<SocketData>;
+  readonly #listener: Listener;
   readonly #connections: Set<Connection>;
   readonly #refused: { count: number };
 
-  private constructor(listener: TCPSocketListener<SocketData>, connections: Set<Connection>, refused: { count: number }) {
+  private constructor(listener: Listener, connections: Set<Connection>, refused: { count: number }) {
     this.#listener = listener;
     this.#connections = connections;
     this.#refused = refused;
@@ -57,44 +55,44 @@ export class KafkaServer {
     assert(Number.isSafeInteger(maxConnections) && maxConnections > 0, 'max.connections is a positive integer');
     const connectionOptions = { memory, clock: options.clock ?? systemClock, idleMs: options.connectionsMaxIdleMs ?? CONNECTIONS_MAX_IDLE_MS_DEFAULT };
     const connections = new Set<Connection>();
+    // Each accepted socket's connection (a socket refused on arrival has none).
+    const bySocket = new Map<NetSocket, Connection>();
     const refused = { count: 0, logged: false };
     const openGauge = options.metrics?.gauge('ferry_broker_connections', 'Client connections open');
     const refusals = options.metrics?.counter('ferry_broker_connections_refused_total', 'Connections closed on arrival because max.connections were open');
-    const listener = Bun.listen<SocketData>({
-      hostname: options.hostname,
-      port: options.port,
-      socket: {
-        open(socket) {
-          if (connections.size >= maxConnections) {
-            refused.count++;
-            refusals?.add();
-            if (!refused.logged) log(`max.connections (${maxConnections}) reached: closing new connections until some end`); // once per spell, not per refusal
-            refused.logged = true;
-            socket.terminate();
-            return;
-          }
-          const peer = `${socket.remoteAddress}`;
-          const connection = new Connection(socket as Socket<unknown>, (frame) => options.router.handle(frame, peer), (error) => log(`connection from ${peer} closed: ${error instanceof Error ? error.message : String(error)}`), connectionOptions);
-          socket.data = { connection, peer };
-          connections.add(connection);
-          openGauge?.set(connections.size);
-        },
-        data(socket, chunk) {
-          socket.data?.connection.received(chunk);
-        },
-        drain(socket) {
-          socket.data?.connection.drain();
-        },
-        close(socket) {
-          socket.data?.connection.close();
-          if (socket.data === undefined) return;
-          connections.delete(socket.data.connection);
-          openGauge?.set(connections.size);
-          if (connections.size < maxConnections) refused.logged = false;
-        },
-        error(socket, error) {
-          socket.data?.connection.close(error);
-        },
+    const listener = (options.network ?? systemNetwork).listen(options.hostname, options.port, {
+      open(socket) {
+        if (connections.size >= maxConnections) {
+          refused.count++;
+          refusals?.add();
+          if (!refused.logged) log(`max.connections (${maxConnections}) reached: closing new connections until some end`); // once per spell, not per refusal
+          refused.logged = true;
+          socket.terminate();
+          return;
+        }
+        const peer = `${socket.remoteAddress}`;
+        const connection = new Connection(socket, (frame) => options.router.handle(frame, peer), (error) => log(`connection from ${peer} closed: ${error instanceof Error ? error.message : String(error)}`), connectionOptions);
+        bySocket.set(socket, connection);
+        connections.add(connection);
+        openGauge?.set(connections.size);
+      },
+      data(socket, chunk) {
+        bySocket.get(socket)?.received(chunk);
+      },
+      drain(socket) {
+        bySocket.get(socket)?.drain();
+      },
+      close(socket) {
+        const connection = bySocket.get(socket);
+        if (connection === undefined) return;
+        connection.close();
+        bySocket.delete(socket);
+        connections.delete(connection);
+        openGauge?.set(connections.size);
+        if (connections.size < maxConnections) refused.logged = false;
+      },
+      error(socket, error) {
+        bySocket.get(socket)?.close(error);
       },
     });
     return new KafkaServer(listener, connections, refused);

@@ -1,4 +1,5 @@
 import type { Clock } from '../util/clock.ts';
+import type { Network } from '../util/network.ts';
 import { regressed } from '../util/regressions.ts';
 import { ProgressReporter } from './progress-reporter.ts';
 
@@ -13,6 +14,8 @@ export interface LeaderProgressOptions {
   /** This broker's node id: the replica id of its reports. */
   readonly replicaId: number;
   readonly clock: Clock;
+  /** Where reports travel to leaders; the operating system's sockets by default. */
+  readonly network?: Network;
   /** The live broker leading the partition, as the last scan saw it; null while none does. */
   leaderOf(topic: string, partition: number): LeaderAddress | null;
   /** The leader's high watermark for a followed partition, from its answer to a report. */
@@ -115,7 +118,7 @@ export class LeaderProgress {
     if (leader === null || next === null) return;
     let reporter = this.#reporters.get(next);
     if (reporter === undefined) {
-      const make = this.#options.reporter ?? ((replicaId, to, highWatermark) => new ProgressReporter(replicaId, to.host, to.port, { clock: this.#options.clock, highWatermark }));
+      const make = this.#options.reporter ?? ((replicaId, to, highWatermark) => new ProgressReporter(replicaId, to.host, to.port, { clock: this.#options.clock, highWatermark, ...(this.#options.network === undefined ? {} : { network: this.#options.network }) }));
       reporter = make(this.#options.replicaId, leader, (topic, partition, highWatermark) => this.#answered(next, topic, partition, highWatermark));
       this.#reporters.set(next, reporter);
     }

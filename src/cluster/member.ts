@@ -2,6 +2,8 @@ import { FerryError } from '../errors.ts';
 import type { Ferry } from '../engine/index.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import type { Clock } from '../util/clock.ts';
+import type { Network } from '../util/network.ts';
+import type { Random } from '../util/random.ts';
 import { ControlStore } from './control-store.ts';
 import { type BrokerRecord, ClusterNode, type PartitionRecord } from './node.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
@@ -20,6 +22,10 @@ export interface ClusterMemberOptions {
   readonly engine: Ferry;
   readonly clock: Clock;
   readonly metrics?: MetricsRegistry;
+  /** Where followers' progress reports travel; the operating system's sockets by default. */
+  readonly network?: Network;
+  /** Draws the incarnation and topic ids and jitters retries; the operating system's randomness by default (ids must never repeat). */
+  readonly random?: Random;
   log?(message: string): void;
 }
 
@@ -45,6 +51,8 @@ export function clusterMember(options: ClusterMemberOptions): ClusterNode {
     replicationFactor: (topic) => node!.topics().get(topic)?.replicationFactor ?? 1,
     leaderOf: (topic, partition) => node!.leaderOf(topic, partition)?.broker ?? null,
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    ...(options.network === undefined ? {} : { network: options.network }),
+    ...(options.random === undefined ? {} : { random: options.random }),
     ...(log === undefined ? {} : { log }),
   });
   node = new ClusterNode({
@@ -55,6 +63,7 @@ export function clusterMember(options: ClusterMemberOptions): ClusterNode {
       startNewEpoch: () => engine.startNewWalEpoch(),
     },
     clock: options.clock,
+    ...(options.random === undefined ? {} : { random: options.random }),
     scanIntervalMs: options.scanIntervalMs,
     adopt: (topic, partition, partitions, plan) => host.adopt(topic, partition, partitions, plan),
     release: (topic, partition) => host.release(topic, partition),

@@ -1,7 +1,8 @@
 import type { Ferry } from '../engine/index.ts';
 import { assert } from '../util/assert.ts';
 import type { Clock } from '../util/clock.ts';
-import { SeededRandom } from '../util/random.ts';
+import { type Random, SeededRandom } from '../util/random.ts';
+import type { Network } from '../util/network.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import type { StreamId } from '../wal/keys.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../wal/reader.ts';
@@ -37,6 +38,10 @@ export interface PartitionHostOptions {
   /** The partition's live leader as last scanned, to report a follower's progress to. */
   leaderOf(topic: string, partition: number): BrokerRecord | null;
   readonly metrics?: MetricsRegistry;
+  /** Where followers' progress reports travel; the operating system's sockets by default. */
+  readonly network?: Network;
+  /** Jitters the retries of stream tails and rebuild reads; seeded by the node id by default (the simulation injects its own). */
+  readonly random?: Random;
   log?(message: string): void;
 }
 
@@ -51,13 +56,16 @@ export class PartitionHost {
   /** Followers' progress reports, each to its partition's current leader [R1]. */
   readonly #progress: LeaderProgress;
 
+  readonly #random: Random;
+
   constructor(options: PartitionHostOptions) {
     this.#options = options;
+    this.#random = options.random ?? new SeededRandom(options.nodeId);
     this.#tails = new StreamTails({
       store: options.store,
       prefix: options.prefix,
       clock: options.clock,
-      random: new SeededRandom(options.nodeId),
+      random: this.#random,
       pollIntervalMs: REPLICA_POLL_INTERVAL_MS,
       pollIntervalMaxMs: REPLICA_POLL_INTERVAL_MAX_MS,
       readChain: (topic, partition) => options.readChain(topic, partition),
@@ -69,6 +77,7 @@ export class PartitionHost {
       clock: options.clock,
       leaderOf: (topic, partition) => options.leaderOf(topic, partition),
       leaderHighWatermark: (topic, partition, highWatermark) => options.engine.noteLeaderHighWatermark(topic, partition, highWatermark),
+      ...(options.network === undefined ? {} : { network: options.network }),
     });
   }
 
@@ -135,7 +144,7 @@ export class PartitionHost {
 
   /** Reads the partition's frames of incarnation `topicId` only (DESIGN.md contract 10). */
   #reader(topic: string, partition: number, topicId: Uuid): WalReader {
-    const { store, prefix, clock, nodeId } = this.#options;
-    return new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: (t, p, id) => t === topic && p === partition && (id === topicId || regressed('topic-incarnations-mixed')) }, { clock, random: new SeededRandom(nodeId) });
+    const { store, prefix, clock } = this.#options;
+    return new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: (t, p, id) => t === topic && p === partition && (id === topicId || regressed('topic-incarnations-mixed')) }, { clock, random: this.#random });
   }
 }

@@ -1,8 +1,9 @@
-import type { Socket } from 'bun';
 import { KafkaReader } from '../broker/protocol/reader.ts';
 import { KafkaWriter } from '../broker/protocol/writer.ts';
 import { concatBytes } from '../util/bytes.ts';
 import type { Clock, Timer } from '../util/clock.ts';
+import type { NetSocket, Network } from '../util/network.ts';
+import { systemNetwork } from '../util/system-network.ts';
 
 const FETCH_API_KEY = 1;
 const FETCH_VERSION = 11;
@@ -35,6 +36,8 @@ interface Report {
 
 export interface ProgressReporterOptions {
   readonly clock: Clock;
+  /** Where it connects to the leader; the operating system's sockets by default. */
+  readonly network?: Network;
   /** The leader's answer to a report: its high watermark for the partition (a follower caps its own by it). */
   highWatermark(topic: string, partition: number, highWatermark: number): void;
 }
@@ -52,7 +55,7 @@ export class ProgressReporter {
   readonly #host: string;
   readonly #port: number;
   readonly #options: ProgressReporterOptions;
-  #socket: Promise<Socket<undefined>> | null = null;
+  #socket: Promise<NetSocket> | null = null;
   readonly #pending = new Map<string, Report>();
   /** Reported, and not yet answered with a high watermark at or past the report. */
   readonly #unconfirmed = new Map<string, Report>();
@@ -127,16 +130,16 @@ export class ProgressReporter {
     socket.write(frame);
   }
 
-  #connect(): Promise<Socket<undefined>> {
+  #connect(): Promise<NetSocket> {
     this.#received = new Uint8Array(0);
     this.#sent.clear(); // what the earlier connection carried is answered there or never: its late answers count for nothing
     // Only this connection's own end clears it: a late close of an earlier one must not drop a newer one.
     const gone = () => void (this.#socket === connecting && (this.#socket = null));
-    const connecting: Promise<Socket<undefined>> = Bun.connect({
-      hostname: this.#host,
-      port: this.#port,
+    const connecting: Promise<NetSocket> = (this.#options.network ?? systemNetwork).connect(this.#host, this.#port, {
       // An earlier connection's late bytes belong to no frame of this one: dropped.
-      socket: { data: (_socket, chunk) => void (this.#socket === connecting && this.#onData(chunk)), close: gone, error: gone },
+      data: (_socket, chunk) => void (this.#socket === connecting && this.#onData(chunk)),
+      close: gone,
+      error: gone,
     });
     return connecting;
   }

@@ -1,6 +1,6 @@
-import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { Clock } from '../util/clock.ts';
+import { systemNetwork } from '../util/system-network.ts';
 
 /**
  * How long a registered host name's addresses are trusted before they are looked up again. Longer
@@ -8,10 +8,10 @@ import type { Clock } from '../util/clock.ts';
  */
 export const REGISTERED_ADDRESS_CACHE_MS = 30_000;
 
-/** Resolves a host name to its addresses (node:dns by default; tests inject one). */
+/** Resolves a host name to its addresses (the network's: DNS by default; tests and the simulation inject one). */
 export type HostResolver = (host: string) => Promise<string[]>;
 
-const systemResolver: HostResolver = async (host) => (await lookup(host, { all: true })).map((entry) => entry.address);
+const systemResolver: HostResolver = (host) => systemNetwork.resolve(host);
 
 /**
  * Whether a connection comes from a broker's registered address (its broker record's host), the

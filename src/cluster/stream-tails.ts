@@ -3,7 +3,7 @@ import { applyFrame } from '../replica/apply.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
 import { backoffDelayMs, type BackoffPolicy, sleep } from '../util/backoff.ts';
-import type { Clock } from '../util/clock.ts';
+import { type Clock, yieldTurn } from '../util/clock.ts';
 import type { Random } from '../util/random.ts';
 import type { Uuid } from '../util/uuid.ts';
 import type { StreamId } from '../wal/keys.ts';
@@ -146,7 +146,7 @@ export class StreamTails {
       }
       if (outcome === 'data') {
         idleWaitMs = pollIntervalMs;
-        await new Promise((resolve) => setImmediate(resolve));
+        await yieldTurn(clock);
       } else {
         await sleep(clock, idleWaitMs); // idle streams are probed less and less: each probe is a billed GET
         idleWaitMs = Math.min(pollIntervalMaxMs, idleWaitMs * 2);

@@ -2,7 +2,7 @@ import { FerryError, isFerryError } from '../errors.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { assert } from '../util/assert.ts';
-import type { Clock, Timer } from '../util/clock.ts';
+import { type Clock, type Timer, yieldTurn } from '../util/clock.ts';
 import { type Disk, readTextFileSync, systemDisk } from '../util/disk.ts';
 import { writeFileAtomicSync } from '../util/files.ts';
 import type { Uuid } from '../util/uuid.ts';
@@ -197,7 +197,7 @@ export class Follower {
         await this.#maybeCheckpoint();
         // Let the rest of the process run between objects: catching up applies many in a row
         // (measured: event-loop stalls of up to 1 s without this).
-        await new Promise((resolve) => setImmediate(resolve));
+        await yieldTurn(this.#clock);
       }
     }
   }

@@ -38,4 +38,6 @@ export interface Network {
   listen(host: string, port: number, handlers: SocketHandlers): Listener;
   /** Rejects when nothing listens there or the peer is unreachable. */
   connect(host: string, port: number, handlers: SocketHandlers): Promise<NetSocket>;
+  /** A host name's addresses as peers' `remoteAddress` shows them (DNS on the system network); none if unknown. */
+  resolve(host: string): Promise<string[]>;
 }

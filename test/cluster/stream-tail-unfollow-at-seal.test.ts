@@ -36,7 +36,8 @@ for (const how of ['unfollow', 'stopAll'] as const) {
     await leader.flush();
     await sealStream(store, 'p', a, { writerId: 'b', nowMs: 0 });
     tails.follow({ topic: 't', topicId: idOf('t'), partition: 0, log: follower, applied: () => {} }, [a]);
-    await until(() => chainAsked, 'the tail to reach the seal and read the chain');
+    // advance(0) runs the tail's turns between objects (clock.immediate: a ManualClock's are timers due now)
+    await until(() => (clock.advance(0), chainAsked), 'the tail to reach the seal and read the chain');
     expect(follower.logEndOffset).toBe(1);
     if (how === 'unfollow') tails.unfollow('t', 0);
     else tails.stopAll();
