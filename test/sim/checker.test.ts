@@ -257,6 +257,14 @@ describe('acks-resume-with-quorum', () => {
     expect(check(run(ops, [...allHealthy(), ...spell(1, 1_000 + BOUND_MS + 1_900, 30_000), ...spell(2, 1_000, 30_000)]))).toEqual([]);
   });
 
+  test('attempts still in flight when a write is acknowledged belong to no stall', () => {
+    const slow = (startMs: number) => produce('p1', { startMs, endMs: 9_500 }, [`v${valueCount++}`], null, { outcome: { ok: false, error: 'REQUEST_TIMED_OUT', answered: true } });
+    const ops = [...attempts(0, 1, 1, OK), slow(6_000), slow(7_000), slow(8_000), produce('p1', { startMs: 8_900, endMs: 9_000 }, [`v${valueCount++}`], null), ...attempts(10_000, 12_000, 500, OK)];
+    expect(check(run(ops, allHealthy()))).toEqual([]);
+    const resumedLater = ops.map((op) => (op.endMs === 9_000 ? { ...op, startMs: 9_900, endMs: 10_000 } : op));
+    expect(names(run(resumedLater, allHealthy()))).toEqual(['acks-resume-with-quorum']);
+  });
+
   test('no health recorded: no quorum window, nothing judged', () => {
     const ops = attempts(1_000, 20_000, 500, NOT_ENOUGH_REPLICAS);
     expect(check(run(ops, []))).toEqual([]);
@@ -281,7 +289,8 @@ describe('acks-resume-with-quorum', () => {
   });
 
   test('too few attempts, or a quick burst of failures, are no evidence', () => {
-    const two = [...attempts(10_000, 10_001, 1, NOT_ENOUGH_REPLICAS), ...attempts(20_000, 20_001, 1, NOT_ENOUGH_REPLICAS)];
+    // the first failure (at 1000) comes before anything was owed: two count
+    const two = [...attempts(1_000, 1_001, 1, NOT_ENOUGH_REPLICAS), ...attempts(10_000, 10_001, 1, NOT_ENOUGH_REPLICAS), ...attempts(20_000, 20_001, 1, NOT_ENOUGH_REPLICAS)];
     expect(check(run(two, allHealthy()))).toEqual([]);
     expect(names(run([...two, ...attempts(15_000, 15_001, 1, NOT_ENOUGH_REPLICAS)], allHealthy()))).toEqual(['acks-resume-with-quorum']);
     const burst = [...attempts(0, 1_000, 500, OK), ...attempts(10_000, 11_500, 300, NOT_ENOUGH_REPLICAS), ...attempts(11_500, 12_000, 500, OK)];
