@@ -46,9 +46,10 @@ export function resumeBoundMs(shape: RunShape): number {
  * acknowledged. Between one such moment p and the next q, the partition is in violation if, of
  * the acks=all attempts that started at or after p + R and ended by q, at least
  * STALL_ATTEMPTS_MIN failed (for the partition's sake: not for the producer's session) and they
- * span at least DEMAND_SPAN_MIN_MS, from the first one's start to the last one's end. Attempts that do not exist are not
- * demanded: producers that back off or give up leave nothing to judge. Judged for incarnations
- * whose topic surely exists (see TopicIncarnations.life).
+ * span at least DEMAND_SPAN_MIN_MS, from the first one's start to the last one's end. Attempts
+ * that do not exist are not demanded: producers that back off or give up leave nothing to judge.
+ * Judged for incarnations whose topic surely exists (see TopicIncarnations.life), from R after
+ * the window opened or the topic's create ended, whichever is later.
  */
 export function checkAcksResumeWithQuorum(index: HistoryIndex, out: ViolationList): void {
   const { shape, health } = index.history;
