@@ -138,9 +138,6 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
     probes,
     quietFromMs: quietFromMs - startMs,
     livenessBoundMs: LIVENESS_BOUND_MS,
-    shape: { brokers: scenario.brokers, cluster: scenario.cluster, replicationFactor: scenario.replicationFactor, minInsyncReplicas: scenario.minInsyncReplicas, leaseMs: scenario.leaseMs, scanIntervalMs: scenario.scanIntervalMs },
-    // Not recorded yet: with no change every broker counts as unhealthy, so acks-resume-with-quorum judges nothing.
-    health: [],
   };
   const violations = check(history);
   for (const error of uncaught) violations.push({ invariant: 'no-uncaught-errors', topic: '', partition: -1, offsets: [], message: error.split('\n').slice(0, 6).join('\n') });
