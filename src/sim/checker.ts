@@ -1,6 +1,7 @@
 import type { History } from './history.ts';
 import { type HistoryIndex, indexHistory } from './history-index.ts';
 import { ACKED_DURABLE, checkAckedDurable } from './invariants/acked-durable.ts';
+import { ACKS_RESUME_WITH_QUORUM, checkAcksResumeWithQuorum } from './invariants/acks-resume-with-quorum.ts';
 import { ACKED_READABLE, checkAckedReadable } from './invariants/acked-readable.ts';
 import { checkCommitsMonotonic, COMMITS_MONOTONIC } from './invariants/commits-monotonic.ts';
 import { checkFollowerPrefix, FOLLOWER_PREFIX } from './invariants/follower-prefix.ts';
@@ -36,6 +37,7 @@ export const INVARIANTS: readonly Invariant[] = [
   { name: LIVENESS_AFTER_QUIET, check: checkLivenessAfterQuiet },
   { name: ACKED_READABLE, check: checkAckedReadable },
   { name: READ_DURABLE, check: checkReadDurable },
+  { name: ACKS_RESUME_WITH_QUORUM, check: checkAcksResumeWithQuorum },
 ];
 
 /**

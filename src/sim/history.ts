@@ -111,6 +111,30 @@ export interface ProbeResult {
   readonly readAfterMs: number | null;
 }
 
+/** The run's shape, for invariants that depend on it (acks-resume-with-quorum). */
+export interface RunShape {
+  /** Node ids are 1..brokers. */
+  readonly brokers: number;
+  /** false: one broker alone (`ferry broker`), no leases. */
+  readonly cluster: boolean;
+  readonly replicationFactor: number;
+  readonly minInsyncReplicas: number;
+  readonly leaseMs: number;
+  readonly scanIntervalMs: number;
+}
+
+/**
+ * A broker's health changing. Healthy: its process serves, is not paused, reaches both stores and
+ * the network, and its disk has room. Times are simulated ms on the ops' time base. Every node is
+ * unhealthy at the run's start until its first `healthy: true`; a repeat of the current state is
+ * no change.
+ */
+export interface HealthChange {
+  readonly node: number;
+  readonly atMs: number;
+  readonly healthy: boolean;
+}
+
 export interface History {
   readonly seed: number;
   /** When the run started (simulated ms): a violation's trace prints times relative to it (default: the earliest event). */
@@ -122,4 +146,8 @@ export interface History {
   /** When faults stopped (simulated ms), and the bound within which probes must succeed. */
   readonly quietFromMs: number;
   readonly livenessBoundMs: number;
+  /** The run's shape. */
+  readonly shape: RunShape;
+  /** Each broker's health changes, in any order (the checker sorts them). */
+  readonly health: readonly HealthChange[];
 }

@@ -17,6 +17,18 @@ interface TopicEvents {
   readonly startsMs: number[];
   /** endsMaxMs[i]: the latest end among events 0..i. */
   readonly endsMaxMs: number[];
+  /** creates[i]: event i is a create (whatever its outcome). */
+  readonly creates: boolean[];
+  /** createdOk[i]: event i is a create that succeeded, so the incarnation after it surely exists. */
+  readonly createdOk: boolean[];
+}
+
+/** When an incarnation can hold ops (between the events around it), and whether its topic surely exists then. */
+export interface IncarnationLife {
+  readonly fromMs: number;
+  readonly toMs: number;
+  /** Incarnation 0 exists unless the topic's first event is a create; a later one only after a create that succeeded. */
+  readonly exists: boolean;
 }
 
 /**
@@ -43,7 +55,9 @@ export class TopicIncarnations {
       const endsMaxMs: number[] = [];
       let max = -Infinity;
       for (const event of events) endsMaxMs.push((max = Math.max(max, event.endMs)));
-      this.#topics.set(topic, { startsMs: events.map((event) => event.startMs), endsMaxMs });
+      const createdOk = events.map((event) => event.kind === 'create-topic' && event.outcome.ok);
+      const creates = events.map((event) => event.kind === 'create-topic');
+      this.#topics.set(topic, { startsMs: events.map((event) => event.startMs), endsMaxMs, creates, createdOk });
     }
   }
 
@@ -54,6 +68,16 @@ export class TopicIncarnations {
     const startedBefore = countAtMost(events.startsMs, endMs);
     if (startedBefore > 0 && events.endsMaxMs[startedBefore - 1]! >= startMs) return null;
     return startedBefore;
+  }
+
+  /** The span of time incarnation `incarnation` of `topic` lives in (unbounded ends are ±Infinity). */
+  life(topic: string, incarnation: number): IncarnationLife {
+    const events = this.#topics.get(topic);
+    if (events === undefined) return { fromMs: -Infinity, toMs: Infinity, exists: true };
+    const fromMs = incarnation === 0 ? -Infinity : events.endsMaxMs[incarnation - 1]!;
+    const toMs = events.startsMs[incarnation] ?? Infinity;
+    const exists = incarnation === 0 ? !events.creates[0] : events.createdOk[incarnation - 1]!;
+    return { fromMs, toMs, exists };
   }
 
   /** The incarnation the run ends in: the one the final replica logs hold. */
@@ -69,6 +93,18 @@ export function countAtMost(values: readonly number[], limit: number): number {
   while (low < high) {
     const middle = (low + high) >>> 1;
     if (values[middle]! <= limit) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** How many of the ascending `values` are < `limit`. */
+export function countBelow(values: readonly number[], limit: number): number {
+  let low = 0;
+  let high = values.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (values[middle]! < limit) low = middle + 1;
     else high = middle;
   }
   return low;

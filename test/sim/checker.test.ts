@@ -1,8 +1,10 @@
 import { describe, expect, test } from 'bun:test';
 import { check, formatViolation, INVARIANTS } from '../../src/sim/checker.ts';
-import type { ClientOp, History } from '../../src/sim/history.ts';
+import type { ClientOp, HealthChange, History, Outcome, ProduceOp, RunShape } from '../../src/sim/history.ts';
+import { resumeBoundMs } from '../../src/sim/invariants/acks-resume-with-quorum.ts';
+import { quorumWindows } from '../../src/sim/quorum-windows.ts';
 import { TRACE_LINES_MAX } from '../../src/sim/trace.ts';
-import { admin, commit, fetch, history, idempotent, NO_ANSWER, offsetFetch, probe, produce, replica, VALID_LOG, validHistory, validOps } from './history-fixture.ts';
+import { admin, allHealthy, commit, fetch, history, idempotent, NO_ANSWER, OK, offsetFetch, probe, produce, replica, SHAPE, spell, VALID_LOG, validHistory, validOps } from './history-fixture.ts';
 
 const names = (run: History): string[] => [...new Set(check(run).map((violation) => violation.invariant))].sort();
 
@@ -10,7 +12,7 @@ test('the valid run passes every invariant', () => {
   expect(check(validHistory())).toEqual([]);
   expect(INVARIANTS.map((invariant) => invariant.name)).toEqual([
     'acked-durable', 'offset-unique', 'idempotent-no-duplicates', 'high-watermark-monotonic', 'follower-prefix',
-    'commits-monotonic', 'liveness-after-quiet', 'acked-readable', 'read-durable',
+    'commits-monotonic', 'liveness-after-quiet', 'acked-readable', 'read-durable', 'acks-resume-with-quorum',
   ]);
 });
 
@@ -189,6 +191,166 @@ test('read-durable: a record read below the high watermark but missing from the 
   expect(check(history({ ops, replicaLogs: [replica(1, true, ['b0'])] }))).toEqual([]);
   const atHighWatermark = [ops[0]!, fetch('c1', { startMs: 200, endMs: 210 }, 0, ['b0'], 0)];
   expect(check(history({ ops: atHighWatermark, replicaLogs: [replica(1, true, [])] }))).toEqual([]);
+});
+
+describe('acks-resume-with-quorum', () => {
+  const NOT_ENOUGH_REPLICAS: Outcome = { ok: false, error: 'NOT_ENOUGH_REPLICAS', answered: true };
+  const ATTEMPT_MS = 50;
+  let valueCount = 0;
+  /** acks=all attempts to t/0 every `everyMs` over [fromMs, toMs), each lasting ATTEMPT_MS. */
+  const attempts = (fromMs: number, toMs: number, everyMs: number, outcome: Outcome): ProduceOp[] => {
+    const ops: ProduceOp[] = [];
+    for (let atMs = fromMs; atMs < toMs; atMs += everyMs) ops.push(produce('p1', { startMs: atMs, endMs: atMs + ATTEMPT_MS }, [`v${valueCount++}`], null, { outcome }));
+    return ops;
+  };
+  /** A run of these attempts whose final leader holds every acknowledged one (so only this invariant can object). */
+  const run = (ops: ProduceOp[], health: HealthChange[], shape: RunShape = SHAPE): History => {
+    let offset = 0;
+    const placed = [...ops].sort((a, b) => a.startMs - b.startMs).map((op) => (op.outcome.ok ? { ...op, baseOffset: offset++ } : op));
+    const log = placed.filter((op) => op.outcome.ok).flatMap((op) => op.values);
+    return history({ ops: placed, replicaLogs: [replica(1, true, log)], shape, health });
+  };
+  const BOUND_MS = resumeBoundMs(SHAPE);
+
+  test('the resume bound: 2 leases, 3 scans and 3 s of slack', () => {
+    expect(BOUND_MS).toBe(5_300);
+  });
+
+  test('a broker unhealthy with the quorum holding: acks fail during the takeover, then resume', () => {
+    const ops = [...attempts(0, 1_000, 200, OK), ...attempts(1_000, 5_000, 500, NOT_ENOUGH_REPLICAS), ...attempts(5_000, 30_000, 500, OK)];
+    expect(check(run(ops, [...allHealthy(), ...spell(2, 1_000, 20_000)]))).toEqual([]);
+  });
+
+  test('the quorum holds for long and every attempt fails: caught, naming the partition', () => {
+    const ops = [...attempts(0, 1_000, 200, OK), ...attempts(1_000, 20_000, 500, NOT_ENOUGH_REPLICAS)];
+    const violations = check(run(ops, [...allHealthy(), ...spell(2, 1_000, 30_000)]));
+    expect(violations.map((v) => v.invariant)).toEqual(['acks-resume-with-quorum']);
+    // owed from the health change at 1000 + 5300; the first attempt at or after 6300 starts at 6500
+    expect(violations[0]).toMatchObject({ topic: 't', partition: 0, incarnation: 0, atMs: 6_500 });
+    expect(violations[0]!.message).toContain('after a broker\'s health changed (resume bound 5300 ms)');
+    expect(violations[0]!.message).toContain('first: p1->node 1 NOT_ENOUGH_REPLICAS');
+  });
+
+  test('a resume later than the bound plus the demand span is caught; one within it is not', () => {
+    const health = [...allHealthy(), ...spell(2, 1_000, 30_000)];
+    const late = [...attempts(1_000, 9_000, 500, NOT_ENOUGH_REPLICAS), ...attempts(9_000, 12_000, 500, OK)];
+    expect(names(run(late, health))).toEqual(['acks-resume-with-quorum']);
+    // the failures owed a success (started from 6300 on) span only 6500..7550: under the 2000 ms demand span
+    const inTime = [...attempts(1_000, 8_000, 500, NOT_ENOUGH_REPLICAS), ...attempts(8_000, 12_000, 500, OK)];
+    expect(check(run(inTime, health))).toEqual([]);
+  });
+
+  test('a stall after an acknowledged write, with no health change, is caught', () => {
+    const ops = [...attempts(0, 2_000, 500, OK), ...attempts(2_000, 12_000, 500, NO_ANSWER)];
+    const violations = check(run(ops, allHealthy()));
+    expect(violations.map((v) => v.invariant)).toEqual(['acks-resume-with-quorum']);
+    expect(violations[0]!.message).toContain('after an acks=all write was acknowledged');
+  });
+
+  test('the quorum lost (two of two brokers unhealthy at once): failures are not demanded', () => {
+    const ops = [...attempts(0, 1_000, 200, OK), ...attempts(1_000, 20_000, 500, NOT_ENOUGH_REPLICAS)];
+    const bothDown = [...allHealthy(), ...spell(1, 3_000, 30_000), ...spell(2, 1_000, 30_000)];
+    expect(check(run(ops, bothDown))).toEqual([]);
+    // with min.insync 2 (no broker may be down) one unhealthy broker already loses the quorum
+    expect(check(run(ops, [...allHealthy(), ...spell(2, 1_000, 30_000)], { ...SHAPE, minInsyncReplicas: 2 }))).toEqual([]);
+    // but a quorum window shorter than R + the demand span, with failures throughout, is not judged either
+    expect(check(run(ops, [...allHealthy(), ...spell(1, 1_000 + BOUND_MS + 1_900, 30_000), ...spell(2, 1_000, 30_000)]))).toEqual([]);
+  });
+
+  test('attempts still in flight when a write is acknowledged belong to no stall', () => {
+    const slow = (startMs: number) => produce('p1', { startMs, endMs: 9_500 }, [`v${valueCount++}`], null, { outcome: { ok: false, error: 'REQUEST_TIMED_OUT', answered: true } });
+    const ops = [...attempts(0, 1, 1, OK), slow(6_000), slow(7_000), slow(8_000), produce('p1', { startMs: 8_900, endMs: 9_000 }, [`v${valueCount++}`], null), ...attempts(10_000, 12_000, 500, OK)];
+    expect(check(run(ops, allHealthy()))).toEqual([]);
+    const resumedLater = ops.map((op) => (op.endMs === 9_000 ? { ...op, startMs: 9_900, endMs: 10_000 } : op));
+    expect(names(run(resumedLater, allHealthy()))).toEqual(['acks-resume-with-quorum']);
+  });
+
+  test('no health recorded: no quorum window, nothing judged', () => {
+    const ops = attempts(1_000, 20_000, 500, NOT_ENOUGH_REPLICAS);
+    expect(check(run(ops, []))).toEqual([]);
+  });
+
+  test('single broker: demanded while it is healthy, not while it is down', () => {
+    const single: RunShape = { brokers: 1, cluster: false, replicationFactor: 1, minInsyncReplicas: 1, leaseMs: 1_000, scanIntervalMs: 100 };
+    const down = [{ node: 1, atMs: 0, healthy: true }, ...spell(1, 1_000, 20_000)];
+    const ops = [...attempts(0, 1_000, 200, OK), ...attempts(1_000, 20_000, 500, NO_ANSWER), ...attempts(21_000, 25_000, 500, OK)];
+    expect(check(run(ops, down, single))).toEqual([]);
+    const up = [{ node: 1, atMs: 0, healthy: true }];
+    expect(names(run(ops, up, single))).toEqual(['acks-resume-with-quorum']);
+  });
+
+  test('errors of the producer\'s session, and other acks, are not failures of the partition', () => {
+    const health = allHealthy();
+    const session = attempts(1_000, 20_000, 500, { ok: false, error: 'OUT_OF_ORDER_SEQUENCE_NUMBER', answered: true });
+    expect(check(run(session, health))).toEqual([]);
+    const acksOne = attempts(1_000, 20_000, 500, NOT_ENOUGH_REPLICAS).map((op) => ({ ...op, acks: 1 as const }));
+    expect(check(run(acksOne, health))).toEqual([]);
+    expect(names(run(attempts(1_000, 20_000, 500, NOT_ENOUGH_REPLICAS), health))).toEqual(['acks-resume-with-quorum']);
+  });
+
+  test('too few attempts, or a quick burst of failures, are no evidence', () => {
+    // the first failure (at 1000) comes before anything was owed: two count
+    const two = [...attempts(1_000, 1_001, 1, NOT_ENOUGH_REPLICAS), ...attempts(10_000, 10_001, 1, NOT_ENOUGH_REPLICAS), ...attempts(20_000, 20_001, 1, NOT_ENOUGH_REPLICAS)];
+    expect(check(run(two, allHealthy()))).toEqual([]);
+    expect(names(run([...two, ...attempts(15_000, 15_001, 1, NOT_ENOUGH_REPLICAS)], allHealthy()))).toEqual(['acks-resume-with-quorum']);
+    const burst = [...attempts(0, 1_000, 500, OK), ...attempts(10_000, 11_500, 300, NOT_ENOUGH_REPLICAS), ...attempts(11_500, 12_000, 500, OK)];
+    expect(check(run(burst, allHealthy()))).toEqual([]);
+    const longer = [...attempts(0, 1_000, 500, OK), ...attempts(10_000, 12_500, 300, NOT_ENOUGH_REPLICAS), ...attempts(12_500, 13_000, 500, OK)];
+    expect(names(run(longer, allHealthy()))).toEqual(['acks-resume-with-quorum']);
+  });
+
+  test('a deleted topic is not demanded; a re-created one only from R after its creation', () => {
+    const failing = (fromMs: number) => attempts(fromMs, 30_000, 500, { ok: false, error: 'UNKNOWN_TOPIC_OR_PARTITION', answered: true });
+    const deleted = [admin('delete-topic', { startMs: 1_000, endMs: 1_100 }), ...failing(1_200)];
+    expect(check(history({ ops: deleted, replicaLogs: [], probes: [] }))).toEqual([]);
+    expect(names(history({ ops: failing(1_200), replicaLogs: [], probes: [] }))).toEqual(['acks-resume-with-quorum']);
+    const recreated = [admin('delete-topic', { startMs: 1_000, endMs: 1_100 }), admin('create-topic', { startMs: 1_200, endMs: 1_300 }), ...failing(1_400)];
+    const violations = check(history({ ops: recreated, replicaLogs: [replica(1, true, [])] }));
+    expect(violations.map((v) => [v.invariant, v.incarnation, v.atMs])).toEqual([['acks-resume-with-quorum', 2, 6_900]]);
+    expect(violations[0]!.message).toContain('after the topic was created');
+  });
+});
+
+describe('quorum windows', () => {
+  const FIVE: RunShape = { brokers: 5, cluster: true, replicationFactor: 3, minInsyncReplicas: 2, leaseMs: 1_000, scanIntervalMs: 100 };
+  const spans = (shape: RunShape, health: HealthChange[]) => quorumWindows(shape, health).map((w) => [w.fromMs, w.toMs, [...w.changesMs]]);
+
+  test('overlapping unhealthy spells of several brokers, with one tolerated (RF 3, min.insync 2)', () => {
+    const health = [
+      ...spell(1, 1_000, 5_000),
+      ...spell(2, 3_000, 8_000),
+      ...spell(3, 7_000, 9_000),
+      { node: 4, atMs: 12_000, healthy: false },
+      // a swap at one instant: still one broker down, the window goes on
+      { node: 1, atMs: 14_000, healthy: false },
+      { node: 4, atMs: 14_000, healthy: true },
+      // no change: node 5 is healthy already
+      { node: 5, atMs: 15_000, healthy: true },
+      ...allHealthy(FIVE),
+    ].reverse();
+    expect(spans(FIVE, health)).toEqual([
+      [0, 3_000, [1_000]],
+      [5_000, 7_000, []],
+      [8_000, Infinity, [9_000, 12_000, 14_000]],
+    ]);
+  });
+
+  test('every node starts unhealthy: the window opens when enough have come up', () => {
+    const health = [{ node: 1, atMs: 100, healthy: true }, { node: 2, atMs: 200, healthy: true }, { node: 3, atMs: 300, healthy: true }, { node: 4, atMs: 400, healthy: true }, { node: 5, atMs: 500, healthy: true }];
+    expect(spans(FIVE, health)).toEqual([[400, Infinity, [500]]]);
+    expect(spans(FIVE, [])).toEqual([]);
+  });
+
+  test('none tolerated (min.insync = RF, or a single broker): any unhealthy broker closes the window', () => {
+    const strict = { ...FIVE, minInsyncReplicas: 3 };
+    expect(spans(strict, [...allHealthy(FIVE), ...spell(5, 1_000, 2_000)])).toEqual([[0, 1_000, []], [2_000, Infinity, []]]);
+    const single: RunShape = { brokers: 1, cluster: false, replicationFactor: 1, minInsyncReplicas: 1, leaseMs: 1_000, scanIntervalMs: 100 };
+    expect(spans(single, [{ node: 1, atMs: 0, healthy: true }, ...spell(1, 1_000, 2_000)])).toEqual([[0, 1_000, []], [2_000, Infinity, []]]);
+  });
+
+  test('a health change of a node outside the cluster is a broken history', () => {
+    expect(() => quorumWindows(FIVE, [{ node: 6, atMs: 0, healthy: true }])).toThrow('outside 1..5');
+  });
 });
 
 describe('topic incarnations', () => {

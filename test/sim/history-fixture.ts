@@ -1,5 +1,5 @@
 // Hand-built histories for the checker's tests: a small valid run and helpers to break it.
-import type { AdminOp, ClientOp, CommitOp, FaultEvent, FetchOp, History, OffsetFetchOp, Outcome, ProbeResult, ProduceOp, ReplicaLog } from '../../src/sim/history.ts';
+import type { AdminOp, ClientOp, CommitOp, FaultEvent, FetchOp, HealthChange, History, OffsetFetchOp, Outcome, ProbeResult, ProduceOp, ReplicaLog, RunShape } from '../../src/sim/history.ts';
 
 export const OK: Outcome = { ok: true };
 export const NO_ANSWER: Outcome = { ok: false, error: 'DISCONNECTED', answered: false };
@@ -51,8 +51,25 @@ export function probe(writeAfterMs: number | null = 50, readAfterMs: number | nu
   return { topic, partition: 0, writeAfterMs, readAfterMs };
 }
 
-export function history(parts: { ops: ClientOp[]; replicaLogs: ReplicaLog[]; probes?: ProbeResult[]; faults?: FaultEvent[] }): History {
-  return { seed: 42, startMs: 0, ops: parts.ops, faults: parts.faults ?? [], replicaLogs: parts.replicaLogs, probes: parts.probes ?? [probe()], quietFromMs: 5_000, livenessBoundMs: LIVENESS_BOUND_MS };
+/** The fixture's cluster: nodes 1 and 2 hold t/0 (RF 2), min.insync 1, so one broker may be down. Resume bound: 2×1000 + 3×100 + 3000 = 5300 ms. */
+export const SHAPE: RunShape = { brokers: 2, cluster: true, replicationFactor: 2, minInsyncReplicas: 1, leaseMs: 1_000, scanIntervalMs: 100 };
+
+/** Every node of `shape` healthy from 0 on. */
+export function allHealthy(shape: RunShape = SHAPE): HealthChange[] {
+  return Array.from({ length: shape.brokers }, (_, i) => ({ node: i + 1, atMs: 0, healthy: true }));
+}
+
+/** `node` unhealthy over [fromMs, toMs). */
+export function spell(node: number, fromMs: number, toMs: number): HealthChange[] {
+  return [{ node, atMs: fromMs, healthy: false }, { node, atMs: toMs, healthy: true }];
+}
+
+export function history(parts: { ops: ClientOp[]; replicaLogs: ReplicaLog[]; probes?: ProbeResult[]; faults?: FaultEvent[]; shape?: RunShape; health?: HealthChange[] }): History {
+  const shape = parts.shape ?? SHAPE;
+  return {
+    seed: 42, startMs: 0, ops: parts.ops, faults: parts.faults ?? [], replicaLogs: parts.replicaLogs, probes: parts.probes ?? [probe()],
+    quietFromMs: 5_000, livenessBoundMs: LIVENESS_BOUND_MS, shape, health: parts.health ?? allHealthy(shape),
+  };
 }
 
 /**

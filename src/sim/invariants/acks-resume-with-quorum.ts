@@ -1,0 +1,161 @@
+import type { ProduceOp, RunShape } from '../history.ts';
+import type { HistoryIndex, PartitionHistory } from '../history-index.ts';
+import { countAtMost, countBelow } from '../incarnations.ts';
+import { type QuorumWindow, quorumWindows, toleratedUnhealthy } from '../quorum-windows.ts';
+import type { ViolationList } from '../violation.ts';
+
+export const ACKS_RESUME_WITH_QUORUM = 'acks-resume-with-quorum';
+
+/**
+ * The resume bound R, from the last disruption to acks=all working again. A leader lost at t is
+ * found out when its lease runs out (one lease) and the next scan sees it; the new leader's
+ * takeover then seals the old stream and rebuilds (a second lease covers that and a takeover that
+ * races a restarting broker's own); a few scans pass between each of these steps. The slack
+ * covers what is neither: the client learning the new leader (a metadata refresh after its
+ * failed attempt) and its retry backoff, and the WAL upload of the first batch.
+ */
+export const RESUME_BOUND_LEASES = 2;
+export const RESUME_BOUND_SCANS = 3;
+export const RESUME_SLACK_MS = 3_000;
+/** The failures past R must span at least this long (first start to last end): a burst of quick failures is a blip, a stall this long is not. */
+export const DEMAND_SPAN_MIN_MS = 2_000;
+/** And be at least this many attempts: evidence that producers kept asking (a client that gave up asks nothing). */
+export const STALL_ATTEMPTS_MIN = 3;
+
+/** Errors about the producer's own session, not the partition's availability: the producer resets and goes on. */
+const PRODUCER_SESSION_ERRORS: ReadonlySet<string> = new Set([
+  'OUT_OF_ORDER_SEQUENCE_NUMBER',
+  'UNKNOWN_PRODUCER_ID',
+  'INVALID_PRODUCER_EPOCH',
+  'PRODUCER_FENCED',
+  'INVALID_PRODUCER_ID_MAPPING',
+]);
+/** The broker holds the batch already and answers for its durability: as good as an acknowledgement. */
+const ANSWERED_AS_WRITTEN = 'DUPLICATE_SEQUENCE_NUMBER';
+
+export function resumeBoundMs(shape: RunShape): number {
+  return RESUME_BOUND_LEASES * shape.leaseMs + RESUME_BOUND_SCANS * shape.scanIntervalMs + RESUME_SLACK_MS;
+}
+
+/**
+ * acks-resume-with-quorum: while a min.insync quorum of a partition's replicas is alive (a quorum
+ * window, see quorum-windows.ts), acks=all on it works again within the resume bound R of the
+ * last disruption. Inside a window, each of these starts the clock again: the window's opening
+ * (or the topic's creation, if later), every broker's health change (replica sets are not in the
+ * history, so any broker's change may be this partition's leader's), and every acks=all write
+ * acknowledged. Between one such moment p and the next q, the partition is in violation if, of
+ * the acks=all attempts that started at or after p + R and ended by q, at least
+ * STALL_ATTEMPTS_MIN failed (for the partition's sake: not for the producer's session) and they
+ * span at least DEMAND_SPAN_MIN_MS, from the first one's start to the last one's end. Attempts
+ * that do not exist are not demanded: producers that back off or give up leave nothing to judge.
+ * Judged for incarnations whose topic surely exists (see TopicIncarnations.life), from R after
+ * the window opened or the topic's create ended, whichever is later.
+ */
+export function checkAcksResumeWithQuorum(index: HistoryIndex, out: ViolationList): void {
+  const { shape, health } = index.history;
+  const windows = quorumWindows(shape, health);
+  if (windows.length === 0) return;
+  const context: Context = { boundMs: resumeBoundMs(shape), tolerated: toleratedUnhealthy(shape), brokers: shape.brokers, out };
+  for (const partition of index.partitions) {
+    const life = index.incarnations.life(partition.topic, partition.incarnation);
+    if (!life.exists) continue;
+    const attempts = sortAttempts(partition.produces);
+    if (attempts.failures.length < STALL_ATTEMPTS_MIN) continue;
+    for (const window of windows) {
+      const fromMs = Math.max(window.fromMs, life.fromMs);
+      const toMs = Math.min(window.toMs, life.toMs);
+      if (toMs - fromMs < context.boundMs + DEMAND_SPAN_MIN_MS) continue;
+      const opening: Anchor = { atMs: fromMs, what: fromMs === window.fromMs ? 'the quorum window opened' : 'the topic was created' };
+      const anchors = anchorsWithin(window, attempts.resumedMs, opening, toMs);
+      for (let i = 0; i < anchors.length; i++) {
+        checkStretch(partition, attempts, anchors[i]!, anchors[i + 1]?.atMs ?? toMs, window, context);
+      }
+    }
+  }
+}
+
+interface Context {
+  readonly boundMs: number;
+  readonly tolerated: number;
+  readonly brokers: number;
+  readonly out: ViolationList;
+}
+
+interface Anchor {
+  readonly atMs: number;
+  readonly what: string;
+}
+
+interface Attempts {
+  /** End times of acks=all writes acknowledged, ascending. */
+  readonly resumedMs: number[];
+  /** Failed acks=all attempts that speak of the partition's availability, by start time. */
+  readonly failures: ProduceOp[];
+  /** failures' start times, for binary search. */
+  readonly failureStartsMs: number[];
+}
+
+function sortAttempts(produces: readonly ProduceOp[]): Attempts {
+  const resumedMs: number[] = [];
+  const failures: ProduceOp[] = [];
+  for (const op of produces) {
+    if (op.acks !== -1) continue;
+    const outcome = op.outcome;
+    if (outcome.ok || outcome.error === ANSWERED_AS_WRITTEN) resumedMs.push(op.endMs);
+    else if (!PRODUCER_SESSION_ERRORS.has(outcome.error)) failures.push(op);
+  }
+  resumedMs.sort((a, b) => a - b);
+  failures.sort((a, b) => a.startMs - b.startMs);
+  return { resumedMs, failures, failureStartsMs: failures.map((op) => op.startMs) };
+}
+
+/**
+ * The moments inside [opening, toMs) that start the resume clock again, ascending: the opening,
+ * the window's health changes and the acknowledged writes. Same-instant anchors are kept: an
+ * empty stretch between them judges nothing.
+ */
+function anchorsWithin(window: QuorumWindow, resumedMs: readonly number[], opening: Anchor, toMs: number): Anchor[] {
+  const changes = window.changesMs;
+  const anchors: Anchor[] = [opening];
+  let c = countAtMost(changes, opening.atMs);
+  let r = countAtMost(resumedMs, opening.atMs);
+  for (;;) {
+    const change = c < changes.length && changes[c]! < toMs ? changes[c]! : Infinity;
+    const resumed = r < resumedMs.length && resumedMs[r]! < toMs ? resumedMs[r]! : Infinity;
+    if (change === Infinity && resumed === Infinity) return anchors;
+    if (change <= resumed) {
+      anchors.push({ atMs: change, what: 'a broker\'s health changed' });
+      c++;
+    } else {
+      anchors.push({ atMs: resumed, what: 'an acks=all write was acknowledged' });
+      r++;
+    }
+  }
+}
+
+/** One stretch (anchor, untilMs]: owed a working acks=all from anchor + R on. */
+function checkStretch(partition: PartitionHistory, attempts: Attempts, anchor: Anchor, untilMs: number, window: QuorumWindow, context: Context): void {
+  const owedFromMs = anchor.atMs + context.boundMs;
+  if (untilMs - owedFromMs < DEMAND_SPAN_MIN_MS) return;
+  let count = 0;
+  let first: ProduceOp | null = null;
+  let lastEndMs = -Infinity;
+  // failures started at or after owedFromMs: the first index is how many started before it
+  for (let i = countBelow(attempts.failureStartsMs, owedFromMs); i < attempts.failures.length; i++) {
+    const op = attempts.failures[i]!;
+    if (op.startMs > untilMs) break;
+    if (op.endMs > untilMs) continue;
+    count++;
+    first ??= op;
+    lastEndMs = Math.max(lastEndMs, op.endMs);
+  }
+  if (first === null || count < STALL_ATTEMPTS_MIN || lastEndMs - first.startMs < DEMAND_SPAN_MIN_MS) return;
+  const windowMs = window.toMs === Infinity ? 'to the end of the run' : `for ${window.toMs - window.fromMs} ms`;
+  const outcome = first.outcome.ok ? 'ok' : first.outcome.answered ? first.outcome.error : `no answer (${first.outcome.error})`;
+  const detail =
+    `${count} acks=all attempts failed over ${lastEndMs - first.startMs} ms, the first ${first.startMs - anchor.atMs} ms after ${anchor.what} ` +
+    `(resume bound ${context.boundMs} ms), while at most ${context.tolerated} of ${context.brokers} brokers were unhealthy (quorum window ${windowMs}); ` +
+    `first: ${first.client}->node ${first.node} ${outcome}`;
+  context.out.add(ACKS_RESUME_WITH_QUORUM, partition, 'acks=all did not resume with a quorum alive', null, detail, first.startMs);
+}
+
