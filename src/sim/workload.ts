@@ -1,0 +1,232 @@
+import { assert } from '../util/assert.ts';
+import type { Clock } from '../util/clock.ts';
+import { SeededRandom } from '../util/random.ts';
+import { SIM_BROKER_PORT, type SimBrokerHost } from './broker-process.ts';
+import { type BrokerAddress, type ClientOptions, SimAdmin, type SimClient, SimConsumer, SimGroupConsumer, SimProducer } from './client/index.ts';
+import type { ClientOp, FetchOp, ProbeResult } from './history.ts';
+import type { SimNetwork } from './network.ts';
+import type { Scenario } from './scenario.ts';
+import { ProcessGate, SimClock, type SimScheduler } from './scheduler.ts';
+
+/** Between two batches of one producer: drawn in this range (simulated ms). */
+const PRODUCE_GAP_MS_MIN = 10;
+const PRODUCE_GAP_MS_MAX = 120;
+/** Records per batch, at most. */
+const BATCH_RECORDS_MAX = 4;
+/** A producer with this many batches unfinished waits before adding more (clients hold bounded memory too). */
+const PENDING_BATCHES_MAX = 12;
+/** Creating the scenario's topics at the start: tries, and the wait between them. */
+const SETUP_MS_MAX = 60_000;
+const SETUP_RETRY_MS = 500;
+/** When, within the chaos, the admin deletes a topic and creates it again, and the pause between the two. */
+const RECREATE_GAP_MS_MIN = 500;
+const RECREATE_GAP_MS_MAX = 3_000;
+const RECREATES_MAX = 2;
+/** A probe's wait between two failed attempts. */
+const PROBE_RETRY_MS = 250;
+const GROUP = 'g0';
+
+export type RunFor = (ms: number, done?: () => boolean) => Promise<number>;
+
+export interface WorkloadOptions {
+  readonly scenario: Scenario;
+  readonly scheduler: SimScheduler;
+  readonly network: SimNetwork;
+  readonly hosts: readonly SimBrokerHost[];
+  readonly record: (op: ClientOp) => void;
+  readonly log: (line: string) => void;
+  readonly random: SeededRandom;
+}
+
+/**
+ * The clients of a run and what they do: the admin creates the scenario's topics (and, if the
+ * scenario says so, deletes and re-creates one during the chaos); producers send batches at
+ * drawn moments to drawn partitions; partition consumers read from the earliest offset; a group
+ * of consumers reads every topic and commits. Clients run on their own process (never faulted:
+ * faults are the brokers'), on the simulation's clock. After the chaos, probes write to and read
+ * from every partition (liveness), and the clients drain.
+ */
+export class SimWorkload {
+  readonly #options: WorkloadOptions;
+  readonly #clock: Clock;
+  readonly #random: SeededRandom;
+  readonly #admin: SimAdmin;
+  readonly #clients: SimClient[] = [];
+  readonly #producers: SimProducer[] = [];
+  readonly #topics: Map<string, number>;
+  /** Sees every op as it is recorded (the probes watch for their reads). */
+  readonly #watchers = new Set<(op: ClientOp) => void>();
+  readonly #ops: { ops: ClientOp[] };
+  #producing = false;
+  #clientCount = 0;
+
+  constructor(options: WorkloadOptions) {
+    this.#options = options;
+    this.#clock = new SimClock(options.scheduler, new ProcessGate('clients'));
+    this.#random = options.random;
+    this.#topics = new Map(options.scenario.topics.map((topic) => [topic.name, topic.partitions]));
+    // the clients push into `ops`; each push goes to the run's history and to the watchers
+    const record = (op: ClientOp) => {
+      options.record(op);
+      for (const watcher of this.#watchers) watcher(op);
+    };
+    this.#ops = { ops: new Proxy([] as ClientOp[], { get: (target, key) => (key === 'push' ? (...ops: ClientOp[]) => ops.forEach(record) : Reflect.get(target, key)) }) };
+    this.#admin = new SimAdmin(this.#clientOptions('admin'));
+  }
+
+  /** The topics as they are at the end, for the audit of every replica's log. */
+  finalTopics(): { readonly name: string; readonly partitions: number }[] {
+    return [...this.#topics].map(([name, partitions]) => ({ name, partitions }));
+  }
+
+  /** Creates the scenario's topics, trying again until each exists. */
+  async setup(runFor: RunFor): Promise<void> {
+    const { scenario } = this.#options;
+    let done = false;
+    const create = async () => {
+      for (const topic of scenario.topics) {
+        for (;;) {
+          const outcome = await this.#admin.createTopic(topic.name, topic.partitions, scenario.replicationFactor);
+          if (outcome.ok || outcome.error === 'TOPIC_ALREADY_EXISTS') break;
+          await this.#sleep(SETUP_RETRY_MS);
+        }
+      }
+      done = true;
+    };
+    void create();
+    await runFor(SETUP_MS_MAX, () => done);
+    if (!done) this.#options.log('setup: the topics were not all created in time');
+  }
+
+  start(): void {
+    const { scenario } = this.#options;
+    this.#producing = true;
+    for (const spec of scenario.producers) {
+      const producer = new SimProducer({ ...this.#clientOptions(spec.name), idempotent: spec.idempotent, acks: spec.acks });
+      this.#producers.push(producer);
+      this.#startClient(producer);
+      void this.#produceLoop(producer);
+    }
+    for (let i = 0; i < scenario.partitionConsumers; i++) {
+      const [topic, partition] = this.#drawPartition();
+      this.#startClient(new SimConsumer({ ...this.#clientOptions(`c${i}`), topic, partition, startOffset: 'earliest' }));
+    }
+    for (let i = 0; i < scenario.groupConsumers; i++) {
+      this.#startClient(new SimGroupConsumer({ ...this.#clientOptions(`g${i}`), group: GROUP, topics: scenario.topics.map((t) => t.name) }));
+    }
+    if (scenario.recreateTopics) void this.#recreateLoop();
+  }
+
+  /**
+   * After the faults: each partition of the final topics must take an acks=all write and serve it
+   * back, each within `boundMs` of `quietFromMs`. A probe that does not succeed in time is null.
+   */
+  async probe(quietFromMs: number, boundMs: number, runFor: RunFor): Promise<ProbeResult[]> {
+    const { scheduler } = this.#options;
+    const probes = this.finalTopics().flatMap((topic) => Array.from({ length: topic.partitions }, (_, partition) => ({ topic: topic.name, partition, writeAfterMs: null as number | null, readAfterMs: null as number | null, done: false })));
+    const producer = new SimProducer({ ...this.#clientOptions('probe'), idempotent: true, acks: -1 });
+    this.#startClient(producer);
+    const deadline = quietFromMs + boundMs;
+    for (const probe of probes) {
+      void (async () => {
+        while (scheduler.nowMs < deadline) {
+          const result = await producer.produce(probe.topic, probe.partition, 1);
+          if (result.ok && result.baseOffset !== null) {
+            probe.writeAfterMs = scheduler.nowMs - quietFromMs;
+            const readAt = await this.#readBack(probe.topic, probe.partition, result.baseOffset, result.values[0]!, deadline);
+            if (readAt !== null) probe.readAfterMs = readAt - quietFromMs;
+            break;
+          }
+          await this.#sleep(PROBE_RETRY_MS);
+        }
+        probe.done = true;
+      })();
+    }
+    await runFor(boundMs, () => probes.every((probe) => probe.done));
+    return probes.map(({ topic, partition, writeAfterMs, readAfterMs }) => ({ topic, partition, writeAfterMs, readAfterMs }));
+  }
+
+  /** No new batches; what is in flight finishes (within `drainMs`); then every client stops. */
+  async stop(drainMs: number, runFor: RunFor): Promise<void> {
+    this.#producing = false;
+    await runFor(drainMs, () => this.#producers.every((producer) => producer.pending === 0));
+    let stopped = false;
+    void Promise.all([...this.#clients, this.#admin].map((client) => client.stop())).then(() => void (stopped = true));
+    await runFor(drainMs, () => stopped);
+  }
+
+  /** Reads `topic`/`partition` from `offset` until the probe's value shows up; resolves to when, or null at the deadline. */
+  #readBack(topic: string, partition: number, offset: number, value: string, deadlineMs: number): Promise<number | null> {
+    const consumer = new SimConsumer({ ...this.#clientOptions(`probe-reader-${topic}-${partition}`), topic, partition, startOffset: offset });
+    return new Promise((resolve) => {
+      const finish = (atMs: number | null) => {
+        this.#watchers.delete(watch);
+        timer.cancel();
+        void consumer.stop();
+        resolve(atMs);
+      };
+      const watch = (op: ClientOp) => {
+        if (op.kind === 'fetch' && op.client === consumer.name && (op as FetchOp).records.some((r) => r.offset === offset && r.value === value)) finish(this.#options.scheduler.nowMs);
+      };
+      const timer = this.#clock.setTimer(Math.max(0, deadlineMs - this.#options.scheduler.nowMs), () => finish(null));
+      this.#watchers.add(watch);
+      this.#startClient(consumer);
+    });
+  }
+
+  async #produceLoop(producer: SimProducer): Promise<void> {
+    while (this.#producing) {
+      await this.#sleep(PRODUCE_GAP_MS_MIN + this.#random.next() * (PRODUCE_GAP_MS_MAX - PRODUCE_GAP_MS_MIN));
+      if (!this.#producing || producer.pending >= PENDING_BATCHES_MAX) continue;
+      const [topic, partition] = this.#drawPartition();
+      void producer.produce(topic, partition, 1 + this.#random.nextInt(BATCH_RECORDS_MAX));
+    }
+  }
+
+  /** Deletes a topic and creates it again (same name and shape: a new incarnation), a few times. */
+  async #recreateLoop(): Promise<void> {
+    const { scenario } = this.#options;
+    const [name, partitions] = [...this.#topics][this.#random.nextInt(this.#topics.size)]!;
+    for (let round = 0; round < RECREATES_MAX && this.#producing; round++) {
+      await this.#sleep(this.#random.next() * scenario.chaosMs * 0.4);
+      if (!this.#producing) return;
+      await this.#admin.deleteTopic(name);
+      await this.#sleep(RECREATE_GAP_MS_MIN + this.#random.next() * (RECREATE_GAP_MS_MAX - RECREATE_GAP_MS_MIN));
+      for (;;) {
+        const outcome = await this.#admin.createTopic(name, partitions, scenario.replicationFactor);
+        if (outcome.ok || outcome.error === 'TOPIC_ALREADY_EXISTS') break;
+        await this.#sleep(SETUP_RETRY_MS);
+      }
+    }
+  }
+
+  #drawPartition(): [string, number] {
+    const topics = [...this.#topics];
+    const [name, partitions] = topics[this.#random.nextInt(topics.length)]!;
+    return [name, this.#random.nextInt(partitions)];
+  }
+
+  #startClient(client: SimClient): void {
+    this.#clients.push(client);
+    client.start();
+  }
+
+  #clientOptions(name: string): ClientOptions {
+    assert(!this.#clients.some((client) => client.name === name), `client names are unique (${name})`);
+    const { network, hosts, scheduler } = this.#options;
+    const bootstrap: BrokerAddress[] = hosts.map((host) => ({ host: host.host, port: SIM_BROKER_PORT }));
+    return {
+      name,
+      network: network.host(`client-${name}-${this.#clientCount++}`, new ProcessGate(`client ${name}`)),
+      clock: this.#clock,
+      now: () => scheduler.nowMs,
+      random: new SeededRandom(this.#random.nextInt(0x1_0000_0000)),
+      history: this.#ops,
+      bootstrap,
+    };
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => void this.#clock.setTimer(ms, resolve));
+  }
+}
