@@ -45,6 +45,8 @@ export class ClientConnection {
   readonly #pending = new Map<number, Pending>();
   /** Bytes written but not yet taken by the socket (backpressure). */
   readonly #unsent: Uint8Array[] = [];
+  /** A write fell short: nothing more goes out until the socket drains. */
+  #waitingForDrain = false;
   /** Bytes received and not yet a whole frame. */
   #received: Uint8Array = new Uint8Array(0);
   /** Called once when the connection ends, however it ended. */
@@ -62,7 +64,10 @@ export class ClientConnection {
     try {
       connection.#socket = await options.network.connect(options.host, options.port, {
         data: (_socket, chunk) => connection.#onData(chunk),
-        drain: () => connection.#flush(),
+        drain: () => {
+          connection.#waitingForDrain = false;
+          connection.#flush();
+        },
         close: () => connection.#fail(),
         error: () => connection.#fail(),
       });
@@ -116,19 +121,28 @@ export class ClientConnection {
     const body = new KafkaWriter();
     writeRequestHeader(body, api, correlationId, this.#options.clientId);
     api.encodeRequest(body, request);
-    this.#unsent.push(new KafkaWriter().int32(body.length).chunks()[0]!, ...body.chunks());
+    // One write per request: a simulated network delivers each write as one event.
+    const frame = new Uint8Array(SIZE_PREFIX_BYTES + body.length);
+    new DataView(frame.buffer).setInt32(0, body.length);
+    let position = SIZE_PREFIX_BYTES;
+    for (const chunk of body.chunks()) {
+      frame.set(chunk, position);
+      position += chunk.length;
+    }
+    this.#unsent.push(frame);
     this.#flush();
     return correlationId;
   }
 
   #flush(): void {
     const socket = this.#socket;
-    if (socket === null || this.#closed) return;
+    if (socket === null || this.#closed || this.#waitingForDrain) return;
     while (this.#unsent.length > 0) {
       const chunk = this.#unsent[0]!;
       const written = socket.write(chunk);
       if (written < chunk.length) {
         this.#unsent[0] = chunk.subarray(written); // the rest goes on drain
+        this.#waitingForDrain = true;
         return;
       }
       this.#unsent.shift();
