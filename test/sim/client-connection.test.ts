@@ -135,3 +135,22 @@ test('an answer to no request breaks the connection', async () => {
   expect(await reply).toEqual({ answered: false, error: 'disconnected' });
   expect(peer.terminated).toBe(true);
 });
+
+test('a connect that hangs gives up after the request timeout, and a socket that opens late is closed', async () => {
+  const clock = new ManualClock();
+  let openLate: (socket: NetSocket) => void = () => {};
+  const network: Network = { listen: () => { throw new Error('unused'); }, connect: () => new Promise((resolve) => void (openLate = resolve)) };
+  const opening = ClientConnection.open({ network, clock, host: 'h', port: 1, clientId: 'client', requestTimeoutMs: 1_000 });
+  clock.advance(999);
+  let result: ClientConnection | null | undefined;
+  void opening.then((connection) => void (result = connection));
+  await Promise.resolve();
+  expect(result).toBeUndefined();
+  clock.advance(1);
+  expect(await opening).toBeNull();
+  let terminated = false;
+  openLate({ remoteAddress: 'late', write: (b) => b.length, end: () => {}, terminate: () => void (terminated = true), pause: () => {}, resume: () => {} });
+  await Promise.resolve();
+  await Promise.resolve();
+  expect(terminated).toBe(true);
+});

@@ -119,6 +119,17 @@ describe('simulated clients against a real broker', () => {
     for (const [offset, value] of acknowledged('one', 0)) expect(readByOffset('c').get(offset)).toBe(value);
   });
 
+  test('a consumer past the log end gets OFFSET_OUT_OF_RANGE, resets to the earliest offset and reads', async () => {
+    await createTopic('t', 1);
+    const producer = started(new SimProducer({ ...common('p'), idempotent: false, acks: 1 }));
+    await producer.produce('t', 0, 2);
+    const consumer = started(new SimConsumer({ ...common('c'), topic: 't', partition: 0, startOffset: 50, maxWaitMs: 50 }));
+    await until(() => consumer.position === 2, 'consumer at 2', WAIT_MS);
+    const fetches = opsOf('fetch', 'c');
+    expect(fetches[0]).toMatchObject({ fetchOffset: 50, outcome: { ok: false, error: 'OFFSET_OUT_OF_RANGE', answered: true }, highWatermark: null, records: [] });
+    expect(fetches[1]).toMatchObject({ fetchOffset: 0, outcome: { ok: true }, highWatermark: 2, records: [{ offset: 0, value: 'p/0' }, { offset: 1, value: 'p/1' }] });
+  });
+
   test('a group consumer commits its position and a new member resumes from it', async () => {
     await createTopic('t', 2);
     const producer = started(new SimProducer({ ...common('p'), idempotent: true, acks: -1 }));
@@ -136,6 +147,17 @@ describe('simulated clients against a real broker', () => {
     const fetches = opsOf('fetch', 'g2').filter((op) => op.records.length > 0);
     expect(fetches.map((op: FetchOp) => [op.partition, op.fetchOffset, op.records.map((r) => r.value)])).toEqual([[0, 4, ['p/7']]]);
     expect(opsOf('commit', 'g1').every((op) => !op.reset)).toBe(true);
+  });
+
+  test('a second member rebalances the group: the first rejoins and each reads its own partition', async () => {
+    await createTopic('t', 2);
+    const groupOptions = { group: 'g', topics: ['t'], sessionTimeoutMs: 3_000, rebalanceTimeoutMs: 1_000, heartbeatIntervalMs: 50, commitIntervalMs: 100, maxWaitMs: 50 };
+    const first = started(new SimGroupConsumer({ ...common('g1'), ...groupOptions }));
+    await until(() => first.assignment.length === 2, 'g1 owns both partitions', WAIT_MS);
+    const second = started(new SimGroupConsumer({ ...common('g2'), ...groupOptions }));
+    await until(() => first.assignment.length === 1 && second.assignment.length === 1, 'one partition each', WAIT_MS);
+    expect([...first.assignment, ...second.assignment].map((a) => a.partition).sort()).toEqual([0, 1]);
+    expect(opsOf('offset-fetch', 'g1')).toHaveLength(3); // both at the first join, one at the second
   });
 
   test('an idempotent batch whose answer was lost is resent with its sequence and written once', async () => {

@@ -44,6 +44,11 @@ export class BrokerPool {
     return this.#partitionCounts.get(topic) ?? null;
   }
 
+  /** A broker's address learned outside Metadata (FindCoordinator names the coordinator's). */
+  learnAddress(nodeId: number, address: BrokerAddress): void {
+    this.#addresses.set(nodeId, address);
+  }
+
   /** Forgets a partition's leader: the next request asks for metadata first. */
   forgetLeader(topic: string, partition: number): void {
     this.#leaders.delete(`${topic}/${partition}`);

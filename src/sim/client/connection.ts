@@ -58,22 +58,29 @@ export class ClientConnection {
     this.port = options.port;
   }
 
-  /** A connected connection, or null when the broker cannot be reached. */
+  /** A connected connection, or null when the broker cannot be reached within the request timeout. */
   static async open(options: ConnectionOptions): Promise<ClientConnection | null> {
     const connection = new ClientConnection(options);
-    try {
-      connection.#socket = await options.network.connect(options.host, options.port, {
-        data: (_socket, chunk) => connection.#onData(chunk),
-        drain: () => {
-          connection.#waitingForDrain = false;
-          connection.#flush();
-        },
-        close: () => connection.#fail(),
-        error: () => connection.#fail(),
-      });
-    } catch {
+    const connecting = options.network.connect(options.host, options.port, {
+      data: (_socket, chunk) => connection.#onData(chunk),
+      drain: () => {
+        connection.#waitingForDrain = false;
+        connection.#flush();
+      },
+      close: () => connection.#fail(),
+      error: () => connection.#fail(),
+    });
+    // A connect that hangs (a partitioned peer) gives up on the clock; a socket that opens after that is closed.
+    let timer: Timer | null = null;
+    const timedOut = new Promise<null>((resolve) => void (timer = options.clock.setTimer(options.requestTimeoutMs, () => resolve(null))));
+    const socket = await Promise.race([connecting.catch(() => null), timedOut]);
+    timer!.cancel();
+    if (socket === null) {
+      connection.#fail();
+      void connecting.then((late) => late.terminate(), () => {});
       return null;
     }
+    connection.#socket = socket;
     if (connection.#closed) return null; // closed between connect and here
     connection.#flush();
     return connection;

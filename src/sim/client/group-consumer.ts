@@ -151,7 +151,7 @@ export class SimGroupConsumer {
   async #findCoordinator(): Promise<void> {
     const reply = await this.#pool.send(UNKNOWN_NODE, findCoordinatorApi, { key: this.#options.group, keyType: CoordinatorKeyType.GROUP });
     if (reply.answered && reply.response.errorCode === ErrorCode.NONE) {
-      await this.#pool.refreshMetadata(this.#options.topics); // learns the coordinator's address with the brokers
+      this.#pool.learnAddress(reply.response.nodeId, { host: reply.response.host, port: reply.response.port });
       this.#coordinator = reply.response.nodeId;
       return;
     }
