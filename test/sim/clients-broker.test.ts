@@ -110,7 +110,7 @@ describe('simulated clients against a real broker', () => {
     const one = await Promise.all([acks1.produce('t', 0, 2), acks1.produce('t', 0, 2)]);
     const zero = await Promise.all([acks0.produce('t', 0, 2), acks0.produce('t', 0, 1)]);
     expect(one.map((r) => r.ok && r.baseOffset !== null)).toEqual([true, true]);
-    expect(zero).toEqual([{ ok: true, baseOffset: null }, { ok: true, baseOffset: null }]);
+    expect(zero).toEqual([{ ok: true, baseOffset: null, values: ['zero/0', 'zero/1'] }, { ok: true, baseOffset: null, values: ['zero/2'] }]);
     expect(opsOf('produce', 'zero').map((op) => [op.acks, op.idempotence, op.baseOffset])).toEqual([[0, null, null], [0, null, null]]);
     const consumer = started(new SimConsumer({ ...common('c'), topic: 't', partition: 0, startOffset: 0, maxWaitMs: 50 }));
     await until(() => consumer.position === 7, 'consumer at 7', WAIT_MS);
@@ -167,7 +167,7 @@ describe('simulated clients against a real broker', () => {
     expect((await producer.produce('t', 0, 2)).ok).toBe(true);
     network.dropNextAnswer = true;
     const result: ProduceResult = await producer.produce('t', 0, 2);
-    expect(result).toEqual({ ok: true, baseOffset: 2 });
+    expect(result).toEqual({ ok: true, baseOffset: 2, values: ['p/2', 'p/3'] });
     const attempts = opsOf('produce', 'p').slice(1);
     expect(attempts.map((op: ProduceOp) => [op.outcome.ok, op.idempotence?.baseSequence, op.values])).toEqual([[false, 2, ['p/2', 'p/3']], [true, 2, ['p/2', 'p/3']]]);
     expect(attempts[0]!.outcome).toEqual({ ok: false, error: 'disconnected', answered: false });

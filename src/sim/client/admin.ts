@@ -5,9 +5,9 @@
 import type { MetadataResponse } from '../../broker/apis/metadata.ts';
 import { ErrorCode } from '../../broker/protocol/error-codes.ts';
 import type { AdminOp, Outcome } from '../history.ts';
-import { errorName } from './api.ts';
 import { BrokerPool, type NodeReply, UNKNOWN_NODE } from './brokers.ts';
-import { type ClientContext, type ClientOptions, clientContext } from './context.ts';
+import { type ClientContext, type ClientOptions, clientContext, type SimClient } from './context.ts';
+import { answeredOutcome, unansweredOutcome } from './outcome.ts';
 import { createTopicsApi, deleteTopicsApi } from './wire-admin.ts';
 
 /** How long the broker may take over a create or delete before it answers REQUEST_TIMED_OUT. */
@@ -15,7 +15,7 @@ const ADMIN_TIMEOUT_FRACTION = 0.5;
 /** What a delete records for a topic whose shape it does not know. */
 const UNKNOWN_COUNT = -1;
 
-export class SimAdmin {
+export class SimAdmin implements SimClient {
   readonly #context: ClientContext;
   readonly #pool: BrokerPool;
 
@@ -30,8 +30,9 @@ export class SimAdmin {
 
   start(): void {}
 
-  stop(): void {
+  stop(): Promise<void> {
     this.#pool.close();
+    return Promise.resolve();
   }
 
   async createTopic(name: string, partitions: number, replicationFactor: number): Promise<Outcome> {
@@ -66,7 +67,5 @@ export class SimAdmin {
 }
 
 function outcomeOf<Response>(reply: NodeReply<Response>, codeOf: (response: Response) => number | undefined): Outcome {
-  if (!reply.answered) return { ok: false, error: reply.error, answered: false };
-  const code = codeOf(reply.response) ?? ErrorCode.UNKNOWN_SERVER_ERROR;
-  return code === ErrorCode.NONE ? { ok: true } : { ok: false, error: errorName(code), answered: true };
+  return reply.answered ? answeredOutcome(codeOf(reply.response) ?? ErrorCode.UNKNOWN_SERVER_ERROR) : unansweredOutcome(reply.error);
 }

@@ -3,7 +3,7 @@
  * start offset, for as long as it runs. Every Fetch is a FetchOp in the history.
  */
 import { BrokerPool } from './brokers.ts';
-import { type ClientContext, type ClientOptions, clientContext } from './context.ts';
+import { type ClientContext, type ClientOptions, clientContext, type SimClient } from './context.ts';
 import { PartitionFetcher } from './partition-fetcher.ts';
 
 export interface ConsumerOptions extends ClientOptions {
@@ -15,7 +15,7 @@ export interface ConsumerOptions extends ClientOptions {
   readonly maxWaitMs?: number;
 }
 
-export class SimConsumer {
+export class SimConsumer implements SimClient {
   readonly #context: ClientContext;
   readonly #pool: BrokerPool;
   readonly #fetcher: PartitionFetcher;

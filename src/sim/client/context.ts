@@ -35,6 +35,13 @@ export const REQUEST_TIMEOUT_MS_DEFAULT = 5_000;
 /** Kafka's retry.backoff.ms. */
 export const RETRY_BACKOFF_MS_DEFAULT = 100;
 
+/** What the simulation does with every client: start it, and stop it (its connections close). */
+export interface SimClient {
+  readonly name: string;
+  start(): void;
+  stop(): Promise<void>;
+}
+
 /** ClientOptions with the defaults filled in. */
 export interface ClientContext extends Required<ClientOptions> {}
 

@@ -9,11 +9,11 @@ import type { OffsetCommitRequest } from '../../broker/apis/offset-commit.ts';
 import { CoordinatorKeyType } from '../../broker/apis/find-coordinator.ts';
 import { ErrorCode } from '../../broker/protocol/error-codes.ts';
 import type { CommitOp, OffsetFetchOp } from '../history.ts';
-import { errorName } from './api.ts';
 import { BrokerPool, UNKNOWN_NODE } from './brokers.ts';
 import { assignRoundRobin, decodeAssignment, encodeAssignment, encodeSubscription, type TopicPartitions } from './consumer-protocol.ts';
-import { backoffMs, type ClientContext, type ClientOptions, clientContext, sleep } from './context.ts';
+import { backoffMs, type ClientContext, type ClientOptions, clientContext, type SimClient, sleep } from './context.ts';
 import { coordinatorMoved, needsRejoin } from './errors.ts';
+import { answeredOutcome, unansweredOutcome } from './outcome.ts';
 import { PartitionFetcher } from './partition-fetcher.ts';
 import { findCoordinatorApi, heartbeatApi, joinGroupApi, leaveGroupApi, offsetCommitApi, offsetFetchApi, syncGroupApi } from './wire-group.ts';
 
@@ -25,6 +25,10 @@ const PROTOCOL_TYPE = 'consumer';
 const ASSIGNOR = 'roundrobin';
 /** OffsetFetch's "nothing committed". */
 const NO_OFFSET = -1;
+/** OffsetCommit fields this consumer leaves to the broker: its retention, no leader epoch, no timestamp. */
+const NO_RETENTION_TIME_MS = -1;
+const NO_LEADER_EPOCH = -1;
+const NO_TIMESTAMP = -1;
 
 export interface GroupConsumerOptions extends ClientOptions {
   readonly group: string;
@@ -43,7 +47,7 @@ interface Generation {
   readonly fetchers: readonly PartitionFetcher[];
 }
 
-export class SimGroupConsumer {
+export class SimGroupConsumer implements SimClient {
   readonly #context: ClientContext;
   readonly #pool: BrokerPool;
   readonly #options: GroupConsumerOptions;
@@ -93,28 +97,33 @@ export class SimGroupConsumer {
     await this.#loops;
   }
 
-  /** Commits every assigned partition whose position moved since its last commit. */
+  /** Commits every assigned partition whose position moved since its last commit (a CommitOp each). */
   async commit(): Promise<void> {
     const generation = this.#generation;
     const coordinator = this.#coordinator;
     if (generation === null || coordinator === null) return;
-    const moved = generation.fetchers.filter((f) => f.position !== null && f.position !== this.#committed.get(key(f.topic, f.partition)));
-    if (moved.length === 0) return;
-    const offsets = moved.map((f) => ({ fetcher: f, offset: f.position!, reset: f.resetSinceCommit && f.position! < (this.#committed.get(key(f.topic, f.partition)) ?? NO_OFFSET) }));
+    const commits = generation.fetchers.flatMap((fetcher) => {
+      const previous = this.#committed.get(key(fetcher.topic, fetcher.partition));
+      if (fetcher.position === null || fetcher.position === previous) return [];
+      return [{ fetcher, offset: fetcher.position, reset: fetcher.resetSinceCommit && fetcher.position < (previous ?? NO_OFFSET) }];
+    });
+    if (commits.length === 0) return;
+    const byTopic = new Map<string, typeof commits>();
+    for (const commit of commits) byTopic.set(commit.fetcher.topic, [...(byTopic.get(commit.fetcher.topic) ?? []), commit]);
     const request: OffsetCommitRequest = {
       groupId: this.#options.group,
       generationId: generation.generationId,
       memberId: generation.memberId,
       groupInstanceId: null,
-      retentionTimeMs: -1,
-      topics: topicsOf(moved).map(({ topic, partitions }) => ({ name: topic, partitions: partitions.map((p) => ({ partitionIndex: p, committedOffset: offsets.find((o) => o.fetcher.topic === topic && o.fetcher.partition === p)!.offset, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null })) })),
+      retentionTimeMs: NO_RETENTION_TIME_MS,
+      topics: [...byTopic].map(([name, list]) => ({ name, partitions: list.map((c) => ({ partitionIndex: c.fetcher.partition, committedOffset: c.offset, committedLeaderEpoch: NO_LEADER_EPOCH, commitTimestamp: NO_TIMESTAMP, committedMetadata: null })) })),
     };
     const startMs = this.#context.now();
     const reply = await this.#pool.send(coordinator, offsetCommitApi, request);
     const endMs = this.#context.now();
-    for (const { fetcher, offset, reset } of offsets) {
+    for (const { fetcher, offset, reset } of commits) {
       const code = reply.answered ? (reply.response.topics.find((t) => t.name === fetcher.topic)?.partitions.find((p) => p.partitionIndex === fetcher.partition)?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR) : null;
-      const outcome = reply.answered ? (code === ErrorCode.NONE ? { ok: true as const } : { ok: false as const, error: errorName(code!), answered: true }) : { ok: false as const, error: reply.error, answered: false };
+      const outcome = reply.answered ? answeredOutcome(code!) : unansweredOutcome(reply.error);
       const op: CommitOp = { kind: 'commit', client: this.#context.name, node: reply.node, startMs, endMs, outcome, group: this.#options.group, topic: fetcher.topic, partition: fetcher.partition, offset, reset };
       this.#context.history.ops.push(op);
       if (code === ErrorCode.NONE) {
@@ -200,7 +209,7 @@ export class SimGroupConsumer {
       for (const partition of partitions) {
         const answer = reply.answered ? reply.response.topics.find((t) => t.name === topic)?.partitions.find((p) => p.partitionIndex === partition) : undefined;
         const code = !reply.answered ? null : reply.response.errorCode !== ErrorCode.NONE ? reply.response.errorCode : (answer?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR);
-        const outcome = !reply.answered ? { ok: false as const, error: reply.error, answered: false } : code === ErrorCode.NONE ? { ok: true as const } : { ok: false as const, error: errorName(code!), answered: true };
+        const outcome = reply.answered ? answeredOutcome(code!) : unansweredOutcome(reply.error);
         const offset = outcome.ok ? answer!.committedOffset : NO_OFFSET;
         const op: OffsetFetchOp = { kind: 'offset-fetch', client: this.#context.name, node: reply.node, startMs, endMs, outcome, group: this.#options.group, topic, partition, offset };
         this.#context.history.ops.push(op);
@@ -256,10 +265,4 @@ export class SimGroupConsumer {
 
 function key(topic: string, partition: number): string {
   return `${topic}/${partition}`;
-}
-
-function topicsOf(fetchers: readonly PartitionFetcher[]): TopicPartitions[] {
-  const byTopic = new Map<string, number[]>();
-  for (const f of fetchers) byTopic.set(f.topic, [...(byTopic.get(f.topic) ?? []), f.partition]);
-  return [...byTopic].map(([topic, partitions]) => ({ topic, partitions }));
 }

@@ -8,11 +8,11 @@
 import { type FetchResponse, IsolationLevel } from '../../broker/apis/fetch.ts';
 import { ErrorCode } from '../../broker/protocol/error-codes.ts';
 import type { FetchOp, Outcome } from '../history.ts';
-import { errorName } from './api.ts';
 import type { BrokerPool, NodeReply, PartitionLeader } from './brokers.ts';
 import { backoffMs, type ClientContext, sleep } from './context.ts';
 import { isStaleMetadata } from './errors.ts';
 import { fetchedRecords } from './fetch-records.ts';
+import { answeredOutcome, unansweredOutcome } from './outcome.ts';
 import { fetchApi, listOffsetsApi } from './wire-data.ts';
 
 /** ListOffsets' timestamp for the earliest offset. */
@@ -96,14 +96,14 @@ export class PartitionFetcher {
 
   #onFetched(reply: NodeReply<FetchResponse>, fetchOffset: number, startMs: number): boolean {
     if (!reply.answered) {
-      this.#record(reply.node, startMs, fetchOffset, { ok: false, error: reply.error, answered: false }, null, []);
+      this.#record(reply.node, startMs, fetchOffset, unansweredOutcome(reply.error), null, []);
       this.#onError(null);
       return false;
     }
     const answer = reply.response.responses[0]?.partitions[0];
     const code = answer === undefined ? ErrorCode.UNKNOWN_SERVER_ERROR : reply.response.errorCode !== ErrorCode.NONE ? reply.response.errorCode : answer.errorCode;
     if (answer === undefined || code !== ErrorCode.NONE) {
-      this.#record(reply.node, startMs, fetchOffset, { ok: false, error: errorName(code), answered: true }, null, []);
+      this.#record(reply.node, startMs, fetchOffset, answeredOutcome(code), null, []);
       this.#onError(code);
       return false;
     }

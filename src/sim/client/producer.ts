@@ -17,8 +17,9 @@ import { buildRecordBatch } from '../../format/batch-builder.ts';
 import type { Outcome, ProduceOp } from '../history.ts';
 import { errorName } from './api.ts';
 import { BrokerPool, type NodeReply, UNKNOWN_NODE } from './brokers.ts';
-import { backoffMs, type ClientContext, type ClientOptions, clientContext, sleep } from './context.ts';
+import { backoffMs, type ClientContext, type ClientOptions, clientContext, type SimClient, sleep } from './context.ts';
 import { isRetriable, isStaleMetadata } from './errors.ts';
+import { answeredOutcome, unansweredOutcome } from './outcome.ts';
 import { initProducerIdApi, produceApi } from './wire-data.ts';
 import type { ProduceRequest, ProduceResponse } from '../../broker/apis/produce.ts';
 
@@ -39,8 +40,10 @@ export interface ProducerOptions extends ClientOptions {
   readonly maxAttempts?: number;
 }
 
-/** How a `produce` call ended. */
-export type ProduceResult = { readonly ok: true; readonly baseOffset: number | null } | { readonly ok: false; readonly error: string };
+/** How a `produce` call ended, with the values it produced. */
+export type ProduceResult = BatchEnd & { readonly values: readonly string[] };
+
+type BatchEnd = { readonly ok: true; readonly baseOffset: number | null } | { readonly ok: false; readonly error: string };
 
 interface ProducerIdentity {
   readonly producerId: number;
@@ -55,7 +58,7 @@ interface Batch {
   sequence: number | null;
   attempts: number;
   inFlight: boolean;
-  readonly finish: (result: ProduceResult) => void;
+  readonly finish: (end: BatchEnd) => void;
 }
 
 interface PartitionQueue {
@@ -72,7 +75,7 @@ interface PartitionQueue {
   leaderMisses: number;
 }
 
-export class SimProducer {
+export class SimProducer implements SimClient {
   readonly #context: ClientContext;
   readonly #pool: BrokerPool;
   readonly #idempotent: boolean;
@@ -115,20 +118,22 @@ export class SimProducer {
   }
 
   /** Closes the connections; unfinished batches end as failed. */
-  stop(): void {
+  stop(): Promise<void> {
     this.#stopped = true;
     this.#pool.close();
     for (const queue of this.#queues.values()) {
       for (const batch of queue.batches.splice(0)) batch.finish({ ok: false, error: 'stopped' });
     }
+    return Promise.resolve();
   }
 
   /** One batch of `count` new values for `topic`/`partition`; resolves when acknowledged or given up. */
   produce(topic: string, partition: number, count: number): Promise<ProduceResult> {
     assert(Number.isInteger(count) && count >= 1, 'a batch holds at least one record');
-    if (this.#stopped) return Promise.resolve({ ok: false, error: 'stopped' });
     const values = Array.from({ length: count }, () => `${this.#context.name}/${this.#valueCount++}`);
-    return new Promise((finish) => {
+    if (this.#stopped) return Promise.resolve({ ok: false, error: 'stopped', values });
+    return new Promise((resolve) => {
+      const finish = (end: BatchEnd) => resolve({ ...end, values });
       this.#queue(topic, partition).batches.push({ values, bytes: null, identity: null, sequence: null, attempts: 0, inFlight: false, finish });
       this.#pump();
     });
@@ -263,14 +268,14 @@ export class SimProducer {
 
   #onReply(queue: PartitionQueue, batch: Batch, reply: NodeReply<ProduceResponse>, startMs: number): void {
     if (!reply.answered) {
-      this.#record(queue, batch, reply.node, startMs, { ok: false, error: reply.error, answered: false }, null);
+      this.#record(queue, batch, reply.node, startMs, unansweredOutcome(reply.error), null);
       return this.#onRetriable(queue, batch, reply.error, true);
     }
     const answer = reply.response.responses[0]?.partitionResponses[0];
     const code = answer?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR;
     const ok = code === ErrorCode.NONE;
     const baseOffset = ok && this.#acks !== 0 ? answer!.baseOffset : null;
-    this.#record(queue, batch, reply.node, startMs, ok ? { ok: true } : { ok: false, error: errorName(code), answered: true }, baseOffset);
+    this.#record(queue, batch, reply.node, startMs, answeredOutcome(code), baseOffset);
     if (ok) return this.#finish(queue, batch, { ok: true, baseOffset });
     // The broker already holds this batch (a retry of one that was written): done, offset unknown.
     if (code === ErrorCode.DUPLICATE_SEQUENCE_NUMBER) return this.#finish(queue, batch, { ok: true, baseOffset: null });
@@ -302,7 +307,7 @@ export class SimProducer {
     queue.retrying = true; // the batches behind it are retried after a backoff, in order
   }
 
-  #finish(queue: PartitionQueue, batch: Batch, result: ProduceResult): void {
+  #finish(queue: PartitionQueue, batch: Batch, result: BatchEnd): void {
     const index = queue.batches.indexOf(batch);
     if (index >= 0) queue.batches.splice(index, 1);
     batch.finish(result);
