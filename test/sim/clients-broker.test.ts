@@ -160,6 +160,18 @@ describe('simulated clients against a real broker', () => {
     expect(opsOf('offset-fetch', 'g1')).toHaveLength(3); // both at the first join, one at the second
   });
 
+  test('a member that crashed is expired after its session: the survivor gets its partitions', async () => {
+    await createTopic('t', 2);
+    const groupOptions = { group: 'g', topics: ['t'], sessionTimeoutMs: 1_000, rebalanceTimeoutMs: 1_000, heartbeatIntervalMs: 50, commitIntervalMs: 100, maxWaitMs: 50 };
+    const first = new SimGroupConsumer({ ...common('g1'), ...groupOptions });
+    first.start();
+    const second = started(new SimGroupConsumer({ ...common('g2'), ...groupOptions }));
+    await until(() => first.assignment.length === 1 && second.assignment.length === 1, 'one partition each', WAIT_MS);
+    await first.stop(false); // no commit, no LeaveGroup: only the session timeout tells the coordinator
+    await until(() => second.assignment.length === 2, 'g2 owns both partitions', WAIT_MS);
+    expect(opsOf('commit', 'g1')).toEqual([]);
+  });
+
   test('an idempotent batch whose answer was lost is resent with its sequence and written once', async () => {
     await createTopic('t', 1);
     const network = new AnswerDroppingNetwork();

@@ -101,7 +101,7 @@ class ScriptedBroker implements Network {
     const scripted = this.script.shift() ?? ErrorCode.NONE;
     if (scripted !== ErrorCode.NONE) return { errorCode: scripted, baseOffset: -1 };
     const expected = this.#expected.get(received.producerId) ?? 0;
-    if (received.baseSequence !== expected) return { errorCode: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, baseOffset: -1 };
+    if (received.producerId >= 0 && received.baseSequence !== expected) return { errorCode: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, baseOffset: -1 };
     this.#expected.set(received.producerId, expected + received.count);
     const baseOffset = this.log.reduce((sum, b) => sum + b.count, 0);
     this.log.push(received);
@@ -109,11 +109,11 @@ class ScriptedBroker implements Network {
   }
 }
 
-function setup(maxAttempts = 5) {
+function setup(maxAttempts = 5, idempotent = true) {
   const clock = new ManualClock();
   const broker = new ScriptedBroker();
   const history: { ops: ClientOp[] } = { ops: [] };
-  const producer = new SimProducer({ name: 'p', network: broker, clock, random: new SeededRandom(3), history, bootstrap: [{ host: 'b', port: 1 }], requestTimeoutMs: 1_000, retryBackoffMs: 10, idempotent: true, acks: -1, maxAttempts });
+  const producer = new SimProducer({ name: 'p', network: broker, clock, random: new SeededRandom(3), history, bootstrap: [{ host: 'b', port: 1 }], requestTimeoutMs: 1_000, retryBackoffMs: 10, idempotent, acks: idempotent ? -1 : 1, maxAttempts });
   producer.start();
   const produces = () => history.ops.filter((op): op is ProduceOp => op.kind === 'produce');
   return { clock, broker, producer, produces };
@@ -179,4 +179,13 @@ test('retries are bounded: each attempt is its own op with the same sequence, th
   expect(produces().map((op) => [op.outcome.ok, op.idempotence?.baseSequence, op.values])).toEqual([[false, 0, ['p/0', 'p/1']], [false, 0, ['p/0', 'p/1']], [false, 0, ['p/0', 'p/1']]]);
   expect(await produceAll(clock, producer, 1)).toEqual([{ ok: true, baseOffset: 0 }]);
   expect(produces().at(-1)?.idempotence).toEqual({ producerId: 1001n, producerEpoch: 0, baseSequence: 0 });
+});
+
+test('a plain producer resends a failed batch as it was, and gives it up after its attempts', async () => {
+  const { clock, broker, producer, produces } = setup(2, false);
+  broker.script.push(ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.NOT_ENOUGH_REPLICAS, ErrorCode.NOT_ENOUGH_REPLICAS);
+  expect(await produceAll(clock, producer, 2)).toEqual([{ ok: false, error: 'NOT_ENOUGH_REPLICAS' }, { ok: true, baseOffset: 0 }]);
+  expect(produces().map((op) => [op.outcome.ok, op.idempotence, op.values[0], op.acks])).toEqual([[false, null, 'p/0', 1], [false, null, 'p/2', 1], [false, null, 'p/0', 1], [true, null, 'p/2', 1]]);
+  expect(broker.initRequests).toBe(0);
+  expect(broker.received.every((b) => b.producerId === -1 && b.baseSequence === -1)).toBe(true);
 });

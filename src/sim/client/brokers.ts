@@ -100,10 +100,12 @@ export class BrokerPool {
     }
   }
 
-  /** Known brokers in node order, else the bootstrap addresses, one after another. */
+  /** Known brokers in node order, then the bootstrap addresses not among them, one after another. */
   #nextAddress(): { node: number; address: BrokerAddress | null } {
     const known = [...this.#addresses.entries()].sort(([a], [b]) => a - b);
-    const candidates = known.length > 0 ? known : this.#context.bootstrap.map((address) => [UNKNOWN_NODE, address] as const);
+    const knownKeys = new Set(known.map(([, address]) => addressKey(address)));
+    const bootstrap = this.#context.bootstrap.filter((address) => !knownKeys.has(addressKey(address))).map((address) => [UNKNOWN_NODE, address] as const);
+    const candidates = [...known, ...bootstrap];
     if (candidates.length === 0) return { node: UNKNOWN_NODE, address: null };
     const [node, address] = candidates[this.#metadataTurn++ % candidates.length]!;
     return { node, address };
@@ -112,7 +114,7 @@ export class BrokerPool {
   /** The open connection to `address`, opened if there is none (callers at once share one attempt). */
   #connection(address: BrokerAddress): Promise<ClientConnection | null> {
     if (this.#closed) return Promise.resolve(null);
-    const key = `${address.host}:${address.port}`;
+    const key = addressKey(address);
     const existing = this.#connections.get(key);
     if (existing !== undefined) return existing.then((connection) => (connection === null || connection.closed ? this.#reopen(key, address, existing) : connection));
     return this.#open(key, address);
@@ -129,4 +131,8 @@ export class BrokerPool {
     this.#connections.set(key, opening);
     return opening;
   }
+}
+
+function addressKey(address: BrokerAddress): string {
+  return `${address.host}:${address.port}`;
 }

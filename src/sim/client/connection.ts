@@ -49,8 +49,6 @@ export class ClientConnection {
   #waitingForDrain = false;
   /** Bytes received and not yet a whole frame. */
   #received: Uint8Array = new Uint8Array(0);
-  /** Called once when the connection ends, however it ended. */
-  onClose: (() => void) | null = null;
 
   private constructor(options: ConnectionOptions) {
     this.#options = options;
@@ -196,7 +194,6 @@ export class ClientConnection {
     this.#closed = true;
     this.#unsent.length = 0;
     for (const correlationId of [...this.#pending.keys()]) this.#settle(correlationId, { answered: false, error: 'disconnected' });
-    this.onClose?.();
   }
 }
 
