@@ -223,6 +223,7 @@ export class SimProducer implements SimClient {
       queue.nextSequence = 0;
       queue.retrying = false;
       const sent = queue.batches.filter((batch) => batch.sequence !== null);
+      assert(sent.every((batch, i) => queue.batches[i] === batch), 'batches are sequenced in the order they were produced');
       queue.batches.splice(0, sent.length);
       for (const batch of sent) batch.finish({ ok: false, error: 'producer-reset' });
     }
