@@ -189,3 +189,15 @@ test('a plain producer resends a failed batch as it was, and gives it up after i
   expect(broker.initRequests).toBe(0);
   expect(broker.received.every((b) => b.producerId === -1 && b.baseSequence === -1)).toBe(true);
 });
+
+test('the same seed and the same script give the same history', async () => {
+  const run = async () => {
+    const { clock, broker, producer, produces } = setup();
+    broker.script.push(ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.NONE, ErrorCode.REQUEST_TIMED_OUT);
+    await produceAll(clock, producer, 6);
+    return JSON.stringify(produces(), (_key, value) => (typeof value === 'bigint' ? value.toString() : value));
+  };
+  const first = await run();
+  expect(await run()).toBe(first);
+  expect(first).toContain('REQUEST_TIMED_OUT');
+});
