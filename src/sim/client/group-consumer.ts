@@ -88,9 +88,10 @@ export class SimGroupConsumer implements SimClient {
   async stop(graceful = true): Promise<void> {
     this.#running = false;
     const generation = this.#generation;
-    if (graceful && generation !== null && this.#coordinator !== null) {
+    const coordinator = this.#coordinator;
+    if (graceful && generation !== null && coordinator !== null) {
       await this.commit();
-      await this.#pool.send(this.#coordinator, leaveGroupApi, { groupId: this.#options.group, members: [{ memberId: generation.memberId, groupInstanceId: null }] });
+      await this.#pool.send(coordinator, leaveGroupApi, { groupId: this.#options.group, members: [{ memberId: generation.memberId, groupInstanceId: null }] });
     }
     this.#generation = null;
     this.#pool.close();
