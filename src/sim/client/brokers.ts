@@ -1,0 +1,138 @@
+/**
+ * A client's view of the cluster: its connections (one per broker, reopened after a loss) and
+ * the last Metadata it read (brokers, partition leaders). Requests go to a node id; metadata is
+ * asked of any broker, bootstrap addresses first until a broker list is known.
+ */
+import type { MetadataResponse } from '../../broker/apis/metadata.ts';
+import { ErrorCode } from '../../broker/protocol/error-codes.ts';
+import type { ClientApi } from './api.ts';
+import { ClientConnection, type Reply } from './connection.ts';
+import type { BrokerAddress, ClientContext } from './context.ts';
+import { metadataApi } from './wire-data.ts';
+
+/** Node id of a broker known only by its bootstrap address. */
+export const UNKNOWN_NODE = -1;
+
+export interface PartitionLeader {
+  readonly nodeId: number;
+  readonly leaderEpoch: number;
+}
+
+/** A reply, with the node it was sent to (the history records it). */
+export type NodeReply<Response> = Reply<Response> & { readonly node: number };
+
+export class BrokerPool {
+  readonly #context: ClientContext;
+  readonly #addresses = new Map<number, BrokerAddress>();
+  readonly #connections = new Map<string, Promise<ClientConnection | null>>();
+  /** `${topic}/${partition}` → its leader, from the last Metadata that named the topic. */
+  readonly #leaders = new Map<string, PartitionLeader>();
+  readonly #partitionCounts = new Map<string, number>();
+  /** Rotates the broker metadata is asked of, so that one dead broker does not stop the client. */
+  #metadataTurn = 0;
+  #closed = false;
+
+  constructor(context: ClientContext) {
+    this.#context = context;
+  }
+
+  leaderOf(topic: string, partition: number): PartitionLeader | null {
+    return this.#leaders.get(`${topic}/${partition}`) ?? null;
+  }
+
+  partitionCount(topic: string): number | null {
+    return this.#partitionCounts.get(topic) ?? null;
+  }
+
+  /** A broker's address learned outside Metadata (FindCoordinator names the coordinator's). */
+  learnAddress(nodeId: number, address: BrokerAddress): void {
+    this.#addresses.set(nodeId, address);
+  }
+
+  /** Forgets a partition's leader: the next request asks for metadata first. */
+  forgetLeader(topic: string, partition: number): void {
+    this.#leaders.delete(`${topic}/${partition}`);
+  }
+
+  /** Sends to broker `node` (UNKNOWN_NODE: whichever broker the rotation picks). */
+  async send<Request, Response>(node: number, api: ClientApi<Request, Response>, request: Request, timeoutMs?: number): Promise<NodeReply<Response>> {
+    const target = node === UNKNOWN_NODE ? this.#nextAddress() : { node, address: this.#addresses.get(node) ?? null };
+    const connection = target.address === null ? null : await this.#connection(target.address);
+    if (connection === null) return { answered: false, error: 'disconnected', node: target.node };
+    return { ...(await connection.send(api, request, timeoutMs)), node: target.node };
+  }
+
+  /** Sends a request that gets no answer (acks 0); false when broker `node` cannot be reached. */
+  async sendWithoutAnswer<Request>(node: number, api: ClientApi<Request, unknown>, request: Request): Promise<boolean> {
+    const address = this.#addresses.get(node);
+    const connection = address === undefined ? null : await this.#connection(address);
+    return connection !== null && connection.sendWithoutAnswer(api, request);
+  }
+
+  /** Asks for metadata of `topics` (null: every topic) and remembers brokers and leaders; null when no broker answered. */
+  async refreshMetadata(topics: readonly string[] | null): Promise<MetadataResponse | null> {
+    const reply = await this.send(UNKNOWN_NODE, metadataApi, { topics: topics === null ? null : topics.map((name) => ({ name })), allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+    if (!reply.answered) return null;
+    this.#learn(reply.response);
+    return reply.response;
+  }
+
+  /** Closes every connection; requests in flight end unanswered. */
+  close(): void {
+    this.#closed = true;
+    for (const pending of this.#connections.values()) void pending.then((connection) => connection?.close());
+    this.#connections.clear();
+  }
+
+  #learn(metadata: MetadataResponse): void {
+    for (const broker of metadata.brokers) this.#addresses.set(broker.nodeId, { host: broker.host, port: broker.port });
+    for (const topic of metadata.topics) {
+      for (const partition of topic.partitions) this.#leaders.delete(`${topic.name}/${partition.partitionIndex}`);
+      if (topic.errorCode !== ErrorCode.NONE) {
+        this.#partitionCounts.delete(topic.name);
+        continue;
+      }
+      this.#partitionCounts.set(topic.name, topic.partitions.length);
+      for (const partition of topic.partitions) {
+        if (partition.errorCode !== ErrorCode.NONE || partition.leaderId < 0) continue;
+        this.#leaders.set(`${topic.name}/${partition.partitionIndex}`, { nodeId: partition.leaderId, leaderEpoch: partition.leaderEpoch });
+      }
+    }
+  }
+
+  /** Known brokers in node order, then the bootstrap addresses not among them, one after another. */
+  #nextAddress(): { node: number; address: BrokerAddress | null } {
+    const known = [...this.#addresses.entries()].sort(([a], [b]) => a - b);
+    const knownKeys = new Set(known.map(([, address]) => addressKey(address)));
+    const bootstrap = this.#context.bootstrap.filter((address) => !knownKeys.has(addressKey(address))).map((address) => [UNKNOWN_NODE, address] as const);
+    const candidates = [...known, ...bootstrap];
+    if (candidates.length === 0) return { node: UNKNOWN_NODE, address: null };
+    const [node, address] = candidates[this.#metadataTurn++ % candidates.length]!;
+    return { node, address };
+  }
+
+  /** The open connection to `address`, opened if there is none (callers at once share one attempt). */
+  #connection(address: BrokerAddress): Promise<ClientConnection | null> {
+    if (this.#closed) return Promise.resolve(null);
+    const key = addressKey(address);
+    const existing = this.#connections.get(key);
+    if (existing !== undefined) return existing.then((connection) => (connection === null || connection.closed ? this.#reopen(key, address, existing) : connection));
+    return this.#open(key, address);
+  }
+
+  #reopen(key: string, address: BrokerAddress, stale: Promise<ClientConnection | null>): Promise<ClientConnection | null> {
+    if (this.#connections.get(key) !== stale) return this.#connection(address); // someone reopened it already
+    return this.#open(key, address);
+  }
+
+  #open(key: string, address: BrokerAddress): Promise<ClientConnection | null> {
+    const { network, clock, name, requestTimeoutMs } = this.#context;
+    const opening = ClientConnection.open({ network, clock, host: address.host, port: address.port, clientId: name, requestTimeoutMs });
+    this.#connections.set(key, opening);
+    return opening;
+  }
+}
+
+function addressKey(address: BrokerAddress): string {
+  return `${address.host}:${address.port}`;
+}

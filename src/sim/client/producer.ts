@@ -1,0 +1,322 @@
+/**
+ * A simulated producer, idempotent or plain, acks 0, 1 or all. Each `produce` call is one batch of
+ * fresh values (`<client>/<n>`) for one partition; up to MAX_IN_FLIGHT batches of a partition are
+ * in flight at once. Every attempt is a ProduceOp in the history (a retry repeats the values and,
+ * when idempotent, the sequence).
+ *
+ * Kafka's idempotent rules: a retriable failure (an error, a timeout, a lost connection) stops the
+ * partition until all of its requests in flight have come back, then resends every unfinished
+ * batch in order, byte for byte, with the same sequences. OUT_OF_ORDER_SEQUENCE_NUMBER on a batch
+ * behind an unfinished one is the echo of that one's failure and retried too; on the partition's
+ * oldest unfinished batch, and UNKNOWN_PRODUCER_ID or INVALID_PRODUCER_EPOCH anywhere, mean the
+ * broker's sequence state and ours disagree: the producer resets (see #reset).
+ */
+import { ErrorCode } from '../../broker/protocol/error-codes.ts';
+import { assert } from '../../util/assert.ts';
+import { buildRecordBatch } from '../../format/batch-builder.ts';
+import type { Outcome, ProduceOp } from '../history.ts';
+import { errorName } from './api.ts';
+import { BrokerPool, type NodeReply, UNKNOWN_NODE } from './brokers.ts';
+import { backoffMs, type ClientContext, type ClientOptions, clientContext, type SimClient, sleep } from './context.ts';
+import { isRetriable, isStaleMetadata } from './errors.ts';
+import { answeredOutcome, unansweredOutcome } from './outcome.ts';
+import { initProducerIdApi, produceApi } from './wire-data.ts';
+import type { ProduceRequest, ProduceResponse } from '../../broker/apis/produce.ts';
+
+/** Kafka's max.in.flight.requests.per.connection limit for idempotence, per partition here. */
+export const MAX_IN_FLIGHT = 5;
+/** Attempts of one batch before giving up on it (Kafka bounds by delivery.timeout.ms instead). */
+export const MAX_ATTEMPTS_DEFAULT = 5;
+/** The broker's wait for acks=all, below the client's request timeout so that the broker answers first. */
+const PRODUCE_TIMEOUT_FRACTION = 0.5;
+/** Kafka's default; unused by a non-transactional producer but sent. */
+const TRANSACTION_TIMEOUT_MS = 60_000;
+
+export interface ProducerOptions extends ClientOptions {
+  readonly idempotent: boolean;
+  /** An idempotent producer needs acks -1 (all), as Kafka requires. */
+  readonly acks: 0 | 1 | -1;
+  readonly maxInFlight?: number;
+  readonly maxAttempts?: number;
+}
+
+/** How a `produce` call ended, with the values it produced. */
+export type ProduceResult = BatchEnd & { readonly values: readonly string[] };
+
+type BatchEnd = { readonly ok: true; readonly baseOffset: number | null } | { readonly ok: false; readonly error: string };
+
+interface ProducerIdentity {
+  readonly producerId: number;
+  readonly producerEpoch: number;
+}
+
+interface Batch {
+  readonly values: readonly string[];
+  /** Built at the first send and resent as it is. */
+  bytes: Uint8Array | null;
+  identity: ProducerIdentity | null;
+  sequence: number | null;
+  attempts: number;
+  inFlight: boolean;
+  readonly finish: (end: BatchEnd) => void;
+}
+
+interface PartitionQueue {
+  readonly topic: string;
+  readonly partition: number;
+  /** Unfinished batches in the order they were produced (and sequenced). */
+  readonly batches: Batch[];
+  inFlight: number;
+  nextSequence: number;
+  /** A batch failed: send nothing until the ones in flight are back, then resend after a backoff. */
+  retrying: boolean;
+  backingOff: boolean;
+  /** Metadata refreshes in a row that found no leader. */
+  leaderMisses: number;
+}
+
+export class SimProducer implements SimClient {
+  readonly #context: ClientContext;
+  readonly #pool: BrokerPool;
+  readonly #idempotent: boolean;
+  readonly #acks: 0 | 1 | -1;
+  readonly #maxInFlight: number;
+  readonly #maxAttempts: number;
+  readonly #queues = new Map<string, PartitionQueue>();
+  readonly #refreshing = new Set<string>();
+  #identity: ProducerIdentity | null = null;
+  #initializing = false;
+  /** A sequence error or a batch given up: reset once nothing is in flight. */
+  #resetPending = false;
+  #valueCount = 0;
+  #stopped = false;
+
+  constructor(options: ProducerOptions) {
+    assert(!options.idempotent || options.acks === -1, 'an idempotent producer uses acks=all');
+    this.#context = clientContext(options);
+    this.#pool = new BrokerPool(this.#context);
+    this.#idempotent = options.idempotent;
+    this.#acks = options.acks;
+    this.#maxInFlight = options.maxInFlight ?? MAX_IN_FLIGHT;
+    this.#maxAttempts = options.maxAttempts ?? MAX_ATTEMPTS_DEFAULT;
+    assert(this.#maxInFlight >= 1 && this.#maxInFlight <= MAX_IN_FLIGHT, `at most ${MAX_IN_FLIGHT} batches in flight per partition`);
+  }
+
+  get name(): string {
+    return this.#context.name;
+  }
+
+  /** Batches produced and not finished yet. */
+  get pending(): number {
+    let count = 0;
+    for (const queue of this.#queues.values()) count += queue.batches.length;
+    return count;
+  }
+
+  start(): void {
+    if (this.#idempotent) this.#pump();
+  }
+
+  /** Closes the connections; unfinished batches end as failed. */
+  stop(): Promise<void> {
+    this.#stopped = true;
+    this.#pool.close();
+    for (const queue of this.#queues.values()) {
+      for (const batch of queue.batches.splice(0)) batch.finish({ ok: false, error: 'stopped' });
+    }
+    return Promise.resolve();
+  }
+
+  /** One batch of `count` new values for `topic`/`partition`; resolves when acknowledged or given up. */
+  produce(topic: string, partition: number, count: number): Promise<ProduceResult> {
+    assert(Number.isInteger(count) && count >= 1, 'a batch holds at least one record');
+    const values = Array.from({ length: count }, () => `${this.#context.name}/${this.#valueCount++}`);
+    if (this.#stopped) return Promise.resolve({ ok: false, error: 'stopped', values });
+    return new Promise((resolve) => {
+      const finish = (end: BatchEnd) => resolve({ ...end, values });
+      this.#queue(topic, partition).batches.push({ values, bytes: null, identity: null, sequence: null, attempts: 0, inFlight: false, finish });
+      this.#pump();
+    });
+  }
+
+  #queue(topic: string, partition: number): PartitionQueue {
+    const key = `${topic}/${partition}`;
+    let queue = this.#queues.get(key);
+    if (queue === undefined) {
+      queue = { topic, partition, batches: [], inFlight: 0, nextSequence: 0, retrying: false, backingOff: false, leaderMisses: 0 };
+      this.#queues.set(key, queue);
+    }
+    return queue;
+  }
+
+  /** Sends whatever may be sent now; called after every event that could change that. */
+  #pump(): void {
+    if (this.#stopped) return;
+    if (this.#resetPending) return this.#resetWhenDrained();
+    if (this.#idempotent && this.#identity === null) return void this.#initProducerId();
+    for (const queue of this.#queues.values()) this.#pumpPartition(queue);
+  }
+
+  #pumpPartition(queue: PartitionQueue): void {
+    if (queue.retrying) return this.#retryWhenDrained(queue);
+    if (queue.batches.length === 0) return;
+    const leader = this.#pool.leaderOf(queue.topic, queue.partition);
+    if (leader === null) return void this.#findLeader(queue);
+    for (const batch of queue.batches) {
+      if (queue.inFlight >= this.#maxInFlight) break;
+      if (!batch.inFlight) void this.#send(queue, batch, leader.nodeId);
+    }
+  }
+
+  #retryWhenDrained(queue: PartitionQueue): void {
+    if (queue.inFlight > 0 || queue.backingOff) return;
+    queue.backingOff = true;
+    void sleep(this.#context.clock, backoffMs(this.#context)).then(() => {
+      queue.backingOff = false;
+      queue.retrying = false;
+      this.#pump();
+    });
+  }
+
+  async #findLeader(queue: PartitionQueue): Promise<void> {
+    if (this.#refreshing.has(queue.topic)) return;
+    this.#refreshing.add(queue.topic);
+    await this.#pool.refreshMetadata([queue.topic]);
+    this.#refreshing.delete(queue.topic);
+    if (this.#pool.leaderOf(queue.topic, queue.partition) === null) {
+      // No leader (no such topic, or none elected yet): the oldest batch waits a bounded number of refreshes.
+      if (++queue.leaderMisses >= this.#maxAttempts) {
+        queue.leaderMisses = 0;
+        this.#giveUp(queue, queue.batches[0], 'LEADER_NOT_FOUND');
+      }
+      await sleep(this.#context.clock, backoffMs(this.#context));
+    } else {
+      queue.leaderMisses = 0;
+    }
+    this.#pump();
+  }
+
+  async #initProducerId(): Promise<void> {
+    if (this.#initializing) return;
+    this.#initializing = true;
+    const reply = await this.#pool.send(UNKNOWN_NODE, initProducerIdApi, { transactionalId: null, transactionTimeoutMs: TRANSACTION_TIMEOUT_MS });
+    if (reply.answered && reply.response.errorCode === ErrorCode.NONE) {
+      this.#identity = { producerId: reply.response.producerId, producerEpoch: reply.response.producerEpoch };
+    } else {
+      await sleep(this.#context.clock, backoffMs(this.#context));
+    }
+    this.#initializing = false;
+    this.#pump();
+  }
+
+  /**
+   * Once nothing is in flight: every batch that went out under the old producer id ends as
+   * failed (whether the broker kept it is unknown; resending it under a new id could write it
+   * twice), sequences restart at 0 and a new producer id is asked for. Batches not sent yet go
+   * out under the new id.
+   */
+  #resetWhenDrained(): void {
+    for (const queue of this.#queues.values()) if (queue.inFlight > 0) return;
+    this.#resetPending = false;
+    this.#identity = null;
+    for (const queue of this.#queues.values()) {
+      queue.nextSequence = 0;
+      queue.retrying = false;
+      const sent = queue.batches.filter((batch) => batch.sequence !== null);
+      assert(sent.every((batch, i) => queue.batches[i] === batch), 'batches are sequenced in the order they were produced');
+      queue.batches.splice(0, sent.length);
+      for (const batch of sent) batch.finish({ ok: false, error: 'producer-reset' });
+    }
+    this.#pump();
+  }
+
+  async #send(queue: PartitionQueue, batch: Batch, node: number): Promise<void> {
+    this.#prepare(queue, batch);
+    batch.attempts++;
+    const startMs = this.#context.now();
+    const request: ProduceRequest = { transactionalId: null, acks: this.#acks, timeoutMs: Math.round(this.#context.requestTimeoutMs * PRODUCE_TIMEOUT_FRACTION), topicData: [{ name: queue.topic, partitionData: [{ index: queue.partition, records: batch.bytes }] }] };
+    batch.inFlight = true;
+    queue.inFlight++;
+    const reply = this.#acks === 0 ? await this.#sendWithoutAnswer(node, request) : await this.#pool.send(node, produceApi, request);
+    batch.inFlight = false;
+    queue.inFlight--;
+    this.#onReply(queue, batch, reply, startMs);
+    this.#pump();
+  }
+
+  /** acks=0: no answer comes; written is all a producer knows (an ok without an offset). */
+  async #sendWithoutAnswer(node: number, request: ProduceRequest): Promise<NodeReply<ProduceResponse>> {
+    const written = await this.#pool.sendWithoutAnswer(node, produceApi, request);
+    if (!written) return { answered: false, error: 'disconnected', node };
+    const answer = { index: 0, errorCode: ErrorCode.NONE, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1, recordErrors: [], errorMessage: null };
+    return { answered: true, response: { responses: [{ name: '', partitionResponses: [answer] }], throttleTimeMs: 0 }, node };
+  }
+
+  /** Builds the batch at its first send, with the producer id and sequence it keeps for every retry. */
+  #prepare(queue: PartitionQueue, batch: Batch): void {
+    if (batch.bytes !== null) return;
+    const records = batch.values.map((value) => ({ value }));
+    const nowMs = this.#context.clock.nowMs();
+    if (this.#identity === null) {
+      batch.bytes = buildRecordBatch(records, { nowMs });
+      return;
+    }
+    batch.identity = this.#identity;
+    batch.sequence = queue.nextSequence;
+    queue.nextSequence += records.length;
+    batch.bytes = buildRecordBatch(records, { nowMs, producerId: batch.identity.producerId, producerEpoch: batch.identity.producerEpoch, baseSequence: batch.sequence });
+  }
+
+  #onReply(queue: PartitionQueue, batch: Batch, reply: NodeReply<ProduceResponse>, startMs: number): void {
+    if (!reply.answered) {
+      this.#record(queue, batch, reply.node, startMs, unansweredOutcome(reply.error), null);
+      return this.#onRetriable(queue, batch, reply.error, true);
+    }
+    const answer = reply.response.responses[0]?.partitionResponses[0];
+    const code = answer?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR;
+    const ok = code === ErrorCode.NONE;
+    const baseOffset = ok && this.#acks !== 0 ? answer!.baseOffset : null;
+    this.#record(queue, batch, reply.node, startMs, answeredOutcome(code), baseOffset);
+    if (ok) return this.#finish(queue, batch, { ok: true, baseOffset });
+    // The broker already holds this batch (a retry of one that was written): done, offset unknown.
+    if (code === ErrorCode.DUPLICATE_SEQUENCE_NUMBER) return this.#finish(queue, batch, { ok: true, baseOffset: null });
+    if (this.#idempotent && this.#breaksSequence(queue, batch, code)) return void (this.#resetPending = true);
+    if (isRetriable(code) || code === ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER) return this.#onRetriable(queue, batch, errorName(code), isStaleMetadata(code));
+    this.#giveUp(queue, batch, errorName(code));
+  }
+
+  /** Whether `code` says the broker's sequence state for this producer differs from ours. */
+  #breaksSequence(queue: PartitionQueue, batch: Batch, code: number): boolean {
+    if (code === ErrorCode.UNKNOWN_PRODUCER_ID || code === ErrorCode.INVALID_PRODUCER_EPOCH) return true;
+    return code === ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER && queue.batches[0] === batch;
+  }
+
+  #onRetriable(queue: PartitionQueue, batch: Batch, error: string, staleMetadata: boolean): void {
+    if (staleMetadata) this.#pool.forgetLeader(queue.topic, queue.partition);
+    if (batch.attempts >= this.#maxAttempts) return this.#giveUp(queue, batch, error);
+    queue.retrying = true;
+  }
+
+  /** Ends a batch as failed. An idempotent producer's sequence now has a gap: it must reset. */
+  #giveUp(queue: PartitionQueue, batch: Batch | undefined, error: string): void {
+    if (batch === undefined) return;
+    if (this.#idempotent && batch.sequence !== null) {
+      this.#resetPending = true;
+      return;
+    }
+    this.#finish(queue, batch, { ok: false, error });
+    queue.retrying = true; // the batches behind it are retried after a backoff, in order
+  }
+
+  #finish(queue: PartitionQueue, batch: Batch, result: BatchEnd): void {
+    const index = queue.batches.indexOf(batch);
+    if (index >= 0) queue.batches.splice(index, 1);
+    batch.finish(result);
+  }
+
+  #record(queue: PartitionQueue, batch: Batch, node: number, startMs: number, outcome: Outcome, baseOffset: number | null): void {
+    const idempotence = batch.identity === null || batch.sequence === null ? null : { producerId: BigInt(batch.identity.producerId), producerEpoch: batch.identity.producerEpoch, baseSequence: batch.sequence };
+    const op: ProduceOp = { kind: 'produce', client: this.#context.name, node, startMs, endMs: this.#context.now(), outcome, topic: queue.topic, partition: queue.partition, acks: this.#acks, idempotence, values: batch.values, baseOffset };
+    this.#context.history.ops.push(op);
+  }
+}

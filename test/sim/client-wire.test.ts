@@ -1,0 +1,135 @@
+import { describe, expect, test } from 'bun:test';
+import type { ApiCodec } from '../../src/broker/apis/api.ts';
+import { createTopicsCodec } from '../../src/broker/apis/create-topics.ts';
+import { deleteTopicsCodec } from '../../src/broker/apis/delete-topics.ts';
+import { fetchCodec } from '../../src/broker/apis/fetch.ts';
+import { findCoordinatorCodec } from '../../src/broker/apis/find-coordinator.ts';
+import { heartbeatCodec } from '../../src/broker/apis/heartbeat.ts';
+import { initProducerIdCodec } from '../../src/broker/apis/init-producer-id.ts';
+import { joinGroupCodec } from '../../src/broker/apis/join-group.ts';
+import { leaveGroupCodec } from '../../src/broker/apis/leave-group.ts';
+import { listOffsetsCodec } from '../../src/broker/apis/list-offsets.ts';
+import { metadataCodec } from '../../src/broker/apis/metadata.ts';
+import { offsetCommitCodec } from '../../src/broker/apis/offset-commit.ts';
+import { offsetFetchCodec } from '../../src/broker/apis/offset-fetch.ts';
+import { produceCodec } from '../../src/broker/apis/produce.ts';
+import { syncGroupCodec } from '../../src/broker/apis/sync-group.ts';
+import { KafkaReader } from '../../src/broker/protocol/reader.ts';
+import { KafkaWriter } from '../../src/broker/protocol/writer.ts';
+import { buildRecordBatch } from '../../src/format/batch-builder.ts';
+import { assignRoundRobin, decodeAssignment, decodeSubscription, encodeAssignment, encodeSubscription } from '../../src/sim/client/consumer-protocol.ts';
+import { fetchedRecords } from '../../src/sim/client/fetch-records.ts';
+import * as wire from '../../src/sim/client/wire.ts';
+
+const bytes = (...values: number[]) => Uint8Array.from(values);
+
+function joined(writer: KafkaWriter): Uint8Array {
+  return Buffer.concat(writer.chunks());
+}
+
+/** Client request → broker decode, and broker response → client decode, each consuming every byte. */
+function roundTrip<Request, Response>(client: wire.ClientApi<Request, Response>, server: ApiCodec<Request, Response>, request: Request, response: Response): { request: Request; response: Response } {
+  expect(client.key).toBe(server.key);
+  expect(client.version).toBeGreaterThanOrEqual(server.minVersion);
+  expect(server.flexibleFrom === null || client.version < server.flexibleFrom).toBe(true);
+  const requestWriter = new KafkaWriter();
+  client.encodeRequest(requestWriter, request);
+  const requestReader = new KafkaReader(joined(requestWriter));
+  const decodedRequest = server.decodeRequest(requestReader, client.version);
+  expect(requestReader.remaining).toBe(0);
+  const responseWriter = new KafkaWriter();
+  server.encodeResponse(responseWriter, client.version, response);
+  const responseReader = new KafkaReader(joined(responseWriter));
+  const decodedResponse = client.decodeResponse(responseReader);
+  expect(responseReader.remaining).toBe(0);
+  return { request: decodedRequest, response: decodedResponse };
+}
+
+function expectRoundTrip<Request, Response>(client: wire.ClientApi<Request, Response>, server: ApiCodec<Request, Response>, request: Request, response: Response): void {
+  const decoded = roundTrip(client, server, request, response);
+  expect(decoded.request).toEqual(request);
+  expect(decoded.response).toEqual(response);
+}
+
+describe('client codecs against the broker codecs', () => {
+  test('Metadata v8', () => {
+    expectRoundTrip(wire.metadataApi, metadataCodec, { topics: [{ name: 'a' }, { name: 'b' }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: true }, {
+      throttleTimeMs: 3,
+      brokers: [{ nodeId: 1, host: 'h1', port: 9092, rack: null }, { nodeId: 2, host: 'h2', port: 9093, rack: 'r' }],
+      clusterId: 'c',
+      controllerId: 1,
+      topics: [{ errorCode: 0, name: 'a', isInternal: false, partitions: [{ errorCode: 0, partitionIndex: 0, leaderId: 2, leaderEpoch: 7, replicaNodes: [2, 1], isrNodes: [2], offlineReplicas: [1] }], topicAuthorizedOperations: -2147483648 }, { errorCode: 3, name: 'b', isInternal: false, partitions: [], topicAuthorizedOperations: 5 }],
+      clusterAuthorizedOperations: -2147483648,
+    });
+    // null topics: every topic
+    expect(roundTrip(wire.metadataApi, metadataCodec, { topics: null, allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }, { throttleTimeMs: 0, brokers: [], clusterId: null, controllerId: -1, topics: [], clusterAuthorizedOperations: 0 }).request.topics).toBeNull();
+  });
+
+  test('Produce v8, with an idempotent batch', () => {
+    const records = buildRecordBatch([{ value: 'p/0' }, { value: 'p/1' }], { nowMs: 1, producerId: 42, producerEpoch: 3, baseSequence: 10 });
+    expectRoundTrip(wire.produceApi, produceCodec, { transactionalId: null, acks: -1, timeoutMs: 2500, topicData: [{ name: 't', partitionData: [{ index: 2, records }] }] }, {
+      responses: [{ name: 't', partitionResponses: [{ index: 2, errorCode: 45, baseOffset: 17, logAppendTimeMs: -1, logStartOffset: 4, recordErrors: [{ batchIndex: 0, batchIndexErrorMessage: 'x' }], errorMessage: 'out of order' }] }],
+      throttleTimeMs: 0,
+    });
+  });
+
+  test('Fetch v11: the records come back as one view of their bytes', () => {
+    const first = buildRecordBatch([{ value: 'a' }], { nowMs: 1, baseOffset: 5 });
+    const second = buildRecordBatch([{ value: 'b' }, { value: 'c' }], { nowMs: 1, baseOffset: 6 });
+    const request = { replicaId: -1, maxWaitMs: 200, minBytes: 1, maxBytes: 1000, isolationLevel: 0, sessionId: 0, sessionEpoch: -1, topics: [{ topic: 't', partitions: [{ partition: 1, currentLeaderEpoch: 4, fetchOffset: 5, logStartOffset: -1, partitionMaxBytes: 1000 }] }], forgottenTopicsData: [], rackId: '' };
+    const partition = { partitionIndex: 1, errorCode: 0, highWatermark: 8, lastStableOffset: 8, logStartOffset: 0, abortedTransactions: null, preferredReadReplica: -1 };
+    const decoded = roundTrip(wire.fetchApi, fetchCodec, request, { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: [{ topic: 't', partitions: [{ ...partition, records: [first, second] }] }] });
+    expect(decoded.request).toEqual(request);
+    expect(decoded.response.responses[0]!.partitions[0]).toEqual({ ...partition, records: [Uint8Array.from(Buffer.concat([first, second]))] });
+    const records = fetchedRecords(decoded.response.responses[0]!.partitions[0]!.records, 6);
+    expect(records).toEqual({ records: [{ offset: 6, value: 'b' }, { offset: 7, value: 'c' }], nextOffset: 8 });
+    const aborted = [{ producerId: 9, firstOffset: 3 }];
+    expect(roundTrip(wire.fetchApi, fetchCodec, request, { throttleTimeMs: 1, errorCode: 0, sessionId: 0, responses: [{ topic: 't', partitions: [{ ...partition, errorCode: 1, abortedTransactions: aborted, records: [] }] }] }).response.responses[0]!.partitions[0]).toEqual({ ...partition, errorCode: 1, abortedTransactions: aborted, records: [new Uint8Array(0)] });
+  });
+
+  test('a fetched batch cut short at the end is left for the next fetch', () => {
+    const whole = buildRecordBatch([{ value: 'a' }], { nowMs: 1, baseOffset: 0 });
+    const cut = buildRecordBatch([{ value: 'b' }], { nowMs: 1, baseOffset: 1 }).subarray(0, 20);
+    expect(fetchedRecords([Uint8Array.from(Buffer.concat([whole, cut]))], 0)).toEqual({ records: [{ offset: 0, value: 'a' }], nextOffset: 1 });
+  });
+
+  test('ListOffsets v2', () => {
+    expectRoundTrip(wire.listOffsetsApi, listOffsetsCodec, { replicaId: -1, isolationLevel: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -2, maxNumOffsets: 1 }] }] }, { throttleTimeMs: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 0, errorCode: 0, oldStyleOffsets: [], timestamp: -1, offset: 12, leaderEpoch: -1 }] }] });
+  });
+
+  test('InitProducerId v1', () => {
+    expectRoundTrip(wire.initProducerIdApi, initProducerIdCodec, { transactionalId: null, transactionTimeoutMs: 60000 }, { throttleTimeMs: 0, errorCode: 0, producerId: 2 ** 40 + 5, producerEpoch: 9 });
+  });
+
+  test('CreateTopics v4 and DeleteTopics v3', () => {
+    expectRoundTrip(wire.createTopicsApi, createTopicsCodec, { topics: [{ name: 't', numPartitions: 3, replicationFactor: 2, assignments: [{ partitionIndex: 0, brokerIds: [1, 2] }], configs: [{ name: 'retention.ms', value: null }] }], timeoutMs: 100, validateOnly: true }, { throttleTimeMs: 0, topics: [{ name: 't', errorCode: 36, errorMessage: 'exists' }] });
+    expectRoundTrip(wire.deleteTopicsApi, deleteTopicsCodec, { topicNames: ['a', 'b'], timeoutMs: 100 }, { throttleTimeMs: 0, responses: [{ name: 'a', errorCode: 0 }, { name: 'b', errorCode: 3 }] });
+  });
+
+  test('FindCoordinator v2, JoinGroup v5, SyncGroup v3, Heartbeat v3, LeaveGroup v3', () => {
+    expectRoundTrip(wire.findCoordinatorApi, findCoordinatorCodec, { key: 'g', keyType: 0 }, { throttleTimeMs: 0, errorCode: 0, errorMessage: null, nodeId: 3, host: 'h', port: 9 });
+    expectRoundTrip(wire.joinGroupApi, joinGroupCodec, { groupId: 'g', sessionTimeoutMs: 10000, rebalanceTimeoutMs: 5000, memberId: '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'roundrobin', metadata: bytes(0, 0, 0, 0, 0, 0) }] }, { throttleTimeMs: 0, errorCode: 0, generationId: 4, protocolName: 'roundrobin', leader: 'm1', memberId: 'm1', members: [{ memberId: 'm1', groupInstanceId: null, metadata: bytes(1, 2) }, { memberId: 'm2', groupInstanceId: 'i', metadata: bytes(3) }] });
+    expectRoundTrip(wire.syncGroupApi, syncGroupCodec, { groupId: 'g', generationId: 4, memberId: 'm1', groupInstanceId: null, assignments: [{ memberId: 'm1', assignment: bytes(9) }] }, { throttleTimeMs: 0, errorCode: 27, assignment: bytes(1, 2, 3) });
+    expectRoundTrip(wire.heartbeatApi, heartbeatCodec, { groupId: 'g', generationId: 4, memberId: 'm1', groupInstanceId: null }, { throttleTimeMs: 0, errorCode: 25 });
+    expectRoundTrip(wire.leaveGroupApi, leaveGroupCodec, { groupId: 'g', members: [{ memberId: 'm1', groupInstanceId: null }] }, { throttleTimeMs: 0, errorCode: 0, members: [{ memberId: 'm1', groupInstanceId: null, errorCode: 0 }] });
+  });
+
+  test('OffsetCommit v7 and OffsetFetch v5', () => {
+    expectRoundTrip(wire.offsetCommitApi, offsetCommitCodec, { groupId: 'g', generationId: 4, memberId: 'm1', groupInstanceId: null, retentionTimeMs: -1, topics: [{ name: 't', partitions: [{ partitionIndex: 1, committedOffset: 2 ** 33, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }] }] }, { throttleTimeMs: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 1, errorCode: 22 }] }] });
+    expectRoundTrip(wire.offsetFetchApi, offsetFetchCodec, { groupId: 'g', topics: [{ name: 't', partitionIndexes: [0, 1] }] }, { throttleTimeMs: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 5, committedLeaderEpoch: -1, metadata: '', errorCode: 0 }, { partitionIndex: 1, committedOffset: -1, committedLeaderEpoch: 2, metadata: null, errorCode: 0 }] }], errorCode: 16 });
+  });
+});
+
+describe('the consumer protocol', () => {
+  test('subscription and assignment bytes round-trip', () => {
+    expect(decodeSubscription(encodeSubscription(['a', 'b']))).toEqual(['a', 'b']);
+    expect(decodeAssignment(encodeAssignment([{ topic: 'a', partitions: [0, 2] }]))).toEqual([{ topic: 'a', partitions: [0, 2] }]);
+    expect(decodeAssignment(new Uint8Array(0))).toEqual([]);
+  });
+
+  test('round-robin deals every partition once, members in id order', () => {
+    const assigned = assignRoundRobin(['m2', 'm1'], new Map([['b', 1], ['a', 3]]));
+    expect(assigned.get('m1')).toEqual([{ topic: 'a', partitions: [0, 2] }]);
+    expect(assigned.get('m2')).toEqual([{ topic: 'a', partitions: [1] }, { topic: 'b', partitions: [0] }]);
+  });
+});
