@@ -56,7 +56,7 @@ export class SimWorkload {
   readonly #topics: Map<string, number>;
   /** Sees every op as it is recorded (the probes watch for their reads). */
   readonly #watchers = new Set<(op: ClientOp) => void>();
-  readonly #ops: { ops: ClientOp[] };
+  readonly #record: (op: ClientOp) => void;
   #producing = false;
   #clientCount = 0;
 
@@ -65,12 +65,10 @@ export class SimWorkload {
     this.#clock = new SimClock(options.scheduler, new ProcessGate('clients'));
     this.#random = options.random;
     this.#topics = new Map(options.scenario.topics.map((topic) => [topic.name, topic.partitions]));
-    // the clients push into `ops`; each push goes to the run's history and to the watchers
-    const record = (op: ClientOp) => {
+    this.#record = (op: ClientOp) => {
       options.record(op);
       for (const watcher of this.#watchers) watcher(op);
     };
-    this.#ops = { ops: new Proxy([] as ClientOp[], { get: (target, key) => (key === 'push' ? (...ops: ClientOp[]) => ops.forEach(record) : Reflect.get(target, key)) }) };
     this.#admin = new SimAdmin(this.#clientOptions('admin'));
   }
 
@@ -221,7 +219,7 @@ export class SimWorkload {
       clock: this.#clock,
       now: () => scheduler.nowMs,
       random: new SeededRandom(this.#random.nextInt(0x1_0000_0000)),
-      history: this.#ops,
+      record: this.#record,
       bootstrap,
     };
   }

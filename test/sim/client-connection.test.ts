@@ -31,6 +31,7 @@ function scriptedNetwork(): { network: Network; peer: () => Peer } {
     listen: () => {
       throw new Error('unused');
     },
+    resolve: async (host) => [host],
     connect: async (_host, _port, handlers) => {
       const state: Peer = { written: [], handlers, socket: null!, terminated: false, writeLimit: Number.MAX_SAFE_INTEGER };
       state.socket = {
@@ -139,7 +140,7 @@ test('an answer to no request breaks the connection', async () => {
 test('a connect that hangs gives up after the request timeout, and a socket that opens late is closed', async () => {
   const clock = new ManualClock();
   let openLate: (socket: NetSocket) => void = () => {};
-  const network: Network = { listen: () => { throw new Error('unused'); }, connect: () => new Promise((resolve) => void (openLate = resolve)) };
+  const network: Network = { listen: () => { throw new Error('unused'); }, connect: () => new Promise((resolve) => void (openLate = resolve)), resolve: async (host) => [host] };
   const opening = ClientConnection.open({ network, clock, host: 'h', port: 1, clientId: 'client', requestTimeoutMs: 1_000 });
   clock.advance(999);
   let result: ClientConnection | null | undefined;

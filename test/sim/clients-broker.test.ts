@@ -11,7 +11,7 @@ import type { ProduceResult } from '../../src/sim/client/producer.ts';
 import { systemClock } from '../../src/util/clock.ts';
 import type { NetSocket, Network } from '../../src/util/network.ts';
 import { SeededRandom } from '../../src/util/random.ts';
-import { bunClientNetwork } from '../support/bun-network.ts';
+import { systemNetwork } from '../../src/util/system-network.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { until } from '../support/until.ts';
 
@@ -32,8 +32,8 @@ afterEach(async () => {
   await broker.stop();
 });
 
-function common(name: string, network: Network = bunClientNetwork) {
-  return { name, network, clock: systemClock, random: new SeededRandom(7), history, bootstrap: [{ host: '127.0.0.1', port: broker.port }], requestTimeoutMs: 2_000, retryBackoffMs: 20 };
+function common(name: string, network: Network = systemNetwork) {
+  return { name, network, clock: systemClock, random: new SeededRandom(7), record: (op) => history.ops.push(op), bootstrap: [{ host: '127.0.0.1', port: broker.port }], requestTimeoutMs: 2_000, retryBackoffMs: 20 };
 }
 
 function started<T extends { start(): void; stop(): unknown }>(client: T): T {
@@ -198,8 +198,12 @@ class AnswerDroppingNetwork implements Network {
     throw new Error('connects only');
   }
 
+  resolve(host: string): Promise<string[]> {
+    return systemNetwork.resolve(host);
+  }
+
   connect(host: string, port: number, handlers: Parameters<Network['connect']>[2]): Promise<NetSocket> {
-    return bunClientNetwork.connect(host, port, {
+    return systemNetwork.connect(host, port, {
       ...handlers,
       data: (socket, chunk) => {
         if (!this.dropNextAnswer) return handlers.data(socket, chunk);

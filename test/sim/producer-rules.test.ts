@@ -42,6 +42,10 @@ class ScriptedBroker implements Network {
   listen(): never {
     throw new Error('unused');
   }
+  async resolve(host: string): Promise<string[]> {
+    return [host];
+  }
+
 
   async connect(_host: string, _port: number, handlers: SocketHandlers): Promise<NetSocket> {
     const socket: NetSocket = {
@@ -113,7 +117,7 @@ function setup(maxAttempts = 5, idempotent = true) {
   const clock = new ManualClock();
   const broker = new ScriptedBroker();
   const history: { ops: ClientOp[] } = { ops: [] };
-  const producer = new SimProducer({ name: 'p', network: broker, clock, random: new SeededRandom(3), history, bootstrap: [{ host: 'b', port: 1 }], requestTimeoutMs: 1_000, retryBackoffMs: 10, idempotent, acks: idempotent ? -1 : 1, maxAttempts });
+  const producer = new SimProducer({ name: 'p', network: broker, clock, random: new SeededRandom(3), record: (op) => history.ops.push(op), bootstrap: [{ host: 'b', port: 1 }], requestTimeoutMs: 1_000, retryBackoffMs: 10, idempotent, acks: idempotent ? -1 : 1, maxAttempts });
   producer.start();
   const produces = () => history.ops.filter((op): op is ProduceOp => op.kind === 'produce');
   return { clock, broker, producer, produces };

@@ -62,7 +62,7 @@ export class SimAdmin implements SimClient {
 
   #record(kind: AdminOp['kind'], topic: string, partitions: number, replicationFactor: number, node: number, startMs: number, outcome: Outcome): void {
     const op: AdminOp = { kind, client: this.#context.name, node, startMs, endMs: this.#context.now(), outcome, topic, partitions, replicationFactor };
-    this.#context.history.ops.push(op);
+    this.#context.record(op);
   }
 }
 

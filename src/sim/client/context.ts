@@ -22,7 +22,8 @@ export interface ClientOptions {
   /** The simulation's global time for startMs and endMs: a broker's skewed clock must not leak in. Defaults to clock.nowMs. */
   readonly now?: () => number;
   readonly random: SeededRandom;
-  readonly history: { readonly ops: ClientOp[] };
+  /** Where each request's op goes when it ends (the run's history). */
+  readonly record: (op: ClientOp) => void;
   /** Where to ask for metadata first. */
   readonly bootstrap: readonly BrokerAddress[];
   readonly requestTimeoutMs?: number;

@@ -126,7 +126,7 @@ export class SimGroupConsumer implements SimClient {
       const code = reply.answered ? (reply.response.topics.find((t) => t.name === fetcher.topic)?.partitions.find((p) => p.partitionIndex === fetcher.partition)?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR) : null;
       const outcome = reply.answered ? answeredOutcome(code!) : unansweredOutcome(reply.error);
       const op: CommitOp = { kind: 'commit', client: this.#context.name, node: reply.node, startMs, endMs, outcome, group: this.#options.group, topic: fetcher.topic, partition: fetcher.partition, offset, reset };
-      this.#context.history.ops.push(op);
+      this.#context.record(op);
       if (code === ErrorCode.NONE) {
         this.#committed.set(key(fetcher.topic, fetcher.partition), offset);
         fetcher.resetSinceCommit = false;
@@ -213,7 +213,7 @@ export class SimGroupConsumer implements SimClient {
         const outcome = reply.answered ? answeredOutcome(code!) : unansweredOutcome(reply.error);
         const offset = outcome.ok ? answer!.committedOffset : NO_OFFSET;
         const op: OffsetFetchOp = { kind: 'offset-fetch', client: this.#context.name, node: reply.node, startMs, endMs, outcome, group: this.#options.group, topic, partition, offset };
-        this.#context.history.ops.push(op);
+        this.#context.record(op);
         if (code !== ErrorCode.NONE) failure = code;
         if (offset >= 0) this.#committed.set(key(topic, partition), offset);
         fetchers.push(new PartitionFetcher(this.#context, this.#pool, topic, partition, offset >= 0 ? offset : null, this.#options.maxWaitMs));

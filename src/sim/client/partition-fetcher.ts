@@ -127,6 +127,6 @@ export class PartitionFetcher {
 
   #record(node: number, startMs: number, fetchOffset: number, outcome: Outcome, highWatermark: number | null, records: FetchOp['records']): void {
     const op: FetchOp = { kind: 'fetch', client: this.#context.name, node, startMs, endMs: this.#context.now(), outcome, topic: this.topic, partition: this.partition, fetchOffset, highWatermark, records };
-    this.#context.history.ops.push(op);
+    this.#context.record(op);
   }
 }

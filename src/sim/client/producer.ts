@@ -317,6 +317,6 @@ export class SimProducer implements SimClient {
   #record(queue: PartitionQueue, batch: Batch, node: number, startMs: number, outcome: Outcome, baseOffset: number | null): void {
     const idempotence = batch.identity === null || batch.sequence === null ? null : { producerId: BigInt(batch.identity.producerId), producerEpoch: batch.identity.producerEpoch, baseSequence: batch.sequence };
     const op: ProduceOp = { kind: 'produce', client: this.#context.name, node, startMs, endMs: this.#context.now(), outcome, topic: queue.topic, partition: queue.partition, acks: this.#acks, idempotence, values: batch.values, baseOffset };
-    this.#context.history.ops.push(op);
+    this.#context.record(op);
   }
 }
