@@ -33,7 +33,7 @@ afterEach(async () => {
 });
 
 function common(name: string, network: Network = systemNetwork) {
-  return { name, network, clock: systemClock, random: new SeededRandom(7), record: (op) => history.ops.push(op), bootstrap: [{ host: '127.0.0.1', port: broker.port }], requestTimeoutMs: 2_000, retryBackoffMs: 20 };
+  return { name, network, clock: systemClock, random: new SeededRandom(7), record: (op: ClientOp) => history.ops.push(op), bootstrap: [{ host: '127.0.0.1', port: broker.port }], requestTimeoutMs: 2_000, retryBackoffMs: 20 };
 }
 
 function started<T extends { start(): void; stop(): unknown }>(client: T): T {
