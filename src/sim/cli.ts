@@ -115,10 +115,27 @@ async function replay(seed: number, faults: ReadonlySet<string> | undefined, ver
   const result = await runSeed({ seed, ...(faults === undefined ? {} : { faults }), ...(verbose ? { log: (line: string) => console.log(line) } : {}) });
   console.log(`seed ${seed}: ${describeScenario(result.scenario)}`);
   for (const fault of result.history.faults) console.log(`  ${(fault.atMs / 1000).toFixed(3)} s  ${fault.fault} ${fault.target}`);
+  console.log(describeOps(result.history.ops));
   console.log(`${result.history.ops.length} requests, ${result.faultsInjected} faults, ${(result.simulatedMs / 1000).toFixed(1)} simulated s, ${result.eventsRun} events; trace ${result.traceHash}`);
   for (const violation of result.violations) console.log(`\n${formatViolation(violation, result.history)}`);
   console.log(result.violations.length === 0 ? 'no violation' : `${result.violations.length} violations`);
   return result.violations.length === 0 ? 0 : 1;
+}
+
+/** Requests by kind: how many, how many succeeded, and the records they carried. */
+function describeOps(ops: SimRunResult['history']['ops']): string {
+  const kinds = new Map<string, { count: number; ok: number; records: number }>();
+  for (const op of ops) {
+    const entry = kinds.get(op.kind) ?? { count: 0, ok: 0, records: 0 };
+    entry.count++;
+    if (op.outcome.ok) {
+      entry.ok++;
+      if (op.kind === 'produce') entry.records += op.values.length;
+      if (op.kind === 'fetch') entry.records += op.records.length;
+    }
+    kinds.set(op.kind, entry);
+  }
+  return [...kinds].map(([kind, { count, ok, records }]) => `${kind} ${ok}/${count} ok${records > 0 ? ` (${records} records)` : ''}`).join(', ');
 }
 
 function record(from: number, summary: RangeSummary, bug: Regression | null): void {

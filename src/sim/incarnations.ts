@@ -5,11 +5,13 @@ import { type AdminOp, type ClientOp, isAdminOp } from './history.ts';
  * not the operation. Any other answered error means it did not happen.
  */
 const ADMIN_ERRORS_OUTCOME_UNKNOWN: ReadonlySet<string> = new Set(['REQUEST_TIMED_OUT']);
+/** A request that never left the client (no connection): surely without effect. */
+const NOT_SENT = 'not-sent';
 
 /** Whether a create or delete may have changed the topic: it succeeded, or its outcome is unknown. */
 export function mayHaveTakenEffect(op: AdminOp): boolean {
   const outcome = op.outcome;
-  return outcome.ok || !outcome.answered || ADMIN_ERRORS_OUTCOME_UNKNOWN.has(outcome.error);
+  return outcome.ok || (!outcome.answered && outcome.error !== NOT_SENT) || ADMIN_ERRORS_OUTCOME_UNKNOWN.has(outcome.error);
 }
 
 interface TopicEvents {
@@ -21,6 +23,14 @@ interface TopicEvents {
   readonly creates: boolean[];
   /** createdOk[i]: event i is a create that succeeded, so the incarnation after it surely exists. */
   readonly createdOk: boolean[];
+  /**
+   * Spans (sorted, disjoint) in which the topic's incarnation is unknown: from an event whose
+   * outcome is unknown to the end of the next one that succeeded. An op in one is attributed to
+   * none: had the event not happened, the incarnation after it would be the one before it, and
+   * a record read there could be taken for one of another log.
+   */
+  readonly ambiguous: { readonly fromMs: number; readonly toMs: number }[];
+  readonly ambiguousFromMs: number[];
 }
 
 /** When an incarnation can hold ops (between the events around it), and whether its topic surely exists then. */
@@ -35,9 +45,10 @@ export interface IncarnationLife {
  * The lives of each topic. A topic deleted and created again is a new log (design contract 10),
  * so every op is judged against one incarnation: incarnation k is the time after the k-th create
  * or delete (that may have taken effect) ended and before the next one started. An op that
- * overlaps a create or delete could belong to either side and is attributed to none. Counting a
- * create that did not in fact happen as a boundary only splits one log in two: it loses checks,
- * never invents a violation.
+ * overlaps a create or delete could belong to either side and is attributed to none, and so is an
+ * op in a span where an event of unknown outcome leaves the incarnation unknown (until the next
+ * event that succeeded): counting an event that did not happen as a boundary would take one log
+ * for two, and a record read after it for one of another log.
  */
 export class TopicIncarnations {
   readonly #topics = new Map<string, TopicEvents>();
@@ -57,7 +68,7 @@ export class TopicIncarnations {
       for (const event of events) endsMaxMs.push((max = Math.max(max, event.endMs)));
       const createdOk = events.map((event) => event.kind === 'create-topic' && event.outcome.ok);
       const creates = events.map((event) => event.kind === 'create-topic');
-      this.#topics.set(topic, { startsMs: events.map((event) => event.startMs), endsMaxMs, creates, createdOk });
+      this.#topics.set(topic, { startsMs: events.map((event) => event.startMs), endsMaxMs, creates, createdOk, ...spansOf(ambiguousSpans(events)) });
     }
   }
 
@@ -67,6 +78,8 @@ export class TopicIncarnations {
     if (events === undefined) return 0;
     const startedBefore = countAtMost(events.startsMs, endMs);
     if (startedBefore > 0 && events.endsMaxMs[startedBefore - 1]! >= startMs) return null;
+    const spansBefore = countAtMost(events.ambiguousFromMs, endMs);
+    if (spansBefore > 0 && events.ambiguous[spansBefore - 1]!.toMs >= startMs) return null;
     return startedBefore;
   }
 
@@ -84,6 +97,30 @@ export class TopicIncarnations {
   last(topic: string): number {
     return this.#topics.get(topic)?.startsMs.length ?? 0;
   }
+}
+
+/** The spans of unknown incarnation of one topic's events (sorted by start): see TopicEvents.ambiguous. */
+function ambiguousSpans(events: readonly AdminOp[]): { fromMs: number; toMs: number }[] {
+  const spans: { fromMs: number; toMs: number }[] = [];
+  for (let i = 0; i < events.length; i++) {
+    if (events[i]!.outcome.ok) continue;
+    const fromMs = events[i]!.startMs;
+    let toMs = Infinity;
+    for (let j = i + 1; j < events.length; j++) {
+      if (events[j]!.outcome.ok) {
+        toMs = events[j]!.endMs;
+        break;
+      }
+    }
+    const last = spans.at(-1);
+    if (last !== undefined && fromMs <= last.toMs) last.toMs = Math.max(last.toMs, toMs);
+    else spans.push({ fromMs, toMs });
+  }
+  return spans;
+}
+
+function spansOf(ambiguous: { fromMs: number; toMs: number }[]): Pick<TopicEvents, 'ambiguous' | 'ambiguousFromMs'> {
+  return { ambiguous, ambiguousFromMs: ambiguous.map((span) => span.fromMs) };
 }
 
 /** How many of the ascending `values` are ≤ `limit`. */

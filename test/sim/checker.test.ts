@@ -385,6 +385,25 @@ describe('topic incarnations', () => {
     const refused = admin('delete-topic', { startMs: 200, endMs: 210 }, { ok: false, error: 'UNKNOWN_TOPIC_OR_PARTITION', answered: true });
     expect(names(history({ ops: [before, refused, after], replicaLogs: [replica(1, true, ['y0'])] }))).toEqual(['acked-durable', 'offset-unique']);
   });
+
+  test('after a delete of unknown outcome the incarnation is unknown until a create succeeds: a record acknowledged before it and read after it at its offset is no violation', () => {
+    const acked = produce('p1', { startMs: 100, endMs: 110 }, ['x0'], 0);
+    const unknown = admin('delete-topic', { startMs: 200, endMs: 210 }, NO_ANSWER); // it did not happen: the log goes on
+    const exists = admin('create-topic', { startMs: 300, endMs: 310 }, { ok: false, error: 'TOPIC_ALREADY_EXISTS', answered: true });
+    const readAfter = fetch('c1', { startMs: 400, endMs: 410 }, 0, ['x0'], 1);
+    expect(check(history({ ops: [acked, unknown, exists, readAfter], replicaLogs: [replica(1, true, ['x0'])] }))).toEqual([]);
+    // once a create succeeds, the topic is surely a new log again: the old record read there is one
+    const created = admin('create-topic', { startMs: 500, endMs: 510 });
+    const readNew = fetch('c1', { startMs: 600, endMs: 610 }, 0, ['x0'], 1);
+    expect(names(history({ ops: [acked, unknown, created, readNew], replicaLogs: [replica(1, true, ['x0'])] }))).toContain('acked-readable');
+  });
+
+  test('a create or delete that was never sent (no connection) is no boundary', () => {
+    const before = produce('p1', { startMs: 100, endMs: 110 }, ['x0'], 0);
+    const notSent = admin('delete-topic', { startMs: 200, endMs: 210 }, { ok: false, error: 'not-sent', answered: false });
+    const readAfter = fetch('c1', { startMs: 300, endMs: 310 }, 0, ['y0'], 1);
+    expect(names(history({ ops: [before, notSent, readAfter], replicaLogs: [replica(1, true, ['x0'])] }))).toContain('offset-unique');
+  });
 });
 
 describe('formatViolation', () => {

@@ -58,7 +58,7 @@ export class BrokerPool {
   async send<Request, Response>(node: number, api: ClientApi<Request, Response>, request: Request, timeoutMs?: number): Promise<NodeReply<Response>> {
     const target = node === UNKNOWN_NODE ? this.#nextAddress() : { node, address: this.#addresses.get(node) ?? null };
     const connection = target.address === null ? null : await this.#connection(target.address);
-    if (connection === null) return { answered: false, error: 'disconnected', node: target.node };
+    if (connection === null) return { answered: false, error: 'not-sent', node: target.node };
     return { ...(await connection.send(api, request, timeoutMs)), node: target.node };
   }
 

@@ -11,7 +11,9 @@ import type { NetSocket, Network } from '../../util/network.ts';
 import { type ClientApi, writeRequestHeader } from './api.ts';
 
 /** A request's end: the broker's answer, or none (the timeout passed, or the connection died). */
-export type Reply<Response> = { readonly answered: true; readonly response: Response } | { readonly answered: false; readonly error: 'timeout' | 'disconnected' };
+/** Unanswered: 'not-sent' when the request never left (no connection), so it surely took no effect. */
+export type Reply<Response> = { readonly answered: true; readonly response: Response } | { readonly answered: false; readonly error: UnansweredError };
+export type UnansweredError = 'timeout' | 'disconnected' | 'not-sent';
 
 export interface ConnectionOptions {
   readonly network: Network;
@@ -94,7 +96,7 @@ export class ClientConnection {
 
   /** Sends `request` and waits for its answer, at most `timeoutMs` (the connection's request timeout by default). */
   send<Request, Response>(api: ClientApi<Request, Response>, request: Request, timeoutMs = this.#options.requestTimeoutMs): Promise<Reply<Response>> {
-    if (this.#closed) return Promise.resolve({ answered: false, error: 'disconnected' });
+    if (this.#closed) return Promise.resolve({ answered: false, error: 'not-sent' });
     const correlationId = this.#write(api, request);
     return new Promise((resolve) => {
       // Kafka's clients close a connection whose request timed out: its answer would still come

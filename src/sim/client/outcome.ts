@@ -2,6 +2,7 @@
 import { ErrorCode } from '../../broker/protocol/error-codes.ts';
 import type { Outcome } from '../history.ts';
 import { errorName } from './api.ts';
+import type { UnansweredError } from './connection.ts';
 
 const OK: Outcome = { ok: true };
 
@@ -9,6 +10,6 @@ export function answeredOutcome(code: number): Outcome {
   return code === ErrorCode.NONE ? OK : { ok: false, error: errorName(code), answered: true };
 }
 
-export function unansweredOutcome(error: 'timeout' | 'disconnected'): Outcome {
+export function unansweredOutcome(error: UnansweredError): Outcome {
   return { ok: false, error, answered: false };
 }

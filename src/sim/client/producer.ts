@@ -247,7 +247,7 @@ export class SimProducer implements SimClient {
   /** acks=0: no answer comes; written is all a producer knows (an ok without an offset). */
   async #sendWithoutAnswer(node: number, request: ProduceRequest): Promise<NodeReply<ProduceResponse>> {
     const written = await this.#pool.sendWithoutAnswer(node, produceApi, request);
-    if (!written) return { answered: false, error: 'disconnected', node };
+    if (!written) return { answered: false, error: 'not-sent', node };
     const answer = { index: 0, errorCode: ErrorCode.NONE, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1, recordErrors: [], errorMessage: null };
     return { answered: true, response: { responses: [{ name: '', partitionResponses: [answer] }], throttleTimeMs: 0 }, node };
   }
