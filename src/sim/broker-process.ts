@@ -10,6 +10,8 @@ import { SimStoreView } from './store.ts';
 export const SIM_DATA_DIRECTORY = '/ferry/data';
 /** The port every simulated broker listens on, on its own simulated host. */
 export const SIM_BROKER_PORT = 9092;
+/** A broker whose start failed is started again after this, as a supervisor (systemd, Kubernetes) would. */
+const SUPERVISOR_RESTART_MS = 1_000;
 
 export interface SimBrokerSettings {
   readonly nodeId: number;
@@ -102,7 +104,11 @@ export class SimBrokerHost {
       },
       (error: unknown) => {
         this.#log(`${gate.name} failed to start: ${error instanceof Error ? error.message : String(error)}`);
+        if (this.#gate !== gate) return;
         this.#kill();
+        this.#scheduler.schedule(SUPERVISOR_RESTART_MS, () => {
+          if (this.#gate === gate) this.start(); // unless something else started or stopped it since
+        });
       },
     );
   }
