@@ -133,8 +133,9 @@ export class SimBrokerHost {
     this.#stopping = gate;
     await broker.stop().catch((error: unknown) => this.#log(`${gate.name} stop failed: ${String(error)}`));
     if (this.#gate !== gate) return; // killed while stopping: whatever killed it restarts it
+    const restart = this.#startAfterStop;
     this.#kill();
-    if (this.#startAfterStop) this.start();
+    if (restart) this.start();
   }
 
   pause(): void {

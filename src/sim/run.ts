@@ -129,8 +129,10 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
     host.start();
   }
   const quietFromMs = scheduler.nowMs;
+  timed(`quiet: faults healed; ${hosts.map((host) => `${host.host} ${host.state}`).join(', ')}`);
   const probes: ProbeResult[] = await workload.probe(quietFromMs, LIVENESS_BOUND_MS, runFor);
   await workload.stop(DRAIN_MS, runFor);
+  timed(`audit: ${hosts.map((host) => `${host.host} ${host.state}`).join(', ')}`);
   const replicaLogs = collectReplicaLogs(hosts, workload.finalTopics());
   const history: History = {
     seed,
