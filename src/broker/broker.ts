@@ -125,50 +125,62 @@ export class Broker {
     await checkStores(options, clock);
     const engine = await Ferry.open({ ...options.engine, clock, metrics, ...definedOnly({ random: options.random }), ...(options.log === undefined ? {} : { report: options.log }), managedPartitions: options.cluster !== undefined, ...(options.minInsyncReplicas === undefined ? {} : { minInsyncReplicas: options.minInsyncReplicas }) });
     let context: BrokerContext | undefined;
-    const router = new Router(instrument(metrics, clock, bindings(() => context!)));
-    const server = KafkaServer.listen({ hostname: options.listenHost, port: options.listenPort, router, clock, metrics, ...definedOnly({ network: options.network, log: options.log, maxConnections: options.maxConnections, connectionsMaxIdleMs: options.connectionsMaxIdleMs, queuedMaxRequestBytes: options.queuedMaxRequestBytes }) });
-    const self = { nodeId: options.nodeId, host: options.advertisedHost ?? options.listenHost, port: options.advertisedPort ?? server.port, rack: options.rack ?? null };
-    // A cluster reserves producer ids in its control records: its brokers' disks are not their state.
-    const producers = new ProducerIds(options.cluster === undefined ? new FileProducerIdBlocks(options.engine.directory, options.nodeId, options.engine.disk) : new ControlProducerIdBlocks(new ControlStore(options.cluster.store, options.cluster.prefix ?? '')));
-    const cluster = options.cluster === undefined ? null : clusterMember({
-      controlStore: options.cluster.store,
-      controlPrefix: options.cluster.prefix ?? '',
-      walStore: options.engine.wal!.store,
-      walPrefix: options.engine.wal!.prefix ?? '',
-      self: { ...self, leaseMs: options.cluster.leaseMs },
-      scanIntervalMs: options.cluster.scanIntervalMs,
-      engine,
-      clock,
-      metrics,
-      ...definedOnly({ network: options.network, random: options.random, log: options.log }),
-    });
-    context = {
-      nodeId: options.nodeId,
-      advertisedHost: self.host,
-      advertisedPort: self.port,
-      rack: self.rack,
-      clusterId: options.clusterId ?? CLUSTER_ID_DEFAULT,
-      engine,
-      clock,
-      groups: new GroupCoordinator(clock),
-      offsets: options.cluster === undefined ? OffsetStore.open(options.engine.directory, options.engine.disk) : new ControlOffsetStore(new ControlStore(options.cluster.store, options.cluster.prefix ?? '')),
-      producers,
-      topology: cluster === null ? new SingleBrokerTopology(self, engine) : new ClusterTopology(cluster, options.defaultReplicationFactor ?? 1, new RegisteredAddresses(clock, options.network === undefined ? undefined : (host) => options.network!.resolve(host))),
-      autoCreateTopics: options.autoCreateTopics ?? true,
-      defaultPartitions: options.defaultPartitions ?? DEFAULT_PARTITIONS,
-    };
-    await cluster?.start();
-    const offsetExpiry = new OffsetExpiry({
-      groups: context.groups,
-      offsets: context.offsets,
-      clock,
-      retentionMs: options.offsetsRetentionMs ?? OFFSETS_RETENTION_MINUTES_DEFAULT * MS_PER_MINUTE,
-      coordinates: (group) => context!.topology.coordinatorFor(group)?.nodeId === options.nodeId,
-      ...definedOnly({ log: options.log }),
-    });
-    offsetExpiry.start();
-    const metricsServer = options.metricsListen === undefined ? null : serveMetrics(metrics, options.metricsListen.host, options.metricsListen.port);
-    return new Broker(context, server, metrics, metricsServer, cluster, offsetExpiry);
+    let server: KafkaServer | undefined;
+    let cluster: ClusterNode | null = null;
+    try {
+      const router = new Router(instrument(metrics, clock, bindings(() => context!)));
+      server = KafkaServer.listen({ hostname: options.listenHost, port: options.listenPort, router, clock, metrics, ...definedOnly({ network: options.network, log: options.log, maxConnections: options.maxConnections, connectionsMaxIdleMs: options.connectionsMaxIdleMs, queuedMaxRequestBytes: options.queuedMaxRequestBytes }) });
+      const self = { nodeId: options.nodeId, host: options.advertisedHost ?? options.listenHost, port: options.advertisedPort ?? server.port, rack: options.rack ?? null };
+      // A cluster reserves producer ids in its control records: its brokers' disks are not their state.
+      const producers = new ProducerIds(options.cluster === undefined ? new FileProducerIdBlocks(options.engine.directory, options.nodeId, options.engine.disk) : new ControlProducerIdBlocks(new ControlStore(options.cluster.store, options.cluster.prefix ?? '')));
+      cluster = options.cluster === undefined ? null : clusterMember({
+        controlStore: options.cluster.store,
+        controlPrefix: options.cluster.prefix ?? '',
+        walStore: options.engine.wal!.store,
+        walPrefix: options.engine.wal!.prefix ?? '',
+        self: { ...self, leaseMs: options.cluster.leaseMs },
+        scanIntervalMs: options.cluster.scanIntervalMs,
+        engine,
+        clock,
+        metrics,
+        ...definedOnly({ network: options.network, random: options.random, log: options.log }),
+      });
+      context = {
+        nodeId: options.nodeId,
+        advertisedHost: self.host,
+        advertisedPort: self.port,
+        rack: self.rack,
+        clusterId: options.clusterId ?? CLUSTER_ID_DEFAULT,
+        engine,
+        clock,
+        groups: new GroupCoordinator(clock),
+        offsets: options.cluster === undefined ? OffsetStore.open(options.engine.directory, options.engine.disk) : new ControlOffsetStore(new ControlStore(options.cluster.store, options.cluster.prefix ?? '')),
+        producers,
+        topology: cluster === null ? new SingleBrokerTopology(self, engine) : new ClusterTopology(cluster, options.defaultReplicationFactor ?? 1, new RegisteredAddresses(clock, options.network === undefined ? undefined : (host) => options.network!.resolve(host))),
+        autoCreateTopics: options.autoCreateTopics ?? true,
+        defaultPartitions: options.defaultPartitions ?? DEFAULT_PARTITIONS,
+      };
+      await cluster?.start();
+      const offsetExpiry = new OffsetExpiry({
+        groups: context.groups,
+        offsets: context.offsets,
+        clock,
+        retentionMs: options.offsetsRetentionMs ?? OFFSETS_RETENTION_MINUTES_DEFAULT * MS_PER_MINUTE,
+        coordinates: (group) => context!.topology.coordinatorFor(group)?.nodeId === options.nodeId,
+        ...definedOnly({ log: options.log }),
+      });
+      offsetExpiry.start();
+      const metricsServer = options.metricsListen === undefined ? null : serveMetrics(metrics, options.metricsListen.host, options.metricsListen.port);
+      return new Broker(context, server, metrics, metricsServer, cluster, offsetExpiry);
+    } catch (error) {
+      // What was started is stopped, so that this process (an embedding service) can start again:
+      // the engine's directory lock, the listener and the cluster timers go with it.
+      cluster?.stop();
+      server?.stop();
+      context?.groups.close();
+      await engine.close().catch(() => {});
+      throw error;
+    }
   }
 
   get port(): number {

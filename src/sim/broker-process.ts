@@ -185,6 +185,7 @@ export class SimBrokerHost {
   #kill(): void {
     this.#stopping = null;
     this.#startAfterStop = false;
+    if (this.#gate?.alive === true) this.disk.crash({ keepPageCache: true }); // the process is gone: its descriptors and locks with it
     this.#gate?.kill();
     this.#network.kill(this.host);
     this.broker = null;
