@@ -1,3 +1,4 @@
+import { checkStaleIncarnationRead, STALE_INCARNATION_READ } from './invariants/stale-incarnation-read.ts';
 import type { History } from './history.ts';
 import { type HistoryIndex, indexHistory } from './history-index.ts';
 import { ACKED_DURABLE, checkAckedDurable } from './invariants/acked-durable.ts';
@@ -38,6 +39,7 @@ export const INVARIANTS: readonly Invariant[] = [
   { name: ACKED_READABLE, check: checkAckedReadable },
   { name: READ_DURABLE, check: checkReadDurable },
   { name: ACKS_RESUME_WITH_QUORUM, check: checkAcksResumeWithQuorum },
+  { name: STALE_INCARNATION_READ, check: checkStaleIncarnationRead },
 ];
 
 /**

@@ -41,8 +41,25 @@ export function partitionKey(topic: string, incarnation: number, partition: numb
   return `${topic}\u0000${incarnation}\u0000${partition}`;
 }
 
+/**
+ * How long after a create or delete ends brokers may still act on the topic as it was: a broker
+ * learns of it at its next scan of the control records (Kafka's brokers, of the next metadata
+ * record), and a broker that cannot scan keeps acknowledging under its lease until the lease
+ * ends. Ops starting within this are attributed to no incarnation. One broker changes its topics
+ * at once.
+ */
+export function metadataPropagationMs(history: History): number {
+  const { cluster, leaseMs, scanIntervalMs } = history.shape;
+  return cluster ? leaseMs + METADATA_PROPAGATION_SCANS * scanIntervalMs : 0;
+}
+
+/** Scans of the control records, on top of a lease, within which every broker has seen a change. */
+const METADATA_PROPAGATION_SCANS = 2;
+/** A value produced in more than one incarnation (a retry across a re-create): its reads cannot be placed. */
+const SEVERAL_INCARNATIONS = -1;
+
 export function indexHistory(history: History): HistoryIndex {
-  const incarnations = new TopicIncarnations(history.ops);
+  const incarnations = new TopicIncarnations(history.ops, metadataPropagationMs(history));
   const byKey = new Map<string, PartitionHistory>();
   const partitionOf = (topic: string, incarnation: number, partition: number): PartitionHistory => {
     const key = partitionKey(topic, incarnation, partition);
@@ -55,10 +72,26 @@ export function indexHistory(history: History): HistoryIndex {
     return found;
   };
   const sends = new Map<string, Sends>();
+  // A read is placed in the incarnation its records were produced in, not by its time: a broker
+  // that has not yet seen a delete or create serves the log it has, whenever the read comes.
+  const producedIn = new Map<string, number>();
+  for (const op of history.ops) {
+    if (op.kind !== 'produce') continue;
+    const incarnation = incarnations.attribute(op.topic, op.startMs, op.endMs);
+    for (const value of op.values) {
+      const known = producedIn.get(value);
+      producedIn.set(value, incarnation === null || (known !== undefined && known !== incarnation) ? SEVERAL_INCARNATIONS : incarnation);
+    }
+  }
+  const readIncarnation = (op: FetchOp): number | null => {
+    const placed = op.records.length === 0 ? undefined : producedIn.get(op.records[0]!.value);
+    if (placed === undefined) return incarnations.attribute(op.topic, op.startMs, op.endMs); // nothing to place it by: by its time
+    return placed === SEVERAL_INCARNATIONS ? null : placed;
+  };
   for (const op of history.ops) {
     if (op.kind === 'produce') noteSends(op, sends);
     if (isAdminOp(op)) continue;
-    const incarnation = incarnations.attribute(op.topic, op.startMs, op.endMs);
+    const incarnation = op.kind === 'fetch' ? readIncarnation(op) : incarnations.attribute(op.topic, op.startMs, op.endMs);
     if (incarnation === null) continue;
     const partition = partitionOf(op.topic, incarnation, op.partition);
     if (op.kind === 'produce') partition.produces.push(op);

@@ -31,6 +31,8 @@ interface TopicEvents {
    */
   readonly ambiguous: { readonly fromMs: number; readonly toMs: number }[];
   readonly ambiguousFromMs: number[];
+  /** okEndsMs[i]: when event i surely took effect everywhere (its end plus the propagation), or Infinity unless it succeeded. */
+  readonly okEndsMs: number[];
 }
 
 /** When an incarnation can hold ops (between the events around it), and whether its topic surely exists then. */
@@ -53,7 +55,8 @@ export interface IncarnationLife {
 export class TopicIncarnations {
   readonly #topics = new Map<string, TopicEvents>();
 
-  constructor(ops: readonly ClientOp[]) {
+  /** `propagationMs`: how long after an event ends brokers may still act on the topic as it was (an op starting within it overlaps the event). */
+  constructor(ops: readonly ClientOp[], propagationMs = 0) {
     const byTopic = new Map<string, AdminOp[]>();
     for (const op of ops) {
       if (!isAdminOp(op) || !mayHaveTakenEffect(op)) continue;
@@ -65,10 +68,10 @@ export class TopicIncarnations {
       events.sort((a, b) => a.startMs - b.startMs);
       const endsMaxMs: number[] = [];
       let max = -Infinity;
-      for (const event of events) endsMaxMs.push((max = Math.max(max, event.endMs)));
+      for (const event of events) endsMaxMs.push((max = Math.max(max, event.endMs + propagationMs)));
       const createdOk = events.map((event) => event.kind === 'create-topic' && event.outcome.ok);
       const creates = events.map((event) => event.kind === 'create-topic');
-      this.#topics.set(topic, { startsMs: events.map((event) => event.startMs), endsMaxMs, creates, createdOk, ...spansOf(ambiguousSpans(events)) });
+      this.#topics.set(topic, { startsMs: events.map((event) => event.startMs), endsMaxMs, creates, createdOk, ...spansOf(ambiguousSpans(events, propagationMs)), okEndsMs: events.map((event) => (event.outcome.ok ? event.endMs + propagationMs : Infinity)) });
     }
   }
 
@@ -93,6 +96,15 @@ export class TopicIncarnations {
     return { fromMs, toMs, exists };
   }
 
+  /** By when every broker has surely left incarnation `incarnation` of `topic`: a later event that succeeded has taken effect (Infinity: never). */
+  surelyOverMs(topic: string, incarnation: number): number {
+    const events = this.#topics.get(topic);
+    if (events === undefined) return Infinity;
+    let overMs = Infinity;
+    for (let i = incarnation; i < events.okEndsMs.length; i++) overMs = Math.min(overMs, events.okEndsMs[i]!);
+    return overMs;
+  }
+
   /** The incarnation the run ends in: the one the final replica logs hold. */
   last(topic: string): number {
     return this.#topics.get(topic)?.startsMs.length ?? 0;
@@ -100,7 +112,7 @@ export class TopicIncarnations {
 }
 
 /** The spans of unknown incarnation of one topic's events (sorted by start): see TopicEvents.ambiguous. */
-function ambiguousSpans(events: readonly AdminOp[]): { fromMs: number; toMs: number }[] {
+function ambiguousSpans(events: readonly AdminOp[], propagationMs: number): { fromMs: number; toMs: number }[] {
   const spans: { fromMs: number; toMs: number }[] = [];
   for (let i = 0; i < events.length; i++) {
     if (events[i]!.outcome.ok) continue;
@@ -108,7 +120,7 @@ function ambiguousSpans(events: readonly AdminOp[]): { fromMs: number; toMs: num
     let toMs = Infinity;
     for (let j = i + 1; j < events.length; j++) {
       if (events[j]!.outcome.ok) {
-        toMs = events[j]!.endMs;
+        toMs = events[j]!.endMs + propagationMs;
         break;
       }
     }
