@@ -25,15 +25,28 @@ export interface BugHunt {
   readonly caughtBy: { readonly seed: number; readonly invariants: readonly string[] } | null;
 }
 
-/** Runs seeds from `from` with `bug` on until a violation or `max` seeds. */
+/**
+ * Runs seeds from `from` with `bug` on until one reports a violation that the same seed without
+ * the bug does not (so a violation of something else, still unfixed, is not taken for the bug's),
+ * or `max` seeds.
+ */
 export async function huntBug(bug: Regression, from: number, max: number): Promise<BugHunt> {
-  reintroduce([bug]);
+  for (let seed = from; seed < from + max; seed++) {
+    const withBug = await runWith(bug, seed);
+    if (withBug.length === 0) continue;
+    const without = new Set(await runWith(null, seed));
+    const caught = withBug.filter((invariant) => !without.has(invariant));
+    if (caught.length > 0) return { bug, seedsRun: seed - from + 1, caughtBy: { seed, invariants: caught } };
+  }
+  return { bug, seedsRun: max, caughtBy: null };
+}
+
+/** The invariants a seed violates with `bug` on (none: every switch off). */
+async function runWith(bug: Regression | null, seed: number): Promise<string[]> {
+  if (bug !== null) reintroduce([bug]);
   try {
-    for (let seed = from; seed < from + max; seed++) {
-      const result = await runSeed({ seed });
-      if (result.violations.length > 0) return { bug, seedsRun: seed - from + 1, caughtBy: { seed, invariants: [...new Set(result.violations.map((v) => v.invariant))] } };
-    }
-    return { bug, seedsRun: max, caughtBy: null };
+    const result = await runSeed({ seed });
+    return [...new Set(result.violations.map((violation) => violation.invariant))];
   } finally {
     resetRegressions();
   }
