@@ -614,7 +614,7 @@ export class Ferry {
   /** At open, after a power loss: see rebuildLostTails. */
   async #rebuildLostTails(options: WalOptions): Promise<void> {
     const { prefix, stream } = this.#wal!.config;
-    const deps = { store: options.store, prefix, stream, clock: this.#clock, report: this.#options.report };
+    const deps = { store: options.store, prefix, stream, clock: this.#clock, random: this.#options.random ?? systemRandom, report: this.#options.report };
     await rebuildLostTails(this.#lostTails.splice(0), deps, ({ topic, index, log, durableEnd }) => {
       this.#partitions.get(topic.name)![index] = this.#leaderOrFollower(topic, index, log, durableEnd);
     });
@@ -652,7 +652,7 @@ export class Ferry {
     // Managed partitions are rebuilt from their chains when adopted: what the old streams hold
     // per partition is not needed, so neither the footer reads nor the periodic checkpoint are.
     if (this.#options.managedPartitions === true) return new Map();
-    const ends = await earlierStreamEnds(options.store, prefix, stream, this.directory, this.#clock, this.#disk);
+    const ends = await earlierStreamEnds(options.store, prefix, stream, this.directory, this.#clock, this.#disk, this.#options.random ?? systemRandom);
     this.#checkpointer = new ShippedCheckpointer(this.directory, ends, () => this.#wal, { clock: this.#clock, storage: this.#storage, disk: this.#disk, metrics: this.#options.metrics });
     this.#checkpointer.start();
     return ends;

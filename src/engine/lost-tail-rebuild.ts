@@ -2,7 +2,7 @@ import { rebuildFromChain } from '../cluster/rebuild.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import type { Clock } from '../util/clock.ts';
-import { SeededRandom } from '../util/random.ts';
+import type { Random } from '../util/random.ts';
 import type { StreamId } from '../wal/keys.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../wal/reader.ts';
 import { listEpochs } from '../wal/seal.ts';
@@ -22,6 +22,8 @@ export interface LostTailRebuildDeps {
   readonly prefix: string;
   readonly stream: StreamId;
   readonly clock: Clock;
+  /** The readers' retry jitter (the engine's injected source). */
+  readonly random: Random;
   readonly report?: ((message: string) => void) | undefined;
 }
 
@@ -49,7 +51,7 @@ async function rebuildEach(lost: readonly LostTail[], deps: LostTailRebuildDeps,
   for (const tail of lost) {
     const { topic, index, log, durableEnd } = tail;
     const wanted = (_name: string, partition: number, topicId: TopicId) => topicId === topic.id && partition === index;
-    const reader = new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: wanted }, { clock: deps.clock, random: new SeededRandom(stream.epoch) });
+    const reader = new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: wanted }, { clock: deps.clock, random: deps.random });
     const endBefore = log.logEndOffset;
     await rebuildFromChain(reader, log, chain, topic.id);
     deps.report?.(`${topic.name}-${index}: the local log ended at ${endBefore}, below the ${durableEnd} its WAL holds (a power loss): rebuilt up to ${log.logEndOffset} from the WAL`);

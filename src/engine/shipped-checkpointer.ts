@@ -4,7 +4,7 @@ import type { ObjectStore } from '../store/object-store.ts';
 import { type Clock, type Timer } from '../util/clock.ts';
 import { isOsError } from '../util/os-error.ts';
 import type { Disk } from '../util/disk.ts';
-import { SeededRandom } from '../util/random.ts';
+import type { Random } from '../util/random.ts';
 import type { StreamId } from '../wal/keys.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../wal/reader.ts';
 import { readShippedCheckpoint, shippedEnds, writeShippedCheckpoint } from '../wal/shipped.ts';
@@ -17,8 +17,8 @@ const SHIPPED_CHECKPOINT_INTERVAL_MS = 1000;
  * What the earlier streams of `stream`'s writer hold per partition, by partitionKey: the shipped
  * checkpoint in `directory` plus the objects written after it (their footers).
  */
-export async function earlierStreamEnds(store: ObjectStore, prefix: string, stream: StreamId, directory: string, clock: Clock, disk: Disk): Promise<Map<string, number>> {
-  const reader = new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: () => false }, { clock, random: new SeededRandom(stream.epoch) });
+export async function earlierStreamEnds(store: ObjectStore, prefix: string, stream: StreamId, directory: string, clock: Clock, disk: Disk, random: Random): Promise<Map<string, number>> {
+  const reader = new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: () => false }, { clock, random });
   return shippedEnds(reader, stream.writerId, stream.epoch, readShippedCheckpoint(directory, disk));
 }
 
