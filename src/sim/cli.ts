@@ -23,6 +23,7 @@ options:
   --seed S         replay one seed, printing its scenario, faults and any violation's trace
   --bug NAME       turn an old bug back on (the simulation's self-test); names: ${Object.keys(REGRESSIONS).join(', ')}
   --faults A,B     only these fault kinds; kinds: ${FAULT_KINDS.map((kind) => kind.name).join(', ')}
+  --jobs N         run the range in N processes at once (default 1; the machine's cores at most)
   --until-violation  stop at the first seed with a violation
   --verbose        print the brokers' log lines (with --seed)
   --no-record      do not append this run to src/sim/runs.md (runs of ${RECORD_SEEDS_MIN}+ seeds are recorded)
@@ -45,6 +46,8 @@ async function main(args: string[]): Promise<number> {
       'until-violation': { type: 'boolean' },
       verbose: { type: 'boolean' },
       'no-record': { type: 'boolean' },
+      jobs: { type: 'string' },
+      worker: { type: 'boolean' },
     },
     USAGE,
   );
@@ -58,9 +61,16 @@ async function main(args: string[]): Promise<number> {
   if (values.seed !== undefined) return replay(nonNegativeInteger('seed', values.seed), faults, values.verbose === true);
   const from = values.from === undefined ? 1 : nonNegativeInteger('from', values.from);
   const count = positiveInteger('seeds', values.seeds as string | undefined, 20);
-  const summary = await runRange(from, count, faults, values['until-violation'] === true);
+  if (values.worker === true) {
+    for await (const outcome of localSeeds(from, count, faults)) console.log(JSON.stringify(outcome));
+    return 0;
+  }
+  const jobs = Math.min(positiveInteger('jobs', values.jobs as string | undefined, 1), count, navigator.hardwareConcurrency);
+  const workerArgs = [...(bug === null ? [] : ['--bug', bug]), ...(faults === undefined ? [] : ['--faults', [...faults].join(',')])];
+  const seeds = jobs === 1 ? localSeeds(from, count, faults) : workerSeeds(from, count, jobs, workerArgs);
+  const summary = await runRange(seeds, count, values['until-violation'] === true);
   console.log(summarize(summary));
-  for (const result of summary.failed) for (const violation of result.violations) console.log(`\n${formatViolation(violation, result.history)}`);
+  for (const outcome of summary.failed) for (const violation of outcome.violations) console.log(`\n${violation}`);
   if (summary.failed.length > 0) console.log(`\nreplay one: npm run sim -- --seed ${summary.failed[0]!.seed}${bug === null ? '' : ` --bug ${bug}`}`);
   if (count >= RECORD_SEEDS_MIN && values['no-record'] !== true) record(from, summary, bug);
   return summary.failed.length === 0 ? 0 : 1;
@@ -72,33 +82,86 @@ function nonNegativeInteger(name: string, text: unknown): number {
   return value;
 }
 
+/** What a range run keeps of each seed: enough to count and to print its violations. */
+interface SeedOutcome {
+  readonly seed: number;
+  readonly simulatedMs: number;
+  readonly faults: number;
+  /** Each violation as formatViolation prints it (seed, invariant, offsets, trace). */
+  readonly violations: string[];
+}
+
 interface RangeSummary {
   readonly seedsRun: number;
   readonly wallMs: number;
   readonly simulatedMs: number;
   readonly faults: number;
-  readonly failed: SimRunResult[];
+  readonly failed: SeedOutcome[];
 }
 
-async function runRange(from: number, count: number, faults: ReadonlySet<string> | undefined, untilViolation: boolean): Promise<RangeSummary> {
+async function* localSeeds(from: number, count: number, faults: ReadonlySet<string> | undefined): AsyncGenerator<SeedOutcome> {
+  for (let seed = from; seed < from + count; seed++) {
+    const result = await runSeed({ seed, ...(faults === undefined ? {} : { faults }) });
+    yield { seed, simulatedMs: result.simulatedMs, faults: result.faultsInjected, violations: result.violations.map((violation) => formatViolation(violation, result.history)) };
+  }
+}
+
+/** The range split in `jobs` contiguous parts, each run by a child process (`--worker`) that prints a JSON line per seed. */
+async function* workerSeeds(from: number, count: number, jobs: number, args: readonly string[]): AsyncGenerator<SeedOutcome> {
+  const outcomes: SeedOutcome[] = [];
+  let wake: (() => void) | null = null;
+  let running = jobs;
+  const children = Array.from({ length: jobs }, (_, job) => {
+    const start = from + Math.floor((count * job) / jobs);
+    const end = from + Math.floor((count * (job + 1)) / jobs);
+    const child = Bun.spawn([process.execPath, import.meta.path, '--worker', '--from', String(start), '--seeds', String(end - start), ...args], { stdout: 'pipe', stderr: 'inherit' });
+    void (async () => {
+      let pending = '';
+      for await (const chunk of child.stdout) {
+        pending += new TextDecoder().decode(chunk);
+        const lines = pending.split('\n');
+        pending = lines.pop()!;
+        for (const line of lines) if (line.startsWith('{')) outcomes.push(JSON.parse(line) as SeedOutcome);
+        wake?.();
+      }
+      const code = await child.exited;
+      if (code !== 0) console.error(`worker for seeds ${start}..${end - 1} exited with ${code}`);
+      running--;
+      wake?.();
+    })();
+    return child;
+  });
+  try {
+    for (;;) {
+      while (outcomes.length > 0) yield outcomes.shift()!;
+      if (running === 0) return;
+      await new Promise<void>((resolve) => void (wake = resolve));
+      wake = null;
+    }
+  } finally {
+    for (const child of children) child.kill();
+  }
+}
+
+async function runRange(seeds: AsyncGenerator<SeedOutcome>, count: number, untilViolation: boolean): Promise<RangeSummary> {
   const started = performance.now();
   let lastProgress = started;
   let simulatedMs = 0;
   let faultCount = 0;
   let seedsRun = 0;
-  const failed: SimRunResult[] = [];
-  for (let seed = from; seed < from + count; seed++) {
-    const result = await runSeed({ seed, ...(faults === undefined ? {} : { faults }) });
+  const failed: SeedOutcome[] = [];
+  for await (const outcome of seeds) {
     seedsRun++;
-    simulatedMs += result.simulatedMs;
-    faultCount += result.faultsInjected;
-    if (result.violations.length > 0) failed.push(result);
+    simulatedMs += outcome.simulatedMs;
+    faultCount += outcome.faults;
+    if (outcome.violations.length > 0) failed.push(outcome);
     if (performance.now() - lastProgress > PROGRESS_INTERVAL_MS) {
       lastProgress = performance.now();
-      console.log(`${seedsRun}/${count} seeds (${seed}), ${rate(seedsRun, lastProgress - started)} seeds/s, ${(simulatedMs / 3_600_000).toFixed(2)} simulated h, ${faultCount} faults, ${failed.length} with violations`);
+      console.log(`${seedsRun}/${count} seeds, ${rate(seedsRun, lastProgress - started)} seeds/s, ${(simulatedMs / 3_600_000).toFixed(2)} simulated h, ${faultCount} faults, ${failed.length} with violations`);
     }
     if (untilViolation && failed.length > 0) break;
   }
+  failed.sort((a, b) => a.seed - b.seed);
   return { seedsRun, wallMs: performance.now() - started, simulatedMs, faults: faultCount, failed };
 }
 
