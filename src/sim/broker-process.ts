@@ -73,6 +73,11 @@ export class SimBrokerHost {
     this.onHealth(healthy);
   }
 
+  /** A SIGTERM'd process still flushing before it exits. */
+  get stopping(): boolean {
+    return this.#stopping !== null && this.#stopping === this.#gate;
+  }
+
   get state(): 'down' | 'starting' | 'running' | 'paused' {
     if (this.#gate === null || !this.#gate.alive) return 'down';
     if (this.#gate.state === 'paused') return 'paused';

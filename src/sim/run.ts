@@ -130,6 +130,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   }
   const quietFromMs = scheduler.nowMs;
   timed(`quiet: faults healed; ${hosts.map((host) => `${host.host} ${host.state}`).join(', ')}`);
+  await runFor(LIVENESS_BOUND_MS, () => hosts.every((host) => host.state === 'running' && !host.stopping)); // a SIGTERM'd broker finishes stopping and starts again
   const probes: ProbeResult[] = await workload.probe(quietFromMs, LIVENESS_BOUND_MS, runFor);
   await workload.stop(DRAIN_MS, runFor);
   timed(`audit: ${hosts.map((host) => `${host.host} ${host.state}`).join(', ')}`);
