@@ -7,7 +7,7 @@ import type { StreamId } from '../wal/keys.ts';
 import { type ControlStore, RecordCache, type Versioned } from './control-store.ts';
 import { Lease } from './lease.ts';
 import { Liveness } from './liveness.ts';
-import { type ClaimPlan, type Incarnation, planTakeover } from './takeover.ts';
+import { type ClaimPlan, type Incarnation, planTakeover, sealedInChain } from './takeover.ts';
 
 export interface BrokerRecord {
   readonly nodeId: number;
@@ -380,6 +380,7 @@ export class ClusterNode {
     this.#topics = new Map(topicRecords.map(([name, record]) => [name, topicOf(record.value)]));
     const records = await this.#partitionRecords.refresh();
     for (const id of this.#partitions.keys()) if (!records.has(id)) this.#partitions.delete(id); // deleted (its topic too, by any broker): no stale leader, no growth
+    this.#noteSealedStream(records.values());
     await this.#forgetDeleted();
     // [C1] Others as of when their records were read, not after the slow reads since (a LIST of many partition records).
     const live = new Set(this.#brokers.filter((b) => (b.nodeId === self.nodeId ? !this.#superseded && this.#lease.renewedInTime() : this.#liveness.isAlive(b, observedMs))).map((b) => b.nodeId));
@@ -409,6 +410,22 @@ export class ClusterNode {
     }
     this.#options.scanned?.();
     if (this.#newEpochWanted) await this.#startNewEpoch();
+  }
+
+  /**
+   * L6, [C7] A chain (of any partition) in which this broker's current stream is followed by
+   * another: a later leader sealed it, so the writer is fenced whether or not a put met the seal
+   * yet. Nothing more is claimed through it (each claim would cost a rebuild, served by a writer
+   * that can acknowledge nothing); the scan ends with a new writer epoch.
+   */
+  #noteSealedStream(records: Iterable<Versioned<PartitionRecord>>): void {
+    if (this.#newEpochWanted) return;
+    for (const { value } of records) {
+      if (!sealedInChain(value.chain, this.#stream)) continue;
+      this.#options.log?.(`this broker's stream ${this.#stream.writerId}/${this.#stream.epoch} was sealed by a later leader: starting a new writer epoch`);
+      this.#newEpochWanted = true;
+      return;
+    }
   }
 
   /**
