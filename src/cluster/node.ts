@@ -7,7 +7,8 @@ import type { StreamId } from '../wal/keys.ts';
 import { type ControlStore, RecordCache, type Versioned } from './control-store.ts';
 import { Lease } from './lease.ts';
 import { Liveness } from './liveness.ts';
-import { type ClaimPlan, type Incarnation, planTakeover } from './takeover.ts';
+import { StalledDeletes } from './stalled-deletes.ts';
+import { type ClaimPlan, type Incarnation, planTakeover, sealedInChain } from './takeover.ts';
 
 export interface BrokerRecord {
   readonly nodeId: number;
@@ -127,6 +128,7 @@ export class ClusterNode {
   #stream: StreamId;
   readonly #lease: Lease;
   readonly #liveness: Liveness;
+  readonly #stalledDeletes: StalledDeletes;
   /** Scans and writer-epoch changes, one at a time (both adopt and release partitions). */
   #serial: Promise<void> = Promise.resolve();
   #newEpochWanted = false;
@@ -147,6 +149,7 @@ export class ClusterNode {
     this.#lease = new Lease(options.self.leaseMs, options.clock);
     this.#incarnation = randomUuid(options.random ?? systemRandom);
     this.#liveness = new Liveness(options.clock);
+    this.#stalledDeletes = new StalledDeletes(options.clock, options.self.leaseMs);
     this.#brokerRecords = new RecordCache(options.control, 'brokers/');
     this.#topicRecords = new RecordCache(options.control, 'topics/');
     this.#partitionRecords = new RecordCache(options.control, 'partitions/');
@@ -278,7 +281,8 @@ export class ClusterNode {
    * record is marked first and removed last: while it exists no new incarnation of the name can be
    * created, so every partition record removed in between is of this incarnation (or an older
    * leftover), never one that a new incarnation claimed. A delete that stopped halfway leaves the
-   * mark; deleting again finishes it.
+   * mark; deleting again finishes it, and so does any broker's scan once the mark stood a lease
+   * (StalledDeletes).
    */
   async deleteTopic(name: string): Promise<boolean> {
     const { control } = this.#options;
@@ -376,10 +380,13 @@ export class ClusterNode {
     this.#brokers = brokerRecords.map((record) => record.value);
     // A topic record without an id predates topic ids; such a topic is not served (see TopicRecord.topicId).
     // A topic being deleted is gone already [L4].
-    const topicRecords = [...(await this.#topicRecords.refresh())].filter(([, record]) => isUuid(record.value.topicId) && record.value.deleting !== true);
+    const allTopicRecords = [...(await this.#topicRecords.refresh())];
+    const stalledDeletes = this.#stalledDeletes.observe(allTopicRecords);
+    const topicRecords = allTopicRecords.filter(([, record]) => isUuid(record.value.topicId) && record.value.deleting !== true);
     this.#topics = new Map(topicRecords.map(([name, record]) => [name, topicOf(record.value)]));
     const records = await this.#partitionRecords.refresh();
     for (const id of this.#partitions.keys()) if (!records.has(id)) this.#partitions.delete(id); // deleted (its topic too, by any broker): no stale leader, no growth
+    this.#noteSealedStream(records.values());
     await this.#forgetDeleted();
     // [C1] Others as of when their records were read, not after the slow reads since (a LIST of many partition records).
     const live = new Set(this.#brokers.filter((b) => (b.nodeId === self.nodeId ? !this.#superseded && this.#lease.renewedInTime() : this.#liveness.isAlive(b, observedMs))).map((b) => b.nodeId));
@@ -407,8 +414,33 @@ export class ClusterNode {
         }
       }
     }
+    for (const name of stalledDeletes) await this.#finishDelete(name);
     this.#options.scanned?.();
     if (this.#newEpochWanted) await this.#startNewEpoch();
+  }
+
+  /** [L4] A delete that stopped after its mark: finished here (a failure leaves it to a later scan). */
+  async #finishDelete(name: string): Promise<void> {
+    this.#options.log?.(`finishing the delete of topic ${name}, left halfway`);
+    await this.deleteTopic(name).catch((error: unknown) => this.#options.log?.(`could not finish the delete of topic ${name} yet: ${error instanceof Error ? error.message : String(error)}`));
+  }
+
+  /**
+   * L6, [C7] A chain (of any partition) in which this broker's current stream is followed by
+   * another: a later leader sealed it, so the writer is fenced whether or not a put met the seal
+   * yet. Nothing more is claimed through it (each claim would cost a rebuild, served by a writer
+   * that can acknowledge nothing); the scan ends with a new writer epoch.
+   */
+  #noteSealedStream(records: Iterable<Versioned<PartitionRecord>>): void {
+    // A process another one took the node id from, or whose lease lapsed, claims nothing anyway: the
+    // renewal that brings the lease back finds out first whether this process is still the node.
+    if (this.#newEpochWanted || this.#superseded || !this.#lease.renewedInTime()) return;
+    for (const { value } of records) {
+      if (!sealedInChain(value.chain, this.#stream)) continue;
+      this.#options.log?.(`this broker's stream ${this.#stream.writerId}/${this.#stream.epoch} was sealed by a later leader: starting a new writer epoch`);
+      this.#newEpochWanted = true;
+      return;
+    }
   }
 
   /**

@@ -124,7 +124,10 @@ export class PartitionHost {
   /** A deleted topic: stop following its partitions and drop its logs. */
   async forget(topic: string): Promise<void> {
     for (const partition of this.#progress.unfollowTopic(topic)) this.#tails.unfollow(topic, partition);
-    await this.#options.engine.deleteTopic(topic).catch(() => {}); // nothing of it was served here
+    const { engine } = this.#options;
+    // Unknown: nothing of it was served here. Any other failure (a full disk kept the registry from
+    // recording the delete) still lets go of its partitions, so the next incarnation can be adopted.
+    await engine.deleteTopic(topic).catch(() => engine.releaseTopic(topic));
   }
 
   /** After each scan: followers re-target their reports to the partitions' current leaders [R1]. */

@@ -22,6 +22,14 @@ export function sameStream(a: StreamId, b: StreamId): boolean {
   return a.writerId === b.writerId && a.epoch === b.epoch;
 }
 
+/**
+ * L6: `stream` is followed by another entry of `chain`, so a later leader sealed it (or is about
+ * to, [C4]): its writer is fenced, whichever partition's chain shows it.
+ */
+export function sealedInChain(chain: readonly StreamId[], stream: StreamId): boolean {
+  return chain.slice(0, -1).some((s) => sameStream(s, stream));
+}
+
 /** The topic incarnation a partition is claimed for, as its topic record names it. */
 export interface Incarnation {
   readonly topicId: Uuid;
@@ -44,9 +52,9 @@ export function planTakeover(recorded: PartitionRecord | null, nodeId: number, s
   const { topicId, leaderEpochBase } = incarnation;
   const record = recorded?.topicId === topicId ? recorded : null;
   const chain = record?.chain ?? [];
+  if (sealedInChain(chain, stream)) return { kind: 'stream-sealed' };
   const endsWithCurrent = chain.length > 0 && sameStream(chain.at(-1)!, stream);
   const earlier = endsWithCurrent ? chain.slice(0, -1) : chain;
-  if (earlier.some((s) => sameStream(s, stream))) return { kind: 'stream-sealed' };
   const seal: StreamId[] = [];
   for (const s of earlier) if (!seal.some((t) => sameStream(s, t))) seal.push(s);
   const next: PartitionRecord = { topicId, leader: nodeId, leaderEpoch: record === null ? leaderEpochBase : record.leaderEpoch + 1, chain: [...earlier, stream] };

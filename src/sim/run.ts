@@ -17,6 +17,12 @@ const STARTUP_MS_MAX = 30_000;
 export const LIVENESS_BOUND_MS = 60_000;
 /** After the probes: clients finish what they have in flight (their request timeouts are shorter). */
 const DRAIN_MS = 15_000;
+/**
+ * Before the audit, after the drain: a takeover still under way (one that started as the probes
+ * ended) gets this long to finish, so every partition has a leader log to judge. A partition that
+ * never gets one is judged leaderless, as before.
+ */
+const LEADERS_SETTLE_MS_MAX = LIVENESS_BOUND_MS;
 /** A run that takes more events than this is spinning (a zero-delay timer loop): reported, not waited out. */
 const EVENTS_MAX = 3_000_000;
 /** Keeps the streams of the seed's draws apart, so adding a draw to one does not shift the others. */
@@ -133,6 +139,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   await runFor(LIVENESS_BOUND_MS, () => hosts.every((host) => host.state === 'running' && !host.stopping)); // a SIGTERM'd broker finishes stopping and starts again
   const probes: ProbeResult[] = await workload.probe(quietFromMs, LIVENESS_BOUND_MS, runFor);
   await workload.stop(DRAIN_MS, runFor);
+  await runFor(LEADERS_SETTLE_MS_MAX, () => everyPartitionLed(hosts, workload.finalTopics()));
   timed(`audit: ${hosts.map((host) => `${host.host} ${host.state}`).join(', ')}`);
   const replicaLogs = collectReplicaLogs(hosts, workload.finalTopics());
   const history: History = {
@@ -151,6 +158,12 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   if (overBudget()) violations.push({ invariant: 'no-livelock', topic: '', partition: -1, offsets: [], message: `more than ${EVENTS_MAX} events in ${Math.round((scheduler.nowMs - startMs) / 1000)} simulated s` });
   for (const host of hosts) host.crash(); // ends every process: nothing of this run outlives it
   return { seed, scenario, history, violations, traceHash: traceHash(history, scheduler.eventsRun), simulatedMs: scheduler.nowMs - startMs, faultsInjected, eventsRun: scheduler.eventsRun };
+}
+
+/** Whether some running broker leads each partition of `topics`. */
+function everyPartitionLed(hosts: readonly SimBrokerHost[], topics: readonly { readonly name: string; readonly partitions: number }[]): boolean {
+  const engines = hosts.flatMap((host) => (host.broker === null ? [] : [host.broker.context.engine]));
+  return topics.every((topic) => Array.from({ length: topic.partitions }, (_, partition) => partition).every((partition) => engines.some((engine) => engine.leads(topic.name, partition))));
 }
 
 /** Every replica's log of every partition of the topics as they are at the end, from the engines themselves. */

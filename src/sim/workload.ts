@@ -1,3 +1,4 @@
+import { ErrorCode } from '../broker/protocol/error-codes.ts';
 import { assert } from '../util/assert.ts';
 import type { Clock } from '../util/clock.ts';
 import { SeededRandom } from '../util/random.ts';
@@ -83,11 +84,7 @@ export class SimWorkload {
     let done = false;
     const create = async () => {
       for (const topic of scenario.topics) {
-        for (;;) {
-          const outcome = await this.#admin.createTopic(topic.name, topic.partitions, scenario.replicationFactor);
-          if (outcome.ok || outcome.error === 'TOPIC_ALREADY_EXISTS') break;
-          await this.#sleep(SETUP_RETRY_MS);
-        }
+        await this.#createUntilItExists(topic.name, topic.partitions);
       }
       done = true;
     };
@@ -190,12 +187,29 @@ export class SimWorkload {
       if (!this.#producing) return;
       await this.#admin.deleteTopic(name);
       await this.#sleep(RECREATE_GAP_MS_MIN + this.#random.next() * (RECREATE_GAP_MS_MAX - RECREATE_GAP_MS_MIN));
-      for (;;) {
-        const outcome = await this.#admin.createTopic(name, partitions, scenario.replicationFactor);
-        if (outcome.ok || outcome.error === 'TOPIC_ALREADY_EXISTS') break;
-        await this.#sleep(SETUP_RETRY_MS);
-      }
+      await this.#createUntilItExists(name, partitions);
     }
+  }
+
+  /**
+   * Creates a topic, trying again until it exists. TOPIC_ALREADY_EXISTS is also Kafka's answer
+   * for a name whose delete is still under way (a delete answered with an error may have begun):
+   * the topic counts as there only once Metadata knows it.
+   */
+  async #createUntilItExists(name: string, partitions: number): Promise<void> {
+    for (;;) {
+      const outcome = await this.#admin.createTopic(name, partitions, this.#options.scenario.replicationFactor);
+      if (outcome.ok) return;
+      if (outcome.error === 'TOPIC_ALREADY_EXISTS' && (await this.#known(name))) return;
+      await this.#sleep(SETUP_RETRY_MS);
+    }
+  }
+
+  /** Whether Metadata (from whichever broker answers) knows the topic; false when none answers. */
+  async #known(name: string): Promise<boolean> {
+    const metadata = await this.#admin.describe([name]);
+    const topic = metadata?.topics.find((t) => t.name === name);
+    return topic !== undefined && topic.errorCode !== ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
   }
 
   #drawPartition(): [string, number] {

@@ -12,6 +12,9 @@ const FOUND: readonly { readonly seed: number; readonly bug: string }[] = [
   { seed: 25, bug: "harness: a broker SIGTERM'd while a restart was due never started again" },
   { seed: 103, bug: 'checker: a read served by a broker that had not yet seen a delete was taken for a lost record (stale-incarnation-read)' },
   { seed: 129, bug: 'Broker.start failing after the engine opened kept its directory locked (test/broker/start-failure.test.ts)' },
+  { seed: 111, bug: 'a broker whose stream another leader had sealed (seen in that partition\'s record) went on claiming partitions through it, a wasted rebuild each, until a put met the seal (test/cluster/sealed-stream-seen-in-scan.test.ts)' },
+  { seed: 147, bug: 'a topic delete failed by a store error after its mark was never finished: the name stayed gone and could not be created again (test/cluster/stalled-delete.test.ts); the admin took TOPIC_ALREADY_EXISTS for a topic that exists' },
+  { seed: 218, bug: 'a topic delete on a full disk lost its open partitions, whose directories stayed locked: the next incarnation could not be adopted (test/engine/delete-on-full-disk.test.ts)' },
 ];
 
 for (const { seed, bug } of FOUND) {
