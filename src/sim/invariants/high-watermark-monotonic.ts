@@ -9,13 +9,15 @@ export const HIGH_WATERMARK_MONOTONIC = 'high-watermark-monotonic';
  * go backward. Fetches that overlap in time (pipelined, or to two brokers at once) are not
  * ordered: the broker may have read the watermark of the later-answered one first. So a
  * fetch is compared with every fetch of the same client that ended before it started: its high
- * watermark is at least the highest of theirs.
+ * watermark is at least the highest of theirs. Only fetches that returned records count: they are
+ * placed in the incarnation their records belong to, while an empty one is placed by its time and
+ * may come from a broker that has not yet seen a delete (its watermark is the old log's).
  */
 export function checkHighWatermarkMonotonic(index: HistoryIndex, out: ViolationList): void {
   for (const partition of index.partitions) {
     const byClient = new Map<string, FetchOp[]>();
     for (const op of partition.fetches) {
-      if (!op.outcome.ok || op.highWatermark === null) continue;
+      if (!op.outcome.ok || op.highWatermark === null || op.records.length === 0) continue;
       let list = byClient.get(op.client);
       if (list === undefined) byClient.set(op.client, (list = []));
       list.push(op);
