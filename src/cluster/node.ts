@@ -9,6 +9,13 @@ import { Lease } from './lease.ts';
 import { Liveness } from './liveness.ts';
 import { type ClaimPlan, type Incarnation, planTakeover } from './takeover.ts';
 
+/**
+ * [L4] A topic record marked `deleting` for this many leases (as one broker's scans see it) is a
+ * delete that stopped halfway: a scan finishes it. A delete under way takes a few store requests
+ * per partition; a lease is the cluster's measure of a broker that stopped.
+ */
+export const STALLED_DELETE_LEASES = 2;
+
 export interface BrokerRecord {
   readonly nodeId: number;
   readonly host: string;
@@ -140,6 +147,8 @@ export class ClusterNode {
   #recordEtag: string | null = null;
   /** Another process took this node id over (its broker record): this one leads nothing again. */
   #superseded = false;
+  /** [L4] Topic records marked `deleting`, by topic id: when this node's scans first saw the mark (monotonic ms). */
+  #marksSeen = new Map<Uuid, number>();
 
   constructor(options: ClusterNodeOptions) {
     this.#options = options;
@@ -278,7 +287,8 @@ export class ClusterNode {
    * record is marked first and removed last: while it exists no new incarnation of the name can be
    * created, so every partition record removed in between is of this incarnation (or an older
    * leftover), never one that a new incarnation claimed. A delete that stopped halfway leaves the
-   * mark; deleting again finishes it.
+   * mark; deleting again finishes it, and so does any broker's scan once the mark has stood for
+   * STALLED_DELETE_LEASES leases (#finishStalledDeletes).
    */
   async deleteTopic(name: string): Promise<boolean> {
     const { control } = this.#options;
@@ -288,17 +298,49 @@ export class ClusterNode {
       topic = marked ?? (await control.read<TopicRecord>(`topics/${name}`)); // lost a race: look again
     }
     if (topic === null) return false;
+    await this.#finishDelete(name, topic.value);
+    return true;
+  }
+
+  /**
+   * [L4] Scans finish the deletes that stopped halfway (their broker died, its request failed on
+   * the store, its client went away): otherwise the mark stays for good, and the name is neither
+   * served nor free to be created again. Only once this node has seen the same mark for
+   * STALLED_DELETE_LEASES leases, so a delete still under way is rarely raced (a race is safe but
+   * for the window #finishDelete's removals leave without conditional deletes).
+   */
+  async #finishStalledDeletes(marked: readonly [string, TopicRecord][]): Promise<void> {
+    const nowMs = this.#options.clock.monotonicMs();
+    const stalledAfterMs = STALLED_DELETE_LEASES * this.#options.self.leaseMs;
+    const seen = new Map<Uuid, number>();
+    for (const [name, topic] of marked) {
+      const firstSeenMs = this.#marksSeen.get(topic.topicId) ?? nowMs;
+      seen.set(topic.topicId, firstSeenMs);
+      if (nowMs - firstSeenMs < stalledAfterMs || this.#stopped) continue;
+      try {
+        await this.#finishDelete(name, topic);
+        this.#options.log?.(`finished the delete of topic ${name} that stopped halfway`);
+      } catch (error) {
+        this.#options.log?.(`could not finish the delete of topic ${name} yet: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    this.#marksSeen = seen;
+  }
+
+  /** [L4] The rest of a delete once the topic record is marked: the epoch floor, the partition records, then the topic record. */
+  async #finishDelete(name: string, topic: TopicRecord): Promise<void> {
+    const { control } = this.#options;
     this.#topics.delete(name);
     this.#topicRecords.note(name, null);
     // [L4] The floor is raised before any partition record goes (a delete that stops halfway loses
     // no epoch), and again with what the removal read: a claim from a scan that read the topic before
     // the mark may have moved a record one epoch up meanwhile (its claimer then serves nothing).
-    let reached = await this.#raiseEpochFloor(name, topic.value);
+    let reached = await this.#raiseEpochFloor(name, topic);
     // Another delete of the same topic may have finished meanwhile and the name been created again:
     // each record is removed only while it is still this incarnation's. (A store with conditional
     // deletes would close the window between that read and the delete; this one has none.)
-    const { topicId } = topic.value;
-    for (let partition = 0; partition < topic.value.partitions; partition++) {
+    const { topicId } = topic;
+    for (let partition = 0; partition < topic.partitions; partition++) {
       const id = key(name, partition);
       const record = (await control.read<PartitionRecord>(`partitions/${id}`))?.value;
       reached = Math.max(reached, record?.leaderEpoch ?? -1);
@@ -310,7 +352,6 @@ export class ClusterNode {
     const still = (await control.read<TopicRecord>(`topics/${name}`))?.value;
     if (still?.topicId === topicId && still.deleting === true) await control.delete(`topics/${name}`);
     await this.#forgetDeleted();
-    return true;
   }
 
   /**
@@ -376,11 +417,13 @@ export class ClusterNode {
     this.#brokers = brokerRecords.map((record) => record.value);
     // A topic record without an id predates topic ids; such a topic is not served (see TopicRecord.topicId).
     // A topic being deleted is gone already [L4].
-    const topicRecords = [...(await this.#topicRecords.refresh())].filter(([, record]) => isUuid(record.value.topicId) && record.value.deleting !== true);
+    const allTopicRecords = [...(await this.#topicRecords.refresh())].filter(([, record]) => isUuid(record.value.topicId));
+    const topicRecords = allTopicRecords.filter(([, record]) => record.value.deleting !== true);
     this.#topics = new Map(topicRecords.map(([name, record]) => [name, topicOf(record.value)]));
     const records = await this.#partitionRecords.refresh();
     for (const id of this.#partitions.keys()) if (!records.has(id)) this.#partitions.delete(id); // deleted (its topic too, by any broker): no stale leader, no growth
     await this.#forgetDeleted();
+    await this.#finishStalledDeletes(allTopicRecords.filter(([, record]) => record.value.deleting === true).map(([name, record]) => [name, record.value]));
     // [C1] Others as of when their records were read, not after the slow reads since (a LIST of many partition records).
     const live = new Set(this.#brokers.filter((b) => (b.nodeId === self.nodeId ? !this.#superseded && this.#lease.renewedInTime() : this.#liveness.isAlive(b, observedMs))).map((b) => b.nodeId));
     const total = [...this.#topics.values()].reduce((sum, t) => sum + t.partitions, 0);
