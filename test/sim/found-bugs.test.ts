@@ -10,8 +10,11 @@ import { runSeed } from '../../src/sim/run.ts';
 const FOUND: readonly { readonly seed: number; readonly bug: string }[] = [
   { seed: 5, bug: 'checker: after a delete of unknown outcome a read of the same log was taken for another incarnation (test/sim/checker.test.ts, topic incarnations)' },
   { seed: 25, bug: "harness: a broker SIGTERM'd while a restart was due never started again" },
+  { seed: 85, bug: 'a topic delete stopped after its mark left the name unusable for good; the admin took TOPIC_ALREADY_EXISTS after an unanswered delete for a re-create (test/cluster/stalled-delete-finished.test.ts)' },
   { seed: 103, bug: 'checker: a read served by a broker that had not yet seen a delete was taken for a lost record (stale-incarnation-read)' },
   { seed: 129, bug: 'Broker.start failing after the engine opened kept its directory locked (test/broker/start-failure.test.ts)' },
+  { seed: 130, bug: 'the WAL writer took a damaged read of its own landed put for a foreign object and fenced itself; a single broker never led again (test/wal/writer-corrupt-read-of-own-put.test.ts)' },
+  { seed: 175, bug: 'CreateTopics answered TOPIC_ALREADY_EXISTS from a stale scan of a topic deleted through another broker (test/cluster/create-after-delete-elsewhere.test.ts)' },
 ];
 
 for (const { seed, bug } of FOUND) {
