@@ -553,13 +553,23 @@ export class Ferry {
     const partitions = this.#partitions.get(topic) ?? [];
     if (this.#deletions.has(topic) || (!this.#partitions.has(topic) && this.#registry.get(topic) === undefined)) throw unknownTopic(topic);
     this.#partitions.delete(topic);
-    if (this.#registry.get(topic) !== undefined) this.#registry.remove(topic);
+    // The logs are closed whatever fails here (ENOSPC saving the registry, a close's flush): a log
+    // left open keeps its directory locked for good, and nothing could serve the partition again.
+    // The topic stays registered if its removal failed: deleting again, or adopting another
+    // incarnation of it (#registerIncarnation), removes it then.
+    let failure: unknown = null;
+    try {
+      if (this.#registry.get(topic) !== undefined) this.#registry.remove(topic);
+    } catch (error) {
+      failure = error;
+    }
     const deletion = (async () => {
       for (const partition of partitions.filter((p) => p !== undefined)) { // managed mode leaves holes
         partition.abandon(unknownTopic(topic));
-        await partition.log.close();
+        await partition.log.close().catch((error: unknown) => void (failure ??= error));
         this.#disk.rmSync(partition.log.directory, { recursive: true, force: true });
       }
+      if (failure !== null) throw failure;
     })();
     this.#deletions.set(topic, deletion.catch(() => {}));
     try {
