@@ -15,6 +15,7 @@ const FOUND: readonly { readonly seed: number; readonly bug: string }[] = [
   { seed: 129, bug: 'Broker.start failing after the engine opened kept its directory locked (test/broker/start-failure.test.ts)' },
   { seed: 130, bug: 'the WAL writer took a damaged read of its own landed put for a foreign object and fenced itself; a single broker never led again (test/wal/writer-corrupt-read-of-own-put.test.ts)' },
   { seed: 175, bug: 'CreateTopics answered TOPIC_ALREADY_EXISTS from a stale scan of a topic deleted through another broker (test/cluster/create-after-delete-elsewhere.test.ts)' },
+  { seed: 218, bug: 'the same locked-directory leak as seed 222 (a re-created topic never adopted again on the broker whose disk had been full)' },
   { seed: 222, bug: 'Ferry.deleteTopic on a full disk dropped the partitions before the registry save failed, never closing their logs: their directories stayed locked and the next incarnation was never adopted (test/engine/delete-topic-disk-full.test.ts)' },
 ];
 
