@@ -10,6 +10,13 @@ import { Liveness } from './liveness.ts';
 import { StalledDeletes } from './stalled-deletes.ts';
 import { type ClaimPlan, type Incarnation, planTakeover, sealedInChain } from './takeover.ts';
 
+/**
+ * [L4] A topic record marked `deleting` for this many leases (as one broker's scans see it) is a
+ * delete that stopped halfway: a scan finishes it. A delete under way takes a few store requests
+ * per partition; a lease is the cluster's measure of a broker that stopped.
+ */
+export const STALLED_DELETE_LEASES = 2;
+
 export interface BrokerRecord {
   readonly nodeId: number;
   readonly host: string;
@@ -149,7 +156,7 @@ export class ClusterNode {
     this.#lease = new Lease(options.self.leaseMs, options.clock);
     this.#incarnation = randomUuid(options.random ?? systemRandom);
     this.#liveness = new Liveness(options.clock);
-    this.#stalledDeletes = new StalledDeletes(options.clock, options.self.leaseMs);
+    this.#stalledDeletes = new StalledDeletes(options.clock, STALLED_DELETE_LEASES * options.self.leaseMs);
     this.#brokerRecords = new RecordCache(options.control, 'brokers/');
     this.#topicRecords = new RecordCache(options.control, 'topics/');
     this.#partitionRecords = new RecordCache(options.control, 'partitions/');
@@ -292,17 +299,24 @@ export class ClusterNode {
       topic = marked ?? (await control.read<TopicRecord>(`topics/${name}`)); // lost a race: look again
     }
     if (topic === null) return false;
+    await this.#finishDelete(name, topic.value);
+    return true;
+  }
+
+  /** [L4] The rest of a delete once the topic record is marked: the epoch floor, the partition records, then the topic record. */
+  async #finishDelete(name: string, topic: TopicRecord): Promise<void> {
+    const { control } = this.#options;
     this.#topics.delete(name);
     this.#topicRecords.note(name, null);
     // [L4] The floor is raised before any partition record goes (a delete that stops halfway loses
     // no epoch), and again with what the removal read: a claim from a scan that read the topic before
     // the mark may have moved a record one epoch up meanwhile (its claimer then serves nothing).
-    let reached = await this.#raiseEpochFloor(name, topic.value);
+    let reached = await this.#raiseEpochFloor(name, topic);
     // Another delete of the same topic may have finished meanwhile and the name been created again:
     // each record is removed only while it is still this incarnation's. (A store with conditional
     // deletes would close the window between that read and the delete; this one has none.)
-    const { topicId } = topic.value;
-    for (let partition = 0; partition < topic.value.partitions; partition++) {
+    const { topicId } = topic;
+    for (let partition = 0; partition < topic.partitions; partition++) {
       const id = key(name, partition);
       const record = (await control.read<PartitionRecord>(`partitions/${id}`))?.value;
       reached = Math.max(reached, record?.leaderEpoch ?? -1);
@@ -314,7 +328,6 @@ export class ClusterNode {
     const still = (await control.read<TopicRecord>(`topics/${name}`))?.value;
     if (still?.topicId === topicId && still.deleting === true) await control.delete(`topics/${name}`);
     await this.#forgetDeleted();
-    return true;
   }
 
   /**
@@ -414,13 +427,13 @@ export class ClusterNode {
         }
       }
     }
-    for (const name of stalledDeletes) await this.#finishDelete(name);
+    for (const name of stalledDeletes) await this.#finishStalledDelete(name);
     this.#options.scanned?.();
     if (this.#newEpochWanted) await this.#startNewEpoch();
   }
 
   /** [L4] A delete that stopped after its mark: finished here (a failure leaves it to a later scan). */
-  async #finishDelete(name: string): Promise<void> {
+  async #finishStalledDelete(name: string): Promise<void> {
     this.#options.log?.(`finishing the delete of topic ${name}, left halfway`);
     await this.deleteTopic(name).catch((error: unknown) => this.#options.log?.(`could not finish the delete of topic ${name} yet: ${error instanceof Error ? error.message : String(error)}`));
   }

@@ -124,10 +124,9 @@ export class PartitionHost {
   /** A deleted topic: stop following its partitions and drop its logs. */
   async forget(topic: string): Promise<void> {
     for (const partition of this.#progress.unfollowTopic(topic)) this.#tails.unfollow(topic, partition);
-    const { engine } = this.#options;
     // Unknown: nothing of it was served here. Any other failure (a full disk kept the registry from
-    // recording the delete) still lets go of its partitions, so the next incarnation can be adopted.
-    await engine.deleteTopic(topic).catch(() => engine.releaseTopic(topic));
+    // recording the delete) has closed its partitions all the same (Ferry.deleteTopic).
+    await this.#options.engine.deleteTopic(topic).catch(() => {});
   }
 
   /** After each scan: followers re-target their reports to the partitions' current leaders [R1]. */

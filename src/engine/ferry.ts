@@ -401,16 +401,6 @@ export class Ferry {
     await partition.log.close();
   }
 
-  /**
-   * Stops serving every partition of `topic` here (managed mode), led or followed, and keeps its
-   * registry entry: a cluster letting go of a deleted incarnation whose delete could not be written
-   * ([L4]); adopting the next incarnation replaces the entry.
-   */
-  async releaseTopic(topic: string): Promise<void> {
-    const partitions = this.#partitions.get(topic) ?? [];
-    for (const [index, partition] of partitions.entries()) if (partition !== undefined) await this.releasePartition(topic, index);
-  }
-
   /** The end of the partition's local log: past the high watermark while records wait to be committed. */
   logEndOffset(topic: string, index: number): number {
     return this.#partition(topic, index).log.logEndOffset;
@@ -562,16 +552,24 @@ export class Ferry {
     this.#checkOpen();
     const partitions = this.#partitions.get(topic) ?? [];
     if (this.#deletions.has(topic) || (!this.#partitions.has(topic) && this.#registry.get(topic) === undefined)) throw unknownTopic(topic);
-    // The registry first: a delete it cannot record (a full disk) changes nothing. Its partitions,
-    // once out of the map, could never be closed again (their logs would keep their locks and files).
-    if (this.#registry.get(topic) !== undefined) this.#registry.remove(topic);
     this.#partitions.delete(topic);
+    // The logs are closed whatever fails here (ENOSPC saving the registry, a close's flush): a log
+    // left open keeps its directory locked for good, and nothing could serve the partition again.
+    // The topic stays registered if its removal failed: deleting again, or adopting another
+    // incarnation of it (#registerIncarnation), removes it then.
+    let failure: unknown = null;
+    try {
+      if (this.#registry.get(topic) !== undefined) this.#registry.remove(topic);
+    } catch (error) {
+      failure = error;
+    }
     const deletion = (async () => {
       for (const partition of partitions.filter((p) => p !== undefined)) { // managed mode leaves holes
         partition.abandon(unknownTopic(topic));
-        await partition.log.close();
+        await partition.log.close().catch((error: unknown) => void (failure ??= error));
         this.#disk.rmSync(partition.log.directory, { recursive: true, force: true });
       }
+      if (failure !== null) throw failure;
     })();
     this.#deletions.set(topic, deletion.catch(() => {}));
     try {

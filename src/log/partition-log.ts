@@ -352,12 +352,15 @@ export class PartitionLog {
   /**
    * Flushes, writes the indexes and the clean-shutdown marker, releases the lock. Idempotent.
    * The indexes and the marker only spare the next start a recovery scan: if the OS refuses them
-   * (EMFILE, ENOSPC) the log still closes, without the marker, and the next start recovers.
+   * (EMFILE, ENOSPC) the log still closes, without the marker, and the next start recovers. A
+   * flush that fails closes it too (then throws): an open log would keep the directory locked.
    */
   async close(): Promise<void> {
     if (this.#closed) return;
-    const failure = this.#commit.failure;
-    if (failure === null) await this.#commit.flushNow();
+    let failure = this.#commit.failure;
+    let flushFailure: unknown = null;
+    if (failure === null) await this.#commit.flushNow().catch((error: unknown) => void (flushFailure = error));
+    if (flushFailure !== null) failure = flushFailure instanceof Error ? flushFailure : new Error(String(flushFailure));
     this.#closed = true;
     this.#commit.abort(new FerryError('Closed', `log ${this.directory} is closed`));
     const active = this.#activeSegment();
@@ -376,6 +379,7 @@ export class PartitionLog {
       for (const segment of this.#segments) segment.close();
       this.#unlock();
     }
+    if (flushFailure !== null) throw flushFailure;
   }
 
   #write(batches: RecordBatch[]): AppendResult {

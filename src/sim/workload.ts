@@ -185,7 +185,13 @@ export class SimWorkload {
     for (let round = 0; round < RECREATES_MAX && this.#producing; round++) {
       await this.#sleep(this.#random.next() * scenario.chaosMs * 0.4);
       if (!this.#producing) return;
-      await this.#admin.deleteTopic(name);
+      // Until the delete surely happened: a create that meets the old incarnation (a delete that
+      // never reached the broker, or stopped halfway) answers TOPIC_ALREADY_EXISTS, not a new topic.
+      for (;;) {
+        const outcome = await this.#admin.deleteTopic(name);
+        if (outcome.ok || outcome.error === 'UNKNOWN_TOPIC_OR_PARTITION') break;
+        await this.#sleep(SETUP_RETRY_MS);
+      }
       await this.#sleep(RECREATE_GAP_MS_MIN + this.#random.next() * (RECREATE_GAP_MS_MAX - RECREATE_GAP_MS_MIN));
       await this.#createUntilItExists(name, partitions);
     }

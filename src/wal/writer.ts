@@ -1,4 +1,4 @@
-import { FerryError } from '../errors.ts';
+import { CorruptObjectError, FerryError } from '../errors.ts';
 import { isStoreError } from '../store/errors.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { assert } from '../util/assert.ts';
@@ -8,7 +8,7 @@ import type { Random } from '../util/random.ts';
 import { STREAMING_PART_BYTES_DEFAULT, StreamingUpload } from '../store/streaming-upload.ts';
 import { BufferPool } from '../util/buffer-pool.ts';
 import type { Uuid } from '../util/uuid.ts';
-import { type WalFrameInput, WalObjectBuilder } from './format.ts';
+import { decodeWalObject, type WalFrameInput, WalObjectBuilder } from './format.ts';
 import { type StreamId, validateWriterId, walObjectKey } from './keys.ts';
 
 export interface WalWriterConfig {
@@ -399,15 +399,21 @@ export class WalWriter {
    * [W4] After PreconditionFailed: did an earlier attempt of ours land (its answer lost)? Retried
    * like the put, so only while the writer stands: once it is fenced or failed nothing it uploads
    * counts [W6], and a read retried without a bound would outlive it (a close, a new epoch).
+   * A read that differs from our body is only a foreign object if it verifies as a whole WAL
+   * object: a put lands whole, so one that does not verify was damaged on the way (a flipped bit)
+   * and is read again, never taken for a fence (which would stop the writer for good).
    */
   async #isOurs(key: string, body: Uint8Array): Promise<boolean> {
     for (let attempt = 0; ; attempt++) {
       if (this.#failure !== null) throw this.#failure;
       try {
         const existing = await this.#store.get(key);
-        return Buffer.from(existing.body.buffer, existing.body.byteOffset, existing.body.length).equals(body);
+        if (Buffer.from(existing.body.buffer, existing.body.byteOffset, existing.body.length).equals(body)) return true;
+        decodeWalObject(existing.body); // throws CorruptObjectError for a read damaged on the way
+        return false;
       } catch (error) {
-        if (!isStoreError(error) || !error.retriable || attempt + 1 >= this.config.retry.attempts) throw error;
+        const transient = error instanceof CorruptObjectError || (isStoreError(error) && error.retriable);
+        if (!transient || attempt + 1 >= this.config.retry.attempts) throw error;
         await sleep(this.#clock, backoffDelayMs(this.config.retry, attempt, this.#random));
       }
     }

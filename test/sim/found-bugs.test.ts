@@ -10,11 +10,15 @@ import { runSeed } from '../../src/sim/run.ts';
 const FOUND: readonly { readonly seed: number; readonly bug: string }[] = [
   { seed: 5, bug: 'checker: after a delete of unknown outcome a read of the same log was taken for another incarnation (test/sim/checker.test.ts, topic incarnations)' },
   { seed: 25, bug: "harness: a broker SIGTERM'd while a restart was due never started again" },
+  { seed: 85, bug: 'a topic delete stopped after its mark left the name unusable for good; the admin took TOPIC_ALREADY_EXISTS after an unanswered delete for a re-create (test/cluster/stalled-delete-finished.test.ts)' },
   { seed: 103, bug: 'checker: a read served by a broker that had not yet seen a delete was taken for a lost record (stale-incarnation-read)' },
   { seed: 129, bug: 'Broker.start failing after the engine opened kept its directory locked (test/broker/start-failure.test.ts)' },
   { seed: 111, bug: 'a broker whose stream another leader had sealed (seen in that partition\'s record) went on claiming partitions through it, a wasted rebuild each, until a put met the seal (test/cluster/sealed-stream-seen-in-scan.test.ts)' },
-  { seed: 147, bug: 'a topic delete failed by a store error after its mark was never finished: the name stayed gone and could not be created again (test/cluster/stalled-delete.test.ts); the admin took TOPIC_ALREADY_EXISTS for a topic that exists' },
-  { seed: 218, bug: 'a topic delete on a full disk lost its open partitions, whose directories stayed locked: the next incarnation could not be adopted (test/engine/delete-on-full-disk.test.ts)' },
+  { seed: 147, bug: 'a topic delete failed by a store error after its mark was never finished: the name stayed gone and could not be created again (test/cluster/stalled-delete-finished.test.ts); the admin took TOPIC_ALREADY_EXISTS for a topic that exists' },
+  { seed: 218, bug: 'a topic delete on a full disk lost its open partitions, whose directories stayed locked: the next incarnation could not be adopted (test/engine/delete-topic-disk-full.test.ts)' },
+  { seed: 130, bug: 'the WAL writer took a damaged read of its own landed put for a foreign object and fenced itself; a single broker never led again (test/wal/writer-corrupt-read-of-own-put.test.ts)' },
+  { seed: 175, bug: 'CreateTopics answered TOPIC_ALREADY_EXISTS from a stale scan of a topic deleted through another broker (test/cluster/create-after-delete-elsewhere.test.ts)' },
+  { seed: 222, bug: 'Ferry.deleteTopic on a full disk dropped the partitions before the registry save failed, never closing their logs: their directories stayed locked and the next incarnation was never adopted (test/engine/delete-topic-disk-full.test.ts)' },
 ];
 
 for (const { seed, bug } of FOUND) {

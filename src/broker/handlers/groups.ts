@@ -44,10 +44,16 @@ export async function handleOffsetCommit(context: BrokerContext, request: Offset
   // (deleted, or not created yet) has none: as Kafka does, the commit is refused, never stored
   // without an id (which would count for whatever incarnation comes next).
   const incarnations = new Map<string, { topicId: Uuid; partitions: number } | null>();
-  for (const topic of request.topics) {
-    const partitions = await context.topology.partitionCount(topic.name); // reads the topic's record when not seen yet
-    const topicId = context.topology.topicId(topic.name);
-    incarnations.set(topic.name, partitions === null || topicId === null ? null : { topicId, partitions });
+  try {
+    for (const topic of request.topics) {
+      const partitions = await context.topology.partitionCount(topic.name); // reads the topic's record when not seen yet
+      const topicId = context.topology.topicId(topic.name);
+      incarnations.set(topic.name, partitions === null || topicId === null ? null : { topicId, partitions });
+    }
+  } catch (error) {
+    // A topic's record could not be read now: answered like an offsets write that failed (nothing stored), never a closed connection.
+    const code = errorCodeOf(error);
+    return commitResponse(request, () => code);
   }
   const known = (name: string, partition: number) => {
     const incarnation = incarnations.get(name);
@@ -69,8 +75,16 @@ function commitResponse(request: OffsetCommitRequest, errorOf: (topic: string, p
 
 export async function handleOffsetFetch(context: BrokerContext, request: OffsetFetchRequest): Promise<OffsetFetchResponse> {
   if (notCoordinator(context, request.groupId)) return { throttleTimeMs: 0, topics: [], errorCode: ErrorCode.NOT_COORDINATOR };
+  let listed: GroupOffset[];
+  try {
+    listed = await context.offsets.list(request.groupId);
+  } catch (error) {
+    if (errorCodeOf(error) !== ErrorCode.KAFKA_STORAGE_ERROR) throw error;
+    // The group's offsets cannot be read now: Kafka's answer while a coordinator loads them, which every client retries.
+    return offsetFetchFailed(request, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
+  }
   // Offsets committed for a deleted incarnation of a topic are gone with it, as in Kafka.
-  const stored = (await context.offsets.list(request.groupId)).filter(({ topic, committed }) => committed.topicId === undefined || committed.topicId === context.topology.topicId(topic));
+  const stored = listed.filter(({ topic, committed }) => committed.topicId === undefined || committed.topicId === context.topology.topicId(topic));
   const wanted = request.topics ?? groupTopics(stored);
   const topics = wanted.map((topic) => ({
     name: topic.name,
@@ -80,6 +94,15 @@ export async function handleOffsetFetch(context: BrokerContext, request: OffsetF
     }),
   }));
   return { throttleTimeMs: 0, topics, errorCode: ErrorCode.NONE };
+}
+
+/** `errorCode` for the whole request, and for each partition asked for (OffsetFetch v0-v1 have no request-level code). */
+function offsetFetchFailed(request: OffsetFetchRequest, errorCode: number): OffsetFetchResponse {
+  const topics = (request.topics ?? []).map((topic) => ({
+    name: topic.name,
+    partitions: topic.partitionIndexes.map((partitionIndex) => ({ partitionIndex, committedOffset: -1, committedLeaderEpoch: -1, metadata: '', errorCode })),
+  }));
+  return { throttleTimeMs: 0, topics, errorCode };
 }
 
 /** Every topic and partition the group has committed (OffsetFetch with a null topic list). */

@@ -1,4 +1,5 @@
 import { isFerryError } from '../../errors.ts';
+import { isStoreError } from '../../store/errors.ts';
 import type { MetadataRequest, MetadataResponse, MetadataResponseTopic } from '../apis/metadata.ts';
 import type { BrokerContext } from '../context.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
@@ -26,8 +27,24 @@ export async function handleMetadata(context: BrokerContext, request: MetadataRe
 }
 
 async function describeTopic(context: BrokerContext, name: string, allowAutoCreate: boolean): Promise<MetadataResponseTopic> {
+  try {
+    return await describeFromTopology(context, name, allowAutoCreate);
+  } catch (error) {
+    // The topic's record could not be read (or created) now: a topic-level error the client retries
+    // after its metadata backoff, as for a leader not elected yet. Closing the connection instead
+    // would fail every other request on it and tell the client nothing.
+    if (isStoreError(error) || isFerryError(error, 'Storage')) return failedTopic(name, ErrorCode.LEADER_NOT_AVAILABLE);
+    throw error;
+  }
+}
+
+function failedTopic(name: string, errorCode: number): MetadataResponseTopic {
+  return { errorCode, name, isInternal: false, partitions: [], topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
+}
+
+async function describeFromTopology(context: BrokerContext, name: string, allowAutoCreate: boolean): Promise<MetadataResponseTopic> {
   const { topology } = context;
-  const failed = (errorCode: number): MetadataResponseTopic => ({ errorCode, name, isInternal: false, partitions: [], topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED });
+  const failed = (errorCode: number): MetadataResponseTopic => failedTopic(name, errorCode);
   // [C2] A topic this broker has not seen yet is read from its record, never guessed.
   let partitions = await topology.partitionCount(name);
   if (partitions === null) {

@@ -1,7 +1,7 @@
 import { isFerryError } from '../../errors.ts';
 import { validateTopicName } from '../../engine/topic-name.ts';
 import { DEFAULT_LOG_CONFIG } from '../../log/config.ts';
-import type { CreateTopicsRequest, CreateTopicsResponse } from '../apis/create-topics.ts';
+import type { CreatableTopicResult, CreateTopicsRequest, CreateTopicsResponse } from '../apis/create-topics.ts';
 import type { DeleteTopicsRequest, DeleteTopicsResponse } from '../apis/delete-topics.ts';
 import type { DescribeConfigsRequest, DescribeConfigsResourceResult, DescribeConfigsResponse } from '../apis/describe-configs.ts';
 import type { BrokerContext } from '../context.ts';
@@ -24,15 +24,21 @@ export async function handleCreateTopics(context: BrokerContext, request: Create
     const exists = { name: topic.name, errorCode: ErrorCode.TOPIC_ALREADY_EXISTS, errorMessage: `topic ${topic.name} already exists` };
     try {
       validateTopicName(topic.name);
-      if (context.topology.topics().has(topic.name)) return exists;
-      if (!request.validateOnly && !(await context.topology.createTopic(topic.name, partitions, topic.replicationFactor))) return exists;
-      return { name: topic.name, errorCode: ErrorCode.NONE, errorMessage: null };
+      // The create itself decides (a create-if-absent of the topic's record, in a cluster): the
+      // topics this broker last saw may still hold one another broker deleted since.
+      if (request.validateOnly) return (await context.topology.partitionCount(topic.name)) === null ? created(topic.name) : exists;
+      if (!(await context.topology.createTopic(topic.name, partitions, topic.replicationFactor))) return exists;
+      return created(topic.name);
     } catch (error) {
       const errorCode = isFerryError(error, 'InvalidArgument') ? ErrorCode.INVALID_TOPIC_EXCEPTION : errorCodeOf(error);
       return { name: topic.name, errorCode, errorMessage: error instanceof Error ? error.message : String(error) };
     }
   }));
   return { throttleTimeMs: 0, topics };
+}
+
+function created(name: string): CreatableTopicResult {
+  return { name, errorCode: ErrorCode.NONE, errorMessage: null };
 }
 
 export async function handleDeleteTopics(context: BrokerContext, request: DeleteTopicsRequest): Promise<DeleteTopicsResponse> {

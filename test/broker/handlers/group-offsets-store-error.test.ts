@@ -1,0 +1,37 @@
+// Seen in the simulation: a request whose control-store read failed (a throttled GET) threw out of
+// its handler and the broker closed the connection, failing every request on it and telling the
+// client nothing. OffsetCommit and OffsetFetch read the store too; each answers a retriable error.
+import { expect, test } from 'bun:test';
+import type { BrokerContext } from '../../../src/broker/context.ts';
+import { handleOffsetCommit, handleOffsetFetch } from '../../../src/broker/handlers/groups.ts';
+import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
+import { StoreError } from '../../../src/store/errors.ts';
+import { ManualClock } from '../../../src/util/clock.ts';
+
+const throttled = async (): Promise<never> => {
+  throw new StoreError('Throttled', 'injected Throttled');
+};
+
+/** The coordinator of every group, whose control-store reads all fail. */
+const context = {
+  nodeId: 1,
+  clock: new ManualClock(),
+  topology: { coordinatorFor: () => ({ nodeId: 1 }), partitionCount: throttled, topicId: () => null },
+  groups: { checkCommit: () => ErrorCode.NONE },
+  offsets: { list: throttled, commit: throttled },
+} as unknown as BrokerContext;
+
+test('OffsetCommit answers each partition with a retriable error when a topic record cannot be read', async () => {
+  const partitions = [0, 1].map((partitionIndex) => ({ partitionIndex, committedOffset: 5, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }));
+  const request = { groupId: 'g', generationId: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1, topics: [{ name: 't', partitions }] };
+  const response = await handleOffsetCommit(context, request);
+  expect(response.topics[0]!.partitions.map((p) => p.errorCode)).toEqual([ErrorCode.KAFKA_STORAGE_ERROR, ErrorCode.KAFKA_STORAGE_ERROR]);
+});
+
+test('OffsetFetch answers COORDINATOR_LOAD_IN_PROGRESS, for the request and each partition, when the offsets cannot be read', async () => {
+  const response = await handleOffsetFetch(context, { groupId: 'g', topics: [{ name: 't', partitionIndexes: [0, 1] }] });
+  expect(response.errorCode).toBe(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
+  expect(response.topics[0]!.partitions.map((p) => [p.errorCode, p.committedOffset])).toEqual([[ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, -1], [ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, -1]]);
+  const all = await handleOffsetFetch(context, { groupId: 'g', topics: null });
+  expect([all.errorCode, all.topics]).toEqual([ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, []]);
+});
