@@ -5,6 +5,7 @@ import type { SimDisk } from './disk.ts';
 import type { SimNetwork } from './network.ts';
 import { ProcessGate, SimClock, type SimScheduler } from './scheduler.ts';
 import { SimStoreView } from './store.ts';
+import type { WalWrites } from './wal-audit.ts';
 
 /** Where every simulated broker keeps its data, on its own simulated disk. */
 export const SIM_DATA_DIRECTORY = '/ferry/data';
@@ -18,6 +19,8 @@ export interface SimBrokerSettings {
   /** Shares partitions through control records in `controlStore` (cluster mode); a single broker otherwise. */
   readonly cluster: { readonly controlStore: ObjectStore; readonly leaseMs: number; readonly scanIntervalMs: number } | null;
   readonly walStore: ObjectStore;
+  /** Where this host's write requests to the WAL store are noted (the WAL audit). */
+  readonly walWrites: WalWrites;
   readonly uploadIntervalMs: number;
   readonly minInsyncReplicas: number;
   readonly defaultReplicationFactor: number;
@@ -95,7 +98,7 @@ export class SimBrokerHost {
     const clock = new SimClock(this.#scheduler, gate);
     clock.skewMs = this.faults.skewMs;
     const random = new SeededRandom(Math.floor(this.#scheduler.random.next() * 0x1_0000_0000));
-    this.#walView = this.#view(this.settings.walStore, gate);
+    this.#walView = this.#view(this.settings.walStore, gate, this.settings.walWrites);
     this.#controlView = this.settings.cluster === null ? null : this.#view(this.settings.cluster.controlStore, gate);
     this.#applyStoreFaults();
     this.#gate = gate;
@@ -197,8 +200,8 @@ export class SimBrokerHost {
     this.#noteHealth();
   }
 
-  #view(store: ObjectStore, gate: ProcessGate): SimStoreView {
-    return new SimStoreView(store, gate, this.#scheduler, new SeededRandom(Math.floor(this.#scheduler.random.next() * 0x1_0000_0000)));
+  #view(store: ObjectStore, gate: ProcessGate, writes: WalWrites | null = null): SimStoreView {
+    return new SimStoreView(store, gate, this.#scheduler, new SeededRandom(Math.floor(this.#scheduler.random.next() * 0x1_0000_0000)), writes);
   }
 
   #brokerOptions(gate: ProcessGate, clock: SimClock, random: SeededRandom): BrokerOptions {

@@ -1,3 +1,4 @@
+import { ACK_AFTER_DURABLE, checkAckAfterDurable } from './invariants/ack-after-durable.ts';
 import { checkStaleIncarnationRead, STALE_INCARNATION_READ } from './invariants/stale-incarnation-read.ts';
 import type { History } from './history.ts';
 import { type HistoryIndex, indexHistory } from './history-index.ts';
@@ -40,6 +41,7 @@ export const INVARIANTS: readonly Invariant[] = [
   { name: READ_DURABLE, check: checkReadDurable },
   { name: ACKS_RESUME_WITH_QUORUM, check: checkAcksResumeWithQuorum },
   { name: STALE_INCARNATION_READ, check: checkStaleIncarnationRead },
+  { name: ACK_AFTER_DURABLE, check: checkAckAfterDurable },
 ];
 
 /**

@@ -102,6 +102,15 @@ export interface ReplicaLog {
   readonly records: readonly ReadRecord[];
 }
 
+/** A record found in a WAL object at the end of the run, and when the first request that wrote that object was sent. */
+export interface WalRecord {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: number;
+  readonly value: string;
+  readonly requestedMs: number;
+}
+
 /** Liveness probes after faults stopped: a write and a read-back per partition, and how long each took to succeed. */
 export interface ProbeResult {
   readonly topic: string;
@@ -142,6 +151,8 @@ export interface History {
   readonly ops: ClientOp[];
   readonly faults: FaultEvent[];
   readonly replicaLogs: ReplicaLog[];
+  /** Every record the WAL store holds at the end (ack-after-durable); null when not audited. */
+  readonly walRecords: readonly WalRecord[] | null;
   readonly probes: ProbeResult[];
   /** When faults stopped (simulated ms), and the bound within which probes must succeed. */
   readonly quietFromMs: number;

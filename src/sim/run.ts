@@ -9,6 +9,8 @@ import { SimNetwork } from './network.ts';
 import { type Scenario, drawScenario } from './scenario.ts';
 import { ProcessGate, SimClock, SimScheduler } from './scheduler.ts';
 import { traceHash } from './trace-hash.ts';
+import { auditWal, WalWrites } from './wal-audit.ts';
+import { SimStoreView } from './store.ts';
 import { SimWorkload } from './workload.ts';
 
 /** Brokers must serve within this after their first start (or the run reports it). */
@@ -68,12 +70,14 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   const walStore = new MemoryStore({ latency: 's3-express', seed: seed ^ STORE_SALT, clock: storeClock, faults: STORE_FAULTS });
   const controlStore = new MemoryStore({ latency: 's3-express', seed: (seed ^ STORE_SALT) + 1, clock: storeClock, faults: STORE_FAULTS });
   const startMs = scheduler.nowMs;
+  const walWrites = new WalWrites();
   const timed = (line: string) => log(`[${((scheduler.nowMs - startMs) / 1000).toFixed(3)}] ${line}`);
   const hosts = Array.from({ length: scenario.brokers }, (_, i) => {
     const settings = {
       nodeId: i + 1,
       cluster: scenario.cluster ? { controlStore, leaseMs: scenario.leaseMs, scanIntervalMs: scenario.scanIntervalMs } : null,
       walStore,
+      walWrites,
       uploadIntervalMs: scenario.uploadIntervalMs,
       minInsyncReplicas: scenario.minInsyncReplicas,
       defaultReplicationFactor: scenario.replicationFactor,
@@ -142,11 +146,13 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   await runFor(LEADERS_SETTLE_MS_MAX, () => everyPartitionLed(hosts, workload.finalTopics()));
   timed(`audit: ${hosts.map((host) => `${host.host} ${host.state}`).join(', ')}`);
   const replicaLogs = collectReplicaLogs(hosts, workload.finalTopics());
+  const walRecords = await auditWal(new SimStoreView(walStore, new ProcessGate('audit'), scheduler, new SeededRandom(seed)), walWrites, runFor, startMs);
   const history: History = {
     seed,
     ops: ops.map((op) => ({ ...op, startMs: op.startMs - startMs, endMs: op.endMs - startMs })),
     faults,
     replicaLogs,
+    walRecords,
     probes,
     quietFromMs: quietFromMs - startMs,
     shape: { brokers: scenario.brokers, cluster: scenario.cluster, replicationFactor: scenario.replicationFactor, minInsyncReplicas: scenario.minInsyncReplicas, leaseMs: scenario.leaseMs, scanIntervalMs: scenario.scanIntervalMs },

@@ -3,6 +3,8 @@ import type { DeleteManyResult, GetOptions, GetResult, ListOptions, ListPage, Mu
 import type { StoreStats } from '../store/stats.ts';
 import type { SeededRandom } from '../util/random.ts';
 import type { ProcessGate, SimScheduler } from './scheduler.ts';
+import type { WalWrites } from './wal-audit.ts';
+import { concatBytes } from '../util/bytes.ts';
 
 /** How long a request to a store this process cannot reach hangs before it fails (an SDK's connect timeout). */
 export const UNREACHABLE_FAIL_MS_MIN = 50;
@@ -29,7 +31,11 @@ export class SimStoreView implements ObjectStore {
   /** GET answers corrupted so far (for the run's fault count). */
   corruptedReads = 0;
 
-  constructor(store: ObjectStore, gate: ProcessGate, scheduler: SimScheduler, random: SeededRandom) {
+  readonly #writes: WalWrites | null;
+
+  /** `writes`: where write requests that reach the store are noted (the WAL audit). */
+  constructor(store: ObjectStore, gate: ProcessGate, scheduler: SimScheduler, random: SeededRandom, writes: WalWrites | null = null) {
+    this.#writes = writes;
     this.#store = store;
     this.#gate = gate;
     this.#scheduler = scheduler;
@@ -38,7 +44,10 @@ export class SimStoreView implements ObjectStore {
   }
 
   put(key: string, body: Uint8Array, options?: PutOptions): Promise<PutResult> {
-    return this.#call(key, () => this.#store.put(key, body, options));
+    return this.#call(key, () => {
+      this.#writes?.note(key, body, this.#scheduler.nowMs);
+      return this.#store.put(key, body, options);
+    });
   }
 
   async get(key: string, options?: GetOptions): Promise<GetResult> {
@@ -69,11 +78,19 @@ export class SimStoreView implements ObjectStore {
 
   async createMultipartUpload(key: string, options?: MultipartOptions): Promise<MultipartUpload> {
     const upload = await this.#call(key, () => this.#store.createMultipartUpload(key, options));
+    const bodies = new Map<number, Uint8Array>(); // what the object will hold, for the WAL audit
     return {
       key: upload.key,
       uploadId: upload.uploadId,
-      uploadPart: (partNumber: number, body: Uint8Array): Promise<UploadedPart> => this.#call(key, () => upload.uploadPart(partNumber, body)),
-      complete: (parts: readonly UploadedPart[]): Promise<PutResult> => this.#call(key, () => upload.complete(parts)),
+      uploadPart: (partNumber: number, body: Uint8Array): Promise<UploadedPart> => {
+        bodies.set(partNumber, body.slice());
+        return this.#call(key, () => upload.uploadPart(partNumber, body));
+      },
+      complete: (parts: readonly UploadedPart[]): Promise<PutResult> =>
+        this.#call(key, () => {
+          this.#writes?.note(key, concatBytes(parts.map((part) => bodies.get(part.partNumber) ?? new Uint8Array())), this.#scheduler.nowMs);
+          return upload.complete(parts);
+        }),
       abort: (): Promise<void> => this.#call(key, () => upload.abort()),
     };
   }

@@ -12,7 +12,7 @@ test('the valid run passes every invariant', () => {
   expect(check(validHistory())).toEqual([]);
   expect(INVARIANTS.map((invariant) => invariant.name)).toEqual([
     'acked-durable', 'offset-unique', 'idempotent-no-duplicates', 'high-watermark-monotonic', 'follower-prefix',
-    'commits-monotonic', 'liveness-after-quiet', 'acked-readable', 'read-durable', 'acks-resume-with-quorum', 'stale-incarnation-read',
+    'commits-monotonic', 'liveness-after-quiet', 'acked-readable', 'read-durable', 'acks-resume-with-quorum', 'stale-incarnation-read', 'ack-after-durable',
   ]);
 });
 
@@ -190,6 +190,25 @@ test('stale-incarnation-read: a record of a deleted incarnation served after the
   // a broker paused across the change has not scanned since: like Kafka's, it may still serve what it has
   const paused = { ...after, health: [...allHealthy(), ...spell(1, 150, bound + 5)] };
   expect(check(paused)).toEqual([]);
+});
+
+describe('ack-after-durable', () => {
+  const acked = produce('p1', { startMs: 100, endMs: 120 }, ['a0', 'a1'], 0);
+  const inWal = (requestedMs: number, values = ['a0', 'a1']) => values.map((value, offset) => ({ topic: 't', partition: 0, offset, value, requestedMs }));
+  const run = (walRecords: ReturnType<typeof inWal>) => history({ ops: [acked], replicaLogs: [replica(1, true, ['a0', 'a1'])], walRecords });
+
+  test('an acknowledgement after the write of a WAL object holding the records passes', () => {
+    expect(check(run(inWal(110)))).toEqual([]);
+  });
+
+  test('a record in no WAL object, or only in one first written after the ack, was acknowledged without durability', () => {
+    expect(check(run(inWal(110, ['a0']))).map((v) => [v.invariant, v.offsets])).toEqual([['ack-after-durable', [1]]]);
+    expect(check(run(inWal(130))).map((v) => [v.invariant, v.offsets])).toEqual([['ack-after-durable', [0, 1]]]);
+  });
+
+  test('a run whose WAL was not audited is not judged', () => {
+    expect(check(history({ ops: [acked], replicaLogs: [replica(1, true, ['a0', 'a1'])] }))).toEqual([]);
+  });
 });
 
 test('read-durable: a record read below the high watermark but missing from the final leader', () => {

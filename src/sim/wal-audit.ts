@@ -1,0 +1,94 @@
+import { splitBatches } from '../format/batch-parse.ts';
+import type { ObjectStore } from '../store/object-store.ts';
+import { decodeWalObject } from '../wal/format.ts';
+import type { WalRecord } from './history.ts';
+import type { RunFor } from './workload.ts';
+
+/** The WAL objects live under this prefix of the WAL store (src/wal/keys.ts, no store prefix in the simulation). */
+const WAL_KEY_PREFIX = 'wal/';
+/** A batch in a WAL frame is at most a frame: no separate bound. */
+const BATCH_BYTES_MAX = 0xffff_ffff;
+/** How long the audit's reads of the WAL store may take (simulated ms): S3 latency, and the store's background faults retried. */
+const AUDIT_READ_MS_MAX = 600_000;
+/** Tries of one audit read against the store's background faults. */
+const AUDIT_READ_TRIES = 50;
+
+/**
+ * Every write request that reached the WAL store, by key and content: when the first request that
+ * carried those exact bytes to that key was sent. An object that holds a record is the record's
+ * durability; the ack-after-durable invariant holds an acknowledgement to a request for it sent
+ * before the ack.
+ */
+export class WalWrites {
+  readonly #firstRequestMs = new Map<string, number>();
+
+  note(key: string, body: Uint8Array, atMs: number): void {
+    if (!key.startsWith(WAL_KEY_PREFIX)) return;
+    const id = writeId(key, body);
+    if (!this.#firstRequestMs.has(id)) this.#firstRequestMs.set(id, atMs);
+  }
+
+  firstRequestMs(key: string, body: Uint8Array): number | undefined {
+    return this.#firstRequestMs.get(writeId(key, body));
+  }
+}
+
+function writeId(key: string, body: Uint8Array): string {
+  return `${key}\u0000${Bun.hash.xxHash64(body).toString(16)}`;
+}
+
+/**
+ * Reads every WAL object the store holds at the end of the run (through `store`, a view without
+ * faults) and lists each record in it with when its object was first requested, relative to
+ * `startMs`. A seal carries no records; an object that does not decode is skipped (the followers'
+ * checks are for that).
+ */
+export async function auditWal(store: ObjectStore, writes: WalWrites, runFor: RunFor, startMs: number): Promise<WalRecord[]> {
+  const records: WalRecord[] = [];
+  let done = false;
+  const read = async () => {
+    let token: string | undefined;
+    do {
+      const page = await retried(() => store.list(WAL_KEY_PREFIX, token === undefined ? {} : { token }));
+      for (const { key } of page.objects) {
+        const { body } = await retried(() => store.get(key));
+        const requestedMs = writes.firstRequestMs(key, body);
+        if (requestedMs !== undefined) records.push(...recordsOf(body, requestedMs - startMs));
+      }
+      token = page.nextToken;
+    } while (token !== undefined);
+    done = true;
+  };
+  const reading = read();
+  await runFor(AUDIT_READ_MS_MAX, () => done);
+  await reading;
+  return records;
+}
+
+async function retried<T>(request: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await request();
+    } catch (error) {
+      if (attempt >= AUDIT_READ_TRIES) throw error;
+    }
+  }
+}
+
+function recordsOf(body: Uint8Array, requestedMs: number): WalRecord[] {
+  let object: ReturnType<typeof decodeWalObject>;
+  try {
+    object = decodeWalObject(body);
+  } catch {
+    return [];
+  }
+  const records: WalRecord[] = [];
+  for (const { entry, data } of object.frames) {
+    for (const batch of splitBatches(data, BATCH_BYTES_MAX)) {
+      for (const record of batch.records()) {
+        records.push({ topic: entry.topic, partition: entry.partition, offset: record.offset, value: new TextDecoder().decode(record.value ?? new Uint8Array()), requestedMs });
+      }
+    }
+  }
+  return records;
+}
