@@ -12,6 +12,7 @@ const FOUND: readonly { readonly seed: number; readonly bug: string }[] = [
   { seed: 25, bug: "harness: a broker SIGTERM'd while a restart was due never started again" },
   { seed: 103, bug: 'checker: a read served by a broker that had not yet seen a delete was taken for a lost record (stale-incarnation-read)' },
   { seed: 129, bug: 'Broker.start failing after the engine opened kept its directory locked (test/broker/start-failure.test.ts)' },
+  { seed: 159, bug: 'harness: the audit read a broker cut off from the control store until the quiet, still leading (not acknowledging) a partition taken from it, as a second leader (test/broker/acknowledging.test.ts)' },
 ];
 
 for (const { seed, bug } of FOUND) {
