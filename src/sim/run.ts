@@ -18,13 +18,15 @@ export const LIVENESS_BOUND_MS = 60_000;
 /** After the probes: clients finish what they have in flight (their request timeouts are shorter). */
 const DRAIN_MS = 15_000;
 /**
- * Before the audit: every running broker acknowledges again (its lease held and, after a lapse,
- * confirmed by a scan), or this passed. A broker cut off from the control store until the quiet
- * still leads, in its engine, the partitions others took meanwhile, until its next renewal and
- * scan (leaseMs / 3 and a scan, which may rebuild); read before that, it looks like a second
- * leader. Generous: one not acknowledging by then is audited as it is, and reported.
+ * Before the audit: the cluster settles (`settled`), or this passed. Leadership moves through
+ * leases and scans, so a broker may lead, in its engine, a partition another broker took meanwhile
+ * until its next scan: one cut off from the control store until the quiet (not acknowledging: its
+ * lease lapsed), or one whose lease was renewed just as a slow scan of another broker, which read
+ * it as dead, claimed the partition (the seal fences its stream). Read then, it looks like a second
+ * leader; a partition mid-takeover has none. Generous (leases renew every leaseMs / 3, a scan may
+ * rebuild): a cluster not settled by then is audited as it is, and the invariants report it.
  */
-const LEASES_CONFIRMED_MS_MAX = 30_000;
+const SETTLE_MS_MAX = 30_000;
 /** A run that takes more events than this is spinning (a zero-delay timer loop): reported, not waited out. */
 const EVENTS_MAX = 3_000_000;
 /** Keeps the streams of the seed's draws apart, so adding a draw to one does not shift the others. */
@@ -140,7 +142,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   timed(`quiet: faults healed; ${hosts.map((host) => `${host.host} ${host.state}`).join(', ')}`);
   const probes: ProbeResult[] = await workload.probe(quietFromMs, LIVENESS_BOUND_MS, runFor);
   await workload.stop(DRAIN_MS, runFor);
-  await runFor(LEASES_CONFIRMED_MS_MAX, () => hosts.every((host) => host.broker === null || host.broker.acknowledging));
+  await runFor(SETTLE_MS_MAX, () => settled(hosts, workload.finalTopics()));
   timed(`audit: ${hosts.map((host) => `${host.host} ${host.state}`).join(', ')}`);
   const replicaLogs = collectReplicaLogs(hosts, workload.finalTopics());
   const history: History = {
@@ -159,6 +161,13 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   if (overBudget()) violations.push({ invariant: 'no-livelock', topic: '', partition: -1, offsets: [], message: `more than ${EVENTS_MAX} events in ${Math.round((scheduler.nowMs - startMs) / 1000)} simulated s` });
   for (const host of hosts) host.crash(); // ends every process: nothing of this run outlives it
   return { seed, scenario, history, violations, traceHash: traceHash(history, scheduler.eventsRun), simulatedMs: scheduler.nowMs - startMs, faultsInjected, eventsRun: scheduler.eventsRun };
+}
+
+/** Every running broker acknowledges (its lease held and confirmed), and every partition has exactly one leader among them. */
+function settled(hosts: readonly SimBrokerHost[], topics: readonly { readonly name: string; readonly partitions: number }[]): boolean {
+  const running = hosts.flatMap((host) => (host.broker === null ? [] : [host.broker]));
+  if (!running.every((broker) => broker.acknowledging)) return false;
+  return topics.every((topic) => Array.from({ length: topic.partitions }, (_, partition) => partition).every((partition) => running.filter((broker) => broker.context.engine.leads(topic.name, partition)).length === 1));
 }
 
 /** Every replica's log of every partition of the topics as they are at the end, from the engines themselves. */
