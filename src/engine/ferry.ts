@@ -552,8 +552,9 @@ export class Ferry {
     this.#checkOpen();
     const partitions = this.#partitions.get(topic) ?? [];
     if (this.#deletions.has(topic) || (!this.#partitions.has(topic) && this.#registry.get(topic) === undefined)) throw unknownTopic(topic);
-    this.#partitions.delete(topic);
+    // The registry first: a delete whose write fails (a full disk) leaves the topic whole, registered and served.
     if (this.#registry.get(topic) !== undefined) this.#registry.remove(topic);
+    this.#partitions.delete(topic);
     const deletion = (async () => {
       for (const partition of partitions.filter((p) => p !== undefined)) { // managed mode leaves holes
         partition.abandon(unknownTopic(topic));
