@@ -552,8 +552,16 @@ export class Ferry {
     this.#checkOpen();
     const partitions = this.#partitions.get(topic) ?? [];
     if (this.#deletions.has(topic) || (!this.#partitions.has(topic) && this.#registry.get(topic) === undefined)) throw unknownTopic(topic);
-    // The registry first: a delete whose write fails (a full disk) leaves the topic whole, registered and served.
-    if (this.#registry.get(topic) !== undefined) this.#registry.remove(topic);
+    // The registry first: an embedded engine's delete whose write fails (a full disk) leaves the topic
+    // whole, registered and served. A managed engine lets go whatever its disk says: the cluster deleted
+    // the topic already, and the adoption of a later incarnation replaces the registry entry.
+    let unregistered: unknown = null;
+    try {
+      if (this.#registry.get(topic) !== undefined) this.#registry.remove(topic);
+    } catch (error) {
+      if (this.#options.managedPartitions !== true) throw error;
+      unregistered = error;
+    }
     this.#partitions.delete(topic);
     const deletion = (async () => {
       for (const partition of partitions.filter((p) => p !== undefined)) { // managed mode leaves holes
@@ -568,6 +576,7 @@ export class Ferry {
     } finally {
       this.#deletions.delete(topic);
     }
+    if (unregistered !== null) throw unregistered;
   }
 
   /** Applies retention now (it also runs every five minutes); returns the segments deleted. */

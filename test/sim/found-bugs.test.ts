@@ -14,6 +14,7 @@ const FOUND: readonly { readonly seed: number; readonly bug: string }[] = [
   { seed: 129, bug: 'Broker.start failing after the engine opened kept its directory locked (test/broker/start-failure.test.ts)' },
   { seed: 159, bug: 'harness: the audit read a broker cut off from the control store until the quiet, still leading (not acknowledging) a partition taken from it, as a second leader (test/broker/acknowledging.test.ts)' },
   { seed: 1461, bug: 'a topic delete failing on a full disk left the topic registered but served nowhere (test/engine/delete-on-full-disk.test.ts)' },
+  { seed: 1769, bug: 'a cluster broker forgetting a deleted topic on a full disk kept serving and acknowledging the old incarnation (test/engine/delete-on-full-disk.test.ts)' },
   { seed: 1976, bug: 'harness: the audit read a broker still leading, at the old epoch, a partition a slower scan of another broker had just claimed, as a second leader' },
 ];
 
