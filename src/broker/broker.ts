@@ -192,6 +192,16 @@ export class Broker {
     return this.#metricsServer?.port ?? null;
   }
 
+  /**
+   * Whether this broker acknowledges writes now: always alone; in a cluster, while its lease is
+   * held and, after a lapse, a scan confirmed what it still leads [C1]. A broker cut off from the
+   * control store keeps serving the partitions others took from it meanwhile until that scan, but
+   * acknowledges nothing: while this is false, what it leads may be another broker's already.
+   */
+  get acknowledging(): boolean {
+    return this.#cluster?.leaseHeld() ?? true;
+  }
+
   /** Stops listening, ends every connection, flushes and closes the engine, then resigns its lease. */
   async stop(): Promise<void> {
     this.#cluster?.stop();

@@ -552,17 +552,19 @@ export class Ferry {
     this.#checkOpen();
     const partitions = this.#partitions.get(topic) ?? [];
     if (this.#deletions.has(topic) || (!this.#partitions.has(topic) && this.#registry.get(topic) === undefined)) throw unknownTopic(topic);
-    this.#partitions.delete(topic);
-    // The logs are closed whatever fails here (ENOSPC saving the registry, a close's flush): a log
-    // left open keeps its directory locked for good, and nothing could serve the partition again.
-    // The topic stays registered if its removal failed: deleting again, or adopting another
-    // incarnation of it (#registerIncarnation), removes it then.
-    let failure: unknown = null;
+    // The registry first: an embedded engine's delete whose write fails (a full disk) leaves the topic
+    // whole, registered and served. A managed engine lets go whatever its disk says: the cluster deleted
+    // the topic already, and the adoption of a later incarnation replaces the registry entry.
+    let unregistered: unknown = null;
     try {
       if (this.#registry.get(topic) !== undefined) this.#registry.remove(topic);
     } catch (error) {
-      failure = error;
+      if (this.#options.managedPartitions !== true) throw error;
+      unregistered = error;
     }
+    this.#partitions.delete(topic);
+    // The logs are closed whatever fails (a close's flush): a log left open keeps its directory locked for good.
+    let failure: unknown = null;
     const deletion = (async () => {
       for (const partition of partitions.filter((p) => p !== undefined)) { // managed mode leaves holes
         partition.abandon(unknownTopic(topic));
@@ -577,6 +579,7 @@ export class Ferry {
     } finally {
       this.#deletions.delete(topic);
     }
+    if (unregistered !== null) throw unregistered;
   }
 
   /** Applies retention now (it also runs every five minutes); returns the segments deleted. */

@@ -117,8 +117,7 @@ export class TopicRegistry {
     if (topic === undefined) throw new FerryError('UnknownTopicOrPartition', `unknown topic ${name}`);
     const rest = new Map(this.#topics);
     rest.delete(name);
-    this.#retired = [...this.#retired, topic.id].slice(-RETIRED_TOPIC_IDS_MAX);
-    this.#save(rest);
+    this.#save(rest, [...this.#retired, topic.id].slice(-RETIRED_TOPIC_IDS_MAX));
   }
 
   /** An id no topic here has or had (drawn again on the rare collision, so even a seeded source is safe locally). */
@@ -129,9 +128,11 @@ export class TopicRegistry {
     }
   }
 
-  #save(topics: Map<string, TopicDescription>): void {
-    const file: TopicsFile = { version: TOPICS_FORMAT_VERSION, topics: [...topics.values()], retiredIds: this.#retired };
+  /** Writes the registry, and only once it is written takes it as the registry in memory (a failed write changes nothing). */
+  #save(topics: Map<string, TopicDescription>, retired: TopicId[] = this.#retired): void {
+    const file: TopicsFile = { version: TOPICS_FORMAT_VERSION, topics: [...topics.values()], retiredIds: retired };
     writeFileAtomicSync(this.#path, new TextEncoder().encode(JSON.stringify(file, null, 2)), this.#disk);
+    this.#retired = retired;
     this.#replace(topics);
   }
 

@@ -19,6 +19,10 @@ const FOUND: readonly { readonly seed: number; readonly bug: string }[] = [
   { seed: 130, bug: 'the WAL writer took a damaged read of its own landed put for a foreign object and fenced itself; a single broker never led again (test/wal/writer-corrupt-read-of-own-put.test.ts)' },
   { seed: 175, bug: 'CreateTopics answered TOPIC_ALREADY_EXISTS from a stale scan of a topic deleted through another broker (test/cluster/create-after-delete-elsewhere.test.ts)' },
   { seed: 222, bug: 'Ferry.deleteTopic on a full disk dropped the partitions before the registry save failed, never closing their logs: their directories stayed locked and the next incarnation was never adopted (test/engine/delete-topic-disk-full.test.ts)' },
+  { seed: 159, bug: 'harness: the audit read a broker cut off from the control store until the quiet, still leading (not acknowledging) a partition taken from it, as a second leader (test/broker/acknowledging.test.ts)' },
+  { seed: 1461, bug: 'a topic delete failing on a full disk left the topic registered but served nowhere (test/engine/delete-on-full-disk.test.ts)' },
+  { seed: 1769, bug: 'a cluster broker forgetting a deleted topic on a full disk kept serving and acknowledging the old incarnation (test/engine/delete-on-full-disk.test.ts)' },
+  { seed: 1976, bug: 'harness: the audit read a broker still leading, at the old epoch, a partition a slower scan of another broker had just claimed, as a second leader' },
 ];
 
 for (const { seed, bug } of FOUND) {
