@@ -21,7 +21,8 @@ export type FerryErrorKind =
   | 'OutOfOrderSequence' // an idempotent producer's batch does not follow its last sequence
   | 'InvalidProducerEpoch' // an idempotent producer's epoch is older than the one the log holds
   | 'InvalidTimestamp' // a batch timestamp further ahead of the leader's clock than Kafka allows
-  | 'Storage'; // the filesystem failed underneath us
+  | 'Storage' // the filesystem failed underneath us
+  | 'OutcomeUnknown'; // a change whose store write failed partway or timed out: it may have taken effect (it completes, or a retry finds out)
 
 export class FerryError extends Error {
   readonly kind: FerryErrorKind;

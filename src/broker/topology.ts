@@ -2,6 +2,7 @@ import { type Ferry, FerryError } from '../engine/index.ts';
 import type { ClusterNode } from '../cluster/node.ts';
 import type { RegisteredAddresses } from '../cluster/replica-address.ts';
 import { isFerryError } from '../errors.ts';
+import { isStoreError } from '../store/errors.ts';
 
 /** Kafka's leader epoch of a partition without a leader. */
 const NO_LEADER_EPOCH = -1;
@@ -153,11 +154,11 @@ export class ClusterTopology implements Topology {
   }
 
   createTopic(name: string, partitions: number, replicationFactor = -1): Promise<boolean> {
-    return this.#node.createTopic(name, partitions, replicationFactor > 0 ? replicationFactor : this.#defaultReplicationFactor);
+    return outcomeUnknownOnStoreError(`the create of topic ${name}`, () => this.#node.createTopic(name, partitions, replicationFactor > 0 ? replicationFactor : this.#defaultReplicationFactor));
   }
 
   async deleteTopic(name: string): Promise<void> {
-    if (!(await this.#node.deleteTopic(name))) throw new FerryError('UnknownTopicOrPartition', `unknown topic ${name}`);
+    if (!(await outcomeUnknownOnStoreError(`the delete of topic ${name}`, () => this.#node.deleteTopic(name)))) throw new FerryError('UnknownTopicOrPartition', `unknown topic ${name}`);
   }
 
   /** Every broker computes the same choice: the live brokers by id, picked by a hash of the group. */
@@ -167,5 +168,21 @@ export class ClusterTopology implements Topology {
     let hash = 0;
     for (let i = 0; i < group.length; i++) hash = (Math.imul(hash, 31) + group.charCodeAt(i)) | 0;
     return live[(hash >>> 0) % live.length]!;
+  }
+}
+
+/**
+ * A topic change is several control-record writes (a create-if-absent, a mark, removals); a store
+ * failure among them, or a write that timed out after it took effect, leaves the change done,
+ * half done (a scan finishes a marked delete: StalledDeletes) or not done. The client is told
+ * that the outcome is unknown (REQUEST_TIMED_OUT, as Kafka answers when its controller did not
+ * finish in time), never that it failed: a failure it would take for "nothing happened".
+ */
+async function outcomeUnknownOnStoreError<T>(change: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (!isStoreError(error) && !(isFerryError(error) && error.kind === 'Storage')) throw error;
+    throw new FerryError('OutcomeUnknown', `${change} may or may not have taken effect: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
 }

@@ -73,6 +73,8 @@ export function errorCodeFor(kind: FerryErrorKind): ErrorCode {
     case 'Storage':
     case 'CorruptObject':
       return ErrorCode.KAFKA_STORAGE_ERROR;
+    case 'OutcomeUnknown':
+      return ErrorCode.REQUEST_TIMED_OUT; // Kafka's answer when the controller did not finish in time: the change may still happen
     case 'OutOfOrderSequence':
       return ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER;
     case 'InvalidProducerEpoch':
