@@ -106,7 +106,7 @@ test('a request that times out ends as a timeout; the connection closes and the 
   expect(await first).toEqual({ answered: false, error: 'timeout' });
   expect(await second).toEqual({ answered: false, error: 'disconnected' });
   expect(peer.terminated).toBe(true);
-  expect(await connection.send(echoApi, 3)).toEqual({ answered: false, error: 'disconnected' });
+  expect(await connection.send(echoApi, 3)).toEqual({ answered: false, error: 'not-sent' }); // it never left: surely without effect
 });
 
 test('a lost connection fails every request in flight', async () => {
