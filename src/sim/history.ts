@@ -102,13 +102,13 @@ export interface ReplicaLog {
   readonly records: readonly ReadRecord[];
 }
 
-/** A record found in a WAL object at the end of the run, and when the first request that wrote that object was sent. */
+/** A record found in a WAL object at the end of the run, and when a write of that object first came back from the store (no writer knew of it before). */
 export interface WalRecord {
   readonly topic: string;
   readonly partition: number;
   readonly offset: number;
   readonly value: string;
-  readonly requestedMs: number;
+  readonly settledMs: number;
 }
 
 /** Liveness probes after faults stopped: a write and a read-back per partition, and how long each took to succeed. */

@@ -44,10 +44,7 @@ export class SimStoreView implements ObjectStore {
   }
 
   put(key: string, body: Uint8Array, options?: PutOptions): Promise<PutResult> {
-    return this.#call(key, () => {
-      this.#writes?.note(key, body, this.#scheduler.nowMs);
-      return this.#store.put(key, body, options);
-    });
+    return this.#call(key, () => this.#noteSettled(key, body, this.#store.put(key, body, options)));
   }
 
   async get(key: string, options?: GetOptions): Promise<GetResult> {
@@ -87,10 +84,7 @@ export class SimStoreView implements ObjectStore {
         return this.#call(key, () => upload.uploadPart(partNumber, body));
       },
       complete: (parts: readonly UploadedPart[]): Promise<PutResult> =>
-        this.#call(key, () => {
-          this.#writes?.note(key, concatBytes(parts.map((part) => bodies.get(part.partNumber) ?? new Uint8Array())), this.#scheduler.nowMs);
-          return upload.complete(parts);
-        }),
+        this.#call(key, () => this.#noteSettled(key, concatBytes(parts.map((part) => bodies.get(part.partNumber) ?? new Uint8Array())), upload.complete(parts))),
       abort: (): Promise<void> => this.#call(key, () => upload.abort()),
     };
   }
@@ -101,6 +95,14 @@ export class SimStoreView implements ObjectStore {
 
   /** The shared store outlives every process: closing a view closes nothing. */
   async close(): Promise<void> {}
+
+  /** Notes when a write came back from the store, before this process hears of it (it may be paused, or dead). */
+  #noteSettled<T>(key: string, body: Uint8Array, write: Promise<T>): Promise<T> {
+    if (this.#writes === null) return write;
+    const note = () => this.#writes!.settled(key, body, this.#scheduler.nowMs);
+    write.then(note, note);
+    return write;
+  }
 
   #call<T>(key: string | undefined, request: () => Promise<T>): Promise<T> {
     if (!this.unreachable) return this.#gate.settle(request());

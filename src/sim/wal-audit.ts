@@ -15,21 +15,23 @@ const AUDIT_READ_TRIES = 50;
 
 /**
  * Every write request that reached the WAL store, by key and content: when the first request that
- * carried those exact bytes to that key was sent. An object that holds a record is the record's
- * durability; the ack-after-durable invariant holds an acknowledgement to a request for it sent
- * before the ack.
+ * carried those exact bytes to that key came back from the store (answered, or failed: a write
+ * that timed out may have landed). An object that holds a record is the record's durability, and
+ * no writer can know of it before such an answer: the ack-after-durable invariant holds each
+ * acknowledgement to come after one.
  */
 export class WalWrites {
-  readonly #firstRequestMs = new Map<string, number>();
+  readonly #firstSettledMs = new Map<string, number>();
 
-  note(key: string, body: Uint8Array, atMs: number): void {
+  /** A write of `body` to `key` came back from the store at `atMs` (whatever it answered). */
+  settled(key: string, body: Uint8Array, atMs: number): void {
     if (!key.startsWith(WAL_KEY_PREFIX)) return;
     const id = writeId(key, body);
-    if (!this.#firstRequestMs.has(id)) this.#firstRequestMs.set(id, atMs);
+    if (!this.#firstSettledMs.has(id)) this.#firstSettledMs.set(id, atMs);
   }
 
-  firstRequestMs(key: string, body: Uint8Array): number | undefined {
-    return this.#firstRequestMs.get(writeId(key, body));
+  firstSettledMs(key: string, body: Uint8Array): number | undefined {
+    return this.#firstSettledMs.get(writeId(key, body));
   }
 }
 
@@ -39,7 +41,7 @@ function writeId(key: string, body: Uint8Array): string {
 
 /**
  * Reads every WAL object the store holds at the end of the run (through `store`, a view without
- * faults) and lists each record in it with when its object was first requested, relative to
+ * faults) and lists each record in it with when a write of its object first came back, relative to
  * `startMs`. A seal carries no records; an object that does not decode is skipped (the followers'
  * checks are for that).
  */
@@ -52,8 +54,8 @@ export async function auditWal(store: ObjectStore, writes: WalWrites, runFor: Ru
       const page = await retried(() => store.list(WAL_KEY_PREFIX, token === undefined ? {} : { token }));
       for (const { key } of page.objects) {
         const { body } = await retried(() => store.get(key));
-        const requestedMs = writes.firstRequestMs(key, body);
-        if (requestedMs !== undefined) records.push(...recordsOf(body, requestedMs - startMs));
+        const settledMs = writes.firstSettledMs(key, body);
+        if (settledMs !== undefined) records.push(...recordsOf(body, settledMs - startMs));
       }
       token = page.nextToken;
     } while (token !== undefined);
@@ -75,7 +77,7 @@ async function retried<T>(request: () => Promise<T>): Promise<T> {
   }
 }
 
-function recordsOf(body: Uint8Array, requestedMs: number): WalRecord[] {
+function recordsOf(body: Uint8Array, settledMs: number): WalRecord[] {
   let object: ReturnType<typeof decodeWalObject>;
   try {
     object = decodeWalObject(body);
@@ -86,7 +88,7 @@ function recordsOf(body: Uint8Array, requestedMs: number): WalRecord[] {
   for (const { entry, data } of object.frames) {
     for (const batch of splitBatches(data, BATCH_BYTES_MAX)) {
       for (const record of batch.records()) {
-        records.push({ topic: entry.topic, partition: entry.partition, offset: record.offset, value: new TextDecoder().decode(record.value ?? new Uint8Array()), requestedMs });
+        records.push({ topic: entry.topic, partition: entry.partition, offset: record.offset, value: new TextDecoder().decode(record.value ?? new Uint8Array()), settledMs });
       }
     }
   }

@@ -194,7 +194,7 @@ test('stale-incarnation-read: a record of a deleted incarnation served after the
 
 describe('ack-after-durable', () => {
   const acked = produce('p1', { startMs: 100, endMs: 120 }, ['a0', 'a1'], 0);
-  const inWal = (requestedMs: number, values = ['a0', 'a1']) => values.map((value, offset) => ({ topic: 't', partition: 0, offset, value, requestedMs }));
+  const inWal = (settledMs: number, values = ['a0', 'a1']) => values.map((value, offset) => ({ topic: 't', partition: 0, offset, value, settledMs }));
   const run = (walRecords: ReturnType<typeof inWal>) => history({ ops: [acked], replicaLogs: [replica(1, true, ['a0', 'a1'])], walRecords });
 
   test('an acknowledgement after the write of a WAL object holding the records passes', () => {

@@ -6,9 +6,10 @@ export const ACK_AFTER_DURABLE = 'ack-after-durable';
 
 /**
  * ack-after-durable (design contract 6): a record is acknowledged with acks=all only once a WAL
- * object holding it is in the object store, so a write to that object was sent before the
- * acknowledgement. Judged against every WAL object the store holds at the end: a record
- * acknowledged but in none, or only in objects first requested after its acknowledgement, was
+ * object holding it is in the object store, so a write of that object came back from the store
+ * before the acknowledgement. Judged against every WAL object the store holds at the end: a record
+ * acknowledged but in none, or only in objects whose first write came back from the store after
+ * its acknowledgement (no writer could know it durable sooner), was
  * acknowledged on a durability it did not have. Stronger than acked-durable: it catches an ack
  * that a lucky run never lost.
  */
@@ -27,8 +28,8 @@ export function checkAckAfterDurable(index: HistoryIndex, out: ViolationList): v
       op.values.forEach((value, i) => {
         const offset = op.baseOffset! + i;
         const found = (byValue.get(value) ?? []).filter((record) => record.topic === partition.topic && record.partition === partition.partition && record.offset === offset);
-        if (found.some((record) => record.requestedMs <= op.endMs)) return;
-        const why = found.length === 0 ? 'in no WAL object' : `in a WAL object first requested ${Math.round(Math.min(...found.map((r) => r.requestedMs)) - op.endMs)} ms after the ack`;
+        if (found.some((record) => record.settledMs <= op.endMs)) return;
+        const why = found.length === 0 ? 'in no WAL object' : `in a WAL object first written ${Math.round(Math.min(...found.map((r) => r.settledMs)) - op.endMs)} ms after the ack`;
         out.add(ACK_AFTER_DURABLE, partition, 'acknowledged before it was durable', offset, `"${value}" acknowledged to ${op.client} by node ${op.node} at offset ${offset}, ${why}`, op.endMs);
       });
     }
