@@ -65,7 +65,12 @@ export class Lease {
 
   /** Renewed in time, whether or not a lapse before still waits for `confirm`: others count this broker alive. */
   renewedInTime(): boolean {
-    return this.#renewalStartedMs !== null && this.#clock.monotonicMs() - this.#renewalStartedMs < this.#heldMs;
+    return this.#renewalStartedMs !== null && this.stillHolds(this.#renewalStartedMs);
+  }
+
+  /** Whether something this broker saw at `startedMs` (monotonic) is still within the held share of a lease. */
+  stillHolds(startedMs: number): boolean {
+    return this.#clock.monotonicMs() - startedMs < this.#heldMs;
   }
 
   /** Renewed after a lapse, waiting for `confirm`. */

@@ -83,8 +83,9 @@ export function clusterMember(options: ClusterMemberOptions): ClusterNode {
   const member = node;
   // A leader partition counts only its replica set's followers with a live lease (src/replica/isr.ts I1).
   engine.useReplicaMembership({ followersOf: (topic, partition) => new Set(member.followersOf(topic, partition).map((b) => `broker-${b.nodeId}`)) });
-  engine.gateAcknowledgements(() => {
+  engine.gateAcknowledgements((topic, topicId) => {
     if (!member.leaseHeld()) throw new FerryError('NotLeader', `broker ${options.self.nodeId} is not acknowledging: its lease may have lapsed and is not renewed yet`);
+    if (!member.topicSightingStands(topic, topicId)) throw new FerryError('NotLeader', `broker ${options.self.nodeId} is not acknowledging on topic ${topic}: it has not seen the topic in the control store within its lease`);
   });
   return node;
 }

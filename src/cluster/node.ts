@@ -8,6 +8,8 @@ import { type ControlStore, RecordCache, type Versioned } from './control-store.
 import { Lease } from './lease.ts';
 import { Liveness } from './liveness.ts';
 import { StalledDeletes } from './stalled-deletes.ts';
+import { TopicSightings } from './topic-sightings.ts';
+import { sleep } from '../util/backoff.ts';
 import { type ClaimPlan, type Incarnation, planTakeover, sealedInChain } from './takeover.ts';
 
 /**
@@ -121,6 +123,9 @@ export class ClusterNode {
   readonly #options: ClusterNodeOptions;
   readonly #brokerRecords: RecordCache<BrokerRecord>;
   readonly #topicRecords: RecordCache<TopicRecord>;
+  /** [L8] The topic records as the sighting check reads them, between scans (its own cache: the two run concurrently). */
+  readonly #sightingRecords: RecordCache<TopicRecord>;
+  readonly #sightings: TopicSightings;
   readonly #partitionRecords: RecordCache<PartitionRecord>;
   #brokers: BrokerRecord[] = [];
   #topics = new Map<string, TopicRecord>();
@@ -131,6 +136,7 @@ export class ClusterNode {
   readonly #incarnations = new Map<string, Uuid>();
   #leaseTimer: Timer | null = null;
   #scanTimer: Timer | null = null;
+  #sightingTimer: Timer | null = null;
   #stopped = false;
   #stream: StreamId;
   readonly #lease: Lease;
@@ -159,6 +165,8 @@ export class ClusterNode {
     this.#stalledDeletes = new StalledDeletes(options.clock, STALLED_DELETE_LEASES * options.self.leaseMs);
     this.#brokerRecords = new RecordCache(options.control, 'brokers/');
     this.#topicRecords = new RecordCache(options.control, 'topics/');
+    this.#sightingRecords = new RecordCache(options.control, 'topics/');
+    this.#sightings = new TopicSightings(this.#lease);
     this.#partitionRecords = new RecordCache(options.control, 'partitions/');
   }
 
@@ -184,6 +192,7 @@ export class ClusterNode {
     }
     this.#lease.confirm(lapse); // the first scan saw what this broker leads
     this.#scheduleScan();
+    this.#scheduleSightingCheck();
     this.#watchWriter();
   }
 
@@ -200,11 +209,17 @@ export class ClusterNode {
     return !this.#superseded && this.#lease.held();
   }
 
+  /** [L8] Whether a read that started within the held share of a lease saw incarnation `topicId` of `topic` alive. */
+  topicSightingStands(topic: string, topicId: Uuid): boolean {
+    return this.#sightings.standing(topic, topicId);
+  }
+
   /** Stops renewing the lease and scanning. */
   stop(): void {
     this.#stopped = true;
     this.#leaseTimer?.cancel();
     this.#scanTimer?.cancel();
+    this.#sightingTimer?.cancel();
     this.#options.stopped?.();
   }
 
@@ -299,8 +314,25 @@ export class ClusterNode {
       topic = marked ?? (await control.read<TopicRecord>(`topics/${name}`)); // lost a race: look again
     }
     if (topic === null) return false;
+    this.#sightings.deleted(name, this.#options.clock.monotonicMs()); // this broker acknowledges nothing more on it
+    await this.#waitOutOtherLeaders(name, topic.value);
     await this.#finishDelete(name, topic.value);
     return true;
+  }
+
+  /**
+   * [L8] Another broker leading a partition of the marked incarnation stops acknowledging on it
+   * within the held share of a lease of the mark (its sighting of the topic lapses, and every read
+   * since sees the mark). Only after that may the name be created again (the records' removal), or
+   * it would acknowledge into the deleted incarnation records the new one's clients took for theirs.
+   */
+  async #waitOutOtherLeaders(name: string, topic: TopicRecord): Promise<void> {
+    for (let partition = 0; partition < topic.partitions; partition++) {
+      const record = (await this.#options.control.read<PartitionRecord>(`partitions/${key(name, partition)}`))?.value;
+      if (record?.topicId !== topic.topicId || record.leader === this.nodeId) continue;
+      await sleep(this.#options.clock, this.#options.self.leaseMs);
+      return;
+    }
   }
 
   /** [L4] The rest of a delete once the topic record is marked: the epoch floor, the partition records, then the topic record. */
@@ -393,7 +425,9 @@ export class ClusterNode {
     this.#brokers = brokerRecords.map((record) => record.value);
     // A topic record without an id predates topic ids; such a topic is not served (see TopicRecord.topicId).
     // A topic being deleted is gone already [L4].
+    const topicsReadMs = this.#options.clock.monotonicMs();
     const allTopicRecords = [...(await this.#topicRecords.refresh())];
+    this.#sightings.observe(topicsReadMs, allTopicRecords);
     const stalledDeletes = this.#stalledDeletes.observe(allTopicRecords);
     const topicRecords = allTopicRecords.filter(([, record]) => isUuid(record.value.topicId) && record.value.deleting !== true);
     this.#topics = new Map(topicRecords.map(([name, record]) => [name, topicOf(record.value)]));
@@ -654,6 +688,19 @@ export class ClusterNode {
         .then(() => this.#confirmLease())
         .catch((error: unknown) => this.#options.log?.(`lease renewal failed${this.#lease.held() ? '' : ' (not acknowledging until it is renewed)'}: ${String(error)}`))
         .finally(() => this.#scheduleLease());
+    }, true);
+  }
+
+  /** [L8] Sees the topic records every leaseMs / 3 on its own timer: a slow scan must not let every sighting lapse. */
+  #scheduleSightingCheck(): void {
+    this.#sightingTimer = this.#options.clock.setTimer(this.#options.self.leaseMs / 3, () => {
+      if (this.#stopped) return;
+      const startedMs = this.#options.clock.monotonicMs();
+      this.#sightingRecords
+        .refresh()
+        .then((records) => this.#sightings.observe(startedMs, records))
+        .catch((error: unknown) => this.#options.log?.(`topic check failed: ${String(error)}`))
+        .finally(() => this.#scheduleSightingCheck());
     }, true);
   }
 

@@ -17,7 +17,7 @@ import type { StreamId } from '../wal/keys.ts';
 import { partitionKey, type WalWriter } from '../wal/writer.ts';
 import { type FollowedPartitions, type FollowOptions, startEmbeddedFollower } from './embedded-follower.ts';
 import { type LostTail, rebuildLostTails } from './lost-tail-rebuild.ts';
-import { ALWAYS_ACKNOWLEDGE, type AcknowledgeGate, Partition, type PartitionRole } from './partition.ts';
+import { ALWAYS_ACKNOWLEDGE, Partition, type PartitionRole } from './partition.ts';
 import { preparePartitionDirectory } from './partition-metadata.ts';
 import { ProduceGrouping } from './produce-grouping.ts';
 import { type LeaderLink, type LeaderPartitions, type LinkedReplica, type PartitionEnd, ReplicaLinks } from './replica-link.ts';
@@ -81,6 +81,9 @@ export interface FerryOptions {
 }
 
 /** Which replicas may count as followers of a leader partition (a cluster's replica sets and leases). */
+/** Managed mode: throws while this engine may not acknowledge on a partition of incarnation `topicId` of `topic`. */
+export type EngineAcknowledgeGate = (topic: string, topicId: TopicId) => void;
+
 export interface ReplicaMembership {
   /** The partition's replica set without its leader, only replicas whose broker holds a live lease. */
   followersOf(topic: string, partition: number): ReadonlySet<string>;
@@ -164,7 +167,7 @@ export class Ferry {
   /** At open: partitions whose local log ends below what the WAL holds of them, opened and waiting for #rebuildLostTails. */
   readonly #lostTails: LostTail[] = [];
   /** Every acknowledgement passes it: a cluster closes it while its lease may have lapsed. */
-  #gate: AcknowledgeGate = ALWAYS_ACKNOWLEDGE;
+  #gate: EngineAcknowledgeGate = ALWAYS_ACKNOWLEDGE;
   #follower: Follower | null = null;
   /** Leader side of attachReplica: the replicas linked to this engine in this process. */
   readonly #replicaLinks: ReplicaLinks;
@@ -282,7 +285,7 @@ export class Ferry {
     const role: PartitionRole = as === 'leader' ? { kind: 'leader', requiredFollowers, isr: this.#inSyncReplicas(topic, index) } : { kind: 'follower' };
     // A partition let go of ([C6], [C7]) acknowledges nothing more, whatever its waiters' durability.
     const gate = () => {
-      this.#gate();
+      this.#gate(topic, topicId);
       if (this.#partitions.get(topic)?.[index] !== partition) throw new FerryError('NotLeader', `${topic}-${index} is no longer led here`);
     };
     const partition: Partition = new Partition(topic, topicId, index, log, as === 'leader' ? this.#wal : null, role, log.logEndOffset, log.logEndOffset, { leaderEpoch, gate });
@@ -340,7 +343,7 @@ export class Ferry {
    * Managed mode: every acknowledgement (new appends and acks=all waiters) passes `gate`, which
    * throws while this engine may not acknowledge (its cluster lease may have lapsed, [C1]).
    */
-  gateAcknowledgements(gate: AcknowledgeGate): void {
+  gateAcknowledgements(gate: EngineAcknowledgeGate): void {
     this.#gate = gate;
   }
 

@@ -10,6 +10,7 @@ import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
+import { advanceThrough } from '../support/settle.ts';
 import { testClusterNode } from '../support/cluster-node.ts';
 
 /** A memory store (or a view of `inner`) whose deletes under `prefix` wait until `open()`, so a delete can be caught halfway. */
@@ -109,7 +110,7 @@ test('a second delete of the same topic, caught halfway, never removes the recor
   await a.scan();
   slow.hold();
   const second = b.deleteTopic('d1'); // two admins delete d1 at once; b's removals wait
-  await slow.reached;
+  await advanceThrough(clock, slow.reached, "b's delete reaching its removals", 50); // [L8] the delete waits out the other broker's lease-long sighting of the topic (a leads d1/0)
   expect(await a.deleteTopic('d1')).toBe(true); // the first delete finishes
   expect(await a.createTopic('d1', 1)).toBe(true); // and the name gets a new incarnation, which a claims
   const created = (await control.read<TopicRecord>('topics/d1'))!.value.topicId;

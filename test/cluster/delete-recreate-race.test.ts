@@ -11,7 +11,7 @@ import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { testClusterNode } from '../support/cluster-node.ts';
-import { settle, settleUntil } from '../support/settle.ts';
+import { advanceUntil, settle } from '../support/settle.ts';
 
 /** A store whose DELETEs of `key` wait until the test lets them go. */
 function deleteGate(inner: MemoryStore, key: string): { store: ObjectStore; open: () => void; reached: () => boolean } {
@@ -57,7 +57,7 @@ test('while a topic delete runs its name cannot be created again; the incarnatio
   await leader.createTopic('t', 1);
   await leader.scan(); // broker 2 leads t-0 (first incarnation)
   const deleting = admin.deleteTopic('t'); // marks topics/t deleting, then waits at partitions/t/0
-  await settleUntil(gated.reached, 'the delete reached the partition record');
+  await advanceUntil(clock, gated.reached, 'the delete reached the partition record', 50); // [L8] the delete waits out the other broker's lease-long sighting of the topic
   // While the delete runs, the name is taken: no new incarnation can be created under it (L4).
   expect(await leader.createTopic('t', 1)).toBe(false);
   gated.open();

@@ -23,6 +23,7 @@ const FOUND: readonly { readonly seed: number; readonly bug: string }[] = [
   { seed: 1461, bug: 'a topic delete failing on a full disk left the topic registered but served nowhere (test/engine/delete-on-full-disk.test.ts)' },
   { seed: 1769, bug: 'a cluster broker forgetting a deleted topic on a full disk kept serving and acknowledging the old incarnation (test/engine/delete-on-full-disk.test.ts)' },
   { seed: 1976, bug: 'harness: the audit read a broker still leading, at the old epoch, a partition a slower scan of another broker had just claimed, as a second leader' },
+  { seed: 13602, bug: 'a leader whose scan was stuck behind a follower rebuild went on acknowledging into a topic deleted and created again elsewhere: acknowledged offsets handed out twice (test/cluster/deleted-topic-stuck-leader.test.ts)' },
   { seed: 1269, bug: 'a restarted broker rebuilt its partitions one after another, each reading its whole chain (~630 WAL objects) one GET at a time: acks=all stayed NOT_LEADER_OR_FOLLOWER past the takeover bound (test/cluster/rebuild-read-ahead.test.ts)' },
 ];
 
