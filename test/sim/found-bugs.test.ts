@@ -24,6 +24,14 @@ const FOUND: readonly { readonly seed: number; readonly bug: string }[] = [
   { seed: 1769, bug: 'a cluster broker forgetting a deleted topic on a full disk kept serving and acknowledging the old incarnation (test/engine/delete-on-full-disk.test.ts)' },
   { seed: 1976, bug: 'harness: the audit read a broker still leading, at the old epoch, a partition a slower scan of another broker had just claimed, as a second leader' },
   { seed: 1269, bug: 'a restarted broker rebuilt its partitions one after another, each reading its whole chain (~630 WAL objects) one GET at a time: acks=all stayed NOT_LEADER_OR_FOLLOWER past the takeover bound (test/cluster/rebuild-read-ahead.test.ts)' },
+  { seed: 5211, bug: 'checker: a group consumer that read from a deposed leader at its old epoch (metadata taken after a rebalance) saw that leader\'s frozen watermark, below its successor\'s: not a watermark going back (test/sim/checker.test.ts, high-watermark-monotonic)' },
+  { seed: 7886, bug: 'checker: a group consumer that read from a deposed leader at its old epoch (metadata taken after a rebalance) saw that leader\'s frozen watermark, below its successor\'s: not a watermark going back (test/sim/checker.test.ts, high-watermark-monotonic)' },
+  { seed: 8850, bug: 'checker: a group consumer that read from a deposed leader at its old epoch (metadata taken after a rebalance) saw that leader\'s frozen watermark, below its successor\'s: not a watermark going back (test/sim/checker.test.ts, high-watermark-monotonic)' },
+  { seed: 9777, bug: 'checker: a group consumer that read from a deposed leader at its old epoch (metadata taken after a rebalance) saw that leader\'s frozen watermark, below its successor\'s: not a watermark going back (test/sim/checker.test.ts, high-watermark-monotonic)' },
+  { seed: 12216, bug: 'checker: a group consumer that read from a deposed leader at its old epoch (metadata taken after a rebalance) saw that leader\'s frozen watermark, below its successor\'s: not a watermark going back (test/sim/checker.test.ts, high-watermark-monotonic)' },
+  { seed: 17819, bug: 'checker: a group consumer that read from a deposed leader at its old epoch (metadata taken after a rebalance) saw that leader\'s frozen watermark, below its successor\'s: not a watermark going back (test/sim/checker.test.ts, high-watermark-monotonic)' },
+  { seed: 17848, bug: 'checker: a group consumer that read from a deposed leader at its old epoch (metadata taken after a rebalance) saw that leader\'s frozen watermark, below its successor\'s: not a watermark going back (test/sim/checker.test.ts, high-watermark-monotonic)' },
+  { seed: 18801, bug: 'checker: a group consumer that read from a deposed leader at its old epoch (metadata taken after a rebalance) saw that leader\'s frozen watermark, below its successor\'s: not a watermark going back (test/sim/checker.test.ts, high-watermark-monotonic)' },
 ];
 
 for (const { seed, bug } of FOUND) {
