@@ -42,6 +42,12 @@ export interface FetchOp extends Op {
   readonly topic: string;
   readonly partition: number;
   readonly fetchOffset: number;
+  /**
+   * The leader epoch the fetch carried (KIP-320's currentLeaderEpoch, from the client's metadata):
+   * a broker answers records only at that epoch, so it is the epoch of the leader that answered.
+   * -1: the fetch named none, and any leader may have answered.
+   */
+  readonly leaderEpoch: number;
   readonly highWatermark: number | null;
   readonly records: readonly ReadRecord[];
 }

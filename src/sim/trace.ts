@@ -90,7 +90,7 @@ function describeOp(op: ClientOp): string {
     case 'fetch': {
       const first = op.records[0];
       const range = first === undefined ? 'none' : `${first.offset}..${op.records.at(-1)!.offset}`;
-      return `fetch from ${op.fetchOffset}: records ${range}, hw ${op.highWatermark ?? '-'}`;
+      return `fetch from ${op.fetchOffset} at epoch ${op.leaderEpoch}: records ${range}, hw ${op.highWatermark ?? '-'}`;
     }
     case 'commit':
       return `commit ${op.group} offset ${op.offset}${op.reset ? ' (reset)' : ''}`;

@@ -100,6 +100,29 @@ describe('high-watermark-monotonic', () => {
     expect(check(validHistory(ops))).toEqual([]);
   });
 
+  // Seeds 5211, 7886, 8850, 9777, 12216, 17819, 17848, 18801: after a rebalance the group consumer
+  // took a deposed leader's metadata and read from it at its old epoch, its watermark frozen where
+  // the successor took over.
+  test('a fetch at an older leader epoch than one the client was answered at is not judged: a deposed leader answered it', () => {
+    const newer = (op: ClientOp): ClientOp => ({ ...op, node: 2, leaderEpoch: 1 } as ClientOp);
+    const deposed = fetch('c1', { startMs: 300, endMs: 310 }, 0, ['a0', 'a1'], 2, { node: 1, leaderEpoch: 0 });
+    const ops: ClientOp[] = [...validOps().map((op) => (op.kind === 'fetch' ? newer(op) : op)), deposed];
+    expect(check(validHistory(ops))).toEqual([]);
+  });
+
+  test('a new leader serving a watermark below its predecessor\'s', () => {
+    const successor = fetch('c1', { startMs: 300, endMs: 310 }, 0, ['a0', 'a1'], 2, { node: 2, leaderEpoch: 1 });
+    const run = validHistory([...validOps(), successor]);
+    expect(names(run)).toEqual(['high-watermark-monotonic']);
+    expect(check(run)[0]!.message).toContain('saw 4 (from node 1 at leader epoch 0), then in a fetch started after that one ended 2 (from node 2 at leader epoch 1)');
+  });
+
+  test('a fetch that named no leader epoch is judged against every earlier one', () => {
+    const anyLeader = fetch('c1', { startMs: 300, endMs: 310 }, 0, ['a0', 'a1'], 2, { leaderEpoch: -1 });
+    const earlierNewer = validOps().map((op): ClientOp => (op.kind === 'fetch' ? { ...op, leaderEpoch: 5 } : op));
+    expect(names(validHistory([...earlierNewer, anyLeader]))).toEqual(['high-watermark-monotonic']);
+  });
+
   test('overlapping fetches, and other clients, are not ordered', () => {
     const overlapping: ClientOp[] = [...validOps(), fetch('c1', { startMs: 205, endMs: 300 }, 4, [], 3)];
     expect(check(validHistory(overlapping))).toEqual([]);

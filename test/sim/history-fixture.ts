@@ -19,7 +19,7 @@ export function idempotent(producerId: number, baseSequence: number): ProduceOp[
 /** A fetch returning `values` from `fetchOffset` on. */
 export function fetch(client: string, span: Span, fetchOffset: number, values: string[], highWatermark: number, options: Partial<FetchOp> = {}): FetchOp {
   const records = values.map((value, i) => ({ offset: fetchOffset + i, value }));
-  return { ...common(client, span), kind: 'fetch', topic: 't', partition: 0, fetchOffset, highWatermark, records, ...options };
+  return { ...common(client, span), kind: 'fetch', topic: 't', partition: 0, fetchOffset, leaderEpoch: 0, highWatermark, records, ...options };
 }
 
 export function commit(span: Span, offset: number, options: Partial<CommitOp> = {}): CommitOp {

@@ -91,19 +91,19 @@ export class PartitionFetcher {
       rackId: '',
     };
     const reply = await this.#pool.send(leader.nodeId, fetchApi, request, this.#context.requestTimeoutMs + this.#maxWaitMs);
-    return this.#onFetched(reply, fetchOffset, startMs);
+    return this.#onFetched(reply, fetchOffset, leader.leaderEpoch, startMs);
   }
 
-  #onFetched(reply: NodeReply<FetchResponse>, fetchOffset: number, startMs: number): boolean {
+  #onFetched(reply: NodeReply<FetchResponse>, fetchOffset: number, leaderEpoch: number, startMs: number): boolean {
     if (!reply.answered) {
-      this.#record(reply.node, startMs, fetchOffset, unansweredOutcome(reply.error), null, []);
+      this.#record(reply.node, startMs, fetchOffset, leaderEpoch, unansweredOutcome(reply.error), null, []);
       this.#onError(null);
       return false;
     }
     const answer = reply.response.responses[0]?.partitions[0];
     const code = answer === undefined ? ErrorCode.UNKNOWN_SERVER_ERROR : reply.response.errorCode !== ErrorCode.NONE ? reply.response.errorCode : answer.errorCode;
     if (answer === undefined || code !== ErrorCode.NONE) {
-      this.#record(reply.node, startMs, fetchOffset, answeredOutcome(code), null, []);
+      this.#record(reply.node, startMs, fetchOffset, leaderEpoch, answeredOutcome(code), null, []);
       this.#onError(code);
       return false;
     }
@@ -111,10 +111,10 @@ export class PartitionFetcher {
     try {
       fetched = fetchedRecords(answer.records, fetchOffset);
     } catch (error) {
-      this.#record(reply.node, startMs, fetchOffset, { ok: false, error: `corrupt-records: ${String(error)}`, answered: true }, answer.highWatermark, []);
+      this.#record(reply.node, startMs, fetchOffset, leaderEpoch, { ok: false, error: `corrupt-records: ${String(error)}`, answered: true }, answer.highWatermark, []);
       return false;
     }
-    this.#record(reply.node, startMs, fetchOffset, { ok: true }, answer.highWatermark, fetched.records);
+    this.#record(reply.node, startMs, fetchOffset, leaderEpoch, { ok: true }, answer.highWatermark, fetched.records);
     if (this.position === fetchOffset) this.position = fetched.nextOffset;
     return true;
   }
@@ -125,8 +125,8 @@ export class PartitionFetcher {
     if (code === ErrorCode.OFFSET_OUT_OF_RANGE) this.position = null;
   }
 
-  #record(node: number, startMs: number, fetchOffset: number, outcome: Outcome, highWatermark: number | null, records: FetchOp['records']): void {
-    const op: FetchOp = { kind: 'fetch', client: this.#context.name, node, startMs, endMs: this.#context.now(), outcome, topic: this.topic, partition: this.partition, fetchOffset, highWatermark, records };
+  #record(node: number, startMs: number, fetchOffset: number, leaderEpoch: number, outcome: Outcome, highWatermark: number | null, records: FetchOp['records']): void {
+    const op: FetchOp = { kind: 'fetch', client: this.#context.name, node, startMs, endMs: this.#context.now(), outcome, topic: this.topic, partition: this.partition, fetchOffset, leaderEpoch, highWatermark, records };
     this.#context.record(op);
   }
 }
