@@ -24,6 +24,11 @@ const FOUND: readonly { readonly seed: number; readonly bug: string }[] = [
   { seed: 1769, bug: 'a cluster broker forgetting a deleted topic on a full disk kept serving and acknowledging the old incarnation (test/engine/delete-on-full-disk.test.ts)' },
   { seed: 1976, bug: 'harness: the audit read a broker still leading, at the old epoch, a partition a slower scan of another broker had just claimed, as a second leader' },
   { seed: 1269, bug: 'a restarted broker rebuilt its partitions one after another, each reading its whole chain (~630 WAL objects) one GET at a time: acks=all stayed NOT_LEADER_OR_FOLLOWER past the takeover bound (test/cluster/rebuild-read-ahead.test.ts)' },
+  { seed: 350, bug: 'checker: acks=all attempts sent to a leader cut from the network but still reaching the control store (it keeps its lease, as a Kafka broker that still heartbeats to its controller) were demanded to resume (test/sim/checker.test.ts, stranded broker)' },
+  { seed: 5401, bug: 'a leader on a full disk kept its lease, so its partitions: acks=all failed KAFKA_STORAGE_ERROR for the whole spell though other replicas could lead (test/cluster/storage-failing-hand-off.test.ts)' },
+  { seed: 6118, bug: 'a leader on a full disk kept its partitions (KAFKA_STORAGE_ERROR for 7 s) while other replicas could lead (test/cluster/storage-failing-hand-off.test.ts)' },
+  { seed: 9279, bug: 'a leader on a full disk kept its partitions (KAFKA_STORAGE_ERROR past the resume bound) while other replicas could lead (test/cluster/storage-failing-hand-off.test.ts)' },
+  { seed: 18225, bug: 'a leader on a full disk kept all four partitions of a two-broker cluster for 8 s, answering KAFKA_STORAGE_ERROR (test/cluster/storage-failing-hand-off.test.ts)' },
 ];
 
 for (const { seed, bug } of FOUND) {
