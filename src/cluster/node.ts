@@ -417,9 +417,9 @@ export class ClusterNode {
     for (const id of this.#partitions.keys()) if (!records.has(id)) this.#partitions.delete(id); // deleted (its topic too, by any broker): no stale leader, no growth
     this.#noteSealedStream(records.values());
     await this.#forgetDeleted();
-    // [C1] Others as of when their records were read, not after the slow reads since (a LIST of many partition records).
     // [C1] A broker whose disk fails leads nothing: what it leads is up for grabs, and it counts in no one's share.
     if (this.#storageFailing()) this.#options.storage?.recheck();
+    // [C1] Others as of when their records were read, not after the slow reads since (a LIST of many partition records).
     const mayLead = (b: BrokerRecord) =>
       b.nodeId === self.nodeId ? !this.#superseded && this.#lease.renewedInTime() && !this.#storageFailing() : this.#liveness.isAlive(b, observedMs) && b.storageFailing !== true;
     const canLead = new Set(this.#brokers.filter(mayLead).map((b) => b.nodeId));
