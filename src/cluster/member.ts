@@ -57,6 +57,7 @@ export function clusterMember(options: ClusterMemberOptions): ClusterNode {
   });
   node = new ClusterNode({
     control,
+    storage: { failing: () => engine.storageFailing, recheck: () => engine.recheckStorage() },
     self: { ...options.self, stream: wal.config.stream },
     writer: {
       whenFailed: () => engine.wal!.whenFailed(),

@@ -32,6 +32,12 @@ export interface BrokerRecord {
    * old process was only paused) tell their writes of this record apart ([C1]).
    */
   readonly incarnation?: string;
+  /**
+   * [C1] Its local log writes fail (a full disk, an I/O error): it claims nothing, and what it
+   * leads is up for grabs, as Kafka takes a failed log directory's partitions offline and elects
+   * their leaders elsewhere. Absent while writes succeed.
+   */
+  readonly storageFailing?: true;
 }
 
 export interface TopicRecord {
@@ -84,8 +90,18 @@ export interface WriterEpochs {
   startNewEpoch(): Promise<StreamId>;
 }
 
+/** This broker's local disk as the cluster sees it: whether it may lead ([C1] storageFailing). */
+export interface LocalStorage {
+  /** Whether local log writes fail now. */
+  failing(): boolean;
+  /** While they fail: tries a write, and returns whether they still fail. */
+  recheck(): boolean;
+}
+
 export interface ClusterNodeOptions {
   readonly control: ControlStore;
+  /** Absent: the disk is taken to work (writes that fail then only fail their requests). */
+  readonly storage?: LocalStorage;
   /** This broker's record; its stream is the writer's at start. */
   readonly self: Omit<BrokerRecord, 'renewedAtMs'>;
   readonly writer: WriterEpochs;
@@ -435,12 +451,16 @@ export class ClusterNode {
     for (const id of this.#partitions.keys()) if (!records.has(id)) this.#partitions.delete(id); // deleted (its topic too, by any broker): no stale leader, no growth
     this.#noteSealedStream(records.values());
     await this.#forgetDeleted();
+    // [C1] A broker whose disk fails leads nothing: what it leads is up for grabs, and it counts in no one's share.
+    if (this.#storageFailing()) this.#options.storage?.recheck();
     // [C1] Others as of when their records were read, not after the slow reads since (a LIST of many partition records).
-    const live = new Set(this.#brokers.filter((b) => (b.nodeId === self.nodeId ? !this.#superseded && this.#lease.renewedInTime() : this.#liveness.isAlive(b, observedMs))).map((b) => b.nodeId));
+    const mayLead = (b: BrokerRecord) =>
+      b.nodeId === self.nodeId ? !this.#superseded && this.#lease.renewedInTime() && !this.#storageFailing() : this.#liveness.isAlive(b, observedMs) && b.storageFailing !== true;
+    const canLead = new Set(this.#brokers.filter(mayLead).map((b) => b.nodeId));
     const total = [...this.#topics.values()].reduce((sum, t) => sum + t.partitions, 0);
-    const fairShare = Math.ceil(total / Math.max(1, live.size));
-    // No claims while this broker's own lease may have lapsed in others' eyes, or its writer is fenced.
-    const mayClaim = () => !this.#newEpochWanted && !this.#superseded && this.#lease.renewedInTime();
+    const fairShare = Math.ceil(total / Math.max(1, canLead.size));
+    // No claims while this broker's own lease may have lapsed in others' eyes, its writer is fenced, or its disk fails.
+    const mayClaim = () => !this.#newEpochWanted && !this.#superseded && this.#lease.renewedInTime() && !this.#storageFailing();
     for (const [topic, { topicId, partitions, leaderEpochBase = 0 }] of this.#topics) {
       for (let partition = 0; partition < partitions && !this.#stopped; partition++) {
         const id = key(topic, partition);
@@ -455,7 +475,7 @@ export class ClusterNode {
           if (!this.#served.has(id) && mayClaim()) await this.#takeOver(topic, { topicId, leaderEpochBase }, partition, partitions, recorded, current);
         } else {
           if (this.#served.has(id)) await this.#release(topic, partition);
-          const upForGrabs = leader === undefined || !live.has(leader);
+          const upForGrabs = leader === undefined || !canLead.has(leader);
           if (upForGrabs && this.#served.size < fairShare && mayClaim()) await this.#takeOver(topic, { topicId, leaderEpochBase }, partition, partitions, recorded, current);
           else if (!upForGrabs) await this.#replicate(topic, partition, partitions, current!.value);
         }
@@ -609,6 +629,10 @@ export class ClusterNode {
     this.#options.log?.(`released ${key(topic, partition)}: another broker leads it`);
   }
 
+  #storageFailing(): boolean {
+    return this.#options.storage?.failing() ?? false;
+  }
+
   /** [C1] Rewrites this broker's record; the lease counts from when the write started. */
   async #renew(): Promise<void> {
     if (this.#resigned || this.#superseded) throw new FerryError('NotLeader', `broker ${this.nodeId} ${this.#resigned ? 'resigned its lease' : 'was taken over by another process'}`);
@@ -631,7 +655,7 @@ export class ClusterNode {
    */
   async #writeRecord(renewedAtMs: number): Promise<void> {
     const key = `brokers/${this.nodeId}`;
-    const value: BrokerRecord = { ...this.#options.self, stream: this.#stream, renewedAtMs, incarnation: this.#incarnation };
+    const value: BrokerRecord = { ...this.#options.self, stream: this.#stream, renewedAtMs, incarnation: this.#incarnation, ...(this.#storageFailing() ? { storageFailing: true } : {}) };
     for (;;) {
       if (this.#recordEtag === null) {
         this.#recordEtag = await this.#options.control.put(key, value);

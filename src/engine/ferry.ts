@@ -4,6 +4,7 @@ import { type BuildCompressionCodec, buildRecordBatch, type ProducerRecord, type
 import { type LogConfig, resolveLogConfig } from '../log/config.ts';
 import { PartitionLog } from '../log/partition-log.ts';
 import { StorageHealth } from '../log/storage-health.ts';
+import { probeStorage } from '../log/storage-probe.ts';
 import { type Clock, systemClock, type Timer } from '../util/clock.ts';
 import { type Disk, systemDisk } from '../util/disk.ts';
 import { makeDirectoriesSync } from '../util/files.ts';
@@ -222,6 +223,21 @@ export class Ferry {
   /** The WAL writer when the engine ships to object storage; its stats and failure state. */
   get wal(): WalWriter | null {
     return this.#wal;
+  }
+
+  /** Whether the last write to the local disk failed (a full disk, an I/O error) and none succeeded since. */
+  get storageFailing(): boolean {
+    return this.#storage.failing;
+  }
+
+  /**
+   * While writes fail: tries one (see probeStorage) so that an engine with no write of its own
+   * (a cluster broker that handed its partitions off) finds out when the disk takes them again.
+   * Returns whether writes still fail.
+   */
+  recheckStorage(): boolean {
+    if (!this.#storage.failing) return false;
+    return !probeStorage(this.#disk, this.directory, this.#storage);
   }
 
   /**

@@ -53,6 +53,9 @@ export class SimBrokerHost {
   /** Told each time the host's health changes (see `healthy`). */
   onHealth: (healthy: boolean) => void = () => {};
   #healthy = false;
+  /** Told each time the host becomes stranded or stops being so (see `stranded`). */
+  onStranded: (stranded: boolean) => void = () => {};
+  #stranded = false;
 
   constructor(settings: SimBrokerSettings, disk: SimDisk, scheduler: SimScheduler, network: SimNetwork, log: (line: string) => void) {
     this.settings = settings;
@@ -69,11 +72,26 @@ export class SimBrokerHost {
     return this.state === 'running' && !walUnreachable && !controlUnreachable && !isolated && !diskFull;
   }
 
+  /**
+   * Runs and reaches the control store, but no other host: it keeps renewing its lease, so it keeps
+   * leading what it leads, while no client reaches it (see StrandedChange in history.ts).
+   */
+  get stranded(): boolean {
+    const { isolated, controlUnreachable } = this.faults;
+    return (this.state === 'running' || this.state === 'starting') && isolated && !controlUnreachable;
+  }
+
   #noteHealth(): void {
     const healthy = this.healthy;
-    if (healthy === this.#healthy) return;
-    this.#healthy = healthy;
-    this.onHealth(healthy);
+    if (healthy !== this.#healthy) {
+      this.#healthy = healthy;
+      this.onHealth(healthy);
+    }
+    const stranded = this.stranded;
+    if (stranded !== this.#stranded) {
+      this.#stranded = stranded;
+      this.onStranded(stranded);
+    }
   }
 
   /** A SIGTERM'd process still flushing before it exits. */

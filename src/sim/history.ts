@@ -150,6 +150,18 @@ export interface HealthChange {
   readonly healthy: boolean;
 }
 
+/**
+ * A broker becoming stranded or no longer so: its process runs and reaches the control store, but
+ * it is cut from every other host, clients included. It keeps its lease, so it keeps leading what
+ * it leads, as a Kafka broker that still heartbeats to its controller keeps its leadership however
+ * few clients reach it. Times as in HealthChange; every node starts not stranded.
+ */
+export interface StrandedChange {
+  readonly node: number;
+  readonly atMs: number;
+  readonly stranded: boolean;
+}
+
 export interface History {
   readonly seed: number;
   /** When the run started (simulated ms): a violation's trace prints times relative to it (default: the earliest event). */
@@ -167,4 +179,6 @@ export interface History {
   readonly shape: RunShape;
   /** Each broker's health changes, in any order (the checker sorts them). */
   readonly health: readonly HealthChange[];
+  /** Each broker's spells of being stranded, as changes in any order; absent: none. */
+  readonly stranded?: readonly StrandedChange[];
 }

@@ -4,7 +4,7 @@ import { SimBrokerHost } from './broker-process.ts';
 import { check, type Violation } from './checker.ts';
 import { SimDisk } from './disk.ts';
 import { type ActiveFault, drawFaultKind, faultEvent } from './faults.ts';
-import type { ClientOp, FaultEvent, History, ProbeResult, ReplicaLog } from './history.ts';
+import type { ClientOp, FaultEvent, History, ProbeResult, ReplicaLog, StrandedChange } from './history.ts';
 import { SimNetwork } from './network.ts';
 import { type Scenario, drawScenario } from './scenario.ts';
 import { ProcessGate, SimClock, SimScheduler } from './scheduler.ts';
@@ -91,6 +91,8 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   const faults: FaultEvent[] = [];
   const health: { node: number; atMs: number; healthy: boolean }[] = [];
   for (const host of hosts) host.onHealth = (healthy) => health.push({ node: host.settings.nodeId, atMs: scheduler.nowMs - startMs, healthy });
+  const stranded: StrandedChange[] = [];
+  for (const host of hosts) host.onStranded = (now) => stranded.push({ node: host.settings.nodeId, atMs: scheduler.nowMs - startMs, stranded: now });
   const ops: ClientOp[] = [];
   const overBudget = () => scheduler.eventsRun > EVENTS_MAX;
   const runFor = (ms: number, done: () => boolean = () => false) => scheduler.run(scheduler.nowMs + ms, () => done() || overBudget());
@@ -161,6 +163,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
     quietFromMs: quietFromMs - startMs,
     shape: { brokers: scenario.brokers, cluster: scenario.cluster, replicationFactor: scenario.replicationFactor, minInsyncReplicas: scenario.minInsyncReplicas, leaseMs: scenario.leaseMs, scanIntervalMs: scenario.scanIntervalMs },
     health,
+    stranded,
     livenessBoundMs: LIVENESS_BOUND_MS,
   };
   const violations = check(history);

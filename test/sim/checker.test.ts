@@ -317,6 +317,22 @@ describe('acks-resume-with-quorum', () => {
     expect(names(run(resumedLater, allHealthy()))).toEqual(['acks-resume-with-quorum']);
   });
 
+  test('attempts sent to a stranded broker (it keeps its lease: cut from all but the control store) are not demanded; once the spell ends they are', () => {
+    // node 1 cut from the network at 1000, loses the control store too at 10000 (its spell ends), heals at 30000
+    const health = [...allHealthy(), ...spell(1, 1_000, 30_000)];
+    const stranded = [
+      { node: 1, atMs: 1_000, stranded: true },
+      { node: 1, atMs: 10_000, stranded: false },
+    ];
+    const takenOver = [...attempts(0, 1_000, 200, OK), ...attempts(1_000, 14_000, 500, NO_ANSWER), ...attempts(14_000, 20_000, 500, OK)];
+    expect(check({ ...run(takenOver, health), stranded })).toEqual([]);
+    expect(names(run(takenOver, health))).toEqual(['acks-resume-with-quorum']); // unstranded, the same is owed from 6300
+    const neverTaken = [...attempts(0, 1_000, 200, OK), ...attempts(1_000, 20_000, 500, NO_ANSWER)];
+    const violations = check({ ...run(neverTaken, health), stranded });
+    expect(violations.map((v) => [v.invariant, v.atMs])).toEqual([['acks-resume-with-quorum', 15_500]]); // owed from the spell's end + 5300
+    expect(violations[0]!.message).toContain('after a broker stopped being stranded');
+  });
+
   test('no health recorded: no quorum window, nothing judged', () => {
     const ops = attempts(1_000, 20_000, 500, NOT_ENOUGH_REPLICAS);
     expect(check(run(ops, []))).toEqual([]);

@@ -33,6 +33,11 @@ const FOUND: readonly { readonly seed: number; readonly bug: string }[] = [
   { seed: 17819, bug: 'checker: a group consumer that read from a deposed leader at its old epoch (metadata taken after a rebalance) saw that leader\'s frozen watermark, below its successor\'s: not a watermark going back (test/sim/checker.test.ts, high-watermark-monotonic)' },
   { seed: 17848, bug: 'checker: a group consumer that read from a deposed leader at its old epoch (metadata taken after a rebalance) saw that leader\'s frozen watermark, below its successor\'s: not a watermark going back (test/sim/checker.test.ts, high-watermark-monotonic)' },
   { seed: 18801, bug: 'checker: a group consumer that read from a deposed leader at its old epoch (metadata taken after a rebalance) saw that leader\'s frozen watermark, below its successor\'s: not a watermark going back (test/sim/checker.test.ts, high-watermark-monotonic)' },
+  { seed: 350, bug: 'checker: acks=all attempts sent to a leader cut from the network but still reaching the control store (it keeps its lease, as a Kafka broker that still heartbeats to its controller) were demanded to resume (test/sim/checker.test.ts, stranded broker)' },
+  { seed: 5401, bug: 'a leader on a full disk kept its lease, so its partitions: acks=all failed KAFKA_STORAGE_ERROR for the whole spell though other replicas could lead (test/cluster/storage-failing-hand-off.test.ts)' },
+  { seed: 6118, bug: 'a leader on a full disk kept its partitions (KAFKA_STORAGE_ERROR for 7 s) while other replicas could lead (test/cluster/storage-failing-hand-off.test.ts)' },
+  { seed: 9279, bug: 'a leader on a full disk kept its partitions (KAFKA_STORAGE_ERROR past the resume bound) while other replicas could lead (test/cluster/storage-failing-hand-off.test.ts)' },
+  { seed: 18225, bug: 'a leader on a full disk kept all four partitions of a two-broker cluster for 8 s, answering KAFKA_STORAGE_ERROR (test/cluster/storage-failing-hand-off.test.ts)' },
 ];
 
 for (const { seed, bug } of FOUND) {

@@ -1,7 +1,8 @@
 import type { ProduceOp, RunShape } from '../history.ts';
 import type { HistoryIndex, PartitionHistory } from '../history-index.ts';
-import { countAtMost, countBelow } from '../incarnations.ts';
+import { countBelow } from '../incarnations.ts';
 import { type QuorumWindow, quorumWindows, toleratedUnhealthy } from '../quorum-windows.ts';
+import { type StrandedSpell, strandedAt, strandedSpells } from '../stranded-spells.ts';
 import type { ViolationList } from '../violation.ts';
 
 export const ACKS_RESUME_WITH_QUORUM = 'acks-resume-with-quorum';
@@ -42,31 +43,41 @@ export function resumeBoundMs(shape: RunShape): number {
  * window, see quorum-windows.ts), acks=all on it works again within the resume bound R of the
  * last disruption. Inside a window, each of these starts the clock again: the window's opening
  * (or the topic's creation, if later), every broker's health change (replica sets are not in the
- * history, so any broker's change may be this partition's leader's), and every acks=all write
- * acknowledged. Between one such moment p and the next q, the partition is in violation if, of
- * the acks=all attempts that started at or after p + R and ended by q, at least
- * STALL_ATTEMPTS_MIN failed (for the partition's sake: not for the producer's session) and they
- * span at least DEMAND_SPAN_MIN_MS, from the first one's start to the last one's end. Attempts
- * that do not exist are not demanded: producers that back off or give up leave nothing to judge.
- * Judged for incarnations whose topic surely exists (see TopicIncarnations.life), from R after
- * the window opened or the topic's create ended, whichever is later.
+ * history, so any broker's change may be this partition's leader's), the end of every broker's
+ * stranded spell (below) and every acks=all write acknowledged. Between one such moment p and
+ * the next q, the partition is in violation if, of the acks=all attempts that started at or
+ * after p + R and ended by q, at least STALL_ATTEMPTS_MIN failed (for the partition's sake: not
+ * for the producer's session) and they span at least DEMAND_SPAN_MIN_MS, from the first one's
+ * start to the last one's end. Attempts that do not exist are not demanded: producers that back
+ * off or give up leave nothing to judge. Judged for incarnations whose topic surely exists (see
+ * TopicIncarnations.life), from R after the window opened or the topic's create ended,
+ * whichever is later.
+ *
+ * Nor is an attempt sent to a broker stranded when it started (StrandedChange: running and
+ * reaching the control store, cut from every other host): it keeps its lease, so its leadership,
+ * as a Kafka broker that still heartbeats to its controller keeps its own however few clients
+ * reach it; neither moves leadership for clients that cannot reach a live leader. Once the spell
+ * ends (the cut heals, or the control store is lost too and the lease runs out) the clock starts
+ * again.
  */
 export function checkAcksResumeWithQuorum(index: HistoryIndex, out: ViolationList): void {
   const { shape, health } = index.history;
   const windows = quorumWindows(shape, health);
   if (windows.length === 0) return;
+  const stranded = strandedSpells(index.history.stranded ?? []);
+  const strandedEndsMs = [...stranded.values()].flatMap((spells) => spells.map((spell) => spell.toMs)).filter(Number.isFinite).sort((a, b) => a - b);
   const context: Context = { boundMs: resumeBoundMs(shape), tolerated: toleratedUnhealthy(shape), brokers: shape.brokers, out };
   for (const partition of index.partitions) {
     const life = index.incarnations.life(partition.topic, partition.incarnation);
     if (!life.exists) continue;
-    const attempts = sortAttempts(partition.produces);
+    const attempts = sortAttempts(partition.produces, stranded);
     if (attempts.failures.length < STALL_ATTEMPTS_MIN) continue;
     for (const window of windows) {
       const fromMs = Math.max(window.fromMs, life.fromMs);
       const toMs = Math.min(window.toMs, life.toMs);
       if (toMs - fromMs < context.boundMs + DEMAND_SPAN_MIN_MS) continue;
       const opening: Anchor = { atMs: fromMs, what: fromMs === window.fromMs ? 'the quorum window opened' : 'the topic was created' };
-      const anchors = anchorsWithin(window, attempts.resumedMs, opening, toMs);
+      const anchors = anchorsWithin(window, { resumedMs: attempts.resumedMs, strandedEndsMs }, opening, toMs);
       for (let i = 0; i < anchors.length; i++) {
         checkStretch(partition, attempts, anchors[i]!, anchors[i + 1]?.atMs ?? toMs, window, context);
       }
@@ -89,20 +100,20 @@ interface Anchor {
 interface Attempts {
   /** End times of acks=all writes acknowledged, ascending. */
   readonly resumedMs: number[];
-  /** Failed acks=all attempts that speak of the partition's availability, by start time. */
+  /** Failed acks=all attempts that speak of the partition's availability (not sent to a stranded broker), by start time. */
   readonly failures: ProduceOp[];
   /** failures' start times, for binary search. */
   readonly failureStartsMs: number[];
 }
 
-function sortAttempts(produces: readonly ProduceOp[]): Attempts {
+function sortAttempts(produces: readonly ProduceOp[], stranded: ReadonlyMap<number, readonly StrandedSpell[]>): Attempts {
   const resumedMs: number[] = [];
   const failures: ProduceOp[] = [];
   for (const op of produces) {
     if (op.acks !== -1) continue;
     const outcome = op.outcome;
     if (outcome.ok || outcome.error === ANSWERED_AS_WRITTEN) resumedMs.push(op.endMs);
-    else if (!PRODUCER_SESSION_ERRORS.has(outcome.error)) failures.push(op);
+    else if (!PRODUCER_SESSION_ERRORS.has(outcome.error) && !strandedAt(stranded, op.node, op.startMs)) failures.push(op);
   }
   resumedMs.sort((a, b) => a - b);
   failures.sort((a, b) => a.startMs - b.startMs);
@@ -111,26 +122,27 @@ function sortAttempts(produces: readonly ProduceOp[]): Attempts {
 
 /**
  * The moments inside [opening, toMs) that start the resume clock again, ascending: the opening,
- * the window's health changes and the acknowledged writes. Same-instant anchors are kept: an
- * empty stretch between them judges nothing.
+ * the window's health changes, the ends of stranded spells (the stranded broker's lease may run
+ * out only from then on) and the acknowledged writes. Same-instant anchors are kept: an empty
+ * stretch between them judges nothing.
  */
-function anchorsWithin(window: QuorumWindow, resumedMs: readonly number[], opening: Anchor, toMs: number): Anchor[] {
-  const changes = window.changesMs;
-  const anchors: Anchor[] = [opening];
-  let c = countAtMost(changes, opening.atMs);
-  let r = countAtMost(resumedMs, opening.atMs);
-  for (;;) {
-    const change = c < changes.length && changes[c]! < toMs ? changes[c]! : Infinity;
-    const resumed = r < resumedMs.length && resumedMs[r]! < toMs ? resumedMs[r]! : Infinity;
-    if (change === Infinity && resumed === Infinity) return anchors;
-    if (change <= resumed) {
-      anchors.push({ atMs: change, what: 'a broker\'s health changed' });
-      c++;
-    } else {
-      anchors.push({ atMs: resumed, what: 'an acks=all write was acknowledged' });
-      r++;
-    }
-  }
+function anchorsWithin(window: QuorumWindow, clocks: Clocks, opening: Anchor, toMs: number): Anchor[] {
+  const inside = (atMs: number) => atMs > opening.atMs && atMs < toMs;
+  const later: Anchor[] = [
+    ...window.changesMs.filter(inside).map((atMs) => ({ atMs, what: "a broker's health changed" })),
+    ...clocks.strandedEndsMs.filter(inside).map((atMs) => ({ atMs, what: 'a broker stopped being stranded' })),
+    ...clocks.resumedMs.filter(inside).map((atMs) => ({ atMs, what: 'an acks=all write was acknowledged' })),
+  ];
+  later.sort((a, b) => a.atMs - b.atMs);
+  return [opening, ...later];
+}
+
+/** What starts the resume clock again besides the window's own health changes. */
+interface Clocks {
+  /** End times of acks=all writes acknowledged, ascending. */
+  readonly resumedMs: readonly number[];
+  /** When some broker stopped being stranded, ascending. */
+  readonly strandedEndsMs: readonly number[];
 }
 
 /** One stretch (anchor, untilMs]: owed a working acks=all from anchor + R on. */
