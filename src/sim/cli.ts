@@ -67,12 +67,13 @@ async function main(args: string[]): Promise<number> {
   }
   const jobs = Math.min(positiveInteger('jobs', values.jobs as string | undefined, 1), count, navigator.hardwareConcurrency);
   const workerArgs = [...(bug === null ? [] : ['--bug', bug]), ...(faults === undefined ? [] : ['--faults', [...faults].join(',')])];
+  const revision = sourceRevision(); // as the run starts: a commit made meanwhile is not what ran
   const seeds = jobs === 1 ? localSeeds(from, count, faults) : workerSeeds(from, count, jobs, workerArgs);
   const summary = await runRange(seeds, count, values['until-violation'] === true);
   console.log(summarize(summary));
   for (const outcome of summary.failed) for (const violation of outcome.violations) console.log(`\n${violation}`);
   if (summary.failed.length > 0) console.log(`\nreplay one: npm run sim -- --seed ${summary.failed[0]!.seed}${bug === null ? '' : ` --bug ${bug}`}`);
-  if (count >= RECORD_SEEDS_MIN && values['no-record'] !== true) record(from, summary, bug);
+  if (count >= RECORD_SEEDS_MIN && values['no-record'] !== true) record(from, summary, bug, revision);
   return summary.failed.length === 0 ? 0 : 1;
 }
 
@@ -154,7 +155,11 @@ async function runRange(seeds: AsyncGenerator<SeedOutcome>, count: number, until
     seedsRun++;
     simulatedMs += outcome.simulatedMs;
     faultCount += outcome.faults;
-    if (outcome.violations.length > 0) failed.push(outcome);
+    if (outcome.violations.length > 0) {
+      failed.push(outcome);
+      // Said at once: a long run's violations can be replayed (and fixed) while it goes on.
+      for (const violation of outcome.violations) console.log(`  ${violation.split('\n', 1)[0]}`);
+    }
     if (performance.now() - lastProgress > PROGRESS_INTERVAL_MS) {
       lastProgress = performance.now();
       console.log(`${seedsRun}/${count} seeds, ${rate(seedsRun, lastProgress - started)} seeds/s, ${(simulatedMs / 3_600_000).toFixed(2)} simulated h, ${faultCount} faults, ${failed.length} with violations`);
@@ -201,12 +206,17 @@ function describeOps(ops: SimRunResult['history']['ops']): string {
   return [...kinds].map(([kind, { count, ok, records }]) => `${kind} ${ok}/${count} ok${records > 0 ? ` (${records} records)` : ''}`).join(', ');
 }
 
-function record(from: number, summary: RangeSummary, bug: Regression | null): void {
+/** The commit the code under test is at, marked `+dirty` when the working tree differs from it. */
+function sourceRevision(): string {
   const commit = Bun.spawnSync(['git', 'rev-parse', '--short', 'HEAD'], { cwd: import.meta.dir }).stdout.toString().trim() || 'unknown';
   const dirty = Bun.spawnSync(['git', 'status', '--porcelain', '--', '.'], { cwd: join(import.meta.dir, '../..') }).stdout.toString().trim() !== '';
+  return `${commit}${dirty ? '+dirty' : ''}`;
+}
+
+function record(from: number, summary: RangeSummary, bug: Regression | null, revision: string): void {
   if (!existsSync(RUN_LOG)) writeFileSync(RUN_LOG, RUN_LOG_HEADER);
   const result = summary.failed.length === 0 ? 'no violation' : `violations: seeds ${summary.failed.map((r) => r.seed).join(', ')}`;
-  const row = [new Date().toISOString().slice(0, 16).replace('T', ' '), `${from}..${from + summary.seedsRun - 1}`, `${commit}${dirty ? '+dirty' : ''}`, bug ?? '', rate(summary.seedsRun, summary.wallMs), (summary.simulatedMs / 3_600_000).toFixed(2), String(summary.faults), result];
+  const row = [new Date().toISOString().slice(0, 16).replace('T', ' '), `${from}..${from + summary.seedsRun - 1}`, revision, bug ?? '', rate(summary.seedsRun, summary.wallMs), (summary.simulatedMs / 3_600_000).toFixed(2), String(summary.faults), result];
   appendFileSync(RUN_LOG, `| ${row.join(' | ')} |\n`);
 }
 

@@ -162,10 +162,10 @@ function checkStretch(partition: PartitionHistory, attempts: Attempts, anchor: A
     lastEndMs = Math.max(lastEndMs, op.endMs);
   }
   if (first === null || count < STALL_ATTEMPTS_MIN || lastEndMs - first.startMs < DEMAND_SPAN_MIN_MS) return;
-  const windowMs = window.toMs === Infinity ? 'to the end of the run' : `for ${window.toMs - window.fromMs} ms`;
+  const windowMs = window.toMs === Infinity ? 'to the end of the run' : `for ${Math.round(window.toMs - window.fromMs)} ms`;
   const outcome = first.outcome.ok ? 'ok' : first.outcome.answered ? first.outcome.error : `no answer (${first.outcome.error})`;
   const detail =
-    `${count} acks=all attempts failed over ${lastEndMs - first.startMs} ms, the first ${first.startMs - anchor.atMs} ms after ${anchor.what} ` +
+    `${count} acks=all attempts failed over ${Math.round(lastEndMs - first.startMs)} ms, the first ${Math.round(first.startMs - anchor.atMs)} ms after ${anchor.what} ` +
     `(resume bound ${context.boundMs} ms), while at most ${context.tolerated} of ${context.brokers} brokers were unhealthy (quorum window ${windowMs}); ` +
     `first: ${first.client}->node ${first.node} ${outcome}`;
   context.out.add(ACKS_RESUME_WITH_QUORUM, partition, 'acks=all did not resume with a quorum alive', null, detail, first.startMs);
