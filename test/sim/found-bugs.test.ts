@@ -24,6 +24,10 @@ const FOUND: readonly { readonly seed: number; readonly bug: string }[] = [
   { seed: 1769, bug: 'a cluster broker forgetting a deleted topic on a full disk kept serving and acknowledging the old incarnation (test/engine/delete-on-full-disk.test.ts)' },
   { seed: 1976, bug: 'harness: the audit read a broker still leading, at the old epoch, a partition a slower scan of another broker had just claimed, as a second leader' },
   { seed: 1269, bug: 'a restarted broker rebuilt its partitions one after another, each reading its whole chain (~630 WAL objects) one GET at a time: acks=all stayed NOT_LEADER_OR_FOLLOWER past the takeover bound (test/cluster/rebuild-read-ahead.test.ts)' },
+  { seed: 2062, bug: 'harness: a topic re-create round still retrying its delete at the quiet deleted the topic after the probe wrote to it; the probes now wait for the round' },
+  { seed: 7911, bug: 'harness: a timed-out DeleteTopics held by a paused broker deleted the re-created topic when it resumed; the probes found no topic (the workload now re-creates a final topic that is gone)' },
+  { seed: 10027, bug: 'harness: a timed-out DeleteTopics held by a paused broker deleted the re-created topic when it resumed, before the quiet' },
+  { seed: 13543, bug: 'harness: a timed-out DeleteTopics held by a paused broker deleted the re-created topic as the quiet resumed it' },
 ];
 
 for (const { seed, bug } of FOUND) {
