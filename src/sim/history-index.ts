@@ -49,8 +49,12 @@ export function partitionKey(topic: string, incarnation: number, partition: numb
  * at once.
  */
 export function metadataPropagationMs(history: History): number {
-  const { cluster, leaseMs, scanIntervalMs } = history.shape;
-  return cluster ? leaseMs + METADATA_PROPAGATION_SCANS * scanIntervalMs : 0;
+  return metadataPropagationMsOf(history.shape);
+}
+
+/** metadataPropagationMs for a run's shape (the workload waits it out before it looks at the topics). */
+export function metadataPropagationMsOf(shape: Pick<History['shape'], 'cluster' | 'leaseMs' | 'scanIntervalMs'>): number {
+  return shape.cluster ? shape.leaseMs + METADATA_PROPAGATION_SCANS * shape.scanIntervalMs : 0;
 }
 
 /** Scans of the control records, on top of a lease, within which every broker has seen a change. */

@@ -5,6 +5,7 @@ import { SeededRandom } from '../util/random.ts';
 import { SIM_BROKER_PORT, type SimBrokerHost } from './broker-process.ts';
 import { type BrokerAddress, type ClientOptions, SimAdmin, type SimClient, SimConsumer, SimGroupConsumer, SimProducer } from './client/index.ts';
 import type { ClientOp, FetchOp, ProbeResult } from './history.ts';
+import { metadataPropagationMsOf } from './history-index.ts';
 import type { SimNetwork } from './network.ts';
 import type { Scenario } from './scenario.ts';
 import { ProcessGate, SimClock, type SimScheduler } from './scheduler.ts';
@@ -59,6 +60,10 @@ export class SimWorkload {
   readonly #watchers = new Set<(op: ClientOp) => void>();
   readonly #record: (op: ClientOp) => void;
   #producing = false;
+  /** Set when the probes begin: the topics change no more (no re-create round starts). */
+  #chaosOver = false;
+  /** A delete-and-create round of `#recreateLoop` is under way (the probes wait for it to end). */
+  #recreating = false;
   #clientCount = 0;
 
   constructor(options: WorkloadOptions) {
@@ -119,9 +124,10 @@ export class SimWorkload {
   async probe(quietFromMs: number, boundMs: number, runFor: RunFor): Promise<ProbeResult[]> {
     const { scheduler } = this.#options;
     const probes = this.finalTopics().flatMap((topic) => Array.from({ length: topic.partitions }, (_, partition) => ({ topic: topic.name, partition, writeAfterMs: null as number | null, readAfterMs: null as number | null, done: false })));
+    const deadline = quietFromMs + boundMs;
+    await this.#settleTopics(deadline, runFor);
     const producer = new SimProducer({ ...this.#clientOptions('probe'), idempotent: true, acks: -1 });
     this.#startClient(producer);
-    const deadline = quietFromMs + boundMs;
     for (const probe of probes) {
       void (async () => {
         while (scheduler.nowMs < deadline) {
@@ -139,6 +145,31 @@ export class SimWorkload {
     }
     await runFor(boundMs, () => probes.every((probe) => probe.done));
     return probes.map(({ topic, partition, writeAfterMs, readAfterMs }) => ({ topic, partition, writeAfterMs, readAfterMs }));
+  }
+
+  /**
+   * Before the probes, the final topics must stand. A re-create round under way at the quiet
+   * finishes first (probing a topic about to be deleted judges an incarnation that ends). Then a
+   * delete the admin saw time out may still take effect: its request can sit unread in a paused
+   * broker until the quiet resumes it, and DeleteTopics names the topic, so it deletes whichever
+   * incarnation stands then (Kafka's brokers do the same; the request carries no deadline). Once
+   * every broker runs and the metadata propagated, a final topic that is gone is created again:
+   * recorded as a create, it ends the incarnation that delete removed.
+   */
+  async #settleTopics(deadlineMs: number, runFor: RunFor): Promise<void> {
+    const { scenario, scheduler } = this.#options;
+    this.#chaosOver = true;
+    if (!scenario.recreateTopics) return;
+    await runFor(Math.max(0, deadlineMs - scheduler.nowMs), () => !this.#recreating);
+    await runFor(metadataPropagationMsOf(scenario));
+    let standing = false;
+    void (async () => {
+      for (const topic of this.finalTopics()) {
+        if (!(await this.#known(topic.name))) await this.#createUntilItExists(topic.name, topic.partitions, deadlineMs);
+      }
+      standing = true;
+    })();
+    await runFor(Math.max(0, deadlineMs - scheduler.nowMs), () => standing);
   }
 
   /** No new batches; what is in flight finishes (within `drainMs`); then every client stops. */
@@ -182,9 +213,10 @@ export class SimWorkload {
   async #recreateLoop(): Promise<void> {
     const { scenario } = this.#options;
     const [name, partitions] = [...this.#topics][this.#random.nextInt(this.#topics.size)]!;
-    for (let round = 0; round < RECREATES_MAX && this.#producing; round++) {
+    for (let round = 0; round < RECREATES_MAX && !this.#chaosOver; round++) {
       await this.#sleep(this.#random.next() * scenario.chaosMs * 0.4);
-      if (!this.#producing) return;
+      if (this.#chaosOver) return;
+      this.#recreating = true;
       // Until the delete surely happened: a create that meets the old incarnation (a delete that
       // never reached the broker, or stopped halfway) answers TOPIC_ALREADY_EXISTS, not a new topic.
       for (;;) {
@@ -194,6 +226,7 @@ export class SimWorkload {
       }
       await this.#sleep(RECREATE_GAP_MS_MIN + this.#random.next() * (RECREATE_GAP_MS_MAX - RECREATE_GAP_MS_MIN));
       await this.#createUntilItExists(name, partitions);
+      this.#recreating = false;
     }
   }
 
@@ -202,8 +235,8 @@ export class SimWorkload {
    * for a name whose delete is still under way (a delete answered with an error may have begun):
    * the topic counts as there only once Metadata knows it.
    */
-  async #createUntilItExists(name: string, partitions: number): Promise<void> {
-    for (;;) {
+  async #createUntilItExists(name: string, partitions: number, deadlineMs = Infinity): Promise<void> {
+    while (this.#options.scheduler.nowMs < deadlineMs) {
       const outcome = await this.#admin.createTopic(name, partitions, this.#options.scenario.replicationFactor);
       if (outcome.ok) return;
       if (outcome.error === 'TOPIC_ALREADY_EXISTS' && (await this.#known(name))) return;

@@ -38,6 +38,10 @@ const FOUND: readonly { readonly seed: number; readonly bug: string }[] = [
   { seed: 6118, bug: 'a leader on a full disk kept its partitions (KAFKA_STORAGE_ERROR for 7 s) while other replicas could lead (test/cluster/storage-failing-hand-off.test.ts)' },
   { seed: 9279, bug: 'a leader on a full disk kept its partitions (KAFKA_STORAGE_ERROR past the resume bound) while other replicas could lead (test/cluster/storage-failing-hand-off.test.ts)' },
   { seed: 18225, bug: 'a leader on a full disk kept all four partitions of a two-broker cluster for 8 s, answering KAFKA_STORAGE_ERROR (test/cluster/storage-failing-hand-off.test.ts)' },
+  { seed: 2062, bug: 'harness: a topic re-create round still retrying its delete at the quiet deleted the topic after the probe wrote to it; the probes now wait for the round' },
+  { seed: 7911, bug: 'harness: a timed-out DeleteTopics held by a paused broker deleted the re-created topic when it resumed; the probes found no topic (the workload now re-creates a final topic that is gone)' },
+  { seed: 10027, bug: 'harness: a timed-out DeleteTopics held by a paused broker deleted the re-created topic when it resumed, before the quiet' },
+  { seed: 13543, bug: 'harness: a timed-out DeleteTopics held by a paused broker deleted the re-created topic as the quiet resumed it' },
 ];
 
 for (const { seed, bug } of FOUND) {
