@@ -198,17 +198,18 @@ export class ClusterNode {
     // may take longer than a lease (others would count it dead mid-rebuild). It is the confirming scan.
     this.#confirming = true;
     this.#scheduleLease();
+    this.#scheduleSightingCheck(); // [L8] from the start too: what the first scan adopted stays acknowledgeable however long it takes
     try {
       await this.scan();
     } catch (error) {
       this.#leaseTimer?.cancel();
+      this.#sightingTimer?.cancel();
       throw error;
     } finally {
       this.#confirming = false;
     }
     this.#lease.confirm(lapse); // the first scan saw what this broker leads
     this.#scheduleScan();
-    this.#scheduleSightingCheck();
     this.#watchWriter();
   }
 
