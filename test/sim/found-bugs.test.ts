@@ -24,6 +24,7 @@ const FOUND: readonly { readonly seed: number; readonly bug: string }[] = [
   { seed: 1769, bug: 'a cluster broker forgetting a deleted topic on a full disk kept serving and acknowledging the old incarnation (test/engine/delete-on-full-disk.test.ts)' },
   { seed: 1976, bug: 'harness: the audit read a broker still leading, at the old epoch, a partition a slower scan of another broker had just claimed, as a second leader' },
   { seed: 1269, bug: 'a restarted broker rebuilt its partitions one after another, each reading its whole chain (~630 WAL objects) one GET at a time: acks=all stayed NOT_LEADER_OR_FOLLOWER past the takeover bound (test/cluster/rebuild-read-ahead.test.ts)' },
+  { seed: 3754, bug: 'OffsetFetch on a coordinator that had not scanned since its topic was re-created took the new incarnation\'s offset for a deleted one\'s and answered -1 (test/broker/groups/offsets-newer-incarnation.test.ts)' },
 ];
 
 for (const { seed, bug } of FOUND) {
