@@ -25,6 +25,9 @@ const FOUND: readonly { readonly seed: number; readonly bug: string }[] = [
   { seed: 1976, bug: 'harness: the audit read a broker still leading, at the old epoch, a partition a slower scan of another broker had just claimed, as a second leader' },
   { seed: 1269, bug: 'a restarted broker rebuilt its partitions one after another, each reading its whole chain (~630 WAL objects) one GET at a time: acks=all stayed NOT_LEADER_OR_FOLLOWER past the takeover bound (test/cluster/rebuild-read-ahead.test.ts)' },
   { seed: 3754, bug: 'OffsetFetch on a coordinator that had not scanned since its topic was re-created took the new incarnation\'s offset for a deleted one\'s and answered -1 (test/broker/groups/offsets-newer-incarnation.test.ts)' },
+  { seed: 80, bug: 'a leader that rebuilt its log from the WAL acknowledged an idempotent retry of a batch found there at once, before min.insync replicas held it (test/engine/rebuilt-retry-waits-for-followers.test.ts)' },
+  { seed: 169, bug: 'as seed 80: acks=all with min.insync.replicas 3 answered by a new leader while two replicas held the retried batch' },
+  { seed: 218, bug: 'as seed 80, on two partitions of one takeover' },
 ];
 
 for (const { seed, bug } of FOUND) {
