@@ -3,7 +3,6 @@ import type { ClusterNode } from '../cluster/node.ts';
 import type { RegisteredAddresses } from '../cluster/replica-address.ts';
 import { isFerryError } from '../errors.ts';
 import { isStoreError } from '../store/errors.ts';
-
 import type { Uuid } from '../util/uuid.ts';
 
 /** Kafka's leader epoch of a partition without a leader. */
