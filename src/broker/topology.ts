@@ -3,10 +3,12 @@ import type { ClusterNode } from '../cluster/node.ts';
 import type { RegisteredAddresses } from '../cluster/replica-address.ts';
 import { isFerryError } from '../errors.ts';
 import { isStoreError } from '../store/errors.ts';
+import type { Uuid } from '../util/uuid.ts';
 
 /** Kafka's leader epoch of a partition without a leader. */
 const NO_LEADER_EPOCH = -1;
-import type { Uuid } from '../util/uuid.ts';
+/** Deleted topic ids a cluster broker remembers (a cache: forgetting one costs a control read). */
+const RETIRED_TOPIC_IDS_MAX = 10_000;
 
 export interface BrokerAddress {
   readonly nodeId: number;
@@ -27,6 +29,12 @@ export interface Topology {
   topicId(topic: string): Uuid | null;
   /** A topic's partition count from its record, read now if not seen yet; null if it does not exist. */
   partitionCount(name: string): Promise<number | null>;
+  /**
+   * Whether `topicId` is the topic's current incarnation. An id other than the one last seen is
+   * either of a deleted incarnation or of one created since this broker last looked: decided by
+   * the topic's record, never by the cache.
+   */
+  isCurrentIncarnation(topic: string, topicId: Uuid): Promise<boolean>;
   /** The leader's node id, or null while the partition has none. */
   leaderOf(topic: string, partition: number): number | null;
   /** The leader's epoch (KIP-320), or -1 while the partition has no leader. */
@@ -68,6 +76,11 @@ export class SingleBrokerTopology implements Topology {
 
   async partitionCount(name: string): Promise<number | null> {
     return this.#engine.topics().find((t) => t.name === name)?.partitions ?? null;
+  }
+
+  /** The engine holds every topic there is: its list is never behind. */
+  async isCurrentIncarnation(topic: string, topicId: Uuid): Promise<boolean> {
+    return this.topicId(topic) === topicId;
   }
 
   leaderOf(topic: string, partition: number): number | null {
@@ -112,6 +125,8 @@ export class ClusterTopology implements Topology {
   readonly #node: ClusterNode;
   readonly #defaultReplicationFactor: number;
   readonly #addresses: RegisteredAddresses;
+  /** Topic ids found deleted: an offset fetch meets each until its offset expires, and need not read the record again. */
+  readonly #retiredTopicIds = new Set<Uuid>();
 
   constructor(node: ClusterNode, defaultReplicationFactor: number, addresses: RegisteredAddresses) {
     this.#node = node;
@@ -142,6 +157,16 @@ export class ClusterTopology implements Topology {
 
   async partitionCount(name: string): Promise<number | null> {
     return (await this.#node.describeTopic(name))?.partitions ?? null;
+  }
+
+  async isCurrentIncarnation(topic: string, topicId: Uuid): Promise<boolean> {
+    if (this.topicId(topic) === topicId) return true;
+    if (this.#retiredTopicIds.has(topicId)) return false;
+    if (await this.#node.isCurrentIncarnation(topic, topicId)) return true;
+    // Ids are never reused and the record names the newest incarnation: this one is gone for good.
+    if (this.#retiredTopicIds.size >= RETIRED_TOPIC_IDS_MAX) this.#retiredTopicIds.clear();
+    this.#retiredTopicIds.add(topicId);
+    return false;
   }
 
   leaderOf(topic: string, partition: number): number | null {

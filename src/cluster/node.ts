@@ -310,6 +310,16 @@ export class ClusterNode {
     return this.#topics.get(name)!;
   }
 
+  /**
+   * Whether `topicId` is the topic's incarnation as its control record says now, not as last
+   * scanned: a broker that has not scanned since the topic was deleted and created again would
+   * take the newer incarnation for a deleted one.
+   */
+  async isCurrentIncarnation(name: string, topicId: Uuid): Promise<boolean> {
+    const read = await this.#options.control.read<TopicRecord>(`topics/${name}`);
+    return read !== null && read.value.deleting !== true && read.value.topicId === topicId;
+  }
+
   #noteTopic(name: string, record: Versioned<TopicRecord>): void {
     this.#topics.set(name, topicOf(record.value));
     this.#topicRecords.note(name, record);

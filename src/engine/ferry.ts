@@ -49,6 +49,12 @@ const EMBEDDED_LEADER_EPOCH = 0;
 export interface FerryOptions {
   /** Where topics and their partition logs live. */
   readonly directory: string;
+  /**
+   * Called once with the engine as soon as it exists, before it opens or adopts any partition:
+   * lets a test harness watch it while its broker still starts (the simulation records every
+   * replica's log end). Nothing in production sets it.
+   */
+  readonly onOpen?: (engine: Ferry) => void;
   /** Log settings for every topic unless a topic overrides them. */
   readonly log?: Partial<LogConfig>;
   /** Create a topic with `defaultPartitions` on first produce instead of failing. */
@@ -254,6 +260,7 @@ export class Ferry {
       if (options.wal !== undefined && options.follow !== undefined) throw new FerryError('InvalidArgument', 'an engine either writes a WAL (leader) or follows one, not both');
       const storedEpochs = options.wal === undefined ? [] : await listEpochs(options.wal.store, options.wal.prefix ?? '', options.wal.writerId);
       ferry = new Ferry(options, unlock, TopicRegistry.open(options.directory, options.random ?? systemRandom, disk), (storedEpochs.at(-1) ?? -1) + 1);
+      options.onOpen?.(ferry);
       const shipped = options.wal === undefined ? null : await ferry.#closeEarlierStreams(options.wal, storedEpochs);
       if (options.managedPartitions !== true) {
         for (const topic of ferry.#registry.list()) ferry.#openTopic(topic, shipped);

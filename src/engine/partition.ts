@@ -75,6 +75,14 @@ export class Partition {
   #undurable: { lastOffset: number; durable: Promise<void> }[] = [];
   #leaderHighWatermark: number | null = null;
   #highWatermark: number;
+  /**
+   * Leader: below it an acks=all acknowledgement may go out. With followers required it is what
+   * min.insync replicas were seen to hold in this leadership, which a partition rebuilt from the
+   * WAL starts without: its high watermark counts the whole rebuilt log as committed (readers may
+   * see it, it is durable), but a retried batch in that log is acknowledged only once enough
+   * followers hold it, as Kafka's new leader acknowledges only past its followers' fetches.
+   */
+  #acknowledgeableEnd: number;
   #waiters: DataWaiter[] = [];
   /** Why the partition went away (released or closed): later acknowledgements fail with it. */
   #abandoned: FerryError | null = null;
@@ -105,6 +113,7 @@ export class Partition {
     this.#durableEnd = durableEnd;
     const committed = committedEnd ?? (role.kind === 'leader' && role.requiredFollowers > 0 ? log.logStartOffset : durableEnd);
     this.#highWatermark = Math.max(log.logStartOffset, committed);
+    this.#acknowledgeableEnd = role.kind === 'leader' && role.requiredFollowers > 0 ? log.logStartOffset : this.#highWatermark;
   }
 
   /**
@@ -363,21 +372,25 @@ export class Partition {
     }
   }
 
-  /** Resolves once the high watermark passes `offset`; rejects if the partition goes away first. */
+  /** Resolves once `offset` may be acknowledged (acknowledgeableEnd passed it); rejects if the partition goes away first. */
   #waitForCommit(offset: number): Promise<void> {
     if (this.#abandoned !== null) return Promise.reject(this.#abandoned);
-    if (this.#highWatermark > offset) return Promise.resolve();
+    if (this.#acknowledgeableEnd > offset) return Promise.resolve();
     return new Promise((resolve, reject) => void this.#waiters.push({ offset, resolve, reject }));
   }
 
   #recompute(): void {
     if (this.#abandoned !== null) return;
     const next = this.role.kind === 'leader' ? this.#leaderCommitted() : followerHighWatermark(this.log.logEndOffset, this.#leaderHighWatermark);
-    if (next <= this.#highWatermark) return;
-    this.#highWatermark = next;
+    const acknowledgeableMoved = this.role.kind === 'leader' && next > this.#acknowledgeableEnd;
+    if (acknowledgeableMoved) this.#acknowledgeableEnd = next;
+    const highWatermarkMoved = next > this.#highWatermark;
+    if (highWatermarkMoved) this.#highWatermark = next;
+    if (!acknowledgeableMoved && !highWatermarkMoved) return;
     const still: DataWaiter[] = [];
     for (const waiter of this.#waiters) {
-      if (waiter.offset < next) waiter.resolve();
+      // An acknowledgement waits for what min.insync replicas hold; a reader for the high watermark.
+      if (waiter.offset < (waiter.reject === undefined ? this.#highWatermark : this.#acknowledgeableEnd)) waiter.resolve();
       else still.push(waiter);
     }
     this.#waiters = still;

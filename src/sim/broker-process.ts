@@ -1,4 +1,5 @@
 import { Broker, type BrokerOptions } from '../broker/broker.ts';
+import type { Ferry } from '../engine/ferry.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { SeededRandom } from '../util/random.ts';
 import type { SimDisk } from './disk.ts';
@@ -48,6 +49,8 @@ export class SimBrokerHost {
   #startAfterStop = false;
   /** The running broker, once its start finished. */
   broker: Broker | null = null;
+  /** The current process's engine from the moment it exists (it adopts and follows partitions while the broker still starts); null once the process is gone. */
+  engine: Ferry | null = null;
   /** Faults of this host that outlive a restart (they are the host's, not the process's). */
   readonly faults = { skewMs: 0, walUnreachable: false, controlUnreachable: false, corruptReadRate: 0, isolated: false, diskFull: false };
   /** Told each time the host's health changes (see `healthy`). */
@@ -122,6 +125,7 @@ export class SimBrokerHost {
     this.#gate = gate;
     this.#clock = clock;
     this.broker = null;
+    this.engine = null;
     const options = this.#brokerOptions(gate, clock, random);
     Broker.start(options).then(
       (broker) => {
@@ -215,6 +219,7 @@ export class SimBrokerHost {
     this.#gate?.kill();
     this.#network.kill(this.host);
     this.broker = null;
+    this.engine = null;
     this.#noteHealth();
   }
 
@@ -238,6 +243,9 @@ export class SimBrokerHost {
       log,
       engine: {
         directory: SIM_DATA_DIRECTORY,
+        onOpen: (engine) => {
+          if (this.#gate === gate) this.engine = engine;
+        },
         disk: this.disk,
         random,
         log: { flush: { kind: 'none' } }, // as `ferry broker`: durability comes from the WAL objects

@@ -3,6 +3,7 @@ import { checkStaleIncarnationRead, STALE_INCARNATION_READ } from './invariants/
 import type { History } from './history.ts';
 import { type HistoryIndex, indexHistory } from './history-index.ts';
 import { ACKED_DURABLE, checkAckedDurable } from './invariants/acked-durable.ts';
+import { ACKS_ALL_MIN_INSYNC, checkAcksAllMinInsync } from './invariants/acks-all-min-insync.ts';
 import { ACKS_RESUME_WITH_QUORUM, checkAcksResumeWithQuorum } from './invariants/acks-resume-with-quorum.ts';
 import { ACKED_READABLE, checkAckedReadable } from './invariants/acked-readable.ts';
 import { checkCommitsMonotonic, COMMITS_MONOTONIC } from './invariants/commits-monotonic.ts';
@@ -42,6 +43,7 @@ export const INVARIANTS: readonly Invariant[] = [
   { name: ACKS_RESUME_WITH_QUORUM, check: checkAcksResumeWithQuorum },
   { name: STALE_INCARNATION_READ, check: checkStaleIncarnationRead },
   { name: ACK_AFTER_DURABLE, check: checkAckAfterDurable },
+  { name: ACKS_ALL_MIN_INSYNC, check: checkAcksAllMinInsync },
 ];
 
 /**

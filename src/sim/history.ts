@@ -117,6 +117,20 @@ export interface WalRecord {
   readonly settledMs: number;
 }
 
+/**
+ * A replica's log end offset changing: recorded by the harness after every event (never by the
+ * broker), from the engines, for every partition a broker serves as leader or follower. The first
+ * of a node's partition is its first value; a partition the node stops serving records nothing.
+ */
+export interface ReplicaEnd {
+  readonly node: number;
+  readonly topic: string;
+  readonly partition: number;
+  /** Simulated ms, on the ops' time base. */
+  readonly atMs: number;
+  readonly logEndOffset: number;
+}
+
 /** Liveness probes after faults stopped: a write and a read-back per partition, and how long each took to succeed. */
 export interface ProbeResult {
   readonly topic: string;
@@ -171,6 +185,8 @@ export interface History {
   readonly replicaLogs: ReplicaLog[];
   /** Every record the WAL store holds at the end (ack-after-durable); null when not audited. */
   readonly walRecords: readonly WalRecord[] | null;
+  /** Every replica's log end over the run (acks-all-min-insync); null when not recorded. */
+  readonly replicaEnds: readonly ReplicaEnd[] | null;
   readonly probes: ProbeResult[];
   /** When faults stopped (simulated ms), and the bound within which probes must succeed. */
   readonly quietFromMs: number;

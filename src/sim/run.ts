@@ -8,6 +8,7 @@ import type { ClientOp, FaultEvent, History, ProbeResult, ReplicaLog, StrandedCh
 import { SimNetwork } from './network.ts';
 import { type Scenario, drawScenario } from './scenario.ts';
 import { ProcessGate, SimClock, SimScheduler } from './scheduler.ts';
+import { ReplicaEndRecorder } from './replica-ends.ts';
 import { traceHash } from './trace-hash.ts';
 import { auditWal, WalWrites } from './wal-audit.ts';
 import { SimStoreView } from './store.ts';
@@ -88,6 +89,8 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
     };
     return new SimBrokerHost(settings, new SimDisk({ random: new SeededRandom(Math.floor(scheduler.random.next() * 0x1_0000_0000)) }), scheduler, network, timed);
   });
+  const replicaEnds = new ReplicaEndRecorder(hosts, scenario.topics, () => scheduler.nowMs - startMs);
+  scheduler.afterEvent = () => replicaEnds.sample();
   const faults: FaultEvent[] = [];
   const health: { node: number; atMs: number; healthy: boolean }[] = [];
   for (const host of hosts) host.onHealth = (healthy) => health.push({ node: host.settings.nodeId, atMs: scheduler.nowMs - startMs, healthy });
@@ -159,6 +162,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
     faults,
     replicaLogs,
     walRecords,
+    replicaEnds: replicaEnds.ends,
     probes,
     quietFromMs: quietFromMs - startMs,
     shape: { brokers: scenario.brokers, cluster: scenario.cluster, replicationFactor: scenario.replicationFactor, minInsyncReplicas: scenario.minInsyncReplicas, leaseMs: scenario.leaseMs, scanIntervalMs: scenario.scanIntervalMs },

@@ -34,6 +34,12 @@ export class SimScheduler {
     throw error;
   };
 
+  /**
+   * Runs after each event, once every microtask it queued has run: the harness's recorders look
+   * at the state the event left (nothing under simulation calls it, so it changes no run).
+   */
+  afterEvent: () => void = () => {};
+
   constructor(random: SeededRandom) {
     this.random = random;
   }
@@ -87,6 +93,7 @@ export class SimScheduler {
       ran++;
       this.#eventsRun++;
       await drainMicrotasks();
+      this.afterEvent();
       if (stop()) return ran;
     }
     if (untilMs > this.#nowMs && Number.isFinite(untilMs)) this.#nowMs = untilMs;

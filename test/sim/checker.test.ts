@@ -12,7 +12,7 @@ test('the valid run passes every invariant', () => {
   expect(check(validHistory())).toEqual([]);
   expect(INVARIANTS.map((invariant) => invariant.name)).toEqual([
     'acked-durable', 'offset-unique', 'idempotent-no-duplicates', 'high-watermark-monotonic', 'follower-prefix',
-    'commits-monotonic', 'liveness-after-quiet', 'acked-readable', 'read-durable', 'acks-resume-with-quorum', 'stale-incarnation-read', 'ack-after-durable',
+    'commits-monotonic', 'liveness-after-quiet', 'acked-readable', 'read-durable', 'acks-resume-with-quorum', 'stale-incarnation-read', 'ack-after-durable', 'acks-all-min-insync',
   ]);
 });
 
@@ -231,6 +231,36 @@ describe('ack-after-durable', () => {
 
   test('a run whose WAL was not audited is not judged', () => {
     expect(check(history({ ops: [acked], replicaLogs: [replica(1, true, ['a0', 'a1'])] }))).toEqual([]);
+  });
+});
+
+describe('acks-all-min-insync', () => {
+  const MIN_INSYNC_2: RunShape = { ...SHAPE, minInsyncReplicas: 2 };
+  const acked = produce('p1', { startMs: 100, endMs: 120 }, ['a0', 'a1'], 0);
+  const end = (node: number, atMs: number, logEndOffset: number) => ({ node, topic: 't', partition: 0, atMs, logEndOffset });
+  const run = (replicaEnds: ReturnType<typeof end>[], shape = MIN_INSYNC_2, ops: ClientOp[] = [acked]) => history({ ops, replicaLogs: [replica(1, true, ['a0', 'a1']), replica(2, false, ['a0', 'a1'])], shape, replicaEnds });
+
+  test('an acknowledgement after the leader and a follower held the batch passes', () => {
+    expect(check(run([end(1, 0, 0), end(2, 0, 0), end(1, 105, 2), end(2, 112, 2)]))).toEqual([]);
+  });
+
+  test('an acknowledgement while only the leader held the batch is reported', () => {
+    const early = run([end(1, 0, 0), end(2, 0, 0), end(1, 105, 2), end(2, 112, 1), end(2, 130, 2)]);
+    expect(check(early).map((v) => [v.invariant, v.offsets, v.message])).toEqual([['acks-all-min-insync', [0], expect.stringContaining('held by only node 1')]]);
+  });
+
+  test('a log that ended past the batch before it was first sent does not count (an older incarnation)', () => {
+    expect(names(run([end(1, 0, 0), end(2, 50, 9), end(1, 105, 2)]))).toEqual(['acks-all-min-insync']);
+  });
+
+  test('a retry counts what replicas held since the first send of its batch', () => {
+    const first = produce('p1', { startMs: 40, endMs: 60 }, ['a0', 'a1'], null, { outcome: NO_ANSWER });
+    expect(check(run([end(1, 0, 0), end(2, 0, 0), end(1, 45, 2), end(2, 55, 2)], MIN_INSYNC_2, [first, acked]))).toEqual([]);
+  });
+
+  test('min.insync.replicas 1 or no recorded log ends: not judged', () => {
+    expect(check(run([end(1, 105, 2)], SHAPE))).toEqual([]);
+    expect(check(history({ ops: [acked], replicaLogs: [replica(1, true, ['a0', 'a1']), replica(2, false, ['a0', 'a1'])], shape: MIN_INSYNC_2 }))).toEqual([]);
   });
 });
 

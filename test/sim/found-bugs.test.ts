@@ -42,6 +42,10 @@ const FOUND: readonly { readonly seed: number; readonly bug: string }[] = [
   { seed: 7911, bug: 'harness: a timed-out DeleteTopics held by a paused broker deleted the re-created topic when it resumed; the probes found no topic (the workload now re-creates a final topic that is gone)' },
   { seed: 10027, bug: 'harness: a timed-out DeleteTopics held by a paused broker deleted the re-created topic when it resumed, before the quiet' },
   { seed: 13543, bug: 'harness: a timed-out DeleteTopics held by a paused broker deleted the re-created topic as the quiet resumed it' },
+  { seed: 3754, bug: 'OffsetFetch on a coordinator that had not scanned since its topic was re-created took the new incarnation\'s offset for a deleted one\'s and answered -1 (test/broker/groups/offsets-newer-incarnation.test.ts)' },
+  { seed: 80, bug: 'a leader that rebuilt its log from the WAL acknowledged an idempotent retry of a batch found there at once, before min.insync replicas held it (test/engine/rebuilt-retry-waits-for-followers.test.ts)' },
+  { seed: 169, bug: 'as seed 80: acks=all with min.insync.replicas 3 answered by a new leader while two replicas held the retried batch' },
+  { seed: 218, bug: 'as seed 80, on two partitions of one takeover' },
 ];
 
 for (const { seed, bug } of FOUND) {

@@ -75,16 +75,14 @@ function commitResponse(request: OffsetCommitRequest, errorOf: (topic: string, p
 
 export async function handleOffsetFetch(context: BrokerContext, request: OffsetFetchRequest): Promise<OffsetFetchResponse> {
   if (notCoordinator(context, request.groupId)) return { throttleTimeMs: 0, topics: [], errorCode: ErrorCode.NOT_COORDINATOR };
-  let listed: GroupOffset[];
+  let stored: GroupOffset[];
   try {
-    listed = await context.offsets.list(request.groupId);
+    stored = await ofCurrentIncarnations(context, await context.offsets.list(request.groupId));
   } catch (error) {
     if (errorCodeOf(error) !== ErrorCode.KAFKA_STORAGE_ERROR) throw error;
     // The group's offsets cannot be read now: Kafka's answer while a coordinator loads them, which every client retries.
     return offsetFetchFailed(request, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
   }
-  // Offsets committed for a deleted incarnation of a topic are gone with it, as in Kafka.
-  const stored = listed.filter(({ topic, committed }) => committed.topicId === undefined || committed.topicId === context.topology.topicId(topic));
   const wanted = request.topics ?? groupTopics(stored);
   const topics = wanted.map((topic) => ({
     name: topic.name,
@@ -94,6 +92,22 @@ export async function handleOffsetFetch(context: BrokerContext, request: OffsetF
     }),
   }));
   return { throttleTimeMs: 0, topics, errorCode: ErrorCode.NONE };
+}
+
+/**
+ * The offsets minus those committed for a deleted incarnation of their topic: gone with it, as in
+ * Kafka. An incarnation this broker has not seen yet is asked of the topic's record, once per id.
+ */
+async function ofCurrentIncarnations(context: BrokerContext, listed: readonly GroupOffset[]): Promise<GroupOffset[]> {
+  const current = new Map<string, Promise<boolean>>();
+  const isCurrent = (topic: string, topicId: Uuid): Promise<boolean> => {
+    const key = `${topic}\u0000${topicId}`;
+    let answer = current.get(key);
+    if (answer === undefined) current.set(key, (answer = context.topology.isCurrentIncarnation(topic, topicId)));
+    return answer;
+  };
+  const kept = await Promise.all(listed.map(({ topic, committed }) => (committed.topicId === undefined ? true : isCurrent(topic, committed.topicId))));
+  return listed.filter((_, i) => kept[i]);
 }
 
 /** `errorCode` for the whole request, and for each partition asked for (OffsetFetch v0-v1 have no request-level code). */

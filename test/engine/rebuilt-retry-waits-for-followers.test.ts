@@ -1,0 +1,44 @@
+// Found by the simulation's acks-all-min-insync invariant (seeds 80, 169, 218): a broker that took
+// a partition over rebuilt its log from the WAL, where the old leader had written batches it never
+// acknowledged (the followers had not applied them). The new leader's high watermark counts its
+// whole rebuilt log as committed, so the producer's idempotent retry of such a batch, a duplicate
+// found in that log, was acknowledged at once: acks=all with min.insync.replicas 3 while only two
+// replicas held it. Kafka's new leader acknowledges it only once min.insync replicas hold it.
+import { expect, test } from 'bun:test';
+import { Ferry } from '../../src/engine/index.ts';
+import { buildRecordBatch } from '../../src/format/batch-builder.ts';
+import { MemoryStore } from '../../src/store/memory.ts';
+import { ManualClock } from '../../src/util/clock.ts';
+import { tempDir } from '../support/temp-dir.ts';
+import { idOf } from '../support/topic-ids.ts';
+
+const REPLICATION_FACTOR = 3;
+const LEADER_EPOCH = 4;
+
+const batch = (nowMs: number) => buildRecordBatch([{ value: 'written by the old leader, never acknowledged' }], { nowMs, producerId: 7, producerEpoch: 0, baseSequence: 0 });
+
+async function settled(promise: Promise<void>): Promise<'resolved' | 'rejected' | 'pending'> {
+  let state: 'resolved' | 'rejected' | 'pending' = 'pending';
+  promise.then(() => (state = 'resolved'), () => (state = 'rejected'));
+  for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+  return state;
+}
+
+test('a retried batch found in a log rebuilt from the WAL is acknowledged only once min.insync replicas hold it', async () => {
+  const clock = new ManualClock();
+  const ferry = await Ferry.open({ directory: tempDir(), clock, managedPartitions: true, minInsyncReplicas: 2, log: { flush: { kind: 'none' } }, wal: { store: new MemoryStore(), writerId: 'b', config: { uploadIntervalMs: 1000 } } });
+  const followers = new Set<string>();
+  ferry.useReplicaMembership({ followersOf: () => followers });
+  try {
+    await ferry.adoptPartition('t', idOf('t'), 0, 1, async (log) => void log.append(batch(clock.nowMs()), LEADER_EPOCH - 1), 'leader', REPLICATION_FACTOR, LEADER_EPOCH);
+    const retry = await ferry.appendBatches('t', 0, batch(clock.nowMs()));
+    expect(retry.baseOffset).toBe(0); // the duplicate of the rebuilt batch
+    expect(await settled(retry.committed)).toBe('pending'); // only the leader holds it
+    followers.add('c');
+    ferry.replicasChanged();
+    expect(ferry.noteReplicaProgress('t', 0, 'c', 1, LEADER_EPOCH)).toBe(true);
+    expect(await settled(retry.committed)).toBe('resolved');
+  } finally {
+    await ferry.close();
+  }
+});
