@@ -17,6 +17,10 @@ import { MemoryStore } from '../../../src/store/memory.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
 import type { Uuid } from '../../../src/util/uuid.ts';
 import { testClusterNode } from '../../support/cluster-node.ts';
+import { advanceThrough } from '../../support/settle.ts';
+
+/** A scan interval no test here reaches: node 2 scans only when the test says. */
+const NO_SCANS_OF_ITS_OWN_MS = 1e9;
 
 const GROUP = 'g';
 
@@ -33,13 +37,13 @@ async function recreatedBehindOneBroker(): Promise<Cluster> {
   const store = new MemoryStore();
   const clock = new ManualClock();
   const current = testClusterNode({ store, clock, nodeId: 1 });
-  const stale = testClusterNode({ store, clock, nodeId: 2 });
+  const stale = testClusterNode({ store, clock, nodeId: 2, scanIntervalMs: NO_SCANS_OF_ITS_OWN_MS });
   await current.start();
   await stale.start();
   expect(await current.createTopic('t', 1)).toBe(true);
   await stale.scan();
   const firstId = stale.topics().get('t')!.topicId;
-  expect(await current.deleteTopic('t')).toBe(true);
+  expect(await advanceThrough(clock, current.deleteTopic('t'), 'the delete', 50)).toBe(true); // [L8] it waits out node 2's sighting of t
   expect(await current.createTopic('t', 1)).toBe(true);
   const secondId = current.topics().get('t')!.topicId;
   expect(secondId).not.toBe(firstId);
