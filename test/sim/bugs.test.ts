@@ -16,10 +16,10 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'reclaim-drops-own-stream': 8,
   'stale-durable-map': { unreachable: "every takeover seals the previous leader's stream, and a sealed writer starts a new epoch with a fresh durable map: no writer keeps serving a partition whose log went back below what it made durable" },
   'topic-incarnations-mixed': 39,
-  'follower-reports-to-old-leader': 35,
+  'follower-reports-to-old-leader': 48,
   'isr-keeps-dead-replica': 7,
   'release-wakes-waiters': { unreachable: "not caught in 1,000 seeds: a release wakes waiters whose records the WAL already holds (durable, so nothing is lost), and a broker's close comes after its listener stopped (no client hears the early acks); catching it needs an invariant on when min.insync replicas applied each acknowledged record" },
-  'fenced-writer-stays-fenced': 97,
+  'fenced-writer-stays-fenced': 81,
 };
 
 for (const bug of Object.keys(REGRESSIONS) as Regression[]) {
