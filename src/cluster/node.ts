@@ -742,8 +742,9 @@ export class ClusterNode {
     this.#sightingTimer = this.#options.clock.setTimer(this.#options.self.leaseMs / 3, () => {
       if (this.#stopped) return;
       const startedMs = this.#options.clock.monotonicMs();
+      // One record that cannot be read is that topic's alone (not seen alive), never every topic's.
       this.#sightingRecords
-        .refresh()
+        .refresh((name, error) => this.#options.log?.(`topic check: record of ${name} unreadable: ${String(error)}`))
         .then((records) => this.#sightings.observe(startedMs, records))
         .catch((error: unknown) => this.#options.log?.(`topic check failed: ${String(error)}`))
         .finally(() => this.#scheduleSightingCheck());
