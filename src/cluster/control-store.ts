@@ -99,14 +99,26 @@ export class RecordCache<T> {
     this.#prefix = prefix;
   }
 
-  /** Re-lists the prefix and returns every record, keyed by the part of its key after the prefix. */
-  async refresh(): Promise<ReadonlyMap<string, Versioned<T>>> {
+  /**
+   * Re-lists the prefix and returns every record, keyed by the part of its key after the prefix.
+   * A record that cannot be read fails the refresh, unless `unreadable` is given: then it is told
+   * there and left out (as if absent), and the rest are returned.
+   */
+  async refresh(unreadable?: (key: string, error: unknown) => void): Promise<ReadonlyMap<string, Versioned<T>>> {
     const versions = await this.#control.listVersions(this.#prefix);
     for (const key of this.#records.keys()) if (!versions.has(this.#prefix + key)) this.#records.delete(key);
     await Promise.all([...versions].map(async ([fullKey, etag]) => {
       const key = fullKey.slice(this.#prefix.length);
       if (this.#records.get(key)?.etag === etag) return;
-      const read = await this.#control.read<T>(fullKey);
+      let read: Versioned<T> | null;
+      try {
+        read = await this.#control.read<T>(fullKey);
+      } catch (error) {
+        if (unreadable === undefined) throw error;
+        this.#records.delete(key);
+        unreadable(key, error);
+        return;
+      }
       if (read === null) this.#records.delete(key);
       else this.#records.set(key, read);
     }));

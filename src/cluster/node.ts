@@ -148,6 +148,12 @@ export class ClusterNode {
   readonly #partitions = new Map<string, Versioned<PartitionRecord>>();
   readonly #served = new Set<string>();
   readonly #following = new Set<string>();
+  /**
+   * [L8] Each partition's leader epoch as this broker last adopted it (kept after it lets go): at
+   * that epoch every earlier leader's stream is sealed (L2), so no other broker acknowledges there.
+   * Epochs rise across incarnations [L4], so an entry never matches a later incarnation's record.
+   */
+  readonly #adoptedEpochs = new Map<string, number>();
   /** The topic id each topic with partitions served or followed here was adopted under. */
   readonly #incarnations = new Map<string, Uuid>();
   #leaseTimer: Timer | null = null;
@@ -333,7 +339,12 @@ export class ClusterNode {
    * mark; deleting again finishes it, and so does any broker's scan once the mark stood a lease
    * (StalledDeletes).
    */
-  async deleteTopic(name: string): Promise<boolean> {
+  deleteTopic(name: string): Promise<boolean> {
+    return this.#deleteTopic(name, 0);
+  }
+
+  /** deleteTopic of a topic whose mark has stood at least `markStoodMs` already (a stalled delete). */
+  async #deleteTopic(name: string, markStoodMs: number): Promise<boolean> {
     const { control } = this.#options;
     let topic = await control.read<TopicRecord>(`topics/${name}`);
     while (topic !== null && topic.value.deleting !== true) {
@@ -342,7 +353,7 @@ export class ClusterNode {
     }
     if (topic === null) return false;
     this.#sightings.deleted(name, this.#options.clock.monotonicMs()); // this broker acknowledges nothing more on it
-    await this.#waitOutOtherLeaders(name, topic.value);
+    await this.#waitOutOtherLeaders(name, topic.value, markStoodMs);
     await this.#finishDelete(name, topic.value);
     return true;
   }
@@ -353,11 +364,18 @@ export class ClusterNode {
    * since sees the mark). Only after that may the name be created again (the records' removal), or
    * it would acknowledge into the deleted incarnation records the new one's clients took for theirs.
    */
-  async #waitOutOtherLeaders(name: string, topic: TopicRecord): Promise<void> {
+  async #waitOutOtherLeaders(name: string, topic: TopicRecord, markStoodMs: number): Promise<void> {
+    // Every broker's sighting lapses within the held share of its own lease (brokers may run with
+    // different leases): the longest one recorded bounds them all.
+    const brokers = await new RecordCache<BrokerRecord>(this.#options.control, 'brokers/').refresh();
+    const waitMs = Math.max(this.#options.self.leaseMs, ...[...brokers.values()].map((b) => b.value.leaseMs)) - markStoodMs;
+    if (waitMs <= 0) return;
     for (let partition = 0; partition < topic.partitions; partition++) {
       const record = (await this.#options.control.read<PartitionRecord>(`partitions/${key(name, partition)}`))?.value;
-      if (record?.topicId !== topic.topicId || record.leader === this.nodeId) continue;
-      await sleep(this.#options.clock, this.#options.self.leaseMs);
+      // A record names the last claimer, not who serves: only a partition this broker adopted at the
+      // record's epoch (sealing every earlier leader's stream, L2) is surely acknowledged on by no one else.
+      if (record?.topicId !== topic.topicId || (record.leader === this.nodeId && this.#adoptedEpochs.get(key(name, partition)) === record.leaderEpoch)) continue;
+      await sleep(this.#options.clock, waitMs);
       return;
     }
   }
@@ -382,6 +400,7 @@ export class ClusterNode {
       if (record?.topicId !== topicId) continue;
       await control.delete(`partitions/${id}`);
       this.#partitionRecords.note(id, null);
+      this.#adoptedEpochs.delete(id);
     }
     await this.#writeEpochFloor(name, reached);
     const still = (await control.read<TopicRecord>(`topics/${name}`))?.value;
@@ -500,7 +519,8 @@ export class ClusterNode {
   /** [L4] A delete that stopped after its mark: finished here (a failure leaves it to a later scan). */
   async #finishStalledDelete(name: string): Promise<void> {
     this.#options.log?.(`finishing the delete of topic ${name}, left halfway`);
-    await this.deleteTopic(name).catch((error: unknown) => this.#options.log?.(`could not finish the delete of topic ${name} yet: ${error instanceof Error ? error.message : String(error)}`));
+    // The mark stood STALLED_DELETE_LEASES of this broker's leases: sightings from before it lapsed (a longer lease of another broker's is waited out).
+    await this.#deleteTopic(name, STALLED_DELETE_LEASES * this.#options.self.leaseMs).catch((error: unknown) => this.#options.log?.(`could not finish the delete of topic ${name} yet: ${error instanceof Error ? error.message : String(error)}`));
   }
 
   /**
@@ -628,6 +648,7 @@ export class ClusterNode {
     try {
       await this.#options.adopt(topic, partition, partitions, plan);
       this.#served.add(key(topic, partition));
+      this.#adoptedEpochs.set(key(topic, partition), plan.next.leaderEpoch);
       this.#incarnations.set(topic, plan.next.topicId);
     } catch (error) {
       this.#options.log?.(`could not adopt ${key(topic, partition)} yet: ${error instanceof Error ? error.message : String(error)}`);
@@ -731,8 +752,9 @@ export class ClusterNode {
     this.#sightingTimer = this.#options.clock.setTimer(this.#options.self.leaseMs / 3, () => {
       if (this.#stopped) return;
       const startedMs = this.#options.clock.monotonicMs();
+      // One record that cannot be read is that topic's alone (not seen alive), never every topic's.
       this.#sightingRecords
-        .refresh()
+        .refresh((name, error) => this.#options.log?.(`topic check: record of ${name} unreadable: ${String(error)}`))
         .then((records) => this.#sightings.observe(startedMs, records))
         .catch((error: unknown) => this.#options.log?.(`topic check failed: ${String(error)}`))
         .finally(() => this.#scheduleSightingCheck());

@@ -243,7 +243,7 @@ export class Ferry {
    */
   recheckStorage(): boolean {
     if (!this.#storage.failing) return false;
-    return !probeStorage(this.#disk, this.directory, this.#storage);
+    return !probeStorage(this.#disk, this.directory, this.#storage, this.#storage.failedWriteBytes);
   }
 
   /**

@@ -388,7 +388,7 @@ export class PartitionLog {
       this.#storage?.writeSucceeded();
       return result;
     } catch (error) {
-      throw this.#failedWrite(error);
+      throw this.#failedWrite(error, batches.reduce((sum, batch) => sum + batch.sizeInBytes, 0));
     }
   }
 
@@ -432,11 +432,11 @@ export class PartitionLog {
   }
 
   /** A failed write as the Storage error the caller gets, told to the observer; bugs and bad input pass through. */
-  #failedWrite(error: unknown): unknown {
+  #failedWrite(error: unknown, bytes = 0): unknown {
     const system = error as { code?: unknown; syscall?: unknown } | null;
     const fromDisk = isFerryError(error, 'Storage') || (typeof system?.code === 'string' && typeof system.syscall === 'string');
     if (!fromDisk) return error;
-    this.#storage?.writeFailed(this.directory, error);
+    this.#storage?.writeFailed(this.directory, error, bytes);
     if (isFerryError(error)) return error;
     return new FerryError('Storage', `log ${this.directory}: write failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }

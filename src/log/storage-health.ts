@@ -6,7 +6,8 @@ import type { MetricsRegistry } from '../metrics/index.ts';
  * the logs recover by themselves (see PartitionLog: a failed write leaves the log as before it).
  */
 export interface StorageObserver {
-  writeFailed(directory: string, error: unknown): void;
+  /** `bytes`: how much the failed write tried to add (0 when unknown). */
+  writeFailed(directory: string, error: unknown, bytes?: number): void;
   writeSucceeded(): void;
 }
 
@@ -20,6 +21,8 @@ export class StorageHealth implements StorageObserver {
   readonly #failures: { add(): void } | null;
   readonly #failing: { set(value: number): void } | null;
   #spellFailures = 0;
+  /** The most bytes a write that failed in this spell tried to add: a probe must find that much room. */
+  #spellBytes = 0;
 
   constructor(metrics?: MetricsRegistry, log?: (message: string) => void) {
     this.#log = log ?? (() => {});
@@ -32,8 +35,14 @@ export class StorageHealth implements StorageObserver {
     return this.#spellFailures > 0;
   }
 
-  writeFailed(directory: string, error: unknown): void {
+  /** The most bytes a write that failed in the current spell tried to add (0 outside a spell). */
+  get failedWriteBytes(): number {
+    return this.#spellBytes;
+  }
+
+  writeFailed(directory: string, error: unknown, bytes = 0): void {
     this.#failures?.add();
+    this.#spellBytes = Math.max(this.#spellBytes, bytes);
     if (this.#spellFailures++ === 0) {
       this.#failing?.set(1);
       this.#log(`storage: writes to ${directory} fail (${error instanceof Error ? error.message : String(error)}); the request is answered KAFKA_STORAGE_ERROR and writes are retried as they come`);
@@ -44,6 +53,7 @@ export class StorageHealth implements StorageObserver {
     if (this.#spellFailures === 0) return;
     this.#log(`storage: writes succeed again after ${this.#spellFailures} failed`);
     this.#spellFailures = 0;
+    this.#spellBytes = 0;
     this.#failing?.set(0);
   }
 }

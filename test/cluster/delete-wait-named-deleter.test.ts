@@ -1,0 +1,97 @@
+// Review of [L8] (docs/cluster-protocol.md): a delete skips its wait of a lease when every partition
+// record of the marked incarnation names the deleting broker itself, taking that broker for the
+// only one that may still acknowledge there. But a record names the broker that last won its
+// compare-and-swap, not the one serving: a claimer has not sealed (or, once the topic is marked,
+// never seals) the old leader's stream, and the old leader serves on with its lease and its topic
+// sighting standing until its own scan or sighting check comes by. Here the old leader is a broker
+// whose disk failed for a moment (its record said storageFailing, so another broker claimed what it
+// led); its lease never lapsed. The delete answers at once, the name is created again, and the old
+// leader's gate still lets it acknowledge into the deleted incarnation: offsets the new
+// incarnation's clients take for theirs (simulation seed 13602's bug class).
+import { expect, test } from 'bun:test';
+import { ControlStore } from '../../src/cluster/control-store.ts';
+import type { LocalStorage, TopicRecord } from '../../src/cluster/node.ts';
+import { MemoryStore } from '../../src/store/memory.ts';
+import { ManualClock } from '../../src/util/clock.ts';
+import { servedHooks, testClusterNode } from '../support/cluster-node.ts';
+import { advanceThrough, settle, settleUntil } from '../support/settle.ts';
+
+/** Longer than the test: the nodes scan only when it says. */
+const SCAN_NEVER_MS = 3_600_000;
+/** The test nodes' lease (test/support/cluster-node.ts): renewals and sighting checks every third of it. */
+const LEASE_MS = 1000;
+/** Steps of simulated time for the delete: store answers and timers run in between. */
+const STEP_MS = 10;
+
+/** A disk that fails while `broken`; a probe reports it as it is. */
+class FlakyStorage implements LocalStorage {
+  broken = false;
+  failing(): boolean {
+    return this.broken;
+  }
+  recheck(): boolean {
+    return this.broken;
+  }
+}
+
+async function pass(clock: ManualClock, ms: number): Promise<void> {
+  for (let step = 0; step < ms; step += STEP_MS) {
+    clock.advance(Math.min(STEP_MS, ms - step));
+    await settle();
+  }
+}
+
+test('[L8] a delete whose partition record names the deleter while another broker still serves the partition waits before the name can be created again', async () => {
+  const store = new MemoryStore();
+  const clock = new ManualClock();
+  const served = new Map<string, number>();
+  const storage = new FlakyStorage();
+  let claimedByDeleter = false;
+  // The deleter's adoption is under way (sealing the old leader's stream against a slow WAL store):
+  // the old leader's writer is not fenced yet.
+  const deleter = testClusterNode({ store, clock, nodeId: 1, scanIntervalMs: SCAN_NEVER_MS, adopt: () => ((claimedByDeleter = true), new Promise<void>(() => {})) });
+  const oldLeader = testClusterNode({ store, clock, nodeId: 2, storage, scanIntervalMs: SCAN_NEVER_MS, ...servedHooks(served, 2) });
+  await deleter.start();
+  await oldLeader.start();
+  expect(await oldLeader.createTopic('t', 1)).toBe(true);
+  await oldLeader.scan();
+  expect(served.get('t/0')).toBe(2);
+  const oldId = (await new ControlStore(store, 'c').read<TopicRecord>('topics/t'))!.value.topicId;
+
+  storage.broken = true; // one failed write, just before a renewal
+  await pass(clock, LEASE_MS / 2);
+  storage.broken = false; // the next write succeeds: the old leader's log takes appends again
+  void deleter.scan(); // sees storageFailing in its record: claims t/0
+  await settleUntil(() => claimedByDeleter, 'the deleter claiming t/0');
+
+  expect(await advanceThrough(clock, deleter.deleteTopic('t'), 'the delete', STEP_MS)).toBe(true);
+  expect(await deleter.createTopic('t', 1)).toBe(true); // the name is free again
+  // The old leader still serves the old incarnation, its lease held all along: its gate must be shut.
+  expect(served.get('t/0')).toBe(2);
+  expect(oldLeader.leaseHeld()).toBe(true);
+  expect(oldLeader.topicSightingStands('t', oldId)).toBe(false);
+  deleter.stop();
+  oldLeader.stop();
+});
+
+test('[L8] a delete waits out the other leader\'s lease, not only its own: brokers may run with different --lease-ms', async () => {
+  const store = new MemoryStore();
+  const clock = new ManualClock();
+  const served = new Map<string, number>();
+  const leaderLeaseMs = 6 * LEASE_MS; // liveness judges each broker by the leaseMs in its own record
+  const deleter = testClusterNode({ store, clock, nodeId: 1, scanIntervalMs: SCAN_NEVER_MS });
+  const leader = testClusterNode({ store, clock, nodeId: 2, self: { leaseMs: leaderLeaseMs }, scanIntervalMs: SCAN_NEVER_MS, ...servedHooks(served, 2) });
+  await leader.start();
+  await deleter.start();
+  expect(await leader.createTopic('t', 1)).toBe(true);
+  await leader.scan();
+  expect(served.get('t/0')).toBe(2);
+  const oldId = (await new ControlStore(store, 'c').read<TopicRecord>('topics/t'))!.value.topicId;
+
+  expect(await advanceThrough(clock, deleter.deleteTopic('t'), 'the delete', STEP_MS)).toBe(true);
+  expect(await deleter.createTopic('t', 1)).toBe(true);
+  expect(leader.leaseHeld()).toBe(true);
+  expect(leader.topicSightingStands('t', oldId)).toBe(false);
+  deleter.stop();
+  leader.stop();
+});
