@@ -14,7 +14,7 @@ import type { LocalStorage, TopicRecord } from '../../src/cluster/node.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { servedHooks, testClusterNode } from '../support/cluster-node.ts';
-import { advanceThrough, settle, settleUntil } from '../support/settle.ts';
+import { advanceThrough, passTime, settleUntil } from '../support/settle.ts';
 
 /** Longer than the test: the nodes scan only when it says. */
 const SCAN_NEVER_MS = 3_600_000;
@@ -31,13 +31,6 @@ class FlakyStorage implements LocalStorage {
   }
   recheck(): boolean {
     return this.broken;
-  }
-}
-
-async function pass(clock: ManualClock, ms: number): Promise<void> {
-  for (let step = 0; step < ms; step += STEP_MS) {
-    clock.advance(Math.min(STEP_MS, ms - step));
-    await settle();
   }
 }
 
@@ -59,7 +52,7 @@ test('[L8] a delete whose partition record names the deleter while another broke
   const oldId = (await new ControlStore(store, 'c').read<TopicRecord>('topics/t'))!.value.topicId;
 
   storage.broken = true; // one failed write, just before a renewal
-  await pass(clock, LEASE_MS / 2);
+  await passTime(clock, LEASE_MS / 2, STEP_MS);
   storage.broken = false; // the next write succeeds: the old leader's log takes appends again
   void deleter.scan(); // sees storageFailing in its record: claims t/0
   await settleUntil(() => claimedByDeleter, 'the deleter claiming t/0');

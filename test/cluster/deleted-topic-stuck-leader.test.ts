@@ -12,7 +12,7 @@ import type { TopicRecord } from '../../src/cluster/node.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { testClusterNode } from '../support/cluster-node.ts';
-import { advanceThrough, advanceUntil, settle } from '../support/settle.ts';
+import { advanceThrough, advanceUntil, passTime } from '../support/settle.ts';
 
 /** Steps of simulated time: store answers and timers run in between. */
 const STEP_MS = 50;
@@ -53,10 +53,7 @@ test('a leader whose scan is stuck stops acknowledging on a topic deleted elsewh
   expect(leader.topicSightingStands('t', t)).toBe(false);
 
   // Its scans are stuck all this time, yet what it still leads stays acknowledgeable.
-  for (let waited = 0; waited < 3 * LEASE_MS; waited += STEP_MS) {
-    clock.advance(STEP_MS);
-    await settle();
-  }
+  await passTime(clock, 3 * LEASE_MS, STEP_MS);
   expect(scans).toBe(scansWhenStuck);
   expect(leader.topicSightingStands('v', v)).toBe(true);
   leader.stop();

@@ -4,18 +4,10 @@ import type { PartitionRecord } from '../../src/cluster/node.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { type Clock, ManualClock } from '../../src/util/clock.ts';
 import { servedHooks, testClusterNode } from '../support/cluster-node.ts';
-import { advanceThrough, settle } from '../support/settle.ts';
+import { advanceThrough, passTime } from '../support/settle.ts';
 
 function node(store: MemoryStore, clock: Clock, nodeId: number, served: Map<string, number>) {
   return testClusterNode({ store, clock, nodeId, ...servedHooks(served, nodeId) });
-}
-
-/** Lets time pass in steps, so lease renewals (store writes) complete between timer firings. */
-async function pass(clock: ManualClock, ms: number): Promise<void> {
-  for (let step = 0; step < ms; step += 50) {
-    clock.advance(Math.min(50, ms - step));
-    await settle();
-  }
 }
 
 /** Nodes 1 and 2 started on one store, a manual clock, and the map of who serves what. */
@@ -46,7 +38,7 @@ test('brokers split partitions fairly; when one stops renewing, the other takes 
   expect(after.list - before.list).toBe(3);
   const fromA = [...served].find(([, n]) => n === 1)![0];
   a.stop(); // a stops renewing: once its lease passed unrenewed, it is dead to b
-  await pass(clock, 1100);
+  await passTime(clock, 1100);
   await b.scan();
   expect([...served.values()]).toEqual([2, 2, 2, 2]);
   const control = new ControlStore(store, 'c');
@@ -97,7 +89,7 @@ test('a broker whose wall clock is an hour ahead never takes over a healthy one:
   await a.start();
   await b.start();
   await a.createTopic('t', 4);
-  await pass(clock, 3000); // many leases long, both renewing
+  await passTime(clock, 3000); // many leases long, both renewing
   expect([...served.values()].sort()).toEqual([1, 1, 2, 2]);
   a.stop();
   b.stop();
@@ -106,10 +98,10 @@ test('a broker whose wall clock is an hour ahead never takes over a healthy one:
 test('a broker is dead to the others once its lease passed without a renewal, not twice that (finding 9)', async () => {
   const { served, clock, a, b } = await twoNodes();
   await a.createTopic('t', 2);
-  await pass(clock, 200);
+  await passTime(clock, 200);
   expect([...served.values()].sort()).toEqual([1, 2]);
   a.stop();
-  await pass(clock, 1000 + 200); // the lease, plus a scan interval or two to notice
+  await passTime(clock, 1000 + 200); // the lease, plus a scan interval or two to notice
   expect([...served.values()]).toEqual([2, 2]);
   b.stop();
 });

@@ -8,7 +8,7 @@ import type { BrokerRecord, LocalStorage } from '../../src/cluster/node.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { servedHooks, testClusterNode } from '../support/cluster-node.ts';
-import { settle } from '../support/settle.ts';
+import { passTime } from '../support/settle.ts';
 
 /** Longer than any test here: the nodes scan only when a test says. */
 const SCAN_NEVER_MS = 3_600_000;
@@ -25,13 +25,6 @@ class TestStorage implements LocalStorage {
   recheck(): boolean {
     this.rechecks++;
     return this.broken;
-  }
-}
-
-async function pass(clock: ManualClock, ms: number): Promise<void> {
-  for (let step = 0; step < ms; step += 50) {
-    clock.advance(Math.min(50, ms - step));
-    await settle();
   }
 }
 
@@ -55,7 +48,7 @@ test('a broker whose disk fails says so at its next renewal, and another broker 
   const fromA = [...served].filter(([, n]) => n === 1).map(([id]) => id);
   expect(fromA.length).toBe(1);
   storage.broken = true;
-  await pass(clock, LEASE_MS / 2); // one renewal: a's lease is live all along
+  await passTime(clock, LEASE_MS / 2); // one renewal: a's lease is live all along
   const record = (await new ControlStore(store, 'c').read<BrokerRecord>('brokers/1'))!.value;
   expect(record.storageFailing).toBe(true);
   expect(a.leaseHeld()).toBe(true);
@@ -72,11 +65,11 @@ test('a broker whose disk fails claims nothing, not even a partition up for grab
   const { clock, served, storage, a, b } = await twoNodes();
   storage.broken = true;
   b.stop(); // b's partition is up for grabs once its lease ran out
-  await pass(clock, LEASE_MS + 100);
+  await passTime(clock, LEASE_MS + 100);
   await a.scan();
   expect([...served.values()].filter((n) => n === 1).length).toBe(1); // only its own, which no one else could take
   storage.broken = false;
-  await pass(clock, LEASE_MS / 2); // a renewal without the flag
+  await passTime(clock, LEASE_MS / 2); // a renewal without the flag
   await a.scan();
   expect([...served.values()]).toEqual([1, 1]);
   a.stop();
@@ -84,7 +77,7 @@ test('a broker whose disk fails claims nothing, not even a partition up for grab
 
 test('a broker whose disk works is never taken over for it: no flag in its record', async () => {
   const { store, clock, served, a, b } = await twoNodes();
-  await pass(clock, LEASE_MS / 2);
+  await passTime(clock, LEASE_MS / 2);
   expect((await new ControlStore(store, 'c').read<BrokerRecord>('brokers/1'))!.value.storageFailing).toBeUndefined();
   await b.scan();
   expect([...served.values()].sort()).toEqual([1, 2]);

@@ -43,3 +43,11 @@ export async function advanceThrough<T>(clock: ManualClock, promise: Promise<T>,
   await advanceUntil(clock, () => settled, what, stepMs, deltaMsMax);
   return promise;
 }
+
+/** Lets `ms` of time pass on `clock`, `stepMs` at a time, settling after each step: timers and the store writes they start (lease renewals) complete in between. */
+export async function passTime(clock: ManualClock, ms: number, stepMs = 50): Promise<void> {
+  for (let step = 0; step < ms; step += stepMs) {
+    clock.advance(Math.min(stepMs, ms - step));
+    await settle();
+  }
+}
