@@ -17,8 +17,9 @@ interface Sighting {
  * acknowledges on a topic only while such a sighting stands: a broker whose scans are slow or stuck
  * (a rebuild waiting out an unreachable WAL store) would otherwise go on acknowledging into an
  * incarnation deleted meanwhile, and the name created again, for as long as its lease holds.
- * A delete waits a full lease after its mark before the name can be created again, so every
- * sighting from before the mark has lapsed by then (the held share of a lease is shorter).
+ * A delete waits the longest lease of any broker after its mark before the name can be created
+ * again, so every sighting from before the mark has lapsed by then (the held share of a lease is
+ * shorter).
  */
 export class TopicSightings {
   readonly #lease: Lease;

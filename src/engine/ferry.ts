@@ -87,10 +87,10 @@ export interface FerryOptions {
   readonly report?: (message: string) => void;
 }
 
-/** Which replicas may count as followers of a leader partition (a cluster's replica sets and leases). */
 /** Managed mode: throws while this engine may not acknowledge on a partition of incarnation `topicId` of `topic`. */
 export type EngineAcknowledgeGate = (topic: string, topicId: TopicId) => void;
 
+/** Which replicas may count as followers of a leader partition (a cluster's replica sets and leases). */
 export interface ReplicaMembership {
   /** The partition's replica set without its leader, only replicas whose broker holds a live lease. */
   followersOf(topic: string, partition: number): ReadonlySet<string>;
@@ -173,7 +173,7 @@ export class Ferry {
   readonly #storage: StorageHealth;
   /** At open: partitions whose local log ends below what the WAL holds of them, opened and waiting for #rebuildLostTails. */
   readonly #lostTails: LostTail[] = [];
-  /** Every acknowledgement passes it: a cluster closes it while its lease may have lapsed. */
+  /** Every acknowledgement passes it: a cluster closes it while its lease may have lapsed, or its sighting of the topic [L8]. */
   #gate: EngineAcknowledgeGate = ALWAYS_ACKNOWLEDGE;
   #follower: Follower | null = null;
   /** Leader side of attachReplica: the replicas linked to this engine in this process. */
