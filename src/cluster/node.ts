@@ -383,8 +383,12 @@ export class ClusterNode {
   /** [L4] The rest of a delete once the topic record is marked: the epoch floor, the partition records, then the topic record. */
   async #finishDelete(name: string, topic: TopicRecord): Promise<void> {
     const { control } = this.#options;
-    this.#topics.delete(name);
-    this.#topicRecords.note(name, null);
+    // Only this incarnation leaves the view: a delete that waited [L8] may end after the same one was
+    // finished elsewhere and the name created again, an incarnation this broker may serve already.
+    if (this.#topics.get(name)?.topicId === topic.topicId) {
+      this.#topics.delete(name);
+      this.#topicRecords.note(name, null);
+    }
     // [L4] The floor is raised before any partition record goes (a delete that stops halfway loses
     // no epoch), and again with what the removal read: a claim from a scan that read the topic before
     // the mark may have moved a record one epoch up meanwhile (its claimer then serves nothing).

@@ -46,6 +46,7 @@ const FOUND: readonly { readonly seed: number; readonly bug: string }[] = [
   { seed: 80, bug: 'a leader that rebuilt its log from the WAL acknowledged an idempotent retry of a batch found there at once, before min.insync replicas held it (test/engine/rebuilt-retry-waits-for-followers.test.ts)' },
   { seed: 169, bug: 'as seed 80: acks=all with min.insync.replicas 3 answered by a new leader while two replicas held the retried batch' },
   { seed: 218, bug: 'as seed 80, on two partitions of one takeover' },
+  { seed: 892, bug: 'a delete that waited out another leader\'s lease dropped the topic from its broker\'s view whatever the incarnation: the broker forgot (and its engine retired) the incarnation created meanwhile, and never led it again (test/cluster/slow-delete-keeps-new-incarnation.test.ts)' },
 ];
 
 for (const { seed, bug } of FOUND) {
