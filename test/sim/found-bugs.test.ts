@@ -55,3 +55,6 @@ for (const { seed, bug } of FOUND) {
     expect(result.violations.map((violation) => formatViolation(violation, result.history))).toEqual([]);
   }, 60_000);
 }
+
+/** Found and not fixed yet: each becomes an entry above once it is. */
+test.todo('seed 16023 runs clean: two brokers each took itself for group g0\'s coordinator (their views of the live brokers differed), each checked commits against its own in-memory generation, and a deposed member\'s commit of 391 overwrote the new member\'s 396: commits need fencing across coordinators (a coordinator epoch in the control store)');
