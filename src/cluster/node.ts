@@ -1,4 +1,5 @@
 import { FerryError } from '../errors.ts';
+import { sleep } from '../util/backoff.ts';
 import type { Clock, Timer } from '../util/clock.ts';
 import { type Random, systemRandom } from '../util/random.ts';
 import { isUuid, randomUuid, type Uuid } from '../util/uuid.ts';
@@ -8,9 +9,8 @@ import { type ControlStore, RecordCache, type Versioned } from './control-store.
 import { Lease } from './lease.ts';
 import { Liveness } from './liveness.ts';
 import { StalledDeletes } from './stalled-deletes.ts';
-import { TopicSightings } from './topic-sightings.ts';
-import { sleep } from '../util/backoff.ts';
 import { type ClaimPlan, type Incarnation, planTakeover, sealedInChain } from './takeover.ts';
+import { TopicSightings } from './topic-sightings.ts';
 
 /**
  * [L4] A topic record marked `deleting` for this many leases (as one broker's scans see it) is a

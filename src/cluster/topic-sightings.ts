@@ -1,5 +1,4 @@
-import type { Uuid } from '../util/uuid.ts';
-import { isUuid } from '../util/uuid.ts';
+import { isUuid, type Uuid } from '../util/uuid.ts';
 import type { Versioned } from './control-store.ts';
 import type { Lease } from './lease.ts';
 import type { TopicRecord } from './node.ts';
