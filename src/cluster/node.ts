@@ -411,6 +411,14 @@ export class ClusterNode {
     }
     await this.#writeEpochFloor(name, reached);
     const still = (await control.read<TopicRecord>(`topics/${name}`))?.value;
+    // An older incarnation the view still held (no scan here since it was deleted elsewhere) is gone
+    // as surely: the view keeps only one the record names alive. Checked before the record goes, so
+    // no incarnation newer than this read can be in the view yet.
+    const viewed = this.#topics.get(name);
+    if (viewed !== undefined && (viewed.topicId !== still?.topicId || still.deleting === true)) {
+      this.#topics.delete(name);
+      this.#topicRecords.note(name, null);
+    }
     if (still?.topicId === topicId && still.deleting === true) await control.delete(`topics/${name}`);
     await this.#forgetDeleted();
   }
