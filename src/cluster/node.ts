@@ -343,10 +343,13 @@ export class ClusterNode {
     return this.#deleteTopic(name, 0);
   }
 
-  /** deleteTopic of a topic whose mark has stood at least `markStoodMs` already (a stalled delete). */
-  async #deleteTopic(name: string, markStoodMs: number): Promise<boolean> {
+  /** deleteTopic of a topic whose mark has stood at least `markStoodMs` already; `stalled`: only that incarnation (a stalled delete a scan saw). */
+  async #deleteTopic(name: string, markStoodMs: number, stalled?: Uuid): Promise<boolean> {
     const { control } = this.#options;
     let topic = await control.read<TopicRecord>(`topics/${name}`);
+    // A stalled delete is finished only while its incarnation stands marked: finished elsewhere since
+    // the scan saw it, the name may be a new incarnation's already, which no one asked to delete.
+    if (stalled !== undefined && (topic?.value.topicId !== stalled || topic.value.deleting !== true)) return false;
     while (topic !== null && topic.value.deleting !== true) {
       const marked = await control.replace<TopicRecord>(`topics/${name}`, topic, { ...topic.value, deleting: true });
       topic = marked ?? (await control.read<TopicRecord>(`topics/${name}`)); // lost a race: look again
@@ -408,6 +411,14 @@ export class ClusterNode {
     }
     await this.#writeEpochFloor(name, reached);
     const still = (await control.read<TopicRecord>(`topics/${name}`))?.value;
+    // An older incarnation the view still held (no scan here since it was deleted elsewhere) is gone
+    // as surely: the view keeps only one the record names alive. Checked before the record goes, so
+    // no incarnation newer than this read can be in the view yet.
+    const viewed = this.#topics.get(name);
+    if (viewed !== undefined && (viewed.topicId !== still?.topicId || still.deleting === true)) {
+      this.#topics.delete(name);
+      this.#topicRecords.note(name, null);
+    }
     if (still?.topicId === topicId && still.deleting === true) await control.delete(`topics/${name}`);
     await this.#forgetDeleted();
   }
@@ -515,16 +526,17 @@ export class ClusterNode {
         }
       }
     }
-    for (const name of stalledDeletes) await this.#finishStalledDelete(name);
+    const stalledIds = new Map(allTopicRecords.map(([name, record]) => [name, record.value.topicId]));
+    for (const name of stalledDeletes) await this.#finishStalledDelete(name, stalledIds.get(name)!);
     this.#options.scanned?.();
     if (this.#newEpochWanted) await this.#startNewEpoch();
   }
 
   /** [L4] A delete that stopped after its mark: finished here (a failure leaves it to a later scan). */
-  async #finishStalledDelete(name: string): Promise<void> {
+  async #finishStalledDelete(name: string, topicId: Uuid): Promise<void> {
     this.#options.log?.(`finishing the delete of topic ${name}, left halfway`);
     // The mark stood STALLED_DELETE_LEASES of this broker's leases: sightings from before it lapsed (a longer lease of another broker's is waited out).
-    await this.#deleteTopic(name, STALLED_DELETE_LEASES * this.#options.self.leaseMs).catch((error: unknown) => this.#options.log?.(`could not finish the delete of topic ${name} yet: ${error instanceof Error ? error.message : String(error)}`));
+    await this.#deleteTopic(name, STALLED_DELETE_LEASES * this.#options.self.leaseMs, topicId).catch((error: unknown) => this.#options.log?.(`could not finish the delete of topic ${name} yet: ${error instanceof Error ? error.message : String(error)}`));
   }
 
   /**
