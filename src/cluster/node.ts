@@ -196,6 +196,11 @@ export class ClusterNode {
     return this.#options.self.nodeId;
   }
 
+  /** This process's mark, unique to it: what it claims records with (its broker record, the groups it coordinates). */
+  get incarnation(): string {
+    return this.#incarnation;
+  }
+
   /** Renews the lease and scans once (so Metadata is right from the start), then keeps both going. */
   async start(): Promise<void> {
     await this.#renew();

@@ -46,6 +46,7 @@ const FOUND: readonly { readonly seed: number; readonly bug: string }[] = [
   { seed: 80, bug: 'a leader that rebuilt its log from the WAL acknowledged an idempotent retry of a batch found there at once, before min.insync replicas held it (test/engine/rebuilt-retry-waits-for-followers.test.ts)' },
   { seed: 169, bug: 'as seed 80: acks=all with min.insync.replicas 3 answered by a new leader while two replicas held the retried batch' },
   { seed: 218, bug: 'as seed 80, on two partitions of one takeover' },
+  { seed: 16023, bug: 'two brokers each took itself for group g0\'s coordinator (their views of the live brokers differed), each checked commits against its own in-memory generation: a deposed member\'s commit of 391 overwrote the new member\'s 396; a coordinator now claims the group in its record and commits only under that claim (test/broker/groups/coordinator-fencing.test.ts)' },
   { seed: 892, bug: 'a delete that waited out another leader\'s lease dropped the topic from its broker\'s view whatever the incarnation: the broker forgot (and its engine retired) the incarnation created meanwhile, and never led it again (test/cluster/slow-delete-keeps-new-incarnation.test.ts)' },
 ];
 
@@ -55,6 +56,3 @@ for (const { seed, bug } of FOUND) {
     expect(result.violations.map((violation) => formatViolation(violation, result.history))).toEqual([]);
   }, 60_000);
 }
-
-/** Found and not fixed yet: each becomes an entry above once it is. */
-test.todo('seed 16023 runs clean: two brokers each took itself for group g0\'s coordinator (their views of the live brokers differed), each checked commits against its own in-memory generation, and a deposed member\'s commit of 391 overwrote the new member\'s 396: commits need fencing across coordinators (a coordinator epoch in the control store)');

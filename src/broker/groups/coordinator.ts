@@ -1,5 +1,6 @@
 import { ErrorCode } from '../protocol/error-codes.ts';
 import type { Clock, Timer } from '../../util/clock.ts';
+import { type CoordinatorClaim, sameClaim } from './offset-store.ts';
 
 /** How long a rebalance waits for more members after the first join of an empty group (Kafka: 3 s). */
 export const INITIAL_REBALANCE_DELAY_MS = 300;
@@ -23,6 +24,8 @@ export interface JoinRequest {
   readonly rebalanceTimeoutMs: number;
   readonly protocolType: string;
   readonly protocols: readonly { readonly name: string; readonly metadata: Uint8Array }[];
+  /** The coordinator's claim on the group (GroupOffsetStore.claim): a group held under an older one is stale and starts afresh. */
+  readonly claim: CoordinatorClaim;
 }
 
 export interface JoinResult {
@@ -61,7 +64,16 @@ interface Group {
   rebalanceTimer: Timer | null;
   /** When the group last became Empty (clock.nowMs), or null while it has members. */
   emptySinceMs: number | null;
+  /** The claim this state was built under: its members' commits are written under it, and fail once another coordinator claims the group. */
+  readonly claim: CoordinatorClaim;
+  /** Commits of members being written now: a rebalance completes only after them (so a new generation never reads offsets an old one is still writing). */
+  commitsInFlight: number;
+  /** A rebalance that came due while commits were in flight (true: by its timeout), completed once they are done; null if none. */
+  completionDue: boolean | null;
 }
+
+/** What OffsetCommit may write, once the member's generation is checked: under `claim` (null: a simple consumer's, which claims itself); `done` when written. */
+export type CommitPermit = { readonly errorCode: typeof ErrorCode.NONE; readonly claim: CoordinatorClaim | null; readonly done: () => void } | { readonly errorCode: number };
 
 /** What offset expiry needs to know of a group: whether anyone is in it, and since when not. */
 export interface GroupStatus {
@@ -91,10 +103,11 @@ export class GroupCoordinator {
     const failed = (errorCode: number, memberId = request.memberId) => Promise.resolve({ errorCode, generationId: -1, protocolName: '', leader: '', memberId, members: [] });
     if (request.groupId === '') return failed(ErrorCode.INVALID_GROUP_ID);
     if (request.sessionTimeoutMs < SESSION_TIMEOUT_MS_MIN || request.sessionTimeoutMs > SESSION_TIMEOUT_MS_MAX) return failed(ErrorCode.INVALID_SESSION_TIMEOUT);
+    this.#dropStale(request.groupId, request.claim);
     const existing = this.#groups.get(request.groupId);
     if (request.memberId !== '' && existing?.members.has(request.memberId) !== true) return failed(ErrorCode.UNKNOWN_MEMBER_ID);
     if (existing === undefined && this.#groups.size >= GROUPS_MAX) return failed(ErrorCode.COORDINATOR_NOT_AVAILABLE);
-    const group = existing ?? this.#group(request.groupId);
+    const group = existing ?? this.#group(request.groupId, request.claim);
     if (group.members.size > 0 && !this.#compatible(group, request)) return failed(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
     if (request.memberId === '' && group.members.size >= GROUP_MEMBERS_MAX) return failed(ErrorCode.UNKNOWN_SERVER_ERROR);
     const memberId = request.memberId === '' ? `${request.clientId || 'member'}-${++this.#nextMemberNumber}-${this.#clock.nowMs().toString(36)}` : request.memberId;
@@ -151,14 +164,52 @@ export class GroupCoordinator {
     return ErrorCode.NONE;
   }
 
-  /** For OffsetCommit: does this member of this generation still belong to the group? */
-  checkCommit(groupId: string, generationId: number, memberId: string): number {
-    if (generationId < 0) return ErrorCode.NONE; // a simple consumer committing without a group
+  /**
+   * For OffsetCommit: does this member of this generation still belong to the group? If so, the
+   * permit [G3] holds the rebalance back until `done`: a generation's commit is written before the
+   * next generation's members can be told their partitions (and read offsets).
+   */
+  beginCommit(groupId: string, generationId: number, memberId: string): CommitPermit {
+    if (generationId < 0) return { errorCode: ErrorCode.NONE, claim: null, done: () => {} }; // a simple consumer committing without a group
     const group = this.#groups.get(groupId);
-    if (group === undefined || !group.members.has(memberId)) return ErrorCode.UNKNOWN_MEMBER_ID;
-    if (generationId !== group.generationId) return ErrorCode.ILLEGAL_GENERATION;
-    if (group.state === 'PreparingRebalance') return ErrorCode.REBALANCE_IN_PROGRESS;
-    return ErrorCode.NONE;
+    if (group === undefined || !group.members.has(memberId)) return { errorCode: ErrorCode.UNKNOWN_MEMBER_ID };
+    if (generationId !== group.generationId) return { errorCode: ErrorCode.ILLEGAL_GENERATION };
+    if (group.state === 'PreparingRebalance') return { errorCode: ErrorCode.REBALANCE_IN_PROGRESS };
+    group.commitsInFlight++;
+    let done = false;
+    return {
+      errorCode: ErrorCode.NONE,
+      claim: group.claim,
+      done: () => {
+        if (done) return;
+        done = true;
+        group.commitsInFlight--;
+        const due = group.completionDue;
+        if (group.commitsInFlight === 0 && due !== null && this.#groups.get(groupId) === group) this.#completeJoin(group, due);
+      },
+    };
+  }
+
+  /**
+   * The group was claimed by another coordinator (a write under `claim` was refused): its state
+   * here is dropped, each waiting member told NOT_COORDINATOR (it finds the coordinator again).
+   */
+  drop(groupId: string, claim: CoordinatorClaim): void {
+    const group = this.#groups.get(groupId);
+    if (group === undefined || !sameClaim(group.claim, claim)) return;
+    group.rebalanceTimer?.cancel();
+    for (const member of group.members.values()) {
+      member.sessionTimer?.cancel();
+      member.joinWaiter?.({ errorCode: ErrorCode.NOT_COORDINATOR, generationId: -1, protocolName: '', leader: '', memberId: member.memberId, members: [] });
+      member.syncWaiter?.({ errorCode: ErrorCode.NOT_COORDINATOR, assignment: EMPTY });
+    }
+    this.#groups.delete(groupId);
+  }
+
+  /** A group held under an older claim than the one it is joined under now lost its claim meanwhile: it starts afresh. */
+  #dropStale(groupId: string, claim: CoordinatorClaim): void {
+    const group = this.#groups.get(groupId);
+    if (group !== undefined && !sameClaim(group.claim, claim)) this.drop(groupId, group.claim);
   }
 
   /** State and members, for tests and DescribeGroups later. */
@@ -198,10 +249,10 @@ export class GroupCoordinator {
     }
   }
 
-  #group(groupId: string): Group {
+  #group(groupId: string, claim: CoordinatorClaim): Group {
     let group = this.#groups.get(groupId);
     if (group === undefined) {
-      group = { id: groupId, state: 'Empty', generationId: 0, protocolName: '', leader: '', members: new Map(), rebalanceTimer: null, emptySinceMs: this.#clock.nowMs() };
+      group = { id: groupId, state: 'Empty', generationId: 0, protocolName: '', leader: '', members: new Map(), rebalanceTimer: null, emptySinceMs: this.#clock.nowMs(), claim, commitsInFlight: 0, completionDue: null };
       this.#groups.set(groupId, group);
     }
     return group;
@@ -244,6 +295,11 @@ export class GroupCoordinator {
     if (group.state !== 'PreparingRebalance') return;
     group.rebalanceTimer?.cancel();
     group.rebalanceTimer = null;
+    if (group.commitsInFlight > 0) {
+      group.completionDue = (group.completionDue ?? false) || timedOut;
+      return;
+    }
+    group.completionDue = null;
     if (timedOut) for (const member of [...group.members.values()]) if (member.joinWaiter === null) this.#dropMember(group, member);
     if (group.members.size === 0) {
       group.state = 'Empty';

@@ -1,3 +1,4 @@
+import { isFerryError } from '../../errors.ts';
 import { assert } from '../../util/assert.ts';
 import type { Clock, Timer } from '../../util/clock.ts';
 import type { GroupCoordinator } from './coordinator.ts';
@@ -82,14 +83,34 @@ export class OffsetExpiry {
       if (status !== undefined && status.members > 0) continue;
       const emptySinceMs = status?.emptySinceMs ?? (stored.some((offset) => offset.committed.byMember !== false) ? this.#foundEmpty(group, nowMs) : null);
       const due = stored.filter((offset) => this.#expiresAtMs(offset, emptySinceMs) <= nowMs);
-      if (due.length > 0) await offsets.remove(group, due);
+      if (due.length > 0 && !(await this.#remove(group, due))) continue;
       removed += due.length;
       if (due.length === stored.length) {
         this.#foundEmptyMs.delete(group);
-        if (groups.status(group)?.members === 0) groups.forget(group); // empty, nothing left: gone, as in Kafka
+        if (groups.status(group)?.members === 0) {
+          groups.forget(group); // empty, nothing left: gone, as in Kafka
+          offsets.forget(group);
+        }
       }
     }
     return removed;
+  }
+
+  /**
+   * Removes the due offsets under this broker's claim on the group (taking it, as a join would);
+   * false if another coordinator claimed the group first (its state here is stale and dropped).
+   */
+  async #remove(group: string, due: readonly GroupOffset[]): Promise<boolean> {
+    const { groups, offsets } = this.#options;
+    const claim = await offsets.claim(group);
+    try {
+      await offsets.remove(group, due, claim);
+      return true;
+    } catch (error) {
+      if (!isFerryError(error, 'NotCoordinator')) throw error;
+      groups.drop(group, claim);
+      return false;
+    }
   }
 
   /** When this coordinator first found `group` without state: where its emptiness counts from. */

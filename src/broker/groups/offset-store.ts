@@ -35,15 +35,43 @@ export interface GroupOffset {
   readonly committed: CommittedOffset;
 }
 
+/**
+ * A coordinator's hold on a group (docs/cluster-protocol.md, group coordination): the process
+ * that claimed it and the claim's epoch, one past the previous claim's. Commits are written only
+ * under the claim the group's state here was built under, so a coordinator that another broker
+ * took the group from (their views of the live brokers differed, or this one was paused) commits
+ * nothing more for the members it still holds.
+ */
+export interface CoordinatorClaim {
+  readonly claimant: string;
+  readonly epoch: number;
+}
+
+/** The one claim of a single broker's store: no other coordinator exists. */
+export const LOCAL_CLAIM: CoordinatorClaim = { claimant: 'local', epoch: 0 };
+
+export function sameClaim(a: CoordinatorClaim | undefined, b: CoordinatorClaim): boolean {
+  return a !== undefined && a.claimant === b.claimant && a.epoch === b.epoch;
+}
+
 /** Where committed consumer-group offsets live: the broker's directory, or the cluster's control records. */
 export interface GroupOffsetStore {
-  commit(group: string, offsets: readonly GroupOffset[]): Promise<void>;
+  /**
+   * Makes this broker the group's coordinator of record, or finds it still is: the claim that
+   * commits and removals must name. Claiming a group another broker holds takes it from that
+   * broker (whose next write for the group is refused with NotCoordinator).
+   */
+  claim(group: string): Promise<CoordinatorClaim>;
+  /** Stores the offsets; throws NotCoordinator (writing nothing) once the group is claimed by another. */
+  commit(group: string, offsets: readonly GroupOffset[], claim: CoordinatorClaim): Promise<void>;
   /** Every committed partition of the group. */
   list(group: string): Promise<GroupOffset[]>;
   /** Every group with committed offsets. */
   groups(): Promise<string[]>;
-  /** Removes these offsets of the group, each only if it is still the commit listed (not committed again since). */
-  remove(group: string, offsets: readonly GroupOffset[]): Promise<void>;
+  /** Removes these offsets of the group, each only if it is still the commit listed (not committed again since); NotCoordinator as commit. */
+  remove(group: string, offsets: readonly GroupOffset[], claim: CoordinatorClaim): Promise<void>;
+  /** Forgets what is cached of the group (it left this coordinator's memory); its record keeps any claim. */
+  forget(group: string): void;
 }
 
 /**
@@ -72,7 +100,14 @@ export class OffsetStore implements GroupOffsetStore {
     }
   }
 
-  async commit(group: string, offsets: readonly GroupOffset[]): Promise<void> {
+  async claim(): Promise<CoordinatorClaim> {
+    return LOCAL_CLAIM;
+  }
+
+  forget(): void {}
+
+  /** A single broker's store has the one claim: no other coordinator can take its groups. */
+  async commit(group: string, offsets: readonly GroupOffset[], _claim: CoordinatorClaim = LOCAL_CLAIM): Promise<void> {
     const stored = { ...this.#groups[group] };
     for (const { topic, partition, committed } of offsets) stored[`${topic}\u0000${partition}`] = committed;
     this.#replace(group, stored);
@@ -99,7 +134,7 @@ export class OffsetStore implements GroupOffsetStore {
     return Object.keys(this.#groups);
   }
 
-  async remove(group: string, offsets: readonly GroupOffset[]): Promise<void> {
+  async remove(group: string, offsets: readonly GroupOffset[], _claim: CoordinatorClaim = LOCAL_CLAIM): Promise<void> {
     const stored = this.#groups[group];
     if (stored === undefined) return;
     const kept = withoutUnchanged(stored, offsets.map(({ topic, partition, committed }) => [`${topic}\u0000${partition}`, committed]));
@@ -121,29 +156,91 @@ function sameCommit(a: CommittedOffset | undefined, b: CommittedOffset): boolean
 
 /** Compare-and-swap rounds a commit may lose to a concurrent writer before it reports the race. */
 const COMMIT_ATTEMPTS_MAX = 10;
+/** Claims cached per broker; past it the cache starts over (a claim is found again in its record, at one read). */
+const CLAIMS_CACHED_MAX = 100_000;
 
-/** Group offsets as one control record per group, changed by compare-and-swap (docs/cluster-protocol.md). */
+/** This process, as the claimant of the groups it coordinates. */
+export interface Claimant {
+  readonly nodeId: number;
+  /** Unique to the process (its cluster incarnation): a restarted broker claims afresh. */
+  readonly incarnation: string;
+}
+
+/** A group's control record: its coordinator's claim, and its committed offsets by "topic/partition". */
+interface GroupRecord {
+  readonly coordinator?: CoordinatorClaim & { readonly nodeId: number };
+  readonly offsets: Readonly<Record<string, CommittedOffset>>;
+}
+
+/** Records written before claims existed hold the offsets alone (their keys all contain "/", so never "offsets"). */
+function groupRecordOf(value: GroupRecord | Record<string, CommittedOffset> | undefined): GroupRecord {
+  if (value === undefined) return { offsets: {} };
+  return 'offsets' in value && !Object.keys(value).some((key) => key.includes('/')) ? (value as GroupRecord) : { offsets: value as Record<string, CommittedOffset> };
+}
+
+/**
+ * Group offsets as one control record per group, changed by compare-and-swap (docs/cluster-protocol.md).
+ * The record also names the group's coordinator: every write checks, in the round that writes,
+ * that the record still holds the writer's claim.
+ */
 export class ControlOffsetStore implements GroupOffsetStore {
   readonly #control: ControlStore;
+  readonly #claimant: Claimant;
+  readonly #claims = new Map<string, CoordinatorClaim>();
+  readonly #claiming = new Map<string, Promise<CoordinatorClaim>>();
 
-  constructor(control: ControlStore) {
+  constructor(control: ControlStore, claimant: Claimant) {
     this.#control = control;
+    this.#claimant = claimant;
   }
 
-  async commit(group: string, offsets: readonly GroupOffset[]): Promise<void> {
-    for (let attempt = 0; attempt < COMMIT_ATTEMPTS_MAX; attempt++) {
-      const current = await this.#control.read<Record<string, CommittedOffset>>(groupKey(group));
-      const next = { ...(current?.value ?? {}) };
-      for (const { topic, partition, committed } of offsets) next[`${topic}/${partition}`] = committed;
-      const written = current === null ? await this.#control.create(groupKey(group), next) : await this.#control.replace(groupKey(group), current, next);
-      if (written !== null) return;
+  claim(group: string): Promise<CoordinatorClaim> {
+    const held = this.#claims.get(group);
+    if (held !== undefined) return Promise.resolve(held);
+    let claiming = this.#claiming.get(group);
+    if (claiming === undefined) {
+      claiming = this.#takeClaim(group).finally(() => this.#claiming.delete(group));
+      this.#claiming.set(group, claiming);
     }
-    throw new FerryError('Storage', `offsets of group ${group}: lost ${COMMIT_ATTEMPTS_MAX} compare-and-swap rounds in a row`);
+    return claiming;
+  }
+
+  /** [G1] Finds the record naming this process (a claim whose answer was lost, or a cache started over), or claims at the next epoch. */
+  async #takeClaim(group: string): Promise<CoordinatorClaim> {
+    for (let attempt = 0; attempt < COMMIT_ATTEMPTS_MAX; attempt++) {
+      const current = await this.#control.read<GroupRecord>(groupKey(group));
+      const record = groupRecordOf(current?.value);
+      const named = record.coordinator;
+      if (named?.claimant === this.#claimant.incarnation) return this.#hold(group, { claimant: named.claimant, epoch: named.epoch });
+      const claim = { claimant: this.#claimant.incarnation, epoch: (named?.epoch ?? 0) + 1 };
+      const next: GroupRecord = { coordinator: { nodeId: this.#claimant.nodeId, ...claim }, offsets: record.offsets };
+      const written = current === null ? await this.#control.create(groupKey(group), next) : await this.#control.replace(groupKey(group), current, next);
+      if (written !== null) return this.#hold(group, claim);
+    }
+    throw new FerryError('Storage', `claiming group ${group}: lost ${COMMIT_ATTEMPTS_MAX} compare-and-swap rounds in a row`);
+  }
+
+  #hold(group: string, claim: CoordinatorClaim): CoordinatorClaim {
+    if (this.#claims.size >= CLAIMS_CACHED_MAX) this.#claims.clear();
+    this.#claims.set(group, claim);
+    return claim;
+  }
+
+  forget(group: string): void {
+    this.#claims.delete(group);
+  }
+
+  commit(group: string, offsets: readonly GroupOffset[], claim: CoordinatorClaim): Promise<void> {
+    return this.#change(group, claim, 'offsets', (stored) => {
+      const next = { ...stored };
+      for (const { topic, partition, committed } of offsets) next[`${topic}/${partition}`] = committed;
+      return next;
+    });
   }
 
   async list(group: string): Promise<GroupOffset[]> {
-    const record = await this.#control.read<Record<string, CommittedOffset>>(groupKey(group));
-    return Object.entries(record?.value ?? {}).map(([key, committed]) => {
+    const record = await this.#control.read<GroupRecord>(groupKey(group));
+    return Object.entries(groupRecordOf(record?.value).offsets).map(([key, committed]) => {
       const at = key.lastIndexOf('/');
       return { topic: key.slice(0, at), partition: Number(key.slice(at + 1)), committed };
     });
@@ -155,18 +252,34 @@ export class ControlOffsetStore implements GroupOffsetStore {
 
   /**
    * Removes by compare-and-swap, so a commit racing with expiry is never lost. A group left with
-   * no offsets keeps an empty record: the store has no conditional delete, and an unconditional
-   * one could erase a commit that landed in between.
+   * no offsets keeps its record: it names the coordinator, and the store has no conditional
+   * delete (an unconditional one could erase a commit that landed in between).
    */
-  async remove(group: string, offsets: readonly GroupOffset[]): Promise<void> {
+  remove(group: string, offsets: readonly GroupOffset[], claim: CoordinatorClaim): Promise<void> {
+    return this.#change(group, claim, 'expired offsets', (stored) => {
+      const kept = withoutUnchanged(stored, offsets.map(({ topic, partition, committed }) => [`${topic}/${partition}`, committed]));
+      return Object.keys(kept).length === Object.keys(stored).length ? null : kept;
+    });
+  }
+
+  /**
+   * [G2] Rewrites the group's offsets by `change` (null: nothing to write) while the record holds
+   * `claim`. The claim is checked on the version each round writes over, so no write lands after
+   * another coordinator's claim; a lost claim is forgotten here and reported as NotCoordinator.
+   */
+  async #change(group: string, claim: CoordinatorClaim, what: string, change: (stored: Readonly<Record<string, CommittedOffset>>) => Record<string, CommittedOffset> | null): Promise<void> {
     for (let attempt = 0; attempt < COMMIT_ATTEMPTS_MAX; attempt++) {
-      const current = await this.#control.read<Record<string, CommittedOffset>>(groupKey(group));
-      if (current === null) return;
-      const kept = withoutUnchanged(current.value, offsets.map(({ topic, partition, committed }) => [`${topic}/${partition}`, committed]));
-      if (Object.keys(kept).length === Object.keys(current.value).length) return;
-      if ((await this.#control.replace(groupKey(group), current, kept)) !== null) return;
+      const current = await this.#control.read<GroupRecord>(groupKey(group));
+      const record = groupRecordOf(current?.value);
+      if (current === null || !sameClaim(record.coordinator, claim)) {
+        if (sameClaim(this.#claims.get(group), claim)) this.#claims.delete(group);
+        throw new FerryError('NotCoordinator', `${what} of group ${group}: its record names coordinator ${record.coordinator === undefined ? 'none' : `${record.coordinator.nodeId} (claim ${record.coordinator.epoch})`}, not this claim ${claim.epoch}`);
+      }
+      const offsets = change(record.offsets);
+      if (offsets === null) return;
+      if ((await this.#control.replace(groupKey(group), current, { ...record, offsets })) !== null) return;
     }
-    throw new FerryError('Storage', `expiring offsets of group ${group}: lost ${COMMIT_ATTEMPTS_MAX} compare-and-swap rounds in a row`);
+    throw new FerryError('Storage', `${what} of group ${group}: lost ${COMMIT_ATTEMPTS_MAX} compare-and-swap rounds in a row`);
   }
 }
 

@@ -5,7 +5,7 @@ import type { OffsetCommitRequest, OffsetCommitResponse } from '../apis/offset-c
 import type { OffsetFetchRequest, OffsetFetchResponse } from '../apis/offset-fetch.ts';
 import type { SyncGroupRequest, SyncGroupResponse } from '../apis/sync-group.ts';
 import type { BrokerContext } from '../context.ts';
-import type { GroupOffset } from '../groups/offset-store.ts';
+import type { CoordinatorClaim, GroupOffset } from '../groups/offset-store.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
 import type { Uuid } from '../../util/uuid.ts';
 import { errorCodeOf } from './errors.ts';
@@ -15,9 +15,26 @@ function notCoordinator(context: BrokerContext, groupId: string): boolean {
   return context.topology.coordinatorFor(groupId)?.nodeId !== context.nodeId;
 }
 
+/**
+ * This broker's claim on the group (GroupOffsetStore.claim), taken before it holds any state of
+ * the group; an error code when the group's record cannot be read or written now.
+ */
+async function claimGroup(context: BrokerContext, groupId: string): Promise<CoordinatorClaim | number> {
+  try {
+    return await context.offsets.claim(groupId);
+  } catch (error) {
+    const code = errorCodeOf(error);
+    // A store failure: Kafka's answer while a coordinator is not ready, which every client retries (finding the coordinator again).
+    return code === ErrorCode.KAFKA_STORAGE_ERROR ? ErrorCode.COORDINATOR_NOT_AVAILABLE : code;
+  }
+}
+
 export async function handleJoinGroup(context: BrokerContext, request: JoinGroupRequest, clientId: string): Promise<JoinGroupResponse> {
-  if (notCoordinator(context, request.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR, generationId: -1, protocolName: '', leader: '', memberId: request.memberId, members: [] };
-  const result = await context.groups.join({ groupId: request.groupId, memberId: request.memberId, clientId, sessionTimeoutMs: request.sessionTimeoutMs, rebalanceTimeoutMs: request.rebalanceTimeoutMs > 0 ? request.rebalanceTimeoutMs : request.sessionTimeoutMs, protocolType: request.protocolType, protocols: request.protocols });
+  const failed = (errorCode: number): JoinGroupResponse => ({ throttleTimeMs: 0, errorCode, generationId: -1, protocolName: '', leader: '', memberId: request.memberId, members: [] });
+  if (notCoordinator(context, request.groupId)) return failed(ErrorCode.NOT_COORDINATOR);
+  const claim = await claimGroup(context, request.groupId);
+  if (typeof claim === 'number') return failed(claim);
+  const result = await context.groups.join({ groupId: request.groupId, memberId: request.memberId, clientId, sessionTimeoutMs: request.sessionTimeoutMs, rebalanceTimeoutMs: request.rebalanceTimeoutMs > 0 ? request.rebalanceTimeoutMs : request.sessionTimeoutMs, protocolType: request.protocolType, protocols: request.protocols, claim });
   return { throttleTimeMs: 0, ...result, members: result.members.map((m) => ({ memberId: m.memberId, groupInstanceId: null, metadata: m.metadata })) };
 }
 
@@ -38,8 +55,20 @@ export function handleLeaveGroup(context: BrokerContext, request: LeaveGroupRequ
 }
 
 export async function handleOffsetCommit(context: BrokerContext, request: OffsetCommitRequest): Promise<OffsetCommitResponse> {
-  const errorCode: number = notCoordinator(context, request.groupId) ? ErrorCode.NOT_COORDINATOR : context.groups.checkCommit(request.groupId, request.generationId, request.memberId);
-  if (errorCode !== ErrorCode.NONE) return commitResponse(request, () => errorCode);
+  if (notCoordinator(context, request.groupId)) return commitResponse(request, () => ErrorCode.NOT_COORDINATOR);
+  const permit = context.groups.beginCommit(request.groupId, request.generationId, request.memberId);
+  if (!('done' in permit)) return commitResponse(request, () => permit.errorCode);
+  try {
+    const claim = permit.claim ?? (await claimGroup(context, request.groupId));
+    if (typeof claim === 'number') return commitResponse(request, () => claim);
+    return await commitUnder(context, request, claim);
+  } finally {
+    permit.done();
+  }
+}
+
+/** Writes the request's offsets under `claim`: refused (NOT_COORDINATOR) once another coordinator claimed the group. */
+async function commitUnder(context: BrokerContext, request: OffsetCommitRequest, claim: CoordinatorClaim): Promise<OffsetCommitResponse> {
   // An offset names the incarnation of its topic (DESIGN.md contract 10). A partition of no topic
   // (deleted, or not created yet) has none: as Kafka does, the commit is refused, never stored
   // without an id (which would count for whatever incarnation comes next).
@@ -65,7 +94,8 @@ export async function handleOffsetCommit(context: BrokerContext, request: Offset
     const incarnation = known(topic.name, p.partitionIndex);
     return incarnation === null ? [] : [{ topic: topic.name, partition: p.partitionIndex, committed: { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.committedMetadata, commitTimestampMs, byMember, topicId: incarnation.topicId } }];
   }));
-  const stored = offsets.length === 0 ? ErrorCode.NONE : await context.offsets.commit(request.groupId, offsets).then(() => ErrorCode.NONE, (error: unknown) => errorCodeOf(error));
+  const stored = offsets.length === 0 ? ErrorCode.NONE : await context.offsets.commit(request.groupId, offsets, claim).then(() => ErrorCode.NONE, (error: unknown) => errorCodeOf(error));
+  if (stored === ErrorCode.NOT_COORDINATOR) context.groups.drop(request.groupId, claim); // another broker holds the group now: its members here are stale
   return commitResponse(request, (name, partition) => (known(name, partition) === null ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : stored));
 }
 

@@ -1,12 +1,13 @@
 import { describe, expect, test } from 'bun:test';
 import { GroupCoordinator, INITIAL_REBALANCE_DELAY_MS, type JoinRequest } from '../../../src/broker/groups/coordinator.ts';
+import { LOCAL_CLAIM } from '../../../src/broker/groups/offset-store.ts';
 import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
 function joinRequest(memberId = '', clientId = 'c', protocols = ['range', 'roundrobin']): JoinRequest {
-  return { groupId: 'g', memberId, clientId, sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 5_000, protocolType: 'consumer', protocols: protocols.map((name) => ({ name, metadata: bytes(`${clientId}:${name}`) })) };
+  return { groupId: 'g', memberId, clientId, sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 5_000, protocolType: 'consumer', protocols: protocols.map((name) => ({ name, metadata: bytes(`${clientId}:${name}`) })), claim: LOCAL_CLAIM };
 }
 
 /** Two members a and b joined and synced: a stable group at generation 1. */

@@ -10,7 +10,7 @@
 import { expect, test } from 'bun:test';
 import { GroupCoordinator, INITIAL_REBALANCE_DELAY_MS, type JoinRequest } from '../../../src/broker/groups/coordinator.ts';
 import { OffsetExpiry } from '../../../src/broker/groups/offset-expiry.ts';
-import { OffsetStore } from '../../../src/broker/groups/offset-store.ts';
+import { LOCAL_CLAIM, OffsetStore } from '../../../src/broker/groups/offset-store.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
 import { tempDir } from '../../support/temp-dir.ts';
 
@@ -19,7 +19,7 @@ const SESSION_TIMEOUT_MS = 10_000;
 const HOUR_MS = 60 * 60_000;
 
 function joinRequest(groupId: string): JoinRequest {
-  return { groupId, memberId: '', clientId: 'c', sessionTimeoutMs: SESSION_TIMEOUT_MS, rebalanceTimeoutMs: 5_000, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }] };
+  return { groupId, memberId: '', clientId: 'c', sessionTimeoutMs: SESSION_TIMEOUT_MS, rebalanceTimeoutMs: 5_000, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }], claim: LOCAL_CLAIM };
 }
 
 // Fixed: a group this coordinator has no state for counts as empty from the first expiry round

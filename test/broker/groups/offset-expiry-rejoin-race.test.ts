@@ -6,7 +6,7 @@
 import { expect, test } from 'bun:test';
 import { GroupCoordinator, INITIAL_REBALANCE_DELAY_MS, type JoinRequest } from '../../../src/broker/groups/coordinator.ts';
 import { OffsetExpiry } from '../../../src/broker/groups/offset-expiry.ts';
-import { ControlOffsetStore, type GroupOffset, type GroupOffsetStore } from '../../../src/broker/groups/offset-store.ts';
+import { type CoordinatorClaim, ControlOffsetStore, type GroupOffset, type GroupOffsetStore } from '../../../src/broker/groups/offset-store.ts';
 import { ControlStore } from '../../../src/cluster/control-store.ts';
 import { MemoryStore } from '../../../src/store/memory.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
@@ -21,8 +21,14 @@ class GatedReads implements GroupOffsetStore {
   constructor(inner: GroupOffsetStore) {
     this.#inner = inner;
   }
-  commit(group: string, offsets: readonly GroupOffset[]): Promise<void> {
-    return this.#inner.commit(group, offsets);
+  claim(group: string): Promise<CoordinatorClaim> {
+    return this.#inner.claim(group);
+  }
+  forget(group: string): void {
+    this.#inner.forget(group);
+  }
+  commit(group: string, offsets: readonly GroupOffset[], claim: CoordinatorClaim): Promise<void> {
+    return this.#inner.commit(group, offsets, claim);
   }
   async list(group: string): Promise<GroupOffset[]> {
     const gate = this.gate;
@@ -33,29 +39,29 @@ class GatedReads implements GroupOffsetStore {
   groups(): Promise<string[]> {
     return this.#inner.groups();
   }
-  remove(group: string, offsets: readonly GroupOffset[]): Promise<void> {
-    return this.#inner.remove(group, offsets);
+  remove(group: string, offsets: readonly GroupOffset[], claim: CoordinatorClaim): Promise<void> {
+    return this.#inner.remove(group, offsets, claim);
   }
 }
 
-function joinRequest(groupId: string): JoinRequest {
-  return { groupId, memberId: '', clientId: 'c', sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 5_000, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }] };
+function joinRequest(groupId: string, claim: CoordinatorClaim): JoinRequest {
+  return { groupId, memberId: '', clientId: 'c', sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 5_000, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }], claim };
 }
 
 test('a consumer that rejoins while expiry reads its group keeps the group\'s offsets', async () => {
   const clock = new ManualClock();
   const groups = new GroupCoordinator(clock);
-  const offsets = new GatedReads(new ControlOffsetStore(new ControlStore(new MemoryStore(), 'cluster')));
+  const offsets = new GatedReads(new ControlOffsetStore(new ControlStore(new MemoryStore(), 'cluster'), { nodeId: 1, incarnation: 'broker-1' }));
   const expiry = new OffsetExpiry({ groups, offsets, clock, retentionMs: RETENTION_MS, coordinates: () => true });
   const joinOne = async (): Promise<string> => {
-    const join = groups.join(joinRequest('g'));
+    const join = groups.join(joinRequest('g', await offsets.claim('g')));
     clock.advance(INITIAL_REBALANCE_DELAY_MS);
     const { memberId, generationId } = await join;
     await groups.sync('g', generationId, memberId, []);
     return memberId;
   };
   const member = await joinOne();
-  await offsets.commit('g', [{ topic: 't', partition: 0, committed: { offset: 42, leaderEpoch: 0, metadata: null, commitTimestampMs: clock.nowMs() } }]);
+  await offsets.commit('g', [{ topic: 't', partition: 0, committed: { offset: 42, leaderEpoch: 0, metadata: null, commitTimestampMs: clock.nowMs() } }], await offsets.claim('g'));
   groups.leave('g', member);
   clock.advance(RETENTION_MS); // empty for the whole retention: due
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { GroupCoordinator, INITIAL_REBALANCE_DELAY_MS, type JoinRequest } from '../../../src/broker/groups/coordinator.ts';
 import { OffsetExpiry } from '../../../src/broker/groups/offset-expiry.ts';
-import { ControlOffsetStore, type GroupOffsetStore, OffsetStore } from '../../../src/broker/groups/offset-store.ts';
+import { type CoordinatorClaim, ControlOffsetStore, type GroupOffsetStore, LOCAL_CLAIM, OffsetStore } from '../../../src/broker/groups/offset-store.ts';
 import { handleOffsetCommit } from '../../../src/broker/handlers/groups.ts';
 import type { BrokerContext } from '../../../src/broker/context.ts';
 import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
@@ -15,8 +15,8 @@ import { idOf } from '../../support/topic-ids.ts';
 const RETENTION_MS = 60 * 60_000;
 const SESSION_TIMEOUT_MS = 10_000;
 
-function joinRequest(groupId: string, memberId = ''): JoinRequest {
-  return { groupId, memberId, clientId: 'c', sessionTimeoutMs: SESSION_TIMEOUT_MS, rebalanceTimeoutMs: 5_000, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }] };
+function joinRequest(groupId: string, memberId = '', claim: CoordinatorClaim = LOCAL_CLAIM): JoinRequest {
+  return { groupId, memberId, clientId: 'c', sessionTimeoutMs: SESSION_TIMEOUT_MS, rebalanceTimeoutMs: 5_000, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }], claim };
 }
 
 const at = (offset: number, commitTimestampMs: number) => ({ offset, leaderEpoch: 0, metadata: null, commitTimestampMs, byMember: false });
@@ -27,13 +27,13 @@ function setup(offsets: GroupOffsetStore = OffsetStore.open(tempDir())) {
   const expiry = new OffsetExpiry({ groups, offsets, clock, retentionMs: RETENTION_MS, coordinates: () => true });
   /** One member joined and synced; returns its id. */
   const joinOne = async (groupId: string): Promise<string> => {
-    const join = groups.join(joinRequest(groupId));
+    const join = groups.join(joinRequest(groupId, '', await offsets.claim(groupId)));
     clock.advance(INITIAL_REBALANCE_DELAY_MS);
     const { memberId, generationId } = await join;
     await groups.sync(groupId, generationId, memberId, []);
     return memberId;
   };
-  const commit = (group: string, offset: number) => offsets.commit(group, [{ topic: 't', partition: 0, committed: at(offset, clock.nowMs()) }]);
+  const commit = async (group: string, offset: number) => offsets.commit(group, [{ topic: 't', partition: 0, committed: at(offset, clock.nowMs()) }], await offsets.claim(group));
   return { clock, groups, offsets, expiry, joinOne, commit };
 }
 
@@ -62,7 +62,7 @@ describe('offsets.retention.minutes', () => {
     const { clock, offsets, expiry, commit } = setup();
     await commit('standalone', 7);
     clock.advance(RETENTION_MS / 2);
-    await offsets.commit('standalone', [{ topic: 't', partition: 1, committed: at(8, clock.nowMs()) }]);
+    await offsets.commit('standalone', [{ topic: 't', partition: 1, committed: at(8, clock.nowMs()) }], LOCAL_CLAIM);
     clock.advance(RETENTION_MS / 2);
     expect(await expiry.expireNow()).toBe(1); // partition 0 is due, partition 1 is not yet
     expect((await offsets.list('standalone')).map((o) => o.partition)).toEqual([1]);
@@ -73,7 +73,7 @@ describe('offsets.retention.minutes', () => {
 
   test('offsets from an older file (no commit time) expire only once their group is seen empty', async () => {
     const { clock, groups, offsets, expiry, joinOne } = setup();
-    await offsets.commit('old', [{ topic: 't', partition: 0, committed: { offset: 1, leaderEpoch: 0, metadata: null } }]);
+    await offsets.commit('old', [{ topic: 't', partition: 0, committed: { offset: 1, leaderEpoch: 0, metadata: null } }], LOCAL_CLAIM);
     clock.advance(10 * RETENTION_MS);
     expect(await expiry.expireNow()).toBe(0);
     const member = await joinOne('old');
@@ -107,7 +107,7 @@ describe('offsets.retention.minutes', () => {
     const clock = new ManualClock();
     const offsets = OffsetStore.open(tempDir());
     const expiry = new OffsetExpiry({ groups: new GroupCoordinator(clock), offsets, clock, retentionMs: RETENTION_MS, coordinates: (group) => group === 'mine' });
-    for (const group of ['mine', 'theirs']) await offsets.commit(group, [{ topic: 't', partition: 0, committed: at(1, clock.nowMs()) }]);
+    for (const group of ['mine', 'theirs']) await offsets.commit(group, [{ topic: 't', partition: 0, committed: at(1, clock.nowMs()) }], LOCAL_CLAIM);
     clock.advance(RETENTION_MS);
     expect(await expiry.expireNow()).toBe(1);
     expect(await offsets.groups()).toEqual(['theirs']);
@@ -115,13 +115,13 @@ describe('offsets.retention.minutes', () => {
 
   test('in control records, a commit that lands while expiry runs is kept (compare-and-swap)', async () => {
     const store = new MemoryStore();
-    const offsets = new ControlOffsetStore(new ControlStore(store, 'cluster'));
+    const offsets = new ControlOffsetStore(new ControlStore(store, 'cluster'), { nodeId: 1, incarnation: 'broker-1' });
     const { clock, expiry, commit } = setup(offsets);
     await commit('g', 1);
     clock.advance(RETENTION_MS);
     const listed = await offsets.list('g');
     await commit('g', 2); // committed again after expiry listed the old one
-    await offsets.remove('g', listed);
+    await offsets.remove('g', listed, await offsets.claim('g'));
     expect((await offsets.list('g')).map((o) => o.committed.offset)).toEqual([2]);
     clock.advance(RETENTION_MS);
     expect(await expiry.expireNow()).toBe(1);

@@ -47,7 +47,7 @@ async function recreatedBehindOneBroker(): Promise<Cluster> {
   expect(await current.createTopic('t', 1)).toBe(true);
   const secondId = current.topics().get('t')!.topicId;
   expect(secondId).not.toBe(firstId);
-  return { current, stale, offsets: new ControlOffsetStore(new ControlStore(store, 'c')), firstId, secondId };
+  return { current, stale, offsets: new ControlOffsetStore(new ControlStore(store, 'c'), { nodeId: 1, incarnation: 'broker-1' }), firstId, secondId };
 }
 
 function committed(offset: number, topicId: Uuid) {
@@ -65,7 +65,7 @@ async function fetchedOn(node: ClusterNode, offsets: ControlOffsetStore): Promis
 
 test('an offset committed for an incarnation created since this broker last scanned is returned', async () => {
   const { current, stale, offsets, firstId, secondId } = await recreatedBehindOneBroker();
-  await offsets.commit(GROUP, committed(195, secondId)); // through node 1, which knows the new incarnation
+  await offsets.commit(GROUP, committed(195, secondId), await offsets.claim(GROUP)); // through node 1, which knows the new incarnation
   expect(stale.topics().get('t')!.topicId).toBe(firstId); // node 2 has not scanned since
   expect(await fetchedOn(stale, offsets)).toEqual({ offset: 195, errorCode: ErrorCode.NONE });
   expect(await fetchedOn(current, offsets)).toEqual({ offset: 195, errorCode: ErrorCode.NONE });
@@ -73,7 +73,7 @@ test('an offset committed for an incarnation created since this broker last scan
 
 test('an offset committed for the deleted incarnation is still gone, on a broker that scanned and on one that did not yet', async () => {
   const { current, stale, offsets, firstId } = await recreatedBehindOneBroker();
-  await offsets.commit(GROUP, committed(29, firstId));
+  await offsets.commit(GROUP, committed(29, firstId), await offsets.claim(GROUP));
   expect(await fetchedOn(current, offsets)).toEqual({ offset: -1, errorCode: ErrorCode.NONE });
   await stale.scan();
   expect(await fetchedOn(stale, offsets)).toEqual({ offset: -1, errorCode: ErrorCode.NONE });

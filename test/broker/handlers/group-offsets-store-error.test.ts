@@ -1,9 +1,10 @@
 // Seen in the simulation: a request whose control-store read failed (a throttled GET) threw out of
 // its handler and the broker closed the connection, failing every request on it and telling the
-// client nothing. OffsetCommit and OffsetFetch read the store too; each answers a retriable error.
+// client nothing. JoinGroup, OffsetCommit and OffsetFetch read the store too; each answers a retriable error.
 import { expect, test } from 'bun:test';
 import type { BrokerContext } from '../../../src/broker/context.ts';
-import { handleOffsetCommit, handleOffsetFetch } from '../../../src/broker/handlers/groups.ts';
+import { LOCAL_CLAIM } from '../../../src/broker/groups/offset-store.ts';
+import { handleJoinGroup, handleOffsetCommit, handleOffsetFetch } from '../../../src/broker/handlers/groups.ts';
 import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
 import { StoreError } from '../../../src/store/errors.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
@@ -17,8 +18,8 @@ const context = {
   nodeId: 1,
   clock: new ManualClock(),
   topology: { coordinatorFor: () => ({ nodeId: 1 }), partitionCount: throttled, topicId: () => null },
-  groups: { checkCommit: () => ErrorCode.NONE },
-  offsets: { list: throttled, commit: throttled },
+  groups: { beginCommit: () => ({ errorCode: ErrorCode.NONE, claim: LOCAL_CLAIM, done: () => {} }) },
+  offsets: { list: throttled, commit: throttled, claim: throttled },
 } as unknown as BrokerContext;
 
 test('OffsetCommit answers each partition with a retriable error when a topic record cannot be read', async () => {
@@ -34,4 +35,13 @@ test('OffsetFetch answers COORDINATOR_LOAD_IN_PROGRESS, for the request and each
   expect(response.topics[0]!.partitions.map((p) => [p.errorCode, p.committedOffset])).toEqual([[ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, -1], [ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, -1]]);
   const all = await handleOffsetFetch(context, { groupId: 'g', topics: null });
   expect([all.errorCode, all.topics]).toEqual([ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, []]);
+});
+
+test('JoinGroup and a simple consumer\'s OffsetCommit answer COORDINATOR_NOT_AVAILABLE when the group cannot be claimed', async () => {
+  const joined = await handleJoinGroup(context, { groupId: 'g', sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 5_000, memberId: '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }] }, 'c');
+  expect(joined.errorCode).toBe(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+  const simple = { ...context, groups: { beginCommit: () => ({ errorCode: ErrorCode.NONE, claim: null, done: () => {} }) } } as unknown as BrokerContext;
+  const partitions = [{ partitionIndex: 0, committedOffset: 5, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }];
+  const response = await handleOffsetCommit(simple, { groupId: 'g', generationId: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1, topics: [{ name: 't', partitions }] });
+  expect(response.topics[0]!.partitions.map((p) => p.errorCode)).toEqual([ErrorCode.COORDINATOR_NOT_AVAILABLE]);
 });

@@ -1,0 +1,119 @@
+// Group coordination across brokers (seed 16023 of the simulation). Each broker picks a group's
+// coordinator by a hash over the live brokers it sees, and keeps the group's generation and
+// members in memory. When two brokers' views differed, both coordinated group g: a member still
+// in broker 2's generation committed 391 there after the member broker 1 had given the partition
+// committed 396, and the group's committed offset went back (records consumed again after a
+// restart of the consumer). Fixed: a coordinator claims the group in its control record before it
+// holds any state of it, and writes commits only while the record still names that claim.
+import { expect, test } from 'bun:test';
+import type { BrokerContext } from '../../../src/broker/context.ts';
+import { GroupCoordinator, INITIAL_REBALANCE_DELAY_MS } from '../../../src/broker/groups/coordinator.ts';
+import { ControlOffsetStore } from '../../../src/broker/groups/offset-store.ts';
+import { handleJoinGroup, handleOffsetCommit, handleOffsetFetch, handleSyncGroup } from '../../../src/broker/handlers/groups.ts';
+import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
+import { ControlStore } from '../../../src/cluster/control-store.ts';
+import type { ObjectStore } from '../../../src/store/object-store.ts';
+import { ManualClock } from '../../../src/util/clock.ts';
+import { GatedStore } from '../../support/gated-store.ts';
+import { idOf } from '../../support/topic-ids.ts';
+
+const GROUP = 'g';
+const SESSION_TIMEOUT_MS = 10_000;
+const REBALANCE_TIMEOUT_MS = 5_000;
+
+/** A broker that takes itself for the group's coordinator (its view of the live brokers says so). */
+function coordinatorBroker(nodeId: number, store: ObjectStore, clock: ManualClock): BrokerContext {
+  const topology = { coordinatorFor: () => ({ nodeId }), partitionCount: async () => 1, topicId: () => idOf('t'), isCurrentIncarnation: async () => true };
+  const offsets = new ControlOffsetStore(new ControlStore(store, 'cluster'), { nodeId, incarnation: `broker-${nodeId}` });
+  return { nodeId, clock, groups: new GroupCoordinator(clock), offsets, topology } as unknown as BrokerContext;
+}
+
+/** A member joined and synced (its own leader, assigned t/0): its id and generation. */
+async function joinAndSync(broker: BrokerContext, clock: ManualClock, memberId = ''): Promise<{ memberId: string; generationId: number }> {
+  const joining = handleJoinGroup(broker, { groupId: GROUP, sessionTimeoutMs: SESSION_TIMEOUT_MS, rebalanceTimeoutMs: REBALANCE_TIMEOUT_MS, memberId, groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }] }, 'c');
+  await settle();
+  clock.advance(INITIAL_REBALANCE_DELAY_MS);
+  const joined = await joining;
+  expect(joined.errorCode).toBe(ErrorCode.NONE);
+  const synced = await handleSyncGroup(broker, { groupId: GROUP, generationId: joined.generationId, memberId: joined.memberId, groupInstanceId: null, assignments: [{ memberId: joined.memberId, assignment: new Uint8Array([1]) }] });
+  expect(synced.errorCode).toBe(ErrorCode.NONE);
+  return { memberId: joined.memberId, generationId: joined.generationId };
+}
+
+async function commit(broker: BrokerContext, member: { memberId: string; generationId: number }, offset: number): Promise<number> {
+  const topics = [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: 0, commitTimestamp: -1, committedMetadata: null }] }];
+  const response = await handleOffsetCommit(broker, { groupId: GROUP, generationId: member.generationId, memberId: member.memberId, groupInstanceId: null, retentionTimeMs: -1, topics });
+  return response.topics[0]!.partitions[0]!.errorCode;
+}
+
+async function committed(broker: BrokerContext): Promise<number> {
+  return (await handleOffsetFetch(broker, { groupId: GROUP, topics: [{ name: 't', partitionIndexes: [0] }] })).topics[0]!.partitions[0]!.committedOffset;
+}
+
+async function settle(): Promise<void> {
+  for (let i = 0; i < 50; i++) await Promise.resolve();
+}
+
+test('a member of a deposed coordinator cannot commit over the offset the new coordinator\'s member committed', async () => {
+  const store = new GatedStore().store;
+  const clock = new ManualClock();
+  const two = coordinatorBroker(2, store, clock);
+  const one = coordinatorBroker(1, store, clock);
+  const a = await joinAndSync(two, clock); // broker 2 coordinates g; a consumes t/0
+  expect(await commit(two, a, 380)).toBe(ErrorCode.NONE);
+  // Broker 1's view changed first: it coordinates g now, and b is given t/0 there.
+  const b = await joinAndSync(one, clock);
+  expect(await committed(one)).toBe(380);
+  expect(await commit(one, b, 396)).toBe(ErrorCode.NONE);
+  // a is still a member of broker 2's generation: its late commit is refused, and broker 2 lets go of the group.
+  expect(await commit(two, a, 391)).toBe(ErrorCode.NOT_COORDINATOR);
+  expect(two.groups.describe(GROUP)).toBeNull();
+  expect(await committed(one)).toBe(396);
+  expect(await committed(two)).toBe(396);
+
+  // a finds its coordinator again; broker 2 still takes itself for it, so it claims g back. Now b is the stale one.
+  const again = await joinAndSync(two, clock);
+  expect(await committed(two)).toBe(396);
+  expect(await commit(one, b, 399)).toBe(ErrorCode.NOT_COORDINATOR);
+  expect(await commit(two, again, 397)).toBe(ErrorCode.NONE);
+  expect(await committed(one)).toBe(397);
+});
+
+test('a group held under a claim lost meanwhile starts afresh on its next join', async () => {
+  const store = new GatedStore().store;
+  const clock = new ManualClock();
+  const two = coordinatorBroker(2, store, clock);
+  const one = coordinatorBroker(1, store, clock);
+  const a = await joinAndSync(two, clock);
+  await joinAndSync(one, clock); // broker 1 claims g
+  two.offsets.forget(GROUP); // as when broker 2's cache starts over: it finds the record names broker 1, and claims anew
+  const rejoined = handleJoinGroup(two, { groupId: GROUP, sessionTimeoutMs: SESSION_TIMEOUT_MS, rebalanceTimeoutMs: REBALANCE_TIMEOUT_MS, memberId: a.memberId, groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }] }, 'c');
+  expect((await rejoined).errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID); // a's membership was of the lost claim
+  expect(await commit(two, a, 5)).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
+});
+
+test('a rebalance completes only after a commit of the old generation is written', async () => {
+  const gated = new GatedStore();
+  const clock = new ManualClock();
+  const broker = coordinatorBroker(1, gated.store, clock);
+  const a = await joinAndSync(broker, clock);
+  gated.hold('cluster/control/groups/'); // a's commit is slow to land
+  const aCommit = commit(broker, a, 50);
+  await settle();
+  // b joins; a, waiting on its commit, does not rejoin before the rebalance timeout
+  let bJoined = false;
+  const bJoin = handleJoinGroup(broker, { groupId: GROUP, sessionTimeoutMs: SESSION_TIMEOUT_MS, rebalanceTimeoutMs: REBALANCE_TIMEOUT_MS, memberId: '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }] }, 'c').then((joined) => {
+    bJoined = true;
+    return joined;
+  });
+  await settle();
+  clock.advance(REBALANCE_TIMEOUT_MS);
+  await settle();
+  expect(bJoined).toBe(false); // the new generation waits for the old one's commit
+  gated.release('cluster/control/groups/');
+  expect(await aCommit).toBe(ErrorCode.NONE);
+  const joined = await bJoin;
+  expect(joined.errorCode).toBe(ErrorCode.NONE);
+  expect(joined.generationId).toBe(a.generationId + 1);
+  expect(await committed(broker)).toBe(50); // what b's consumer starts from: a's last commit
+});
