@@ -72,6 +72,17 @@ export class GroupCommit {
     }
   }
 
+  /**
+   * The log starts over at `offset` with nothing of its own (PartitionLog.startAt): everything
+   * below lives elsewhere, durably, and nothing above was written. Waiters are told it is gone.
+   */
+  restartAt(offset: number, error: Error): void {
+    this.abort(error);
+    this.#writtenOffset = offset;
+    this.#flushedOffset = offset;
+    this.#pendingBytes = 0;
+  }
+
   /** Notes a truncation: offsets at or past `endOffset` no longer exist. */
   noteTruncated(endOffset: number): void {
     this.#writtenOffset = Math.min(this.#writtenOffset, endOffset);

@@ -66,6 +66,12 @@ export class LeaderEpochCache {
     this.#replace([...kept, { epoch, startOffset }]);
   }
 
+  /** Replaces every entry (a log started over from another copy's history, PartitionLog.startAt). */
+  reset(entries: readonly EpochEntry[]): void {
+    for (let i = 1; i < entries.length; i++) assert(entries[i]!.epoch > entries[i - 1]!.epoch && entries[i]!.startOffset > entries[i - 1]!.startOffset, `epoch entries increase: ${JSON.stringify(entries)}`);
+    this.#replace([...entries]);
+  }
+
   /** Forgets epochs that start at or after `endOffset` (the log was truncated there). */
   truncateFromEnd(endOffset: number): void {
     const kept = this.#entries.filter((entry) => entry.startOffset < endOffset);

@@ -11,7 +11,7 @@ import { type LogConfig, resolveLogConfig } from './config.ts';
 import { GroupCommit } from './group-commit.ts';
 import { type EpochEntry, LEADER_EPOCH_CHECKPOINT_FILE, LeaderEpochCache } from './leader-epoch-cache.ts';
 import { scanSegment } from './recovery.ts';
-import { type ProducerBatch, ProducerStateManager } from './producer-state.ts';
+import { checkedSnapshot, type ProducerBatch, ProducerStateManager } from './producer-state.ts';
 import { LogSegment, parseSegmentFileName } from './segment.ts';
 import type { StorageObserver } from './storage-health.ts';
 
@@ -318,6 +318,51 @@ export class PartitionLog {
     }
     if (deleted > 0) this.#producers.deleteSnapshotsBefore(this.logStartOffset);
     return deleted;
+  }
+
+  /**
+   * Empties the log and starts it over at `offset` (Kafka's truncateFullyAndStartAt): a rebuild
+   * from the tier (docs/tier-protocol.md [K2]), whose offsets below `offset` live in tiered
+   * segments. `epochs` are the leader epochs in effect up to there and `producers` the producer
+   * state there (a tiered segment's snapshot; null: none, the state starts empty). A crash part
+   * way leaves a valid log, a suffix of the old one or the empty one, for the rebuild to redo.
+   */
+  startAt(offset: number, epochs: readonly EpochEntry[], producers: Uint8Array | null): void {
+    this.#checkOpen();
+    assert(Number.isSafeInteger(offset) && offset >= 0, `a log starts at offset ${offset}`);
+    if (producers !== null) checkedSnapshot(producers, offset); // refused before anything changes
+    try {
+      while (this.#segments.length > 1) this.#segments.shift()!.delete(); // oldest first: what is left stays contiguous
+      const old = this.#activeSegment();
+      if (old.baseOffset === offset) {
+        old.delete();
+        // Its files are gone: until the new one exists, this log is nothing a write may use (an open finds no segment, and starts empty).
+        this.#damaged = new FerryError('Storage', `log ${this.directory}: starting over at offset ${offset} failed part way; restart to recover`);
+      }
+      const fresh = LogSegment.create(this.directory, offset, this.config.indexIntervalBytes, this.#disk);
+      if (old.baseOffset !== offset) old.delete();
+      this.#segments.splice(0, 1, fresh);
+      this.#damaged = null;
+      this.#epochs.reset(epochs.filter((entry) => entry.startOffset < offset));
+      this.#producers.startAt(offset, producers);
+      this.#commit.restartAt(offset, new FerryError('Closed', `log ${this.directory} started over at offset ${offset}`));
+      this.#storage?.writeSucceeded();
+    } catch (error) {
+      throw this.#failedWrite(error);
+    }
+  }
+
+  /** The producer state at `offset` (between the log start and end) as snapshot bytes: what a tiered segment ending there carries. */
+  producerSnapshotAt(offset: number): Uint8Array {
+    this.#checkOpen();
+    if (offset < this.logStartOffset || offset > this.logEndOffset) throw new FerryError('OffsetOutOfRange', `no producer state at offset ${offset}: the log holds ${this.logStartOffset}..${this.logEndOffset}`);
+    return this.#producers.snapshotAt(offset, this.logStartOffset, (from, to, apply) => {
+      for (let at = from; at < to; ) {
+        const { batches } = this.read(at, REPLAY_READ_BYTES);
+        for (const batch of batches) if (batch.baseOffset >= at && batch.baseOffset < to) apply(batch);
+        at = batches.at(-1)!.nextOffset;
+      }
+    });
   }
 
   /** Removes every batch at or after `offset` (a follower diverged from its leader). */

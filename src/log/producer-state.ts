@@ -157,11 +157,16 @@ export class ProducerStateManager {
 
   /** Writes `<offset>.snapshot` atomically and durably; `offset` must be this state's end. */
   writeSnapshot(): void {
+    writeFileAtomicSync(join(this.#directory, snapshotFileName(this.#endOffset)), this.encodeSnapshot(), this.#disk);
+  }
+
+  /** The state as the bytes of its snapshot file: what a tiered segment carries of it (contract 11). */
+  encodeSnapshot(): Uint8Array {
     this.#sweep();
     const producers = [...this.#producers].map(([id, entry]) => [id, entry.epoch, entry.lastLogTimeMs, entry.batches.map((b) => [b.firstSequence, b.lastSequence, b.baseOffset, b.lastOffset, b.maxTimestamp])]);
-    const body = pack({ version: SNAPSHOT_FORMAT_VERSION, endOffset: this.#endOffset, logTimeMs: this.#logTimeMs, producers });
-    writeFileAtomicSync(join(this.#directory, snapshotFileName(this.#endOffset)), body, this.#disk);
+    return pack({ version: SNAPSHOT_FORMAT_VERSION, endOffset: this.#endOffset, logTimeMs: this.#logTimeMs, producers });
   }
+
 
   /**
    * Restores the newest readable snapshot at or below `logEndOffset` and deletes any above it
@@ -169,17 +174,58 @@ export class ProducerStateManager {
    * caller replays from), or 0 with an empty state when none is usable.
    */
   loadSnapshot(logEndOffset: number): number {
+    if (regressed('producer-state-not-rebuilt')) {
+      this.#clear(0);
+      return logEndOffset; // nothing replayed: the state starts empty
+    }
+    const offsets = listSnapshots(this.#directory, this.#disk);
+    for (const offset of offsets.filter((o) => o > logEndOffset)) this.#disk.unlinkSync(join(this.#directory, snapshotFileName(offset)));
+    return this.#loadNewestAtOrBelow(logEndOffset);
+  }
+
+  /**
+   * The state at `offset` as snapshot bytes, for a copy of the log up to there (a tiered
+   * segment, contract 11): the snapshot file at `offset` if there is one, else the newest below
+   * it (or the state at `fromOffset`, the log start, when none) and `replay` of the batches from
+   * its end up to `offset`. Nothing on disk changes, and this state neither.
+   */
+  snapshotAt(offset: number, fromOffset: number, replay: (from: number, to: number, apply: (batch: RecordBatch) => void) => void): Uint8Array {
+    const copy = new ProducerStateManager(this.#directory, this.#expirationMs, this.#disk);
+    copy.#loadNewestAtOrBelow(offset);
+    copy.skipTo(fromOffset);
+    if (copy.#endOffset < offset) replay(copy.#endOffset, offset, (batch) => copy.apply(batch));
+    assert(copy.#endOffset === offset, `producer state replayed to ${copy.#endOffset}, not ${offset}`);
+    return copy.encodeSnapshot();
+  }
+
+  /**
+   * Forgets everything, snapshot files included, and starts at `offset` with `snapshot` (another
+   * copy's state there, encodeSnapshot) or none (PartitionLog.startAt). Throws CorruptObject,
+   * before anything changes, if `snapshot` is not one of `offset`.
+   */
+  startAt(offset: number, snapshot: Uint8Array | null): void {
+    const decoded = snapshot === null ? null : checkedSnapshot(snapshot, offset);
+    for (const stale of listSnapshots(this.#directory, this.#disk)) this.#disk.unlinkSync(join(this.#directory, snapshotFileName(stale)));
+    this.#clear(offset);
+    if (snapshot === null || decoded === null) return;
+    writeFileAtomicSync(join(this.#directory, snapshotFileName(offset)), snapshot, this.#disk);
+    this.#take(decoded);
+  }
+
+  /** The newest readable snapshot at or below `offset` as this state; returns its offset, or 0 with an empty state. */
+  #loadNewestAtOrBelow(offset: number): number {
+    this.#clear(0);
+    for (const at of listSnapshots(this.#directory, this.#disk).filter((o) => o <= offset).reverse()) {
+      if (this.#read(at)) return at;
+    }
+    return 0;
+  }
+
+  #clear(endOffset: number): void {
     this.#producers = new Map();
     this.#logTimeMs = -1;
     this.#lastSweepMs = -1;
-    this.#endOffset = 0;
-    if (regressed('producer-state-not-rebuilt')) return logEndOffset; // nothing replayed: the state starts empty
-    const offsets = listSnapshots(this.#directory, this.#disk);
-    for (const offset of offsets.filter((o) => o > logEndOffset)) this.#disk.unlinkSync(join(this.#directory, snapshotFileName(offset)));
-    for (const offset of offsets.filter((o) => o <= logEndOffset).reverse()) {
-      if (this.#read(offset)) return offset;
-    }
-    return 0;
+    this.#endOffset = endOffset;
   }
 
   /** Deletes snapshots below `offset` except the newest of them (retention moved the log start). */
@@ -189,22 +235,22 @@ export class ProducerStateManager {
   }
 
   #read(offset: number): boolean {
-    const path = join(this.#directory, snapshotFileName(offset));
+    let decoded: DecodedSnapshot | null = null;
     try {
-      const decoded = unpack(this.#disk.readFileSync(path)) as { version: number; endOffset: number; logTimeMs: number; producers: [number, number, number, number[][]][] };
-      if (decoded.version !== SNAPSHOT_FORMAT_VERSION || decoded.endOffset !== offset) return false;
-      const producers = new Map<number, ProducerEntry>();
-      for (const [id, epoch, lastLogTimeMs, batches] of decoded.producers) {
-        producers.set(id, { epoch, lastLogTimeMs, batches: batches.map(([firstSequence, lastSequence, baseOffset, lastOffset, maxTimestamp]) => ({ firstSequence: firstSequence!, lastSequence: lastSequence!, baseOffset: baseOffset!, lastOffset: lastOffset!, maxTimestamp: maxTimestamp! })) });
-      }
-      this.#producers = producers;
-      this.#logTimeMs = decoded.logTimeMs;
-      this.#lastSweepMs = decoded.logTimeMs;
-      this.#endOffset = offset;
-      return true;
+      decoded = decodeSnapshot(this.#disk.readFileSync(join(this.#directory, snapshotFileName(offset))));
     } catch {
-      return false; // unreadable: an older snapshot, or a replay from the log start, rebuilds it
+      decoded = null;
     }
+    if (decoded === null || decoded.endOffset !== offset) return false; // unreadable: an older snapshot, or a replay from the log start, rebuilds it
+    this.#take(decoded);
+    return true;
+  }
+
+  #take(decoded: DecodedSnapshot): void {
+    this.#producers = decoded.producers;
+    this.#logTimeMs = decoded.logTimeMs;
+    this.#lastSweepMs = decoded.logTimeMs;
+    this.#endOffset = decoded.endOffset;
   }
 
   /** The producer's entry unless it expired by the log's time. */
@@ -223,6 +269,34 @@ export class ProducerStateManager {
   #sweep(): void {
     this.#lastSweepMs = this.#logTimeMs;
     for (const [id, entry] of this.#producers) if (this.#expired(entry)) this.#producers.delete(id);
+  }
+}
+
+interface DecodedSnapshot {
+  readonly endOffset: number;
+  readonly logTimeMs: number;
+  readonly producers: Map<number, ProducerEntry>;
+}
+
+/** `bytes` as the state at `offset`; CorruptObject if they are not a snapshot of this version, or of another offset. */
+export function checkedSnapshot(bytes: Uint8Array, offset: number): DecodedSnapshot {
+  const decoded = decodeSnapshot(bytes);
+  if (decoded === null || decoded.endOffset !== offset) throw new FerryError('CorruptObject', `a producer snapshot for offset ${offset} is ${decoded === null ? 'unreadable' : `of offset ${decoded.endOffset}`}`);
+  return decoded;
+}
+
+/** A snapshot's bytes as state, or null if they are not a snapshot of this version. */
+function decodeSnapshot(bytes: Uint8Array): DecodedSnapshot | null {
+  try {
+    const decoded = unpack(bytes) as { version: number; endOffset: number; logTimeMs: number; producers: [number, number, number, number[][]][] };
+    if (decoded.version !== SNAPSHOT_FORMAT_VERSION || !Number.isSafeInteger(decoded.endOffset)) return null;
+    const producers = new Map<number, ProducerEntry>();
+    for (const [id, epoch, lastLogTimeMs, batches] of decoded.producers) {
+      producers.set(id, { epoch, lastLogTimeMs, batches: batches.map(([firstSequence, lastSequence, baseOffset, lastOffset, maxTimestamp]) => ({ firstSequence: firstSequence!, lastSequence: lastSequence!, baseOffset: baseOffset!, lastOffset: lastOffset!, maxTimestamp: maxTimestamp! })) });
+    }
+    return { endOffset: decoded.endOffset, logTimeMs: decoded.logTimeMs, producers };
+  } catch {
+    return null;
   }
 }
 
