@@ -1,0 +1,183 @@
+import { FerryError } from '../errors.ts';
+import type { ControlStore, Versioned } from '../cluster/control-store.ts';
+import type { EpochEntry } from '../log/leader-epoch-cache.ts';
+import { assert } from '../util/assert.ts';
+import type { Uuid } from '../util/uuid.ts';
+import type { StreamId } from '../wal/keys.ts';
+
+/**
+ * Segments one tier record holds at most (docs/tier-protocol.md, "The tier record"): 10 TB of
+ * history at the default 1 GiB segment.bytes, about 2 MB of record. A partition that reaches it
+ * tiers nothing more (its WAL is then not collected) and says so.
+ */
+export const TIERED_SEGMENTS_MAX = 10_000;
+/** Compare-and-swap rounds a tier record change may lose (to a deposed leader's last write) before it reports the race. */
+const TIER_RECORD_ATTEMPTS_MAX = 10;
+
+/** Where a section of a tiered segment object lies, and its XXH64 (decimal: JSON has no 64-bit integers). */
+export interface SectionRef {
+  readonly position: number;
+  readonly length: number;
+  readonly checksum: string;
+}
+
+/** What a `copied` entry knows of its object, read back whole [T5]. */
+export interface CopiedDetails {
+  readonly bytes: number;
+  readonly maxTimestamp: number;
+  /** The leader epochs in effect in [base, end): the entry in effect at base, then those starting inside. */
+  readonly epochs: readonly EpochEntry[];
+  readonly sections: Readonly<Record<string, SectionRef>>;
+}
+
+/** One tiered segment of a partition: announced (`copying`, [T3]) or whole and counting (`copied`, [T5]). */
+export type TieredSegmentEntry =
+  | { readonly state: 'copying'; readonly baseOffset: number; readonly endOffset: number; readonly uploadId: string; readonly leaderEpoch: number }
+  | ({ readonly state: 'copied'; readonly baseOffset: number; readonly endOffset: number; readonly uploadId: string; readonly leaderEpoch: number } & CopiedDetails);
+
+export type CopiedSegment = Extract<TieredSegmentEntry, { state: 'copied' }>;
+
+/** A WAL object of a partition's chain: where a rebuild from the tier's end starts reading [K2]. */
+export interface WalPosition {
+  readonly stream: StreamId;
+  readonly sequence: number;
+}
+
+/** `tier/<topicId>/<partition>`: one partition's tiered history (docs/tier-protocol.md). */
+export interface TierRecord {
+  /** TI2: the epoch of the last leader that took the record [T1]; only it writes. */
+  readonly leaderEpoch: number;
+  /** The log start for clients: offsets below are gone (retention, [T7]). */
+  readonly startOffset: number;
+  /** By base offset; `copied` ones contiguous from `startOffset`, `copying` ones at or past their end. */
+  readonly segments: readonly TieredSegmentEntry[];
+  /** The first WAL object that may hold a frame at or past the tiered end; null before anything is tiered. */
+  readonly walFrom: WalPosition | null;
+}
+
+export const EMPTY_TIER_RECORD: TierRecord = { leaderEpoch: -1, startOffset: 0, segments: [], walFrom: null };
+
+/** TE: the end of the contiguous run of copied segments from the record's start (the start itself when none). */
+export function tieredEnd(record: TierRecord): number {
+  let end = record.startOffset;
+  for (const segment of record.segments) {
+    if (segment.state !== 'copied' || segment.baseOffset > end) break;
+    end = Math.max(end, segment.endOffset);
+  }
+  return end;
+}
+
+/** The copied segments that serve reads: those of the contiguous run, oldest first. */
+export function copiedSegments(record: TierRecord): CopiedSegment[] {
+  const copied: CopiedSegment[] = [];
+  let end = record.startOffset;
+  for (const segment of record.segments) {
+    if (segment.state !== 'copied' || segment.baseOffset > end) break;
+    copied.push(segment);
+    end = segment.endOffset;
+  }
+  return copied;
+}
+
+export function tierRecordKey(topicId: Uuid, partition: number): string {
+  return `tier/${topicId}/${partition}`;
+}
+
+/**
+ * The tier records of one cluster (or one broker's store), each changed by compare-and-swap by
+ * the partition's leader only (TI2): a change names the leader epoch it is made in, and is
+ * refused (NotLeader, nothing written) once the record was taken in a later epoch.
+ */
+export class TierRecords {
+  readonly #control: ControlStore;
+
+  constructor(control: ControlStore) {
+    this.#control = control;
+  }
+
+  async read(topicId: Uuid, partition: number): Promise<TierRecord> {
+    return (await this.#control.read<TierRecord>(tierRecordKey(topicId, partition)))?.value ?? EMPTY_TIER_RECORD;
+  }
+
+  /**
+   * [T1] Takes the record in `leaderEpoch`: from now on a leader of an older epoch writes
+   * nothing to it. Uploads announced in older epochs are dropped (they died with their leaders;
+   * their objects are orphans, [T6]). Returns the record as taken; NotLeader if a later epoch
+   * took it first (this broker is deposed).
+   */
+  take(topicId: Uuid, partition: number, leaderEpoch: number): Promise<TierRecord> {
+    return this.#change(topicId, partition, 'take', (record) => {
+      if (record.leaderEpoch > leaderEpoch) throw deposed(topicId, partition, record, leaderEpoch);
+      if (record.leaderEpoch === leaderEpoch) return null;
+      return { ...record, leaderEpoch, segments: record.segments.filter((segment) => segment.state === 'copied') };
+    });
+  }
+
+  /** [T3] Announces an upload of [base, end) before its object is written (TI3). `base` must be the tiered end. */
+  announce(topicId: Uuid, partition: number, leaderEpoch: number, entry: { baseOffset: number; endOffset: number; uploadId: string }): Promise<TierRecord> {
+    assert(entry.endOffset > entry.baseOffset, `a tiered segment ${entry.baseOffset}..${entry.endOffset} holds offsets`);
+    return this.#change(topicId, partition, 'announce', (record) => {
+      requireHeld(record, leaderEpoch, topicId, partition);
+      const end = tieredEnd(record);
+      if (entry.baseOffset !== end) throw new FerryError('InvalidOffsets', `tiered segment ${entry.baseOffset}..${entry.endOffset} of ${topicId}/${partition} does not start at the tiered end ${end}`);
+      if (record.segments.length >= TIERED_SEGMENTS_MAX) throw new FerryError('InvalidArgument', `${topicId}/${partition} holds ${TIERED_SEGMENTS_MAX} tiered segments, the most a tier record takes: raise segment.bytes or lower retention`);
+      const others = record.segments.filter((segment) => !(segment.state === 'copying' && segment.baseOffset === entry.baseOffset));
+      return { ...record, segments: sortedByBase([...others, { state: 'copying', ...entry, leaderEpoch }]) };
+    });
+  }
+
+  /**
+   * [T5] The upload `uploadId` is whole (its object read back): its entry counts from now on, and
+   * rebuilds start at `walFrom`. NotLeader if the entry is gone (a later epoch dropped it).
+   */
+  commit(topicId: Uuid, partition: number, leaderEpoch: number, uploadId: string, details: CopiedDetails, walFrom: WalPosition | null): Promise<TierRecord> {
+    return this.#change(topicId, partition, 'commit', (record) => {
+      requireHeld(record, leaderEpoch, topicId, partition);
+      const announced = record.segments.find((segment) => segment.uploadId === uploadId);
+      if (announced === undefined) throw new FerryError('NotLeader', `tiered segment upload ${uploadId} of ${topicId}/${partition} is no longer announced: a later leader dropped it`);
+      if (announced.state === 'copied') return null; // an earlier attempt's answer was lost
+      const copied: CopiedSegment = { state: 'copied', baseOffset: announced.baseOffset, endOffset: announced.endOffset, uploadId, leaderEpoch: announced.leaderEpoch, ...details };
+      return { ...record, segments: record.segments.map((segment) => (segment === announced ? copied : segment)), walFrom: walFrom ?? record.walFrom };
+    });
+  }
+
+  /** [T7] Retention: the log starts at `startOffset` now; copied segments wholly below it go (their objects are orphans). */
+  expireBefore(topicId: Uuid, partition: number, leaderEpoch: number, startOffset: number): Promise<TierRecord> {
+    return this.#change(topicId, partition, 'expire', (record) => {
+      requireHeld(record, leaderEpoch, topicId, partition);
+      if (startOffset <= record.startOffset) return null;
+      assert(startOffset <= tieredEnd(record), `retention moves the start to ${startOffset}, past the tiered end ${tieredEnd(record)}`);
+      return { ...record, startOffset, segments: record.segments.filter((segment) => segment.endOffset > startOffset) };
+    });
+  }
+
+  /** Compare-and-swap of `change(record)` (null: nothing to write; a throw: refused), judged again on each version read. */
+  async #change(topicId: Uuid, partition: number, what: string, change: (record: TierRecord) => TierRecord | null): Promise<TierRecord> {
+    const key = tierRecordKey(topicId, partition);
+    for (let attempt = 0; attempt < TIER_RECORD_ATTEMPTS_MAX; attempt++) {
+      const current = await this.#control.read<TierRecord>(key);
+      const record = current?.value ?? EMPTY_TIER_RECORD;
+      const next = change(record);
+      if (next === null) return record;
+      if ((await this.#write(key, current, next)) !== null) return next;
+    }
+    throw new FerryError('Storage', `tier record ${key} (${what}): lost ${TIER_RECORD_ATTEMPTS_MAX} compare-and-swap rounds in a row`);
+  }
+
+  #write(key: string, current: Versioned<TierRecord> | null, next: TierRecord): Promise<Versioned<TierRecord> | null> {
+    return current === null ? this.#control.create(key, next) : this.#control.replace(key, current, next);
+  }
+}
+
+/** TI2: only the leader that took the record in `leaderEpoch` changes it. */
+function requireHeld(record: TierRecord, leaderEpoch: number, topicId: Uuid, partition: number): void {
+  if (record.leaderEpoch !== leaderEpoch) throw deposed(topicId, partition, record, leaderEpoch);
+}
+
+function deposed(topicId: Uuid, partition: number, record: TierRecord, leaderEpoch: number): FerryError {
+  return new FerryError('NotLeader', `tier record of ${topicId}/${partition} is held in leader epoch ${record.leaderEpoch}, not ${leaderEpoch}`);
+}
+
+function sortedByBase(segments: TieredSegmentEntry[]): TieredSegmentEntry[] {
+  return segments.sort((a, b) => a.baseOffset - b.baseOffset);
+}
