@@ -3,7 +3,6 @@ import type { ControlStore, Versioned } from '../cluster/control-store.ts';
 import type { EpochEntry } from '../log/leader-epoch-cache.ts';
 import { assert } from '../util/assert.ts';
 import type { Uuid } from '../util/uuid.ts';
-import type { StreamId } from '../wal/keys.ts';
 
 /**
  * Segments one tier record holds at most (docs/tier-protocol.md, "The tier record"): 10 TB of
@@ -37,12 +36,6 @@ export type TieredSegmentEntry =
 
 export type CopiedSegment = Extract<TieredSegmentEntry, { state: 'copied' }>;
 
-/** A WAL object of a partition's chain: where a rebuild from the tier's end starts reading [K2]. */
-export interface WalPosition {
-  readonly stream: StreamId;
-  readonly sequence: number;
-}
-
 /** `tier/<topicId>/<partition>`: one partition's tiered history (docs/tier-protocol.md). */
 export interface TierRecord {
   /** TI2: the epoch of the last leader that took the record [T1]; only it writes. */
@@ -51,11 +44,9 @@ export interface TierRecord {
   readonly startOffset: number;
   /** By base offset; `copied` ones contiguous from `startOffset`, `copying` ones at or past their end. */
   readonly segments: readonly TieredSegmentEntry[];
-  /** The first WAL object that may hold a frame at or past the tiered end; null before anything is tiered. */
-  readonly walFrom: WalPosition | null;
 }
 
-export const EMPTY_TIER_RECORD: TierRecord = { leaderEpoch: -1, startOffset: 0, segments: [], walFrom: null };
+export const EMPTY_TIER_RECORD: TierRecord = { leaderEpoch: -1, startOffset: 0, segments: [] };
 
 /** TE: the end of the contiguous run of copied segments from the record's start (the start itself when none). */
 export function tieredEnd(record: TierRecord): number {
@@ -127,17 +118,17 @@ export class TierRecords {
   }
 
   /**
-   * [T5] The upload `uploadId` is whole (its object read back): its entry counts from now on, and
-   * rebuilds start at `walFrom`. NotLeader if the entry is gone (a later epoch dropped it).
+   * [T5] The upload `uploadId` is whole (its object read back): its entry counts from now on.
+   * NotLeader if the entry is gone (a later epoch dropped it).
    */
-  commit(topicId: Uuid, partition: number, leaderEpoch: number, uploadId: string, details: CopiedDetails, walFrom: WalPosition | null): Promise<TierRecord> {
+  commit(topicId: Uuid, partition: number, leaderEpoch: number, uploadId: string, details: CopiedDetails): Promise<TierRecord> {
     return this.#change(topicId, partition, 'commit', (record) => {
       requireHeld(record, leaderEpoch, topicId, partition);
       const announced = record.segments.find((segment) => segment.uploadId === uploadId);
       if (announced === undefined) throw new FerryError('NotLeader', `tiered segment upload ${uploadId} of ${topicId}/${partition} is no longer announced: a later leader dropped it`);
       if (announced.state === 'copied') return null; // an earlier attempt's answer was lost
       const copied: CopiedSegment = { state: 'copied', baseOffset: announced.baseOffset, endOffset: announced.endOffset, uploadId, leaderEpoch: announced.leaderEpoch, ...details };
-      return { ...record, segments: record.segments.map((segment) => (segment === announced ? copied : segment)), walFrom: walFrom ?? record.walFrom };
+      return { ...record, segments: record.segments.map((segment) => (segment === announced ? copied : segment)) };
     });
   }
 

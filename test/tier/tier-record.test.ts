@@ -10,7 +10,6 @@ import { idOf } from '../support/topic-ids.ts';
 
 const TOPIC = idOf('t');
 const DETAILS: CopiedDetails = { bytes: 100, maxTimestamp: 5, epochs: [{ epoch: 1, startOffset: 0 }], sections: { log: { position: 40, length: 60, checksum: '1' } } };
-const STREAM = { writerId: 'b1', epoch: 1 };
 
 function records(seed = 1): TierRecords {
   return new TierRecords(new ControlStore(new MemoryStore({ latency: 's3-express', seed }), 'cluster'));
@@ -23,7 +22,7 @@ async function kindOf(promise: Promise<unknown>): Promise<string | null> {
 /** Announces and commits [base, end) in `epoch`. */
 async function tier(tiers: TierRecords, epoch: number, base: number, end: number, uploadId = `u-${base}`): Promise<void> {
   await tiers.announce(TOPIC, 0, epoch, { baseOffset: base, endOffset: end, uploadId });
-  await tiers.commit(TOPIC, 0, epoch, uploadId, DETAILS, { stream: STREAM, sequence: end });
+  await tiers.commit(TOPIC, 0, epoch, uploadId, DETAILS);
 }
 
 test('a leader takes the record, and its copied segments move the tiered end', async () => {
@@ -34,7 +33,6 @@ test('a leader takes the record, and its copied segments move the tiered end', a
   const record = await tiers.read(TOPIC, 0);
   expect(tieredEnd(record)).toBe(250);
   expect(copiedSegments(record).map((s) => [s.baseOffset, s.endOffset])).toEqual([[0, 100], [100, 250]]);
-  expect(record.walFrom).toEqual({ stream: STREAM, sequence: 250 });
   // an upload must continue the tiered end, and one only announced does not count
   expect(await kindOf(tiers.announce(TOPIC, 0, 3, { baseOffset: 300, endOffset: 400, uploadId: 'gap' }))).toBe('InvalidOffsets');
   await tiers.announce(TOPIC, 0, 3, { baseOffset: 250, endOffset: 400, uploadId: 'pending' });
@@ -48,14 +46,14 @@ test('once a later epoch took the record, the deposed leader announces, commits 
   await tiers.announce(TOPIC, 0, 3, { baseOffset: 100, endOffset: 200, uploadId: 'zombie' });
   const taken = await tiers.take(TOPIC, 0, 4);
   expect(taken.segments.map((s) => s.uploadId)).toEqual(['u-0']); // the announced upload died with its leader
-  expect(await kindOf(tiers.commit(TOPIC, 0, 3, 'zombie', DETAILS, null))).toBe('NotLeader');
+  expect(await kindOf(tiers.commit(TOPIC, 0, 3, 'zombie', DETAILS))).toBe('NotLeader');
   expect(await kindOf(tiers.announce(TOPIC, 0, 3, { baseOffset: 100, endOffset: 200, uploadId: 'again' }))).toBe('NotLeader');
   expect(await kindOf(tiers.expireBefore(TOPIC, 0, 3, 100))).toBe('NotLeader');
   expect(await kindOf(tiers.take(TOPIC, 0, 3))).toBe('NotLeader');
   const record = await tiers.read(TOPIC, 0);
   expect([record.leaderEpoch, tieredEnd(record), record.startOffset]).toEqual([4, 100, 0]);
   // the new leader's commit of an upload the old one announced is refused too: it is not announced any more
-  expect(await kindOf(tiers.commit(TOPIC, 0, 4, 'zombie', DETAILS, null))).toBe('NotLeader');
+  expect(await kindOf(tiers.commit(TOPIC, 0, 4, 'zombie', DETAILS))).toBe('NotLeader');
 });
 
 test('a commit racing a take by the next leader lands before it or not at all', async () => {
@@ -64,7 +62,7 @@ test('a commit racing a take by the next leader lands before it or not at all', 
     const tiers = records(seed);
     await tiers.take(TOPIC, 0, 3);
     await tiers.announce(TOPIC, 0, 3, { baseOffset: 0, endOffset: 100, uploadId: 'racing' });
-    const [committed] = await Promise.all([kindOf(tiers.commit(TOPIC, 0, 3, 'racing', DETAILS, null)), tiers.take(TOPIC, 0, 4)]);
+    const [committed] = await Promise.all([kindOf(tiers.commit(TOPIC, 0, 3, 'racing', DETAILS)), tiers.take(TOPIC, 0, 4)]);
     const record = await tiers.read(TOPIC, 0);
     expect(record.leaderEpoch).toBe(4);
     expect(tieredEnd(record)).toBe(committed === null ? 100 : 0);
@@ -78,8 +76,8 @@ test('a commit whose answer was lost is done once: the second finds it copied', 
   const tiers = records();
   await tiers.take(TOPIC, 0, 1);
   await tiers.announce(TOPIC, 0, 1, { baseOffset: 0, endOffset: 10, uploadId: 'u' });
-  await tiers.commit(TOPIC, 0, 1, 'u', DETAILS, null);
-  expect(tieredEnd(await tiers.commit(TOPIC, 0, 1, 'u', DETAILS, null))).toBe(10);
+  await tiers.commit(TOPIC, 0, 1, 'u', DETAILS);
+  expect(tieredEnd(await tiers.commit(TOPIC, 0, 1, 'u', DETAILS))).toBe(10);
 });
 
 test('retention raises the start and drops the segments wholly below it; the tiered end stays', async () => {
