@@ -23,6 +23,7 @@ export type FerryErrorKind =
   | 'InvalidTimestamp' // a batch timestamp further ahead of the leader's clock than Kafka allows
   | 'Storage' // the filesystem failed underneath us
   | 'NotCoordinator' // another broker claimed the consumer group: this one writes nothing more for it
+  | 'StaleMember' // a consumer group member's request of a generation it is no longer in
   | 'OutcomeUnknown'; // a change whose store write failed partway or timed out: it may have taken effect (it completes, or a retry finds out)
 
 export class FerryError extends Error {

@@ -70,10 +70,16 @@ interface Group {
   commitsInFlight: number;
   /** A rebalance that came due while commits were in flight (true: by its timeout), completed once they are done; null if none. */
   completionDue: boolean | null;
+  /** The rebalance under way started from Empty: it completes at its timer, not as soon as everyone joined. */
+  initialDelay: boolean;
 }
 
-/** What OffsetCommit may write, once the member's generation is checked: under `claim` (null: a simple consumer's, which claims itself); `done` when written. */
-export type CommitPermit = { readonly errorCode: typeof ErrorCode.NONE; readonly claim: CoordinatorClaim | null; readonly done: () => void } | { readonly errorCode: number };
+/**
+ * What OffsetCommit may write, once the member's generation is checked: under `claim` (null: a
+ * simple consumer's, which claims itself), while `recheck()` still answers NONE (the member is
+ * still in the generation: asked right before the write); `done` once written.
+ */
+export type CommitPermit = { readonly errorCode: typeof ErrorCode.NONE; readonly claim: CoordinatorClaim | null; readonly recheck: () => number; readonly done: () => void } | { readonly errorCode: number };
 
 /** What offset expiry needs to know of a group: whether anyone is in it, and since when not. */
 export interface GroupStatus {
@@ -93,16 +99,51 @@ const EMPTY = new Uint8Array(0);
 export class GroupCoordinator {
   readonly #clock: Clock;
   readonly #groups = new Map<string, Group>();
+  /** Groups whose offsets expiry is removing: their joins wait for it (holdJoins). */
+  readonly #joinsHeld = new Map<string, Promise<void>>();
   #nextMemberNumber = 0;
 
   constructor(clock: Clock) {
     this.#clock = clock;
   }
 
+  /**
+   * What join() would refuse `request` for before it holds any state, or NONE: checked before the
+   * group is claimed, so that a request refused anyway takes the group from no other coordinator.
+   */
+  refusal(request: Omit<JoinRequest, 'claim'>): number {
+    if (request.groupId === '') return ErrorCode.INVALID_GROUP_ID;
+    if (request.sessionTimeoutMs < SESSION_TIMEOUT_MS_MIN || request.sessionTimeoutMs > SESSION_TIMEOUT_MS_MAX) return ErrorCode.INVALID_SESSION_TIMEOUT;
+    if (request.memberId !== '' && this.#groups.get(request.groupId)?.members.has(request.memberId) !== true) return ErrorCode.UNKNOWN_MEMBER_ID;
+    return ErrorCode.NONE;
+  }
+
+  /** Whether the group has members here (its claim then stands until a write under it is refused). */
+  hasMembers(groupId: string): boolean {
+    return (this.#groups.get(groupId)?.members.size ?? 0) > 0;
+  }
+
+  /**
+   * Holds joins of an empty group back while its offsets are removed (offset expiry): a
+   * consumer joining then would fetch offsets that vanish under it. Returns null (and holds
+   * nothing) when the group has members; else the release, which the caller must call.
+   */
+  holdJoins(groupId: string): (() => void) | null {
+    if ((this.#groups.get(groupId)?.members.size ?? 0) > 0 || this.#joinsHeld.has(groupId)) return null;
+    let release!: () => void;
+    this.#joinsHeld.set(groupId, new Promise<void>((resolve) => (release = resolve)));
+    return () => {
+      this.#joinsHeld.delete(groupId);
+      release();
+    };
+  }
+
   join(request: JoinRequest): Promise<JoinResult> {
+    const held = this.#joinsHeld.get(request.groupId);
+    if (held !== undefined) return held.then(() => this.join(request));
     const failed = (errorCode: number, memberId = request.memberId) => Promise.resolve({ errorCode, generationId: -1, protocolName: '', leader: '', memberId, members: [] });
-    if (request.groupId === '') return failed(ErrorCode.INVALID_GROUP_ID);
-    if (request.sessionTimeoutMs < SESSION_TIMEOUT_MS_MIN || request.sessionTimeoutMs > SESSION_TIMEOUT_MS_MAX) return failed(ErrorCode.INVALID_SESSION_TIMEOUT);
+    const refusal = this.refusal(request);
+    if (refusal !== ErrorCode.NONE && refusal !== ErrorCode.UNKNOWN_MEMBER_ID) return failed(refusal);
     this.#dropStale(request.groupId, request.claim);
     const existing = this.#groups.get(request.groupId);
     if (request.memberId !== '' && existing?.members.has(request.memberId) !== true) return failed(ErrorCode.UNKNOWN_MEMBER_ID);
@@ -170,16 +211,21 @@ export class GroupCoordinator {
    * next generation's members can be told their partitions (and read offsets).
    */
   beginCommit(groupId: string, generationId: number, memberId: string): CommitPermit {
-    if (generationId < 0) return { errorCode: ErrorCode.NONE, claim: null, done: () => {} }; // a simple consumer committing without a group
+    if (generationId < 0) return { errorCode: ErrorCode.NONE, claim: null, recheck: () => ErrorCode.NONE, done: () => {} }; // a simple consumer committing without a group
     const group = this.#groups.get(groupId);
     if (group === undefined || !group.members.has(memberId)) return { errorCode: ErrorCode.UNKNOWN_MEMBER_ID };
     if (generationId !== group.generationId) return { errorCode: ErrorCode.ILLEGAL_GENERATION };
     if (group.state === 'PreparingRebalance') return { errorCode: ErrorCode.REBALANCE_IN_PROGRESS };
     group.commitsInFlight++;
     let done = false;
+    const recheck = (): number => {
+      if (this.#groups.get(groupId) !== group || !group.members.has(memberId)) return ErrorCode.UNKNOWN_MEMBER_ID;
+      return generationId === group.generationId ? ErrorCode.NONE : ErrorCode.ILLEGAL_GENERATION;
+    };
     return {
       errorCode: ErrorCode.NONE,
       claim: group.claim,
+      recheck,
       done: () => {
         if (done) return;
         done = true;
@@ -229,10 +275,10 @@ export class GroupCoordinator {
     return [...this.#groups.values()].filter((group) => group.members.size === 0).map((group) => group.id);
   }
 
-  /** Drops an empty group (its offsets expired); a later join starts it afresh. */
+  /** Drops an empty group (its offsets expired); a later join starts it afresh. A commit still being written keeps it (its write is judged against this group). */
   forget(groupId: string): void {
     const group = this.#groups.get(groupId);
-    if (group === undefined || group.members.size > 0) return;
+    if (group === undefined || group.members.size > 0 || group.commitsInFlight > 0) return;
     group.rebalanceTimer?.cancel();
     this.#groups.delete(groupId);
   }
@@ -252,7 +298,7 @@ export class GroupCoordinator {
   #group(groupId: string, claim: CoordinatorClaim): Group {
     let group = this.#groups.get(groupId);
     if (group === undefined) {
-      group = { id: groupId, state: 'Empty', generationId: 0, protocolName: '', leader: '', members: new Map(), rebalanceTimer: null, emptySinceMs: this.#clock.nowMs(), claim, commitsInFlight: 0, completionDue: null };
+      group = { id: groupId, state: 'Empty', generationId: 0, protocolName: '', leader: '', members: new Map(), rebalanceTimer: null, emptySinceMs: this.#clock.nowMs(), claim, commitsInFlight: 0, completionDue: null, initialDelay: false };
       this.#groups.set(groupId, group);
     }
     return group;
@@ -276,6 +322,8 @@ export class GroupCoordinator {
     if (group.state === 'PreparingRebalance') return;
     const wasEmpty = group.state === 'Empty';
     group.state = 'PreparingRebalance';
+    group.completionDue = null; // a completion deferred for an earlier rebalance is not this one's
+    group.initialDelay = wasEmpty; // Kafka's initial delay: an empty group's first rebalance waits for more members
     for (const member of group.members.values()) {
       member.syncWaiter?.({ errorCode: ErrorCode.REBALANCE_IN_PROGRESS, assignment: EMPTY });
       member.syncWaiter = null;
@@ -288,7 +336,7 @@ export class GroupCoordinator {
   /** Completes early once every member has rejoined (after the first join of an empty group, wait the delay). */
   #maybeCompleteJoin(group: Group): void {
     const everyoneJoined = [...group.members.values()].every((m) => m.joinWaiter !== null);
-    if (everyoneJoined && group.generationId > 0) this.#completeJoin(group, false);
+    if (everyoneJoined && !group.initialDelay) this.#completeJoin(group, false);
   }
 
   #completeJoin(group: Group, timedOut: boolean): void {

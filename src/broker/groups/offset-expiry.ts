@@ -98,18 +98,27 @@ export class OffsetExpiry {
 
   /**
    * Removes the due offsets under this broker's claim on the group (taking it, as a join would);
-   * false if another coordinator claimed the group first (its state here is stale and dropped).
+   * false if a consumer joined since the group was judged empty, or another coordinator claimed
+   * the group first (its state here is stale and dropped). Joins wait while it runs: one that
+   * came in between would fetch offsets that then vanish (its group has a member: KIP-211).
+   * Called right after the group was judged empty, with no await in between.
    */
   async #remove(group: string, due: readonly GroupOffset[]): Promise<boolean> {
     const { groups, offsets } = this.#options;
-    const claim = await offsets.claim(group);
+    const releaseJoins = groups.holdJoins(group);
+    if (releaseJoins === null) return false;
     try {
-      await offsets.remove(group, due, claim);
-      return true;
-    } catch (error) {
-      if (!isFerryError(error, 'NotCoordinator')) throw error;
-      groups.drop(group, claim);
-      return false;
+      const claim = await offsets.claim(group);
+      try {
+        await offsets.remove(group, due, claim);
+        return true;
+      } catch (error) {
+        if (!isFerryError(error, 'NotCoordinator')) throw error;
+        groups.drop(group, claim);
+        return false;
+      }
+    } finally {
+      releaseJoins();
     }
   }
 

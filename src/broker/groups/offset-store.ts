@@ -27,8 +27,6 @@ export interface CommittedOffset {
   readonly topicId?: Uuid;
 }
 
-type Stored = Record<string, Record<string, CommittedOffset>>; // group -> "topic\u0000partition" -> offset
-
 export interface GroupOffset {
   readonly topic: string;
   readonly partition: number;
@@ -59,11 +57,16 @@ export interface GroupOffsetStore {
   /**
    * Makes this broker the group's coordinator of record, or finds it still is: the claim that
    * commits and removals must name. Claiming a group another broker holds takes it from that
-   * broker (whose next write for the group is refused with NotCoordinator).
+   * broker (whose next write for the group is refused with NotCoordinator). `fresh`: judged
+   * from the record as it is now, never from a claim cached here (which may be lost by now).
    */
-  claim(group: string): Promise<CoordinatorClaim>;
-  /** Stores the offsets; throws NotCoordinator (writing nothing) once the group is claimed by another. */
-  commit(group: string, offsets: readonly GroupOffset[], claim: CoordinatorClaim): Promise<void>;
+  claim(group: string, fresh?: boolean): Promise<CoordinatorClaim>;
+  /**
+   * Stores the offsets; throws NotCoordinator (writing nothing) once the group is claimed by
+   * another, and StaleMember once `stillAllowed` says no: it is asked right before each write,
+   * so a member that left its generation while the write was on its way writes nothing.
+   */
+  commit(group: string, offsets: readonly GroupOffset[], claim: CoordinatorClaim, stillAllowed?: () => boolean): Promise<void>;
   /** Every committed partition of the group. */
   list(group: string): Promise<GroupOffset[]>;
   /** Every group with committed offsets. */
@@ -74,6 +77,9 @@ export interface GroupOffsetStore {
   forget(group: string): void;
 }
 
+/** 2: the file lists its groups as [group, offsets] pairs (any group id, "__proto__" too, is a plain string). */
+const GROUP_OFFSETS_FILE_VERSION = 2;
+
 /**
  * Consumer group offsets, kept durably in the broker's directory (msgpack, written atomically on
  * every commit): a single broker's store. A cluster keeps them in control records instead
@@ -81,10 +87,10 @@ export interface GroupOffsetStore {
  */
 export class OffsetStore implements GroupOffsetStore {
   readonly #path: string;
-  readonly #groups: Stored;
+  readonly #groups: Map<string, Record<string, CommittedOffset>>;
   readonly #disk: Disk;
 
-  private constructor(path: string, groups: Stored, disk: Disk) {
+  private constructor(path: string, groups: Map<string, Record<string, CommittedOffset>>, disk: Disk) {
     this.#path = path;
     this.#disk = disk;
     this.#groups = groups;
@@ -92,9 +98,9 @@ export class OffsetStore implements GroupOffsetStore {
 
   static open(directory: string, disk: Disk = systemDisk): OffsetStore {
     const path = join(directory, GROUP_OFFSETS_FILE);
-    if (!disk.existsSync(path)) return new OffsetStore(path, {}, disk);
+    if (!disk.existsSync(path)) return new OffsetStore(path, new Map(), disk);
     try {
-      return new OffsetStore(path, unpack(disk.readFileSync(path)) as Stored, disk);
+      return new OffsetStore(path, decodeGroupOffsetsFile(unpack(disk.readFileSync(path))), disk);
     } catch (error) {
       throw new FerryError('Storage', `${path} is not a group offsets file: ${String(error)}`, { cause: error });
     }
@@ -107,40 +113,54 @@ export class OffsetStore implements GroupOffsetStore {
   forget(): void {}
 
   /** A single broker's store has the one claim: no other coordinator can take its groups. */
-  async commit(group: string, offsets: readonly GroupOffset[], _claim: CoordinatorClaim = LOCAL_CLAIM): Promise<void> {
-    const stored = { ...this.#groups[group] };
+  async commit(group: string, offsets: readonly GroupOffset[], _claim: CoordinatorClaim = LOCAL_CLAIM, stillAllowed: () => boolean = ALWAYS): Promise<void> {
+    if (!stillAllowed()) throw staleMember(group);
+    const stored = { ...this.#groups.get(group) };
     for (const { topic, partition, committed } of offsets) stored[`${topic}\u0000${partition}`] = committed;
     this.#replace(group, stored);
   }
 
   /** Writes the file with `group`'s offsets replaced (null: removed), then serves them: a failed write (ENOSPC, EMFILE) changes nothing. */
   #replace(group: string, stored: Record<string, CommittedOffset> | null): void {
-    const next: Stored = { ...this.#groups };
-    if (stored === null) delete next[group];
-    else next[group] = stored;
-    writeFileAtomicSync(this.#path, pack(next), this.#disk);
-    if (stored === null) delete this.#groups[group];
-    else this.#groups[group] = stored;
+    const next = new Map(this.#groups);
+    if (stored === null) next.delete(group);
+    else next.set(group, stored);
+    writeFileAtomicSync(this.#path, pack({ version: GROUP_OFFSETS_FILE_VERSION, groups: [...next] }), this.#disk);
+    if (stored === null) this.#groups.delete(group);
+    else this.#groups.set(group, stored);
   }
 
   async list(group: string): Promise<GroupOffset[]> {
-    return Object.entries(this.#groups[group] ?? {}).map(([key, committed]) => {
+    return Object.entries(this.#groups.get(group) ?? {}).map(([key, committed]) => {
       const [topic, partition] = key.split('\u0000');
       return { topic: topic!, partition: Number(partition), committed };
     });
   }
 
   async groups(): Promise<string[]> {
-    return Object.keys(this.#groups);
+    return [...this.#groups.keys()];
   }
 
   async remove(group: string, offsets: readonly GroupOffset[], _claim: CoordinatorClaim = LOCAL_CLAIM): Promise<void> {
-    const stored = this.#groups[group];
+    const stored = this.#groups.get(group);
     if (stored === undefined) return;
     const kept = withoutUnchanged(stored, offsets.map(({ topic, partition, committed }) => [`${topic}\u0000${partition}`, committed]));
     if (Object.keys(kept).length === Object.keys(stored).length) return;
     this.#replace(group, Object.keys(kept).length === 0 ? null : kept);
   }
+}
+
+/** The groups of a group offsets file: version 2's pairs, or the first version's object by group id. */
+function decodeGroupOffsetsFile(decoded: unknown): Map<string, Record<string, CommittedOffset>> {
+  const file = decoded as { version?: unknown; groups?: unknown };
+  if (file.version === GROUP_OFFSETS_FILE_VERSION && Array.isArray(file.groups)) return new Map(file.groups as [string, Record<string, CommittedOffset>][]);
+  return new Map(Object.entries(decoded as Record<string, Record<string, CommittedOffset>>));
+}
+
+const ALWAYS = () => true;
+
+function staleMember(group: string): FerryError {
+  return new FerryError('StaleMember', `a commit of group ${group} by a member no longer of its generation`);
 }
 
 /** The stored offsets minus those listed, each only if still the same commit. */
@@ -166,16 +186,33 @@ export interface Claimant {
   readonly incarnation: string;
 }
 
-/** A group's control record: its coordinator's claim, and its committed offsets by "topic/partition". */
+/**
+ * A group's control record: its coordinator's claim, and its committed offsets by
+ * "topic/partition"; any other field (a later version's) is kept as it is by every write.
+ */
 interface GroupRecord {
   readonly coordinator?: CoordinatorClaim & { readonly nodeId: number };
   readonly offsets: Readonly<Record<string, CommittedOffset>>;
+  readonly [field: string]: unknown;
 }
 
-/** Records written before claims existed hold the offsets alone (their keys all contain "/", so never "offsets"). */
-function groupRecordOf(value: GroupRecord | Record<string, CommittedOffset> | undefined): GroupRecord {
-  if (value === undefined) return { offsets: {} };
-  return 'offsets' in value && !Object.keys(value).some((key) => key.includes('/')) ? (value as GroupRecord) : { offsets: value as Record<string, CommittedOffset> };
+/** What the store holds: a GroupRecord, the flat offsets of records written before claims existed, or both (a broker of the older version committed beside the new shape). */
+type StoredGroupRecord = Readonly<Record<string, unknown>>;
+
+/**
+ * The record as read. An older version keeps offsets at the top level by "topic/partition" (a
+ * key with "/", which no field name has): they are offsets too, and the newer of the two for their
+ * partition (an older broker writes them over what it read, during a rolling upgrade).
+ */
+function groupRecordOf(value: StoredGroupRecord | undefined): GroupRecord {
+  const fields: Record<string, unknown> = {};
+  const flat: Record<string, CommittedOffset> = {};
+  for (const [key, field] of Object.entries(value ?? {})) {
+    if (key.includes('/')) flat[key] = field as CommittedOffset;
+    else fields[key] = field;
+  }
+  const nested = typeof fields.offsets === 'object' && fields.offsets !== null ? (fields.offsets as Record<string, CommittedOffset>) : {};
+  return { ...fields, offsets: { ...nested, ...flat } } as GroupRecord;
 }
 
 /**
@@ -194,8 +231,8 @@ export class ControlOffsetStore implements GroupOffsetStore {
     this.#claimant = claimant;
   }
 
-  claim(group: string): Promise<CoordinatorClaim> {
-    const held = this.#claims.get(group);
+  claim(group: string, fresh = false): Promise<CoordinatorClaim> {
+    const held = fresh ? undefined : this.#claims.get(group);
     if (held !== undefined) return Promise.resolve(held);
     let claiming = this.#claiming.get(group);
     if (claiming === undefined) {
@@ -208,12 +245,12 @@ export class ControlOffsetStore implements GroupOffsetStore {
   /** [G1] Finds the record naming this process (a claim whose answer was lost, or a cache started over), or claims at the next epoch. */
   async #takeClaim(group: string): Promise<CoordinatorClaim> {
     for (let attempt = 0; attempt < COMMIT_ATTEMPTS_MAX; attempt++) {
-      const current = await this.#control.read<GroupRecord>(groupKey(group));
+      const current = await this.#control.read<StoredGroupRecord>(groupKey(group));
       const record = groupRecordOf(current?.value);
       const named = record.coordinator;
       if (named?.claimant === this.#claimant.incarnation) return this.#hold(group, { claimant: named.claimant, epoch: named.epoch });
       const claim = { claimant: this.#claimant.incarnation, epoch: (named?.epoch ?? 0) + 1 };
-      const next: GroupRecord = { coordinator: { nodeId: this.#claimant.nodeId, ...claim }, offsets: record.offsets };
+      const next: GroupRecord = { ...record, coordinator: { nodeId: this.#claimant.nodeId, ...claim } };
       const written = current === null ? await this.#control.create(groupKey(group), next) : await this.#control.replace(groupKey(group), current, next);
       if (written !== null) return this.#hold(group, claim);
     }
@@ -230,8 +267,9 @@ export class ControlOffsetStore implements GroupOffsetStore {
     this.#claims.delete(group);
   }
 
-  commit(group: string, offsets: readonly GroupOffset[], claim: CoordinatorClaim): Promise<void> {
+  commit(group: string, offsets: readonly GroupOffset[], claim: CoordinatorClaim, stillAllowed: () => boolean = ALWAYS): Promise<void> {
     return this.#change(group, claim, 'offsets', (stored) => {
+      if (!stillAllowed()) throw staleMember(group);
       const next = { ...stored };
       for (const { topic, partition, committed } of offsets) next[`${topic}/${partition}`] = committed;
       return next;
@@ -239,7 +277,7 @@ export class ControlOffsetStore implements GroupOffsetStore {
   }
 
   async list(group: string): Promise<GroupOffset[]> {
-    const record = await this.#control.read<GroupRecord>(groupKey(group));
+    const record = await this.#control.read<StoredGroupRecord>(groupKey(group));
     return Object.entries(groupRecordOf(record?.value).offsets).map(([key, committed]) => {
       const at = key.lastIndexOf('/');
       return { topic: key.slice(0, at), partition: Number(key.slice(at + 1)), committed };
@@ -269,7 +307,7 @@ export class ControlOffsetStore implements GroupOffsetStore {
    */
   async #change(group: string, claim: CoordinatorClaim, what: string, change: (stored: Readonly<Record<string, CommittedOffset>>) => Record<string, CommittedOffset> | null): Promise<void> {
     for (let attempt = 0; attempt < COMMIT_ATTEMPTS_MAX; attempt++) {
-      const current = await this.#control.read<GroupRecord>(groupKey(group));
+      const current = await this.#control.read<StoredGroupRecord>(groupKey(group));
       const record = groupRecordOf(current?.value);
       if (current === null || !sameClaim(record.coordinator, claim)) {
         if (sameClaim(this.#claims.get(group), claim)) this.#claims.delete(group);

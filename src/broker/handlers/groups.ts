@@ -8,6 +8,8 @@ import type { BrokerContext } from '../context.ts';
 import type { CoordinatorClaim, GroupOffset } from '../groups/offset-store.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
 import type { Uuid } from '../../util/uuid.ts';
+import { isFerryError } from '../../errors.ts';
+import { isStoreError } from '../../store/errors.ts';
 import { errorCodeOf } from './errors.ts';
 
 /** Group requests belong to the group's coordinator; elsewhere they get NOT_COORDINATOR (the client asks again). */
@@ -19,22 +21,39 @@ function notCoordinator(context: BrokerContext, groupId: string): boolean {
  * This broker's claim on the group (GroupOffsetStore.claim), taken before it holds any state of
  * the group; an error code when the group's record cannot be read or written now.
  */
-async function claimGroup(context: BrokerContext, groupId: string): Promise<CoordinatorClaim | number> {
+async function claimGroup(context: BrokerContext, groupId: string, fresh = false): Promise<CoordinatorClaim | number> {
   try {
-    return await context.offsets.claim(groupId);
+    return await context.offsets.claim(groupId, fresh);
   } catch (error) {
+    // A group id the store cannot name a record by (past its key length): no retry helps.
+    if (causes(error).some((cause) => isStoreError(cause, 'InvalidArgument'))) return ErrorCode.INVALID_GROUP_ID;
     const code = errorCodeOf(error);
     // A store failure: Kafka's answer while a coordinator is not ready, which every client retries (finding the coordinator again).
     return code === ErrorCode.KAFKA_STORAGE_ERROR ? ErrorCode.COORDINATOR_NOT_AVAILABLE : code;
   }
 }
 
+/** `error` and the errors it wraps (a control record's FerryError wraps the store's). */
+function causes(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let at = error; at !== undefined && chain.length < CAUSE_DEPTH_MAX; at = at instanceof Error ? at.cause : undefined) chain.push(at);
+  return chain;
+}
+
+/** How deep `causes` looks: wrappers here nest one or two deep. */
+const CAUSE_DEPTH_MAX = 8;
+
 export async function handleJoinGroup(context: BrokerContext, request: JoinGroupRequest, clientId: string): Promise<JoinGroupResponse> {
   const failed = (errorCode: number): JoinGroupResponse => ({ throttleTimeMs: 0, errorCode, generationId: -1, protocolName: '', leader: '', memberId: request.memberId, members: [] });
   if (notCoordinator(context, request.groupId)) return failed(ErrorCode.NOT_COORDINATOR);
-  const claim = await claimGroup(context, request.groupId);
+  const join = { groupId: request.groupId, memberId: request.memberId, clientId, sessionTimeoutMs: request.sessionTimeoutMs, rebalanceTimeoutMs: request.rebalanceTimeoutMs > 0 ? request.rebalanceTimeoutMs : request.sessionTimeoutMs, protocolType: request.protocolType, protocols: request.protocols };
+  const refusal = context.groups.refusal(join);
+  if (refusal !== ErrorCode.NONE) return failed(refusal); // refused anyway: the group is not taken from its coordinator for it
+  // [G1] A group with members here goes on under its claim (a write under it finds out if it was
+  // lost); an empty one is claimed from its record as it is now, never from a claim cached earlier.
+  const claim = await claimGroup(context, request.groupId, !context.groups.hasMembers(request.groupId));
   if (typeof claim === 'number') return failed(claim);
-  const result = await context.groups.join({ groupId: request.groupId, memberId: request.memberId, clientId, sessionTimeoutMs: request.sessionTimeoutMs, rebalanceTimeoutMs: request.rebalanceTimeoutMs > 0 ? request.rebalanceTimeoutMs : request.sessionTimeoutMs, protocolType: request.protocolType, protocols: request.protocols, claim });
+  const result = await context.groups.join({ ...join, claim });
   return { throttleTimeMs: 0, ...result, members: result.members.map((m) => ({ memberId: m.memberId, groupInstanceId: null, metadata: m.metadata })) };
 }
 
@@ -61,14 +80,14 @@ export async function handleOffsetCommit(context: BrokerContext, request: Offset
   try {
     const claim = permit.claim ?? (await claimGroup(context, request.groupId));
     if (typeof claim === 'number') return commitResponse(request, () => claim);
-    return await commitUnder(context, request, claim);
+    return await commitUnder(context, request, claim, permit);
   } finally {
     permit.done();
   }
 }
 
 /** Writes the request's offsets under `claim`: refused (NOT_COORDINATOR) once another coordinator claimed the group. */
-async function commitUnder(context: BrokerContext, request: OffsetCommitRequest, claim: CoordinatorClaim): Promise<OffsetCommitResponse> {
+async function commitUnder(context: BrokerContext, request: OffsetCommitRequest, claim: CoordinatorClaim, permit: { recheck(): number }): Promise<OffsetCommitResponse> {
   // An offset names the incarnation of its topic (DESIGN.md contract 10). A partition of no topic
   // (deleted, or not created yet) has none: as Kafka does, the commit is refused, never stored
   // without an id (which would count for whatever incarnation comes next).
@@ -94,7 +113,7 @@ async function commitUnder(context: BrokerContext, request: OffsetCommitRequest,
     const incarnation = known(topic.name, p.partitionIndex);
     return incarnation === null ? [] : [{ topic: topic.name, partition: p.partitionIndex, committed: { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.committedMetadata, commitTimestampMs, byMember, topicId: incarnation.topicId } }];
   }));
-  const stored = offsets.length === 0 ? ErrorCode.NONE : await context.offsets.commit(request.groupId, offsets, claim).then(() => ErrorCode.NONE, (error: unknown) => errorCodeOf(error));
+  const stored = offsets.length === 0 ? ErrorCode.NONE : await context.offsets.commit(request.groupId, offsets, claim, () => permit.recheck() === ErrorCode.NONE).then(() => ErrorCode.NONE, (error: unknown) => (isFerryError(error, 'StaleMember') ? permit.recheck() : errorCodeOf(error)));
   if (stored === ErrorCode.NOT_COORDINATOR) context.groups.drop(request.groupId, claim); // another broker holds the group now: its members here are stale
   return commitResponse(request, (name, partition) => (known(name, partition) === null ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : stored));
 }

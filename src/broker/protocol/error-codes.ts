@@ -77,6 +77,8 @@ export function errorCodeFor(kind: FerryErrorKind): ErrorCode {
       return ErrorCode.REQUEST_TIMED_OUT; // Kafka's answer when the controller did not finish in time: the change may still happen
     case 'NotCoordinator':
       return ErrorCode.NOT_COORDINATOR;
+    case 'StaleMember':
+      return ErrorCode.ILLEGAL_GENERATION;
     case 'OutOfOrderSequence':
       return ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER;
     case 'InvalidProducerEpoch':

@@ -18,7 +18,7 @@ const context = {
   nodeId: 1,
   clock: new ManualClock(),
   topology: { coordinatorFor: () => ({ nodeId: 1 }), partitionCount: throttled, topicId: () => null },
-  groups: { beginCommit: () => ({ errorCode: ErrorCode.NONE, claim: LOCAL_CLAIM, done: () => {} }) },
+  groups: { beginCommit: () => ({ errorCode: ErrorCode.NONE, claim: LOCAL_CLAIM, recheck: () => ErrorCode.NONE, done: () => {} }), refusal: () => ErrorCode.NONE, hasMembers: () => false },
   offsets: { list: throttled, commit: throttled, claim: throttled },
 } as unknown as BrokerContext;
 
@@ -40,7 +40,7 @@ test('OffsetFetch answers COORDINATOR_LOAD_IN_PROGRESS, for the request and each
 test('JoinGroup and a simple consumer\'s OffsetCommit answer COORDINATOR_NOT_AVAILABLE when the group cannot be claimed', async () => {
   const joined = await handleJoinGroup(context, { groupId: 'g', sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 5_000, memberId: '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }] }, 'c');
   expect(joined.errorCode).toBe(ErrorCode.COORDINATOR_NOT_AVAILABLE);
-  const simple = { ...context, groups: { beginCommit: () => ({ errorCode: ErrorCode.NONE, claim: null, done: () => {} }) } } as unknown as BrokerContext;
+  const simple = { ...context, groups: { beginCommit: () => ({ errorCode: ErrorCode.NONE, claim: null, recheck: () => ErrorCode.NONE, done: () => {} }) } } as unknown as BrokerContext;
   const partitions = [{ partitionIndex: 0, committedOffset: 5, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }];
   const response = await handleOffsetCommit(simple, { groupId: 'g', generationId: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1, topics: [{ name: 't', partitions }] });
   expect(response.topics[0]!.partitions.map((p) => p.errorCode)).toEqual([ErrorCode.COORDINATOR_NOT_AVAILABLE]);
