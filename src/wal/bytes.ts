@@ -84,12 +84,15 @@ export class ByteReader {
   readonly #view: DataView;
   /** Where `bytes` starts in the whole object, so errors name object positions. */
   readonly #base: number;
+  /** What errors call the bytes: the object, or the part of it that `basePosition` counts in. */
+  readonly #objectName: string | undefined;
   position = 0;
 
-  constructor(bytes: Uint8Array, basePosition = 0) {
+  constructor(bytes: Uint8Array, basePosition = 0, objectName?: string) {
     this.#bytes = bytes;
     this.#view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
     this.#base = basePosition;
+    this.#objectName = objectName;
   }
 
   get objectPosition(): number {
@@ -160,7 +163,7 @@ export class ByteReader {
   }
 
   error(field: string, detail: string): CorruptObjectError {
-    return new CorruptObjectError(field, this.objectPosition, detail);
+    return new CorruptObjectError(field, this.objectPosition, detail, this.#objectName);
   }
 
   #need(field: string, length: number): void {
