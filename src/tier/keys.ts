@@ -6,7 +6,7 @@ const OFFSET_DIGITS = 20;
 const TIER_SEGMENT = 'tier';
 const SEGMENT_SUFFIX = '.seg';
 /** Kafka partitions are non-negative int32s. */
-const PARTITION_MAX = 0x7fff_ffff;
+export const PARTITION_MAX = 0x7fff_ffff;
 /** Kafka's Uuid text (22 URL-safe base64 characters): safe inside a key segment. */
 const UUID_TEXT = '[A-Za-z0-9_-]{21}[AQgw]';
 /** `[<prefix>/]tier/<topicId>/<partition>/<base:20>-<end:20>-<uploadId>.seg`, anchored at the end. */

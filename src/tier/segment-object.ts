@@ -12,6 +12,7 @@ import { assert } from '../util/assert.ts';
 import { concatBytes } from '../util/bytes.ts';
 import { isUuid, UUID_BYTES, type Uuid, uuidFromBytes, uuidToBytes, ZERO_UUID } from '../util/uuid.ts';
 import { ByteReader, ByteWriter, xxh64 } from '../wal/bytes.ts';
+import { PARTITION_MAX } from './keys.ts';
 import { decodeEpochs, encodeEpochs, encodeOffsetIndex, encodeTimeIndex, type IndexEntry, readIndexRange } from './segment-indexes.ts';
 
 export { decodeEpochs, offsetForTimestamp, positionFor } from './segment-indexes.ts';
@@ -201,7 +202,7 @@ export class TieredSegmentBuilder {
 function encodeHeader(header: TieredSegmentHeader): Uint8Array {
   assert(isUuid(header.topicId) && header.topicId !== ZERO_UUID, `topic id ${header.topicId}`);
   assert(isUuid(header.uploadId) && header.uploadId !== ZERO_UUID, `upload id ${header.uploadId}`);
-  assert(Number.isInteger(header.partition) && header.partition >= 0 && header.partition <= 0x7fff_ffff, `partition ${header.partition}`);
+  assert(Number.isInteger(header.partition) && header.partition >= 0 && header.partition <= PARTITION_MAX, `partition ${header.partition}`);
   assert(Number.isSafeInteger(header.baseOffset) && header.baseOffset >= 0, `base offset ${header.baseOffset}`);
   const writer = new ByteWriter(TIERED_HEADER_BYTES);
   writer.u32(TIERED_SEGMENT_MAGIC);
