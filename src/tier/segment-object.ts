@@ -9,9 +9,8 @@ import { splitBatches } from '../format/batch-parse.ts';
 import type { RecordBatch } from '../format/record-batch.ts';
 import type { EpochEntry } from '../log/leader-epoch-cache.ts';
 import { assert } from '../util/assert.ts';
-import { concatBytes } from '../util/bytes.ts';
 import { isUuid, UUID_BYTES, type Uuid, uuidFromBytes, uuidToBytes, ZERO_UUID } from '../util/uuid.ts';
-import { ByteReader, ByteWriter, xxh64 } from '../wal/bytes.ts';
+import { ByteReader, ByteWriter, xxh64, type Xxh64Stream, xxh64Stream } from '../wal/bytes.ts';
 import { PARTITION_MAX } from './keys.ts';
 import { decodeEpochs, encodeEpochs, encodeOffsetIndex, encodeTimeIndex, type IndexEntry, readIndexRange } from './segment-indexes.ts';
 
@@ -93,14 +92,16 @@ export interface TieredSegmentTail {
  * header is final from the start and the log bytes follow it unchanged, so `drain` can hand a
  * multipart upload its parts while the rest is read; `finish` appends what depends on the whole
  * range (indexes, epochs, producers, footer, trailer). Batches stay views of the caller's
- * buffers; the indexes come from batch headers alone.
+ * buffers; the indexes come from batch headers alone. The log's XXH64 streams once
+ * loadXxh64Stream() (src/wal/bytes.ts) has resolved; before that the builder holds every log
+ * chunk until finish, so an uploader of large ranges loads it first.
  */
 export class TieredSegmentBuilder {
   readonly #header: Uint8Array;
   readonly #baseOffset: number;
   readonly #indexIntervalBytes: number;
-  /** Every log chunk added, kept as views to hash the log section at finish. */
-  readonly #logChunks: Uint8Array[] = [];
+  /** Streams when loadXxh64Stream has run; otherwise it holds the log chunks (views) until finish. */
+  readonly #logHash: Xxh64Stream = xxh64Stream();
   readonly #indexEntries: IndexEntry[] = [];
   #pending: Uint8Array[];
   #logBytes = 0;
@@ -142,7 +143,7 @@ export class TieredSegmentBuilder {
     }
     for (const batch of parsed) this.#note(batch);
     this.#pending.push(batches);
-    this.#logChunks.push(batches);
+    this.#logHash.update(batches);
   }
 
   /** The chunks made since the last drain: the object's next bytes, in order. */
@@ -165,7 +166,11 @@ export class TieredSegmentBuilder {
       ['epochs', encodeEpochs(tail.epochs)],
       ['producers', tail.producers],
     ];
-    const sections = describeSections([['header', this.#header], ['log', joinViews(this.#logChunks)], ...after]);
+    const sections = describeSections([
+      ['header', { length: this.#header.length, checksum: xxh64(this.#header) }],
+      ['log', { length: this.#logBytes, checksum: this.#logHash.digest() }],
+      ...after.map(([kind, bytes]): [TieredSectionKind, SectionDigest] => [kind, { length: bytes.length, checksum: xxh64(bytes) }]),
+    ]);
     const footer = encodeFooter({ ...range, maxTimestamp: this.#maxTimestamp }, sections);
     const trailer = encodeTrailer(footer);
     const producers = sections.producers;
@@ -225,24 +230,19 @@ function checkEpochs(epochs: readonly EpochEntry[], endOffset: number): void {
   }
 }
 
-/** The log chunks as one view when they lie end to end in one buffer (a segment read), else one copy. */
-function joinViews(chunks: readonly Uint8Array[]): Uint8Array {
-  const first = chunks[0]!;
-  let end = first.byteOffset + first.length;
-  for (const chunk of chunks.slice(1)) {
-    if (chunk.buffer !== first.buffer || chunk.byteOffset !== end) return concatBytes(chunks);
-    end += chunk.length;
-  }
-  return new Uint8Array(first.buffer, first.byteOffset, end - first.byteOffset);
+interface SectionDigest {
+  readonly length: number;
+  readonly checksum: bigint;
 }
 
-function describeSections(parts: readonly [TieredSectionKind, Uint8Array][]): Record<TieredSectionKind, TieredSectionRef> {
+/** The footer's section entries: each section starts where the one before it ends. */
+function describeSections(parts: readonly [TieredSectionKind, SectionDigest][]): Record<TieredSectionKind, TieredSectionRef> {
   assert(parts.map(([kind]) => kind).join() === TIERED_SECTION_KINDS.join(), 'sections in object order');
   const sections = {} as Record<TieredSectionKind, TieredSectionRef>;
   let position = 0;
-  for (const [kind, bytes] of parts) {
-    sections[kind] = { position, length: bytes.length, checksum: xxh64(bytes).toString() };
-    position += bytes.length;
+  for (const [kind, digest] of parts) {
+    sections[kind] = { position, length: digest.length, checksum: digest.checksum.toString() };
+    position += digest.length;
   }
   return sections;
 }
