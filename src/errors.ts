@@ -6,7 +6,7 @@
 export type FerryErrorKind =
   | 'InvalidArgument' // the caller passed something malformed (names, counts, options)
   | 'CorruptRecord' // bytes failed validation: CRC, magic, lengths
-  | 'CorruptObject' // a WAL object failed validation: checksums, magic, framing
+  | 'CorruptObject' // a stored object (WAL object, tiered segment) failed validation: checksums, magic, framing
   | 'RecordTooLarge' // a batch larger than the configured maximum
   | 'UnknownTopicOrPartition'
   | 'TopicAlreadyExists'
@@ -48,13 +48,16 @@ export class CorruptRecordError extends FerryError {
   }
 }
 
-/** A WAL object that failed validation: `field` names the check, `position` its byte in the object. */
+/**
+ * A stored object (a WAL object, a tiered segment) that failed validation: `field` names the
+ * check, `position` its byte in the object (or in the part `objectName` names).
+ */
 export class CorruptObjectError extends FerryError {
   readonly field: string;
   readonly position: number;
 
-  constructor(field: string, position: number, detail: string) {
-    super('CorruptObject', `corrupt WAL object at byte ${position}: ${field}: ${detail}`);
+  constructor(field: string, position: number, detail: string, objectName = 'WAL object') {
+    super('CorruptObject', `corrupt ${objectName} at byte ${position}: ${field}: ${detail}`);
     this.field = field;
     this.position = position;
   }

@@ -1,5 +1,7 @@
 import { CorruptObjectError } from '../errors.ts';
+import xxhashWasm from 'xxhash-wasm';
 import { assert } from '../util/assert.ts';
+import { concatBytes } from '../util/bytes.ts';
 
 const TWO_POW_32 = 0x1_0000_0000;
 const STRING_BYTES_MAX = 0xffff;
@@ -9,6 +11,60 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 /** XXH64 with seed 0 (design contract 3), natively through Bun. */
 export function xxh64(bytes: Uint8Array): bigint {
   return Bun.hash.xxHash64(bytes);
+}
+
+/** An XXH64 (seed 0) fed in pieces: its digest equals xxh64 of the pieces laid end to end. */
+export interface Xxh64Stream {
+  update(bytes: Uint8Array): void;
+  digest(): bigint;
+}
+
+let createWasmStream: (() => Xxh64Stream) | null = null;
+
+/**
+ * Compiles xxhash-wasm's streaming XXH64 once per process (Bun's native hash has no streaming
+ * form). Until it has resolved, xxh64Stream() keeps the pieces instead (views, no copy) and
+ * hashes them joined at digest: the same value, but it holds every piece until then.
+ */
+export async function loadXxh64Stream(): Promise<void> {
+  if (createWasmStream !== null) return;
+  const { create64 } = await xxhashWasm();
+  createWasmStream = () => {
+    const state = create64(0n);
+    return {
+      update: (bytes) => void state.update(bytes),
+      digest: () => state.digest(),
+    };
+  };
+}
+
+export function xxh64Stream(): Xxh64Stream {
+  return createWasmStream?.() ?? new JoiningXxh64Stream();
+}
+
+/** The stream before loadXxh64Stream has resolved (exported for its test). */
+export class JoiningXxh64Stream implements Xxh64Stream {
+  readonly #pieces: Uint8Array[] = [];
+
+  update(bytes: Uint8Array): void {
+    this.#pieces.push(bytes);
+  }
+
+  digest(): bigint {
+    return xxh64(joinViews(this.#pieces));
+  }
+}
+
+/** The pieces as one view when they lie end to end in one buffer (one segment read), else one copy. */
+function joinViews(pieces: readonly Uint8Array[]): Uint8Array {
+  const first = pieces[0];
+  if (first === undefined) return new Uint8Array(0);
+  let end = first.byteOffset + first.length;
+  for (const piece of pieces.slice(1)) {
+    if (piece.buffer !== first.buffer || piece.byteOffset !== end) return concatBytes(pieces);
+    end += piece.length;
+  }
+  return new Uint8Array(first.buffer, first.byteOffset, end - first.byteOffset);
 }
 
 /** Big-endian writes into a buffer sized up front; every write is bounds-asserted. */
@@ -84,12 +140,15 @@ export class ByteReader {
   readonly #view: DataView;
   /** Where `bytes` starts in the whole object, so errors name object positions. */
   readonly #base: number;
+  /** What errors call the bytes: the object, or the part of it that `basePosition` counts in. */
+  readonly #objectName: string | undefined;
   position = 0;
 
-  constructor(bytes: Uint8Array, basePosition = 0) {
+  constructor(bytes: Uint8Array, basePosition = 0, objectName?: string) {
     this.#bytes = bytes;
     this.#view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
     this.#base = basePosition;
+    this.#objectName = objectName;
   }
 
   get objectPosition(): number {
@@ -160,7 +219,7 @@ export class ByteReader {
   }
 
   error(field: string, detail: string): CorruptObjectError {
-    return new CorruptObjectError(field, this.objectPosition, detail);
+    return new CorruptObjectError(field, this.objectPosition, detail, this.#objectName);
   }
 
   #need(field: string, length: number): void {
