@@ -1,0 +1,222 @@
+import { FerryError, isFerryError } from '../errors.ts';
+import type { EpochEntry } from '../log/leader-epoch-cache.ts';
+import type { PartitionLog } from '../log/partition-log.ts';
+import { isStoreError } from '../store/errors.ts';
+import type { ObjectStore } from '../store/object-store.ts';
+import { StreamingUpload } from '../store/streaming-upload.ts';
+import { assert } from '../util/assert.ts';
+import type { Clock, Timer } from '../util/clock.ts';
+import type { Random } from '../util/random.ts';
+import { randomUuid, type Uuid } from '../util/uuid.ts';
+import { tieredSegmentKey } from './keys.ts';
+import { parseFooter, TIERED_TAIL_BYTES, TieredSegmentBuilder, type TieredSegmentSummary } from './segment-object.ts';
+import { type TierRecord, type TierRecords, tieredEnd } from './tier-record.ts';
+
+/** How often the tierer looks for rolled segments below the high watermark (each look reads no store unless one is due). */
+export const TIER_INTERVAL_MS = 1000;
+/** Partitions uploading at once per broker [T3]: each holds up to a streaming upload's parts in memory. */
+export const TIER_UPLOADS_IN_FLIGHT = 2;
+/** Bytes of log read per step of an upload: the batches of one read stream out as one chunk of views. */
+const TIER_READ_BYTES = 1024 * 1024;
+
+/** What the tierer needs of a partition this broker leads. */
+export interface TierSource {
+  readonly topic: string;
+  readonly topicId: Uuid;
+  readonly partition: number;
+  /** The epoch it leads in: the tier record is taken and written in it (TI2). */
+  readonly leaderEpoch: number;
+  readonly log: PartitionLog;
+  /** Offsets below are committed (TI1): the same bytes in every replica's log. */
+  readonly highWatermark: number;
+}
+
+export interface TiererOptions {
+  /** The long-term store (S3 Standard in production). */
+  readonly store: ObjectStore;
+  readonly prefix: string;
+  readonly records: TierRecords;
+  readonly clock: Clock;
+  readonly random: Random;
+  /** The partitions this broker leads now (asked at every round). */
+  readonly partitions: () => Iterable<TierSource>;
+  /** KIP-405's remote.storage.enable: a topic with it off is never tiered. */
+  readonly enabled?: (topic: string) => boolean;
+  readonly intervalMs?: number;
+  log?(message: string): void;
+}
+
+/** What this broker knows of one partition's tier record: taken in `leaderEpoch`, as last written here. */
+interface Held {
+  readonly leaderEpoch: number;
+  record: TierRecord;
+}
+
+/**
+ * The leader side of tiering (docs/tier-protocol.md [T1]-[T5]): for every partition it leads,
+ * once the segment holding the tiered end is rolled and below the high watermark, copy its
+ * batches from the tiered end to the segment's end into one tiered segment object and count it
+ * in the tier record. One range per partition at a time, TIER_UPLOADS_IN_FLIGHT partitions at once.
+ */
+export class Tierer {
+  readonly #options: TiererOptions;
+  readonly #held = new Map<string, Held>();
+  readonly #uploading = new Set<string>();
+  #timer: Timer | null = null;
+  #round: Promise<number> | null = null;
+  #stopped = false;
+
+  constructor(options: TiererOptions) {
+    this.#options = options;
+  }
+
+  start(): void {
+    this.#schedule();
+  }
+
+  /** Stops the rounds; an upload under way finishes or fails on its own (its entry stays `copying`, dropped by the next taker [T1]). */
+  stop(): void {
+    this.#stopped = true;
+    this.#timer?.cancel();
+  }
+
+  /** The tiered end of a partition as this broker last wrote or took its record; null if not held here. */
+  tieredEndOf(topicId: Uuid, partition: number): number | null {
+    const held = this.#held.get(heldKey(topicId, partition));
+    return held === undefined ? null : tieredEnd(held.record);
+  }
+
+  /** One round over the led partitions: each tiers at most one due range. Returns the ranges tiered. */
+  tierDue(): Promise<number> {
+    this.#round ??= this.#tierDue().finally(() => (this.#round = null));
+    return this.#round;
+  }
+
+  async #tierDue(): Promise<number> {
+    const { partitions, enabled } = this.#options;
+    const due = [...partitions()].filter((source) => enabled?.(source.topic) ?? true);
+    this.#forgetOthers(due);
+    let tiered = 0;
+    for (let at = 0; at < due.length; at += TIER_UPLOADS_IN_FLIGHT) {
+      const outcomes = await Promise.all(due.slice(at, at + TIER_UPLOADS_IN_FLIGHT).map((source) => this.#tierOne(source)));
+      tiered += outcomes.filter(Boolean).length;
+    }
+    return tiered;
+  }
+
+  /** Partitions no longer led here: their records are someone else's now (or theirs again at a later epoch). */
+  #forgetOthers(led: readonly TierSource[]): void {
+    const keys = new Set(led.map((source) => heldKey(source.topicId, source.partition)));
+    for (const key of this.#held.keys()) if (!keys.has(key)) this.#held.delete(key);
+  }
+
+  /** Tiers the partition's next due range, if any; false when none was due or it failed (told once, retried next round). */
+  async #tierOne(source: TierSource): Promise<boolean> {
+    const key = heldKey(source.topicId, source.partition);
+    if (this.#uploading.has(key)) return false;
+    this.#uploading.add(key);
+    try {
+      const held = await this.#take(source);
+      const range = dueRange(source.log, tieredEnd(held.record), source.highWatermark);
+      if (range === null) return false;
+      await this.#tierRange(source, held, range);
+      return true;
+    } catch (error) {
+      if (isFerryError(error, 'NotLeader')) this.#held.delete(key); // deposed [T1]: nothing more from here in this epoch
+      this.#options.log?.(`tiering ${source.topic}-${source.partition} failed (retried in the next round): ${error instanceof Error ? error.message : String(error)}`);
+      return false;
+    } finally {
+      this.#uploading.delete(key);
+    }
+  }
+
+  /** [T1] The record as taken in the source's epoch (once per epoch). */
+  async #take(source: TierSource): Promise<Held> {
+    const key = heldKey(source.topicId, source.partition);
+    const held = this.#held.get(key);
+    if (held !== undefined && held.leaderEpoch === source.leaderEpoch) return held;
+    const taken: Held = { leaderEpoch: source.leaderEpoch, record: await this.#options.records.take(source.topicId, source.partition, source.leaderEpoch) };
+    this.#held.set(key, taken);
+    return taken;
+  }
+
+  /** [T3]-[T5] Announce, upload, read back, commit. */
+  async #tierRange(source: TierSource, held: Held, range: { baseOffset: number; endOffset: number }): Promise<void> {
+    const { records, random } = this.#options;
+    const uploadId = randomUuid(random);
+    held.record = await records.announce(source.topicId, source.partition, source.leaderEpoch, { ...range, uploadId });
+    const epochs = epochsIn(source.log.leaderEpochs, range.baseOffset, range.endOffset);
+    const summary = await this.#upload(source, range, uploadId, epochs);
+    held.record = await records.commit(source.topicId, source.partition, source.leaderEpoch, uploadId, { bytes: summary.bytes, maxTimestamp: summary.maxTimestamp, epochs, sections: summary.sections });
+    this.#options.log?.(`tiered ${source.topic}-${source.partition} offsets ${range.baseOffset}..${range.endOffset} (${summary.bytes} bytes)`);
+  }
+
+  /** [T4] Streams the range's batches into the object (put-if-absent), then reads its footer back [T5]. */
+  async #upload(source: TierSource, range: { baseOffset: number; endOffset: number }, uploadId: Uuid, epochs: readonly EpochEntry[]): Promise<TieredSegmentSummary> {
+    const { store, prefix } = this.#options;
+    const { log, topicId, partition } = source;
+    const key = tieredSegmentKey(prefix, topicId, partition, range.baseOffset, range.endOffset, uploadId);
+    const builder = new TieredSegmentBuilder({ topicId, partition, baseOffset: range.baseOffset, uploadId, indexIntervalBytes: log.config.indexIntervalBytes });
+    const upload = new StreamingUpload(store, key, { ifNoneMatch: '*' });
+    let summary: TieredSegmentSummary | null = null;
+    try {
+      for (let at = range.baseOffset; at < range.endOffset; at = builder.nextOffset) {
+        const batches = log.read(at, TIER_READ_BYTES).batches.filter((batch) => batch.baseOffset >= at && batch.baseOffset < range.endOffset);
+        assert(batches.length > 0 && batches[0]!.baseOffset === at, `${source.topic}-${partition}: no batch at offset ${at} to tier`);
+        for (const batch of batches) builder.add(batch.bytes);
+        for (const chunk of builder.drain()) await upload.write(chunk);
+      }
+      const finished = builder.finish({ epochs, producers: log.producerSnapshotAt(range.endOffset) });
+      summary = finished.summary;
+      for (const chunk of finished.chunks) await upload.write(chunk);
+      await upload.finish();
+    } catch (error) {
+      await upload.abort();
+      // An earlier attempt of this upload id landed (its answer was lost): it is ours if it reads back the same.
+      if (!isStoreError(error, 'PreconditionFailed') || summary === null) throw error;
+    }
+    await this.#readBack(key, summary);
+    return summary;
+  }
+
+  /** [T5] The object's footer, read back, must be the one built: the object is whole and ours. */
+  async #readBack(key: string, built: TieredSegmentSummary): Promise<void> {
+    const tail = await this.#options.store.get(key, { range: { start: Math.max(0, built.bytes - TIERED_TAIL_BYTES) } });
+    if (tail.size !== built.bytes) throw new FerryError('CorruptObject', `tiered segment ${key} is ${tail.size} bytes, not the ${built.bytes} written`);
+    const read = parseFooter(tail.body);
+    if (JSON.stringify(read.sections) !== JSON.stringify(built.sections) || read.endOffset !== built.endOffset) throw new FerryError('CorruptObject', `tiered segment ${key} reads back with another footer than the one written`);
+  }
+
+  #schedule(): void {
+    if (this.#stopped) return;
+    this.#timer = this.#options.clock.setTimer(this.#options.intervalMs ?? TIER_INTERVAL_MS, () => {
+      void this.tierDue().finally(() => this.#schedule());
+    }, true);
+  }
+}
+
+/**
+ * [T2] The next range to tier: from the tiered end to the end of the local segment holding it,
+ * once that segment is rolled (a later one exists) and its end is at or below the high
+ * watermark; null when none is due. A tiered end below the local log start is a gap the local
+ * log cannot fill (its offsets are neither here nor tiered): reported, never papered over.
+ */
+export function dueRange(log: PartitionLog, tieredEndOffset: number, highWatermark: number): { baseOffset: number; endOffset: number } | null {
+  if (tieredEndOffset < log.logStartOffset) throw new FerryError('InvalidOffsets', `the tier ends at ${tieredEndOffset} but the local log starts at ${log.logStartOffset}: offsets in between are in neither`);
+  const bases = log.segmentBaseOffsets;
+  let holding = 0;
+  while (holding + 1 < bases.length && bases[holding + 1]! <= tieredEndOffset) holding++;
+  if (holding === bases.length - 1) return null; // the active segment
+  const endOffset = bases[holding + 1]!;
+  return endOffset <= highWatermark ? { baseOffset: tieredEndOffset, endOffset } : null;
+}
+
+/** The leader epochs in effect in [base, end): the one at `base`, then those that start inside. */
+export function epochsIn(entries: readonly EpochEntry[], baseOffset: number, endOffset: number): EpochEntry[] {
+  const atBase = entries.filter((entry) => entry.startOffset <= baseOffset).at(-1);
+  return [...(atBase === undefined ? [] : [atBase]), ...entries.filter((entry) => entry.startOffset > baseOffset && entry.startOffset < endOffset)];
+}
+
+function heldKey(topicId: Uuid, partition: number): string {
+  return `${topicId}\u0000${partition}`;
+}

@@ -1,0 +1,116 @@
+// The tierer (docs/tier-protocol.md [T1]-[T5]): rolled segments below the high watermark go to
+// the tier, byte for byte, with the epochs and producer state a reader needs without the local
+// copy; an upload that failed is redone under a new upload id; a deposed leader commits nothing.
+import { describe, expect, test } from 'bun:test';
+import { ControlStore } from '../../src/cluster/control-store.ts';
+import { buildRecordBatch } from '../../src/format/batch-builder.ts';
+import { PartitionLog } from '../../src/log/partition-log.ts';
+import { MemoryStore } from '../../src/store/memory.ts';
+import { parseTieredSegmentKey } from '../../src/tier/keys.ts';
+import { decodeTieredSegment } from '../../src/tier/segment-object.ts';
+import { copiedSegments, TierRecords, tieredEnd } from '../../src/tier/tier-record.ts';
+import { dueRange, epochsIn, Tierer, type TierSource } from '../../src/tier/tierer.ts';
+import { ManualClock } from '../../src/util/clock.ts';
+import { SeededRandom } from '../../src/util/random.ts';
+import { idOf } from '../support/topic-ids.ts';
+import { tempDir } from '../support/temp-dir.ts';
+
+const T0 = 1_700_000_000_000;
+const TOPIC_ID = idOf('t');
+
+function batch(producerSequence: number): Uint8Array {
+  return buildRecordBatch([{ value: `v${producerSequence}`, timestamp: T0 + producerSequence }, { value: `w${producerSequence}`, timestamp: T0 + producerSequence }], { nowMs: T0, producerId: 9, producerEpoch: 0, baseSequence: producerSequence * 2 });
+}
+
+/** A log of three segments [0, 10), [10, 20), [20, 24): 2-record batches, epoch 1 then 2 from offset 14. */
+function threeSegmentLog(): PartitionLog {
+  const log = PartitionLog.open(tempDir(), { config: { indexIntervalBytes: 100 } });
+  for (let i = 0; i < 12; i++) {
+    if (i === 5 || i === 10) log.roll();
+    log.append(batch(i), i < 7 ? 1 : 2);
+  }
+  return log;
+}
+
+function setup(log: PartitionLog, options: { highWatermark?: number; leaderEpoch?: number } = {}) {
+  const tierStore = new MemoryStore();
+  const records = new TierRecords(new ControlStore(new MemoryStore(), 'cluster'));
+  const source: { -readonly [K in keyof TierSource]: TierSource[K] } = { topic: 't', topicId: TOPIC_ID, partition: 0, leaderEpoch: options.leaderEpoch ?? 2, log, highWatermark: options.highWatermark ?? log.logEndOffset };
+  const logLines: string[] = [];
+  const tierer = new Tierer({ store: tierStore, prefix: 'tiered', records, clock: new ManualClock(), random: new SeededRandom(5), partitions: () => [source], log: (line) => logLines.push(line) });
+  return { tierStore, records, source, tierer, logLines };
+}
+
+async function objectsOf(store: MemoryStore): Promise<string[]> {
+  return (await store.list('tiered/')).objects.map((object) => object.key);
+}
+
+test('rolled segments below the high watermark are tiered one per round, byte for byte, with their epochs and producer state', async () => {
+  const log = threeSegmentLog();
+  const { tierStore, records, tierer } = setup(log);
+  expect(await tierer.tierDue()).toBe(1);
+  expect(await tierer.tierDue()).toBe(1);
+  expect(await tierer.tierDue()).toBe(0); // [20, 24) is the active segment
+  const record = await records.read(TOPIC_ID, 0);
+  expect(tieredEnd(record)).toBe(20);
+  const segments = copiedSegments(record);
+  expect(segments.map((s) => [s.baseOffset, s.endOffset])).toEqual([[0, 10], [10, 20]]);
+  for (const segment of segments) {
+    const key = (await objectsOf(tierStore)).find((k) => parseTieredSegmentKey(k)?.uploadId === segment.uploadId)!;
+    const decoded = decodeTieredSegment((await tierStore.get(key)).body);
+    const local = log.read(segment.baseOffset, 1 << 20).batches.filter((b) => b.baseOffset < segment.endOffset);
+    expect(decoded.batches.map((b) => [...b.bytes])).toEqual(local.map((b) => [...b.bytes]));
+    expect(decoded.epochs).toEqual(epochsIn(log.leaderEpochs, segment.baseOffset, segment.endOffset));
+    expect([...decoded.producers]).toEqual([...log.producerSnapshotAt(segment.endOffset)]);
+    expect(segment.sections).toEqual(decoded.summary.sections);
+  }
+  expect(segments[1]!.epochs).toEqual([{ epoch: 1, startOffset: 0 }, { epoch: 2, startOffset: 14 }]);
+  await log.close();
+});
+
+test('nothing at or above the high watermark is tiered', async () => {
+  const log = threeSegmentLog();
+  const { records, tierer } = setup(log, { highWatermark: 19 });
+  expect(await tierer.tierDue()).toBe(1);
+  expect(await tierer.tierDue()).toBe(0); // [10, 20) ends above 19
+  expect(tieredEnd(await records.read(TOPIC_ID, 0))).toBe(10);
+  await log.close();
+});
+
+test('an upload that failed is redone under a new upload id, and the tiered end moves only once it is whole', async () => {
+  const log = threeSegmentLog();
+  const { tierStore, records, tierer, logLines } = setup(log);
+  tierStore.injectFault({ operation: 'put', kind: 'Unavailable', count: 1 });
+  expect(await tierer.tierDue()).toBe(0);
+  expect(logLines.join('\n')).toMatch(/tiering t-0 failed/);
+  const after = await records.read(TOPIC_ID, 0);
+  expect([tieredEnd(after), after.segments.map((s) => s.state)]).toEqual([0, ['copying']]);
+  expect(await tierer.tierDue()).toBe(1);
+  const record = await records.read(TOPIC_ID, 0);
+  expect([tieredEnd(record), record.segments.length]).toEqual([10, 1]);
+  await log.close();
+});
+
+test('a deposed leader commits nothing: the record taken by a later epoch refuses it', async () => {
+  const log = threeSegmentLog();
+  const { records, tierer } = setup(log, { leaderEpoch: 2 });
+  expect(await tierer.tierDue()).toBe(1);
+  await records.take(TOPIC_ID, 0, 3); // the next leader took the record
+  expect(await tierer.tierDue()).toBe(0);
+  const record = await records.read(TOPIC_ID, 0);
+  expect([record.leaderEpoch, tieredEnd(record), record.segments.length]).toEqual([3, 10, 1]);
+  await log.close();
+});
+
+describe('dueRange', () => {
+  test('is the rest of the segment holding the tiered end, once a later segment exists and the high watermark passed it', async () => {
+    const log = threeSegmentLog();
+    expect(dueRange(log, 0, 24)).toEqual({ baseOffset: 0, endOffset: 10 });
+    expect(dueRange(log, 14, 24)).toEqual({ baseOffset: 14, endOffset: 20 }); // a promoted follower's tiered end inside a local segment
+    expect(dueRange(log, 20, 24)).toBeNull();
+    expect(dueRange(log, 0, 9)).toBeNull();
+    log.startAt(30, [], null);
+    expect(() => dueRange(log, 20, 30)).toThrow(/offsets in between are in neither/);
+    await log.close();
+  });
+});
