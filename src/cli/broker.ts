@@ -6,6 +6,8 @@ import { OFFSETS_RETENTION_MINUTES_DEFAULT } from '../broker/groups/offset-expir
 import { MAX_CONNECTIONS_DEFAULT } from '../broker/server.ts';
 import { FerryError } from '../errors.ts';
 import { StoreError } from '../store/errors.ts';
+import { ControlStore } from '../cluster/control-store.ts';
+import type { ObjectStore } from '../store/object-store.ts';
 import { openStore } from '../store/url.ts';
 import { DEFAULT_WAL_WRITER_CONFIG } from '../wal/writer.ts';
 import { CliError, parseCommandArgs, positiveInteger } from './args.ts';
@@ -23,6 +25,11 @@ options (each also from the environment as FERRY_<NAME>, e.g. FERRY_LISTEN, or a
   --data DIR                  local log directory (default ./data)
   --wal-store URL             object store for WAL data: file:///abs/path, file:rel/path, s3://bucket/prefix?...,
                               memory:// (default file:<data>/objects)
+  --tier-store URL            long-term store for rolled segments (KIP-405's remote tier; same URL forms): S3
+                              Standard in production. Default: the WAL store, under its own keys, except
+                              that an S3 Express WAL bucket (a name ending --x-s3) needs its own: tiering into
+                              a one-zone bucket would cost five times as much and keep history in one zone
+  --no-tier                   keep rolled segments on local disk only (no tier; the WAL is then not collected)
   --writer-id NAME            this broker's WAL writer id (default broker-<node id>)
   --upload-bytes N            close a WAL object at this size (default ${DEFAULT_WAL_WRITER_CONFIG.uploadBytes})
   --upload-interval-ms N      ...or this long after its first append (default ${DEFAULT_WAL_WRITER_CONFIG.uploadIntervalMs})
@@ -59,6 +66,8 @@ interface BrokerSettings {
   rack?: string;
   data: string;
   walStore?: string;
+  tierStore?: string;
+  tier: boolean;
   writerId?: string;
   uploadBytes?: string;
   uploadIntervalMs?: string;
@@ -77,8 +86,8 @@ interface BrokerSettings {
   unsafeStore: boolean;
 }
 
-const DEFAULTS: BrokerSettings = { listen: '127.0.0.1:9092', nodeId: '1', data: './data', metrics: '127.0.0.1:9644', autoCreate: true, unsafeStore: false };
-const ENV_KEYS: (keyof BrokerSettings)[] = ['listen', 'advertised', 'nodeId', 'rack', 'data', 'walStore', 'writerId', 'uploadBytes', 'uploadIntervalMs', 'partitions', 'replicationFactor', 'minInsyncReplicas', 'metrics', 'clusterStore', 'leaseMs', 'scanIntervalMs', 'maxConnections', 'connectionsMaxIdleMs', 'queuedMaxRequestBytes', 'offsetsRetentionMinutes'];
+const DEFAULTS: BrokerSettings = { listen: '127.0.0.1:9092', nodeId: '1', data: './data', metrics: '127.0.0.1:9644', autoCreate: true, unsafeStore: false, tier: true };
+const ENV_KEYS: (keyof BrokerSettings)[] = ['listen', 'advertised', 'nodeId', 'rack', 'data', 'walStore', 'tierStore', 'writerId', 'uploadBytes', 'uploadIntervalMs', 'partitions', 'replicationFactor', 'minInsyncReplicas', 'metrics', 'clusterStore', 'leaseMs', 'scanIntervalMs', 'maxConnections', 'connectionsMaxIdleMs', 'queuedMaxRequestBytes', 'offsetsRetentionMinutes'];
 
 export async function runBroker(args: string[]): Promise<void> {
   const parsed = parseCommandArgs(args, {
@@ -88,6 +97,8 @@ export async function runBroker(args: string[]): Promise<void> {
     rack: { type: 'string' },
     data: { type: 'string' },
     'wal-store': { type: 'string' },
+    'tier-store': { type: 'string' },
+    'no-tier': { type: 'boolean' },
     'writer-id': { type: 'string' },
     'upload-bytes': { type: 'string' },
     'upload-interval-ms': { type: 'string' },
@@ -114,8 +125,10 @@ export async function runBroker(args: string[]): Promise<void> {
   const data = resolve(settings.data);
   const metricsListen = settings.metrics === 'off' ? undefined : hostPort('metrics', settings.metrics);
   const stopSignal = nextStopSignal();
+  checkTierStore(settings);
   const store = await openStore(settings.walStore ?? `file:${resolve(data, 'objects')}`);
   const clusterStore = settings.clusterStore === undefined ? null : await openStore(settings.clusterStore);
+  const tierStore = await tierStoreOf(settings, store);
   const cluster = clusterStore === null ? {} : { cluster: { store: clusterStore, leaseMs: positiveInteger('lease-ms', settings.leaseMs, 10_000), scanIntervalMs: positiveInteger('scan-interval-ms', settings.scanIntervalMs, 1000) } };
   const queuedMaxRequestBytes = positiveInteger('queued-max-request-bytes', settings.queuedMaxRequestBytes, QUEUED_REQUEST_BYTES_MAX_DEFAULT);
   if (queuedMaxRequestBytes < REQUEST_BYTES_MAX) throw new CliError(`--queued-max-request-bytes must be at least the largest request, ${REQUEST_BYTES_MAX}, got ${queuedMaxRequestBytes}`);
@@ -139,6 +152,7 @@ export async function runBroker(args: string[]): Promise<void> {
     engine: {
       directory: data,
       log: { flush: { kind: 'none' } }, // durability comes from the WAL objects (KIP-1176)
+      ...(tierStore === null ? {} : { tier: { store: tierStore, control: new ControlStore(clusterStore ?? store, '') } }),
       wal: { store, writerId: settings.writerId ?? `broker-${nodeId}`, config: { uploadBytes: positiveInteger('upload-bytes', settings.uploadBytes, DEFAULT_WAL_WRITER_CONFIG.uploadBytes), uploadIntervalMs: positiveInteger('upload-interval-ms', settings.uploadIntervalMs, DEFAULT_WAL_WRITER_CONFIG.uploadIntervalMs) } },
     },
   });
@@ -147,12 +161,29 @@ export async function runBroker(args: string[]): Promise<void> {
   console.log(`ferry broker ${nodeId} listening on ${listenHost}:${broker.port} (advertised ${broker.context.advertisedHost}:${broker.context.advertisedPort}), data ${data}, WAL ${store.kind}, ${clusterNote}, ${metricsNote}`);
   const signal = await stopSignal;
   console.log(`${signal}: flushing and stopping`);
-  for (const [what, step] of [['broker', () => broker.stop()], ['WAL store', () => store.close()], ['cluster store', async () => await clusterStore?.close()]] as const) {
+  const stores = [['WAL store', () => store.close()], ['tier store', async () => (tierStore === store ? undefined : await tierStore?.close())], ['cluster store', async () => await clusterStore?.close()]] as const;
+  for (const [what, step] of [['broker', () => broker.stop()], ...stores] as const) {
     await step().catch((error: unknown) => {
       console.error(`ferry: stopping the ${what} failed: ${error instanceof Error ? error.message : String(error)}`);
       process.exitCode = 1;
     });
   }
+}
+
+/** S3 Express One Zone directory buckets are named `<base>--<zone id>--x-s3`. */
+const S3_EXPRESS_BUCKET = /^s3:\/\/[^/?]+--x-s3(?:[/?]|$)/;
+
+/** An S3 Express WAL bucket needs a tier store of its own: said before any store is opened. */
+function checkTierStore(settings: BrokerSettings): void {
+  if (settings.tier && settings.tierStore === undefined && settings.walStore !== undefined && S3_EXPRESS_BUCKET.test(settings.walStore)) {
+    throw new CliError(`--wal-store ${settings.walStore} is an S3 Express One Zone bucket: give rolled segments a --tier-store (S3 Standard), or --no-tier`);
+  }
+}
+
+/** The tier store (null with --no-tier): --tier-store, else the WAL store (checkTierStore ruled out an S3 Express one). */
+async function tierStoreOf(settings: BrokerSettings, walStore: ObjectStore): Promise<ObjectStore | null> {
+  if (!settings.tier) return null;
+  return settings.tierStore === undefined ? walStore : openStore(settings.tierStore);
 }
 
 /** Resolves with the first SIGTERM or SIGINT; installed before the broker starts, so none is missed. */
@@ -203,6 +234,7 @@ function resolveSettings(values: { readonly [name: string]: string | boolean | u
     if (typeof flag === 'string') (settings as unknown as Record<string, string>)[key] = flag;
   }
   if (values['no-auto-create'] === true) settings.autoCreate = false;
+  if (values['no-tier'] === true) settings.tier = false;
   if (process.env.FERRY_UNSAFE_STORE !== undefined) settings.unsafeStore = /^(1|true|yes)$/i.test(process.env.FERRY_UNSAFE_STORE);
   if (values['unsafe-store'] === true) settings.unsafeStore = true;
   return settings;

@@ -1,3 +1,8 @@
+import { definedOnly } from '../util/defined-only.ts';
+import type { ControlStore } from '../cluster/control-store.ts';
+import type { ObjectStore } from '../store/object-store.ts';
+import { TierRecords } from '../tier/tier-record.ts';
+import { Tierer, type TierSource } from '../tier/tierer.ts';
 import { join } from 'node:path';
 import { FerryError } from '../errors.ts';
 import { type BuildCompressionCodec, buildRecordBatch, type ProducerRecord, type Record as KafkaRecord, type RecordBatch } from '../format/index.ts';
@@ -70,6 +75,8 @@ export interface FerryOptions {
   readonly random?: Random;
   /** Ship every append to object storage (KIP-1176); acks 'all' then waits for the WAL object. */
   readonly wal?: WalOptions;
+  /** Copy the rolled segments this engine leads to a long-term store (docs/tier-protocol.md). */
+  readonly tier?: TierOptions;
   /** acks 'all' also waits until this many replicas, the leader included, applied the records. */
   readonly minInsyncReplicas?: number;
   /** Kafka's replica.lag.time.max.ms: a follower not caught up for this long leaves the in-sync set (default REPLICA_LAG_TIME_MAX_MS). */
@@ -85,6 +92,18 @@ export interface FerryOptions {
   readonly metrics?: MetricsRegistry;
   /** Where the engine says what an operator should know (a disk that fails and recovers). */
   readonly report?: (message: string) => void;
+}
+
+/** Where rolled segments go (docs/tier-protocol.md): the tier store, and the records that say what it holds. */
+export interface TierOptions {
+  /** The long-term store (S3 Standard in production). */
+  readonly store: ObjectStore;
+  /** Key prefix in it; default none (keys start with `tier/`). */
+  readonly prefix?: string;
+  /** Where the tier records live: the cluster's control records, or a single broker's store. */
+  readonly control: ControlStore;
+  /** How often the leader looks for segments to tier; default TIER_INTERVAL_MS. */
+  readonly intervalMs?: number;
 }
 
 /** Managed mode: throws while this engine may not acknowledge on a partition of incarnation `topicId` of `topic`. */
@@ -186,6 +205,8 @@ export class Ferry {
   /** A leader that opened its own partitions (not managed) saves what its WAL streams hold. */
   #checkpointer: ShippedCheckpointer | null = null;
   #retentionTimer: Timer | null = null;
+  /** With a tier store: copies what this engine leads to it. */
+  readonly #tierer: Tierer | null;
   #closed = false;
 
   private constructor(options: FerryOptions, unlock: () => void, registry: TopicRegistry, epochFloor: number) {
@@ -200,6 +221,32 @@ export class Ferry {
     this.#linkedReplica = this.#asLinkedReplica();
     const walDeps = { clock: this.#clock, disk: this.#disk, metrics: options.metrics, report: options.report, durable: () => this.#replicaLinks.notifyDurable() };
     this.#walLifecycle = options.wal === undefined ? null : new WalWriterLifecycle(this.directory, options.wal, epochFloor, walDeps);
+    this.#tierer = options.tier === undefined ? null : this.#newTierer(options.tier);
+  }
+
+  #newTierer(tier: TierOptions): Tierer {
+    return new Tierer({
+      store: tier.store,
+      prefix: tier.prefix ?? '',
+      records: new TierRecords(tier.control),
+      clock: this.#clock,
+      random: this.#options.random ?? systemRandom,
+      partitions: () => this.#tierSources(),
+      ...definedOnly({ intervalMs: tier.intervalMs, log: this.#options.report }),
+    });
+  }
+
+  /** The partitions this engine leads, as the tierer sees them. */
+  *#tierSources(): Iterable<TierSource> {
+    for (const partition of [...this.#partitions.values()].flat()) {
+      if (partition?.role.kind !== 'leader') continue;
+      yield { topic: partition.topic, topicId: partition.topicId, partition: partition.index, leaderEpoch: partition.leaderEpoch, log: partition.log, highWatermark: partition.highWatermark };
+    }
+  }
+
+  /** The tierer, when this engine tiers (tests drive its rounds). */
+  get tierer(): Tierer | null {
+    return this.#tierer;
   }
 
   /**
@@ -269,6 +316,7 @@ export class Ferry {
       }
       if (options.follow !== undefined) ferry.#startFollowing(options.follow);
       ferry.#scheduleRetention();
+      ferry.#tierer?.start();
       return ferry;
     } catch (error) {
       if (ferry !== undefined) await ferry.close();
@@ -641,6 +689,7 @@ export class Ferry {
     this.#closed = true;
     this.#checkpointer?.stop();
     this.#retentionTimer?.cancel();
+    this.#tierer?.stop();
     await this.#follower?.stop();
     const all = [...this.#partitions.values()].flat();
     await this.#walLifecycle?.flushForClose();
