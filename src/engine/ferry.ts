@@ -660,7 +660,12 @@ export class Ferry {
   enforceRetention(): number {
     this.#checkOpen();
     let deleted = 0;
-    for (const partition of [...this.#partitions.values()].flat()) deleted += partition.log.enforceRetention(); // flat() skips managed mode's holes
+    for (const partition of [...this.#partitions.values()].flat()) {
+      // flat() skips managed mode's holes. A leader that tiers keeps locally only what local retention asks of its tiered segments [D1].
+      // Until its tier record is read, nothing counts as tiered: a segment goes only once it is (as Kafka with remote storage).
+      const tieredEnd = this.#tierer === null || partition.role.kind !== 'leader' ? null : (this.#tierer.tieredEndOf(partition.topicId, partition.index) ?? partition.log.logStartOffset);
+      deleted += partition.log.enforceRetention(tieredEnd);
+    }
     return deleted;
   }
 

@@ -24,6 +24,13 @@ export interface LogConfig {
   readonly retentionBytes: number;
   /** Delete segments whose newest record is older than this; -1 keeps everything (`retention.ms`). */
   readonly retentionMs: number;
+  /**
+   * KIP-405's `local.retention.bytes` / `local.retention.ms`: with a tier, what local disk keeps
+   * of segments already tiered (the rest is read from the tier). -2 (the default): the same as
+   * retention.bytes / retention.ms; -1 keeps everything tiered locally too.
+   */
+  readonly localRetentionBytes: number;
+  readonly localRetentionMs: number;
   /** Bytes of log between two offset-index entries (`index.interval.bytes`). */
   readonly indexIntervalBytes: number;
   /** Largest batch accepted (Kafka `max.message.bytes`, including the 12-byte log overhead). */
@@ -31,12 +38,17 @@ export interface LogConfig {
   readonly flush: FlushPolicy;
 }
 
+/** KIP-405's -2 for local.retention.*: use retention.* instead. */
+export const LOCAL_RETENTION_AS_RETENTION = -2;
+
 /** Kafka's own defaults, except the flush policy (see FlushPolicy). */
 export const DEFAULT_LOG_CONFIG: LogConfig = {
   segmentBytes: 1024 * 1024 * 1024,
   segmentMs: 7 * 24 * 60 * 60 * 1000,
   retentionBytes: -1,
   retentionMs: 7 * 24 * 60 * 60 * 1000,
+  localRetentionBytes: LOCAL_RETENTION_AS_RETENTION,
+  localRetentionMs: LOCAL_RETENTION_AS_RETENTION,
   indexIntervalBytes: 4096,
   maxBatchBytes: 1024 * 1024 + 12,
   flush: { kind: 'group', bytes: 1024 * 1024, ms: 0 },
@@ -53,6 +65,8 @@ export function resolveLogConfig(overrides: Partial<LogConfig> = {}): LogConfig 
   requireInteger('segmentMs', config.segmentMs, 1, Number.MAX_SAFE_INTEGER);
   requireInteger('retentionBytes', config.retentionBytes, -1, Number.MAX_SAFE_INTEGER);
   requireInteger('retentionMs', config.retentionMs, -1, Number.MAX_SAFE_INTEGER);
+  requireInteger('localRetentionBytes', config.localRetentionBytes, LOCAL_RETENTION_AS_RETENTION, Number.MAX_SAFE_INTEGER);
+  requireInteger('localRetentionMs', config.localRetentionMs, LOCAL_RETENTION_AS_RETENTION, Number.MAX_SAFE_INTEGER);
   requireInteger('indexIntervalBytes', config.indexIntervalBytes, 0, SEGMENT_BYTES_MAX);
   requireInteger('maxBatchBytes', config.maxBatchBytes, RECORD_BATCH_HEADER_BYTES, SEGMENT_BYTES_MAX);
   const flush = config.flush;

@@ -7,7 +7,7 @@ import { type Clock, systemClock } from '../util/clock.ts';
 import { type Disk, readTextFileSync, systemDisk } from '../util/disk.ts';
 import { makeDirectoriesSync, writeFileAtomicSync } from '../util/files.ts';
 import { isOsError } from '../util/os-error.ts';
-import { type LogConfig, resolveLogConfig } from './config.ts';
+import { LOCAL_RETENTION_AS_RETENTION, type LogConfig, resolveLogConfig } from './config.ts';
 import { GroupCommit } from './group-commit.ts';
 import { type EpochEntry, LEADER_EPOCH_CHECKPOINT_FILE, LeaderEpochCache } from './leader-epoch-cache.ts';
 import { scanSegment } from './recovery.ts';
@@ -300,14 +300,20 @@ export class PartitionLog {
     this.#snapshotProducers();
   }
 
-  /** Deletes the oldest sealed segments beyond retention.bytes or retention.ms; returns how many. */
-  enforceRetention(): number {
+  /**
+   * Deletes the oldest sealed segments beyond retention.bytes or retention.ms; returns how many.
+   * With a tier (`tieredEnd` given, docs/tier-protocol.md [D1]), local disk is a cache: only
+   * segments wholly below the tiered end go, by local.retention.bytes / local.retention.ms (the
+   * tier's own retention is the tierer's, [T7]).
+   */
+  enforceRetention(tieredEnd: number | null = null): number {
     this.#checkOpen();
-    const { retentionBytes, retentionMs } = this.config;
+    const { bytes: retentionBytes, ms: retentionMs } = tieredEnd === null ? { bytes: this.config.retentionBytes, ms: this.config.retentionMs } : localRetention(this.config);
     let totalBytes = this.sizeBytes;
     let deleted = 0;
     while (this.#segments.length > 1) {
       const oldest = this.#segments[0]!;
+      if (tieredEnd !== null && this.#segments[1]!.baseOffset > tieredEnd) break; // not wholly tiered yet
       const overSize = retentionBytes >= 0 && totalBytes - oldest.sizeBytes >= retentionBytes;
       const expired = retentionMs >= 0 && oldest.maxTimestamp < this.#clock.nowMs() - retentionMs;
       if (!overSize && !expired) break;
@@ -643,6 +649,14 @@ function readWholeBatches(segment: LogSegment, position: number, budgetBytes: nu
   }
   assert(at > 0 || !mustReturnOne, `no whole batch at position ${position} of segment ${segment.baseOffset}`);
   return at;
+}
+
+/** What local disk keeps of a tiered log: local.retention.*, or retention.* where those are -2. */
+function localRetention(config: LogConfig): { bytes: number; ms: number } {
+  return {
+    bytes: config.localRetentionBytes === LOCAL_RETENTION_AS_RETENTION ? config.retentionBytes : config.localRetentionBytes,
+    ms: config.localRetentionMs === LOCAL_RETENTION_AS_RETENTION ? config.retentionMs : config.localRetentionMs,
+  };
 }
 
 function batchSizeAt(chunk: Uint8Array, at: number): number {
