@@ -1,4 +1,5 @@
 import type { Ferry } from '../engine/index.ts';
+import type { PartitionLog } from '../log/partition-log.ts';
 import { assert } from '../util/assert.ts';
 import type { Clock } from '../util/clock.ts';
 import { type Random, SeededRandom } from '../util/random.ts';
@@ -93,7 +94,7 @@ export class PartitionHost {
     const { topicId } = plan.next;
     const reader = this.#reader(topic, partition, topicId);
     // The rebuild's appends rebuild the producer state too (src/log/producer-state.ts).
-    await engine.adoptPartition(topic, topicId, partition, partitions, async (log) => void (await rebuildFromChain(reader, log, plan.rebuildFrom, topicId)), 'leader', this.#options.replicationFactor(topic), plan.next.leaderEpoch); // [C5]
+    await engine.adoptPartition(topic, topicId, partition, partitions, (log) => this.#rebuild(log, topic, partition, topicId, reader, plan.rebuildFrom), 'leader', this.#options.replicationFactor(topic), plan.next.leaderEpoch); // [C5]
     this.#options.log?.(`serving ${topic}-${partition} up to offset ${engine.offsetFor(topic, partition, -1).offset} (leader epoch ${plan.next.leaderEpoch})`);
   }
 
@@ -107,7 +108,7 @@ export class PartitionHost {
     const { topicId } = record;
     const reader = this.#reader(topic, partition, topicId);
     const sealed = record.chain.slice(0, -1); // the leader sealed them when it took over
-    const follower = await this.#options.engine.adoptPartition(topic, topicId, partition, partitions, async (log) => void (await rebuildFromChain(reader, log, sealed, topicId)), 'follower', 1, record.leaderEpoch);
+    const follower = await this.#options.engine.adoptPartition(topic, topicId, partition, partitions, (log) => this.#rebuild(log, topic, partition, topicId, reader, sealed), 'follower', 1, record.leaderEpoch);
     this.#progress.follow(topic, partition, () => follower.log.logEndOffset, () => follower.leaderEpoch); // reports what the rebuild brought, in the epoch followed
     const applied = () => {
       follower.noteApplied();
@@ -142,6 +143,19 @@ export class PartitionHost {
   #stopFollowing(topic: string, partition: number): void {
     this.#tails.unfollow(topic, partition);
     this.#progress.unfollow(topic, partition);
+  }
+
+  /**
+   * [C5] with docs/tier-protocol.md [K2]: the log starts at the tier's end, with the tier's leader
+   * epochs and producer state there, and takes from the chain only the frames from there on.
+   */
+  async #rebuild(log: PartitionLog, topic: string, partition: number, topicId: Uuid, reader: WalReader, chain: readonly StreamId[]): Promise<void> {
+    const start = await this.#options.engine.tierStartOf(topicId, partition);
+    if (start !== null) {
+      log.startAt(start.offset, start.epochs, start.producers);
+      this.#options.log?.(`rebuilding ${topic}-${partition} from the tier's end, offset ${start.offset}`);
+    }
+    await rebuildFromChain(reader, log, chain, topicId);
   }
 
   /** Reads the partition's frames of incarnation `topicId` only (DESIGN.md contract 10). */

@@ -3,6 +3,7 @@ import type { ControlStore } from '../cluster/control-store.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { TierRecords } from '../tier/tier-record.ts';
 import { Tierer, type TierSource } from '../tier/tierer.ts';
+import { type TierStart, tierStartOf } from '../tier/tier-start.ts';
 import { join } from 'node:path';
 import { FerryError } from '../errors.ts';
 import { type BuildCompressionCodec, buildRecordBatch, type ProducerRecord, type Record as KafkaRecord, type RecordBatch } from '../format/index.ts';
@@ -247,6 +248,12 @@ export class Ferry {
   /** The tierer, when this engine tiers (tests drive its rounds). */
   get tierer(): Tierer | null {
     return this.#tierer;
+  }
+
+  /** [K2] Where a rebuild of the partition starts: the tier's end and what it knows there; null without a tier or with nothing tiered. */
+  async tierStartOf(topicId: TopicId, partition: number): Promise<TierStart | null> {
+    const tier = this.#options.tier;
+    return tier === undefined ? null : tierStartOf(new TierRecords(tier.control), tier.store, tier.prefix ?? '', topicId, partition);
   }
 
   /**
