@@ -35,6 +35,12 @@ export interface HistoryIndex {
   readonly idempotentValues: ReadonlySet<string>;
   /** How many produce requests carried each value (a plain producer's retry sends it again). */
   readonly requestsPerValue: ReadonlyMap<string, number>;
+  /**
+   * The partition incarnations (partitionKey) the produce requests carrying each value were sent
+   * to, by their times; at UNPLACED_INCARNATION for a request that overlaps a create or delete or
+   * is sent while the incarnation is unknown (it may have reached either side). A retry across a re-create sends one value to two incarnations.
+   */
+  readonly sentTo: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 export function partitionKey(topic: string, incarnation: number, partition: number): string {
@@ -61,6 +67,8 @@ export function metadataPropagationMsOf(shape: Pick<History['shape'], 'cluster' 
 const METADATA_PROPAGATION_SCANS = 2;
 /** A value produced in more than one incarnation (a retry across a re-create): its reads cannot be placed. */
 const SEVERAL_INCARNATIONS = -1;
+/** In HistoryIndex.sentTo: the incarnation of a request that cannot be placed in one. */
+const UNPLACED_INCARNATION = -1;
 
 export function indexHistory(history: History): HistoryIndex {
   const incarnations = new TopicIncarnations(history.ops, metadataPropagationMs(history));
@@ -79,12 +87,17 @@ export function indexHistory(history: History): HistoryIndex {
   // A read is placed in the incarnation its records were produced in, not by its time: a broker
   // that has not yet seen a delete or create serves the log it has, whenever the read comes.
   const producedIn = new Map<string, number>();
+  const sentTo = new Map<string, Set<string>>();
   for (const op of history.ops) {
     if (op.kind !== 'produce') continue;
     const incarnation = incarnations.attribute(op.topic, op.startMs, op.endMs);
+    const sentKey = partitionKey(op.topic, incarnation ?? UNPLACED_INCARNATION, op.partition);
     for (const value of op.values) {
       const known = producedIn.get(value);
       producedIn.set(value, incarnation === null || (known !== undefined && known !== incarnation) ? SEVERAL_INCARNATIONS : incarnation);
+      let keys = sentTo.get(value);
+      if (keys === undefined) sentTo.set(value, (keys = new Set()));
+      keys.add(sentKey);
     }
   }
   const readIncarnation = (op: FetchOp): number | null => {
@@ -111,7 +124,7 @@ export function indexHistory(history: History): HistoryIndex {
     requestsPerValue.set(value, sent.requests);
     if (sent.session !== null && sent.session !== MIXED_SESSIONS) idempotentValues.add(value);
   }
-  return { history, incarnations, partitions: [...byKey.values()], idempotentValues, requestsPerValue };
+  return { history, incarnations, partitions: [...byKey.values()], idempotentValues, requestsPerValue, sentTo };
 }
 
 /** How a value was sent: in how many requests, and the idempotent session (producer id/epoch) they all came from. */
@@ -157,6 +170,16 @@ function leaderView(logs: readonly ReplicaLog[]): LeaderView | null {
  */
 export function isSingleCopy(index: HistoryIndex, value: string): boolean {
   return index.idempotentValues.has(value) || index.requestsPerValue.get(value) === 1;
+}
+
+/**
+ * Whether `value` may have been stored in the partition incarnation `where`: a request carrying it
+ * was sent there, or to its partition at a time that cannot be placed in one incarnation.
+ */
+export function wasSentTo(index: HistoryIndex, value: string, where: PartitionRef): boolean {
+  const keys = index.sentTo.get(value);
+  if (keys === undefined) return false;
+  return keys.has(partitionKey(where.topic, where.incarnation, where.partition)) || keys.has(partitionKey(where.topic, UNPLACED_INCARNATION, where.partition));
 }
 
 /** Whether the final leader is expected to hold `offset`: retention may have removed what lies below its log start. */

@@ -198,6 +198,28 @@ test('acked-readable: an acknowledged record read at another offset, even in a d
   expect(check(run)[0]).toMatchObject({ offsets: [1], incarnation: 0 });
 });
 
+test('acked-readable: a batch that timed out into an incarnation later deleted, retried and acknowledged in the re-created one, is a copy in each; a value never sent to the read incarnation is not', () => {
+  const TIMED_OUT = { ok: false, error: 'REQUEST_TIMED_OUT', answered: true } as const;
+  const session = { idempotence: idempotent(7, 25) };
+  const recreate: ClientOp[] = [
+    produce('p1', { startMs: 100, endMs: 600 }, ['a0'], null, { ...session, outcome: TIMED_OUT }), // landed in incarnation 0 unacknowledged
+    produce('p2', { startMs: 100, endMs: 110 }, ['b0'], 0), // places the read below in incarnation 0
+    admin('delete-topic', { startMs: 700, endMs: 710 }),
+    admin('create-topic', { startMs: 2000, endMs: 2010 }),
+    produce('p1', { startMs: 3500, endMs: 3510 }, ['a0'], 0, session), // the retry, into a new log with no state for p1
+  ];
+  const read = (values: string[]) => fetch('c1', { startMs: 620, endMs: 630 }, 0, values, values.length);
+  const run = (ops: ClientOp[]) => history({ ops, replicaLogs: [replica(1, true, ['a0'])] });
+  expect(check(run([...recreate, read(['b0', 'a0'])]))).toEqual([]);
+  // a first attempt overlapping the delete may have reached either incarnation
+  const overlapping = recreate.map((op) => (op.client === 'p1' && op.startMs === 100 ? { ...op, endMs: 705 } : op));
+  expect(check(run([...overlapping, read(['b0', 'a0'])]))).toEqual([]);
+  // a0 read in incarnation 0 though only ever sent to incarnation 2: one log served as another's
+  const sentOnlyAfter = recreate.filter((op) => op.startMs !== 100 || op.client !== 'p1');
+  expect(names(run([...sentOnlyAfter, read(['b0', 'a0'])]))).toEqual(['acked-readable']);
+  expect(check(run([...sentOnlyAfter, read(['b0', 'a0'])]))[0]).toMatchObject({ offsets: [1], incarnation: 0 });
+});
+
 test('stale-incarnation-read: a record of a deleted incarnation served after the re-create took effect everywhere; within the propagation bound it is not', () => {
   const life: ClientOp[] = [
     produce('p1', { startMs: 100, endMs: 110 }, ['a0'], 0),
