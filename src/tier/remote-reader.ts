@@ -93,12 +93,11 @@ export class RemoteReader {
   /**
    * [D2] The whole batches from the one holding `offset` on, as a local log read gives them (the
    * first even when it alone exceeds maxBytes, then more while the total fits), never past the
-   * end of the tiered segment holding it. OffsetOutOfRange outside [LS, TE); CorruptObject for
-   * bytes that fail a check (nothing of them is served).
+   * end of the tiered segment holding it. OffsetOutOfRange outside [LS, TE) (and for an offset
+   * that is no integer); CorruptObject for bytes that fail a check (nothing of them is served).
+   * A maxBytes of 0 or less gives the one batch holding the offset, as locally.
    */
   read(topicId: Uuid, partition: number, offset: number, maxBytes: number): Promise<RemoteReadResult> {
-    assert(Number.isSafeInteger(offset), `offset ${offset}`);
-    assert(Number.isSafeInteger(maxBytes) && maxBytes >= 0, `maxBytes ${maxBytes}`);
     return this.#withSegment(topicId, partition, offset, async (cached, segment) => ({
       batches: await this.#readFrom(segment, offset, maxBytes),
       logStartOffset: cached.record.startOffset,
@@ -265,7 +264,7 @@ export class RemoteReader {
 
 /** The copied segment holding `offset` at or above LS, by binary search (they are contiguous and sorted), or null. */
 function segmentHolding({ record, copied }: CachedRecord, offset: number): CopiedSegment | null {
-  if (offset < record.startOffset) return null; // retention keeps the segment holding LS whole: its offsets below LS are gone all the same
+  if (!Number.isSafeInteger(offset) || offset < record.startOffset) return null; // retention keeps the segment holding LS whole: its offsets below LS are gone all the same
   let low = 0;
   let high = copied.length - 1;
   while (low <= high) {

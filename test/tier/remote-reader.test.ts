@@ -160,7 +160,7 @@ describe('RemoteReader.read', () => {
     const startOffset = segments[1]!.baseOffset + 3; // retention moved the start inside segment 1
     await records.expireBefore(TOPIC_ID, 0, LEADER_EPOCH, startOffset);
     const reader = makeReader();
-    for (const offset of [-1, 0, startOffset - 1, tieredEndOffset, tieredEndOffset + 5]) {
+    for (const offset of [-1, 0, startOffset - 1, tieredEndOffset, tieredEndOffset + 5, startOffset + 0.5, Number.NaN]) {
       const error = await failureOf(reader.read(TOPIC_ID, 0, offset, 1000));
       expect(isFerryError(error, 'OffsetOutOfRange')).toBe(true);
       expect(error.message).toContain(`[${startOffset}, ${tieredEndOffset})`);
