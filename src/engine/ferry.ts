@@ -3,6 +3,7 @@ import type { ControlStore } from '../cluster/control-store.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { TierRecords } from '../tier/tier-record.ts';
 import { Tierer, type TierSource } from '../tier/tierer.ts';
+import { RemoteReader } from '../tier/remote-reader.ts';
 import { type TierStart, tierStartOf } from '../tier/tier-start.ts';
 import { join } from 'node:path';
 import { FerryError } from '../errors.ts';
@@ -208,6 +209,8 @@ export class Ferry {
   #retentionTimer: Timer | null = null;
   /** With a tier store: copies what this engine leads to it. */
   readonly #tierer: Tierer | null;
+  /** With a tier store: serves offsets below the local log start from it [D2]. */
+  readonly #remote: RemoteReader | null;
   #closed = false;
 
   private constructor(options: FerryOptions, unlock: () => void, registry: TopicRegistry, epochFloor: number) {
@@ -223,6 +226,7 @@ export class Ferry {
     const walDeps = { clock: this.#clock, disk: this.#disk, metrics: options.metrics, report: options.report, durable: () => this.#replicaLinks.notifyDurable() };
     this.#walLifecycle = options.wal === undefined ? null : new WalWriterLifecycle(this.directory, options.wal, epochFloor, walDeps);
     this.#tierer = options.tier === undefined ? null : this.#newTierer(options.tier);
+    this.#remote = options.tier === undefined ? null : new RemoteReader({ store: options.tier.store, prefix: options.tier.prefix ?? '', records: new TierRecords(options.tier.control), clock: this.#clock });
   }
 
   #newTierer(tier: TierOptions): Tierer {
@@ -582,7 +586,7 @@ export class Ferry {
         await target.waitForData(offset, options.signal);
         continue;
       }
-      const { batches } = this.fetch(topic, partitionIndex, offset, { maxBytes: options.maxBytes ?? FETCH_BYTES_DEFAULT });
+      const { batches } = await this.fetchWithTier(topic, partitionIndex, offset, { maxBytes: options.maxBytes ?? FETCH_BYTES_DEFAULT });
       for (const batch of batches) {
         for (const record of batch.records()) {
           if (record.offset < offset) continue; // the first batch may start before the offset asked for
@@ -619,6 +623,38 @@ export class Ferry {
    * or after a time; with the leader epoch of the answer, as Kafka gives it: the current one for
    * the latest, else the one that wrote the offset.
    */
+  /** The first offset the local log holds (below it, only the tier may: fetchWithTier). */
+  localLogStartOffset(topic: string, partition: number): number {
+    return this.#partition(topic, partition).log.logStartOffset;
+  }
+
+  /**
+   * fetch(), and below the local log start from the tier (docs/tier-protocol.md [D2]): the whole
+   * batches from the one holding `offset`, up to the end of its tiered segment, below the high
+   * watermark. OffsetOutOfRange when neither the local log nor the tier holds `offset`.
+   */
+  async fetchWithTier(topic: string, partition: number, offset: number, options: FetchOptions = {}): Promise<FetchResult> {
+    this.#checkOpen();
+    const target = this.#partition(topic, partition);
+    if (this.#remote === null || offset >= target.log.logStartOffset) return this.fetch(topic, partition, offset, options);
+    const { batches, logStartOffset } = await this.#remote.read(target.topicId, partition, offset, options.maxBytes ?? FETCH_BYTES_DEFAULT);
+    const highWatermark = target.highWatermark;
+    return { batches: batches.filter((batch) => batch.baseOffset < highWatermark), highWatermark, logStartOffset };
+  }
+
+  /** offsetFor(), counting the tier [D3]: the earliest offset is the tier's start, and a timestamp below the local log is looked up in the tier. */
+  async offsetForWithTier(topic: string, partition: number, timestamp: number): Promise<{ offset: number; timestamp: number; leaderEpoch: number }> {
+    const local = this.offsetFor(topic, partition, timestamp);
+    if (this.#remote === null || timestamp === LATEST_TIMESTAMP) return local;
+    const target = this.#partition(topic, partition);
+    if (timestamp === EARLIEST_TIMESTAMP) {
+      const tierStart = await this.#remote.logStartOffset(target.topicId, partition);
+      return tierStart === null || tierStart >= local.offset ? local : { offset: tierStart, timestamp: -1, leaderEpoch: -1 };
+    }
+    const tiered = await this.#remote.offsetForTimestamp(target.topicId, partition, timestamp);
+    return tiered === null ? local : { offset: tiered, timestamp, leaderEpoch: -1 };
+  }
+
   offsetFor(topic: string, partition: number, timestamp: number): { offset: number; timestamp: number; leaderEpoch: number } {
     const target = this.#partition(topic, partition);
     if (timestamp === LATEST_TIMESTAMP) return { offset: target.highWatermark, timestamp: -1, leaderEpoch: target.leaderEpoch };

@@ -25,39 +25,44 @@ const EARLIEST_TIMESTAMP = -2;
  */
 export async function handleFetch(context: BrokerContext, request: FetchRequest, peer = ''): Promise<FetchResponse> {
   if (request.replicaId >= 0) return noteReplicaProgress(context, request, peer);
-  let response = read(context, request);
+  let response = await read(context, request);
   if (bytesIn(response) < request.minBytes && request.maxWaitMs > 0) {
     await waitForAny(context, request, response);
-    response = read(context, request);
+    response = await read(context, request);
   }
   return response;
 }
 
-function read(context: BrokerContext, request: FetchRequest): FetchResponse {
-  let budget = request.maxBytes > 0 ? Math.min(request.maxBytes, FETCH_RESPONSE_BYTES_MAX) : FETCH_RESPONSE_BYTES_MAX;
-  const responses = request.topics.map((topic) => ({
-    topic: topic.topic,
-    partitions: topic.partitions.map((partition): FetchResponsePartition => {
-      const index = partition.partition;
-      const notServed = notServedCode(context, topic.topic, index);
-      if (notServed !== null) return partitionResponse(index, notServed);
-      try {
-        // KIP-320: a stale or future current_leader_epoch is refused before any redirect or read, as Kafka does.
-        context.engine.checkLeaderEpoch(topic.topic, index, partition.currentLeaderEpoch);
-        const preferred = preferredReadReplica(context, request, topic.topic, index, partition.fetchOffset);
-        if (preferred !== NO_PREFERRED_REPLICA) return partitionResponse(index, ErrorCode.NONE, { preferredReadReplica: preferred });
-        // Kafka returns the first batch even past the limits, but only while nothing else filled the response.
-        const maxBytes = budget <= 0 ? 0 : Math.max(1, Math.min(partition.partitionMaxBytes, budget));
-        const result = context.engine.fetch(topic.topic, index, partition.fetchOffset, { maxBytes });
-        budget -= result.batches.reduce((sum, batch) => sum + batch.sizeInBytes, 0);
-        const { highWatermark, logStartOffset } = result;
-        return partitionResponse(index, ErrorCode.NONE, { highWatermark, lastStableOffset: highWatermark, logStartOffset, records: result.batches.map((batch) => batch.bytes) });
-      } catch (error) {
-        return partitionResponse(index, errorCodeOf(error));
-      }
-    }),
-  }));
+async function read(context: BrokerContext, request: FetchRequest): Promise<FetchResponse> {
+  const budget = { bytes: request.maxBytes > 0 ? Math.min(request.maxBytes, FETCH_RESPONSE_BYTES_MAX) : FETCH_RESPONSE_BYTES_MAX };
+  const responses = [];
+  for (const topic of request.topics) {
+    const partitions: FetchResponsePartition[] = [];
+    for (const partition of topic.partitions) partitions.push(await readPartition(context, request, topic.topic, partition, budget));
+    responses.push({ topic: topic.topic, partitions });
+  }
   return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses };
+}
+
+/** One partition's answer, taken from the response's byte budget; read from the tier below the local log start [D2]. */
+async function readPartition(context: BrokerContext, request: FetchRequest, topic: string, partition: FetchRequest['topics'][number]['partitions'][number], budget: { bytes: number }): Promise<FetchResponsePartition> {
+  const index = partition.partition;
+  const notServed = notServedCode(context, topic, index);
+  if (notServed !== null) return partitionResponse(index, notServed);
+  try {
+    // KIP-320: a stale or future current_leader_epoch is refused before any redirect or read, as Kafka does.
+    context.engine.checkLeaderEpoch(topic, index, partition.currentLeaderEpoch);
+    const preferred = preferredReadReplica(context, request, topic, index, partition.fetchOffset);
+    if (preferred !== NO_PREFERRED_REPLICA) return partitionResponse(index, ErrorCode.NONE, { preferredReadReplica: preferred });
+    // Kafka returns the first batch even past the limits, but only while nothing else filled the response.
+    const maxBytes = budget.bytes <= 0 ? 0 : Math.max(1, Math.min(partition.partitionMaxBytes, budget.bytes));
+    const result = partition.fetchOffset < context.engine.localLogStartOffset(topic, index) ? await context.engine.fetchWithTier(topic, index, partition.fetchOffset, { maxBytes }) : context.engine.fetch(topic, index, partition.fetchOffset, { maxBytes });
+    budget.bytes -= result.batches.reduce((sum, batch) => sum + batch.sizeInBytes, 0);
+    const { highWatermark, logStartOffset } = result;
+    return partitionResponse(index, ErrorCode.NONE, { highWatermark, lastStableOffset: highWatermark, logStartOffset, records: result.batches.map((batch) => batch.bytes) });
+  } catch (error) {
+    return partitionResponse(index, errorCodeOf(error));
+  }
 }
 
 /** A partition's answer: Kafka's "unknown" values unless given (records empty, never null: old clients misread null). */

@@ -4,22 +4,25 @@ import { ErrorCode } from '../protocol/error-codes.ts';
 import { errorCodeOf, notServedCode } from './errors.ts';
 
 /** Earliest (-2), latest (-1, the high watermark) or the first offset at or after a timestamp; current_leader_epoch fenced (KIP-320). */
-export function handleListOffsets(context: BrokerContext, request: ListOffsetsRequest): ListOffsetsResponse {
-  return {
-    throttleTimeMs: 0,
-    topics: request.topics.map((topic) => ({
-      name: topic.name,
-      partitions: topic.partitions.map((partition) => {
-        const notServed = notServedCode(context, topic.name, partition.partitionIndex);
-        if (notServed !== null) return { partitionIndex: partition.partitionIndex, errorCode: notServed, oldStyleOffsets: [], timestamp: -1, offset: -1, leaderEpoch: -1 };
-        try {
-          context.engine.checkLeaderEpoch(topic.name, partition.partitionIndex, partition.currentLeaderEpoch); // KIP-320
-          const { offset, timestamp, leaderEpoch } = context.engine.offsetFor(topic.name, partition.partitionIndex, partition.timestamp);
-          return { partitionIndex: partition.partitionIndex, errorCode: ErrorCode.NONE, oldStyleOffsets: offset < 0 ? [] : [offset], timestamp, offset, leaderEpoch };
-        } catch (error) {
-          return { partitionIndex: partition.partitionIndex, errorCode: errorCodeOf(error), oldStyleOffsets: [], timestamp: -1, offset: -1, leaderEpoch: -1 };
-        }
-      }),
-    })),
-  };
+export async function handleListOffsets(context: BrokerContext, request: ListOffsetsRequest): Promise<ListOffsetsResponse> {
+  const topics = [];
+  for (const topic of request.topics) {
+    const partitions = [];
+    for (const partition of topic.partitions) {
+      const notServed = notServedCode(context, topic.name, partition.partitionIndex);
+      if (notServed !== null) {
+        partitions.push({ partitionIndex: partition.partitionIndex, errorCode: notServed, oldStyleOffsets: [], timestamp: -1, offset: -1, leaderEpoch: -1 });
+        continue;
+      }
+      try {
+        context.engine.checkLeaderEpoch(topic.name, partition.partitionIndex, partition.currentLeaderEpoch); // KIP-320
+        const { offset, timestamp, leaderEpoch } = await context.engine.offsetForWithTier(topic.name, partition.partitionIndex, partition.timestamp); // the tier's start is the earliest [D3]
+        partitions.push({ partitionIndex: partition.partitionIndex, errorCode: ErrorCode.NONE, oldStyleOffsets: offset < 0 ? [] : [offset], timestamp, offset, leaderEpoch });
+      } catch (error) {
+        partitions.push({ partitionIndex: partition.partitionIndex, errorCode: errorCodeOf(error), oldStyleOffsets: [], timestamp: -1, offset: -1, leaderEpoch: -1 });
+      }
+    }
+    topics.push({ name: topic.name, partitions });
+  }
+  return { throttleTimeMs: 0, topics };
 }

@@ -126,11 +126,11 @@ describe('replica progress counts only in the leader epoch (issue 9 finding 5, d
 describe('ListOffsets fences current_leader_epoch and answers with the epoch', () => {
   test(`latest in epoch ${EPOCH}; earliest in the epoch that wrote offset 0; 2 fenced, 4 unknown`, async () => {
     const context = contextFor(await engineAdopting('leader'));
-    const answer = (currentLeaderEpoch: number, timestamp: number) => handleListOffsets(context, { replicaId: -1, isolationLevel: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 0, currentLeaderEpoch, timestamp, maxNumOffsets: 1 }] }] }).topics[0]!.partitions[0]!;
-    expect(answer(EPOCH, -1)).toMatchObject({ errorCode: ErrorCode.NONE, offset: 9, leaderEpoch: EPOCH });
-    expect(answer(-1, -2)).toMatchObject({ errorCode: ErrorCode.NONE, offset: 0, leaderEpoch: 0 });
-    expect(answer(EPOCH - 1, -1)).toMatchObject({ errorCode: ErrorCode.FENCED_LEADER_EPOCH, offset: -1 });
-    expect(answer(EPOCH + 1, -1)).toMatchObject({ errorCode: ErrorCode.UNKNOWN_LEADER_EPOCH, offset: -1 });
+    const answer = async (currentLeaderEpoch: number, timestamp: number) => (await handleListOffsets(context, { replicaId: -1, isolationLevel: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 0, currentLeaderEpoch, timestamp, maxNumOffsets: 1 }] }] })).topics[0]!.partitions[0]!;
+    expect(await answer(EPOCH, -1)).toMatchObject({ errorCode: ErrorCode.NONE, offset: 9, leaderEpoch: EPOCH });
+    expect(await answer(-1, -2)).toMatchObject({ errorCode: ErrorCode.NONE, offset: 0, leaderEpoch: 0 });
+    expect(await answer(EPOCH - 1, -1)).toMatchObject({ errorCode: ErrorCode.FENCED_LEADER_EPOCH, offset: -1 });
+    expect(await answer(EPOCH + 1, -1)).toMatchObject({ errorCode: ErrorCode.UNKNOWN_LEADER_EPOCH, offset: -1 });
   });
 });
 
