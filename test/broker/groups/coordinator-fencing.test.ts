@@ -6,53 +6,11 @@
 // restart of the consumer). Fixed: a coordinator claims the group in its control record before it
 // holds any state of it, and writes commits only while the record still names that claim.
 import { expect, test } from 'bun:test';
-import type { BrokerContext } from '../../../src/broker/context.ts';
-import { GroupCoordinator, INITIAL_REBALANCE_DELAY_MS } from '../../../src/broker/groups/coordinator.ts';
-import { ControlOffsetStore } from '../../../src/broker/groups/offset-store.ts';
-import { handleJoinGroup, handleOffsetCommit, handleOffsetFetch, handleSyncGroup } from '../../../src/broker/handlers/groups.ts';
+import { handleJoinGroup } from '../../../src/broker/handlers/groups.ts';
 import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
-import { ControlStore } from '../../../src/cluster/control-store.ts';
-import type { ObjectStore } from '../../../src/store/object-store.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
 import { GatedStore } from '../../support/gated-store.ts';
-import { idOf } from '../../support/topic-ids.ts';
-
-const GROUP = 'g';
-const SESSION_TIMEOUT_MS = 10_000;
-const REBALANCE_TIMEOUT_MS = 5_000;
-
-/** A broker that takes itself for the group's coordinator (its view of the live brokers says so). */
-function coordinatorBroker(nodeId: number, store: ObjectStore, clock: ManualClock): BrokerContext {
-  const topology = { coordinatorFor: () => ({ nodeId }), partitionCount: async () => 1, topicId: () => idOf('t'), isCurrentIncarnation: async () => true };
-  const offsets = new ControlOffsetStore(new ControlStore(store, 'cluster'), { nodeId, incarnation: `broker-${nodeId}` });
-  return { nodeId, clock, groups: new GroupCoordinator(clock), offsets, topology } as unknown as BrokerContext;
-}
-
-/** A member joined and synced (its own leader, assigned t/0): its id and generation. */
-async function joinAndSync(broker: BrokerContext, clock: ManualClock, memberId = ''): Promise<{ memberId: string; generationId: number }> {
-  const joining = handleJoinGroup(broker, { groupId: GROUP, sessionTimeoutMs: SESSION_TIMEOUT_MS, rebalanceTimeoutMs: REBALANCE_TIMEOUT_MS, memberId, groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }] }, 'c');
-  await settle();
-  clock.advance(INITIAL_REBALANCE_DELAY_MS);
-  const joined = await joining;
-  expect(joined.errorCode).toBe(ErrorCode.NONE);
-  const synced = await handleSyncGroup(broker, { groupId: GROUP, generationId: joined.generationId, memberId: joined.memberId, groupInstanceId: null, assignments: [{ memberId: joined.memberId, assignment: new Uint8Array([1]) }] });
-  expect(synced.errorCode).toBe(ErrorCode.NONE);
-  return { memberId: joined.memberId, generationId: joined.generationId };
-}
-
-async function commit(broker: BrokerContext, member: { memberId: string; generationId: number }, offset: number): Promise<number> {
-  const topics = [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: 0, commitTimestamp: -1, committedMetadata: null }] }];
-  const response = await handleOffsetCommit(broker, { groupId: GROUP, generationId: member.generationId, memberId: member.memberId, groupInstanceId: null, retentionTimeMs: -1, topics });
-  return response.topics[0]!.partitions[0]!.errorCode;
-}
-
-async function committed(broker: BrokerContext): Promise<number> {
-  return (await handleOffsetFetch(broker, { groupId: GROUP, topics: [{ name: 't', partitionIndexes: [0] }] })).topics[0]!.partitions[0]!.committedOffset;
-}
-
-async function settle(): Promise<void> {
-  for (let i = 0; i < 50; i++) await Promise.resolve();
-}
+import { commit, committed, coordinatorBroker, GROUP, joinAndSync, REBALANCE_TIMEOUT_MS, SESSION_TIMEOUT_MS, settle } from '../../support/group-coordinators.ts';
 
 test('a member of a deposed coordinator cannot commit over the offset the new coordinator\'s member committed', async () => {
   const store = new GatedStore().store;

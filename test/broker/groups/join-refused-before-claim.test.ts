@@ -1,38 +1,13 @@
-// Adversarial review of 584c0ee (group coordinator fencing): what a JoinGroup claims. [G1] puts
+// Group coordinator fencing, as an adversarial review tried to break it: what a JoinGroup claims. [G1] puts
 // the claim (a store write that takes the group from any other coordinator) before
 // GroupCoordinator.join validates the request.
 import { expect, test } from 'bun:test';
-import type { BrokerContext } from '../../../src/broker/context.ts';
-import { GroupCoordinator, INITIAL_REBALANCE_DELAY_MS } from '../../../src/broker/groups/coordinator.ts';
-import { ControlOffsetStore } from '../../../src/broker/groups/offset-store.ts';
-import { handleJoinGroup, handleOffsetCommit, handleSyncGroup } from '../../../src/broker/handlers/groups.ts';
+import { INITIAL_REBALANCE_DELAY_MS } from '../../../src/broker/groups/coordinator.ts';
+import { handleJoinGroup, handleSyncGroup } from '../../../src/broker/handlers/groups.ts';
 import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
-import { ControlStore } from '../../../src/cluster/control-store.ts';
 import { MemoryStore } from '../../../src/store/memory.ts';
-import type { ObjectStore } from '../../../src/store/object-store.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
-import { idOf } from '../../support/topic-ids.ts';
-
-const SESSION_TIMEOUT_MS = 10_000;
-
-function coordinatorBroker(nodeId: number, store: ObjectStore, clock: ManualClock): BrokerContext {
-  const topology = { coordinatorFor: () => ({ nodeId }), partitionCount: async () => 1, topicId: () => idOf('t'), isCurrentIncarnation: async () => true };
-  const offsets = new ControlOffsetStore(new ControlStore(store, 'cluster'), { nodeId, incarnation: `broker-${nodeId}` });
-  return { nodeId, clock, groups: new GroupCoordinator(clock), offsets, topology } as unknown as BrokerContext;
-}
-
-function join(broker: BrokerContext, groupId: string, sessionTimeoutMs = SESSION_TIMEOUT_MS, memberId = '') {
-  return handleJoinGroup(broker, { groupId, sessionTimeoutMs, rebalanceTimeoutMs: 5_000, memberId, groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }] }, 'c');
-}
-
-async function settle(): Promise<void> {
-  for (let i = 0; i < 50; i++) await Promise.resolve();
-}
-
-async function commit(broker: BrokerContext, groupId: string, member: { memberId: string; generationId: number }, offset: number): Promise<number> {
-  const topics = [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: 0, commitTimestamp: -1, committedMetadata: null }] }];
-  return (await handleOffsetCommit(broker, { groupId, generationId: member.generationId, memberId: member.memberId, groupInstanceId: null, retentionTimeMs: -1, topics })).topics[0]!.partitions[0]!.errorCode;
-}
+import { commit, coordinatorBroker, joinRequest, settle } from '../../support/group-coordinators.ts';
 
 // Found by review (finding 3), fixed: a JoinGroup that join() then refuses (INVALID_SESSION_TIMEOUT here; likewise
 // INVALID_GROUP_ID, UNKNOWN_MEMBER_ID, INCONSISTENT_GROUP_PROTOCOL, GROUPS_MAX) has already claimed
@@ -45,15 +20,15 @@ test('a JoinGroup refused for its session timeout does not take the group from i
   const clock = new ManualClock();
   const one = coordinatorBroker(1, store, clock);
   const two = coordinatorBroker(2, store, clock);
-  const joining = join(one, 'g');
+  const joining = handleJoinGroup(one, joinRequest(), 'c');
   await settle();
   clock.advance(INITIAL_REBALANCE_DELAY_MS);
   const joined = await joining;
   expect((await handleSyncGroup(one, { groupId: 'g', generationId: joined.generationId, memberId: joined.memberId, groupInstanceId: null, assignments: [] })).errorCode).toBe(ErrorCode.NONE);
-  expect(await commit(one, 'g', joined, 10)).toBe(ErrorCode.NONE);
+  expect(await commit(one, joined, 10)).toBe(ErrorCode.NONE);
 
-  expect((await join(two, 'g', 1)).errorCode).toBe(ErrorCode.INVALID_SESSION_TIMEOUT); // 1 ms: refused
-  expect(await commit(one, 'g', joined, 11)).toBe(ErrorCode.NONE); // fails: NOT_COORDINATOR, and broker 1 dropped the group
+  expect((await handleJoinGroup(two, joinRequest({ sessionTimeoutMs: 1 }), 'c')).errorCode).toBe(ErrorCode.INVALID_SESSION_TIMEOUT); // 1 ms: refused
+  expect(await commit(one, joined, 11)).toBe(ErrorCode.NONE); // fails: NOT_COORDINATOR, and broker 1 dropped the group
 });
 
 // Found by review (finding 3), fixed (same cause): a JoinGroup with the empty group id, refused INVALID_GROUP_ID, still
@@ -61,7 +36,7 @@ test('a JoinGroup refused for its session timeout does not take the group from i
 test('a JoinGroup with the empty group id stores nothing', async () => {
   const store = new MemoryStore();
   const broker = coordinatorBroker(1, store, new ManualClock());
-  expect((await join(broker, '')).errorCode).toBe(ErrorCode.INVALID_GROUP_ID);
+  expect((await handleJoinGroup(broker, joinRequest({ groupId: '' }), 'c')).errorCode).toBe(ErrorCode.INVALID_GROUP_ID);
   expect(await broker.offsets.groups()).toEqual([]); // fails: ['']
 });
 
@@ -77,6 +52,6 @@ test('a group id too long for a record key is refused for good, not answered ret
   const store = new MemoryStore();
   const broker = coordinatorBroker(1, store, new ManualClock());
   const groupId = '消'.repeat(400); // 1,200 bytes of UTF-8, 3,600 once percent-encoded: a legal Kafka group id
-  const answer = await join(broker, groupId);
+  const answer = await handleJoinGroup(broker, joinRequest({ groupId }), 'c');
   expect(answer.errorCode).not.toBe(ErrorCode.COORDINATOR_NOT_AVAILABLE); // fails: retriable, and it fails the same way on every retry
 });

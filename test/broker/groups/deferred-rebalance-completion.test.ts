@@ -1,4 +1,4 @@
-// Adversarial review of 584c0ee (group coordinator fencing): [G3]'s deferred completion. A
+// Group coordinator fencing, as an adversarial review tried to break it: [G3]'s deferred completion. A
 // rebalance due while commits are in flight is recorded in Group.completionDue and completed by
 // the last commit's done(). If every member leaves meanwhile (the group is Empty), the record is
 // never cleared: the old commit's done() then completes whatever rebalance runs at that moment.
@@ -12,14 +12,7 @@ import { ControlStore } from '../../../src/cluster/control-store.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
 import { GatedStore } from '../../support/gated-store.ts';
 import { idOf } from '../../support/topic-ids.ts';
-
-const GROUP = 'g';
-const REBALANCE_TIMEOUT_MS = 5_000;
-const GROUP_RECORDS = 'cluster/control/groups/';
-
-async function settle(): Promise<void> {
-  for (let i = 0; i < 50; i++) await Promise.resolve();
-}
+import { GROUP, GROUP_RECORDS, REBALANCE_TIMEOUT_MS, settle } from '../../support/group-coordinators.ts';
 
 // Found by review (finding 10), fixed (low): the first generation of the emptied group is formed at once when the old
 // commit lands, skipping INITIAL_REBALANCE_DELAY_MS: members joining a moment later force a

@@ -1,4 +1,4 @@
-// Adversarial review of 584c0ee (group coordinator fencing): single-broker mode (OffsetStore)
+// Group coordinator fencing, as an adversarial review tried to break it: single-broker mode (OffsetStore)
 // and group ids with odd characters. OffsetStore keeps its groups in a plain object keyed by
 // group id, so a group id that is a name of Object.prototype is no ordinary key.
 import { expect, test } from 'bun:test';

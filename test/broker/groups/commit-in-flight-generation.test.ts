@@ -1,4 +1,4 @@
-// Adversarial review of 584c0ee (group coordinator fencing): [G3] counts a member's commit in
+// Group coordinator fencing, as an adversarial review tried to break it: [G3] counts a member's commit in
 // flight on the in-memory Group object, and the rebalance of that object waits for it. But
 // OffsetExpiry drops an empty group (GroupCoordinator.forget) with no regard for commits in flight,
 // and the next join builds a new Group object under the same claim (ControlOffsetStore.claim
@@ -9,16 +9,15 @@ import type { BrokerContext } from '../../../src/broker/context.ts';
 import { GroupCoordinator, INITIAL_REBALANCE_DELAY_MS } from '../../../src/broker/groups/coordinator.ts';
 import { OffsetExpiry } from '../../../src/broker/groups/offset-expiry.ts';
 import { ControlOffsetStore } from '../../../src/broker/groups/offset-store.ts';
-import { handleJoinGroup, handleOffsetCommit, handleOffsetFetch, handleSyncGroup } from '../../../src/broker/handlers/groups.ts';
+import { handleJoinGroup, handleOffsetFetch, handleSyncGroup } from '../../../src/broker/handlers/groups.ts';
 import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
 import { ControlStore } from '../../../src/cluster/control-store.ts';
 import { MemoryStore } from '../../../src/store/memory.ts';
 import type { ObjectStore, PutOptions } from '../../../src/store/object-store.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
 import { idOf } from '../../support/topic-ids.ts';
+import { commit, GROUP, joinAndSync, SESSION_TIMEOUT_MS, settle } from '../../support/group-coordinators.ts';
 
-const GROUP = 'g';
-const SESSION_TIMEOUT_MS = 10_000;
 const RETENTION_MS = 60 * 60_000;
 
 /** A memory store whose next put to a group record waits until `release` (one slow request). */
@@ -58,25 +57,6 @@ class OneSlowPut {
   release(): void {
     this.#open?.();
   }
-}
-
-async function settle(): Promise<void> {
-  for (let i = 0; i < 50; i++) await Promise.resolve();
-}
-
-async function joinAndSync(broker: BrokerContext, clock: ManualClock): Promise<{ memberId: string; generationId: number }> {
-  const joining = handleJoinGroup(broker, { groupId: GROUP, sessionTimeoutMs: SESSION_TIMEOUT_MS, rebalanceTimeoutMs: 5_000, memberId: '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }] }, 'c');
-  await settle();
-  clock.advance(INITIAL_REBALANCE_DELAY_MS);
-  const joined = await joining;
-  expect(joined.errorCode).toBe(ErrorCode.NONE);
-  expect((await handleSyncGroup(broker, { groupId: GROUP, generationId: joined.generationId, memberId: joined.memberId, groupInstanceId: null, assignments: [{ memberId: joined.memberId, assignment: new Uint8Array([1]) }] })).errorCode).toBe(ErrorCode.NONE);
-  return { memberId: joined.memberId, generationId: joined.generationId };
-}
-
-function commit(broker: BrokerContext, member: { memberId: string; generationId: number }, offset: number): Promise<number> {
-  const topics = [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: 0, commitTimestamp: -1, committedMetadata: null }] }];
-  return handleOffsetCommit(broker, { groupId: GROUP, generationId: member.generationId, memberId: member.memberId, groupInstanceId: null, retentionTimeMs: -1, topics }).then((response) => response.topics[0]!.partitions[0]!.errorCode);
 }
 
 // Found by review (finding 8): a commit of a member that was no longer in any generation landed

@@ -1,4 +1,4 @@
-// Adversarial review of 584c0ee (group coordinator fencing): suspected holes that turned out to
+// Group coordinator fencing, as an adversarial review tried to break it: suspected holes that turned out to
 // be closed. Kept as passing tests so a later change that opens them fails here.
 import { expect, test } from 'bun:test';
 import { ControlOffsetStore } from '../../../src/broker/groups/offset-store.ts';

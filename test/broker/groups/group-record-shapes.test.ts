@@ -1,4 +1,4 @@
-// Adversarial review of 584c0ee (group coordinator fencing): the group record's shape. The
+// Group coordinator fencing, as an adversarial review tried to break it: the group record's shape. The
 // record changed from a flat map of offsets by "topic/partition" to { coordinator, offsets };
 // groupRecordOf tells the two apart by whether any top-level key contains '/'.
 import { expect, test } from 'bun:test';

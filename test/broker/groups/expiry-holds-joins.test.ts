@@ -1,4 +1,4 @@
-// Adversarial review of 584c0ee (group coordinator fencing): offset expiry racing a join. Expiry
+// Group coordinator fencing, as an adversarial review tried to break it: offset expiry racing a join. Expiry
 // judges a group empty after reading its offsets (the fix of review finding 20), but 584c0ee then
 // claims the group before removing (OffsetExpiry.#remove: a read and a compare-and-swap when this
 // broker holds no claim yet, after a restart or a coordinator move) and does not judge again: a
@@ -10,16 +10,12 @@ import { type CoordinatorClaim, ControlOffsetStore } from '../../../src/broker/g
 import { ControlStore } from '../../../src/cluster/control-store.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
 import { GatedStore } from '../../support/gated-store.ts';
+import { GROUP_RECORDS, settle } from '../../support/group-coordinators.ts';
 
 const RETENTION_MS = 60 * 60_000;
-const GROUP_RECORDS = 'cluster/control/groups/';
 
 function joinRequest(claim: CoordinatorClaim): JoinRequest {
   return { groupId: 'g', memberId: '', clientId: 'c', sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 5_000, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }], claim };
-}
-
-async function settle(): Promise<void> {
-  for (let i = 0; i < 50; i++) await Promise.resolve();
 }
 
 // Found by review (finding 6); fixed: joins wait while expiry removes an empty group's offsets,

@@ -1,4 +1,4 @@
-// Adversarial review of 584c0ee (group coordinator fencing): what a claim leaves in the store.
+// Group coordinator fencing, as an adversarial review tried to break it: what a claim leaves in the store.
 // Every JoinGroup now writes the group's control record (the claim) before the group holds any
 // state, and a group record is never deleted (the store has no conditional delete). A group that
 // never commits (a console consumer with a fresh group id each run, a probe, a consumer that
