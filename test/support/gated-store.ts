@@ -9,9 +9,22 @@ export class GatedStore {
   readonly store: ObjectStore;
   readonly #held = new Map<string, { promise: Promise<void>; open: () => void }>();
   readonly #failing = new Set<string>();
+  /** holdNext: the prefixes whose next put is to be held, and who waits to hear it is. */
+  readonly #holdNext = new Map<string, () => void>();
+  /** The one put held by holdNext under each prefix, until release. */
+  readonly #heldOnce = new Map<string, () => void>();
 
   constructor() {
     const put = async (key: string, body: Uint8Array, options?: PutOptions) => {
+      const next = [...this.#holdNext].find(([prefix]) => key.startsWith(prefix));
+      if (next !== undefined) {
+        const [prefix, waiting] = next;
+        this.#holdNext.delete(prefix);
+        await new Promise<void>((open) => {
+          this.#heldOnce.set(prefix, open);
+          waiting();
+        });
+      }
       for (;;) {
         const held = [...this.#held].find(([prefix]) => key.startsWith(prefix));
         if (held === undefined) break;
@@ -37,7 +50,14 @@ export class GatedStore {
     this.#held.set(prefix, { promise, open });
   }
 
+  /** The next put under `prefix` waits (as `hold`) until `release(prefix)`; resolves once it is waiting. Later puts pass. */
+  holdNext(prefix: string): Promise<void> {
+    return new Promise((waiting) => this.#holdNext.set(prefix, waiting));
+  }
+
   release(prefix: string): void {
+    this.#heldOnce.get(prefix)?.();
+    this.#heldOnce.delete(prefix);
     this.#held.get(prefix)?.open();
     this.#held.delete(prefix);
   }

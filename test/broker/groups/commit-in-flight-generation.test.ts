@@ -5,59 +5,15 @@
 // finds the record naming this process and adopts it): the new generation does not wait for the
 // old commit, which [G2] does not fence (same claim), so it lands over the new member's commit.
 import { expect, test } from 'bun:test';
-import type { BrokerContext } from '../../../src/broker/context.ts';
-import { GroupCoordinator, INITIAL_REBALANCE_DELAY_MS } from '../../../src/broker/groups/coordinator.ts';
+import { INITIAL_REBALANCE_DELAY_MS } from '../../../src/broker/groups/coordinator.ts';
 import { OffsetExpiry } from '../../../src/broker/groups/offset-expiry.ts';
-import { ControlOffsetStore } from '../../../src/broker/groups/offset-store.ts';
 import { handleJoinGroup, handleOffsetFetch, handleSyncGroup } from '../../../src/broker/handlers/groups.ts';
 import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
-import { ControlStore } from '../../../src/cluster/control-store.ts';
-import { MemoryStore } from '../../../src/store/memory.ts';
-import type { ObjectStore, PutOptions } from '../../../src/store/object-store.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
-import { idOf } from '../../support/topic-ids.ts';
-import { commit, GROUP, joinAndSync, SESSION_TIMEOUT_MS, settle } from '../../support/group-coordinators.ts';
+import { commit, coordinatorBroker, GROUP, GROUP_RECORDS, joinAndSync, SESSION_TIMEOUT_MS, settle } from '../../support/group-coordinators.ts';
+import { GatedStore } from '../../support/gated-store.ts';
 
 const RETENTION_MS = 60 * 60_000;
-
-/** A memory store whose next put to a group record waits until `release` (one slow request). */
-class OneSlowPut {
-  readonly inner = new MemoryStore();
-  readonly store: ObjectStore;
-  #armed = false;
-  #open: (() => void) | null = null;
-  #waiting: (() => void) | null = null;
-
-  constructor() {
-    const put = async (key: string, body: Uint8Array, options?: PutOptions) => {
-      if (this.#armed && key.includes('/groups/')) {
-        this.#armed = false;
-        await new Promise<void>((resolve) => {
-          this.#open = resolve;
-          this.#waiting?.();
-        });
-      }
-      return this.inner.put(key, body, options);
-    };
-    this.store = new Proxy(this.inner, {
-      get: (target, name) => {
-        if (name === 'put') return put;
-        const value: unknown = Reflect.get(target, name, target);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    }) as ObjectStore;
-  }
-
-  /** The next put to a group record waits; resolves once it is waiting. */
-  arm(): Promise<void> {
-    this.#armed = true;
-    return new Promise((resolve) => (this.#waiting = resolve));
-  }
-
-  release(): void {
-    this.#open?.();
-  }
-}
 
 // Found by review (finding 8): a commit of a member that was no longer in any generation landed
 // over the commit of the next generation's member: the committed offset went back (500 to 100).
@@ -65,16 +21,14 @@ class OneSlowPut {
 // generation waits for that commit [G3]; and a commit's write is judged again, right before each
 // compare-and-swap round, against the member's generation.
 test('a commit in flight when its member\'s session expires lands before the next generation forms, never over its commit', async () => {
-  const slow = new OneSlowPut();
+  const gated = new GatedStore();
   const clock = new ManualClock();
-  const topology = { coordinatorFor: () => ({ nodeId: 1 }), partitionCount: async () => 1, topicId: () => idOf('t'), isCurrentIncarnation: async () => true };
-  const groups = new GroupCoordinator(clock);
-  const offsets = new ControlOffsetStore(new ControlStore(slow.store, 'cluster'), { nodeId: 1, incarnation: 'broker-1' });
-  const broker = { nodeId: 1, clock, groups, offsets, topology } as unknown as BrokerContext;
+  const broker = coordinatorBroker(1, gated.store, clock);
+  const { groups, offsets } = broker;
   const expiry = new OffsetExpiry({ groups, offsets, clock, retentionMs: RETENTION_MS, coordinates: () => true });
 
   const a = await joinAndSync(broker, clock);
-  const waiting = slow.arm();
+  const waiting = gated.holdNext(GROUP_RECORDS);
   const aCommit = commit(broker, a, 100); // a's first commit: its write is slow to land
   await waiting;
   // a's heartbeats queue behind the commit on its connection (requests other than Produce run one
@@ -93,7 +47,7 @@ test('a commit in flight when its member\'s session expires lands before the nex
   clock.advance(INITIAL_REBALANCE_DELAY_MS);
   await settle();
   expect(bJoined).toBe(false);
-  slow.release();
+  gated.release(GROUP_RECORDS);
   expect(await aCommit).toBe(ErrorCode.NONE); // issued while a was a member, written before the next generation
   const joined = await joining;
   expect(joined.errorCode).toBe(ErrorCode.NONE);
@@ -105,19 +59,16 @@ test('a commit in flight when its member\'s session expires lands before the nex
 });
 
 test('a commit whose compare-and-swap lost a round after its member left the generation writes nothing in the next round', async () => {
-  const slow = new OneSlowPut();
+  const gated = new GatedStore();
   const clock = new ManualClock();
-  const topology = { coordinatorFor: () => ({ nodeId: 1 }), partitionCount: async () => 1, topicId: () => idOf('t'), isCurrentIncarnation: async () => true };
-  const groups = new GroupCoordinator(clock);
-  const offsets = new ControlOffsetStore(new ControlStore(slow.store, 'cluster'), { nodeId: 1, incarnation: 'broker-1' });
-  const broker = { nodeId: 1, clock, groups, offsets, topology } as unknown as BrokerContext;
+  const broker = coordinatorBroker(1, gated.store, clock);
   const a = await joinAndSync(broker, clock);
-  const waiting = slow.arm();
+  const waiting = gated.holdNext(GROUP_RECORDS);
   const aCommit = commit(broker, a, 100); // its first round's write waits
   await waiting;
   expect(await commit(broker, { memberId: '', generationId: -1 }, 7)).toBe(ErrorCode.NONE); // a simple commit changes the record meanwhile
   clock.advance(SESSION_TIMEOUT_MS); // a leaves the generation (its session expires)
-  slow.release(); // a's write meets the changed record; the next round finds a gone
+  gated.release(GROUP_RECORDS); // a's write meets the changed record; the next round finds a gone
   expect(await aCommit).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
   const fetched = await handleOffsetFetch(broker, { groupId: GROUP, topics: [{ name: 't', partitionIndexes: [0] }] });
   expect(fetched.topics[0]!.partitions[0]!.committedOffset).toBe(7);
