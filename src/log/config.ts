@@ -69,6 +69,8 @@ export function resolveLogConfig(overrides: Partial<LogConfig> = {}): LogConfig 
   requireInteger('localRetentionMs', config.localRetentionMs, LOCAL_RETENTION_AS_RETENTION, Number.MAX_SAFE_INTEGER);
   requireInteger('indexIntervalBytes', config.indexIntervalBytes, 0, SEGMENT_BYTES_MAX);
   requireInteger('maxBatchBytes', config.maxBatchBytes, RECORD_BATCH_HEADER_BYTES, SEGMENT_BYTES_MAX);
+  requireLocalWithin('localRetentionBytes', config.localRetentionBytes, 'retentionBytes', config.retentionBytes);
+  requireLocalWithin('localRetentionMs', config.localRetentionMs, 'retentionMs', config.retentionMs);
   const flush = config.flush;
   if (flush.kind === 'group') {
     requireInteger('flush.bytes', flush.bytes, 0, Number.MAX_SAFE_INTEGER);
@@ -77,6 +79,12 @@ export function resolveLogConfig(overrides: Partial<LogConfig> = {}): LogConfig 
     throw new FerryError('InvalidArgument', `flush.kind must be per-append, group or none, not ${String((flush as { kind: unknown }).kind)}`);
   }
   return config;
+}
+
+/** KIP-405: what local disk keeps of tiered segments is at most what the whole log keeps. */
+function requireLocalWithin(localName: string, local: number, totalName: string, total: number): void {
+  if (local === LOCAL_RETENTION_AS_RETENTION || total === -1) return;
+  if (local === -1 || local > total) throw new FerryError('InvalidArgument', `${localName} ${local} keeps more than ${totalName} ${total}: local retention is at most the log's (or -2, the same)`);
 }
 
 function requireInteger(name: string, value: number, min: number, max: number): void {

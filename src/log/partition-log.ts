@@ -168,6 +168,11 @@ export class PartitionLog {
     return this.#segments.reduce((sum, segment) => sum + segment.sizeBytes, 0);
   }
 
+  /** Bytes of the segments that start at or after `offset` (a segment holding `offset` inside it is not counted). */
+  sizeBytesFrom(offset: number): number {
+    return this.#segments.reduce((sum, segment) => sum + (segment.baseOffset >= offset ? segment.sizeBytes : 0), 0);
+  }
+
   get segmentBaseOffsets(): number[] {
     return this.#segments.map((segment) => segment.baseOffset);
   }

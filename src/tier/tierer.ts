@@ -10,7 +10,9 @@ import type { Random } from '../util/random.ts';
 import { randomUuid, type Uuid } from '../util/uuid.ts';
 import { tieredSegmentKey } from './keys.ts';
 import { parseFooter, TIERED_TAIL_BYTES, TieredSegmentBuilder, type TieredSegmentSummary } from './segment-object.ts';
+import { OrphanSweeper, TIER_SWEEP_INTERVAL_MS } from './orphan-sweeper.ts';
 import { type TierRecord, type TierRecords, tieredEnd } from './tier-record.ts';
+import { retainedStart } from './tier-retention.ts';
 
 /** How often the tierer looks for rolled segments below the high watermark (each look reads no store unless one is due). */
 export const TIER_INTERVAL_MS = 1000;
@@ -43,6 +45,10 @@ export interface TiererOptions {
   /** KIP-405's remote.storage.enable: a topic with it off is never tiered. */
   readonly enabled?: (topic: string) => boolean;
   readonly intervalMs?: number;
+  /** How often each partition's tier prefix is swept for orphans; default TIER_SWEEP_INTERVAL_MS. */
+  readonly sweepIntervalMs?: number;
+  /** How long an orphan stays before it is deleted; default TIER_ORPHAN_DELAY_MS. */
+  readonly orphanDelayMs?: number;
   log?(message: string): void;
 }
 
@@ -62,12 +68,16 @@ export class Tierer {
   readonly #options: TiererOptions;
   readonly #held = new Map<string, Held>();
   readonly #uploading = new Set<string>();
+  readonly #sweeper: OrphanSweeper;
+  /** When each partition was last swept for orphans (monotonic ms). */
+  readonly #sweptMs = new Map<string, number>();
   #timer: Timer | null = null;
   #round: Promise<number> | null = null;
   #stopped = false;
 
   constructor(options: TiererOptions) {
     this.#options = options;
+    this.#sweeper = new OrphanSweeper({ store: options.store, prefix: options.prefix, clock: options.clock, ...(options.orphanDelayMs === undefined ? {} : { delayMs: options.orphanDelayMs }) });
   }
 
   start(): void {
@@ -108,6 +118,7 @@ export class Tierer {
   #forgetOthers(led: readonly TierSource[]): void {
     const keys = new Set(led.map((source) => heldKey(source.topicId, source.partition)));
     for (const key of this.#held.keys()) if (!keys.has(key)) this.#held.delete(key);
+    for (const key of this.#sweptMs.keys()) if (!keys.has(key)) this.#sweptMs.delete(key);
   }
 
   /** Tiers the partition's next due range, if any; false when none was due or it failed (told once, retried next round). */
@@ -118,9 +129,10 @@ export class Tierer {
     try {
       const held = await this.#take(source);
       const range = dueRange(source.log, tieredEnd(held.record), source.highWatermark);
-      if (range === null) return false;
-      await this.#tierRange(source, held, range);
-      return true;
+      if (range !== null) await this.#tierRange(source, held, range);
+      await this.#expire(source, held);
+      await this.#sweepWhenDue(source, key);
+      return range !== null;
     } catch (error) {
       if (isFerryError(error, 'NotLeader')) this.#held.delete(key); // deposed [T1]: nothing more from here in this epoch
       this.#options.log?.(`tiering ${source.topic}-${source.partition} failed (retried in the next round): ${error instanceof Error ? error.message : String(error)}`);
@@ -149,6 +161,25 @@ export class Tierer {
     const summary = await this.#upload(source, range, uploadId, epochs);
     held.record = await records.commit(source.topicId, source.partition, source.leaderEpoch, uploadId, { bytes: summary.bytes, maxTimestamp: summary.maxTimestamp, epochs, sections: summary.sections });
     this.#options.log?.(`tiered ${source.topic}-${source.partition} offsets ${range.baseOffset}..${range.endOffset} (${summary.bytes} bytes)`);
+  }
+
+  /** [T7] Retention over the whole log: the oldest tiered segments it says go leave the record (their objects are orphans, [T6]). */
+  async #expire(source: TierSource, held: Held): Promise<void> {
+    const localBytesAboveTier = source.log.sizeBytesFrom(tieredEnd(held.record));
+    const start = retainedStart(held.record, source.log.config, localBytesAboveTier, this.#options.clock.nowMs());
+    if (start === null) return;
+    held.record = await this.#options.records.expireBefore(source.topicId, source.partition, source.leaderEpoch, start);
+    this.#options.log?.(`retention: ${source.topic}-${source.partition} starts at offset ${start} now`);
+  }
+
+  /** [T6] Every TIER_SWEEP_INTERVAL_MS per partition. */
+  async #sweepWhenDue(source: TierSource, key: string): Promise<void> {
+    const nowMs = this.#options.clock.monotonicMs();
+    const last = this.#sweptMs.get(key);
+    if (last !== undefined && nowMs - last < (this.#options.sweepIntervalMs ?? TIER_SWEEP_INTERVAL_MS)) return;
+    this.#sweptMs.set(key, nowMs);
+    const deleted = await this.#sweeper.sweep(this.#options.records, source.topicId, source.partition);
+    if (deleted > 0) this.#options.log?.(`deleted ${deleted} orphaned tiered objects of ${source.topic}-${source.partition}`);
   }
 
   /** [T4] Streams the range's batches into the object (put-if-absent), then reads its footer back [T5]. */

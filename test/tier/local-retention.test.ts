@@ -37,7 +37,7 @@ test('local.retention of -2 keeps what retention keeps, and -1 keeps every tiere
   const sized = fourSegments({ config: { retentionBytes: 1 } });
   expect(sized.enforceRetention(10)).toBe(2); // retention.bytes 1, as local: down to the tiered end
   await sized.close();
-  const keepAll = fourSegments({ config: { retentionBytes: 1, localRetentionBytes: -1, localRetentionMs: -1 } });
+  const keepAll = fourSegments({ config: { retentionBytes: -1, retentionMs: -1, localRetentionBytes: -1, localRetentionMs: -1 } });
   expect(keepAll.enforceRetention(20)).toBe(0);
   await keepAll.close();
 });
@@ -56,4 +56,9 @@ test('a tiering engine deletes no untiered segment, however far past retention',
   expect(start).toBeGreaterThan(0);
   expect(start).toBeLessThanOrEqual(tieredEnd);
   await ferry.close();
+});
+
+test('local retention that would keep more than the log\'s retention is refused in one line', () => {
+  expect(() => PartitionLog.open(tempDir(), { config: { retentionBytes: 100, localRetentionBytes: 200 } })).toThrow(/localRetentionBytes 200 keeps more than retentionBytes 100/);
+  expect(() => PartitionLog.open(tempDir(), { config: { retentionMs: 100, localRetentionMs: -1 } })).toThrow(/localRetentionMs -1 keeps more than retentionMs 100/);
 });
