@@ -49,7 +49,7 @@ test('FINDING 4: an upload never hashes (so never holds) its whole log section a
     log.append(buildRecordBatch([{ value: 'x'.repeat(VALUE_BYTES), timestamp: T0 }], { nowMs: T0 }), 1);
   }
   let largestHashed = 0;
-  (Bun.hash as { xxHash64: typeof originalXxHash64 }).xxHash64 = ((bytes: Uint8Array, seed?: number | bigint) => {
+  (Bun.hash as { xxHash64: typeof originalXxHash64 }).xxHash64 = ((bytes: Uint8Array, seed?: bigint) => {
     largestHashed = Math.max(largestHashed, bytes.length);
     return originalXxHash64(bytes, seed);
   }) as typeof originalXxHash64;
