@@ -1,5 +1,6 @@
 import type { Ferry } from '../engine/index.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
+import type { TierStart } from '../tier/tier-start.ts';
 import { assert } from '../util/assert.ts';
 import type { Clock } from '../util/clock.ts';
 import { type Random, SeededRandom } from '../util/random.ts';
@@ -150,7 +151,14 @@ export class PartitionHost {
    * epochs and producer state there, and takes from the chain only the frames from there on.
    */
   async #rebuild(log: PartitionLog, topic: string, partition: number, topicId: Uuid, reader: WalReader, chain: readonly StreamId[]): Promise<void> {
-    const start = await this.#options.engine.tierStartOf(topicId, partition);
+    let start: TierStart | null = null;
+    try {
+      start = await this.#options.engine.tierStartOf(topicId, partition);
+    } catch (error) {
+      // The tier cannot be read now: every WAL object is still there (nothing collects them yet),
+      // so the whole chain rebuilds the log, more slowly, rather than leaving the partition unled.
+      this.#options.log?.(`rebuilding ${topic}-${partition} from its whole chain: the tier cannot be read (${error instanceof Error ? error.message : String(error)})`);
+    }
     if (start !== null) {
       log.startAt(start.offset, start.epochs, start.producers);
       this.#options.log?.(`rebuilding ${topic}-${partition} from the tier's end, offset ${start.offset}`);

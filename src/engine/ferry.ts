@@ -237,7 +237,7 @@ export class Ferry {
       clock: this.#clock,
       random: this.#options.random ?? systemRandom,
       partitions: () => this.#tierSources(),
-      ...definedOnly({ intervalMs: tier.intervalMs, log: this.#options.report }),
+      ...definedOnly({ intervalMs: tier.intervalMs, log: this.#options.report, metrics: this.#options.metrics }),
     });
   }
 
@@ -638,6 +638,8 @@ export class Ferry {
     const target = this.#partition(topic, partition);
     if (this.#remote === null || offset >= target.log.logStartOffset) return this.fetch(topic, partition, offset, options);
     const { batches, logStartOffset } = await this.#remote.read(target.topicId, partition, offset, options.maxBytes ?? FETCH_BYTES_DEFAULT);
+    // The read took I/O: the topic may have been deleted (and created again) meanwhile. Its batches are that incarnation's, never the new one's (contract 10).
+    if (this.#partitions.get(topic)?.[partition] !== target) throw new FerryError('NotLeader', `${topic}-${partition} changed while its tier was read; ask again`);
     const highWatermark = target.highWatermark;
     return { batches: batches.filter((batch) => batch.baseOffset < highWatermark), highWatermark, logStartOffset };
   }

@@ -1,3 +1,4 @@
+import type { EpochEntry } from '../log/leader-epoch-cache.ts';
 import { CorruptObjectError } from '../errors.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { assert } from '../util/assert.ts';
@@ -10,6 +11,8 @@ import { Semaphore } from './semaphore.ts';
 export interface TieredSegmentRef {
   readonly key: string;
   readonly summary: TieredSegmentSummary;
+  /** The leader epochs in effect in the segment (its tier record entry): each batch must carry the one at its base offset. */
+  readonly epochs: readonly EpochEntry[];
 }
 
 export interface ChunkCacheOptions {

@@ -258,7 +258,7 @@ export class RemoteReader {
 
   #refOf(topicId: Uuid, partition: number, segment: CopiedSegment): TieredSegmentRef {
     const key = tieredSegmentKey(this.#prefix, topicId, partition, segment.baseOffset, segment.endOffset, segment.uploadId);
-    return { key, summary: summaryOf(segment, key) };
+    return { key, summary: summaryOf(segment, key), epochs: segment.epochs };
   }
 }
 

@@ -8,12 +8,14 @@ import {
   LOG_OVERHEAD_BYTES,
   MAGIC_OFFSET,
   MAX_TIMESTAMP_OFFSET,
+  PARTITION_LEADER_EPOCH_OFFSET,
   RECORD_BATCH_HEADER_BYTES,
   RECORD_BATCH_MAGIC,
   RecordBatch,
   readInt64,
 } from '../format/record-batch.ts';
 import { assert } from '../util/assert.ts';
+import type { EpochEntry } from '../log/leader-epoch-cache.ts';
 import type { ChunkCache, TieredSegmentRef } from './chunk-cache.ts';
 
 /** A batch's header fields, read from its first RECORD_BATCH_HEADER_BYTES and checked against where it lies. */
@@ -77,6 +79,10 @@ export class SegmentBatchWalk {
     const { baseOffset: segmentBase, endOffset: segmentEnd } = this.#segment.summary;
     if (baseOffset !== this.#nextOffset) throw this.#corrupt('baseOffset', position, `${baseOffset}, expected ${this.#nextOffset} (the previous batch's next offset)`);
     if (!(baseOffset >= segmentBase && lastOffset >= baseOffset && lastOffset < segmentEnd)) throw this.#corrupt('lastOffsetDelta', position, `batch [${baseOffset}, ${lastOffset}] is outside the segment [${segmentBase}, ${segmentEnd})`);
+    // partitionLeaderEpoch lies outside the batch CRC: checked against the segment's epochs (KIP-320 clients fence and truncate by it).
+    const epoch = view.getInt32(PARTITION_LEADER_EPOCH_OFFSET);
+    const expected = epochAt(this.#segment.epochs, baseOffset);
+    if (expected !== null && epoch !== expected) throw this.#corrupt('partitionLeaderEpoch', position, `${epoch}, but epoch ${expected} wrote offset ${baseOffset}`);
     return { position, baseOffset, lastOffset, sizeBytes, maxTimestamp: readInt64(view, MAX_TIMESTAMP_OFFSET) };
   }
 
@@ -102,4 +108,14 @@ export class SegmentBatchWalk {
   #corrupt(field: string, logPosition: number, detail: string): CorruptObjectError {
     return new CorruptObjectError(field, this.#segment.summary.sections.log.position + logPosition, detail, `tiered segment ${this.#segment.key}`);
   }
+}
+
+/** The epoch in effect at `offset` by the segment's epoch entries; null when they do not cover it (nothing to check against). */
+function epochAt(epochs: readonly EpochEntry[], offset: number): number | null {
+  let epoch: number | null = null;
+  for (const entry of epochs) {
+    if (entry.startOffset > offset) break;
+    epoch = entry.epoch;
+  }
+  return epoch;
 }

@@ -10,20 +10,21 @@ export interface TierStart {
   readonly offset: number;
   /** Every leader epoch of the tiered history, oldest first (OffsetForLeaderEpoch below the tail). */
   readonly epochs: readonly EpochEntry[];
-  /** The producer state at `offset`: the last tiered segment's snapshot. */
-  readonly producers: Uint8Array;
+  /** The producer state at `offset`: the last tiered segment's snapshot; null when retention took every segment (and the producers' last batches with them). */
+  readonly producers: Uint8Array | null;
 }
 
 /**
  * [K2] What a rebuild of `topicId`/`partition` starts from: the tier record's tiered end, its
  * segments' leader epochs and the last segment's producer state (one ranged GET, checked against
- * its XXH64); null when nothing is tiered (the rebuild reads the whole chain, as before tiering).
+ * its XXH64); null when nothing was ever tiered (the rebuild reads the whole chain, as before tiering).
  */
 export async function tierStartOf(records: TierRecords, store: ObjectStore, prefix: string, topicId: Uuid, partition: number): Promise<TierStart | null> {
   const record = await records.read(topicId, partition);
   const segments = copiedSegments(record);
   const last = segments.at(-1);
-  if (last === undefined) return null;
+  // Retention took every tiered segment: the log still starts at its start, never again at 0 (its records are gone for good).
+  if (last === undefined) return record.startOffset > 0 ? { offset: record.startOffset, epochs: [], producers: null } : null;
   const section = last.sections.producers!;
   const key = tieredSegmentKey(prefix, topicId, partition, last.baseOffset, last.endOffset, last.uploadId);
   const { body } = await store.get(key, { range: { start: section.position, end: section.position + section.length } });

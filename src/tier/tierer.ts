@@ -1,4 +1,4 @@
-import { FerryError, isFerryError } from '../errors.ts';
+import { FerryError } from '../errors.ts';
 import type { EpochEntry } from '../log/leader-epoch-cache.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
 import { isStoreError } from '../store/errors.ts';
@@ -8,6 +8,8 @@ import { assert } from '../util/assert.ts';
 import type { Clock, Timer } from '../util/clock.ts';
 import type { Random } from '../util/random.ts';
 import { randomUuid, type Uuid } from '../util/uuid.ts';
+import type { MetricsRegistry } from '../metrics/index.ts';
+import { loadXxh64Stream } from '../wal/bytes.ts';
 import { tieredSegmentKey } from './keys.ts';
 import { parseFooter, TIERED_TAIL_BYTES, TieredSegmentBuilder, type TieredSegmentSummary } from './segment-object.ts';
 import { OrphanSweeper, TIER_SWEEP_INTERVAL_MS } from './orphan-sweeper.ts';
@@ -49,6 +51,7 @@ export interface TiererOptions {
   readonly sweepIntervalMs?: number;
   /** How long an orphan stays before it is deleted; default TIER_ORPHAN_DELAY_MS. */
   readonly orphanDelayMs?: number;
+  readonly metrics?: MetricsRegistry;
   log?(message: string): void;
 }
 
@@ -68,6 +71,8 @@ export class Tierer {
   readonly #options: TiererOptions;
   readonly #held = new Map<string, Held>();
   readonly #uploading = new Set<string>();
+  /** Partitions whose last step failed: their failures are said once, and their recovery. */
+  readonly #failing = new Set<string>();
   readonly #sweeper: OrphanSweeper;
   /** When each partition was last swept for orphans (monotonic ms). */
   readonly #sweptMs = new Map<string, number>();
@@ -104,6 +109,7 @@ export class Tierer {
 
   async #tierDue(): Promise<number> {
     const { partitions, enabled } = this.#options;
+    await loadXxh64Stream(); // else every upload would hold its whole range until its checksum at the end
     const due = [...partitions()].filter((source) => enabled?.(source.topic) ?? true);
     this.#forgetOthers(due);
     let tiered = 0;
@@ -119,26 +125,48 @@ export class Tierer {
     const keys = new Set(led.map((source) => heldKey(source.topicId, source.partition)));
     for (const key of this.#held.keys()) if (!keys.has(key)) this.#held.delete(key);
     for (const key of this.#sweptMs.keys()) if (!keys.has(key)) this.#sweptMs.delete(key);
+    for (const key of this.#failing) if (!keys.has(key)) this.#failing.delete(key);
   }
 
   /** Tiers the partition's next due range, if any; false when none was due or it failed (told once, retried next round). */
+  /**
+   * One round of one partition: retention first (it makes room in a record that is full), then
+   * tiering, then the orphan sweep, each going ahead whatever the others did (an upload that keeps
+   * failing stops neither retention nor the sweep).
+   */
   async #tierOne(source: TierSource): Promise<boolean> {
     const key = heldKey(source.topicId, source.partition);
     if (this.#uploading.has(key)) return false;
     this.#uploading.add(key);
     try {
-      const held = await this.#take(source);
-      const range = dueRange(source.log, tieredEnd(held.record), source.highWatermark);
-      if (range !== null) await this.#tierRange(source, held, range);
-      await this.#expire(source, held);
-      await this.#sweepWhenDue(source, key);
-      return range !== null;
-    } catch (error) {
-      if (isFerryError(error, 'NotLeader')) this.#held.delete(key); // deposed [T1]: nothing more from here in this epoch
-      this.#options.log?.(`tiering ${source.topic}-${source.partition} failed (retried in the next round): ${error instanceof Error ? error.message : String(error)}`);
-      return false;
+      const held = await this.#step(source, key, 'reading its tier record', () => this.#take(source));
+      if (held === null) return false;
+      await this.#step(source, key, 'retention', () => this.#expire(source, held));
+      const tiered = await this.#step(source, key, 'tiering', async () => {
+        const range = dueRange(source.log, tieredEnd(held.record), source.highWatermark);
+        if (range !== null) await this.#tierRange(source, held, range);
+        return range !== null;
+      });
+      await this.#step(source, key, 'the orphan sweep', () => this.#sweepWhenDue(source, key));
+      if (tiered !== null && this.#failing.delete(key)) this.#options.log?.(`tiering ${source.topic}-${source.partition} works again`);
+      return tiered === true;
     } finally {
       this.#uploading.delete(key);
+    }
+  }
+
+  /** `run`, or null when it failed (said once per spell of failures of the partition). */
+  async #step<T>(source: TierSource, key: string, what: string, run: () => Promise<T>): Promise<T | null> {
+    try {
+      return await run();
+    } catch (error) {
+      // The record is read again next round, whatever failed: a write whose answer was lost may have
+      // landed (the cached record would be behind it for good), and a deposed leader finds out [T1].
+      this.#held.delete(key);
+      if (!this.#failing.has(key)) this.#options.log?.(`${what} of ${source.topic}-${source.partition} failed (retried every round; said once): ${error instanceof Error ? error.message : String(error)}`);
+      this.#failing.add(key);
+      this.#options.metrics?.counter('ferry_tier_failures_total', 'Tiering steps that failed (retried at the next round)').add();
+      return null;
     }
   }
 

@@ -82,7 +82,7 @@ test('an upload that failed is redone under a new upload id, and the tiered end 
   const { tierStore, records, tierer, logLines } = setup(log);
   tierStore.injectFault({ operation: 'put', kind: 'Unavailable', count: 1 });
   expect(await tierer.tierDue()).toBe(0);
-  expect(logLines.join('\n')).toMatch(/tiering t-0 failed/);
+  expect(logLines.join('\n')).toMatch(/tiering of t-0 failed/);
   const after = await records.read(TOPIC_ID, 0);
   expect([tieredEnd(after), after.segments.map((s) => s.state)]).toEqual([0, ['copying']]);
   expect(await tierer.tierDue()).toBe(1);

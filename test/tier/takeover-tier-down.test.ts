@@ -1,5 +1,5 @@
 // Adversarial review: a takeover while the tier store is down (docs/tier-protocol.md [K2]). The
-// test here failed when written; see its FINDING comment.
+// test here failed when written; its comment says how.
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
 import { Broker } from '../../src/broker/broker.ts';
 import { ControlStore } from '../../src/cluster/control-store.ts';
@@ -42,13 +42,13 @@ async function within(ms: number, condition: () => boolean): Promise<boolean> {
   return true;
 }
 
-// FINDING 9: failover depends on the tier store. PartitionHost.#rebuild calls tierStartOf, which
+// Found by review (finding 9), fixed: failover depends on the tier store. PartitionHost.#rebuild calls tierStartOf, which
 // GETs the last tiered segment's producers section, before it reads the WAL; with the tier store
 // down (a separate --tier-store, as an S3 Express WAL requires) the GET fails, the adoption fails,
 // and every scan retries it in vain: the partition has no leader, and takes no produce, for as
 // long as the tier is down, although every acknowledged record is in the WAL (nothing is collected
 // yet) and its leader epochs are in the tier record. Without a tier the same takeover succeeds.
-test('FINDING 9: a broker takes over a tiered partition while the tier store is down', async () => {
+test('a broker takes over a tiered partition while the tier store is down', async () => {
   const store = new MemoryStore();
   const tierStore = new MemoryStore();
   const first = await start(store, tierStore, 1);

@@ -1,7 +1,7 @@
 // Adversarial review of tiering's bounds and integrity (docs/tier-protocol.md [T4], [K2], [D2]):
 // the tierer's memory per upload, the rebuild point once retention emptied the tier, and a remote
 // read of a batch whose bytes outside its CRC were changed. Each test here failed when written;
-// see its FINDING comment.
+// its comment says how.
 import { afterEach, expect, test } from 'bun:test';
 import { ControlStore } from '../../src/cluster/control-store.ts';
 import { isFerryError } from '../../src/errors.ts';
@@ -33,14 +33,14 @@ function tiererOf(log: PartitionLog, store: MemoryStore, records: TierRecords): 
   return new Tierer({ store, prefix: PREFIX, records, clock: new ManualClock(T0), random: new SeededRandom(13), partitions: () => [source] });
 }
 
-// FINDING 4: the tierer holds a whole segment in memory per upload, twice. TieredSegmentBuilder
+// Found by review (finding 4), fixed: the tierer holds a whole segment in memory per upload, twice. TieredSegmentBuilder
 // hashes the log section through xxh64Stream(), which only streams once loadXxh64Stream() has
 // resolved; nothing in src/ ever calls it (the builder's own comment says "an uploader of large
 // ranges loads it first"), so JoiningXxh64Stream keeps every batch read for the upload and, at
 // finish, joins them into one more buffer of the section's size to hash it. With the default
 // segment.bytes of 1 GiB and TIER_UPLOADS_IN_FLIGHT = 2 that is about 4 GiB at the end of two
 // uploads, while StreamingUpload itself stays within (concurrency + 1) x 8 MiB.
-test('FINDING 4: an upload never hashes (so never holds) its whole log section at once', async () => {
+test('an upload never hashes (so never holds) its whole log section at once', async () => {
   const SEGMENT_BATCHES = 48;
   const VALUE_BYTES = 256 * 1024; // 12 MiB of log in the segment tiered: more than a part
   const log = PartitionLog.open(tempDir());
@@ -62,7 +62,7 @@ test('FINDING 4: an upload never hashes (so never holds) its whole log section a
   await log.close();
 });
 
-// FINDING 5: once T7 retention removed every tiered segment (the record keeps startOffset = TE and
+// Found by review (finding 5), fixed: once T7 retention removed every tiered segment (the record keeps startOffset = TE and
 // no segments: tier-retention.test.ts makes exactly this record), tierStartOf answers null, "nothing
 // tiered", and PartitionHost.#rebuild then rebuilds the log from offset 0 of the WAL chain instead
 // of from TE [K2]. Today that brings back, on the new leader, every record retention deleted
@@ -70,7 +70,7 @@ test('FINDING 4: an upload never hashes (so never holds) its whole log section a
 // WAL GC [G] deletes frames below TE, the same rebuild finds the chain starting above its empty
 // log and fails (applyFrame's InvalidOffsets) on every takeover. And the producer state at TE
 // lived only in the expired segment's object: the record no longer carries it anywhere.
-test('FINDING 5: a tier emptied by retention still makes a rebuild start at the tiered end', async () => {
+test('a tier emptied by retention still makes a rebuild start at the tiered end', async () => {
   const control = new ControlStore(new MemoryStore(), 'cluster');
   const records = new TierRecords(control);
   await control.create(tierRecordKey(TOPIC_ID, 0), { leaderEpoch: 1, startOffset: 15, segments: [] });
@@ -79,13 +79,13 @@ test('FINDING 5: a tier emptied by retention still makes a rebuild start at the 
   expect(start?.offset).toBe(15);
 });
 
-// FINDING 6: a remote read serves a batch whose partition leader epoch (outside the batch CRC)
+// Found by review (finding 6), fixed: a remote read serves a batch whose partition leader epoch (outside the batch CRC)
 // was changed in the tier, whenever the log section is more than one chunk (every segment above
 // TIER_CHUNK_BYTES = 1 MiB, so nearly all in production): SegmentBatchWalk checks offsets, length,
 // magic and CRC, and only a one-chunk section is checked against its XXH64. The segment's own
 // `epochs` (in the tier record) would catch it: a batch's epoch must be the one in effect at its
 // base offset. Kafka clients use that field for fencing and truncation detection (KIP-320).
-test('FINDING 6: a batch whose leader epoch was changed in the tier is never served, whatever the chunk size', async () => {
+test('a batch whose leader epoch was changed in the tier is never served, whatever the chunk size', async () => {
   const log = PartitionLog.open(tempDir());
   for (let i = 0; i < 21; i++) {
     if (i === 20) log.roll();

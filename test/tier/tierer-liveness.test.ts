@@ -1,6 +1,6 @@
 // Adversarial review of the tierer's liveness (docs/tier-protocol.md [T1]-[T7]): one failure on
 // the way to a commit must not stop a partition's tiering, retention or sweeping for the rest of
-// its leader's epoch. Each test here failed when written; see its FINDING comment.
+// its leader's epoch. Each test here failed when written; its comment says how.
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/cluster/control-store.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
@@ -54,14 +54,14 @@ function tiererOver(log: PartitionLog, records: TierRecords, tierStore: ObjectSt
   return new Tierer({ store: tierStore, prefix: '', records, clock, random: new SeededRandom(11), partitions: () => [source], log: (line) => logLines.push(line) });
 }
 
-// FINDING 1: a commit whose answer is lost (the record PUT landed, then a Timeout) wedges the
+// Found by review (finding 1), fixed: a commit whose answer is lost (the record PUT landed, then a Timeout) wedges the
 // partition's tiering for the rest of the epoch. Tierer.#tierRange leaves `held.record` as it was
 // after the announce (the entry still `copying`), and #take keeps serving that stale copy, so
 // every later round computes the old tiered end, announces [old TE, x) and is refused
 // InvalidOffsets ("does not start at the tiered end") by the record, which is already past it.
 // Only NotLeader drops the held copy. Tiering, T7 retention and T6 sweeping of the partition stop
 // until leadership moves, and tieredEndOf stays behind (local retention frees nothing more).
-test('FINDING 1: after a commit whose answer was lost, the next rounds go on tiering', async () => {
+test('after a commit whose answer was lost, the next rounds go on tiering', async () => {
   const clock = new ManualClock(T0);
   const log = rolledLog(T0, 16); // rolled [0,5) [5,10) [10,15), active [15,16)
   // puts to the record: 1 take (create), 2 announce, 3 commit: the commit lands and times out
@@ -77,13 +77,13 @@ test('FINDING 1: after a commit whose answer was lost, the next rounds go on tie
   await log.close();
 });
 
-// FINDING 2: T7 retention (and the T6 sweep) run in Tierer.#tierOne only after the next range was
+// Found by review (finding 2), fixed: T7 retention (and the T6 sweep) run in Tierer.#tierOne only after the next range was
 // tiered: any failure of the upload (tier store down or refusing puts, a read-back that never
 // matches, dueRange's InvalidOffsets) skips #expire and #sweepWhenDue for that round, every round.
 // With the tier store down and the record store up, retention.ms never moves the log start: the
 // tier keeps (and serves, and bills for) history retention deletes, for as long as the outage or
 // the bad object lasts.
-test('FINDING 2: tier retention still runs while uploads of the next segment keep failing', async () => {
+test('tier retention still runs while uploads of the next segment keep failing', async () => {
   const clock = new ManualClock(T0);
   const log = rolledLog(T0, 16);
   const tierStore = new MemoryStore();
@@ -99,12 +99,12 @@ test('FINDING 2: tier retention still runs while uploads of the next segment kee
   await log.close();
 });
 
-// FINDING 3 (a deadlock case of 2): a partition whose record holds TIERED_SEGMENTS_MAX entries
+// Found by review (finding 3, a deadlock case of 2), fixed: a partition whose record holds TIERED_SEGMENTS_MAX entries
 // has its announce refused (InvalidArgument) before #expire runs, so retention can never remove
 // the old entries that would make room: it stays full, untiered and unexpired forever, although
 // every one of its tiered segments is past retention.ms. The docs say such a partition "stops
 // tiering and says so"; retention was meant to keep it from getting (or staying) there.
-test('FINDING 3: a full tier record whose segments are all past retention makes room and tiers again', async () => {
+test('a full tier record whose segments are all past retention makes room and tiers again', async () => {
   const clock = new ManualClock(T0);
   const control = new ControlStore(new MemoryStore(), 'cluster');
   const records = new TierRecords(control);

@@ -1,5 +1,5 @@
 // Adversarial review: a remote read racing a topic's deletion and re-creation (DESIGN.md contract
-// 10, docs/tier-protocol.md [D2]). The test here failed when written; see its FINDING comment.
+// 10, docs/tier-protocol.md [D2]). The test here failed when written; its comment says how.
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/cluster/control-store.ts';
 import { Ferry } from '../../src/engine/index.ts';
@@ -27,13 +27,13 @@ function slowTier(inner: MemoryStore): { store: ObjectStore; hold: () => void; r
   return { store, hold: () => (gate = new Promise((resolve) => (open = resolve))), release: () => { gate = null; open(); } };
 }
 
-// FINDING 8: Ferry.fetchWithTier resolves the partition (and its topic id and high watermark)
+// Found by review (finding 8), fixed: Ferry.fetchWithTier resolves the partition (and its topic id and high watermark)
 // before it awaits the tier, and answers with what the tier returned whatever happened meanwhile:
 // a topic deleted and re-created with the same name while a remote read waits on a slow tier gets
 // the old incarnation's records served under the name, as offsets of the new, empty incarnation
 // (Fetch up to v12 names topics, so a client cannot tell). A local read cannot race (it is
 // synchronous); the remote one must check that the incarnation it read is still the one served.
-test('FINDING 8: a remote read that outlives its topic incarnation serves nothing of it', async () => {
+test('a remote read that outlives its topic incarnation serves nothing of it', async () => {
   const memory = new MemoryStore();
   const tier = slowTier(memory);
   const control = new ControlStore(memory, '');
