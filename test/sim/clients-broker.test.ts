@@ -167,9 +167,11 @@ describe('simulated clients against a real broker', () => {
     first.start();
     const second = started(new SimGroupConsumer({ ...common('g2'), ...groupOptions }));
     await until(() => first.assignment.length === 1 && second.assignment.length === 1, 'one partition each', WAIT_MS);
+    const stoppedMs = systemClock.nowMs();
     await first.stop(false); // no commit, no LeaveGroup: only the session timeout tells the coordinator
     await until(() => second.assignment.length === 2, 'g2 owns both partitions', WAIT_MS);
-    expect(opsOf('commit', 'g1')).toEqual([]);
+    // What it committed while it ran is its own (how many depends on this machine's speed); at the stop, nothing.
+    expect(opsOf('commit', 'g1').filter((op) => op.startMs >= stoppedMs)).toEqual([]);
   });
 
   test('an idempotent batch whose answer was lost is resent with its sequence and written once', async () => {
