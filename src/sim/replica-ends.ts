@@ -1,7 +1,12 @@
 import type { ReplicaEnd } from './history.ts';
-import type { SimBrokerHost } from './broker-process.ts';
 import type { Ferry } from '../engine/ferry.ts';
 import { isFerryError } from '../errors.ts';
+
+/** What the recorder reads of a broker host (SimBrokerHost): its node and its current process's engine, if any. */
+export interface ReplicaHost {
+  readonly settings: { readonly nodeId: number };
+  readonly engine: Pick<Ferry, 'serves' | 'logEndOffset'> | null;
+}
 
 /**
  * Records every replica's log end offset as it changes, from outside the brokers: after each
@@ -10,18 +15,21 @@ import { isFerryError } from '../errors.ts';
  * (leader or follower). acks-all-min-insync judges from it how many replicas held a record when it
  * was acknowledged. A change and the event that caused it share a simulated instant, and any
  * report a follower sends of it reaches the leader in a later event, so nothing a leader counted
- * is recorded later than it counted it.
+ * is recorded later than it counted it. A node that stops serving a partition (released, its
+ * process gone) has no end until it serves it again, and its first end then is a change even if
+ * it equals the last one before: a log rebuilt from the chain to where a discarded one ended holds
+ * other records, and the checker counts a replica only from ends recorded after a batch was sent.
  */
 export class ReplicaEndRecorder {
-  readonly #hosts: readonly SimBrokerHost[];
+  readonly #hosts: readonly ReplicaHost[];
   readonly #topics: readonly { readonly name: string; readonly partitions: number }[];
   readonly #nowMs: () => number;
-  /** The last end recorded per node and partition. */
+  /** The last end recorded per node and partition, while the node serves it. */
   readonly #last = new Map<string, number>();
   readonly #ends: ReplicaEnd[] = [];
 
   /** `topics`: the scenario's (a re-create keeps the name and the partition count); `nowMs`: on the ops' time base. */
-  constructor(hosts: readonly SimBrokerHost[], topics: readonly { readonly name: string; readonly partitions: number }[], nowMs: () => number) {
+  constructor(hosts: readonly ReplicaHost[], topics: readonly { readonly name: string; readonly partitions: number }[], nowMs: () => number) {
     this.#hosts = hosts;
     this.#topics = topics;
     this.#nowMs = nowMs;
@@ -32,19 +40,19 @@ export class ReplicaEndRecorder {
     const topics = this.#topics;
     for (const host of this.#hosts) {
       const engine = host.engine;
-      if (engine === null) continue;
       const node = host.settings.nodeId;
       for (const { name, partitions } of topics) {
         for (let partition = 0; partition < partitions; partition++) {
-          const logEndOffset = endOf(engine, name, partition);
-          if (logEndOffset !== null) this.#note(node, name, partition, logEndOffset);
+          const logEndOffset = engine === null ? null : endOf(engine, name, partition);
+          if (logEndOffset === null) this.#last.delete(keyOf(node, name, partition));
+          else this.#note(node, name, partition, logEndOffset);
         }
       }
     }
   }
 
   #note(node: number, topic: string, partition: number, logEndOffset: number): void {
-    const key = `${node}\u0000${topic}\u0000${partition}`;
+    const key = keyOf(node, topic, partition);
     if (this.#last.get(key) === logEndOffset) return;
     this.#last.set(key, logEndOffset);
     this.#ends.push({ node, topic, partition, atMs: this.#nowMs(), logEndOffset });
@@ -55,8 +63,12 @@ export class ReplicaEndRecorder {
   }
 }
 
+function keyOf(node: number, topic: string, partition: number): string {
+  return `${node}\u0000${topic}\u0000${partition}`;
+}
+
 /** Where the engine's log of the partition ends; null when it does not serve it (or is closed: a stopping broker holds nothing any more). */
-function endOf(engine: Ferry, topic: string, partition: number): number | null {
+function endOf(engine: NonNullable<ReplicaHost['engine']>, topic: string, partition: number): number | null {
   if (!engine.serves(topic, partition)) return null;
   try {
     return engine.logEndOffset(topic, partition);

@@ -48,6 +48,7 @@ const FOUND: readonly { readonly seed: number; readonly bug: string }[] = [
   { seed: 218, bug: 'as seed 80, on two partitions of one takeover' },
   { seed: 16023, bug: 'two brokers each took itself for group g0\'s coordinator (their views of the live brokers differed), each checked commits against its own in-memory generation: a deposed member\'s commit of 391 overwrote the new member\'s 396; a coordinator now claims the group in its record and commits only under that claim (test/broker/groups/coordinator-fencing.test.ts)' },
   { seed: 892, bug: 'a delete that waited out another leader\'s lease dropped the topic from its broker\'s view whatever the incarnation: the broker forgot (and its engine retired) the incarnation created meanwhile, and never led it again (test/cluster/slow-delete-keeps-new-incarnation.test.ts)' },
+  { seed: 3416, bug: 'harness: the replica-end recorder kept a node\'s last end across a spell of not serving the partition, so a follower that came back rebuilt from the chain to the same end (344, where its discarded epoch-4 tail had ended) was not recorded: acks-all-min-insync counted 2 of the 3 replicas that held the batch (test/sim/replica-ends.test.ts)' },
 ];
 
 for (const { seed, bug } of FOUND) {
