@@ -4,11 +4,10 @@
 // idempotent producer's retry of a batch below the tier's end is still answered as a duplicate.
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
 import { Broker } from '../../src/broker/broker.ts';
-import { ControlStore } from '../../src/cluster/control-store.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
-import { tempDir } from '../support/temp-dir.ts';
+import { startTieredBroker } from '../support/tiered-brokers.ts';
 
 setDefaultTimeout(60_000);
 
@@ -17,19 +16,8 @@ afterEach(async () => {
   for (const broker of running.splice(0)) await broker.stop().catch(() => {});
 });
 
-async function start(store: ObjectStore, nodeId: number): Promise<Broker> {
-  const broker = await Broker.start({
-    listenHost: '127.0.0.1', listenPort: 0, nodeId,
-    cluster: { store, leaseMs: 1000, scanIntervalMs: 50 },
-    engine: {
-      directory: tempDir(),
-      log: { flush: { kind: 'none' }, segmentBytes: 2048 },
-      wal: { store, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 1 } },
-      tier: { store, control: new ControlStore(store, ''), intervalMs: 3_600_000 },
-    },
-  });
-  running.push(broker);
-  return broker;
+function start(store: ObjectStore, nodeId: number): Promise<Broker> {
+  return startTieredBroker(store, nodeId, running);
 }
 
 async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
