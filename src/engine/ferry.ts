@@ -211,6 +211,8 @@ export class Ferry {
   readonly #tierer: Tierer | null;
   /** With a tier store: serves offsets below the local log start from it [D2]. */
   readonly #remote: RemoteReader | null;
+  /** With a tier store: the tier records the tierer, the reads and rebuilds [K2] share. */
+  readonly #tierRecords: TierRecords | null;
   #closed = false;
 
   private constructor(options: FerryOptions, unlock: () => void, registry: TopicRegistry, epochFloor: number) {
@@ -225,15 +227,16 @@ export class Ferry {
     this.#linkedReplica = this.#asLinkedReplica();
     const walDeps = { clock: this.#clock, disk: this.#disk, metrics: options.metrics, report: options.report, durable: () => this.#replicaLinks.notifyDurable() };
     this.#walLifecycle = options.wal === undefined ? null : new WalWriterLifecycle(this.directory, options.wal, epochFloor, walDeps);
-    this.#tierer = options.tier === undefined ? null : this.#newTierer(options.tier);
-    this.#remote = options.tier === undefined ? null : new RemoteReader({ store: options.tier.store, prefix: options.tier.prefix ?? '', records: new TierRecords(options.tier.control), clock: this.#clock });
+    this.#tierRecords = options.tier === undefined ? null : new TierRecords(options.tier.control);
+    this.#tierer = options.tier === undefined ? null : this.#newTierer(options.tier, this.#tierRecords!);
+    this.#remote = options.tier === undefined ? null : new RemoteReader({ store: options.tier.store, prefix: options.tier.prefix ?? '', records: this.#tierRecords!, clock: this.#clock });
   }
 
-  #newTierer(tier: TierOptions): Tierer {
+  #newTierer(tier: TierOptions, records: TierRecords): Tierer {
     return new Tierer({
       store: tier.store,
       prefix: tier.prefix ?? '',
-      records: new TierRecords(tier.control),
+      records,
       clock: this.#clock,
       random: this.#options.random ?? systemRandom,
       partitions: () => this.#tierSources(),
@@ -257,7 +260,7 @@ export class Ferry {
   /** [K2] Where a rebuild of the partition starts: the tier's end and what it knows there; null without a tier or with nothing tiered. */
   async tierStartOf(topicId: TopicId, partition: number): Promise<TierStart | null> {
     const tier = this.#options.tier;
-    return tier === undefined ? null : tierStartOf(new TierRecords(tier.control), tier.store, tier.prefix ?? '', topicId, partition);
+    return tier === undefined || this.#tierRecords === null ? null : tierStartOf(this.#tierRecords, tier.store, tier.prefix ?? '', topicId, partition);
   }
 
   /**

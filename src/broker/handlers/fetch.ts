@@ -1,5 +1,6 @@
 import type { FetchRequest, FetchResponse, FetchResponsePartition } from '../apis/fetch.ts';
 import type { BrokerContext } from '../context.ts';
+import type { FetchResult } from '../../engine/index.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
 import { errorCodeOf, notServedCode } from './errors.ts';
 
@@ -38,14 +39,17 @@ async function read(context: BrokerContext, request: FetchRequest): Promise<Fetc
   const responses = [];
   for (const topic of request.topics) {
     const partitions: FetchResponsePartition[] = [];
-    for (const partition of topic.partitions) partitions.push(await readPartition(context, request, topic.topic, partition, budget));
+    for (const partition of topic.partitions) {
+      const answer = readPartition(context, request, topic.topic, partition, budget);
+      partitions.push(answer instanceof Promise ? await answer : answer); // only a read from the tier waits: local reads stay synchronous
+    }
     responses.push({ topic: topic.topic, partitions });
   }
   return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses };
 }
 
-/** One partition's answer, taken from the response's byte budget; read from the tier below the local log start [D2]. */
-async function readPartition(context: BrokerContext, request: FetchRequest, topic: string, partition: FetchRequest['topics'][number]['partitions'][number], budget: { bytes: number }): Promise<FetchResponsePartition> {
+/** One partition's answer, taken from the response's byte budget; read from the tier below the local log start [D2] (then a promise). */
+function readPartition(context: BrokerContext, request: FetchRequest, topic: string, partition: FetchRequest['topics'][number]['partitions'][number], budget: { bytes: number }): FetchResponsePartition | Promise<FetchResponsePartition> {
   const index = partition.partition;
   const notServed = notServedCode(context, topic, index);
   if (notServed !== null) return partitionResponse(index, notServed);
@@ -56,13 +60,26 @@ async function readPartition(context: BrokerContext, request: FetchRequest, topi
     if (preferred !== NO_PREFERRED_REPLICA) return partitionResponse(index, ErrorCode.NONE, { preferredReadReplica: preferred });
     // Kafka returns the first batch even past the limits, but only while nothing else filled the response.
     const maxBytes = budget.bytes <= 0 ? 0 : Math.max(1, Math.min(partition.partitionMaxBytes, budget.bytes));
-    const result = partition.fetchOffset < context.engine.localLogStartOffset(topic, index) ? await context.engine.fetchWithTier(topic, index, partition.fetchOffset, { maxBytes }) : context.engine.fetch(topic, index, partition.fetchOffset, { maxBytes });
-    budget.bytes -= result.batches.reduce((sum, batch) => sum + batch.sizeInBytes, 0);
-    const { highWatermark, logStartOffset } = result;
-    return partitionResponse(index, ErrorCode.NONE, { highWatermark, lastStableOffset: highWatermark, logStartOffset, records: result.batches.map((batch) => batch.bytes) });
+    if (partition.fetchOffset < context.engine.localLogStartOffset(topic, index)) return readFromTier(context, topic, index, partition.fetchOffset, maxBytes, budget);
+    return answered(index, context.engine.fetch(topic, index, partition.fetchOffset, { maxBytes }), budget);
   } catch (error) {
     return partitionResponse(index, errorCodeOf(error));
   }
+}
+
+async function readFromTier(context: BrokerContext, topic: string, index: number, fetchOffset: number, maxBytes: number, budget: { bytes: number }): Promise<FetchResponsePartition> {
+  try {
+    return answered(index, await context.engine.fetchWithTier(topic, index, fetchOffset, { maxBytes }), budget);
+  } catch (error) {
+    return partitionResponse(index, errorCodeOf(error));
+  }
+}
+
+/** A read's answer, its bytes taken from the response's budget. */
+function answered(index: number, result: FetchResult, budget: { bytes: number }): FetchResponsePartition {
+  budget.bytes -= result.batches.reduce((sum, batch) => sum + batch.sizeInBytes, 0);
+  const { highWatermark, logStartOffset } = result;
+  return partitionResponse(index, ErrorCode.NONE, { highWatermark, lastStableOffset: highWatermark, logStartOffset, records: result.batches.map((batch) => batch.bytes) });
 }
 
 /** A partition's answer: Kafka's "unknown" values unless given (records empty, never null: old clients misread null). */
