@@ -156,9 +156,12 @@ export class PartitionHost {
       start = await this.#options.engine.tierStartOf(topicId, partition);
     } catch (error) {
       // The tier cannot be read now: every WAL object is still there (nothing collects them yet),
-      // so the whole chain rebuilds the log, more slowly, rather than leaving the partition unled.
-      this.#options.log?.(`rebuilding ${topic}-${partition} from its whole chain: the tier cannot be read (${error instanceof Error ? error.message : String(error)})`);
+      // so the chain rebuilds the log, more slowly, rather than leaving the partition unled; from
+      // the start retention left in the tier record, never below (those records are gone for good).
+      start = { offset: await this.#options.engine.tierLogStartOf(topicId, partition), epochs: [], producers: null };
+      this.#options.log?.(`rebuilding ${topic}-${partition} from its chain at offset ${start.offset}: the tier cannot be read (${error instanceof Error ? error.message : String(error)})`);
     }
+    if (start?.offset === 0) start = null;
     if (start !== null) {
       log.startAt(start.offset, start.epochs, start.producers);
       this.#options.log?.(`rebuilding ${topic}-${partition} from the tier's end, offset ${start.offset}`);

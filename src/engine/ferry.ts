@@ -257,6 +257,11 @@ export class Ferry {
     return this.#tierer;
   }
 
+  /** The log start the partition's tier record holds (retention moved it there); 0 without a tier. */
+  async tierLogStartOf(topicId: TopicId, partition: number): Promise<number> {
+    return this.#tierRecords === null ? 0 : (await this.#tierRecords.read(topicId, partition)).startOffset;
+  }
+
   /** [K2] Where a rebuild of the partition starts: the tier's end and what it knows there; null without a tier or with nothing tiered. */
   async tierStartOf(topicId: TopicId, partition: number): Promise<TierStart | null> {
     const tier = this.#options.tier;
@@ -641,8 +646,7 @@ export class Ferry {
     const target = this.#partition(topic, partition);
     if (this.#remote === null || offset >= target.log.logStartOffset) return this.fetch(topic, partition, offset, options);
     const { batches, logStartOffset } = await this.#remote.read(target.topicId, partition, offset, options.maxBytes ?? FETCH_BYTES_DEFAULT);
-    // The read took I/O: the topic may have been deleted (and created again) meanwhile. Its batches are that incarnation's, never the new one's (contract 10).
-    if (this.#partitions.get(topic)?.[partition] !== target) throw new FerryError('NotLeader', `${topic}-${partition} changed while its tier was read; ask again`);
+    this.#checkStillServed(topic, partition, target);
     const highWatermark = target.highWatermark;
     return { batches: batches.filter((batch) => batch.baseOffset < highWatermark), highWatermark, logStartOffset };
   }
@@ -654,10 +658,17 @@ export class Ferry {
     const target = this.#partition(topic, partition);
     if (timestamp === EARLIEST_TIMESTAMP) {
       const tierStart = await this.#remote.logStartOffset(target.topicId, partition);
+      this.#checkStillServed(topic, partition, target);
       return tierStart === null || tierStart >= local.offset ? local : { offset: tierStart, timestamp: -1, leaderEpoch: -1 };
     }
     const tiered = await this.#remote.offsetForTimestamp(target.topicId, partition, timestamp);
+    this.#checkStillServed(topic, partition, target);
     return tiered === null ? local : { offset: tiered, timestamp, leaderEpoch: -1 };
+  }
+
+  /** After a read of the tier (I/O): the partition may have been deleted and created again meanwhile, and the answer is its old incarnation's (contract 10). */
+  #checkStillServed(topic: string, partition: number, target: Partition): void {
+    if (this.#partitions.get(topic)?.[partition] !== target) throw new FerryError('NotLeader', `${topic}-${partition} changed while its tier was read; ask again`);
   }
 
   offsetFor(topic: string, partition: number, timestamp: number): { offset: number; timestamp: number; leaderEpoch: number } {

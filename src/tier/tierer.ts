@@ -138,17 +138,23 @@ export class Tierer {
     const key = heldKey(source.topicId, source.partition);
     if (this.#uploading.has(key)) return false;
     this.#uploading.add(key);
+    let failed = false;
+    const step = async <T>(what: string, run: () => Promise<T>): Promise<T | null> => {
+      const outcome = await this.#step(source, key, what, run);
+      failed ||= outcome === null;
+      return outcome;
+    };
     try {
-      const held = await this.#step(source, key, 'reading its tier record', () => this.#take(source));
+      const held = await step('reading its tier record', () => this.#take(source));
       if (held === null) return false;
-      await this.#step(source, key, 'retention', () => this.#expire(source, held));
-      const tiered = await this.#step(source, key, 'tiering', async () => {
+      await step('retention', () => this.#expire(source, held));
+      const tiered = await step('tiering', async () => {
         const range = dueRange(source.log, tieredEnd(held.record), source.highWatermark);
         if (range !== null) await this.#tierRange(source, held, range);
         return range !== null;
       });
-      await this.#step(source, key, 'the orphan sweep', () => this.#sweepWhenDue(source, key));
-      if (tiered !== null && this.#failing.delete(key)) this.#options.log?.(`tiering ${source.topic}-${source.partition} works again`);
+      await step('the orphan sweep', () => this.#sweepWhenDue(source, key));
+      if (!failed && this.#failing.delete(key)) this.#options.log?.(`tiering ${source.topic}-${source.partition} works again`);
       return tiered === true;
     } finally {
       this.#uploading.delete(key);

@@ -18,7 +18,7 @@ const ROUNDS = 5;
 const RECORDS = 16;
 const SEGMENT_RECORDS = 5;
 
-// FINDING 3: a step that keeps failing is said again every round, each time followed by "works
+// Found by review (finding 3), fixed: a step that keeps failing is said again every round, each time followed by "works
 // again". #tierOne clears the partition's failing mark whenever the tiering step did not fail,
 // in the same round as a retention or sweep step that did: with the orphan sweep failing for good
 // (the tier store's LIST down or forbidden), every due sweep logs "the orphan sweep of t-0 failed

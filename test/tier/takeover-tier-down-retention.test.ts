@@ -32,7 +32,7 @@ async function within(ms: number, condition: () => boolean): Promise<boolean> {
   return true;
 }
 
-// FINDING 1: the whole-chain fallback resurrects records that tier retention deleted. Retention
+// Found by review (finding 1), fixed: the whole-chain fallback resurrects records that tier retention deleted. Retention
 // moved the tier record's start to S (tier-start.ts itself says "never again at 0: its records are
 // gone for good", and 3f4c00f fixed exactly that for a tier emptied by retention); but when the
 // tier's GET fails at takeover, #rebuild swallows the error and rebuilds from offset 0 of the WAL

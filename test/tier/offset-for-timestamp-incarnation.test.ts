@@ -32,7 +32,7 @@ function slowTier(inner: MemoryStore): { store: ObjectStore; hold: () => void; r
   return { store, hold: () => (gate = new Promise((resolve) => (open = resolve))), release: () => { gate = null; open(); } };
 }
 
-// FINDING 2: Ferry.offsetForWithTier (ListOffsets by timestamp, counting the tier) resolves the
+// Found by review (finding 2), fixed: Ferry.offsetForWithTier (ListOffsets by timestamp, counting the tier) resolves the
 // partition, awaits the tier, and answers with the tier's offset whatever happened meanwhile. A
 // topic deleted and re-created under the same name while the lookup waits on a slow tier answers
 // with an offset of the OLD incarnation (here past the new incarnation's log end): a consumer
