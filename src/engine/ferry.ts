@@ -64,6 +64,8 @@ export interface FerryOptions {
   readonly onOpen?: (engine: Ferry) => void;
   /** Log settings for every topic unless a topic overrides them. */
   readonly log?: Partial<LogConfig>;
+  /** How often retention runs (Kafka's log.retention.check.interval.ms); default RETENTION_CHECK_INTERVAL_MS. */
+  readonly retentionCheckIntervalMs?: number;
   /** Create a topic with `defaultPartitions` on first produce instead of failing. */
   readonly autoCreateTopics?: boolean;
   readonly defaultPartitions?: number;
@@ -907,7 +909,7 @@ export class Ferry {
   }
 
   #scheduleRetention(): void {
-    this.#retentionTimer = this.#clock.setTimer(RETENTION_CHECK_INTERVAL_MS, () => {
+    this.#retentionTimer = this.#clock.setTimer(this.#options.retentionCheckIntervalMs ?? RETENTION_CHECK_INTERVAL_MS, () => {
       if (this.#closed) return;
       try {
         this.enforceRetention();
