@@ -312,6 +312,8 @@ export class Ferry {
    */
   static async open(options: FerryOptions): Promise<Ferry> {
     resolveLogConfig(options.log); // reject bad settings before touching the disk
+    const retentionCheck = options.retentionCheckIntervalMs;
+    if (retentionCheck !== undefined && !(Number.isSafeInteger(retentionCheck) && retentionCheck > 0)) throw new FerryError('InvalidArgument', `retentionCheckIntervalMs must be a positive integer, got ${retentionCheck}`);
     const disk = options.disk ?? systemDisk;
     makeDirectoriesSync(options.directory, disk); // durably: a power loss must not take the new directory's name
     const unlock = disk.lockSync(options.directory);
