@@ -182,6 +182,15 @@ export class SimBrokerHost {
     this.#noteHealth();
   }
 
+  /**
+   * The run is over: the process stops where it is (SIGSTOP), health unchanged (what happens now
+   * is no longer the run's), so an audit that takes simulated time reads the stores as the final
+   * logs were collected, not as tiering moved them on meanwhile.
+   */
+  freeze(): void {
+    if (this.#gate?.state === 'running') this.#gate.pause();
+  }
+
   /** Cut from every other host (clients included), or joined again. */
   setIsolated(isolated: boolean): void {
     this.faults.isolated = isolated;

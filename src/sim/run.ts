@@ -159,10 +159,13 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   await runFor(SETTLE_MS_MAX, () => settled(hosts, workload.finalTopics()));
   timed(`audit: ${hosts.map((host) => `${host.host} ${host.state}`).join(', ')}`);
   const replicaLogs = collectReplicaLogs(hosts, workload.finalTopics());
+  const tierTargets = tierAuditTargets(hosts, workload.finalTopics());
+  // A leader that tiers would go on tiering (and dropping local segments) while the audit reads: the tier is read as the logs were collected.
+  if (tierWrites !== null) for (const host of hosts) host.freeze();
   const walAuditView = new SimStoreView(walStore, new ProcessGate('audit'), scheduler, new SeededRandom(seed));
   const walRecords = await auditWal(walAuditView, walWrites, runFor, startMs);
   const controlAuditView = () => (scenario.cluster ? new SimStoreView(controlStore, new ProcessGate('audit'), scheduler, new SeededRandom(seed)) : walAuditView);
-  const tiered = tierWrites === null ? null : await auditTier(walAuditView, controlAuditView(), tierAuditTargets(hosts, workload.finalTopics()), runFor);
+  const tiered = tierWrites === null ? null : await auditTier(walAuditView, controlAuditView(), tierTargets, runFor);
   const history: History = {
     seed,
     ops: ops.map((op) => ({ ...op, startMs: op.startMs - startMs, endMs: op.endMs - startMs })),
