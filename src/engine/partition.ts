@@ -13,15 +13,26 @@ import type { TopicId } from './topic-registry.ts';
 /** Bytes of local log read per step when re-shipping an unshipped suffix. */
 const RESHIP_READ_BYTES = 1024 * 1024;
 
-/** Consecutive batches (views of one read buffer) split where the leader epoch changes: one frame each. */
-function runsOfOneEpoch(batches: readonly RecordBatch[]): RecordBatch[][] {
+/**
+ * Consecutive batches split into runs that are each one frame: one leader epoch, and one span of
+ * memory. A read returns whole batches across segment files, each file's batches views of its own
+ * buffer: a run that went on into the next file's buffer would not be the bytes of its batches.
+ */
+function framesOf(batches: readonly RecordBatch[]): RecordBatch[][] {
   const runs: RecordBatch[][] = [];
   for (const batch of batches) {
     const run = runs.at(-1);
-    if (run !== undefined && run[0]!.partitionLeaderEpoch === batch.partitionLeaderEpoch) run.push(batch);
+    const previous = run?.at(-1);
+    const continues = previous !== undefined && run![0]!.partitionLeaderEpoch === batch.partitionLeaderEpoch && followsInMemory(previous.bytes, batch.bytes);
+    if (continues) run!.push(batch);
     else runs.push([batch]);
   }
   return runs;
+}
+
+/** Whether `next` starts in the same buffer right where `previous` ends. */
+function followsInMemory(previous: Uint8Array, next: Uint8Array): boolean {
+  return previous.buffer === next.buffer && previous.byteOffset + previous.byteLength === next.byteOffset;
 }
 
 interface DataWaiter {
@@ -133,7 +144,7 @@ export class Partition {
     while (offset < end) {
       const { batches } = this.log.read(offset, RESHIP_READ_BYTES);
       assert(batches[0]?.baseOffset === offset, `${this.topic}-${this.index}: the WAL ends at ${offset}, inside a local batch`);
-      for (const run of runsOfOneEpoch(batches)) {
+      for (const run of framesOf(batches)) {
         const first = run[0]!;
         const last = run.at(-1)!;
         const data = new Uint8Array(first.bytes.buffer, first.bytes.byteOffset, last.bytes.byteOffset + last.bytes.length - first.bytes.byteOffset);
