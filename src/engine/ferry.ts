@@ -64,6 +64,8 @@ export interface FerryOptions {
   readonly onOpen?: (engine: Ferry) => void;
   /** Log settings for every topic unless a topic overrides them. */
   readonly log?: Partial<LogConfig>;
+  /** How often retention runs (Kafka's log.retention.check.interval.ms); default RETENTION_CHECK_INTERVAL_MS. */
+  readonly retentionCheckIntervalMs?: number;
   /** Create a topic with `defaultPartitions` on first produce instead of failing. */
   readonly autoCreateTopics?: boolean;
   readonly defaultPartitions?: number;
@@ -318,6 +320,8 @@ export class Ferry {
    */
   static async open(options: FerryOptions): Promise<Ferry> {
     resolveLogConfig(options.log); // reject bad settings before touching the disk
+    const retentionCheck = options.retentionCheckIntervalMs;
+    if (retentionCheck !== undefined && !(Number.isSafeInteger(retentionCheck) && retentionCheck > 0)) throw new FerryError('InvalidArgument', `retentionCheckIntervalMs must be a positive integer, got ${retentionCheck}`);
     const disk = options.disk ?? systemDisk;
     makeDirectoriesSync(options.directory, disk); // durably: a power loss must not take the new directory's name
     const unlock = disk.lockSync(options.directory);
@@ -923,7 +927,7 @@ export class Ferry {
   }
 
   #scheduleRetention(): void {
-    this.#retentionTimer = this.#clock.setTimer(RETENTION_CHECK_INTERVAL_MS, () => {
+    this.#retentionTimer = this.#clock.setTimer(this.#options.retentionCheckIntervalMs ?? RETENTION_CHECK_INTERVAL_MS, () => {
       if (this.#closed) return;
       try {
         this.enforceRetention();

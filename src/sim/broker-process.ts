@@ -1,9 +1,11 @@
 import { Broker, type BrokerOptions } from '../broker/broker.ts';
-import type { Ferry } from '../engine/ferry.ts';
+import { ControlStore } from '../cluster/control-store.ts';
+import type { Ferry, FerryOptions } from '../engine/ferry.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { SeededRandom } from '../util/random.ts';
 import type { SimDisk } from './disk.ts';
 import type { SimNetwork } from './network.ts';
+import type { TierScenario } from './scenario.ts';
 import { ProcessGate, SimClock, type SimScheduler } from './scheduler.ts';
 import { SimStoreView } from './store.ts';
 import type { WalWrites } from './wal-audit.ts';
@@ -25,6 +27,8 @@ export interface SimBrokerSettings {
   readonly uploadIntervalMs: number;
   readonly minInsyncReplicas: number;
   readonly defaultReplicationFactor: number;
+  /** Tier rolled segments into the WAL store (prefix '', keys tier/...), tier records beside the cluster's control records; null: no tier. */
+  readonly tier: TierScenario | null;
 }
 
 /**
@@ -178,6 +182,15 @@ export class SimBrokerHost {
     this.#noteHealth();
   }
 
+  /**
+   * The run is over: the process stops where it is (SIGSTOP), health unchanged (what happens now
+   * is no longer the run's), so an audit that takes simulated time reads the stores as the final
+   * logs were collected, not as tiering moved them on meanwhile.
+   */
+  freeze(): void {
+    if (this.#gate?.state === 'running') this.#gate.pause();
+  }
+
   /** Cut from every other host (clients included), or joined again. */
   setIsolated(isolated: boolean): void {
     this.faults.isolated = isolated;
@@ -227,6 +240,22 @@ export class SimBrokerHost {
     return new SimStoreView(store, gate, this.#scheduler, new SeededRandom(Math.floor(this.#scheduler.random.next() * 0x1_0000_0000)), writes);
   }
 
+  /**
+   * As `ferry broker` without --tier-store: the tier is the WAL store (this process's view of it,
+   * so its faults apply), the tier records are control records beside the cluster's (or, alone,
+   * in the WAL store). Without a tier: the log settings as before tiering.
+   */
+  #tierOptions(): Pick<FerryOptions, 'log' | 'tier' | 'retentionCheckIntervalMs'> {
+    const flush = { kind: 'none' } as const; // as `ferry broker`: durability comes from the WAL objects
+    const tier = this.settings.tier;
+    if (tier === null) return { log: { flush } };
+    return {
+      log: { flush, segmentBytes: tier.segmentBytes, ...(tier.localRetentionBytes === null ? {} : { localRetentionBytes: tier.localRetentionBytes }) },
+      tier: { store: this.#walView!, control: new ControlStore(this.#controlView ?? this.#walView!, ''), intervalMs: tier.intervalMs },
+      retentionCheckIntervalMs: tier.retentionCheckIntervalMs,
+    };
+  }
+
   #brokerOptions(gate: ProcessGate, clock: SimClock, random: SeededRandom): BrokerOptions {
     const { nodeId, cluster } = this.settings;
     const log = (line: string) => this.#log(`${gate.name}: ${line}`);
@@ -248,7 +277,7 @@ export class SimBrokerHost {
         },
         disk: this.disk,
         random,
-        log: { flush: { kind: 'none' } }, // as `ferry broker`: durability comes from the WAL objects
+        ...this.#tierOptions(),
         wal: { store: this.#walView!, writerId: this.host, seed: random.nextInt(0x1_0000_0000), config: { uploadIntervalMs: this.settings.uploadIntervalMs } },
       },
       ...(cluster === null ? {} : { cluster: { store: this.#controlView!, leaseMs: cluster.leaseMs, scanIntervalMs: cluster.scanIntervalMs } }),

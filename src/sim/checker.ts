@@ -13,6 +13,8 @@ import { checkIdempotentNoDuplicates, IDEMPOTENT_NO_DUPLICATES } from './invaria
 import { checkLivenessAfterQuiet, LIVENESS_AFTER_QUIET } from './invariants/liveness-after-quiet.ts';
 import { checkOffsetUnique, OFFSET_UNIQUE } from './invariants/offset-unique.ts';
 import { checkReadDurable, READ_DURABLE } from './invariants/read-durable.ts';
+import { checkTierFenced, TIER_FENCED } from './invariants/tier-fenced.ts';
+import { checkTieredBytesMatch, TIERED_BYTES_MATCH } from './invariants/tiered-bytes-match.ts';
 import { type Violation, ViolationList } from './violation.ts';
 
 export type { Violation } from './violation.ts';
@@ -44,6 +46,8 @@ export const INVARIANTS: readonly Invariant[] = [
   { name: STALE_INCARNATION_READ, check: checkStaleIncarnationRead },
   { name: ACK_AFTER_DURABLE, check: checkAckAfterDurable },
   { name: ACKS_ALL_MIN_INSYNC, check: checkAcksAllMinInsync },
+  { name: TIERED_BYTES_MATCH, check: checkTieredBytesMatch },
+  { name: TIER_FENCED, check: checkTierFenced },
 ];
 
 /**

@@ -1,10 +1,16 @@
-import { type CommitOp, type FetchOp, type History, isAdminOp, type OffsetFetchOp, type ProduceOp, type ReplicaLog } from './history.ts';
+import { type CommitOp, type FetchOp, type History, isAdminOp, type OffsetFetchOp, type ProduceOp, type ReplicaLog, type TieredPartition } from './history.ts';
 import { TopicIncarnations } from './incarnations.ts';
 import type { PartitionRef } from './violation.ts';
 
-/** The final leader's log of a partition, looked up both ways. */
+/**
+ * The final leader's log of a partition, looked up both ways. With a tier, `log` is the whole log
+ * a reader is served (docs/tier-protocol.md KI1): the tier's counted segments from its start,
+ * then the leader's local log from where they end (or from its own start, below that); `local`
+ * is the leader's local log alone.
+ */
 export interface LeaderView {
   readonly log: ReplicaLog;
+  readonly local: ReplicaLog;
   readonly valueAt: ReadonlyMap<number, string>;
   readonly offsetsOf: ReadonlyMap<string, readonly number[]>;
 }
@@ -21,6 +27,8 @@ export interface PartitionHistory extends PartitionRef {
   readonly replicaLogs: ReplicaLog[];
   /** The first replica that leads at the end, or null (none, or not the final incarnation). */
   leader: LeaderView | null;
+  /** The final tier of the partition (final incarnation of a run that tiers), or null. */
+  tier: TieredPartition | null;
 }
 
 /** A history indexed once by partition, so each invariant walks only its partition's ops. */
@@ -78,7 +86,7 @@ export function indexHistory(history: History): HistoryIndex {
     let found = byKey.get(key);
     if (found === undefined) {
       const isFinal = incarnation === incarnations.last(topic);
-      found = { topic, incarnation, partition, isFinal, produces: [], fetches: [], commits: [], offsetFetches: [], replicaLogs: [], leader: null };
+      found = { topic, incarnation, partition, isFinal, produces: [], fetches: [], commits: [], offsetFetches: [], replicaLogs: [], leader: null, tier: null };
       byKey.set(key, found);
     }
     return found;
@@ -117,7 +125,8 @@ export function indexHistory(history: History): HistoryIndex {
     else partition.offsetFetches.push(op);
   }
   for (const log of history.replicaLogs) partitionOf(log.topic, incarnations.last(log.topic), log.partition).replicaLogs.push(log);
-  for (const partition of byKey.values()) partition.leader = leaderView(partition.replicaLogs);
+  for (const tier of history.tiered ?? []) partitionOf(tier.topic, incarnations.last(tier.topic), tier.partition).tier = tier;
+  for (const partition of byKey.values()) partition.leader = leaderView(partition.replicaLogs, partition.tier);
   const idempotentValues = new Set<string>();
   const requestsPerValue = new Map<string, number>();
   for (const [value, sent] of sends) {
@@ -150,9 +159,10 @@ function noteSends(op: ProduceOp, sends: Map<string, Sends>): void {
   }
 }
 
-function leaderView(logs: readonly ReplicaLog[]): LeaderView | null {
-  const log = logs.find((replica) => replica.leader);
-  if (log === undefined) return null;
+function leaderView(logs: readonly ReplicaLog[], tier: TieredPartition | null): LeaderView | null {
+  const local = logs.find((replica) => replica.leader);
+  if (local === undefined) return null;
+  const log = tier === null ? local : withTier(local, tier);
   const valueAt = new Map<number, string>();
   const offsetsOf = new Map<string, number[]>();
   for (const record of log.records) {
@@ -161,7 +171,20 @@ function leaderView(logs: readonly ReplicaLog[]): LeaderView | null {
     if (offsets === undefined) offsetsOf.set(record.value, [record.offset]);
     else offsets.push(record.offset);
   }
-  return { log, valueAt, offsetsOf };
+  return { log, local, valueAt, offsetsOf };
+}
+
+/**
+ * The tier's counted segments below the local log's start, then the local log. A segment whose
+ * object did not read back whole adds nothing (tiered-bytes-match reports it): what it should
+ * hold is missing from the whole log, as it would be from a reader's.
+ */
+function withTier(local: ReplicaLog, tier: TieredPartition): ReplicaLog {
+  if (!tier.segments.some((segment) => segment.counted) || tier.startOffset >= local.logStartOffset) return local;
+  const below = tier.segments.filter((segment) => segment.counted && segment.problem === null);
+  const batches = below.flatMap((segment) => segment.batches).filter((batch) => batch.lastOffset < local.logStartOffset);
+  const records = below.flatMap((segment) => segment.records).filter((record) => record.offset < local.logStartOffset);
+  return { ...local, logStartOffset: tier.startOffset, batches: [...batches, ...local.batches], records: [...records, ...local.records] };
 }
 
 /**

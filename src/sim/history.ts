@@ -108,6 +108,52 @@ export interface ReplicaLog {
   readonly records: readonly ReadRecord[];
 }
 
+/** A batch of a log, byte for byte. */
+export type LogBatch = ReplicaLog['batches'][number];
+
+/** One `copied` entry of a partition's final tier record, and what its object holds (read at the end, without faults). */
+export interface TieredSegment {
+  readonly baseOffset: number;
+  /** Exclusive. */
+  readonly endOffset: number;
+  readonly uploadId: string;
+  /** The leader epoch the entry was announced (and committed) in. */
+  readonly leaderEpoch: number;
+  /** Whether it is in the run of copied segments from the record's start (what readers and rebuilds use). */
+  readonly counted: boolean;
+  /** The object's batches as decoded (every section's checksum held); empty when `problem` says why not. */
+  readonly batches: readonly LogBatch[];
+  readonly records: readonly ReadRecord[];
+  /** Why the object could not be read whole (missing, a checksum, batches not [base, end)); null when it was. */
+  readonly problem: string | null;
+}
+
+/** The tier of one partition of a final topic at the end of the run: its tier record's start and its copied segments, by base offset. */
+export interface TieredPartition {
+  readonly topic: string;
+  readonly partition: number;
+  readonly topicId: string;
+  /** The record's start (LS; retention raises it). */
+  readonly startOffset: number;
+  /** TE: where the counted segments end. */
+  readonly tieredEnd: number;
+  readonly segments: readonly TieredSegment[];
+}
+
+/**
+ * A write of a tier record that took effect in the store, in the store's order (recorded by the
+ * harness at the store, a write whose answer was lost included): the record's history (tier-fenced).
+ */
+export interface TierRecordWrite {
+  readonly topicId: string;
+  readonly partition: number;
+  /** Simulated ms, on the ops' time base. */
+  readonly atMs: number;
+  /** The record's leaderEpoch as written: the epoch of the leader that wrote it (TI2). */
+  readonly leaderEpoch: number;
+  readonly segments: readonly { readonly baseOffset: number; readonly endOffset: number; readonly uploadId: string; readonly leaderEpoch: number; readonly state: 'copying' | 'copied' }[];
+}
+
 /** A record found in a WAL object at the end of the run, and when a write of that object first came back from the store (no writer knew of it before). */
 export interface WalRecord {
   readonly topic: string;
@@ -197,4 +243,8 @@ export interface History {
   readonly health: readonly HealthChange[];
   /** Each broker's spells of being stranded, as changes in any order; absent: none. */
   readonly stranded?: readonly StrandedChange[];
+  /** The tier of every partition of the final topics at the end; absent: the run did not tier. */
+  readonly tiered?: readonly TieredPartition[];
+  /** Every tier record write, in the store's order; absent: the run did not tier. */
+  readonly tierWrites?: readonly TierRecordWrite[];
 }

@@ -9,6 +9,7 @@ import { SimNetwork } from './network.ts';
 import { type Scenario, drawScenario } from './scenario.ts';
 import { ProcessGate, SimClock, SimScheduler } from './scheduler.ts';
 import { ReplicaEndRecorder } from './replica-ends.ts';
+import { auditTier, type TierAuditTarget, TierRecordWrites } from './tier-audit.ts';
 import { traceHash } from './trace-hash.ts';
 import { auditWal, WalWrites } from './wal-audit.ts';
 import { SimStoreView } from './store.ts';
@@ -72,9 +73,11 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   scheduler.onUncaught = (error) => uncaught.push(error instanceof Error ? (error.stack ?? error.message) : String(error));
   const network = new SimNetwork(scheduler);
   const storeClock = new SimClock(scheduler, new ProcessGate('object-store'));
-  const walStore = new MemoryStore({ latency: 's3-express', seed: seed ^ STORE_SALT, clock: storeClock, faults: STORE_FAULTS });
-  const controlStore = new MemoryStore({ latency: 's3-express', seed: (seed ^ STORE_SALT) + 1, clock: storeClock, faults: STORE_FAULTS });
   const startMs = scheduler.nowMs;
+  const tierWrites = scenario.tier === null ? null : new TierRecordWrites(() => scheduler.nowMs - startMs);
+  const onPut = tierWrites === null ? {} : { onPut: (key: string, body: Uint8Array) => tierWrites.put(key, body) };
+  const walStore = new MemoryStore({ latency: 's3-express', seed: seed ^ STORE_SALT, clock: storeClock, faults: STORE_FAULTS, ...onPut });
+  const controlStore = new MemoryStore({ latency: 's3-express', seed: (seed ^ STORE_SALT) + 1, clock: storeClock, faults: STORE_FAULTS, ...onPut });
   const walWrites = new WalWrites();
   const timed = (line: string) => log(`[${((scheduler.nowMs - startMs) / 1000).toFixed(3)}] ${line}`);
   const hosts = Array.from({ length: scenario.brokers }, (_, i) => {
@@ -86,6 +89,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
       uploadIntervalMs: scenario.uploadIntervalMs,
       minInsyncReplicas: scenario.minInsyncReplicas,
       defaultReplicationFactor: scenario.replicationFactor,
+      tier: scenario.tier,
     };
     return new SimBrokerHost(settings, new SimDisk({ random: new SeededRandom(Math.floor(scheduler.random.next() * 0x1_0000_0000)) }), scheduler, network, timed);
   });
@@ -155,7 +159,13 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   await runFor(SETTLE_MS_MAX, () => settled(hosts, workload.finalTopics()));
   timed(`audit: ${hosts.map((host) => `${host.host} ${host.state}`).join(', ')}`);
   const replicaLogs = collectReplicaLogs(hosts, workload.finalTopics());
-  const walRecords = await auditWal(new SimStoreView(walStore, new ProcessGate('audit'), scheduler, new SeededRandom(seed)), walWrites, runFor, startMs);
+  const tierTargets = tierAuditTargets(hosts, workload.finalTopics());
+  // A leader that tiers would go on tiering (and dropping local segments) while the audit reads: the tier is read as the logs were collected.
+  if (tierWrites !== null) for (const host of hosts) host.freeze();
+  const walAuditView = new SimStoreView(walStore, new ProcessGate('audit'), scheduler, new SeededRandom(seed));
+  const walRecords = await auditWal(walAuditView, walWrites, runFor, startMs);
+  const controlAuditView = () => (scenario.cluster ? new SimStoreView(controlStore, new ProcessGate('audit'), scheduler, new SeededRandom(seed)) : walAuditView);
+  const tiered = tierWrites === null ? null : await auditTier(walAuditView, controlAuditView(), tierTargets, runFor);
   const history: History = {
     seed,
     ops: ops.map((op) => ({ ...op, startMs: op.startMs - startMs, endMs: op.endMs - startMs })),
@@ -169,6 +179,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
     health,
     stranded,
     livenessBoundMs: LIVENESS_BOUND_MS,
+    ...(tiered === null || tierWrites === null ? {} : { tiered, tierWrites: tierWrites.writes }),
   };
   const violations = check(history);
   for (const error of uncaught) violations.push({ invariant: 'no-uncaught-errors', topic: '', partition: -1, offsets: [], message: error.split('\n').slice(0, 6).join('\n') });
@@ -198,6 +209,19 @@ function collectReplicaLogs(hosts: readonly SimBrokerHost[], topics: readonly { 
     }
   }
   return logs;
+}
+
+/** Each partition of the final topics with the incarnation its final leader serves (partitions without one have no tier to judge against). */
+function tierAuditTargets(hosts: readonly SimBrokerHost[], topics: readonly { readonly name: string; readonly partitions: number }[]): TierAuditTarget[] {
+  const targets: TierAuditTarget[] = [];
+  for (const topic of topics) {
+    for (let partition = 0; partition < topic.partitions; partition++) {
+      const engine = hosts.map((host) => host.broker?.context.engine).find((candidate) => candidate?.leads(topic.name, partition) === true);
+      const topicId = engine?.topics().find((description) => description.name === topic.name)?.id;
+      if (topicId !== undefined) targets.push({ topic: topic.name, partition, topicId });
+    }
+  }
+  return targets;
 }
 
 type Engine = NonNullable<SimBrokerHost['broker']>['context']['engine'];

@@ -24,11 +24,37 @@ export interface Scenario {
   readonly chaosMs: number;
   /** Mean simulated ms between two faults. */
   readonly faultIntervalMs: number;
+  /** Rolled segments go to a tier (docs/tier-protocol.md); null: no tier, as before tiering. */
+  readonly tier: TierScenario | null;
+}
+
+/** How a tiering run tiers: small segments so they roll within a run, and often a small local retention so reads reach the tier. */
+export interface TierScenario {
+  /** segment.bytes of every topic. */
+  readonly segmentBytes: number;
+  /** How often each leader looks for a rolled segment to tier. */
+  readonly intervalMs: number;
+  /** local.retention.bytes of every topic; null: Kafka's default (-2, the same as retention.bytes: everything stays). */
+  readonly localRetentionBytes: number | null;
+  /** How often retention runs, so local segments go within a run. */
+  readonly retentionCheckIntervalMs: number;
 }
 
 const CHAOS_MS_MIN = 20_000;
 const CHAOS_MS_MAX = 60_000;
 const BROKERS_MAX = 5;
+/** The share of runs that tier. */
+const TIER_SHARE = 0.5;
+/** A run's partitions take some 20-60 KiB each: segments this small roll several times in one. */
+const TIER_SEGMENT_BYTES_MIN = 2 * 1024;
+const TIER_SEGMENT_BYTES_MAX = 24 * 1024;
+const TIER_INTERVAL_MS_MIN = 200;
+const TIER_INTERVAL_MS_MAX = 2_000;
+/** The share of tiering runs whose local disks keep little of what is tiered. */
+const SMALL_LOCAL_RETENTION_SHARE = 0.5;
+/** A small local retention, in segments: none (only the active segment stays) or one; older reads reach the tier. */
+const LOCAL_RETENTION_SEGMENTS = [0, 1];
+const RETENTION_CHECK_INTERVALS_MS = [500, 1_000, 3_000];
 
 function pick<T>(random: SeededRandom, values: readonly T[]): T {
   return values[random.nextInt(values.length)]!;
@@ -63,12 +89,27 @@ export function drawScenario(random: SeededRandom): Scenario {
     groupConsumers: random.next() < 0.5 ? 0 : 2,
     chaosMs: CHAOS_MS_MIN + random.nextInt(CHAOS_MS_MAX - CHAOS_MS_MIN),
     faultIntervalMs: pick(random, [1_500, 3_000, 5_000]),
+    tier: drawTier(random), // drawn last: a run that does not tier draws everything else as before tiering was in the simulation
   };
+}
+
+function drawTier(random: SeededRandom): TierScenario | null {
+  if (random.next() >= TIER_SHARE) return null;
+  const segmentBytes = TIER_SEGMENT_BYTES_MIN + random.nextInt(TIER_SEGMENT_BYTES_MAX - TIER_SEGMENT_BYTES_MIN + 1);
+  const intervalMs = TIER_INTERVAL_MS_MIN + random.nextInt(TIER_INTERVAL_MS_MAX - TIER_INTERVAL_MS_MIN + 1);
+  const localRetentionBytes = random.next() < SMALL_LOCAL_RETENTION_SHARE ? segmentBytes * pick(random, LOCAL_RETENTION_SEGMENTS) : null;
+  return { segmentBytes, intervalMs, localRetentionBytes, retentionCheckIntervalMs: pick(random, RETENTION_CHECK_INTERVALS_MS) };
 }
 
 export function describeScenario(scenario: Scenario): string {
   const shape = scenario.cluster ? `${scenario.brokers} brokers, RF ${scenario.replicationFactor}, min.insync ${scenario.minInsyncReplicas}, lease ${scenario.leaseMs} ms` : '1 broker';
   const topics = scenario.topics.map((t) => `${t.name}×${t.partitions}`).join(' ');
   const producers = scenario.producers.map((p) => `${p.name}(${p.idempotent ? 'idempotent' : 'plain'}, acks ${p.acks})`).join(' ');
-  return `${shape}; topics ${topics}${scenario.recreateTopics ? ' (re-created)' : ''}; producers ${producers}; ${scenario.partitionConsumers} partition consumers, ${scenario.groupConsumers} group consumers; ${Math.round(scenario.chaosMs / 1000)} s of faults every ~${scenario.faultIntervalMs / 1000} s`;
+  return `${shape}; topics ${topics}${scenario.recreateTopics ? ' (re-created)' : ''}; producers ${producers}; ${scenario.partitionConsumers} partition consumers, ${scenario.groupConsumers} group consumers; ${Math.round(scenario.chaosMs / 1000)} s of faults every ~${scenario.faultIntervalMs / 1000} s${describeTier(scenario.tier)}`;
+}
+
+function describeTier(tier: TierScenario | null): string {
+  if (tier === null) return '';
+  const local = tier.localRetentionBytes === null ? 'local retention as retention' : `local.retention.bytes ${tier.localRetentionBytes}`;
+  return `; tiered: segment.bytes ${tier.segmentBytes}, every ${tier.intervalMs} ms, ${local}, retention checked every ${tier.retentionCheckIntervalMs} ms`;
 }

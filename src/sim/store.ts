@@ -9,6 +9,13 @@ import { concatBytes } from '../util/bytes.ts';
 /** How long a request to a store this process cannot reach hangs before it fails (an SDK's connect timeout). */
 export const UNREACHABLE_FAIL_MS_MIN = 50;
 export const UNREACHABLE_FAIL_MS_MAX = 2_000;
+/**
+ * Control records (ControlStore's root): JSON with no checksum of its own, read as the store
+ * answered, as the cluster's control store always is here. A single broker keeps its tier records
+ * in the WAL store: its corrupted reads stay with the data objects, whose checksums are there to
+ * catch them, so one layout is not judged by a fault the other is spared.
+ */
+const CONTROL_KEY_PREFIX = 'control/';
 
 /**
  * One simulated process's connection to a shared object store (a MemoryStore that all processes
@@ -17,8 +24,8 @@ export const UNREACHABLE_FAIL_MS_MAX = 2_000;
  * the store did it. Two faults of the path between this process and the store:
  * - `unreachable`: new requests take no effect and fail as Unavailable after a drawn delay (a
  *   network partition from the store; requests already sent still complete);
- * - `corruptReadRate`: a GET answers the object with one byte flipped, at this probability (a bit
- *   flip on the path; a reader must detect it by checksum and read again).
+ * - `corruptReadRate`: a GET of a data object answers it with one byte flipped, at this
+ *   probability (a bit flip on the path; a reader must detect it by checksum and read again).
  */
 export class SimStoreView implements ObjectStore {
   readonly kind: string;
@@ -49,7 +56,7 @@ export class SimStoreView implements ObjectStore {
 
   async get(key: string, options?: GetOptions): Promise<GetResult> {
     const result = await this.#call(key, () => this.#store.get(key, options));
-    if (this.corruptReadRate === 0 || result.body.length === 0 || this.#random.next() >= this.corruptReadRate) return result;
+    if (this.corruptReadRate === 0 || result.body.length === 0 || key.startsWith(CONTROL_KEY_PREFIX) || this.#random.next() >= this.corruptReadRate) return result;
     this.corruptedReads++;
     const body = result.body.slice();
     const position = this.#random.nextInt(body.length);

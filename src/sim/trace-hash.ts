@@ -2,7 +2,7 @@ import type { History } from './history.ts';
 
 /**
  * A fingerprint of a run's whole course: every client request with its times and answers, every
- * fault, the final logs byte for byte, and the number of events the scheduler ran. Two runs of
+ * fault, the final logs byte for byte, the tier and its records' writes (runs that tier), and the number of events the scheduler ran. Two runs of
  * one seed on one code base must give the same hash (the replay test); any difference in what
  * happened, or when, changes it.
  */
@@ -19,6 +19,11 @@ export function traceHash(history: History, eventsRun: number): string {
     }
     parts.push(`${log.node} ${log.topic}-${log.partition} ${log.leader} ${log.logStartOffset}..${log.logEndOffset} hw ${log.highWatermark} ${logHashes.splice(0).join(',')}`);
   }
+  for (const tier of history.tiered ?? []) {
+    const segments = tier.segments.map((segment) => `${segment.baseOffset}..${segment.endOffset} ${segment.uploadId} ${segment.problem ?? segment.batches.map((batch) => Bun.hash.xxHash64(batch.bytes).toString(16)).join(',')}`);
+    parts.push(`tier ${tier.topic}-${tier.partition} ${tier.topicId} ${tier.startOffset}..${tier.tieredEnd} ${segments.join(' ')}`);
+  }
+  for (const write of history.tierWrites ?? []) parts.push(`tier write ${write.atMs} ${write.topicId}/${write.partition} ${write.leaderEpoch} ${JSON.stringify(write.segments)}`);
   for (const probe of history.probes) parts.push(`${probe.topic}-${probe.partition} ${probe.writeAfterMs} ${probe.readAfterMs}`);
   parts.push(String(bytes));
   return Bun.hash.xxHash64(parts.join('\n')).toString(16).padStart(16, '0');

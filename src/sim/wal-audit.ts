@@ -1,3 +1,4 @@
+import { isStoreError } from '../store/errors.ts';
 import { splitBatches } from '../format/batch-parse.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { decodeWalObject } from '../wal/format.ts';
@@ -51,9 +52,9 @@ export async function auditWal(store: ObjectStore, writes: WalWrites, runFor: Ru
   const read = async () => {
     let token: string | undefined;
     do {
-      const page = await retried(() => store.list(WAL_KEY_PREFIX, token === undefined ? {} : { token }));
+      const page = await retriedRead(() => store.list(WAL_KEY_PREFIX, token === undefined ? {} : { token }));
       for (const { key } of page.objects) {
-        const { body } = await retried(() => store.get(key));
+        const { body } = await retriedRead(() => store.get(key));
         const settledMs = writes.firstSettledMs(key, body);
         if (settledMs !== undefined) records.push(...recordsOf(body, settledMs - startMs));
       }
@@ -67,12 +68,13 @@ export async function auditWal(store: ObjectStore, writes: WalWrites, runFor: Ru
   return records;
 }
 
-async function retried<T>(request: () => Promise<T>): Promise<T> {
+/** One audit read, tried again past the store's background faults; an object that is not there is an answer, not a fault. */
+export async function retriedRead<T>(request: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await request();
     } catch (error) {
-      if (attempt >= AUDIT_READ_TRIES) throw error;
+      if (attempt >= AUDIT_READ_TRIES || isStoreError(error, 'NotFound')) throw error;
     }
   }
 }

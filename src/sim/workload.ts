@@ -27,6 +27,10 @@ const RECREATES_MAX = 2;
 /** A probe's wait between two failed attempts. */
 const PROBE_RETRY_MS = 250;
 const GROUP = 'g0';
+/** In a run that tiers: consumers started late in the chaos from the earliest offset, so their reads reach what only the tier holds. */
+const LATE_READERS = 2;
+/** Late readers start in the second half of the chaos, once segments have rolled and been tiered. */
+const LATE_READER_START_SHARE = 0.5;
 
 export type RunFor = (ms: number, done?: () => boolean) => Promise<number>;
 
@@ -44,7 +48,8 @@ export interface WorkloadOptions {
  * The clients of a run and what they do: the admin creates the scenario's topics (and, if the
  * scenario says so, deletes and re-creates one during the chaos); producers send batches at
  * drawn moments to drawn partitions; partition consumers read from the earliest offset; a group
- * of consumers reads every topic and commits. Clients run on their own process (never faulted:
+ * of consumers reads every topic and commits; in a run that tiers, late readers start from the
+ * earliest offset in the second half of the chaos (reads that reach the tier). Clients run on their own process (never faulted:
  * faults are the brokers'), on the simulation's clock. After the chaos, probes write to and read
  * from every partition (liveness), and the clients drain.
  */
@@ -120,6 +125,21 @@ export class SimWorkload {
       this.#startClient(new SimGroupConsumer({ ...this.#clientOptions(`g${i}`), group: GROUP, topics: scenario.topics.map((t) => t.name) }));
     }
     if (scenario.recreateTopics) void this.#recreateLoop();
+    if (scenario.tier !== null) void this.#startLateReaders();
+  }
+
+  /** Reads of old offsets (docs/tier-protocol.md [D2]): each late reader starts from the earliest offset of a drawn partition. */
+  async #startLateReaders(): Promise<void> {
+    const { chaosMs } = this.#options.scenario;
+    let startedMs = 0;
+    for (let i = 0; i < LATE_READERS; i++) {
+      const atMs = chaosMs * (LATE_READER_START_SHARE + this.#random.next() * (1 - LATE_READER_START_SHARE));
+      await this.#sleep(Math.max(0, atMs - startedMs));
+      startedMs = Math.max(startedMs, atMs);
+      if (this.#chaosOver) return;
+      const [topic, partition] = this.#drawPartition();
+      this.#startClient(new SimConsumer({ ...this.#clientOptions(`r${i}`), topic, partition, startOffset: 'earliest' }));
+    }
   }
 
   /**

@@ -24,6 +24,12 @@ export interface MemoryStoreOptions {
   readonly shuffleList?: boolean;
   /** Record each request's latency and fault, for `trace()`. */
   readonly trace?: boolean;
+  /**
+   * Told of every single-part put at the moment it takes effect, in the store's own order (a put
+   * that then fails as a timeout after its effect included): a simulation audits what was written
+   * from this, which no client's view of its answers can tell. Multipart completions are not told.
+   */
+  readonly onPut?: (key: string, body: Uint8Array) => void;
 }
 
 export interface TraceEvent {
@@ -81,6 +87,7 @@ export class MemoryStore implements ObjectStore {
   readonly #partBytesMin: number;
   readonly #shuffleList: boolean;
   readonly #trace: TraceEvent[] | null;
+  readonly #onPut: ((key: string, body: Uint8Array) => void) | null;
   #uploadSequence = 0;
   #closed = false;
 
@@ -96,6 +103,7 @@ export class MemoryStore implements ObjectStore {
     if (!(this.#partBytesMin >= 1)) throw invalidArgument(undefined, `multipartPartBytesMin must be at least 1, not ${this.#partBytesMin}`);
     this.#shuffleList = options.shuffleList ?? true;
     this.#trace = options.trace === true ? [] : null;
+    this.#onPut = options.onPut ?? null;
   }
 
   /** Makes the next matching request(s) fail with `kind` (see FaultInjection). */
@@ -127,6 +135,7 @@ export class MemoryStore implements ObjectStore {
         throw preconditionFailed(key, current === undefined ? 'no object exists under it (ifMatch)' : `its ETag is ${current.etag}, not ${options.ifMatch} (ifMatch)`);
       }
       this.#objects.set(key, { body: copy, etag });
+      this.#onPut?.(key, copy);
       return { etag };
     });
   }

@@ -1,13 +1,14 @@
 import { expect, test } from 'bun:test';
 import { formatViolation } from '../../src/sim/checker.ts';
 import { runSeed } from '../../src/sim/run.ts';
+import type { Scenario } from '../../src/sim/scenario.ts';
 
 /**
  * Every bug the simulation found, by the seed that found it (issue 10 item 6): each seed runs
  * clean now. A seed's run changes as the code does, so the seed alone may stop reaching the bug:
  * each entry names the test that pins the bug itself where there is one.
  */
-const FOUND: readonly { readonly seed: number; readonly bug: string }[] = [
+const FOUND: readonly { readonly seed: number; readonly bug: string; readonly scenario?: Partial<Scenario> }[] = [
   { seed: 5, bug: 'checker: after a delete of unknown outcome a read of the same log was taken for another incarnation (test/sim/checker.test.ts, topic incarnations)' },
   { seed: 25, bug: "harness: a broker SIGTERM'd while a restart was due never started again" },
   { seed: 85, bug: 'a topic delete stopped after its mark left the name unusable for good; the admin took TOPIC_ALREADY_EXISTS after an unanswered delete for a re-create (test/cluster/stalled-delete-finished.test.ts)' },
@@ -49,11 +50,16 @@ const FOUND: readonly { readonly seed: number; readonly bug: string }[] = [
   { seed: 16023, bug: 'two brokers each took itself for group g0\'s coordinator (their views of the live brokers differed), each checked commits against its own in-memory generation: a deposed member\'s commit of 391 overwrote the new member\'s 396; a coordinator now claims the group in its record and commits only under that claim (test/broker/groups/coordinator-fencing.test.ts)' },
   { seed: 892, bug: 'a delete that waited out another leader\'s lease dropped the topic from its broker\'s view whatever the incarnation: the broker forgot (and its engine retired) the incarnation created meanwhile, and never led it again (test/cluster/slow-delete-keeps-new-incarnation.test.ts)' },
   { seed: 3416, bug: 'harness: the replica-end recorder kept a node\'s last end across a spell of not serving the partition, so a follower that came back rebuilt from the chain to the same end (344, where its discarded epoch-4 tail had ended) was not recorded: acks-all-min-insync counted 2 of the 3 replicas that held the batch (test/sim/replica-ends.test.ts)' },
+  {
+    seed: 195,
+    scenario: { tier: { segmentBytes: 2048, intervalMs: 200, localRetentionBytes: 0, retentionCheckIntervalMs: 500 } },
+    bug: 'with 2 KiB segments, a restarted leader re-shipping an unshipped suffix that spans segment files framed batches of two buffers as one span: a RangeError at every start, the broker never served again (test/engine/reship-across-segments.test.ts)',
+  },
 ];
 
-for (const { seed, bug } of FOUND) {
-  test(`seed ${seed} runs clean: ${bug}`, async () => {
-    const result = await runSeed({ seed });
+for (const { seed, bug, scenario } of FOUND) {
+  test(`seed ${seed}${scenario === undefined ? '' : ' (scenario overridden)'} runs clean: ${bug}`, async () => {
+    const result = await runSeed({ seed, ...(scenario === undefined ? {} : { scenario }) });
     expect(result.violations.map((violation) => formatViolation(violation, result.history))).toEqual([]);
   }, 60_000);
 }

@@ -290,4 +290,16 @@ describe('memory store: details', () => {
     expect(store.pendingUploadCount()).toBe(0);
     await storeErrorOf(b.uploadPart(1, text('x')), 'NotFound');
   });
+
+  test('onPut is told of each put as it takes effect, one that then times out included, never of a refused one', async () => {
+    const told: string[] = [];
+    const store = new MemoryStore({ onPut: (key, body) => told.push(`${key}=${decode(body)}`) });
+    await store.put('a', text('1'));
+    store.injectFault({ operation: 'put', kind: 'Timeout', afterEffect: true });
+    await storeErrorOf(store.put('a', text('2')), 'Timeout');
+    store.injectFault({ operation: 'put', kind: 'Timeout' });
+    await storeErrorOf(store.put('a', text('3')), 'Timeout');
+    await storeErrorOf(store.put('a', text('4'), { ifNoneMatch: '*' }), 'PreconditionFailed');
+    expect(told).toEqual(['a=1', 'a=2']);
+  });
 });

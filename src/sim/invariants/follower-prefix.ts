@@ -8,8 +8,8 @@ type Batch = ReplicaLog['batches'][number];
 
 /**
  * follower-prefix: every follower's final log is a byte-identical prefix of its leader's (design
- * contract 7), batch by batch. Only the overlap is compared: retention may have removed a prefix
- * of either log. One partition with two final leaders is reported here too.
+ * contract 7), batch by batch, the leader's tiered segments counting as its log (TI1). Only the
+ * overlap is compared: retention may have removed a prefix of either log. One partition with two final leaders is reported here too.
  */
 export function checkFollowerPrefix(index: HistoryIndex, out: ViolationList): void {
   for (const partition of index.partitions) {
@@ -17,11 +17,12 @@ export function checkFollowerPrefix(index: HistoryIndex, out: ViolationList): vo
     if (leaders.length > 1) {
       out.add(FOLLOWER_PREFIX, partition, 'two leaders', null, `nodes ${leaders.map((log) => log.node).join(', ')} all lead at the end`);
     }
-    const leader = leaders[0];
+    // The leader's whole log, tier included: a follower may still hold what its leader keeps only in the tier.
+    const leader = partition.leader?.log;
     if (leader === undefined) continue;
     const leaderBatches = new Map<number, Batch>(leader.batches.map((batch) => [batch.baseOffset, batch]));
     for (const follower of partition.replicaLogs) {
-      if (follower !== leader) checkFollower(partition, leader, leaderBatches, follower, out);
+      if (follower !== partition.leader!.local) checkFollower(partition, leader, leaderBatches, follower, out);
     }
   }
 }

@@ -11,8 +11,8 @@ interface Sighting {
 
 /**
  * offset-unique: no (topic incarnation, partition, offset) was ever seen holding two different
- * values, across every record a fetch returned, every offset acknowledged with acks=all and every
- * final replica log. acks=1 acknowledgements are left out on purpose: acks=1 is acknowledged
+ * values, across every record a fetch returned, every offset acknowledged with acks=all, every
+ * final replica log and every copied tiered segment. acks=1 acknowledgements are left out on purpose: acks=1 is acknowledged
  * after the leader's local append (design contract 6), so a crash may lose it and the offset
  * may then hold another record; what a reader sees of it is still checked.
  */
@@ -43,5 +43,8 @@ function checkPartition(partition: PartitionHistory, out: ViolationList): void {
   }
   for (const log of partition.replicaLogs) {
     for (const record of log.records) see(record.offset, { value: record.value, source: `final log of node ${log.node}`, atMs: undefined });
+  }
+  for (const segment of partition.tier?.segments ?? []) {
+    for (const record of segment.records) see(record.offset, { value: record.value, source: `tiered segment ${segment.baseOffset}..${segment.endOffset}`, atMs: undefined });
   }
 }
