@@ -582,10 +582,21 @@ export class Ferry {
     const maxBytes = options.maxBytes ?? FETCH_BYTES_DEFAULT;
     if (maxBytes === 0) {
       if (offset < target.log.logStartOffset) throw new FerryError('OffsetOutOfRange', `offset ${offset} is before the log start ${target.log.logStartOffset} of ${topic}-${partition}`);
-      return { batches: [], highWatermark, logStartOffset: target.log.logStartOffset };
+      return { batches: [], highWatermark, logStartOffset: this.#logStartOffset(target) };
     }
-    const { batches, logStartOffset } = target.log.read(offset, maxBytes);
-    return { batches: batches.filter((batch) => batch.baseOffset < highWatermark), highWatermark, logStartOffset };
+    const { batches } = target.log.read(offset, maxBytes);
+    return { batches: batches.filter((batch) => batch.baseOffset < highWatermark), highWatermark, logStartOffset: this.#logStartOffset(target) };
+  }
+
+  /**
+   * LS (docs/tier-protocol.md): the tier's start once it holds copied segments, else the local
+   * log's. A local read answers at once, so the tier's start is the one last read (refreshed in
+   * the background); until a first read lands, the local start.
+   */
+  #logStartOffset(target: Partition): number {
+    const local = target.log.logStartOffset;
+    const tierStart = this.#remote?.peekLogStartOffset(target.topicId, target.index) ?? null;
+    return tierStart === null ? local : Math.min(tierStart, local);
   }
 
   /** Yields records from `fromOffset` on, waiting for new ones at the end, until `signal` aborts. */

@@ -128,6 +128,17 @@ export class RemoteReader {
     return cached.copied.length === 0 ? null : cached.record.startOffset;
   }
 
+  /**
+   * LS as last read, without waiting (a local Fetch answers at once): the cached record's start if
+   * it has copied segments, else null. A record missing or older than the refresh interval is read
+   * again in the background (one read shared with any other), for the answers after this one.
+   */
+  peekLogStartOffset(topicId: Uuid, partition: number): number | null {
+    const cached = this.#cached.get(partitionKey(topicId, partition));
+    if (this.#youngRecord(topicId, partition) === undefined) this.#readRecord(topicId, partition, true).catch(() => {}); // a failed read is tried again by the next answer
+    return cached === undefined || cached.copied.length === 0 ? null : cached.record.startOffset;
+  }
+
   /** TE: the end of the tier's copied run (its start when nothing is copied). */
   async tieredEnd(topicId: Uuid, partition: number): Promise<number> {
     return tieredEnd((await this.#record(topicId, partition)).record);
