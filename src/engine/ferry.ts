@@ -737,7 +737,9 @@ export class Ferry {
     for (const partition of [...this.#partitions.values()].flat()) {
       // flat() skips managed mode's holes. A leader that tiers keeps locally only what local retention asks of its tiered segments [D1].
       // Until its tier record is read, nothing counts as tiered: a segment goes only once it is (as Kafka with remote storage).
-      const tieredEnd = this.#tierer === null || partition.role.kind !== 'leader' ? null : (this.#tierer.tieredEndOf(partition.topicId, partition.index) ?? partition.log.logStartOffset);
+      // A topic with remote.storage.enable off keeps retention.* alone, as without a tier.
+      const tiered = this.#tierer !== null && partition.role.kind === 'leader' && partition.log.config.remoteStorageEnable;
+      const tieredEnd = tiered ? (this.#tierer!.tieredEndOf(partition.topicId, partition.index) ?? partition.log.logStartOffset) : null;
       deleted += partition.log.enforceRetention(tieredEnd);
     }
     return deleted;

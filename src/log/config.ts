@@ -31,6 +31,12 @@ export interface LogConfig {
    */
   readonly localRetentionBytes: number;
   readonly localRetentionMs: number;
+  /**
+   * KIP-405's `remote.storage.enable`: with a tier, whether this log's rolled segments are copied
+   * to it (on by default: stateless brokers need it). Off, the log keeps its whole history on
+   * local disk under retention.*, as without a tier, and its WAL objects are never collected.
+   */
+  readonly remoteStorageEnable: boolean;
   /** Bytes of log between two offset-index entries (`index.interval.bytes`). */
   readonly indexIntervalBytes: number;
   /** Largest batch accepted (Kafka `max.message.bytes`, including the 12-byte log overhead). */
@@ -49,6 +55,7 @@ export const DEFAULT_LOG_CONFIG: LogConfig = {
   retentionMs: 7 * 24 * 60 * 60 * 1000,
   localRetentionBytes: LOCAL_RETENTION_AS_RETENTION,
   localRetentionMs: LOCAL_RETENTION_AS_RETENTION,
+  remoteStorageEnable: true,
   indexIntervalBytes: 4096,
   maxBatchBytes: 1024 * 1024 + 12,
   flush: { kind: 'group', bytes: 1024 * 1024, ms: 0 },
@@ -69,6 +76,7 @@ export function resolveLogConfig(overrides: Partial<LogConfig> = {}): LogConfig 
   requireInteger('localRetentionMs', config.localRetentionMs, LOCAL_RETENTION_AS_RETENTION, Number.MAX_SAFE_INTEGER);
   requireInteger('indexIntervalBytes', config.indexIntervalBytes, 0, SEGMENT_BYTES_MAX);
   requireInteger('maxBatchBytes', config.maxBatchBytes, RECORD_BATCH_HEADER_BYTES, SEGMENT_BYTES_MAX);
+  if (typeof config.remoteStorageEnable !== 'boolean') throw new FerryError('InvalidArgument', `remoteStorageEnable must be true or false, not ${String(config.remoteStorageEnable)}`);
   requireLocalWithin('localRetentionBytes', config.localRetentionBytes, 'retentionBytes', config.retentionBytes);
   requireLocalWithin('localRetentionMs', config.localRetentionMs, 'retentionMs', config.retentionMs);
   const flush = config.flush;

@@ -44,8 +44,6 @@ export interface TiererOptions {
   readonly random: Random;
   /** The partitions this broker leads now (asked at every round). */
   readonly partitions: () => Iterable<TierSource>;
-  /** KIP-405's remote.storage.enable: a topic with it off is never tiered. */
-  readonly enabled?: (topic: string) => boolean;
   readonly intervalMs?: number;
   /** How often each partition's tier prefix is swept for orphans; default TIER_SWEEP_INTERVAL_MS. */
   readonly sweepIntervalMs?: number;
@@ -108,9 +106,8 @@ export class Tierer {
   }
 
   async #tierDue(): Promise<number> {
-    const { partitions, enabled } = this.#options;
     await loadXxh64Stream(); // else every upload would hold its whole range until its checksum at the end
-    const due = [...partitions()].filter((source) => enabled?.(source.topic) ?? true);
+    const due = [...this.#options.partitions()].filter((source) => source.log.config.remoteStorageEnable); // KIP-405: off, never tiered
     this.#forgetOthers(due);
     let tiered = 0;
     for (let at = 0; at < due.length; at += TIER_UPLOADS_IN_FLIGHT) {
