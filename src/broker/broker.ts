@@ -1,5 +1,6 @@
 import type { ClusterNode } from '../cluster/node.ts';
 import { ControlStore } from '../cluster/control-store.ts';
+import { clusterLiveTopicIds } from '../cluster/live-topic-ids.ts';
 import { clusterMember } from '../cluster/member.ts';
 import { RegisteredAddresses } from '../cluster/replica-address.ts';
 import { Ferry, FerryError, type FerryOptions } from '../engine/index.ts';
@@ -123,7 +124,7 @@ export class Broker {
     const metrics = options.engine.metrics ?? new MetricsRegistry();
     if (options.cluster !== undefined && options.engine.wal === undefined) throw new FerryError('InvalidArgument', 'a cluster broker needs a WAL store: its partitions move through it');
     await checkStores(options, clock);
-    const engine = await Ferry.open({ ...options.engine, clock, metrics, ...definedOnly({ random: options.random }), ...(options.log === undefined ? {} : { report: options.log }), managedPartitions: options.cluster !== undefined, ...(options.minInsyncReplicas === undefined ? {} : { minInsyncReplicas: options.minInsyncReplicas }) });
+    const engine = await Ferry.open({ ...options.engine, ...tierOf(options), clock, metrics, ...definedOnly({ random: options.random }), ...(options.log === undefined ? {} : { report: options.log }), managedPartitions: options.cluster !== undefined, ...(options.minInsyncReplicas === undefined ? {} : { minInsyncReplicas: options.minInsyncReplicas }) });
     let context: BrokerContext | undefined;
     let server: KafkaServer | undefined;
     let cluster: ClusterNode | null = null;
@@ -261,4 +262,11 @@ function bindings(context: () => BrokerContext): ApiBinding<any, any>[] {
   ];
   router = new Router(table);
   return table;
+}
+
+/** A cluster's tier learns which topic incarnations live from the topic records (its engine's registry holds only what it adopted). */
+function tierOf(options: BrokerOptions): Pick<FerryOptions, 'tier'> {
+  const { tier } = options.engine;
+  if (tier === undefined || options.cluster === undefined || tier.liveTopicIds !== undefined) return {};
+  return { tier: { ...tier, liveTopicIds: clusterLiveTopicIds(new ControlStore(options.cluster.store, options.cluster.prefix ?? '')) } };
 }

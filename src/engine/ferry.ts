@@ -5,6 +5,7 @@ import { TierRecords } from '../tier/tier-record.ts';
 import { Tierer, type TierSource } from '../tier/tierer.ts';
 import { RemoteReader } from '../tier/remote-reader.ts';
 import { type TierStart, tierStartOf } from '../tier/tier-start.ts';
+import type { LiveTopicIds } from '../tier/retired-sweeper.ts';
 import { join } from 'node:path';
 import { FerryError } from '../errors.ts';
 import { type BuildCompressionCodec, buildRecordBatch, type ProducerRecord, type Record as KafkaRecord, type RecordBatch } from '../format/index.ts';
@@ -108,6 +109,12 @@ export interface TierOptions {
   readonly control: ControlStore;
   /** How often the leader looks for segments to tier; default TIER_INTERVAL_MS. */
   readonly intervalMs?: number;
+  /**
+   * The topic ids that exist now, read fresh at each call: the tier's objects and records of any
+   * other incarnation are deleted (a deleted topic's history). Default: this engine's topics,
+   * unless it is managed by a cluster (whose topic records say: the broker passes them).
+   */
+  readonly liveTopicIds?: LiveTopicIds;
 }
 
 /** Managed mode: throws while this engine may not acknowledge on a partition of incarnation `topicId` of `topic`. */
@@ -242,8 +249,13 @@ export class Ferry {
       clock: this.#clock,
       random: this.#options.random ?? systemRandom,
       partitions: () => this.#tierSources(),
-      ...definedOnly({ intervalMs: tier.intervalMs, log: this.#options.report, metrics: this.#options.metrics }),
+      ...definedOnly({ intervalMs: tier.intervalMs, log: this.#options.report, metrics: this.#options.metrics, liveTopicIds: tier.liveTopicIds ?? this.#registryTopicIds() }),
     });
+  }
+
+  /** A single broker's live topic ids are its registry's; a managed engine's registry is a partial view (undefined). */
+  #registryTopicIds(): LiveTopicIds | undefined {
+    return this.#options.managedPartitions === true ? undefined : async () => new Set(this.#registry.list().map((topic) => topic.id));
   }
 
   /** The partitions this engine leads, as the tierer sees them. */

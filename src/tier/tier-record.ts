@@ -2,7 +2,7 @@ import { FerryError } from '../errors.ts';
 import type { ControlStore, Versioned } from '../cluster/control-store.ts';
 import type { EpochEntry } from '../log/leader-epoch-cache.ts';
 import { assert } from '../util/assert.ts';
-import type { Uuid } from '../util/uuid.ts';
+import { isUuid, type Uuid } from '../util/uuid.ts';
 
 /**
  * Segments one tier record holds at most (docs/tier-protocol.md, "The tier record"): 10 TB of
@@ -70,8 +70,11 @@ export function copiedSegments(record: TierRecord): CopiedSegment[] {
   return copied;
 }
 
+/** Where the tier records live among the control records. */
+const TIER_RECORDS_PREFIX = 'tier/';
+
 export function tierRecordKey(topicId: Uuid, partition: number): string {
-  return `tier/${topicId}/${partition}`;
+  return `${TIER_RECORDS_PREFIX}${topicId}/${partition}`;
 }
 
 /**
@@ -88,6 +91,21 @@ export class TierRecords {
 
   async read(topicId: Uuid, partition: number): Promise<TierRecord> {
     return (await this.#control.read<TierRecord>(tierRecordKey(topicId, partition)))?.value ?? EMPTY_TIER_RECORD;
+  }
+
+  /** Every partition with a tier record, of every incarnation (the records' keys, one LIST). */
+  async list(): Promise<{ topicId: Uuid; partition: number }[]> {
+    const partitions: { topicId: Uuid; partition: number }[] = [];
+    for (const key of await this.#control.list(TIER_RECORDS_PREFIX)) {
+      const [topicId, partition] = key.slice(TIER_RECORDS_PREFIX.length).split('/');
+      if (topicId !== undefined && isUuid(topicId) && partition !== undefined && /^(0|[1-9]\d{0,9})$/.test(partition)) partitions.push({ topicId, partition: Number(partition) });
+    }
+    return partitions;
+  }
+
+  /** Deletes the record of a deleted topic incarnation (its objects deleted first): nobody leads it again. */
+  async remove(topicId: Uuid, partition: number): Promise<void> {
+    await this.#control.delete(tierRecordKey(topicId, partition));
   }
 
   /**

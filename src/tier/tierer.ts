@@ -12,7 +12,8 @@ import type { MetricsRegistry } from '../metrics/index.ts';
 import { loadXxh64Stream } from '../wal/bytes.ts';
 import { tieredSegmentKey } from './keys.ts';
 import { parseFooter, TIERED_TAIL_BYTES, TieredSegmentBuilder, type TieredSegmentSummary } from './segment-object.ts';
-import { OrphanSweeper, TIER_SWEEP_INTERVAL_MS } from './orphan-sweeper.ts';
+import { OrphanSweeper, TIER_ORPHAN_DELAY_MS, TIER_SWEEP_INTERVAL_MS } from './orphan-sweeper.ts';
+import { type LiveTopicIds, RetiredIncarnationSweeper } from './retired-sweeper.ts';
 import { type TierRecord, type TierRecords, tieredEnd } from './tier-record.ts';
 import { retainedStart } from './tier-retention.ts';
 
@@ -49,6 +50,11 @@ export interface TiererOptions {
   readonly sweepIntervalMs?: number;
   /** How long an orphan stays before it is deleted; default TIER_ORPHAN_DELAY_MS. */
   readonly orphanDelayMs?: number;
+  /**
+   * The topic ids that exist now (read fresh at each call): what the tier holds of any other
+   * incarnation is deleted, every sweep interval (RetiredIncarnationSweeper). Absent: never.
+   */
+  readonly liveTopicIds?: LiveTopicIds;
   readonly metrics?: MetricsRegistry;
   log?(message: string): void;
 }
@@ -74,6 +80,11 @@ export class Tierer {
   readonly #sweeper: OrphanSweeper;
   /** When each partition was last swept for orphans (monotonic ms). */
   readonly #sweptMs = new Map<string, number>();
+  readonly #retiredSweeper: RetiredIncarnationSweeper | null;
+  /** When deleted incarnations were last swept (monotonic ms); null: not yet. */
+  #retiredSweptMs: number | null = null;
+  /** The last sweep of deleted incarnations failed (said once, and its recovery). */
+  #retiredFailing = false;
   #timer: Timer | null = null;
   #round: Promise<number> | null = null;
   #stopped = false;
@@ -81,6 +92,8 @@ export class Tierer {
   constructor(options: TiererOptions) {
     this.#options = options;
     this.#sweeper = new OrphanSweeper({ store: options.store, prefix: options.prefix, clock: options.clock, ...(options.orphanDelayMs === undefined ? {} : { delayMs: options.orphanDelayMs }) });
+    const { store, prefix, records, clock, liveTopicIds } = options;
+    this.#retiredSweeper = liveTopicIds === undefined ? null : new RetiredIncarnationSweeper({ store, prefix, records, clock, liveTopicIds, delayMs: options.orphanDelayMs ?? TIER_ORPHAN_DELAY_MS });
   }
 
   start(): void {
@@ -114,7 +127,25 @@ export class Tierer {
       const outcomes = await Promise.all(due.slice(at, at + TIER_UPLOADS_IN_FLIGHT).map((source) => this.#tierOne(source)));
       tiered += outcomes.filter(Boolean).length;
     }
+    await this.#sweepRetiredWhenDue();
     return tiered;
+  }
+
+  /** What the tier holds of deleted topic incarnations goes, every sweep interval; a failure is said once and tried next time. */
+  async #sweepRetiredWhenDue(): Promise<void> {
+    const nowMs = this.#options.clock.monotonicMs();
+    if (this.#retiredSweeper === null || (this.#retiredSweptMs !== null && nowMs - this.#retiredSweptMs < (this.#options.sweepIntervalMs ?? TIER_SWEEP_INTERVAL_MS))) return;
+    this.#retiredSweptMs = nowMs;
+    try {
+      const deleted = await this.#retiredSweeper.sweep();
+      if (deleted > 0) this.#options.log?.(`deleted ${deleted} tiered objects of deleted topics`);
+      if (this.#retiredFailing) this.#options.log?.('the sweep of deleted topics\' tiered objects works again');
+      this.#retiredFailing = false;
+    } catch (error) {
+      if (!this.#retiredFailing) this.#options.log?.(`the sweep of deleted topics' tiered objects failed (retried every sweep interval; said once): ${error instanceof Error ? error.message : String(error)}`);
+      this.#retiredFailing = true;
+      this.#options.metrics?.counter('ferry_tier_failures_total', 'Tiering steps that failed (retried at the next round)').add();
+    }
   }
 
   /** Partitions no longer led here: their records are someone else's now (or theirs again at a later epoch). */

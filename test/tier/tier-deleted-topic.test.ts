@@ -6,6 +6,7 @@ import { Ferry } from '../../src/engine/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { TIER_ORPHAN_DELAY_MS, TIER_SWEEP_INTERVAL_MS } from '../../src/tier/orphan-sweeper.ts';
 import { tieredPartitionPrefix } from '../../src/tier/keys.ts';
+import { TierRecords } from '../../src/tier/tier-record.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { settle } from '../support/settle.ts';
 import { tempDir } from '../support/temp-dir.ts';
@@ -25,12 +26,10 @@ async function passUntilSettled<T>(clock: ManualClock, promise: Promise<T>): Pro
   return promise;
 }
 
-// Found by review (finding 7), NOT fixed yet (next: a sweep of incarnations nobody leads any more): nothing ever deletes a deleted topic's tiered segments or its tier records. The
-// orphan sweeper [T6] runs only for partitions a broker leads, and a deleted incarnation is led by
-// nobody again (a re-created topic has a new id, so its sweeps list another prefix); Ferry's
-// deleteTopic removes the local logs only. Every tiered byte of every deleted topic stays in the
-// long-term store, billed, for good (Kafka deletes a deleted topic's remote segments).
-test.todo('a deleted topic\'s tiered segments are deleted in time', async () => {
+// Found by review (finding 7), fixed: nothing deleted a deleted topic's tiered segments or its
+// tier records (the orphan sweeper [T6] runs only for partitions a broker leads, and a deleted
+// incarnation is led by nobody again). Now the tierer's RetiredIncarnationSweeper deletes them.
+test('a deleted topic\'s tiered segments are deleted in time', async () => {
   const clock = new ManualClock(T0);
   const store = new MemoryStore();
   const control = new ControlStore(store, '');
@@ -47,5 +46,6 @@ test.todo('a deleted topic\'s tiered segments are deleted in time', async () => 
     await settle();
   }
   expect((await store.list(prefix)).objects.length).toBe(0);
+  expect(await new TierRecords(control).list()).toEqual([]); // and its tier record
   await ferry.close();
 }, 60_000); // slow: the manual clock's half hour fires every engine timer in it
