@@ -231,7 +231,8 @@ function readReplicaLog(node: number, engine: Engine, topic: string, partition: 
   const records: { offset: number; value: string }[] = [];
   const logEndOffset = engine.logEndOffset(topic, partition);
   const first = engine.fetch(topic, partition, logEndOffset, { maxBytes: 0 });
-  let offset = first.logStartOffset;
+  const logStartOffset = engine.localLogStartOffset(topic, partition); // the local log: a fetch's log start is the whole log's (the tier's)
+  let offset = logStartOffset;
   let highWatermark = first.highWatermark;
   while (offset < logEndOffset) {
     const result = engine.fetch(topic, partition, offset);
@@ -244,5 +245,5 @@ function readReplicaLog(node: number, engine: Engine, topic: string, partition: 
       offset = batch.lastOffset + 1;
     }
   }
-  return { node, topic, partition, leader: engine.leads(topic, partition), logStartOffset: first.logStartOffset, logEndOffset, highWatermark, batches, records };
+  return { node, topic, partition, leader: engine.leads(topic, partition), logStartOffset, logEndOffset, highWatermark, batches, records };
 }
