@@ -14,7 +14,7 @@ import type { Uuid } from '../util/uuid.ts';
 import { regressed } from '../util/regressions.ts';
 import { LeaderProgress } from './leader-progress.ts';
 import type { BrokerRecord, PartitionRecord } from './node.ts';
-import { rebuildFromChain } from './rebuild.ts';
+import { rebuildFromTierAndChain } from './rebuild.ts';
 import { StreamTails } from './stream-tails.ts';
 import type { ClaimPlan } from './takeover.ts';
 
@@ -148,25 +148,30 @@ export class PartitionHost {
 
   /**
    * [C5] with docs/tier-protocol.md [K2]: the log starts at the tier's end, with the tier's leader
-   * epochs and producer state there, and takes from the chain only the frames from there on.
+   * epochs and producer state there, and takes from the chain only the frames from there on, each
+   * stream from its WAL floor; a GC that races it makes it start over from the newer end.
    */
   async #rebuild(log: PartitionLog, topic: string, partition: number, topicId: Uuid, reader: WalReader, chain: readonly StreamId[]): Promise<void> {
+    const say = (message: string) => this.#options.log?.(`${topic}-${partition}: ${message}`);
+    await rebuildFromTierAndChain(reader, log, chain, topicId, () => this.#tierStart(topic, partition, topicId), say);
+  }
+
+  /** Where a rebuild of the partition starts [K2]: the tier's end, or null (nothing tiered: from 0). */
+  async #tierStart(topic: string, partition: number, topicId: Uuid): Promise<TierStart | null> {
     let start: TierStart | null = null;
     try {
       start = await this.#options.engine.tierStartOf(topicId, partition);
     } catch (error) {
-      // The tier cannot be read now: every WAL object is still there (nothing collects them yet),
-      // so the chain rebuilds the log, more slowly, rather than leaving the partition unled; from
-      // the start retention left in the tier record, never below (those records are gone for good).
+      // The tier cannot be read now: rebuild from the chain rather than leave the partition unled,
+      // from the start retention left in the tier record, never below (those records are gone for
+      // good). Once WAL GC collected a prefix the chain no longer holds it: the rebuild finds its
+      // first frame above the log's end and starts over (WalPrefixCollectedError), reading the tier again.
       start = { offset: await this.#options.engine.tierLogStartOf(topicId, partition), epochs: [], producers: null };
       this.#options.log?.(`rebuilding ${topic}-${partition} from its chain at offset ${start.offset}: the tier cannot be read (${error instanceof Error ? error.message : String(error)})`);
     }
-    if (start?.offset === 0) start = null;
-    if (start !== null) {
-      log.startAt(start.offset, start.epochs, start.producers);
-      this.#options.log?.(`rebuilding ${topic}-${partition} from the tier's end, offset ${start.offset}`);
-    }
-    await rebuildFromChain(reader, log, chain, topicId);
+    if (start?.offset === 0) return null;
+    if (start !== null) this.#options.log?.(`rebuilding ${topic}-${partition} from the tier's end, offset ${start.offset}`);
+    return start;
   }
 
   /** Reads the partition's frames of incarnation `topicId` only (DESIGN.md contract 10). */
