@@ -2,6 +2,7 @@ import type { Ferry } from '../engine/index.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
 import type { TierStart } from '../tier/tier-start.ts';
 import { assert } from '../util/assert.ts';
+import { backoffDelayMs, sleep } from '../util/backoff.ts';
 import type { Clock } from '../util/clock.ts';
 import { type Random, SeededRandom } from '../util/random.ts';
 import type { Network } from '../util/network.ts';
@@ -15,7 +16,7 @@ import { regressed } from '../util/regressions.ts';
 import { LeaderProgress } from './leader-progress.ts';
 import type { BrokerRecord, PartitionRecord } from './node.ts';
 import { rebuildFromTierAndChain } from './rebuild.ts';
-import { StreamTails } from './stream-tails.ts';
+import { StreamTails, TAIL_RETRY } from './stream-tails.ts';
 import type { ClaimPlan } from './takeover.ts';
 
 /**
@@ -36,6 +37,8 @@ export interface PartitionHostOptions {
   readonly clock: Clock;
   /** The partition's chain as its control record now has it (a follower moving past a seal). */
   readChain(topic: string, partition: number): Promise<readonly StreamId[]>;
+  /** The partition's control record as it is now: a follower that fell behind the WAL floor follows it again from there [D4]. */
+  readRecord(topic: string, partition: number): Promise<PartitionRecord | null>;
   replicationFactor(topic: string): number;
   /** The partition's live leader as last scanned, to report a follower's progress to. */
   leaderOf(topic: string, partition: number): BrokerRecord | null;
@@ -59,6 +62,9 @@ export class PartitionHost {
   readonly #progress: LeaderProgress;
 
   readonly #random: Random;
+  /** The partitions followed here, with their partition counts; an entry is replaced by each follow and removed by unfollow. */
+  readonly #followed = new Map<string, { readonly partitions: number }>();
+  #stopped = false;
 
   constructor(options: PartitionHostOptions) {
     this.#options = options;
@@ -71,6 +77,7 @@ export class PartitionHost {
       pollIntervalMs: REPLICA_POLL_INTERVAL_MS,
       pollIntervalMaxMs: REPLICA_POLL_INTERVAL_MAX_MS,
       readChain: (topic, partition) => options.readChain(topic, partition),
+      fellBehindFloor: (topic, partition) => void this.#followAgain(topic, partition),
       ...(options.log === undefined ? {} : { report: (message: string) => options.log!(message) }),
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     });
@@ -106,6 +113,12 @@ export class PartitionHost {
 
   /** Replication factor > 1: rebuild from the sealed streams, then tail the leader's. */
   async follow(topic: string, partition: number, partitions: number, record: PartitionRecord): Promise<void> {
+    const followed = { partitions };
+    this.#followed.set(followedKey(topic, partition), followed);
+    await this.#startFollowing(topic, partition, partitions, record);
+  }
+
+  async #startFollowing(topic: string, partition: number, partitions: number, record: PartitionRecord): Promise<void> {
     const { topicId } = record;
     const reader = this.#reader(topic, partition, topicId);
     const sealed = record.chain.slice(0, -1); // the leader sealed them when it took over
@@ -115,16 +128,51 @@ export class PartitionHost {
       follower.noteApplied();
       this.#progress.applied(topic, partition);
     };
-    this.#tails.follow({ topic, topicId, partition, log: follower.log, applied }, record.chain);
+    this.#tails.follow({ topic, topicId, partition, log: follower.log, applied, leaderHighWatermark: () => follower.leaderHighWatermark }, record.chain);
+  }
+
+  /**
+   * docs/tier-protocol.md [D4]: the follower's next WAL object was collected. Its log is let go of
+   * and the partition followed again from scratch, as the control record has it now: a rebuild
+   * from the tier's end and the chain's floors, then the tail. Retried with backoff until it
+   * works or the partition is unfollowed meanwhile (the scan decides what this broker follows).
+   */
+  async #followAgain(topic: string, partition: number): Promise<void> {
+    const id = followedKey(topic, partition);
+    const followed = this.#followed.get(id);
+    if (followed === undefined) return;
+    this.#stopFollowing(topic, partition);
+    for (let failures = 0; this.#followed.get(id) === followed && !this.#stopped; failures++) {
+      try {
+        await this.#options.engine.releasePartition(topic, partition);
+        const record = await this.#options.readRecord(topic, partition);
+        if (record === null || this.#followed.get(id) !== followed || this.#stopped) return;
+        await this.#startFollowing(topic, partition, followed.partitions, record);
+        if (this.#followed.get(id) !== followed || this.#stopped) await this.#letGo(topic, partition); // unfollowed while it rebuilt
+        this.#options.log?.(`following ${topic}-${partition} again from the tier's end: it fell behind the WAL floor`);
+        return;
+      } catch (error) {
+        const waitMs = backoffDelayMs(TAIL_RETRY, failures, this.#random);
+        this.#options.log?.(`could not follow ${topic}-${partition} again yet (retrying in ${Math.round(waitMs)} ms): ${error instanceof Error ? error.message : String(error)}`);
+        await sleep(this.#options.clock, waitMs);
+      }
+    }
+  }
+
+  async #letGo(topic: string, partition: number): Promise<void> {
+    this.#stopFollowing(topic, partition);
+    await this.#options.engine.releasePartition(topic, partition);
   }
 
   async unfollow(topic: string, partition: number): Promise<void> {
+    this.#followed.delete(followedKey(topic, partition));
     this.#stopFollowing(topic, partition);
     await this.#options.engine.releasePartition(topic, partition);
   }
 
   /** A deleted topic: stop following its partitions and drop its logs. */
   async forget(topic: string): Promise<void> {
+    for (const id of [...this.#followed.keys()]) if (id.startsWith(`${topic}/`)) this.#followed.delete(id);
     for (const partition of this.#progress.unfollowTopic(topic)) this.#tails.unfollow(topic, partition);
     // Unknown: nothing of it was served here. Any other failure (a full disk kept the registry from
     // recording the delete) has closed its partitions all the same (Ferry.deleteTopic).
@@ -137,6 +185,7 @@ export class PartitionHost {
   }
 
   stop(): void {
+    this.#stopped = true;
     this.#tails.stopAll();
     this.#progress.close();
   }
@@ -179,4 +228,8 @@ export class PartitionHost {
     const { store, prefix, clock } = this.#options;
     return new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: (t, p, id) => t === topic && p === partition && (id === topicId || regressed('topic-incarnations-mixed')) }, { clock, random: this.#random });
   }
+}
+
+function followedKey(topic: string, partition: number): string {
+  return `${topic}/${partition}`;
 }
