@@ -7,6 +7,7 @@ import { type Disk, readTextFileSync, systemDisk } from '../util/disk.ts';
 import { writeFileAtomicSync } from '../util/files.ts';
 import type { Uuid } from '../util/uuid.ts';
 import { isOsError } from '../util/os-error.ts';
+import { streamFloor } from '../wal/floor.ts';
 import { listEpochs } from '../wal/seal.ts';
 import { applyFrame } from './apply.ts';
 import type { ObjectRead, ReadFrame, WalReader } from '../wal/reader.ts';
@@ -250,16 +251,21 @@ export class Follower {
     this.#target.applied?.(entry.topic, entry.partition, log.logEndOffset, createdMs);
   }
 
-  /** The first epoch of the writer that has objects, from sequence 0; null while there is none. */
+  /** The first epoch of the writer that has objects, from its WAL floor; null while there is none. */
   async #firstPosition(): Promise<StreamPosition | null> {
     const epochs = await listEpochs(this.#store, this.#reader.config.prefix, this.config.writerId);
-    return epochs.length === 0 ? null : { epoch: epochs[0]!, sequence: 0 };
+    return epochs.length === 0 ? null : this.#fromFloor(epochs[0]!);
   }
 
   async #nextEpoch(position: StreamPosition): Promise<StreamPosition | null> {
     const epochs = await listEpochs(this.#store, this.#reader.config.prefix, this.config.writerId);
     const next = epochs.find((epoch) => epoch > position.epoch);
-    return next === undefined ? null : { epoch: next, sequence: 0 };
+    return next === undefined ? null : this.#fromFloor(next);
+  }
+
+  /** A stream is read from its floor: WAL GC deletes a prefix of it (docs/tier-protocol.md [G4]), never a hole. */
+  async #fromFloor(epoch: number): Promise<StreamPosition> {
+    return { epoch, sequence: await streamFloor(this.#store, this.#reader.config.prefix, { writerId: this.config.writerId, epoch }) };
   }
 
   /** Waits for the poll interval or a hint, whichever comes first. */
