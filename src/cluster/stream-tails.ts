@@ -99,6 +99,10 @@ interface Tail {
  * - T1 A partition's own fault (a frame its log cannot take, a failed catch-up) takes only that
  *   partition off the tail: it joins again after its own backoff from the object it failed on,
  *   while the tail goes on feeding the others. A fault of the tail's read fails the whole step.
+ * - T2 (docs/tier-protocol.md [D4]) A tail and a joiner start at the stream's WAL floor. A
+ *   partition whose next object is below the floor (WAL GC took it) leaves the tail for good and
+ *   is handed to `fellBehindFloor`: it is never admitted with a gap, nor left waiting at an
+ *   object that will never come.
  */
 export class StreamTails {
   readonly #options: StreamTailsOptions;

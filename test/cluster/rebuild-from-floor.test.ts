@@ -32,16 +32,30 @@ async function fullRebuild(store: MemoryStore, written: Awaited<ReturnType<typeo
   return log;
 }
 
+/** Records the sequence of every WAL object GET. */
+class GetRecordingStore extends MemoryStore {
+  readonly gets: string[] = [];
+  override async get(key: string, options?: GetOptions): Promise<GetResult> {
+    this.gets.push(key);
+    return super.get(key, options);
+  }
+}
+
 test('a chain whose streams lost a covered prefix rebuilds from the tier\'s end and the floors', async () => {
-  const store = new MemoryStore();
+  const store = new GetRecordingStore();
   const written = await writeWalChain(store, PER_STREAM);
   const expected = await fullRebuild(store, written);
   const [a, b] = written.chain;
   await collectPrefix(store, a!, 5); // all of the first stream's data: only its seal is left [GI2]
   await collectPrefix(store, b!, 2); // offsets 5 and 6: the tier covers up to 7
   const log = PartitionLog.open(tempDir());
+  store.gets.length = 0;
   const result = await rebuildFromTierAndChain(readerOf(store, written.clock), log, written.chain, written.topicId, async () => startAt(7));
   expect(result.restarts).toBe(0);
+  // The read-ahead starts at each floor: no GET of a collected object.
+  const collected = [...[0, 1, 2, 3, 4].map((s) => walObjectKey('', a!, s)), ...[0, 1].map((s) => walObjectKey('', b!, s))];
+  expect(store.gets.filter((key) => collected.includes(key))).toEqual([]);
+  expect(store.gets).toContain(walObjectKey('', b!, 4));
   expect(result.objectsRead).toBe(3);
   expect([log.logStartOffset, log.logEndOffset]).toEqual([7, 10]);
   expect(bytesFrom(log, 7)).toEqual(bytesFrom(expected, 7));

@@ -147,3 +147,35 @@ test('a new tail starts at its stream\'s floor, not at 0', async () => {
   expect(Math.min(...reads)).toBe(3);
   expect(hex(log, 3)).toEqual(hex(leader.logs[0]!, 3));
 });
+
+test('a joiner whose catch-up object GC takes between its LIST and its read falls back instead of being admitted with a gap', async () => {
+  let trigger = '';
+  let raced = false;
+  class RacingGcStore extends MemoryStore {
+    override async get(key: string, options?: GetOptions): Promise<GetResult> {
+      if (key === trigger && !raced) {
+        raced = true;
+        await collect(this, 2, 4); // GC takes objects 2 and 3 (the tier covers partition 1's offsets up to 4)
+      }
+      return super.get(key, options);
+    }
+  }
+  const store = new RacingGcStore();
+  const leader = leaderOf(store);
+  const fellBehind: string[] = [];
+  const tailsHere = tailsOf(store, (topic, partition) => fellBehind.push(`${topic}-${partition}`));
+  const first: FollowedPartition = { topic: 't', topicId: TOPIC_ID, partition: 0, log: openLog(), applied: () => {} };
+  tailsHere.follow(first, [STREAM]);
+  await leader.ship(1, 4); // objects 0..3: partition 1, offsets 0..3
+  await leader.ship(0, 2); // objects 4..5: partition 0
+  await until(() => first.log.logEndOffset === 2, 'partition 0 on the tail');
+  await collect(store, 0, 2); // the tier covered partition 1's offsets 0..1
+  const joinerLog = openLog();
+  joinerLog.startAt(2, [], null); // rebuilt from the tier's end then, 2
+  trigger = walObjectKey('p', STREAM, 2);
+  tailsHere.follow({ topic: 't', topicId: TOPIC_ID, partition: 1, log: joinerLog, applied: () => {} }, [STREAM]);
+  await until(() => fellBehind.length > 0, 'the joiner to fall behind the floor');
+  expect(raced).toBe(true);
+  expect(fellBehind).toEqual(['t-1']);
+  expect(joinerLog.logEndOffset).toBe(2);
+});
