@@ -1,5 +1,6 @@
 import type { ObjectStore } from '../store/object-store.ts';
-import { parseWalObjectKey, type StreamId, streamPrefix } from './keys.ts';
+import { FerryError } from '../errors.ts';
+import { parseWalObjectKey, type StreamId, streamPrefix, walObjectKey } from './keys.ts';
 
 /**
  * The WAL floor of a stream (docs/tier-protocol.md, Names): the lowest sequence still present.
@@ -31,4 +32,35 @@ export async function listSequences(store: ObjectStore, prefix: string, stream: 
     token = page.nextToken;
   } while (token !== undefined);
   return sequences;
+}
+
+/**
+ * Listings a seal takes before giving up while WAL GC keeps deleting under them. Each retry means
+ * GC deleted the floor during a LIST of several pages; GC deletes one object at a time, so a
+ * second listing, taken in milliseconds, nearly always holds.
+ */
+const SEAL_LISTING_TRIES = 10;
+
+/**
+ * A listing a seal can trust [F1]: a hole in it below a present object is a real one (an upload
+ * still in flight, [W3]), not objects WAL GC deleted between the pages of the LIST, which would
+ * put the seal below objects the writer acknowledged. GC deletes from the floor up, one at a time
+ * [G4], so if the listing's floor object still exists after the LIST, nothing at or above it was
+ * deleted meanwhile. The check (one HEAD) is made only when the listing has such a hole.
+ */
+export async function listSequencesToSeal(store: ObjectStore, prefix: string, stream: StreamId): Promise<Set<number>> {
+  for (let tries = 1; ; tries++) {
+    const present = await listSequences(store, prefix, stream);
+    const floor = floorOf(present);
+    if (!hasHoleBelowPresent(present, floor) || (await store.head(walObjectKey(prefix, stream, floor))) !== null) return present;
+    if (tries >= SEAL_LISTING_TRIES) throw new FerryError('Storage', `WAL stream ${stream.writerId}/${stream.epoch}: GC deleted its floor during each of ${tries} listings; sealing it is tried again later`);
+  }
+}
+
+/** Whether the first free slot from `floor` lies below some present sequence. */
+function hasHoleBelowPresent(present: ReadonlySet<number>, floor: number): boolean {
+  let firstFree = floor;
+  while (present.has(firstFree)) firstFree++;
+  for (const sequence of present) if (sequence > firstFree) return true;
+  return false;
 }

@@ -2,7 +2,7 @@ import { isStoreError } from '../store/errors.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { decodeHeader, encodeSeal } from './format.ts';
 import { DEFAULT_WAL_WRITER_CONFIG } from './writer.ts';
-import { floorOf, listSequences } from './floor.ts';
+import { floorOf, listSequences, listSequencesToSeal } from './floor.ts';
 import { parseWalObjectKey, type StreamId, walObjectKey, walRoot } from './keys.ts';
 
 export { listSequences } from './floor.ts';
@@ -21,11 +21,12 @@ export interface SealResult {
  * above it is never written.
  */
 export async function sealStream(store: ObjectStore, prefix: string, stream: StreamId, sealer: { writerId: string; nowMs: number }): Promise<SealResult> {
-  return sealAbove(store, prefix, stream, sealer, await listSequences(store, prefix, stream));
+  return sealAbove(store, prefix, stream, sealer, await listSequencesToSeal(store, prefix, stream));
 }
 
 /**
- * [F1]-[F4] from the listing `present` (every sequence below its first gap exists). A slot found
+ * [F1]-[F4] from the listing `present` (every sequence from its floor to its first gap exists:
+ * listSequencesToSeal). A slot found
  * taken is looked at, never assumed to be data: that is how a seal written since the listing is
  * found. So a caller that checked `present` for a seal must pass that same listing, not list again:
  * a fresh listing would count a rival's newer seal as data and seal above it.
@@ -61,7 +62,7 @@ const SEAL_SEARCH_OBJECTS = DEFAULT_WAL_WRITER_CONFIG.maxInFlight;
 
 /** Seals `stream` unless a seal already closes it (one seal per stream); returns the seal's sequence. */
 export async function ensureSealed(store: ObjectStore, prefix: string, stream: StreamId, sealer: { writerId: string; nowMs: number }): Promise<number> {
-  const sequences = await listSequences(store, prefix, stream);
+  const sequences = await listSequencesToSeal(store, prefix, stream);
   const floor = floorOf(sequences); // [F1] a collected prefix [G4] is not the stream's end
   let firstFree = floor;
   while (sequences.has(firstFree)) firstFree++;

@@ -2,6 +2,7 @@
 // successor seals the stream at its end, not in the hole at 0, and that seal fences the writer.
 import { expect, test } from 'bun:test';
 import { MemoryStore } from '../../src/store/memory.ts';
+import type { ListOptions, ListPage } from '../../src/store/object-store.ts';
 import { systemClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
 import { type StreamId, walObjectKey } from '../../src/wal/keys.ts';
@@ -45,4 +46,32 @@ test('an empty stream has floor 0 and is sealed at 0', async () => {
   const store = new MemoryStore();
   expect(await streamFloor(store, 'p', STREAM)).toBe(0);
   expect((await sealStream(store, 'p', STREAM, { writerId: 'leader-2', nowMs: 0 })).sealSequence).toBe(0);
+});
+
+/** A store whose LISTs come two keys a page, with GC deleting a stretch of the stream after the first page of the first LIST. */
+class PagedRacingGcStore extends MemoryStore {
+  onFirstPage: (() => Promise<void>) | null = null;
+  override async list(prefix: string, options?: ListOptions): Promise<ListPage> {
+    const page = await super.list(prefix, { ...options, maxKeys: 2 });
+    const race = this.onFirstPage;
+    if (race !== null && options?.token === undefined) {
+      this.onFirstPage = null;
+      await race();
+    }
+    return page;
+  }
+}
+
+test('a seal is not put in a hole GC made between the pages of its LIST (below objects the writer acknowledged)', async () => {
+  const store = new PagedRacingGcStore();
+  const wal = new WalWriter(store, { ...DEFAULT_WAL_WRITER_CONFIG, uploadBytes: 1, maxInFlight: 1, prefix: 'p', stream: STREAM }, { clock: systemClock, random: new SeededRandom(1) });
+  for (let offset = 0; offset < 10; offset++) await wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: offset, lastOffset: offset, data: batchOf(`r${offset}`) });
+  await wal.flush();
+  for (let sequence = 0; sequence < 2; sequence++) await store.delete(walObjectKey('p', STREAM, sequence));
+  // The first page lists 2 and 3; then GC deletes 2..6; the next pages list 7, 8, 9: a hole at 4 that is no end.
+  store.onFirstPage = async () => {
+    for (let sequence = 2; sequence < 7; sequence++) await store.delete(walObjectKey('p', STREAM, sequence));
+  };
+  expect(await ensureSealed(store, 'p', STREAM, { writerId: 'leader-2', nowMs: 0 })).toBe(10);
+  expect(await streamFloor(store, 'p', STREAM)).toBe(7);
 });
