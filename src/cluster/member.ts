@@ -48,6 +48,7 @@ export function clusterMember(options: ClusterMemberOptions): ClusterNode {
     nodeId: options.self.nodeId,
     clock: options.clock,
     readChain: async (topic, partition) => (await control.read<PartitionRecord>(`partitions/${topic}/${partition}`))?.value.chain ?? [],
+    readRecord: async (topic, partition) => (await control.read<PartitionRecord>(`partitions/${topic}/${partition}`))?.value ?? null,
     replicationFactor: (topic) => node!.topics().get(topic)?.replicationFactor ?? 1,
     leaderOf: (topic, partition) => node!.leaderOf(topic, partition)?.broker ?? null,
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),

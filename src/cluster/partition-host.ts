@@ -2,6 +2,7 @@ import type { Ferry } from '../engine/index.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
 import type { TierStart } from '../tier/tier-start.ts';
 import { assert } from '../util/assert.ts';
+import { backoffDelayMs, sleep } from '../util/backoff.ts';
 import type { Clock } from '../util/clock.ts';
 import { type Random, SeededRandom } from '../util/random.ts';
 import type { Network } from '../util/network.ts';
@@ -14,8 +15,8 @@ import type { Uuid } from '../util/uuid.ts';
 import { regressed } from '../util/regressions.ts';
 import { LeaderProgress } from './leader-progress.ts';
 import type { BrokerRecord, PartitionRecord } from './node.ts';
-import { rebuildFromChain } from './rebuild.ts';
-import { StreamTails } from './stream-tails.ts';
+import { rebuildFromTierAndChain } from './rebuild.ts';
+import { StreamTails, TAIL_RETRY } from './stream-tails.ts';
 import type { ClaimPlan } from './takeover.ts';
 
 /**
@@ -36,6 +37,8 @@ export interface PartitionHostOptions {
   readonly clock: Clock;
   /** The partition's chain as its control record now has it (a follower moving past a seal). */
   readChain(topic: string, partition: number): Promise<readonly StreamId[]>;
+  /** The partition's control record as it is now: a follower that fell behind the WAL floor follows it again from there [D4]. */
+  readRecord(topic: string, partition: number): Promise<PartitionRecord | null>;
   replicationFactor(topic: string): number;
   /** The partition's live leader as last scanned, to report a follower's progress to. */
   leaderOf(topic: string, partition: number): BrokerRecord | null;
@@ -59,6 +62,9 @@ export class PartitionHost {
   readonly #progress: LeaderProgress;
 
   readonly #random: Random;
+  /** The partitions followed here, with their partition counts; an entry is replaced by each follow and removed by unfollow. */
+  readonly #followed = new Map<string, { readonly partitions: number }>();
+  #stopped = false;
 
   constructor(options: PartitionHostOptions) {
     this.#options = options;
@@ -71,6 +77,7 @@ export class PartitionHost {
       pollIntervalMs: REPLICA_POLL_INTERVAL_MS,
       pollIntervalMaxMs: REPLICA_POLL_INTERVAL_MAX_MS,
       readChain: (topic, partition) => options.readChain(topic, partition),
+      fellBehindFloor: (topic, partition) => void this.#followAgain(topic, partition),
       ...(options.log === undefined ? {} : { report: (message: string) => options.log!(message) }),
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     });
@@ -106,6 +113,12 @@ export class PartitionHost {
 
   /** Replication factor > 1: rebuild from the sealed streams, then tail the leader's. */
   async follow(topic: string, partition: number, partitions: number, record: PartitionRecord): Promise<void> {
+    const followed = { partitions };
+    this.#followed.set(followedKey(topic, partition), followed);
+    await this.#startFollowing(topic, partition, partitions, record);
+  }
+
+  async #startFollowing(topic: string, partition: number, partitions: number, record: PartitionRecord): Promise<void> {
     const { topicId } = record;
     const reader = this.#reader(topic, partition, topicId);
     const sealed = record.chain.slice(0, -1); // the leader sealed them when it took over
@@ -115,16 +128,51 @@ export class PartitionHost {
       follower.noteApplied();
       this.#progress.applied(topic, partition);
     };
-    this.#tails.follow({ topic, topicId, partition, log: follower.log, applied }, record.chain);
+    this.#tails.follow({ topic, topicId, partition, log: follower.log, applied, leaderHighWatermark: () => follower.leaderHighWatermark }, record.chain);
+  }
+
+  /**
+   * docs/tier-protocol.md [D4]: the follower's next WAL object was collected. Its log is let go of
+   * and the partition followed again from scratch, as the control record has it now: a rebuild
+   * from the tier's end and the chain's floors, then the tail. Retried with backoff until it
+   * works or the partition is unfollowed meanwhile (the scan decides what this broker follows).
+   */
+  async #followAgain(topic: string, partition: number): Promise<void> {
+    const id = followedKey(topic, partition);
+    const followed = this.#followed.get(id);
+    if (followed === undefined) return;
+    this.#stopFollowing(topic, partition);
+    for (let failures = 0; this.#followed.get(id) === followed && !this.#stopped; failures++) {
+      try {
+        await this.#options.engine.releasePartition(topic, partition);
+        const record = await this.#options.readRecord(topic, partition);
+        if (record === null || this.#followed.get(id) !== followed || this.#stopped) return;
+        await this.#startFollowing(topic, partition, followed.partitions, record);
+        if (this.#followed.get(id) !== followed || this.#stopped) await this.#letGo(topic, partition); // unfollowed while it rebuilt
+        this.#options.log?.(`following ${topic}-${partition} again from the tier's end: it fell behind the WAL floor`);
+        return;
+      } catch (error) {
+        const waitMs = backoffDelayMs(TAIL_RETRY, failures, this.#random);
+        this.#options.log?.(`could not follow ${topic}-${partition} again yet (retrying in ${Math.round(waitMs)} ms): ${error instanceof Error ? error.message : String(error)}`);
+        await sleep(this.#options.clock, waitMs);
+      }
+    }
+  }
+
+  async #letGo(topic: string, partition: number): Promise<void> {
+    this.#stopFollowing(topic, partition);
+    await this.#options.engine.releasePartition(topic, partition);
   }
 
   async unfollow(topic: string, partition: number): Promise<void> {
+    this.#followed.delete(followedKey(topic, partition));
     this.#stopFollowing(topic, partition);
     await this.#options.engine.releasePartition(topic, partition);
   }
 
   /** A deleted topic: stop following its partitions and drop its logs. */
   async forget(topic: string): Promise<void> {
+    for (const id of [...this.#followed.keys()]) if (id.startsWith(`${topic}/`)) this.#followed.delete(id);
     for (const partition of this.#progress.unfollowTopic(topic)) this.#tails.unfollow(topic, partition);
     // Unknown: nothing of it was served here. Any other failure (a full disk kept the registry from
     // recording the delete) has closed its partitions all the same (Ferry.deleteTopic).
@@ -137,6 +185,7 @@ export class PartitionHost {
   }
 
   stop(): void {
+    this.#stopped = true;
     this.#tails.stopAll();
     this.#progress.close();
   }
@@ -148,25 +197,30 @@ export class PartitionHost {
 
   /**
    * [C5] with docs/tier-protocol.md [K2]: the log starts at the tier's end, with the tier's leader
-   * epochs and producer state there, and takes from the chain only the frames from there on.
+   * epochs and producer state there, and takes from the chain only the frames from there on, each
+   * stream from its WAL floor; a GC that races it makes it start over from the newer end.
    */
   async #rebuild(log: PartitionLog, topic: string, partition: number, topicId: Uuid, reader: WalReader, chain: readonly StreamId[]): Promise<void> {
+    const say = (message: string) => this.#options.log?.(`${topic}-${partition}: ${message}`);
+    await rebuildFromTierAndChain(reader, log, chain, topicId, () => this.#tierStart(topic, partition, topicId), say);
+  }
+
+  /** Where a rebuild of the partition starts [K2]: the tier's end, or null (nothing tiered: from 0). */
+  async #tierStart(topic: string, partition: number, topicId: Uuid): Promise<TierStart | null> {
     let start: TierStart | null = null;
     try {
       start = await this.#options.engine.tierStartOf(topicId, partition);
     } catch (error) {
-      // The tier cannot be read now: every WAL object is still there (nothing collects them yet),
-      // so the chain rebuilds the log, more slowly, rather than leaving the partition unled; from
-      // the start retention left in the tier record, never below (those records are gone for good).
+      // The tier cannot be read now: rebuild from the chain rather than leave the partition unled,
+      // from the start retention left in the tier record, never below (those records are gone for
+      // good). Once WAL GC collected a prefix the chain no longer holds it: the rebuild finds its
+      // first frame above the log's end and starts over (WalPrefixCollectedError), reading the tier again.
       start = { offset: await this.#options.engine.tierLogStartOf(topicId, partition), epochs: [], producers: null };
       this.#options.log?.(`rebuilding ${topic}-${partition} from its chain at offset ${start.offset}: the tier cannot be read (${error instanceof Error ? error.message : String(error)})`);
     }
-    if (start?.offset === 0) start = null;
-    if (start !== null) {
-      log.startAt(start.offset, start.epochs, start.producers);
-      this.#options.log?.(`rebuilding ${topic}-${partition} from the tier's end, offset ${start.offset}`);
-    }
-    await rebuildFromChain(reader, log, chain, topicId);
+    if (start?.offset === 0) return null;
+    if (start !== null) this.#options.log?.(`rebuilding ${topic}-${partition} from the tier's end, offset ${start.offset}`);
+    return start;
   }
 
   /** Reads the partition's frames of incarnation `topicId` only (DESIGN.md contract 10). */
@@ -174,4 +228,8 @@ export class PartitionHost {
     const { store, prefix, clock } = this.#options;
     return new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: (t, p, id) => t === topic && p === partition && (id === topicId || regressed('topic-incarnations-mixed')) }, { clock, random: this.#random });
   }
+}
+
+function followedKey(topic: string, partition: number): string {
+  return `${topic}/${partition}`;
 }

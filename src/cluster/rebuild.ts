@@ -1,6 +1,8 @@
 import { FerryError } from '../errors.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
 import { applyFrame } from '../replica/apply.ts';
+import type { TierStart } from '../tier/tier-start.ts';
+import { floorOf, listSequences } from '../wal/floor.ts';
 import type { WalReader } from '../wal/reader.ts';
 import type { StreamId } from '../wal/keys.ts';
 import type { ObjectRead, ReadFrame } from '../wal/reader.ts';
@@ -18,9 +20,52 @@ import { regressed } from '../util/regressions.ts';
 export const REBUILD_READ_AHEAD = 8;
 
 /**
- * [C5] Rebuilds a partition's log from the WAL streams of its chain, oldest first, each up to
- * its seal: the same verified reads and the same apply rule as a follower, so the log becomes a
+ * How many times a rebuild starts over from a newer tiered end after WAL GC raced it [K2]. Each
+ * restart means the tier moved while the rebuild read the chain: a GC round per restart. More than
+ * a few in a row is not a race but a chain that lacks offsets the tier does not cover.
+ */
+export const REBUILD_RESTARTS_MAX = 3;
+
+/**
+ * The chain no longer holds what the rebuild needs from where its log starts: an object above a
+ * stream's floor was deleted after the LIST, or the first frame found lies above the log's end
+ * (GC deleted frames the tier covers past the tiered end the rebuild read). docs/tier-protocol.md
+ * [K2]: the tier moved past them; read its end again and start over.
+ */
+export class WalPrefixCollectedError extends FerryError {
+  constructor(message: string) {
+    super('Storage', message);
+    this.name = 'WalPrefixCollectedError';
+  }
+}
+
+/**
+ * [C5] with docs/tier-protocol.md [K2]: the log starts at the tier's end (`startOf`; null: nothing
+ * tiered, from 0), then takes the chain's frames from there on (rebuildFromChain). When WAL GC
+ * races the rebuild (WalPrefixCollectedError), the tier is read again and the log started over
+ * from the newer end, at most REBUILD_RESTARTS_MAX times. `say` hears of each restart.
+ */
+export async function rebuildFromTierAndChain(reader: WalReader, log: PartitionLog, chain: readonly StreamId[], topicId: Uuid, startOf: () => Promise<TierStart | null>, say?: (message: string) => void): Promise<{ objectsRead: number; bytesApplied: number; restarts: number }> {
+  for (let restarts = 0; ; restarts++) {
+    const start = await startOf();
+    // A restart empties what the previous attempt applied; a first attempt with nothing tiered keeps the fresh log at 0.
+    if (start !== null || restarts > 0) log.startAt(start?.offset ?? 0, start?.epochs ?? [], start?.producers ?? null);
+    try {
+      return { ...(await rebuildFromChain(reader, log, chain, topicId)), restarts };
+    } catch (error) {
+      if (!(error instanceof WalPrefixCollectedError) || restarts >= REBUILD_RESTARTS_MAX) throw error;
+      say?.(`rebuild from offset ${start?.offset ?? 0} raced WAL GC (${error.message}); reading the tier's end again (restart ${restarts + 1} of at most ${REBUILD_RESTARTS_MAX})`);
+    }
+  }
+}
+
+/**
+ * [C5] Rebuilds a partition's log from the WAL streams of its chain, oldest first, each from its
+ * WAL floor (one LIST: GC deletes a prefix of a stream, docs/tier-protocol.md [G4]) up to its seal:
+ * the same verified reads and the same apply rule as a follower, so the log becomes a
  * byte-identical copy of what the previous leaders made durable. Every stream must be sealed.
+ * Frames below the log's start (the tier's end, [K2]) are skipped by applyFrame; a frame above its
+ * end, or an object gone above the floor, is a GC that raced the rebuild (WalPrefixCollectedError).
  * Only frames of the topic incarnation `topicId` are applied and handed to `onFrame`: a stream
  * also carries the frames of any earlier incarnation of the topic's name (DESIGN.md contract 10).
  * Objects are read up to REBUILD_READ_AHEAD ahead but applied strictly in sequence order.
@@ -29,17 +74,20 @@ export async function rebuildFromChain(reader: WalReader, log: PartitionLog, cha
   let objectsRead = 0;
   let bytesApplied = 0;
   for (const stream of chain) {
-    const reads = new ReadAhead(reader, stream);
+    const listed = await listSequences(reader.store, reader.config.prefix, stream);
+    const floor = floorOf(listed);
+    const reads = new ReadAhead(reader, stream, floor);
     try {
-      for (let sequence = 0; ; sequence++) {
+      for (let sequence = floor; ; sequence++) {
         const read = await reads.next(sequence);
         if (read.kind === 'seal') break;
-        if (read.kind === 'absent') {
-          throw new FerryError('Storage', `WAL stream ${stream.writerId}/${stream.epoch} has no object ${sequence} and no seal before it: seal it before rebuilding`);
-        }
+        if (read.kind === 'absent') throw await missingObject(reader, stream, sequence, listed.size > 0);
         objectsRead++;
         for (const frame of read.frames) {
           if (frame.entry.topicId !== topicId && !regressed('topic-incarnations-mixed')) continue;
+          if (frame.entry.baseOffset > log.logEndOffset) {
+            throw new WalPrefixCollectedError(`WAL stream ${streamName(stream)} continues at offset ${frame.entry.baseOffset} (object ${sequence}, the floor was ${floor}) but the log ends at ${log.logEndOffset}`);
+          }
           bytesApplied += applyFrame(log, frame, topicId);
           onFrame?.(frame);
         }
@@ -51,16 +99,32 @@ export async function rebuildFromChain(reader: WalReader, log: PartitionLog, cha
   return { objectsRead, bytesApplied };
 }
 
+/**
+ * Why object `sequence` is absent: GC raced the rebuild when the floor has moved above it since
+ * the LIST (a second LIST, on this rare path only); otherwise the stream simply has no seal.
+ */
+async function missingObject(reader: WalReader, stream: StreamId, sequence: number, listedAny: boolean): Promise<FerryError> {
+  const floorNow = floorOf(await listSequences(reader.store, reader.config.prefix, stream));
+  if (listedAny && floorNow > sequence) return new WalPrefixCollectedError(`WAL object ${sequence} of ${streamName(stream)} was deleted during the rebuild (the floor is now ${floorNow})`);
+  return new FerryError('Storage', `WAL stream ${streamName(stream)} has no object ${sequence} and no seal before it: seal it before rebuilding`);
+}
+
+function streamName(stream: StreamId): string {
+  return `${stream.writerId}/${stream.epoch}`;
+}
+
 /** The reads of one stream, issued in sequence order and kept REBUILD_READ_AHEAD deep. */
 class ReadAhead {
   readonly #reader: WalReader;
   readonly #stream: StreamId;
   readonly #pending = new Map<number, Promise<ObjectRead>>();
-  #issued = 0;
+  #issued: number;
 
-  constructor(reader: WalReader, stream: StreamId) {
+  /** `floor`: the stream's lowest present sequence, where the reads start. */
+  constructor(reader: WalReader, stream: StreamId, floor: number) {
     this.#reader = reader;
     this.#stream = stream;
+    this.#issued = floor;
   }
 
   /** The read of `sequence`; every call asks for the sequence after the previous one's. */

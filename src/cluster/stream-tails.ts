@@ -6,8 +6,9 @@ import { backoffDelayMs, type BackoffPolicy, sleep } from '../util/backoff.ts';
 import { type Clock, yieldTurn } from '../util/clock.ts';
 import type { Random } from '../util/random.ts';
 import type { Uuid } from '../util/uuid.ts';
+import { floorOf, listSequences } from '../wal/floor.ts';
 import type { StreamId } from '../wal/keys.ts';
-import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../wal/reader.ts';
+import { DEFAULT_WAL_READER_CONFIG, type ReadFrame, WalReader } from '../wal/reader.ts';
 
 export interface FollowedPartition {
   readonly topic: string;
@@ -17,6 +18,8 @@ export interface FollowedPartition {
   readonly log: PartitionLog;
   /** After each applied frame: the follower's high watermark moves, the leader hears of it. */
   applied(): void;
+  /** The leader's high watermark as last heard (its progress answers); null: not heard yet. How a member knows it is behind [D4]. */
+  leaderHighWatermark?(): number | null;
 }
 
 export interface StreamTailsOptions {
@@ -32,7 +35,23 @@ export interface StreamTailsOptions {
   report?(message: string): void;
   /** Where the tails count their failures (ferry_stream_tail_errors_total). */
   readonly metrics?: MetricsRegistry;
+  /**
+   * docs/tier-protocol.md [D4]: the partition's next WAL object is below its stream's floor (GC
+   * took it: the follower was out of the ISR, or the stream was sealed and collected). It has left
+   * its tail; the host re-follows it from scratch (a rebuild from the tier's end and the floors).
+   * Without this, the partition is retried alone (T1), never admitted with a gap.
+   */
+  fellBehindFloor?(topic: string, partition: number): void;
 }
+
+/**
+ * [D4] How long a member of a tail that finds nothing new must stay behind the leader's high
+ * watermark before the tail LISTs its stream once to compare the floor. A tail at the stream's end
+ * is the normal case (each probe one GET); a follower trails the leader's high watermark for a poll
+ * interval or two in steady state, so a floor check costs one LIST per this delay, only while a
+ * member lags this long.
+ */
+export const FLOOR_CHECK_DELAY_MS = 2000;
 
 /**
  * A tail that fails (a GET of the stream, the chain's control record, a frame that does not fit
@@ -45,7 +64,8 @@ export const TAIL_RETRY: BackoffPolicy = { attempts: Number.POSITIVE_INFINITY, b
 /** A partition waiting to join a tail: it first reads, alone, the tail's objects from `fromSequence` up to the tail's position. */
 interface Joining {
   readonly partition: FollowedPartition;
-  fromSequence: number;
+  /** Null: from the stream's floor, found by a LIST when it is first tried. */
+  fromSequence: number | null;
   /** Monotonic ms before which it is not tried (after a failure of its own); 0: at once. */
   retryAtMs: number;
   /** Its own failures in a row: its backoff (TAIL_RETRY), apart from the tail's. */
@@ -56,8 +76,10 @@ interface Tail {
   readonly stream: StreamId;
   /** Failures in a row; reset by a step that succeeds. */
   failures: number;
-  /** The next sequence the tail reads. */
-  sequence: number;
+  /** The next sequence the tail reads; null until a LIST found the stream's floor, where it starts. */
+  sequence: number | null;
+  /** Monotonic ms since a member has been behind the leader's high watermark while the tail found nothing new; null: none is [D4]. */
+  behindSinceMs: number | null;
   readonly members: Map<string, FollowedPartition>;
   /**
    * Partitions waiting to join: caught up on sequences below `sequence` first, between reads. A
@@ -77,6 +99,10 @@ interface Tail {
  * - T1 A partition's own fault (a frame its log cannot take, a failed catch-up) takes only that
  *   partition off the tail: it joins again after its own backoff from the object it failed on,
  *   while the tail goes on feeding the others. A fault of the tail's read fails the whole step.
+ * - T2 (docs/tier-protocol.md [D4]) A tail and a joiner start at the stream's WAL floor. A
+ *   partition whose next object is below the floor (WAL GC took it) leaves the tail for good and
+ *   is handed to `fellBehindFloor`: it is never admitted with a gap, nor left waiting at an
+ *   object that will never come.
  */
 export class StreamTails {
   readonly #options: StreamTailsOptions;
@@ -115,11 +141,11 @@ export class StreamTails {
     const key = streamKey(stream);
     let tail = this.#tails.get(key);
     if (tail === undefined) {
-      tail = { stream, failures: 0, sequence: 0, members: new Map(), joining: [], running: true };
+      tail = { stream, failures: 0, sequence: null, behindSinceMs: null, members: new Map(), joining: [], running: true };
       this.#tails.set(key, tail);
       void this.#run(tail);
     }
-    tail.joining.push({ partition, fromSequence: 0, retryAtMs: 0, failures: 0 });
+    tail.joining.push({ partition, fromSequence: null, retryAtMs: 0, failures: 0 });
   }
 
   #stop(tail: Tail): void {
@@ -156,28 +182,76 @@ export class StreamTails {
 
   /** Admits joiners, then reads the next object: applies its frames, or moves members on at a seal. */
   async #step(tail: Tail, reader: WalReader): Promise<'data' | 'idle'> {
+    tail.sequence ??= await this.#floor(tail.stream); // a stream is read from its floor: GC deleted what lies below [G4]
     await this.#admitJoining(tail);
-    const read = await reader.read(tail.stream, tail.sequence);
+    const sequence = tail.sequence;
+    const read = await reader.read(tail.stream, sequence);
     if (!tail.running) return 'idle';
     if (read.kind === 'data') {
+      tail.behindSinceMs = null;
       // A retry after a failure part-way re-applies nothing: applyFrame skips what a log already has.
       for (const frame of read.frames) {
         const id = memberKey(frame.entry.topic, frame.entry.partition);
         const member = tail.members.get(id);
         if (member === undefined) continue;
+        if (leavesGap(member, frame)) {
+          this.#fellBehind(tail, member, `its log ends at ${member.log.logEndOffset} and object ${sequence} continues at ${frame.entry.baseOffset}`);
+          continue;
+        }
         try {
           if (applyFrame(member.log, frame, member.topicId) > 0) member.applied();
         } catch (error) {
           // T1: this partition alone leaves the tail, and catches up from this object after its own backoff.
           tail.members.delete(id);
-          this.#retryLater(tail, { partition: member, fromSequence: tail.sequence, retryAtMs: 0, failures: 0 }, error);
+          this.#retryLater(tail, { partition: member, fromSequence: sequence, retryAtMs: 0, failures: 0 }, error);
         }
       }
-      tail.sequence++;
+      tail.sequence = sequence + 1;
       return 'data';
     }
     if (read.kind === 'seal') await this.#moveOnFromSeal(tail);
+    else await this.#checkFloorWhenBehind(tail, sequence);
     return 'idle';
+  }
+
+  /**
+   * [D4] The tail found nothing at `sequence`: normally the stream's end. Only when a member has
+   * been behind the leader's high watermark for FLOOR_CHECK_DELAY_MS is the stream LISTed, once per
+   * delay: a floor above `sequence` (or a stream with nothing left) means GC took the tail's next
+   * object, so every member has fallen behind it and leaves the tail, which moves to the floor.
+   */
+  async #checkFloorWhenBehind(tail: Tail, sequence: number): Promise<void> {
+    const nowMs = this.#options.clock.monotonicMs();
+    if (![...tail.members.values()].some(isBehindLeader)) {
+      tail.behindSinceMs = null;
+      return;
+    }
+    tail.behindSinceMs ??= nowMs;
+    if (nowMs - tail.behindSinceMs < FLOOR_CHECK_DELAY_MS) return;
+    tail.behindSinceMs = nowMs; // the next check, if still behind, a delay from now
+    const listed = await listSequences(this.#options.store, this.#options.prefix, tail.stream);
+    const floor = floorOf(listed);
+    if (!tail.running || tail.sequence !== sequence || (listed.size > 0 && floor <= sequence)) return;
+    for (const member of [...tail.members.values()]) this.#fellBehind(tail, member, `object ${sequence} is gone (the floor is ${listed.size > 0 ? floor : 'gone: nothing is left'})`);
+    tail.sequence = Math.max(sequence, floor);
+  }
+
+  /** [D4] `member` leaves the tail for good; the host re-follows it from scratch (or, without a host, it is retried alone, T1). */
+  #fellBehind(tail: Tail, member: FollowedPartition, why: string): void {
+    tail.members.delete(memberKey(member.topic, member.partition));
+    const { fellBehindFloor } = this.#options;
+    const message = `${member.topic}-${member.partition} fell behind the WAL floor of ${streamKey(tail.stream)}: ${why}`;
+    if (fellBehindFloor === undefined) {
+      this.#retryLater(tail, { partition: member, fromSequence: null, retryAtMs: 0, failures: 0 }, new Error(message));
+      return;
+    }
+    this.#options.report?.(`${message}; following it again from the tier's end`);
+    if (tail.members.size === 0 && tail.joining.length === 0) this.#stop(tail);
+    fellBehindFloor(member.topic, member.partition);
+  }
+
+  #floor(stream: StreamId): Promise<number> {
+    return listSequences(this.#options.store, this.#options.prefix, stream).then(floorOf);
   }
 
   /**
@@ -189,12 +263,9 @@ export class StreamTails {
     for (const joining of tail.joining.filter((j) => j.retryAtMs <= nowMs)) {
       const { partition } = joining;
       const reader = this.#reader((topic, index, topicId) => topic === partition.topic && index === partition.partition && topicId === partition.topicId);
+      let gone: string | null;
       try {
-        for (; joining.fromSequence < tail.sequence; joining.fromSequence++) {
-          const read = await reader.read(tail.stream, joining.fromSequence);
-          if (read.kind !== 'data') break;
-          for (const frame of read.frames) if (applyFrame(partition.log, frame, partition.topicId) > 0) partition.applied();
-        }
+        gone = await this.#catchUp(tail, joining, reader);
       } catch (error) {
         const at = tail.joining.indexOf(joining);
         if (at < 0) continue; // unfollowed meanwhile
@@ -206,7 +277,33 @@ export class StreamTails {
       if (at < 0) continue; // unfollowed meanwhile
       tail.joining.splice(at, 1);
       tail.members.set(memberKey(partition.topic, partition.partition), partition);
+      if (gone !== null) this.#fellBehind(tail, partition, gone); // never admitted with a gap [D4]
     }
+  }
+
+  /**
+   * Reads, for one joiner alone, the objects from its start (the floor, when it has none yet) up to
+   * the tail's position. Returns null once caught up, or why it cannot be: an object it needs is
+   * below the floor now [D4] (a catch-up read finds it absent and a LIST finds the floor above it),
+   * or a frame would leave a gap in its log (GC took frames past the tier's end it started from).
+   */
+  async #catchUp(tail: Tail, joining: Joining, reader: WalReader): Promise<string | null> {
+    const { partition } = joining;
+    joining.fromSequence ??= await this.#floor(tail.stream);
+    for (; joining.fromSequence < tail.sequence!; joining.fromSequence++) {
+      const read = await reader.read(tail.stream, joining.fromSequence);
+      if (read.kind === 'absent') {
+        const floor = await this.#floor(tail.stream);
+        if (floor > joining.fromSequence) return `its catch-up object ${joining.fromSequence} is gone (the floor is ${floor})`;
+        throw new Error(`object ${joining.fromSequence} of ${streamKey(tail.stream)} is missing below the tail's position ${tail.sequence} and above the floor ${floor}`);
+      }
+      if (read.kind === 'seal') throw new Error(`object ${joining.fromSequence} of ${streamKey(tail.stream)} is a seal below the tail's position ${tail.sequence}`);
+      for (const frame of read.frames) {
+        if (leavesGap(partition, frame)) return `its log ends at ${partition.log.logEndOffset} and object ${joining.fromSequence} continues at ${frame.entry.baseOffset}`;
+        if (applyFrame(partition.log, frame, partition.topicId) > 0) partition.applied();
+      }
+    }
+    return null;
   }
 
   /** T1: one partition failed on its own: logged, counted, and queued to join again after its backoff. */
@@ -237,6 +334,17 @@ export class StreamTails {
     const { store, prefix, clock, random } = this.#options;
     return new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants }, { clock, random });
   }
+}
+
+/** A frame of the member's incarnation that starts past its log's end: the offsets between are not in the WAL any more [D4]. */
+function leavesGap(member: FollowedPartition, frame: ReadFrame): boolean {
+  return frame.entry.topicId === member.topicId && frame.entry.baseOffset > member.log.logEndOffset;
+}
+
+/** The member's log ends below the leader's high watermark as last heard: records exist that it has not applied. */
+function isBehindLeader(member: FollowedPartition): boolean {
+  const highWatermark = member.leaderHighWatermark?.() ?? null;
+  return highWatermark !== null && member.log.logEndOffset < highWatermark;
 }
 
 function streamKey(stream: StreamId): string {

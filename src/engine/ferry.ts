@@ -795,7 +795,8 @@ export class Ferry {
   /** At open, after a power loss: see rebuildLostTails. */
   async #rebuildLostTails(options: WalOptions): Promise<void> {
     const { prefix, stream } = this.#wal!.config;
-    const deps = { store: options.store, prefix, stream, clock: this.#clock, random: this.#options.random ?? systemRandom, report: this.#options.report };
+    const tierStartOf = (topicId: TopicId, partition: number) => this.tierStartOf(topicId, partition);
+    const deps = { store: options.store, prefix, stream, clock: this.#clock, random: this.#options.random ?? systemRandom, report: this.#options.report, tierStartOf };
     await rebuildLostTails(this.#lostTails.splice(0), deps, ({ topic, index, log, durableEnd }) => {
       this.#partitions.get(topic.name)![index] = this.#leaderOrFollower(topic, index, log, durableEnd);
     });

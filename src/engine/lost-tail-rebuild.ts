@@ -1,6 +1,7 @@
-import { rebuildFromChain } from '../cluster/rebuild.ts';
+import { rebuildFromChain, rebuildFromTierAndChain, WalPrefixCollectedError } from '../cluster/rebuild.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
 import type { ObjectStore } from '../store/object-store.ts';
+import type { TierStart } from '../tier/tier-start.ts';
 import type { Clock } from '../util/clock.ts';
 import type { Random } from '../util/random.ts';
 import type { StreamId } from '../wal/keys.ts';
@@ -25,6 +26,8 @@ export interface LostTailRebuildDeps {
   /** The readers' retry jitter (the engine's injected source). */
   readonly random: Random;
   readonly report?: ((message: string) => void) | undefined;
+  /** Where the partition's tier ends [K2]: a lost range WAL GC collected restarts the log there. Absent without a tier. */
+  readonly tierStartOf?: ((topicId: TopicId, partition: number) => Promise<TierStart | null>) | undefined;
 }
 
 /**
@@ -33,7 +36,9 @@ export interface LostTailRebuildDeps {
  * tail is read back from those streams by the same rebuild and apply as a takeover's, so the
  * records acks=all acknowledged are served again and their producers' retries are duplicates;
  * then `serve` takes the log (it throws if the streams did not hold it all). Reads every earlier
- * stream from its start: costly, but only after a power loss. On failure every log is closed.
+ * stream from its WAL floor: costly, but only after a power loss. When the lost range starts below
+ * the tier's end and WAL GC collected it (docs/tier-protocol.md [G4]), the log starts over at the
+ * tier's end, as on a fresh disk [K2], and takes the rest from the floors. On failure every log is closed.
  */
 export async function rebuildLostTails(lost: readonly LostTail[], deps: LostTailRebuildDeps, serve: (tail: LostTail) => void): Promise<void> {
   if (lost.length === 0) return;
@@ -53,7 +58,14 @@ async function rebuildEach(lost: readonly LostTail[], deps: LostTailRebuildDeps,
     const wanted = (_name: string, partition: number, topicId: TopicId) => topicId === topic.id && partition === index;
     const reader = new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: wanted }, { clock: deps.clock, random: deps.random });
     const endBefore = log.logEndOffset;
-    await rebuildFromChain(reader, log, chain, topic.id);
+    try {
+      await rebuildFromChain(reader, log, chain, topic.id);
+    } catch (error) {
+      const tierStartOf = deps.tierStartOf;
+      if (!(error instanceof WalPrefixCollectedError) || tierStartOf === undefined) throw error;
+      deps.report?.(`${topic.name}-${index}: the local log lost offsets from ${endBefore} that WAL GC collected (${error.message}): it starts over at the tier's end`);
+      await rebuildFromTierAndChain(reader, log, chain, topic.id, () => tierStartOf(topic.id, index), deps.report);
+    }
     deps.report?.(`${topic.name}-${index}: the local log ended at ${endBefore}, below the ${durableEnd} its WAL holds (a power loss): rebuilt up to ${log.logEndOffset} from the WAL`);
     serve(tail);
   }

@@ -7,6 +7,7 @@ import { type Disk, readTextFileSync, systemDisk } from '../util/disk.ts';
 import { writeFileAtomicSync } from '../util/files.ts';
 import type { Uuid } from '../util/uuid.ts';
 import { isOsError } from '../util/os-error.ts';
+import { floorOf, listSequences, streamFloor } from '../wal/floor.ts';
 import { listEpochs } from '../wal/seal.ts';
 import { applyFrame } from './apply.ts';
 import type { ObjectRead, ReadFrame, WalReader } from '../wal/reader.ts';
@@ -34,6 +35,14 @@ export const DEFAULT_FOLLOWER_CONFIG: Omit<FollowerConfig, 'writerId'> = {
   prefetchObjectsMax: 16,
   checkpointIntervalMs: 1000,
 };
+
+/**
+ * How often a follower that keeps finding its next object absent LISTs the stream to compare its
+ * floor (docs/tier-protocol.md [G4]): absent is normally the stream's end, but after a long pause
+ * WAL GC may have collected past the position. One LIST a minute while idle (about 43,000 a month)
+ * against a follower stuck for good.
+ */
+export const FOLLOWER_FLOOR_CHECK_INTERVAL_MS = 60_000;
 
 export interface StreamPosition {
   readonly epoch: number;
@@ -67,13 +76,18 @@ export interface FollowerStats {
   readonly polls: number;
   /** Objects that could not be read even after the reader's retries; the follower keeps trying. */
   readonly readFailures: number;
+  /** Times the position was below its stream's WAL floor and moved up to it (objects WAL GC collected). */
+  readonly floorSkips: number;
 }
 
 /**
  * Rebuilds partition logs from a leader's WAL streams (docs/wal-protocol.md), never from the
  * leader itself: objects are applied strictly in sequence order, a missing sequence is waited
  * for and never skipped, a seal moves on to the writer's next epoch. Catch-up prefetches
- * objects ahead within a bound and still applies them in order.
+ * objects ahead within a bound and still applies them in order. A stream is read from its WAL
+ * floor: a position below it (a checkpoint older than what WAL GC collected) moves up to the floor;
+ * the collected objects were covered, and if the logs still needed their frames the next frame
+ * leaves a gap, which fails the follower (`failure`) rather than admitting it.
  */
 export class Follower {
   readonly config: FollowerConfig;
@@ -96,7 +110,9 @@ export class Follower {
   #idleWaitMs: number;
   #failure: Error | null = null;
   #lastCheckpointMs = -Infinity;
-  #stats = { objectsApplied: 0, framesApplied: 0, bytesApplied: 0, bytesRead: 0, polls: 0, readFailures: 0 };
+  #stats = { objectsApplied: 0, framesApplied: 0, bytesApplied: 0, bytesRead: 0, polls: 0, readFailures: 0, floorSkips: 0 };
+  /** Monotonic ms of the last floor check: -Infinity makes the first absent read (a position from the checkpoint) check at once. */
+  #lastFloorCheckMs = -Infinity;
   #lastReadError: unknown = null;
 
   readonly #observer: FollowerObserver;
@@ -174,6 +190,7 @@ export class Follower {
       }
       if (!this.#running) break;
       if (read.kind === 'absent') {
+        if (await this.#belowFloor(position)) continue;
         await this.#onAbsent(fetchedAhead);
       } else if (read.kind === 'seal') {
         this.#position = (await this.#nextEpoch(position)) ?? position;
@@ -217,6 +234,24 @@ export class Follower {
   }
 
   /**
+   * Whether `position` (found absent) lies below its stream's WAL floor, checked by a LIST at most
+   * every FOLLOWER_FLOOR_CHECK_INTERVAL_MS; if so the position moves to the floor, or to the next
+   * epoch when nothing of the stream is left.
+   */
+  async #belowFloor(position: StreamPosition): Promise<boolean> {
+    const nowMs = this.#clock.monotonicMs();
+    if (nowMs - this.#lastFloorCheckMs < FOLLOWER_FLOOR_CHECK_INTERVAL_MS) return false;
+    this.#lastFloorCheckMs = nowMs;
+    const listed = await listSequences(this.#store, this.#reader.config.prefix, { writerId: this.config.writerId, epoch: position.epoch });
+    const next = listed.size > 0 ? { epoch: position.epoch, sequence: floorOf(listed) } : await this.#nextEpoch(position);
+    if (next === null || (next.epoch === position.epoch && next.sequence <= position.sequence)) return false;
+    this.#stats.floorSkips++;
+    this.#prefetched.clear();
+    this.#position = next;
+    return true;
+  }
+
+  /**
    * Not written yet: forget what was fetched ahead (it was absent too, or is still in flight)
    * and wait. An answer fetched ahead may be stale (the object landed since), so it is asked
    * again at once before waiting.
@@ -250,16 +285,21 @@ export class Follower {
     this.#target.applied?.(entry.topic, entry.partition, log.logEndOffset, createdMs);
   }
 
-  /** The first epoch of the writer that has objects, from sequence 0; null while there is none. */
+  /** The first epoch of the writer that has objects, from its WAL floor; null while there is none. */
   async #firstPosition(): Promise<StreamPosition | null> {
     const epochs = await listEpochs(this.#store, this.#reader.config.prefix, this.config.writerId);
-    return epochs.length === 0 ? null : { epoch: epochs[0]!, sequence: 0 };
+    return epochs.length === 0 ? null : this.#fromFloor(epochs[0]!);
   }
 
   async #nextEpoch(position: StreamPosition): Promise<StreamPosition | null> {
     const epochs = await listEpochs(this.#store, this.#reader.config.prefix, this.config.writerId);
     const next = epochs.find((epoch) => epoch > position.epoch);
-    return next === undefined ? null : { epoch: next, sequence: 0 };
+    return next === undefined ? null : this.#fromFloor(next);
+  }
+
+  /** A stream is read from its floor: WAL GC deletes a prefix of it (docs/tier-protocol.md [G4]), never a hole. */
+  async #fromFloor(epoch: number): Promise<StreamPosition> {
+    return { epoch, sequence: await streamFloor(this.#store, this.#reader.config.prefix, { writerId: this.config.writerId, epoch }) };
   }
 
   /** Waits for the poll interval or a hint, whichever comes first. */

@@ -54,7 +54,8 @@ export async function auditWal(store: ObjectStore, writes: WalWrites, runFor: Ru
     do {
       const page = await retriedRead(() => store.list(WAL_KEY_PREFIX, token === undefined ? {} : { token }));
       for (const { key } of page.objects) {
-        const { body } = await retriedRead(() => store.get(key));
+        const body = await bodyUnlessCollected(store, key);
+        if (body === null) continue;
         const settledMs = writes.firstSettledMs(key, body);
         if (settledMs !== undefined) records.push(...recordsOf(body, settledMs - startMs));
       }
@@ -66,6 +67,16 @@ export async function auditWal(store: ObjectStore, writes: WalWrites, runFor: Ru
   await runFor(AUDIT_READ_MS_MAX, () => done);
   await reading;
   return records;
+}
+
+/** The object's bytes; null when it was listed and deleted since (WAL GC takes a stream's floor up, docs/tier-protocol.md [G4]). */
+async function bodyUnlessCollected(store: ObjectStore, key: string): Promise<Uint8Array | null> {
+  try {
+    return (await retriedRead(() => store.get(key))).body;
+  } catch (error) {
+    if (isStoreError(error, 'NotFound')) return null;
+    throw error;
+  }
 }
 
 /** One audit read, tried again past the store's background faults; an object that is not there is an answer, not a fault. */

@@ -2,7 +2,10 @@ import { isStoreError } from '../store/errors.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { decodeHeader, encodeSeal } from './format.ts';
 import { DEFAULT_WAL_WRITER_CONFIG } from './writer.ts';
-import { parseWalObjectKey, type StreamId, streamPrefix, walObjectKey, walRoot } from './keys.ts';
+import { floorOf, listSequences, listSequencesToSeal } from './floor.ts';
+import { parseWalObjectKey, type StreamId, walObjectKey, walRoot } from './keys.ts';
+
+export { listSequences } from './floor.ts';
 
 export interface SealResult {
   /** The sequence the seal took: every object of the stream below it is complete. */
@@ -18,19 +21,22 @@ export interface SealResult {
  * above it is never written.
  */
 export async function sealStream(store: ObjectStore, prefix: string, stream: StreamId, sealer: { writerId: string; nowMs: number }): Promise<SealResult> {
-  return sealAbove(store, prefix, stream, sealer, await listSequences(store, prefix, stream));
+  return sealAbove(store, prefix, stream, sealer, await listSequencesToSeal(store, prefix, stream));
 }
 
 /**
- * [F1]-[F4] from the listing `present` (every sequence below its first gap exists). A slot found
+ * [F1]-[F4] from the listing `present` (every sequence from its floor to its first gap exists:
+ * listSequencesToSeal). A slot found
  * taken is looked at, never assumed to be data: that is how a seal written since the listing is
  * found. So a caller that checked `present` for a seal must pass that same listing, not list again:
  * a fresh listing would count a rival's newer seal as data and seal above it.
  */
 async function sealAbove(store: ObjectStore, prefix: string, stream: StreamId, sealer: { writerId: string; nowMs: number }, present: Set<number>): Promise<SealResult> {
-  let slot = 0;
+  // [F1] from the stream's floor, not from 0: GC [G4] deletes a prefix, and a seal in that hole
+  // would sit below the live writer's objects, fence nothing, and be taken for the stream's end.
+  let slot = floorOf(present);
   for (;;) {
-    while (present.has(slot)) slot++; // [F1] first free slot: everything below exists
+    while (present.has(slot)) slot++; // [F1] first free slot: everything from the floor below it exists
     const body = encodeSeal({ writerId: sealer.writerId, epoch: stream.epoch, sequence: slot, createdMs: sealer.nowMs });
     try {
       await store.put(walObjectKey(prefix, stream, slot), body, { ifNoneMatch: '*' }); // [F2]
@@ -45,21 +51,6 @@ async function sealAbove(store: ObjectStore, prefix: string, stream: StreamId, s
   }
 }
 
-/** Every sequence number present in the stream (list order is unspecified, so collect a set). */
-export async function listSequences(store: ObjectStore, prefix: string, stream: StreamId): Promise<Set<number>> {
-  const sequences = new Set<number>();
-  let token: string | undefined;
-  do {
-    const page = await store.list(streamPrefix(prefix, stream), token === undefined ? {} : { token });
-    for (const object of page.objects) {
-      const parsed = parseWalObjectKey(prefix, object.key);
-      if (parsed !== null) sequences.add(parsed.sequence);
-    }
-    token = page.nextToken;
-  } while (token !== undefined);
-  return sequences;
-}
-
 /** Header bytes read to learn an object's kind: the fixed fields plus the longest writer id. */
 const HEADER_PROBE_BYTES = 512;
 /**
@@ -71,10 +62,11 @@ const SEAL_SEARCH_OBJECTS = DEFAULT_WAL_WRITER_CONFIG.maxInFlight;
 
 /** Seals `stream` unless a seal already closes it (one seal per stream); returns the seal's sequence. */
 export async function ensureSealed(store: ObjectStore, prefix: string, stream: StreamId, sealer: { writerId: string; nowMs: number }): Promise<number> {
-  const sequences = await listSequences(store, prefix, stream);
-  let firstFree = 0;
+  const sequences = await listSequencesToSeal(store, prefix, stream);
+  const floor = floorOf(sequences); // [F1] a collected prefix [G4] is not the stream's end
+  let firstFree = floor;
   while (sequences.has(firstFree)) firstFree++;
-  for (let sequence = firstFree - 1; sequence >= Math.max(0, firstFree - SEAL_SEARCH_OBJECTS); sequence--) {
+  for (let sequence = firstFree - 1; sequence >= Math.max(floor, firstFree - SEAL_SEARCH_OBJECTS); sequence--) {
     if ((await kindOf(store, walObjectKey(prefix, stream, sequence))) === 'seal') return sequence;
   }
   return (await sealAbove(store, prefix, stream, sealer, sequences)).sealSequence; // the listing searched, not a new one [F3]

@@ -3,6 +3,7 @@ import { FerryError } from '../errors.ts';
 import { type Disk, readTextFileSync, systemDisk } from '../util/disk.ts';
 import { writeFileAtomicSync } from '../util/files.ts';
 import type { Uuid } from '../util/uuid.ts';
+import { streamFloor } from './floor.ts';
 import type { WalReader } from './reader.ts';
 import { listEpochs } from './seal.ts';
 import { partitionKey } from './writer.ts';
@@ -43,14 +44,17 @@ export function writeShippedCheckpoint(directory: string, checkpoint: ShippedChe
 /**
  * Each partition's end (exclusive) in this writer's streams before `currentEpoch`, keyed by
  * partitionKey (topic id and partition): the checkpoint's ends, raised by every object after it
- * up to each (sealed) stream's seal.
+ * up to each (sealed) stream's seal. Each stream is read from its WAL floor at the lowest (one
+ * LIST): an object after the checkpoint that is below the floor was collected by WAL GC, so the
+ * tier covers its frames (docs/tier-protocol.md GI1); it is not the stream's end.
  */
 export async function shippedEnds(reader: WalReader, writerId: string, currentEpoch: number, checkpoint: ShippedCheckpoint | null): Promise<Map<string, number>> {
   const ends = new Map<string, number>();
   for (const [topicId, partition, end] of checkpoint?.ends ?? []) ends.set(partitionKey(topicId, partition), end);
   const epochs = (await listEpochs(reader.store, reader.config.prefix, writerId)).filter((epoch) => epoch < currentEpoch && epoch >= (checkpoint?.epoch ?? 0));
   for (const epoch of epochs) {
-    let sequence = checkpoint !== null && epoch === checkpoint.epoch ? checkpoint.sequence + 1 : 0;
+    const floor = await streamFloor(reader.store, reader.config.prefix, { writerId, epoch });
+    let sequence = Math.max(floor, checkpoint !== null && epoch === checkpoint.epoch ? checkpoint.sequence + 1 : 0);
     for (;; sequence++) {
       const index = await reader.readIndex({ writerId, epoch }, sequence);
       if (index.kind !== 'data') break; // the seal, or (for a stream sealed later) its end

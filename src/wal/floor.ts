@@ -1,0 +1,66 @@
+import type { ObjectStore } from '../store/object-store.ts';
+import { FerryError } from '../errors.ts';
+import { parseWalObjectKey, type StreamId, streamPrefix, walObjectKey } from './keys.ts';
+
+/**
+ * The WAL floor of a stream (docs/tier-protocol.md, Names): the lowest sequence still present.
+ * GC deletes a stream's objects in sequence order only [G4], so everything from the floor up to
+ * the first gap is the stream; below it, every frame is covered by the tier (GI1). One LIST; the
+ * store lists in no particular order, so the minimum is taken. An empty stream's floor is 0.
+ */
+export async function streamFloor(store: ObjectStore, prefix: string, stream: StreamId): Promise<number> {
+  return floorOf(await listSequences(store, prefix, stream));
+}
+
+/** The floor of a listing: its lowest sequence, 0 when it is empty. */
+export function floorOf(sequences: ReadonlySet<number>): number {
+  let floor: number | null = null;
+  for (const sequence of sequences) if (floor === null || sequence < floor) floor = sequence;
+  return floor ?? 0;
+}
+
+/** Every sequence number present in the stream (list order is unspecified, so collect a set). */
+export async function listSequences(store: ObjectStore, prefix: string, stream: StreamId): Promise<Set<number>> {
+  const sequences = new Set<number>();
+  let token: string | undefined;
+  do {
+    const page = await store.list(streamPrefix(prefix, stream), token === undefined ? {} : { token });
+    for (const object of page.objects) {
+      const parsed = parseWalObjectKey(prefix, object.key);
+      if (parsed !== null) sequences.add(parsed.sequence);
+    }
+    token = page.nextToken;
+  } while (token !== undefined);
+  return sequences;
+}
+
+/**
+ * Listings a seal takes before giving up while WAL GC keeps deleting under them. Each retry means
+ * GC deleted the floor during a LIST of several pages; GC deletes one object at a time, so a
+ * second listing, taken in milliseconds, nearly always holds.
+ */
+const SEAL_LISTING_TRIES = 10;
+
+/**
+ * A listing a seal can trust [F1]: a hole in it below a present object is a real one (an upload
+ * still in flight, [W3]), not objects WAL GC deleted between the pages of the LIST, which would
+ * put the seal below objects the writer acknowledged. GC deletes from the floor up, one at a time
+ * [G4], so if the listing's floor object still exists after the LIST, nothing at or above it was
+ * deleted meanwhile. The check (one HEAD) is made only when the listing has such a hole.
+ */
+export async function listSequencesToSeal(store: ObjectStore, prefix: string, stream: StreamId): Promise<Set<number>> {
+  for (let tries = 1; ; tries++) {
+    const present = await listSequences(store, prefix, stream);
+    const floor = floorOf(present);
+    if (!hasHoleBelowPresent(present, floor) || (await store.head(walObjectKey(prefix, stream, floor))) !== null) return present;
+    if (tries >= SEAL_LISTING_TRIES) throw new FerryError('Storage', `WAL stream ${stream.writerId}/${stream.epoch}: GC deleted its floor during each of ${tries} listings; sealing it is tried again later`);
+  }
+}
+
+/** Whether the first free slot from `floor` lies below some present sequence. */
+function hasHoleBelowPresent(present: ReadonlySet<number>, floor: number): boolean {
+  let firstFree = floor;
+  while (present.has(firstFree)) firstFree++;
+  for (const sequence of present) if (sequence > firstFree) return true;
+  return false;
+}
