@@ -13,7 +13,7 @@ import { listSequences } from '../../../src/wal/seal.ts';
 import { batchOf } from '../../support/batches.ts';
 import { idOf } from '../../support/topic-ids.ts';
 
-export const PREFIX = 'p';
+export const PREFIX = ''; // as the simulation's brokers write (keys wal/...)
 export const WRITER = 'broker-1';
 export const TOPIC = 't';
 export const TOPIC_ID = idOf(TOPIC);
