@@ -8,6 +8,7 @@ import { ControlStore } from './control-store.ts';
 import { type BrokerRecord, ClusterNode, type PartitionRecord, type TopicRecord } from './node.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
 import { PartitionHost } from './partition-host.ts';
+import { pickByHash } from './coordinator-hash.ts';
 
 export interface ClusterMemberOptions {
   /** Where the control records live (may be another bucket than the WAL data). */
@@ -82,6 +83,10 @@ export function clusterMember(options: ClusterMemberOptions): ClusterNode {
     ...(log === undefined ? {} : { log }),
   });
   const member = node;
+  engine.useWalWriterLiveness({
+    liveWriterIds: () => new Set(member.liveBrokers().map((broker) => broker.stream.writerId)),
+    picks: (writerId) => pickByHash(writerId, member.liveBrokers())?.nodeId === options.self.nodeId,
+  });
   // A leader partition counts only its replica set's followers with a live lease (src/replica/isr.ts I1).
   engine.useReplicaMembership({ followersOf: (topic, partition) => new Set(member.followersOf(topic, partition).map((b) => `broker-${b.nodeId}`)) });
   // GI1: the WAL collector takes a deleted incarnation's frames only on a fresh read of its record.

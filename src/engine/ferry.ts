@@ -23,6 +23,7 @@ import { InSyncReplicas, REPLICA_LAG_TIME_MAX_MS } from '../replica/isr.ts';
 import { listEpochs } from '../wal/seal.ts';
 import { WalCollector } from '../wal/gc/collector.ts';
 import type { CoverageSources } from '../wal/gc/coverage.ts';
+import { OrphanWriters, type WriterLiveness } from '../wal/gc/orphan-writers.ts';
 import type { StreamId } from '../wal/keys.ts';
 import { partitionKey, type WalWriter } from '../wal/writer.ts';
 import { type FollowedPartitions, type FollowOptions, startEmbeddedFollower } from './embedded-follower.ts';
@@ -289,6 +290,13 @@ export class Ferry {
    */
   useIncarnationCheck(exists: (topic: string, topicId: TopicId) => Promise<boolean>): void {
     this.#incarnationExists = exists;
+  }
+
+  /** Managed mode: the WAL collector also collects the writer ids no live broker writes as, that the hash gives this broker [G1]. */
+  useWalWriterLiveness(liveness: WriterLiveness): void {
+    const wal = this.#options.wal;
+    if (wal === undefined) return;
+    this.#walCollector?.collectOrphans(new OrphanWriters({ store: wal.store, prefix: wal.prefix ?? '', liveness, clock: this.#clock }));
   }
 
   #newTierer(tier: TierOptions, records: TierRecords): Tierer {

@@ -11,6 +11,7 @@ import { AboveSealClock } from './above-seal.ts';
 import { CoverageRound, type CoverageSources } from './coverage.ts';
 import { IndexCache, type ObjectIndex } from './index-cache.ts';
 import { WalGcMetrics } from './metrics.ts';
+import type { OrphanWriters } from './orphan-writers.ts';
 import { listStream, type StreamListing } from './stream-listing.ts';
 
 /**
@@ -52,7 +53,8 @@ interface StreamPass {
  * for each stream of this broker's writer id, from the stream's floor up, it deletes the objects
  * whose every frame GI1 covers, one at a time in sequence order, stopping at the first that must
  * stay; never the highest object of a stream that is not sealed, never above a hole. Seals stay
- * (chain trimming [G5] is not built). Two collectors of one stream are safe: each deletes only
+ * (chain trimming [G5] is not built). With collectOrphans, also the streams of writer ids no live
+ * broker writes as, that the hash gives this broker [G1]. Two collectors of one stream are safe: each deletes only
  * what GI1 allows, in order, and deletes are idempotent.
  */
 export class WalCollector {
@@ -63,6 +65,7 @@ export class WalCollector {
   readonly #metrics: WalGcMetrics | null;
   /** Streams whose last pass failed: a failure is said once per spell, and its end. */
   readonly #failing = new Set<string>();
+  #orphans: OrphanWriters | null = null;
   #timer: Timer | null = null;
   #pass: Promise<number> | null = null;
   #stopped = false;
@@ -91,14 +94,40 @@ export class WalCollector {
     return this.#pass;
   }
 
+  /**
+   * [G1] From now on, also collect the streams of writer ids no live broker writes as (their
+   * broker record gone or dead for WAL_ORPHAN_DELAY_MS) that the hash gives this broker.
+   */
+  collectOrphans(orphans: OrphanWriters): void {
+    this.#orphans = orphans;
+  }
+
   async #collect(): Promise<number> {
-    const { store, prefix, writerId } = this.#options;
-    const epochs = await this.#attempt('listing its streams', writerId, () => listEpochs(store, prefix, writerId));
-    if (epochs === null) return 0;
+    const own = this.#options.writerId;
     const current = this.#options.currentEpoch();
+    const orphans = this.#orphans === null ? [] : ((await this.#attempt('finding orphaned writers', `${own}\u0000orphans`, () => this.#orphans!.due())) ?? []);
+    const writers = [{ writerId: own, current }, ...orphans.filter((writerId) => writerId !== own).map((writerId) => ({ writerId, current: null }))];
+    const streams: StreamId[] = [];
+    let deleted = 0;
+    let held = 0;
+    for (const { writerId, current: writing } of writers) {
+      const pass = await this.#collectWriter(writerId, writing, streams);
+      deleted += pass.deleted;
+      held += pass.held;
+    }
+    this.#aboveSeal.keepOnly(streams);
+    this.#metrics?.heldObjects.set(held);
+    return deleted;
+  }
+
+  /** The streams of `writerId` (added to `seen`); `current`: the epoch it writes now, whose in-sync followers hold GC (null: none). */
+  async #collectWriter(writerId: string, current: number | null, seen: StreamId[]): Promise<StreamPass> {
+    const { store, prefix } = this.#options;
+    const epochs = await this.#attempt(`listing the streams of ${writerId}`, writerId, () => listEpochs(store, prefix, writerId));
+    if (epochs === null) return { deleted: 0, held: 0 };
     // An epoch above the one written now is a later process of this writer id's: this one is a zombie of it, and leaves it alone.
     const streams = epochs.filter((epoch) => current === null || epoch <= current).map((epoch): StreamId => ({ writerId, epoch }));
-    this.#aboveSeal.keepOnly(streams);
+    seen.push(...streams);
     let deleted = 0;
     let held = 0;
     for (const stream of streams) {
@@ -107,8 +136,7 @@ export class WalCollector {
       deleted += pass?.deleted ?? 0;
       held += pass?.held ?? 0;
     }
-    this.#metrics?.heldObjects.set(held);
-    return deleted;
+    return { deleted, held };
   }
 
   /** [G4] From the floor up, in order, while GI1 allows; then [G6] above the seal once everything below it is gone. */
