@@ -54,7 +54,11 @@ export async function auditWal(store: ObjectStore, writes: WalWrites, runFor: Ru
     do {
       const page = await retriedRead(() => store.list(WAL_KEY_PREFIX, token === undefined ? {} : { token }));
       for (const { key } of page.objects) {
-        const { body } = await retriedRead(() => store.get(key));
+        const body = await retriedRead(() => store.get(key)).then(({ body }) => body, (error: unknown) => {
+          if (isStoreError(error, 'NotFound')) return null; // WAL GC deleted it since the listing (a delete a frozen broker had in flight)
+          throw error;
+        });
+        if (body === null) continue;
         const settledMs = writes.firstSettledMs(key, body);
         if (settledMs !== undefined) records.push(...recordsOf(body, settledMs - startMs));
       }
