@@ -2,7 +2,8 @@ import type { MemoryStore } from '../store/memory.ts';
 import { type TierRecord, tieredEnd } from '../tier/tier-record.ts';
 import { decodeHeader, decodeWalObject } from '../wal/format.ts';
 import { parseWalObjectKey, streamPrefix } from '../wal/keys.ts';
-import type { WalDelete, WalDeletedFrame } from './history.ts';
+import type { WalDelete, WalDeletedFrame, WalRecord } from './history.ts';
+import { recordsOf, type WalWrites } from './wal-audit.ts';
 
 /** The WAL collector's interval in tiering runs: short, so that it races takeovers, follows and rebuilds. */
 export const SIM_WAL_GC_INTERVAL_MS = 300;
@@ -29,6 +30,8 @@ export interface WalDeleteRecorderOptions {
  */
 export class WalDeleteRecorder {
   readonly deletes: WalDelete[] = [];
+  /** The deleted data objects' keys and bytes: the WAL audit counts their records too (they were written, then collected). */
+  readonly deletedObjects: { readonly key: string; readonly body: Uint8Array }[] = [];
   readonly #options: WalDeleteRecorderOptions;
 
   constructor(options: WalDeleteRecorderOptions) {
@@ -49,6 +52,7 @@ export class WalDeleteRecorder {
       if (kindOf(this.#options.walStore.peek(other)!) === 'seal') seals.push(otherParsed.sequence);
     }
     const kind = kindOf(body);
+    if (kind === 'data') this.deletedObjects.push({ key, body });
     this.deletes.push({ atMs: this.#options.nowMs(), writerId: stream.writerId, epoch: stream.epoch, sequence, kind, present: present.sort((a, b) => a - b), seals: seals.sort((a, b) => a - b), frames: kind === 'data' ? this.#frames(body) : [] });
   }
 
@@ -81,4 +85,18 @@ function kindOf(body: Uint8Array): WalDelete['kind'] {
   } catch {
     return 'unreadable';
   }
+}
+
+/**
+ * The records of every WAL object the collector deleted during the run, as the audit lists those
+ * the store still holds: an object GC took was durable all the same, and ack-after-durable judges
+ * an acknowledgement by the first write of an object holding it, wherever that object is now.
+ */
+export function deletedWalRecords(recorder: WalDeleteRecorder, writes: WalWrites, startMs: number): WalRecord[] {
+  const records: WalRecord[] = [];
+  for (const { key, body } of recorder.deletedObjects) {
+    const settledMs = writes.firstSettledMs(key, body);
+    if (settledMs !== undefined) records.push(...recordsOf(body, settledMs - startMs));
+  }
+  return records;
 }
