@@ -4,7 +4,8 @@
 import { describe, expect, test } from 'bun:test';
 import { check } from '../../src/sim/checker.ts';
 import type { History, WalDelete } from '../../src/sim/history.ts';
-import { WalDeleteRecorder } from '../../src/sim/wal-gc.ts';
+import { deletedWalRecords, WalDeleteRecorder } from '../../src/sim/wal-gc.ts';
+import { WalWrites } from '../../src/sim/wal-audit.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { walObjectKey } from '../../src/wal/keys.ts';
 import { history, validOps, replica, VALID_LOG } from './history-fixture.ts';
@@ -47,7 +48,7 @@ describe('wal-gc-needed, hand-built', () => {
 });
 
 describe('wal-gc-needed, recorded at the store', () => {
-  async function recorded(collect: (store: MemoryStore, world: World) => Promise<void>): Promise<WalDelete[]> {
+  async function recorded(collect: (store: MemoryStore, world: World) => Promise<void>, kept: { recorder?: WalDeleteRecorder } = {}): Promise<WalDelete[]> {
     let recorder: WalDeleteRecorder | null = null;
     const store = new MemoryStore({ onDelete: (key, body) => recorder!.deleted(key, body) });
     recorder = new WalDeleteRecorder({ walStore: store, controlStore: store, registryHas: (topic, topicId) => topic === TOPIC && topicId === TOPIC_ID, nowMs: () => 0 });
@@ -58,13 +59,20 @@ describe('wal-gc-needed, recorded at the store', () => {
     const world = new World();
     world.setTieredEnd(25);
     await collect(store, world);
+    kept.recorder = recorder;
     return recorder.deletes;
   }
 
-  test('the collector\'s deletes pass', async () => {
-    const deletes = await recorded(async (store, world) => void (await gcOf(store, world, 2).collect()));
+  test('the collector\'s deletes pass, and the records of what it deleted stay countable for ack-after-durable', async () => {
+    const kept: { recorder?: WalDeleteRecorder } = {};
+    const deletes = await recorded(async (store, world) => void (await gcOf(store, world, 2).collect()), kept);
     expect(deletes.map((d) => d.sequence)).toEqual([0, 1]);
     expect(check(withDeletes(deletes))).toEqual([]);
+    const writes = new WalWrites();
+    for (const { key, body } of kept.recorder!.deletedObjects) writes.settled(key, body, 5);
+    const records = deletedWalRecords(kept.recorder!, writes, 0);
+    expect(records.map((record) => record.value)).toEqual([...Array.from({ length: 10 }, (_, i) => `r0-${i}`), ...Array.from({ length: 10 }, (_, i) => `r10-${i}`)]);
+    expect(records.every((record) => record.settledMs === 5)).toBe(true);
   });
 
   test('a collector that trusts a stale tier end is caught', async () => {
