@@ -203,6 +203,7 @@ export class WalCollector {
       if (this.#failing.delete(key)) this.#options.log?.(`WAL garbage collection: ${what} works again`);
       return outcome;
     } catch (error) {
+      if (this.#stopped) return null; // the engine is closing: its store may be closed under the pass
       if (!this.#failing.has(key)) this.#options.log?.(`WAL garbage collection: ${what} failed (retried every pass; said once): ${error instanceof Error ? error.message : String(error)}`);
       this.#failing.add(key);
       this.#metrics?.failures.add();
