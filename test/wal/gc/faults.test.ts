@@ -40,7 +40,7 @@ test('a failing DELETE stops the pass where it failed; the next pass goes on fro
   expect(lines.at(-1)).toContain('works again');
 });
 
-test('a delete that timed out after it took effect is not taken for a delete that did not', async () => {
+test('a delete that failed after it took effect stops the pass; the next one goes on above it', async () => {
   const store = new MemoryStore();
   await sealedStream(store, 3);
   const world = new World();
