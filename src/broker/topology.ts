@@ -1,3 +1,4 @@
+import { pickByHash } from '../cluster/coordinator-hash.ts';
 import { type Ferry, FerryError } from '../engine/index.ts';
 import type { ClusterNode } from '../cluster/node.ts';
 import type { RegisteredAddresses } from '../cluster/replica-address.ts';
@@ -188,11 +189,7 @@ export class ClusterTopology implements Topology {
 
   /** Every broker computes the same choice: the live brokers by id, picked by a hash of the group. */
   coordinatorFor(group: string): BrokerAddress | null {
-    const live = this.brokers().sort((a, b) => a.nodeId - b.nodeId);
-    if (live.length === 0) return null;
-    let hash = 0;
-    for (let i = 0; i < group.length; i++) hash = (Math.imul(hash, 31) + group.charCodeAt(i)) | 0;
-    return live[(hash >>> 0) % live.length]!;
+    return pickByHash(group, this.brokers());
   }
 }
 

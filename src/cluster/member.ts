@@ -5,9 +5,10 @@ import type { Clock } from '../util/clock.ts';
 import type { Network } from '../util/network.ts';
 import type { Random } from '../util/random.ts';
 import { ControlStore } from './control-store.ts';
-import { type BrokerRecord, ClusterNode, type PartitionRecord } from './node.ts';
+import { type BrokerRecord, ClusterNode, type PartitionRecord, type TopicRecord } from './node.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
 import { PartitionHost } from './partition-host.ts';
+import { pickByHash } from './coordinator-hash.ts';
 
 export interface ClusterMemberOptions {
   /** Where the control records live (may be another bucket than the WAL data). */
@@ -83,8 +84,14 @@ export function clusterMember(options: ClusterMemberOptions): ClusterNode {
     ...(log === undefined ? {} : { log }),
   });
   const member = node;
+  engine.useWalWriterLiveness({
+    liveWriterIds: () => new Set(member.liveBrokers().map((broker) => broker.stream.writerId)),
+    picks: (writerId) => pickByHash(writerId, member.liveBrokers())?.nodeId === options.self.nodeId,
+  });
   // A leader partition counts only its replica set's followers with a live lease (src/replica/isr.ts I1).
   engine.useReplicaMembership({ followersOf: (topic, partition) => new Set(member.followersOf(topic, partition).map((b) => `broker-${b.nodeId}`)) });
+  // GI1: the WAL collector takes a deleted incarnation's frames only on a fresh read of its record.
+  engine.useIncarnationCheck(async (topic, topicId) => (await control.read<TopicRecord>(`topics/${topic}`))?.value.topicId === topicId);
   engine.gateAcknowledgements((topic, topicId) => {
     if (!member.leaseHeld()) throw new FerryError('NotLeader', `broker ${options.self.nodeId} is not acknowledging: its lease may have lapsed and is not renewed yet`);
     if (!member.topicSightingStands(topic, topicId)) throw new FerryError('NotLeader', `broker ${options.self.nodeId} is not acknowledging on topic ${topic}: it has not seen the topic in the control store within its lease`);

@@ -9,7 +9,7 @@ import type { LiveTopicIds } from '../tier/retired-sweeper.ts';
 import { join } from 'node:path';
 import { FerryError } from '../errors.ts';
 import { type BuildCompressionCodec, buildRecordBatch, type ProducerRecord, type Record as KafkaRecord, type RecordBatch } from '../format/index.ts';
-import { type LogConfig, resolveLogConfig } from '../log/config.ts';
+import { DEFAULT_LOG_CONFIG, type LogConfig, resolveLogConfig } from '../log/config.ts';
 import { PartitionLog } from '../log/partition-log.ts';
 import { StorageHealth } from '../log/storage-health.ts';
 import { probeStorage } from '../log/storage-probe.ts';
@@ -22,6 +22,9 @@ import type { MetricsRegistry } from '../metrics/index.ts';
 import type { Follower } from '../replica/follower.ts';
 import { InSyncReplicas, REPLICA_LAG_TIME_MAX_MS } from '../replica/isr.ts';
 import { listEpochs } from '../wal/seal.ts';
+import { WalCollector } from '../wal/gc/collector.ts';
+import type { CoverageSources } from '../wal/gc/coverage.ts';
+import { OrphanWriters, type WriterLiveness } from '../wal/gc/orphan-writers.ts';
 import type { StreamId } from '../wal/keys.ts';
 import { partitionKey, type WalWriter } from '../wal/writer.ts';
 import { type FollowedPartitions, type FollowOptions, startEmbeddedFollower } from './embedded-follower.ts';
@@ -82,6 +85,8 @@ export interface FerryOptions {
   readonly wal?: WalOptions;
   /** Copy the rolled segments this engine leads to a long-term store (docs/tier-protocol.md). */
   readonly tier?: TierOptions;
+  /** With a WAL and a tier: how often this writer's WAL objects are garbage collected [G]; default GC_INTERVAL_MS. */
+  readonly walGcIntervalMs?: number;
   /** acks 'all' also waits until this many replicas, the leader included, applied the records. */
   readonly minInsyncReplicas?: number;
   /** Kafka's replica.lag.time.max.ms: a follower not caught up for this long leaves the in-sync set (default REPLICA_LAG_TIME_MAX_MS). */
@@ -222,6 +227,10 @@ export class Ferry {
   readonly #remote: RemoteReader | null;
   /** With a tier store: the tier records the tierer, the reads and rebuilds [K2] share. */
   readonly #tierRecords: TierRecords | null;
+  /** With a WAL and a tier: deletes this writer's WAL objects once the tier covers them [G]. */
+  readonly #walCollector: WalCollector | null;
+  /** Whether a topic incarnation still exists, read fresh (a cluster's topic records); see useIncarnationCheck. */
+  #incarnationExists: ((topic: string, topicId: TopicId) => Promise<boolean>) | null = null;
   #closed = false;
 
   private constructor(options: FerryOptions, unlock: () => void, registry: TopicRegistry, epochFloor: number) {
@@ -239,6 +248,63 @@ export class Ferry {
     this.#tierRecords = options.tier === undefined ? null : new TierRecords(options.tier.control);
     this.#tierer = options.tier === undefined ? null : this.#newTierer(options.tier, this.#tierRecords!);
     this.#remote = options.tier === undefined ? null : new RemoteReader({ store: options.tier.store, prefix: options.tier.prefix ?? '', records: this.#tierRecords!, clock: this.#clock });
+    this.#walCollector = options.wal === undefined || this.#tierRecords === null ? null : this.#newWalCollector(options.wal, this.#tierRecords);
+  }
+
+  /** [G1] This engine collects its own writer id's streams: the current epoch and its earlier (sealed) ones. */
+  #newWalCollector(wal: WalOptions, records: TierRecords): WalCollector {
+    return new WalCollector({
+      store: wal.store,
+      prefix: wal.prefix ?? '',
+      writerId: wal.writerId,
+      currentEpoch: () => this.#wal?.config.stream.epoch ?? null,
+      coverage: this.#walCoverage(records),
+      clock: this.#clock,
+      random: this.#options.random ?? systemRandom,
+      ...definedOnly({ intervalMs: this.#options.walGcIntervalMs, log: this.#options.report, metrics: this.#options.metrics }),
+    });
+  }
+
+  /** GI1's reads: the tier records, the topic incarnations, and the in-sync followers of what this engine leads. */
+  #walCoverage(records: TierRecords): CoverageSources {
+    return {
+      readTierRecord: (topicId, partition) => records.read(topicId, partition),
+      incarnationExists: (topic, topicId) => {
+        if (this.#incarnationExists !== null) return this.#incarnationExists(topic, topicId);
+        // Alone, the registry is the topics' truth (a deleted topic leaves it first). Managed, it is not:
+        // without a fresh read of the cluster's records, every incarnation counts as existing.
+        return Promise.resolve(this.#options.managedPartitions === true || this.#registry.get(topic)?.id === topicId);
+      },
+      // KIP-405's remote.storage.enable of the topic (a cluster's topics take the engine's log config).
+      tieringEnabled: (topic) => ({ ...DEFAULT_LOG_CONFIG, ...this.#options.log, ...this.#registry.get(topic)?.config }).remoteStorageEnable,
+      inSyncFollowersEnd: (topicId, index) => {
+        for (const partitions of this.#partitions.values()) {
+          const partition = partitions[index];
+          if (partition?.topicId === topicId && partition.role.kind === 'leader') return partition.lowestInSyncFollowerEnd();
+        }
+        return null;
+      },
+    };
+  }
+
+  /** The WAL collector, when this engine writes a WAL and tiers (tests drive its passes). */
+  get walCollector(): WalCollector | null {
+    return this.#walCollector;
+  }
+
+  /**
+   * Managed mode: how the WAL collector learns a topic incarnation is deleted, by a fresh read of
+   * the cluster's topic records (GI1: never a cached view; a frame exists only after its record).
+   */
+  useIncarnationCheck(exists: (topic: string, topicId: TopicId) => Promise<boolean>): void {
+    this.#incarnationExists = exists;
+  }
+
+  /** Managed mode: the WAL collector also collects the writer ids no live broker writes as, that the hash gives this broker [G1]. */
+  useWalWriterLiveness(liveness: WriterLiveness): void {
+    const wal = this.#options.wal;
+    if (wal === undefined) return;
+    this.#walCollector?.collectOrphans(new OrphanWriters({ store: wal.store, prefix: wal.prefix ?? '', liveness, clock: this.#clock }));
   }
 
   #newTierer(tier: TierOptions, records: TierRecords): Tierer {
@@ -352,6 +418,7 @@ export class Ferry {
       if (options.follow !== undefined) ferry.#startFollowing(options.follow);
       ferry.#scheduleRetention();
       ferry.#tierer?.start();
+      ferry.#walCollector?.start();
       return ferry;
     } catch (error) {
       if (ferry !== undefined) await ferry.close();
@@ -783,6 +850,7 @@ export class Ferry {
     this.#checkpointer?.stop();
     this.#retentionTimer?.cancel();
     this.#tierer?.stop();
+    this.#walCollector?.stop();
     await this.#follower?.stop();
     const all = [...this.#partitions.values()].flat();
     await this.#walLifecycle?.flushForClose();

@@ -294,6 +294,14 @@ export class Partition {
     return this.role.kind === 'leader' ? (this.role.isr.inSync(this.#durableEnd).get(followerId) ?? null) : null;
   }
 
+  /**
+   * Leader: the lowest log end any in-sync follower reported (Infinity with none in sync), or null
+   * when not led here. WAL garbage collection keeps what an in-sync follower has yet to apply (GI1).
+   */
+  lowestInSyncFollowerEnd(): number | null {
+    return this.role.kind === 'leader' ? Math.min(Infinity, ...this.role.isr.inSync(this.#durableEnd).values()) : null;
+  }
+
   /** Leader: the replica set or the brokers' leases changed; the in-sync set may have shrunk, so the high watermark may move. */
   replicasChanged(): void {
     this.#recompute();

@@ -9,6 +9,7 @@ import type { TierScenario } from './scenario.ts';
 import { ProcessGate, SimClock, type SimScheduler } from './scheduler.ts';
 import { SimStoreView } from './store.ts';
 import type { WalWrites } from './wal-audit.ts';
+import { SIM_WAL_GC_INTERVAL_MS } from './wal-gc.ts';
 
 /** Where every simulated broker keeps its data, on its own simulated disk. */
 export const SIM_DATA_DIRECTORY = '/ferry/data';
@@ -245,13 +246,14 @@ export class SimBrokerHost {
    * so its faults apply), the tier records are control records beside the cluster's (or, alone,
    * in the WAL store). Without a tier: the log settings as before tiering.
    */
-  #tierOptions(): Pick<FerryOptions, 'log' | 'tier' | 'retentionCheckIntervalMs'> {
+  #tierOptions(): Pick<FerryOptions, 'log' | 'tier' | 'retentionCheckIntervalMs' | 'walGcIntervalMs'> {
     const flush = { kind: 'none' } as const; // as `ferry broker`: durability comes from the WAL objects
     const tier = this.settings.tier;
     if (tier === null) return { log: { flush } };
     return {
       log: { flush, segmentBytes: tier.segmentBytes, ...(tier.localRetentionBytes === null ? {} : { localRetentionBytes: tier.localRetentionBytes }) },
       tier: { store: this.#walView!, control: new ControlStore(this.#controlView ?? this.#walView!, ''), intervalMs: tier.intervalMs },
+      walGcIntervalMs: SIM_WAL_GC_INTERVAL_MS,
       retentionCheckIntervalMs: tier.retentionCheckIntervalMs,
     };
   }

@@ -15,6 +15,7 @@ import { checkOffsetUnique, OFFSET_UNIQUE } from './invariants/offset-unique.ts'
 import { checkReadDurable, READ_DURABLE } from './invariants/read-durable.ts';
 import { checkTierFenced, TIER_FENCED } from './invariants/tier-fenced.ts';
 import { checkTieredBytesMatch, TIERED_BYTES_MATCH } from './invariants/tiered-bytes-match.ts';
+import { checkWalGcNeeded, WAL_GC_NEEDED } from './invariants/wal-gc-needed.ts';
 import { type Violation, ViolationList } from './violation.ts';
 
 export type { Violation } from './violation.ts';
@@ -48,6 +49,7 @@ export const INVARIANTS: readonly Invariant[] = [
   { name: ACKS_ALL_MIN_INSYNC, check: checkAcksAllMinInsync },
   { name: TIERED_BYTES_MATCH, check: checkTieredBytesMatch },
   { name: TIER_FENCED, check: checkTierFenced },
+  { name: WAL_GC_NEEDED, check: checkWalGcNeeded },
 ];
 
 /**

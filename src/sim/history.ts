@@ -247,4 +247,36 @@ export interface History {
   readonly tiered?: readonly TieredPartition[];
   /** Every tier record write, in the store's order; absent: the run did not tier. */
   readonly tierWrites?: readonly TierRecordWrite[];
+  /** Every WAL object delete that took effect, in the store's order, with the store as it was then; absent: the run did not tier. */
+  readonly walDeletes?: readonly WalDelete[];
+}
+
+/**
+ * A delete of a WAL object that took effect in the store (recorded by the harness at the store,
+ * `src/sim/wal-gc.ts`), with what the store held at that moment: what wal-gc-needed judges.
+ */
+export interface WalDelete {
+  /** Simulated ms, on the ops' time base. */
+  readonly atMs: number;
+  readonly writerId: string;
+  readonly epoch: number;
+  readonly sequence: number;
+  /** What the deleted object was; `unreadable`: its header did not decode. */
+  readonly kind: 'data' | 'seal' | 'unreadable';
+  /** The stream's other sequences still present at that moment (sorted), and which of them are seals. */
+  readonly present: readonly number[];
+  readonly seals: readonly number[];
+  /** The deleted object's frames, each with its partition's tier end and its incarnation's existence at that moment. */
+  readonly frames: readonly WalDeletedFrame[];
+}
+
+export interface WalDeletedFrame {
+  readonly topic: string;
+  readonly topicId: string;
+  readonly partition: number;
+  readonly lastOffset: number;
+  /** TE of the partition's tier record as the store held it (0 without a record). */
+  readonly tieredEnd: number;
+  /** Whether the incarnation's topic existed (a cluster's topic record; alone, the broker's registry). */
+  readonly incarnationExists: boolean;
 }

@@ -1,4 +1,5 @@
 import { MemoryStore } from '../store/memory.ts';
+import { deletedWalRecords, WalDeleteRecorder } from './wal-gc.ts';
 import { SeededRandom } from '../util/random.ts';
 import { SimBrokerHost } from './broker-process.ts';
 import { check, type Violation } from './checker.ts';
@@ -76,7 +77,9 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   const startMs = scheduler.nowMs;
   const tierWrites = scenario.tier === null ? null : new TierRecordWrites(() => scheduler.nowMs - startMs);
   const onPut = tierWrites === null ? {} : { onPut: (key: string, body: Uint8Array) => tierWrites.put(key, body) };
-  const walStore = new MemoryStore({ latency: 's3-express', seed: seed ^ STORE_SALT, clock: storeClock, faults: STORE_FAULTS, ...onPut });
+  let walDeletes: WalDeleteRecorder | null = null;
+  const onDelete = scenario.tier === null ? {} : { onDelete: (key: string, body: Uint8Array) => walDeletes!.deleted(key, body) };
+  const walStore = new MemoryStore({ latency: 's3-express', seed: seed ^ STORE_SALT, clock: storeClock, faults: STORE_FAULTS, ...onPut, ...onDelete });
   const controlStore = new MemoryStore({ latency: 's3-express', seed: (seed ^ STORE_SALT) + 1, clock: storeClock, faults: STORE_FAULTS, ...onPut });
   const walWrites = new WalWrites();
   const timed = (line: string) => log(`[${((scheduler.nowMs - startMs) / 1000).toFixed(3)}] ${line}`);
@@ -93,6 +96,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
     };
     return new SimBrokerHost(settings, new SimDisk({ random: new SeededRandom(Math.floor(scheduler.random.next() * 0x1_0000_0000)) }), scheduler, network, timed);
   });
+  if (scenario.tier !== null) walDeletes = walDeleteRecorder(walStore, controlStore, scenario.cluster, hosts, () => scheduler.nowMs - startMs);
   const replicaEnds = new ReplicaEndRecorder(hosts, scenario.topics, () => scheduler.nowMs - startMs);
   scheduler.afterEvent = () => replicaEnds.sample();
   const faults: FaultEvent[] = [];
@@ -163,7 +167,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   // A leader that tiers would go on tiering (and dropping local segments) while the audit reads: the tier is read as the logs were collected.
   if (tierWrites !== null) for (const host of hosts) host.freeze();
   const walAuditView = new SimStoreView(walStore, new ProcessGate('audit'), scheduler, new SeededRandom(seed));
-  const walRecords = await auditWal(walAuditView, walWrites, runFor, startMs);
+  const walRecords = [...(await auditWal(walAuditView, walWrites, runFor, startMs)), ...(walDeletes === null ? [] : deletedWalRecords(walDeletes, walWrites, startMs))];
   const controlAuditView = () => (scenario.cluster ? new SimStoreView(controlStore, new ProcessGate('audit'), scheduler, new SeededRandom(seed)) : walAuditView);
   const tiered = tierWrites === null ? null : await auditTier(walAuditView, controlAuditView(), tierTargets, runFor);
   const history: History = {
@@ -180,12 +184,27 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
     stranded,
     livenessBoundMs: LIVENESS_BOUND_MS,
     ...(tiered === null || tierWrites === null ? {} : { tiered, tierWrites: tierWrites.writes }),
+    ...(walDeletes === null ? {} : { walDeletes: walDeletes.deletes }),
   };
   const violations = check(history);
   for (const error of uncaught) violations.push({ invariant: 'no-uncaught-errors', topic: '', partition: -1, offsets: [], message: error.split('\n').slice(0, 6).join('\n') });
   if (overBudget()) violations.push({ invariant: 'no-livelock', topic: '', partition: -1, offsets: [], message: `more than ${EVENTS_MAX} events in ${Math.round((scheduler.nowMs - startMs) / 1000)} simulated s` });
   for (const host of hosts) host.crash(); // ends every process: nothing of this run outlives it
   return { seed, scenario, history, violations, traceHash: traceHash(history, scheduler.eventsRun), simulatedMs: scheduler.nowMs - startMs, faultsInjected, eventsRun: scheduler.eventsRun };
+}
+
+/**
+ * Records the WAL collector's deletes (wal-gc-needed). A cluster's topics are its topic records;
+ * a single broker's are its engine's registry, the last engine's while the broker is down (a delete
+ * it sent before it died may still take effect).
+ */
+function walDeleteRecorder(walStore: MemoryStore, controlStore: MemoryStore, cluster: boolean, hosts: readonly SimBrokerHost[], nowMs: () => number): WalDeleteRecorder {
+  let engine: Engine | null = null;
+  const registryHas = (topic: string, topicId: string) => {
+    engine = hosts[0]!.engine ?? engine;
+    return engine === null || engine.topics().some((description) => description.name === topic && description.id === topicId);
+  };
+  return new WalDeleteRecorder({ walStore, controlStore: cluster ? controlStore : walStore, registryHas: cluster ? null : registryHas, nowMs });
 }
 
 /** Every running broker acknowledges (its lease held and confirmed), and every partition has exactly one leader among them. */

@@ -90,7 +90,7 @@ export async function retriedRead<T>(request: () => Promise<T>): Promise<T> {
   }
 }
 
-function recordsOf(body: Uint8Array, settledMs: number): WalRecord[] {
+export function recordsOf(body: Uint8Array, settledMs: number): WalRecord[] {
   let object: ReturnType<typeof decodeWalObject>;
   try {
     object = decodeWalObject(body);

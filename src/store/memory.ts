@@ -30,6 +30,12 @@ export interface MemoryStoreOptions {
    * from this, which no client's view of its answers can tell. Multipart completions are not told.
    */
   readonly onPut?: (key: string, body: Uint8Array) => void;
+  /**
+   * Told of every delete of an object that existed, at the moment it takes effect (the object is
+   * gone when told), with the bytes it held: a simulation judges each delete against the store as
+   * it was then (peek), which no client's view can tell.
+   */
+  readonly onDelete?: (key: string, body: Uint8Array) => void;
 }
 
 export interface TraceEvent {
@@ -88,6 +94,7 @@ export class MemoryStore implements ObjectStore {
   readonly #shuffleList: boolean;
   readonly #trace: TraceEvent[] | null;
   readonly #onPut: ((key: string, body: Uint8Array) => void) | null;
+  readonly #onDelete: ((key: string, body: Uint8Array) => void) | null;
   #uploadSequence = 0;
   #closed = false;
 
@@ -104,6 +111,20 @@ export class MemoryStore implements ObjectStore {
     this.#shuffleList = options.shuffleList ?? true;
     this.#trace = options.trace === true ? [] : null;
     this.#onPut = options.onPut ?? null;
+    this.#onDelete = options.onDelete ?? null;
+  }
+
+  /**
+   * What the store holds under `key` right now, without a request (no latency, fault or count):
+   * for a harness judging an event at the moment it takes effect (onPut, onDelete). Not a client API.
+   */
+  peek(key: string): Uint8Array | null {
+    return this.#objects.get(key)?.body ?? null;
+  }
+
+  /** The keys under `prefix` right now, sorted, without a request (see peek). */
+  peekKeys(prefix: string): string[] {
+    return [...this.#objects.keys()].filter((key) => key.startsWith(prefix)).sort();
   }
 
   /** Makes the next matching request(s) fail with `kind` (see FaultInjection). */
@@ -178,7 +199,15 @@ export class MemoryStore implements ObjectStore {
 
   async delete(key: string): Promise<void> {
     checkKey(key);
-    await this.#request({ requestClass: 'delete', key, bytesIn: 0, transferBytes: 0 }, () => void this.#objects.delete(key));
+    await this.#request({ requestClass: 'delete', key, bytesIn: 0, transferBytes: 0 }, () => this.#remove(key));
+  }
+
+  /** Removes `key` if present (a delete of nothing is no error, as S3's) and tells onDelete. */
+  #remove(key: string): void {
+    const object = this.#objects.get(key);
+    if (object === undefined) return;
+    this.#objects.delete(key);
+    this.#onDelete?.(key, object.body);
   }
 
   /** One 'delete' request per 1000 keys, as S3's DeleteObjects; a failed batch lists its keys under `failed`. */
@@ -189,7 +218,7 @@ export class MemoryStore implements ObjectStore {
     for (let i = 0; i < keys.length; i += DELETE_BATCH_KEYS_MAX) batches.push(keys.slice(i, i + DELETE_BATCH_KEYS_MAX));
     const outcomes = await Promise.all(
       batches.map((batch) =>
-        this.#request({ requestClass: 'delete', keys: batch, bytesIn: 0, transferBytes: 0 }, () => batch.forEach((key) => this.#objects.delete(key))).then(
+        this.#request({ requestClass: 'delete', keys: batch, bytesIn: 0, transferBytes: 0 }, () => batch.forEach((key) => this.#remove(key))).then(
           () => ({ deleted: batch, failed: [] }),
           (error: unknown) => {
             if (!isStoreError(error) || error.kind === 'Closed') throw error;

@@ -8,7 +8,7 @@ import { tempDir } from './temp-dir.ts';
 
 /** Segment size of these brokers' logs: a few batches each, so segments roll and tier. */
 export const TIERED_SEGMENT_BYTES = 2048;
-/** Tier rounds run only when a test calls tierDue (one an hour otherwise). */
+/** Tier rounds and WAL collector passes run only when a test asks (one an hour otherwise). */
 const TIER_INTERVAL_MS = 3_600_000;
 
 /** Starts broker `nodeId` on a fresh directory and adds it to `running` (a test's afterEach stops them). */
@@ -21,6 +21,7 @@ export async function startTieredBroker(store: ObjectStore, nodeId: number, runn
       log: { flush: { kind: 'none' }, segmentBytes: TIERED_SEGMENT_BYTES },
       wal: { store, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 1 } },
       tier: { store: tierStore, control: new ControlStore(store, ''), intervalMs: TIER_INTERVAL_MS },
+      walGcIntervalMs: TIER_INTERVAL_MS, // WAL garbage collection too runs only when a test asks (walCollector.collect)
     },
   });
   running.push(broker);

@@ -1,0 +1,102 @@
+import type { MemoryStore } from '../store/memory.ts';
+import { type TierRecord, tieredEnd } from '../tier/tier-record.ts';
+import { decodeHeader, decodeWalObject } from '../wal/format.ts';
+import { parseWalObjectKey, streamPrefix } from '../wal/keys.ts';
+import type { WalDelete, WalDeletedFrame, WalRecord } from './history.ts';
+import { recordsOf, type WalWrites } from './wal-audit.ts';
+
+/** The WAL collector's interval in tiering runs: short, so that it races takeovers, follows and rebuilds. */
+export const SIM_WAL_GC_INTERVAL_MS = 300;
+/** Header bytes decoded to learn an object's kind: the fixed fields plus the longest writer id. */
+const HEADER_PROBE_BYTES = 512;
+
+export interface WalDeleteRecorderOptions {
+  /** The shared WAL store (its deletes are recorded) and the store holding the control records (the WAL store alone). */
+  readonly walStore: MemoryStore;
+  readonly controlStore: MemoryStore;
+  /**
+   * Whether a topic incarnation exists at this moment: null to read the cluster's topic records,
+   * else (a single broker) its engine's registry, the topics' only record.
+   */
+  readonly registryHas: ((topic: string, topicId: string) => boolean) | null;
+  /** Simulated ms on the ops' time base. */
+  nowMs(): number;
+}
+
+/**
+ * Records every WAL object delete at the moment it takes effect in the shared store (MemoryStore's
+ * onDelete), with what the stores held then: the stream's other objects, each frame's tier end and
+ * whether its incarnation still existed. Reads nothing through a broker and changes nothing.
+ */
+export class WalDeleteRecorder {
+  readonly deletes: WalDelete[] = [];
+  /** The deleted data objects' keys and bytes: the WAL audit counts their records too (they were written, then collected). */
+  readonly deletedObjects: { readonly key: string; readonly body: Uint8Array }[] = [];
+  readonly #options: WalDeleteRecorderOptions;
+
+  constructor(options: WalDeleteRecorderOptions) {
+    this.#options = options;
+  }
+
+  /** A delete of `key` took effect; `body` is what it held (any key: only WAL objects are kept). */
+  deleted(key: string, body: Uint8Array): void {
+    const parsed = parseWalObjectKey('', key);
+    if (parsed === null) return;
+    const { stream, sequence } = parsed;
+    const present: number[] = [];
+    const seals: number[] = [];
+    for (const other of this.#options.walStore.peekKeys(streamPrefix('', stream))) {
+      const otherParsed = parseWalObjectKey('', other);
+      if (otherParsed === null || otherParsed.stream.epoch !== stream.epoch) continue;
+      present.push(otherParsed.sequence);
+      if (kindOf(this.#options.walStore.peek(other)!) === 'seal') seals.push(otherParsed.sequence);
+    }
+    const kind = kindOf(body);
+    if (kind === 'data') this.deletedObjects.push({ key, body });
+    this.deletes.push({ atMs: this.#options.nowMs(), writerId: stream.writerId, epoch: stream.epoch, sequence, kind, present: present.sort((a, b) => a - b), seals: seals.sort((a, b) => a - b), frames: kind === 'data' ? this.#frames(body) : [] });
+  }
+
+  #frames(body: Uint8Array): WalDeletedFrame[] {
+    return decodeWalObject(body).frames.map(({ entry }) => ({
+      topic: entry.topic,
+      topicId: entry.topicId,
+      partition: entry.partition,
+      lastOffset: entry.lastOffset,
+      tieredEnd: this.#tieredEnd(entry.topicId, entry.partition),
+      incarnationExists: this.#incarnationExists(entry.topic, entry.topicId),
+    }));
+  }
+
+  #tieredEnd(topicId: string, partition: number): number {
+    const record = this.#options.controlStore.peek(`control/tier/${topicId}/${partition}`);
+    return record === null ? 0 : tieredEnd(JSON.parse(new TextDecoder().decode(record)) as TierRecord);
+  }
+
+  #incarnationExists(topic: string, topicId: string): boolean {
+    if (this.#options.registryHas !== null) return this.#options.registryHas(topic, topicId);
+    const record = this.#options.controlStore.peek(`control/topics/${topic}`);
+    return record !== null && (JSON.parse(new TextDecoder().decode(record)) as { topicId: string }).topicId === topicId;
+  }
+}
+
+function kindOf(body: Uint8Array): WalDelete['kind'] {
+  try {
+    return decodeHeader(body.subarray(0, HEADER_PROBE_BYTES)).kind;
+  } catch {
+    return 'unreadable';
+  }
+}
+
+/**
+ * The records of every WAL object the collector deleted during the run, as the audit lists those
+ * the store still holds: an object GC took was durable all the same, and ack-after-durable judges
+ * an acknowledgement by the first write of an object holding it, wherever that object is now.
+ */
+export function deletedWalRecords(recorder: WalDeleteRecorder, writes: WalWrites, startMs: number): WalRecord[] {
+  const records: WalRecord[] = [];
+  for (const { key, body } of recorder.deletedObjects) {
+    const settledMs = writes.firstSettledMs(key, body);
+    if (settledMs !== undefined) records.push(...recordsOf(body, settledMs - startMs));
+  }
+  return records;
+}

@@ -1,0 +1,222 @@
+import type { MetricsRegistry } from '../../metrics/index.ts';
+import { isStoreError } from '../../store/errors.ts';
+import type { ObjectStore } from '../../store/object-store.ts';
+import { assert } from '../../util/assert.ts';
+import type { Clock, Timer } from '../../util/clock.ts';
+import type { Random } from '../../util/random.ts';
+import { type StreamId, walObjectKey } from '../keys.ts';
+import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../reader.ts';
+import { listEpochs } from '../seal.ts';
+import { AboveSealClock } from './above-seal.ts';
+import { CoverageRound, type CoverageSources } from './coverage.ts';
+import { IndexCache, type ObjectIndex } from './index-cache.ts';
+import { WalGcMetrics } from './metrics.ts';
+import type { OrphanWriters } from './orphan-writers.ts';
+import { listStream, type StreamListing } from './stream-listing.ts';
+
+/**
+ * How often the collector passes over this broker's streams [G3]. Each pass costs a LIST per
+ * stream plus a tier record GET per partition in the objects it judges; objects are 8 MiB or
+ * 250 ms of appends, so a few seconds keeps the WAL store at a few seconds of history beyond TE.
+ */
+export const GC_INTERVAL_MS = 5_000;
+
+export interface WalCollectorOptions {
+  /** The WAL store and the prefix the writer puts under. */
+  readonly store: ObjectStore;
+  readonly prefix: string;
+  /** [G1] The writer id whose streams this broker collects: its own. */
+  readonly writerId: string;
+  /** The epoch being written now (its in-sync followers hold GC, [G3]); null while none is. */
+  currentEpoch(): number | null;
+  readonly coverage: CoverageSources;
+  readonly clock: Clock;
+  readonly random: Random;
+  /** Default GC_INTERVAL_MS. */
+  readonly intervalMs?: number;
+  /** How long objects above a seal wait once the stream is collected down to it; default WAL_ORPHAN_DELAY_MS. */
+  readonly orphanDelayMs?: number;
+  readonly indexCacheObjects?: number;
+  readonly metrics?: MetricsRegistry;
+  log?(message: string): void;
+}
+
+/** What one pass over a stream did. */
+interface StreamPass {
+  readonly deleted: number;
+  /** Objects still listed after the pass. */
+  readonly held: number;
+}
+
+/**
+ * The WAL garbage collector (docs/tier-protocol.md [G1]-[G4], [G6]; GI1, GI2): every interval,
+ * for each stream of this broker's writer id, from the stream's floor up, it deletes the objects
+ * whose every frame GI1 covers, one at a time in sequence order, stopping at the first that must
+ * stay; never the highest object of a stream that is not sealed, never above a hole. Seals stay
+ * (chain trimming [G5] is not built). With collectOrphans, also the streams of writer ids no live
+ * broker writes as, that the hash gives this broker [G1]. Two collectors of one stream are safe: each deletes only
+ * what GI1 allows, in order, and deletes are idempotent.
+ */
+export class WalCollector {
+  readonly #options: WalCollectorOptions;
+  readonly #reader: WalReader;
+  readonly #indexes: IndexCache;
+  readonly #aboveSeal: AboveSealClock;
+  readonly #metrics: WalGcMetrics | null;
+  /** Streams whose last pass failed: a failure is said once per spell, and its end. */
+  readonly #failing = new Set<string>();
+  #orphans: OrphanWriters | null = null;
+  #timer: Timer | null = null;
+  #pass: Promise<number> | null = null;
+  #stopped = false;
+
+  constructor(options: WalCollectorOptions) {
+    this.#options = options;
+    this.#reader = new WalReader(options.store, { ...DEFAULT_WAL_READER_CONFIG, prefix: options.prefix, wants: () => false }, { clock: options.clock, random: options.random });
+    this.#indexes = new IndexCache(options.indexCacheObjects);
+    this.#aboveSeal = new AboveSealClock(options.orphanDelayMs);
+    this.#metrics = options.metrics === undefined ? null : new WalGcMetrics(options.metrics);
+  }
+
+  start(): void {
+    this.#schedule();
+  }
+
+  /** Stops the passes; one under way stops before its next delete. */
+  stop(): void {
+    this.#stopped = true;
+    this.#timer?.cancel();
+  }
+
+  /** One pass over this writer's streams (tests drive it); returns the objects deleted. A pass under way is shared. */
+  collect(): Promise<number> {
+    this.#pass ??= this.#collect().finally(() => (this.#pass = null));
+    return this.#pass;
+  }
+
+  /**
+   * [G1] From now on, also collect the streams of writer ids no live broker writes as (their
+   * broker record gone or dead for WAL_ORPHAN_DELAY_MS) that the hash gives this broker.
+   */
+  collectOrphans(orphans: OrphanWriters): void {
+    this.#orphans = orphans;
+  }
+
+  async #collect(): Promise<number> {
+    const own = this.#options.writerId;
+    const current = this.#options.currentEpoch();
+    const orphans = this.#orphans === null ? [] : ((await this.#attempt('finding orphaned writers', `${own}\u0000orphans`, () => this.#orphans!.due())) ?? []);
+    const writers = [{ writerId: own, current }, ...orphans.filter((writerId) => writerId !== own).map((writerId) => ({ writerId, current: null }))];
+    const streams: StreamId[] = [];
+    let deleted = 0;
+    let held = 0;
+    for (const { writerId, current: writing } of writers) {
+      const pass = await this.#collectWriter(writerId, writing, streams);
+      deleted += pass.deleted;
+      held += pass.held;
+    }
+    this.#aboveSeal.keepOnly(streams);
+    this.#metrics?.heldObjects.set(held);
+    return deleted;
+  }
+
+  /** The streams of `writerId` (added to `seen`); `current`: the epoch it writes now, whose in-sync followers hold GC (null: none). */
+  async #collectWriter(writerId: string, current: number | null, seen: StreamId[]): Promise<StreamPass> {
+    const { store, prefix } = this.#options;
+    const epochs = await this.#attempt(`listing the streams of ${writerId}`, writerId, () => listEpochs(store, prefix, writerId));
+    if (epochs === null) return { deleted: 0, held: 0 };
+    // An epoch above the one written now is a later process of this writer id's: this one is a zombie of it, and leaves it alone.
+    const streams = epochs.filter((epoch) => current === null || epoch <= current).map((epoch): StreamId => ({ writerId, epoch }));
+    seen.push(...streams);
+    let deleted = 0;
+    let held = 0;
+    for (const stream of streams) {
+      if (this.#stopped) break;
+      const pass = await this.#attempt(`collecting stream ${writerId}/${stream.epoch}`, `${writerId}/${stream.epoch}`, () => this.#collectStream(stream, stream.epoch === current));
+      deleted += pass?.deleted ?? 0;
+      held += pass?.held ?? 0;
+    }
+    return { deleted, held };
+  }
+
+  /** [G4] From the floor up, in order, while GI1 allows; then [G6] above the seal once everything below it is gone. */
+  async #collectStream(stream: StreamId, current: boolean): Promise<StreamPass> {
+    const listing = await listStream(this.#options.store, this.#options.prefix, stream);
+    if (listing.floor === null) return { deleted: 0, held: 0 };
+    const coverage = new CoverageRound(this.#options.coverage, current);
+    let deleted = 0;
+    let sequence = listing.floor;
+    for (; listing.sizes.has(sequence) && !this.#stopped; sequence++) {
+      const index = await this.#index(stream, sequence);
+      if (index === null) return { deleted, held: listing.sizes.size - deleted }; // another collector took it: the next pass lists again
+      if (index.kind === 'seal') return this.#collectAboveSeal(stream, sequence, listing, deleted);
+      // Never the highest object of a stream not sealed, nor one just below a hole: [F1] seals at the
+      // first free slot above the floor, so the floor must stay contiguous up to the stream's end.
+      if (!listing.sizes.has(sequence + 1)) break;
+      if (!(await coverage.allCovered(index.entries))) break;
+      await this.#delete(stream, sequence, listing.sizes.get(sequence)!);
+      deleted++;
+    }
+    return { deleted, held: listing.sizes.size - deleted };
+  }
+
+  /** [G6] A fenced writer's late puts above the seal: garbage once nothing below the seal is left, after the delay. */
+  async #collectAboveSeal(stream: StreamId, sealSequence: number, listing: StreamListing, deletedBelow: number): Promise<StreamPass> {
+    const above = [...listing.sizes.keys()].filter((sequence) => sequence > sealSequence).sort((a, b) => a - b);
+    let deleted = deletedBelow;
+    if (above.length > 0 && this.#aboveSeal.due(stream, this.#options.clock.monotonicMs())) {
+      for (const sequence of above) {
+        if (this.#stopped) break;
+        await this.#delete(stream, sequence, listing.sizes.get(sequence)!);
+        deleted++;
+      }
+    }
+    return { deleted, held: listing.sizes.size - deleted };
+  }
+
+  /** The object's footer index, read once per object (objects are immutable); null when it is gone. */
+  async #index(stream: StreamId, sequence: number): Promise<ObjectIndex | null> {
+    const cached = this.#indexes.get(stream, sequence);
+    if (cached !== undefined) return cached;
+    const read = await this.#reader.readIndex(stream, sequence);
+    if (read.kind === 'absent') return null;
+    const index: ObjectIndex = read.kind === 'seal' ? { kind: 'seal' } : { kind: 'data', entries: read.entries };
+    this.#indexes.set(stream, sequence, index);
+    return index;
+  }
+
+  async #delete(stream: StreamId, sequence: number, sizeBytes: number): Promise<void> {
+    try {
+      await this.#options.store.delete(walObjectKey(this.#options.prefix, stream, sequence));
+    } catch (error) {
+      if (!isStoreError(error, 'NotFound')) throw error; // idempotent: another collector got there first
+    }
+    this.#indexes.forget(stream, sequence);
+    this.#metrics?.deletedObjects.add();
+    this.#metrics?.deletedBytes.add(sizeBytes);
+  }
+
+  /** `run`, or null when it failed: said once per spell of failures of `what`, retried at the next pass. */
+  async #attempt<T>(what: string, key: string, run: () => Promise<T>): Promise<T | null> {
+    try {
+      const outcome = await run();
+      if (this.#failing.delete(key)) this.#options.log?.(`WAL garbage collection: ${what} works again`);
+      return outcome;
+    } catch (error) {
+      if (this.#stopped) return null; // the engine is closing: its store may be closed under the pass
+      if (!this.#failing.has(key)) this.#options.log?.(`WAL garbage collection: ${what} failed (retried every pass; said once): ${error instanceof Error ? error.message : String(error)}`);
+      this.#failing.add(key);
+      this.#metrics?.failures.add();
+      return null;
+    }
+  }
+
+  #schedule(): void {
+    if (this.#stopped) return;
+    const intervalMs = this.#options.intervalMs ?? GC_INTERVAL_MS;
+    assert(intervalMs > 0, 'the WAL collector runs at a positive interval');
+    this.#timer = this.#options.clock.setTimer(intervalMs, () => {
+      void this.collect().finally(() => this.#schedule());
+    }, true);
+  }
+}

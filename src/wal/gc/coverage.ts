@@ -1,0 +1,76 @@
+import type { TierRecord } from '../../tier/tier-record.ts';
+import { tieredEnd } from '../../tier/tier-record.ts';
+import type { Uuid } from '../../util/uuid.ts';
+import type { WalFrameEntry } from '../format.ts';
+
+/**
+ * What GI1 (docs/tier-protocol.md) asks about the frames of a WAL object, from fresh reads of the
+ * store and of this broker's leader state. One per broker; the collector opens a `CoverageRound`
+ * of it for each stream it walks.
+ */
+export interface CoverageSources {
+  /** The partition's tier record as the store holds it now (TE only grows, so any later read is as safe). */
+  readTierRecord(topicId: Uuid, partition: number): Promise<TierRecord>;
+  /**
+   * Whether the topic incarnation still exists, read FRESH (never a cached scan view): a frame is
+   * written only after its topic record exists, so a fresh read that lacks it, made after the frame
+   * was seen, means the incarnation was deleted. False only when deleted for sure.
+   */
+  incarnationExists(topic: string, topicId: Uuid): Promise<boolean>;
+  /** KIP-405's remote.storage.enable: a topic that does not tier has its WAL as its only durable copy beyond the leader's disk. */
+  tieringEnabled(topic: string): boolean;
+  /**
+   * For the stream this broker writes now: the lowest log end any in-sync follower of the
+   * partition reported (Infinity with none in sync), or null when the partition is not led here
+   * (then nobody vouches for its followers, and its frames stay).
+   */
+  inSyncFollowersEnd(topicId: Uuid, partition: number): number | null;
+}
+
+/**
+ * GI1 for the frames of one stream during one collector pass. Reads are made lazily, on the first
+ * frame that needs them, so each is made after the index that named its partition was read, and
+ * memoised for the pass: a deleted incarnation stays deleted, and TE only grows.
+ */
+export class CoverageRound {
+  readonly #sources: CoverageSources;
+  /** Whether the stream is being written now: its in-sync followers must have applied past a frame too. */
+  readonly #current: boolean;
+  readonly #exists = new Map<string, Promise<boolean>>();
+  readonly #tieredEnds = new Map<string, Promise<number>>();
+
+  constructor(sources: CoverageSources, current: boolean) {
+    this.#sources = sources;
+    this.#current = current;
+  }
+
+  /** Whether every frame of an object may go (GI1); false at the first that must stay. */
+  async allCovered(entries: readonly WalFrameEntry[]): Promise<boolean> {
+    for (const entry of entries) if (!(await this.covered(entry))) return false;
+    return true;
+  }
+
+  /** GI1 for one frame: its incarnation is deleted, or it lies below TE and every in-sync follower applied past it. */
+  async covered(entry: WalFrameEntry): Promise<boolean> {
+    if (!(await this.#incarnationExists(entry.topic, entry.topicId))) return true;
+    if (!this.#sources.tieringEnabled(entry.topic)) return false;
+    if (entry.lastOffset >= (await this.#tieredEnd(entry.topicId, entry.partition))) return false;
+    if (!this.#current) return true;
+    const followersEnd = this.#sources.inSyncFollowersEnd(entry.topicId, entry.partition);
+    return followersEnd !== null && followersEnd > entry.lastOffset;
+  }
+
+  #incarnationExists(topic: string, topicId: Uuid): Promise<boolean> {
+    const key = `${topic}\u0000${topicId}`;
+    let read = this.#exists.get(key);
+    if (read === undefined) this.#exists.set(key, (read = this.#sources.incarnationExists(topic, topicId)));
+    return read;
+  }
+
+  #tieredEnd(topicId: Uuid, partition: number): Promise<number> {
+    const key = `${topicId}\u0000${partition}`;
+    let read = this.#tieredEnds.get(key);
+    if (read === undefined) this.#tieredEnds.set(key, (read = this.#sources.readTierRecord(topicId, partition).then(tieredEnd)));
+    return read;
+  }
+}
