@@ -259,7 +259,7 @@ export class WalWriter {
     open.dataBytes += frame.data.length;
     this.#bufferedBytes += frame.data.length;
     if (open.builder.sizeBytes >= this.config.uploadBytes) this.#closeWhenSlotFree(open);
-    if (this.#open === open && (open.streaming !== null || open.builder.sizeBytes >= this.config.multipartPartBytes)) this.#stream(open);
+    if (this.#open === open && (open.streaming !== null || (open.builder.sizeBytes >= this.config.multipartPartBytes && this.#mayLand(open.sequence)))) this.#stream(open);
     return open.durability.promise;
   }
 
@@ -340,7 +340,7 @@ export class WalWriter {
     // A window, not only a count of slots: an upload starts only within maxInFlight of the durable
     // sequence, so a fenced writer lands at most maxInFlight - 1 objects above a seal, however long
     // the object at the seal's slot retried (src/wal/seal.ts looks for a seal that far down).
-    while (this.#failure === null && this.#inFlight < this.config.maxInFlight && this.#queue.length > 0 && this.#queue[0]!.sequence <= this.#durableSequence + this.config.maxInFlight) {
+    while (this.#failure === null && this.#inFlight < this.config.maxInFlight && this.#queue.length > 0 && this.#queue[0]!.sequence <= this.#durableSequence + this.config.maxInFlight && this.#mayLand(this.#queue[0]!.sequence)) {
       const object = this.#queue.shift()!;
       this.#inFlight++;
       void this.#upload(object)
@@ -350,6 +350,16 @@ export class WalWriter {
           this.#pump();
         });
     }
+  }
+
+  /**
+   * [W7] Object 0 of a stream lands before any other starts (a streamed multipart upload lands at
+   * its close, so neither streams): a crash then never leaves later objects without object 0, and
+   * a stream's lowest object present is its WAL floor (docs/tier-protocol.md), the bottom of what
+   * GC left, never a hole that a seal must fill.
+   */
+  #mayLand(sequence: number): boolean {
+    return sequence === 0 || this.#durableSequence >= 0;
   }
 
   /** [W3-W4] One object, retried through transient faults; fences on a foreign object at its key. */

@@ -107,23 +107,27 @@ describe('WalWriter', () => {
     const clock = new ManualClock();
     const store = new MemoryStore({ latency: 's3-express', seed: 3, clock });
     const wal = writer(store, { uploadBytes: 1, maxInFlight: 4, retry: { attempts: 6, baseMs: 100, capMs: 100 } }, clock);
-    store.injectFault({ operation: 'put', kind: 'Unavailable', keyPrefix: 'cluster/wal/leader-1/0000000001/00000000000000000000' });
-    const first = wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 0, data: batchOf('first') });
-    const second = wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: 1, lastOffset: 1, data: batchOf('second') });
-    const order: number[] = [];
-    const both = [first.then(() => order.push(0)), second.then(() => order.push(1))];
-    clock.advance(60); // both first attempts answer: object 1 is stored, object 0 failed
+    const opening = wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 0, data: batchOf('opening') });
+    clock.advance(60); // object 0 lands first, alone ([W7])
     await settle();
-    expect(store.stats().requests.put).toBe(2);
+    await opening;
+    store.injectFault({ operation: 'put', kind: 'Unavailable', keyPrefix: 'cluster/wal/leader-1/0000000001/00000000000000000001' });
+    const first = wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: 1, lastOffset: 1, data: batchOf('first') });
+    const second = wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: 2, lastOffset: 2, data: batchOf('second') });
+    const order: number[] = [];
+    const both = [first.then(() => order.push(1)), second.then(() => order.push(2))];
+    clock.advance(60); // both first attempts answer: object 2 is stored, object 1 failed
+    await settle();
+    expect(store.stats().requests.put).toBe(3);
     expect(store.stats().errors).toEqual({ Unavailable: 1 });
-    expect(wal.durableOffset(idOf('t'), 0)).toBe(-1); // object 1 is stored, but object 0 is not yet
+    expect(wal.durableOffset(idOf('t'), 0)).toBe(1); // object 2 is stored, but object 1 is not yet: only object 0's offset
     expect(order).toEqual([]);
     for (let i = 0; i < 10 && order.length < 2; i++) {
-      clock.advance(100); // the retry of object 0
+      clock.advance(100); // the retry of object 1
       await settle();
     }
     await Promise.all(both);
-    expect(order).toEqual([0, 1]);
+    expect(order).toEqual([1, 2]);
     expect(wal.stats().retries).toBe(1);
   });
 
