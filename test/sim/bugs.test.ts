@@ -15,10 +15,10 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'restart-stream-not-chained': 6,
   'reclaim-drops-own-stream': 3,
   'stale-durable-map': { unreachable: "every takeover seals the previous leader's stream, and a sealed writer starts a new epoch with a fresh durable map: no writer keeps serving a partition whose log went back below what it made durable (finding 4 is caught through reclaim-drops-own-stream)" },
-  'topic-incarnations-mixed': 39,
-  'follower-reports-to-old-leader': 28,
+  'topic-incarnations-mixed': 80,
+  'follower-reports-to-old-leader': 35,
   'isr-keeps-dead-replica': 35,
-  'release-wakes-waiters': 85,
+  'release-wakes-waiters': 260,
   'fenced-writer-stays-fenced': 204,
 };
 
