@@ -75,7 +75,7 @@ export function clusterMember(options: ClusterMemberOptions): ClusterNode {
     clock: options.clock,
     ...(options.random === undefined ? {} : { random: options.random }),
     scanIntervalMs: options.scanIntervalMs,
-    adopt: (topic, partition, partitions, plan) => host.adopt(topic, partition, partitions, plan),
+    adopt: (topic, partition, partitions, plan, promoted) => host.adopt(topic, partition, partitions, plan, promoted),
     release: (topic, partition) => host.release(topic, partition),
     follow: (topic, partition, partitions, record) => host.follow(topic, partition, partitions, record),
     unfollow: (topic, partition) => host.unfollow(topic, partition),

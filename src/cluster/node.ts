@@ -151,7 +151,7 @@ export interface ClusterNodeOptions {
    * [C4]-[C5], after this node won the compare-and-swap of `plan.next` [C3]: seal, rebuild, then
    * serve. Throwing leaves the partition to a later scan (which claims it again, one epoch up).
    */
-  adopt(topic: string, partition: number, partitions: number, plan: ClaimPlan): Promise<void>;
+  adopt(topic: string, partition: number, partitions: number, plan: ClaimPlan, promoted: boolean): Promise<void>;
   /** [C6]: stop serving. */
   release(topic: string, partition: number): Promise<void>;
   /** Replication factor > 1: start following a partition another broker leads (throwing retries later). */
@@ -772,9 +772,11 @@ export class ClusterNode {
   }
 
   async #adopt(topic: string, partition: number, partitions: number, plan: ClaimPlan): Promise<void> {
-    if (this.#following.has(key(topic, partition))) await this.#unfollow(topic, partition); // promoted
+    // [K3] A follower promoted here keeps its local log (its copy of the chain's prefix).
+    const promoted = this.#following.has(key(topic, partition));
+    if (promoted) await this.#unfollow(topic, partition);
     try {
-      await this.#options.adopt(topic, partition, partitions, plan);
+      await this.#options.adopt(topic, partition, partitions, plan, promoted);
       this.#served.add(key(topic, partition));
       this.#adoptedEpochs.set(key(topic, partition), plan.next.leaderEpoch);
       this.#incarnations.set(topic, plan.next.topicId);

@@ -15,6 +15,7 @@ import { regressed } from '../util/regressions.ts';
 import { LeaderProgress } from './leader-progress.ts';
 import type { BrokerRecord, PartitionRecord } from './node.ts';
 import { rebuildFromChain } from './rebuild.ts';
+import { keepOnlyWhatTheChainProves } from './kept-log.ts';
 import { StreamTails } from './stream-tails.ts';
 import type { ClaimPlan } from './takeover.ts';
 
@@ -86,8 +87,10 @@ export class PartitionHost {
   /**
    * [C4]-[C5] After the compare-and-swap of `plan.next` [C3]: seal every other stream of the chain,
    * rebuild the local log from the chain in order, then serve at the plan's leader epoch (L2).
+   * `promoted` (docs/tier-protocol.md [K3]): this broker followed the partition until now; its local
+   * log is kept and the rebuild applies only what it lacks.
    */
-  async adopt(topic: string, partition: number, partitions: number, plan: ClaimPlan): Promise<void> {
+  async adopt(topic: string, partition: number, partitions: number, plan: ClaimPlan, promoted = false): Promise<void> {
     const { engine, store, prefix, clock } = this.#options;
     assert(!engine.serves(topic, partition), `${topic}-${partition} is adopted while still served here`);
     const current = plan.next.chain.at(-1)!;
@@ -95,7 +98,7 @@ export class PartitionHost {
     const { topicId } = plan.next;
     const reader = this.#reader(topic, partition, topicId);
     // The rebuild's appends rebuild the producer state too (src/log/producer-state.ts).
-    await engine.adoptPartition(topic, topicId, partition, partitions, (log) => this.#rebuild(log, topic, partition, topicId, reader, plan.rebuildFrom), 'leader', this.#options.replicationFactor(topic), plan.next.leaderEpoch); // [C5]
+    await engine.adoptPartition(topic, topicId, partition, partitions, (log) => this.#rebuild(log, topic, partition, topicId, reader, plan.rebuildFrom, promoted), 'leader', this.#options.replicationFactor(topic), plan.next.leaderEpoch, promoted); // [C5]
     this.#options.log?.(`serving ${topic}-${partition} up to offset ${engine.offsetFor(topic, partition, -1).offset} (leader epoch ${plan.next.leaderEpoch})`);
   }
 
@@ -150,7 +153,7 @@ export class PartitionHost {
    * [C5] with docs/tier-protocol.md [K2]: the log starts at the tier's end, with the tier's leader
    * epochs and producer state there, and takes from the chain only the frames from there on.
    */
-  async #rebuild(log: PartitionLog, topic: string, partition: number, topicId: Uuid, reader: WalReader, chain: readonly StreamId[]): Promise<void> {
+  async #rebuild(log: PartitionLog, topic: string, partition: number, topicId: Uuid, reader: WalReader, chain: readonly StreamId[], kept = false): Promise<void> {
     let start: TierStart | null = null;
     try {
       start = await this.#options.engine.tierStartOf(topicId, partition);
@@ -162,11 +165,19 @@ export class PartitionHost {
       this.#options.log?.(`rebuilding ${topic}-${partition} from its chain at offset ${start.offset}: the tier cannot be read (${error instanceof Error ? error.message : String(error)})`);
     }
     if (start?.offset === 0) start = null;
-    if (start !== null) {
+    // [K3] A kept log that reaches the tier's end needs only the chain's frames past its own end.
+    const keep = kept && log.logEndOffset >= (start?.offset ?? 0);
+    if (kept) this.#options.log?.(keep ? `${topic}-${partition}: promoted follower keeps its local log [${log.logStartOffset}, ${log.logEndOffset})` : `${topic}-${partition}: the promoted follower's log ends at ${log.logEndOffset}, below the tier's end: rebuilt`);
+    if (start !== null && !keep) {
       log.startAt(start.offset, start.epochs, start.producers);
       this.#options.log?.(`rebuilding ${topic}-${partition} from the tier's end, offset ${start.offset}`);
     }
-    await rebuildFromChain(reader, log, chain, topicId);
+    let chainEnd = start?.offset ?? 0; // what the chain proves: the tier, then each frame read
+    const keptEnd = log.logEndOffset;
+    const { bytesApplied } = await rebuildFromChain(reader, log, chain, topicId, (frame) => (chainEnd = Math.max(chainEnd, frame.entry.lastOffset + 1)));
+    if (!keep) return;
+    this.#options.log?.(`${topic}-${partition}: applied ${bytesApplied} bytes past the kept end ${keptEnd}, up to ${log.logEndOffset}`);
+    keepOnlyWhatTheChainProves(log, chainEnd, (message) => this.#options.log?.(`${topic}-${partition}: ${message}`));
   }
 
   /** Reads the partition's frames of incarnation `topicId` only (DESIGN.md contract 10). */
