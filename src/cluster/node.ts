@@ -314,8 +314,8 @@ export class ClusterNode {
 
   /**
    * [K1] A peer's process exited (its connection ended, its listener refuses). The store stays the
-   * arbiter: only if the broker record still names that incarnation, and it has not resigned, is
-   * the record's version dead now; the scan that follows claims what it led by compare-and-swap
+   * arbiter: only if the broker record still names that incarnation is the record's version dead
+   * now (a resigned one is dead already); the scan that follows claims what it led by compare-and-swap
    * [C3], and the seal fences whatever the old writer might still have on its way [C4].
    */
   async #peerExited(nodeId: number, incarnation: string): Promise<void> {
