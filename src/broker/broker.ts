@@ -95,6 +95,12 @@ export interface ClusterOptions {
   /** A broker silent this long is dead to the others and its partitions are taken over. */
   readonly leaseMs: number;
   readonly scanIntervalMs: number;
+  /**
+   * [K1] The port of this broker's peer listener, on its listen host: the other brokers hold a
+   * connection to it and take over at once when this process exits (kill -9 included), rather than
+   * after its lease. 0 (the default) picks a free port, published in the broker record; null: none.
+   */
+  readonly peerPort?: number | null;
 }
 
 const CLUSTER_ID_DEFAULT = 'ferry-cluster';
@@ -141,6 +147,7 @@ export class Broker {
         walPrefix: options.engine.wal!.prefix ?? '',
         self: { ...self, leaseMs: options.cluster.leaseMs },
         scanIntervalMs: options.cluster.scanIntervalMs,
+        peerListen: options.cluster.peerPort === null ? null : { host: options.listenHost, port: options.cluster.peerPort ?? 0 },
         engine,
         clock,
         metrics,
@@ -177,6 +184,7 @@ export class Broker {
       // What was started is stopped, so that this process (an embedding service) can start again:
       // the engine's directory lock, the listener and the cluster timers go with it.
       cluster?.stop();
+      cluster?.closePeerLinks();
       server?.stop();
       context?.groups.close();
       await engine.close().catch(() => {});

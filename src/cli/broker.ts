@@ -40,6 +40,9 @@ options (each also from the environment as FERRY_<NAME>, e.g. FERRY_LISTEN, or a
                               (same URL forms as --wal-store; all brokers of a cluster use the same one)
   --lease-ms N                a silent broker's partitions are taken over after this (default 10000)
   --scan-interval-ms N        how often leadership is re-examined (default 1000)
+  --peer-port N               port (on the listen host) the other brokers connect to, to learn at once when this
+                              process exits, kill -9 included, rather than after its lease (default 0: any free
+                              port, published in the broker record; 'off' for none: leases alone)
   --max-connections N         connections open at once; more are closed on arrival (default ${MAX_CONNECTIONS_DEFAULT})
   --connections-max-idle-ms N close a connection that makes no progress this long: nothing read or written, no
                               request being handled (default ${CONNECTIONS_MAX_IDLE_MS_DEFAULT})
@@ -78,6 +81,7 @@ interface BrokerSettings {
   clusterStore?: string;
   leaseMs?: string;
   scanIntervalMs?: string;
+  peerPort?: string;
   maxConnections?: string;
   connectionsMaxIdleMs?: string;
   queuedMaxRequestBytes?: string;
@@ -87,7 +91,7 @@ interface BrokerSettings {
 }
 
 const DEFAULTS: BrokerSettings = { listen: '127.0.0.1:9092', nodeId: '1', data: './data', metrics: '127.0.0.1:9644', autoCreate: true, unsafeStore: false, tier: true };
-const ENV_KEYS: (keyof BrokerSettings)[] = ['listen', 'advertised', 'nodeId', 'rack', 'data', 'walStore', 'tierStore', 'writerId', 'uploadBytes', 'uploadIntervalMs', 'partitions', 'replicationFactor', 'minInsyncReplicas', 'metrics', 'clusterStore', 'leaseMs', 'scanIntervalMs', 'maxConnections', 'connectionsMaxIdleMs', 'queuedMaxRequestBytes', 'offsetsRetentionMinutes'];
+const ENV_KEYS: (keyof BrokerSettings)[] = ['listen', 'advertised', 'nodeId', 'rack', 'data', 'walStore', 'tierStore', 'writerId', 'uploadBytes', 'uploadIntervalMs', 'partitions', 'replicationFactor', 'minInsyncReplicas', 'metrics', 'clusterStore', 'leaseMs', 'scanIntervalMs', 'peerPort', 'maxConnections', 'connectionsMaxIdleMs', 'queuedMaxRequestBytes', 'offsetsRetentionMinutes'];
 
 export async function runBroker(args: string[]): Promise<void> {
   const parsed = parseCommandArgs(args, {
@@ -109,6 +113,7 @@ export async function runBroker(args: string[]): Promise<void> {
     'cluster-store': { type: 'string' },
     'lease-ms': { type: 'string' },
     'scan-interval-ms': { type: 'string' },
+    'peer-port': { type: 'string' },
     'max-connections': { type: 'string' },
     'connections-max-idle-ms': { type: 'string' },
     'queued-max-request-bytes': { type: 'string' },
@@ -129,7 +134,7 @@ export async function runBroker(args: string[]): Promise<void> {
   const store = await openStore(settings.walStore ?? `file:${resolve(data, 'objects')}`);
   const clusterStore = settings.clusterStore === undefined ? null : await openStore(settings.clusterStore);
   const tierStore = await tierStoreOf(settings, store);
-  const cluster = clusterStore === null ? {} : { cluster: { store: clusterStore, leaseMs: positiveInteger('lease-ms', settings.leaseMs, 10_000), scanIntervalMs: positiveInteger('scan-interval-ms', settings.scanIntervalMs, 1000) } };
+  const cluster = clusterStore === null ? {} : { cluster: { store: clusterStore, leaseMs: positiveInteger('lease-ms', settings.leaseMs, 10_000), scanIntervalMs: positiveInteger('scan-interval-ms', settings.scanIntervalMs, 1000), peerPort: peerPortOf(settings.peerPort) } };
   const queuedMaxRequestBytes = positiveInteger('queued-max-request-bytes', settings.queuedMaxRequestBytes, QUEUED_REQUEST_BYTES_MAX_DEFAULT);
   if (queuedMaxRequestBytes < REQUEST_BYTES_MAX) throw new CliError(`--queued-max-request-bytes must be at least the largest request, ${REQUEST_BYTES_MAX}, got ${queuedMaxRequestBytes}`);
   const broker = await startOrExplain({
@@ -245,4 +250,13 @@ function hostPort(name: string, text: string): [string, number] {
   const port = Number(match?.[2]);
   if (match === null || port > 65535) throw new CliError(`--${name} must be HOST:PORT, got '${text}'`);
   return [match[1]!, port];
+}
+
+/** --peer-port: 'off' (no peer links), 0 (any free port) or a port. */
+function peerPortOf(text: string | number | undefined): number | null {
+  if (text === undefined) return 0;
+  if (text === 'off') return null;
+  const port = Number(text);
+  if (!Number.isSafeInteger(port) || port < 0 || port > 65535) throw new CliError(`--peer-port must be a port (0 for any free one) or 'off', got '${text}'`);
+  return port;
 }

@@ -19,6 +19,8 @@ export interface LeaseRecord {
 export class Liveness {
   readonly #clock: Clock;
   readonly #seen = new Map<number, { etag: string; seenMs: number }>();
+  /** [K1] Record versions (ETags) whose process is known to have exited: dead whatever their age. */
+  readonly #exited = new Map<number, string>();
   /** When the records were last read: a verdict is as of then (nothing new is known since). */
   #observedMs: number | null = null;
 
@@ -33,8 +35,10 @@ export class Liveness {
     for (const { value, etag } of records) {
       present.add(value.nodeId);
       if (this.#seen.get(value.nodeId)?.etag !== etag) this.#seen.set(value.nodeId, { etag, seenMs: nowMs });
+      if (this.#exited.has(value.nodeId) && this.#exited.get(value.nodeId) !== etag) this.#exited.delete(value.nodeId); // written again since: the lease judges it
     }
     for (const nodeId of [...this.#seen.keys()]) if (!present.has(nodeId)) this.#seen.delete(nodeId);
+    for (const nodeId of [...this.#exited.keys()]) if (!present.has(nodeId)) this.#exited.delete(nodeId);
     this.#observedMs = nowMs;
     return nowMs;
   }
@@ -47,6 +51,18 @@ export class Liveness {
    */
   isAlive(record: LeaseRecord, atMs = this.#observedMs ?? this.#clock.monotonicMs()): boolean {
     const seen = this.#seen.get(record.nodeId);
+    if (seen !== undefined && this.#exited.get(record.nodeId) === seen.etag) return false;
     return record.renewedAtMs > 0 && seen !== undefined && atMs - seen.seenMs <= record.leaseMs;
+  }
+
+  /**
+   * [K1] The process that wrote version `etag` of broker `nodeId`'s record has exited (its peer
+   * connection ended and its listener refuses, and the record still names its incarnation): that
+   * version is dead now, as a resignation would be. A later version (a renewal that was on its way,
+   * a new process) is judged by its lease again.
+   */
+  exited(nodeId: number, etag: string): void {
+    this.#exited.set(nodeId, etag);
+    if (this.#seen.get(nodeId) === undefined) this.#seen.set(nodeId, { etag, seenMs: this.#clock.monotonicMs() });
   }
 }

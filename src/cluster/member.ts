@@ -9,6 +9,8 @@ import { type BrokerRecord, ClusterNode, type PartitionRecord, type TopicRecord 
 import type { MetricsRegistry } from '../metrics/index.ts';
 import { PartitionHost } from './partition-host.ts';
 import { pickByHash } from './coordinator-hash.ts';
+import { PeerLinks } from './peer-links.ts';
+import { systemNetwork } from '../util/system-network.ts';
 
 export interface ClusterMemberOptions {
   /** Where the control records live (may be another bucket than the WAL data). */
@@ -27,6 +29,11 @@ export interface ClusterMemberOptions {
   readonly network?: Network;
   /** Draws the incarnation and topic ids and jitters retries; the operating system's randomness by default (ids must never repeat). */
   readonly random?: Random;
+  /**
+   * [K1] Where this broker's peer listener listens (port 0: any free one, published in its broker
+   * record); null: no peer links, a dead broker is found by its lease alone.
+   */
+  readonly peerListen: { readonly host: string; readonly port: number } | null;
   log?(message: string): void;
 }
 
@@ -57,8 +64,10 @@ export function clusterMember(options: ClusterMemberOptions): ClusterNode {
     ...(options.random === undefined ? {} : { random: options.random }),
     ...(log === undefined ? {} : { log }),
   });
+  const peers = options.peerListen === null ? undefined : new PeerLinks({ network: options.network ?? systemNetwork, listenHost: options.peerListen.host, listenPort: options.peerListen.port, ...(log === undefined ? {} : { log }) });
   node = new ClusterNode({
     control,
+    ...(peers === undefined ? {} : { peers }),
     storage: { failing: () => engine.storageFailing, recheck: () => engine.recheckStorage() },
     self: { ...options.self, stream: wal.config.stream },
     writer: {
@@ -68,7 +77,7 @@ export function clusterMember(options: ClusterMemberOptions): ClusterNode {
     clock: options.clock,
     ...(options.random === undefined ? {} : { random: options.random }),
     scanIntervalMs: options.scanIntervalMs,
-    adopt: (topic, partition, partitions, plan) => host.adopt(topic, partition, partitions, plan),
+    adopt: (topic, partition, partitions, plan, promoted) => host.adopt(topic, partition, partitions, plan, promoted),
     release: (topic, partition) => host.release(topic, partition),
     follow: (topic, partition, partitions, record) => host.follow(topic, partition, partitions, record),
     unfollow: (topic, partition) => host.unfollow(topic, partition),

@@ -8,6 +8,8 @@ import type { StreamId } from '../wal/keys.ts';
 import { type ControlStore, RecordCache, type Versioned } from './control-store.ts';
 import { Lease } from './lease.ts';
 import { Liveness } from './liveness.ts';
+import { AdoptionPool } from './adoption-pool.ts';
+import type { PeerAddress } from './peer-links.ts';
 import { StalledDeletes } from './stalled-deletes.ts';
 import { type ClaimPlan, type Incarnation, planTakeover, sealedInChain } from './takeover.ts';
 import { TopicSightings } from './topic-sightings.ts';
@@ -38,6 +40,12 @@ export interface BrokerRecord {
    * their leaders elsewhere. Absent while writes succeed.
    */
   readonly storageFailing?: true;
+  /**
+   * [K1] The port of its peer listener (on `host`): peers hold a connection to it, and a
+   * connection its kernel closed, with the listener refusing after, tells them this process
+   * exited. Absent: a broker without peer links, judged by its lease alone.
+   */
+  readonly peerPort?: number;
 }
 
 export interface TopicRecord {
@@ -98,8 +106,37 @@ export interface LocalStorage {
   recheck(): boolean;
 }
 
+/**
+ * [K4] How many partitions one scan adopts at once (each seals, rebuilds the tail and starts
+ * serving): a broker taking over a dead one's share takes over all of it in about the time of
+ * one adoption rather than their sum. Bounded because each adoption holds up to
+ * REBUILD_READ_AHEAD WAL objects in memory and keeps that many GETs in flight.
+ */
+export const ADOPTIONS_IN_FLIGHT = 8;
+
+/**
+ * [K1] After a peer's exit, this broker scans again every EXIT_FOLLOW_UP_INTERVAL_MS, at most
+ * EXIT_FOLLOW_UP_SCANS times, while a partition record it read still names the exited broker:
+ * the partitions another survivor claims are then in this broker's Metadata within a few tens of
+ * ms, not at its next scan (a client told "no leader" meanwhile backs off and asks again). The
+ * cost, a scan's reads a few times, comes only with a broker's exit.
+ */
+const EXIT_FOLLOW_UP_INTERVAL_MS = 25;
+const EXIT_FOLLOW_UP_SCANS = 20;
+
+/** [K1] The peer connections as the node drives them (src/cluster/peer-links.ts). */
+export interface PeerWatch {
+  /** Starts accepting peers, greeting as `incarnation`; returns the port for the broker record. */
+  open(incarnation: string, exited: (nodeId: number, incarnation: string) => void): number;
+  /** After each scan: the other brokers' records as read. */
+  watch(peers: readonly PeerAddress[]): void;
+  close(): void;
+}
+
 export interface ClusterNodeOptions {
   readonly control: ControlStore;
+  /** [K1] Connections to the other brokers that tell when one's process exits; absent: leases alone. */
+  readonly peers?: PeerWatch;
   /** Absent: the disk is taken to work (writes that fail then only fail their requests). */
   readonly storage?: LocalStorage;
   /** This broker's record; its stream is the writer's at start. */
@@ -114,7 +151,7 @@ export interface ClusterNodeOptions {
    * [C4]-[C5], after this node won the compare-and-swap of `plan.next` [C3]: seal, rebuild, then
    * serve. Throwing leaves the partition to a later scan (which claims it again, one epoch up).
    */
-  adopt(topic: string, partition: number, partitions: number, plan: ClaimPlan): Promise<void>;
+  adopt(topic: string, partition: number, partitions: number, plan: ClaimPlan, promoted: boolean): Promise<void>;
   /** [C6]: stop serving. */
   release(topic: string, partition: number): Promise<void>;
   /** Replication factor > 1: start following a partition another broker leads (throwing retries later). */
@@ -177,6 +214,8 @@ export class ClusterNode {
   #recordEtag: string | null = null;
   /** Another process took this node id over (its broker record): this one leads nothing again. */
   #superseded = false;
+  /** [K1] This process's peer listener port, published in its broker record. */
+  #peerPort: number | undefined;
 
   constructor(options: ClusterNodeOptions) {
     this.#options = options;
@@ -203,6 +242,8 @@ export class ClusterNode {
 
   /** Renews the lease and scans once (so Metadata is right from the start), then keeps both going. */
   async start(): Promise<void> {
+    // [K1] Listening before the record names the port: a peer that connects finds it.
+    if (this.#options.peers !== undefined && this.#peerPort === undefined) this.#peerPort = this.#options.peers.open(this.#incarnation, (nodeId, incarnation) => void this.#peerExited(nodeId, incarnation));
     await this.#renew();
     const lapse = this.#lease.lapse;
     // Renewing already: the first scan rebuilds what the records name this broker leader of, which
@@ -259,7 +300,57 @@ export class ClusterNode {
   async resign(): Promise<void> {
     this.#resigned = true;
     await Promise.allSettled([...this.#renewals]);
-    if (!this.#superseded) await this.#writeRecord(0); // never the resignation of the process that took this node id over
+    try {
+      if (!this.#superseded) await this.#writeRecord(0); // never the resignation of the process that took this node id over
+    } finally {
+      this.closePeerLinks(); // after the resignation: peers that see the links end find it resigned already
+    }
+  }
+
+  /** [K1] Stops the peer listener and its connections (after a resignation, or when the broker gave up starting). */
+  closePeerLinks(): void {
+    this.#options.peers?.close();
+  }
+
+  /**
+   * [K1] A peer's process exited (its connection ended, its listener refuses). The store stays the
+   * arbiter: only if the broker record still names that incarnation is the record's version dead
+   * now (a resigned one is dead already); the scan that follows claims what it led by compare-and-swap
+   * [C3], and the seal fences whatever the old writer might still have on its way [C4].
+   */
+  async #peerExited(nodeId: number, incarnation: string): Promise<void> {
+    if (this.#stopped) return;
+    try {
+      const record = await this.#options.control.read<BrokerRecord>(`brokers/${nodeId}`);
+      if (record === null || record.value.incarnation !== incarnation) return; // another process is that node now: it reclaims its own
+      this.#liveness.exited(nodeId, record.etag);
+      this.#options.log?.(`broker ${nodeId} exited (its peer link ended): taking over now rather than after its lease`);
+      await this.scan();
+      for (let scans = 0; scans < EXIT_FOLLOW_UP_SCANS && !this.#stopped && this.#ledBy(nodeId); scans++) {
+        await sleep(this.#options.clock, EXIT_FOLLOW_UP_INTERVAL_MS);
+        await this.scan();
+      }
+    } catch (error) {
+      this.#options.log?.(`checking broker ${nodeId} after its peer link ended failed (its lease decides): ${String(error)}`);
+    }
+  }
+
+  /** Whether a partition record as last read names `nodeId` its leader. */
+  #ledBy(nodeId: number): boolean {
+    for (const { value } of this.#partitions.values()) if (value.leader === nodeId) return true;
+    return false;
+  }
+
+  /** [K1] The other brokers whose records name a peer listener and a live incarnation. */
+  #watchPeers(): void {
+    const peers = this.#options.peers;
+    if (peers === undefined || this.#stopped) return;
+    const named: PeerAddress[] = [];
+    for (const b of this.#brokers) {
+      if (b.nodeId === this.nodeId || b.peerPort === undefined || b.incarnation === undefined || b.renewedAtMs === 0) continue;
+      named.push({ nodeId: b.nodeId, host: b.host, port: b.peerPort, incarnation: b.incarnation });
+    }
+    peers.watch(named);
   }
 
   /** [C1] Brokers alive as this one observes them; itself unless its lease lapsed unrenewed. */
@@ -489,6 +580,7 @@ export class ClusterNode {
     const brokerRecords = [...(await this.#brokerRecords.refresh()).values()];
     const observedMs = this.#liveness.observe(brokerRecords);
     this.#brokers = brokerRecords.map((record) => record.value);
+    this.#watchPeers();
     // A topic record without an id predates topic ids; such a topic is not served (see TopicRecord.topicId).
     // A topic being deleted is gone already [L4].
     const topicsReadMs = this.#options.clock.monotonicMs();
@@ -511,8 +603,26 @@ export class ClusterNode {
     const fairShare = Math.ceil(total / Math.max(1, canLead.size));
     // No claims while this broker's own lease may have lapsed in others' eyes, its writer is fenced, or its disk fails.
     const mayClaim = () => !this.#newEpochWanted && !this.#superseded && this.#lease.renewedInTime() && !this.#storageFailing();
+    // [K4] Claims and adoptions run ADOPTIONS_IN_FLIGHT at once; the scan waits for all of them.
+    const adoptions = new AdoptionPool(ADOPTIONS_IN_FLIGHT);
+    try {
+      await this.#claimAndFollow(records, canLead, fairShare, mayClaim, adoptions);
+    } catch (error) {
+      await adoptions.settled().catch(() => {}); // the scan ends only once what it started ended
+      throw error;
+    }
+    await adoptions.settled();
+    const stalledIds = new Map(allTopicRecords.map(([name, record]) => [name, record.value.topicId]));
+    for (const name of stalledDeletes) await this.#finishStalledDelete(name, stalledIds.get(name)!);
+    this.#options.scanned?.();
+    if (this.#newEpochWanted) await this.#startNewEpoch();
+  }
+
+  /** [C3], [C6], followers: one scan's pass over every partition of the topics it read. */
+  async #claimAndFollow(records: ReadonlyMap<string, Versioned<PartitionRecord>>, canLead: ReadonlySet<number>, fairShare: number, mayClaim: () => boolean, adoptions: AdoptionPool): Promise<void> {
+    const { self } = this.#options;
     for (const [topic, { topicId, partitions, leaderEpochBase = 0 }] of this.#topics) {
-      for (let partition = 0; partition < partitions && !this.#stopped; partition++) {
+      for (let partition = 0; partition < partitions && !this.#stopped && !adoptions.failed; partition++) {
         const id = key(topic, partition);
         const recorded = records.get(id) ?? null;
         const current = recorded === null ? null : await this.#ofIncarnation(topic, topicId, recorded);
@@ -522,19 +632,16 @@ export class ClusterNode {
         const leader = current?.value.leader;
         if (leader === self.nodeId) {
           // Named leader but not serving (a restart, a new writer epoch, a failed adoption): claim it again [C3].
-          if (!this.#served.has(id) && mayClaim()) await this.#takeOver(topic, { topicId, leaderEpochBase }, partition, partitions, recorded, current);
+          if (!this.#served.has(id) && mayClaim()) await adoptions.run(() => this.#takeOver(topic, { topicId, leaderEpochBase }, partition, partitions, recorded, current));
         } else {
           if (this.#served.has(id)) await this.#release(topic, partition);
           const upForGrabs = leader === undefined || !canLead.has(leader);
-          if (upForGrabs && this.#served.size < fairShare && mayClaim()) await this.#takeOver(topic, { topicId, leaderEpochBase }, partition, partitions, recorded, current);
+          // Adoptions under way count towards the share: each adds a partition served unless it loses its race.
+          if (upForGrabs && this.#served.size + adoptions.inFlight < fairShare && mayClaim()) await adoptions.run(() => this.#takeOver(topic, { topicId, leaderEpochBase }, partition, partitions, recorded, current));
           else if (!upForGrabs) await this.#replicate(topic, partition, partitions, current!.value);
         }
       }
     }
-    const stalledIds = new Map(allTopicRecords.map(([name, record]) => [name, record.value.topicId]));
-    for (const name of stalledDeletes) await this.#finishStalledDelete(name, stalledIds.get(name)!);
-    this.#options.scanned?.();
-    if (this.#newEpochWanted) await this.#startNewEpoch();
   }
 
   /** [L4] A delete that stopped after its mark: finished here (a failure leaves it to a later scan). */
@@ -665,9 +772,11 @@ export class ClusterNode {
   }
 
   async #adopt(topic: string, partition: number, partitions: number, plan: ClaimPlan): Promise<void> {
-    if (this.#following.has(key(topic, partition))) await this.#unfollow(topic, partition); // promoted
+    // [K3] A follower promoted here keeps its local log (its copy of the chain's prefix).
+    const promoted = this.#following.has(key(topic, partition));
+    if (promoted) await this.#unfollow(topic, partition);
     try {
-      await this.#options.adopt(topic, partition, partitions, plan);
+      await this.#options.adopt(topic, partition, partitions, plan, promoted);
       this.#served.add(key(topic, partition));
       this.#adoptedEpochs.set(key(topic, partition), plan.next.leaderEpoch);
       this.#incarnations.set(topic, plan.next.topicId);
@@ -708,7 +817,7 @@ export class ClusterNode {
    */
   async #writeRecord(renewedAtMs: number): Promise<void> {
     const key = `brokers/${this.nodeId}`;
-    const value: BrokerRecord = { ...this.#options.self, stream: this.#stream, renewedAtMs, incarnation: this.#incarnation, ...(this.#storageFailing() ? { storageFailing: true } : {}) };
+    const value: BrokerRecord = { ...this.#options.self, stream: this.#stream, renewedAtMs, incarnation: this.#incarnation, ...(this.#storageFailing() ? { storageFailing: true } : {}), ...(this.#peerPort === undefined ? {} : { peerPort: this.#peerPort }) };
     for (;;) {
       if (this.#recordEtag === null) {
         this.#recordEtag = await this.#options.control.put(key, value);

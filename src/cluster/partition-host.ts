@@ -16,6 +16,7 @@ import { regressed } from '../util/regressions.ts';
 import { LeaderProgress } from './leader-progress.ts';
 import type { BrokerRecord, PartitionRecord } from './node.ts';
 import { rebuildFromTierAndChain } from './rebuild.ts';
+import { keepOnlyWhatTheChainProves } from './kept-log.ts';
 import { StreamTails, TAIL_RETRY } from './stream-tails.ts';
 import type { ClaimPlan } from './takeover.ts';
 
@@ -93,8 +94,10 @@ export class PartitionHost {
   /**
    * [C4]-[C5] After the compare-and-swap of `plan.next` [C3]: seal every other stream of the chain,
    * rebuild the local log from the chain in order, then serve at the plan's leader epoch (L2).
+   * `promoted` (docs/tier-protocol.md [K3]): this broker followed the partition until now; its local
+   * log is kept and the rebuild applies only what it lacks.
    */
-  async adopt(topic: string, partition: number, partitions: number, plan: ClaimPlan): Promise<void> {
+  async adopt(topic: string, partition: number, partitions: number, plan: ClaimPlan, promoted = false): Promise<void> {
     const { engine, store, prefix, clock } = this.#options;
     assert(!engine.serves(topic, partition), `${topic}-${partition} is adopted while still served here`);
     const current = plan.next.chain.at(-1)!;
@@ -102,7 +105,7 @@ export class PartitionHost {
     const { topicId } = plan.next;
     const reader = this.#reader(topic, partition, topicId);
     // The rebuild's appends rebuild the producer state too (src/log/producer-state.ts).
-    await engine.adoptPartition(topic, topicId, partition, partitions, (log) => this.#rebuild(log, topic, partition, topicId, reader, plan.rebuildFrom), 'leader', this.#options.replicationFactor(topic), plan.next.leaderEpoch); // [C5]
+    await engine.adoptPartition(topic, topicId, partition, partitions, (log) => this.#rebuild(log, topic, partition, topicId, reader, plan.rebuildFrom, promoted), 'leader', this.#options.replicationFactor(topic), plan.next.leaderEpoch, promoted); // [C5]
     this.#options.log?.(`serving ${topic}-${partition} up to offset ${engine.offsetFor(topic, partition, -1).offset} (leader epoch ${plan.next.leaderEpoch})`);
   }
 
@@ -200,9 +203,12 @@ export class PartitionHost {
    * epochs and producer state there, and takes from the chain only the frames from there on, each
    * stream from its WAL floor; a GC that races it makes it start over from the newer end.
    */
-  async #rebuild(log: PartitionLog, topic: string, partition: number, topicId: Uuid, reader: WalReader, chain: readonly StreamId[]): Promise<void> {
+  async #rebuild(log: PartitionLog, topic: string, partition: number, topicId: Uuid, reader: WalReader, chain: readonly StreamId[], kept = false): Promise<void> {
     const say = (message: string) => this.#options.log?.(`${topic}-${partition}: ${message}`);
-    await rebuildFromTierAndChain(reader, log, chain, topicId, () => this.#tierStart(topic, partition, topicId), say);
+    const keptEnd = log.logEndOffset;
+    const rebuilt = await rebuildFromTierAndChain(reader, log, chain, topicId, () => this.#tierStart(topic, partition, topicId), say, kept);
+    if (kept) say(rebuilt.kept ? `promoted follower kept its local log, applied ${rebuilt.bytesApplied} bytes past its end ${keptEnd}, up to ${log.logEndOffset}` : `the promoted follower's log did not reach the tier's end: rebuilt`);
+    if (rebuilt.kept) keepOnlyWhatTheChainProves(log, rebuilt.chainEnd, say); // [K3]
   }
 
   /** Where a rebuild of the partition starts [K2]: the tier's end, or null (nothing tiered: from 0). */

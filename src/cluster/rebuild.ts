@@ -45,18 +45,31 @@ export class WalPrefixCollectedError extends FerryError {
  * races the rebuild (WalPrefixCollectedError), the tier is read again and the log started over
  * from the newer end, at most REBUILD_RESTARTS_MAX times. `say` hears of each restart.
  */
-export async function rebuildFromTierAndChain(reader: WalReader, log: PartitionLog, chain: readonly StreamId[], topicId: Uuid, startOf: () => Promise<TierStart | null>, say?: (message: string) => void): Promise<{ objectsRead: number; bytesApplied: number; restarts: number }> {
+export async function rebuildFromTierAndChain(reader: WalReader, log: PartitionLog, chain: readonly StreamId[], topicId: Uuid, startOf: () => Promise<TierStart | null>, say?: (message: string) => void, keepLocal = false): Promise<RebuildOutcome> {
   for (let restarts = 0; ; restarts++) {
     const start = await startOf();
+    // [K3] A promoted follower's log that reaches the tier's end is kept: only the chain's frames past its end apply.
+    const kept = keepLocal && restarts === 0 && log.logEndOffset >= (start?.offset ?? 0);
     // A restart empties what the previous attempt applied; a first attempt with nothing tiered keeps the fresh log at 0.
-    if (start !== null || restarts > 0) log.startAt(start?.offset ?? 0, start?.epochs ?? [], start?.producers ?? null);
+    if (!kept && (start !== null || restarts > 0)) log.startAt(start?.offset ?? 0, start?.epochs ?? [], start?.producers ?? null);
+    let chainEnd = start?.offset ?? 0; // what the tier and the chain prove: the tier's end, then each frame read
     try {
-      return { ...(await rebuildFromChain(reader, log, chain, topicId)), restarts };
+      const read = await rebuildFromChain(reader, log, chain, topicId, (frame) => (chainEnd = Math.max(chainEnd, frame.entry.lastOffset + 1)));
+      return { ...read, restarts, kept, chainEnd };
     } catch (error) {
       if (!(error instanceof WalPrefixCollectedError) || restarts >= REBUILD_RESTARTS_MAX) throw error;
-      say?.(`rebuild from offset ${start?.offset ?? 0} raced WAL GC (${error.message}); reading the tier's end again (restart ${restarts + 1} of at most ${REBUILD_RESTARTS_MAX})`);
+      say?.(`rebuild from offset ${kept ? log.logEndOffset : (start?.offset ?? 0)} raced WAL GC (${error.message}); reading the tier's end again (restart ${restarts + 1} of at most ${REBUILD_RESTARTS_MAX})`);
     }
   }
+}
+
+/** What a rebuild did: reads, bytes, restarts after racing GC; whether a kept local log was built on; the end the tier and the chain prove. */
+export interface RebuildOutcome {
+  readonly objectsRead: number;
+  readonly bytesApplied: number;
+  readonly restarts: number;
+  readonly kept: boolean;
+  readonly chainEnd: number;
 }
 
 /**

@@ -433,8 +433,11 @@ export class Ferry {
    * it from the WAL chain; what it holds then is durable already. `topicId` is the incarnation the
    * cluster's records name: an older one still registered here is dropped first. `leaderEpoch` is
    * the epoch the cluster assigned (its partition record's): requests are checked against it (KIP-320).
+   * `keepLocalLog` (docs/tier-protocol.md [K3], a follower promoted here): the local log of the same
+   * incarnation is opened as it is and `rebuild` applies only what it lacks; the caller vouches that
+   * it holds nothing the chain does not (a follower's log is a copy of a prefix of the chain).
    */
-  async adoptPartition(topic: string, topicId: TopicId, index: number, partitionCount: number, rebuild: (log: PartitionLog) => Promise<void>, as: 'leader' | 'follower' = 'leader', replicationFactor = 1, leaderEpoch = EMBEDDED_LEADER_EPOCH): Promise<Partition> {
+  async adoptPartition(topic: string, topicId: TopicId, index: number, partitionCount: number, rebuild: (log: PartitionLog) => Promise<void>, as: 'leader' | 'follower' = 'leader', replicationFactor = 1, leaderEpoch = EMBEDDED_LEADER_EPOCH, keepLocalLog = false): Promise<Partition> {
     this.#checkOpen();
     validateTopicName(topic);
     await this.#deletions.get(topic); // an older incarnation's directories go first
@@ -442,8 +445,8 @@ export class Ferry {
     if (this.#partitions.get(topic)?.[index] !== undefined) throw new FerryError('InvalidArgument', `${topic}-${index} is already served here`);
     this.#registerIncarnation(topic, topicId, partitionCount);
     const directory = join(this.directory, `${topic}-${index}`);
-    this.#disk.rmSync(directory, { recursive: true, force: true }); // the chain is the truth; stale local data is not
-    preparePartitionDirectory(directory, topicId, this.#disk);
+    if (!keepLocalLog) this.#disk.rmSync(directory, { recursive: true, force: true }); // the chain is the truth; stale local data is not
+    preparePartitionDirectory(directory, topicId, this.#disk); // another incarnation's directory is removed here, kept or not
     const config = { ...this.#options.log, ...this.#registry.get(topic)!.config };
     const log = PartitionLog.open(directory, { config, clock: this.#clock, storage: this.#storage, disk: this.#disk });
     try {

@@ -54,6 +54,10 @@ interface SimHost {
  * - `kill(host)`: its listeners vanish (connect is refused) and its connections are reset for
  *   their peers (its kernel answers with RST). Call it when the host's process dies; the caller
  *   kills the process's gate, and a new process on the host calls `host(address, gate)` again.
+ *   Peers see their connections end and a reconnect refused: the brokers' peer links take exactly
+ *   that as the process's exit ([K1], src/cluster/peer-links.ts).
+ * - A paused process (its gate holds what arrives) keeps its connections open and silent: its
+ *   kernel still completes handshakes, but nothing it would answer arrives until it resumes.
  *
  * Everything a process receives (open, data, close, connect resolution) runs through its gate.
  * A connection whose handshake answer is on its way when it is reset still opens, then closes:

@@ -1,0 +1,87 @@
+// [K1] A peer's exit, as the peer links report it (src/cluster/peer-links.ts), makes its broker dead
+// at once, but only while its broker record still names the exited incarnation: the store stays the
+// arbiter. The survivor then claims its partitions long before the lease would have run out.
+import { expect, test } from 'bun:test';
+import type { PeerWatch } from '../../src/cluster/node.ts';
+import type { PeerAddress } from '../../src/cluster/peer-links.ts';
+import { MemoryStore } from '../../src/store/memory.ts';
+import { ManualClock } from '../../src/util/clock.ts';
+import { servedHooks, testClusterNode } from '../support/cluster-node.ts';
+import { advanceUntil, settle } from '../support/settle.ts';
+
+/** Lease far longer than any wait of these tests: a takeover seen here came from the exit. */
+const LONG_LEASE_MS = 600_000;
+
+/** A PeerWatch that listens nowhere: the test says when a peer exited; it keeps what the node asked it to watch. */
+function fakePeers(port: number) {
+  const state = { exited: (_nodeId: number, _incarnation: string) => {}, watched: [] as readonly PeerAddress[], closed: false };
+  const peers: PeerWatch = {
+    open(_incarnation, exited) {
+      state.exited = exited;
+      return port;
+    },
+    watch(named) {
+      state.watched = named;
+    },
+    close() {
+      state.closed = true;
+    },
+  };
+  return { peers, state };
+}
+
+async function twoNodes() {
+  const store = new MemoryStore();
+  const clock = new ManualClock();
+  const served = new Map<string, number>();
+  const peersOfA = fakePeers(7001);
+  const peersOfB = fakePeers(7002);
+  const a = testClusterNode({ store, clock, nodeId: 1, peers: peersOfA.peers, self: { leaseMs: LONG_LEASE_MS }, scanIntervalMs: LONG_LEASE_MS, ...servedHooks(served, 1) });
+  const b = testClusterNode({ store, clock, nodeId: 2, peers: peersOfB.peers, self: { leaseMs: LONG_LEASE_MS }, scanIntervalMs: LONG_LEASE_MS, ...servedHooks(served, 2) });
+  await a.start();
+  await b.start();
+  await a.createTopic('t', 2);
+  await a.scan();
+  await b.scan();
+  await a.scan();
+  return { store, clock, served, a, b, peersOfA, peersOfB };
+}
+
+test('each node publishes its peer port and watches the other under its incarnation', async () => {
+  const { a, b, peersOfA, peersOfB } = await twoNodes();
+  expect(peersOfB.state.watched).toEqual([{ nodeId: 1, host: '127.0.0.1', port: 7001, incarnation: a.incarnation }]);
+  expect(peersOfA.state.watched).toEqual([{ nodeId: 2, host: '127.0.0.1', port: 7002, incarnation: b.incarnation }]);
+  await b.resign();
+  expect(peersOfB.state.closed).toBe(true); // links close after the resignation
+});
+
+test('an exited peer whose record still names it: its partitions are taken over at once, not after its lease', async () => {
+  const { clock, served, a, b, peersOfB } = await twoNodes();
+  expect([...served.values()].sort()).toEqual([1, 2]);
+  a.stop(); // the process is gone: no renewal, no resignation
+  peersOfB.state.exited(1, a.incarnation);
+  await advanceUntil(clock, () => [...served.values()].every((n) => n === 2), 'node 2 serves both partitions', 1, 1_000);
+  expect(b.liveBrokers().map((r) => r.nodeId)).toEqual([2]);
+});
+
+test('an exit of an incarnation the record no longer names changes nothing (another process is that node now)', async () => {
+  const { clock, served, a, peersOfB } = await twoNodes();
+  peersOfB.state.exited(1, 'an-older-incarnation');
+  clock.advance(1_000);
+  await settle(50);
+  expect([...served.values()].sort()).toEqual([1, 2]);
+  a.stop();
+});
+
+test('a renewal after the exit report brings the broker back: the lease judges a newer record', async () => {
+  const { clock, a, b, peersOfB } = await twoNodes();
+  peersOfB.state.exited(1, a.incarnation); // a false report: a is alive and renews
+  await settle(50);
+  expect(b.liveBrokers().map((r) => r.nodeId)).toEqual([2]);
+  clock.advance(LONG_LEASE_MS / 3); // a's renewal timer
+  await settle(50);
+  await b.scan();
+  expect(b.liveBrokers().map((r) => r.nodeId).sort()).toEqual([1, 2]);
+  a.stop();
+  b.stop();
+});
