@@ -205,10 +205,13 @@ export class PartitionHost {
    */
   async #rebuild(log: PartitionLog, topic: string, partition: number, topicId: Uuid, reader: WalReader, chain: readonly StreamId[], kept = false): Promise<void> {
     const say = (message: string) => this.#options.log?.(`${topic}-${partition}: ${message}`);
-    const keptEnd = log.logEndOffset;
+    const [keptStart, keptEnd] = [log.logStartOffset, log.logEndOffset];
     const rebuilt = await rebuildFromTierAndChain(reader, log, chain, topicId, () => this.#tierStart(topic, partition, topicId), say, kept);
-    if (kept) say(rebuilt.kept ? `promoted follower kept its local log, applied ${rebuilt.bytesApplied} bytes past its end ${keptEnd}, up to ${log.logEndOffset}` : `the promoted follower's log did not reach the tier's end: rebuilt`);
-    if (rebuilt.kept) keepOnlyWhatTheChainProves(log, rebuilt.chainEnd, say); // [K3]
+    if (!kept) return;
+    if (!rebuilt.kept) return say(`the promoted follower's log [${keptStart}, ${keptEnd}) did not reach the tier's end: rebuilt`);
+    say(`promoted follower keeps its local log [${keptStart}, ${keptEnd})`);
+    say(`applied ${rebuilt.bytesApplied} bytes past the kept end ${keptEnd}, up to ${log.logEndOffset}`);
+    keepOnlyWhatTheChainProves(log, rebuilt.chainEnd, say); // [K3]
   }
 
   /** Where a rebuild of the partition starts [K2]: the tier's end, or null (nothing tiered: from 0). */
