@@ -63,6 +63,11 @@ export function statsDifference(before: StoreStats, after: StoreStats): StoreSta
   return { requests, bytesIn: after.bytesIn - before.bytesIn, bytesOut: after.bytesOut - before.bytesOut, errors: {} };
 }
 
+export function statsSum(a: StoreStats, b: StoreStats): StoreStats {
+  const requests = Object.fromEntries(REQUEST_CLASSES.map((requestClass) => [requestClass, a.requests[requestClass] + b.requests[requestClass]])) as Record<RequestClass, number>;
+  return { requests, bytesIn: a.bytesIn + b.bytesIn, bytesOut: a.bytesOut + b.bytesOut, errors: {} };
+}
+
 export function requestRates(difference: StoreStats, elapsedMs: number): RequestRates {
   if (!(elapsedMs > 0)) throw new Error('request rates need a positive window');
   let putClass = 0;
