@@ -144,11 +144,23 @@ class ProbeProducer {
   async firstAckSentAfter(sinceMs: number, timeoutMs: number): Promise<number | null> {
     const deadline = performance.now() + timeoutMs;
     for (;;) {
-      const ack = this.acks.find((candidate) => candidate.sentMs >= sinceMs);
+      const ack = this.acks[this.#firstSentAtOrAfter(sinceMs)];
       if (ack !== undefined) return ack.ackedMs;
       if (performance.now() > deadline) return null;
       await sleep(5);
     }
+  }
+
+  /** Sends are made one after another, so `acks` is in sentMs order: a binary search finds the first at or after `sinceMs`. */
+  #firstSentAtOrAfter(sinceMs: number): number {
+    let low = 0;
+    let high = this.acks.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (this.acks[middle]!.sentMs < sinceMs) low = middle + 1;
+      else high = middle;
+    }
+    return low;
   }
 
   async stop(): Promise<void> {
