@@ -6,7 +6,7 @@
  * The embedded engine (src/engine/ferry.ts), the way a broker runs it: WAL on a memory store with
  * the s3-express latency model, tiering on into a second memory store (the tier, S3 Standard's
  * place; `--tier-on-disk` puts it on a file store instead, to spare memory on a long run), tier
- * records in the WAL store as a single broker keeps them, local log flush none. An open-loop
+ * records in a third memory store (as a cluster's control store), local log flush none. An open-loop
  * producer offers a fixed rate over 64 partitions: every TICK_MS it appends, round-robin, the
  * 16 KiB batches (1 KiB records) due by then, with acks=all in flight (bounded). Segments are
  * small (--segment-bytes) so that they roll and tier within the run.
@@ -33,7 +33,7 @@ import { STREAMING_PART_BYTES_DEFAULT } from '../src/store/streaming-upload.ts';
 import { TIER_INTERVAL_MS } from '../src/tier/tierer.ts';
 import { DEFAULT_WAL_WRITER_CONFIG } from '../src/wal/writer.ts';
 import { parseBenchArgs } from './lib/args.ts';
-import { buildFullBatch } from './lib/batches.ts';
+import { buildFullBatch, PRODUCER_BATCH_BYTES_MAX } from './lib/batches.ts';
 import { BYTES_PER_GB, walBill } from './lib/s3-prices.ts';
 import { storageBills, tierUploadBill } from './lib/storage-cost.ts';
 import { printTable } from './lib/table.ts';
@@ -170,7 +170,11 @@ class OpenLoopProducer {
   failures = 0;
   /** Ticks at which the in-flight bound held the producer back. */
   heldBackTicks = 0;
-  readonly #batch = buildFullBatch(RECORD_VALUE_BYTES);
+  /**
+   * Stamped with the run's start: retention.ms (7 days) runs during the run, and a batch from a
+   * fixed past instant would be expired at once, emptying the local log at the first check.
+   */
+  readonly #batch = buildFullBatch(RECORD_VALUE_BYTES, PRODUCER_BATCH_BYTES_MAX, Date.now());
   #sent = 0;
 
   constructor(readonly engine: Ferry, readonly bytesPerSecond: number) {}
@@ -250,13 +254,15 @@ async function main(): Promise<void> {
   const settings = parseArgs(process.argv.slice(2));
   const directory = makeTempDir('wal-bytes');
   const walStore = new MemoryStore({ latency: 's3-express', seed: 1 });
+  // The tier records in a store of their own (a cluster's --cluster-store): the WAL store's bill is then the WAL's alone.
+  const controlStore = new MemoryStore({ latency: 's3-express', seed: 3 });
   const tierStore = await openTier(settings, directory);
   const engineDirectory = join(directory, 'engine');
   const engine = await Ferry.open({
     directory: engineDirectory,
     log: { flush: { kind: 'none' } },
     wal: { store: walStore, writerId: 'bench' },
-    tier: { store: tierStore, control: new ControlStore(walStore, '') },
+    tier: { store: tierStore, control: new ControlStore(controlStore, '') },
     ...walGcOptions(settings),
   });
   engine.createTopic(TOPIC, { partitions: PARTITIONS, config: { segmentBytes: settings.segmentBytes } });
@@ -285,6 +291,7 @@ async function main(): Promise<void> {
   await engine.close();
   await tierStore.close();
   await walStore.close();
+  await controlStore.close();
   removeTempDir(directory);
   report(settings, samples, producer, walStats, tierStats);
 }
