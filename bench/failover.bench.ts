@@ -8,8 +8,8 @@
  * turn, across all partitions, with acks=all), >= 20 rounds of: find the leader of partition 0,
  * kill -9 it, and time kill -> the first acknowledgement of a produce sent after the kill (it can
  * only come from a new leader); then restart the killed broker and wait until the cluster is
- * whole again (3 brokers in the metadata, every partition led by a live broker, a produce
- * acknowledged since the restart). Failover times go into an HDR histogram per history size.
+ * whole again (3 brokers in the metadata, every partition led by a live broker with all its
+ * replicas in sync, a produce acknowledged since the restart). Failover times go into an HDR histogram per history size.
  *
  * Then the cluster idles (no client traffic) for a while and each broker's store census
  * (bench/lib/store-census-preload.ts: the FileStore's own request tally, written to a file by a
@@ -197,14 +197,15 @@ async function leaderOf(admin: Admin, partition: number): Promise<number> {
   return metadata.topics[0]!.partitions.find((p) => p.partitionId === partition)?.leader ?? -1;
 }
 
-/** 3 brokers in the metadata and every partition led by one of them. */
+/** 3 brokers in the metadata, every partition led by one of them, every replica in sync. */
 async function isWhole(admin: Admin, brokers: readonly ClusterBroker[]): Promise<boolean> {
   try {
     const cluster = await admin.describeCluster();
     const live = new Set(brokers.filter((broker) => broker.running).map((broker) => broker.nodeId));
     if (cluster.brokers.length !== brokers.length || !cluster.brokers.every((broker) => live.has(broker.nodeId))) return false;
     const metadata = await admin.fetchTopicMetadata({ topics: [TOPIC] });
-    return metadata.topics[0]!.partitions.every((p) => live.has(p.leader));
+    // With followers (RF > 1), whole also means every replica is back in sync: the next kill must find them so.
+    return metadata.topics[0]!.partitions.every((p) => live.has(p.leader) && p.isr.length === p.replicas.length);
   } catch {
     return false;
   }
