@@ -18,6 +18,12 @@
  *
  * The producer's retries (kafkajs: RETRY_INITIAL_MS doubling to RETRY_MAX_MS) add up to one
  * retry interval to each failover time: the client's polling, not the broker's.
+ *
+ * What one full run showed at ac5c934 (shared 2-core VM, defaults, RF 1, 8 partitions, 20 kills
+ * each): p50 11.2 s / p99 12.4 s at 100 MB of history, 13.1 s / 15.3 s at 1 GB (the lease, then a
+ * rebuild that grows with the chain); idle control store 216 PUT-class + 55 GET-class requests
+ * per broker-minute, $31.9/month for the cluster. With --lease-ms 700 --scan-interval-ms 200
+ * (quick run): p50 1.5 s, $208/month.
  */
 import { join, resolve } from 'node:path';
 import { Kafka, logLevel, type Admin, type Producer } from 'kafkajs';
