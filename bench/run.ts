@@ -7,6 +7,12 @@ import { basename, join } from 'node:path';
 
 const BENCH_DIRECTORY = import.meta.dir;
 const BENCH_SUFFIX = '.bench.ts';
+/**
+ * Benches whose full run is far past the suite's budget (minutes each: kill rounds against real
+ * broker processes, a 10-minute sustained run): the suite always runs them with --quick, about two
+ * minutes each. Run them directly for the full measurement.
+ */
+const QUICK_IN_SUITE: ReadonlySet<string> = new Set(['failover.bench.ts', 'wal-bytes.bench.ts']);
 
 const USAGE = `
 bun bench/run.ts [--quick] [name ...]     (npm run bench -- [--quick] [name ...])
@@ -15,6 +21,7 @@ Runs each bench/*${BENCH_SUFFIX} in its own bun process, one after another, and 
   name      run only benches whose file name contains one of these (e.g. "append")
   --quick   passed to every bench: less data and fewer rounds, for a smoke run
   --help    this text
+${[...QUICK_IN_SUITE].join(' and ')} always run with --quick here (their full runs take many minutes).
 Each bench also takes --help. See bench/README.md for what each measures and how to read it.`;
 
 interface RunArgs {
@@ -49,7 +56,8 @@ function benchFiles(filters: readonly string[]): string[] {
     .map((name) => join(BENCH_DIRECTORY, name));
 }
 
-async function runOne(file: string, passThrough: readonly string[]): Promise<number> {
+async function runOne(file: string, given: readonly string[]): Promise<number> {
+  const passThrough = QUICK_IN_SUITE.has(basename(file)) && !given.includes('--quick') ? [...given, '--quick'] : given;
   console.log(`\n=== ${basename(file)} ${passThrough.join(' ')}`.trimEnd());
   const startMs = performance.now();
   const child = Bun.spawn([process.execPath, file, ...passThrough], { stdio: ['ignore', 'inherit', 'inherit'] });
