@@ -225,6 +225,8 @@ export class Ferry {
   readonly #tierer: Tierer | null;
   /** With a tier store: serves offsets below the local log start from it [D2]. */
   readonly #remote: RemoteReader | null;
+  /** Topics deleted here (WAL GC passes again after one: their frames are covered). */
+  #topicsDeleted = 0;
   /** With a tier store: the tier records the tierer, the reads and rebuilds [K2] share. */
   readonly #tierRecords: TierRecords | null;
   /** With a WAL and a tier: deletes this writer's WAL objects once the tier covers them [G]. */
@@ -259,6 +261,8 @@ export class Ferry {
       writerId: wal.writerId,
       currentEpoch: () => this.#wal?.config.stream.epoch ?? null,
       coverage: this.#walCoverage(records),
+      // What can free an object: new objects durable (the highest may go), the tier moving, a topic deleted.
+      progress: () => `${this.#wal?.config.stream.epoch ?? -1}:${this.#wal?.durableSequence ?? -1}:${this.#tierer?.recordChanges ?? 0}:${this.#topicsDeleted}`,
       clock: this.#clock,
       random: this.#options.random ?? systemRandom,
       ...definedOnly({ intervalMs: this.#options.walGcIntervalMs, log: this.#options.report, metrics: this.#options.metrics }),
@@ -786,6 +790,7 @@ export class Ferry {
     // whole, registered and served. A managed engine lets go whatever its disk says: the cluster deleted
     // the topic already, and the adoption of a later incarnation replaces the registry entry.
     let unregistered: unknown = null;
+    this.#topicsDeleted++;
     try {
       if (this.#registry.get(topic) !== undefined) this.#registry.remove(topic);
     } catch (error) {

@@ -87,6 +87,7 @@ export class Tierer {
   #retiredFailing = false;
   #timer: Timer | null = null;
   #round: Promise<number> | null = null;
+  #recordChanges = 0;
   #stopped = false;
 
   constructor(options: TiererOptions) {
@@ -104,6 +105,11 @@ export class Tierer {
   stop(): void {
     this.#stopped = true;
     this.#timer?.cancel();
+  }
+
+  /** Tier record changes this broker made that move a tiered end or a log start (commits, retention): WAL GC passes again after one. */
+  get recordChanges(): number {
+    return this.#recordChanges;
   }
 
   /** The tiered end of a partition as this broker last wrote or took its record; null if not held here. */
@@ -222,6 +228,7 @@ export class Tierer {
     const epochs = epochsIn(source.log.leaderEpochs, range.baseOffset, range.endOffset);
     const summary = await this.#upload(source, range, uploadId, epochs);
     held.record = await records.commit(source.topicId, source.partition, source.leaderEpoch, uploadId, { bytes: summary.bytes, maxTimestamp: summary.maxTimestamp, epochs, sections: summary.sections });
+    this.#recordChanges++;
     this.#options.log?.(`tiered ${source.topic}-${source.partition} offsets ${range.baseOffset}..${range.endOffset} (${summary.bytes} bytes)`);
   }
 
@@ -231,6 +238,7 @@ export class Tierer {
     const start = retainedStart(held.record, source.log.config, localBytesAboveTier, this.#options.clock.nowMs());
     if (start === null) return;
     held.record = await this.#options.records.expireBefore(source.topicId, source.partition, source.leaderEpoch, start);
+    this.#recordChanges++;
     this.#options.log?.(`retention: ${source.topic}-${source.partition} starts at offset ${start} now`);
   }
 

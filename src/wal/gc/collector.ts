@@ -20,6 +20,14 @@ import { listStream, type StreamListing } from './stream-listing.ts';
  * 250 ms of appends, so a few seconds keeps the WAL store at a few seconds of history beyond TE.
  */
 export const GC_INTERVAL_MS = 5_000;
+/**
+ * A scheduled pass is skipped while nothing that could free an object has changed since the last
+ * pass that failed nowhere (WalCollectorOptions.progress), but runs at least this often all the
+ * same (another broker's tiering can cover frames of this broker's sealed streams). An idle
+ * broker's passes were its WAL store's main bill: a LIST per stream every 5 s, ~$14 a month per
+ * broker at S3 Express prices (bench/failover.bench.ts's idle window at 8c03420).
+ */
+export const GC_IDLE_PASS_MS = 5 * 60_000;
 
 export interface WalCollectorOptions {
   /** The WAL store and the prefix the writer puts under. */
@@ -34,6 +42,11 @@ export interface WalCollectorOptions {
   readonly random: Random;
   /** Default GC_INTERVAL_MS. */
   readonly intervalMs?: number;
+  /**
+   * What could make more objects collectable, as a string that changes with it (new objects
+   * durable, the tier moved, a topic deleted); absent: every scheduled pass runs.
+   */
+  progress?(): string;
   /** How long objects above a seal wait once the stream is collected down to it; default WAL_ORPHAN_DELAY_MS. */
   readonly orphanDelayMs?: number;
   readonly indexCacheObjects?: number;
@@ -69,6 +82,8 @@ export class WalCollector {
   #timer: Timer | null = null;
   #pass: Promise<number> | null = null;
   #stopped = false;
+  /** `progress` as the last pass that failed nowhere began, and when (monotonic ms); null: run the next pass. */
+  #settled: { readonly progress: string; readonly atMs: number } | null = null;
 
   constructor(options: WalCollectorOptions) {
     this.#options = options;
@@ -103,6 +118,21 @@ export class WalCollector {
   }
 
   async #collect(): Promise<number> {
+    const progress = this.#options.progress?.() ?? null;
+    const atMs = this.#options.clock.monotonicMs();
+    const deleted = await this.#collectAll();
+    this.#settled = progress !== null && this.#failing.size === 0 ? { progress, atMs } : null;
+    return deleted;
+  }
+
+  /** GC_IDLE_PASS_MS: nothing changed since a pass that failed nowhere, and it was not long ago. */
+  #idle(): boolean {
+    const settled = this.#settled;
+    if (settled === null || this.#options.progress === undefined) return false;
+    return this.#options.progress() === settled.progress && this.#options.clock.monotonicMs() - settled.atMs < GC_IDLE_PASS_MS;
+  }
+
+  async #collectAll(): Promise<number> {
     const own = this.#options.writerId;
     const current = this.#options.currentEpoch();
     const orphans = this.#orphans === null ? [] : ((await this.#attempt('finding orphaned writers', `${own}\u0000orphans`, () => this.#orphans!.due())) ?? []);
@@ -216,6 +246,7 @@ export class WalCollector {
     const intervalMs = this.#options.intervalMs ?? GC_INTERVAL_MS;
     assert(intervalMs > 0, 'the WAL collector runs at a positive interval');
     this.#timer = this.#options.clock.setTimer(intervalMs, () => {
+      if (this.#idle()) return this.#schedule();
       void this.collect().finally(() => this.#schedule());
     }, true);
   }
