@@ -266,6 +266,8 @@ export interface WalDelete {
   /** The stream's other sequences still present at that moment (sorted), and which of them are seals. */
   readonly present: readonly number[];
   readonly seals: readonly number[];
+  /** The stream's highest floor mark at that moment (0: none): GC marks before it deletes below ([G4]); a seal below it is void ([F2]). */
+  readonly floorMark: number;
   /** The deleted object's frames, each with its partition's tier end and its incarnation's existence at that moment. */
   readonly frames: readonly WalDeletedFrame[];
 }

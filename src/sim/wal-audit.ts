@@ -1,3 +1,4 @@
+import { parseWalObjectKey } from '../wal/keys.ts';
 import { isStoreError } from '../store/errors.ts';
 import { splitBatches } from '../format/batch-parse.ts';
 import type { ObjectStore } from '../store/object-store.ts';
@@ -54,6 +55,7 @@ export async function auditWal(store: ObjectStore, writes: WalWrites, runFor: Ru
     do {
       const page = await retriedRead(() => store.list(WAL_KEY_PREFIX, token === undefined ? {} : { token }));
       for (const { key } of page.objects) {
+        if (parseWalObjectKey('', key) === null) continue; // a floor mark ([G4]), not an object of a stream
         const body = await bodyUnlessCollected(store, key);
         if (body === null) continue;
         const settledMs = writes.firstSettledMs(key, body);

@@ -1,7 +1,7 @@
 import type { MemoryStore } from '../store/memory.ts';
 import { type TierRecord, tieredEnd } from '../tier/tier-record.ts';
 import { decodeHeader, decodeWalObject } from '../wal/format.ts';
-import { parseWalObjectKey, streamPrefix } from '../wal/keys.ts';
+import { parseFloorMarkKey, parseWalObjectKey, streamPrefix } from '../wal/keys.ts';
 import type { WalDelete, WalDeletedFrame, WalRecord } from './history.ts';
 import { recordsOf, type WalWrites } from './wal-audit.ts';
 
@@ -45,7 +45,10 @@ export class WalDeleteRecorder {
     const { stream, sequence } = parsed;
     const present: number[] = [];
     const seals: number[] = [];
+    let floorMark = 0;
     for (const other of this.#options.walStore.peekKeys(streamPrefix('', stream))) {
+      const mark = parseFloorMarkKey('', other);
+      if (mark !== null && mark.stream.epoch === stream.epoch) floorMark = Math.max(floorMark, mark.floor);
       const otherParsed = parseWalObjectKey('', other);
       if (otherParsed === null || otherParsed.stream.epoch !== stream.epoch) continue;
       present.push(otherParsed.sequence);
@@ -53,7 +56,7 @@ export class WalDeleteRecorder {
     }
     const kind = kindOf(body);
     if (kind === 'data') this.deletedObjects.push({ key, body });
-    this.deletes.push({ atMs: this.#options.nowMs(), writerId: stream.writerId, epoch: stream.epoch, sequence, kind, present: present.sort((a, b) => a - b), seals: seals.sort((a, b) => a - b), frames: kind === 'data' ? this.#frames(body) : [] });
+    this.deletes.push({ atMs: this.#options.nowMs(), writerId: stream.writerId, epoch: stream.epoch, sequence, kind, present: present.sort((a, b) => a - b), seals: seals.sort((a, b) => a - b), floorMark, frames: kind === 'data' ? this.#frames(body) : [] });
   }
 
   #frames(body: Uint8Array): WalDeletedFrame[] {

@@ -1,6 +1,6 @@
 import type { ObjectStore } from '../store/object-store.ts';
 import { FerryError } from '../errors.ts';
-import { parseWalObjectKey, type StreamId, streamPrefix, walObjectKey } from './keys.ts';
+import { floorMarkKey, floorMarksPrefix, parseFloorMarkKey, parseWalObjectKey, type StreamId, streamPrefix, walObjectKey } from './keys.ts';
 
 /**
  * The WAL floor of a stream (docs/tier-protocol.md, Names): the lowest sequence still present.
@@ -63,4 +63,40 @@ function hasHoleBelowPresent(present: ReadonlySet<number>, floor: number): boole
   while (present.has(firstFree)) firstFree++;
   for (const sequence of present) if (sequence > firstFree) return true;
   return false;
+}
+
+/**
+ * The highest floor mark of a stream (0: none). GC [G4] puts the mark `f` before it deletes any
+ * object below `f`, and never marks above a seal or the object it keeps, so a seal below the
+ * highest mark sits in a collected prefix: its slot was the writer's, freed by GC since the
+ * sealer listed (review finding 1). Such a seal is void ([F2]): it fenced nothing.
+ */
+export async function highestFloorMark(store: ObjectStore, prefix: string, stream: StreamId): Promise<number> {
+  let highest = 0;
+  for (const key of await listKeys(store, floorMarksPrefix(prefix, stream))) highest = Math.max(highest, parseFloorMarkKey(prefix, key)?.floor ?? 0);
+  return highest;
+}
+
+/** [G4] Marks that every object below `floor` is collected: put before the first of them is deleted. */
+export async function markFloor(store: ObjectStore, prefix: string, stream: StreamId, floor: number): Promise<void> {
+  await store.put(floorMarkKey(prefix, stream, floor), new Uint8Array(0));
+}
+
+/** Deletes the marks below `floor` (only the highest counts; it was put before these go). */
+export async function dropFloorMarksBelow(store: ObjectStore, prefix: string, stream: StreamId, floor: number): Promise<void> {
+  for (const key of await listKeys(store, floorMarksPrefix(prefix, stream))) {
+    const mark = parseFloorMarkKey(prefix, key);
+    if (mark !== null && mark.floor < floor) await store.delete(key);
+  }
+}
+
+async function listKeys(store: ObjectStore, keyPrefix: string): Promise<string[]> {
+  const keys: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await store.list(keyPrefix, token === undefined ? {} : { token });
+    for (const object of page.objects) keys.push(object.key);
+    token = page.nextToken;
+  } while (token !== undefined);
+  return keys;
 }

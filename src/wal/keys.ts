@@ -38,3 +38,24 @@ export function parseWalObjectKey(prefix: string, key: string): { stream: Stream
   if (match === null) return null;
   return { stream: { writerId: match[1]!, epoch: Number(match[2]) }, sequence: Number(match[3]) };
 }
+
+/** A floor mark's key segment (docs/tier-protocol.md [G4]): `floor-<sequence>`, beside the stream's objects. */
+const FLOOR_MARK_SEGMENT = 'floor-';
+
+/** `<stream prefix>floor-<sequence:20>`: WAL GC deleted (or is deleting) every object of the stream below `floor`. */
+export function floorMarkKey(prefix: string, stream: StreamId, floor: number): string {
+  return `${floorMarksPrefix(prefix, stream)}${String(floor).padStart(SEQUENCE_DIGITS, '0')}`;
+}
+
+export function floorMarksPrefix(prefix: string, stream: StreamId): string {
+  return streamPrefix(prefix, stream) + FLOOR_MARK_SEGMENT;
+}
+
+/** The floor a floor mark's key names, or null if the key is not one. */
+export function parseFloorMarkKey(prefix: string, key: string): { stream: StreamId; floor: number } | null {
+  const root = walRoot(prefix);
+  if (!key.startsWith(root)) return null;
+  const match = /^([A-Za-z0-9._-]{1,128})\/(\d{10})\/floor-(\d{20})$/.exec(key.slice(root.length));
+  if (match === null) return null;
+  return { stream: { writerId: match[1]!, epoch: Number(match[2]) }, floor: Number(match[3]) };
+}

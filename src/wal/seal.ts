@@ -2,7 +2,8 @@ import { isStoreError } from '../store/errors.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { decodeHeader, encodeSeal } from './format.ts';
 import { DEFAULT_WAL_WRITER_CONFIG } from './writer.ts';
-import { floorOf, listSequences, listSequencesToSeal } from './floor.ts';
+import { FerryError } from '../errors.ts';
+import { floorOf, highestFloorMark, listSequences, listSequencesToSeal } from './floor.ts';
 import { parseWalObjectKey, type StreamId, walObjectKey, walRoot } from './keys.ts';
 
 export { listSequences } from './floor.ts';
@@ -21,7 +22,35 @@ export interface SealResult {
  * above it is never written.
  */
 export async function sealStream(store: ObjectStore, prefix: string, stream: StreamId, sealer: { writerId: string; nowMs: number }): Promise<SealResult> {
-  return sealAbove(store, prefix, stream, sealer, await listSequencesToSeal(store, prefix, stream));
+  for (let tries = 1; ; tries++) {
+    const sealed = await sealAbove(store, prefix, stream, sealer, await listSequencesToSeal(store, prefix, stream));
+    if (sealed !== null) return sealed;
+    checkVoidTries(stream, tries);
+  }
+}
+
+/**
+ * Fresh listings a seal takes while each seal it puts or finds turns out void (WAL GC freed its
+ * slot after the listing); each one means the live writer wrote and GC collected a whole run of
+ * objects during one seal attempt: two in a row are already unlikely.
+ */
+const VOID_SEAL_TRIES = 10;
+
+function checkVoidTries(stream: StreamId, tries: number): void {
+  if (tries >= VOID_SEAL_TRIES) throw new FerryError('Storage', `WAL stream ${stream.writerId}/${stream.epoch}: ${tries} seals in a row landed in a prefix WAL GC had collected; sealing it is tried again later`);
+}
+
+/**
+ * [F2] A seal below the stream's highest floor mark is void: its slot was the live writer's, and GC
+ * collected it after the sealer listed, so the seal sits below objects the writer acknowledged and
+ * fences nothing (review finding 1). Whoever finds one deletes it (seals are immutable otherwise)
+ * and seals again from a fresh listing. GC marks a floor before it deletes below it and never marks
+ * above a seal or a hole, so a seal put at a slot free since the listing is never void.
+ */
+async function voidedSeal(store: ObjectStore, prefix: string, stream: StreamId, sequence: number): Promise<boolean> {
+  if ((await highestFloorMark(store, prefix, stream)) <= sequence) return false;
+  await store.delete(walObjectKey(prefix, stream, sequence));
+  return true;
 }
 
 /**
@@ -31,7 +60,7 @@ export async function sealStream(store: ObjectStore, prefix: string, stream: Str
  * found. So a caller that checked `present` for a seal must pass that same listing, not list again:
  * a fresh listing would count a rival's newer seal as data and seal above it.
  */
-async function sealAbove(store: ObjectStore, prefix: string, stream: StreamId, sealer: { writerId: string; nowMs: number }, present: Set<number>): Promise<SealResult> {
+async function sealAbove(store: ObjectStore, prefix: string, stream: StreamId, sealer: { writerId: string; nowMs: number }, present: Set<number>): Promise<SealResult | null> {
   // [F1] from the stream's floor, not from 0: GC [G4] deletes a prefix, and a seal in that hole
   // would sit below the live writer's objects, fence nothing, and be taken for the stream's end.
   let slot = floorOf(present);
@@ -40,14 +69,18 @@ async function sealAbove(store: ObjectStore, prefix: string, stream: StreamId, s
     const body = encodeSeal({ writerId: sealer.writerId, epoch: stream.epoch, sequence: slot, createdMs: sealer.nowMs });
     try {
       await store.put(walObjectKey(prefix, stream, slot), body, { ifNoneMatch: '*' }); // [F2]
-      return { sealSequence: slot, sealedHere: true }; // [F4]
     } catch (error) {
       if (!isStoreError(error, 'PreconditionFailed')) throw error;
       // [F3] someone wrote the slot in between: another successor's seal (we lost the race to
-      // seal, the stream is closed all the same), or the predecessor's data (try the next slot).
-      if ((await kindOf(store, walObjectKey(prefix, stream, slot))) === 'seal') return { sealSequence: slot, sealedHere: false };
+      // seal, the stream is closed all the same, unless that seal is void), or the predecessor's
+      // data (try the next slot); gone again (GC took it, or a void seal was deleted): list afresh.
+      const kind = await kindUnlessGone(store, walObjectKey(prefix, stream, slot));
+      if (kind === null) return null;
+      if (kind === 'seal') return (await voidedSeal(store, prefix, stream, slot)) ? null : { sealSequence: slot, sealedHere: false };
       present.add(slot);
+      continue;
     }
+    return (await voidedSeal(store, prefix, stream, slot)) ? null : { sealSequence: slot, sealedHere: true }; // [F4]
   }
 }
 
@@ -62,14 +95,23 @@ const SEAL_SEARCH_OBJECTS = DEFAULT_WAL_WRITER_CONFIG.maxInFlight;
 
 /** Seals `stream` unless a seal already closes it (one seal per stream); returns the seal's sequence. */
 export async function ensureSealed(store: ObjectStore, prefix: string, stream: StreamId, sealer: { writerId: string; nowMs: number }): Promise<number> {
-  const sequences = await listSequencesToSeal(store, prefix, stream);
+  for (let tries = 1; ; tries++) {
+    const sealed = await ensureSealedFrom(store, prefix, stream, sealer, await listSequencesToSeal(store, prefix, stream));
+    if (sealed !== null) return sealed;
+    checkVoidTries(stream, tries);
+  }
+}
+
+/** ensureSealed from one listing; null when a seal found or put there was void (list afresh). */
+async function ensureSealedFrom(store: ObjectStore, prefix: string, stream: StreamId, sealer: { writerId: string; nowMs: number }, sequences: Set<number>): Promise<number | null> {
   const floor = floorOf(sequences); // [F1] a collected prefix [G4] is not the stream's end
   let firstFree = floor;
   while (sequences.has(firstFree)) firstFree++;
   for (let sequence = firstFree - 1; sequence >= Math.max(floor, firstFree - SEAL_SEARCH_OBJECTS); sequence--) {
-    if ((await kindOf(store, walObjectKey(prefix, stream, sequence))) === 'seal') return sequence;
+    // An object gone since the listing was data GC collected (seals stay, void ones aside): look further down.
+    if ((await kindUnlessGone(store, walObjectKey(prefix, stream, sequence))) === 'seal') return (await voidedSeal(store, prefix, stream, sequence)) ? null : sequence;
   }
-  return (await sealAbove(store, prefix, stream, sealer, sequences)).sealSequence; // the listing searched, not a new one [F3]
+  return (await sealAbove(store, prefix, stream, sealer, sequences))?.sealSequence ?? null; // the listing searched, not a new one [F3]
 }
 
 /**
@@ -89,9 +131,15 @@ export async function sealEarlierEpochs(store: ObjectStore, prefix: string, writ
   return sealed;
 }
 
-async function kindOf(store: ObjectStore, key: string): Promise<'data' | 'seal'> {
-  const { body } = await store.get(key, { range: { start: 0, end: HEADER_PROBE_BYTES } });
-  return decodeHeader(body).kind;
+/** The object's kind from its header; null when it is gone (WAL GC collected it, or a void seal was deleted). */
+async function kindUnlessGone(store: ObjectStore, key: string): Promise<'data' | 'seal' | null> {
+  try {
+    const { body } = await store.get(key, { range: { start: 0, end: HEADER_PROBE_BYTES } });
+    return decodeHeader(body).kind;
+  } catch (error) {
+    if (isStoreError(error, 'NotFound')) return null;
+    throw error;
+  }
 }
 
 /** The epochs that have at least one object for `writerId`. */

@@ -17,7 +17,7 @@ import { SeededRandom } from '../../src/util/random.ts';
 const frame = (lastOffset: number, tieredEnd: number, incarnationExists = true) => ({ topic: 't', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partition: 0, lastOffset, tieredEnd, incarnationExists });
 
 function deletion(sequence: number, parts: Partial<WalDelete> = {}): WalDelete {
-  return { atMs: 100 + sequence, writerId: 'broker-1', epoch: 1, sequence, kind: 'data', present: [sequence + 1, sequence + 2], seals: [], frames: [frame(10 * sequence + 9, 1000)], ...parts };
+  return { atMs: 100 + sequence, writerId: 'broker-1', epoch: 1, sequence, kind: 'data', present: [sequence + 1, sequence + 2], seals: [], floorMark: sequence + 1, frames: [frame(10 * sequence + 9, 1000)], ...parts };
 }
 
 function withDeletes(walDeletes: WalDelete[]): History {
@@ -31,8 +31,14 @@ describe('wal-gc-needed, hand-built', () => {
     expect(check(withDeletes([
       deletion(0, { present: [1, 2, 3], seals: [2] }),
       deletion(1, { present: [2, 3], seals: [2], frames: [frame(19, 0, false)] }), // a deleted incarnation
-      deletion(3, { present: [2], seals: [2], frames: [frame(39, 0)] }), // above the seal, nothing left below it
+      deletion(3, { present: [2], seals: [2], floorMark: 2, frames: [frame(39, 0)] }), // above the seal, nothing left below it
     ]))).toEqual([]);
+  });
+
+  test('a delete with no floor mark above it, and a seal deleted at or above the mark, are caught; a void seal below it is not', () => {
+    expect(reasons(withDeletes([deletion(0, { floorMark: 0 })]))).toEqual(['no floor mark']);
+    expect(reasons(withDeletes([deletion(4, { kind: 'seal', floorMark: 4, frames: [] })]))).toEqual(['seal deleted']);
+    expect(reasons(withDeletes([deletion(4, { kind: 'seal', floorMark: 9, frames: [] })]))).toEqual([]);
   });
 
   test('a frame at or above the tier end of a live incarnation is caught', () => {
@@ -42,8 +48,8 @@ describe('wal-gc-needed, hand-built', () => {
   test('a delete above a hole, the highest of an unsealed stream, a seal, or above a seal too early are caught', () => {
     expect(reasons(withDeletes([deletion(2, { present: [0, 3] })]))).toEqual(['out of order']);
     expect(reasons(withDeletes([deletion(2, { present: [] })]))).toEqual(['highest of an unsealed stream']);
-    expect(reasons(withDeletes([deletion(2, { kind: 'seal', present: [] })]))).toEqual(['seal deleted']);
-    expect(reasons(withDeletes([deletion(3, { present: [1, 2], seals: [2] })]))).toEqual(['above a seal too early']);
+    expect(reasons(withDeletes([deletion(2, { kind: 'seal', present: [], floorMark: 0 })]))).toEqual(['seal deleted']);
+    expect(reasons(withDeletes([deletion(3, { present: [1, 2], seals: [2], floorMark: 1 })]))).toEqual(['above a seal too early']);
   });
 });
 
@@ -88,6 +94,6 @@ describe('wal-gc-needed, recorded at the store', () => {
     const deletes = await recorded(async (store) => {
       await store.delete(walObjectKey('', { writerId: 'broker-1', epoch: 1 }, 1));
     });
-    expect(reasons(withDeletes(deletes))).toEqual(['out of order']);
+    expect(reasons(withDeletes(deletes))).toEqual(['no floor mark', 'out of order']);
   });
 });

@@ -5,6 +5,7 @@ import { assert } from '../../util/assert.ts';
 import type { Clock, Timer } from '../../util/clock.ts';
 import type { Random } from '../../util/random.ts';
 import { type StreamId, walObjectKey } from '../keys.ts';
+import { dropFloorMarksBelow, markFloor } from '../floor.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../reader.ts';
 import { listEpochs } from '../seal.ts';
 import { AboveSealClock } from './above-seal.ts';
@@ -169,25 +170,54 @@ export class WalCollector {
     return { deleted, held };
   }
 
-  /** [G4] From the floor up, in order, while GI1 allows; then [G6] above the seal once everything below it is gone. */
+  /**
+   * [G4] From the floor up, in order, while GI1 allows; then [G6] above the seal once everything
+   * below it is gone. The run to delete is judged first, its end marked as the stream's floor
+   * (markFloor), and only then deleted, one object at a time: a seal put since at a slot of the run
+   * is then found void by its sealer ([F2], review finding 1), never taken for the stream's end.
+   */
   async #collectStream(stream: StreamId, current: boolean): Promise<StreamPass> {
-    const listing = await listStream(this.#options.store, this.#options.prefix, stream);
+    const { store, prefix } = this.#options;
+    const listing = await listStream(store, prefix, stream);
     if (listing.floor === null) return { deleted: 0, held: 0 };
     const coverage = new CoverageRound(this.#options.coverage, current);
+    let keep = listing.floor; // the first object that stays
+    let sealAt: number | null = null;
+    let failure: unknown = null; // a read that failed ends the run there: what was judged before it still goes
+    try {
+      for (; listing.sizes.has(keep) && !this.#stopped; keep++) {
+        const index = await this.#index(stream, keep);
+        if (index === null) break; // another collector took it: the next pass lists again
+        if (index.kind === 'seal') {
+          sealAt = keep;
+          break;
+        }
+        // Never the highest object of a stream not sealed, nor one just below a hole: [F1] seals at the
+        // first free slot above the floor, so the floor must stay contiguous up to the stream's end.
+        if (!listing.sizes.has(keep + 1)) break;
+        if (!(await coverage.allCovered(index.entries))) break;
+      }
+    } catch (error) {
+      failure = error;
+    }
+    const deleted = await this.#deleteRun(stream, listing, keep);
+    if (failure !== null) throw failure;
+    if (sealAt !== null && deleted === sealAt - listing.floor) return this.#collectAboveSeal(stream, sealAt, listing, deleted);
+    return { deleted, held: listing.sizes.size - deleted };
+  }
+
+  /** Marks `keep` as the floor, then deletes the stream's objects below it in sequence order (GI2), then the older marks. */
+  async #deleteRun(stream: StreamId, listing: StreamListing, keep: number): Promise<number> {
+    const { store, prefix } = this.#options;
+    if (listing.floor === null || keep <= listing.floor || this.#stopped) return 0;
+    await markFloor(store, prefix, stream, keep);
     let deleted = 0;
-    let sequence = listing.floor;
-    for (; listing.sizes.has(sequence) && !this.#stopped; sequence++) {
-      const index = await this.#index(stream, sequence);
-      if (index === null) return { deleted, held: listing.sizes.size - deleted }; // another collector took it: the next pass lists again
-      if (index.kind === 'seal') return this.#collectAboveSeal(stream, sequence, listing, deleted);
-      // Never the highest object of a stream not sealed, nor one just below a hole: [F1] seals at the
-      // first free slot above the floor, so the floor must stay contiguous up to the stream's end.
-      if (!listing.sizes.has(sequence + 1)) break;
-      if (!(await coverage.allCovered(index.entries))) break;
+    for (let sequence = listing.floor; sequence < keep && !this.#stopped; sequence++) {
       await this.#delete(stream, sequence, listing.sizes.get(sequence)!);
       deleted++;
     }
-    return { deleted, held: listing.sizes.size - deleted };
+    if (deleted === keep - listing.floor) await dropFloorMarksBelow(store, prefix, stream, keep);
+    return deleted;
   }
 
   /** [G6] A fenced writer's late puts above the seal: garbage once nothing below the seal is left, after the delay. */

@@ -19,7 +19,7 @@ afterEach(async () => {
 const T0 = Date.now();
 
 async function walSequences(store: MemoryStore): Promise<number[]> {
-  return (await store.list('wal/')).objects.map((object) => parseWalObjectKey('', object.key)!.sequence).sort((a, b) => a - b);
+  return (await store.list('wal/')).objects.flatMap((object) => parseWalObjectKey('', object.key)?.sequence ?? []).sort((a, b) => a - b); // floor marks are not objects of the stream
 }
 
 test('a cluster broker collects its stream up to the tier end, and a deleted topic\'s objects once its record is gone', async () => {

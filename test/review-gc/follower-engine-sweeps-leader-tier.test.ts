@@ -1,0 +1,91 @@
+// Adversarial review of issue 11, guarantee 6 ("the sweep of deleted incarnations never deletes a
+// live topic's tier"). FAILS on main at 8c03420.
+//
+// What it shows: an engine opened with `follow` (a read replica) and `tier` (so it can serve
+// offsets below its local start from the tier, [D2]; Ferry.open accepts the pair) gets a Tierer
+// whose RetiredIncarnationSweeper takes the live topic ids from ITS OWN registry
+// (src/engine/ferry.ts #newTierer -> #registryTopicIds: "a single broker's live topic ids are its
+// registry's"). A follower's registry holds only the topics it has met frames of (#followerPartition,
+// ferry.ts ~939): a replica of a subset of the topics (`follow.partitions`), or one started after
+// WAL GC collected an idle topic's frames, lacks the leader's live topics, so two of its sweeps a
+// delay apart delete the leader's tiered segments and tier records. The leader's WAL below TE is
+// already collected, so that history is gone (data loss), and the leader's next rebuild/[K2]
+// starts from an empty record.
+import { expect, test } from 'bun:test';
+import { ControlStore } from '../../src/cluster/control-store.ts';
+import { Ferry } from '../../src/engine/index.ts';
+import { MemoryStore } from '../../src/store/memory.ts';
+import { TIER_ORPHAN_DELAY_MS, TIER_SWEEP_INTERVAL_MS } from '../../src/tier/orphan-sweeper.ts';
+import { tieredPartitionPrefix } from '../../src/tier/keys.ts';
+import { TierRecords } from '../../src/tier/tier-record.ts';
+import { ManualClock } from '../../src/util/clock.ts';
+import { settle } from '../support/settle.ts';
+import { tempDir } from '../support/temp-dir.ts';
+
+const T0 = 1_700_000_000_000;
+const WAL_INTERVAL_MS = 60_000;
+
+async function passUntilSettled<T>(clock: ManualClock, promise: Promise<T>): Promise<T> {
+  let settled = false;
+  promise.then(() => (settled = true), () => (settled = true));
+  while (!settled) {
+    clock.advance(WAL_INTERVAL_MS);
+    await settle();
+  }
+  return promise;
+}
+
+test('a read replica that tiers-reads never deletes the leader\'s live tiered history', async () => {
+  const clock = new ManualClock(T0);
+  const store = new MemoryStore();
+  const control = new ControlStore(store, '');
+  const leader = await Ferry.open({ directory: tempDir(), clock, log: { segmentBytes: 4096 }, wal: { store, writerId: 'w', config: { uploadIntervalMs: WAL_INTERVAL_MS } }, tier: { store, control, intervalMs: 3_600_000 } });
+  const topic = leader.createTopic('events', { partitions: 1 });
+  leader.createTopic('other', { partitions: 1 });
+  for (let i = 0; i < 4; i++) await passUntilSettled(clock, leader.produce('events', Array.from({ length: 10 }, (_, r) => ({ value: `record ${i}/${r} `.padEnd(300, '.') })), { acks: 'all' }));
+  while ((await leader.tierer!.tierDue()) > 0);
+  const prefix = tieredPartitionPrefix('', topic.id, 0);
+  const tieredObjects = (await store.list(prefix)).objects.length;
+  expect(tieredObjects).toBeGreaterThan(0);
+
+  // A read replica of the other topic only, reading the tier for offsets below its local start.
+  const replica = await Ferry.open({ directory: tempDir(), clock, follow: { store, writerId: 'w', partitions: (name) => name === 'other' }, tier: { store, control, intervalMs: 3_600_000 } });
+  for (let look = 0; look < 2; look++) { // a sighting, and another a delay later
+    clock.advance(TIER_ORPHAN_DELAY_MS + TIER_SWEEP_INTERVAL_MS);
+    await replica.tierer!.tierDue();
+    await settle();
+  }
+
+  expect((await store.list(prefix)).objects.length).toBe(tieredObjects);
+  expect((await new TierRecords(control).list()).map((p) => p.topicId)).toContain(topic.id);
+  await replica.close();
+  await leader.close();
+}, 60_000);
+
+// The same mechanism with two single brokers that share one bucket, each with its own
+// `--writer-id` (src/cli/broker.ts: WAL keys are per writer id, the tier records go to
+// `control/tier/...` of that same store, the tier objects under `tier/`): each broker's sweeper
+// takes its own registry for the live topics, so each deletes the other's whole tiered history.
+test('two single brokers sharing a bucket never delete each other\'s tiered history', async () => {
+  const clock = new ManualClock(T0);
+  const store = new MemoryStore();
+  const control = new ControlStore(store, '');
+  const open = (writerId: string) => Ferry.open({ directory: tempDir(), clock, log: { segmentBytes: 4096 }, wal: { store, writerId, config: { uploadIntervalMs: WAL_INTERVAL_MS } }, tier: { store, control, intervalMs: 3_600_000 } });
+  const first = await open('broker-a');
+  const second = await open('broker-b');
+  const topic = second.createTopic('orders', { partitions: 1 });
+  first.createTopic('events', { partitions: 1 });
+  for (let i = 0; i < 4; i++) await passUntilSettled(clock, second.produce('orders', Array.from({ length: 10 }, (_, r) => ({ value: `record ${i}/${r} `.padEnd(300, '.') })), { acks: 'all' }));
+  while ((await second.tierer!.tierDue()) > 0);
+  const prefix = tieredPartitionPrefix('', topic.id, 0);
+  const tieredObjects = (await store.list(prefix)).objects.length;
+  expect(tieredObjects).toBeGreaterThan(0);
+  for (let look = 0; look < 2; look++) { // the first broker's sweeps, a delay apart
+    clock.advance(TIER_ORPHAN_DELAY_MS + TIER_SWEEP_INTERVAL_MS);
+    await first.tierer!.tierDue();
+    await settle();
+  }
+  expect((await store.list(prefix)).objects.length).toBe(tieredObjects);
+  await first.close();
+  await second.close();
+}, 60_000);
