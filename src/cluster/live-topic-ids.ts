@@ -1,4 +1,3 @@
-import type { LiveTopicIds } from '../tier/retired-sweeper.ts';
 import type { Uuid } from '../util/uuid.ts';
 import { type ControlStore, RecordCache } from './control-store.ts';
 import type { TopicRecord } from './node.ts';
@@ -8,7 +7,7 @@ import type { TopicRecord } from './node.ts';
  * the topic records again (reading only those whose ETag changed); a topic marked `deleting` [L4]
  * is gone for every broker already, so its id is not live.
  */
-export function clusterLiveTopicIds(control: ControlStore): LiveTopicIds {
+export function clusterLiveTopicIds(control: ControlStore): () => Promise<ReadonlySet<Uuid>> {
   const topics = new RecordCache<TopicRecord>(control, 'topics/');
   return async () => {
     const live = new Set<Uuid>();

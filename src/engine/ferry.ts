@@ -227,6 +227,8 @@ export class Ferry {
   readonly #remote: RemoteReader | null;
   /** Topics deleted here (WAL GC passes again after one: their frames are covered). */
   #topicsDeleted = 0;
+  /** The incarnations this engine deleted: what the tier holds of them is swept. */
+  readonly #deletedTopicIds = new Set<TopicId>();
   /** With a tier store: the tier records the tierer, the reads and rebuilds [K2] share. */
   readonly #tierRecords: TierRecords | null;
   /** With a WAL and a tier: deletes this writer's WAL objects once the tier covers them [G]. */
@@ -323,9 +325,13 @@ export class Ferry {
     });
   }
 
-  /** A single broker's live topic ids are its registry's; a managed engine's registry is a partial view (undefined). */
+  /**
+   * A single broker sweeps only the incarnations it deleted itself (since it opened: one deleted
+   * before a restart is not swept, a cost, never a loss): its registry does not hold every topic of
+   * its store (a read replica's, two brokers sharing a bucket). A managed engine: the cluster's records say (undefined).
+   */
   #registryTopicIds(): LiveTopicIds | undefined {
-    return this.#options.managedPartitions === true ? undefined : async () => new Set(this.#registry.list().map((topic) => topic.id));
+    return this.#options.managedPartitions === true ? undefined : async () => ({ has: (topicId) => !this.#deletedTopicIds.has(topicId) });
   }
 
   /** The partitions this engine leads, as the tierer sees them. */
@@ -791,6 +797,8 @@ export class Ferry {
     // the topic already, and the adoption of a later incarnation replaces the registry entry.
     let unregistered: unknown = null;
     this.#topicsDeleted++;
+    const deletedId = this.#registry.get(topic)?.id ?? partitions.find((partition) => partition !== undefined)?.topicId;
+    if (deletedId !== undefined) this.#deletedTopicIds.add(deletedId);
     try {
       if (this.#registry.get(topic) !== undefined) this.#registry.remove(topic);
     } catch (error) {

@@ -11,8 +11,12 @@ import type { TierRecords } from './tier-record.ts';
  */
 const RETIRED_SWEEPS_AFTER_DELETE = 2;
 
-/** What the cluster (or a single broker's registry) says exists now: the topic ids not deleted. */
-export type LiveTopicIds = () => Promise<ReadonlySet<Uuid>>;
+/**
+ * Which topic ids exist now, read fresh at each call: a cluster's topic records; a single broker
+ * answers "every id but those it deleted itself" (its registry is not every topic of its store: a
+ * read replica's, or another broker's sharing the bucket).
+ */
+export type LiveTopicIds = () => Promise<{ has(topicId: Uuid): boolean }>;
 
 /**
  * Deletes what the tier holds of topic incarnations that were deleted (docs/tier-protocol.md,
@@ -53,7 +57,10 @@ export class RetiredIncarnationSweeper {
     for (const topicId of this.#firstSeenRetiredMs.keys()) if (!byTopic.has(topicId)) this.#firstSeenRetiredMs.delete(topicId);
     let deleted = await this.#sweepDeletedAgain();
     for (const [topicId, partitions] of byTopic) {
-      if (live.has(topicId)) continue;
+      if (live.has(topicId)) {
+        this.#firstSeenRetiredMs.delete(topicId); // a live sighting starts the delay over: two glitches a delay apart are not a delete
+        continue;
+      }
       const firstMs = this.#firstSeenRetiredMs.get(topicId);
       if (firstMs === undefined) this.#firstSeenRetiredMs.set(topicId, nowMs);
       else if (nowMs - firstMs >= this.#delayMs) deleted += await this.#delete(topicId, partitions);

@@ -80,6 +80,8 @@ export class WalCollector {
   /** Streams whose last pass failed: a failure is said once per spell, and its end. */
   readonly #failing = new Set<string>();
   #orphans: OrphanWriters | null = null;
+  /** Objects each stream held after its last pass that listed it, by `writerId/epoch`. */
+  readonly #heldByStream = new Map<string, number>();
   #timer: Timer | null = null;
   #pass: Promise<number> | null = null;
   #stopped = false;
@@ -155,7 +157,7 @@ export class WalCollector {
   async #collectWriter(writerId: string, current: number | null, seen: StreamId[]): Promise<StreamPass> {
     const { store, prefix } = this.#options;
     const epochs = await this.#attempt(`listing the streams of ${writerId}`, writerId, () => listEpochs(store, prefix, writerId));
-    if (epochs === null) return { deleted: 0, held: 0 };
+    if (epochs === null) return { deleted: 0, held: this.#lastHeld(writerId) }; // unlisted: what it held last, never 0 (review finding 8)
     // An epoch above the one written now is a later process of this writer id's: this one is a zombie of it, and leaves it alone.
     const streams = epochs.filter((epoch) => current === null || epoch <= current).map((epoch): StreamId => ({ writerId, epoch }));
     seen.push(...streams);
@@ -163,11 +165,21 @@ export class WalCollector {
     let held = 0;
     for (const stream of streams) {
       if (this.#stopped) break;
-      const pass = await this.#attempt(`collecting stream ${writerId}/${stream.epoch}`, `${writerId}/${stream.epoch}`, () => this.#collectStream(stream, stream.epoch === current));
+      const key = `${writerId}/${stream.epoch}`;
+      const pass = await this.#attempt(`collecting stream ${key}`, key, () => this.#collectStream(stream, stream.epoch === current));
+      if (pass !== null) this.#heldByStream.set(key, pass.held);
       deleted += pass?.deleted ?? 0;
-      held += pass?.held ?? 0;
+      held += pass?.held ?? this.#heldByStream.get(key) ?? 0;
     }
+    for (const key of this.#heldByStream.keys()) if (key.startsWith(`${writerId}/`) && !streams.some((stream) => key === `${writerId}/${stream.epoch}`)) this.#heldByStream.delete(key);
     return { deleted, held };
+  }
+
+  /** What the streams of `writerId` held at their last pass that listed them (the gauge while a listing fails). */
+  #lastHeld(writerId: string): number {
+    let held = 0;
+    for (const [key, count] of this.#heldByStream) if (key.startsWith(`${writerId}/`)) held += count;
+    return held;
   }
 
   /**

@@ -50,14 +50,18 @@ export class CoverageRound {
     return true;
   }
 
-  /** GI1 for one frame: its incarnation is deleted, or it lies below TE and every in-sync follower applied past it. */
+  /** GI1 for one frame: its incarnation is deleted, or it lies below TE and every in-sync follower of a partition led here applied past it. */
   async covered(entry: WalFrameEntry): Promise<boolean> {
     if (!(await this.#incarnationExists(entry.topic, entry.topicId))) return true;
     if (!this.#sources.tieringEnabled(entry.topic)) return false;
     if (entry.lastOffset >= (await this.#tieredEnd(entry.topicId, entry.partition))) return false;
-    if (!this.#current) return true;
+    // Every in-sync follower of a partition led here applied past it, whichever of this writer's
+    // streams holds it: after a new writer epoch [C7] the followers still read the previous one
+    // (review finding 6). Not led here: the current stream keeps it (nobody vouches for its
+    // followers); an earlier one lets it go by TE alone (its leader's followers tail the leader's stream).
     const followersEnd = this.#sources.inSyncFollowersEnd(entry.topicId, entry.partition);
-    return followersEnd !== null && followersEnd > entry.lastOffset;
+    if (followersEnd === null) return !this.#current;
+    return followersEnd > entry.lastOffset;
   }
 
   #incarnationExists(topic: string, topicId: Uuid): Promise<boolean> {

@@ -1,4 +1,4 @@
-// Adversarial review of issue 11, guarantee 7 ("metrics lying"). FAILS on main at 8c03420.
+// Adversarial review of issue 11, guarantee 7 ("metrics lying"). Failed on main at 8c03420; fixed (a failed pass keeps the last count).
 //
 // What it shows: the gauge ferry_wal_gc_held_objects ("objects of this broker's WAL streams still
 // in the store after the collector's last pass") drops to 0 when the pass cannot list the streams:
@@ -7,13 +7,13 @@
 // GC is failing and the WAL store grows (S3 Express at five times S3 Standard), the gauge an
 // operator would alert on says nothing is held. Severity: cost (a silent unbounded WAL).
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
-import { Ferry } from '../../src/engine/index.ts';
-import { MetricsRegistry } from '../../src/metrics/index.ts';
-import { StoreError } from '../../src/store/errors.ts';
-import { MemoryStore } from '../../src/store/memory.ts';
-import type { ObjectStore } from '../../src/store/object-store.ts';
-import { tempDir } from '../support/temp-dir.ts';
+import { ControlStore } from '../../../src/cluster/control-store.ts';
+import { Ferry } from '../../../src/engine/index.ts';
+import { MetricsRegistry } from '../../../src/metrics/index.ts';
+import { StoreError } from '../../../src/store/errors.ts';
+import { MemoryStore } from '../../../src/store/memory.ts';
+import type { ObjectStore } from '../../../src/store/object-store.ts';
+import { tempDir } from '../../support/temp-dir.ts';
 
 const DRIVEN_BY_THE_TEST_MS = 3_600_000;
 

@@ -1,6 +1,6 @@
 // Adversarial review of issue 11, guarantee 1 (issue 11, Deliver 4: a WAL object is deleted once
-// covered "and every in-sync follower of those partitions has applied past it"). FAILS on main at
-// 8c03420.
+// covered "and every in-sync follower of those partitions has applied past it"). Failed on main at
+// 8c03420; fixed in src/wal/gc/coverage.ts (the in-sync followers hold every stream of this writer).
 //
 // What it shows: the collector asks the in-sync followers only for the epoch being written now
 // (src/wal/gc/coverage.ts covered(): `if (!this.#current) return true`; the collector passes
@@ -15,7 +15,7 @@
 // Severity: unavailability (acks=all stalls) and cost (full re-follows).
 import { expect, test } from 'bun:test';
 import { MemoryStore } from '../../src/store/memory.ts';
-import { collectorOf, present, putSeal, putStream, World, WRITER } from '../wal/gc/support.ts';
+import { collectorOf, present, putSeal, putStream, World, WRITER } from './gc/support.ts';
 
 const PREVIOUS = { writerId: WRITER, epoch: 1 };
 const CURRENT = { writerId: WRITER, epoch: 2 };

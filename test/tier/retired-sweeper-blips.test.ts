@@ -1,5 +1,5 @@
 // Adversarial review of issue 11, guarantee 6 ("the sweep of deleted incarnations never deletes a
-// live topic's tier"). FAILS on main at 8c03420.
+// live topic's tier"). Failed on main at 8c03420; fixed (a live sighting starts the delay over).
 //
 // What it shows: RetiredIncarnationSweeper (src/tier/retired-sweeper.ts, sweep(): the loop over
 // byTopic) remembers when an id was FIRST seen missing from the live set, and forgets that only
