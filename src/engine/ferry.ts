@@ -120,6 +120,8 @@ export interface TierOptions {
    * unless it is managed by a cluster (whose topic records say: the broker passes them).
    */
   readonly liveTopicIds?: LiveTopicIds;
+  /** How long a partition's tiered end may stay below its log end before its active segment rolls; default TIER_TAIL_MAX_MS. */
+  readonly tailMaxMs?: number;
 }
 
 /** Managed mode: throws while this engine may not acknowledge on a partition of incarnation `topicId` of `topic`. */
@@ -321,7 +323,7 @@ export class Ferry {
       clock: this.#clock,
       random: this.#options.random ?? systemRandom,
       partitions: () => this.#tierSources(),
-      ...definedOnly({ intervalMs: tier.intervalMs, log: this.#options.report, metrics: this.#options.metrics, liveTopicIds: tier.liveTopicIds ?? this.#registryTopicIds() }),
+      ...definedOnly({ intervalMs: tier.intervalMs, log: this.#options.report, metrics: this.#options.metrics, liveTopicIds: tier.liveTopicIds ?? this.#registryTopicIds(), tailMaxMs: tier.tailMaxMs }),
     });
   }
 

@@ -19,6 +19,14 @@ import { retainedStart } from './tier-retention.ts';
 
 /** How often the tierer looks for rolled segments below the high watermark (each look reads no store unless one is due). */
 export const TIER_INTERVAL_MS = 1000;
+/**
+ * [T2] How long a partition's tiered end may stay put while its log holds more before its active
+ * segment is rolled so that it tiers. Kafka tiers only rolled segments, and a quiet partition's
+ * segment rolls at segment.bytes or, on its next append, segment.ms (7 days): until then its frames
+ * keep every later object of its broker's WAL stream, GC deleting in order (review finding 5). The
+ * cost: a quiet partition tiers a small segment at most this often (144 a day, under retention).
+ */
+export const TIER_TAIL_MAX_MS = 10 * 60_000;
 /** Partitions uploading at once per broker [T3]: each holds up to a streaming upload's parts in memory. */
 export const TIER_UPLOADS_IN_FLIGHT = 2;
 /** Bytes of log read per step of an upload: the batches of one read stream out as one chunk of views. */
@@ -50,6 +58,8 @@ export interface TiererOptions {
   readonly sweepIntervalMs?: number;
   /** How long an orphan stays before it is deleted; default TIER_ORPHAN_DELAY_MS. */
   readonly orphanDelayMs?: number;
+  /** How long a tiered end may stay put below the log end before the active segment rolls; default TIER_TAIL_MAX_MS. */
+  readonly tailMaxMs?: number;
   /**
    * The topic ids that exist now (read fresh at each call): what the tier holds of any other
    * incarnation is deleted, every sweep interval (RetiredIncarnationSweeper). Absent: never.
@@ -80,6 +90,8 @@ export class Tierer {
   readonly #sweeper: OrphanSweeper;
   /** When each partition was last swept for orphans (monotonic ms). */
   readonly #sweptMs = new Map<string, number>();
+  /** Per partition: the tiered end last seen below its log end, and since when (monotonic ms). */
+  readonly #tailSince = new Map<string, { readonly tieredEnd: number; readonly sinceMs: number }>();
   readonly #retiredSweeper: RetiredIncarnationSweeper | null;
   /** When deleted incarnations were last swept (monotonic ms); null: not yet. */
   #retiredSweptMs: number | null = null;
@@ -159,6 +171,7 @@ export class Tierer {
     const keys = new Set(led.map((source) => heldKey(source.topicId, source.partition)));
     for (const key of this.#held.keys()) if (!keys.has(key)) this.#held.delete(key);
     for (const key of this.#sweptMs.keys()) if (!keys.has(key)) this.#sweptMs.delete(key);
+    for (const key of this.#tailSince.keys()) if (!keys.has(key)) this.#tailSince.delete(key);
     for (const key of this.#failing) if (!keys.has(key)) this.#failing.delete(key);
   }
 
@@ -185,6 +198,7 @@ export class Tierer {
       const tiered = await step('tiering', async () => {
         const range = dueRange(source.log, tieredEnd(held.record), source.highWatermark);
         if (range !== null) await this.#tierRange(source, held, range);
+        else this.#rollLongTail(source, key, tieredEnd(held.record));
         return range !== null;
       });
       await step('the orphan sweep', () => this.#sweepWhenDue(source, key));
@@ -218,6 +232,24 @@ export class Tierer {
     const taken: Held = { leaderEpoch: source.leaderEpoch, record: await this.#options.records.take(source.topicId, source.partition, source.leaderEpoch) };
     this.#held.set(key, taken);
     return taken;
+  }
+
+  /** TIER_TAIL_MAX_MS: the active segment of a partition whose tiered end stayed put that long below its log end rolls (it tiers next round, once below the HW). */
+  #rollLongTail(source: TierSource, key: string, end: number): void {
+    const nowMs = this.#options.clock.monotonicMs();
+    const since = this.#tailSince.get(key);
+    if (source.log.logEndOffset <= end) {
+      this.#tailSince.delete(key);
+      return;
+    }
+    if (since === undefined || since.tieredEnd !== end) {
+      this.#tailSince.set(key, { tieredEnd: end, sinceMs: nowMs });
+      return;
+    }
+    if (nowMs - since.sinceMs < (this.#options.tailMaxMs ?? TIER_TAIL_MAX_MS)) return;
+    source.log.roll();
+    this.#tailSince.set(key, { tieredEnd: end, sinceMs: nowMs });
+    this.#options.log?.(`rolled ${source.topic}-${source.partition}'s active segment at offset ${source.log.logEndOffset}: its tiered end stayed at ${end} for ${Math.round((nowMs - since.sinceMs) / 1000)} s`);
   }
 
   /** [T3]-[T5] Announce, upload, read back, commit. */

@@ -1,5 +1,5 @@
 // Adversarial review of issue 11, guarantee 7 (the issue's "steady-state WAL bytes are bounded":
-// "about a few segments per partition plus what is in flight"). Fails on main at 8c03420 and after; OPEN (issue 11): a partition tiers only when its segment rolls, and GC deletes in stream order: todo until fixed.
+// "about a few segments per partition plus what is in flight"). Failed on main at 8c03420; the quiet partition is fixed (src/tier/tierer.ts TIER_TAIL_MAX_MS), a topic that does not tier is OPEN: todo.
 //
 // What it shows: one quiet partition pins the whole WAL stream of its broker. GC walks a stream in
 // sequence order and stops at the first object that must stay (src/wal/gc/collector.ts
@@ -20,32 +20,8 @@ const DRIVEN_BY_THE_TEST_MS = 3_600_000;
 const ROUNDS = 10;
 const RECORDS_PER_ROUND = 20;
 
-test.todo('a quiet partition does not keep every later WAL object of its stream', async () => {
-  const wal = new MemoryStore();
-  const tier = new MemoryStore();
-  const ferry = await Ferry.open({
-    directory: tempDir(),
-    log: { segmentBytes: 4096 },
-    wal: { store: wal, writerId: 'w', config: { uploadIntervalMs: 1 } },
-    tier: { store: tier, control: new ControlStore(tier, ''), intervalMs: DRIVEN_BY_THE_TEST_MS },
-    walGcIntervalMs: DRIVEN_BY_THE_TEST_MS,
-  });
-  ferry.createTopic('busy', { partitions: 1 });
-  ferry.createTopic('quiet', { partitions: 1 });
-  await ferry.produce('quiet', [{ value: 'one record, then nothing for a while' }], { acks: 'all' });
-  for (let round = 0; round < ROUNDS; round++) {
-    for (let i = 0; i < RECORDS_PER_ROUND; i++) await ferry.produce('busy', [{ value: `record ${round * RECORDS_PER_ROUND + i} `.padEnd(300, '.') }], { acks: 'all' });
-    while ((await ferry.tierer!.tierDue()) > 0);
-    await ferry.walCollector!.collect();
-  }
-  const written = 1 + ROUNDS * RECORDS_PER_ROUND; // one object per acks=all produce
-  const held = (await wal.list('wal/')).objects.length;
-  // The busy partition tiered all but its active segment (the engine-gc test's bound for one topic):
-  // the WAL should hold about that, not everything since the quiet partition's one record.
-  expect(held).toBeLessThan(2 * RECORDS_PER_ROUND); // FAILS: every object written is held
-  expect(written).toBeGreaterThan(held);
-  await ferry.close();
-});
+// The quiet partition itself is fixed (TIER_TAIL_MAX_MS rolls its segment so it tiers):
+// test/tier/quiet-partition-tiers.test.ts. What follows is still open.
 
 // The same stop, for good: a topic with remote.storage.enable=false is never covered
 // (coverage.ts: `if (!this.#sources.tieringEnabled(entry.topic)) return false`; docs/tier-protocol.md
