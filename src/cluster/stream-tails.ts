@@ -78,6 +78,11 @@ interface Tail {
   failures: number;
   /** The next sequence the tail reads; null until a LIST found the stream's floor, where it starts. */
   sequence: number | null;
+  /**
+   * The sequence the tail started at because its LIST found it present, until the tail reads it:
+   * found absent then, GC took it since the LIST [D4]. Null once read, or when the LIST found nothing.
+   */
+  listedStart: number | null;
   /** Monotonic ms since a member has been behind the leader's high watermark while the tail found nothing new; null: none is [D4]. */
   behindSinceMs: number | null;
   readonly members: Map<string, FollowedPartition>;
@@ -141,7 +146,7 @@ export class StreamTails {
     const key = streamKey(stream);
     let tail = this.#tails.get(key);
     if (tail === undefined) {
-      tail = { stream, failures: 0, sequence: null, behindSinceMs: null, members: new Map(), joining: [], running: true };
+      tail = { stream, failures: 0, sequence: null, listedStart: null, behindSinceMs: null, members: new Map(), joining: [], running: true };
       this.#tails.set(key, tail);
       void this.#run(tail);
     }
@@ -182,13 +187,14 @@ export class StreamTails {
 
   /** Admits joiners, then reads the next object: applies its frames, or moves members on at a seal. */
   async #step(tail: Tail, reader: WalReader): Promise<'data' | 'idle'> {
-    tail.sequence ??= await this.#floor(tail.stream); // a stream is read from its floor: GC deleted what lies below [G4]
+    tail.sequence ??= await this.#startingFloor(tail); // a stream is read from its floor: GC deleted what lies below [G4]
     await this.#admitJoining(tail);
     const sequence = tail.sequence;
     const read = await reader.read(tail.stream, sequence);
     if (!tail.running) return 'idle';
     if (read.kind === 'data') {
       tail.behindSinceMs = null;
+      tail.listedStart = null;
       // A retry after a failure part-way re-applies nothing: applyFrame skips what a log already has.
       for (const frame of read.frames) {
         const id = memberKey(frame.entry.topic, frame.entry.partition);
@@ -210,8 +216,29 @@ export class StreamTails {
       return 'data';
     }
     if (read.kind === 'seal') await this.#moveOnFromSeal(tail);
+    else if (sequence === tail.listedStart) await this.#checkFloorAfterRace(tail, sequence);
     else await this.#checkFloorWhenBehind(tail, sequence);
     return 'idle';
+  }
+
+  /** Where a new tail starts: the lowest sequence its stream's LIST holds (0 for an empty stream), noted as listed present. */
+  async #startingFloor(tail: Tail): Promise<number> {
+    const listed = await listSequences(this.#options.store, this.#options.prefix, tail.stream);
+    const floor = floorOf(listed);
+    tail.listedStart = listed.size > 0 ? floor : null;
+    return floor;
+  }
+
+  /**
+   * [D4] The tail's first object, present in the LIST it started from, is absent when read: GC
+   * took it in between (its frames were of a deleted incarnation, or tiered). Without this, only a
+   * member behind the leader's high watermark would make the tail look at the floor again, and with
+   * min.insync.replicas equal to the replication factor the high watermark waits for this very
+   * follower: the tail would wait at the gap, and acks=all with it, forever. One LIST, once.
+   */
+  async #checkFloorAfterRace(tail: Tail, sequence: number): Promise<void> {
+    tail.listedStart = null;
+    await this.#checkFloor(tail, sequence);
   }
 
   /**
@@ -229,6 +256,11 @@ export class StreamTails {
     tail.behindSinceMs ??= nowMs;
     if (nowMs - tail.behindSinceMs < FLOOR_CHECK_DELAY_MS) return;
     tail.behindSinceMs = nowMs; // the next check, if still behind, a delay from now
+    await this.#checkFloor(tail, sequence);
+  }
+
+  /** [D4] A floor above `sequence` (or a stream with nothing left): every member has fallen behind it and leaves the tail, which moves to the floor. */
+  async #checkFloor(tail: Tail, sequence: number): Promise<void> {
     const listed = await listSequences(this.#options.store, this.#options.prefix, tail.stream);
     const floor = floorOf(listed);
     if (!tail.running || tail.sequence !== sequence || (listed.size > 0 && floor <= sequence)) return;

@@ -179,3 +179,29 @@ test('a joiner whose catch-up object GC takes between its LIST and its read fall
   expect(fellBehind).toEqual(['t-1']);
   expect(joinerLog.logEndOffset).toBe(2);
 });
+
+test('a new tail whose first object GC takes between its LIST and its read falls back at once, though the leader\'s high watermark waits for it', async () => {
+  let raced = false;
+  class RacingGcStore extends MemoryStore {
+    override async get(key: string, options?: GetOptions): Promise<GetResult> {
+      if (key === walObjectKey('p', STREAM, 0) && !raced) {
+        raced = true;
+        await collect(this, 0, 4); // GC takes objects 0..3: nothing the follower wants (another partition's, as a deleted incarnation's)
+      }
+      return super.get(key, options);
+    }
+  }
+  const store = new RacingGcStore();
+  const leader = leaderOf(store);
+  await leader.ship(1, 4); // objects 0..3: partition 1
+  await leader.ship(0, 2); // objects 4..5: partition 0, offsets 0..1
+  const fellBehind: string[] = [];
+  const log = openLog();
+  // min.insync.replicas = replication factor: the leader's high watermark is this follower's own end, so it is never behind it.
+  const follower: FollowedPartition = { topic: 't', topicId: TOPIC_ID, partition: 0, log, applied: () => {}, leaderHighWatermark: () => log.logEndOffset };
+  tailsOf(store, (topic, partition) => fellBehind.push(`${topic}-${partition}`)).follow(follower, [STREAM]);
+  await until(() => fellBehind.length > 0, 'the tail to find its listed first object gone', FLOOR_CHECK_DELAY_MS * 2);
+  expect(raced).toBe(true);
+  expect(fellBehind).toEqual(['t-0']);
+  expect(log.logEndOffset).toBe(0);
+});
