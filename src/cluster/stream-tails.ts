@@ -52,6 +52,14 @@ export interface StreamTailsOptions {
  * member lags this long.
  */
 export const FLOOR_CHECK_DELAY_MS = 2000;
+/**
+ * [D4] How long a tail may find nothing at one sequence, no member behind the leader's high
+ * watermark, before it LISTs its stream all the same. With min.insync.replicas = RF the high
+ * watermark waits for this follower, so it never looks behind: objects GC took at the tail's
+ * position (frames of other partitions, or of a deleted incarnation) would stop it for good, and
+ * acks=all with it. One LIST per idle tail per this delay: about $0.07 a month at S3 Express prices.
+ */
+export const FLOOR_CHECK_IDLE_MS = 30_000;
 
 /**
  * A tail that fails (a GET of the stream, the chain's control record, a frame that does not fit
@@ -85,6 +93,8 @@ interface Tail {
   listedStart: number | null;
   /** Monotonic ms since a member has been behind the leader's high watermark while the tail found nothing new; null: none is [D4]. */
   behindSinceMs: number | null;
+  /** Since when the tail has found nothing at its current sequence (FLOOR_CHECK_IDLE_MS); null: it just moved. */
+  absentSinceMs: number | null;
   readonly members: Map<string, FollowedPartition>;
   /**
    * Partitions waiting to join: caught up on sequences below `sequence` first, between reads. A
@@ -146,7 +156,7 @@ export class StreamTails {
     const key = streamKey(stream);
     let tail = this.#tails.get(key);
     if (tail === undefined) {
-      tail = { stream, failures: 0, sequence: null, listedStart: null, behindSinceMs: null, members: new Map(), joining: [], running: true };
+      tail = { stream, failures: 0, sequence: null, listedStart: null, behindSinceMs: null, absentSinceMs: null, members: new Map(), joining: [], running: true };
       this.#tails.set(key, tail);
       void this.#run(tail);
     }
@@ -194,6 +204,7 @@ export class StreamTails {
     if (!tail.running) return 'idle';
     if (read.kind === 'data') {
       tail.behindSinceMs = null;
+      tail.absentSinceMs = null;
       tail.listedStart = null;
       // A retry after a failure part-way re-applies nothing: applyFrame skips what a log already has.
       for (const frame of read.frames) {
@@ -249,8 +260,12 @@ export class StreamTails {
    */
   async #checkFloorWhenBehind(tail: Tail, sequence: number): Promise<void> {
     const nowMs = this.#options.clock.monotonicMs();
+    tail.absentSinceMs ??= nowMs;
     if (![...tail.members.values()].some(isBehindLeader)) {
       tail.behindSinceMs = null;
+      if (nowMs - tail.absentSinceMs < FLOOR_CHECK_IDLE_MS) return;
+      tail.absentSinceMs = nowMs; // the next idle check a delay from now
+      await this.#checkFloor(tail, sequence);
       return;
     }
     tail.behindSinceMs ??= nowMs;
@@ -266,6 +281,7 @@ export class StreamTails {
     if (!tail.running || tail.sequence !== sequence || (listed.size > 0 && floor <= sequence)) return;
     for (const member of [...tail.members.values()]) this.#fellBehind(tail, member, `object ${sequence} is gone (the floor is ${listed.size > 0 ? floor : 'gone: nothing is left'})`);
     tail.sequence = Math.max(sequence, floor);
+    tail.absentSinceMs = null;
   }
 
   /** [D4] `member` leaves the tail for good; the host re-follows it from scratch (or, without a host, it is retried alone, T1). */

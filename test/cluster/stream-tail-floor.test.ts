@@ -3,12 +3,12 @@
 // follows it again from the tier's end and the floors, ending byte-identical to the leader.
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
 import { rebuildFromTierAndChain } from '../../src/cluster/rebuild.ts';
-import { FLOOR_CHECK_DELAY_MS, type FollowedPartition, StreamTails } from '../../src/cluster/stream-tails.ts';
+import { FLOOR_CHECK_DELAY_MS, FLOOR_CHECK_IDLE_MS, type FollowedPartition, StreamTails } from '../../src/cluster/stream-tails.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { StoreError } from '../../src/store/errors.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { GetOptions, GetResult } from '../../src/store/object-store.ts';
-import { systemClock } from '../../src/util/clock.ts';
+import { ManualClock, systemClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
 import { type StreamId, walObjectKey } from '../../src/wal/keys.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../../src/wal/reader.ts';
@@ -16,6 +16,7 @@ import { DEFAULT_WAL_WRITER_CONFIG, WalWriter } from '../../src/wal/writer.ts';
 import { batchOf } from '../support/batches.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { idOf } from '../support/topic-ids.ts';
+import { settle } from '../support/settle.ts';
 import { until } from '../support/until.ts';
 
 setDefaultTimeout(20_000);
@@ -204,4 +205,29 @@ test('a new tail whose first object GC takes between its LIST and its read falls
   expect(raced).toBe(true);
   expect(fellBehind).toEqual(['t-0']);
   expect(log.logEndOffset).toBe(0);
+});
+
+test('a tail at an object GC took after it got there, no member behind the leader (min.insync = RF), LISTs its stream after FLOOR_CHECK_IDLE_MS and falls back', async () => {
+  const store = new MemoryStore();
+  const leader = leaderOf(store);
+  await leader.ship(0, 1); // object 0: partition 0, offset 0
+  const log = openLog();
+  const follower: FollowedPartition = { topic: 't', topicId: TOPIC_ID, partition: 0, log, applied: () => {}, leaderHighWatermark: () => log.logEndOffset };
+  const fellBehind: string[] = [];
+  const clock = new ManualClock();
+  tails = new StreamTails({ store, prefix: 'p', clock, random: new SeededRandom(2), pollIntervalMs: 1, pollIntervalMaxMs: 5, readChain: async () => [STREAM], fellBehindFloor: (topic, partition) => fellBehind.push(`${topic}-${partition}`) });
+  tails.follow(follower, [STREAM]);
+  for (let i = 0; i < 100 && log.logEndOffset < 1; i++) {
+    clock.advance(5);
+    await settle();
+  }
+  expect(log.logEndOffset).toBe(1); // caught up: the tail waits at object 1
+  await leader.ship(1, 3); // objects 1..3: another partition's
+  await leader.ship(0, 1); // object 4: partition 0, offset 1
+  await collect(store, 0, 4); // GC takes 0..3, in order, before the tail polls 1..3 (nothing of partition 0 in them)
+  for (let waited = 0; waited <= FLOOR_CHECK_IDLE_MS && fellBehind.length === 0; waited += 50) {
+    clock.advance(50);
+    await settle();
+  }
+  expect(fellBehind).toEqual(['t-0']);
 });
