@@ -29,6 +29,12 @@ export const GC_INTERVAL_MS = 5_000;
  * broker at S3 Express prices (bench/failover.bench.ts's idle window at 8c03420).
  */
 export const GC_IDLE_PASS_MS = 5 * 60_000;
+/**
+ * Footer indexes read ahead of the object being judged: each new object's index is one GET (then
+ * cached), and a stream gains objects at up to ~80/s at 10 MB/s; one at a time, a pass's reads
+ * alone took most of the interval. Judging, and deleting, stay in sequence order.
+ */
+const GC_INDEX_READ_AHEAD = 8;
 
 export interface WalCollectorOptions {
   /** The WAL store and the prefix the writer puts under. */
@@ -196,9 +202,22 @@ export class WalCollector {
     let keep = listing.floor; // the first object that stays
     let sealAt: number | null = null;
     let failure: unknown = null; // a read that failed ends the run there: what was judged before it still goes
+    const ahead = new Map<number, Promise<ObjectIndex | null>>();
+    const indexOf = (sequence: number): Promise<ObjectIndex | null> => {
+      for (let next = sequence; next < sequence + GC_INDEX_READ_AHEAD && listing.sizes.has(next); next++) {
+        if (!ahead.has(next)) {
+          const read = this.#index(stream, next);
+          read.catch(() => {}); // a read ahead that fails is awaited, and throws, only if judging reaches it
+          ahead.set(next, read);
+        }
+      }
+      const read = ahead.get(sequence)!;
+      ahead.delete(sequence);
+      return read;
+    };
     try {
       for (; listing.sizes.has(keep) && !this.#stopped; keep++) {
-        const index = await this.#index(stream, keep);
+        const index = await indexOf(keep);
         if (index === null) break; // another collector took it: the next pass lists again
         if (index.kind === 'seal') {
           sealAt = keep;
@@ -212,6 +231,7 @@ export class WalCollector {
     } catch (error) {
       failure = error;
     }
+    await Promise.allSettled(ahead.values()); // no stray GETs outlive the pass
     const deleted = await this.#deleteRun(stream, listing, keep);
     if (failure !== null) throw failure;
     if (sealAt !== null && deleted === sealAt - listing.floor) return this.#collectAboveSeal(stream, sealAt, listing, deleted);
