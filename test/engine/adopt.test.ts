@@ -8,21 +8,11 @@ import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { GatedStore } from '../support/gated-store.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { passUntilSettled } from '../support/pass-until-settled.ts';
 import { idOf } from '../support/topic-ids.ts';
 
 async function settle(): Promise<void> {
   for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
-}
-
-/** Lets time pass on the manual clock until `promise` settles (each WAL object closes on its interval). */
-async function passUntilSettled<T>(clock: ManualClock, promise: Promise<T>): Promise<T> {
-  let settled = false;
-  promise.then(() => (settled = true), () => (settled = true));
-  while (!settled) {
-    clock.advance(1);
-    await settle();
-  }
-  return promise;
 }
 
 test('after release and re-adoption an acks=all append waits for its own WAL object (finding 4)', async () => {

@@ -20,21 +20,12 @@ import { TIER_ORPHAN_DELAY_MS, TIER_SWEEP_INTERVAL_MS } from '../../src/tier/orp
 import { tieredPartitionPrefix } from '../../src/tier/keys.ts';
 import { TierRecords } from '../../src/tier/tier-record.ts';
 import { ManualClock } from '../../src/util/clock.ts';
+import { passUntilSettled } from '../support/pass-until-settled.ts';
 import { settle } from '../support/settle.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 const T0 = 1_700_000_000_000;
 const WAL_INTERVAL_MS = 60_000;
-
-async function passUntilSettled<T>(clock: ManualClock, promise: Promise<T>): Promise<T> {
-  let settled = false;
-  promise.then(() => (settled = true), () => (settled = true));
-  while (!settled) {
-    clock.advance(WAL_INTERVAL_MS);
-    await settle();
-  }
-  return promise;
-}
 
 // The sweep now keeps the leader's tier (checked by hand: every expect below passes), but the
 // replica's close() then never returns on the manual clock: Follower.stop() waits for its loop,
@@ -47,7 +38,7 @@ test.todo('a read replica that tiers-reads never deletes the leader\'s live tier
   const leader = await Ferry.open({ directory: tempDir(), clock, log: { segmentBytes: 4096 }, wal: { store, writerId: 'w', config: { uploadIntervalMs: WAL_INTERVAL_MS } }, tier: { store, control, intervalMs: 3_600_000 } });
   const topic = leader.createTopic('events', { partitions: 1 });
   leader.createTopic('other', { partitions: 1 });
-  for (let i = 0; i < 4; i++) await passUntilSettled(clock, leader.produce('events', Array.from({ length: 10 }, (_, r) => ({ value: `record ${i}/${r} `.padEnd(300, '.') })), { acks: 'all' }));
+  for (let i = 0; i < 4; i++) await passUntilSettled(clock, leader.produce('events', Array.from({ length: 10 }, (_, r) => ({ value: `record ${i}/${r} `.padEnd(300, '.') })), { acks: 'all' }), WAL_INTERVAL_MS);
   while ((await leader.tierer!.tierDue()) > 0);
   const prefix = tieredPartitionPrefix('', topic.id, 0);
   const tieredObjects = (await store.list(prefix)).objects.length;
@@ -80,7 +71,7 @@ test('two single brokers sharing a bucket never delete each other\'s tiered hist
   const second = await open('broker-b');
   const topic = second.createTopic('orders', { partitions: 1 });
   first.createTopic('events', { partitions: 1 });
-  for (let i = 0; i < 4; i++) await passUntilSettled(clock, second.produce('orders', Array.from({ length: 10 }, (_, r) => ({ value: `record ${i}/${r} `.padEnd(300, '.') })), { acks: 'all' }));
+  for (let i = 0; i < 4; i++) await passUntilSettled(clock, second.produce('orders', Array.from({ length: 10 }, (_, r) => ({ value: `record ${i}/${r} `.padEnd(300, '.') })), { acks: 'all' }), WAL_INTERVAL_MS);
   while ((await second.tierer!.tierDue()) > 0);
   const prefix = tieredPartitionPrefix('', topic.id, 0);
   const tieredObjects = (await store.list(prefix)).objects.length;

@@ -8,23 +8,13 @@ import { TIER_ORPHAN_DELAY_MS, TIER_SWEEP_INTERVAL_MS } from '../../src/tier/orp
 import { tieredPartitionPrefix } from '../../src/tier/keys.ts';
 import { TierRecords } from '../../src/tier/tier-record.ts';
 import { ManualClock } from '../../src/util/clock.ts';
+import { passUntilSettled } from '../support/pass-until-settled.ts';
 import { settle } from '../support/settle.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 const T0 = 1_700_000_000_000;
 /** The WAL's upload interval: a minute, so the sweeps' hours of manual time fire few of its timers. */
 const WAL_INTERVAL_MS = 60_000;
-
-/** Lets time pass on the manual clock until `promise` settles (each WAL object closes on its interval). */
-async function passUntilSettled<T>(clock: ManualClock, promise: Promise<T>): Promise<T> {
-  let settled = false;
-  promise.then(() => (settled = true), () => (settled = true));
-  while (!settled) {
-    clock.advance(WAL_INTERVAL_MS);
-    await settle();
-  }
-  return promise;
-}
 
 // Found by review (finding 7), fixed: nothing deleted a deleted topic's tiered segments or its
 // tier records (the orphan sweeper [T6] runs only for partitions a broker leads, and a deleted
@@ -35,7 +25,7 @@ test('a deleted topic\'s tiered segments are deleted in time', async () => {
   const control = new ControlStore(store, '');
   const ferry = await Ferry.open({ directory: tempDir(), clock, log: { segmentBytes: 4096 }, wal: { store, writerId: 'w', config: { uploadIntervalMs: WAL_INTERVAL_MS } }, tier: { store, control, intervalMs: 3_600_000 } });
   const topic = ferry.createTopic('events', { partitions: 1 });
-  for (let i = 0; i < 4; i++) await passUntilSettled(clock, ferry.produce('events', Array.from({ length: 10 }, (_, r) => ({ value: `record ${i}/${r} `.padEnd(300, '.') })), { acks: 'all' }));
+  for (let i = 0; i < 4; i++) await passUntilSettled(clock, ferry.produce('events', Array.from({ length: 10 }, (_, r) => ({ value: `record ${i}/${r} `.padEnd(300, '.') })), { acks: 'all' }), WAL_INTERVAL_MS);
   while ((await ferry.tierer!.tierDue()) > 0);
   const prefix = tieredPartitionPrefix('', topic.id, 0);
   expect((await store.list(prefix)).objects.length).toBeGreaterThan(0);
