@@ -227,9 +227,7 @@ export class Ferry {
   readonly #tierer: Tierer | null;
   /** With a tier store: serves offsets below the local log start from it [D2]. */
   readonly #remote: RemoteReader | null;
-  /** Topics deleted here (WAL GC passes again after one: their frames are covered). */
-  #topicsDeleted = 0;
-  /** The incarnations this engine deleted: what the tier holds of them is swept. */
+  /** The incarnations this engine deleted: what the tier holds of them is swept, and WAL GC passes again after each (their frames are covered). */
   readonly #deletedTopicIds = new Set<TopicId>();
   /** With a tier store: the tier records the tierer, the reads and rebuilds [K2] share. */
   readonly #tierRecords: TierRecords | null;
@@ -266,7 +264,7 @@ export class Ferry {
       currentEpoch: () => this.#wal?.config.stream.epoch ?? null,
       coverage: this.#walCoverage(records),
       // What can free an object: new objects durable (the highest may go), the tier moving, a topic deleted.
-      progress: () => `${this.#wal?.config.stream.epoch ?? -1}:${this.#wal?.durableSequence ?? -1}:${this.#tierer?.recordChanges ?? 0}:${this.#topicsDeleted}`,
+      progress: () => `${this.#wal?.config.stream.epoch ?? -1}:${this.#wal?.durableSequence ?? -1}:${this.#tierer?.recordChanges ?? 0}:${this.#deletedTopicIds.size}`,
       clock: this.#clock,
       random: this.#options.random ?? systemRandom,
       ...definedOnly({ intervalMs: this.#options.walGcIntervalMs, log: this.#options.report, metrics: this.#options.metrics }),
@@ -798,7 +796,6 @@ export class Ferry {
     // whole, registered and served. A managed engine lets go whatever its disk says: the cluster deleted
     // the topic already, and the adoption of a later incarnation replaces the registry entry.
     let unregistered: unknown = null;
-    this.#topicsDeleted++;
     const deletedId = this.#registry.get(topic)?.id ?? partitions.find((partition) => partition !== undefined)?.topicId;
     if (deletedId !== undefined) this.#deletedTopicIds.add(deletedId);
     try {
