@@ -68,6 +68,8 @@ export class RemoteReader {
   readonly #refreshMs: number;
   readonly #chunks: ChunkCache;
   readonly #cached = new Map<string, CachedRecord>();
+  /** When peekLogStartOffset last started a background read of each partition's record (monotonic ms). */
+  readonly #peekReadsMs = new Map<string, number>();
   readonly #recordReads = new Map<string, Promise<CachedRecord>>();
 
   constructor(options: RemoteReaderOptions) {
@@ -134,8 +136,15 @@ export class RemoteReader {
    * again in the background (one read shared with any other), for the answers after this one.
    */
   peekLogStartOffset(topicId: Uuid, partition: number): number | null {
-    const cached = this.#cached.get(partitionKey(topicId, partition));
-    if (this.#youngRecord(topicId, partition) === undefined) this.#readRecord(topicId, partition, true).catch(() => {}); // a failed read is tried again by the next answer
+    const key = partitionKey(topicId, partition);
+    const cached = this.#cached.get(key);
+    const nowMs = this.#clock.monotonicMs();
+    const triedMs = this.#peekReadsMs.get(key);
+    // At most one background read per refresh interval: while the tier is down, every Fetch would start one.
+    if (this.#youngRecord(topicId, partition) === undefined && (triedMs === undefined || nowMs - triedMs >= this.#refreshMs)) {
+      this.#peekReadsMs.set(key, nowMs);
+      this.#readRecord(topicId, partition, true).catch(() => {}); // a failed read is tried again an interval later
+    }
     return cached === undefined || cached.copied.length === 0 ? null : cached.record.startOffset;
   }
 
@@ -149,6 +158,7 @@ export class RemoteReader {
     const key = partitionKey(topicId, partition);
     this.#cached.delete(key);
     this.#recordReads.delete(key);
+    this.#peekReadsMs.delete(key);
     this.#chunks.forget(tieredPartitionPrefix(this.#prefix, topicId, partition));
   }
 

@@ -4,7 +4,11 @@ import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/cluster/control-store.ts';
 import { Ferry } from '../../src/engine/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
+import { RemoteReader, TIER_RECORD_REFRESH_MS } from '../../src/tier/remote-reader.ts';
+import { TierRecords } from '../../src/tier/tier-record.ts';
+import { ManualClock } from '../../src/util/clock.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { idOf } from '../support/topic-ids.ts';
 
 test('a local fetch after local retention answers the tier\'s log start, not the local one', async () => {
   const store = new MemoryStore();
@@ -33,4 +37,25 @@ test('a local fetch after local retention answers the tier\'s log start, not the
   } finally {
     await ferry.close();
   }
+});
+
+test('while the tier record cannot be read, local fetches start at most one background read of it per refresh interval', async () => {
+  const store = new MemoryStore();
+  let reads = 0;
+  const records = new TierRecords(new ControlStore(store, ''));
+  records.read = async () => {
+    reads++;
+    throw new Error('injected: the control store is down');
+  };
+  const clock = new ManualClock();
+  const reader = new RemoteReader({ store, prefix: '', records, clock });
+  for (let i = 0; i < 100; i++) {
+    expect(reader.peekLogStartOffset(idOf('t'), 0)).toBeNull();
+    await Bun.sleep(0);
+  }
+  expect(reads).toBe(1);
+  clock.advance(TIER_RECORD_REFRESH_MS);
+  reader.peekLogStartOffset(idOf('t'), 0);
+  await Bun.sleep(0);
+  expect(reads).toBe(2);
 });
