@@ -255,7 +255,7 @@ export class StreamTails {
   /**
    * [D4] The tail found nothing at `sequence`: normally the stream's end. Only when a member has
    * been behind the leader's high watermark for FLOOR_CHECK_DELAY_MS is the stream LISTed, once per
-   * delay: a floor above `sequence` (or a stream with nothing left) means GC took the tail's next
+   * delay: a floor above `sequence` means GC took the tail's next
    * object, so every member has fallen behind it and leaves the tail, which moves to the floor.
    */
   async #checkFloorWhenBehind(tail: Tail, sequence: number): Promise<void> {
@@ -274,12 +274,13 @@ export class StreamTails {
     await this.#checkFloor(tail, sequence);
   }
 
-  /** [D4] A floor above `sequence` (or a stream with nothing left): every member has fallen behind it and leaves the tail, which moves to the floor. */
+  /** [D4] A floor above `sequence`: every member has fallen behind it and leaves the tail, which moves to the floor. */
   async #checkFloor(tail: Tail, sequence: number): Promise<void> {
     const listed = await listSequences(this.#options.store, this.#options.prefix, tail.stream);
     const floor = floorOf(listed);
-    if (!tail.running || tail.sequence !== sequence || (listed.size > 0 && floor <= sequence)) return;
-    for (const member of [...tail.members.values()]) this.#fellBehind(tail, member, `object ${sequence} is gone (the floor is ${listed.size > 0 ? floor : 'gone: nothing is left'})`);
+    // An empty stream has had nothing written yet (GC keeps a stream's highest object, and seals stay): nobody fell behind.
+    if (!tail.running || tail.sequence !== sequence || listed.size === 0 || floor <= sequence) return;
+    for (const member of [...tail.members.values()]) this.#fellBehind(tail, member, `object ${sequence} is gone (the floor is ${floor})`);
     tail.sequence = Math.max(sequence, floor);
     tail.absentSinceMs = null;
   }

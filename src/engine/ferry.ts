@@ -797,13 +797,14 @@ export class Ferry {
     // the topic already, and the adoption of a later incarnation replaces the registry entry.
     let unregistered: unknown = null;
     const deletedId = this.#registry.get(topic)?.id ?? partitions.find((partition) => partition !== undefined)?.topicId;
-    if (deletedId !== undefined) this.#deletedTopicIds.add(deletedId);
     try {
       if (this.#registry.get(topic) !== undefined) this.#registry.remove(topic);
     } catch (error) {
       if (this.#options.managedPartitions !== true) throw error;
       unregistered = error;
     }
+    // Only once the delete holds: a failed one leaves the topic registered and served, its tier kept.
+    if (deletedId !== undefined) this.#deletedTopicIds.add(deletedId);
     this.#partitions.delete(topic);
     // The logs are closed whatever fails (a close's flush): a log left open keeps its directory locked for good.
     let failure: unknown = null;

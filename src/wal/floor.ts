@@ -19,19 +19,37 @@ export function floorOf(sequences: ReadonlySet<number>): number {
   return floor ?? 0;
 }
 
-/** Every sequence number present in the stream (list order is unspecified, so collect a set). */
+/**
+ * Every sequence number of the stream at or above its highest floor mark (list order is
+ * unspecified, so collect a set). Below the mark is what GC collected or is collecting, and a void
+ * seal ([F2]) a sealer that died left there: no reader may take it for the stream's end, so none
+ * sees it. The marks come in the same LIST (they sit beside the stream's objects).
+ */
 export async function listSequences(store: ObjectStore, prefix: string, stream: StreamId): Promise<Set<number>> {
+  const { sequences, mark } = await listWithMark(store, prefix, stream);
+  for (const sequence of sequences) if (sequence < mark) sequences.delete(sequence);
+  return sequences;
+}
+
+/** One LIST of a stream: every sequence present (below the mark too), with their sizes, and its highest floor mark (0: none). */
+export async function listWithMark(store: ObjectStore, prefix: string, stream: StreamId): Promise<{ sequences: Set<number>; sizes: Map<number, number>; mark: number }> {
   const sequences = new Set<number>();
+  const sizes = new Map<number, number>();
+  let mark = 0;
   let token: string | undefined;
   do {
     const page = await store.list(streamPrefix(prefix, stream), token === undefined ? {} : { token });
     for (const object of page.objects) {
       const parsed = parseWalObjectKey(prefix, object.key);
-      if (parsed !== null) sequences.add(parsed.sequence);
+      if (parsed !== null && parsed.stream.writerId === stream.writerId && parsed.stream.epoch === stream.epoch) {
+        sequences.add(parsed.sequence);
+        sizes.set(parsed.sequence, object.size);
+      }
+      mark = Math.max(mark, parseFloorMarkKey(prefix, object.key)?.floor ?? 0);
     }
     token = page.nextToken;
   } while (token !== undefined);
-  return sequences;
+  return { sequences, sizes, mark };
 }
 
 /**

@@ -197,7 +197,8 @@ export class WalCollector {
   async #collectStream(stream: StreamId, current: boolean): Promise<StreamPass> {
     const { store, prefix } = this.#options;
     const listing = await listStream(store, prefix, stream);
-    if (listing.floor === null) return { deleted: 0, held: 0 };
+    const leftovers = await this.#deleteBelowMark(stream, listing);
+    if (listing.floor === null) return { deleted: leftovers, held: 0 };
     const coverage = new CoverageRound(this.#options.coverage, current);
     let keep = listing.floor; // the first object that stays
     let sealAt: number | null = null;
@@ -234,8 +235,23 @@ export class WalCollector {
     await Promise.allSettled(ahead.values()); // no stray GETs outlive the pass
     const deleted = await this.#deleteRun(stream, listing, keep);
     if (failure !== null) throw failure;
-    if (sealAt !== null && deleted === sealAt - listing.floor) return this.#collectAboveSeal(stream, sealAt, listing, deleted);
-    return { deleted, held: listing.sizes.size - deleted };
+    if (sealAt !== null && deleted === sealAt - listing.floor) return this.#collectAboveSeal(stream, sealAt, listing, leftovers + deleted);
+    return { deleted: leftovers + deleted, held: listing.sizes.size - deleted };
+  }
+
+  /**
+   * What lies below the stream's highest floor mark goes first, in order: objects a pass that
+   * stopped part way had judged, and a void seal ([F2]) its sealer did not live to delete. No
+   * reader sees them (listSequences starts at the mark), so none can take that seal for the end.
+   */
+  async #deleteBelowMark(stream: StreamId, listing: StreamListing): Promise<number> {
+    let deleted = 0;
+    for (const { sequence, sizeBytes } of listing.belowMark) {
+      if (this.#stopped) break;
+      await this.#delete(stream, sequence, sizeBytes);
+      deleted++;
+    }
+    return deleted;
   }
 
   /** Marks `keep` as the floor, then deletes the stream's objects below it in sequence order (GI2), then the older marks. */

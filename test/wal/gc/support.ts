@@ -9,7 +9,7 @@ import { encodeSeal, WalObjectBuilder } from '../../../src/wal/format.ts';
 import { WalCollector, type WalCollectorOptions } from '../../../src/wal/gc/collector.ts';
 import type { CoverageSources } from '../../../src/wal/gc/coverage.ts';
 import { type StreamId, walObjectKey } from '../../../src/wal/keys.ts';
-import { listSequences } from '../../../src/wal/seal.ts';
+import { listWithMark } from '../../../src/wal/floor.ts';
 import { batchOf } from '../../support/batches.ts';
 import { idOf } from '../../support/topic-ids.ts';
 
@@ -44,8 +44,9 @@ export async function putSeal(store: MemoryStore, stream: StreamId, sequence: nu
   await store.put(walObjectKey(PREFIX, stream, sequence), encodeSeal({ writerId: 'broker-2', epoch: stream.epoch, sequence, createdMs: 0 }));
 }
 
+/** Every object of the stream still in the store, below its floor mark too (what GC deleted, not what readers see). */
 export async function present(store: MemoryStore, stream: StreamId): Promise<number[]> {
-  return [...(await listSequences(store, PREFIX, stream))].sort((a, b) => a - b);
+  return [...(await listWithMark(store, PREFIX, stream)).sequences].sort((a, b) => a - b);
 }
 
 /** What GI1 reads, set by the test: tier ends per partition, deleted incarnations, in-sync followers' lowest end. */
