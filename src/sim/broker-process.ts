@@ -11,13 +11,6 @@ import { SimStoreView } from './store.ts';
 import type { WalWrites } from './wal-audit.ts';
 import { SIM_WAL_GC_INTERVAL_MS } from './wal-gc.ts';
 
-/**
- * How long a partition's tiered end may stay below its log end before the tierer rolls its active
- * segment (TIER_TAIL_MAX_MS is 10 min, past a run's length): a few seconds, so tiering runs roll
- * quiet partitions, and their tiers and GC are judged by tiered-bytes-match and wal-gc-needed.
- */
-const SIM_TIER_TAIL_MAX_MS = 3_000;
-
 /** Where every simulated broker keeps its data, on its own simulated disk. */
 export const SIM_DATA_DIRECTORY = '/ferry/data';
 /** The port every simulated broker listens on, on its own simulated host. */
@@ -259,7 +252,7 @@ export class SimBrokerHost {
     if (tier === null) return { log: { flush } };
     return {
       log: { flush, segmentBytes: tier.segmentBytes, ...(tier.localRetentionBytes === null ? {} : { localRetentionBytes: tier.localRetentionBytes }) },
-      tier: { store: this.#walView!, control: new ControlStore(this.#controlView ?? this.#walView!, ''), intervalMs: tier.intervalMs, tailMaxMs: SIM_TIER_TAIL_MAX_MS },
+      tier: { store: this.#walView!, control: new ControlStore(this.#controlView ?? this.#walView!, ''), intervalMs: tier.intervalMs },
       walGcIntervalMs: SIM_WAL_GC_INTERVAL_MS,
       retentionCheckIntervalMs: tier.retentionCheckIntervalMs,
     };
