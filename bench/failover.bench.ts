@@ -35,7 +35,7 @@ import { LatencyRecorder } from './lib/latency.ts';
 import { median } from './lib/stats.ts';
 import { requestRates, requestUsdPerMonthAt, statsDifference, statsSum, type RequestRates } from './lib/storage-cost.ts';
 import { printTable } from './lib/table.ts';
-import { makeTempDir, removeTempDir } from './lib/temp-dir.ts';
+import { keepTempDir, makeTempDir, removeTempDir } from './lib/temp-dir.ts';
 import { formatNumber, formatSignificant, KIB_BYTES, mbPerSecond } from './lib/units.ts';
 import { parseDecimalSize, parsePositiveInteger, takeValueFlags } from './lib/value-flags.ts';
 
@@ -70,7 +70,7 @@ const SECONDS_PER_MINUTE = 60;
 
 const USAGE = `
 bun bench/failover.bench.ts [--quick] [--history LIST] [--kills N] [--partitions N]
-                            [--replication-factors LIST] [--lease-ms N] [--scan-interval-ms N] [--idle-seconds N]
+                            [--replication-factors LIST] [--lease-ms N] [--scan-interval-ms N] [--idle-seconds N] [--keep]
 
 ${BROKER_COUNT} ferry brokers on loopback, one file store; kafkajs produces to partition 0 with acks=all all the
 time. Per history size: kill -9 the leader of partition 0, time kill -> first acknowledged produce
@@ -85,6 +85,7 @@ control-store requests per broker-minute and $/month at S3 Express request price
   --lease-ms N              the brokers' --lease-ms (default: the broker's own default)
   --scan-interval-ms N      the brokers' --scan-interval-ms (default: the broker's own default)
   --idle-seconds N          length of the idle window (default ${IDLE_SECONDS})
+  --keep                    keep the run's directory (the brokers' logs, stores and data) and print its path
   --help                    this text`;
 
 interface Settings {
@@ -95,11 +96,14 @@ interface Settings {
   readonly leaseMs: number | undefined;
   readonly scanIntervalMs: number | undefined;
   readonly idleSeconds: number;
+  /** Keep the run's directory for a look at the brokers' logs afterwards. */
+  readonly keep: boolean;
 }
 
 function parseArgs(argv: readonly string[]): Settings {
   const { values, rest } = takeValueFlags(argv, ['history', 'kills', 'partitions', 'replication-factors', 'lease-ms', 'scan-interval-ms', 'idle-seconds']);
-  const { quick } = parseBenchArgs(rest, USAGE);
+  const keep = rest.includes('--keep');
+  const { quick } = parseBenchArgs(rest.filter((arg) => arg !== '--keep'), USAGE);
   const integer = (name: string, fallback: number): number => (values.has(name) ? parsePositiveInteger(name, values.get(name)!) : fallback);
   const optional = (name: string): number | undefined => (values.has(name) ? parsePositiveInteger(name, values.get(name)!) : undefined);
   const histories = (values.get('history') ?? (quick ? QUICK_HISTORIES : HISTORIES_DEFAULT)).split(',').map(parseDecimalSize);
@@ -114,6 +118,7 @@ function parseArgs(argv: readonly string[]): Settings {
     leaseMs: optional('lease-ms'),
     scanIntervalMs: optional('scan-interval-ms'),
     idleSeconds: integer('idle-seconds', quick ? QUICK_IDLE_SECONDS : IDLE_SECONDS),
+    keep,
   };
 }
 
@@ -308,7 +313,11 @@ async function runScenario(settings: Settings, replicationFactor: number): Promi
     await probe.stop();
     await Promise.allSettled([filler.disconnect(), probe.producer.disconnect(), admin.disconnect()]);
     await Promise.all(brokers.map((broker) => broker.stop()));
-    removeTempDir(directory);
+    if (settings.keep) {
+      keepTempDir(directory);
+      console.error(`  RF ${replicationFactor}: kept ${directory}`);
+    }
+    else removeTempDir(directory);
   }
 }
 

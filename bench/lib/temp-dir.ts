@@ -36,6 +36,11 @@ export function removeTempDir(directory: string): void {
   liveDirectories.delete(directory);
 }
 
+/** Leaves `directory` in place at exit (a run kept for a look afterwards). */
+export function keepTempDir(directory: string): void {
+  liveDirectories.delete(directory);
+}
+
 /** Runs `body` with a fresh temp directory and removes the directory afterwards, whatever happens. */
 export async function withTempDir<T>(prefix: string, body: (directory: string) => Promise<T> | T): Promise<T> {
   const directory = makeTempDir(prefix);

@@ -145,7 +145,8 @@ export async function runBroker(args: string[]): Promise<void> {
     queuedMaxRequestBytes,
     offsetsRetentionMs: positiveInteger('offsets-retention-minutes', settings.offsetsRetentionMinutes, OFFSETS_RETENTION_MINUTES_DEFAULT) * MS_PER_MINUTE,
 
-    log: (message) => console.log(message),
+    // Each event line carries its UTC time to the millisecond: a takeover is read from the gaps between them.
+    log: (message) => console.log(`${new Date().toISOString()} ${message}`),
     listenHost, listenPort, nodeId,
     ...(advertised === null ? {} : { advertisedHost: advertised[0], advertisedPort: advertised[1] }),
     rack: settings.rack ?? null,

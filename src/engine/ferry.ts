@@ -122,6 +122,8 @@ export interface TierOptions {
   readonly liveTopicIds?: LiveTopicIds;
   /** How long a partition's tiered end may stay below its log end before its active segment rolls; default TIER_TAIL_MAX_MS. */
   readonly tailMaxMs?: number;
+  /** How many committed bytes above a partition's tiered end are tiered from inside its active segment; default TIER_TAIL_MAX_BYTES. */
+  readonly tailMaxBytes?: number;
 }
 
 /** Managed mode: throws while this engine may not acknowledge on a partition of incarnation `topicId` of `topic`. */
@@ -321,7 +323,7 @@ export class Ferry {
       clock: this.#clock,
       random: this.#options.random ?? systemRandom,
       partitions: () => this.#tierSources(),
-      ...definedOnly({ intervalMs: tier.intervalMs, log: this.#options.report, metrics: this.#options.metrics, liveTopicIds: tier.liveTopicIds ?? this.#registryTopicIds(), tailMaxMs: tier.tailMaxMs }),
+      ...definedOnly({ intervalMs: tier.intervalMs, log: this.#options.report, metrics: this.#options.metrics, liveTopicIds: tier.liveTopicIds ?? this.#registryTopicIds(), tailMaxMs: tier.tailMaxMs, tailMaxBytes: tier.tailMaxBytes }),
     });
   }
 

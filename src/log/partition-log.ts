@@ -173,6 +173,23 @@ export class PartitionLog {
     return this.#segments.reduce((sum, segment) => sum + (segment.baseOffset >= offset ? segment.sizeBytes : 0), 0);
   }
 
+  /** Bytes from the batch holding `offset` (clamped to the log start) to the log end. */
+  bytesFrom(offset: number): number {
+    this.#checkOpen();
+    if (offset >= this.logEndOffset) return 0;
+    const from = Math.max(offset, this.logStartOffset);
+    const index = this.#segmentIndexFor(from);
+    const holding = this.#segments[index]!;
+    const later = this.#segments.slice(index + 1).reduce((sum, segment) => sum + segment.sizeBytes, 0);
+    return holding.sizeBytes - this.#positionOf(holding, from) + later;
+  }
+
+  /** The base offset of the batch holding `offset`; the log end for `offset` at or past it. */
+  batchBaseOf(offset: number): number {
+    if (offset >= this.logEndOffset) return this.logEndOffset;
+    return this.read(offset, 1).batches[0]!.baseOffset;
+  }
+
   get segmentBaseOffsets(): number[] {
     return this.#segments.map((segment) => segment.baseOffset);
   }

@@ -187,15 +187,29 @@ export class ProducerStateManager {
    * The state at `offset` as snapshot bytes, for a copy of the log up to there (a tiered
    * segment, contract 11): the snapshot file at `offset` if there is one, else the newest below
    * it (or the state at `fromOffset`, the log start, when none) and `replay` of the batches from
-   * its end up to `offset`. Nothing on disk changes, and this state neither.
+   * its end up to `offset`. This state does not change. A state that had to be replayed is kept as
+   * `<offset>.snapshot` (as a roll writes one): the tierer asks for one at each end it tiers, which
+   * inside the active segment lie TIER_TAIL_MAX_BYTES apart, and each would else replay the
+   * segment from its base.
    */
   snapshotAt(offset: number, fromOffset: number, replay: (from: number, to: number, apply: (batch: RecordBatch) => void) => void): Uint8Array {
     const copy = new ProducerStateManager(this.#directory, this.#expirationMs, this.#disk);
     copy.#loadNewestAtOrBelow(offset);
     copy.skipTo(fromOffset);
-    if (copy.#endOffset < offset) replay(copy.#endOffset, offset, (batch) => copy.apply(batch));
+    const replayed = copy.#endOffset < offset;
+    if (replayed) replay(copy.#endOffset, offset, (batch) => copy.apply(batch));
     assert(copy.#endOffset === offset, `producer state replayed to ${copy.#endOffset}, not ${offset}`);
+    if (replayed) copy.#keepSnapshot();
     return copy.encodeSnapshot();
+  }
+
+  /** writeSnapshot that only shortcuts: a failure leaves the next replay longer, nothing else. */
+  #keepSnapshot(): void {
+    try {
+      this.writeSnapshot();
+    } catch {
+      // Only the shortcut is lost.
+    }
   }
 
   /**

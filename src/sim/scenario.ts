@@ -38,6 +38,8 @@ export interface TierScenario {
   readonly localRetentionBytes: number | null;
   /** How often retention runs, so local segments go within a run. */
   readonly retentionCheckIntervalMs: number;
+  /** Committed bytes above the tiered end that are tiered from inside the active segment ([T2]); null: the default, never reached in a run. */
+  readonly tailMaxBytes: number | null;
 }
 
 const CHAOS_MS_MIN = 20_000;
@@ -55,6 +57,9 @@ const SMALL_LOCAL_RETENTION_SHARE = 0.5;
 /** A small local retention, in segments: none (only the active segment stays) or one; older reads reach the tier. */
 const LOCAL_RETENTION_SEGMENTS = [0, 1];
 const RETENTION_CHECK_INTERVALS_MS = [500, 1_000, 3_000];
+/** The share of tiering runs that tier from inside the active segment, and how much of a segment it takes then ([T2]). */
+const TAIL_TIERING_SHARE = 0.5;
+const TAIL_MAX_SEGMENT_FRACTIONS = [0.25, 0.5];
 
 function pick<T>(random: SeededRandom, values: readonly T[]): T {
   return values[random.nextInt(values.length)]!;
@@ -98,7 +103,9 @@ function drawTier(random: SeededRandom): TierScenario | null {
   const segmentBytes = TIER_SEGMENT_BYTES_MIN + random.nextInt(TIER_SEGMENT_BYTES_MAX - TIER_SEGMENT_BYTES_MIN + 1);
   const intervalMs = TIER_INTERVAL_MS_MIN + random.nextInt(TIER_INTERVAL_MS_MAX - TIER_INTERVAL_MS_MIN + 1);
   const localRetentionBytes = random.next() < SMALL_LOCAL_RETENTION_SHARE ? segmentBytes * pick(random, LOCAL_RETENTION_SEGMENTS) : null;
-  return { segmentBytes, intervalMs, localRetentionBytes, retentionCheckIntervalMs: pick(random, RETENTION_CHECK_INTERVALS_MS) };
+  const retentionCheckIntervalMs = pick(random, RETENTION_CHECK_INTERVALS_MS);
+  const tailMaxBytes = random.next() < TAIL_TIERING_SHARE ? Math.round(segmentBytes * pick(random, TAIL_MAX_SEGMENT_FRACTIONS)) : null;
+  return { segmentBytes, intervalMs, localRetentionBytes, retentionCheckIntervalMs, tailMaxBytes };
 }
 
 export function describeScenario(scenario: Scenario): string {
@@ -111,5 +118,6 @@ export function describeScenario(scenario: Scenario): string {
 function describeTier(tier: TierScenario | null): string {
   if (tier === null) return '';
   const local = tier.localRetentionBytes === null ? 'local retention as retention' : `local.retention.bytes ${tier.localRetentionBytes}`;
-  return `; tiered: segment.bytes ${tier.segmentBytes}, every ${tier.intervalMs} ms, ${local}, retention checked every ${tier.retentionCheckIntervalMs} ms`;
+  const tail = tier.tailMaxBytes === null ? '' : `, the active segment tiered every ${tier.tailMaxBytes} bytes`;
+  return `; tiered: segment.bytes ${tier.segmentBytes}, every ${tier.intervalMs} ms${tail}, ${local}, retention checked every ${tier.retentionCheckIntervalMs} ms`;
 }

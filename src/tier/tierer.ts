@@ -27,6 +27,15 @@ export const TIER_INTERVAL_MS = 1000;
  * cost: a quiet partition tiers a small segment at most this often (144 a day, under retention).
  */
 export const TIER_TAIL_MAX_MS = 10 * 60_000;
+/**
+ * [T2] The most a partition's log may hold above its tiered end, committed, before that much is
+ * tiered from inside the active segment: what a new leader reads from the WAL to take over [K2],
+ * and what each partition keeps in the WAL store. Kafka tiers only rolled segments, and a
+ * segment.bytes of 1 GiB made a takeover rebuild up to 1 GiB from the WAL (~5 s at the ~200 MB/s
+ * one rebuild applies here); 32 MiB is ~0.15 s. The cost: a tiered segment (one multipart upload,
+ * three control-record writes) per 32 MiB, and a producer-state snapshot file per 32 MiB locally.
+ */
+export const TIER_TAIL_MAX_BYTES = 32 * 1024 * 1024;
 /** Partitions uploading at once per broker [T3]: each holds up to a streaming upload's parts in memory. */
 export const TIER_UPLOADS_IN_FLIGHT = 2;
 /** Bytes of log read per step of an upload: the batches of one read stream out as one chunk of views. */
@@ -60,6 +69,8 @@ export interface TiererOptions {
   readonly orphanDelayMs?: number;
   /** How long a tiered end may stay put below the log end before the active segment rolls; default TIER_TAIL_MAX_MS. */
   readonly tailMaxMs?: number;
+  /** How many committed bytes above the tiered end are tiered from inside the active segment; default TIER_TAIL_MAX_BYTES. */
+  readonly tailMaxBytes?: number;
   /**
    * The topic ids that exist now (read fresh at each call): what the tier holds of any other
    * incarnation is deleted, every sweep interval (RetiredIncarnationSweeper). Absent: never.
@@ -196,7 +207,7 @@ export class Tierer {
       if (held === null) return false;
       await step('retention', () => this.#expire(source, held));
       const tiered = await step('tiering', async () => {
-        const range = dueRange(source.log, tieredEnd(held.record), source.highWatermark);
+        const range = dueRange(source.log, tieredEnd(held.record), source.highWatermark, this.#options.tailMaxBytes ?? TIER_TAIL_MAX_BYTES);
         if (range !== null) await this.#tierRange(source, held, range);
         else this.#rollLongTail(source, key, tieredEnd(held.record));
         return range !== null;
@@ -331,17 +342,27 @@ export class Tierer {
 /**
  * [T2] The next range to tier: from the tiered end to the end of the local segment holding it,
  * once that segment is rolled (a later one exists) and its end is at or below the high
- * watermark; null when none is due. A tiered end below the local log start is a gap the local
- * log cannot fill (its offsets are neither here nor tiered): reported, never papered over.
+ * watermark; inside the active segment, up to the last batch boundary at or below the high
+ * watermark once that range holds `tailMaxBytes`; null when none is due. A tiered end below the
+ * local log start is a gap the local log cannot fill (its offsets are neither here nor tiered):
+ * reported, never papered over.
  */
-export function dueRange(log: PartitionLog, tieredEndOffset: number, highWatermark: number): { baseOffset: number; endOffset: number } | null {
+export function dueRange(log: PartitionLog, tieredEndOffset: number, highWatermark: number, tailMaxBytes = TIER_TAIL_MAX_BYTES): { baseOffset: number; endOffset: number } | null {
   if (tieredEndOffset < log.logStartOffset) throw new FerryError('InvalidOffsets', `the tier ends at ${tieredEndOffset} but the local log starts at ${log.logStartOffset}: offsets in between are in neither`);
   const bases = log.segmentBaseOffsets;
   let holding = 0;
   while (holding + 1 < bases.length && bases[holding + 1]! <= tieredEndOffset) holding++;
-  if (holding === bases.length - 1) return null; // the active segment
+  if (holding === bases.length - 1) return dueTail(log, tieredEndOffset, highWatermark, tailMaxBytes);
   const endOffset = bases[holding + 1]!;
   return endOffset <= highWatermark ? { baseOffset: tieredEndOffset, endOffset } : null;
+}
+
+/** [T2] The committed part of the active segment above the tiered end, once it holds `tailMaxBytes`. */
+function dueTail(log: PartitionLog, tieredEndOffset: number, highWatermark: number, tailMaxBytes: number): { baseOffset: number; endOffset: number } | null {
+  if (log.bytesFrom(tieredEndOffset) < tailMaxBytes) return null; // cheap, and the usual answer
+  const endOffset = log.batchBaseOf(Math.min(highWatermark, log.logEndOffset)); // a tiered segment holds whole batches
+  if (endOffset <= tieredEndOffset || log.bytesFrom(tieredEndOffset) - log.bytesFrom(endOffset) < tailMaxBytes) return null;
+  return { baseOffset: tieredEndOffset, endOffset };
 }
 
 /** The leader epochs in effect in [base, end): the one at `base`, then those that start inside. */

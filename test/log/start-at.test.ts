@@ -3,7 +3,7 @@
 // the copy it continues, so that a leader rebuilt from the tail still knows an idempotent
 // producer's retry for a duplicate and answers OffsetForLeaderEpoch as the old log did.
 import { expect, test } from 'bun:test';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { isFerryError } from '../../src/errors.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
@@ -91,4 +91,17 @@ test('producer state from a snapshot of another offset is refused before anythin
   expect(log.read(0, 1000).batches.length).toBe(1);
   await source.close();
   await log.close();
+});
+
+test('the producer state replayed to an offset inside a segment is kept there, so the next one replays only from it', async () => {
+  const source = sourceLog();
+  const at14 = source.producerSnapshotAt(14);
+  expect(existsSync(join(source.directory, snapshotFileName(14)))).toBe(true);
+  expect(source.producerSnapshotAt(14)).toEqual(at14); // read back from the kept file
+  // a restart recovers from the kept snapshot and still knows the producer's last batches
+  await source.close();
+  const reopened = PartitionLog.open(source.directory);
+  expect(reopened.append(idempotent(18), 5).duplicate).toBe(true);
+  expect(reopened.append(idempotent(20), 5).baseOffset).toBe(20);
+  await reopened.close();
 });

@@ -54,7 +54,7 @@ const FOUND: readonly { readonly seed: number; readonly bug: string; readonly sc
   { seed: 23, bug: 'with WAL GC and min.insync.replicas = RF: a follower\'s new tail LISTed its floor, GC took that object (a deleted incarnation\'s) before the tail read it, and the tail waited at the gap for good, since only a member behind the leader\'s high watermark (which waited for it) made it look at the floor again: acks=all timed out after the quiet (test/cluster/stream-tail-floor.test.ts)' },
   {
     seed: 195,
-    scenario: { tier: { segmentBytes: 2048, intervalMs: 200, localRetentionBytes: 0, retentionCheckIntervalMs: 500 } },
+    scenario: { tier: { segmentBytes: 2048, intervalMs: 200, localRetentionBytes: 0, retentionCheckIntervalMs: 500, tailMaxBytes: null } },
     bug: 'with 2 KiB segments, a restarted leader re-shipping an unshipped suffix that spans segment files framed batches of two buffers as one span: a RangeError at every start, the broker never served again (test/engine/reship-across-segments.test.ts)',
   },
 ];

@@ -32,12 +32,12 @@ function threeSegmentLog(): PartitionLog {
   return log;
 }
 
-function setup(log: PartitionLog, options: { highWatermark?: number; leaderEpoch?: number } = {}) {
+function setup(log: PartitionLog, options: { highWatermark?: number; leaderEpoch?: number; tailMaxBytes?: number } = {}) {
   const tierStore = new MemoryStore();
   const records = new TierRecords(new ControlStore(new MemoryStore(), 'cluster'));
   const source: { -readonly [K in keyof TierSource]: TierSource[K] } = { topic: 't', topicId: TOPIC_ID, partition: 0, leaderEpoch: options.leaderEpoch ?? 2, log, highWatermark: options.highWatermark ?? log.logEndOffset };
   const logLines: string[] = [];
-  const tierer = new Tierer({ store: tierStore, prefix: 'tiered', records, clock: new ManualClock(), random: new SeededRandom(5), partitions: () => [source], log: (line) => logLines.push(line) });
+  const tierer = new Tierer({ store: tierStore, prefix: 'tiered', records, clock: new ManualClock(), random: new SeededRandom(5), partitions: () => [source], log: (line) => logLines.push(line), ...(options.tailMaxBytes === undefined ? {} : { tailMaxBytes: options.tailMaxBytes }) });
   return { tierStore, records, source, tierer, logLines };
 }
 
@@ -113,4 +113,36 @@ describe('dueRange', () => {
     expect(() => dueRange(log, 20, 30)).toThrow(/offsets in between are in neither/);
     await log.close();
   });
+
+  test('inside the active segment: the committed batches above the tiered end, once they hold tailMaxBytes', async () => {
+    const log = threeSegmentLog(); // the active segment [20, 24) holds two batches
+    const batchBytes = log.bytesFrom(22);
+    expect(log.bytesFrom(20)).toBe(2 * batchBytes);
+    expect(dueRange(log, 20, 24, 2 * batchBytes)).toEqual({ baseOffset: 20, endOffset: 24 });
+    expect(dueRange(log, 20, 24, 2 * batchBytes + 1)).toBeNull(); // not yet that many bytes
+    expect(dueRange(log, 20, 23, batchBytes)).toEqual({ baseOffset: 20, endOffset: 22 }); // whole batches, at or below the high watermark
+    expect(dueRange(log, 20, 23, 2 * batchBytes)).toBeNull(); // what is committed is less
+    expect(dueRange(log, 22, 24, batchBytes)).toEqual({ baseOffset: 22, endOffset: 24 });
+    await log.close();
+  });
+});
+
+test('the active segment is tiered in tailMaxBytes steps, and a log started at such an end still knows its producers', async () => {
+  const log = threeSegmentLog();
+  const batchBytes = log.bytesFrom(22);
+  const { records, source, tierer } = setup(log, { tailMaxBytes: 3 * batchBytes });
+  for (let i = 12; i < 20; i++) { // the active segment grows to [20, 40), a batch at a time
+    log.append(batch(i), 2);
+    source.highWatermark = log.logEndOffset;
+    while ((await tierer.tierDue()) > 0);
+  }
+  const record = await records.read(TOPIC_ID, 0);
+  expect(copiedSegments(record).map((s) => [s.baseOffset, s.endOffset])).toEqual([[0, 10], [10, 20], [20, 26], [26, 32], [32, 38]]);
+  expect(log.segmentBaseOffsets).toEqual([0, 10, 20]); // nothing rolled: the local segments are as Kafka's segment.bytes made them
+  // [K2] A new leader starts at the tiered end with the producer state there: the retry of an acknowledged batch is a duplicate.
+  const fresh = PartitionLog.open(tempDir());
+  fresh.startAt(38, epochsIn(log.leaderEpochs, 0, 38), log.producerSnapshotAt(38));
+  expect(fresh.append(batch(18), 2)).toMatchObject({ duplicate: true, baseOffset: 36 });
+  expect(fresh.append(batch(19), 2)).toMatchObject({ duplicate: false, baseOffset: 38 });
+  await Promise.all([log.close(), fresh.close()]);
 });
