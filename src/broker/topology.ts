@@ -38,6 +38,8 @@ export interface Topology {
   isCurrentIncarnation(topic: string, topicId: Uuid): Promise<boolean>;
   /** The leader's node id, or null while the partition has none. */
   leaderOf(topic: string, partition: number): number | null;
+  /** While this broker is taking the partition over: settles once that ended (served or not); null otherwise. */
+  adoptionOf(topic: string, partition: number): Promise<void> | null;
   /** The leader's epoch (KIP-320), or -1 while the partition has no leader. */
   leaderEpochOf(topic: string, partition: number): number;
   /** The partition's followers (replication factor > 1); empty for a single broker. */
@@ -82,6 +84,11 @@ export class SingleBrokerTopology implements Topology {
   /** The engine holds every topic there is: its list is never behind. */
   async isCurrentIncarnation(topic: string, topicId: Uuid): Promise<boolean> {
     return this.topicId(topic) === topicId;
+  }
+
+  /** A single broker serves every partition from its start: none is ever taken over. */
+  adoptionOf(): Promise<void> | null {
+    return null;
   }
 
   leaderOf(topic: string, partition: number): number | null {
@@ -172,6 +179,10 @@ export class ClusterTopology implements Topology {
 
   leaderOf(topic: string, partition: number): number | null {
     return this.#node.leaderOf(topic, partition)?.broker.nodeId ?? null;
+  }
+
+  adoptionOf(topic: string, partition: number): Promise<void> | null {
+    return this.#node.adoptionOf(topic, partition);
   }
 
   /** The epoch in the partition's control record: the one its leader claimed it with [C3]. */

@@ -184,6 +184,8 @@ export class ClusterNode {
   #topics = new Map<string, TopicRecord>();
   readonly #partitions = new Map<string, Versioned<PartitionRecord>>();
   readonly #served = new Set<string>();
+  /** [K5] The adoptions under way here, by partition: each settles once it ended (adoptionOf). */
+  readonly #adopting = new Map<string, Promise<void>>();
   readonly #following = new Set<string>();
   /**
    * [L8] Each partition's leader epoch as this broker last adopted it (kept after it lets go): at
@@ -771,7 +773,27 @@ export class ClusterNode {
     await this.#options.unfollow(topic, partition);
   }
 
+  /**
+   * [K5] While this broker adopts the partition (claimed, sealing and rebuilding): settles once the
+   * adoption ended, served or not; null otherwise. A produce that reaches a new leader before it
+   * serves waits for this rather than send the client off to back off and ask again.
+   */
+  adoptionOf(topic: string, partition: number): Promise<void> | null {
+    return this.#adopting.get(key(topic, partition)) ?? null;
+  }
+
   async #adopt(topic: string, partition: number, partitions: number, plan: ClaimPlan): Promise<void> {
+    const id = key(topic, partition);
+    const adoption = this.#adoptNow(topic, partition, partitions, plan);
+    this.#adopting.set(id, adoption);
+    try {
+      await adoption;
+    } finally {
+      if (this.#adopting.get(id) === adoption) this.#adopting.delete(id);
+    }
+  }
+
+  async #adoptNow(topic: string, partition: number, partitions: number, plan: ClaimPlan): Promise<void> {
     // [K3] A follower promoted here keeps its local log (its copy of the chain's prefix).
     const promoted = this.#following.has(key(topic, partition));
     if (promoted) await this.#unfollow(topic, partition);

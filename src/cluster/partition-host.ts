@@ -10,12 +10,13 @@ import type { ObjectStore } from '../store/object-store.ts';
 import type { StreamId } from '../wal/keys.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../wal/reader.ts';
 import { ensureSealed } from '../wal/seal.ts';
+import { mapLimited } from '../util/map-limited.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
 import type { Uuid } from '../util/uuid.ts';
 import { regressed } from '../util/regressions.ts';
 import { LeaderProgress } from './leader-progress.ts';
 import type { BrokerRecord, PartitionRecord } from './node.ts';
-import { rebuildFromTierAndChain } from './rebuild.ts';
+import { type RebuildOutcome, rebuildFromTierAndChain } from './rebuild.ts';
 import { keepOnlyWhatTheChainProves } from './kept-log.ts';
 import { StreamTails, TAIL_RETRY } from './stream-tails.ts';
 import type { ClaimPlan } from './takeover.ts';
@@ -28,6 +29,9 @@ import type { ClaimPlan } from './takeover.ts';
  */
 const REPLICA_POLL_INTERVAL_MS = 5;
 const REPLICA_POLL_INTERVAL_MAX_MS = 50;
+
+/** [C4] Streams of one chain sealed at once by an adoption (each a LIST, and a put unless sealed already). */
+const SEALS_IN_FLIGHT = 8;
 
 export interface PartitionHostOptions {
   readonly engine: Ferry;
@@ -101,12 +105,17 @@ export class PartitionHost {
     const { engine, store, prefix, clock } = this.#options;
     assert(!engine.serves(topic, partition), `${topic}-${partition} is adopted while still served here`);
     const current = plan.next.chain.at(-1)!;
-    for (const stream of plan.seal) await ensureSealed(store, prefix, stream, { writerId: current.writerId, nowMs: clock.nowMs() }); // [C4]
+    const startMs = clock.monotonicMs();
+    // [C4] Each seal fences one writer, whatever the order: they go at once (a chain of many streams took one LIST and put after another).
+    await mapLimited(plan.seal, SEALS_IN_FLIGHT, (stream) => ensureSealed(store, prefix, stream, { writerId: current.writerId, nowMs: clock.nowMs() }));
+    const sealedMs = clock.monotonicMs();
     const { topicId } = plan.next;
     const reader = this.#reader(topic, partition, topicId);
+    let rebuilt: RebuildOutcome | null = null;
     // The rebuild's appends rebuild the producer state too (src/log/producer-state.ts).
-    await engine.adoptPartition(topic, topicId, partition, partitions, (log) => this.#rebuild(log, topic, partition, topicId, reader, plan.rebuildFrom, promoted), 'leader', this.#options.replicationFactor(topic), plan.next.leaderEpoch, promoted); // [C5]
-    this.#options.log?.(`serving ${topic}-${partition} up to offset ${engine.offsetFor(topic, partition, -1).offset} (leader epoch ${plan.next.leaderEpoch})`);
+    await engine.adoptPartition(topic, topicId, partition, partitions, async (log) => void (rebuilt = await this.#rebuild(log, topic, partition, topicId, reader, plan.rebuildFrom, promoted)), 'leader', this.#options.replicationFactor(topic), plan.next.leaderEpoch, promoted); // [C5]
+    const took = `sealed ${plan.seal.length} streams in ${Math.round(sealedMs - startMs)} ms, then ${describeRebuild(rebuilt)} in ${Math.round(clock.monotonicMs() - sealedMs)} ms`;
+    this.#options.log?.(`serving ${topic}-${partition} up to offset ${engine.offsetFor(topic, partition, -1).offset} (leader epoch ${plan.next.leaderEpoch}): ${took}`);
   }
 
   /** [C6] Another broker leads it now. */
@@ -125,7 +134,7 @@ export class PartitionHost {
     const { topicId } = record;
     const reader = this.#reader(topic, partition, topicId);
     const sealed = record.chain.slice(0, -1); // the leader sealed them when it took over
-    const follower = await this.#options.engine.adoptPartition(topic, topicId, partition, partitions, (log) => this.#rebuild(log, topic, partition, topicId, reader, sealed), 'follower', 1, record.leaderEpoch);
+    const follower = await this.#options.engine.adoptPartition(topic, topicId, partition, partitions, async (log) => void (await this.#rebuild(log, topic, partition, topicId, reader, sealed)), 'follower', 1, record.leaderEpoch);
     this.#progress.follow(topic, partition, () => follower.log.logEndOffset, () => follower.leaderEpoch); // reports what the rebuild brought, in the epoch followed
     const applied = () => {
       follower.noteApplied();
@@ -203,15 +212,19 @@ export class PartitionHost {
    * epochs and producer state there, and takes from the chain only the frames from there on, each
    * stream from its WAL floor; a GC that races it makes it start over from the newer end.
    */
-  async #rebuild(log: PartitionLog, topic: string, partition: number, topicId: Uuid, reader: WalReader, chain: readonly StreamId[], kept = false): Promise<void> {
+  async #rebuild(log: PartitionLog, topic: string, partition: number, topicId: Uuid, reader: WalReader, chain: readonly StreamId[], kept = false): Promise<RebuildOutcome> {
     const say = (message: string) => this.#options.log?.(`${topic}-${partition}: ${message}`);
     const [keptStart, keptEnd] = [log.logStartOffset, log.logEndOffset];
     const rebuilt = await rebuildFromTierAndChain(reader, log, chain, topicId, () => this.#tierStart(topic, partition, topicId), say, kept);
-    if (!kept) return;
-    if (!rebuilt.kept) return say(`the promoted follower's log [${keptStart}, ${keptEnd}) did not reach the tier's end: rebuilt`);
+    if (!kept) return rebuilt;
+    if (!rebuilt.kept) {
+      say(`the promoted follower's log [${keptStart}, ${keptEnd}) did not reach the tier's end: rebuilt`);
+      return rebuilt;
+    }
     say(`promoted follower keeps its local log [${keptStart}, ${keptEnd})`);
     say(`applied ${rebuilt.bytesApplied} bytes past the kept end ${keptEnd}, up to ${log.logEndOffset}`);
     keepOnlyWhatTheChainProves(log, rebuilt.chainEnd, say); // [K3]
+    return rebuilt;
   }
 
   /** Where a rebuild of the partition starts [K2]: the tier's end, or null (nothing tiered: from 0). */
@@ -237,6 +250,11 @@ export class PartitionHost {
     const { store, prefix, clock } = this.#options;
     return new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: (t, p, id) => t === topic && p === partition && (id === topicId || regressed('topic-incarnations-mixed')) }, { clock, random: this.#random });
   }
+}
+
+function describeRebuild(rebuilt: RebuildOutcome | null): string {
+  if (rebuilt === null) return 'no rebuild';
+  return `applied ${rebuilt.bytesApplied} bytes from ${rebuilt.objectsRead} WAL objects${rebuilt.restarts > 0 ? ` (${rebuilt.restarts} restarts after racing GC)` : ''}`;
 }
 
 function followedKey(topic: string, partition: number): string {

@@ -836,7 +836,7 @@ export class Ferry {
       // Until its tier record is read, nothing counts as tiered: a segment goes only once it is (as Kafka with remote storage).
       // A topic with remote.storage.enable off keeps retention.* alone, as without a tier.
       const tiered = this.#tierer !== null && partition.role.kind === 'leader' && partition.log.config.remoteStorageEnable;
-      const tieredEnd = tiered ? (this.#tierer!.tieredEndOf(partition.topicId, partition.index) ?? partition.log.logStartOffset) : null;
+      const tieredEnd = tiered ? (this.#tierer!.localDeletableEndOf(partition.topicId, partition.index, partition.log) ?? partition.log.logStartOffset) : null;
       deleted += partition.log.enforceRetention(tieredEnd);
     }
     return deleted;

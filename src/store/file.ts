@@ -14,6 +14,7 @@ import { decodeListToken, pageOf } from './list-token.ts';
 import { DELETE_BATCH_KEYS_MAX, MULTIPART_PART_BYTES_MIN, type DeleteManyResult, type GetOptions, type GetResult, type ListOptions, type ListPage, type MultipartOptions, type MultipartUpload, type ObjectInfo, type ObjectStore, type PutOptions, type PutResult, type UploadedPart } from './object-store.ts';
 import { StatsRecorder, type RequestClass, type StoreStats } from './stats.ts';
 import { checkKey, checkListOptions, checkPartBody, checkPartList, checkPartNumber, checkPutOptions, checkRangeShape, invalidArgument, resolveRange, showKey } from './validate.ts';
+import { mapLimited } from '../util/map-limited.ts';
 
 export interface FileStoreOptions {
   /** The smallest non-last multipart part; default S3's 5 MiB. */
@@ -383,19 +384,6 @@ export class FileStore implements ObjectStore {
   #checkOpen(): void {
     if (this.#closed) throw new StoreError('Closed', `the file store at ${this.root} is closed`);
   }
-}
-
-async function mapLimited<T, R>(items: readonly T[], limit: number, action: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await action(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }
 
 function notFound(key: string): StoreError {

@@ -2,7 +2,7 @@ import type { ObjectStore } from '../store/object-store.ts';
 import type { Clock } from '../util/clock.ts';
 import type { Uuid } from '../util/uuid.ts';
 import { parseTieredSegmentKey, tieredPartitionPrefix } from './keys.ts';
-import type { TierRecords } from './tier-record.ts';
+import { namedUploadIds, type TierRecords } from './tier-record.ts';
 
 /** How often a leader sweeps each partition's tier prefix for orphans [T6]: a LIST and a record read each. */
 export const TIER_SWEEP_INTERVAL_MS = 5 * 60_000;
@@ -41,7 +41,7 @@ export class OrphanSweeper {
   /** One look at one partition; returns the objects deleted. */
   async sweep(records: TierRecords, topicId: Uuid, partition: number): Promise<number> {
     const keys = await this.#listKeys(tieredPartitionPrefix(this.#prefix, topicId, partition));
-    const named = new Set((await records.read(topicId, partition)).segments.map((segment) => segment.uploadId));
+    const named = namedUploadIds(await records.read(topicId, partition));
     const nowMs = this.#clock.monotonicMs();
     const due: string[] = [];
     for (const key of keys) {

@@ -44,6 +44,11 @@ export interface TierRecord {
   readonly startOffset: number;
   /** By base offset; `copied` ones contiguous from `startOffset`, `copying` ones at or past their end. */
   readonly segments: readonly TieredSegmentEntry[];
+  /**
+   * [T8] An upload under way of one object for [base, end), which copied segments tile now (two or
+   * more, tiered from inside an active segment): on commit it replaces them. Absent: none.
+   */
+  readonly merging?: { readonly baseOffset: number; readonly endOffset: number; readonly uploadId: string; readonly leaderEpoch: number };
 }
 
 export const EMPTY_TIER_RECORD: TierRecord = { leaderEpoch: -1, startOffset: 0, segments: [] };
@@ -68,6 +73,23 @@ export function copiedSegments(record: TierRecord): CopiedSegment[] {
     end = segment.endOffset;
   }
   return copied;
+}
+
+/**
+ * [T8] The copied segments that tile [base, end) exactly (the first starts at base, the last ends at
+ * end), when they are two or more: what one merged object may replace. Null otherwise.
+ */
+export function tilingSegments(record: TierRecord, baseOffset: number, endOffset: number): CopiedSegment[] | null {
+  const inside = copiedSegments(record).filter((segment) => segment.baseOffset >= baseOffset && segment.endOffset <= endOffset);
+  if (inside.length < 2 || inside[0]!.baseOffset !== baseOffset || inside.at(-1)!.endOffset !== endOffset) return null;
+  return inside;
+}
+
+/** Every upload id the record names: its segments' and a merge's under way (TI3: their objects are not orphans). */
+export function namedUploadIds(record: TierRecord): Set<string> {
+  const named = new Set(record.segments.map((segment) => segment.uploadId));
+  if (record.merging !== undefined) named.add(record.merging.uploadId);
+  return named;
 }
 
 /** Where the tier records live among the control records. */
@@ -118,7 +140,7 @@ export class TierRecords {
     return this.#change(topicId, partition, 'take', (record) => {
       if (record.leaderEpoch > leaderEpoch) throw deposed(topicId, partition, record, leaderEpoch);
       if (record.leaderEpoch === leaderEpoch) return null;
-      return { ...record, leaderEpoch, segments: record.segments.filter((segment) => segment.state === 'copied') };
+      return { leaderEpoch, startOffset: record.startOffset, segments: record.segments.filter((segment) => segment.state === 'copied') }; // a merge under way died with its leader too
     });
   }
 
@@ -150,13 +172,48 @@ export class TierRecords {
     });
   }
 
-  /** [T7] Retention: the log starts at `startOffset` now; copied segments wholly below it go (their objects are orphans). */
+  /**
+   * [T8] Announces the upload of one object for [base, end) to replace the copied segments that
+   * tile it (tilingSegments), before its object is written (TI3). InvalidOffsets if they do not.
+   */
+  announceMerge(topicId: Uuid, partition: number, leaderEpoch: number, entry: { baseOffset: number; endOffset: number; uploadId: string }): Promise<TierRecord> {
+    return this.#change(topicId, partition, 'announce a merge', (record) => {
+      requireHeld(record, leaderEpoch, topicId, partition);
+      if (record.merging?.uploadId === entry.uploadId) return null;
+      if (tilingSegments(record, entry.baseOffset, entry.endOffset) === null) throw new FerryError('InvalidOffsets', `no two or more tiered segments of ${topicId}/${partition} tile ${entry.baseOffset}..${entry.endOffset}`);
+      return { ...record, merging: { ...entry, leaderEpoch } };
+    });
+  }
+
+  /**
+   * [T8] The merged object `uploadId` is whole (read back): it replaces the segments that tile its
+   * range, which leave the record (their objects are orphans, [T6]). NotLeader if the merge is no
+   * longer announced (a later epoch, or retention past its base, dropped it).
+   */
+  commitMerge(topicId: Uuid, partition: number, leaderEpoch: number, uploadId: string, details: CopiedDetails): Promise<TierRecord> {
+    return this.#change(topicId, partition, 'commit a merge', (record) => {
+      requireHeld(record, leaderEpoch, topicId, partition);
+      const merging = record.merging;
+      if (merging?.uploadId !== uploadId) {
+        if (record.segments.some((segment) => segment.uploadId === uploadId)) return null; // an earlier attempt's answer was lost
+        throw new FerryError('NotLeader', `tiered segment merge ${uploadId} of ${topicId}/${partition} is no longer announced`);
+      }
+      const tiling = tilingSegments(record, merging.baseOffset, merging.endOffset);
+      assert(tiling !== null, `the segments merged into ${merging.baseOffset}..${merging.endOffset} of ${topicId}/${partition} changed while announced`);
+      const merged: CopiedSegment = { state: 'copied', baseOffset: merging.baseOffset, endOffset: merging.endOffset, uploadId, leaderEpoch: merging.leaderEpoch, ...details };
+      const replaced = new Set(tiling);
+      return { leaderEpoch: record.leaderEpoch, startOffset: record.startOffset, segments: sortedByBase([...record.segments.filter((segment) => !replaced.has(segment as CopiedSegment)), merged]) };
+    });
+  }
+
+  /** [T7] Retention: the log starts at `startOffset` now; copied segments wholly below it go (their objects are orphans), and a merge reaching below it. */
   expireBefore(topicId: Uuid, partition: number, leaderEpoch: number, startOffset: number): Promise<TierRecord> {
     return this.#change(topicId, partition, 'expire', (record) => {
       requireHeld(record, leaderEpoch, topicId, partition);
       if (startOffset <= record.startOffset) return null;
       assert(startOffset <= tieredEnd(record), `retention moves the start to ${startOffset}, past the tiered end ${tieredEnd(record)}`);
-      return { ...record, startOffset, segments: record.segments.filter((segment) => segment.endOffset > startOffset) };
+      const merging = record.merging !== undefined && record.merging.baseOffset >= startOffset ? { merging: record.merging } : {};
+      return { leaderEpoch: record.leaderEpoch, startOffset, segments: record.segments.filter((segment) => segment.endOffset > startOffset), ...merging };
     });
   }
 

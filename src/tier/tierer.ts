@@ -14,7 +14,7 @@ import { tieredSegmentKey } from './keys.ts';
 import { parseFooter, TIERED_TAIL_BYTES, TieredSegmentBuilder, type TieredSegmentSummary } from './segment-object.ts';
 import { OrphanSweeper, TIER_ORPHAN_DELAY_MS, TIER_SWEEP_INTERVAL_MS } from './orphan-sweeper.ts';
 import { type LiveTopicIds, RetiredIncarnationSweeper } from './retired-sweeper.ts';
-import { type TierRecord, type TierRecords, tieredEnd } from './tier-record.ts';
+import { copiedSegments, type TierRecord, type TierRecords, tieredEnd, tilingSegments } from './tier-record.ts';
 import { retainedStart } from './tier-retention.ts';
 
 /** How often the tierer looks for rolled segments below the high watermark (each look reads no store unless one is due). */
@@ -141,6 +141,18 @@ export class Tierer {
     return held === undefined ? null : tieredEnd(held.record);
   }
 
+  /**
+   * [D1] with [T8]: below which offset `log`'s segments may leave the local disk, as far as the
+   * tier is concerned: the tiered end, or the base of the oldest local segment still tiered in
+   * pieces (it stays until its merge, else the pieces would stay in the record for good). Null if
+   * the record is not held here.
+   */
+  localDeletableEndOf(topicId: Uuid, partition: number, log: PartitionLog): number | null {
+    const held = this.#held.get(heldKey(topicId, partition));
+    if (held === undefined) return null;
+    return dueMerge(log, held.record)?.baseOffset ?? tieredEnd(held.record);
+  }
+
   /** One round over the led partitions: each tiers at most one due range. Returns the ranges tiered. */
   tierDue(): Promise<number> {
     this.#round ??= this.#tierDue().finally(() => (this.#round = null));
@@ -212,6 +224,7 @@ export class Tierer {
         else this.#rollLongTail(source, key, tieredEnd(held.record));
         return range !== null;
       });
+      if (tiered === false) await step('merging', () => this.#mergeWhenDue(source, held));
       await step('the orphan sweep', () => this.#sweepWhenDue(source, key));
       if (!failed && this.#failing.delete(key)) this.#options.log?.(`tiering ${source.topic}-${source.partition} works again`);
       return tiered === true;
@@ -273,6 +286,20 @@ export class Tierer {
     held.record = await records.commit(source.topicId, source.partition, source.leaderEpoch, uploadId, { bytes: summary.bytes, maxTimestamp: summary.maxTimestamp, epochs, sections: summary.sections });
     this.#recordChanges++;
     this.#options.log?.(`tiered ${source.topic}-${source.partition} offsets ${range.baseOffset}..${range.endOffset} (${summary.bytes} bytes)`);
+  }
+
+  /** [T8] The oldest rolled local segment tiered in pieces becomes one tiered segment: announce, upload, read back, commit. */
+  async #mergeWhenDue(source: TierSource, held: Held): Promise<void> {
+    const range = dueMerge(source.log, held.record);
+    if (range === null) return;
+    const { records, random } = this.#options;
+    const uploadId = randomUuid(random);
+    const pieces = tilingSegments(held.record, range.baseOffset, range.endOffset)!.length;
+    held.record = await records.announceMerge(source.topicId, source.partition, source.leaderEpoch, { ...range, uploadId });
+    const epochs = epochsIn(source.log.leaderEpochs, range.baseOffset, range.endOffset);
+    const summary = await this.#upload(source, range, uploadId, epochs);
+    held.record = await records.commitMerge(source.topicId, source.partition, source.leaderEpoch, uploadId, { bytes: summary.bytes, maxTimestamp: summary.maxTimestamp, epochs, sections: summary.sections });
+    this.#options.log?.(`merged ${pieces} tiered segments of ${source.topic}-${source.partition} into one, offsets ${range.baseOffset}..${range.endOffset} (${summary.bytes} bytes)`);
   }
 
   /** [T7] Retention over the whole log: the oldest tiered segments it says go leave the record (their objects are orphans, [T6]). */
@@ -363,6 +390,28 @@ function dueTail(log: PartitionLog, tieredEndOffset: number, highWatermark: numb
   const endOffset = log.batchBaseOf(Math.min(highWatermark, log.logEndOffset)); // a tiered segment holds whole batches
   if (endOffset <= tieredEndOffset || log.bytesFrom(tieredEndOffset) - log.bytesFrom(endOffset) < tailMaxBytes) return null;
   return { baseOffset: tieredEndOffset, endOffset };
+}
+
+/**
+ * [T8] The oldest rolled local segment, wholly tiered, that two or more tiered segments tile (it was
+ * tiered from inside the active segment, [T2]): what one merged object replaces. Null when none.
+ * Only a segment this log holds whole can be merged: pieces below the local log (a new leader's log
+ * starts at the tiered end) stay as they are.
+ */
+export function dueMerge(log: PartitionLog, record: TierRecord): { baseOffset: number; endOffset: number } | null {
+  const bases = log.segmentBaseOffsets;
+  const copied = copiedSegments(record); // contiguous, by base: one pass over both lists
+  const end = tieredEnd(record);
+  let first = 0;
+  for (let index = 0; index + 1 < bases.length && bases[index + 1]! <= end; index++) {
+    const [baseOffset, endOffset] = [bases[index]!, bases[index + 1]!];
+    while (first < copied.length && copied[first]!.endOffset <= baseOffset) first++;
+    if (baseOffset < log.logStartOffset || copied[first]?.baseOffset !== baseOffset) continue;
+    let last = first;
+    while (last + 1 < copied.length && copied[last + 1]!.endOffset <= endOffset) last++;
+    if (last > first && copied[last]!.endOffset === endOffset) return { baseOffset, endOffset };
+  }
+  return null;
 }
 
 /** The leader epochs in effect in [base, end): the one at `base`, then those that start inside. */

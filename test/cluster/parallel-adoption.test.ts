@@ -80,3 +80,29 @@ test('adoptions under way count towards the fair share', async () => {
   a.stop();
   b.stop();
 });
+
+test('[K5] an adoption under way is there to wait for until it ends, served or not', async () => {
+  const store = new MemoryStore();
+  const clock = new ManualClock();
+  const held = heldAdoptions();
+  const node = testClusterNode({ store, clock, nodeId: 1, scanIntervalMs: NO_SCAN_MS, adopt: held.adopt });
+  await node.start();
+  await node.createTopic('t', 2);
+  held.state.failOnce.add('t/1');
+  expect(node.adoptionOf('t', 0)).toBeNull();
+  const scan = node.scan();
+  await settleUntil(() => held.waiting.length === 2, 'two adoptions');
+  const [first, second] = [node.adoptionOf('t', 0), node.adoptionOf('t', 1)];
+  expect(first).not.toBeNull();
+  expect(second).not.toBeNull();
+  let ended = 0;
+  void first!.then(() => ended++);
+  void second!.then(() => ended++); // the failed adoption settles too: the waiter then finds the partition not served
+  await settle();
+  expect(ended).toBe(0);
+  held.releaseAll();
+  await scan;
+  expect(ended).toBe(2);
+  expect([node.adoptionOf('t', 0), node.adoptionOf('t', 1)]).toEqual([null, null]);
+  node.stop();
+});

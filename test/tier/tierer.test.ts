@@ -8,8 +8,8 @@ import { PartitionLog } from '../../src/log/partition-log.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { parseTieredSegmentKey } from '../../src/tier/keys.ts';
 import { decodeTieredSegment } from '../../src/tier/segment-object.ts';
-import { copiedSegments, TierRecords, tieredEnd } from '../../src/tier/tier-record.ts';
-import { dueRange, epochsIn, Tierer, type TierSource } from '../../src/tier/tierer.ts';
+import { copiedSegments, namedUploadIds, TierRecords, tieredEnd } from '../../src/tier/tier-record.ts';
+import { dueMerge, dueRange, epochsIn, Tierer, type TierSource } from '../../src/tier/tierer.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
 import { idOf } from '../support/topic-ids.ts';
@@ -145,4 +145,58 @@ test('the active segment is tiered in tailMaxBytes steps, and a log started at s
   expect(fresh.append(batch(18), 2)).toMatchObject({ duplicate: true, baseOffset: 36 });
   expect(fresh.append(batch(19), 2)).toMatchObject({ duplicate: false, baseOffset: 38 });
   await Promise.all([log.close(), fresh.close()]);
+});
+
+test('[T8] once the segment tiered in pieces rolls, one object replaces the pieces; until then it stays on the local disk', async () => {
+  const log = threeSegmentLog();
+  const batchBytes = log.bytesFrom(22);
+  const { tierStore, records, source, tierer, logLines } = setup(log, { tailMaxBytes: 3 * batchBytes });
+  for (let i = 12; i < 20; i++) {
+    log.append(batch(i), 2);
+    source.highWatermark = log.logEndOffset;
+    while ((await tierer.tierDue()) > 0);
+  }
+  log.roll(); // [20, 40) is a rolled segment now, tiered in pieces up to 38
+  log.append(batch(20), 2);
+  source.highWatermark = log.logEndOffset;
+  expect(dueMerge(log, await records.read(TOPIC_ID, 0))).toBeNull(); // [38, 40) is not tiered yet
+  expect(tierer.localDeletableEndOf(TOPIC_ID, 0, log)).toBe(38);
+  await tierer.tierDue(); // the rest of the rolled segment, [38, 40)
+  expect(dueMerge(log, await records.read(TOPIC_ID, 0))).toEqual({ baseOffset: 20, endOffset: 40 });
+  expect(tierer.localDeletableEndOf(TOPIC_ID, 0, log)).toBe(20); // [20, 40) stays local until merged
+  await tierer.tierDue(); // nothing more to tier: the merge
+  const record = await records.read(TOPIC_ID, 0);
+  expect(copiedSegments(record).map((s) => [s.baseOffset, s.endOffset])).toEqual([[0, 10], [10, 20], [20, 40]]);
+  expect(record.merging).toBeUndefined();
+  expect(logLines.join('\n')).toMatch(/merged 4 tiered segments of t-0 into one, offsets 20\.\.40/);
+  expect(tierer.localDeletableEndOf(TOPIC_ID, 0, log)).toBe(40);
+  const merged = copiedSegments(record)[2]!;
+  const key = (await objectsOf(tierStore)).find((k) => parseTieredSegmentKey(k)?.uploadId === merged.uploadId)!;
+  const decoded = decodeTieredSegment((await tierStore.get(key)).body);
+  const local = log.read(20, 1 << 20).batches.filter((b) => b.baseOffset < 40);
+  expect(decoded.batches.map((b) => [...b.bytes])).toEqual(local.map((b) => [...b.bytes]));
+  expect([...decoded.producers]).toEqual([...log.producerSnapshotAt(40)]);
+  expect(decoded.epochs).toEqual(epochsIn(log.leaderEpochs, 20, 40));
+  await log.close();
+});
+
+test('[T8] a merge announced by a deposed leader, or reaching below retention, is dropped and replaces nothing', async () => {
+  const records = new TierRecords(new ControlStore(new MemoryStore(), 'cluster'));
+  await records.take(TOPIC_ID, 0, 1);
+  const details = { bytes: 1, maxTimestamp: 0, epochs: [], sections: {} };
+  for (const [base, end, id] of [[0, 5, 'a'], [5, 10, 'b'], [10, 20, 'c']] as const) {
+    await records.announce(TOPIC_ID, 0, 1, { baseOffset: base, endOffset: end, uploadId: id });
+    await records.commit(TOPIC_ID, 0, 1, id, details);
+  }
+  await expect(records.announceMerge(TOPIC_ID, 0, 1, { baseOffset: 0, endOffset: 5, uploadId: 'm0' })).rejects.toThrow(/no two or more/);
+  await records.announceMerge(TOPIC_ID, 0, 1, { baseOffset: 0, endOffset: 10, uploadId: 'm1' });
+  await records.take(TOPIC_ID, 0, 2); // a new leader: the merge died with the old one
+  await expect(records.commitMerge(TOPIC_ID, 0, 1, 'm1', details)).rejects.toThrow(/held in leader epoch 2/);
+  expect((await records.read(TOPIC_ID, 0)).merging).toBeUndefined();
+  await records.announceMerge(TOPIC_ID, 0, 2, { baseOffset: 0, endOffset: 10, uploadId: 'm2' });
+  expect(namedUploadIds(await records.read(TOPIC_ID, 0)).has('m2')).toBe(true); // TI3: its object is no orphan while announced
+  await records.expireBefore(TOPIC_ID, 0, 2, 5); // retention past the merge's base
+  await expect(records.commitMerge(TOPIC_ID, 0, 2, 'm2', details)).rejects.toThrow(/no longer announced/);
+  const record = await records.read(TOPIC_ID, 0);
+  expect(copiedSegments(record).map((s) => s.uploadId)).toEqual(['b', 'c']);
 });

@@ -4,6 +4,13 @@ import { type BrokerContext, NO_TIMESTAMP } from '../context.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
 import { errorCodeOf, notServedCode } from './errors.ts';
 
+/**
+ * [K5] The longest a produce waits for a takeover under way here: past it, NOT_LEADER_OR_FOLLOWER
+ * sends the client to its metadata again (a takeover that slow may be failing; another broker
+ * may lead by now). A tail of TIER_TAIL_MAX_BYTES rebuilds in well under this.
+ */
+export const ADOPTION_WAIT_MAX_MS = 5_000;
+
 const ACKS = new Map<number, 0 | 1 | 'all'>([[0, 0], [1, 1], [-1, 'all']]);
 
 /** Appends each partition's batches; acks=0 gets no response at all, as Kafka does. */
@@ -19,13 +26,14 @@ export async function handleProduce(context: BrokerContext, request: ProduceRequ
 async function producePartition(context: BrokerContext, topic: string, data: ProducePartitionData, acks: 0 | 1 | 'all', timeoutMs: number): Promise<ProducePartitionResponse> {
   const records = data.records;
   if (records === null || records.length < RECORD_BATCH_HEADER_BYTES) return failed(data.index, ErrorCode.CORRUPT_MESSAGE);
-  const notServed = notServedCode(context, topic, data.index);
-  if (notServed !== null) return failed(data.index, notServed);
-  // The request's timeout bounds the whole wait: for room in the WAL's upload buffer (a store
-  // outage holds it full), then for the acknowledgement. A wait for room given up appends nothing.
+  // The request's timeout bounds the whole wait: for a takeover under way here to end, for room in
+  // the WAL's upload buffer (a store outage holds it full), then for the acknowledgement. A wait
+  // given up before the append appends nothing.
   const deadline = new AbortController();
   const timer = context.clock.setTimer(Math.max(0, timeoutMs), () => deadline.abort(new Error(`produce request timed out after ${timeoutMs} ms`)));
   try {
+    const notServed = await notServedAfterAdoption(context, topic, data.index, deadline.signal);
+    if (notServed !== null) return failed(data.index, notServed);
     // Idempotent producers' sequences are checked by the partition's log, in the append itself:
     // a retry of a batch it holds comes back with the original's offset and durability.
     const appended = await context.engine.appendBatches(topic, data.index, records, deadline.signal);
@@ -36,6 +44,27 @@ async function producePartition(context: BrokerContext, topic: string, data: Pro
   } finally {
     timer.cancel();
   }
+}
+
+/**
+ * notServedCode, after any takeover of the partition under way here ended (docs/tier-protocol.md
+ * [K5]): a produce that reaches a new leader while it rebuilds the tail is answered once it serves,
+ * rather than sent off with NOT_LEADER_OR_FOLLOWER to back off and ask again (kafkajs waits up to
+ * its retry interval, 100s of ms, each time). A wait that outlasts the request answers its timeout.
+ */
+async function notServedAfterAdoption(context: BrokerContext, topic: string, partition: number, signal: AbortSignal): Promise<number | null> {
+  const adoption = context.engine.serves(topic, partition) ? null : context.topology.adoptionOf(topic, partition);
+  if (adoption !== null) {
+    const waited = new AbortController();
+    const timer = context.clock.setTimer(ADOPTION_WAIT_MAX_MS, () => waited.abort());
+    try {
+      await untilAborted(adoption, AbortSignal.any([signal, waited.signal]));
+    } finally {
+      timer.cancel();
+    }
+    if (signal.aborted) return ErrorCode.REQUEST_TIMED_OUT;
+  }
+  return notServedCode(context, topic, partition);
 }
 
 /** Resolves with the result, or null once `signal` aborts (the records may still commit later). */
