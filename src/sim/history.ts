@@ -152,6 +152,8 @@ export interface TierRecordWrite {
   /** The record's leaderEpoch as written: the epoch of the leader that wrote it (TI2). */
   readonly leaderEpoch: number;
   readonly segments: readonly { readonly baseOffset: number; readonly endOffset: number; readonly uploadId: string; readonly leaderEpoch: number; readonly state: 'copying' | 'copied' }[];
+  /** [T8] The merge announced in this version, if any (its upload id becomes a copied entry on commit). */
+  readonly merging?: { readonly baseOffset: number; readonly endOffset: number; readonly uploadId: string; readonly leaderEpoch: number };
 }
 
 /** A record found in a WAL object at the end of the run, and when a write of that object first came back from the store (no writer knew of it before). */

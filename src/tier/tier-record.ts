@@ -22,6 +22,8 @@ export interface SectionRef {
 
 /** What a `copied` entry knows of its object, read back whole [T5]. */
 export interface CopiedDetails {
+  /** [T8] How many merges made it: absent (0) for a range tiered from the log, one past the highest of those it replaced for a merge. */
+  readonly level?: number;
   readonly bytes: number;
   readonly maxTimestamp: number;
   /** The leader epochs in effect in [base, end): the entry in effect at base, then those starting inside. */
@@ -200,7 +202,8 @@ export class TierRecords {
       }
       const tiling = tilingSegments(record, merging.baseOffset, merging.endOffset);
       assert(tiling !== null, `the segments merged into ${merging.baseOffset}..${merging.endOffset} of ${topicId}/${partition} changed while announced`);
-      const merged: CopiedSegment = { state: 'copied', baseOffset: merging.baseOffset, endOffset: merging.endOffset, uploadId, leaderEpoch: merging.leaderEpoch, ...details };
+      const level = Math.max(...tiling.map((segment) => segment.level ?? 0)) + 1;
+      const merged: CopiedSegment = { state: 'copied', baseOffset: merging.baseOffset, endOffset: merging.endOffset, uploadId, leaderEpoch: merging.leaderEpoch, ...details, level };
       const replaced = new Set(tiling);
       return { leaderEpoch: record.leaderEpoch, startOffset: record.startOffset, segments: sortedByBase([...record.segments.filter((segment) => !replaced.has(segment as CopiedSegment)), merged]) };
     });

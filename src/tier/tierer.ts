@@ -14,19 +14,30 @@ import { tieredSegmentKey } from './keys.ts';
 import { parseFooter, TIERED_TAIL_BYTES, TieredSegmentBuilder, type TieredSegmentSummary } from './segment-object.ts';
 import { OrphanSweeper, TIER_ORPHAN_DELAY_MS, TIER_SWEEP_INTERVAL_MS } from './orphan-sweeper.ts';
 import { type LiveTopicIds, RetiredIncarnationSweeper } from './retired-sweeper.ts';
-import { copiedSegments, type TierRecord, type TierRecords, tieredEnd, tilingSegments } from './tier-record.ts';
+import { type CopiedSegment, copiedSegments, type TierRecord, type TierRecords, tieredEnd, tilingSegments } from './tier-record.ts';
 import { retainedStart } from './tier-retention.ts';
 
 /** How often the tierer looks for rolled segments below the high watermark (each look reads no store unless one is due). */
 export const TIER_INTERVAL_MS = 1000;
 /**
- * [T2] How long a partition's tiered end may stay put while its log holds more before its active
- * segment is rolled so that it tiers. Kafka tiers only rolled segments, and a quiet partition's
- * segment rolls at segment.bytes or, on its next append, segment.ms (7 days): until then its frames
- * keep every later object of its broker's WAL stream, GC deleting in order (review finding 5). The
- * cost: a quiet partition tiers a small segment at most this often (144 a day, under retention).
+ * [T2] How long a partition's tiered end may stay put below its committed end before what is
+ * committed is tiered from inside the active segment, however little. Kafka tiers only rolled
+ * segments, and a quiet partition's segment rolls at segment.bytes or segment.ms (7 days): until
+ * then its frames keep every later object of its broker's WAL stream (GC deletes in order, review
+ * finding 5), and a takeover reads all of them. A takeover's rebuild reads every WAL object of the
+ * stream above its floor, so this bounds it in time: a stream writing 130 objects a second (one
+ * acks=all producer) kept 10 min of them, 78,000 objects, when this was 10 min. The cost: a
+ * partition written now and then tiers a small piece at most this often (a PUT and three
+ * control-record writes, ~$2 a month per partition written all the time), merged later [T8].
  */
-export const TIER_TAIL_MAX_MS = 10 * 60_000;
+export const TIER_TAIL_MAX_MS = 10_000;
+/**
+ * [T8] How many consecutive tiered pieces of one level, inside one local segment, are merged into
+ * one piece of the next level: a segment tiered in pieces every TIER_TAIL_MAX_MS for a week holds a
+ * few dozen entries in the tier record, not 60,000 (TIERED_SEGMENTS_MAX), and each byte is uploaded
+ * once per level (log16 of its pieces) before the segment's final merge when it rolls.
+ */
+export const TIER_MERGE_RUN = 16;
 /**
  * [T2] The most a partition's log may hold above its tiered end, committed, before that much is
  * tiered from inside the active segment: what a new leader reads from the WAL to take over [K2],
@@ -219,12 +230,12 @@ export class Tierer {
       if (held === null) return false;
       await step('retention', () => this.#expire(source, held));
       const tiered = await step('tiering', async () => {
-        const range = dueRange(source.log, tieredEnd(held.record), source.highWatermark, this.#options.tailMaxBytes ?? TIER_TAIL_MAX_BYTES);
+        const end = tieredEnd(held.record);
+        const range = dueRange(source.log, end, source.highWatermark, this.#tailAged(source, key, end) ? 0 : (this.#options.tailMaxBytes ?? TIER_TAIL_MAX_BYTES));
         if (range !== null) await this.#tierRange(source, held, range);
-        else this.#rollLongTail(source, key, tieredEnd(held.record));
         return range !== null;
       });
-      if (tiered === false) await step('merging', () => this.#mergeWhenDue(source, held));
+      await step('merging', () => this.#mergeWhenDue(source, held)); // every round: at a piece a round, merges must keep up
       await step('the orphan sweep', () => this.#sweepWhenDue(source, key));
       if (!failed && this.#failing.delete(key)) this.#options.log?.(`tiering ${source.topic}-${source.partition} works again`);
       return tiered === true;
@@ -258,22 +269,19 @@ export class Tierer {
     return taken;
   }
 
-  /** TIER_TAIL_MAX_MS: the active segment of a partition whose tiered end stayed put that long below its log end rolls (it tiers next round, once below the HW). */
-  #rollLongTail(source: TierSource, key: string, end: number): void {
+  /** TIER_TAIL_MAX_MS: whether the partition's tiered end has stayed put that long below its committed end (its tail then tiers however small). */
+  #tailAged(source: TierSource, key: string, end: number): boolean {
     const nowMs = this.#options.clock.monotonicMs();
     const since = this.#tailSince.get(key);
-    if (source.log.logEndOffset <= end) {
+    if (Math.min(source.highWatermark, source.log.logEndOffset) <= end) {
       this.#tailSince.delete(key);
-      return;
+      return false;
     }
     if (since === undefined || since.tieredEnd !== end) {
       this.#tailSince.set(key, { tieredEnd: end, sinceMs: nowMs });
-      return;
+      return false;
     }
-    if (nowMs - since.sinceMs < (this.#options.tailMaxMs ?? TIER_TAIL_MAX_MS)) return;
-    source.log.roll();
-    this.#tailSince.set(key, { tieredEnd: end, sinceMs: nowMs });
-    this.#options.log?.(`rolled ${source.topic}-${source.partition}'s active segment at offset ${source.log.logEndOffset}: its tiered end stayed at ${end} for ${Math.round((nowMs - since.sinceMs) / 1000)} s`);
+    return nowMs - since.sinceMs >= (this.#options.tailMaxMs ?? TIER_TAIL_MAX_MS);
   }
 
   /** [T3]-[T5] Announce, upload, read back, commit. */
@@ -384,7 +392,7 @@ export function dueRange(log: PartitionLog, tieredEndOffset: number, highWaterma
   return endOffset <= highWatermark ? { baseOffset: tieredEndOffset, endOffset } : null;
 }
 
-/** [T2] The committed part of the active segment above the tiered end, once it holds `tailMaxBytes`. */
+/** [T2] The committed part of the active segment above the tiered end, once it holds `tailMaxBytes` (0: whatever it holds). */
 function dueTail(log: PartitionLog, tieredEndOffset: number, highWatermark: number, tailMaxBytes: number): { baseOffset: number; endOffset: number } | null {
   if (log.bytesFrom(tieredEndOffset) < tailMaxBytes) return null; // cheap, and the usual answer
   const endOffset = log.batchBaseOf(Math.min(highWatermark, log.logEndOffset)); // a tiered segment holds whole batches
@@ -401,15 +409,30 @@ function dueTail(log: PartitionLog, tieredEndOffset: number, highWatermark: numb
 export function dueMerge(log: PartitionLog, record: TierRecord): { baseOffset: number; endOffset: number } | null {
   const bases = log.segmentBaseOffsets;
   const copied = copiedSegments(record); // contiguous, by base: one pass over both lists
-  const end = tieredEnd(record);
   let first = 0;
-  for (let index = 0; index + 1 < bases.length && bases[index + 1]! <= end; index++) {
-    const [baseOffset, endOffset] = [bases[index]!, bases[index + 1]!];
+  for (let index = 0; index < bases.length; index++) {
+    const baseOffset = bases[index]!;
+    const endOffset = bases[index + 1] ?? log.logEndOffset; // the active segment's end is where its pieces stop, at most
     while (first < copied.length && copied[first]!.endOffset <= baseOffset) first++;
     if (baseOffset < log.logStartOffset || copied[first]?.baseOffset !== baseOffset) continue;
     let last = first;
     while (last + 1 < copied.length && copied[last + 1]!.endOffset <= endOffset) last++;
-    if (last > first && copied[last]!.endOffset === endOffset) return { baseOffset, endOffset };
+    const rolled = index + 1 < bases.length;
+    if (rolled && last > first && copied[last]!.endOffset === endOffset) return { baseOffset, endOffset }; // the whole rolled segment
+    const run = levelRun(copied, first, last);
+    if (run !== null) return run;
+  }
+  return null;
+}
+
+/** [T8] The first TIER_MERGE_RUN consecutive pieces of one level among copied[first..last]: one piece of the next level replaces them. */
+function levelRun(copied: readonly CopiedSegment[], first: number, last: number): { baseOffset: number; endOffset: number } | null {
+  for (let start = first; start + TIER_MERGE_RUN - 1 <= last; ) {
+    const level = copied[start]!.level ?? 0;
+    let end = start;
+    while (end < start + TIER_MERGE_RUN - 1 && (copied[end + 1]!.level ?? 0) === level) end++;
+    if (end === start + TIER_MERGE_RUN - 1) return { baseOffset: copied[start]!.baseOffset, endOffset: copied[end]!.endOffset };
+    start = end + 1;
   }
   return null;
 }

@@ -9,7 +9,7 @@ import { MemoryStore } from '../../src/store/memory.ts';
 import { parseTieredSegmentKey } from '../../src/tier/keys.ts';
 import { decodeTieredSegment } from '../../src/tier/segment-object.ts';
 import { copiedSegments, namedUploadIds, TierRecords, tieredEnd } from '../../src/tier/tier-record.ts';
-import { dueMerge, dueRange, epochsIn, Tierer, type TierSource } from '../../src/tier/tierer.ts';
+import { dueMerge, dueRange, epochsIn, TIER_MERGE_RUN, Tierer, type TierSource } from '../../src/tier/tierer.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
 import { idOf } from '../support/topic-ids.ts';
@@ -161,10 +161,15 @@ test('[T8] once the segment tiered in pieces rolls, one object replaces the piec
   source.highWatermark = log.logEndOffset;
   expect(dueMerge(log, await records.read(TOPIC_ID, 0))).toBeNull(); // [38, 40) is not tiered yet
   expect(tierer.localDeletableEndOf(TOPIC_ID, 0, log)).toBe(38);
-  await tierer.tierDue(); // the rest of the rolled segment, [38, 40)
+  const commitMerge = records.commitMerge.bind(records); // the round's merge fails once
+  records.commitMerge = async () => {
+    records.commitMerge = commitMerge;
+    throw new Error('injected: the merge commit fails once');
+  };
+  await tierer.tierDue(); // the rest of the rolled segment, [38, 40), then the merge, which fails
   expect(dueMerge(log, await records.read(TOPIC_ID, 0))).toEqual({ baseOffset: 20, endOffset: 40 });
-  expect(tierer.localDeletableEndOf(TOPIC_ID, 0, log)).toBe(20); // [20, 40) stays local until merged
-  await tierer.tierDue(); // nothing more to tier: the merge
+  expect(tierer.localDeletableEndOf(TOPIC_ID, 0, log)).toBeNull(); // the failed step let go of the record: nothing leaves the disk until it is read again
+  await tierer.tierDue(); // nothing more to tier: the merge again
   const record = await records.read(TOPIC_ID, 0);
   expect(copiedSegments(record).map((s) => [s.baseOffset, s.endOffset])).toEqual([[0, 10], [10, 20], [20, 40]]);
   expect(record.merging).toBeUndefined();
@@ -199,4 +204,22 @@ test('[T8] a merge announced by a deposed leader, or reaching below retention, i
   await expect(records.commitMerge(TOPIC_ID, 0, 2, 'm2', details)).rejects.toThrow(/no longer announced/);
   const record = await records.read(TOPIC_ID, 0);
   expect(copiedSegments(record).map((s) => s.uploadId)).toEqual(['b', 'c']);
+});
+
+test(`[T8] ${TIER_MERGE_RUN} pieces of one level inside a segment become one of the next level, so a segment tiered in small pieces stays a few entries`, async () => {
+  const log = threeSegmentLog();
+  const batchBytes = log.bytesFrom(22);
+  const { records, source, tierer } = setup(log, { tailMaxBytes: batchBytes }); // a piece per batch
+  for (let i = 12; i < 12 + 2 * TIER_MERGE_RUN + 3; i++) {
+    log.append(batch(i), 2);
+    source.highWatermark = log.logEndOffset;
+    while ((await tierer.tierDue()) > 0);
+  }
+  const record = await records.read(TOPIC_ID, 0);
+  expect(tieredEnd(record)).toBe(log.logEndOffset);
+  const active = copiedSegments(record).filter((s) => s.baseOffset >= 20);
+  // the active segment [20, 94) in 35 pieces (the first of the 3 batches there at the start, then one a batch): 2 of level 1 and 3 of level 0
+  expect(active.map((s) => s.level ?? 0)).toEqual([1, 1, 0, 0, 0]);
+  expect(active.map((s) => [s.baseOffset, s.endOffset])).toEqual([[20, 56], [56, 88], [88, 90], [90, 92], [92, 94]]);
+  await log.close();
 });
