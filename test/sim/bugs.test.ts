@@ -16,9 +16,9 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'reclaim-drops-own-stream': 8,
   'stale-durable-map': { unreachable: "every takeover seals the previous leader's stream, and a sealed writer starts a new epoch with a fresh durable map: no writer keeps serving a partition whose log went back below what it made durable (finding 4 is caught through reclaim-drops-own-stream)" },
   'topic-incarnations-mixed': 36,
-  'follower-reports-to-old-leader': 28,
+  'follower-reports-to-old-leader': 48,
   'isr-keeps-dead-replica': 35,
-  'release-wakes-waiters': 129,
+  'release-wakes-waiters': 61,
   'fenced-writer-stays-fenced': 256,
 };
 
