@@ -114,6 +114,10 @@ export class Tierer {
   readonly #sweptMs = new Map<string, number>();
   /** Per partition: the tiered end last seen below its log end, and since when (monotonic ms). */
   readonly #tailSince = new Map<string, { readonly tieredEnd: number; readonly sinceMs: number }>();
+  /** Per partition: the leader epoch this broker last took its record in (a take in a new one inherits a tail, [T2]). */
+  readonly #takenEpochs = new Map<string, number>();
+  /** Per partition: the committed end when this broker took its record in a new epoch, until the tier reaches it ([T2]: tiered at once). */
+  readonly #inheritedEnds = new Map<string, number>();
   readonly #retiredSweeper: RetiredIncarnationSweeper | null;
   /** When deleted incarnations were last swept (monotonic ms); null: not yet. */
   #retiredSweptMs: number | null = null;
@@ -206,10 +210,11 @@ export class Tierer {
     for (const key of this.#held.keys()) if (!keys.has(key)) this.#held.delete(key);
     for (const key of this.#sweptMs.keys()) if (!keys.has(key)) this.#sweptMs.delete(key);
     for (const key of this.#tailSince.keys()) if (!keys.has(key)) this.#tailSince.delete(key);
+    for (const key of this.#takenEpochs.keys()) if (!keys.has(key)) this.#takenEpochs.delete(key);
+    for (const key of this.#inheritedEnds.keys()) if (!keys.has(key)) this.#inheritedEnds.delete(key);
     for (const key of this.#failing) if (!keys.has(key)) this.#failing.delete(key);
   }
 
-  /** Tiers the partition's next due range, if any; false when none was due or it failed (told once, retried next round). */
   /**
    * One round of one partition: retention first (it makes room in a record that is full), then
    * tiering, then the orphan sweep, each going ahead whatever the others did (an upload that keeps
@@ -266,11 +271,21 @@ export class Tierer {
     if (held !== undefined && held.leaderEpoch === source.leaderEpoch) return held;
     const taken: Held = { leaderEpoch: source.leaderEpoch, record: await this.#options.records.take(source.topicId, source.partition, source.leaderEpoch) };
     this.#held.set(key, taken);
+    // [T2] A leader new in this epoch tiers the tail it inherited at once: the WAL objects of the
+    // streams before its own are then GC's to take, and the next takeover reads only what came
+    // after. Else each takeover restarted TIER_TAIL_MAX_MS, and with leaders changing faster than
+    // that the tail grew with every takeover (3,491 objects after 40 kills 5 s apart).
+    const previousLeader = copiedSegments(taken.record).at(-1)?.leaderEpoch ?? source.leaderEpoch; // an earlier leader tiered this partition
+    if (this.#takenEpochs.get(key) !== source.leaderEpoch && previousLeader < source.leaderEpoch) this.#inheritedEnds.set(key, Math.min(source.highWatermark, source.log.logEndOffset));
+    this.#takenEpochs.set(key, source.leaderEpoch);
     return taken;
   }
 
-  /** TIER_TAIL_MAX_MS: whether the partition's tiered end has stayed put that long below its committed end (its tail then tiers however small). */
+  /** Whether the partition's tail tiers however small: it was inherited in this epoch, or the tiered end stayed put TIER_TAIL_MAX_MS below the committed end. */
   #tailAged(source: TierSource, key: string, end: number): boolean {
+    const inherited = this.#inheritedEnds.get(key);
+    if (inherited !== undefined && end < inherited) return true; // [T2] a new leader's inherited tail goes at once
+    this.#inheritedEnds.delete(key);
     const nowMs = this.#options.clock.monotonicMs();
     const since = this.#tailSince.get(key);
     if (Math.min(source.highWatermark, source.log.logEndOffset) <= end) {

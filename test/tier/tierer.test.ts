@@ -223,3 +223,17 @@ test(`[T8] ${TIER_MERGE_RUN} pieces of one level inside a segment become one of 
   expect(active.map((s) => [s.baseOffset, s.endOffset])).toEqual([[20, 56], [56, 88], [88, 90], [90, 92], [92, 94]]);
   await log.close();
 });
+
+test('[T2] a leader new in its epoch tiers the committed tail it inherited at its first round, however small', async () => {
+  const log = threeSegmentLog(); // the active segment [20, 24): two batches, far below TIER_TAIL_MAX_BYTES
+  const { records, source, tierer } = setup(log);
+  while ((await tierer.tierDue()) > 0);
+  expect(tieredEnd(await records.read(TOPIC_ID, 0))).toBe(20); // the first leader: its active segment waits for TIER_TAIL_MAX_MS or TIER_TAIL_MAX_BYTES
+  log.append(batch(12), 2);
+  source.highWatermark = log.logEndOffset;
+  expect(await tierer.tierDue()).toBe(0);
+  source.leaderEpoch = 3; // a later epoch's leader (a takeover) of a partition an earlier one tiered: the tail [20, 26) is inherited
+  expect(await tierer.tierDue()).toBe(1);
+  expect(tieredEnd(await records.read(TOPIC_ID, 0))).toBe(26);
+  await log.close();
+});
