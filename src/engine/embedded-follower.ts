@@ -5,6 +5,7 @@ import { FollowerMetrics } from '../replica/metrics.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import type { Clock } from '../util/clock.ts';
 import type { Disk } from '../util/disk.ts';
+import type { TierStart } from '../tier/tier-start.ts';
 import { SeededRandom } from '../util/random.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader, type WalReaderConfig } from '../wal/reader.ts';
 import type { Partition } from './partition.ts';
@@ -33,6 +34,8 @@ export interface FollowedPartitions {
   served(topic: string, index: number): Partition;
   /** The follower applied below `logEndOffset`: tell a linked leader, if any (acks=all counts it). */
   reportApplied(topic: string, topicId: TopicId, index: number, logEndOffset: number): void;
+  /** Where the tier ends for the partition, with its producer state and epochs there; null without a tier or with nothing tiered. */
+  tierStartOf(topicId: TopicId, index: number): Promise<TierStart | null>;
 }
 
 export interface EmbeddedFollowerDeps {
@@ -66,6 +69,13 @@ function followerTarget(partitions: FollowedPartitions, metrics: MetricsRegistry
       const lagOffsets = (partition.leaderHighWatermark ?? logEndOffset) - logEndOffset;
       metrics?.gauge('ferry_follower_lag_offsets', 'Offsets the leader has committed that this follower has not applied', { labels: { topic, partition: String(index) } }).set(Math.max(0, lagOffsets));
       partitions.reportApplied(topic, partition.topicId, index, logEndOffset);
+    },
+    // [D4] The frames below `fromOffset` were collected once tiered: the log goes on from the tier's end.
+    startAtTier: async (log, topicId, index, fromOffset) => {
+      const start = await partitions.tierStartOf(topicId, index);
+      if (start === null || start.offset < fromOffset || start.offset <= log.logEndOffset) return false;
+      log.startAt(start.offset, start.epochs, start.producers);
+      return true;
     },
   };
 }

@@ -934,6 +934,7 @@ export class Ferry {
         const link = this.#leaderLink;
         if (link !== null && !link.leader.closed) link.leader.replicaApplied(link.replicaId, topic, topicId, index, logEndOffset);
       },
+      tierStartOf: (topicId, index) => this.tierStartOf(topicId, index),
     };
     this.#follower = startEmbeddedFollower(options, partitions, { clock: this.#clock, directory: this.directory, disk: this.#disk, metrics: this.#options.metrics });
   }

@@ -65,6 +65,13 @@ export interface FollowerTarget {
   log(topic: string, partition: number, topicId: Uuid): PartitionLog | null | Promise<PartitionLog | null>;
   /** The follower applied up to `logEndOffset` (exclusive): reported to the leader for acks=all. */
   applied?(topic: string, partition: number, logEndOffset: number, objectCreatedMs: number): void;
+  /**
+   * docs/tier-protocol.md [D4] for a library read replica: the WAL continues at `fromOffset`, past
+   * `log`'s end (WAL GC collected the frames between, as they are tiered). Starts `log` at the
+   * tier's end, with its producer state and epochs, if that end reaches `fromOffset`; false if it
+   * does not (or there is no tier): the gap stays a failure.
+   */
+  startAtTier?(log: PartitionLog, topicId: Uuid, partition: number, fromOffset: number): Promise<boolean>;
 }
 
 export interface FollowerStats {
@@ -78,6 +85,8 @@ export interface FollowerStats {
   readonly readFailures: number;
   /** Times the position was below its stream's WAL floor and moved up to it (objects WAL GC collected). */
   readonly floorSkips: number;
+  /** Times a partition's log started over at the tier's end: its next frames lay past its end ([D4]). */
+  readonly tierStarts: number;
 }
 
 /**
@@ -110,7 +119,7 @@ export class Follower {
   #idleWaitMs: number;
   #failure: Error | null = null;
   #lastCheckpointMs = -Infinity;
-  #stats = { objectsApplied: 0, framesApplied: 0, bytesApplied: 0, bytesRead: 0, polls: 0, readFailures: 0, floorSkips: 0 };
+  #stats = { objectsApplied: 0, framesApplied: 0, bytesApplied: 0, bytesRead: 0, polls: 0, readFailures: 0, floorSkips: 0, tierStarts: 0 };
   /** Monotonic ms of the last floor check: -Infinity makes the first absent read (a position from the checkpoint) check at once. */
   #lastFloorCheckMs = -Infinity;
   #lastReadError: unknown = null;
@@ -277,6 +286,7 @@ export class Follower {
     const { entry } = frame;
     const log = await this.#target.log(entry.topic, entry.partition, entry.topicId);
     if (log === null) return; // a frame of a deleted incarnation of the topic
+    if (entry.baseOffset > log.logEndOffset && (await this.#target.startAtTier?.(log, entry.topicId, entry.partition, entry.baseOffset))) this.#stats.tierStarts++;
     const bytes = applyFrame(log, frame, entry.topicId);
     if (bytes === 0) return; // applied before a restart: the checkpoint lags by design
     this.#unflushed.add(log);

@@ -1,6 +1,8 @@
 // Adversarial review of issue 11, guarantees 1 and 5 (GI1: "GC never deletes a WAL object ... the
 // embedded replica follower still needs"; [D4] "a follower behind the floor re-follows and ends
-// byte-identical"). Fails on main at 8c03420 and after; OPEN (issue 11): the library read replica has no tier fallback ([D4] is built for cluster followers only): todo until fixed.
+// byte-identical"). Failed on main from 8c03420 to 9989ddb; fixed: the replica follower starts a
+// partition's log at the tier's end when its next frame lies past the log's end and the tier
+// reaches it (FollowerTarget.startAtTier, src/engine/embedded-follower.ts).
 //
 // What it shows: a single broker's read replica (an engine opened with `follow`) that starts after
 // WAL GC collected a prefix of the leader's stream can never serve the partition. Nothing holds GC
@@ -30,7 +32,7 @@ function endOf(replica: Ferry): number {
   }
 }
 
-test.todo('a read replica started after WAL GC follows the leader and serves its tail', async () => {
+test('a read replica started after WAL GC follows the leader and serves its tail', async () => {
   const wal = new MemoryStore();
   const tier = new MemoryStore();
   const control = new ControlStore(tier, '');
