@@ -138,12 +138,20 @@ export class TierRecords {
    * their objects are orphans, [T6]). Returns the record as taken; NotLeader if a later epoch
    * took it first (this broker is deposed).
    */
-  take(topicId: Uuid, partition: number, leaderEpoch: number): Promise<TierRecord> {
-    return this.#change(topicId, partition, 'take', (record) => {
-      if (record.leaderEpoch > leaderEpoch) throw deposed(topicId, partition, record, leaderEpoch);
-      if (record.leaderEpoch === leaderEpoch) return null;
-      return { leaderEpoch, startOffset: record.startOffset, segments: record.segments.filter((segment) => segment.state === 'copied') }; // a merge under way died with its leader too
+  async take(topicId: Uuid, partition: number, leaderEpoch: number): Promise<TierRecord> {
+    return (await this.takeOver(topicId, partition, leaderEpoch)).record;
+  }
+
+  /** take, also saying whether this take moved the record from an earlier leader's epoch (a new leader inherits a tail, [T2]). */
+  async takeOver(topicId: Uuid, partition: number, leaderEpoch: number): Promise<{ record: TierRecord; fromEarlierLeader: boolean }> {
+    let earlier = false;
+    const record = await this.#change(topicId, partition, 'take', (found) => {
+      if (found.leaderEpoch > leaderEpoch) throw deposed(topicId, partition, found, leaderEpoch);
+      earlier = found.leaderEpoch !== EMPTY_TIER_RECORD.leaderEpoch && found.leaderEpoch < leaderEpoch;
+      if (found.leaderEpoch === leaderEpoch) return null;
+      return { leaderEpoch, startOffset: found.startOffset, segments: found.segments.filter((segment) => segment.state === 'copied') }; // a merge under way died with its leader too
     });
+    return { record, fromEarlierLeader: earlier };
   }
 
   /** [T3] Announces an upload of [base, end) before its object is written (TI3). `base` must be the tiered end. */

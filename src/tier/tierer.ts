@@ -114,9 +114,7 @@ export class Tierer {
   readonly #sweptMs = new Map<string, number>();
   /** Per partition: the tiered end last seen below its log end, and since when (monotonic ms). */
   readonly #tailSince = new Map<string, { readonly tieredEnd: number; readonly sinceMs: number }>();
-  /** Per partition: the leader epoch this broker last took its record in (a take in a new one inherits a tail, [T2]). */
-  readonly #takenEpochs = new Map<string, number>();
-  /** Per partition: the committed end when this broker took its record in a new epoch, until the tier reaches it ([T2]: tiered at once). */
+  /** Per partition: the committed end when this broker took its record from an earlier leader, until the tier reaches it ([T2]: tiered at once). */
   readonly #inheritedEnds = new Map<string, number>();
   readonly #retiredSweeper: RetiredIncarnationSweeper | null;
   /** When deleted incarnations were last swept (monotonic ms); null: not yet. */
@@ -210,7 +208,6 @@ export class Tierer {
     for (const key of this.#held.keys()) if (!keys.has(key)) this.#held.delete(key);
     for (const key of this.#sweptMs.keys()) if (!keys.has(key)) this.#sweptMs.delete(key);
     for (const key of this.#tailSince.keys()) if (!keys.has(key)) this.#tailSince.delete(key);
-    for (const key of this.#takenEpochs.keys()) if (!keys.has(key)) this.#takenEpochs.delete(key);
     for (const key of this.#inheritedEnds.keys()) if (!keys.has(key)) this.#inheritedEnds.delete(key);
     for (const key of this.#failing) if (!keys.has(key)) this.#failing.delete(key);
   }
@@ -269,15 +266,14 @@ export class Tierer {
     const key = heldKey(source.topicId, source.partition);
     const held = this.#held.get(key);
     if (held !== undefined && held.leaderEpoch === source.leaderEpoch) return held;
-    const taken: Held = { leaderEpoch: source.leaderEpoch, record: await this.#options.records.take(source.topicId, source.partition, source.leaderEpoch) };
+    const { record, fromEarlierLeader } = await this.#options.records.takeOver(source.topicId, source.partition, source.leaderEpoch);
+    const taken: Held = { leaderEpoch: source.leaderEpoch, record };
     this.#held.set(key, taken);
-    // [T2] A leader new in this epoch tiers the tail it inherited at once: the WAL objects of the
+    // [T2] A leader that took the record from an earlier one tiers the tail it inherited at once: the WAL objects of the
     // streams before its own are then GC's to take, and the next takeover reads only what came
     // after. Else each takeover restarted TIER_TAIL_MAX_MS, and with leaders changing faster than
     // that the tail grew with every takeover (3,491 objects after 40 kills 5 s apart).
-    const previousLeader = copiedSegments(taken.record).at(-1)?.leaderEpoch ?? source.leaderEpoch; // an earlier leader tiered this partition
-    if (this.#takenEpochs.get(key) !== source.leaderEpoch && previousLeader < source.leaderEpoch) this.#inheritedEnds.set(key, Math.min(source.highWatermark, source.log.logEndOffset));
-    this.#takenEpochs.set(key, source.leaderEpoch);
+    if (fromEarlierLeader) this.#inheritedEnds.set(key, Math.min(source.highWatermark, source.log.logEndOffset));
     return taken;
   }
 
