@@ -81,7 +81,7 @@ export function clusterMember(options: ClusterMemberOptions): ClusterNode {
     release: (topic, partition) => host.release(topic, partition),
     follow: (topic, partition, partitions, record) => host.follow(topic, partition, partitions, record),
     unfollow: (topic, partition) => host.unfollow(topic, partition),
-    forget: (topic) => host.forget(topic),
+    forget: (topic, topicId) => host.forget(topic, topicId),
     stopped: () => host.stop(),
     scanned() {
       // A follower that stays one across a leader change serves in the new leader's epoch (KIP-320),

@@ -157,8 +157,12 @@ export interface ClusterNodeOptions {
   /** Replication factor > 1: start following a partition another broker leads (throwing retries later). */
   follow(topic: string, partition: number, partitions: number, record: PartitionRecord): Promise<void>;
   unfollow(topic: string, partition: number): Promise<void>;
-  /** A topic was deleted: drop what is left of it here. */
-  forget(topic: string): Promise<void>;
+  /**
+   * A topic was deleted: drop what is left of it here, of incarnation `topicId` (null: whichever
+   * is here). A later incarnation the host took up meanwhile (a follower following again [D4]) is
+   * let go of, never deleted: the next scan follows it.
+   */
+  forget(topic: string, topicId: Uuid | null): Promise<void>;
   /** The node stops: end whatever follows partitions in the background. */
   stopped?(): void;
   /** After each scan: leaders, replica sets and leases may have changed (followers re-target their reports, leaders re-check their in-sync sets). */
@@ -561,8 +565,9 @@ export class ClusterNode {
       gone.add(topic);
     }
     for (const topic of gone) {
+      const stale = this.#incarnations.get(topic) ?? null;
       this.#incarnations.delete(topic);
-      await this.#options.forget(topic);
+      await this.#options.forget(topic, stale);
     }
   }
 

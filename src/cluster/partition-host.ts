@@ -182,13 +182,27 @@ export class PartitionHost {
     await this.#options.engine.releasePartition(topic, partition);
   }
 
-  /** A deleted topic: stop following its partitions and drop its logs. */
-  async forget(topic: string): Promise<void> {
-    for (const id of [...this.#followed.keys()]) if (id.startsWith(`${topic}/`)) this.#followed.delete(id);
+  /**
+   * A deleted topic incarnation (`topicId`; null: whichever is here): stop following its partitions
+   * and drop its logs. If the engine holds a later incarnation of the name by now (a follower that
+   * fell behind the floor followed again [D4], reading the new incarnation's record), its
+   * partitions are let go of and the topic kept: deleting it would retire the live incarnation's id
+   * in the engine, which then refused every later follow of it (seed 212).
+   */
+  async forget(topic: string, topicId: Uuid | null = null): Promise<void> {
+    const partitions = [...this.#followed.keys()].filter((id) => id.startsWith(`${topic}/`)).map((id) => Number(id.slice(topic.length + 1)));
+    for (const partition of partitions) this.#followed.delete(followedKey(topic, partition));
     for (const partition of this.#progress.unfollowTopic(topic)) this.#tails.unfollow(topic, partition);
+    const { engine } = this.#options;
+    const held = engine.incarnationOf(topic);
+    if (topicId !== null && held !== null && held !== topicId) {
+      const count = engine.topics().find((described) => described.name === topic)?.partitions ?? 0;
+      for (let partition = 0; partition < count; partition++) await engine.releasePartition(topic, partition);
+      return;
+    }
     // Unknown: nothing of it was served here. Any other failure (a full disk kept the registry from
     // recording the delete) has closed its partitions all the same (Ferry.deleteTopic).
-    await this.#options.engine.deleteTopic(topic).catch(() => {});
+    await engine.deleteTopic(topic).catch(() => {});
   }
 
   /** After each scan: followers re-target their reports to the partitions' current leaders [R1]. */

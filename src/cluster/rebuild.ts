@@ -7,6 +7,7 @@ import type { WalReader } from '../wal/reader.ts';
 import type { StreamId } from '../wal/keys.ts';
 import type { ObjectRead, ReadFrame } from '../wal/reader.ts';
 import { assert } from '../util/assert.ts';
+import { mapLimited } from '../util/map-limited.ts';
 import type { Uuid } from '../util/uuid.ts';
 import { regressed } from '../util/regressions.ts';
 
@@ -18,6 +19,9 @@ import { regressed } from '../util/regressions.ts';
  * and up to this many GETs of absent objects past each stream's seal.
  */
 export const REBUILD_READ_AHEAD = 8;
+
+/** How many streams of a chain a rebuild LISTs at once (the LISTs come before any read). */
+export const REBUILD_LISTS_IN_FLIGHT = 8;
 
 /**
  * How many times a rebuild starts over from a newer tiered end after WAL GC raced it [K2]. Each
@@ -86,8 +90,12 @@ export interface RebuildOutcome {
 export async function rebuildFromChain(reader: WalReader, log: PartitionLog, chain: readonly StreamId[], topicId: Uuid, onFrame?: (frame: ReadFrame) => void): Promise<{ objectsRead: number; bytesApplied: number }> {
   let objectsRead = 0;
   let bytesApplied = 0;
-  for (const stream of chain) {
-    const listed = await listSequences(reader.store, reader.config.prefix, stream);
+  // Every stream of the chain is LISTed up front, REBUILD_LISTS_IN_FLIGHT at once: one after another,
+  // a chain of many streams took a LIST's latency each before its first read. A stream's objects
+  // only go from its floor up meanwhile (GC), which the reads below find out.
+  const listings = await mapLimited(chain, REBUILD_LISTS_IN_FLIGHT, (stream) => listSequences(reader.store, reader.config.prefix, stream));
+  for (const [index, stream] of chain.entries()) {
+    const listed = listings[index]!;
     const floor = floorOf(listed);
     const reads = new ReadAhead(reader, stream, floor);
     try {

@@ -789,6 +789,11 @@ export class Ferry {
     return { offset, timestamp, leaderEpoch: target.epochAt(offset) };
   }
 
+  /** The incarnation of `topic` held here (its registry entry, or its partitions'), null for none. */
+  incarnationOf(topic: string): TopicId | null {
+    return this.#registry.get(topic)?.id ?? this.#partitions.get(topic)?.find((partition) => partition !== undefined)?.topicId ?? null;
+  }
+
   /** Removes a topic and its partitions' logs; its id is retired, never served again. */
   async deleteTopic(topic: string): Promise<void> {
     this.#checkOpen();
