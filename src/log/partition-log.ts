@@ -384,13 +384,14 @@ export class PartitionLog {
   producerSnapshotAt(offset: number): Uint8Array {
     this.#checkOpen();
     if (offset < this.logStartOffset || offset > this.logEndOffset) throw new FerryError('OffsetOutOfRange', `no producer state at offset ${offset}: the log holds ${this.logStartOffset}..${this.logEndOffset}`);
+    const holdingBase = this.#segments[this.#segmentIndexFor(offset)]!.baseOffset; // its roll snapshot stays
     return this.#producers.snapshotAt(offset, this.logStartOffset, (from, to, apply) => {
       for (let at = from; at < to; ) {
         const { batches } = this.read(at, REPLAY_READ_BYTES);
         for (const batch of batches) if (batch.baseOffset >= at && batch.baseOffset < to) apply(batch);
         at = batches.at(-1)!.nextOffset;
       }
-    });
+    }, holdingBase);
   }
 
   /** Removes every batch at or after `offset` (a follower diverged from its leader). */

@@ -188,19 +188,32 @@ export class ProducerStateManager {
    * segment, contract 11): the snapshot file at `offset` if there is one, else the newest below
    * it (or the state at `fromOffset`, the log start, when none) and `replay` of the batches from
    * its end up to `offset`. This state does not change. A state that had to be replayed is kept as
-   * `<offset>.snapshot` (as a roll writes one): the tierer asks for one at each end it tiers, which
-   * inside the active segment lie TIER_TAIL_MAX_BYTES apart, and each would else replay the
-   * segment from its base.
+   * `<offset>.snapshot` (as a roll writes one): the tierer asks for one at each end it tiers, and
+   * each would else replay the segment from its base. Those kept earlier above `keptAbove` (the
+   * base of the segment holding `offset`, whose roll snapshot stays) go: the next end asked for
+   * lies past this one, and a quiet partition, tiered every TIER_TAIL_MAX_MS, kept one file per
+   * piece for as long as its segment lived (review).
    */
-  snapshotAt(offset: number, fromOffset: number, replay: (from: number, to: number, apply: (batch: RecordBatch) => void) => void): Uint8Array {
+  snapshotAt(offset: number, fromOffset: number, replay: (from: number, to: number, apply: (batch: RecordBatch) => void) => void, keptAbove = offset): Uint8Array {
     const copy = new ProducerStateManager(this.#directory, this.#expirationMs, this.#disk);
     copy.#loadNewestAtOrBelow(offset);
     copy.skipTo(fromOffset);
     const replayed = copy.#endOffset < offset;
     if (replayed) replay(copy.#endOffset, offset, (batch) => copy.apply(batch));
     assert(copy.#endOffset === offset, `producer state replayed to ${copy.#endOffset}, not ${offset}`);
-    if (replayed) copy.#keepSnapshot();
+    if (replayed) {
+      copy.#keepSnapshot();
+      for (const stale of listSnapshots(this.#directory, this.#disk).filter((at) => at > keptAbove && at < offset)) this.#unlinkQuietly(stale);
+    }
     return copy.encodeSnapshot();
+  }
+
+  #unlinkQuietly(offset: number): void {
+    try {
+      this.#disk.unlinkSync(join(this.#directory, snapshotFileName(offset)));
+    } catch {
+      // Left behind: an older shortcut, never read while a newer one is there.
+    }
   }
 
   /** writeSnapshot that only shortcuts: a failure leaves the next replay longer, nothing else. */

@@ -12,7 +12,11 @@ export const TIER_SWEEP_INTERVAL_MS = 5 * 60_000;
  * takes to read it (a fetch waits at most 30 s; chunks are read within that).
  */
 export const TIER_ORPHAN_DELAY_MS = 10 * 60_000;
-/** Orphans remembered at once per sweeper; past it the oldest sightings start over (a later delete, never an early one). */
+/**
+ * Orphans remembered at once per sweeper; past it new sightings wait until room is made (a later
+ * delete, never an early one). Evicting the oldest instead let sightings re-noted each sweep evict
+ * the next ones before they came due: past the bound nothing was ever deleted again (review).
+ */
 const ORPHANS_REMEMBERED_MAX = 100_000;
 
 /**
@@ -67,7 +71,7 @@ export class OrphanSweeper {
   }
 
   #note(key: string, nowMs: number): void {
-    if (this.#firstSeenUnnamedMs.size >= ORPHANS_REMEMBERED_MAX) this.#firstSeenUnnamedMs.delete(this.#firstSeenUnnamedMs.keys().next().value!);
+    if (this.#firstSeenUnnamedMs.size >= ORPHANS_REMEMBERED_MAX) return; // seen again at a later sweep, once the due ones went
     this.#firstSeenUnnamedMs.set(key, nowMs);
   }
 

@@ -11,7 +11,7 @@ import { randomUuid, type Uuid } from '../util/uuid.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
 import { loadXxh64Stream } from '../wal/bytes.ts';
 import { tieredSegmentKey } from './keys.ts';
-import { parseFooter, TIERED_TAIL_BYTES, TieredSegmentBuilder, type TieredSegmentSummary } from './segment-object.ts';
+import { decodeTieredSegment, parseFooter, TIERED_TAIL_BYTES, TieredSegmentBuilder, type TieredSegmentSummary } from './segment-object.ts';
 import { OrphanSweeper, TIER_ORPHAN_DELAY_MS, TIER_SWEEP_INTERVAL_MS } from './orphan-sweeper.ts';
 import { type LiveTopicIds, RetiredIncarnationSweeper } from './retired-sweeper.ts';
 import { type CopiedSegment, copiedSegments, type TierRecord, type TierRecords, tieredEnd, tilingSegments } from './tier-record.ts';
@@ -38,6 +38,13 @@ export const TIER_TAIL_MAX_MS = 10_000;
  * once per level (log16 of its pieces) before the segment's final merge when it rolls.
  */
 export const TIER_MERGE_RUN = 16;
+/**
+ * [T8] The most bytes a merge of pieces below the local log reads back from the tier (each piece's
+ * object whole, one at a time): the small pieces a quiet partition's leaders leave behind at each
+ * takeover (~23 per takeover, review finding 2). Larger ones (a busy partition's 32 MiB pieces, up
+ * to a segment's worth per takeover) stay as they are.
+ */
+export const TIER_REMOTE_MERGE_BYTES_MAX = 64 * 1024 * 1024;
 /**
  * [T2] The most a partition's log may hold above its tiered end, committed, before that much is
  * tiered from inside the active segment: what a new leader reads from the WAL to take over [K2],
@@ -163,7 +170,7 @@ export class Tierer {
   localDeletableEndOf(topicId: Uuid, partition: number, log: PartitionLog): number | null {
     const held = this.#held.get(heldKey(topicId, partition));
     if (held === undefined) return null;
-    return dueMerge(log, held.record)?.baseOffset ?? tieredEnd(held.record);
+    return dueLocalMerge(log, held.record)?.baseOffset ?? tieredEnd(held.record);
   }
 
   /** One round over the led partitions: each tiers at most one due range. Returns the ranges tiered. */
@@ -301,7 +308,7 @@ export class Tierer {
     const uploadId = randomUuid(random);
     held.record = await records.announce(source.topicId, source.partition, source.leaderEpoch, { ...range, uploadId });
     const epochs = epochsIn(source.log.leaderEpochs, range.baseOffset, range.endOffset);
-    const summary = await this.#upload(source, range, uploadId, epochs);
+    const summary = await this.#upload(source, range, uploadId, epochs, localBatches(source, range));
     held.record = await records.commit(source.topicId, source.partition, source.leaderEpoch, uploadId, { bytes: summary.bytes, maxTimestamp: summary.maxTimestamp, epochs, sections: summary.sections });
     this.#recordChanges++;
     this.#options.log?.(`tiered ${source.topic}-${source.partition} offsets ${range.baseOffset}..${range.endOffset} (${summary.bytes} bytes)`);
@@ -313,17 +320,34 @@ export class Tierer {
     if (range === null) return;
     const { records, random } = this.#options;
     const uploadId = randomUuid(random);
-    const pieces = tilingSegments(held.record, range.baseOffset, range.endOffset)!.length;
-    held.record = await records.announceMerge(source.topicId, source.partition, source.leaderEpoch, { ...range, uploadId });
-    const epochs = epochsIn(source.log.leaderEpochs, range.baseOffset, range.endOffset);
-    const summary = await this.#upload(source, range, uploadId, epochs);
+    const pieces = tilingSegments(held.record, range.baseOffset, range.endOffset)!;
+    const span = { baseOffset: range.baseOffset, endOffset: range.endOffset };
+    held.record = await records.announceMerge(source.topicId, source.partition, source.leaderEpoch, { ...span, uploadId });
+    const epochs = range.fromTier ? epochsIn(sortedEpochs(pieces.flatMap((piece) => piece.epochs)), span.baseOffset, span.endOffset) : epochsIn(source.log.leaderEpochs, span.baseOffset, span.endOffset);
+    const batches = range.fromTier ? this.#tieredBatches(source, pieces) : localBatches(source, span);
+    const summary = await this.#upload(source, span, uploadId, epochs, batches);
     held.record = await records.commitMerge(source.topicId, source.partition, source.leaderEpoch, uploadId, { bytes: summary.bytes, maxTimestamp: summary.maxTimestamp, epochs, sections: summary.sections });
-    this.#options.log?.(`merged ${pieces} tiered segments of ${source.topic}-${source.partition} into one, offsets ${range.baseOffset}..${range.endOffset} (${summary.bytes} bytes)`);
+    this.#options.log?.(`merged ${pieces.length} tiered segments of ${source.topic}-${source.partition} into one${range.fromTier ? ', read back from the tier' : ''}, offsets ${span.baseOffset}..${span.endOffset} (${summary.bytes} bytes)`);
+  }
+
+  /** [T8] The batches of tiered pieces, each object read whole and verified, and the producer state at the last one's end. */
+  #tieredBatches(source: TierSource, pieces: readonly CopiedSegment[]): RangeBatches {
+    const { store, prefix } = this.#options;
+    let producers: Uint8Array | null = null;
+    async function* chunks(): AsyncGenerator<Uint8Array[]> {
+      for (const piece of pieces) {
+        const object = await store.get(tieredSegmentKey(prefix, source.topicId, source.partition, piece.baseOffset, piece.endOffset, piece.uploadId));
+        const decoded = decodeTieredSegment(object.body);
+        producers = decoded.producers;
+        yield decoded.batches.map((batch) => batch.bytes);
+      }
+    }
+    return { chunks: chunks(), producers: () => producers! };
   }
 
   /** [T7] Retention over the whole log: the oldest tiered segments it says go leave the record (their objects are orphans, [T6]). */
   async #expire(source: TierSource, held: Held): Promise<void> {
-    const localBytesAboveTier = source.log.sizeBytesFrom(tieredEnd(held.record));
+    const localBytesAboveTier = source.log.bytesFrom(tieredEnd(held.record)); // the tiered end may lie inside a segment [T2]
     const start = retainedStart(held.record, source.log.config, localBytesAboveTier, this.#options.clock.nowMs());
     if (start === null) return;
     held.record = await this.#options.records.expireBefore(source.topicId, source.partition, source.leaderEpoch, start);
@@ -342,7 +366,7 @@ export class Tierer {
   }
 
   /** [T4] Streams the range's batches into the object (put-if-absent), then reads its footer back [T5]. */
-  async #upload(source: TierSource, range: { baseOffset: number; endOffset: number }, uploadId: Uuid, epochs: readonly EpochEntry[]): Promise<TieredSegmentSummary> {
+  async #upload(source: TierSource, range: { baseOffset: number; endOffset: number }, uploadId: Uuid, epochs: readonly EpochEntry[], from: RangeBatches): Promise<TieredSegmentSummary> {
     const { store, prefix } = this.#options;
     const { log, topicId, partition } = source;
     const key = tieredSegmentKey(prefix, topicId, partition, range.baseOffset, range.endOffset, uploadId);
@@ -350,13 +374,12 @@ export class Tierer {
     const upload = new StreamingUpload(store, key, { ifNoneMatch: '*' });
     let summary: TieredSegmentSummary | null = null;
     try {
-      for (let at = range.baseOffset; at < range.endOffset; at = builder.nextOffset) {
-        const batches = log.read(at, TIER_READ_BYTES).batches.filter((batch) => batch.baseOffset >= at && batch.baseOffset < range.endOffset);
-        assert(batches.length > 0 && batches[0]!.baseOffset === at, `${source.topic}-${partition}: no batch at offset ${at} to tier`);
-        for (const batch of batches) builder.add(batch.bytes);
+      for await (const batches of from.chunks) {
+        for (const batch of batches) builder.add(batch);
         for (const chunk of builder.drain()) await upload.write(chunk);
       }
-      const finished = builder.finish({ epochs, producers: log.producerSnapshotAt(range.endOffset) });
+      assert(builder.nextOffset === range.endOffset, `${source.topic}-${partition}: the batches of ${range.baseOffset}..${range.endOffset} end at ${builder.nextOffset}`);
+      const finished = builder.finish({ epochs, producers: from.producers() });
       summary = finished.summary;
       for (const chunk of finished.chunks) await upload.write(chunk);
       await upload.finish();
@@ -411,37 +434,87 @@ function dueTail(log: PartitionLog, tieredEndOffset: number, highWatermark: numb
   return { baseOffset: tieredEndOffset, endOffset };
 }
 
+/** Where an upload's batches come from: chunks of whole batches in offset order, then the producer state at the range's end. */
+interface RangeBatches {
+  readonly chunks: AsyncIterable<Uint8Array[]>;
+  producers(): Uint8Array;
+}
+
+/** [T4] The batches of [base, end) from the local log, TIER_READ_BYTES at a time. */
+function localBatches(source: TierSource, range: { baseOffset: number; endOffset: number }): RangeBatches {
+  const { log, topic, partition } = source;
+  async function* chunks(): AsyncGenerator<Uint8Array[]> {
+    for (let at = range.baseOffset; at < range.endOffset; ) {
+      const batches = log.read(at, TIER_READ_BYTES).batches.filter((batch) => batch.baseOffset >= at && batch.baseOffset < range.endOffset);
+      assert(batches.length > 0 && batches[0]!.baseOffset === at, `${topic}-${partition}: no batch at offset ${at} to tier`);
+      yield batches.map((batch) => batch.bytes);
+      at = batches.at(-1)!.nextOffset;
+    }
+  }
+  return { chunks: chunks(), producers: () => log.producerSnapshotAt(range.endOffset) };
+}
+
+/** Leader epoch entries by start offset, each start once. */
+function sortedEpochs(entries: readonly EpochEntry[]): EpochEntry[] {
+  const byStart = new Map<number, EpochEntry>();
+  for (const entry of entries) if (!byStart.has(entry.startOffset)) byStart.set(entry.startOffset, entry);
+  return [...byStart.values()].sort((a, b) => a.startOffset - b.startOffset);
+}
+
+/** A range a merge [T8] replaces: read from the local log, or from the tiered pieces themselves (`fromTier`). */
+export interface MergeRange {
+  readonly baseOffset: number;
+  readonly endOffset: number;
+  readonly fromTier: boolean;
+}
+
 /**
- * [T8] The oldest rolled local segment, wholly tiered, that two or more tiered segments tile (it was
- * tiered from inside the active segment, [T2]): what one merged object replaces. Null when none.
- * Only a segment this log holds whole can be merged: pieces below the local log (a new leader's log
- * starts at the tiered end) stay as they are.
+ * [T8] The next merge due: first TIER_MERGE_RUN pieces of one level below the local log (a previous
+ * leader's, left when this leader's log started at the tiered end), read back from the tier, at
+ * most TIER_REMOTE_MERGE_BYTES_MAX of them; then dueLocalMerge. Null when none.
  */
-export function dueMerge(log: PartitionLog, record: TierRecord): { baseOffset: number; endOffset: number } | null {
+export function dueMerge(log: PartitionLog, record: TierRecord): MergeRange | null {
+  const copied = copiedSegments(record);
+  let below = 0;
+  while (below < copied.length && copied[below]!.endOffset <= log.logStartOffset) below++;
+  // Of any levels: the pieces below the log are left by many leaders, a few of each level per takeover.
+  const run = levelRun(copied, 0, below - 1, TIER_REMOTE_MERGE_BYTES_MAX, true);
+  return run !== null ? { ...run, fromTier: true } : dueLocalMerge(log, record);
+}
+
+/**
+ * [T8] The oldest local segment with a merge due, read from the local log: all of a rolled
+ * segment, wholly tiered, that two or more pieces tile exactly (it was tiered from inside, [T2]),
+ * else TIER_MERGE_RUN consecutive pieces of one level wholly inside a segment (a promoted
+ * follower's log starts inside a piece: its own pieces start past its first segment's base).
+ */
+export function dueLocalMerge(log: PartitionLog, record: TierRecord): MergeRange | null {
   const bases = log.segmentBaseOffsets;
   const copied = copiedSegments(record); // contiguous, by base: one pass over both lists
   let first = 0;
   for (let index = 0; index < bases.length; index++) {
     const baseOffset = bases[index]!;
     const endOffset = bases[index + 1] ?? log.logEndOffset; // the active segment's end is where its pieces stop, at most
-    while (first < copied.length && copied[first]!.endOffset <= baseOffset) first++;
-    if (baseOffset < log.logStartOffset || copied[first]?.baseOffset !== baseOffset) continue;
-    let last = first;
+    while (first < copied.length && copied[first]!.baseOffset < baseOffset) first++;
+    let last = first - 1;
     while (last + 1 < copied.length && copied[last + 1]!.endOffset <= endOffset) last++;
+    if (baseOffset < log.logStartOffset || last <= first) continue;
     const rolled = index + 1 < bases.length;
-    if (rolled && last > first && copied[last]!.endOffset === endOffset) return { baseOffset, endOffset }; // the whole rolled segment
-    const run = levelRun(copied, first, last);
-    if (run !== null) return run;
+    if (rolled && copied[first]!.baseOffset === baseOffset && copied[last]!.endOffset === endOffset) return { baseOffset, endOffset, fromTier: false }; // the whole rolled segment
+    const run = levelRun(copied, first, last, Number.POSITIVE_INFINITY, false);
+    if (run !== null) return { ...run, fromTier: false };
   }
   return null;
 }
 
-/** [T8] The first TIER_MERGE_RUN consecutive pieces of one level among copied[first..last]: one piece of the next level replaces them. */
-function levelRun(copied: readonly CopiedSegment[], first: number, last: number): { baseOffset: number; endOffset: number } | null {
+/** [T8] The first TIER_MERGE_RUN consecutive pieces among copied[first..last] of one level (or `anyLevel`), of at most `maxBytes` together. */
+function levelRun(copied: readonly CopiedSegment[], first: number, last: number, maxBytes: number, anyLevel: boolean): { baseOffset: number; endOffset: number } | null {
   for (let start = first; start + TIER_MERGE_RUN - 1 <= last; ) {
     const level = copied[start]!.level ?? 0;
+    const joins = (piece: CopiedSegment, bytes: number) => (anyLevel || (piece.level ?? 0) === level) && bytes + piece.bytes <= maxBytes;
     let end = start;
-    while (end < start + TIER_MERGE_RUN - 1 && (copied[end + 1]!.level ?? 0) === level) end++;
+    let bytes = copied[start]!.bytes;
+    while (end < start + TIER_MERGE_RUN - 1 && joins(copied[end + 1]!, bytes)) bytes += copied[++end]!.bytes;
     if (end === start + TIER_MERGE_RUN - 1) return { baseOffset: copied[start]!.baseOffset, endOffset: copied[end]!.endOffset };
     start = end + 1;
   }

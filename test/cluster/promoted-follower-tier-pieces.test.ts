@@ -46,7 +46,7 @@ async function startBroker(store: MemoryStore, nodeId: number): Promise<Broker> 
   return broker;
 }
 
-test('[T8] a promoted follower whose log started at an old tiered end merges none of its pieces', async () => {
+test('[T8] a promoted follower whose log started at an old tiered end merges its pieces', async () => {
   const store = new MemoryStore();
   const records = new TierRecords(new ControlStore(store, ''));
   const first = await startBroker(store, 1);
@@ -81,6 +81,6 @@ test('[T8] a promoted follower whose log started at an old tiered end merges non
   for (let i = 0; i < PROMOTED_PIECES; i++) await piece(second);
   const record = await records.read(topicId, 0);
   expect(tieredEnd(record)).toBe(written);
-  // Fails: every piece of the promoted leader stays an entry of its own (level 0).
+  // Failed while dueMerge wanted a piece at a segment's base: every piece of the promoted leader stays an entry of its own (level 0).
   expect(record.segments.length - before.segments.length).toBeLessThan(TIER_MERGE_RUN);
 });

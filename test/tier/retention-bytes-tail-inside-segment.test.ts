@@ -53,7 +53,7 @@ test('[T7] retention.bytes counts the committed bytes above a tiered end inside 
   const record = await records.read(TOPIC_ID, 0);
   expect(log.bytesFrom(18)).toBe(3 * BATCH_BYTES);
   const wholeLogBytes = copiedSegments(record).reduce((sum, s) => sum + (s.sections.log?.length ?? 0), 0) + log.bytesFrom(18);
-  // Fails: the start stays at 0, the 3 batches above the tiered end uncounted (the log holds 21 batches against retention.bytes' 16).
+  // Failed with sizeBytesFrom: the start stayed at 0, the 3 batches above the tiered end uncounted (the log holds 21 batches against retention.bytes' 16).
   expect([record.startOffset, wholeLogBytes]).toEqual([5, retentionBytes]);
   await log.close();
 });

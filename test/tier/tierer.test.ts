@@ -167,7 +167,7 @@ test('[T8] once the segment tiered in pieces rolls, one object replaces the piec
     throw new Error('injected: the merge commit fails once');
   };
   await tierer.tierDue(); // the rest of the rolled segment, [38, 40), then the merge, which fails
-  expect(dueMerge(log, await records.read(TOPIC_ID, 0))).toEqual({ baseOffset: 20, endOffset: 40 });
+  expect(dueMerge(log, await records.read(TOPIC_ID, 0))).toEqual({ baseOffset: 20, endOffset: 40, fromTier: false });
   expect(tierer.localDeletableEndOf(TOPIC_ID, 0, log)).toBeNull(); // the failed step let go of the record: nothing leaves the disk until it is read again
   await tierer.tierDue(); // nothing more to tier: the merge again
   const record = await records.read(TOPIC_ID, 0);
