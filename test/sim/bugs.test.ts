@@ -18,7 +18,7 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'topic-incarnations-mixed': 36,
   'follower-reports-to-old-leader': 48,
   'isr-keeps-dead-replica': 35,
-  'release-wakes-waiters': 61,
+  'release-wakes-waiters': 169,
   'fenced-writer-stays-fenced': 256,
 };
 
