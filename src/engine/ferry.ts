@@ -120,7 +120,7 @@ export interface TierOptions {
    * unless it is managed by a cluster (whose topic records say: the broker passes them).
    */
   readonly liveTopicIds?: LiveTopicIds;
-  /** How long a partition's tiered end may stay below its log end before its active segment rolls; default TIER_TAIL_MAX_MS. */
+  /** How long a partition's tiered end may stay below its committed end before that is tiered from inside the active segment; default TIER_TAIL_MAX_MS. */
   readonly tailMaxMs?: number;
   /** How many committed bytes above a partition's tiered end are tiered from inside its active segment; default TIER_TAIL_MAX_BYTES. */
   readonly tailMaxBytes?: number;

@@ -50,8 +50,9 @@ export const TIER_REMOTE_MERGE_BYTES_MAX = 64 * 1024 * 1024;
  * tiered from inside the active segment: what a new leader reads from the WAL to take over [K2],
  * and what each partition keeps in the WAL store. Kafka tiers only rolled segments, and a
  * segment.bytes of 1 GiB made a takeover rebuild up to 1 GiB from the WAL (~5 s at the ~200 MB/s
- * one rebuild applies here); 32 MiB is ~0.15 s. The cost: a tiered segment (one multipart upload,
- * three control-record writes) per 32 MiB, and a producer-state snapshot file per 32 MiB locally.
+ * one rebuild applies here); 32 MiB is ~0.15 s. The cost: a tiered piece (one multipart upload,
+ * three control-record writes) per 32 MiB, merged later [T8], and the producer state replayed to
+ * each end (ProducerStateManager.snapshotAt keeps the newest).
  */
 export const TIER_TAIL_MAX_BYTES = 32 * 1024 * 1024;
 /** Partitions uploading at once per broker [T3]: each holds up to a streaming upload's parts in memory. */
@@ -85,7 +86,7 @@ export interface TiererOptions {
   readonly sweepIntervalMs?: number;
   /** How long an orphan stays before it is deleted; default TIER_ORPHAN_DELAY_MS. */
   readonly orphanDelayMs?: number;
-  /** How long a tiered end may stay put below the log end before the active segment rolls; default TIER_TAIL_MAX_MS. */
+  /** How long a tiered end may stay put below the committed end before that is tiered from inside the active segment; default TIER_TAIL_MAX_MS. */
   readonly tailMaxMs?: number;
   /** How many committed bytes above the tiered end are tiered from inside the active segment; default TIER_TAIL_MAX_BYTES. */
   readonly tailMaxBytes?: number;
@@ -314,7 +315,7 @@ export class Tierer {
     this.#options.log?.(`tiered ${source.topic}-${source.partition} offsets ${range.baseOffset}..${range.endOffset} (${summary.bytes} bytes)`);
   }
 
-  /** [T8] The oldest rolled local segment tiered in pieces becomes one tiered segment: announce, upload, read back, commit. */
+  /** [T8] The merge due (dueMerge) becomes one tiered segment in place of its pieces: announce, upload, read back, commit. */
   async #mergeWhenDue(source: TierSource, held: Held): Promise<void> {
     const range = dueMerge(source.log, held.record);
     if (range === null) return;

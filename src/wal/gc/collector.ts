@@ -68,6 +68,12 @@ interface StreamPass {
   readonly held: number;
 }
 
+/** What one pass over a writer's streams did. */
+interface WriterPass extends StreamPass {
+  /** Its streams not written now that still hold more than their seal: their frames wait for another broker's tiering. */
+  readonly waiting: number;
+}
+
 /**
  * The WAL garbage collector (docs/tier-protocol.md [G1]-[G4], [G6]; GI1, GI2): every interval,
  * for each stream of this broker's writer id, from the stream's floor up, it deletes the objects
@@ -129,8 +135,10 @@ export class WalCollector {
   async #collect(): Promise<number> {
     const progress = this.#options.progress?.() ?? null;
     const atMs = this.#options.clock.monotonicMs();
-    const deleted = await this.#collectAll();
-    this.#settled = progress !== null && this.#failing.size === 0 ? { progress, atMs } : null;
+    const { deleted, waiting } = await this.#collectAll();
+    // A stream waiting on another broker's tiering frees objects without this broker's progress
+    // changing: while one does, every pass runs (a takeover's next rebuild reads what it holds).
+    this.#settled = progress !== null && this.#failing.size === 0 && waiting === 0 ? { progress, atMs } : null;
     return deleted;
   }
 
@@ -141,7 +149,7 @@ export class WalCollector {
     return this.#options.progress() === settled.progress && this.#options.clock.monotonicMs() - settled.atMs < GC_IDLE_PASS_MS;
   }
 
-  async #collectAll(): Promise<number> {
+  async #collectAll(): Promise<{ deleted: number; waiting: number }> {
     const own = this.#options.writerId;
     const current = this.#options.currentEpoch();
     const orphans = this.#orphans === null ? [] : ((await this.#attempt('finding orphaned writers', `${own}\u0000orphans`, () => this.#orphans!.due())) ?? []);
@@ -149,26 +157,29 @@ export class WalCollector {
     const streams: StreamId[] = [];
     let deleted = 0;
     let held = 0;
+    let waiting = 0;
     for (const { writerId, current: writing } of writers) {
       const pass = await this.#collectWriter(writerId, writing, streams);
       deleted += pass.deleted;
       held += pass.held;
+      waiting += pass.waiting;
     }
     this.#aboveSeal.keepOnly(streams);
     this.#metrics?.heldObjects.set(held);
-    return deleted;
+    return { deleted, waiting };
   }
 
   /** The streams of `writerId` (added to `seen`); `current`: the epoch it writes now, whose in-sync followers hold GC (null: none). */
-  async #collectWriter(writerId: string, current: number | null, seen: StreamId[]): Promise<StreamPass> {
+  async #collectWriter(writerId: string, current: number | null, seen: StreamId[]): Promise<WriterPass> {
     const { store, prefix } = this.#options;
     const epochs = await this.#attempt(`listing the streams of ${writerId}`, writerId, () => listEpochs(store, prefix, writerId));
-    if (epochs === null) return { deleted: 0, held: this.#lastHeld(writerId) }; // unlisted: what it held last, never 0 (review finding 8)
+    if (epochs === null) return { deleted: 0, held: this.#lastHeld(writerId), waiting: 0 }; // unlisted: what it held last, never 0 (review finding 8)
     // An epoch above the one written now is a later process of this writer id's: this one is a zombie of it, and leaves it alone.
     const streams = epochs.filter((epoch) => current === null || epoch <= current).map((epoch): StreamId => ({ writerId, epoch }));
     seen.push(...streams);
     let deleted = 0;
     let held = 0;
+    let waiting = 0;
     for (const stream of streams) {
       if (this.#stopped) break;
       const key = `${writerId}/${stream.epoch}`;
@@ -176,9 +187,10 @@ export class WalCollector {
       if (pass !== null) this.#heldByStream.set(key, pass.held);
       deleted += pass?.deleted ?? 0;
       held += pass?.held ?? this.#heldByStream.get(key) ?? 0;
+      if (pass !== null && stream.epoch !== current && pass.held > 1) waiting++;
     }
     for (const key of this.#heldByStream.keys()) if (key.startsWith(`${writerId}/`) && !streams.some((stream) => key === `${writerId}/${stream.epoch}`)) this.#heldByStream.delete(key);
-    return { deleted, held };
+    return { deleted, held, waiting };
   }
 
   /** What the streams of `writerId` held at their last pass that listed them (the gauge while a listing fails). */

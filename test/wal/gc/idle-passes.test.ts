@@ -7,7 +7,7 @@ import type { ListOptions, ListPage } from '../../../src/store/object-store.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
 import { GC_IDLE_PASS_MS, GC_INTERVAL_MS } from '../../../src/wal/gc/collector.ts';
 import { settle } from '../../support/settle.ts';
-import { collectorOf, putStream, World, WRITER } from './support.ts';
+import { collectorOf, present, putSeal, putStream, World, WRITER } from './support.ts';
 
 class ListCount extends MemoryStore {
   lists = 0;
@@ -53,5 +53,26 @@ test('without progress every scheduled pass runs', async () => {
   const afterFirst = store.lists;
   await tick(clock, GC_INTERVAL_MS);
   expect(store.lists).toBeGreaterThan(afterFirst);
+  collector.stop();
+});
+
+test('while an earlier stream holds more than its seal (frames another broker has yet to tier), every pass runs', async () => {
+  const store = new ListCount();
+  const earlier = { writerId: WRITER, epoch: 0 };
+  await putStream(store, earlier, 3); // offsets 0..29, a takeover's next rebuild reads them
+  await putSeal(store, earlier, 3);
+  await putStream(store, { writerId: WRITER, epoch: 1 }, 1);
+  const clock = new ManualClock();
+  const world = new World();
+  const collector = collectorOf(store, world, 1, { clock, progress: () => 'still' }); // nothing this broker does moves
+  collector.start();
+  await tick(clock, GC_INTERVAL_MS);
+  world.setTieredEnd(30); // the partition's new leader, another broker, tiered them
+  await tick(clock, GC_INTERVAL_MS);
+  expect(await present(store, earlier)).toEqual([3]); // collected down to the seal in one interval, not GC_IDLE_PASS_MS
+  const settled = store.lists;
+  await tick(clock, GC_INTERVAL_MS);
+  await tick(clock, GC_INTERVAL_MS);
+  expect(store.lists).toBe(settled); // down to its seal: idle again
   collector.stop();
 });
