@@ -13,6 +13,7 @@ import type { PeerAddress } from './peer-links.ts';
 import { StalledDeletes } from './stalled-deletes.ts';
 import { type ClaimPlan, type Incarnation, planTakeover, sealedInChain } from './takeover.ts';
 import { TopicSightings } from './topic-sightings.ts';
+import { assert } from '../util/assert.ts';
 
 /**
  * [L4] A topic record marked `deleting` for this many leases (as one broker's scans see it) is a
@@ -88,6 +89,20 @@ export interface PartitionRecord {
   readonly leaderEpoch: number;
   /** Every WAL stream that carried the partition, oldest first (docs/cluster-protocol.md). */
   readonly chain: readonly StreamId[];
+  /** docs/tier-protocol.md [K6]: a prefix of `chain` a takeover neither seals nor reads again; absent: none known. */
+  readonly settled?: SettledPrefix;
+}
+
+/**
+ * [K6] The first `count` streams of a partition's chain are sealed and hold no frame of its
+ * incarnation at or above `fromOffset` (a tiered end): a takeover seals none of them again, and a
+ * rebuild from `fromOffset` or later reads none of them. Sealed streams take no frames, and the
+ * tiered end only grows, so this stays true; a leader writes it into the record once its
+ * adoption read the chain.
+ */
+export interface SettledPrefix {
+  readonly count: number;
+  readonly fromOffset: number;
 }
 
 /** This broker's WAL writer as the cluster sees it: its stream, and a new epoch when it is fenced ([C7]). */
@@ -151,7 +166,7 @@ export interface ClusterNodeOptions {
    * [C4]-[C5], after this node won the compare-and-swap of `plan.next` [C3]: seal, rebuild, then
    * serve. Throwing leaves the partition to a later scan (which claims it again, one epoch up).
    */
-  adopt(topic: string, partition: number, partitions: number, plan: ClaimPlan, promoted: boolean): Promise<void>;
+  adopt(topic: string, partition: number, partitions: number, plan: ClaimPlan, promoted: boolean): Promise<SettledPrefix | null | void>;
   /** [C6]: stop serving. */
   release(topic: string, partition: number): Promise<void>;
   /** Replication factor > 1: start following a partition another broker leads (throwing retries later). */
@@ -711,7 +726,7 @@ export class ClusterNode {
     this.#partitions.set(id, won);
     this.#partitionRecords.note(id, won);
     this.#options.log?.(`claimed ${id} at leader epoch ${plan.next.leaderEpoch}`);
-    await this.#adopt(topic, partition, partitions, plan);
+    await this.#adopt(topic, partition, partitions, plan, won);
   }
 
   /**
@@ -787,9 +802,9 @@ export class ClusterNode {
     return this.#adopting.get(key(topic, partition)) ?? null;
   }
 
-  async #adopt(topic: string, partition: number, partitions: number, plan: ClaimPlan): Promise<void> {
+  async #adopt(topic: string, partition: number, partitions: number, plan: ClaimPlan, won: Versioned<PartitionRecord>): Promise<void> {
     const id = key(topic, partition);
-    const adoption = this.#adoptNow(topic, partition, partitions, plan);
+    const adoption = this.#adoptNow(topic, partition, partitions, plan, won);
     this.#adopting.set(id, adoption);
     try {
       await adoption;
@@ -798,17 +813,39 @@ export class ClusterNode {
     }
   }
 
-  async #adoptNow(topic: string, partition: number, partitions: number, plan: ClaimPlan): Promise<void> {
+  async #adoptNow(topic: string, partition: number, partitions: number, plan: ClaimPlan, won: Versioned<PartitionRecord>): Promise<void> {
     // [K3] A follower promoted here keeps its local log (its copy of the chain's prefix).
     const promoted = this.#following.has(key(topic, partition));
     if (promoted) await this.#unfollow(topic, partition);
+    let settled: SettledPrefix | null = null;
     try {
-      await this.#options.adopt(topic, partition, partitions, plan, promoted);
+      settled = (await this.#options.adopt(topic, partition, partitions, plan, promoted)) ?? null;
       this.#served.add(key(topic, partition));
       this.#adoptedEpochs.set(key(topic, partition), plan.next.leaderEpoch);
       this.#incarnations.set(topic, plan.next.topicId);
     } catch (error) {
       this.#options.log?.(`could not adopt ${key(topic, partition)} yet: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+    await this.#noteSettled(key(topic, partition), won, settled);
+  }
+
+  /**
+   * [K6] Writes the settled prefix the adoption found into the record it claimed, if it says more
+   * than the record does, by compare-and-swap over that very version: a record changed since
+   * (another claim) is left alone, and so is a failed write (the next adoption finds it again).
+   */
+  async #noteSettled(id: string, won: Versioned<PartitionRecord>, settled: SettledPrefix | null): Promise<void> {
+    const known = won.value.settled;
+    if (settled === null || settled.count === 0 || (known !== undefined && known.count >= settled.count)) return;
+    assert(settled.count < won.value.chain.length, `a settled prefix of ${settled.count} streams leaves the current stream of a chain of ${won.value.chain.length} out`);
+    try {
+      const written = await this.#options.control.replace(`partitions/${id}`, won, { ...won.value, settled });
+      if (written === null) return; // changed since the claim: a later claim's record stands
+      this.#partitions.set(id, written);
+      this.#partitionRecords.note(id, written);
+    } catch (error) {
+      this.#options.log?.(`could not note ${id}'s settled streams (the next takeover reads them again): ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 

@@ -15,7 +15,7 @@ import type { MetricsRegistry } from '../metrics/index.ts';
 import type { Uuid } from '../util/uuid.ts';
 import { regressed } from '../util/regressions.ts';
 import { LeaderProgress } from './leader-progress.ts';
-import type { BrokerRecord, PartitionRecord } from './node.ts';
+import type { BrokerRecord, PartitionRecord, SettledPrefix } from './node.ts';
 import { type RebuildOutcome, rebuildFromTierAndChain } from './rebuild.ts';
 import { keepOnlyWhatTheChainProves } from './kept-log.ts';
 import { StreamTails, TAIL_RETRY } from './stream-tails.ts';
@@ -101,7 +101,7 @@ export class PartitionHost {
    * `promoted` (docs/tier-protocol.md [K3]): this broker followed the partition until now; its local
    * log is kept and the rebuild applies only what it lacks.
    */
-  async adopt(topic: string, partition: number, partitions: number, plan: ClaimPlan, promoted = false): Promise<void> {
+  async adopt(topic: string, partition: number, partitions: number, plan: ClaimPlan, promoted = false): Promise<SettledPrefix | null> {
     const { engine, store, prefix, clock } = this.#options;
     assert(!engine.serves(topic, partition), `${topic}-${partition} is adopted while still served here`);
     const current = plan.next.chain.at(-1)!;
@@ -113,9 +113,10 @@ export class PartitionHost {
     const reader = this.#reader(topic, partition, topicId);
     let rebuilt: RebuildOutcome | null = null;
     // The rebuild's appends rebuild the producer state too (src/log/producer-state.ts).
-    await engine.adoptPartition(topic, topicId, partition, partitions, async (log) => void (rebuilt = await this.#rebuild(log, topic, partition, topicId, reader, plan.rebuildFrom, promoted)), 'leader', this.#options.replicationFactor(topic), plan.next.leaderEpoch, promoted); // [C5]
+    await engine.adoptPartition(topic, topicId, partition, partitions, async (log) => void (rebuilt = await this.#rebuild(log, topic, partition, topicId, reader, plan.rebuildFrom, promoted, plan.settled)), 'leader', this.#options.replicationFactor(topic), plan.next.leaderEpoch, promoted); // [C5]
     const took = `sealed ${plan.seal.length} streams in ${Math.round(sealedMs - startMs)} ms, then ${describeRebuild(rebuilt)} in ${Math.round(clock.monotonicMs() - sealedMs)} ms`;
     this.#options.log?.(`serving ${topic}-${partition} up to offset ${engine.offsetFor(topic, partition, -1).offset} (leader epoch ${plan.next.leaderEpoch}): ${took}`);
+    return (rebuilt as RebuildOutcome | null)?.settled ?? null;
   }
 
   /** [C6] Another broker leads it now. */
@@ -226,10 +227,10 @@ export class PartitionHost {
    * epochs and producer state there, and takes from the chain only the frames from there on, each
    * stream from its WAL floor; a GC that races it makes it start over from the newer end.
    */
-  async #rebuild(log: PartitionLog, topic: string, partition: number, topicId: Uuid, reader: WalReader, chain: readonly StreamId[], kept = false): Promise<RebuildOutcome> {
+  async #rebuild(log: PartitionLog, topic: string, partition: number, topicId: Uuid, reader: WalReader, chain: readonly StreamId[], kept = false, settled: SettledPrefix | null = null): Promise<RebuildOutcome> {
     const say = (message: string) => this.#options.log?.(`${topic}-${partition}: ${message}`);
     const [keptStart, keptEnd] = [log.logStartOffset, log.logEndOffset];
-    const rebuilt = await rebuildFromTierAndChain(reader, log, chain, topicId, () => this.#tierStart(topic, partition, topicId), say, kept);
+    const rebuilt = await rebuildFromTierAndChain(reader, log, chain, topicId, () => this.#tierStart(topic, partition, topicId), say, kept, settled);
     if (!kept) return rebuilt;
     if (!rebuilt.kept) {
       say(`the promoted follower's log [${keptStart}, ${keptEnd}) did not reach the tier's end: rebuilt`);

@@ -9,6 +9,7 @@ import type { ObjectRead, ReadFrame } from '../wal/reader.ts';
 import { assert } from '../util/assert.ts';
 import { mapLimited } from '../util/map-limited.ts';
 import type { Uuid } from '../util/uuid.ts';
+import type { SettledPrefix } from './node.ts';
 import { regressed } from '../util/regressions.ts';
 
 /**
@@ -49,17 +50,25 @@ export class WalPrefixCollectedError extends FerryError {
  * races the rebuild (WalPrefixCollectedError), the tier is read again and the log started over
  * from the newer end, at most REBUILD_RESTARTS_MAX times. `say` hears of each restart.
  */
-export async function rebuildFromTierAndChain(reader: WalReader, log: PartitionLog, chain: readonly StreamId[], topicId: Uuid, startOf: () => Promise<TierStart | null>, say?: (message: string) => void, keepLocal = false): Promise<RebuildOutcome> {
+export async function rebuildFromTierAndChain(reader: WalReader, log: PartitionLog, chain: readonly StreamId[], topicId: Uuid, startOf: () => Promise<TierStart | null>, say?: (message: string) => void, keepLocal = false, settled: SettledPrefix | null = null): Promise<RebuildOutcome> {
   for (let restarts = 0; ; restarts++) {
     const start = await startOf();
+    const fromOffset = start?.offset ?? 0;
     // [K3] A promoted follower's log that reaches the tier's end is kept: only the chain's frames past its end apply.
-    const kept = keepLocal && restarts === 0 && log.logEndOffset >= (start?.offset ?? 0);
+    const kept = keepLocal && restarts === 0 && log.logEndOffset >= fromOffset;
     // A restart empties what the previous attempt applied; a first attempt with nothing tiered keeps the fresh log at 0.
-    if (!kept && (start !== null || restarts > 0)) log.startAt(start?.offset ?? 0, start?.epochs ?? [], start?.producers ?? null);
-    let chainEnd = start?.offset ?? 0; // what the tier and the chain prove: the tier's end, then each frame read
+    if (!kept && (start !== null || restarts > 0)) log.startAt(fromOffset, start?.epochs ?? [], start?.producers ?? null);
+    // [K6] A settled prefix holds nothing from its offset on: a rebuild from there or later skips it.
+    const skipped = settled !== null && fromOffset >= settled.fromOffset ? settled.count : 0;
+    let chainEnd = fromOffset; // what the tier and the chain prove: the tier's end, then each frame read
+    let firstNeeded = chain.length - skipped; // the first stream read that holds a frame at or above fromOffset
+    const onFrame = (frame: ReadFrame, index: number) => {
+      chainEnd = Math.max(chainEnd, frame.entry.lastOffset + 1);
+      if (frame.entry.lastOffset >= fromOffset) firstNeeded = Math.min(firstNeeded, index);
+    };
     try {
-      const read = await rebuildFromChain(reader, log, chain, topicId, (frame) => (chainEnd = Math.max(chainEnd, frame.entry.lastOffset + 1)));
-      return { ...read, restarts, kept, chainEnd };
+      const read = await rebuildFromChain(reader, log, chain.slice(skipped), topicId, onFrame);
+      return { ...read, restarts, kept, chainEnd, settled: { count: skipped + firstNeeded, fromOffset } };
     } catch (error) {
       if (!(error instanceof WalPrefixCollectedError) || restarts >= REBUILD_RESTARTS_MAX) throw error;
       say?.(`rebuild from offset ${kept ? log.logEndOffset : (start?.offset ?? 0)} raced WAL GC (${error.message}); reading the tier's end again (restart ${restarts + 1} of at most ${REBUILD_RESTARTS_MAX})`);
@@ -74,6 +83,8 @@ export interface RebuildOutcome {
   readonly restarts: number;
   readonly kept: boolean;
   readonly chainEnd: number;
+  /** [K6] The chain's prefix this rebuild found (or knew) to hold nothing from the tier's end it started at. */
+  readonly settled: SettledPrefix;
 }
 
 /**
@@ -87,7 +98,7 @@ export interface RebuildOutcome {
  * also carries the frames of any earlier incarnation of the topic's name (DESIGN.md contract 10).
  * Objects are read up to REBUILD_READ_AHEAD ahead but applied strictly in sequence order.
  */
-export async function rebuildFromChain(reader: WalReader, log: PartitionLog, chain: readonly StreamId[], topicId: Uuid, onFrame?: (frame: ReadFrame) => void): Promise<{ objectsRead: number; bytesApplied: number }> {
+export async function rebuildFromChain(reader: WalReader, log: PartitionLog, chain: readonly StreamId[], topicId: Uuid, onFrame?: (frame: ReadFrame, streamIndex: number) => void): Promise<{ objectsRead: number; bytesApplied: number }> {
   let objectsRead = 0;
   let bytesApplied = 0;
   // Every stream of the chain is LISTed up front, REBUILD_LISTS_IN_FLIGHT at once: one after another,
@@ -110,7 +121,7 @@ export async function rebuildFromChain(reader: WalReader, log: PartitionLog, cha
             throw new WalPrefixCollectedError(`WAL stream ${streamName(stream)} continues at offset ${frame.entry.baseOffset} (object ${sequence}, the floor was ${floor}) but the log ends at ${log.logEndOffset}`);
           }
           bytesApplied += applyFrame(log, frame, topicId);
-          onFrame?.(frame);
+          onFrame?.(frame, index);
         }
       }
     } finally {

@@ -1,5 +1,5 @@
 import type { StreamId } from '../wal/keys.ts';
-import type { PartitionRecord } from './node.ts';
+import type { PartitionRecord, SettledPrefix } from './node.ts';
 import type { Uuid } from '../util/uuid.ts';
 import { regressed } from '../util/regressions.ts';
 
@@ -13,7 +13,7 @@ import { regressed } from '../util/regressions.ts';
  *   epoch before it can lead anything again ([C7]).
  */
 export type TakeoverPlan =
-  | { readonly kind: 'claim'; readonly seal: readonly StreamId[]; readonly rebuildFrom: readonly StreamId[]; readonly next: PartitionRecord }
+  | { readonly kind: 'claim'; readonly seal: readonly StreamId[]; readonly rebuildFrom: readonly StreamId[]; readonly settled: SettledPrefix | null; readonly next: PartitionRecord }
   | { readonly kind: 'stream-sealed' };
 
 export type ClaimPlan = Extract<TakeoverPlan, { kind: 'claim' }>;
@@ -55,11 +55,13 @@ export function planTakeover(recorded: PartitionRecord | null, nodeId: number, s
   if (sealedInChain(chain, stream)) return { kind: 'stream-sealed' };
   const endsWithCurrent = chain.length > 0 && sameStream(chain.at(-1)!, stream);
   const earlier = endsWithCurrent ? chain.slice(0, -1) : chain;
+  // [K6] The settled prefix is sealed already: only the streams after it are sealed (again).
+  const settled = record?.settled !== undefined && record.settled.count <= earlier.length ? record.settled : null;
   const seal: StreamId[] = [];
-  for (const s of earlier) if (!seal.some((t) => sameStream(s, t))) seal.push(s);
-  const next: PartitionRecord = { topicId, leader: nodeId, leaderEpoch: record === null ? leaderEpochBase : record.leaderEpoch + 1, chain: [...earlier, stream] };
-  if (regressed('restart-stream-not-chained') && record?.leader === nodeId) return { kind: 'claim', seal, rebuildFrom: earlier, next: record };
+  for (const s of earlier.slice(settled?.count ?? 0)) if (!seal.some((t) => sameStream(s, t))) seal.push(s);
+  const next: PartitionRecord = { topicId, leader: nodeId, leaderEpoch: record === null ? leaderEpochBase : record.leaderEpoch + 1, chain: [...earlier, stream], ...(settled === null ? {} : { settled }) };
+  if (regressed('restart-stream-not-chained') && record?.leader === nodeId) return { kind: 'claim', seal, rebuildFrom: earlier, settled, next: record };
   const own = (s: StreamId) => s.writerId === stream.writerId;
-  if (regressed('reclaim-drops-own-stream') && earlier.some((s) => !own(s))) return { kind: 'claim', seal, rebuildFrom: earlier.filter((s) => !own(s)), next };
-  return { kind: 'claim', seal, rebuildFrom: earlier, next };
+  if (regressed('reclaim-drops-own-stream') && earlier.some((s) => !own(s))) return { kind: 'claim', seal, rebuildFrom: earlier.filter((s) => !own(s)), settled: null, next };
+  return { kind: 'claim', seal, rebuildFrom: earlier, settled, next };
 }

@@ -23,7 +23,7 @@ function claim(record: PartitionRecord | null, stream: StreamId, nodeId = 1, inc
 }
 
 test('a partition never led: nothing to seal or rebuild, epoch 0, a chain of this stream', () => {
-  expect(claim(null, A0)).toEqual({ kind: 'claim', seal: [], rebuildFrom: [], next: { topicId: T, leader: 1, leaderEpoch: 0, chain: [A0] } });
+  expect(claim(null, A0)).toEqual({ kind: 'claim', seal: [], rebuildFrom: [], settled: null, next: { topicId: T, leader: 1, leaderEpoch: 0, chain: [A0] } });
 });
 
 test('a restarted broker whose record still names it appends its new stream and rebuilds from the old one (finding 3)', () => {
@@ -57,7 +57,7 @@ test('a record that already ends in the current stream is claimed again without 
 
 test('a record of another topic incarnation (a deleted topic\'s leftover) is replaced whole: nothing sealed, rebuilt or inherited', () => {
   const leftover: PartitionRecord = { topicId: idOf('t', 1), leader: 2, leaderEpoch: 6, chain: [B0] };
-  expect(claim(leftover, A0)).toEqual({ kind: 'claim', seal: [], rebuildFrom: [], next: { topicId: T, leader: 1, leaderEpoch: 0, chain: [A0] } });
+  expect(claim(leftover, A0)).toEqual({ kind: 'claim', seal: [], rebuildFrom: [], settled: null, next: { topicId: T, leader: 1, leaderEpoch: 0, chain: [A0] } });
 });
 
 test('issue 9 finding 5: a re-created topic starts at its base epoch, above every epoch of the deleted incarnation, whether its record is absent or a leftover', () => {
@@ -83,7 +83,7 @@ test('property: over random chains the plan keeps every invariant of [C3]-[C5]',
     const plan = planTakeover(record, 7, current, { topicId: T, leaderEpochBase });
     if (shape !== 'own') {
       // Never led in this incarnation: nothing inherited, and the first epoch is the incarnation's base [L4].
-      expect(plan).toEqual({ kind: 'claim', seal: [], rebuildFrom: [], next: { topicId: T, leader: 7, leaderEpoch: leaderEpochBase, chain: [current] } });
+      expect(plan).toEqual({ kind: 'claim', seal: [], rebuildFrom: [], settled: null, next: { topicId: T, leader: 7, leaderEpoch: leaderEpochBase, chain: [current] } });
       continue;
     }
     const last = chain.length - 1;
