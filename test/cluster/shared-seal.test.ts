@@ -1,0 +1,45 @@
+// [C4] The partitions a dead broker led are adopted at once, and each seals its stream: the
+// adoptions under way share one seal of each stream (each LISTed the whole stream before: four
+// adoptions of one broker's partitions took up to 1.2 s to seal two streams). A later adoption
+// checks the seal again.
+import { expect, test } from 'bun:test';
+import { PartitionHost } from '../../src/cluster/partition-host.ts';
+import type { ClaimPlan } from '../../src/cluster/takeover.ts';
+import { Ferry } from '../../src/engine/index.ts';
+import { MemoryStore } from '../../src/store/memory.ts';
+import type { ListOptions, ListPage } from '../../src/store/object-store.ts';
+import { ManualClock } from '../../src/util/clock.ts';
+import { walObjectKey } from '../../src/wal/keys.ts';
+import { idOf } from '../support/topic-ids.ts';
+import { tempDir } from '../support/temp-dir.ts';
+
+class ListCountingStore extends MemoryStore {
+  readonly lists = new Map<string, number>();
+  override async list(prefix: string, options?: ListOptions): Promise<ListPage> {
+    this.lists.set(prefix, (this.lists.get(prefix) ?? 0) + 1);
+    return super.list(prefix, options);
+  }
+}
+
+test('adoptions under way at once seal a stream they share once', async () => {
+  const store = new ListCountingStore();
+  const clock = new ManualClock();
+  const dead = { writerId: 'broker-1', epoch: 0 };
+  const own = { writerId: 'broker-2', epoch: 0 };
+  const engine = await Ferry.open({ directory: tempDir(), clock, managedPartitions: true, log: { flush: { kind: 'none' } }, wal: { store, writerId: own.writerId, config: { uploadIntervalMs: 1 } } });
+  const host = new PartitionHost({ engine, store, prefix: '', nodeId: 2, clock, readChain: async () => [], readRecord: async () => null, replicationFactor: () => 1, leaderOf: () => null });
+  const topicId = idOf('orders');
+  const plan = (stream: typeof dead): ClaimPlan => ({ kind: 'claim', seal: [stream], rebuildFrom: [stream], settled: null, next: { topicId, leader: 2, leaderEpoch: 1, chain: [stream, own] } });
+  const listsOf = (stream: typeof dead) => {
+    const streamPrefix = walObjectKey('', stream, 0).replace(/[^/]+$/, '');
+    return [...store.lists].filter(([prefix]) => prefix.startsWith(streamPrefix)).reduce((sum, [, count]) => sum + count, 0);
+  };
+  const alone = { writerId: 'broker-3', epoch: 0 };
+  await host.adopt('orders', 4, 5, plan(alone)); // one adoption: its seal's LISTs, and its rebuild's
+  const sealAndRebuild = listsOf(alone);
+  await Promise.all([0, 1, 2, 3].map((partition) => host.adopt('orders', partition, 5, plan(dead))));
+  expect(listsOf(dead)).toBe(sealAndRebuild - 1 + 4); // one seal's LISTs, then each rebuild's one
+  for (const partition of [0, 1, 2, 3]) expect(engine.serves('orders', partition)).toBe(true);
+  host.stop();
+  await engine.close();
+});
