@@ -36,6 +36,8 @@ export interface RemoteReaderOptions {
   readonly chunkBytes?: number;
   readonly cacheBytes?: number;
   readonly readsInFlight?: number;
+  /** Chunks fetched ahead of a read (ChunkCache, TIER_READ_AHEAD_CHUNKS by default). */
+  readonly readAheadChunks?: number;
   readonly recordRefreshMs?: number;
 }
 
@@ -79,7 +81,7 @@ export class RemoteReader {
     this.#refreshMs = options.recordRefreshMs ?? TIER_RECORD_REFRESH_MS;
     const chunkBytes = options.chunkBytes ?? TIER_CHUNK_BYTES;
     const cacheBytes = options.cacheBytes ?? TIER_CACHE_BYTES;
-    this.#chunks = new ChunkCache({ store: options.store, chunkBytes, cacheBytes, readsInFlight: options.readsInFlight ?? TIER_READS_IN_FLIGHT });
+    this.#chunks = new ChunkCache({ store: options.store, chunkBytes, cacheBytes, readsInFlight: options.readsInFlight ?? TIER_READS_IN_FLIGHT, ...(options.readAheadChunks === undefined ? {} : { readAheadChunks: options.readAheadChunks }) });
   }
 
   /** Bytes the chunk cache holds now: never above cacheBytes. */

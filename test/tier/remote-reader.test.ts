@@ -315,7 +315,7 @@ describe('RemoteReader cache and requests', () => {
 
   test('concurrent reads of one chunk make one GET of it, and a cached chunk makes none', async () => {
     const { log, tierStore, reader: makeReader } = await tiered();
-    const reader = makeReader();
+    const reader = makeReader({ readAheadChunks: 0 }); // GETs counted exactly: none ahead
     const gets = (): number => tierStore.stats().requests.get;
     const before = gets();
     const reads = await Promise.all(Array.from({ length: 8 }, () => reader.read(TOPIC_ID, 0, 0, 0)));
@@ -323,6 +323,40 @@ describe('RemoteReader cache and requests', () => {
     expect(gets() - before).toBe(2); // segment 0's offset index, then its first chunk
     await reader.read(TOPIC_ID, 0, 0, 0);
     expect(gets() - before).toBe(2);
+    await log.close();
+  });
+
+  test('a reader going on finds the next chunks fetched ahead: served from the cache with the tier unreadable', async () => {
+    const { log, tierStore, reader: makeReader } = await tiered();
+    let unreadable = false;
+    const store = new Proxy(tierStore, {
+      get: (target, name) => {
+        if (name === 'get') return (key: string, options?: GetOptions) => (unreadable ? Promise.reject(new Error('injected: the tier cannot be read')) : target.get(key, options));
+        const value: unknown = Reflect.get(target, name, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const ahead = (readAheadChunks: number) => makeReader({ store, readAheadChunks });
+    /** A batch of the first segment past chunk 0 and within chunks 1 and 2: what a read-ahead of two brings. */
+    const aheadBatch = () => {
+      let position = 0;
+      for (const batch of allBatches(log).slice(0, BATCHES_PER_SEGMENT)) {
+        if (position >= CHUNK_BYTES && position + batch.bytes.length <= 3 * CHUNK_BYTES) return batch;
+        position += batch.bytes.length;
+      }
+      throw new Error('no batch of the first segment lies in chunks 1 and 2');
+    };
+    const next = aheadBatch();
+    for (const [readAheadChunks, served] of [[2, true], [0, false]] as const) {
+      unreadable = false;
+      const reader = ahead(readAheadChunks);
+      await reader.read(TOPIC_ID, 0, 0, 1); // the first batch: the offset index and chunk 0, then the chunks ahead
+      await Bun.sleep(1);
+      unreadable = true;
+      const read = reader.read(TOPIC_ID, 0, next.baseOffset, 1).then((result) => bytesOf(result.batches.slice(0, 1)).toString('hex'));
+      if (served) expect(await read).toBe(Buffer.from(next.bytes).toString('hex'));
+      else await expect(read).rejects.toThrow(/cannot be read/);
+    }
     await log.close();
   });
 
