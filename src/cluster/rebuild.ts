@@ -67,7 +67,8 @@ export async function rebuildFromTierAndChain(reader: WalReader, log: PartitionL
       if (frame.entry.lastOffset >= fromOffset) firstNeeded = Math.min(firstNeeded, index);
     };
     try {
-      const read = await rebuildFromChain(reader, log, chain.slice(skipped), topicId, onFrame);
+      // Frames below the log's end are not fetched, unless a kept log's end is what they are to prove [K3].
+      const read = await rebuildFromChain(reader, log, chain.slice(skipped), topicId, onFrame, kept ? () => 0 : () => log.logEndOffset);
       return { ...read, restarts, kept, chainEnd, settled: { count: skipped + firstNeeded, fromOffset } };
     } catch (error) {
       if (!(error instanceof WalPrefixCollectedError) || restarts >= REBUILD_RESTARTS_MAX) throw error;
@@ -98,7 +99,7 @@ export interface RebuildOutcome {
  * also carries the frames of any earlier incarnation of the topic's name (DESIGN.md contract 10).
  * Objects are read up to REBUILD_READ_AHEAD ahead but applied strictly in sequence order.
  */
-export async function rebuildFromChain(reader: WalReader, log: PartitionLog, chain: readonly StreamId[], topicId: Uuid, onFrame?: (frame: ReadFrame, streamIndex: number) => void): Promise<{ objectsRead: number; bytesApplied: number }> {
+export async function rebuildFromChain(reader: WalReader, log: PartitionLog, chain: readonly StreamId[], topicId: Uuid, onFrame?: (frame: ReadFrame, streamIndex: number) => void, fetchFrom: () => number = () => 0): Promise<{ objectsRead: number; bytesApplied: number }> {
   let objectsRead = 0;
   let bytesApplied = 0;
   // Every stream of the chain is LISTed up front, REBUILD_LISTS_IN_FLIGHT at once: one after another,
@@ -108,7 +109,7 @@ export async function rebuildFromChain(reader: WalReader, log: PartitionLog, cha
   for (const [index, stream] of chain.entries()) {
     const listed = listings[index]!;
     const floor = floorOf(listed);
-    const reads = new ReadAhead(reader, stream, floor);
+    const reads = new ReadAhead(reader, stream, floor, fetchFrom);
     try {
       for (let sequence = floor; ; sequence++) {
         const read = await reads.next(sequence);
@@ -150,19 +151,21 @@ class ReadAhead {
   readonly #reader: WalReader;
   readonly #stream: StreamId;
   readonly #pending = new Map<number, Promise<ObjectRead>>();
+  readonly #fetchFrom: () => number;
   #issued: number;
 
-  /** `floor`: the stream's lowest present sequence, where the reads start. */
-  constructor(reader: WalReader, stream: StreamId, floor: number) {
+  /** `floor`: the stream's lowest present sequence, where the reads start; `fetchFrom`: frames wholly below it, when a read is issued, are not fetched. */
+  constructor(reader: WalReader, stream: StreamId, floor: number, fetchFrom: () => number) {
     this.#reader = reader;
     this.#stream = stream;
     this.#issued = floor;
+    this.#fetchFrom = fetchFrom;
   }
 
   /** The read of `sequence`; every call asks for the sequence after the previous one's. */
   next(sequence: number): Promise<ObjectRead> {
     while (this.#issued <= sequence + REBUILD_READ_AHEAD - 1) {
-      const read = this.#reader.read(this.#stream, this.#issued);
+      const read = this.#reader.read(this.#stream, this.#issued, this.#fetchFrom());
       read.catch(() => {}); // a read past the seal that fails is never awaited; one before it is, and throws there
       this.#pending.set(this.#issued++, read);
     }

@@ -71,12 +71,15 @@ export class WalReader {
     return this.#store;
   }
 
-  /** Reads sequence `sequence` of `stream`: absent, a seal, or its wanted frames verified. */
-  async read(stream: StreamId, sequence: number): Promise<ObjectRead> {
+  /**
+   * Reads sequence `sequence` of `stream`: absent, a seal, or its wanted frames verified. Frames
+   * wholly below `fromOffset` are neither fetched nor returned (a rebuild's log holds them).
+   */
+  async read(stream: StreamId, sequence: number, fromOffset = 0): Promise<ObjectRead> {
     const key = walObjectKey(this.config.prefix, stream, sequence);
     for (let attempt = 0; ; attempt++) {
       try {
-        const read = await this.#readOnce(key);
+        const read = await this.#readOnce(key, fromOffset);
         if (read.kind !== 'absent') checkIdentity(key, read.header, stream, sequence);
         return read;
       } catch (error) {
@@ -117,14 +120,15 @@ export class WalReader {
     }
   }
 
-  async #readOnce(key: string): Promise<ObjectRead> {
+  async #readOnce(key: string, fromOffset: number): Promise<ObjectRead> {
+    const wants = (entry: WalFrameEntry) => entry.lastOffset >= fromOffset && this.config.wants(entry.topic, entry.partition, entry.topicId);
     const tail = await this.#tail(key);
     if (tail === null) return { kind: 'absent' };
     const { body, size, head } = tail;
     if (body.length === size) {
       const object = decodeWalObject(body); // small object: whole in the first read, all verified
       if (object.header.kind === 'seal') return { kind: 'seal', header: object.header };
-      const frames = object.frames.filter((frame) => this.config.wants(frame.entry.topic, frame.entry.partition, frame.entry.topicId));
+      const frames = object.frames.filter((frame) => wants(frame.entry));
       return { kind: 'data', header: object.header, frames, sizeBytes: size, bytesRead: body.length };
     }
     const trailer = decodeTrailer(body.subarray(body.length - TRAILER_BYTES), size);
@@ -133,7 +137,7 @@ export class WalReader {
       ? body.subarray(footerStart, footerStart + trailer.footerLength)
       : (await this.#range(key, trailer.footerPosition, trailer.footerPosition + trailer.footerLength)).body;
     const entries = decodeFooter(footer, trailer.footerPosition, trailer.footerChecksum);
-    const wanted = entries.filter((entry) => this.config.wants(entry.topic, entry.partition, entry.topicId));
+    const wanted = entries.filter(wants);
     const headerEnd = entries[0]?.framePosition ?? trailer.footerPosition;
     if (headerEnd > head.length) throw new CorruptObjectError('framePosition', headerEnd, `a header cannot be longer than ${HEADER_PROBE_BYTES} bytes`);
     const tailRead = { span: { start: size - body.length, end: size }, body };
