@@ -15,7 +15,7 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'restart-stream-not-chained': 30,
   'reclaim-drops-own-stream': 8,
   'stale-durable-map': { unreachable: "every takeover seals the previous leader's stream, and a sealed writer starts a new epoch with a fresh durable map: no writer keeps serving a partition whose log went back below what it made durable (finding 4 is caught through reclaim-drops-own-stream)" },
-  'topic-incarnations-mixed': 36,
+  'topic-incarnations-mixed': 97,
   'follower-reports-to-old-leader': 48,
   'isr-keeps-dead-replica': 35,
   'release-wakes-waiters': 169,
