@@ -66,11 +66,13 @@ interface StreamPass {
   readonly deleted: number;
   /** Objects still listed after the pass. */
   readonly held: number;
+  /** Nothing is left below its seal (what lies above waits out WAL_ORPHAN_DELAY_MS, [G6]). */
+  readonly drained: boolean;
 }
 
 /** What one pass over a writer's streams did. */
 interface WriterPass extends StreamPass {
-  /** Its streams not written now that still hold more than their seal: their frames wait for another broker's tiering. */
+  /** Its streams not written now with objects left below their seals: their frames wait for another broker's tiering. */
   readonly waiting: number;
 }
 
@@ -173,7 +175,7 @@ export class WalCollector {
   async #collectWriter(writerId: string, current: number | null, seen: StreamId[]): Promise<WriterPass> {
     const { store, prefix } = this.#options;
     const epochs = await this.#attempt(`listing the streams of ${writerId}`, writerId, () => listEpochs(store, prefix, writerId));
-    if (epochs === null) return { deleted: 0, held: this.#lastHeld(writerId), waiting: 0 }; // unlisted: what it held last, never 0 (review finding 8)
+    if (epochs === null) return { deleted: 0, held: this.#lastHeld(writerId), drained: false, waiting: 0 }; // unlisted: what it held last, never 0 (review finding 8)
     // An epoch above the one written now is a later process of this writer id's: this one is a zombie of it, and leaves it alone.
     const streams = epochs.filter((epoch) => current === null || epoch <= current).map((epoch): StreamId => ({ writerId, epoch }));
     seen.push(...streams);
@@ -187,10 +189,10 @@ export class WalCollector {
       if (pass !== null) this.#heldByStream.set(key, pass.held);
       deleted += pass?.deleted ?? 0;
       held += pass?.held ?? this.#heldByStream.get(key) ?? 0;
-      if (pass !== null && stream.epoch !== current && pass.held > 1) waiting++;
+      if (pass !== null && stream.epoch !== current && !pass.drained) waiting++;
     }
     for (const key of this.#heldByStream.keys()) if (key.startsWith(`${writerId}/`) && !streams.some((stream) => key === `${writerId}/${stream.epoch}`)) this.#heldByStream.delete(key);
-    return { deleted, held, waiting };
+    return { deleted, held, drained: waiting === 0, waiting };
   }
 
   /** What the streams of `writerId` held at their last pass that listed them (the gauge while a listing fails). */
@@ -210,7 +212,7 @@ export class WalCollector {
     const { store, prefix } = this.#options;
     const listing = await listStream(store, prefix, stream);
     const leftovers = await this.#deleteBelowMark(stream, listing);
-    if (listing.floor === null) return { deleted: leftovers, held: 0 };
+    if (listing.floor === null) return { deleted: leftovers, held: 0, drained: true };
     const coverage = new CoverageRound(this.#options.coverage, current);
     let keep = listing.floor; // the first object that stays
     let sealAt: number | null = null;
@@ -248,7 +250,7 @@ export class WalCollector {
     const deleted = await this.#deleteRun(stream, listing, keep);
     if (failure !== null) throw failure;
     if (sealAt !== null && deleted === sealAt - listing.floor) return this.#collectAboveSeal(stream, sealAt, listing, leftovers + deleted);
-    return { deleted: leftovers + deleted, held: listing.sizes.size - deleted };
+    return { deleted: leftovers + deleted, held: listing.sizes.size - deleted, drained: false };
   }
 
   /**
@@ -291,7 +293,7 @@ export class WalCollector {
         deleted++;
       }
     }
-    return { deleted, held: listing.sizes.size - deleted };
+    return { deleted, held: listing.sizes.size - deleted, drained: true };
   }
 
   /** The object's footer index, read once per object (objects are immutable); null when it is gone. */

@@ -56,7 +56,7 @@ test('without progress every scheduled pass runs', async () => {
   collector.stop();
 });
 
-test('while an earlier stream holds more than its seal (frames another broker has yet to tier), every pass runs', async () => {
+test('while an earlier stream holds objects below its seal (frames another broker has yet to tier), every pass runs', async () => {
   const store = new ListCount();
   const earlier = { writerId: WRITER, epoch: 0 };
   await putStream(store, earlier, 3); // offsets 0..29, a takeover's next rebuild reads them
