@@ -270,10 +270,11 @@ export class PartitionHost {
       // from the start retention left in the tier record, never below (those records are gone for
       // good). Once WAL GC collected a prefix the chain no longer holds it: the rebuild finds its
       // first frame above the log's end and starts over (WalPrefixCollectedError), reading the tier again.
-      start = { offset: await this.#options.engine.tierLogStartOf(topicId, partition), epochs: [], producers: null };
+      const range = await this.#options.engine.tierRecordRange(topicId, partition);
+      start = { offset: range.startOffset, epochs: [], producers: null, ...(range.tieredEnd > range.startOffset ? { mustReach: range.tieredEnd } : {}) };
       this.#options.log?.(`rebuilding ${topic}-${partition} from its chain at offset ${start.offset}: the tier cannot be read (${error instanceof Error ? error.message : String(error)})`);
     }
-    if (start?.offset === 0) return null;
+    if (start?.offset === 0 && start.mustReach === undefined) return null; // from 0 with nothing to reach: as before tiering
     if (start !== null) this.#options.log?.(`rebuilding ${topic}-${partition} from the tier's end, offset ${start.offset}`);
     return start;
   }

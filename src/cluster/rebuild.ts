@@ -69,7 +69,13 @@ export async function rebuildFromTierAndChain(reader: WalReader, log: PartitionL
     try {
       // Frames below the log's end are not fetched, unless a kept log's end is what they are to prove [K3].
       const read = await rebuildFromChain(reader, log, chain.slice(skipped), topicId, onFrame, kept ? () => 0 : () => log.logEndOffset);
-      return { ...read, restarts, kept, chainEnd, settled: { count: skipped + firstNeeded, fromOffset } };
+      const mustReach = start?.mustReach;
+      if (mustReach !== undefined && log.logEndOffset < mustReach) {
+        throw new WalPrefixCollectedError(`the chain holds offsets ${fromOffset}..${log.logEndOffset} of the ${fromOffset}..${mustReach} the tier covers (the tier cannot be read, and GC took the rest)`);
+      }
+      // A start below the tiered end proves nothing of the frames GC took below it: no prefix is noted [K6].
+      const settledPrefix = mustReach === undefined ? { count: skipped + firstNeeded, fromOffset } : { count: 0, fromOffset };
+      return { ...read, restarts, kept, chainEnd, settled: settledPrefix };
     } catch (error) {
       if (!(error instanceof WalPrefixCollectedError) || restarts >= REBUILD_RESTARTS_MAX) throw error;
       say?.(`rebuild from offset ${kept ? log.logEndOffset : (start?.offset ?? 0)} raced WAL GC (${error.message}); reading the tier's end again (restart ${restarts + 1} of at most ${REBUILD_RESTARTS_MAX})`);

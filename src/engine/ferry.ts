@@ -1,7 +1,7 @@
 import { definedOnly } from '../util/defined-only.ts';
 import type { ControlStore } from '../cluster/control-store.ts';
 import type { ObjectStore } from '../store/object-store.ts';
-import { TierRecords } from '../tier/tier-record.ts';
+import { TierRecords, tieredEnd } from '../tier/tier-record.ts';
 import { Tierer, type TierSource } from '../tier/tierer.ts';
 import { RemoteReader } from '../tier/remote-reader.ts';
 import { type TierStart, tierStartOf } from '../tier/tier-start.ts';
@@ -351,7 +351,14 @@ export class Ferry {
 
   /** The log start the partition's tier record holds (retention moved it there); 0 without a tier. */
   async tierLogStartOf(topicId: TopicId, partition: number): Promise<number> {
-    return this.#tierRecords === null ? 0 : (await this.#tierRecords.read(topicId, partition)).startOffset;
+    return (await this.tierRecordRange(topicId, partition)).startOffset;
+  }
+
+  /** The tier record's start (retention's) and tiered end; both 0 without a tier. */
+  async tierRecordRange(topicId: TopicId, partition: number): Promise<{ startOffset: number; tieredEnd: number }> {
+    if (this.#tierRecords === null) return { startOffset: 0, tieredEnd: 0 };
+    const record = await this.#tierRecords.read(topicId, partition);
+    return { startOffset: record.startOffset, tieredEnd: tieredEnd(record) };
   }
 
   /** [K2] Where a rebuild of the partition starts: the tier's end and what it knows there; null without a tier or with nothing tiered. */

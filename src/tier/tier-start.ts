@@ -12,6 +12,12 @@ export interface TierStart {
   readonly epochs: readonly EpochEntry[];
   /** The producer state at `offset`: the last tiered segment's snapshot; null when retention took every segment (and the producers' last batches with them). */
   readonly producers: Uint8Array | null;
+  /**
+   * A start below the tiered end (the tier's objects could not be read, so the rebuild starts at
+   * the record's start): the tiered end, which the rebuilt log must reach, else WAL GC took frames
+   * it needs and it is no log to serve (review6). Absent: the start is the tiered end itself.
+   */
+  readonly mustReach?: number;
 }
 
 /**

@@ -21,13 +21,14 @@ const RECORD_START = 3;
 // ending at 3 and reports both streams settled from 3, which [K6] defines as "hold no frame of the
 // incarnation at or above 3". Offsets 3..9 were acknowledged. docs/tier-protocol.md says such a
 // rebuild "fails its restarts until the tier reads again"; it does not, it succeeds.
-// Fails: the rebuild resolves (log end 3, settled { count: 2, fromOffset: 3 }) instead of rejecting.
+// Failed before TierStart.mustReach (the fallback now names the tiered end it must reach): the rebuild resolves (log end 3, settled { count: 2, fromOffset: 3 }) instead of rejecting.
 test('a rebuild below the tiered end over a wholly collected chain does not succeed with a short log', async () => {
   const store = new MemoryStore();
   const written = await writeWalChain(store, [PER_STREAM, PER_STREAM]);
   for (const stream of written.chain) await collectPrefix(store, stream, PER_STREAM); // each stream: only its seal left
   const reader = new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix: '', wants: () => true }, { clock: written.clock, random: new SeededRandom(1) });
   const log = PartitionLog.open(tempDir());
-  const rebuilt = rebuildFromTierAndChain(reader, log, written.chain, written.topicId, async () => ({ offset: RECORD_START, epochs: [], producers: null }));
+  // The fallback knows the tier record's end (the record reads; the tier's objects do not): the log must reach it.
+  const rebuilt = rebuildFromTierAndChain(reader, log, written.chain, written.topicId, async () => ({ offset: RECORD_START, epochs: [], producers: null, mustReach: 2 * PER_STREAM }));
   await expect(rebuilt).rejects.toThrow();
 });

@@ -48,7 +48,7 @@ async function within(ms: number, condition: () => boolean): Promise<boolean> {
 // of an idle partition after its tier round), no frame turns up at all: the rebuild succeeds with
 // an empty log at offset 0 and the new leader serves the partition with log end 0 while offsets
 // [0, 30) are acknowledged and tiered. Its next produce is acknowledged at offset 0 again.
-// Fails: `offsetFor(-1)` is 0, not 30.
+// Failed before TierStart.mustReach: `offsetFor(-1)` is 0, not 30.
 test('a takeover while the tier is down does not serve a log below the acknowledged end when WAL GC collected the whole chain', async () => {
   const store = new MemoryStore();
   const tierStore = new MemoryStore();
