@@ -48,7 +48,10 @@ export class WalPrefixCollectedError extends FerryError {
  * [C5] with docs/tier-protocol.md [K2]: the log starts at the tier's end (`startOf`; null: nothing
  * tiered, from 0), then takes the chain's frames from there on (rebuildFromChain). When WAL GC
  * races the rebuild (WalPrefixCollectedError), the tier is read again and the log started over
- * from the newer end, at most REBUILD_RESTARTS_MAX times. `say` hears of each restart.
+ * from the newer end, at most REBUILD_RESTARTS_MAX times. `say` hears of each restart. A
+ * `settled` prefix [K6] is skipped when the start is at or above its offset, and the outcome says
+ * the prefix this rebuild found; a start that must reach the tiered end (TierStart.mustReach) and
+ * does not is a collected chain, not a log to serve.
  */
 export async function rebuildFromTierAndChain(reader: WalReader, log: PartitionLog, chain: readonly StreamId[], topicId: Uuid, startOf: () => Promise<TierStart | null>, say?: (message: string) => void, keepLocal = false, settled: SettledPrefix | null = null): Promise<RebuildOutcome> {
   for (let restarts = 0; ; restarts++) {
