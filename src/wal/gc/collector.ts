@@ -71,7 +71,10 @@ interface StreamPass {
 }
 
 /** What one pass over a writer's streams did. */
-interface WriterPass extends StreamPass {
+interface WriterPass {
+  readonly deleted: number;
+  /** Objects its streams still listed after the pass. */
+  readonly held: number;
   /** Its streams not written now with objects left below their seals: their frames wait for another broker's tiering. */
   readonly waiting: number;
 }
@@ -175,7 +178,7 @@ export class WalCollector {
   async #collectWriter(writerId: string, current: number | null, seen: StreamId[]): Promise<WriterPass> {
     const { store, prefix } = this.#options;
     const epochs = await this.#attempt(`listing the streams of ${writerId}`, writerId, () => listEpochs(store, prefix, writerId));
-    if (epochs === null) return { deleted: 0, held: this.#lastHeld(writerId), drained: false, waiting: 0 }; // unlisted: what it held last, never 0 (review finding 8)
+    if (epochs === null) return { deleted: 0, held: this.#lastHeld(writerId), waiting: 0 }; // unlisted: what it held last, never 0 (review finding 8)
     // An epoch above the one written now is a later process of this writer id's: this one is a zombie of it, and leaves it alone.
     const streams = epochs.filter((epoch) => current === null || epoch <= current).map((epoch): StreamId => ({ writerId, epoch }));
     seen.push(...streams);
@@ -192,7 +195,7 @@ export class WalCollector {
       if (pass !== null && stream.epoch !== current && !pass.drained) waiting++;
     }
     for (const key of this.#heldByStream.keys()) if (key.startsWith(`${writerId}/`) && !streams.some((stream) => key === `${writerId}/${stream.epoch}`)) this.#heldByStream.delete(key);
-    return { deleted, held, drained: waiting === 0, waiting };
+    return { deleted, held, waiting };
   }
 
   /** What the streams of `writerId` held at their last pass that listed them (the gauge while a listing fails). */
