@@ -60,6 +60,10 @@ async function rebuildEach(lost: readonly LostTail[], deps: LostTailRebuildDeps,
     const endBefore = log.logEndOffset;
     try {
       await rebuildFromChain(reader, log, chain, topic.id);
+      // A chain whose every object holding the lost frames was collected shows no frame above the
+      // log's end: only the shortfall says GC took them (tiered first, [G4]). Seed 5268: the broker
+      // restarted at 0 below 143 acknowledged offsets and never served again.
+      if (log.logEndOffset < durableEnd) throw new WalPrefixCollectedError(`the WAL streams hold nothing of ${log.logEndOffset}..${durableEnd}`);
     } catch (error) {
       const tierStartOf = deps.tierStartOf;
       if (!(error instanceof WalPrefixCollectedError) || tierStartOf === undefined) throw error;

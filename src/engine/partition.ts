@@ -121,7 +121,9 @@ export class Partition {
     if (durableEnd > log.logEndOffset) {
       throw new FerryError('Storage', `${topic}-${index}: the local log ends at ${log.logEndOffset} but the WAL holds it up to ${durableEnd}; a single engine cannot rebuild its tail from object storage (a cluster broker rebuilds adopted partitions from their chain)`);
     }
-    this.#durableEnd = durableEnd;
+    // Below the log's start lies the tier (a log started over at the tier's end [K2]): durable too,
+    // and nothing there to ship again (seed 5268: re-shipping from a WAL end below it read outside the log).
+    this.#durableEnd = Math.max(durableEnd, log.logStartOffset);
     const committed = committedEnd ?? (role.kind === 'leader' && role.requiredFollowers > 0 ? log.logStartOffset : durableEnd);
     this.#highWatermark = Math.max(log.logStartOffset, committed);
     this.#acknowledgeableEnd = role.kind === 'leader' && role.requiredFollowers > 0 ? log.logStartOffset : this.#highWatermark;
