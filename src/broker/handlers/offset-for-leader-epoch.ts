@@ -1,4 +1,4 @@
-import type { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse, OffsetForLeaderEpochResponsePartition } from '../apis/offset-for-leader-epoch.ts';
+import type { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse, OffsetForLeaderPartitionResult } from '../apis/offset-for-leader-epoch.ts';
 import type { BrokerContext } from '../context.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
 import { errorCodeOf, notServedCode } from './errors.ts';
@@ -17,7 +17,7 @@ export function handleOffsetForLeaderEpoch(context: BrokerContext, request: Offs
     throttleTimeMs: 0,
     topics: request.topics.map((topic) => ({
       topic: topic.topic,
-      partitions: topic.partitions.map(({ partition, currentLeaderEpoch, leaderEpoch }): OffsetForLeaderEpochResponsePartition => {
+      partitions: topic.partitions.map(({ partition, currentLeaderEpoch, leaderEpoch }): OffsetForLeaderPartitionResult => {
         const failed = (errorCode: number) => ({ errorCode, partition, leaderEpoch: -1, endOffset: -1 });
         const notServed = notServedCode(context, topic.topic, partition);
         if (notServed !== null) return failed(notServed);

@@ -41,6 +41,20 @@ export class KafkaReader {
     return value;
   }
 
+  uint16(): number {
+    this.#need(2, 'uint16');
+    const value = this.#view.getUint16(this.position);
+    this.position += 2;
+    return value;
+  }
+
+  float64(): number {
+    this.#need(8, 'float64');
+    const value = this.#view.getFloat64(this.position);
+    this.position += 8;
+    return value;
+  }
+
   int32(): number {
     this.#need(4, 'int32');
     const value = this.#view.getInt32(this.position);

@@ -34,6 +34,18 @@ export class KafkaWriter {
     return this;
   }
 
+  uint16(value: number): this {
+    this.#ensure(2).setUint16(this.#length, value);
+    this.#length += 2;
+    return this;
+  }
+
+  float64(value: number): this {
+    this.#ensure(8).setFloat64(this.#length, value);
+    this.#length += 8;
+    return this;
+  }
+
   int32(value: number): this {
     this.#ensure(4).setInt32(this.#length, value);
     this.#length += 4;
