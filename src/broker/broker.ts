@@ -251,7 +251,7 @@ function bindings(context: () => BrokerContext): ApiBinding<any, any>[] {
   let router: Router | undefined;
   const table: ApiBinding<any, any>[] = [
     { codec: apiVersionsCodec, handle: () => ({ errorCode: 0, apiKeys: router!.apiVersions(), throttleTimeMs: 0 }) },
-    { codec: metadataCodec, handle: (request) => handleMetadata(context(), request) },
+    { codec: metadataCodec, handle: (request, { header }) => handleMetadata(context(), request, header.apiVersion) },
     { codec: produceCodec, handle: (request) => handleProduce(context(), request) },
     { codec: fetchCodec, handle: (request, { peer }) => handleFetch(context(), request, peer) },
     { codec: listOffsetsCodec, handle: (request) => handleListOffsets(context(), request) },

@@ -28,6 +28,8 @@ export interface Topology {
   topics(): ReadonlyMap<string, number>;
   /** The topic's id (its current incarnation, DESIGN.md contract 10); null for an unknown topic. */
   topicId(topic: string): Uuid | null;
+  /** The name of the topic with this id, as last seen (KIP-516 requests name topics by id); null if none. */
+  topicName(topicId: Uuid): string | null;
   /** A topic's partition count from its record, read now if not seen yet; null if it does not exist. */
   partitionCount(name: string): Promise<number | null>;
   /**
@@ -75,6 +77,10 @@ export class SingleBrokerTopology implements Topology {
 
   topicId(topic: string): Uuid | null {
     return this.#engine.topics().find((t) => t.name === topic)?.id ?? null;
+  }
+
+  topicName(topicId: Uuid): string | null {
+    return this.#engine.topics().find((t) => t.id === topicId)?.name ?? null;
   }
 
   async partitionCount(name: string): Promise<number | null> {
@@ -161,6 +167,11 @@ export class ClusterTopology implements Topology {
 
   topicId(topic: string): Uuid | null {
     return this.#node.topics().get(topic)?.topicId ?? null;
+  }
+
+  topicName(topicId: Uuid): string | null {
+    for (const [name, record] of this.#node.topics()) if (record.topicId === topicId) return name;
+    return null;
   }
 
   async partitionCount(name: string): Promise<number | null> {

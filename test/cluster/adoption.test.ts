@@ -13,6 +13,7 @@ import { MemoryStore } from '../../src/store/memory.ts';
 import { sealStream } from '../../src/wal/seal.ts';
 import { GatedStore } from '../support/gated-store.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { metadataRequest } from '../support/requests.ts';
 
 setDefaultTimeout(60_000);
 
@@ -125,7 +126,7 @@ test('Metadata from a broker that has not scanned a new topic yet reads its reco
   const a = await start(store, tempDir(), 1);
   const b = await start(store, tempDir(), 2, { scanIntervalMs: 60_000 });
   expect(await a.context.topology.createTopic('fresh', 3)).toBe(true);
-  const response = await handleMetadata(b.context, { topics: [{ name: 'fresh' }], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+  const response = await handleMetadata(b.context, metadataRequest({ topics: [{ name: 'fresh' }], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }), 12);
   expect(response.topics[0]!.partitions.length).toBe(3);
   // CreateTopics that loses to an existing record learns its count as well.
   expect(await b.context.topology.createTopic('fresh', 1)).toBe(false);

@@ -14,6 +14,7 @@ import { ErrorCode } from '../../src/broker/protocol/error-codes.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { batchOf } from '../support/batches.ts';
 import { until } from '../support/until.ts';
+import { fetchRequest as fetchRequestOf, metadataRequest } from '../support/requests.ts';
 
 setDefaultTimeout(60_000);
 
@@ -27,15 +28,15 @@ afterAll(async () => {
 });
 
 async function partitionMetadata(broker: Broker) {
-  const response = await handleMetadata(broker.context, { topics: [{ name: 'e' }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+  const response = await handleMetadata(broker.context, metadataRequest({ topics: [{ name: 'e' }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }), 12);
   return response.topics[0]!.partitions[0];
 }
 
 function fetchAt(broker: Broker, currentLeaderEpoch: number) {
-  return handleFetch(broker.context, {
+  return handleFetch(broker.context, fetchRequestOf({
     replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1, forgottenTopicsData: [], rackId: '',
     topics: [{ topic: 'e', partitions: [{ partition: 0, currentLeaderEpoch, fetchOffset: 0, logStartOffset: -1, partitionMaxBytes: 1 << 20 }] }],
-  }).then((response) => response.responses[0]!.partitions[0]!);
+  })).then((response) => response.responses[0]!.partitions[0]!);
 }
 
 test('after a leader change the new epoch is reported and checked; the old one is fenced and its end offset answered', async () => {

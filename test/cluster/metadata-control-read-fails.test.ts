@@ -3,6 +3,7 @@
 // threw and the broker closed the connection: every other request on it failed too, and the client
 // learnt nothing. Kafka answers a topic it cannot describe now with a retriable topic-level error.
 import { expect, test } from 'bun:test';
+import { metadataRequest } from '../support/requests.ts';
 import type { BrokerContext } from '../../src/broker/context.ts';
 import { handleMetadata } from '../../src/broker/handlers/metadata.ts';
 import { ErrorCode } from '../../src/broker/protocol/error-codes.ts';
@@ -12,7 +13,7 @@ import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { testClusterNode } from '../support/cluster-node.ts';
 
-const REQUEST = { topics: [{ name: 't' }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false };
+const REQUEST = metadataRequest({ topics: [{ name: 't' }], allowAutoTopicCreation: false });
 
 test('Metadata answers LEADER_NOT_AVAILABLE for a topic whose record cannot be read now, then describes it', async () => {
   const store = new MemoryStore();
@@ -25,11 +26,11 @@ test('Metadata answers LEADER_NOT_AVAILABLE for a topic whose record cannot be r
   const context = { topology: new ClusterTopology(asked, 1, new RegisteredAddresses(clock)), clusterId: 'c', nodeId: 2, autoCreateTopics: false, defaultPartitions: 1 } as unknown as BrokerContext;
 
   store.injectFault({ operation: 'get', kind: 'Throttled', keyPrefix: 'c/control/topics/t' });
-  const failed = await handleMetadata(context, REQUEST);
+  const failed = await handleMetadata(context, REQUEST, 12);
   expect(failed.topics[0]!.errorCode).toBe(ErrorCode.LEADER_NOT_AVAILABLE);
   expect(failed.topics[0]!.partitions).toEqual([]);
 
-  const answered = await handleMetadata(context, REQUEST);
+  const answered = await handleMetadata(context, REQUEST, 12);
   expect(answered.topics[0]!.errorCode).toBe(ErrorCode.NONE);
   expect(answered.topics[0]!.partitions.length).toBe(3);
 });

@@ -12,6 +12,7 @@ import { ControlStore } from '../../src/cluster/control-store.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { until } from '../support/until.ts';
+import { fetchRequest as fetchRequestOf } from '../support/requests.ts';
 
 setDefaultTimeout(60_000);
 
@@ -21,11 +22,11 @@ afterEach(async () => {
 });
 
 function consumerFetch(topic: string, fetchOffset: number, rackId: string): FetchRequest {
-  return {
+  return fetchRequestOf({
     replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
     topics: [{ topic, partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset, logStartOffset: -1, partitionMaxBytes: 1 << 20 }] }],
     forgottenTopicsData: [], rackId,
-  };
+  });
 }
 
 test('a consumer in a follower\'s rack is not sent to a follower that never reported holding its fetch offset', async () => {

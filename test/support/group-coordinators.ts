@@ -12,6 +12,7 @@ import { ControlStore } from '../../src/cluster/control-store.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import type { ManualClock } from '../../src/util/clock.ts';
 import { idOf } from './topic-ids.ts';
+import { offsetFetchRequest, offsetCommitRequest } from './requests.ts';
 
 export const GROUP = 'g';
 export const SESSION_TIMEOUT_MS = 10_000;
@@ -51,13 +52,13 @@ export async function joinAndSync(broker: BrokerContext, clock: ManualClock, opt
 /** The member's commit of `offset` for t/0: its error code. */
 export async function commit(broker: BrokerContext, member: Member, offset: number, groupId = GROUP): Promise<number> {
   const topics = [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: 0, commitTimestamp: -1, committedMetadata: null }] }];
-  const response = await handleOffsetCommit(broker, { groupId, generationId: member.generationId, memberId: member.memberId, groupInstanceId: null, retentionTimeMs: -1, topics });
+  const response = await handleOffsetCommit(broker, offsetCommitRequest({ groupId, generationIdOrMemberEpoch: member.generationId, memberId: member.memberId, groupInstanceId: null, retentionTimeMs: -1, topics }));
   return response.topics[0]!.partitions[0]!.errorCode;
 }
 
 /** The group's committed offset of t/0 as OffsetFetch answers it (-1: none). */
 export async function committed(broker: BrokerContext, groupId = GROUP): Promise<number> {
-  return (await handleOffsetFetch(broker, { groupId, topics: [{ name: 't', partitionIndexes: [0] }] })).topics[0]!.partitions[0]!.committedOffset;
+  return (await handleOffsetFetch(broker, offsetFetchRequest({ groupId, topics: [{ name: 't', partitionIndexes: [0] }] }))).topics![0]!.partitions[0]!.committedOffset;
 }
 
 /** Lets pending promise chains run (no store latency: MemoryStore answers in microtasks). */

@@ -303,7 +303,7 @@ function randomPrimitive(type: string, random: SeededRandom): Value {
     case 'string':
       return ['', 'a', 'topic-é', 'x'.repeat(random.nextInt(40))][random.nextInt(4)];
     default:
-      return Array.from({ length: random.nextInt(20) }, () => random.nextInt(256));
+      return Uint8Array.from({ length: random.nextInt(20) }, () => random.nextInt(256));
   }
 }
 
@@ -323,7 +323,8 @@ function fillStruct(schema: JsonMessage, fields: readonly JsonField[], version: 
 }
 
 function fillValue(schema: JsonMessage, field: JsonField, version: number, value: Value): Value {
-  if (value === null || value === undefined) return value ?? defaultOf(schema, field, version);
+  if (value === null) return null;
+  if (value === undefined) return defaultOf(schema, field, version);
   const element = elementType(field.type);
   if (PRIMITIVE_TYPES.has(element)) return value;
   const fields = structFields(schema, field);

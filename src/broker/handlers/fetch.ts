@@ -1,7 +1,8 @@
-import type { FetchRequest, FetchResponse, FetchResponsePartition } from '../apis/fetch.ts';
+import type { FetchableTopicResponse, FetchRequest, FetchResponse, FetchTopic, PartitionData } from '../apis/fetch.ts';
 import type { BrokerContext } from '../context.ts';
 import type { FetchResult } from '../../engine/index.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
+import { ZERO_UUID } from '../../util/uuid.ts';
 import { errorCodeOf, notServedCode } from './errors.ts';
 
 /** Kafka's fetch.max.wait.ms bound: a long poll never holds a connection longer than this. */
@@ -25,7 +26,7 @@ const EARLIEST_TIMESTAMP = -2;
  * up to max_wait_ms for any requested partition to grow, then reads again (long poll).
  */
 export async function handleFetch(context: BrokerContext, request: FetchRequest, peer = ''): Promise<FetchResponse> {
-  if (request.replicaId >= 0) return noteReplicaProgress(context, request, peer);
+  if (replicaIdOf(request) >= 0) return noteReplicaProgress(context, request, peer);
   let response = await read(context, request);
   if (bytesIn(response) < request.minBytes && request.maxWaitMs > 0) {
     await waitForAny(context, request, response);
@@ -34,22 +35,44 @@ export async function handleFetch(context: BrokerContext, request: FetchRequest,
   return response;
 }
 
+/** Kafka's replica id of a consumer; from v15 a replica names itself in replica_state instead (KIP-903). */
+const CONSUMER_REPLICA_ID = -1;
+
+function replicaIdOf(request: FetchRequest): number {
+  return request.replicaState.replicaId !== CONSUMER_REPLICA_ID ? request.replicaState.replicaId : request.replicaId;
+}
+
+/** The topic a request entry names: by id from v13 (KIP-516), else by name; null for an id not known here. */
+function topicNameOf(context: BrokerContext, topic: Pick<FetchTopic, 'topic' | 'topicId'>): string | null {
+  return topic.topicId === ZERO_UUID ? topic.topic : context.topology.topicName(topic.topicId);
+}
+
+/** A topic's answer names it as the request did (the version writes the one it has). */
+function topicResponse(topic: FetchTopic, partitions: PartitionData[]): FetchableTopicResponse {
+  return { topic: topic.topic, topicId: topic.topicId, partitions };
+}
+
 async function read(context: BrokerContext, request: FetchRequest): Promise<FetchResponse> {
   const budget = { bytes: request.maxBytes > 0 ? Math.min(request.maxBytes, FETCH_RESPONSE_BYTES_MAX) : FETCH_RESPONSE_BYTES_MAX };
   const responses = [];
   for (const topic of request.topics) {
-    const partitions: FetchResponsePartition[] = [];
+    const name = topicNameOf(context, topic);
+    const partitions: PartitionData[] = [];
     for (const partition of topic.partitions) {
-      const answer = readPartition(context, request, topic.topic, partition, budget);
+      if (name === null) {
+        partitions.push(partitionResponse(partition.partition, ErrorCode.UNKNOWN_TOPIC_ID));
+        continue;
+      }
+      const answer = readPartition(context, request, name, partition, budget);
       partitions.push(answer instanceof Promise ? await answer : answer); // only a read from the tier waits: local reads stay synchronous
     }
-    responses.push({ topic: topic.topic, partitions });
+    responses.push(topicResponse(topic, partitions));
   }
   return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses };
 }
 
 /** One partition's answer, taken from the response's byte budget; read from the tier below the local log start [D2] (then a promise). */
-function readPartition(context: BrokerContext, request: FetchRequest, topic: string, partition: FetchRequest['topics'][number]['partitions'][number], budget: { bytes: number }): FetchResponsePartition | Promise<FetchResponsePartition> {
+function readPartition(context: BrokerContext, request: FetchRequest, topic: string, partition: FetchRequest['topics'][number]['partitions'][number], budget: { bytes: number }): PartitionData | Promise<PartitionData> {
   const index = partition.partition;
   const notServed = notServedCode(context, topic, index);
   if (notServed !== null) return partitionResponse(index, notServed);
@@ -67,7 +90,7 @@ function readPartition(context: BrokerContext, request: FetchRequest, topic: str
   }
 }
 
-async function readFromTier(context: BrokerContext, topic: string, index: number, fetchOffset: number, maxBytes: number, budget: { bytes: number }): Promise<FetchResponsePartition> {
+async function readFromTier(context: BrokerContext, topic: string, index: number, fetchOffset: number, maxBytes: number, budget: { bytes: number }): Promise<PartitionData> {
   try {
     return answered(index, await context.engine.fetchWithTier(topic, index, fetchOffset, { maxBytes }), budget);
   } catch (error) {
@@ -76,14 +99,14 @@ async function readFromTier(context: BrokerContext, topic: string, index: number
 }
 
 /** A read's answer, its bytes taken from the response's budget. */
-function answered(index: number, result: FetchResult, budget: { bytes: number }): FetchResponsePartition {
+function answered(index: number, result: FetchResult, budget: { bytes: number }): PartitionData {
   budget.bytes -= result.batches.reduce((sum, batch) => sum + batch.sizeInBytes, 0);
   const { highWatermark, logStartOffset } = result;
   return partitionResponse(index, ErrorCode.NONE, { highWatermark, lastStableOffset: highWatermark, logStartOffset, records: result.batches.map((batch) => batch.bytes) });
 }
 
 /** A partition's answer: Kafka's "unknown" values unless given (records empty, never null: old clients misread null). */
-function partitionResponse(partitionIndex: number, errorCode: number, fields: Partial<FetchResponsePartition> = {}): FetchResponsePartition {
+function partitionResponse(partitionIndex: number, errorCode: number, fields: Partial<PartitionData> = {}): PartitionData {
   return { partitionIndex, errorCode, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, abortedTransactions: null, preferredReadReplica: NO_PREFERRED_REPLICA, records: [], ...fields };
 }
 
@@ -95,7 +118,7 @@ function partitionResponse(partitionIndex: number, errorCode: number, fields: Pa
  * they have, up to what they applied from the WAL.
  */
 function preferredReadReplica(context: BrokerContext, request: FetchRequest, topic: string, partition: number, fetchOffset: number): number {
-  const consumer = request.replicaId < 0;
+  const consumer = replicaIdOf(request) < 0;
   if (!consumer || request.rackId === '' || context.rack === request.rackId || !context.engine.leads(topic, partition)) return NO_PREFERRED_REPLICA;
   const holds = (nodeId: number) => (context.engine.inSyncReplicaEnd(topic, partition, `broker-${nodeId}`) ?? -1) >= fetchOffset;
   return context.topology.followersOf(topic, partition).find((broker) => broker.rack === request.rackId && holds(broker.nodeId))?.nodeId ?? NO_PREFERRED_REPLICA;
@@ -111,30 +134,40 @@ function preferredReadReplica(context: BrokerContext, request: FetchRequest, top
  * nothing either; one without an epoch (-1) is not counted.
  */
 async function noteReplicaProgress(context: BrokerContext, request: FetchRequest, peer: string): Promise<FetchResponse> {
-  const genuine = await context.topology.isReplicaConnection(request.replicaId, peer);
-  const responses = request.topics.map((topic) => ({
-    topic: topic.topic,
-    partitions: topic.partitions.map((partition) => {
+  const replicaId = replicaIdOf(request);
+  const genuine = await context.topology.isReplicaConnection(replicaId, peer);
+  const responses = request.topics.map((topic) => {
+    const name = topicNameOf(context, topic);
+    return topicResponse(topic, topic.partitions.map((partition) => {
       const index = partition.partition;
+      if (name === null) return partitionResponse(index, ErrorCode.UNKNOWN_TOPIC_ID);
       let counted: boolean;
       try {
         // [R2] Counted only in the leader's epoch: another is FENCED_LEADER_EPOCH or UNKNOWN_LEADER_EPOCH (KIP-320), -1 not at all.
-        counted = genuine && context.engine.noteReplicaProgress(topic.topic, index, `broker-${request.replicaId}`, partition.fetchOffset, partition.currentLeaderEpoch);
+        counted = genuine && context.engine.noteReplicaProgress(name, index, `broker-${replicaId}`, partition.fetchOffset, partition.currentLeaderEpoch);
       } catch (error) {
         return partitionResponse(index, errorCodeOf(error));
       }
       if (!counted) return partitionResponse(index, ErrorCode.NOT_LEADER_OR_FOLLOWER);
-      const highWatermark = context.engine.offsetFor(topic.topic, index, LATEST_TIMESTAMP).offset;
-      const logStartOffset = context.engine.offsetFor(topic.topic, index, EARLIEST_TIMESTAMP).offset;
+      const highWatermark = context.engine.offsetFor(name, index, LATEST_TIMESTAMP).offset;
+      const logStartOffset = context.engine.offsetFor(name, index, EARLIEST_TIMESTAMP).offset;
       return partitionResponse(index, ErrorCode.NONE, { highWatermark, lastStableOffset: highWatermark, logStartOffset });
-    }),
-  }));
+    }));
+  });
   return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses };
 }
 
 function bytesIn(response: FetchResponse): number {
   let bytes = 0;
-  for (const topic of response.responses) for (const partition of topic.partitions) for (const batch of partition.records ?? []) bytes += batch.length;
+  for (const topic of response.responses) for (const partition of topic.partitions) bytes += recordsBytes(partition.records);
+  return bytes;
+}
+
+function recordsBytes(records: PartitionData['records']): number {
+  if (records === undefined || records === null) return 0;
+  if (records instanceof Uint8Array) return records.length;
+  let bytes = 0;
+  for (const batch of records) bytes += batch.length;
   return bytes;
 }
 
@@ -144,7 +177,7 @@ async function waitForAny(context: BrokerContext, request: FetchRequest, first: 
   const waits: Promise<void>[] = [];
   request.topics.forEach((topic, t) => topic.partitions.forEach((partition, p) => {
     if (first.responses[t]!.partitions[p]!.errorCode !== ErrorCode.NONE) return;
-    waits.push(context.engine.waitForData(topic.topic, partition.partition, partition.fetchOffset, controller.signal));
+    waits.push(context.engine.waitForData(topicNameOf(context, topic)!, partition.partition, partition.fetchOffset, controller.signal));
   }));
   const timer = context.clock.setTimer(Math.min(request.maxWaitMs, FETCH_WAIT_MS_MAX), () => controller.abort());
   await Promise.race([...waits, new Promise<void>((resolve) => controller.signal.addEventListener('abort', () => resolve(), { once: true }))]);

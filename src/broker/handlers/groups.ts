@@ -75,7 +75,7 @@ export function handleLeaveGroup(context: BrokerContext, request: LeaveGroupRequ
 
 export async function handleOffsetCommit(context: BrokerContext, request: OffsetCommitRequest): Promise<OffsetCommitResponse> {
   if (notCoordinator(context, request.groupId)) return commitResponse(request, () => ErrorCode.NOT_COORDINATOR);
-  const permit = context.groups.beginCommit(request.groupId, request.generationId, request.memberId);
+  const permit = context.groups.beginCommit(request.groupId, request.generationIdOrMemberEpoch, request.memberId);
   if (!('done' in permit)) return commitResponse(request, () => permit.errorCode);
   try {
     const claim = permit.claim ?? (await claimGroup(context, request.groupId));
@@ -108,7 +108,7 @@ async function commitUnder(context: BrokerContext, request: OffsetCommitRequest,
     return incarnation !== null && incarnation !== undefined && partition >= 0 && partition < incarnation.partitions ? incarnation : null;
   };
   const commitTimestampMs = context.clock.nowMs(); // offsets expire from here (offset-expiry.ts)
-  const byMember = request.generationId >= 0; // a simple consumer commits with generation -1
+  const byMember = request.generationIdOrMemberEpoch >= 0; // a simple consumer commits with generation -1
   const offsets = request.topics.flatMap((topic) => topic.partitions.flatMap((p) => {
     const incarnation = known(topic.name, p.partitionIndex);
     return incarnation === null ? [] : [{ topic: topic.name, partition: p.partitionIndex, committed: { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.committedMetadata, commitTimestampMs, byMember, topicId: incarnation.topicId } }];
@@ -122,25 +122,43 @@ function commitResponse(request: OffsetCommitRequest, errorOf: (topic: string, p
   return { throttleTimeMs: 0, topics: request.topics.map((topic) => ({ name: topic.name, partitions: topic.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: errorOf(topic.name, p.partitionIndex) })) })) };
 }
 
+/**
+ * Committed offsets: of one group (v0-v7), or of each group the request names (v8+, KIP-709).
+ * The version writes the shape it has.
+ */
 export async function handleOffsetFetch(context: BrokerContext, request: OffsetFetchRequest): Promise<OffsetFetchResponse> {
-  if (notCoordinator(context, request.groupId)) return { throttleTimeMs: 0, topics: [], errorCode: ErrorCode.NOT_COORDINATOR };
+  if (request.groups.length === 0) {
+    const { errorCode, topics } = await groupOffsets(context, request.groupId, request.topics);
+    return { throttleTimeMs: 0, topics, errorCode };
+  }
+  const groups = await Promise.all(request.groups.map(async (group) => ({ groupId: group.groupId, ...(await groupOffsets(context, group.groupId, group.topics)) })));
+  return { throttleTimeMs: 0, groups };
+}
+
+interface GroupOffsetsAnswer {
+  readonly errorCode: number;
+  readonly topics: { name: string; partitions: { partitionIndex: number; committedOffset: number; committedLeaderEpoch: number; metadata: string; errorCode: number }[] }[];
+}
+
+/** One group's committed offsets for `wanted` (null: every partition it committed). */
+async function groupOffsets(context: BrokerContext, groupId: string, wanted: readonly { name: string; partitionIndexes: readonly number[] }[] | null): Promise<GroupOffsetsAnswer> {
+  if (notCoordinator(context, groupId)) return { topics: [], errorCode: ErrorCode.NOT_COORDINATOR };
   let stored: GroupOffset[];
   try {
-    stored = await ofCurrentIncarnations(context, await context.offsets.list(request.groupId));
+    stored = await ofCurrentIncarnations(context, await context.offsets.list(groupId));
   } catch (error) {
     if (errorCodeOf(error) !== ErrorCode.KAFKA_STORAGE_ERROR) throw error;
     // The group's offsets cannot be read now: Kafka's answer while a coordinator loads them, which every client retries.
-    return offsetFetchFailed(request, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
+    return offsetFetchFailed(wanted, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
   }
-  const wanted = request.topics ?? groupTopics(stored);
-  const topics = wanted.map((topic) => ({
+  const topics = (wanted ?? groupTopics(stored)).map((topic) => ({
     name: topic.name,
     partitions: topic.partitionIndexes.map((partitionIndex) => {
       const committed = stored.find((o) => o.topic === topic.name && o.partition === partitionIndex)?.committed;
       return { partitionIndex, committedOffset: committed?.offset ?? -1, committedLeaderEpoch: committed?.leaderEpoch ?? -1, metadata: committed?.metadata ?? '', errorCode: ErrorCode.NONE };
     }),
   }));
-  return { throttleTimeMs: 0, topics, errorCode: ErrorCode.NONE };
+  return { topics, errorCode: ErrorCode.NONE };
 }
 
 /**
@@ -159,13 +177,13 @@ async function ofCurrentIncarnations(context: BrokerContext, listed: readonly Gr
   return listed.filter((_, i) => kept[i]);
 }
 
-/** `errorCode` for the whole request, and for each partition asked for (OffsetFetch v0-v1 have no request-level code). */
-function offsetFetchFailed(request: OffsetFetchRequest, errorCode: number): OffsetFetchResponse {
-  const topics = (request.topics ?? []).map((topic) => ({
+/** `errorCode` for the whole group, and for each partition asked for (OffsetFetch v0-v1 have no group-level code). */
+function offsetFetchFailed(wanted: readonly { name: string; partitionIndexes: readonly number[] }[] | null, errorCode: number): GroupOffsetsAnswer {
+  const topics = (wanted ?? []).map((topic) => ({
     name: topic.name,
     partitions: topic.partitionIndexes.map((partitionIndex) => ({ partitionIndex, committedOffset: -1, committedLeaderEpoch: -1, metadata: '', errorCode })),
   }));
-  return { throttleTimeMs: 0, topics, errorCode };
+  return { topics, errorCode };
 }
 
 /** Every topic and partition the group has committed (OffsetFetch with a null topic list). */

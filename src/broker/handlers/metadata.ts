@@ -3,6 +3,7 @@ import { isStoreError } from '../../store/errors.ts';
 import type { MetadataRequest, MetadataResponse, MetadataResponseTopic } from '../apis/metadata.ts';
 import type { BrokerContext } from '../context.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
+import { type Uuid, ZERO_UUID } from '../../util/uuid.ts';
 
 /** "No authorized operations reported" (Kafka's -2^31 sentinel). */
 const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
@@ -12,10 +13,12 @@ const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
  * control records). Unknown topics are created when both the client and the broker allow it, as
  * Kafka does; a partition without a live leader answers LEADER_NOT_AVAILABLE until one claims it.
  */
-export async function handleMetadata(context: BrokerContext, request: MetadataRequest): Promise<MetadataResponse> {
+export async function handleMetadata(context: BrokerContext, request: MetadataRequest, version: number): Promise<MetadataResponse> {
   const { topology } = context;
-  const names = request.topics === null ? [...topology.topics().keys()] : request.topics.map((t) => t.name);
-  const topics = await Promise.all(names.map((name) => describeTopic(context, name, request.allowAutoTopicCreation)));
+  // v0's empty list asks for every topic, as a null one does from v1.
+  const every = request.topics === null || (version === 0 && request.topics.length === 0);
+  const asked = every ? [...topology.topics().keys()].map((name) => ({ name, topicId: ZERO_UUID })) : request.topics!;
+  const topics = await Promise.all(asked.map((topic) => describeAsked(context, topic, request.allowAutoTopicCreation)));
   return {
     throttleTimeMs: 0,
     brokers: topology.brokers(),
@@ -24,6 +27,14 @@ export async function handleMetadata(context: BrokerContext, request: MetadataRe
     topics,
     clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
   };
+}
+
+/** A topic asked for by name, or from v10 by id (KIP-516): an id not known here is UNKNOWN_TOPIC_ID. */
+async function describeAsked(context: BrokerContext, topic: { name: string | null; topicId: Uuid }, allowAutoCreate: boolean): Promise<MetadataResponseTopic> {
+  if (topic.name !== null && topic.topicId === ZERO_UUID) return describeTopic(context, topic.name, allowAutoCreate);
+  const name = context.topology.topicName(topic.topicId);
+  if (name === null || (topic.name !== null && topic.name !== name)) return { ...failedTopic(topic.name, ErrorCode.UNKNOWN_TOPIC_ID), topicId: topic.topicId };
+  return describeTopic(context, name, false);
 }
 
 async function describeTopic(context: BrokerContext, name: string, allowAutoCreate: boolean): Promise<MetadataResponseTopic> {
@@ -38,7 +49,7 @@ async function describeTopic(context: BrokerContext, name: string, allowAutoCrea
   }
 }
 
-function failedTopic(name: string, errorCode: number): MetadataResponseTopic {
+function failedTopic(name: string | null, errorCode: number): MetadataResponseTopic {
   return { errorCode, name, isInternal: false, partitions: [], topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
 }
 
@@ -61,6 +72,7 @@ async function describeFromTopology(context: BrokerContext, name: string, allowA
   return {
     errorCode: ErrorCode.NONE,
     name,
+    topicId: topology.topicId(name) ?? ZERO_UUID,
     isInternal: false,
     partitions: Array.from({ length: partitions }, (_, partitionIndex) => {
       const leaderId = topology.leaderOf(name, partitionIndex);

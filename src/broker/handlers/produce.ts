@@ -1,5 +1,5 @@
 import { RECORD_BATCH_HEADER_BYTES } from '../../format/record-batch.ts';
-import type { ProducePartitionData, ProducePartitionResponse, ProduceRequest, ProduceResponse } from '../apis/produce.ts';
+import type { PartitionProduceData, PartitionProduceResponse, ProduceRequest, ProduceResponse } from '../apis/produce.ts';
 import { type BrokerContext, NO_TIMESTAMP } from '../context.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
 import { errorCodeOf, notServedCode } from './errors.ts';
@@ -23,7 +23,7 @@ export async function handleProduce(context: BrokerContext, request: ProduceRequ
   return acks === 0 ? null : { responses, throttleTimeMs: 0 };
 }
 
-async function producePartition(context: BrokerContext, topic: string, data: ProducePartitionData, acks: 0 | 1 | 'all', timeoutMs: number): Promise<ProducePartitionResponse> {
+async function producePartition(context: BrokerContext, topic: string, data: PartitionProduceData, acks: 0 | 1 | 'all', timeoutMs: number): Promise<PartitionProduceResponse> {
   const records = data.records;
   if (records === null || records.length < RECORD_BATCH_HEADER_BYTES) return failed(data.index, ErrorCode.CORRUPT_MESSAGE);
   // The request's timeout bounds the whole wait: for a takeover under way here to end, for room in
@@ -74,10 +74,10 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 
   return Promise.race([promise, aborted]);
 }
 
-function succeeded(index: number, baseOffset: number, logStartOffset: number): ProducePartitionResponse {
+function succeeded(index: number, baseOffset: number, logStartOffset: number): PartitionProduceResponse {
   return { index, errorCode: ErrorCode.NONE, baseOffset, logAppendTimeMs: NO_TIMESTAMP, logStartOffset, recordErrors: [], errorMessage: null };
 }
 
-function failed(index: number, errorCode: number): ProducePartitionResponse {
+function failed(index: number, errorCode: number): PartitionProduceResponse {
   return { index, errorCode, baseOffset: -1, logAppendTimeMs: NO_TIMESTAMP, logStartOffset: -1, recordErrors: [], errorMessage: null };
 }

@@ -318,3 +318,25 @@ function isDefaultOf(type: FieldType, value: Value, given: FieldSchema['default'
   if (type === 'bytes' || type === 'records') return value.length === 0;
   return value === defaultOf(type, given, version, flexible, depth);
 }
+
+/** A message as decoding gives it: every field present (a version without it gives its default). */
+export type Decoded<T> = T extends Uint8Array
+  ? T
+  : T extends readonly (infer E)[]
+    ? readonly Decoded<E>[]
+    : T extends object
+      ? { readonly [K in keyof T]-?: Decoded<Exclude<T[K], undefined>> }
+      : T;
+
+/** A message to encode: any field may be left out, and is written as its default. */
+export type Draft<T> = T extends Uint8Array ? T : T extends readonly (infer E)[] ? readonly Draft<E>[] : T extends object ? { readonly [K in keyof T]?: Draft<T[K]> } : T;
+
+/**
+ * `draft` with every field the schema has at `version` (default: its newest), as a peer's
+ * encoding of it would decode here: for building requests in tests and clients.
+ */
+export function completeMessage<T>(schema: MessageSchema, draft: Draft<T>, version: number = schema.validVersions[1]): T {
+  const writer = new KafkaWriter();
+  encodeMessage(schema, writer, version, draft as Message);
+  return decodeMessage(schema, new KafkaReader(Buffer.concat(writer.chunks())), version) as T;
+}

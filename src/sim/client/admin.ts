@@ -3,6 +3,7 @@
  * workload decides whether to try again) and describes them through Metadata.
  */
 import type { MetadataResponse } from '../../broker/apis/metadata.ts';
+import type { Decoded } from '../../broker/protocol/message-codec.ts';
 import { ErrorCode } from '../../broker/protocol/error-codes.ts';
 import type { AdminOp, Outcome } from '../history.ts';
 import { BrokerPool, type NodeReply, UNKNOWN_NODE } from './brokers.ts';
@@ -52,7 +53,7 @@ export class SimAdmin implements SimClient {
   }
 
   /** Metadata of `topics` (null: every topic), or null when no broker answered. */
-  describe(topics: readonly string[] | null = null): Promise<MetadataResponse | null> {
+  describe(topics: readonly string[] | null = null): Promise<Decoded<MetadataResponse> | null> {
     return this.#pool.refreshMetadata(topics);
   }
 

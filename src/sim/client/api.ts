@@ -1,5 +1,7 @@
 import { ErrorCode } from '../../broker/protocol/error-codes.ts';
+import { type Decoded, decodeMessage, type Draft, encodeMessage, isFlexibleVersion } from '../../broker/protocol/message-codec.ts';
 import type { KafkaReader } from '../../broker/protocol/reader.ts';
+import type { MessageSchema } from '../../broker/protocol/schema.ts';
 import type { KafkaWriter } from '../../broker/protocol/writer.ts';
 
 /**
@@ -13,6 +15,22 @@ export interface ClientApi<Request, Response> {
   readonly version: number;
   encodeRequest(writer: KafkaWriter, request: Request): void;
   decodeResponse(reader: KafkaReader): Response;
+}
+
+/**
+ * A client API read and written by Kafka's schemas (src/broker/protocol/messages), at one
+ * non-flexible version: a request may leave fields out (their defaults go on the wire), and a
+ * response comes back with every field.
+ */
+export function schemaClientApi<Request, Response>(name: string, version: number, request: MessageSchema, response: MessageSchema): ClientApi<Draft<Request>, Decoded<Response>> {
+  if (isFlexibleVersion(request, version)) throw new Error(`${name} v${version} is flexible: the simulated clients write request header v1 only`);
+  return {
+    key: request.apiKey,
+    name,
+    version,
+    encodeRequest: (writer, message) => encodeMessage(request, writer, version, message as Record<string, unknown>),
+    decodeResponse: (reader) => decodeMessage(response, reader, version) as Decoded<Response>,
+  };
 }
 
 /** Request header v1 (every non-flexible version): key, version, correlation id, client id. */

@@ -4,6 +4,7 @@
  * asked of any broker, bootstrap addresses first until a broker list is known.
  */
 import type { MetadataResponse } from '../../broker/apis/metadata.ts';
+import type { Decoded } from '../../broker/protocol/message-codec.ts';
 import { ErrorCode } from '../../broker/protocol/error-codes.ts';
 import type { ClientApi } from './api.ts';
 import { ClientConnection, type Reply } from './connection.ts';
@@ -70,7 +71,7 @@ export class BrokerPool {
   }
 
   /** Asks for metadata of `topics` (null: every topic) and remembers brokers and leaders; null when no broker answered. */
-  async refreshMetadata(topics: readonly string[] | null): Promise<MetadataResponse | null> {
+  async refreshMetadata(topics: readonly string[] | null): Promise<Decoded<MetadataResponse> | null> {
     const reply = await this.send(UNKNOWN_NODE, metadataApi, { topics: topics === null ? null : topics.map((name) => ({ name })), allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
     if (!reply.answered) return null;
     this.#learn(reply.response);
@@ -84,15 +85,15 @@ export class BrokerPool {
     this.#connections.clear();
   }
 
-  #learn(metadata: MetadataResponse): void {
+  #learn(metadata: Decoded<MetadataResponse>): void {
     for (const broker of metadata.brokers) this.#addresses.set(broker.nodeId, { host: broker.host, port: broker.port });
     for (const topic of metadata.topics) {
       for (const partition of topic.partitions) this.#leaders.delete(`${topic.name}/${partition.partitionIndex}`);
       if (topic.errorCode !== ErrorCode.NONE) {
-        this.#partitionCounts.delete(topic.name);
+        this.#partitionCounts.delete(topic.name!);
         continue;
       }
-      this.#partitionCounts.set(topic.name, topic.partitions.length);
+      this.#partitionCounts.set(topic.name!, topic.partitions.length);
       for (const partition of topic.partitions) {
         if (partition.errorCode !== ErrorCode.NONE || partition.leaderId < 0) continue;
         this.#leaders.set(`${topic.name}/${partition.partitionIndex}`, { nodeId: partition.leaderId, leaderEpoch: partition.leaderEpoch });

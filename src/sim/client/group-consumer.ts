@@ -113,7 +113,7 @@ export class SimGroupConsumer implements SimClient {
     for (const commit of commits) byTopic.set(commit.fetcher.topic, [...(byTopic.get(commit.fetcher.topic) ?? []), commit]);
     const request: OffsetCommitRequest = {
       groupId: this.#options.group,
-      generationId: generation.generationId,
+      generationIdOrMemberEpoch: generation.generationId,
       memberId: generation.memberId,
       groupInstanceId: null,
       retentionTimeMs: NO_RETENTION_TIME_MS,

@@ -7,6 +7,7 @@
  */
 import { type FetchResponse, IsolationLevel } from '../../broker/apis/fetch.ts';
 import { ErrorCode } from '../../broker/protocol/error-codes.ts';
+import type { Decoded } from '../../broker/protocol/message-codec.ts';
 import type { FetchOp, Outcome } from '../history.ts';
 import type { BrokerPool, NodeReply, PartitionLeader } from './brokers.ts';
 import { backoffMs, type ClientContext, sleep } from './context.ts';
@@ -94,7 +95,7 @@ export class PartitionFetcher {
     return this.#onFetched(reply, fetchOffset, leader.leaderEpoch, startMs);
   }
 
-  #onFetched(reply: NodeReply<FetchResponse>, fetchOffset: number, leaderEpoch: number, startMs: number): boolean {
+  #onFetched(reply: NodeReply<Decoded<FetchResponse>>, fetchOffset: number, leaderEpoch: number, startMs: number): boolean {
     if (!reply.answered) {
       this.#record(reply.node, startMs, fetchOffset, leaderEpoch, unansweredOutcome(reply.error), null, []);
       this.#onError(null);
@@ -109,7 +110,7 @@ export class PartitionFetcher {
     }
     let fetched;
     try {
-      fetched = fetchedRecords(answer.records, fetchOffset);
+      fetched = fetchedRecords(answer.records instanceof Uint8Array ? [answer.records] : answer.records, fetchOffset);
     } catch (error) {
       this.#record(reply.node, startMs, fetchOffset, leaderEpoch, { ok: false, error: `corrupt-records: ${String(error)}`, answered: true }, answer.highWatermark, []);
       return false;

@@ -3,16 +3,16 @@
  * OffsetCommit v7, OffsetFetch v5 and LeaveGroup v3 (grammar in src/broker/apis). Fields a version
  * does not carry decode to the broker codec's defaults.
  */
-import type { FindCoordinatorRequest, FindCoordinatorResponse } from '../../broker/apis/find-coordinator.ts';
+import { type FindCoordinatorRequest, findCoordinatorRequestSchema, type FindCoordinatorResponse, findCoordinatorResponseSchema } from '../../broker/protocol/messages/find-coordinator.ts';
 import type { HeartbeatRequest, HeartbeatResponse } from '../../broker/apis/heartbeat.ts';
 import type { JoinGroupRequest, JoinGroupResponse } from '../../broker/apis/join-group.ts';
 import type { LeaveGroupRequest, LeaveGroupResponse } from '../../broker/apis/leave-group.ts';
-import type { OffsetCommitRequest, OffsetCommitResponse } from '../../broker/apis/offset-commit.ts';
-import type { OffsetFetchRequest, OffsetFetchResponse } from '../../broker/apis/offset-fetch.ts';
+import { type OffsetCommitRequest, offsetCommitRequestSchema, type OffsetCommitResponse, offsetCommitResponseSchema } from '../../broker/protocol/messages/offset-commit.ts';
+import { type OffsetFetchRequest, offsetFetchRequestSchema, type OffsetFetchResponse, offsetFetchResponseSchema } from '../../broker/protocol/messages/offset-fetch.ts';
 import type { SyncGroupRequest, SyncGroupResponse } from '../../broker/apis/sync-group.ts';
 import type { KafkaReader } from '../../broker/protocol/reader.ts';
 import type { KafkaWriter } from '../../broker/protocol/writer.ts';
-import type { ClientApi } from './api.ts';
+import { type ClientApi, schemaClientApi } from './api.ts';
 
 const EMPTY_BYTES = new Uint8Array(0);
 
@@ -23,17 +23,7 @@ function bytesOf(reader: KafkaReader): Uint8Array {
 
 const writeInt32 = (writer: KafkaWriter, value: number): void => void writer.int32(value);
 
-export const findCoordinatorApi: ClientApi<FindCoordinatorRequest, FindCoordinatorResponse> = {
-  key: 10,
-  name: 'FindCoordinator',
-  version: 2,
-  encodeRequest(writer, request) {
-    writer.string(request.key).int8(request.keyType);
-  },
-  decodeResponse(reader) {
-    return { throttleTimeMs: reader.int32(), errorCode: reader.int16(), errorMessage: reader.nullableString(), nodeId: reader.int32(), host: reader.string(), port: reader.int32() };
-  },
-};
+export const findCoordinatorApi = schemaClientApi<FindCoordinatorRequest, FindCoordinatorResponse>('FindCoordinator', 2, findCoordinatorRequestSchema, findCoordinatorResponseSchema);
 
 export const joinGroupApi: ClientApi<JoinGroupRequest, JoinGroupResponse> = {
   key: 11,
@@ -81,41 +71,8 @@ export const heartbeatApi: ClientApi<HeartbeatRequest, HeartbeatResponse> = {
   },
 };
 
-export const offsetCommitApi: ClientApi<OffsetCommitRequest, OffsetCommitResponse> = {
-  key: 8,
-  name: 'OffsetCommit',
-  version: 7,
-  encodeRequest(writer, request) {
-    writer.string(request.groupId).int32(request.generationId).string(request.memberId).nullableString(request.groupInstanceId);
-    writer.array(request.topics, (w, topic) => {
-      w.string(topic.name).array(topic.partitions, (pw, p) => pw.int32(p.partitionIndex).int64(p.committedOffset).int32(p.committedLeaderEpoch).nullableString(p.committedMetadata));
-    });
-  },
-  decodeResponse(reader) {
-    const throttleTimeMs = reader.int32();
-    const topics = reader.array((r) => ({ name: r.string(), partitions: r.array((pr) => ({ partitionIndex: pr.int32(), errorCode: pr.int16() })) }));
-    return { throttleTimeMs, topics };
-  },
-};
-
-export const offsetFetchApi: ClientApi<OffsetFetchRequest, OffsetFetchResponse> = {
-  key: 9,
-  name: 'OffsetFetch',
-  version: 5,
-  encodeRequest(writer, request) {
-    writer.string(request.groupId);
-    writer.nullableArray(request.topics, (w, topic) => w.string(topic.name).array(topic.partitionIndexes, writeInt32));
-  },
-  decodeResponse(reader) {
-    const throttleTimeMs = reader.int32();
-    const topics = reader.array((r) => ({
-      name: r.string(),
-      partitions: r.array((pr) => ({ partitionIndex: pr.int32(), committedOffset: pr.int64(), committedLeaderEpoch: pr.int32(), metadata: pr.nullableString(), errorCode: pr.int16() })),
-    }));
-    const errorCode = reader.int16();
-    return { throttleTimeMs, topics, errorCode };
-  },
-};
+export const offsetCommitApi = schemaClientApi<OffsetCommitRequest, OffsetCommitResponse>('OffsetCommit', 7, offsetCommitRequestSchema, offsetCommitResponseSchema);
+export const offsetFetchApi = schemaClientApi<OffsetFetchRequest, OffsetFetchResponse>('OffsetFetch', 5, offsetFetchRequestSchema, offsetFetchResponseSchema);
 
 export const leaveGroupApi: ClientApi<LeaveGroupRequest, LeaveGroupResponse> = {
   key: 13,

@@ -12,6 +12,7 @@ import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
 import { commit, coordinatorBroker, GROUP, GROUP_RECORDS, joinAndSync, SESSION_TIMEOUT_MS, settle } from '../../support/group-coordinators.ts';
 import { GatedStore } from '../../support/gated-store.ts';
+import { offsetFetchRequest } from '../../support/requests.ts';
 
 const RETENTION_MS = 60 * 60_000;
 
@@ -52,7 +53,7 @@ test('a commit in flight when its member\'s session expires lands before the nex
   const joined = await joining;
   expect(joined.errorCode).toBe(ErrorCode.NONE);
   await handleSyncGroup(broker, { groupId: GROUP, generationId: joined.generationId, memberId: joined.memberId, groupInstanceId: null, assignments: [{ memberId: joined.memberId, assignment: new Uint8Array([1]) }] });
-  const fetched = async () => (await handleOffsetFetch(broker, { groupId: GROUP, topics: [{ name: 't', partitionIndexes: [0] }] })).topics[0]!.partitions[0]!.committedOffset;
+  const fetched = async () => (await handleOffsetFetch(broker, offsetFetchRequest({ groupId: GROUP, topics: [{ name: 't', partitionIndexes: [0] }] }))).topics![0]!.partitions[0]!.committedOffset;
   expect(await fetched()).toBe(100); // what b starts from
   expect(await commit(broker, { memberId: joined.memberId, generationId: joined.generationId }, 500)).toBe(ErrorCode.NONE);
   expect(await fetched()).toBe(500);
@@ -70,6 +71,6 @@ test('a commit whose compare-and-swap lost a round after its member left the gen
   clock.advance(SESSION_TIMEOUT_MS); // a leaves the generation (its session expires)
   gated.release(GROUP_RECORDS); // a's write meets the changed record; the next round finds a gone
   expect(await aCommit).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
-  const fetched = await handleOffsetFetch(broker, { groupId: GROUP, topics: [{ name: 't', partitionIndexes: [0] }] });
-  expect(fetched.topics[0]!.partitions[0]!.committedOffset).toBe(7);
+  const fetched = await handleOffsetFetch(broker, offsetFetchRequest({ groupId: GROUP, topics: [{ name: 't', partitionIndexes: [0] }] }));
+  expect(fetched.topics![0]!.partitions[0]!.committedOffset).toBe(7);
 });

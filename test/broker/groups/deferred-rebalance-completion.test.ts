@@ -13,6 +13,7 @@ import { ManualClock } from '../../../src/util/clock.ts';
 import { GatedStore } from '../../support/gated-store.ts';
 import { idOf } from '../../support/topic-ids.ts';
 import { GROUP, GROUP_RECORDS, REBALANCE_TIMEOUT_MS, settle } from '../../support/group-coordinators.ts';
+import { offsetCommitRequest } from '../../support/requests.ts';
 
 // Found by review (finding 10), fixed (low): the first generation of the emptied group is formed at once when the old
 // commit lands, skipping INITIAL_REBALANCE_DELAY_MS: members joining a moment later force a
@@ -33,7 +34,7 @@ test('a commit that lands after its group emptied does not complete the next gro
   await handleSyncGroup(broker, { groupId: GROUP, generationId: a.generationId, memberId: a.memberId, groupInstanceId: null, assignments: [] });
   gated.hold(GROUP_RECORDS); // a's commit is slow to land
   const topics = [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 5, committedLeaderEpoch: 0, commitTimestamp: -1, committedMetadata: null }] }];
-  const aCommit = handleOffsetCommit(broker, { groupId: GROUP, generationId: a.generationId, memberId: a.memberId, groupInstanceId: null, retentionTimeMs: -1, topics });
+  const aCommit = handleOffsetCommit(broker, offsetCommitRequest({ groupId: GROUP, generationIdOrMemberEpoch: a.generationId, memberId: a.memberId, groupInstanceId: null, retentionTimeMs: -1, topics }));
   await settle();
   const joiningB = join(); // a rebalance, due at the timeout while a's commit is in flight: deferred
   await settle();

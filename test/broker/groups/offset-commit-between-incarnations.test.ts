@@ -8,12 +8,13 @@ import { Broker } from '../../../src/broker/broker.ts';
 import { handleOffsetCommit, handleOffsetFetch } from '../../../src/broker/handlers/groups.ts';
 import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
 import { tempDir } from '../../support/temp-dir.ts';
+import { offsetFetchRequest, offsetCommitRequest } from '../../support/requests.ts';
 
 test('an offset committed while the topic is deleted does not count for the incarnation created after', async () => {
   const broker = await Broker.start({ listenHost: '127.0.0.1', listenPort: 0, nodeId: 1, engine: { directory: tempDir() } });
   const { context } = broker;
-  const commit = async (offset: number) => (await handleOffsetCommit(context, { groupId: 'g', generationId: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1, topics: [{ name: 'd1', partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }] }] })).topics[0]!.partitions[0]!.errorCode;
-  const fetched = async () => (await handleOffsetFetch(context, { groupId: 'g', topics: [{ name: 'd1', partitionIndexes: [0] }] })).topics[0]!.partitions[0]!.committedOffset;
+  const commit = async (offset: number) => (await handleOffsetCommit(context, offsetCommitRequest({ groupId: 'g', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1, topics: [{ name: 'd1', partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }] }] }))).topics[0]!.partitions[0]!.errorCode;
+  const fetched = async () => (await handleOffsetFetch(context, offsetFetchRequest({ groupId: 'g', topics: [{ name: 'd1', partitionIndexes: [0] }] }))).topics![0]!.partitions[0]!.committedOffset;
   try {
     await context.topology.createTopic('d1', 1);
     expect(await commit(5)).toBe(ErrorCode.NONE);

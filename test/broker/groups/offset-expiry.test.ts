@@ -10,6 +10,7 @@ import { MemoryStore } from '../../../src/store/memory.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
 import { tempDir } from '../../support/temp-dir.ts';
 import { idOf } from '../../support/topic-ids.ts';
+import { offsetCommitRequest } from '../../support/requests.ts';
 
 /** A short retention for the tests; the rule does not depend on its size (Kafka's default is 7 days). */
 const RETENTION_MS = 60 * 60_000;
@@ -151,7 +152,7 @@ test('OffsetCommit records when it was committed, so a simple consumer\'s offset
   const { clock, groups, offsets, expiry } = setup();
   const context = { nodeId: 1, clock, groups, offsets, topology: { coordinatorFor: () => ({ nodeId: 1 }), partitionCount: async () => 1, topicId: () => idOf('t') } } as unknown as BrokerContext;
   const topics = [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 5, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }] }];
-  const response = await handleOffsetCommit(context, { groupId: 'simple', generationId: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1, topics });
+  const response = await handleOffsetCommit(context, offsetCommitRequest({ groupId: 'simple', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1, topics }));
   expect(response.topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);
   expect((await offsets.list('simple'))[0]!.committed.commitTimestampMs).toBe(clock.nowMs());
   clock.advance(RETENTION_MS);

@@ -18,6 +18,7 @@ import { ManualClock } from '../../../src/util/clock.ts';
 import type { Uuid } from '../../../src/util/uuid.ts';
 import { testClusterNode } from '../../support/cluster-node.ts';
 import { advanceThrough } from '../../support/settle.ts';
+import { offsetFetchRequest } from '../../support/requests.ts';
 
 /** A scan interval no test here reaches: node 2 scans only when the test says. */
 const NO_SCANS_OF_ITS_OWN_MS = 1e9;
@@ -58,9 +59,9 @@ function committed(offset: number, topicId: Uuid) {
 async function fetchedOn(node: ClusterNode, offsets: ControlOffsetStore): Promise<{ offset: number; errorCode: number }> {
   const topology = new ClusterTopology(node, 1, new RegisteredAddresses(new ManualClock()));
   const context = { topology, offsets, nodeId: topology.coordinatorFor(GROUP)!.nodeId } as unknown as BrokerContext;
-  const response = await handleOffsetFetch(context, { groupId: GROUP, topics: [{ name: 't', partitionIndexes: [0] }] });
-  const partition = response.topics[0]!.partitions[0]!;
-  return { offset: partition.committedOffset, errorCode: response.errorCode };
+  const response = await handleOffsetFetch(context, offsetFetchRequest({ groupId: GROUP, topics: [{ name: 't', partitionIndexes: [0] }] }));
+  const partition = response.topics![0]!.partitions[0]!;
+  return { offset: partition.committedOffset, errorCode: response.errorCode! };
 }
 
 test('an offset committed for an incarnation created since this broker last scanned is returned', async () => {

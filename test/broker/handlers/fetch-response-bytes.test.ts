@@ -17,6 +17,7 @@ import { SingleBrokerTopology } from '../../../src/broker/topology.ts';
 import { Ferry } from '../../../src/engine/index.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
 import { batchOf } from '../../support/batches.ts';
+import { fetchRequest as fetchRequestOf } from '../../support/requests.ts';
 
 setDefaultTimeout(120_000);
 
@@ -35,10 +36,10 @@ afterAll(async () => {
 });
 
 function fetchRequest(maxBytes: number, partitionMaxBytes: number): FetchRequest {
-  return {
+  return fetchRequestOf({
     replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes, isolationLevel: 0, sessionId: 0, sessionEpoch: -1, forgottenTopicsData: [], rackId: '',
     topics: [{ topic: 't', partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0, logStartOffset: -1, partitionMaxBytes }] }],
-  };
+  });
 }
 
 test("a client's max_bytes of 2^31-1, or 0, does not make the broker read past Kafka's fetch.max.bytes for one response", async () => {
@@ -50,7 +51,7 @@ test("a client's max_bytes of 2^31-1, or 0, does not make the broker read past K
   for (const maxBytes of [INT32_MAX, 0, -1]) {
     const partition = (await handleFetch(context, fetchRequest(maxBytes, INT32_MAX))).responses[0]!.partitions[0]!;
     expect(partition.errorCode).toBe(ErrorCode.NONE);
-    const bytes = partition.records!.reduce((sum, records) => sum + records.length, 0);
+    const bytes = (partition.records as readonly Uint8Array[]).reduce((sum, records) => sum + records.length, 0);
     expect(bytes).toBeGreaterThan(0);
     expect(bytes).toBeLessThanOrEqual(KAFKA_FETCH_MAX_BYTES);
   }

@@ -8,6 +8,7 @@ import { handleJoinGroup, handleOffsetCommit, handleOffsetFetch } from '../../..
 import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
 import { StoreError } from '../../../src/store/errors.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
+import { offsetFetchRequest, offsetCommitRequest } from '../../support/requests.ts';
 
 const throttled = async (): Promise<never> => {
   throw new StoreError('Throttled', 'injected Throttled');
@@ -24,16 +25,16 @@ const context = {
 
 test('OffsetCommit answers each partition with a retriable error when a topic record cannot be read', async () => {
   const partitions = [0, 1].map((partitionIndex) => ({ partitionIndex, committedOffset: 5, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }));
-  const request = { groupId: 'g', generationId: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1, topics: [{ name: 't', partitions }] };
+  const request = offsetCommitRequest({ groupId: 'g', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, topics: [{ name: 't', partitions }] });
   const response = await handleOffsetCommit(context, request);
   expect(response.topics[0]!.partitions.map((p) => p.errorCode)).toEqual([ErrorCode.KAFKA_STORAGE_ERROR, ErrorCode.KAFKA_STORAGE_ERROR]);
 });
 
 test('OffsetFetch answers COORDINATOR_LOAD_IN_PROGRESS, for the request and each partition, when the offsets cannot be read', async () => {
-  const response = await handleOffsetFetch(context, { groupId: 'g', topics: [{ name: 't', partitionIndexes: [0, 1] }] });
+  const response = await handleOffsetFetch(context, offsetFetchRequest({ groupId: 'g', topics: [{ name: 't', partitionIndexes: [0, 1] }] }));
   expect(response.errorCode).toBe(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
-  expect(response.topics[0]!.partitions.map((p) => [p.errorCode, p.committedOffset])).toEqual([[ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, -1], [ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, -1]]);
-  const all = await handleOffsetFetch(context, { groupId: 'g', topics: null });
+  expect(response.topics![0]!.partitions.map((p) => [p.errorCode, p.committedOffset])).toEqual([[ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, -1], [ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, -1]]);
+  const all = await handleOffsetFetch(context, offsetFetchRequest({ groupId: 'g', topics: null }));
   expect([all.errorCode, all.topics]).toEqual([ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, []]);
 });
 
@@ -42,6 +43,6 @@ test('JoinGroup and a simple consumer\'s OffsetCommit answer COORDINATOR_NOT_AVA
   expect(joined.errorCode).toBe(ErrorCode.COORDINATOR_NOT_AVAILABLE);
   const simple = { ...context, groups: { beginCommit: () => ({ errorCode: ErrorCode.NONE, claim: null, recheck: () => ErrorCode.NONE, done: () => {} }) } } as unknown as BrokerContext;
   const partitions = [{ partitionIndex: 0, committedOffset: 5, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }];
-  const response = await handleOffsetCommit(simple, { groupId: 'g', generationId: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1, topics: [{ name: 't', partitions }] });
+  const response = await handleOffsetCommit(simple, offsetCommitRequest({ groupId: 'g', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1, topics: [{ name: 't', partitions }] }));
   expect(response.topics[0]!.partitions.map((p) => p.errorCode)).toEqual([ErrorCode.COORDINATOR_NOT_AVAILABLE]);
 });

@@ -25,6 +25,7 @@ import type { PartitionLog } from '../../../src/log/partition-log.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
 import { batchOf } from '../../support/batches.ts';
 import { idOf } from '../../support/topic-ids.ts';
+import { fetchRequest as fetchRequestOf, listOffsetsRequest, metadataRequest } from '../../support/requests.ts';
 
 setDefaultTimeout(60_000);
 
@@ -67,7 +68,7 @@ function contextFor(engine: Ferry, topology: Topology = new SingleBrokerTopology
 }
 
 function fetchRequest(currentLeaderEpoch: number): FetchRequest {
-  return {
+  return fetchRequestOf({
     replicaId: -1,
     maxWaitMs: 0,
     minBytes: 0,
@@ -78,7 +79,7 @@ function fetchRequest(currentLeaderEpoch: number): FetchRequest {
     topics: [{ topic: 't', partitions: [{ partition: 0, currentLeaderEpoch, fetchOffset: 0, logStartOffset: -1, partitionMaxBytes: 1 << 20 }] }],
     forgottenTopicsData: [],
     rackId: '',
-  };
+  });
 }
 
 describe('Fetch fences current_leader_epoch (KIP-320)', () => {
@@ -111,7 +112,7 @@ describe('replica progress counts only in the leader epoch (issue 9 finding 5, d
     const single = new SingleBrokerTopology(SELF, engine);
     const topology = new Proxy(single, { get: (target, name) => (name === 'isReplicaConnection' ? async () => true : Reflect.get(target, name, target).bind(target)) });
     const context = contextFor(engine, topology);
-    const report = async (currentLeaderEpoch: number) => (await handleFetch(context, { ...fetchRequest(currentLeaderEpoch), replicaId: 2, maxBytes: 0, topics: [{ topic: 't', partitions: [{ partition: 0, currentLeaderEpoch, fetchOffset: 9, logStartOffset: -1, partitionMaxBytes: 0 }] }] }, '127.0.0.1')).responses[0]!.partitions[0]!;
+    const report = async (currentLeaderEpoch: number) => (await handleFetch(context, fetchRequestOf({ ...fetchRequest(currentLeaderEpoch), replicaId: 2, maxBytes: 0, topics: [{ topic: 't', partitions: [{ partition: 0, currentLeaderEpoch, fetchOffset: 9, logStartOffset: -1, partitionMaxBytes: 0 }] }] }), '127.0.0.1')).responses[0]!.partitions[0]!;
     for (const [epoch, errorCode] of [[EPOCH - 1, ErrorCode.FENCED_LEADER_EPOCH], [EPOCH + 1, ErrorCode.UNKNOWN_LEADER_EPOCH], [-1, ErrorCode.NOT_LEADER_OR_FOLLOWER]] as const) {
       expect((await report(epoch)).errorCode).toBe(errorCode);
       expect(engine.inSyncReplicaEnd('t', 0, 'broker-2')).toBeNull(); // not counted: the follower is not in sync
@@ -126,7 +127,7 @@ describe('replica progress counts only in the leader epoch (issue 9 finding 5, d
 describe('ListOffsets fences current_leader_epoch and answers with the epoch', () => {
   test(`latest in epoch ${EPOCH}; earliest in the epoch that wrote offset 0; 2 fenced, 4 unknown`, async () => {
     const context = contextFor(await engineAdopting('leader'));
-    const answer = async (currentLeaderEpoch: number, timestamp: number) => (await handleListOffsets(context, { replicaId: -1, isolationLevel: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 0, currentLeaderEpoch, timestamp, maxNumOffsets: 1 }] }] })).topics[0]!.partitions[0]!;
+    const answer = async (currentLeaderEpoch: number, timestamp: number) => (await handleListOffsets(context, listOffsetsRequest({ replicaId: -1, isolationLevel: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 0, currentLeaderEpoch, timestamp, maxNumOffsets: 1 }] }] }))).topics[0]!.partitions[0]!;
     expect(await answer(EPOCH, -1)).toMatchObject({ errorCode: ErrorCode.NONE, offset: 9, leaderEpoch: EPOCH });
     expect(await answer(-1, -2)).toMatchObject({ errorCode: ErrorCode.NONE, offset: 0, leaderEpoch: 0 });
     expect(await answer(EPOCH - 1, -1)).toMatchObject({ errorCode: ErrorCode.FENCED_LEADER_EPOCH, offset: -1 });
@@ -137,7 +138,7 @@ describe('ListOffsets fences current_leader_epoch and answers with the epoch', (
 describe('Metadata reports the leader epoch', () => {
   test('of the partition served here (single broker)', async () => {
     const context = contextFor(await engineAdopting('leader'));
-    const response = await handleMetadata(context, { topics: [{ name: 't' }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+    const response = await handleMetadata(context, metadataRequest({ topics: [{ name: 't' }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }), 12);
     expect(response.topics[0]!.partitions[0]).toMatchObject({ errorCode: ErrorCode.NONE, leaderId: SELF.nodeId, leaderEpoch: EPOCH });
   });
 
@@ -152,7 +153,7 @@ describe('Metadata reports the leader epoch', () => {
       liveBrokers: () => [leader],
     } as unknown as ClusterNode;
     const context = contextFor(await engineAdopting('follower'), new ClusterTopology(node, 1, new RegisteredAddresses(systemClock)));
-    const response = await handleMetadata(context, { topics: [{ name: 't' }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+    const response = await handleMetadata(context, metadataRequest({ topics: [{ name: 't' }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }), 12);
     expect(response.topics[0]!.partitions[0]).toMatchObject({ errorCode: ErrorCode.NONE, leaderId: 2, leaderEpoch: 7 });
   });
 });

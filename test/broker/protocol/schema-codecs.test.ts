@@ -72,7 +72,7 @@ describe('schema codecs', () => {
       for (let version = codec.minVersion; version <= codec.maxVersion; version++) {
         test(`v${version}: requests by Kafka's grammar decode whole; responses read back by it; damage is a ProtocolError`, () => {
           const random = new SeededRandom(codec.key * 1000 + version);
-          let largest = new Uint8Array();
+          let largest: Uint8Array = new Uint8Array();
           for (let i = 0; i < RANDOM_MESSAGES; i++) {
             const bytes = roundTripRequest(codec, version, random);
             if (bytes.length > largest.length && bytes.length < 400) largest = bytes;

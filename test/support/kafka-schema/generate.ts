@@ -83,30 +83,34 @@ function visitStructs(message: JsonMessage, fields: readonly JsonField[], visit:
 function emitInterfaces(message: JsonMessage, side: Side, names: Map<JsonMessage, Map<string, string>>): string[] {
   const out: string[] = [];
   const done = new Set<string>();
-  const emit = (typeName: string, fields: readonly JsonField[], about: string | undefined) => {
+  // A struct's fields are optional in a response when they are missing from some version the struct itself is in.
+  const emit = (typeName: string, fields: readonly JsonField[], about: string | undefined, span: readonly [number, number]) => {
     if (done.has(typeName)) return;
     done.add(typeName);
     out.push(...(about === undefined ? [] : [`/** ${about} */`]), `export interface ${typeName} {`);
-    for (const field of fields) out.push(...emitField(message, side, field, names));
+    for (const field of fields) out.push(...emitField(message, side, field, names, span));
     out.push('}', '');
     for (const field of fields) {
       if (PRIMITIVE_TYPES.has(elementType(field.type))) continue;
-      emit(names.get(message)!.get(elementType(field.type))!, structFields(message, field), field.about);
+      emit(names.get(message)!.get(elementType(field.type))!, structFields(message, field), field.about, intersect(span, parseVersions(field.versions)));
     }
   };
-  emit(message.name, message.fields, undefined);
+  emit(message.name, message.fields, undefined, parseVersions(message.validVersions));
   return out;
 }
 
-function emitField(message: JsonMessage, side: Side, field: JsonField, names: Map<JsonMessage, Map<string, string>>): string[] {
-  const valid = parseVersions(message.validVersions);
+function emitField(message: JsonMessage, side: Side, field: JsonField, names: Map<JsonMessage, Map<string, string>>, span: readonly [number, number]): string[] {
   const versions = parseVersions(field.versions);
-  const nullable = field.nullableVersions !== undefined && overlaps(parseVersions(field.nullableVersions), valid);
-  const everyVersion = versions[0] <= valid[0] && versions[1] >= valid[1];
+  const nullable = field.nullableVersions !== undefined && overlaps(parseVersions(field.nullableVersions), span);
+  const everyVersion = versions[0] <= span[0] && versions[1] >= span[1];
   const optional = side === 'response' && (field.tag !== undefined || !everyVersion || field.default !== undefined || nullable);
   const type = `${tsType(message, side, field, names)}${nullable ? ' | null' : ''}`;
   const note = [field.about, `Versions ${field.versions}${field.tag === undefined ? '' : `, tagged ${field.tag}`}.`].filter(Boolean).join(' ');
   return [`  /** ${note.replace(/\*\//g, '* /')} */`, `  readonly ${camelName(field.name)}${optional ? '?' : ''}: ${type};`];
+}
+
+function intersect(a: readonly [number, number], b: readonly [number, number]): [number, number] {
+  return [Math.max(a[0], b[0]), Math.min(a[1], b[1])];
 }
 
 function overlaps(a: readonly [number, number], b: readonly [number, number]): boolean {
