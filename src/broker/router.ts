@@ -1,5 +1,5 @@
 import { type ApiCodec, isFlexible } from './apis/api.ts';
-import { type ApiVersionRange, apiVersionsCodec } from './apis/api-versions.ts';
+import { type ApiVersion, apiVersionsCodec } from './apis/api-versions.ts';
 import { ErrorCode } from './protocol/error-codes.ts';
 import { ProtocolError } from './protocol/errors.ts';
 import { readRequestHeader, type RequestHeader, writeResponseHeader } from './protocol/header.ts';
@@ -16,6 +16,13 @@ export interface RequestContext {
 export interface ApiBinding<Request, Response> {
   readonly codec: ApiCodec<Request, Response>;
   handle(request: Request, context: RequestContext): Promise<Response | null> | Response | null;
+  /**
+   * The answer to a request in a version below the codec's minimum that old clients still send
+   * (Kafka 4 removed Produce 0-2 and Fetch 0-3 with their message formats, KIP-896): an error
+   * the client can show, where a closed connection would tell it nothing. Absent: such a
+   * version closes the connection, as for any version not advertised.
+   */
+  readonly refuseVersion?: (request: Request) => Response;
 }
 
 // biome-ignore lint: a table of bindings of different request and response types
@@ -35,7 +42,7 @@ export class Router {
   }
 
   /** The API table that ApiVersions advertises. */
-  apiVersions(): ApiVersionRange[] {
+  apiVersions(): ApiVersion[] {
     return [...this.#bindings.values()]
       .map(({ codec }) => ({ apiKey: codec.key, minVersion: codec.minVersion, maxVersion: codec.maxVersion }))
       .sort((a, b) => a.apiKey - b.apiKey);
@@ -48,17 +55,18 @@ export class Router {
     const binding = this.#bindings.get(apiKey);
     if (binding === undefined) throw new ProtocolError(`unknown API key ${apiKey}`, 0);
     const { codec } = binding;
-    if (apiVersion < codec.minVersion || apiVersion > codec.maxVersion) {
+    const refused = apiVersion < codec.minVersion && apiVersion >= 0 && binding.refuseVersion !== undefined;
+    if ((apiVersion < codec.minVersion || apiVersion > codec.maxVersion) && !refused) {
       if (apiKey === apiVersionsCodec.key) return this.#unsupportedApiVersions(frame);
       throw new ProtocolError(`${codec.name} v${apiVersion} is not supported (${codec.minVersion}-${codec.maxVersion})`, 2);
     }
     const reader = new KafkaReader(frame);
     const header = readRequestHeader(reader, isFlexible(codec, apiVersion));
     const request = codec.decodeRequest(reader, apiVersion);
-    const response = await binding.handle(request, { header, peer });
+    const response = refused ? binding.refuseVersion!(request) : await binding.handle(request, { header, peer });
     if (response === null) return null;
     const writer = new KafkaWriter();
-    // ApiVersions answers with response header v0 even in its flexible v3 (KIP-511).
+    // ApiVersions answers with response header v0 even in its flexible versions (KIP-511).
     writeResponseHeader(writer, header.correlationId, apiKey !== apiVersionsCodec.key && isFlexible(codec, apiVersion));
     codec.encodeResponse(writer, apiVersion, response);
     return writer.chunks();

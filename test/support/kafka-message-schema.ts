@@ -21,7 +21,7 @@ export function loadMessageSchema(name: string): JsonMessage {
   return loadJsonMessage(name);
 }
 
-const isFlexible = (schema: JsonMessage, version: number) => schema.flexibleVersions !== 'none' && inRange(schema.flexibleVersions, version);
+const isFlexible = (schema: JsonMessage, version: number) => schema.flexibleVersions !== undefined && schema.flexibleVersions !== 'none' && inRange(schema.flexibleVersions, version);
 const nullableAt = (field: JsonField, version: number) => field.nullableVersions !== undefined && inRange(field.nullableVersions, version);
 const taggedAt = (field: JsonField, version: number, flexible: boolean) => flexible && field.tag !== undefined && inRange(field.taggedVersions ?? field.versions, version);
 

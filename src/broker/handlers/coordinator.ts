@@ -1,29 +1,48 @@
-import type { FindCoordinatorRequest, FindCoordinatorResponse } from '../apis/find-coordinator.ts';
+import { CoordinatorKeyType, type Coordinator, type FindCoordinatorRequest, type FindCoordinatorResponse } from '../apis/find-coordinator.ts';
 import type { InitProducerIdRequest, InitProducerIdResponse } from '../apis/init-producer-id.ts';
 import type { BrokerContext } from '../context.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
 import { errorCodeOf } from './errors.ts';
 
-const GROUP_KEY_TYPE = 0;
+/**
+ * Transactions do not exist in Ferry yet. A transactional client is refused with an error no
+ * client retries, so that it fails at once with this message rather than retrying until its own
+ * timeout (librdkafka treats only authorization errors of a transaction coordinator as fatal).
+ */
+export const TRANSACTIONS_UNSUPPORTED = 'Ferry does not support transactions yet';
+const TRANSACTIONS_REFUSED = ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
 
-/** This broker coordinates every group; transaction coordinators do not exist (no transactions yet). */
+/**
+ * The coordinator of each key: the group's (the topology's pick); transaction coordinators are
+ * refused. Before v4 a request names one key and the answer is at the top level; from v4
+ * (KIP-699) it names several, each answered in `coordinators`. The version writes its shape.
+ */
 export function handleFindCoordinator(context: BrokerContext, request: FindCoordinatorRequest): FindCoordinatorResponse {
-  if (request.keyType !== GROUP_KEY_TYPE) {
-    return { throttleTimeMs: 0, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: 'transactions are not supported', nodeId: -1, host: '', port: -1 };
+  if (request.coordinatorKeys.length === 0) {
+    const { errorCode, errorMessage, nodeId, host, port } = coordinatorOf(context, request.key, request.keyType);
+    return { throttleTimeMs: 0, errorCode, errorMessage, nodeId, host, port };
   }
-  const coordinator = context.topology.coordinatorFor(request.key);
-  if (coordinator === null) return { throttleTimeMs: 0, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: 'no live broker', nodeId: -1, host: '', port: -1 };
-  return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, nodeId: coordinator.nodeId, host: coordinator.host, port: coordinator.port };
+  return { throttleTimeMs: 0, coordinators: request.coordinatorKeys.map((key) => coordinatorOf(context, key, request.keyType)) };
+}
+
+function coordinatorOf(context: BrokerContext, key: string, keyType: number): Coordinator {
+  const refused = (errorCode: number, errorMessage: string) => ({ key, nodeId: -1, host: '', port: -1, errorCode, errorMessage });
+  if (keyType === CoordinatorKeyType.TRANSACTION) return refused(TRANSACTIONS_REFUSED, TRANSACTIONS_UNSUPPORTED);
+  if (keyType !== CoordinatorKeyType.GROUP) return refused(ErrorCode.INVALID_REQUEST, `coordinator type ${keyType} is not supported`);
+  const coordinator = context.topology.coordinatorFor(key);
+  if (coordinator === null) return refused(ErrorCode.COORDINATOR_NOT_AVAILABLE, 'no live broker');
+  return { key, nodeId: coordinator.nodeId, host: coordinator.host, port: coordinator.port, errorCode: ErrorCode.NONE, errorMessage: null };
 }
 
 /**
- * Idempotent producers get a fresh id; transactional ones are refused (not supported yet). A block
- * of ids that could not be reserved (the store or control records unreachable) is answered as
- * Kafka does when no block is at hand, COORDINATOR_LOAD_IN_PROGRESS: every client retries it, where
- * kafkajs gives up an InitProducerId on KAFKA_STORAGE_ERROR (it retries only coordinator errors).
+ * Idempotent producers get a fresh id; transactional ones are refused (see TRANSACTIONS_UNSUPPORTED).
+ * A block of ids that could not be reserved (the store or control records unreachable) is
+ * answered as Kafka does when no block is at hand, COORDINATOR_LOAD_IN_PROGRESS: every client
+ * retries it, where kafkajs gives up an InitProducerId on KAFKA_STORAGE_ERROR (it retries only
+ * coordinator errors).
  */
 export async function handleInitProducerId(context: BrokerContext, request: InitProducerIdRequest): Promise<InitProducerIdResponse> {
-  if (request.transactionalId !== null) return { throttleTimeMs: 0, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, producerId: -1, producerEpoch: -1 };
+  if (request.transactionalId !== null) return { throttleTimeMs: 0, errorCode: TRANSACTIONS_REFUSED, producerId: -1, producerEpoch: -1 };
   try {
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: await context.producers.allocate(), producerEpoch: 0 };
   } catch (error) {

@@ -159,7 +159,7 @@ function emitSchemas(message: JsonMessage, names: Map<JsonMessage, Map<string, s
     `  name: '${message.name}',`,
     `  apiKey: ${message.apiKey},`,
     `  validVersions: ${range(message.validVersions)},`,
-    `  flexibleVersions: ${range(message.flexibleVersions)},`,
+    `  flexibleVersions: ${range(message.flexibleVersions ?? 'none')},`,
     `  fields: ${top},`,
     '};',
     '',

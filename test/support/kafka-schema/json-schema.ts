@@ -30,7 +30,7 @@ export interface JsonMessage {
   readonly type: 'request' | 'response' | 'header' | 'data';
   readonly name: string;
   readonly validVersions: string;
-  readonly flexibleVersions: string;
+  readonly flexibleVersions?: string;
   readonly fields: readonly JsonField[];
   readonly commonStructs?: readonly JsonStruct[];
 }
