@@ -30,12 +30,12 @@ import { GroupCoordinator } from './groups/coordinator.ts';
 import { OFFSETS_RETENTION_MINUTES_DEFAULT, OffsetExpiry } from './groups/offset-expiry.ts';
 import { ControlOffsetStore, OffsetStore } from './groups/offset-store.ts';
 import { handleFindCoordinator, handleInitProducerId } from './handlers/coordinator.ts';
-import { handleFetch } from './handlers/fetch.ts';
+import { handleFetch, refuseOldFetch } from './handlers/fetch.ts';
 import { handleHeartbeat, handleJoinGroup, handleLeaveGroup, handleOffsetCommit, handleOffsetFetch, handleSyncGroup } from './handlers/groups.ts';
 import { handleListOffsets } from './handlers/list-offsets.ts';
 import { handleMetadata } from './handlers/metadata.ts';
 import { handleOffsetForLeaderEpoch } from './handlers/offset-for-leader-epoch.ts';
-import { handleProduce } from './handlers/produce.ts';
+import { handleProduce, refuseOldProduce } from './handlers/produce.ts';
 import { handleCreateTopics, handleDeleteTopics, handleDescribeConfigs } from './handlers/topics.ts';
 import { ControlProducerIdBlocks, FileProducerIdBlocks, ProducerIds } from './producers.ts';
 import { type ApiBinding, Router } from './router.ts';
@@ -232,7 +232,7 @@ function instrument(registry: MetricsRegistry, clock: Clock, table: ApiBinding<a
     const requests = registry.counter('ferry_broker_requests_total', 'Kafka requests handled, by API', { labels });
     const latency = registry.histogram('ferry_broker_request_latency_ms', 'Time from decoding a request to its response, by API (long-poll waits included)', { labels });
     return {
-      codec: binding.codec,
+      ...binding,
       async handle(request, context) {
         const started = clock.monotonicMs();
         try {
@@ -252,8 +252,8 @@ function bindings(context: () => BrokerContext): ApiBinding<any, any>[] {
   const table: ApiBinding<any, any>[] = [
     { codec: apiVersionsCodec, handle: () => ({ errorCode: 0, apiKeys: router!.apiVersions(), throttleTimeMs: 0 }) },
     { codec: metadataCodec, handle: (request, { header }) => handleMetadata(context(), request, header.apiVersion) },
-    { codec: produceCodec, handle: (request) => handleProduce(context(), request) },
-    { codec: fetchCodec, handle: (request, { peer }) => handleFetch(context(), request, peer) },
+    { codec: produceCodec, handle: (request) => handleProduce(context(), request), refuseVersion: refuseOldProduce },
+    { codec: fetchCodec, handle: (request, { peer }) => handleFetch(context(), request, peer), refuseVersion: refuseOldFetch },
     { codec: listOffsetsCodec, handle: (request) => handleListOffsets(context(), request) },
     { codec: initProducerIdCodec, handle: (request) => handleInitProducerId(context(), request) },
     { codec: findCoordinatorCodec, handle: (request) => handleFindCoordinator(context(), request) },

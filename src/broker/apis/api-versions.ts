@@ -11,7 +11,7 @@ export type * from '../protocol/messages/api-versions.ts';
 export const apiVersionsCodec = schemaApi<ApiVersionsRequest, ApiVersionsResponse>({
   name: 'ApiVersions',
   minVersion: 0,
-  maxVersion: 4,
+  maxVersion: 3,
   request: apiVersionsRequestSchema,
   response: apiVersionsResponseSchema,
 });

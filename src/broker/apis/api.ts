@@ -38,7 +38,8 @@ export function schemaApi<Request, Response>(spec: SchemaApiSpec): ApiCodec<Requ
   const { request, response } = spec;
   const [flexibleFrom, flexibleTo] = request.flexibleVersions;
   if (request.apiKey !== response.apiKey) throw new Error(`${spec.name}: request and response schemas of different APIs`);
-  if (spec.minVersion > spec.maxVersion || spec.maxVersion > request.validVersions[1]) throw new Error(`${spec.name}: versions ${spec.minVersion}-${spec.maxVersion} are not all in its schema's ${request.validVersions.join('-')}`);
+  const schemaMax = Math.min(request.validVersions[1], response.validVersions[1]);
+  if (spec.minVersion > spec.maxVersion || spec.maxVersion > schemaMax) throw new Error(`${spec.name}: versions ${spec.minVersion}-${spec.maxVersion} go past its schemas' ${schemaMax}`);
   return {
     key: request.apiKey,
     name: spec.name,

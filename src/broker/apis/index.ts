@@ -1,13 +1,40 @@
 import type { ApiCodec } from './api.ts';
+import { apiVersionsCodec } from './api-versions.ts';
+import { createTopicsCodec } from './create-topics.ts';
+import { deleteTopicsCodec } from './delete-topics.ts';
+import { describeConfigsCodec } from './describe-configs.ts';
 import { fetchCodec } from './fetch.ts';
 import { findCoordinatorCodec } from './find-coordinator.ts';
+import { heartbeatCodec } from './heartbeat.ts';
+import { initProducerIdCodec } from './init-producer-id.ts';
+import { joinGroupCodec } from './join-group.ts';
+import { leaveGroupCodec } from './leave-group.ts';
 import { listOffsetsCodec } from './list-offsets.ts';
 import { metadataCodec } from './metadata.ts';
 import { offsetCommitCodec } from './offset-commit.ts';
 import { offsetFetchCodec } from './offset-fetch.ts';
 import { offsetForLeaderEpochCodec } from './offset-for-leader-epoch.ts';
 import { produceCodec } from './produce.ts';
+import { syncGroupCodec } from './sync-group.ts';
 
 /** Every API codec Ferry serves (the codec tests check each against Kafka's schemas). */
 // biome-ignore lint: a table of codecs of different request and response types
-export const API_CODECS: readonly ApiCodec<any, any>[] = [produceCodec, fetchCodec, listOffsetsCodec, metadataCodec, offsetCommitCodec, offsetFetchCodec, findCoordinatorCodec, offsetForLeaderEpochCodec];
+export const API_CODECS: readonly ApiCodec<any, any>[] = [
+  produceCodec,
+  fetchCodec,
+  listOffsetsCodec,
+  metadataCodec,
+  offsetCommitCodec,
+  offsetFetchCodec,
+  findCoordinatorCodec,
+  joinGroupCodec,
+  heartbeatCodec,
+  leaveGroupCodec,
+  syncGroupCodec,
+  apiVersionsCodec,
+  createTopicsCodec,
+  deleteTopicsCodec,
+  initProducerIdCodec,
+  offsetForLeaderEpochCodec,
+  describeConfigsCodec,
+];

@@ -35,6 +35,12 @@ export async function handleFetch(context: BrokerContext, request: FetchRequest,
   return response;
 }
 
+/** KIP-896: Fetch v0-v3 read message formats 0 and 1, which Kafka 4 and Ferry no longer serve: UNSUPPORTED_VERSION for every partition. */
+export function refuseOldFetch(request: FetchRequest): FetchResponse {
+  const responses = request.topics.map((topic) => topicResponse(topic, topic.partitions.map((partition) => partitionResponse(partition.partition, ErrorCode.UNSUPPORTED_VERSION))));
+  return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses };
+}
+
 /** Kafka's replica id of a consumer; from v15 a replica names itself in replica_state instead (KIP-903). */
 const CONSUMER_REPLICA_ID = -1;
 

@@ -74,6 +74,17 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 
   return Promise.race([promise, aborted]);
 }
 
+/** KIP-896: Produce v0-v2 carry message formats 0 and 1, which Kafka 4 and Ferry no longer take. */
+const OLD_FORMAT_REFUSED = 'Produce v0-v2 (message formats 0 and 1) are not supported: use a client that sends record batches (Produce v3+, Kafka 0.11+)';
+
+/** The answer to a Produce in a version Kafka 4 removed: UNSUPPORTED_VERSION for every partition, nothing appended. */
+export function refuseOldProduce(request: ProduceRequest): ProduceResponse {
+  return {
+    responses: request.topicData.map((topic) => ({ name: topic.name, partitionResponses: topic.partitionData.map((data) => ({ ...failed(data.index, ErrorCode.UNSUPPORTED_VERSION), errorMessage: OLD_FORMAT_REFUSED })) })),
+    throttleTimeMs: 0,
+  };
+}
+
 function succeeded(index: number, baseOffset: number, logStartOffset: number): PartitionProduceResponse {
   return { index, errorCode: ErrorCode.NONE, baseOffset, logAppendTimeMs: NO_TIMESTAMP, logStartOffset, recordErrors: [], errorMessage: null };
 }
