@@ -54,6 +54,12 @@ const FETCH_BYTES_DEFAULT = 1024 * 1024;
 /** ListOffsets' special timestamps. */
 const LATEST_TIMESTAMP = -1;
 const EARLIEST_TIMESTAMP = -2;
+/** KIP-734: the record with the largest timestamp. */
+const MAX_TIMESTAMP = -3;
+/** KIP-405: the local log's start (the tier's start is EARLIEST). */
+const EARLIEST_LOCAL_TIMESTAMP = -4;
+/** KIP-1005: the last offset copied to the tier; -1 while none is. */
+const LATEST_TIERED_TIMESTAMP = -5;
 /** The embedded engine is its partitions' only leader; a cluster assigns real epochs at adoption. */
 const EMBEDDED_LEADER_EPOCH = 0;
 
@@ -770,8 +776,13 @@ export class Ferry {
   /** offsetFor(), counting the tier [D3]: the earliest offset is the tier's start, and a timestamp below the local log is looked up in the tier. */
   async offsetForWithTier(topic: string, partition: number, timestamp: number): Promise<{ offset: number; timestamp: number; leaderEpoch: number }> {
     const local = this.offsetFor(topic, partition, timestamp);
-    if (this.#remote === null || timestamp === LATEST_TIMESTAMP) return local;
+    if (this.#remote === null || timestamp === LATEST_TIMESTAMP || timestamp === MAX_TIMESTAMP || timestamp === EARLIEST_LOCAL_TIMESTAMP) return local;
     const target = this.#partition(topic, partition);
+    if (timestamp === LATEST_TIERED_TIMESTAMP) {
+      const end = await this.#remote.tieredEndOffset(target.topicId, partition);
+      this.#checkStillServed(topic, partition, target);
+      return end === null ? local : { offset: end - 1, timestamp: -1, leaderEpoch: target.epochAt(end - 1) };
+    }
     if (timestamp === EARLIEST_TIMESTAMP) {
       const tierStart = await this.#remote.logStartOffset(target.topicId, partition);
       this.#checkStillServed(topic, partition, target);
@@ -779,7 +790,7 @@ export class Ferry {
     }
     const tiered = await this.#remote.offsetForTimestamp(target.topicId, partition, timestamp);
     this.#checkStillServed(topic, partition, target);
-    return tiered === null ? local : { offset: tiered, timestamp, leaderEpoch: -1 };
+    return tiered === null ? local : { offset: tiered.offset, timestamp: tiered.timestamp, leaderEpoch: -1 };
   }
 
   /** After a read of the tier (I/O): the partition may have been deleted and created again meanwhile, and the answer is its old incarnation's (contract 10). */
@@ -790,10 +801,12 @@ export class Ferry {
   offsetFor(topic: string, partition: number, timestamp: number): { offset: number; timestamp: number; leaderEpoch: number } {
     const target = this.#partition(topic, partition);
     if (timestamp === LATEST_TIMESTAMP) return { offset: target.highWatermark, timestamp: -1, leaderEpoch: target.leaderEpoch };
-    if (timestamp === EARLIEST_TIMESTAMP) return { offset: target.log.logStartOffset, timestamp: -1, leaderEpoch: target.epochAt(target.log.logStartOffset) };
-    const offset = target.log.offsetForTimestamp(timestamp);
-    if (offset === null || offset >= target.highWatermark) return { offset: -1, timestamp: -1, leaderEpoch: -1 };
-    return { offset, timestamp, leaderEpoch: target.epochAt(offset) };
+    if (timestamp === EARLIEST_TIMESTAMP || timestamp === EARLIEST_LOCAL_TIMESTAMP) return { offset: target.log.logStartOffset, timestamp: -1, leaderEpoch: target.epochAt(target.log.logStartOffset) };
+    if (timestamp === LATEST_TIERED_TIMESTAMP) return { offset: -1, timestamp: -1, leaderEpoch: -1 }; // no tier: nothing tiered
+    if (timestamp < 0 && timestamp !== MAX_TIMESTAMP) throw new FerryError('InvalidArgument', `timestamp ${timestamp} is not a time nor one of ListOffsets' special values`);
+    const found = timestamp === MAX_TIMESTAMP ? target.log.maxTimestampRecord() : target.log.offsetForTimestamp(timestamp);
+    if (found === null || found.offset >= target.highWatermark) return { offset: -1, timestamp: -1, leaderEpoch: -1 };
+    return { offset: found.offset, timestamp: found.timestamp, leaderEpoch: target.epochAt(found.offset) };
   }
 
   /** The incarnation of `topic` held here (its registry entry, or its partitions'), null for none. */

@@ -1,3 +1,4 @@
+import { firstRecordAtOrAfter, type TimestampAndOffset } from '../format/timestamp-lookup.ts';
 import { join } from 'node:path';
 import { FerryError, isFerryError } from '../errors.ts';
 import { parseBatchAt, splitBatches } from '../format/batch-parse.ts';
@@ -287,17 +288,39 @@ export class PartitionLog {
     return result;
   }
 
-  /** The first offset whose batch's max timestamp is at or after `timestamp`; null if none. */
-  offsetForTimestamp(timestamp: number): number | null {
+  /** The first record at or above the log start whose timestamp is at or after `timestamp`, and that timestamp; null if none. */
+  offsetForTimestamp(timestamp: number): TimestampAndOffset | null {
     this.#checkOpen();
-    const segment = this.#segments.find((candidate) => candidate.maxTimestamp >= timestamp);
-    if (segment === undefined) return null;
+    for (const segment of this.#segments) {
+      if (segment.maxTimestamp < timestamp) continue;
+      const found = this.#firstRecordAt(segment, timestamp);
+      if (found !== null) return found; // none in it at or above the log start: look further
+    }
+    return null;
+  }
+
+  /**
+   * KIP-734's MAX_TIMESTAMP: the record with the largest timestamp in the log (the first of them
+   * if several share it), and that timestamp; null for an empty log. Only the segment holding it
+   * is scanned (each segment knows its largest batch timestamp).
+   */
+  maxTimestampRecord(): TimestampAndOffset | null {
+    this.#checkOpen();
+    let latest: LogSegment | undefined;
+    for (const segment of this.#segments) if (segment.maxTimestamp >= 0 && (latest === undefined || segment.maxTimestamp > latest.maxTimestamp)) latest = segment;
+    if (latest === undefined) return null;
+    return this.#firstRecordAt(latest, latest.maxTimestamp);
+  }
+
+  #firstRecordAt(segment: LogSegment, timestamp: number): TimestampAndOffset | null {
     let position = this.#positionOf(segment, segment.timeIndex.lookup(timestamp));
     while (position < segment.sizeBytes) {
       const batches: RecordBatch[] = [];
       position += readWholeBatches(segment, position, this.config.maxBatchBytes, true, batches);
-      const found = batches.find((batch) => batch.maxTimestamp >= timestamp);
-      if (found !== undefined) return found.baseOffset;
+      for (const batch of batches) {
+        const found = firstRecordAtOrAfter(batch, timestamp, this.logStartOffset);
+        if (found !== null) return found;
+      }
     }
     return null;
   }

@@ -1,3 +1,4 @@
+import { firstRecordAtOrAfter, type TimestampAndOffset } from '../format/timestamp-lookup.ts';
 import { CorruptObjectError, FerryError } from '../errors.ts';
 import type { RecordBatch } from '../format/record-batch.ts';
 import { isStoreError } from '../store/errors.ts';
@@ -110,11 +111,11 @@ export class RemoteReader {
   }
 
   /**
-   * [D3] The first offset (at or above LS) whose batch's maxTimestamp reaches `timestamp`, among
-   * the tiered segments: the first whose maxTimestamp reaches it, its time index, then a scan of
-   * batches from that entry. Null if no tiered batch reaches it.
+   * [D3] The first record (at or above LS) whose timestamp reaches `timestamp`, among the tiered
+   * segments: the first whose maxTimestamp reaches it, its time index, then a scan of batches
+   * from that entry, and of the records of the first batch that reaches it. Null if none does.
    */
-  async offsetForTimestamp(topicId: Uuid, partition: number, timestamp: number): Promise<number | null> {
+  async offsetForTimestamp(topicId: Uuid, partition: number, timestamp: number): Promise<TimestampAndOffset | null> {
     let cached = await this.#record(topicId, partition);
     for (let attempt = 1; ; attempt++) {
       try {
@@ -124,6 +125,12 @@ export class RemoteReader {
         cached = await this.#readRecord(topicId, partition, false); // retention took a segment after the record was read
       }
     }
+  }
+
+  /** The end of what is tiered (the offset after the last one copied); null if nothing is. */
+  async tieredEndOffset(topicId: Uuid, partition: number): Promise<number | null> {
+    const cached = await this.#record(topicId, partition);
+    return cached.copied.length === 0 ? null : tieredEnd(cached.record);
   }
 
   /** LS as the tier says: the record's start if it has copied segments, else null (nothing tiered). */
@@ -214,27 +221,27 @@ export class RemoteReader {
     }
   }
 
-  async #offsetForTimestampIn(cached: CachedRecord, topicId: Uuid, partition: number, timestamp: number): Promise<number | null> {
+  async #offsetForTimestampIn(cached: CachedRecord, topicId: Uuid, partition: number, timestamp: number): Promise<TimestampAndOffset | null> {
     const startOffset = cached.record.startOffset;
     for (const segment of cached.copied) {
       if (segment.maxTimestamp < timestamp) continue;
       const ref = this.#refOf(topicId, partition, segment);
       const entryOffset = timeIndexLookup(await this.#chunks.indexSection(ref, 'timeIndex'), timestamp);
       if (entryOffset === null) continue; // the footer said some batch reaches it and the index disagrees: look further rather than answer wrong
-      const found = await this.#scanForTimestamp(ref, Math.max(entryOffset, startOffset), timestamp);
-      if (found !== null) return Math.max(found, startOffset);
+      const found = await this.#scanForTimestamp(ref, Math.max(entryOffset, startOffset), timestamp, startOffset);
+      if (found !== null) return found;
     }
     return null;
   }
 
-  /** The base offset of the first batch holding an offset at or above `from` whose maxTimestamp reaches `timestamp`, in this segment. */
-  async #scanForTimestamp(segment: TieredSegmentRef, from: number, timestamp: number): Promise<number | null> {
+  /** The first record at or above `floor` whose timestamp reaches `timestamp`, in batches holding an offset at or above `from`, in this segment. */
+  async #scanForTimestamp(segment: TieredSegmentRef, from: number, timestamp: number, floor: number): Promise<TimestampAndOffset | null> {
     const walk = new SegmentBatchWalk(this.#chunks, segment, positionFor(await this.#chunks.indexSection(segment, 'offsetIndex'), from));
     while (!walk.atEnd) {
       const frame = await walk.frame();
       if (frame.lastOffset >= from && frame.maxTimestamp >= timestamp) {
-        await walk.batch(frame); // its CRC vouches for the timestamp answered
-        return frame.baseOffset;
+        const found = firstRecordAtOrAfter(await walk.batch(frame), timestamp, floor); // its CRC vouches for the records read
+        if (found !== null) return found;
       }
       walk.advance(frame);
     }

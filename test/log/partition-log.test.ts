@@ -1,3 +1,4 @@
+import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { describe, expect, test } from 'bun:test';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -200,10 +201,19 @@ describe('segments', () => {
   test('offsetForTimestamp finds the first batch at or after a time', async () => {
     const log = PartitionLog.open(tempDir(), { config: { segmentBytes: 1024, indexIntervalBytes: 128 } });
     for (let i = 0; i < 50; i++) log.append(batchOf(`b${i}`, 1, T0 + i * 10, 50), 0);
-    expect(log.offsetForTimestamp(T0)).toBe(0);
-    expect(log.offsetForTimestamp(T0 + 255)).toBe(26);
-    expect(log.offsetForTimestamp(T0 + 490)).toBe(49);
+    expect(log.offsetForTimestamp(T0)).toEqual({ offset: 0, timestamp: T0 });
+    expect(log.offsetForTimestamp(T0 + 255)).toEqual({ offset: 26, timestamp: T0 + 260 });
+    expect(log.offsetForTimestamp(T0 + 490)).toEqual({ offset: 49, timestamp: T0 + 490 });
     expect(log.offsetForTimestamp(T0 + 491)).toBeNull();
+    await log.close();
+  });
+
+  test('offsetForTimestamp finds the first record at or after a time inside a batch, as Kafka does', async () => {
+    const log = PartitionLog.open(tempDir());
+    log.append(buildRecordBatch([0, 1, 2].map((i) => ({ key: null, value: `r${i}`, timestamp: T0 + i })), { nowMs: T0 }), 0);
+    expect(log.offsetForTimestamp(T0 + 1)).toEqual({ offset: 1, timestamp: T0 + 1 });
+    expect(log.offsetForTimestamp(T0 + 2)).toEqual({ offset: 2, timestamp: T0 + 2 });
+    expect(log.offsetForTimestamp(T0 + 3)).toBeNull();
     await log.close();
   });
 });

@@ -114,7 +114,7 @@ describe('reopening', () => {
     expect(reopened.recovery).toMatchObject({ cleanShutdown: true, segmentsScanned: 0 });
     expect(existsSync(join(dir, CLEAN_SHUTDOWN_FILE))).toBe(false);
     expect(readAll(reopened)).toEqual(before);
-    expect(reopened.offsetForTimestamp(1_700_000_000_000 + 13)).toBe(13);
+    expect(reopened.offsetForTimestamp(1_700_000_000_000 + 13)?.offset).toBe(13);
     await reopened.close();
   });
 

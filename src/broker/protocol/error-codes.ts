@@ -51,6 +51,7 @@ export const ErrorCode = {
   GROUP_SUBSCRIBED_TO_TOPIC: 86,
   UNKNOWN_TOPIC_ID: 100,
   INCONSISTENT_TOPIC_ID: 103,
+  UNSUPPORTED_ENDPOINT_TYPE: 115,
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
