@@ -67,7 +67,8 @@ export function configOf(path: string, format: ConfigFormat, entries: readonly F
   const bySetting = new Map<SettingName, { spec: ConfigKey; value: FileValue }[]>();
   const ignored: string[] = [];
   const checks: { spec: ConfigKey; value: FileValue }[] = [];
-  for (const { key, value } of entries) {
+  for (const { key, value: given } of entries) {
+    const value = typeof given === 'string' ? given.trim() : given; // Kafka trims every value it parses
     const spec = known.get(key);
     if (spec === undefined) {
       if (!isKafkaBrokerKey(key)) throw new CliError(`config ${path}: ${unknownKeyMessage(key, known)}`);
@@ -103,7 +104,7 @@ function winner(path: string, given: readonly { spec: ConfigKey; value: FileValu
 function contextOf(entries: readonly FileEntry[]): FileContext {
   const text = (key: string) => {
     const entry = entries.find((candidate) => candidate.key === key);
-    return entry === undefined ? null : String(entry.value);
+    return entry === undefined ? null : String(entry.value).trim();
   };
   return { listeners: { listeners: text('listeners'), advertisedListeners: text('advertised.listeners'), protocolMap: text('listener.security.protocol.map'), controllerNames: text('controller.listener.names') } };
 }
