@@ -262,9 +262,12 @@ class SettingReader {
   }
 }
 
-/** A string of digits (flags, env, properties) or a JSON number. */
 function integerOf(setting: RawSetting): number {
-  const { value, source } = setting;
+  return integerValue(setting.value, setting.source);
+}
+
+/** A string of digits (flags, env, properties) or a JSON number; an error names `source` otherwise. */
+export function integerValue(value: string | number | boolean, source: string): number {
   const number = typeof value === 'number' ? value : typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isSafeInteger(number)) throw new CliError(`${source} must be an integer, got '${value}'`);
   return number;

@@ -5,7 +5,7 @@
  * Ferry setting, with `convert` where Kafka's unit or form differs.
  */
 import { CliError } from './args.ts';
-import type { SettingName } from './broker-settings.ts';
+import { integerValue as integer, type SettingName } from './broker-settings.ts';
 import { advertisedAddress, defaultAdvertisedAddress, listenAddress, listenerName, type ListenerSettings, pickListener } from './listeners.ts';
 
 /** A value as a config file holds it: always a string in properties, any scalar in JSON. */
@@ -47,10 +47,9 @@ function rollHours(value: FileValue, source: string): FileValue {
   return hours * MS_PER_HOUR;
 }
 
-function integer(value: FileValue, source: string): number {
-  const number = typeof value === 'number' ? value : typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isSafeInteger(number)) throw new CliError(`${source} must be an integer, got '${value}'`);
-  return number;
+/** queued.max.request.bytes: Kafka's -1 (no limit) keeps Ferry's bound, which a broker needs to hold requests in memory. */
+function queuedBytes(value: FileValue, source: string): FileValue | null {
+  return integer(value, source) === -1 ? null : value;
 }
 
 /** log.dirs / log.dir: Ferry keeps one log directory. */
@@ -92,7 +91,7 @@ const KAFKA_KEYS: readonly ConfigKey[] = [
   { key: 'remote.log.storage.system.enable', setting: 'tier', help: 'false is --no-tier (Ferry tiers by default)' },
   { key: 'max.connections', setting: 'maxConnections', help: '--max-connections' },
   { key: 'connections.max.idle.ms', setting: 'connectionsMaxIdleMs', help: '--connections-max-idle-ms' },
-  { key: 'queued.max.request.bytes', setting: 'queuedMaxRequestBytes', help: '--queued-max-request-bytes' },
+  { key: 'queued.max.request.bytes', setting: 'queuedMaxRequestBytes', help: '--queued-max-request-bytes (-1, Kafka\'s no limit: Ferry\'s default)', convert: queuedBytes },
   { key: 'offsets.retention.minutes', setting: 'offsetsRetentionMinutes', help: '--offsets-retention-minutes' },
   { key: 'log.segment.bytes', setting: 'segmentBytes', help: 'topics\' default segment.bytes' },
   { key: 'log.roll.ms', setting: 'segmentMs', help: 'topics\' default segment.ms', rank: 2 },

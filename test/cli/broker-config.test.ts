@@ -118,6 +118,10 @@ describe('Kafka names map to Ferry settings', () => {
       cluster: { store: 's3://control', leaseMs: 3000, scanIntervalMs: 200, peerPort: null }, metrics: null, unsafeStore: true });
   });
 
+  test("queued.max.request.bytes -1 (Kafka's no limit) keeps Ferry's bound", () => {
+    expect(config('queued.max.request.bytes=-1').queuedMaxRequestBytes).toBe(resolveBrokerConfig({ flags: {}, env: {} }).config.queuedMaxRequestBytes);
+  });
+
   test('values are trimmed, as Kafka trims them', () => {
     expect(config('num.partitions = 4   \nbroker.rack=  az1 ').partitions).toBe(4);
     expect(config('broker.rack=  az1 ').rack).toBe('az1');
