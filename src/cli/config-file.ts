@@ -106,7 +106,7 @@ function contextOf(entries: readonly FileEntry[]): FileContext {
     const entry = entries.find((candidate) => candidate.key === key);
     return entry === undefined ? null : String(entry.value).trim();
   };
-  return { listeners: { listeners: text('listeners'), advertisedListeners: text('advertised.listeners'), protocolMap: text('listener.security.protocol.map'), controllerNames: text('controller.listener.names') } };
+  return { listeners: { listeners: text('listeners'), protocolMap: text('listener.security.protocol.map'), controllerNames: text('controller.listener.names') } };
 }
 
 /** Ferry listens on one address: the other broker listeners are said to be left out. */

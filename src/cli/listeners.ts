@@ -20,7 +20,6 @@ export interface Listener {
 /** What the listener settings of one file say; null where the file does not say. */
 export interface ListenerSettings {
   readonly listeners: string | null;
-  readonly advertisedListeners: string | null;
   readonly protocolMap: string | null;
   readonly controllerNames: string | null;
 }
