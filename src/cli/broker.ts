@@ -1,4 +1,3 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Broker } from '../broker/broker.ts';
 import { CONNECTIONS_MAX_IDLE_MS_DEFAULT, QUEUED_REQUEST_BYTES_MAX_DEFAULT, REQUEST_BYTES_MAX } from '../broker/connection.ts';
@@ -10,14 +9,15 @@ import { ControlStore } from '../cluster/control-store.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { openStore } from '../store/url.ts';
 import { DEFAULT_WAL_WRITER_CONFIG } from '../wal/writer.ts';
-import { CliError, parseCommandArgs, positiveInteger } from './args.ts';
+import { CliError, parseCommandArgs } from './args.ts';
+import { type BrokerConfig, configKeysHelp, resolveBrokerConfig } from './broker-config.ts';
 
 const USAGE = `usage: ferry broker [options]
 
 Runs a Kafka-protocol broker over the Ferry engine: kcat, kafkajs and librdkafka clients work
 unchanged. Appends ship to object storage as WAL objects (KIP-1176); acks=all waits for them.
 
-options (each also from the environment as FERRY_<NAME>, e.g. FERRY_LISTEN, or a JSON config file):
+options (each also from the environment as FERRY_<NAME>, e.g. FERRY_LISTEN, or a config file):
   --listen HOST:PORT          where to listen (default 127.0.0.1:9092)
   --advertised HOST:PORT      what clients are told to connect to (default: the listen address)
   --node-id N                 this broker's id (default 1)
@@ -57,41 +57,17 @@ options (each also from the environment as FERRY_<NAME>, e.g. FERRY_LISTEN, or a
                               only for experiments with a single broker (default: refuse to start)
   --metrics HOST:PORT         serve Prometheus metrics at GET /metrics (default 127.0.0.1:9644; 'off' for none)
   --no-auto-create            do not create topics on first use
-  --config FILE               a JSON file with any of the options above (camelCase keys)
+  --config FILE               a Kafka server.properties (Java properties) or JSON file (.json or starting
+                              with '{'; JSON also takes the options' camelCase names, e.g. nodeId); also
+                              FERRY_CONFIG. Precedence: defaults < config file < FERRY_* < flags. An unknown
+                              key or a bad value stops the start; Kafka keys Ferry has no use for are listed
+                              in one warning line
   -h, --help                  this text
 
+config file keys (Kafka's names, then Ferry's own):
+${configKeysHelp().map((line) => `  ${line}`).join('\n')}
+
 SIGTERM or SIGINT: stop accepting, flush the WAL, close the logs, exit.`;
-
-interface BrokerSettings {
-  listen: string;
-  advertised?: string;
-  nodeId: string;
-  rack?: string;
-  data: string;
-  walStore?: string;
-  tierStore?: string;
-  tier: boolean;
-  writerId?: string;
-  uploadBytes?: string;
-  uploadIntervalMs?: string;
-  partitions?: string;
-  replicationFactor?: string;
-  minInsyncReplicas?: string;
-  metrics: string;
-  clusterStore?: string;
-  leaseMs?: string;
-  scanIntervalMs?: string;
-  peerPort?: string;
-  maxConnections?: string;
-  connectionsMaxIdleMs?: string;
-  queuedMaxRequestBytes?: string;
-  offsetsRetentionMinutes?: string;
-  autoCreate: boolean;
-  unsafeStore: boolean;
-}
-
-const DEFAULTS: BrokerSettings = { listen: '127.0.0.1:9092', nodeId: '1', data: './data', metrics: '127.0.0.1:9644', autoCreate: true, unsafeStore: false, tier: true };
-const ENV_KEYS: (keyof BrokerSettings)[] = ['listen', 'advertised', 'nodeId', 'rack', 'data', 'walStore', 'tierStore', 'writerId', 'uploadBytes', 'uploadIntervalMs', 'partitions', 'replicationFactor', 'minInsyncReplicas', 'metrics', 'clusterStore', 'leaseMs', 'scanIntervalMs', 'peerPort', 'maxConnections', 'connectionsMaxIdleMs', 'queuedMaxRequestBytes', 'offsetsRetentionMinutes'];
 
 export async function runBroker(args: string[]): Promise<void> {
   const parsed = parseCommandArgs(args, {
@@ -123,48 +99,43 @@ export async function runBroker(args: string[]): Promise<void> {
     config: { type: 'string' },
   }, USAGE);
   if (parsed === null) return;
-  const settings = resolveSettings(parsed.values);
-  const [listenHost, listenPort] = hostPort('listen', settings.listen);
-  const advertised: [string, number] | null = settings.advertised === undefined ? null : hostPort('advertised', settings.advertised);
-  const nodeId = positiveInteger('node-id', settings.nodeId, 1);
-  const data = resolve(settings.data);
-  const metricsListen = settings.metrics === 'off' ? undefined : hostPort('metrics', settings.metrics);
+  const { config, warnings } = resolveBrokerConfig({ flags: parsed.values, env: process.env });
+  for (const warning of warnings) console.error(warning);
+  const data = resolve(config.data);
   const stopSignal = nextStopSignal();
-  checkTierStore(settings);
-  const store = await openStore(settings.walStore ?? `file:${resolve(data, 'objects')}`);
-  const clusterStore = settings.clusterStore === undefined ? null : await openStore(settings.clusterStore);
-  const tierStore = await tierStoreOf(settings, store);
-  const cluster = clusterStore === null ? {} : { cluster: { store: clusterStore, leaseMs: positiveInteger('lease-ms', settings.leaseMs, 10_000), scanIntervalMs: positiveInteger('scan-interval-ms', settings.scanIntervalMs, 1000), peerPort: peerPortOf(settings.peerPort) } };
-  const queuedMaxRequestBytes = positiveInteger('queued-max-request-bytes', settings.queuedMaxRequestBytes, QUEUED_REQUEST_BYTES_MAX_DEFAULT);
-  if (queuedMaxRequestBytes < REQUEST_BYTES_MAX) throw new CliError(`--queued-max-request-bytes must be at least the largest request, ${REQUEST_BYTES_MAX}, got ${queuedMaxRequestBytes}`);
+  const store = await openStore(config.walStore ?? `file:${resolve(data, 'objects')}`);
+  const clusterStore = config.cluster === null ? null : await openStore(config.cluster.store);
+  const tierStore = await tierStoreOf(config, store);
   const broker = await startOrExplain({
-    ...cluster,
-    unsafeStore: settings.unsafeStore,
-    maxConnections: positiveInteger('max-connections', settings.maxConnections, MAX_CONNECTIONS_DEFAULT),
-    connectionsMaxIdleMs: positiveInteger('connections-max-idle-ms', settings.connectionsMaxIdleMs, CONNECTIONS_MAX_IDLE_MS_DEFAULT),
-    queuedMaxRequestBytes,
-    offsetsRetentionMs: positiveInteger('offsets-retention-minutes', settings.offsetsRetentionMinutes, OFFSETS_RETENTION_MINUTES_DEFAULT) * MS_PER_MINUTE,
+    ...(config.cluster === null || clusterStore === null ? {} : { cluster: { store: clusterStore, leaseMs: config.cluster.leaseMs, scanIntervalMs: config.cluster.scanIntervalMs, peerPort: config.cluster.peerPort } }),
+    unsafeStore: config.unsafeStore,
+    maxConnections: config.maxConnections,
+    connectionsMaxIdleMs: config.connectionsMaxIdleMs,
+    queuedMaxRequestBytes: config.queuedMaxRequestBytes,
+    offsetsRetentionMs: config.offsetsRetentionMs,
 
     // Each event line carries its UTC time to the millisecond: a takeover is read from the gaps between them.
     log: (message) => console.log(`${new Date().toISOString()} ${message}`),
-    listenHost, listenPort, nodeId,
-    ...(advertised === null ? {} : { advertisedHost: advertised[0], advertisedPort: advertised[1] }),
-    rack: settings.rack ?? null,
-    ...(metricsListen === undefined ? {} : { metricsListen: { host: metricsListen[0], port: metricsListen[1] } }),
-    autoCreateTopics: settings.autoCreate,
-    defaultPartitions: positiveInteger('partitions', settings.partitions, 1),
-    defaultReplicationFactor: positiveInteger('replication-factor', settings.replicationFactor, 1),
-    minInsyncReplicas: positiveInteger('min-insync-replicas', settings.minInsyncReplicas, 1),
+    listenHost: config.listen.host, listenPort: config.listen.port, nodeId: config.nodeId,
+    ...(config.advertised === null ? {} : { advertisedHost: config.advertised.host, advertisedPort: config.advertised.port }),
+    rack: config.rack,
+    ...(config.metrics === null ? {} : { metricsListen: config.metrics }),
+    autoCreateTopics: config.autoCreate,
+    defaultPartitions: config.partitions,
+    defaultReplicationFactor: config.replicationFactor,
+    minInsyncReplicas: config.minInsyncReplicas,
     engine: {
       directory: data,
-      log: { flush: { kind: 'none' } }, // durability comes from the WAL objects (KIP-1176)
+      log: config.log,
+      ...(config.retentionCheckIntervalMs === null ? {} : { retentionCheckIntervalMs: config.retentionCheckIntervalMs }),
+      ...(config.replicaLagTimeMaxMs === null ? {} : { replicaLagTimeMaxMs: config.replicaLagTimeMaxMs }),
       ...(tierStore === null ? {} : { tier: { store: tierStore, control: new ControlStore(clusterStore ?? store, '') } }),
-      wal: { store, writerId: settings.writerId ?? `broker-${nodeId}`, config: { uploadBytes: positiveInteger('upload-bytes', settings.uploadBytes, DEFAULT_WAL_WRITER_CONFIG.uploadBytes), uploadIntervalMs: positiveInteger('upload-interval-ms', settings.uploadIntervalMs, DEFAULT_WAL_WRITER_CONFIG.uploadIntervalMs) } },
+      wal: { store, writerId: config.writerId, config: { uploadBytes: config.uploadBytes, uploadIntervalMs: config.uploadIntervalMs } },
     },
   });
-  const metricsNote = broker.metricsPort === null ? 'no metrics endpoint' : `metrics on http://${metricsListen![0]}:${broker.metricsPort}/metrics`;
+  const metricsNote = broker.metricsPort === null ? 'no metrics endpoint' : `metrics on http://${config.metrics!.host}:${broker.metricsPort}/metrics`;
   const clusterNote = clusterStore === null ? 'single broker' : `cluster through ${clusterStore.kind} control records`;
-  console.log(`ferry broker ${nodeId} listening on ${listenHost}:${broker.port} (advertised ${broker.context.advertisedHost}:${broker.context.advertisedPort}), data ${data}, WAL ${store.kind}, ${clusterNote}, ${metricsNote}`);
+  console.log(`ferry broker ${config.nodeId} listening on ${config.listen.host}:${broker.port} (advertised ${broker.context.advertisedHost}:${broker.context.advertisedPort}), data ${data}, WAL ${store.kind}, ${clusterNote}, ${metricsNote}`);
   const signal = await stopSignal;
   console.log(`${signal}: flushing and stopping`);
   const stores = [['WAL store', () => store.close()], ['tier store', async () => (tierStore === store ? undefined : await tierStore?.close())], ['cluster store', async () => await clusterStore?.close()]] as const;
@@ -176,20 +147,10 @@ export async function runBroker(args: string[]): Promise<void> {
   }
 }
 
-/** S3 Express One Zone directory buckets are named `<base>--<zone id>--x-s3`. */
-const S3_EXPRESS_BUCKET = /^s3:\/\/[^/?]+--x-s3(?:[/?]|$)/;
-
-/** An S3 Express WAL bucket needs a tier store of its own: said before any store is opened. */
-function checkTierStore(settings: BrokerSettings): void {
-  if (settings.tier && settings.tierStore === undefined && settings.walStore !== undefined && S3_EXPRESS_BUCKET.test(settings.walStore)) {
-    throw new CliError(`--wal-store ${settings.walStore} is an S3 Express One Zone bucket: give rolled segments a --tier-store (S3 Standard), or --no-tier`);
-  }
-}
-
-/** The tier store (null with --no-tier): --tier-store, else the WAL store (checkTierStore ruled out an S3 Express one). */
-async function tierStoreOf(settings: BrokerSettings, walStore: ObjectStore): Promise<ObjectStore | null> {
-  if (!settings.tier) return null;
-  return settings.tierStore === undefined ? walStore : openStore(settings.tierStore);
+/** The tier store (null with --no-tier): --tier-store, else the WAL store (brokerConfigOf ruled out an S3 Express one). */
+async function tierStoreOf(config: BrokerConfig, walStore: ObjectStore): Promise<ObjectStore | null> {
+  if (!config.tier) return null;
+  return config.tierStore === null ? walStore : openStore(config.tierStore);
 }
 
 /** Resolves with the first SIGTERM or SIGINT; installed before the broker starts, so none is missed. */
@@ -207,8 +168,6 @@ function nextStopSignal(): Promise<string> {
   });
 }
 
-const MS_PER_MINUTE = 60_000;
-
 /** Broker.start, with a refusal to start (a bad store, a locked directory) said in one line, exit code 1. */
 async function startOrExplain(options: Parameters<typeof Broker.start>[0]): Promise<Broker> {
   try {
@@ -217,47 +176,4 @@ async function startOrExplain(options: Parameters<typeof Broker.start>[0]): Prom
     if (error instanceof FerryError || error instanceof StoreError) throw new CliError(`broker ${options.nodeId} cannot start: ${error.message}`, 1);
     throw error;
   }
-}
-
-/** Defaults, then the config file, then FERRY_* environment variables, then flags. */
-function resolveSettings(values: { readonly [name: string]: string | boolean | undefined }): BrokerSettings {
-  const settings: BrokerSettings = { ...DEFAULTS };
-  const file = typeof values.config === 'string' ? values.config : process.env.FERRY_CONFIG;
-  if (file !== undefined) {
-    if (!existsSync(file)) throw new CliError(`config file ${file} does not exist`);
-    try {
-      Object.assign(settings, JSON.parse(readFileSync(file, 'utf8')));
-    } catch (error) {
-      throw new CliError(`config file ${file} is not JSON: ${(error as Error).message}`);
-    }
-  }
-  for (const key of ENV_KEYS) {
-    const value = process.env[`FERRY_${key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`];
-    if (value !== undefined) (settings as unknown as Record<string, string>)[key] = value;
-  }
-  for (const key of ENV_KEYS) {
-    const flag = values[key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)];
-    if (typeof flag === 'string') (settings as unknown as Record<string, string>)[key] = flag;
-  }
-  if (values['no-auto-create'] === true) settings.autoCreate = false;
-  if (values['no-tier'] === true) settings.tier = false;
-  if (process.env.FERRY_UNSAFE_STORE !== undefined) settings.unsafeStore = /^(1|true|yes)$/i.test(process.env.FERRY_UNSAFE_STORE);
-  if (values['unsafe-store'] === true) settings.unsafeStore = true;
-  return settings;
-}
-
-function hostPort(name: string, text: string): [string, number] {
-  const match = /^(.+):(\d{1,5})$/.exec(text);
-  const port = Number(match?.[2]);
-  if (match === null || port > 65535) throw new CliError(`--${name} must be HOST:PORT, got '${text}'`);
-  return [match[1]!, port];
-}
-
-/** --peer-port: 'off' (no peer links), 0 (any free port) or a port. */
-function peerPortOf(text: string | number | undefined): number | null {
-  if (text === undefined) return 0;
-  if (text === 'off') return null;
-  const port = Number(text);
-  if (!Number.isSafeInteger(port) || port < 0 || port > 65535) throw new CliError(`--peer-port must be a port (0 for any free one) or 'off', got '${text}'`);
-  return port;
 }

@@ -1,0 +1,163 @@
+/**
+ * A `ferry broker --config` file read into settings: a Java properties file (server.properties)
+ * or JSON. Its keys are Kafka's, `ferry.` ones or (JSON) the flags' camelCase names; a Kafka key
+ * Ferry has no use for is collected for one warning, any other key stops the start.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { CliError } from './args.ts';
+import type { RawSetting, RawSettings, SettingName } from './broker-settings.ts';
+import { type ConfigFormat, type ConfigKey, configKeys, type FileContext, type FileValue, impliedAdvertised } from './config-keys.ts';
+import { isKafkaBrokerKey, KAFKA_BROKER_KEYS } from './kafka-broker-keys.ts';
+import { pickListener } from './listeners.ts';
+import { parseProperties, PropertiesError } from './properties.ts';
+
+/** What a config file says. */
+export interface ConfigFile {
+  readonly settings: RawSettings;
+  /** Kafka keys Ferry has no use for, in file order. */
+  readonly ignored: readonly string[];
+  /** Lines an operator should read (listeners left out). */
+  readonly notes: readonly string[];
+  /** What to advertise if nothing else says: an empty listen host's machine name (null: the listen address). */
+  readonly impliedAdvertised: RawSetting | null;
+}
+
+interface FileEntry {
+  readonly key: string;
+  readonly value: FileValue;
+}
+
+/** Suggest a known key at most this many edits away from an unknown one. */
+const SUGGESTION_EDITS_MAX = 3;
+
+/** Reads `path`: JSON if it ends in .json or starts with `{`, else a properties file. */
+export function readConfigFile(path: string): ConfigFile {
+  if (!existsSync(path)) throw new CliError(`config file ${path} does not exist`);
+  const text = readFileSync(path, 'utf8');
+  const format: ConfigFormat = path.endsWith('.json') || text.trimStart().startsWith('{') ? 'json' : 'properties';
+  return configOf(path, format, format === 'json' ? jsonEntries(path, text) : propertiesEntries(path, text));
+}
+
+function propertiesEntries(path: string, text: string): FileEntry[] {
+  try {
+    return parseProperties(text);
+  } catch (error) {
+    if (error instanceof PropertiesError) throw new CliError(`config ${path} (read as a properties file: it does not end in .json or start with '{') ${error.message}`);
+    throw error;
+  }
+}
+
+function jsonEntries(path: string, text: string): FileEntry[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new CliError(`config ${path} (read as JSON: it ends in .json or starts with '{') is not JSON: ${(error as Error).message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new CliError(`config ${path} must hold a JSON object of settings`);
+  return Object.entries(parsed).map(([key, value]) => {
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') throw new CliError(`config ${path}: ${key} must be a string, number or boolean, got ${JSON.stringify(value)}`);
+    return { key, value };
+  });
+}
+
+/** Sorts a file's entries into settings, ignored Kafka keys and typos, then converts each setting's winning key. */
+export function configOf(path: string, format: ConfigFormat, entries: readonly FileEntry[]): ConfigFile {
+  const known = configKeys(format);
+  const bySetting = new Map<SettingName, { spec: ConfigKey; value: FileValue }[]>();
+  const ignored: string[] = [];
+  const checks: { spec: ConfigKey; value: FileValue }[] = [];
+  for (const { key, value: given } of entries) {
+    const value = typeof given === 'string' ? given.trim() : given; // Kafka trims every value it parses
+    const spec = known.get(key);
+    if (spec === undefined) {
+      if (!isKafkaBrokerKey(key)) throw new CliError(`config ${path}: ${unknownKeyMessage(key, known)}`);
+      checkIgnored(path, key, value);
+      ignored.push(key);
+    } else if (spec.setting === null) {
+      checks.push({ spec, value });
+    } else {
+      bySetting.set(spec.setting, [...(bySetting.get(spec.setting) ?? []), { spec, value }]);
+    }
+  }
+  const context = contextOf(entries);
+  for (const { spec, value } of checks) spec.convert?.(value, `config ${path}: ${spec.key}`, context);
+  const settings: RawSettings = {};
+  for (const [setting, given] of bySetting) {
+    const { spec, value } = winner(path, given);
+    const source = `config ${path}: ${spec.key}`;
+    const converted = spec.convert === undefined ? value : spec.convert(value, source, context);
+    if (converted !== null) settings[setting] = { value: converted, source };
+  }
+  return { settings, ignored, notes: listenerNotes(path, context), impliedAdvertised: implied(path, context, settings) };
+}
+
+/** Kafka's precedence among keys of one setting; keys without one must agree. */
+function winner(path: string, given: readonly { spec: ConfigKey; value: FileValue }[]): { spec: ConfigKey; value: FileValue } {
+  const ranked = [...given].sort((a, b) => (b.spec.rank ?? 0) - (a.spec.rank ?? 0));
+  const first = ranked[0]!;
+  const clash = ranked.find((entry) => entry.spec.rank === undefined && String(entry.value) !== String(first.value));
+  if (clash !== undefined) throw new CliError(`config ${path}: ${first.spec.key} and ${clash.spec.key} set the same thing to different values ('${first.value}', '${clash.value}')`);
+  return first;
+}
+
+function contextOf(entries: readonly FileEntry[]): FileContext {
+  const text = (key: string) => {
+    const entry = entries.find((candidate) => candidate.key === key);
+    return entry === undefined ? null : String(entry.value).trim();
+  };
+  return { listeners: { listeners: text('listeners'), protocolMap: text('listener.security.protocol.map'), controllerNames: text('controller.listener.names') } };
+}
+
+/** Ferry listens on one address: the other broker listeners are said to be left out. */
+function listenerNotes(path: string, context: FileContext): string[] {
+  if (context.listeners.listeners === null) return [];
+  const { listener, skipped } = pickListener(context.listeners, `config ${path}: listeners`);
+  if (skipped.length === 0) return [];
+  const names = skipped.map((entry) => `${entry.name}://${entry.host}:${entry.port}`).join(', ');
+  return [`ferry: listening on ${listener.name} only (Ferry has one listener); config ${path} also names ${names}`];
+}
+
+function implied(path: string, context: FileContext, settings: RawSettings): RawSetting | null {
+  if (settings.advertised !== undefined || settings.listen === undefined) return null;
+  const address = impliedAdvertised(context, settings.listen.source);
+  return address === null ? null : { value: address, source: `config ${path}: listeners` };
+}
+
+/** A Kafka key Ferry ignores may still say something Ferry cannot be: a node without the broker role. */
+function checkIgnored(path: string, key: string, value: FileValue): void {
+  if (key === 'process.roles' && !String(value).split(',').map((role) => role.trim()).includes('broker')) {
+    throw new CliError(`config ${path}: process.roles is '${value}': Ferry runs the broker role (a KRaft controller has no Ferry equivalent)`);
+  }
+}
+
+function unknownKeyMessage(key: string, known: ReadonlyMap<string, ConfigKey>): string {
+  const suggestion = nearest(key, [...known.keys(), ...KAFKA_BROKER_KEYS]);
+  return `${key} is not a Kafka or Ferry setting${suggestion === null ? '' : ` (did you mean ${suggestion}?)`}`;
+}
+
+/** The candidate fewest edits from `key`, if that is few enough to be a typo. */
+function nearest(key: string, candidates: readonly string[]): string | null {
+  let best: string | null = null;
+  let bestEdits = Math.min(SUGGESTION_EDITS_MAX, Math.floor(key.length / 3)) + 1;
+  for (const candidate of candidates) {
+    const edits = editDistance(key, candidate, bestEdits);
+    if (edits < bestEdits) {
+      best = candidate;
+      bestEdits = edits;
+    }
+  }
+  return best;
+}
+
+/** Levenshtein distance, cut off at `limit` (returned when it would be at least that). */
+function editDistance(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) >= limit) return limit;
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return Math.min(previous[b.length]!, limit);
+}
