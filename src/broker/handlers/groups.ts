@@ -68,8 +68,10 @@ export function handleHeartbeat(context: BrokerContext, request: HeartbeatReques
   return { throttleTimeMs: 0, errorCode: context.groups.heartbeat(request.groupId, request.generationId, request.memberId) };
 }
 
+/** Before v3 a request names one member at its top level; from v3 (KIP-345) a list of them. */
 export function handleLeaveGroup(context: BrokerContext, request: LeaveGroupRequest): LeaveGroupResponse {
-  const members = request.members.map((member) => ({ memberId: member.memberId, groupInstanceId: member.groupInstanceId, errorCode: context.groups.leave(request.groupId, member.memberId) }));
+  const leaving = request.members.length > 0 ? request.members : [{ memberId: request.memberId, groupInstanceId: null }];
+  const members = leaving.map((member) => ({ memberId: member.memberId, groupInstanceId: member.groupInstanceId, errorCode: context.groups.leave(request.groupId, member.memberId) }));
   return { throttleTimeMs: 0, errorCode: members.every((m) => m.errorCode === ErrorCode.NONE) ? ErrorCode.NONE : members[0]!.errorCode, members };
 }
 
