@@ -291,7 +291,7 @@ export class GroupCoordinator {
     if (group !== undefined && !sameClaim(group.claim, claim)) this.drop(groupId, group.claim);
   }
 
-  /** State and members, for tests and DescribeGroups later. */
+  /** State, generation, member ids and leader, for tests (DescribeGroups uses summary). */
   describe(groupId: string): { state: GroupState; generationId: number; members: string[]; leader: string } | null {
     const group = this.#groups.get(groupId);
     return group === undefined ? null : { state: group.state, generationId: group.generationId, members: [...group.members.keys()], leader: group.leader };
