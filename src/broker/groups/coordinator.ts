@@ -20,6 +20,8 @@ export interface JoinRequest {
   readonly groupId: string;
   readonly memberId: string;
   readonly clientId: string;
+  /** Where the member connects from, as Kafka shows it in DescribeGroups ("/127.0.0.1"); empty if not known. */
+  readonly clientHost?: string;
   readonly sessionTimeoutMs: number;
   readonly rebalanceTimeoutMs: number;
   readonly protocolType: string;
@@ -38,10 +40,13 @@ export interface JoinResult {
   readonly members: { readonly memberId: string; readonly metadata: Uint8Array }[];
 }
 
-type GroupState = 'Empty' | 'PreparingRebalance' | 'CompletingRebalance' | 'Stable';
+/** Kafka's names of a classic group's states (Dead: no such group, never held here). */
+export type GroupState = 'Empty' | 'PreparingRebalance' | 'CompletingRebalance' | 'Stable';
 
 interface Member {
   readonly memberId: string;
+  clientId: string;
+  clientHost: string;
   sessionTimeoutMs: number;
   rebalanceTimeoutMs: number;
   protocolType: string;
@@ -58,6 +63,8 @@ interface Group {
   readonly id: string;
   state: GroupState;
   generationId: number;
+  /** Its members' protocol type ("consumer"); kept once they are gone, as Kafka does; empty for a group never joined. */
+  protocolType: string;
   protocolName: string;
   leader: string;
   readonly members: Map<string, Member>;
@@ -86,6 +93,29 @@ export interface GroupStatus {
   readonly members: number;
   /** When it last became empty; null while it has members. */
   readonly emptySinceMs: number | null;
+}
+
+/** A member as DescribeGroups shows it: metadata and assignment only while its group is Stable (empty otherwise, as in Kafka). */
+export interface MemberSummary {
+  readonly memberId: string;
+  readonly clientId: string;
+  readonly clientHost: string;
+  readonly metadata: Uint8Array;
+  readonly assignment: Uint8Array;
+}
+
+/** A group as DescribeGroups shows it: protocolName is the chosen protocol while Stable, else empty. */
+export interface GroupSummary {
+  readonly state: GroupState;
+  readonly protocolType: string;
+  readonly protocolName: string;
+  readonly members: readonly MemberSummary[];
+}
+
+/** What each member supports, for OffsetDelete's subscription check: every protocol's metadata. */
+export interface GroupProtocols {
+  readonly protocolType: string;
+  readonly members: readonly (readonly { readonly name: string; readonly metadata: Uint8Array }[])[];
 }
 
 const EMPTY = new Uint8Array(0);
@@ -152,7 +182,10 @@ export class GroupCoordinator {
     if (group.members.size > 0 && !this.#compatible(group, request)) return failed(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
     if (request.memberId === '' && group.members.size >= GROUP_MEMBERS_MAX) return failed(ErrorCode.UNKNOWN_SERVER_ERROR);
     const memberId = request.memberId === '' ? `${request.clientId || 'member'}-${++this.#nextMemberNumber}-${this.#clock.nowMs().toString(36)}` : request.memberId;
+    if (group.members.size === 0) group.protocolType = request.protocolType; // a group's type is its first member's, as in Kafka (the compatibility check holds the rest to it)
     const member = group.members.get(memberId) ?? this.#addMember(group, memberId);
+    member.clientId = request.clientId;
+    member.clientHost = request.clientHost ?? '';
     member.sessionTimeoutMs = request.sessionTimeoutMs;
     member.rebalanceTimeoutMs = request.rebalanceTimeoutMs;
     member.protocolType = request.protocolType;
@@ -258,10 +291,36 @@ export class GroupCoordinator {
     if (group !== undefined && !sameClaim(group.claim, claim)) this.drop(groupId, group.claim);
   }
 
-  /** State and members, for tests and DescribeGroups later. */
+  /** State, generation, member ids and leader, for tests (DescribeGroups uses summary). */
   describe(groupId: string): { state: GroupState; generationId: number; members: string[]; leader: string } | null {
     const group = this.#groups.get(groupId);
     return group === undefined ? null : { state: group.state, generationId: group.generationId, members: [...group.members.keys()], leader: group.leader };
+  }
+
+  /** The group as DescribeGroups shows it; null for a group not held here. */
+  summary(groupId: string): GroupSummary | null {
+    const group = this.#groups.get(groupId);
+    if (group === undefined) return null;
+    const stable = group.state === 'Stable';
+    const members = [...group.members.values()].map((member) => ({
+      memberId: member.memberId,
+      clientId: member.clientId,
+      clientHost: member.clientHost,
+      metadata: stable ? (member.protocols.find((p) => p.name === group.protocolName)?.metadata ?? EMPTY) : EMPTY,
+      assignment: stable ? member.assignment : EMPTY,
+    }));
+    return { state: group.state, protocolType: group.protocolType, protocolName: stable ? group.protocolName : '', members };
+  }
+
+  /** Every member's protocols (their metadata names the topics they subscribe to); null for a group not held here. */
+  protocols(groupId: string): GroupProtocols | null {
+    const group = this.#groups.get(groupId);
+    return group === undefined ? null : { protocolType: group.protocolType, members: [...group.members.values()].map((member) => member.protocols) };
+  }
+
+  /** Every group held here, with members or not. */
+  groupIds(): string[] {
+    return [...this.#groups.keys()];
   }
 
   /** Whether the group has members and since when it has none; undefined for a group not held here. */
@@ -298,14 +357,14 @@ export class GroupCoordinator {
   #group(groupId: string, claim: CoordinatorClaim): Group {
     let group = this.#groups.get(groupId);
     if (group === undefined) {
-      group = { id: groupId, state: 'Empty', generationId: 0, protocolName: '', leader: '', members: new Map(), rebalanceTimer: null, emptySinceMs: this.#clock.nowMs(), claim, commitsInFlight: 0, completionDue: null, initialDelay: false };
+      group = { id: groupId, state: 'Empty', generationId: 0, protocolType: '', protocolName: '', leader: '', members: new Map(), rebalanceTimer: null, emptySinceMs: this.#clock.nowMs(), claim, commitsInFlight: 0, completionDue: null, initialDelay: false };
       this.#groups.set(groupId, group);
     }
     return group;
   }
 
   #addMember(group: Group, memberId: string): Member {
-    const member: Member = { memberId, sessionTimeoutMs: 0, rebalanceTimeoutMs: 0, protocolType: '', protocols: [], assignment: EMPTY, sessionTimer: null, joinWaiter: null, syncWaiter: null };
+    const member: Member = { memberId, clientId: '', clientHost: '', sessionTimeoutMs: 0, rebalanceTimeoutMs: 0, protocolType: '', protocols: [], assignment: EMPTY, sessionTimer: null, joinWaiter: null, syncWaiter: null };
     group.members.set(memberId, member);
     group.emptySinceMs = null;
     return member;

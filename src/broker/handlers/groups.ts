@@ -43,10 +43,11 @@ function causes(error: unknown): unknown[] {
 /** How deep `causes` looks: wrappers here nest one or two deep. */
 const CAUSE_DEPTH_MAX = 8;
 
-export async function handleJoinGroup(context: BrokerContext, request: JoinGroupRequest, clientId: string): Promise<JoinGroupResponse> {
+/** `clientHost`: the client's address as Kafka shows it in DescribeGroups ("/127.0.0.1"). */
+export async function handleJoinGroup(context: BrokerContext, request: JoinGroupRequest, clientId: string, clientHost = ''): Promise<JoinGroupResponse> {
   const failed = (errorCode: number): JoinGroupResponse => ({ throttleTimeMs: 0, errorCode, generationId: -1, protocolName: '', leader: '', memberId: request.memberId, members: [] });
   if (notCoordinator(context, request.groupId)) return failed(ErrorCode.NOT_COORDINATOR);
-  const join = { groupId: request.groupId, memberId: request.memberId, clientId, sessionTimeoutMs: request.sessionTimeoutMs, rebalanceTimeoutMs: request.rebalanceTimeoutMs > 0 ? request.rebalanceTimeoutMs : request.sessionTimeoutMs, protocolType: request.protocolType, protocols: request.protocols };
+  const join = { groupId: request.groupId, memberId: request.memberId, clientId, clientHost, sessionTimeoutMs: request.sessionTimeoutMs, rebalanceTimeoutMs: request.rebalanceTimeoutMs > 0 ? request.rebalanceTimeoutMs : request.sessionTimeoutMs, protocolType: request.protocolType, protocols: request.protocols };
   const refusal = context.groups.refusal(join);
   if (refusal !== ErrorCode.NONE) return failed(refusal); // refused anyway: the group is not taken from its coordinator for it
   // [G1] A group with members here goes on under its claim (a write under it finds out if it was
