@@ -9,6 +9,11 @@ import { ClusterTopology, SingleBrokerTopology } from './topology.ts';
 import type { Clock } from '../util/clock.ts';
 import { systemClock } from '../util/clock.ts';
 import { apiVersionsCodec } from './apis/api-versions.ts';
+import { deleteGroupsCodec } from './apis/delete-groups.ts';
+import { describeClusterCodec } from './apis/describe-cluster.ts';
+import { describeGroupsCodec } from './apis/describe-groups.ts';
+import { listGroupsCodec } from './apis/list-groups.ts';
+import { offsetDeleteCodec } from './apis/offset-delete.ts';
 import { createTopicsCodec } from './apis/create-topics.ts';
 import { deleteTopicsCodec } from './apis/delete-topics.ts';
 import { describeConfigsCodec } from './apis/describe-configs.ts';
@@ -29,7 +34,9 @@ import type { BrokerContext } from './context.ts';
 import { GroupCoordinator } from './groups/coordinator.ts';
 import { OFFSETS_RETENTION_MINUTES_DEFAULT, OffsetExpiry } from './groups/offset-expiry.ts';
 import { ControlOffsetStore, OffsetStore } from './groups/offset-store.ts';
+import { handleDescribeCluster } from './handlers/cluster.ts';
 import { handleFindCoordinator, handleInitProducerId } from './handlers/coordinator.ts';
+import { handleDeleteGroups, handleDescribeGroups, handleListGroups, handleOffsetDelete } from './handlers/group-admin.ts';
 import { handleFetch, refuseOldFetch } from './handlers/fetch.ts';
 import { handleHeartbeat, handleJoinGroup, handleLeaveGroup, handleOffsetCommit, handleOffsetFetch, handleSyncGroup } from './handlers/groups.ts';
 import { handleListOffsets } from './handlers/list-offsets.ts';
@@ -267,6 +274,11 @@ function bindings(context: () => BrokerContext): ApiBinding<any, any>[] {
     { codec: deleteTopicsCodec, handle: (request) => handleDeleteTopics(context(), request) },
     { codec: describeConfigsCodec, handle: (request) => handleDescribeConfigs(context(), request) },
     { codec: offsetForLeaderEpochCodec, handle: (request) => handleOffsetForLeaderEpoch(context(), request) },
+    { codec: listGroupsCodec, handle: (request) => handleListGroups(context(), request) },
+    { codec: describeGroupsCodec, handle: (request, { header }) => handleDescribeGroups(context(), request, header.apiVersion) },
+    { codec: deleteGroupsCodec, handle: (request) => handleDeleteGroups(context(), request) },
+    { codec: offsetDeleteCodec, handle: (request) => handleOffsetDelete(context(), request) },
+    { codec: describeClusterCodec, handle: (request) => handleDescribeCluster(context(), request) },
   ];
   router = new Router(table);
   return table;

@@ -12,6 +12,7 @@ import type { ObjectStore } from '../../src/store/object-store.ts';
 import type { ManualClock } from '../../src/util/clock.ts';
 import { settle } from './group-coordinators.ts';
 import { idOf } from './topic-ids.ts';
+import { joinGroupRequest, offsetCommitRequest, offsetFetchRequest, syncGroupRequest } from './requests.ts';
 
 export const SESSION_TIMEOUT_MS = 10_000;
 export const REBALANCE_TIMEOUT_MS = 5_000;
@@ -57,12 +58,12 @@ export interface Joined {
 
 /** One member joins `groupId` (its own leader) and syncs with `assignment`, past the initial rebalance delay. */
 export async function joinAndSync(broker: BrokerContext, clock: ManualClock, groupId: string, options: { metadata?: Uint8Array; protocolType?: string; assignment?: Uint8Array; clientId?: string } = {}): Promise<Joined> {
-  const joining = handleJoinGroup(broker, { groupId, sessionTimeoutMs: SESSION_TIMEOUT_MS, rebalanceTimeoutMs: REBALANCE_TIMEOUT_MS, memberId: '', groupInstanceId: null, protocolType: options.protocolType ?? 'consumer', protocols: [{ name: 'range', metadata: options.metadata ?? subscription(['t']) }] }, options.clientId ?? 'client-a', '/10.0.0.7');
+  const joining = handleJoinGroup(broker, joinGroupRequest({ groupId, sessionTimeoutMs: SESSION_TIMEOUT_MS, rebalanceTimeoutMs: REBALANCE_TIMEOUT_MS, memberId: '', groupInstanceId: null, protocolType: options.protocolType ?? 'consumer', protocols: [{ name: 'range', metadata: options.metadata ?? subscription(['t']) }] }), options.clientId ?? 'client-a', '/10.0.0.7');
   await settle();
   clock.advance(INITIAL_REBALANCE_DELAY_MS);
   const joined = await joining;
   expect(joined.errorCode).toBe(ErrorCode.NONE);
-  const synced = await handleSyncGroup(broker, { groupId, generationId: joined.generationId, memberId: joined.memberId, groupInstanceId: null, assignments: [{ memberId: joined.memberId, assignment: options.assignment ?? new Uint8Array([7, 7]) }] });
+  const synced = await handleSyncGroup(broker, syncGroupRequest({ groupId, generationId: joined.generationId, memberId: joined.memberId, groupInstanceId: null, assignments: [{ memberId: joined.memberId, assignment: options.assignment ?? new Uint8Array([7, 7]) }] }));
   expect(synced.errorCode).toBe(ErrorCode.NONE);
   return { memberId: joined.memberId, generationId: joined.generationId };
 }
@@ -70,11 +71,11 @@ export async function joinAndSync(broker: BrokerContext, clock: ManualClock, gro
 /** Commits `offset` for each topic/partition named; generation -1 unless a member is given (a simple consumer's commit). Returns the error codes. */
 export async function commitOffsets(broker: BrokerContext, groupId: string, partitions: readonly [string, number][], offset: number, member?: Joined): Promise<number[]> {
   const topics = [...new Set(partitions.map(([topic]) => topic))].map((name) => ({ name, partitions: partitions.filter(([topic]) => topic === name).map(([, partitionIndex]) => ({ partitionIndex, committedOffset: offset, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null })) }));
-  const response = await handleOffsetCommit(broker, { groupId, generationId: member?.generationId ?? -1, memberId: member?.memberId ?? '', groupInstanceId: null, retentionTimeMs: -1, topics });
+  const response = await handleOffsetCommit(broker, offsetCommitRequest({ groupId, generationIdOrMemberEpoch: member?.generationId ?? -1, memberId: member?.memberId ?? '', groupInstanceId: null, retentionTimeMs: -1, topics }));
   return response.topics.flatMap((topic) => topic.partitions.map((p) => p.errorCode));
 }
 
 /** The group's committed offset of topic/partition (-1: none). */
 export async function committedOffset(broker: BrokerContext, groupId: string, topic: string, partition: number): Promise<number> {
-  return (await handleOffsetFetch(broker, { groupId, topics: [{ name: topic, partitionIndexes: [partition] }] })).topics[0]!.partitions[0]!.committedOffset;
+  return (await handleOffsetFetch(broker, offsetFetchRequest({ groupId, topics: [{ name: topic, partitionIndexes: [partition] }] }))).topics![0]!.partitions[0]!.committedOffset;
 }

@@ -12,7 +12,7 @@ import { ControlStore } from '../../src/cluster/control-store.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import type { ManualClock } from '../../src/util/clock.ts';
 import { idOf } from './topic-ids.ts';
-import { offsetFetchRequest, offsetCommitRequest } from './requests.ts';
+import { joinGroupRequest, offsetCommitRequest, offsetFetchRequest, syncGroupRequest } from './requests.ts';
 
 export const GROUP = 'g';
 export const SESSION_TIMEOUT_MS = 10_000;
@@ -33,7 +33,7 @@ export function coordinatorBroker(nodeId: number, store: ObjectStore, clock: Man
 }
 
 export function joinRequest(options: { groupId?: string; memberId?: string; sessionTimeoutMs?: number } = {}): JoinGroupRequest {
-  return { groupId: options.groupId ?? GROUP, sessionTimeoutMs: options.sessionTimeoutMs ?? SESSION_TIMEOUT_MS, rebalanceTimeoutMs: REBALANCE_TIMEOUT_MS, memberId: options.memberId ?? '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }] };
+  return joinGroupRequest({ groupId: options.groupId ?? GROUP, sessionTimeoutMs: options.sessionTimeoutMs ?? SESSION_TIMEOUT_MS, rebalanceTimeoutMs: REBALANCE_TIMEOUT_MS, memberId: options.memberId ?? '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }] });
 }
 
 /** A member joined and synced (its own leader, assigned t/0), past the initial rebalance delay. */
@@ -44,7 +44,7 @@ export async function joinAndSync(broker: BrokerContext, clock: ManualClock, opt
   clock.advance(INITIAL_REBALANCE_DELAY_MS);
   const joined = await joining;
   expect(joined.errorCode).toBe(ErrorCode.NONE);
-  const synced = await handleSyncGroup(broker, { groupId, generationId: joined.generationId, memberId: joined.memberId, groupInstanceId: null, assignments: [{ memberId: joined.memberId, assignment: new Uint8Array([1]) }] });
+  const synced = await handleSyncGroup(broker, syncGroupRequest({ groupId, generationId: joined.generationId, memberId: joined.memberId, groupInstanceId: null, assignments: [{ memberId: joined.memberId, assignment: new Uint8Array([1]) }] }));
   expect(synced.errorCode).toBe(ErrorCode.NONE);
   return { memberId: joined.memberId, generationId: joined.generationId };
 }

@@ -9,6 +9,14 @@ import { type MetadataRequest, metadataRequestSchema } from '../../src/broker/pr
 import { type OffsetCommitRequest, offsetCommitRequestSchema } from '../../src/broker/protocol/messages/offset-commit.ts';
 import { type OffsetFetchRequest, offsetFetchRequestSchema } from '../../src/broker/protocol/messages/offset-fetch.ts';
 import { type FindCoordinatorRequest, findCoordinatorRequestSchema } from '../../src/broker/protocol/messages/find-coordinator.ts';
+import { type JoinGroupRequest, joinGroupRequestSchema } from '../../src/broker/protocol/messages/join-group.ts';
+import { type SyncGroupRequest, syncGroupRequestSchema } from '../../src/broker/protocol/messages/sync-group.ts';
+import { type HeartbeatRequest, heartbeatRequestSchema } from '../../src/broker/protocol/messages/heartbeat.ts';
+import { type LeaveGroupRequest, leaveGroupRequestSchema } from '../../src/broker/protocol/messages/leave-group.ts';
+import { type ListGroupsRequest, listGroupsRequestSchema } from '../../src/broker/protocol/messages/list-groups.ts';
+import { type DescribeGroupsRequest, describeGroupsRequestSchema } from '../../src/broker/protocol/messages/describe-groups.ts';
+import { type DeleteGroupsRequest, deleteGroupsRequestSchema } from '../../src/broker/protocol/messages/delete-groups.ts';
+import { type OffsetDeleteRequest, offsetDeleteRequestSchema } from '../../src/broker/protocol/messages/offset-delete.ts';
 
 /** Fetch at v12, the last version that names topics (v13+ name them by id). */
 export const fetchRequest = (draft: Draft<FetchRequest>): FetchRequest => completeMessage<FetchRequest>(fetchRequestSchema, draft, 12);
@@ -19,3 +27,12 @@ export const offsetCommitRequest = (draft: Draft<OffsetCommitRequest>): OffsetCo
 /** OffsetFetch at v7, one group per request (v8+ name several). */
 export const offsetFetchRequest = (draft: Draft<OffsetFetchRequest>): OffsetFetchRequest => completeMessage<OffsetFetchRequest>(offsetFetchRequestSchema, draft, 7);
 export const findCoordinatorRequest = (draft: Draft<FindCoordinatorRequest>): FindCoordinatorRequest => completeMessage<FindCoordinatorRequest>(findCoordinatorRequestSchema, draft, 3);
+
+export const joinGroupRequest = (draft: Draft<JoinGroupRequest>): JoinGroupRequest => completeMessage<JoinGroupRequest>(joinGroupRequestSchema, draft);
+export const syncGroupRequest = (draft: Draft<SyncGroupRequest>): SyncGroupRequest => completeMessage<SyncGroupRequest>(syncGroupRequestSchema, draft);
+export const heartbeatRequest = (draft: Draft<HeartbeatRequest>): HeartbeatRequest => completeMessage<HeartbeatRequest>(heartbeatRequestSchema, draft);
+export const leaveGroupRequest = (draft: Draft<LeaveGroupRequest>): LeaveGroupRequest => completeMessage<LeaveGroupRequest>(leaveGroupRequestSchema, draft);
+export const listGroupsRequest = (draft: Draft<ListGroupsRequest>): ListGroupsRequest => completeMessage<ListGroupsRequest>(listGroupsRequestSchema, draft);
+export const describeGroupsRequest = (draft: Draft<DescribeGroupsRequest>): DescribeGroupsRequest => completeMessage<DescribeGroupsRequest>(describeGroupsRequestSchema, draft);
+export const deleteGroupsRequest = (draft: Draft<DeleteGroupsRequest>): DeleteGroupsRequest => completeMessage<DeleteGroupsRequest>(deleteGroupsRequestSchema, draft);
+export const offsetDeleteRequest = (draft: Draft<OffsetDeleteRequest>): OffsetDeleteRequest => completeMessage<OffsetDeleteRequest>(offsetDeleteRequestSchema, draft);

@@ -16,6 +16,17 @@ import { offsetFetchCodec } from './offset-fetch.ts';
 import { offsetForLeaderEpochCodec } from './offset-for-leader-epoch.ts';
 import { produceCodec } from './produce.ts';
 import { syncGroupCodec } from './sync-group.ts';
+import { describeProducersCodec } from './describe-producers.ts';
+import { describeLogDirsCodec } from './describe-log-dirs.ts';
+import { incrementalAlterConfigsCodec } from './incremental-alter-configs.ts';
+import { alterConfigsCodec } from './alter-configs.ts';
+import { deleteRecordsCodec } from './delete-records.ts';
+import { createPartitionsCodec } from './create-partitions.ts';
+import { describeClusterCodec } from './describe-cluster.ts';
+import { offsetDeleteCodec } from './offset-delete.ts';
+import { deleteGroupsCodec } from './delete-groups.ts';
+import { describeGroupsCodec } from './describe-groups.ts';
+import { listGroupsCodec } from './list-groups.ts';
 
 /** Every API codec Ferry serves (the codec tests check each against Kafka's schemas). */
 // biome-ignore lint: a table of codecs of different request and response types
@@ -37,4 +48,5 @@ export const API_CODECS: readonly ApiCodec<any, any>[] = [
   initProducerIdCodec,
   offsetForLeaderEpochCodec,
   describeConfigsCodec,
+  listGroupsCodec,
 ];

@@ -6,11 +6,6 @@ import { subscribedTopics } from './consumer-subscription.ts';
 import type { GroupCoordinator, GroupState, MemberSummary } from './coordinator.ts';
 import type { GroupOffset, GroupOffsetStore } from './offset-store.ts';
 
-/**
- * Kafka's GROUP_SUBSCRIBED_TO_TOPIC (86): OffsetDelete of a topic a live member consumes.
- * Here until the protocol layer's error table has it (src/broker/protocol/error-codes.ts).
- */
-export const GROUP_SUBSCRIBED_TO_TOPIC = 86;
 /** The protocol type of Kafka's consumers: only their metadata names subscribed topics. */
 export const CONSUMER_PROTOCOL_TYPE = 'consumer';
 /** Group records read at once when listing (a control-record read each in a cluster). */
@@ -148,7 +143,7 @@ export class GroupAdmin {
       const removed = await this.#removeUnderClaim(groupId, (offset) => deleted.has(partitionKey(offset.topic, offset.partition)));
       if (removed !== ErrorCode.NONE) return failed(removed);
     }
-    return { errorCode: ErrorCode.NONE, topics: topics.map((topic) => ({ name: topic.name, partitions: topic.partitions.map((partitionIndex) => ({ partitionIndex, errorCode: consumed(topic.name) ? GROUP_SUBSCRIBED_TO_TOPIC : ErrorCode.NONE })) })) };
+    return { errorCode: ErrorCode.NONE, topics: topics.map((topic) => ({ name: topic.name, partitions: topic.partitions.map((partitionIndex) => ({ partitionIndex, errorCode: consumed(topic.name) ? ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC : ErrorCode.NONE })) })) };
   }
 
   /** The group's committed offsets; COORDINATOR_LOAD_IN_PROGRESS (retried by clients) while they cannot be read. */

@@ -1,5 +1,9 @@
 // ListGroups, DescribeGroups, DeleteGroups and OffsetDelete over plain objects shaped like Kafka's
 // request and response fields (camelCase), for the protocol layer to bind to its codecs.
+import type { DeleteGroupsRequest, DeleteGroupsResponse } from '../apis/delete-groups.ts';
+import type { DescribedGroup, DescribeGroupsRequest, DescribeGroupsResponse } from '../apis/describe-groups.ts';
+import type { ListGroupsRequest, ListGroupsResponse } from '../apis/list-groups.ts';
+import type { OffsetDeleteRequest, OffsetDeleteResponse } from '../apis/offset-delete.ts';
 import type { BrokerContext } from '../context.ts';
 import { GroupAdmin } from '../groups/group-admin.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
@@ -16,69 +20,6 @@ export const GROUP_OPERATIONS_ALL = (1 << 3) | (1 << 6) | (1 << 8);
 /** From this DescribeGroups version on, a group that does not exist is GROUP_ID_NOT_FOUND (KIP-1043), not a Dead group without error. */
 export const DESCRIBE_GROUPS_NOT_FOUND_VERSION = 6;
 
-export interface ListGroupsRequest {
-  /** v4+: only groups in these states (Kafka's names, any case); empty: all. */
-  readonly statesFilter?: readonly string[];
-  /** v5+: only groups of these types ("classic", any case); empty: all. */
-  readonly typesFilter?: readonly string[];
-}
-
-export interface ListGroupsResponse {
-  readonly throttleTimeMs: number;
-  readonly errorCode: number;
-  readonly groups: { groupId: string; protocolType: string; groupState: string; groupType: string }[];
-}
-
-export interface DescribeGroupsRequest {
-  readonly groups: readonly string[];
-  readonly includeAuthorizedOperations?: boolean;
-}
-
-export interface DescribedGroupMember {
-  memberId: string;
-  groupInstanceId: string | null;
-  clientId: string;
-  clientHost: string;
-  memberMetadata: Uint8Array;
-  memberAssignment: Uint8Array;
-}
-
-export interface DescribedGroup {
-  errorCode: number;
-  /** v6+. */
-  errorMessage: string | null;
-  groupId: string;
-  groupState: string;
-  protocolType: string;
-  protocolData: string;
-  members: DescribedGroupMember[];
-  authorizedOperations: number;
-}
-
-export interface DescribeGroupsResponse {
-  readonly throttleTimeMs: number;
-  readonly groups: DescribedGroup[];
-}
-
-export interface DeleteGroupsRequest {
-  readonly groupsNames: readonly string[];
-}
-
-export interface DeleteGroupsResponse {
-  readonly throttleTimeMs: number;
-  readonly results: { groupId: string; errorCode: number }[];
-}
-
-export interface OffsetDeleteRequest {
-  readonly groupId: string;
-  readonly topics: readonly { readonly name: string; readonly partitions: readonly { readonly partitionIndex: number }[] }[];
-}
-
-export interface OffsetDeleteResponse {
-  readonly errorCode: number;
-  readonly throttleTimeMs: number;
-  readonly topics: { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[];
-}
 
 function groupAdmin(context: BrokerContext): GroupAdmin {
   return new GroupAdmin({ groups: context.groups, offsets: context.offsets, coordinates: (groupId) => context.topology.coordinatorFor(groupId)?.nodeId === context.nodeId });

@@ -12,7 +12,7 @@ import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
 import { commit, coordinatorBroker, GROUP, GROUP_RECORDS, joinAndSync, SESSION_TIMEOUT_MS, settle } from '../../support/group-coordinators.ts';
 import { GatedStore } from '../../support/gated-store.ts';
-import { offsetFetchRequest } from '../../support/requests.ts';
+import { joinGroupRequest, offsetFetchRequest, syncGroupRequest } from '../../support/requests.ts';
 
 const RETENTION_MS = 60 * 60_000;
 
@@ -40,7 +40,7 @@ test('a commit in flight when its member\'s session expires lands before the nex
   expect(groups.status(GROUP)).toBeDefined();
   // A consumer joins (a restarted, say): its generation forms only once a's commit is written.
   let bJoined = false;
-  const joining = handleJoinGroup(broker, { groupId: GROUP, sessionTimeoutMs: SESSION_TIMEOUT_MS, rebalanceTimeoutMs: 5_000, memberId: '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }] }, 'c').then((joined) => {
+  const joining = handleJoinGroup(broker, joinGroupRequest({ groupId: GROUP, sessionTimeoutMs: SESSION_TIMEOUT_MS, rebalanceTimeoutMs: 5_000, memberId: '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }] }), 'c').then((joined) => {
     bJoined = true;
     return joined;
   });
@@ -52,7 +52,7 @@ test('a commit in flight when its member\'s session expires lands before the nex
   expect(await aCommit).toBe(ErrorCode.NONE); // issued while a was a member, written before the next generation
   const joined = await joining;
   expect(joined.errorCode).toBe(ErrorCode.NONE);
-  await handleSyncGroup(broker, { groupId: GROUP, generationId: joined.generationId, memberId: joined.memberId, groupInstanceId: null, assignments: [{ memberId: joined.memberId, assignment: new Uint8Array([1]) }] });
+  await handleSyncGroup(broker, syncGroupRequest({ groupId: GROUP, generationId: joined.generationId, memberId: joined.memberId, groupInstanceId: null, assignments: [{ memberId: joined.memberId, assignment: new Uint8Array([1]) }] }));
   const fetched = async () => (await handleOffsetFetch(broker, offsetFetchRequest({ groupId: GROUP, topics: [{ name: 't', partitionIndexes: [0] }] }))).topics![0]!.partitions[0]!.committedOffset;
   expect(await fetched()).toBe(100); // what b starts from
   expect(await commit(broker, { memberId: joined.memberId, generationId: joined.generationId }, 500)).toBe(ErrorCode.NONE);

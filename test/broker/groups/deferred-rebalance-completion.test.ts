@@ -13,7 +13,7 @@ import { ManualClock } from '../../../src/util/clock.ts';
 import { GatedStore } from '../../support/gated-store.ts';
 import { idOf } from '../../support/topic-ids.ts';
 import { GROUP, GROUP_RECORDS, REBALANCE_TIMEOUT_MS, settle } from '../../support/group-coordinators.ts';
-import { offsetCommitRequest } from '../../support/requests.ts';
+import { joinGroupRequest, offsetCommitRequest, syncGroupRequest } from '../../support/requests.ts';
 
 // Found by review (finding 10), fixed (low): the first generation of the emptied group is formed at once when the old
 // commit lands, skipping INITIAL_REBALANCE_DELAY_MS: members joining a moment later force a
@@ -25,13 +25,13 @@ test('a commit that lands after its group emptied does not complete the next gro
   const groups = new GroupCoordinator(clock);
   const offsets = new ControlOffsetStore(new ControlStore(gated.store, 'cluster'), { nodeId: 1, incarnation: 'broker-1' });
   const broker = { nodeId: 1, clock, groups, offsets, topology } as unknown as BrokerContext;
-  const join = (memberId = '') => handleJoinGroup(broker, { groupId: GROUP, sessionTimeoutMs: 10_000, rebalanceTimeoutMs: REBALANCE_TIMEOUT_MS, memberId, groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }] }, 'c');
+  const join = (memberId = '') => handleJoinGroup(broker, joinGroupRequest({ groupId: GROUP, sessionTimeoutMs: 10_000, rebalanceTimeoutMs: REBALANCE_TIMEOUT_MS, memberId, groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }] }), 'c');
 
   const joiningA = join();
   await settle();
   clock.advance(INITIAL_REBALANCE_DELAY_MS);
   const a = await joiningA;
-  await handleSyncGroup(broker, { groupId: GROUP, generationId: a.generationId, memberId: a.memberId, groupInstanceId: null, assignments: [] });
+  await handleSyncGroup(broker, syncGroupRequest({ groupId: GROUP, generationId: a.generationId, memberId: a.memberId, groupInstanceId: null, assignments: [] }));
   gated.hold(GROUP_RECORDS); // a's commit is slow to land
   const topics = [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 5, committedLeaderEpoch: 0, commitTimestamp: -1, committedMetadata: null }] }];
   const aCommit = handleOffsetCommit(broker, offsetCommitRequest({ groupId: GROUP, generationIdOrMemberEpoch: a.generationId, memberId: a.memberId, groupInstanceId: null, retentionTimeMs: -1, topics }));

@@ -14,6 +14,7 @@ import { ManualClock } from '../../../src/util/clock.ts';
 import { GatedStore } from '../../support/gated-store.ts';
 import { adminBroker, commitOffsets, committedOffset, joinAndSync, offsetStoreOf, REBALANCE_TIMEOUT_MS, SESSION_TIMEOUT_MS, subscription } from '../../support/group-admin-brokers.ts';
 import { GROUP_RECORDS, settle } from '../../support/group-coordinators.ts';
+import { deleteGroupsRequest, describeGroupsRequest, joinGroupRequest, leaveGroupRequest, listGroupsRequest, offsetDeleteRequest } from '../../support/requests.ts';
 
 test('a consumer joining while DeleteGroups removes the group\'s offsets joins after the removal, and finds none', async () => {
   const gated = new GatedStore();
@@ -21,13 +22,13 @@ test('a consumer joining while DeleteGroups removes the group\'s offsets joins a
   const broker = adminBroker(1, offsetStoreOf('cluster', '', gated.store), clock);
   const first = await joinAndSync(broker, clock, 'g');
   await commitOffsets(broker, 'g', [['t', 0]], 30, first);
-  handleLeaveGroup(broker, { groupId: 'g', members: [{ memberId: first.memberId, groupInstanceId: null }] });
+  handleLeaveGroup(broker, leaveGroupRequest({ groupId: 'g', members: [{ memberId: first.memberId, groupInstanceId: null }] }));
 
   gated.hold(GROUP_RECORDS); // the removal (a compare-and-swap) is slow to land
-  const deleting = handleDeleteGroups(broker, { groupsNames: ['g'] });
+  const deleting = handleDeleteGroups(broker, deleteGroupsRequest({ groupsNames: ['g'] }));
   await settle();
   let answered = false;
-  const joining = handleJoinGroup(broker, { groupId: 'g', sessionTimeoutMs: SESSION_TIMEOUT_MS, rebalanceTimeoutMs: REBALANCE_TIMEOUT_MS, memberId: '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: subscription(['t']) }] }, 'c').then((result) => {
+  const joining = handleJoinGroup(broker, joinGroupRequest({ groupId: 'g', sessionTimeoutMs: SESSION_TIMEOUT_MS, rebalanceTimeoutMs: REBALANCE_TIMEOUT_MS, memberId: '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: subscription(['t']) }] }), 'c').then((result) => {
     answered = true;
     return result;
   });
@@ -54,11 +55,11 @@ test('offsets that cannot be read: COORDINATOR_LOAD_IN_PROGRESS, ListGroups with
   const healthy = adminBroker(1, offsetStoreOf('cluster', '', new GatedStore().store), clock);
   await joinAndSync(healthy, clock, 'held');
   const broker = { ...healthy, offsets: unreadable(healthy.offsets) } as BrokerContext;
-  const listing = await handleListGroups(broker, {});
+  const listing = await handleListGroups(broker, listGroupsRequest({}));
   expect(listing.errorCode).toBe(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
   expect(listing.groups.map((g) => g.groupId)).toEqual(['held']);
-  expect((await handleListGroups(broker, { statesFilter: ['Stable'] })).errorCode).toBe(ErrorCode.NONE); // no stored group can be Stable: none read
-  expect((await handleDescribeGroups(broker, { groups: ['held', 'other'] }, 5)).groups.map((g) => [g.groupState, g.errorCode])).toEqual([['Stable', ErrorCode.NONE], ['', ErrorCode.COORDINATOR_LOAD_IN_PROGRESS]]);
-  expect((await handleDeleteGroups(broker, { groupsNames: ['other'] })).results[0]!.errorCode).toBe(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
-  expect((await handleOffsetDelete(broker, { groupId: 'other', topics: [] })).errorCode).toBe(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
+  expect((await handleListGroups(broker, listGroupsRequest({ statesFilter: ['Stable'] }))).errorCode).toBe(ErrorCode.NONE); // no stored group can be Stable: none read
+  expect((await handleDescribeGroups(broker, describeGroupsRequest({ groups: ['held', 'other'] }), 5)).groups.map((g) => [g.groupState, g.errorCode])).toEqual([['Stable', ErrorCode.NONE], ['', ErrorCode.COORDINATOR_LOAD_IN_PROGRESS]]);
+  expect((await handleDeleteGroups(broker, deleteGroupsRequest({ groupsNames: ['other'] }))).results[0]!.errorCode).toBe(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
+  expect((await handleOffsetDelete(broker, offsetDeleteRequest({ groupId: 'other', topics: [] }))).errorCode).toBe(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
 });

@@ -4,12 +4,13 @@
 import { describe, expect, test } from 'bun:test';
 import { handleDeleteGroups, handleDescribeGroups, handleListGroups, handleOffsetDelete, GROUP_OPERATIONS_ALL, AUTHORIZED_OPERATIONS_OMITTED } from '../../../src/broker/handlers/group-admin.ts';
 import { handleLeaveGroup } from '../../../src/broker/handlers/groups.ts';
-import { GROUP_SUBSCRIBED_TO_TOPIC } from '../../../src/broker/groups/group-admin.ts';
+const { GROUP_SUBSCRIBED_TO_TOPIC } = ErrorCode;
 import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
 import { MemoryStore } from '../../../src/store/memory.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
 import { adminBroker, commitOffsets, committedOffset, joinAndSync, type Mode, offsetStoreOf, subscription } from '../../support/group-admin-brokers.ts';
 import { tempDir } from '../../support/temp-dir.ts';
+import { deleteGroupsRequest, describeGroupsRequest, leaveGroupRequest, listGroupsRequest, offsetDeleteRequest } from '../../support/requests.ts';
 
 function setup(mode: Mode) {
   const directory = tempDir();
@@ -22,7 +23,7 @@ function setup(mode: Mode) {
 }
 
 async function listed(broker: Parameters<typeof handleListGroups>[0], statesFilter: string[] = [], typesFilter: string[] = []) {
-  const response = await handleListGroups(broker, { statesFilter, typesFilter });
+  const response = await handleListGroups(broker, listGroupsRequest({ statesFilter, typesFilter }));
   expect(response.errorCode).toBe(ErrorCode.NONE);
   return response.groups.map((g) => `${g.groupId}:${g.protocolType}:${g.groupState}:${g.groupType}`).sort();
 }
@@ -45,11 +46,11 @@ describe.each(['single', 'cluster'] as const)('%s broker', (mode) => {
     const metadata = subscription(['t', 'u']);
     const member = await joinAndSync(broker, clock, 'g', { metadata, assignment: new Uint8Array([1, 2, 3]), clientId: 'app-1' });
     await commitOffsets(broker, 'offsets-only', [['t', 1]], 9);
-    const described = (await handleDescribeGroups(broker, { groups: ['g', 'offsets-only', 'nobody'], includeAuthorizedOperations: true }, 5)).groups;
+    const described = (await handleDescribeGroups(broker, describeGroupsRequest({ groups: ['g', 'offsets-only', 'nobody'], includeAuthorizedOperations: true }), 5)).groups;
     expect(described[0]).toEqual({ errorCode: ErrorCode.NONE, errorMessage: null, groupId: 'g', groupState: 'Stable', protocolType: 'consumer', protocolData: 'range', members: [{ memberId: member.memberId, groupInstanceId: null, clientId: 'app-1', clientHost: '/10.0.0.7', memberMetadata: metadata, memberAssignment: new Uint8Array([1, 2, 3]) }], authorizedOperations: GROUP_OPERATIONS_ALL });
     expect(described[1]).toMatchObject({ errorCode: ErrorCode.NONE, groupState: 'Empty', protocolType: '', protocolData: '', members: [] });
     expect(described[2]).toMatchObject({ errorCode: ErrorCode.NONE, groupState: 'Dead', members: [] });
-    const v6 = (await handleDescribeGroups(broker, { groups: ['nobody'], includeAuthorizedOperations: false }, 6)).groups[0]!;
+    const v6 = (await handleDescribeGroups(broker, describeGroupsRequest({ groups: ['nobody'], includeAuthorizedOperations: false }), 6)).groups[0]!;
     expect(v6).toMatchObject({ errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: 'Group nobody not found.', groupState: 'Dead', authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED });
   });
 
@@ -58,15 +59,15 @@ describe.each(['single', 'cluster'] as const)('%s broker', (mode) => {
     const member = await joinAndSync(broker, clock, 'g');
     expect(await commitOffsets(broker, 'g', [['t', 0], ['t', 1]], 12, member)).toEqual([ErrorCode.NONE, ErrorCode.NONE]);
     await commitOffsets(broker, 'kept', [['t', 0]], 3);
-    expect((await handleDeleteGroups(broker, { groupsNames: ['g', 'nobody'] })).results).toEqual([{ groupId: 'g', errorCode: ErrorCode.NON_EMPTY_GROUP }, { groupId: 'nobody', errorCode: ErrorCode.GROUP_ID_NOT_FOUND }]);
+    expect((await handleDeleteGroups(broker, deleteGroupsRequest({ groupsNames: ['g', 'nobody'] }))).results).toEqual([{ groupId: 'g', errorCode: ErrorCode.NON_EMPTY_GROUP }, { groupId: 'nobody', errorCode: ErrorCode.GROUP_ID_NOT_FOUND }]);
     expect(await committedOffset(broker, 'g', 't', 0)).toBe(12);
 
-    expect(handleLeaveGroup(broker, { groupId: 'g', members: [{ memberId: member.memberId, groupInstanceId: null }] }).errorCode).toBe(ErrorCode.NONE);
-    expect((await handleDeleteGroups(broker, { groupsNames: ['g'] })).results).toEqual([{ groupId: 'g', errorCode: ErrorCode.NONE }]);
+    expect(handleLeaveGroup(broker, leaveGroupRequest({ groupId: 'g', members: [{ memberId: member.memberId, groupInstanceId: null }] })).errorCode).toBe(ErrorCode.NONE);
+    expect((await handleDeleteGroups(broker, deleteGroupsRequest({ groupsNames: ['g'] }))).results).toEqual([{ groupId: 'g', errorCode: ErrorCode.NONE }]);
     expect(await committedOffset(broker, 'g', 't', 0)).toBe(-1);
-    expect((await handleDescribeGroups(broker, { groups: ['g'] }, 5)).groups[0]!.groupState).toBe('Dead');
+    expect((await handleDescribeGroups(broker, describeGroupsRequest({ groups: ['g'] }), 5)).groups[0]!.groupState).toBe('Dead');
     expect(await listed(broker)).toEqual(['kept::Empty:classic']);
-    expect((await handleDeleteGroups(broker, { groupsNames: ['g'] })).results[0]!.errorCode).toBe(ErrorCode.GROUP_ID_NOT_FOUND);
+    expect((await handleDeleteGroups(broker, deleteGroupsRequest({ groupsNames: ['g'] }))).results[0]!.errorCode).toBe(ErrorCode.GROUP_ID_NOT_FOUND);
 
     const after = restarted();
     expect(await committedOffset(after, 'g', 't', 1)).toBe(-1);
@@ -78,12 +79,12 @@ describe.each(['single', 'cluster'] as const)('%s broker', (mode) => {
     const { broker, clock, restarted } = setup(mode);
     const member = await joinAndSync(broker, clock, 'g', { metadata: subscription(['t']) });
     await commitOffsets(broker, 'g', [['t', 0], ['u', 0], ['u', 1]], 4, member);
-    const response = await handleOffsetDelete(broker, { groupId: 'g', topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }, { name: 'u', partitions: [{ partitionIndex: 0 }, { partitionIndex: 1 }] }] });
+    const response = await handleOffsetDelete(broker, offsetDeleteRequest({ groupId: 'g', topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }, { name: 'u', partitions: [{ partitionIndex: 0 }, { partitionIndex: 1 }] }] }));
     expect(response).toEqual({ errorCode: ErrorCode.NONE, throttleTimeMs: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 0, errorCode: GROUP_SUBSCRIBED_TO_TOPIC }] }, { name: 'u', partitions: [{ partitionIndex: 0, errorCode: ErrorCode.NONE }, { partitionIndex: 1, errorCode: ErrorCode.NONE }] }] });
     expect(await committedOffset(broker, 'g', 't', 0)).toBe(4);
     expect(await committedOffset(broker, 'g', 'u', 0)).toBe(-1);
     expect(await committedOffset(restarted(), 'g', 'u', 1)).toBe(-1);
-    expect(await handleOffsetDelete(broker, { groupId: 'nobody', topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }] })).toEqual({ errorCode: ErrorCode.GROUP_ID_NOT_FOUND, throttleTimeMs: 0, topics: [] });
+    expect(await handleOffsetDelete(broker, offsetDeleteRequest({ groupId: 'nobody', topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }] }))).toEqual({ errorCode: ErrorCode.GROUP_ID_NOT_FOUND, throttleTimeMs: 0, topics: [] });
   });
 });
 
@@ -91,13 +92,13 @@ describe('OffsetDelete as Kafka judges the group', () => {
   test('an empty group loses every offset named; a member whose subscription cannot be read counts as subscribed to every topic', async () => {
     const { broker, clock } = setup('single');
     await commitOffsets(broker, 'simple', [['t', 0], ['t', 1]], 8);
-    expect((await handleOffsetDelete(broker, { groupId: 'simple', topics: [{ name: 't', partitions: [{ partitionIndex: 1 }] }] })).topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);
+    expect((await handleOffsetDelete(broker, offsetDeleteRequest({ groupId: 'simple', topics: [{ name: 't', partitions: [{ partitionIndex: 1 }] }] }))).topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);
     expect(await committedOffset(broker, 'simple', 't', 0)).toBe(8);
     expect(await committedOffset(broker, 'simple', 't', 1)).toBe(-1);
 
     const member = await joinAndSync(broker, clock, 'opaque', { metadata: new Uint8Array([0, 1, 0]) });
     await commitOffsets(broker, 'opaque', [['u', 0]], 2, member);
-    expect((await handleOffsetDelete(broker, { groupId: 'opaque', topics: [{ name: 'u', partitions: [{ partitionIndex: 0 }] }] })).topics[0]!.partitions[0]!.errorCode).toBe(GROUP_SUBSCRIBED_TO_TOPIC);
+    expect((await handleOffsetDelete(broker, offsetDeleteRequest({ groupId: 'opaque', topics: [{ name: 'u', partitions: [{ partitionIndex: 0 }] }] }))).topics[0]!.partitions[0]!.errorCode).toBe(GROUP_SUBSCRIBED_TO_TOPIC);
     expect(await committedOffset(broker, 'opaque', 'u', 0)).toBe(2);
   });
 
@@ -105,8 +106,8 @@ describe('OffsetDelete as Kafka judges the group', () => {
     const { broker, clock } = setup('single');
     const member = await joinAndSync(broker, clock, 'connect', { protocolType: 'connect', metadata: subscription([]) });
     await commitOffsets(broker, 'connect', [['t', 0]], 1, member);
-    expect(await handleOffsetDelete(broker, { groupId: 'connect', topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }] })).toMatchObject({ errorCode: ErrorCode.NON_EMPTY_GROUP, topics: [] });
-    expect((await handleOffsetDelete(broker, { groupId: '', topics: [] })).errorCode).toBe(ErrorCode.INVALID_GROUP_ID);
+    expect(await handleOffsetDelete(broker, offsetDeleteRequest({ groupId: 'connect', topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }] }))).toMatchObject({ errorCode: ErrorCode.NON_EMPTY_GROUP, topics: [] });
+    expect((await handleOffsetDelete(broker, offsetDeleteRequest({ groupId: '', topics: [] }))).errorCode).toBe(ErrorCode.INVALID_GROUP_ID);
   });
 });
 
@@ -121,9 +122,9 @@ describe('cluster: each broker answers for the groups it coordinates', () => {
     await commitOffsets(two, 'two-b', [['t', 0]], 1);
     expect(await listed(one)).toEqual(['one-a:consumer:Stable:classic']);
     expect(await listed(two)).toEqual(['two-b::Empty:classic']);
-    expect((await handleDescribeGroups(one, { groups: ['two-b'] }, 5)).groups[0]).toMatchObject({ errorCode: ErrorCode.NOT_COORDINATOR, groupState: '', members: [] });
-    expect((await handleDeleteGroups(one, { groupsNames: ['two-b'] })).results[0]!.errorCode).toBe(ErrorCode.NOT_COORDINATOR);
-    expect((await handleOffsetDelete(one, { groupId: 'two-b', topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }] })).errorCode).toBe(ErrorCode.NOT_COORDINATOR);
+    expect((await handleDescribeGroups(one, describeGroupsRequest({ groups: ['two-b'] }), 5)).groups[0]).toMatchObject({ errorCode: ErrorCode.NOT_COORDINATOR, groupState: '', members: [] });
+    expect((await handleDeleteGroups(one, deleteGroupsRequest({ groupsNames: ['two-b'] }))).results[0]!.errorCode).toBe(ErrorCode.NOT_COORDINATOR);
+    expect((await handleOffsetDelete(one, offsetDeleteRequest({ groupId: 'two-b', topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }] }))).errorCode).toBe(ErrorCode.NOT_COORDINATOR);
     expect(await committedOffset(two, 'two-b', 't', 0)).toBe(1);
   });
 
@@ -134,11 +135,11 @@ describe('cluster: each broker answers for the groups it coordinates', () => {
     const two = adminBroker(2, offsetStoreOf('cluster', '', store, 2), clock);
     const member = await joinAndSync(one, clock, 'g');
     await commitOffsets(one, 'g', [['t', 0]], 6, member);
-    handleLeaveGroup(one, { groupId: 'g', members: [{ memberId: member.memberId, groupInstanceId: null }] });
+    handleLeaveGroup(one, leaveGroupRequest({ groupId: 'g', members: [{ memberId: member.memberId, groupInstanceId: null }] }));
     await joinAndSync(two, clock, 'g'); // broker 2 claims g (the views of the live brokers differed)
     // broker 1 still holds g, empty, under the claim broker 2 took from it
-    expect((await handleDeleteGroups(one, { groupsNames: ['g'] })).results[0]!.errorCode).toBe(ErrorCode.NOT_COORDINATOR);
+    expect((await handleDeleteGroups(one, deleteGroupsRequest({ groupsNames: ['g'] }))).results[0]!.errorCode).toBe(ErrorCode.NOT_COORDINATOR);
     expect(await committedOffset(two, 'g', 't', 0)).toBe(6);
-    expect((await handleDescribeGroups(two, { groups: ['g'] }, 5)).groups[0]!.groupState).toBe('Stable');
+    expect((await handleDescribeGroups(two, describeGroupsRequest({ groups: ['g'] }), 5)).groups[0]!.groupState).toBe('Stable');
   });
 });

@@ -8,6 +8,7 @@ import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
 import { MemoryStore } from '../../../src/store/memory.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
 import { commit, coordinatorBroker, joinRequest, settle } from '../../support/group-coordinators.ts';
+import { syncGroupRequest } from '../../support/requests.ts';
 
 // Found by review (finding 3), fixed: a JoinGroup that join() then refuses (INVALID_SESSION_TIMEOUT here; likewise
 // INVALID_GROUP_ID, UNKNOWN_MEMBER_ID, INCONSISTENT_GROUP_PROTOCOL, GROUPS_MAX) has already claimed
@@ -24,7 +25,7 @@ test('a JoinGroup refused for its session timeout does not take the group from i
   await settle();
   clock.advance(INITIAL_REBALANCE_DELAY_MS);
   const joined = await joining;
-  expect((await handleSyncGroup(one, { groupId: 'g', generationId: joined.generationId, memberId: joined.memberId, groupInstanceId: null, assignments: [] })).errorCode).toBe(ErrorCode.NONE);
+  expect((await handleSyncGroup(one, syncGroupRequest({ groupId: 'g', generationId: joined.generationId, memberId: joined.memberId, groupInstanceId: null, assignments: [] }))).errorCode).toBe(ErrorCode.NONE);
   expect(await commit(one, joined, 10)).toBe(ErrorCode.NONE);
 
   expect((await handleJoinGroup(two, joinRequest({ sessionTimeoutMs: 1 }), 'c')).errorCode).toBe(ErrorCode.INVALID_SESSION_TIMEOUT); // 1 ms: refused

@@ -10,6 +10,7 @@ import { handleOffsetCommit, handleOffsetFetch } from '../../../src/broker/handl
 import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
 import { MemoryStore } from '../../../src/store/memory.ts';
 import { tempDir } from '../../support/temp-dir.ts';
+import { offsetCommitRequest, offsetFetchRequest } from '../../support/requests.ts';
 
 const brokers: Broker[] = [];
 /** Long enough that no scan runs during a test: a broker knows another's topics only from their records. */
@@ -21,13 +22,13 @@ afterEach(async () => {
 
 async function commit(context: BrokerContext, groupId: string, partitions: [string, number][]): Promise<number[]> {
   const topics = [...new Set(partitions.map(([topic]) => topic))].map((name) => ({ name, partitions: partitions.filter(([topic]) => topic === name).map(([, partitionIndex]) => ({ partitionIndex, committedOffset: 3, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null })) }));
-  const response = await handleOffsetCommit(context, { groupId, generationId: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1, topics });
+  const response = await handleOffsetCommit(context, offsetCommitRequest({ groupId, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1, topics }));
   return response.topics.flatMap((topic) => topic.partitions.map((p) => p.errorCode));
 }
 
 async function storedPartitions(context: BrokerContext, groupId: string): Promise<string[]> {
-  const response = await handleOffsetFetch(context, { groupId, topics: null });
-  return response.topics.flatMap((topic) => topic.partitions.map((p) => `${topic.name}/${p.partitionIndex}`)).sort();
+  const response = await handleOffsetFetch(context, offsetFetchRequest({ groupId, topics: null }));
+  return response.topics!.flatMap((topic) => topic.partitions.map((p) => `${topic.name}/${p.partitionIndex}`)).sort();
 }
 
 test('single broker: UNKNOWN_TOPIC_OR_PARTITION for a topic that does not exist and a partition past the count; nothing stored for them', async () => {

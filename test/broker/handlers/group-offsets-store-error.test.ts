@@ -8,7 +8,7 @@ import { handleJoinGroup, handleOffsetCommit, handleOffsetFetch } from '../../..
 import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
 import { StoreError } from '../../../src/store/errors.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
-import { offsetFetchRequest, offsetCommitRequest } from '../../support/requests.ts';
+import { joinGroupRequest, offsetCommitRequest, offsetFetchRequest } from '../../support/requests.ts';
 
 const throttled = async (): Promise<never> => {
   throw new StoreError('Throttled', 'injected Throttled');
@@ -39,7 +39,7 @@ test('OffsetFetch answers COORDINATOR_LOAD_IN_PROGRESS, for the request and each
 });
 
 test('JoinGroup and a simple consumer\'s OffsetCommit answer COORDINATOR_NOT_AVAILABLE when the group cannot be claimed', async () => {
-  const joined = await handleJoinGroup(context, { groupId: 'g', sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 5_000, memberId: '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }] }, 'c');
+  const joined = await handleJoinGroup(context, joinGroupRequest({ groupId: 'g', sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 5_000, memberId: '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }] }), 'c');
   expect(joined.errorCode).toBe(ErrorCode.COORDINATOR_NOT_AVAILABLE);
   const simple = { ...context, groups: { beginCommit: () => ({ errorCode: ErrorCode.NONE, claim: null, recheck: () => ErrorCode.NONE, done: () => {} }) } } as unknown as BrokerContext;
   const partitions = [{ partitionIndex: 0, committedOffset: 5, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }];

@@ -103,7 +103,7 @@ function emitField(message: JsonMessage, side: Side, field: JsonField, names: Ma
   const versions = parseVersions(field.versions);
   const nullable = field.nullableVersions !== undefined && overlaps(parseVersions(field.nullableVersions), span);
   const everyVersion = versions[0] <= span[0] && versions[1] >= span[1];
-  const optional = side === 'response' && (field.tag !== undefined || !everyVersion || field.default !== undefined || nullable);
+  const optional = side === 'response' && (field.tag !== undefined || !everyVersion);
   const type = `${tsType(message, side, field, names)}${nullable ? ' | null' : ''}`;
   const note = [field.about, `Versions ${field.versions}${field.tag === undefined ? '' : `, tagged ${field.tag}`}.`].filter(Boolean).join(' ');
   return [`  /** ${note.replace(/\*\//g, '* /')} */`, `  readonly ${camelName(field.name)}${optional ? '?' : ''}: ${type};`];

@@ -42,7 +42,7 @@ export interface CreatePartitionsTopicResult {
   /** The result error, or zero if there was no error. Versions 0+. */
   readonly errorCode: number;
   /** The result message, or null if there was no error. Versions 0+. */
-  readonly errorMessage?: string | null;
+  readonly errorMessage: string | null;
 }
 
 const createPartitionsAssignmentFields: readonly FieldSchema[] = [

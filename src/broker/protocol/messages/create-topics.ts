@@ -75,11 +75,11 @@ export interface CreatableTopicConfigs {
   /** The configuration name. Versions 5+. */
   readonly name: string;
   /** The configuration value. Versions 5+. */
-  readonly value?: string | null;
+  readonly value: string | null;
   /** True if the configuration is read-only. Versions 5+. */
   readonly readOnly: boolean;
   /** The configuration source. Versions 5+. */
-  readonly configSource?: number;
+  readonly configSource: number;
   /** True if this configuration is sensitive. Versions 5+. */
   readonly isSensitive: boolean;
 }

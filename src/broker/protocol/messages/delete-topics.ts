@@ -31,7 +31,7 @@ export interface DeleteTopicsResponse {
 /** The results for each topic we tried to delete. */
 export interface DeletableTopicResult {
   /** The topic name. Versions 0+. */
-  readonly name?: string | null;
+  readonly name: string | null;
   /** the unique topic ID. Versions 6+. */
   readonly topicId?: Uuid;
   /** The deletion error, or 0 if the deletion succeeded. Versions 0+. */

@@ -16,17 +16,17 @@ export interface DescribeClusterResponse {
   /** The top-level error code, or 0 if there was no error. Versions 0+. */
   readonly errorCode: number;
   /** The top-level error message, or null if there was no error. Versions 0+. */
-  readonly errorMessage?: string | null;
+  readonly errorMessage: string | null;
   /** The endpoint type that was described. 1=brokers, 2=controllers. Versions 1+. */
   readonly endpointType?: number;
   /** The cluster ID that responding broker belongs to. Versions 0+. */
   readonly clusterId: string;
   /** The ID of the controller broker. Versions 0+. */
-  readonly controllerId?: number;
+  readonly controllerId: number;
   /** Each broker in the response. Versions 0+. */
   readonly brokers: readonly DescribeClusterBroker[];
   /** 32-bit bitfield to represent authorized operations for this cluster. Versions 0+. */
-  readonly clusterAuthorizedOperations?: number;
+  readonly clusterAuthorizedOperations: number;
 }
 
 /** Each broker in the response. */
@@ -38,7 +38,7 @@ export interface DescribeClusterBroker {
   /** The broker port. Versions 0+. */
   readonly port: number;
   /** The rack of the broker, or null if it has not been assigned to a rack. Versions 0+. */
-  readonly rack?: string | null;
+  readonly rack: string | null;
 }
 
 const describeClusterRequestFields: readonly FieldSchema[] = [

@@ -34,7 +34,7 @@ export interface DescribeConfigsResult {
   /** The error code, or 0 if we were able to successfully describe the configurations. Versions 0+. */
   readonly errorCode: number;
   /** The error message, or null if we were able to successfully describe the configurations. Versions 0+. */
-  readonly errorMessage?: string | null;
+  readonly errorMessage: string | null;
   /** The resource type. Versions 0+. */
   readonly resourceType: number;
   /** The resource name. Versions 0+. */
@@ -48,13 +48,13 @@ export interface DescribeConfigsResourceResult {
   /** The configuration name. Versions 0+. */
   readonly name: string;
   /** The configuration value. Versions 0+. */
-  readonly value?: string | null;
+  readonly value: string | null;
   /** True if the configuration is read-only. Versions 0+. */
   readonly readOnly: boolean;
   /** True if the configuration is not set. Versions 0. */
   readonly isDefault?: boolean;
   /** The configuration source. Versions 1+. */
-  readonly configSource?: number;
+  readonly configSource: number;
   /** True if this configuration is sensitive. Versions 0+. */
   readonly isSensitive: boolean;
   /** The synonyms for this configuration key. Versions 1+. */
@@ -70,7 +70,7 @@ export interface DescribeConfigsSynonym {
   /** The synonym name. Versions 1+. */
   readonly name: string;
   /** The synonym value. Versions 1+. */
-  readonly value?: string | null;
+  readonly value: string | null;
   /** The synonym source. Versions 1+. */
   readonly source: number;
 }

@@ -38,7 +38,7 @@ export interface PartitionResponse {
   /** The partition error code, or 0 if there was no error. Versions 0+. */
   readonly errorCode: number;
   /** The partition error message, which may be null if no additional details are available. Versions 0+. */
-  readonly errorMessage?: string | null;
+  readonly errorMessage: string | null;
   /** The active producers for the partition. Versions 0+. */
   readonly activeProducers: readonly ProducerState[];
 }
@@ -50,13 +50,13 @@ export interface ProducerState {
   /** The producer epoch. Versions 0+. */
   readonly producerEpoch: number;
   /** The last sequence number sent by the producer. Versions 0+. */
-  readonly lastSequence?: number;
+  readonly lastSequence: number;
   /** The last timestamp sent by the producer. Versions 0+. */
-  readonly lastTimestamp?: number;
+  readonly lastTimestamp: number;
   /** The current epoch of the producer group. Versions 0+. */
   readonly coordinatorEpoch: number;
   /** The current transaction start offset of the producer. Versions 0+. */
-  readonly currentTxnStartOffset?: number;
+  readonly currentTxnStartOffset: number;
 }
 
 const topicRequestFields: readonly FieldSchema[] = [

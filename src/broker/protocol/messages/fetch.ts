@@ -123,31 +123,31 @@ export interface PartitionData {
   /** The preferred read replica for the consumer to use on its next fetch request. Versions 11+. */
   readonly preferredReadReplica?: number;
   /** The record data. Versions 0+. */
-  readonly records?: Uint8Array | readonly Uint8Array[] | null;
+  readonly records: Uint8Array | readonly Uint8Array[] | null;
 }
 
 /** In case divergence is detected based on the `LastFetchedEpoch` and `FetchOffset` in the request, this field indicates the largest epoch and its end offset such that subsequent records are known to diverge. */
 export interface EpochEndOffset {
   /** The largest epoch. Versions 12+. */
-  readonly epoch?: number;
+  readonly epoch: number;
   /** The end offset of the epoch. Versions 12+. */
-  readonly endOffset?: number;
+  readonly endOffset: number;
 }
 
 /** The current leader of the partition. */
 export interface LeaderIdAndEpoch {
   /** The ID of the current leader or -1 if the leader is unknown. Versions 12+. */
-  readonly leaderId?: number;
+  readonly leaderId: number;
   /** The latest known leader epoch. Versions 12+. */
-  readonly leaderEpoch?: number;
+  readonly leaderEpoch: number;
 }
 
 /** In the case of fetching an offset less than the LogStartOffset, this is the end offset and epoch that should be used in the FetchSnapshot request. */
 export interface SnapshotId {
   /** The end offset of the epoch. Versions 0+. */
-  readonly endOffset?: number;
+  readonly endOffset: number;
   /** The largest epoch. Versions 0+. */
-  readonly epoch?: number;
+  readonly epoch: number;
 }
 
 /** The aborted transactions. */
@@ -167,7 +167,7 @@ export interface NodeEndpoint {
   /** The node's port. Versions 16+. */
   readonly port: number;
   /** The rack of the node, or null if it has not been assigned to a rack. Versions 16+. */
-  readonly rack?: string | null;
+  readonly rack: string | null;
 }
 
 const replicaStateFields: readonly FieldSchema[] = [

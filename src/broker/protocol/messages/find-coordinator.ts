@@ -42,7 +42,7 @@ export interface Coordinator {
   /** The error code, or 0 if there was no error. Versions 4+. */
   readonly errorCode: number;
   /** The error message, or null if there was no error. Versions 4+. */
-  readonly errorMessage?: string | null;
+  readonly errorMessage: string | null;
 }
 
 const findCoordinatorRequestFields: readonly FieldSchema[] = [

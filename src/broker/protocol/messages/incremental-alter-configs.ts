@@ -42,7 +42,7 @@ export interface AlterConfigsResourceResponse {
   /** The resource error code. Versions 0+. */
   readonly errorCode: number;
   /** The resource error message, or null if there was no error. Versions 0+. */
-  readonly errorMessage?: string | null;
+  readonly errorMessage: string | null;
   /** The resource type. Versions 0+. */
   readonly resourceType: number;
   /** The resource name. Versions 0+. */

@@ -20,7 +20,7 @@ export interface InitProducerIdResponse {
   /** The error code, or 0 if there was no error. Versions 0+. */
   readonly errorCode: number;
   /** The current producer id. Versions 0+. */
-  readonly producerId?: number;
+  readonly producerId: number;
   /** The current epoch associated with the producer id. Versions 0+. */
   readonly producerEpoch: number;
   /** The producer id for ongoing transaction when KeepPreparedTxn is used, -1 if there is no transaction ongoing. Versions 6+. */

@@ -36,11 +36,11 @@ export interface JoinGroupResponse {
   /** The error code, or 0 if there was no error. Versions 0+. */
   readonly errorCode: number;
   /** The generation ID of the group. Versions 0+. */
-  readonly generationId?: number;
+  readonly generationId: number;
   /** The group protocol name. Versions 7+. */
   readonly protocolType?: string | null;
   /** The group protocol selected by the coordinator. Versions 0+. */
-  readonly protocolName?: string | null;
+  readonly protocolName: string | null;
   /** The leader of the group. Versions 0+. */
   readonly leader: string;
   /** True if the leader must skip running the assignment. Versions 9+. */

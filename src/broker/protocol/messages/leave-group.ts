@@ -36,7 +36,7 @@ export interface MemberResponse {
   /** The member ID to remove from the group. Versions 3+. */
   readonly memberId: string;
   /** The group instance ID to remove from the group. Versions 3+. */
-  readonly groupInstanceId?: string | null;
+  readonly groupInstanceId: string | null;
   /** The error code, or 0 if there was no error. Versions 3+. */
   readonly errorCode: number;
 }

@@ -55,7 +55,7 @@ export interface MetadataResponseTopic {
   /** The topic error, or 0 if there was no error. Versions 0+. */
   readonly errorCode: number;
   /** The topic name. Versions 0+. */
-  readonly name?: string | null;
+  readonly name: string | null;
   /** The topic id. Versions 10+. */
   readonly topicId?: Uuid;
   /** True if the topic is internal. Versions 1+. */

@@ -70,7 +70,7 @@ export interface OffsetFetchResponsePartition {
   /** The leader epoch. Versions 5-7. */
   readonly committedLeaderEpoch?: number;
   /** The partition metadata. Versions 0-7. */
-  readonly metadata?: string | null;
+  readonly metadata: string | null;
   /** The error code, or 0 if there was no error. Versions 0-7. */
   readonly errorCode: number;
 }
@@ -82,7 +82,7 @@ export interface OffsetFetchResponseGroup {
   /** The responses per topic. Versions 8+. */
   readonly topics: readonly OffsetFetchResponseTopics[];
   /** The group-level error code, or 0 if there was no error. Versions 8+. */
-  readonly errorCode?: number;
+  readonly errorCode: number;
 }
 
 /** The responses per topic. */
@@ -100,9 +100,9 @@ export interface OffsetFetchResponsePartitions {
   /** The committed message offset. Versions 8+. */
   readonly committedOffset: number;
   /** The leader epoch. Versions 8+. */
-  readonly committedLeaderEpoch?: number;
+  readonly committedLeaderEpoch: number;
   /** The partition metadata. Versions 8+. */
-  readonly metadata?: string | null;
+  readonly metadata: string | null;
   /** The partition-level error code, or 0 if there was no error. Versions 8+. */
   readonly errorCode: number;
 }

@@ -72,15 +72,15 @@ export interface BatchIndexAndErrorMessage {
   /** The batch index of the record that caused the batch to be dropped. Versions 8+. */
   readonly batchIndex: number;
   /** The error message of the record that caused the batch to be dropped. Versions 8+. */
-  readonly batchIndexErrorMessage?: string | null;
+  readonly batchIndexErrorMessage: string | null;
 }
 
 /** The leader broker that the producer should use for future requests. */
 export interface LeaderIdAndEpoch {
   /** The ID of the current leader or -1 if the leader is unknown. Versions 10+. */
-  readonly leaderId?: number;
+  readonly leaderId: number;
   /** The latest known leader epoch. Versions 10+. */
-  readonly leaderEpoch?: number;
+  readonly leaderEpoch: number;
 }
 
 /** Endpoints for all current-leaders enumerated in PartitionProduceResponses, with errors NOT_LEADER_OR_FOLLOWER. */
@@ -92,7 +92,7 @@ export interface NodeEndpoint {
   /** The node's port. Versions 10+. */
   readonly port: number;
   /** The rack of the node, or null if it has not been assigned to a rack. Versions 10+. */
-  readonly rack?: string | null;
+  readonly rack: string | null;
 }
 
 const partitionProduceDataFields: readonly FieldSchema[] = [
