@@ -43,3 +43,6 @@ export function expectReadBack(consumed: readonly (readonly [number, string])[],
   expect(consumed.map(([, value]) => value)).toEqual([...sent]);
   expect(consumed.map(([offset]) => offset)).toEqual(sent.map((_, i) => firstOffset + i));
 }
+
+/** A transactional producer's first call must be refused within this (Ferry has no transactions): a refusal, not a client timeout. */
+export const TRANSACTIONS_REFUSED_MS_MAX = 10_000;
