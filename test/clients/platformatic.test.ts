@@ -5,7 +5,7 @@
 // request codecs: its Admin has no method for them), and a transactional producer, which must be
 // refused fast (Ferry has no transactions). The tests run in order: later ones read what earlier
 // ones wrote.
-import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import {
   Admin, ConfigResourceTypes, ConfigSources, Connection, Consumer, describeClusterV1, describeProducersV0,
   IncrementalAlterConfigOperationTypes, MessagesStreamModes, Producer, ProduceAcks, stringDeserializers, stringSerializers,
@@ -145,137 +145,139 @@ async function withConnection<T>(use: (connection: Connection) => Promise<T>): P
   }
 }
 
-for (const codec of CODECS) {
-  test(`an idempotent producer with acks=all and ${codec} compression; read back by partition`, async () => {
-    const topic = `pf-${codec}`;
-    const values = valuesOf(codec, MESSAGES_PER_TOPIC);
-    expect(await produce(topic, values, { compression: codec, idempotent: true })).toEqual(values.map((_, i) => BigInt(i)));
-    expect(await readPartition(topic, 0n, values.length)).toEqual(values.map((value, i) => [BigInt(i), value]));
-  });
-}
-
-test('a partition consumer started at an offset reads from there', async () => {
-  const consumed = await readPartition(RECORDS_TOPIC, 10n, MESSAGES_PER_TOPIC - 10);
-  expect(consumed.map(([offset]) => offset)).toEqual(Array.from({ length: 20 }, (_, i) => BigInt(10 + i)));
-});
-
-test('a group member reads everything and commits; a restarted member resumes after the commit', async () => {
-  await produce(GROUP_TOPIC, Array.from({ length: 10 }, (_, i) => `first-${i}`), {});
-  expect(await readGroup(10)).toEqual(Array.from({ length: 10 }, (_, i) => `first-${i}`));
-  await produce(GROUP_TOPIC, Array.from({ length: 5 }, (_, i) => `second-${i}`), {});
-  expect(await readGroup(5)).toEqual(Array.from({ length: 5 }, (_, i) => `second-${i}`));
-});
-
-test('a transactional producer is refused within a few seconds (Ferry has no transactions), not left hanging', async () => {
-  const producer = new Producer({ clientId: 'ferry-platformatic', bootstrapBrokers: [broker.bootstrap], serializers: stringSerializers, transactionalId: 'pf-transactions', idempotent: true, acks: ProduceAcks.ALL, retries: 0, timeout: CALL_TIMEOUT_MS });
-  const started = Date.now();
-  try {
-    const outcome = await bounded('beginTransaction', producer.beginTransaction()).then(() => 'began', (error: unknown) => errorText(error));
-    expect(outcome).not.toBe('began');
-    expect(outcome).not.toContain('no answer after');
-    expect(Date.now() - started).toBeLessThan(TRANSACTIONS_REFUSED_MS_MAX);
-  } finally {
-    await producer.close(true).catch(() => {});
+describe('@platformatic/kafka 2.12.1 against a Ferry broker', () => {
+  for (const codec of CODECS) {
+    test(`an idempotent producer with acks=all and ${codec} compression; read back by partition`, async () => {
+      const topic = `pf-${codec}`;
+      const values = valuesOf(codec, MESSAGES_PER_TOPIC);
+      expect(await produce(topic, values, { compression: codec, idempotent: true })).toEqual(values.map((_, i) => BigInt(i)));
+      expect(await readPartition(topic, 0n, values.length)).toEqual(values.map((value, i) => [BigInt(i), value]));
+    });
   }
-});
 
-test('createTopics creates topics with their partition counts and configs; again, TOPIC_ALREADY_EXISTS', async () => {
-  await bounded('createTopics', admin.createTopics({ topics: [ADMIN_TOPIC], partitions: 3, replicas: 1 }));
-  await bounded('createTopics', admin.createTopics({ topics: [CONFIGURED_TOPIC], partitions: 1, replicas: 1, configs: [{ name: 'retention.ms', value: '3600000' }] }));
-  expect(await partitionsOf(ADMIN_TOPIC)).toBe(3);
-  const again = await bounded('createTopics', admin.createTopics({ topics: [ADMIN_TOPIC], partitions: 3, replicas: 1 })).then(() => 'created', errorText);
-  expect(again).toContain('TOPIC_ALREADY_EXISTS');
-});
+  test('a partition consumer started at an offset reads from there', async () => {
+    const consumed = await readPartition(RECORDS_TOPIC, 10n, MESSAGES_PER_TOPIC - 10);
+    expect(consumed.map(([offset]) => offset)).toEqual(Array.from({ length: 20 }, (_, i) => BigInt(10 + i)));
+  });
 
-test('describeConfigs: a config given at creation reads back with source DYNAMIC_TOPIC_CONFIG, others as defaults', async () => {
-  const entries = await topicConfigs(CONFIGURED_TOPIC);
-  expect(entries.get('retention.ms')).toMatchObject({ value: '3600000', source: ConfigSources.DYNAMIC_TOPIC_CONFIG, readOnly: false });
-  expect(entries.get('cleanup.policy')).toMatchObject({ value: 'delete', source: ConfigSources.DEFAULT_CONFIG });
-});
+  test('a group member reads everything and commits; a restarted member resumes after the commit', async () => {
+    await produce(GROUP_TOPIC, Array.from({ length: 10 }, (_, i) => `first-${i}`), {});
+    expect(await readGroup(10)).toEqual(Array.from({ length: 10 }, (_, i) => `first-${i}`));
+    await produce(GROUP_TOPIC, Array.from({ length: 5 }, (_, i) => `second-${i}`), {});
+    expect(await readGroup(5)).toEqual(Array.from({ length: 5 }, (_, i) => `second-${i}`));
+  });
 
-test('incrementalAlterConfigs SET changes one config; DELETE returns it to the default', async () => {
-  const resource = { resourceType: ConfigResourceTypes.TOPIC, resourceName: CONFIGURED_TOPIC };
-  await bounded('incrementalAlterConfigs', admin.incrementalAlterConfigs({ resources: [{ ...resource, configs: [{ name: 'retention.ms', configOperation: IncrementalAlterConfigOperationTypes.SET, value: '7200000' }] }] }));
-  expect((await topicConfigs(CONFIGURED_TOPIC)).get('retention.ms')).toMatchObject({ value: '7200000', source: ConfigSources.DYNAMIC_TOPIC_CONFIG });
-  await bounded('incrementalAlterConfigs', admin.incrementalAlterConfigs({ resources: [{ ...resource, configs: [{ name: 'retention.ms', configOperation: IncrementalAlterConfigOperationTypes.DELETE }] }] }));
-  expect((await topicConfigs(CONFIGURED_TOPIC)).get('retention.ms')).toMatchObject({ value: RETENTION_MS_DEFAULT, source: ConfigSources.DEFAULT_CONFIG });
-});
+  test('a transactional producer is refused within a few seconds (Ferry has no transactions), not left hanging', async () => {
+    const producer = new Producer({ clientId: 'ferry-platformatic', bootstrapBrokers: [broker.bootstrap], serializers: stringSerializers, transactionalId: 'pf-transactions', idempotent: true, acks: ProduceAcks.ALL, retries: 0, timeout: CALL_TIMEOUT_MS });
+    const started = Date.now();
+    try {
+      const outcome = await bounded('beginTransaction', producer.beginTransaction()).then(() => 'began', (error: unknown) => errorText(error));
+      expect(outcome).not.toBe('began');
+      expect(outcome).not.toContain('no answer after');
+      expect(Date.now() - started).toBeLessThan(TRANSACTIONS_REFUSED_MS_MAX);
+    } finally {
+      await producer.close(true).catch(() => {});
+    }
+  });
 
-test('alterConfigs replaces a topic\'s configs with the ones given', async () => {
-  await bounded('alterConfigs', admin.alterConfigs({ resources: [{ resourceType: ConfigResourceTypes.TOPIC, resourceName: CONFIGURED_TOPIC, configs: [{ name: 'retention.ms', value: '1800000' }] }] }));
-  expect((await topicConfigs(CONFIGURED_TOPIC)).get('retention.ms')).toMatchObject({ value: '1800000', source: ConfigSources.DYNAMIC_TOPIC_CONFIG });
-});
+  test('createTopics creates topics with their partition counts and configs; again, TOPIC_ALREADY_EXISTS', async () => {
+    await bounded('createTopics', admin.createTopics({ topics: [ADMIN_TOPIC], partitions: 3, replicas: 1 }));
+    await bounded('createTopics', admin.createTopics({ topics: [CONFIGURED_TOPIC], partitions: 1, replicas: 1, configs: [{ name: 'retention.ms', value: '3600000' }] }));
+    expect(await partitionsOf(ADMIN_TOPIC)).toBe(3);
+    const again = await bounded('createTopics', admin.createTopics({ topics: [ADMIN_TOPIC], partitions: 3, replicas: 1 })).then(() => 'created', errorText);
+    expect(again).toContain('TOPIC_ALREADY_EXISTS');
+  });
 
-test('createPartitions grows a topic to the total asked for; fewer than it has is INVALID_PARTITIONS', async () => {
-  await bounded('createPartitions', admin.createPartitions({ topics: [{ name: ADMIN_TOPIC, count: 5 }] }));
-  expect(await partitionsOf(ADMIN_TOPIC)).toBe(5);
-  const shrunk = await bounded('createPartitions', admin.createPartitions({ topics: [{ name: ADMIN_TOPIC, count: 2 }] })).then(() => 'shrunk', errorText);
-  expect(shrunk).toContain('INVALID_PARTITIONS');
-});
+  test('describeConfigs: a config given at creation reads back with source DYNAMIC_TOPIC_CONFIG, others as defaults', async () => {
+    const entries = await topicConfigs(CONFIGURED_TOPIC);
+    expect(entries.get('retention.ms')).toMatchObject({ value: '3600000', source: ConfigSources.DYNAMIC_TOPIC_CONFIG, readOnly: false });
+    expect(entries.get('cleanup.policy')).toMatchObject({ value: 'delete', source: ConfigSources.DEFAULT_CONFIG });
+  });
 
-test('listGroups lists the group, Empty once its members left, protocol type consumer', async () => {
-  const groups = await bounded('listGroups', admin.listGroups());
-  expect(groups.get(GROUP)).toMatchObject({ id: GROUP, protocolType: 'consumer' });
-  expect(['Empty', 'EMPTY']).toContain(groups.get(GROUP)!.state);
-});
+  test('incrementalAlterConfigs SET changes one config; DELETE returns it to the default', async () => {
+    const resource = { resourceType: ConfigResourceTypes.TOPIC, resourceName: CONFIGURED_TOPIC };
+    await bounded('incrementalAlterConfigs', admin.incrementalAlterConfigs({ resources: [{ ...resource, configs: [{ name: 'retention.ms', configOperation: IncrementalAlterConfigOperationTypes.SET, value: '7200000' }] }] }));
+    expect((await topicConfigs(CONFIGURED_TOPIC)).get('retention.ms')).toMatchObject({ value: '7200000', source: ConfigSources.DYNAMIC_TOPIC_CONFIG });
+    await bounded('incrementalAlterConfigs', admin.incrementalAlterConfigs({ resources: [{ ...resource, configs: [{ name: 'retention.ms', configOperation: IncrementalAlterConfigOperationTypes.DELETE }] }] }));
+    expect((await topicConfigs(CONFIGURED_TOPIC)).get('retention.ms')).toMatchObject({ value: RETENTION_MS_DEFAULT, source: ConfigSources.DEFAULT_CONFIG });
+  });
 
-test('describeGroups: the group is Empty with no members, protocol type consumer', async () => {
-  const group = (await bounded('describeGroups', admin.describeGroups({ groups: [GROUP] }))).get(GROUP)!;
-  expect(group).toMatchObject({ id: GROUP, protocolType: 'consumer' });
-  expect(['Empty', 'EMPTY']).toContain(group.state);
-  expect(group.members.size).toBe(0);
-});
+  test('alterConfigs replaces a topic\'s configs with the ones given', async () => {
+    await bounded('alterConfigs', admin.alterConfigs({ resources: [{ resourceType: ConfigResourceTypes.TOPIC, resourceName: CONFIGURED_TOPIC, configs: [{ name: 'retention.ms', value: '1800000' }] }] }));
+    expect((await topicConfigs(CONFIGURED_TOPIC)).get('retention.ms')).toMatchObject({ value: '1800000', source: ConfigSources.DYNAMIC_TOPIC_CONFIG });
+  });
 
-test('listConsumerGroupOffsets reads the committed offset', async () => {
-  const [group] = await bounded('listConsumerGroupOffsets', admin.listConsumerGroupOffsets({ groups: [GROUP] }));
-  const partition = group!.topics.find((t) => t.name === GROUP_TOPIC)!.partitions.find((p) => p.partitionIndex === 0)!;
-  expect(partition.committedOffset).toBe(15n);
-});
+  test('createPartitions grows a topic to the total asked for; fewer than it has is INVALID_PARTITIONS', async () => {
+    await bounded('createPartitions', admin.createPartitions({ topics: [{ name: ADMIN_TOPIC, count: 5 }] }));
+    expect(await partitionsOf(ADMIN_TOPIC)).toBe(5);
+    const shrunk = await bounded('createPartitions', admin.createPartitions({ topics: [{ name: ADMIN_TOPIC, count: 2 }] })).then(() => 'shrunk', errorText);
+    expect(shrunk).toContain('INVALID_PARTITIONS');
+  });
 
-test('deleteRecords moves the log start offset: the low watermark, then ListOffsets earliest', async () => {
-  const [deleted] = await bounded('deleteRecords', admin.deleteRecords({ topics: [{ name: RECORDS_TOPIC, partitions: [{ partition: 0, offset: DELETE_BEFORE }] }] }));
-  expect(deleted!.partitions).toEqual([{ partition: 0, lowWatermark: DELETE_BEFORE }]);
-  const [listed] = await bounded('listOffsets', admin.listOffsets({ topics: [{ name: RECORDS_TOPIC, partitions: [{ partitionIndex: 0, timestamp: -2n }] }] }));
-  expect(listed!.partitions[0]!.offset).toBe(DELETE_BEFORE);
-});
+  test('listGroups lists the group, Empty once its members left, protocol type consumer', async () => {
+    const groups = await bounded('listGroups', admin.listGroups());
+    expect(groups.get(GROUP)).toMatchObject({ id: GROUP, protocolType: 'consumer' });
+    expect(['Empty', 'EMPTY']).toContain(groups.get(GROUP)!.state);
+  });
 
-test('describeLogDirs names the log directory holding a partition and its size', async () => {
-  const [described] = await bounded('describeLogDirs', admin.describeLogDirs({ topics: [{ name: RECORDS_TOPIC, partitions: [0] }] }));
-  expect(described!.broker).toBe(1);
-  const partitions = described!.results.flatMap((dir) => dir.topics.filter((t) => t.name === RECORDS_TOPIC).flatMap((t) => t.partitions));
-  expect(partitions.map((p) => p.partitionIndex)).toEqual([0]);
-  expect(partitions[0]!.partitionSize).toBeGreaterThan(0n);
-});
+  test('describeGroups: the group is Empty with no members, protocol type consumer', async () => {
+    const group = (await bounded('describeGroups', admin.describeGroups({ groups: [GROUP] }))).get(GROUP)!;
+    expect(group).toMatchObject({ id: GROUP, protocolType: 'consumer' });
+    expect(['Empty', 'EMPTY']).toContain(group.state);
+    expect(group.members.size).toBe(0);
+  });
 
-test('DescribeProducers reports the idempotent producer of a partition and its last sequence', async () => {
-  const response = await withConnection((connection) => describeProducersV0.api.async(connection, [{ name: 'pf-gzip', partitionIndexes: [0] }]));
-  const partition = response.topics[0]!.partitions[0]!;
-  expect(partition.errorCode).toBe(0);
-  expect(partition.activeProducers.length).toBe(1);
-  expect(partition.activeProducers[0]!.lastSequence).toBe(MESSAGES_PER_TOPIC - 1);
-});
+  test('listConsumerGroupOffsets reads the committed offset', async () => {
+    const [group] = await bounded('listConsumerGroupOffsets', admin.listConsumerGroupOffsets({ groups: [GROUP] }));
+    const partition = group!.topics.find((t) => t.name === GROUP_TOPIC)!.partitions.find((p) => p.partitionIndex === 0)!;
+    expect(partition.committedOffset).toBe(15n);
+  });
 
-test('DescribeCluster names the broker, the controller and the cluster id', async () => {
-  const response = await withConnection((connection) => describeClusterV1.api.async(connection, false, 1));
-  expect(response.errorCode).toBe(0);
-  expect(response.brokers.map((b) => [b.brokerId, b.host, b.port])).toEqual([[1, '127.0.0.1', broker.process.port]]);
-  expect(response.controllerId).toBe(1);
-  expect(response.clusterId).toBeString();
-});
+  test('deleteRecords moves the log start offset: the low watermark, then ListOffsets earliest', async () => {
+    const [deleted] = await bounded('deleteRecords', admin.deleteRecords({ topics: [{ name: RECORDS_TOPIC, partitions: [{ partition: 0, offset: DELETE_BEFORE }] }] }));
+    expect(deleted!.partitions).toEqual([{ partition: 0, lowWatermark: DELETE_BEFORE }]);
+    const [listed] = await bounded('listOffsets', admin.listOffsets({ topics: [{ name: RECORDS_TOPIC, partitions: [{ partitionIndex: 0, timestamp: -2n }] }] }));
+    expect(listed!.partitions[0]!.offset).toBe(DELETE_BEFORE);
+  });
 
-test('deleteConsumerGroupOffsets (OffsetDelete) removes an empty group\'s committed offset', async () => {
-  await bounded('deleteConsumerGroupOffsets', admin.deleteConsumerGroupOffsets({ groupId: GROUP, topics: [{ name: GROUP_TOPIC, partitionIndexes: [0] }] }));
-  const [group] = await bounded('listConsumerGroupOffsets', admin.listConsumerGroupOffsets({ groups: [GROUP] }));
-  const partition = group!.topics.find((t) => t.name === GROUP_TOPIC)?.partitions.find((p) => p.partitionIndex === 0);
-  expect(partition?.committedOffset ?? -1n).toBe(-1n);
-});
+  test('describeLogDirs names the log directory holding a partition and its size', async () => {
+    const [described] = await bounded('describeLogDirs', admin.describeLogDirs({ topics: [{ name: RECORDS_TOPIC, partitions: [0] }] }));
+    expect(described!.broker).toBe(1);
+    const partitions = described!.results.flatMap((dir) => dir.topics.filter((t) => t.name === RECORDS_TOPIC).flatMap((t) => t.partitions));
+    expect(partitions.map((p) => p.partitionIndex)).toEqual([0]);
+    expect(partitions[0]!.partitionSize).toBeGreaterThan(0n);
+  });
 
-test('deleteGroups deletes an empty group, which then is not listed', async () => {
-  await bounded('deleteGroups', admin.deleteGroups({ groups: [GROUP] }));
-  expect([...(await bounded('listGroups', admin.listGroups())).keys()]).not.toContain(GROUP);
-});
+  test('DescribeProducers reports the idempotent producer of a partition and its last sequence', async () => {
+    const response = await withConnection((connection) => describeProducersV0.api.async(connection, [{ name: 'pf-gzip', partitionIndexes: [0] }]));
+    const partition = response.topics[0]!.partitions[0]!;
+    expect(partition.errorCode).toBe(0);
+    expect(partition.activeProducers.length).toBe(1);
+    expect(partition.activeProducers[0]!.lastSequence).toBe(MESSAGES_PER_TOPIC - 1);
+  });
 
-test('deleteTopics deletes a topic, which then is not listed', async () => {
-  await bounded('deleteTopics', admin.deleteTopics({ topics: [ADMIN_TOPIC] }));
-  expect(await bounded('listTopics', admin.listTopics())).not.toContain(ADMIN_TOPIC);
+  test('DescribeCluster names the broker, the controller and the cluster id', async () => {
+    const response = await withConnection((connection) => describeClusterV1.api.async(connection, false, 1));
+    expect(response.errorCode).toBe(0);
+    expect(response.brokers.map((b) => [b.brokerId, b.host, b.port])).toEqual([[1, '127.0.0.1', broker.process.port]]);
+    expect(response.controllerId).toBe(1);
+    expect(response.clusterId).toBeString();
+  });
+
+  test('deleteConsumerGroupOffsets (OffsetDelete) removes an empty group\'s committed offset', async () => {
+    await bounded('deleteConsumerGroupOffsets', admin.deleteConsumerGroupOffsets({ groupId: GROUP, topics: [{ name: GROUP_TOPIC, partitionIndexes: [0] }] }));
+    const [group] = await bounded('listConsumerGroupOffsets', admin.listConsumerGroupOffsets({ groups: [GROUP] }));
+    const partition = group!.topics.find((t) => t.name === GROUP_TOPIC)?.partitions.find((p) => p.partitionIndex === 0);
+    expect(partition?.committedOffset ?? -1n).toBe(-1n);
+  });
+
+  test('deleteGroups deletes an empty group, which then is not listed', async () => {
+    await bounded('deleteGroups', admin.deleteGroups({ groups: [GROUP] }));
+    expect([...(await bounded('listGroups', admin.listGroups())).keys()]).not.toContain(GROUP);
+  });
+
+  test('deleteTopics deletes a topic, which then is not listed', async () => {
+    await bounded('deleteTopics', admin.deleteTopics({ topics: [ADMIN_TOPIC] }));
+    expect(await bounded('listTopics', admin.listTopics())).not.toContain(ADMIN_TOPIC);
+  });
 });
