@@ -53,6 +53,16 @@ describe('kcat against a Ferry broker', () => {
     });
   }
 
+  test('an idempotent producer (librdkafka enable.idempotence) is acknowledged; every message reads back once, in order', async () => {
+    const topic = 'kcat-idempotent';
+    const lines = Array.from({ length: 40 }, (_, i) => `idempotent ${i}`);
+    const produced = await kcat(['-P', '-t', topic, '-p', '0', '-z', 'zstd', '-X', 'enable.idempotence=true', '-X', 'acks=all'], `${lines.join('\n')}\n`);
+    expect(produced.stderr).not.toContain('ERROR');
+    expect(produced.exitCode).toBe(0);
+    const consumed = await kcat(['-C', '-t', topic, '-p', '0', '-o', 'beginning', '-e', '-f', '%o %s\\n']);
+    expect(consumed.stdout.trim().split('\n')).toEqual(lines.map((line, i) => `${i} ${line}`));
+  });
+
   test('a consumer group reads everything once and resumes from its committed offset', async () => {
     const topic = 'kcat-group';
     expect((await kcat(['-P', '-t', topic, '-X', 'acks=all'], 'a\nb\nc\n')).exitCode).toBe(0);
