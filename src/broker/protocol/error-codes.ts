@@ -20,6 +20,7 @@ export const ErrorCode = {
   NOT_ENOUGH_REPLICAS: 19,
   NOT_ENOUGH_REPLICAS_AFTER_APPEND: 20,
   INVALID_REQUIRED_ACKS: 21,
+  INVALID_CONFIG: 40,
   ILLEGAL_GENERATION: 22,
   INCONSISTENT_GROUP_PROTOCOL: 23,
   INVALID_GROUP_ID: 24,
@@ -60,6 +61,8 @@ export function errorCodeFor(kind: FerryErrorKind): ErrorCode {
       return ErrorCode.MESSAGE_TOO_LARGE;
     case 'TopicAlreadyExists':
       return ErrorCode.TOPIC_ALREADY_EXISTS;
+    case 'InvalidConfig':
+      return ErrorCode.INVALID_CONFIG;
     case 'InvalidArgument':
     case 'InvalidOffsets':
       return ErrorCode.INVALID_REQUEST;
