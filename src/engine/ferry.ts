@@ -7,11 +7,11 @@ import { RemoteReader } from '../tier/remote-reader.ts';
 import { type TierStart, tierStartOf } from '../tier/tier-start.ts';
 import type { LiveTopicIds } from '../tier/retired-sweeper.ts';
 import { join } from 'node:path';
-import { FerryError } from '../errors.ts';
+import { FerryError, isFerryError } from '../errors.ts';
 import { type BuildCompressionCodec, buildRecordBatch, type ProducerRecord, type Record as KafkaRecord, type RecordBatch } from '../format/index.ts';
 import { DEFAULT_LOG_CONFIG, type LogConfig, resolveLogConfig } from '../log/config.ts';
 import { PartitionLog } from '../log/partition-log.ts';
-import { configValueOfLogSetting, kafkaNameOfLogField, parseTopicConfigs, TOPIC_CONFIGS, type TopicConfigs, topicSettingsOf } from '../log/topic-config.ts';
+import { configValueOfLogSetting, kafkaNameOfLogField, parseTopicConfig, parseTopicConfigs, TOPIC_CONFIGS, type TopicConfigs, topicSettingsOf } from '../log/topic-config.ts';
 import { applyConfigChanges, type ConfigChange } from '../log/topic-config-changes.ts';
 import { describeTopicConfigs, type TopicConfigEntry } from '../log/topic-config-describe.ts';
 import { StorageHealth } from '../log/storage-health.ts';
@@ -681,10 +681,23 @@ export class Ferry {
    */
   applyTopicConfigs(name: string, configs: TopicConfigs): void {
     this.#checkOpen();
-    const parsed = parseTopicConfigs(Object.entries(configs)); // the record was checked by its writer: this only normalizes
+    // The record was checked by its writer. A name or value this broker does not take (written by a
+    // newer version) is left out, with a line, rather than keep the topic's other configs from applying.
+    const parsed: Record<string, string> = {};
+    for (const [config, value] of Object.entries(configs)) {
+      try {
+        parsed[config] = parseTopicConfig(config, value);
+      } catch (error) {
+        if (!isFerryError(error, 'InvalidConfig')) throw error;
+        this.#options.report?.(`topic ${name}: its config ${config}=${value} is not applied here: ${error.message}`);
+      }
+    }
+    const registered = this.#registry.get(name);
+    // The registry is written only for a change: a scan hands every topic's configs over once at start.
+    if (registered !== undefined && !sameConfigs(registered.configs ?? {}, parsed)) this.#registry.reconfigure(name, parsed);
+    const unchanged = sameConfigs(this.#clusterConfigs.get(name) ?? {}, parsed);
     this.#clusterConfigs.set(name, parsed);
-    if (this.#registry.get(name) !== undefined) this.#registry.reconfigure(name, parsed);
-    this.#reconfigureOpen(name);
+    if (!unchanged) this.#reconfigureOpen(name);
   }
 
   /** The broker's own topic defaults, by Kafka topic config name, where they differ from the catalog's (DescribeConfigs' STATIC_BROKER_CONFIG). */
@@ -1182,6 +1195,11 @@ export class Ferry {
   #checkOpen(): void {
     if (this.#closed) throw new FerryError('Closed', `the engine at ${this.directory} is closed`);
   }
+}
+
+function sameConfigs(a: TopicConfigs, b: TopicConfigs): boolean {
+  const names = Object.keys(a);
+  return names.length === Object.keys(b).length && names.every((name) => a[name] === b[name]);
 }
 
 function unknownTopic(topic: string): FerryError {

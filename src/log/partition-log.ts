@@ -64,7 +64,7 @@ export interface AppendResult {
    * nothing was written, and the offsets are the original's.
    */
   readonly duplicate: boolean;
-  /** message.timestamp.type=LogAppendTime: the time the leader stamped on the batches; -1 otherwise (and for a duplicate). */
+  /** message.timestamp.type=LogAppendTime: the time the leader stamped on the batches (a duplicate: on the original); -1 otherwise. */
   readonly logAppendTimeMs: number;
 }
 
@@ -241,7 +241,8 @@ export class PartitionLog {
     const appendTimeMs = this.config.messageTimestampType === 'LogAppendTime' ? this.#clock.nowMs() : NO_LOG_APPEND_TIME;
     if (appendTimeMs === NO_LOG_APPEND_TIME) this.#checkTimestamps(batches); // a producer's clock is ignored under LogAppendTime
     const original = this.#producers.check(batches);
-    if (original !== null) return { baseOffset: original.baseOffset, lastOffset: original.lastOffset, batches: [], sizeBytes: 0, duplicate: true, logAppendTimeMs: NO_LOG_APPEND_TIME };
+    // A retry answers the time its original was stamped with, as Kafka's duplicate answers its batch's timestamp.
+    if (original !== null) return { baseOffset: original.baseOffset, lastOffset: original.lastOffset, batches: [], sizeBytes: 0, duplicate: true, logAppendTimeMs: appendTimeMs === NO_LOG_APPEND_TIME ? NO_LOG_APPEND_TIME : original.maxTimestamp };
     let nextOffset = this.logEndOffset;
     for (const batch of batches) {
       batch.setBaseOffset(nextOffset);

@@ -80,3 +80,14 @@ test('reconfigure: a smaller segment.bytes rolls at the next append, a smaller r
   expect(() => log.reconfigure({ segmentBytes: 10 })).toThrow(/segmentBytes/);
   await log.close();
 });
+
+test('LogAppendTime: a retried idempotent batch answers the time its original was stamped with', async () => {
+  const clock = new ManualClock(T0);
+  const log = PartitionLog.open(tempDir(), { clock, config: { messageTimestampType: 'LogAppendTime' } });
+  const build = () => buildRecordBatch([{ value: 'a' }], { nowMs: PRODUCER_TIME, producerId: 7, producerEpoch: 0, baseSequence: 0 });
+  expect(log.append(build(), 0).logAppendTimeMs).toBe(T0);
+  clock.advance(1000);
+  const retry = log.append(build(), 0);
+  expect({ duplicate: retry.duplicate, logAppendTimeMs: retry.logAppendTimeMs }).toEqual({ duplicate: true, logAppendTimeMs: T0 });
+  await log.close();
+});
