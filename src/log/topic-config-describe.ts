@@ -51,3 +51,26 @@ export function describeTopicConfigs(configs: TopicConfigs, brokerDefaults: Topi
   }
   return entries;
 }
+
+/** DescribeConfigs' config_source wire values (Kafka's DescribeConfigsResponse.ConfigSource). */
+export const CONFIG_SOURCE_CODES: Readonly<Record<ConfigSource, number>> = {
+  TOPIC_CONFIG: 1,
+  DYNAMIC_BROKER_CONFIG: 2,
+  DYNAMIC_DEFAULT_BROKER_CONFIG: 3,
+  STATIC_BROKER_CONFIG: 4,
+  DEFAULT_CONFIG: 5,
+  DYNAMIC_BROKER_LOGGER_CONFIG: 6,
+};
+
+/** DescribeConfigs' config_type wire values (v3+; 0 is UNKNOWN). */
+export const CONFIG_TYPE_CODES: Readonly<Record<ConfigType, number>> = {
+  BOOLEAN: 1,
+  STRING: 2,
+  INT: 3,
+  SHORT: 4,
+  LONG: 5,
+  DOUBLE: 6,
+  LIST: 7,
+  CLASS: 8,
+  PASSWORD: 9,
+};

@@ -55,8 +55,6 @@ const LONG_MAX = 2n ** 63n - 1n;
 const LONG_MIN = -(2n ** 63n);
 const INT_MAX = 2 ** 31 - 1;
 const INT_MIN = -(2 ** 31);
-const SHORT_MAX = 2 ** 15 - 1;
-const SHORT_MIN = -(2 ** 15);
 const MS_PER_DAY = 24 * 60 * 60 * 1000;
 /** Kafka 4.0's floor for segment.bytes (KIP-1030): smaller segments cost a file per few batches. */
 const SEGMENT_BYTES_MIN = 1024 * 1024;
@@ -72,7 +70,7 @@ function invalid(reason: string): never {
 }
 
 /** An integer of a Kafka type (Long.parseLong and friends: optional sign, digits only). */
-function integerOf(value: string, type: 'LONG' | 'INT' | 'SHORT', min: bigint, max: bigint): bigint {
+function integerOf(value: string, type: 'LONG' | 'INT', min: bigint, max: bigint): bigint {
   if (!/^[+-]?\d+$/.test(value)) invalid(`Not a number of type ${type}`);
   const parsed = BigInt(value);
   if (parsed < min || parsed > max) invalid(`Not a number of type ${type}`);
@@ -97,14 +95,6 @@ function int(min: number | null = null, max: number | null = null): (value: stri
   return (value) => {
     const parsed = integerOf(value, 'INT', BigInt(INT_MIN), BigInt(INT_MAX));
     inRange(parsed, min === null ? null : BigInt(min), max === null ? null : BigInt(max));
-    return parsed.toString();
-  };
-}
-
-function short(min: number | null = null): (value: string) => string {
-  return (value) => {
-    const parsed = integerOf(value, 'SHORT', BigInt(SHORT_MIN), BigInt(SHORT_MAX));
-    inRange(parsed, min === null ? null : BigInt(min), null);
     return parsed.toString();
   };
 }
