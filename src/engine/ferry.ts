@@ -11,7 +11,7 @@ import { FerryError, isFerryError } from '../errors.ts';
 import { type BuildCompressionCodec, buildRecordBatch, type ProducerRecord, type Record as KafkaRecord, type RecordBatch } from '../format/index.ts';
 import { DEFAULT_LOG_CONFIG, type LogConfig, resolveLogConfig } from '../log/config.ts';
 import { PartitionLog } from '../log/partition-log.ts';
-import { configValueOfLogSetting, kafkaNameOfLogField, parseTopicConfig, parseTopicConfigs, TOPIC_CONFIGS, type TopicConfigs, topicSettingsOf } from '../log/topic-config.ts';
+import { checkTopicSettingsTogether, configValueOfLogSetting, kafkaNameOfLogField, parseTopicConfig, parseTopicConfigs, TOPIC_CONFIGS, type TopicConfigs, topicSettingsOf } from '../log/topic-config.ts';
 import { applyConfigChanges, type ConfigChange } from '../log/topic-config-changes.ts';
 import { describeTopicConfigs, type TopicConfigEntry } from '../log/topic-config-describe.ts';
 import { StorageHealth } from '../log/storage-health.ts';
@@ -748,7 +748,9 @@ export class Ferry {
   /** Configs that are each valid may still clash (local.retention.* above retention.*): InvalidConfig then. */
   #checkTopicConfigs(config: Partial<LogConfig>, configs: TopicConfigs): void {
     try {
-      resolveLogConfig({ ...this.#options.log, ...config, ...topicSettingsOf(configs).log });
+      const settings = { ...this.#options.log, ...config, ...topicSettingsOf(configs).log };
+      checkTopicSettingsTogether({ ...DEFAULT_LOG_CONFIG, ...settings }); // Kafka's words first
+      resolveLogConfig(settings);
     } catch (error) {
       if (error instanceof FerryError && error.kind === 'InvalidArgument') throw new FerryError('InvalidConfig', `Invalid topic configs: ${error.message}`);
       throw error;

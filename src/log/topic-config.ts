@@ -294,3 +294,18 @@ export function configValueOfLogSetting(name: string, config: LogConfig): string
   const field = LOG_FIELDS[name];
   return field === undefined ? null : String(config[field]);
 }
+
+/**
+ * Kafka's checks between configs (LogConfig.validateLocalRetention*), on the settings a topic ends
+ * up with: local disk may not keep more of the tiered log than the whole log keeps.
+ */
+export function checkTopicSettingsTogether(config: LogConfig): void {
+  checkLocalRetention('local.retention.ms', config.localRetentionMs, 'retention.ms', config.retentionMs);
+  checkLocalRetention('local.retention.bytes', config.localRetentionBytes, 'retention.bytes', config.retentionBytes);
+}
+
+function checkLocalRetention(localName: string, local: number, totalName: string, total: number): void {
+  if (local === LOCAL_RETENTION_AS_RETENTION || total === -1) return;
+  if (local === -1) throw invalidConfig(`Invalid value -1 for configuration ${localName}: Value must not be -1 as ${totalName} value is set as ${total}.`);
+  if (local > total) throw invalidConfig(`Invalid value ${local} for configuration ${localName}: Value must not be more than ${totalName} property value: ${total}`);
+}
