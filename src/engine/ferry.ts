@@ -242,7 +242,11 @@ export class Ferry {
   readonly #walCollector: WalCollector | null;
   /** Whether a topic incarnation still exists, read fresh (a cluster's topic records); see useIncarnationCheck. */
   #incarnationExists: ((topic: string, topicId: TopicId) => Promise<boolean>) | null = null;
-  /** Managed mode: each topic's Kafka configs as the cluster's topic record has them (applyTopicConfigs). */
+  /**
+   * Managed mode: each topic's Kafka configs as the cluster's topic record has them (applyTopicConfigs),
+   * by name, kept across a delete: the node hands a name's configs over only when they change, and a
+   * new incarnation's may equal the old one's. One small entry per topic name seen.
+   */
   readonly #clusterConfigs = new Map<string, TopicConfigs>();
   /** Managed mode: the replication factor each led partition was adopted with (min.insync.replicas is capped by it). */
   readonly #replicationFactors = new Map<string, number>();
@@ -603,6 +607,7 @@ export class Ferry {
     const partition = partitions?.[index];
     if (partition === undefined) return;
     delete partitions![index];
+    this.#replicationFactors.delete(`${topic}/${index}`);
     partition.abandon(new FerryError('NotLeader', `${topic}-${index} is no longer led here`));
     await partition.log.close();
   }
