@@ -130,3 +130,19 @@ test('min.insync.replicas per topic: acks=all waits for the topic\'s count, and 
   await until(() => outcome !== 'pending', 'the acknowledgement');
   expect(outcome).toBe('acknowledged');
 });
+
+test('LogAppendTime: the stamped batch travels through the WAL and verifies; after a takeover it reads back with the time the first leader stamped', async () => {
+  const store = new MemoryStore();
+  const first = await start(store, 1);
+  await first.context.topology.createTopic('t', 1, 1, { 'message.timestamp.type': 'LogAppendTime' });
+  await until(() => first.context.engine.leads('t', 0), 'the partition led');
+  const appended = await first.context.engine.appendBatches('t', 0, batchOf('a', 3, Date.now() - 3_600_000));
+  await appended.committed;
+  expect(appended.logAppendTimeMs).toBeGreaterThan(Date.now() - 60_000);
+  await stop(first);
+  const second = await start(store, 2);
+  await until(() => second.context.engine.leads('t', 0), 'the takeover'); // its rebuild checks every frame and batch CRC
+  const [batch] = second.context.engine.fetch('t', 0, 0).batches;
+  expect({ type: batch!.timestampType, max: batch!.maxTimestamp, crc: batch!.isCrcValid() }).toEqual({ type: 'LogAppendTime', max: appended.logAppendTimeMs, crc: true });
+  expect([...batch!.records()].map((record) => record.timestamp)).toEqual([appended.logAppendTimeMs, appended.logAppendTimeMs, appended.logAppendTimeMs]);
+});

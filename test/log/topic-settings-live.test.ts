@@ -91,3 +91,21 @@ test('LogAppendTime: a retried idempotent batch answers the time its original wa
   expect({ duplicate: retry.duplicate, logAppendTimeMs: retry.logAppendTimeMs }).toEqual({ duplicate: true, logAppendTimeMs: T0 });
   await log.close();
 });
+
+test('reconfigure: segment.ms rolls a segment whose first batch is older than it; retention.bytes deletes down to it', async () => {
+  const clock = new ManualClock(T0);
+  const log = PartitionLog.open(tempDir(), { clock });
+  log.append(batchOf('a', 1, T0, 500), 0);
+  log.append(batchOf('b', 1, T0 + 2000, 500), 0);
+  expect(log.segmentBaseOffsets).toEqual([0]); // a week by default
+  log.reconfigure({ segmentMs: 1000 });
+  log.append(batchOf('c', 1, T0 + 4000, 500), 0);
+  expect(log.segmentBaseOffsets).toEqual([0, 2]);
+  log.append(batchOf('d', 1, T0 + 6000, 500), 0);
+  expect(log.segmentBaseOffsets).toEqual([0, 2, 3]);
+  expect(log.enforceRetention()).toBe(0);
+  log.reconfigure({ segmentMs: 1000, retentionBytes: 1100 }); // segments of ~1160, ~580 and ~580 bytes
+  expect(log.enforceRetention()).toBe(1); // the two-batch segment goes: the rest fits in 1100 bytes
+  expect(log.logStartOffset).toBe(2);
+  await log.close();
+});
