@@ -5,6 +5,7 @@
  */
 export type FerryErrorKind =
   | 'InvalidArgument' // the caller passed something malformed (names, counts, options)
+  | 'InvalidConfig' // a topic config name Ferry does not know, or a value Kafka's rules (or Ferry's limits) reject
   | 'CorruptRecord' // bytes failed validation: CRC, magic, lengths
   | 'CorruptObject' // a stored object (WAL object, tiered segment) failed validation: checksums, magic, framing
   | 'RecordTooLarge' // a batch larger than the configured maximum

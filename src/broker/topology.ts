@@ -5,6 +5,9 @@ import type { RegisteredAddresses } from '../cluster/replica-address.ts';
 import { isFerryError } from '../errors.ts';
 import { isStoreError } from '../store/errors.ts';
 import type { Uuid } from '../util/uuid.ts';
+import type { TopicConfigs } from '../log/topic-config.ts';
+import type { ConfigChange } from '../log/topic-config-changes.ts';
+import { describeTopicConfigs, type TopicConfigEntry } from '../log/topic-config-describe.ts';
 
 /** Kafka's leader epoch of a partition without a leader. */
 const NO_LEADER_EPOCH = -1;
@@ -46,8 +49,15 @@ export interface Topology {
   leaderEpochOf(topic: string, partition: number): number;
   /** The partition's followers (replication factor > 1); empty for a single broker. */
   followersOf(topic: string, partition: number): BrokerAddress[];
-  /** Creates a topic; false if it exists. -1 replicas: the broker's default. */
-  createTopic(name: string, partitions: number, replicationFactor?: number): Promise<boolean>;
+  /** Creates a topic with Kafka topic configs (checked first: InvalidConfig creates nothing); false if it exists. -1 replicas: the broker's default. */
+  createTopic(name: string, partitions: number, replicationFactor?: number, configs?: Readonly<Record<string, string | null>>): Promise<boolean>;
+  /**
+   * IncrementalAlterConfigs of a topic (AlterConfigs: replaceAllChanges): checked whole first
+   * (InvalidConfig changes nothing), stored unless `validateOnly`, taken by every broker. Returns the configs after.
+   */
+  alterTopicConfig(name: string, changes: readonly ConfigChange[], validateOnly?: boolean): Promise<TopicConfigs>;
+  /** DescribeConfigs of a topic: every known config with value, source and synonyms; null for an unknown topic. */
+  describeTopicConfigs(name: string): Promise<TopicConfigEntry[] | null>;
   deleteTopic(name: string): Promise<void>;
   /** The broker coordinating a consumer group. */
   coordinatorFor(group: string): BrokerAddress | null;
@@ -110,10 +120,10 @@ export class SingleBrokerTopology implements Topology {
     return [];
   }
 
-  async createTopic(name: string, partitions: number): Promise<boolean> {
+  async createTopic(name: string, partitions: number, _replicationFactor?: number, configs: Readonly<Record<string, string | null>> = {}): Promise<boolean> {
     if (this.#engine.topics().some((t) => t.name === name)) return false;
     try {
-      this.#engine.createTopic(name, { partitions });
+      this.#engine.createTopic(name, { partitions, configs });
     } catch (error) {
       if (isFerryError(error, 'TopicAlreadyExists')) return false; // its delete is still under way
       throw error;
@@ -123,6 +133,14 @@ export class SingleBrokerTopology implements Topology {
 
   async deleteTopic(name: string): Promise<void> {
     await this.#engine.deleteTopic(name);
+  }
+
+  async alterTopicConfig(name: string, changes: readonly ConfigChange[], validateOnly = false): Promise<TopicConfigs> {
+    return this.#engine.alterTopicConfig(name, changes, validateOnly);
+  }
+
+  async describeTopicConfigs(name: string): Promise<TopicConfigEntry[] | null> {
+    return this.#engine.topics().some((t) => t.name === name) ? this.#engine.describeTopicConfigs(name) : null;
   }
 
   coordinatorFor(): BrokerAddress {
@@ -142,7 +160,11 @@ export class ClusterTopology implements Topology {
   /** Topic ids found deleted: an offset fetch meets each until its offset expires, and need not read the record again. */
   readonly #retiredTopicIds = new Set<Uuid>();
 
-  constructor(node: ClusterNode, defaultReplicationFactor: number, addresses: RegisteredAddresses) {
+  /** The broker's own topic defaults, by Kafka name (its engine's: Ferry.brokerTopicDefaults). */
+  readonly #brokerTopicDefaults: () => TopicConfigs;
+
+  constructor(node: ClusterNode, defaultReplicationFactor: number, addresses: RegisteredAddresses, brokerTopicDefaults: () => TopicConfigs = () => ({})) {
+    this.#brokerTopicDefaults = brokerTopicDefaults;
     this.#node = node;
     this.#defaultReplicationFactor = defaultReplicationFactor;
     this.#addresses = addresses;
@@ -201,8 +223,17 @@ export class ClusterTopology implements Topology {
     return this.#node.leaderOf(topic, partition)?.record.leaderEpoch ?? NO_LEADER_EPOCH;
   }
 
-  createTopic(name: string, partitions: number, replicationFactor = -1): Promise<boolean> {
-    return outcomeUnknownOnStoreError(`the create of topic ${name}`, () => this.#node.createTopic(name, partitions, replicationFactor > 0 ? replicationFactor : this.#defaultReplicationFactor));
+  createTopic(name: string, partitions: number, replicationFactor = -1, configs: Readonly<Record<string, string | null>> = {}): Promise<boolean> {
+    return outcomeUnknownOnStoreError(`the create of topic ${name}`, () => this.#node.createTopic(name, partitions, replicationFactor > 0 ? replicationFactor : this.#defaultReplicationFactor, configs));
+  }
+
+  alterTopicConfig(name: string, changes: readonly ConfigChange[], validateOnly = false): Promise<TopicConfigs> {
+    return outcomeUnknownOnStoreError(`the alteration of topic ${name}'s configs`, () => this.#node.alterTopicConfig(name, changes, validateOnly));
+  }
+
+  async describeTopicConfigs(name: string): Promise<TopicConfigEntry[] | null> {
+    const record = await this.#node.describeTopic(name);
+    return record === null ? null : describeTopicConfigs(record.configs ?? {}, this.#brokerTopicDefaults());
   }
 
   async deleteTopic(name: string): Promise<void> {

@@ -90,6 +90,9 @@ export function clusterMember(options: ClusterMemberOptions): ClusterNode {
       host.scanned();
       engine.replicasChanged(); // leases and replica sets may have changed: leaders re-check their in-sync sets
     },
+    // Topic configs live in the topic records: the engine's partitions take them as they change [the scan], and adoptions use them.
+    topicConfigsChanged: (topic, configs) => engine.applyTopicConfigs(topic, configs),
+    checkTopicConfigs: (configs) => engine.checkTopicConfigs(configs),
     ...(log === undefined ? {} : { log }),
   });
   const member = node;

@@ -14,6 +14,8 @@ import { StalledDeletes } from './stalled-deletes.ts';
 import { type ClaimPlan, type Incarnation, planTakeover, sealedInChain } from './takeover.ts';
 import { TopicSightings } from './topic-sightings.ts';
 import { assert } from '../util/assert.ts';
+import { parseTopicConfigs, type TopicConfigs } from '../log/topic-config.ts';
+import { applyConfigChanges, type ConfigChange } from '../log/topic-config-changes.ts';
 
 /**
  * [L4] A topic record marked `deleting` for this many leases (as one broker's scans see it) is a
@@ -71,6 +73,12 @@ export interface TopicRecord {
    * epoch than any of this one and is fenced (KIP-320), never taken for this incarnation.
    */
   readonly leaderEpochBase?: number;
+  /**
+   * The Kafka topic configs set on the topic (src/log/topic-config.ts), checked by whoever wrote
+   * them; absent (records written before them): none. Changed only by compare-and-swap of the
+   * record (alterTopicConfig); every broker takes them on its next scan, and an adoption uses them.
+   */
+  readonly configs?: TopicConfigs;
 }
 
 /**
@@ -130,6 +138,13 @@ export interface LocalStorage {
 export const ADOPTIONS_IN_FLIGHT = 8;
 
 /**
+ * How many compare-and-swaps one alterTopicConfig tries before it gives up: each lost one means
+ * another write of the same topic record came between its read and its write (a burst of
+ * alterations of one topic), and each costs a GET and a PUT.
+ */
+const ALTER_ATTEMPTS_MAX = 8;
+
+/**
  * [K1] After a peer's exit, this broker scans again every EXIT_FOLLOW_UP_INTERVAL_MS, at most
  * EXIT_FOLLOW_UP_SCANS times, while a partition record it read still names the exited broker:
  * the partitions another survivor claims are then in this broker's Metadata within a few tens of
@@ -180,6 +195,17 @@ export interface ClusterNodeOptions {
   forget(topic: string, topicId: Uuid | null): Promise<void>;
   /** The node stops: end whatever follows partitions in the background. */
   stopped?(): void;
+  /**
+   * A topic's configs as its record has them, whenever they differ from those last handed over
+   * (each scan, and this broker's own creates and alterations): its partitions here take them.
+   * Called before the scan adopts anything, so an adoption uses the record's configs.
+   */
+  topicConfigsChanged?(topic: string, configs: TopicConfigs): void;
+  /**
+   * Checks a topic's configs as a whole against this broker's defaults (InvalidConfig: local
+   * retention above retention) before a create or an alteration writes them.
+   */
+  checkTopicConfigs?(configs: TopicConfigs): void;
   /** After each scan: leaders, replica sets and leases may have changed (followers re-target their reports, leaders re-check their in-sync sets). */
   scanned?(): void;
   log?(message: string): void;
@@ -201,6 +227,8 @@ export class ClusterNode {
   readonly #partitionRecords: RecordCache<PartitionRecord>;
   #brokers: BrokerRecord[] = [];
   #topics = new Map<string, TopicRecord>();
+  /** Each topic's configs as last handed to topicConfigsChanged (JSON), to hand over only changes. */
+  readonly #handedConfigs = new Map<string, string>();
   readonly #partitions = new Map<string, Versioned<PartitionRecord>>();
   readonly #served = new Set<string>();
   /** [K5] The adoptions under way here, by partition: each settles once it ended (adoptionOf). */
@@ -407,14 +435,17 @@ export class ClusterNode {
    * Creates a topic record; false if it exists (then its record is read, so this broker knows
    * its real partition count at once). Its partitions are claimed on the next scans.
    */
-  async createTopic(name: string, partitions: number, replicationFactor = 1): Promise<boolean> {
+  async createTopic(name: string, partitions: number, replicationFactor = 1, configs: Readonly<Record<string, string | null>> = {}): Promise<boolean> {
+    const parsed = parseTopicConfigs(Object.entries(configs)); // a bad config creates nothing
+    this.#options.checkTopicConfigs?.(parsed);
     const topicId = randomUuid(this.#options.random ?? systemRandom);
     // [L4] Epochs go on from the deleted incarnations' floor. The floor is read before the create, so
     // an incarnation created, claimed and deleted whole between this read and the create is missed
     // here; the first claim of each partition reads the floor again (#firstEpochOf) and goes past it.
     const floor = (await this.#options.control.read<EpochFloorRecord>(epochFloorKey(name)))?.value.leaderEpoch;
     const leaderEpochBase = floor === undefined ? 0 : floor + 1;
-    const created = await this.#options.control.create<TopicRecord>(`topics/${name}`, { topicId, partitions, replicationFactor, leaderEpochBase });
+    const record: TopicRecord = { topicId, partitions, replicationFactor, leaderEpochBase, ...(Object.keys(parsed).length === 0 ? {} : { configs: parsed }) };
+    const created = await this.#options.control.create<TopicRecord>(`topics/${name}`, record);
     if (created === null) await this.describeTopic(name);
     else this.#noteTopic(name, created);
     return created !== null;
@@ -446,6 +477,43 @@ export class ClusterNode {
   #noteTopic(name: string, record: Versioned<TopicRecord>): void {
     this.#topics.set(name, topicOf(record.value));
     this.#topicRecords.note(name, record);
+    this.#handConfigs(name, record.value.configs ?? {});
+  }
+
+  /**
+   * IncrementalAlterConfigs of a topic: `changes` applied to its record's configs and checked
+   * whole (a bad one changes nothing: InvalidConfig), then, unless `validateOnly`, written by
+   * compare-and-swap of the record, read again and retried when another write came first (at most
+   * ALTER_ATTEMPTS_MAX times: OutcomeUnknown then). Every broker takes the new configs on its next
+   * scan; this one at once. Returns the topic's configs after. UnknownTopicOrPartition if none.
+   */
+  async alterTopicConfig(name: string, changes: readonly ConfigChange[], validateOnly = false): Promise<TopicConfigs> {
+    const { control } = this.#options;
+    for (let attempt = 0; attempt < ALTER_ATTEMPTS_MAX; attempt++) {
+      const read = await control.read<TopicRecord>(`topics/${name}`);
+      if (read === null || read.value.deleting === true || !isUuid(read.value.topicId)) throw new FerryError('UnknownTopicOrPartition', `unknown topic ${name}`);
+      const configs = applyConfigChanges(read.value.configs ?? {}, changes);
+      this.#options.checkTopicConfigs?.(configs);
+      if (validateOnly) return configs;
+      const written = await control.replace<TopicRecord>(`topics/${name}`, read, { ...read.value, configs });
+      if (written === null) continue; // another broker changed the record first (an alteration, a delete's mark): look again
+      this.#noteTopic(name, written); // the record as it is now: this broker need not wait for a scan
+      return configs;
+    }
+    throw new FerryError('OutcomeUnknown', `the configs of topic ${name} changed under ${ALTER_ATTEMPTS_MAX} alterations in a row: not altered, try again`);
+  }
+
+  /** topicConfigsChanged, only when `configs` differ from those last handed over for `name`. */
+  #handConfigs(name: string, configs: TopicConfigs): void {
+    const json = JSON.stringify(Object.entries(configs).sort(([a], [b]) => a.localeCompare(b)));
+    if (this.#handedConfigs.get(name) === json) return;
+    try {
+      this.#options.topicConfigsChanged?.(name, configs);
+      this.#handedConfigs.set(name, json);
+    } catch (error) {
+      // The next scan hands them over again (a full disk kept the engine's registry from taking them).
+      this.#options.log?.(`topic ${name}: its configs could not be applied here yet: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   /**
@@ -611,6 +679,8 @@ export class ClusterNode {
     const stalledDeletes = this.#stalledDeletes.observe(allTopicRecords);
     const topicRecords = allTopicRecords.filter(([, record]) => isUuid(record.value.topicId) && record.value.deleting !== true);
     this.#topics = new Map(topicRecords.map(([name, record]) => [name, topicOf(record.value)]));
+    for (const [name, record] of topicRecords) this.#handConfigs(name, record.value.configs ?? {});
+    for (const name of this.#handedConfigs.keys()) if (!this.#topics.has(name)) this.#handedConfigs.delete(name);
     const records = await this.#partitionRecords.refresh();
     for (const id of this.#partitions.keys()) if (!records.has(id)) this.#partitions.delete(id); // deleted (its topic too, by any broker): no stale leader, no growth
     this.#noteSealedStream(records.values());
@@ -965,7 +1035,7 @@ export class ClusterNode {
 
 /** A topic record as this node keeps it (the replication factor defaults to 1). */
 function topicOf(record: TopicRecord): TopicRecord {
-  return { topicId: record.topicId, partitions: record.partitions, replicationFactor: record.replicationFactor ?? 1, leaderEpochBase: record.leaderEpochBase ?? 0 };
+  return { topicId: record.topicId, partitions: record.partitions, replicationFactor: record.replicationFactor ?? 1, leaderEpochBase: record.leaderEpochBase ?? 0, configs: record.configs ?? {} };
 }
 
 function epochFloorKey(topic: string): string {

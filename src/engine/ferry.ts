@@ -7,10 +7,13 @@ import { RemoteReader } from '../tier/remote-reader.ts';
 import { type TierStart, tierStartOf } from '../tier/tier-start.ts';
 import type { LiveTopicIds } from '../tier/retired-sweeper.ts';
 import { join } from 'node:path';
-import { FerryError } from '../errors.ts';
+import { FerryError, isFerryError } from '../errors.ts';
 import { type BuildCompressionCodec, buildRecordBatch, type ProducerRecord, type Record as KafkaRecord, type RecordBatch } from '../format/index.ts';
 import { DEFAULT_LOG_CONFIG, type LogConfig, resolveLogConfig } from '../log/config.ts';
 import { PartitionLog } from '../log/partition-log.ts';
+import { checkTopicSettingsTogether, configValueOfLogSetting, kafkaNameOfLogField, parseTopicConfig, parseTopicConfigs, TOPIC_CONFIGS, type TopicConfigs, topicSettingsOf } from '../log/topic-config.ts';
+import { applyConfigChanges, type ConfigChange } from '../log/topic-config-changes.ts';
+import { describeTopicConfigs, type TopicConfigEntry } from '../log/topic-config-describe.ts';
 import { StorageHealth } from '../log/storage-health.ts';
 import { probeStorage } from '../log/storage-probe.ts';
 import { type Clock, systemClock, type Timer } from '../util/clock.ts';
@@ -144,6 +147,8 @@ export interface ReplicaMembership {
 export interface CreateTopicOptions {
   readonly partitions?: number;
   readonly config?: Partial<LogConfig>;
+  /** Kafka topic configs by name (retention.ms, ...), checked before anything is created (InvalidConfig). */
+  readonly configs?: Readonly<Record<string, string | null>>;
 }
 
 /**
@@ -243,6 +248,14 @@ export class Ferry {
   readonly #walCollector: WalCollector | null;
   /** Whether a topic incarnation still exists, read fresh (a cluster's topic records); see useIncarnationCheck. */
   #incarnationExists: ((topic: string, topicId: TopicId) => Promise<boolean>) | null = null;
+  /**
+   * Managed mode: each topic's Kafka configs as the cluster's topic record has them (applyTopicConfigs),
+   * by name, kept across a delete: the node hands a name's configs over only when they change, and a
+   * new incarnation's may equal the old one's. One small entry per topic name seen.
+   */
+  readonly #clusterConfigs = new Map<string, TopicConfigs>();
+  /** Managed mode: the replication factor each led partition was adopted with (min.insync.replicas is capped by it). */
+  readonly #replicationFactors = new Map<string, number>();
   #closed = false;
 
   private constructor(options: FerryOptions, unlock: () => void, registry: TopicRegistry, epochFloor: number) {
@@ -290,7 +303,7 @@ export class Ferry {
         return Promise.resolve(this.#options.managedPartitions === true || this.#registry.get(topic)?.id === topicId);
       },
       // KIP-405's remote.storage.enable of the topic (a cluster's topics take the engine's log config).
-      tieringEnabled: (topic) => ({ ...DEFAULT_LOG_CONFIG, ...this.#options.log, ...this.#registry.get(topic)?.config }).remoteStorageEnable,
+      tieringEnabled: (topic) => ({ ...DEFAULT_LOG_CONFIG, ...this.#topicLogConfig(topic) }).remoteStorageEnable,
       inSyncFollowersEnd: (topicId, index) => {
         for (const partitions of this.#partitions.values()) {
           const partition = partitions[index];
@@ -472,8 +485,7 @@ export class Ferry {
     const directory = join(this.directory, `${topic}-${index}`);
     if (!keepLocalLog) this.#disk.rmSync(directory, { recursive: true, force: true }); // the chain is the truth; stale local data is not
     preparePartitionDirectory(directory, topicId, this.#disk); // another incarnation's directory is removed here, kept or not
-    const config = { ...this.#options.log, ...this.#registry.get(topic)!.config };
-    const log = PartitionLog.open(directory, { config, clock: this.#clock, storage: this.#storage, disk: this.#disk });
+    const log = PartitionLog.open(directory, { config: this.#topicLogConfig(topic), clock: this.#clock, storage: this.#storage, disk: this.#disk });
     try {
       await rebuild(log);
     } catch (error) {
@@ -481,8 +493,8 @@ export class Ferry {
       throw error;
     }
     const partitions = this.#partitions.get(topic) ?? [];
-    // min.insync.replicas counts the leader and cannot ask for more replicas than the topic has.
-    const requiredFollowers = Math.min(this.#options.minInsyncReplicas ?? 1, replicationFactor) - 1;
+    this.#replicationFactors.set(`${topic}/${index}`, replicationFactor);
+    const requiredFollowers = this.#requiredFollowers(topic, index);
     const role: PartitionRole = as === 'leader' ? { kind: 'leader', requiredFollowers, isr: this.#inSyncReplicas(topic, index) } : { kind: 'follower' };
     // A partition let go of ([C6], [C7]) acknowledges nothing more, whatever its waiters' durability.
     const gate = () => {
@@ -601,6 +613,7 @@ export class Ferry {
     const partition = partitions?.[index];
     if (partition === undefined) return;
     delete partitions![index];
+    this.#replicationFactors.delete(`${topic}/${index}`);
     partition.abandon(new FerryError('NotLeader', `${topic}-${index} is no longer led here`));
     await partition.log.close();
   }
@@ -626,7 +639,9 @@ export class Ferry {
     }
     const config = options.config ?? {};
     resolveLogConfig({ ...this.#options.log, ...config });
-    const topic = this.#registry.add({ name, partitions, config });
+    const configs = parseTopicConfigs(Object.entries(options.configs ?? {}));
+    this.#checkTopicConfigs(config, configs);
+    const topic = this.#registry.add({ name, partitions, config, ...(Object.keys(configs).length === 0 ? {} : { configs }) });
     try {
       // A new incarnation: whatever lies on disk under its name (a delete that crashed midway) is not of it.
       for (let index = 0; index < partitions; index++) this.#disk.rmSync(join(this.directory, `${name}-${index}`), { recursive: true, force: true });
@@ -641,6 +656,125 @@ export class Ferry {
 
   topics(): TopicDescription[] {
     return this.#registry.list();
+  }
+
+  /** The Kafka configs set on a topic (managed mode: as the cluster's record has them); UnknownTopicOrPartition if it is not here. */
+  topicConfigs(name: string): TopicConfigs {
+    const managed = this.#clusterConfigs.get(name);
+    if (managed !== undefined) return managed;
+    const topic = this.#registry.get(name);
+    if (topic === undefined) throw unknownTopic(name);
+    return topic.configs ?? {};
+  }
+
+  /**
+   * IncrementalAlterConfigs on a topic of this (unmanaged) engine: `changes` applied in order and
+   * checked whole first (a bad one changes nothing, InvalidConfig); unless `validateOnly`, stored
+   * durably and taken at once by every open partition of the topic. Returns the topic's configs
+   * after. A cluster broker alters the topic record instead (ClusterNode.alterTopicConfig).
+   */
+  alterTopicConfig(name: string, changes: readonly ConfigChange[], validateOnly = false): TopicConfigs {
+    this.#checkOpen();
+    if (this.#options.managedPartitions === true) throw new FerryError('InvalidArgument', `topic ${name} is the cluster's: alter it through its topic record`);
+    const topic = this.#registry.get(name);
+    if (topic === undefined || this.#deletions.has(name)) throw unknownTopic(name);
+    const configs = applyConfigChanges(topic.configs ?? {}, changes);
+    this.#checkTopicConfigs(topic.config, configs);
+    if (validateOnly) return configs;
+    this.#registry.reconfigure(name, configs);
+    this.#reconfigureOpen(name);
+    return configs;
+  }
+
+  /**
+   * Managed mode: the cluster's topic record holds `configs` for `name` now (read by a scan, or
+   * written by this broker): they are kept for its adoptions and taken at once by its open partitions.
+   */
+  applyTopicConfigs(name: string, configs: TopicConfigs): void {
+    this.#checkOpen();
+    // The record was checked by its writer. A name or value this broker does not take (written by a
+    // newer version) is left out, with a line, rather than keep the topic's other configs from applying.
+    const parsed: Record<string, string> = {};
+    for (const [config, value] of Object.entries(configs)) {
+      try {
+        parsed[config] = parseTopicConfig(config, value);
+      } catch (error) {
+        if (!isFerryError(error, 'InvalidConfig')) throw error;
+        this.#options.report?.(`topic ${name}: its config ${config}=${value} is not applied here: ${error.message}`);
+      }
+    }
+    const registered = this.#registry.get(name);
+    // The registry is written only for a change: a scan hands every topic's configs over once at start.
+    if (registered !== undefined && !sameConfigs(registered.configs ?? {}, parsed)) this.#registry.reconfigure(name, parsed);
+    const unchanged = sameConfigs(this.#clusterConfigs.get(name) ?? {}, parsed);
+    this.#clusterConfigs.set(name, parsed);
+    if (!unchanged) this.#reconfigureOpen(name);
+  }
+
+  /** The broker's own topic defaults, by Kafka topic config name, where they differ from the catalog's (DescribeConfigs' STATIC_BROKER_CONFIG). */
+  brokerTopicDefaults(): TopicConfigs {
+    const log = resolveLogConfig(this.#options.log);
+    const defaults: Record<string, string> = {};
+    for (const definition of TOPIC_CONFIGS.values()) {
+      const value = definition.name === 'min.insync.replicas' ? String(this.#options.minInsyncReplicas ?? 1) : configValueOfLogSetting(definition.name, log);
+      if (value !== null && value !== definition.defaultValue) defaults[definition.name] = value;
+    }
+    return defaults;
+  }
+
+  /** DescribeConfigs of a topic here: every known config with its value, source and synonyms (src/log/topic-config-describe.ts). */
+  describeTopicConfigs(name: string): TopicConfigEntry[] {
+    const topic = this.#registry.get(name);
+    const configs = this.topicConfigs(name);
+    // The embedded API's LogConfig overrides count as set on the topic too.
+    const own: Record<string, string> = {};
+    const legacy = resolveLogConfig({ ...this.#options.log, ...topic?.config });
+    for (const field of Object.keys(topic?.config ?? {})) {
+      const kafkaName = kafkaNameOfLogField(field);
+      if (kafkaName !== null) own[kafkaName] = configValueOfLogSetting(kafkaName, legacy)!;
+    }
+    return describeTopicConfigs({ ...own, ...configs }, this.brokerTopicDefaults());
+  }
+
+  /** The log settings of `topic`'s partitions: the engine's, the topic's own overrides, then its Kafka configs. */
+  #topicLogConfig(name: string): Partial<LogConfig> {
+    const managed = this.#clusterConfigs.get(name);
+    const topic = this.#registry.get(name);
+    return { ...this.#options.log, ...topic?.config, ...topicSettingsOf(managed ?? topic?.configs ?? {}).log };
+  }
+
+  /** acks=all's followers: min.insync.replicas (the topic's, else the engine's) less the leader, capped by the replicas a cluster gave the partition. */
+  #requiredFollowers(name: string, index: number): number {
+    const configs = this.#clusterConfigs.get(name) ?? this.#registry.get(name)?.configs ?? {};
+    const minInsync = topicSettingsOf(configs).minInsyncReplicas ?? this.#options.minInsyncReplicas ?? 1;
+    const replicas = this.#replicationFactors.get(`${name}/${index}`) ?? Infinity;
+    return Math.min(minInsync, replicas) - 1;
+  }
+
+  /** Kafka configs (each already parsed) checked as a whole over this engine's defaults: InvalidConfig when they clash (local.retention.* above retention.*). */
+  checkTopicConfigs(configs: TopicConfigs): void {
+    this.#checkTopicConfigs({}, configs);
+  }
+
+  /** Configs that are each valid may still clash (local.retention.* above retention.*): InvalidConfig then. */
+  #checkTopicConfigs(config: Partial<LogConfig>, configs: TopicConfigs): void {
+    try {
+      const settings = { ...this.#options.log, ...config, ...topicSettingsOf(configs).log };
+      checkTopicSettingsTogether({ ...DEFAULT_LOG_CONFIG, ...settings }); // Kafka's words first
+      resolveLogConfig(settings);
+    } catch (error) {
+      if (error instanceof FerryError && error.kind === 'InvalidArgument') throw new FerryError('InvalidConfig', `Invalid topic configs: ${error.message}`);
+      throw error;
+    }
+  }
+
+  /** Every open partition of `name` takes its topic's settings now. */
+  #reconfigureOpen(name: string): void {
+    const config = this.#topicLogConfig(name);
+    this.#partitions.get(name)?.forEach((partition, index) => {
+      partition.log.reconfigure(config);
+      if (partition.role.kind === 'leader') partition.requireFollowers(this.#requiredFollowers(name, index));
+    });
   }
 
   /** Undoes a createTopic that failed before registering the topic: closes and removes the partitions that opened. */
@@ -735,12 +869,12 @@ export class Ferry {
    * resolves once the high watermark passed them (what acks=all waits for). `signal` gives up
    * waiting for room in the WAL's upload buffer (the request timed out): nothing is appended then.
    */
-  async appendBatches(topic: string, partition: number, records: Uint8Array, signal?: AbortSignal): Promise<{ baseOffset: number; lastOffset: number; logStartOffset: number; committed: Promise<void> }> {
+  async appendBatches(topic: string, partition: number, records: Uint8Array, signal?: AbortSignal): Promise<{ baseOffset: number; lastOffset: number; logStartOffset: number; logAppendTimeMs: number; committed: Promise<void> }> {
     const target = this.#partitionsForProduce(topic)[partition];
     if (target === undefined) throw new FerryError('UnknownTopicOrPartition', `partition ${partition} does not exist in ${topic}`);
-    const { baseOffset, lastOffset, durable } = await target.append(records, signal);
+    const { baseOffset, lastOffset, logAppendTimeMs, durable } = await target.append(records, signal);
     durable.catch(() => {}); // when nobody awaits it (acks 0 or 1), a failure surfaces in later produces and in `wal.failure`
-    return { baseOffset, lastOffset, logStartOffset: target.log.logStartOffset, committed: durable };
+    return { baseOffset, lastOffset, logStartOffset: target.log.logStartOffset, logAppendTimeMs, committed: durable };
   }
 
   /** Resolves when `offset` of the partition becomes readable, or when `signal` aborts (long-poll Fetch). */
@@ -916,7 +1050,7 @@ export class Ferry {
   /** `shipped`: with a WAL, each partition's end in the earlier streams (absent: nothing shipped). */
   #openTopic(topic: TopicDescription, shipped: ReadonlyMap<string, number> | null = null): void {
     const partitions = this.#partitions.get(topic.name) ?? [];
-    const config = { ...this.#options.log, ...topic.config };
+    const config = this.#topicLogConfig(topic.name);
     for (let index = partitions.length; index < topic.partitions; index++) {
       const directory = join(this.directory, `${topic.name}-${index}`);
       preparePartitionDirectory(directory, topic.id, this.#disk);
@@ -930,7 +1064,7 @@ export class Ferry {
 
   /** The Partition of a log this engine opened itself (not managed): led here, or followed when the engine follows. */
   #leaderOrFollower(topic: TopicDescription, index: number, log: PartitionLog, durableEnd: number): Partition {
-    const role: PartitionRole = this.#options.follow !== undefined ? { kind: 'follower' } : { kind: 'leader', requiredFollowers: (this.#options.minInsyncReplicas ?? 1) - 1, isr: this.#inSyncReplicas(topic.name, index) };
+    const role: PartitionRole = this.#options.follow !== undefined ? { kind: 'follower' } : { kind: 'leader', requiredFollowers: this.#requiredFollowers(topic.name, index), isr: this.#inSyncReplicas(topic.name, index) };
     return new Partition(topic.name, topic.id, index, log, this.#wal, role, durableEnd);
   }
 
@@ -1081,6 +1215,11 @@ export class Ferry {
   #checkOpen(): void {
     if (this.#closed) throw new FerryError('Closed', `the engine at ${this.directory} is closed`);
   }
+}
+
+function sameConfigs(a: TopicConfigs, b: TopicConfigs): boolean {
+  const names = Object.keys(a);
+  return names.length === Object.keys(b).length && names.every((name) => a[name] === b[name]);
 }
 
 function unknownTopic(topic: string): FerryError {

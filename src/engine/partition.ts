@@ -67,7 +67,8 @@ export class Partition {
   readonly topicId: TopicId;
   readonly index: number;
   readonly log: PartitionLog;
-  readonly role: PartitionRole;
+  /** A leader's required followers change with its topic's min.insync.replicas (requireFollowers). */
+  #role: PartitionRole;
   /**
    * The leader epoch this replica serves in (KIP-320) and its appends carry in their batch headers
    * (design contract 13): the one the cluster assigned when this broker adopted the partition as
@@ -115,7 +116,7 @@ export class Partition {
     this.index = index;
     this.log = log;
     this.#wal = wal;
-    this.role = role;
+    this.#role = role;
     this.#leaderEpoch = leadership.leaderEpoch;
     this.#gate = leadership.gate;
     if (durableEnd > log.logEndOffset) {
@@ -164,6 +165,24 @@ export class Partition {
     return this.#leaderEpoch;
   }
 
+  get role(): PartitionRole {
+    return this.#role;
+  }
+
+  /**
+   * Leader: acks=all now waits for `requiredFollowers` in-sync followers (the topic's
+   * min.insync.replicas changed, minus the leader). Fewer releases the waiters the in-sync set
+   * already covers; more holds later acknowledgements (and the high watermark) until enough
+   * followers hold them. What was acknowledged or committed stays so: neither ever moves back.
+   */
+  requireFollowers(requiredFollowers: number): void {
+    assert(this.#role.kind === 'leader', `${this.topic}-${this.index}: only a leader requires followers`);
+    assert(Number.isSafeInteger(requiredFollowers) && requiredFollowers >= 0, `required followers ${requiredFollowers} is not a count`);
+    if (requiredFollowers === this.#role.requiredFollowers) return;
+    this.#role = { ...this.#role, requiredFollowers };
+    this.#recompute();
+  }
+
   /**
    * Follower: the partition has a new leader in `leaderEpoch` and this replica goes on following
    * it ([R3] of docs/cluster-protocol.md): it serves in that epoch from now on, as Kafka's follower
@@ -189,14 +208,14 @@ export class Partition {
    * the original attempt's durability answers. `signal` gives up the wait for room (the request's
    * timeout): nothing is appended then.
    */
-  async append(records: Uint8Array, signal?: AbortSignal): Promise<{ baseOffset: number; lastOffset: number; durable: Promise<void> }> {
+  async append(records: Uint8Array, signal?: AbortSignal): Promise<{ baseOffset: number; lastOffset: number; logAppendTimeMs: number; durable: Promise<void> }> {
     if (this.role.kind !== 'leader') throw new FerryError('NotLeader', `${this.topic}-${this.index} is a follower here; produce to its leader`);
     this.#gate();
     const wal = this.#wal;
     if (wal !== null) await wal.reserve(records.length, signal);
     this.#gate(); // the wait for room may have outlasted the lease
     const leaderEpoch = this.leaderEpoch;
-    const { baseOffset, lastOffset, duplicate } = this.#appendLocal(records, leaderEpoch);
+    const { baseOffset, lastOffset, duplicate, logAppendTimeMs } = this.#appendLocal(records, leaderEpoch);
     let durable: Promise<void>;
     if (duplicate) {
       durable = regressed('duplicate-acked-before-durable') ? Promise.resolve() : this.#durableFor(lastOffset);
@@ -213,7 +232,7 @@ export class Partition {
       if (this.#abandoned !== null && regressed('release-wakes-waiters')) return;
       this.#gate(); // [C1] durable, but acknowledged only while the lease is surely held
     });
-    return { baseOffset, lastOffset, durable: committed };
+    return { baseOffset, lastOffset, logAppendTimeMs, durable: committed };
   }
 
   /**

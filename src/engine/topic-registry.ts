@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { FerryError } from '../errors.ts';
 import type { LogConfig } from '../log/config.ts';
+import type { TopicConfigs } from '../log/topic-config.ts';
 import { type Disk, readTextFileSync, systemDisk } from '../util/disk.ts';
 import { writeFileAtomicSync } from '../util/files.ts';
 import type { Random } from '../util/random.ts';
@@ -26,8 +27,10 @@ export interface TopicDescription {
   /** Tells this incarnation of the name from any other, deleted or yet to come. */
   readonly id: TopicId;
   readonly partitions: number;
-  /** Log settings that differ from the engine's defaults. */
+  /** Log settings that differ from the engine's defaults (the embedded API's own overrides). */
   readonly config: Partial<LogConfig>;
+  /** Kafka topic configs set on the topic (src/log/topic-config.ts), over `config`; absent in files written before them: none. */
+  readonly configs?: TopicConfigs;
 }
 
 interface TopicsFile {
@@ -109,6 +112,15 @@ export class TopicRegistry {
     const grown = { ...topic, partitions };
     this.#save(new Map([...this.#topics, [name, grown]]));
     return grown;
+  }
+
+  /** Replaces a topic's Kafka configs (an alteration, or a cluster's topic record changed); durable before it returns. */
+  reconfigure(name: string, configs: TopicConfigs): TopicDescription {
+    const topic = this.#topics.get(name);
+    if (topic === undefined) throw new FerryError('UnknownTopicOrPartition', `unknown topic ${name}`);
+    const reconfigured = { ...topic, configs };
+    this.#save(new Map([...this.#topics, [name, reconfigured]]));
+    return reconfigured;
   }
 
   /** Removes a topic and retires its id. */

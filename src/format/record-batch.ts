@@ -175,6 +175,19 @@ export class RecordBatch {
     this.view.setInt32(PARTITION_LEADER_EPOCH_OFFSET, epoch);
   }
 
+  /**
+   * A topic with message.timestamp.type=LogAppendTime (DESIGN.md contract 1): the leader marks the
+   * batch's timestamps as its own and sets maxTimestamp to its append time; both lie inside the
+   * CRC, which is computed again over the bytes as they are (a compressed batch stays compressed).
+   * Readers then take every record's timestamp to be maxTimestamp (Kafka's rule).
+   */
+  setLogAppendTime(appendTimeMs: number): void {
+    assert(Number.isSafeInteger(appendTimeMs) && appendTimeMs >= 0, `append time ${appendTimeMs} is not a non-negative safe integer`);
+    this.view.setInt16(ATTRIBUTES_OFFSET, this.attributes | TIMESTAMP_TYPE_MASK);
+    writeInt64(this.view, MAX_TIMESTAMP_OFFSET, appendTimeMs);
+    this.view.setUint32(CRC_OFFSET, this.computeCrc());
+  }
+
   /** CRC32C of attributes..end, as the crc field should hold it. */
   computeCrc(): number {
     return crc32c(this.bytes.subarray(CRC_COVERED_FROM));

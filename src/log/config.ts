@@ -41,6 +41,11 @@ export interface LogConfig {
   readonly indexIntervalBytes: number;
   /** Largest batch accepted (Kafka `max.message.bytes`, including the 12-byte log overhead). */
   readonly maxBatchBytes: number;
+  /**
+   * Kafka's `message.timestamp.type`: CreateTime keeps the producer's timestamps; LogAppendTime
+   * has the leader stamp each batch with its clock when it appends (DESIGN.md contract 1).
+   */
+  readonly messageTimestampType: 'CreateTime' | 'LogAppendTime';
   readonly flush: FlushPolicy;
 }
 
@@ -58,6 +63,7 @@ export const DEFAULT_LOG_CONFIG: LogConfig = {
   remoteStorageEnable: true,
   indexIntervalBytes: 4096,
   maxBatchBytes: 1024 * 1024 + 12,
+  messageTimestampType: 'CreateTime',
   flush: { kind: 'group', bytes: 1024 * 1024, ms: 0 },
 };
 
@@ -76,6 +82,7 @@ export function resolveLogConfig(overrides: Partial<LogConfig> = {}): LogConfig 
   requireInteger('localRetentionMs', config.localRetentionMs, LOCAL_RETENTION_AS_RETENTION, Number.MAX_SAFE_INTEGER);
   requireInteger('indexIntervalBytes', config.indexIntervalBytes, 0, SEGMENT_BYTES_MAX);
   requireInteger('maxBatchBytes', config.maxBatchBytes, RECORD_BATCH_HEADER_BYTES, SEGMENT_BYTES_MAX);
+  if (config.messageTimestampType !== 'CreateTime' && config.messageTimestampType !== 'LogAppendTime') throw new FerryError('InvalidArgument', `messageTimestampType must be CreateTime or LogAppendTime, not ${String(config.messageTimestampType)}`);
   if (typeof config.remoteStorageEnable !== 'boolean') throw new FerryError('InvalidArgument', `remoteStorageEnable must be true or false, not ${String(config.remoteStorageEnable)}`);
   requireLocalWithin('localRetentionBytes', config.localRetentionBytes, 'retentionBytes', config.retentionBytes);
   requireLocalWithin('localRetentionMs', config.localRetentionMs, 'retentionMs', config.retentionMs);

@@ -35,6 +35,15 @@ const SKIP_WINDOW_BYTES_MIN = 8 * 1024;
 export const TIMESTAMP_AFTER_MAX_MS = 60 * 60 * 1000;
 /** Bytes of log read per step when replaying batches into the producer state. */
 const REPLAY_READ_BYTES = 1024 * 1024;
+/**
+ * The largest batch a replica append or a recovery scan takes: a batch already in a log was taken by
+ * a leader under the max.message.bytes of its day, and a limit lowered since must not make it
+ * unreadable (Kafka applies max.message.bytes to a leader's appends only). Segment positions are
+ * int32, so no batch is larger; recovery still finds a torn length by the file's end.
+ */
+const STORED_BATCH_BYTES_MAX = 2 ** 31 - 1;
+/** AppendResult.logAppendTimeMs of a CreateTime topic (Kafka's -1). */
+const NO_LOG_APPEND_TIME = -1;
 
 export interface PartitionLogOptions {
   readonly config?: Partial<LogConfig>;
@@ -56,6 +65,8 @@ export interface AppendResult {
    * nothing was written, and the offsets are the original's.
    */
   readonly duplicate: boolean;
+  /** message.timestamp.type=LogAppendTime: the time the leader stamped on the batches (a duplicate: on the original); -1 otherwise. */
+  readonly logAppendTimeMs: number;
 }
 
 export interface ReadResult {
@@ -94,7 +105,6 @@ interface CleanShutdownState {
  */
 export class PartitionLog {
   readonly directory: string;
-  readonly config: LogConfig;
   readonly recovery: RecoveryReport;
   readonly #clock: Clock;
   readonly #unlock: () => void;
@@ -104,6 +114,8 @@ export class PartitionLog {
   readonly #disk: Disk;
   readonly #producers: ProducerStateManager;
   readonly #storage: StorageObserver | null;
+  /** The log's settings now: a topic's config change replaces them while it runs (reconfigure). */
+  #config: LogConfig;
   #closed = false;
   /** Set when unsynced bytes read back damaged after a failed fdatasync: writes fail until a restart. */
   #damaged: FerryError | null = null;
@@ -111,7 +123,7 @@ export class PartitionLog {
   private constructor(directory: string, config: LogConfig, clock: Clock, unlock: () => void, epochs: LeaderEpochCache, segments: LogSegment[], recovery: RecoveryReport, disk: Disk, storage: StorageObserver | null) {
     this.#disk = disk;
     this.directory = directory;
-    this.config = config;
+    this.#config = config;
     this.#clock = clock;
     this.#unlock = unlock;
     this.#epochs = epochs;
@@ -145,6 +157,20 @@ export class PartitionLog {
 
   get logStartOffset(): number {
     return this.#segments[0]!.baseOffset;
+  }
+
+  get config(): LogConfig {
+    return this.#config;
+  }
+
+  /**
+   * A topic's configs changed: the log takes `overrides` (over the defaults, as at open) from now
+   * on: the next append, roll and retention pass go by them. The flush policy is the broker's and
+   * stays (its group commit is running). InvalidArgument for settings resolveLogConfig rejects.
+   */
+  reconfigure(overrides: Partial<LogConfig>): void {
+    this.#checkOpen();
+    this.#config = { ...resolveLogConfig(overrides), flush: this.#config.flush };
   }
 
   get logEndOffset(): number {
@@ -213,16 +239,19 @@ export class PartitionLog {
     if (leaderEpoch < this.#epochs.latestEpoch || !Number.isSafeInteger(leaderEpoch) || leaderEpoch > 0x7fffffff) {
       throw new FerryError('InvalidArgument', `leader epoch ${leaderEpoch} is invalid; the log is at epoch ${this.#epochs.latestEpoch}`);
     }
-    this.#checkTimestamps(batches);
+    const appendTimeMs = this.config.messageTimestampType === 'LogAppendTime' ? this.#clock.nowMs() : NO_LOG_APPEND_TIME;
+    if (appendTimeMs === NO_LOG_APPEND_TIME) this.#checkTimestamps(batches); // a producer's clock is ignored under LogAppendTime
     const original = this.#producers.check(batches);
-    if (original !== null) return { baseOffset: original.baseOffset, lastOffset: original.lastOffset, batches: [], sizeBytes: 0, duplicate: true };
+    // A retry answers the time its original was stamped with, as Kafka's duplicate answers its batch's timestamp.
+    if (original !== null) return { baseOffset: original.baseOffset, lastOffset: original.lastOffset, batches: [], sizeBytes: 0, duplicate: true, logAppendTimeMs: appendTimeMs === NO_LOG_APPEND_TIME ? NO_LOG_APPEND_TIME : original.maxTimestamp };
     let nextOffset = this.logEndOffset;
     for (const batch of batches) {
       batch.setBaseOffset(nextOffset);
       batch.setPartitionLeaderEpoch(leaderEpoch);
+      if (appendTimeMs !== NO_LOG_APPEND_TIME) batch.setLogAppendTime(appendTimeMs); // last: it recomputes the CRC
       nextOffset = batch.nextOffset;
     }
-    return this.#write(batches);
+    return { ...this.#write(batches), logAppendTimeMs: appendTimeMs };
   }
 
   /** Leader only: a replica takes what its leader took, or it would not hold the same log. */
@@ -241,7 +270,7 @@ export class PartitionLog {
    */
   appendReplica(records: Uint8Array): AppendResult {
     this.#checkWritable();
-    const batches = splitBatches(records, this.config.maxBatchBytes);
+    const batches = splitBatches(records, STORED_BATCH_BYTES_MAX);
     let expected = this.logEndOffset;
     let epoch = this.#epochs.latestEpoch;
     for (const batch of batches) {
@@ -433,7 +462,7 @@ export class PartitionLog {
     while (this.#segments.length > 1 && this.#activeSegment().baseOffset >= offset) this.#segments.pop()!.delete();
     const active = this.#activeSegment();
     if (active.nextOffset > offset) {
-      scanSegment(active, { maxBatchBytes: this.config.maxBatchBytes, epochs: this.#epochs, learnEpochs: false, endOffset: offset });
+      scanSegment(active, { maxBatchBytes: STORED_BATCH_BYTES_MAX, epochs: this.#epochs, learnEpochs: false, endOffset: offset });
     }
     this.#epochs.truncateFromEnd(this.logEndOffset);
     this.#commit.noteTruncated(this.logEndOffset);
@@ -516,7 +545,7 @@ export class PartitionLog {
       }
     }
     this.#commit.noteWritten(active.nextOffset, sizeBytes, perAppend);
-    return { baseOffset: first.baseOffset, lastOffset: last.lastOffset, batches, sizeBytes, duplicate: false };
+    return { baseOffset: first.baseOffset, lastOffset: last.lastOffset, batches, sizeBytes, duplicate: false, logAppendTimeMs: NO_LOG_APPEND_TIME };
   }
 
   /** Undoes the epoch entries of an append whose write failed (best effort: one at the log end is harmless). */
@@ -726,7 +755,7 @@ function openSegments(directory: string, config: LogConfig, epochs: LeaderEpochC
   }
   const segments = baseOffsets.map((baseOffset) => LogSegment.open(directory, baseOffset, config.indexIntervalBytes, disk));
   const clean = readCleanShutdown(directory, disk);
-  const scanOptions = { maxBatchBytes: config.maxBatchBytes, epochs, learnEpochs, endOffset: Infinity };
+  const scanOptions = { maxBatchBytes: STORED_BATCH_BYTES_MAX, epochs, learnEpochs, endOffset: Infinity };
   let scanned = 0;
   let truncatedBytes = 0;
   let stopReason: string | null = null;

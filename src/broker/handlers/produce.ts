@@ -38,7 +38,7 @@ async function producePartition(context: BrokerContext, topic: string, data: Par
     // a retry of a batch it holds comes back with the original's offset and durability.
     const appended = await context.engine.appendBatches(topic, data.index, records, deadline.signal);
     if (acks === 'all' && (await untilAborted(appended.committed.then(() => true), deadline.signal)) === null) return failed(data.index, ErrorCode.REQUEST_TIMED_OUT);
-    return succeeded(data.index, appended.baseOffset, appended.logStartOffset);
+    return succeeded(data.index, appended.baseOffset, appended.logStartOffset, appended.logAppendTimeMs);
   } catch (error) {
     return failed(data.index, error === deadline.signal.reason ? ErrorCode.REQUEST_TIMED_OUT : errorCodeOf(error));
   } finally {
@@ -85,8 +85,8 @@ export function refuseOldProduce(request: ProduceRequest): ProduceResponse {
   };
 }
 
-function succeeded(index: number, baseOffset: number, logStartOffset: number): PartitionProduceResponse {
-  return { index, errorCode: ErrorCode.NONE, baseOffset, logAppendTimeMs: NO_TIMESTAMP, logStartOffset, recordErrors: [], errorMessage: null };
+function succeeded(index: number, baseOffset: number, logStartOffset: number, logAppendTimeMs: number): PartitionProduceResponse {
+  return { index, errorCode: ErrorCode.NONE, baseOffset, logAppendTimeMs, logStartOffset, recordErrors: [], errorMessage: null };
 }
 
 function failed(index: number, errorCode: number): PartitionProduceResponse {

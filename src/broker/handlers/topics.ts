@@ -27,7 +27,7 @@ export async function handleCreateTopics(context: BrokerContext, request: Create
       // The create itself decides (a create-if-absent of the topic's record, in a cluster): the
       // topics this broker last saw may still hold one another broker deleted since.
       if (request.validateOnly) return (await context.topology.partitionCount(topic.name)) === null ? created(topic.name) : exists;
-      if (!(await context.topology.createTopic(topic.name, partitions, topic.replicationFactor))) return exists;
+      if (!(await context.topology.createTopic(topic.name, partitions, topic.replicationFactor, Object.fromEntries(topic.configs.map((config) => [config.name, config.value]))))) return exists;
       return created(topic.name);
     } catch (error) {
       const errorCode = isFerryError(error, 'InvalidArgument') ? ErrorCode.INVALID_TOPIC_EXCEPTION : errorCodeOf(error);

@@ -69,6 +69,8 @@ export function errorCodeFor(kind: FerryErrorKind): ErrorCode {
       return ErrorCode.MESSAGE_TOO_LARGE;
     case 'TopicAlreadyExists':
       return ErrorCode.TOPIC_ALREADY_EXISTS;
+    case 'InvalidConfig':
+      return ErrorCode.INVALID_CONFIG;
     case 'InvalidArgument':
     case 'InvalidOffsets':
       return ErrorCode.INVALID_REQUEST;
