@@ -11,7 +11,8 @@ import { LOCAL_RETENTION_AS_RETENTION, type LogConfig, resolveLogConfig } from '
 import { GroupCommit } from './group-commit.ts';
 import { type EpochEntry, LEADER_EPOCH_CHECKPOINT_FILE, LeaderEpochCache } from './leader-epoch-cache.ts';
 import { scanSegment } from './recovery.ts';
-import { checkedSnapshot, type ProducerBatch, ProducerStateManager } from './producer-state.ts';
+import { readLogStartCheckpoint, writeLogStartCheckpoint } from './log-start-checkpoint.ts';
+import { type ActiveProducer, checkedSnapshot, type ProducerBatch, ProducerStateManager } from './producer-state.ts';
 import { LogSegment, parseSegmentFileName } from './segment.ts';
 import type { StorageObserver } from './storage-health.ts';
 
@@ -106,6 +107,8 @@ export class PartitionLog {
   #closed = false;
   /** Set when unsynced bytes read back damaged after a failed fdatasync: writes fail until a restart. */
   #damaged: FerryError | null = null;
+  /** The log start DeleteRecords set (its checkpoint): only ever rises. */
+  #deletedBefore: number;
 
   private constructor(directory: string, config: LogConfig, clock: Clock, unlock: () => void, epochs: LeaderEpochCache, segments: LogSegment[], recovery: RecoveryReport, disk: Disk, storage: StorageObserver | null) {
     this.#disk = disk;
@@ -117,6 +120,7 @@ export class PartitionLog {
     this.#segments = segments;
     this.recovery = recovery;
     this.#storage = storage;
+    this.#deletedBefore = readLogStartCheckpoint(directory, disk);
     this.#commit = new GroupCommit(config.flush, clock, this.logEndOffset, () => this.#activeSegment().flush().catch((error: unknown) => {
       this.#storage?.writeFailed(this.directory, error);
       throw error;
@@ -142,8 +146,51 @@ export class PartitionLog {
     }
   }
 
+  /** The first offset the local segments hold (what retention and rebuilds move); see deletedBeforeOffset for what clients may read. */
   get logStartOffset(): number {
     return this.#segments[0]!.baseOffset;
+  }
+
+  /**
+   * Kafka's log start as DeleteRecords moved it (its log-start-offset checkpoint; 0: never):
+   * offsets below it are gone for clients even where a segment still holds them. It may lie
+   * inside a segment, or below logStartOffset once retention passed it.
+   */
+  get deletedBeforeOffset(): number {
+    return this.#deletedBefore;
+  }
+
+  /**
+   * DeleteRecords' effect on the local log: the log start rises to `offset` (never falls), durably
+   * before anything else, and the sealed segments wholly below it are deleted. With a tier
+   * (`tieredEnd` given) only those wholly below the tiered end too: the others are still to be
+   * tiered ([D1]: local disk is the tier's source). The caller checked `offset` against the high
+   * watermark. Returns the segments deleted.
+   */
+  deleteRecordsBefore(offset: number, tieredEnd: number | null = null): number {
+    this.#checkOpen();
+    assert(Number.isSafeInteger(offset) && offset >= 0 && offset <= this.logEndOffset, `records before ${offset} are deleted from a log ending at ${this.logEndOffset}`);
+    if (offset > this.#deletedBefore) {
+      try {
+        writeLogStartCheckpoint(this.directory, offset, this.#disk);
+      } catch (error) {
+        throw this.#failedWrite(error);
+      }
+      this.#deletedBefore = offset;
+    }
+    const deletableEnd = Math.min(this.#deletedBefore, tieredEnd ?? Number.POSITIVE_INFINITY);
+    let deleted = 0;
+    while (this.#segments.length > 1 && this.#segments[1]!.baseOffset <= deletableEnd) {
+      this.#segments.shift()!.delete(); // oldest first: what is left stays contiguous
+      deleted++;
+    }
+    if (deleted > 0) this.#producers.deleteSnapshotsBefore(this.logStartOffset);
+    return deleted;
+  }
+
+  /** The idempotent producers the log's producer state holds (DescribeProducers). */
+  activeProducers(): ActiveProducer[] {
+    return this.#producers.activeProducers();
   }
 
   get logEndOffset(): number {

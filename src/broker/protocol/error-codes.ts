@@ -60,6 +60,8 @@ export function errorCodeFor(kind: FerryErrorKind): ErrorCode {
       return ErrorCode.MESSAGE_TOO_LARGE;
     case 'TopicAlreadyExists':
       return ErrorCode.TOPIC_ALREADY_EXISTS;
+    case 'InvalidPartitions':
+      return ErrorCode.INVALID_PARTITIONS;
     case 'InvalidArgument':
     case 'InvalidOffsets':
       return ErrorCode.INVALID_REQUEST;
