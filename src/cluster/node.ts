@@ -186,6 +186,8 @@ export interface ClusterNodeOptions {
   /** Replication factor > 1: start following a partition another broker leads (throwing retries later). */
   follow(topic: string, partition: number, partitions: number, record: PartitionRecord): Promise<void>;
   unfollow(topic: string, partition: number): Promise<void>;
+  /** A followed partition's record names a log start (DeleteRecords on its leader): the follower serves nothing below it either. */
+  followLogStart?(topic: string, partition: number, logStartOffset: number): void;
   /**
    * A topic was deleted: drop what is left of it here, of incarnation `topicId` (null: whichever
    * is here). A later incarnation the host took up meanwhile (a follower following again [D4]) is
@@ -855,6 +857,8 @@ export class ClusterNode {
       }
     } else if (!mine && this.#following.has(id)) {
       await this.#unfollow(topic, partition);
+    } else if (mine && record.logStartOffset !== undefined) {
+      this.#options.followLogStart?.(topic, partition, record.logStartOffset); // as of this scan's read: a follower lags its leader's start by a scan at most
     }
   }
 

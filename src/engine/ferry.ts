@@ -901,6 +901,18 @@ export class Ferry {
     return this.#logStartOffset(target);
   }
 
+  /**
+   * A followed partition learns its leader's log start (a cluster's partition record): it serves
+   * nothing below it, as far as its log reaches (the rest once the tail brings it: the caller
+   * says it again). No segment is deleted: a promoted follower's log must still reach the tier's end.
+   */
+  followLogStart(topic: string, index: number, logStartOffset: number): void {
+    const partition = this.#partitions.get(topic)?.[index];
+    if (partition?.role.kind !== 'follower') return;
+    const { log } = partition;
+    log.deleteRecordsBefore(Math.min(logStartOffset, log.logEndOffset), log.logStartOffset);
+  }
+
   /** Where local segments may go for a tiering leader: below the tiered end only (0 until the tierer read it); null without a tier. */
   #tieredEndForDeletes(target: Partition): number | null {
     if (this.#tierer === null || !target.log.config.remoteStorageEnable) return null;

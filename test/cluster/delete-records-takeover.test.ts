@@ -100,3 +100,20 @@ test('the broker that does not lead the partition answers NotLeader, and nothing
   expect(first.context.engine.offsetFor('t', 0, EARLIEST).offset).toBe(0);
   expect((await new ControlStore(store, '').read<PartitionRecord>('partitions/t/0'))!.value.logStartOffset).toBeUndefined();
 });
+
+test('a follower learns the log start at its next scan, and keeps it when it is promoted', async () => {
+  const store = new MemoryStore();
+  const brokers = [await startUntiered(store, 1), await startUntiered(store, 2)];
+  await brokers[0]!.context.topology.createTopic('t', 1, 2);
+  await until(() => brokers.some((b) => b.context.engine.leads('t', 0)) && brokers.every((b) => b.context.engine.serves('t', 0)), 'a leader and a follower');
+  const leader = brokers.find((b) => b.context.engine.leads('t', 0))!;
+  const follower = brokers.find((b) => b !== leader)!;
+  for (let i = 0; i < 30; i++) await leader.context.engine.produce('t', [{ value: `record ${i} `.padEnd(200, '.') }], { partition: 0, acks: 'all' });
+  expect(await leader.context.topology.deleteRecords('t', 0, 12)).toBe(12);
+  await until(() => follower.context.engine.offsetFor('t', 0, EARLIEST).offset === 12, 'the follower\'s log start');
+  expect(await outOfRange(() => follower.context.engine.fetchWithTier('t', 0, 11))).toBe(true);
+  await stop(leader);
+  await until(() => follower.context.engine.leads('t', 0), 'the promotion');
+  expect(follower.context.engine.offsetFor('t', 0, EARLIEST).offset).toBe(12);
+  expect(follower.context.engine.offsetFor('t', 0, -1).offset).toBe(30);
+});
