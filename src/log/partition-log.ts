@@ -139,7 +139,10 @@ export class PartitionLog {
       const learnEpochs = !disk.existsSync(join(directory, LEADER_EPOCH_CHECKPOINT_FILE));
       const epochs = LeaderEpochCache.open(directory, disk);
       const { segments, report } = openSegments(directory, config, epochs, learnEpochs, disk);
-      return new PartitionLog(directory, config, options.clock ?? systemClock, unlock, epochs, segments, report, disk, options.storage ?? null);
+      const log = new PartitionLog(directory, config, options.clock ?? systemClock, unlock, epochs, segments, report, disk, options.storage ?? null);
+      // A crash took the log below the start DeleteRecords set (its segments unsynced, the checkpoint synced): it starts there, as Kafka's does.
+      if (log.#deletedBefore > log.logEndOffset) log.startAt(log.#deletedBefore, log.leaderEpochs, null);
+      return log;
     } catch (error) {
       unlock();
       throw error;

@@ -4,8 +4,8 @@
 import { expect, test } from 'bun:test';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { LOG_START_CHECKPOINT_FILE } from '../../src/log/log-start-checkpoint.ts';
-import { PartitionLog } from '../../src/log/partition-log.ts';
-import { existsSync } from 'node:fs';
+import { CLEAN_SHUTDOWN_FILE, PartitionLog } from '../../src/log/partition-log.ts';
+import { existsSync, readdirSync, rmSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/temp-dir.ts';
 
@@ -71,4 +71,20 @@ test('the producer state keeps the producers of deleted records (their retries s
   const retry = log.append(buildRecordBatch([{ value: 'a' }], { nowMs: T0, producerId: 9, producerEpoch: 0, baseSequence: 0 }), 1);
   expect(retry.duplicate).toBe(true);
   await log.close();
+});
+
+test('a crash that took the log below the checkpointed start reopens it there (as Kafka: truncated fully, started at the log start)', async () => {
+  const directory = tempDir();
+  const log = PartitionLog.open(directory);
+  for (let i = 0; i < 5; i++) log.append(buildRecordBatch([{ value: `v${i}` }], { nowMs: T0 }), 1);
+  log.deleteRecordsBefore(3);
+  await log.close();
+  // What an unsynced segment looks like after the power cut: empty, and no clean-shutdown marker.
+  for (const name of readdirSync(directory)) if (name.endsWith('.log')) truncateSync(join(directory, name), 0);
+  rmSync(join(directory, CLEAN_SHUTDOWN_FILE), { force: true });
+  const reopened = PartitionLog.open(directory);
+  expect(reopened.logStartOffset).toBe(3);
+  expect(reopened.logEndOffset).toBe(3);
+  expect(reopened.append(buildRecordBatch([{ value: 'next' }], { nowMs: T0 }), 1).baseOffset).toBe(3);
+  await reopened.close();
 });
