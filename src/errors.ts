@@ -11,6 +11,7 @@ export type FerryErrorKind =
   | 'RecordTooLarge' // a batch larger than the configured maximum
   | 'UnknownTopicOrPartition'
   | 'TopicAlreadyExists'
+  | 'InvalidPartitions' // a partition count a topic cannot take: not an increase, or past the maximum (Kafka's INVALID_PARTITIONS)
   | 'OffsetOutOfRange'
   | 'InvalidOffsets' // a replica append that leaves a gap or overlaps the log
   | 'Closed' // the engine or log was closed

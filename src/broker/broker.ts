@@ -171,7 +171,7 @@ export class Broker {
         groups: new GroupCoordinator(clock),
         offsets: cluster === null ? OffsetStore.open(options.engine.directory, options.engine.disk) : new ControlOffsetStore(new ControlStore(options.cluster!.store, options.cluster!.prefix ?? ''), { nodeId: options.nodeId, incarnation: cluster.incarnation }),
         producers,
-        topology: cluster === null ? new SingleBrokerTopology(self, engine) : new ClusterTopology(cluster, options.defaultReplicationFactor ?? 1, new RegisteredAddresses(clock, options.network === undefined ? undefined : (host) => options.network!.resolve(host)), () => engine.brokerTopicDefaults()),
+        topology: cluster === null ? new SingleBrokerTopology(self, engine) : new ClusterTopology(cluster, options.defaultReplicationFactor ?? 1, new RegisteredAddresses(clock, options.network === undefined ? undefined : (host) => options.network!.resolve(host)), () => engine.brokerTopicDefaults(), engine),
         autoCreateTopics: options.autoCreateTopics ?? true,
         defaultPartitions: options.defaultPartitions ?? DEFAULT_PARTITIONS,
       };

@@ -59,6 +59,18 @@ export interface Topology {
   /** DescribeConfigs of a topic: every known config with value, source and synonyms; null for an unknown topic. */
   describeTopicConfigs(name: string): Promise<TopicConfigEntry[] | null>;
   deleteTopic(name: string): Promise<void>;
+  /**
+   * Kafka's CreatePartitions: the topic grows to `newTotalCount` partitions (`validateOnly`: the
+   * checks alone). UnknownTopicOrPartition, InvalidPartitions (Kafka's messages), OutcomeUnknown
+   * for a cluster's store failure part way.
+   */
+  createPartitions(name: string, newTotalCount: number, validateOnly: boolean): Promise<void>;
+  /**
+   * Kafka's DeleteRecords of one partition, on its leader: resolves with the low watermark (the
+   * log start after the delete). NotLeader where another broker leads it; OffsetOutOfRange for an
+   * offset past the high watermark or below -1 (-1: the high watermark).
+   */
+  deleteRecords(topic: string, partition: number, beforeOffset: number): Promise<number>;
   /** The broker coordinating a consumer group. */
   coordinatorFor(group: string): BrokerAddress | null;
   /**
@@ -143,6 +155,14 @@ export class SingleBrokerTopology implements Topology {
     return this.#engine.topics().some((t) => t.name === name) ? this.#engine.describeTopicConfigs(name) : null;
   }
 
+  async createPartitions(name: string, newTotalCount: number, validateOnly: boolean): Promise<void> {
+    this.#engine.createPartitions(name, newTotalCount, validateOnly);
+  }
+
+  async deleteRecords(topic: string, partition: number, beforeOffset: number): Promise<number> {
+    return this.#engine.deleteRecords(topic, partition, beforeOffset);
+  }
+
   coordinatorFor(): BrokerAddress {
     return this.#self;
   }
@@ -159,15 +179,18 @@ export class ClusterTopology implements Topology {
   readonly #addresses: RegisteredAddresses;
   /** Topic ids found deleted: an offset fetch meets each until its offset expires, and need not read the record again. */
   readonly #retiredTopicIds = new Set<Uuid>();
+  /** The broker's engine: DeleteRecords moves its log once the partition record holds the new start. Null: a topology for the control records alone. */
+  readonly #engine: Ferry | null;
 
   /** The broker's own topic defaults, by Kafka name (its engine's: Ferry.brokerTopicDefaults). */
   readonly #brokerTopicDefaults: () => TopicConfigs;
 
-  constructor(node: ClusterNode, defaultReplicationFactor: number, addresses: RegisteredAddresses, brokerTopicDefaults: () => TopicConfigs = () => ({})) {
+  constructor(node: ClusterNode, defaultReplicationFactor: number, addresses: RegisteredAddresses, brokerTopicDefaults: () => TopicConfigs = () => ({}), engine: Ferry | null = null) {
     this.#brokerTopicDefaults = brokerTopicDefaults;
     this.#node = node;
     this.#defaultReplicationFactor = defaultReplicationFactor;
     this.#addresses = addresses;
+    this.#engine = engine;
   }
 
   async isReplicaConnection(replicaId: number, peer: string): Promise<boolean> {
@@ -238,6 +261,34 @@ export class ClusterTopology implements Topology {
 
   async deleteTopic(name: string): Promise<void> {
     if (!(await outcomeUnknownOnStoreError(`the delete of topic ${name}`, () => this.#node.deleteTopic(name)))) throw new FerryError('UnknownTopicOrPartition', `unknown topic ${name}`);
+  }
+
+  async createPartitions(name: string, newTotalCount: number, validateOnly: boolean): Promise<void> {
+    await outcomeUnknownOnStoreError(`the partition increase of topic ${name}`, () => this.#node.createPartitions(name, newTotalCount, validateOnly));
+  }
+
+  /**
+   * The leader's checks first (its engine), then the new start into the partition record (a
+   * takeover starts there), then the leader's own log: a delete acknowledged is one no later
+   * leader undoes. A store failure writing the record is an unknown outcome (a retry finds out).
+   */
+  async deleteRecords(topic: string, partition: number, beforeOffset: number): Promise<number> {
+    const engine = this.#engine;
+    if (engine === null) throw new FerryError('InvalidArgument', 'this topology has no engine to delete records from');
+    if (!engine.serves(topic, partition)) {
+      const count = this.#node.topics().get(topic)?.partitions;
+      if (count !== undefined && partition >= 0 && partition < count) throw new FerryError('NotLeader', `Leader not local for partition ${topic}-${partition} on broker ${this.#node.nodeId}`);
+      throw new FerryError('UnknownTopicOrPartition', `unknown partition ${topic}-${partition}`);
+    }
+    const offset = engine.deleteRecordsOffset(topic, partition, beforeOffset);
+    await outcomeUnknownOnStoreError(`the delete of records of ${topic}-${partition} before ${offset}`, () => this.#node.recordLogStart(topic, partition, offset));
+    try {
+      return engine.deleteRecords(topic, partition, offset);
+    } catch (error) {
+      // Let go of since the record took the start: the next leader starts there; a retry asks it.
+      if (isFerryError(error, 'UnknownTopicOrPartition')) throw new FerryError('NotLeader', `${topic}-${partition} is no longer led here`, { cause: error });
+      throw error;
+    }
   }
 
   /** Every broker computes the same choice: the live brokers by id, picked by a hash of the group. */

@@ -16,6 +16,7 @@ import { TopicSightings } from './topic-sightings.ts';
 import { assert } from '../util/assert.ts';
 import { parseTopicConfigs, type TopicConfigs } from '../log/topic-config.ts';
 import { applyConfigChanges, type ConfigChange } from '../log/topic-config-changes.ts';
+import { checkPartitionIncrease } from '../engine/partition-increase.ts';
 
 /**
  * [L4] A topic record marked `deleting` for this many leases (as one broker's scans see it) is a
@@ -99,6 +100,12 @@ export interface PartitionRecord {
   readonly chain: readonly StreamId[];
   /** docs/tier-protocol.md [K6]: a prefix of `chain` a takeover neither seals nor reads again; absent: none known. */
   readonly settled?: SettledPrefix;
+  /**
+   * Kafka's log start as DeleteRecords moved it (recordLogStart): offsets below are gone for
+   * clients on every leader to come, whatever the chain or the tier still holds of them. Only
+   * rises; every claim carries it on (planTakeover). Absent: 0.
+   */
+  readonly logStartOffset?: number;
 }
 
 /**
@@ -154,6 +161,13 @@ const ALTER_ATTEMPTS_MAX = 8;
 const EXIT_FOLLOW_UP_INTERVAL_MS = 25;
 const EXIT_FOLLOW_UP_SCANS = 20;
 
+/**
+ * Compare-and-swap rounds an admin change of one record (a topic's partition count, a partition's
+ * log start) may lose to other writers of it (a concurrent grow, a leader noting its settled
+ * streams) before it reports the race as an unknown outcome; each round is a read and a write.
+ */
+const ADMIN_CHANGE_ATTEMPTS_MAX = 10;
+
 /** [K1] The peer connections as the node drives them (src/cluster/peer-links.ts). */
 export interface PeerWatch {
   /** Starts accepting peers, greeting as `incarnation`; returns the port for the broker record. */
@@ -187,6 +201,8 @@ export interface ClusterNodeOptions {
   /** Replication factor > 1: start following a partition another broker leads (throwing retries later). */
   follow(topic: string, partition: number, partitions: number, record: PartitionRecord): Promise<void>;
   unfollow(topic: string, partition: number): Promise<void>;
+  /** A followed partition's record names a log start (DeleteRecords on its leader): the follower serves nothing below it either. */
+  followLogStart?(topic: string, partition: number, logStartOffset: number): void;
   /**
    * A topic was deleted: drop what is left of it here, of incarnation `topicId` (null: whichever
    * is here). A later incarnation the host took up meanwhile (a follower following again [D4]) is
@@ -449,6 +465,62 @@ export class ClusterNode {
     if (created === null) await this.describeTopic(name);
     else this.#noteTopic(name, created);
     return created !== null;
+  }
+
+  /**
+   * Kafka's CreatePartitions in a cluster: the topic record's partition count rises to
+   * `newTotalCount` by compare-and-swap (a delete's mark or a concurrent grow makes it read again).
+   * The new partitions are claimed by the scans as a new topic's are, every broker sees the count
+   * at its next scan, and nothing of the old partitions' records changes (their leaders and
+   * epochs). `validateOnly`: the checks alone. UnknownTopicOrPartition for a topic that does not
+   * exist or is being deleted; InvalidPartitions for a count that is no increase (checkPartitionIncrease).
+   * Returns the topic as it is (or would be) after the change.
+   */
+  async createPartitions(name: string, newTotalCount: number, validateOnly = false): Promise<TopicRecord> {
+    const { control } = this.#options;
+    for (let attempt = 0; attempt < ADMIN_CHANGE_ATTEMPTS_MAX; attempt++) {
+      const read = await control.read<TopicRecord>(`topics/${name}`);
+      if (read === null || read.value.deleting === true || !isUuid(read.value.topicId)) throw new FerryError('UnknownTopicOrPartition', `unknown topic ${name}`);
+      checkPartitionIncrease(name, read.value.partitions, newTotalCount);
+      const grown: TopicRecord = { ...read.value, partitions: newTotalCount }; // every other field as read (its config, its epoch base)
+      if (validateOnly) return grown;
+      const written = await control.replace<TopicRecord>(`topics/${name}`, read, grown);
+      if (written === null) continue; // changed since the read (a grow, a mark): judged again on the new version
+      if (this.#topics.get(name)?.topicId === grown.topicId || !this.#topics.has(name)) this.#noteTopic(name, written);
+      this.#options.log?.(`topic ${name} grew from ${read.value.partitions} to ${newTotalCount} partitions`);
+      return grown;
+    }
+    throw new FerryError('OutcomeUnknown', `the partition count of topic ${name} changed under ${ADMIN_CHANGE_ATTEMPTS_MAX} attempts in a row to raise it to ${newTotalCount}`);
+  }
+
+  /**
+   * DeleteRecords in a cluster, before the leader moves its own log: the partition record this
+   * broker claimed, and serves at its epoch, takes `logStartOffset` (only ever up), so every later
+   * leader starts its log there ([C5]; PartitionHost.adopt). NotLeader unless this broker holds its
+   * lease and the record still names it at the epoch it adopted (another claim won since: the
+   * caller answers NOT_LEADER_OR_FOLLOWER and the client goes to the new leader).
+   */
+  async recordLogStart(topic: string, partition: number, logStartOffset: number): Promise<void> {
+    const id = key(topic, partition);
+    const { control } = this.#options;
+    let current = this.#partitions.get(id) ?? null;
+    for (let attempt = 0; attempt < ADMIN_CHANGE_ATTEMPTS_MAX; attempt++) {
+      if (current === null || !this.#leadsAsAdopted(id, current.value)) throw new FerryError('NotLeader', `Leader not local for partition ${topic}-${partition} on broker ${this.nodeId}`);
+      if ((current.value.logStartOffset ?? 0) >= logStartOffset) return;
+      const written = await control.replace<PartitionRecord>(`partitions/${id}`, current, { ...current.value, logStartOffset });
+      if (written !== null) {
+        this.#partitions.set(id, written);
+        this.#partitionRecords.note(id, written);
+        return;
+      }
+      current = await control.read<PartitionRecord>(`partitions/${id}`); // changed: still ours (a settled prefix noted), or claimed by another
+    }
+    throw new FerryError('OutcomeUnknown', `the log start of ${id} changed under ${ADMIN_CHANGE_ATTEMPTS_MAX} attempts in a row to raise it to ${logStartOffset}`);
+  }
+
+  /** Whether this broker serves the partition as the leader `record` names, at the epoch it adopted, with its lease held. */
+  #leadsAsAdopted(id: string, record: PartitionRecord): boolean {
+    return this.leaseHeld() && this.#served.has(id) && record.leader === this.nodeId && this.#adoptedEpochs.get(id) === record.leaderEpoch;
   }
 
   /**
@@ -855,6 +927,8 @@ export class ClusterNode {
       }
     } else if (!mine && this.#following.has(id)) {
       await this.#unfollow(topic, partition);
+    } else if (mine && record.logStartOffset !== undefined) {
+      this.#options.followLogStart?.(topic, partition, record.logStartOffset); // as of this scan's read: a follower lags its leader's start by a scan at most
     }
   }
 

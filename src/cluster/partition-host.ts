@@ -18,6 +18,7 @@ import { LeaderProgress } from './leader-progress.ts';
 import type { BrokerRecord, PartitionRecord, SettledPrefix } from './node.ts';
 import { type RebuildOutcome, rebuildFromTierAndChain } from './rebuild.ts';
 import { keepOnlyWhatTheChainProves } from './kept-log.ts';
+import { applyRecordedLogStart } from './recorded-log-start.ts';
 import { StreamTails, TAIL_RETRY } from './stream-tails.ts';
 import type { ClaimPlan } from './takeover.ts';
 
@@ -115,7 +116,11 @@ export class PartitionHost {
     const reader = this.#reader(topic, partition, topicId);
     let rebuilt: RebuildOutcome | null = null;
     // The rebuild's appends rebuild the producer state too (src/log/producer-state.ts).
-    await engine.adoptPartition(topic, topicId, partition, partitions, async (log) => void (rebuilt = await this.#rebuild(log, topic, partition, topicId, reader, plan.rebuildFrom, promoted, plan.settled)), 'leader', this.#options.replicationFactor(topic), plan.next.leaderEpoch, promoted); // [C5]
+    const rebuild = async (log: PartitionLog) => {
+      rebuilt = await this.#rebuild(log, topic, partition, topicId, reader, plan.rebuildFrom, promoted, plan.settled);
+      applyRecordedLogStart(log, plan.next.logStartOffset); // what DeleteRecords deleted stays deleted
+    };
+    await engine.adoptPartition(topic, topicId, partition, partitions, rebuild, 'leader', this.#options.replicationFactor(topic), plan.next.leaderEpoch, promoted); // [C5]
     const took = `sealed ${plan.seal.length} streams in ${Math.round(sealedMs - startMs)} ms, then ${describeRebuild(rebuilt)} in ${Math.round(clock.monotonicMs() - sealedMs)} ms`;
     this.#options.log?.(`serving ${topic}-${partition} up to offset ${engine.offsetFor(topic, partition, -1).offset} (leader epoch ${plan.next.leaderEpoch}): ${took}`);
     return (rebuilt as RebuildOutcome | null)?.settled ?? null;
@@ -153,7 +158,12 @@ export class PartitionHost {
     const { topicId } = record;
     const reader = this.#reader(topic, partition, topicId);
     const sealed = record.chain.slice(0, -1); // the leader sealed them when it took over
-    const follower = await this.#options.engine.adoptPartition(topic, topicId, partition, partitions, async (log) => void (await this.#rebuild(log, topic, partition, topicId, reader, sealed)), 'follower', 1, record.leaderEpoch);
+    const rebuild = async (log: PartitionLog) => {
+      await this.#rebuild(log, topic, partition, topicId, reader, sealed);
+      // A follower serves (KIP-392) nothing a client deleted either, as far as its log reaches: the tail brings the rest, in order.
+      applyRecordedLogStart(log, record.logStartOffset === undefined ? undefined : Math.min(record.logStartOffset, log.logEndOffset));
+    };
+    const follower = await this.#options.engine.adoptPartition(topic, topicId, partition, partitions, rebuild, 'follower', 1, record.leaderEpoch);
     this.#progress.follow(topic, partition, () => follower.log.logEndOffset, () => follower.leaderEpoch); // reports what the rebuild brought, in the epoch followed
     const applied = () => {
       follower.noteApplied();

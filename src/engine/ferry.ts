@@ -14,6 +14,7 @@ import { PartitionLog } from '../log/partition-log.ts';
 import { checkTopicSettingsTogether, configValueOfLogSetting, kafkaNameOfLogField, parseTopicConfig, parseTopicConfigs, TOPIC_CONFIGS, type TopicConfigs, topicSettingsOf } from '../log/topic-config.ts';
 import { applyConfigChanges, type ConfigChange } from '../log/topic-config-changes.ts';
 import { describeTopicConfigs, type TopicConfigEntry } from '../log/topic-config-describe.ts';
+import type { ActiveProducer } from '../log/producer-state.ts';
 import { StorageHealth } from '../log/storage-health.ts';
 import { probeStorage } from '../log/storage-probe.ts';
 import { type Clock, systemClock, type Timer } from '../util/clock.ts';
@@ -38,6 +39,7 @@ import { ProduceGrouping } from './produce-grouping.ts';
 import { type LeaderLink, type LeaderPartitions, type LinkedReplica, type PartitionEnd, ReplicaLinks } from './replica-link.ts';
 import { earlierStreamEnds, ShippedCheckpointer } from './shipped-checkpointer.ts';
 import { PARTITIONS_PER_TOPIC_MAX, type TopicDescription, type TopicId, TopicRegistry } from './topic-registry.ts';
+import { checkPartitionIncrease } from './partition-increase.ts';
 import { validateTopicName } from './topic-name.ts';
 import { type WalOptions, WalWriterLifecycle } from './wal-writer-lifecycle.ts';
 
@@ -63,6 +65,11 @@ const MAX_TIMESTAMP = -3;
 const EARLIEST_LOCAL_TIMESTAMP = -4;
 /** KIP-1005: the last offset copied to the tier; -1 while none is. */
 const LATEST_TIERED_TIMESTAMP = -5;
+/** DeleteRecords' offset meaning "up to the high watermark" (Kafka's DeleteRecordsRequest.HIGH_WATERMARK). */
+const DELETE_TO_HIGH_WATERMARK = -1;
+/** DescribeProducers' fields of transactions, which Ferry does not have (Kafka's -1: none). */
+const NO_COORDINATOR_EPOCH = -1;
+const NO_TRANSACTION_START_OFFSET = -1;
 /** The embedded engine is its partitions' only leader; a cluster assigns real epochs at adoption. */
 const EMBEDDED_LEADER_EPOCH = 0;
 
@@ -162,6 +169,33 @@ export interface ProduceOptions {
   readonly partition?: number;
   readonly compression?: BuildCompressionCodec;
   readonly acks?: Acks;
+}
+
+/** One producer in a DescribeProducers answer (Kafka's ProducerState). */
+export interface DescribedProducer extends ActiveProducer {
+  readonly coordinatorEpoch: number;
+  readonly currentTxnStartOffset: number;
+}
+
+/** One partition of a DescribeLogDirs answer. */
+export interface LogDirPartition {
+  readonly topic: string;
+  readonly partition: number;
+  /** Bytes of its segments on local disk. */
+  readonly sizeBytes: number;
+  /** 0 for a leader; a follower's distance from its leader's high watermark. */
+  readonly offsetLag: number;
+  /** Always false: Ferry moves no partition between log directories (Kafka's future replicas). */
+  readonly isFutureKey: boolean;
+}
+
+/** Kafka's DescribeLogDirs result of this engine's one log directory. */
+export interface LogDirDescription {
+  readonly path: string;
+  /** The file system's size and what is free for this process (statfs); null when the disk cannot say. */
+  readonly totalBytes: number | null;
+  readonly usableBytes: number | null;
+  readonly partitions: LogDirPartition[];
 }
 
 export interface ProducedRecord {
@@ -768,6 +802,33 @@ export class Ferry {
     }
   }
 
+  /**
+   * Kafka's CreatePartitions: the topic grows to `newTotalCount` partitions (never shrinks), the
+   * new ones empty and served at once; the old ones do not change. `validateOnly`: every check,
+   * nothing changed. UnknownTopicOrPartition for an unknown topic (or one being deleted),
+   * InvalidPartitions for a count that is no increase or past PARTITIONS_PER_TOPIC_MAX. Returns the
+   * topic as it is (or would be) after the change. A cluster grows its topics through their
+   * control records instead (ClusterNode.createPartitions); so does a read replica, from its leader's WAL.
+   */
+  createPartitions(name: string, newTotalCount: number, validateOnly = false): TopicDescription {
+    this.#checkOpen();
+    if (this.#options.managedPartitions === true || this.#options.follow !== undefined) throw new FerryError('InvalidArgument', `${name}: partitions are added to a managed engine's or a read replica's topics by what manages it`);
+    const topic = this.#registry.get(name);
+    if (topic === undefined || this.#deletions.has(name)) throw unknownTopic(name);
+    checkPartitionIncrease(name, topic.partitions, newTotalCount);
+    const grown = { ...topic, partitions: newTotalCount };
+    if (validateOnly) return grown;
+    // A new partition's directory holds nothing of this topic yet: whatever lies there (a grow that crashed before its registry write) goes.
+    for (let index = topic.partitions; index < newTotalCount; index++) this.#disk.rmSync(join(this.directory, `${name}-${index}`), { recursive: true, force: true });
+    try {
+      this.#openTopic(grown); // opens the new partitions only
+      return this.#registry.grow(name, newTotalCount);
+    } catch (error) {
+      this.#abandonPartitionsFrom(name, topic.partitions); // all of them or none: a retry adds them again
+      throw error;
+    }
+  }
+
   /** Every open partition of `name` takes its topic's settings now. */
   #reconfigureOpen(name: string): void {
     const config = this.#topicLogConfig(name);
@@ -775,6 +836,17 @@ export class Ferry {
       partition.log.reconfigure(config);
       if (partition.role.kind === 'leader') partition.requireFollowers(this.#requiredFollowers(name, index));
     });
+  }
+
+  /** Undoes a createPartitions that failed: closes and removes the partitions from `first` on. */
+  #abandonPartitionsFrom(name: string, first: number): void {
+    const partitions = this.#partitions.get(name);
+    if (partitions === undefined) return;
+    for (const partition of partitions.splice(first)) {
+      if (partition === undefined) continue;
+      partition.abandon(new FerryError('UnknownTopicOrPartition', `${name}-${partition.index} was not added`));
+      void partition.log.close().catch(() => {}).finally(() => this.#disk.rmSync(partition.log.directory, { recursive: true, force: true }));
+    }
   }
 
   /** Undoes a createTopic that failed before registering the topic: closes and removes the partitions that opened. */
@@ -819,6 +891,7 @@ export class Ferry {
     this.#checkOpen();
     const target = this.#partition(topic, partition);
     target.checkReadable(offset);
+    checkNotDeleted(target, offset);
     const highWatermark = target.highWatermark;
     const maxBytes = options.maxBytes ?? FETCH_BYTES_DEFAULT;
     if (maxBytes === 0) {
@@ -837,14 +910,14 @@ export class Ferry {
   #logStartOffset(target: Partition): number {
     const local = target.log.logStartOffset;
     const tierStart = this.#remote?.peekLogStartOffset(target.topicId, target.index) ?? null;
-    return tierStart === null ? local : Math.min(tierStart, local);
+    return Math.max(target.log.deletedBeforeOffset, tierStart === null ? local : Math.min(tierStart, local)); // DeleteRecords' start hides what either still holds
   }
 
   /** Yields records from `fromOffset` on, waiting for new ones at the end, until `signal` aborts. */
   async *consume(topic: string, options: ConsumeOptions = {}): AsyncGenerator<ConsumedRecord> {
     const partitionIndex = options.partition ?? 0;
     const target = this.#partition(topic, partitionIndex);
-    let offset = options.fromOffset ?? target.log.logStartOffset;
+    let offset = options.fromOffset ?? localStartFor(target);
     while (!this.#closed && !options.signal?.aborted) {
       if (offset >= target.highWatermark) {
         await target.waitForData(offset, options.signal);
@@ -874,7 +947,7 @@ export class Ferry {
     if (target === undefined) throw new FerryError('UnknownTopicOrPartition', `partition ${partition} does not exist in ${topic}`);
     const { baseOffset, lastOffset, logAppendTimeMs, durable } = await target.append(records, signal);
     durable.catch(() => {}); // when nobody awaits it (acks 0 or 1), a failure surfaces in later produces and in `wal.failure`
-    return { baseOffset, lastOffset, logStartOffset: target.log.logStartOffset, logAppendTimeMs, committed: durable };
+    return { baseOffset, lastOffset, logStartOffset: localStartFor(target), logAppendTimeMs, committed: durable };
   }
 
   /** Resolves when `offset` of the partition becomes readable, or when `signal` aborts (long-poll Fetch). */
@@ -901,10 +974,11 @@ export class Ferry {
     this.#checkOpen();
     const target = this.#partition(topic, partition);
     if (this.#remote === null || offset >= target.log.logStartOffset) return this.fetch(topic, partition, offset, options);
+    checkNotDeleted(target, offset); // the tier still holds what DeleteRecords deleted until its retention passes it
     const { batches, logStartOffset } = await this.#remote.read(target.topicId, partition, offset, options.maxBytes ?? FETCH_BYTES_DEFAULT);
     this.#checkStillServed(topic, partition, target);
     const highWatermark = target.highWatermark;
-    return { batches: batches.filter((batch) => batch.baseOffset < highWatermark), highWatermark, logStartOffset };
+    return { batches: batches.filter((batch) => batch.baseOffset < highWatermark), highWatermark, logStartOffset: Math.max(logStartOffset, target.log.deletedBeforeOffset) };
   }
 
   /** offsetFor(), counting the tier [D3]: the earliest offset is the tier's start, and a timestamp below the local log is looked up in the tier. */
@@ -920,9 +994,11 @@ export class Ferry {
     if (timestamp === EARLIEST_TIMESTAMP) {
       const tierStart = await this.#remote.logStartOffset(target.topicId, partition);
       this.#checkStillServed(topic, partition, target);
-      return tierStart === null || tierStart >= local.offset ? local : { offset: tierStart, timestamp: -1, leaderEpoch: -1 };
+      // The tier's start counts only at or above DeleteRecords' (local.offset is never below that).
+      const start = tierStart === null ? local.offset : Math.max(target.log.deletedBeforeOffset, Math.min(tierStart, local.offset));
+      return start === local.offset ? local : { offset: start, timestamp: -1, leaderEpoch: -1 };
     }
-    const tiered = await this.#remote.offsetForTimestamp(target.topicId, partition, timestamp);
+    const tiered = await this.#remote.offsetForTimestamp(target.topicId, partition, timestamp, target.log.deletedBeforeOffset);
     this.#checkStillServed(topic, partition, target);
     return tiered === null ? local : { offset: tiered.offset, timestamp: tiered.timestamp, leaderEpoch: -1 };
   }
@@ -935,12 +1011,89 @@ export class Ferry {
   offsetFor(topic: string, partition: number, timestamp: number): { offset: number; timestamp: number; leaderEpoch: number } {
     const target = this.#partition(topic, partition);
     if (timestamp === LATEST_TIMESTAMP) return { offset: target.highWatermark, timestamp: -1, leaderEpoch: target.leaderEpoch };
-    if (timestamp === EARLIEST_TIMESTAMP || timestamp === EARLIEST_LOCAL_TIMESTAMP) return { offset: target.log.logStartOffset, timestamp: -1, leaderEpoch: target.epochAt(target.log.logStartOffset) };
+    const start = localStartFor(target);
+    if (timestamp === EARLIEST_TIMESTAMP || timestamp === EARLIEST_LOCAL_TIMESTAMP) return { offset: start, timestamp: -1, leaderEpoch: target.epochAt(start) };
     if (timestamp === LATEST_TIERED_TIMESTAMP) return { offset: -1, timestamp: -1, leaderEpoch: -1 }; // no tier: nothing tiered
     if (timestamp < 0 && timestamp !== MAX_TIMESTAMP) throw new FerryError('InvalidArgument', `timestamp ${timestamp} is not a time nor one of ListOffsets' special values`);
+    // As Kafka: a lookup starts at the log start (PartitionLog's floor is DeleteRecords' start too).
     const found = timestamp === MAX_TIMESTAMP ? target.log.maxTimestampRecord() : target.log.offsetForTimestamp(timestamp);
     if (found === null || found.offset >= target.highWatermark) return { offset: -1, timestamp: -1, leaderEpoch: -1 };
     return { offset: found.offset, timestamp: found.timestamp, leaderEpoch: target.epochAt(found.offset) };
+  }
+
+  /**
+   * DeleteRecords' checks on the leader, before anything changes: the offset the log start is to
+   * move to (-1: the high watermark). NotLeader on a follower; OffsetOutOfRange for an offset
+   * below -1 or above the high watermark, with Kafka's messages.
+   */
+  deleteRecordsOffset(topic: string, index: number, beforeOffset: number): number {
+    const target = this.#partition(topic, index);
+    if (target.role.kind !== 'leader') throw new FerryError('NotLeader', `Leader not local for partition ${topic}-${index}: it is a follower here`);
+    return resolveDeleteRecordsOffset(`${topic}-${index}`, beforeOffset, target.highWatermark);
+  }
+
+  /**
+   * Kafka's DeleteRecords on the leader: the partition's log start moves up to `beforeOffset`
+   * (-1: the high watermark; never down), durably (the log's checkpoint: it holds across a
+   * restart), and the segments wholly below it are deleted (with a tier, only those tiered
+   * already). Reads below it are OffsetOutOfRange from then on, and ListOffsets EARLIEST answers
+   * it. Returns the low watermark: the log start after the delete. A cluster's leader first
+   * records the new start in the partition's control record (ClusterNode.recordLogStart), so a
+   * takeover starts there too.
+   */
+  deleteRecords(topic: string, index: number, beforeOffset: number): number {
+    const offset = this.deleteRecordsOffset(topic, index, beforeOffset);
+    const target = this.#partition(topic, index);
+    target.log.deleteRecordsBefore(offset, this.#tieredEndForDeletes(target));
+    return this.#logStartOffset(target);
+  }
+
+  /**
+   * A followed partition learns its leader's log start (a cluster's partition record): it serves
+   * nothing below it, as far as its log reaches (the rest once the tail brings it: the caller
+   * says it again). No segment is deleted: a promoted follower's log must still reach the tier's end.
+   */
+  followLogStart(topic: string, index: number, logStartOffset: number): void {
+    const partition = this.#partitions.get(topic)?.[index];
+    if (partition?.role.kind !== 'follower') return;
+    const { log } = partition;
+    log.deleteRecordsBefore(Math.min(logStartOffset, log.logEndOffset), log.logStartOffset);
+  }
+
+  /** Where local segments may go for a tiering leader: below the tiered end only (0 until the tierer read it); null without a tier. */
+  #tieredEndForDeletes(target: Partition): number | null {
+    if (this.#tierer === null || !target.log.config.remoteStorageEnable) return null;
+    return this.#tierer.localDeletableEndOf(target.topicId, target.index, target.log) ?? target.log.logStartOffset;
+  }
+
+  /**
+   * Kafka's DescribeProducers of a partition led here: its idempotent producers from the log's
+   * producer state. Ferry has no transactions: coordinatorEpoch and currentTxnStartOffset are -1.
+   * NotLeader on a follower.
+   */
+  describeProducers(topic: string, index: number): DescribedProducer[] {
+    const target = this.#partition(topic, index);
+    if (target.role.kind !== 'leader') throw new FerryError('NotLeader', `Leader not local for partition ${topic}-${index}: it is a follower here`);
+    return target.log.activeProducers().map((producer) => ({ ...producer, coordinatorEpoch: NO_COORDINATOR_EPOCH, currentTxnStartOffset: NO_TRANSACTION_START_OFFSET }));
+  }
+
+  /**
+   * Kafka's DescribeLogDirs of this engine's one log directory: every partition served here (led
+   * or followed) with its bytes on local disk and its offset lag (a leader's is 0, a follower's
+   * how far its log end is behind its leader's high watermark), and the directory's total and
+   * usable bytes as the disk reports them (null when it cannot say).
+   */
+  describeLogDir(): LogDirDescription {
+    this.#checkOpen();
+    const partitions: LogDirPartition[] = [];
+    for (const [topic, served] of this.#partitions) {
+      served.forEach((partition, index) => {
+        const lag = partition.role.kind === 'leader' ? 0 : Math.max(0, (partition.leaderHighWatermark ?? 0) - partition.log.logEndOffset);
+        partitions.push({ topic, partition: index, sizeBytes: partition.log.sizeBytes, offsetLag: lag, isFutureKey: false });
+      });
+    }
+    const space = this.#disk.statfsSync?.(this.directory) ?? null;
+    return { path: this.directory, totalBytes: space?.totalBytes ?? null, usableBytes: space?.usableBytes ?? null, partitions };
   }
 
   /** The incarnation of `topic` held here (its registry entry, or its partitions'), null for none. */
@@ -1220,6 +1373,25 @@ export class Ferry {
 function sameConfigs(a: TopicConfigs, b: TopicConfigs): boolean {
   const names = Object.keys(a);
   return names.length === Object.keys(b).length && names.every((name) => a[name] === b[name]);
+}
+
+/** The first offset clients may read from the local log: its first segment's, or above it where DeleteRecords moved the log start. */
+function localStartFor(target: Partition): number {
+  return Math.max(target.log.logStartOffset, target.log.deletedBeforeOffset);
+}
+
+/** Kafka's DeleteRecords offset checks (ReplicaManager, UnifiedLog.maybeIncrementLogStartOffset): -1 is the high watermark. */
+function resolveDeleteRecordsOffset(partition: string, beforeOffset: number, highWatermark: number): number {
+  const offset = beforeOffset === DELETE_TO_HIGH_WATERMARK ? highWatermark : beforeOffset;
+  if (!Number.isSafeInteger(offset) || offset < 0) throw new FerryError('OffsetOutOfRange', `The offset ${offset} for partition ${partition} is not valid`);
+  if (offset > highWatermark) throw new FerryError('OffsetOutOfRange', `Cannot increment the log start offset to ${offset} of partition ${partition} since it is larger than the high watermark ${highWatermark}`);
+  return offset;
+}
+
+/** Kafka's answer to a read below the log start DeleteRecords set, wherever those records still lie. */
+function checkNotDeleted(target: Partition, offset: number): void {
+  const start = target.log.deletedBeforeOffset;
+  if (offset < start) throw new FerryError('OffsetOutOfRange', `offset ${offset} is before the log start ${start} of ${target.topic}-${target.index}: its records were deleted`);
 }
 
 function unknownTopic(topic: string): FerryError {

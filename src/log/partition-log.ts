@@ -12,7 +12,8 @@ import { LOCAL_RETENTION_AS_RETENTION, type LogConfig, resolveLogConfig } from '
 import { GroupCommit } from './group-commit.ts';
 import { type EpochEntry, LEADER_EPOCH_CHECKPOINT_FILE, LeaderEpochCache } from './leader-epoch-cache.ts';
 import { scanSegment } from './recovery.ts';
-import { checkedSnapshot, type ProducerBatch, ProducerStateManager } from './producer-state.ts';
+import { readLogStartCheckpoint, writeLogStartCheckpoint } from './log-start-checkpoint.ts';
+import { type ActiveProducer, checkedSnapshot, type ProducerBatch, ProducerStateManager } from './producer-state.ts';
 import { LogSegment, parseSegmentFileName } from './segment.ts';
 import type { StorageObserver } from './storage-health.ts';
 
@@ -119,6 +120,8 @@ export class PartitionLog {
   #closed = false;
   /** Set when unsynced bytes read back damaged after a failed fdatasync: writes fail until a restart. */
   #damaged: FerryError | null = null;
+  /** The log start DeleteRecords set (its checkpoint): only ever rises. */
+  #deletedBefore: number;
 
   private constructor(directory: string, config: LogConfig, clock: Clock, unlock: () => void, epochs: LeaderEpochCache, segments: LogSegment[], recovery: RecoveryReport, disk: Disk, storage: StorageObserver | null) {
     this.#disk = disk;
@@ -130,6 +133,7 @@ export class PartitionLog {
     this.#segments = segments;
     this.recovery = recovery;
     this.#storage = storage;
+    this.#deletedBefore = readLogStartCheckpoint(directory, disk);
     this.#commit = new GroupCommit(config.flush, clock, this.logEndOffset, () => this.#activeSegment().flush().catch((error: unknown) => {
       this.#storage?.writeFailed(this.directory, error);
       throw error;
@@ -148,13 +152,17 @@ export class PartitionLog {
       const learnEpochs = !disk.existsSync(join(directory, LEADER_EPOCH_CHECKPOINT_FILE));
       const epochs = LeaderEpochCache.open(directory, disk);
       const { segments, report } = openSegments(directory, config, epochs, learnEpochs, disk);
-      return new PartitionLog(directory, config, options.clock ?? systemClock, unlock, epochs, segments, report, disk, options.storage ?? null);
+      const log = new PartitionLog(directory, config, options.clock ?? systemClock, unlock, epochs, segments, report, disk, options.storage ?? null);
+      // A crash took the log below the start DeleteRecords set (its segments unsynced, the checkpoint synced): it starts there, as Kafka's does.
+      if (log.#deletedBefore > log.logEndOffset) log.startAt(log.#deletedBefore, log.leaderEpochs, null);
+      return log;
     } catch (error) {
       unlock();
       throw error;
     }
   }
 
+  /** The first offset the local segments hold (what retention and rebuilds move); see deletedBeforeOffset for what clients may read. */
   get logStartOffset(): number {
     return this.#segments[0]!.baseOffset;
   }
@@ -171,6 +179,48 @@ export class PartitionLog {
   reconfigure(overrides: Partial<LogConfig>): void {
     this.#checkOpen();
     this.#config = { ...resolveLogConfig(overrides), flush: this.#config.flush };
+  }
+
+  /**
+   * Kafka's log start as DeleteRecords moved it (its log-start-offset checkpoint; 0: never):
+   * offsets below it are gone for clients even where a segment still holds them. It may lie
+   * inside a segment, or below logStartOffset once retention passed it.
+   */
+  get deletedBeforeOffset(): number {
+    return this.#deletedBefore;
+  }
+
+  /**
+   * DeleteRecords' effect on the local log: the log start rises to `offset` (never falls), durably
+   * before anything else, and the sealed segments wholly below it are deleted. With a tier
+   * (`tieredEnd` given) only those wholly below the tiered end too: the others are still to be
+   * tiered ([D1]: local disk is the tier's source). The caller checked `offset` against the high
+   * watermark. Returns the segments deleted.
+   */
+  deleteRecordsBefore(offset: number, tieredEnd: number | null = null): number {
+    this.#checkOpen();
+    assert(Number.isSafeInteger(offset) && offset >= 0 && offset <= this.logEndOffset, `records before ${offset} are deleted from a log ending at ${this.logEndOffset}`);
+    if (offset > this.#deletedBefore) {
+      try {
+        writeLogStartCheckpoint(this.directory, offset, this.#disk);
+      } catch (error) {
+        throw this.#failedWrite(error);
+      }
+      this.#deletedBefore = offset;
+    }
+    const deletableEnd = Math.min(this.#deletedBefore, tieredEnd ?? Number.POSITIVE_INFINITY);
+    let deleted = 0;
+    while (this.#segments.length > 1 && this.#segments[1]!.baseOffset <= deletableEnd) {
+      this.#segments.shift()!.delete(); // oldest first: what is left stays contiguous
+      deleted++;
+    }
+    if (deleted > 0) this.#producers.deleteSnapshotsBefore(this.logStartOffset);
+    return deleted;
+  }
+
+  /** The idempotent producers the log's producer state holds (DescribeProducers). */
+  activeProducers(): ActiveProducer[] {
+    return this.#producers.activeProducers();
   }
 
   get logEndOffset(): number {
@@ -317,7 +367,7 @@ export class PartitionLog {
     return result;
   }
 
-  /** The first record at or above the log start whose timestamp is at or after `timestamp`, and that timestamp; null if none. */
+  /** The first record at or above the log start (DeleteRecords' included) whose timestamp is at or after `timestamp`, and that timestamp; null if none. */
   offsetForTimestamp(timestamp: number): TimestampAndOffset | null {
     this.#checkOpen();
     for (const segment of this.#segments) {
@@ -347,7 +397,7 @@ export class PartitionLog {
       const batches: RecordBatch[] = [];
       position += readWholeBatches(segment, position, this.config.maxBatchBytes, true, batches);
       for (const batch of batches) {
-        const found = firstRecordAtOrAfter(batch, timestamp, this.logStartOffset);
+        const found = firstRecordAtOrAfter(batch, timestamp, Math.max(this.logStartOffset, this.#deletedBefore));
         if (found !== null) return found;
       }
     }

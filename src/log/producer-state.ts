@@ -35,6 +35,16 @@ export interface ProducerBatch {
   readonly maxTimestamp: number;
 }
 
+/** One idempotent producer as the partition's state knows it (Kafka's DescribeProducers entry, without transactions). */
+export interface ActiveProducer {
+  readonly producerId: number;
+  readonly producerEpoch: number;
+  /** The last sequence of its last batch. */
+  readonly lastSequence: number;
+  /** The max timestamp of its last batch. */
+  readonly lastTimestamp: number;
+}
+
 interface ProducerEntry {
   epoch: number;
   /** The log's time when its last batch was applied: its silence is counted from here. */
@@ -97,6 +107,20 @@ export class ProducerStateManager {
 
   get producerCount(): number {
     return this.#producers.size;
+  }
+
+  /**
+   * Every producer not expired by the log's time, with its epoch and its last batch (Kafka's
+   * activeProducers, what DescribeProducers lists), by producer id.
+   */
+  activeProducers(): ActiveProducer[] {
+    const active: ActiveProducer[] = [];
+    for (const [producerId, entry] of this.#producers) {
+      const last = entry.batches.at(-1);
+      if (this.#expired(entry) || last === undefined) continue;
+      active.push({ producerId, producerEpoch: entry.epoch, lastSequence: last.lastSequence, lastTimestamp: last.maxTimestamp });
+    }
+    return active.sort((a, b) => a.producerId - b.producerId);
   }
 
   /** The last batches remembered for `producerId` (oldest first); empty when unknown or expired. */

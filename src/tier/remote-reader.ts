@@ -114,12 +114,14 @@ export class RemoteReader {
    * [D3] The first record (at or above LS) whose timestamp reaches `timestamp`, among the tiered
    * segments: the first whose maxTimestamp reaches it, its time index, then a scan of batches
    * from that entry, and of the records of the first batch that reaches it. Null if none does.
+   * `fromOffset`: the search starts there when it is above LS (the log start DeleteRecords set,
+   * which the record may lag).
    */
-  async offsetForTimestamp(topicId: Uuid, partition: number, timestamp: number): Promise<TimestampAndOffset | null> {
+  async offsetForTimestamp(topicId: Uuid, partition: number, timestamp: number, fromOffset = 0): Promise<TimestampAndOffset | null> {
     let cached = await this.#record(topicId, partition);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.#offsetForTimestampIn(cached, topicId, partition, timestamp);
+        return await this.#offsetForTimestampIn(cached, topicId, partition, timestamp, fromOffset);
       } catch (error) {
         if (!isStoreError(error, 'NotFound') || attempt >= TIER_READ_ATTEMPTS_MAX) throw error;
         cached = await this.#readRecord(topicId, partition, false); // retention took a segment after the record was read
@@ -221,10 +223,10 @@ export class RemoteReader {
     }
   }
 
-  async #offsetForTimestampIn(cached: CachedRecord, topicId: Uuid, partition: number, timestamp: number): Promise<TimestampAndOffset | null> {
-    const startOffset = cached.record.startOffset;
+  async #offsetForTimestampIn(cached: CachedRecord, topicId: Uuid, partition: number, timestamp: number, fromOffset: number): Promise<TimestampAndOffset | null> {
+    const startOffset = Math.max(cached.record.startOffset, fromOffset);
     for (const segment of cached.copied) {
-      if (segment.maxTimestamp < timestamp) continue;
+      if (segment.maxTimestamp < timestamp || segment.endOffset <= startOffset) continue;
       const ref = this.#refOf(topicId, partition, segment);
       const entryOffset = timeIndexLookup(await this.#chunks.indexSection(ref, 'timeIndex'), timestamp);
       if (entryOffset === null) continue; // the footer said some batch reaches it and the index disagrees: look further rather than answer wrong

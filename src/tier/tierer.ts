@@ -346,11 +346,17 @@ export class Tierer {
     return { chunks: chunks(), producers: () => producers! };
   }
 
-  /** [T7] Retention over the whole log: the oldest tiered segments it says go leave the record (their objects are orphans, [T6]). */
+  /**
+   * [T7] Retention over the whole log: the oldest tiered segments it says go leave the record (their
+   * objects are orphans, [T6]). So do those below the log start DeleteRecords set, as far as the
+   * tier reaches (as Kafka's remote log manager deletes remote segments below the log start).
+   */
   async #expire(source: TierSource, held: Held): Promise<void> {
     const localBytesAboveTier = source.log.bytesFrom(tieredEnd(held.record)); // the tiered end may lie inside a segment [T2]
-    const start = retainedStart(held.record, source.log.config, localBytesAboveTier, this.#options.clock.nowMs());
-    if (start === null) return;
+    const retained = retainedStart(held.record, source.log.config, localBytesAboveTier, this.#options.clock.nowMs());
+    const deleted = Math.min(source.log.deletedBeforeOffset, tieredEnd(held.record));
+    const start = Math.max(retained ?? 0, deleted);
+    if (start <= held.record.startOffset) return;
     held.record = await this.#options.records.expireBefore(source.topicId, source.partition, source.leaderEpoch, start);
     this.#recordChanges++;
     this.#options.log?.(`retention: ${source.topic}-${source.partition} starts at offset ${start} now`);

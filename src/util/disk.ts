@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, unlinkSync, writeSync, writevSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statfsSync, unlinkSync, writeSync, writevSync } from 'node:fs';
 import { DirLock } from '../log/dir-lock.ts';
 import { type FileSync, systemFileSync } from './file-sync.ts';
 
@@ -43,6 +43,18 @@ export interface Disk extends FileSync {
    * FerryError('Locked') when it is held; returns the release. A crash of the holder releases it.
    */
   lockSync(directory: string): () => void;
+  /**
+   * The size of the file system holding `path` and the bytes free for this process (statfs(2):
+   * blocks and available blocks times the block size). Optional: a disk that cannot say omits it.
+   */
+  statfsSync?(path: string): FileSystemSpace;
+}
+
+/** What statfs says of a file system, in bytes. */
+export interface FileSystemSpace {
+  readonly totalBytes: number;
+  /** Free for an unprivileged process (statfs' f_bavail, Kafka's usable bytes). */
+  readonly usableBytes: number;
 }
 
 /** The operating system's disk: node:fs, the system's barriers, flock(2) on `<dir>/.lock`. */
@@ -65,6 +77,10 @@ export const systemDisk: Disk = {
   lockSync(directory) {
     const lock = DirLock.acquire(directory);
     return () => lock.release();
+  },
+  statfsSync(path) {
+    const space = statfsSync(path);
+    return { totalBytes: Number(space.blocks) * Number(space.bsize), usableBytes: Number(space.bavail) * Number(space.bsize) };
   },
 };
 
@@ -90,6 +106,7 @@ export function diskWithSync(disk: Disk, sync: FileSync): Disk {
     mkdirSync: (path, options) => disk.mkdirSync(path, options),
     rmSync: (path, options) => disk.rmSync(path, options),
     lockSync: (directory) => disk.lockSync(directory),
+    ...(disk.statfsSync === undefined ? {} : { statfsSync: (path: string) => disk.statfsSync!(path) }),
     syncSync: (fd) => sync.syncSync(fd),
     sync: (fd) => sync.sync(fd),
     dataSyncSync: (fd) => sync.dataSyncSync(fd),

@@ -108,3 +108,11 @@ test('property: over random chains the plan keeps every invariant of [C3]-[C5]',
     expect(plan.seal.some((s) => sameStream(s, current))).toBe(false);
   }
 });
+
+test('DeleteRecords\' log start goes on with every claim of the incarnation, and not into another incarnation', () => {
+  const plan = claim({ topicId: T, leader: 2, leaderEpoch: 3, chain: [B0], logStartOffset: 42 }, A0);
+  expect(plan.next).toEqual({ topicId: T, leader: 1, leaderEpoch: 4, chain: [B0, A0], logStartOffset: 42 });
+  expect(claim(plan.next, A1).next.logStartOffset).toBe(42);
+  const leftover: PartitionRecord = { topicId: idOf('t', 1), leader: 2, leaderEpoch: 6, chain: [B0], logStartOffset: 42 };
+  expect(claim(leftover, A0).next.logStartOffset).toBeUndefined();
+});

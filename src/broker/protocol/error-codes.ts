@@ -71,6 +71,8 @@ export function errorCodeFor(kind: FerryErrorKind): ErrorCode {
       return ErrorCode.TOPIC_ALREADY_EXISTS;
     case 'InvalidConfig':
       return ErrorCode.INVALID_CONFIG;
+    case 'InvalidPartitions':
+      return ErrorCode.INVALID_PARTITIONS;
     case 'InvalidArgument':
     case 'InvalidOffsets':
       return ErrorCode.INVALID_REQUEST;
