@@ -33,7 +33,7 @@ export function coordinatorBroker(nodeId: number, store: ObjectStore, clock: Man
 }
 
 export function joinRequest(options: { groupId?: string; memberId?: string; sessionTimeoutMs?: number } = {}): JoinGroupRequest {
-  return { groupId: options.groupId ?? GROUP, sessionTimeoutMs: options.sessionTimeoutMs ?? SESSION_TIMEOUT_MS, rebalanceTimeoutMs: REBALANCE_TIMEOUT_MS, memberId: options.memberId ?? '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }] };
+  return { groupId: options.groupId ?? GROUP, sessionTimeoutMs: options.sessionTimeoutMs ?? SESSION_TIMEOUT_MS, rebalanceTimeoutMs: REBALANCE_TIMEOUT_MS, memberId: options.memberId ?? '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }], reason: null };
 }
 
 /** A member joined and synced (its own leader, assigned t/0), past the initial rebalance delay. */
@@ -44,9 +44,10 @@ export async function joinAndSync(broker: BrokerContext, clock: ManualClock, opt
   clock.advance(INITIAL_REBALANCE_DELAY_MS);
   const joined = await joining;
   expect(joined.errorCode).toBe(ErrorCode.NONE);
-  const synced = await handleSyncGroup(broker, { groupId, generationId: joined.generationId, memberId: joined.memberId, groupInstanceId: null, assignments: [{ memberId: joined.memberId, assignment: new Uint8Array([1]) }] });
+  const generationId = joined.generationId!;
+  const synced = await handleSyncGroup(broker, { groupId, generationId, memberId: joined.memberId, groupInstanceId: null, protocolType: null, protocolName: null, assignments: [{ memberId: joined.memberId, assignment: new Uint8Array([1]) }] });
   expect(synced.errorCode).toBe(ErrorCode.NONE);
-  return { memberId: joined.memberId, generationId: joined.generationId };
+  return { memberId: joined.memberId, generationId };
 }
 
 /** The member's commit of `offset` for t/0: its error code. */
