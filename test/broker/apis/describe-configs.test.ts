@@ -2,12 +2,10 @@ import { describe, expect, test } from 'bun:test';
 import {
   ConfigResourceType,
   ConfigSource,
-  type DescribeConfigsRequest,
   type DescribeConfigsResourceResult,
   type DescribeConfigsResponse,
   describeConfigsCodec as codec,
 } from '../../../src/broker/apis/describe-configs.ts';
-import { KafkaReader } from '../../../src/broker/protocol/reader.ts';
 import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
 import { bytesOf, codecHarness, kafkajsEncode, kafkajsResponse } from '../../support/codec-harness.ts';
 
