@@ -222,6 +222,37 @@ describe('Produce codec', () => {
     );
   });
 
+  test('v9, the first flexible version: compact lengths and tagged fields, byte for byte', () => {
+    const request = hex(`
+      00                              # transactional_id null (compact: length + 1)
+      ff ff  00 00 75 30              # acks -1, timeout_ms 30000
+      02  02 74                       # topic_data: 1, name "t"
+      02  00 00 00 03                 # partition_data: 1, index 3
+      04  01 02 03                    # records: 3 bytes
+      00  00  00                      # tagged fields: partition, topic, request`);
+    expect(decodeRequest(new Uint8Array(request), 9)).toEqual({
+      transactionalId: null,
+      acks: -1,
+      timeoutMs: 30_000,
+      topicData: [{ name: 't', partitionData: [{ index: 3, records: new Uint8Array([1, 2, 3]) }] }],
+    });
+    const response: ProduceResponse = {
+      responses: [{ name: 't', partitionResponses: [{ index: 3, errorCode: 0, baseOffset: 5, logAppendTimeMs: -1, logStartOffset: 0, recordErrors: [], errorMessage: null }] }],
+      throttleTimeMs: 0,
+    };
+    expect([...encodeResponse(9, response)]).toEqual(
+      hex(`
+        02  02 74                       # responses: 1, name "t"
+        02  00 00 00 03  00 00          # partition_responses: 1, index 3, error_code 0
+        00 00 00 00 00 00 00 05         # base_offset
+        ff ff ff ff ff ff ff ff         # log_append_time_ms -1
+        00 00 00 00 00 00 00 00         # log_start_offset
+        01  00                          # record_errors: 0, error_message null
+        00  00                          # tagged fields: partition, topic
+        00 00 00 00  00                 # throttle_time_ms, tagged fields`),
+    );
+  });
+
   test('null records decode as null (legal on the wire)', () => {
     const topicData = [{ name: 't', partitionData: [{ index: 0, records: null }] }];
     const bytes = encodeRequest(3, { transactionalId: null, acks: 1, timeoutMs: 10, topicData });
