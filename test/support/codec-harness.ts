@@ -8,6 +8,7 @@ import { ProtocolError } from '../../src/broker/protocol/errors.ts';
 import { KafkaReader } from '../../src/broker/protocol/reader.ts';
 import { KafkaWriter } from '../../src/broker/protocol/writer.ts';
 import type { SeededRandom } from '../../src/util/random.ts';
+import { decodeBySchema, encodeBySchema, expectedAt, loadMessageSchema, type Message } from './kafka-message-schema.ts';
 
 /** Rounds of `expectMutationsTotal`: mutated copies of one request, each decoded once. */
 export const MUTATION_ROUNDS = 300;
@@ -28,6 +29,22 @@ export function bytesOf(writer: KafkaWriter): Buffer {
 /** Bytes written out by hand from Kafka's grammar (hex pairs, `#` comments): a fixture independent of the codec. */
 export function hex(text: string): number[] {
   return (text.replace(/#.*$/gm, '').match(/[0-9a-f]{2}/g) ?? []).map((pair) => Number.parseInt(pair, 16));
+}
+
+/**
+ * The bytes of `codec`'s request at `version` as Kafka's own grammar writes them (read straight
+ * from its JSON schema, test/support/kafka-message-schema.ts): every field `draft` leaves out
+ * takes its default. A plain Uint8Array, so decoded views of it compare equal to plain arrays.
+ */
+export function grammarRequestBytes(codec: ApiCodec<unknown, unknown>, version: number, draft: Message): Uint8Array {
+  const schema = loadMessageSchema(`${codec.name}Request`);
+  const bytes = encodeBySchema(schema, version, expectedAt(schema, version, draft));
+  return Uint8Array.from(bytes);
+}
+
+/** `bytes` of `codec`'s response at `version` read back by Kafka's own grammar. */
+export function grammarResponse(codec: ApiCodec<unknown, unknown>, version: number, bytes: Uint8Array): Message {
+  return decodeBySchema(loadMessageSchema(`${codec.name}Response`), version, bytes);
 }
 
 // ---- the codec under test ----

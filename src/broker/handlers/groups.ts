@@ -69,10 +69,17 @@ export function handleHeartbeat(context: BrokerContext, request: HeartbeatReques
   return { throttleTimeMs: 0, errorCode: context.groups.heartbeat(request.groupId, request.generationId, request.memberId) };
 }
 
-/** Before v3 a request names one member at its top level; from v3 (KIP-345) a list of them. */
+/**
+ * The members a LeaveGroup names: v3+ list them (KIP-345); v0-2 name one in member_id, and their
+ * members list decodes empty (v3+ leave member_id at its default, the empty string).
+ */
+function leavingMembers(request: LeaveGroupRequest): readonly { memberId: string; groupInstanceId: string | null }[] {
+  if (request.members.length === 0 && request.memberId !== '') return [{ memberId: request.memberId, groupInstanceId: null }];
+  return request.members;
+}
+
 export function handleLeaveGroup(context: BrokerContext, request: LeaveGroupRequest): LeaveGroupResponse {
-  const leaving = request.members.length > 0 ? request.members : [{ memberId: request.memberId, groupInstanceId: null }];
-  const members = leaving.map((member) => ({ memberId: member.memberId, groupInstanceId: member.groupInstanceId, errorCode: context.groups.leave(request.groupId, member.memberId) }));
+  const members = leavingMembers(request).map((member) => ({ memberId: member.memberId, groupInstanceId: member.groupInstanceId, errorCode: context.groups.leave(request.groupId, member.memberId) }));
   return { throttleTimeMs: 0, errorCode: members.every((m) => m.errorCode === ErrorCode.NONE) ? ErrorCode.NONE : members[0]!.errorCode, members };
 }
 
