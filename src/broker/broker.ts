@@ -9,7 +9,13 @@ import { ClusterTopology, SingleBrokerTopology } from './topology.ts';
 import type { Clock } from '../util/clock.ts';
 import { systemClock } from '../util/clock.ts';
 import { apiVersionsCodec } from './apis/api-versions.ts';
+import { alterConfigsCodec } from './apis/alter-configs.ts';
+import { createPartitionsCodec } from './apis/create-partitions.ts';
 import { deleteGroupsCodec } from './apis/delete-groups.ts';
+import { deleteRecordsCodec } from './apis/delete-records.ts';
+import { describeLogDirsCodec } from './apis/describe-log-dirs.ts';
+import { describeProducersCodec } from './apis/describe-producers.ts';
+import { incrementalAlterConfigsCodec } from './apis/incremental-alter-configs.ts';
 import { describeClusterCodec } from './apis/describe-cluster.ts';
 import { describeGroupsCodec } from './apis/describe-groups.ts';
 import { listGroupsCodec } from './apis/list-groups.ts';
@@ -43,7 +49,9 @@ import { handleListOffsets } from './handlers/list-offsets.ts';
 import { handleMetadata } from './handlers/metadata.ts';
 import { handleOffsetForLeaderEpoch } from './handlers/offset-for-leader-epoch.ts';
 import { handleProduce, refuseOldProduce } from './handlers/produce.ts';
-import { handleCreateTopics, handleDeleteTopics, handleDescribeConfigs } from './handlers/topics.ts';
+import { handleAlterConfigs, handleDescribeConfigs, handleIncrementalAlterConfigs } from './handlers/configs.ts';
+import { handleCreatePartitions, handleDeleteRecords, handleDescribeLogDirs, handleDescribeProducers } from './handlers/partition-admin.ts';
+import { handleCreateTopics, handleDeleteTopics } from './handlers/topics.ts';
 import { ControlProducerIdBlocks, FileProducerIdBlocks, ProducerIds } from './producers.ts';
 import { type ApiBinding, Router } from './router.ts';
 import { KafkaServer } from './server.ts';
@@ -174,6 +182,7 @@ export class Broker {
         topology: cluster === null ? new SingleBrokerTopology(self, engine) : new ClusterTopology(cluster, options.defaultReplicationFactor ?? 1, new RegisteredAddresses(clock, options.network === undefined ? undefined : (host) => options.network!.resolve(host)), () => engine.brokerTopicDefaults(), engine),
         autoCreateTopics: options.autoCreateTopics ?? true,
         defaultPartitions: options.defaultPartitions ?? DEFAULT_PARTITIONS,
+        defaultReplicationFactor: cluster === null ? 1 : (options.defaultReplicationFactor ?? 1),
       };
       await cluster?.start();
       const offsetExpiry = new OffsetExpiry({
@@ -279,6 +288,12 @@ function bindings(context: () => BrokerContext): ApiBinding<any, any>[] {
     { codec: deleteGroupsCodec, handle: (request) => handleDeleteGroups(context(), request) },
     { codec: offsetDeleteCodec, handle: (request) => handleOffsetDelete(context(), request) },
     { codec: describeClusterCodec, handle: (request) => handleDescribeCluster(context(), request) },
+    { codec: alterConfigsCodec, handle: (request) => handleAlterConfigs(context(), request) },
+    { codec: incrementalAlterConfigsCodec, handle: (request) => handleIncrementalAlterConfigs(context(), request) },
+    { codec: createPartitionsCodec, handle: (request) => handleCreatePartitions(context(), request) },
+    { codec: deleteRecordsCodec, handle: (request) => handleDeleteRecords(context(), request) },
+    { codec: describeProducersCodec, handle: (request) => handleDescribeProducers(context(), request) },
+    { codec: describeLogDirsCodec, handle: (request) => handleDescribeLogDirs(context(), request) },
   ];
   router = new Router(table);
   return table;

@@ -23,6 +23,8 @@ export interface BrokerContext {
   /** Create a topic with `defaultPartitions` when a client asks for one that does not exist. */
   readonly autoCreateTopics: boolean;
   readonly defaultPartitions: number;
+  /** Replicas of a topic created without a replication factor (a cluster's; 1 for a single broker). Absent: 1. */
+  readonly defaultReplicationFactor?: number;
 }
 
 /** Kafka's "no timestamp" value. */

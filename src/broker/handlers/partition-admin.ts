@@ -1,0 +1,104 @@
+import type { CreatePartitionsRequest, CreatePartitionsResponse, CreatePartitionsTopicResult } from '../apis/create-partitions.ts';
+import type { DeleteRecordsPartitionResult, DeleteRecordsRequest, DeleteRecordsResponse } from '../apis/delete-records.ts';
+import type { DescribeLogDirsRequest, DescribeLogDirsResponse, DescribeLogDirsTopic } from '../apis/describe-log-dirs.ts';
+import type { DescribeProducersRequest, DescribeProducersResponse, PartitionResponse } from '../apis/describe-producers.ts';
+import type { BrokerContext } from '../context.ts';
+import { ErrorCode } from '../protocol/error-codes.ts';
+import { errorCodeOf, notServedCode } from './errors.ts';
+
+/** DescribeLogDirs' "the file system cannot say" for its sizes (KIP-827). */
+const SIZE_UNKNOWN = -1;
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * CreatePartitions: each topic grows to the count asked for, through the topology (a cluster's
+ * topic record, so that every broker sees it); Kafka's INVALID_PARTITIONS for no increase.
+ * Replicas are placed by the brokers' claims: a manual assignment is refused.
+ */
+export async function handleCreatePartitions(context: BrokerContext, request: CreatePartitionsRequest): Promise<CreatePartitionsResponse> {
+  const seen = new Map<string, number>();
+  for (const topic of request.topics) seen.set(topic.name, (seen.get(topic.name) ?? 0) + 1);
+  const results = await Promise.all(request.topics.map(async (topic): Promise<CreatePartitionsTopicResult> => {
+    const failed = (errorCode: number, errorMessage: string) => ({ name: topic.name, errorCode, errorMessage });
+    if (seen.get(topic.name)! > 1) return failed(ErrorCode.INVALID_REQUEST, `Duplicate topic name ${topic.name} in the request`);
+    if (topic.assignments !== null) return failed(ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'Ferry places replicas itself: manual replica assignments are not supported');
+    try {
+      await context.topology.createPartitions(topic.name, topic.count, request.validateOnly);
+      return { name: topic.name, errorCode: ErrorCode.NONE, errorMessage: null };
+    } catch (error) {
+      return failed(errorCodeOf(error), messageOf(error));
+    }
+  }));
+  return { throttleTimeMs: 0, results };
+}
+
+/**
+ * DeleteRecords on the partitions' leader: the log start moves up to each offset (-1: the high
+ * watermark), through the topology, so that a cluster's later leader starts there too.
+ */
+export async function handleDeleteRecords(context: BrokerContext, request: DeleteRecordsRequest): Promise<DeleteRecordsResponse> {
+  const topics = await Promise.all(request.topics.map(async (topic) => ({
+    name: topic.name,
+    partitions: await Promise.all(topic.partitions.map(async ({ partitionIndex, offset }): Promise<DeleteRecordsPartitionResult> => {
+      try {
+        return { partitionIndex, lowWatermark: await context.topology.deleteRecords(topic.name, partitionIndex, offset), errorCode: ErrorCode.NONE };
+      } catch (error) {
+        return { partitionIndex, lowWatermark: -1, errorCode: errorCodeOf(error) };
+      }
+    })),
+  })));
+  return { throttleTimeMs: 0, topics };
+}
+
+/** DescribeProducers (KIP-664): the idempotent producers a led partition's state holds; no transactions exist here. */
+export function handleDescribeProducers(context: BrokerContext, request: DescribeProducersRequest): DescribeProducersResponse {
+  const topics = request.topics.map((topic) => ({
+    name: topic.name,
+    partitions: topic.partitionIndexes.map((partitionIndex): PartitionResponse => {
+      const failed = (errorCode: number, errorMessage: string | null) => ({ partitionIndex, errorCode, errorMessage, activeProducers: [] });
+      const notServed = notServedCode(context, topic.name, partitionIndex);
+      if (notServed !== null) return failed(notServed, null);
+      try {
+        return { partitionIndex, errorCode: ErrorCode.NONE, errorMessage: null, activeProducers: context.engine.describeProducers(topic.name, partitionIndex) };
+      } catch (error) {
+        return failed(errorCodeOf(error), messageOf(error));
+      }
+    }),
+  }));
+  return { throttleTimeMs: 0, topics };
+}
+
+/**
+ * DescribeLogDirs: the one log directory of this broker, with the partitions it holds (all, or
+ * those asked for), their sizes, and the file system's total and usable bytes (v4, KIP-827).
+ */
+export function handleDescribeLogDirs(context: BrokerContext, request: DescribeLogDirsRequest): DescribeLogDirsResponse {
+  let description: ReturnType<BrokerContext['engine']['describeLogDir']>;
+  try {
+    description = context.engine.describeLogDir();
+  } catch (error) {
+    return { throttleTimeMs: 0, errorCode: errorCodeOf(error), results: [] };
+  }
+  const wanted = request.topics === null ? null : new Map(request.topics.map((topic) => [topic.topic, new Set(topic.partitions)]));
+  const byTopic = new Map<string, DescribeLogDirsTopic['partitions'][number][]>();
+  for (const partition of description.partitions) {
+    if (wanted !== null && wanted.get(partition.topic)?.has(partition.partition) !== true) continue;
+    const partitions = byTopic.get(partition.topic) ?? [];
+    partitions.push({ partitionIndex: partition.partition, partitionSize: partition.sizeBytes, offsetLag: partition.offsetLag, isFutureKey: partition.isFutureKey });
+    byTopic.set(partition.topic, partitions);
+  }
+  return {
+    throttleTimeMs: 0,
+    errorCode: ErrorCode.NONE,
+    results: [{
+      errorCode: ErrorCode.NONE,
+      logDir: description.path,
+      topics: [...byTopic].map(([name, partitions]) => ({ name, partitions })),
+      totalBytes: description.totalBytes ?? SIZE_UNKNOWN,
+      usableBytes: description.usableBytes ?? SIZE_UNKNOWN,
+    }],
+  };
+}
