@@ -55,13 +55,15 @@ export async function handleJoinGroup(context: BrokerContext, request: JoinGroup
   const claim = await claimGroup(context, request.groupId, !context.groups.hasMembers(request.groupId));
   if (typeof claim === 'number') return failed(claim);
   const result = await context.groups.join({ ...join, claim });
-  return { throttleTimeMs: 0, ...result, members: result.members.map((m) => ({ memberId: m.memberId, groupInstanceId: null, metadata: m.metadata })) };
+  // v7+ name the group's protocol type (its first member's: the coordinator refuses others' as inconsistent).
+  return { throttleTimeMs: 0, ...result, protocolType: result.errorCode === ErrorCode.NONE ? request.protocolType : null, members: result.members.map((m) => ({ memberId: m.memberId, groupInstanceId: null, metadata: m.metadata })) };
 }
 
 export async function handleSyncGroup(context: BrokerContext, request: SyncGroupRequest): Promise<SyncGroupResponse> {
   if (notCoordinator(context, request.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR, assignment: new Uint8Array(0) };
   const result = await context.groups.sync(request.groupId, request.generationId, request.memberId, request.assignments);
-  return { throttleTimeMs: 0, ...result };
+  // v5 echoes the member's protocol type and name (KIP-559), which its JoinGroup answer gave it.
+  return { throttleTimeMs: 0, ...result, protocolType: request.protocolType, protocolName: request.protocolName };
 }
 
 export function handleHeartbeat(context: BrokerContext, request: HeartbeatRequest): HeartbeatResponse {

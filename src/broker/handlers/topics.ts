@@ -47,14 +47,25 @@ async function createTopic(context: BrokerContext, validateOnly: boolean, topic:
   }
 }
 
+/**
+ * DeleteTopics by name (v0-v5) or, from v6, by name or id (KIP-516): an id not known here is
+ * UNKNOWN_TOPIC_ID. The answer names each topic as the request did.
+ */
 export async function handleDeleteTopics(context: BrokerContext, request: DeleteTopicsRequest): Promise<DeleteTopicsResponse> {
+  const asked = request.topics.length > 0 ? request.topics : request.topicNames.map((name) => ({ name, topicId: ZERO_UUID }));
   const responses = [];
-  for (const name of request.topicNames) {
+  for (const topic of asked) {
+    const name = topic.name ?? context.topology.topicName(topic.topicId);
+    const answer = { name: topic.name ?? name, topicId: topic.topicId };
+    if (name === null) {
+      responses.push({ ...answer, errorCode: ErrorCode.UNKNOWN_TOPIC_ID, errorMessage: `no topic has the id ${topic.topicId}` });
+      continue;
+    }
     try {
       await context.topology.deleteTopic(name);
-      responses.push({ name, errorCode: ErrorCode.NONE });
+      responses.push({ ...answer, errorCode: ErrorCode.NONE, errorMessage: null });
     } catch (error) {
-      responses.push({ name, errorCode: errorCodeOf(error) });
+      responses.push({ ...answer, errorCode: errorCodeOf(error), errorMessage: error instanceof Error ? error.message : String(error) });
     }
   }
   return { throttleTimeMs: 0, responses };

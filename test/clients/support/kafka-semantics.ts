@@ -13,6 +13,8 @@ export const ERROR = {
 
 /** DescribeConfigs v1+ ConfigSource: the Java admin's TOPIC_CONFIG is DYNAMIC_TOPIC_CONFIG on the wire. */
 export const CONFIG_SOURCE = {
+  /** DescribeConfigs v0 has no config_source: clients read it as unknown. */
+  UNKNOWN: 0,
   TOPIC_CONFIG: 1,
   STATIC_BROKER_CONFIG: 4,
   DEFAULT_CONFIG: 5,
@@ -22,6 +24,8 @@ export interface ConfigEntry {
   readonly value: string | null;
   readonly source: number | string | undefined;
   readonly readOnly: boolean | undefined;
+  /** DescribeConfigs v0's is_default (v1+ say config_source instead). */
+  readonly isDefault: boolean | undefined;
 }
 
 /** Config entries by name, from any client's spelling of them (config_names, name, Name, ...). */
@@ -33,6 +37,7 @@ export function configEntries(entries: readonly unknown[]): Map<string, ConfigEn
       value: (field('config_value', 'value', 'Value') ?? null) as string | null,
       source: field('config_source', 'source', 'Source') as number | string | undefined,
       readOnly: field('read_only', 'readOnly', 'is_read_only', 'ReadOnly') as boolean | undefined,
+      isDefault: field('is_default', 'isDefault', 'Default') as boolean | undefined,
     });
   }
   return byName;
