@@ -51,7 +51,8 @@ test('a topic whose record exists still answers TOPIC_ALREADY_EXISTS', async () 
   const node = testClusterNode({ store, clock, nodeId: 1 });
   await node.start();
   expect(await node.createTopic('t', 2)).toBe(true);
-  const context = { topology: new ClusterTopology(node, 1, new RegisteredAddresses(clock)), defaultPartitions: 1 } as unknown as BrokerContext;
+  const engine = { checkTopicConfigs() {} }; // a validating create checks configs with the engine's defaults
+  const context = { topology: new ClusterTopology(node, 1, new RegisteredAddresses(clock)), defaultPartitions: 1, engine } as unknown as BrokerContext;
   expect((await handleCreateTopics(context, CREATE)).topics[0]!.errorCode).toBe(ErrorCode.TOPIC_ALREADY_EXISTS);
   expect((await handleCreateTopics(context, { ...CREATE, validateOnly: true })).topics[0]!.errorCode).toBe(ErrorCode.TOPIC_ALREADY_EXISTS);
 });

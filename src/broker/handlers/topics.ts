@@ -33,11 +33,13 @@ async function createTopic(context: BrokerContext, validateOnly: boolean, topic:
   try {
     validateTopicName(topic.name);
     const configs = parseTopicConfigs(topic.configs.map((config) => [config.name, config.value] as const));
-    context.engine.checkTopicConfigs(configs);
     const answer = { name: topic.name, errorCode: ErrorCode.NONE, errorMessage: null, numPartitions: partitions, replicationFactor };
+    if (validateOnly) {
+      context.engine.checkTopicConfigs(configs); // the create checks them itself, as a whole
+      return (await context.topology.partitionCount(topic.name)) === null ? { ...answer, configs: null } : exists;
+    }
     // The create itself decides (a create-if-absent of the topic's record, in a cluster): the
     // topics this broker last saw may still hold one another broker deleted since.
-    if (validateOnly) return (await context.topology.partitionCount(topic.name)) === null ? { ...answer, configs: null } : exists;
     if (!(await context.topology.createTopic(topic.name, partitions, topic.replicationFactor, configs))) return exists;
     const described = (await context.topology.describeTopicConfigs(topic.name)) ?? [];
     return { ...answer, topicId: context.topology.topicId(topic.name) ?? ZERO_UUID, configs: described.map((e) => ({ name: e.name, value: e.value, readOnly: e.readOnly, configSource: CONFIG_SOURCE_CODES[e.source], isSensitive: e.isSensitive })) };
