@@ -41,10 +41,10 @@ Times Produce request decode, Fetch response encode and Metadata response encode
 codec at several versions beside Ferry's hand-written codecs of af710f1 (~40 s; --quick: 3 short
 rounds, ~5 s), and prints ns/op (median of mitata p50s) and the ratio schema / hand-written.`;
 
-const ROUND_COUNT = 5;
+const ROUND_COUNT = 9;
 const QUICK_ROUND_COUNT = 3;
 /** mitata's time per case per round: enough samples for a stable p50 of a microsecond operation. */
-const CPU_NS_PER_CASE = 300_000_000;
+const CPU_NS_PER_CASE = 150_000_000;
 const QUICK_CPU_NS_PER_CASE = 40_000_000;
 
 /** The newest versions the hand-written codecs had (af710f1); the schema codec's are compared to these. */

@@ -41,6 +41,8 @@ interface Layout {
   readonly readFields: (reader: KafkaReader) => Message;
   /** Writes the regular fields of `message`, a missing one as its default. */
   readonly writeFields: (writer: KafkaWriter, message: Message) => void;
+  /** How many tagged fields `message` sets to something other than their defaults (those are written). */
+  readonly countTagged: (message: Message) => number;
 }
 
 interface FieldCodec {
@@ -95,7 +97,8 @@ function buildLayout(fields: readonly FieldSchema[], version: number, flexible: 
   const taggedByTag = new Map(tagged.map((codec) => [codec.tag, codec]));
   const readFields = compileFieldsReader(regular, [...absent, ...tagged]);
   const writeFields = compileFieldsWriter(regular);
-  return { regular, tagged, absent, carried, all: [...carried, ...absent], taggedByTag, bytesMin, flexible, readFields, writeFields };
+  const countTagged = compileTaggedCounter(tagged);
+  return { regular, tagged, absent, carried, all: [...carried, ...absent], taggedByTag, bytesMin, flexible, readFields, writeFields, countTagged };
 }
 
 /**
@@ -126,6 +129,13 @@ function compileFieldsWriter(fields: readonly FieldCodec[]): (writer: KafkaWrite
     fields.map((field) => field.write),
     fields.map((field) => field.defaultValue),
   );
+}
+
+/** Per layout, the count of tagged fields to write (see isTaggedPresent), each field read by its own property access. */
+function compileTaggedCounter(tagged: readonly FieldCodec[]): (message: Message) => number {
+  const terms = tagged.map((field, i) => `(message.${propertyName(field)} !== undefined && !isDefault[${i}](message.${propertyName(field)}) ? 1 : 0)`);
+  const source = `return function countTagged(message) { return ${terms.length === 0 ? '0' : terms.join(' + ')}; };`;
+  return new Function('isDefault', source)(tagged.map((field) => field.isDefault));
 }
 
 /** Kafka's field names, camelCased: plain identifiers (anything else would change the generated code). */
@@ -182,8 +192,7 @@ function isTaggedPresent(field: FieldCodec, message: Message): boolean {
 /** Counts first, so that the common case (none present) allocates nothing. */
 function writeTaggedFields(writer: KafkaWriter, layout: Layout, message: Message): void {
   const { tagged } = layout;
-  let count = 0;
-  for (let i = 0; i < tagged.length; i++) if (isTaggedPresent(tagged[i]!, message)) count++;
+  const count = layout.countTagged(message);
   writer.uvarint(count);
   if (count === 0) return;
   for (let i = 0; i < tagged.length; i++) {
