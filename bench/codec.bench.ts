@@ -38,7 +38,7 @@ const USAGE = `
 bun bench/codec.bench.ts [--quick]
 
 Times Produce request decode, Fetch response encode and Metadata response encode, the schema
-codec at several versions beside Ferry's hand-written codecs of af710f1 (~40 s; --quick: 3 short
+codec at several versions beside Ferry's hand-written codecs of af710f1 (~35 s; --quick: 3 short
 rounds, ~5 s), and prints ns/op (median of mitata p50s) and the ratio schema / hand-written.`;
 
 const ROUND_COUNT = 9;
