@@ -7,6 +7,8 @@ import { ProtocolError } from './errors.ts';
 export const ARRAY_LENGTH_MAX = 100_000;
 export const STRING_BYTES_MAX = 32_767;
 const TWO_POW_32 = 0x1_0000_0000;
+/** A Kafka unsigned varint is at most 5 bytes (35 bits; Kafka's lengths and tags are int32). */
+const UVARINT_BYTES_MAX = 5;
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /** Big-endian reads over one request frame, Kafka's primitive types, zero-copy for bytes. */
@@ -84,11 +86,15 @@ export class KafkaReader {
 
   /** Unsigned varint (flexible versions' lengths and tags). */
   uvarint(): number {
+    const bytes = this.#bytes;
     let value = 0;
-    for (let shift = 0; shift < 35; shift += 7) {
-      const byte = this.int8() & 0xff;
-      value += (byte & 0x7f) * 2 ** shift;
+    let multiplier = 1;
+    for (let read = 0; read < UVARINT_BYTES_MAX; read++) {
+      if (this.position >= bytes.length) throw new ProtocolError(`uvarint needs 1 bytes, 0 remain`, this.position);
+      const byte = bytes[this.position++]!;
+      value += (byte & 0x7f) * multiplier;
       if ((byte & 0x80) === 0) return value;
+      multiplier *= 0x80;
     }
     throw new ProtocolError('unsigned varint longer than 5 bytes', this.position);
   }
