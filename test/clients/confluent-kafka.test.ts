@@ -58,6 +58,7 @@ describeClient('confluent-kafka', missing)('confluent-kafka-python 1.7.0 against
     const failure = report.failure('transactions.init');
     expect(failure.ms).toBeLessThan(TRANSACTIONS_REFUSED_MS_MAX);
     expect(failure.error).not.toContain('_TIMED_OUT');
+    expect(failure.error).toContain('TRANSACTIONAL_ID_AUTHORIZATION_FAILED'); // fatal in librdkafka: no retries
   });
 
   test('create_topics creates topics with their partition counts; again, TOPIC_ALREADY_EXISTS', () => {
