@@ -3,9 +3,10 @@
 // partition and in a group (commit, resume after the consumer restarts), every AdminClient call
 // 1.7.0 has, and a transactional producer, which must be refused fast (Ferry has no transactions).
 // python/confluent_kafka_suite.py runs the calls; this file holds Kafka's documented answers.
+import { dataPathTests } from './support/data-path-tests.ts';
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { startClientBroker, type ClientBroker } from './support/client-broker.ts';
-import { CONFIG_SOURCE, configEntries, expectReadBack, TRANSACTIONS_REFUSED_MS_MAX } from './support/kafka-semantics.ts';
+import { CONFIG_SOURCE, configEntries, TRANSACTIONS_REFUSED_MS_MAX } from './support/kafka-semantics.ts';
 import { SuiteReport } from './support/suite-report.ts';
 import { DEBIAN_PYTHON, describeClient, missingPythonModule } from './support/tools.ts';
 
@@ -32,27 +33,7 @@ describeClient('confluent-kafka', missing)('confluent-kafka-python 1.7.0 against
     await broker?.stop();
   });
 
-  for (const codec of ['none', 'gzip', 'snappy', 'lz4', 'zstd']) {
-    test(`an idempotent producer with acks=all and ${codec} compression; read back by partition`, () => {
-      const { offsets, sent, consumed } = report.data<{ offsets: number[]; sent: string[]; consumed: [number, string][] }>(`produce.idempotent.${codec}`);
-      expect(offsets).toEqual(sent.map((_, i) => i));
-      expectReadBack(consumed, sent, 0);
-    });
-  }
-
-  test('a partition consumer assigned at an offset reads from there', () => {
-    const { consumed } = report.data<{ consumed: [number, string][] }>('consume.partition');
-    expect(consumed.map(([offset]) => offset)).toEqual(Array.from({ length: 20 }, (_, i) => 10 + i));
-  });
-
-  test('a group member reads everything and commits; a restarted member resumes after the commit', () => {
-    const first = report.data<{ values: string[]; committed: number }>('group.consume');
-    expect(first.values).toEqual(Array.from({ length: 10 }, (_, i) => `first-${i}`));
-    expect(first.committed).toBe(10);
-    const second = report.data<{ values: string[]; committed: number }>('group.resume');
-    expect(second.values).toEqual(Array.from({ length: 5 }, (_, i) => `second-${i}`));
-    expect(second.committed).toBe(15);
-  });
+  dataPathTests(() => report, { idempotent: true });
 
   test('init_transactions fails within a few seconds with an error (Ferry has no transactions), not a timeout', () => {
     const failure = report.failure('transactions.init');

@@ -2,11 +2,12 @@
 // codec it has, by partition and in a group (commit, resume after the consumer restarts), and
 // every admin call of its KafkaAdminClient. python/kafka_python_suite.py runs the calls and
 // prints what it saw; this file holds Kafka's documented answers. 2.0.2 has no idempotence.
+import { dataPathTests } from './support/data-path-tests.ts';
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { startClientBroker, type ClientBroker } from './support/client-broker.ts';
 import { SuiteReport } from './support/suite-report.ts';
 import { DEBIAN_PYTHON, describeClient, missingPythonModule } from './support/tools.ts';
-import { configEntries, ERROR, expectReadBack, CONFIG_SOURCE } from './support/kafka-semantics.ts';
+import { configEntries, ERROR, CONFIG_SOURCE } from './support/kafka-semantics.ts';
 
 setDefaultTimeout(60_000);
 
@@ -29,27 +30,7 @@ describeClient('kafka-python', missing)('kafka-python 2.0.2 against a Ferry brok
     await broker?.stop();
   });
 
-  for (const codec of ['none', 'gzip', 'snappy', 'lz4', 'zstd']) {
-    test(`produces with acks=all and ${codec} compression, and reads it back by partition`, () => {
-      const { offsets, sent, consumed } = report.data<{ offsets: number[]; sent: string[]; consumed: [number, string][] }>(`produce.${codec}`);
-      expect(offsets).toEqual(sent.map((_, i) => i));
-      expectReadBack(consumed, sent, 0);
-    });
-  }
-
-  test('a partition consumer seeks to an offset and reads from there', () => {
-    const { consumed } = report.data<{ consumed: [number, string][] }>('consume.partition');
-    expect(consumed.map(([offset]) => offset)).toEqual(Array.from({ length: 20 }, (_, i) => 10 + i));
-  });
-
-  test('a group member reads everything and commits; a restarted member resumes after the commit', () => {
-    const first = report.data<{ values: string[]; committed: number }>('group.consume');
-    expect(first.values).toEqual(Array.from({ length: 10 }, (_, i) => `first-${i}`));
-    expect(first.committed).toBe(10);
-    const second = report.data<{ values: string[]; committed: number }>('group.resume');
-    expect(second.values).toEqual(Array.from({ length: 5 }, (_, i) => `second-${i}`));
-    expect(second.committed).toBe(15);
-  });
+  dataPathTests(() => report, { idempotent: false });
 
   test('create_topics creates topics with their partition counts; again, TopicAlreadyExistsError', () => {
     const { topics, described } = report.data<{ topics: string[]; described: { topic: string; partitions: unknown[] }[] }>('admin.create_topics');

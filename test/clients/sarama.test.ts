@@ -3,9 +3,10 @@
 // partition and in a consumer group (commit, resume after the consumer restarts), and every
 // ClusterAdmin call 1.22.1 has (DeleteGroups through the raw request: its admin lacks it).
 // sarama/main.go runs the calls; this file holds Kafka's documented answers.
+import { dataPathTests } from './support/data-path-tests.ts';
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { startClientBroker, type ClientBroker } from './support/client-broker.ts';
-import { CONFIG_SOURCE, configEntries, ERROR, expectReadBack } from './support/kafka-semantics.ts';
+import { CONFIG_SOURCE, configEntries, ERROR } from './support/kafka-semantics.ts';
 import { buildSaramaSuite, missingSarama } from './support/sarama-build.ts';
 import { SuiteReport } from './support/suite-report.ts';
 import { describeClient } from './support/tools.ts';
@@ -33,27 +34,7 @@ describeClient('sarama', missingSarama())('sarama 1.22.1 (Kafka 2.2 versions) ag
     await broker?.stop();
   });
 
-  for (const codec of ['none', 'gzip', 'snappy', 'lz4', 'zstd']) {
-    test(`an idempotent producer with acks=all and ${codec} compression; read back by partition`, () => {
-      const { offsets, sent, consumed } = report.data<{ offsets: number[]; sent: string[]; consumed: [number, string][] }>(`produce.idempotent.${codec}`);
-      expect(offsets).toEqual(sent.map((_, i) => i));
-      expectReadBack(consumed, sent, 0);
-    });
-  }
-
-  test('a partition consumer started at an offset reads from there', () => {
-    const { consumed } = report.data<{ consumed: [number, string][] }>('consume.partition');
-    expect(consumed.map(([offset]) => offset)).toEqual(Array.from({ length: 20 }, (_, i) => 10 + i));
-  });
-
-  test('a group member reads everything and commits; a restarted member resumes after the commit', () => {
-    const first = report.data<{ values: string[]; committed: number }>('group.consume');
-    expect(first.values).toEqual(Array.from({ length: 10 }, (_, i) => `first-${i}`));
-    expect(first.committed).toBe(10);
-    const second = report.data<{ values: string[]; committed: number }>('group.resume');
-    expect(second.values).toEqual(Array.from({ length: 5 }, (_, i) => `second-${i}`));
-    expect(second.committed).toBe(15);
-  });
+  dataPathTests(() => report, { idempotent: true });
 
   test('CreateTopics creates a topic with its partition count; again, TOPIC_ALREADY_EXISTS', () => {
     const { again, partitions } = report.data<{ again: number | string | null; partitions: number }>('admin.create_topics');

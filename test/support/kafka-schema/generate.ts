@@ -16,12 +16,6 @@ export const MESSAGES_DIR = join(import.meta.dir, '..', '..', '..', 'src', 'brok
 
 type Side = 'request' | 'response';
 
-interface StructInfo {
-  readonly typeName: string;
-  readonly constName: string;
-  readonly fields: readonly JsonField[];
-}
-
 export function kebabName(api: string): string {
   return api.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
 }
