@@ -6,7 +6,7 @@ import { isFerryError } from '../errors.ts';
 import { isStoreError } from '../store/errors.ts';
 import type { Uuid } from '../util/uuid.ts';
 import type { TopicConfigs } from '../log/topic-config.ts';
-import type { ConfigChange } from '../log/topic-config-changes.ts';
+import type { ConfigAlteration } from '../log/topic-config-changes.ts';
 import { describeTopicConfigs, type TopicConfigEntry } from '../log/topic-config-describe.ts';
 
 /** Kafka's leader epoch of a partition without a leader. */
@@ -55,7 +55,7 @@ export interface Topology {
    * IncrementalAlterConfigs of a topic (AlterConfigs: replaceAllChanges): checked whole first
    * (InvalidConfig changes nothing), stored unless `validateOnly`, taken by every broker. Returns the configs after.
    */
-  alterTopicConfig(name: string, changes: readonly ConfigChange[], validateOnly?: boolean): Promise<TopicConfigs>;
+  alterTopicConfig(name: string, alteration: ConfigAlteration, validateOnly?: boolean): Promise<TopicConfigs>;
   /** DescribeConfigs of a topic: every known config with value, source and synonyms; null for an unknown topic. */
   describeTopicConfigs(name: string): Promise<TopicConfigEntry[] | null>;
   deleteTopic(name: string): Promise<void>;
@@ -147,8 +147,8 @@ export class SingleBrokerTopology implements Topology {
     await this.#engine.deleteTopic(name);
   }
 
-  async alterTopicConfig(name: string, changes: readonly ConfigChange[], validateOnly = false): Promise<TopicConfigs> {
-    return this.#engine.alterTopicConfig(name, changes, validateOnly);
+  async alterTopicConfig(name: string, alteration: ConfigAlteration, validateOnly = false): Promise<TopicConfigs> {
+    return this.#engine.alterTopicConfig(name, alteration, validateOnly);
   }
 
   async describeTopicConfigs(name: string): Promise<TopicConfigEntry[] | null> {
@@ -250,12 +250,13 @@ export class ClusterTopology implements Topology {
     return outcomeUnknownOnStoreError(`the create of topic ${name}`, () => this.#node.createTopic(name, partitions, replicationFactor > 0 ? replicationFactor : this.#defaultReplicationFactor, configs));
   }
 
-  alterTopicConfig(name: string, changes: readonly ConfigChange[], validateOnly = false): Promise<TopicConfigs> {
-    return outcomeUnknownOnStoreError(`the alteration of topic ${name}'s configs`, () => this.#node.alterTopicConfig(name, changes, validateOnly));
+  alterTopicConfig(name: string, alteration: ConfigAlteration, validateOnly = false): Promise<TopicConfigs> {
+    return outcomeUnknownOnStoreError(`the alteration of topic ${name}'s configs`, () => this.#node.alterTopicConfig(name, alteration, validateOnly));
   }
 
+  /** From the topic record as it is now: an alteration through another broker shows at once. */
   async describeTopicConfigs(name: string): Promise<TopicConfigEntry[] | null> {
-    const record = await this.#node.describeTopic(name);
+    const record = await this.#node.readTopic(name);
     return record === null ? null : describeTopicConfigs(record.configs ?? {}, this.#brokerTopicDefaults());
   }
 

@@ -15,7 +15,7 @@ import { type ClaimPlan, type Incarnation, planTakeover, sealedInChain } from '.
 import { TopicSightings } from './topic-sightings.ts';
 import { assert } from '../util/assert.ts';
 import { parseTopicConfigs, type TopicConfigs } from '../log/topic-config.ts';
-import { applyConfigChanges, type ConfigChange } from '../log/topic-config-changes.ts';
+import { applyConfigAlteration, type ConfigAlteration } from '../log/topic-config-changes.ts';
 import { checkPartitionIncrease } from '../engine/partition-increase.ts';
 
 /**
@@ -537,6 +537,16 @@ export class ClusterNode {
   }
 
   /**
+   * A topic as its control record says now, always read (DescribeConfigs: a config altered
+   * through another broker a moment ago is shown, not the copy of this broker's last scan); null
+   * when it does not exist or is being deleted.
+   */
+  async readTopic(name: string): Promise<TopicRecord | null> {
+    const read = await this.#options.control.read<TopicRecord>(`topics/${name}`);
+    return read === null || read.value.deleting === true ? null : read.value; // not noted: scans keep this broker's view
+  }
+
+  /**
    * Whether `topicId` is the topic's incarnation as its control record says now, not as last
    * scanned: a broker that has not scanned since the topic was deleted and created again would
    * take the newer incarnation for a deleted one.
@@ -559,12 +569,12 @@ export class ClusterNode {
    * ALTER_ATTEMPTS_MAX times: OutcomeUnknown then). Every broker takes the new configs on its next
    * scan; this one at once. Returns the topic's configs after. UnknownTopicOrPartition if none.
    */
-  async alterTopicConfig(name: string, changes: readonly ConfigChange[], validateOnly = false): Promise<TopicConfigs> {
+  async alterTopicConfig(name: string, alteration: ConfigAlteration, validateOnly = false): Promise<TopicConfigs> {
     const { control } = this.#options;
     for (let attempt = 0; attempt < ALTER_ATTEMPTS_MAX; attempt++) {
       const read = await control.read<TopicRecord>(`topics/${name}`);
       if (read === null || read.value.deleting === true || !isUuid(read.value.topicId)) throw new FerryError('UnknownTopicOrPartition', `unknown topic ${name}`);
-      const configs = applyConfigChanges(read.value.configs ?? {}, changes);
+      const configs = applyConfigAlteration(read.value.configs ?? {}, alteration); // from the record as read: a replace-all sees every config set
       this.#options.checkTopicConfigs?.(configs);
       if (validateOnly) return configs;
       const written = await control.replace<TopicRecord>(`topics/${name}`, read, { ...read.value, configs });

@@ -12,7 +12,7 @@ import { type BuildCompressionCodec, buildRecordBatch, type ProducerRecord, type
 import { DEFAULT_LOG_CONFIG, type LogConfig, resolveLogConfig } from '../log/config.ts';
 import { PartitionLog } from '../log/partition-log.ts';
 import { checkTopicSettingsTogether, configValueOfLogSetting, kafkaNameOfLogField, parseTopicConfig, parseTopicConfigs, TOPIC_CONFIGS, type TopicConfigs, topicSettingsOf } from '../log/topic-config.ts';
-import { applyConfigChanges, type ConfigChange } from '../log/topic-config-changes.ts';
+import { applyConfigAlteration, type ConfigAlteration } from '../log/topic-config-changes.ts';
 import { describeTopicConfigs, type TopicConfigEntry } from '../log/topic-config-describe.ts';
 import type { ActiveProducer } from '../log/producer-state.ts';
 import { StorageHealth } from '../log/storage-health.ts';
@@ -707,12 +707,12 @@ export class Ferry {
    * durably and taken at once by every open partition of the topic. Returns the topic's configs
    * after. A cluster broker alters the topic record instead (ClusterNode.alterTopicConfig).
    */
-  alterTopicConfig(name: string, changes: readonly ConfigChange[], validateOnly = false): TopicConfigs {
+  alterTopicConfig(name: string, alteration: ConfigAlteration, validateOnly = false): TopicConfigs {
     this.#checkOpen();
     if (this.#options.managedPartitions === true) throw new FerryError('InvalidArgument', `topic ${name} is the cluster's: alter it through its topic record`);
     const topic = this.#registry.get(name);
     if (topic === undefined || this.#deletions.has(name)) throw unknownTopic(name);
-    const configs = applyConfigChanges(topic.configs ?? {}, changes);
+    const configs = applyConfigAlteration(topic.configs ?? {}, alteration);
     this.#checkTopicConfigs(topic.config, configs);
     if (validateOnly) return configs;
     this.#registry.reconfigure(name, configs);

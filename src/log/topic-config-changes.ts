@@ -17,6 +17,18 @@ export interface ConfigChange {
 }
 
 /**
+ * An alteration of a topic's configs: changes as given (IncrementalAlterConfigs), or worked out
+ * from the configs the topic has when the alteration applies (AlterConfigs' replace-all, which
+ * must see configs another broker set a moment ago: a cluster applies it in a compare-and-swap).
+ */
+export type ConfigAlteration = readonly ConfigChange[] | ((current: TopicConfigs) => readonly ConfigChange[]);
+
+/** `alteration` applied to `current`: its changes in order, checked as applyConfigChanges checks them. */
+export function applyConfigAlteration(current: TopicConfigs, alteration: ConfigAlteration): TopicConfigs {
+  return applyConfigChanges(current, typeof alteration === 'function' ? alteration(current) : alteration);
+}
+
+/**
  * `current` with `changes` applied in order, every value checked (parseTopicConfig): the first bad
  * change throws (InvalidConfig; InvalidArgument for a name given twice, as Kafka's INVALID_REQUEST),
  * so a request with any bad change changes nothing.

@@ -21,6 +21,12 @@ export type ConfigType = 'BOOLEAN' | 'STRING' | 'INT' | 'SHORT' | 'LONG' | 'DOUB
 /** A topic's configs set on it: Kafka names to normalized values (only what was set; defaults are absent). */
 export type TopicConfigs = Readonly<Record<string, string>>;
 
+/**
+ * The longest config value: Kafka's protocol STRING (DescribeConfigs must be able to answer it,
+ * and an APPEND to a list config could otherwise grow one past it).
+ */
+export const CONFIG_VALUE_BYTES_MAX = 32_767;
+
 export type TopicConfigSupport = 'effective' | 'harmless' | 'fixed';
 
 export type TimestampType = 'CreateTime' | 'LogAppendTime';
@@ -234,6 +240,8 @@ export function topicConfigDefinition(name: string): TopicConfigDefinition {
 export function parseTopicConfig(name: string, value: string | null): string {
   const definition = topicConfigDefinition(name);
   if (value === null) throw invalidConfig(`Invalid value null for configuration ${name}: a topic config needs a value (delete it to use the default)`);
+  const valueBytes = Buffer.byteLength(value, 'utf8');
+  if (valueBytes > CONFIG_VALUE_BYTES_MAX) throw invalidConfig(`Invalid value for configuration ${name}: ${valueBytes} bytes, more than a config value holds (${CONFIG_VALUE_BYTES_MAX})`);
   let normalized: string;
   try {
     normalized = definition.parse(value.trim());

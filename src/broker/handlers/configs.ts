@@ -1,4 +1,4 @@
-import { type ConfigChange, type ConfigChangeOp, replaceAllChanges } from '../../log/topic-config-changes.ts';
+import { type ConfigAlteration, type ConfigChangeOp, replaceAllChanges } from '../../log/topic-config-changes.ts';
 import { CONFIG_SOURCE_CODES, CONFIG_TYPE_CODES, type TopicConfigEntry } from '../../log/topic-config-describe.ts';
 import type { AlterConfigsRequest, AlterConfigsResourceResponse, AlterConfigsResponse } from '../apis/alter-configs.ts';
 import type { DescribeConfigsRequest, DescribeConfigsResourceResult, DescribeConfigsResponse, DescribeConfigsResult } from '../apis/describe-configs.ts';
@@ -92,14 +92,14 @@ type AlterResource = { resourceType: number; resourceName: string };
  * broker takes it), checked whole first (a bad config changes nothing: INVALID_CONFIG). Broker
  * configs are static, so their alteration is refused.
  */
-async function alterResource(context: BrokerContext, resource: AlterResource, validateOnly: boolean, changesOf: () => Promise<ConfigChange[]>): Promise<AlterConfigsResourceResponse> {
+async function alterResource(context: BrokerContext, resource: AlterResource, validateOnly: boolean, alteration: ConfigAlteration): Promise<AlterConfigsResourceResponse> {
   const { resourceType, resourceName } = resource;
   const answer = (errorCode: number, errorMessage: string | null) => ({ errorCode, errorMessage, resourceType, resourceName });
   if (resourceType === ConfigResourceType.BROKER) return answer(ErrorCode.INVALID_CONFIG, STATIC_BROKER_CONFIGS);
   if (resourceType !== ConfigResourceType.TOPIC) return answer(ErrorCode.INVALID_REQUEST, `resource type ${resourceType} cannot be altered here`);
   try {
     if ((await context.topology.partitionCount(resourceName)) === null) return answer(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic ${resourceName} does not exist`);
-    await context.topology.alterTopicConfig(resourceName, await changesOf(), validateOnly);
+    await context.topology.alterTopicConfig(resourceName, alteration, validateOnly);
     return answer(ErrorCode.NONE, null);
   } catch (error) {
     return answer(errorCodeOf(error), messageOf(error));
@@ -127,11 +127,9 @@ export async function handleAlterConfigs(context: BrokerContext, request: AlterC
   const twice = duplicates(request.resources);
   const responses = await Promise.all(request.resources.map((resource) => {
     if (twice.has(`${resource.resourceType}\u0000${resource.resourceName}`)) return duplicateAnswer(resource);
-    return alterResource(context, resource, request.validateOnly, async () => {
-      const entries = (await context.topology.describeTopicConfigs(resource.resourceName)) ?? [];
-      const current = Object.fromEntries(entries.filter((e) => e.source === 'TOPIC_CONFIG').map((e) => [e.name, e.value]));
-      return replaceAllChanges(current, resource.configs.map((config) => [config.name, config.value] as const));
-    });
+    // Worked out from the topic's configs as the alteration applies them (in a cluster, the topic record read in its compare-and-swap).
+    const wanted = resource.configs.map((config) => [config.name, config.value] as const);
+    return alterResource(context, resource, request.validateOnly, (current) => replaceAllChanges(current, wanted));
   }));
   return { throttleTimeMs: 0, responses };
 }
@@ -143,7 +141,7 @@ export async function handleIncrementalAlterConfigs(context: BrokerContext, requ
     if (twice.has(`${resource.resourceType}\u0000${resource.resourceName}`)) return duplicateAnswer(resource);
     const bad = resource.configs.find((config) => OPERATIONS[config.configOperation] === undefined);
     if (bad !== undefined) return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `config operation ${bad.configOperation} of ${bad.name} is not one of 0 (SET), 1 (DELETE), 2 (APPEND), 3 (SUBTRACT)`, resourceType: resource.resourceType, resourceName: resource.resourceName };
-    return alterResource(context, resource, request.validateOnly, async () => resource.configs.map((config) => ({ name: config.name, op: OPERATIONS[config.configOperation]!, value: config.value })));
+    return alterResource(context, resource, request.validateOnly, resource.configs.map((config) => ({ name: config.name, op: OPERATIONS[config.configOperation]!, value: config.value })));
   }));
   return { throttleTimeMs: 0, responses };
 }

@@ -1,7 +1,7 @@
 import { assert } from '../../util/assert.ts';
 import { uuidFromBytes, uuidToBytes, ZERO_UUID } from '../../util/uuid.ts';
 import { ProtocolError } from './errors.ts';
-import { KafkaReader } from './reader.ts';
+import { KafkaReader, STRING_BYTES_MAX } from './reader.ts';
 import { type FieldSchema, type FieldType, inVersions, isArrayType, isStructType, type MessageSchema, type PrimitiveType, type StructType } from './schema.ts';
 import { KafkaWriter } from './writer.ts';
 
@@ -208,7 +208,7 @@ function writeTaggedFields(writer: KafkaWriter, layout: Layout, message: Message
 function fieldCodec(field: FieldSchema, version: number, flexible: boolean, depth: number): FieldCodec {
   const nullable = field.nullableVersions !== undefined && inVersions(field.nullableVersions, version);
   const where = `field ${field.name}`;
-  const type = typeCodec(field.type, nullable, flexible, version, depth, where);
+  const type = isErrorMessage(field) ? errorMessageCodec(nullable, flexible, where) : typeCodec(field.type, nullable, flexible, version, depth, where);
   return {
     name: field.name,
     tag: field.tag ?? -1,
@@ -218,6 +218,32 @@ function fieldCodec(field: FieldSchema, version: number, flexible: boolean, dept
     isDefault: defaultTest(field.type, field.default, version, flexible, depth),
     bytesMin: type.bytesMin,
   };
+}
+
+/** Kafka's human-readable error messages (error_message, batch_index_error_message). */
+function isErrorMessage(field: FieldSchema): boolean {
+  return field.type === 'string' && /(^e|E)rrorMessage$/.test(field.name);
+}
+
+/**
+ * An error message is for people and may echo what a request sent (a config value, a group id, up
+ * to a string's limit): one past the limit is cut to it (at a character boundary), where any
+ * other string that long is a bug (the writer asserts).
+ */
+function errorMessageCodec(nullable: boolean, flexible: boolean, where: string): TypeCodec {
+  const plain = primitiveCodec('string', nullable, flexible, where);
+  return { ...plain, write: (writer, value: string | null) => plain.write(writer, value === null ? null : cutToStringLimit(value)) };
+}
+
+const messageEncoder = new TextEncoder();
+const ELLIPSIS = '…';
+
+function cutToStringLimit(text: string): string {
+  const bytes = messageEncoder.encode(text);
+  if (bytes.length <= STRING_BYTES_MAX) return text;
+  let end = STRING_BYTES_MAX - messageEncoder.encode(ELLIPSIS).length;
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--; // not inside a character
+  return `${new TextDecoder().decode(bytes.subarray(0, end))}${ELLIPSIS}`;
 }
 
 interface TypeCodec {

@@ -1,6 +1,20 @@
+import { assert } from '../../util/assert.ts';
+import { STRING_BYTES_MAX } from './reader.ts';
+
 const INITIAL_CAPACITY_BYTES = 256;
 const TWO_POW_32 = 0x1_0000_0000;
 const encoder = new TextEncoder();
+
+/**
+ * A STRING's UTF-8 bytes. Kafka's readers refuse one past STRING_BYTES_MAX in every version (the
+ * compact form too), and the plain form's int16 length would wrap: a longer one is a bug of its
+ * writer, never sent.
+ */
+function stringBytes(value: string): Uint8Array {
+  const bytes = encoder.encode(value);
+  assert(bytes.length <= STRING_BYTES_MAX, `a string of ${bytes.length} bytes exceeds Kafka's ${STRING_BYTES_MAX}`);
+  return bytes;
+}
 
 /**
  * Big-endian writes into a growing buffer, Kafka's primitive types. Large byte fields (record
@@ -80,7 +94,7 @@ export class KafkaWriter {
   }
 
   string(value: string): this {
-    const bytes = encoder.encode(value);
+    const bytes = stringBytes(value);
     return this.int16(bytes.length).raw(bytes);
   }
 
@@ -89,7 +103,7 @@ export class KafkaWriter {
   }
 
   compactString(value: string): this {
-    const bytes = encoder.encode(value);
+    const bytes = stringBytes(value);
     return this.uvarint(bytes.length + 1).raw(bytes);
   }
 

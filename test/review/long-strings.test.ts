@@ -1,0 +1,86 @@
+// Review of issue 12 (promise 1): a Kafka STRING is at most 32767 bytes in every version (Kafka's
+// generated writers refuse longer ones, its readers reject them). Ferry's KafkaWriter.string writes
+// the UTF-8 length with setInt16 unchecked, so a longer string wraps to a negative length and the
+// rest of the response is read as garbage by the client.
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Broker } from '../../src/broker/broker.ts';
+import { decodeMessage, encodeMessage } from '../../src/broker/protocol/message-codec.ts';
+import { createTopicsRequestSchema, createTopicsResponseSchema } from '../../src/broker/protocol/messages/create-topics.ts';
+import { describeConfigsRequestSchema, describeConfigsResponseSchema } from '../../src/broker/protocol/messages/describe-configs.ts';
+import { incrementalAlterConfigsRequestSchema, incrementalAlterConfigsResponseSchema } from '../../src/broker/protocol/messages/incremental-alter-configs.ts';
+import { KafkaReader, STRING_BYTES_MAX } from '../../src/broker/protocol/reader.ts';
+import type { MessageSchema } from '../../src/broker/protocol/schema.ts';
+import { KafkaWriter } from '../../src/broker/protocol/writer.ts';
+import { MemoryStore } from '../../src/store/memory.ts';
+import { decodeBySchema, loadMessageSchema } from '../support/kafka-message-schema.ts';
+import { type RawClient, rawClient } from '../support/raw-client.ts';
+
+const WAIT_MS = 5_000;
+const TOPIC_RESOURCE = 2;
+let directory: string;
+let broker: Broker;
+
+beforeAll(async () => {
+  directory = mkdtempSync(join(tmpdir(), 'ferry-long-strings-'));
+  broker = await Broker.start({ listenHost: '127.0.0.1', listenPort: 0, nodeId: 1, engine: { directory, log: { flush: { kind: 'none' } }, wal: { store: new MemoryStore(), writerId: 'broker-1', config: { uploadIntervalMs: 2 } } } });
+});
+
+afterAll(async () => {
+  await broker.stop();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+let correlation = 0;
+
+/** Sends one request (header v1, v2 when flexible) and returns the response body, after its header. */
+async function call(client: RawClient, schema: MessageSchema, version: number, message: Record<string, unknown>, flexible: boolean): Promise<Uint8Array> {
+  const id = ++correlation;
+  const writer = new KafkaWriter().int16(schema.apiKey).int16(version).int32(id).nullableString('review');
+  if (flexible) writer.emptyTaggedFields();
+  encodeMessage(schema, writer, version, message);
+  const count = client.responses.length + 1;
+  client.send(Buffer.concat(writer.chunks()));
+  const deadline = Date.now() + WAIT_MS;
+  while (client.responses.length < count && !client.closed && Date.now() < deadline) await Bun.sleep(2);
+  const bytes = client.responses[count - 1];
+  expect(bytes).toBeDefined();
+  const reader = new KafkaReader(bytes!);
+  expect(reader.int32()).toBe(id);
+  if (flexible) reader.skipTaggedFields();
+  return bytes!.subarray(reader.position);
+}
+
+// FINDING 1
+test('CreateTopics v4 with a long invalid config value: the error message echoes it past 32767 bytes and the response is corrupt', async () => {
+  const client = await rawClient(broker.port);
+  const value = 'x'.repeat(STRING_BYTES_MAX); // the longest legal request string
+  const body = await call(client, createTopicsRequestSchema, 4, { topics: [{ name: 'long-config', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [{ name: 'retention.ms', value }] }], timeoutMs: 5000, validateOnly: false }, false);
+  client.end();
+  // Kafka's grammar reads the response back whole, and every string fits a STRING.
+  const decoded = decodeBySchema(loadMessageSchema('CreateTopicsResponse'), 4, body) as { topics: { errorCode: number; errorMessage: string | null }[] };
+  expect(decoded.topics[0]!.errorCode).toBe(40); // INVALID_CONFIG
+  expect(new TextEncoder().encode(decoded.topics[0]!.errorMessage ?? '').length).toBeLessThanOrEqual(STRING_BYTES_MAX);
+});
+
+// FINDING 1 (same cause, stored state): APPEND grows a LIST config past what a STRING holds; DescribeConfigs then corrupts every answer about the topic
+test('IncrementalAlterConfigs APPEND grows a LIST config past 32767 bytes; DescribeConfigs of the topic must still be a valid response', async () => {
+  const client = await rawClient(broker.port);
+  const created = await call(client, createTopicsRequestSchema, 4, { topics: [{ name: 'throttled', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false }, false);
+  expect((decodeMessage(createTopicsResponseSchema, new KafkaReader(created), 4).topics as { errorCode: number }[])[0]!.errorCode).toBe(0);
+  const items = (from: number) => Array.from({ length: 2500 }, (_, i) => `${from + i}:1`).join(','); // ~16 KB per request
+  for (let round = 0; round < 3; round++) {
+    const answer = await call(client, incrementalAlterConfigsRequestSchema, 1, { resources: [{ resourceType: TOPIC_RESOURCE, resourceName: 'throttled', configs: [{ name: 'leader.replication.throttled.replicas', configOperation: 2, value: items(round * 2500) }] }], validateOnly: false }, true);
+    const responses = decodeMessage(incrementalAlterConfigsResponseSchema, new KafkaReader(answer), 1).responses as { errorCode: number; errorMessage: string | null }[];
+    // Either refused (Kafka would: its value could not be described) or accepted...
+    if (responses[0]!.errorCode !== 0) break;
+  }
+  // ...but DescribeConfigs must stay a response a client can read.
+  const described = await call(client, describeConfigsRequestSchema, 1, { resources: [{ resourceType: TOPIC_RESOURCE, resourceName: 'throttled', configurationKeys: ['leader.replication.throttled.replicas'] }], includeSynonyms: false }, false);
+  client.end();
+  const decoded = decodeBySchema(loadMessageSchema('DescribeConfigsResponse'), 1, described) as { results: { errorCode: number; configs: { value: string | null }[] }[] };
+  expect(decoded.results[0]!.errorCode).toBe(0);
+  expect(new TextEncoder().encode(decoded.results[0]!.configs[0]!.value ?? '').length).toBeLessThanOrEqual(STRING_BYTES_MAX);
+});
