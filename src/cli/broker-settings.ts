@@ -23,7 +23,7 @@ export const SWITCH_SETTINGS = ['tier', 'autoCreate', 'unsafeStore'] as const;
 /** Topic-level defaults and engine settings only a config file sets, by their Kafka names. */
 export const FILE_ONLY_SETTINGS = [
   'segmentBytes', 'segmentMs', 'retentionBytes', 'retentionMs', 'localRetentionBytes', 'localRetentionMs', 'indexIntervalBytes',
-  'maxMessageBytes', 'retentionCheckIntervalMs', 'replicaLagTimeMaxMs',
+  'maxMessageBytes', 'messageTimestampType', 'retentionCheckIntervalMs', 'replicaLagTimeMaxMs',
 ] as const;
 
 export type SettingName = (typeof FLAG_SETTINGS)[number] | (typeof SWITCH_SETTINGS)[number] | (typeof FILE_ONLY_SETTINGS)[number];
@@ -167,6 +167,9 @@ export function brokerConfigOf(settings: RawSettings): BrokerConfig {
   return config;
 }
 
+/** Kafka's message.timestamp.type values (log.message.timestamp.type at broker level). */
+const TIMESTAMP_TYPES = ['CreateTime', 'LogAppendTime'] as const;
+
 /** The topic-level defaults that were set, flush left to the WAL (durability comes from the WAL objects, KIP-1176). */
 function logConfigOf(read: SettingReader): Partial<LogConfig> {
   const log: Partial<Record<keyof LogConfig, unknown>> = { flush: { kind: 'none' } };
@@ -179,6 +182,8 @@ function logConfigOf(read: SettingReader): Partial<LogConfig> {
   set('localRetentionMs', read.optionalInteger('localRetentionMs', LOCAL_RETENTION_AS_RETENTION));
   set('indexIntervalBytes', read.optionalInteger('indexIntervalBytes', 0, INT32_MAX));
   set('maxBatchBytes', read.optionalInteger('maxMessageBytes', RECORD_BATCH_HEADER_BYTES, INT32_MAX, 'a record batch header'));
+  const timestampType = read.optionalChoice('messageTimestampType', TIMESTAMP_TYPES);
+  if (timestampType !== null) log.messageTimestampType = timestampType;
   try {
     resolveLogConfig(log as Partial<LogConfig>); // what relates settings to each other (local retention within retention)
   } catch (error) {
@@ -231,6 +236,15 @@ class SettingReader {
     if (value < min && minWhat !== undefined) throw new CliError(`${setting.source} must be at least ${minWhat}, ${min}, got ${value}`);
     if (value < min || value > max) throw new CliError(`${setting.source} must be ${rangeText(min, max)}, got '${setting.value}'`);
     return value;
+  }
+
+  /** One of `choices`, as Kafka spells it (matched without regard to case, as Kafka's enum configs are). */
+  optionalChoice<T extends string>(name: SettingName, choices: readonly T[]): T | null {
+    const setting = this.#settings[name];
+    if (setting === undefined) return null;
+    const chosen = choices.find((choice) => choice.toLowerCase() === String(setting.value).trim().toLowerCase());
+    if (chosen === undefined) throw new CliError(`${setting.source} must be one of ${choices.join(', ')}, got '${setting.value}'`);
+    return chosen;
   }
 
   /** retention.bytes / retention.ms: any negative value keeps everything, as in Kafka. */

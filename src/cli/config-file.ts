@@ -4,6 +4,8 @@
  * Ferry has no use for is collected for one warning, any other key stops the start.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { isFerryError } from '../errors.ts';
+import { parseTopicConfig, TOPIC_CONFIGS } from '../log/topic-config.ts';
 import { CliError } from './args.ts';
 import type { RawSetting, RawSettings, SettingName } from './broker-settings.ts';
 import { type ConfigFormat, type ConfigKey, configKeys, type FileContext, type FileValue, impliedAdvertised } from './config-keys.ts';
@@ -125,9 +127,33 @@ function implied(path: string, context: FileContext, settings: RawSettings): Raw
 }
 
 /** A Kafka key Ferry ignores may still say something Ferry cannot be: a node without the broker role. */
+/** Topic configs by their broker-level name (compression.type, log.flush.interval.ms, ...): the broker's key sets the topics' default. */
+const TOPIC_CONFIG_BY_BROKER_KEY = new Map([...TOPIC_CONFIGS.values()].filter((d) => d.brokerSynonym !== null).map((d) => [d.brokerSynonym!, d]));
+/** Broker keys that ask for a behaviour Ferry does not have unless they hold Kafka's default. */
+const FIXED_BROKER_KEYS: ReadonlyMap<string, { readonly value: string; readonly why: string }> = new Map([
+  ['delete.topic.enable', { value: 'true', why: 'Ferry always lets topics be deleted' }],
+]);
+
+/**
+ * A Kafka key Ferry has no setting for is accepted only where it asks for nothing Ferry would not
+ * do: the broker form of a topic config is checked as that config is (a bad value, or another than
+ * Kafka's default for one that could not take effect here, stops the start), and the keys of
+ * FIXED_BROKER_KEYS must hold their default.
+ */
 function checkIgnored(path: string, key: string, value: FileValue): void {
+  const source = `config ${path}: ${key}`;
   if (key === 'process.roles' && !String(value).split(',').map((role) => role.trim()).includes('broker')) {
     throw new CliError(`config ${path}: process.roles is '${value}': Ferry runs the broker role (a KRaft controller has no Ferry equivalent)`);
+  }
+  const fixedKey = FIXED_BROKER_KEYS.get(key);
+  if (fixedKey !== undefined && String(value).trim().toLowerCase() !== fixedKey.value) throw new CliError(`${source} must be ${fixedKey.value} (${fixedKey.why}), got '${value}'`);
+  const topicConfig = TOPIC_CONFIG_BY_BROKER_KEY.get(key);
+  if (topicConfig === undefined) return;
+  try {
+    parseTopicConfig(topicConfig.name, String(value));
+  } catch (error) {
+    if (isFerryError(error, 'InvalidConfig')) throw new CliError(`${source} (the topics' default ${topicConfig.name}): ${error.message}`);
+    throw error;
   }
 }
 

@@ -106,7 +106,7 @@ const KAFKA_KEYS: readonly ConfigKey[] = [
   { key: 'message.max.bytes', setting: 'maxMessageBytes', help: 'topics\' default max.message.bytes (largest record batch)' },
   { key: 'log.retention.check.interval.ms', setting: 'retentionCheckIntervalMs', help: 'how often retention runs' },
   { key: 'replica.lag.time.max.ms', setting: 'replicaLagTimeMaxMs', help: 'a follower behind this long leaves the ISR' },
-  { key: 'log.message.timestamp.type', setting: null, help: 'CreateTime only (Ferry keeps producer timestamps)', convert: onlyValue('CreateTime', 'Ferry keeps producer timestamps; LogAppendTime is not supported') },
+  { key: 'log.message.timestamp.type', setting: 'messageTimestampType', help: "topics' default message.timestamp.type (CreateTime or LogAppendTime)" },
   { key: 'log.cleanup.policy', setting: null, help: 'delete only (no compaction yet)', convert: onlyValue('delete', 'Ferry has no log compaction yet') },
   { key: 'listener.security.protocol.map', setting: null, help: 'read to find the listeners\' protocols' },
   { key: 'controller.listener.names', setting: null, help: 'read to skip controller listeners' },

@@ -83,6 +83,8 @@ describe('Kafka names map to Ferry settings', () => {
 
   test('without a config file the log config is only the flush policy (Kafka defaults apply)', () => {
     expect(resolveBrokerConfig({ flags: {}, env: {} }).config.log).toEqual({ flush: { kind: 'none' } });
+    // Kafka's enum configs take any case; the broker's timestamp type is the topics' default (a topic's own config wins).
+    expect(config('log.message.timestamp.type=logappendtime').log.messageTimestampType).toBe('LogAppendTime');
   });
 
   test("retention: Kafka's precedence is ms over minutes over hours; a negative value keeps everything", () => {
@@ -218,7 +220,9 @@ describe('typos and bad values stop the start in one line naming the key', () =>
     expect(failure('auto.create.topics.enable=yes')).toBe("config FILE: auto.create.topics.enable must be true or false, got 'yes'");
     expect(failure('log.dirs=/a,/b')).toBe("config FILE: log.dirs must name one directory (Ferry keeps one log directory), got '/a,/b'");
     expect(failure('queued.max.request.bytes=1000')).toBe('config FILE: queued.max.request.bytes must be at least the largest request, 104857600, got 1000');
-    expect(failure('log.message.timestamp.type=LogAppendTime')).toBe("config FILE: log.message.timestamp.type must be CreateTime (Ferry keeps producer timestamps; LogAppendTime is not supported), got 'LogAppendTime'");
+    expect(failure('log.message.timestamp.type=BrokerTime')).toBe("config FILE: log.message.timestamp.type must be one of CreateTime, LogAppendTime, got 'BrokerTime'");
+    expect(failure('compression.type=zstd')).toBe('config FILE: compression.type (the topics\' default compression.type): Invalid value zstd for configuration compression.type: only producer is supported: Ferry stores batches as the producer sent them (DESIGN.md contract 1) and never recompresses');
+    expect(failure('delete.topic.enable=false')).toBe("config FILE: delete.topic.enable must be true (Ferry always lets topics be deleted), got 'false'");
     expect(failure('log.cleanup.policy=compact')).toBe("config FILE: log.cleanup.policy must be delete (Ferry has no log compaction yet), got 'compact'");
     expect(failure('process.roles=controller')).toBe("config FILE: process.roles is 'controller': Ferry runs the broker role (a KRaft controller has no Ferry equivalent)");
     expect(failure('ferry.cluster.store=memory://\nferry.peer.port=70000')).toBe("config FILE: ferry.peer.port must be a port (0 for any free one) or 'off', got '70000'");
