@@ -1,8 +1,6 @@
-// Review of issue 12 (promise 4): AlterConfigs replaces all of a topic's configs. In a cluster its
-// handler (handlers/configs.ts handleAlterConfigs) works out the deletes from
-// topology.describeTopicConfigs, which reads this broker's cached topic record (ClusterNode.describeTopic
-// answers from #topics when it knows the topic), not the record the compare-and-swap then
-// changes: a config set through another broker since this one's last scan survives the replace-all.
+// AlterConfigs replaces all of a topic's configs. In a cluster the replace-all is worked out from
+// the topic record the compare-and-swap reads, not from this broker's copy of its last scan: a
+// config set through another broker a moment ago is replaced too (found by the review of issue 12).
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
 import { Broker } from '../../src/broker/broker.ts';
 import { handleAlterConfigs } from '../../src/broker/handlers/configs.ts';
@@ -34,7 +32,6 @@ async function start(store: ObjectStore, nodeId: number): Promise<Broker> {
   return broker;
 }
 
-// FINDING 5
 test('AlterConfigs through one broker replaces a config another broker set since its last scan', async () => {
   const store = new MemoryStore();
   const [one, two] = [await start(store, 1), await start(store, 2)];
