@@ -10,7 +10,10 @@ import type { Clock } from '../util/clock.ts';
 import { systemClock } from '../util/clock.ts';
 import { apiVersionsCodec } from './apis/api-versions.ts';
 import { alterConfigsCodec } from './apis/alter-configs.ts';
+import { createAclsCodec } from './apis/create-acls.ts';
 import { createPartitionsCodec } from './apis/create-partitions.ts';
+import { deleteAclsCodec } from './apis/delete-acls.ts';
+import { describeAclsCodec } from './apis/describe-acls.ts';
 import { deleteGroupsCodec } from './apis/delete-groups.ts';
 import { deleteRecordsCodec } from './apis/delete-records.ts';
 import { describeLogDirsCodec } from './apis/describe-log-dirs.ts';
@@ -42,6 +45,7 @@ import { OFFSETS_RETENTION_MINUTES_DEFAULT, OffsetExpiry } from './groups/offset
 import { ControlOffsetStore, OffsetStore } from './groups/offset-store.ts';
 import { handleDescribeCluster } from './handlers/cluster.ts';
 import { handleFindCoordinator, handleInitProducerId } from './handlers/coordinator.ts';
+import { handleCreateAcls, handleDeleteAcls, handleDescribeAcls } from './handlers/acls.ts';
 import { handleDeleteGroups, handleDescribeGroups, handleListGroups, handleOffsetDelete } from './handlers/group-admin.ts';
 import { handleFetch, refuseOldFetch } from './handlers/fetch.ts';
 import { handleHeartbeat, handleJoinGroup, handleLeaveGroup, handleOffsetCommit, handleOffsetFetch, handleSyncGroup } from './handlers/groups.ts';
@@ -294,6 +298,9 @@ function bindings(context: () => BrokerContext): ApiBinding<any, any>[] {
     { codec: deleteRecordsCodec, handle: (request) => handleDeleteRecords(context(), request) },
     { codec: describeProducersCodec, handle: (request) => handleDescribeProducers(context(), request) },
     { codec: describeLogDirsCodec, handle: (request) => handleDescribeLogDirs(context(), request) },
+    { codec: describeAclsCodec, handle: () => handleDescribeAcls() },
+    { codec: createAclsCodec, handle: (request) => handleCreateAcls(request) },
+    { codec: deleteAclsCodec, handle: (request) => handleDeleteAcls(request) },
   ];
   router = new Router(table);
   return table;

@@ -92,6 +92,11 @@ describeClient('sarama', missingSarama())('sarama 1.22.1 (Kafka 2.2 versions) ag
     expect(Object.keys(groupsAfter)).not.toContain('sr-readers');
   });
 
+  test('the ACL APIs answer SECURITY_DISABLED, as Kafka without an authorizer, and the admin goes on', () => {
+    const data = report.data<{ listed: number; matched: number; describeCode: number; createCodes: number[]; deleteCodes: number[] }>('admin.acls');
+    expect(data).toEqual({ listed: 0, matched: 0, describeCode: ERROR.SECURITY_DISABLED, createCodes: [ERROR.SECURITY_DISABLED, ERROR.SECURITY_DISABLED], deleteCodes: [ERROR.SECURITY_DISABLED] });
+  });
+
   test('DeleteTopics deletes a topic, which then is not listed', () => {
     const { topics } = report.data<{ topics: string[] }>('admin.delete_topics');
     expect(topics).not.toContain('sr-admin');

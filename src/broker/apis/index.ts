@@ -27,6 +27,9 @@ import { offsetDeleteCodec } from './offset-delete.ts';
 import { deleteGroupsCodec } from './delete-groups.ts';
 import { describeGroupsCodec } from './describe-groups.ts';
 import { listGroupsCodec } from './list-groups.ts';
+import { describeAclsCodec } from './describe-acls.ts';
+import { createAclsCodec } from './create-acls.ts';
+import { deleteAclsCodec } from './delete-acls.ts';
 
 /** Every API codec Ferry serves (the codec tests check each against Kafka's schemas). */
 // biome-ignore lint: a table of codecs of different request and response types
@@ -59,4 +62,7 @@ export const API_CODECS: readonly ApiCodec<any, any>[] = [
   incrementalAlterConfigsCodec,
   describeLogDirsCodec,
   describeProducersCodec,
+  describeAclsCodec,
+  createAclsCodec,
+  deleteAclsCodec,
 ];

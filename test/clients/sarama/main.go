@@ -417,6 +417,61 @@ func main() {
 		groups, err := admin.ListConsumerGroups()
 		return report{"errors": codes, "groupsAfter": groups}, err
 	})
+	adminOperation("admin.acls", func(admin sarama.ClusterAdmin) (report, error) {
+		// Every ACL call and one after them on a single ClusterAdmin: a Kafka broker without an
+		// authorizer answers them and keeps the connection. sarama 1.22.1's ClusterAdmin drops the
+		// answers' error codes, so the same requests (v0, as it sends them) also go to the
+		// controller directly for their codes.
+		filter := sarama.AclFilter{ResourceType: sarama.AclResourceAny, ResourcePatternTypeFilter: sarama.AclPatternAny, Operation: sarama.AclOperationAny, PermissionType: sarama.AclPermissionAny}
+		creation := sarama.AclCreation{
+			Resource: sarama.Resource{ResourceType: sarama.AclResourceTopic, ResourceName: adminTopic, ResoucePatternType: sarama.AclPatternLiteral},
+			Acl:      sarama.Acl{Principal: "User:alice", Host: "*", Operation: sarama.AclOperationRead, PermissionType: sarama.AclPermissionAllow},
+		}
+		listed, err := admin.ListAcls(filter)
+		if err != nil {
+			return nil, err
+		}
+		if err := admin.CreateACL(creation.Resource, creation.Acl); err != nil {
+			return nil, err
+		}
+		matched, err := admin.DeleteACL(filter, false)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := admin.ListTopics(); err != nil {
+			return nil, err
+		}
+		client, err := sarama.NewClient(bootstrap, newConfig())
+		if err != nil {
+			return nil, err
+		}
+		defer client.Close()
+		controller, err := client.Controller()
+		if err != nil {
+			return nil, err
+		}
+		described, err := controller.DescribeAcls(&sarama.DescribeAclsRequest{AclFilter: filter})
+		if err != nil {
+			return nil, err
+		}
+		created, err := controller.CreateAcls(&sarama.CreateAclsRequest{AclCreations: []*sarama.AclCreation{&creation, &creation}})
+		if err != nil {
+			return nil, err
+		}
+		deleted, err := controller.DeleteAcls(&sarama.DeleteAclsRequest{Filters: []*sarama.AclFilter{&filter}})
+		if err != nil {
+			return nil, err
+		}
+		createCodes := []int{}
+		for _, result := range created.AclCreationResponses {
+			createCodes = append(createCodes, int(result.Err))
+		}
+		deleteCodes := []int{}
+		for _, result := range deleted.FilterResponses {
+			deleteCodes = append(deleteCodes, int(result.Err))
+		}
+		return report{"listed": len(listed), "matched": len(matched), "describeCode": int(described.Err), "createCodes": createCodes, "deleteCodes": deleteCodes}, nil
+	})
 	adminOperation("admin.delete_topics", func(admin sarama.ClusterAdmin) (report, error) {
 		if err := admin.DeleteTopic(adminTopic); err != nil {
 			return nil, err

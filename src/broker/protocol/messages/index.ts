@@ -2,11 +2,14 @@
 import type { MessageSchema } from '../schema.ts';
 import { alterConfigsRequestSchema, alterConfigsResponseSchema } from './alter-configs.ts';
 import { apiVersionsRequestSchema, apiVersionsResponseSchema } from './api-versions.ts';
+import { createAclsRequestSchema, createAclsResponseSchema } from './create-acls.ts';
 import { createPartitionsRequestSchema, createPartitionsResponseSchema } from './create-partitions.ts';
 import { createTopicsRequestSchema, createTopicsResponseSchema } from './create-topics.ts';
+import { deleteAclsRequestSchema, deleteAclsResponseSchema } from './delete-acls.ts';
 import { deleteGroupsRequestSchema, deleteGroupsResponseSchema } from './delete-groups.ts';
 import { deleteRecordsRequestSchema, deleteRecordsResponseSchema } from './delete-records.ts';
 import { deleteTopicsRequestSchema, deleteTopicsResponseSchema } from './delete-topics.ts';
+import { describeAclsRequestSchema, describeAclsResponseSchema } from './describe-acls.ts';
 import { describeClusterRequestSchema, describeClusterResponseSchema } from './describe-cluster.ts';
 import { describeConfigsRequestSchema, describeConfigsResponseSchema } from './describe-configs.ts';
 import { describeGroupsRequestSchema, describeGroupsResponseSchema } from './describe-groups.ts';
@@ -32,11 +35,14 @@ import { syncGroupRequestSchema, syncGroupResponseSchema } from './sync-group.ts
 export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
   alterConfigsRequestSchema, alterConfigsResponseSchema,
   apiVersionsRequestSchema, apiVersionsResponseSchema,
+  createAclsRequestSchema, createAclsResponseSchema,
   createPartitionsRequestSchema, createPartitionsResponseSchema,
   createTopicsRequestSchema, createTopicsResponseSchema,
+  deleteAclsRequestSchema, deleteAclsResponseSchema,
   deleteGroupsRequestSchema, deleteGroupsResponseSchema,
   deleteRecordsRequestSchema, deleteRecordsResponseSchema,
   deleteTopicsRequestSchema, deleteTopicsResponseSchema,
+  describeAclsRequestSchema, describeAclsResponseSchema,
   describeClusterRequestSchema, describeClusterResponseSchema,
   describeConfigsRequestSchema, describeConfigsResponseSchema,
   describeGroupsRequestSchema, describeGroupsResponseSchema,
