@@ -40,6 +40,7 @@ const SCENARIO_SALT = 0x5ce7a210;
 const SCHEDULE_SALT = 0x0ddba11;
 const FAULT_SALT = 0xfa017;
 const STORE_SALT = 0x570e;
+const TOPIC_ADMIN_SALT = 0xad312;
 
 /** Background store faults, on every request of every broker: rare, since partitions and spells add the heavy ones. */
 const STORE_FAULTS = { throttledRate: 0.002, unavailableRate: 0.002, timeoutRate: 0.002 };
@@ -116,7 +117,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
 
   for (const host of hosts) host.start();
   await runFor(STARTUP_MS_MAX, () => hosts.every((host) => host.state === 'running'));
-  const workload = new SimWorkload({ scenario, scheduler, network, hosts, record: (op) => ops.push(op), log: timed, random: new SeededRandom(seed) });
+  const workload = new SimWorkload({ scenario, scheduler, network, hosts, record: (op) => ops.push(op), log: timed, random: new SeededRandom(seed), adminRandom: new SeededRandom(seed ^ TOPIC_ADMIN_SALT) });
   await workload.setup(runFor);
 
   // chaos: faults at seeded moments, on seeded hosts, each healing after its drawn time
@@ -256,7 +257,10 @@ function readReplicaLog(node: number, engine: Engine, topic: string, partition: 
   const records: { offset: number; value: string }[] = [];
   const logEndOffset = engine.logEndOffset(topic, partition);
   const first = engine.fetch(topic, partition, logEndOffset, { maxBytes: 0 });
-  const logStartOffset = engine.localLogStartOffset(topic, partition); // the local log: a fetch's log start is the whole log's (the tier's)
+  // The local log, from where clients may read it: a fetch's log start is the whole log's (the
+  // tier's, or DeleteRecords' start, which may lie above the local segments' first offset).
+  const clientStartOffset = first.logStartOffset;
+  const logStartOffset = Math.max(engine.localLogStartOffset(topic, partition), clientStartOffset);
   let offset = logStartOffset;
   let highWatermark = first.highWatermark;
   while (offset < logEndOffset) {
@@ -270,5 +274,5 @@ function readReplicaLog(node: number, engine: Engine, topic: string, partition: 
       offset = batch.lastOffset + 1;
     }
   }
-  return { node, topic, partition, leader: engine.leads(topic, partition), logStartOffset, logEndOffset, highWatermark, batches, records };
+  return { node, topic, partition, leader: engine.leads(topic, partition), logStartOffset, clientStartOffset, logEndOffset, highWatermark, batches, records };
 }
