@@ -11,6 +11,7 @@ import { SimNetwork } from './network.ts';
 import { type Scenario, drawScenario } from './scenario.ts';
 import { ProcessGate, SimClock, SimScheduler } from './scheduler.ts';
 import { ReplicaEndRecorder } from './replica-ends.ts';
+import { PARTITIONS_MAX } from './topic-admin-load.ts';
 import { auditTier, type TierAuditTarget, TierRecordWrites } from './tier-audit.ts';
 import { traceHash } from './trace-hash.ts';
 import { auditWal, WalWrites } from './wal-audit.ts';
@@ -104,7 +105,9 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
     return new SimBrokerHost(settings, new SimDisk({ random: new SeededRandom(Math.floor(scheduler.random.next() * 0x1_0000_0000)) }), scheduler, network, timed);
   });
   if (scenario.tier !== null) walDeletes = walDeleteRecorder(walStore, controlStore, scenario.cluster, hosts, () => scheduler.nowMs - startMs);
-  const replicaEnds = new ReplicaEndRecorder(hosts, scenario.topics, () => scheduler.nowMs - startMs);
+  // Every partition a topic may grow to (CreatePartitions, topic-admin-load.ts): one not there yet is served nowhere, and records nothing.
+  const replicaEndTopics = scenario.topics.map((topic) => ({ name: topic.name, partitions: Math.max(topic.partitions, PARTITIONS_MAX) }));
+  const replicaEnds = new ReplicaEndRecorder(hosts, replicaEndTopics, () => scheduler.nowMs - startMs);
   scheduler.afterEvent = () => replicaEnds.sample();
   const faults: FaultEvent[] = [];
   const health: { node: number; atMs: number; healthy: boolean }[] = [];

@@ -94,7 +94,7 @@ export class TopicAdminLoad {
       await this.#options.admin.deleteRecords(topic, partition, offset);
     } else if (draw < DELETE_RECORDS_WEIGHT + CREATE_PARTITIONS_WEIGHT) {
       const count = Math.min(PARTITIONS_MAX, partitions + 1 + random.nextInt(PARTITIONS_ADDED_MAX));
-      if (count === partitions || this.#options.recreating(topic)) return;
+      if (count <= partitions || this.#options.recreating(topic)) return;
       const outcome = await this.#options.admin.createPartitions(topic, count);
       // Grown only on success: an unknown outcome is settled from Metadata before the probes.
       if (outcome.ok) this.grow(topic, count);
