@@ -160,7 +160,7 @@ export class SingleBrokerTopology implements Topology {
   }
 
   async deleteRecords(topic: string, partition: number, beforeOffset: number): Promise<number> {
-    return this.#engine.deleteRecords(topic, partition, beforeOffset);
+    return this.#engine.deleteRecordsLowWatermark(topic, partition, this.#engine.deleteRecords(topic, partition, beforeOffset));
   }
 
   coordinatorFor(): BrokerAddress {
@@ -283,7 +283,8 @@ export class ClusterTopology implements Topology {
     const offset = engine.deleteRecordsOffset(topic, partition, beforeOffset);
     await outcomeUnknownOnStoreError(`the delete of records of ${topic}-${partition} before ${offset}`, () => this.#node.recordLogStart(topic, partition, offset));
     try {
-      return engine.deleteRecords(topic, partition, offset);
+      const answered = engine.deleteRecords(topic, partition, offset);
+      return await engine.deleteRecordsLowWatermark(topic, partition, answered);
     } catch (error) {
       // Let go of since the record took the start: the next leader starts there; a retry asks it.
       if (isFerryError(error, 'UnknownTopicOrPartition')) throw new FerryError('NotLeader', `${topic}-${partition} is no longer led here`, { cause: error });
