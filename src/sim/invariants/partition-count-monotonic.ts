@@ -1,4 +1,4 @@
-import type { CreatePartitionsOp, MetadataOp } from '../history.ts';
+import type { CreatePartitionsOp, HealthChange, MetadataOp } from '../history.ts';
 import { type HistoryIndex, metadataPropagationMs, partitionKey } from '../history-index.ts';
 import type { ViolationList } from '../violation.ts';
 
@@ -7,9 +7,11 @@ export const PARTITION_COUNT_MONOTONIC = 'partition-count-monotonic';
 /**
  * partition-count-monotonic (issue 12): once a CreatePartitions of a topic incarnation to n
  * partitions was answered with success, the count never goes below n again:
- * - every Metadata answer of that incarnation that started more than the propagation bound after
- *   the answer (a broker sees the topic record at its next scan; metadataPropagationMs) names at
- *   least n partitions;
+ * - every Metadata answer of that incarnation names at least n partitions if the broker that gave
+ *   it had been healthy for the propagation bound (it sees the topic record at its next scan;
+ *   metadataPropagationMs) both after the CreatePartitions was answered and before it answered.
+ *   A broker cut from the control store answers from the topic records it last read, as Kafka's
+ *   broker cut from its controller does: not judged until it has had the time to read again.
  * - in the incarnation the run ends in, every partition below n was probed after the quiet and
  *   has a leader at the end (liveness-after-quiet judges whether the probe's write and read succeeded).
  */
@@ -18,12 +20,13 @@ export function checkPartitionCountMonotonic(index: HistoryIndex, out: Violation
   if (grown.length === 0) return;
   const metadata = index.history.ops.filter((op): op is MetadataOp => op.kind === 'metadata');
   const propagationMs = metadataPropagationMs(index.history);
+  const healthySince = healthySinceOf(index.history.health);
   for (const op of grown) {
     const incarnation = index.incarnations.attribute(op.topic, op.startMs, op.endMs);
     if (incarnation === null) continue;
     const where = { topic: op.topic, incarnation, partition: -1 };
     for (const answer of metadata) {
-      if (answer.startMs <= op.endMs + propagationMs) continue;
+      if (answer.startMs <= Math.max(op.endMs, healthySince(answer.node, answer.startMs)) + propagationMs) continue;
       const shown = answer.topics.find((topic) => topic.name === op.topic);
       if (shown === undefined || shown.partitions >= op.count) continue;
       if (index.incarnations.attribute(op.topic, answer.startMs, answer.endMs) !== incarnation) continue;
@@ -31,6 +34,25 @@ export function checkPartitionCountMonotonic(index: HistoryIndex, out: Violation
     }
     if (incarnation === index.incarnations.last(op.topic)) checkFinalPartitions(index, op, out);
   }
+}
+
+/** For a node and a moment: since when the node has been healthy without a break (Infinity: not healthy then). */
+function healthySinceOf(health: readonly HealthChange[]): (node: number, atMs: number) => number {
+  const byNode = new Map<number, HealthChange[]>();
+  for (const change of [...health].sort((a, b) => a.atMs - b.atMs)) {
+    let changes = byNode.get(change.node);
+    if (changes === undefined) byNode.set(change.node, (changes = []));
+    changes.push(change);
+  }
+  return (node, atMs) => {
+    let since = Infinity; // every node is unhealthy at the start until its first healthy change
+    for (const change of byNode.get(node) ?? []) {
+      if (change.atMs > atMs) break;
+      if (!change.healthy) since = Infinity;
+      else if (since === Infinity) since = change.atMs;
+    }
+    return since;
+  };
 }
 
 function checkFinalPartitions(index: HistoryIndex, op: CreatePartitionsOp, out: ViolationList): void {
