@@ -166,9 +166,9 @@ export class SimWorkload {
    */
   async probe(quietFromMs: number, boundMs: number, runFor: RunFor): Promise<ProbeResult[]> {
     const { scheduler } = this.#options;
-    const probes = this.finalTopics().flatMap((topic) => Array.from({ length: topic.partitions }, (_, partition) => ({ topic: topic.name, partition, writeAfterMs: null as number | null, readAfterMs: null as number | null, done: false })));
     const deadline = quietFromMs + boundMs;
-    await this.#settleTopics(deadline, runFor);
+    await this.#settleTopics(deadline, runFor); // the counts may grow here (a CreatePartitions of unknown outcome)
+    const probes = this.finalTopics().flatMap((topic) => Array.from({ length: topic.partitions }, (_, partition) => ({ topic: topic.name, partition, writeAfterMs: null as number | null, readAfterMs: null as number | null, done: false })));
     const producer = new SimProducer({ ...this.#clientOptions('probe'), idempotent: true, acks: -1 });
     this.#startClient(producer);
     for (const probe of probes) {
