@@ -18,6 +18,7 @@ import { checkTieredBytesMatch, TIERED_BYTES_MATCH } from './invariants/tiered-b
 import { checkWalGcNeeded, WAL_GC_NEEDED } from './invariants/wal-gc-needed.ts';
 import { checkDeleteRecordsFloor, DELETE_RECORDS_FLOOR } from './invariants/delete-records-floor.ts';
 import { checkPartitionCountMonotonic, PARTITION_COUNT_MONOTONIC } from './invariants/partition-count-monotonic.ts';
+import { CONFIG_APPLIED, checkConfigApplied } from './invariants/config-applied.ts';
 import { type Violation, ViolationList } from './violation.ts';
 
 export type { Violation } from './violation.ts';
@@ -54,6 +55,7 @@ export const INVARIANTS: readonly Invariant[] = [
   { name: WAL_GC_NEEDED, check: checkWalGcNeeded },
   { name: DELETE_RECORDS_FLOOR, check: checkDeleteRecordsFloor },
   { name: PARTITION_COUNT_MONOTONIC, check: checkPartitionCountMonotonic },
+  { name: CONFIG_APPLIED, check: checkConfigApplied },
 ];
 
 /**

@@ -35,6 +35,8 @@ export interface ProduceOp extends Op {
 export interface ReadRecord {
   readonly offset: number;
   readonly value: string;
+  /** Set when its batch carries the LogAppendTime timestamp type (config-applied); absent: CreateTime. */
+  readonly logAppendTime?: true;
 }
 
 export interface FetchOp extends Op {

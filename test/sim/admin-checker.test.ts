@@ -1,9 +1,9 @@
 // The invariants of issue 12's admin operations (delete-records-floor, partition-count-monotonic,
-// and acked-durable's demand up to DeleteRecords' start) over hand-built histories.
+// config-applied, and acked-durable's demand up to DeleteRecords' start) over hand-built histories.
 import { describe, expect, test } from 'bun:test';
 import { check } from '../../src/sim/checker.ts';
-import type { CreatePartitionsOp, DeleteRecordsOp, History, ListOffsetsOp, MetadataOp, Outcome } from '../../src/sim/history.ts';
-import { fetch, history, OK, probe, replica, spell, allHealthy, validOps } from './history-fixture.ts';
+import type { AlterConfigsOp, CreatePartitionsOp, DeleteRecordsOp, FetchOp, History, ListOffsetsOp, MetadataOp, Outcome } from '../../src/sim/history.ts';
+import { allHealthy, fetch, history, OK, probe, produce, replica, spell, VALID_LOG, validOps } from './history-fixture.ts';
 
 const names = (run: History): string[] => [...new Set(check(run).map((violation) => violation.invariant))].sort();
 type Span = { startMs: number; endMs: number };
@@ -94,5 +94,31 @@ describe('partition-count-monotonic', () => {
     const messages = check(run).filter((violation) => violation.invariant === 'partition-count-monotonic').map((violation) => violation.message);
     expect(messages.some((message) => message.includes('added partition not probed'))).toBe(true);
     expect(messages.some((message) => message.includes('added partition without a leader'))).toBe(true);
+  });
+});
+
+describe('config-applied', () => {
+  function alter(span: Span, value: string, outcome: Outcome = OK): AlterConfigsOp {
+    return { kind: 'alter-configs', client: 'admin', node: 1, ...span, outcome, topic: 't', configs: [{ name: 'message.timestamp.type', value }] };
+  }
+  const stamped = (op: FetchOp): FetchOp => ({ ...op, records: op.records.map((record) => ({ ...record, logAppendTime: true as const })) });
+  // The fixture's cluster propagates a change within 1200 ms: p3 produces c0 at 2000 ms, after the alter at 300 ms.
+  const later = () => produce('p3', { startMs: 2_000, endMs: 2_010 }, ['c0'], 4);
+  const readC0 = () => fetch('c2', { startMs: 2_100, endMs: 2_110 }, 4, ['c0'], 5);
+  const replicaLogs = () => [replica(1, true, [...VALID_LOG, 'c0'])];
+
+  test('a record produced after a LogAppendTime alter took effect reads back with that type; one produced before it need not', () => {
+    const ops = [...validOps(), alter({ startMs: 290, endMs: 300 }, 'LogAppendTime'), later()];
+    expect(check(history({ ops: [...ops, stamped(readC0())], replicaLogs: replicaLogs() }))).toEqual([]);
+    const run = history({ ops: [...ops, readC0()], replicaLogs: replicaLogs() });
+    expect(names(run)).toEqual(['config-applied']);
+    expect(check(run)[0]!.message).toContain('read back from node 1 as CreateTime');
+  });
+
+  test('before any alter the type is CreateTime; around an alter of unknown outcome it is not judged', () => {
+    const early = history({ ops: [...validOps(), later(), stamped(readC0()), alter({ startMs: 2_500, endMs: 2_510 }, 'LogAppendTime')], replicaLogs: replicaLogs() });
+    expect(names(early)).toEqual(['config-applied']);
+    const unknown = [...validOps(), alter({ startMs: 290, endMs: 300 }, 'LogAppendTime'), alter({ startMs: 1_900, endMs: 1_950 }, 'CreateTime', { ok: false, error: 'REQUEST_TIMED_OUT', answered: true }), later(), readC0()];
+    expect(check(history({ ops: unknown, replicaLogs: replicaLogs() }))).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
-import type { CreatePartitionsOp, HealthChange, MetadataOp } from '../history.ts';
+import { healthySinceOf } from '../health-since.ts';
+import type { CreatePartitionsOp, MetadataOp } from '../history.ts';
 import { type HistoryIndex, metadataPropagationMs, partitionKey } from '../history-index.ts';
 import type { ViolationList } from '../violation.ts';
 
@@ -34,25 +35,6 @@ export function checkPartitionCountMonotonic(index: HistoryIndex, out: Violation
     }
     if (incarnation === index.incarnations.last(op.topic)) checkFinalPartitions(index, op, out);
   }
-}
-
-/** For a node and a moment: since when the node has been healthy without a break (Infinity: not healthy then). */
-function healthySinceOf(health: readonly HealthChange[]): (node: number, atMs: number) => number {
-  const byNode = new Map<number, HealthChange[]>();
-  for (const change of [...health].sort((a, b) => a.atMs - b.atMs)) {
-    let changes = byNode.get(change.node);
-    if (changes === undefined) byNode.set(change.node, (changes = []));
-    changes.push(change);
-  }
-  return (node, atMs) => {
-    let since = Infinity; // every node is unhealthy at the start until its first healthy change
-    for (const change of byNode.get(node) ?? []) {
-      if (change.atMs > atMs) break;
-      if (!change.healthy) since = Infinity;
-      else if (since === Infinity) since = change.atMs;
-    }
-    return since;
-  };
 }
 
 function checkFinalPartitions(index: HistoryIndex, op: CreatePartitionsOp, out: ViolationList): void {
