@@ -4,6 +4,7 @@ import type { ClusterNode } from '../cluster/node.ts';
 import type { RegisteredAddresses } from '../cluster/replica-address.ts';
 import { isFerryError } from '../errors.ts';
 import { isStoreError } from '../store/errors.ts';
+import { regressed } from '../util/regressions.ts';
 import type { Uuid } from '../util/uuid.ts';
 import type { TopicConfigs } from '../log/topic-config.ts';
 import type { ConfigAlteration } from '../log/topic-config-changes.ts';
@@ -160,7 +161,7 @@ export class SingleBrokerTopology implements Topology {
   }
 
   async deleteRecords(topic: string, partition: number, beforeOffset: number): Promise<number> {
-    return this.#engine.deleteRecords(topic, partition, beforeOffset);
+    return this.#engine.deleteRecordsLowWatermark(topic, partition, this.#engine.deleteRecords(topic, partition, beforeOffset));
   }
 
   coordinatorFor(): BrokerAddress {
@@ -282,9 +283,10 @@ export class ClusterTopology implements Topology {
       throw new FerryError('UnknownTopicOrPartition', `unknown partition ${topic}-${partition}`);
     }
     const offset = engine.deleteRecordsOffset(topic, partition, beforeOffset);
-    await outcomeUnknownOnStoreError(`the delete of records of ${topic}-${partition} before ${offset}`, () => this.#node.recordLogStart(topic, partition, offset));
+    if (!regressed('delete-records-not-durable')) await outcomeUnknownOnStoreError(`the delete of records of ${topic}-${partition} before ${offset}`, () => this.#node.recordLogStart(topic, partition, offset));
     try {
-      return engine.deleteRecords(topic, partition, offset);
+      const answered = engine.deleteRecords(topic, partition, offset);
+      return await engine.deleteRecordsLowWatermark(topic, partition, answered);
     } catch (error) {
       // Let go of since the record took the start: the next leader starts there; a retry asks it.
       if (isFerryError(error, 'UnknownTopicOrPartition')) throw new FerryError('NotLeader', `${topic}-${partition} is no longer led here`, { cause: error });

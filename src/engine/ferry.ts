@@ -1049,6 +1049,26 @@ export class Ferry {
   }
 
   /**
+   * DeleteRecords' low watermark as the whole log has it, for its answer: deleteRecords answers
+   * from the tier's start as last read, unknown until this leader read the tier record, so a
+   * tiering leader answered its local start (issue 12's simulation, seed 29: 251, while reads
+   * from the 54 asked for were still served from the tier). Reads the tier's start; if that read
+   * fails, `answered` (deleteRecords' answer) stands.
+   */
+  async deleteRecordsLowWatermark(topic: string, index: number, answered: number): Promise<number> {
+    if (this.#remote === null) return answered;
+    const target = this.#partition(topic, index);
+    let tierStart: number | null;
+    try {
+      tierStart = await this.#remote.logStartOffset(target.topicId, target.index);
+    } catch {
+      return answered;
+    }
+    const local = target.log.logStartOffset;
+    return Math.max(target.log.deletedBeforeOffset, tierStart === null ? local : Math.min(tierStart, local));
+  }
+
+  /**
    * A followed partition learns its leader's log start (a cluster's partition record): it serves
    * nothing below it, as far as its log reaches (the rest once the tail brings it: the caller
    * says it again). No segment is deleted: a promoted follower's log must still reach the tier's end.

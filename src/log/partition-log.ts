@@ -13,6 +13,7 @@ import { GroupCommit } from './group-commit.ts';
 import { type EpochEntry, LEADER_EPOCH_CHECKPOINT_FILE, LeaderEpochCache } from './leader-epoch-cache.ts';
 import { scanSegment } from './recovery.ts';
 import { readLogStartCheckpoint, writeLogStartCheckpoint } from './log-start-checkpoint.ts';
+import { regressed } from '../util/regressions.ts';
 import { type ActiveProducer, checkedSnapshot, type ProducerBatch, ProducerStateManager } from './producer-state.ts';
 import { LogSegment, parseSegmentFileName } from './segment.ts';
 import type { StorageObserver } from './storage-health.ts';
@@ -202,7 +203,7 @@ export class PartitionLog {
     assert(Number.isSafeInteger(offset) && offset >= 0 && offset <= this.logEndOffset, `records before ${offset} are deleted from a log ending at ${this.logEndOffset}`);
     if (offset > this.#deletedBefore) {
       try {
-        writeLogStartCheckpoint(this.directory, offset, this.#disk);
+        if (!regressed('delete-records-not-durable')) writeLogStartCheckpoint(this.directory, offset, this.#disk);
       } catch (error) {
         throw this.#failedWrite(error);
       }
@@ -289,7 +290,7 @@ export class PartitionLog {
     if (leaderEpoch < this.#epochs.latestEpoch || !Number.isSafeInteger(leaderEpoch) || leaderEpoch > 0x7fffffff) {
       throw new FerryError('InvalidArgument', `leader epoch ${leaderEpoch} is invalid; the log is at epoch ${this.#epochs.latestEpoch}`);
     }
-    const appendTimeMs = this.config.messageTimestampType === 'LogAppendTime' ? this.#clock.nowMs() : NO_LOG_APPEND_TIME;
+    const appendTimeMs = this.config.messageTimestampType === 'LogAppendTime' && !regressed('log-append-time-ignored') ? this.#clock.nowMs() : NO_LOG_APPEND_TIME;
     if (appendTimeMs === NO_LOG_APPEND_TIME) this.#checkTimestamps(batches); // a producer's clock is ignored under LogAppendTime
     const original = this.#producers.check(batches);
     // A retry answers the time its original was stamped with, as Kafka's duplicate answers its batch's timestamp.

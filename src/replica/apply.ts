@@ -21,14 +21,33 @@ export function applyFrame(log: PartitionLog, frame: ReadFrame, topicId: Uuid): 
   if (entry.baseOffset > logEnd) {
     throw new FerryError('InvalidOffsets', `${entry.topic}-${entry.partition}: the WAL continues at offset ${entry.baseOffset} but the local log ends at ${logEnd}; the missing offsets are not in these WAL streams`);
   }
-  const data = entry.baseOffset < logEnd ? suffixFrom(frame.data, logEnd) : frame.data;
+  const data = entry.baseOffset < logEnd ? suffixFrom(frame.data, logEnd, log) : frame.data;
   log.appendReplica(data);
   return data.length;
 }
 
-/** The batches of `data` from `offset` on (a frame partly applied before a restart). */
-function suffixFrom(data: Uint8Array, offset: number): Uint8Array {
+/**
+ * Whether the log holds nothing and starts at or below DeleteRecords' start: it opened there after
+ * a power loss took its segments below it (PartitionLog.open), and that start may lie inside a
+ * batch, which a frame can only give back whole.
+ */
+function isEmptyFromDeletedStart(log: PartitionLog): boolean {
+  return log.logStartOffset === log.logEndOffset && log.logEndOffset <= log.deletedBeforeOffset;
+}
+
+/**
+ * The batches of `data` from `offset` on (a frame partly applied before a restart). An empty log
+ * started at DeleteRecords' start inside a batch (seed 5 of issue 12's simulation: the broker
+ * never started again) starts over at that batch's base and takes it whole: offsets below the
+ * start stay hidden from clients by the start itself (PartitionLog.deletedBeforeOffset).
+ */
+function suffixFrom(data: Uint8Array, offset: number, log: PartitionLog): Uint8Array {
   const batches = splitBatches(data, Number.MAX_SAFE_INTEGER);
+  const holding = batches.find((batch) => batch.baseOffset < offset && batch.lastOffset >= offset);
+  if (holding !== undefined && isEmptyFromDeletedStart(log)) {
+    log.startAt(holding.baseOffset, log.leaderEpochs, null);
+    return data.subarray(holding.position);
+  }
   const first = batches.find((batch) => batch.baseOffset >= offset);
   if (first === undefined || first.baseOffset !== offset) throw new FerryError('InvalidOffsets', `no batch of the frame starts at offset ${offset}`);
   return data.subarray(first.position);

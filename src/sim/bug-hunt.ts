@@ -65,9 +65,9 @@ async function main(args: string[]): Promise<number> {
     const started = performance.now();
     const hunt = await huntBug(bug, from, max);
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    const { finding } = REGRESSIONS[bug];
+    const { finding, issue } = REGRESSIONS[bug];
     if (hunt.caughtBy === null) missed++;
-    console.log(hunt.caughtBy === null ? `${bug} (finding ${finding}): NOT caught in ${hunt.seedsRun} seeds (${seconds} s)` : `${bug} (finding ${finding}): caught after ${hunt.seedsRun} seeds by seed ${hunt.caughtBy.seed}: ${hunt.caughtBy.invariants.join(', ')} (${seconds} s)`);
+    console.log(hunt.caughtBy === null ? `${bug} (${issue === undefined ? '' : `issue ${issue} `}finding ${finding}): NOT caught in ${hunt.seedsRun} seeds (${seconds} s)` : `${bug} (${issue === undefined ? '' : `issue ${issue} `}finding ${finding}): caught after ${hunt.seedsRun} seeds by seed ${hunt.caughtBy.seed}: ${hunt.caughtBy.invariants.join(', ')} (${seconds} s)`);
   }
   return missed === 0 ? 0 : 1;
 }

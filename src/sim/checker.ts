@@ -16,6 +16,9 @@ import { checkReadDurable, READ_DURABLE } from './invariants/read-durable.ts';
 import { checkTierFenced, TIER_FENCED } from './invariants/tier-fenced.ts';
 import { checkTieredBytesMatch, TIERED_BYTES_MATCH } from './invariants/tiered-bytes-match.ts';
 import { checkWalGcNeeded, WAL_GC_NEEDED } from './invariants/wal-gc-needed.ts';
+import { checkDeleteRecordsFloor, DELETE_RECORDS_FLOOR } from './invariants/delete-records-floor.ts';
+import { checkPartitionCountMonotonic, PARTITION_COUNT_MONOTONIC } from './invariants/partition-count-monotonic.ts';
+import { CONFIG_APPLIED, checkConfigApplied } from './invariants/config-applied.ts';
 import { type Violation, ViolationList } from './violation.ts';
 
 export type { Violation } from './violation.ts';
@@ -50,6 +53,9 @@ export const INVARIANTS: readonly Invariant[] = [
   { name: TIERED_BYTES_MATCH, check: checkTieredBytesMatch },
   { name: TIER_FENCED, check: checkTierFenced },
   { name: WAL_GC_NEEDED, check: checkWalGcNeeded },
+  { name: DELETE_RECORDS_FLOOR, check: checkDeleteRecordsFloor },
+  { name: PARTITION_COUNT_MONOTONIC, check: checkPartitionCountMonotonic },
+  { name: CONFIG_APPLIED, check: checkConfigApplied },
 ];
 
 /**

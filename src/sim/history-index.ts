@@ -1,4 +1,4 @@
-import { type CommitOp, type FetchOp, type History, isAdminOp, type OffsetFetchOp, type ProduceOp, type ReplicaLog, type TieredPartition } from './history.ts';
+import { type CommitOp, type DeleteRecordsOp, type FetchOp, type History, isPartitionOp, type ListOffsetsOp, type OffsetFetchOp, type ProduceOp, type ReplicaLog, type TieredPartition } from './history.ts';
 import { TopicIncarnations } from './incarnations.ts';
 import type { PartitionRef } from './violation.ts';
 
@@ -23,6 +23,9 @@ export interface PartitionHistory extends PartitionRef {
   readonly fetches: FetchOp[];
   readonly commits: CommitOp[];
   readonly offsetFetches: OffsetFetchOp[];
+  /** DeleteRecords placed in this incarnation by their times. */
+  readonly deleteRecords: DeleteRecordsOp[];
+  readonly listOffsets: ListOffsetsOp[];
   /** The final replica logs (final incarnation only). */
   readonly replicaLogs: ReplicaLog[];
   /** The first replica that leads at the end, or null (none, or not the final incarnation). */
@@ -49,6 +52,8 @@ export interface HistoryIndex {
    * is sent while the incarnation is unknown (it may have reached either side). A retry across a re-create sends one value to two incarnations.
    */
   readonly sentTo: ReadonlyMap<string, ReadonlySet<string>>;
+  /** DeleteRecords that overlap a create or delete of their topic: placed in no incarnation, they may have moved either's start. */
+  readonly unplacedDeleteRecords: readonly DeleteRecordsOp[];
 }
 
 export function partitionKey(topic: string, incarnation: number, partition: number): string {
@@ -86,7 +91,7 @@ export function indexHistory(history: History): HistoryIndex {
     let found = byKey.get(key);
     if (found === undefined) {
       const isFinal = incarnation === incarnations.last(topic);
-      found = { topic, incarnation, partition, isFinal, produces: [], fetches: [], commits: [], offsetFetches: [], replicaLogs: [], leader: null, tier: null };
+      found = { topic, incarnation, partition, isFinal, produces: [], fetches: [], commits: [], offsetFetches: [], deleteRecords: [], listOffsets: [], replicaLogs: [], leader: null, tier: null };
       byKey.set(key, found);
     }
     return found;
@@ -113,15 +118,21 @@ export function indexHistory(history: History): HistoryIndex {
     if (placed === undefined) return incarnations.attribute(op.topic, op.startMs, op.endMs); // nothing to place it by: by its time
     return placed === SEVERAL_INCARNATIONS ? null : placed;
   };
+  const unplacedDeleteRecords: DeleteRecordsOp[] = [];
   for (const op of history.ops) {
     if (op.kind === 'produce') noteSends(op, sends);
-    if (isAdminOp(op)) continue;
+    if (!isPartitionOp(op)) continue;
     const incarnation = op.kind === 'fetch' ? readIncarnation(op) : incarnations.attribute(op.topic, op.startMs, op.endMs);
-    if (incarnation === null) continue;
+    if (incarnation === null) {
+      if (op.kind === 'delete-records') unplacedDeleteRecords.push(op);
+      continue;
+    }
     const partition = partitionOf(op.topic, incarnation, op.partition);
     if (op.kind === 'produce') partition.produces.push(op);
     else if (op.kind === 'fetch') partition.fetches.push(op);
     else if (op.kind === 'commit') partition.commits.push(op);
+    else if (op.kind === 'delete-records') partition.deleteRecords.push(op);
+    else if (op.kind === 'list-offsets') partition.listOffsets.push(op);
     else partition.offsetFetches.push(op);
   }
   for (const log of history.replicaLogs) partitionOf(log.topic, incarnations.last(log.topic), log.partition).replicaLogs.push(log);
@@ -133,7 +144,7 @@ export function indexHistory(history: History): HistoryIndex {
     requestsPerValue.set(value, sent.requests);
     if (sent.session !== null && sent.session !== MIXED_SESSIONS) idempotentValues.add(value);
   }
-  return { history, incarnations, partitions: [...byKey.values()], idempotentValues, requestsPerValue, sentTo };
+  return { history, incarnations, partitions: [...byKey.values()], idempotentValues, requestsPerValue, sentTo, unplacedDeleteRecords };
 }
 
 /** How a value was sent: in how many requests, and the idempotent session (producer id/epoch) they all came from. */
@@ -180,11 +191,13 @@ function leaderView(logs: readonly ReplicaLog[], tier: TieredPartition | null): 
  * hold is missing from the whole log, as it would be from a reader's.
  */
 function withTier(local: ReplicaLog, tier: TieredPartition): ReplicaLog {
-  if (!tier.segments.some((segment) => segment.counted) || tier.startOffset >= local.logStartOffset) return local;
+  // DeleteRecords' start hides what the tier still holds below it (the broker serves from there).
+  const startOffset = Math.max(tier.startOffset, local.clientStartOffset ?? tier.startOffset);
+  if (!tier.segments.some((segment) => segment.counted) || startOffset >= local.logStartOffset) return local;
   const below = tier.segments.filter((segment) => segment.counted && segment.problem === null);
-  const batches = below.flatMap((segment) => segment.batches).filter((batch) => batch.lastOffset < local.logStartOffset);
-  const records = below.flatMap((segment) => segment.records).filter((record) => record.offset < local.logStartOffset);
-  return { ...local, logStartOffset: tier.startOffset, batches: [...batches, ...local.batches], records: [...records, ...local.records] };
+  const batches = below.flatMap((segment) => segment.batches).filter((batch) => batch.lastOffset >= startOffset && batch.lastOffset < local.logStartOffset);
+  const records = below.flatMap((segment) => segment.records).filter((record) => record.offset >= startOffset && record.offset < local.logStartOffset);
+  return { ...local, logStartOffset: startOffset, batches: [...batches, ...local.batches], records: [...records, ...local.records] };
 }
 
 /**

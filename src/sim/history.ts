@@ -35,6 +35,8 @@ export interface ProduceOp extends Op {
 export interface ReadRecord {
   readonly offset: number;
   readonly value: string;
+  /** Set when its batch carries the LogAppendTime timestamp type (config-applied); absent: CreateTime. */
+  readonly logAppendTime?: true;
 }
 
 export interface FetchOp extends Op {
@@ -78,7 +80,64 @@ export interface AdminOp extends Op {
   readonly replicationFactor: number;
 }
 
-export type ClientOp = ProduceOp | FetchOp | CommitOp | OffsetFetchOp | AdminOp;
+/** A DeleteRecords of one partition (issue 12): the log start is to move up to `offset` (-1: the high watermark). */
+export interface DeleteRecordsOp extends Op {
+  readonly kind: 'delete-records';
+  readonly topic: string;
+  readonly partition: number;
+  /** The offset asked for; -1: the high watermark. */
+  readonly offset: number;
+  /** The low watermark answered (the log start after the delete); null unless ok. */
+  readonly lowWatermark: number | null;
+}
+
+/** A CreatePartitions of one topic (issue 12): its partition count grows to `count`. */
+export interface CreatePartitionsOp extends Op {
+  readonly kind: 'create-partitions';
+  readonly topic: string;
+  /** The new total count asked for. */
+  readonly count: number;
+}
+
+/** An IncrementalAlterConfigs of one topic (issue 12): each config SET to its value. */
+export interface AlterConfigsOp extends Op {
+  readonly kind: 'alter-configs';
+  readonly topic: string;
+  readonly configs: readonly { readonly name: string; readonly value: string }[];
+}
+
+/** A Metadata answer: the partition count of every topic it named without an error. */
+export interface MetadataOp extends Op {
+  readonly kind: 'metadata';
+  readonly topics: readonly { readonly name: string; readonly partitions: number }[];
+}
+
+/** A ListOffsets of one partition (the consumers ask for the earliest offset, timestamp -2). */
+export interface ListOffsetsOp extends Op {
+  readonly kind: 'list-offsets';
+  readonly topic: string;
+  readonly partition: number;
+  readonly timestamp: number;
+  /** The offset answered; null unless ok. */
+  readonly offset: number | null;
+}
+
+export type ClientOp = ProduceOp | FetchOp | CommitOp | OffsetFetchOp | AdminOp | DeleteRecordsOp | CreatePartitionsOp | AlterConfigsOp | MetadataOp | ListOffsetsOp;
+
+/** An op on one partition of a topic incarnation (the history index files it under that partition). */
+export type PartitionOp = ProduceOp | FetchOp | CommitOp | OffsetFetchOp | DeleteRecordsOp | ListOffsetsOp;
+
+/** An op on a whole topic that does not start or end an incarnation (CreatePartitions, configs). */
+export type TopicChangeOp = CreatePartitionsOp | AlterConfigsOp;
+
+export function isTopicChangeOp(op: ClientOp): op is TopicChangeOp {
+  return op.kind === 'create-partitions' || op.kind === 'alter-configs';
+}
+
+/** Whether an op names one partition (not a topic-wide admin op, not Metadata). */
+export function isPartitionOp(op: ClientOp): op is PartitionOp {
+  return !isAdminOp(op) && !isTopicChangeOp(op) && op.kind !== 'metadata';
+}
 
 /** A topic create or delete (their kind is a union, so `kind !==` one literal does not narrow). */
 export function isAdminOp(op: ClientOp): op is AdminOp {
@@ -100,7 +159,13 @@ export interface ReplicaLog {
   readonly partition: number;
   /** Whether this broker leads the partition at the end. */
   readonly leader: boolean;
+  /** Where the log's local batches start (at or above the client start: below it nothing may be read). */
   readonly logStartOffset: number;
+  /**
+   * The log start a fetch answers (clients read nothing below it): DeleteRecords' start, or below
+   * the local log the tier's. Absent (hand-built histories): logStartOffset.
+   */
+  readonly clientStartOffset?: number;
   readonly logEndOffset: number;
   readonly highWatermark: number;
   /** The log's batches, byte for byte (views are fine: the run is over). */

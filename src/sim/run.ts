@@ -11,6 +11,7 @@ import { SimNetwork } from './network.ts';
 import { type Scenario, drawScenario } from './scenario.ts';
 import { ProcessGate, SimClock, SimScheduler } from './scheduler.ts';
 import { ReplicaEndRecorder } from './replica-ends.ts';
+import { PARTITIONS_MAX } from './topic-admin-load.ts';
 import { auditTier, type TierAuditTarget, TierRecordWrites } from './tier-audit.ts';
 import { traceHash } from './trace-hash.ts';
 import { auditWal, WalWrites } from './wal-audit.ts';
@@ -40,6 +41,7 @@ const SCENARIO_SALT = 0x5ce7a210;
 const SCHEDULE_SALT = 0x0ddba11;
 const FAULT_SALT = 0xfa017;
 const STORE_SALT = 0x570e;
+const TOPIC_ADMIN_SALT = 0xad312;
 
 /** Background store faults, on every request of every broker: rare, since partitions and spells add the heavy ones. */
 const STORE_FAULTS = { throttledRate: 0.002, unavailableRate: 0.002, timeoutRate: 0.002 };
@@ -103,7 +105,9 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
     return new SimBrokerHost(settings, new SimDisk({ random: new SeededRandom(Math.floor(scheduler.random.next() * 0x1_0000_0000)) }), scheduler, network, timed);
   });
   if (scenario.tier !== null) walDeletes = walDeleteRecorder(walStore, controlStore, scenario.cluster, hosts, () => scheduler.nowMs - startMs);
-  const replicaEnds = new ReplicaEndRecorder(hosts, scenario.topics, () => scheduler.nowMs - startMs);
+  // Every partition a topic may grow to (CreatePartitions, topic-admin-load.ts): one not there yet is served nowhere, and records nothing.
+  const replicaEndTopics = scenario.topics.map((topic) => ({ name: topic.name, partitions: Math.max(topic.partitions, PARTITIONS_MAX) }));
+  const replicaEnds = new ReplicaEndRecorder(hosts, replicaEndTopics, () => scheduler.nowMs - startMs);
   scheduler.afterEvent = () => replicaEnds.sample();
   const faults: FaultEvent[] = [];
   const health: { node: number; atMs: number; healthy: boolean }[] = [];
@@ -116,7 +120,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
 
   for (const host of hosts) host.start();
   await runFor(STARTUP_MS_MAX, () => hosts.every((host) => host.state === 'running'));
-  const workload = new SimWorkload({ scenario, scheduler, network, hosts, record: (op) => ops.push(op), log: timed, random: new SeededRandom(seed) });
+  const workload = new SimWorkload({ scenario, scheduler, network, hosts, record: (op) => ops.push(op), log: timed, random: new SeededRandom(seed), adminRandom: new SeededRandom(seed ^ TOPIC_ADMIN_SALT) });
   await workload.setup(runFor);
 
   // chaos: faults at seeded moments, on seeded hosts, each healing after its drawn time
@@ -256,7 +260,10 @@ function readReplicaLog(node: number, engine: Engine, topic: string, partition: 
   const records: { offset: number; value: string }[] = [];
   const logEndOffset = engine.logEndOffset(topic, partition);
   const first = engine.fetch(topic, partition, logEndOffset, { maxBytes: 0 });
-  const logStartOffset = engine.localLogStartOffset(topic, partition); // the local log: a fetch's log start is the whole log's (the tier's)
+  // The local log, from where clients may read it: a fetch's log start is the whole log's (the
+  // tier's, or DeleteRecords' start, which may lie above the local segments' first offset).
+  const clientStartOffset = first.logStartOffset;
+  const logStartOffset = Math.max(engine.localLogStartOffset(topic, partition), clientStartOffset);
   let offset = logStartOffset;
   let highWatermark = first.highWatermark;
   while (offset < logEndOffset) {
@@ -270,5 +277,5 @@ function readReplicaLog(node: number, engine: Engine, topic: string, partition: 
       offset = batch.lastOffset + 1;
     }
   }
-  return { node, topic, partition, leader: engine.leads(topic, partition), logStartOffset, logEndOffset, highWatermark, batches, records };
+  return { node, topic, partition, leader: engine.leads(topic, partition), logStartOffset, clientStartOffset, logEndOffset, highWatermark, batches, records };
 }

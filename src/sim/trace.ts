@@ -1,4 +1,4 @@
-import { type ClientOp, type FaultEvent, type History, isAdminOp } from './history.ts';
+import { type ClientOp, type FaultEvent, type History, isPartitionOp } from './history.ts';
 import type { Violation } from './violation.ts';
 
 /** Lines of trace printed with a violation: the events nearest it, enough to see what led there. */
@@ -61,14 +61,17 @@ function traceWindow(violation: Violation, history: History): TraceEvent[] {
 }
 
 function touchesPartition(op: ClientOp, violation: Violation): boolean {
+  if (op.kind === 'metadata') return op.topics.some((topic) => topic.name === violation.topic);
   if (op.topic !== violation.topic) return false;
-  return isAdminOp(op) || op.partition === violation.partition;
+  return !isPartitionOp(op) || op.partition === violation.partition;
 }
 
 function touchesOffsets(op: ClientOp, offsets: readonly number[]): boolean {
   if (op.kind === 'produce') return op.baseOffset !== null && offsets.some((offset) => offset >= op.baseOffset! && offset < op.baseOffset! + op.values.length);
   if (op.kind === 'fetch') return op.records.some((record) => offsets.includes(record.offset));
   if (op.kind === 'commit' || op.kind === 'offset-fetch') return offsets.includes(op.offset);
+  if (op.kind === 'list-offsets') return op.offset !== null && offsets.includes(op.offset);
+  if (op.kind === 'delete-records') return op.lowWatermark !== null && offsets.includes(op.lowWatermark);
   return false;
 }
 
@@ -96,6 +99,16 @@ function describeOp(op: ClientOp): string {
       return `commit ${op.group} offset ${op.offset}${op.reset ? ' (reset)' : ''}`;
     case 'offset-fetch':
       return `offset-fetch ${op.group} -> ${op.offset}`;
+    case 'delete-records':
+      return `delete-records before ${op.offset}${op.lowWatermark === null ? '' : ` -> low watermark ${op.lowWatermark}`}`;
+    case 'list-offsets':
+      return `list-offsets at ${op.timestamp} -> ${op.offset ?? '-'}`;
+    case 'create-partitions':
+      return `create-partitions ${op.topic} to ${op.count}`;
+    case 'alter-configs':
+      return `alter-configs ${op.topic} ${op.configs.map((config) => `${config.name}=${config.value}`).join(', ')}`;
+    case 'metadata':
+      return `metadata ${op.topics.map((topic) => `${topic.name}:${topic.partitions}`).join(' ')}`;
     default:
       return `${op.kind} ${op.topic} (${op.partitions} partitions, rf ${op.replicationFactor})`;
   }

@@ -8,6 +8,7 @@ import type { ClientOp, FetchOp, ProbeResult } from './history.ts';
 import { metadataPropagationMsOf } from './history-index.ts';
 import type { SimNetwork } from './network.ts';
 import type { Scenario } from './scenario.ts';
+import { TopicAdminLoad } from './topic-admin-load.ts';
 import { ProcessGate, SimClock, type SimScheduler } from './scheduler.ts';
 
 /** Between two batches of one producer: drawn in this range (simulated ms). */
@@ -42,6 +43,8 @@ export interface WorkloadOptions {
   readonly record: (op: ClientOp) => void;
   readonly log: (line: string) => void;
   readonly random: SeededRandom;
+  /** Draws issue 12's admin operations (topic-admin-load.ts): a stream apart from `random`. */
+  readonly adminRandom: SeededRandom;
 }
 
 /**
@@ -69,6 +72,9 @@ export class SimWorkload {
   #chaosOver = false;
   /** A delete-and-create round of `#recreateLoop` is under way (the probes wait for it to end). */
   #recreating = false;
+  /** The topic a re-create round is under way for (null: none). */
+  #recreatingTopic: string | null = null;
+  readonly #topicAdmin: TopicAdminLoad;
   /**
    * Names the workload sent a DeleteTopics for: only these may be gone at the probes by a late
    * delete. Any other final topic found gone vanished by a bug, and the probes must show it.
@@ -83,9 +89,20 @@ export class SimWorkload {
     this.#topics = new Map(options.scenario.topics.map((topic) => [topic.name, topic.partitions]));
     this.#record = (op: ClientOp) => {
       options.record(op);
+      this.#topicAdmin.observe(op);
       for (const watcher of this.#watchers) watcher(op);
     };
     this.#admin = new SimAdmin(this.#clientOptions('admin'));
+    this.#topicAdmin = new TopicAdminLoad({
+      admin: this.#admin,
+      clock: this.#clock,
+      random: options.adminRandom,
+      topics: this.#topics,
+      chaosMs: options.scenario.chaosMs,
+      over: () => this.#chaosOver,
+      recreating: (topic) => this.#recreatingTopic === topic,
+      log: options.log,
+    });
   }
 
   /** The topics as they are at the end, for the audit of every replica's log. */
@@ -126,6 +143,7 @@ export class SimWorkload {
     }
     if (scenario.recreateTopics) void this.#recreateLoop();
     if (scenario.tier !== null) void this.#startLateReaders();
+    void this.#topicAdmin.run();
   }
 
   /** Reads of old offsets (docs/tier-protocol.md [D2]): each late reader starts from the earliest offset of a drawn partition. */
@@ -148,9 +166,9 @@ export class SimWorkload {
    */
   async probe(quietFromMs: number, boundMs: number, runFor: RunFor): Promise<ProbeResult[]> {
     const { scheduler } = this.#options;
-    const probes = this.finalTopics().flatMap((topic) => Array.from({ length: topic.partitions }, (_, partition) => ({ topic: topic.name, partition, writeAfterMs: null as number | null, readAfterMs: null as number | null, done: false })));
     const deadline = quietFromMs + boundMs;
-    await this.#settleTopics(deadline, runFor);
+    await this.#settleTopics(deadline, runFor); // the counts may grow here (a CreatePartitions of unknown outcome)
+    const probes = this.finalTopics().flatMap((topic) => Array.from({ length: topic.partitions }, (_, partition) => ({ topic: topic.name, partition, writeAfterMs: null as number | null, readAfterMs: null as number | null, done: false })));
     const producer = new SimProducer({ ...this.#clientOptions('probe'), idempotent: true, acks: -1 });
     this.#startClient(producer);
     for (const probe of probes) {
@@ -184,6 +202,7 @@ export class SimWorkload {
   async #settleTopics(deadlineMs: number, runFor: RunFor): Promise<void> {
     const { scenario, scheduler } = this.#options;
     this.#chaosOver = true;
+    await this.#settlePartitionCounts(deadlineMs, runFor);
     if (!scenario.recreateTopics) return;
     await runFor(Math.max(0, deadlineMs - scheduler.nowMs), () => !this.#recreating);
     await runFor(metadataPropagationMsOf(scenario));
@@ -195,6 +214,32 @@ export class SimWorkload {
       standing = true;
     })();
     await runFor(Math.max(0, deadlineMs - scheduler.nowMs), () => standing);
+  }
+
+  /**
+   * A CreatePartitions whose outcome is unknown may have grown its topic: once the change
+   * propagated, Metadata says how many partitions to probe (never fewer than known to exist).
+   */
+  async #settlePartitionCounts(deadlineMs: number, runFor: RunFor): Promise<void> {
+    const { scenario, scheduler } = this.#options;
+    const topics = [...this.#topicAdmin.unsettled];
+    if (topics.length === 0) return;
+    await runFor(metadataPropagationMsOf(scenario));
+    let settled = false;
+    void (async () => {
+      for (const name of topics) {
+        while (scheduler.nowMs < deadlineMs) {
+          const topic = (await this.#admin.describe([name]))?.topics.find((t) => t.name === name);
+          if (topic !== undefined && topic.errorCode === ErrorCode.NONE) {
+            this.#topicAdmin.grow(name, topic.partitions.length);
+            break;
+          }
+          await this.#sleep(SETUP_RETRY_MS);
+        }
+      }
+      settled = true;
+    })();
+    await runFor(Math.max(0, deadlineMs - scheduler.nowMs), () => settled);
   }
 
   /** No new batches; what is in flight finishes (within `drainMs`); then every client stops. */
@@ -237,11 +282,12 @@ export class SimWorkload {
   /** Deletes a topic and creates it again (same name and shape: a new incarnation), a few times. */
   async #recreateLoop(): Promise<void> {
     const { scenario } = this.#options;
-    const [name, partitions] = [...this.#topics][this.#random.nextInt(this.#topics.size)]!;
+    const [name] = [...this.#topics][this.#random.nextInt(this.#topics.size)]!;
     for (let round = 0; round < RECREATES_MAX && !this.#chaosOver; round++) {
       await this.#sleep(this.#random.next() * scenario.chaosMs * 0.4);
       if (this.#chaosOver) return;
       this.#recreating = true;
+      this.#recreatingTopic = name;
       // Until the delete surely happened: a create that meets the old incarnation (a delete that
       // never reached the broker, or stopped halfway) answers TOPIC_ALREADY_EXISTS, not a new topic.
       this.#deletesSent.add(name);
@@ -251,8 +297,9 @@ export class SimWorkload {
         await this.#sleep(SETUP_RETRY_MS);
       }
       await this.#sleep(RECREATE_GAP_MS_MIN + this.#random.next() * (RECREATE_GAP_MS_MAX - RECREATE_GAP_MS_MIN));
-      await this.#createUntilItExists(name, partitions);
+      await this.#createUntilItExists(name, this.#topics.get(name)!); // as many as it grew to
       this.#recreating = false;
+      this.#recreatingTopic = null;
     }
   }
 

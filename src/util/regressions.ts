@@ -1,6 +1,7 @@
 /**
  * Test-only switches that put back, one at a time, the bugs issue 9 fixed (its findings 1 to 8),
- * in today's code: the deterministic simulation's self-test (issue 10 item 6) turns one on and
+ * in today's code (and two that break what issue 12 delivered: DeleteRecords' durable start, a
+ * topic's LogAppendTime): the deterministic simulation's self-test (issue 10 item 6) turns one on and
  * must then report a violation within its seed budget, which proves it can see that class of bug.
  *
  * Production code never turns a switch on: nothing outside tests and the simulation calls
@@ -17,11 +18,15 @@ export type Regression =
   | 'follower-reports-to-old-leader'
   | 'isr-keeps-dead-replica'
   | 'release-wakes-waiters'
-  | 'fenced-writer-stays-fenced';
+  | 'fenced-writer-stays-fenced'
+  | 'delete-records-not-durable'
+  | 'log-append-time-ignored';
 
 export interface RegressionDescription {
-  /** The finding of issue 9 whose fix the switch undoes. */
+  /** The finding of issue 9 whose fix the switch undoes (of `issue`, when set: its deliverable the switch breaks). */
   readonly finding: number;
+  /** Absent: issue 9. Issue 12's switches break what it delivered, to prove its invariants see it. */
+  readonly issue?: 12;
   /** The old behaviour the switch brings back. */
   readonly description: string;
 }
@@ -37,6 +42,8 @@ export const REGRESSIONS: Readonly<Record<Regression, RegressionDescription>> = 
   'isr-keeps-dead-replica': { finding: 6, description: 'the in-sync set keeps a follower that left the replica set (its lease lapsed) until the lag time passes' },
   'release-wakes-waiters': { finding: 7, description: 'releasing a partition or closing the engine wakes every acks=all waiter with success' },
   'fenced-writer-stays-fenced': { finding: 8, description: 'nothing reacts to a fenced or failed WAL writer: the broker keeps its partitions and answers NOT_LEADER forever' },
+  'delete-records-not-durable': { finding: 2, issue: 12, description: "DeleteRecords' new log start is kept in memory only: the log's checkpoint is not written and a cluster's partition record does not take it, so a restart or a takeover serves below it again" },
+  'log-append-time-ignored': { finding: 3, issue: 12, description: "a topic's message.timestamp.type=LogAppendTime is not applied: the leader keeps the producer's CreateTime" },
 };
 
 const active = new Set<Regression>();

@@ -53,3 +53,29 @@ test('after a power loss the rebuilt log starts at the log start DeleteRecords s
   expect(restarted.fetch('t', 0, 3).batches[0]!.baseOffset).toBe(3);
   await restarted.close();
 });
+
+// Seed 5 of the simulation (issue 12's admin operations): a DeleteRecords to an offset inside a
+// batch, then a power loss that took the local log below it. The log opened at that offset, and
+// the rebuild found no batch of the WAL frame starting there: the broker never started again.
+test('after a power loss the rebuild takes back the batch that holds a log start DeleteRecords set inside it', async () => {
+  const clock = new ManualClock();
+  const options = { clock, log: { flush: { kind: 'none' } as const }, wal: { store: new MemoryStore(), writerId: 'w', config: { uploadIntervalMs: UPLOAD_INTERVAL_MS } } };
+  const directory = tempDir();
+  const ferry = await Ferry.open({ directory, ...options });
+  ferry.createTopic('t');
+  for (let i = 0; i < 5; i++) {
+    const appended = await ferry.appendBatches('t', 0, buildRecordBatch([{ value: `v${2 * i}` }, { value: `v${2 * i + 1}` }], { nowMs: clock.nowMs() }));
+    await advanceThrough(clock, appended.committed, `the acknowledgement of ${i}`);
+  }
+  expect(ferry.deleteRecords('t', 0, 5)).toBe(5); // inside the batch 4..5
+  const image = join(tempDir(), 'after-power-loss');
+  powerLossImage(directory, image);
+  await ferry.close();
+
+  const restarted = await Ferry.open({ directory: image, ...options });
+  expect(restarted.logEndOffset('t', 0)).toBe(10);
+  expect(restarted.offsetFor('t', 0, EARLIEST).offset).toBe(5);
+  expect(() => restarted.fetch('t', 0, 4)).toThrow(/before the log start 5/);
+  expect(restarted.fetch('t', 0, 5).batches[0]!.baseOffset).toBe(4); // the whole batch that holds it
+  await restarted.close();
+});

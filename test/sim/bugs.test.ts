@@ -16,16 +16,18 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'reclaim-drops-own-stream': 8,
   'stale-durable-map': { unreachable: "every takeover seals the previous leader's stream, and a sealed writer starts a new epoch with a fresh durable map: no writer keeps serving a partition whose log went back below what it made durable (finding 4 is caught through reclaim-drops-own-stream)" },
   'topic-incarnations-mixed': 97,
-  'follower-reports-to-old-leader': 48,
+  'follower-reports-to-old-leader': 23,
   'isr-keeps-dead-replica': 35,
   'release-wakes-waiters': 169,
   'fenced-writer-stays-fenced': 256,
+  'delete-records-not-durable': 2,
+  'log-append-time-ignored': 1,
 };
 
 for (const bug of Object.keys(REGRESSIONS) as Regression[]) {
   const entry = CAUGHT_BY[bug];
   if (typeof entry === 'number') {
-    test(`the simulation catches ${bug} (finding ${REGRESSIONS[bug].finding}) at seed ${entry}`, async () => {
+    test(`the simulation catches ${bug} (${REGRESSIONS[bug].issue === undefined ? '' : `issue ${REGRESSIONS[bug].issue} `}finding ${REGRESSIONS[bug].finding}) at seed ${entry}`, async () => {
       const hunt = await huntBug(bug, entry, 1);
       expect(hunt.caughtBy?.seed ?? null).toBe(entry);
     }, 60_000);

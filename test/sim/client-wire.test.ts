@@ -1,10 +1,13 @@
 import { describe, expect, test } from 'bun:test';
 import type { ApiCodec } from '../../src/broker/apis/api.ts';
+import { createPartitionsCodec } from '../../src/broker/apis/create-partitions.ts';
 import { createTopicsCodec } from '../../src/broker/apis/create-topics.ts';
+import { deleteRecordsCodec } from '../../src/broker/apis/delete-records.ts';
 import { deleteTopicsCodec } from '../../src/broker/apis/delete-topics.ts';
 import { fetchCodec } from '../../src/broker/apis/fetch.ts';
 import { findCoordinatorCodec } from '../../src/broker/apis/find-coordinator.ts';
 import { heartbeatCodec } from '../../src/broker/apis/heartbeat.ts';
+import { incrementalAlterConfigsCodec } from '../../src/broker/apis/incremental-alter-configs.ts';
 import { initProducerIdCodec } from '../../src/broker/apis/init-producer-id.ts';
 import { joinGroupCodec } from '../../src/broker/apis/join-group.ts';
 import { leaveGroupCodec } from '../../src/broker/apis/leave-group.ts';
@@ -124,6 +127,12 @@ describe('client codecs against the broker codecs', () => {
   test('CreateTopics v4 and DeleteTopics v3', () => {
     expectRoundTrip(wire.createTopicsApi, createTopicsCodec, { topics: [{ name: 't', numPartitions: 3, replicationFactor: 2, assignments: [{ partitionIndex: 0, brokerIds: [1, 2] }], configs: [{ name: 'retention.ms', value: null }] }], timeoutMs: 100, validateOnly: true }, { throttleTimeMs: 0, topics: [{ name: 't', errorCode: 36, errorMessage: 'exists' }] });
     expectRoundTrip(wire.deleteTopicsApi, deleteTopicsCodec, { topicNames: ['a', 'b'], timeoutMs: 100 }, { throttleTimeMs: 0, responses: [{ name: 'a', errorCode: 0 }, { name: 'b', errorCode: 3 }] });
+  });
+
+  test('DeleteRecords v1, CreatePartitions v1 and IncrementalAlterConfigs v0 (issue 12)', () => {
+    expectRoundTrip(wire.deleteRecordsApi, deleteRecordsCodec, { topics: [{ name: 't', partitions: [{ partitionIndex: 2, offset: -1 }, { partitionIndex: 0, offset: 2 ** 33 }] }], timeoutMs: 100 }, { throttleTimeMs: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 2, lowWatermark: 7, errorCode: 0 }, { partitionIndex: 0, lowWatermark: -1, errorCode: 1 }] }] });
+    expectRoundTrip(wire.createPartitionsApi, createPartitionsCodec, { topics: [{ name: 't', count: 5, assignments: null }], timeoutMs: 100, validateOnly: false }, { throttleTimeMs: 0, results: [{ name: 't', errorCode: 37, errorMessage: 'no increase' }] });
+    expectRoundTrip(wire.incrementalAlterConfigsApi, incrementalAlterConfigsCodec, { resources: [{ resourceType: 2, resourceName: 't', configs: [{ name: 'message.timestamp.type', configOperation: 0, value: 'LogAppendTime' }, { name: 'retention.bytes', configOperation: 1, value: null }] }], validateOnly: false }, { throttleTimeMs: 0, responses: [{ errorCode: 40, errorMessage: 'bad', resourceType: 2, resourceName: 't' }] });
   });
 
   test('FindCoordinator v2, JoinGroup v5, SyncGroup v3, Heartbeat v3, LeaveGroup v3', () => {

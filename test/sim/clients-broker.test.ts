@@ -81,7 +81,29 @@ describe('simulated clients against a real broker', () => {
     const metadata = await admin.describe(['t']);
     expect(metadata?.topics[0]?.partitions.map((p) => p.leaderId)).toEqual([1, 1, 1]);
     expect(await admin.deleteTopic('t')).toEqual({ ok: true });
-    expect(history.ops.map((op) => [op.kind, op.outcome.ok, op.node])).toEqual([['create-topic', true, -1], ['create-topic', false, -1], ['delete-topic', true, 1]]);
+    expect(history.ops.map((op) => [op.kind, op.outcome.ok, op.node])).toEqual([['create-topic', true, -1], ['create-topic', false, -1], ['metadata', true, -1], ['delete-topic', true, 1]]);
+    expect(opsOf('metadata', 'admin')[0]!.topics).toEqual([{ name: 't', partitions: 3 }]);
+  });
+
+  test("admin deletes records, adds partitions and alters a topic's config (issue 12), each recorded with its answer", async () => {
+    const admin = started(new SimAdmin(common('admin')));
+    expect(await admin.createTopic('t', 1, 1)).toEqual({ ok: true });
+    const producer = started(new SimProducer({ ...common('p'), idempotent: true, acks: -1 }));
+    expect((await producer.produce('t', 0, 4)).ok).toBe(true);
+    expect(await admin.deleteRecords('t', 0, 2)).toEqual({ ok: true });
+    expect(await admin.deleteRecords('t', 0, 99)).toEqual({ ok: false, error: 'OFFSET_OUT_OF_RANGE', answered: true });
+    expect(opsOf('delete-records', 'admin').map((op) => [op.offset, op.lowWatermark])).toEqual([[2, 2], [99, null]]);
+    expect(await admin.createPartitions('t', 3)).toEqual({ ok: true });
+    expect(await admin.createPartitions('t', 2)).toMatchObject({ ok: false, error: 'INVALID_PARTITIONS' });
+    expect((await admin.describe(['t']))?.topics[0]?.partitions.length).toBe(3);
+    expect(await admin.alterConfigs('t', [{ name: 'message.timestamp.type', value: 'LogAppendTime' }])).toEqual({ ok: true });
+    expect(await admin.alterConfigs('t', [{ name: 'message.timestamp.type', value: 'Sometimes' }])).toMatchObject({ ok: false, error: 'INVALID_CONFIG' });
+    expect((await producer.produce('t', 0, 1)).ok).toBe(true);
+    const consumer = started(new SimConsumer({ ...common('c'), topic: 't', partition: 0, startOffset: 'earliest', maxWaitMs: 50 }));
+    await until(() => consumer.position === 5, 'consumer at 5', WAIT_MS);
+    expect(opsOf('list-offsets', 'c')[0]).toMatchObject({ outcome: { ok: true }, offset: 2 });
+    const records = opsOf('fetch', 'c').flatMap((op) => op.records);
+    expect(records.map((record) => [record.offset, record.logAppendTime ?? false])).toEqual([[2, false], [3, false], [4, true]]);
   });
 
   test('an idempotent producer with acks=all is read back at its acknowledged offsets', async () => {

@@ -53,3 +53,24 @@ test('segments not tiered yet stay on local disk past the new log start: the tie
   expect(segments.every((segment) => segment.endOffset > 20)).toBe(true);
   await ferry.close();
 });
+
+// Issue 12's simulation, seed 29: a leader that had not read its tier record yet (a takeover, a
+// restart) answered DeleteRecords with its local log start, above the offset asked, while the
+// tier still served every record from that offset on.
+test("DeleteRecords' low watermark is the whole log's start, also before the leader read its tier record", async () => {
+  const store = new MemoryStore();
+  const directory = tempDir();
+  const options = { log: { segmentBytes: 2048, retentionBytes: -1, localRetentionBytes: 1 }, wal: { store, writerId: 'w', config: { uploadIntervalMs: 1 } }, tier: { store, control: new ControlStore(store, ''), intervalMs: 3_600_000 } };
+  const ferry = await Ferry.open({ directory, ...options });
+  ferry.createTopic('t', { partitions: 1 });
+  for (let i = 0; i < 30; i++) await ferry.produce('t', [{ value: `record ${i} `.padEnd(300, '.') }], { acks: 'all' });
+  while ((await ferry.tierer!.tierDue()) > 0);
+  expect(ferry.enforceRetention()).toBeGreaterThan(0);
+  await ferry.close();
+  const restarted = await Ferry.open({ directory, ...options });
+  expect(restarted.localLogStartOffset('t', 0)).toBeGreaterThan(3);
+  const answered = restarted.deleteRecords('t', 0, 3);
+  expect(await restarted.deleteRecordsLowWatermark('t', 0, answered)).toBe(3);
+  expect((await restarted.fetchWithTier('t', 0, 3)).logStartOffset).toBe(3);
+  await restarted.close();
+});

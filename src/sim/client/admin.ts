@@ -1,20 +1,24 @@
 /**
- * A simulated admin client: creates and deletes topics (an AdminOp each, one attempt: the
- * workload decides whether to try again) and describes them through Metadata.
+ * A simulated admin client: creates and deletes topics (an AdminOp each), deletes records, adds
+ * partitions and alters topic configs (issue 12: an op each), one attempt per call (the workload
+ * decides whether to try again), and describes topics through Metadata.
  */
 import type { MetadataResponse } from '../../broker/apis/metadata.ts';
 import type { Decoded } from '../../broker/protocol/message-codec.ts';
 import { ErrorCode } from '../../broker/protocol/error-codes.ts';
-import type { AdminOp, Outcome } from '../history.ts';
+import { ConfigResourceType } from '../../broker/apis/describe-configs.ts';
+import type { AdminOp, AlterConfigsOp, CreatePartitionsOp, DeleteRecordsOp, Outcome } from '../history.ts';
 import { BrokerPool, type NodeReply, UNKNOWN_NODE } from './brokers.ts';
 import { type ClientContext, type ClientOptions, clientContext, type SimClient } from './context.ts';
 import { answeredOutcome, unansweredOutcome } from './outcome.ts';
-import { createTopicsApi, deleteTopicsApi } from './wire-admin.ts';
+import { createPartitionsApi, createTopicsApi, deleteRecordsApi, deleteTopicsApi, incrementalAlterConfigsApi } from './wire-admin.ts';
 
 /** How long the broker may take over a create or delete before it answers REQUEST_TIMED_OUT. */
 const ADMIN_TIMEOUT_FRACTION = 0.5;
 /** What a delete records for a topic whose shape it does not know. */
 const UNKNOWN_COUNT = -1;
+/** IncrementalAlterConfigs' SET operation. */
+const CONFIG_OPERATION_SET = 0;
 
 export class SimAdmin implements SimClient {
   readonly #context: ClientContext;
@@ -50,6 +54,48 @@ export class SimAdmin implements SimClient {
     const outcome = outcomeOf(reply, (response) => response.responses.find((t) => t.name === name)?.errorCode);
     this.#record('delete-topic', name, this.#pool.partitionCount(name) ?? UNKNOWN_COUNT, UNKNOWN_COUNT, reply.node, startMs, outcome);
     return outcome;
+  }
+
+  /**
+   * DeleteRecords of one partition up to `offset` (-1: the high watermark), sent to the leader
+   * this client knows (any broker when it knows none: a non-leader answers NOT_LEADER_OR_FOLLOWER).
+   */
+  async deleteRecords(topic: string, partition: number, offset: number): Promise<Outcome> {
+    const startMs = this.#context.now();
+    const leader = this.#pool.leaderOf(topic, partition) ?? (await this.#refreshLeader(topic, partition));
+    const reply = await this.#pool.send(leader?.nodeId ?? UNKNOWN_NODE, deleteRecordsApi, { topics: [{ name: topic, partitions: [{ partitionIndex: partition, offset }] }], timeoutMs: this.#brokerTimeoutMs() });
+    const answer = reply.answered ? reply.response.topics.find((t) => t.name === topic)?.partitions.find((p) => p.partitionIndex === partition) : undefined;
+    const outcome = outcomeOf(reply, () => answer?.errorCode);
+    if (!outcome.ok) this.#pool.forgetLeader(topic, partition);
+    const op: DeleteRecordsOp = { kind: 'delete-records', client: this.#context.name, node: reply.node, startMs, endMs: this.#context.now(), outcome, topic, partition, offset, lowWatermark: outcome.ok ? answer!.lowWatermark : null };
+    this.#context.record(op);
+    return outcome;
+  }
+
+  /** CreatePartitions: `topic` grows to `count` partitions in all. */
+  async createPartitions(topic: string, count: number): Promise<Outcome> {
+    const startMs = this.#context.now();
+    const reply = await this.#pool.send(UNKNOWN_NODE, createPartitionsApi, { topics: [{ name: topic, count, assignments: null }], timeoutMs: this.#brokerTimeoutMs(), validateOnly: false });
+    const outcome = outcomeOf(reply, (response) => response.results.find((t) => t.name === topic)?.errorCode);
+    const op: CreatePartitionsOp = { kind: 'create-partitions', client: this.#context.name, node: reply.node, startMs, endMs: this.#context.now(), outcome, topic, count };
+    this.#context.record(op);
+    return outcome;
+  }
+
+  /** IncrementalAlterConfigs of one topic: each config SET to its value. */
+  async alterConfigs(topic: string, configs: AlterConfigsOp['configs']): Promise<Outcome> {
+    const startMs = this.#context.now();
+    const resource = { resourceType: ConfigResourceType.TOPIC, resourceName: topic, configs: configs.map(({ name, value }) => ({ name, configOperation: CONFIG_OPERATION_SET, value })) };
+    const reply = await this.#pool.send(UNKNOWN_NODE, incrementalAlterConfigsApi, { resources: [resource], validateOnly: false });
+    const outcome = outcomeOf(reply, (response) => response.responses.find((r) => r.resourceName === topic)?.errorCode);
+    const op: AlterConfigsOp = { kind: 'alter-configs', client: this.#context.name, node: reply.node, startMs, endMs: this.#context.now(), outcome, topic, configs };
+    this.#context.record(op);
+    return outcome;
+  }
+
+  async #refreshLeader(topic: string, partition: number): Promise<ReturnType<BrokerPool['leaderOf']>> {
+    await this.#pool.refreshMetadata([topic]);
+    return this.#pool.leaderOf(topic, partition);
   }
 
   /** Metadata of `topics` (null: every topic), or null when no broker answered. */

@@ -6,6 +6,7 @@
 import type { MetadataResponse } from '../../broker/apis/metadata.ts';
 import type { Decoded } from '../../broker/protocol/message-codec.ts';
 import { ErrorCode } from '../../broker/protocol/error-codes.ts';
+import type { MetadataOp } from '../history.ts';
 import type { ClientApi } from './api.ts';
 import { ClientConnection, type Reply } from './connection.ts';
 import type { BrokerAddress, ClientContext } from './context.ts';
@@ -72,8 +73,10 @@ export class BrokerPool {
 
   /** Asks for metadata of `topics` (null: every topic) and remembers brokers and leaders; null when no broker answered. */
   async refreshMetadata(topics: readonly string[] | null): Promise<Decoded<MetadataResponse> | null> {
+    const startMs = this.#context.now();
     const reply = await this.send(UNKNOWN_NODE, metadataApi, { topics: topics === null ? null : topics.map((name) => ({ name })), allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
     if (!reply.answered) return null;
+    this.#recordMetadata(reply.node, startMs, reply.response);
     this.#learn(reply.response);
     return reply.response;
   }
@@ -83,6 +86,13 @@ export class BrokerPool {
     this.#closed = true;
     for (const pending of this.#connections.values()) void pending.then((connection) => connection?.close());
     this.#connections.clear();
+  }
+
+  /** The answer's partition counts go into the history (partition-count-monotonic judges them). */
+  #recordMetadata(node: number, startMs: number, metadata: Decoded<MetadataResponse>): void {
+    const topics = metadata.topics.filter((topic) => topic.errorCode === ErrorCode.NONE && topic.name !== null).map((topic) => ({ name: topic.name!, partitions: topic.partitions.length }));
+    const op: MetadataOp = { kind: 'metadata', client: this.#context.name, node, startMs, endMs: this.#context.now(), outcome: { ok: true }, topics };
+    this.#context.record(op);
   }
 
   #learn(metadata: Decoded<MetadataResponse>): void {

@@ -27,9 +27,10 @@ export function fetchedRecords(chunks: readonly Uint8Array[] | null, fetchOffset
       position += batch.sizeInBytes;
       nextOffset = Math.max(nextOffset, batch.nextOffset);
       if (batch.isControl) continue;
+      const stamped = batch.timestampType === 'LogAppendTime' ? { logAppendTime: true as const } : {};
       for (const record of batch.records()) {
         if (record.offset < fetchOffset) continue;
-        records.push({ offset: record.offset, value: record.value === null ? '' : decoder.decode(record.value) });
+        records.push({ offset: record.offset, value: record.value === null ? '' : decoder.decode(record.value), ...stamped });
       }
     }
   }

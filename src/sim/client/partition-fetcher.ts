@@ -8,7 +8,7 @@
 import { type FetchResponse, IsolationLevel } from '../../broker/apis/fetch.ts';
 import { ErrorCode } from '../../broker/protocol/error-codes.ts';
 import type { Decoded } from '../../broker/protocol/message-codec.ts';
-import type { FetchOp, Outcome } from '../history.ts';
+import type { FetchOp, ListOffsetsOp, Outcome } from '../history.ts';
 import type { BrokerPool, NodeReply, PartitionLeader } from './brokers.ts';
 import { backoffMs, type ClientContext, sleep } from './context.ts';
 import { isStaleMetadata } from './errors.ts';
@@ -66,8 +66,12 @@ export class PartitionFetcher {
   }
 
   async #resetToEarliest(leader: PartitionLeader): Promise<boolean> {
+    const startMs = this.#context.now();
     const reply = await this.#pool.send(leader.nodeId, listOffsetsApi, { replicaId: CONSUMER_REPLICA_ID, isolationLevel: IsolationLevel.READ_UNCOMMITTED, topics: [{ name: this.topic, partitions: [{ partitionIndex: this.partition, currentLeaderEpoch: -1, timestamp: EARLIEST_TIMESTAMP, maxNumOffsets: 1 }] }] });
     const answer = reply.answered ? reply.response.topics[0]?.partitions[0] : undefined;
+    const outcome = !reply.answered ? unansweredOutcome(reply.error) : answeredOutcome(answer?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR);
+    const listed: ListOffsetsOp = { kind: 'list-offsets', client: this.#context.name, node: reply.node, startMs, endMs: this.#context.now(), outcome, topic: this.topic, partition: this.partition, timestamp: EARLIEST_TIMESTAMP, offset: outcome.ok ? answer!.offset : null };
+    this.#context.record(listed);
     if (answer === undefined || answer.errorCode !== ErrorCode.NONE) {
       this.#onError(answer?.errorCode ?? null);
       return false;

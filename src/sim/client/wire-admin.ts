@@ -1,7 +1,17 @@
-/** The client side of the admin APIs the simulated clients use: CreateTopics v4 and DeleteTopics v3. */
+/**
+ * The client side of the admin APIs the simulated clients use, each at a non-flexible version
+ * (the clients write request header v1 only): CreateTopics v4, DeleteTopics v3, DeleteRecords v1,
+ * CreatePartitions v1 and IncrementalAlterConfigs v0.
+ */
+import { type CreatePartitionsRequest, createPartitionsRequestSchema, type CreatePartitionsResponse, createPartitionsResponseSchema } from '../../broker/protocol/messages/create-partitions.ts';
 import { type CreateTopicsRequest, createTopicsRequestSchema, type CreateTopicsResponse, createTopicsResponseSchema } from '../../broker/protocol/messages/create-topics.ts';
+import { type DeleteRecordsRequest, deleteRecordsRequestSchema, type DeleteRecordsResponse, deleteRecordsResponseSchema } from '../../broker/protocol/messages/delete-records.ts';
 import { type DeleteTopicsRequest, deleteTopicsRequestSchema, type DeleteTopicsResponse, deleteTopicsResponseSchema } from '../../broker/protocol/messages/delete-topics.ts';
+import { type IncrementalAlterConfigsRequest, incrementalAlterConfigsRequestSchema, type IncrementalAlterConfigsResponse, incrementalAlterConfigsResponseSchema } from '../../broker/protocol/messages/incremental-alter-configs.ts';
 import { schemaClientApi } from './api.ts';
 
 export const createTopicsApi = schemaClientApi<CreateTopicsRequest, CreateTopicsResponse>('CreateTopics', 4, createTopicsRequestSchema, createTopicsResponseSchema);
 export const deleteTopicsApi = schemaClientApi<DeleteTopicsRequest, DeleteTopicsResponse>('DeleteTopics', 3, deleteTopicsRequestSchema, deleteTopicsResponseSchema);
+export const deleteRecordsApi = schemaClientApi<DeleteRecordsRequest, DeleteRecordsResponse>('DeleteRecords', 1, deleteRecordsRequestSchema, deleteRecordsResponseSchema);
+export const createPartitionsApi = schemaClientApi<CreatePartitionsRequest, CreatePartitionsResponse>('CreatePartitions', 1, createPartitionsRequestSchema, createPartitionsResponseSchema);
+export const incrementalAlterConfigsApi = schemaClientApi<IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse>('IncrementalAlterConfigs', 0, incrementalAlterConfigsRequestSchema, incrementalAlterConfigsResponseSchema);

@@ -1,5 +1,5 @@
 /** Every API the simulated clients speak, client side (one file per group of APIs). */
 export { type ClientApi, errorName, writeRequestHeader } from './api.ts';
-export { createTopicsApi, deleteTopicsApi } from './wire-admin.ts';
+export { createPartitionsApi, createTopicsApi, deleteRecordsApi, deleteTopicsApi, incrementalAlterConfigsApi } from './wire-admin.ts';
 export { fetchApi, initProducerIdApi, listOffsetsApi, metadataApi, produceApi } from './wire-data.ts';
 export { findCoordinatorApi, heartbeatApi, joinGroupApi, leaveGroupApi, offsetCommitApi, offsetFetchApi, syncGroupApi } from './wire-group.ts';

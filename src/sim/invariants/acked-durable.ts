@@ -1,5 +1,6 @@
 import type { ProduceOp } from '../history.ts';
-import { type HistoryIndex, isAckedAll, isRetained, isSingleCopy, type PartitionHistory } from '../history-index.ts';
+import { deleteRecordsReach } from '../delete-floors.ts';
+import { type HistoryIndex, isAckedAll, isSingleCopy, type LeaderView, type PartitionHistory } from '../history-index.ts';
 import type { ViolationList } from '../violation.ts';
 
 export const ACKED_DURABLE = 'acked-durable';
@@ -9,7 +10,10 @@ export const ACKED_DURABLE = 'acked-durable';
  * acknowledged offset (base offset + index in batch), exactly once, in its producer's order.
  *
  * - Presence: only for the incarnation the run ends in (a deleted incarnation's records are gone
- *   by design), and only at or above the leader's log start (retention may remove a prefix).
+ *   by design), and only at or above the leader's log start (retention may remove a prefix). In a
+ *   run without a tier, where only DeleteRecords moves a log start, a partition that had
+ *   DeleteRecords must hold everything from the highest start they may have set
+ *   (delete-floors.ts): a start moved past it lost acknowledged records.
  * - Exactly once: a plain producer's value is demanded once only if it was sent in one request
  *   (a retry may write it twice); an idempotent producer's duplicates are
  *   idempotent-no-duplicates's to report.
@@ -28,6 +32,7 @@ export function checkAckedDurable(index: HistoryIndex, out: ViolationList): void
 
 function checkPresence(index: HistoryIndex, partition: PartitionHistory, acked: readonly ProduceOp[], out: ViolationList): void {
   const leader = partition.leader;
+  const demandedFrom = leader === null ? 0 : demandedStart(index, partition, leader);
   for (const op of acked) {
     if (op.baseOffset === null) {
       out.add(ACKED_DURABLE, partition, 'acknowledged without an offset', null, `an acks=all produce by ${op.client} answered ok with no base offset`, op.endMs);
@@ -39,7 +44,7 @@ function checkPresence(index: HistoryIndex, partition: PartitionHistory, acked: 
     }
     op.values.forEach((value, i) => {
       const offset = op.baseOffset! + i;
-      if (!isRetained(leader, offset)) return;
+      if (offset < demandedFrom) return;
       const held = leader.valueAt.get(offset);
       if (held !== value) {
         const holds = held === undefined ? 'nothing' : `"${held}"`;
@@ -51,6 +56,12 @@ function checkPresence(index: HistoryIndex, partition: PartitionHistory, acked: 
       }
     });
   }
+}
+
+/** Where the final leader's log must hold every acknowledged record from (see the doc above). */
+function demandedStart(index: HistoryIndex, partition: PartitionHistory, leader: LeaderView): number {
+  const reach = index.history.tiered === undefined ? deleteRecordsReach(index, partition) : null;
+  return reach === null ? leader.log.logStartOffset : Math.min(leader.log.logStartOffset, reach);
 }
 
 function checkProducerOrder(partition: PartitionHistory, acked: readonly ProduceOp[], out: ViolationList): void {

@@ -1,0 +1,70 @@
+import type { DeleteRecordsOp } from '../history.ts';
+import type { HistoryIndex, PartitionHistory } from '../history-index.ts';
+import type { ViolationList } from '../violation.ts';
+
+export const DELETE_RECORDS_FLOOR = 'delete-records-floor';
+
+/**
+ * delete-records-floor (issue 12): once a DeleteRecords of a partition incarnation was answered
+ * with success and low watermark w, the log starts at w or above for good, on every broker and
+ * across takeovers and restarts:
+ * - no read that started after the answer returns a record below w;
+ * - no ListOffsets EARLIEST that started after it answers below w;
+ * - the final leader's log start (what a fetch answers: DeleteRecords' start, or the tier's) is
+ *   at or above w, in the incarnation the run ends in;
+ * - the answer itself is at or above the offset asked for (the start never stops short).
+ * That acknowledged records at or above w stay is acked-durable's (which demands, with
+ * DeleteRecords in a partition, everything from the highest start they may have set).
+ */
+export function checkDeleteRecordsFloor(index: HistoryIndex, out: ViolationList): void {
+  for (const partition of index.partitions) {
+    const answered = partition.deleteRecords.filter((op) => op.outcome.ok && op.lowWatermark !== null).sort((a, b) => a.endMs - b.endMs);
+    if (answered.length === 0) continue;
+    for (const op of answered) {
+      if (op.offset >= 0 && op.lowWatermark! < op.offset) {
+        out.add(DELETE_RECORDS_FLOOR, partition, 'low watermark below the offset asked', op.lowWatermark, `${op.client}'s DeleteRecords before ${op.offset} was answered by node ${op.node} with low watermark ${op.lowWatermark}`, op.endMs);
+      }
+    }
+    checkReads(partition, answered, out);
+    checkFinalStart(partition, answered, out);
+  }
+}
+
+/** The highest low watermark answered before `atMs` (-Infinity: none). `answered` is sorted by end. */
+function floorAt(answered: readonly DeleteRecordsOp[], atMs: number): { floor: number; by: DeleteRecordsOp | null } {
+  let floor = -Infinity;
+  let by: DeleteRecordsOp | null = null;
+  for (const op of answered) {
+    if (op.endMs >= atMs) break;
+    if (op.lowWatermark! > floor) [floor, by] = [op.lowWatermark!, op];
+  }
+  return { floor, by };
+}
+
+function checkReads(partition: PartitionHistory, answered: readonly DeleteRecordsOp[], out: ViolationList): void {
+  for (const op of partition.fetches) {
+    if (!op.outcome.ok || op.records.length === 0) continue;
+    const { floor, by } = floorAt(answered, op.startMs);
+    const below = op.records.find((record) => record.offset < floor);
+    if (below !== undefined) {
+      out.add(DELETE_RECORDS_FLOOR, partition, 'read below the deleted start', below.offset, `${op.client} read offset ${below.offset} from node ${op.node} (fetch from ${op.fetchOffset} at epoch ${op.leaderEpoch}) after ${by!.client}'s DeleteRecords was answered with low watermark ${floor}`, op.endMs);
+    }
+  }
+  for (const op of partition.listOffsets) {
+    if (!op.outcome.ok || op.offset === null) continue;
+    const { floor, by } = floorAt(answered, op.startMs);
+    if (op.offset < floor) {
+      out.add(DELETE_RECORDS_FLOOR, partition, 'earliest offset below the deleted start', op.offset, `ListOffsets ${op.timestamp} by ${op.client} answered ${op.offset} from node ${op.node} after ${by!.client}'s DeleteRecords was answered with low watermark ${floor}`, op.endMs);
+    }
+  }
+}
+
+function checkFinalStart(partition: PartitionHistory, answered: readonly DeleteRecordsOp[], out: ViolationList): void {
+  const leader = partition.leader;
+  if (!partition.isFinal || leader === null) return;
+  const { floor, by } = floorAt(answered, Infinity);
+  const start = leader.local.clientStartOffset ?? leader.log.logStartOffset;
+  if (start < floor) {
+    out.add(DELETE_RECORDS_FLOOR, partition, 'final log starts below the deleted start', start, `the final leader (node ${leader.log.node}) serves from ${start}; ${by!.client}'s DeleteRecords was answered with low watermark ${floor}`, by!.endMs);
+  }
+}
