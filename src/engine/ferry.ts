@@ -962,11 +962,20 @@ export class Ferry {
    */
   /**
    * Kafka's log start offset of a partition served here, as its reads see it (LS): DeleteRecords'
-   * start, or the tier's or the local log's where those start later. What a follower reports, and
-   * a leader's answers to the reports carry, for DeleteRecords to wait on [R6].
+   * start, or the tier's or the local log's where those start later. What a follower reports, for
+   * its leader's DeleteRecords to wait on [R6].
    */
   logStartOffset(topic: string, partition: number): number {
     return this.#logStartOffset(this.#partition(topic, partition));
+  }
+
+  /**
+   * The log start DeleteRecords moved a partition served here to (0 before any): what a leader's
+   * answers to its followers' reports carry [R6]. Not the start retention moved: a follower's own
+   * log and the tier keep what retention took from the leader's disk, as a rebuild would.
+   */
+  deletedBeforeOffset(topic: string, partition: number): number {
+    return this.#partition(topic, partition).log.deletedBeforeOffset;
   }
 
   /** The first offset the local log holds (below it, only the tier may: fetchWithTier). */

@@ -156,8 +156,8 @@ async function noteReplicaProgress(context: BrokerContext, request: FetchRequest
       }
       if (!counted) return partitionResponse(index, ErrorCode.NOT_LEADER_OR_FOLLOWER);
       const highWatermark = context.engine.offsetFor(name, index, LATEST_TIMESTAMP).offset;
-      // [R6] The start as reads see it (the tier's counts): a follower takes it up, and a local start above the tier's would hide what the tier still serves.
-      const logStartOffset = context.engine.logStartOffset(name, index);
+      // [R6] DeleteRecords' start, which the follower takes up (not retention's: the follower's log and the tier keep what it took from this disk).
+      const logStartOffset = context.engine.deletedBeforeOffset(name, index);
       return partitionResponse(index, ErrorCode.NONE, { highWatermark, lastStableOffset: highWatermark, logStartOffset });
     }));
   });
