@@ -12,6 +12,12 @@ import { describeTopicConfigs, type TopicConfigEntry } from '../log/topic-config
 
 /** Kafka's leader epoch of a partition without a leader. */
 const NO_LEADER_EPOCH = -1;
+/**
+ * How long DeleteRecords waits for the in-sync followers' log starts [R6] when the caller names no
+ * timeout: Kafka's admin client's default request.timeout.ms, so such a caller is answered within
+ * what a Kafka client would wait anyway.
+ */
+export const DELETE_RECORDS_TIMEOUT_MS_DEFAULT = 30_000;
 /** Deleted topic ids a cluster broker remembers (a cache: forgetting one costs a control read). */
 const RETIRED_TOPIC_IDS_MAX = 10_000;
 
@@ -68,10 +74,13 @@ export interface Topology {
   createPartitions(name: string, newTotalCount: number, validateOnly: boolean): Promise<void>;
   /**
    * Kafka's DeleteRecords of one partition, on its leader: resolves with the low watermark (the
-   * log start after the delete). NotLeader where another broker leads it; OffsetOutOfRange for an
-   * offset past the high watermark or below -1 (-1: the high watermark).
+   * log start after the delete, the lowest over the in-sync replicas in a cluster). NotLeader where
+   * another broker leads it; OffsetOutOfRange for an offset past the high watermark or below -1
+   * (-1: the high watermark). A cluster answers once every in-sync follower took the start up,
+   * within `timeoutMs` (the request's; DELETE_RECORDS_TIMEOUT_MS_DEFAULT by default), and
+   * OutcomeUnknown (REQUEST_TIMED_OUT) past it [R6].
    */
-  deleteRecords(topic: string, partition: number, beforeOffset: number): Promise<number>;
+  deleteRecords(topic: string, partition: number, beforeOffset: number, timeoutMs?: number): Promise<number>;
   /** The broker coordinating a consumer group. */
   coordinatorFor(group: string): BrokerAddress | null;
   /**
@@ -273,8 +282,11 @@ export class ClusterTopology implements Topology {
    * The leader's checks first (its engine), then the new start into the partition record (a
    * takeover starts there), then the leader's own log: a delete acknowledged is one no later
    * leader undoes. A store failure writing the record is an unknown outcome (a retry finds out).
+   * Then, as Kafka's DelayedDeleteRecords, it waits up to `timeoutMs` for every in-sync follower
+   * to report a log start at or above the offset [R6]: once answered, no replica a consumer may
+   * be sent to (KIP-392) serves a deleted record. Past it, OutcomeUnknown (REQUEST_TIMED_OUT).
    */
-  async deleteRecords(topic: string, partition: number, beforeOffset: number): Promise<number> {
+  async deleteRecords(topic: string, partition: number, beforeOffset: number, timeoutMs = DELETE_RECORDS_TIMEOUT_MS_DEFAULT): Promise<number> {
     const engine = this.#engine;
     if (engine === null) throw new FerryError('InvalidArgument', 'this topology has no engine to delete records from');
     if (!engine.serves(topic, partition)) {
@@ -286,7 +298,10 @@ export class ClusterTopology implements Topology {
     if (!regressed('delete-records-not-durable')) await outcomeUnknownOnStoreError(`the delete of records of ${topic}-${partition} before ${offset}`, () => this.#node.recordLogStart(topic, partition, offset));
     try {
       const answered = engine.deleteRecords(topic, partition, offset);
-      return await engine.deleteRecordsLowWatermark(topic, partition, answered);
+      // [R6] Answered once every in-sync follower took the start up; the low watermark is the
+      // whole log's (the tier's start counts) and no follower's below it.
+      const followers = await engine.waitForLowWatermark(topic, partition, offset, timeoutMs);
+      return Math.min(followers, await engine.deleteRecordsLowWatermark(topic, partition, answered));
     } catch (error) {
       // Let go of since the record took the start: the next leader starts there; a retry asks it.
       if (isFerryError(error, 'UnknownTopicOrPartition')) throw new FerryError('NotLeader', `${topic}-${partition} is no longer led here`, { cause: error });

@@ -20,20 +20,29 @@ export interface LeaderProgressOptions {
   leaderOf(topic: string, partition: number): LeaderAddress | null;
   /** The leader's high watermark for a followed partition, from its answer to a report. */
   leaderHighWatermark(topic: string, partition: number, highWatermark: number): void;
-  /** Makes the reporter to one leader (tests replace it). */
-  reporter?(replicaId: number, leader: LeaderAddress, highWatermark: (topic: string, partition: number, highWatermark: number) => void): Pick<ProgressReporter, 'report' | 'forget' | 'close'>;
+  /**
+   * The leader's log start for a followed partition, from its answer to a report, when above the
+   * follower's: the follower serves nothing below it from now on (Ferry.followLogStart) [R6].
+   */
+  leaderLogStart(topic: string, partition: number, logStartOffset: number): void;
+  /** Makes the reporter to one leader (tests replace it); `highWatermark` and `logStart` take its answers. */
+  reporter?(replicaId: number, leader: LeaderAddress, highWatermark: (topic: string, partition: number, highWatermark: number) => void, logStart: (topic: string, partition: number, logStartOffset: number) => void): Pick<ProgressReporter, 'report' | 'forget' | 'close'>;
 }
 
 interface Followed {
   readonly topic: string;
   readonly partition: number;
   readonly logEndOffset: () => number;
+  /** Where its log starts now: reported with the log end, and again whenever it moves [R6]. */
+  readonly logStartOffset: () => number;
   /** The leader epoch the partition follows now (updated after each scan, [R3]): every report names it [R2]. */
   readonly leaderEpoch: () => number;
   /** The leader its reports go to (leaderKey), or null while it has none. */
   leader: string | null;
   /** The epoch its last report to that leader named. */
   reportedEpoch: number;
+  /** The log start its last report named. */
+  reportedLogStart: number;
 }
 
 /**
@@ -56,11 +65,11 @@ export class LeaderProgress {
 
   /**
    * [R1] Starts reporting a followed partition to its leader; `logEndOffset` reads its log end now,
-   * `leaderEpoch` the epoch of the leader it follows now.
+   * `leaderEpoch` the epoch of the leader it follows now, `logStartOffset` its log start now.
    */
-  follow(topic: string, partition: number, logEndOffset: () => number, leaderEpoch: () => number): void {
+  follow(topic: string, partition: number, logEndOffset: () => number, leaderEpoch: () => number, logStartOffset: () => number): void {
     if (this.#closed) return;
-    this.#followed.set(key(topic, partition), { topic, partition, logEndOffset, leaderEpoch, leader: null, reportedEpoch: -1 });
+    this.#followed.set(key(topic, partition), { topic, partition, logEndOffset, logStartOffset, leaderEpoch, leader: null, reportedEpoch: -1, reportedLogStart: -1 });
     this.#retarget(this.#followed.get(key(topic, partition))!);
   }
 
@@ -70,6 +79,13 @@ export class LeaderProgress {
     if (followed === undefined) return;
     const reporter = followed.leader === null ? undefined : this.#reporters.get(followed.leader);
     if (reporter !== undefined) this.#report(reporter, followed);
+  }
+
+  /** [R6] The partition's log start may have moved (a scan read the leader's, an answer named it): its leader hears of a move. */
+  logStartMoved(topic: string, partition: number): void {
+    const followed = this.#followed.get(key(topic, partition));
+    if (followed === undefined || followed.logStartOffset() === followed.reportedLogStart) return; // nothing new: no report (an answer naming a start the log cannot reach yet would otherwise loop)
+    this.applied(topic, partition);
   }
 
   unfollow(topic: string, partition: number): void {
@@ -118,8 +134,8 @@ export class LeaderProgress {
     if (leader === null || next === null) return;
     let reporter = this.#reporters.get(next);
     if (reporter === undefined) {
-      const make = this.#options.reporter ?? ((replicaId, to, highWatermark) => new ProgressReporter(replicaId, to.host, to.port, { clock: this.#options.clock, highWatermark, ...(this.#options.network === undefined ? {} : { network: this.#options.network }) }));
-      reporter = make(this.#options.replicaId, leader, (topic, partition, highWatermark) => this.#answered(next, topic, partition, highWatermark));
+      const make = this.#options.reporter ?? ((replicaId, to, highWatermark, logStart) => new ProgressReporter(replicaId, to.host, to.port, { clock: this.#options.clock, highWatermark, logStart, ...(this.#options.network === undefined ? {} : { network: this.#options.network }) }));
+      reporter = make(this.#options.replicaId, leader, (topic, partition, highWatermark) => this.#answered(next, topic, partition, highWatermark), (topic, partition, logStart) => this.#answeredLogStart(next, topic, partition, logStart));
       this.#reporters.set(next, reporter);
     }
     this.#report(reporter, followed);
@@ -127,12 +143,25 @@ export class LeaderProgress {
 
   #report(reporter: Pick<ProgressReporter, 'report'>, followed: Followed): void {
     followed.reportedEpoch = followed.leaderEpoch();
-    reporter.report(followed.topic, followed.partition, followed.logEndOffset(), followed.reportedEpoch);
+    followed.reportedLogStart = followed.logStartOffset();
+    reporter.report(followed.topic, followed.partition, followed.logEndOffset(), followed.reportedEpoch, followed.reportedLogStart);
   }
 
   /** A leader's answer counts only while the partition still reports to that leader. */
   #answered(leader: string, topic: string, partition: number, highWatermark: number): void {
     if (this.#followed.get(key(topic, partition))?.leader === leader) this.#options.leaderHighWatermark(topic, partition, highWatermark);
+  }
+
+  /**
+   * [R6] A leader's answer names a log start: one above the follower's is taken up at once (the
+   * leader's DeleteRecords waits for it), and the follower's new start reported back. Counted only
+   * while the partition still reports to that leader.
+   */
+  #answeredLogStart(leader: string, topic: string, partition: number, logStartOffset: number): void {
+    const followed = this.#followed.get(key(topic, partition));
+    if (followed?.leader !== leader) return;
+    if (logStartOffset > followed.logStartOffset()) this.#options.leaderLogStart(topic, partition, logStartOffset);
+    this.logStartMoved(topic, partition);
   }
 
   /** Takes the partition off its current reporter, closing a reporter left with none. */

@@ -81,7 +81,7 @@ export function clusterMember(options: ClusterMemberOptions): ClusterNode {
     release: (topic, partition) => host.release(topic, partition),
     follow: (topic, partition, partitions, record) => host.follow(topic, partition, partitions, record),
     unfollow: (topic, partition) => host.unfollow(topic, partition),
-    followLogStart: (topic, partition, logStartOffset) => engine.followLogStart(topic, partition, logStartOffset),
+    followLogStart: (topic, partition, logStartOffset) => host.followLogStart(topic, partition, logStartOffset),
     forget: (topic, topicId) => host.forget(topic, topicId),
     stopped: () => host.stop(),
     scanned() {

@@ -938,7 +938,7 @@ export class ClusterNode {
     } else if (!mine && this.#following.has(id)) {
       await this.#unfollow(topic, partition);
     } else if (mine && record.logStartOffset !== undefined) {
-      this.#options.followLogStart?.(topic, partition, record.logStartOffset); // as of this scan's read: a follower lags its leader's start by a scan at most
+      this.#options.followLogStart?.(topic, partition, record.logStartOffset); // as of this scan's read; the answers to its reports bring it sooner [R6]
     }
   }
 

@@ -94,6 +94,7 @@ export class PartitionHost {
       clock: options.clock,
       leaderOf: (topic, partition) => options.leaderOf(topic, partition),
       leaderHighWatermark: (topic, partition, highWatermark) => options.engine.noteLeaderHighWatermark(topic, partition, highWatermark),
+      leaderLogStart: (topic, partition, logStartOffset) => options.engine.followLogStart(topic, partition, logStartOffset), // [R6]
       ...(options.network === undefined ? {} : { network: options.network }),
     });
   }
@@ -142,6 +143,15 @@ export class PartitionHost {
     return sealing;
   }
 
+  /**
+   * A followed partition's record names a log start (DeleteRecords on its leader, read by a scan):
+   * it serves nothing below it, and its leader hears of the move at once [R6].
+   */
+  followLogStart(topic: string, partition: number, logStartOffset: number): void {
+    this.#options.engine.followLogStart(topic, partition, logStartOffset);
+    this.#progress.logStartMoved(topic, partition);
+  }
+
   /** [C6] Another broker leads it now. */
   async release(topic: string, partition: number): Promise<void> {
     await this.#options.engine.releasePartition(topic, partition);
@@ -164,7 +174,7 @@ export class PartitionHost {
       applyRecordedLogStart(log, record.logStartOffset === undefined ? undefined : Math.min(record.logStartOffset, log.logEndOffset));
     };
     const follower = await this.#options.engine.adoptPartition(topic, topicId, partition, partitions, rebuild, 'follower', 1, record.leaderEpoch);
-    this.#progress.follow(topic, partition, () => follower.log.logEndOffset, () => follower.leaderEpoch); // reports what the rebuild brought, in the epoch followed
+    this.#progress.follow(topic, partition, () => follower.log.logEndOffset, () => follower.leaderEpoch, () => this.#options.engine.logStartOffset(topic, partition)); // reports what the rebuild brought, in the epoch followed
     const applied = () => {
       follower.noteApplied();
       this.#progress.applied(topic, partition);

@@ -1,5 +1,6 @@
 import { KafkaReader } from '../broker/protocol/reader.ts';
 import { KafkaWriter } from '../broker/protocol/writer.ts';
+import { UNKNOWN_LOG_START } from '../replica/isr.ts';
 import { concatBytes } from '../util/bytes.ts';
 import type { Clock, Timer } from '../util/clock.ts';
 import type { NetSocket, Network } from '../util/network.ts';
@@ -20,6 +21,17 @@ const ANSWER_BYTES_MAX = 1024 * 1024;
  */
 export const PROGRESS_REPEAT_INTERVAL_MS = 50;
 /**
+ * How often a follower repeats its latest reports to a leader it sent nothing to meanwhile, even
+ * when every answer covered them ([R6]): an idle follower sends nothing else, and its answers are
+ * how it learns a leader's new log start (DeleteRecords waits for the in-sync followers to take
+ * it up). A follower cannot tell when a delete waits, so the repeat is unconditional, as Kafka's
+ * followers fetch continuously; at Kafka's replica.fetch.wait.max.ms (an idle Kafka follower's
+ * fetch returns at this pace) it bounds a delete's wait at about this plus two round trips, for one
+ * small request per leader per interval (all its partitions in one request). Shorter answers
+ * deletes sooner for more idle requests; longer needs a longer DeleteRecords timeout.
+ */
+export const PROGRESS_HEARTBEAT_INTERVAL_MS = 500;
+/**
  * Requests on one connection still unanswered, at most: past it the leader is taken for one that
  * does not answer and the connection restarts (the reports repeat on the next). Each holds its
  * reports (a few bytes per partition) until answered: about a minute of repeats.
@@ -30,6 +42,8 @@ interface Report {
   readonly topic: string;
   readonly partition: number;
   readonly logEndOffset: number;
+  /** Where the follower's log starts: the leader's DeleteRecords waits for it [R6]. */
+  readonly logStartOffset: number;
   /** The leader epoch the follower follows (current_leader_epoch): the leader counts the report only in that epoch [R2]. */
   readonly leaderEpoch: number;
 }
@@ -40,6 +54,8 @@ export interface ProgressReporterOptions {
   readonly network?: Network;
   /** The leader's answer to a report: its high watermark for the partition (a follower caps its own by it). */
   highWatermark(topic: string, partition: number, highWatermark: number): void;
+  /** The leader's answer names a log start above the one reported: the follower takes it up (and reports it) [R6]. Absent: ignored. */
+  logStart?(topic: string, partition: number, logStartOffset: number): void;
 }
 
 /**
@@ -48,7 +64,9 @@ export interface ProgressReporterOptions {
  * offsets are its log end offsets. It asks for no data (max bytes 0): the data comes from the
  * object store. The answers carry the leader's high watermark, as Kafka's replica fetches do.
  * Reports to one leader are coalesced into one request per turn; a report is repeated until an
- * answer shows the high watermark at it (PROGRESS_REPEAT_INTERVAL_MS).
+ * answer shows the high watermark at it (PROGRESS_REPEAT_INTERVAL_MS), and the latest reports
+ * again while nothing else went to the leader for PROGRESS_HEARTBEAT_INTERVAL_MS. The answers'
+ * log start reaches the follower too (DeleteRecords, [R6]).
  */
 export class ProgressReporter {
   readonly #replicaId: number;
@@ -57,6 +75,8 @@ export class ProgressReporter {
   readonly #options: ProgressReporterOptions;
   #socket: Promise<NetSocket> | null = null;
   readonly #pending = new Map<string, Report>();
+  /** The latest report of every partition reported here (until forgotten): what a heartbeat repeats. */
+  readonly #latest = new Map<string, Report>();
   /** Reported, and not yet answered with a high watermark at or past the report. */
   readonly #unconfirmed = new Map<string, Report>();
   /**
@@ -67,6 +87,9 @@ export class ProgressReporter {
   readonly #sent = new Map<number, Map<string, Report>>();
   #received: Uint8Array = new Uint8Array(0);
   #repeatTimer: Timer | null = null;
+  #heartbeatTimer: Timer | null = null;
+  /** Monotonic time of the last request sent (or attempted): a heartbeat goes only after a silence. */
+  #lastSentMs = Number.NEGATIVE_INFINITY;
   #scheduled = false;
   #correlationId = 0;
   #closed = false;
@@ -78,16 +101,22 @@ export class ProgressReporter {
     this.#options = options;
   }
 
-  /** Reports the log end of a partition followed in `leaderEpoch` (the epoch of the leader it follows). */
-  report(topic: string, partition: number, logEndOffset: number, leaderEpoch: number): void {
+  /**
+   * Reports the log end and log start of a partition followed in `leaderEpoch` (the epoch of the
+   * leader it follows); UNKNOWN_LOG_START (Kafka's default) for a log start it does not say.
+   */
+  report(topic: string, partition: number, logEndOffset: number, leaderEpoch: number, logStartOffset = UNKNOWN_LOG_START): void {
     if (this.#closed) return;
-    this.#pending.set(`${topic}/${partition}`, { topic, partition, logEndOffset, leaderEpoch });
+    const report = { topic, partition, logEndOffset, logStartOffset, leaderEpoch };
+    this.#pending.set(`${topic}/${partition}`, report);
+    this.#latest.set(`${topic}/${partition}`, report);
     this.#schedule();
   }
 
   /** Stops reporting the partition here (it follows another leader now, or no longer at all). */
   forget(topic: string, partition: number): void {
     this.#pending.delete(`${topic}/${partition}`);
+    this.#latest.delete(`${topic}/${partition}`);
     this.#unconfirmed.delete(`${topic}/${partition}`);
     // Answers still on their way speak of what it followed before (a deleted incarnation, another leadership): none counts.
     for (const reports of this.#sent.values()) reports.delete(`${topic}/${partition}`);
@@ -96,6 +125,7 @@ export class ProgressReporter {
   close(): void {
     this.#closed = true;
     this.#repeatTimer?.cancel();
+    this.#heartbeatTimer?.cancel();
     void this.#socket?.then((socket) => socket.end()).catch(() => {});
   }
 
@@ -115,7 +145,9 @@ export class ProgressReporter {
     this.#pending.clear();
     if (reports.length === 0 || this.#closed) return;
     for (const report of reports) this.#unconfirmed.set(`${report.topic}/${report.partition}`, report);
+    this.#lastSentMs = this.#options.clock.monotonicMs();
     this.#repeatLater();
+    this.#heartbeatLater();
     const socket = await (this.#socket ??= this.#connect());
     const correlationId = ++this.#correlationId;
     if (this.#sent.size >= UNANSWERED_REQUESTS_MAX) {
@@ -155,6 +187,25 @@ export class ProgressReporter {
     }, true);
   }
 
+  /**
+   * Repeats the latest reports once nothing went to the leader for PROGRESS_HEARTBEAT_INTERVAL_MS,
+   * while anything is reported here: a failed send (the leader away) is retried this way too.
+   */
+  #heartbeatLater(): void {
+    if (this.#heartbeatTimer !== null || this.#closed) return;
+    const dueMs = this.#lastSentMs + PROGRESS_HEARTBEAT_INTERVAL_MS - this.#options.clock.monotonicMs();
+    this.#heartbeatTimer = this.#options.clock.setTimer(Math.max(0, dueMs), () => {
+      this.#heartbeatTimer = null;
+      if (this.#closed || this.#latest.size === 0) return;
+      if (this.#options.clock.monotonicMs() - this.#lastSentMs < PROGRESS_HEARTBEAT_INTERVAL_MS) {
+        this.#heartbeatLater(); // something went since this was set: the silence starts from there
+        return;
+      }
+      for (const [key, report] of this.#latest) if (!this.#pending.has(key)) this.#pending.set(key, report);
+      this.#schedule();
+    }, true);
+  }
+
   #onData(chunk: Uint8Array): void {
     if (this.#closed) return; // a closed reporter's late answers reach nobody (a new reporter to the same leader may follow its partitions)
     this.#received = this.#received.length === 0 ? chunk : concatBytes([this.#received, chunk]);
@@ -190,10 +241,12 @@ export class ProgressReporter {
   }
 
   /** `sent`: the report the answered request carried for the partition (undefined: forgotten since, or never asked). */
-  #answered(answer: { topic: string; partition: number; errorCode: number; highWatermark: number }, sent: Report | undefined): void {
+  #answered(answer: Answer, sent: Report | undefined): void {
     if (sent === undefined) return; // not a report of the partition as it is reported now (forgotten since)
     if (answer.errorCode !== 0 || answer.highWatermark < 0) return; // stays unconfirmed: repeated, or moved by a re-target
     this.#options.highWatermark(answer.topic, answer.partition, answer.highWatermark);
+    // [R6] A DeleteRecords on the leader waits for this follower's log start: taken up (and reported) at once.
+    if (answer.logStartOffset > sent.logStartOffset) this.#options.logStart?.(answer.topic, answer.partition, answer.logStartOffset);
     const key = `${answer.topic}/${answer.partition}`;
     const report = this.#unconfirmed.get(key);
     // Counted in the epoch it named only: an answer to an earlier epoch's report confirms nothing of a later one [R2].
@@ -207,20 +260,29 @@ function encodeReport(replicaId: number, correlationId: number, reports: readonl
   const writer = new KafkaWriter().int16(FETCH_API_KEY).int16(FETCH_VERSION).int32(correlationId).nullableString(CLIENT_ID);
   writer.int32(replicaId).int32(0).int32(0).int32(0).int8(0).int32(0).int32(-1); // no wait, no bytes, no session
   writer.array([...byTopic], (w, [topic, partitions]) => {
-    w.string(topic).array(partitions, (pw, p) => pw.int32(p.partition).int32(p.leaderEpoch).int64(p.logEndOffset).int64(-1).int32(0));
+    w.string(topic).array(partitions, (pw, p) => pw.int32(p.partition).int32(p.leaderEpoch).int64(p.logEndOffset).int64(p.logStartOffset).int32(0));
   });
   writer.int32(0).string(''); // no forgotten topics, no rack
   return writer.chunks();
 }
 
-/** A Fetch v11 response (header v0): the request it answers, and each partition's error code and high watermark. */
-function decodeAnswer(frame: Uint8Array): { correlationId: number; answers: { topic: string; partition: number; errorCode: number; highWatermark: number }[] } {
+/** What a leader answered for one partition of a report. */
+interface Answer {
+  readonly topic: string;
+  readonly partition: number;
+  readonly errorCode: number;
+  readonly highWatermark: number;
+  readonly logStartOffset: number;
+}
+
+/** A Fetch v11 response (header v0): the request it answers, and each partition's error code, high watermark and log start. */
+function decodeAnswer(frame: Uint8Array): { correlationId: number; answers: Answer[] } {
   const reader = new KafkaReader(frame);
   const correlationId = reader.int32(); // which request it answers (answers come in request order)
   reader.int32(); // throttle
   if (reader.int16() !== 0) return { correlationId, answers: [] };
   reader.int32(); // session id
-  const answers: { topic: string; partition: number; errorCode: number; highWatermark: number }[] = [];
+  const answers: Answer[] = [];
   const topics = reader.arrayLength();
   for (let t = 0; t < topics; t++) {
     const topic = reader.string();
@@ -230,12 +292,12 @@ function decodeAnswer(frame: Uint8Array): { correlationId: number; answers: { to
       const errorCode = reader.int16();
       const highWatermark = reader.int64();
       reader.int64(); // last stable offset
-      reader.int64(); // log start offset
+      const logStartOffset = reader.int64();
       const aborted = reader.int32();
       for (let a = 0; a < aborted; a++) { reader.int64(); reader.int64(); }
       reader.int32(); // preferred read replica
       reader.nullableBytes(); // records: none asked for
-      answers.push({ topic, partition, errorCode, highWatermark });
+      answers.push({ topic, partition, errorCode, highWatermark, logStartOffset });
     }
   }
   return { correlationId, answers };

@@ -24,7 +24,7 @@ import { isOsError } from '../util/os-error.ts';
 import { type Random, systemRandom } from '../util/random.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
 import type { Follower } from '../replica/follower.ts';
-import { InSyncReplicas, REPLICA_LAG_TIME_MAX_MS } from '../replica/isr.ts';
+import { InSyncReplicas, REPLICA_LAG_TIME_MAX_MS, UNKNOWN_LOG_START } from '../replica/isr.ts';
 import { listEpochs } from '../wal/seal.ts';
 import { WalCollector } from '../wal/gc/collector.ts';
 import type { CoverageSources } from '../wal/gc/coverage.ts';
@@ -546,13 +546,13 @@ export class Ferry {
 
   /**
    * A follower elsewhere (another broker) following in `leaderEpoch` reports it applied everything
-   * below `logEndOffset`. Returns whether it counted: only a follower in the partition's replica set
+   * below `logEndOffset` and that its log starts at `logStartOffset` (-1: it does not say). Returns whether it counted: only a follower in the partition's replica set
    * does (ReplicaMembership), and only in this leader's epoch (Partition.noteRemoteFollowerApplied throws
    * FencedLeaderEpoch or UnknownLeaderEpoch for another one).
    */
-  noteReplicaProgress(topic: string, index: number, replicaId: string, logEndOffset: number, leaderEpoch: number): boolean {
+  noteReplicaProgress(topic: string, index: number, replicaId: string, logEndOffset: number, leaderEpoch: number, logStartOffset = UNKNOWN_LOG_START): boolean {
     const partition = this.#partitions.get(topic)?.[index];
-    return partition?.role.kind === 'leader' && partition.noteRemoteFollowerApplied(replicaId, logEndOffset, leaderEpoch);
+    return partition?.role.kind === 'leader' && partition.noteRemoteFollowerApplied(replicaId, logEndOffset, leaderEpoch, logStartOffset);
   }
 
   /** Leader: the log end an in-sync follower reported (null: not in sync, or not led here). */
@@ -960,6 +960,24 @@ export class Ferry {
    * or after a time; with the leader epoch of the answer, as Kafka gives it: the current one for
    * the latest, else the one that wrote the offset.
    */
+  /**
+   * Kafka's log start offset of a partition served here, as its reads see it (LS): DeleteRecords'
+   * start, or the tier's or the local log's where those start later. What a follower reports, for
+   * its leader's DeleteRecords to wait on [R6].
+   */
+  logStartOffset(topic: string, partition: number): number {
+    return this.#logStartOffset(this.#partition(topic, partition));
+  }
+
+  /**
+   * The log start DeleteRecords moved a partition served here to (0 before any): what a leader's
+   * answers to its followers' reports carry [R6]. Not the start retention moved: a follower's own
+   * log and the tier keep what retention took from the leader's disk, as a rebuild would.
+   */
+  deletedBeforeOffset(topic: string, partition: number): number {
+    return this.#partition(topic, partition).log.deletedBeforeOffset;
+  }
+
   /** The first offset the local log holds (below it, only the tier may: fetchWithTier). */
   localLogStartOffset(topic: string, partition: number): number {
     return this.#partition(topic, partition).log.logStartOffset;
@@ -1066,6 +1084,27 @@ export class Ferry {
     }
     const local = target.log.logStartOffset;
     return Math.max(target.log.deletedBeforeOffset, tierStart === null ? local : Math.min(tierStart, local));
+  }
+
+  /**
+   * Kafka's DelayedDeleteRecords ([R6] of docs/cluster-protocol.md), after `deleteRecords` moved
+   * this leader's log start to `offset`: resolves with the low watermark once every in-sync
+   * follower reported a log start at or above `offset`, so no replica a consumer may be sent to
+   * (KIP-392) still serves below it; at once without followers. Past `timeoutMs`, OutcomeUnknown
+   * (REQUEST_TIMED_OUT): the delete stands here and the followers take it up all the same (their
+   * reports' answers and scans), it is only not confirmed. NotLeader when the partition is let go of meanwhile.
+   */
+  async waitForLowWatermark(topic: string, index: number, offset: number, timeoutMs: number): Promise<number> {
+    const target = this.#partition(topic, index);
+    if (target.role.kind !== 'leader') throw new FerryError('NotLeader', `Leader not local for partition ${topic}-${index}: it is a follower here`);
+    const timedOut = new AbortController();
+    const timer = this.#clock.setTimer(Math.max(0, timeoutMs), () => timedOut.abort(new FerryError('OutcomeUnknown', `${topic}-${index}: not every in-sync replica reported a log start at or above ${offset} within ${timeoutMs} ms; the delete stands and completes as they catch up`)));
+    try {
+      await target.waitForFollowerStarts(offset, timedOut.signal);
+    } finally {
+      timer.cancel();
+    }
+    return Math.min(this.#logStartOffset(target), target.lowestInSyncFollowerStart() ?? Infinity);
   }
 
   /**

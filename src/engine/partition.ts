@@ -5,7 +5,7 @@ import { regressed } from '../util/regressions.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
 import { type EpochEndOffset, endOffsetForEpoch, UNDEFINED_EPOCH } from '../log/epoch-end-offset.ts';
 import { followerHighWatermark, leaderHighWatermark } from '../replica/high-watermark.ts';
-import type { InSyncReplicas } from '../replica/isr.ts';
+import { type InSyncReplicas, UNKNOWN_LOG_START } from '../replica/isr.ts';
 import type { Timer } from '../util/clock.ts';
 import type { WalWriter } from '../wal/writer.ts';
 import type { TopicId } from './topic-registry.ts';
@@ -40,6 +40,13 @@ interface DataWaiter {
   readonly resolve: () => void;
   /** Present for an acknowledgement (acks=all): it fails, never succeeds, when the partition goes away. */
   readonly reject?: (error: FerryError) => void;
+}
+
+/** A DeleteRecords waiting for the in-sync followers' log starts (Kafka's DelayedDeleteRecords, [R6]). */
+interface LowWatermarkWaiter {
+  readonly offset: number;
+  readonly resolve: () => void;
+  readonly reject: (error: FerryError) => void;
 }
 
 /** A leader counts `requiredFollowers` (min.insync.replicas - 1) among the in-sync followers `isr` keeps. */
@@ -96,6 +103,7 @@ export class Partition {
    */
   #acknowledgeableEnd: number;
   #waiters: DataWaiter[] = [];
+  #lowWatermarkWaiters: LowWatermarkWaiter[] = [];
   /** Why the partition went away (released or closed): later acknowledgements fail with it. */
   #abandoned: FerryError | null = null;
   /** Leader: fires when a lagging in-sync follower falls out of the in-sync set (replica.lag.time.max.ms). */
@@ -287,10 +295,10 @@ export class Partition {
    * -1 (a peer that sends no epoch) cannot be told apart from such a report, so in cluster mode it
    * is not counted either (false), unlike a client's -1, which skips the check ([E2]).
    */
-  noteRemoteFollowerApplied(followerId: string, logEndOffset: number, leaderEpoch: number): boolean {
+  noteRemoteFollowerApplied(followerId: string, logEndOffset: number, leaderEpoch: number, logStartOffset = UNKNOWN_LOG_START): boolean {
     if (this.role.kind !== 'leader' || leaderEpoch === UNDEFINED_EPOCH) return false;
     this.checkLeaderEpoch(leaderEpoch);
-    return this.noteFollowerApplied(followerId, logEndOffset);
+    return this.noteFollowerApplied(followerId, logEndOffset, logStartOffset);
   }
 
   /**
@@ -299,12 +307,52 @@ export class Partition {
    * when it claims more than this log holds: a follower applies only what this leader wrote, so such
    * a report is forged or from another incarnation, and counted it would vouch for records the
    * follower never applied (Kafka answers a fetch past the log end OFFSET_OUT_OF_RANGE).
+   * `logStartOffset`: where the follower's log starts (-1: it does not say), for DeleteRecords [R6].
    */
-  noteFollowerApplied(followerId: string, logEndOffset: number): boolean {
+  noteFollowerApplied(followerId: string, logEndOffset: number, logStartOffset = UNKNOWN_LOG_START): boolean {
     if (this.role.kind !== 'leader' || logEndOffset > this.log.logEndOffset) return false;
-    if (!this.role.isr.noteProgress(followerId, logEndOffset, this.#durableEnd)) return false;
+    if (!this.role.isr.noteProgress(followerId, logEndOffset, this.#durableEnd, logStartOffset)) return false;
     this.#recompute();
+    this.#wakeLowWatermarkWaiters();
     return true;
+  }
+
+  /**
+   * Leader: the lowest log start an in-sync follower reported (Infinity with none in sync), or
+   * null when not led here. With the leader's own, Kafka's low watermark: below it no replica a
+   * consumer may be sent to (KIP-392) still serves records.
+   */
+  lowestInSyncFollowerStart(): number | null {
+    return this.role.kind === 'leader' ? this.role.isr.lowestInSyncLogStart(this.#durableEnd) : null;
+  }
+
+  /**
+   * Leader, [R6]: resolves once every in-sync follower reported a log start at or above `offset`
+   * (at once with none), as Kafka's DelayedDeleteRecords completes once the low watermark reaches
+   * it; rejects when the partition goes away first (released, closed) or `signal` aborts (with its
+   * reason). The leader's own start is the caller's: DeleteRecords moved it there first.
+   */
+  waitForFollowerStarts(offset: number, signal: AbortSignal): Promise<void> {
+    if (this.#abandoned !== null) return Promise.reject(this.#abandoned);
+    if ((this.lowestInSyncFollowerStart() ?? -1) >= offset) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const waiter: LowWatermarkWaiter = { offset, resolve, reject };
+      this.#lowWatermarkWaiters.push(waiter);
+      signal.addEventListener('abort', () => {
+        this.#lowWatermarkWaiters = this.#lowWatermarkWaiters.filter((other) => other !== waiter);
+        reject(signal.reason);
+      }, { once: true });
+    });
+  }
+
+  /** Reports and in-sync changes may have raised the low watermark: the deletes it reached are answered. */
+  #wakeLowWatermarkWaiters(): void {
+    if (this.#lowWatermarkWaiters.length === 0) return;
+    const followerStart = this.lowestInSyncFollowerStart() ?? -1;
+    const reached = this.#lowWatermarkWaiters.filter((waiter) => waiter.offset <= followerStart);
+    if (reached.length === 0) return;
+    this.#lowWatermarkWaiters = this.#lowWatermarkWaiters.filter((waiter) => waiter.offset > followerStart);
+    for (const waiter of reached) waiter.resolve();
   }
 
   /**
@@ -326,6 +374,7 @@ export class Partition {
   /** Leader: the replica set or the brokers' leases changed; the in-sync set may have shrunk, so the high watermark may move. */
   replicasChanged(): void {
     this.#recompute();
+    this.#wakeLowWatermarkWaiters(); // a follower that left the in-sync set is waited for no more
   }
 
   /** Follower: it applied more from the WAL, or learnt the leader's high watermark. */
@@ -364,6 +413,7 @@ export class Partition {
   abandon(reason: FerryError): void {
     this.#abandoned = reason;
     this.#lapseTimer?.cancel();
+    for (const waiter of this.#lowWatermarkWaiters.splice(0)) waiter.reject(reason);
     for (const waiter of this.#waiters.splice(0)) {
       if (waiter.reject !== undefined && !regressed('release-wakes-waiters')) waiter.reject(reason);
       else waiter.resolve();
@@ -448,6 +498,7 @@ export class Partition {
       this.#lapseTimer = lapseMs === null ? null : isr.atMonotonic(lapseMs + 1, () => {
         this.#lapseAtMs = null;
         this.#recompute();
+        this.#wakeLowWatermarkWaiters(); // the follower that fell out is waited for no more
       });
       this.#lapseAtMs = lapseMs;
     }

@@ -8,6 +8,8 @@ import { regressed } from '../util/regressions.ts';
  * long before going on without it); shorter drops followers on a hiccup of the object store.
  */
 export const REPLICA_LAG_TIME_MAX_MS = 30_000;
+/** Kafka's log_start_offset of a replica Fetch that does not say (an older peer): never at or above any offset. */
+export const UNKNOWN_LOG_START = -1;
 
 /** Which followers may count for a leader partition right now (docs/cluster-protocol.md, "Replication factor > 1"). */
 export interface ReplicaSet {
@@ -20,6 +22,8 @@ export interface ReplicaSet {
 
 interface Progress {
   logEndOffset: number;
+  /** The log start the follower last reported (UNKNOWN_LOG_START: it did not say): DeleteRecords waits for it [R6]. */
+  logStartOffset: number;
   /** Monotonic time the follower was last known to hold everything durable on the leader. */
   caughtUpAtMs: number;
   /** The follower's previous report: when, and the leader's durable end then. */
@@ -50,18 +54,23 @@ export class InSyncReplicas {
     this.#lagTimeMaxMs = lagTimeMaxMs;
   }
 
-  /** A follower reports it applied everything below `logEndOffset`; false (ignored) if it is not in the replica set. */
-  noteProgress(replicaId: string, logEndOffset: number, leaderEnd: number): boolean {
+  /**
+   * A follower reports it applied everything below `logEndOffset`, and that its log starts at
+   * `logStartOffset`; false (ignored) if it is not in the replica set.
+   */
+  noteProgress(replicaId: string, logEndOffset: number, leaderEnd: number, logStartOffset = UNKNOWN_LOG_START): boolean {
     if (!this.#replicas.followers().has(replicaId)) return false;
     const nowMs = this.#clock.monotonicMs();
     const known = this.#progress.get(replicaId);
     if (known === undefined) {
-      this.#progress.set(replicaId, { logEndOffset, caughtUpAtMs: logEndOffset >= leaderEnd ? nowMs : Number.NEGATIVE_INFINITY, reportedAtMs: nowMs, leaderEndAtReport: leaderEnd });
+      this.#progress.set(replicaId, { logEndOffset, logStartOffset, caughtUpAtMs: logEndOffset >= leaderEnd ? nowMs : Number.NEGATIVE_INFINITY, reportedAtMs: nowMs, leaderEndAtReport: leaderEnd });
       return true;
     }
     // The log end now, as Kafka takes each replica fetch offset: a lower report means the follower's
     // log was replaced (a topic deleted and created again, a rebuild), and what it held before counts no more.
+    // The log start likewise: the one reported last, as Kafka's replica state keeps it.
     known.logEndOffset = logEndOffset;
+    known.logStartOffset = logStartOffset;
     if (known.logEndOffset >= leaderEnd) known.caughtUpAtMs = nowMs;
     else if (known.logEndOffset >= known.leaderEndAtReport) known.caughtUpAtMs = Math.max(known.caughtUpAtMs, known.reportedAtMs);
     known.reportedAtMs = nowMs;
@@ -71,15 +80,27 @@ export class InSyncReplicas {
 
   /** The in-sync followers and their log ends, given the leader's durable end now. */
   inSync(leaderEnd: number): Map<string, number> {
+    return new Map([...this.#inSyncProgress(leaderEnd)].map(([id, progress]) => [id, progress.logEndOffset]));
+  }
+
+  /**
+   * The lowest log start any in-sync follower reported (Infinity with none in sync), given the
+   * leader's durable end now: with the leader's own, Kafka's low watermark.
+   */
+  lowestInSyncLogStart(leaderEnd: number): number {
+    return Math.min(Infinity, ...[...this.#inSyncProgress(leaderEnd).values()].map((progress) => progress.logStartOffset));
+  }
+
+  #inSyncProgress(leaderEnd: number): Map<string, Progress> {
     const members = this.#replicas.followers();
     const nowMs = this.#clock.monotonicMs();
-    const inSync = new Map<string, number>();
+    const inSync = new Map<string, Progress>();
     for (const [id, progress] of this.#progress) {
       if (!members.has(id) && !regressed('isr-keeps-dead-replica')) {
         this.#progress.delete(id); // left the replica set or its lease lapsed: a later report starts afresh
         continue;
       }
-      if (progress.logEndOffset >= leaderEnd || nowMs - progress.caughtUpAtMs <= this.#lagTimeMaxMs) inSync.set(id, progress.logEndOffset);
+      if (progress.logEndOffset >= leaderEnd || nowMs - progress.caughtUpAtMs <= this.#lagTimeMaxMs) inSync.set(id, progress);
     }
     assert(this.#progress.size <= members.size || regressed('isr-keeps-dead-replica'), 'I1: the follower table holds only members of the replica set');
     return inSync;

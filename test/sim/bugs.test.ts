@@ -19,7 +19,7 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'follower-reports-to-old-leader': 23,
   'isr-keeps-dead-replica': 35,
   'release-wakes-waiters': 169,
-  'fenced-writer-stays-fenced': 256,
+  'fenced-writer-stays-fenced': 97,
   'delete-records-not-durable': 2,
   'log-append-time-ignored': 1,
 };

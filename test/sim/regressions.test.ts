@@ -263,9 +263,10 @@ test('follower-reports-to-old-leader (finding 6; test/cluster/leader-progress.te
       clock: new ManualClock(),
       leaderOf: (topic, partition) => leaders.get(`${topic}/${partition}`) ?? null,
       leaderHighWatermark: () => {},
+      leaderLogStart: () => {},
       reporter: (_replicaId, leader) => ({ report: () => void reportsTo.push(leader.nodeId), forget: () => {}, close: () => {} }),
     });
-    progress.follow('t', 0, () => 5, () => 0);
+    progress.follow('t', 0, () => 5, () => 0, () => 0);
     leaders.set('t/0', { nodeId: 2, host: '127.0.0.1', port: 9002 }); // broker 1 died, broker 2 took over
     progress.retarget();
     progress.applied('t', 0);

@@ -45,15 +45,15 @@ export function listenFakeFetchLeader(onFetch: (fetch: ReceivedFetch) => void): 
   return { port: server.port, stop: () => server.stop(true) };
 }
 
-/** The framed answer to `fetch`: each partition's error code and high watermark as `of` says (by topic). */
-export function fetchAnswer(fetch: ReceivedFetch, of: (topic: string) => { errorCode?: number; highWatermark: number }): Uint8Array {
+/** The framed answer to `fetch`: each partition's error code, high watermark and log start (0 unless given) as `of` says (by topic). */
+export function fetchAnswer(fetch: ReceivedFetch, of: (topic: string) => { errorCode?: number; highWatermark: number; logStartOffset?: number }): Uint8Array {
   const writer = new KafkaWriter();
   writeResponseHeader(writer, fetch.correlationId, false);
   fetchCodec.encodeResponse(writer, fetch.version, {
     throttleTimeMs: 0, errorCode: 0, sessionId: 0,
     responses: fetch.request.topics.map((t) => {
-      const { errorCode = ErrorCode.NONE, highWatermark } = of(t.topic);
-      return { topic: t.topic, partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, errorCode, highWatermark, lastStableOffset: highWatermark, logStartOffset: 0, abortedTransactions: null, preferredReadReplica: -1, records: [] })) };
+      const { errorCode = ErrorCode.NONE, highWatermark, logStartOffset = 0 } = of(t.topic);
+      return { topic: t.topic, partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, errorCode, highWatermark, lastStableOffset: highWatermark, logStartOffset, abortedTransactions: null, preferredReadReplica: -1, records: [] })) };
     }),
   });
   const body = concatBytes(writer.chunks());

@@ -16,9 +16,8 @@ export const FETCH_WAIT_MS_MAX = 30_000;
 export const FETCH_RESPONSE_BYTES_MAX = 55 * 1024 * 1024;
 /** No preferred read replica (KIP-392): one broker serves every partition. */
 const NO_PREFERRED_REPLICA = -1;
-/** ListOffsets' special timestamps: the high watermark and the log start. */
+/** ListOffsets' special timestamp of the high watermark. */
 const LATEST_TIMESTAMP = -1;
-const EARLIEST_TIMESTAMP = -2;
 
 /**
  * Reads whole batches (views of the log's read buffers, sent without copying into the response)
@@ -150,13 +149,15 @@ async function noteReplicaProgress(context: BrokerContext, request: FetchRequest
       let counted: boolean;
       try {
         // [R2] Counted only in the leader's epoch: another is FENCED_LEADER_EPOCH or UNKNOWN_LEADER_EPOCH (KIP-320), -1 not at all.
-        counted = genuine && context.engine.noteReplicaProgress(name, index, `broker-${replicaId}`, partition.fetchOffset, partition.currentLeaderEpoch);
+        // [R6] Its log start too: DeleteRecords waits for the in-sync followers' to reach the new start.
+        counted = genuine && context.engine.noteReplicaProgress(name, index, `broker-${replicaId}`, partition.fetchOffset, partition.currentLeaderEpoch, partition.logStartOffset);
       } catch (error) {
         return partitionResponse(index, errorCodeOf(error));
       }
       if (!counted) return partitionResponse(index, ErrorCode.NOT_LEADER_OR_FOLLOWER);
       const highWatermark = context.engine.offsetFor(name, index, LATEST_TIMESTAMP).offset;
-      const logStartOffset = context.engine.offsetFor(name, index, EARLIEST_TIMESTAMP).offset;
+      // [R6] DeleteRecords' start, which the follower takes up (not retention's: the follower's log and the tier keep what it took from this disk).
+      const logStartOffset = context.engine.deletedBeforeOffset(name, index);
       return partitionResponse(index, ErrorCode.NONE, { highWatermark, lastStableOffset: highWatermark, logStartOffset });
     }));
   });

@@ -44,7 +44,7 @@ export async function handleDeleteRecords(context: BrokerContext, request: Delet
     name: topic.name,
     partitions: await Promise.all(topic.partitions.map(async ({ partitionIndex, offset }): Promise<DeleteRecordsPartitionResult> => {
       try {
-        return { partitionIndex, lowWatermark: await context.topology.deleteRecords(topic.name, partitionIndex, offset), errorCode: ErrorCode.NONE };
+        return { partitionIndex, lowWatermark: await context.topology.deleteRecords(topic.name, partitionIndex, offset, request.timeoutMs), errorCode: ErrorCode.NONE };
       } catch (error) {
         return { partitionIndex, lowWatermark: -1, errorCode: errorCodeOf(error) };
       }
