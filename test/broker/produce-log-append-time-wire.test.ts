@@ -7,19 +7,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Broker } from '../../src/broker/broker.ts';
-import { decodeMessage, encodeMessage } from '../../src/broker/protocol/message-codec.ts';
+import { decodeMessage } from '../../src/broker/protocol/message-codec.ts';
 import { fetchRequestSchema, fetchResponseSchema } from '../../src/broker/protocol/messages/fetch.ts';
 import { initProducerIdRequestSchema, initProducerIdResponseSchema } from '../../src/broker/protocol/messages/init-producer-id.ts';
 import { produceRequestSchema, produceResponseSchema } from '../../src/broker/protocol/messages/produce.ts';
 import { KafkaReader } from '../../src/broker/protocol/reader.ts';
 import type { MessageSchema } from '../../src/broker/protocol/schema.ts';
-import { KafkaWriter } from '../../src/broker/protocol/writer.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { splitBatches } from '../../src/format/batch-parse.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
-import { type RawClient, rawClient } from '../support/raw-client.ts';
+import { type RawClient, rawClient, request } from '../support/raw-client.ts';
 
-const WAIT_MS = 5_000;
 const PRODUCER_TIME = 1_000_000_000_000;
 const store = new MemoryStore();
 let directory: string;
@@ -37,21 +35,11 @@ afterAll(async () => {
   rmSync(directory, { recursive: true, force: true });
 });
 
-let correlation = 0;
 // biome-ignore lint: decoded messages of any API
 async function call(client: RawClient, schema: MessageSchema, responseSchema: MessageSchema, version: number, flexible: boolean, message: Record<string, unknown>): Promise<any> {
-  const id = ++correlation;
-  const writer = new KafkaWriter().int16(schema.apiKey).int16(version).int32(id).nullableString('review');
-  if (flexible) writer.emptyTaggedFields();
-  encodeMessage(schema, writer, version, message);
-  const count = client.responses.length + 1;
-  client.send(Buffer.concat(writer.chunks()));
-  const deadline = Date.now() + WAIT_MS;
-  while (client.responses.length < count && !client.closed && Date.now() < deadline) await Bun.sleep(2);
-  const reader = new KafkaReader(client.responses[count - 1]!);
-  expect(reader.int32()).toBe(id);
-  if (flexible) reader.skipTaggedFields();
-  return decodeMessage(responseSchema, reader, version);
+  const body = await request(client, schema, version, message, flexible);
+  expect(body).not.toBeNull();
+  return decodeMessage(responseSchema, new KafkaReader(body!), version);
 }
 
 for (const [produceVersion, fetchVersion] of [[3, 4], [12, 12]] as const) {

@@ -1,3 +1,8 @@
+import { encodeMessage } from '../../src/broker/protocol/message-codec.ts';
+import { KafkaReader } from '../../src/broker/protocol/reader.ts';
+import type { MessageSchema } from '../../src/broker/protocol/schema.ts';
+import { KafkaWriter } from '../../src/broker/protocol/writer.ts';
+
 /** A raw Kafka client for protocol tests: sends frames, collects size-prefixed responses, notices the close. */
 export interface RawClient {
   send(frame: Uint8Array): void;
@@ -48,4 +53,30 @@ export async function rawClient(port: number): Promise<RawClient> {
     },
     end: () => socket.end(),
   };
+}
+
+/** How long `request` waits for its answer. */
+const ANSWER_WAIT_MS = 10_000;
+let correlationIds = 0;
+
+/**
+ * Sends one request of `schema` at `version` (request header v1, v2 when `flexible`), written by
+ * Ferry's codec, and returns its answer's body, after the response header; null when the broker
+ * closed the connection or did not answer in time.
+ */
+export async function request(client: RawClient, schema: MessageSchema, version: number, message: Record<string, unknown>, flexible: boolean): Promise<Uint8Array | null> {
+  const id = ++correlationIds;
+  const writer = new KafkaWriter().int16(schema.apiKey).int16(version).int32(id).nullableString('raw-client');
+  if (flexible) writer.emptyTaggedFields();
+  encodeMessage(schema, writer, version, message);
+  const count = client.responses.length + 1;
+  client.send(Buffer.concat(writer.chunks()));
+  const deadline = Date.now() + ANSWER_WAIT_MS;
+  while (client.responses.length < count && !client.closed && Date.now() < deadline) await Bun.sleep(2);
+  const bytes = client.responses[count - 1];
+  if (bytes === undefined) return null;
+  const reader = new KafkaReader(bytes);
+  if (reader.int32() !== id) throw new Error(`answer to correlation id ${id} expected`);
+  if (flexible) reader.skipTaggedFields();
+  return bytes.subarray(reader.position);
 }

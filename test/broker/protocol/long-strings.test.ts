@@ -6,18 +6,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Broker } from '../../../src/broker/broker.ts';
-import { decodeMessage, encodeMessage } from '../../../src/broker/protocol/message-codec.ts';
+import { decodeMessage } from '../../../src/broker/protocol/message-codec.ts';
 import { createTopicsRequestSchema, createTopicsResponseSchema } from '../../../src/broker/protocol/messages/create-topics.ts';
-import { describeConfigsRequestSchema, describeConfigsResponseSchema } from '../../../src/broker/protocol/messages/describe-configs.ts';
+import { describeConfigsRequestSchema } from '../../../src/broker/protocol/messages/describe-configs.ts';
 import { incrementalAlterConfigsRequestSchema, incrementalAlterConfigsResponseSchema } from '../../../src/broker/protocol/messages/incremental-alter-configs.ts';
 import { KafkaReader, STRING_BYTES_MAX } from '../../../src/broker/protocol/reader.ts';
 import type { MessageSchema } from '../../../src/broker/protocol/schema.ts';
-import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
 import { MemoryStore } from '../../../src/store/memory.ts';
 import { decodeBySchema, loadMessageSchema } from '../../support/kafka-message-schema.ts';
-import { type RawClient, rawClient } from '../../support/raw-client.ts';
+import { type RawClient, rawClient, request } from '../../support/raw-client.ts';
 
-const WAIT_MS = 5_000;
 const TOPIC_RESOURCE = 2;
 let directory: string;
 let broker: Broker;
@@ -32,24 +30,11 @@ afterAll(async () => {
   rmSync(directory, { recursive: true, force: true });
 });
 
-let correlation = 0;
-
-/** Sends one request (header v1, v2 when flexible) and returns the response body, after its header. */
+/** One request's answer body; the connection must stay and answer. */
 async function call(client: RawClient, schema: MessageSchema, version: number, message: Record<string, unknown>, flexible: boolean): Promise<Uint8Array> {
-  const id = ++correlation;
-  const writer = new KafkaWriter().int16(schema.apiKey).int16(version).int32(id).nullableString('review');
-  if (flexible) writer.emptyTaggedFields();
-  encodeMessage(schema, writer, version, message);
-  const count = client.responses.length + 1;
-  client.send(Buffer.concat(writer.chunks()));
-  const deadline = Date.now() + WAIT_MS;
-  while (client.responses.length < count && !client.closed && Date.now() < deadline) await Bun.sleep(2);
-  const bytes = client.responses[count - 1];
-  expect(bytes).toBeDefined();
-  const reader = new KafkaReader(bytes!);
-  expect(reader.int32()).toBe(id);
-  if (flexible) reader.skipTaggedFields();
-  return bytes!.subarray(reader.position);
+  const body = await request(client, schema, version, message, flexible);
+  expect(body).not.toBeNull();
+  return body!;
 }
 
 test('CreateTopics v4 with the longest invalid config value: its error message, which echoes it, is cut to a STRING and the response reads whole', async () => {
