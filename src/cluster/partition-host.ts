@@ -1,3 +1,5 @@
+import { isFerryError } from '../errors.ts';
+import { isOsError } from '../util/os-error.ts';
 import type { Ferry } from '../engine/index.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
 import type { TierStart } from '../tier/tier-start.ts';
@@ -94,7 +96,7 @@ export class PartitionHost {
       clock: options.clock,
       leaderOf: (topic, partition) => options.leaderOf(topic, partition),
       leaderHighWatermark: (topic, partition, highWatermark) => options.engine.noteLeaderHighWatermark(topic, partition, highWatermark),
-      leaderLogStart: (topic, partition, logStartOffset) => options.engine.followLogStart(topic, partition, logStartOffset), // [R6]
+      leaderLogStart: (topic, partition, logStartOffset) => this.#takeLogStart(topic, partition, logStartOffset), // [R6]
       ...(options.network === undefined ? {} : { network: options.network }),
     });
   }
@@ -148,8 +150,23 @@ export class PartitionHost {
    * it serves nothing below it, and its leader hears of the move at once [R6].
    */
   followLogStart(topic: string, partition: number, logStartOffset: number): void {
-    this.#options.engine.followLogStart(topic, partition, logStartOffset);
+    this.#takeLogStart(topic, partition, logStartOffset);
     this.#progress.logStartMoved(topic, partition);
+  }
+
+  /**
+   * The follower's log takes a DeleteRecords start up (its checkpoint written first). A write that
+   * fails (a full disk) leaves the start where it was, said in a line: the next answer or scan
+   * brings it again, and the leader's DeleteRecords waits for it meanwhile [R6] (the seed 263 of
+   * issue 12's simulation: a follower's full disk threw out of the reporter's answer handler).
+   */
+  #takeLogStart(topic: string, partition: number, logStartOffset: number): void {
+    try {
+      this.#options.engine.followLogStart(topic, partition, logStartOffset);
+    } catch (error) {
+      if (!isFerryError(error, 'Storage') && !isOsError(error)) throw error;
+      this.#options.log?.(`${topic}-${partition}: the log start ${logStartOffset} is not taken up yet: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   /** [C6] Another broker leads it now. */
