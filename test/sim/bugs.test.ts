@@ -19,7 +19,7 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'follower-reports-to-old-leader': 28,
   'isr-keeps-dead-replica': 35,
   'release-wakes-waiters': 169,
-  'fenced-writer-stays-fenced': 292,
+  'fenced-writer-stays-fenced': 705,
   'delete-records-not-durable': 2,
   'log-append-time-ignored': 1,
 };
