@@ -1,3 +1,5 @@
+import { type Decoded, decodeMessage, type Draft, encodeMessage } from '../broker/protocol/message-codec.ts';
+import { type FetchRequest, fetchRequestSchema, type FetchResponse, fetchResponseSchema } from '../broker/protocol/messages/fetch.ts';
 import { KafkaReader } from '../broker/protocol/reader.ts';
 import { KafkaWriter } from '../broker/protocol/writer.ts';
 import { UNKNOWN_LOG_START } from '../replica/isr.ts';
@@ -6,8 +8,9 @@ import type { Clock, Timer } from '../util/clock.ts';
 import type { NetSocket, Network } from '../util/network.ts';
 import { systemNetwork } from '../util/system-network.ts';
 
-const FETCH_API_KEY = 1;
 const FETCH_VERSION = 11;
+/** Kafka's FINAL_EPOCH: a full fetch outside any session. */
+const NO_SESSION_EPOCH = -1;
 const CLIENT_ID = 'ferry-replica';
 const SIZE_PREFIX_BYTES = 4;
 /** An answer to a report carries no records: a few bytes per partition. Larger means a broken peer (the connection restarts). */
@@ -254,15 +257,26 @@ export class ProgressReporter {
   }
 }
 
+/**
+ * A replica Fetch at FETCH_VERSION (request header v1), by Kafka's schema: fetch offsets are the
+ * follower's log ends, with its log starts; no wait, no bytes, no session.
+ */
 function encodeReport(replicaId: number, correlationId: number, reports: readonly Report[]): Uint8Array[] {
   const byTopic = new Map<string, Report[]>();
   for (const report of reports) byTopic.set(report.topic, [...(byTopic.get(report.topic) ?? []), report]);
-  const writer = new KafkaWriter().int16(FETCH_API_KEY).int16(FETCH_VERSION).int32(correlationId).nullableString(CLIENT_ID);
-  writer.int32(replicaId).int32(0).int32(0).int32(0).int8(0).int32(0).int32(-1); // no wait, no bytes, no session
-  writer.array([...byTopic], (w, [topic, partitions]) => {
-    w.string(topic).array(partitions, (pw, p) => pw.int32(p.partition).int32(p.leaderEpoch).int64(p.logEndOffset).int64(p.logStartOffset).int32(0));
-  });
-  writer.int32(0).string(''); // no forgotten topics, no rack
+  const writer = new KafkaWriter().int16(fetchRequestSchema.apiKey).int16(FETCH_VERSION).int32(correlationId).nullableString(CLIENT_ID);
+  const request: Draft<FetchRequest> = {
+    replicaId,
+    maxWaitMs: 0,
+    minBytes: 0,
+    maxBytes: 0,
+    sessionEpoch: NO_SESSION_EPOCH,
+    topics: [...byTopic].map(([topic, partitions]) => ({
+      topic,
+      partitions: partitions.map((p) => ({ partition: p.partition, currentLeaderEpoch: p.leaderEpoch, fetchOffset: p.logEndOffset, logStartOffset: p.logStartOffset, partitionMaxBytes: 0 })),
+    })),
+  };
+  encodeMessage(fetchRequestSchema, writer, FETCH_VERSION, request);
   return writer.chunks();
 }
 
@@ -275,30 +289,12 @@ interface Answer {
   readonly logStartOffset: number;
 }
 
-/** A Fetch v11 response (header v0): the request it answers, and each partition's error code, high watermark and log start. */
+/** A Fetch response at FETCH_VERSION (header v0): the request it answers, and each partition's error code, high watermark and log start. */
 function decodeAnswer(frame: Uint8Array): { correlationId: number; answers: Answer[] } {
   const reader = new KafkaReader(frame);
   const correlationId = reader.int32(); // which request it answers (answers come in request order)
-  reader.int32(); // throttle
-  if (reader.int16() !== 0) return { correlationId, answers: [] };
-  reader.int32(); // session id
-  const answers: Answer[] = [];
-  const topics = reader.arrayLength();
-  for (let t = 0; t < topics; t++) {
-    const topic = reader.string();
-    const partitions = reader.arrayLength();
-    for (let p = 0; p < partitions; p++) {
-      const partition = reader.int32();
-      const errorCode = reader.int16();
-      const highWatermark = reader.int64();
-      reader.int64(); // last stable offset
-      const logStartOffset = reader.int64();
-      const aborted = reader.int32();
-      for (let a = 0; a < aborted; a++) { reader.int64(); reader.int64(); }
-      reader.int32(); // preferred read replica
-      reader.nullableBytes(); // records: none asked for
-      answers.push({ topic, partition, errorCode, highWatermark, logStartOffset });
-    }
-  }
+  const response = decodeMessage(fetchResponseSchema, reader, FETCH_VERSION) as Decoded<FetchResponse>;
+  if (response.errorCode !== 0) return { correlationId, answers: [] };
+  const answers = response.responses.flatMap((topic) => topic.partitions.map(({ partitionIndex, errorCode, highWatermark, logStartOffset }) => ({ topic: topic.topic, partition: partitionIndex, errorCode, highWatermark, logStartOffset })));
   return { correlationId, answers };
 }
