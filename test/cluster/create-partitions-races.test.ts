@@ -1,5 +1,6 @@
 // (From the review of issue 12.) CreatePartitions in a cluster under races: concurrent grows
 // through two brokers, and a grow racing a delete and re-create of the topic. Held when written.
+import { startClusterBroker } from '../support/cluster-brokers.ts';
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
 import { Broker } from '../../src/broker/broker.ts';
 import { ControlStore } from '../../src/cluster/control-store.ts';
@@ -7,7 +8,6 @@ import type { TopicRecord } from '../../src/cluster/node.ts';
 import { isFerryError } from '../../src/errors.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
-import { tempDir } from '../support/temp-dir.ts';
 import { until } from '../support/until.ts';
 
 setDefaultTimeout(60_000);
@@ -16,15 +16,7 @@ afterEach(async () => {
   for (const broker of running.splice(0)) await broker.stop().catch(() => {});
 });
 
-async function start(store: ObjectStore, nodeId: number): Promise<Broker> {
-  const broker = await Broker.start({
-    listenHost: '127.0.0.1', listenPort: 0, nodeId,
-    cluster: { store, leaseMs: 1000, scanIntervalMs: 50 },
-    engine: { directory: tempDir(), log: { flush: { kind: 'none' } }, wal: { store, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 1 } } },
-  });
-  running.push(broker);
-  return broker;
-}
+const start = (store: ObjectStore, nodeId: number): Promise<Broker> => startClusterBroker(store, nodeId, running);
 
 const outcome = (promise: Promise<unknown>) => promise.then(() => 'ok', (error) => (isFerryError(error) ? error.kind : String(error)));
 

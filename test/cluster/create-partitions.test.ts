@@ -1,6 +1,7 @@
 // CreatePartitions in a cluster: the topic record's partition count rises by compare-and-swap;
 // every broker sees the new count, the new partitions are claimed as a new topic's are, and
 // nothing about the old partitions changes (leaders, leader epochs, records).
+import { startClusterBroker } from '../support/cluster-brokers.ts';
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
 import { Broker } from '../../src/broker/broker.ts';
 import { ControlStore } from '../../src/cluster/control-store.ts';
@@ -10,7 +11,6 @@ import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { testClusterNode } from '../support/cluster-node.ts';
-import { tempDir } from '../support/temp-dir.ts';
 import { idOf } from '../support/topic-ids.ts';
 import { until } from '../support/until.ts';
 
@@ -21,15 +21,7 @@ afterEach(async () => {
   for (const broker of running.splice(0)) await broker.stop().catch(() => {});
 });
 
-async function start(store: ObjectStore, nodeId: number): Promise<Broker> {
-  const broker = await Broker.start({
-    listenHost: '127.0.0.1', listenPort: 0, nodeId,
-    cluster: { store, leaseMs: 1000, scanIntervalMs: 50 },
-    engine: { directory: tempDir(), log: { flush: { kind: 'none' } }, wal: { store, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 1 } } },
-  });
-  running.push(broker);
-  return broker;
-}
+const start = (store: ObjectStore, nodeId: number): Promise<Broker> => startClusterBroker(store, nodeId, running);
 
 async function failureOf(action: () => Promise<unknown>): Promise<{ kind: FerryErrorKind | null; message: string }> {
   try {
