@@ -40,6 +40,8 @@ export interface Topology {
   topicId(topic: string): Uuid | null;
   /** The name of the topic with this id, as last seen (KIP-516 requests name topics by id); null if none. */
   topicName(topicId: Uuid): string | null;
+  /** The topic's id as its record says now (not as last seen); null if it does not exist. */
+  topicIdNow(topic: string): Promise<Uuid | null>;
   /** A topic's partition count from its record, read now if not seen yet; null if it does not exist. */
   partitionCount(name: string): Promise<number | null>;
   /**
@@ -113,6 +115,11 @@ export class SingleBrokerTopology implements Topology {
 
   topicName(topicId: Uuid): string | null {
     return this.#engine.topics().find((t) => t.id === topicId)?.name ?? null;
+  }
+
+  /** The engine holds every topic there is: its list is never behind. */
+  async topicIdNow(topic: string): Promise<Uuid | null> {
+    return this.topicId(topic);
   }
 
   async partitionCount(name: string): Promise<number | null> {
@@ -227,6 +234,10 @@ export class ClusterTopology implements Topology {
   topicName(topicId: Uuid): string | null {
     for (const [name, record] of this.#node.topics()) if (record.topicId === topicId) return name;
     return null;
+  }
+
+  async topicIdNow(topic: string): Promise<Uuid | null> {
+    return (await this.#node.readTopic(topic))?.topicId ?? null;
   }
 
   async partitionCount(name: string): Promise<number | null> {

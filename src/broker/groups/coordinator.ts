@@ -3,6 +3,13 @@ import type { Clock, Timer } from '../../util/clock.ts';
 import { type CoordinatorClaim, sameClaim } from './offset-store.ts';
 
 /** How long a rebalance waits for more members after the first join of an empty group (Kafka: 3 s). */
+/**
+ * The most of a client id a member id starts with (Kafka's own is the whole id): a member id goes
+ * back in JoinGroup and DescribeGroups answers, whose STRINGs hold 32767 bytes, and a client id
+ * may already be that long. 1024 UTF-16 units are at most 3072 UTF-8 bytes.
+ */
+const MEMBER_ID_CLIENT_PREFIX_MAX = 1024;
+
 export const INITIAL_REBALANCE_DELAY_MS = 300;
 /** Kafka's group.min/max.session.timeout.ms. */
 export const SESSION_TIMEOUT_MS_MIN = 1000;
@@ -181,7 +188,7 @@ export class GroupCoordinator {
     const group = existing ?? this.#group(request.groupId, request.claim);
     if (group.members.size > 0 && !this.#compatible(group, request)) return failed(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
     if (request.memberId === '' && group.members.size >= GROUP_MEMBERS_MAX) return failed(ErrorCode.UNKNOWN_SERVER_ERROR);
-    const memberId = request.memberId === '' ? `${request.clientId || 'member'}-${++this.#nextMemberNumber}-${this.#clock.nowMs().toString(36)}` : request.memberId;
+    const memberId = request.memberId === '' ? `${(request.clientId || 'member').slice(0, MEMBER_ID_CLIENT_PREFIX_MAX)}-${++this.#nextMemberNumber}-${this.#clock.nowMs().toString(36)}` : request.memberId;
     if (group.members.size === 0) group.protocolType = request.protocolType; // a group's type is its first member's, as in Kafka (the compatibility check holds the rest to it)
     const member = group.members.get(memberId) ?? this.#addMember(group, memberId);
     member.clientId = request.clientId;

@@ -59,7 +59,9 @@ export async function handleDeleteTopics(context: BrokerContext, request: Delete
   for (const topic of asked) {
     const name = topic.name ?? context.topology.topicName(topic.topicId);
     const answer = { name: topic.name ?? name, topicId: topic.topicId };
-    if (name === null) {
+    // An id names one incarnation: checked against the topic's record, never this broker's last
+    // scan, so that an id of a deleted incarnation never deletes the one created since.
+    if (name === null || (topic.topicId !== ZERO_UUID && (await context.topology.topicIdNow(name)) !== topic.topicId)) {
       responses.push({ ...answer, errorCode: ErrorCode.UNKNOWN_TOPIC_ID, errorMessage: `no topic has the id ${topic.topicId}` });
       continue;
     }
