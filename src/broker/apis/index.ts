@@ -30,6 +30,12 @@ import { listGroupsCodec } from './list-groups.ts';
 import { describeAclsCodec } from './describe-acls.ts';
 import { createAclsCodec } from './create-acls.ts';
 import { deleteAclsCodec } from './delete-acls.ts';
+import { saslHandshakeCodec } from './sasl-handshake.ts';
+import { saslAuthenticateCodec } from './sasl-authenticate.ts';
+import { describeClientQuotasCodec } from './describe-client-quotas.ts';
+import { alterClientQuotasCodec } from './alter-client-quotas.ts';
+import { describeUserScramCredentialsCodec } from './describe-user-scram-credentials.ts';
+import { alterUserScramCredentialsCodec } from './alter-user-scram-credentials.ts';
 
 /** Every API codec Ferry serves (the codec tests check each against Kafka's schemas). */
 // biome-ignore lint: a table of codecs of different request and response types
@@ -65,4 +71,10 @@ export const API_CODECS: readonly ApiCodec<any, any>[] = [
   describeAclsCodec,
   createAclsCodec,
   deleteAclsCodec,
+  saslHandshakeCodec,
+  saslAuthenticateCodec,
+  describeClientQuotasCodec,
+  alterClientQuotasCodec,
+  describeUserScramCredentialsCodec,
+  alterUserScramCredentialsCodec,
 ];
