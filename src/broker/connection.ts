@@ -52,6 +52,8 @@ export interface ConnectionOptions {
   readonly clock?: Clock;
   /** Closed after this long without progress: nothing received or written, no request being handled (connections.max.idle.ms). */
   readonly idleMs?: number;
+  /** The largest frame taken now (at most REQUEST_BYTES_MAX): smaller before a SASL client authenticated (sasl.server.max.receive.size). */
+  readonly frameBytesMax?: () => number;
 }
 
 /** A frame whose size is known: the bytes received so far (views of the received chunks, not copies). */
@@ -80,6 +82,7 @@ export class Connection {
   readonly #memory: RequestMemory;
   readonly #clock: Clock;
   readonly #idleMs: number;
+  readonly #frameBytesMax: () => number;
   /** Received chunks not yet parsed (kept while the connection waits for a reservation). */
   readonly #unparsed: Uint8Array[] = [];
   /** The size prefix being read. */
@@ -99,6 +102,8 @@ export class Connection {
   #handling = 0;
   #writing = false;
   #closed = false;
+  /** No request is started any more: the connection ends once the responses in hand are written (a failed authentication). */
+  #ending = false;
   #pendingWrite: Uint8Array | null = null;
   #drained: (() => void) | null = null;
   #lastActiveMs: number;
@@ -111,13 +116,14 @@ export class Connection {
     this.#memory = options.memory ?? new RequestMemory(QUEUED_REQUEST_BYTES_MAX_DEFAULT);
     this.#clock = options.clock ?? systemClock;
     this.#idleMs = options.idleMs ?? CONNECTIONS_MAX_IDLE_MS_DEFAULT;
+    this.#frameBytesMax = options.frameBytesMax ?? (() => REQUEST_BYTES_MAX);
     assert(this.#idleMs > 0, 'a connection idle timeout is positive');
     this.#lastActiveMs = this.#clock.monotonicMs();
     this.#idleTimer = this.#clock.setTimer(this.#idleMs, () => this.#checkIdle(), true);
   }
 
   received(chunk: Uint8Array): void {
-    if (this.#closed) return;
+    if (this.#closed || this.#ending) return;
     this.#lastActiveMs = this.#clock.monotonicMs();
     this.#unparsed.push(chunk);
     this.#parseUnparsed();
@@ -142,6 +148,17 @@ export class Connection {
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /**
+   * Starts no further request and ends the connection once every response already being produced
+   * is written: how a refused authentication sends its answer and then hangs up, as Kafka does.
+   */
+  endAfterResponses(): void {
+    if (this.#closed || this.#ending) return;
+    this.#ending = true;
+    this.#unparsed.length = 0;
+    void this.#writeResponses();
   }
 
   /** Bytes of request data this connection holds: received and not yet handled. */
@@ -181,8 +198,9 @@ export class Connection {
     if (this.#prefixFilled < SIZE_PREFIX_BYTES) return take;
     this.#prefixFilled = 0;
     const size = new DataView(this.#prefix.buffer).getInt32(0);
-    if (size < 0 || size > REQUEST_BYTES_MAX) {
-      this.close(new Error(`request of ${size} bytes is outside [0, ${REQUEST_BYTES_MAX}]`));
+    const sizeMax = Math.min(this.#frameBytesMax(), REQUEST_BYTES_MAX);
+    if (size < 0 || size > sizeMax) {
+      this.close(new Error(`request of ${size} bytes is outside [0, ${sizeMax}]`));
       return chunk.length;
     }
     this.#admit(size);
@@ -266,7 +284,7 @@ export class Connection {
    * once everything before it has finished, so a Fetch after a Produce sees what it wrote.
    */
   #startHandling(): void {
-    while (!this.#closed && this.#frames.length > 0 && this.#responses.length < PIPELINED_REQUESTS_MAX) {
+    while (!this.#closed && !this.#ending && this.#frames.length > 0 && this.#responses.length < PIPELINED_REQUESTS_MAX) {
       const produce = isProduce(this.#frames[0]!.bytes);
       if (this.#responses.length > 0 && !(produce && this.#onlyProduceInFlight)) break;
       this.#onlyProduceInFlight = this.#responses.length === 0 ? produce : this.#onlyProduceInFlight && produce;
@@ -302,6 +320,7 @@ export class Connection {
         this.#lastActiveMs = this.#clock.monotonicMs();
         this.#startHandling();
       }
+      if (this.#ending && !this.#closed && this.#responses.length === 0) this.close();
     } finally {
       this.#writing = false;
     }

@@ -5,11 +5,28 @@ import { ProtocolError } from './protocol/errors.ts';
 import { readRequestHeader, type RequestHeader, writeResponseHeader } from './protocol/header.ts';
 import { KafkaReader } from './protocol/reader.ts';
 import { KafkaWriter } from './protocol/writer.ts';
+import type { SaslAuthenticateRequest, SaslAuthenticateResponse } from './apis/sasl-authenticate.ts';
+import type { SaslHandshakeRequest, SaslHandshakeResponse } from './apis/sasl-handshake.ts';
+import type { Session } from '../security/session.ts';
 
-export interface RequestContext {
-  readonly header: RequestHeader;
+/** The connection a request arrived on, as the router and the handlers see it. */
+export interface ChannelContext {
   /** The client's address, for logs. */
   readonly peer: string;
+  /** Who the client is (authenticated, or ANONYMOUS) and through which listener: what ACLs and quotas judge. */
+  readonly session: Session;
+  /** The connection's SASL exchange: SaslHandshake and SaslAuthenticate go there (src/broker/auth/channel.ts). */
+  readonly sasl: SaslRequests;
+}
+
+/** What a connection answers to the SASL APIs (an ILLEGAL_SASL_STATE where it takes none: a PLAINTEXT listener, an authenticated connection). */
+export interface SaslRequests {
+  handshake(request: SaslHandshakeRequest, version: number): Promise<SaslHandshakeResponse>;
+  authenticate(request: SaslAuthenticateRequest, version: number): Promise<SaslAuthenticateResponse>;
+}
+
+export interface RequestContext extends ChannelContext {
+  readonly header: RequestHeader;
 }
 
 /** What the broker does for one API: null means "send no response" (Produce with acks=0). */
@@ -48,7 +65,12 @@ export class Router {
       .sort((a, b) => a.apiKey - b.apiKey);
   }
 
-  async handle(frame: Uint8Array, peer: string): Promise<Uint8Array[] | null> {
+  /** The API's name for a key (in errors and logs), or `key N` for one not served. */
+  apiName(apiKey: number): string {
+    return this.#bindings.get(apiKey)?.codec.name ?? `key ${apiKey}`;
+  }
+
+  async handle(frame: Uint8Array, channel: ChannelContext): Promise<Uint8Array[] | null> {
     const peek = new KafkaReader(frame);
     const apiKey = peek.int16();
     const apiVersion = peek.int16();
@@ -63,7 +85,7 @@ export class Router {
     const reader = new KafkaReader(frame);
     const header = readRequestHeader(reader, isFlexible(codec, apiVersion));
     const request = codec.decodeRequest(reader, apiVersion);
-    const response = refused ? binding.refuseVersion!(request) : await binding.handle(request, { header, peer });
+    const response = refused ? binding.refuseVersion!(request) : await binding.handle(request, { ...channel, header });
     if (response === null) return null;
     const writer = new KafkaWriter();
     // ApiVersions answers with response header v0 even in its flexible versions (KIP-511).

@@ -1,3 +1,6 @@
+import type { TLSOptions } from 'bun';
+import type { X509Certificate } from 'node:crypto';
+
 /**
  * TCP as the broker and its peers use it, behind an interface (design contract 8): the system
  * implementation is Bun's sockets; the simulation's (src/sim/network.ts) carries bytes between
@@ -15,11 +18,43 @@ export interface NetSocket {
   /** Stops delivering `data` until `resume` (TCP backpressure on the peer). */
   pause(): void;
   resume(): void;
+  /** What TLS established, on a socket of a TLS listener or a TLS connect; absent on plain TCP. */
+  readonly tls?: TlsPeer;
+}
+
+/** The peer as its TLS handshake showed it. */
+export interface TlsPeer {
+  /** Whether the peer presented a certificate that verified against the trusted CAs (and no CRL revoked). */
+  readonly authorized: boolean;
+  /** Why it did not verify (`certificate revoked`, ...); null when it did or none was asked for. */
+  readonly authorizationError: string | null;
+  /** The certificate the peer presented, if any. */
+  peerCertificate(): X509Certificate | undefined;
+  /** The protocol agreed (`TLSv1.3`). */
+  readonly protocol: string;
+}
+
+/**
+ * How a listener runs TLS: asked once per accepted connection, so that a reload (SIGHUP) takes
+ * effect for the next connection without restarting the listener. Bun's TLS options (PEM).
+ */
+export type TlsServerOptionsSource = () => TLSOptions;
+
+export interface ListenOptions {
+  /** Every accepted socket first completes a TLS handshake; `open` follows only once it succeeded. */
+  readonly tls?: TlsServerOptionsSource;
+}
+
+export interface ConnectOptions {
+  /** Connect with TLS (verifying the server against `ca`, presenting `cert`/`key` for mTLS). */
+  readonly tls?: TLSOptions;
 }
 
 export interface SocketHandlers {
   open?(socket: NetSocket): void;
   data(socket: NetSocket, chunk: Uint8Array): void;
+  /** A TLS listener's socket finished its handshake (`socket.tls` is filled in); data flows only after it. */
+  handshake?(socket: NetSocket): void;
   /** Room again after a short `write`. */
   drain?(socket: NetSocket): void;
   /** Called once, however the socket ended. */
@@ -34,10 +69,10 @@ export interface Listener {
 }
 
 export interface Network {
-  /** Port 0 picks a free port. */
-  listen(host: string, port: number, handlers: SocketHandlers): Listener;
-  /** Rejects when nothing listens there or the peer is unreachable. */
-  connect(host: string, port: number, handlers: SocketHandlers): Promise<NetSocket>;
+  /** Port 0 picks a free port. A network without TLS (the simulation's) throws if `options.tls` is given. */
+  listen(host: string, port: number, handlers: SocketHandlers, options?: ListenOptions): Listener;
+  /** Rejects when nothing listens there, the peer is unreachable or (TLS) the handshake fails. */
+  connect(host: string, port: number, handlers: SocketHandlers, options?: ConnectOptions): Promise<NetSocket>;
   /** A host name's addresses as peers' `remoteAddress` shows them (DNS on the system network); none if unknown. */
   resolve(host: string): Promise<string[]>;
 }
