@@ -8,56 +8,22 @@ import type { ObjectStore } from '../store/object-store.ts';
 import { ClusterTopology, SingleBrokerTopology } from './topology.ts';
 import type { Clock } from '../util/clock.ts';
 import { systemClock } from '../util/clock.ts';
-import { apiVersionsCodec } from './apis/api-versions.ts';
-import { alterConfigsCodec } from './apis/alter-configs.ts';
-import { createAclsCodec } from './apis/create-acls.ts';
-import { createPartitionsCodec } from './apis/create-partitions.ts';
-import { deleteAclsCodec } from './apis/delete-acls.ts';
-import { describeAclsCodec } from './apis/describe-acls.ts';
-import { deleteGroupsCodec } from './apis/delete-groups.ts';
-import { deleteRecordsCodec } from './apis/delete-records.ts';
-import { describeLogDirsCodec } from './apis/describe-log-dirs.ts';
-import { describeProducersCodec } from './apis/describe-producers.ts';
-import { incrementalAlterConfigsCodec } from './apis/incremental-alter-configs.ts';
-import { describeClusterCodec } from './apis/describe-cluster.ts';
-import { describeGroupsCodec } from './apis/describe-groups.ts';
-import { listGroupsCodec } from './apis/list-groups.ts';
-import { offsetDeleteCodec } from './apis/offset-delete.ts';
-import { createTopicsCodec } from './apis/create-topics.ts';
-import { deleteTopicsCodec } from './apis/delete-topics.ts';
-import { describeConfigsCodec } from './apis/describe-configs.ts';
-import { fetchCodec } from './apis/fetch.ts';
-import { findCoordinatorCodec } from './apis/find-coordinator.ts';
-import { heartbeatCodec } from './apis/heartbeat.ts';
-import { initProducerIdCodec } from './apis/init-producer-id.ts';
-import { joinGroupCodec } from './apis/join-group.ts';
-import { leaveGroupCodec } from './apis/leave-group.ts';
-import { listOffsetsCodec } from './apis/list-offsets.ts';
-import { metadataCodec } from './apis/metadata.ts';
-import { offsetCommitCodec } from './apis/offset-commit.ts';
-import { offsetFetchCodec } from './apis/offset-fetch.ts';
-import { offsetForLeaderEpochCodec } from './apis/offset-for-leader-epoch.ts';
-import { produceCodec } from './apis/produce.ts';
-import { syncGroupCodec } from './apis/sync-group.ts';
 import type { BrokerContext } from './context.ts';
 import { GroupCoordinator } from './groups/coordinator.ts';
 import { OFFSETS_RETENTION_MINUTES_DEFAULT, OffsetExpiry } from './groups/offset-expiry.ts';
 import { ControlOffsetStore, OffsetStore } from './groups/offset-store.ts';
-import { handleDescribeCluster } from './handlers/cluster.ts';
-import { handleFindCoordinator, handleInitProducerId } from './handlers/coordinator.ts';
-import { handleCreateAcls, handleDeleteAcls, handleDescribeAcls } from './handlers/acls.ts';
-import { handleDeleteGroups, handleDescribeGroups, handleListGroups, handleOffsetDelete } from './handlers/group-admin.ts';
-import { handleFetch, refuseOldFetch } from './handlers/fetch.ts';
-import { handleHeartbeat, handleJoinGroup, handleLeaveGroup, handleOffsetCommit, handleOffsetFetch, handleSyncGroup } from './handlers/groups.ts';
-import { handleListOffsets } from './handlers/list-offsets.ts';
-import { handleMetadata } from './handlers/metadata.ts';
-import { handleOffsetForLeaderEpoch } from './handlers/offset-for-leader-epoch.ts';
-import { handleProduce, refuseOldProduce } from './handlers/produce.ts';
-import { handleAlterConfigs, handleDescribeConfigs, handleIncrementalAlterConfigs } from './handlers/configs.ts';
-import { handleCreatePartitions, handleDeleteRecords, handleDescribeLogDirs, handleDescribeProducers } from './handlers/partition-admin.ts';
-import { handleCreateTopics, handleDeleteTopics } from './handlers/topics.ts';
 import { ControlProducerIdBlocks, FileProducerIdBlocks, ProducerIds } from './producers.ts';
-import { type ApiBinding, Router } from './router.ts';
+import { Router } from './router.ts';
+import { apiBindings, instrument } from './bindings.ts';
+import { BrokerSecurity, type BrokerSecurityOptions } from './auth/broker-security.ts';
+import type { ListenerConfig } from './auth/listener-config.ts';
+import { ConnectionLimits } from './connection-limits.ts';
+import { RequestMemory } from './request-memory.ts';
+import { QUEUED_REQUEST_BYTES_MAX_DEFAULT } from './connection.ts';
+import { MAX_CONNECTIONS_DEFAULT, PLAINTEXT_LISTENER } from './server.ts';
+import type { ListenerEndpoint } from '../cluster/endpoints.ts';
+import { FileStore } from '../store/file.ts';
+import { join } from 'node:path';
 import { KafkaServer } from './server.ts';
 import type { Server } from 'bun';
 import { MetricsRegistry } from '../metrics/index.ts';
@@ -105,6 +71,14 @@ export interface BrokerOptions {
   readonly queuedMaxRequestBytes?: number;
   /** Offsets of a group with no members expire this long after it emptied or they were committed (offsets.retention.minutes). */
   readonly offsetsRetentionMs?: number;
+  /**
+   * Kafka's listeners, each with its security protocol (PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL)
+   * and settings; the first is the one the broker record's host and port name. Absent: one
+   * PLAINTEXT listener at listenHost:listenPort, advertised as advertisedHost:advertisedPort.
+   */
+  readonly listeners?: readonly ListenerConfig[];
+  /** Authorization (ACLs), the inter-broker client, per-IP limits, the failed-authentication delay (docs/security.md). */
+  readonly security?: BrokerSecurityOptions;
 }
 
 export interface ClusterOptions {
@@ -130,15 +104,17 @@ const MS_PER_MINUTE = 60_000;
 export class Broker {
   readonly context: BrokerContext;
   readonly metrics: MetricsRegistry;
-  readonly #server: KafkaServer;
+  readonly #servers: readonly KafkaServer[];
+  readonly #security: BrokerSecurity;
   readonly #metricsServer: Server<undefined> | null;
   readonly #cluster: ClusterNode | null;
   readonly #offsetExpiry: OffsetExpiry;
 
-  private constructor(context: BrokerContext, server: KafkaServer, metrics: MetricsRegistry, metricsServer: Server<undefined> | null, cluster: ClusterNode | null, offsetExpiry: OffsetExpiry) {
+  private constructor(context: BrokerContext, servers: readonly KafkaServer[], security: BrokerSecurity, metrics: MetricsRegistry, metricsServer: Server<undefined> | null, cluster: ClusterNode | null, offsetExpiry: OffsetExpiry) {
     this.context = context;
     this.#offsetExpiry = offsetExpiry;
-    this.#server = server;
+    this.#servers = servers;
+    this.#security = security;
     this.metrics = metrics;
     this.#metricsServer = metricsServer;
     this.#cluster = cluster;
@@ -147,16 +123,31 @@ export class Broker {
   static async start(options: BrokerOptions): Promise<Broker> {
     const clock = options.clock ?? systemClock;
     const metrics = options.engine.metrics ?? new MetricsRegistry();
+    const log = options.log ?? ((message: string) => console.error(message));
     if (options.cluster !== undefined && options.engine.wal === undefined) throw new FerryError('InvalidArgument', 'a cluster broker needs a WAL store: its partitions move through it');
     await checkStores(options, clock);
-    const engine = await Ferry.open({ ...options.engine, ...tierOf(options), clock, metrics, ...definedOnly({ random: options.random }), ...(options.log === undefined ? {} : { report: options.log }), managedPartitions: options.cluster !== undefined, ...(options.minInsyncReplicas === undefined ? {} : { minInsyncReplicas: options.minInsyncReplicas }) });
+    // Security first: a listener's unreadable certificate stops the start before any recovery.
+    const security = await BrokerSecurity.open(listenersOf(options), options.security ?? {}, { ...(await securityStoreOf(options)), clock, metrics, log });
+    let engine: Ferry;
+    try {
+      engine = await Ferry.open({ ...options.engine, ...tierOf(options), clock, metrics, ...definedOnly({ random: options.random }), ...(options.log === undefined ? {} : { report: options.log }), managedPartitions: options.cluster !== undefined, ...(options.minInsyncReplicas === undefined ? {} : { minInsyncReplicas: options.minInsyncReplicas }) });
+    } catch (error) {
+      security.stop();
+      throw error;
+    }
     let context: BrokerContext | undefined;
-    let server: KafkaServer | undefined;
+    const servers: KafkaServer[] = [];
     let cluster: ClusterNode | null = null;
     try {
-      const router = new Router(instrument(metrics, clock, bindings(() => context!)));
-      server = KafkaServer.listen({ hostname: options.listenHost, port: options.listenPort, router, clock, metrics, ...definedOnly({ network: options.network, log: options.log, maxConnections: options.maxConnections, connectionsMaxIdleMs: options.connectionsMaxIdleMs, queuedMaxRequestBytes: options.queuedMaxRequestBytes }) });
-      const self = { nodeId: options.nodeId, host: options.advertisedHost ?? options.listenHost, port: options.advertisedPort ?? server.port, rack: options.rack ?? null };
+      const router = new Router(instrument(metrics, clock, apiBindings(() => context!)));
+      const limits = new ConnectionLimits({ maxConnections: options.maxConnections ?? MAX_CONNECTIONS_DEFAULT, ...definedOnly({ maxConnectionsPerIp: options.security?.maxConnectionsPerIp, perIpOverrides: options.security?.maxConnectionsPerIpOverrides }) });
+      const memory = new RequestMemory(options.queuedMaxRequestBytes ?? QUEUED_REQUEST_BYTES_MAX_DEFAULT);
+      for (const { config, opened } of security.listeners) {
+        servers.push(KafkaServer.listen({ hostname: config.host, port: config.port, router, listener: opened.security, limits, memory, authentication: security.events, clock, metrics, log, ...definedOnly({ network: options.network, connectionsMaxIdleMs: options.connectionsMaxIdleMs, failedAuthenticationDelayMs: options.security?.failedAuthenticationDelayMs }) }));
+      }
+      const endpoints: ListenerEndpoint[] = security.listeners.map(({ config }, index) => ({ listener: config.name, host: config.advertisedHost ?? config.host, port: config.advertisedPort ?? servers[index]!.port }));
+      const first = endpoints[0]!;
+      const self = { nodeId: options.nodeId, host: first.host, port: first.port, rack: options.rack ?? null, ...(endpoints.length > 1 || first.listener !== PLAINTEXT_LISTENER.name ? { endpoints } : {}) };
       // A cluster reserves producer ids in its control records: its brokers' disks are not their state.
       const producers = new ProducerIds(options.cluster === undefined ? new FileProducerIdBlocks(options.engine.directory, options.nodeId, options.engine.disk) : new ControlProducerIdBlocks(new ControlStore(options.cluster.store, options.cluster.prefix ?? '')));
       cluster = options.cluster === undefined ? null : clusterMember({
@@ -166,11 +157,11 @@ export class Broker {
         walPrefix: options.engine.wal!.prefix ?? '',
         self: { ...self, leaseMs: options.cluster.leaseMs },
         scanIntervalMs: options.cluster.scanIntervalMs,
-        peerListen: options.cluster.peerPort === null ? null : { host: options.listenHost, port: options.cluster.peerPort ?? 0 },
+        peerListen: options.cluster.peerPort === null ? null : { host: security.listeners[0]!.config.host, port: options.cluster.peerPort ?? 0 },
         engine,
         clock,
         metrics,
-        ...definedOnly({ network: options.network, random: options.random, log: options.log }),
+        ...definedOnly({ network: options.network, random: options.random, log: options.log, interBroker: options.security?.interBroker }),
       });
       context = {
         nodeId: options.nodeId,
@@ -183,42 +174,67 @@ export class Broker {
         groups: new GroupCoordinator(clock),
         offsets: cluster === null ? OffsetStore.open(options.engine.directory, options.engine.disk) : new ControlOffsetStore(new ControlStore(options.cluster!.store, options.cluster!.prefix ?? ''), { nodeId: options.nodeId, incarnation: cluster.incarnation }),
         producers,
-        topology: cluster === null ? new SingleBrokerTopology(self, engine) : new ClusterTopology(cluster, options.defaultReplicationFactor ?? 1, new RegisteredAddresses(clock, options.network === undefined ? undefined : (host) => options.network!.resolve(host)), () => engine.brokerTopicDefaults(), engine),
+        topology: cluster === null ? new SingleBrokerTopology(self, engine) : new ClusterTopology(cluster, options.defaultReplicationFactor ?? 1, new RegisteredAddresses(clock, options.network === undefined ? undefined : (host) => options.network!.resolve(host)), () => engine.brokerTopicDefaults(), engine, security.interBrokerListener),
         autoCreateTopics: options.autoCreateTopics ?? true,
         defaultPartitions: options.defaultPartitions ?? DEFAULT_PARTITIONS,
         defaultReplicationFactor: cluster === null ? 1 : (options.defaultReplicationFactor ?? 1),
+        security,
+        endpoints,
       };
       await cluster?.start();
+      const startedContext = context;
       const offsetExpiry = new OffsetExpiry({
-        groups: context.groups,
-        offsets: context.offsets,
+        groups: startedContext.groups,
+        offsets: startedContext.offsets,
         clock,
         retentionMs: options.offsetsRetentionMs ?? OFFSETS_RETENTION_MINUTES_DEFAULT * MS_PER_MINUTE,
-        coordinates: (group) => context!.topology.coordinatorFor(group)?.nodeId === options.nodeId,
+        coordinates: (group) => startedContext.topology.coordinatorFor(group)?.nodeId === options.nodeId,
         ...definedOnly({ log: options.log }),
       });
       offsetExpiry.start();
       const metricsServer = options.metricsListen === undefined ? null : serveMetrics(metrics, options.metricsListen.host, options.metricsListen.port);
-      return new Broker(context, server, metrics, metricsServer, cluster, offsetExpiry);
+      return new Broker(startedContext, servers, security, metrics, metricsServer, cluster, offsetExpiry);
     } catch (error) {
       // What was started is stopped, so that this process (an embedding service) can start again:
-      // the engine's directory lock, the listener and the cluster timers go with it.
+      // the engine's directory lock, the listeners and the cluster timers go with it.
       cluster?.stop();
       cluster?.closePeerLinks();
-      server?.stop();
+      for (const server of servers) server.stop();
+      security.stop();
       context?.groups.close();
       await engine.close().catch(() => {});
       throw error;
     }
   }
 
+  /** The first listener's port. */
   get port(): number {
-    return this.#server.port;
+    return this.#servers[0]!.port;
+  }
+
+  /** The port of the listener of that name (upper case), or null if there is none. */
+  portOf(listener: string): number | null {
+    const index = this.#security.listeners.findIndex(({ config }) => config.name === listener);
+    return index < 0 ? null : this.#servers[index]!.port;
   }
 
   /** The metrics endpoint's port, when serving one. */
   get metricsPort(): number | null {
     return this.#metricsServer?.port ?? null;
+  }
+
+  /** One line per listener for the start log: its name, address, protocol, mechanisms and certificate (no secrets). */
+  listenerSummaries(): string[] {
+    return this.#security.listeners.map(({ config, opened }, index) => `${config.name} on ${config.host}:${this.#servers[index]!.port}: ${opened.summary}`);
+  }
+
+  /**
+   * SIGHUP: the listeners read their certificates, CRL, PLAIN users and JWKS again; connections
+   * opened from now on use them, open ones keep theirs. Throws (keeping the old material of the
+   * listeners that failed) when a file no longer reads.
+   */
+  reloadSecurity(): Promise<void> {
+    return this.#security.reload();
   }
 
   /**
@@ -234,7 +250,8 @@ export class Broker {
   /** Stops listening, ends every connection, flushes and closes the engine, then resigns its lease. */
   async stop(): Promise<void> {
     this.#cluster?.stop();
-    this.#server.stop();
+    for (const server of this.#servers) server.stop();
+    this.#security.stop();
     void this.#metricsServer?.stop(true);
     this.#offsetExpiry.stop();
     this.context.groups.close();
@@ -244,67 +261,29 @@ export class Broker {
   }
 }
 
-/** Counts requests and times their handling per API (ferry_broker_requests_total, ..._request_latency_ms). */
-// biome-ignore lint: the binding table holds every API's request and response types
-function instrument(registry: MetricsRegistry, clock: Clock, table: ApiBinding<any, any>[]): ApiBinding<any, any>[] {
-  return table.map((binding) => {
-    const labels = { api: binding.codec.name };
-    const requests = registry.counter('ferry_broker_requests_total', 'Kafka requests handled, by API', { labels });
-    const latency = registry.histogram('ferry_broker_request_latency_ms', 'Time from decoding a request to its response, by API (long-poll waits included)', { labels });
-    return {
-      ...binding,
-      async handle(request, context) {
-        const started = clock.monotonicMs();
-        try {
-          return await binding.handle(request, context);
-        } finally {
-          requests.add();
-          latency.record(clock.monotonicMs() - started);
-        }
-      },
-    };
-  });
+/** The listeners configured, or one PLAINTEXT listener at the listen address. */
+function listenersOf(options: BrokerOptions): readonly ListenerConfig[] {
+  if (options.listeners !== undefined) {
+    if (options.listeners.length === 0) throw new FerryError('InvalidArgument', 'a broker needs at least one listener');
+    return options.listeners;
+  }
+  return [{ name: PLAINTEXT_LISTENER.name, protocol: 'PLAINTEXT', host: options.listenHost, port: options.listenPort, ...definedOnly({ advertisedHost: options.advertisedHost, advertisedPort: options.advertisedPort }) }];
 }
 
-// biome-ignore lint: the binding table holds every API's request and response types
-function bindings(context: () => BrokerContext): ApiBinding<any, any>[] {
-  let router: Router | undefined;
-  const table: ApiBinding<any, any>[] = [
-    { codec: apiVersionsCodec, handle: () => ({ errorCode: 0, apiKeys: router!.apiVersions(), throttleTimeMs: 0 }) },
-    { codec: metadataCodec, handle: (request, { header }) => handleMetadata(context(), request, header.apiVersion) },
-    { codec: produceCodec, handle: (request) => handleProduce(context(), request), refuseVersion: refuseOldProduce },
-    { codec: fetchCodec, handle: (request, { peer }) => handleFetch(context(), request, peer), refuseVersion: refuseOldFetch },
-    { codec: listOffsetsCodec, handle: (request) => handleListOffsets(context(), request) },
-    { codec: initProducerIdCodec, handle: (request) => handleInitProducerId(context(), request) },
-    { codec: findCoordinatorCodec, handle: (request) => handleFindCoordinator(context(), request) },
-    { codec: joinGroupCodec, handle: (request, { header, peer }) => handleJoinGroup(context(), request, header.clientId ?? '', `/${peer}`) },
-    { codec: syncGroupCodec, handle: (request) => handleSyncGroup(context(), request) },
-    { codec: heartbeatCodec, handle: (request) => handleHeartbeat(context(), request) },
-    { codec: leaveGroupCodec, handle: (request) => handleLeaveGroup(context(), request) },
-    { codec: offsetCommitCodec, handle: (request) => handleOffsetCommit(context(), request) },
-    { codec: offsetFetchCodec, handle: (request) => handleOffsetFetch(context(), request) },
-    { codec: createTopicsCodec, handle: (request) => handleCreateTopics(context(), request) },
-    { codec: deleteTopicsCodec, handle: (request) => handleDeleteTopics(context(), request) },
-    { codec: describeConfigsCodec, handle: (request) => handleDescribeConfigs(context(), request) },
-    { codec: offsetForLeaderEpochCodec, handle: (request) => handleOffsetForLeaderEpoch(context(), request) },
-    { codec: listGroupsCodec, handle: (request) => handleListGroups(context(), request) },
-    { codec: describeGroupsCodec, handle: (request, { header }) => handleDescribeGroups(context(), request, header.apiVersion) },
-    { codec: deleteGroupsCodec, handle: (request) => handleDeleteGroups(context(), request) },
-    { codec: offsetDeleteCodec, handle: (request) => handleOffsetDelete(context(), request) },
-    { codec: describeClusterCodec, handle: (request) => handleDescribeCluster(context(), request) },
-    { codec: alterConfigsCodec, handle: (request) => handleAlterConfigs(context(), request) },
-    { codec: incrementalAlterConfigsCodec, handle: (request) => handleIncrementalAlterConfigs(context(), request) },
-    { codec: createPartitionsCodec, handle: (request) => handleCreatePartitions(context(), request) },
-    { codec: deleteRecordsCodec, handle: (request) => handleDeleteRecords(context(), request) },
-    { codec: describeProducersCodec, handle: (request) => handleDescribeProducers(context(), request) },
-    { codec: describeLogDirsCodec, handle: (request) => handleDescribeLogDirs(context(), request) },
-    { codec: describeAclsCodec, handle: () => handleDescribeAcls() },
-    { codec: createAclsCodec, handle: (request) => handleCreateAcls(request) },
-    { codec: deleteAclsCodec, handle: (request) => handleDeleteAcls(request) },
-  ];
-  router = new Router(table);
-  return table;
+/**
+ * Where the security records (ACLs, SCRAM credentials) live: the cluster's control store; for a
+ * single broker its WAL store (so that a stateless broker started on an empty disk keeps them),
+ * or without one a file store in its log directory.
+ */
+async function securityStoreOf(options: BrokerOptions): Promise<{ store: ObjectStore; prefix: string }> {
+  if (options.cluster !== undefined) return { store: options.cluster.store, prefix: options.cluster.prefix ?? '' };
+  const wal = options.engine.wal;
+  if (wal !== undefined) return { store: wal.store, prefix: wal.prefix ?? '' };
+  return { store: await FileStore.open(join(options.engine.directory, SECURITY_FILE_STORE_DIRECTORY)), prefix: '' };
 }
+
+/** A single broker without a WAL store keeps its security records here, in its log directory. */
+const SECURITY_FILE_STORE_DIRECTORY = 'security-records';
 
 /** A cluster's tier learns which topic incarnations live from the topic records (its engine's registry holds only what it adopted). */
 function tierOf(options: BrokerOptions): Pick<FerryOptions, 'tier'> {

@@ -4,6 +4,8 @@ import type { GroupCoordinator } from './groups/coordinator.ts';
 import type { GroupOffsetStore } from './groups/offset-store.ts';
 import type { ProducerIds } from './producers.ts';
 import type { Topology } from './topology.ts';
+import type { BrokerSecurity } from './auth/broker-security.ts';
+import type { ListenerEndpoint } from '../cluster/endpoints.ts';
 
 /** What every handler may use: this broker's identity, its engine and its coordinators. */
 export interface BrokerContext {
@@ -25,6 +27,10 @@ export interface BrokerContext {
   readonly defaultPartitions: number;
   /** Replicas of a topic created without a replication factor (a cluster's; 1 for a single broker). Absent: 1. */
   readonly defaultReplicationFactor?: number;
+  /** Who may do what: the ACLs (a null authorizer allows everything), the SCRAM credentials, the inter-broker listener. */
+  readonly security: Pick<BrokerSecurity, 'authorizer' | 'acls' | 'scram' | 'interBrokerListener'>;
+  /** This broker's listeners as clients reach them (advertised.listeners), first listener first. */
+  readonly endpoints: readonly ListenerEndpoint[];
 }
 
 /** Kafka's "no timestamp" value. */

@@ -6,6 +6,7 @@ import { isFerryError } from '../errors.ts';
 import { isStoreError } from '../store/errors.ts';
 import { regressed } from '../util/regressions.ts';
 import type { Uuid } from '../util/uuid.ts';
+import { endpointFor, type ListenerEndpoint } from '../cluster/endpoints.ts';
 import type { TopicConfigs } from '../log/topic-config.ts';
 import type { ConfigAlteration } from '../log/topic-config-changes.ts';
 import { describeTopicConfigs, type TopicConfigEntry } from '../log/topic-config-describe.ts';
@@ -23,9 +24,12 @@ const RETIRED_TOPIC_IDS_MAX = 10_000;
 
 export interface BrokerAddress {
   readonly nodeId: number;
+  /** Its first listener's address (a broker record's host and port). */
   readonly host: string;
   readonly port: number;
   readonly rack: string | null;
+  /** Every listener's advertised address; absent: one listener, at host and port (endpoints.ts endpointFor). */
+  readonly endpoints?: readonly ListenerEndpoint[];
 }
 
 /**
@@ -202,7 +206,11 @@ export class ClusterTopology implements Topology {
   /** The broker's own topic defaults, by Kafka name (its engine's: Ferry.brokerTopicDefaults). */
   readonly #brokerTopicDefaults: () => TopicConfigs;
 
-  constructor(node: ClusterNode, defaultReplicationFactor: number, addresses: RegisteredAddresses, brokerTopicDefaults: () => TopicConfigs = () => ({}), engine: Ferry | null = null) {
+  /** The listener brokers report progress through: a report must come from the reporting broker's endpoint of it. Null: its first listener's host. */
+  readonly #interBrokerListener: string | null;
+
+  constructor(node: ClusterNode, defaultReplicationFactor: number, addresses: RegisteredAddresses, brokerTopicDefaults: () => TopicConfigs = () => ({}), engine: Ferry | null = null, interBrokerListener: string | null = null) {
+    this.#interBrokerListener = interBrokerListener;
     this.#brokerTopicDefaults = brokerTopicDefaults;
     this.#node = node;
     this.#defaultReplicationFactor = defaultReplicationFactor;
@@ -212,15 +220,17 @@ export class ClusterTopology implements Topology {
 
   async isReplicaConnection(replicaId: number, peer: string): Promise<boolean> {
     const broker = this.#node.liveBrokers().find((b) => b.nodeId === replicaId);
-    return broker !== undefined && replicaId !== this.#node.nodeId && (await this.#addresses.matches(peer, broker.host));
+    if (broker === undefined || replicaId === this.#node.nodeId) return false;
+    const endpoint = this.#interBrokerListener === null ? broker : endpointFor(broker, this.#interBrokerListener);
+    return endpoint !== null && (await this.#addresses.matches(peer, endpoint.host));
   }
 
   followersOf(topic: string, partition: number): BrokerAddress[] {
-    return this.#node.followersOf(topic, partition).map(({ nodeId, host, port, rack }) => ({ nodeId, host, port, rack }));
+    return this.#node.followersOf(topic, partition).map(addressOf);
   }
 
   brokers(): BrokerAddress[] {
-    return this.#node.liveBrokers().map(({ nodeId, host, port, rack }) => ({ nodeId, host, port, rack }));
+    return this.#node.liveBrokers().map(addressOf);
   }
 
   topics(): ReadonlyMap<string, number> {
@@ -340,4 +350,10 @@ async function outcomeUnknownOnStoreError<T>(change: string, write: () => Promis
     if (!isStoreError(error) && !(isFerryError(error) && error.kind === 'Storage')) throw error;
     throw new FerryError('OutcomeUnknown', `${change} may or may not have taken effect: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
+}
+
+/** A broker record as the handlers see it. */
+function addressOf(record: { readonly nodeId: number; readonly host: string; readonly port: number; readonly rack: string | null; readonly endpoints?: readonly ListenerEndpoint[] }): BrokerAddress {
+  const { nodeId, host, port, rack, endpoints } = record;
+  return { nodeId, host, port, rack, ...(endpoints === undefined ? {} : { endpoints }) };
 }

@@ -1,4 +1,5 @@
 import { FerryError } from '../errors.ts';
+import type { ListenerEndpoint } from './endpoints.ts';
 import { sleep } from '../util/backoff.ts';
 import type { Clock, Timer } from '../util/clock.ts';
 import { type Random, systemRandom } from '../util/random.ts';
@@ -27,9 +28,12 @@ export const STALLED_DELETE_LEASES = 2;
 
 export interface BrokerRecord {
   readonly nodeId: number;
+  /** Its first listener's advertised address. */
   readonly host: string;
   readonly port: number;
   readonly rack: string | null;
+  /** Every listener's advertised address, by Kafka listener name; absent: one listener, at host and port. */
+  readonly endpoints?: readonly ListenerEndpoint[];
   readonly stream: StreamId;
   readonly renewedAtMs: number;
   readonly leaseMs: number;

@@ -1,5 +1,7 @@
 import type { DescribeClusterRequest, DescribeClusterResponse } from '../apis/describe-cluster.ts';
 import type { BrokerContext } from '../context.ts';
+import type { Session } from '../../security/session.ts';
+import { LOCAL_SESSION } from './authorize.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
 
 /** DescribeCluster's endpoint types (KIP-919): Ferry's brokers are the only endpoints; there are no controllers. */
@@ -8,7 +10,7 @@ const BROKERS_ENDPOINT = 1;
 const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
 
 /** The live brokers, as Metadata lists them (KIP-700). The lowest node id stands in for a controller, as in Metadata. */
-export function handleDescribeCluster(context: BrokerContext, request: DescribeClusterRequest): DescribeClusterResponse {
+export function handleDescribeCluster(context: BrokerContext, request: DescribeClusterRequest, session: Session = LOCAL_SESSION): DescribeClusterResponse {
   const brokers = context.topology.brokers();
   const base = { throttleTimeMs: 0, endpointType: BROKERS_ENDPOINT, clusterId: context.clusterId, clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
   if (request.endpointType !== BROKERS_ENDPOINT) {

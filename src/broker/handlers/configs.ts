@@ -6,6 +6,8 @@ import { ConfigResourceType } from '../apis/describe-configs.ts';
 import type { IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse } from '../apis/incremental-alter-configs.ts';
 import { type BrokerConfigEntry, brokerConfigEntries } from '../broker-config-entries.ts';
 import type { BrokerContext } from '../context.ts';
+import type { Session } from '../../security/session.ts';
+import { LOCAL_SESSION } from './authorize.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
 import { errorCodeOf } from './errors.ts';
 
@@ -27,7 +29,7 @@ function isThisBroker(context: BrokerContext, resourceName: string): boolean {
  * DescribeConfigs of topics (their Kafka configs: values, sources, synonyms, types) and of this
  * broker (its static configs by Kafka's names). Synonyms and documentation only when asked for.
  */
-export async function handleDescribeConfigs(context: BrokerContext, request: DescribeConfigsRequest): Promise<DescribeConfigsResponse> {
+export async function handleDescribeConfigs(context: BrokerContext, request: DescribeConfigsRequest, session: Session = LOCAL_SESSION): Promise<DescribeConfigsResponse> {
   const results = await Promise.all(request.resources.map((resource) => describeResource(context, request, resource)));
   return { throttleTimeMs: 0, results };
 }
@@ -123,7 +125,7 @@ function duplicateAnswer(resource: AlterResource): AlterConfigsResourceResponse 
 }
 
 /** AlterConfigs: each resource's dynamic configs become exactly those given (the others go back to their defaults). */
-export async function handleAlterConfigs(context: BrokerContext, request: AlterConfigsRequest): Promise<AlterConfigsResponse> {
+export async function handleAlterConfigs(context: BrokerContext, request: AlterConfigsRequest, session: Session = LOCAL_SESSION): Promise<AlterConfigsResponse> {
   const twice = duplicates(request.resources);
   const responses = await Promise.all(request.resources.map((resource) => {
     if (twice.has(`${resource.resourceType}\u0000${resource.resourceName}`)) return duplicateAnswer(resource);
@@ -135,7 +137,7 @@ export async function handleAlterConfigs(context: BrokerContext, request: AlterC
 }
 
 /** IncrementalAlterConfigs (KIP-339): SET, DELETE, APPEND and SUBTRACT single configs, the rest as they are. */
-export async function handleIncrementalAlterConfigs(context: BrokerContext, request: IncrementalAlterConfigsRequest): Promise<IncrementalAlterConfigsResponse> {
+export async function handleIncrementalAlterConfigs(context: BrokerContext, request: IncrementalAlterConfigsRequest, session: Session = LOCAL_SESSION): Promise<IncrementalAlterConfigsResponse> {
   const twice = duplicates(request.resources);
   const responses = await Promise.all(request.resources.map((resource) => {
     if (twice.has(`${resource.resourceType}\u0000${resource.resourceName}`)) return duplicateAnswer(resource);

@@ -1,6 +1,8 @@
 import { CoordinatorKeyType, type Coordinator, type FindCoordinatorRequest, type FindCoordinatorResponse } from '../apis/find-coordinator.ts';
 import type { InitProducerIdRequest, InitProducerIdResponse } from '../apis/init-producer-id.ts';
 import type { BrokerContext } from '../context.ts';
+import type { Session } from '../../security/session.ts';
+import { LOCAL_SESSION } from './authorize.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
 import { errorCodeOf } from './errors.ts';
 
@@ -17,7 +19,7 @@ const TRANSACTIONS_REFUSED = ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
  * The coordinator of each key, a group's or a transactional id's: the topology's pick. Before v4 a request names one key and the answer is at the top level; from v4
  * (KIP-699) it names several, each answered in `coordinators`. The version writes its shape.
  */
-export function handleFindCoordinator(context: BrokerContext, request: FindCoordinatorRequest): FindCoordinatorResponse {
+export function handleFindCoordinator(context: BrokerContext, request: FindCoordinatorRequest, session: Session = LOCAL_SESSION): FindCoordinatorResponse {
   if (request.coordinatorKeys.length === 0) {
     const { errorCode, errorMessage, nodeId, host, port } = coordinatorOf(context, request.key, request.keyType);
     return { throttleTimeMs: 0, errorCode, errorMessage, nodeId, host, port };
@@ -40,7 +42,7 @@ function coordinatorOf(context: BrokerContext, key: string, keyType: number): Co
  * retries it, where kafkajs gives up an InitProducerId on KAFKA_STORAGE_ERROR (it retries only
  * coordinator errors).
  */
-export async function handleInitProducerId(context: BrokerContext, request: InitProducerIdRequest): Promise<InitProducerIdResponse> {
+export async function handleInitProducerId(context: BrokerContext, request: InitProducerIdRequest, session: Session = LOCAL_SESSION): Promise<InitProducerIdResponse> {
   if (request.transactionalId !== null) return { throttleTimeMs: 0, errorCode: TRANSACTIONS_REFUSED, producerId: -1, producerEpoch: -1 };
   try {
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: await context.producers.allocate(), producerEpoch: 0 };

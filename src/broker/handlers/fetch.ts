@@ -1,5 +1,7 @@
 import type { FetchableTopicResponse, FetchRequest, FetchResponse, FetchTopic, PartitionData } from '../apis/fetch.ts';
 import type { BrokerContext } from '../context.ts';
+import type { Session } from '../../security/session.ts';
+import { LOCAL_SESSION } from './authorize.ts';
 import type { FetchResult } from '../../engine/index.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
 import { ZERO_UUID } from '../../util/uuid.ts';
@@ -24,8 +26,8 @@ const LATEST_TIMESTAMP = -1;
  * up to each partition's limit and the request's total; if fewer than min_bytes are ready, waits
  * up to max_wait_ms for any requested partition to grow, then reads again (long poll).
  */
-export async function handleFetch(context: BrokerContext, request: FetchRequest, peer = ''): Promise<FetchResponse> {
-  if (replicaIdOf(request) >= 0) return noteReplicaProgress(context, request, peer);
+export async function handleFetch(context: BrokerContext, request: FetchRequest, session: Session = LOCAL_SESSION): Promise<FetchResponse> {
+  if (replicaIdOf(request) >= 0) return noteReplicaProgress(context, request, session);
   let response = await read(context, request);
   if (bytesIn(response) < request.minBytes && request.maxWaitMs > 0) {
     await waitForAny(context, request, response);
@@ -138,9 +140,9 @@ function preferredReadReplica(context: BrokerContext, request: FetchRequest, top
  * leader epoch than the partition's gets FENCED_LEADER_EPOCH or UNKNOWN_LEADER_EPOCH and changes
  * nothing either; one without an epoch (-1) is not counted.
  */
-async function noteReplicaProgress(context: BrokerContext, request: FetchRequest, peer: string): Promise<FetchResponse> {
+async function noteReplicaProgress(context: BrokerContext, request: FetchRequest, session: Session): Promise<FetchResponse> {
   const replicaId = replicaIdOf(request);
-  const genuine = await context.topology.isReplicaConnection(replicaId, peer);
+  const genuine = await context.topology.isReplicaConnection(replicaId, session.clientAddress);
   const responses = request.topics.map((topic) => {
     const name = topicNameOf(context, topic);
     return topicResponse(topic, topic.partitions.map((partition) => {

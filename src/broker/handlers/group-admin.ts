@@ -5,6 +5,8 @@ import type { DescribedGroup, DescribeGroupsRequest, DescribeGroupsResponse } fr
 import type { ListGroupsRequest, ListGroupsResponse } from '../apis/list-groups.ts';
 import type { OffsetDeleteRequest, OffsetDeleteResponse } from '../apis/offset-delete.ts';
 import type { BrokerContext } from '../context.ts';
+import type { Session } from '../../security/session.ts';
+import { LOCAL_SESSION } from './authorize.ts';
 import { GroupAdmin } from '../groups/group-admin.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
 
@@ -30,7 +32,7 @@ function groupAdmin(context: BrokerContext): GroupAdmin {
  * known only by committed offsets are Empty. COORDINATOR_LOAD_IN_PROGRESS while the stored groups
  * cannot be read, with the groups held in memory.
  */
-export async function handleListGroups(context: BrokerContext, request: ListGroupsRequest): Promise<ListGroupsResponse> {
+export async function handleListGroups(context: BrokerContext, request: ListGroupsRequest, session: Session = LOCAL_SESSION): Promise<ListGroupsResponse> {
   const types = (request.typesFilter ?? []).map((type) => type.trim().toLowerCase());
   if (types.length > 0 && !types.includes(CLASSIC_GROUP_TYPE)) return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, groups: [] };
   const { groups, loadFailed } = await groupAdmin(context).list(request.statesFilter ?? []);
@@ -42,7 +44,7 @@ export async function handleListGroups(context: BrokerContext, request: ListGrou
 }
 
 /** Each group's state, protocol and members (metadata and assignments while Stable); `version` decides how a missing group is answered. */
-export async function handleDescribeGroups(context: BrokerContext, request: DescribeGroupsRequest, version: number): Promise<DescribeGroupsResponse> {
+export async function handleDescribeGroups(context: BrokerContext, request: DescribeGroupsRequest, version: number, session: Session = LOCAL_SESSION): Promise<DescribeGroupsResponse> {
   const admin = groupAdmin(context);
   const groups = await Promise.all(request.groups.map(async (groupId): Promise<DescribedGroup> => {
     const described = await admin.describe(groupId);
@@ -63,7 +65,7 @@ export async function handleDescribeGroups(context: BrokerContext, request: Desc
 }
 
 /** Deletes empty groups and their offsets, one after another (each holds its group's joins while it runs). */
-export async function handleDeleteGroups(context: BrokerContext, request: DeleteGroupsRequest): Promise<DeleteGroupsResponse> {
+export async function handleDeleteGroups(context: BrokerContext, request: DeleteGroupsRequest, session: Session = LOCAL_SESSION): Promise<DeleteGroupsResponse> {
   const admin = groupAdmin(context);
   const results = [];
   for (const groupId of request.groupsNames) results.push({ groupId, errorCode: await admin.delete(groupId) });
@@ -71,7 +73,7 @@ export async function handleDeleteGroups(context: BrokerContext, request: Delete
 }
 
 /** Deletes a group's offsets of the partitions named, except of topics a live member subscribes to. */
-export async function handleOffsetDelete(context: BrokerContext, request: OffsetDeleteRequest): Promise<OffsetDeleteResponse> {
+export async function handleOffsetDelete(context: BrokerContext, request: OffsetDeleteRequest, session: Session = LOCAL_SESSION): Promise<OffsetDeleteResponse> {
   const result = await groupAdmin(context).deleteOffsets(request.groupId, request.topics.map((topic) => ({ name: topic.name, partitions: topic.partitions.map((p) => p.partitionIndex) })));
   return { errorCode: result.errorCode, throttleTimeMs: 0, topics: result.topics.map((topic) => ({ name: topic.name, partitions: topic.partitions.map((p) => ({ ...p })) })) };
 }

@@ -5,6 +5,8 @@ import type { OffsetCommitRequest, OffsetCommitResponse } from '../apis/offset-c
 import type { OffsetFetchRequest, OffsetFetchResponse } from '../apis/offset-fetch.ts';
 import type { SyncGroupRequest, SyncGroupResponse } from '../apis/sync-group.ts';
 import type { BrokerContext } from '../context.ts';
+import type { Session } from '../../security/session.ts';
+import { LOCAL_SESSION } from './authorize.ts';
 import type { CoordinatorClaim, GroupOffset } from '../groups/offset-store.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
 import type { Uuid } from '../../util/uuid.ts';
@@ -44,7 +46,7 @@ function causes(error: unknown): unknown[] {
 const CAUSE_DEPTH_MAX = 8;
 
 /** `clientHost`: the client's address as Kafka shows it in DescribeGroups ("/127.0.0.1"). */
-export async function handleJoinGroup(context: BrokerContext, request: JoinGroupRequest, clientId: string, clientHost = ''): Promise<JoinGroupResponse> {
+export async function handleJoinGroup(context: BrokerContext, request: JoinGroupRequest, clientId: string, clientHost = '', session: Session = LOCAL_SESSION): Promise<JoinGroupResponse> {
   const failed = (errorCode: number): JoinGroupResponse => ({ throttleTimeMs: 0, errorCode, generationId: -1, protocolName: '', leader: '', memberId: request.memberId, members: [] });
   if (notCoordinator(context, request.groupId)) return failed(ErrorCode.NOT_COORDINATOR);
   const join = { groupId: request.groupId, memberId: request.memberId, clientId, clientHost, sessionTimeoutMs: request.sessionTimeoutMs, rebalanceTimeoutMs: request.rebalanceTimeoutMs > 0 ? request.rebalanceTimeoutMs : request.sessionTimeoutMs, protocolType: request.protocolType, protocols: request.protocols };
@@ -59,14 +61,14 @@ export async function handleJoinGroup(context: BrokerContext, request: JoinGroup
   return { throttleTimeMs: 0, ...result, protocolType: result.errorCode === ErrorCode.NONE ? request.protocolType : null, members: result.members.map((m) => ({ memberId: m.memberId, groupInstanceId: null, metadata: m.metadata })) };
 }
 
-export async function handleSyncGroup(context: BrokerContext, request: SyncGroupRequest): Promise<SyncGroupResponse> {
+export async function handleSyncGroup(context: BrokerContext, request: SyncGroupRequest, session: Session = LOCAL_SESSION): Promise<SyncGroupResponse> {
   if (notCoordinator(context, request.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR, assignment: new Uint8Array(0) };
   const result = await context.groups.sync(request.groupId, request.generationId, request.memberId, request.assignments);
   // v5 echoes the member's protocol type and name (KIP-559), which its JoinGroup answer gave it.
   return { throttleTimeMs: 0, ...result, protocolType: request.protocolType, protocolName: request.protocolName };
 }
 
-export function handleHeartbeat(context: BrokerContext, request: HeartbeatRequest): HeartbeatResponse {
+export function handleHeartbeat(context: BrokerContext, request: HeartbeatRequest, session: Session = LOCAL_SESSION): HeartbeatResponse {
   if (notCoordinator(context, request.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR };
   return { throttleTimeMs: 0, errorCode: context.groups.heartbeat(request.groupId, request.generationId, request.memberId) };
 }
@@ -80,12 +82,12 @@ function leavingMembers(request: LeaveGroupRequest): readonly { memberId: string
   return request.members;
 }
 
-export function handleLeaveGroup(context: BrokerContext, request: LeaveGroupRequest): LeaveGroupResponse {
+export function handleLeaveGroup(context: BrokerContext, request: LeaveGroupRequest, session: Session = LOCAL_SESSION): LeaveGroupResponse {
   const members = leavingMembers(request).map((member) => ({ memberId: member.memberId, groupInstanceId: member.groupInstanceId, errorCode: context.groups.leave(request.groupId, member.memberId) }));
   return { throttleTimeMs: 0, errorCode: members.every((m) => m.errorCode === ErrorCode.NONE) ? ErrorCode.NONE : members[0]!.errorCode, members };
 }
 
-export async function handleOffsetCommit(context: BrokerContext, request: OffsetCommitRequest): Promise<OffsetCommitResponse> {
+export async function handleOffsetCommit(context: BrokerContext, request: OffsetCommitRequest, session: Session = LOCAL_SESSION): Promise<OffsetCommitResponse> {
   if (notCoordinator(context, request.groupId)) return commitResponse(request, () => ErrorCode.NOT_COORDINATOR);
   const permit = context.groups.beginCommit(request.groupId, request.generationIdOrMemberEpoch, request.memberId);
   if (!('done' in permit)) return commitResponse(request, () => permit.errorCode);
@@ -138,7 +140,7 @@ function commitResponse(request: OffsetCommitRequest, errorOf: (topic: string, p
  * Committed offsets: of one group (v0-v7), or of each group the request names (v8+, KIP-709).
  * The version writes the shape it has.
  */
-export async function handleOffsetFetch(context: BrokerContext, request: OffsetFetchRequest): Promise<OffsetFetchResponse> {
+export async function handleOffsetFetch(context: BrokerContext, request: OffsetFetchRequest, session: Session = LOCAL_SESSION): Promise<OffsetFetchResponse> {
   if (request.groups.length === 0) {
     const { errorCode, topics } = await groupOffsets(context, request.groupId, request.topics);
     return { throttleTimeMs: 0, topics, errorCode };

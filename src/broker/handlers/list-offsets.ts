@@ -1,10 +1,12 @@
 import type { ListOffsetsRequest, ListOffsetsResponse } from '../apis/list-offsets.ts';
 import type { BrokerContext } from '../context.ts';
+import type { Session } from '../../security/session.ts';
+import { LOCAL_SESSION } from './authorize.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
 import { errorCodeOf, notServedCode } from './errors.ts';
 
 /** Earliest (-2), latest (-1, the high watermark) or the first offset at or after a timestamp; current_leader_epoch fenced (KIP-320). */
-export async function handleListOffsets(context: BrokerContext, request: ListOffsetsRequest): Promise<ListOffsetsResponse> {
+export async function handleListOffsets(context: BrokerContext, request: ListOffsetsRequest, session: Session = LOCAL_SESSION): Promise<ListOffsetsResponse> {
   const topics = [];
   for (const topic of request.topics) {
     const partitions = [];

@@ -2,6 +2,8 @@ import { isFerryError } from '../../errors.ts';
 import { isStoreError } from '../../store/errors.ts';
 import type { MetadataRequest, MetadataResponse, MetadataResponseTopic } from '../apis/metadata.ts';
 import type { BrokerContext } from '../context.ts';
+import type { Session } from '../../security/session.ts';
+import { LOCAL_SESSION } from './authorize.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
 import { type Uuid, ZERO_UUID } from '../../util/uuid.ts';
 
@@ -13,7 +15,7 @@ const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
  * control records). Unknown topics are created when both the client and the broker allow it, as
  * Kafka does; a partition without a live leader answers LEADER_NOT_AVAILABLE until one claims it.
  */
-export async function handleMetadata(context: BrokerContext, request: MetadataRequest, version: number): Promise<MetadataResponse> {
+export async function handleMetadata(context: BrokerContext, request: MetadataRequest, version: number, session: Session = LOCAL_SESSION): Promise<MetadataResponse> {
   const { topology } = context;
   // v0's empty list asks for every topic, as a null one does from v1.
   const every = request.topics === null || (version === 0 && request.topics.length === 0);

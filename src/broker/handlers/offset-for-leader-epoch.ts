@@ -1,5 +1,7 @@
 import type { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse, OffsetForLeaderPartitionResult } from '../apis/offset-for-leader-epoch.ts';
 import type { BrokerContext } from '../context.ts';
+import type { Session } from '../../security/session.ts';
+import { LOCAL_SESSION } from './authorize.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
 import { errorCodeOf, notServedCode } from './errors.ts';
 
@@ -12,7 +14,7 @@ const DEBUGGING_REPLICA_ID = -2;
  * Kafka does, the current_leader_epoch is fenced first, then only the leader answers (but for a
  * debugging request).
  */
-export function handleOffsetForLeaderEpoch(context: BrokerContext, request: OffsetForLeaderEpochRequest): OffsetForLeaderEpochResponse {
+export function handleOffsetForLeaderEpoch(context: BrokerContext, request: OffsetForLeaderEpochRequest, session: Session = LOCAL_SESSION): OffsetForLeaderEpochResponse {
   return {
     throttleTimeMs: 0,
     topics: request.topics.map((topic) => ({

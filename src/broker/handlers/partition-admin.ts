@@ -3,6 +3,8 @@ import type { DeleteRecordsPartitionResult, DeleteRecordsRequest, DeleteRecordsR
 import type { DescribeLogDirsRequest, DescribeLogDirsResponse, DescribeLogDirsTopic } from '../apis/describe-log-dirs.ts';
 import type { DescribeProducersRequest, DescribeProducersResponse, PartitionResponse } from '../apis/describe-producers.ts';
 import type { BrokerContext } from '../context.ts';
+import type { Session } from '../../security/session.ts';
+import { LOCAL_SESSION } from './authorize.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
 import { errorCodeOf, notServedCode } from './errors.ts';
 
@@ -18,7 +20,7 @@ function messageOf(error: unknown): string {
  * topic record, so that every broker sees it); Kafka's INVALID_PARTITIONS for no increase.
  * Replicas are placed by the brokers' claims: a manual assignment is refused.
  */
-export async function handleCreatePartitions(context: BrokerContext, request: CreatePartitionsRequest): Promise<CreatePartitionsResponse> {
+export async function handleCreatePartitions(context: BrokerContext, request: CreatePartitionsRequest, session: Session = LOCAL_SESSION): Promise<CreatePartitionsResponse> {
   const seen = new Map<string, number>();
   for (const topic of request.topics) seen.set(topic.name, (seen.get(topic.name) ?? 0) + 1);
   const results = await Promise.all(request.topics.map(async (topic): Promise<CreatePartitionsTopicResult> => {
@@ -39,7 +41,7 @@ export async function handleCreatePartitions(context: BrokerContext, request: Cr
  * DeleteRecords on the partitions' leader: the log start moves up to each offset (-1: the high
  * watermark), through the topology, so that a cluster's later leader starts there too.
  */
-export async function handleDeleteRecords(context: BrokerContext, request: DeleteRecordsRequest): Promise<DeleteRecordsResponse> {
+export async function handleDeleteRecords(context: BrokerContext, request: DeleteRecordsRequest, session: Session = LOCAL_SESSION): Promise<DeleteRecordsResponse> {
   const topics = await Promise.all(request.topics.map(async (topic) => ({
     name: topic.name,
     partitions: await Promise.all(topic.partitions.map(async ({ partitionIndex, offset }): Promise<DeleteRecordsPartitionResult> => {
@@ -54,7 +56,7 @@ export async function handleDeleteRecords(context: BrokerContext, request: Delet
 }
 
 /** DescribeProducers (KIP-664): the idempotent producers a led partition's state holds; no transactions exist here. */
-export function handleDescribeProducers(context: BrokerContext, request: DescribeProducersRequest): DescribeProducersResponse {
+export function handleDescribeProducers(context: BrokerContext, request: DescribeProducersRequest, session: Session = LOCAL_SESSION): DescribeProducersResponse {
   const topics = request.topics.map((topic) => ({
     name: topic.name,
     partitions: topic.partitionIndexes.map((partitionIndex): PartitionResponse => {
@@ -75,7 +77,7 @@ export function handleDescribeProducers(context: BrokerContext, request: Describ
  * DescribeLogDirs: the one log directory of this broker, with the partitions it holds (all, or
  * those asked for), their sizes, and the file system's total and usable bytes (v4, KIP-827).
  */
-export function handleDescribeLogDirs(context: BrokerContext, request: DescribeLogDirsRequest): DescribeLogDirsResponse {
+export function handleDescribeLogDirs(context: BrokerContext, request: DescribeLogDirsRequest, session: Session = LOCAL_SESSION): DescribeLogDirsResponse {
   let description: ReturnType<BrokerContext['engine']['describeLogDir']>;
   try {
     description = context.engine.describeLogDir();

@@ -3,6 +3,8 @@ import type { PartitionProduceData, PartitionProduceResponse, ProduceRequest, Pr
 import { type BrokerContext, NO_TIMESTAMP } from '../context.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
 import { errorCodeOf, notServedCode } from './errors.ts';
+import type { Session } from '../../security/session.ts';
+import { LOCAL_SESSION } from './authorize.ts';
 
 /**
  * [K5] The longest a produce waits for a takeover under way here: past it, NOT_LEADER_OR_FOLLOWER
@@ -14,7 +16,7 @@ export const ADOPTION_WAIT_MAX_MS = 5_000;
 const ACKS = new Map<number, 0 | 1 | 'all'>([[0, 0], [1, 1], [-1, 'all']]);
 
 /** Appends each partition's batches; acks=0 gets no response at all, as Kafka does. */
-export async function handleProduce(context: BrokerContext, request: ProduceRequest): Promise<ProduceResponse | null> {
+export async function handleProduce(context: BrokerContext, request: ProduceRequest, session: Session = LOCAL_SESSION): Promise<ProduceResponse | null> {
   const acks = ACKS.get(request.acks);
   const responses = await Promise.all(request.topicData.map(async (topic) => ({
     name: topic.name,

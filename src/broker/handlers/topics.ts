@@ -6,6 +6,8 @@ import { ZERO_UUID } from '../../util/uuid.ts';
 import type { CreatableTopicResult, CreateTopicsRequest, CreateTopicsResponse } from '../apis/create-topics.ts';
 import type { DeleteTopicsRequest, DeleteTopicsResponse } from '../apis/delete-topics.ts';
 import type { BrokerContext } from '../context.ts';
+import type { Session } from '../../security/session.ts';
+import { LOCAL_SESSION } from './authorize.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
 import { errorCodeOf } from './errors.ts';
 
@@ -17,7 +19,7 @@ const BROKER_DEFAULT = -1;
  * first: a bad config creates nothing, INVALID_CONFIG), through the topology. From v5 the answer
  * also says what was created: counts, the topic's configs with their sources, and (v7) its id.
  */
-export async function handleCreateTopics(context: BrokerContext, request: CreateTopicsRequest): Promise<CreateTopicsResponse> {
+export async function handleCreateTopics(context: BrokerContext, request: CreateTopicsRequest, session: Session = LOCAL_SESSION): Promise<CreateTopicsResponse> {
   const topics = await Promise.all(request.topics.map((topic) => createTopic(context, request.validateOnly, topic)));
   return { throttleTimeMs: 0, topics };
 }
@@ -53,7 +55,7 @@ async function createTopic(context: BrokerContext, validateOnly: boolean, topic:
  * DeleteTopics by name (v0-v5) or, from v6, by name or id (KIP-516): an id not known here is
  * UNKNOWN_TOPIC_ID. The answer names each topic as the request did.
  */
-export async function handleDeleteTopics(context: BrokerContext, request: DeleteTopicsRequest): Promise<DeleteTopicsResponse> {
+export async function handleDeleteTopics(context: BrokerContext, request: DeleteTopicsRequest, session: Session = LOCAL_SESSION): Promise<DeleteTopicsResponse> {
   const asked = request.topics.length > 0 ? request.topics : request.topicNames.map((name) => ({ name, topicId: ZERO_UUID }));
   const responses = [];
   for (const topic of asked) {

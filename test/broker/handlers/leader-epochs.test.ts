@@ -1,6 +1,7 @@
 // Finding 10 of issue 9: leader epochs on the wire (KIP-320). Metadata reports the partition's
 // epoch, Fetch and ListOffsets fence a request's current_leader_epoch, and OffsetForLeaderEpoch
 // answers where an epoch ended, so consumers detect truncation after a leader change.
+import { LOCAL_SESSION } from '../../../src/broker/handlers/authorize.ts';
 import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -112,7 +113,7 @@ describe('replica progress counts only in the leader epoch (issue 9 finding 5, d
     const single = new SingleBrokerTopology(SELF, engine);
     const topology = new Proxy(single, { get: (target, name) => (name === 'isReplicaConnection' ? async () => true : Reflect.get(target, name, target).bind(target)) });
     const context = contextFor(engine, topology);
-    const report = async (currentLeaderEpoch: number) => (await handleFetch(context, fetchRequestOf({ ...fetchRequest(currentLeaderEpoch), replicaId: 2, maxBytes: 0, topics: [{ topic: 't', partitions: [{ partition: 0, currentLeaderEpoch, fetchOffset: 9, logStartOffset: -1, partitionMaxBytes: 0 }] }] }), '127.0.0.1')).responses[0]!.partitions[0]!;
+    const report = async (currentLeaderEpoch: number) => (await handleFetch(context, fetchRequestOf({ ...fetchRequest(currentLeaderEpoch), replicaId: 2, maxBytes: 0, topics: [{ topic: 't', partitions: [{ partition: 0, currentLeaderEpoch, fetchOffset: 9, logStartOffset: -1, partitionMaxBytes: 0 }] }] }), { ...LOCAL_SESSION, clientAddress: '127.0.0.1' })).responses[0]!.partitions[0]!;
     for (const [epoch, errorCode] of [[EPOCH - 1, ErrorCode.FENCED_LEADER_EPOCH], [EPOCH + 1, ErrorCode.UNKNOWN_LEADER_EPOCH], [-1, ErrorCode.NOT_LEADER_OR_FOLLOWER]] as const) {
       expect((await report(epoch)).errorCode).toBe(errorCode);
       expect(engine.inSyncReplicaEnd('t', 0, 'broker-2')).toBeNull(); // not counted: the follower is not in sync

@@ -1,0 +1,175 @@
+import { ControlStore } from '../../cluster/control-store.ts';
+import { FerryError } from '../../errors.ts';
+import type { MetricsRegistry } from '../../metrics/index.ts';
+import { AclStore } from '../../security/acl/acl-store.ts';
+import { type AuthorizationDecision, Authorizer, type AuthorizerOptions } from '../../security/acl/authorizer.ts';
+import { aclOperationName, resourceTypeName } from '../../security/acl/model.ts';
+import { principalText } from '../../security/principal.ts';
+import { ScramCredentialStore } from '../../security/scram/store.ts';
+import type { Session } from '../../security/session.ts';
+import type { TlsSettings } from '../../security/tls/tls-settings.ts';
+import type { ObjectStore } from '../../store/object-store.ts';
+import type { Clock, Timer } from '../../util/clock.ts';
+import type { AuthenticationEvents } from './channel.ts';
+import type { ListenerConfig } from './listener-config.ts';
+import { type OpenedListener, openListener } from './listener-setup.ts';
+
+/**
+ * How often a broker reads the security records again (ACLs, SCRAM credentials) so that changes
+ * made through another broker apply here: one LIST per kind and a GET per changed record. An ACL
+ * removed or a credential revoked elsewhere still works here for up to this long; shorter costs
+ * more requests to the control store (two LISTs a second per broker at 1 s: cents a month).
+ */
+export const SECURITY_REFRESH_INTERVAL_MS_DEFAULT = 1_000;
+
+/** How this broker connects to another broker's inter-broker listener (its progress reports, [R2]). */
+export interface InterBrokerClient {
+  /** inter.broker.listener.name: the listener whose endpoints brokers reach each other at. */
+  readonly listener: string;
+  /** TLS to that listener (the CA its certificates are checked against; this broker's own for mTLS); null: plain TCP. */
+  readonly tls: TlsSettings | null;
+  /** SASL as this broker's principal (sasl.mechanism.inter.broker.protocol, the JAAS username and password); null: none. */
+  readonly sasl: { readonly mechanism: string; readonly username: string; readonly password: string } | null;
+}
+
+/** Kafka's security settings of a broker beyond its listeners. */
+export interface BrokerSecurityOptions {
+  readonly interBroker?: InterBrokerClient;
+  /** authorizer.class.name set: ACLs decide every request (super.users, allow.everyone.if.no.acl.found). Absent: no authorization, as Kafka without an authorizer. */
+  readonly authorizer?: Omit<AuthorizerOptions, 'audit'>;
+  /** connection.failed.authentication.delay.ms. */
+  readonly failedAuthenticationDelayMs?: number;
+  readonly maxConnectionsPerIp?: number;
+  readonly maxConnectionsPerIpOverrides?: ReadonlyMap<string, number>;
+  readonly refreshIntervalMs?: number;
+}
+
+export interface BrokerSecurityDependencies {
+  /** Where the security records live: the cluster's control store, or a single broker's WAL store. */
+  readonly store: ObjectStore;
+  readonly prefix: string;
+  readonly clock: Clock;
+  readonly metrics: MetricsRegistry;
+  readonly log: (message: string) => void;
+}
+
+/**
+ * Everything a broker knows about who may do what: its listeners' security, the SCRAM
+ * credentials and the ACLs (kept current from the control records), and the events they report.
+ */
+export class BrokerSecurity {
+  readonly listeners: readonly { readonly config: ListenerConfig; readonly opened: OpenedListener }[];
+  readonly scram: ScramCredentialStore;
+  /** Null without an authorizer (authorizer.class.name unset): every request is allowed, as in Kafka. */
+  readonly acls: AclStore | null;
+  readonly events: AuthenticationEvents;
+  readonly options: BrokerSecurityOptions;
+  readonly #dependencies: BrokerSecurityDependencies;
+  #timer: Timer | null = null;
+  #stopped = false;
+
+  private constructor(init: Pick<BrokerSecurity, 'listeners' | 'scram' | 'acls' | 'events' | 'options'>, dependencies: BrokerSecurityDependencies) {
+    this.listeners = init.listeners;
+    this.scram = init.scram;
+    this.acls = init.acls;
+    this.events = init.events;
+    this.options = init.options;
+    this.#dependencies = dependencies;
+  }
+
+  /**
+   * Reads the security records (a broker with an authorizer starts only once it has every ACL:
+   * before, it would deny everyone but super users) and each listener's files, then keeps the
+   * records current every refreshIntervalMs.
+   */
+  static async open(listeners: readonly ListenerConfig[], options: BrokerSecurityOptions, dependencies: BrokerSecurityDependencies): Promise<BrokerSecurity> {
+    const control = new ControlStore(dependencies.store, dependencies.prefix);
+    const scram = new ScramCredentialStore(control);
+    const acls = options.authorizer === undefined ? null : new AclStore(control, new Authorizer({ ...options.authorizer, audit: auditOf(dependencies) }));
+    await Promise.all([scram.refresh(), acls?.refresh()]);
+    const scramUnknownUserSecret = await scram.unknownUserSecret();
+    const events = authenticationEvents(dependencies);
+    const opened = [];
+    for (const config of listeners) opened.push({ config, opened: await openListener(config, { scram, scramUnknownUserSecret, clock: dependencies.clock, log: dependencies.log }) });
+    const security = new BrokerSecurity({ listeners: opened, scram, acls, events, options }, dependencies);
+    security.#schedule();
+    return security;
+  }
+
+  /** The listener other brokers report progress through (inter.broker.listener.name); null: any (no security configured). */
+  get interBrokerListener(): string | null {
+    return this.options.interBroker?.listener ?? null;
+  }
+
+  /** The authorizer, or null when every request is allowed. */
+  get authorizer(): Authorizer | null {
+    return this.acls?.authorizer ?? null;
+  }
+
+  /** SIGHUP: every listener reads its certificates, CRL, PLAIN users and JWKS again; the first failure is thrown after the others were tried. */
+  async reload(): Promise<void> {
+    const failures: string[] = [];
+    for (const { config, opened } of this.listeners) {
+      await opened.reload().catch((error: unknown) => failures.push(`listener ${config.name}: ${error instanceof Error ? error.message : String(error)}`));
+    }
+    if (failures.length > 0) throw new FerryError('InvalidArgument', `reload kept the previous TLS and SASL material of ${failures.join('; ')}`);
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    this.#timer?.cancel();
+  }
+
+  #schedule(): void {
+    if (this.#stopped) return;
+    const { clock, log } = this.#dependencies;
+    this.#timer = clock.setTimer(this.options.refreshIntervalMs ?? SECURITY_REFRESH_INTERVAL_MS_DEFAULT, () => {
+      // A refresh that fails keeps the last complete view (never a partial one that could miss a DENY) and is tried again.
+      void Promise.all([this.scram.refresh(), this.acls?.refresh()])
+        .catch((error: unknown) => log(`security records could not be refreshed (kept the last ones read): ${error instanceof Error ? error.message : String(error)}`))
+        .finally(() => this.#schedule());
+    }, true);
+  }
+}
+
+/** Counts authentications per listener, mechanism and result; logs each refusal once with its reason (never a secret). */
+function authenticationEvents({ metrics, log }: BrokerSecurityDependencies): AuthenticationEvents {
+  const counter = (session: { listener: string; mechanism: string }, result: string) =>
+    metrics.counter('ferry_broker_authentications_total', 'Authentications, by listener, mechanism (SSL for a client certificate) and result', { labels: { ...session, result } });
+  return {
+    authenticated(session: Session, reauthentication: boolean) {
+      counter({ listener: session.listenerName, mechanism: session.saslMechanism ?? 'SSL' }, reauthentication ? 'reauthenticated' : 'succeeded').add();
+    },
+    failed(listener, mechanism, clientAddress, detail) {
+      counter({ listener, mechanism: mechanism ?? 'SSL' }, 'failed').add();
+      log(`authentication from ${clientAddress} on ${listener}${mechanism === null ? '' : ` with ${mechanism}`} failed: ${detail}`);
+    },
+  };
+}
+
+/**
+ * A denial logged is not logged again for this long (same principal, address, operation and
+ * resource): a client retrying a refused produce would otherwise write a line per retry.
+ */
+const DENIAL_LOG_INTERVAL_MS = 60_000;
+/** Denials remembered for that; past it the oldest is forgotten (and may be logged again sooner). */
+const DENIALS_REMEMBERED_MAX = 1024;
+
+/** Denials of what a client asked for by name are counted and logged (Kafka's authorizer log at INFO), each at most once a minute; filtering denials only counted. */
+function auditOf({ metrics, log, clock }: BrokerSecurityDependencies): (decision: AuthorizationDecision) => void {
+  const loggedAtMs = new Map<string, number>();
+  return (decision) => {
+    if (decision.allowed) return;
+    const operation = aclOperationName(decision.operation);
+    const resource = resourceTypeName(decision.resourceType);
+    metrics.counter('ferry_broker_authorization_denials_total', 'Requests denied by the ACLs, by resource type and operation', { labels: { resource, operation } }).add();
+    if (!decision.logIfDenied) return;
+    const line = `${principalText(decision.session.principal)} from ${decision.session.clientAddress} denied ${operation} on ${resource}:${decision.resourceName}`;
+    const nowMs = clock.monotonicMs();
+    if (nowMs - (loggedAtMs.get(line) ?? Number.NEGATIVE_INFINITY) < DENIAL_LOG_INTERVAL_MS) return;
+    loggedAtMs.delete(line);
+    loggedAtMs.set(line, nowMs);
+    if (loggedAtMs.size > DENIALS_REMEMBERED_MAX) loggedAtMs.delete(loggedAtMs.keys().next().value!);
+    log(`authorization: ${line}`);
+  };
+}
