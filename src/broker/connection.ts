@@ -104,6 +104,9 @@ export class Connection {
   #closed = false;
   /** No request is started any more: the connection ends once the responses in hand are written (a failed authentication). */
   #ending = false;
+  /** Reading is held until this timer fires (a quota's throttle, KIP-219), at #mutedUntilMs. */
+  #muteTimer: Timer | null = null;
+  #mutedUntilMs = 0;
   #pendingWrite: Uint8Array | null = null;
   #drained: (() => void) | null = null;
   #lastActiveMs: number;
@@ -134,6 +137,7 @@ export class Connection {
     if (this.#closed) return;
     this.#closed = true;
     this.#idleTimer.cancel();
+    this.#muteTimer?.cancel();
     if (reason !== undefined) this.#onError(reason);
     if (this.#stalled?.on === 'memory') this.#memory.cancel(this.#granted);
     this.#stalled = null;
@@ -179,9 +183,26 @@ export class Connection {
     this.#flushPending();
   }
 
-  /** Parses received chunks into frames until they run out or a frame must wait for room. */
+  /**
+   * Reads nothing more from the client for `ms` (a quota's throttle time, KIP-219): its next
+   * requests wait in the kernel's buffers, and TCP holds the client back. Requests already read go
+   * on. A longer mute already running is kept.
+   */
+  muteFor(ms: number): void {
+    const untilMs = this.#clock.monotonicMs() + ms;
+    if (this.#closed || ms <= 0 || (this.#muteTimer !== null && untilMs <= this.#mutedUntilMs)) return;
+    this.#muteTimer?.cancel();
+    this.#mutedUntilMs = untilMs;
+    this.#socket.pause();
+    this.#muteTimer = this.#clock.setTimer(ms, () => {
+      this.#muteTimer = null;
+      if (this.#stalled === null) this.#resume();
+    }, true);
+  }
+
+  /** Parses received chunks into frames until they run out or a frame must wait for room (or the connection is muted). */
   #parseUnparsed(): void {
-    while (!this.#closed && this.#stalled === null && this.#unparsed.length > 0) {
+    while (!this.#closed && this.#stalled === null && this.#muteTimer === null && this.#unparsed.length > 0) {
       const chunk = this.#unparsed[0]!;
       const used = this.#assembling === null ? this.#takePrefix(chunk) : this.#takeBody(chunk);
       if (used >= chunk.length) this.#unparsed.shift();
@@ -232,7 +253,7 @@ export class Connection {
   };
 
   #resume(): void {
-    if (this.#closed) return;
+    if (this.#closed || this.#muteTimer !== null) return;
     this.#socket.resume();
     this.#parseUnparsed();
   }

@@ -17,6 +17,8 @@ export interface ChannelContext {
   readonly session: Session;
   /** The connection's SASL exchange: SaslHandshake and SaslAuthenticate go there (src/broker/auth/channel.ts). */
   readonly sasl: SaslRequests;
+  /** Reads no further request from this client for `ms` (a quota's throttle time: KIP-219). */
+  mute(ms: number): void;
 }
 
 /** What a connection answers to the SASL APIs (an ILLEGAL_SASL_STATE where it takes none: a PLAINTEXT listener, an authenticated connection). */

@@ -39,6 +39,8 @@ export interface ChannelOptions {
   readonly events: AuthenticationEvents;
   /** Answers what is in hand, then ends the connection (Connection.endAfterResponses). */
   endAfterResponses(): void;
+  /** Reads nothing more for `ms` (Connection.muteFor). */
+  muteFor(ms: number): void;
 }
 
 /**
@@ -134,6 +136,10 @@ export class Channel implements SaslRequests {
 
   get sasl(): SaslRequests {
     return this;
+  }
+
+  mute(ms: number): void {
+    this.#options.muteFor(ms);
   }
 
   /** SaslHandshake: [A2] picks the mechanism (or, authenticated, starts a re-authentication [A5]). */
