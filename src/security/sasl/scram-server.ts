@@ -117,8 +117,10 @@ class ScramSaslServer implements SaslServer {
       throw invalidCredentials(this.mechanism, `${this.mechanism}: Credentials could not be obtained: ${error instanceof Error ? error.message : String(error)}`, error);
     }
     // Too few iterations (Kafka refuses those at login too) or a damaged record: as if unknown.
+    // The fake is derived for every user, so that the first answer takes as long either way.
+    const fake = unknownUserCredential(this.#scram, username, this.#options.unknownUserSecret);
     const known = found !== null && wellFormedCredential(this.#scram, found);
-    const credential = known ? found! : unknownUserCredential(this.#scram, username, this.#options.unknownUserSecret);
+    const credential = known ? found! : fake;
     const nonce = clientFirst.nonce + this.#serverNonce();
     const serverFirst = formatServerFirst(nonce, credential.salt, credential.iterations);
     this.#pending = { clientFirst, serverFirst, nonce, credential, known };
