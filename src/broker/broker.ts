@@ -161,7 +161,7 @@ export class Broker {
         engine,
         clock,
         metrics,
-        ...definedOnly({ network: options.network, random: options.random, log: options.log, interBroker: options.security?.interBroker }),
+        ...definedOnly({ network: options.network, random: options.random, log: options.log, interBroker: security.interBrokerConnector ?? undefined }),
       });
       context = {
         nodeId: options.nodeId,

@@ -2,12 +2,17 @@ import type { Clock } from '../util/clock.ts';
 import type { Network } from '../util/network.ts';
 import { regressed } from '../util/regressions.ts';
 import { ProgressReporter } from './progress-reporter.ts';
+import { definedOnly } from '../util/defined-only.ts';
+import type { ListenerEndpoint } from './endpoints.ts';
+import type { InterBrokerConnector } from './inter-broker-connection.ts';
 
 /** A broker as far as reporting to it goes. */
 export interface LeaderAddress {
   readonly nodeId: number;
   readonly host: string;
   readonly port: number;
+  /** Its listeners, where the inter-broker one is looked up (absent: one listener at host and port). */
+  readonly endpoints?: readonly ListenerEndpoint[];
 }
 
 export interface LeaderProgressOptions {
@@ -16,6 +21,8 @@ export interface LeaderProgressOptions {
   readonly clock: Clock;
   /** Where reports travel to leaders; the operating system's sockets by default. */
   readonly network?: Network;
+  /** How reports reach a leader's inter-broker listener (TLS, SASL); plain TCP by default. */
+  readonly connector?: InterBrokerConnector;
   /** The live broker leading the partition, as the last scan saw it; null while none does. */
   leaderOf(topic: string, partition: number): LeaderAddress | null;
   /** The leader's high watermark for a followed partition, from its answer to a report. */
@@ -134,7 +141,7 @@ export class LeaderProgress {
     if (leader === null || next === null) return;
     let reporter = this.#reporters.get(next);
     if (reporter === undefined) {
-      const make = this.#options.reporter ?? ((replicaId, to, highWatermark, logStart) => new ProgressReporter(replicaId, to.host, to.port, { clock: this.#options.clock, highWatermark, logStart, ...(this.#options.network === undefined ? {} : { network: this.#options.network }) }));
+      const make = this.#options.reporter ?? ((replicaId, to, highWatermark, logStart) => new ProgressReporter(replicaId, to.host, to.port, { clock: this.#options.clock, highWatermark, logStart, ...definedOnly({ network: this.#options.network, connector: this.#options.connector, endpoints: to.endpoints }) }));
       reporter = make(this.#options.replicaId, leader, (topic, partition, highWatermark) => this.#answered(next, topic, partition, highWatermark), (topic, partition, logStart) => this.#answeredLogStart(next, topic, partition, logStart));
       this.#reporters.set(next, reporter);
     }

@@ -3,6 +3,7 @@ import type { Ferry } from '../engine/index.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import type { Clock } from '../util/clock.ts';
 import type { Network } from '../util/network.ts';
+import type { InterBrokerConnector } from './inter-broker-connection.ts';
 import type { Random } from '../util/random.ts';
 import { ControlStore } from './control-store.ts';
 import { type BrokerRecord, ClusterNode, type PartitionRecord, type TopicRecord } from './node.ts';
@@ -27,6 +28,8 @@ export interface ClusterMemberOptions {
   readonly metrics?: MetricsRegistry;
   /** Where followers' progress reports travel; the operating system's sockets by default. */
   readonly network?: Network;
+  /** How progress reports reach a leader's inter-broker listener (TLS, SASL as this broker); plain TCP by default. */
+  readonly interBroker?: InterBrokerConnector;
   /** Draws the incarnation and topic ids and jitters retries; the operating system's randomness by default (ids must never repeat). */
   readonly random?: Random;
   /**
@@ -61,6 +64,7 @@ export function clusterMember(options: ClusterMemberOptions): ClusterNode {
     leaderOf: (topic, partition) => node!.leaderOf(topic, partition)?.broker ?? null,
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     ...(options.network === undefined ? {} : { network: options.network }),
+    ...(options.interBroker === undefined ? {} : { connector: options.interBroker }),
     ...(options.random === undefined ? {} : { random: options.random }),
     ...(log === undefined ? {} : { log }),
   });

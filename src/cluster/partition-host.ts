@@ -8,6 +8,7 @@ import { backoffDelayMs, sleep } from '../util/backoff.ts';
 import type { Clock } from '../util/clock.ts';
 import { type Random, SeededRandom } from '../util/random.ts';
 import type { Network } from '../util/network.ts';
+import type { InterBrokerConnector } from './inter-broker-connection.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import type { StreamId } from '../wal/keys.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../wal/reader.ts';
@@ -53,6 +54,8 @@ export interface PartitionHostOptions {
   readonly metrics?: MetricsRegistry;
   /** Where followers' progress reports travel; the operating system's sockets by default. */
   readonly network?: Network;
+  /** How progress reports reach a leader's inter-broker listener (TLS, SASL); plain TCP by default. */
+  readonly connector?: InterBrokerConnector;
   /** Jitters the retries of stream tails and rebuild reads; seeded by the node id by default (the simulation injects its own). */
   readonly random?: Random;
   log?(message: string): void;
@@ -98,6 +101,7 @@ export class PartitionHost {
       leaderHighWatermark: (topic, partition, highWatermark) => options.engine.noteLeaderHighWatermark(topic, partition, highWatermark),
       leaderLogStart: (topic, partition, logStartOffset) => this.#takeLogStart(topic, partition, logStartOffset), // [R6]
       ...(options.network === undefined ? {} : { network: options.network }),
+      ...(options.connector === undefined ? {} : { connector: options.connector }),
     });
   }
 

@@ -7,6 +7,8 @@ import { concatBytes } from '../util/bytes.ts';
 import type { Clock, Timer } from '../util/clock.ts';
 import type { NetSocket, Network } from '../util/network.ts';
 import { systemNetwork } from '../util/system-network.ts';
+import type { ListenerEndpoint } from './endpoints.ts';
+import { connectToBroker, type InterBrokerConnector, PLAINTEXT_CONNECTOR } from './inter-broker-connection.ts';
 
 const FETCH_VERSION = 11;
 /** Kafka's FINAL_EPOCH: a full fetch outside any session. */
@@ -55,6 +57,10 @@ export interface ProgressReporterOptions {
   readonly clock: Clock;
   /** Where it connects to the leader; the operating system's sockets by default. */
   readonly network?: Network;
+  /** How it reaches and authenticates to the leader's inter-broker listener; plain TCP to host and port by default. */
+  readonly connector?: InterBrokerConnector;
+  /** The leader's listeners (its broker record's endpoints), where the connector's listener is looked up. */
+  readonly endpoints?: readonly ListenerEndpoint[];
   /** The leader's answer to a report: its high watermark for the partition (a follower caps its own by it). */
   highWatermark(topic: string, partition: number, highWatermark: number): void;
   /** The leader's answer names a log start above the one reported: the follower takes it up (and reports it) [R6]. Absent: ignored. */
@@ -170,7 +176,8 @@ export class ProgressReporter {
     this.#sent.clear(); // what the earlier connection carried is answered there or never: its late answers count for nothing
     // Only this connection's own end clears it: a late close of an earlier one must not drop a newer one.
     const gone = () => void (this.#socket === connecting && (this.#socket = null));
-    const connecting: Promise<NetSocket> = (this.#options.network ?? systemNetwork).connect(this.#host, this.#port, {
+    const leader = { host: this.#host, port: this.#port, ...(this.#options.endpoints === undefined ? {} : { endpoints: this.#options.endpoints }) };
+    const connecting: Promise<NetSocket> = connectToBroker(this.#options.network ?? systemNetwork, this.#options.connector ?? PLAINTEXT_CONNECTOR, leader, {
       // An earlier connection's late bytes belong to no frame of this one: dropped.
       data: (_socket, chunk) => void (this.#socket === connecting && this.#onData(chunk)),
       close: gone,

@@ -8,6 +8,11 @@ import { principalText } from '../../security/principal.ts';
 import { ScramCredentialStore } from '../../security/scram/store.ts';
 import type { Session } from '../../security/session.ts';
 import type { TlsSettings } from '../../security/tls/tls-settings.ts';
+import { loadTlsMaterial } from '../../security/tls/tls-material.ts';
+import { PLAIN_MECHANISM, PlainSaslClient } from '../../security/sasl/plain.ts';
+import { ScramSaslClient } from '../../security/sasl/scram-client.ts';
+import { scramMechanismNamed } from '../../security/scram/mechanism.ts';
+import type { InterBrokerConnector } from '../../cluster/inter-broker-connection.ts';
 import type { ObjectStore } from '../../store/object-store.ts';
 import type { Clock, Timer } from '../../util/clock.ts';
 import type { AuthenticationEvents } from './channel.ts';
@@ -64,11 +69,14 @@ export class BrokerSecurity {
   readonly acls: AclStore | null;
   readonly events: AuthenticationEvents;
   readonly options: BrokerSecurityOptions;
+  /** How this broker reaches other brokers' inter-broker listener; null: plain TCP to their first listener. */
+  readonly interBrokerConnector: InterBrokerConnector | null;
   readonly #dependencies: BrokerSecurityDependencies;
   #timer: Timer | null = null;
   #stopped = false;
 
-  private constructor(init: Pick<BrokerSecurity, 'listeners' | 'scram' | 'acls' | 'events' | 'options'>, dependencies: BrokerSecurityDependencies) {
+  private constructor(init: Pick<BrokerSecurity, 'listeners' | 'scram' | 'acls' | 'events' | 'options' | 'interBrokerConnector'>, dependencies: BrokerSecurityDependencies) {
+    this.interBrokerConnector = init.interBrokerConnector;
     this.listeners = init.listeners;
     this.scram = init.scram;
     this.acls = init.acls;
@@ -91,7 +99,8 @@ export class BrokerSecurity {
     const events = authenticationEvents(dependencies);
     const opened = [];
     for (const config of listeners) opened.push({ config, opened: await openListener(config, { scram, scramUnknownUserSecret, clock: dependencies.clock, log: dependencies.log }) });
-    const security = new BrokerSecurity({ listeners: opened, scram, acls, events, options }, dependencies);
+    const interBrokerConnector = options.interBroker === undefined ? null : await connectorOf(options.interBroker);
+    const security = new BrokerSecurity({ listeners: opened, scram, acls, events, options, interBrokerConnector }, dependencies);
     security.#schedule();
     return security;
   }
@@ -130,6 +139,19 @@ export class BrokerSecurity {
         .finally(() => this.#schedule());
     }, true);
   }
+}
+
+/** The inter-broker client's TLS material and SASL client, read and checked at start (one line naming the setting when wrong). */
+async function connectorOf(client: InterBrokerClient): Promise<InterBrokerConnector> {
+  const where = `the inter-broker client (listener ${client.listener})`;
+  const tls = client.tls === null ? null : (await loadTlsMaterial(client.tls, 'client', where)).options;
+  const sasl = client.sasl;
+  if (sasl === null) return { listener: client.listener, tls, sasl: null };
+  const scram = scramMechanismNamed(sasl.mechanism);
+  if (sasl.mechanism !== PLAIN_MECHANISM && scram === null) throw new FerryError('InvalidArgument', `${where}: sasl.mechanism.inter.broker.protocol ${sasl.mechanism} is not one a broker can authenticate with (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)`);
+  const newClient = () => (scram === null ? new PlainSaslClient(sasl.username, sasl.password) : new ScramSaslClient(scram, sasl.username, sasl.password));
+  newClient(); // checks the username and password once, at start
+  return { listener: client.listener, tls, sasl: newClient };
 }
 
 /** Counts authentications per listener, mechanism and result; logs each refusal once with its reason (never a secret). */
