@@ -4,8 +4,8 @@
  */
 
 /**
- * Kafka's error codes these answers use (Errors.java). The broker's ErrorCode table lacks 33 and
- * 91-93 so far; these are the same numbers.
+ * Kafka's error codes these answers use (Errors.java): the same numbers as the broker's ErrorCode
+ * table, kept here so that security/ does not depend on broker/.
  */
 export const ScramErrorCode = {
   NONE: 0,
