@@ -1,4 +1,5 @@
 import { assert } from '../util/assert.ts';
+import { clientAddressOf } from '../util/network.ts';
 
 /**
  * Kafka's max.connections.per.ip (which Kafka leaves unbounded): connections from one address
@@ -32,14 +33,14 @@ export class ConnectionLimits {
   constructor(options: ConnectionLimitsOptions) {
     this.#maxConnections = options.maxConnections;
     this.#maxPerIp = options.maxConnectionsPerIp ?? MAX_CONNECTIONS_PER_IP_DEFAULT;
-    this.#overrides = new Map([...(options.perIpOverrides ?? new Map<string, number>())].map(([address, bound]) => [normalAddress(address), bound]));
+    this.#overrides = new Map([...(options.perIpOverrides ?? new Map<string, number>())].map(([address, bound]) => [clientAddressOf(address), bound]));
     assert(Number.isSafeInteger(this.#maxConnections) && this.#maxConnections > 0, 'max.connections is a positive integer');
     assert(Number.isSafeInteger(this.#maxPerIp) && this.#maxPerIp >= 0, 'max.connections.per.ip is a non-negative integer');
   }
 
   /** Takes a slot for a connection from `address`, or says which limit refuses it (nothing taken then). */
   admit(address: string): Refusal | null {
-    const ip = normalAddress(address);
+    const ip = clientAddressOf(address);
     if (this.#open >= this.#maxConnections) return 'max.connections';
     const fromIp = this.#perIp.get(ip) ?? 0;
     if (fromIp >= (this.#overrides.get(ip) ?? this.#maxPerIp)) return 'max.connections.per.ip';
@@ -50,7 +51,7 @@ export class ConnectionLimits {
 
   /** Gives back the slot of a connection `admit` took. */
   release(address: string): void {
-    const ip = normalAddress(address);
+    const ip = clientAddressOf(address);
     const fromIp = this.#perIp.get(ip) ?? 0;
     assert(fromIp > 0 && this.#open > 0, 'a released connection was admitted');
     if (fromIp === 1) this.#perIp.delete(ip);
@@ -65,9 +66,4 @@ export class ConnectionLimits {
   get maxConnections(): number {
     return this.#maxConnections;
   }
-}
-
-/** An IPv4 client seen through an IPv6 socket (`::ffff:10.0.0.1`) counts as its IPv4 address. */
-function normalAddress(address: string): string {
-  return address.startsWith('::ffff:') && address.includes('.') ? address.slice('::ffff:'.length) : address;
 }

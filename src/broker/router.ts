@@ -87,7 +87,7 @@ export class Router {
     const reader = new KafkaReader(frame);
     const header = readRequestHeader(reader, isFlexible(codec, apiVersion));
     const request = codec.decodeRequest(reader, apiVersion);
-    const response = refused ? binding.refuseVersion!(request) : await binding.handle(request, { ...channel, header });
+    const response = refused ? binding.refuseVersion!(request) : await binding.handle(request, { header, peer: channel.peer, session: channel.session, sasl: channel.sasl, mute: (ms: number) => channel.mute(ms) });
     if (response === null) return null;
     const writer = new KafkaWriter();
     // ApiVersions answers with response header v0 even in its flexible versions (KIP-511).

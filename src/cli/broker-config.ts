@@ -4,6 +4,8 @@
  */
 import { type BrokerConfig, brokerConfigOf, type RawSettings, settingsFromEnv, settingsFromFlags } from './broker-settings.ts';
 import { readConfigFile } from './config-file.ts';
+import { securitySettingsOf } from './security-settings.ts';
+import { hostname } from 'node:os';
 
 export type { BrokerConfig } from './broker-settings.ts';
 export { configKeysHelp } from './config-keys.ts';
@@ -28,6 +30,17 @@ export function resolveBrokerConfig(sources: BrokerConfigSources): ResolvedBroke
   // An empty listen host is advertised as the machine's name, unless something else says what to advertise or where to listen.
   if (file?.impliedAdvertised != null && settings.advertised === undefined && settings.listen === file.settings.listen) settings.advertised = file.impliedAdvertised;
   const warnings = [...(file?.notes ?? [])];
-  if (file !== null && file.ignored.length > 0) warnings.push(`ferry: ignoring Kafka settings Ferry has no use for: ${file.ignored.join(', ')}`);
-  return { config: brokerConfigOf(settings), warnings };
+  const config = brokerConfigOf(settings);
+  const security = file === null ? null : securitySettingsOf({
+    path: path!,
+    properties: file.security,
+    listeners: file.listeners?.brokers ?? null,
+    advertised: file.listeners?.advertised ?? null,
+    firstListen: config.listen,
+    firstAdvertised: config.advertised,
+    hostname: hostname(),
+  });
+  const ignored = [...(file?.ignored ?? []), ...(security?.ignored ?? [])];
+  if (ignored.length > 0) warnings.push(`ferry: ignoring Kafka settings Ferry has no use for: ${ignored.join(', ')}`);
+  return { config: { ...config, listeners: security?.listeners ?? null, security: security?.security ?? {} }, warnings };
 }

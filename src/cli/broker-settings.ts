@@ -11,6 +11,8 @@ import { RECORD_BATCH_HEADER_BYTES } from '../format/record-batch.ts';
 import { LOCAL_RETENTION_AS_RETENTION, type LogConfig, resolveLogConfig } from '../log/config.ts';
 import { DEFAULT_WAL_WRITER_CONFIG } from '../wal/writer.ts';
 import { CliError } from './args.ts';
+import type { BrokerSecurityOptions } from '../broker/auth/broker-security.ts';
+import type { ListenerConfig } from '../broker/auth/listener-config.ts';
 
 /** The settings a flag or FERRY_* variable also sets (the JSON config's camelCase keys). */
 export const FLAG_SETTINGS = [
@@ -77,6 +79,10 @@ export interface BrokerConfig {
   readonly retentionCheckIntervalMs: number | null;
   /** null: the engine's default (Kafka's 30 s). */
   readonly replicaLagTimeMaxMs: number | null;
+  /** The config file's listeners with their security (the first at `listen`/`advertised`); null: one PLAINTEXT listener. */
+  readonly listeners: readonly ListenerConfig[] | null;
+  /** Authorization, the inter-broker client, per-IP limits (docs/security.md). */
+  readonly security: BrokerSecurityOptions;
 }
 
 const DEFAULT_LISTEN = '127.0.0.1:9092';
@@ -162,6 +168,8 @@ export function brokerConfigOf(settings: RawSettings): BrokerConfig {
     log: logConfigOf(read),
     retentionCheckIntervalMs: read.optionalInteger('retentionCheckIntervalMs', 1),
     replicaLagTimeMaxMs: read.optionalInteger('replicaLagTimeMaxMs', 1),
+    listeners: null,
+    security: {},
   };
   checkTierStore(config, settings);
   return config;

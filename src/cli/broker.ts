@@ -67,7 +67,8 @@ options (each also from the environment as FERRY_<NAME>, e.g. FERRY_LISTEN, or a
 config file keys (Kafka's names, then Ferry's own):
 ${configKeysHelp().map((line) => `  ${line}`).join('\n')}
 
-SIGTERM or SIGINT: stop accepting, flush the WAL, close the logs, exit.`;
+SIGTERM or SIGINT: stop accepting, flush the WAL, close the logs, exit. SIGHUP: read the listeners'
+certificates, CRLs, PLAIN users (JAAS file) and JWKS files again, for new connections.`;
 
 export async function runBroker(args: string[]): Promise<void> {
   const parsed = parseCommandArgs(args, {
@@ -117,6 +118,8 @@ export async function runBroker(args: string[]): Promise<void> {
     // Each event line carries its UTC time to the millisecond: a takeover is read from the gaps between them.
     log: (message) => console.log(`${new Date().toISOString()} ${message}`),
     listenHost: config.listen.host, listenPort: config.listen.port, nodeId: config.nodeId,
+    ...(config.listeners === null ? {} : { listeners: config.listeners }),
+    security: config.security,
     ...(config.advertised === null ? {} : { advertisedHost: config.advertised.host, advertisedPort: config.advertised.port }),
     rack: config.rack,
     ...(config.metrics === null ? {} : { metricsListen: config.metrics }),
@@ -136,7 +139,10 @@ export async function runBroker(args: string[]): Promise<void> {
   const metricsNote = broker.metricsPort === null ? 'no metrics endpoint' : `metrics on http://${config.metrics!.host}:${broker.metricsPort}/metrics`;
   const clusterNote = clusterStore === null ? 'single broker' : `cluster through ${clusterStore.kind} control records`;
   console.log(`ferry broker ${config.nodeId} listening on ${config.listen.host}:${broker.port} (advertised ${broker.context.advertisedHost}:${broker.context.advertisedPort}), data ${data}, WAL ${store.kind}, ${clusterNote}, ${metricsNote}`);
+  if (config.listeners !== null) for (const line of broker.listenerSummaries()) console.log(`listener ${line}`);
+  const stopReloads = reloadOnHangUp(broker);
   const signal = await stopSignal;
+  stopReloads();
   console.log(`${signal}: flushing and stopping`);
   const stores = [['WAL store', () => store.close()], ['tier store', async () => (tierStore === store ? undefined : await tierStore?.close())], ['cluster store', async () => await clusterStore?.close()]] as const;
   for (const [what, step] of [['broker', () => broker.stop()], ...stores] as const) {
@@ -151,6 +157,22 @@ export async function runBroker(args: string[]): Promise<void> {
 async function tierStoreOf(config: BrokerConfig, walStore: ObjectStore): Promise<ObjectStore | null> {
   if (!config.tier) return null;
   return config.tierStore === null ? walStore : openStore(config.tierStore);
+}
+
+/**
+ * SIGHUP: the listeners read their certificates, CRL, PLAIN users (a JAAS file) and JWKS again,
+ * for the connections opened from then on; a file that no longer reads is said in one line and
+ * the old material kept. Returns what removes the handler.
+ */
+function reloadOnHangUp(broker: Broker): () => void {
+  const reload = () => {
+    broker.reloadSecurity().then(
+      () => console.log('SIGHUP: reloaded the listeners\' certificates, CRLs, PLAIN users and JWKS'),
+      (error: unknown) => console.error(`ferry: SIGHUP: ${error instanceof Error ? error.message : String(error)}`),
+    );
+  };
+  process.on('SIGHUP', reload);
+  return () => void process.off('SIGHUP', reload);
 }
 
 /** Resolves with the first SIGTERM or SIGINT; installed before the broker starts, so none is missed. */

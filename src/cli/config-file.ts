@@ -10,12 +10,18 @@ import { CliError } from './args.ts';
 import type { RawSetting, RawSettings, SettingName } from './broker-settings.ts';
 import { type ConfigFormat, type ConfigKey, configKeys, type FileContext, type FileValue, impliedAdvertised } from './config-keys.ts';
 import { isKafkaBrokerKey, KAFKA_BROKER_KEYS } from './kafka-broker-keys.ts';
-import { pickListener } from './listeners.ts';
+import { brokerListeners, type Listener, parseListeners } from './listeners.ts';
+import { isSecurityKey } from './security-settings.ts';
+import type { SecurityProtocol } from '../security/session.ts';
 import { parseProperties, PropertiesError } from './properties.ts';
 
 /** What a config file says. */
 export interface ConfigFile {
   readonly settings: RawSettings;
+  /** Its security keys (ssl., sasl., listener.name., authorization, limits): read by security-settings.ts. */
+  readonly security: ReadonlyMap<string, RawSetting>;
+  /** Its broker listeners with their protocols, and advertised.listeners; null when it sets no `listeners`. */
+  readonly listeners: { readonly brokers: readonly (Listener & { readonly protocol: SecurityProtocol })[]; readonly advertised: readonly Listener[] | null } | null;
   /** Kafka keys Ferry has no use for, in file order. */
   readonly ignored: readonly string[];
   /** Lines an operator should read (listeners left out). */
@@ -69,10 +75,13 @@ export function configOf(path: string, format: ConfigFormat, entries: readonly F
   const bySetting = new Map<SettingName, { spec: ConfigKey; value: FileValue }[]>();
   const ignored: string[] = [];
   const checks: { spec: ConfigKey; value: FileValue }[] = [];
+  const security = new Map<string, RawSetting>();
   for (const { key, value: given } of entries) {
     const value = typeof given === 'string' ? given.trim() : given; // Kafka trims every value it parses
     const spec = known.get(key);
-    if (spec === undefined) {
+    if (spec === undefined && isSecurityKey(key)) {
+      security.set(key, { value, source: `config ${path}: ${key}` });
+    } else if (spec === undefined) {
       if (!isKafkaBrokerKey(key)) throw new CliError(`config ${path}: ${unknownKeyMessage(key, known)}`);
       checkIgnored(path, key, value);
       ignored.push(key);
@@ -91,7 +100,7 @@ export function configOf(path: string, format: ConfigFormat, entries: readonly F
     const converted = spec.convert === undefined ? value : spec.convert(value, source, context);
     if (converted !== null) settings[setting] = { value: converted, source };
   }
-  return { settings, ignored, notes: listenerNotes(path, context), impliedAdvertised: implied(path, context, settings) };
+  return { settings, security, listeners: listenersOf(path, context), ignored, notes: [], impliedAdvertised: implied(path, context, settings) };
 }
 
 /** Kafka's precedence among keys of one setting; keys without one must agree. */
@@ -108,16 +117,15 @@ function contextOf(entries: readonly FileEntry[]): FileContext {
     const entry = entries.find((candidate) => candidate.key === key);
     return entry === undefined ? null : String(entry.value).trim();
   };
-  return { listeners: { listeners: text('listeners'), protocolMap: text('listener.security.protocol.map'), controllerNames: text('controller.listener.names') } };
+  return { listeners: { listeners: text('listeners'), protocolMap: text('listener.security.protocol.map'), controllerNames: text('controller.listener.names') }, advertisedListeners: text('advertised.listeners') };
 }
 
-/** Ferry listens on one address: the other broker listeners are said to be left out. */
-function listenerNotes(path: string, context: FileContext): string[] {
-  if (context.listeners.listeners === null) return [];
-  const { listener, skipped } = pickListener(context.listeners, `config ${path}: listeners`);
-  if (skipped.length === 0) return [];
-  const names = skipped.map((entry) => `${entry.name}://${entry.host}:${entry.port}`).join(', ');
-  return [`ferry: listening on ${listener.name} only (Ferry has one listener); config ${path} also names ${names}`];
+/** Every broker listener of the file, with advertised.listeners. */
+function listenersOf(path: string, context: FileContext): ConfigFile['listeners'] {
+  if (context.listeners.listeners === null) return null;
+  const brokers = brokerListeners(context.listeners, `config ${path}: listeners`);
+  const advertisedText = context.advertisedListeners;
+  return { brokers, advertised: advertisedText === null ? null : parseListeners(advertisedText, `config ${path}: advertised.listeners`) };
 }
 
 function implied(path: string, context: FileContext, settings: RawSettings): RawSetting | null {

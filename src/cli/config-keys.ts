@@ -14,6 +14,8 @@ export type FileValue = string | number | boolean;
 /** What a conversion may read of the rest of the file (listeners read their protocol map). */
 export interface FileContext {
   readonly listeners: ListenerSettings;
+  /** advertised.listeners as written, or null. */
+  readonly advertisedListeners: string | null;
 }
 
 export interface ConfigKey {
@@ -77,8 +79,8 @@ function onlyValue(expected: string, why: string) {
 
 /** Kafka's names for Ferry's settings. */
 const KAFKA_KEYS: readonly ConfigKey[] = [
-  { key: 'listeners', setting: 'listen', help: '--listen: the first PLAINTEXT listener (controller listeners skipped; SSL/SASL are an error)', convert: listeners },
-  { key: 'advertised.listeners', setting: 'advertised', help: '--advertised: the entry named like that listener', convert: advertisedListeners },
+  { key: 'listeners', setting: 'listen', help: 'every broker listener (controller listeners skipped), each with its protocol; --listen changes the first', convert: listeners },
+  { key: 'advertised.listeners', setting: 'advertised', help: 'what clients of each listener are told; --advertised changes the first', convert: advertisedListeners },
   { key: 'node.id', setting: 'nodeId', help: '--node-id' },
   { key: 'broker.id', setting: 'nodeId', help: '--node-id (must equal node.id if both are set)' },
   { key: 'broker.rack', setting: 'rack', help: '--rack' },
@@ -108,7 +110,7 @@ const KAFKA_KEYS: readonly ConfigKey[] = [
   { key: 'replica.lag.time.max.ms', setting: 'replicaLagTimeMaxMs', help: 'a follower behind this long leaves the ISR' },
   { key: 'log.message.timestamp.type', setting: 'messageTimestampType', help: "topics' default message.timestamp.type (CreateTime or LogAppendTime)" },
   { key: 'log.cleanup.policy', setting: null, help: 'delete only (no compaction yet)', convert: onlyValue('delete', 'Ferry has no log compaction yet') },
-  { key: 'listener.security.protocol.map', setting: null, help: 'read to find the listeners\' protocols' },
+  { key: 'listener.security.protocol.map', setting: null, help: 'each listener\'s protocol: PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL' },
   { key: 'controller.listener.names', setting: null, help: 'read to skip controller listeners' },
 ];
 

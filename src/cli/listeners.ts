@@ -1,17 +1,21 @@
 /**
  * Kafka's `listeners` and `advertised.listeners` (NAME://host:port, comma-separated) read for
- * Ferry, which has one listener and speaks PLAINTEXT only:
+ * Ferry:
  * - a listener named in `controller.listener.names` is a KRaft controller's: Ferry has none, so
  *   it is skipped (Kafka's combined mode lists one in its default server.properties);
  * - every other listener's security protocol comes from `listener.security.protocol.map` (by
- *   default: a listener named after a protocol has it); one other than PLAINTEXT is an error;
- * - Ferry listens on the first of them; an empty host is every interface, as in Kafka.
+ *   default: a listener named after a protocol has it);
+ * - Ferry listens on all of them; the first is the one `--listen` and `--advertised` change and
+ *   the broker record's host and port name; an empty host is every interface, as in Kafka.
  */
 import { hostname } from 'node:os';
+import { SECURITY_PROTOCOLS, type SecurityProtocol } from '../security/session.ts';
 import { CliError } from './args.ts';
 
 export interface Listener {
   readonly name: string;
+  /** PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL (listener.security.protocol.map). */
+  readonly protocol?: SecurityProtocol;
   /** '' in the file: every interface (listen) or the machine's name (advertise). */
   readonly host: string;
   readonly port: number;
@@ -24,8 +28,6 @@ export interface ListenerSettings {
   readonly controllerNames: string | null;
 }
 
-/** Kafka's default listener.security.protocol.map: each protocol is a listener name of itself. */
-const SECURITY_PROTOCOLS = new Set(['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL']);
 /** Kafka's listener when `listeners` is not set: PLAINTEXT://:9092. */
 const DEFAULT_LISTENER_NAME = 'PLAINTEXT';
 const PORT_MAX = 65535;
@@ -42,18 +44,25 @@ export function parseListeners(text: string, source: string): Listener[] {
   });
 }
 
-/** The listener Ferry listens on, as HOST:PORT, and the others it leaves out. */
-export function pickListener(settings: ListenerSettings, source: string): { listener: Listener; skipped: Listener[] } {
+/** The broker listeners (controller ones skipped), each with its security protocol, in the file's order; names are unique. */
+export function brokerListeners(settings: ListenerSettings, source: string): (Listener & { readonly protocol: SecurityProtocol })[] {
   const controllers = new Set(namesOf(settings.controllerNames));
   const brokers = parseListeners(settings.listeners ?? '', source).filter((listener) => !controllers.has(listener.name));
   if (brokers.length === 0) throw new CliError(`${source} names no broker listener (only controller listeners: Ferry has no controller)`);
   const protocols = protocolMap(settings.protocolMap, source);
-  for (const listener of brokers) {
+  const seen = new Set<string>();
+  return brokers.map((listener) => {
     const protocol = protocols.get(listener.name);
     if (protocol === undefined) throw new CliError(`${source}: listener ${listener.name} has no security protocol (add it to listener.security.protocol.map)`);
-    if (protocol !== 'PLAINTEXT') throw new CliError(`${source}: listener ${listener.name} uses ${protocol}; Ferry speaks PLAINTEXT only (no TLS or SASL yet)`);
-  }
-  return { listener: brokers[0]!, skipped: brokers.slice(1) };
+    if (seen.has(listener.name)) throw new CliError(`${source}: listener ${listener.name} is named twice`);
+    seen.add(listener.name);
+    return { ...listener, protocol };
+  });
+}
+
+/** The first broker listener: the one --listen and --advertised change. */
+export function pickListener(settings: ListenerSettings, source: string): { listener: Listener } {
+  return { listener: brokerListeners(settings, source)[0]! };
 }
 
 /** The name of the listener Ferry listens on: that of `listeners`, else Kafka's default. */
@@ -88,13 +97,14 @@ function namesOf(text: string | null): string[] {
 }
 
 /** Listener name to security protocol: the file's map, which replaces Kafka's default one. */
-function protocolMap(text: string | null, source: string): Map<string, string> {
-  if (text === null) return new Map([...SECURITY_PROTOCOLS].map((protocol) => [protocol, protocol]));
-  const map = new Map<string, string>();
+function protocolMap(text: string | null, source: string): Map<string, SecurityProtocol> {
+  if (text === null) return new Map(SECURITY_PROTOCOLS.map((protocol) => [protocol, protocol]));
+  const map = new Map<string, SecurityProtocol>();
   for (const entry of namesOf(text)) {
     const match = /^([A-Z0-9_-]+):([A-Z_]+)$/.exec(entry);
-    if (match === null || !SECURITY_PROTOCOLS.has(match[2]!)) throw new CliError(`${source}: listener.security.protocol.map entry '${entry}' is not NAME:PROTOCOL (PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL)`);
-    map.set(match[1]!, match[2]!);
+    const protocol = SECURITY_PROTOCOLS.find((known) => known === match?.[2]);
+    if (match === null || protocol === undefined) throw new CliError(`${source}: listener.security.protocol.map entry '${entry}' is not NAME:PROTOCOL (PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL)`);
+    map.set(match[1]!, protocol);
   }
   return map;
 }

@@ -76,3 +76,8 @@ export interface Network {
   /** A host name's addresses as peers' `remoteAddress` shows them (DNS on the system network); none if unknown. */
   resolve(host: string): Promise<string[]>;
 }
+
+/** A client's address as ACLs and per-IP limits compare it: an IPv4 client seen through an IPv6 socket (`::ffff:10.0.0.1`) is its IPv4 address. */
+export function clientAddressOf(remoteAddress: string): string {
+  return remoteAddress.startsWith('::ffff:') && remoteAddress.includes('.') ? remoteAddress.slice('::ffff:'.length) : remoteAddress;
+}

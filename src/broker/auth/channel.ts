@@ -3,7 +3,7 @@ import { invalidCredentialsMessage, SaslAuthenticationError, type SaslServer } f
 import type { Session } from '../../security/session.ts';
 import { distinguishedName } from '../../security/tls/ssl-principal.ts';
 import type { Clock } from '../../util/clock.ts';
-import type { NetSocket } from '../../util/network.ts';
+import { clientAddressOf, type NetSocket } from '../../util/network.ts';
 import { apiVersionsCodec } from '../apis/api-versions.ts';
 import type { SaslAuthenticateRequest, SaslAuthenticateResponse } from '../apis/sasl-authenticate.ts';
 import { saslAuthenticateCodec } from '../apis/sasl-authenticate.ts';
@@ -78,7 +78,7 @@ export class Channel implements SaslRequests {
 
   constructor(options: ChannelOptions) {
     this.#options = options;
-    this.#clientAddress = options.socket.remoteAddress;
+    this.#clientAddress = clientAddressOf(options.socket.remoteAddress);
     this.#session = this.#sessionOf(ANONYMOUS, null);
     this.#state = options.listener.sasl === null ? { kind: 'authenticated' } : { kind: 'handshake', apiVersionsAnswered: false };
   }
