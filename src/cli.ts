@@ -3,6 +3,7 @@
 import { runBroker } from './cli/broker.ts';
 import { runDemo } from './cli/demo.ts';
 import { runInspect } from './cli/inspect.ts';
+import { runUsers } from './cli/users.ts';
 import { CliError } from './cli/args.ts';
 
 const USAGE = `ferry: a Kafka-format log whose active segment ships to object storage (KIP-1176)
@@ -13,6 +14,7 @@ commands:
   broker    run a Kafka-protocol broker (kcat, kafkajs, librdkafka) on 127.0.0.1:9092
   demo      run the embedded engine: create a topic, produce, consume, print the numbers
   inspect   print the record batches of a segment file or partition directory
+  users     add, remove and list SCRAM users (SASL SCRAM-SHA-256/512)
   bench     run the benchmark suite (bench/run.ts)
 
 Run 'ferry <command> --help' for a command's options.`;
@@ -21,6 +23,7 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
   broker: runBroker,
   demo: runDemo,
   inspect: runInspect,
+  users: runUsers,
   bench: async (args) => {
     const child = Bun.spawn([process.execPath, `${import.meta.dir}/../bench/run.ts`, ...args], { stdio: ['inherit', 'inherit', 'inherit'] });
     process.exitCode = await child.exited;

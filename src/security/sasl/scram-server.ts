@@ -133,7 +133,9 @@ class ScramSaslServer implements SaslServer {
     this.#pending = null;
     const clientFinal = parseClientFinal(text);
     if (clientFinal.channelBinding !== Buffer.from(pending.clientFirst.gs2Header, 'utf8').toString('base64')) throw new ScramFormatError('the channel binding "c=" is not the client-first gs2 header');
-    if (clientFinal.nonce !== pending.nonce) throw new ScramFormatError('Invalid client nonce in the final client message.');
+    // Kafka's ScramSaslServer checks endsWith, not equality: librdkafka (2.0.2 at least) sends its
+    // own nonce again before the server-first nonce. The proof still covers the text it sent.
+    if (!clientFinal.nonce.endsWith(pending.nonce)) throw new ScramFormatError('Invalid client nonce in the final client message.');
     if (clientFinal.proof.length !== this.#scram.keyBytes) throw new ScramFormatError(`a proof of ${clientFinal.proof.length} bytes, not ${this.#scram.keyBytes}`);
     const { credential } = pending;
     const authMessage = `${pending.clientFirst.bare},${pending.serverFirst},${clientFinal.withoutProof}`;

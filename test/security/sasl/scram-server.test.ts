@@ -4,6 +4,7 @@ import { SaslAuthenticationError, invalidCredentialsMessage, type SaslStep } fro
 import { ScramSaslClient } from '../../../src/security/sasl/scram-client.ts';
 import { SCRAM_AUTHZID_DIFFERS, ScramSaslServerFactory } from '../../../src/security/sasl/scram-server.ts';
 import { SCRAM_MECHANISMS, SCRAM_SHA_256, SCRAM_SHA_512 } from '../../../src/security/scram/mechanism.ts';
+import { clientKeyOf, hash, hmac, saltedPasswordOf, xor } from '../../../src/security/scram/credential.ts';
 import { bytes, credentialOf, exchange, RFC5802, RFC7677, SCRAM_SHA_1_FOR_TESTS, tableLookup, TEST_SECRET, text } from '../scram/fixtures.ts';
 
 const salt = (base64: string): Uint8Array => new Uint8Array(Buffer.from(base64, 'base64'));
@@ -121,6 +122,25 @@ describe('refusals', () => {
       const error = await refusal(server.evaluate(bytes(final)));
       expect(error.message).toBe(generic);
     }
+  });
+
+  test("librdkafka's client-final, its own nonce again before the server's, is taken as Kafka takes it (endsWith), its proof checked over what it sent", async () => {
+    const clientFirstBare = vector.clientFirst.slice('n,,'.length);
+    const withoutProof = `c=biws,r=${vector.clientNonce}${vector.clientNonce}${vector.serverNonce}`;
+    const proofOver = (authMessage: string): string => {
+      const salted = saltedPasswordOf(mechanism, vector.password, salt(vector.salt), 4096);
+      const clientKey = clientKeyOf(mechanism, salted);
+      return Buffer.from(xor(clientKey, hmac(mechanism, hash(mechanism, clientKey), authMessage))).toString('base64');
+    };
+    const server = factory().create();
+    await server.evaluate(bytes(vector.clientFirst));
+    const done = await server.evaluate(bytes(`${withoutProof},p=${proofOver(`${clientFirstBare},${vector.serverFirst},${withoutProof}`)}`));
+    expect(done.done).toBe(true);
+    // The same shape with the proof of the exact nonce (what the text does not say) is refused: the proof covers the text sent.
+    const other = factory().create();
+    await other.evaluate(bytes(vector.clientFirst));
+    const exactProof = proofOver(`${clientFirstBare},${vector.serverFirst},c=biws,r=${vector.clientNonce}${vector.serverNonce}`);
+    expect((await refusal(other.evaluate(bytes(`${withoutProof},p=${exactProof}`)))).message).toBe(generic);
   });
 
   test('a wrong proof, a short proof, and channel binding data other than the gs2 header are refused', async () => {
