@@ -1,3 +1,4 @@
+import type { ListenerEndpoint } from '../cluster/endpoints.ts';
 import { TOPIC_CONFIGS, type TopicConfigs } from '../log/topic-config.ts';
 import type { ConfigType } from '../log/topic-config.ts';
 import type { ConfigSource } from '../log/topic-config-describe.ts';
@@ -22,6 +23,8 @@ export interface BrokerSettings {
   readonly rack: string | null;
   readonly advertisedHost: string;
   readonly advertisedPort: number;
+  /** Every listener's advertised endpoint; absent: one PLAINTEXT listener at advertisedHost:advertisedPort. */
+  readonly endpoints?: readonly ListenerEndpoint[];
   readonly defaultPartitions: number;
   readonly autoCreateTopics: boolean;
   /** The broker's topic defaults that differ from the catalog's (Ferry.brokerTopicDefaults). */
@@ -40,7 +43,7 @@ const BROKER_ONLY: readonly BrokerOnlyConfig[] = [
   { name: 'node.id', type: 'INT', kafkaDefault: '-1', value: (s) => String(s.nodeId), documentation: "This broker's id." },
   { name: 'broker.id', type: 'INT', kafkaDefault: '-1', value: (s) => String(s.nodeId), documentation: "This broker's id (node.id's older name)." },
   { name: 'broker.rack', type: 'STRING', kafkaDefault: null, value: (s) => s.rack, documentation: "This broker's rack or availability zone, for consumers' client.rack (KIP-392)." },
-  { name: 'advertised.listeners', type: 'STRING', kafkaDefault: null, value: (s) => `PLAINTEXT://${s.advertisedHost}:${s.advertisedPort}`, documentation: 'Where clients are told to connect.' },
+  { name: 'advertised.listeners', type: 'STRING', kafkaDefault: null, value: advertisedListeners, documentation: 'Where clients of each listener are told to connect.' },
   { name: 'num.partitions', type: 'INT', kafkaDefault: '1', value: (s) => String(s.defaultPartitions), documentation: 'Partitions of a topic created on first use.' },
   { name: 'auto.create.topics.enable', type: 'BOOLEAN', kafkaDefault: 'true', value: (s) => String(s.autoCreateTopics), documentation: 'Whether a topic is created when a client first names it.' },
 ];
@@ -58,4 +61,10 @@ export function brokerConfigEntries(settings: BrokerSettings): BrokerConfigEntry
     entries.push({ name: definition.brokerSynonym, value, source: sourceOf(value, definition.defaultValue), type: definition.type, documentation: `The default of the topic config ${definition.name}: ${definition.documentation}` });
   }
   return entries;
+}
+
+/** advertised.listeners as Kafka writes it: `NAME://host:port` per listener, comma-separated. */
+function advertisedListeners(settings: BrokerSettings): string {
+  const endpoints = settings.endpoints ?? [{ listener: 'PLAINTEXT', host: settings.advertisedHost, port: settings.advertisedPort }];
+  return endpoints.map((endpoint) => `${endpoint.listener}://${endpoint.host.includes(':') ? `[${endpoint.host}]` : endpoint.host}:${endpoint.port}`).join(',');
 }
