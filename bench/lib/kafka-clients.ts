@@ -74,8 +74,8 @@ export async function kcatProduceFile(kcat: string, bootstrap: string, topic: st
 }
 
 /** The partition's end offset (the next offset to be written), from `kcat -Q` (ListOffsets, latest). */
-export async function kcatEndOffset(kcat: string, bootstrap: string, topic: string, partition: number): Promise<number> {
-  const { stdout } = await run([kcat, '-Q', '-b', bootstrap, '-t', `${topic}:${partition}:-1`], 'kcat -Q');
+export async function kcatEndOffset(kcat: string, bootstrap: string, topic: string, partition: number, config: ClientConfig = {}): Promise<number> {
+  const { stdout } = await run([kcat, '-Q', '-b', bootstrap, ...configArguments(config), '-t', `${topic}:${partition}:-1`], 'kcat -Q');
   const match = / offset (-?\d+)/.exec(stdout);
   if (match === null) throw new Error(`kcat -Q printed no offset: ${stdout.trim()}`);
   return Number(match[1]);

@@ -30,6 +30,10 @@ export interface FerryBrokerOptions {
   /** Write a CPU profile of the broker into this directory when it stops (bun --cpu-prof). */
   readonly cpuProfileDirectory?: string | undefined;
   readonly cpuProfileName?: string;
+  /** More `ferry broker` arguments (e.g. --config FILE for listeners with TLS and SASL). */
+  readonly extraArguments?: readonly string[];
+  /** The config file names the listeners (--listen would move the first): no --listen. */
+  readonly listenersInConfig?: boolean;
 }
 
 /** Starts `bun src/cli.ts broker` on a free loopback port with a fresh data directory (removed on stop). */
@@ -39,7 +43,8 @@ export async function startFerryBroker(options: FerryBrokerOptions): Promise<Run
   const output = join(directory, 'broker.out');
   const port = freeLoopbackPort();
   const profile = options.cpuProfileDirectory === undefined ? [] : ['--cpu-prof', '--cpu-prof-md', `--cpu-prof-dir=${options.cpuProfileDirectory}`, ...(options.cpuProfileName === undefined ? [] : [`--cpu-prof-name=${options.cpuProfileName}`])];
-  const command = [process.execPath, ...profile, join(REPOSITORY_ROOT, 'src', 'cli.ts'), 'broker', '--listen', `127.0.0.1:${port}`, '--data', data, '--wal-store', options.walStore(data), '--metrics', '127.0.0.1:0'];
+  const listen = options.listenersInConfig === true ? [] : ['--listen', `127.0.0.1:${port}`];
+  const command = [process.execPath, ...profile, join(REPOSITORY_ROOT, 'src', 'cli.ts'), 'broker', ...listen, '--data', data, '--wal-store', options.walStore(data), '--metrics', '127.0.0.1:0', ...(options.extraArguments ?? [])];
   const child = spawnTracked(command, { cwd: REPOSITORY_ROOT, stdin: 'ignore', stdout: Bun.file(output), stderr: Bun.file(output) });
   try {
     const ready = await waitForLine(child, output, /listening on 127\.0\.0\.1:(\d+) .*metrics on (http:\/\/\S+)/, READY_TIMEOUT_MS, 'ferry broker');
