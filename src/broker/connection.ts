@@ -162,7 +162,10 @@ export class Connection {
     if (this.#closed || this.#ending) return;
     this.#ending = true;
     this.#unparsed.length = 0;
-    void this.#writeResponses();
+    // A handler may call this while it is being started, before its own response is queued (a
+    // refused SaslHandshake does, synchronously): look at the queue once that is done, or the
+    // connection would close with that response unwritten.
+    queueMicrotask(() => void this.#writeResponses());
   }
 
   /** Bytes of request data this connection holds: received and not yet handled. */
