@@ -120,7 +120,7 @@ export class Channel implements SaslRequests {
     if (state.kind === 'refused') return null;
     const apiKey = frame.length >= 2 ? (frame[0]! << 8) | frame[1]! : -1;
     if (state.kind === 'authenticated') {
-      if (this.#expired() && apiKey !== saslHandshakeCodec.key) throw new ProtocolError(`the session of ${principalText(this.#session.principal)} expired (connections.max.reauth.ms) without a re-authentication`, 0);
+      if (this.#expired() && apiKey !== saslHandshakeCodec.key) throw new ProtocolError(`the session of ${principalText(this.#session.principal)} expired (connections.max.reauth.ms, or its credential's expiry) without a re-authentication`, 0);
       return this.#options.router.handle(frame, this);
     }
     const allowed = state.kind === 'handshake' ? apiKey === saslHandshakeCodec.key || (apiKey === apiVersionsCodec.key && !state.apiVersionsAnswered) : apiKey === saslAuthenticateCodec.key;
@@ -198,12 +198,16 @@ export class Channel implements SaslRequests {
   #complete(mechanism: string, principal: KafkaPrincipal, credentialExpiresAtMs: number | null, reauthentication: boolean): number {
     const { clock } = this.#options;
     if (reauthentication && !samePrincipal(principal, this.#session.principal)) {
-      throw new SaslAuthenticationError(`Cannot change principals during re-authentication from ${principalText(this.#session.principal)}: ${principalText(principal)}`);
+      // Kafka's text (ReauthInfo.ensurePrincipalUnchanged): type and name joined by a dot
+      const [before, after] = [this.#session.principal, principal].map((p) => `${p.type}.${p.name}`);
+      throw new SaslAuthenticationError(`Cannot change principals during re-authentication from ${before}: ${after}`);
     }
+    // Kafka's calcCompletionTimesAndReturnSessionLifetimeMs: a credential that expires ends the
+    // session even when connections.max.reauth.ms is 0; with both, the sooner wins.
     const reauthMs = this.#options.listener.sasl!.reauthMs(mechanism);
-    const credentialMs = credentialExpiresAtMs === null ? Number.POSITIVE_INFINITY : Math.max(0, credentialExpiresAtMs - clock.nowMs());
-    const lifetimeMs = reauthMs > 0 ? Math.min(reauthMs, credentialMs) : 0;
-    this.#expiresAtMs = reauthMs > 0 ? clock.monotonicMs() + lifetimeMs : null;
+    const credentialMs = credentialExpiresAtMs === null ? null : Math.max(0, credentialExpiresAtMs - clock.nowMs());
+    const lifetimeMs = credentialMs === null ? Math.max(0, reauthMs) : reauthMs > 0 ? Math.min(reauthMs, credentialMs) : credentialMs;
+    this.#expiresAtMs = credentialMs === null && reauthMs <= 0 ? null : clock.monotonicMs() + lifetimeMs;
     this.#session = this.#sessionOf(principal, mechanism);
     this.#state = { kind: 'authenticated' };
     this.#options.events.authenticated(this.#session, reauthentication);
