@@ -2,6 +2,9 @@
 // and SCRAM users below), a PLAINTEXT one, and whatever else a test adds; a clock that a test can
 // move forward at once (the session expiry of KIP-368) while timers keep real time.
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'bun:test';
 import type { BrokerSecurityOptions } from '../../../src/broker/auth/broker-security.ts';
 import type { ListenerConfig, SaslListenerConfig } from '../../../src/broker/auth/listener-config.ts';
@@ -10,7 +13,6 @@ import { saltedPasswordOf } from '../../../src/security/scram/credential.ts';
 import { SCRAM_MECHANISMS } from '../../../src/security/scram/mechanism.ts';
 import { MemoryStore } from '../../../src/store/memory.ts';
 import { type Clock, systemClock } from '../../../src/util/clock.ts';
-import { tempDir } from '../../support/temp-dir.ts';
 
 /** PLAIN's users (the JAAS user_NAME options). */
 export const PLAIN_USERS: ReadonlyMap<string, string> = new Map([['alice', 'alice-secret'], ['bob', 'bob-secret']]);
@@ -70,7 +72,20 @@ export interface SecureBroker {
 export const SASL_LISTENER = 'SASL_PLAINTEXT';
 export const PLAINTEXT_LISTENER_NAME = 'PLAINTEXT';
 
-/** Starts a single broker; `running` collects it for the test's cleanup. */
+/** Log directories of the brokers started here, removed by stopBrokers (a beforeAll broker outlives tempDir's afterEach). */
+const directories = new Map<Broker, string>();
+
+/** Stops the brokers and removes their directories. */
+export async function stopBrokers(running: Broker[]): Promise<void> {
+  for (const broker of running.splice(0)) {
+    await broker.stop().catch(() => {});
+    const directory = directories.get(broker);
+    directories.delete(broker);
+    if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+/** Starts a single broker; `running` collects it for stopBrokers. */
 export async function startSecureBroker(options: SecureBrokerOptions, running: Broker[]): Promise<SecureBroker> {
   const logs: string[] = [];
   const clock = options.clock ?? systemClock;
@@ -81,13 +96,15 @@ export async function startSecureBroker(options: SecureBrokerOptions, running: B
     ...(options.extraListeners ?? []),
   ];
   const store = new MemoryStore();
+  const directory = mkdtempSync(join(tmpdir(), 'ferry-auth-'));
   const broker = await Broker.start({
     listenHost: '127.0.0.1', listenPort: 0, nodeId: 1, clock, log: (line) => void logs.push(line),
     listeners, security: options.security ?? {},
     ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
-    engine: { directory: tempDir('ferry-auth-'), log: { flush: { kind: 'none' } }, wal: { store, writerId: 'broker-1', config: { uploadIntervalMs: 2 } } },
+    engine: { directory, log: { flush: { kind: 'none' } }, wal: { store, writerId: 'broker-1', config: { uploadIntervalMs: 2 } } },
   });
   running.push(broker);
+  directories.set(broker, directory);
   for (const [user, password] of SCRAM_USERS) await addScramUser(broker, user, password);
   return {
     broker,

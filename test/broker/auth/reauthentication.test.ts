@@ -12,7 +12,7 @@ import { SCRAM_SHA_256 } from '../../../src/security/scram/mechanism.ts';
 import { batchOf } from '../../support/batches.ts';
 import { JwtIssuer } from '../../support/jwt-issuer.ts';
 import { tempDir } from '../../support/temp-dir.ts';
-import { authenticationCount, JumpClock, SASL_LISTENER, type SecureBroker, startSecureBroker } from './brokers.ts';
+import { authenticationCount, JumpClock, SASL_LISTENER, type SecureBroker, startSecureBroker, stopBrokers } from './brokers.ts';
 import { answers, authenticateFramed, call, frames, nextId, sized, utf8, type WireClient, wireClient } from './wire.ts';
 
 /** connections.max.reauth.ms: long in real time, so that only the clock's jumps end a session. */
@@ -23,7 +23,7 @@ const clients: WireClient[] = [];
 
 afterEach(async () => {
   for (const client of clients.splice(0)) client.end();
-  for (const broker of running.splice(0)) await broker.stop();
+  await stopBrokers(running);
 });
 
 async function start(sasl: Parameters<typeof startSecureBroker>[0]['sasl'] = { reauthMs: REAUTH_MS }): Promise<SecureBroker & { clock: JumpClock }> {

@@ -9,7 +9,7 @@ import { PlainSaslClient } from '../../../src/security/sasl/plain.ts';
 import { ScramSaslClient } from '../../../src/security/sasl/scram-client.ts';
 import { SCRAM_SHA_256, SCRAM_SHA_512 } from '../../../src/security/scram/mechanism.ts';
 import { batchOf } from '../../support/batches.ts';
-import { authenticationCount, PLAINTEXT_LISTENER_NAME, SASL_LISTENER, type SecureBroker, startSecureBroker } from './brokers.ts';
+import { authenticationCount, PLAINTEXT_LISTENER_NAME, SASL_LISTENER, type SecureBroker, startSecureBroker, stopBrokers } from './brokers.ts';
 import { answers, authenticateBare, authenticateFramed, call, frames, nextId, utf8, type WireClient, wireClient } from './wire.ts';
 
 /** connection.failed.authentication.delay.ms here: long enough to tell from an immediate answer. */
@@ -26,7 +26,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const client of clients) client.end();
-  for (const broker of running) await broker.stop();
+  await stopBrokers(running);
 });
 
 async function connect(listener = SASL_LISTENER): Promise<WireClient> {
