@@ -1,5 +1,6 @@
 import type { MetricsRegistry } from '../metrics/index.ts';
 import type { Clock } from '../util/clock.ts';
+import { alterClientQuotasCodec } from './apis/alter-client-quotas.ts';
 import { alterConfigsCodec } from './apis/alter-configs.ts';
 import { alterUserScramCredentialsCodec } from './apis/alter-user-scram-credentials.ts';
 import { apiVersionsCodec } from './apis/api-versions.ts';
@@ -11,6 +12,7 @@ import { deleteGroupsCodec } from './apis/delete-groups.ts';
 import { deleteRecordsCodec } from './apis/delete-records.ts';
 import { deleteTopicsCodec } from './apis/delete-topics.ts';
 import { describeAclsCodec } from './apis/describe-acls.ts';
+import { describeClientQuotasCodec } from './apis/describe-client-quotas.ts';
 import { describeClusterCodec } from './apis/describe-cluster.ts';
 import { describeConfigsCodec } from './apis/describe-configs.ts';
 import { describeGroupsCodec } from './apis/describe-groups.ts';
@@ -48,6 +50,7 @@ import { handleMetadata } from './handlers/metadata.ts';
 import { handleOffsetForLeaderEpoch } from './handlers/offset-for-leader-epoch.ts';
 import { handleCreatePartitions, handleDeleteRecords, handleDescribeLogDirs, handleDescribeProducers } from './handlers/partition-admin.ts';
 import { handleProduce, refuseOldProduce } from './handlers/produce.ts';
+import { handleAlterClientQuotas, handleDescribeClientQuotas } from './handlers/quotas.ts';
 import { handleAlterUserScramCredentials, handleDescribeUserScramCredentials } from './handlers/scram-users.ts';
 import { handleCreateTopics, handleDeleteTopics } from './handlers/topics.ts';
 import { type ApiBinding, Router } from './router.ts';
@@ -97,6 +100,8 @@ export function apiBindings(context: () => BrokerContext): AnyBinding[] {
     { codec: deleteAclsCodec, handle: (request, rc) => handleDeleteAclsWith(context().security.acls, rc.session, request) },
     { codec: describeUserScramCredentialsCodec, handle: (request, rc) => handleDescribeUserScramCredentials(context(), request, rc.session) },
     { codec: alterUserScramCredentialsCodec, handle: (request, rc) => handleAlterUserScramCredentials(context(), request, rc.session) },
+    { codec: describeClientQuotasCodec, handle: (request, rc) => handleDescribeClientQuotas(context(), request, rc.session) },
+    { codec: alterClientQuotasCodec, handle: (request, rc) => handleAlterClientQuotas(context(), request, rc.session) },
   ];
   router = new Router(table);
   return table;
