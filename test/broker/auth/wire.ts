@@ -50,6 +50,20 @@ export async function wireClient(port: number, tls?: TLSOptions): Promise<WireCl
   let buffer: Uint8Array = new Uint8Array(0);
   let closedAtMs: number | null = null;
   let handshaken: boolean | null = null;
+  // Bytes not yet taken by the socket (Bun's write takes what fits, or nothing before the TLS handshake): written on drain.
+  const pending: Uint8Array[] = [];
+  const flush = (): void => {
+    while (pending.length > 0 && handshaken !== false && closedAtMs === null) {
+      if (tls !== undefined && handshaken !== true) return;
+      const chunk = pending[0]!;
+      const written = socket.write(chunk);
+      if (written >= chunk.length) pending.shift();
+      else {
+        pending[0] = chunk.subarray(Math.max(0, written));
+        return;
+      }
+    }
+  };
   const socket = await Bun.connect({
     hostname: '127.0.0.1',
     port,
@@ -66,6 +80,10 @@ export async function wireClient(port: number, tls?: TLSOptions): Promise<WireCl
       },
       handshake(_socket, success) {
         handshaken = success;
+        flush();
+      },
+      drain() {
+        flush();
       },
       close() {
         closedAtMs ??= performance.now();
@@ -82,10 +100,12 @@ export async function wireClient(port: number, tls?: TLSOptions): Promise<WireCl
   };
   return {
     send(body) {
-      socket.write(sized(body));
+      pending.push(sized(body));
+      flush();
     },
     sendRaw(bytes) {
-      socket.write(bytes);
+      pending.push(bytes);
+      flush();
     },
     frames: received,
     get closed() {
