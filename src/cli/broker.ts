@@ -67,6 +67,21 @@ options (each also from the environment as FERRY_<NAME>, e.g. FERRY_LISTEN, or a
 config file keys (Kafka's names, then Ferry's own):
 ${configKeysHelp().map((line) => `  ${line}`).join('\n')}
 
+security keys (config file only; each also as listener.name.<listener>.<key>, docs/security.md):
+  listeners, listener.security.protocol.map  PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL listeners, all served
+  ssl.keystore.location (PEM key + chain), ssl.keystore.key/.certificate.chain, ssl.key.password,
+  ssl.truststore.location, ssl.client.auth (none|requested|required), ssl.enabled.protocols,
+  ssl.cipher.suites, ssl.principal.mapping.rules, ferry.ssl.crl.location (PEM CRLs)
+  sasl.enabled.mechanisms                     PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER
+  listener.name.<l>.<mechanism>.sasl.jaas.config, ferry.sasl.jaas.file (KafkaServer section): PLAIN's
+                                              user_NAME="password" entries, the broker's own username/password
+  sasl.oauthbearer.jwks.endpoint.url (a JWKS file), .expected.audience, .expected.issuer, .sub.claim.name
+  connections.max.reauth.ms (KIP-368), sasl.server.max.receive.size, connection.failed.authentication.delay.ms
+  authorizer.class.name (StandardAuthorizer: ACLs), super.users, allow.everyone.if.no.acl.found
+  inter.broker.listener.name or security.inter.broker.protocol, sasl.mechanism.inter.broker.protocol
+  max.connections.per.ip, max.connections.per.ip.overrides
+SCRAM users: ferry users add|remove|list (--help).
+
 SIGTERM or SIGINT: stop accepting, flush the WAL, close the logs, exit. SIGHUP: read the listeners'
 certificates, CRLs, PLAIN users (JAAS file) and JWKS files again, for new connections.`;
 
