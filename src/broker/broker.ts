@@ -15,6 +15,7 @@ import { ControlOffsetStore, OffsetStore } from './groups/offset-store.ts';
 import { ControlProducerIdBlocks, FileProducerIdBlocks, ProducerIds } from './producers.ts';
 import { Router } from './router.ts';
 import { apiBindings, instrument } from './bindings.ts';
+import { enforceClientQuotas } from './quota-enforcement.ts';
 import { BrokerSecurity, type BrokerSecurityOptions } from './auth/broker-security.ts';
 import type { ListenerConfig } from './auth/listener-config.ts';
 import { ConnectionLimits } from './connection-limits.ts';
@@ -139,7 +140,7 @@ export class Broker {
     const servers: KafkaServer[] = [];
     let cluster: ClusterNode | null = null;
     try {
-      const router = new Router(instrument(metrics, clock, apiBindings(() => context!)));
+      const router = new Router(instrument(metrics, clock, enforceClientQuotas(apiBindings(() => context!), { quotas: security.quotas, clock, metrics })));
       const limits = new ConnectionLimits({ maxConnections: options.maxConnections ?? MAX_CONNECTIONS_DEFAULT, ...definedOnly({ maxConnectionsPerIp: options.security?.maxConnectionsPerIp, perIpOverrides: options.security?.maxConnectionsPerIpOverrides }) });
       const memory = new RequestMemory(options.queuedMaxRequestBytes ?? QUEUED_REQUEST_BYTES_MAX_DEFAULT);
       for (const { config, opened } of security.listeners) {

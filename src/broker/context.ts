@@ -28,7 +28,7 @@ export interface BrokerContext {
   /** Replicas of a topic created without a replication factor (a cluster's; 1 for a single broker). Absent: 1. */
   readonly defaultReplicationFactor?: number;
   /** Who may do what: the ACLs (a null authorizer allows everything), the SCRAM credentials, the inter-broker listener. */
-  readonly security: Pick<BrokerSecurity, 'authorizer' | 'acls' | 'scram' | 'interBrokerListener'>;
+  readonly security: Pick<BrokerSecurity, 'authorizer' | 'acls' | 'scram' | 'interBrokerListener' | 'quotas'>;
   /** This broker's listeners as clients reach them (advertised.listeners), first listener first. */
   readonly endpoints: readonly ListenerEndpoint[];
 }

@@ -6,6 +6,7 @@ import { type AuthorizationDecision, Authorizer, type AuthorizerOptions } from '
 import { aclOperationName, resourceTypeName } from '../../security/acl/model.ts';
 import { principalText } from '../../security/principal.ts';
 import { ScramCredentialStore } from '../../security/scram/store.ts';
+import { ClientQuotaStore } from '../../security/quotas/store.ts';
 import type { Session } from '../../security/session.ts';
 import type { TlsSettings } from '../../security/tls/tls-settings.ts';
 import { loadTlsMaterial } from '../../security/tls/tls-material.ts';
@@ -20,7 +21,7 @@ import type { ListenerConfig } from './listener-config.ts';
 import { type OpenedListener, openListener } from './listener-setup.ts';
 
 /**
- * How often a broker reads the security records again (ACLs, SCRAM credentials) so that changes
+ * How often a broker reads the security records again (ACLs, SCRAM credentials, client quotas) so that changes
  * made through another broker apply here: one LIST per kind and a GET per changed record. An ACL
  * removed or a credential revoked elsewhere still works here for up to this long; shorter costs
  * more requests to the control store (two LISTs a second per broker at 1 s: cents a month).
@@ -65,6 +66,8 @@ export interface BrokerSecurityDependencies {
 export class BrokerSecurity {
   readonly listeners: readonly { readonly config: ListenerConfig; readonly opened: OpenedListener }[];
   readonly scram: ScramCredentialStore;
+  /** Kafka's client quotas (AlterClientQuotas, DescribeClientQuotas, enforcement), kept current like the ACLs. */
+  readonly quotas: ClientQuotaStore;
   /** Null without an authorizer (authorizer.class.name unset): every request is allowed, as in Kafka. */
   readonly acls: AclStore | null;
   readonly events: AuthenticationEvents;
@@ -75,8 +78,9 @@ export class BrokerSecurity {
   #timer: Timer | null = null;
   #stopped = false;
 
-  private constructor(init: Pick<BrokerSecurity, 'listeners' | 'scram' | 'acls' | 'events' | 'options' | 'interBrokerConnector'>, dependencies: BrokerSecurityDependencies) {
+  private constructor(init: Pick<BrokerSecurity, 'listeners' | 'scram' | 'quotas' | 'acls' | 'events' | 'options' | 'interBrokerConnector'>, dependencies: BrokerSecurityDependencies) {
     this.interBrokerConnector = init.interBrokerConnector;
+    this.quotas = init.quotas;
     this.listeners = init.listeners;
     this.scram = init.scram;
     this.acls = init.acls;
@@ -94,13 +98,14 @@ export class BrokerSecurity {
     const control = new ControlStore(dependencies.store, dependencies.prefix);
     const scram = new ScramCredentialStore(control);
     const acls = options.authorizer === undefined ? null : new AclStore(control, new Authorizer({ ...options.authorizer, audit: auditOf(dependencies) }));
-    await Promise.all([scram.refresh(), acls?.refresh()]);
+    const quotas = new ClientQuotaStore(control, { log: dependencies.log });
+    await Promise.all([scram.refresh(), acls?.refresh(), quotas.refresh()]);
     const scramUnknownUserSecret = await scram.unknownUserSecret();
     const events = authenticationEvents(dependencies);
     const opened = [];
     for (const config of listeners) opened.push({ config, opened: await openListener(config, { scram, scramUnknownUserSecret, clock: dependencies.clock, log: dependencies.log }) });
     const interBrokerConnector = options.interBroker === undefined ? null : await connectorOf(options.interBroker);
-    const security = new BrokerSecurity({ listeners: opened, scram, acls, events, options, interBrokerConnector }, dependencies);
+    const security = new BrokerSecurity({ listeners: opened, scram, quotas, acls, events, options, interBrokerConnector }, dependencies);
     security.#schedule();
     return security;
   }
@@ -134,7 +139,7 @@ export class BrokerSecurity {
     const { clock, log } = this.#dependencies;
     this.#timer = clock.setTimer(this.options.refreshIntervalMs ?? SECURITY_REFRESH_INTERVAL_MS_DEFAULT, () => {
       // A refresh that fails keeps the last complete view (never a partial one that could miss a DENY) and is tried again.
-      void Promise.all([this.scram.refresh(), this.acls?.refresh()])
+      void Promise.all([this.scram.refresh(), this.acls?.refresh(), this.quotas.refresh()])
         .catch((error: unknown) => log(`security records could not be refreshed (kept the last ones read): ${error instanceof Error ? error.message : String(error)}`))
         .finally(() => this.#schedule());
     }, true);
