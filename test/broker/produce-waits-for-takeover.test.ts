@@ -11,6 +11,7 @@ import { ErrorCode } from '../../src/broker/protocol/error-codes.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { settle } from '../support/settle.ts';
+import { OPEN_SECURITY } from '../support/broker-security.ts';
 
 const TOPIC = 'orders';
 const records = buildRecordBatch([{ value: 'v', timestamp: 1_700_000_000_000 }], { nowMs: 1_700_000_000_000 });
@@ -28,6 +29,7 @@ function takingOver() {
     };
   });
   const context = {
+    ...OPEN_SECURITY,
     clock,
     engine: {
       serves: () => state.serving,

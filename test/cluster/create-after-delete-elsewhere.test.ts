@@ -15,6 +15,7 @@ import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { testClusterNode } from '../support/cluster-node.ts';
 import { advanceThrough } from '../support/settle.ts';
+import { OPEN_SECURITY } from '../support/broker-security.ts';
 
 /** A scan interval no test here reaches: the node scans only when the test says. */
 const NO_SCANS_OF_ITS_OWN_MS = 1e9;
@@ -35,7 +36,7 @@ test('a topic deleted through another broker is created again, though this broke
 
   const topology = new ClusterTopology(creator, 1, new RegisteredAddresses(clock));
   expect(topology.topics().has('t')).toBe(true);
-  const context = { topology, defaultPartitions: 1 } as unknown as BrokerContext;
+  const context = { ...OPEN_SECURITY, topology, defaultPartitions: 1 } as unknown as BrokerContext;
   const response = await handleCreateTopics(context, CREATE);
 
   expect(response.topics[0]!.errorCode).toBe(ErrorCode.NONE);
@@ -52,7 +53,7 @@ test('a topic whose record exists still answers TOPIC_ALREADY_EXISTS', async () 
   await node.start();
   expect(await node.createTopic('t', 2)).toBe(true);
   const engine = { checkTopicConfigs() {} }; // a validating create checks configs with the engine's defaults
-  const context = { topology: new ClusterTopology(node, 1, new RegisteredAddresses(clock)), defaultPartitions: 1, engine } as unknown as BrokerContext;
+  const context = { ...OPEN_SECURITY, topology: new ClusterTopology(node, 1, new RegisteredAddresses(clock)), defaultPartitions: 1, engine } as unknown as BrokerContext;
   expect((await handleCreateTopics(context, CREATE)).topics[0]!.errorCode).toBe(ErrorCode.TOPIC_ALREADY_EXISTS);
   expect((await handleCreateTopics(context, { ...CREATE, validateOnly: true })).topics[0]!.errorCode).toBe(ErrorCode.TOPIC_ALREADY_EXISTS);
 });

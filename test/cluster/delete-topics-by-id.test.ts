@@ -14,6 +14,7 @@ import { ManualClock } from '../../src/util/clock.ts';
 import type { Uuid } from '../../src/util/uuid.ts';
 import { testClusterNode } from '../support/cluster-node.ts';
 import { advanceThrough } from '../support/settle.ts';
+import { OPEN_SECURITY } from '../support/broker-security.ts';
 
 /** A scan interval no test here reaches: the node scans only when the test says. */
 const NO_SCANS_OF_ITS_OWN_MS = 1e9;
@@ -34,7 +35,7 @@ async function recreatedElsewhere() {
   const control = new ControlStore(store, 'c');
   const second = (await control.read<TopicRecord>('topics/t'))!.value.topicId;
   expect(second).not.toBe(first);
-  const context = { topology: new ClusterTopology(stale, 2, new RegisteredAddresses(clock)) } as unknown as BrokerContext;
+  const context = { ...OPEN_SECURITY, topology: new ClusterTopology(stale, 2, new RegisteredAddresses(clock)) } as unknown as BrokerContext;
   return { clock, control, first, second, context };
 }
 

@@ -12,6 +12,7 @@ import { RegisteredAddresses } from '../../src/cluster/replica-address.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { testClusterNode } from '../support/cluster-node.ts';
+import { OPEN_SECURITY } from '../support/broker-security.ts';
 
 const REQUEST = metadataRequest({ topics: [{ name: 't' }], allowAutoTopicCreation: false });
 
@@ -23,7 +24,7 @@ test('Metadata answers LEADER_NOT_AVAILABLE for a topic whose record cannot be r
   await creator.start();
   await asked.start();
   expect(await creator.createTopic('t', 3)).toBe(true); // broker 2 has not scanned since
-  const context = { topology: new ClusterTopology(asked, 1, new RegisteredAddresses(clock)), clusterId: 'c', nodeId: 2, autoCreateTopics: false, defaultPartitions: 1 } as unknown as BrokerContext;
+  const context = { ...OPEN_SECURITY, topology: new ClusterTopology(asked, 1, new RegisteredAddresses(clock)), clusterId: 'c', nodeId: 2, autoCreateTopics: false, defaultPartitions: 1 } as unknown as BrokerContext;
 
   store.injectFault({ operation: 'get', kind: 'Throttled', keyPrefix: 'c/control/topics/t' });
   const failed = await handleMetadata(context, REQUEST, 12);

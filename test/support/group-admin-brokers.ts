@@ -13,6 +13,7 @@ import type { ManualClock } from '../../src/util/clock.ts';
 import { settle } from './group-coordinators.ts';
 import { idOf } from './topic-ids.ts';
 import { joinGroupRequest, offsetCommitRequest, offsetFetchRequest, syncGroupRequest } from './requests.ts';
+import { OPEN_SECURITY } from './broker-security.ts';
 
 export const SESSION_TIMEOUT_MS = 10_000;
 export const REBALANCE_TIMEOUT_MS = 5_000;
@@ -24,7 +25,7 @@ export type Mode = 'single' | 'cluster';
 /** Broker `nodeId`: every group is its own unless `coordinator` names another node for it. */
 export function adminBroker(nodeId: number, offsets: OffsetStore | ControlOffsetStore, clock: ManualClock, coordinator: (groupId: string) => number = () => nodeId): BrokerContext {
   const topology = { coordinatorFor: (groupId: string) => ({ nodeId: coordinator(groupId) }), partitionCount: async () => PARTITIONS, topicId: (topic: string) => idOf(topic), isCurrentIncarnation: async () => true };
-  return { nodeId, clock, groups: new GroupCoordinator(clock), offsets, topology } as unknown as BrokerContext;
+  return { ...OPEN_SECURITY, nodeId, clock, groups: new GroupCoordinator(clock), offsets, topology } as unknown as BrokerContext;
 }
 
 /** The offsets of `mode`: a single broker's file in `directory`, or the control records in `store` as broker `nodeId`'s incarnation `incarnation`. */

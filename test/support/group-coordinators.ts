@@ -13,6 +13,7 @@ import type { ObjectStore } from '../../src/store/object-store.ts';
 import type { ManualClock } from '../../src/util/clock.ts';
 import { idOf } from './topic-ids.ts';
 import { joinGroupRequest, offsetCommitRequest, offsetFetchRequest, syncGroupRequest } from './requests.ts';
+import { OPEN_SECURITY } from './broker-security.ts';
 
 export const GROUP = 'g';
 export const SESSION_TIMEOUT_MS = 10_000;
@@ -29,7 +30,7 @@ export interface Member {
 export function coordinatorBroker(nodeId: number, store: ObjectStore, clock: ManualClock, groups = new GroupCoordinator(clock)): BrokerContext {
   const topology = { coordinatorFor: () => ({ nodeId }), partitionCount: async () => 1, topicId: () => idOf('t'), isCurrentIncarnation: async () => true };
   const offsets = new ControlOffsetStore(new ControlStore(store, 'cluster'), { nodeId, incarnation: `broker-${nodeId}` });
-  return { nodeId, clock, groups, offsets, topology } as unknown as BrokerContext;
+  return { ...OPEN_SECURITY, nodeId, clock, groups, offsets, topology } as unknown as BrokerContext;
 }
 
 export function joinRequest(options: { groupId?: string; memberId?: string; sessionTimeoutMs?: number } = {}): JoinGroupRequest {

@@ -7,7 +7,8 @@ import type { IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse } 
 import { type BrokerConfigEntry, brokerConfigEntries } from '../broker-config-entries.ts';
 import type { BrokerContext } from '../context.ts';
 import type { Session } from '../../security/session.ts';
-import { LOCAL_SESSION } from './authorize.ts';
+import { allowed, AuthorizationMessage, LOCAL_SESSION } from './authorize.ts';
+import { AclOperation, CLUSTER_NAME, ResourceType } from '../../security/acl/model.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
 import { errorCodeOf } from './errors.ts';
 
@@ -23,14 +24,35 @@ function isThisBroker(context: BrokerContext, resourceName: string): boolean {
   return resourceName === '' || resourceName === String(context.nodeId);
 }
 
+/**
+ * The refusal of `operation` (DESCRIBE_CONFIGS or ALTER_CONFIGS) on a config resource, as Kafka's
+ * ConfigHelper and ControllerApis.authorizeAlterResource decide it: a topic's configs on the topic
+ * (TOPIC_AUTHORIZATION_FAILED), a broker's (and its loggers') on the cluster
+ * (CLUSTER_AUTHORIZATION_FAILED), with the error's own message; null when allowed or of another type.
+ */
+function configRefusal(context: BrokerContext, session: Session, operation: AclOperation, resourceType: number, resourceName: string): { errorCode: number; errorMessage: string } | null {
+  if (resourceType === ConfigResourceType.TOPIC) {
+    return allowed(context, session, operation, ResourceType.TOPIC, resourceName) ? null : { errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: AuthorizationMessage.TOPIC };
+  }
+  if (resourceType === ConfigResourceType.BROKER || resourceType === ConfigResourceType.BROKER_LOGGER) {
+    return allowed(context, session, operation, ResourceType.CLUSTER, CLUSTER_NAME) ? null : { errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: AuthorizationMessage.CLUSTER };
+  }
+  return null;
+}
+
 // ---- DescribeConfigs ----
 
 /**
  * DescribeConfigs of topics (their Kafka configs: values, sources, synonyms, types) and of this
  * broker (its static configs by Kafka's names). Synonyms and documentation only when asked for.
+ * Each resource needs DESCRIBE_CONFIGS (configRefusal), checked before it is looked up.
  */
 export async function handleDescribeConfigs(context: BrokerContext, request: DescribeConfigsRequest, session: Session = LOCAL_SESSION): Promise<DescribeConfigsResponse> {
-  const results = await Promise.all(request.resources.map((resource) => describeResource(context, request, resource)));
+  const results = await Promise.all(request.resources.map((resource) => {
+    const refusal = configRefusal(context, session, AclOperation.DESCRIBE_CONFIGS, resource.resourceType, resource.resourceName);
+    if (refusal !== null) return { ...refusal, resourceType: resource.resourceType, resourceName: resource.resourceName, configs: [] };
+    return describeResource(context, request, resource);
+  }));
   return { throttleTimeMs: 0, results };
 }
 
@@ -124,11 +146,22 @@ function duplicateAnswer(resource: AlterResource): AlterConfigsResourceResponse 
   return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Duplicate resource ${resource.resourceName} in the request`, resourceType: resource.resourceType, resourceName: resource.resourceName };
 }
 
-/** AlterConfigs: each resource's dynamic configs become exactly those given (the others go back to their defaults). */
+/** ALTER_CONFIGS on the resource, checked after the duplicates as Kafka's ControllerApis does; null if allowed. */
+function alterRefusal(context: BrokerContext, session: Session, resource: AlterResource): AlterConfigsResourceResponse | null {
+  const refusal = configRefusal(context, session, AclOperation.ALTER_CONFIGS, resource.resourceType, resource.resourceName);
+  return refusal === null ? null : { ...refusal, resourceType: resource.resourceType, resourceName: resource.resourceName };
+}
+
+/**
+ * AlterConfigs: each resource's dynamic configs become exactly those given (the others go back to
+ * their defaults). Each resource needs ALTER_CONFIGS (configRefusal).
+ */
 export async function handleAlterConfigs(context: BrokerContext, request: AlterConfigsRequest, session: Session = LOCAL_SESSION): Promise<AlterConfigsResponse> {
   const twice = duplicates(request.resources);
   const responses = await Promise.all(request.resources.map((resource) => {
     if (twice.has(`${resource.resourceType}\u0000${resource.resourceName}`)) return duplicateAnswer(resource);
+    const refusal = alterRefusal(context, session, resource);
+    if (refusal !== null) return refusal;
     // Worked out from the topic's configs as the alteration applies them (in a cluster, the topic record read in its compare-and-swap).
     const wanted = resource.configs.map((config) => [config.name, config.value] as const);
     return alterResource(context, resource, request.validateOnly, (current) => replaceAllChanges(current, wanted));
@@ -136,11 +169,16 @@ export async function handleAlterConfigs(context: BrokerContext, request: AlterC
   return { throttleTimeMs: 0, responses };
 }
 
-/** IncrementalAlterConfigs (KIP-339): SET, DELETE, APPEND and SUBTRACT single configs, the rest as they are. */
+/**
+ * IncrementalAlterConfigs (KIP-339): SET, DELETE, APPEND and SUBTRACT single configs, the rest as
+ * they are. Each resource needs ALTER_CONFIGS (configRefusal), checked before its operations.
+ */
 export async function handleIncrementalAlterConfigs(context: BrokerContext, request: IncrementalAlterConfigsRequest, session: Session = LOCAL_SESSION): Promise<IncrementalAlterConfigsResponse> {
   const twice = duplicates(request.resources);
   const responses = await Promise.all(request.resources.map((resource) => {
     if (twice.has(`${resource.resourceType}\u0000${resource.resourceName}`)) return duplicateAnswer(resource);
+    const refusal = alterRefusal(context, session, resource);
+    if (refusal !== null) return refusal;
     const bad = resource.configs.find((config) => OPERATIONS[config.configOperation] === undefined);
     if (bad !== undefined) return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `config operation ${bad.configOperation} of ${bad.name} is not one of 0 (SET), 1 (DELETE), 2 (APPEND), 3 (SUBTRACT)`, resourceType: resource.resourceType, resourceName: resource.resourceName };
     return alterResource(context, resource, request.validateOnly, resource.configs.map((config) => ({ name: config.name, op: OPERATIONS[config.configOperation]!, value: config.value })));

@@ -1,7 +1,8 @@
 import type { FetchableTopicResponse, FetchRequest, FetchResponse, FetchTopic, PartitionData } from '../apis/fetch.ts';
 import type { BrokerContext } from '../context.ts';
 import type { Session } from '../../security/session.ts';
-import { LOCAL_SESSION } from './authorize.ts';
+import { allowedNames, allowedOnCluster, LOCAL_SESSION } from './authorize.ts';
+import { AclOperation, ResourceType } from '../../security/acl/model.ts';
 import type { FetchResult } from '../../engine/index.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
 import { ZERO_UUID } from '../../util/uuid.ts';
@@ -25,20 +26,33 @@ const LATEST_TIMESTAMP = -1;
  * Reads whole batches (views of the log's read buffers, sent without copying into the response)
  * up to each partition's limit and the request's total; if fewer than min_bytes are ready, waits
  * up to max_wait_ms for any requested partition to grow, then reads again (long poll).
+ * Authorized as Kafka's KafkaApis.handleFetchRequest: a follower needs CLUSTER_ACTION on the
+ * cluster (else TOPIC_AUTHORIZATION_FAILED for every partition); a consumer needs READ on each
+ * topic (TOPIC_AUTHORIZATION_FAILED), checked after an unknown topic id (UNKNOWN_TOPIC_ID: ids
+ * are not secret) and before the topic's existence.
  */
 export async function handleFetch(context: BrokerContext, request: FetchRequest, session: Session = LOCAL_SESSION): Promise<FetchResponse> {
-  if (replicaIdOf(request) >= 0) return noteReplicaProgress(context, request, session);
-  let response = await read(context, request);
+  if (replicaIdOf(request) >= 0) {
+    if (!allowedOnCluster(context, session, AclOperation.CLUSTER_ACTION)) return everyPartitionFailed(request, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+    return noteReplicaProgress(context, request, session);
+  }
+  const names = request.topics.map((topic) => topicNameOf(context, topic)).filter((name) => name !== null);
+  const readable = allowedNames(context, session, AclOperation.READ, ResourceType.TOPIC, names);
+  let response = await read(context, request, readable);
   if (bytesIn(response) < request.minBytes && request.maxWaitMs > 0) {
     await waitForAny(context, request, response);
-    response = await read(context, request);
+    response = await read(context, request, readable);
   }
   return response;
 }
 
 /** KIP-896: Fetch v0-v3 read message formats 0 and 1, which Kafka 4 and Ferry no longer serve: UNSUPPORTED_VERSION for every partition. */
 export function refuseOldFetch(request: FetchRequest): FetchResponse {
-  const responses = request.topics.map((topic) => topicResponse(topic, topic.partitions.map((partition) => partitionResponse(partition.partition, ErrorCode.UNSUPPORTED_VERSION))));
+  return everyPartitionFailed(request, ErrorCode.UNSUPPORTED_VERSION);
+}
+
+function everyPartitionFailed(request: FetchRequest, errorCode: number): FetchResponse {
+  const responses = request.topics.map((topic) => topicResponse(topic, topic.partitions.map((partition) => partitionResponse(partition.partition, errorCode))));
   return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses };
 }
 
@@ -59,15 +73,15 @@ function topicResponse(topic: FetchTopic, partitions: PartitionData[]): Fetchabl
   return { topic: topic.topic, topicId: topic.topicId, partitions };
 }
 
-async function read(context: BrokerContext, request: FetchRequest): Promise<FetchResponse> {
+async function read(context: BrokerContext, request: FetchRequest, readable: ReadonlySet<string>): Promise<FetchResponse> {
   const budget = { bytes: request.maxBytes > 0 ? Math.min(request.maxBytes, FETCH_RESPONSE_BYTES_MAX) : FETCH_RESPONSE_BYTES_MAX };
   const responses = [];
   for (const topic of request.topics) {
     const name = topicNameOf(context, topic);
     const partitions: PartitionData[] = [];
     for (const partition of topic.partitions) {
-      if (name === null) {
-        partitions.push(partitionResponse(partition.partition, ErrorCode.UNKNOWN_TOPIC_ID));
+      if (name === null || !readable.has(name)) {
+        partitions.push(partitionResponse(partition.partition, name === null ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.TOPIC_AUTHORIZATION_FAILED));
         continue;
       }
       const answer = readPartition(context, request, name, partition, budget);
@@ -138,11 +152,13 @@ function preferredReadReplica(context: BrokerContext, request: FetchRequest, top
  * address, counts, and only for partitions whose replica set holds it (the engine's in-sync
  * replicas); anything else gets NOT_LEADER_OR_FOLLOWER and changes nothing. A report in another
  * leader epoch than the partition's gets FENCED_LEADER_EPOCH or UNKNOWN_LEADER_EPOCH and changes
- * nothing either; one without an epoch (-1) is not counted.
+ * nothing either; one without an epoch (-1) is not counted. With an inter-broker listener
+ * configured, a report that arrived on another listener is not a broker's either.
  */
 async function noteReplicaProgress(context: BrokerContext, request: FetchRequest, session: Session): Promise<FetchResponse> {
   const replicaId = replicaIdOf(request);
-  const genuine = await context.topology.isReplicaConnection(replicaId, session.clientAddress);
+  const interBroker = context.security.interBrokerListener;
+  const genuine = (interBroker === null || session.listenerName === interBroker) && (await context.topology.isReplicaConnection(replicaId, session.clientAddress));
   const responses = request.topics.map((topic) => {
     const name = topicNameOf(context, topic);
     return topicResponse(topic, topic.partitions.map((partition) => {

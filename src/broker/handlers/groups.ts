@@ -6,7 +6,8 @@ import type { OffsetFetchRequest, OffsetFetchResponse } from '../apis/offset-fet
 import type { SyncGroupRequest, SyncGroupResponse } from '../apis/sync-group.ts';
 import type { BrokerContext } from '../context.ts';
 import type { Session } from '../../security/session.ts';
-import { LOCAL_SESSION } from './authorize.ts';
+import { allowed, allowedNames, LOCAL_SESSION } from './authorize.ts';
+import { AclOperation, ResourceType } from '../../security/acl/model.ts';
 import type { CoordinatorClaim, GroupOffset } from '../groups/offset-store.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
 import type { Uuid } from '../../util/uuid.ts';
@@ -45,9 +46,16 @@ function causes(error: unknown): unknown[] {
 /** How deep `causes` looks: wrappers here nest one or two deep. */
 const CAUSE_DEPTH_MAX = 8;
 
+/** READ on the group, which every classic group request needs first (Kafka's KafkaApis: GROUP_AUTHORIZATION_FAILED). */
+function mayReadGroup(context: BrokerContext, session: Session, groupId: string): boolean {
+  return allowed(context, session, AclOperation.READ, ResourceType.GROUP, groupId);
+}
+
 /** `clientHost`: the client's address as Kafka shows it in DescribeGroups ("/127.0.0.1"). */
 export async function handleJoinGroup(context: BrokerContext, request: JoinGroupRequest, clientId: string, clientHost = '', session: Session = LOCAL_SESSION): Promise<JoinGroupResponse> {
   const failed = (errorCode: number): JoinGroupResponse => ({ throttleTimeMs: 0, errorCode, generationId: -1, protocolName: '', leader: '', memberId: request.memberId, members: [] });
+  // Kafka's error response to a refused join names no member (JoinGroupRequest.getErrorResponse).
+  if (!mayReadGroup(context, session, request.groupId)) return { ...failed(ErrorCode.GROUP_AUTHORIZATION_FAILED), memberId: '' };
   if (notCoordinator(context, request.groupId)) return failed(ErrorCode.NOT_COORDINATOR);
   const join = { groupId: request.groupId, memberId: request.memberId, clientId, clientHost, sessionTimeoutMs: request.sessionTimeoutMs, rebalanceTimeoutMs: request.rebalanceTimeoutMs > 0 ? request.rebalanceTimeoutMs : request.sessionTimeoutMs, protocolType: request.protocolType, protocols: request.protocols };
   const refusal = context.groups.refusal(join);
@@ -62,6 +70,7 @@ export async function handleJoinGroup(context: BrokerContext, request: JoinGroup
 }
 
 export async function handleSyncGroup(context: BrokerContext, request: SyncGroupRequest, session: Session = LOCAL_SESSION): Promise<SyncGroupResponse> {
+  if (!mayReadGroup(context, session, request.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, assignment: new Uint8Array(0) };
   if (notCoordinator(context, request.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR, assignment: new Uint8Array(0) };
   const result = await context.groups.sync(request.groupId, request.generationId, request.memberId, request.assignments);
   // v5 echoes the member's protocol type and name (KIP-559), which its JoinGroup answer gave it.
@@ -69,6 +78,7 @@ export async function handleSyncGroup(context: BrokerContext, request: SyncGroup
 }
 
 export function handleHeartbeat(context: BrokerContext, request: HeartbeatRequest, session: Session = LOCAL_SESSION): HeartbeatResponse {
+  if (!mayReadGroup(context, session, request.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
   if (notCoordinator(context, request.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR };
   return { throttleTimeMs: 0, errorCode: context.groups.heartbeat(request.groupId, request.generationId, request.memberId) };
 }
@@ -83,11 +93,28 @@ function leavingMembers(request: LeaveGroupRequest): readonly { memberId: string
 }
 
 export function handleLeaveGroup(context: BrokerContext, request: LeaveGroupRequest, session: Session = LOCAL_SESSION): LeaveGroupResponse {
+  if (!mayReadGroup(context, session, request.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, members: [] };
   const members = leavingMembers(request).map((member) => ({ memberId: member.memberId, groupInstanceId: member.groupInstanceId, errorCode: context.groups.leave(request.groupId, member.memberId) }));
   return { throttleTimeMs: 0, errorCode: members.every((m) => m.errorCode === ErrorCode.NONE) ? ErrorCode.NONE : members[0]!.errorCode, members };
 }
 
+/**
+ * Commits a group's offsets. Authorized as Kafka's KafkaApis.handleOffsetCommitRequest: READ on
+ * the group (else GROUP_AUTHORIZATION_FAILED for every partition), then READ on each topic (else
+ * TOPIC_AUTHORIZATION_FAILED for its partitions, which are not committed); only the authorized
+ * topics go on to the coordinator.
+ */
 export async function handleOffsetCommit(context: BrokerContext, request: OffsetCommitRequest, session: Session = LOCAL_SESSION): Promise<OffsetCommitResponse> {
+  if (!mayReadGroup(context, session, request.groupId)) return commitResponse(request, () => ErrorCode.GROUP_AUTHORIZATION_FAILED);
+  const readable = allowedNames(context, session, AclOperation.READ, ResourceType.TOPIC, request.topics.map((topic) => topic.name));
+  const authorized = request.topics.filter((topic) => readable.has(topic.name));
+  const committed = authorized.length === 0 ? [] : [...(await commitAuthorized(context, { ...request, topics: authorized })).topics];
+  // The coordinator answers each topic it was given, in order: the refused ones go between them.
+  const topics = request.topics.map((topic) => (readable.has(topic.name) ? committed.shift()! : { name: topic.name, partitions: topic.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED })) }));
+  return { throttleTimeMs: 0, topics };
+}
+
+async function commitAuthorized(context: BrokerContext, request: OffsetCommitRequest): Promise<OffsetCommitResponse> {
   if (notCoordinator(context, request.groupId)) return commitResponse(request, () => ErrorCode.NOT_COORDINATOR);
   const permit = context.groups.beginCommit(request.groupId, request.generationIdOrMemberEpoch, request.memberId);
   if (!('done' in permit)) return commitResponse(request, () => permit.errorCode);
@@ -138,14 +165,17 @@ function commitResponse(request: OffsetCommitRequest, errorOf: (topic: string, p
 
 /**
  * Committed offsets: of one group (v0-v7), or of each group the request names (v8+, KIP-709).
- * The version writes the shape it has.
+ * The version writes the shape it has. Authorized as Kafka's KafkaApis.handleOffsetFetchRequest:
+ * DESCRIBE on each group (else GROUP_AUTHORIZATION_FAILED), then DESCRIBE on each topic: a topic
+ * named without it is answered TOPIC_AUTHORIZATION_FAILED; one the client did not name (all the
+ * group's offsets asked for) is left out.
  */
 export async function handleOffsetFetch(context: BrokerContext, request: OffsetFetchRequest, session: Session = LOCAL_SESSION): Promise<OffsetFetchResponse> {
   if (request.groups.length === 0) {
-    const { errorCode, topics } = await groupOffsets(context, request.groupId, request.topics);
+    const { errorCode, topics } = await authorizedGroupOffsets(context, session, request.groupId, request.topics);
     return { throttleTimeMs: 0, topics, errorCode };
   }
-  const groups = await Promise.all(request.groups.map(async (group) => ({ groupId: group.groupId, ...(await groupOffsets(context, group.groupId, group.topics)) })));
+  const groups = await Promise.all(request.groups.map(async (group) => ({ groupId: group.groupId, ...(await authorizedGroupOffsets(context, session, group.groupId, group.topics)) })));
   return { throttleTimeMs: 0, groups };
 }
 
@@ -154,8 +184,28 @@ interface GroupOffsetsAnswer {
   readonly topics: { name: string; partitions: { partitionIndex: number; committedOffset: number; committedLeaderEpoch: number; metadata: string; errorCode: number }[] }[];
 }
 
+type WantedTopic = { readonly name: string; readonly partitionIndexes: readonly number[] };
+/** The partitions an OffsetFetch names; null: every partition the group committed. */
+type WantedOffsets = readonly WantedTopic[] | null;
+
+async function authorizedGroupOffsets(context: BrokerContext, session: Session, groupId: string, wanted: WantedOffsets): Promise<GroupOffsetsAnswer> {
+  if (!allowed(context, session, AclOperation.DESCRIBE, ResourceType.GROUP, groupId)) return offsetFetchFailed(wanted, ErrorCode.GROUP_AUTHORIZATION_FAILED);
+  if (wanted === null) {
+    const answer = await groupOffsets(context, groupId, null);
+    if (answer.errorCode !== ErrorCode.NONE) return answer;
+    const describable = allowedNames(context, session, AclOperation.DESCRIBE, ResourceType.TOPIC, answer.topics.map((topic) => topic.name));
+    return { ...answer, topics: answer.topics.filter((topic) => describable.has(topic.name)) };
+  }
+  const describable = allowedNames(context, session, AclOperation.DESCRIBE, ResourceType.TOPIC, wanted.map((topic) => topic.name));
+  const answer = await groupOffsets(context, groupId, wanted.filter((topic) => describable.has(topic.name)));
+  if (answer.errorCode !== ErrorCode.NONE) return answer;
+  const answered = new Map(answer.topics.map((topic) => [topic.name, topic]));
+  const refused = (topic: WantedTopic) => offsetFetchFailed([topic], ErrorCode.TOPIC_AUTHORIZATION_FAILED).topics[0]!;
+  return { errorCode: ErrorCode.NONE, topics: wanted.map((topic) => (describable.has(topic.name) ? answered.get(topic.name)! : refused(topic))) };
+}
+
 /** One group's committed offsets for `wanted` (null: every partition it committed). */
-async function groupOffsets(context: BrokerContext, groupId: string, wanted: readonly { name: string; partitionIndexes: readonly number[] }[] | null): Promise<GroupOffsetsAnswer> {
+async function groupOffsets(context: BrokerContext, groupId: string, wanted: WantedOffsets): Promise<GroupOffsetsAnswer> {
   if (notCoordinator(context, groupId)) return { topics: [], errorCode: ErrorCode.NOT_COORDINATOR };
   let stored: GroupOffset[];
   try {
@@ -192,7 +242,7 @@ async function ofCurrentIncarnations(context: BrokerContext, listed: readonly Gr
 }
 
 /** `errorCode` for the whole group, and for each partition asked for (OffsetFetch v0-v1 have no group-level code). */
-function offsetFetchFailed(wanted: readonly { name: string; partitionIndexes: readonly number[] }[] | null, errorCode: number): GroupOffsetsAnswer {
+function offsetFetchFailed(wanted: WantedOffsets, errorCode: number): GroupOffsetsAnswer {
   const topics = (wanted ?? []).map((topic) => ({
     name: topic.name,
     partitions: topic.partitionIndexes.map((partitionIndex) => ({ partitionIndex, committedOffset: -1, committedLeaderEpoch: -1, metadata: '', errorCode })),

@@ -1,16 +1,26 @@
 import type { ListOffsetsRequest, ListOffsetsResponse } from '../apis/list-offsets.ts';
 import type { BrokerContext } from '../context.ts';
 import type { Session } from '../../security/session.ts';
-import { LOCAL_SESSION } from './authorize.ts';
+import { allowedNames, LOCAL_SESSION } from './authorize.ts';
+import { AclOperation, ResourceType } from '../../security/acl/model.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
 import { errorCodeOf, notServedCode } from './errors.ts';
 
-/** Earliest (-2), latest (-1, the high watermark) or the first offset at or after a timestamp; current_leader_epoch fenced (KIP-320). */
+/**
+ * Earliest (-2), latest (-1, the high watermark) or the first offset at or after a timestamp;
+ * current_leader_epoch fenced (KIP-320). Each topic needs DESCRIBE (else TOPIC_AUTHORIZATION_FAILED
+ * for its partitions), as in Kafka's KafkaApis.handleListOffsetRequest, whoever asks.
+ */
 export async function handleListOffsets(context: BrokerContext, request: ListOffsetsRequest, session: Session = LOCAL_SESSION): Promise<ListOffsetsResponse> {
+  const describable = allowedNames(context, session, AclOperation.DESCRIBE, ResourceType.TOPIC, request.topics.map((topic) => topic.name));
   const topics = [];
   for (const topic of request.topics) {
     const partitions = [];
     for (const partition of topic.partitions) {
+      if (!describable.has(topic.name)) {
+        partitions.push({ partitionIndex: partition.partitionIndex, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, oldStyleOffsets: [], timestamp: -1, offset: -1, leaderEpoch: -1 });
+        continue;
+      }
       const notServed = notServedCode(context, topic.name, partition.partitionIndex);
       if (notServed !== null) {
         partitions.push({ partitionIndex: partition.partitionIndex, errorCode: notServed, oldStyleOffsets: [], timestamp: -1, offset: -1, leaderEpoch: -1 });

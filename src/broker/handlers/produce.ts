@@ -1,10 +1,11 @@
-import { RECORD_BATCH_HEADER_BYTES } from '../../format/record-batch.ts';
+import { ATTRIBUTES_OFFSET, RECORD_BATCH_HEADER_BYTES, TRANSACTIONAL_FLAG_MASK } from '../../format/record-batch.ts';
+import { AclOperation, ResourceType } from '../../security/acl/model.ts';
 import type { PartitionProduceData, PartitionProduceResponse, ProduceRequest, ProduceResponse } from '../apis/produce.ts';
 import { type BrokerContext, NO_TIMESTAMP } from '../context.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
 import { errorCodeOf, notServedCode } from './errors.ts';
 import type { Session } from '../../security/session.ts';
-import { LOCAL_SESSION } from './authorize.ts';
+import { allowed, allowedNames, LOCAL_SESSION } from './authorize.ts';
 
 /**
  * [K5] The longest a produce waits for a takeover under way here: past it, NOT_LEADER_OR_FOLLOWER
@@ -15,14 +16,41 @@ export const ADOPTION_WAIT_MAX_MS = 5_000;
 
 const ACKS = new Map<number, 0 | 1 | 'all'>([[0, 0], [1, 1], [-1, 'all']]);
 
-/** Appends each partition's batches; acks=0 gets no response at all, as Kafka does. */
+/**
+ * Appends each partition's batches; acks=0 gets no response at all, as Kafka does. Authorized as
+ * Kafka's KafkaApis.handleProduceRequest: transactional batches need WRITE on the request's
+ * transactional id (else TRANSACTIONAL_ID_AUTHORIZATION_FAILED for every partition, nothing
+ * appended); each topic needs WRITE (else TOPIC_AUTHORIZATION_FAILED, checked before the topic's
+ * existence, so that a client may not learn which topics exist). Kafka 4.1 checks no
+ * IDEMPOTENT_WRITE here: an idempotent producer was authorized by its InitProducerId.
+ */
 export async function handleProduce(context: BrokerContext, request: ProduceRequest, session: Session = LOCAL_SESSION): Promise<ProduceResponse | null> {
   const acks = ACKS.get(request.acks);
+  if (hasTransactionalRecords(request) && (request.transactionalId === null || !allowed(context, session, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId))) {
+    return acks === 0 ? null : everyPartitionFailed(request, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+  }
+  const writable = allowedNames(context, session, AclOperation.WRITE, ResourceType.TOPIC, request.topicData.map((topic) => topic.name));
   const responses = await Promise.all(request.topicData.map(async (topic) => ({
     name: topic.name,
-    partitionResponses: await Promise.all(topic.partitionData.map((data) => (acks === undefined ? failed(data.index, ErrorCode.INVALID_REQUIRED_ACKS) : producePartition(context, topic.name, data, acks, request.timeoutMs)))),
+    partitionResponses: await Promise.all(topic.partitionData.map((data) => {
+      if (!writable.has(topic.name)) return failed(data.index, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+      return acks === undefined ? failed(data.index, ErrorCode.INVALID_REQUIRED_ACKS) : producePartition(context, topic.name, data, acks, request.timeoutMs);
+    })),
   })));
   return acks === 0 ? null : { responses, throttleTimeMs: 0 };
+}
+
+/** Kafka's RequestUtils.hasTransactionalRecords: the first batch of some partition is transactional. */
+function hasTransactionalRecords(request: ProduceRequest): boolean {
+  return request.topicData.some((topic) => topic.partitionData.some(({ records }) => {
+    if (records === null || records.length < RECORD_BATCH_HEADER_BYTES) return false;
+    const attributes = (records[ATTRIBUTES_OFFSET]! << 8) | records[ATTRIBUTES_OFFSET + 1]!;
+    return (attributes & TRANSACTIONAL_FLAG_MASK) !== 0;
+  }));
+}
+
+function everyPartitionFailed(request: ProduceRequest, errorCode: number): ProduceResponse {
+  return { responses: request.topicData.map((topic) => ({ name: topic.name, partitionResponses: topic.partitionData.map((data) => failed(data.index, errorCode)) })), throttleTimeMs: 0 };
 }
 
 async function producePartition(context: BrokerContext, topic: string, data: PartitionProduceData, acks: 0 | 1 | 'all', timeoutMs: number): Promise<PartitionProduceResponse> {

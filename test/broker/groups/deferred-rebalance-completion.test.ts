@@ -14,6 +14,7 @@ import { GatedStore } from '../../support/gated-store.ts';
 import { idOf } from '../../support/topic-ids.ts';
 import { GROUP, GROUP_RECORDS, REBALANCE_TIMEOUT_MS, settle } from '../../support/group-coordinators.ts';
 import { joinGroupRequest, offsetCommitRequest, syncGroupRequest } from '../../support/requests.ts';
+import { OPEN_SECURITY } from '../../support/broker-security.ts';
 
 // Found by review (finding 10), fixed (low): the first generation of the emptied group is formed at once when the old
 // commit lands, skipping INITIAL_REBALANCE_DELAY_MS: members joining a moment later force a
@@ -24,7 +25,7 @@ test('a commit that lands after its group emptied does not complete the next gro
   const topology = { coordinatorFor: () => ({ nodeId: 1 }), partitionCount: async () => 1, topicId: () => idOf('t'), isCurrentIncarnation: async () => true };
   const groups = new GroupCoordinator(clock);
   const offsets = new ControlOffsetStore(new ControlStore(gated.store, 'cluster'), { nodeId: 1, incarnation: 'broker-1' });
-  const broker = { nodeId: 1, clock, groups, offsets, topology } as unknown as BrokerContext;
+  const broker = { ...OPEN_SECURITY, nodeId: 1, clock, groups, offsets, topology } as unknown as BrokerContext;
   const join = (memberId = '') => handleJoinGroup(broker, joinGroupRequest({ groupId: GROUP, sessionTimeoutMs: 10_000, rebalanceTimeoutMs: REBALANCE_TIMEOUT_MS, memberId, groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }] }), 'c');
 
   const joiningA = join();

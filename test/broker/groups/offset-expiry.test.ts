@@ -11,6 +11,7 @@ import { ManualClock } from '../../../src/util/clock.ts';
 import { tempDir } from '../../support/temp-dir.ts';
 import { idOf } from '../../support/topic-ids.ts';
 import { offsetCommitRequest } from '../../support/requests.ts';
+import { OPEN_SECURITY } from '../../support/broker-security.ts';
 
 /** A short retention for the tests; the rule does not depend on its size (Kafka's default is 7 days). */
 const RETENTION_MS = 60 * 60_000;
@@ -150,7 +151,7 @@ describe('offsets.retention.minutes', () => {
 
 test('OffsetCommit records when it was committed, so a simple consumer\'s offsets expire', async () => {
   const { clock, groups, offsets, expiry } = setup();
-  const context = { nodeId: 1, clock, groups, offsets, topology: { coordinatorFor: () => ({ nodeId: 1 }), partitionCount: async () => 1, topicId: () => idOf('t') } } as unknown as BrokerContext;
+  const context = { ...OPEN_SECURITY, nodeId: 1, clock, groups, offsets, topology: { coordinatorFor: () => ({ nodeId: 1 }), partitionCount: async () => 1, topicId: () => idOf('t') } } as unknown as BrokerContext;
   const topics = [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 5, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }] }];
   const response = await handleOffsetCommit(context, offsetCommitRequest({ groupId: 'simple', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1, topics }));
   expect(response.topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);

@@ -19,6 +19,7 @@ import type { Uuid } from '../../../src/util/uuid.ts';
 import { testClusterNode } from '../../support/cluster-node.ts';
 import { advanceThrough } from '../../support/settle.ts';
 import { offsetFetchRequest } from '../../support/requests.ts';
+import { OPEN_SECURITY } from '../../support/broker-security.ts';
 
 /** A scan interval no test here reaches: node 2 scans only when the test says. */
 const NO_SCANS_OF_ITS_OWN_MS = 1e9;
@@ -58,7 +59,7 @@ function committed(offset: number, topicId: Uuid) {
 /** What node `node` answers for group g's offset of t/0, acting as its coordinator. */
 async function fetchedOn(node: ClusterNode, offsets: ControlOffsetStore): Promise<{ offset: number; errorCode: number }> {
   const topology = new ClusterTopology(node, 1, new RegisteredAddresses(new ManualClock()));
-  const context = { topology, offsets, nodeId: topology.coordinatorFor(GROUP)!.nodeId } as unknown as BrokerContext;
+  const context = { ...OPEN_SECURITY, topology, offsets, nodeId: topology.coordinatorFor(GROUP)!.nodeId } as unknown as BrokerContext;
   const response = await handleOffsetFetch(context, offsetFetchRequest({ groupId: GROUP, topics: [{ name: 't', partitionIndexes: [0] }] }));
   const partition = response.topics![0]!.partitions[0]!;
   return { offset: partition.committedOffset, errorCode: response.errorCode! };

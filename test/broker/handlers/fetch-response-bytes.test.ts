@@ -18,6 +18,7 @@ import { Ferry } from '../../../src/engine/index.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
 import { batchOf } from '../../support/batches.ts';
 import { fetchRequest as fetchRequestOf } from '../../support/requests.ts';
+import { OPEN_SECURITY } from '../../support/broker-security.ts';
 
 setDefaultTimeout(120_000);
 
@@ -46,7 +47,7 @@ test("a client's max_bytes of 2^31-1, or 0, does not make the broker read past K
   engine = await Ferry.open({ directory, log: { flush: { kind: 'none' } } });
   await engine.createTopic('t', { partitions: 1 });
   for (let i = 0; i < BATCHES; i++) await (await engine.appendBatches('t', 0, batchOf(`b${i}`, 1, 1_700_000_000_000, BATCH_VALUE_BYTES))).committed;
-  const context = { nodeId: 1, advertisedHost: '127.0.0.1', advertisedPort: 9092, rack: null, clusterId: 'bytes', engine, clock: new ManualClock(), topology: new SingleBrokerTopology({ nodeId: 1, host: '127.0.0.1', port: 9092, rack: null }, engine), autoCreateTopics: false, defaultPartitions: 1 } as unknown as BrokerContext;
+  const context = { ...OPEN_SECURITY, nodeId: 1, advertisedHost: '127.0.0.1', advertisedPort: 9092, rack: null, clusterId: 'bytes', engine, clock: new ManualClock(), topology: new SingleBrokerTopology({ nodeId: 1, host: '127.0.0.1', port: 9092, rack: null }, engine), autoCreateTopics: false, defaultPartitions: 1 } as unknown as BrokerContext;
 
   for (const maxBytes of [INT32_MAX, 0, -1]) {
     const partition = (await handleFetch(context, fetchRequest(maxBytes, INT32_MAX))).responses[0]!.partitions[0]!;

@@ -9,6 +9,7 @@ import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
 import { StoreError } from '../../../src/store/errors.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
 import { joinGroupRequest, offsetCommitRequest, offsetFetchRequest } from '../../support/requests.ts';
+import { OPEN_SECURITY } from '../../support/broker-security.ts';
 
 const throttled = async (): Promise<never> => {
   throw new StoreError('Throttled', 'injected Throttled');
@@ -16,6 +17,7 @@ const throttled = async (): Promise<never> => {
 
 /** The coordinator of every group, whose control-store reads all fail. */
 const context = {
+  ...OPEN_SECURITY,
   nodeId: 1,
   clock: new ManualClock(),
   topology: { coordinatorFor: () => ({ nodeId: 1 }), partitionCount: throttled, topicId: () => null },

@@ -12,12 +12,13 @@ import { ControlProducerIdBlocks, ProducerIds } from '../../../src/broker/produc
 import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
 import { ControlStore } from '../../../src/cluster/control-store.ts';
 import { MemoryStore } from '../../../src/store/memory.ts';
+import { OPEN_SECURITY } from '../../support/broker-security.ts';
 
 const request = { transactionalId: null, transactionTimeoutMs: 60_000, producerId: -1n, producerEpoch: -1 } as never;
 
 test('InitProducerId answers a retriable coordinator error while the control store is down, and an id once it is back', async () => {
   const store = new MemoryStore();
-  const context = { producers: new ProducerIds(new ControlProducerIdBlocks(new ControlStore(store, 'cluster'))) } as unknown as BrokerContext;
+  const context = { ...OPEN_SECURITY, producers: new ProducerIds(new ControlProducerIdBlocks(new ControlStore(store, 'cluster'))) } as unknown as BrokerContext;
   for (const operation of ['get', 'put'] as const) {
     store.injectFault({ operation, kind: 'Unavailable', keyPrefix: 'cluster/control/' });
     // two at once share the one reservation; both get the retriable answer

@@ -27,6 +27,7 @@ import { ManualClock } from '../../../src/util/clock.ts';
 import { batchOf } from '../../support/batches.ts';
 import { idOf } from '../../support/topic-ids.ts';
 import { fetchRequest as fetchRequestOf, listOffsetsRequest, metadataRequest } from '../../support/requests.ts';
+import { OPEN_SECURITY } from '../../support/broker-security.ts';
 
 setDefaultTimeout(60_000);
 
@@ -64,7 +65,7 @@ async function engineAdopting(as: 'leader' | 'follower'): Promise<Ferry> {
 
 /** What these handlers use of a broker's context (groups, offsets and producers they never touch). */
 function contextFor(engine: Ferry, topology: Topology = new SingleBrokerTopology(SELF, engine)): BrokerContext {
-  const context = { nodeId: SELF.nodeId, advertisedHost: SELF.host, advertisedPort: SELF.port, rack: null, clusterId: 'epochs', engine, clock: new ManualClock(), topology, autoCreateTopics: false, defaultPartitions: 1 };
+  const context = { ...OPEN_SECURITY, nodeId: SELF.nodeId, advertisedHost: SELF.host, advertisedPort: SELF.port, rack: null, clusterId: 'epochs', engine, clock: new ManualClock(), topology, autoCreateTopics: false, defaultPartitions: 1 };
   return context as unknown as BrokerContext;
 }
 
