@@ -28,6 +28,8 @@ const JWKS_VALIDATOR_CLASS = 'org.apache.kafka.common.security.oauthbearer.OAuth
 const UNSECURED_VALIDATOR_CLASS = 'org.apache.kafka.common.security.oauthbearer.internals.unsecured.OAuthBearerUnsecuredValidatorCallbackHandler';
 const OAUTHBEARER_LOGIN_MODULE = 'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule';
 const PEM = 'PEM';
+/** The mechanisms a broker's own client speaks to another broker's inter-broker listener (src/broker/auth/broker-security.ts connectorOf). */
+const INTER_BROKER_MECHANISMS: readonly string[] = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'];
 /** Kafka's JAAS file sections: `<listener>.KafkaServer` first, then `KafkaServer`. */
 const JAAS_SERVER_SECTION = 'KafkaServer';
 
@@ -207,6 +209,7 @@ function interBrokerSasl(read: SecurityReader, listener: string, enabled: readon
   const chosen = read.text(null, 'sasl.mechanism.inter.broker.protocol') ?? (enabled.length === 1 ? enabled[0]! : null);
   if (chosen === null) throw new CliError(`config: sasl.mechanism.inter.broker.protocol must say which of ${enabled.join(', ')} brokers authenticate to each other with`);
   if (!enabled.includes(chosen)) throw new CliError(`${read.where(null, 'sasl.mechanism.inter.broker.protocol')}: ${chosen} is not enabled on the inter-broker listener ${listener} (${enabled.join(', ')})`);
+  if (!INTER_BROKER_MECHANISMS.includes(chosen)) throw new CliError(`${read.where(null, 'sasl.mechanism.inter.broker.protocol')}: ${chosen} on the inter-broker listener ${listener}: brokers log in to each other with ${INTER_BROKER_MECHANISMS.slice(0, -1).join(', ')} or ${INTER_BROKER_MECHANISMS.at(-1)} (Ferry's broker has no ${chosen} client): enable one of them there, or name another listener with inter.broker.listener.name`);
   const module = chosen === 'PLAIN' ? PLAIN_LOGIN_MODULE : SCRAM_LOGIN_MODULE;
   const credentials = ownCredentialsOf(read.jaas(listener, chosen, module), module);
   if (credentials === null) throw new CliError(`${read.where(listener, 'sasl.jaas.config', chosen)}: the inter-broker listener's ${chosen} login module needs username and password: the principal this broker authenticates as`);
