@@ -27,7 +27,7 @@ const ACKS = new Map<number, 0 | 1 | 'all'>([[0, 0], [1, 1], [-1, 'all']]);
 export async function handleProduce(context: BrokerContext, request: ProduceRequest, session: Session = LOCAL_SESSION): Promise<ProduceResponse | null> {
   const acks = ACKS.get(request.acks);
   if (hasTransactionalRecords(request) && (request.transactionalId === null || !allowed(context, session, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId))) {
-    return acks === 0 ? null : everyPartitionFailed(request, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    return answered(acks, everyPartitionFailed(request, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED));
   }
   const writable = allowedNames(context, session, AclOperation.WRITE, ResourceType.TOPIC, request.topicData.map((topic) => topic.name));
   const responses = await Promise.all(request.topicData.map(async (topic) => ({
@@ -37,7 +37,19 @@ export async function handleProduce(context: BrokerContext, request: ProduceRequ
       return acks === undefined ? failed(data.index, ErrorCode.INVALID_REQUIRED_ACKS) : producePartition(context, topic.name, data, acks, request.timeoutMs);
     })),
   })));
-  return acks === 0 ? null : { responses, throttleTimeMs: 0 };
+  return answered(acks, { responses, throttleTimeMs: 0 });
+}
+
+/**
+ * An acks=0 produce gets no answer; one that failed anywhere closes the connection instead, as
+ * Kafka's handleProduceRequest does, so that the producer learns something went wrong (it
+ * refreshes its metadata and reconnects) rather than writing on into nothing.
+ */
+function answered(acks: 0 | 1 | 'all' | undefined, response: ProduceResponse): ProduceResponse | null {
+  if (acks !== 0) return response;
+  const failures = response.responses.flatMap((topic) => topic.partitionResponses.filter((partition) => partition.errorCode !== ErrorCode.NONE).map((partition) => `${topic.name}-${partition.index}: error ${partition.errorCode}`));
+  if (failures.length > 0) throw new Error(`an acks=0 produce failed (${failures.join(', ')}): the connection closes, as Kafka closes it`);
+  return null;
 }
 
 /** Kafka's RequestUtils.hasTransactionalRecords: the first batch of some partition is transactional. */

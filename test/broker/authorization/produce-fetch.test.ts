@@ -61,9 +61,14 @@ test('Produce: transactional batches need WRITE on the transactional id, which t
   });
 });
 
-test('Produce with acks=0 refused is not answered, as every acks=0 produce', async () => {
+test('Produce with acks=0 refused closes the connection (the handler throws), as Kafka does for any acks=0 failure; allowed, it is not answered', async () => {
   await withBroker({ acls: [] }, async ({ context }) => {
-    expect(await handleProduce(context, { ...produceTo([TOPIC]), acks: 0 }, sessionOf(BOB))).toBeNull();
+    await expect(handleProduce(context, { ...produceTo([TOPIC]), acks: 0 }, sessionOf(BOB))).rejects.toThrow(/acks=0 produce failed .*error 29/);
+  });
+  await withBroker({ acls: [writeT] }, async ({ context, engine }) => {
+    const before = engine.fetch(TOPIC, 0, 0, { maxBytes: 1 << 20 }).batches.length;
+    expect(await handleProduce(context, { ...produceTo([TOPIC]), acks: 0 }, sessionOf(ALICE))).toBeNull();
+    expect(engine.fetch(TOPIC, 0, 0, { maxBytes: 1 << 20 }).batches.length).toBe(before + 1);
   });
 });
 
