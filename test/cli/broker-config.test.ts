@@ -50,8 +50,10 @@ describe("Kafka 4.1's default server.properties", () => {
     expect(broker.partitions).toBe(1);
     expect(broker.log).toEqual({ flush: { kind: 'none' }, segmentBytes: 1073741824, retentionMs: 168 * HOUR_MS });
     expect(broker.retentionCheckIntervalMs).toBe(300000);
+    // inter.broker.listener.name is read now (issue 13): the listener brokers reach each other at
+    expect(broker.security.interBroker).toEqual({ listener: 'PLAINTEXT', tls: null, sasl: null });
     expect(warnings).toEqual([
-      'ferry: ignoring Kafka settings Ferry has no use for: process.roles, controller.quorum.bootstrap.servers, inter.broker.listener.name, '
+      'ferry: ignoring Kafka settings Ferry has no use for: process.roles, controller.quorum.bootstrap.servers, '
       + 'num.network.threads, num.io.threads, socket.send.buffer.bytes, socket.receive.buffer.bytes, socket.request.max.bytes, '
       + 'num.recovery.threads.per.data.dir, offsets.topic.replication.factor, share.coordinator.state.topic.replication.factor, '
       + 'share.coordinator.state.topic.min.isr, transaction.state.log.replication.factor, transaction.state.log.min.isr',
@@ -154,16 +156,19 @@ describe('listeners', () => {
     expect(broker.advertised).toEqual({ host: hostname(), port: 9092 });
   });
 
-  test('a second broker listener is left out, said in a note', () => {
+  test('every broker listener is listened on, without a note; the first is the one --listen and the broker record name', () => {
     const { config: broker, warnings } = resolve('listeners=INTERNAL://127.0.0.1:9092,EXTERNAL://127.0.0.1:9094\nlistener.security.protocol.map=INTERNAL:PLAINTEXT,EXTERNAL:PLAINTEXT');
     expect(broker.listen).toEqual({ host: '127.0.0.1', port: 9092 });
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/^ferry: listening on INTERNAL only \(Ferry has one listener\); config \S+ also names EXTERNAL:\/\/127\.0\.0\.1:9094$/);
+    expect(warnings).toEqual([]);
+    expect(broker.listeners?.map((listener) => [listener.name, listener.protocol, listener.host, listener.port])).toEqual([
+      ['INTERNAL', 'PLAINTEXT', '127.0.0.1', 9092],
+      ['EXTERNAL', 'PLAINTEXT', '127.0.0.1', 9094],
+    ]);
   });
 
-  test('SSL, SASL, unmapped names and only-controller listeners are one-line errors', () => {
-    expect(failure('listeners=SSL://:9093')).toBe('config FILE: listeners: listener SSL uses SSL; Ferry speaks PLAINTEXT only (no TLS or SASL yet)');
-    expect(failure('listeners=PLAINTEXT://:9092,SASL_SSL://:9094')).toBe('config FILE: listeners: listener SASL_SSL uses SASL_SSL; Ferry speaks PLAINTEXT only (no TLS or SASL yet)');
+  test('SSL and SASL listeners are taken with their settings (test/cli/security-settings.test.ts); unmapped names and only-controller listeners are one-line errors', () => {
+    expect(config('listeners=SSL://:9093\nssl.keystore.location=/etc/ferry/server.pem').listeners?.[0]).toMatchObject({ name: 'SSL', protocol: 'SSL', host: '0.0.0.0', port: 9093 });
+    expect(failure('listeners=PLAINTEXT://:9092,SASL_SSL://:9094')).toBe('config: sasl.enabled.mechanisms: listener SASL_SSL uses SASL: list its mechanisms (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER; Ferry has no GSSAPI)');
     expect(failure('listeners=CLIENT://:9092')).toBe('config FILE: listeners: listener CLIENT has no security protocol (add it to listener.security.protocol.map)');
     expect(failure('listeners=CONTROLLER://:9093\ncontroller.listener.names=CONTROLLER')).toBe('config FILE: listeners names no broker listener (only controller listeners: Ferry has no controller)');
     expect(failure('listeners=localhost:9092')).toBe("config FILE: listeners: 'localhost:9092' is not NAME://host:port");
