@@ -17,7 +17,7 @@ import type { InterBrokerConnector } from '../../cluster/inter-broker-connection
 import type { ObjectStore } from '../../store/object-store.ts';
 import type { Clock, Timer } from '../../util/clock.ts';
 import type { AuthenticationEvents } from './channel.ts';
-import type { ListenerConfig } from './listener-config.ts';
+import { type ListenerConfig, SASL_MECHANISMS } from './listener-config.ts';
 import { type OpenedListener, openListener } from './listener-setup.ts';
 
 /**
@@ -159,7 +159,15 @@ async function connectorOf(client: InterBrokerClient): Promise<InterBrokerConnec
   return { listener: client.listener, tls, sasl: newClient };
 }
 
-/** Counts authentications per listener, mechanism and result; logs each refusal once with its reason (never a secret). */
+/** The mechanism label of a refusal whose mechanism the client named and no listener serves. */
+const UNKNOWN_MECHANISM_LABEL = 'unknown';
+const KNOWN_MECHANISMS: ReadonlySet<string> = new Set(SASL_MECHANISMS);
+
+/**
+ * Counts authentications per listener, mechanism and result; logs each refusal once with its
+ * reason (never a secret). A mechanism name is the client's own text in SaslHandshake: one Ferry
+ * does not know is counted as `unknown`, or every made-up name would add a metric series.
+ */
 function authenticationEvents({ metrics, log }: BrokerSecurityDependencies): AuthenticationEvents {
   const counter = (session: { listener: string; mechanism: string }, result: string) =>
     metrics.counter('ferry_broker_authentications_total', 'Authentications, by listener, mechanism (SSL for a client certificate) and result', { labels: { ...session, result } });
@@ -168,8 +176,10 @@ function authenticationEvents({ metrics, log }: BrokerSecurityDependencies): Aut
       counter({ listener: session.listenerName, mechanism: session.saslMechanism ?? 'SSL' }, reauthentication ? 'reauthenticated' : 'succeeded').add();
     },
     failed(listener, mechanism, clientAddress, detail) {
-      counter({ listener, mechanism: mechanism ?? 'SSL' }, 'failed').add();
-      log(`authentication from ${clientAddress} on ${listener}${mechanism === null ? '' : ` with ${mechanism}`} failed: ${detail}`);
+      const known = mechanism === null || KNOWN_MECHANISMS.has(mechanism);
+      counter({ listener, mechanism: mechanism === null ? 'SSL' : known ? mechanism : UNKNOWN_MECHANISM_LABEL }, 'failed').add();
+      // the channel's detail names an unknown mechanism, quoted and cut short
+      log(`authentication from ${clientAddress} on ${listener}${mechanism === null || !known ? '' : ` with ${mechanism}`} failed: ${detail}`);
     },
   };
 }

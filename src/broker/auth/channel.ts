@@ -15,6 +15,14 @@ import { ProtocolError } from '../protocol/errors.ts';
 import type { Router, SaslRequests } from '../router.ts';
 import type { ListenerSecurity } from './listener-security.ts';
 
+/** How much of a name the client chose (a mechanism) a log line repeats. */
+const QUOTED_CHARS_MAX = 64;
+
+/** A name the client chose, for a log line: quoted and escaped (no line breaks), cut to QUOTED_CHARS_MAX characters. */
+function quoted(name: string): string {
+  return JSON.stringify(name.length > QUOTED_CHARS_MAX ? `${name.slice(0, QUOTED_CHARS_MAX)}...` : name);
+}
+
 /** Kafka's answer to SaslAuthenticate on a connection that is not in an exchange. */
 const AUTHENTICATE_AFTER_SUCCESS_MESSAGE = 'SaslAuthenticate request received after successful authentication';
 const NO_BYTES = new Uint8Array(0);
@@ -152,7 +160,7 @@ export class Channel implements SaslRequests {
     const factory = sasl.mechanisms.get(request.mechanism);
     const sameAsBefore = !reauthentication || request.mechanism === this.#session.saslMechanism;
     if (factory === undefined || !sameAsBefore) {
-      const why = factory === undefined ? `mechanism ${request.mechanism} is not enabled (${mechanisms.join(', ')})` : `re-authentication changed the mechanism from ${this.#session.saslMechanism} to ${request.mechanism}`;
+      const why = factory === undefined ? `mechanism ${quoted(request.mechanism)} is not enabled (${mechanisms.join(', ')})` : `re-authentication changed the mechanism from ${this.#session.saslMechanism} to ${request.mechanism}`;
       await this.#refuse(request.mechanism, why);
       return { errorCode: ErrorCode.UNSUPPORTED_SASL_MECHANISM, mechanisms };
     }

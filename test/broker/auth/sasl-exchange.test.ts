@@ -149,6 +149,22 @@ describe('what closes an unauthenticated connection', () => {
   });
 });
 
+describe('what a client chooses does not reach labels or log lines as it is', () => {
+  test('unknown mechanism names are counted under one label (a client cannot add metric series), and logged on one line, cut short', async () => {
+    const failedSeries = () => secure.broker.metrics.renderPrometheus().split('\n').filter((line) => line.startsWith(`ferry_broker_authentications_total{listener="${SASL_LISTENER}"`) && line.includes('result="failed"')).length;
+    const before = failedSeries();
+    const names = ['MADE-UP-1', 'MADE-UP-2', `forged\nauthentication from 10.0.0.1 on ${SASL_LISTENER} succeeded`, 'X'.repeat(10_000)];
+    for (const name of names) {
+      const client = await connect();
+      const answer = await call(client, frames.handshake(nextId(), name));
+      expect(answers.handshake(answer!).body.errorCode).toBe(ErrorCode.UNSUPPORTED_SASL_MECHANISM);
+    }
+    expect(failedSeries()).toBeLessThanOrEqual(before + 1);
+    expect(secure.logs.every((line) => !line.includes('\n'))).toBe(true);
+    expect(Math.max(...secure.logs.map((line) => line.length))).toBeLessThan(1_000);
+  });
+});
+
 describe('refusals', () => {
   const failedPlain = () => authenticationCount(secure.broker, { listener: SASL_LISTENER, mechanism: 'PLAIN', result: 'failed' });
 
