@@ -36,8 +36,19 @@ function tlsListener(name: string, settings: Partial<TlsSettings>, protocol: 'SS
   };
 }
 
+/** A client certificate with a subject in the usual order (C first, CN last in the certificate): RFC 2253 puts CN first, as Kafka's documented rules expect. */
+const SERVICE_SUBJECT = '/C=US/ST=CA/L=San Francisco/O=Acme, Inc./OU=ServiceUsers/CN=Svc-Ingest';
+
+function signServiceCertificate(): void {
+  const run = (...args: string[]) => expect(Bun.spawnSync(['openssl', ...args], { cwd: directory, stderr: 'pipe' }).exitCode).toBe(0);
+  run('genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-out', 'service.key');
+  run('req', '-new', '-key', 'service.key', '-out', 'service.csr', '-subj', SERVICE_SUBJECT);
+  run('x509', '-req', '-in', 'service.csr', '-CA', certificates.caPath, '-CAkey', join(directory, 'ca.key'), '-CAcreateserial', '-out', 'service.pem', '-days', '2', '-extfile', join(directory, 'client.ext'));
+}
+
 beforeAll(async () => {
   certificates = makeCertificates(directory, ['alice', 'bob']);
+  signServiceCertificate();
   secure = await startSecureBroker({
     listeners: [
       tlsListener('REQUIRED', { clientAuth: 'required', crlLocation: certificates.crlPath, principalMappingRules: UPPER_CN_RULE }),
@@ -45,9 +56,11 @@ beforeAll(async () => {
       tlsListener('REQUESTED', { clientAuth: 'requested', crlLocation: certificates.crlPath, principalMappingRules: 'RULE:^O=Ferry,OU=test,CN=(.*?)$/$1-requested/L' }),
       tlsListener('NOMATCH', { clientAuth: 'required', principalMappingRules: 'RULE:^O=Ferry,OU=test,CN=(alice)$/$1/' }),
       tlsListener('SASLSSL', {}, 'SASL_SSL'),
+      // Kafka's documented example (docs: ssl.principal.mapping.rules), then DEFAULT
+      tlsListener('KAFKARULES', { clientAuth: 'required', principalMappingRules: 'RULE:^CN=(.*?),OU=ServiceUsers.*$/$1/L,DEFAULT' }),
     ],
     // super users: alice as the REQUIRED listener maps her; bob by his whole name (DEFAULT rules)
-    security: { authorizer: { superUsers: ['User:ALICE', `User:${clientPrincipalName('bob')}`, 'User:alice-requested'] }, failedAuthenticationDelayMs: 0 },
+    security: { authorizer: { superUsers: ['User:ALICE', `User:${clientPrincipalName('bob')}`, 'User:alice-requested', 'User:svc-ingest'] }, failedAuthenticationDelayMs: 0 },
   }, running);
 });
 
@@ -58,8 +71,9 @@ afterAll(async () => {
 });
 
 /** The client's TLS: trusts the test CA, presents `who`'s certificate (a client name, the untrusted one, or none). */
-function clientTls(who: string | 'untrusted' | null): TLSOptions {
-  const files = who === null ? null : who === 'untrusted' ? certificates.untrusted : certificates.client(who);
+function clientTls(who: string | 'untrusted' | 'service' | null): TLSOptions {
+  const service = { keyPath: join(directory, 'service.key'), certPath: join(directory, 'service.pem') };
+  const files = who === null ? null : who === 'untrusted' ? certificates.untrusted : who === 'service' ? service : certificates.client(who);
   return { ca: readFileSync(certificates.caPath, 'utf8'), rejectUnauthorized: true, ...(files === null ? {} : { cert: readFileSync(files.certPath, 'utf8'), key: readFileSync(files.keyPath, 'utf8') }) };
 }
 
@@ -86,6 +100,12 @@ describe('ssl.client.auth=required', () => {
     expect(await describeAclsError(await connect('REQUIRED', 'bob'))).toBe(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
     expect(deniedLogged('BOB')).toBe(true);
     expect(authenticationCount(secure.broker, { listener: 'REQUIRED', mechanism: 'SSL', result: 'succeeded' })).toBe(before + 2);
+  });
+
+  test("Kafka's documented rule on a certificate in the usual order: CN=Svc-Ingest,OU=ServiceUsers,O=Acme\\, Inc.,... maps to svc-ingest; DEFAULT after it keeps other names whole", async () => {
+    expect(await describeAclsError(await connect('KAFKARULES', 'service'))).toBe(ErrorCode.NONE);
+    expect(await describeAclsError(await connect('KAFKARULES', 'alice'))).toBe(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
+    expect(deniedLogged(clientPrincipalName('alice'))).toBe(true);
   });
 
   test('DEFAULT rules: the whole RFC 2253 name', async () => {
