@@ -23,6 +23,13 @@ function quoted(name: string): string {
   return JSON.stringify(name.length > QUOTED_CHARS_MAX ? `${name.slice(0, QUOTED_CHARS_MAX)}...` : name);
 }
 
+/** Whether an ApiVersions request frame is at a version the broker serves (its version follows the API key). */
+function supportedApiVersions(frame: Uint8Array): boolean {
+  if (frame.length < 4) return true;
+  const version = new DataView(frame.buffer, frame.byteOffset, frame.length).getInt16(2);
+  return version >= apiVersionsCodec.minVersion && version <= apiVersionsCodec.maxVersion;
+}
+
 /** Kafka's answer to SaslAuthenticate on a connection that is not in an exchange. */
 const AUTHENTICATE_AFTER_SUCCESS_MESSAGE = 'SaslAuthenticate request received after successful authentication';
 const NO_BYTES = new Uint8Array(0);
@@ -133,7 +140,9 @@ export class Channel implements SaslRequests {
     }
     const allowed = state.kind === 'handshake' ? apiKey === saslHandshakeCodec.key || (apiKey === apiVersionsCodec.key && !state.apiVersionsAnswered) : apiKey === saslAuthenticateCodec.key;
     if (!allowed) throw new ProtocolError(`Unexpected Kafka request of type ${this.#options.router.apiName(apiKey)} during SASL ${state.kind === 'handshake' ? 'handshake' : 'authentication'}`, 0);
-    if (apiKey === apiVersionsCodec.key) this.#state = { kind: 'handshake', apiVersionsAnswered: true };
+    // KIP-511: an ApiVersions at a version the broker lacks is answered UNSUPPORTED_VERSION and the
+    // client retries lower (a Kafka 4 client sends v4): only a supported one uses up the one allowed.
+    if (apiKey === apiVersionsCodec.key && supportedApiVersions(frame)) this.#state = { kind: 'handshake', apiVersionsAnswered: true };
     return this.#options.router.handle(frame, this);
   }
 

@@ -95,6 +95,18 @@ describe('authenticating', () => {
     expect(await servesMetadata(client)).toBe(true);
   });
 
+  test('an ApiVersions at a version the broker lacks (a Kafka 4 client\'s v4) is answered UNSUPPORTED_VERSION, and the retry at a lower version is taken (KIP-511)', async () => {
+    const client = await connect();
+    const first = await call(client, frames.apiVersions(nextId(), 4));
+    expect(first).not.toBeNull();
+    expect(answers.apiVersions(first!, 0).body.errorCode).toBe(ErrorCode.UNSUPPORTED_VERSION);
+    const retry = await call(client, frames.apiVersions(nextId(), 3));
+    expect(retry).not.toBeNull();
+    expect(answers.apiVersions(retry!, 3).body.errorCode).toBe(ErrorCode.NONE);
+    await authenticateFramed(client, new PlainSaslClient('alice', 'alice-secret'));
+    expect(await servesMetadata(client)).toBe(true);
+  });
+
   test('the successes are counted by listener, mechanism and result', async () => {
     const before = authenticationCount(secure.broker, { listener: SASL_LISTENER, mechanism: 'PLAIN', result: 'succeeded' });
     const client = await connect();
