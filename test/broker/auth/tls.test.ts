@@ -127,6 +127,21 @@ describe('ssl.client.auth=required', () => {
     });
   }
 
+  test('a request sent the moment the client\'s handshake completes is never answered for a certificate that does not verify, and carries a good one's principal (50 and 30 tries)', async () => {
+    for (const who of ['untrusted', 'revoked']) {
+      const tries = await Promise.all(Array.from({ length: 50 }, async () => {
+        const client = await connect('REQUIRED', who);
+        client.send(frames.apiVersions(nextId())); // queued until the handshake, written at once then
+        await client.waitClosed();
+        return client.frames.length;
+      }));
+      expect(tries.every((answered) => answered === 0)).toBe(true);
+    }
+    // and a good certificate's first request already carries its principal, never ANONYMOUS
+    const first = await Promise.all(Array.from({ length: 30 }, async () => describeAclsError(await connect('REQUIRED', 'alice'))));
+    expect(first.every((errorCode) => errorCode === ErrorCode.NONE)).toBe(true);
+  });
+
   test('the revoked certificate is refused because of the CRL: a listener without one takes it', async () => {
     expect(await describeAclsError(await connect('DEFAULTDN', 'revoked'))).toBe(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
     expect(deniedLogged(clientPrincipalName('revoked'))).toBe(true);
