@@ -127,7 +127,7 @@ describe('ssl.client.auth=required', () => {
     });
   }
 
-  test('a request sent the moment the client\'s handshake completes is never answered for a certificate that does not verify, and carries a good one's principal (50 and 30 tries)', async () => {
+  test("a request sent the moment the client's handshake completes is never answered for a certificate that does not verify, and carries a good one's principal (50 and 30 tries)", async () => {
     for (const who of ['untrusted', 'revoked']) {
       const tries = await Promise.all(Array.from({ length: 50 }, async () => {
         const client = await connect('REQUIRED', who);
