@@ -55,11 +55,11 @@ afterEach(async () => {
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
 /** CLIENT (SASL_PLAINTEXT, PLAIN), INTERNAL (SASL_SSL, PLAIN and SCRAM-SHA-512), OPEN (PLAINTEXT). */
-function listeners(): ListenerConfig[] {
+function listeners(internalReauthMs = 0): ListenerConfig[] {
   const sasl = { mechanisms: ['PLAIN'], plainUsers: () => PLAIN_USERS };
   return [
     { name: 'CLIENT', protocol: 'SASL_PLAINTEXT', host: '127.0.0.1', port: 0, sasl },
-    { name: 'INTERNAL', protocol: 'SASL_SSL', host: '127.0.0.1', port: 0, sasl: { ...sasl, mechanisms: ['PLAIN', 'SCRAM-SHA-512'] }, tls: { ...DEFAULT_TLS_SETTINGS, keystoreLocation: certificates.serverPemPath } },
+    { name: 'INTERNAL', protocol: 'SASL_SSL', host: '127.0.0.1', port: 0, sasl: { ...sasl, mechanisms: ['PLAIN', 'SCRAM-SHA-512'], reauthMs: internalReauthMs }, tls: { ...DEFAULT_TLS_SETTINGS, keystoreLocation: certificates.serverPemPath } },
     { name: 'OPEN', protocol: 'PLAINTEXT', host: '127.0.0.1', port: 0 },
   ];
 }
@@ -68,10 +68,10 @@ function interBrokerClient(mechanism: 'PLAIN' | 'SCRAM-SHA-512'): InterBrokerCli
   return { listener: 'INTERNAL', tls: { ...DEFAULT_TLS_SETTINGS, truststoreLocation: certificates.caPath }, sasl: { mechanism, username: BROKER_USER, password: BROKER_PASSWORD } };
 }
 
-async function startBroker(store: MemoryStore, nodeId: number, mechanism: 'PLAIN' | 'SCRAM-SHA-512', minInsyncReplicas: number): Promise<Broker> {
+async function startBroker(store: MemoryStore, nodeId: number, mechanism: 'PLAIN' | 'SCRAM-SHA-512', minInsyncReplicas: number, internalReauthMs = 0): Promise<Broker> {
   const broker = await Broker.start({
     listenHost: '127.0.0.1', listenPort: 0, nodeId, minInsyncReplicas, log: () => {},
-    listeners: listeners(),
+    listeners: listeners(internalReauthMs),
     security: { interBroker: interBrokerClient(mechanism), authorizer: { superUsers: [`User:${BROKER_USER}`, `User:${ADMIN}`] }, refreshIntervalMs: 100 },
     cluster: { store, leaseMs: 2000, scanIntervalMs: 50 },
     engine: { directory: tempDir(), log: { flush: { kind: 'none' } }, wal: { store, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 2 } } },
@@ -129,6 +129,28 @@ for (const mechanism of ['PLAIN', 'SCRAM-SHA-512'] as const) {
     expect(authentications(leader!, mechanism)).toBeGreaterThan(0);
   });
 }
+
+test('connections.max.reauth.ms on the inter-broker listener: a follower whose session ended reconnects and authenticates again, and acks=all keeps completing', async () => {
+  const store = new MemoryStore();
+  const reauthMs = 700;
+  const first = await startBroker(store, 1, 'PLAIN', 2, reauthMs);
+  const second = await startBroker(store, 2, 'PLAIN', 2, reauthMs);
+  const kafka = adminClient([first.portOf('CLIENT')!, second.portOf('CLIENT')!]);
+  await createTopic(kafka, 'reauthenticated');
+  await until(() => brokers.filter((broker) => broker.context.engine.serves('reauthenticated', 0)).length === 2, 'a leader and a follower');
+  const leader = brokers.find((broker) => broker.context.engine.leads('reauthenticated', 0))!;
+  const producer = kafka.producer();
+  await producer.connect();
+  const started = performance.now();
+  let sent = 0;
+  while (performance.now() - started < reauthMs * 4) {
+    const [answer] = await producer.send({ topic: 'reauthenticated', acks: -1, timeout: 10_000, messages: [{ value: `r-${sent++}` }] });
+    expect(answer?.errorCode).toBe(0);
+    await Bun.sleep(50);
+  }
+  await producer.disconnect();
+  expect(authentications(leader, 'PLAIN')).toBeGreaterThanOrEqual(2); // the follower logged in again after its session ended
+});
 
 describe('forged progress reports (a registered follower, broker 2, that never reports itself)', () => {
   let store: MemoryStore;
