@@ -35,6 +35,8 @@ const AUTHENTICATE_AFTER_SUCCESS_MESSAGE = 'SaslAuthenticate request received af
 const NO_BYTES = new Uint8Array(0);
 /** SaslHandshake v0: the tokens that follow travel as bare frames (KIP-43's first form); v1: inside SaslAuthenticate. */
 const FRAMED_TOKENS_VERSION = 1;
+/** Kafka's MIN_REAUTH_INTERVAL_ONE_SECOND_NANOS: a connection re-authenticates at most this often. */
+const REAUTHENTICATION_INTERVAL_MS_MIN = 1_000;
 /** SaslAuthenticate v1 carries session_lifetime_ms (KIP-368). */
 const SESSION_LIFETIME_VERSION = 1;
 
@@ -90,6 +92,8 @@ export class Channel implements SaslRequests {
   #session: Session;
   /** When the session ends (monotonic ms), or null when it does not (KIP-368). */
   #expiresAtMs: number | null = null;
+  /** When the last re-authentication started (monotonic ms): the next may start a second later. */
+  #reauthenticatedAtMs = Number.NEGATIVE_INFINITY;
 
   constructor(options: ChannelOptions) {
     this.#options = options;
@@ -165,7 +169,13 @@ export class Channel implements SaslRequests {
     if (sasl === null) return { errorCode: ErrorCode.ILLEGAL_SASL_STATE, mechanisms: [] };
     const mechanisms = [...sasl.mechanisms.keys()];
     const reauthentication = this.#state.kind === 'authenticated';
+    // KIP-368, as Kafka's KafkaChannel.maybeBeginServerReauthentication: a session that never ends
+    // has nothing to re-authenticate, and one re-authentication a second is the most (each costs an
+    // exchange: a client looping on it would spend the broker's time); such a SaslHandshake is
+    // answered as on an authenticated connection, and the connection goes on.
+    if (reauthentication && (this.#expiresAtMs === null || this.#options.clock.monotonicMs() - this.#reauthenticatedAtMs < REAUTHENTICATION_INTERVAL_MS_MIN)) return { errorCode: ErrorCode.ILLEGAL_SASL_STATE, mechanisms: [] };
     if (reauthentication && version < FRAMED_TOKENS_VERSION) throw new ProtocolError('a re-authentication needs SaslHandshake v1 or later (KIP-368)', 0);
+    if (reauthentication) this.#reauthenticatedAtMs = this.#options.clock.monotonicMs();
     const factory = sasl.mechanisms.get(request.mechanism);
     const sameAsBefore = !reauthentication || request.mechanism === this.#session.saslMechanism;
     if (factory === undefined || !sameAsBefore) {

@@ -19,7 +19,8 @@ const clients: WireClient[] = [];
 let secure: SecureBroker;
 
 beforeAll(async () => {
-  secure = await startSecureBroker({ sasl: { receiveBytesMax: RECEIVE_BYTES_MAX }, security: { failedAuthenticationDelayMs: 0 } }, running);
+  // Sessions end (after a minute): a re-authentication is taken only for a session that ends (KIP-368).
+  secure = await startSecureBroker({ sasl: { receiveBytesMax: RECEIVE_BYTES_MAX, reauthMs: 60_000 }, security: { failedAuthenticationDelayMs: 0 } }, running);
   await secure.broker.context.topology.createTopic(TOPIC, 1, 1, {});
 });
 

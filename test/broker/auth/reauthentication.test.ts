@@ -92,6 +92,24 @@ test('re-authentication before the end (SaslHandshake v1 + SaslAuthenticate on t
   expect(await call(client, frames.metadata(nextId()))).toBeNull();
 });
 
+test('a session that never ends has nothing to re-authenticate, and one re-authentication a second is the most: SaslHandshake answered ILLEGAL_SASL_STATE, the connection goes on (Kafka\'s maybeBeginServerReauthentication)', async () => {
+  const endless = await start({ reauthMs: 0 });
+  const client = await connect(endless);
+  await authenticateFramed(client, new PlainSaslClient('alice', 'alice-secret'));
+  expect(answers.handshake((await call(client, frames.handshake(nextId(), 'PLAIN')))!).body.errorCode).toBe(ErrorCode.ILLEGAL_SASL_STATE);
+  expect(await servesMetadata(client)).toBe(true);
+
+  const secure = await start();
+  const busy = await connect(secure);
+  await authenticateFramed(busy, new PlainSaslClient('alice', 'alice-secret'));
+  await authenticateFramed(busy, new PlainSaslClient('alice', 'alice-secret')); // the first re-authentication
+  expect(answers.handshake((await call(busy, frames.handshake(nextId(), 'PLAIN')))!).body.errorCode).toBe(ErrorCode.ILLEGAL_SASL_STATE);
+  expect(await servesMetadata(busy)).toBe(true);
+  secure.clock.jump(1_000);
+  await authenticateFramed(busy, new PlainSaslClient('alice', 'alice-secret')); // a second later: taken
+  expect(await servesMetadata(busy)).toBe(true);
+});
+
 test('re-authentication after the end is still taken (SaslHandshake is the one request an ended session may send)', async () => {
   const secure = await start();
   const client = await connect(secure);
