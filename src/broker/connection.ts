@@ -52,7 +52,10 @@ export interface ConnectionOptions {
   readonly clock?: Clock;
   /** Closed after this long without progress: nothing received or written, no request being handled (connections.max.idle.ms). */
   readonly idleMs?: number;
-  /** The largest frame taken now (at most REQUEST_BYTES_MAX): smaller before a SASL client authenticated (sasl.server.max.receive.size). */
+  /**
+   * The largest frame taken now (at most REQUEST_BYTES_MAX): smaller before a SASL client
+   * authenticated (sasl.server.max.receive.size), when it also bounds what the connection holds.
+   */
   readonly frameBytesMax?: () => number;
 }
 
@@ -231,9 +234,15 @@ export class Connection {
     return take;
   }
 
-  /** Starts a frame of `size` bytes if this connection's share and the broker's budget have room; else pauses reading. */
+  /**
+   * Starts a frame of `size` bytes if this connection's share and the broker's budget have room;
+   * else pauses reading. The share is CONNECTION_REQUEST_BYTES_MAX, or the frame limit when that is
+   * smaller: a SASL client that has not authenticated holds at most sasl.server.max.receive.size,
+   * however many frames it pipelines (Kafka's SaslServerAuthenticator reads one at a time).
+   */
   #admit(size: number): void {
-    if (this.#reservedBytes > 0 && this.#reservedBytes + size > CONNECTION_REQUEST_BYTES_MAX) return this.#stall(size, 'connection');
+    const shareBytesMax = Math.min(CONNECTION_REQUEST_BYTES_MAX, this.#frameBytesMax());
+    if (this.#reservedBytes > 0 && this.#reservedBytes + size > shareBytesMax) return this.#stall(size, 'connection');
     if (!this.#memory.reserve(size, this.#granted)) return this.#stall(size, 'memory');
     this.#reservedBytes += size;
     this.#assembling = { size, parts: [], filled: 0 };

@@ -59,6 +59,8 @@ export interface SecureBrokerOptions {
   readonly security?: BrokerSecurityOptions;
   readonly clock?: Clock;
   readonly maxConnections?: number;
+  /** queued.max.request.bytes: the request budget every connection shares. */
+  readonly queuedMaxRequestBytes?: number;
 }
 
 export interface SecureBroker {
@@ -101,6 +103,7 @@ export async function startSecureBroker(options: SecureBrokerOptions, running: B
     listenHost: '127.0.0.1', listenPort: 0, nodeId: 1, clock, log: (line) => void logs.push(line),
     listeners, security: options.security ?? {},
     ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
+    ...(options.queuedMaxRequestBytes === undefined ? {} : { queuedMaxRequestBytes: options.queuedMaxRequestBytes }),
     engine: { directory, log: { flush: { kind: 'none' } }, wal: { store, writerId: 'broker-1', config: { uploadIntervalMs: 2 } } },
   });
   running.push(broker);
