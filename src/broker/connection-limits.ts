@@ -1,5 +1,5 @@
 import { assert } from '../util/assert.ts';
-import { clientAddressOf } from '../util/network.ts';
+import { canonicalAddress, clientAddressOf } from '../util/network.ts';
 
 /**
  * Kafka's max.connections.per.ip (which Kafka leaves unbounded): connections from one address
@@ -33,14 +33,14 @@ export class ConnectionLimits {
   constructor(options: ConnectionLimitsOptions) {
     this.#maxConnections = options.maxConnections;
     this.#maxPerIp = options.maxConnectionsPerIp ?? MAX_CONNECTIONS_PER_IP_DEFAULT;
-    this.#overrides = new Map([...(options.perIpOverrides ?? new Map<string, number>())].map(([address, bound]) => [clientAddressOf(address), bound]));
+    this.#overrides = new Map([...(options.perIpOverrides ?? new Map<string, number>())].map(([address, bound]) => [ipOf(address), bound]));
     assert(Number.isSafeInteger(this.#maxConnections) && this.#maxConnections > 0, 'max.connections is a positive integer');
     assert(Number.isSafeInteger(this.#maxPerIp) && this.#maxPerIp >= 0, 'max.connections.per.ip is a non-negative integer');
   }
 
   /** Takes a slot for a connection from `address`, or says which limit refuses it (nothing taken then). */
   admit(address: string): Refusal | null {
-    const ip = clientAddressOf(address);
+    const ip = ipOf(address);
     if (this.#open >= this.#maxConnections) return 'max.connections';
     const fromIp = this.#perIp.get(ip) ?? 0;
     if (fromIp >= (this.#overrides.get(ip) ?? this.#maxPerIp)) return 'max.connections.per.ip';
@@ -51,7 +51,7 @@ export class ConnectionLimits {
 
   /** Gives back the slot of a connection `admit` took. */
   release(address: string): void {
-    const ip = clientAddressOf(address);
+    const ip = ipOf(address);
     const fromIp = this.#perIp.get(ip) ?? 0;
     assert(fromIp > 0 && this.#open > 0, 'a released connection was admitted');
     if (fromIp === 1) this.#perIp.delete(ip);
@@ -66,4 +66,9 @@ export class ConnectionLimits {
   get maxConnections(): number {
     return this.#maxConnections;
   }
+}
+
+/** An address as the limits count it: an IPv4-mapped one as IPv4, an IPv6 one in one form (an override may be written `0:0:0:0:0:0:0:1`, as Kafka reads it, for a client Bun sees as `::1`). */
+function ipOf(address: string): string {
+  return canonicalAddress(clientAddressOf(address));
 }

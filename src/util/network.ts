@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { TLSOptions } from 'bun';
 import type { X509Certificate } from 'node:crypto';
 
@@ -80,4 +81,19 @@ export interface Network {
 /** A client's address as ACLs and per-IP limits compare it: an IPv4 client seen through an IPv6 socket (`::ffff:10.0.0.1`) is its IPv4 address. */
 export function clientAddressOf(remoteAddress: string): string {
   return remoteAddress.startsWith('::ffff:') && remoteAddress.includes('.') ? remoteAddress.slice('::ffff:'.length) : remoteAddress;
+}
+
+/**
+ * An IP address in one written form, so that two forms of one address compare equal: an IPv6
+ * address compressed and in lower case (Kafka's ACL hosts are Java's InetAddress.getHostAddress(),
+ * the full form `0:0:0:0:0:0:0:1`; Bun's sockets write `::1`). Anything else (IPv4, `*`, a name,
+ * an IPv6 address with a zone) comes back as it is.
+ */
+export function canonicalAddress(address: string): string {
+  if (!address.includes(':') || isIP(address) !== 6) return address;
+  try {
+    return new URL(`http://[${address}]`).hostname.slice(1, -1);
+  } catch {
+    return address;
+  }
 }

@@ -4,6 +4,7 @@
 // Authorizer.java), over an index of the ACLs instead of Kafka's sorted set.
 import { FerryError } from '../../errors.ts';
 import { assert } from '../../util/assert.ts';
+import { canonicalAddress } from '../../util/network.ts';
 import { principalText, WILDCARD_PRINCIPAL_TEXT } from '../principal.ts';
 import type { Session } from '../session.ts';
 import { AclIndex, type ResourceAcls } from './acl-index.ts';
@@ -195,7 +196,17 @@ interface MatchingAcls {
 }
 
 function entryApplies(entry: AccessControlEntry, principal: string, host: string): boolean {
-  return (entry.principal === principal || entry.principal === WILDCARD_PRINCIPAL_TEXT) && (entry.host === WILDCARD_HOST || entry.host === host);
+  return (entry.principal === principal || entry.principal === WILDCARD_PRINCIPAL_TEXT) && hostApplies(entry.host, host);
+}
+
+/**
+ * Whether an ACL's host is the client's address: `*`, the same text, or the same IPv6 address
+ * written otherwise (Kafka compares with Java's full form `0:0:0:0:0:0:0:1`, which an ACL copied
+ * from Kafka holds; Bun writes `::1`).
+ */
+function hostApplies(aclHost: string, clientAddress: string): boolean {
+  if (aclHost === WILDCARD_HOST || aclHost === clientAddress) return true;
+  return aclHost.includes(':') && clientAddress.includes(':') && canonicalAddress(aclHost) === canonicalAddress(clientAddress);
 }
 
 /** Kafka's findResult: the ACL's permission if it matches principal, host and operation, else null. */

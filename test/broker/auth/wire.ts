@@ -45,7 +45,8 @@ export interface WireClient {
   end(): void;
 }
 
-export async function wireClient(port: number, tls?: TLSOptions): Promise<WireClient> {
+/** `host`: the listener's address (127.0.0.1 by default; `::1` for an IPv6 listener). */
+export async function wireClient(port: number, tls?: TLSOptions, host = '127.0.0.1'): Promise<WireClient> {
   const received: ReceivedFrame[] = [];
   let buffer: Uint8Array = new Uint8Array(0);
   let closedAtMs: number | null = null;
@@ -65,7 +66,7 @@ export async function wireClient(port: number, tls?: TLSOptions): Promise<WireCl
     }
   };
   const socket = await Bun.connect({
-    hostname: '127.0.0.1',
+    hostname: host,
     port,
     ...(tls === undefined ? {} : { tls }),
     socket: {
