@@ -5,6 +5,7 @@
 import type { MetricsRegistry } from '../metrics/index.ts';
 import { QUOTA_ENFORCER_CONFIG_DEFAULT, QuotaEnforcer, type QuotaEnforcerConfig, type QuotaType } from '../security/quotas/enforcer.ts';
 import type { ClientQuotaLimits } from '../security/quotas/store.ts';
+import { type Session, usesSasl } from '../security/session.ts';
 import { THROTTLE_TIME_MS_MAX } from '../security/quotas/manager.ts';
 import type { Clock } from '../util/clock.ts';
 import { fetchCodec, type FetchRequest, type FetchResponse } from './apis/fetch.ts';
@@ -18,7 +19,8 @@ type AnyBinding = ApiBinding<any, any>;
 
 /**
  * APIs no quota judges: authentication (Kafka runs it in its network threads, before any quota).
- * Followers' Fetch requests are exempt too (below), as Kafka exempts replication.
+ * Followers' Fetch requests are exempt too (below), as Kafka exempts replication, and so is
+ * everything a SASL client sends before it authenticated.
  */
 const EXEMPT_API_KEYS: ReadonlySet<number> = new Set([saslHandshakeCodec.key, saslAuthenticateCodec.key]);
 
@@ -77,7 +79,7 @@ export function enforceClientQuotas(table: readonly AnyBinding[], options: Quota
     return {
       ...binding,
       async handle(request, rc: RequestContext) {
-        if (kind === 'fetch' && isReplicaFetch(request as FetchRequest)) return binding.handle(request, rc);
+        if (unauthenticated(rc.session) || (kind === 'fetch' && isReplicaFetch(request as FetchRequest))) return binding.handle(request, rc);
         const user = rc.session.principal.name;
         const clientId = rc.header.clientId ?? '';
         const asked = kind === 'fetch' ? withinQuotaWindow(request as FetchRequest, enforcer.maxValueInQuotaWindow('fetch', user, clientId)) : request;
@@ -119,6 +121,16 @@ function withThrottleTime<T>(response: T, throttleMs: number): T {
   if (response === null || typeof response !== 'object' || !('throttleTimeMs' in response)) return response;
   const handlerMs = typeof response.throttleTimeMs === 'number' ? response.throttleTimeMs : 0;
   return { ...response, throttleTimeMs: Math.min(Math.max(handlerMs, throttleMs), THROTTLE_TIME_MS_MAX) };
+}
+
+/**
+ * A SASL listener's connection before its exchange completed (ApiVersions is all it may send then):
+ * its principal is ANONYMOUS only for want of one, and Kafka answers these requests in its network
+ * threads, before any quota. Recorded, they would share User:ANONYMOUS's rate among every
+ * unauthenticated client, and one could throttle everyone's login.
+ */
+function unauthenticated(session: Session): boolean {
+  return usesSasl(session.securityProtocol) && session.saslMechanism === null;
 }
 
 /** Kafka's replica id of a consumer; from v15 a follower names itself in replica_state (KIP-903). */
