@@ -57,11 +57,21 @@ export interface ConnectionOptions {
    * authenticated (sasl.server.max.receive.size), when it also bounds what the connection holds.
    */
   readonly frameBytesMax?: () => number;
+  /**
+   * Whether the frame about to start counts against the broker's request budget: not while a SASL
+   * client has not authenticated, as Kafka reads authentication outside its memory pool. Such a
+   * frame is bounded by frameBytesMax alone, one at a time, and holds only the bytes that arrived:
+   * unauthenticated clients that declare frames they never send cannot take the budget that
+   * authenticated clients' requests need. By default every frame counts.
+   */
+  readonly pooled?: () => boolean;
 }
 
 /** A frame whose size is known: the bytes received so far (views of the received chunks, not copies). */
 interface Assembling {
   readonly size: number;
+  /** Whether its size is reserved in the broker's budget (ConnectionOptions.pooled). */
+  readonly pooled: boolean;
   readonly parts: Uint8Array[];
   filled: number;
 }
@@ -86,6 +96,7 @@ export class Connection {
   readonly #clock: Clock;
   readonly #idleMs: number;
   readonly #frameBytesMax: () => number;
+  readonly #pooled: () => boolean;
   /** Received chunks not yet parsed (kept while the connection waits for a reservation). */
   readonly #unparsed: Uint8Array[] = [];
   /** The size prefix being read. */
@@ -96,7 +107,7 @@ export class Connection {
   #stalled: { readonly size: number; readonly on: 'connection' | 'memory' } | null = null;
   /** Bytes reserved for this connection's frames: assembling, queued and being handled. */
   #reservedBytes = 0;
-  readonly #frames: { readonly bytes: Uint8Array; readonly size: number }[] = [];
+  readonly #frames: { readonly bytes: Uint8Array; readonly size: number; readonly pooled: boolean }[] = [];
   /** Responses in request order, each still being produced. */
   readonly #responses: Promise<Uint8Array[] | null>[] = [];
   /** Whether every request being handled is a Produce (so another Produce may start). */
@@ -123,6 +134,7 @@ export class Connection {
     this.#clock = options.clock ?? systemClock;
     this.#idleMs = options.idleMs ?? CONNECTIONS_MAX_IDLE_MS_DEFAULT;
     this.#frameBytesMax = options.frameBytesMax ?? (() => REQUEST_BYTES_MAX);
+    this.#pooled = options.pooled ?? (() => true);
     assert(this.#idleMs > 0, 'a connection idle timeout is positive');
     this.#lastActiveMs = this.#clock.monotonicMs();
     this.#idleTimer = this.#clock.setTimer(this.#idleMs, () => this.#checkIdle(), true);
@@ -144,11 +156,11 @@ export class Connection {
     if (reason !== undefined) this.#onError(reason);
     if (this.#stalled?.on === 'memory') this.#memory.cancel(this.#granted);
     this.#stalled = null;
-    const unhandled = this.#frames.reduce((sum, frame) => sum + frame.size, 0) + (this.#assembling?.size ?? 0);
+    const unhandled = [...this.#frames, ...(this.#assembling === null ? [] : [this.#assembling])];
     this.#frames.length = 0;
     this.#unparsed.length = 0;
     this.#assembling = null;
-    this.#release(unhandled); // frames being handled give theirs back as they finish
+    for (const frame of unhandled) this.#release(frame.size, frame.pooled); // frames being handled give theirs back as they finish
     this.#drained?.();
     this.#socket.end();
   }
@@ -243,9 +255,10 @@ export class Connection {
   #admit(size: number): void {
     const shareBytesMax = Math.min(CONNECTION_REQUEST_BYTES_MAX, this.#frameBytesMax());
     if (this.#reservedBytes > 0 && this.#reservedBytes + size > shareBytesMax) return this.#stall(size, 'connection');
-    if (!this.#memory.reserve(size, this.#granted)) return this.#stall(size, 'memory');
+    const pooled = this.#pooled();
+    if (pooled && !this.#memory.reserve(size, this.#granted)) return this.#stall(size, 'memory');
     this.#reservedBytes += size;
-    this.#assembling = { size, parts: [], filled: 0 };
+    this.#assembling = { size, pooled, parts: [], filled: 0 };
     if (size === 0) this.#takeBody(new Uint8Array(0));
   }
 
@@ -260,7 +273,7 @@ export class Connection {
     assert(stalled?.on === 'memory', 'a granted reservation belongs to a frame waiting for memory');
     this.#stalled = null;
     this.#reservedBytes += stalled.size;
-    this.#assembling = { size: stalled.size, parts: [], filled: 0 };
+    this.#assembling = { size: stalled.size, pooled: true, parts: [], filled: 0 };
     this.#resume();
   };
 
@@ -279,17 +292,17 @@ export class Connection {
     if (assembling.filled === assembling.size) {
       // the one copy of a frame that arrived in pieces, made once all of it is here
       const bytes = assembling.parts.length === 1 ? assembling.parts[0]! : concatBytes(assembling.parts);
-      this.#frames.push({ bytes, size: assembling.size });
+      this.#frames.push({ bytes, size: assembling.size, pooled: assembling.pooled });
       this.#assembling = null;
     }
     return take;
   }
 
-  /** Gives back reserved bytes; a frame waiting for this connection's share may then start. */
-  #release(bytes: number): void {
+  /** Gives back a frame's reserved bytes (to the broker's budget if it was `pooled`); a frame waiting for this connection's share may then start. */
+  #release(bytes: number, pooled: boolean): void {
     if (bytes === 0) return;
     this.#reservedBytes -= bytes;
-    this.#memory.release(bytes);
+    if (pooled) this.#memory.release(bytes);
     const stalled = this.#stalled;
     if (stalled?.on !== 'connection') return;
     this.#stalled = null;
@@ -327,7 +340,7 @@ export class Connection {
       const handled = (): void => {
         this.#handling--;
         this.#lastActiveMs = this.#clock.monotonicMs();
-        this.#release(frame.size);
+        this.#release(frame.size, frame.pooled);
       };
       response.then(handled, handled); // failures are observed in #writeResponses, in order
       this.#responses.push(response);

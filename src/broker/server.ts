@@ -95,7 +95,7 @@ export class KafkaServer {
         const peer = `${socket.remoteAddress}`;
         let connection: Connection | undefined;
         const channel = new Channel({ router: options.router, listener: security, socket, clock, events, failedAuthenticationDelayMs: options.failedAuthenticationDelayMs ?? FAILED_AUTHENTICATION_DELAY_MS_DEFAULT, endAfterResponses: () => connection?.endAfterResponses(), muteFor: (ms) => connection?.muteFor(ms) });
-        connection = new Connection(socket, (frame) => channel.handle(frame), (error) => log(`connection from ${peer} closed: ${error instanceof Error ? error.message : String(error)}`), { memory, clock, idleMs, frameBytesMax: () => channel.frameBytesMax() });
+        connection = new Connection(socket, (frame) => channel.handle(frame), (error) => log(`connection from ${peer} closed: ${error instanceof Error ? error.message : String(error)}`), { memory, clock, idleMs, frameBytesMax: () => channel.frameBytesMax(), pooled: () => channel.framesPooled() });
         bySocket.set(socket, { connection, channel });
         connections.add(connection);
         openGauge?.set(connections.size);

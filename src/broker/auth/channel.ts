@@ -126,6 +126,11 @@ export class Channel implements SaslRequests {
     return true;
   }
 
+  /** Whether the client's frames count against the broker's request budget: not before a SASL client authenticated ([A1]; Connection's `pooled`). */
+  framesPooled(): boolean {
+    return this.#options.listener.sasl === null || this.#state.kind === 'authenticated';
+  }
+
   /** The largest frame the connection takes now: sasl.server.max.receive.size until a SASL client authenticated. */
   frameBytesMax(): number {
     const sasl = this.#options.listener.sasl;

@@ -1,4 +1,4 @@
-// Adversarial review of issue 13, finding 4 (open): unauthenticated connections reserve their
+// Adversarial review of issue 13, finding 4 (fixed): unauthenticated connections reserved their
 // frames in the request budget every client shares (queued.max.request.bytes). Each is held to
 // sasl.server.max.receive.size (512 KiB, finding 1), but a frame's whole declared size is reserved
 // as soon as its size prefix arrives, and a reservation that does not fit queues every later one
@@ -10,9 +10,10 @@
 // Kafka reads a SASL exchange's frames outside its memory pool, so unauthenticated clients never
 // hold what authenticated ones need.
 //
-// Not fixed here: keeping unauthenticated frames out of the shared budget (a budget of their own,
-// or no reservation until the body arrives) is a design decision for the connection layer, and
-// the declared-size queueing is finding 17's.
+// Fixed as Kafka does it: a frame of an unauthenticated SASL connection is not reserved in the
+// shared budget (Connection's `pooled`); it is bounded by sasl.server.max.receive.size, one at a
+// time per connection, and holds only the bytes that arrived. The declared-size queueing among
+// authenticated clients stays finding 17's.
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Socket } from 'bun';
 import type { Broker } from '../../../src/broker/broker.ts';
@@ -50,7 +51,7 @@ async function produced(client: WireClient, timeoutMs: number): Promise<number |
   return answer === null ? null : answers.produce(answer.bytes).body.responses[0].partitionResponses[0].errorCode;
 }
 
-test.todo('size prefixes alone from unauthenticated connections do not hold up an authenticated client', async () => {
+test('size prefixes alone from unauthenticated connections do not hold up an authenticated client', async () => {
   const victim = await wireClient(secure.port(SASL_LISTENER));
   clients.push(victim);
   await authenticateFramed(victim, new PlainSaslClient('alice', 'alice-secret'));
