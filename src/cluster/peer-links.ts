@@ -1,4 +1,4 @@
-import type { Listener, NetSocket, Network } from '../util/network.ts';
+import { clientAddressOf, type Listener, type NetSocket, type Network } from '../util/network.ts';
 
 /**
  * The greeting a broker's peer listener writes on every connection it accepts, followed by the
@@ -8,6 +8,19 @@ import type { Listener, NetSocket, Network } from '../util/network.ts';
 const PEER_GREETING = 'ferry-peer 1 ';
 /** A greeting longer than this is not one (an incarnation is a UUID): the connection is dropped. */
 const PEER_GREETING_BYTES_MAX = 128;
+/**
+ * Connections the peer listener holds at once from one address: a peer holds one (and briefly a
+ * second while it reconnects), and brokers sharing a host share its address. Anyone who can reach
+ * the port can connect (nothing is authenticated here, and nothing but the greeting travels), so
+ * this bounds what one host can make the broker hold in descriptors.
+ */
+export const PEER_CONNECTIONS_PER_ADDRESS_MAX = 8;
+/**
+ * Connections the peer listener holds at once in all: a cluster's brokers, with room to spare.
+ * Past it new connections are closed on arrival; a peer whose link cannot be made is judged by its
+ * lease alone, as without peer links.
+ */
+export const PEER_CONNECTIONS_MAX = 256;
 
 /** A peer as its broker record names it: where its peer listener is, and which process it is. */
 export interface PeerAddress {
@@ -67,9 +80,29 @@ export class PeerLinks {
     this.#incarnation = incarnation;
     this.#exited = exited;
     const greeting = new TextEncoder().encode(`${PEER_GREETING}${incarnation}\n`);
+    // The connections accepted and still open, in all and by client address.
+    const accepted = new Set<NetSocket>();
+    const held = new Map<string, number>();
+    let heldCount = 0;
     this.#listener = this.#options.network.listen(this.#options.listenHost, this.#options.listenPort, {
-      open: (socket) => void socket.write(greeting),
+      open: (socket) => {
+        const address = clientAddressOf(socket.remoteAddress);
+        const fromAddress = held.get(address) ?? 0;
+        if (heldCount >= PEER_CONNECTIONS_MAX || fromAddress >= PEER_CONNECTIONS_PER_ADDRESS_MAX) return socket.terminate();
+        held.set(address, fromAddress + 1);
+        heldCount++;
+        accepted.add(socket);
+        socket.write(greeting);
+      },
       data: () => {}, // peers send nothing; anything sent is ignored
+      close: (socket) => {
+        if (!accepted.delete(socket)) return;
+        const address = clientAddressOf(socket.remoteAddress);
+        const fromAddress = held.get(address)! - 1;
+        if (fromAddress === 0) held.delete(address);
+        else held.set(address, fromAddress);
+        heldCount--;
+      },
     });
     return this.#listener.port;
   }
@@ -123,6 +156,8 @@ export class PeerLinks {
   #connect(watch: Watch): void {
     watch.connecting = true;
     let received = '';
+    /** Whether this connection was greeted: only the end of one that was tells anything at once. */
+    const greetedHere = { value: false };
     this.#options.network
       .connect(watch.peer.host, watch.peer.port, {
         open: (socket) => {
@@ -134,9 +169,9 @@ export class PeerLinks {
           if (received.includes('\n')) return;
           received += new TextDecoder().decode(chunk);
           if (!received.includes('\n') && received.length <= PEER_GREETING_BYTES_MAX) return;
-          this.#greeted(watch, socket, received);
+          greetedHere.value = this.#greeted(watch, socket, received);
         },
-        close: (socket) => this.#closedBy(watch, socket),
+        close: (socket) => this.#closedBy(watch, socket, greetedHere.value),
       })
       .catch((error: unknown) => {
         watch.connecting = false;
@@ -147,26 +182,32 @@ export class PeerLinks {
       });
   }
 
-  #greeted(watch: Watch, socket: NetSocket, received: string): void {
-    if (!this.#current(watch) || watch.socket !== socket) return;
+  /** Reads a greeting; true when it is the watched process's. */
+  #greeted(watch: Watch, socket: NetSocket, received: string): boolean {
+    if (!this.#current(watch) || watch.socket !== socket) return false;
     const line = received.slice(0, received.indexOf('\n'));
     const incarnation = line.startsWith(PEER_GREETING) ? line.slice(PEER_GREETING.length) : null;
     if (incarnation === watch.peer.incarnation) {
       watch.greeted = true;
-      return;
+      return true;
     }
     // Another process listens where the record said: the watched one is gone if it ever greeted here.
     if (watch.greeted && incarnation !== null) this.#exit(watch, `incarnation ${incarnation} listens in its place`);
     else this.#options.log?.(`peer link to broker ${watch.peer.nodeId}: unexpected greeting, left to the lease`);
     watch.socket = null;
     socket.terminate();
+    return false;
   }
 
-  /** A connection ended: if its peer had greeted, look again at once (a refusal is the exit, [K1]). */
-  #closedBy(watch: Watch, socket: NetSocket): void {
+  /**
+   * A connection ended: if it was greeted, look again at once (a refusal is the exit, [K1]). One
+   * closed before its greeting (a listener full of others' connections) is tried again at the next
+   * scan, not at once: that would spin against the full listener.
+   */
+  #closedBy(watch: Watch, socket: NetSocket, greetedHere: boolean): void {
     if (watch.socket !== socket) return;
     watch.socket = null;
-    if (!this.#current(watch) || watch.exited || !watch.greeted) return;
+    if (!this.#current(watch) || watch.exited || !greetedHere) return;
     this.#connect(watch);
   }
 

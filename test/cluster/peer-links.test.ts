@@ -3,7 +3,8 @@
 // is only paused or cut off by a partition is not (the lease judges it); a peer that comes back
 // under a new incarnation is watched again.
 import { expect, test } from 'bun:test';
-import { PeerLinks } from '../../src/cluster/peer-links.ts';
+import { PEER_CONNECTIONS_PER_ADDRESS_MAX, PeerLinks } from '../../src/cluster/peer-links.ts';
+import type { NetSocket, Network } from '../../src/util/network.ts';
 import { CONNECT_TIMEOUT_MS, SimNetwork } from '../../src/sim/network.ts';
 import { ProcessGate, SIM_EPOCH_MS, SimScheduler } from '../../src/sim/scheduler.ts';
 import { SeededRandom } from '../../src/util/random.ts';
@@ -15,7 +16,8 @@ function cluster() {
   const network = new SimNetwork(scheduler);
   const exits: { nodeId: number; incarnation: string; atMs: number }[] = [];
   const watcherGate = new ProcessGate('a');
-  const watcher = new PeerLinks({ network: network.host('a', watcherGate), listenHost: 'a', listenPort: PEER_PORT });
+  const watcherNetwork = network.host('a', watcherGate);
+  const watcher = new PeerLinks({ network: watcherNetwork, listenHost: 'a', listenPort: PEER_PORT });
   watcher.open('incarnation-a', (nodeId, incarnation) => exits.push({ nodeId, incarnation, atMs: scheduler.nowMs - SIM_EPOCH_MS }));
   /** Starts a process on host b under `incarnation`. */
   const startPeer = (incarnation: string) => {
@@ -25,7 +27,7 @@ function cluster() {
     return gate;
   };
   const runFor = (ms: number) => scheduler.run(scheduler.nowMs + ms);
-  return { scheduler, network, watcher, exits, startPeer, runFor };
+  return { scheduler, network, watcherNetwork, watcher, exits, startPeer, runFor };
 }
 
 test('a peer process that dies is reported exited within a few round trips', async () => {
@@ -87,4 +89,56 @@ test('a peer never greeted is not reported when nothing listens (a wrong address
   watcher.watch([{ nodeId: 2, host: 'b', port: PEER_PORT, incarnation: 'b1' }]);
   await runFor(100);
   expect(exits).toHaveLength(0);
+});
+
+test('a peer listener holds PEER_CONNECTIONS_PER_ADDRESS_MAX connections from one address; a watcher refused by it does not spin, and links up at the next scan once there is room', async () => {
+  const { watcherNetwork, watcher, exits, startPeer, runFor } = cluster();
+  startPeer('b1');
+  // Something else on the watcher's own host opens connections to b's peer listener and keeps them.
+  const squatter = watcherNetwork;
+  const closed = new Set<NetSocket>();
+  const connecting = Array.from({ length: PEER_CONNECTIONS_PER_ADDRESS_MAX + 4 }, () => squatter.connect('b', PEER_PORT, { data() {}, close: (socket) => void closed.add(socket) }));
+  await runFor(50); // the simulated network connects as its clock runs
+  const held = await Promise.all(connecting);
+  await runFor(50);
+  expect(held.length - closed.size).toBe(PEER_CONNECTIONS_PER_ADDRESS_MAX);
+  watcher.watch([{ nodeId: 2, host: 'b', port: PEER_PORT, incarnation: 'b1' }]);
+  await runFor(50);
+  expect(watcher.connected(2)).toBe(false); // closed on arrival: no room for a's address
+  held.find((socket) => !closed.has(socket))!.terminate(); // room for one
+  await runFor(1_000);
+  expect(watcher.connected(2)).toBe(false); // it did not keep reconnecting meanwhile
+  watcher.watch([{ nodeId: 2, host: 'b', port: PEER_PORT, incarnation: 'b1' }]); // the next scan
+  await runFor(50);
+  expect(watcher.connected(2)).toBe(true);
+  expect(exits).toHaveLength(0);
+});
+
+test('a greeted link that ends is tried again at once, but a connection closed before its greeting (a full listener) is not: the next scan tries again', async () => {
+  // A network whose first connection greets as the watched process and then ends; every later one
+  // is accepted and closed at once with no greeting, as a listener at its connection bound does.
+  let connects = 0;
+  const network: Network = {
+    listen: () => ({ port: PEER_PORT, stop() {} }),
+    resolve: async () => [],
+    async connect(_host, _port, handlers) {
+      const attempt = ++connects;
+      const socket: NetSocket = { remoteAddress: 'b', write: (bytes) => bytes.length, end() {}, terminate() {}, pause() {}, resume() {} };
+      queueMicrotask(() => {
+        handlers.open?.(socket);
+        if (attempt === 1) handlers.data(socket, new TextEncoder().encode('ferry-peer 1 b1\n'));
+        queueMicrotask(() => handlers.close?.(socket));
+      });
+      return socket;
+    },
+  };
+  const watcher = new PeerLinks({ network, listenHost: 'a', listenPort: PEER_PORT });
+  watcher.open('incarnation-a', () => {});
+  watcher.watch([{ nodeId: 2, host: 'b', port: PEER_PORT, incarnation: 'b1' }]);
+  await Bun.sleep(50);
+  expect(connects).toBe(2); // the greeted link ended: one connect at once; refused before its greeting: no more
+  watcher.watch([{ nodeId: 2, host: 'b', port: PEER_PORT, incarnation: 'b1' }]); // the next scan
+  await Bun.sleep(50);
+  expect(connects).toBe(3);
+  watcher.close();
 });

@@ -1,4 +1,4 @@
-// Adversarial review of issue 13, finding 2 (open): the [K1] peer listener of a cluster broker
+// Adversarial review of issue 13, finding 2 (fixed): the [K1] peer listener of a cluster broker
 // accepts every TCP connection, greets it and keeps it, with no authentication and no bound.
 // It listens on the host of the broker's first listener, so any client that can reach the Kafka
 // port can reach it, and neither max.connections nor max.connections.per.ip counts its
@@ -7,9 +7,10 @@
 // connections fail with them. Guarantee 1 of issue 13 ("before authentication a client cannot make
 // the broker hold ... many connections") does not hold for this port.
 //
-// Not fixed here: bounding the peer listener means deciding what a peer whose connection is closed
-// on arrival does (PeerLinks reconnects at once to a peer that once greeted it, which would spin
-// against a full listener), which belongs to the cluster protocol ([K1], docs/tier-protocol.md).
+// Fixed: the peer listener holds at most PEER_CONNECTIONS_PER_ADDRESS_MAX connections from one
+// address and PEER_CONNECTIONS_MAX in all, closing others on arrival; a watcher reconnects at once
+// only when a greeted connection ends, and one closed before its greeting waits for the next scan
+// (so a full listener does not make peers spin).
 import { afterEach, expect, test } from 'bun:test';
 import type { Socket } from 'bun';
 import { Broker } from '../../../src/broker/broker.ts';
@@ -35,7 +36,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-test.todo('the peer listener holds no more connections than max.connections, however many an unauthenticated host opens', async () => {
+test('the peer listener holds no more connections than max.connections, however many an unauthenticated host opens', async () => {
   const store = new MemoryStore();
   const peerPort = await freePort();
   const broker = await Broker.start({
