@@ -16,6 +16,7 @@ import { scramMechanismNamed } from '../../security/scram/mechanism.ts';
 import type { InterBrokerConnector } from '../../cluster/inter-broker-connection.ts';
 import type { ObjectStore } from '../../store/object-store.ts';
 import type { Clock, Timer } from '../../util/clock.ts';
+import { logText } from '../../util/log-text.ts';
 import type { AuthenticationEvents } from './channel.ts';
 import { type ListenerConfig, SASL_MECHANISMS } from './listener-config.ts';
 import { type OpenedListener, openListener } from './listener-setup.ts';
@@ -178,8 +179,8 @@ function authenticationEvents({ metrics, log }: BrokerSecurityDependencies): Aut
     failed(listener, mechanism, clientAddress, detail) {
       const known = mechanism === null || KNOWN_MECHANISMS.has(mechanism);
       counter({ listener, mechanism: mechanism === null ? 'SSL' : known ? mechanism : UNKNOWN_MECHANISM_LABEL }, 'failed').add();
-      // the channel's detail names an unknown mechanism, quoted and cut short
-      log(`authentication from ${clientAddress} on ${listener}${mechanism === null || !known ? '' : ` with ${mechanism}`} failed: ${detail}`);
+      // the detail may carry what the client sent (a user name, a token's claim): escaped and cut short
+      log(`authentication from ${clientAddress} on ${listener}${mechanism === null || !known ? '' : ` with ${mechanism}`} failed: ${logText(detail)}`);
     },
   };
 }
@@ -201,7 +202,8 @@ function auditOf({ metrics, log, clock }: BrokerSecurityDependencies): (decision
     const resource = resourceTypeName(decision.resourceType);
     metrics.counter('ferry_broker_authorization_denials_total', 'Requests denied by the ACLs, by resource type and operation', { labels: { resource, operation } }).add();
     if (!decision.logIfDenied) return;
-    const line = `${principalText(decision.session.principal)} from ${decision.session.clientAddress} denied ${operation} on ${resource}:${decision.resourceName}`;
+    // principals and group or transactional ids are the client's own text: escaped and cut short
+    const line = `${logText(principalText(decision.session.principal))} from ${decision.session.clientAddress} denied ${operation} on ${resource}:${logText(decision.resourceName)}`;
     const nowMs = clock.monotonicMs();
     if (nowMs - (loggedAtMs.get(line) ?? Number.NEGATIVE_INFINITY) < DENIAL_LOG_INTERVAL_MS) return;
     loggedAtMs.delete(line);

@@ -4,6 +4,7 @@ import type { Session } from '../../security/session.ts';
 import { distinguishedName } from '../../security/tls/ssl-principal.ts';
 import type { Clock } from '../../util/clock.ts';
 import { clientAddressOf, type NetSocket } from '../../util/network.ts';
+import { logText } from '../../util/log-text.ts';
 import { apiVersionsCodec } from '../apis/api-versions.ts';
 import type { SaslAuthenticateRequest, SaslAuthenticateResponse } from '../apis/sasl-authenticate.ts';
 import { saslAuthenticateCodec } from '../apis/sasl-authenticate.ts';
@@ -144,7 +145,7 @@ export class Channel implements SaslRequests {
     if (state.kind === 'refused') return null;
     const apiKey = frame.length >= 2 ? (frame[0]! << 8) | frame[1]! : -1;
     if (state.kind === 'authenticated') {
-      if (this.#expired() && apiKey !== saslHandshakeCodec.key) throw new ProtocolError(`the session of ${principalText(this.#session.principal)} expired (connections.max.reauth.ms, or its credential's expiry) without a re-authentication`, 0);
+      if (this.#expired() && apiKey !== saslHandshakeCodec.key) throw new ProtocolError(`the session of ${logText(principalText(this.#session.principal))} expired (connections.max.reauth.ms, or its credential's expiry) without a re-authentication`, 0);
       return this.#options.router.handle(frame, this);
     }
     const allowed = state.kind === 'handshake' ? apiKey === saslHandshakeCodec.key || (apiKey === apiVersionsCodec.key && !state.apiVersionsAnswered) : apiKey === saslAuthenticateCodec.key;
