@@ -25,6 +25,8 @@ import { MAX_CONNECTIONS_DEFAULT, PLAINTEXT_LISTENER } from './server.ts';
 import type { ListenerEndpoint } from '../cluster/endpoints.ts';
 import { FileStore } from '../store/file.ts';
 import { join } from 'node:path';
+import { isIP } from 'node:net';
+import { systemNetwork } from '../util/system-network.ts';
 import { KafkaServer } from './server.ts';
 import type { Server } from 'bun';
 import { MetricsRegistry } from '../metrics/index.ts';
@@ -141,7 +143,8 @@ export class Broker {
     let cluster: ClusterNode | null = null;
     try {
       const router = new Router(instrument(metrics, clock, enforceClientQuotas(apiBindings(() => context!), { quotas: security.quotas, clock, metrics })));
-      const limits = new ConnectionLimits({ maxConnections: options.maxConnections ?? MAX_CONNECTIONS_DEFAULT, ...definedOnly({ maxConnectionsPerIp: options.security?.maxConnectionsPerIp, perIpOverrides: options.security?.maxConnectionsPerIpOverrides }) });
+      const perIpOverrides = await resolvedOverrides(options.security?.maxConnectionsPerIpOverrides, options.network ?? systemNetwork);
+      const limits = new ConnectionLimits({ maxConnections: options.maxConnections ?? MAX_CONNECTIONS_DEFAULT, ...definedOnly({ maxConnectionsPerIp: options.security?.maxConnectionsPerIp, perIpOverrides }) });
       const memory = new RequestMemory(options.queuedMaxRequestBytes ?? QUEUED_REQUEST_BYTES_MAX_DEFAULT);
       for (const { config, opened } of security.listeners) {
         servers.push(KafkaServer.listen({ hostname: config.host, port: config.port, router, listener: opened.security, limits, memory, authentication: security.events, clock, metrics, log, ...definedOnly({ network: options.network, connectionsMaxIdleMs: options.connectionsMaxIdleMs, failedAuthenticationDelayMs: options.security?.failedAuthenticationDelayMs }) }));
@@ -281,6 +284,26 @@ async function securityStoreOf(options: BrokerOptions): Promise<{ store: ObjectS
   const wal = options.engine.wal;
   if (wal !== undefined) return { store: wal.store, prefix: wal.prefix ?? '' };
   return { store: await FileStore.open(join(options.engine.directory, SECURITY_FILE_STORE_DIRECTORY)), prefix: '' };
+}
+
+/**
+ * max.connections.per.ip.overrides names hosts or addresses; a host name counts for each of its
+ * addresses, resolved once at start (Kafka resolves them when it reads the setting). A name that
+ * does not resolve stops the start: its bound would never apply.
+ */
+async function resolvedOverrides(overrides: ReadonlyMap<string, number> | undefined, network: Network): Promise<ReadonlyMap<string, number> | undefined> {
+  if (overrides === undefined) return undefined;
+  const resolved = new Map<string, number>();
+  for (const [host, bound] of overrides) {
+    if (isIP(host) !== 0) {
+      resolved.set(host, bound);
+      continue;
+    }
+    const addresses = await network.resolve(host).catch(() => []);
+    if (addresses.length === 0) throw new FerryError('InvalidArgument', `max.connections.per.ip.overrides: host ${host} does not resolve to any address`);
+    for (const address of addresses) resolved.set(address, bound);
+  }
+  return resolved;
 }
 
 /** A single broker without a WAL store keeps its security records here, in its log directory. */

@@ -110,6 +110,13 @@ test('max.connections.per.ip.overrides: 127.0.0.1 held to 1, 0 refuses 127.0.0.2
   expect(await servedFrom(secure, '127.0.0.3')).toBe(false); // the default, 2
 });
 
+test('max.connections.per.ip.overrides by host name: localhost holds 127.0.0.1 to its bound; a name that does not resolve stops the start', async () => {
+  const secure = await startSecureBroker({ security: { maxConnectionsPerIpOverrides: new Map([['localhost', 1]]) } }, running);
+  expect(await served(await connect(secure, PLAINTEXT_LISTENER_NAME))).toBe(true);
+  expect(await (await connect(secure, PLAINTEXT_LISTENER_NAME)).waitClosed()).toBe(true);
+  await expect(startSecureBroker({ security: { maxConnectionsPerIpOverrides: new Map([['no-such-host.invalid', 1]]) } }, running)).rejects.toThrow(/max.connections.per.ip.overrides: host no-such-host.invalid does not resolve/);
+});
+
 test('connections refused at the TLS handshake give their slot back', async () => {
   const directory = mkdtempSync(join(tmpdir(), 'ferry-auth-limits-'));
   try {
