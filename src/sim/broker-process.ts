@@ -6,6 +6,7 @@ import { SeededRandom } from '../util/random.ts';
 import type { SimDisk } from './disk.ts';
 import type { SimNetwork } from './network.ts';
 import type { TierScenario } from './scenario.ts';
+import { brokerSecurityOptions, type SimSecurity } from './security-setup.ts';
 import { ProcessGate, SimClock, type SimScheduler } from './scheduler.ts';
 import { SimStoreView } from './store.ts';
 import type { WalWrites } from './wal-audit.ts';
@@ -30,6 +31,8 @@ export interface SimBrokerSettings {
   readonly defaultReplicationFactor: number;
   /** Tier rolled segments into the WAL store (prefix '', keys tier/...), tier records beside the cluster's control records; null: no tier. */
   readonly tier: TierScenario | null;
+  /** SASL listeners and an authorizer (issue 13, security-setup.ts); null: one PLAINTEXT listener, no authorizer. */
+  readonly security: SimSecurity | null;
 }
 
 /**
@@ -283,6 +286,7 @@ export class SimBrokerHost {
         wal: { store: this.#walView!, writerId: this.host, seed: random.nextInt(0x1_0000_0000), config: { uploadIntervalMs: this.settings.uploadIntervalMs } },
       },
       ...(cluster === null ? {} : { cluster: { store: this.#controlView!, leaseMs: cluster.leaseMs, scanIntervalMs: cluster.scanIntervalMs } }),
+      ...(this.settings.security === null ? {} : brokerSecurityOptions(this.settings.security, this.host, SIM_BROKER_PORT)),
     };
   }
 }

@@ -19,6 +19,10 @@ import { checkWalGcNeeded, WAL_GC_NEEDED } from './invariants/wal-gc-needed.ts';
 import { checkDeleteRecordsFloor, DELETE_RECORDS_FLOOR } from './invariants/delete-records-floor.ts';
 import { checkPartitionCountMonotonic, PARTITION_COUNT_MONOTONIC } from './invariants/partition-count-monotonic.ts';
 import { CONFIG_APPLIED, checkConfigApplied } from './invariants/config-applied.ts';
+import { AUTH_REFUSED, checkAuthRefused } from './invariants/auth-refused.ts';
+import { AUTH_ACCEPTED, checkAuthAccepted } from './invariants/auth-accepted.ts';
+import { checkIntruderNoData, INTRUDER_NO_DATA } from './invariants/intruder-no-data.ts';
+import { ACL_ENFORCED, checkAclEnforced } from './invariants/acl-enforced.ts';
 import { type Violation, ViolationList } from './violation.ts';
 
 export type { Violation } from './violation.ts';
@@ -56,6 +60,10 @@ export const INVARIANTS: readonly Invariant[] = [
   { name: DELETE_RECORDS_FLOOR, check: checkDeleteRecordsFloor },
   { name: PARTITION_COUNT_MONOTONIC, check: checkPartitionCountMonotonic },
   { name: CONFIG_APPLIED, check: checkConfigApplied },
+  { name: INTRUDER_NO_DATA, check: checkIntruderNoData },
+  { name: AUTH_REFUSED, check: checkAuthRefused },
+  { name: AUTH_ACCEPTED, check: checkAuthAccepted },
+  { name: ACL_ENFORCED, check: checkAclEnforced },
 ];
 
 /**

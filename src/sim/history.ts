@@ -122,10 +122,94 @@ export interface ListOffsetsOp extends Op {
   readonly offset: number | null;
 }
 
-export type ClientOp = ProduceOp | FetchOp | CommitOp | OffsetFetchOp | AdminOp | DeleteRecordsOp | CreatePartitionsOp | AlterConfigsOp | MetadataOp | ListOffsetsOp;
+/**
+ * A legitimate client's SASL exchange on a connection it opened (issue 13, secured runs): the
+ * first, or a re-authentication (KIP-368) late in the session. `node`: the broker (-1: known only by
+ * its bootstrap address).
+ */
+export interface AuthenticateOp extends Op {
+  readonly kind: 'authenticate';
+  readonly mechanism: string;
+  /** SaslHandshake v0 (tokens as bare frames) or v1 (tokens in SaslAuthenticate). */
+  readonly handshakeVersion: 0 | 1;
+  readonly reauthentication: boolean;
+  /** session_lifetime_ms answered (0: the session does not end, or v0). */
+  readonly sessionLifetimeMs: number;
+}
+
+/**
+ * What an intruder is (issue 13): a wrong password, a user no broker knows, a mechanism no
+ * listener enables, no authentication at all, a valid user that no ACL names, or a valid user
+ * (with ACLs) whose session expired (connections.max.reauth.ms) without a re-authentication.
+ */
+export type IntruderKind = 'wrong-password' | 'unknown-user' | 'bad-mechanism' | 'unauthenticated' | 'no-acl' | 'expired-session';
+
+/** Intruders whose connections must never authenticate: nothing they send past the SASL exchange may be answered. */
+export const UNAUTHENTICATED_INTRUDERS: ReadonlySet<IntruderKind> = new Set(['wrong-password', 'unknown-user', 'bad-mechanism', 'unauthenticated']);
+
+/**
+ * One request of an intruder and what came back. `authentication`: part of its SASL exchange
+ * (SaslHandshake, SaslAuthenticate, a v0 bare token: one op for the whole exchange, ok only if it
+ * completed) or ApiVersions; else a data API it has no right to. An expired-session intruder
+ * sends its data requests only once its session ended (`sessionEndedMs`).
+ */
+export interface IntruderOp extends Op {
+  readonly kind: 'intruder';
+  readonly intruder: IntruderKind;
+  /** Kafka's name of the API sent (SaslAuthenticate for a whole exchange, v0 included). */
+  readonly api: string;
+  /** The SASL mechanism of an exchange (SaslAuthenticate, SaslHandshake); null for other requests. */
+  readonly mechanism: string | null;
+  readonly authentication: boolean;
+  /** The listener it connected to. */
+  readonly listener: string;
+  /** What the request named. */
+  readonly topic: string | null;
+  readonly partition: number | null;
+  readonly group: string | null;
+  /** Values it tried to produce (`<intruder>/<n>`, unique in the run). */
+  readonly values: readonly string[];
+  /** The offset it tried to commit (never one a legitimate consumer reaches). */
+  readonly committedOffset: number | null;
+  /** What the answer carried that it must never receive: records, topics named without error, committed offsets. */
+  readonly records: readonly ReadRecord[];
+  readonly topics: readonly string[];
+  readonly offsets: readonly number[];
+  /** The broker's error message, for a refused exchange (auth-refused compares unknown users with wrong passwords). */
+  readonly errorMessage: string | null;
+}
+
+/** One ACL the admin created or deleted (CreateAcls, DeleteAcls with a filter matching exactly it). */
+export interface AclChangeOp extends Op {
+  readonly kind: 'create-acl' | 'delete-acl';
+  /** `User:<name>`. */
+  readonly principal: string;
+  readonly resourceType: 'topic' | 'group' | 'cluster';
+  readonly resourceName: string;
+  readonly patternType: 'literal' | 'prefixed';
+  /** Kafka's operation name: READ, WRITE, DESCRIBE, IDEMPOTENT_WRITE, ... */
+  readonly operation: string;
+  readonly permission: 'allow' | 'deny';
+}
+
+export type ClientOp = ProduceOp | FetchOp | CommitOp | OffsetFetchOp | AdminOp | DeleteRecordsOp | CreatePartitionsOp | AlterConfigsOp | MetadataOp | ListOffsetsOp | AuthenticateOp | IntruderOp | AclChangeOp;
 
 /** An op on one partition of a topic incarnation (the history index files it under that partition). */
 export type PartitionOp = ProduceOp | FetchOp | CommitOp | OffsetFetchOp | DeleteRecordsOp | ListOffsetsOp;
+
+const PARTITION_OP_KINDS: ReadonlySet<ClientOp['kind']> = new Set(['produce', 'fetch', 'commit', 'offset-fetch', 'delete-records', 'list-offsets']);
+
+/** Ops of the security paths (issue 13), judged by their own invariants only. */
+export type SecurityOp = AuthenticateOp | IntruderOp | AclChangeOp;
+
+/** An ACL create or delete (their kind is a union, so `kind !==` one literal does not narrow). */
+export function isAclChangeOp(op: ClientOp): op is AclChangeOp {
+  return op.kind === 'create-acl' || op.kind === 'delete-acl';
+}
+
+export function isSecurityOp(op: ClientOp): op is SecurityOp {
+  return op.kind === 'authenticate' || op.kind === 'intruder' || op.kind === 'create-acl' || op.kind === 'delete-acl';
+}
 
 /** An op on a whole topic that does not start or end an incarnation (CreatePartitions, configs). */
 export type TopicChangeOp = CreatePartitionsOp | AlterConfigsOp;
@@ -134,9 +218,9 @@ export function isTopicChangeOp(op: ClientOp): op is TopicChangeOp {
   return op.kind === 'create-partitions' || op.kind === 'alter-configs';
 }
 
-/** Whether an op names one partition (not a topic-wide admin op, not Metadata). */
+/** Whether an op names one partition (not a topic-wide admin op, not Metadata, not a security op). */
 export function isPartitionOp(op: ClientOp): op is PartitionOp {
-  return !isAdminOp(op) && !isTopicChangeOp(op) && op.kind !== 'metadata';
+  return PARTITION_OP_KINDS.has(op.kind);
 }
 
 /** A topic create or delete (their kind is a union, so `kind !==` one literal does not narrow). */
@@ -316,6 +400,23 @@ export interface History {
   readonly tierWrites?: readonly TierRecordWrite[];
   /** Every WAL object delete that took effect, in the store's order, with the store as it was then; absent: the run did not tier. */
   readonly walDeletes?: readonly WalDelete[];
+  /** Absent: the run was not secured (PLAINTEXT, no authorizer). */
+  readonly security?: SecurityShape;
+}
+
+/** A secured run (issue 13): who each client is, and how ACL changes reach the brokers. */
+export interface SecurityShape {
+  /** Each legitimate client's user (its principal is User:<user>); intruders are not listed. */
+  readonly users: Readonly<Record<string, string>>;
+  /** super.users, by user name: allowed everything, whatever the ACLs say. */
+  readonly superUsers: readonly string[];
+  /**
+   * How long after an ACL change was answered a broker healthy all along applies it (each
+   * broker reads the ACL records again every second; a slow or failed read is tried again).
+   */
+  readonly aclPropagationMs: number;
+  /** connection.failed.authentication.delay.ms: a refusal is answered no sooner (docs/security.md [A6]). */
+  readonly failedAuthenticationDelayMs: number;
 }
 
 /**

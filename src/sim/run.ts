@@ -17,6 +17,8 @@ import { traceHash } from './trace-hash.ts';
 import { auditWal, WalWrites } from './wal-audit.ts';
 import { SimStoreView } from './store.ts';
 import { SimWorkload } from './workload.ts';
+import { FAILED_AUTHENTICATION_DELAY_MS_DEFAULT } from '../broker/auth/listener-security.ts';
+import { ACL_PROPAGATION_MS, SUPER_USERS, simSecurity, type SimSecurity, writeScramCredentials } from './security-setup.ts';
 
 /** Brokers must serve within this after their first start (or the run reports it). */
 const STARTUP_MS_MAX = 30_000;
@@ -42,6 +44,9 @@ const SCHEDULE_SALT = 0x0ddba11;
 const FAULT_SALT = 0xfa017;
 const STORE_SALT = 0x570e;
 const TOPIC_ADMIN_SALT = 0xad312;
+const SECURITY_SALT = 0x5ec0de;
+/** Writing the SCRAM credentials before the brokers start: the wait between tries a store fault failed. */
+const CREDENTIALS_RETRY_MS = 100;
 
 /** Background store faults, on every request of every broker: rare, since partitions and spells add the heavy ones. */
 const STORE_FAULTS = { throttledRate: 0.002, unavailableRate: 0.002, timeoutRate: 0.002 };
@@ -75,7 +80,9 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   // ran before in the process (seeds 4 and 29 gave a new trace at each run). Loaded before the run,
   // every later load is a settled promise.
   await loadXxh64Stream();
-  const scenario: Scenario = { ...drawScenario(new SeededRandom(seed ^ SCENARIO_SALT)), ...options.scenario };
+  const securityRandom = new SeededRandom(seed ^ SECURITY_SALT);
+  const scenario: Scenario = { ...drawScenario(new SeededRandom(seed ^ SCENARIO_SALT), securityRandom), ...options.scenario };
+  const security: SimSecurity | null = scenario.security === null ? null : simSecurity(scenario.security, scenario.producers.map((producer) => producer.name), securityRandom);
   const scheduler = new SimScheduler(new SeededRandom(seed ^ SCHEDULE_SALT));
   const log = options.log ?? (() => {});
   const uncaught: string[] = [];
@@ -101,6 +108,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
       minInsyncReplicas: scenario.minInsyncReplicas,
       defaultReplicationFactor: scenario.replicationFactor,
       tier: scenario.tier,
+      security,
     };
     return new SimBrokerHost(settings, new SimDisk({ random: new SeededRandom(Math.floor(scheduler.random.next() * 0x1_0000_0000)) }), scheduler, network, timed);
   });
@@ -118,9 +126,16 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   const overBudget = () => scheduler.eventsRun > EVENTS_MAX;
   const runFor = (ms: number, done: () => boolean = () => false) => scheduler.run(scheduler.nowMs + ms, () => done() || overBudget());
 
+  if (security !== null) {
+    // As `ferry users add` before the cluster starts: every broker reads the credentials at its start.
+    const view = new SimStoreView(scenario.cluster ? controlStore : walStore, new ProcessGate('setup'), scheduler, new SeededRandom(seed));
+    let written = false;
+    void writeScramCredentials(view, security, securityRandom, () => new Promise((resolve) => void scheduler.schedule(CREDENTIALS_RETRY_MS, resolve))).then(() => void (written = true));
+    await runFor(STARTUP_MS_MAX, () => written);
+  }
   for (const host of hosts) host.start();
   await runFor(STARTUP_MS_MAX, () => hosts.every((host) => host.state === 'running'));
-  const workload = new SimWorkload({ scenario, scheduler, network, hosts, record: (op) => ops.push(op), log: timed, random: new SeededRandom(seed), adminRandom: new SeededRandom(seed ^ TOPIC_ADMIN_SALT) });
+  const workload = new SimWorkload({ scenario, scheduler, network, hosts, record: (op) => ops.push(op), log: timed, random: new SeededRandom(seed), adminRandom: new SeededRandom(seed ^ TOPIC_ADMIN_SALT), security, securityRandom });
   await workload.setup(runFor);
 
   // chaos: faults at seeded moments, on seeded hosts, each healing after its drawn time
@@ -195,6 +210,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
     livenessBoundMs: LIVENESS_BOUND_MS,
     ...(tiered === null || tierWrites === null ? {} : { tiered, tierWrites: tierWrites.writes }),
     ...(walDeletes === null ? {} : { walDeletes: walDeletes.deletes }),
+    ...(security === null ? {} : { security: { users: workload.users(), superUsers: [...SUPER_USERS], aclPropagationMs: ACL_PROPAGATION_MS, failedAuthenticationDelayMs: FAILED_AUTHENTICATION_DELAY_MS_DEFAULT } }),
   };
   const violations = check(history);
   for (const error of uncaught) violations.push({ invariant: 'no-uncaught-errors', topic: '', partition: -1, offsets: [], message: error.split('\n').slice(0, 6).join('\n') });

@@ -1,4 +1,5 @@
 import type { SeededRandom } from '../util/random.ts';
+import { describeSecurity, drawSecurity, type SecurityScenario } from './security-scenario.ts';
 
 /**
  * The shape of one run, drawn from its seed: how many brokers, whether they form a cluster,
@@ -26,6 +27,8 @@ export interface Scenario {
   readonly faultIntervalMs: number;
   /** Rolled segments go to a tier (docs/tier-protocol.md); null: no tier, as before tiering. */
   readonly tier: TierScenario | null;
+  /** SASL listeners, ACLs and intruders (issue 13, security-scenario.ts); null: PLAINTEXT without an authorizer, as before. */
+  readonly security: SecurityScenario | null;
 }
 
 /** How a tiering run tiers: small segments so they roll within a run, and often a small local retention so reads reach the tier. */
@@ -65,7 +68,8 @@ function pick<T>(random: SeededRandom, values: readonly T[]): T {
   return values[random.nextInt(values.length)]!;
 }
 
-export function drawScenario(random: SeededRandom): Scenario {
+/** `securityRandom`: the security's own stream (none: not secured), so that it shifts no other draw. */
+export function drawScenario(random: SeededRandom, securityRandom: SeededRandom | null = null): Scenario {
   const cluster = random.next() < 0.8;
   const brokers = cluster ? 2 + random.nextInt(BROKERS_MAX - 1) : 1;
   const replicationFactor = cluster ? 1 + random.nextInt(Math.min(3, brokers)) : 1;
@@ -95,6 +99,7 @@ export function drawScenario(random: SeededRandom): Scenario {
     chaosMs: CHAOS_MS_MIN + random.nextInt(CHAOS_MS_MAX - CHAOS_MS_MIN),
     faultIntervalMs: pick(random, [1_500, 3_000, 5_000]),
     tier: drawTier(random), // drawn last: a run that does not tier draws everything else as before tiering was in the simulation
+    security: securityRandom === null ? null : drawSecurity(securityRandom),
   };
 }
 
@@ -112,7 +117,7 @@ export function describeScenario(scenario: Scenario): string {
   const shape = scenario.cluster ? `${scenario.brokers} brokers, RF ${scenario.replicationFactor}, min.insync ${scenario.minInsyncReplicas}, lease ${scenario.leaseMs} ms` : '1 broker';
   const topics = scenario.topics.map((t) => `${t.name}×${t.partitions}`).join(' ');
   const producers = scenario.producers.map((p) => `${p.name}(${p.idempotent ? 'idempotent' : 'plain'}, acks ${p.acks})`).join(' ');
-  return `${shape}; topics ${topics}${scenario.recreateTopics ? ' (re-created)' : ''}; producers ${producers}; ${scenario.partitionConsumers} partition consumers, ${scenario.groupConsumers} group consumers; ${Math.round(scenario.chaosMs / 1000)} s of faults every ~${scenario.faultIntervalMs / 1000} s${describeTier(scenario.tier)}`;
+  return `${shape}; topics ${topics}${scenario.recreateTopics ? ' (re-created)' : ''}; producers ${producers}; ${scenario.partitionConsumers} partition consumers, ${scenario.groupConsumers} group consumers; ${Math.round(scenario.chaosMs / 1000)} s of faults every ~${scenario.faultIntervalMs / 1000} s${describeTier(scenario.tier)}${describeSecurity(scenario.security)}`;
 }
 
 function describeTier(tier: TierScenario | null): string {

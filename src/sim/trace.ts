@@ -1,4 +1,4 @@
-import { type ClientOp, type FaultEvent, type History, isPartitionOp } from './history.ts';
+import { type ClientOp, type FaultEvent, type History, isAclChangeOp, isPartitionOp } from './history.ts';
 import type { Violation } from './violation.ts';
 
 /** Lines of trace printed with a violation: the events nearest it, enough to see what led there. */
@@ -61,7 +61,11 @@ function traceWindow(violation: Violation, history: History): TraceEvent[] {
 }
 
 function touchesPartition(op: ClientOp, violation: Violation): boolean {
+  if (isAclChangeOp(op)) return violation.topic === '' || op.resourceName === violation.topic;
   if (op.kind === 'metadata') return op.topics.some((topic) => topic.name === violation.topic);
+  // A run-wide violation (no topic: the security paths) shows the security ops around it.
+  if (op.kind === 'authenticate') return violation.topic === '';
+  if (op.kind === 'intruder') return violation.topic === '' || (op.topic === violation.topic && (op.partition === null || op.partition === violation.partition));
   if (op.topic !== violation.topic) return false;
   return !isPartitionOp(op) || op.partition === violation.partition;
 }
@@ -109,6 +113,16 @@ function describeOp(op: ClientOp): string {
       return `alter-configs ${op.topic} ${op.configs.map((config) => `${config.name}=${config.value}`).join(', ')}`;
     case 'metadata':
       return `metadata ${op.topics.map((topic) => `${topic.name}:${topic.partitions}`).join(' ')}`;
+    case 'authenticate':
+      return `${op.reauthentication ? 're-authenticate' : 'authenticate'} ${op.mechanism} (SaslHandshake v${op.handshakeVersion})${op.sessionLifetimeMs > 0 ? `, session ${op.sessionLifetimeMs} ms` : ''}`;
+    case 'create-acl':
+    case 'delete-acl':
+      return `${op.kind} ${op.permission} ${op.principal} ${op.operation} on ${op.resourceType} ${op.resourceName}${op.patternType === 'prefixed' ? '*' : ''}`;
+    case 'intruder': {
+      const what = [op.topic === null ? '' : `${op.topic}${op.partition === null ? '' : `/${op.partition}`}`, op.group ?? '', op.values.length === 0 ? '' : `${op.values.length} record(s) ${op.values[0]}`, op.committedOffset === null ? '' : `offset ${op.committedOffset}`].filter((part) => part !== '').join(' ');
+      const got = [op.records.length === 0 ? '' : `${op.records.length} record(s)`, op.topics.length === 0 ? '' : `topics ${op.topics.join(',')}`, op.offsets.length === 0 ? '' : `offsets ${op.offsets.join(',')}`].filter((part) => part !== '').join(', ');
+      return `intruder (${op.intruder}) ${op.api} on ${op.listener}${what === '' ? '' : ` ${what}`}${got === '' ? '' : ` -> ${got}`}`;
+    }
     default:
       return `${op.kind} ${op.topic} (${op.partitions} partitions, rf ${op.replicationFactor})`;
   }

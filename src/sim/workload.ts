@@ -9,6 +9,11 @@ import { metadataPropagationMsOf } from './history-index.ts';
 import type { SimNetwork } from './network.ts';
 import type { Scenario } from './scenario.ts';
 import { TopicAdminLoad } from './topic-admin-load.ts';
+import { SimIntruder, type IntruderTarget } from './client/intruder.ts';
+import type { ClientSasl } from './client/sasl.ts';
+import type { IntruderKind } from './history.ts';
+import { SecurityLoad } from './security-load.ts';
+import { ACL_PROPAGATION_MS, ADMIN_USER, BROKER_LISTENER, BROKER_LISTENER_PORT, CLIENT_LISTENER, drawPassword, LAPSED_USER, MEMBER_USER, OUTSIDER_USER, READER_USER, setupAcls, SIM_GROUP, type SimSecurity, STRANGER_USER } from './security-setup.ts';
 import { ProcessGate, SimClock, type SimScheduler } from './scheduler.ts';
 
 /** Between two batches of one producer: drawn in this range (simulated ms). */
@@ -27,7 +32,14 @@ const RECREATE_GAP_MS_MAX = 3_000;
 const RECREATES_MAX = 2;
 /** A probe's wait between two failed attempts. */
 const PROBE_RETRY_MS = 250;
-const GROUP = 'g0';
+const GROUP = SIM_GROUP;
+/**
+ * Of a secured run's legitimate clients, the share that speak SaslHandshake v0 (bare tokens,
+ * KIP-43's first form), in runs whose sessions do not end: a v0 client cannot re-authenticate, so
+ * where sessions end the broker closes its connection at each end and it logs in anew, a SCRAM
+ * login (4096 HMACs) a connection every few seconds (the expired-session intruder covers that path).
+ */
+const BARE_TOKENS_SHARE = 0.2;
 /** In a run that tiers: consumers started late in the chaos from the earliest offset, so their reads reach what only the tier holds. */
 const LATE_READERS = 2;
 /** Late readers start in the second half of the chaos, once segments have rolled and been tiered. */
@@ -45,6 +57,10 @@ export interface WorkloadOptions {
   readonly random: SeededRandom;
   /** Draws issue 12's admin operations (topic-admin-load.ts): a stream apart from `random`. */
   readonly adminRandom: SeededRandom;
+  /** A secured run's users and passwords (issue 13); null: the clients do not authenticate. */
+  readonly security: SimSecurity | null;
+  /** Draws what security needs at run time (mechanisms, nonces, intruders' moves): a stream apart from `random`. */
+  readonly securityRandom: SeededRandom;
 }
 
 /**
@@ -81,6 +97,9 @@ export class SimWorkload {
    */
   readonly #deletesSent = new Set<string>();
   #clientCount = 0;
+  /** Each legitimate client's user, in a secured run. */
+  readonly #users = new Map<string, string>();
+  #stopped = false;
 
   constructor(options: WorkloadOptions) {
     this.#options = options;
@@ -92,7 +111,7 @@ export class SimWorkload {
       this.#topicAdmin.observe(op);
       for (const watcher of this.#watchers) watcher(op);
     };
-    this.#admin = new SimAdmin(this.#clientOptions('admin'));
+    this.#admin = new SimAdmin(this.#clientOptions('admin', ADMIN_USER));
     this.#topicAdmin = new TopicAdminLoad({
       admin: this.#admin,
       clock: this.#clock,
@@ -110,40 +129,104 @@ export class SimWorkload {
     return [...this.#topics].map(([name, partitions]) => ({ name, partitions }));
   }
 
-  /** Creates the scenario's topics, trying again until each exists. */
+  /** Each legitimate client's user (a secured run's history names them). */
+  users(): Record<string, string> {
+    return Object.fromEntries(this.#users);
+  }
+
+  /**
+   * Creates the scenario's topics, trying again until each exists; in a secured run then the ACLs
+   * of what each client does (CreateAcls), and waits until every broker read them.
+   */
   async setup(runFor: RunFor): Promise<void> {
-    const { scenario } = this.#options;
+    const { scenario, security } = this.#options;
     let done = false;
     const create = async () => {
       for (const topic of scenario.topics) {
         await this.#createUntilItExists(topic.name, topic.partitions);
       }
+      if (security !== null) {
+        for (const acl of setupAcls(scenario, security.scenario)) {
+          while (!(await this.#admin.createAcl(acl)).ok) await this.#sleep(SETUP_RETRY_MS);
+        }
+        await this.#sleep(ACL_PROPAGATION_MS);
+      }
       done = true;
     };
     void create();
     await runFor(SETUP_MS_MAX, () => done);
-    if (!done) this.#options.log('setup: the topics were not all created in time');
+    if (!done) this.#options.log('setup: the topics (and ACLs) were not all created in time');
   }
 
   start(): void {
     const { scenario } = this.#options;
     this.#producing = true;
     for (const spec of scenario.producers) {
-      const producer = new SimProducer({ ...this.#clientOptions(spec.name), idempotent: spec.idempotent, acks: spec.acks });
+      const producer = new SimProducer({ ...this.#clientOptions(spec.name, spec.name), idempotent: spec.idempotent, acks: spec.acks });
       this.#producers.push(producer);
       this.#startClient(producer);
       void this.#produceLoop(producer);
     }
     for (let i = 0; i < scenario.partitionConsumers; i++) {
       const [topic, partition] = this.#drawPartition();
-      this.#startClient(new SimConsumer({ ...this.#clientOptions(`c${i}`), topic, partition, startOffset: 'earliest' }));
+      this.#startClient(new SimConsumer({ ...this.#clientOptions(`c${i}`, READER_USER), topic, partition, startOffset: 'earliest' }));
     }
     for (let i = 0; i < scenario.groupConsumers; i++) {
-      this.#startClient(new SimGroupConsumer({ ...this.#clientOptions(`g${i}`), group: GROUP, topics: scenario.topics.map((t) => t.name) }));
+      this.#startClient(new SimGroupConsumer({ ...this.#clientOptions(`g${i}`, MEMBER_USER), group: GROUP, topics: scenario.topics.map((t) => t.name) }));
     }
     if (scenario.recreateTopics) void this.#recreateLoop();
     if (scenario.tier !== null) void this.#startLateReaders();
     void this.#topicAdmin.run();
+    this.#startSecurityLoad();
+  }
+
+  /** A secured run's intruders, and its ACL changes when it draws them. */
+  #startSecurityLoad(): void {
+    const { scenario, security, securityRandom } = this.#options;
+    if (security === null) return;
+    for (const kind of security.scenario.intruders) this.#startClient(this.#intruder(kind, security));
+    if (!security.scenario.aclChanges) return;
+    void new SecurityLoad({
+      admin: this.#admin,
+      clock: this.#clock,
+      random: new SeededRandom(securityRandom.nextInt(0x1_0000_0000)),
+      producers: scenario.producers.map((producer) => producer.name),
+      groupMembers: scenario.groupConsumers > 0,
+      topics: () => [...this.#topics.keys()],
+      chaosMs: scenario.chaosMs,
+      over: () => this.#chaosOver,
+      stopped: () => this.#stopped,
+      log: this.#options.log,
+    }).run();
+  }
+
+  #intruder(kind: IntruderKind, security: SimSecurity): SimIntruder {
+    const { network, hosts, scheduler, securityRandom } = this.#options;
+    const random = new SeededRandom(securityRandom.nextInt(0x1_0000_0000));
+    const { mechanisms, interBrokerListener, interBrokerMechanism } = security.scenario;
+    const targets: IntruderTarget[] = hosts.flatMap((host) => [
+      { node: host.settings.nodeId, host: host.host, port: SIM_BROKER_PORT, listener: CLIENT_LISTENER, mechanisms },
+      ...(interBrokerListener === 'separate' ? [{ node: host.settings.nodeId, host: host.host, port: BROKER_LISTENER_PORT, listener: BROKER_LISTENER, mechanisms: [interBrokerMechanism] }] : []),
+    ]);
+    const users = [...security.passwords.keys()];
+    const claimed = kind === 'no-acl' ? OUTSIDER_USER : kind === 'expired-session' ? LAPSED_USER : kind === 'unknown-user' ? STRANGER_USER : users[random.nextInt(users.length)]!;
+    // A wrong password is never the right one (drawn passwords are 12 characters; this one 13).
+    const password = kind === 'no-acl' || kind === 'expired-session' ? security.passwords.get(claimed)! : `${drawPassword(random)}x`;
+    const name = `x-${kind}`;
+    return new SimIntruder({
+      name,
+      kind,
+      network: network.host(`client-${name}-${this.#clientCount++}`, new ProcessGate(`client ${name}`)),
+      clock: this.#clock,
+      now: () => scheduler.nowMs,
+      random,
+      record: this.#record,
+      targets,
+      username: claimed,
+      password,
+      topics: () => [...this.#topics],
+      group: GROUP,
+    });
   }
 
   /** Reads of old offsets (docs/tier-protocol.md [D2]): each late reader starts from the earliest offset of a drawn partition. */
@@ -156,7 +239,7 @@ export class SimWorkload {
       startedMs = Math.max(startedMs, atMs);
       if (this.#chaosOver) return;
       const [topic, partition] = this.#drawPartition();
-      this.#startClient(new SimConsumer({ ...this.#clientOptions(`r${i}`), topic, partition, startOffset: 'earliest' }));
+      this.#startClient(new SimConsumer({ ...this.#clientOptions(`r${i}`, READER_USER), topic, partition, startOffset: 'earliest' }));
     }
   }
 
@@ -169,7 +252,7 @@ export class SimWorkload {
     const deadline = quietFromMs + boundMs;
     await this.#settleTopics(deadline, runFor); // the counts may grow here (a CreatePartitions of unknown outcome)
     const probes = this.finalTopics().flatMap((topic) => Array.from({ length: topic.partitions }, (_, partition) => ({ topic: topic.name, partition, writeAfterMs: null as number | null, readAfterMs: null as number | null, done: false })));
-    const producer = new SimProducer({ ...this.#clientOptions('probe'), idempotent: true, acks: -1 });
+    const producer = new SimProducer({ ...this.#clientOptions('probe', ADMIN_USER), idempotent: true, acks: -1 });
     this.#startClient(producer);
     for (const probe of probes) {
       void (async () => {
@@ -245,6 +328,7 @@ export class SimWorkload {
   /** No new batches; what is in flight finishes (within `drainMs`); then every client stops. */
   async stop(drainMs: number, runFor: RunFor): Promise<void> {
     this.#producing = false;
+    this.#stopped = true;
     await runFor(drainMs, () => this.#producers.every((producer) => producer.pending === 0));
     let stopped = false;
     void Promise.all([...this.#clients, this.#admin].map((client) => client.stop())).then(() => void (stopped = true));
@@ -253,7 +337,7 @@ export class SimWorkload {
 
   /** Reads `topic`/`partition` from `offset` until the probe's value shows up; resolves to when, or null at the deadline. */
   #readBack(topic: string, partition: number, offset: number, value: string, deadlineMs: number): Promise<number | null> {
-    const consumer = new SimConsumer({ ...this.#clientOptions(`probe-reader-${topic}-${partition}`), topic, partition, startOffset: offset });
+    const consumer = new SimConsumer({ ...this.#clientOptions(`probe-reader-${topic}-${partition}`, ADMIN_USER), topic, partition, startOffset: offset });
     return new Promise((resolve) => {
       const finish = (atMs: number | null) => {
         this.#watchers.delete(watch);
@@ -335,7 +419,8 @@ export class SimWorkload {
     client.start();
   }
 
-  #clientOptions(name: string): ClientOptions {
+  /** `user`: who the client authenticates as in a secured run. */
+  #clientOptions(name: string, user: string): ClientOptions {
     assert(!this.#clients.some((client) => client.name === name), `client names are unique (${name})`);
     const { network, hosts, scheduler } = this.#options;
     const bootstrap: BrokerAddress[] = hosts.map((host) => ({ host: host.host, port: SIM_BROKER_PORT }));
@@ -347,7 +432,19 @@ export class SimWorkload {
       random: new SeededRandom(this.#random.nextInt(0x1_0000_0000)),
       record: this.#record,
       bootstrap,
+      sasl: this.#sasl(name, user),
     };
+  }
+
+  /** How a legitimate client authenticates in a secured run (null in others): a drawn enabled mechanism, sometimes SaslHandshake v0. */
+  #sasl(name: string, user: string): ClientSasl | null {
+    const { security, securityRandom } = this.#options;
+    if (security === null) return null;
+    this.#users.set(name, user);
+    const { mechanisms } = security.scenario;
+    const mechanism = mechanisms[securityRandom.nextInt(mechanisms.length)]!;
+    const bareTokens = securityRandom.next() < BARE_TOKENS_SHARE && security.scenario.reauthMs === 0;
+    return { mechanism, username: user, password: security.passwords.get(user)!, bareTokens, random: new SeededRandom(securityRandom.nextInt(0x1_0000_0000)) };
   }
 
   #sleep(ms: number): Promise<void> {

@@ -1,7 +1,8 @@
 /**
  * Test-only switches that put back, one at a time, the bugs issue 9 fixed (its findings 1 to 8),
  * in today's code (and two that break what issue 12 delivered: DeleteRecords' durable start, a
- * topic's LogAppendTime): the deterministic simulation's self-test (issue 10 item 6) turns one on and
+ * topic's LogAppendTime; and two that break issue 13's security: a PLAIN password check, the ACLs'
+ * deny-before-allow rule): the deterministic simulation's self-test (issue 10 item 6) turns one on and
  * must then report a violation within its seed budget, which proves it can see that class of bug.
  *
  * Production code never turns a switch on: nothing outside tests and the simulation calls
@@ -20,13 +21,15 @@ export type Regression =
   | 'release-wakes-waiters'
   | 'fenced-writer-stays-fenced'
   | 'delete-records-not-durable'
-  | 'log-append-time-ignored';
+  | 'log-append-time-ignored'
+  | 'plain-any-password'
+  | 'acl-allow-before-deny';
 
 export interface RegressionDescription {
   /** The finding of issue 9 whose fix the switch undoes (of `issue`, when set: its deliverable the switch breaks). */
   readonly finding: number;
-  /** Absent: issue 9. Issue 12's switches break what it delivered, to prove its invariants see it. */
-  readonly issue?: 12;
+  /** Absent: issue 9. Issues 12's and 13's switches break what they delivered, to prove their invariants see it. */
+  readonly issue?: 12 | 13;
   /** The old behaviour the switch brings back. */
   readonly description: string;
 }
@@ -44,6 +47,8 @@ export const REGRESSIONS: Readonly<Record<Regression, RegressionDescription>> = 
   'fenced-writer-stays-fenced': { finding: 8, description: 'nothing reacts to a fenced or failed WAL writer: the broker keeps its partitions and answers NOT_LEADER forever' },
   'delete-records-not-durable': { finding: 2, issue: 12, description: "DeleteRecords' new log start is kept in memory only: the log's checkpoint is not written and a cluster's partition record does not take it, so a restart or a takeover serves below it again" },
   'log-append-time-ignored': { finding: 3, issue: 12, description: "a topic's message.timestamp.type=LogAppendTime is not applied: the leader keeps the producer's CreateTime" },
+  'plain-any-password': { finding: 1, issue: 13, description: 'SASL/PLAIN takes any password of a user it knows (the comparison with the stored one is skipped)' },
+  'acl-allow-before-deny': { finding: 2, issue: 13, description: 'a matching ALLOW ACL decides before a matching DENY one: a user denied an operation it is also allowed keeps it' },
 };
 
 const active = new Set<Regression>();

@@ -14,6 +14,7 @@ test('the valid run passes every invariant', () => {
     'acked-durable', 'offset-unique', 'idempotent-no-duplicates', 'high-watermark-monotonic', 'follower-prefix',
     'commits-monotonic', 'liveness-after-quiet', 'acked-readable', 'read-durable', 'acks-resume-with-quorum', 'stale-incarnation-read', 'ack-after-durable', 'acks-all-min-insync',
     'tiered-bytes-match', 'tier-fenced', 'wal-gc-needed', 'delete-records-floor', 'partition-count-monotonic', 'config-applied',
+    'intruder-no-data', 'auth-refused', 'auth-accepted', 'acl-enforced',
   ]);
 });
 

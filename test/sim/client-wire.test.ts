@@ -17,6 +17,11 @@ import { offsetCommitCodec } from '../../src/broker/apis/offset-commit.ts';
 import { offsetFetchCodec } from '../../src/broker/apis/offset-fetch.ts';
 import { produceCodec } from '../../src/broker/apis/produce.ts';
 import { syncGroupCodec } from '../../src/broker/apis/sync-group.ts';
+import { apiVersionsCodec } from '../../src/broker/apis/api-versions.ts';
+import { createAclsCodec } from '../../src/broker/apis/create-acls.ts';
+import { deleteAclsCodec } from '../../src/broker/apis/delete-acls.ts';
+import { saslAuthenticateCodec } from '../../src/broker/apis/sasl-authenticate.ts';
+import { saslHandshakeCodec } from '../../src/broker/apis/sasl-handshake.ts';
 import type { Decoded, Draft } from '../../src/broker/protocol/message-codec.ts';
 import { KafkaReader } from '../../src/broker/protocol/reader.ts';
 import { KafkaWriter } from '../../src/broker/protocol/writer.ts';
@@ -146,6 +151,20 @@ describe('client codecs against the broker codecs', () => {
   test('OffsetCommit v7 and OffsetFetch v5', () => {
     expectRoundTrip(wire.offsetCommitApi, offsetCommitCodec, { groupId: 'g', generationIdOrMemberEpoch: 4, memberId: 'm1', groupInstanceId: null, retentionTimeMs: -1, topics: [{ name: 't', partitions: [{ partitionIndex: 1, committedOffset: 2 ** 33, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }] }] }, { throttleTimeMs: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 1, errorCode: 22 }] }] });
     expectRoundTrip(wire.offsetFetchApi, offsetFetchCodec, { groupId: 'g', topics: [{ name: 't', partitionIndexes: [0, 1] }] }, { throttleTimeMs: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 5, committedLeaderEpoch: -1, metadata: '', errorCode: 0 }, { partitionIndex: 1, committedOffset: -1, committedLeaderEpoch: 2, metadata: null, errorCode: 0 }] }], errorCode: 16 });
+  });
+
+  test('ApiVersions v0, SaslHandshake v0 and v1, SaslAuthenticate v1 (issue 13)', () => {
+    expectRoundTrip(wire.apiVersionsApi, apiVersionsCodec, {}, { errorCode: 0, apiKeys: [{ apiKey: 17, minVersion: 0, maxVersion: 1 }] });
+    for (const api of [wire.saslHandshakeV0Api, wire.saslHandshakeApi]) expectRoundTrip(api, saslHandshakeCodec, { mechanism: 'SCRAM-SHA-256' }, { errorCode: 33, mechanisms: ['PLAIN', 'SCRAM-SHA-512'] });
+    expect([wire.saslHandshakeV0Api.version, wire.saslHandshakeApi.version]).toEqual([0, 1]);
+    expectRoundTrip(wire.saslAuthenticateApi, saslAuthenticateCodec, { authBytes: bytes(0, 97, 0, 98) }, { errorCode: 58, errorMessage: 'Authentication failed', authBytes: bytes(), sessionLifetimeMs: 4_000 });
+  });
+
+  test('CreateAcls v1 and DeleteAcls v1 (issue 13)', () => {
+    const creation = { resourceType: 2, resourceName: 't', resourcePatternType: 4, principal: 'User:p0', host: '*', operation: 4, permissionType: 2 };
+    expectRoundTrip(wire.createAclsApi, createAclsCodec, { creations: [creation] }, { throttleTimeMs: 0, results: [{ errorCode: 0, errorMessage: null }] });
+    const filter = { resourceTypeFilter: 2, resourceNameFilter: 't', patternTypeFilter: 3, principalFilter: 'User:p0', hostFilter: '*', operation: 4, permissionType: 2 };
+    expectRoundTrip(wire.deleteAclsApi, deleteAclsCodec, { filters: [filter] }, { throttleTimeMs: 0, filterResults: [{ errorCode: 0, errorMessage: null, matchingAcls: [{ errorCode: 0, errorMessage: null, resourceType: 2, resourceName: 't', patternType: 3, principal: 'User:p0', host: '*', operation: 4, permissionType: 2 }] }] });
   });
 });
 

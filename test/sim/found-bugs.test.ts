@@ -6,7 +6,9 @@ import type { Scenario } from '../../src/sim/scenario.ts';
 /**
  * Every bug the simulation found, by the seed that found it (issue 10 item 6): each seed runs
  * clean now. A seed's run changes as the code does, so the seed alone may stop reaching the bug:
- * each entry names the test that pins the bug itself where there is one.
+ * each entry names the test that pins the bug itself where there is one. Entries found before the
+ * security paths (issue 13) run unsecured (`security: null`): half the seeds draw a secured run
+ * now, and the unsecured twin is the run that found the bug (security draws from its own stream).
  */
 const FOUND: readonly { readonly seed: number; readonly bug: string; readonly scenario?: Partial<Scenario> }[] = [
   { seed: 5, bug: 'checker: after a delete of unknown outcome a read of the same log was taken for another incarnation (test/sim/checker.test.ts, topic incarnations)' },
@@ -61,9 +63,16 @@ const FOUND: readonly { readonly seed: number; readonly bug: string; readonly sc
   },
 ];
 
+/** Bugs a seed finds that are not fixed yet: each becomes a FOUND entry (secured, as found) once it is. */
+const OPEN: readonly { readonly seed: number; readonly bug: string }[] = [
+  { seed: 9, bug: 'a broker whose first read of the SCRAM credential records met a store fault on one user\'s record started without that user and refused its valid login (SASL_AUTHENTICATION_FAILED, "unknown user") until its next refresh, a second later (also seeds 33, 169 and 284 of 1..300): the first read of ScramCredentialStore must fail the start, as the ACL store\'s does' },
+];
+
 for (const { seed, bug, scenario } of FOUND) {
   test(`seed ${seed}${scenario === undefined ? '' : ' (scenario overridden)'} runs clean: ${bug}`, async () => {
-    const result = await runSeed({ seed, ...(scenario === undefined ? {} : { scenario }) });
+    const result = await runSeed({ seed, scenario: { security: null, ...scenario } });
     expect(result.violations.map((violation) => formatViolation(violation, result.history))).toEqual([]);
   }, 60_000);
 }
+
+for (const { seed, bug } of OPEN) test.todo(`seed ${seed} (secured) runs clean: ${bug}`);

@@ -13,6 +13,10 @@ import { Ferry, isFerryError } from '../../src/engine/index.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { InSyncReplicas } from '../../src/replica/isr.ts';
+import { Authorizer } from '../../src/security/acl/authorizer.ts';
+import { AclOperation, AclPermissionType, PatternType, ResourceType } from '../../src/security/acl/model.ts';
+import { userPrincipal } from '../../src/security/principal.ts';
+import { PlainSaslServerFactory } from '../../src/security/sasl/plain.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import { ManualClock, systemClock } from '../../src/util/clock.ts';
@@ -211,6 +215,27 @@ function plannedClaim(record: PartitionRecord, stream: StreamId) {
   if (plan.kind !== 'claim') throw new Error(`expected a claim, got ${plan.kind}`);
   return { rebuildFrom: plan.rebuildFrom, chain: plan.next.chain, leaderEpoch: plan.next.leaderEpoch };
 }
+
+test('plain-any-password (issue 13; test/security/sasl/plain.test.ts): PLAIN takes a wrong password of a known user, still not an unknown user', async () => {
+  const users = new Map([['alice', 'alice-secret']]);
+  const attempt = (user: string, password: string) => new PlainSaslServerFactory({ passwordOf: (name) => users.get(name) ?? null }).create().evaluate(new TextEncoder().encode(`\0${user}\0${password}`)).then((step) => (step.done ? `logged in as ${step.principal.name}` : 'challenged'), (error: Error) => error.name);
+  const scenario = async () => ({ wrong: await attempt('alice', 'guess'), unknown: await attempt('mallory', 'guess') });
+  expect(await withAndWithout('plain-any-password', scenario)).toEqual({
+    fixed: { wrong: 'SaslAuthenticationError', unknown: 'SaslAuthenticationError' },
+    regressed: { wrong: 'logged in as alice', unknown: 'SaslAuthenticationError' },
+  });
+});
+
+test('acl-allow-before-deny (issue 13; test/security/acl/authorizer.test.ts): a user both allowed and denied WRITE on a topic may write', async () => {
+  const session = { principal: userPrincipal('p0'), clientAddress: '10.0.0.1', listenerName: 'CLIENT', securityProtocol: 'SASL_PLAINTEXT' as const, saslMechanism: 'PLAIN' };
+  const entry = (permissionType: AclPermissionType) => ({ principal: 'User:p0', host: '*', operation: AclOperation.WRITE, permissionType });
+  const scenario = () => {
+    const authorizer = new Authorizer();
+    authorizer.load([{ pattern: { resourceType: ResourceType.TOPIC, name: 't', patternType: PatternType.LITERAL }, entries: [entry(AclPermissionType.ALLOW), entry(AclPermissionType.DENY)] }]);
+    return { write: authorizer.authorize(session, AclOperation.WRITE, ResourceType.TOPIC, 't'), read: authorizer.authorize(session, AclOperation.READ, ResourceType.TOPIC, 't') };
+  };
+  expect(await withAndWithout('acl-allow-before-deny', scenario)).toEqual({ fixed: { write: false, read: false }, regressed: { write: true, read: false } });
+});
 
 test('restart-stream-not-chained (finding 3; test/cluster/takeover.test.ts): a restarted leader keeps the chain without its new stream', async () => {
   expect(await withAndWithout('restart-stream-not-chained', () => plannedClaim({ topicId: T, leader: 1, leaderEpoch: 0, chain: [A0] }, A1))).toEqual({

@@ -5,6 +5,7 @@
 import { FerryError } from '../../errors.ts';
 import { assert } from '../../util/assert.ts';
 import { canonicalAddress } from '../../util/network.ts';
+import { regressed } from '../../util/regressions.ts';
 import { principalText, WILDCARD_PRINCIPAL_TEXT } from '../principal.ts';
 import type { Session } from '../session.ts';
 import { AclIndex, type ResourceAcls } from './acl-index.ts';
@@ -180,6 +181,7 @@ export class Authorizer {
       }
       return false;
     });
+    if (found.allow !== null && regressed('acl-allow-before-deny')) return { kind: 'MatchingAcl', acl: found.allow };
     if (found.deny !== null) return { kind: 'MatchingAcl', acl: found.deny };
     if (found.allow !== null) return { kind: 'MatchingAcl', acl: found.allow };
     if (!found.hasResourceAcls && this.#allowEveryoneIfNoAclFound) return DEFAULT_ALLOW;

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { FerryError } from '../../errors.ts';
 import { AssertionError } from '../../util/assert.ts';
+import { regressed } from '../../util/regressions.ts';
 import { userPrincipal } from '../principal.ts';
 import { invalidCredentials, SaslAuthenticationError, unexpectedToken, utf8Text, type SaslClient, type SaslServer, type SaslServerFactory, type SaslStep } from './mechanism.ts';
 
@@ -86,7 +87,7 @@ class PlainSaslServer implements SaslServer {
       throw new SaslAuthenticationError(PLAIN_CREDENTIALS_UNVERIFIABLE, { detail: `the password of a PLAIN user could not be looked up: ${error instanceof Error ? error.message : String(error)}`, cause: error });
     }
     // Kafka checks the password before the authzid: an authzid never tells whether a user exists.
-    if (!passwordMatches(expected, fields.password)) throw new SaslAuthenticationError(PLAIN_INVALID_USER_OR_PASSWORD, { detail: expected === null ? 'PLAIN: unknown user' : 'PLAIN: wrong password' });
+    if (!passwordMatches(expected, fields.password) && !(regressed('plain-any-password') && expected !== null)) throw new SaslAuthenticationError(PLAIN_INVALID_USER_OR_PASSWORD, { detail: expected === null ? 'PLAIN: unknown user' : 'PLAIN: wrong password' });
     if (fields.authorizationId !== '' && fields.authorizationId !== fields.username) throw new SaslAuthenticationError(PLAIN_AUTHZID_DIFFERS);
     return { done: true, response: new Uint8Array(0), principal: userPrincipal(fields.username), credentialExpiresAtMs: null };
   }

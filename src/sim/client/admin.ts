@@ -1,17 +1,20 @@
 /**
  * A simulated admin client: creates and deletes topics (an AdminOp each), deletes records, adds
- * partitions and alters topic configs (issue 12: an op each), one attempt per call (the workload
- * decides whether to try again), and describes topics through Metadata.
+ * partitions and alters topic configs (issue 12: an op each), creates and deletes ACLs (issue 13:
+ * an op each), one attempt per call (the workload decides whether to try again), and describes
+ * topics through Metadata.
  */
 import type { MetadataResponse } from '../../broker/apis/metadata.ts';
 import type { Decoded } from '../../broker/protocol/message-codec.ts';
 import { ErrorCode } from '../../broker/protocol/error-codes.ts';
 import { ConfigResourceType } from '../../broker/apis/describe-configs.ts';
-import type { AdminOp, AlterConfigsOp, CreatePartitionsOp, DeleteRecordsOp, Outcome } from '../history.ts';
+import type { AclChangeOp, AdminOp, AlterConfigsOp, CreatePartitionsOp, DeleteRecordsOp, Outcome } from '../history.ts';
+import { aclOnWire, type SimAcl } from '../security-setup.ts';
 import { BrokerPool, type NodeReply, UNKNOWN_NODE } from './brokers.ts';
 import { type ClientContext, type ClientOptions, clientContext, type SimClient } from './context.ts';
 import { answeredOutcome, unansweredOutcome } from './outcome.ts';
 import { createPartitionsApi, createTopicsApi, deleteRecordsApi, deleteTopicsApi, incrementalAlterConfigsApi } from './wire-admin.ts';
+import { createAclsApi, deleteAclsApi } from './wire-security.ts';
 
 /** How long the broker may take over a create or delete before it answers REQUEST_TIMED_OUT. */
 const ADMIN_TIMEOUT_FRACTION = 0.5;
@@ -91,6 +94,31 @@ export class SimAdmin implements SimClient {
     const op: AlterConfigsOp = { kind: 'alter-configs', client: this.#context.name, node: reply.node, startMs, endMs: this.#context.now(), outcome, topic, configs };
     this.#context.record(op);
     return outcome;
+  }
+
+  /** CreateAcls of one ACL (creating one that exists already succeeds, as in Kafka). */
+  async createAcl(acl: SimAcl): Promise<Outcome> {
+    const startMs = this.#context.now();
+    const reply = await this.#pool.send(UNKNOWN_NODE, createAclsApi, { creations: [aclOnWire(acl)] });
+    const outcome = outcomeOf(reply, (response) => response.results[0]?.errorCode);
+    this.#recordAcl('create-acl', acl, reply.node, startMs, outcome);
+    return outcome;
+  }
+
+  /** DeleteAcls with a filter that matches exactly this ACL (none matching is no error). */
+  async deleteAcl(acl: SimAcl): Promise<Outcome> {
+    const startMs = this.#context.now();
+    const wire = aclOnWire(acl);
+    const filter = { resourceTypeFilter: wire.resourceType, resourceNameFilter: wire.resourceName, patternTypeFilter: wire.resourcePatternType, principalFilter: wire.principal, hostFilter: wire.host, operation: wire.operation, permissionType: wire.permissionType };
+    const reply = await this.#pool.send(UNKNOWN_NODE, deleteAclsApi, { filters: [filter] });
+    const outcome = outcomeOf(reply, (response) => response.filterResults[0]?.errorCode);
+    this.#recordAcl('delete-acl', acl, reply.node, startMs, outcome);
+    return outcome;
+  }
+
+  #recordAcl(kind: AclChangeOp['kind'], acl: SimAcl, node: number, startMs: number, outcome: Outcome): void {
+    const op: AclChangeOp = { kind, client: this.#context.name, node, startMs, endMs: this.#context.now(), outcome, ...acl };
+    this.#context.record(op);
   }
 
   async #refreshLeader(topic: string, partition: number): Promise<ReturnType<BrokerPool['leaderOf']>> {

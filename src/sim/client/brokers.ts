@@ -6,9 +6,10 @@
 import type { MetadataResponse } from '../../broker/apis/metadata.ts';
 import type { Decoded } from '../../broker/protocol/message-codec.ts';
 import { ErrorCode } from '../../broker/protocol/error-codes.ts';
-import type { MetadataOp } from '../history.ts';
+import type { AuthenticateOp, MetadataOp } from '../history.ts';
 import type { ClientApi } from './api.ts';
 import { ClientConnection, type Reply } from './connection.ts';
+import type { SaslResult } from './sasl.ts';
 import type { BrokerAddress, ClientContext } from './context.ts';
 import { metadataApi } from './wire-data.ts';
 
@@ -137,10 +138,19 @@ export class BrokerPool {
   }
 
   #open(key: string, address: BrokerAddress): Promise<ClientConnection | null> {
-    const { network, clock, name, requestTimeoutMs } = this.#context;
-    const opening = ClientConnection.open({ network, clock, host: address.host, port: address.port, clientId: name, requestTimeoutMs });
+    const { network, clock, name, requestTimeoutMs, sasl, now } = this.#context;
+    const onAuthentication = (result: SaslResult, reauthentication: boolean, startMs: number) => this.#recordAuthentication(address, result, reauthentication, startMs);
+    const opening = ClientConnection.open({ network, clock, host: address.host, port: address.port, clientId: name, requestTimeoutMs, sasl, onAuthentication, now });
     this.#connections.set(key, opening);
     return opening;
+  }
+
+  /** Every SASL exchange goes into the history (auth-accepted judges them). */
+  #recordAuthentication(address: BrokerAddress, result: SaslResult, reauthentication: boolean, startMs: number): void {
+    const sasl = this.#context.sasl!;
+    const node = [...this.#addresses].find(([, known]) => addressKey(known) === addressKey(address))?.[0] ?? UNKNOWN_NODE;
+    const op: AuthenticateOp = { kind: 'authenticate', client: this.#context.name, node, startMs, endMs: this.#context.now(), outcome: result.outcome, mechanism: sasl.mechanism, handshakeVersion: sasl.bareTokens ? 0 : 1, reauthentication, sessionLifetimeMs: result.sessionLifetimeMs };
+    this.#context.record(op);
   }
 }
 

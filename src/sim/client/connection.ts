@@ -3,12 +3,18 @@
  * ids, many requests in flight at once (Kafka answers a connection's requests in order; answers
  * are still matched by id), a request timeout on the injected clock, and connection loss failing
  * every request in flight. Never throws at a caller: every request ends as a Reply.
+ *
+ * On a SASL listener (issue 13) the connection authenticates before it is handed out (sasl.ts),
+ * and, when the broker answers a session lifetime (KIP-368), re-authenticates late in it: new
+ * requests are held (not written) from the SaslHandshake until the exchange completes, since the
+ * broker closes a connection that sends anything else meanwhile.
  */
 import { KafkaReader } from '../../broker/protocol/reader.ts';
 import { KafkaWriter } from '../../broker/protocol/writer.ts';
 import type { Clock, Timer } from '../../util/clock.ts';
 import type { NetSocket, Network } from '../../util/network.ts';
 import { type ClientApi, writeRequestHeader } from './api.ts';
+import { authenticate, type ClientSasl, reauthenticateAfterMs, type SaslChannel, type SaslResult } from './sasl.ts';
 
 /** A request's end: the broker's answer, or none (the timeout passed, or the connection died). */
 /** Unanswered: 'not-sent' when the request never left (no connection), so it surely took no effect. */
@@ -22,6 +28,12 @@ export interface ConnectionOptions {
   readonly port: number;
   readonly clientId: string;
   readonly requestTimeoutMs: number;
+  /** Authenticate with this before the connection is handed out; null or absent: none (a PLAINTEXT listener). */
+  readonly sasl?: ClientSasl | null;
+  /** Told how each exchange ended (the first, and every re-authentication), with when it started. */
+  readonly onAuthentication?: (result: SaslResult, reauthentication: boolean, startMs: number) => void;
+  /** The time onAuthentication's startMs is on (the history's); the clock's by default. */
+  readonly now?: () => number;
 }
 
 const SIZE_PREFIX_BYTES = 4;
@@ -51,6 +63,11 @@ export class ClientConnection {
   #waitingForDrain = false;
   /** Bytes received and not yet a whole frame. */
   #received: Uint8Array = new Uint8Array(0);
+  /** Request frames held while a re-authentication runs (null: none runs). */
+  #held: Uint8Array[] | null = null;
+  /** After SaslHandshake v0: the next frame is a bare token answer, for this waiter. */
+  #bareWaiter: ((frame: Uint8Array | null) => void) | null = null;
+  #reauthTimer: Timer | null = null;
 
   private constructor(options: ConnectionOptions) {
     this.#options = options;
@@ -58,8 +75,15 @@ export class ClientConnection {
     this.port = options.port;
   }
 
-  /** A connected connection, or null when the broker cannot be reached within the request timeout. */
+  /** A connected (and, with `sasl`, authenticated) connection, or null when the broker cannot be reached within the request timeout or refused it. */
   static async open(options: ConnectionOptions): Promise<ClientConnection | null> {
+    const connection = await ClientConnection.connect(options);
+    if (connection === null || options.sasl == null) return connection;
+    return (await connection.#authenticate(options.sasl, false)) ? connection : null;
+  }
+
+  /** Connected only: no authentication, whatever `sasl` says (an intruder drives its own exchange). */
+  static async connect(options: ConnectionOptions): Promise<ClientConnection | null> {
     const connection = new ClientConnection(options);
     const connecting = options.network.connect(options.host, options.port, {
       data: (_socket, chunk) => connection.#onData(chunk),
@@ -96,8 +120,12 @@ export class ClientConnection {
 
   /** Sends `request` and waits for its answer, at most `timeoutMs` (the connection's request timeout by default). */
   send<Request, Response>(api: ClientApi<Request, Response>, request: Request, timeoutMs = this.#options.requestTimeoutMs): Promise<Reply<Response>> {
+    return this.#send(api, request, timeoutMs, false);
+  }
+
+  #send<Request, Response>(api: ClientApi<Request, Response>, request: Request, timeoutMs: number, past: boolean): Promise<Reply<Response>> {
     if (this.#closed) return Promise.resolve({ answered: false, error: 'not-sent' });
-    const correlationId = this.#write(api, request);
+    const correlationId = this.#write(api, request, past);
     return new Promise((resolve) => {
       // Kafka's clients close a connection whose request timed out: its answer would still come
       // first on this connection, and every request behind it waits for it.
@@ -116,27 +144,75 @@ export class ClientConnection {
     return true;
   }
 
+  /**
+   * Writes `token` as a bare frame (after SaslHandshake v0, [A4]) and waits for the next frame,
+   * taken bare; null when the connection closes (a refused token) or nothing comes in time.
+   */
+  exchangeBareToken(token: Uint8Array): Promise<Uint8Array | null> {
+    if (this.#closed) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      const timer = this.#options.clock.setTimer(this.#options.requestTimeoutMs, () => {
+        this.#bareWaiter = null;
+        resolve(null);
+        this.close();
+      });
+      this.#bareWaiter = (frame) => {
+        timer.cancel();
+        this.#bareWaiter = null;
+        resolve(frame);
+      };
+      this.#unsent.push(sized([token]));
+      this.#flush();
+    });
+  }
+
+  /** Runs one exchange; true when it succeeded (else the connection is closed). Re-authenticates late in a session that has a lifetime. */
+  async #authenticate(sasl: ClientSasl, reauthentication: boolean): Promise<boolean> {
+    const startMs = (this.#options.now ?? (() => this.#options.clock.nowMs()))();
+    // The exchange's own requests go out past any held ones.
+    const channel: SaslChannel = { send: (api, request) => this.#send(api, request, this.#options.requestTimeoutMs, true), exchangeBareToken: (token) => this.exchangeBareToken(token) };
+    const result = await authenticate(channel, sasl);
+    this.#options.onAuthentication?.(result, reauthentication, startMs);
+    if (!result.outcome.ok) {
+      this.close();
+      return false;
+    }
+    if (result.sessionLifetimeMs > 0 && !this.#closed) {
+      this.#reauthTimer = this.#options.clock.setTimer(reauthenticateAfterMs(sasl, result.sessionLifetimeMs), () => void this.#reauthenticate(sasl));
+    }
+    return !this.#closed;
+  }
+
+  /** KIP-368: new requests wait while the exchange runs on this connection, then go out in order. */
+  async #reauthenticate(sasl: ClientSasl): Promise<void> {
+    this.#reauthTimer = null;
+    if (this.#closed) return;
+    this.#held = [];
+    const ok = await this.#authenticate(sasl, true);
+    const held = this.#held ?? [];
+    this.#held = null;
+    if (!ok) return;
+    this.#unsent.push(...held);
+    this.#flush();
+  }
+
   /** Closes at once; every request in flight ends unanswered. */
   close(): void {
     this.#socket?.terminate();
     this.#fail();
   }
 
-  #write<Request>(api: ClientApi<Request, unknown>, request: Request): number {
+  /** `past`: written even while requests are held (a re-authentication's own). */
+  #write<Request>(api: ClientApi<Request, unknown>, request: Request, past = false): number {
     const correlationId = this.#nextCorrelationId;
     this.#nextCorrelationId = correlationId === CORRELATION_ID_MAX ? 0 : correlationId + 1;
     const body = new KafkaWriter();
     writeRequestHeader(body, api, correlationId, this.#options.clientId);
     api.encodeRequest(body, request);
     // One write per request: a simulated network delivers each write as one event.
-    const frame = new Uint8Array(SIZE_PREFIX_BYTES + body.length);
-    new DataView(frame.buffer).setInt32(0, body.length);
-    let position = SIZE_PREFIX_BYTES;
-    for (const chunk of body.chunks()) {
-      frame.set(chunk, position);
-      position += chunk.length;
-    }
-    this.#unsent.push(frame);
+    const frame = sized(body.chunks());
+    if (this.#held !== null && !past) this.#held.push(frame);
+    else this.#unsent.push(frame);
     this.#flush();
     return correlationId;
   }
@@ -161,7 +237,8 @@ export class ClientConnection {
     while (!this.#closed && this.#received.length >= SIZE_PREFIX_BYTES) {
       const view = new DataView(this.#received.buffer, this.#received.byteOffset, this.#received.length);
       const size = view.getInt32(0);
-      if (size < CORRELATION_ID_BYTES || size > RESPONSE_BYTES_MAX) return this.close();
+      // A bare token answer ([A4]) may be empty (PLAIN's); every other frame starts with a correlation id.
+      if (size < (this.#bareWaiter === null ? CORRELATION_ID_BYTES : 0) || size > RESPONSE_BYTES_MAX) return this.close();
       if (this.#received.length < SIZE_PREFIX_BYTES + size) return;
       const frame = this.#received.subarray(SIZE_PREFIX_BYTES, SIZE_PREFIX_BYTES + size);
       this.#received = this.#received.subarray(SIZE_PREFIX_BYTES + size);
@@ -170,6 +247,7 @@ export class ClientConnection {
   }
 
   #onFrame(frame: Uint8Array): void {
+    if (this.#bareWaiter !== null) return this.#bareWaiter(frame.slice());
     const reader = new KafkaReader(frame);
     const correlationId = reader.int32();
     const pending = this.#pending.get(correlationId);
@@ -195,8 +273,25 @@ export class ClientConnection {
     if (this.#closed) return;
     this.#closed = true;
     this.#unsent.length = 0;
+    this.#held = null;
+    this.#reauthTimer?.cancel();
+    this.#bareWaiter?.(null);
     for (const correlationId of [...this.#pending.keys()]) this.#settle(correlationId, { answered: false, error: 'disconnected' });
   }
+}
+
+/** One size-prefixed frame of `chunks`. */
+function sized(chunks: Iterable<Uint8Array>): Uint8Array {
+  const parts = [...chunks];
+  const length = parts.reduce((sum, chunk) => sum + chunk.length, 0);
+  const frame = new Uint8Array(SIZE_PREFIX_BYTES + length);
+  new DataView(frame.buffer).setInt32(0, length);
+  let position = SIZE_PREFIX_BYTES;
+  for (const chunk of parts) {
+    frame.set(chunk, position);
+    position += chunk.length;
+  }
+  return frame;
 }
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {

@@ -7,6 +7,7 @@ import type { Clock } from '../../util/clock.ts';
 import type { Network } from '../../util/network.ts';
 import type { SeededRandom } from '../../util/random.ts';
 import type { ClientOp } from '../history.ts';
+import type { ClientSasl } from './sasl.ts';
 
 export interface BrokerAddress {
   readonly host: string;
@@ -29,6 +30,8 @@ export interface ClientOptions {
   readonly requestTimeoutMs?: number;
   /** The wait before a retry, jittered by the seed between half and one and a half of it. */
   readonly retryBackoffMs?: number;
+  /** How it authenticates on every connection (a SASL listener, issue 13); null or absent: it does not. */
+  readonly sasl?: ClientSasl | null;
 }
 
 /** Kafka's request.timeout.ms is 30 s; the simulation wants faults found in seconds. */
@@ -52,6 +55,7 @@ export function clientContext(options: ClientOptions): ClientContext {
     now: options.now ?? (() => options.clock.nowMs()),
     requestTimeoutMs: options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS_DEFAULT,
     retryBackoffMs: options.retryBackoffMs ?? RETRY_BACKOFF_MS_DEFAULT,
+    sasl: options.sasl ?? null,
   };
 }
 

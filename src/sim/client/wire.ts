@@ -3,3 +3,4 @@ export { type ClientApi, errorName, writeRequestHeader } from './api.ts';
 export { createPartitionsApi, createTopicsApi, deleteRecordsApi, deleteTopicsApi, incrementalAlterConfigsApi } from './wire-admin.ts';
 export { fetchApi, initProducerIdApi, listOffsetsApi, metadataApi, produceApi } from './wire-data.ts';
 export { findCoordinatorApi, heartbeatApi, joinGroupApi, leaveGroupApi, offsetCommitApi, offsetFetchApi, syncGroupApi } from './wire-group.ts';
+export { apiVersionsApi, createAclsApi, deleteAclsApi, saslAuthenticateApi, saslHandshakeApi, saslHandshakeV0Api } from './wire-security.ts';

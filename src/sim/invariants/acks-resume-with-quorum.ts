@@ -31,6 +31,8 @@ const PRODUCER_SESSION_ERRORS: ReadonlySet<string> = new Set([
   'PRODUCER_FENCED',
   'INVALID_PRODUCER_ID_MAPPING',
 ]);
+/** The ACLs refused the producer (issue 13): about its rights, not the partition's availability (acl-enforced judges these). */
+const AUTHORIZATION_ERRORS: ReadonlySet<string> = new Set(['TOPIC_AUTHORIZATION_FAILED', 'CLUSTER_AUTHORIZATION_FAILED', 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED']);
 /** The broker holds the batch already and answers for its durability: as good as an acknowledgement. */
 const ANSWERED_AS_WRITTEN = 'DUPLICATE_SEQUENCE_NUMBER';
 
@@ -53,7 +55,7 @@ export function resumeBoundMs(shape: RunShape): number {
  * TopicIncarnations.life), from R after the window opened or the topic's create ended,
  * whichever is later.
  *
- * Nor is an attempt sent to a broker stranded when it started (StrandedChange: running and
+ * Nor is an attempt refused by the ACLs (issue 13: acl-enforced judges those), nor one sent to a broker stranded when it started (StrandedChange: running and
  * reaching the control store, cut from every other host): it keeps its lease, so its leadership,
  * as a Kafka broker that still heartbeats to its controller keeps its own however few clients
  * reach it; neither moves leadership for clients that cannot reach a live leader. Once the spell
@@ -113,7 +115,7 @@ function sortAttempts(produces: readonly ProduceOp[], stranded: ReadonlyMap<numb
     if (op.acks !== -1) continue;
     const outcome = op.outcome;
     if (outcome.ok || outcome.error === ANSWERED_AS_WRITTEN) resumedMs.push(op.endMs);
-    else if (!PRODUCER_SESSION_ERRORS.has(outcome.error) && !strandedAt(stranded, op.node, op.startMs)) failures.push(op);
+    else if (!PRODUCER_SESSION_ERRORS.has(outcome.error) && !AUTHORIZATION_ERRORS.has(outcome.error) && !strandedAt(stranded, op.node, op.startMs)) failures.push(op);
   }
   resumedMs.sort((a, b) => a - b);
   failures.sort((a, b) => a.startMs - b.startMs);

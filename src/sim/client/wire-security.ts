@@ -1,0 +1,20 @@
+/**
+ * The client side of the security APIs the simulated clients use (issue 13), each at a
+ * non-flexible version: ApiVersions v0 (what a client may send before SaslHandshake), SaslHandshake
+ * v0 (the tokens follow as bare frames) and v1 (in SaslAuthenticate), SaslAuthenticate v1 (with
+ * session_lifetime_ms, KIP-368), CreateAcls v1 and DeleteAcls v1.
+ */
+import { type ApiVersionsRequest, apiVersionsRequestSchema, type ApiVersionsResponse, apiVersionsResponseSchema } from '../../broker/protocol/messages/api-versions.ts';
+import { type CreateAclsRequest, createAclsRequestSchema, type CreateAclsResponse, createAclsResponseSchema } from '../../broker/protocol/messages/create-acls.ts';
+import { type DeleteAclsRequest, deleteAclsRequestSchema, type DeleteAclsResponse, deleteAclsResponseSchema } from '../../broker/protocol/messages/delete-acls.ts';
+import { type SaslAuthenticateRequest, saslAuthenticateRequestSchema, type SaslAuthenticateResponse, saslAuthenticateResponseSchema } from '../../broker/protocol/messages/sasl-authenticate.ts';
+import { type SaslHandshakeRequest, saslHandshakeRequestSchema, type SaslHandshakeResponse, saslHandshakeResponseSchema } from '../../broker/protocol/messages/sasl-handshake.ts';
+import { schemaClientApi } from './api.ts';
+
+export const apiVersionsApi = schemaClientApi<ApiVersionsRequest, ApiVersionsResponse>('ApiVersions', 0, apiVersionsRequestSchema, apiVersionsResponseSchema);
+/** v0: the tokens that follow are bare size-prefixed frames, answered the same way (KIP-43's first form). */
+export const saslHandshakeV0Api = schemaClientApi<SaslHandshakeRequest, SaslHandshakeResponse>('SaslHandshake', 0, saslHandshakeRequestSchema, saslHandshakeResponseSchema);
+export const saslHandshakeApi = schemaClientApi<SaslHandshakeRequest, SaslHandshakeResponse>('SaslHandshake', 1, saslHandshakeRequestSchema, saslHandshakeResponseSchema);
+export const saslAuthenticateApi = schemaClientApi<SaslAuthenticateRequest, SaslAuthenticateResponse>('SaslAuthenticate', 1, saslAuthenticateRequestSchema, saslAuthenticateResponseSchema);
+export const createAclsApi = schemaClientApi<CreateAclsRequest, CreateAclsResponse>('CreateAcls', 1, createAclsRequestSchema, createAclsResponseSchema);
+export const deleteAclsApi = schemaClientApi<DeleteAclsRequest, DeleteAclsResponse>('DeleteAcls', 1, deleteAclsRequestSchema, deleteAclsResponseSchema);
