@@ -10,7 +10,7 @@ import type { Scenario } from '../../src/sim/scenario.ts';
  * security paths (issue 13) run unsecured (`security: null`): half the seeds draw a secured run
  * now, and the unsecured twin is the run that found the bug (security draws from its own stream).
  */
-const FOUND: readonly { readonly seed: number; readonly bug: string; readonly scenario?: Partial<Scenario> }[] = [
+const FOUND: readonly { readonly seed: number; readonly bug: string; readonly scenario?: Partial<Scenario>; readonly secured?: true }[] = [
   { seed: 5, bug: 'checker: after a delete of unknown outcome a read of the same log was taken for another incarnation (test/sim/checker.test.ts, topic incarnations)' },
   { seed: 25, bug: "harness: a broker SIGTERM'd while a restart was due never started again" },
   { seed: 85, bug: 'a topic delete stopped after its mark left the name unusable for good; the admin took TOPIC_ALREADY_EXISTS after an unanswered delete for a re-create (test/cluster/stalled-delete-finished.test.ts)' },
@@ -56,6 +56,7 @@ const FOUND: readonly { readonly seed: number; readonly bug: string; readonly sc
   { seed: 145, bug: 'with WAL GC: a writer killed while its object 0 was still retrying left object 1 alone; the floor (lowest object present) was taken at 1, the stream sealed above it and every rebuild read from it, a gap below its offsets, the broker never started again ([W7], test/wal/first-object-lands-first.test.ts)' },
   { seed: 23, bug: 'with WAL GC and min.insync.replicas = RF: a follower\'s new tail LISTed its floor, GC took that object (a deleted incarnation\'s) before the tail read it, and the tail waited at the gap for good, since only a member behind the leader\'s high watermark (which waited for it) made it look at the floor again: acks=all timed out after the quiet (test/cluster/stream-tail-floor.test.ts)' },
   { seed: 5268, bug: 'with the active segment tiered in pieces, a single broker that lost its local log to a power loss found no frame of a partition in its WAL (all of it tiered and collected) and restarted it at 0 below 143 acknowledged offsets, then failed every start re-shipping from the WAL end below the log start (src/engine/lost-tail-rebuild.ts, src/engine/partition.ts)' },
+  { seed: 9, secured: true, bug: 'a broker whose first read of the SCRAM credential records met a store fault on one user\'s record started without that user and refused its valid login (SASL_AUTHENTICATION_FAILED, "unknown user") until its next refresh, a second later (also seeds 33, 169 and 284 of 1..300): the first read of ScramCredentialStore now fails the start, as the ACL store\'s does (test/security/scram/store.test.ts)' },
   {
     seed: 195,
     scenario: { tier: { segmentBytes: 2048, intervalMs: 200, localRetentionBytes: 0, retentionCheckIntervalMs: 500, tailMaxBytes: null } },
@@ -63,14 +64,12 @@ const FOUND: readonly { readonly seed: number; readonly bug: string; readonly sc
   },
 ];
 
-/** Bugs a seed finds that are not fixed yet: each becomes a FOUND entry (secured, as found) once it is. */
-const OPEN: readonly { readonly seed: number; readonly bug: string }[] = [
-  { seed: 9, bug: 'a broker whose first read of the SCRAM credential records met a store fault on one user\'s record started without that user and refused its valid login (SASL_AUTHENTICATION_FAILED, "unknown user") until its next refresh, a second later (also seeds 33, 169 and 284 of 1..300): the first read of ScramCredentialStore must fail the start, as the ACL store\'s does' },
-];
+/** Bugs a seed finds that are not fixed yet: each becomes a FOUND entry once it is. */
+const OPEN: readonly { readonly seed: number; readonly bug: string }[] = [];
 
-for (const { seed, bug, scenario } of FOUND) {
-  test(`seed ${seed}${scenario === undefined ? '' : ' (scenario overridden)'} runs clean: ${bug}`, async () => {
-    const result = await runSeed({ seed, scenario: { security: null, ...scenario } });
+for (const { seed, bug, scenario, secured } of FOUND) {
+  test(`seed ${seed}${secured ? ' (secured)' : ''}${scenario === undefined ? '' : ' (scenario overridden)'} runs clean: ${bug}`, async () => {
+    const result = await runSeed({ seed, scenario: { ...(secured ? {} : { security: null }), ...scenario } });
     expect(result.violations.map((violation) => formatViolation(violation, result.history))).toEqual([]);
   }, 60_000);
 }

@@ -60,6 +60,8 @@ interface KnownEntity {
  */
 export class ClientQuotaStore implements ClientQuotaService {
   readonly #control: ControlStore;
+  /** Whether a refresh has read every record once. */
+  #loaded = false;
   readonly #cache: RecordCache<QuotaRecord>;
   readonly #log: (message: string) => void;
   /** Entities with their quotas, by entityId (those with none left out). */
@@ -198,12 +200,15 @@ export class ClientQuotaStore implements ClientQuotaService {
     return { errorCode: QuotaErrorCode.REQUEST_TIMED_OUT, errorMessage: `The entity's quotas changed under ${QUOTA_CAS_ATTEMPTS_MAX} attempts in a row: not altered, try again` };
   }
 
+  /** A record that cannot be read keeps what was known of it; the first refresh reads every record or throws, so a broker never starts without a quota. */
   async #refresh(): Promise<void> {
     const unreadable = new Set<string>();
-    const records = await this.#cache.refresh((key, error) => {
+    const keepKnown = (key: string, error: unknown) => {
       unreadable.add(key);
       this.#log(`quota record ${key} could not be read (what was known of it stays): ${messageOf(error)}`);
-    });
+    };
+    const records = await this.#cache.refresh(this.#loaded ? keepKnown : undefined);
+    this.#loaded = true;
     const previous = this.#records;
     const next = new Map<string, KnownEntity>();
     for (const key of unreadable) this.#keep(next, key);

@@ -50,6 +50,9 @@ export class ScramCredentialStore implements ScramCredentialLookup {
   #notedDuringRefresh: Map<string, Versioned<ScramUserRecord>> | null = null;
   #secret: Promise<Uint8Array> | null = null;
 
+  /** Whether a refresh has read every record once (until then, one unreadable record fails the refresh). */
+  #loaded = false;
+
   constructor(control: ControlStore, options: ScramCredentialStoreOptions = {}) {
     this.#control = control;
     this.#cache = new RecordCache<ScramUserRecord>(control, SCRAM_USERS_PREFIX);
@@ -64,7 +67,9 @@ export class ScramCredentialStore implements ScramCredentialLookup {
   /**
    * Takes up every broker's changes: one LIST, GETs of the records that changed. Throws on a
    * failed LIST (the credentials known stay); a record that cannot be read keeps what was known
-   * of it. Calls made while one runs share it.
+   * of it. The first refresh reads every record or throws: a broker that started without a user's
+   * record would refuse that user's valid logins (SASL_AUTHENTICATION_FAILED, which clients take
+   * as fatal) until its next refresh. Calls made while one runs share it.
    */
   refresh(): Promise<void> {
     this.#refreshing ??= this.#refresh().finally(() => void (this.#refreshing = null));
@@ -76,10 +81,12 @@ export class ScramCredentialStore implements ScramCredentialLookup {
     this.#notedDuringRefresh = noted;
     try {
       const unreadable = new Set<string>();
-      const records = await this.#cache.refresh((key, error) => {
+      const keepKnown = (key: string, error: unknown) => {
         unreadable.add(key);
         this.#log(`SCRAM credentials record ${key} could not be read (what was known of it stays): ${error instanceof Error ? error.message : String(error)}`);
-      });
+      };
+      const records = await this.#cache.refresh(this.#loaded ? keepKnown : undefined);
+      this.#loaded = true;
       const next = new Map<string, UserEntry>();
       for (const key of unreadable) {
         const user = userOfKey(key);
