@@ -16,12 +16,9 @@ import { ProtocolError } from '../protocol/errors.ts';
 import type { Router, SaslRequests } from '../router.ts';
 import type { ListenerSecurity } from './listener-security.ts';
 
-/** How much of a name the client chose (a mechanism) a log line repeats. */
-const QUOTED_CHARS_MAX = 64;
-
-/** A name the client chose, for a log line: quoted and escaped (no line breaks), cut to QUOTED_CHARS_MAX characters. */
+/** A name the client chose (a mechanism), for a log line: quoted, escaped, cut short (logText). */
 function quoted(name: string): string {
-  return JSON.stringify(name.length > QUOTED_CHARS_MAX ? `${name.slice(0, QUOTED_CHARS_MAX)}...` : name);
+  return `"${logText(name)}"`;
 }
 
 /** Whether an ApiVersions request frame is at a version the broker serves (its version follows the API key). */
