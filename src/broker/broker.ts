@@ -130,6 +130,7 @@ export class Broker {
     if (options.cluster !== undefined && options.engine.wal === undefined) throw new FerryError('InvalidArgument', 'a cluster broker needs a WAL store: its partitions move through it');
     await checkStores(options, clock);
     // Security first: a listener's unreadable certificate stops the start before any recovery.
+    const perIpOverrides = await resolvedOverrides(options.security?.maxConnectionsPerIpOverrides, options.network ?? systemNetwork);
     const security = await BrokerSecurity.open(listenersOf(options), options.security ?? {}, { ...(await securityStoreOf(options)), clock, metrics, log });
     let engine: Ferry;
     try {
@@ -143,12 +144,8 @@ export class Broker {
     let cluster: ClusterNode | null = null;
     try {
       const router = new Router(instrument(metrics, clock, enforceClientQuotas(apiBindings(() => context!), { quotas: security.quotas, clock, metrics })));
-      const perIpOverrides = await resolvedOverrides(options.security?.maxConnectionsPerIpOverrides, options.network ?? systemNetwork);
       const limits = new ConnectionLimits({ maxConnections: options.maxConnections ?? MAX_CONNECTIONS_DEFAULT, ...definedOnly({ maxConnectionsPerIp: options.security?.maxConnectionsPerIp, perIpOverrides }) });
-      const memory = new RequestMemory(options.queuedMaxRequestBytes ?? QUEUED_REQUEST_BYTES_MAX_DEFAULT);
-      for (const { config, opened } of security.listeners) {
-        servers.push(KafkaServer.listen({ hostname: config.host, port: config.port, router, listener: opened.security, limits, memory, authentication: security.events, clock, metrics, log, ...definedOnly({ network: options.network, connectionsMaxIdleMs: options.connectionsMaxIdleMs, failedAuthenticationDelayMs: options.security?.failedAuthenticationDelayMs }) }));
-      }
+      listen(options, security, { router, limits, clock, metrics, log }, servers);
       const endpoints: ListenerEndpoint[] = security.listeners.map(({ config }, index) => ({ listener: config.name, host: config.advertisedHost ?? config.host, port: config.advertisedPort ?? servers[index]!.port }));
       const first = endpoints[0]!;
       const self = { nodeId: options.nodeId, host: first.host, port: first.port, rack: options.rack ?? null, ...(endpoints.length > 1 || first.listener !== PLAINTEXT_LISTENER.name ? { endpoints } : {}) };
@@ -262,6 +259,18 @@ export class Broker {
     // Flush the WAL before giving up the lease: a successor seals this stream when it takes over.
     await this.context.engine.close();
     await this.#cluster?.resign().catch(() => {}); // if it fails, the lease simply runs out
+  }
+}
+
+/**
+ * Starts one KafkaServer per listener, sharing the connection limits and the request budget, into
+ * `servers` as each starts (so that a listener that cannot start leaves the others to be stopped).
+ */
+function listen(options: BrokerOptions, security: BrokerSecurity, shared: { router: Router; limits: ConnectionLimits; clock: Clock; metrics: MetricsRegistry; log: (message: string) => void }, servers: KafkaServer[]): void {
+  const memory = new RequestMemory(options.queuedMaxRequestBytes ?? QUEUED_REQUEST_BYTES_MAX_DEFAULT);
+  const optional = definedOnly({ network: options.network, connectionsMaxIdleMs: options.connectionsMaxIdleMs, failedAuthenticationDelayMs: options.security?.failedAuthenticationDelayMs });
+  for (const { config, opened } of security.listeners) {
+    servers.push(KafkaServer.listen({ ...shared, ...optional, hostname: config.host, port: config.port, listener: opened.security, memory, authentication: security.events }));
   }
 }
 
