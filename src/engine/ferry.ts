@@ -526,6 +526,9 @@ export class Ferry {
       await log.close();
       throw error;
     }
+    // The topic's configs as they are now: applyTopicConfigs reaches only the partitions served, and
+    // a rebuild takes a while (sim seed 30174: an alter answered mid-rebuild never reached this one).
+    log.reconfigure(this.#topicLogConfig(topic));
     const partitions = this.#partitions.get(topic) ?? [];
     this.#replicationFactors.set(`${topic}/${index}`, replicationFactor);
     const requiredFollowers = this.#requiredFollowers(topic, index);

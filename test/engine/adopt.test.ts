@@ -10,6 +10,7 @@ import { GatedStore } from '../support/gated-store.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { passUntilSettled } from '../support/pass-until-settled.ts';
 import { idOf } from '../support/topic-ids.ts';
+import { batchOf } from '../support/batches.ts';
 
 async function settle(): Promise<void> {
   for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
@@ -67,5 +68,19 @@ test('a partition let go of acknowledges nothing more, even what becomes durable
   gated.release('wal/');
   const outcome = await passUntilSettled(clock, produced.then(() => 'acknowledged', (error: unknown) => error));
   expect(isFerryError(outcome, 'NotLeader')).toBe(true);
+  await ferry.close();
+});
+
+test('a topic config the cluster hands over while a partition is being adopted applies to it once served (sim seed 30174)', async () => {
+  const clock = new ManualClock();
+  const ferry = await Ferry.open({ directory: tempDir(), clock, managedPartitions: true, log: { flush: { kind: 'none' } }, wal: { store: new MemoryStore(), writerId: 'b1', config: { uploadIntervalMs: 1 } } });
+  const rebuilding = Promise.withResolvers<void>();
+  const adopted = ferry.adoptPartition('t', idOf('t'), 0, 1, () => rebuilding.promise);
+  await settle();
+  ferry.applyTopicConfigs('t', { 'message.timestamp.type': 'LogAppendTime' }); // a scan saw the alter mid-rebuild
+  rebuilding.resolve();
+  await adopted;
+  const appended = await ferry.appendBatches('t', 0, batchOf('a', 1, clock.nowMs() - 1000));
+  expect(appended.logAppendTimeMs).toBe(clock.nowMs());
   await ferry.close();
 });
