@@ -1073,17 +1073,19 @@ export class Ferry {
    * DeleteRecords' low watermark as the whole log has it, for its answer: deleteRecords answers
    * from the tier's start as last read, unknown until this leader read the tier record, so a
    * tiering leader answered its local start (issue 12's simulation, seed 29: 251, while reads
-   * from the 54 asked for were still served from the tier). Reads the tier's start; if that read
-   * fails, `answered` (deleteRecords' answer) stands.
+   * from the 54 asked for were still served from the tier). Reads the tier's record afresh (one
+   * cached from before a copy said nothing was tiered while the local log had let the copied
+   * segment go: seed 30209 answered its local start, 269, and 112 was read from the tier after); if
+   * that read fails, the start DeleteRecords set, below which nothing is served.
    */
   async deleteRecordsLowWatermark(topic: string, index: number, answered: number): Promise<number> {
     if (this.#remote === null) return answered;
     const target = this.#partition(topic, index);
     let tierStart: number | null;
     try {
-      tierStart = await this.#remote.logStartOffset(target.topicId, target.index);
+      tierStart = await this.#remote.logStartOffset(target.topicId, target.index, true);
     } catch {
-      return answered;
+      return target.log.deletedBeforeOffset;
     }
     const local = target.log.logStartOffset;
     return Math.max(target.log.deletedBeforeOffset, tierStart === null ? local : Math.min(tierStart, local));

@@ -135,9 +135,13 @@ export class RemoteReader {
     return cached.copied.length === 0 ? null : tieredEnd(cached.record);
   }
 
-  /** LS as the tier says: the record's start if it has copied segments, else null (nothing tiered). */
-  async logStartOffset(topicId: Uuid, partition: number): Promise<number | null> {
-    const cached = await this.#record(topicId, partition);
+  /**
+   * LS as the tier says: the record's start if it has copied segments, else null (nothing tiered).
+   * `fresh`: from a read started now, not a record read within the refresh interval, which may
+   * predate a copy that the local log has since let go of (DeleteRecords' answer needs that).
+   */
+  async logStartOffset(topicId: Uuid, partition: number, fresh = false): Promise<number | null> {
+    const cached = fresh ? await this.#readRecord(topicId, partition, false) : await this.#record(topicId, partition);
     return cached.copied.length === 0 ? null : cached.record.startOffset;
   }
 

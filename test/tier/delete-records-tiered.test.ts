@@ -74,3 +74,22 @@ test("DeleteRecords' low watermark is the whole log's start, also before the lea
   expect((await restarted.fetchWithTier('t', 0, 3)).logStartOffset).toBe(3);
   await restarted.close();
 });
+
+// Fresh seeds of issue 13's simulation, seed 30209: the leader's tier record, cached from a read
+// before the segments were copied (nothing tiered yet), was still young when DeleteRecords came
+// after the local log let those segments go: the answer was the local start, above what the tier
+// served and a reader read right after.
+test("DeleteRecords' low watermark reads the tier record afresh: a cached one from before the copy would say nothing is tiered", async () => {
+  const store = new MemoryStore();
+  const ferry = await Ferry.open({ directory: tempDir(), log: { segmentBytes: 2048, retentionBytes: -1, localRetentionBytes: 1 }, wal: { store, writerId: 'w', config: { uploadIntervalMs: 1 } }, tier: { store, control: new ControlStore(store, ''), intervalMs: 3_600_000 } });
+  ferry.createTopic('t', { partitions: 1 });
+  for (let i = 0; i < 30; i++) await ferry.produce('t', [{ value: `record ${i} `.padEnd(300, '.') }], { acks: 'all' });
+  expect((await ferry.offsetForWithTier('t', 0, EARLIEST)).offset).toBe(0); // reads (and caches) the tier record: nothing copied yet
+  while ((await ferry.tierer!.tierDue()) > 0);
+  expect(ferry.enforceRetention()).toBeGreaterThan(0);
+  expect(ferry.localLogStartOffset('t', 0)).toBeGreaterThan(3);
+  const answered = ferry.deleteRecords('t', 0, 3);
+  expect(await ferry.deleteRecordsLowWatermark('t', 0, answered)).toBe(3);
+  expect((await ferry.fetchWithTier('t', 0, 3)).batches[0]!.baseOffset).toBeLessThanOrEqual(3);
+  await ferry.close();
+});
