@@ -6,6 +6,9 @@ import { AclOperation, ResourceType } from '../../security/acl/model.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
 import { errorCodeOf, notServedCode } from './errors.ts';
 
+/** Kafka's replica id of a debugging tool: answered by any replica (a consumer's, -1, by the leader only). */
+const DEBUGGING_REPLICA_ID = -2;
+
 /**
  * Earliest (-2), latest (-1, the high watermark) or the first offset at or after a timestamp;
  * current_leader_epoch fenced (KIP-320). Each topic needs DESCRIBE (else TOPIC_AUTHORIZATION_FAILED
@@ -21,7 +24,9 @@ export async function handleListOffsets(context: BrokerContext, request: ListOff
         partitions.push({ partitionIndex: partition.partitionIndex, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, oldStyleOffsets: [], timestamp: -1, offset: -1, leaderEpoch: -1 });
         continue;
       }
-      const notServed = notServedCode(context, topic.name, partition.partitionIndex);
+      // Kafka answers a consumer's ListOffsets from the leader only (fetchOnlyFromLeader): a follower's
+      // log start lags the leader's DeleteRecords until it takes it up [R6] (sim seed 30293).
+      const notServed = notServedCode(context, topic.name, partition.partitionIndex) ?? (request.replicaId !== DEBUGGING_REPLICA_ID && !context.engine.leads(topic.name, partition.partitionIndex) ? ErrorCode.NOT_LEADER_OR_FOLLOWER : null);
       if (notServed !== null) {
         partitions.push({ partitionIndex: partition.partitionIndex, errorCode: notServed, oldStyleOffsets: [], timestamp: -1, offset: -1, leaderEpoch: -1 });
         continue;

@@ -22,6 +22,8 @@ interface Denial {
   readonly toMs: number;
 }
 
+/** A request that never left its client: it had no effect. */
+const NOT_SENT = 'not-sent';
 /** The operation each legitimate request needs on its topic, where a denial can take it away. */
 const OPERATION_OF: Readonly<Partial<Record<ClientOp['kind'], string>>> = { produce: 'WRITE', fetch: 'READ', commit: 'READ' };
 /** Requests of legitimate clients whose refusals are judged (they name a topic). */
@@ -72,6 +74,8 @@ export function checkAclEnforced(index: HistoryIndex, out: ViolationList): void 
 /** The DENY ACLs' lives, from their creates and deletes in time order (one denial of a user and topic at a time). */
 function denialsOf(changes: readonly AclChangeOp[]): Denial[] {
   const denials: Denial[] = [];
+  /** Denials a create without an answer may have set: never sure, never lifted. */
+  const lingering: Denial[] = [];
   const open = new Map<string, { fromMs: number; effectiveMs: number | null; liftFromMs: number }>();
   for (const op of [...changes].sort((a, b) => a.startMs - b.startMs)) {
     if (op.permission !== 'deny' || op.resourceType !== 'topic' || op.patternType !== 'literal') continue;
@@ -80,6 +84,9 @@ function denialsOf(changes: readonly AclChangeOp[]): Denial[] {
     if (op.kind === 'create-acl') {
       if (current === undefined) open.set(key, (current = { fromMs: op.startMs, effectiveMs: null, liftFromMs: Infinity }));
       if (op.outcome.ok) current.effectiveMs ??= op.endMs;
+      // Sent and never answered: held by a paused broker, it may take effect any time later, after
+      // a delete too (seed 30102: created at 27 s by a broker paused since 18 s, after the delete at 25 s).
+      if (!op.outcome.ok && !op.outcome.answered && op.outcome.error !== NOT_SENT) lingering.push({ user: userOf(op.principal), topic: op.resourceName, operation: op.operation, fromMs: op.startMs, effectiveMs: null, liftFromMs: Infinity, toMs: Infinity });
       continue;
     }
     if (current === undefined) continue;
@@ -92,7 +99,7 @@ function denialsOf(changes: readonly AclChangeOp[]): Denial[] {
     const [principal, topic, operation] = key.split('\u0000') as [string, string, string];
     denials.push({ user: userOf(principal), topic, operation, ...current, toMs: Infinity });
   }
-  return denials;
+  return [...denials, ...lingering];
 }
 
 /** The denial surely in force for all of `op` at its broker, or null. */

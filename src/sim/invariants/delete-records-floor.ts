@@ -1,5 +1,6 @@
 import type { DeleteRecordsOp } from '../history.ts';
-import type { HistoryIndex, PartitionHistory } from '../history-index.ts';
+import { healthySinceOf } from '../health-since.ts';
+import { type HistoryIndex, metadataPropagationMs, type PartitionHistory } from '../history-index.ts';
 import type { ViolationList } from '../violation.ts';
 
 export const DELETE_RECORDS_FLOOR = 'delete-records-floor';
@@ -10,6 +11,9 @@ export const DELETE_RECORDS_FLOOR = 'delete-records-floor';
  * across takeovers and restarts:
  * - no read that started after the answer returns a record below w;
  * - no ListOffsets EARLIEST that started after it answers below w;
+ *   (both judged of a broker healthy for the propagation bound before the request: one that just
+ *   came back from a pause or a cut answers from what it read last until its next scan, [C1], as
+ *   a Kafka broker does until its metadata catches up; sim seed 30293);
  * - the final leader's log start (what a fetch answers: DeleteRecords' start, or the tier's) is
  *   at or above w, in the incarnation the run ends in;
  * - the answer itself is at or above the offset asked for (the start never stops short).
@@ -17,6 +21,10 @@ export const DELETE_RECORDS_FLOOR = 'delete-records-floor';
  * DeleteRecords in a partition, everything from the highest start they may have set).
  */
 export function checkDeleteRecordsFloor(index: HistoryIndex, out: ViolationList): void {
+  const healthySince = healthySinceOf(index.history.health);
+  const propagationMs = metadataPropagationMs(index.history);
+  /** Whether the answering broker had been healthy for the propagation bound when the request started. */
+  const settled = (op: { node: number; startMs: number }): boolean => op.startMs > healthySince(op.node, op.startMs) + propagationMs;
   for (const partition of index.partitions) {
     const answered = partition.deleteRecords.filter((op) => op.outcome.ok && op.lowWatermark !== null).sort((a, b) => a.endMs - b.endMs);
     if (answered.length === 0) continue;
@@ -25,7 +33,7 @@ export function checkDeleteRecordsFloor(index: HistoryIndex, out: ViolationList)
         out.add(DELETE_RECORDS_FLOOR, partition, 'low watermark below the offset asked', op.lowWatermark, `${op.client}'s DeleteRecords before ${op.offset} was answered by node ${op.node} with low watermark ${op.lowWatermark}`, op.endMs);
       }
     }
-    checkReads(partition, answered, out);
+    checkReads(partition, answered, settled, out);
     checkFinalStart(partition, answered, out);
   }
 }
@@ -41,9 +49,9 @@ function floorAt(answered: readonly DeleteRecordsOp[], atMs: number): { floor: n
   return { floor, by };
 }
 
-function checkReads(partition: PartitionHistory, answered: readonly DeleteRecordsOp[], out: ViolationList): void {
+function checkReads(partition: PartitionHistory, answered: readonly DeleteRecordsOp[], settled: (op: { node: number; startMs: number }) => boolean, out: ViolationList): void {
   for (const op of partition.fetches) {
-    if (!op.outcome.ok || op.records.length === 0) continue;
+    if (!op.outcome.ok || op.records.length === 0 || !settled(op)) continue;
     const { floor, by } = floorAt(answered, op.startMs);
     const below = op.records.find((record) => record.offset < floor);
     if (below !== undefined) {
@@ -51,7 +59,7 @@ function checkReads(partition: PartitionHistory, answered: readonly DeleteRecord
     }
   }
   for (const op of partition.listOffsets) {
-    if (!op.outcome.ok || op.offset === null) continue;
+    if (!op.outcome.ok || op.offset === null || !settled(op)) continue;
     const { floor, by } = floorAt(answered, op.startMs);
     if (op.offset < floor) {
       out.add(DELETE_RECORDS_FLOOR, partition, 'earliest offset below the deleted start', op.offset, `ListOffsets ${op.timestamp} by ${op.client} answered ${op.offset} from node ${op.node} after ${by!.client}'s DeleteRecords was answered with low watermark ${floor}`, op.endMs);

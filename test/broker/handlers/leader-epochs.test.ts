@@ -137,6 +137,15 @@ describe('ListOffsets fences current_leader_epoch and answers with the epoch', (
   });
 });
 
+describe("ListOffsets is the leader's to answer (Kafka's fetchOnlyFromLeader)", () => {
+  test('a follower answers a consumer NOT_LEADER_OR_FOLLOWER (its log start lags the leader\'s DeleteRecords: sim seed 30293); a debugging tool (replica id -2) is answered', async () => {
+    const context = contextFor(await engineAdopting('follower'));
+    const answer = async (replicaId: number) => (await handleListOffsets(context, listOffsetsRequest({ replicaId, isolationLevel: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -2, maxNumOffsets: 1 }] }] }))).topics[0]!.partitions[0]!;
+    expect(await answer(-1)).toMatchObject({ errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, offset: -1 });
+    expect(await answer(-2)).toMatchObject({ errorCode: ErrorCode.NONE, offset: 0 });
+  });
+});
+
 describe('Metadata reports the leader epoch', () => {
   test('of the partition served here (single broker)', async () => {
     const context = contextFor(await engineAdopting('leader'));
