@@ -96,6 +96,28 @@ export class Router {
     return writer.chunks();
   }
 
+  /**
+   * A request answered with nothing but an error, as Kafka's request.getErrorResponse answers one
+   * it will not handle (an API other than SaslAuthenticate during a SASL exchange): the response's
+   * top-level error code, and each topic the request names with it (Metadata before v13 has no
+   * top-level one); every other field its default. A frame that does not decode throws.
+   */
+  errorAnswer(frame: Uint8Array, errorCode: number): Uint8Array[] {
+    const peek = new KafkaReader(frame);
+    const binding = this.#bindings.get(peek.int16());
+    const apiVersion = peek.int16();
+    if (binding === undefined || apiVersion < binding.codec.minVersion || apiVersion > binding.codec.maxVersion) throw new ProtocolError(`an unexpected ${this.apiName(binding?.codec.key ?? -1)} v${apiVersion}`, 0);
+    const { codec } = binding;
+    const reader = new KafkaReader(frame);
+    const header = readRequestHeader(reader, isFlexible(codec, apiVersion));
+    const request = codec.decodeRequest(reader, apiVersion) as { topics?: readonly { name?: string | null; topicId?: unknown }[] | null };
+    const topics = Array.isArray(request.topics) ? request.topics.map((topic) => ({ name: topic.name ?? null, ...(topic.topicId === undefined ? {} : { topicId: topic.topicId }), errorCode })) : [];
+    const writer = new KafkaWriter();
+    writeResponseHeader(writer, header.correlationId, codec.key !== apiVersionsCodec.key && isFlexible(codec, apiVersion));
+    codec.encodeResponse(writer, apiVersion, { errorCode, topics });
+    return writer.chunks();
+  }
+
   #unsupportedApiVersions(frame: Uint8Array): Uint8Array[] {
     const correlationId = new KafkaReader(frame, 4).int32();
     const writer = new KafkaWriter();

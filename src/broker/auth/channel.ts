@@ -146,7 +146,9 @@ export class Channel implements SaslRequests {
       return this.#options.router.handle(frame, this);
     }
     const allowed = state.kind === 'handshake' ? apiKey === saslHandshakeCodec.key || (apiKey === apiVersionsCodec.key && !state.apiVersionsAnswered) : apiKey === saslAuthenticateCodec.key;
-    if (!allowed) throw new ProtocolError(`Unexpected Kafka request of type ${this.#options.router.apiName(apiKey)} during SASL ${state.kind === 'handshake' ? 'handshake' : 'authentication'}`, 0);
+    const unexpected = `Unexpected Kafka request of type ${this.#options.router.apiName(apiKey)} during SASL ${state.kind === 'handshake' ? 'handshake' : 'authentication'}`;
+    if (!allowed && state.kind === 'framed-tokens') return this.#unexpectedDuringExchange(state.server.mechanism, unexpected, frame);
+    if (!allowed) throw new ProtocolError(unexpected, 0);
     // KIP-511: an ApiVersions at a version the broker lacks is answered UNSUPPORTED_VERSION and the
     // client retries lower (a Kafka 4 client sends v4): only a supported one uses up the one allowed.
     if (apiKey === apiVersionsCodec.key && supportedApiVersions(frame)) this.#state = { kind: 'handshake', apiVersionsAnswered: true };
@@ -205,6 +207,18 @@ export class Channel implements SaslRequests {
       const message = error.invalidCredentials && state.reauthentication ? invalidCredentialsMessage(state.server.mechanism, true) : error.message;
       return { errorCode: ErrorCode.SASL_AUTHENTICATION_FAILED, errorMessage: message, authBytes: NO_BYTES, sessionLifetimeMs: 0 };
     }
+  }
+
+  /**
+   * [A3] A request other than SaslAuthenticate in the middle of an exchange (a client that took a
+   * refusal challenge for success, as kafkajs does with OAUTHBEARER's): answered with its own
+   * error response, ILLEGAL_SASL_STATE, after the delay, then the connection closes, as Kafka's
+   * SaslServerAuthenticator.handleSaslToken answers it.
+   */
+  async #unexpectedDuringExchange(mechanism: string, why: string, frame: Uint8Array): Promise<Uint8Array[]> {
+    const answer = this.#options.router.errorAnswer(frame, ErrorCode.ILLEGAL_SASL_STATE);
+    await this.#refuse(mechanism, why);
+    return answer;
   }
 
   /** [A4] After SaslHandshake v0: the frame is the token itself, the answer a bare frame too; a refusal just closes. */

@@ -134,12 +134,24 @@ describe('what closes an unauthenticated connection', () => {
     expect(secure.broker.context.engine.logEndOffset(TOPIC, 0)).toBe(produced); // the early Produce wrote nothing
   });
 
-  test('a request other than SaslAuthenticate once the exchange started', async () => {
+  test('a request other than SaslAuthenticate once the exchange started: its own error response, ILLEGAL_SASL_STATE (each topic it names too), after the delay, then the close, as Kafka', async () => {
     const client = await connect();
     const handshake = await call(client, frames.handshake(nextId(), 'SCRAM-SHA-256'));
     expect(answers.handshake(handshake!).body.errorCode).toBe(ErrorCode.NONE);
-    expect(await call(client, frames.metadata(nextId()))).toBeNull();
+    const sentAtMs = performance.now();
+    const answer = await call(client, frames.metadata(nextId(), [TOPIC]));
+    const { body } = answers.metadata(answer!);
+    expect(body.brokers).toEqual([]);
+    expect(body.topics.map((topic: { name: string; errorCode: number; partitions: unknown[] }) => [topic.name, topic.errorCode, topic.partitions.length])).toEqual([[TOPIC, ErrorCode.ILLEGAL_SASL_STATE, 0]]);
+    expect(client.frames.at(-1)!.atMs - sentAtMs).toBeGreaterThanOrEqual(FAILED_DELAY_MS - 1);
+    expect(await client.waitClosed()).toBe(true);
     expect(secure.logs.some((line) => line.includes('Unexpected Kafka request of type Metadata during SASL authentication'))).toBe(true);
+    const produced = secure.broker.context.engine.logEndOffset(TOPIC, 0);
+    const other = await connect();
+    await call(other, frames.handshake(nextId(), 'PLAIN'));
+    expect(await call(other, frames.produce(nextId(), TOPIC, batchOf('mid-exchange')))).not.toBeNull(); // answered (an empty Produce response)
+    expect(await other.waitClosed()).toBe(true);
+    expect(secure.broker.context.engine.logEndOffset(TOPIC, 0)).toBe(produced); // never appended
   });
 
   test('SaslAuthenticate before SaslHandshake', async () => {
