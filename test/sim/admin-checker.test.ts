@@ -34,17 +34,26 @@ describe('delete-records-floor', () => {
     expect(check(history({ ops, replicaLogs: logFrom2() }))).toEqual([]);
   });
 
+  // Reads are judged of a broker healthy for the propagation bound (SHAPE: 1,000 + 2 x 100 ms) before them.
   test('a read below the start after the answer breaks it; one that started before the answer does not', () => {
-    const late = fetch('c2', { startMs: 320, endMs: 330 }, 0, ['a0', 'a1', 'a2', 'b0'], 4);
+    const late = fetch('c2', { startMs: 1_320, endMs: 1_330 }, 0, ['a0', 'a1', 'a2', 'b0'], 4);
     expect(names(history({ ops: [...deletedTo2(), late], replicaLogs: logFrom2() }))).toEqual(['delete-records-floor']);
     const overlapping = fetch('c2', { startMs: 305, endMs: 330 }, 0, ['a0', 'a1', 'a2', 'b0'], 4);
     expect(check(history({ ops: [...deletedTo2(), overlapping], replicaLogs: logFrom2() }))).toEqual([]);
   });
 
   test('ListOffsets EARLIEST below the start after the answer breaks it', () => {
-    const run = history({ ops: [...deletedTo2(), listEarliest({ startMs: 340, endMs: 350 }, 0)], replicaLogs: logFrom2() });
+    const run = history({ ops: [...deletedTo2(), listEarliest({ startMs: 1_340, endMs: 1_350 }, 0)], replicaLogs: logFrom2() });
     expect(names(run)).toEqual(['delete-records-floor']);
     expect(check(run)[0]!.message).toContain('earliest offset below the deleted start');
+  });
+
+  test('a broker back from a pause answers from what it read last until its next scan [C1]: judged only once healthy for the propagation bound (sim seed 30293)', () => {
+    const health = [...allHealthy(), ...spell(1, 200, 2_000)]; // node 1 paused over the delete's answer
+    const justBack = [...deletedTo2(), listEarliest({ startMs: 2_010, endMs: 2_020 }, 0), fetch('c2', { startMs: 2_030, endMs: 2_040 }, 0, ['a0', 'a1', 'a2', 'b0'], 4)];
+    expect(check(history({ ops: justBack, replicaLogs: logFrom2(), health }))).toEqual([]);
+    const settled = [...deletedTo2(), listEarliest({ startMs: 3_300, endMs: 3_310 }, 0)];
+    expect(names(history({ ops: settled, replicaLogs: logFrom2(), health }))).toEqual(['delete-records-floor']);
   });
 
   test('a final leader serving from below the start breaks it', () => {
