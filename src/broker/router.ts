@@ -98,9 +98,12 @@ export class Router {
 
   /**
    * A request answered with nothing but an error, as Kafka's request.getErrorResponse answers one
-   * it will not handle (an API other than SaslAuthenticate during a SASL exchange): the response's
-   * top-level error code, and each topic the request names with it (Metadata before v13 has no
-   * top-level one); every other field its default. A frame that does not decode throws.
+   * it will not handle (an API other than SaslAuthenticate during a SASL exchange): the error at
+   * the top level and on each topic and partition the request names (Produce, Fetch, ListOffsets,
+   * Metadata and the other topic-shaped APIs), every other field its default. The entries are
+   * written under both names the response schemas use (`topics`/`responses`,
+   * `partitions`/`partitionResponses`, `partitionIndex`/`index`); the codec writes the ones its
+   * schema has. A frame that does not decode throws.
    */
   errorAnswer(frame: Uint8Array, errorCode: number): Uint8Array[] {
     const peek = new KafkaReader(frame);
@@ -110,11 +113,10 @@ export class Router {
     const { codec } = binding;
     const reader = new KafkaReader(frame);
     const header = readRequestHeader(reader, isFlexible(codec, apiVersion));
-    const request = codec.decodeRequest(reader, apiVersion) as { topics?: readonly { name?: string | null; topicId?: unknown }[] | null };
-    const topics = Array.isArray(request.topics) ? request.topics.map((topic) => ({ name: topic.name ?? null, ...(topic.topicId === undefined ? {} : { topicId: topic.topicId }), errorCode })) : [];
+    const topics = erroredTopics(codec.decodeRequest(reader, apiVersion) as RequestTopics, errorCode);
     const writer = new KafkaWriter();
     writeResponseHeader(writer, header.correlationId, codec.key !== apiVersionsCodec.key && isFlexible(codec, apiVersion));
-    codec.encodeResponse(writer, apiVersion, { errorCode, topics });
+    codec.encodeResponse(writer, apiVersion, { errorCode, topics, responses: topics });
     return writer.chunks();
   }
 
@@ -125,4 +127,25 @@ export class Router {
     apiVersionsCodec.encodeResponse(writer, 0, { errorCode: ErrorCode.UNSUPPORTED_VERSION, apiKeys: this.apiVersions(), throttleTimeMs: 0 });
     return writer.chunks();
   }
+}
+
+/** The topic-shaped part of a request, under the names request schemas use. */
+interface RequestTopics {
+  readonly topics?: unknown;
+  readonly topicData?: unknown;
+}
+
+type RequestEntry = Readonly<Record<string, unknown>>;
+
+/** Each topic and partition a request names, with `errorCode`, under both names response schemas use (Router.errorAnswer). */
+function erroredTopics(request: RequestTopics, errorCode: number): Record<string, unknown>[] {
+  const named = Array.isArray(request.topics) ? request.topics : Array.isArray(request.topicData) ? request.topicData : [];
+  return (named as RequestEntry[]).map((topic) => {
+    const partitions = ((Array.isArray(topic.partitions) ? topic.partitions : Array.isArray(topic.partitionData) ? topic.partitionData : []) as RequestEntry[]).map((partition) => {
+      const index = partition.partitionIndex ?? partition.partition ?? partition.index;
+      return { partitionIndex: index, index, errorCode };
+    });
+    const name = topic.name ?? topic.topic ?? null;
+    return { name, topic: name, ...(topic.topicId === undefined ? {} : { topicId: topic.topicId }), errorCode, partitions, partitionResponses: partitions };
+  });
 }

@@ -279,7 +279,11 @@ export class SimIntruder implements SimClient {
     const startMs = this.#options.now();
     const reply = await visit.connection.send(metadataApi, { topics: named, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
     const topics = reply.answered ? reply.response.topics.filter((topic) => topic.errorCode === ErrorCode.NONE && topic.name !== null).map((topic) => topic.name!) : [];
-    this.#record(visit, startMs, reply.answered ? { ok: true } : unansweredOutcome(reply.error), { api: 'Metadata', topics });
+    // A Metadata answer naming no broker is a refusal, not metadata: the error response to a request
+    // sent in the middle of a SASL exchange (its topics carry the error; an all-topics one has none).
+    const refused = reply.answered && reply.response.brokers.length === 0;
+    const outcome = !reply.answered ? unansweredOutcome(reply.error) : refused ? answeredOutcome(reply.response.topics.find((topic) => topic.errorCode !== ErrorCode.NONE)?.errorCode ?? ErrorCode.ILLEGAL_SASL_STATE) : { ok: true as const };
+    this.#record(visit, startMs, outcome, { api: 'Metadata', topics });
   }
 
   /** FindCoordinator or JoinGroup of the run's group. */

@@ -3,6 +3,9 @@ import type { HistoryIndex } from '../history-index.ts';
 import type { PartitionRef } from '../violation.ts';
 import type { ViolationList } from '../violation.ts';
 
+/** Kafka's answer to a request other than SaslAuthenticate in the middle of a SASL exchange (its error response). */
+const ILLEGAL_SASL_STATE = 'ILLEGAL_SASL_STATE';
+
 export const AUTH_REFUSED = 'auth-refused';
 
 /** Kafka's answer to a SASL exchange it refuses (SaslAuthenticationException), and to a handshake for a mechanism it does not enable. */
@@ -38,7 +41,9 @@ export function checkAuthRefused(index: HistoryIndex, out: ViolationList): void 
       }
       continue;
     }
-    if ((unauthenticated || op.intruder === 'expired-session') && (op.outcome.ok || op.outcome.answered)) {
+    // A request in the middle of a SASL exchange is answered with nothing but ILLEGAL_SASL_STATE before the close, as Kafka answers it.
+    const exchangeRefusal = !op.outcome.ok && op.outcome.answered && op.outcome.error === ILLEGAL_SASL_STATE;
+    if ((unauthenticated || op.intruder === 'expired-session') && (op.outcome.ok || op.outcome.answered) && !exchangeRefusal) {
       const answer = op.outcome.ok ? 'ok' : op.outcome.error;
       const standing = op.intruder === 'expired-session' ? 'after its session expired' : 'without authenticating';
       out.add(AUTH_REFUSED, RUN_WIDE, 'a data request answered without authentication', null, `${op.client} (${op.intruder}) sent ${op.api} to node ${op.node} on ${op.listener} ${standing}, and was answered ${answer}`, op.startMs);
