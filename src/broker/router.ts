@@ -133,13 +133,17 @@ export class Router {
 interface RequestTopics {
   readonly topics?: unknown;
   readonly topicData?: unknown;
+  /** DeleteTopics v0-5 names its topics as bare strings. */
+  readonly topicNames?: unknown;
 }
 
 type RequestEntry = Readonly<Record<string, unknown>>;
 
 /** Each topic and partition a request names, with `errorCode`, under both names response schemas use (Router.errorAnswer). */
 function erroredTopics(request: RequestTopics, errorCode: number): Record<string, unknown>[] {
-  const named = Array.isArray(request.topics) ? request.topics : Array.isArray(request.topicData) ? request.topicData : [];
+  // A codec decodes a field its version lacks as empty, so the first non-empty list is the one sent.
+  const lists = [request.topics, request.topicData, Array.isArray(request.topicNames) ? request.topicNames.map((name) => ({ name })) : undefined];
+  const named = lists.find((list) => Array.isArray(list) && list.length > 0) ?? [];
   return (named as RequestEntry[]).map((topic) => {
     const partitions = ((Array.isArray(topic.partitions) ? topic.partitions : Array.isArray(topic.partitionData) ? topic.partitionData : []) as RequestEntry[]).map((partition) => {
       const index = partition.partitionIndex ?? partition.partition ?? partition.index;
