@@ -691,6 +691,19 @@ export class Ferry {
     return topic;
   }
 
+  /**
+   * Creates the topic unless it exists, so that a service can say at every start what it needs:
+   * returns the topic as it is then. An existing topic is returned unchanged (`options` apply only
+   * to a creation: compare `partitions` if it matters; createPartitions and alterTopicConfig change
+   * one). A topic still being deleted is TopicAlreadyExists, as in createTopic.
+   */
+  ensureTopic(name: string, options: CreateTopicOptions = {}): TopicDescription {
+    this.#checkOpen();
+    const existing = this.#deletions.has(name) ? undefined : this.#registry.get(name);
+    return existing ?? this.createTopic(name, options);
+  }
+
+  /** Every topic of this engine, as its registry holds it. */
   topics(): TopicDescription[] {
     return this.#registry.list();
   }
