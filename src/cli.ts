@@ -1,10 +1,13 @@
 #!/usr/bin/env bun
 /** `ferry <command>`: the command-line face of Ferry. Each command lives in src/cli/. */
 import { runBroker } from './cli/broker.ts';
+import { runCost } from './cli/cost.ts';
 import { runDemo } from './cli/demo.ts';
 import { runInspect } from './cli/inspect.ts';
 import { runUsers } from './cli/users.ts';
 import { CliError } from './cli/args.ts';
+import { EXIT_FAILURE, EXIT_USAGE, explainFailure, oneLine } from './cli/failure.ts';
+import { nearest } from './cli/nearest.ts';
 
 const USAGE = `ferry: a Kafka-format log whose active segment ships to object storage (KIP-1176)
 
@@ -13,14 +16,24 @@ usage: ferry <command> [options]
 commands:
   broker    run a Kafka-protocol broker (kcat, kafkajs, librdkafka) on 127.0.0.1:9092
   demo      run the embedded engine: create a topic, produce, consume, print the numbers
-  inspect   print the record batches of a segment file or partition directory
+  inspect   summarise a data directory, a partition directory, a segment file or a WAL object
   users     add, remove and list SCRAM users (SASL SCRAM-SHA-256/512)
+  cost      a month's bill for a deployment: Ferry on S3 Express + S3 Standard beside classic Kafka
   bench     run the benchmark suite (bench/run.ts)
 
-Run 'ferry <command> --help' for a command's options.`;
+Run 'ferry <command> --help' for a command's options.
+
+exit codes: 0 done; ${EXIT_USAGE} a usage error (a bad flag, value, config key or store URL: nothing was
+done); ${EXIT_FAILURE} a runtime failure (a port in use, a locked or unwritable data directory, an
+unreachable store, damaged data). A failure is one line on stderr, 'ferry <command>: what; what to
+do'; FERRY_DEBUG=1 prints the stack trace of any failure as well.`;
+
+/** The flag that moves each command's data directory: the advice about a locked or full one names it. */
+const DATA_FLAGS: Readonly<Record<string, string>> = { broker: '--data', users: '--data', demo: '--dir' };
 
 const commands: Record<string, (args: string[]) => Promise<void>> = {
   broker: runBroker,
+  cost: runCost,
   demo: runDemo,
   inspect: runInspect,
   users: runUsers,
@@ -37,14 +50,31 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const command = commands[name];
-  if (command === undefined) throw new CliError(`unknown command '${name}'\n\n${USAGE}`);
+  if (command === undefined) {
+    const suggestion = nearest(name, Object.keys(commands));
+    throw new CliError(`unknown command '${name}'; ${suggestion === null ? '' : `did you mean '${suggestion}'? `}'ferry --help' lists the commands`);
+  }
   await command(rest);
 }
 
-try {
-  await main(process.argv.slice(2));
-} catch (error) {
-  if (!(error instanceof CliError)) throw error;
-  console.error(`ferry: ${error.message}`);
-  process.exitCode = error.exitCode;
+/**
+ * The one error path of every command: a failure the user can cause is one line and its exit code
+ * (failure.ts); anything else is a bug and keeps its stack trace. The exit is immediate, since a
+ * command that failed halfway (a broker whose metrics port was taken) may hold timers and sockets.
+ */
+async function run(argv: string[]): Promise<void> {
+  try {
+    await main(argv);
+  } catch (error) {
+    const name = argv[0];
+    const known = name !== undefined && name in commands;
+    const dataFlag = known ? DATA_FLAGS[name] : undefined;
+    const failure = explainFailure(error, dataFlag === undefined ? {} : { dataFlag });
+    if (failure === null || process.env.FERRY_DEBUG === '1') console.error(error);
+    // console.error writes synchronously, so the line is out before the exit.
+    if (failure !== null) console.error(`ferry${known ? ` ${name}` : ''}: ${oneLine(failure.line)}`);
+    process.exit(failure?.exitCode ?? EXIT_FAILURE);
+  }
 }
+
+await run(process.argv.slice(2));

@@ -3,13 +3,12 @@ import { Broker } from '../broker/broker.ts';
 import { CONNECTIONS_MAX_IDLE_MS_DEFAULT, QUEUED_REQUEST_BYTES_MAX_DEFAULT, REQUEST_BYTES_MAX } from '../broker/connection.ts';
 import { OFFSETS_RETENTION_MINUTES_DEFAULT } from '../broker/groups/offset-expiry.ts';
 import { MAX_CONNECTIONS_DEFAULT } from '../broker/server.ts';
-import { FerryError } from '../errors.ts';
-import { StoreError } from '../store/errors.ts';
 import { ControlStore } from '../cluster/control-store.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { openStore } from '../store/url.ts';
 import { DEFAULT_WAL_WRITER_CONFIG } from '../wal/writer.ts';
 import { CliError, parseCommandArgs } from './args.ts';
+import { explainFailure } from './failure.ts';
 import { type BrokerConfig, configKeysHelp, resolveBrokerConfig } from './broker-config.ts';
 
 const USAGE = `usage: ferry broker [options]
@@ -205,12 +204,26 @@ function nextStopSignal(): Promise<string> {
   });
 }
 
-/** Broker.start, with a refusal to start (a bad store, a locked directory) said in one line, exit code 1. */
+/**
+ * Broker.start, with a refusal to start (a port in use, a bad store, a locked directory) said in
+ * one line (failure.ts) that names the broker and, for a port in use, the flag that moves it.
+ */
 async function startOrExplain(options: Parameters<typeof Broker.start>[0]): Promise<Broker> {
   try {
     return await Broker.start(options);
   } catch (error) {
-    if (error instanceof FerryError || error instanceof StoreError) throw new CliError(`broker ${options.nodeId} cannot start: ${error.message}`, 1);
-    throw error;
+    const failure = explainFailure(error, { dataFlag: '--data' });
+    if (failure === null) throw error;
+    const flag = (error as { code?: unknown }).code === 'EADDRINUSE' ? portFlagOf(error as Error, options) : null;
+    throw new CliError(`broker ${options.nodeId} cannot start: ${failure.line}${flag === null ? '' : ` (${flag})`}`, failure.exitCode);
   }
+}
+
+/** Which setting chose the port a listen failed on (Bun.serve names it only in its message). */
+function portFlagOf(error: Error, options: Parameters<typeof Broker.start>[0]): string | null {
+  const port = (error as { port?: unknown }).port ?? Number(/port (\d+)/.exec(error.message)?.[1]);
+  if (port === options.metricsListen?.port) return "--metrics HOST:PORT, or --metrics off";
+  if (options.cluster !== undefined && port === options.cluster.peerPort) return '--peer-port';
+  if (port === options.listenPort) return '--listen HOST:PORT';
+  return options.listeners === undefined ? null : "the config file's listeners";
 }

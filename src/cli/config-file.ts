@@ -11,6 +11,7 @@ import type { RawSetting, RawSettings, SettingName } from './broker-settings.ts'
 import { type ConfigFormat, type ConfigKey, configKeys, type FileContext, type FileValue, impliedAdvertised } from './config-keys.ts';
 import { isKafkaBrokerKey, KAFKA_BROKER_KEYS } from './kafka-broker-keys.ts';
 import { brokerListeners, type Listener, parseListeners } from './listeners.ts';
+import { nearest } from './nearest.ts';
 import { isSecurityKey } from './security-settings.ts';
 import type { SecurityProtocol } from '../security/session.ts';
 import { parseProperties, PropertiesError } from './properties.ts';
@@ -34,9 +35,6 @@ interface FileEntry {
   readonly key: string;
   readonly value: FileValue;
 }
-
-/** Suggest a known key at most this many edits away from an unknown one. */
-const SUGGESTION_EDITS_MAX = 3;
 
 /** Reads `path`: JSON if it ends in .json or starts with `{`, else a properties file. */
 export function readConfigFile(path: string): ConfigFile {
@@ -168,30 +166,4 @@ function checkIgnored(path: string, key: string, value: FileValue): void {
 function unknownKeyMessage(key: string, known: ReadonlyMap<string, ConfigKey>): string {
   const suggestion = nearest(key, [...known.keys(), ...KAFKA_BROKER_KEYS]);
   return `${key} is not a Kafka or Ferry setting${suggestion === null ? '' : ` (did you mean ${suggestion}?)`}`;
-}
-
-/** The candidate fewest edits from `key`, if that is few enough to be a typo. */
-function nearest(key: string, candidates: readonly string[]): string | null {
-  let best: string | null = null;
-  let bestEdits = Math.min(SUGGESTION_EDITS_MAX, Math.floor(key.length / 3)) + 1;
-  for (const candidate of candidates) {
-    const edits = editDistance(key, candidate, bestEdits);
-    if (edits < bestEdits) {
-      best = candidate;
-      bestEdits = edits;
-    }
-  }
-  return best;
-}
-
-/** Levenshtein distance, cut off at `limit` (returned when it would be at least that). */
-function editDistance(a: string, b: string, limit: number): number {
-  if (Math.abs(a.length - b.length) >= limit) return limit;
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    previous = current;
-  }
-  return Math.min(previous[b.length]!, limit);
 }

@@ -8,7 +8,7 @@ Opens the embedded engine on a directory, creates a topic, produces records with
 (durable under group commit), consumes them back and prints throughput.
 
 options:
-  --dir PATH          data directory (default ./data)
+  --dir PATH          data directory (default ./data-demo: its own, so it runs beside 'ferry broker' on ./data)
   --topic NAME        topic (default demo)
   --partitions N      partitions when the topic is created (default 3)
   --records N         records to produce (default 200000)
@@ -16,12 +16,15 @@ options:
   --batch N           records per produce call (default 500)
   -h, --help          this text`;
 
+/** Not the broker's ./data: a demo started while `npm start` runs would find that directory locked. */
+export const DEMO_DIRECTORY_DEFAULT = './data-demo';
+
 /** Progress lines at most this often, so a long run shows it is alive without flooding. */
 const PROGRESS_INTERVAL_MS = 1000;
 
 export async function runDemo(args: string[]): Promise<void> {
   const parsed = parseCommandArgs(args, {
-    dir: { type: 'string', default: './data' },
+    dir: { type: 'string', default: DEMO_DIRECTORY_DEFAULT },
     topic: { type: 'string', default: 'demo' },
     partitions: { type: 'string' },
     records: { type: 'string' },

@@ -45,9 +45,9 @@ export async function runUsers(args: string[]): Promise<void> {
   }, USAGE);
   if (parsed === null) return;
   const [action, name, ...extra] = parsed.positionals;
-  if (action === undefined) throw new CliError(`say add, remove or list\n\n${USAGE}`);
-  if (extra.length > 0) throw new CliError(`unexpected argument '${extra[0]}'`);
-  if (action !== 'list' && (name === undefined || name === '')) throw new CliError(`ferry users ${action} needs a user name`);
+  if (action === undefined) throw new CliError("say what to do: add NAME, remove NAME or list ('ferry users --help')");
+  if (extra.length > 0) throw new CliError(`unexpected argument '${extra[0]}'; 'ferry users --help' shows the usage`);
+  if (action !== 'list' && (name === undefined || name === '')) throw new CliError(`${action} needs a user name: ferry users ${action} NAME`);
   const mechanisms = mechanismsOf(parsed.values.mechanism);
   const store = await controlStoreOf(parsed.values);
   try {
@@ -55,7 +55,7 @@ export async function runUsers(args: string[]): Promise<void> {
     if (action === 'list') return await list(users);
     if (action === 'add') return await add(users, name!, mechanisms, iterationsOf(parsed.values.iterations));
     if (action === 'remove') return await remove(users, name!, parsed.values.mechanism === undefined ? null : mechanisms);
-    throw new CliError(`unknown action '${action}': add, remove or list`);
+    throw new CliError(`unknown action '${action}'; say add, remove or list`);
   } finally {
     await store.close();
   }
@@ -83,7 +83,7 @@ async function add(users: ScramCredentialStore, name: string, mechanisms: readon
 
 async function remove(users: ScramCredentialStore, name: string, mechanisms: readonly ScramMechanism[] | null): Promise<void> {
   const [described] = await users.describe([name]);
-  if (described === undefined || described.errorCode !== 0) throw new CliError(`user ${name} has no SCRAM credentials`, 1);
+  if (described === undefined || described.errorCode !== 0) throw new CliError(`user ${name} has no SCRAM credentials; 'ferry users list' shows who has`, 1);
   const held = described.credentialInfos.map((info) => info.mechanism);
   const removing = mechanisms === null ? held : mechanisms.map((mechanism) => mechanism.type).filter((type) => held.includes(type));
   if (removing.length === 0) throw new CliError(`user ${name} has no ${mechanisms!.map((mechanism) => mechanism.name).join(' or ')} credential`, 1);
@@ -128,6 +128,6 @@ async function passwordFromStdin(): Promise<string> {
   }
   const password = text.split(/\r?\n/)[0] ?? '';
   if (password === '') throw new CliError('no password on standard input: pipe it in (printf %s "$PASSWORD" | ferry users add NAME ...)');
-  if (password.length > PASSWORD_CHARS_MAX) throw new CliError(`the password is longer than ${PASSWORD_CHARS_MAX} characters`);
+  if (password.length > PASSWORD_CHARS_MAX) throw new CliError(`the password is longer than ${PASSWORD_CHARS_MAX} characters; choose a shorter one`);
   return password;
 }

@@ -33,7 +33,7 @@ test('a cluster broker on a store that accepts a second put-if-absent refuses to
   const failure = await broker.start().then(() => null, (error: Error) => error);
   expect(failure?.message).toContain('exited (1) before listening');
   const lines = broker.output().split('\n').filter((line) => line.trim() !== '');
-  expect(lines).toEqual([expect.stringMatching(/^ferry: broker 1 cannot start: the WAL store \(s3\) does not enforce conditional writes: a second put with If-None-Match: \* succeeded/)]);
+  expect(lines).toEqual([expect.stringMatching(/^ferry broker: broker 1 cannot start: the WAL store \(s3\) does not enforce conditional writes: a second put with If-None-Match: \* succeeded/)]);
 });
 
 test('with --unsafe-store the same broker starts, and says it is unsafe', async () => {

@@ -139,5 +139,5 @@ test('a typo in server.properties stops the start with exit code 2 and one line 
   const child = Bun.spawn([process.execPath, CLI, 'broker', '--config', config], { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
   children.push(child);
   expect(await child.exited).toBe(2);
-  expect(await new Response(child.stderr).text()).toBe(`ferry: config ${config}: num.partitons is not a Kafka or Ferry setting (did you mean num.partitions?)\n`);
+  expect(await new Response(child.stderr).text()).toBe(`ferry broker: config ${config}: num.partitons is not a Kafka or Ferry setting (did you mean num.partitions?)\n`);
 });

@@ -96,18 +96,18 @@ describe('ferry users', () => {
 
   test('refusals: one line on stderr, exit code 2 for usage, 1 for what the store says', async () => {
     const refusals: [readonly string[], string, string, number][] = [
-      [['add', 'carol', '--data', data], '', 'ferry: no password on standard input: pipe it in (printf %s "$PASSWORD" | ferry users add NAME ...)\n', 2],
-      [['add', '--data', data], 'x', 'ferry: ferry users add needs a user name\n', 2],
-      [['add', 'carol', '--data', data, '--mechanism', 'SCRAM-SHA-1'], 'x', "ferry: --mechanism must be SCRAM-SHA-256 or SCRAM-SHA-512, got 'SCRAM-SHA-1'\n", 2],
-      [['add', 'carol', '--data', data, '--iterations', '100'], 'x', "ferry: --iterations must be an integer in [4096, 16384], got '100'\n", 2],
-      [['remove', 'nobody', '--data', data], '', 'ferry: user nobody has no SCRAM credentials\n', 1],
-      [['remove', 'bob', '--data', data, '--mechanism', 'SCRAM-SHA-256'], '', 'ferry: user bob has no SCRAM-SHA-256 credential\n', 1],
-      [['rename', 'bob', '--data', data], '', "ferry: unknown action 'rename': add, remove or list\n", 2],
+      [['add', 'carol', '--data', data], '', 'ferry users: no password on standard input: pipe it in (printf %s "$PASSWORD" | ferry users add NAME ...)\n', 2],
+      [['add', '--data', data], 'x', 'ferry users: add needs a user name: ferry users add NAME\n', 2],
+      [['add', 'carol', '--data', data, '--mechanism', 'SCRAM-SHA-1'], 'x', "ferry users: --mechanism must be SCRAM-SHA-256 or SCRAM-SHA-512, got 'SCRAM-SHA-1'\n", 2],
+      [['add', 'carol', '--data', data, '--iterations', '100'], 'x', "ferry users: --iterations must be an integer in [4096, 16384], got '100'\n", 2],
+      [['remove', 'nobody', '--data', data], '', "ferry users: user nobody has no SCRAM credentials; 'ferry users list' shows who has\n", 1],
+      [['remove', 'bob', '--data', data, '--mechanism', 'SCRAM-SHA-256'], '', 'ferry users: user bob has no SCRAM-SHA-256 credential\n', 1],
+      [['rename', 'bob', '--data', data], '', "ferry users: unknown action 'rename'; say add, remove or list\n", 2],
     ];
     for (const [args, stdin, stderr, exitCode] of refusals) {
       expect(await users(args, stdin)).toEqual({ exitCode, stdout: '', stderr });
     }
-    expect((await users(['add', 'carol', '--data', data], `${'p'.repeat(1025)}\n`)).stderr).toBe('ferry: the password is longer than 1024 characters\n');
+    expect((await users(['add', 'carol', '--data', data], `${'p'.repeat(1025)}\n`)).stderr).toBe('ferry users: the password is longer than 1024 characters; choose a shorter one\n');
     expect((await users(['list', '--data', data])).stdout).not.toContain('carol');
   });
 
