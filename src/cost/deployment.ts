@@ -92,7 +92,15 @@ export const ZONES_MAX = 6;
 export const READ_FANOUT_MAX = 1000;
 export const BROKERS_MAX = 100_000;
 
-export class DeploymentError extends Error {}
+/** A deployment the model refuses; `field` names the Deployment field at fault. */
+export class DeploymentError extends Error {
+  readonly field: string;
+
+  constructor(field: string, message: string) {
+    super(`${field} ${message}`);
+    this.field = field;
+  }
+}
 
 type Range = readonly [min: number, max: number, integer: boolean];
 
@@ -112,15 +120,15 @@ export function checkDeployment(deployment: Deployment): Deployment {
   for (const [name, [min, max, integer]] of Object.entries(RANGES) as [keyof typeof RANGES, Range][]) {
     const value = deployment[name];
     if (!Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
-      throw new DeploymentError(`${name} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got ${value}`);
+      throw new DeploymentError(name, `must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got ${value}`);
     }
   }
-  if (deployment.replication > deployment.brokers) throw new DeploymentError(`replication ${deployment.replication} needs at least as many brokers, got ${deployment.brokers}`);
+  if (deployment.replication > deployment.brokers) throw new DeploymentError('replication', `${deployment.replication} needs at least as many brokers, got ${deployment.brokers}`);
   const ferry = deployment.ferry;
   for (const [name, value] of Object.entries(ferry)) {
-    if (!Number.isFinite(value) || value < 0) throw new DeploymentError(`ferry.${name} must be a number >= 0, got ${value}`);
+    if (!Number.isFinite(value) || value < 0) throw new DeploymentError(`ferry.${name}`, `must be a number >= 0, got ${value}`);
   }
-  if (ferry.uploadBytes <= 0 || ferry.segmentBytes <= 0 || ferry.tierPartBytes <= 0) throw new DeploymentError('ferry upload, segment and part sizes must be positive');
-  if (ferry.uploadIntervalMs <= 0 || ferry.segmentHours <= 0) throw new DeploymentError('ferry.uploadIntervalMs and ferry.segmentHours must be positive');
+  if (ferry.uploadBytes <= 0 || ferry.segmentBytes <= 0 || ferry.tierPartBytes <= 0) throw new DeploymentError('ferry.uploadBytes', 'and the segment and part sizes must be positive');
+  if (ferry.uploadIntervalMs <= 0 || ferry.segmentHours <= 0) throw new DeploymentError('ferry.uploadIntervalMs', 'and ferry.segmentHours must be positive');
   return deployment;
 }
