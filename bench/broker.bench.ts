@@ -45,6 +45,8 @@ const WARMUP_BYTES = 16_000_000;
 const QUICK_WARMUP_BYTES = 4_000_000;
 const ROUND_COUNT = 3;
 const QUICK_ROUND_COUNT = 2;
+/** The broker's latencies are exposed in seconds (Prometheus base units); the table prints ms. */
+const MS_PER_SECOND = 1000;
 /** The issue's producer: acks=all, 5 ms linger, batches up to librdkafka's default 1 MB request. */
 const KCAT_CONFIG: ClientConfig = { acks: 'all', 'linger.ms': '5', 'batch.size': '1000000' };
 const LATENCY_RATE_PER_SECOND = 2000;
@@ -255,7 +257,7 @@ function ferryMetricRows(targets: readonly Target[], results: ReadonlyMap<string
       const walBytes = (b: MetricSample, a: MetricSample) => delta(b, a, 'ferry_wal_bytes_total');
       const objects = (b: MetricSample, a: MetricSample) => delta(b, a, 'ferry_wal_objects_total');
       const mean = (name: string) => (b: MetricSample, a: MetricSample) => delta(b, a, `${name}_sum`) / delta(b, a, `${name}_count`);
-      const produceMeanMs = (b: MetricSample, a: MetricSample) => delta(b, a, `ferry_broker_request_latency_ms_sum{${produce}}`) / delta(b, a, `ferry_broker_request_latency_ms_count{${produce}}`);
+      const produceMeanMs = (b: MetricSample, a: MetricSample) => (MS_PER_SECOND * delta(b, a, `ferry_broker_request_latency_seconds_sum{${produce}}`)) / delta(b, a, `ferry_broker_request_latency_seconds_count{${produce}}`);
       return [
         target.name,
         formatNumber(per(requests)),
@@ -263,8 +265,8 @@ function ferryMetricRows(targets: readonly Target[], results: ReadonlyMap<string
         formatSignificant(per(produceMeanMs)),
         formatNumber(per(objects)),
         formatNumber(per((b, a) => walBytes(b, a) / objects(b, a) / KIB_BYTES)),
-        formatSignificant(per(mean('ferry_wal_upload_latency_ms'))),
-        formatSignificant(per(mean('ferry_wal_produce_to_durable_ms'))),
+        formatSignificant(per(mean('ferry_wal_upload_latency_seconds')) * MS_PER_SECOND),
+        formatSignificant(per(mean('ferry_wal_produce_to_durable_seconds')) * MS_PER_SECOND),
         formatSignificant(per((b, a, round) => (produceMeanMs(b, a) * requests(b, a)) / round.elapsedMs)),
         formatNumber(per((b, a) => mbPerSecond(walBytes(b, a) / requests(b, a), produceMeanMs(b, a))), 1),
       ];

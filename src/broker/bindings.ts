@@ -1,5 +1,3 @@
-import type { MetricsRegistry } from '../metrics/index.ts';
-import type { Clock } from '../util/clock.ts';
 import { alterClientQuotasCodec } from './apis/alter-client-quotas.ts';
 import { alterConfigsCodec } from './apis/alter-configs.ts';
 import { alterUserScramCredentialsCodec } from './apis/alter-user-scram-credentials.ts';
@@ -105,25 +103,4 @@ export function apiBindings(context: () => BrokerContext): AnyBinding[] {
   ];
   router = new Router(table);
   return table;
-}
-
-/** Counts requests and times their handling per API (ferry_broker_requests_total, ..._request_latency_ms). */
-export function instrument(registry: MetricsRegistry, clock: Clock, table: AnyBinding[]): AnyBinding[] {
-  return table.map((binding) => {
-    const labels = { api: binding.codec.name };
-    const requests = registry.counter('ferry_broker_requests_total', 'Kafka requests handled, by API', { labels });
-    const latency = registry.histogram('ferry_broker_request_latency_ms', 'Time from decoding a request to its response, by API (long-poll waits included)', { labels });
-    return {
-      ...binding,
-      async handle(request, context) {
-        const started = clock.monotonicMs();
-        try {
-          return await binding.handle(request, context);
-        } finally {
-          requests.add();
-          latency.record(clock.monotonicMs() - started);
-        }
-      },
-    };
-  });
 }

@@ -14,7 +14,8 @@ import { OFFSETS_RETENTION_MINUTES_DEFAULT, OffsetExpiry } from './groups/offset
 import { ControlOffsetStore, OffsetStore } from './groups/offset-store.ts';
 import { ControlProducerIdBlocks, FileProducerIdBlocks, ProducerIds } from './producers.ts';
 import { Router } from './router.ts';
-import { apiBindings, instrument } from './bindings.ts';
+import { apiBindings } from './bindings.ts';
+import { instrument } from './request-metrics.ts';
 import { enforceClientQuotas } from './quota-enforcement.ts';
 import { BrokerSecurity, type BrokerSecurityOptions } from './auth/broker-security.ts';
 import type { ListenerConfig } from './auth/listener-config.ts';

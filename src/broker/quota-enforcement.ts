@@ -26,6 +26,7 @@ const EXEMPT_API_KEYS: ReadonlySet<number> = new Set([saslHandshakeCodec.key, sa
 
 /** What 100% of request_percentage is: one thread busy for the whole second (Kafka counts a request thread's time in percent). */
 const PERCENT_PER_THREAD_MS = 100 / 1000;
+const MS_PER_SECOND = 1000;
 
 export interface QuotaEnforcementOptions {
   /** Where the quotas are read: the quota store. */
@@ -64,13 +65,13 @@ export interface QuotaEnforcementOptions {
  * requests wait, whether it honours the field or not (Produce with acks=0, which has no answer,
  * is muted too). Throttles are counted by the quota that set them (the larger; the request
  * quota's on a tie, as Kafka): ferry_broker_throttled_requests_total{quota} and
- * ferry_broker_throttle_time_ms{quota}.
+ * ferry_broker_throttle_time_seconds{quota}.
  */
 export function enforceClientQuotas(table: readonly AnyBinding[], options: QuotaEnforcementOptions): AnyBinding[] {
   const enforcer = options.enforcer ?? new QuotaEnforcer(options.quotas, options.config ?? QUOTA_ENFORCER_CONFIG_DEFAULT);
   const throttles = new Map((['produce', 'fetch', 'request'] as const).map((quota) => [quota, {
     count: options.metrics.counter('ferry_broker_throttled_requests_total', 'Requests throttled by a client quota (their connection muted for the throttle time, KIP-219), by the quota that set the throttle', { labels: { quota } }),
-    timeMs: options.metrics.histogram('ferry_broker_throttle_time_ms', 'Throttle times of requests throttled by a client quota, by the quota that set them', { labels: { quota } }),
+    time: options.metrics.histogram('ferry_broker_throttle_time_seconds', 'Throttle times of requests throttled by a client quota, by the quota that set them', { labels: { quota } }),
   }]));
   const clock = options.clock;
   return table.map((binding) => {
@@ -108,7 +109,7 @@ export function enforceClientQuotas(table: readonly AnyBinding[], options: Quota
         if (throttleMs <= 0) return response;
         const throttle = throttles.get(quota)!;
         throttle.count.add();
-        throttle.timeMs.record(throttleMs);
+        throttle.time.observe(throttleMs / MS_PER_SECOND);
         rc.mute(throttleMs);
         return withThrottleTime(response, throttleMs);
       },

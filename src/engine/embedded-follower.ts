@@ -55,19 +55,17 @@ export function startEmbeddedFollower(options: FollowOptions, partitions: Follow
   const config = { ...DEFAULT_FOLLOWER_CONFIG, ...options.follower, writerId: options.writerId };
   const observer = deps.metrics === undefined ? undefined : new FollowerMetrics(deps.metrics, deps.clock);
   const checkpointPath = join(deps.directory, FOLLOWER_CHECKPOINT_FILE);
-  const follower = new Follower(options.store, reader, followerTarget(partitions, deps.metrics), config, { clock: deps.clock, checkpointPath, disk: deps.disk, ...(observer === undefined ? {} : { observer }) });
+  const follower = new Follower(options.store, reader, followerTarget(partitions), config, { clock: deps.clock, checkpointPath, disk: deps.disk, ...(observer === undefined ? {} : { observer }) });
   follower.start();
   return follower;
 }
 
-function followerTarget(partitions: FollowedPartitions, metrics: MetricsRegistry | undefined): FollowerTarget {
+function followerTarget(partitions: FollowedPartitions): FollowerTarget {
   return {
     log: async (topic: string, index: number, topicId: TopicId) => (await partitions.partitionFor(topic, index, topicId))?.log ?? null,
     applied: (topic: string, index: number, logEndOffset: number) => {
       const partition = partitions.served(topic, index); // the incarnation `log` just gave
       partition.noteApplied();
-      const lagOffsets = (partition.leaderHighWatermark ?? logEndOffset) - logEndOffset;
-      metrics?.gauge('ferry_follower_lag_offsets', 'Offsets the leader has committed that this follower has not applied', { labels: { topic, partition: String(index) } }).set(Math.max(0, lagOffsets));
       partitions.reportApplied(topic, partition.topicId, index, logEndOffset);
     },
     // [D4] The frames below `fromOffset` were collected once tiered: the log goes on from the tier's end.

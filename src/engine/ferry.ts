@@ -16,6 +16,7 @@ import { applyConfigAlteration, type ConfigAlteration } from '../log/topic-confi
 import { describeTopicConfigs, type TopicConfigEntry } from '../log/topic-config-describe.ts';
 import type { ActiveProducer } from '../log/producer-state.ts';
 import { StorageHealth } from '../log/storage-health.ts';
+import { registerEngineGauges } from './engine-gauges.ts';
 import { probeStorage } from '../log/storage-probe.ts';
 import { type Clock, systemClock, type Timer } from '../util/clock.ts';
 import { type Disk, systemDisk } from '../util/disk.ts';
@@ -291,6 +292,8 @@ export class Ferry {
   /** Managed mode: the replication factor each led partition was adopted with (min.insync.replicas is capped by it). */
   readonly #replicationFactors = new Map<string, number>();
   #closed = false;
+  /** Stops the scrape-time gauges reading this engine (at close). */
+  readonly #stopGauges: () => void;
 
   private constructor(options: FerryOptions, unlock: () => void, registry: TopicRegistry, epochFloor: number) {
     this.directory = options.directory;
@@ -308,6 +311,8 @@ export class Ferry {
     this.#tierer = options.tier === undefined ? null : this.#newTierer(options.tier, this.#tierRecords!);
     this.#remote = options.tier === undefined ? null : new RemoteReader({ store: options.tier.store, prefix: options.tier.prefix ?? '', records: this.#tierRecords!, clock: this.#clock });
     this.#walCollector = options.wal === undefined || this.#tierRecords === null ? null : this.#newWalCollector(options.wal, this.#tierRecords);
+    const gaugeSources = { partitions: () => [...this.#partitions.values()].flat().filter((partition) => partition !== undefined), directory: this.directory, disk: this.#disk };
+    this.#stopGauges = options.metrics === undefined ? () => {} : registerEngineGauges(options.metrics, gaugeSources);
   }
 
   /** [G1] This engine collects its own writer id's streams: the current epoch and its earlier (sealed) ones. */
@@ -1254,6 +1259,7 @@ export class Ferry {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#stopGauges();
     this.#checkpointer?.stop();
     this.#retentionTimer?.cancel();
     this.#tierer?.stop();

@@ -371,6 +371,16 @@ export class Partition {
     return this.role.kind === 'leader' ? Math.min(Infinity, ...this.role.isr.inSync(this.#durableEnd).values()) : null;
   }
 
+  /** Leader: whether fewer followers are in sync than the replica set holds (Kafka's UnderReplicatedPartitions); false on a follower. */
+  get underReplicated(): boolean {
+    return this.role.kind === 'leader' && this.role.isr.underReplicated(this.#durableEnd);
+  }
+
+  /** Leader: each reporting follower's lag, offsets and ms (src/replica/isr.ts `lags`); empty on a follower. */
+  followerLags(): Map<string, { readonly offsets: number; readonly ms: number }> {
+    return this.role.kind === 'leader' ? this.role.isr.lags(this.#durableEnd) : new Map();
+  }
+
   /** Leader: the replica set or the brokers' leases changed; the in-sync set may have shrunk, so the high watermark may move. */
   replicasChanged(): void {
     this.#recompute();

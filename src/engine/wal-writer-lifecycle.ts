@@ -3,7 +3,7 @@ import type { ObjectStore } from '../store/object-store.ts';
 import type { Clock, Timer } from '../util/clock.ts';
 import type { Disk } from '../util/disk.ts';
 import { SeededRandom } from '../util/random.ts';
-import { WalMetrics } from '../wal/metrics.ts';
+import { registerWalQueueGauges, WalMetrics } from '../wal/metrics.ts';
 import { listEpochs, sealEarlierEpochs } from '../wal/seal.ts';
 import { DEFAULT_WAL_WRITER_CONFIG, WalWriter, type WalWriterConfig, type WalWriterObserver } from '../wal/writer.ts';
 import { nextWriterEpoch } from './writer-epoch.ts';
@@ -51,6 +51,8 @@ export class WalWriterLifecycle {
   /** WAL uploads are meeting retriable faults: logged once when it starts and once when it ends, across writers. */
   #outage = false;
   #writer: WalWriter;
+  /** Stops the queue gauges reading this lifecycle's writer (at close). */
+  readonly #stopGauges: () => void;
 
   constructor(directory: string, options: WalOptions, epochFloor: number, deps: WalWriterLifecycleDeps) {
     this.#directory = directory;
@@ -58,6 +60,7 @@ export class WalWriterLifecycle {
     this.#deps = deps;
     this.#epochFloor = epochFloor;
     this.#writer = this.#create();
+    this.#stopGauges = deps.metrics === undefined ? () => {} : registerWalQueueGauges(deps.metrics, () => this.#writer.stats());
   }
 
   get writer(): WalWriter {
@@ -90,6 +93,7 @@ export class WalWriterLifecycle {
 
   /** Ships what the WAL holds, waiting CLOSE_WAL_FLUSH_WAIT_MS at most; then stops its uploads ([W6]). */
   async flushForClose(): Promise<void> {
+    this.#stopGauges();
     const wal = this.#writer;
     if (wal.failure !== null) return;
     let timer: Timer | undefined;

@@ -47,6 +47,6 @@ export function sampleLine(name: string, labels: LabelPairs, value: number): str
   return `${name}${formatLabels(labels)} ${formatSampleValue(value)}`;
 }
 
-export function headerLines(name: string, help: string, type: 'counter' | 'gauge' | 'summary'): string[] {
+export function headerLines(name: string, help: string, type: 'counter' | 'gauge' | 'histogram'): string[] {
   return [`# HELP ${name} ${escapeHelp(help)}`, `# TYPE ${name} ${type}`];
 }

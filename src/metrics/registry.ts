@@ -3,11 +3,13 @@
  * `/metrics` endpoint reads them all as Prometheus text (format 0.0.4). Registration is
  * idempotent per name and label set, so a component that restarts gets its series back;
  * anything that would make two families collide in the output is refused when registered.
+ * One registry per broker or engine, never a global one: tests and the simulation run several
+ * brokers in one process, and each must expose only its own series.
  */
 import { FerryError } from '../errors.ts';
+import { BucketHistogram, LATENCY_SECONDS_BUCKETS } from './buckets.ts';
 import { Counter, Gauge } from './counter.ts';
-import { type HistogramLayout, LATENCY_MS_LAYOUT, ValueHistogram } from './histogram.ts';
-import { headerLines, isValidLabelName, isValidMetricName, type LabelPairs, sampleLine } from './prometheus.ts';
+import { formatSampleValue, headerLines, isValidLabelName, isValidMetricName, type LabelPairs, sampleLine } from './prometheus.ts';
 
 export type Labels = Readonly<Record<string, string>>;
 
@@ -16,16 +18,24 @@ export interface MetricOptions {
 }
 
 export interface HistogramMetricOptions extends MetricOptions {
-  /** How values are kept; latencies in ms by default. */
-  readonly layout?: HistogramLayout;
+  /** Upper bounds in the family's base unit; latencies in seconds (LATENCY_SECONDS_BUCKETS) by default. */
+  readonly buckets?: readonly number[];
 }
 
 /**
- * Histograms are exposed as Prometheus summaries: HDR's quantiles are finer than any fixed
- * buckets. Their quantiles cover everything since the histogram was made or reset.
+ * Histograms are Prometheus histograms with fixed buckets, not summaries: buckets aggregate
+ * across brokers and time windows (`histogram_quantile` over `rate`), quantiles do not.
  */
-type MetricType = 'counter' | 'gauge' | 'summary';
-type Metric = Counter | Gauge | ValueHistogram;
+type MetricType = 'counter' | 'gauge' | 'histogram';
+type Metric = Counter | Gauge | BucketHistogram;
+
+/**
+ * Series a family may hold. Labels carrying client-chosen values (topic names) stay bounded by
+ * it: past it, new series are counted in ferry_metrics_series_dropped_total and not exposed.
+ * 2000 series of 21 histogram lines is ~2 MB of text a scrape.
+ */
+export const SERIES_PER_FAMILY_MAX = 2000;
+const DROPPED_FAMILY = 'ferry_metrics_series_dropped_total';
 
 interface Series {
   readonly labels: LabelPairs;
@@ -37,21 +47,15 @@ interface Family {
   /** The name on the HELP, TYPE and sample lines (`_total` added for counters). */
   readonly exposedName: string;
   readonly help: string;
-  readonly layout: HistogramLayout | null;
+  readonly buckets: readonly number[] | null;
   readonly series: Map<string, Series>;
 }
 
 const COUNTER_SUFFIX = '_total';
-const SUMMARY_SUM_SUFFIX = '_sum';
-const SUMMARY_COUNT_SUFFIX = '_count';
-const QUANTILE_LABEL = 'quantile';
-/** The quantiles every summary exposes, and the snapshot field holding each. */
-const SUMMARY_QUANTILES = [
-  [0.5, 'p50'],
-  [0.9, 'p90'],
-  [0.99, 'p99'],
-  [0.999, 'p999'],
-] as const;
+const SUM_SUFFIX = '_sum';
+const COUNT_SUFFIX = '_count';
+const BUCKET_SUFFIX = '_bucket';
+const BOUND_LABEL = 'le';
 
 function invalid(message: string): FerryError {
   return new FerryError('InvalidArgument', message);
@@ -65,7 +69,7 @@ function baseName(type: MetricType, name: string): string {
 /** Every name a family's lines may carry: no other family may use any of them. */
 function claimedNames(type: MetricType, base: string): string[] {
   if (type === 'counter') return [base, base + COUNTER_SUFFIX];
-  if (type === 'summary') return [base, base + SUMMARY_SUM_SUFFIX, base + SUMMARY_COUNT_SUFFIX];
+  if (type === 'histogram') return [base, base + SUM_SUFFIX, base + COUNT_SUFFIX, base + BUCKET_SUFFIX];
   return [base];
 }
 
@@ -73,14 +77,14 @@ function labelPairs(type: MetricType, labels: Labels): LabelPairs {
   const pairs = Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   for (const [name] of pairs) {
     if (!isValidLabelName(name)) throw invalid(`label name ${JSON.stringify(name)} is not a valid Prometheus label name`);
-    if (type === 'summary' && name === QUANTILE_LABEL) throw invalid(`label "${QUANTILE_LABEL}" is reserved for summary quantiles`);
+    if (type === 'histogram' && name === BOUND_LABEL) throw invalid(`label "${BOUND_LABEL}" is reserved for histogram buckets`);
   }
   return pairs;
 }
 
-function sameLayout(a: HistogramLayout | null, b: HistogramLayout | null): boolean {
+function sameBuckets(a: readonly number[] | null, b: readonly number[] | null): boolean {
   if (a === null || b === null) return a === b;
-  return a.stepsPerUnit === b.stepsPerUnit && a.valueMax === b.valueMax && a.significantDigits === b.significantDigits;
+  return a.length === b.length && a.every((bound, index) => bound === b[index]);
 }
 
 export class MetricsRegistry {
@@ -88,6 +92,8 @@ export class MetricsRegistry {
   readonly #families = new Map<string, Family>();
   /** Every claimed name → the base name of the family that claimed it. */
   readonly #claims = new Map<string, string>();
+  readonly #collectors = new Set<() => void>();
+  #dropped: Counter | null = null;
 
   counter(name: string, help: string, options: MetricOptions = {}): Counter {
     return this.#register('counter', name, help, options.labels ?? {}, null, () => new Counter()) as Counter;
@@ -97,9 +103,20 @@ export class MetricsRegistry {
     return this.#register('gauge', name, help, options.labels ?? {}, null, () => new Gauge()) as Gauge;
   }
 
-  histogram(name: string, help: string, options: HistogramMetricOptions = {}): ValueHistogram {
-    const layout = options.layout ?? LATENCY_MS_LAYOUT;
-    return this.#register('summary', name, help, options.labels ?? {}, layout, () => new ValueHistogram(layout)) as ValueHistogram;
+  histogram(name: string, help: string, options: HistogramMetricOptions = {}): BucketHistogram {
+    const buckets = options.buckets ?? LATENCY_SECONDS_BUCKETS;
+    return this.#register('histogram', name, help, options.labels ?? {}, buckets, () => new BucketHistogram(buckets)) as BucketHistogram;
+  }
+
+  /**
+   * Runs `collect` before every render: for levels read off their source at scrape time
+   * (partition counts, disk free, process memory) instead of being kept up to date on every change.
+   * It must be cheap and must not throw (a failing source sets its gauge to NaN or leaves it).
+   * Returns what removes it again (a closed engine's source must not be read any more).
+   */
+  onCollect(collect: () => void): () => void {
+    this.#collectors.add(collect);
+    return () => this.#collectors.delete(collect);
   }
 
   // The casts above are safe: a family holds metrics of its own type only, checked in #family.
@@ -108,21 +125,26 @@ export class MetricsRegistry {
     name: string,
     help: string,
     labels: Labels,
-    layout: HistogramLayout | null,
+    buckets: readonly number[] | null,
     create: () => Metric,
   ): Metric {
-    const family = this.#family(type, name, help, layout);
+    const family = this.#family(type, name, help, buckets);
     const pairs = labelPairs(type, labels);
     const key = JSON.stringify(pairs);
     const existing = family.series.get(key);
     if (existing !== undefined) return existing.metric;
     const metric = create();
+    if (family.series.size >= SERIES_PER_FAMILY_MAX) {
+      this.#dropped ??= this.counter(DROPPED_FAMILY, `Label sets not exposed because their family already had ${SERIES_PER_FAMILY_MAX} series`);
+      this.#dropped.add();
+      return metric;
+    }
     family.series.set(key, { labels: pairs, metric });
     return metric;
   }
 
   /** The family for `name`, made on first use; refuses a clash of type, help, layout or names. */
-  #family(type: MetricType, name: string, help: string, layout: HistogramLayout | null): Family {
+  #family(type: MetricType, name: string, help: string, buckets: readonly number[] | null): Family {
     const base = baseName(type, name);
     if (!isValidMetricName(name) || !isValidMetricName(base)) {
       throw invalid(`metric name ${JSON.stringify(name)} is not a valid Prometheus metric name`);
@@ -131,7 +153,7 @@ export class MetricsRegistry {
     if (existing !== undefined) {
       if (existing.type !== type) throw invalid(`metric ${base} is already registered as a ${existing.type}, not a ${type}`);
       if (existing.help !== help) throw invalid(`metric ${base} is already registered with other help text`);
-      if (!sameLayout(existing.layout, layout)) throw invalid(`histogram ${base} is already registered with another layout`);
+      if (!sameBuckets(existing.buckets, buckets)) throw invalid(`histogram ${base} is already registered with other buckets`);
       return existing;
     }
     const claims = claimedNames(type, base);
@@ -139,13 +161,14 @@ export class MetricsRegistry {
     if (taken !== undefined) throw invalid(`metric ${name} would clash with ${taken}, used by metric ${this.#claims.get(taken)}`);
     for (const claim of claims) this.#claims.set(claim, base);
     const exposedName = type === 'counter' ? base + COUNTER_SUFFIX : base;
-    const family: Family = { type, exposedName, help, layout, series: new Map() };
+    const family: Family = { type, exposedName, help, buckets, series: new Map() };
     this.#families.set(base, family);
     return family;
   }
 
   /** Every metric as Prometheus text (content type `text/plain; version=0.0.4`). */
   renderPrometheus(): string {
+    for (const collect of this.#collectors) collect();
     const lines: string[] = [];
     for (const family of this.#families.values()) {
       lines.push(...headerLines(family.exposedName, family.help, family.type));
@@ -156,17 +179,18 @@ export class MetricsRegistry {
 }
 
 function renderSeries(family: Family, { labels, metric }: Series): string[] {
-  if (metric instanceof ValueHistogram) return renderSummary(family.exposedName, labels, metric);
+  if (metric instanceof BucketHistogram) return renderHistogram(family.exposedName, labels, metric);
   return [sampleLine(family.exposedName, labels, metric.value)];
 }
 
-/** Quantiles of an empty summary are NaN, as Prometheus's own clients write them. */
-function renderSummary(name: string, labels: LabelPairs, histogram: ValueHistogram): string[] {
-  const snapshot = histogram.snapshot();
-  const lines = SUMMARY_QUANTILES.map(([quantile, field]) =>
-    sampleLine(name, [...labels, [QUANTILE_LABEL, String(quantile)]], snapshot.count === 0 ? Number.NaN : snapshot[field]),
-  );
-  lines.push(sampleLine(name + SUMMARY_SUM_SUFFIX, labels, histogram.sum));
-  lines.push(sampleLine(name + SUMMARY_COUNT_SUFFIX, labels, snapshot.count));
+/** Cumulative `_bucket` lines, `le` last and +Inf included, then `_sum` and `_count`. */
+function renderHistogram(name: string, labels: LabelPairs, histogram: BucketHistogram): string[] {
+  const cumulative = histogram.cumulativeCounts();
+  const lines = cumulative.map((count, index) => {
+    const bound = index < histogram.bounds.length ? formatSampleValue(histogram.bounds[index]!) : '+Inf';
+    return sampleLine(name + BUCKET_SUFFIX, [...labels, [BOUND_LABEL, bound]], count);
+  });
+  lines.push(sampleLine(name + SUM_SUFFIX, labels, histogram.sum));
+  lines.push(sampleLine(name + COUNT_SUFFIX, labels, histogram.count));
   return lines;
 }

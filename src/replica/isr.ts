@@ -28,6 +28,8 @@ interface Progress {
   caughtUpAtMs: number;
   /** The follower's previous report: when, and the leader's durable end then. */
   reportedAtMs: number;
+  /** Monotonic time of its first report in this leadership: the lag of one never caught up counts from it. */
+  readonly firstReportAtMs: number;
   leaderEndAtReport: number;
 }
 
@@ -63,7 +65,7 @@ export class InSyncReplicas {
     const nowMs = this.#clock.monotonicMs();
     const known = this.#progress.get(replicaId);
     if (known === undefined) {
-      this.#progress.set(replicaId, { logEndOffset, logStartOffset, caughtUpAtMs: logEndOffset >= leaderEnd ? nowMs : Number.NEGATIVE_INFINITY, reportedAtMs: nowMs, leaderEndAtReport: leaderEnd });
+      this.#progress.set(replicaId, { logEndOffset, logStartOffset, caughtUpAtMs: logEndOffset >= leaderEnd ? nowMs : Number.NEGATIVE_INFINITY, reportedAtMs: nowMs, firstReportAtMs: nowMs, leaderEndAtReport: leaderEnd });
       return true;
     }
     // The log end now, as Kafka takes each replica fetch offset: a lower report means the follower's
@@ -104,6 +106,37 @@ export class InSyncReplicas {
     }
     assert(this.#progress.size <= members.size || regressed('isr-keeps-dead-replica'), 'I1: the follower table holds only members of the replica set');
     return inSync;
+  }
+
+  /**
+   * Each follower in the replica set that reported, in or out of sync: offsets behind `leaderEnd`
+   * at its last report, and ms since it last held everything durable here (0 while it does).
+   * Read only: unlike `inSync`, it forgets no one.
+   */
+  lags(leaderEnd: number): Map<string, { readonly offsets: number; readonly ms: number }> {
+    const members = this.#replicas.followers();
+    const nowMs = this.#clock.monotonicMs();
+    const lags = new Map<string, { offsets: number; ms: number }>();
+    for (const [id, progress] of this.#progress) {
+      if (!members.has(id)) continue;
+      const behind = Math.max(0, leaderEnd - progress.logEndOffset);
+      lags.set(id, { offsets: behind, ms: behind === 0 ? 0 : nowMs - Math.max(progress.caughtUpAtMs, progress.firstReportAtMs) });
+    }
+    return lags;
+  }
+
+  /**
+   * Whether fewer followers are in sync than the replica set holds (Kafka's under-replicated
+   * partition). Read only, as `lags`: a scrape must not change what the leader decides.
+   */
+  underReplicated(leaderEnd: number): boolean {
+    const members = this.#replicas.followers();
+    const nowMs = this.#clock.monotonicMs();
+    let inSync = 0;
+    for (const [id, progress] of this.#progress) {
+      if (members.has(id) && (progress.logEndOffset >= leaderEnd || nowMs - progress.caughtUpAtMs <= this.#lagTimeMaxMs)) inSync++;
+    }
+    return inSync < members.size;
   }
 
   /** When the first lagging in-sync follower would fall out (monotonic ms), or null if none lags. */

@@ -127,11 +127,14 @@ test('metrics: WAL durability and follower lag land in the registry', async () =
   await primary.produce('t', [{ value: 'x' }]);
   await until(() => highWatermark(secondary) === 1, 'the replica');
   const leaderText = leaderMetrics.renderPrometheus();
-  expect(leaderText).toContain('ferry_wal_produce_to_durable_ms_count 1');
+  expect(leaderText).toContain('ferry_wal_produce_to_durable_seconds_count 1');
   expect(leaderText).toMatch(/ferry_wal_objects_total [1-9]/);
   const followerText = followerMetrics.renderPrometheus();
   expect(followerText).toMatch(/ferry_follower_objects_total [1-9]/);
-  expect(followerText).toContain('ferry_follower_lag_offsets{partition="0",topic="t"} 0');
+  expect(followerText).toContain('ferry_follower_lag_offsets 0');
+  expect(followerText).toContain('ferry_partitions 1');
+  expect(leaderText).toContain('ferry_partition_leaders 1');
+  expect(leaderText).toContain('ferry_replica_lag_offsets{replica="node-2"} 0');
   await primary.close();
   await secondary.close();
 });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { isFerryError } from '../../src/errors.ts';
-import { escapeLabelValue, LATENCY_MS_LAYOUT, MetricsRegistry, SIZE_BYTES_LAYOUT } from '../../src/metrics/index.ts';
+import { escapeLabelValue, LATENCY_SECONDS_BUCKETS, MetricsRegistry, SERIES_PER_FAMILY_MAX, SIZE_BYTES_BUCKETS } from '../../src/metrics/index.ts';
 
 const HELP = 'help';
 
@@ -21,7 +21,7 @@ describe('registration', () => {
     expect(registry.gauge('ferry_lag', HELP, { labels: { partition: '0', topic: 't' } })).toBe(a);
     expect(registry.gauge('ferry_lag', HELP, { labels: { partition: '1', topic: 't' } })).not.toBe(a);
     expect(registry.counter('ferry_puts', HELP)).toBe(registry.counter('ferry_puts', HELP));
-    expect(registry.histogram('ferry_upload_ms', HELP)).toBe(registry.histogram('ferry_upload_ms', HELP));
+    expect(registry.histogram('ferry_upload_seconds', HELP)).toBe(registry.histogram('ferry_upload_seconds', HELP));
   });
 
   test('a counter is one family with or without _total', () => {
@@ -42,25 +42,46 @@ describe('registration', () => {
     const registry = new MetricsRegistry();
     registry.counter('ferry_puts', HELP);
     expectInvalid(() => registry.gauge('ferry_puts_total', HELP));
-    registry.histogram('ferry_upload_ms', HELP);
-    expectInvalid(() => registry.gauge('ferry_upload_ms_sum', HELP));
-    expectInvalid(() => registry.counter('ferry_upload_ms_count', HELP));
+    registry.histogram('ferry_upload_seconds', HELP);
+    expectInvalid(() => registry.gauge('ferry_upload_seconds_sum', HELP));
+    expectInvalid(() => registry.counter('ferry_upload_seconds_count', HELP));
+    expectInvalid(() => registry.gauge('ferry_upload_seconds_bucket', HELP));
     registry.gauge('ferry_depth_count', HELP);
     expectInvalid(() => registry.histogram('ferry_depth', HELP));
   });
 
-  test('other help text or another histogram layout for the same name throws', () => {
+  test('other help text or other histogram buckets for the same name throws', () => {
     const registry = new MetricsRegistry();
     registry.gauge('ferry_a', HELP);
     expectInvalid(() => registry.gauge('ferry_a', 'other help'));
-    registry.histogram('ferry_size_bytes', HELP, { layout: SIZE_BYTES_LAYOUT });
-    expectInvalid(() => registry.histogram('ferry_size_bytes', HELP, { layout: LATENCY_MS_LAYOUT }));
+    registry.histogram('ferry_size_bytes', HELP, { buckets: SIZE_BYTES_BUCKETS });
+    expectInvalid(() => registry.histogram('ferry_size_bytes', HELP, { buckets: LATENCY_SECONDS_BUCKETS }));
+    expect(() => registry.histogram('ferry_size_bytes', HELP, { buckets: [...SIZE_BYTES_BUCKETS] })).not.toThrow();
   });
 
-  test('histograms keep latencies in ms unless given a layout', () => {
+  test('histograms bucket latencies in seconds unless given buckets', () => {
     const registry = new MetricsRegistry();
-    expect(registry.histogram('ferry_upload_ms', HELP).layout).toBe(LATENCY_MS_LAYOUT);
-    expect(registry.histogram('ferry_object_bytes', HELP, { layout: SIZE_BYTES_LAYOUT }).layout).toBe(SIZE_BYTES_LAYOUT);
+    expect(registry.histogram('ferry_upload_seconds', HELP).bounds).toBe(LATENCY_SECONDS_BUCKETS);
+    expect(registry.histogram('ferry_object_bytes', HELP, { buckets: SIZE_BYTES_BUCKETS }).bounds).toBe(SIZE_BYTES_BUCKETS);
+  });
+
+  test('past SERIES_PER_FAMILY_MAX label sets, new series work but are counted instead of exposed', () => {
+    const registry = new MetricsRegistry();
+    for (let index = 0; index < SERIES_PER_FAMILY_MAX + 3; index++) registry.gauge('ferry_g', HELP, { labels: { topic: `t${index}` } }).set(1);
+    const text = registry.renderPrometheus();
+    expect(text.split('\n').filter((line) => line.startsWith('ferry_g{')).length).toBe(SERIES_PER_FAMILY_MAX);
+    expect(text).toContain('ferry_metrics_series_dropped_total 3');
+  });
+
+  test('collectors run before each render, until removed', () => {
+    const registry = new MetricsRegistry();
+    const gauge = registry.gauge('ferry_g', HELP);
+    let reads = 0;
+    const stop = registry.onCollect(() => gauge.set(++reads));
+    expect(registry.renderPrometheus()).toContain('ferry_g 1');
+    expect(registry.renderPrometheus()).toContain('ferry_g 2');
+    stop();
+    expect(registry.renderPrometheus()).toContain('ferry_g 2');
   });
 
   test('invalid metric names are rejected', () => {
@@ -75,8 +96,8 @@ describe('registration', () => {
     for (const label of ['__name', '1a', 'a:b', 'a-b', '']) {
       expectInvalid(() => registry.gauge('ferry_g', HELP, { labels: { [label]: 'v' } }));
     }
-    expectInvalid(() => registry.histogram('ferry_h', HELP, { labels: { quantile: '0.5' } }));
-    expect(() => registry.gauge('ferry_g', HELP, { labels: { quantile: '0.5', _x: 'v' } })).not.toThrow();
+    expectInvalid(() => registry.histogram('ferry_h', HELP, { labels: { le: '0.5' } }));
+    expect(() => registry.gauge('ferry_g', HELP, { labels: { le: '0.5', _x: 'v' } })).not.toThrow();
   });
 });
 
@@ -91,11 +112,12 @@ describe('renderPrometheus', () => {
     const lagLabels = (partition: string) => ({ labels: { topic: 'orders', partition } });
     registry.gauge('ferry_follower_lag_offsets', 'Offsets a follower is behind.', lagLabels('0')).set(42);
     registry.gauge('ferry_follower_lag_offsets', 'Offsets a follower is behind.', lagLabels('1')).set(0);
-    const upload = registry.histogram('ferry_wal_upload_latency_ms', 'Time to PUT one WAL object, in ms.', {
+    const upload = registry.histogram('ferry_wal_upload_latency_seconds', 'Time to PUT one WAL object.', {
       labels: { store: 's3-express' },
+      buckets: [0.001, 0.01, 0.1],
     });
-    for (const ms of [0.5, 1, 1.5, 2]) upload.record(ms);
-    registry.histogram('ferry_wal_upload_latency_ms', 'Time to PUT one WAL object, in ms.', { labels: { store: 'memory' } });
+    for (const seconds of [0.0005, 0.001, 0.002, 0.5]) upload.observe(seconds);
+    registry.histogram('ferry_wal_upload_latency_seconds', 'Time to PUT one WAL object.', { labels: { store: 'memory' }, buckets: [0.001, 0.01, 0.1] });
     expect(registry.renderPrometheus()).toBe(
       [
         '# HELP ferry_wal_objects_total WAL objects made durable.',
@@ -105,20 +127,20 @@ describe('renderPrometheus', () => {
         '# TYPE ferry_follower_lag_offsets gauge',
         'ferry_follower_lag_offsets{partition="0",topic="orders"} 42',
         'ferry_follower_lag_offsets{partition="1",topic="orders"} 0',
-        '# HELP ferry_wal_upload_latency_ms Time to PUT one WAL object, in ms.',
-        '# TYPE ferry_wal_upload_latency_ms summary',
-        'ferry_wal_upload_latency_ms{store="s3-express",quantile="0.5"} 1',
-        'ferry_wal_upload_latency_ms{store="s3-express",quantile="0.9"} 2',
-        'ferry_wal_upload_latency_ms{store="s3-express",quantile="0.99"} 2',
-        'ferry_wal_upload_latency_ms{store="s3-express",quantile="0.999"} 2',
-        'ferry_wal_upload_latency_ms_sum{store="s3-express"} 5',
-        'ferry_wal_upload_latency_ms_count{store="s3-express"} 4',
-        'ferry_wal_upload_latency_ms{store="memory",quantile="0.5"} NaN',
-        'ferry_wal_upload_latency_ms{store="memory",quantile="0.9"} NaN',
-        'ferry_wal_upload_latency_ms{store="memory",quantile="0.99"} NaN',
-        'ferry_wal_upload_latency_ms{store="memory",quantile="0.999"} NaN',
-        'ferry_wal_upload_latency_ms_sum{store="memory"} 0',
-        'ferry_wal_upload_latency_ms_count{store="memory"} 0',
+        '# HELP ferry_wal_upload_latency_seconds Time to PUT one WAL object.',
+        '# TYPE ferry_wal_upload_latency_seconds histogram',
+        'ferry_wal_upload_latency_seconds_bucket{store="s3-express",le="0.001"} 2',
+        'ferry_wal_upload_latency_seconds_bucket{store="s3-express",le="0.01"} 3',
+        'ferry_wal_upload_latency_seconds_bucket{store="s3-express",le="0.1"} 3',
+        'ferry_wal_upload_latency_seconds_bucket{store="s3-express",le="+Inf"} 4',
+        'ferry_wal_upload_latency_seconds_sum{store="s3-express"} 0.5035',
+        'ferry_wal_upload_latency_seconds_count{store="s3-express"} 4',
+        'ferry_wal_upload_latency_seconds_bucket{store="memory",le="0.001"} 0',
+        'ferry_wal_upload_latency_seconds_bucket{store="memory",le="0.01"} 0',
+        'ferry_wal_upload_latency_seconds_bucket{store="memory",le="0.1"} 0',
+        'ferry_wal_upload_latency_seconds_bucket{store="memory",le="+Inf"} 0',
+        'ferry_wal_upload_latency_seconds_sum{store="memory"} 0',
+        'ferry_wal_upload_latency_seconds_count{store="memory"} 0',
         '',
       ].join('\n'),
     );
@@ -149,7 +171,7 @@ describe('renderPrometheus', () => {
   test('every sample line follows the text format grammar', () => {
     const registry = new MetricsRegistry();
     registry.counter('ferry_c', HELP, { labels: { a: 'x y' } }).add(1);
-    registry.histogram('ferry_h', HELP, { labels: { b: '"' } }).record(3);
+    registry.histogram('ferry_h', HELP, { labels: { b: '"' } }).observe(3);
     const sample = /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\[\\"n])*",?)*\})? (NaN|[+-]Inf|-?[0-9.e+-]+)$/;
     for (const line of registry.renderPrometheus().trimEnd().split('\n')) {
       if (!line.startsWith('#')) expect(line).toMatch(sample);
