@@ -1,3 +1,4 @@
+import type { LoggerOption } from '../observability/logger.ts';
 import { FerryError } from '../errors.ts';
 import type { Ferry } from '../engine/index.ts';
 import type { ObjectStore } from '../store/object-store.ts';
@@ -37,7 +38,7 @@ export interface ClusterMemberOptions {
    * record); null: no peer links, a dead broker is found by its lease alone.
    */
   readonly peerListen: { readonly host: string; readonly port: number } | null;
-  log?(message: string): void;
+  readonly log?: LoggerOption;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { FerryError } from '../errors.ts';
+import { componentLogger, type Logger, type LoggerOption } from '../observability/logger.ts';
 import type { ListenerEndpoint } from './endpoints.ts';
 import { sleep } from '../util/backoff.ts';
 import type { Clock, Timer } from '../util/clock.ts';
@@ -228,7 +229,7 @@ export interface ClusterNodeOptions {
   checkTopicConfigs?(configs: TopicConfigs): void;
   /** After each scan: leaders, replica sets and leases may have changed (followers re-target their reports, leaders re-check their in-sync sets). */
   scanned?(): void;
-  log?(message: string): void;
+  readonly log?: LoggerOption;
 }
 
 /**
@@ -239,6 +240,7 @@ export interface ClusterNodeOptions {
  */
 export class ClusterNode {
   readonly #options: ClusterNodeOptions;
+  readonly #log: Logger;
   readonly #brokerRecords: RecordCache<BrokerRecord>;
   readonly #topicRecords: RecordCache<TopicRecord>;
   /** [L8] The topic records as the sighting check reads them, between scans (its own cache: the two run concurrently). */
@@ -288,6 +290,7 @@ export class ClusterNode {
 
   constructor(options: ClusterNodeOptions) {
     this.#options = options;
+    this.#log = componentLogger(options.log, 'cluster');
     this.#stream = options.self.stream;
     this.#lease = new Lease(options.self.leaseMs, options.clock);
     this.#incarnation = randomUuid(options.random ?? systemRandom);
@@ -393,14 +396,14 @@ export class ClusterNode {
       const record = await this.#options.control.read<BrokerRecord>(`brokers/${nodeId}`);
       if (record === null || record.value.incarnation !== incarnation) return; // another process is that node now: it reclaims its own
       this.#liveness.exited(nodeId, record.etag);
-      this.#options.log?.(`broker ${nodeId} exited (its peer link ended): taking over now rather than after its lease`);
+      this.#log.warn({ peer: nodeId }, `broker ${nodeId} exited (its peer link ended): taking over now rather than after its lease`);
       await this.scan();
       for (let scans = 0; scans < EXIT_FOLLOW_UP_SCANS && !this.#stopped && this.#ledBy(nodeId); scans++) {
         await sleep(this.#options.clock, EXIT_FOLLOW_UP_INTERVAL_MS);
         await this.scan();
       }
     } catch (error) {
-      this.#options.log?.(`checking broker ${nodeId} after its peer link ended failed (its lease decides): ${String(error)}`);
+      this.#log.warn({ peer: nodeId, err: error }, `checking broker ${nodeId} after its peer link ended failed (its lease decides): ${String(error)}`);
     }
   }
 
@@ -491,7 +494,7 @@ export class ClusterNode {
       const written = await control.replace<TopicRecord>(`topics/${name}`, read, grown);
       if (written === null) continue; // changed since the read (a grow, a mark): judged again on the new version
       if (this.#topics.get(name)?.topicId === grown.topicId || !this.#topics.has(name)) this.#noteTopic(name, written);
-      this.#options.log?.(`topic ${name} grew from ${read.value.partitions} to ${newTotalCount} partitions`);
+      this.#log.info({ topic: name, from: read.value.partitions, to: newTotalCount }, `topic ${name} grew from ${read.value.partitions} to ${newTotalCount} partitions`);
       return grown;
     }
     throw new FerryError('OutcomeUnknown', `the partition count of topic ${name} changed under ${ADMIN_CHANGE_ATTEMPTS_MAX} attempts in a row to raise it to ${newTotalCount}`);
@@ -598,7 +601,7 @@ export class ClusterNode {
       this.#handedConfigs.set(name, json);
     } catch (error) {
       // The next scan hands them over again (a full disk kept the engine's registry from taking them).
-      this.#options.log?.(`topic ${name}: its configs could not be applied here yet: ${error instanceof Error ? error.message : String(error)}`);
+      this.#log.warn({ topic: name, err: error }, `topic ${name}: its configs could not be applied here yet: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 
@@ -824,9 +827,9 @@ export class ClusterNode {
 
   /** [L4] A delete that stopped after its mark: finished here (a failure leaves it to a later scan). */
   async #finishStalledDelete(name: string, topicId: Uuid): Promise<void> {
-    this.#options.log?.(`finishing the delete of topic ${name}, left halfway`);
+    this.#log.info({ topic: name }, `finishing the delete of topic ${name}, left halfway`);
     // The mark stood STALLED_DELETE_LEASES of this broker's leases: sightings from before it lapsed (a longer lease of another broker's is waited out).
-    await this.#deleteTopic(name, STALLED_DELETE_LEASES * this.#options.self.leaseMs, topicId).catch((error: unknown) => this.#options.log?.(`could not finish the delete of topic ${name} yet: ${error instanceof Error ? error.message : String(error)}`));
+    await this.#deleteTopic(name, STALLED_DELETE_LEASES * this.#options.self.leaseMs, topicId).catch((error: unknown) => this.#log.warn({ topic: name, err: error }, `could not finish the delete of topic ${name} yet: ${error instanceof Error ? error.message : String(error)}`));
   }
 
   /**
@@ -841,7 +844,7 @@ export class ClusterNode {
     if (this.#newEpochWanted || this.#superseded || !this.#lease.renewedInTime()) return;
     for (const { value } of records) {
       if (!sealedInChain(value.chain, this.#stream)) continue;
-      this.#options.log?.(`this broker's stream ${this.#stream.writerId}/${this.#stream.epoch} was sealed by a later leader: starting a new writer epoch`);
+      this.#log.warn({ writerId: this.#stream.writerId, epoch: this.#stream.epoch }, `this broker's stream ${this.#stream.writerId}/${this.#stream.epoch} was sealed by a later leader: starting a new writer epoch`);
       this.#newEpochWanted = true;
       return;
     }
@@ -870,7 +873,7 @@ export class ClusterNode {
     const id = key(topic, partition);
     const plan = planTakeover(current?.value ?? null, self.nodeId, this.#stream, current === null ? await this.#firstEpochOf(topic, incarnation) : incarnation);
     if (plan.kind === 'stream-sealed') {
-      this.#options.log?.(`${id}: this broker's stream ${this.#stream.writerId}/${this.#stream.epoch} was sealed by a later leader: starting a new writer epoch`);
+      this.#log.warn({ topic, partition, writerId: this.#stream.writerId, epoch: this.#stream.epoch }, `${id}: this broker's stream ${this.#stream.writerId}/${this.#stream.epoch} was sealed by a later leader: starting a new writer epoch`);
       this.#newEpochWanted = true; // [C7], once this scan is done
       return;
     }
@@ -881,7 +884,7 @@ export class ClusterNode {
     if (confirmed?.topicId !== topicId || confirmed.deleting === true) return;
     this.#partitions.set(id, won);
     this.#partitionRecords.note(id, won);
-    this.#options.log?.(`claimed ${id} at leader epoch ${plan.next.leaderEpoch}`);
+    this.#log.info({ topic, partition, leaderEpoch: plan.next.leaderEpoch }, `claimed ${id} at leader epoch ${plan.next.leaderEpoch}`);
     await this.#adopt(topic, partition, partitions, plan, won);
   }
 
@@ -902,7 +905,7 @@ export class ClusterNode {
     void this.#options.writer.whenFailed().then(() => {
       if (this.#stopped || this.#stream !== stream || regressed('fenced-writer-stays-fenced')) return;
       this.#newEpochWanted = true;
-      void this.#exclusive(() => this.#startNewEpoch()).catch((error: unknown) => this.#options.log?.(`could not start a new writer epoch: ${String(error)}`));
+      void this.#exclusive(() => this.#startNewEpoch()).catch((error: unknown) => this.#log.error({ err: error }, `could not start a new writer epoch: ${String(error)}`));
     });
   }
 
@@ -921,7 +924,7 @@ export class ClusterNode {
       throw new FerryError('Storage', `could not start a new writer epoch (the next scan tries again): ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
     this.#newEpochWanted = false;
-    this.#options.log?.(`writer epoch ${before.epoch} of ${before.writerId} fenced; now writing epoch ${this.#stream.epoch}`);
+    this.#log.warn({ writerId: before.writerId, fencedEpoch: before.epoch, epoch: this.#stream.epoch }, `writer epoch ${before.epoch} of ${before.writerId} fenced; now writing epoch ${this.#stream.epoch}`);
     this.#watchWriter();
     await this.#renew();
     await this.#scan();
@@ -937,7 +940,7 @@ export class ClusterNode {
         this.#following.add(id);
         this.#incarnations.set(topic, record.topicId);
       } catch (error) {
-        this.#options.log?.(`could not follow ${id} yet: ${error instanceof Error ? error.message : String(error)}`);
+        this.#log.warn({ topic, partition, err: error }, `could not follow ${id} yet: ${error instanceof Error ? error.message : String(error)}`);
       }
     } else if (!mine && this.#following.has(id)) {
       await this.#unfollow(topic, partition);
@@ -982,7 +985,7 @@ export class ClusterNode {
       this.#adoptedEpochs.set(key(topic, partition), plan.next.leaderEpoch);
       this.#incarnations.set(topic, plan.next.topicId);
     } catch (error) {
-      this.#options.log?.(`could not adopt ${key(topic, partition)} yet: ${error instanceof Error ? error.message : String(error)}`);
+      this.#log.warn({ topic, partition, err: error }, `could not adopt ${key(topic, partition)} yet: ${error instanceof Error ? error.message : String(error)}`);
       return;
     }
     await this.#noteSettled(key(topic, partition), won, settled);
@@ -1003,14 +1006,14 @@ export class ClusterNode {
       this.#partitions.set(id, written);
       this.#partitionRecords.note(id, written);
     } catch (error) {
-      this.#options.log?.(`could not note ${id}'s settled streams (the next takeover reads them again): ${error instanceof Error ? error.message : String(error)}`);
+      this.#log.warn({ partitionKey: id, err: error }, `could not note ${id}'s settled streams (the next takeover reads them again): ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 
   async #release(topic: string, partition: number): Promise<void> {
     this.#served.delete(key(topic, partition));
     await this.#options.release(topic, partition);
-    this.#options.log?.(`released ${key(topic, partition)}: another broker leads it`);
+    this.#log.info({ topic, partition }, `released ${key(topic, partition)}: another broker leads it`);
   }
 
   #storageFailing(): boolean {
@@ -1063,13 +1066,13 @@ export class ClusterNode {
   #stepDown(record: BrokerRecord): void {
     if (this.#superseded) return;
     this.#superseded = true;
-    this.#options.log?.(`another process took over node id ${this.nodeId} (writing ${record.stream.writerId}/${record.stream.epoch}): leading nothing from now on`);
+    this.#log.error({ nodeId: this.nodeId, writerId: record.stream.writerId, epoch: record.stream.epoch }, `another process took over node id ${this.nodeId} (writing ${record.stream.writerId}/${record.stream.epoch}): leading nothing from now on`);
     void this.#exclusive(async () => {
       for (const id of [...this.#served]) {
         const at = id.lastIndexOf('/');
         await this.#release(id.slice(0, at), Number(id.slice(at + 1)));
       }
-    }).catch((error: unknown) => this.#options.log?.(`letting go after a takeover of node id ${this.nodeId} failed: ${String(error)}`));
+    }).catch((error: unknown) => this.#log.error({ err: error }, `letting go after a takeover of node id ${this.nodeId} failed: ${String(error)}`));
   }
 
   /**
@@ -1083,9 +1086,9 @@ export class ClusterNode {
     this.scan()
       .then(() => {
         this.#lease.confirm(lapse);
-        this.#options.log?.('lease renewed after a lapse: acknowledging again');
+        this.#log.info({}, 'lease renewed after a lapse: acknowledging again');
       })
-      .catch((error: unknown) => this.#options.log?.(`cluster scan after a lease lapse failed (not acknowledging yet): ${String(error)}`))
+      .catch((error: unknown) => this.#log.warn({ err: error }, `cluster scan after a lease lapse failed (not acknowledging yet): ${String(error)}`))
       .finally(() => (this.#confirming = false));
   }
 
@@ -1094,7 +1097,7 @@ export class ClusterNode {
       if (this.#stopped || this.#superseded) return; // a process another one took the node id from renews nothing again
       this.#renew()
         .then(() => this.#confirmLease())
-        .catch((error: unknown) => this.#options.log?.(`lease renewal failed${this.#lease.held() ? '' : ' (not acknowledging until it is renewed)'}: ${String(error)}`))
+        .catch((error: unknown) => this.#log.warn({ leaseHeld: this.#lease.held(), err: error }, `lease renewal failed${this.#lease.held() ? '' : ' (not acknowledging until it is renewed)'}: ${String(error)}`))
         .finally(() => this.#scheduleLease());
     }, true);
   }
@@ -1106,9 +1109,9 @@ export class ClusterNode {
       const startedMs = this.#options.clock.monotonicMs();
       // One record that cannot be read is that topic's alone (not seen alive), never every topic's.
       this.#sightingRecords
-        .refresh((name, error) => this.#options.log?.(`topic check: record of ${name} unreadable: ${String(error)}`))
+        .refresh((name, error) => this.#log.warn({ topic: name, err: error }, `topic check: record of ${name} unreadable: ${String(error)}`))
         .then((records) => this.#sightings.observe(startedMs, records))
-        .catch((error: unknown) => this.#options.log?.(`topic check failed: ${String(error)}`))
+        .catch((error: unknown) => this.#log.warn({ err: error }, `topic check failed: ${String(error)}`))
         .finally(() => this.#scheduleSightingCheck());
     }, true);
   }
@@ -1116,7 +1119,7 @@ export class ClusterNode {
   #scheduleScan(): void {
     this.#scanTimer = this.#options.clock.setTimer(this.#options.scanIntervalMs, () => {
       if (this.#stopped) return;
-      this.scan().catch((error: unknown) => this.#options.log?.(`cluster scan failed: ${String(error)}`)).finally(() => this.#scheduleScan());
+      this.scan().catch((error: unknown) => this.#log.warn({ err: error }, `cluster scan failed: ${String(error)}`)).finally(() => this.#scheduleScan());
     }, true);
   }
 }

@@ -1,4 +1,6 @@
 import { isFerryError } from '../errors.ts';
+import { componentLogger, type Logger, type LoggerOption } from '../observability/logger.ts';
+import { ProgressLines } from '../observability/progress.ts';
 import { isOsError } from '../util/os-error.ts';
 import type { Ferry } from '../engine/index.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
@@ -19,7 +21,7 @@ import type { Uuid } from '../util/uuid.ts';
 import { regressed } from '../util/regressions.ts';
 import { LeaderProgress } from './leader-progress.ts';
 import type { BrokerRecord, PartitionRecord, SettledPrefix } from './node.ts';
-import { type RebuildOutcome, rebuildFromTierAndChain } from './rebuild.ts';
+import { type RebuildOutcome, type RebuildVoice, rebuildFromTierAndChain } from './rebuild.ts';
 import { keepOnlyWhatTheChainProves } from './kept-log.ts';
 import { applyRecordedLogStart } from './recorded-log-start.ts';
 import { StreamTails, TAIL_RETRY } from './stream-tails.ts';
@@ -58,7 +60,7 @@ export interface PartitionHostOptions {
   readonly connector?: InterBrokerConnector;
   /** Jitters the retries of stream tails and rebuild reads; seeded by the node id by default (the simulation injects its own). */
   readonly random?: Random;
-  log?(message: string): void;
+  readonly log?: LoggerOption;
 }
 
 /**
@@ -68,6 +70,9 @@ export interface PartitionHostOptions {
  */
 export class PartitionHost {
   readonly #options: PartitionHostOptions;
+  readonly #log: Logger;
+  /** Rebuilds of many objects say how far they got, now and then. */
+  readonly #rebuildProgress: ProgressLines;
   readonly #tails: StreamTails;
   /** Followers' progress reports, each to its partition's current leader [R1]. */
   readonly #progress: LeaderProgress;
@@ -81,6 +86,8 @@ export class PartitionHost {
 
   constructor(options: PartitionHostOptions) {
     this.#options = options;
+    this.#log = componentLogger(options.log, 'cluster');
+    this.#rebuildProgress = new ProgressLines(this.#log, options.clock);
     this.#random = options.random ?? new SeededRandom(options.nodeId);
     this.#tails = new StreamTails({
       store: options.store,
@@ -91,7 +98,7 @@ export class PartitionHost {
       pollIntervalMaxMs: REPLICA_POLL_INTERVAL_MAX_MS,
       readChain: (topic, partition) => options.readChain(topic, partition),
       fellBehindFloor: (topic, partition) => void this.#followAgain(topic, partition),
-      ...(options.log === undefined ? {} : { report: (message: string) => options.log!(message) }),
+      report: componentLogger(options.log, 'follower'),
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     });
     this.#progress = new LeaderProgress({
@@ -129,7 +136,7 @@ export class PartitionHost {
     };
     await engine.adoptPartition(topic, topicId, partition, partitions, rebuild, 'leader', this.#options.replicationFactor(topic), plan.next.leaderEpoch, promoted); // [C5]
     const took = `sealed ${plan.seal.length} streams in ${Math.round(sealedMs - startMs)} ms, then ${describeRebuild(rebuilt)} in ${Math.round(clock.monotonicMs() - sealedMs)} ms`;
-    this.#options.log?.(`serving ${topic}-${partition} up to offset ${engine.offsetFor(topic, partition, -1).offset} (leader epoch ${plan.next.leaderEpoch}): ${took}`);
+    this.#log.info({ topic, partition, leaderEpoch: plan.next.leaderEpoch, streamsSealed: plan.seal.length, objectsRead: (rebuilt as RebuildOutcome | null)?.objectsRead ?? 0, bytesApplied: (rebuilt as RebuildOutcome | null)?.bytesApplied ?? 0 }, `serving ${topic}-${partition} up to offset ${engine.offsetFor(topic, partition, -1).offset} (leader epoch ${plan.next.leaderEpoch}): ${took}`);
     return (rebuilt as RebuildOutcome | null)?.settled ?? null;
   }
 
@@ -169,7 +176,7 @@ export class PartitionHost {
       this.#options.engine.followLogStart(topic, partition, logStartOffset);
     } catch (error) {
       if (!isFerryError(error, 'Storage') && !isOsError(error)) throw error;
-      this.#options.log?.(`${topic}-${partition}: the log start ${logStartOffset} is not taken up yet: ${error instanceof Error ? error.message : String(error)}`);
+      this.#log.warn({ topic, partition, logStartOffset, err: error }, `${topic}-${partition}: the log start ${logStartOffset} is not taken up yet: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 
@@ -221,11 +228,11 @@ export class PartitionHost {
         if (record === null || this.#followed.get(id) !== followed || this.#stopped) return;
         await this.#startFollowing(topic, partition, followed.partitions, record);
         if (this.#followed.get(id) !== followed || this.#stopped) await this.#letGo(topic, partition); // unfollowed while it rebuilt
-        this.#options.log?.(`following ${topic}-${partition} again from the tier's end: it fell behind the WAL floor`);
+        this.#log.info({ topic, partition }, `following ${topic}-${partition} again from the tier's end: it fell behind the WAL floor`);
         return;
       } catch (error) {
         const waitMs = backoffDelayMs(TAIL_RETRY, failures, this.#random);
-        this.#options.log?.(`could not follow ${topic}-${partition} again yet (retrying in ${Math.round(waitMs)} ms): ${error instanceof Error ? error.message : String(error)}`);
+        this.#log.warn({ topic, partition, err: error }, `could not follow ${topic}-${partition} again yet (retrying in ${Math.round(waitMs)} ms): ${error instanceof Error ? error.message : String(error)}`);
         await sleep(this.#options.clock, waitMs);
       }
     }
@@ -287,9 +294,13 @@ export class PartitionHost {
    * stream from its WAL floor; a GC that races it makes it start over from the newer end.
    */
   async #rebuild(log: PartitionLog, topic: string, partition: number, topicId: Uuid, reader: WalReader, chain: readonly StreamId[], kept = false, settled: SettledPrefix | null = null): Promise<RebuildOutcome> {
-    const say = (message: string) => this.#options.log?.(`${topic}-${partition}: ${message}`);
+    const fields = { topic, partition };
+    const key = `${topic}-${partition}`;
+    const say: RebuildVoice = Object.assign((message: string) => this.#log.info(fields, `${topic}-${partition}: ${message}`), {
+      progress: (read: number, listed: number) => this.#rebuildProgress.update(key, fields, read, listed, `rebuilding ${topic}-${partition}: ${read} of ${listed} WAL objects read`),
+    });
     const [keptStart, keptEnd] = [log.logStartOffset, log.logEndOffset];
-    const rebuilt = await rebuildFromTierAndChain(reader, log, chain, topicId, () => this.#tierStart(topic, partition, topicId), say, kept, settled);
+    const rebuilt = await rebuildFromTierAndChain(reader, log, chain, topicId, () => this.#tierStart(topic, partition, topicId), say, kept, settled).finally(() => this.#rebuildProgress.finish(key));
     if (!kept) return rebuilt;
     if (!rebuilt.kept) {
       say(`the promoted follower's log [${keptStart}, ${keptEnd}) did not reach the tier's end: rebuilt`);
@@ -313,10 +324,10 @@ export class PartitionHost {
       // first frame above the log's end and starts over (WalPrefixCollectedError), reading the tier again.
       const range = await this.#options.engine.tierRecordRange(topicId, partition);
       start = { offset: range.startOffset, epochs: [], producers: null, ...(range.tieredEnd > range.startOffset ? { mustReach: range.tieredEnd } : {}) };
-      this.#options.log?.(`rebuilding ${topic}-${partition} from its chain at offset ${start.offset}: the tier cannot be read (${error instanceof Error ? error.message : String(error)})`);
+      this.#log.warn({ topic, partition, fromOffset: start.offset, err: error }, `rebuilding ${topic}-${partition} from its chain at offset ${start.offset}: the tier cannot be read (${error instanceof Error ? error.message : String(error)})`);
     }
     if (start?.offset === 0 && start.mustReach === undefined) return null; // from 0 with nothing to reach: as before tiering
-    if (start !== null) this.#options.log?.(`rebuilding ${topic}-${partition} from the tier's end, offset ${start.offset}`);
+    if (start !== null) this.#log.info({ topic, partition, fromOffset: start.offset }, `rebuilding ${topic}-${partition} from the tier's end, offset ${start.offset}`);
     return start;
   }
 

@@ -1,3 +1,4 @@
+import { componentLogger, type Logger, type LoggerOption } from '../observability/logger.ts';
 import { clientAddressOf, type Listener, type NetSocket, type Network } from '../util/network.ts';
 
 /**
@@ -35,7 +36,7 @@ export interface PeerLinksOptions {
   /** Where this broker's own peer listener listens (port 0: any free port, published in its broker record). */
   readonly listenHost: string;
   readonly listenPort: number;
-  log?(message: string): void;
+  readonly log?: LoggerOption;
 }
 
 /** One peer process this broker watches: its address and what its connection showed so far. */
@@ -62,6 +63,7 @@ interface Watch {
  */
 export class PeerLinks {
   readonly #options: PeerLinksOptions;
+  readonly #log: Logger;
   readonly #watches = new Map<number, Watch>();
   #listener: Listener | null = null;
   #incarnation = '';
@@ -70,6 +72,7 @@ export class PeerLinks {
 
   constructor(options: PeerLinksOptions) {
     this.#options = options;
+    this.#log = componentLogger(options.log, 'cluster');
   }
 
   /**
@@ -193,7 +196,7 @@ export class PeerLinks {
     }
     // Another process listens where the record said: the watched one is gone if it ever greeted here.
     if (watch.greeted && incarnation !== null) this.#exit(watch, `incarnation ${incarnation} listens in its place`);
-    else this.#options.log?.(`peer link to broker ${watch.peer.nodeId}: unexpected greeting, left to the lease`);
+    else this.#log.warn({ peer: watch.peer.nodeId }, `peer link to broker ${watch.peer.nodeId}: unexpected greeting, left to the lease`);
     watch.socket = null;
     socket.terminate();
     return false;
@@ -214,7 +217,7 @@ export class PeerLinks {
   #exit(watch: Watch, why: string): void {
     if (watch.exited) return;
     watch.exited = true;
-    this.#options.log?.(`broker ${watch.peer.nodeId} (incarnation ${watch.peer.incarnation}) is gone: ${why}`);
+    this.#log.warn({ peer: watch.peer.nodeId, incarnation: watch.peer.incarnation, why }, `broker ${watch.peer.nodeId} (incarnation ${watch.peer.incarnation}) is gone: ${why}`);
     this.#exited(watch.peer.nodeId, watch.peer.incarnation);
   }
 }

@@ -53,7 +53,13 @@ export class WalPrefixCollectedError extends FerryError {
  * the prefix this rebuild found; a start that must reach the tiered end (TierStart.mustReach) and
  * does not is a collected chain, not a log to serve.
  */
-export async function rebuildFromTierAndChain(reader: WalReader, log: PartitionLog, chain: readonly StreamId[], topicId: Uuid, startOf: () => Promise<TierStart | null>, say?: (message: string) => void, keepLocal = false, settled: SettledPrefix | null = null): Promise<RebuildOutcome> {
+/** Where a rebuild says what happened (a restart after racing GC), and, when it has `progress`, how many of the objects listed it read so far. */
+export interface RebuildVoice {
+  (message: string): void;
+  progress?: (objectsRead: number, objectsListed: number) => void;
+}
+
+export async function rebuildFromTierAndChain(reader: WalReader, log: PartitionLog, chain: readonly StreamId[], topicId: Uuid, startOf: () => Promise<TierStart | null>, say?: RebuildVoice, keepLocal = false, settled: SettledPrefix | null = null): Promise<RebuildOutcome> {
   for (let restarts = 0; ; restarts++) {
     const start = await startOf();
     const fromOffset = start?.offset ?? 0;
@@ -71,7 +77,7 @@ export async function rebuildFromTierAndChain(reader: WalReader, log: PartitionL
     };
     try {
       // Frames below the log's end are not fetched, unless a kept log's end is what they are to prove [K3].
-      const read = await rebuildFromChain(reader, log, chain.slice(skipped), topicId, onFrame, kept ? () => 0 : () => log.logEndOffset);
+      const read = await rebuildFromChain(reader, log, chain.slice(skipped), topicId, onFrame, kept ? () => 0 : () => log.logEndOffset, say?.progress);
       const mustReach = start?.mustReach;
       if (mustReach !== undefined && log.logEndOffset < mustReach) {
         throw new WalPrefixCollectedError(`the chain holds offsets ${fromOffset}..${log.logEndOffset} of the ${fromOffset}..${mustReach} the tier covers (the tier cannot be read, and GC took the rest)`);
@@ -108,13 +114,14 @@ export interface RebuildOutcome {
  * also carries the frames of any earlier incarnation of the topic's name (DESIGN.md contract 10).
  * Objects are read up to REBUILD_READ_AHEAD ahead but applied strictly in sequence order.
  */
-export async function rebuildFromChain(reader: WalReader, log: PartitionLog, chain: readonly StreamId[], topicId: Uuid, onFrame?: (frame: ReadFrame, streamIndex: number) => void, fetchFrom: () => number = () => 0): Promise<{ objectsRead: number; bytesApplied: number }> {
+export async function rebuildFromChain(reader: WalReader, log: PartitionLog, chain: readonly StreamId[], topicId: Uuid, onFrame?: (frame: ReadFrame, streamIndex: number) => void, fetchFrom: () => number = () => 0, progress?: (objectsRead: number, objectsListed: number) => void): Promise<{ objectsRead: number; bytesApplied: number }> {
   let objectsRead = 0;
   let bytesApplied = 0;
   // Every stream of the chain is LISTed up front, REBUILD_LISTS_IN_FLIGHT at once: one after another,
   // a chain of many streams took a LIST's latency each before its first read. A stream's objects
   // only go from its floor up meanwhile (GC), which the reads below find out.
   const listings = await mapLimited(chain, REBUILD_LISTS_IN_FLIGHT, (stream) => listSequences(reader.store, reader.config.prefix, stream));
+  const objectsListed = listings.reduce((sum, listed) => sum + listed.size, 0);
   for (const [index, stream] of chain.entries()) {
     const listed = listings[index]!;
     const floor = floorOf(listed);
@@ -125,6 +132,7 @@ export async function rebuildFromChain(reader: WalReader, log: PartitionLog, cha
         if (read.kind === 'seal') break;
         if (read.kind === 'absent') throw await missingObject(reader, stream, sequence, listed.size > 0);
         objectsRead++;
+        progress?.(objectsRead, objectsListed);
         for (const frame of read.frames) {
           if (frame.entry.topicId !== topicId && !regressed('topic-incarnations-mixed')) continue;
           if (frame.entry.baseOffset > log.logEndOffset) {

@@ -1,3 +1,4 @@
+import { componentLogger, type Logger, type LoggerOption } from '../observability/logger.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
 import { applyFrame } from '../replica/apply.ts';
 import type { ObjectStore } from '../store/object-store.ts';
@@ -32,7 +33,7 @@ export interface StreamTailsOptions {
   readonly pollIntervalMaxMs: number;
   /** The partition's chain as its control record now has it. */
   readChain(topic: string, partition: number): Promise<readonly StreamId[]>;
-  report?(message: string): void;
+  readonly report?: LoggerOption;
   /** Where the tails count their failures (ferry_stream_tail_errors_total). */
   readonly metrics?: MetricsRegistry;
   /**
@@ -124,6 +125,7 @@ interface Tail {
  */
 export class StreamTails {
   readonly #options: StreamTailsOptions;
+  readonly #log: Logger;
   readonly #tails = new Map<string, Tail>();
   readonly #errors: { add(): void } | null;
   /** Stopped for good (the broker stopped): a follow still in flight when it stopped starts no tail. */
@@ -131,6 +133,7 @@ export class StreamTails {
 
   constructor(options: StreamTailsOptions) {
     this.#options = options;
+    this.#log = componentLogger(options.report, 'follower');
     this.#errors = options.metrics?.counter('ferry_stream_tail_errors_total', 'Failed steps of the follower stream tails (each retried with backoff)') ?? null;
   }
 
@@ -184,7 +187,7 @@ export class StreamTails {
       } catch (error) {
         this.#errors?.add();
         const waitMs = backoffDelayMs(TAIL_RETRY, tail.failures++, random);
-        this.#options.report?.(`tail of ${streamKey(tail.stream)} failed (${tail.failures} in a row), retrying in ${Math.round(waitMs)} ms: ${error instanceof Error ? error.message : String(error)}`);
+        this.#log.warn({ stream: streamKey(tail.stream), failures: tail.failures, err: error }, `tail of ${streamKey(tail.stream)} failed (${tail.failures} in a row), retrying in ${Math.round(waitMs)} ms: ${error instanceof Error ? error.message : String(error)}`);
         await sleep(clock, waitMs);
         continue;
       }
@@ -297,7 +300,7 @@ export class StreamTails {
       this.#retryLater(tail, { partition: member, fromSequence: null, retryAtMs: 0, failures: 0 }, new Error(message));
       return;
     }
-    this.#options.report?.(`${message}; following it again from the tier's end`);
+    this.#log.warn({ topic: member.topic, partition: member.partition, stream: streamKey(tail.stream) }, `${message}; following it again from the tier's end`);
     if (tail.members.size === 0 && tail.joining.length === 0) this.#stop(tail);
     fellBehindFloor(member.topic, member.partition);
   }
@@ -365,7 +368,7 @@ export class StreamTails {
     joining.retryAtMs = this.#options.clock.monotonicMs() + waitMs;
     tail.joining.push(joining);
     const { topic, partition } = joining.partition;
-    this.#options.report?.(`${topic}-${partition} failed on the tail of ${streamKey(tail.stream)} (${joining.failures} in a row), retrying it alone in ${Math.round(waitMs)} ms: ${error instanceof Error ? error.message : String(error)}`);
+    this.#log.warn({ topic, partition, stream: streamKey(tail.stream), failures: joining.failures, err: error }, `${topic}-${partition} failed on the tail of ${streamKey(tail.stream)} (${joining.failures} in a row), retrying it alone in ${Math.round(waitMs)} ms: ${error instanceof Error ? error.message : String(error)}`);
   }
 
   /** The stream is sealed: each member moves to the next stream of its chain once one is recorded. */

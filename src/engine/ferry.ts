@@ -16,6 +16,9 @@ import { applyConfigAlteration, type ConfigAlteration } from '../log/topic-confi
 import { describeTopicConfigs, type TopicConfigEntry } from '../log/topic-config-describe.ts';
 import type { ActiveProducer } from '../log/producer-state.ts';
 import { StorageHealth } from '../log/storage-health.ts';
+import { type Logger, type LoggerOption, loggerOf } from '../observability/logger.ts';
+import { defaultLogger } from '../observability/record-logger.ts';
+import { logRecovery } from './recovery-log.ts';
 import { registerEngineGauges } from './engine-gauges.ts';
 import { probeStorage } from '../log/storage-probe.ts';
 import { type Clock, systemClock, type Timer } from '../util/clock.ts';
@@ -117,7 +120,13 @@ export interface FerryOptions {
   readonly managedPartitions?: boolean;
   /** Where the engine's metrics go (WAL upload and durability latency, follower lag, ...). */
   readonly metrics?: MetricsRegistry;
-  /** Where the engine says what an operator should know (a disk that fails and recovers). */
+  /**
+   * Where the engine says what an operator should know (a disk that fails and recovers, a
+   * recovery that cut a torn tail, a store outage, tiering): a Logger (pino's works as is) or a
+   * function given each message. Default: warn and above as JSON lines on stderr.
+   */
+  readonly logger?: LoggerOption;
+  /** @deprecated The old name of `logger`, taking a function given each message. */
   readonly report?: (message: string) => void;
 }
 
@@ -289,6 +298,8 @@ export class Ferry {
    * new incarnation's may equal the old one's. One small entry per topic name seen.
    */
   readonly #clusterConfigs = new Map<string, TopicConfigs>();
+  /** Where lines go: each component binds its own name (engine, storage, wal, tier, follower). */
+  readonly #logger: Logger;
   /** Managed mode: the replication factor each led partition was adopted with (min.insync.replicas is capped by it). */
   readonly #replicationFactors = new Map<string, number>();
   #closed = false;
@@ -299,13 +310,14 @@ export class Ferry {
     this.directory = options.directory;
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
+    this.#logger = loggerOf(options.logger ?? options.report, defaultLogger(this.#clock));
     this.#unlock = unlock;
     this.#disk = options.disk ?? systemDisk;
     this.#registry = registry;
-    this.#storage = new StorageHealth(options.metrics, options.report);
+    this.#storage = new StorageHealth(options.metrics, this.#logger);
     this.#replicaLinks = new ReplicaLinks(this.#asLeaderPartitions());
     this.#linkedReplica = this.#asLinkedReplica();
-    const walDeps = { clock: this.#clock, disk: this.#disk, metrics: options.metrics, report: options.report, durable: () => this.#replicaLinks.notifyDurable() };
+    const walDeps = { clock: this.#clock, disk: this.#disk, metrics: options.metrics, report: this.#logger, durable: () => this.#replicaLinks.notifyDurable() };
     this.#walLifecycle = options.wal === undefined ? null : new WalWriterLifecycle(this.directory, options.wal, epochFloor, walDeps);
     this.#tierRecords = options.tier === undefined ? null : new TierRecords(options.tier.control);
     this.#tierer = options.tier === undefined ? null : this.#newTierer(options.tier, this.#tierRecords!);
@@ -327,7 +339,7 @@ export class Ferry {
       progress: () => `${this.#wal?.config.stream.epoch ?? -1}:${this.#wal?.durableSequence ?? -1}:${this.#tierer?.recordChanges ?? 0}:${this.#deletedTopicIds.size}`,
       clock: this.#clock,
       random: this.#options.random ?? systemRandom,
-      ...definedOnly({ intervalMs: this.#options.walGcIntervalMs, log: this.#options.report, metrics: this.#options.metrics }),
+      ...definedOnly({ intervalMs: this.#options.walGcIntervalMs, log: this.#logger, metrics: this.#options.metrics }),
     });
   }
 
@@ -381,7 +393,7 @@ export class Ferry {
       clock: this.#clock,
       random: this.#options.random ?? systemRandom,
       partitions: () => this.#tierSources(),
-      ...definedOnly({ intervalMs: tier.intervalMs, log: this.#options.report, metrics: this.#options.metrics, liveTopicIds: tier.liveTopicIds ?? this.#registryTopicIds(), tailMaxMs: tier.tailMaxMs, tailMaxBytes: tier.tailMaxBytes }),
+      ...definedOnly({ intervalMs: tier.intervalMs, log: this.#logger, metrics: this.#options.metrics, liveTopicIds: tier.liveTopicIds ?? this.#registryTopicIds(), tailMaxMs: tier.tailMaxMs, tailMaxBytes: tier.tailMaxBytes }),
     });
   }
 
@@ -525,6 +537,7 @@ export class Ferry {
     if (!keepLocalLog) this.#disk.rmSync(directory, { recursive: true, force: true }); // the chain is the truth; stale local data is not
     preparePartitionDirectory(directory, topicId, this.#disk); // another incarnation's directory is removed here, kept or not
     const log = PartitionLog.open(directory, { config: this.#topicLogConfig(topic), clock: this.#clock, storage: this.#storage, disk: this.#disk });
+    logRecovery(this.#logger, topic, index, log);
     try {
       await rebuild(log);
     } catch (error) {
@@ -755,7 +768,7 @@ export class Ferry {
         parsed[config] = parseTopicConfig(config, value);
       } catch (error) {
         if (!isFerryError(error, 'InvalidConfig')) throw error;
-        this.#options.report?.(`topic ${name}: its config ${config}=${value} is not applied here: ${error.message}`);
+        this.#logger.warn({ component: 'engine', topic: name, config, value }, `topic ${name}: its config ${config}=${value} is not applied here: ${error.message}`);
       }
     }
     const registered = this.#registry.get(name);
@@ -1277,7 +1290,7 @@ export class Ferry {
   async #rebuildLostTails(options: WalOptions): Promise<void> {
     const { prefix, stream } = this.#wal!.config;
     const tierStartOf = (topicId: TopicId, partition: number) => this.tierStartOf(topicId, partition);
-    const deps = { store: options.store, prefix, stream, clock: this.#clock, random: this.#options.random ?? systemRandom, report: this.#options.report, tierStartOf };
+    const deps = { store: options.store, prefix, stream, clock: this.#clock, random: this.#options.random ?? systemRandom, report: this.#logger, tierStartOf };
     await rebuildLostTails(this.#lostTails.splice(0), deps, ({ topic, index, log, durableEnd }) => {
       this.#partitions.get(topic.name)![index] = this.#leaderOrFollower(topic, index, log, durableEnd);
     });
@@ -1291,6 +1304,7 @@ export class Ferry {
       const directory = join(this.directory, `${topic.name}-${index}`);
       preparePartitionDirectory(directory, topic.id, this.#disk);
       const log = PartitionLog.open(directory, { config, clock: this.#clock, storage: this.#storage, disk: this.#disk });
+      logRecovery(this.#logger, topic.name, index, log);
       const durableEnd = this.#wal === null ? log.logEndOffset : (shipped?.get(partitionKey(topic.id, index)) ?? 0);
       if (durableEnd > log.logEndOffset) this.#lostTails.push({ topic, index, log, durableEnd }); // its place stays empty until #rebuildLostTails
       else partitions[index] = this.#leaderOrFollower(topic, index, log, durableEnd);

@@ -1,5 +1,6 @@
 import { rebuildFromChain, rebuildFromTierAndChain, WalPrefixCollectedError } from '../cluster/rebuild.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
+import { componentLogger, type LoggerOption } from '../observability/logger.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import type { TierStart } from '../tier/tier-start.ts';
 import type { Clock } from '../util/clock.ts';
@@ -25,7 +26,7 @@ export interface LostTailRebuildDeps {
   readonly clock: Clock;
   /** The readers' retry jitter (the engine's injected source). */
   readonly random: Random;
-  readonly report?: ((message: string) => void) | undefined;
+  readonly report?: LoggerOption | undefined;
   /** Where the partition's tier ends [K2]: a lost range WAL GC collected restarts the log there. Absent without a tier. */
   readonly tierStartOf?: ((topicId: TopicId, partition: number) => Promise<TierStart | null>) | undefined;
 }
@@ -52,12 +53,14 @@ export async function rebuildLostTails(lost: readonly LostTail[], deps: LostTail
 
 async function rebuildEach(lost: readonly LostTail[], deps: LostTailRebuildDeps, serve: (tail: LostTail) => void): Promise<void> {
   const { store, prefix, stream } = deps;
+  const logger = componentLogger(deps.report, 'wal');
   const chain = (await listEpochs(store, prefix, stream.writerId)).filter((epoch) => epoch < stream.epoch).map((epoch) => ({ writerId: stream.writerId, epoch }));
   for (const tail of lost) {
     const { topic, index, log, durableEnd } = tail;
     const wanted = (_name: string, partition: number, topicId: TopicId) => topicId === topic.id && partition === index;
     const reader = new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: wanted }, { clock: deps.clock, random: deps.random });
     const endBefore = log.logEndOffset;
+    const fields = { topic: topic.name, partition: index, endBefore, durableEnd };
     try {
       await rebuildFromChain(reader, log, chain, topic.id);
       // A chain whose every object holding the lost frames was collected shows no frame above the
@@ -67,10 +70,10 @@ async function rebuildEach(lost: readonly LostTail[], deps: LostTailRebuildDeps,
     } catch (error) {
       const tierStartOf = deps.tierStartOf;
       if (!(error instanceof WalPrefixCollectedError) || tierStartOf === undefined) throw error;
-      deps.report?.(`${topic.name}-${index}: the local log lost offsets from ${endBefore} that WAL GC collected (${error.message}): it starts over at the tier's end`);
-      await rebuildFromTierAndChain(reader, log, chain, topic.id, () => tierStartOf(topic.id, index), deps.report);
+      logger.warn({ ...fields, err: error }, `${topic.name}-${index}: the local log lost offsets from ${endBefore} that WAL GC collected (${error.message}): it starts over at the tier's end`);
+      await rebuildFromTierAndChain(reader, log, chain, topic.id, () => tierStartOf(topic.id, index), (message) => logger.warn(fields, message));
     }
-    deps.report?.(`${topic.name}-${index}: the local log ended at ${endBefore}, below the ${durableEnd} its WAL holds (a power loss): rebuilt up to ${log.logEndOffset} from the WAL`);
+    logger.warn({ ...fields, logEndOffset: log.logEndOffset }, `${topic.name}-${index}: the local log ended at ${endBefore}, below the ${durableEnd} its WAL holds (a power loss): rebuilt up to ${log.logEndOffset} from the WAL`);
     serve(tail);
   }
 }

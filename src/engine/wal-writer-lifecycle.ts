@@ -1,4 +1,5 @@
 import type { MetricsRegistry } from '../metrics/index.ts';
+import { componentLogger, type Logger, type LoggerOption } from '../observability/logger.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import type { Clock, Timer } from '../util/clock.ts';
 import type { Disk } from '../util/disk.ts';
@@ -31,8 +32,8 @@ export interface WalWriterLifecycleDeps {
   readonly clock: Clock;
   readonly disk: Disk;
   readonly metrics?: MetricsRegistry | undefined;
-  /** Where an operator hears that uploads fail and recover. */
-  readonly report?: ((message: string) => void) | undefined;
+  /** Where an operator hears that uploads fail and recover, that earlier epochs were sealed, that this writer was fenced. */
+  readonly report?: LoggerOption | undefined;
   /** Each partition of each object that became durable (the engine hints its in-process replicas). */
   readonly durable: () => void;
 }
@@ -53,11 +54,13 @@ export class WalWriterLifecycle {
   #writer: WalWriter;
   /** Stops the queue gauges reading this lifecycle's writer (at close). */
   readonly #stopGauges: () => void;
+  readonly #log: Logger;
 
   constructor(directory: string, options: WalOptions, epochFloor: number, deps: WalWriterLifecycleDeps) {
     this.#directory = directory;
     this.#options = options;
     this.#deps = deps;
+    this.#log = componentLogger(deps.report, 'wal');
     this.#epochFloor = epochFloor;
     this.#writer = this.#create();
     this.#stopGauges = deps.metrics === undefined ? () => {} : registerWalQueueGauges(deps.metrics, () => this.#writer.stats());
@@ -71,6 +74,8 @@ export class WalWriterLifecycle {
   async sealEarlierEpochs(storedEpochs: readonly number[]): Promise<void> {
     const { prefix, stream } = this.#writer.config;
     await sealEarlierEpochs(this.#options.store, prefix, stream.writerId, stream.epoch, this.#deps.clock.nowMs(), storedEpochs);
+    const sealed = storedEpochs.filter((epoch) => epoch < stream.epoch);
+    if (sealed.length > 0) this.#log.info({ writerId: stream.writerId, epoch: stream.epoch, sealedEpochs: sealed }, `sealed the earlier WAL epochs ${sealed.join(', ')} of ${stream.writerId}; writing epoch ${stream.epoch}`);
   }
 
   /**
@@ -80,6 +85,7 @@ export class WalWriterLifecycle {
   async retire(reason: string): Promise<void> {
     const old = this.#writer;
     old.fence(reason);
+    this.#log.warn({ writerId: old.config.stream.writerId, epoch: old.config.stream.epoch, reason }, `WAL writer ${old.config.stream.writerId} epoch ${old.config.stream.epoch} fenced: ${reason}`);
     // Past anything in the store too: another process under this writer id (a replacement started
     // while this one was paused) may have written epochs this directory never heard of.
     this.#epochFloor = Math.max(old.config.stream.epoch + 1, await storedEpochFloor(this.#options).catch(() => 0));
@@ -121,12 +127,12 @@ export class WalWriterLifecycle {
       produceToDurableMs: (ms) => observer.produceToDurableMs?.(ms),
       uploadRetry: (key, attempt, error) => {
         observer.uploadRetry?.(key, attempt, error);
-        if (!this.#outage) this.#deps.report?.(`WAL uploads failing, retrying until they succeed (acks=all waits): ${error.message}`);
+        if (!this.#outage) this.#log.error({ key, attempt, err: error }, `WAL uploads failing, retrying until they succeed (acks=all waits): ${error.message}`);
         this.#outage = true;
       },
       uploadRecovered: () => {
         observer.uploadRecovered?.();
-        if (this.#outage) this.#deps.report?.('WAL uploads succeed again');
+        if (this.#outage) this.#log.info({}, 'WAL uploads succeed again');
         this.#outage = false;
       },
       durable: (key, endOffset) => {

@@ -9,6 +9,8 @@ import type { Clock, Timer } from '../util/clock.ts';
 import type { Random } from '../util/random.ts';
 import { randomUuid, type Uuid } from '../util/uuid.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
+import { componentLogger, type Logger, type LoggerOption } from '../observability/logger.ts';
+import { ProgressLines } from '../observability/progress.ts';
 import { loadXxh64Stream } from '../wal/bytes.ts';
 import { tieredSegmentKey } from './keys.ts';
 import { decodeTieredSegment, parseFooter, TIERED_TAIL_BYTES, TieredSegmentBuilder, type TieredSegmentSummary } from './segment-object.ts';
@@ -96,7 +98,7 @@ export interface TiererOptions {
    */
   readonly liveTopicIds?: LiveTopicIds;
   readonly metrics?: MetricsRegistry;
-  log?(message: string): void;
+  readonly log?: LoggerOption;
 }
 
 /** What this broker knows of one partition's tier record: taken in `leaderEpoch`, as last written here. */
@@ -113,6 +115,9 @@ interface Held {
  */
 export class Tierer {
   readonly #options: TiererOptions;
+  readonly #log: Logger;
+  /** A partition whose tier is more than one range behind says how far the backlog got, now and then. */
+  readonly #progress: ProgressLines;
   readonly #held = new Map<string, Held>();
   readonly #uploading = new Set<string>();
   /** Partitions whose last step failed: their failures are said once, and their recovery. */
@@ -136,6 +141,8 @@ export class Tierer {
 
   constructor(options: TiererOptions) {
     this.#options = options;
+    this.#log = componentLogger(options.log, 'tier');
+    this.#progress = new ProgressLines(this.#log, options.clock);
     this.#sweeper = new OrphanSweeper({ store: options.store, prefix: options.prefix, clock: options.clock, ...(options.orphanDelayMs === undefined ? {} : { delayMs: options.orphanDelayMs }) });
     const { store, prefix, records, clock, liveTopicIds } = options;
     this.#retiredSweeper = liveTopicIds === undefined ? null : new RetiredIncarnationSweeper({ store, prefix, records, clock, liveTopicIds, delayMs: options.orphanDelayMs ?? TIER_ORPHAN_DELAY_MS });
@@ -200,11 +207,11 @@ export class Tierer {
     this.#retiredSweptMs = nowMs;
     try {
       const deleted = await this.#retiredSweeper.sweep();
-      if (deleted > 0) this.#options.log?.(`deleted ${deleted} tiered objects of deleted topics`);
-      if (this.#retiredFailing) this.#options.log?.('the sweep of deleted topics\' tiered objects works again');
+      if (deleted > 0) this.#log.info({ deleted }, `deleted ${deleted} tiered objects of deleted topics`);
+      if (this.#retiredFailing) this.#log.info({}, 'the sweep of deleted topics\' tiered objects works again');
       this.#retiredFailing = false;
     } catch (error) {
-      if (!this.#retiredFailing) this.#options.log?.(`the sweep of deleted topics' tiered objects failed (retried every sweep interval; said once): ${error instanceof Error ? error.message : String(error)}`);
+      if (!this.#retiredFailing) this.#log.error({ err: error }, `the sweep of deleted topics' tiered objects failed (retried every sweep interval; said once): ${error instanceof Error ? error.message : String(error)}`);
       this.#retiredFailing = true;
       this.#options.metrics?.counter('ferry_tier_failures_total', 'Tiering steps that failed (retried at the next round)').add();
     }
@@ -247,7 +254,7 @@ export class Tierer {
       });
       await step('merging', () => this.#mergeWhenDue(source, held)); // every round: at a piece a round, merges must keep up
       await step('the orphan sweep', () => this.#sweepWhenDue(source, key));
-      if (!failed && this.#failing.delete(key)) this.#options.log?.(`tiering ${source.topic}-${source.partition} works again`);
+      if (!failed && this.#failing.delete(key)) this.#log.info({ topic: source.topic, partition: source.partition }, `tiering ${source.topic}-${source.partition} works again`);
       return tiered === true;
     } finally {
       this.#uploading.delete(key);
@@ -262,7 +269,7 @@ export class Tierer {
       // The record is read again next round, whatever failed: a write whose answer was lost may have
       // landed (the cached record would be behind it for good), and a deposed leader finds out [T1].
       this.#held.delete(key);
-      if (!this.#failing.has(key)) this.#options.log?.(`${what} of ${source.topic}-${source.partition} failed (retried every round; said once): ${error instanceof Error ? error.message : String(error)}`);
+      if (!this.#failing.has(key)) this.#log.error({ topic: source.topic, partition: source.partition, step: what, err: error }, `${what} of ${source.topic}-${source.partition} failed (retried every round; said once): ${error instanceof Error ? error.message : String(error)}`);
       this.#failing.add(key);
       this.#options.metrics?.counter('ferry_tier_failures_total', 'Tiering steps that failed (retried at the next round)').add();
       return null;
@@ -312,7 +319,21 @@ export class Tierer {
     const summary = await this.#upload(source, range, uploadId, epochs, localBatches(source, range));
     held.record = await records.commit(source.topicId, source.partition, source.leaderEpoch, uploadId, { bytes: summary.bytes, maxTimestamp: summary.maxTimestamp, epochs, sections: summary.sections });
     this.#recordChanges++;
-    this.#options.log?.(`tiered ${source.topic}-${source.partition} offsets ${range.baseOffset}..${range.endOffset} (${summary.bytes} bytes)`);
+    this.#log.debug({ topic: source.topic, partition: source.partition, baseOffset: range.baseOffset, endOffset: range.endOffset, bytes: summary.bytes }, `tiered ${source.topic}-${source.partition} offsets ${range.baseOffset}..${range.endOffset} (${summary.bytes} bytes)`);
+    this.#sayBacklog(source, range.endOffset);
+  }
+
+  /** Progress of a tier backlog (a partition more than one range behind its committed end): rate-limited lines; its end is said once. */
+  #sayBacklog(source: TierSource, tieredTo: number): void {
+    const key = heldKey(source.topicId, source.partition);
+    const fields = { topic: source.topic, partition: source.partition };
+    // More than a tail left above what was just tiered: another range is due at once, a backlog.
+    if (source.log.bytesFrom(tieredTo) <= (this.#options.tailMaxBytes ?? TIER_TAIL_MAX_BYTES)) {
+      if (this.#progress.finish(key)) this.#log.info({ ...fields, tieredEnd: tieredTo }, `tiering ${source.topic}-${source.partition} caught up at offset ${tieredTo}`);
+      return;
+    }
+    const target = Math.min(source.highWatermark, source.log.logEndOffset);
+    this.#progress.update(key, fields, tieredTo, target, `tiering ${source.topic}-${source.partition}: offset ${tieredTo} of ${target}`);
   }
 
   /** [T8] The merge due (dueMerge) becomes one tiered segment in place of its pieces: announce, upload, read back, commit. */
@@ -328,7 +349,7 @@ export class Tierer {
     const batches = range.fromTier ? this.#tieredBatches(source, pieces) : localBatches(source, span);
     const summary = await this.#upload(source, span, uploadId, epochs, batches);
     held.record = await records.commitMerge(source.topicId, source.partition, source.leaderEpoch, uploadId, { bytes: summary.bytes, maxTimestamp: summary.maxTimestamp, epochs, sections: summary.sections });
-    this.#options.log?.(`merged ${pieces.length} tiered segments of ${source.topic}-${source.partition} into one${range.fromTier ? ', read back from the tier' : ''}, offsets ${span.baseOffset}..${span.endOffset} (${summary.bytes} bytes)`);
+    this.#log.debug({ topic: source.topic, partition: source.partition, pieces: pieces.length, baseOffset: span.baseOffset, endOffset: span.endOffset, bytes: summary.bytes }, `merged ${pieces.length} tiered segments of ${source.topic}-${source.partition} into one${range.fromTier ? ', read back from the tier' : ''}, offsets ${span.baseOffset}..${span.endOffset} (${summary.bytes} bytes)`);
   }
 
   /** [T8] The batches of tiered pieces, each object read whole and verified, and the producer state at the last one's end. */
@@ -359,7 +380,7 @@ export class Tierer {
     if (start <= held.record.startOffset) return;
     held.record = await this.#options.records.expireBefore(source.topicId, source.partition, source.leaderEpoch, start);
     this.#recordChanges++;
-    this.#options.log?.(`retention: ${source.topic}-${source.partition} starts at offset ${start} now`);
+    this.#log.info({ topic: source.topic, partition: source.partition, startOffset: start }, `retention: ${source.topic}-${source.partition} starts at offset ${start} now`);
   }
 
   /** [T6] Every TIER_SWEEP_INTERVAL_MS per partition. */
@@ -369,7 +390,7 @@ export class Tierer {
     if (last !== undefined && nowMs - last < (this.#options.sweepIntervalMs ?? TIER_SWEEP_INTERVAL_MS)) return;
     this.#sweptMs.set(key, nowMs);
     const deleted = await this.#sweeper.sweep(this.#options.records, source.topicId, source.partition);
-    if (deleted > 0) this.#options.log?.(`deleted ${deleted} orphaned tiered objects of ${source.topic}-${source.partition}`);
+    if (deleted > 0) this.#log.info({ topic: source.topic, partition: source.partition, deleted }, `deleted ${deleted} orphaned tiered objects of ${source.topic}-${source.partition}`);
   }
 
   /** [T4] Streams the range's batches into the object (put-if-absent), then reads its footer back [T5]. */

@@ -1,4 +1,5 @@
 import type { MetricsRegistry } from '../../metrics/index.ts';
+import { componentLogger, type Logger, type LoggerOption } from '../../observability/logger.ts';
 import { isStoreError } from '../../store/errors.ts';
 import type { ObjectStore } from '../../store/object-store.ts';
 import { assert } from '../../util/assert.ts';
@@ -58,7 +59,7 @@ export interface WalCollectorOptions {
   readonly orphanDelayMs?: number;
   readonly indexCacheObjects?: number;
   readonly metrics?: MetricsRegistry;
-  log?(message: string): void;
+  readonly log?: LoggerOption;
 }
 
 /** What one pass over a stream did. */
@@ -90,6 +91,7 @@ interface WriterPass {
  */
 export class WalCollector {
   readonly #options: WalCollectorOptions;
+  readonly #log: Logger;
   readonly #reader: WalReader;
   readonly #indexes: IndexCache;
   readonly #aboveSeal: AboveSealClock;
@@ -107,6 +109,7 @@ export class WalCollector {
 
   constructor(options: WalCollectorOptions) {
     this.#options = options;
+    this.#log = componentLogger(options.log, 'wal-gc');
     this.#reader = new WalReader(options.store, { ...DEFAULT_WAL_READER_CONFIG, prefix: options.prefix, wants: () => false }, { clock: options.clock, random: options.random });
     this.#indexes = new IndexCache(options.indexCacheObjects);
     this.#aboveSeal = new AboveSealClock(options.orphanDelayMs);
@@ -325,11 +328,11 @@ export class WalCollector {
   async #attempt<T>(what: string, key: string, run: () => Promise<T>): Promise<T | null> {
     try {
       const outcome = await run();
-      if (this.#failing.delete(key)) this.#options.log?.(`WAL garbage collection: ${what} works again`);
+      if (this.#failing.delete(key)) this.#log.info({ step: what }, `WAL garbage collection: ${what} works again`);
       return outcome;
     } catch (error) {
       if (this.#stopped) return null; // the engine is closing: its store may be closed under the pass
-      if (!this.#failing.has(key)) this.#options.log?.(`WAL garbage collection: ${what} failed (retried every pass; said once): ${error instanceof Error ? error.message : String(error)}`);
+      if (!this.#failing.has(key)) this.#log.error({ step: what, err: error }, `WAL garbage collection: ${what} failed (retried every pass; said once): ${error instanceof Error ? error.message : String(error)}`);
       this.#failing.add(key);
       this.#metrics?.failures.add();
       return null;
