@@ -16,7 +16,9 @@ export type StoreErrorKind =
 
 const RETRIABLE: ReadonlySet<StoreErrorKind> = new Set(['Throttled', 'Timeout', 'Unavailable', 'Conflict']);
 
+/** A failed object-store request, of a kind every backend maps its own failures to. */
 export class StoreError extends Error {
+  /** What went wrong (see StoreErrorKind). */
   readonly kind: StoreErrorKind;
   /** The key the request was about, when there is one. */
   readonly key: string | undefined;
@@ -28,11 +30,13 @@ export class StoreError extends Error {
     this.name = `StoreError(${kind})`;
   }
 
+  /** Whether the same request may succeed later (Throttled, Timeout, Unavailable, Conflict). */
   get retriable(): boolean {
     return RETRIABLE.has(this.kind);
   }
 }
 
+/** Whether `error` is a StoreError, of `kind` when given. */
 export function isStoreError(error: unknown, kind?: StoreErrorKind): error is StoreError {
   return error instanceof StoreError && (kind === undefined || error.kind === kind);
 }

@@ -13,13 +13,17 @@ import { REQUEST_CLASSES, type RequestClass } from './stats.ts';
  * - A slow request takes `slowFactor` times its drawn latency and then succeeds.
  */
 export interface FaultPlan {
+  /** How often a request fails with Throttled (S3's 503 SlowDown) before taking effect. */
   readonly throttledRate?: OperationRates;
+  /** How often a request fails with Unavailable (a 500, a broken connection) before taking effect. */
   readonly unavailableRate?: OperationRates;
+  /** How often a request times out: a write takes effect first. */
   readonly timeoutRate?: OperationRates;
   /** How long a timed-out request keeps its caller waiting; default its drawn latency. */
   readonly timeoutMs?: number;
-  /** Probability that a request is slow, and how many times slower it is (default 10). */
+  /** Probability that a request is slow. */
   readonly slowRate?: number;
+  /** How many times its drawn latency a slow request takes (default 10). */
   readonly slowFactor?: number;
 }
 
@@ -28,7 +32,9 @@ export type OperationRates = number | Partial<Record<RequestClass, number>>;
 
 /** A fault aimed at the next matching request(s), for tests that need one exact failure. */
 export interface FaultInjection {
+  /** The request class it hits. */
   readonly operation: RequestClass;
+  /** The error it fails with. */
   readonly kind: StoreErrorKind;
   /** The request takes effect and then fails (a write that "timed out" but landed). Default false. */
   readonly afterEffect?: boolean;

@@ -16,6 +16,7 @@ import { StatsRecorder, type RequestClass, type StoreStats } from './stats.ts';
 import { checkKey, checkListOptions, checkPartBody, checkPartList, checkPartNumber, checkPutOptions, checkRangeShape, invalidArgument, resolveRange, showKey } from './validate.ts';
 import { mapLimited } from '../util/map-limited.ts';
 
+/** How a FileStore writes: multipart rules, fsync, lock waits. */
 export interface FileStoreOptions {
   /** The smallest non-last multipart part; default S3's 5 MiB. */
   readonly multipartPartBytesMin?: number;
@@ -56,6 +57,7 @@ const LIST_HEADER_CONCURRENCY = 16;
  */
 export class FileStore implements ObjectStore {
   readonly kind = 'file';
+  /** The directory the objects live under. */
   readonly root: string;
   readonly #objects: string;
   readonly #temp: string;

@@ -13,11 +13,15 @@ import type { RequestClass } from './stats.ts';
  * measurements from bench/ when a run on AWS exists.
  */
 export interface Percentiles {
+  /** The median. */
   readonly p50Ms: number;
+  /** The 99th percentile. */
   readonly p99Ms: number;
 }
 
+/** A store's latencies: time to first byte of writes and of reads, and the transfer rate. */
 export interface LatencyProfile {
+  /** Its name in logs and benchmark tables. */
   readonly name: string;
   /** Time to first byte of requests that write: put, parts, multipart create/complete/abort, delete. */
   readonly write: Percentiles;
@@ -51,8 +55,10 @@ export const ZERO_LATENCY: LatencyProfile = {
   bytesPerMs: Number.POSITIVE_INFINITY,
 };
 
+/** The names of the built-in profiles. */
 export type LatencyProfileName = 'zero' | 's3-express' | 's3-standard';
 
+/** The built-in profiles by name. */
 export const LATENCY_PROFILES: Readonly<Record<LatencyProfileName, LatencyProfile>> = {
   zero: ZERO_LATENCY,
   's3-express': S3_EXPRESS_LATENCY,
@@ -98,6 +104,7 @@ class LognormalSampler {
 
 /** Draws request latencies for one profile from one seeded random source. */
 export class LatencyModel {
+  /** The profile it draws from. */
   readonly profile: LatencyProfile;
   readonly #random: Random;
   readonly #write: LognormalSampler;
@@ -113,6 +120,7 @@ export class LatencyModel {
     this.#read = new LognormalSampler(profile.read);
   }
 
+  /** Whether every request takes no time (the `zero` profile): no timers at all. */
   get isZero(): boolean {
     return isZeroProfile(this.profile);
   }

@@ -10,6 +10,7 @@ import { DELETE_BATCH_KEYS_MAX, MULTIPART_PART_BYTES_MIN, type DeleteManyResult,
 import { StatsRecorder, type RequestClass, type StoreStats } from './stats.ts';
 import { checkKey, checkKeys, checkListOptions, checkPartBody, checkPartList, checkPartNumber, checkPartSizes, checkPutOptions, checkRangeShape, invalidArgument, resolveRange, showKey } from './validate.ts';
 
+/** How a MemoryStore behaves: its latency profile, faults, seed and clock. */
 export interface MemoryStoreOptions {
   /** A named profile or a custom one; default 'zero'. */
   readonly latency?: LatencyProfileName | LatencyProfile;
@@ -17,6 +18,7 @@ export interface MemoryStoreOptions {
   readonly seed?: number;
   /** Latencies wait on this clock's timers, so a ManualClock drives a simulation. */
   readonly clock?: Clock;
+  /** Random failures of requests (none by default); `inject` adds exact ones. */
   readonly faults?: FaultPlan;
   /** The smallest non-last multipart part; default S3's 5 MiB (tests of small uploads lower it). */
   readonly multipartPartBytesMin?: number;
@@ -38,11 +40,17 @@ export interface MemoryStoreOptions {
   readonly onDelete?: (key: string, body: Uint8Array) => void;
 }
 
+/** One request as `trace()` recorded it. */
 export interface TraceEvent {
+  /** What kind of request it was. */
   readonly requestClass: RequestClass;
+  /** Its key (a list: the prefix; a deleteMany: the first key). */
   readonly key: string | undefined;
+  /** How long it took, as drawn from the latency model. */
   readonly latencyMs: number;
+  /** The fault it ended with, or null. */
   readonly fault: StoreErrorKind | null;
+  /** Whether it took effect before failing (a write that timed out but landed). */
   readonly afterEffect: boolean;
 }
 

@@ -16,6 +16,7 @@ export interface ObjectStore {
   /** `memory`, `file` or `s3`, for logs and benchmark tables. */
   readonly kind: string;
 
+  /** Stores `body` under `key` atomically, subject to `options`' conditions (PreconditionFailed when one fails). */
   put(key: string, body: Uint8Array, options?: PutOptions): Promise<PutResult>;
   /** The whole object, or `range` of it. NotFound if absent. */
   get(key: string, options?: GetOptions): Promise<GetResult>;
@@ -31,45 +32,63 @@ export interface ObjectStore {
   createMultipartUpload(key: string, options?: MultipartOptions): Promise<MultipartUpload>;
   /** Requests by class and bytes moved since the store was opened. */
   stats(): StoreStats;
+  /** Releases connections and locks; the store is not used after. */
   close(): Promise<void>;
 }
 
+/** The conditions of a put, and what can abort it. */
 export interface PutOptions {
   /** `'*'`: create only if no object exists under the key. */
   readonly ifNoneMatch?: '*';
   /** Replace only if the current object's ETag is this one (compare-and-swap). */
   readonly ifMatch?: string;
+  /** Aborts the request (StoreError); whether the object was written is then unknown. */
   readonly signal?: AbortSignal;
 }
 
+/** What a successful put or multipart completion returns. */
 export interface PutResult {
+  /** The new object's ETag: what a later `ifMatch` names. */
   readonly etag: string;
 }
 
 /** Bytes [start, end): `end` exclusive and clamped to the object's size; absent means to the end. */
 export interface ByteRange {
+  /** The first byte, from 0. */
   readonly start: number;
+  /** One past the last byte. */
   readonly end?: number;
 }
 
+/** What part of an object a get reads. */
 export interface GetOptions {
+  /** Only these bytes; the whole object when absent. */
   readonly range?: ByteRange;
+  /** Aborts the request (StoreError). */
   readonly signal?: AbortSignal;
 }
 
+/** An object's bytes (or the range asked for) and its version. */
 export interface GetResult {
+  /** The bytes read: the range asked for, or the whole object. */
   readonly body: Uint8Array;
+  /** The version read. */
   readonly etag: string;
   /** The whole object's size, whatever range was asked for. */
   readonly size: number;
 }
 
+/** One object as a head or a list sees it. */
 export interface ObjectInfo {
+  /** Its full key. */
   readonly key: string;
+  /** Its size in bytes. */
   readonly size: number;
+  /** Its current version. */
   readonly etag: string;
 }
 
+/** Which page of a list to read. */
 export interface ListOptions {
   /** From a previous page's `nextToken`. */
   readonly token?: string;
@@ -77,24 +96,38 @@ export interface ListOptions {
   readonly maxKeys?: number;
 }
 
+/** One page of a list. */
 export interface ListPage {
+  /** The objects of this page, in no particular order. */
   readonly objects: ObjectInfo[];
   /** Absent on the last page. */
   readonly nextToken?: string;
 }
 
+/** What a deleteMany removed and what it could not. */
 export interface DeleteManyResult {
+  /** The keys now absent (including those that were already). */
   readonly deleted: string[];
-  readonly failed: { readonly key: string; readonly error: Error }[];
+  /** The keys that may still exist, each with why (`key`, `error`). */
+  readonly failed: {
+    /** A key not deleted. */
+    readonly key: string;
+    /** Why. */
+    readonly error: Error;
+  }[];
 }
 
+/** The condition of a multipart upload's completion. */
 export interface MultipartOptions {
   /** `'*'`: completion succeeds only if no object exists under the key by then. */
   readonly ifNoneMatch?: '*';
 }
 
+/** A multipart upload under way: parts upload in any order, then one completion makes the object. */
 export interface MultipartUpload {
+  /** Where the object appears on completion. */
   readonly key: string;
+  /** The backend's id of this upload. */
   readonly uploadId: string;
   /** Parts are numbered from 1; every part but the last must be at least MULTIPART_PART_BYTES_MIN. */
   uploadPart(partNumber: number, body: Uint8Array): Promise<UploadedPart>;
@@ -104,18 +137,25 @@ export interface MultipartUpload {
   abort(): Promise<void>;
 }
 
+/** A part as uploaded: what `complete` lists. */
 export interface UploadedPart {
+  /** Its number, from 1. */
   readonly partNumber: number;
+  /** The part's ETag, which completion checks. */
   readonly etag: string;
+  /** Its size in bytes. */
   readonly size: number;
 }
 
 /** S3's rules, enforced by every backend so tests catch what AWS would refuse. */
 export const MULTIPART_PART_BYTES_MIN = 5 * 1024 * 1024;
+/** The largest part S3 takes (5 GiB). */
 export const MULTIPART_PART_BYTES_MAX = 5 * 1024 * 1024 * 1024;
+/** The most parts one upload may have. */
 export const MULTIPART_PARTS_MAX = 10_000;
 /** S3 keys are at most 1024 bytes of UTF-8. */
 export const KEY_BYTES_MAX = 1024;
 /** S3's page size for ListObjectsV2 and its batch limit for DeleteObjects. */
 export const LIST_PAGE_KEYS_MAX = 1000;
+/** The most keys one deleteMany request to S3 removes. */
 export const DELETE_BATCH_KEYS_MAX = 1000;

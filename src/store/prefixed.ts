@@ -10,6 +10,7 @@ import { checkKey, invalidArgument, showKey } from './validate.ts';
  */
 export class PrefixedStore implements ObjectStore {
   readonly kind: string;
+  /** What every key is prefixed with in the inner store. */
   readonly prefix: string;
   readonly #inner: ObjectStore;
 

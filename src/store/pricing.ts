@@ -7,6 +7,7 @@ import type { RequestClass, StoreStats } from './stats.ts';
  * GB = 2^30 bytes), as recorded in the design (DESIGN.md, "Prices"). Re-check before quoting.
  */
 export interface PriceTable {
+  /** The storage class, for tables. */
   readonly name: string;
   /** PUT, COPY, POST and LIST requests (multipart create, parts and complete are POST/PUT). */
   readonly putClassUsdPer1000: number;
@@ -16,12 +17,14 @@ export interface PriceTable {
   readonly uploadUsdPerGb: number;
   /** Per GB read from the store. */
   readonly retrievalUsdPerGb: number;
+  /** Per GB stored for a month. */
   readonly storageUsdPerGbMonth: number;
 }
 
 /** AWS bills in binary gigabytes. */
 export const BYTES_PER_GB = 1024 ** 3;
 
+/** S3 Express One Zone in us-east-1, after the April 2025 cut. */
 export const S3_EXPRESS_ONE_ZONE_PRICES: PriceTable = {
   name: 'S3 Express One Zone',
   putClassUsdPer1000: 0.00113,
@@ -31,6 +34,7 @@ export const S3_EXPRESS_ONE_ZONE_PRICES: PriceTable = {
   storageUsdPerGbMonth: 0.11,
 };
 
+/** S3 Standard in us-east-1. */
 export const S3_STANDARD_PRICES: PriceTable = {
   name: 'S3 Standard',
   putClassUsdPer1000: 0.005,
@@ -60,9 +64,13 @@ export const BILLING_CLASS: Readonly<Record<RequestClass, 'put' | 'get' | 'free'
   multipartAbort: 'free',
 };
 
+/** What a store's requests and transfers cost, in US dollars. */
 export interface Cost {
+  /** PUT-class and GET-class requests. */
   readonly requestsUsd: number;
+  /** Bytes uploaded and retrieved (S3 Express bills both). */
   readonly transferUsd: number;
+  /** The two together. */
   readonly totalUsd: number;
 }
 

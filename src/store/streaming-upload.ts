@@ -12,6 +12,7 @@ export const STREAMING_PART_BYTES_DEFAULT = 8 * 1024 * 1024;
 export const STREAMING_CONCURRENCY_DEFAULT = 4;
 assert(STREAMING_PART_BYTES_DEFAULT >= MULTIPART_PART_BYTES_MIN, 'the default part size must meet S3 minimum');
 
+/** How a StreamingUpload cuts and sends its parts. */
 export interface StreamingUploadOptions {
   /** Bytes per part (every part but the last). Must meet the store's minimum; default 8 MiB. */
   readonly partBytes?: number;
@@ -34,6 +35,7 @@ export interface StreamingUploadOptions {
  * `copiedBytes`.
  */
 export class StreamingUpload {
+  /** Where the object appears once finished. */
   readonly key: string;
   readonly #store: ObjectStore;
   readonly #partBytes: number;

@@ -8,6 +8,7 @@ import { LATENCY_PROFILES, type LatencyProfileName } from './latency.ts';
 import { MemoryStore } from './memory.ts';
 import type { ObjectStore } from './object-store.ts';
 
+/** What openStore passes to the store it opens. */
 export interface OpenStoreOptions {
   /** The memory store's latencies and the S3 store's backoff run on this clock. */
   readonly clock?: Clock;
