@@ -23,6 +23,7 @@
  */
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import type { BrokerResults } from './report/results.ts';
 import { parseBenchArgs } from './lib/args.ts';
 import { ackLatencies, type ClientConfig, kcatEndOffset, kcatProduceFile, writeMessageFile } from './lib/kafka-clients.ts';
 import { type RunningTarget, startFerryBroker, startMockCluster } from './lib/kafka-targets.ts';
@@ -30,6 +31,7 @@ import { LatencyRecorder } from './lib/latency.ts';
 import { delta, type MetricSample, scrapePrometheus } from './lib/prometheus-text.ts';
 import { buildRdkafkaPrograms, findKcat, type RdkafkaPrograms } from './lib/rdkafka-tools.ts';
 import { maxOf, median, minOf, pairedRatios } from './lib/stats.ts';
+import { writeBenchResults } from './lib/results.ts';
 import { printTable } from './lib/table.ts';
 import { makeTempDir } from './lib/temp-dir.ts';
 import { formatBytes, formatNumber, formatSignificant, KIB_BYTES, mbPerSecond, perSecond } from './lib/units.ts';
@@ -363,6 +365,16 @@ async function main(): Promise<void> {
     ferryMetricRows(targets, results),
   );
   if (!build.ok) console.log(`\npeer: unavailable: ${build.reason}`);
+  writeBenchResults('broker', brokerResults(targets, results, build.ok ? null : build.reason));
+}
+
+/** The report's view of the throughput table (bench/report/results.ts). */
+function brokerResults(targets: readonly Target[], results: ReadonlyMap<string, TargetResult>, peerUnavailable: string | null): BrokerResults {
+  const throughput = targets.map((target) => {
+    const rates = results.get(target.name)!.throughput.map(mbPerSecondOf);
+    return { target: target.name, isPeer: !target.isFerry, mbPerSecond: median(rates), minMbPerSecond: minOf(rates), maxMbPerSecond: maxOf(rates) };
+  });
+  return { messageBytes: VALUE_BYTES, throughput, peerUnavailable };
 }
 
 await main();

@@ -47,6 +47,8 @@ import { LoopStallMeter } from './lib/loop-stall.ts';
 import { SeededRandom } from './lib/random.ts';
 import { SkippableClock } from './lib/skippable-clock.ts';
 import { maxOf, median, minOf, pairedRatios } from './lib/stats.ts';
+import { writeBenchResults } from './lib/results.ts';
+import type { FollowerResults } from './report/results.ts';
 import { printTable } from './lib/table.ts';
 import { makeTempDir, removeTempDir } from './lib/temp-dir.ts';
 import { formatBytes, formatNumber, formatSignificant, KIB_BYTES, mbPerSecond, MIB_BYTES } from './lib/units.ts';
@@ -575,14 +577,35 @@ function ioCeilingMbPerSecond(inFlight: number, objectBytes: number, getsPerObje
   return mbPerSecond(inFlight * objectBytes, objectMs);
 }
 
+const CATCH_UP_WINDOW = DEFAULT_FOLLOWER_CONFIG.prefetchObjectsMax;
+const CATCH_UP_LABELS: Record<CatchUpSide, string> = {
+  follower: `follower engine (prefetch ${CATCH_UP_WINDOW})`,
+  reader: `WalReader only, ${CATCH_UP_WINDOW} ahead, no apply`,
+  'raw-window': `raw GET, ${CATCH_UP_WINDOW} in flight`,
+  'raw-1': 'raw GET, 1 in flight',
+};
+
+/** The I/O ceiling of one side's rounds: its GETs per object one after another, its objects in flight. */
+function catchUpCeiling(filled: Filled, side: CatchUpSide, rounds: readonly CatchUpRound[]): number {
+  const objectCount = filled.keys.length;
+  const gets = median(rounds.map((r) => r.gets));
+  const bytesRead = median(rounds.map((r) => r.bytesRead));
+  // GETs one after another per object: the probes past the stream's end (404s) run beside them.
+  const getsPerObject = (gets - median(rounds.map((r) => r.notFound))) / objectCount;
+  return ioCeilingMbPerSecond(side === 'raw-1' ? 1 : CATCH_UP_WINDOW, filled.objectBytes / objectCount, getsPerObject, bytesRead / objectCount);
+}
+
+/** The report's view of the catch-up table (bench/report/results.ts). */
+function followerResults(filled: Filled, results: Map<CatchUpSide, CatchUpRound[]>): FollowerResults {
+  const catchUp = [...results].map(([side, rounds]) => {
+    const mbs = rounds.map((r) => mbPerSecond(filled.objectBytes, r.elapsedMs));
+    return { reader: CATCH_UP_LABELS[side], isRawGet: side.startsWith('raw'), mbPerSecond: median(mbs), minMbPerSecond: minOf(mbs), maxMbPerSecond: maxOf(mbs), ioCeilingMbPerSecond: catchUpCeiling(filled, side, rounds) };
+  });
+  return { catchUpBytes: filled.recordBytes, catchUp };
+}
+
 function catchUpRows(filled: Filled, results: Map<CatchUpSide, CatchUpRound[]>): string[][] {
-  const window = DEFAULT_FOLLOWER_CONFIG.prefetchObjectsMax;
-  const labels: Record<CatchUpSide, string> = {
-    follower: `follower engine (prefetch ${window})`,
-    reader: `WalReader only, ${window} ahead, no apply`,
-    'raw-window': `raw GET, ${window} in flight`,
-    'raw-1': 'raw GET, 1 in flight',
-  };
+  const labels = CATCH_UP_LABELS;
   const rows: string[][] = [];
   for (const [side, rounds] of results) {
     const mbs = rounds.map((r) => mbPerSecond(filled.objectBytes, r.elapsedMs));
@@ -590,11 +613,7 @@ function catchUpRows(filled: Filled, results: Map<CatchUpSide, CatchUpRound[]>):
     const bytesRead = median(rounds.map((r) => r.bytesRead));
     const bytesApplied = side.startsWith('raw') ? filled.recordBytes : median(rounds.map((r) => r.bytesApplied));
     const bill = readBill(gets, bytesRead, bytesApplied);
-    const objectCount = filled.keys.length;
-    const inFlight = side === 'raw-1' ? 1 : window;
-    // GETs one after another per object: the probes past the stream's end (404s) run beside them.
-    const getsPerObject = (gets - median(rounds.map((r) => r.notFound))) / objectCount;
-    const ceiling = ioCeilingMbPerSecond(inFlight, filled.objectBytes / objectCount, getsPerObject, bytesRead / objectCount);
+    const ceiling = catchUpCeiling(filled, side, rounds);
     rows.push([
       labels[side],
       formatNumber(median(mbs), 1),
@@ -720,6 +739,7 @@ async function main(): Promise<void> {
     console.log(ratioLine('follower / raw GET 1 in flight', 'follower', 'raw-1'));
     console.log(ratioLine('follower / WalReader only', 'follower', 'reader'));
     console.log('  stall: how late a 1 ms timer fired during the row (work that did not yield to the event loop).');
+    writeBenchResults('follower', followerResults(filled, results));
   } finally {
     await filled.store.close();
   }

@@ -2,8 +2,10 @@
  * Runs every bench/*.bench.ts in turn, each in its own `bun` process so that one bench's heap,
  * JIT state and page-cache churn do not skew the next. `npm run bench` lands here.
  */
-import { readdirSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { createWriteStream, mkdirSync, readdirSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { RESULTS_DIRECTORY_ENV } from './lib/results.ts';
+import { readResults, REPORT_FILE, writeReport } from './report/write-report.ts';
 
 const BENCH_DIRECTORY = import.meta.dir;
 const BENCH_SUFFIX = '.bench.ts';
@@ -13,13 +15,20 @@ const BENCH_SUFFIX = '.bench.ts';
  * minutes each. Run them directly for the full measurement.
  */
 const QUICK_IN_SUITE: ReadonlySet<string> = new Set(['failover.bench.ts', 'wal-bytes.bench.ts']);
+/** The benches whose results the report plots: what --report runs when no names are given. */
+const REPORT_BENCHES: readonly string[] = ['wal', 'broker', 'follower'];
+/** Inside the report directory: the benches' JSON results (bench/report/results.ts). */
+const RESULTS_SUBDIRECTORY = 'results';
 
 const USAGE = `
-bun bench/run.ts [--quick] [name ...]     (npm run bench -- [--quick] [name ...])
+bun bench/run.ts [--quick] [--report DIR] [name ...]     (npm run bench -- [--quick] [--report DIR] [name ...])
 
 Runs each bench/*${BENCH_SUFFIX} in its own bun process, one after another, and prints their tables.
   name      run only benches whose file name contains one of these (e.g. "append")
   --quick   passed to every bench: less data and fewer rounds, for a smoke run
+  --report DIR  also write DIR/report.md with SVG plots (latency CDFs, latency vs cost, throughput
+            beside librdkafka's mock cluster, catch-up beside raw GET, a month's bill); without
+            names it runs only the benches it plots (${REPORT_BENCHES.join(', ')}); --quick takes ~3 minutes
   --help    this text
 ${[...QUICK_IN_SUITE].join(' and ')} always run with --quick here (their full runs take many minutes).
 Each bench also takes --help. See bench/README.md for what each measures and how to read it.`;
@@ -27,13 +36,23 @@ Each bench also takes --help. See bench/README.md for what each measures and how
 interface RunArgs {
   readonly passThrough: string[];
   readonly filters: string[];
+  readonly reportDirectory: string | null;
 }
 
 function parseArgs(argv: readonly string[]): RunArgs {
   const passThrough: string[] = [];
   const filters: string[] = [];
-  for (const arg of argv) {
-    if (arg === '--help' || arg === '-h') {
+  let reportDirectory: string | null = null;
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index]!;
+    if (arg === '--report' || arg.startsWith('--report=')) {
+      const value = arg === '--report' ? argv[++index] : arg.slice('--report='.length);
+      if (value === undefined || value === '' || value.startsWith('-')) {
+        console.error(`--report needs a directory\n\n${USAGE.trim()}`);
+        process.exit(2);
+      }
+      reportDirectory = resolve(value);
+    } else if (arg === '--help' || arg === '-h') {
       console.log(USAGE.trim());
       process.exit(0);
     } else if (arg === '--quick') {
@@ -45,7 +64,8 @@ function parseArgs(argv: readonly string[]): RunArgs {
       filters.push(arg);
     }
   }
-  return { passThrough, filters };
+  if (reportDirectory !== null && filters.length === 0) filters.push(...REPORT_BENCHES.map((name) => `${name}.bench`));
+  return { passThrough, filters, reportDirectory };
 }
 
 function benchFiles(filters: readonly string[]): string[] {
@@ -56,26 +76,58 @@ function benchFiles(filters: readonly string[]): string[] {
     .map((name) => join(BENCH_DIRECTORY, name));
 }
 
-async function runOne(file: string, given: readonly string[]): Promise<number> {
+/** Where one bench's output goes beside the terminal when a report is written. */
+interface ReportSink {
+  readonly resultsDirectory: string;
+  readonly transcript: string;
+}
+
+async function runOne(file: string, given: readonly string[], sink: ReportSink | null): Promise<number> {
   const passThrough = QUICK_IN_SUITE.has(basename(file)) && !given.includes('--quick') ? [...given, '--quick'] : given;
   console.log(`\n=== ${basename(file)} ${passThrough.join(' ')}`.trimEnd());
   const startMs = performance.now();
-  const child = Bun.spawn([process.execPath, file, ...passThrough], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const env = sink === null ? process.env : { ...process.env, [RESULTS_DIRECTORY_ENV]: sink.resultsDirectory };
+  const child = Bun.spawn([process.execPath, file, ...passThrough], { stdio: ['ignore', sink === null ? 'inherit' : 'pipe', 'inherit'], env });
+  if (sink !== null) await tee(child.stdout as ReadableStream<Uint8Array>, sink.transcript);
   const exitCode = await child.exited;
   console.log(`=== ${basename(file)}: exit ${exitCode} after ${((performance.now() - startMs) / 1000).toFixed(1)} s`);
   return exitCode;
 }
 
+/** Copies a bench's stdout to the terminal and to its transcript file, as it comes. */
+async function tee(stream: ReadableStream<Uint8Array>, path: string): Promise<void> {
+  const file = createWriteStream(path);
+  try {
+    for await (const chunk of stream) {
+      process.stdout.write(chunk);
+      file.write(chunk);
+    }
+  } finally {
+    await new Promise<void>((done) => file.end(done));
+  }
+}
+
 async function main(): Promise<void> {
-  const { passThrough, filters } = parseArgs(process.argv.slice(2));
+  const { passThrough, filters, reportDirectory } = parseArgs(process.argv.slice(2));
   const files = benchFiles(filters);
   if (files.length === 0) {
     console.error(`no bench matches ${filters.join(', ')}`);
     process.exit(2);
   }
   const failed: string[] = [];
-  for (const file of files) {
-    if ((await runOne(file, passThrough)) !== 0) failed.push(basename(file));
+  const startedAt = new Date().toISOString();
+  const suiteStartMs = performance.now();
+  const resultsDirectory = reportDirectory === null ? null : join(reportDirectory, RESULTS_SUBDIRECTORY);
+  if (resultsDirectory !== null) mkdirSync(resultsDirectory, { recursive: true });
+  for (const [index, file] of files.entries()) {
+    // Progress on stderr, so that the tables on stdout stay clean to pipe or keep.
+    console.error(`[bench ${index + 1}/${files.length}] ${basename(file)} (suite at ${((performance.now() - suiteStartMs) / 1000).toFixed(0)} s)`);
+    const sink = reportDirectory === null || resultsDirectory === null ? null : { resultsDirectory, transcript: join(reportDirectory, `${basename(file, BENCH_SUFFIX)}.txt`) };
+    if ((await runOne(file, passThrough, sink)) !== 0) failed.push(basename(file));
+  }
+  if (reportDirectory !== null && resultsDirectory !== null) {
+    const written = await writeReport(reportDirectory, readResults(resultsDirectory, passThrough.includes('--quick'), startedAt));
+    console.log(`\nreport: ${join(reportDirectory, REPORT_FILE)} (${written.filter((name) => name.endsWith('.svg')).join(', ')})`);
   }
   if (failed.length > 0) {
     console.error(`\nfailed: ${failed.join(', ')}`);

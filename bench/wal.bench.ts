@@ -49,7 +49,9 @@ import { maxOf, median, minOf } from './lib/stats.ts';
 import { printTable } from './lib/table.ts';
 import { makeTempDir, removeTempDir } from './lib/temp-dir.ts';
 import { formatBytes, formatNumber, formatSignificant, KIB_BYTES, MIB_BYTES } from './lib/units.ts';
-import { BYTES_PER_GB, CROSS_AZ_USD_PER_GB_EACH_WAY, PRICES, requestUsdPerMonth, walBill } from './lib/s3-prices.ts';
+import { BYTES_PER_GB, CROSS_AZ_USD_PER_GB_EACH_WAY, PRICES, requestUsdPerMonth, SECONDS_PER_MONTH, walBill } from './lib/s3-prices.ts';
+import { cdfOf, writeBenchResults } from './lib/results.ts';
+import type { WalResults } from './report/results.ts';
 import type { StoreStats } from '../src/store/stats.ts';
 import { type BatchingShape, idealObjects, modelWal, type ModelResult } from './lib/wal-model.ts';
 
@@ -725,6 +727,45 @@ function choose(sweep: readonly EngineRun[]): Choice | null {
   };
 }
 
+/** The report's view of the run (bench/report/results.ts): the same numbers the tables print. */
+function walResults(mainRuns: readonly EngineRun[], sweepRuns: readonly EngineRun[], defaults: WriterKnobs, choice: Choice | null): WalResults {
+  const profile = LATENCY_PROFILES[PROFILE];
+  return {
+    profile: PROFILE,
+    storePutP50Ms: profile.write.p50Ms,
+    storePutP99Ms: profile.write.p99Ms,
+    rates: mainRuns.map((run) => ({
+      rateMbPerSecond: run.spec.rateMbPerSecond,
+      partitions: run.spec.partitions,
+      saturated: saturated(run),
+      p50Ms: run.total.percentileMs(50),
+      p99Ms: run.total.percentileMs(99),
+      p999Ms: run.total.percentileMs(PERCENT_P999),
+      floorP50Ms: run.model.floor.percentileMs(50),
+      floorP99Ms: run.model.floor.percentileMs(99),
+      cdf: cdfOf(run.total),
+      floorCdf: cdfOf(run.model.floor),
+    })),
+    sweep: sweepRuns.map((run) => {
+      const bill = walBill(run.storeStats, run.producedBytes);
+      return {
+        rateMbPerSecond: run.spec.rateMbPerSecond,
+        uploadBytes: run.spec.knobs.uploadBytes,
+        uploadIntervalMs: run.spec.knobs.uploadIntervalMs,
+        saturated: saturated(run),
+        p50Ms: run.total.percentileMs(50),
+        p99Ms: run.total.percentileMs(99),
+        modelP99Ms: run.model.inOrder.percentileMs(99),
+        putsPerGb: bill.putsPerGb,
+        totalUsdPerGb: bill.totalUsdPerGb,
+        usdPerMonth: (bill.totalUsdPerGb * run.spec.rateMbPerSecond * 1_000_000 * SECONDS_PER_MONTH) / BYTES_PER_GB,
+        isDefault: sameKnobs(run.spec.knobs, defaults),
+        isChosen: choice !== null && sameKnobs(run.spec.knobs, choice.knobs),
+      };
+    }),
+  };
+}
+
 function topSweepRate(sweep: readonly EngineRun[]): number {
   return Math.max(...sweep.map((run) => run.spec.rateMbPerSecond));
 }
@@ -811,6 +852,7 @@ async function measureAll(template: BenchBatch, base: Durations, quick: boolean,
     SWEEP_COLUMNS,
     sweepRuns.map((run) => sweepRow(run, sameKnobs(run.spec.knobs, defaults), choice !== null && sameKnobs(run.spec.knobs, choice.knobs))),
   );
+  writeBenchResults('wal', walResults(mainRuns, sweepRuns, defaults, choice));
   if (choice === null) {
     console.log(`\nNo swept knobs kept request fees at ${topSweepRate(sweepRuns)} MB/s within the upload fee.`);
   } else {

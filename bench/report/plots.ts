@@ -1,0 +1,157 @@
+/**
+ * The report's plots as Vega-Lite specs, one function per plot, each from the results of one bench.
+ * Every axis title names its unit; log scales say so. Data are inlined, so a spec is the plot.
+ */
+import type { TopLevelSpec } from 'vega-lite';
+import type { Comparison } from '../../src/cost/index.ts';
+import { PEER_LATENCIES } from './peers.ts';
+import type { BrokerResults, FollowerResults, WalRateResult, WalResults } from './results.ts';
+
+const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
+const WIDTH = 560;
+const HEIGHT = 320;
+/** The CDF plot's curves: the default knobs at each rate over this many partitions (the most loaded). */
+export const CDF_PARTITIONS = 64;
+
+export const AXIS = {
+  latencyMs: 'produce-to-durable latency (ms, log scale)',
+  percentile: 'fraction of batches at or below (%)',
+  usdPerMonth: 'WAL bill at that rate: PUTs + upload fee ($ per month, log scale)',
+  p99Ms: 'produce-to-durable p99 (ms, log scale)',
+  target: 'broker',
+  throughputMbPerSecond: 'kcat -P throughput, acks=all (MB/s, 10^6 B)',
+  reader: 'reader',
+  catchUpMbPerSecond: 'catch-up throughput (MB/s of WAL objects, 10^6 B)',
+  deployment: 'deployment',
+  billUsdPerMonth: 'bill ($ per month)',
+} as const;
+
+function cdfRates(wal: WalResults): WalRateResult[] {
+  const loaded = wal.rates.filter((rate) => rate.partitions === CDF_PARTITIONS);
+  return loaded.length > 0 ? loaded : [...wal.rates];
+}
+
+export function latencyCdfSpec(wal: WalResults): TopLevelSpec {
+  const rows = cdfRates(wal).flatMap((rate) => {
+    const series = `${rate.rateMbPerSecond} MB/s x ${rate.partitions}${rate.saturated ? ' (CPU-bound)' : ''}`;
+    return [
+      ...rate.cdf.map((point) => ({ series, curve: 'Ferry', ms: point.ms, percentile: point.percentile })),
+      ...rate.floorCdf.map((point) => ({ series, curve: 'floor (batching wait + one PUT)', ms: point.ms, percentile: point.percentile })),
+    ];
+  });
+  return {
+    $schema: SCHEMA,
+    title: `Produce-to-durable latency CDF per rate, ${wal.profile} store model, beside the floor`,
+    width: WIDTH,
+    height: HEIGHT,
+    layer: [
+      {
+        data: { values: rows },
+        mark: { type: 'line', interpolate: 'monotone' },
+        encoding: {
+          x: { field: 'ms', type: 'quantitative', scale: { type: 'log' }, title: AXIS.latencyMs },
+          y: { field: 'percentile', type: 'quantitative', scale: { domain: [0, 100] }, title: AXIS.percentile },
+          color: { field: 'series', type: 'nominal', title: 'rate x partitions' },
+          strokeDash: { field: 'curve', type: 'nominal', title: 'curve' },
+          order: { field: 'percentile', type: 'quantitative' },
+        },
+      },
+      {
+        data: { values: [{ ms: wal.storePutP50Ms, label: `store PUT p50 ${wal.storePutP50Ms} ms` }] },
+        layer: [
+          { mark: { type: 'rule', color: 'gray', strokeDash: [2, 2] }, encoding: { x: { field: 'ms', type: 'quantitative' } } },
+          { mark: { type: 'text', align: 'left', dx: 4, dy: -6, color: 'gray' }, encoding: { x: { field: 'ms', type: 'quantitative' }, y: { datum: 96 }, text: { field: 'label' } } },
+        ],
+      },
+    ],
+  } as TopLevelSpec;
+}
+
+export function latencyCostSpec(wal: WalResults): TopLevelSpec {
+  const points = wal.sweep.map((run) => ({
+    rate: `${run.rateMbPerSecond} MB/s`,
+    usdPerMonth: run.usdPerMonth,
+    p99Ms: run.p99Ms,
+    knobs: `${Math.round(run.uploadBytes / 1024)} KiB / ${run.uploadIntervalMs} ms${run.isDefault ? ' (default)' : ''}`,
+    measured: run.saturated ? 'CPU-bound here' : 'kept the rate',
+  }));
+  const usd = points.map((point) => point.usdPerMonth).filter((value) => value > 0);
+  const peers = PEER_LATENCIES.map((peer, index) => ({ p99Ms: peer.p99Ms, label: `${peer.name} p99 ${peer.bound === '<' ? '< ' : ''}${peer.p99Ms >= 1000 ? `${peer.p99Ms / 1000} s` : `${peer.p99Ms} ms`}`, usdPerMonth: usd.length === 0 ? 1 : Math.min(...usd), dy: index % 2 === 0 ? -6 : 12 }));
+  return {
+    $schema: SCHEMA,
+    title: "Latency vs cost: the WAL's upload size x interval sweep, beside peers' published p99",
+    width: WIDTH,
+    height: HEIGHT,
+    layer: [
+      {
+        data: { values: points },
+        mark: { type: 'line', point: { filled: true, size: 60 } },
+        encoding: {
+          x: { field: 'usdPerMonth', type: 'quantitative', scale: { type: 'log' }, title: AXIS.usdPerMonth },
+          y: { field: 'p99Ms', type: 'quantitative', scale: { type: 'log' }, title: AXIS.p99Ms },
+          color: { field: 'rate', type: 'nominal', title: 'rate (64 partitions)' },
+          order: { field: 'usdPerMonth', type: 'quantitative' },
+          shape: { field: 'measured', type: 'nominal', title: 'run' },
+          tooltip: [{ field: 'knobs' }, { field: 'p99Ms' }, { field: 'usdPerMonth' }],
+        },
+      },
+      { data: { values: points }, mark: { type: 'text', align: 'left', dx: 6, dy: -4, fontSize: 9 }, encoding: { x: { field: 'usdPerMonth', type: 'quantitative' }, y: { field: 'p99Ms', type: 'quantitative' }, text: { field: 'knobs' } } },
+      {
+        data: { values: peers },
+        layer: [
+          { mark: { type: 'rule', color: 'firebrick', strokeDash: [6, 3] }, encoding: { y: { field: 'p99Ms', type: 'quantitative' } } },
+          // Labels of equal latencies (50 ms twice) alternate above and below their line.
+          ...[-6, 12].map((dy) => ({ transform: [{ filter: `datum.dy === ${dy}` }], mark: { type: 'text', align: 'left', dy, color: 'firebrick', fontSize: 10 }, encoding: { x: { field: 'usdPerMonth', type: 'quantitative' }, y: { field: 'p99Ms', type: 'quantitative' }, text: { field: 'label' } } })),
+        ],
+      },
+    ],
+  } as TopLevelSpec;
+}
+
+/** Median bars with each round's min-max as an error bar. */
+function barsWithRange(title: string, values: readonly object[], xTitle: string, yTitle: string, extra: object[] = []): TopLevelSpec {
+  return {
+    $schema: SCHEMA,
+    title,
+    width: WIDTH,
+    height: HEIGHT,
+    data: { values: [...values] },
+    layer: [
+      { mark: 'bar', encoding: { x: { field: 'name', type: 'nominal', sort: null, title: xTitle, axis: { labelAngle: -20 } }, y: { field: 'mbPerSecond', type: 'quantitative', title: yTitle }, color: { field: 'group', type: 'nominal', title: null } } },
+      { mark: { type: 'errorbar', ticks: true }, encoding: { x: { field: 'name', type: 'nominal', sort: null }, y: { field: 'min', type: 'quantitative', title: yTitle }, y2: { field: 'max' } } },
+      ...extra,
+    ],
+  } as TopLevelSpec;
+}
+
+export function throughputSpec(broker: BrokerResults): TopLevelSpec {
+  const values = broker.throughput.map((row) => ({ name: row.target, group: row.isPeer ? 'reference peer' : 'Ferry', mbPerSecond: row.mbPerSecond, min: row.minMbPerSecond, max: row.maxMbPerSecond }));
+  return barsWithRange(`Producer throughput, ${broker.messageBytes} B messages: Ferry beside librdkafka's mock cluster (median, min-max over rounds)`, values, AXIS.target, AXIS.throughputMbPerSecond);
+}
+
+export function catchUpSpec(follower: FollowerResults): TopLevelSpec {
+  const values = follower.catchUp.map((row) => ({ name: row.reader, group: row.isRawGet ? 'raw GET (baseline)' : 'Ferry', mbPerSecond: row.mbPerSecond, min: row.minMbPerSecond, max: row.maxMbPerSecond, ceiling: row.ioCeilingMbPerSecond }));
+  const ceiling = { mark: { type: 'tick', color: 'black', thickness: 2 }, encoding: { x: { field: 'name', type: 'nominal', sort: null }, y: { field: 'ceiling', type: 'quantitative' } } };
+  return barsWithRange('Follower catch-up beside raw GETs of the same WAL objects (median, min-max; tick = I/O ceiling of the latency model)', values, AXIS.reader, AXIS.catchUpMbPerSecond, [ceiling]);
+}
+
+export function costSpec(comparisons: readonly { name: string; comparison: Comparison }[]): TopLevelSpec {
+  const values = comparisons.flatMap(({ name, comparison }) => [
+    { deployment: name, system: 'Ferry', usd: comparison.ferry.totalUsdPerMonth },
+    { deployment: name, system: 'classic Kafka', usd: comparison.kafka.totalUsdPerMonth },
+  ]);
+  return {
+    $schema: SCHEMA,
+    title: "A month's bill: Ferry beside classic Kafka (src/cost, docs/cost-model.md)",
+    width: WIDTH,
+    height: HEIGHT,
+    data: { values },
+    mark: 'bar',
+    encoding: {
+      y: { field: 'deployment', type: 'nominal', sort: null, title: AXIS.deployment },
+      yOffset: { field: 'system', type: 'nominal' },
+      x: { field: 'usd', type: 'quantitative', scale: { type: 'symlog' }, title: `${AXIS.billUsdPerMonth}, symlog scale` },
+      color: { field: 'system', type: 'nominal', title: null },
+    },
+  } as TopLevelSpec;
+}

@@ -1,0 +1,100 @@
+/**
+ * What a bench hands the report (bench/report/write-report.ts): plain JSON, one file per bench,
+ * written only when bench/run.ts --report asks for it (the FERRY_BENCH_RESULTS directory). The
+ * shapes here are the contract between the benches and the report; numbers are what the bench's
+ * own tables print, before formatting.
+ */
+
+/** A latency distribution as (percentile, ms) points, for a CDF plot. */
+export interface CdfPoint {
+  readonly percentile: number;
+  readonly ms: number;
+}
+
+/** wal.bench.ts: produce-to-durable at one rate with the default writer knobs, beside its floor. */
+export interface WalRateResult {
+  readonly rateMbPerSecond: number;
+  readonly partitions: number;
+  /** The producer could not keep the schedule: latency is queueing on this machine. */
+  readonly saturated: boolean;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly p999Ms: number;
+  readonly floorP50Ms: number;
+  readonly floorP99Ms: number;
+  readonly cdf: readonly CdfPoint[];
+  /** The floor per batch: its ideal batching wait plus one PUT of the mean object, same run. */
+  readonly floorCdf: readonly CdfPoint[];
+}
+
+/** wal.bench.ts: one uploadBytes x uploadIntervalMs case of the sweep. */
+export interface WalSweepResult {
+  readonly rateMbPerSecond: number;
+  readonly uploadBytes: number;
+  readonly uploadIntervalMs: number;
+  readonly saturated: boolean;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  /** The in-order model's p99 (measured PUTs, no CPU cost): the guide when the run was CPU-bound. */
+  readonly modelP99Ms: number;
+  readonly putsPerGb: number;
+  /** Measured WAL bill per GB produced (request fees + upload fee) at S3 Express prices. */
+  readonly totalUsdPerGb: number;
+  /** That bill for a 30-day month at this rate. */
+  readonly usdPerMonth: number;
+  readonly isDefault: boolean;
+  readonly isChosen: boolean;
+}
+
+export interface WalResults {
+  readonly profile: string;
+  /** The store model's PUT latency floor: a small object's PUT p50 and p99 (src/store/latency.ts). */
+  readonly storePutP50Ms: number;
+  readonly storePutP99Ms: number;
+  readonly rates: readonly WalRateResult[];
+  readonly sweep: readonly WalSweepResult[];
+}
+
+/** broker.bench.ts: kcat -P throughput per target, medians and ranges over rounds. */
+export interface ThroughputResult {
+  readonly target: string;
+  readonly isPeer: boolean;
+  readonly mbPerSecond: number;
+  readonly minMbPerSecond: number;
+  readonly maxMbPerSecond: number;
+}
+
+export interface BrokerResults {
+  readonly messageBytes: number;
+  readonly throughput: readonly ThroughputResult[];
+  /** Why the librdkafka mock cluster is missing, when it is. */
+  readonly peerUnavailable: string | null;
+}
+
+/** follower.bench.ts: catch-up MB/s per reader, beside raw GETs of the same objects. */
+export interface CatchUpResult {
+  readonly reader: string;
+  readonly isRawGet: boolean;
+  readonly mbPerSecond: number;
+  readonly minMbPerSecond: number;
+  readonly maxMbPerSecond: number;
+  readonly ioCeilingMbPerSecond: number;
+}
+
+export interface FollowerResults {
+  readonly catchUpBytes: number;
+  readonly catchUp: readonly CatchUpResult[];
+}
+
+/** Everything one `bench/run.ts --report` collected; a bench that did not run is absent. */
+export interface BenchResults {
+  readonly quick: boolean;
+  readonly bunVersion: string;
+  readonly startedAt: string;
+  readonly wal?: WalResults;
+  readonly broker?: BrokerResults;
+  readonly follower?: FollowerResults;
+}
+
+export type ReportedBench = 'wal' | 'broker' | 'follower';
+export const REPORTED_BENCHES: readonly ReportedBench[] = ['wal', 'broker', 'follower'];
