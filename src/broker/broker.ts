@@ -16,6 +16,7 @@ import { ControlProducerIdBlocks, FileProducerIdBlocks, ProducerIds } from './pr
 import { Router } from './router.ts';
 import { apiBindings } from './bindings.ts';
 import { instrument } from './request-metrics.ts';
+import { withMeasuredStores } from './store-metrics.ts';
 import { enforceClientQuotas } from './quota-enforcement.ts';
 import { BrokerSecurity, type BrokerSecurityOptions } from './auth/broker-security.ts';
 import type { ListenerConfig } from './auth/listener-config.ts';
@@ -29,9 +30,8 @@ import { join } from 'node:path';
 import { isIP } from 'node:net';
 import { systemNetwork } from '../util/system-network.ts';
 import { KafkaServer } from './server.ts';
-import type { Server } from 'bun';
 import { MetricsRegistry } from '../metrics/index.ts';
-import { serveMetrics } from './metrics-endpoint.ts';
+import { type MetricsEndpoint, serveMetrics } from './metrics-endpoint.ts';
 import { checkStores } from './store-check.ts';
 import { definedOnly } from '../util/defined-only.ts';
 import type { Network } from '../util/network.ts';
@@ -110,11 +110,11 @@ export class Broker {
   readonly metrics: MetricsRegistry;
   readonly #servers: readonly KafkaServer[];
   readonly #security: BrokerSecurity;
-  readonly #metricsServer: Server<undefined> | null;
+  readonly #metricsServer: MetricsEndpoint | null;
   readonly #cluster: ClusterNode | null;
   readonly #offsetExpiry: OffsetExpiry;
 
-  private constructor(context: BrokerContext, servers: readonly KafkaServer[], security: BrokerSecurity, metrics: MetricsRegistry, metricsServer: Server<undefined> | null, cluster: ClusterNode | null, offsetExpiry: OffsetExpiry) {
+  private constructor(context: BrokerContext, servers: readonly KafkaServer[], security: BrokerSecurity, metrics: MetricsRegistry, metricsServer: MetricsEndpoint | null, cluster: ClusterNode | null, offsetExpiry: OffsetExpiry) {
     this.context = context;
     this.#offsetExpiry = offsetExpiry;
     this.#servers = servers;
@@ -124,9 +124,10 @@ export class Broker {
     this.#cluster = cluster;
   }
 
-  static async start(options: BrokerOptions): Promise<Broker> {
-    const clock = options.clock ?? systemClock;
-    const metrics = options.engine.metrics ?? new MetricsRegistry();
+  static async start(given: BrokerOptions): Promise<Broker> {
+    const clock = given.clock ?? systemClock;
+    const metrics = given.engine.metrics ?? new MetricsRegistry();
+    const options = withMeasuredStores(given, metrics, clock);
     const log = options.log ?? ((message: string) => console.error(message));
     if (options.cluster !== undefined && options.engine.wal === undefined) throw new FerryError('InvalidArgument', 'a cluster broker needs a WAL store: its partitions move through it');
     await checkStores(options, clock);
@@ -194,7 +195,7 @@ export class Broker {
         ...definedOnly({ log: options.log }),
       });
       offsetExpiry.start();
-      const metricsServer = options.metricsListen === undefined ? null : serveMetrics(metrics, options.metricsListen.host, options.metricsListen.port);
+      const metricsServer = options.metricsListen === undefined ? null : serveMetrics(metrics, options.metricsListen.host, options.metricsListen.port, clock);
       return new Broker(startedContext, servers, security, metrics, metricsServer, cluster, offsetExpiry);
     } catch (error) {
       // What was started is stopped, so that this process (an embedding service) can start again:
@@ -254,7 +255,7 @@ export class Broker {
     this.#cluster?.stop();
     for (const server of this.#servers) server.stop();
     this.#security.stop();
-    void this.#metricsServer?.stop(true);
+    void this.#metricsServer?.stop();
     this.#offsetExpiry.stop();
     this.context.groups.close();
     // Flush the WAL before giving up the lease: a successor seals this stream when it takes over.

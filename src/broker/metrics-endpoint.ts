@@ -1,9 +1,21 @@
 import type { Server } from 'bun';
 import type { MetricsRegistry } from '../metrics/index.ts';
+import { registerProcessMetrics } from '../metrics/process.ts';
+import type { Clock } from '../util/clock.ts';
 
-/** Prometheus scrapes GET /metrics (text format 0.0.4); anything else is a 404. */
-export function serveMetrics(registry: MetricsRegistry, hostname: string, port: number): Server<undefined> {
-  return Bun.serve({
+/** The scrape endpoint: its port, and what stops it and the process metrics it started. */
+export interface MetricsEndpoint {
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Prometheus scrapes GET /metrics (text format 0.0.4); anything else is a 404. The process's
+ * CPU, memory and event-loop delay are measured only here, where someone scrapes them (an
+ * embedded engine or the simulation, which serve no endpoint, run no loop probe).
+ */
+export function serveMetrics(registry: MetricsRegistry, hostname: string, port: number, clock: Clock): MetricsEndpoint {
+  const server: Server<undefined> = Bun.serve({
     hostname,
     port,
     fetch(request) {
@@ -12,4 +24,12 @@ export function serveMetrics(registry: MetricsRegistry, hostname: string, port: 
       return new Response(registry.renderPrometheus(), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } });
     },
   });
+  const stopProcessMetrics = registerProcessMetrics(registry, clock);
+  return {
+    port: server.port ?? port,
+    stop: async () => {
+      stopProcessMetrics();
+      await server.stop(true);
+    },
+  };
 }
