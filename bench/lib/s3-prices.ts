@@ -9,8 +9,8 @@ import type { RequestClass, StoreStats } from '../../src/store/stats.ts';
 
 export const PRICES = S3_EXPRESS_ONE_ZONE_PRICES;
 export { BYTES_PER_GB, CROSS_AZ_USD_PER_GB_EACH_WAY };
-/** Seconds in a 30-day month, for a request bill per month at a steady rate. */
-export const SECONDS_PER_MONTH = 30 * 24 * 3600;
+/** Seconds in a 30-day month, for a request bill per month at a steady rate (the cost model's). */
+export { SECONDS_PER_MONTH } from '../../src/cost/prices.ts';
 
 export interface WalBill {
   /** PUT-class requests (PutObject, and multipart create/part/complete) per GB produced. */

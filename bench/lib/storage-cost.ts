@@ -8,8 +8,10 @@ import { BILLING_CLASS, BYTES_PER_GB, S3_EXPRESS_ONE_ZONE_PRICES, S3_STANDARD_PR
 import { REQUEST_CLASSES, type RequestClass, type StoreStats } from '../../src/store/stats.ts';
 import { SECONDS_PER_MONTH } from './s3-prices.ts';
 
-/** gp3 EBS storage, us-east-1, per GB-month (not in DESIGN.md; re-check before quoting). */
-export const GP3_USD_PER_GB_MONTH = 0.08;
+import { GP3_USD_PER_GB_MONTH } from '../../src/cost/prices.ts';
+
+/** gp3 EBS storage, us-east-1, per GB-month: the cost model's price (docs/cost-model.md has its source). */
+export { GP3_USD_PER_GB_MONTH };
 /** Classic Kafka keeps every byte on each of its replicas' disks (replication.factor 3). */
 export const KAFKA_REPLICATION_FACTOR = 3;
 
