@@ -6,11 +6,12 @@
  */
 import { BILLING_CLASS, BYTES_PER_GB, costOf, CROSS_AZ_USD_PER_GB_EACH_WAY, S3_EXPRESS_ONE_ZONE_PRICES } from '../../src/store/pricing.ts';
 import type { RequestClass, StoreStats } from '../../src/store/stats.ts';
+import { SECONDS_PER_MONTH } from '../../src/cost/prices.ts';
 
 export const PRICES = S3_EXPRESS_ONE_ZONE_PRICES;
 export { BYTES_PER_GB, CROSS_AZ_USD_PER_GB_EACH_WAY };
 /** Seconds in a 30-day month, for a request bill per month at a steady rate (the cost model's). */
-export { SECONDS_PER_MONTH } from '../../src/cost/prices.ts';
+export { SECONDS_PER_MONTH };
 
 export interface WalBill {
   /** PUT-class requests (PutObject, and multipart create/part/complete) per GB produced. */
