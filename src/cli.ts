@@ -27,8 +27,8 @@ Run 'ferry <command> --help' for a command's options.
 
 exit codes: 0 done; ${EXIT_USAGE} a usage error (a bad flag, value, config key or store URL: nothing was
 done); ${EXIT_FAILURE} a runtime failure (a port in use, a locked or unwritable data directory, an
-unreachable store, damaged data). A failure is one line on stderr, 'ferry <command>: what; what to
-do'; FERRY_DEBUG=1 prints the stack trace of any failure as well.`;
+unreachable or unsafe store, an unreadable certificate, damaged data). A failure is one line on
+stderr, 'ferry <command>: what; what to do'; FERRY_DEBUG=1 prints any failure's stack trace too.`;
 
 /** The flag that moves each command's data directory: the advice about a locked or full one names it. */
 const DATA_FLAGS: Readonly<Record<string, string>> = { broker: '--data', users: '--data', demo: '--dir' };

@@ -8,7 +8,7 @@ import type { ObjectStore } from '../store/object-store.ts';
 import { openStore } from '../store/url.ts';
 import { DEFAULT_WAL_WRITER_CONFIG } from '../wal/writer.ts';
 import { CliError, parseCommandArgs } from './args.ts';
-import { explainFailure } from './failure.ts';
+import { EXIT_FAILURE, explainFailure } from './failure.ts';
 import { type BrokerConfig, configKeysHelp, resolveBrokerConfig } from './broker-config.ts';
 
 const USAGE = `usage: ferry broker [options]
@@ -215,7 +215,8 @@ async function startOrExplain(options: Parameters<typeof Broker.start>[0]): Prom
     const failure = explainFailure(error, { dataFlag: '--data' });
     if (failure === null) throw error;
     const flag = (error as { code?: unknown }).code === 'EADDRINUSE' ? portFlagOf(error as Error, options) : null;
-    throw new CliError(`broker ${options.nodeId} cannot start: ${failure.line}${flag === null ? '' : ` (${flag})`}`, failure.exitCode);
+    // The command line was well formed: what refused it (a store, a port, a certificate file) is a runtime failure.
+    throw new CliError(`broker ${options.nodeId} cannot start: ${failure.line}${flag === null ? '' : ` (${flag})`}`, EXIT_FAILURE);
   }
 }
 

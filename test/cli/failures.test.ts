@@ -47,7 +47,7 @@ test('a missing value, a value given to a switch, an unknown command', async () 
   expect(await failure(['brokr'], EXIT_USAGE)).toBe("ferry: unknown command 'brokr'; did you mean 'broker'? 'ferry --help' lists the commands");
 });
 
-test('bad values: a number, an address, a store URL, a config file', async () => {
+test('bad values: a number, an address, a store URL, a config file, a TLS file', async () => {
   const data = tempDir();
   expect(await failure(['demo', '--records', 'many'], EXIT_USAGE)).toContain("--records must be a positive integer, got 'many'");
   expect(await failure(['broker', '--data', data, '--listen', 'nowhere'], EXIT_USAGE)).toContain("--listen must be HOST:PORT, got 'nowhere'");
@@ -57,7 +57,8 @@ test('bad values: a number, an address, a store URL, a config file', async () =>
   expect(await failure(['broker', '--data', data, ...QUIET_BROKER, '--config', config], EXIT_USAGE)).toContain('log.dirz is not a Kafka or Ferry setting (did you mean log.dirs?)');
   expect(await failure(['broker', '--data', data, '--config', join(data, 'missing.properties')], EXIT_USAGE)).toContain('does not exist');
   writeFileSync(config, `listeners=SSL://127.0.0.1:0\nssl.keystore.location=${join(data, 'missing.pem')}\n`);
-  expect(await failure(['broker', '--data', data, '--metrics', 'off', '--config', config], EXIT_USAGE)).toContain('ssl.keystore.location');
+  // Read when the broker starts: a start refused is a runtime failure.
+  expect(await failure(['broker', '--data', data, '--metrics', 'off', '--config', config], EXIT_FAILURE)).toContain('ssl.keystore.location');
 });
 
 test('a port in use names the address and the flag that chose it', async () => {
