@@ -14,6 +14,9 @@ import { OFFSETS_RETENTION_MINUTES_DEFAULT, OffsetExpiry } from './groups/offset
 import { ControlOffsetStore, OffsetStore } from './groups/offset-store.ts';
 import { ControlProducerIdBlocks, FileProducerIdBlocks, ProducerIds } from './producers.ts';
 import { Router } from './router.ts';
+import { logSlowRequests } from './slow-requests.ts';
+import { type Logger, type LoggerOption, loggerOf } from '../observability/logger.ts';
+import { defaultLogger } from '../observability/record-logger.ts';
 import { apiBindings } from './bindings.ts';
 import { instrument } from './request-metrics.ts';
 import { withMeasuredStores } from './store-metrics.ts';
@@ -60,7 +63,12 @@ export interface BrokerOptions {
   readonly network?: Network;
   /** Draws topic ids, the cluster incarnation and retry jitter; the operating system's randomness by default. Overrides engine.random. */
   readonly random?: Random;
-  readonly log?: (message: string) => void;
+  /**
+   * Where the broker and its engine log (a Logger such as pino's, or a function given each
+   * message); every line carries `component`, and `topic` and `partition` where one partition is
+   * concerned. Default: warn and above as JSON lines on stderr.
+   */
+  readonly log?: LoggerOption;
   /** Serve Prometheus metrics on this address (GET /metrics); none when absent. */
   readonly metricsListen?: { readonly host: string; readonly port: number };
   /** Share partitions with other brokers through control records (docs/cluster-protocol.md). */
@@ -128,7 +136,7 @@ export class Broker {
     const clock = given.clock ?? systemClock;
     const metrics = given.engine.metrics ?? new MetricsRegistry();
     const options = withMeasuredStores(given, metrics, clock);
-    const log = options.log ?? ((message: string) => console.error(message));
+    const log = loggerOf(options.log, defaultLogger(clock));
     if (options.cluster !== undefined && options.engine.wal === undefined) throw new FerryError('InvalidArgument', 'a cluster broker needs a WAL store: its partitions move through it');
     await checkStores(options, clock);
     // Security first: a listener's unreadable certificate stops the start before any recovery.
@@ -136,7 +144,7 @@ export class Broker {
     const security = await BrokerSecurity.open(listenersOf(options), options.security ?? {}, { ...(await securityStoreOf(options)), clock, metrics, log });
     let engine: Ferry;
     try {
-      engine = await Ferry.open({ ...options.engine, ...tierOf(options), clock, metrics, ...definedOnly({ random: options.random }), ...(options.log === undefined ? {} : { report: options.log }), managedPartitions: options.cluster !== undefined, ...(options.minInsyncReplicas === undefined ? {} : { minInsyncReplicas: options.minInsyncReplicas }) });
+      engine = await Ferry.open({ ...options.engine, ...tierOf(options), clock, metrics, ...definedOnly({ random: options.random }), logger: log, managedPartitions: options.cluster !== undefined, ...(options.minInsyncReplicas === undefined ? {} : { minInsyncReplicas: options.minInsyncReplicas }) });
     } catch (error) {
       security.stop();
       throw error;
@@ -145,7 +153,7 @@ export class Broker {
     const servers: KafkaServer[] = [];
     let cluster: ClusterNode | null = null;
     try {
-      const router = new Router(instrument(metrics, clock, enforceClientQuotas(apiBindings(() => context!), { quotas: security.quotas, clock, metrics })));
+      const router = new Router(logSlowRequests(log.child({ component: 'broker' }), clock, instrument(metrics, clock, enforceClientQuotas(apiBindings(() => context!), { quotas: security.quotas, clock, metrics }))));
       const limits = new ConnectionLimits({ maxConnections: options.maxConnections ?? MAX_CONNECTIONS_DEFAULT, ...definedOnly({ maxConnectionsPerIp: options.security?.maxConnectionsPerIp, perIpOverrides }) });
       listen(options, security, { router, limits, clock, metrics, log }, servers);
       const endpoints: ListenerEndpoint[] = security.listeners.map(({ config }, index) => ({ listener: config.name, host: config.advertisedHost ?? config.host, port: config.advertisedPort ?? servers[index]!.port }));
@@ -164,7 +172,7 @@ export class Broker {
         engine,
         clock,
         metrics,
-        ...definedOnly({ network: options.network, random: options.random, log: options.log, interBroker: security.interBrokerConnector ?? undefined }),
+        ...definedOnly({ network: options.network, random: options.random, log, interBroker: security.interBrokerConnector ?? undefined }),
       });
       context = {
         nodeId: options.nodeId,
@@ -192,7 +200,7 @@ export class Broker {
         clock,
         retentionMs: options.offsetsRetentionMs ?? OFFSETS_RETENTION_MINUTES_DEFAULT * MS_PER_MINUTE,
         coordinates: (group) => startedContext.topology.coordinatorFor(group)?.nodeId === options.nodeId,
-        ...definedOnly({ log: options.log }),
+        log,
       });
       offsetExpiry.start();
       const metricsServer = options.metricsListen === undefined ? null : serveMetrics(metrics, options.metricsListen.host, options.metricsListen.port, clock);
@@ -268,7 +276,7 @@ export class Broker {
  * Starts one KafkaServer per listener, sharing the connection limits and the request budget, into
  * `servers` as each starts (so that a listener that cannot start leaves the others to be stopped).
  */
-function listen(options: BrokerOptions, security: BrokerSecurity, shared: { router: Router; limits: ConnectionLimits; clock: Clock; metrics: MetricsRegistry; log: (message: string) => void }, servers: KafkaServer[]): void {
+function listen(options: BrokerOptions, security: BrokerSecurity, shared: { router: Router; limits: ConnectionLimits; clock: Clock; metrics: MetricsRegistry; log: Logger }, servers: KafkaServer[]): void {
   const memory = new RequestMemory(options.queuedMaxRequestBytes ?? QUEUED_REQUEST_BYTES_MAX_DEFAULT);
   const optional = definedOnly({ network: options.network, connectionsMaxIdleMs: options.connectionsMaxIdleMs, failedAuthenticationDelayMs: options.security?.failedAuthenticationDelayMs });
   for (const { config, opened } of security.listeners) {

@@ -1,3 +1,5 @@
+import { componentLogger, type LoggerOption } from '../observability/logger.ts';
+import { defaultLogger } from '../observability/record-logger.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
 import { assert } from '../util/assert.ts';
 import { type Clock, systemClock } from '../util/clock.ts';
@@ -28,7 +30,8 @@ export interface ServerOptions {
   /** How its connections authenticate (TLS, SASL); PLAINTEXT_LISTENER by default. */
   readonly listener?: ListenerSecurity;
   /** Where connection-level problems are reported (malformed frames, handler bugs, refused authentications). */
-  readonly log?: (message: string) => void;
+  /** Where connection events go (component broker); warn and above on stderr by default. */
+  readonly log?: LoggerOption;
   /** Connections open at once; more are closed on arrival (max.connections). Ignored when `limits` is given. */
   readonly maxConnections?: number;
   /** The connection counts shared by every listener of a broker (max.connections, max.connections.per.ip). */
@@ -64,14 +67,14 @@ export class KafkaServer {
   }
 
   static listen(options: ServerOptions): KafkaServer {
-    const log = options.log ?? ((message: string) => console.error(message));
+    const logger = componentLogger(options.log, 'broker', defaultLogger(options.clock ?? systemClock));
     const security = options.listener ?? PLAINTEXT_LISTENER;
     const limits = options.limits ?? new ConnectionLimits({ maxConnections: options.maxConnections ?? MAX_CONNECTIONS_DEFAULT });
     const memory = options.memory ?? new RequestMemory(options.queuedMaxRequestBytes ?? QUEUED_REQUEST_BYTES_MAX_DEFAULT);
     assert(memory.bytesMax >= REQUEST_BYTES_MAX, `queued.max.request.bytes (${memory.bytesMax}) holds the largest request (${REQUEST_BYTES_MAX})`);
     const clock = options.clock ?? systemClock;
     const idleMs = options.connectionsMaxIdleMs ?? CONNECTIONS_MAX_IDLE_MS_DEFAULT;
-    const events = options.authentication ?? { authenticated: () => {}, failed: (listener, mechanism, address, detail) => log(`authentication from ${address} on ${listener}${mechanism === null ? '' : ` (${mechanism})`} failed: ${detail}`) };
+    const events = options.authentication ?? { authenticated: () => {}, failed: (listener, mechanism, address, detail) => logger.info({ listener, mechanism, clientAddress: address }, `authentication from ${address} on ${listener}${mechanism === null ? '' : ` (${mechanism})`} failed: ${detail}`) };
     const connections = new Set<Connection>();
     // Each accepted socket's connection and channel (a socket refused on arrival has none).
     const bySocket = new Map<NetSocket, { connection: Connection; channel: Channel }>();
@@ -84,7 +87,7 @@ export class KafkaServer {
       refused.count++;
       (refusal === 'max.connections' ? refusals : perIpRefusals)?.add();
       // once per spell, not per refusal
-      if (!refused.logged.has(refusal)) log(refusal === 'max.connections' ? `max.connections (${limits.maxConnections}) reached: closing new connections until some end` : `max.connections.per.ip reached for ${socket.remoteAddress}: closing its new connections until some end`);
+      if (!refused.logged.has(refusal)) logger.warn({ refusal, clientAddress: socket.remoteAddress }, refusal === 'max.connections' ? `max.connections (${limits.maxConnections}) reached: closing new connections until some end` : `max.connections.per.ip reached for ${socket.remoteAddress}: closing its new connections until some end`);
       refused.logged.add(refusal);
       socket.terminate();
     };
@@ -95,7 +98,7 @@ export class KafkaServer {
         const peer = `${socket.remoteAddress}`;
         let connection: Connection | undefined;
         const channel = new Channel({ router: options.router, listener: security, socket, clock, events, failedAuthenticationDelayMs: options.failedAuthenticationDelayMs ?? FAILED_AUTHENTICATION_DELAY_MS_DEFAULT, endAfterResponses: () => connection?.endAfterResponses(), muteFor: (ms) => connection?.muteFor(ms) });
-        connection = new Connection(socket, (frame) => channel.handle(frame), (error) => log(`connection from ${peer} closed: ${error instanceof Error ? error.message : String(error)}`), { memory, clock, idleMs, frameBytesMax: () => channel.frameBytesMax(), pooled: () => channel.framesPooled() });
+        connection = new Connection(socket, (frame) => channel.handle(frame), (error) => logger.info({ peer, err: error }, `connection from ${peer} closed: ${error instanceof Error ? error.message : String(error)}`), { memory, clock, idleMs, frameBytesMax: () => channel.frameBytesMax(), pooled: () => channel.framesPooled() });
         bySocket.set(socket, { connection, channel });
         connections.add(connection);
         openGauge?.set(connections.size);

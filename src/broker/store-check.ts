@@ -1,3 +1,4 @@
+import { loggerOf } from '../observability/logger.ts';
 import { checkConditionalWrites } from '../store/conditional-check.ts';
 import type { Clock } from '../util/clock.ts';
 import type { BrokerOptions } from './broker.ts';
@@ -10,7 +11,7 @@ import type { BrokerOptions } from './broker.ts';
 export async function checkStores(options: BrokerOptions, clock: Clock): Promise<void> {
   const wal = options.engine.wal;
   if (options.unsafeStore === true) {
-    options.log?.('unsafe store: conditional writes are not checked; fencing and compare-and-swap may not hold (one broker only)');
+    loggerOf(options.log).warn({ component: 'store' }, 'unsafe store: conditional writes are not checked; fencing and compare-and-swap may not hold (one broker only)');
     return;
   }
   const probeId = `${wal?.writerId ?? `node-${options.nodeId}`}-${clock.nowMs()}`;

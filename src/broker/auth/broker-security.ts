@@ -1,3 +1,4 @@
+import { componentLogger, type LoggerOption } from '../../observability/logger.ts';
 import { ControlStore } from '../../cluster/control-store.ts';
 import { FerryError } from '../../errors.ts';
 import type { MetricsRegistry } from '../../metrics/index.ts';
@@ -57,7 +58,8 @@ export interface BrokerSecurityDependencies {
   readonly prefix: string;
   readonly clock: Clock;
   readonly metrics: MetricsRegistry;
-  readonly log: (message: string) => void;
+  /** Where security events go (failed authentications, denials, refresh failures); bound to component security here. */
+  readonly log: LoggerOption;
 }
 
 /**
@@ -99,12 +101,13 @@ export class BrokerSecurity {
     const control = new ControlStore(dependencies.store, dependencies.prefix);
     const scram = new ScramCredentialStore(control);
     const acls = options.authorizer === undefined ? null : new AclStore(control, new Authorizer({ ...options.authorizer, audit: auditOf(dependencies) }));
-    const quotas = new ClientQuotaStore(control, { log: dependencies.log });
+    const warn = warningsOf(dependencies);
+    const quotas = new ClientQuotaStore(control, { log: warn });
     await Promise.all([scram.refresh(), acls?.refresh(), quotas.refresh()]);
     const scramUnknownUserSecret = await scram.unknownUserSecret();
     const events = authenticationEvents(dependencies);
     const opened = [];
-    for (const config of listeners) opened.push({ config, opened: await openListener(config, { scram, scramUnknownUserSecret, clock: dependencies.clock, log: dependencies.log }) });
+    for (const config of listeners) opened.push({ config, opened: await openListener(config, { scram, scramUnknownUserSecret, clock: dependencies.clock, log: warn }) });
     const interBrokerConnector = options.interBroker === undefined ? null : await connectorOf(options.interBroker);
     const security = new BrokerSecurity({ listeners: opened, scram, quotas, acls, events, options, interBrokerConnector }, dependencies);
     security.#schedule();
@@ -137,11 +140,12 @@ export class BrokerSecurity {
 
   #schedule(): void {
     if (this.#stopped) return;
-    const { clock, log } = this.#dependencies;
+    const { clock } = this.#dependencies;
+    const warn = warningsOf(this.#dependencies);
     this.#timer = clock.setTimer(this.options.refreshIntervalMs ?? SECURITY_REFRESH_INTERVAL_MS_DEFAULT, () => {
       // A refresh that fails keeps the last complete view (never a partial one that could miss a DENY) and is tried again.
       void Promise.all([this.scram.refresh(), this.acls?.refresh(), this.quotas.refresh()])
-        .catch((error: unknown) => log(`security records could not be refreshed (kept the last ones read): ${error instanceof Error ? error.message : String(error)}`))
+        .catch((error: unknown) => warn(`security records could not be refreshed (kept the last ones read): ${error instanceof Error ? error.message : String(error)}`))
         .finally(() => this.#schedule());
     }, true);
   }
@@ -169,7 +173,14 @@ const KNOWN_MECHANISMS: ReadonlySet<string> = new Set(SASL_MECHANISMS);
  * reason (never a secret). A mechanism name is the client's own text in SaslHandshake: one Ferry
  * does not know is counted as `unknown`, or every made-up name would add a metric series.
  */
+/** The security stores' and listeners' lines (records left out, a JWKS kept): warnings of component security. */
+function warningsOf({ log }: BrokerSecurityDependencies): (message: string) => void {
+  const logger = componentLogger(log, 'security');
+  return (message) => logger.warn({}, message);
+}
+
 function authenticationEvents({ metrics, log }: BrokerSecurityDependencies): AuthenticationEvents {
+  const logger = componentLogger(log, 'security');
   const counter = (session: { listener: string; mechanism: string }, result: string) =>
     metrics.counter('ferry_broker_authentications_total', 'Authentications, by listener, mechanism (SSL for a client certificate) and result', { labels: { ...session, result } });
   return {
@@ -180,7 +191,7 @@ function authenticationEvents({ metrics, log }: BrokerSecurityDependencies): Aut
       const known = mechanism === null || KNOWN_MECHANISMS.has(mechanism);
       counter({ listener, mechanism: mechanism === null ? 'SSL' : known ? mechanism : UNKNOWN_MECHANISM_LABEL }, 'failed').add();
       // the detail may carry what the client sent (a user name, a token's claim): escaped and cut short
-      log(`authentication from ${clientAddress} on ${listener}${mechanism === null || !known ? '' : ` with ${mechanism}`} failed: ${logText(detail)}`);
+      logger.info({ listener, mechanism: mechanism === null || !known ? null : mechanism, clientAddress }, `authentication from ${clientAddress} on ${listener}${mechanism === null || !known ? '' : ` with ${mechanism}`} failed: ${logText(detail)}`);
     },
   };
 }
@@ -195,6 +206,7 @@ const DENIALS_REMEMBERED_MAX = 1024;
 
 /** Denials of what a client asked for by name are counted and logged (Kafka's authorizer log at INFO), each at most once a minute; filtering denials only counted. */
 function auditOf({ metrics, log, clock }: BrokerSecurityDependencies): (decision: AuthorizationDecision) => void {
+  const logger = componentLogger(log, 'security');
   const loggedAtMs = new Map<string, number>();
   return (decision) => {
     if (decision.allowed) return;
@@ -209,6 +221,6 @@ function auditOf({ metrics, log, clock }: BrokerSecurityDependencies): (decision
     loggedAtMs.delete(line);
     loggedAtMs.set(line, nowMs);
     if (loggedAtMs.size > DENIALS_REMEMBERED_MAX) loggedAtMs.delete(loggedAtMs.keys().next().value!);
-    log(`authorization: ${line}`);
+    logger.info({ operation, resource, clientAddress: decision.session.clientAddress }, `authorization: ${line}`);
   };
 }

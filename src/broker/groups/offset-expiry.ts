@@ -1,3 +1,4 @@
+import { componentLogger, type Logger, type LoggerOption } from '../../observability/logger.ts';
 import { isFerryError } from '../../errors.ts';
 import { assert } from '../../util/assert.ts';
 import type { Clock, Timer } from '../../util/clock.ts';
@@ -24,7 +25,7 @@ export interface OffsetExpiryOptions {
   readonly checkIntervalMs?: number;
   /** Whether this broker coordinates the group (only the coordinator expires a group's offsets). */
   readonly coordinates: (group: string) => boolean;
-  readonly log?: (message: string) => void;
+  readonly log?: LoggerOption;
 }
 
 /**
@@ -42,6 +43,7 @@ export interface OffsetExpiryOptions {
  */
 export class OffsetExpiry {
   readonly #options: OffsetExpiryOptions;
+  readonly #log: Logger;
   #timer: Timer | null = null;
   #stopped = false;
   /** Groups with offsets but no state here (a restart, a coordinator move): when a round first found each. */
@@ -50,6 +52,7 @@ export class OffsetExpiry {
   constructor(options: OffsetExpiryOptions) {
     assert(options.retentionMs > 0, 'offsets retention is positive');
     this.#options = options;
+    this.#log = componentLogger(options.log, 'groups');
   }
 
   start(): void {
@@ -141,8 +144,8 @@ export class OffsetExpiry {
     if (this.#stopped) return;
     this.#timer = this.#options.clock.setTimer(this.#options.checkIntervalMs ?? OFFSETS_RETENTION_CHECK_INTERVAL_MS, () => {
       this.expireNow().then(
-        (removed) => removed > 0 && this.#options.log?.(`expired ${removed} committed offsets of empty consumer groups`),
-        (error: unknown) => this.#options.log?.(`offset expiry failed (retried in the next round): ${error instanceof Error ? error.message : String(error)}`),
+        (removed) => removed > 0 && this.#log.info({ removed }, `expired ${removed} committed offsets of empty consumer groups`),
+        (error: unknown) => this.#log.warn({ err: error }, `offset expiry failed (retried in the next round): ${error instanceof Error ? error.message : String(error)}`),
       ).finally(() => this.#schedule());
     }, true);
   }
