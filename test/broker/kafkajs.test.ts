@@ -125,7 +125,7 @@ describe('kafkajs against a Ferry broker', () => {
   test('GET /metrics serves Prometheus text with request counts and WAL latency', async () => {
     const text = await (await fetch(`http://127.0.0.1:${broker.metricsPort}/metrics`)).text();
     expect(text).toMatch(/ferry_broker_requests_total\{api="Produce"\} [1-9]/);
-    expect(text).toContain('# TYPE ferry_wal_produce_to_durable_ms summary');
+    expect(text).toContain('# TYPE ferry_wal_produce_to_durable_seconds histogram');
     expect((await fetch(`http://127.0.0.1:${broker.metricsPort}/other`)).status).toBe(404);
   });
 });
