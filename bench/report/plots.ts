@@ -10,6 +10,8 @@ import type { BrokerResults, FollowerResults, WalRateResult, WalResults } from '
 const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
 const WIDTH = 560;
 const HEIGHT = 320;
+/** Long series and category names are kept whole (Vega-Lite cuts labels at 180 px by default). */
+const CONFIG = { legend: { labelLimit: 0 }, axis: { labelLimit: 0 } };
 /** The CDF plot's curves: the default knobs at each rate over this many partitions (the most loaded). */
 export const CDF_PARTITIONS = 64;
 
@@ -41,6 +43,7 @@ export function latencyCdfSpec(wal: WalResults): TopLevelSpec {
   });
   return {
     $schema: SCHEMA,
+    config: CONFIG,
     title: `Produce-to-durable latency CDF per rate, ${wal.profile} store model, beside the floor`,
     width: WIDTH,
     height: HEIGHT,
@@ -79,6 +82,7 @@ export function latencyCostSpec(wal: WalResults): TopLevelSpec {
   const peers = PEER_LATENCIES.map((peer, index) => ({ p99Ms: peer.p99Ms, label: `${peer.name} p99 ${peer.bound === '<' ? '< ' : ''}${peer.p99Ms >= 1000 ? `${peer.p99Ms / 1000} s` : `${peer.p99Ms} ms`}`, usdPerMonth: usd.length === 0 ? 1 : Math.min(...usd), dy: index % 2 === 0 ? -6 : 12 }));
   return {
     $schema: SCHEMA,
+    config: CONFIG,
     title: "Latency vs cost: the WAL's upload size x interval sweep, beside peers' published p99",
     width: WIDTH,
     height: HEIGHT,
@@ -109,9 +113,10 @@ export function latencyCostSpec(wal: WalResults): TopLevelSpec {
 }
 
 /** Median bars with each round's min-max as an error bar. */
-function barsWithRange(title: string, values: readonly object[], xTitle: string, yTitle: string, extra: object[] = []): TopLevelSpec {
+function barsWithRange(title: string, values: readonly object[], xTitle: string, yTitle: string): TopLevelSpec {
   return {
     $schema: SCHEMA,
+    config: CONFIG,
     title,
     width: WIDTH,
     height: HEIGHT,
@@ -119,7 +124,6 @@ function barsWithRange(title: string, values: readonly object[], xTitle: string,
     layer: [
       { mark: 'bar', encoding: { x: { field: 'name', type: 'nominal', sort: null, title: xTitle, axis: { labelAngle: -20 } }, y: { field: 'mbPerSecond', type: 'quantitative', title: yTitle }, color: { field: 'group', type: 'nominal', title: null } } },
       { mark: { type: 'errorbar', ticks: true }, encoding: { x: { field: 'name', type: 'nominal', sort: null }, y: { field: 'min', type: 'quantitative', title: yTitle }, y2: { field: 'max' } } },
-      ...extra,
     ],
   } as TopLevelSpec;
 }
@@ -130,9 +134,9 @@ export function throughputSpec(broker: BrokerResults): TopLevelSpec {
 }
 
 export function catchUpSpec(follower: FollowerResults): TopLevelSpec {
-  const values = follower.catchUp.map((row) => ({ name: row.reader, group: row.isRawGet ? 'raw GET (baseline)' : 'Ferry', mbPerSecond: row.mbPerSecond, min: row.minMbPerSecond, max: row.maxMbPerSecond, ceiling: row.ioCeilingMbPerSecond }));
-  const ceiling = { mark: { type: 'tick', color: 'black', thickness: 2 }, encoding: { x: { field: 'name', type: 'nominal', sort: null }, y: { field: 'ceiling', type: 'quantitative' } } };
-  return barsWithRange('Follower catch-up beside raw GETs of the same WAL objects (median, min-max; tick = I/O ceiling of the latency model)', values, AXIS.reader, AXIS.catchUpMbPerSecond, [ceiling]);
+  // The I/O ceilings (report.md's table) are 10-100x the bars here: drawn, they would flatten them.
+  const values = follower.catchUp.map((row) => ({ name: row.reader, group: row.isRawGet ? 'raw GET (baseline)' : 'Ferry', mbPerSecond: row.mbPerSecond, min: row.minMbPerSecond, max: row.maxMbPerSecond }));
+  return barsWithRange('Follower catch-up beside raw GETs of the same WAL objects (median, min-max over rounds)', values, AXIS.reader, AXIS.catchUpMbPerSecond);
 }
 
 export function costSpec(comparisons: readonly { name: string; comparison: Comparison }[]): TopLevelSpec {
@@ -142,16 +146,21 @@ export function costSpec(comparisons: readonly { name: string; comparison: Compa
   ]);
   return {
     $schema: SCHEMA,
+    config: CONFIG,
     title: "A month's bill: Ferry beside classic Kafka (src/cost, docs/cost-model.md)",
-    width: WIDTH,
-    height: HEIGHT,
     data: { values },
-    mark: 'bar',
-    encoding: {
-      y: { field: 'deployment', type: 'nominal', sort: null, title: AXIS.deployment },
-      yOffset: { field: 'system', type: 'nominal' },
-      x: { field: 'usd', type: 'quantitative', scale: { type: 'symlog' }, title: `${AXIS.billUsdPerMonth}, symlog scale` },
-      color: { field: 'system', type: 'nominal', title: null },
+    // One row per deployment, each with its own dollar scale: bills span three orders of magnitude.
+    facet: { row: { field: 'deployment', type: 'nominal', sort: null, title: AXIS.deployment, header: { labelAngle: 0, labelAlign: 'left', labelLimit: 0 } } },
+    spec: {
+      width: WIDTH,
+      height: 50,
+      mark: 'bar',
+      encoding: {
+        y: { field: 'system', type: 'nominal', title: null },
+        x: { field: 'usd', type: 'quantitative', title: AXIS.billUsdPerMonth },
+        color: { field: 'system', type: 'nominal', title: null },
+      },
     },
+    resolve: { scale: { x: 'independent' } },
   } as TopLevelSpec;
 }

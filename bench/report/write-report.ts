@@ -83,7 +83,7 @@ function followerSection(results: BenchResults): Section {
     '',
     `![Follower catch-up beside raw GET](${PLOT_FILES.catchUp})`,
     '',
-    `${PLOT_FILES.catchUp}: a fresh follower ${num(follower.catchUpBytes / 2 ** 20, 0)} MiB behind applies every WAL object; beside it a bare WalReader and raw whole-object GETs of the same objects from the same store, rounds alternating. Ticks: the I/O ceiling of the store's latency model with free CPU.`,
+    `${PLOT_FILES.catchUp}: a fresh follower ${num(follower.catchUpBytes / 2 ** 20, 0)} MiB behind applies every WAL object; beside it a bare WalReader and raw whole-object GETs of the same objects from the same store, rounds alternating. I/O ceiling: what the store's latency model allows with free CPU (not drawn: it would flatten the bars).`,
     '',
     table(['reader', 'MB/s', 'range', 'I/O ceiling MB/s'], rows),
   ].join('\n');

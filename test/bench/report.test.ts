@@ -73,8 +73,8 @@ describe('writeReport', async () => {
     [PLOT_FILES.latencyCdf, [AXIS.latencyMs, AXIS.percentile, 'store PUT p50 4 ms']],
     [PLOT_FILES.latencyCost, [AXIS.usdPerMonth, AXIS.p99Ms, 'WarpStream S3E1Z p99 169 ms', 'WarpStream Lightning p99 50 ms', 'Aiven diskless p99 1.6 s', 'S2 Express p99 &lt; 50 ms']],
     [PLOT_FILES.throughput, [AXIS.target, AXIS.throughputMbPerSecond, 'librdkafka mock']],
-    [PLOT_FILES.catchUp, [AXIS.reader, AXIS.catchUpMbPerSecond, 'raw GET, 16 in flight']],
-    [PLOT_FILES.cost, [AXIS.deployment, AXIS.billUsdPerMonth, 'classic Kafka']],
+    [PLOT_FILES.catchUp, [AXIS.reader, AXIS.catchUpMbPerSecond, 'raw GET, 16 in flight', 'follower engine (prefetch 16)']],
+    [PLOT_FILES.cost, [AXIS.deployment, AXIS.billUsdPerMonth, 'classic Kafka', 'large: 1 GiB/s, 1,024 partitions, 12 brokers']],
   ])('%s is an SVG with its axis titles', (file, texts) => {
     const svg = readFileSync(join(directory, file), 'utf8');
     checkSvg(svg);
