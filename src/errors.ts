@@ -28,7 +28,9 @@ export type FerryErrorKind =
   | 'StaleMember' // a consumer group member's request of a generation it is no longer in
   | 'OutcomeUnknown'; // a change whose store write failed partway or timed out: it may have taken effect (it completes, or a retry finds out)
 
+/** Every error Ferry's engine reports: `kind` says what went wrong, as Kafka's error codes do. */
 export class FerryError extends Error {
+  /** What went wrong (see FerryErrorKind). */
   readonly kind: FerryErrorKind;
 
   constructor(kind: FerryErrorKind, message: string, options?: { cause?: unknown }) {
@@ -65,6 +67,7 @@ export class CorruptObjectError extends FerryError {
   }
 }
 
+/** Whether `error` is a FerryError, of `kind` when given. */
 export function isFerryError(error: unknown, kind?: FerryErrorKind): error is FerryError {
   return error instanceof FerryError && (kind === undefined || error.kind === kind);
 }

@@ -40,17 +40,25 @@ import { definedOnly } from '../util/defined-only.ts';
 import type { Network } from '../util/network.ts';
 import type { Random } from '../util/random.ts';
 
+/** How Broker.start sets a broker up: where it listens, its node id, and the engine it serves (`engine`, Ferry's FerryOptions). */
 export interface BrokerOptions {
+  /** The address to listen on (the first listener's, when `listeners` is given). */
   readonly listenHost: string;
   /** 0 picks a free port (tests). */
   readonly listenPort: number;
   /** What clients are told to connect to; the listen address by default. */
   readonly advertisedHost?: string;
+  /** See advertisedHost; the listen port by default. */
   readonly advertisedPort?: number;
+  /** This broker's id (Kafka's node.id); a single broker's is at most 2097151 (its producer ids derive from it). */
   readonly nodeId: number;
+  /** Its rack or availability zone (broker.rack): consumers with client.rack read from a replica there. */
   readonly rack?: string | null;
+  /** The cluster id Metadata reports; default ferry-cluster. */
   readonly clusterId?: string;
+  /** Create a topic when a client first names it (auto.create.topics.enable); default true. */
   readonly autoCreateTopics?: boolean;
+  /** Partitions of an auto-created topic (num.partitions); default 1. */
   readonly defaultPartitions?: number;
   /** Replication factor of auto-created topics and of CreateTopics asking for the default (cluster mode). */
   readonly defaultReplicationFactor?: number;
@@ -58,6 +66,7 @@ export interface BrokerOptions {
   readonly minInsyncReplicas?: number;
   /** The engine this broker serves (directory, WAL store, log settings). */
   readonly engine: FerryOptions;
+  /** Time for timers, leases and throttles: the system's unless a simulation injects its own. */
   readonly clock?: Clock;
   /** The sockets it listens on and reports to leaders through; the operating system's by default (the simulation's in src/sim/network.ts). */
   readonly network?: Network;
@@ -70,7 +79,12 @@ export interface BrokerOptions {
    */
   readonly log?: LoggerOption;
   /** Serve Prometheus metrics on this address (GET /metrics); none when absent. */
-  readonly metricsListen?: { readonly host: string; readonly port: number };
+  readonly metricsListen?: {
+    /** The address to listen on. */
+    readonly host: string;
+    /** The port; 0 picks a free one (Broker.metricsPort). */
+    readonly port: number;
+  };
   /** Share partitions with other brokers through control records (docs/cluster-protocol.md). */
   readonly cluster?: ClusterOptions;
   /** Start on stores that ignore conditional writes (single-broker experiments only); checked at start otherwise. */
@@ -93,12 +107,15 @@ export interface BrokerOptions {
   readonly security?: BrokerSecurityOptions;
 }
 
+/** A broker in a cluster (docs/cluster-protocol.md): the control records it shares with the others, and its lease. */
 export interface ClusterOptions {
   /** Where the control records live (may be another bucket than the WAL data). */
   readonly store: ObjectStore;
+  /** Key prefix of the control records in that store; default none. */
   readonly prefix?: string;
   /** A broker silent this long is dead to the others and its partitions are taken over. */
   readonly leaseMs: number;
+  /** How often leadership is re-examined (the other brokers' records read). */
   readonly scanIntervalMs: number;
   /**
    * [K1] The port of this broker's peer listener, on its listen host: the other brokers hold a
@@ -114,7 +131,9 @@ const MS_PER_MINUTE = 60_000;
 
 /** A Kafka-protocol broker over one Ferry engine: real Kafka clients produce, fetch and form groups. */
 export class Broker {
+  /** What the request handlers share: the engine, groups, offsets, topology (for tests and tools). */
   readonly context: BrokerContext;
+  /** Its metrics, as GET /metrics serves them. */
   readonly metrics: MetricsRegistry;
   readonly #servers: readonly KafkaServer[];
   readonly #security: BrokerSecurity;
@@ -132,6 +151,7 @@ export class Broker {
     this.#cluster = cluster;
   }
 
+  /** Opens the engine, starts every listener (and the cluster membership), and resolves once clients can connect; what started is stopped again if a step fails. */
   static async start(given: BrokerOptions): Promise<Broker> {
     const clock = given.clock ?? systemClock;
     const metrics = given.engine.metrics ?? new MetricsRegistry();

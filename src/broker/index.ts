@@ -19,7 +19,7 @@
  * await broker.stop();
  * ```
  *
- * @module
+ * @module ferry/broker
  */
 export { Broker, type BrokerOptions, type ClusterOptions } from './broker.ts';
 export type { ListenerConfig, SaslListenerConfig } from './auth/listener-config.ts';

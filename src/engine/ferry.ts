@@ -77,6 +77,7 @@ const NO_TRANSACTION_START_OFFSET = -1;
 /** The embedded engine is its partitions' only leader; a cluster assigns real epochs at adoption. */
 const EMBEDDED_LEADER_EPOCH = 0;
 
+/** How Ferry.open sets an engine up: only `directory` is required; `wal` ships appends to object storage, `follow` makes a read replica. */
 export interface FerryOptions {
   /** Where topics and their partition logs live. */
   readonly directory: string;
@@ -92,7 +93,9 @@ export interface FerryOptions {
   readonly retentionCheckIntervalMs?: number;
   /** Create a topic with `defaultPartitions` on first produce instead of failing. */
   readonly autoCreateTopics?: boolean;
+  /** Partitions of an auto-created topic, and of createTopic without `partitions`; default 1. */
   readonly defaultPartitions?: number;
+  /** Time for timers and timestamps: the system's unless a simulation injects its own. */
   readonly clock?: Clock;
   /** Where the engine's files live (its directory, every partition log): node:fs unless a simulation injects its own. */
   readonly disk?: Disk;
@@ -161,8 +164,11 @@ export interface ReplicaMembership {
   followersOf(topic: string, partition: number): ReadonlySet<string>;
 }
 
+/** What a new topic is made with. */
 export interface CreateTopicOptions {
+  /** How many partitions; default the engine's defaultPartitions, else 1. */
   readonly partitions?: number;
+  /** Log settings over the engine's `log` defaults. */
   readonly config?: Partial<LogConfig>;
   /** Kafka topic configs by name (retention.ms, ...), checked before anything is created (InvalidConfig). */
   readonly configs?: Readonly<Record<string, string | null>>;
@@ -174,22 +180,29 @@ export interface CreateTopicOptions {
  */
 export type Acks = 1 | 'all';
 
+/** How produce places and acknowledges records. */
 export interface ProduceOptions {
   /** Send every record here; otherwise keyed records go by Kafka's murmur2 partitioner. */
   readonly partition?: number;
+  /** Compress the batch with this codec; none by default. */
   readonly compression?: BuildCompressionCodec;
+  /** When produce resolves (see Acks); default 'all'. */
   readonly acks?: Acks;
 }
 
 /** One producer in a DescribeProducers answer (Kafka's ProducerState). */
 export interface DescribedProducer extends ActiveProducer {
+  /** Always -1: Ferry has no transactions. */
   readonly coordinatorEpoch: number;
+  /** Always -1: Ferry has no transactions. */
   readonly currentTxnStartOffset: number;
 }
 
 /** One partition of a DescribeLogDirs answer. */
 export interface LogDirPartition {
+  /** The topic. */
   readonly topic: string;
+  /** The partition. */
   readonly partition: number;
   /** Bytes of its segments on local disk. */
   readonly sizeBytes: number;
@@ -201,38 +214,95 @@ export interface LogDirPartition {
 
 /** Kafka's DescribeLogDirs result of this engine's one log directory. */
 export interface LogDirDescription {
+  /** The engine's directory. */
   readonly path: string;
   /** The file system's size and what is free for this process (statfs); null when the disk cannot say. */
   readonly totalBytes: number | null;
+  /** See totalBytes. */
   readonly usableBytes: number | null;
+  /** Every partition served from it. */
   readonly partitions: LogDirPartition[];
 }
 
+/** Where a produced record landed. */
 export interface ProducedRecord {
+  /** Its partition. */
   readonly partition: number;
+  /** Its offset there. */
   readonly offset: number;
 }
 
+/** How much a fetch returns. */
 export interface FetchOptions {
+  /** About this many bytes of batches at most (the first whole batch always); default 1 MiB, Kafka's fetch.max.bytes. */
   readonly maxBytes?: number;
 }
 
+/** What a fetch read from one partition. */
 export interface FetchResult {
   /** Whole record batches (zero-copy views), the first holding the requested offset. */
   readonly batches: RecordBatch[];
+  /** The partition's high watermark: consumers see offsets below it. */
   readonly highWatermark: number;
+  /** The first offset still held (locally or in the tier). */
   readonly logStartOffset: number;
 }
 
+/** Where a ListOffsets lookup landed (Kafka's ListOffsetsPartitionResponse). */
+export interface OffsetLookup {
+  /** The offset found; -1 when there is none (a timestamp past every record). */
+  readonly offset: number;
+  /** The timestamp of the record at `offset` (-1 for the special timestamps' answers that have none). */
+  readonly timestamp: number;
+  /** The leader epoch the record at `offset` was written in (-1 when unknown). */
+  readonly leaderEpoch: number;
+}
+
+/** Where a leader epoch ended (OffsetForLeaderEpoch's answer). */
+export interface EpochEnd {
+  /** The largest epoch at most the one asked for; -1 for none. */
+  readonly leaderEpoch: number;
+  /** Where it ended: the next epoch's start, or the log end for the current one; -1 for none. */
+  readonly endOffset: number;
+}
+
+/** Record batches appended by appendBatches (Kafka's Produce answer for a partition). */
+export interface AppendedBatches {
+  /** The first offset given to them. */
+  readonly baseOffset: number;
+  /** The last offset given to them. */
+  readonly lastOffset: number;
+  /** The log start offset after the append. */
+  readonly logStartOffset: number;
+  /** The time the leader stamped on them (LogAppendTime topics); -1 otherwise. */
+  readonly logAppendTimeMs: number;
+  /** Resolves once the high watermark passed them: what acks=all waits for. */
+  readonly committed: Promise<void>;
+}
+
+/** What a partition's tier record says of its range. */
+export interface TierRange {
+  /** The log start retention or DeleteRecords moved the tier to. */
+  readonly startOffset: number;
+  /** One past the last offset the tier holds. */
+  readonly tieredEnd: number;
+}
+
+/** A record as consume yields it: the record and where it came from. */
 export interface ConsumedRecord extends KafkaRecord {
+  /** Its topic. */
   readonly topic: string;
+  /** Its partition. */
   readonly partition: number;
 }
 
+/** What consume reads. */
 export interface ConsumeOptions {
+  /** The partition to read; default 0. */
   readonly partition?: number;
   /** First offset to read; the partition's log start when absent. */
   readonly fromOffset?: number;
+  /** Bytes per fetch under the iteration (see FetchOptions). */
   readonly maxBytes?: number;
   /** Ends the iteration when aborted. */
   readonly signal?: AbortSignal;
@@ -248,6 +318,7 @@ export interface ConsumeOptions {
  *     await ferry.close();
  */
 export class Ferry {
+  /** The engine's directory (FerryOptions.directory). */
   readonly directory: string;
   readonly #options: FerryOptions;
   readonly #clock: Clock;
@@ -425,7 +496,7 @@ export class Ferry {
   }
 
   /** The tier record's start (retention's) and tiered end; both 0 without a tier. */
-  async tierRecordRange(topicId: TopicId, partition: number): Promise<{ startOffset: number; tieredEnd: number }> {
+  async tierRecordRange(topicId: TopicId, partition: number): Promise<TierRange> {
     if (this.#tierRecords === null) return { startOffset: 0, tieredEnd: 0 };
     const record = await this.#tierRecords.read(topicId, partition);
     return { startOffset: record.startOffset, tieredEnd: tieredEnd(record) };
@@ -658,7 +729,7 @@ export class Ferry {
    * it ended (the start of the next larger epoch; the log end offset for the current epoch);
    * -1 and -1 for an epoch newer than any, or -1.
    */
-  endOffsetForLeaderEpoch(topic: string, index: number, epoch: number): { leaderEpoch: number; endOffset: number } {
+  endOffsetForLeaderEpoch(topic: string, index: number, epoch: number): EpochEnd {
     return this.#partition(topic, index).endOffsetForLeaderEpoch(epoch);
   }
 
@@ -976,7 +1047,7 @@ export class Ferry {
    * resolves once the high watermark passed them (what acks=all waits for). `signal` gives up
    * waiting for room in the WAL's upload buffer (the request timed out): nothing is appended then.
    */
-  async appendBatches(topic: string, partition: number, records: Uint8Array, signal?: AbortSignal): Promise<{ baseOffset: number; lastOffset: number; logStartOffset: number; logAppendTimeMs: number; committed: Promise<void> }> {
+  async appendBatches(topic: string, partition: number, records: Uint8Array, signal?: AbortSignal): Promise<AppendedBatches> {
     const target = this.#partitionsForProduce(topic)[partition];
     if (target === undefined) throw new FerryError('UnknownTopicOrPartition', `partition ${partition} does not exist in ${topic}`);
     const { baseOffset, lastOffset, logAppendTimeMs, durable } = await target.append(records, signal);
@@ -1034,7 +1105,7 @@ export class Ferry {
   }
 
   /** offsetFor(), counting the tier [D3]: the earliest offset is the tier's start, and a timestamp below the local log is looked up in the tier. */
-  async offsetForWithTier(topic: string, partition: number, timestamp: number): Promise<{ offset: number; timestamp: number; leaderEpoch: number }> {
+  async offsetForWithTier(topic: string, partition: number, timestamp: number): Promise<OffsetLookup> {
     const local = this.offsetFor(topic, partition, timestamp);
     if (this.#remote === null || timestamp === LATEST_TIMESTAMP || timestamp === MAX_TIMESTAMP || timestamp === EARLIEST_LOCAL_TIMESTAMP) return local;
     const target = this.#partition(topic, partition);
@@ -1060,7 +1131,12 @@ export class Ferry {
     if (this.#partitions.get(topic)?.[partition] !== target) throw new FerryError('NotLeader', `${topic}-${partition} changed while its tier was read; ask again`);
   }
 
-  offsetFor(topic: string, partition: number, timestamp: number): { offset: number; timestamp: number; leaderEpoch: number } {
+  /**
+   * ListOffsets on the local log: for a timestamp, the first record at or after it; for Kafka's
+   * special timestamps (-1 latest, -2 earliest, -3 max timestamp, -4 earliest local, -5 latest
+   * tiered), what each names. offsetForWithTier also looks in the tier.
+   */
+  offsetFor(topic: string, partition: number, timestamp: number): OffsetLookup {
     const target = this.#partition(topic, partition);
     if (timestamp === LATEST_TIMESTAMP) return { offset: target.highWatermark, timestamp: -1, leaderEpoch: target.leaderEpoch };
     const start = localStartFor(target);

@@ -7,6 +7,7 @@ const MURMUR2_SEED = 0x9747b28c;
 const MURMUR2_M = 0x5bd1e995;
 const MURMUR2_R = 24;
 
+/** Kafka's murmur2 hash of `data` (Utils.murmur2), as its default partitioner hashes keys. */
 export function murmur2(data: Uint8Array): number {
   const length = data.length;
   let h = (MURMUR2_SEED ^ length) | 0;

@@ -22,10 +22,13 @@ export const RETIRED_TOPIC_IDS_MAX = 10_000;
 /** Kafka's topic id: fixed when a topic is created, never reused (DESIGN.md contract 10). */
 export type TopicId = Uuid;
 
+/** A topic as an engine holds it: its name, incarnation id, partition count and settings. */
 export interface TopicDescription {
+  /** The topic's name (Kafka's rules: at most 249 of [a-zA-Z0-9._-]). */
   readonly name: string;
   /** Tells this incarnation of the name from any other, deleted or yet to come. */
   readonly id: TopicId;
+  /** How many partitions it has, numbered from 0. */
   readonly partitions: number;
   /** Log settings that differ from the engine's defaults (the embedded API's own overrides). */
   readonly config: Partial<LogConfig>;

@@ -17,12 +17,17 @@ import { nextWriterEpoch } from './writer-epoch.ts';
  */
 const CLOSE_WAL_FLUSH_WAIT_MS = 30_000;
 
+/** Where and how an engine ships its appends (KIP-1176): the WAL store and its writer. */
 export interface WalOptions {
+  /** The object store WAL objects go to (S3 Express One Zone in production). */
   readonly store: ObjectStore;
   /** This engine's name in WAL keys; each open gets a new epoch, so streams never collide. */
   readonly writerId: string;
+  /** Key prefix in it; default none (keys start with `wal/`). */
   readonly prefix?: string;
+  /** Upload thresholds and limits (uploadBytes, uploadIntervalMs, ...); the defaults otherwise. */
   readonly config?: Partial<Omit<WalWriterConfig, 'prefix' | 'stream'>>;
+  /** Told of each object's upload and durability (tests and benchmarks). */
   readonly observer?: WalWriterObserver;
   /** Seed for retry jitter (tests replay runs with a fixed one). */
   readonly seed?: number;

@@ -43,8 +43,11 @@ export interface ProducerHeader {
   value: ProducerBytes;
 }
 
+/** One record to produce: a value, and optionally a key, headers and a timestamp. */
 export interface ProducerRecord {
+  /** The record's key (a string is UTF-8): keyed records go to a partition by its murmur2 hash; none by default. */
   key?: ProducerBytes;
+  /** The record's value (a string is UTF-8); null for a tombstone. */
   value: ProducerBytes;
   /** A list (keys may repeat, order kept) or an object (one value per key). */
   headers?: ProducerHeader[] | { [key: string]: ProducerBytes };

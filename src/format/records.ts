@@ -18,10 +18,15 @@ export interface RecordHeader {
 
 /** One record, with key, value and header values as views into the batch (or its decompressed records). */
 export interface Record {
+  /** The record's offset in its partition. */
   offset: number;
+  /** Milliseconds since the epoch: the producer's (CreateTime) or the leader's (LogAppendTime). */
   timestamp: number;
+  /** The key, or null. */
   key: Uint8Array | null;
+  /** The value, or null (a tombstone). */
   value: Uint8Array | null;
+  /** Its headers, in order (keys may repeat). */
   headers: RecordHeader[];
 }
 

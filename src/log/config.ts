@@ -11,10 +11,24 @@ import { RECORD_BATCH_HEADER_BYTES } from '../format/record-batch.ts';
  * - `none`: never sync explicitly (the OS decides); appends are durable only at roll and close.
  */
 export type FlushPolicy =
-  | { readonly kind: 'per-append' }
-  | { readonly kind: 'group'; readonly bytes: number; readonly ms: number }
-  | { readonly kind: 'none' };
+  | {
+      /** fdatasync inside every append. */
+      readonly kind: 'per-append';
+    }
+  | {
+      /** Group commit. */
+      readonly kind: 'group';
+      /** Sync once this many bytes are pending. */
+      readonly bytes: number;
+      /** ...or this long after the first pending append (0: the next event-loop turn). */
+      readonly ms: number;
+    }
+  | {
+      /** Never sync explicitly. */
+      readonly kind: 'none';
+    };
 
+/** A partition log's settings, by Kafka's topic configs where there is one (docs/topic-configs.md). */
 export interface LogConfig {
   /** Roll when the active segment would grow past this (Kafka `segment.bytes`). */
   readonly segmentBytes: number;
@@ -30,6 +44,7 @@ export interface LogConfig {
    * retention.bytes / retention.ms; -1 keeps everything tiered locally too.
    */
   readonly localRetentionBytes: number;
+  /** See localRetentionBytes. */
   readonly localRetentionMs: number;
   /**
    * KIP-405's `remote.storage.enable`: with a tier, whether this log's rolled segments are copied
@@ -46,6 +61,7 @@ export interface LogConfig {
    * has the leader stamp each batch with its clock when it appends (DESIGN.md contract 1).
    */
   readonly messageTimestampType: 'CreateTime' | 'LogAppendTime';
+  /** When appends are synced to disk (see FlushPolicy); group commit by default. */
   readonly flush: FlushPolicy;
 }
 

@@ -37,7 +37,9 @@ export interface ProducerBatch {
 
 /** One idempotent producer as the partition's state knows it (Kafka's DescribeProducers entry, without transactions). */
 export interface ActiveProducer {
+  /** Its producer id (InitProducerId). */
   readonly producerId: number;
+  /** Its current epoch: a batch of an older one is fenced. */
   readonly producerEpoch: number;
   /** The last sequence of its last batch. */
   readonly lastSequence: number;

@@ -1,4 +1,10 @@
-// The object store: one interface (object-store.ts), three backends, and what is built on them.
+/**
+ * The object stores (`import { FileStore, openStore } from 'ferry/store'`): one interface,
+ * ObjectStore, and its backends: FileStore (a directory, the embedded default), MemoryStore (with
+ * S3 latency and fault models, for tests and benchmarks) and S3 through `openStore('s3://...')`.
+ *
+ * @module ferry/store
+ */
 export * from './object-store.ts';
 export { StoreError, isStoreError, type StoreErrorKind } from './errors.ts';
 export { StatsRecorder, REQUEST_CLASSES, type RequestClass, type StoreStats } from './stats.ts';

@@ -37,18 +37,29 @@ export interface InterBrokerClient {
   /** TLS to that listener (the CA its certificates are checked against; this broker's own for mTLS); null: plain TCP. */
   readonly tls: TlsSettings | null;
   /** SASL as this broker's principal (sasl.mechanism.inter.broker.protocol, the JAAS username and password); null: none. */
-  readonly sasl: { readonly mechanism: string; readonly username: string; readonly password: string } | null;
+  readonly sasl: {
+    /** The SASL mechanism (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512). */
+    readonly mechanism: string;
+    /** This broker's principal. */
+    readonly username: string;
+    /** Its password. */
+    readonly password: string;
+  } | null;
 }
 
 /** Kafka's security settings of a broker beyond its listeners. */
 export interface BrokerSecurityOptions {
+  /** How this broker reaches the other brokers' inter-broker listener (its name, TLS, SASL). */
   readonly interBroker?: InterBrokerClient;
   /** authorizer.class.name set: ACLs decide every request (super.users, allow.everyone.if.no.acl.found). Absent: no authorization, as Kafka without an authorizer. */
   readonly authorizer?: Omit<AuthorizerOptions, 'audit'>;
   /** connection.failed.authentication.delay.ms. */
   readonly failedAuthenticationDelayMs?: number;
+  /** max.connections.per.ip: connections from one address at once; unbounded by default. */
   readonly maxConnectionsPerIp?: number;
+  /** max.connections.per.ip.overrides: per host or address. */
   readonly maxConnectionsPerIpOverrides?: ReadonlyMap<string, number>;
+  /** How often ACLs, SCRAM credentials and quotas are re-read from the control records; default SECURITY_REFRESH_INTERVAL_MS_DEFAULT. */
   readonly refreshIntervalMs?: number;
 }
 

@@ -6,12 +6,15 @@ import type { TlsSettings } from '../../security/tls/tls-settings.ts';
 export interface ListenerConfig {
   /** Kafka's listener name (upper case): PLAINTEXT, SASL_SSL, INTERNAL, ... */
   readonly name: string;
+  /** Its security protocol: PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL. */
   readonly protocol: SecurityProtocol;
+  /** The address to listen on. */
   readonly host: string;
   /** 0 picks a free port. */
   readonly port: number;
   /** What clients of this listener are told to connect to; the listen address by default. */
   readonly advertisedHost?: string;
+  /** See advertisedHost; the listen port by default. */
   readonly advertisedPort?: number;
   /** SSL and SASL_SSL listeners: the key, certificates and client authentication. */
   readonly tls?: TlsSettings;
@@ -19,6 +22,7 @@ export interface ListenerConfig {
   readonly sasl?: SaslListenerConfig;
 }
 
+/** A SASL listener's mechanisms and how each checks credentials (docs/security.md). */
 export interface SaslListenerConfig {
   /** sasl.enabled.mechanisms: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER. */
   readonly mechanisms: readonly string[];
