@@ -2,7 +2,6 @@
 /** `ferry <command>`: the command-line face of Ferry. Each command lives in src/cli/. */
 import { runBroker } from './cli/broker.ts';
 import { runCost } from './cli/cost.ts';
-import { runCost } from './cli/cost.ts';
 import { runDemo } from './cli/demo.ts';
 import { runInspect } from './cli/inspect.ts';
 import { runUsers } from './cli/users.ts';
@@ -20,7 +19,6 @@ commands:
   inspect   summarise a data directory, a partition directory, a segment file or a WAL object
   users     add, remove and list SCRAM users (SASL SCRAM-SHA-256/512)
   cost      a month's bill for a deployment: Ferry on S3 Express + S3 Standard beside classic Kafka
-  cost      a month's bill for a deployment: Ferry on S3 Express + S3 Standard beside classic Kafka
   bench     run the benchmark suite (bench/run.ts)
 
 Run 'ferry <command> --help' for a command's options.
@@ -35,7 +33,6 @@ const DATA_FLAGS: Readonly<Record<string, string>> = { broker: '--data', users: 
 
 const commands: Record<string, (args: string[]) => Promise<void>> = {
   broker: runBroker,
-  cost: runCost,
   cost: runCost,
   demo: runDemo,
   inspect: runInspect,
