@@ -312,10 +312,12 @@ export interface ConsumeOptions {
  * The embeddable engine: topics of partitions, each a durable Kafka-format log on local disk.
  *
  *     const ferry = await Ferry.open({ directory: './data' });
- *     ferry.createTopic('orders', { partitions: 3 });
- *     const [{ partition, offset }] = await ferry.produce('orders', [{ key: 'k', value: 'v' }]);
- *     for await (const record of ferry.consume('orders', { partition })) { ... }
+ *     ferry.ensureTopic('orders', { partitions: 3 });
+ *     const [produced] = await ferry.produce('orders', [{ key: 'k', value: 'v' }]);
+ *     for await (const record of ferry.consume('orders', { partition: produced!.partition })) { ... }
  *     await ferry.close();
+ *
+ * examples/embedded.ts is the same with a WAL store (KIP-1176).
  */
 export class Ferry {
   /** The engine's directory (FerryOptions.directory). */
