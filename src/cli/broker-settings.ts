@@ -3,6 +3,8 @@
  * key), remembering that source so an error names what the user wrote, then checked and typed
  * into a BrokerConfig. Layers merge later over earlier: defaults < config file < env < flags.
  */
+import { LOG_LEVEL_DEFAULT, parseLogLevel } from './log-output.ts';
+import type { LogThreshold } from '../observability/logger.ts';
 import { CONNECTIONS_MAX_IDLE_MS_DEFAULT, QUEUED_REQUEST_BYTES_MAX_DEFAULT, REQUEST_BYTES_MAX } from '../broker/connection.ts';
 import { OFFSETS_RETENTION_MINUTES_DEFAULT } from '../broker/groups/offset-expiry.ts';
 import { MAX_CONNECTIONS_DEFAULT } from '../broker/server.ts';
@@ -18,7 +20,7 @@ import type { ListenerConfig } from '../broker/auth/listener-config.ts';
 export const FLAG_SETTINGS = [
   'listen', 'advertised', 'nodeId', 'rack', 'data', 'walStore', 'tierStore', 'writerId', 'uploadBytes', 'uploadIntervalMs', 'partitions',
   'replicationFactor', 'minInsyncReplicas', 'metrics', 'clusterStore', 'leaseMs', 'scanIntervalMs', 'peerPort', 'maxConnections',
-  'connectionsMaxIdleMs', 'queuedMaxRequestBytes', 'offsetsRetentionMinutes',
+  'connectionsMaxIdleMs', 'queuedMaxRequestBytes', 'offsetsRetentionMinutes', 'logLevel',
 ] as const;
 /** Settings that are on/off: `--no-tier`, `--no-auto-create`, `--unsafe-store`. */
 export const SWITCH_SETTINGS = ['tier', 'autoCreate', 'unsafeStore'] as const;
@@ -83,6 +85,8 @@ export interface BrokerConfig {
   readonly listeners: readonly ListenerConfig[] | null;
   /** Authorization, the inter-broker client, per-IP limits (docs/security.md). */
   readonly security: BrokerSecurityOptions;
+  /** The lowest level of log line written (`silent`: none). */
+  readonly logLevel: LogThreshold;
 }
 
 const DEFAULT_LISTEN = '127.0.0.1:9092';
@@ -137,6 +141,12 @@ export function settingsFromFlags(values: { readonly [name: string]: string | bo
   return settings;
 }
 
+/** --log-level, FERRY_LOG_LEVEL or ferry.log.level, checked. */
+function logLevelOf(read: SettingReader): LogThreshold {
+  const given = read.sourced('logLevel');
+  return given === null ? LOG_LEVEL_DEFAULT : parseLogLevel(given.value, given.source);
+}
+
 /** Checks and types merged settings; every error names the setting's source. */
 export function brokerConfigOf(settings: RawSettings): BrokerConfig {
   const read = new SettingReader(settings);
@@ -166,6 +176,7 @@ export function brokerConfigOf(settings: RawSettings): BrokerConfig {
     autoCreate: read.switch('autoCreate', true),
     unsafeStore: read.switch('unsafeStore', false),
     log: logConfigOf(read),
+    logLevel: logLevelOf(read),
     retentionCheckIntervalMs: read.optionalInteger('retentionCheckIntervalMs', 1),
     replicaLagTimeMaxMs: read.optionalInteger('replicaLagTimeMaxMs', 1),
     listeners: null,
@@ -214,6 +225,12 @@ class SettingReader {
 
   constructor(settings: RawSettings) {
     this.#settings = settings;
+  }
+
+  /** A text setting with who gave it (for an error naming the source), or null. */
+  sourced(name: SettingName): { readonly value: string; readonly source: string } | null {
+    const value = this.text(name);
+    return value === null ? null : { value, source: this.#settings[name]!.source };
   }
 
   text(name: SettingName): string | null {

@@ -1,3 +1,6 @@
+import { stdoutLogger } from './log-output.ts';
+import { startFields } from './start-fields.ts';
+import type { Logger } from '../observability/logger.ts';
 import { resolve } from 'node:path';
 import { Broker } from '../broker/broker.ts';
 import { CONNECTIONS_MAX_IDLE_MS_DEFAULT, QUEUED_REQUEST_BYTES_MAX_DEFAULT, REQUEST_BYTES_MAX } from '../broker/connection.ts';
@@ -56,6 +59,9 @@ options (each also from the environment as FERRY_<NAME>, e.g. FERRY_LISTEN, or a
                               only for experiments with a single broker (default: refuse to start)
   --metrics HOST:PORT         serve Prometheus metrics at GET /metrics (default 127.0.0.1:9644; 'off' for none)
   --no-auto-create            do not create topics on first use
+  --log-level LEVEL           the lowest level of log line written: trace, debug, info, warn, error, fatal or
+                              silent (default info). Lines are JSON (one object a line: level, time, component,
+                              msg, topic and partition where one is concerned) unless stdout is a terminal
   --config FILE               a Kafka server.properties (Java properties) or JSON file (.json or starting
                               with '{'; JSON also takes the options' camelCase names, e.g. nodeId); also
                               FERRY_CONFIG. Precedence: defaults < config file < FERRY_* < flags. An unknown
@@ -112,10 +118,13 @@ export async function runBroker(args: string[]): Promise<void> {
     'unsafe-store': { type: 'boolean' },
     'no-auto-create': { type: 'boolean' },
     config: { type: 'string' },
+    'log-level': { type: 'string' },
   }, USAGE);
   if (parsed === null) return;
   const { config, warnings } = resolveBrokerConfig({ flags: parsed.values, env: process.env });
   for (const warning of warnings) console.error(warning);
+  const logger = stdoutLogger(config.logLevel).child({ node: config.nodeId });
+  const log = logger.child({ component: 'broker' });
   const data = resolve(config.data);
   const stopSignal = nextStopSignal();
   const store = await openStore(config.walStore ?? `file:${resolve(data, 'objects')}`);
@@ -129,8 +138,8 @@ export async function runBroker(args: string[]): Promise<void> {
     queuedMaxRequestBytes: config.queuedMaxRequestBytes,
     offsetsRetentionMs: config.offsetsRetentionMs,
 
-    // Each event line carries its UTC time to the millisecond: a takeover is read from the gaps between them.
-    log: (message) => console.log(`${new Date().toISOString()} ${message}`),
+    // Each line carries its time to the millisecond: a takeover is read from the gaps between them.
+    log: logger,
     listenHost: config.listen.host, listenPort: config.listen.port, nodeId: config.nodeId,
     ...(config.listeners === null ? {} : { listeners: config.listeners }),
     security: config.security,
@@ -152,16 +161,16 @@ export async function runBroker(args: string[]): Promise<void> {
   });
   const metricsNote = broker.metricsPort === null ? 'no metrics endpoint' : `metrics on http://${config.metrics!.host}:${broker.metricsPort}/metrics`;
   const clusterNote = clusterStore === null ? 'single broker' : `cluster through ${clusterStore.kind} control records`;
-  console.log(`ferry broker ${config.nodeId} listening on ${config.listen.host}:${broker.port} (advertised ${broker.context.advertisedHost}:${broker.context.advertisedPort}), data ${data}, WAL ${store.kind}, ${clusterNote}, ${metricsNote}`);
-  if (config.listeners !== null) for (const line of broker.listenerSummaries()) console.log(`listener ${line}`);
-  const stopReloads = reloadOnHangUp(broker);
+  log.info(startFields(config, data, broker.port, store.kind), `ferry broker ${config.nodeId} listening on ${config.listen.host}:${broker.port} (advertised ${broker.context.advertisedHost}:${broker.context.advertisedPort}), data ${data}, WAL ${store.kind}, ${clusterNote}, ${metricsNote}`);
+  if (config.listeners !== null) for (const line of broker.listenerSummaries()) log.info({}, `listener ${line}`);
+  const stopReloads = reloadOnHangUp(broker, log);
   const signal = await stopSignal;
   stopReloads();
-  console.log(`${signal}: flushing and stopping`);
+  log.info({ signal }, `${signal}: flushing and stopping`);
   const stores = [['WAL store', () => store.close()], ['tier store', async () => (tierStore === store ? undefined : await tierStore?.close())], ['cluster store', async () => await clusterStore?.close()]] as const;
   for (const [what, step] of [['broker', () => broker.stop()], ...stores] as const) {
     await step().catch((error: unknown) => {
-      console.error(`ferry: stopping the ${what} failed: ${error instanceof Error ? error.message : String(error)}`);
+      log.error({ err: error, step: what }, `ferry: stopping the ${what} failed: ${error instanceof Error ? error.message : String(error)}`);
       process.exitCode = 1;
     });
   }
@@ -178,11 +187,11 @@ async function tierStoreOf(config: BrokerConfig, walStore: ObjectStore): Promise
  * for the connections opened from then on; a file that no longer reads is said in one line and
  * the old material kept. Returns what removes the handler.
  */
-function reloadOnHangUp(broker: Broker): () => void {
+function reloadOnHangUp(broker: Broker, log: Logger): () => void {
   const reload = () => {
     broker.reloadSecurity().then(
-      () => console.log('SIGHUP: reloaded the listeners\' certificates, CRLs, PLAIN users and JWKS'),
-      (error: unknown) => console.error(`ferry: SIGHUP: ${error instanceof Error ? error.message : String(error)}`),
+      () => log.info({ signal: 'SIGHUP' }, 'SIGHUP: reloaded the listeners\' certificates, CRLs, PLAIN users and JWKS'),
+      (error: unknown) => log.error({ signal: 'SIGHUP', err: error }, `ferry: SIGHUP: ${error instanceof Error ? error.message : String(error)}`),
     );
   };
   process.on('SIGHUP', reload);

@@ -127,13 +127,14 @@ const FERRY_KEYS: readonly ConfigKey[] = [
   { key: 'ferry.peer.port', setting: 'peerPort', help: '--peer-port' },
   { key: 'ferry.metrics', setting: 'metrics', help: '--metrics' },
   { key: 'ferry.unsafe.store', setting: 'unsafeStore', help: 'true is --unsafe-store' },
+  { key: 'ferry.log.level', setting: 'logLevel', help: '--log-level' },
 ];
 
 /** The JSON form's first keys: a flag's name in camelCase (and tier, autoCreate for --no-tier, --no-auto-create). */
 const JSON_CAMEL_CASE_KEYS: readonly SettingName[] = [
   'listen', 'advertised', 'nodeId', 'rack', 'data', 'walStore', 'tierStore', 'tier', 'writerId', 'uploadBytes', 'uploadIntervalMs', 'partitions',
   'replicationFactor', 'minInsyncReplicas', 'metrics', 'clusterStore', 'leaseMs', 'scanIntervalMs', 'peerPort', 'maxConnections',
-  'connectionsMaxIdleMs', 'queuedMaxRequestBytes', 'offsetsRetentionMinutes', 'autoCreate', 'unsafeStore',
+  'connectionsMaxIdleMs', 'queuedMaxRequestBytes', 'offsetsRetentionMinutes', 'autoCreate', 'unsafeStore', 'logLevel',
 ];
 
 export type ConfigFormat = 'properties' | 'json';

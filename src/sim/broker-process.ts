@@ -1,3 +1,4 @@
+import { RecordLogger } from '../observability/record-logger.ts';
 import { Broker, type BrokerOptions } from '../broker/broker.ts';
 import { ControlStore } from '../cluster/control-store.ts';
 import type { Ferry, FerryOptions } from '../engine/ferry.ts';
@@ -263,7 +264,8 @@ export class SimBrokerHost {
 
   #brokerOptions(gate: ProcessGate, clock: SimClock, random: SeededRandom): BrokerOptions {
     const { nodeId, cluster } = this.settings;
-    const log = (line: string) => this.#log(`${gate.name}: ${line}`);
+    // Every level, as text: the component, then the message; no wall-clock time (the run prefixes simulated time).
+    const log = new RecordLogger('trace', (record) => this.#log(`${gate.name}: ${String(record.fields.component ?? '-')} ${record.msg}`));
     return {
       listenHost: this.host,
       listenPort: SIM_BROKER_PORT,

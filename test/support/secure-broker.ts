@@ -116,8 +116,20 @@ function addScramUser(configPath: string, data: string, user: string, password: 
   if (result.exitCode !== 0) throw new Error(`ferry users add ${user} failed: ${result.stderr.toString().trim()}`);
 }
 
+/** The broker's lines as their messages: its stdout is JSON lines (a line that is not JSON stays as it is). */
+function messagesOf(output: string): string {
+  return output.split('\n').map((line) => {
+    try {
+      const parsed = JSON.parse(line) as { msg?: unknown };
+      return typeof parsed.msg === 'string' ? parsed.msg : line;
+    } catch {
+      return line;
+    }
+  }).join('\n');
+}
+
 /** The address of listener `name` from the broker's `listener NAME on HOST:PORT: ...` line, or null. */
 function listenerAddress(output: string, name: string): string | null {
-  const match = new RegExp(`^listener ${name} on ([^\\s]+:\\d+):`, 'm').exec(output);
+  const match = new RegExp(`^listener ${name} on ([^\\s]+:\\d+):`, 'm').exec(messagesOf(output));
   return match?.[1] ?? null;
 }
