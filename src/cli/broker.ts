@@ -127,9 +127,10 @@ export async function runBroker(args: string[]): Promise<void> {
   const log = logger.child({ component: 'broker' });
   const data = resolve(config.data);
   const stopSignal = nextStopSignal();
-  const store = await openStore(config.walStore ?? `file:${resolve(data, 'objects')}`);
-  const clusterStore = config.cluster === null ? null : await openStore(config.cluster.store);
-  const tierStore = await tierStoreOf(config, store);
+  const storeLogging = { logger };
+  const store = await openStore(config.walStore ?? `file:${resolve(data, 'objects')}`, storeLogging);
+  const clusterStore = config.cluster === null ? null : await openStore(config.cluster.store, storeLogging);
+  const tierStore = await tierStoreOf(config, store, logger);
   const broker = await startOrExplain({
     ...(config.cluster === null || clusterStore === null ? {} : { cluster: { store: clusterStore, leaseMs: config.cluster.leaseMs, scanIntervalMs: config.cluster.scanIntervalMs, peerPort: config.cluster.peerPort } }),
     unsafeStore: config.unsafeStore,
@@ -177,9 +178,9 @@ export async function runBroker(args: string[]): Promise<void> {
 }
 
 /** The tier store (null with --no-tier): --tier-store, else the WAL store (brokerConfigOf ruled out an S3 Express one). */
-async function tierStoreOf(config: BrokerConfig, walStore: ObjectStore): Promise<ObjectStore | null> {
+async function tierStoreOf(config: BrokerConfig, walStore: ObjectStore, logger: Logger): Promise<ObjectStore | null> {
   if (!config.tier) return null;
-  return config.tierStore === null ? walStore : openStore(config.tierStore);
+  return config.tierStore === null ? walStore : openStore(config.tierStore, { logger });
 }
 
 /**

@@ -1,3 +1,4 @@
+import { type Logger, silentLogger } from '../observability/logger.ts';
 import type { Clock } from '../util/clock.ts';
 import type { Random } from '../util/random.ts';
 import type { BackoffPolicy } from '../util/backoff.ts';
@@ -28,10 +29,12 @@ export class S3Requests {
   readonly #random: Random;
   readonly #stats: StatsRecorder;
   readonly #timeoutMs: number;
+  readonly #log: Logger;
   readonly policy: BackoffPolicy;
   #closed = false;
 
-  constructor(deps: { clock: Clock; random: Random; stats: StatsRecorder; timeoutMs: number; policy: BackoffPolicy }) {
+  constructor(deps: { clock: Clock; random: Random; stats: StatsRecorder; timeoutMs: number; policy: BackoffPolicy; logger?: Logger | undefined }) {
+    this.#log = (deps.logger ?? silentLogger).child({ component: 'store' });
     this.#clock = deps.clock;
     this.#random = deps.random;
     this.#stats = deps.stats;
@@ -45,7 +48,11 @@ export class S3Requests {
       try {
         return await this.attempt(spec);
       } catch (error) {
-        if (!isStoreError(error) || !shouldRetry(error, attempt, this.policy, spec.signal)) throw error;
+        if (!isStoreError(error) || !shouldRetry(error, attempt, this.policy, spec.signal)) {
+          // The caller hears the error; the operator hears that retrying did not help (an outage, not a blip).
+          if (isStoreError(error) && error.retriable && spec.signal?.aborted !== true) this.#log.error({ operation: spec.context.operation, bucket: spec.context.bucket, key: spec.context.key, attempts: attempt, kind: error.kind, err: error }, `S3 ${spec.context.operation} failed after ${attempt} attempts: ${error.message}`);
+          throw error;
+        }
         await this.backoff(attempt, spec.signal);
       }
     }

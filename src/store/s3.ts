@@ -1,3 +1,4 @@
+import type { Logger } from '../observability/logger.ts';
 import {
   CreateMultipartUploadCommand,
   DeleteObjectCommand,
@@ -44,6 +45,8 @@ import { checkKey, checkListOptions, checkPutOptions, checkRangeShape, invalidAr
 export interface S3StoreDeps {
   readonly clock?: Clock;
   readonly random?: Random;
+  /** Where a request that failed after all its retries is said (component store); silent by default. */
+  readonly logger?: Logger;
 }
 
 /**
@@ -74,6 +77,7 @@ export class S3Store implements ObjectStore {
       stats: this.#stats,
       timeoutMs: this.config.requestTimeoutMs,
       policy: retryPolicy(this.config.maxAttempts),
+      logger: options.logger,
     });
     this.#bun = this.config.bunS3 ? new BunS3(this.config, this.#sdk.client) : null;
   }

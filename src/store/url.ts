@@ -1,3 +1,4 @@
+import type { Logger } from '../observability/logger.ts';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Clock } from '../util/clock.ts';
@@ -14,6 +15,8 @@ export interface OpenStoreOptions {
   readonly clock?: Clock;
   /** Seeds the memory store (unless the URL sets `seed`) and the S3 store's retry jitter. */
   readonly seed?: number;
+  /** The S3 store says here which requests failed after all their retries. */
+  readonly logger?: Logger;
 }
 
 /**
@@ -32,7 +35,7 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
       return openMemory(url, options);
     case 's3': {
       const { S3Store } = await import('./s3.ts');
-      return S3Store.fromUrl(parse(url), process.env, { ...(options.clock === undefined ? {} : { clock: options.clock }), ...(options.seed === undefined ? {} : { random: new SeededRandom(options.seed) }) });
+      return S3Store.fromUrl(parse(url), process.env, { ...(options.clock === undefined ? {} : { clock: options.clock }), ...(options.seed === undefined ? {} : { random: new SeededRandom(options.seed) }), ...(options.logger === undefined ? {} : { logger: options.logger }) });
     }
     case undefined:
       throw invalid(url, 'it has no scheme; expected file:, memory: or s3:');
