@@ -147,7 +147,8 @@ function parseArgs(argv: readonly string[]): Settings {
 }
 
 function targetsOf(settings: Settings, programs: RdkafkaPrograms | null): Target[] {
-  const profile = (name: string, round: number) => (settings.cpuProfileDirectory === undefined ? {} : { cpuProfileDirectory: settings.cpuProfileDirectory, cpuProfileName: `${name}-round${round + 1}` });
+  const profile = (name: string, round: number) =>
+    settings.cpuProfileDirectory === undefined ? {} : { cpuProfileDirectory: settings.cpuProfileDirectory, cpuProfileName: `${name}-round${round + 1}` };
   const targets: Target[] = [
     { name: 'ferry file', isFerry: true, start: (round) => startFerryBroker({ walStore: (data) => `file:${join(data, 'objects')}`, ...profile('ferry-file', round) }) },
     { name: 'ferry s3-express', isFerry: true, start: (round) => startFerryBroker({ walStore: () => 'memory://?latency=s3-express', ...profile('ferry-s3-express', round) }) },
@@ -157,7 +158,15 @@ function targetsOf(settings: Settings, programs: RdkafkaPrograms | null): Target
 }
 
 /** One round on one server: warm-up, latency probes, timed kcat run; the server is stopped whatever happens. */
-async function runRound(target: Target, round: number, settings: Settings, kcat: string, programs: RdkafkaPrograms | null, files: { data: string; warmup: string }, result: TargetResult): Promise<void> {
+async function runRound(
+  target: Target,
+  round: number,
+  settings: Settings,
+  kcat: string,
+  programs: RdkafkaPrograms | null,
+  files: { data: string; warmup: string },
+  result: TargetResult,
+): Promise<void> {
   const running = await target.start(round);
   try {
     await kcatProduceFile(kcat, running.bootstrap, TOPIC, files.warmup, KCAT_CONFIG);
@@ -254,12 +263,14 @@ function ferryMetricRows(targets: readonly Target[], results: ReadonlyMap<string
     .filter((target) => target.isFerry)
     .map((target) => {
       const rounds = results.get(target.name)!.throughput.filter((round) => round.metrics !== null);
-      const per = (compute: (before: MetricSample, after: MetricSample, round: ThroughputRound) => number): number => median(rounds.map((round) => compute(round.metrics!.before, round.metrics!.after, round)));
+      const per = (compute: (before: MetricSample, after: MetricSample, round: ThroughputRound) => number): number =>
+        median(rounds.map((round) => compute(round.metrics!.before, round.metrics!.after, round)));
       const requests = (b: MetricSample, a: MetricSample) => delta(b, a, `ferry_broker_requests_total{${produce}}`);
       const walBytes = (b: MetricSample, a: MetricSample) => delta(b, a, 'ferry_wal_bytes_total');
       const objects = (b: MetricSample, a: MetricSample) => delta(b, a, 'ferry_wal_objects_total');
       const mean = (name: string) => (b: MetricSample, a: MetricSample) => delta(b, a, `${name}_sum`) / delta(b, a, `${name}_count`);
-      const produceMeanMs = (b: MetricSample, a: MetricSample) => (MS_PER_SECOND * delta(b, a, `ferry_broker_request_latency_seconds_sum{${produce}}`)) / delta(b, a, `ferry_broker_request_latency_seconds_count{${produce}}`);
+      const produceMeanMs = (b: MetricSample, a: MetricSample) =>
+        (MS_PER_SECOND * delta(b, a, `ferry_broker_request_latency_seconds_sum{${produce}}`)) / delta(b, a, `ferry_broker_request_latency_seconds_count{${produce}}`);
       return [
         target.name,
         formatNumber(per(requests)),
@@ -270,7 +281,10 @@ function ferryMetricRows(targets: readonly Target[], results: ReadonlyMap<string
         formatSignificant(per(mean('ferry_wal_upload_latency_seconds')) * MS_PER_SECOND),
         formatSignificant(per(mean('ferry_wal_produce_to_durable_seconds')) * MS_PER_SECOND),
         formatSignificant(per((b, a, round) => (produceMeanMs(b, a) * requests(b, a)) / round.elapsedMs)),
-        formatNumber(per((b, a) => mbPerSecond(walBytes(b, a) / requests(b, a), produceMeanMs(b, a))), 1),
+        formatNumber(
+          per((b, a) => mbPerSecond(walBytes(b, a) / requests(b, a), produceMeanMs(b, a))),
+          1,
+        ),
       ];
     });
 }
@@ -312,14 +326,22 @@ const FERRY_METRIC_COLUMNS = [
 ] as const;
 
 function describeRun(settings: Settings, targets: readonly Target[], programs: RdkafkaPrograms | null, peerNote: string): void {
-  console.log(`broker bench: Bun ${Bun.version}, ${cpus().length} cpus, ${settings.roundCount} rounds${settings.quick ? ' (--quick)' : ''}, librdkafka ${programs?.librdkafkaVersion ?? '(kcat\'s)'}`);
+  console.log(`broker bench: Bun ${Bun.version}, ${cpus().length} cpus, ${settings.roundCount} rounds${settings.quick ? ' (--quick)' : ''}, librdkafka ${programs?.librdkafkaVersion ?? "(kcat's)"}`);
   console.log(`  targets (fresh process per round, order rotating): ${targets.map((target) => target.name).join(', ')}`);
   console.log(`  ${peerNote}`);
-  console.log(`  throughput: kcat -P, ${formatNumber(settings.messageCount)} x ${formatBytes(VALUE_BYTES)} messages (${formatNumber((settings.messageCount * VALUE_BYTES) / 1e6)} MB) per run, ${Object.entries(KCAT_CONFIG).map(([name, value]) => `${name}=${value}`).join(' ')}; untimed warm-up run of ${formatNumber(settings.warmupMessageCount)} messages first`);
+  console.log(
+    `  throughput: kcat -P, ${formatNumber(settings.messageCount)} x ${formatBytes(VALUE_BYTES)} messages (${formatNumber((settings.messageCount * VALUE_BYTES) / 1e6)} MB) per run, ${Object.entries(
+      KCAT_CONFIG,
+    )
+      .map(([name, value]) => `${name}=${value}`)
+      .join(' ')}; untimed warm-up run of ${formatNumber(settings.warmupMessageCount)} messages first`,
+  );
   if (programs === null) {
     console.log('  ack latency: unavailable (the probe needs the same build as the mock)');
   } else {
-    console.log(`  ack latency: ack-latency probe, ${LATENCY_RATE_PER_SECOND} msg/s of ${formatBytes(VALUE_BYTES)} for ${settings.latencyDurationMs / 1000} s per round (after ${settings.latencyWarmupMs} ms unrecorded), latency from each message's due time to its delivery report`);
+    console.log(
+      `  ack latency: ack-latency probe, ${LATENCY_RATE_PER_SECOND} msg/s of ${formatBytes(VALUE_BYTES)} for ${settings.latencyDurationMs / 1000} s per round (after ${settings.latencyWarmupMs} ms unrecorded), latency from each message's due time to its delivery report`,
+    );
     for (const mode of LATENCY_MODES) console.log(`    ${mode.name}: ${mode.description}`);
   }
   if (settings.cpuProfileDirectory !== undefined) console.log(`  CPU profiles of the Ferry brokers go to ${settings.cpuProfileDirectory}`);
@@ -344,7 +366,9 @@ async function main(): Promise<void> {
   writeMessageFile(files.data, settings.messageCount, VALUE_BYTES);
   writeMessageFile(files.warmup, settings.warmupMessageCount, VALUE_BYTES);
 
-  const results = new Map<string, TargetResult>(targets.map((target) => [target.name, { throughput: [], latency: new Map(LATENCY_MODES.map((mode) => [mode.name, { pooled: new LatencyRecorder(), rounds: [] }])) }]));
+  const results = new Map<string, TargetResult>(
+    targets.map((target) => [target.name, { throughput: [], latency: new Map(LATENCY_MODES.map((mode) => [mode.name, { pooled: new LatencyRecorder(), rounds: [] }])) }]),
+  );
   const startMs = performance.now();
   for (let round = 0; round < settings.roundCount; round++) {
     for (let index = 0; index < targets.length; index++) {
@@ -355,7 +379,11 @@ async function main(): Promise<void> {
     }
   }
 
-  printTable(`kcat -P throughput, ${formatBytes(VALUE_BYTES)} messages, acks=all (medians over rounds; MB = 10^6 value bytes; CPU = process CPU time / wall time during the timed run)`, THROUGHPUT_COLUMNS, throughputRows(targets, results, peer));
+  printTable(
+    `kcat -P throughput, ${formatBytes(VALUE_BYTES)} messages, acks=all (medians over rounds; MB = 10^6 value bytes; CPU = process CPU time / wall time during the timed run)`,
+    THROUGHPUT_COLUMNS,
+    throughputRows(targets, results, peer),
+  );
   if (programs !== null) {
     printTable(`Ack latency at ${LATENCY_RATE_PER_SECOND} msg/s, acks=all (all rounds pooled; "p99 rounds" = range of each round's p99)`, LATENCY_COLUMNS, latencyRows(targets, results, peer));
   }

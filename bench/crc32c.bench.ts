@@ -88,8 +88,7 @@ function printSelection(): void {
     return path === undefined ? '' : ` (${path})`;
   };
   printTable(
-    `Start-up selection: ${selection.selected.name}${describe(selection.selected)}` +
-      `${selection.forced ? ', forced by FERRY_CRC32C' : ''}, in ${selection.elapsedMs.toFixed(1)} ms`,
+    `Start-up selection: ${selection.selected.name}${describe(selection.selected)}` + `${selection.forced ? ', forced by FERRY_CRC32C' : ''}, in ${selection.elapsedMs.toFixed(1)} ms`,
     [{ title: 'candidate', align: 'left' }, { title: 'calibrated GB/s' }, { title: 'problem', align: 'left' }],
     selection.candidates.map((candidate) => [
       `${candidate.name}${describe(candidate.implementation)}`,

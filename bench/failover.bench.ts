@@ -28,7 +28,7 @@
  * $31.8/month. `--keep` leaves the brokers' logs: each takeover's `serving` line says how long its
  * seal and its rebuild took.
  */
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { Kafka, logLevel, type Admin, type Producer } from 'kafkajs';
 import { S3_EXPRESS_ONE_ZONE_PRICES } from '../src/store/pricing.ts';
 import type { StoreStats } from '../src/store/stats.ts';
@@ -106,7 +106,10 @@ interface Settings {
 function parseArgs(argv: readonly string[]): Settings {
   const { values, rest } = takeValueFlags(argv, ['history', 'kills', 'partitions', 'replication-factors', 'lease-ms', 'scan-interval-ms', 'idle-seconds']);
   const keep = rest.includes('--keep');
-  const { quick } = parseBenchArgs(rest.filter((arg) => arg !== '--keep'), USAGE);
+  const { quick } = parseBenchArgs(
+    rest.filter((arg) => arg !== '--keep'),
+    USAGE,
+  );
   const integer = (name: string, fallback: number): number => (values.has(name) ? parsePositiveInteger(name, values.get(name)!) : fallback);
   const optional = (name: string): number | undefined => (values.has(name) ? parsePositiveInteger(name, values.get(name)!) : undefined);
   const histories = (values.get('history') ?? (quick ? QUICK_HISTORIES : HISTORIES_DEFAULT)).split(',').map(parseDecimalSize);
@@ -283,10 +286,22 @@ async function runScenario(settings: Settings, replicationFactor: number): Promi
   const directory = makeTempDir('failover');
   const objects = resolve(directory, 'objects');
   const control = resolve(directory, 'control');
-  const shared = ['--wal-store', `file:${objects}`, '--cluster-store', `file:${control}`, ...(settings.leaseMs === undefined ? [] : ['--lease-ms', String(settings.leaseMs)]), ...(settings.scanIntervalMs === undefined ? [] : ['--scan-interval-ms', String(settings.scanIntervalMs)])];
+  const shared = [
+    '--wal-store',
+    `file:${objects}`,
+    '--cluster-store',
+    `file:${control}`,
+    ...(settings.leaseMs === undefined ? [] : ['--lease-ms', String(settings.leaseMs)]),
+    ...(settings.scanIntervalMs === undefined ? [] : ['--scan-interval-ms', String(settings.scanIntervalMs)]),
+  ];
   const brokers = Array.from({ length: BROKER_COUNT }, (_, index) => new ClusterBroker({ nodeId: index + 1, directory, args: shared }));
   const scenario: Scenario = { replicationFactor, rounds: [], fills: [] };
-  const kafka = new Kafka({ clientId: 'failover-bench', brokers: brokers.map((broker) => broker.bootstrap), logLevel: logLevel.NOTHING, retry: { initialRetryTime: RETRY_INITIAL_MS, maxRetryTime: RETRY_MAX_MS, retries: SEND_RETRIES } });
+  const kafka = new Kafka({
+    clientId: 'failover-bench',
+    brokers: brokers.map((broker) => broker.bootstrap),
+    logLevel: logLevel.NOTHING,
+    retry: { initialRetryTime: RETRY_INITIAL_MS, maxRetryTime: RETRY_MAX_MS, retries: SEND_RETRIES },
+  });
   const admin = kafka.admin();
   const filler = kafka.producer({ allowAutoTopicCreation: false });
   const probe = new ProbeProducer(kafka.producer({ allowAutoTopicCreation: false, maxInFlightRequests: 1 }));
@@ -319,8 +334,7 @@ async function runScenario(settings: Settings, replicationFactor: number): Promi
     if (settings.keep) {
       keepTempDir(directory);
       console.error(`  RF ${replicationFactor}: kept ${directory}`);
-    }
-    else removeTempDir(directory);
+    } else removeTempDir(directory);
   }
 }
 
@@ -338,7 +352,9 @@ async function runRound(admin: Admin, brokers: readonly ClusterBroker[], probe: 
   await victim.start();
   await waitWhole(admin, brokers, probe, performance.now());
   const wholeMs = performance.now() - restartMs;
-  console.error(`    ${formatNumber(historyBytes / 1e6)} MB, kill ${kill + 1}: broker ${victimId} -> ${newLeader ?? '?'} in ${failoverMs === null ? 'TIMEOUT' : `${formatNumber(failoverMs)} ms`}, whole ${formatNumber(wholeMs)} ms after restart`);
+  console.error(
+    `    ${formatNumber(historyBytes / 1e6)} MB, kill ${kill + 1}: broker ${victimId} -> ${newLeader ?? '?'} in ${failoverMs === null ? 'TIMEOUT' : `${formatNumber(failoverMs)} ms`}, whole ${formatNumber(wholeMs)} ms after restart`,
+  );
   if (newLeader === victimId) throw new Error(`partition 0 was acknowledged by broker ${victimId} after it was killed`);
   return { historyBytes, victim: victimId, failoverMs, newLeader, wholeMs };
 }
@@ -369,14 +385,25 @@ function report(settings: Settings, scenarios: readonly Scenario[]): void {
   }
   printTable(
     `Failover: kill -9 of partition 0's leader -> first acks=all produce acknowledged on the new leader (kafkajs, retry ${RETRY_INITIAL_MS}-${RETRY_MAX_MS} ms; ${BROKER_COUNT} brokers, ${settings.partitions} partitions, ${brokerSettings}; history in MB = 10^6 B; HDR histogram)`,
-    [{ title: 'RF' }, { title: 'history MB' }, { title: 'kills' }, { title: 'timeouts' }, { title: 'p50 s' }, { title: 'p99 s' }, { title: 'max s' }, { title: 'whole s (median)' }, { title: 'fill MB/s' }],
+    [
+      { title: 'RF' },
+      { title: 'history MB' },
+      { title: 'kills' },
+      { title: 'timeouts' },
+      { title: 'p50 s' },
+      { title: 'p99 s' },
+      { title: 'max s' },
+      { title: 'whole s (median)' },
+      { title: 'fill MB/s' },
+    ],
     rows,
   );
   const idleRows = scenarios
     .filter((scenario) => scenario.idle !== undefined)
     .flatMap((scenario) => {
       const idle = scenario.idle!;
-      const perBrokerMinute = (rates: RequestRates, which: 'put' | 'get') => formatNumber(((which === 'put' ? rates.putClassPerSecond : rates.getClassPerSecond) * SECONDS_PER_MINUTE) / BROKER_COUNT, 1);
+      const perBrokerMinute = (rates: RequestRates, which: 'put' | 'get') =>
+        formatNumber(((which === 'put' ? rates.putClassPerSecond : rates.getClassPerSecond) * SECONDS_PER_MINUTE) / BROKER_COUNT, 1);
       return (['control', 'wal'] as const).map((which) => [
         String(scenario.replicationFactor),
         which === 'control' ? 'control store' : 'WAL store',

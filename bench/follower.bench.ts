@@ -126,7 +126,7 @@ function produceRecords(recordCount: number): ProducerRecord[] {
 function statsDelta(after: StoreStats, before: StoreStats): { gets: number; notFound: number; bytesOut: number } {
   return {
     gets: after.requests.get - before.requests.get,
-    notFound: (after.errors['NotFound'] ?? 0) - (before.errors['NotFound'] ?? 0),
+    notFound: (after.errors.NotFound ?? 0) - (before.errors.NotFound ?? 0),
     bytesOut: after.bytesOut - before.bytesOut,
   };
 }
@@ -239,7 +239,8 @@ async function liveRound(rateMbPerSecond: number, round: number, settings: Setti
         // The follower must know every partition before consumers can wait on them: until it
         // does (a cold JIT on a loaded machine), the warm-up goes on and the window moves later.
         if (replica.topics().find((topic) => topic.name === TOPIC)?.partitions !== PARTITIONS) {
-          if (nowMs - startMs > WARMUP_MS_MAX) throw new Error(`the follower has not learnt all ${PARTITIONS} partitions after ${WARMUP_MS_MAX} ms: ${JSON.stringify(follower.stats())}, leader ${JSON.stringify(leader.wal!.stats())}`);
+          if (nowMs - startMs > WARMUP_MS_MAX)
+            throw new Error(`the follower has not learnt all ${PARTITIONS} partitions after ${WARMUP_MS_MAX} ms: ${JSON.stringify(follower.stats())}, leader ${JSON.stringify(leader.wal!.stats())}`);
           windowStartMs = nowMs + TICK_MS;
           windowEndMs = windowStartMs + settings.windowMs;
         } else {
@@ -324,7 +325,13 @@ async function liveRound(rateMbPerSecond: number, round: number, settings: Setti
 }
 
 async function runLive(settings: Settings, records: ProducerRecord[], batchBytes: number): Promise<LiveCase[]> {
-  const cases: LiveCase[] = LIVE_RATES_MB_PER_SECOND.map((rateMbPerSecond) => ({ rateMbPerSecond, rounds: [], latency: new LatencyRecorder(), sendLag: new LatencyRecorder(), loopStall: new LatencyRecorder() }));
+  const cases: LiveCase[] = LIVE_RATES_MB_PER_SECOND.map((rateMbPerSecond) => ({
+    rateMbPerSecond,
+    rounds: [],
+    latency: new LatencyRecorder(),
+    sendLag: new LatencyRecorder(),
+    loopStall: new LatencyRecorder(),
+  }));
   for (let round = 0; round < settings.liveRounds; round++) {
     // Rates alternate within a round, in rotated order, so drift in the machine favours none.
     for (let index = 0; index < cases.length; index++) {
@@ -345,9 +352,18 @@ function liveRows(cases: readonly LiveCase[]): { latency: string[][]; reads: str
     const rounds = liveCase.rounds;
     const sum = (pick: (round: LiveRound) => number): number => rounds.reduce((total, round) => total + pick(round), 0);
     const windowMs = sum((r) => r.windowMs);
-    const achieved = mbPerSecond(sum((r) => r.sentBytes), windowMs);
-    const acked = mbPerSecond(sum((r) => r.ackedBytes), windowMs);
-    const applied = mbPerSecond(sum((r) => r.appliedBytes), windowMs);
+    const achieved = mbPerSecond(
+      sum((r) => r.sentBytes),
+      windowMs,
+    );
+    const acked = mbPerSecond(
+      sum((r) => r.ackedBytes),
+      windowMs,
+    );
+    const applied = mbPerSecond(
+      sum((r) => r.appliedBytes),
+      windowMs,
+    );
     const percentile = (p: number): number => liveCase.latency.percentileMs(p);
     const samples = sum((r) => r.latency.count);
     const flag = Math.min(achieved, acked, applied) < liveCase.rateMbPerSecond * ACHIEVED_FRACTION_MIN ? ' (!)' : '';
@@ -371,7 +387,11 @@ function liveRows(cases: readonly LiveCase[]): { latency: string[][]; reads: str
     ]);
     const gets = sum((r) => r.gets);
     const objects = sum((r) => r.objectsApplied);
-    const bill = readBill(gets, sum((r) => r.bytesRead), sum((r) => r.appliedBytes));
+    const bill = readBill(
+      gets,
+      sum((r) => r.bytesRead),
+      sum((r) => r.appliedBytes),
+    );
     const appliedOr = (text: string): string => (objects === 0 ? '-' : text);
     reads.push([
       `${liveCase.rateMbPerSecond}`,
@@ -542,7 +562,12 @@ async function runCatchUp(settings: Settings, filled: Filled): Promise<Map<Catch
   const epoch = Number(filled.keys[0]!.split('/')[2]);
   const stream = { writerId: WRITER_ID, epoch };
   const window = DEFAULT_FOLLOWER_CONFIG.prefetchObjectsMax;
-  const results = new Map<CatchUpSide, CatchUpRound[]>([['follower', []], ['reader', []], ['raw-window', []], ['raw-1', []]]);
+  const results = new Map<CatchUpSide, CatchUpRound[]>([
+    ['follower', []],
+    ['reader', []],
+    ['raw-window', []],
+    ['raw-1', []],
+  ]);
   const sides: [CatchUpSide, () => Promise<CatchUpRound>][] = [
     ['follower', () => followerCatchUp(filled)],
     ['reader', () => readerCatchUp(filled, stream)],
@@ -599,7 +624,14 @@ function catchUpCeiling(filled: Filled, side: CatchUpSide, rounds: readonly Catc
 function followerResults(filled: Filled, results: Map<CatchUpSide, CatchUpRound[]>): FollowerResults {
   const catchUp = [...results].map(([side, rounds]) => {
     const mbs = rounds.map((r) => mbPerSecond(filled.objectBytes, r.elapsedMs));
-    return { reader: CATCH_UP_LABELS[side], isRawGet: side.startsWith('raw'), mbPerSecond: median(mbs), minMbPerSecond: minOf(mbs), maxMbPerSecond: maxOf(mbs), ioCeilingMbPerSecond: catchUpCeiling(filled, side, rounds) };
+    return {
+      reader: CATCH_UP_LABELS[side],
+      isRawGet: side.startsWith('raw'),
+      mbPerSecond: median(mbs),
+      minMbPerSecond: minOf(mbs),
+      maxMbPerSecond: maxOf(mbs),
+      ioCeilingMbPerSecond: catchUpCeiling(filled, side, rounds),
+    };
   });
   return { catchUpBytes: filled.recordBytes, catchUp };
 }
@@ -637,9 +669,15 @@ function catchUpRows(filled: Filled, results: Map<CatchUpSide, CatchUpRound[]>):
 
 function describeRun(settings: Settings, batchBytes: number, recordCount: number): void {
   const writer = DEFAULT_WAL_WRITER_CONFIG;
-  console.log(`follower bench: Bun ${Bun.version}, ${cpus().length} cpus (load average ${loadavg().map((load) => load.toFixed(1)).join(' ')}), store: MemoryStore '${PROFILE}'${settings.quick ? ' (--quick)' : ''}`);
+  console.log(
+    `follower bench: Bun ${Bun.version}, ${cpus().length} cpus (load average ${loadavg()
+      .map((load) => load.toFixed(1))
+      .join(' ')}), store: MemoryStore '${PROFILE}'${settings.quick ? ' (--quick)' : ''}`,
+  );
   console.log(`  produce call: ${recordCount} x ${formatBytes(RECORD_VALUE_BYTES)} records, one ${formatNumber(batchBytes)} B batch, acks 1, partitions round-robin over ${PARTITIONS}`);
-  console.log(`  live: ${settings.liveRounds} round(s) per rate, ${settings.warmupMs} ms warm-up + ${settings.windowMs} ms measured; leader WAL writer defaults (uploadBytes ${formatBytes(writer.uploadBytes)}, ${writer.uploadIntervalMs} ms, ${writer.maxInFlight} in flight); follower defaults (poll ${DEFAULT_FOLLOWER_CONFIG.pollIntervalMs} ms, prefetch <= ${DEFAULT_FOLLOWER_CONFIG.prefetchObjectsMax}), hinted by attachReplica`);
+  console.log(
+    `  live: ${settings.liveRounds} round(s) per rate, ${settings.warmupMs} ms warm-up + ${settings.windowMs} ms measured; leader WAL writer defaults (uploadBytes ${formatBytes(writer.uploadBytes)}, ${writer.uploadIntervalMs} ms, ${writer.maxInFlight} in flight); follower defaults (poll ${DEFAULT_FOLLOWER_CONFIG.pollIntervalMs} ms, prefetch <= ${DEFAULT_FOLLOWER_CONFIG.prefetchObjectsMax}), hinted by attachReplica`,
+  );
   console.log(`  catch-up: ${formatBytes(settings.catchUpBytes)} of batches in ${formatBytes(CATCH_UP_UPLOAD_BYTES)} WAL objects; ${settings.catchUpRounds} rounds per side, sides in rotated order`);
   console.log('  local logs: flush none (leader and follower); MB = 10^6 B; GB in $/GB = 2^30 B of record bytes applied');
 }

@@ -31,7 +31,10 @@ interface Case {
 
 function cases(fd: number): Case[] {
   const pinoLogger = pino({ level: 'info' }, pino.destination({ dest: DEV_NULL, sync: true })).child({ component: 'tier' });
-  const ferryLogger = new RecordLogger('info', jsonLineSink((line) => void writeSync(fd, line))).child({ component: 'tier' });
+  const ferryLogger = new RecordLogger(
+    'info',
+    jsonLineSink((line) => void writeSync(fd, line)),
+  ).child({ component: 'tier' });
   const callback = lineLogger(() => {});
   const oldLog = (message: string) => void writeSync(fd, `${new Date().toISOString()} ${message}\n`);
   return [

@@ -12,15 +12,7 @@
  */
 import * as hdr from 'hdr-histogram-js';
 import { bench, do_not_optimize, run } from 'mitata';
-import {
-  Counter,
-  LATENCY_MS_MAX,
-  LatencyHistogram,
-  MICROSECONDS_PER_MS,
-  RateMeter,
-  SIZE_BYTES_LAYOUT,
-  ValueHistogram,
-} from '../src/metrics/index.ts';
+import { Counter, LATENCY_MS_MAX, LatencyHistogram, MICROSECONDS_PER_MS, RateMeter, SIZE_BYTES_LAYOUT, ValueHistogram } from '../src/metrics/index.ts';
 import { ManualClock } from '../src/util/clock.ts';
 import { SeededRandom } from '../src/util/random.ts';
 import { parseBenchArgs } from './lib/args.ts';

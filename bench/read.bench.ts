@@ -70,7 +70,10 @@ async function buildLog(directory: string, logCase: LogCase, dataBytes: number):
   for (let written = 0; written < dataBytes; written += batch.bytes.length) writer.append(batch.bytes, LEADER_EPOCH);
   await writer.close();
   const log = PartitionLog.open(directory, { config });
-  const segmentPaths = readdirSync(directory).filter((name) => name.endsWith('.log')).sort().map((name) => join(directory, name));
+  const segmentPaths = readdirSync(directory)
+    .filter((name) => name.endsWith('.log'))
+    .sort()
+    .map((name) => join(directory, name));
   return { log, segmentPaths, sizeBytes: log.sizeBytes };
 }
 

@@ -180,7 +180,11 @@ function report(targets: readonly Target[], results: Map<string, CaseResult>): v
     }
   }
   const columns = ['backend', 'size', 'PUT p50 ms', 'PUT p99 ms', 'GET p50 ms', 'GET p99 ms', 'PUT MB/s', 'GET MB/s', `PUT MB/s @${THROUGHPUT_CONCURRENCY}`, `GET MB/s @${THROUGHPUT_CONCURRENCY}`];
-  printTable('Object store PUT/GET (latency over all rounds; MB/s median of rounds; one request at a time unless @N)', columns.map((title, index) => ({ title, align: index < 2 ? 'left' : 'right' })), rows);
+  printTable(
+    'Object store PUT/GET (latency over all rounds; MB/s median of rounds; one request at a time unless @N)',
+    columns.map((title, index) => ({ title, align: index < 2 ? 'left' : 'right' })),
+    rows,
+  );
   reportRatios(results);
 }
 
@@ -191,19 +195,20 @@ function reportRatios(results: Map<string, CaseResult>): void {
     const sdk = results.get(`s3: @aws-sdk/client-s3|${size}`)!;
     for (const bunName of ['s3: S3Store Bun path', 's3: Bun.S3Client']) {
       const bun = results.get(`${bunName}|${size}`)!;
-      for (const [op, sdkMs, bunMs] of [['PUT', sdk.putMeanMs, bun.putMeanMs], ['GET', sdk.getMeanMs, bun.getMeanMs]] as const) {
+      for (const [op, sdkMs, bunMs] of [
+        ['PUT', sdk.putMeanMs, bun.putMeanMs],
+        ['GET', sdk.getMeanMs, bun.getMeanMs],
+      ] as const) {
         const ratios = pairedRatios(sdkMs, bunMs);
         rows.push([`SDK / ${bunName.slice(4)}`, formatBytes(size), op, formatSignificant(median(ratios)), `${formatSignificant(minOf(ratios))}-${formatSignificant(maxOf(ratios))}`]);
       }
     }
   }
-  printTable('S3 client cost: @aws-sdk/client-s3 mean time per request / the Bun variant (same s3rver, same rounds)', [
-    { title: 'ratio', align: 'left' },
-    { title: 'size', align: 'left' },
-    { title: 'op', align: 'left' },
-    { title: 'median' },
-    { title: 'range' },
-  ], rows);
+  printTable(
+    'S3 client cost: @aws-sdk/client-s3 mean time per request / the Bun variant (same s3rver, same rounds)',
+    [{ title: 'ratio', align: 'left' }, { title: 'size', align: 'left' }, { title: 'op', align: 'left' }, { title: 'median' }, { title: 'range' }],
+    rows,
+  );
 }
 
 async function main(): Promise<void> {

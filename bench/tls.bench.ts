@@ -111,7 +111,11 @@ function serverProperties(listeners: readonly Listener[], keystore: string): str
 }
 
 async function addScramUser(config: string, walStore: string): Promise<void> {
-  const child = Bun.spawn([process.execPath, join(import.meta.dir, '..', 'src', 'cli.ts'), 'users', 'add', USER, '--mechanism', 'SCRAM-SHA-256', '--config', config, '--wal-store', walStore], { stdin: new TextEncoder().encode(`${PASSWORD}\n`), stdout: 'pipe', stderr: 'pipe' });
+  const child = Bun.spawn([process.execPath, join(import.meta.dir, '..', 'src', 'cli.ts'), 'users', 'add', USER, '--mechanism', 'SCRAM-SHA-256', '--config', config, '--wal-store', walStore], {
+    stdin: new TextEncoder().encode(`${PASSWORD}\n`),
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
   if ((await child.exited) !== 0) throw new Error(`ferry users add failed: ${await new Response(child.stderr).text()}`);
 }
 
@@ -123,9 +127,11 @@ function printThroughput(listeners: readonly Listener[], seconds: ReadonlyMap<st
     const ratios = pairedRatios(plain, runs); // plain time / this time = this throughput / plain throughput
     return [listener.name, formatSignificant(mbPerSecond(bytes, median(runs) * 1000)), formatSignificant(median(ratios)), `${formatSignificant(minOf(ratios))}-${formatSignificant(maxOf(ratios))}`];
   });
-  printTable(`kcat -P, ${formatNumber(count)} x 1 KiB, acks=all, ${plain.length} rounds (median)`, [
-    { title: 'listener', align: 'left' }, { title: 'MB/s' }, { title: 'x PLAINTEXT' }, { title: 'range' },
-  ], rows);
+  printTable(
+    `kcat -P, ${formatNumber(count)} x 1 KiB, acks=all, ${plain.length} rounds (median)`,
+    [{ title: 'listener', align: 'left' }, { title: 'MB/s' }, { title: 'x PLAINTEXT' }, { title: 'range' }],
+    rows,
+  );
 }
 
 /** Opens `count` connections one after another per listener, each answering one ApiVersions (SASL_SSL: after SCRAM), and reports connections per second. */

@@ -100,7 +100,10 @@ interface Settings {
 
 function parseArgs(argv: readonly string[]): Settings {
   const tierOnDisk = argv.includes('--tier-on-disk');
-  const { values, rest } = takeValueFlags(argv.filter((arg) => arg !== '--tier-on-disk'), ['mb-per-second', 'minutes', 'segment-bytes', 'wal-gc-interval-ms']);
+  const { values, rest } = takeValueFlags(
+    argv.filter((arg) => arg !== '--tier-on-disk'),
+    ['mb-per-second', 'minutes', 'segment-bytes', 'wal-gc-interval-ms'],
+  );
   const { quick } = parseBenchArgs(rest, USAGE);
   const value = (name: string, parse: (text: string) => number): number | undefined => (values.has(name) ? parse(values.get(name)!) : undefined);
   const mbPerSecond = value('mb-per-second', (text) => parseDecimalSize(`${text}MB`));
@@ -133,7 +136,10 @@ interface Sample {
 /** Lists a store under `prefix`, counting the LIST requests it sends so the bills can leave them out. */
 class StoreCensus {
   listRequests = 0;
-  constructor(readonly store: ObjectStore, readonly prefix: string) {}
+  constructor(
+    readonly store: ObjectStore,
+    readonly prefix: string,
+  ) {}
 
   async holdings(): Promise<Holdings> {
     let bytes = 0;
@@ -182,7 +188,10 @@ class OpenLoopProducer {
   readonly #batch = buildFullBatch(RECORD_VALUE_BYTES, PRODUCER_BATCH_BYTES_MAX, Date.now());
   #sent = 0;
 
-  constructor(readonly engine: Ferry, readonly bytesPerSecond: number) {}
+  constructor(
+    readonly engine: Ferry,
+    readonly bytesPerSecond: number,
+  ) {}
 
   async run(durationMs: number): Promise<void> {
     const startMs = performance.now();
@@ -280,9 +289,13 @@ async function main(): Promise<void> {
     const [wal, tier] = await Promise.all([walCensus.holdings(), tierCensus.holdings()]);
     samples.push({ atMs: performance.now() - startMs, producedBytes: producer.producedBytes, wal, tier, localBytes: directoryBytes(engineDirectory), walDeletes: walStore.stats().requests.delete });
     const last = samples.at(-1)!;
-    console.error(`  ${formatNumber(last.atMs / 1000)} s: produced ${mb(last.producedBytes)} MB, WAL ${mb(last.wal.bytes)} MB in ${last.wal.objects} objects, tier ${mb(last.tier.bytes)} MB, local ${mb(last.localBytes)} MB, ${producer.inFlight} in flight`);
+    console.error(
+      `  ${formatNumber(last.atMs / 1000)} s: produced ${mb(last.producedBytes)} MB, WAL ${mb(last.wal.bytes)} MB in ${last.wal.objects} objects, tier ${mb(last.tier.bytes)} MB, local ${mb(last.localBytes)} MB, ${producer.inFlight} in flight`,
+    );
   };
-  console.error(`wal-bytes: ${settings.bytesPerSecond / 1e6} MB/s for ${settings.durationMs / 1000} s over ${PARTITIONS} partitions, ${formatBytes(settings.segmentBytes)} segments, tier ${settings.tierOnDisk ? 'on disk' : 'in memory'}`);
+  console.error(
+    `wal-bytes: ${settings.bytesPerSecond / 1e6} MB/s for ${settings.durationMs / 1000} s over ${PARTITIONS} partitions, ${formatBytes(settings.segmentBytes)} segments, tier ${settings.tierOnDisk ? 'on disk' : 'in memory'}`,
+  );
   const sampler = setInterval(() => void sample(), settings.sampleIntervalMs);
   try {
     await producer.run(settings.durationMs);
@@ -334,13 +347,20 @@ function report(settings: Settings, samples: readonly Sample[], producer: OpenLo
       ['WAL held, steady (max, 2nd half)', mb(steadyBytes), `${secondHalf.length} samples; growth over them ${formatNumber((growth * 60) / 1e6, 1)} MB/min`],
       ['bound', mb(bound.totalBytes), 'the three lines below'],
       ['  segments', mb(bound.segmentsBytes), `${PARTITIONS} partitions x (active + 1 rolled waiting) x ${formatBytes(settings.segmentBytes)} x ${formatSignificant(walBytesPerProducedByte)} WAL B/B`],
-      ['  tierer + GC rounds', mb(bound.waitingRoundsBytes), `${mb(achievedBytesPerSecond)} MB/s x (${TIER_INTERVAL_MS} ms tier interval + ${settings.walGcIntervalMs ?? `${GC_INTERVAL_MS_ASSUMED} (assumed)`} ms GC interval)`],
+      [
+        '  tierer + GC rounds',
+        mb(bound.waitingRoundsBytes),
+        `${mb(achievedBytesPerSecond)} MB/s x (${TIER_INTERVAL_MS} ms tier interval + ${settings.walGcIntervalMs ?? `${GC_INTERVAL_MS_ASSUMED} (assumed)`} ms GC interval)`,
+      ],
       ['  in flight', mb(bound.inFlightBytes), `${DEFAULT_WAL_WRITER_CONFIG.maxInFlight} uploads x ${formatBytes(DEFAULT_WAL_WRITER_CONFIG.uploadBytes)}`],
     ],
   );
   const verdict = steadyBytes <= bound.totalBytes ? 'within the bound' : `OVER the bound by ${formatNumber(steadyBytes / bound.totalBytes, 1)}x`;
-  console.log(`\nWAL: ${verdict}; ${collecting ? `GC deleted ${formatNumber(last.walDeletes)} WAL objects` : 'no WAL object was ever deleted: WAL garbage collection is not running on this build, so the WAL holds everything produced'}.`);
-  if (producer.heldBackTicks > 0 || producer.failures > 0) console.log(`producer: held back at ${producer.heldBackTicks} ticks by ${IN_FLIGHT_APPENDS_MAX} appends in flight, ${producer.failures} failed; achieved ${mb(achievedBytesPerSecond)} MB/s`);
+  console.log(
+    `\nWAL: ${verdict}; ${collecting ? `GC deleted ${formatNumber(last.walDeletes)} WAL objects` : 'no WAL object was ever deleted: WAL garbage collection is not running on this build, so the WAL holds everything produced'}.`,
+  );
+  if (producer.heldBackTicks > 0 || producer.failures > 0)
+    console.log(`producer: held back at ${producer.heldBackTicks} ticks by ${IN_FLIGHT_APPENDS_MAX} appends in flight, ${producer.failures} failed; achieved ${mb(achievedBytesPerSecond)} MB/s`);
 
   const tieredBytes = tierStats.bytesIn;
   const tierRows: string[][] = [];

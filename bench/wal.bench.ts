@@ -431,11 +431,19 @@ function cpuStages(template: BenchBatch, shared: SharedLogs): CpuStage[] {
   const config = writerConfig({ uploadBytes: DEFAULT_WAL_WRITER_CONFIG.uploadBytes, uploadIntervalMs: DEFAULT_WAL_WRITER_CONFIG.uploadIntervalMs });
   const shape = batchingShape(template, config);
   const objectBytes = shape.emptyObjectBytes + Math.ceil((config.uploadBytes - shape.emptyObjectBytes) / shape.frameBytes) * shape.frameBytes;
-  const frame = (partition: number, baseOffset: number) => ({ topic: TOPIC, topicId: TOPIC_ID, partition, leaderEpoch: LEADER_EPOCH, baseOffset, lastOffset: baseOffset + template.recordCount - 1, data: template.bytes });
+  const frame = (partition: number, baseOffset: number) => ({
+    topic: TOPIC,
+    topicId: TOPIC_ID,
+    partition,
+    leaderEpoch: LEADER_EPOCH,
+    baseOffset,
+    lastOffset: baseOffset + template.recordCount - 1,
+    data: template.bytes,
+  });
   return [
     {
       name: 'producer copy',
-      what: 'template.slice() per batch (the bench\'s producer)',
+      what: "template.slice() per batch (the bench's producer)",
       run: async (batchCount) => {
         const keep: Uint8Array[] = new Array(CPU_STAGE_PARTITIONS);
         const startMs = performance.now();
@@ -506,18 +514,24 @@ async function measureCpuStages(template: BenchBatch, dataBytes: number, shared:
   const producedMb = (batchCount * template.bytes.length) / 1_000_000;
   const perHundredMb = elapsed.map((rounds) => (median(rounds) / producedMb) * 100);
   const total = perHundredMb.reduce((sum, value) => sum + value, 0);
-  const rows = stages.map((stage, index) => [stage.name, stage.what, formatSignificant(perHundredMb[index]!), formatNumber((100 * 1000) / perHundredMb[index]!), `${formatNumber((perHundredMb[index]! / 1000) * 100)}%`]);
-  rows.push(['all four', 'the path of one batch, end to end, minus timers and promises across turns', formatSignificant(total), formatNumber((100 * 1000) / total), `${formatNumber((total / 1000) * 100)}%`]);
+  const rows = stages.map((stage, index) => [
+    stage.name,
+    stage.what,
+    formatSignificant(perHundredMb[index]!),
+    formatNumber((100 * 1000) / perHundredMb[index]!),
+    `${formatNumber((perHundredMb[index]! / 1000) * 100)}%`,
+  ]);
+  rows.push([
+    'all four',
+    'the path of one batch, end to end, minus timers and promises across turns',
+    formatSignificant(total),
+    formatNumber((100 * 1000) / total),
+    `${formatNumber((total / 1000) * 100)}%`,
+  ]);
   return rows;
 }
 
-const CPU_COLUMNS = [
-  { title: 'stage', align: 'left' },
-  { title: 'what', align: 'left' },
-  { title: 'ms per 100 MB' },
-  { title: 'MB/s alone' },
-  { title: 'of one core at 100 MB/s' },
-] as const;
+const CPU_COLUMNS = [{ title: 'stage', align: 'left' }, { title: 'what', align: 'left' }, { title: 'ms per 100 MB' }, { title: 'MB/s alone' }, { title: 'of one core at 100 MB/s' }] as const;
 
 const ms = (value: number): string => formatSignificant(value);
 const usd = (value: number): string => `$${value < 0.001 ? value.toFixed(5) : value.toFixed(4)}`;
@@ -773,15 +787,27 @@ function topSweepRate(sweep: readonly EngineRun[]): number {
 function describeRun(template: BenchBatch, base: Durations, quick: boolean): void {
   const profile = LATENCY_PROFILES[PROFILE];
   const d = DEFAULT_WAL_WRITER_CONFIG;
-  console.log(`wal bench: Bun ${Bun.version}, ${cpus().length} cpus, load average ${loadavg().map((value) => value.toFixed(2)).join(' ')}${quick ? ' (--quick)' : ''}`);
+  console.log(
+    `wal bench: Bun ${Bun.version}, ${cpus().length} cpus, load average ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')}${quick ? ' (--quick)' : ''}`,
+  );
   console.log(`  store: MemoryStore '${PROFILE}' (assumed: PUT p50 ${profile.write.p50Ms} ms / p99 ${profile.write.p99Ms} ms + transfer at ${profile.bytesPerMs / 1000} MB/s), seed ${STORE_SEED}`);
-  console.log(`  producer: open loop, tick ${TICK_MS} ms, ${template.recordCount} x ${formatBytes(template.valueBytes)} records = ${template.bytes.length} B per batch, partitions round-robin, a copy of the batch per send`);
+  console.log(
+    `  producer: open loop, tick ${TICK_MS} ms, ${template.recordCount} x ${formatBytes(template.valueBytes)} records = ${template.bytes.length} B per batch, partitions round-robin, a copy of the batch per send`,
+  );
   console.log(`  path per batch: reserve -> PartitionLog.append (flush none) -> WalWriter.append -> durable; latency from the batch's due time`);
-  console.log(`  windows: ${base.caseMs / 1000} s${quick ? '' : ` (sweep ${SWEEP_CASE_MS / 1000} s)`} after ${base.warmupMs / 1000} s warm-up${quick ? '' : `; low rates run up to ${CASE_MS_MAX / 1000} s for ${MIN_SAMPLES} samples`} (* = p999 from fewer than ${MIN_SAMPLES} samples: about the max)`);
+  console.log(
+    `  windows: ${base.caseMs / 1000} s${quick ? '' : ` (sweep ${SWEEP_CASE_MS / 1000} s)`} after ${base.warmupMs / 1000} s warm-up${quick ? '' : `; low rates run up to ${CASE_MS_MAX / 1000} s for ${MIN_SAMPLES} samples`} (* = p999 from fewer than ${MIN_SAMPLES} samples: about the max)`,
+  );
   console.log(`  ${Math.max(...PARTITION_COUNTS, SWEEP_PARTITIONS)} partition logs opened once and primed (first append at the epoch), shared by every case; floor PUTs timed after each case`);
-  console.log(`  DEFAULT_WAL_WRITER_CONFIG: uploadBytes ${formatBytes(d.uploadBytes)}, uploadIntervalMs ${d.uploadIntervalMs}, maxInFlight ${d.maxInFlight}, maxBufferedBytes ${formatBytes(d.maxBufferedBytes)}`);
+  console.log(
+    `  DEFAULT_WAL_WRITER_CONFIG: uploadBytes ${formatBytes(d.uploadBytes)}, uploadIntervalMs ${d.uploadIntervalMs}, maxInFlight ${d.maxInFlight}, maxBufferedBytes ${formatBytes(d.maxBufferedBytes)}`,
+  );
   console.log(`  prices (${PRICES.name}, src/store/pricing.ts; GB = 2^30 B): PUT-class $${PRICES.putClassUsdPer1000}/1k requests, upload $${PRICES.uploadUsdPerGb}/GB on every byte;`);
-  console.log(`    $/GB = those two per GB of records produced; not storage, follower GETs/retrieval, or GC deletes. Cross-AZ for comparison: $${CROSS_AZ_USD_PER_GB_EACH_WAY * 2}/GB per replica hop.`);
+  console.log(
+    `    $/GB = those two per GB of records produced; not storage, follower GETs/retrieval, or GC deletes. Cross-AZ for comparison: $${CROSS_AZ_USD_PER_GB_EACH_WAY * 2}/GB per replica hop.`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -798,7 +824,11 @@ async function main(): Promise<void> {
   } finally {
     await shared.close();
   }
-  console.log(`Total ${formatNumber((performance.now() - startMs) / 1000, 1)} s; load average at the end ${loadavg().map((value) => value.toFixed(2)).join(' ')} (2 cores shared with other work: compare ratios within this run).`);
+  console.log(
+    `Total ${formatNumber((performance.now() - startMs) / 1000, 1)} s; load average at the end ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')} (2 cores shared with other work: compare ratios within this run).`,
+  );
 }
 
 async function measureAll(template: BenchBatch, base: Durations, quick: boolean, defaults: WriterKnobs, shared: SharedLogs, progress: (label: string) => void): Promise<void> {
@@ -841,7 +871,7 @@ async function measureAll(template: BenchBatch, base: Durations, quick: boolean,
     mainRuns.map(mainRow),
   );
   printTable(
-    'Where the time goes (p50 / p99 ms). backlog = window batches never sent; queued objs = closed objects waiting for an upload slot (mean / max per tick); held = bytes the writer held (max); sent->close in the engine vs the ideal batching wait; close->durable vs the writer\'s own PUT timing vs a PUT on a fresh store; the in-order model adds maxInFlight and in-order durability to the floor, at no CPU cost',
+    "Where the time goes (p50 / p99 ms). backlog = window batches never sent; queued objs = closed objects waiting for an upload slot (mean / max per tick); held = bytes the writer held (max); sent->close in the engine vs the ideal batching wait; close->durable vs the writer's own PUT timing vs a PUT on a fresh store; the in-order model adds maxInFlight and in-order durability to the floor, at no CPU cost",
     DIAGNOSTIC_COLUMNS,
     [...mainRuns.map((run) => diagnosticRow(caseLabel(run, false), run)), ...sweepRuns.map((run) => diagnosticRow(`sweep ${caseLabel(run, true)}`, run))],
   );

@@ -106,7 +106,17 @@ function optionsFrom(values: Record<string, string | boolean | undefined>, dataD
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { 'data-dir': { type: 'string' }, store: { type: 'string' }, 'writer-id': { type: 'string' }, topic: { type: 'string' }, port: { type: 'string' }, 'self-test': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  const { values } = parseArgs({
+    options: {
+      'data-dir': { type: 'string' },
+      store: { type: 'string' },
+      'writer-id': { type: 'string' },
+      topic: { type: 'string' },
+      port: { type: 'string' },
+      'self-test': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
   if (values.help === true) return console.log(USAGE);
   const temporary = values['self-test'] === true && values['data-dir'] === undefined ? mkdtempSync(join(tmpdir(), 'ferry-http-')) : null;
   const service = await startHttpProducer(optionsFrom(values, resolve(temporary ?? values['data-dir'] ?? './data-http')));

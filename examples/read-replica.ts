@@ -106,7 +106,17 @@ async function selfTest(root: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { 'data-dir': { type: 'string' }, store: { type: 'string' }, follow: { type: 'string' }, topic: { type: 'string' }, port: { type: 'string' }, 'self-test': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  const { values } = parseArgs({
+    options: {
+      'data-dir': { type: 'string' },
+      store: { type: 'string' },
+      follow: { type: 'string' },
+      topic: { type: 'string' },
+      port: { type: 'string' },
+      'self-test': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
   if (values.help === true) return console.log(USAGE);
   if (values['self-test'] === true) {
     const root = values['data-dir'] === undefined ? mkdtempSync(join(tmpdir(), 'ferry-replica-')) : resolve(values['data-dir']);
@@ -117,7 +127,13 @@ async function main(): Promise<void> {
     }
   }
   if (values.store === undefined) throw new Error(`--store is required\n${USAGE}`);
-  const replica = await startReadReplica({ dataDir: resolve(values['data-dir'] ?? './data-replica'), storeDir: resolve(values.store), leaderWriterId: values.follow ?? 'zone-a', topic: values.topic ?? 'events', port: Number(values.port ?? 8081) });
+  const replica = await startReadReplica({
+    dataDir: resolve(values['data-dir'] ?? './data-replica'),
+    storeDir: resolve(values.store),
+    leaderWriterId: values.follow ?? 'zone-a',
+    topic: values.topic ?? 'events',
+    port: Number(values.port ?? 8081),
+  });
   console.log(`replica of ${values.follow ?? 'zone-a'} serving GET ${replica.url}/records/<offset>; Ctrl-C stops`);
   await new Promise((stopped) => process.once('SIGINT', stopped).once('SIGTERM', stopped));
   await replica.stop();

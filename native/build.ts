@@ -47,9 +47,7 @@ export interface BuildTarget {
   command(outputFile: string, root: string): string[];
 }
 
-const MANIFEST_NOTE =
-  'Written by native/build.ts. Commands run from the repository root ($REPO_ROOT). ' +
-  'test/native/prebuilt.test.ts checks every sha256 here.';
+const MANIFEST_NOTE = 'Written by native/build.ts. Commands run from the repository root ($REPO_ROOT). ' + 'test/native/prebuilt.test.ts checks every sha256 here.';
 
 function nativeLinkFlags(): string[] {
   if (process.platform === 'darwin') return ['-dynamiclib', '-Wl,-no_uuid'];
@@ -81,12 +79,7 @@ export function nativeTarget(compiler = process.env.CC ?? 'cc'): BuildTarget {
   };
 }
 
-export const WASM_EXPORTS = [
-  'ferry_crc32c',
-  'ferry_crc32c_init',
-  'ferry_crc32c_input',
-  'ferry_crc32c_input_capacity',
-];
+export const WASM_EXPORTS = ['ferry_crc32c', 'ferry_crc32c_init', 'ferry_crc32c_input', 'ferry_crc32c_input_capacity'];
 
 /** The WASM module: no libc, no start function, names and debug info stripped (~1.5 KiB). */
 export function wasmTarget(): BuildTarget {
@@ -141,9 +134,7 @@ export function compilerString(target: BuildTarget): string | null {
 /** The command as recorded: the root's path replaced, the output named from the root. */
 export function recordedCommand(target: BuildTarget): string[] {
   const output = join('native/prebuilt', target.output);
-  return target
-    .command(output, REPO_ROOT)
-    .map((argument) => argument.split(REPO_ROOT).join(REPO_ROOT_PLACEHOLDER));
+  return target.command(output, REPO_ROOT).map((argument) => argument.split(REPO_ROOT).join(REPO_ROOT_PLACEHOLDER));
 }
 
 function sourceHashes(target: BuildTarget): Record<string, string> {
@@ -203,10 +194,7 @@ function buildAll(outDir: string, targets: BuildTarget[]): number {
   for (const target of targets) {
     if (compilerString(target) === null) {
       const stale = staleSkipped(target, outputs[target.output]);
-      console.warn(
-        `skip ${target.label}: ${target.tools.join(' and ')} not found` +
-          (stale ? ` and ${target.output} is missing or older than its source` : ' (prebuilt is current)'),
-      );
+      console.warn(`skip ${target.label}: ${target.tools.join(' and ')} not found${stale ? ` and ${target.output} is missing or older than its source` : ' (prebuilt is current)'}`);
       if (stale) failures++;
       continue;
     }

@@ -50,8 +50,29 @@ export class ClusterBroker {
     if (this.running) throw new Error(`broker ${this.nodeId} is already running`);
     this.#output = join(this.options.directory, `broker-${this.nodeId}.start-${++this.#starts}.out`);
     const data = join(this.options.directory, `broker-${this.nodeId}-data`);
-    const command = [process.execPath, '--preload', PRELOAD, join(REPOSITORY_ROOT, 'src', 'cli.ts'), 'broker', '--node-id', String(this.nodeId), '--listen', this.bootstrap, '--data', data, '--metrics', 'off', ...this.options.args];
-    const child = spawnTracked(command, { cwd: REPOSITORY_ROOT, stdin: 'ignore', stdout: Bun.file(this.#output), stderr: Bun.file(this.#output), env: { ...process.env, FERRY_BENCH_STORE_CENSUS: this.censusFile } });
+    const command = [
+      process.execPath,
+      '--preload',
+      PRELOAD,
+      join(REPOSITORY_ROOT, 'src', 'cli.ts'),
+      'broker',
+      '--node-id',
+      String(this.nodeId),
+      '--listen',
+      this.bootstrap,
+      '--data',
+      data,
+      '--metrics',
+      'off',
+      ...this.options.args,
+    ];
+    const child = spawnTracked(command, {
+      cwd: REPOSITORY_ROOT,
+      stdin: 'ignore',
+      stdout: Bun.file(this.#output),
+      stderr: Bun.file(this.#output),
+      env: { ...process.env, FERRY_BENCH_STORE_CENSUS: this.censusFile },
+    });
     this.#child = child;
     await waitForLine(child, this.#output, new RegExp(`listening on 127\\.0\\.0\\.1:${this.port}\\b`), READY_TIMEOUT_MS, `ferry broker ${this.nodeId}`);
   }

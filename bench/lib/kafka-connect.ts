@@ -15,17 +15,22 @@ const API_VERSIONS_V0 = Uint8Array.of(0, 0, 0, 15, 0, 18, 0, 0, 0, 0, 0, 1, 0, 5
 export async function connectAndAskVersions(protocol: 'PLAINTEXT' | 'SSL' | 'SASL_SSL', port: number, caPath: string, user: string, password: string): Promise<void> {
   const answered = Promise.withResolvers<void>();
   let received = 0;
-  const socket = await connectToBroker(systemNetwork, {
-    listener: null,
-    tls: protocol === 'PLAINTEXT' ? null : { ca: readFileSync(caPath, 'utf8'), serverName: 'localhost' },
-    sasl: protocol === 'SASL_SSL' ? () => new ScramSaslClient(SCRAM_SHA_256, user, password) : null,
-  }, { host: '127.0.0.1', port }, {
-    data: (_socket, chunk) => {
-      received += chunk.length;
-      if (received >= 4) answered.resolve();
+  const socket = await connectToBroker(
+    systemNetwork,
+    {
+      listener: null,
+      tls: protocol === 'PLAINTEXT' ? null : { ca: readFileSync(caPath, 'utf8'), serverName: 'localhost' },
+      sasl: protocol === 'SASL_SSL' ? () => new ScramSaslClient(SCRAM_SHA_256, user, password) : null,
     },
-    close: () => answered.reject(new Error(`${protocol} listener closed the connection`)),
-  });
+    { host: '127.0.0.1', port },
+    {
+      data: (_socket, chunk) => {
+        received += chunk.length;
+        if (received >= 4) answered.resolve();
+      },
+      close: () => answered.reject(new Error(`${protocol} listener closed the connection`)),
+    },
+  );
   socket.write(API_VERSIONS_V0);
   await answered.promise;
   socket.end();

@@ -42,9 +42,25 @@ export async function startFerryBroker(options: FerryBrokerOptions): Promise<Run
   const data = join(directory, 'data');
   const output = join(directory, 'broker.out');
   const port = freeLoopbackPort();
-  const profile = options.cpuProfileDirectory === undefined ? [] : ['--cpu-prof', '--cpu-prof-md', `--cpu-prof-dir=${options.cpuProfileDirectory}`, ...(options.cpuProfileName === undefined ? [] : [`--cpu-prof-name=${options.cpuProfileName}`])];
+  const profile =
+    options.cpuProfileDirectory === undefined
+      ? []
+      : ['--cpu-prof', '--cpu-prof-md', `--cpu-prof-dir=${options.cpuProfileDirectory}`, ...(options.cpuProfileName === undefined ? [] : [`--cpu-prof-name=${options.cpuProfileName}`])];
   const listen = options.listenersInConfig === true ? [] : ['--listen', `127.0.0.1:${port}`];
-  const command = [process.execPath, ...profile, join(REPOSITORY_ROOT, 'src', 'cli.ts'), 'broker', ...listen, '--data', data, '--wal-store', options.walStore(data), '--metrics', '127.0.0.1:0', ...(options.extraArguments ?? [])];
+  const command = [
+    process.execPath,
+    ...profile,
+    join(REPOSITORY_ROOT, 'src', 'cli.ts'),
+    'broker',
+    ...listen,
+    '--data',
+    data,
+    '--wal-store',
+    options.walStore(data),
+    '--metrics',
+    '127.0.0.1:0',
+    ...(options.extraArguments ?? []),
+  ];
   const child = spawnTracked(command, { cwd: REPOSITORY_ROOT, stdin: 'ignore', stdout: Bun.file(output), stderr: Bun.file(output) });
   try {
     const ready = await waitForLine(child, output, /listening on 127\.0\.0\.1:(\d+) .*metrics on (http:\/\/\S+)/, READY_TIMEOUT_MS, 'ferry broker');

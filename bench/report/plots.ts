@@ -79,7 +79,12 @@ export function latencyCostSpec(wal: WalResults): TopLevelSpec {
     measured: run.saturated ? 'CPU-bound here' : 'kept the rate',
   }));
   const usd = points.map((point) => point.usdPerMonth).filter((value) => value > 0);
-  const peers = PEER_LATENCIES.map((peer, index) => ({ p99Ms: peer.p99Ms, label: `${peer.name} p99 ${peer.bound === '<' ? '< ' : ''}${peer.p99Ms >= 1000 ? `${peer.p99Ms / 1000} s` : `${peer.p99Ms} ms`}`, usdPerMonth: usd.length === 0 ? 1 : Math.min(...usd), dy: index % 2 === 0 ? -6 : 12 }));
+  const peers = PEER_LATENCIES.map((peer, index) => ({
+    p99Ms: peer.p99Ms,
+    label: `${peer.name} p99 ${peer.bound === '<' ? '< ' : ''}${peer.p99Ms >= 1000 ? `${peer.p99Ms / 1000} s` : `${peer.p99Ms} ms`}`,
+    usdPerMonth: usd.length === 0 ? 1 : Math.min(...usd),
+    dy: index % 2 === 0 ? -6 : 12,
+  }));
   return {
     $schema: SCHEMA,
     config: CONFIG,
@@ -99,13 +104,21 @@ export function latencyCostSpec(wal: WalResults): TopLevelSpec {
           tooltip: [{ field: 'knobs' }, { field: 'p99Ms' }, { field: 'usdPerMonth' }],
         },
       },
-      { data: { values: points }, mark: { type: 'text', align: 'left', dx: 6, dy: -4, fontSize: 9 }, encoding: { x: { field: 'usdPerMonth', type: 'quantitative' }, y: { field: 'p99Ms', type: 'quantitative' }, text: { field: 'knobs' } } },
+      {
+        data: { values: points },
+        mark: { type: 'text', align: 'left', dx: 6, dy: -4, fontSize: 9 },
+        encoding: { x: { field: 'usdPerMonth', type: 'quantitative' }, y: { field: 'p99Ms', type: 'quantitative' }, text: { field: 'knobs' } },
+      },
       {
         data: { values: peers },
         layer: [
           { mark: { type: 'rule', color: 'firebrick', strokeDash: [6, 3] }, encoding: { y: { field: 'p99Ms', type: 'quantitative' } } },
           // Labels of equal latencies (50 ms twice) alternate above and below their line.
-          ...[-6, 12].map((dy) => ({ transform: [{ filter: `datum.dy === ${dy}` }], mark: { type: 'text', align: 'left', dy, color: 'firebrick', fontSize: 10 }, encoding: { x: { field: 'usdPerMonth', type: 'quantitative' }, y: { field: 'p99Ms', type: 'quantitative' }, text: { field: 'label' } } })),
+          ...[-6, 12].map((dy) => ({
+            transform: [{ filter: `datum.dy === ${dy}` }],
+            mark: { type: 'text', align: 'left', dy, color: 'firebrick', fontSize: 10 },
+            encoding: { x: { field: 'usdPerMonth', type: 'quantitative' }, y: { field: 'p99Ms', type: 'quantitative' }, text: { field: 'label' } },
+          })),
         ],
       },
     ],
@@ -122,7 +135,14 @@ function barsWithRange(title: string, values: readonly object[], xTitle: string,
     height: HEIGHT,
     data: { values: [...values] },
     layer: [
-      { mark: 'bar', encoding: { x: { field: 'name', type: 'nominal', sort: null, title: xTitle, axis: { labelAngle: -20 } }, y: { field: 'mbPerSecond', type: 'quantitative', title: yTitle }, color: { field: 'group', type: 'nominal', title: null } } },
+      {
+        mark: 'bar',
+        encoding: {
+          x: { field: 'name', type: 'nominal', sort: null, title: xTitle, axis: { labelAngle: -20 } },
+          y: { field: 'mbPerSecond', type: 'quantitative', title: yTitle },
+          color: { field: 'group', type: 'nominal', title: null },
+        },
+      },
       { mark: { type: 'errorbar', ticks: true }, encoding: { x: { field: 'name', type: 'nominal', sort: null }, y: { field: 'min', type: 'quantitative', title: yTitle }, y2: { field: 'max' } } },
     ],
   } as TopLevelSpec;
@@ -135,7 +155,13 @@ export function throughputSpec(broker: BrokerResults): TopLevelSpec {
 
 export function catchUpSpec(follower: FollowerResults): TopLevelSpec {
   // The I/O ceilings (report.md's table) are 10-100x the bars here: drawn, they would flatten them.
-  const values = follower.catchUp.map((row) => ({ name: row.reader, group: row.isRawGet ? 'raw GET (baseline)' : 'Ferry', mbPerSecond: row.mbPerSecond, min: row.minMbPerSecond, max: row.maxMbPerSecond }));
+  const values = follower.catchUp.map((row) => ({
+    name: row.reader,
+    group: row.isRawGet ? 'raw GET (baseline)' : 'Ferry',
+    mbPerSecond: row.mbPerSecond,
+    min: row.minMbPerSecond,
+    max: row.maxMbPerSecond,
+  }));
   return barsWithRange('Follower catch-up beside raw GETs of the same WAL objects (median, min-max over rounds)', values, AXIS.reader, AXIS.catchUpMbPerSecond);
 }
 

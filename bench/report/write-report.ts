@@ -23,7 +23,8 @@ export const PLOT_FILES = {
 
 const num = (value: number, digits = 1): string => value.toLocaleString('en-US', { maximumFractionDigits: digits });
 const usd = (value: number): string => `$${value.toLocaleString('en-US', { maximumFractionDigits: 0 })}`;
-const table = (header: readonly string[], rows: readonly (readonly string[])[]): string => [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
+const table = (header: readonly string[], rows: readonly (readonly string[])[]): string =>
+  [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
 const missing = (bench: string): string => `_Not in this run: ${bench}.bench.ts did not run or wrote no results (\`npm run bench -- --report DIR ${bench}\`)._`;
 
 interface Section {
@@ -35,8 +36,26 @@ interface Section {
 function walSection(results: BenchResults): Section {
   const wal = results.wal;
   if (wal === undefined) return { markdown: `## Produce-to-durable latency\n\n${missing('wal')}\n\n## Latency vs cost\n\n${missing('wal')}`, plots: new Map() };
-  const rateRows = wal.rates.map((rate) => [`${rate.rateMbPerSecond}`, `${rate.partitions}`, num(rate.p50Ms, 2), num(rate.p99Ms, 2), num(rate.p999Ms, 2), num(rate.floorP50Ms, 2), num(rate.floorP99Ms, 2), rate.saturated ? 'yes' : 'no']);
-  const sweepRows = wal.sweep.map((run) => [`${run.rateMbPerSecond}`, `${num(run.uploadBytes / 1024, 0)} KiB / ${run.uploadIntervalMs} ms${run.isDefault ? ' (default)' : ''}${run.isChosen ? ' <- chosen' : ''}`, num(run.p99Ms, 2), num(run.modelP99Ms, 2), num(run.putsPerGb, 0), `$${run.totalUsdPerGb.toFixed(4)}`, usd(run.usdPerMonth), run.saturated ? 'yes' : 'no']);
+  const rateRows = wal.rates.map((rate) => [
+    `${rate.rateMbPerSecond}`,
+    `${rate.partitions}`,
+    num(rate.p50Ms, 2),
+    num(rate.p99Ms, 2),
+    num(rate.p999Ms, 2),
+    num(rate.floorP50Ms, 2),
+    num(rate.floorP99Ms, 2),
+    rate.saturated ? 'yes' : 'no',
+  ]);
+  const sweepRows = wal.sweep.map((run) => [
+    `${run.rateMbPerSecond}`,
+    `${num(run.uploadBytes / 1024, 0)} KiB / ${run.uploadIntervalMs} ms${run.isDefault ? ' (default)' : ''}${run.isChosen ? ' <- chosen' : ''}`,
+    num(run.p99Ms, 2),
+    num(run.modelP99Ms, 2),
+    num(run.putsPerGb, 0),
+    `$${run.totalUsdPerGb.toFixed(4)}`,
+    usd(run.usdPerMonth),
+    run.saturated ? 'yes' : 'no',
+  ]);
   const markdown = [
     '## Produce-to-durable latency',
     '',
@@ -54,14 +73,25 @@ function walSection(results: BenchResults): Section {
     '',
     table(['MB/s', 'uploadBytes / interval', 'p99 ms', 'model p99', 'PUTs/GB', '$/GB', '$/month', 'CPU-bound'], sweepRows),
   ].join('\n');
-  return { markdown, plots: new Map([[PLOT_FILES.latencyCdf, latencyCdfSpec(wal)], [PLOT_FILES.latencyCost, latencyCostSpec(wal)]]) };
+  return {
+    markdown,
+    plots: new Map([
+      [PLOT_FILES.latencyCdf, latencyCdfSpec(wal)],
+      [PLOT_FILES.latencyCost, latencyCostSpec(wal)],
+    ]),
+  };
 }
 
 function brokerSection(results: BenchResults): Section {
   const broker = results.broker;
   if (broker === undefined) return { markdown: `## Throughput beside librdkafka's mock cluster\n\n${missing('broker')}`, plots: new Map() };
   const peer = broker.throughput.find((row) => row.isPeer);
-  const rows = broker.throughput.map((row) => [row.target, num(row.mbPerSecond), `${num(row.minMbPerSecond)}-${num(row.maxMbPerSecond)}`, peer === undefined || row.isPeer ? '-' : num(row.mbPerSecond / peer.mbPerSecond, 2)]);
+  const rows = broker.throughput.map((row) => [
+    row.target,
+    num(row.mbPerSecond),
+    `${num(row.minMbPerSecond)}-${num(row.maxMbPerSecond)}`,
+    peer === undefined || row.isPeer ? '-' : num(row.mbPerSecond / peer.mbPerSecond, 2),
+  ]);
   const markdown = [
     "## Throughput beside librdkafka's mock cluster",
     '',
@@ -93,8 +123,19 @@ function followerSection(results: BenchResults): Section {
 function costSection(): Section {
   const comparisons = STANDARD_DEPLOYMENTS.map(({ name, deployment }) => ({ name, comparison: compare(deployment) }));
   const rows = comparisons.map(({ name, comparison }) => {
-    const biggest = [...comparison.ferry.lines].sort((a, b) => b.usdPerMonth - a.usdPerMonth).slice(0, 2).map((line) => `${line.item} ${usd(line.usdPerMonth)}`);
-    return [name, `${comparison.deployment.retentionHours / 24} d`, `${comparison.deployment.readFanout}`, usd(comparison.ferry.totalUsdPerMonth), usd(comparison.kafka.totalUsdPerMonth), `${num(comparison.kafkaOverFerry, 2)}x`, biggest.join('; ')];
+    const biggest = [...comparison.ferry.lines]
+      .sort((a, b) => b.usdPerMonth - a.usdPerMonth)
+      .slice(0, 2)
+      .map((line) => `${line.item} ${usd(line.usdPerMonth)}`);
+    return [
+      name,
+      `${comparison.deployment.retentionHours / 24} d`,
+      `${comparison.deployment.readFanout}`,
+      usd(comparison.ferry.totalUsdPerMonth),
+      usd(comparison.kafka.totalUsdPerMonth),
+      `${num(comparison.kafkaOverFerry, 2)}x`,
+      biggest.join('; '),
+    ];
   });
   const markdown = [
     "## A month's bill",

@@ -58,7 +58,13 @@ export function brokerConfigEntries(settings: BrokerSettings): BrokerConfigEntry
   for (const definition of TOPIC_CONFIGS.values()) {
     if (definition.brokerSynonym === null) continue;
     const value = settings.topicDefaults[definition.name] ?? definition.defaultValue;
-    entries.push({ name: definition.brokerSynonym, value, source: sourceOf(value, definition.defaultValue), type: definition.type, documentation: `The default of the topic config ${definition.name}: ${definition.documentation}` });
+    entries.push({
+      name: definition.brokerSynonym,
+      value,
+      source: sourceOf(value, definition.defaultValue),
+      type: definition.type,
+      documentation: `The default of the topic config ${definition.name}: ${definition.documentation}`,
+    });
   }
   return entries;
 }

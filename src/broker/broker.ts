@@ -141,7 +141,15 @@ export class Broker {
   readonly #cluster: ClusterNode | null;
   readonly #offsetExpiry: OffsetExpiry;
 
-  private constructor(context: BrokerContext, servers: readonly KafkaServer[], security: BrokerSecurity, metrics: MetricsRegistry, metricsServer: MetricsEndpoint | null, cluster: ClusterNode | null, offsetExpiry: OffsetExpiry) {
+  private constructor(
+    context: BrokerContext,
+    servers: readonly KafkaServer[],
+    security: BrokerSecurity,
+    metrics: MetricsRegistry,
+    metricsServer: MetricsEndpoint | null,
+    cluster: ClusterNode | null,
+    offsetExpiry: OffsetExpiry,
+  ) {
     this.context = context;
     this.#offsetExpiry = offsetExpiry;
     this.#servers = servers;
@@ -164,7 +172,16 @@ export class Broker {
     const security = await BrokerSecurity.open(listenersOf(options), options.security ?? {}, { ...(await securityStoreOf(options)), clock, metrics, log });
     let engine: Ferry;
     try {
-      engine = await Ferry.open({ ...options.engine, ...tierOf(options), clock, metrics, ...definedOnly({ random: options.random }), logger: log, managedPartitions: options.cluster !== undefined, ...(options.minInsyncReplicas === undefined ? {} : { minInsyncReplicas: options.minInsyncReplicas }) });
+      engine = await Ferry.open({
+        ...options.engine,
+        ...tierOf(options),
+        clock,
+        metrics,
+        ...definedOnly({ random: options.random }),
+        logger: log,
+        managedPartitions: options.cluster !== undefined,
+        ...(options.minInsyncReplicas === undefined ? {} : { minInsyncReplicas: options.minInsyncReplicas }),
+      });
     } catch (error) {
       security.stop();
       throw error;
@@ -173,27 +190,60 @@ export class Broker {
     const servers: KafkaServer[] = [];
     let cluster: ClusterNode | null = null;
     try {
-      const router = new Router(logSlowRequests(log.child({ component: 'broker' }), clock, instrument(metrics, clock, enforceClientQuotas(apiBindings(() => context!), { quotas: security.quotas, clock, metrics }))));
-      const limits = new ConnectionLimits({ maxConnections: options.maxConnections ?? MAX_CONNECTIONS_DEFAULT, ...definedOnly({ maxConnectionsPerIp: options.security?.maxConnectionsPerIp, perIpOverrides }) });
-      listen(options, security, { router, limits, clock, metrics, log }, servers);
-      const endpoints: ListenerEndpoint[] = security.listeners.map(({ config }, index) => ({ listener: config.name, host: config.advertisedHost ?? config.host, port: config.advertisedPort ?? servers[index]!.port }));
-      const first = endpoints[0]!;
-      const self = { nodeId: options.nodeId, host: first.host, port: first.port, rack: options.rack ?? null, ...(endpoints.length > 1 || first.listener !== PLAINTEXT_LISTENER.name ? { endpoints } : {}) };
-      // A cluster reserves producer ids in its control records: its brokers' disks are not their state.
-      const producers = new ProducerIds(options.cluster === undefined ? new FileProducerIdBlocks(options.engine.directory, options.nodeId, options.engine.disk) : new ControlProducerIdBlocks(new ControlStore(options.cluster.store, options.cluster.prefix ?? '')));
-      cluster = options.cluster === undefined ? null : clusterMember({
-        controlStore: options.cluster.store,
-        controlPrefix: options.cluster.prefix ?? '',
-        walStore: options.engine.wal!.store,
-        walPrefix: options.engine.wal!.prefix ?? '',
-        self: { ...self, leaseMs: options.cluster.leaseMs },
-        scanIntervalMs: options.cluster.scanIntervalMs,
-        peerListen: options.cluster.peerPort === null ? null : { host: security.listeners[0]!.config.host, port: options.cluster.peerPort ?? 0 },
-        engine,
-        clock,
-        metrics,
-        ...definedOnly({ network: options.network, random: options.random, log, interBroker: security.interBrokerConnector ?? undefined }),
+      const router = new Router(
+        logSlowRequests(
+          log.child({ component: 'broker' }),
+          clock,
+          instrument(
+            metrics,
+            clock,
+            enforceClientQuotas(
+              apiBindings(() => context!),
+              { quotas: security.quotas, clock, metrics },
+            ),
+          ),
+        ),
+      );
+      const limits = new ConnectionLimits({
+        maxConnections: options.maxConnections ?? MAX_CONNECTIONS_DEFAULT,
+        ...definedOnly({ maxConnectionsPerIp: options.security?.maxConnectionsPerIp, perIpOverrides }),
       });
+      listen(options, security, { router, limits, clock, metrics, log }, servers);
+      const endpoints: ListenerEndpoint[] = security.listeners.map(({ config }, index) => ({
+        listener: config.name,
+        host: config.advertisedHost ?? config.host,
+        port: config.advertisedPort ?? servers[index]!.port,
+      }));
+      const first = endpoints[0]!;
+      const self = {
+        nodeId: options.nodeId,
+        host: first.host,
+        port: first.port,
+        rack: options.rack ?? null,
+        ...(endpoints.length > 1 || first.listener !== PLAINTEXT_LISTENER.name ? { endpoints } : {}),
+      };
+      // A cluster reserves producer ids in its control records: its brokers' disks are not their state.
+      const producers = new ProducerIds(
+        options.cluster === undefined
+          ? new FileProducerIdBlocks(options.engine.directory, options.nodeId, options.engine.disk)
+          : new ControlProducerIdBlocks(new ControlStore(options.cluster.store, options.cluster.prefix ?? '')),
+      );
+      cluster =
+        options.cluster === undefined
+          ? null
+          : clusterMember({
+              controlStore: options.cluster.store,
+              controlPrefix: options.cluster.prefix ?? '',
+              walStore: options.engine.wal!.store,
+              walPrefix: options.engine.wal!.prefix ?? '',
+              self: { ...self, leaseMs: options.cluster.leaseMs },
+              scanIntervalMs: options.cluster.scanIntervalMs,
+              peerListen: options.cluster.peerPort === null ? null : { host: security.listeners[0]!.config.host, port: options.cluster.peerPort ?? 0 },
+              engine,
+              clock,
+              metrics,
+              ...definedOnly({ network: options.network, random: options.random, log, interBroker: security.interBrokerConnector ?? undefined }),
+            });
       context = {
         nodeId: options.nodeId,
         advertisedHost: self.host,
@@ -203,9 +253,22 @@ export class Broker {
         engine,
         clock,
         groups: new GroupCoordinator(clock),
-        offsets: cluster === null ? OffsetStore.open(options.engine.directory, options.engine.disk) : new ControlOffsetStore(new ControlStore(options.cluster!.store, options.cluster!.prefix ?? ''), { nodeId: options.nodeId, incarnation: cluster.incarnation }),
+        offsets:
+          cluster === null
+            ? OffsetStore.open(options.engine.directory, options.engine.disk)
+            : new ControlOffsetStore(new ControlStore(options.cluster!.store, options.cluster!.prefix ?? ''), { nodeId: options.nodeId, incarnation: cluster.incarnation }),
         producers,
-        topology: cluster === null ? new SingleBrokerTopology(self, engine) : new ClusterTopology(cluster, options.defaultReplicationFactor ?? 1, new RegisteredAddresses(clock, options.network === undefined ? undefined : (host) => options.network!.resolve(host)), () => engine.brokerTopicDefaults(), engine, security.interBrokerListener),
+        topology:
+          cluster === null
+            ? new SingleBrokerTopology(self, engine)
+            : new ClusterTopology(
+                cluster,
+                options.defaultReplicationFactor ?? 1,
+                new RegisteredAddresses(clock, options.network === undefined ? undefined : (host) => options.network!.resolve(host)),
+                () => engine.brokerTopicDefaults(),
+                engine,
+                security.interBrokerListener,
+              ),
         autoCreateTopics: options.autoCreateTopics ?? true,
         defaultPartitions: options.defaultPartitions ?? DEFAULT_PARTITIONS,
         defaultReplicationFactor: cluster === null ? 1 : (options.defaultReplicationFactor ?? 1),
@@ -296,7 +359,12 @@ export class Broker {
  * Starts one KafkaServer per listener, sharing the connection limits and the request budget, into
  * `servers` as each starts (so that a listener that cannot start leaves the others to be stopped).
  */
-function listen(options: BrokerOptions, security: BrokerSecurity, shared: { router: Router; limits: ConnectionLimits; clock: Clock; metrics: MetricsRegistry; log: Logger }, servers: KafkaServer[]): void {
+function listen(
+  options: BrokerOptions,
+  security: BrokerSecurity,
+  shared: { router: Router; limits: ConnectionLimits; clock: Clock; metrics: MetricsRegistry; log: Logger },
+  servers: KafkaServer[],
+): void {
   const memory = new RequestMemory(options.queuedMaxRequestBytes ?? QUEUED_REQUEST_BYTES_MAX_DEFAULT);
   const optional = definedOnly({ network: options.network, connectionsMaxIdleMs: options.connectionsMaxIdleMs, failedAuthenticationDelayMs: options.security?.failedAuthenticationDelayMs });
   for (const { config, opened } of security.listeners) {
@@ -310,7 +378,15 @@ function listenersOf(options: BrokerOptions): readonly ListenerConfig[] {
     if (options.listeners.length === 0) throw new FerryError('InvalidArgument', 'a broker needs at least one listener');
     return options.listeners;
   }
-  return [{ name: PLAINTEXT_LISTENER.name, protocol: 'PLAINTEXT', host: options.listenHost, port: options.listenPort, ...definedOnly({ advertisedHost: options.advertisedHost, advertisedPort: options.advertisedPort }) }];
+  return [
+    {
+      name: PLAINTEXT_LISTENER.name,
+      protocol: 'PLAINTEXT',
+      host: options.listenHost,
+      port: options.listenPort,
+      ...definedOnly({ advertisedHost: options.advertisedHost, advertisedPort: options.advertisedPort }),
+    },
+  ];
 }
 
 /**

@@ -212,10 +212,14 @@ export class Connection {
     this.#muteTimer?.cancel();
     this.#mutedUntilMs = untilMs;
     this.#socket.pause();
-    this.#muteTimer = this.#clock.setTimer(ms, () => {
-      this.#muteTimer = null;
-      if (this.#stalled === null) this.#resume();
-    }, true);
+    this.#muteTimer = this.#clock.setTimer(
+      ms,
+      () => {
+        this.#muteTimer = null;
+        if (this.#stalled === null) this.#resume();
+      },
+      true,
+    );
   }
 
   /** Parses received chunks into frames until they run out or a frame must wait for room (or the connection is muted). */

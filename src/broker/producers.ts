@@ -70,7 +70,8 @@ export class ControlProducerIdBlocks implements ProducerIdBlocks {
     for (let attempt = 0; attempt < RESERVE_ATTEMPTS_MAX; attempt++) {
       const current = await this.#control.read<{ next: number }>(PRODUCER_IDS_RECORD);
       const start = current?.value.next ?? 0;
-      if (!Number.isSafeInteger(start) || start < 0 || start + PRODUCER_ID_BLOCK > Number.MAX_SAFE_INTEGER) throw new FerryError('Storage', `control record ${PRODUCER_IDS_RECORD}: next producer id ${String(start)} is not an exact id`);
+      if (!Number.isSafeInteger(start) || start < 0 || start + PRODUCER_ID_BLOCK > Number.MAX_SAFE_INTEGER)
+        throw new FerryError('Storage', `control record ${PRODUCER_IDS_RECORD}: next producer id ${String(start)} is not an exact id`);
       const next = { next: start + PRODUCER_ID_BLOCK };
       const won = current === null ? await this.#control.create(PRODUCER_IDS_RECORD, next) : await this.#control.replace(PRODUCER_IDS_RECORD, current, next);
       if (won !== null) return { start, end: start + PRODUCER_ID_BLOCK };
@@ -96,10 +97,13 @@ export class ProducerIds {
 
   async allocate(): Promise<number> {
     while (this.#next >= this.#end) {
-      this.#reserving ??= this.#blocks.reserve().then(({ start, end }) => {
-        this.#next = start;
-        this.#end = end;
-      }).finally(() => (this.#reserving = null));
+      this.#reserving ??= this.#blocks
+        .reserve()
+        .then(({ start, end }) => {
+          this.#next = start;
+          this.#end = end;
+        })
+        .finally(() => (this.#reserving = null));
       await this.#reserving;
     }
     return this.#next++;

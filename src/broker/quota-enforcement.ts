@@ -69,10 +69,19 @@ export interface QuotaEnforcementOptions {
  */
 export function enforceClientQuotas(table: readonly AnyBinding[], options: QuotaEnforcementOptions): AnyBinding[] {
   const enforcer = options.enforcer ?? new QuotaEnforcer(options.quotas, options.config ?? QUOTA_ENFORCER_CONFIG_DEFAULT);
-  const throttles = new Map((['produce', 'fetch', 'request'] as const).map((quota) => [quota, {
-    count: options.metrics.counter('ferry_broker_throttled_requests_total', 'Requests throttled by a client quota (their connection muted for the throttle time, KIP-219), by the quota that set the throttle', { labels: { quota } }),
-    time: options.metrics.histogram('ferry_broker_throttle_time_seconds', 'Throttle times of requests throttled by a client quota, by the quota that set them', { labels: { quota } }),
-  }]));
+  const throttles = new Map(
+    (['produce', 'fetch', 'request'] as const).map((quota) => [
+      quota,
+      {
+        count: options.metrics.counter(
+          'ferry_broker_throttled_requests_total',
+          'Requests throttled by a client quota (their connection muted for the throttle time, KIP-219), by the quota that set the throttle',
+          { labels: { quota } },
+        ),
+        time: options.metrics.histogram('ferry_broker_throttle_time_seconds', 'Throttle times of requests throttled by a client quota, by the quota that set them', { labels: { quota } }),
+      },
+    ]),
+  );
   const clock = options.clock;
   return table.map((binding) => {
     if (EXEMPT_API_KEYS.has(binding.codec.key)) return binding;

@@ -58,7 +58,9 @@ export function instrument(registry: MetricsRegistry, clock: Clock, table: AnyBi
     const countError = (code: number, amount: number): void => {
       let counter = errors.get(code);
       if (counter === undefined) {
-        counter = registry.counter('ferry_broker_request_errors_total', 'Error codes in responses (each topic and partition counted, as Kafka), by API and error', { labels: { api, error: errorName(code) } });
+        counter = registry.counter('ferry_broker_request_errors_total', 'Error codes in responses (each topic and partition counted, as Kafka), by API and error', {
+          labels: { api, error: errorName(code) },
+        });
         errors.set(code, counter);
       }
       counter.add(amount);

@@ -62,9 +62,7 @@ export class Router {
 
   /** The API table that ApiVersions advertises. */
   apiVersions(): ApiVersion[] {
-    return [...this.#bindings.values()]
-      .map(({ codec }) => ({ apiKey: codec.key, minVersion: codec.minVersion, maxVersion: codec.maxVersion }))
-      .sort((a, b) => a.apiKey - b.apiKey);
+    return [...this.#bindings.values()].map(({ codec }) => ({ apiKey: codec.key, minVersion: codec.minVersion, maxVersion: codec.maxVersion })).sort((a, b) => a.apiKey - b.apiKey);
   }
 
   /** The API's name for a key (in errors and logs), or `key N` for one not served. */
@@ -87,7 +85,9 @@ export class Router {
     const reader = new KafkaReader(frame);
     const header = readRequestHeader(reader, isFlexible(codec, apiVersion));
     const request = codec.decodeRequest(reader, apiVersion);
-    const response = refused ? binding.refuseVersion!(request) : await binding.handle(request, { header, peer: channel.peer, session: channel.session, sasl: channel.sasl, mute: (ms: number) => channel.mute(ms) });
+    const response = refused
+      ? binding.refuseVersion!(request)
+      : await binding.handle(request, { header, peer: channel.peer, session: channel.session, sasl: channel.sasl, mute: (ms: number) => channel.mute(ms) });
     if (response === null) return null;
     const writer = new KafkaWriter();
     // ApiVersions answers with response header v0 even in its flexible versions (KIP-511).
@@ -109,7 +109,8 @@ export class Router {
     const peek = new KafkaReader(frame);
     const binding = this.#bindings.get(peek.int16());
     const apiVersion = peek.int16();
-    if (binding === undefined || apiVersion < binding.codec.minVersion || apiVersion > binding.codec.maxVersion) throw new ProtocolError(`an unexpected ${this.apiName(binding?.codec.key ?? -1)} v${apiVersion}`, 0);
+    if (binding === undefined || apiVersion < binding.codec.minVersion || apiVersion > binding.codec.maxVersion)
+      throw new ProtocolError(`an unexpected ${this.apiName(binding?.codec.key ?? -1)} v${apiVersion}`, 0);
     const { codec } = binding;
     const reader = new KafkaReader(frame);
     const header = readRequestHeader(reader, isFlexible(codec, apiVersion));

@@ -74,7 +74,11 @@ export class KafkaServer {
     assert(memory.bytesMax >= REQUEST_BYTES_MAX, `queued.max.request.bytes (${memory.bytesMax}) holds the largest request (${REQUEST_BYTES_MAX})`);
     const clock = options.clock ?? systemClock;
     const idleMs = options.connectionsMaxIdleMs ?? CONNECTIONS_MAX_IDLE_MS_DEFAULT;
-    const events = options.authentication ?? { authenticated: () => {}, failed: (listener, mechanism, address, detail) => logger.info({ listener, mechanism, clientAddress: address }, `authentication from ${address} on ${listener}${mechanism === null ? '' : ` (${mechanism})`} failed: ${detail}`) };
+    const events = options.authentication ?? {
+      authenticated: () => {},
+      failed: (listener, mechanism, address, detail) =>
+        logger.info({ listener, mechanism, clientAddress: address }, `authentication from ${address} on ${listener}${mechanism === null ? '' : ` (${mechanism})`} failed: ${detail}`),
+    };
     const connections = new Set<Connection>();
     // Each accepted socket's connection and channel (a socket refused on arrival has none).
     const bySocket = new Map<NetSocket, { connection: Connection; channel: Channel }>();
@@ -82,52 +86,79 @@ export class KafkaServer {
     const labels = { listener: security.name };
     const openGauge = options.metrics?.gauge('ferry_broker_connections', 'Client connections open', { labels });
     const refusals = options.metrics?.counter('ferry_broker_connections_refused_total', 'Connections closed on arrival because max.connections were open', { labels });
-    const perIpRefusals = options.metrics?.counter('ferry_broker_connections_refused_per_ip_total', 'Connections closed on arrival because max.connections.per.ip from their address were open', { labels });
+    const perIpRefusals = options.metrics?.counter('ferry_broker_connections_refused_per_ip_total', 'Connections closed on arrival because max.connections.per.ip from their address were open', {
+      labels,
+    });
     const refuse = (socket: NetSocket, refusal: Refusal): void => {
       refused.count++;
       (refusal === 'max.connections' ? refusals : perIpRefusals)?.add();
       // once per spell, not per refusal
-      if (!refused.logged.has(refusal)) logger.warn({ refusal, clientAddress: socket.remoteAddress }, refusal === 'max.connections' ? `max.connections (${limits.maxConnections}) reached: closing new connections until some end` : `max.connections.per.ip reached for ${socket.remoteAddress}: closing its new connections until some end`);
+      if (!refused.logged.has(refusal))
+        logger.warn(
+          { refusal, clientAddress: socket.remoteAddress },
+          refusal === 'max.connections'
+            ? `max.connections (${limits.maxConnections}) reached: closing new connections until some end`
+            : `max.connections.per.ip reached for ${socket.remoteAddress}: closing its new connections until some end`,
+        );
       refused.logged.add(refusal);
       socket.terminate();
     };
-    const listener = (options.network ?? systemNetwork).listen(options.hostname, options.port, {
-      open(socket) {
-        const refusal = limits.admit(socket.remoteAddress);
-        if (refusal !== null) return refuse(socket, refusal);
-        const peer = `${socket.remoteAddress}`;
-        let connection: Connection | undefined;
-        const channel = new Channel({ router: options.router, listener: security, socket, clock, events, failedAuthenticationDelayMs: options.failedAuthenticationDelayMs ?? FAILED_AUTHENTICATION_DELAY_MS_DEFAULT, endAfterResponses: () => connection?.endAfterResponses(), muteFor: (ms) => connection?.muteFor(ms) });
-        connection = new Connection(socket, (frame) => channel.handle(frame), (error) => logger.info({ peer, err: error }, `connection from ${peer} closed: ${error instanceof Error ? error.message : String(error)}`), { memory, clock, idleMs, frameBytesMax: () => channel.frameBytesMax(), pooled: () => channel.framesPooled() });
-        bySocket.set(socket, { connection, channel });
-        connections.add(connection);
-        openGauge?.set(connections.size);
+    const listener = (options.network ?? systemNetwork).listen(
+      options.hostname,
+      options.port,
+      {
+        open(socket) {
+          const refusal = limits.admit(socket.remoteAddress);
+          if (refusal !== null) return refuse(socket, refusal);
+          const peer = `${socket.remoteAddress}`;
+          let connection: Connection | undefined;
+          const channel = new Channel({
+            router: options.router,
+            listener: security,
+            socket,
+            clock,
+            events,
+            failedAuthenticationDelayMs: options.failedAuthenticationDelayMs ?? FAILED_AUTHENTICATION_DELAY_MS_DEFAULT,
+            endAfterResponses: () => connection?.endAfterResponses(),
+            muteFor: (ms) => connection?.muteFor(ms),
+          });
+          connection = new Connection(
+            socket,
+            (frame) => channel.handle(frame),
+            (error) => logger.info({ peer, err: error }, `connection from ${peer} closed: ${error instanceof Error ? error.message : String(error)}`),
+            { memory, clock, idleMs, frameBytesMax: () => channel.frameBytesMax(), pooled: () => channel.framesPooled() },
+          );
+          bySocket.set(socket, { connection, channel });
+          connections.add(connection);
+          openGauge?.set(connections.size);
+        },
+        handshake(socket) {
+          const entry = bySocket.get(socket);
+          if (entry !== undefined && !entry.channel.tlsEstablished()) socket.terminate();
+        },
+        data(socket, chunk) {
+          bySocket.get(socket)?.connection.received(chunk);
+        },
+        drain(socket) {
+          bySocket.get(socket)?.connection.drain();
+        },
+        close(socket) {
+          const entry = bySocket.get(socket);
+          if (entry === undefined) return;
+          entry.connection.close();
+          bySocket.delete(socket);
+          connections.delete(entry.connection);
+          limits.release(socket.remoteAddress);
+          openGauge?.set(connections.size);
+          if (limits.open < limits.maxConnections) refused.logged.delete('max.connections');
+          refused.logged.delete('max.connections.per.ip');
+        },
+        error(socket, error) {
+          bySocket.get(socket)?.connection.close(error);
+        },
       },
-      handshake(socket) {
-        const entry = bySocket.get(socket);
-        if (entry !== undefined && !entry.channel.tlsEstablished()) socket.terminate();
-      },
-      data(socket, chunk) {
-        bySocket.get(socket)?.connection.received(chunk);
-      },
-      drain(socket) {
-        bySocket.get(socket)?.connection.drain();
-      },
-      close(socket) {
-        const entry = bySocket.get(socket);
-        if (entry === undefined) return;
-        entry.connection.close();
-        bySocket.delete(socket);
-        connections.delete(entry.connection);
-        limits.release(socket.remoteAddress);
-        openGauge?.set(connections.size);
-        if (limits.open < limits.maxConnections) refused.logged.delete('max.connections');
-        refused.logged.delete('max.connections.per.ip');
-      },
-      error(socket, error) {
-        bySocket.get(socket)?.connection.close(error);
-      },
-    }, security.tls === null ? {} : { tls: security.tls });
+      security.tls === null ? {} : { tls: security.tls },
+    );
     return new KafkaServer(listener, connections, refused);
   }
 

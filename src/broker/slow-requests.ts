@@ -41,7 +41,10 @@ export function logSlowRequests(logger: Logger, clock: Clock, table: readonly An
           if (durationMs > thresholdMs + askedWaitMs(request)) {
             const { header, peer, session } = context;
             const clientId = header.clientId === null ? null : logText(header.clientId);
-            logger.warn({ api, apiVersion: header.apiVersion, clientId, peer, principal: `${session.principal.type}:${logText(session.principal.name)}`, durationMs: Math.round(durationMs) }, `slow request: ${api} v${header.apiVersion} from ${clientId ?? peer} took ${Math.round(durationMs)} ms`);
+            logger.warn(
+              { api, apiVersion: header.apiVersion, clientId, peer, principal: `${session.principal.type}:${logText(session.principal.name)}`, durationMs: Math.round(durationMs) },
+              `slow request: ${api} v${header.apiVersion} from ${clientId ?? peer} took ${Math.round(durationMs)} ms`,
+            );
           }
         }
       },

@@ -209,7 +209,14 @@ export class ClusterTopology implements Topology {
   /** The listener brokers report progress through: a report must come from the reporting broker's endpoint of it. Null: its first listener's host. */
   readonly #interBrokerListener: string | null;
 
-  constructor(node: ClusterNode, defaultReplicationFactor: number, addresses: RegisteredAddresses, brokerTopicDefaults: () => TopicConfigs = () => ({}), engine: Ferry | null = null, interBrokerListener: string | null = null) {
+  constructor(
+    node: ClusterNode,
+    defaultReplicationFactor: number,
+    addresses: RegisteredAddresses,
+    brokerTopicDefaults: () => TopicConfigs = () => ({}),
+    engine: Ferry | null = null,
+    interBrokerListener: string | null = null,
+  ) {
     this.#interBrokerListener = interBrokerListener;
     this.#brokerTopicDefaults = brokerTopicDefaults;
     this.#node = node;
@@ -278,7 +285,9 @@ export class ClusterTopology implements Topology {
   }
 
   createTopic(name: string, partitions: number, replicationFactor = -1, configs: Readonly<Record<string, string | null>> = {}): Promise<boolean> {
-    return outcomeUnknownOnStoreError(`the create of topic ${name}`, () => this.#node.createTopic(name, partitions, replicationFactor > 0 ? replicationFactor : this.#defaultReplicationFactor, configs));
+    return outcomeUnknownOnStoreError(`the create of topic ${name}`, () =>
+      this.#node.createTopic(name, partitions, replicationFactor > 0 ? replicationFactor : this.#defaultReplicationFactor, configs),
+    );
   }
 
   alterTopicConfig(name: string, alteration: ConfigAlteration, validateOnly = false): Promise<TopicConfigs> {
@@ -316,7 +325,8 @@ export class ClusterTopology implements Topology {
       throw new FerryError('UnknownTopicOrPartition', `unknown partition ${topic}-${partition}`);
     }
     const offset = engine.deleteRecordsOffset(topic, partition, beforeOffset);
-    if (!regressed('delete-records-not-durable')) await outcomeUnknownOnStoreError(`the delete of records of ${topic}-${partition} before ${offset}`, () => this.#node.recordLogStart(topic, partition, offset));
+    if (!regressed('delete-records-not-durable'))
+      await outcomeUnknownOnStoreError(`the delete of records of ${topic}-${partition} before ${offset}`, () => this.#node.recordLogStart(topic, partition, offset));
     try {
       const answered = engine.deleteRecords(topic, partition, offset);
       // [R6] Answered once every in-sync follower took the start up; the low watermark is the

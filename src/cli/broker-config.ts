@@ -31,15 +31,18 @@ export function resolveBrokerConfig(sources: BrokerConfigSources): ResolvedBroke
   if (file?.impliedAdvertised != null && settings.advertised === undefined && settings.listen === file.settings.listen) settings.advertised = file.impliedAdvertised;
   const warnings = [...(file?.notes ?? [])];
   const config = brokerConfigOf(settings);
-  const security = file === null ? null : securitySettingsOf({
-    path: path!,
-    properties: file.security,
-    listeners: file.listeners?.brokers ?? null,
-    advertised: file.listeners?.advertised ?? null,
-    firstListen: config.listen,
-    firstAdvertised: config.advertised,
-    hostname: hostname(),
-  });
+  const security =
+    file === null
+      ? null
+      : securitySettingsOf({
+          path: path!,
+          properties: file.security,
+          listeners: file.listeners?.brokers ?? null,
+          advertised: file.listeners?.advertised ?? null,
+          firstListen: config.listen,
+          firstAdvertised: config.advertised,
+          hostname: hostname(),
+        });
   const ignored = [...(file?.ignored ?? []), ...(security?.ignored ?? [])];
   if (ignored.length > 0) warnings.push(`ferry: ignoring Kafka settings Ferry has no use for: ${ignored.join(', ')}`);
   return { config: { ...config, listeners: security?.listeners ?? null, security: security?.security ?? {} }, warnings };

@@ -18,16 +18,45 @@ import type { ListenerConfig } from '../broker/auth/listener-config.ts';
 
 /** The settings a flag or FERRY_* variable also sets (the JSON config's camelCase keys). */
 export const FLAG_SETTINGS = [
-  'listen', 'advertised', 'nodeId', 'rack', 'data', 'walStore', 'tierStore', 'writerId', 'uploadBytes', 'uploadIntervalMs', 'partitions',
-  'replicationFactor', 'minInsyncReplicas', 'metrics', 'clusterStore', 'leaseMs', 'scanIntervalMs', 'peerPort', 'maxConnections',
-  'connectionsMaxIdleMs', 'queuedMaxRequestBytes', 'offsetsRetentionMinutes', 'logLevel',
+  'listen',
+  'advertised',
+  'nodeId',
+  'rack',
+  'data',
+  'walStore',
+  'tierStore',
+  'writerId',
+  'uploadBytes',
+  'uploadIntervalMs',
+  'partitions',
+  'replicationFactor',
+  'minInsyncReplicas',
+  'metrics',
+  'clusterStore',
+  'leaseMs',
+  'scanIntervalMs',
+  'peerPort',
+  'maxConnections',
+  'connectionsMaxIdleMs',
+  'queuedMaxRequestBytes',
+  'offsetsRetentionMinutes',
+  'logLevel',
 ] as const;
 /** Settings that are on/off: `--no-tier`, `--no-auto-create`, `--unsafe-store`. */
 export const SWITCH_SETTINGS = ['tier', 'autoCreate', 'unsafeStore'] as const;
 /** Topic-level defaults and engine settings only a config file sets, by their Kafka names. */
 export const FILE_ONLY_SETTINGS = [
-  'segmentBytes', 'segmentMs', 'retentionBytes', 'retentionMs', 'localRetentionBytes', 'localRetentionMs', 'indexIntervalBytes',
-  'maxMessageBytes', 'messageTimestampType', 'retentionCheckIntervalMs', 'replicaLagTimeMaxMs',
+  'segmentBytes',
+  'segmentMs',
+  'retentionBytes',
+  'retentionMs',
+  'localRetentionBytes',
+  'localRetentionMs',
+  'indexIntervalBytes',
+  'maxMessageBytes',
+  'messageTimestampType',
+  'retentionCheckIntervalMs',
+  'replicaLagTimeMaxMs',
 ] as const;
 
 export type SettingName = (typeof FLAG_SETTINGS)[number] | (typeof SWITCH_SETTINGS)[number] | (typeof FILE_ONLY_SETTINGS)[number];
@@ -168,7 +197,10 @@ export function brokerConfigOf(settings: RawSettings): BrokerConfig {
     replicationFactor: read.integer('replicationFactor', 1, 1),
     minInsyncReplicas: read.integer('minInsyncReplicas', 1, 1),
     metrics: read.hostPort('metrics', DEFAULT_METRICS, 'off'),
-    cluster: clusterStore === null ? null : { store: clusterStore, leaseMs: read.integer('leaseMs', DEFAULT_LEASE_MS, 1), scanIntervalMs: read.integer('scanIntervalMs', DEFAULT_SCAN_INTERVAL_MS, 1), peerPort: read.peerPort() },
+    cluster:
+      clusterStore === null
+        ? null
+        : { store: clusterStore, leaseMs: read.integer('leaseMs', DEFAULT_LEASE_MS, 1), scanIntervalMs: read.integer('scanIntervalMs', DEFAULT_SCAN_INTERVAL_MS, 1), peerPort: read.peerPort() },
     maxConnections: read.integer('maxConnections', MAX_CONNECTIONS_DEFAULT, 1),
     connectionsMaxIdleMs: read.integer('connectionsMaxIdleMs', CONNECTIONS_MAX_IDLE_MS_DEFAULT, 1),
     queuedMaxRequestBytes: read.integer('queuedMaxRequestBytes', QUEUED_REQUEST_BYTES_MAX_DEFAULT, REQUEST_BYTES_MAX, 'the largest request'),
@@ -296,7 +328,8 @@ class SettingReader {
     if (setting === undefined) return 0;
     if (setting.value === 'off') return null;
     const port = Number(setting.value);
-    if (typeof setting.value === 'boolean' || !Number.isSafeInteger(port) || port < 0 || port > PORT_MAX) throw new CliError(`${setting.source} must be a port (0 for any free one) or 'off', got '${setting.value}'`);
+    if (typeof setting.value === 'boolean' || !Number.isSafeInteger(port) || port < 0 || port > PORT_MAX)
+      throw new CliError(`${setting.source} must be a port (0 for any free one) or 'off', got '${setting.value}'`);
     return port;
   }
 }

@@ -70,7 +70,9 @@ options (each also from the environment as FERRY_<NAME>, e.g. FERRY_LISTEN, or a
   -h, --help                  this text
 
 config file keys (Kafka's names, then Ferry's own):
-${configKeysHelp().map((line) => `  ${line}`).join('\n')}
+${configKeysHelp()
+  .map((line) => `  ${line}`)
+  .join('\n')}
 
 security keys (config file only; each also as listener.name.<listener>.<key>, docs/security.md):
   listeners, listener.security.protocol.map  PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL listeners, all served
@@ -91,35 +93,39 @@ SIGTERM or SIGINT: stop accepting, flush the WAL, close the logs, exit. SIGHUP: 
 certificates, CRLs, PLAIN users (JAAS file) and JWKS files again, for new connections.`;
 
 export async function runBroker(args: string[]): Promise<void> {
-  const parsed = parseCommandArgs(args, {
-    listen: { type: 'string' },
-    advertised: { type: 'string' },
-    'node-id': { type: 'string' },
-    rack: { type: 'string' },
-    data: { type: 'string' },
-    'wal-store': { type: 'string' },
-    'tier-store': { type: 'string' },
-    'no-tier': { type: 'boolean' },
-    'writer-id': { type: 'string' },
-    'upload-bytes': { type: 'string' },
-    'upload-interval-ms': { type: 'string' },
-    partitions: { type: 'string' },
-    'replication-factor': { type: 'string' },
-    'min-insync-replicas': { type: 'string' },
-    metrics: { type: 'string' },
-    'cluster-store': { type: 'string' },
-    'lease-ms': { type: 'string' },
-    'scan-interval-ms': { type: 'string' },
-    'peer-port': { type: 'string' },
-    'max-connections': { type: 'string' },
-    'connections-max-idle-ms': { type: 'string' },
-    'queued-max-request-bytes': { type: 'string' },
-    'offsets-retention-minutes': { type: 'string' },
-    'unsafe-store': { type: 'boolean' },
-    'no-auto-create': { type: 'boolean' },
-    config: { type: 'string' },
-    'log-level': { type: 'string' },
-  }, USAGE);
+  const parsed = parseCommandArgs(
+    args,
+    {
+      listen: { type: 'string' },
+      advertised: { type: 'string' },
+      'node-id': { type: 'string' },
+      rack: { type: 'string' },
+      data: { type: 'string' },
+      'wal-store': { type: 'string' },
+      'tier-store': { type: 'string' },
+      'no-tier': { type: 'boolean' },
+      'writer-id': { type: 'string' },
+      'upload-bytes': { type: 'string' },
+      'upload-interval-ms': { type: 'string' },
+      partitions: { type: 'string' },
+      'replication-factor': { type: 'string' },
+      'min-insync-replicas': { type: 'string' },
+      metrics: { type: 'string' },
+      'cluster-store': { type: 'string' },
+      'lease-ms': { type: 'string' },
+      'scan-interval-ms': { type: 'string' },
+      'peer-port': { type: 'string' },
+      'max-connections': { type: 'string' },
+      'connections-max-idle-ms': { type: 'string' },
+      'queued-max-request-bytes': { type: 'string' },
+      'offsets-retention-minutes': { type: 'string' },
+      'unsafe-store': { type: 'boolean' },
+      'no-auto-create': { type: 'boolean' },
+      config: { type: 'string' },
+      'log-level': { type: 'string' },
+    },
+    USAGE,
+  );
   if (parsed === null) return;
   const { config, warnings } = resolveBrokerConfig({ flags: parsed.values, env: process.env });
   for (const warning of warnings) console.error(warning);
@@ -132,7 +138,9 @@ export async function runBroker(args: string[]): Promise<void> {
   const clusterStore = config.cluster === null ? null : await openStore(config.cluster.store, storeLogging);
   const tierStore = await tierStoreOf(config, store, logger);
   const broker = await startOrExplain({
-    ...(config.cluster === null || clusterStore === null ? {} : { cluster: { store: clusterStore, leaseMs: config.cluster.leaseMs, scanIntervalMs: config.cluster.scanIntervalMs, peerPort: config.cluster.peerPort } }),
+    ...(config.cluster === null || clusterStore === null
+      ? {}
+      : { cluster: { store: clusterStore, leaseMs: config.cluster.leaseMs, scanIntervalMs: config.cluster.scanIntervalMs, peerPort: config.cluster.peerPort } }),
     unsafeStore: config.unsafeStore,
     maxConnections: config.maxConnections,
     connectionsMaxIdleMs: config.connectionsMaxIdleMs,
@@ -141,7 +149,9 @@ export async function runBroker(args: string[]): Promise<void> {
 
     // Each line carries its time to the millisecond: a takeover is read from the gaps between them.
     log: logger,
-    listenHost: config.listen.host, listenPort: config.listen.port, nodeId: config.nodeId,
+    listenHost: config.listen.host,
+    listenPort: config.listen.port,
+    nodeId: config.nodeId,
     ...(config.listeners === null ? {} : { listeners: config.listeners }),
     security: config.security,
     ...(config.advertised === null ? {} : { advertisedHost: config.advertised.host, advertisedPort: config.advertised.port }),
@@ -162,13 +172,20 @@ export async function runBroker(args: string[]): Promise<void> {
   });
   const metricsNote = broker.metricsPort === null ? 'no metrics endpoint' : `metrics on http://${config.metrics!.host}:${broker.metricsPort}/metrics`;
   const clusterNote = clusterStore === null ? 'single broker' : `cluster through ${clusterStore.kind} control records`;
-  log.info(startFields(config, data, broker.port, store.kind), `ferry broker ${config.nodeId} listening on ${config.listen.host}:${broker.port} (advertised ${broker.context.advertisedHost}:${broker.context.advertisedPort}), data ${data}, WAL ${store.kind}, ${clusterNote}, ${metricsNote}`);
+  log.info(
+    startFields(config, data, broker.port, store.kind),
+    `ferry broker ${config.nodeId} listening on ${config.listen.host}:${broker.port} (advertised ${broker.context.advertisedHost}:${broker.context.advertisedPort}), data ${data}, WAL ${store.kind}, ${clusterNote}, ${metricsNote}`,
+  );
   if (config.listeners !== null) for (const line of broker.listenerSummaries()) log.info({}, `listener ${line}`);
   const stopReloads = reloadOnHangUp(broker, log);
   const signal = await stopSignal;
   stopReloads();
   log.info({ signal }, `${signal}: flushing and stopping`);
-  const stores = [['WAL store', () => store.close()], ['tier store', async () => (tierStore === store ? undefined : await tierStore?.close())], ['cluster store', async () => await clusterStore?.close()]] as const;
+  const stores = [
+    ['WAL store', () => store.close()],
+    ['tier store', async () => (tierStore === store ? undefined : await tierStore?.close())],
+    ['cluster store', async () => await clusterStore?.close()],
+  ] as const;
   for (const [what, step] of [['broker', () => broker.stop()], ...stores] as const) {
     await step().catch((error: unknown) => {
       log.error({ err: error, step: what }, `ferry: stopping the ${what} failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -191,7 +208,7 @@ async function tierStoreOf(config: BrokerConfig, walStore: ObjectStore, logger: 
 function reloadOnHangUp(broker: Broker, log: Logger): () => void {
   const reload = () => {
     broker.reloadSecurity().then(
-      () => log.info({ signal: 'SIGHUP' }, 'SIGHUP: reloaded the listeners\' certificates, CRLs, PLAIN users and JWKS'),
+      () => log.info({ signal: 'SIGHUP' }, "SIGHUP: reloaded the listeners' certificates, CRLs, PLAIN users and JWKS"),
       (error: unknown) => log.error({ signal: 'SIGHUP', err: error }, `ferry: SIGHUP: ${error instanceof Error ? error.message : String(error)}`),
     );
   };
@@ -233,7 +250,7 @@ async function startOrExplain(options: Parameters<typeof Broker.start>[0]): Prom
 /** Which setting chose the port a listen failed on (Bun.serve names it only in its message). */
 function portFlagOf(error: Error, options: Parameters<typeof Broker.start>[0]): string | null {
   const port = (error as { port?: unknown }).port ?? Number(/port (\d+)/.exec(error.message)?.[1]);
-  if (port === options.metricsListen?.port) return "--metrics HOST:PORT, or --metrics off";
+  if (port === options.metricsListen?.port) return '--metrics HOST:PORT, or --metrics off';
   if (options.cluster !== undefined && port === options.cluster.peerPort) return '--peer-port';
   if (port === options.listenPort) return '--listen HOST:PORT';
   return options.listeners === undefined ? null : "the config file's listeners";

@@ -62,7 +62,8 @@ function jsonEntries(path: string, text: string): FileEntry[] {
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new CliError(`config ${path} must hold a JSON object of settings`);
   return Object.entries(parsed).map(([key, value]) => {
-    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') throw new CliError(`config ${path}: ${key} must be a string, number or boolean, got ${JSON.stringify(value)}`);
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')
+      throw new CliError(`config ${path}: ${key} must be a string, number or boolean, got ${JSON.stringify(value)}`);
     return { key, value };
   });
 }
@@ -115,7 +116,10 @@ function contextOf(entries: readonly FileEntry[]): FileContext {
     const entry = entries.find((candidate) => candidate.key === key);
     return entry === undefined ? null : String(entry.value).trim();
   };
-  return { listeners: { listeners: text('listeners'), protocolMap: text('listener.security.protocol.map'), controllerNames: text('controller.listener.names') }, advertisedListeners: text('advertised.listeners') };
+  return {
+    listeners: { listeners: text('listeners'), protocolMap: text('listener.security.protocol.map'), controllerNames: text('controller.listener.names') },
+    advertisedListeners: text('advertised.listeners'),
+  };
 }
 
 /** Every broker listener of the file, with advertised.listeners. */
@@ -136,9 +140,7 @@ function implied(path: string, context: FileContext, settings: RawSettings): Raw
 /** Topic configs by their broker-level name (compression.type, log.flush.interval.ms, ...): the broker's key sets the topics' default. */
 const TOPIC_CONFIG_BY_BROKER_KEY = new Map([...TOPIC_CONFIGS.values()].filter((d) => d.brokerSynonym !== null).map((d) => [d.brokerSynonym!, d]));
 /** Broker keys that ask for a behaviour Ferry does not have unless they hold Kafka's default. */
-const FIXED_BROKER_KEYS: ReadonlyMap<string, { readonly value: string; readonly why: string }> = new Map([
-  ['delete.topic.enable', { value: 'true', why: 'Ferry always lets topics be deleted' }],
-]);
+const FIXED_BROKER_KEYS: ReadonlyMap<string, { readonly value: string; readonly why: string }> = new Map([['delete.topic.enable', { value: 'true', why: 'Ferry always lets topics be deleted' }]]);
 
 /**
  * A Kafka key Ferry has no setting for is accepted only where it asks for nothing Ferry would not
@@ -148,7 +150,13 @@ const FIXED_BROKER_KEYS: ReadonlyMap<string, { readonly value: string; readonly 
  */
 function checkIgnored(path: string, key: string, value: FileValue): void {
   const source = `config ${path}: ${key}`;
-  if (key === 'process.roles' && !String(value).split(',').map((role) => role.trim()).includes('broker')) {
+  if (
+    key === 'process.roles' &&
+    !String(value)
+      .split(',')
+      .map((role) => role.trim())
+      .includes('broker')
+  ) {
     throw new CliError(`config ${path}: process.roles is '${value}': Ferry runs the broker role (a KRaft controller has no Ferry equivalent)`);
   }
   const fixedKey = FIXED_BROKER_KEYS.get(key);

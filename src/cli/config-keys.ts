@@ -37,10 +37,12 @@ const MS_PER_MINUTE = 60_000;
 const MS_PER_HOUR = 60 * MS_PER_MINUTE;
 
 /** Kafka's retention in minutes or hours: a negative value keeps everything (-1 ms). */
-const retentionIn = (unitMs: number) => (value: FileValue, source: string): FileValue => {
-  const count = integer(value, source);
-  return count < 0 ? -1 : count * unitMs;
-};
+const retentionIn =
+  (unitMs: number) =>
+  (value: FileValue, source: string): FileValue => {
+    const count = integer(value, source);
+    return count < 0 ? -1 : count * unitMs;
+  };
 
 /** log.roll.hours: at least 1, as in Kafka. */
 function rollHours(value: FileValue, source: string): FileValue {
@@ -56,7 +58,10 @@ function queuedBytes(value: FileValue, source: string): FileValue | null {
 
 /** log.dirs / log.dir: Ferry keeps one log directory. */
 function oneDirectory(value: FileValue, source: string): FileValue {
-  const directories = String(value).split(',').map((directory) => directory.trim()).filter((directory) => directory !== '');
+  const directories = String(value)
+    .split(',')
+    .map((directory) => directory.trim())
+    .filter((directory) => directory !== '');
   if (directories.length !== 1) throw new CliError(`${source} must name one directory (Ferry keeps one log directory), got '${value}'`);
   return directories[0]!;
 }
@@ -93,24 +98,24 @@ const KAFKA_KEYS: readonly ConfigKey[] = [
   { key: 'remote.log.storage.system.enable', setting: 'tier', help: 'false is --no-tier (Ferry tiers by default)' },
   { key: 'max.connections', setting: 'maxConnections', help: '--max-connections' },
   { key: 'connections.max.idle.ms', setting: 'connectionsMaxIdleMs', help: '--connections-max-idle-ms' },
-  { key: 'queued.max.request.bytes', setting: 'queuedMaxRequestBytes', help: '--queued-max-request-bytes (-1, Kafka\'s no limit: Ferry\'s default)', convert: queuedBytes },
+  { key: 'queued.max.request.bytes', setting: 'queuedMaxRequestBytes', help: "--queued-max-request-bytes (-1, Kafka's no limit: Ferry's default)", convert: queuedBytes },
   { key: 'offsets.retention.minutes', setting: 'offsetsRetentionMinutes', help: '--offsets-retention-minutes' },
-  { key: 'log.segment.bytes', setting: 'segmentBytes', help: 'topics\' default segment.bytes' },
-  { key: 'log.roll.ms', setting: 'segmentMs', help: 'topics\' default segment.ms', rank: 2 },
+  { key: 'log.segment.bytes', setting: 'segmentBytes', help: "topics' default segment.bytes" },
+  { key: 'log.roll.ms', setting: 'segmentMs', help: "topics' default segment.ms", rank: 2 },
   { key: 'log.roll.hours', setting: 'segmentMs', help: 'segment.ms in hours (log.roll.ms wins)', convert: rollHours, rank: 1 },
-  { key: 'log.retention.ms', setting: 'retentionMs', help: 'topics\' default retention.ms (-1: keep everything)', rank: 3 },
+  { key: 'log.retention.ms', setting: 'retentionMs', help: "topics' default retention.ms (-1: keep everything)", rank: 3 },
   { key: 'log.retention.minutes', setting: 'retentionMs', help: 'retention.ms in minutes (log.retention.ms wins)', convert: retentionIn(MS_PER_MINUTE), rank: 2 },
   { key: 'log.retention.hours', setting: 'retentionMs', help: 'retention.ms in hours (.ms and .minutes win)', convert: retentionIn(MS_PER_HOUR), rank: 1 },
-  { key: 'log.retention.bytes', setting: 'retentionBytes', help: 'topics\' default retention.bytes (-1: no limit)' },
-  { key: 'log.local.retention.ms', setting: 'localRetentionMs', help: 'topics\' default local.retention.ms (-2: as retention.ms)' },
-  { key: 'log.local.retention.bytes', setting: 'localRetentionBytes', help: 'topics\' default local.retention.bytes (-2: as retention.bytes)' },
-  { key: 'log.index.interval.bytes', setting: 'indexIntervalBytes', help: 'topics\' default index.interval.bytes' },
-  { key: 'message.max.bytes', setting: 'maxMessageBytes', help: 'topics\' default max.message.bytes (largest record batch)' },
+  { key: 'log.retention.bytes', setting: 'retentionBytes', help: "topics' default retention.bytes (-1: no limit)" },
+  { key: 'log.local.retention.ms', setting: 'localRetentionMs', help: "topics' default local.retention.ms (-2: as retention.ms)" },
+  { key: 'log.local.retention.bytes', setting: 'localRetentionBytes', help: "topics' default local.retention.bytes (-2: as retention.bytes)" },
+  { key: 'log.index.interval.bytes', setting: 'indexIntervalBytes', help: "topics' default index.interval.bytes" },
+  { key: 'message.max.bytes', setting: 'maxMessageBytes', help: "topics' default max.message.bytes (largest record batch)" },
   { key: 'log.retention.check.interval.ms', setting: 'retentionCheckIntervalMs', help: 'how often retention runs' },
   { key: 'replica.lag.time.max.ms', setting: 'replicaLagTimeMaxMs', help: 'a follower behind this long leaves the ISR' },
   { key: 'log.message.timestamp.type', setting: 'messageTimestampType', help: "topics' default message.timestamp.type (CreateTime or LogAppendTime)" },
   { key: 'log.cleanup.policy', setting: null, help: 'delete only (no compaction yet)', convert: onlyValue('delete', 'Ferry has no log compaction yet') },
-  { key: 'listener.security.protocol.map', setting: null, help: 'each listener\'s protocol: PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL' },
+  { key: 'listener.security.protocol.map', setting: null, help: "each listener's protocol: PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL" },
   { key: 'controller.listener.names', setting: null, help: 'read to skip controller listeners' },
 ];
 
@@ -132,9 +137,32 @@ const FERRY_KEYS: readonly ConfigKey[] = [
 
 /** The JSON form's first keys: a flag's name in camelCase (and tier, autoCreate for --no-tier, --no-auto-create). */
 const JSON_CAMEL_CASE_KEYS: readonly SettingName[] = [
-  'listen', 'advertised', 'nodeId', 'rack', 'data', 'walStore', 'tierStore', 'tier', 'writerId', 'uploadBytes', 'uploadIntervalMs', 'partitions',
-  'replicationFactor', 'minInsyncReplicas', 'metrics', 'clusterStore', 'leaseMs', 'scanIntervalMs', 'peerPort', 'maxConnections',
-  'connectionsMaxIdleMs', 'queuedMaxRequestBytes', 'offsetsRetentionMinutes', 'autoCreate', 'unsafeStore', 'logLevel',
+  'listen',
+  'advertised',
+  'nodeId',
+  'rack',
+  'data',
+  'walStore',
+  'tierStore',
+  'tier',
+  'writerId',
+  'uploadBytes',
+  'uploadIntervalMs',
+  'partitions',
+  'replicationFactor',
+  'minInsyncReplicas',
+  'metrics',
+  'clusterStore',
+  'leaseMs',
+  'scanIntervalMs',
+  'peerPort',
+  'maxConnections',
+  'connectionsMaxIdleMs',
+  'queuedMaxRequestBytes',
+  'offsetsRetentionMinutes',
+  'autoCreate',
+  'unsafeStore',
+  'logLevel',
 ];
 
 export type ConfigFormat = 'properties' | 'json';

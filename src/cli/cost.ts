@@ -107,26 +107,32 @@ export function comparisonText(comparison: Comparison): string {
   const x = comparison.deployment;
   const header = `${x.throughputMbPerSecond} MB/s, ${x.retentionHours} h retention, ${x.partitions} partitions, replication ${x.replication}, ${x.zones} zones, ${x.brokers} brokers, read fan-out ${x.readFanout}; a 30-day month, us-east-1 list prices (GB = 2^30 B)`;
   const ratio = Number.isFinite(comparison.kafkaOverFerry) ? `${comparison.kafkaOverFerry.toFixed(2)}x` : 'n/a (Ferry bills nothing)';
-  return [header, '', ...billText(comparison.ferry), '', ...billText(comparison.kafka), '', `classic Kafka / Ferry: ${ratio}`, '', 'not modelled:', ...NOT_MODELLED.map((line) => `  - ${line}`)].join('\n');
+  return [header, '', ...billText(comparison.ferry), '', ...billText(comparison.kafka), '', `classic Kafka / Ferry: ${ratio}`, '', 'not modelled:', ...NOT_MODELLED.map((line) => `  - ${line}`)].join(
+    '\n',
+  );
 }
 
 export async function runCost(args: string[]): Promise<void> {
-  const parsed = parseCommandArgs(args, {
-    'throughput-mb-s': { type: 'string' },
-    'retention-hours': { type: 'string' },
-    'retention-days': { type: 'string' },
-    partitions: { type: 'string' },
-    replication: { type: 'string' },
-    zones: { type: 'string' },
-    brokers: { type: 'string' },
-    'read-fanout': { type: 'string' },
-    'produce-kb': { type: 'string' },
-    'upload-kb': { type: 'string' },
-    'upload-interval-ms': { type: 'string' },
-    'segment-mb': { type: 'string' },
-    'local-retention-hours': { type: 'string' },
-    json: { type: 'boolean' },
-  }, USAGE);
+  const parsed = parseCommandArgs(
+    args,
+    {
+      'throughput-mb-s': { type: 'string' },
+      'retention-hours': { type: 'string' },
+      'retention-days': { type: 'string' },
+      partitions: { type: 'string' },
+      replication: { type: 'string' },
+      zones: { type: 'string' },
+      brokers: { type: 'string' },
+      'read-fanout': { type: 'string' },
+      'produce-kb': { type: 'string' },
+      'upload-kb': { type: 'string' },
+      'upload-interval-ms': { type: 'string' },
+      'segment-mb': { type: 'string' },
+      'local-retention-hours': { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    USAGE,
+  );
   if (parsed === null) return;
   if (parsed.positionals.length > 0) throw new CliError(`unexpected argument '${parsed.positionals[0]}'`);
   const comparison = compare(deploymentOf(parsed.values));

@@ -23,14 +23,18 @@ export const DEMO_DIRECTORY_DEFAULT = './data-demo';
 const PROGRESS_INTERVAL_MS = 1000;
 
 export async function runDemo(args: string[]): Promise<void> {
-  const parsed = parseCommandArgs(args, {
-    dir: { type: 'string', default: DEMO_DIRECTORY_DEFAULT },
-    topic: { type: 'string', default: 'demo' },
-    partitions: { type: 'string' },
-    records: { type: 'string' },
-    'record-bytes': { type: 'string' },
-    batch: { type: 'string' },
-  }, USAGE);
+  const parsed = parseCommandArgs(
+    args,
+    {
+      dir: { type: 'string', default: DEMO_DIRECTORY_DEFAULT },
+      topic: { type: 'string', default: 'demo' },
+      partitions: { type: 'string' },
+      records: { type: 'string' },
+      'record-bytes': { type: 'string' },
+      batch: { type: 'string' },
+    },
+    USAGE,
+  );
   if (parsed === null) return;
   const { values } = parsed;
   const partitions = positiveInteger('partitions', values.partitions, 3);
@@ -71,7 +75,9 @@ async function produce(ferry: Ferry, topic: string, total: number, recordBytes: 
   }
   const seconds = (performance.now() - started) / 1000;
   const megabytes = (total * recordBytes) / 1e6;
-  console.log(`produced ${total} records (${megabytes.toFixed(1)} MB of values) in ${seconds.toFixed(2)} s: ${(total / seconds).toFixed(0)} records/s, ${(megabytes / seconds).toFixed(1)} MB/s, acks=all`);
+  console.log(
+    `produced ${total} records (${megabytes.toFixed(1)} MB of values) in ${seconds.toFixed(2)} s: ${(total / seconds).toFixed(0)} records/s, ${(megabytes / seconds).toFixed(1)} MB/s, acks=all`,
+  );
 }
 
 async function consume(ferry: Ferry, topic: string, startOffsets: number[], total: number): Promise<void> {

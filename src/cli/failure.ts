@@ -127,7 +127,8 @@ function codeOf(error: unknown): string | null {
 function subjectOf(error: SystemError): { text: string; isAddress: boolean } {
   if (error.path !== undefined) return { text: error.path, isAddress: false };
   const port = error.port ?? Number(/port (\d+)/.exec(error.message)?.[1] ?? Number.NaN);
-  if (error.address !== undefined || !Number.isNaN(port)) return { text: `${error.address ?? 'port'}${Number.isNaN(port) ? '' : `${error.address === undefined ? ' ' : ':'}${port}`}`, isAddress: true };
+  if (error.address !== undefined || !Number.isNaN(port))
+    return { text: `${error.address ?? 'port'}${Number.isNaN(port) ? '' : `${error.address === undefined ? ' ' : ':'}${port}`}`, isAddress: true };
   return { text: error.message, isAddress: false };
 }
 

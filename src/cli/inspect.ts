@@ -78,11 +78,18 @@ function inspectFile(path: string, bytes: Uint8Array, withRecords: boolean): Ins
     return { value: report, lines: walObjectLines(report), ok: report.ok };
   }
   if (offset > 0) throw new CliError(`${path} is a file store object but not a WAL object (a control record or a tiered segment, say); inspect takes WAL objects, segments and directories`);
-  if (extname(path) !== '.log' && !startsWithBatch(bytes)) throw new CliError(`${path} is neither a segment (.log, record batches) nor a WAL object; give one of those, a partition directory or a data directory`);
+  if (extname(path) !== '.log' && !startsWithBatch(bytes))
+    throw new CliError(`${path} is neither a segment (.log, record batches) nor a WAL object; give one of those, a partition directory or a data directory`);
   const records: string[] = [];
-  const report = scanSegment(path, bytes, withRecords ? (batch) => {
-    for (const record of batch.records()) records.push(`    ${record.offset} key=${preview(record.key)} value=${preview(record.value)}`);
-  } : undefined);
+  const report = scanSegment(
+    path,
+    bytes,
+    withRecords
+      ? (batch) => {
+          for (const record of batch.records()) records.push(`    ${record.offset} key=${preview(record.key)} value=${preview(record.value)}`);
+        }
+      : undefined,
+  );
   const lines = segmentLines(report);
   // Records follow the batch lines, before the closing line.
   return { value: report, lines: [...lines.slice(0, -1), ...records, lines.at(-1)!], ok: report.problem === null };

@@ -36,12 +36,16 @@ const ALL_INTERFACES = '0.0.0.0';
 
 /** `NAME://host:port` entries; a bracketed IPv6 host loses its brackets. */
 export function parseListeners(text: string, source: string): Listener[] {
-  return text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '').map((entry) => {
-    const match = /^([A-Za-z0-9_-]+):\/\/(\[[^\]]*\]|[^:/]*):(\d{1,5})$/.exec(entry);
-    const port = Number(match?.[3]);
-    if (match === null || port > PORT_MAX) throw new CliError(`${source}: '${entry}' is not NAME://host:port`);
-    return { name: match[1]!.toUpperCase(), host: match[2]!.replace(/^\[(.*)\]$/, '$1'), port };
-  });
+  return text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+    .map((entry) => {
+      const match = /^([A-Za-z0-9_-]+):\/\/(\[[^\]]*\]|[^:/]*):(\d{1,5})$/.exec(entry);
+      const port = Number(match?.[3]);
+      if (match === null || port > PORT_MAX) throw new CliError(`${source}: '${entry}' is not NAME://host:port`);
+      return { name: match[1]!.toUpperCase(), host: match[2]!.replace(/^\[(.*)\]$/, '$1'), port };
+    });
 }
 
 /** The broker listeners (controller ones skipped), each with its security protocol, in the file's order; names are unique. */
@@ -93,7 +97,10 @@ export function defaultAdvertisedAddress(listener: Listener): string | null {
 }
 
 function namesOf(text: string | null): string[] {
-  return (text ?? '').split(',').map((name) => name.trim().toUpperCase()).filter((name) => name !== '');
+  return (text ?? '')
+    .split(',')
+    .map((name) => name.trim().toUpperCase())
+    .filter((name) => name !== '');
 }
 
 /** Listener name to security protocol: the file's map, which replaces Kafka's default one. */

@@ -93,10 +93,10 @@ function splitEntry(line: string, number: number): PropertiesEntry {
   while (valueStart < line.length && WHITESPACE.has(line[valueStart]!)) valueStart++;
   if (valueStart < line.length && SEPARATORS.has(line[valueStart]!)) valueStart++;
   while (valueStart < line.length && WHITESPACE.has(line[valueStart]!)) valueStart++;
-  return { key: unescape(line.slice(0, keyEnd), number), value: unescape(line.slice(valueStart), number), line: number };
+  return { key: unescapeValue(line.slice(0, keyEnd), number), value: unescapeValue(line.slice(valueStart), number), line: number };
 }
 
-function unescape(text: string, line: number): string {
+function unescapeValue(text: string, line: number): string {
   let out = '';
   for (let index = 0; index < text.length; index++) {
     const char = text[index]!;

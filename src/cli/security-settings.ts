@@ -35,18 +35,41 @@ const JAAS_SERVER_SECTION = 'KafkaServer';
 
 /** Keys of the security families: read here, never among the ignored Kafka keys or typos. */
 const SECURITY_KEYS = new Set([
-  'super.users', 'authorizer.class.name', 'allow.everyone.if.no.acl.found', 'max.connections.per.ip', 'max.connections.per.ip.overrides',
-  'connection.failed.authentication.delay.ms', 'connections.max.reauth.ms', 'inter.broker.listener.name', 'security.inter.broker.protocol',
-  'principal.builder.class', 'ferry.sasl.jaas.file', 'ferry.ssl.crl.location',
+  'super.users',
+  'authorizer.class.name',
+  'allow.everyone.if.no.acl.found',
+  'max.connections.per.ip',
+  'max.connections.per.ip.overrides',
+  'connection.failed.authentication.delay.ms',
+  'connections.max.reauth.ms',
+  'inter.broker.listener.name',
+  'security.inter.broker.protocol',
+  'principal.builder.class',
+  'ferry.sasl.jaas.file',
+  'ferry.ssl.crl.location',
 ]);
 const SECURITY_PREFIXES = ['ssl.', 'sasl.', 'listener.name.'];
 
 /** Settings of these families Ferry has no use for (Java's key managers, Kerberos, client-side login): listed in the warning line. */
 const IGNORED_SECURITY_KEYS = new Set([
-  'ssl.keymanager.algorithm', 'ssl.trustmanager.algorithm', 'ssl.secure.random.implementation', 'ssl.provider', 'ssl.allow.dn.changes', 'ssl.allow.san.changes',
-  'ssl.keystore.password', 'ssl.truststore.password',
+  'ssl.keymanager.algorithm',
+  'ssl.trustmanager.algorithm',
+  'ssl.secure.random.implementation',
+  'ssl.provider',
+  'ssl.allow.dn.changes',
+  'ssl.allow.san.changes',
+  'ssl.keystore.password',
+  'ssl.truststore.password',
 ]);
-const IGNORED_SECURITY_PREFIXES = ['sasl.kerberos.', 'sasl.login.', 'sasl.client.', 'sasl.oauthbearer.jwks.endpoint.refresh', 'sasl.oauthbearer.jwks.endpoint.retry', 'sasl.oauthbearer.token.endpoint', 'sasl.oauthbearer.scope'];
+const IGNORED_SECURITY_PREFIXES = [
+  'sasl.kerberos.',
+  'sasl.login.',
+  'sasl.client.',
+  'sasl.oauthbearer.jwks.endpoint.refresh',
+  'sasl.oauthbearer.jwks.endpoint.retry',
+  'sasl.oauthbearer.token.endpoint',
+  'sasl.oauthbearer.scope',
+];
 
 export function isSecurityKey(key: string): boolean {
   return SECURITY_KEYS.has(key) || SECURITY_PREFIXES.some((prefix) => key.startsWith(prefix));
@@ -110,9 +133,13 @@ function advertisedOf(input: SecuritySettingsInput, name: string): HostPort | nu
 
 function saslOf(read: SecurityReader, listener: string): SaslListenerConfig {
   const mechanisms = read.list(listener, 'sasl.enabled.mechanisms');
-  if (mechanisms === null || mechanisms.length === 0) throw new CliError(`${read.where(listener, 'sasl.enabled.mechanisms')}: listener ${listener} uses SASL: list its mechanisms (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER; Ferry has no GSSAPI)`);
+  if (mechanisms === null || mechanisms.length === 0)
+    throw new CliError(
+      `${read.where(listener, 'sasl.enabled.mechanisms')}: listener ${listener} uses SASL: list its mechanisms (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER; Ferry has no GSSAPI)`,
+    );
   for (const mechanism of mechanisms) {
-    if (!(SASL_MECHANISMS as readonly string[]).includes(mechanism)) throw new CliError(`${read.where(listener, 'sasl.enabled.mechanisms')}: ${mechanism} is not a mechanism Ferry serves (${SASL_MECHANISMS.join(', ')})`);
+    if (!(SASL_MECHANISMS as readonly string[]).includes(mechanism))
+      throw new CliError(`${read.where(listener, 'sasl.enabled.mechanisms')}: ${mechanism} is not a mechanism Ferry serves (${SASL_MECHANISMS.join(', ')})`);
   }
   const reauth = new Map(mechanisms.map((mechanism) => [mechanism, read.integer(listener, 'connections.max.reauth.ms', 0, mechanism) ?? 0]));
   const receiveBytesMax = read.integer(listener, 'sasl.server.max.receive.size', 1);
@@ -129,7 +156,8 @@ function saslOf(read: SecurityReader, listener: string): SaslListenerConfig {
 function plainUsersSource(read: SecurityReader, listener: string): () => ReadonlyMap<string, string> {
   const modules = () => read.jaas(listener, 'PLAIN', PLAIN_LOGIN_MODULE);
   const users = plainUsersOf(modules()); // checked now, so a broken file stops the start
-  if (users.size === 0) throw new CliError(`${read.where(listener, 'sasl.jaas.config', 'PLAIN')}: PLAIN on listener ${listener} has no users: give them as user_NAME="password" options of PlainLoginModule`);
+  if (users.size === 0)
+    throw new CliError(`${read.where(listener, 'sasl.jaas.config', 'PLAIN')}: PLAIN on listener ${listener} has no users: give them as user_NAME="password" options of PlainLoginModule`);
   return read.jaasFromFile(listener, 'PLAIN') ? () => plainUsersOf(modules()) : () => users;
 }
 
@@ -144,12 +172,25 @@ function oauthBearerOf(read: SecurityReader, listener: string): OAuthBearerConfi
       mode: 'unsecured',
       ...(options.has('unsecuredValidatorPrincipalClaimName') ? { principalClaimName: options.get('unsecuredValidatorPrincipalClaimName')! } : {}),
       ...(options.has('unsecuredValidatorScopeClaimName') ? { scopeClaimName: options.get('unsecuredValidatorScopeClaimName')! } : {}),
-      ...(options.has('unsecuredValidatorRequiredScope') ? { requiredScope: options.get('unsecuredValidatorRequiredScope')!.split(/\s+/).filter((scope) => scope !== '') } : {}),
+      ...(options.has('unsecuredValidatorRequiredScope')
+        ? {
+            requiredScope: options
+              .get('unsecuredValidatorRequiredScope')!
+              .split(/\s+/)
+              .filter((scope) => scope !== ''),
+          }
+        : {}),
       ...(skew === undefined ? {} : { allowableClockSkewMs: integerValue(skew, `${read.where(listener, 'sasl.jaas.config', mechanism)}: unsecuredValidatorAllowableClockSkewMs`) }),
     };
   }
-  if (validator !== null && validator !== JWKS_VALIDATOR_CLASS) throw new CliError(`${read.where(listener, 'sasl.server.callback.handler.class', mechanism)} must be ${JWKS_VALIDATOR_CLASS} (or, for development only, ${UNSECURED_VALIDATOR_CLASS}), got '${validator}'`);
-  if (jwks === null) throw new CliError(`${read.where(listener, 'sasl.oauthbearer.jwks.endpoint.url', mechanism)}: OAUTHBEARER on listener ${listener} needs a JWKS file to validate tokens with (a file: URL or path); unsigned tokens are taken only with sasl.server.callback.handler.class=${UNSECURED_VALIDATOR_CLASS}`);
+  if (validator !== null && validator !== JWKS_VALIDATOR_CLASS)
+    throw new CliError(
+      `${read.where(listener, 'sasl.server.callback.handler.class', mechanism)} must be ${JWKS_VALIDATOR_CLASS} (or, for development only, ${UNSECURED_VALIDATOR_CLASS}), got '${validator}'`,
+    );
+  if (jwks === null)
+    throw new CliError(
+      `${read.where(listener, 'sasl.oauthbearer.jwks.endpoint.url', mechanism)}: OAUTHBEARER on listener ${listener} needs a JWKS file to validate tokens with (a file: URL or path); unsigned tokens are taken only with sasl.server.callback.handler.class=${UNSECURED_VALIDATOR_CLASS}`,
+    );
   const audience = read.list(listener, 'sasl.oauthbearer.expected.audience', mechanism);
   const issuer = read.text(listener, 'sasl.oauthbearer.expected.issuer', mechanism);
   const sub = read.text(listener, 'sasl.oauthbearer.sub.claim.name', mechanism);
@@ -171,7 +212,8 @@ function authorizerOf(read: SecurityReader): Pick<BrokerSecurityOptions, 'author
   const superUsers = read.text(null, 'super.users');
   const allowEveryone = read.text(null, 'allow.everyone.if.no.acl.found');
   if (authorizer === null || authorizer === '') {
-    if (superUsers !== null || allowEveryone !== null) throw new CliError(`${read.where(null, superUsers !== null ? 'super.users' : 'allow.everyone.if.no.acl.found')} needs an authorizer: set authorizer.class.name=${AUTHORIZER_CLASSES[0]}`);
+    if (superUsers !== null || allowEveryone !== null)
+      throw new CliError(`${read.where(null, superUsers !== null ? 'super.users' : 'allow.everyone.if.no.acl.found')} needs an authorizer: set authorizer.class.name=${AUTHORIZER_CLASSES[0]}`);
     return {};
   }
   if (!AUTHORIZER_CLASSES.includes(authorizer)) throw new CliError(`${read.where(null, 'authorizer.class.name')} must be ${AUTHORIZER_CLASSES[0]} (Kafka's ACLs), got '${authorizer}'`);
@@ -194,7 +236,8 @@ function interBrokerOf(read: SecurityReader, input: SecuritySettingsInput, liste
   const byName = read.text(null, 'inter.broker.listener.name')?.toUpperCase() ?? null;
   const byProtocol = read.text(null, 'security.inter.broker.protocol')?.toUpperCase() ?? null;
   if (listeners === null) {
-    if (byName !== null || byProtocol !== null) throw new CliError(`${read.where(null, byName !== null ? 'inter.broker.listener.name' : 'security.inter.broker.protocol')} names a listener, but config ${input.path} sets no listeners`);
+    if (byName !== null || byProtocol !== null)
+      throw new CliError(`${read.where(null, byName !== null ? 'inter.broker.listener.name' : 'security.inter.broker.protocol')} names a listener, but config ${input.path} sets no listeners`);
     return {};
   }
   if (byName !== null && byProtocol !== null) throw new CliError(`config ${input.path}: inter.broker.listener.name and security.inter.broker.protocol are both set (Kafka allows one)`);
@@ -208,11 +251,18 @@ function interBrokerOf(read: SecurityReader, input: SecuritySettingsInput, liste
 function interBrokerSasl(read: SecurityReader, listener: string, enabled: readonly string[]): InterBrokerClient['sasl'] {
   const chosen = read.text(null, 'sasl.mechanism.inter.broker.protocol') ?? (enabled.length === 1 ? enabled[0]! : null);
   if (chosen === null) throw new CliError(`config: sasl.mechanism.inter.broker.protocol must say which of ${enabled.join(', ')} brokers authenticate to each other with`);
-  if (!enabled.includes(chosen)) throw new CliError(`${read.where(null, 'sasl.mechanism.inter.broker.protocol')}: ${chosen} is not enabled on the inter-broker listener ${listener} (${enabled.join(', ')})`);
-  if (!INTER_BROKER_MECHANISMS.includes(chosen)) throw new CliError(`${read.where(null, 'sasl.mechanism.inter.broker.protocol')}: ${chosen} on the inter-broker listener ${listener}: brokers log in to each other with ${INTER_BROKER_MECHANISMS.slice(0, -1).join(', ')} or ${INTER_BROKER_MECHANISMS.at(-1)} (Ferry's broker has no ${chosen} client): enable one of them there, or name another listener with inter.broker.listener.name`);
+  if (!enabled.includes(chosen))
+    throw new CliError(`${read.where(null, 'sasl.mechanism.inter.broker.protocol')}: ${chosen} is not enabled on the inter-broker listener ${listener} (${enabled.join(', ')})`);
+  if (!INTER_BROKER_MECHANISMS.includes(chosen))
+    throw new CliError(
+      `${read.where(null, 'sasl.mechanism.inter.broker.protocol')}: ${chosen} on the inter-broker listener ${listener}: brokers log in to each other with ${INTER_BROKER_MECHANISMS.slice(0, -1).join(', ')} or ${INTER_BROKER_MECHANISMS.at(-1)} (Ferry's broker has no ${chosen} client): enable one of them there, or name another listener with inter.broker.listener.name`,
+    );
   const module = chosen === 'PLAIN' ? PLAIN_LOGIN_MODULE : SCRAM_LOGIN_MODULE;
   const credentials = ownCredentialsOf(read.jaas(listener, chosen, module), module);
-  if (credentials === null) throw new CliError(`${read.where(listener, 'sasl.jaas.config', chosen)}: the inter-broker listener's ${chosen} login module needs username and password: the principal this broker authenticates as`);
+  if (credentials === null)
+    throw new CliError(
+      `${read.where(listener, 'sasl.jaas.config', chosen)}: the inter-broker listener's ${chosen} login module needs username and password: the principal this broker authenticates as`,
+    );
   return { mechanism: chosen, username: credentials.username, password: credentials.password };
 }
 
@@ -230,7 +280,10 @@ function limitsOf(read: SecurityReader): Pick<BrokerSecurityOptions, 'failedAuth
 /** `address:count,address:count` (an IPv6 address keeps its colons: the count is after the last one). */
 function perIpOverridesOf(text: string, source: string): ReadonlyMap<string, number> {
   const overrides = new Map<string, number>();
-  for (const entry of text.split(',').map((part) => part.trim()).filter((part) => part !== '')) {
+  for (const entry of text
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')) {
     const colon = entry.lastIndexOf(':');
     if (colon <= 0) throw new CliError(`${source}: '${entry}' is not address:count`);
     const count = integerValue(entry.slice(colon + 1), `${source}: the count of ${entry.slice(0, colon)}`);
@@ -278,7 +331,12 @@ class SecurityReader {
 
   list(listener: string | null, key: string, mechanism?: string): string[] | null {
     const text = this.text(listener, key, mechanism);
-    return text === null ? null : text.split(',').map((item) => item.trim()).filter((item) => item !== '');
+    return text === null
+      ? null
+      : text
+          .split(',')
+          .map((item) => item.trim())
+          .filter((item) => item !== '');
   }
 
   integer(listener: string | null, key: string, min: number, mechanism?: string): number | null {
@@ -293,12 +351,14 @@ class SecurityReader {
   tls(listener: string, _side: 'server'): TlsSettings {
     for (const key of ['ssl.keystore.type', 'ssl.truststore.type']) {
       const type = this.text(listener, key);
-      if (type !== null && type.toUpperCase() !== PEM) throw new CliError(`${this.where(listener, key)} must be PEM (Ferry reads PEM files: convert a JKS or PKCS12 store with keytool -importkeystore and openssl pkcs12), got '${type}'`);
+      if (type !== null && type.toUpperCase() !== PEM)
+        throw new CliError(`${this.where(listener, key)} must be PEM (Ferry reads PEM files: convert a JKS or PKCS12 store with keytool -importkeystore and openssl pkcs12), got '${type}'`);
     }
     const protocol = this.text(listener, 'ssl.protocol');
     if (protocol !== null && !['TLS', ...TLS_PROTOCOLS].includes(protocol)) throw new CliError(`${this.where(listener, 'ssl.protocol')} must be TLS, TLSv1.2 or TLSv1.3, got '${protocol}'`);
     const identification = this.text(listener, 'ssl.endpoint.identification.algorithm');
-    if (identification !== null && identification.toLowerCase() !== 'https') throw new CliError(`${this.where(listener, 'ssl.endpoint.identification.algorithm')} must be https (Ferry always checks a broker's certificate names its host), got '${identification}'`);
+    if (identification !== null && identification.toLowerCase() !== 'https')
+      throw new CliError(`${this.where(listener, 'ssl.endpoint.identification.algorithm')} must be https (Ferry always checks a broker's certificate names its host), got '${identification}'`);
     const engine = this.text(listener, 'ssl.engine.factory.class');
     if (engine !== null && engine !== '') throw new CliError(`${this.where(listener, 'ssl.engine.factory.class')}: Ferry has no pluggable SSL engines (its TLS is Bun's)`);
     return {
@@ -353,7 +413,10 @@ class SecurityReader {
     const sections = this.#jaasFile();
     const modules = sections === null ? [] : (sections.get(`${listener.toLowerCase()}.${JAAS_SERVER_SECTION}`) ?? sections.get(JAAS_SERVER_SECTION) ?? []);
     const matching = modules.filter((module) => module.loginModule === loginModule);
-    if (matching.length === 0) throw new CliError(`config: listener ${listener} enables ${mechanism}: give listener.name.${listener.toLowerCase()}.${mechanism.toLowerCase()}.sasl.jaas.config (${loginModule} required ...;) or a JAAS file (ferry.sasl.jaas.file) with a KafkaServer section`);
+    if (matching.length === 0)
+      throw new CliError(
+        `config: listener ${listener} enables ${mechanism}: give listener.name.${listener.toLowerCase()}.${mechanism.toLowerCase()}.sasl.jaas.config (${loginModule} required ...;) or a JAAS file (ferry.sasl.jaas.file) with a KafkaServer section`,
+      );
     return matching;
   }
 
@@ -396,7 +459,8 @@ class SecurityReader {
   /** principal.builder.class: only Kafka's default (the DN of a certificate, the SASL name) is built. */
   principalBuilder(): void {
     const builder = this.text(null, 'principal.builder.class');
-    if (builder !== null && builder !== '' && builder !== DEFAULT_PRINCIPAL_BUILDER) throw new CliError(`${this.where(null, 'principal.builder.class')} must be Kafka's default ${DEFAULT_PRINCIPAL_BUILDER} (use ssl.principal.mapping.rules to shape certificate principals)`);
+    if (builder !== null && builder !== '' && builder !== DEFAULT_PRINCIPAL_BUILDER)
+      throw new CliError(`${this.where(null, 'principal.builder.class')} must be Kafka's default ${DEFAULT_PRINCIPAL_BUILDER} (use ssl.principal.mapping.rules to shape certificate principals)`);
   }
 
   /**

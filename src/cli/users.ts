@@ -35,14 +35,18 @@ options:
 const PASSWORD_CHARS_MAX = 1024;
 
 export async function runUsers(args: string[]): Promise<void> {
-  const parsed = parseCommandArgs(args, {
-    config: { type: 'string' },
-    'cluster-store': { type: 'string' },
-    'wal-store': { type: 'string' },
-    data: { type: 'string' },
-    mechanism: { type: 'string' },
-    iterations: { type: 'string' },
-  }, USAGE);
+  const parsed = parseCommandArgs(
+    args,
+    {
+      config: { type: 'string' },
+      'cluster-store': { type: 'string' },
+      'wal-store': { type: 'string' },
+      data: { type: 'string' },
+      mechanism: { type: 'string' },
+      iterations: { type: 'string' },
+    },
+    USAGE,
+  );
   if (parsed === null) return;
   const [action, name, ...extra] = parsed.positionals;
   if (action === undefined) throw new CliError("say what to do: add NAME, remove NAME or list ('ferry users --help')");
@@ -106,7 +110,8 @@ function iterationsOf(value: string | boolean | undefined): number {
   if (value === undefined) return SCRAM_ITERATIONS_DEFAULT;
   const iterations = Number(value);
   const { iterationsMin, iterationsMax } = SCRAM_MECHANISMS[0]!;
-  if (!Number.isSafeInteger(iterations) || iterations < iterationsMin || iterations > iterationsMax) throw new CliError(`--iterations must be an integer in [${iterationsMin}, ${iterationsMax}], got '${value}'`);
+  if (!Number.isSafeInteger(iterations) || iterations < iterationsMin || iterations > iterationsMax)
+    throw new CliError(`--iterations must be an integer in [${iterationsMin}, ${iterationsMax}], got '${value}'`);
   return iterations;
 }
 

@@ -107,21 +107,23 @@ export class RecordCache<T> {
   async refresh(unreadable?: (key: string, error: unknown) => void): Promise<ReadonlyMap<string, Versioned<T>>> {
     const versions = await this.#control.listVersions(this.#prefix);
     for (const key of this.#records.keys()) if (!versions.has(this.#prefix + key)) this.#records.delete(key);
-    await Promise.all([...versions].map(async ([fullKey, etag]) => {
-      const key = fullKey.slice(this.#prefix.length);
-      if (this.#records.get(key)?.etag === etag) return;
-      let read: Versioned<T> | null;
-      try {
-        read = await this.#control.read<T>(fullKey);
-      } catch (error) {
-        if (unreadable === undefined) throw error;
-        this.#records.delete(key);
-        unreadable(key, error);
-        return;
-      }
-      if (read === null) this.#records.delete(key);
-      else this.#records.set(key, read);
-    }));
+    await Promise.all(
+      [...versions].map(async ([fullKey, etag]) => {
+        const key = fullKey.slice(this.#prefix.length);
+        if (this.#records.get(key)?.etag === etag) return;
+        let read: Versioned<T> | null;
+        try {
+          read = await this.#control.read<T>(fullKey);
+        } catch (error) {
+          if (unreadable === undefined) throw error;
+          this.#records.delete(key);
+          unreadable(key, error);
+          return;
+        }
+        if (read === null) this.#records.delete(key);
+        else this.#records.set(key, read);
+      }),
+    );
     return this.#records;
   }
 

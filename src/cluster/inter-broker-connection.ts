@@ -47,15 +47,20 @@ export async function connectToBroker(network: Network, connector: InterBrokerCo
   const endpoint = connector.listener === null ? broker : endpointFor(broker, connector.listener);
   if (endpoint === null) throw new FerryError('InvalidArgument', `the broker at ${broker.host}:${broker.port} has no ${connector.listener} listener`);
   const exchange = connector.sasl === null ? null : new AnswerReader();
-  const socket = await network.connect(endpoint.host, endpoint.port, {
-    ...handlers,
-    // The leader sends nothing unasked, so once the exchange is over every byte is an answer to a report.
-    data: (s, chunk) => (exchange?.active ? exchange.received(chunk) : handlers.data(s, chunk)),
-    close: (s) => {
-      exchange?.fail(new FerryError('InvalidArgument', `the broker at ${endpoint.host}:${endpoint.port} closed the connection during SASL authentication`));
-      handlers.close?.(s);
+  const socket = await network.connect(
+    endpoint.host,
+    endpoint.port,
+    {
+      ...handlers,
+      // The leader sends nothing unasked, so once the exchange is over every byte is an answer to a report.
+      data: (s, chunk) => (exchange?.active ? exchange.received(chunk) : handlers.data(s, chunk)),
+      close: (s) => {
+        exchange?.fail(new FerryError('InvalidArgument', `the broker at ${endpoint.host}:${endpoint.port} closed the connection during SASL authentication`));
+        handlers.close?.(s);
+      },
     },
-  }, connector.tls === null ? {} : { tls: connector.tls });
+    connector.tls === null ? {} : { tls: connector.tls },
+  );
   if (exchange === null) return socket;
   try {
     await authenticate(socket, exchange, connector.sasl!());
@@ -80,7 +85,8 @@ async function authenticate(socket: NetSocket, answers: AnswerReader, client: Sa
     return decodeMessage(response, reader, version) as Record<string, unknown>;
   };
   const handshake = (await call(saslHandshakeRequestSchema, saslHandshakeResponseSchema, HANDSHAKE_VERSION, { mechanism: client.mechanism })) as unknown as SaslHandshakeResponse;
-  if (handshake.errorCode !== 0) throw new FerryError('InvalidArgument', `the broker refused SASL mechanism ${client.mechanism} (error ${handshake.errorCode}; it enables ${handshake.mechanisms.join(', ')})`);
+  if (handshake.errorCode !== 0)
+    throw new FerryError('InvalidArgument', `the broker refused SASL mechanism ${client.mechanism} (error ${handshake.errorCode}; it enables ${handshake.mechanisms.join(', ')})`);
   let token: Uint8Array | null = client.start();
   for (let round = 0; token !== null; round++) {
     if (round >= AUTHENTICATION_ROUND_TRIPS_MAX) throw new FerryError('InvalidArgument', `SASL ${client.mechanism} did not complete in ${AUTHENTICATION_ROUND_TRIPS_MAX} round trips`);

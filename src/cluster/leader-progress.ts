@@ -33,7 +33,12 @@ export interface LeaderProgressOptions {
    */
   leaderLogStart(topic: string, partition: number, logStartOffset: number): void;
   /** Makes the reporter to one leader (tests replace it); `highWatermark` and `logStart` take its answers. */
-  reporter?(replicaId: number, leader: LeaderAddress, highWatermark: (topic: string, partition: number, highWatermark: number) => void, logStart: (topic: string, partition: number, logStartOffset: number) => void): Pick<ProgressReporter, 'report' | 'forget' | 'close'>;
+  reporter?(
+    replicaId: number,
+    leader: LeaderAddress,
+    highWatermark: (topic: string, partition: number, highWatermark: number) => void,
+    logStart: (topic: string, partition: number, logStartOffset: number) => void,
+  ): Pick<ProgressReporter, 'report' | 'forget' | 'close'>;
 }
 
 interface Followed {
@@ -141,8 +146,21 @@ export class LeaderProgress {
     if (leader === null || next === null) return;
     let reporter = this.#reporters.get(next);
     if (reporter === undefined) {
-      const make = this.#options.reporter ?? ((replicaId, to, highWatermark, logStart) => new ProgressReporter(replicaId, to.host, to.port, { clock: this.#options.clock, highWatermark, logStart, ...definedOnly({ network: this.#options.network, connector: this.#options.connector, endpoints: to.endpoints }) }));
-      reporter = make(this.#options.replicaId, leader, (topic, partition, highWatermark) => this.#answered(next, topic, partition, highWatermark), (topic, partition, logStart) => this.#answeredLogStart(next, topic, partition, logStart));
+      const make =
+        this.#options.reporter ??
+        ((replicaId, to, highWatermark, logStart) =>
+          new ProgressReporter(replicaId, to.host, to.port, {
+            clock: this.#options.clock,
+            highWatermark,
+            logStart,
+            ...definedOnly({ network: this.#options.network, connector: this.#options.connector, endpoints: to.endpoints }),
+          }));
+      reporter = make(
+        this.#options.replicaId,
+        leader,
+        (topic, partition, highWatermark) => this.#answered(next, topic, partition, highWatermark),
+        (topic, partition, logStart) => this.#answeredLogStart(next, topic, partition, logStart),
+      );
       this.#reporters.set(next, reporter);
     }
     this.#report(reporter, followed);

@@ -69,7 +69,10 @@ export function clusterMember(options: ClusterMemberOptions): ClusterNode {
     ...(options.random === undefined ? {} : { random: options.random }),
     ...(log === undefined ? {} : { log }),
   });
-  const peers = options.peerListen === null ? undefined : new PeerLinks({ network: options.network ?? systemNetwork, listenHost: options.peerListen.host, listenPort: options.peerListen.port, ...(log === undefined ? {} : { log }) });
+  const peers =
+    options.peerListen === null
+      ? undefined
+      : new PeerLinks({ network: options.network ?? systemNetwork, listenHost: options.peerListen.host, listenPort: options.peerListen.port, ...(log === undefined ? {} : { log }) });
   node = new ClusterNode({
     control,
     ...(peers === undefined ? {} : { peers }),
@@ -112,7 +115,8 @@ export function clusterMember(options: ClusterMemberOptions): ClusterNode {
   engine.useIncarnationCheck(async (topic, topicId) => (await control.read<TopicRecord>(`topics/${topic}`))?.value.topicId === topicId);
   engine.gateAcknowledgements((topic, topicId) => {
     if (!member.leaseHeld()) throw new FerryError('NotLeader', `broker ${options.self.nodeId} is not acknowledging: its lease may have lapsed and is not renewed yet`);
-    if (!member.topicSightingStands(topic, topicId)) throw new FerryError('NotLeader', `broker ${options.self.nodeId} is not acknowledging on topic ${topic}: it has not seen the topic in the control store within its lease`);
+    if (!member.topicSightingStands(topic, topicId))
+      throw new FerryError('NotLeader', `broker ${options.self.nodeId} is not acknowledging on topic ${topic}: it has not seen the topic in the control store within its lease`);
   });
   return node;
 }

@@ -200,6 +200,7 @@ export interface ClusterNodeOptions {
    * [C4]-[C5], after this node won the compare-and-swap of `plan.next` [C3]: seal, rebuild, then
    * serve. Throwing leaves the partition to a later scan (which claims it again, one epoch up).
    */
+  // biome-ignore lint/suspicious/noConfusingVoidType: an adopter with nothing settled is an async function returning nothing
   adopt(topic: string, partition: number, partitions: number, plan: ClaimPlan, promoted: boolean): Promise<SettledPrefix | null | void>;
   /** [C6]: stop serving. */
   release(topic: string, partition: number): Promise<void>;
@@ -315,7 +316,8 @@ export class ClusterNode {
   /** Renews the lease and scans once (so Metadata is right from the start), then keeps both going. */
   async start(): Promise<void> {
     // [K1] Listening before the record names the port: a peer that connects finds it.
-    if (this.#options.peers !== undefined && this.#peerPort === undefined) this.#peerPort = this.#options.peers.open(this.#incarnation, (nodeId, incarnation) => void this.#peerExited(nodeId, incarnation));
+    if (this.#options.peers !== undefined && this.#peerPort === undefined)
+      this.#peerPort = this.#options.peers.open(this.#incarnation, (nodeId, incarnation) => void this.#peerExited(nodeId, incarnation));
     await this.#renew();
     const lapse = this.#lease.lapse;
     // Renewing already: the first scan rebuilds what the records name this broker leader of, which
@@ -720,7 +722,10 @@ export class ClusterNode {
     for (;;) {
       const floor = await control.read<EpochFloorRecord>(epochFloorKey(name));
       if (floor !== null && floor.value.leaderEpoch >= reached) return;
-      const written = floor === null ? await control.create<EpochFloorRecord>(epochFloorKey(name), { leaderEpoch: reached }) : await control.replace<EpochFloorRecord>(epochFloorKey(name), floor, { leaderEpoch: reached });
+      const written =
+        floor === null
+          ? await control.create<EpochFloorRecord>(epochFloorKey(name), { leaderEpoch: reached })
+          : await control.replace<EpochFloorRecord>(epochFloorKey(name), floor, { leaderEpoch: reached });
       if (written !== null) return;
     }
   }
@@ -818,7 +823,8 @@ export class ClusterNode {
           if (this.#served.has(id)) await this.#release(topic, partition);
           const upForGrabs = leader === undefined || !canLead.has(leader);
           // Adoptions under way count towards the share: each adds a partition served unless it loses its race.
-          if (upForGrabs && this.#served.size + adoptions.inFlight < fairShare && mayClaim()) await adoptions.run(() => this.#takeOver(topic, { topicId, leaderEpochBase }, partition, partitions, recorded, current));
+          if (upForGrabs && this.#served.size + adoptions.inFlight < fairShare && mayClaim())
+            await adoptions.run(() => this.#takeOver(topic, { topicId, leaderEpochBase }, partition, partitions, recorded, current));
           else if (!upForGrabs) await this.#replicate(topic, partition, partitions, current!.value);
         }
       }
@@ -829,7 +835,9 @@ export class ClusterNode {
   async #finishStalledDelete(name: string, topicId: Uuid): Promise<void> {
     this.#log.info({ topic: name }, `finishing the delete of topic ${name}, left halfway`);
     // The mark stood STALLED_DELETE_LEASES of this broker's leases: sightings from before it lapsed (a longer lease of another broker's is waited out).
-    await this.#deleteTopic(name, STALLED_DELETE_LEASES * this.#options.self.leaseMs, topicId).catch((error: unknown) => this.#log.warn({ topic: name, err: error }, `could not finish the delete of topic ${name} yet: ${error instanceof Error ? error.message : String(error)}`));
+    await this.#deleteTopic(name, STALLED_DELETE_LEASES * this.#options.self.leaseMs, topicId).catch((error: unknown) =>
+      this.#log.warn({ topic: name, err: error }, `could not finish the delete of topic ${name} yet: ${error instanceof Error ? error.message : String(error)}`),
+    );
   }
 
   /**
@@ -844,7 +852,10 @@ export class ClusterNode {
     if (this.#newEpochWanted || this.#superseded || !this.#lease.renewedInTime()) return;
     for (const { value } of records) {
       if (!sealedInChain(value.chain, this.#stream)) continue;
-      this.#log.warn({ writerId: this.#stream.writerId, epoch: this.#stream.epoch }, `this broker's stream ${this.#stream.writerId}/${this.#stream.epoch} was sealed by a later leader: starting a new writer epoch`);
+      this.#log.warn(
+        { writerId: this.#stream.writerId, epoch: this.#stream.epoch },
+        `this broker's stream ${this.#stream.writerId}/${this.#stream.epoch} was sealed by a later leader: starting a new writer epoch`,
+      );
       this.#newEpochWanted = true;
       return;
     }
@@ -867,13 +878,23 @@ export class ClusterNode {
    * (`recorded`: a deleted incarnation's leftover is replaced whole), and only then seal, rebuild
    * and serve.
    */
-  async #takeOver(topic: string, incarnation: Incarnation, partition: number, partitions: number, recorded: Versioned<PartitionRecord> | null, current: Versioned<PartitionRecord> | null): Promise<void> {
+  async #takeOver(
+    topic: string,
+    incarnation: Incarnation,
+    partition: number,
+    partitions: number,
+    recorded: Versioned<PartitionRecord> | null,
+    current: Versioned<PartitionRecord> | null,
+  ): Promise<void> {
     const { control, self } = this.#options;
     const { topicId } = incarnation;
     const id = key(topic, partition);
     const plan = planTakeover(current?.value ?? null, self.nodeId, this.#stream, current === null ? await this.#firstEpochOf(topic, incarnation) : incarnation);
     if (plan.kind === 'stream-sealed') {
-      this.#log.warn({ topic, partition, writerId: this.#stream.writerId, epoch: this.#stream.epoch }, `${id}: this broker's stream ${this.#stream.writerId}/${this.#stream.epoch} was sealed by a later leader: starting a new writer epoch`);
+      this.#log.warn(
+        { topic, partition, writerId: this.#stream.writerId, epoch: this.#stream.epoch },
+        `${id}: this broker's stream ${this.#stream.writerId}/${this.#stream.epoch} was sealed by a later leader: starting a new writer epoch`,
+      );
       this.#newEpochWanted = true; // [C7], once this scan is done
       return;
     }
@@ -924,7 +945,10 @@ export class ClusterNode {
       throw new FerryError('Storage', `could not start a new writer epoch (the next scan tries again): ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
     this.#newEpochWanted = false;
-    this.#log.warn({ writerId: before.writerId, fencedEpoch: before.epoch, epoch: this.#stream.epoch }, `writer epoch ${before.epoch} of ${before.writerId} fenced; now writing epoch ${this.#stream.epoch}`);
+    this.#log.warn(
+      { writerId: before.writerId, fencedEpoch: before.epoch, epoch: this.#stream.epoch },
+      `writer epoch ${before.epoch} of ${before.writerId} fenced; now writing epoch ${this.#stream.epoch}`,
+    );
     this.#watchWriter();
     await this.#renew();
     await this.#scan();
@@ -1042,7 +1066,14 @@ export class ClusterNode {
    */
   async #writeRecord(renewedAtMs: number): Promise<void> {
     const key = `brokers/${this.nodeId}`;
-    const value: BrokerRecord = { ...this.#options.self, stream: this.#stream, renewedAtMs, incarnation: this.#incarnation, ...(this.#storageFailing() ? { storageFailing: true } : {}), ...(this.#peerPort === undefined ? {} : { peerPort: this.#peerPort }) };
+    const value: BrokerRecord = {
+      ...this.#options.self,
+      stream: this.#stream,
+      renewedAtMs,
+      incarnation: this.#incarnation,
+      ...(this.#storageFailing() ? { storageFailing: true } : {}),
+      ...(this.#peerPort === undefined ? {} : { peerPort: this.#peerPort }),
+    };
     for (;;) {
       if (this.#recordEtag === null) {
         this.#recordEtag = await this.#options.control.put(key, value);
@@ -1066,7 +1097,10 @@ export class ClusterNode {
   #stepDown(record: BrokerRecord): void {
     if (this.#superseded) return;
     this.#superseded = true;
-    this.#log.error({ nodeId: this.nodeId, writerId: record.stream.writerId, epoch: record.stream.epoch }, `another process took over node id ${this.nodeId} (writing ${record.stream.writerId}/${record.stream.epoch}): leading nothing from now on`);
+    this.#log.error(
+      { nodeId: this.nodeId, writerId: record.stream.writerId, epoch: record.stream.epoch },
+      `another process took over node id ${this.nodeId} (writing ${record.stream.writerId}/${record.stream.epoch}): leading nothing from now on`,
+    );
     void this.#exclusive(async () => {
       for (const id of [...this.#served]) {
         const at = id.lastIndexOf('/');
@@ -1093,34 +1127,50 @@ export class ClusterNode {
   }
 
   #scheduleLease(): void {
-    this.#leaseTimer = this.#options.clock.setTimer(this.#options.self.leaseMs / 3, () => {
-      if (this.#stopped || this.#superseded) return; // a process another one took the node id from renews nothing again
-      this.#renew()
-        .then(() => this.#confirmLease())
-        .catch((error: unknown) => this.#log.warn({ leaseHeld: this.#lease.held(), err: error }, `lease renewal failed${this.#lease.held() ? '' : ' (not acknowledging until it is renewed)'}: ${String(error)}`))
-        .finally(() => this.#scheduleLease());
-    }, true);
+    this.#leaseTimer = this.#options.clock.setTimer(
+      this.#options.self.leaseMs / 3,
+      () => {
+        if (this.#stopped || this.#superseded) return; // a process another one took the node id from renews nothing again
+        this.#renew()
+          .then(() => this.#confirmLease())
+          .catch((error: unknown) =>
+            this.#log.warn({ leaseHeld: this.#lease.held(), err: error }, `lease renewal failed${this.#lease.held() ? '' : ' (not acknowledging until it is renewed)'}: ${String(error)}`),
+          )
+          .finally(() => this.#scheduleLease());
+      },
+      true,
+    );
   }
 
   /** [L8] Sees the topic records every leaseMs / 3 on its own timer: a slow scan must not let every sighting lapse. */
   #scheduleSightingCheck(): void {
-    this.#sightingTimer = this.#options.clock.setTimer(this.#options.self.leaseMs / 3, () => {
-      if (this.#stopped) return;
-      const startedMs = this.#options.clock.monotonicMs();
-      // One record that cannot be read is that topic's alone (not seen alive), never every topic's.
-      this.#sightingRecords
-        .refresh((name, error) => this.#log.warn({ topic: name, err: error }, `topic check: record of ${name} unreadable: ${String(error)}`))
-        .then((records) => this.#sightings.observe(startedMs, records))
-        .catch((error: unknown) => this.#log.warn({ err: error }, `topic check failed: ${String(error)}`))
-        .finally(() => this.#scheduleSightingCheck());
-    }, true);
+    this.#sightingTimer = this.#options.clock.setTimer(
+      this.#options.self.leaseMs / 3,
+      () => {
+        if (this.#stopped) return;
+        const startedMs = this.#options.clock.monotonicMs();
+        // One record that cannot be read is that topic's alone (not seen alive), never every topic's.
+        this.#sightingRecords
+          .refresh((name, error) => this.#log.warn({ topic: name, err: error }, `topic check: record of ${name} unreadable: ${String(error)}`))
+          .then((records) => this.#sightings.observe(startedMs, records))
+          .catch((error: unknown) => this.#log.warn({ err: error }, `topic check failed: ${String(error)}`))
+          .finally(() => this.#scheduleSightingCheck());
+      },
+      true,
+    );
   }
 
   #scheduleScan(): void {
-    this.#scanTimer = this.#options.clock.setTimer(this.#options.scanIntervalMs, () => {
-      if (this.#stopped) return;
-      this.scan().catch((error: unknown) => this.#log.warn({ err: error }, `cluster scan failed: ${String(error)}`)).finally(() => this.#scheduleScan());
-    }, true);
+    this.#scanTimer = this.#options.clock.setTimer(
+      this.#options.scanIntervalMs,
+      () => {
+        if (this.#stopped) return;
+        this.scan()
+          .catch((error: unknown) => this.#log.warn({ err: error }, `cluster scan failed: ${String(error)}`))
+          .finally(() => this.#scheduleScan());
+      },
+      true,
+    );
   }
 }
 

@@ -136,7 +136,17 @@ export class PartitionHost {
     };
     await engine.adoptPartition(topic, topicId, partition, partitions, rebuild, 'leader', this.#options.replicationFactor(topic), plan.next.leaderEpoch, promoted); // [C5]
     const took = `sealed ${plan.seal.length} streams in ${Math.round(sealedMs - startMs)} ms, then ${describeRebuild(rebuilt)} in ${Math.round(clock.monotonicMs() - sealedMs)} ms`;
-    this.#log.info({ topic, partition, leaderEpoch: plan.next.leaderEpoch, streamsSealed: plan.seal.length, objectsRead: (rebuilt as RebuildOutcome | null)?.objectsRead ?? 0, bytesApplied: (rebuilt as RebuildOutcome | null)?.bytesApplied ?? 0 }, `serving ${topic}-${partition} up to offset ${engine.offsetFor(topic, partition, -1).offset} (leader epoch ${plan.next.leaderEpoch}): ${took}`);
+    this.#log.info(
+      {
+        topic,
+        partition,
+        leaderEpoch: plan.next.leaderEpoch,
+        streamsSealed: plan.seal.length,
+        objectsRead: (rebuilt as RebuildOutcome | null)?.objectsRead ?? 0,
+        bytesApplied: (rebuilt as RebuildOutcome | null)?.bytesApplied ?? 0,
+      },
+      `serving ${topic}-${partition} up to offset ${engine.offsetFor(topic, partition, -1).offset} (leader epoch ${plan.next.leaderEpoch}): ${took}`,
+    );
     return (rebuilt as RebuildOutcome | null)?.settled ?? null;
   }
 
@@ -176,7 +186,10 @@ export class PartitionHost {
       this.#options.engine.followLogStart(topic, partition, logStartOffset);
     } catch (error) {
       if (!isFerryError(error, 'Storage') && !isOsError(error)) throw error;
-      this.#log.warn({ topic, partition, logStartOffset, err: error }, `${topic}-${partition}: the log start ${logStartOffset} is not taken up yet: ${error instanceof Error ? error.message : String(error)}`);
+      this.#log.warn(
+        { topic, partition, logStartOffset, err: error },
+        `${topic}-${partition}: the log start ${logStartOffset} is not taken up yet: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 
@@ -202,7 +215,13 @@ export class PartitionHost {
       applyRecordedLogStart(log, record.logStartOffset === undefined ? undefined : Math.min(record.logStartOffset, log.logEndOffset));
     };
     const follower = await this.#options.engine.adoptPartition(topic, topicId, partition, partitions, rebuild, 'follower', 1, record.leaderEpoch);
-    this.#progress.follow(topic, partition, () => follower.log.logEndOffset, () => follower.leaderEpoch, () => this.#options.engine.logStartOffset(topic, partition)); // reports what the rebuild brought, in the epoch followed
+    this.#progress.follow(
+      topic,
+      partition,
+      () => follower.log.logEndOffset,
+      () => follower.leaderEpoch,
+      () => this.#options.engine.logStartOffset(topic, partition),
+    ); // reports what the rebuild brought, in the epoch followed
     const applied = () => {
       follower.noteApplied();
       this.#progress.applied(topic, partition);
@@ -232,7 +251,10 @@ export class PartitionHost {
         return;
       } catch (error) {
         const waitMs = backoffDelayMs(TAIL_RETRY, failures, this.#random);
-        this.#log.warn({ topic, partition, err: error }, `could not follow ${topic}-${partition} again yet (retrying in ${Math.round(waitMs)} ms): ${error instanceof Error ? error.message : String(error)}`);
+        this.#log.warn(
+          { topic, partition, err: error },
+          `could not follow ${topic}-${partition} again yet (retrying in ${Math.round(waitMs)} ms): ${error instanceof Error ? error.message : String(error)}`,
+        );
         await sleep(this.#options.clock, waitMs);
       }
     }
@@ -293,7 +315,16 @@ export class PartitionHost {
    * epochs and producer state there, and takes from the chain only the frames from there on, each
    * stream from its WAL floor; a GC that races it makes it start over from the newer end.
    */
-  async #rebuild(log: PartitionLog, topic: string, partition: number, topicId: Uuid, reader: WalReader, chain: readonly StreamId[], kept = false, settled: SettledPrefix | null = null): Promise<RebuildOutcome> {
+  async #rebuild(
+    log: PartitionLog,
+    topic: string,
+    partition: number,
+    topicId: Uuid,
+    reader: WalReader,
+    chain: readonly StreamId[],
+    kept = false,
+    settled: SettledPrefix | null = null,
+  ): Promise<RebuildOutcome> {
     const fields = { topic, partition };
     const key = `${topic}-${partition}`;
     const say: RebuildVoice = Object.assign((message: string) => this.#log.info(fields, `${topic}-${partition}: ${message}`), {
@@ -324,7 +355,10 @@ export class PartitionHost {
       // first frame above the log's end and starts over (WalPrefixCollectedError), reading the tier again.
       const range = await this.#options.engine.tierRecordRange(topicId, partition);
       start = { offset: range.startOffset, epochs: [], producers: null, ...(range.tieredEnd > range.startOffset ? { mustReach: range.tieredEnd } : {}) };
-      this.#log.warn({ topic, partition, fromOffset: start.offset, err: error }, `rebuilding ${topic}-${partition} from its chain at offset ${start.offset}: the tier cannot be read (${error instanceof Error ? error.message : String(error)})`);
+      this.#log.warn(
+        { topic, partition, fromOffset: start.offset, err: error },
+        `rebuilding ${topic}-${partition} from its chain at offset ${start.offset}: the tier cannot be read (${error instanceof Error ? error.message : String(error)})`,
+      );
     }
     if (start?.offset === 0 && start.mustReach === undefined) return null; // from 0 with nothing to reach: as before tiering
     if (start !== null) this.#log.info({ topic, partition, fromOffset: start.offset }, `rebuilding ${topic}-${partition} from the tier's end, offset ${start.offset}`);
@@ -334,7 +368,11 @@ export class PartitionHost {
   /** Reads the partition's frames of incarnation `topicId` only (DESIGN.md contract 10). */
   #reader(topic: string, partition: number, topicId: Uuid): WalReader {
     const { store, prefix, clock } = this.#options;
-    return new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: (t, p, id) => t === topic && p === partition && (id === topicId || regressed('topic-incarnations-mixed')) }, { clock, random: this.#random });
+    return new WalReader(
+      store,
+      { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: (t, p, id) => t === topic && p === partition && (id === topicId || regressed('topic-incarnations-mixed')) },
+      { clock, random: this.#random },
+    );
   }
 }
 

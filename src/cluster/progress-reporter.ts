@@ -189,12 +189,16 @@ export class ProgressReporter {
   /** Re-sends what is unconfirmed after PROGRESS_REPEAT_INTERVAL_MS, while anything is. */
   #repeatLater(): void {
     if (this.#repeatTimer !== null || this.#closed) return;
-    this.#repeatTimer = this.#options.clock.setTimer(PROGRESS_REPEAT_INTERVAL_MS, () => {
-      this.#repeatTimer = null;
-      if (this.#closed || this.#unconfirmed.size === 0) return;
-      for (const [key, report] of this.#unconfirmed) if (!this.#pending.has(key)) this.#pending.set(key, report);
-      this.#schedule();
-    }, true);
+    this.#repeatTimer = this.#options.clock.setTimer(
+      PROGRESS_REPEAT_INTERVAL_MS,
+      () => {
+        this.#repeatTimer = null;
+        if (this.#closed || this.#unconfirmed.size === 0) return;
+        for (const [key, report] of this.#unconfirmed) if (!this.#pending.has(key)) this.#pending.set(key, report);
+        this.#schedule();
+      },
+      true,
+    );
   }
 
   /**
@@ -204,16 +208,20 @@ export class ProgressReporter {
   #heartbeatLater(): void {
     if (this.#heartbeatTimer !== null || this.#closed) return;
     const dueMs = this.#lastSentMs + PROGRESS_HEARTBEAT_INTERVAL_MS - this.#options.clock.monotonicMs();
-    this.#heartbeatTimer = this.#options.clock.setTimer(Math.max(0, dueMs), () => {
-      this.#heartbeatTimer = null;
-      if (this.#closed || this.#latest.size === 0) return;
-      if (this.#options.clock.monotonicMs() - this.#lastSentMs < PROGRESS_HEARTBEAT_INTERVAL_MS) {
-        this.#heartbeatLater(); // something went since this was set: the silence starts from there
-        return;
-      }
-      for (const [key, report] of this.#latest) if (!this.#pending.has(key)) this.#pending.set(key, report);
-      this.#schedule();
-    }, true);
+    this.#heartbeatTimer = this.#options.clock.setTimer(
+      Math.max(0, dueMs),
+      () => {
+        this.#heartbeatTimer = null;
+        if (this.#closed || this.#latest.size === 0) return;
+        if (this.#options.clock.monotonicMs() - this.#lastSentMs < PROGRESS_HEARTBEAT_INTERVAL_MS) {
+          this.#heartbeatLater(); // something went since this was set: the silence starts from there
+          return;
+        }
+        for (const [key, report] of this.#latest) if (!this.#pending.has(key)) this.#pending.set(key, report);
+        this.#schedule();
+      },
+      true,
+    );
   }
 
   #onData(chunk: Uint8Array): void {
@@ -228,7 +236,7 @@ export class ProgressReporter {
       if (this.#received.length < SIZE_PREFIX_BYTES + size) return;
       const frame = this.#received.subarray(SIZE_PREFIX_BYTES, SIZE_PREFIX_BYTES + size);
       this.#received = this.#received.subarray(SIZE_PREFIX_BYTES + size);
-      let answered;
+      let answered: ReturnType<typeof decodeAnswer>;
       try {
         answered = decodeAnswer(frame);
       } catch {
@@ -302,6 +310,8 @@ function decodeAnswer(frame: Uint8Array): { correlationId: number; answers: Answ
   const correlationId = reader.int32(); // which request it answers (answers come in request order)
   const response = decodeMessage(fetchResponseSchema, reader, FETCH_VERSION) as Decoded<FetchResponse>;
   if (response.errorCode !== 0) return { correlationId, answers: [] };
-  const answers = response.responses.flatMap((topic) => topic.partitions.map(({ partitionIndex, errorCode, highWatermark, logStartOffset }) => ({ topic: topic.topic, partition: partitionIndex, errorCode, highWatermark, logStartOffset })));
+  const answers = response.responses.flatMap((topic) =>
+    topic.partitions.map(({ partitionIndex, errorCode, highWatermark, logStartOffset }) => ({ topic: topic.topic, partition: partitionIndex, errorCode, highWatermark, logStartOffset })),
+  );
   return { correlationId, answers };
 }

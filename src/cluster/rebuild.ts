@@ -59,7 +59,16 @@ export interface RebuildVoice {
   progress?: (objectsRead: number, objectsListed: number) => void;
 }
 
-export async function rebuildFromTierAndChain(reader: WalReader, log: PartitionLog, chain: readonly StreamId[], topicId: Uuid, startOf: () => Promise<TierStart | null>, say?: RebuildVoice, keepLocal = false, settled: SettledPrefix | null = null): Promise<RebuildOutcome> {
+export async function rebuildFromTierAndChain(
+  reader: WalReader,
+  log: PartitionLog,
+  chain: readonly StreamId[],
+  topicId: Uuid,
+  startOf: () => Promise<TierStart | null>,
+  say?: RebuildVoice,
+  keepLocal = false,
+  settled: SettledPrefix | null = null,
+): Promise<RebuildOutcome> {
   for (let restarts = 0; ; restarts++) {
     const start = await startOf();
     const fromOffset = start?.offset ?? 0;
@@ -80,14 +89,18 @@ export async function rebuildFromTierAndChain(reader: WalReader, log: PartitionL
       const read = await rebuildFromChain(reader, log, chain.slice(skipped), topicId, onFrame, kept ? () => 0 : () => log.logEndOffset, say?.progress);
       const mustReach = start?.mustReach;
       if (mustReach !== undefined && log.logEndOffset < mustReach) {
-        throw new WalPrefixCollectedError(`the chain holds offsets ${fromOffset}..${log.logEndOffset} of the ${fromOffset}..${mustReach} the tier covers (the tier cannot be read, and GC took the rest)`);
+        throw new WalPrefixCollectedError(
+          `the chain holds offsets ${fromOffset}..${log.logEndOffset} of the ${fromOffset}..${mustReach} the tier covers (the tier cannot be read, and GC took the rest)`,
+        );
       }
       // A start below the tiered end proves nothing of the frames GC took below it: no prefix is noted [K6].
       const settledPrefix = mustReach === undefined ? { count: skipped + firstNeeded, fromOffset } : { count: 0, fromOffset };
       return { ...read, restarts, kept, chainEnd, settled: settledPrefix };
     } catch (error) {
       if (!(error instanceof WalPrefixCollectedError) || restarts >= REBUILD_RESTARTS_MAX) throw error;
-      say?.(`rebuild from offset ${kept ? log.logEndOffset : (start?.offset ?? 0)} raced WAL GC (${error.message}); reading the tier's end again (restart ${restarts + 1} of at most ${REBUILD_RESTARTS_MAX})`);
+      say?.(
+        `rebuild from offset ${kept ? log.logEndOffset : (start?.offset ?? 0)} raced WAL GC (${error.message}); reading the tier's end again (restart ${restarts + 1} of at most ${REBUILD_RESTARTS_MAX})`,
+      );
     }
   }
 }
@@ -114,7 +127,15 @@ export interface RebuildOutcome {
  * also carries the frames of any earlier incarnation of the topic's name (DESIGN.md contract 10).
  * Objects are read up to REBUILD_READ_AHEAD ahead but applied strictly in sequence order.
  */
-export async function rebuildFromChain(reader: WalReader, log: PartitionLog, chain: readonly StreamId[], topicId: Uuid, onFrame?: (frame: ReadFrame, streamIndex: number) => void, fetchFrom: () => number = () => 0, progress?: (objectsRead: number, objectsListed: number) => void): Promise<{ objectsRead: number; bytesApplied: number }> {
+export async function rebuildFromChain(
+  reader: WalReader,
+  log: PartitionLog,
+  chain: readonly StreamId[],
+  topicId: Uuid,
+  onFrame?: (frame: ReadFrame, streamIndex: number) => void,
+  fetchFrom: () => number = () => 0,
+  progress?: (objectsRead: number, objectsListed: number) => void,
+): Promise<{ objectsRead: number; bytesApplied: number }> {
   let objectsRead = 0;
   let bytesApplied = 0;
   // Every stream of the chain is LISTed up front, REBUILD_LISTS_IN_FLIGHT at once: one after another,
@@ -136,7 +157,9 @@ export async function rebuildFromChain(reader: WalReader, log: PartitionLog, cha
         for (const frame of read.frames) {
           if (frame.entry.topicId !== topicId && !regressed('topic-incarnations-mixed')) continue;
           if (frame.entry.baseOffset > log.logEndOffset) {
-            throw new WalPrefixCollectedError(`WAL stream ${streamName(stream)} continues at offset ${frame.entry.baseOffset} (object ${sequence}, the floor was ${floor}) but the log ends at ${log.logEndOffset}`);
+            throw new WalPrefixCollectedError(
+              `WAL stream ${streamName(stream)} continues at offset ${frame.entry.baseOffset} (object ${sequence}, the floor was ${floor}) but the log ends at ${log.logEndOffset}`,
+            );
           }
           bytesApplied += applyFrame(log, frame, topicId);
           onFrame?.(frame, index);

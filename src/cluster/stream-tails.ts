@@ -187,7 +187,10 @@ export class StreamTails {
       } catch (error) {
         this.#errors?.add();
         const waitMs = backoffDelayMs(TAIL_RETRY, tail.failures++, random);
-        this.#log.warn({ stream: streamKey(tail.stream), failures: tail.failures, err: error }, `tail of ${streamKey(tail.stream)} failed (${tail.failures} in a row), retrying in ${Math.round(waitMs)} ms: ${error instanceof Error ? error.message : String(error)}`);
+        this.#log.warn(
+          { stream: streamKey(tail.stream), failures: tail.failures, err: error },
+          `tail of ${streamKey(tail.stream)} failed (${tail.failures} in a row), retrying in ${Math.round(waitMs)} ms: ${error instanceof Error ? error.message : String(error)}`,
+        );
         await sleep(clock, waitMs);
         continue;
       }
@@ -368,7 +371,10 @@ export class StreamTails {
     joining.retryAtMs = this.#options.clock.monotonicMs() + waitMs;
     tail.joining.push(joining);
     const { topic, partition } = joining.partition;
-    this.#log.warn({ topic, partition, stream: streamKey(tail.stream), failures: joining.failures, err: error }, `${topic}-${partition} failed on the tail of ${streamKey(tail.stream)} (${joining.failures} in a row), retrying it alone in ${Math.round(waitMs)} ms: ${error instanceof Error ? error.message : String(error)}`);
+    this.#log.warn(
+      { topic, partition, stream: streamKey(tail.stream), failures: joining.failures, err: error },
+      `${topic}-${partition} failed on the tail of ${streamKey(tail.stream)} (${joining.failures} in a row), retrying it alone in ${Math.round(waitMs)} ms: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 
   /** The stream is sealed: each member moves to the next stream of its chain once one is recorded. */

@@ -61,7 +61,14 @@ export function planTakeover(recorded: PartitionRecord | null, nodeId: number, s
   for (const s of earlier.slice(settled?.count ?? 0)) if (!seal.some((t) => sameStream(s, t))) seal.push(s);
   // DeleteRecords' log start goes on with every claim: no later leader serves below it.
   const logStart = record?.logStartOffset === undefined ? {} : { logStartOffset: record.logStartOffset };
-  const next: PartitionRecord = { topicId, leader: nodeId, leaderEpoch: record === null ? leaderEpochBase : record.leaderEpoch + 1, chain: [...earlier, stream], ...(settled === null ? {} : { settled }), ...logStart };
+  const next: PartitionRecord = {
+    topicId,
+    leader: nodeId,
+    leaderEpoch: record === null ? leaderEpochBase : record.leaderEpoch + 1,
+    chain: [...earlier, stream],
+    ...(settled === null ? {} : { settled }),
+    ...logStart,
+  };
   if (regressed('restart-stream-not-chained') && record?.leader === nodeId) return { kind: 'claim', seal, rebuildFrom: earlier, settled, next: record };
   const own = (s: StreamId) => s.writerId === stream.writerId;
   if (regressed('reclaim-drops-own-stream') && earlier.some((s) => !own(s))) return { kind: 'claim', seal, rebuildFrom: earlier.filter((s) => !own(s)), settled: null, next };

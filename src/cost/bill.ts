@@ -83,8 +83,16 @@ function clientLines(deployment: Deployment, monthGb: number): BillLine[] {
   const producerShare = producerCrossZoneShare(deployment.zones);
   const consumerShare = consumerCrossZoneShare(deployment.zones, deployment.replication);
   return [
-    { item: 'cross-zone: producers -> leaders', quantity: `${round(monthGb)} GB x ${fixed(producerShare, 3)} of producers in another zone`, usdPerMonth: monthGb * producerShare * CROSS_ZONE_USD_PER_GB },
-    { item: 'cross-zone: replicas -> consumers', quantity: `${round(monthGb)} GB x ${fixed(deployment.readFanout, 2)} groups x ${fixed(consumerShare, 3)} in a zone without a replica`, usdPerMonth: monthGb * deployment.readFanout * consumerShare * CROSS_ZONE_USD_PER_GB },
+    {
+      item: 'cross-zone: producers -> leaders',
+      quantity: `${round(monthGb)} GB x ${fixed(producerShare, 3)} of producers in another zone`,
+      usdPerMonth: monthGb * producerShare * CROSS_ZONE_USD_PER_GB,
+    },
+    {
+      item: 'cross-zone: replicas -> consumers',
+      quantity: `${round(monthGb)} GB x ${fixed(deployment.readFanout, 2)} groups x ${fixed(consumerShare, 3)} in a zone without a replica`,
+      usdPerMonth: monthGb * deployment.readFanout * consumerShare * CROSS_ZONE_USD_PER_GB,
+    },
   ];
 }
 
@@ -110,7 +118,11 @@ export function kafkaBill(deployment: Deployment): Bill {
   const disks = disk(retainedBytes, deployment.replication);
   const followers = crossZoneFollowers(deployment.zones, deployment.replication);
   return totalOf(`classic Kafka, RF ${deployment.replication}`, [
-    { item: 'EBS gp3: retention x replicas', quantity: `${round(gbOf(retainedBytes))} GB x ${deployment.replication} / ${DISK_FILL_FRACTION_MAX} fill = ${round(disks.gb)} GB-month`, usdPerMonth: disks.usdPerMonth },
+    {
+      item: 'EBS gp3: retention x replicas',
+      quantity: `${round(gbOf(retainedBytes))} GB x ${deployment.replication} / ${DISK_FILL_FRACTION_MAX} fill = ${round(disks.gb)} GB-month`,
+      usdPerMonth: disks.usdPerMonth,
+    },
     { item: 'cross-zone: leader -> followers', quantity: `${round(monthGb)} GB x ${followers} copies in other zones`, usdPerMonth: monthGb * followers * CROSS_ZONE_USD_PER_GB },
     ...clientLines(deployment, monthGb),
   ]);
@@ -184,14 +196,30 @@ export function ferryBill(deployment: Deployment): Bill {
   const localBytes = Math.min(retainedBytes, bytesPerSecond * knobs.localRetentionHours * SECONDS_PER_HOUR) + deployment.partitions * segmentBytes;
   const disks = disk(localBytes, deployment.replication);
   return totalOf(`Ferry, ${deployment.replication} replica${deployment.replication === 1 ? '' : 's'}`, [
-    { item: 'S3 Express: WAL PUTs', quantity: `${fixed(wal.objectsPerSecond, 1)} objects/s (${wal.writers} writers, mean ${fixed(wal.meanObjectBytes / 1024, 1)} KiB) = ${round(walPuts)} PUTs`, usdPerMonth: (walPuts * S3E.putClassUsdPer1000) / 1000 },
+    {
+      item: 'S3 Express: WAL PUTs',
+      quantity: `${fixed(wal.objectsPerSecond, 1)} objects/s (${wal.writers} writers, mean ${fixed(wal.meanObjectBytes / 1024, 1)} KiB) = ${round(walPuts)} PUTs`,
+      usdPerMonth: (walPuts * S3E.putClassUsdPer1000) / 1000,
+    },
     { item: 'S3 Express: upload fee', quantity: `${round(monthGb)} GB`, usdPerMonth: monthGb * S3E.uploadUsdPerGb },
-    { item: 'S3 Express: follower GETs', quantity: `${wal.readersPerObject} follower brokers x ${getsPerRead} GETs per object = ${round(walGets)} GETs`, usdPerMonth: (walGets * S3E.getClassUsdPer1000) / 1000 },
+    {
+      item: 'S3 Express: follower GETs',
+      quantity: `${wal.readersPerObject} follower brokers x ${getsPerRead} GETs per object = ${round(walGets)} GETs`,
+      usdPerMonth: (walGets * S3E.getClassUsdPer1000) / 1000,
+    },
     { item: 'S3 Express: follower retrieval', quantity: `${round(readGb)} GB read by ${deployment.replication - 1} followers per partition`, usdPerMonth: readGb * S3E.retrievalUsdPerGb },
     { item: 'S3 Express: WAL storage', quantity: `${fixed(gbOf(walHeldBytes), 1)} GB held until tiered`, usdPerMonth: gbOf(walHeldBytes) * S3E.storageUsdPerGbMonth },
-    { item: 'S3 Standard: tier PUTs', quantity: `${round(segmentsPerMonth)} segments of ${fixed(segmentBytes / 2 ** 20, 1)} MiB = ${round(tierPuts)} PUTs`, usdPerMonth: (tierPuts * S3STD.putClassUsdPer1000) / 1000 },
+    {
+      item: 'S3 Standard: tier PUTs',
+      quantity: `${round(segmentsPerMonth)} segments of ${fixed(segmentBytes / 2 ** 20, 1)} MiB = ${round(tierPuts)} PUTs`,
+      usdPerMonth: (tierPuts * S3STD.putClassUsdPer1000) / 1000,
+    },
     { item: 'S3 Standard: storage', quantity: `${round(gbOf(retainedBytes))} GB, one copy`, usdPerMonth: gbOf(retainedBytes) * S3STD.storageUsdPerGbMonth },
-    { item: 'EBS gp3: local retention', quantity: `${fixed(gbOf(localBytes), 1)} GB x ${deployment.replication} / ${DISK_FILL_FRACTION_MAX} fill = ${round(disks.gb)} GB-month`, usdPerMonth: disks.usdPerMonth },
+    {
+      item: 'EBS gp3: local retention',
+      quantity: `${fixed(gbOf(localBytes), 1)} GB x ${deployment.replication} / ${DISK_FILL_FRACTION_MAX} fill = ${round(disks.gb)} GB-month`,
+      usdPerMonth: disks.usdPerMonth,
+    },
     { item: 'cross-zone: leader -> followers', quantity: 'none: followers read the WAL from S3 (no cross-zone fee within a region)', usdPerMonth: 0 },
     ...clientLines(deployment, monthGb),
   ]);

@@ -11,7 +11,16 @@ import { FerryError, isFerryError } from '../errors.ts';
 import { type BuildCompressionCodec, buildRecordBatch, type ProducerRecord, type Record as KafkaRecord, type RecordBatch } from '../format/index.ts';
 import { DEFAULT_LOG_CONFIG, type LogConfig, resolveLogConfig } from '../log/config.ts';
 import { PartitionLog } from '../log/partition-log.ts';
-import { checkTopicSettingsTogether, configValueOfLogSetting, kafkaNameOfLogField, parseTopicConfig, parseTopicConfigs, TOPIC_CONFIGS, type TopicConfigs, topicSettingsOf } from '../log/topic-config.ts';
+import {
+  checkTopicSettingsTogether,
+  configValueOfLogSetting,
+  kafkaNameOfLogField,
+  parseTopicConfig,
+  parseTopicConfigs,
+  TOPIC_CONFIGS,
+  type TopicConfigs,
+  topicSettingsOf,
+} from '../log/topic-config.ts';
 import { applyConfigAlteration, type ConfigAlteration } from '../log/topic-config-changes.ts';
 import { describeTopicConfigs, type TopicConfigEntry } from '../log/topic-config-describe.ts';
 import type { ActiveProducer } from '../log/producer-state.ts';
@@ -466,7 +475,14 @@ export class Ferry {
       clock: this.#clock,
       random: this.#options.random ?? systemRandom,
       partitions: () => this.#tierSources(),
-      ...definedOnly({ intervalMs: tier.intervalMs, log: this.#logger, metrics: this.#options.metrics, liveTopicIds: tier.liveTopicIds ?? this.#registryTopicIds(), tailMaxMs: tier.tailMaxMs, tailMaxBytes: tier.tailMaxBytes }),
+      ...definedOnly({
+        intervalMs: tier.intervalMs,
+        log: this.#logger,
+        metrics: this.#options.metrics,
+        liveTopicIds: tier.liveTopicIds ?? this.#registryTopicIds(),
+        tailMaxMs: tier.tailMaxMs,
+        tailMaxBytes: tier.tailMaxBytes,
+      }),
     });
   }
 
@@ -561,7 +577,8 @@ export class Ferry {
   static async open(options: FerryOptions): Promise<Ferry> {
     resolveLogConfig(options.log); // reject bad settings before touching the disk
     const retentionCheck = options.retentionCheckIntervalMs;
-    if (retentionCheck !== undefined && !(Number.isSafeInteger(retentionCheck) && retentionCheck > 0)) throw new FerryError('InvalidArgument', `retentionCheckIntervalMs must be a positive integer, got ${retentionCheck}`);
+    if (retentionCheck !== undefined && !(Number.isSafeInteger(retentionCheck) && retentionCheck > 0))
+      throw new FerryError('InvalidArgument', `retentionCheckIntervalMs must be a positive integer, got ${retentionCheck}`);
     const disk = options.disk ?? systemDisk;
     makeDirectoriesSync(options.directory, disk); // durably: a power loss must not take the new directory's name
     const unlock = disk.lockSync(options.directory);
@@ -599,7 +616,17 @@ export class Ferry {
    * incarnation is opened as it is and `rebuild` applies only what it lacks; the caller vouches that
    * it holds nothing the chain does not (a follower's log is a copy of a prefix of the chain).
    */
-  async adoptPartition(topic: string, topicId: TopicId, index: number, partitionCount: number, rebuild: (log: PartitionLog) => Promise<void>, as: 'leader' | 'follower' = 'leader', replicationFactor = 1, leaderEpoch = EMBEDDED_LEADER_EPOCH, keepLocalLog = false): Promise<Partition> {
+  async adoptPartition(
+    topic: string,
+    topicId: TopicId,
+    index: number,
+    partitionCount: number,
+    rebuild: (log: PartitionLog) => Promise<void>,
+    as: 'leader' | 'follower' = 'leader',
+    replicationFactor = 1,
+    leaderEpoch = EMBEDDED_LEADER_EPOCH,
+    keepLocalLog = false,
+  ): Promise<Partition> {
     this.#checkOpen();
     validateTopicName(topic);
     await this.#deletions.get(topic); // an older incarnation's directories go first
@@ -919,7 +946,8 @@ export class Ferry {
    */
   createPartitions(name: string, newTotalCount: number, validateOnly = false): TopicDescription {
     this.#checkOpen();
-    if (this.#options.managedPartitions === true || this.#options.follow !== undefined) throw new FerryError('InvalidArgument', `${name}: partitions are added to a managed engine's or a read replica's topics by what manages it`);
+    if (this.#options.managedPartitions === true || this.#options.follow !== undefined)
+      throw new FerryError('InvalidArgument', `${name}: partitions are added to a managed engine's or a read replica's topics by what manages it`);
     const topic = this.#registry.get(name);
     if (topic === undefined || this.#deletions.has(name)) throw unknownTopic(name);
     checkPartitionIncrease(name, topic.partitions, newTotalCount);
@@ -952,7 +980,10 @@ export class Ferry {
     for (const partition of partitions.splice(first)) {
       if (partition === undefined) continue;
       partition.abandon(new FerryError('UnknownTopicOrPartition', `${name}-${partition.index} was not added`));
-      void partition.log.close().catch(() => {}).finally(() => this.#disk.rmSync(partition.log.directory, { recursive: true, force: true }));
+      void partition.log
+        .close()
+        .catch(() => {})
+        .finally(() => this.#disk.rmSync(partition.log.directory, { recursive: true, force: true }));
     }
   }
 
@@ -961,7 +992,10 @@ export class Ferry {
     const opened = this.#partitions.get(name) ?? [];
     this.#partitions.delete(name);
     for (const partition of opened) {
-      void partition.log.close().catch(() => {}).finally(() => this.#disk.rmSync(partition.log.directory, { recursive: true, force: true }));
+      void partition.log
+        .close()
+        .catch(() => {})
+        .finally(() => this.#disk.rmSync(partition.log.directory, { recursive: true, force: true }));
     }
   }
 
@@ -977,7 +1011,10 @@ export class Ferry {
     const results: ProducedRecord[] = new Array(records.length);
     const durables: Promise<void>[] = [];
     for (const [index, members] of groups) {
-      const batch = buildRecordBatch(members.map((m) => records[m]!), { nowMs: this.#clock.nowMs(), compression: options.compression ?? 'none' });
+      const batch = buildRecordBatch(
+        members.map((m) => records[m]!),
+        { nowMs: this.#clock.nowMs(), compression: options.compression ?? 'none' },
+      );
       const target = partitions[index];
       if (target === undefined) throw new FerryError('UnknownTopicOrPartition', `${topic}-${index} is not served here`);
       const { baseOffset, durable } = await target.append(batch);
@@ -1212,7 +1249,14 @@ export class Ferry {
     const target = this.#partition(topic, index);
     if (target.role.kind !== 'leader') throw new FerryError('NotLeader', `Leader not local for partition ${topic}-${index}: it is a follower here`);
     const timedOut = new AbortController();
-    const timer = this.#clock.setTimer(Math.max(0, timeoutMs), () => timedOut.abort(new FerryError('OutcomeUnknown', `${topic}-${index}: not every in-sync replica reported a log start at or above ${offset} within ${timeoutMs} ms; the delete stands and completes as they catch up`)));
+    const timer = this.#clock.setTimer(Math.max(0, timeoutMs), () =>
+      timedOut.abort(
+        new FerryError(
+          'OutcomeUnknown',
+          `${topic}-${index}: not every in-sync replica reported a log start at or above ${offset} within ${timeoutMs} ms; the delete stands and completes as they catch up`,
+        ),
+      ),
+    );
     try {
       await target.waitForFollowerStarts(offset, timedOut.signal);
     } finally {
@@ -1296,14 +1340,18 @@ export class Ferry {
     // The logs are closed whatever fails (a close's flush): a log left open keeps its directory locked for good.
     let failure: unknown = null;
     const deletion = (async () => {
-      for (const partition of partitions.filter((p) => p !== undefined)) { // managed mode leaves holes
+      for (const partition of partitions.filter((p) => p !== undefined)) {
+        // managed mode leaves holes
         partition.abandon(unknownTopic(topic));
         await partition.log.close().catch((error: unknown) => void (failure ??= error));
         this.#disk.rmSync(partition.log.directory, { recursive: true, force: true });
       }
       if (failure !== null) throw failure;
     })();
-    this.#deletions.set(topic, deletion.catch(() => {}));
+    this.#deletions.set(
+      topic,
+      deletion.catch(() => {}),
+    );
     try {
       await deletion;
     } finally {
@@ -1384,7 +1432,8 @@ export class Ferry {
       const log = PartitionLog.open(directory, { config, clock: this.#clock, storage: this.#storage, disk: this.#disk });
       logRecovery(this.#logger, topic.name, index, log);
       const durableEnd = this.#wal === null ? log.logEndOffset : (shipped?.get(partitionKey(topic.id, index)) ?? 0);
-      if (durableEnd > log.logEndOffset) this.#lostTails.push({ topic, index, log, durableEnd }); // its place stays empty until #rebuildLostTails
+      if (durableEnd > log.logEndOffset)
+        this.#lostTails.push({ topic, index, log, durableEnd }); // its place stays empty until #rebuildLostTails
       else partitions[index] = this.#leaderOrFollower(topic, index, log, durableEnd);
     }
     this.#partitions.set(topic.name, partitions);
@@ -1392,10 +1441,10 @@ export class Ferry {
 
   /** The Partition of a log this engine opened itself (not managed): led here, or followed when the engine follows. */
   #leaderOrFollower(topic: TopicDescription, index: number, log: PartitionLog, durableEnd: number): Partition {
-    const role: PartitionRole = this.#options.follow !== undefined ? { kind: 'follower' } : { kind: 'leader', requiredFollowers: this.#requiredFollowers(topic.name, index), isr: this.#inSyncReplicas(topic.name, index) };
+    const role: PartitionRole =
+      this.#options.follow !== undefined ? { kind: 'follower' } : { kind: 'leader', requiredFollowers: this.#requiredFollowers(topic.name, index), isr: this.#inSyncReplicas(topic.name, index) };
     return new Partition(topic.name, topic.id, index, log, this.#wal, role, durableEnd);
   }
-
 
   /**
    * A leader starting a new WAL epoch: seals the earlier ones (docs/wal-protocol.md [F]) and
@@ -1496,7 +1545,8 @@ export class Ferry {
   #registerIncarnation(topic: string, topicId: TopicId, partitionCount: number): void {
     const known = this.#registry.get(topic);
     if (known !== undefined && known.id !== topicId) {
-      if (this.#partitions.get(topic)?.some((p) => p !== undefined)) throw new FerryError('InvalidArgument', `${topic} is served here as topic id ${known.id}; let it go before adopting topic id ${topicId}`);
+      if (this.#partitions.get(topic)?.some((p) => p !== undefined))
+        throw new FerryError('InvalidArgument', `${topic} is served here as topic id ${known.id}; let it go before adopting topic id ${topicId}`);
       this.#registry.remove(topic);
       this.#partitions.delete(topic);
     }
@@ -1527,17 +1577,21 @@ export class Ferry {
   }
 
   #scheduleRetention(): void {
-    this.#retentionTimer = this.#clock.setTimer(this.#options.retentionCheckIntervalMs ?? RETENTION_CHECK_INTERVAL_MS, () => {
-      if (this.#closed) return;
-      try {
-        this.enforceRetention();
-      } catch (error) {
-        // An OS failure (EMFILE) postpones retention to the next round; it must not end the process.
-        this.#options.metrics?.counter('ferry_engine_retention_failures_total', 'Retention rounds that failed (retried at the next interval)').add();
-        if (!isOsError(error)) throw error;
-      }
-      this.#scheduleRetention();
-    }, true);
+    this.#retentionTimer = this.#clock.setTimer(
+      this.#options.retentionCheckIntervalMs ?? RETENTION_CHECK_INTERVAL_MS,
+      () => {
+        if (this.#closed) return;
+        try {
+          this.enforceRetention();
+        } catch (error) {
+          // An OS failure (EMFILE) postpones retention to the next round; it must not end the process.
+          this.#options.metrics?.counter('ferry_engine_retention_failures_total', 'Retention rounds that failed (retried at the next interval)').add();
+          if (!isOsError(error)) throw error;
+        }
+        this.#scheduleRetention();
+      },
+      true,
+    );
   }
 
   #checkOpen(): void {
@@ -1559,7 +1613,8 @@ function localStartFor(target: Partition): number {
 function resolveDeleteRecordsOffset(partition: string, beforeOffset: number, highWatermark: number): number {
   const offset = beforeOffset === DELETE_TO_HIGH_WATERMARK ? highWatermark : beforeOffset;
   if (!Number.isSafeInteger(offset) || offset < 0) throw new FerryError('OffsetOutOfRange', `The offset ${offset} for partition ${partition} is not valid`);
-  if (offset > highWatermark) throw new FerryError('OffsetOutOfRange', `Cannot increment the log start offset to ${offset} of partition ${partition} since it is larger than the high watermark ${highWatermark}`);
+  if (offset > highWatermark)
+    throw new FerryError('OffsetOutOfRange', `Cannot increment the log start offset to ${offset} of partition ${partition} since it is larger than the high watermark ${highWatermark}`);
   return offset;
 }
 

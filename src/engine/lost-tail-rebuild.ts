@@ -71,9 +71,19 @@ async function rebuildEach(lost: readonly LostTail[], deps: LostTailRebuildDeps,
       const tierStartOf = deps.tierStartOf;
       if (!(error instanceof WalPrefixCollectedError) || tierStartOf === undefined) throw error;
       logger.warn({ ...fields, err: error }, `${topic.name}-${index}: the local log lost offsets from ${endBefore} that WAL GC collected (${error.message}): it starts over at the tier's end`);
-      await rebuildFromTierAndChain(reader, log, chain, topic.id, () => tierStartOf(topic.id, index), (message) => logger.warn(fields, message));
+      await rebuildFromTierAndChain(
+        reader,
+        log,
+        chain,
+        topic.id,
+        () => tierStartOf(topic.id, index),
+        (message) => logger.warn(fields, message),
+      );
     }
-    logger.warn({ ...fields, logEndOffset: log.logEndOffset }, `${topic.name}-${index}: the local log ended at ${endBefore}, below the ${durableEnd} its WAL holds (a power loss): rebuilt up to ${log.logEndOffset} from the WAL`);
+    logger.warn(
+      { ...fields, logEndOffset: log.logEndOffset },
+      `${topic.name}-${index}: the local log ended at ${endBefore}, below the ${durableEnd} its WAL holds (a power loss): rebuilt up to ${log.logEndOffset} from the WAL`,
+    );
     serve(tail);
   }
 }

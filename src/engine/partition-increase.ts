@@ -8,6 +8,8 @@ import { PARTITIONS_PER_TOPIC_MAX } from './topic-registry.ts';
  */
 export function checkPartitionIncrease(topic: string, currentCount: number, newTotalCount: number): void {
   if (newTotalCount === currentCount) throw new FerryError('InvalidPartitions', `Topic already has ${currentCount} partition(s).`);
-  if (!Number.isSafeInteger(newTotalCount) || newTotalCount < currentCount) throw new FerryError('InvalidPartitions', `The topic ${topic} currently has ${currentCount} partition(s); ${newTotalCount} would not be an increase.`);
-  if (newTotalCount > PARTITIONS_PER_TOPIC_MAX) throw new FerryError('InvalidPartitions', `The topic ${topic} would have ${newTotalCount} partition(s), more than the ${PARTITIONS_PER_TOPIC_MAX} a topic may have.`);
+  if (!Number.isSafeInteger(newTotalCount) || newTotalCount < currentCount)
+    throw new FerryError('InvalidPartitions', `The topic ${topic} currently has ${currentCount} partition(s); ${newTotalCount} would not be an increase.`);
+  if (newTotalCount > PARTITIONS_PER_TOPIC_MAX)
+    throw new FerryError('InvalidPartitions', `The topic ${topic} would have ${newTotalCount} partition(s), more than the ${PARTITIONS_PER_TOPIC_MAX} a topic may have.`);
 }

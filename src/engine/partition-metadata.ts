@@ -13,12 +13,18 @@ const PARTITION_METADATA_VERSION = 0;
 export function readPartitionTopicId(directory: string, disk: Disk = systemDisk): TopicId | null {
   const path = join(directory, PARTITION_METADATA_FILE);
   if (!disk.existsSync(path)) return null;
-  const fields = new Map(readTextFileSync(disk, path).split('\n').filter((line) => line.includes(':')).map((line) => {
-    const at = line.indexOf(':');
-    return [line.slice(0, at).trim(), line.slice(at + 1).trim()] as const;
-  }));
+  const fields = new Map(
+    readTextFileSync(disk, path)
+      .split('\n')
+      .filter((line) => line.includes(':'))
+      .map((line) => {
+        const at = line.indexOf(':');
+        return [line.slice(0, at).trim(), line.slice(at + 1).trim()] as const;
+      }),
+  );
   const topicId = fields.get('topic_id');
-  if (fields.get('version') !== String(PARTITION_METADATA_VERSION) || !isUuid(topicId)) throw new FerryError('Storage', `${path} is not a version ${PARTITION_METADATA_VERSION} partition metadata file`);
+  if (fields.get('version') !== String(PARTITION_METADATA_VERSION) || !isUuid(topicId))
+    throw new FerryError('Storage', `${path} is not a version ${PARTITION_METADATA_VERSION} partition metadata file`);
   return topicId;
 }
 

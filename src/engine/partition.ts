@@ -116,7 +116,17 @@ export class Partition {
    * sealed WAL streams is committed whole). `leadership`: the leader epoch appends carry and the
    * gate every acknowledgement passes.
    */
-  constructor(topic: string, topicId: TopicId, index: number, log: PartitionLog, wal: WalWriter | null, role: PartitionRole, durableEnd = log.logEndOffset, committedEnd?: number, leadership: { leaderEpoch: number; gate: AcknowledgeGate } = { leaderEpoch: 0, gate: ALWAYS_ACKNOWLEDGE }) {
+  constructor(
+    topic: string,
+    topicId: TopicId,
+    index: number,
+    log: PartitionLog,
+    wal: WalWriter | null,
+    role: PartitionRole,
+    durableEnd = log.logEndOffset,
+    committedEnd?: number,
+    leadership: { leaderEpoch: number; gate: AcknowledgeGate } = { leaderEpoch: 0, gate: ALWAYS_ACKNOWLEDGE },
+  ) {
     const { leaderEpoch } = leadership;
     assert(Number.isSafeInteger(leaderEpoch) && leaderEpoch >= 0 && leaderEpoch <= 0x7fffffff, `${topic}-${index}: leader epoch ${leaderEpoch} is not a non-negative int32`);
     this.topic = topic;
@@ -128,7 +138,10 @@ export class Partition {
     this.#leaderEpoch = leadership.leaderEpoch;
     this.#gate = leadership.gate;
     if (durableEnd > log.logEndOffset) {
-      throw new FerryError('Storage', `${topic}-${index}: the local log ends at ${log.logEndOffset} but the WAL holds it up to ${durableEnd}; a single engine cannot rebuild its tail from object storage (a cluster broker rebuilds adopted partitions from their chain)`);
+      throw new FerryError(
+        'Storage',
+        `${topic}-${index}: the local log ends at ${log.logEndOffset} but the WAL holds it up to ${durableEnd}; a single engine cannot rebuild its tail from object storage (a cluster broker rebuilds adopted partitions from their chain)`,
+      );
     }
     // Below the log's start lies the tier (a log started over at the tier's end [K2]): durable too,
     // and nothing there to ship again (seed 5268: re-shipping from a WAL end below it read outside the log).
@@ -160,12 +173,23 @@ export class Partition {
         const last = run.at(-1)!;
         const data = new Uint8Array(first.bytes.buffer, first.bytes.byteOffset, last.bytes.byteOffset + last.bytes.length - first.bytes.byteOffset);
         await wal.reserve(data.length, signal);
-        durable = wal.append({ topic: this.topic, topicId: this.topicId, partition: this.index, leaderEpoch: first.partitionLeaderEpoch, baseOffset: first.baseOffset, lastOffset: last.lastOffset, data });
+        durable = wal.append({
+          topic: this.topic,
+          topicId: this.topicId,
+          partition: this.index,
+          leaderEpoch: first.partitionLeaderEpoch,
+          baseOffset: first.baseOffset,
+          lastOffset: last.lastOffset,
+          data,
+        });
       }
       offset = batches.at(-1)!.nextOffset;
     }
     // The last frame's object is durable only with every lower sequence [W5]: so is the whole suffix.
-    this.#track(end - 1, durable).then(() => this.#recompute(), () => {}); // a failed writer fails every later produce too
+    this.#track(end - 1, durable).then(
+      () => this.#recompute(),
+      () => {},
+    ); // a failed writer fails every later produce too
     return end - this.#durableEnd;
   }
 
@@ -258,7 +282,9 @@ export class Partition {
       const endAfter = this.log.logEndOffset;
       if (wal !== null && endAfter > endBefore) {
         // Only the whole append can stay (the log cuts back a failed write): `records` holds it, offsets assigned in place.
-        this.#track(endAfter - 1, wal.append({ topic: this.topic, topicId: this.topicId, partition: this.index, leaderEpoch, baseOffset: endBefore, lastOffset: endAfter - 1, data: records })).catch(() => {});
+        this.#track(endAfter - 1, wal.append({ topic: this.topic, topicId: this.topicId, partition: this.index, leaderEpoch, baseOffset: endBefore, lastOffset: endAfter - 1, data: records })).catch(
+          () => {},
+        );
       }
       throw error;
     }
@@ -267,10 +293,13 @@ export class Partition {
   /** Remembers an append's durability until it is durable, for the duplicates of its batches. */
   #track(lastOffset: number, durable: Promise<void>): Promise<void> {
     this.#undurable.push({ lastOffset, durable });
-    durable.then(() => {
-      this.#durableEnd = Math.max(this.#durableEnd, lastOffset + 1);
-      while (this.#undurable.length > 0 && this.#undurable[0]!.lastOffset < this.#durableEnd) this.#undurable.shift();
-    }, () => {}); // a failed one stays: its duplicates fail as it did
+    durable.then(
+      () => {
+        this.#durableEnd = Math.max(this.#durableEnd, lastOffset + 1);
+        while (this.#undurable.length > 0 && this.#undurable[0]!.lastOffset < this.#durableEnd) this.#undurable.shift();
+      },
+      () => {},
+    ); // a failed one stays: its duplicates fail as it did
     return durable;
   }
 
@@ -338,10 +367,14 @@ export class Partition {
     return new Promise((resolve, reject) => {
       const waiter: LowWatermarkWaiter = { offset, resolve, reject };
       this.#lowWatermarkWaiters.push(waiter);
-      signal.addEventListener('abort', () => {
-        this.#lowWatermarkWaiters = this.#lowWatermarkWaiters.filter((other) => other !== waiter);
-        reject(signal.reason);
-      }, { once: true });
+      signal.addEventListener(
+        'abort',
+        () => {
+          this.#lowWatermarkWaiters = this.#lowWatermarkWaiters.filter((other) => other !== waiter);
+          reject(signal.reason);
+        },
+        { once: true },
+      );
     });
   }
 
@@ -408,10 +441,14 @@ export class Partition {
     return new Promise((resolve) => {
       const waiter = { offset, resolve };
       this.#waiters.push(waiter);
-      signal?.addEventListener('abort', () => {
-        this.#waiters = this.#waiters.filter((other) => other !== waiter);
-        resolve();
-      }, { once: true });
+      signal?.addEventListener(
+        'abort',
+        () => {
+          this.#waiters = this.#waiters.filter((other) => other !== waiter);
+          resolve();
+        },
+        { once: true },
+      );
     });
   }
 
@@ -437,7 +474,7 @@ export class Partition {
    */
   checkLeaderEpoch(currentLeaderEpoch: number): void {
     if (currentLeaderEpoch === UNDEFINED_EPOCH || currentLeaderEpoch === this.leaderEpoch) return;
-    const [kind, relation] = currentLeaderEpoch < this.leaderEpoch ? ['FencedLeaderEpoch', 'older than'] as const : ['UnknownLeaderEpoch', 'newer than'] as const;
+    const [kind, relation] = currentLeaderEpoch < this.leaderEpoch ? (['FencedLeaderEpoch', 'older than'] as const) : (['UnknownLeaderEpoch', 'newer than'] as const);
     throw new FerryError(kind, `leader epoch ${currentLeaderEpoch} is ${relation} ${this.topic}-${this.index}'s epoch ${this.leaderEpoch}`);
   }
 
@@ -503,13 +540,17 @@ export class Partition {
     if (requiredFollowers <= 0) return this.#durableEnd;
     const next = leaderHighWatermark(this.#durableEnd, isr.inSync(this.#durableEnd).values(), requiredFollowers);
     const lapseMs = next < this.#durableEnd ? isr.nextLapseMs(this.#durableEnd) : null;
-    if (lapseMs !== this.#lapseAtMs) { // most recomputes keep the same deadline: no timer churn on the hot path
+    if (lapseMs !== this.#lapseAtMs) {
+      // most recomputes keep the same deadline: no timer churn on the hot path
       this.#lapseTimer?.cancel();
-      this.#lapseTimer = lapseMs === null ? null : isr.atMonotonic(lapseMs + 1, () => {
-        this.#lapseAtMs = null;
-        this.#recompute();
-        this.#wakeLowWatermarkWaiters(); // the follower that fell out is waited for no more
-      });
+      this.#lapseTimer =
+        lapseMs === null
+          ? null
+          : isr.atMonotonic(lapseMs + 1, () => {
+              this.#lapseAtMs = null;
+              this.#recompute();
+              this.#wakeLowWatermarkWaiters(); // the follower that fell out is waited for no more
+            });
       this.#lapseAtMs = lapseMs;
     }
     return next;

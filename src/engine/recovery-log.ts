@@ -16,5 +16,8 @@ export function logRecovery(logger: Logger, topic: string, partition: number, lo
     logger.info(fields, `${topic}-${partition}: recovered after an unclean shutdown (${segmentsScanned} segments scanned, nothing cut), log end ${log.logEndOffset}`);
     return;
   }
-  logger.warn(fields, `${topic}-${partition}: recovery cut ${truncatedBytes} bytes (${stopReason ?? 'a torn tail'}) after scanning ${segmentsScanned} segments; the log now ends at offset ${log.logEndOffset}`);
+  logger.warn(
+    fields,
+    `${topic}-${partition}: recovery cut ${truncatedBytes} bytes (${stopReason ?? 'a torn tail'}) after scanning ${segmentsScanned} segments; the log now ends at offset ${log.logEndOffset}`,
+  );
 }

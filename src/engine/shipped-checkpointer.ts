@@ -1,7 +1,7 @@
 import type { StorageObserver } from '../log/storage-health.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
 import type { ObjectStore } from '../store/object-store.ts';
-import { type Clock, type Timer } from '../util/clock.ts';
+import type { Clock, Timer } from '../util/clock.ts';
 import { isOsError } from '../util/os-error.ts';
 import type { Disk } from '../util/disk.ts';
 import type { Random } from '../util/random.ts';

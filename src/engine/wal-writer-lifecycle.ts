@@ -80,7 +80,11 @@ export class WalWriterLifecycle {
     const { prefix, stream } = this.#writer.config;
     await sealEarlierEpochs(this.#options.store, prefix, stream.writerId, stream.epoch, this.#deps.clock.nowMs(), storedEpochs);
     const sealed = storedEpochs.filter((epoch) => epoch < stream.epoch);
-    if (sealed.length > 0) this.#log.info({ writerId: stream.writerId, epoch: stream.epoch, sealedEpochs: sealed }, `sealed the earlier WAL epochs ${sealed.join(', ')} of ${stream.writerId}; writing epoch ${stream.epoch}`);
+    if (sealed.length > 0)
+      this.#log.info(
+        { writerId: stream.writerId, epoch: stream.epoch, sealedEpochs: sealed },
+        `sealed the earlier WAL epochs ${sealed.join(', ')} of ${stream.writerId}; writing epoch ${stream.epoch}`,
+      );
   }
 
   /**
@@ -110,7 +114,13 @@ export class WalWriterLifecycle {
     let timer: Timer | undefined;
     const gaveUp = new Promise<void>((resolve) => (timer = this.#deps.clock.setTimer(CLOSE_WAL_FLUSH_WAIT_MS, resolve)));
     let settled = false;
-    await Promise.race([wal.flush().catch(() => {}).finally(() => (settled = true)), gaveUp]);
+    await Promise.race([
+      wal
+        .flush()
+        .catch(() => {})
+        .finally(() => (settled = true)),
+      gaveUp,
+    ]);
     timer?.cancel();
     if (!settled) wal.fence(`the engine closed after waiting ${CLOSE_WAL_FLUSH_WAIT_MS} ms for the object store`);
   }

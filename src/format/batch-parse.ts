@@ -52,27 +52,16 @@ export function parseBatchAt(buffer: Uint8Array, position: number, maxBatchBytes
   if (remaining < LOG_OVERHEAD_BYTES) return null;
   const batchLength = readInt32At(buffer, position + BATCH_LENGTH_OFFSET);
   if (batchLength < BATCH_LENGTH_MIN_BYTES) {
-    throw new CorruptRecordError(
-      'batchLength',
-      position,
-      `batchLength ${batchLength} at byte ${position + BATCH_LENGTH_OFFSET} is below the minimum ${BATCH_LENGTH_MIN_BYTES}`,
-    );
+    throw new CorruptRecordError('batchLength', position, `batchLength ${batchLength} at byte ${position + BATCH_LENGTH_OFFSET} is below the minimum ${BATCH_LENGTH_MIN_BYTES}`);
   }
   const sizeInBytes = LOG_OVERHEAD_BYTES + batchLength;
   if (sizeInBytes > maxBatchBytes) {
-    throw new FerryError(
-      'RecordTooLarge',
-      `record batch at byte ${position} is ${sizeInBytes} bytes, over the maximum of ${maxBatchBytes} bytes`,
-    );
+    throw new FerryError('RecordTooLarge', `record batch at byte ${position} is ${sizeInBytes} bytes, over the maximum of ${maxBatchBytes} bytes`);
   }
   if (remaining < sizeInBytes) return null;
   const magic = (buffer[position + MAGIC_OFFSET]! << 24) >> 24;
   if (magic !== RECORD_BATCH_MAGIC) {
-    throw new CorruptRecordError(
-      'magic',
-      position,
-      `magic ${magic} at byte ${position + MAGIC_OFFSET}: only record batch v${RECORD_BATCH_MAGIC} is supported`,
-    );
+    throw new CorruptRecordError('magic', position, `magic ${magic} at byte ${position + MAGIC_OFFSET}: only record batch v${RECORD_BATCH_MAGIC} is supported`);
   }
   const bytes = buffer.subarray(position, position + sizeInBytes);
   checkCrc(bytes, position);
@@ -96,8 +85,7 @@ function checkCrc(bytes: Uint8Array, position: number): void {
 /** Header fields the CRC cannot vouch for: ones a buggy producer could have written wrong. */
 function checkHeader(batch: RecordBatch): void {
   const position = batch.position;
-  const corrupt = (field: string, offset: number, detail: string): CorruptRecordError =>
-    new CorruptRecordError(field, position, `${field} at byte ${position + offset} ${detail}`);
+  const corrupt = (field: string, offset: number, detail: string): CorruptRecordError => new CorruptRecordError(field, position, `${field} at byte ${position + offset} ${detail}`);
   if (compressionCodecOf(batch.attributes & COMPRESSION_CODEC_MASK) === undefined) {
     throw corrupt('attributes', ATTRIBUTES_OFFSET, `has unknown compression type id ${batch.attributes & COMPRESSION_CODEC_MASK}`);
   }

@@ -43,12 +43,7 @@ export function compress(codec: BuildCompressionCodec, data: Uint8Array): Uint8A
  * Java producers may emit several gzip members and Bun.gunzipSync stops after the first.
  * `errorPosition` is the batch's position in its source buffer, for the errors.
  */
-export function decompress(
-  codec: CompressionCodec,
-  data: Uint8Array,
-  errorPosition: number,
-  maxOutputBytes = DECOMPRESSED_RECORDS_MAX_BYTES,
-): Uint8Array {
+export function decompress(codec: CompressionCodec, data: Uint8Array, errorPosition: number, maxOutputBytes = DECOMPRESSED_RECORDS_MAX_BYTES): Uint8Array {
   if (codec === 'none') return data;
   if (codec === 'snappy' || codec === 'lz4') {
     throw new FerryError('InvalidArgument', `cannot decode ${codec} batch at byte ${errorPosition}: not supported yet`);
@@ -59,11 +54,7 @@ export function decompress(
     return asUint8Array(output);
   } catch (error) {
     if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw new FerryError(
-        'RecordTooLarge',
-        `${codec} batch at byte ${errorPosition} decompresses to more than ${maxOutputBytes} bytes`,
-        { cause: error },
-      );
+      throw new FerryError('RecordTooLarge', `${codec} batch at byte ${errorPosition} decompresses to more than ${maxOutputBytes} bytes`, { cause: error });
     }
     throw new CorruptRecordError('records', errorPosition, `${codec} data does not decompress: ${String(error)}`);
   }

@@ -130,10 +130,7 @@ export class RecordIterator implements IterableIterator<Record> {
     const offsetDelta = readVarint(this.source.data, this.cursor, 'offsetDelta');
     // Offsets rise within a batch; compaction may leave gaps but never reorders.
     if (offsetDelta <= this.previousOffsetDelta || offsetDelta > this.source.lastOffsetDelta) {
-      throw this.corrupt(
-        'offsetDelta',
-        `offsetDelta ${offsetDelta} at byte ${position} is not in (${this.previousOffsetDelta}, lastOffsetDelta ${this.source.lastOffsetDelta}]`,
-      );
+      throw this.corrupt('offsetDelta', `offsetDelta ${offsetDelta} at byte ${position} is not in (${this.previousOffsetDelta}, lastOffsetDelta ${this.source.lastOffsetDelta}]`);
     }
     this.previousOffsetDelta = offsetDelta;
     return offsetDelta;

@@ -98,7 +98,8 @@ export function resolveLogConfig(overrides: Partial<LogConfig> = {}): LogConfig 
   requireInteger('localRetentionMs', config.localRetentionMs, LOCAL_RETENTION_AS_RETENTION, Number.MAX_SAFE_INTEGER);
   requireInteger('indexIntervalBytes', config.indexIntervalBytes, 0, SEGMENT_BYTES_MAX);
   requireInteger('maxBatchBytes', config.maxBatchBytes, RECORD_BATCH_HEADER_BYTES, SEGMENT_BYTES_MAX);
-  if (config.messageTimestampType !== 'CreateTime' && config.messageTimestampType !== 'LogAppendTime') throw new FerryError('InvalidArgument', `messageTimestampType must be CreateTime or LogAppendTime, not ${String(config.messageTimestampType)}`);
+  if (config.messageTimestampType !== 'CreateTime' && config.messageTimestampType !== 'LogAppendTime')
+    throw new FerryError('InvalidArgument', `messageTimestampType must be CreateTime or LogAppendTime, not ${String(config.messageTimestampType)}`);
   if (typeof config.remoteStorageEnable !== 'boolean') throw new FerryError('InvalidArgument', `remoteStorageEnable must be true or false, not ${String(config.remoteStorageEnable)}`);
   requireLocalWithin('localRetentionBytes', config.localRetentionBytes, 'retentionBytes', config.retentionBytes);
   requireLocalWithin('localRetentionMs', config.localRetentionMs, 'retentionMs', config.retentionMs);

@@ -59,7 +59,10 @@ function holderOf(path: string): string {
 /** ` (its command line)` from /proc on Linux; '' elsewhere or when it is gone. */
 function commandOf(pid: number): string {
   try {
-    const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((part) => part !== '').join(' ');
+    const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      .split('\0')
+      .filter((part) => part !== '')
+      .join(' ');
     return command === '' ? '' : ` (${command.slice(0, HOLDER_COMMAND_CHARS_MAX)})`;
   } catch {
     return '';

@@ -102,10 +102,11 @@ export class GroupCommit {
       // As soon as possible, but after the producers woken by the last flush have appended:
       // starting at once would cover one batch and leave the rest for the next sync (measured:
       // half the syncs, 1.3x the throughput with 8 producers).
-      if (this.#timer === null) this.#timer = this.#clock.immediate(() => {
-        this.#timer = null;
-        if (this.#inFlight === null) void this.#start();
-      });
+      if (this.#timer === null)
+        this.#timer = this.#clock.immediate(() => {
+          this.#timer = null;
+          if (this.#inFlight === null) void this.#start();
+        });
     } else if (this.#pendingBytes >= policy.bytes) {
       this.#timer?.cancel();
       this.#timer = null;

@@ -68,7 +68,8 @@ export class LeaderEpochCache {
 
   /** Replaces every entry (a log started over from another copy's history, PartitionLog.startAt). */
   reset(entries: readonly EpochEntry[]): void {
-    for (let i = 1; i < entries.length; i++) assert(entries[i]!.epoch > entries[i - 1]!.epoch && entries[i]!.startOffset > entries[i - 1]!.startOffset, `epoch entries increase: ${JSON.stringify(entries)}`);
+    for (let i = 1; i < entries.length; i++)
+      assert(entries[i]!.epoch > entries[i - 1]!.epoch && entries[i]!.startOffset > entries[i - 1]!.startOffset, `epoch entries increase: ${JSON.stringify(entries)}`);
     this.#replace([...entries]);
   }
 
@@ -86,7 +87,9 @@ export class LeaderEpochCache {
 }
 
 function parseCheckpoint(path: string, disk: Disk): EpochEntry[] {
-  const lines = readTextFileSync(disk, path).split('\n').filter((line) => line.length > 0);
+  const lines = readTextFileSync(disk, path)
+    .split('\n')
+    .filter((line) => line.length > 0);
   const corrupt = (why: string) => new FerryError('Storage', `${path} is corrupt: ${why}`);
   if (lines[0] !== String(CHECKPOINT_FORMAT_VERSION)) throw corrupt(`unknown version ${lines[0]}`);
   const count = Number(lines[1]);

@@ -124,7 +124,17 @@ export class PartitionLog {
   /** The log start DeleteRecords set (its checkpoint): only ever rises. */
   #deletedBefore: number;
 
-  private constructor(directory: string, config: LogConfig, clock: Clock, unlock: () => void, epochs: LeaderEpochCache, segments: LogSegment[], recovery: RecoveryReport, disk: Disk, storage: StorageObserver | null) {
+  private constructor(
+    directory: string,
+    config: LogConfig,
+    clock: Clock,
+    unlock: () => void,
+    epochs: LeaderEpochCache,
+    segments: LogSegment[],
+    recovery: RecoveryReport,
+    disk: Disk,
+    storage: StorageObserver | null,
+  ) {
     this.#disk = disk;
     this.directory = directory;
     this.#config = config;
@@ -135,10 +145,14 @@ export class PartitionLog {
     this.recovery = recovery;
     this.#storage = storage;
     this.#deletedBefore = readLogStartCheckpoint(directory, disk);
-    this.#commit = new GroupCommit(config.flush, clock, this.logEndOffset, () => this.#activeSegment().flush().catch((error: unknown) => {
-      this.#storage?.writeFailed(this.directory, error);
-      throw error;
-    }));
+    this.#commit = new GroupCommit(config.flush, clock, this.logEndOffset, () =>
+      this.#activeSegment()
+        .flush()
+        .catch((error: unknown) => {
+          this.#storage?.writeFailed(this.directory, error);
+          throw error;
+        }),
+    );
     this.#producers = new ProducerStateManager(directory, undefined, disk);
     this.#rebuildProducerState();
   }
@@ -294,7 +308,15 @@ export class PartitionLog {
     if (appendTimeMs === NO_LOG_APPEND_TIME) this.#checkTimestamps(batches); // a producer's clock is ignored under LogAppendTime
     const original = this.#producers.check(batches);
     // A retry answers the time its original was stamped with, as Kafka's duplicate answers its batch's timestamp.
-    if (original !== null) return { baseOffset: original.baseOffset, lastOffset: original.lastOffset, batches: [], sizeBytes: 0, duplicate: true, logAppendTimeMs: appendTimeMs === NO_LOG_APPEND_TIME ? NO_LOG_APPEND_TIME : original.maxTimestamp };
+    if (original !== null)
+      return {
+        baseOffset: original.baseOffset,
+        lastOffset: original.lastOffset,
+        batches: [],
+        sizeBytes: 0,
+        duplicate: true,
+        logAppendTimeMs: appendTimeMs === NO_LOG_APPEND_TIME ? NO_LOG_APPEND_TIME : original.maxTimestamp,
+      };
     let nextOffset = this.logEndOffset;
     for (const batch of batches) {
       batch.setBaseOffset(nextOffset);
@@ -486,15 +508,21 @@ export class PartitionLog {
   /** The producer state at `offset` (between the log start and end) as snapshot bytes: what a tiered segment ending there carries. */
   producerSnapshotAt(offset: number): Uint8Array {
     this.#checkOpen();
-    if (offset < this.logStartOffset || offset > this.logEndOffset) throw new FerryError('OffsetOutOfRange', `no producer state at offset ${offset}: the log holds ${this.logStartOffset}..${this.logEndOffset}`);
+    if (offset < this.logStartOffset || offset > this.logEndOffset)
+      throw new FerryError('OffsetOutOfRange', `no producer state at offset ${offset}: the log holds ${this.logStartOffset}..${this.logEndOffset}`);
     const holdingBase = this.#segments[this.#segmentIndexFor(offset)]!.baseOffset; // its roll snapshot stays
-    return this.#producers.snapshotAt(offset, this.logStartOffset, (from, to, apply) => {
-      for (let at = from; at < to; ) {
-        const { batches } = this.read(at, REPLAY_READ_BYTES);
-        for (const batch of batches) if (batch.baseOffset >= at && batch.baseOffset < to) apply(batch);
-        at = batches.at(-1)!.nextOffset;
-      }
-    }, holdingBase);
+    return this.#producers.snapshotAt(
+      offset,
+      this.logStartOffset,
+      (from, to, apply) => {
+        for (let at = from; at < to; ) {
+          const { batches } = this.read(at, REPLAY_READ_BYTES);
+          for (const batch of batches) if (batch.baseOffset >= at && batch.baseOffset < to) apply(batch);
+          at = batches.at(-1)!.nextOffset;
+        }
+      },
+      holdingBase,
+    );
   }
 
   /** Removes every batch at or after `offset` (a follower diverged from its leader). */
@@ -565,7 +593,10 @@ export class PartitionLog {
       this.#storage?.writeSucceeded();
       return result;
     } catch (error) {
-      throw this.#failedWrite(error, batches.reduce((sum, batch) => sum + batch.sizeInBytes, 0));
+      throw this.#failedWrite(
+        error,
+        batches.reduce((sum, batch) => sum + batch.sizeInBytes, 0),
+      );
     }
   }
 
@@ -654,7 +685,10 @@ export class PartitionLog {
         batch = null;
       }
       if (batch === null || batch.baseOffset !== expected) {
-        this.#damaged = new FerryError('Storage', `log ${this.directory}: after a failed fdatasync the unsynced batch at offset ${expected} reads back damaged (its pages were dropped); restart to recover`);
+        this.#damaged = new FerryError(
+          'Storage',
+          `log ${this.directory}: after a failed fdatasync the unsynced batch at offset ${expected} reads back damaged (its pages were dropped); restart to recover`,
+        );
         throw this.#damaged;
       }
       expected = batch.nextOffset;
@@ -800,7 +834,11 @@ function readInt64At(bytes: Uint8Array, at: number): number {
 
 /** Lists, opens and (after a crash) recovers the segments of `directory`. */
 function openSegments(directory: string, config: LogConfig, epochs: LeaderEpochCache, learnEpochs: boolean, disk: Disk): { segments: LogSegment[]; report: RecoveryReport } {
-  const baseOffsets = disk.readdirSync(directory).map(parseSegmentFileName).filter((offset) => offset !== null).sort((a, b) => a - b);
+  const baseOffsets = disk
+    .readdirSync(directory)
+    .map(parseSegmentFileName)
+    .filter((offset) => offset !== null)
+    .sort((a, b) => a - b);
   if (baseOffsets.length === 0) {
     return { segments: [LogSegment.create(directory, 0, config.indexIntervalBytes, disk)], report: { cleanShutdown: true, segmentsScanned: 0, truncatedBytes: 0, stopReason: null } };
   }

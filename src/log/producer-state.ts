@@ -143,7 +143,9 @@ export class ProducerStateManager {
       const producerId = batch.producerId;
       if (producerId === NO_PRODUCER_ID) continue;
       const entry = this.#live(producerId);
-      const duplicate = pending.has(producerId) ? undefined : entry?.batches.find((b) => entry.epoch === batch.producerEpoch && b.firstSequence === batch.baseSequence && b.lastSequence === lastSequenceOf(batch));
+      const duplicate = pending.has(producerId)
+        ? undefined
+        : entry?.batches.find((b) => entry.epoch === batch.producerEpoch && b.firstSequence === batch.baseSequence && b.lastSequence === lastSequenceOf(batch));
       if (duplicate !== undefined) {
         if (batches.length > 1) throw new FerryError('InvalidArgument', `a retried batch of producer ${producerId} (sequence ${batch.baseSequence}) must be sent alone`);
         return duplicate;
@@ -189,10 +191,14 @@ export class ProducerStateManager {
   /** The state as the bytes of its snapshot file: what a tiered segment carries of it (contract 11). */
   encodeSnapshot(): Uint8Array {
     this.#sweep();
-    const producers = [...this.#producers].map(([id, entry]) => [id, entry.epoch, entry.lastLogTimeMs, entry.batches.map((b) => [b.firstSequence, b.lastSequence, b.baseOffset, b.lastOffset, b.maxTimestamp])]);
+    const producers = [...this.#producers].map(([id, entry]) => [
+      id,
+      entry.epoch,
+      entry.lastLogTimeMs,
+      entry.batches.map((b) => [b.firstSequence, b.lastSequence, b.baseOffset, b.lastOffset, b.maxTimestamp]),
+    ]);
     return pack({ version: SNAPSHOT_FORMAT_VERSION, endOffset: this.#endOffset, logTimeMs: this.#logTimeMs, producers });
   }
-
 
   /**
    * Restores the newest readable snapshot at or below `logEndOffset` and deletes any above it
@@ -268,7 +274,9 @@ export class ProducerStateManager {
   /** The newest readable snapshot at or below `offset` as this state; returns its offset, or 0 with an empty state. */
   #loadNewestAtOrBelow(offset: number): number {
     this.#clear(0);
-    for (const at of listSnapshots(this.#directory, this.#disk).filter((o) => o <= offset).reverse()) {
+    for (const at of listSnapshots(this.#directory, this.#disk)
+      .filter((o) => o <= offset)
+      .reverse()) {
       if (this.#read(at)) return at;
     }
     return 0;
@@ -334,7 +342,8 @@ interface DecodedSnapshot {
 /** `bytes` as the state at `offset`; CorruptObject if they are not a snapshot of this version, or of another offset. */
 export function checkedSnapshot(bytes: Uint8Array, offset: number): DecodedSnapshot {
   const decoded = decodeSnapshot(bytes);
-  if (decoded === null || decoded.endOffset !== offset) throw new FerryError('CorruptObject', `a producer snapshot for offset ${offset} is ${decoded === null ? 'unreadable' : `of offset ${decoded.endOffset}`}`);
+  if (decoded === null || decoded.endOffset !== offset)
+    throw new FerryError('CorruptObject', `a producer snapshot for offset ${offset} is ${decoded === null ? 'unreadable' : `of offset ${decoded.endOffset}`}`);
   return decoded;
 }
 
@@ -345,7 +354,17 @@ function decodeSnapshot(bytes: Uint8Array): DecodedSnapshot | null {
     if (decoded.version !== SNAPSHOT_FORMAT_VERSION || !Number.isSafeInteger(decoded.endOffset)) return null;
     const producers = new Map<number, ProducerEntry>();
     for (const [id, epoch, lastLogTimeMs, batches] of decoded.producers) {
-      producers.set(id, { epoch, lastLogTimeMs, batches: batches.map(([firstSequence, lastSequence, baseOffset, lastOffset, maxTimestamp]) => ({ firstSequence: firstSequence!, lastSequence: lastSequence!, baseOffset: baseOffset!, lastOffset: lastOffset!, maxTimestamp: maxTimestamp! })) });
+      producers.set(id, {
+        epoch,
+        lastLogTimeMs,
+        batches: batches.map(([firstSequence, lastSequence, baseOffset, lastOffset, maxTimestamp]) => ({
+          firstSequence: firstSequence!,
+          lastSequence: lastSequence!,
+          baseOffset: baseOffset!,
+          lastOffset: lastOffset!,
+          maxTimestamp: maxTimestamp!,
+        })),
+      });
     }
     return { endOffset: decoded.endOffset, logTimeMs: decoded.logTimeMs, producers };
   } catch {
@@ -370,5 +389,9 @@ function checkSequence(producerId: number, known: { epoch: number; lastSequence:
 
 function listSnapshots(directory: string, disk: Disk): number[] {
   if (!disk.existsSync(directory)) return [];
-  return disk.readdirSync(directory).map(parseSnapshotFileName).filter((o) => o !== null).sort((a, b) => a - b);
+  return disk
+    .readdirSync(directory)
+    .map(parseSnapshotFileName)
+    .filter((o) => o !== null)
+    .sort((a, b) => a - b);
 }

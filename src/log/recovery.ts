@@ -39,7 +39,7 @@ export function scanSegment(segment: LogSegment, options: ScanOptions): ScanResu
   let stopReason: string | null = null;
   while (position < fileSizeBytes && stopReason === null) {
     const local = position - chunkStart;
-    let batch;
+    let batch: ReturnType<typeof parseBatchAt>;
     try {
       batch = parseBatchAt(chunk, local, options.maxBatchBytes);
     } catch (error) {

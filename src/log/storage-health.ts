@@ -46,7 +46,10 @@ export class StorageHealth implements StorageObserver {
     this.#spellBytes = Math.max(this.#spellBytes, bytes);
     if (this.#spellFailures++ === 0) {
       this.#failing?.set(1);
-      this.#log.error({ directory, err: error, bytes }, `storage: writes to ${directory} fail (${error instanceof Error ? error.message : String(error)}); the request is answered KAFKA_STORAGE_ERROR and writes are retried as they come`);
+      this.#log.error(
+        { directory, err: error, bytes },
+        `storage: writes to ${directory} fail (${error instanceof Error ? error.message : String(error)}); the request is answered KAFKA_STORAGE_ERROR and writes are retried as they come`,
+      );
     }
   }
 

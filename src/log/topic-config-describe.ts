@@ -47,7 +47,17 @@ export function describeTopicConfigs(configs: TopicConfigs, brokerDefaults: Topi
     if (broker !== undefined && broker !== definition.defaultValue) synonyms.push({ name: definition.brokerSynonym ?? definition.name, value: broker, source: 'STATIC_BROKER_CONFIG' });
     synonyms.push({ name: definition.brokerSynonym ?? definition.name, value: definition.defaultValue, source: 'DEFAULT_CONFIG' });
     const { value, source } = synonyms[0]!;
-    entries.push({ name: definition.name, value, source, readOnly: false, isDefault: source === 'DEFAULT_CONFIG', isSensitive: definition.type === 'PASSWORD', synonyms, type: definition.type, documentation: definition.documentation });
+    entries.push({
+      name: definition.name,
+      value,
+      source,
+      readOnly: false,
+      isDefault: source === 'DEFAULT_CONFIG',
+      isSensitive: definition.type === 'PASSWORD',
+      synonyms,
+      type: definition.type,
+      documentation: definition.documentation,
+    });
   }
   return entries;
 }

@@ -10,9 +10,7 @@ import { assert } from '../util/assert.ts';
  * Express PUT (~4 ms) to a standard S3 GET of a tier segment and retry backoffs; a longer wait
  * (a Fetch long-poll is at most 30 s by default) falls in +Inf. 19 buckets: 21 lines a series.
  */
-export const LATENCY_SECONDS_BUCKETS: readonly number[] = [
-  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.0075, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60,
-];
+export const LATENCY_SECONDS_BUCKETS: readonly number[] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.0075, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60];
 
 /** Size buckets in bytes: powers of 4 from 256 B to 256 MiB (a WAL object, a tier segment). */
 export const SIZE_BYTES_BUCKETS: readonly number[] = Array.from({ length: 11 }, (_, index) => 256 * 4 ** index);

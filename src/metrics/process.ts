@@ -50,10 +50,14 @@ export function registerProcessMetrics(registry: MetricsRegistry, clock: Clock, 
   let timer: Timer | null = null;
   const probe = (): void => {
     const dueMs = clock.monotonicMs() + EVENT_LOOP_PROBE_INTERVAL_MS;
-    timer = clock.setTimer(EVENT_LOOP_PROBE_INTERVAL_MS, () => {
-      delay.observe(Math.max(0, clock.monotonicMs() - dueMs) / MS_PER_SECOND);
-      probe();
-    }, true);
+    timer = clock.setTimer(
+      EVENT_LOOP_PROBE_INTERVAL_MS,
+      () => {
+        delay.observe(Math.max(0, clock.monotonicMs() - dueMs) / MS_PER_SECOND);
+        probe();
+      },
+      true,
+    );
   };
   probe();
   return () => {

@@ -120,14 +120,7 @@ export class MetricsRegistry {
   }
 
   // The casts above are safe: a family holds metrics of its own type only, checked in #family.
-  #register(
-    type: MetricType,
-    name: string,
-    help: string,
-    labels: Labels,
-    buckets: readonly number[] | null,
-    create: () => Metric,
-  ): Metric {
+  #register(type: MetricType, name: string, help: string, labels: Labels, buckets: readonly number[] | null, create: () => Metric): Metric {
     const family = this.#family(type, name, help, buckets);
     const pairs = labelPairs(type, labels);
     const key = JSON.stringify(pairs);

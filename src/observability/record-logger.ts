@@ -78,5 +78,8 @@ export function jsonFields(fields: LogFields): Record<string, unknown> {
  * takeover or tiered segment (info), which would clutter the service's own output.
  */
 export function defaultLogger(clock: Clock = systemClock): Logger {
-  return new RecordLogger('warn', jsonLineSink((line) => void process.stderr.write(line), clock));
+  return new RecordLogger(
+    'warn',
+    jsonLineSink((line) => void process.stderr.write(line), clock),
+  );
 }

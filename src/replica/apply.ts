@@ -19,7 +19,10 @@ export function applyFrame(log: PartitionLog, frame: ReadFrame, topicId: Uuid): 
   const logEnd = log.logEndOffset;
   if (entry.lastOffset < logEnd) return 0;
   if (entry.baseOffset > logEnd) {
-    throw new FerryError('InvalidOffsets', `${entry.topic}-${entry.partition}: the WAL continues at offset ${entry.baseOffset} but the local log ends at ${logEnd}; the missing offsets are not in these WAL streams`);
+    throw new FerryError(
+      'InvalidOffsets',
+      `${entry.topic}-${entry.partition}: the WAL continues at offset ${entry.baseOffset} but the local log ends at ${logEnd}; the missing offsets are not in these WAL streams`,
+    );
   }
   const data = entry.baseOffset < logEnd ? suffixFrom(frame.data, logEnd, log) : frame.data;
   log.appendReplica(data);

@@ -65,7 +65,14 @@ export class InSyncReplicas {
     const nowMs = this.#clock.monotonicMs();
     const known = this.#progress.get(replicaId);
     if (known === undefined) {
-      this.#progress.set(replicaId, { logEndOffset, logStartOffset, caughtUpAtMs: logEndOffset >= leaderEnd ? nowMs : Number.NEGATIVE_INFINITY, reportedAtMs: nowMs, firstReportAtMs: nowMs, leaderEndAtReport: leaderEnd });
+      this.#progress.set(replicaId, {
+        logEndOffset,
+        logStartOffset,
+        caughtUpAtMs: logEndOffset >= leaderEnd ? nowMs : Number.NEGATIVE_INFINITY,
+        reportedAtMs: nowMs,
+        firstReportAtMs: nowMs,
+        leaderEndAtReport: leaderEnd,
+      });
       return true;
     }
     // The log end now, as Kafka takes each replica fetch offset: a lower report means the follower's

@@ -256,7 +256,12 @@ export class SimBrokerHost {
     if (tier === null) return { log: { flush } };
     return {
       log: { flush, segmentBytes: tier.segmentBytes, ...(tier.localRetentionBytes === null ? {} : { localRetentionBytes: tier.localRetentionBytes }) },
-      tier: { store: this.#walView!, control: new ControlStore(this.#controlView ?? this.#walView!, ''), intervalMs: tier.intervalMs, ...(tier.tailMaxBytes === null ? {} : { tailMaxBytes: tier.tailMaxBytes }) },
+      tier: {
+        store: this.#walView!,
+        control: new ControlStore(this.#controlView ?? this.#walView!, ''),
+        intervalMs: tier.intervalMs,
+        ...(tier.tailMaxBytes === null ? {} : { tailMaxBytes: tier.tailMaxBytes }),
+      },
       walGcIntervalMs: SIM_WAL_GC_INTERVAL_MS,
       retentionCheckIntervalMs: tier.retentionCheckIntervalMs,
     };

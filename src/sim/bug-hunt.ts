@@ -67,7 +67,11 @@ async function main(args: string[]): Promise<number> {
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     const { finding, issue } = REGRESSIONS[bug];
     if (hunt.caughtBy === null) missed++;
-    console.log(hunt.caughtBy === null ? `${bug} (${issue === undefined ? '' : `issue ${issue} `}finding ${finding}): NOT caught in ${hunt.seedsRun} seeds (${seconds} s)` : `${bug} (${issue === undefined ? '' : `issue ${issue} `}finding ${finding}): caught after ${hunt.seedsRun} seeds by seed ${hunt.caughtBy.seed}: ${hunt.caughtBy.invariants.join(', ')} (${seconds} s)`);
+    console.log(
+      hunt.caughtBy === null
+        ? `${bug} (${issue === undefined ? '' : `issue ${issue} `}finding ${finding}): NOT caught in ${hunt.seedsRun} seeds (${seconds} s)`
+        : `${bug} (${issue === undefined ? '' : `issue ${issue} `}finding ${finding}): caught after ${hunt.seedsRun} seeds by seed ${hunt.caughtBy.seed}: ${hunt.caughtBy.invariants.join(', ')} (${seconds} s)`,
+    );
   }
   return missed === 0 ? 0 : 1;
 }

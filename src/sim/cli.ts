@@ -32,7 +32,8 @@ exit status: 0 no violation, 1 a violation, 2 bad usage.`;
 
 const PROGRESS_INTERVAL_MS = 10_000;
 const RUN_LOG = join(import.meta.dir, 'runs.md');
-const RUN_LOG_HEADER = '# Simulation runs\n\nAppended by `npm run sim` for runs of 100 or more seeds: the range, the commit, the result.\n\n| date (UTC) | seeds | commit | bug switch | seeds/s | simulated h | faults | result |\n|---|---|---|---|---|---|---|---|\n';
+const RUN_LOG_HEADER =
+  '# Simulation runs\n\nAppended by `npm run sim` for runs of 100 or more seeds: the range, the commit, the result.\n\n| date (UTC) | seeds | commit | bug switch | seeds/s | simulated h | faults | result |\n|---|---|---|---|---|---|---|---|\n';
 
 async function main(args: string[]): Promise<number> {
   const parsed = parseCommandArgs(
@@ -57,7 +58,8 @@ async function main(args: string[]): Promise<number> {
   if (bug !== null && !(bug in REGRESSIONS)) throw new CliError(`--bug must be one of ${Object.keys(REGRESSIONS).join(', ')}, got '${bug}'`);
   if (bug !== null) reintroduce([bug]);
   const faults = values.faults === undefined ? undefined : new Set(String(values.faults).split(','));
-  for (const name of faults ?? []) if (!FAULT_KINDS.some((kind) => kind.name === name)) throw new CliError(`--faults: unknown kind '${name}'; kinds: ${FAULT_KINDS.map((kind) => kind.name).join(', ')}`);
+  for (const name of faults ?? [])
+    if (!FAULT_KINDS.some((kind) => kind.name === name)) throw new CliError(`--faults: unknown kind '${name}'; kinds: ${FAULT_KINDS.map((kind) => kind.name).join(', ')}`);
   if (values.seed !== undefined) return replay(nonNegativeInteger('seed', values.seed), faults, values.verbose === true);
   const from = values.from === undefined ? 1 : nonNegativeInteger('from', values.from);
   const count = positiveInteger('seeds', values.seeds as string | undefined, 20);
@@ -162,7 +164,9 @@ async function runRange(seeds: AsyncGenerator<SeedOutcome>, count: number, until
     }
     if (performance.now() - lastProgress > PROGRESS_INTERVAL_MS) {
       lastProgress = performance.now();
-      console.log(`${seedsRun}/${count} seeds, ${rate(seedsRun, lastProgress - started)} seeds/s, ${(simulatedMs / 3_600_000).toFixed(2)} simulated h, ${faultCount} faults, ${failed.length} with violations`);
+      console.log(
+        `${seedsRun}/${count} seeds, ${rate(seedsRun, lastProgress - started)} seeds/s, ${(simulatedMs / 3_600_000).toFixed(2)} simulated h, ${faultCount} faults, ${failed.length} with violations`,
+      );
     }
     if (untilViolation && failed.length > 0) break;
   }
@@ -208,16 +212,31 @@ function describeOps(ops: SimRunResult['history']['ops']): string {
 
 /** The commit the code under test is at, marked `+dirty` when the working tree differs from it. */
 function sourceRevision(): string {
-  const commit = Bun.spawnSync(['git', 'rev-parse', '--short', 'HEAD'], { cwd: import.meta.dir }).stdout.toString().trim() || 'unknown';
+  const commit =
+    Bun.spawnSync(['git', 'rev-parse', '--short', 'HEAD'], { cwd: import.meta.dir })
+      .stdout.toString()
+      .trim() || 'unknown';
   // The log's own rows are not the code under test.
-  const dirty = Bun.spawnSync(['git', 'status', '--porcelain', '--', '.', ':(exclude)src/sim/runs.md'], { cwd: join(import.meta.dir, '../..') }).stdout.toString().trim() !== '';
+  const dirty =
+    Bun.spawnSync(['git', 'status', '--porcelain', '--', '.', ':(exclude)src/sim/runs.md'], { cwd: join(import.meta.dir, '../..') })
+      .stdout.toString()
+      .trim() !== '';
   return `${commit}${dirty ? '+dirty' : ''}`;
 }
 
 function record(from: number, summary: RangeSummary, bug: Regression | null, revision: string): void {
   if (!existsSync(RUN_LOG)) writeFileSync(RUN_LOG, RUN_LOG_HEADER);
   const result = summary.failed.length === 0 ? 'no violation' : `violations: seeds ${summary.failed.map((r) => r.seed).join(', ')}`;
-  const row = [new Date().toISOString().slice(0, 16).replace('T', ' '), `${from}..${from + summary.seedsRun - 1}`, revision, bug ?? '', rate(summary.seedsRun, summary.wallMs), (summary.simulatedMs / 3_600_000).toFixed(2), String(summary.faults), result];
+  const row = [
+    new Date().toISOString().slice(0, 16).replace('T', ' '),
+    `${from}..${from + summary.seedsRun - 1}`,
+    revision,
+    bug ?? '',
+    rate(summary.seedsRun, summary.wallMs),
+    (summary.simulatedMs / 3_600_000).toFixed(2),
+    String(summary.faults),
+    result,
+  ];
   appendFileSync(RUN_LOG, `| ${row.join(' | ')} |\n`);
 }
 

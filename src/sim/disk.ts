@@ -417,7 +417,10 @@ function rootDirectory(): SimDirectory {
 
 /** `path`'s names from the root ('/a/b/../c' is a, c); relative paths count from the root. */
 function componentsOf(path: string): string[] {
-  return posix.normalize(`/${path}`).split('/').filter((name) => name.length > 0);
+  return posix
+    .normalize(`/${path}`)
+    .split('/')
+    .filter((name) => name.length > 0);
 }
 
 /** The outcome of a synchronous step as a promise: a failure rejects instead of throwing. */

@@ -1,4 +1,15 @@
-import { type CommitOp, type DeleteRecordsOp, type FetchOp, type History, isPartitionOp, type ListOffsetsOp, type OffsetFetchOp, type ProduceOp, type ReplicaLog, type TieredPartition } from './history.ts';
+import {
+  type CommitOp,
+  type DeleteRecordsOp,
+  type FetchOp,
+  type History,
+  isPartitionOp,
+  type ListOffsetsOp,
+  type OffsetFetchOp,
+  type ProduceOp,
+  type ReplicaLog,
+  type TieredPartition,
+} from './history.ts';
 import { TopicIncarnations } from './incarnations.ts';
 import type { PartitionRef } from './violation.ts';
 

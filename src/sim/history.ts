@@ -192,7 +192,20 @@ export interface AclChangeOp extends Op {
   readonly permission: 'allow' | 'deny';
 }
 
-export type ClientOp = ProduceOp | FetchOp | CommitOp | OffsetFetchOp | AdminOp | DeleteRecordsOp | CreatePartitionsOp | AlterConfigsOp | MetadataOp | ListOffsetsOp | AuthenticateOp | IntruderOp | AclChangeOp;
+export type ClientOp =
+  | ProduceOp
+  | FetchOp
+  | CommitOp
+  | OffsetFetchOp
+  | AdminOp
+  | DeleteRecordsOp
+  | CreatePartitionsOp
+  | AlterConfigsOp
+  | MetadataOp
+  | ListOffsetsOp
+  | AuthenticateOp
+  | IntruderOp
+  | AclChangeOp;
 
 /** An op on one partition of a topic incarnation (the history index files it under that partition). */
 export type PartitionOp = ProduceOp | FetchOp | CommitOp | OffsetFetchOp | DeleteRecordsOp | ListOffsetsOp;

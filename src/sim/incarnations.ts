@@ -71,7 +71,14 @@ export class TopicIncarnations {
       for (const event of events) endsMaxMs.push((max = Math.max(max, event.endMs + propagationMs)));
       const createdOk = events.map((event) => event.kind === 'create-topic' && event.outcome.ok);
       const creates = events.map((event) => event.kind === 'create-topic');
-      this.#topics.set(topic, { startsMs: events.map((event) => event.startMs), endsMaxMs, creates, createdOk, ...spansOf(ambiguousSpans(events, propagationMs)), okEndsMs: events.map((event) => (event.outcome.ok ? event.endMs + propagationMs : Infinity)) });
+      this.#topics.set(topic, {
+        startsMs: events.map((event) => event.startMs),
+        endsMaxMs,
+        creates,
+        createdOk,
+        ...spansOf(ambiguousSpans(events, propagationMs)),
+        okEndsMs: events.map((event) => (event.outcome.ok ? event.endMs + propagationMs : Infinity)),
+      });
     }
   }
 

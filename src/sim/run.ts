@@ -82,7 +82,14 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   await loadXxh64Stream();
   const securityRandom = new SeededRandom(seed ^ SECURITY_SALT);
   const scenario: Scenario = { ...drawScenario(new SeededRandom(seed ^ SCENARIO_SALT), securityRandom), ...options.scenario };
-  const security: SimSecurity | null = scenario.security === null ? null : simSecurity(scenario.security, scenario.producers.map((producer) => producer.name), securityRandom);
+  const security: SimSecurity | null =
+    scenario.security === null
+      ? null
+      : simSecurity(
+          scenario.security,
+          scenario.producers.map((producer) => producer.name),
+          securityRandom,
+        );
   const scheduler = new SimScheduler(new SeededRandom(seed ^ SCHEDULE_SALT));
   const log = options.log ?? (() => {});
   const uncaught: string[] = [];
@@ -135,7 +142,18 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   }
   for (const host of hosts) host.start();
   await runFor(STARTUP_MS_MAX, () => hosts.every((host) => host.state === 'running'));
-  const workload = new SimWorkload({ scenario, scheduler, network, hosts, record: (op) => ops.push(op), log: timed, random: new SeededRandom(seed), adminRandom: new SeededRandom(seed ^ TOPIC_ADMIN_SALT), security, securityRandom });
+  const workload = new SimWorkload({
+    scenario,
+    scheduler,
+    network,
+    hosts,
+    record: (op) => ops.push(op),
+    log: timed,
+    random: new SeededRandom(seed),
+    adminRandom: new SeededRandom(seed ^ TOPIC_ADMIN_SALT),
+    security,
+    securityRandom,
+  });
   await workload.setup(runFor);
 
   // chaos: faults at seeded moments, on seeded hosts, each healing after its drawn time
@@ -204,17 +222,27 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
     replicaEnds: replicaEnds.ends,
     probes,
     quietFromMs: quietFromMs - startMs,
-    shape: { brokers: scenario.brokers, cluster: scenario.cluster, replicationFactor: scenario.replicationFactor, minInsyncReplicas: scenario.minInsyncReplicas, leaseMs: scenario.leaseMs, scanIntervalMs: scenario.scanIntervalMs },
+    shape: {
+      brokers: scenario.brokers,
+      cluster: scenario.cluster,
+      replicationFactor: scenario.replicationFactor,
+      minInsyncReplicas: scenario.minInsyncReplicas,
+      leaseMs: scenario.leaseMs,
+      scanIntervalMs: scenario.scanIntervalMs,
+    },
     health,
     stranded,
     livenessBoundMs: LIVENESS_BOUND_MS,
     ...(tiered === null || tierWrites === null ? {} : { tiered, tierWrites: tierWrites.writes }),
     ...(walDeletes === null ? {} : { walDeletes: walDeletes.deletes }),
-    ...(security === null ? {} : { security: { users: workload.users(), superUsers: [...SUPER_USERS], aclPropagationMs: ACL_PROPAGATION_MS, failedAuthenticationDelayMs: FAILED_AUTHENTICATION_DELAY_MS_DEFAULT } }),
+    ...(security === null
+      ? {}
+      : { security: { users: workload.users(), superUsers: [...SUPER_USERS], aclPropagationMs: ACL_PROPAGATION_MS, failedAuthenticationDelayMs: FAILED_AUTHENTICATION_DELAY_MS_DEFAULT } }),
   };
   const violations = check(history);
   for (const error of uncaught) violations.push({ invariant: 'no-uncaught-errors', topic: '', partition: -1, offsets: [], message: error.split('\n').slice(0, 6).join('\n') });
-  if (overBudget()) violations.push({ invariant: 'no-livelock', topic: '', partition: -1, offsets: [], message: `more than ${EVENTS_MAX} events in ${Math.round((scheduler.nowMs - startMs) / 1000)} simulated s` });
+  if (overBudget())
+    violations.push({ invariant: 'no-livelock', topic: '', partition: -1, offsets: [], message: `more than ${EVENTS_MAX} events in ${Math.round((scheduler.nowMs - startMs) / 1000)} simulated s` });
   for (const host of hosts) host.crash(); // ends every process: nothing of this run outlives it
   return { seed, scenario, history, violations, traceHash: traceHash(history, scheduler.eventsRun), simulatedMs: scheduler.nowMs - startMs, faultsInjected, eventsRun: scheduler.eventsRun };
 }
@@ -237,7 +265,9 @@ function walDeleteRecorder(walStore: MemoryStore, controlStore: MemoryStore, clu
 function settled(hosts: readonly SimBrokerHost[], topics: readonly { readonly name: string; readonly partitions: number }[]): boolean {
   const running = hosts.flatMap((host) => (host.broker === null ? [] : [host.broker]));
   if (!running.every((broker) => broker.acknowledging)) return false;
-  return topics.every((topic) => Array.from({ length: topic.partitions }, (_, partition) => partition).every((partition) => running.filter((broker) => broker.context.engine.leads(topic.name, partition)).length === 1));
+  return topics.every((topic) =>
+    Array.from({ length: topic.partitions }, (_, partition) => partition).every((partition) => running.filter((broker) => broker.context.engine.leads(topic.name, partition)).length === 1),
+  );
 }
 
 /** Every replica's log of every partition of the topics as they are at the end, from the engines themselves. */

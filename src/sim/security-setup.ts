@@ -120,15 +120,21 @@ export async function writeScramCredentials(store: ObjectStore, security: SimSec
 /** An ACL as the history records it and as CreateAcls and DeleteAcls carry it. */
 export type SimAcl = Pick<AclChangeOp, 'principal' | 'resourceType' | 'resourceName' | 'patternType' | 'operation' | 'permission'>;
 
-export function simAcl(user: string, resourceType: SimAcl['resourceType'], resourceName: string, operation: AclOperation, permission: SimAcl['permission'] = 'allow', patternType: SimAcl['patternType'] = 'literal'): SimAcl {
+export function simAcl(
+  user: string,
+  resourceType: SimAcl['resourceType'],
+  resourceName: string,
+  operation: AclOperation,
+  permission: SimAcl['permission'] = 'allow',
+  patternType: SimAcl['patternType'] = 'literal',
+): SimAcl {
   return { principal: `User:${user}`, resourceType, resourceName, patternType, operation: aclOperationName(operation), permission };
 }
 
 /** The ACLs the admin creates at setup: what each legitimate client does, and nothing for `outsider`. */
 export function setupAcls(scenario: Scenario, security: SecurityScenario): SimAcl[] {
-  const topics = (user: string, operation: AclOperation): SimAcl[] => security.topicPattern === 'prefixed'
-    ? [simAcl(user, 'topic', TOPIC_PREFIX, operation, 'allow', 'prefixed')]
-    : scenario.topics.map((topic) => simAcl(user, 'topic', topic.name, operation));
+  const topics = (user: string, operation: AclOperation): SimAcl[] =>
+    security.topicPattern === 'prefixed' ? [simAcl(user, 'topic', TOPIC_PREFIX, operation, 'allow', 'prefixed')] : scenario.topics.map((topic) => simAcl(user, 'topic', topic.name, operation));
   const acls: SimAcl[] = [];
   for (const producer of scenario.producers) {
     acls.push(...topics(producer.name, AclOperation.WRITE));
@@ -149,5 +155,13 @@ const ANY_HOST = '*';
 export function aclOnWire(acl: SimAcl): { resourceType: number; resourceName: string; resourcePatternType: number; principal: string; host: string; operation: number; permissionType: number } {
   const operation = (AclOperation as Record<string, number>)[acl.operation];
   if (operation === undefined) throw new Error(`no ACL operation ${acl.operation}`);
-  return { resourceType: RESOURCE_TYPES[acl.resourceType], resourceName: acl.resourceName, resourcePatternType: PATTERN_TYPES[acl.patternType], principal: acl.principal, host: ANY_HOST, operation, permissionType: PERMISSION_TYPES[acl.permission] };
+  return {
+    resourceType: RESOURCE_TYPES[acl.resourceType],
+    resourceName: acl.resourceName,
+    resourcePatternType: PATTERN_TYPES[acl.patternType],
+    principal: acl.principal,
+    host: ANY_HOST,
+    operation,
+    permissionType: PERMISSION_TYPES[acl.permission],
+  };
 }

@@ -1,5 +1,18 @@
 import { StoreError } from '../store/errors.ts';
-import type { DeleteManyResult, GetOptions, GetResult, ListOptions, ListPage, MultipartOptions, MultipartUpload, ObjectInfo, ObjectStore, PutOptions, PutResult, UploadedPart } from '../store/object-store.ts';
+import type {
+  DeleteManyResult,
+  GetOptions,
+  GetResult,
+  ListOptions,
+  ListPage,
+  MultipartOptions,
+  MultipartUpload,
+  ObjectInfo,
+  ObjectStore,
+  PutOptions,
+  PutResult,
+  UploadedPart,
+} from '../store/object-store.ts';
 import type { StoreStats } from '../store/stats.ts';
 import type { SeededRandom } from '../util/random.ts';
 import type { ProcessGate, SimScheduler } from './scheduler.ts';

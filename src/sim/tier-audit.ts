@@ -32,7 +32,10 @@ export class TierRecordWrites {
     if (match === null) return;
     const record = JSON.parse(new TextDecoder().decode(body)) as TierRecord;
     const segments = record.segments.map(({ baseOffset, endOffset, uploadId, leaderEpoch, state }) => ({ baseOffset, endOffset, uploadId, leaderEpoch, state }));
-    const merging = record.merging === undefined ? {} : { merging: { baseOffset: record.merging.baseOffset, endOffset: record.merging.endOffset, uploadId: record.merging.uploadId, leaderEpoch: record.merging.leaderEpoch } };
+    const merging =
+      record.merging === undefined
+        ? {}
+        : { merging: { baseOffset: record.merging.baseOffset, endOffset: record.merging.endOffset, uploadId: record.merging.uploadId, leaderEpoch: record.merging.leaderEpoch } };
     this.writes.push({ topicId: match[1]!, partition: Number(match[2]), atMs: this.#nowMs(), leaderEpoch: record.leaderEpoch, segments, ...merging });
   }
 }

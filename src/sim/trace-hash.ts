@@ -20,7 +20,9 @@ export function traceHash(history: History, eventsRun: number): string {
     parts.push(`${log.node} ${log.topic}-${log.partition} ${log.leader} ${log.logStartOffset}..${log.logEndOffset} hw ${log.highWatermark} ${logHashes.splice(0).join(',')}`);
   }
   for (const tier of history.tiered ?? []) {
-    const segments = tier.segments.map((segment) => `${segment.baseOffset}..${segment.endOffset} ${segment.uploadId} ${segment.problem ?? segment.batches.map((batch) => Bun.hash.xxHash64(batch.bytes).toString(16)).join(',')}`);
+    const segments = tier.segments.map(
+      (segment) => `${segment.baseOffset}..${segment.endOffset} ${segment.uploadId} ${segment.problem ?? segment.batches.map((batch) => Bun.hash.xxHash64(batch.bytes).toString(16)).join(',')}`,
+    );
     parts.push(`tier ${tier.topic}-${tier.partition} ${tier.topicId} ${tier.startOffset}..${tier.tieredEnd} ${segments.join(' ')}`);
   }
   for (const write of history.tierWrites ?? []) parts.push(`tier write ${write.atMs} ${write.topicId}/${write.partition} ${write.leaderEpoch} ${JSON.stringify(write.segments)}`);

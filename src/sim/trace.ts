@@ -119,8 +119,21 @@ function describeOp(op: ClientOp): string {
     case 'delete-acl':
       return `${op.kind} ${op.permission} ${op.principal} ${op.operation} on ${op.resourceType} ${op.resourceName}${op.patternType === 'prefixed' ? '*' : ''}`;
     case 'intruder': {
-      const what = [op.topic === null ? '' : `${op.topic}${op.partition === null ? '' : `/${op.partition}`}`, op.group ?? '', op.values.length === 0 ? '' : `${op.values.length} record(s) ${op.values[0]}`, op.committedOffset === null ? '' : `offset ${op.committedOffset}`].filter((part) => part !== '').join(' ');
-      const got = [op.records.length === 0 ? '' : `${op.records.length} record(s)`, op.topics.length === 0 ? '' : `topics ${op.topics.join(',')}`, op.offsets.length === 0 ? '' : `offsets ${op.offsets.join(',')}`].filter((part) => part !== '').join(', ');
+      const what = [
+        op.topic === null ? '' : `${op.topic}${op.partition === null ? '' : `/${op.partition}`}`,
+        op.group ?? '',
+        op.values.length === 0 ? '' : `${op.values.length} record(s) ${op.values[0]}`,
+        op.committedOffset === null ? '' : `offset ${op.committedOffset}`,
+      ]
+        .filter((part) => part !== '')
+        .join(' ');
+      const got = [
+        op.records.length === 0 ? '' : `${op.records.length} record(s)`,
+        op.topics.length === 0 ? '' : `topics ${op.topics.join(',')}`,
+        op.offsets.length === 0 ? '' : `offsets ${op.offsets.join(',')}`,
+      ]
+        .filter((part) => part !== '')
+        .join(', ');
       return `intruder (${op.intruder}) ${op.api} on ${op.listener}${what === '' ? '' : ` ${what}`}${got === '' ? '' : ` -> ${got}`}`;
     }
     default:

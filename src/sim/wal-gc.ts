@@ -56,7 +56,17 @@ export class WalDeleteRecorder {
     }
     const kind = kindOf(body);
     if (kind === 'data') this.deletedObjects.push({ key, body });
-    this.deletes.push({ atMs: this.#options.nowMs(), writerId: stream.writerId, epoch: stream.epoch, sequence, kind, present: present.sort((a, b) => a - b), seals: seals.sort((a, b) => a - b), floorMark, frames: kind === 'data' ? this.#frames(body) : [] });
+    this.deletes.push({
+      atMs: this.#options.nowMs(),
+      writerId: stream.writerId,
+      epoch: stream.epoch,
+      sequence,
+      kind,
+      present: present.sort((a, b) => a - b),
+      seals: seals.sort((a, b) => a - b),
+      floorMark,
+      frames: kind === 'data' ? this.#frames(body) : [],
+    });
   }
 
   #frames(body: Uint8Array): WalDeletedFrame[] {

@@ -13,7 +13,22 @@ import { SimIntruder, type IntruderTarget } from './client/intruder.ts';
 import type { ClientSasl } from './client/sasl.ts';
 import type { IntruderKind } from './history.ts';
 import { SecurityLoad } from './security-load.ts';
-import { ACL_PROPAGATION_MS, ADMIN_USER, BROKER_LISTENER, BROKER_LISTENER_PORT, CLIENT_LISTENER, drawPassword, LAPSED_USER, MEMBER_USER, OUTSIDER_USER, READER_USER, setupAcls, SIM_GROUP, type SimSecurity, STRANGER_USER } from './security-setup.ts';
+import {
+  ACL_PROPAGATION_MS,
+  ADMIN_USER,
+  BROKER_LISTENER,
+  BROKER_LISTENER_PORT,
+  CLIENT_LISTENER,
+  drawPassword,
+  LAPSED_USER,
+  MEMBER_USER,
+  OUTSIDER_USER,
+  READER_USER,
+  setupAcls,
+  SIM_GROUP,
+  type SimSecurity,
+  STRANGER_USER,
+} from './security-setup.ts';
 import { ProcessGate, SimClock, type SimScheduler } from './scheduler.ts';
 
 /** Between two batches of one producer: drawn in this range (simulated ms). */
@@ -251,7 +266,9 @@ export class SimWorkload {
     const { scheduler } = this.#options;
     const deadline = quietFromMs + boundMs;
     await this.#settleTopics(deadline, runFor); // the counts may grow here (a CreatePartitions of unknown outcome)
-    const probes = this.finalTopics().flatMap((topic) => Array.from({ length: topic.partitions }, (_, partition) => ({ topic: topic.name, partition, writeAfterMs: null as number | null, readAfterMs: null as number | null, done: false })));
+    const probes = this.finalTopics().flatMap((topic) =>
+      Array.from({ length: topic.partitions }, (_, partition) => ({ topic: topic.name, partition, writeAfterMs: null as number | null, readAfterMs: null as number | null, done: false })),
+    );
     const producer = new SimProducer({ ...this.#clientOptions('probe', ADMIN_USER), idempotent: true, acks: -1 });
     this.#startClient(producer);
     for (const probe of probes) {

@@ -22,12 +22,21 @@ import type { ObjectStore } from './object-store.ts';
 export async function checkConditionalWrites(store: ObjectStore, prefix: string, probeId: string, role: string): Promise<void> {
   const key = `${prefix === '' ? '' : `${prefix.replace(/\/+$/, '')}/`}conditional-write-check/${probeId}`;
   const refuse = (what: string): never => {
-    throw new FerryError('InvalidArgument', `the ${role} store (${store.kind}) does not enforce conditional writes: ${what}; fencing and compare-and-swap need them (--unsafe-store runs a single broker on it anyway)`);
+    throw new FerryError(
+      'InvalidArgument',
+      `the ${role} store (${store.kind}) does not enforce conditional writes: ${what}; fencing and compare-and-swap need them (--unsafe-store runs a single broker on it anyway)`,
+    );
   };
   try {
     const created = await store.put(key, bytes('1'), { ifNoneMatch: '*' });
     if (await succeeds(store.put(key, bytes('2'), { ifNoneMatch: '*' }))) refuse('a second put with If-None-Match: * succeeded');
-    if (await completeOnePart(store, key, bytes('2')).then(() => true, () => false)) refuse('a multipart upload with If-None-Match: * completed over an existing object');
+    if (
+      await completeOnePart(store, key, bytes('2')).then(
+        () => true,
+        () => false,
+      )
+    )
+      refuse('a multipart upload with If-None-Match: * completed over an existing object');
     if (await succeeds(store.put(key, bytes('3'), { ifMatch: '"ferry-not-this-etag"' }))) refuse('a put with If-Match on a wrong ETag succeeded');
     const current = await store.head(key);
     if (current?.etag !== created.etag) refuse('a refused conditional put changed the object');

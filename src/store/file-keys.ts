@@ -47,7 +47,11 @@ export function objectPathOf(key: string): string {
 export function directoryPathOf(keyPrefix: string): string | null {
   if (keyPrefix === '') return '';
   if (unrepresentable(keyPrefix) !== null) return null;
-  return keyPrefix.slice(0, -1).split('/').map((segment) => segment + DIRECTORY_SUFFIX).join('/');
+  return keyPrefix
+    .slice(0, -1)
+    .split('/')
+    .map((segment) => segment + DIRECTORY_SUFFIX)
+    .join('/');
 }
 
 /** A directory entry decoded back to a key segment; null for names the store did not write. */

@@ -37,7 +37,8 @@ export class KeyLocks {
     await previous;
     const fd = this.#fdOf(stripe);
     try {
-      if (!(await lockExclusive(fd, this.#timeoutMs))) throw new StoreError('Timeout', `file store: the write lock of ${showKey(key)} stayed taken for ${this.#timeoutMs} ms (another process is stuck holding it)`, { key });
+      if (!(await lockExclusive(fd, this.#timeoutMs)))
+        throw new StoreError('Timeout', `file store: the write lock of ${showKey(key)} stayed taken for ${this.#timeoutMs} ms (another process is stuck holding it)`, { key });
       try {
         return await action();
       } finally {

@@ -71,7 +71,16 @@ async function copyBody(from: OpenObject, to: FileHandle, position: number, buff
  * Writes the object the listed parts make into `temporaryPath` (created here, fsynced if `sync`)
  * and returns its ETag. The caller publishes the file and removes the upload.
  */
-export async function assembleUpload(uploadDirectory: string, key: string, parts: readonly UploadedPart[], partBytesMin: number, temporaryPath: string, sync: boolean, header: (etag: string) => Uint8Array, files: FileSync = systemFileSync): Promise<string> {
+export async function assembleUpload(
+  uploadDirectory: string,
+  key: string,
+  parts: readonly UploadedPart[],
+  partBytesMin: number,
+  temporaryPath: string,
+  sync: boolean,
+  header: (etag: string) => Uint8Array,
+  files: FileSync = systemFileSync,
+): Promise<string> {
   await checkParts(uploadDirectory, key, parts, partBytesMin);
   const etag = multipartEtag(parts.map((part) => part.etag));
   const target = await open(temporaryPath, 'wx');

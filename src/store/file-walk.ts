@@ -33,7 +33,7 @@ export async function walkKeys(objectsDirectory: string, prefix: string, afterKe
         if (key.startsWith(prefix) && (afterKey === undefined || key > afterKey)) keys.push(key);
         continue;
       }
-      const below = key + '/';
+      const below = `${key}/`;
       if (!below.startsWith(prefix) && !prefix.startsWith(below)) continue;
       if (afterKey !== undefined && below < afterKey && !afterKey.startsWith(below)) continue;
       stack.push({ directory: join(directory, name), keyPrefix: below });

@@ -11,7 +11,22 @@ import { assembleUpload, partPath, uploadGone } from './file-multipart.ts';
 import { encodeHeader, etagAt, openObject, readExactly, OBJECT_HEADER_BYTES, removeQuietly, writeObjectFile } from './file-object.ts';
 import { errnoOf, storeErrorFromFs } from './fs-errors.ts';
 import { decodeListToken, pageOf } from './list-token.ts';
-import { DELETE_BATCH_KEYS_MAX, MULTIPART_PART_BYTES_MIN, type DeleteManyResult, type GetOptions, type GetResult, type ListOptions, type ListPage, type MultipartOptions, type MultipartUpload, type ObjectInfo, type ObjectStore, type PutOptions, type PutResult, type UploadedPart } from './object-store.ts';
+import {
+  DELETE_BATCH_KEYS_MAX,
+  MULTIPART_PART_BYTES_MIN,
+  type DeleteManyResult,
+  type GetOptions,
+  type GetResult,
+  type ListOptions,
+  type ListPage,
+  type MultipartOptions,
+  type MultipartUpload,
+  type ObjectInfo,
+  type ObjectStore,
+  type PutOptions,
+  type PutResult,
+  type UploadedPart,
+} from './object-store.ts';
 import { StatsRecorder, type RequestClass, type StoreStats } from './stats.ts';
 import { checkKey, checkListOptions, checkPartBody, checkPartList, checkPartNumber, checkPutOptions, checkRangeShape, invalidArgument, resolveRange, showKey } from './validate.ts';
 import { mapLimited } from '../util/map-limited.ts';
@@ -84,7 +99,8 @@ export class FileStore implements ObjectStore {
   /** Opens (creating if needed) a store rooted at `root`, and sweeps what crashed writers left. */
   static async open(root: string, options: FileStoreOptions = {}): Promise<FileStore> {
     const absolute = resolve(root);
-    if (options.multipartPartBytesMin !== undefined && !(options.multipartPartBytesMin >= 1)) throw invalidArgument(undefined, `multipartPartBytesMin must be at least 1, not ${options.multipartPartBytesMin}`);
+    if (options.multipartPartBytesMin !== undefined && !(options.multipartPartBytesMin >= 1))
+      throw invalidArgument(undefined, `multipartPartBytesMin must be at least 1, not ${options.multipartPartBytesMin}`);
     let store: FileStore;
     try {
       store = new FileStore(absolute, options);
@@ -361,7 +377,10 @@ export class FileStore implements ObjectStore {
     const sweep = async (directory: string, ageMs: number): Promise<void> => {
       for (const name of await readdir(directory).catch(() => [] as string[])) {
         const path = join(directory, name);
-        const modified = await stat(path).then((s) => s.mtimeMs, () => nowMs);
+        const modified = await stat(path).then(
+          (s) => s.mtimeMs,
+          () => nowMs,
+        );
         if (nowMs - modified > ageMs) await rm(path, { recursive: true, force: true }).catch(() => undefined);
       }
     };

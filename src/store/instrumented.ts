@@ -1,7 +1,20 @@
 import type { BucketHistogram, Counter, MetricsRegistry } from '../metrics/index.ts';
 import type { Clock } from '../util/clock.ts';
 import { isStoreError } from './errors.ts';
-import type { DeleteManyResult, GetOptions, GetResult, ListOptions, ListPage, MultipartOptions, MultipartUpload, ObjectInfo, ObjectStore, PutOptions, PutResult, UploadedPart } from './object-store.ts';
+import type {
+  DeleteManyResult,
+  GetOptions,
+  GetResult,
+  ListOptions,
+  ListPage,
+  MultipartOptions,
+  MultipartUpload,
+  ObjectInfo,
+  ObjectStore,
+  PutOptions,
+  PutResult,
+  UploadedPart,
+} from './object-store.ts';
 import type { StoreStats } from './stats.ts';
 
 /** What a store is for in a broker: the `store` label (a store serving two roles is wrapped once per role). */
@@ -131,7 +144,9 @@ export class InstrumentedStore implements ObjectStore {
     const key = `${operation}/${error}`;
     let counter = this.#errors.get(key);
     if (counter === undefined) {
-      counter = this.#registry.counter('ferry_object_store_errors_total', 'Object store calls that failed, by store role, operation and StoreError kind', { labels: { store: this.#role, operation, error } });
+      counter = this.#registry.counter('ferry_object_store_errors_total', 'Object store calls that failed, by store role, operation and StoreError kind', {
+        labels: { store: this.#role, operation, error },
+      });
       this.#errors.set(key, counter);
     }
     return counter;

@@ -6,9 +6,37 @@ import { contentEtag, multipartEtag } from './etag.ts';
 import { faultError, FaultInjector, type FaultInjection, type FaultPlan } from './faults.ts';
 import { LATENCY_PROFILES, LatencyModel, type LatencyProfile, type LatencyProfileName } from './latency.ts';
 import { decodeListToken, pageOf } from './list-token.ts';
-import { DELETE_BATCH_KEYS_MAX, MULTIPART_PART_BYTES_MIN, type DeleteManyResult, type GetOptions, type GetResult, type ListOptions, type ListPage, type MultipartOptions, type MultipartUpload, type ObjectInfo, type ObjectStore, type PutOptions, type PutResult, type UploadedPart } from './object-store.ts';
+import {
+  DELETE_BATCH_KEYS_MAX,
+  MULTIPART_PART_BYTES_MIN,
+  type DeleteManyResult,
+  type GetOptions,
+  type GetResult,
+  type ListOptions,
+  type ListPage,
+  type MultipartOptions,
+  type MultipartUpload,
+  type ObjectInfo,
+  type ObjectStore,
+  type PutOptions,
+  type PutResult,
+  type UploadedPart,
+} from './object-store.ts';
 import { StatsRecorder, type RequestClass, type StoreStats } from './stats.ts';
-import { checkKey, checkKeys, checkListOptions, checkPartBody, checkPartList, checkPartNumber, checkPartSizes, checkPutOptions, checkRangeShape, invalidArgument, resolveRange, showKey } from './validate.ts';
+import {
+  checkKey,
+  checkKeys,
+  checkListOptions,
+  checkPartBody,
+  checkPartList,
+  checkPartNumber,
+  checkPartSizes,
+  checkPutOptions,
+  checkRangeShape,
+  invalidArgument,
+  resolveRange,
+  showKey,
+} from './validate.ts';
 
 /** How a MemoryStore behaves: its latency profile, faults, seed and clock. */
 export interface MemoryStoreOptions {
@@ -288,7 +316,11 @@ export class MemoryStore implements ObjectStore {
         if (found === undefined || found.etag !== part.etag) throw invalidArgument(key, `multipart upload of ${showKey(key)}: part ${part.partNumber} with ETag ${part.etag} was not uploaded`);
         return found;
       });
-      checkPartSizes(key, parts.map((part, i) => ({ partNumber: part.partNumber, size: stored[i]!.body.length })), this.#partBytesMin);
+      checkPartSizes(
+        key,
+        parts.map((part, i) => ({ partNumber: part.partNumber, size: stored[i]!.body.length })),
+        this.#partBytesMin,
+      );
       if (upload.ifNoneMatch && this.#objects.has(key)) throw preconditionFailed(key, 'an object already exists under it (multipart ifNoneMatch: *)');
       // Assembling the object copies every part once more: a stored object is one contiguous buffer.
       const etag = multipartEtag(stored.map((part) => part.etag));

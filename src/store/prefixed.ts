@@ -1,5 +1,18 @@
 import { isStoreError, StoreError } from './errors.ts';
-import { KEY_BYTES_MAX, type DeleteManyResult, type GetOptions, type GetResult, type ListOptions, type ListPage, type MultipartOptions, type MultipartUpload, type ObjectInfo, type ObjectStore, type PutOptions, type PutResult } from './object-store.ts';
+import {
+  KEY_BYTES_MAX,
+  type DeleteManyResult,
+  type GetOptions,
+  type GetResult,
+  type ListOptions,
+  type ListPage,
+  type MultipartOptions,
+  type MultipartUpload,
+  type ObjectInfo,
+  type ObjectStore,
+  type PutOptions,
+  type PutResult,
+} from './object-store.ts';
 import type { StoreStats } from './stats.ts';
 import { checkKey, invalidArgument, showKey } from './validate.ts';
 

@@ -22,7 +22,10 @@ function asChunks(body: unknown): AsyncIterable<Uint8Array> {
   if (body === undefined || body === null) return (async function* () {})();
   if (typeof body === 'object' && Symbol.asyncIterator in body) return body as AsyncIterable<Uint8Array>;
   if (body instanceof ReadableStream) return body as unknown as AsyncIterable<Uint8Array>;
-  if (body instanceof Blob) return (async function* () { yield new Uint8Array(await body.arrayBuffer()); })();
+  if (body instanceof Blob)
+    return (async function* () {
+      yield new Uint8Array(await body.arrayBuffer());
+    })();
   throw new TypeError(`unexpected S3 response body type ${Object.prototype.toString.call(body)}`);
 }
 

@@ -41,12 +41,7 @@ export function judge(write: ConditionalWrite, current: CurrentObject | null): V
   return { landed: false, retry: write.ifMatch !== undefined && current.etag === write.ifMatch };
 }
 
-export async function putConditionally(
-  requests: S3Requests,
-  write: ConditionalWrite,
-  spec: RequestSpec<PutResult>,
-  readBack: () => Promise<CurrentObject | null>,
-): Promise<PutResult> {
+export async function putConditionally(requests: S3Requests, write: ConditionalWrite, spec: RequestSpec<PutResult>, readBack: () => Promise<CurrentObject | null>): Promise<PutResult> {
   let unknownBefore = false;
   for (let attempt = 1; ; attempt++) {
     let error: StoreError;

@@ -1,11 +1,4 @@
-import {
-  AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
-  HeadObjectCommand,
-  ListPartsCommand,
-  UploadPartCommand,
-  type S3Client,
-} from '@aws-sdk/client-s3';
+import { AbortMultipartUploadCommand, CompleteMultipartUploadCommand, HeadObjectCommand, ListPartsCommand, UploadPartCommand, type S3Client } from '@aws-sdk/client-s3';
 import { StoreError, isStoreError } from './errors.ts';
 import { MULTIPART_PART_BYTES_MIN, type MultipartUpload, type PutResult, type UploadedPart } from './object-store.ts';
 import { failureFromSdk, mayHaveTakenEffect, where, type RequestContext } from './s3-errors.ts';
@@ -48,10 +41,9 @@ export class S3MultipartUpload implements MultipartUpload {
       context,
       bytesIn: body.byteLength,
       send: (abortSignal) =>
-        this.#client.send(
-          new UploadPartCommand({ Bucket: this.#bucket, Key: this.#fullKey, UploadId: this.uploadId, PartNumber: partNumber, Body: body, ContentLength: body.byteLength }),
-          { abortSignal },
-        ),
+        this.#client.send(new UploadPartCommand({ Bucket: this.#bucket, Key: this.#fullKey, UploadId: this.uploadId, PartNumber: partNumber, Body: body, ContentLength: body.byteLength }), {
+          abortSignal,
+        }),
     });
     return { partNumber, etag: output.ETag ?? '', size: body.byteLength };
   }
@@ -115,7 +107,11 @@ export class S3MultipartUpload implements MultipartUpload {
    */
   async #resolveUnknownCompletion(error: StoreError): Promise<string | null> {
     const head = await this.#requests
-      .run({ requestClass: 'head', context: this.#context('HeadObject'), send: (abortSignal) => this.#client.send(new HeadObjectCommand({ Bucket: this.#bucket, Key: this.#fullKey }), { abortSignal }) })
+      .run({
+        requestClass: 'head',
+        context: this.#context('HeadObject'),
+        send: (abortSignal) => this.#client.send(new HeadObjectCommand({ Bucket: this.#bucket, Key: this.#fullKey }), { abortSignal }),
+      })
       .catch((headError: unknown) => (isStoreError(headError, 'NotFound') ? null : Promise.reject(headError)));
     if (head === null) return null;
     const uploadAlive = await this.#requests

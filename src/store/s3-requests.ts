@@ -50,7 +50,11 @@ export class S3Requests {
       } catch (error) {
         if (!isStoreError(error) || !shouldRetry(error, attempt, this.policy, spec.signal)) {
           // The caller hears the error; the operator hears that retrying did not help (an outage, not a blip).
-          if (isStoreError(error) && error.retriable && spec.signal?.aborted !== true) this.#log.error({ operation: spec.context.operation, bucket: spec.context.bucket, key: spec.context.key, attempts: attempt, kind: error.kind, err: error }, `S3 ${spec.context.operation} failed after ${attempt} attempts: ${error.message}`);
+          if (isStoreError(error) && error.retriable && spec.signal?.aborted !== true)
+            this.#log.error(
+              { operation: spec.context.operation, bucket: spec.context.bucket, key: spec.context.key, attempts: attempt, kind: error.kind, err: error },
+              `S3 ${spec.context.operation} failed after ${attempt} attempts: ${error.message}`,
+            );
           throw error;
         }
         await this.backoff(attempt, spec.signal);

@@ -1,13 +1,5 @@
 import type { Logger } from '../observability/logger.ts';
-import {
-  CreateMultipartUploadCommand,
-  DeleteObjectCommand,
-  DeleteObjectsCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-} from '@aws-sdk/client-s3';
+import { CreateMultipartUploadCommand, DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { systemClock, type Clock } from '../util/clock.ts';
 import { SeededRandom, type Random } from '../util/random.ts';
@@ -142,7 +134,7 @@ export class S3Store implements ObjectStore {
         ),
     });
     const objects = (output.Contents ?? [])
-      .filter((object) => object.Key !== undefined && object.Key.startsWith(wanted))
+      .filter((object) => object.Key?.startsWith(wanted))
       .map((object) => ({ key: object.Key!.slice(this.config.prefix.length), size: object.Size ?? 0, etag: object.ETag ?? '' }));
     return output.IsTruncated === true && output.NextContinuationToken !== undefined ? { objects, nextToken: output.NextContinuationToken } : { objects };
   }
@@ -211,10 +203,7 @@ export class S3Store implements ObjectStore {
   async #sendGet(context: RequestContext, range: ByteRange | undefined, abortSignal: AbortSignal): Promise<GetResult> {
     if (this.#bun !== null && bunCarriesKey(context.objectKey!)) return this.#bun.get(context, range, abortSignal);
     const header = rangeHeader(range);
-    const output = await this.#sdk.client.send(
-      new GetObjectCommand({ Bucket: this.config.bucket, Key: context.objectKey, ...(header === undefined ? {} : { Range: header }) }),
-      { abortSignal },
-    );
+    const output = await this.#sdk.client.send(new GetObjectCommand({ Bucket: this.config.bucket, Key: context.objectKey, ...(header === undefined ? {} : { Range: header }) }), { abortSignal });
     const length = output.ContentLength ?? 0;
     const body = await readBody(output.Body, length, context);
     return { body: fitToRange(body, range, output.ContentRange), etag: output.ETag ?? '', size: sizeFromContentRange(output.ContentRange) ?? length };
@@ -235,10 +224,7 @@ export class S3Store implements ObjectStore {
       requestClass: 'delete',
       context: { operation: 'DeleteObjects', bucket: this.config.bucket },
       send: (abortSignal) =>
-        this.#sdk.client.send(
-          new DeleteObjectsCommand({ Bucket: this.config.bucket, Delete: { Objects: batch.map((context) => ({ Key: context.objectKey })), Quiet: true } }),
-          { abortSignal },
-        ),
+        this.#sdk.client.send(new DeleteObjectsCommand({ Bucket: this.config.bucket, Delete: { Objects: batch.map((context) => ({ Key: context.objectKey })), Quiet: true } }), { abortSignal }),
     });
     const errors = new Map((output.Errors ?? []).filter((error) => error.Code !== 'NoSuchKey').map((error) => [error.Key, error]));
     for (const context of batch) {

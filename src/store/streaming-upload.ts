@@ -63,8 +63,10 @@ export class StreamingUpload {
     this.#partBytes = options.partBytes ?? STREAMING_PART_BYTES_DEFAULT;
     this.#concurrency = options.concurrency ?? STREAMING_CONCURRENCY_DEFAULT;
     this.#ifNoneMatch = options.ifNoneMatch === '*';
-    if (!Number.isSafeInteger(this.#partBytes) || this.#partBytes < 1) throw new StoreError('InvalidArgument', `streaming upload of ${key}: partBytes must be a positive integer, not ${this.#partBytes}`, { key });
-    if (!Number.isSafeInteger(this.#concurrency) || this.#concurrency < 1) throw new StoreError('InvalidArgument', `streaming upload of ${key}: concurrency must be a positive integer, not ${this.#concurrency}`, { key });
+    if (!Number.isSafeInteger(this.#partBytes) || this.#partBytes < 1)
+      throw new StoreError('InvalidArgument', `streaming upload of ${key}: partBytes must be a positive integer, not ${this.#partBytes}`, { key });
+    if (!Number.isSafeInteger(this.#concurrency) || this.#concurrency < 1)
+      throw new StoreError('InvalidArgument', `streaming upload of ${key}: concurrency must be a positive integer, not ${this.#concurrency}`, { key });
   }
 
   /** Bytes copied to assemble parts (zero when every part was one chunk's view). */

@@ -35,7 +35,11 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
       return openMemory(url, options);
     case 's3': {
       const { S3Store } = await import('./s3.ts');
-      return S3Store.fromUrl(parse(url), process.env, { ...(options.clock === undefined ? {} : { clock: options.clock }), ...(options.seed === undefined ? {} : { random: new SeededRandom(options.seed) }), ...(options.logger === undefined ? {} : { logger: options.logger }) });
+      return S3Store.fromUrl(parse(url), process.env, {
+        ...(options.clock === undefined ? {} : { clock: options.clock }),
+        ...(options.seed === undefined ? {} : { random: new SeededRandom(options.seed) }),
+        ...(options.logger === undefined ? {} : { logger: options.logger }),
+      });
     }
     case undefined:
       throw invalid(url, 'it has no scheme; expected file:, memory: or s3:');

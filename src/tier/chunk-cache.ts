@@ -166,4 +166,3 @@ export class ChunkCache {
     return fetched;
   }
 }
-

@@ -82,7 +82,13 @@ export class RemoteReader {
     this.#refreshMs = options.recordRefreshMs ?? TIER_RECORD_REFRESH_MS;
     const chunkBytes = options.chunkBytes ?? TIER_CHUNK_BYTES;
     const cacheBytes = options.cacheBytes ?? TIER_CACHE_BYTES;
-    this.#chunks = new ChunkCache({ store: options.store, chunkBytes, cacheBytes, readsInFlight: options.readsInFlight ?? TIER_READS_IN_FLIGHT, ...(options.readAheadChunks === undefined ? {} : { readAheadChunks: options.readAheadChunks }) });
+    this.#chunks = new ChunkCache({
+      store: options.store,
+      chunkBytes,
+      cacheBytes,
+      readsInFlight: options.readsInFlight ?? TIER_READS_IN_FLIGHT,
+      ...(options.readAheadChunks === undefined ? {} : { readAheadChunks: options.readAheadChunks }),
+    });
   }
 
   /** Bytes the chunk cache holds now: never above cacheBytes. */

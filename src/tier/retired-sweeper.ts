@@ -93,7 +93,8 @@ export class RetiredIncarnationSweeper {
   async #deleteObjects(topicId: Uuid, partition: number): Promise<number> {
     const keys: string[] = [];
     let token: string | undefined;
-    do { // every page first: a listing's token may not survive deletes between its pages
+    do {
+      // every page first: a listing's token may not survive deletes between its pages
       const page = await this.#store.list(tieredPartitionPrefix(this.#prefix, topicId, partition), token === undefined ? {} : { token });
       for (const object of page.objects) keys.push(object.key);
       token = page.nextToken;

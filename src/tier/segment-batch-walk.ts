@@ -71,14 +71,19 @@ export class SegmentBatchWalk {
     const batchLength = view.getInt32(BATCH_LENGTH_OFFSET);
     const sizeBytes = LOG_OVERHEAD_BYTES + batchLength;
     if (batchLength < BATCH_LENGTH_MIN_BYTES || sizeBytes > BATCH_BYTES_MAX || position + sizeBytes > this.#logBytes) {
-      throw this.#corrupt('batchLength', position, `${batchLength} does not fit between ${BATCH_LENGTH_MIN_BYTES} and the ${this.#logBytes - position - LOG_OVERHEAD_BYTES} bytes left in the log section`);
+      throw this.#corrupt(
+        'batchLength',
+        position,
+        `${batchLength} does not fit between ${BATCH_LENGTH_MIN_BYTES} and the ${this.#logBytes - position - LOG_OVERHEAD_BYTES} bytes left in the log section`,
+      );
     }
     if (view.getInt8(MAGIC_OFFSET) !== RECORD_BATCH_MAGIC) throw this.#corrupt('magic', position, `${view.getInt8(MAGIC_OFFSET)}, expected ${RECORD_BATCH_MAGIC}`);
     const baseOffset = readInt64(view, BASE_OFFSET_OFFSET);
     const lastOffset = baseOffset + view.getInt32(LAST_OFFSET_DELTA_OFFSET);
     const { baseOffset: segmentBase, endOffset: segmentEnd } = this.#segment.summary;
     if (baseOffset !== this.#nextOffset) throw this.#corrupt('baseOffset', position, `${baseOffset}, expected ${this.#nextOffset} (the previous batch's next offset)`);
-    if (!(baseOffset >= segmentBase && lastOffset >= baseOffset && lastOffset < segmentEnd)) throw this.#corrupt('lastOffsetDelta', position, `batch [${baseOffset}, ${lastOffset}] is outside the segment [${segmentBase}, ${segmentEnd})`);
+    if (!(baseOffset >= segmentBase && lastOffset >= baseOffset && lastOffset < segmentEnd))
+      throw this.#corrupt('lastOffsetDelta', position, `batch [${baseOffset}, ${lastOffset}] is outside the segment [${segmentBase}, ${segmentEnd})`);
     // partitionLeaderEpoch lies outside the batch CRC: checked against the segment's epochs (KIP-320 clients fence and truncate by it).
     const epoch = view.getInt32(PARTITION_LEADER_EPOCH_OFFSET);
     const expected = epochAt(this.#segment.epochs, baseOffset);

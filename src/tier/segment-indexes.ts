@@ -156,7 +156,8 @@ export function decodeEpochs(section: Uint8Array): EpochEntry[] {
     const startOffset = reader.i64('startOffset');
     const previous = entries.at(-1);
     if (epoch < 0 || startOffset < 0) throw reader.error('epoch', `entry (${epoch}, ${startOffset}) is negative`);
-    if (previous !== undefined && (epoch <= previous.epoch || startOffset <= previous.startOffset)) throw reader.error('epoch', `entry (${epoch}, ${startOffset}) does not follow (${previous.epoch}, ${previous.startOffset})`);
+    if (previous !== undefined && (epoch <= previous.epoch || startOffset <= previous.startOffset))
+      throw reader.error('epoch', `entry (${epoch}, ${startOffset}) does not follow (${previous.epoch}, ${previous.startOffset})`);
     entries.push({ epoch, startOffset });
   }
   return entries;

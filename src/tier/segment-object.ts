@@ -388,7 +388,8 @@ export function decodeTieredSegment(bytes: Uint8Array): DecodedTieredSegment {
   if (expected !== summary.endOffset) throw corrupt('log', `batches end at ${expected}, footer says ${summary.endOffset}`);
   for (const kind of ['offsetIndex', 'timeIndex'] as const) {
     const range = readIndexRange(sectionOf(bytes, summary, kind), kind);
-    if (range.baseOffset !== summary.baseOffset || range.endOffset !== summary.endOffset) throw corrupt(kind, `names [${range.baseOffset}, ${range.endOffset}), footer says [${summary.baseOffset}, ${summary.endOffset})`);
+    if (range.baseOffset !== summary.baseOffset || range.endOffset !== summary.endOffset)
+      throw corrupt(kind, `names [${range.baseOffset}, ${range.endOffset}), footer says [${summary.baseOffset}, ${summary.endOffset})`);
   }
   return { header, summary, batches, epochs: decodeEpochs(sectionOf(bytes, summary, 'epochs')), producers: sectionOf(bytes, summary, 'producers') };
 }

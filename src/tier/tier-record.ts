@@ -161,7 +161,8 @@ export class TierRecords {
       requireHeld(record, leaderEpoch, topicId, partition);
       const end = tieredEnd(record);
       if (entry.baseOffset !== end) throw new FerryError('InvalidOffsets', `tiered segment ${entry.baseOffset}..${entry.endOffset} of ${topicId}/${partition} does not start at the tiered end ${end}`);
-      if (record.segments.length >= TIERED_SEGMENTS_MAX) throw new FerryError('InvalidArgument', `${topicId}/${partition} holds ${TIERED_SEGMENTS_MAX} tiered segments, the most a tier record takes: raise segment.bytes or lower retention`);
+      if (record.segments.length >= TIERED_SEGMENTS_MAX)
+        throw new FerryError('InvalidArgument', `${topicId}/${partition} holds ${TIERED_SEGMENTS_MAX} tiered segments, the most a tier record takes: raise segment.bytes or lower retention`);
       const others = record.segments.filter((segment) => !(segment.state === 'copying' && segment.baseOffset === entry.baseOffset));
       return { ...record, segments: sortedByBase([...others, { state: 'copying', ...entry, leaderEpoch }]) };
     });
@@ -190,7 +191,8 @@ export class TierRecords {
     return this.#change(topicId, partition, 'announce a merge', (record) => {
       requireHeld(record, leaderEpoch, topicId, partition);
       if (record.merging?.uploadId === entry.uploadId) return null;
-      if (tilingSegments(record, entry.baseOffset, entry.endOffset) === null) throw new FerryError('InvalidOffsets', `no two or more tiered segments of ${topicId}/${partition} tile ${entry.baseOffset}..${entry.endOffset}`);
+      if (tilingSegments(record, entry.baseOffset, entry.endOffset) === null)
+        throw new FerryError('InvalidOffsets', `no two or more tiered segments of ${topicId}/${partition} tile ${entry.baseOffset}..${entry.endOffset}`);
       return { ...record, merging: { ...entry, leaderEpoch } };
     });
   }

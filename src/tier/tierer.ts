@@ -208,10 +208,11 @@ export class Tierer {
     try {
       const deleted = await this.#retiredSweeper.sweep();
       if (deleted > 0) this.#log.info({ deleted }, `deleted ${deleted} tiered objects of deleted topics`);
-      if (this.#retiredFailing) this.#log.info({}, 'the sweep of deleted topics\' tiered objects works again');
+      if (this.#retiredFailing) this.#log.info({}, "the sweep of deleted topics' tiered objects works again");
       this.#retiredFailing = false;
     } catch (error) {
-      if (!this.#retiredFailing) this.#log.error({ err: error }, `the sweep of deleted topics' tiered objects failed (retried every sweep interval; said once): ${error instanceof Error ? error.message : String(error)}`);
+      if (!this.#retiredFailing)
+        this.#log.error({ err: error }, `the sweep of deleted topics' tiered objects failed (retried every sweep interval; said once): ${error instanceof Error ? error.message : String(error)}`);
       this.#retiredFailing = true;
       this.#options.metrics?.counter('ferry_tier_failures_total', 'Tiering steps that failed (retried at the next round)').add();
     }
@@ -269,7 +270,11 @@ export class Tierer {
       // The record is read again next round, whatever failed: a write whose answer was lost may have
       // landed (the cached record would be behind it for good), and a deposed leader finds out [T1].
       this.#held.delete(key);
-      if (!this.#failing.has(key)) this.#log.error({ topic: source.topic, partition: source.partition, step: what, err: error }, `${what} of ${source.topic}-${source.partition} failed (retried every round; said once): ${error instanceof Error ? error.message : String(error)}`);
+      if (!this.#failing.has(key))
+        this.#log.error(
+          { topic: source.topic, partition: source.partition, step: what, err: error },
+          `${what} of ${source.topic}-${source.partition} failed (retried every round; said once): ${error instanceof Error ? error.message : String(error)}`,
+        );
       this.#failing.add(key);
       this.#options.metrics?.counter('ferry_tier_failures_total', 'Tiering steps that failed (retried at the next round)').add();
       return null;
@@ -317,9 +322,17 @@ export class Tierer {
     held.record = await records.announce(source.topicId, source.partition, source.leaderEpoch, { ...range, uploadId });
     const epochs = epochsIn(source.log.leaderEpochs, range.baseOffset, range.endOffset);
     const summary = await this.#upload(source, range, uploadId, epochs, localBatches(source, range));
-    held.record = await records.commit(source.topicId, source.partition, source.leaderEpoch, uploadId, { bytes: summary.bytes, maxTimestamp: summary.maxTimestamp, epochs, sections: summary.sections });
+    held.record = await records.commit(source.topicId, source.partition, source.leaderEpoch, uploadId, {
+      bytes: summary.bytes,
+      maxTimestamp: summary.maxTimestamp,
+      epochs,
+      sections: summary.sections,
+    });
     this.#recordChanges++;
-    this.#log.debug({ topic: source.topic, partition: source.partition, baseOffset: range.baseOffset, endOffset: range.endOffset, bytes: summary.bytes }, `tiered ${source.topic}-${source.partition} offsets ${range.baseOffset}..${range.endOffset} (${summary.bytes} bytes)`);
+    this.#log.debug(
+      { topic: source.topic, partition: source.partition, baseOffset: range.baseOffset, endOffset: range.endOffset, bytes: summary.bytes },
+      `tiered ${source.topic}-${source.partition} offsets ${range.baseOffset}..${range.endOffset} (${summary.bytes} bytes)`,
+    );
     this.#sayBacklog(source, range.endOffset);
   }
 
@@ -345,11 +358,21 @@ export class Tierer {
     const pieces = tilingSegments(held.record, range.baseOffset, range.endOffset)!;
     const span = { baseOffset: range.baseOffset, endOffset: range.endOffset };
     held.record = await records.announceMerge(source.topicId, source.partition, source.leaderEpoch, { ...span, uploadId });
-    const epochs = range.fromTier ? epochsIn(sortedEpochs(pieces.flatMap((piece) => piece.epochs)), span.baseOffset, span.endOffset) : epochsIn(source.log.leaderEpochs, span.baseOffset, span.endOffset);
+    const epochs = range.fromTier
+      ? epochsIn(sortedEpochs(pieces.flatMap((piece) => piece.epochs)), span.baseOffset, span.endOffset)
+      : epochsIn(source.log.leaderEpochs, span.baseOffset, span.endOffset);
     const batches = range.fromTier ? this.#tieredBatches(source, pieces) : localBatches(source, span);
     const summary = await this.#upload(source, span, uploadId, epochs, batches);
-    held.record = await records.commitMerge(source.topicId, source.partition, source.leaderEpoch, uploadId, { bytes: summary.bytes, maxTimestamp: summary.maxTimestamp, epochs, sections: summary.sections });
-    this.#log.debug({ topic: source.topic, partition: source.partition, pieces: pieces.length, baseOffset: span.baseOffset, endOffset: span.endOffset, bytes: summary.bytes }, `merged ${pieces.length} tiered segments of ${source.topic}-${source.partition} into one${range.fromTier ? ', read back from the tier' : ''}, offsets ${span.baseOffset}..${span.endOffset} (${summary.bytes} bytes)`);
+    held.record = await records.commitMerge(source.topicId, source.partition, source.leaderEpoch, uploadId, {
+      bytes: summary.bytes,
+      maxTimestamp: summary.maxTimestamp,
+      epochs,
+      sections: summary.sections,
+    });
+    this.#log.debug(
+      { topic: source.topic, partition: source.partition, pieces: pieces.length, baseOffset: span.baseOffset, endOffset: span.endOffset, bytes: summary.bytes },
+      `merged ${pieces.length} tiered segments of ${source.topic}-${source.partition} into one${range.fromTier ? ', read back from the tier' : ''}, offsets ${span.baseOffset}..${span.endOffset} (${summary.bytes} bytes)`,
+    );
   }
 
   /** [T8] The batches of tiered pieces, each object read whole and verified, and the producer state at the last one's end. */
@@ -425,14 +448,19 @@ export class Tierer {
     const tail = await this.#options.store.get(key, { range: { start: Math.max(0, built.bytes - TIERED_TAIL_BYTES) } });
     if (tail.size !== built.bytes) throw new FerryError('CorruptObject', `tiered segment ${key} is ${tail.size} bytes, not the ${built.bytes} written`);
     const read = parseFooter(tail.body);
-    if (JSON.stringify(read.sections) !== JSON.stringify(built.sections) || read.endOffset !== built.endOffset) throw new FerryError('CorruptObject', `tiered segment ${key} reads back with another footer than the one written`);
+    if (JSON.stringify(read.sections) !== JSON.stringify(built.sections) || read.endOffset !== built.endOffset)
+      throw new FerryError('CorruptObject', `tiered segment ${key} reads back with another footer than the one written`);
   }
 
   #schedule(): void {
     if (this.#stopped) return;
-    this.#timer = this.#options.clock.setTimer(this.#options.intervalMs ?? TIER_INTERVAL_MS, () => {
-      void this.tierDue().finally(() => this.#schedule());
-    }, true);
+    this.#timer = this.#options.clock.setTimer(
+      this.#options.intervalMs ?? TIER_INTERVAL_MS,
+      () => {
+        void this.tierDue().finally(() => this.#schedule());
+      },
+      true,
+    );
   }
 }
 
@@ -445,7 +473,8 @@ export class Tierer {
  * reported, never papered over.
  */
 export function dueRange(log: PartitionLog, tieredEndOffset: number, highWatermark: number, tailMaxBytes = TIER_TAIL_MAX_BYTES): { baseOffset: number; endOffset: number } | null {
-  if (tieredEndOffset < log.logStartOffset) throw new FerryError('InvalidOffsets', `the tier ends at ${tieredEndOffset} but the local log starts at ${log.logStartOffset}: offsets in between are in neither`);
+  if (tieredEndOffset < log.logStartOffset)
+    throw new FerryError('InvalidOffsets', `the tier ends at ${tieredEndOffset} but the local log starts at ${log.logStartOffset}: offsets in between are in neither`);
   const bases = log.segmentBaseOffsets;
   let holding = 0;
   while (holding + 1 < bases.length && bases[holding + 1]! <= tieredEndOffset) holding++;

@@ -35,9 +35,18 @@ export interface RegressionDescription {
 }
 
 export const REGRESSIONS: Readonly<Record<Regression, RegressionDescription>> = {
-  'duplicate-acked-before-durable': { finding: 1, description: "an idempotent retry of a batch the log holds is acknowledged at once at the original's offset, without waiting on the original's durability" },
-  'producer-state-not-rebuilt': { finding: 2, description: 'producer state starts empty when a log opens or truncates: neither the snapshot nor the log is replayed, so a retry after a restart is written again' },
-  'restart-stream-not-chained': { finding: 3, description: "adopting a partition whose record already names this broker keeps the record as it is: the new stream is not appended to the chain, the leader epoch does not move" },
+  'duplicate-acked-before-durable': {
+    finding: 1,
+    description: "an idempotent retry of a batch the log holds is acknowledged at once at the original's offset, without waiting on the original's durability",
+  },
+  'producer-state-not-rebuilt': {
+    finding: 2,
+    description: 'producer state starts empty when a log opens or truncates: neither the snapshot nor the log is replayed, so a retry after a restart is written again',
+  },
+  'restart-stream-not-chained': {
+    finding: 3,
+    description: 'adopting a partition whose record already names this broker keeps the record as it is: the new stream is not appended to the chain, the leader epoch does not move',
+  },
   'reclaim-drops-own-stream': { finding: 4, description: "the takeover rebuild leaves out this broker's own streams wherever they are in the chain (A0, B0, A1 rebuilds from B0 alone)" },
   'stale-durable-map': { finding: 4, description: "an acknowledgement trusts the WAL writer's per-partition durable offset, never reset for a new adoption: an append below it is durable at once" },
   'topic-incarnations-mixed': { finding: 5, description: 'rebuilds and frame matching ignore the topic id: frames of a deleted incarnation are applied to the new one' },
@@ -45,7 +54,12 @@ export const REGRESSIONS: Readonly<Record<Regression, RegressionDescription>> = 
   'isr-keeps-dead-replica': { finding: 6, description: 'the in-sync set keeps a follower that left the replica set (its lease lapsed) until the lag time passes' },
   'release-wakes-waiters': { finding: 7, description: 'releasing a partition or closing the engine wakes every acks=all waiter with success' },
   'fenced-writer-stays-fenced': { finding: 8, description: 'nothing reacts to a fenced or failed WAL writer: the broker keeps its partitions and answers NOT_LEADER forever' },
-  'delete-records-not-durable': { finding: 2, issue: 12, description: "DeleteRecords' new log start is kept in memory only: the log's checkpoint is not written and a cluster's partition record does not take it, so a restart or a takeover serves below it again" },
+  'delete-records-not-durable': {
+    finding: 2,
+    issue: 12,
+    description:
+      "DeleteRecords' new log start is kept in memory only: the log's checkpoint is not written and a cluster's partition record does not take it, so a restart or a takeover serves below it again",
+  },
   'log-append-time-ignored': { finding: 3, issue: 12, description: "a topic's message.timestamp.type=LogAppendTime is not applied: the leader keeps the producer's CreateTime" },
   'plain-any-password': { finding: 1, issue: 13, description: 'SASL/PLAIN takes any password of a user it knows (the comparison with the stored one is skipped)' },
   'acl-allow-before-deny': { finding: 2, issue: 13, description: 'a matching ALLOW ACL decides before a matching DENY one: a user denied an operation it is also allowed keeps it' },

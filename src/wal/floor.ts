@@ -71,7 +71,8 @@ export async function listSequencesToSeal(store: ObjectStore, prefix: string, st
     const present = await listSequences(store, prefix, stream);
     const floor = floorOf(present);
     if (!hasHoleBelowPresent(present, floor) || (await store.head(walObjectKey(prefix, stream, floor))) !== null) return present;
-    if (tries >= SEAL_LISTING_TRIES) throw new FerryError('Storage', `WAL stream ${stream.writerId}/${stream.epoch}: GC deleted its floor during each of ${tries} listings; sealing it is tried again later`);
+    if (tries >= SEAL_LISTING_TRIES)
+      throw new FerryError('Storage', `WAL stream ${stream.writerId}/${stream.epoch}: GC deleted its floor during each of ${tries} listings; sealing it is tried again later`);
   }
 }
 

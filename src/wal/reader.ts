@@ -108,9 +108,8 @@ export class WalReader {
         if (tail.body.length === tail.size) return { kind: 'data', entries: decodeWalObject(tail.body).frames.map((frame) => frame.entry) };
         const trailer = decodeTrailer(tail.body.subarray(tail.body.length - TRAILER_BYTES), tail.size);
         const footerStart = trailer.footerPosition - (tail.size - tail.body.length);
-        const footer = footerStart >= 0
-          ? tail.body.subarray(footerStart, footerStart + trailer.footerLength)
-          : (await this.#range(key, trailer.footerPosition, trailer.footerPosition + trailer.footerLength)).body;
+        const footer =
+          footerStart >= 0 ? tail.body.subarray(footerStart, footerStart + trailer.footerLength) : (await this.#range(key, trailer.footerPosition, trailer.footerPosition + trailer.footerLength)).body;
         return { kind: 'data', entries: decodeFooter(footer, trailer.footerPosition, trailer.footerChecksum) };
       } catch (error) {
         const transient = error instanceof CorruptObjectError || (isStoreError(error) && error.retriable);
@@ -133,9 +132,8 @@ export class WalReader {
     }
     const trailer = decodeTrailer(body.subarray(body.length - TRAILER_BYTES), size);
     const footerStart = trailer.footerPosition - (size - body.length);
-    const footer = footerStart >= 0
-      ? body.subarray(footerStart, footerStart + trailer.footerLength)
-      : (await this.#range(key, trailer.footerPosition, trailer.footerPosition + trailer.footerLength)).body;
+    const footer =
+      footerStart >= 0 ? body.subarray(footerStart, footerStart + trailer.footerLength) : (await this.#range(key, trailer.footerPosition, trailer.footerPosition + trailer.footerLength)).body;
     const entries = decodeFooter(footer, trailer.footerPosition, trailer.footerChecksum);
     const wanted = entries.filter(wants);
     const headerEnd = entries[0]?.framePosition ?? trailer.footerPosition;
@@ -147,12 +145,21 @@ export class WalReader {
   }
 
   /** The header plus every wanted frame, in as few range GETs as the merge gap allows. */
-  async #readFrames(key: string, headerEnd: number, wanted: WalFrameEntry[], head: Uint8Array, tail: { span: Span; body: Uint8Array }): Promise<{ header: WalHeader; frames: ReadFrame[]; bytesRead: number }> {
+  async #readFrames(
+    key: string,
+    headerEnd: number,
+    wanted: WalFrameEntry[],
+    head: Uint8Array,
+    tail: { span: Span; body: Uint8Array },
+  ): Promise<{ header: WalHeader; frames: ReadFrame[]; bytesRead: number }> {
     const frameSpans = wanted.map((e) => ({ start: e.framePosition, end: e.framePosition + e.frameHeaderBytes + e.byteLength }));
     // The object's first and last bytes were read already: only frames outside both need a GET.
     const headSpan = { start: 0, end: head.length };
     const inRead = (span: Span) => span.end <= head.length || span.start >= tail.span.start;
-    const spans = mergeSpans(frameSpans.filter((span) => !inRead(span)), this.config.rangeMergeGapBytes);
+    const spans = mergeSpans(
+      frameSpans.filter((span) => !inRead(span)),
+      this.config.rangeMergeGapBytes,
+    );
     const fetched = await Promise.all(spans.map(async (span) => ({ span, body: (await this.#range(key, span.start, span.end)).body })));
     const reads = [{ span: headSpan, body: head }, tail, ...fetched];
     const slice = (start: number, end: number): Uint8Array => {
@@ -190,10 +197,13 @@ export class WalReader {
 /** The object must be the one its key names: the stream's epoch and sequence, and for data its writer. */
 function checkIdentity(key: string, header: WalHeader, stream: StreamId, sequence: number): void {
   const mismatch =
-    header.epoch !== stream.epoch ? `epoch ${header.epoch}`
-    : header.sequence !== sequence ? `sequence ${header.sequence}`
-    : header.kind === 'data' && header.writerId !== stream.writerId ? `writer ${header.writerId}`
-    : null;
+    header.epoch !== stream.epoch
+      ? `epoch ${header.epoch}`
+      : header.sequence !== sequence
+        ? `sequence ${header.sequence}`
+        : header.kind === 'data' && header.writerId !== stream.writerId
+          ? `writer ${header.writerId}`
+          : null;
   if (mismatch !== null) throw new FerryError('CorruptObject', `WAL object ${key} says ${mismatch}: it is not the object its key names`);
 }
 

@@ -37,7 +37,8 @@ export async function sealStream(store: ObjectStore, prefix: string, stream: Str
 const VOID_SEAL_TRIES = 10;
 
 function checkVoidTries(stream: StreamId, tries: number): void {
-  if (tries >= VOID_SEAL_TRIES) throw new FerryError('Storage', `WAL stream ${stream.writerId}/${stream.epoch}: ${tries} seals in a row landed in a prefix WAL GC had collected; sealing it is tried again later`);
+  if (tries >= VOID_SEAL_TRIES)
+    throw new FerryError('Storage', `WAL stream ${stream.writerId}/${stream.epoch}: ${tries} seals in a row landed in a prefix WAL GC had collected; sealing it is tried again later`);
 }
 
 /**

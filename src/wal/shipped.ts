@@ -55,7 +55,7 @@ export async function shippedEnds(reader: WalReader, writerId: string, currentEp
   for (const epoch of epochs) {
     const floor = await streamFloor(reader.store, reader.config.prefix, { writerId, epoch });
     let sequence = Math.max(floor, checkpoint !== null && epoch === checkpoint.epoch ? checkpoint.sequence + 1 : 0);
-    for (;; sequence++) {
+    for (; ; sequence++) {
       const index = await reader.readIndex({ writerId, epoch }, sequence);
       if (index.kind !== 'data') break; // the seal, or (for a stream sealed later) its end
       for (const entry of index.entries) {

@@ -235,13 +235,17 @@ export class WalWriter {
     return new Promise((resolve, reject) => {
       const waiter = { bytes, resolve, reject };
       this.#capacityWaiters.push(waiter);
-      signal?.addEventListener('abort', () => {
-        const at = this.#capacityWaiters.indexOf(waiter);
-        if (at < 0) return; // granted (or failed) already
-        this.#capacityWaiters.splice(at, 1);
-        reject(signal.reason);
-        this.#wakeCapacity(); // the first waiter may have been the one that did not fit
-      }, { once: true });
+      signal?.addEventListener(
+        'abort',
+        () => {
+          const at = this.#capacityWaiters.indexOf(waiter);
+          if (at < 0) return; // granted (or failed) already
+          this.#capacityWaiters.splice(at, 1);
+          reject(signal.reason);
+          this.#wakeCapacity(); // the first waiter may have been the one that did not fit
+        },
+        { once: true },
+      );
     });
   }
 
@@ -333,14 +337,20 @@ export class WalWriter {
 
   #pump(): void {
     const open = this.#open;
-    if (open !== null && open.closeWanted && this.#inFlight + this.#queue.length < this.config.maxInFlight) {
+    if (open?.closeWanted && this.#inFlight + this.#queue.length < this.config.maxInFlight) {
       this.#closeOpenObject(); // calls #pump again
       return;
     }
     // A window, not only a count of slots: an upload starts only within maxInFlight of the durable
     // sequence, so a fenced writer lands at most maxInFlight - 1 objects above a seal, however long
     // the object at the seal's slot retried (src/wal/seal.ts looks for a seal that far down).
-    while (this.#failure === null && this.#inFlight < this.config.maxInFlight && this.#queue.length > 0 && this.#queue[0]!.sequence <= this.#durableSequence + this.config.maxInFlight && this.#mayLand(this.#queue[0]!.sequence)) {
+    while (
+      this.#failure === null &&
+      this.#inFlight < this.config.maxInFlight &&
+      this.#queue.length > 0 &&
+      this.#queue[0]!.sequence <= this.#durableSequence + this.config.maxInFlight &&
+      this.#mayLand(this.#queue[0]!.sequence)
+    ) {
       const object = this.#queue.shift()!;
       this.#inFlight++;
       void this.#upload(object)
@@ -366,7 +376,14 @@ export class WalWriter {
   async #upload(object: ClosedObject): Promise<void> {
     const key = walObjectKey(this.config.prefix, this.config.stream, object.sequence);
     const started = this.#clock.monotonicMs();
-    if (object.streamed !== null && (await object.streamed.then(() => true, () => false))) return this.#uploaded(object, started);
+    if (
+      object.streamed !== null &&
+      (await object.streamed.then(
+        () => true,
+        () => false,
+      ))
+    )
+      return this.#uploaded(object, started);
     // A plain PUT: the usual path, and the fallback when a streamed multipart upload failed.
     // The one copy (an HTTP body is one buffer), into a pooled buffer returned once the put is done.
     const body = this.#bodies.acquire(object.sizeBytes);

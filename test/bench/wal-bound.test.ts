@@ -3,7 +3,17 @@ import { expect, test } from 'bun:test';
 import { walBound } from '../../bench/lib/wal-bound.ts';
 
 const MIB = 1024 * 1024;
-const inputs = { partitions: 64, segmentBytes: 4 * MIB, rolledSegmentsWaiting: 1, produceBytesPerSecond: 10_000_000, tierIntervalMs: 1000, gcIntervalMs: 1000, maxInFlight: 8, uploadBytes: MIB, walBytesPerProducedByte: 1 };
+const inputs = {
+  partitions: 64,
+  segmentBytes: 4 * MIB,
+  rolledSegmentsWaiting: 1,
+  produceBytesPerSecond: 10_000_000,
+  tierIntervalMs: 1000,
+  gcIntervalMs: 1000,
+  maxInFlight: 8,
+  uploadBytes: MIB,
+  walBytesPerProducedByte: 1,
+};
 
 test('a few segments per partition, what the rounds let pile up, and the uploads in flight', () => {
   const bound = walBound(inputs);

@@ -31,7 +31,10 @@ test('a cluster broker stops acknowledging once its lease lapses, and acknowledg
   const store = new MemoryStore();
   const clock = new ManualClock();
   const broker = await Broker.start({
-    listenHost: '127.0.0.1', listenPort: 0, nodeId: 1, clock,
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    nodeId: 1,
+    clock,
     cluster: { store, leaseMs: LEASE_MS, scanIntervalMs: 100 },
     engine: { directory: tempDir(), log: { flush: { kind: 'none' } }, wal: { store, writerId: 'broker-1', config: { uploadIntervalMs: 2 } } },
   });
@@ -48,7 +51,10 @@ test('a cluster broker stops acknowledging once its lease lapses, and acknowledg
 
 test('a single broker always acknowledges', async () => {
   const broker = await Broker.start({
-    listenHost: '127.0.0.1', listenPort: 0, nodeId: 1, clock: new ManualClock(),
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    nodeId: 1,
+    clock: new ManualClock(),
     engine: { directory: tempDir(), log: { flush: { kind: 'none' } } },
   });
   running.push(broker);

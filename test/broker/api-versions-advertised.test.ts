@@ -29,7 +29,12 @@ let broker: Broker;
 
 beforeAll(async () => {
   directory = mkdtempSync(join(tmpdir(), 'ferry-advertised-'));
-  broker = await Broker.start({ listenHost: '127.0.0.1', listenPort: 0, nodeId: 1, engine: { directory, log: { flush: { kind: 'none' } }, wal: { store: new MemoryStore(), writerId: 'broker-1', config: { uploadIntervalMs: 2 } } } });
+  broker = await Broker.start({
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    nodeId: 1,
+    engine: { directory, log: { flush: { kind: 'none' } }, wal: { store: new MemoryStore(), writerId: 'broker-1', config: { uploadIntervalMs: 2 } } },
+  });
 });
 
 afterAll(async () => {

@@ -40,7 +40,12 @@ test.todo('three bare 100 MB size prefixes do not stop a small request of anothe
   expect(memory.reservedBytes).toBe(2 * REQUEST_BYTES_MAX); // the third waits; 56 MB are free
 
   let served = 0;
-  const polite = new Connection(socket(), async () => (served++, [Uint8Array.of(0)]), () => {}, { memory, clock, idleMs });
+  const polite = new Connection(
+    socket(),
+    async () => (served++, [Uint8Array.of(0)]),
+    () => {},
+    { memory, clock, idleMs },
+  );
   polite.received(Uint8Array.of(0, 0, 0, 4, 0, 18, 0, 0)); // an ApiVersions-sized request
   await settle();
   clock.advance(idleMs / 10); // a minute: nothing of the attackers has timed out

@@ -19,11 +19,13 @@ interface Client {
 async function connect(port: number): Promise<Client> {
   const client: Client = { closed: false, end: () => socket?.end(), write: (bytes) => void socket?.write(bytes) };
   // A broker over its connection cap may reset the connection before the handshake completes.
-  const socket = await Bun.connect({ hostname: '127.0.0.1', port, socket: { data() {}, close: () => void (client.closed = true), error: () => void (client.closed = true) } }).catch((error: { code?: string }) => {
-    if (error.code !== 'ECONNRESET') throw error;
-    client.closed = true;
-    return null;
-  });
+  const socket = await Bun.connect({ hostname: '127.0.0.1', port, socket: { data() {}, close: () => void (client.closed = true), error: () => void (client.closed = true) } }).catch(
+    (error: { code?: string }) => {
+      if (error.code !== 'ECONNRESET') throw error;
+      client.closed = true;
+      return null;
+    },
+  );
   return client;
 }
 
@@ -56,7 +58,10 @@ test('a config file sets max.connections, the environment connections.max.idle.m
 test('a queued.max.request.bytes below the largest request is refused in one line', async () => {
   const broker = new BrokerProcess({ nodeId: 1, data: tempDir(), args: ['--queued-max-request-bytes', '1000'] });
   brokers.push(broker);
-  const failure = await broker.start().then(() => null, (error: Error) => error);
+  const failure = await broker.start().then(
+    () => null,
+    (error: Error) => error,
+  );
   expect(failure?.message).toContain('exited (2)');
   expect(broker.output()).toContain('--queued-max-request-bytes must be at least the largest request');
 });

@@ -64,7 +64,12 @@ test("clients that never read their responses cannot hold the broker's request b
   expect(memory.reservedBytes).toBe(memory.bytesMax); // the two unread clients hold the whole budget
 
   let served = 0;
-  const polite = new Connection(readingSocket(), async () => (served++, [Uint8Array.of(9)]), () => {}, { memory, clock, idleMs });
+  const polite = new Connection(
+    readingSocket(),
+    async () => (served++, [Uint8Array.of(9)]),
+    () => {},
+    { memory, clock, idleMs },
+  );
   polite.received(metadataFrame());
   await settle();
   expect(served).toBe(0); // waits for room, as it should for a while
@@ -93,7 +98,8 @@ test('clients that never read their responses and then wait for the budget they 
     connections.push(connection);
     connection.received(metadataFrame()); // answered at once, never read
     await settle();
-    for (let frame = 0; frame < 2; frame++) { // the first is answered, the second queues behind the unread answers
+    for (let frame = 0; frame < 2; frame++) {
+      // the first is answered, the second queues behind the unread answers
       connection.received(sizePrefix(half));
       connection.received(FIRST_CHUNK);
       for (let sent = CHUNK.length; sent < half; sent += CHUNK.length) connection.received(CHUNK);

@@ -61,14 +61,21 @@ test('produce requests overlap; any other request waits for everything before it
   const { socket, written } = fakeSocket();
   const events: string[] = [];
   const finish = new Map<number, () => void>();
-  const connection = new Connection(socket, (request) => {
-    const tag = new DataView(request.buffer, request.byteOffset).getInt16(2);
-    events.push(`start ${tag}`);
-    return new Promise((resolve) => finish.set(tag, () => {
-      events.push(`end ${tag}`);
-      resolve([Uint8Array.of(tag)]);
-    }));
-  }, () => {}, { clock: new ManualClock() });
+  const connection = new Connection(
+    socket,
+    (request) => {
+      const tag = new DataView(request.buffer, request.byteOffset).getInt16(2);
+      events.push(`start ${tag}`);
+      return new Promise((resolve) =>
+        finish.set(tag, () => {
+          events.push(`end ${tag}`);
+          resolve([Uint8Array.of(tag)]);
+        }),
+      );
+    },
+    () => {},
+    { clock: new ManualClock() },
+  );
   connection.received(Buffer.concat([frame(0, 1), frame(0, 2), frame(1, 3), frame(0, 4)])); // produce, produce, fetch, produce
   await settle();
   expect(events).toEqual(['start 1', 'start 2']); // two produces at once; the fetch waits
@@ -125,10 +132,15 @@ test("four connections each streaming 95 MB: past the broker's request budget, c
   expect(memory.reservedBytes).toBe(0); // every reservation given back, the closed connections' included
 });
 
-test("one connection pipelining large requests waits for its earlier ones past its share", async () => {
+test('one connection pipelining large requests waits for its earlier ones past its share', async () => {
   const finishers: (() => void)[] = [];
   const { socket, paused } = fakeSocket();
-  const connection = new Connection(socket, () => new Promise((resolve) => finishers.push(() => resolve([]))), () => {}, { clock: new ManualClock() });
+  const connection = new Connection(
+    socket,
+    () => new Promise((resolve) => finishers.push(() => resolve([]))),
+    () => {},
+    { clock: new ManualClock() },
+  );
   const size = CONNECTION_REQUEST_BYTES_MAX / 2;
   for (let i = 0; i < 3; i++) {
     connection.received(sizePrefix(size));
@@ -163,7 +175,12 @@ test('a connection with a request in hand is not idle, however long the request 
   const clock = new ManualClock();
   const { socket, ended } = fakeSocket();
   let finish!: () => void;
-  const connection = new Connection(socket, () => new Promise((resolve) => (finish = () => resolve([]))), () => {}, { clock, idleMs: 1000 });
+  const connection = new Connection(
+    socket,
+    () => new Promise((resolve) => (finish = () => resolve([]))),
+    () => {},
+    { clock, idleMs: 1000 },
+  );
   connection.received(frame(1, 1));
   clock.advance(5000);
   expect(ended()).toBe(false);

@@ -12,7 +12,12 @@ setDefaultTimeout(60_000);
 
 test('a fenced leader acknowledges no retry of a batch it could not make durable', async () => {
   const store = new MemoryStore();
-  const broker = await Broker.start({ listenHost: '127.0.0.1', listenPort: 0, nodeId: 1, engine: { directory: tempDir(), log: { flush: { kind: 'none' } }, wal: { store, writerId: 'broker-1', config: { uploadIntervalMs: 2 } } } });
+  const broker = await Broker.start({
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    nodeId: 1,
+    engine: { directory: tempDir(), log: { flush: { kind: 'none' } }, wal: { store, writerId: 'broker-1', config: { uploadIntervalMs: 2 } } },
+  });
   try {
     const stream = broker.context.engine.wal!.config.stream;
     await sealStream(store, '', stream, { writerId: 'successor', nowMs: Date.now() }); // a successor took over
@@ -23,7 +28,10 @@ test('a fenced leader acknowledges no retry of a batch it could not make durable
     await admin.disconnect();
     const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, retry: { retries: 3, initialRetryTime: 20, maxRetryTime: 100 } });
     await producer.connect();
-    const outcome = await producer.send({ topic: 'f', acks: -1, messages: [{ value: 'never durable' }] }).then(() => 'acknowledged', (error: Error) => error.name);
+    const outcome = await producer.send({ topic: 'f', acks: -1, messages: [{ value: 'never durable' }] }).then(
+      () => 'acknowledged',
+      (error: Error) => error.name,
+    );
     await producer.disconnect();
     expect(outcome).not.toBe('acknowledged');
     expect([...(await listSequences(store, '', stream))]).toEqual([0]); // the seal, and nothing of ours

@@ -16,7 +16,14 @@ let kafka: Kafka;
 const directory = mkdtempSync(join(tmpdir(), 'ferry-broker-'));
 
 beforeAll(async () => {
-  broker = await Broker.start({ listenHost: '127.0.0.1', listenPort: 0, nodeId: 1, defaultPartitions: 3, metricsListen: { host: '127.0.0.1', port: 0 }, engine: { directory, log: { flush: { kind: 'none' } }, wal: { store: new MemoryStore({ latency: 's3-express', seed: 1 }), writerId: 'broker-1', config: { uploadIntervalMs: 2 } } } });
+  broker = await Broker.start({
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    nodeId: 1,
+    defaultPartitions: 3,
+    metricsListen: { host: '127.0.0.1', port: 0 },
+    engine: { directory, log: { flush: { kind: 'none' } }, wal: { store: new MemoryStore({ latency: 's3-express', seed: 1 }), writerId: 'broker-1', config: { uploadIntervalMs: 2 } } },
+  });
   kafka = new Kafka({ clientId: 'ferry-test', brokers: [`127.0.0.1:${broker.port}`], logLevel: logLevel.NOTHING, retry: { retries: 3 } });
 });
 
@@ -73,11 +80,12 @@ describe('kafkajs against a Ferry broker', () => {
     }
     // keyed messages stay on one partition each (murmur2, the same as Kafka's partitioner)
     const partitionsOfKey = new Map<string, Set<number>>();
-    for (const [partition, values] of received) for (const v of values) {
-      const [, batch, i] = /order-(\d+)-(\d+)/.exec(v)!.map(Number);
-      const key = `customer-${(batch! * 20 + i!) % 7}`;
-      partitionsOfKey.set(key, new Set([...(partitionsOfKey.get(key) ?? []), partition]));
-    }
+    for (const [partition, values] of received)
+      for (const v of values) {
+        const [, batch, i] = /order-(\d+)-(\d+)/.exec(v)!.map(Number);
+        const key = `customer-${(batch! * 20 + i!) % 7}`;
+        partitionsOfKey.set(key, new Set([...(partitionsOfKey.get(key) ?? []), partition]));
+      }
     for (const partitions of partitionsOfKey.values()) expect(partitions.size).toBe(1);
   });
 
@@ -89,12 +97,14 @@ describe('kafkajs against a Ferry broker', () => {
     const seen = new Map<string, string>();
     const consumers = [kafka.consumer({ groupId: 'pair', maxWaitTimeInMs: 100 }), kafka.consumer({ groupId: 'pair', maxWaitTimeInMs: 100 })];
     const assignments: number[][] = [[], []];
-    await Promise.all(consumers.map(async (consumer, index) => {
-      await consumer.connect();
-      consumer.on(consumer.events.GROUP_JOIN, (event) => (assignments[index] = event.payload.memberAssignment.grouped ?? []));
-      await consumer.subscribe({ topic: 'grouped', fromBeginning: true });
-      await consumer.run({ eachMessage: async ({ message, partition }) => void seen.set(message.value!.toString(), `${index}:${partition}`) });
-    }));
+    await Promise.all(
+      consumers.map(async (consumer, index) => {
+        await consumer.connect();
+        consumer.on(consumer.events.GROUP_JOIN, (event) => (assignments[index] = event.payload.memberAssignment.grouped ?? []));
+        await consumer.subscribe({ topic: 'grouped', fromBeginning: true });
+        await consumer.run({ eachMessage: async ({ message, partition }) => void seen.set(message.value!.toString(), `${index}:${partition}`) });
+      }),
+    );
     const deadline = Date.now() + 30_000;
     while (seen.size < 90 && Date.now() < deadline) await Bun.sleep(50);
     await Promise.all(consumers.map((c) => c.disconnect()));
@@ -112,7 +122,15 @@ describe('kafkajs against a Ferry broker', () => {
       await consumer.connect();
       await consumer.subscribe({ topic: 'resume', fromBeginning: true });
       const values: string[] = [];
-      await new Promise<void>((done) => void consumer.run({ eachMessage: async ({ message }) => { values.push(message.value!.toString()); if (values.length === expected) done(); } }));
+      await new Promise<void>(
+        (done) =>
+          void consumer.run({
+            eachMessage: async ({ message }) => {
+              values.push(message.value!.toString());
+              if (values.length === expected) done();
+            },
+          }),
+      );
       await consumer.disconnect(); // commits on the way out
       return values;
     };

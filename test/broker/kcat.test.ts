@@ -17,7 +17,12 @@ let bootstrap: string;
 beforeAll(async () => {
   if (KCAT === null) throw new Error('kcat is not installed: apt-get install -y kcat (.ci/run does)');
   const store = await FileStore.open(join(directory, 'objects'));
-  broker = await Broker.start({ listenHost: '127.0.0.1', listenPort: 0, nodeId: 1, engine: { directory: join(directory, 'data'), log: { flush: { kind: 'none' } }, wal: { store, writerId: 'broker-1', config: { uploadIntervalMs: 2 } } } });
+  broker = await Broker.start({
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    nodeId: 1,
+    engine: { directory: join(directory, 'data'), log: { flush: { kind: 'none' } }, wal: { store, writerId: 'broker-1', config: { uploadIntervalMs: 2 } } },
+  });
   bootstrap = `127.0.0.1:${broker.port}`;
 });
 

@@ -22,7 +22,12 @@ let broker: Broker;
 
 beforeAll(async () => {
   directory = mkdtempSync(join(tmpdir(), 'ferry-long-client-id-'));
-  broker = await Broker.start({ listenHost: '127.0.0.1', listenPort: 0, nodeId: 1, engine: { directory, log: { flush: { kind: 'none' } }, wal: { store: new MemoryStore(), writerId: 'broker-1', config: { uploadIntervalMs: 2 } } } });
+  broker = await Broker.start({
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    nodeId: 1,
+    engine: { directory, log: { flush: { kind: 'none' } }, wal: { store: new MemoryStore(), writerId: 'broker-1', config: { uploadIntervalMs: 2 } } },
+  });
 });
 
 afterAll(async () => {
@@ -34,7 +39,15 @@ test('JoinGroup from a client whose id is the longest STRING is answered, the co
   const client = await rawClient(broker.port);
   const clientId = 'c'.repeat(STRING_BYTES_MAX); // legal: a header's client id is a STRING
   const writer = new KafkaWriter().int16(joinGroupRequestSchema.apiKey).int16(JOIN_GROUP_VERSION).int32(1).nullableString(clientId);
-  encodeMessage(joinGroupRequestSchema, writer, JOIN_GROUP_VERSION, { groupId: 'g', sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, memberId: '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }] });
+  encodeMessage(joinGroupRequestSchema, writer, JOIN_GROUP_VERSION, {
+    groupId: 'g',
+    sessionTimeoutMs: 10_000,
+    rebalanceTimeoutMs: 10_000,
+    memberId: '',
+    groupInstanceId: null,
+    protocolType: 'consumer',
+    protocols: [{ name: 'range', metadata: new Uint8Array(0) }],
+  });
   client.send(Buffer.concat(writer.chunks()));
   const deadline = Date.now() + ANSWER_WAIT_MS;
   while (client.responses.length === 0 && !client.closed && Date.now() < deadline) await Bun.sleep(2);
@@ -49,7 +62,15 @@ test('after such a JoinGroup, DescribeGroups of the group from another client is
   const joiner = await rawClient(broker.port);
   const clientId = 'd'.repeat(STRING_BYTES_MAX);
   const writer = new KafkaWriter().int16(joinGroupRequestSchema.apiKey).int16(JOIN_GROUP_VERSION).int32(1).nullableString(clientId);
-  encodeMessage(joinGroupRequestSchema, writer, JOIN_GROUP_VERSION, { groupId: 'g2', sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, memberId: '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }] });
+  encodeMessage(joinGroupRequestSchema, writer, JOIN_GROUP_VERSION, {
+    groupId: 'g2',
+    sessionTimeoutMs: 10_000,
+    rebalanceTimeoutMs: 10_000,
+    memberId: '',
+    groupInstanceId: null,
+    protocolType: 'consumer',
+    protocols: [{ name: 'range', metadata: new Uint8Array(0) }],
+  });
   joiner.send(Buffer.concat(writer.chunks()));
   await Bun.sleep(300);
   joiner.end();

@@ -23,7 +23,8 @@ const store = new MemoryStore();
 let directory: string;
 let broker: Broker;
 
-const start = () => Broker.start({ listenHost: '127.0.0.1', listenPort: 0, nodeId: 1, engine: { directory, log: { flush: { kind: 'none' } }, wal: { store, writerId: 'broker-1', config: { uploadIntervalMs: 2 } } } });
+const start = () =>
+  Broker.start({ listenHost: '127.0.0.1', listenPort: 0, nodeId: 1, engine: { directory, log: { flush: { kind: 'none' } }, wal: { store, writerId: 'broker-1', config: { uploadIntervalMs: 2 } } } });
 
 beforeAll(async () => {
   directory = mkdtempSync(join(tmpdir(), 'ferry-lat-wire-'));
@@ -42,7 +43,10 @@ async function call(client: RawClient, schema: MessageSchema, responseSchema: Me
   return decodeMessage(responseSchema, new KafkaReader(body!), version);
 }
 
-for (const [produceVersion, fetchVersion] of [[3, 4], [12, 12]] as const) {
+for (const [produceVersion, fetchVersion] of [
+  [3, 4],
+  [12, 12],
+] as const) {
   test(`Produce v${produceVersion}, idempotent, LogAppendTime: retry answers the original offset and time; Fetch v${fetchVersion} reads a batch whose CRC verifies, also after a restart`, async () => {
     const topic = `stamped-${produceVersion}`;
     await broker.context.topology.createTopic(topic, 1, 1, { 'message.timestamp.type': 'LogAppendTime' });
@@ -50,24 +54,51 @@ for (const [produceVersion, fetchVersion] of [[3, 4], [12, 12]] as const) {
     const pid = await call(client, initProducerIdRequestSchema, initProducerIdResponseSchema, 4, true, { transactionalId: null, transactionTimeoutMs: 60000, producerId: -1, producerEpoch: -1 });
     expect(pid.errorCode).toBe(0);
     const flexible = produceVersion >= 9;
-    const produce = (sequence: number) => call(client, produceRequestSchema, produceResponseSchema, produceVersion, flexible, {
-      transactionalId: null, acks: -1, timeoutMs: 5000,
-      topicData: [{ name: topic, partitionData: [{ index: 0, records: buildRecordBatch([{ value: `v${sequence}`, timestamp: PRODUCER_TIME }, { value: `w${sequence}`, timestamp: PRODUCER_TIME }], { nowMs: PRODUCER_TIME, compression: 'gzip', producerId: pid.producerId, producerEpoch: pid.producerEpoch, baseSequence: sequence * 2 }) }] }],
-    });
+    const produce = (sequence: number) =>
+      call(client, produceRequestSchema, produceResponseSchema, produceVersion, flexible, {
+        transactionalId: null,
+        acks: -1,
+        timeoutMs: 5000,
+        topicData: [
+          {
+            name: topic,
+            partitionData: [
+              {
+                index: 0,
+                records: buildRecordBatch(
+                  [
+                    { value: `v${sequence}`, timestamp: PRODUCER_TIME },
+                    { value: `w${sequence}`, timestamp: PRODUCER_TIME },
+                  ],
+                  { nowMs: PRODUCER_TIME, compression: 'gzip', producerId: pid.producerId, producerEpoch: pid.producerEpoch, baseSequence: sequence * 2 },
+                ),
+              },
+            ],
+          },
+        ],
+      });
     const first = (await produce(0)).responses[0].partitionResponses[0];
     const second = (await produce(1)).responses[0].partitionResponses[0];
     expect([first.errorCode, second.errorCode]).toEqual([0, 0]);
     expect(first.logAppendTimeMs).toBeGreaterThan(PRODUCER_TIME);
     await Bun.sleep(5);
     const retry = (await produce(0)).responses[0].partitionResponses[0];
-    expect({ errorCode: retry.errorCode, baseOffset: retry.baseOffset, logAppendTimeMs: retry.logAppendTimeMs }).toEqual({ errorCode: 0, baseOffset: first.baseOffset, logAppendTimeMs: first.logAppendTimeMs });
+    expect({ errorCode: retry.errorCode, baseOffset: retry.baseOffset, logAppendTimeMs: retry.logAppendTimeMs }).toEqual({
+      errorCode: 0,
+      baseOffset: first.baseOffset,
+      logAppendTimeMs: first.logAppendTimeMs,
+    });
     client.end();
 
     await broker.stop();
     broker = await start();
     client = await rawClient(broker.port);
     const fetched = await call(client, fetchRequestSchema, fetchResponseSchema, fetchVersion, fetchVersion >= 12, {
-      replicaId: -1, maxWaitMs: 100, minBytes: 1, maxBytes: 1 << 20, isolationLevel: 0,
+      replicaId: -1,
+      maxWaitMs: 100,
+      minBytes: 1,
+      maxBytes: 1 << 20,
+      isolationLevel: 0,
       topics: [{ topic, partitions: [{ partition: 0, fetchOffset: 0, partitionMaxBytes: 1 << 20, currentLeaderEpoch: -1, logStartOffset: -1 }] }],
     });
     const partition = fetched.responses[0].partitions[0];
@@ -78,10 +109,30 @@ for (const [produceVersion, fetchVersion] of [[3, 4], [12, 12]] as const) {
       [second.baseOffset, true, 'LogAppendTime', second.logAppendTimeMs, 'gzip'],
     ]);
     // The retry after the restart still answers the original (the producer state came back).
-    const again = (await call(client, produceRequestSchema, produceResponseSchema, produceVersion, flexible, {
-      transactionalId: null, acks: -1, timeoutMs: 5000,
-      topicData: [{ name: topic, partitionData: [{ index: 0, records: buildRecordBatch([{ value: 'w1', timestamp: PRODUCER_TIME }, { value: 'w1', timestamp: PRODUCER_TIME }], { nowMs: PRODUCER_TIME, compression: 'gzip', producerId: pid.producerId, producerEpoch: pid.producerEpoch, baseSequence: 2 }) }] }],
-    })).responses[0].partitionResponses[0];
+    const again = (
+      await call(client, produceRequestSchema, produceResponseSchema, produceVersion, flexible, {
+        transactionalId: null,
+        acks: -1,
+        timeoutMs: 5000,
+        topicData: [
+          {
+            name: topic,
+            partitionData: [
+              {
+                index: 0,
+                records: buildRecordBatch(
+                  [
+                    { value: 'w1', timestamp: PRODUCER_TIME },
+                    { value: 'w1', timestamp: PRODUCER_TIME },
+                  ],
+                  { nowMs: PRODUCER_TIME, compression: 'gzip', producerId: pid.producerId, producerEpoch: pid.producerEpoch, baseSequence: 2 },
+                ),
+              },
+            ],
+          },
+        ],
+      })
+    ).responses[0].partitionResponses[0];
     expect({ baseOffset: again.baseOffset, logAppendTimeMs: again.logAppendTimeMs }).toEqual({ baseOffset: second.baseOffset, logAppendTimeMs: second.logAppendTimeMs });
     client.end();
   });

@@ -41,7 +41,10 @@ function takingOver() {
     },
     topology: { topics: () => new Map([[TOPIC, 1]]), adoptionOf: () => state.adoption },
   } as unknown as BrokerContext;
-  const produce = (timeoutMs = 30_000) => handleProduce(context, { transactionalId: null, acks: -1, timeoutMs, topicData: [{ name: TOPIC, partitionData: [{ index: 0, records }] }] }).then((response) => response!.responses[0]!.partitionResponses[0]!);
+  const produce = (timeoutMs = 30_000) =>
+    handleProduce(context, { transactionalId: null, acks: -1, timeoutMs, topicData: [{ name: TOPIC, partitionData: [{ index: 0, records }] }] }).then(
+      (response) => response!.responses[0]!.partitionResponses[0]!,
+    );
   return { clock, state, produce, finish: (serving: boolean) => finish(serving) };
 }
 

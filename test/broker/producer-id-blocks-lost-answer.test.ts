@@ -15,18 +15,20 @@ test('producer ids from brokers sharing the control records are unique, through 
   const brokers = Array.from({ length: BROKERS }, () => new ProducerIds(new ControlProducerIdBlocks(new ControlStore(store, 'cluster'))));
   const ids: number[] = [];
   let failures = 0;
-  await Promise.all(brokers.map(async (broker, b) => {
-    for (let i = 0; i < IDS_PER_BROKER; i++) {
-      // Now and then a reservation's write lands and its answer is lost.
-      if (i % 700 === b) store.injectFault({ operation: 'put', kind: 'Timeout', afterEffect: true, keyPrefix: 'cluster/control/' });
-      try {
-        ids.push(await broker.allocate());
-      } catch {
-        failures++;
-        i--; // the client retries InitProducerId
+  await Promise.all(
+    brokers.map(async (broker, b) => {
+      for (let i = 0; i < IDS_PER_BROKER; i++) {
+        // Now and then a reservation's write lands and its answer is lost.
+        if (i % 700 === b) store.injectFault({ operation: 'put', kind: 'Timeout', afterEffect: true, keyPrefix: 'cluster/control/' });
+        try {
+          ids.push(await broker.allocate());
+        } catch {
+          failures++;
+          i--; // the client retries InitProducerId
+        }
       }
-    }
-  }));
+    }),
+  );
   expect(failures).toBeGreaterThan(0);
   expect(ids.length).toBe(BROKERS * IDS_PER_BROKER);
   expect(new Set(ids).size).toBe(ids.length);

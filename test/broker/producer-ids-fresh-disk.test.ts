@@ -32,11 +32,14 @@ test('a cluster broker back on an empty disk never hands out a producer id it ha
 
 test('through the broker: a cluster broker restarted on an empty data directory hands out new producer ids', async () => {
   const store = new MemoryStore();
-  const start = (directory: string) => Broker.start({
-    listenHost: '127.0.0.1', listenPort: 0, nodeId: 3,
-    cluster: { store, leaseMs: 2000, scanIntervalMs: 100 },
-    engine: { directory, log: { flush: { kind: 'none' } }, wal: { store, writerId: 'broker-3', config: { uploadIntervalMs: 2 } } },
-  });
+  const start = (directory: string) =>
+    Broker.start({
+      listenHost: '127.0.0.1',
+      listenPort: 0,
+      nodeId: 3,
+      cluster: { store, leaseMs: 2000, scanIntervalMs: 100 },
+      engine: { directory, log: { flush: { kind: 'none' } }, wal: { store, writerId: 'broker-3', config: { uploadIntervalMs: 2 } } },
+    });
   const first = await start(tempDir());
   const before = [await first.context.producers.allocate(), await first.context.producers.allocate()];
   await first.stop();

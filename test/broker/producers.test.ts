@@ -7,7 +7,7 @@ import { tempDir } from '../support/temp-dir.ts';
 // Sequences are checked by the partition's log (test/log/producer-state.test.ts); a retried
 // duplicate answers what the original's durability answers (test/engine/idempotence.test.ts).
 
-test('a single broker\'s ids are unique per broker and survive a restart without reuse', async () => {
+test("a single broker's ids are unique per broker and survive a restart without reuse", async () => {
   const directory = tempDir();
   const a = new ProducerIds(new FileProducerIdBlocks(directory, 1));
   const first = [await a.allocate(), await a.allocate()];

@@ -46,7 +46,10 @@ async function traffic(kafka: Kafka): Promise<void> {
 beforeAll(async () => {
   const store = await FileStore.open(join(directory, 'objects'));
   broker = await Broker.start({
-    listenHost: '127.0.0.1', listenPort: 0, nodeId: 1, metricsListen: { host: '127.0.0.1', port: 0 },
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    nodeId: 1,
+    metricsListen: { host: '127.0.0.1', port: 0 },
     engine: { directory: join(directory, 'data'), log: { flush: { kind: 'none' } }, wal: { store, writerId: 'broker-1', config: { uploadIntervalMs: 2 } } },
   });
   await traffic(new Kafka({ clientId: 'metrics-test', brokers: [`127.0.0.1:${broker.port}`], logLevel: logLevel.NOTHING, retry: { retries: 3 } }));
@@ -90,11 +93,21 @@ describe('the families the issue asks for', () => {
   test('WAL, partitions, connections, disk and process levels', () => {
     const types = families();
     for (const [name, type] of [
-      ['ferry_wal_queued_objects', 'gauge'], ['ferry_wal_uploads_in_flight', 'gauge'], ['ferry_wal_produce_to_durable_seconds', 'histogram'],
-      ['ferry_partitions', 'gauge'], ['ferry_partition_leaders', 'gauge'], ['ferry_under_replicated_partitions', 'gauge'], ['ferry_follower_lag_offsets', 'gauge'],
-      ['ferry_broker_connections', 'gauge'], ['ferry_disk_free_bytes', 'gauge'], ['ferry_storage_write_failures_total', 'counter'],
-      ['ferry_process_cpu_seconds_total', 'counter'], ['ferry_process_resident_memory_bytes', 'gauge'], ['ferry_process_event_loop_delay_seconds', 'histogram'],
-    ]) expect(types.get(name!)).toBe(type!);
+      ['ferry_wal_queued_objects', 'gauge'],
+      ['ferry_wal_uploads_in_flight', 'gauge'],
+      ['ferry_wal_produce_to_durable_seconds', 'histogram'],
+      ['ferry_partitions', 'gauge'],
+      ['ferry_partition_leaders', 'gauge'],
+      ['ferry_under_replicated_partitions', 'gauge'],
+      ['ferry_follower_lag_offsets', 'gauge'],
+      ['ferry_broker_connections', 'gauge'],
+      ['ferry_disk_free_bytes', 'gauge'],
+      ['ferry_storage_write_failures_total', 'counter'],
+      ['ferry_process_cpu_seconds_total', 'counter'],
+      ['ferry_process_resident_memory_bytes', 'gauge'],
+      ['ferry_process_event_loop_delay_seconds', 'histogram'],
+    ])
+      expect(types.get(name!)).toBe(type!);
     expect(sample('ferry_partitions')).toBeGreaterThanOrEqual(2);
     expect(sample('ferry_partition_leaders')).toBe(sample('ferry_partitions'));
     expect(sample('ferry_under_replicated_partitions')).toBe(0);

@@ -8,7 +8,7 @@ import { tempDir } from '../support/temp-dir.ts';
 
 const SELF = { nodeId: 1, host: '127.0.0.1', port: 9092, rack: null };
 
-test('CreatePartitions grows the topic Metadata lists, with Kafka\'s errors; DeleteRecords answers the low watermark', async () => {
+test("CreatePartitions grows the topic Metadata lists, with Kafka's errors; DeleteRecords answers the low watermark", async () => {
   const engine = await Ferry.open({ directory: tempDir() });
   const topology = new SingleBrokerTopology(SELF, engine);
   await topology.createTopic('t', 1);

@@ -14,7 +14,10 @@ const context = { header: { apiKey: 0, apiVersion: 9, correlationId: 1, clientId
 test('a request slower than SLOW_REQUEST_MS logs one warning with api, client and duration; a quick one none', async () => {
   const clock = new ManualClock();
   const records: LogRecord[] = [];
-  const [slow, quick] = logSlowRequests(new RecordLogger('info', (record) => records.push(record)), clock, [binding('Produce', clock, SLOW_REQUEST_MS + 500), binding('Metadata', clock, SLOW_REQUEST_MS)]);
+  const [slow, quick] = logSlowRequests(new RecordLogger('info', (record) => records.push(record)), clock, [
+    binding('Produce', clock, SLOW_REQUEST_MS + 500),
+    binding('Metadata', clock, SLOW_REQUEST_MS),
+  ]);
   await slow!.handle({}, context);
   await quick!.handle({}, context);
   expect(records).toHaveLength(1);

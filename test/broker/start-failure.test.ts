@@ -11,11 +11,14 @@ import { tempDir } from '../support/temp-dir.ts';
 test('a start that fails after opening the engine releases it: the next start on the same directory succeeds', async () => {
   const store = new MemoryStore();
   const directory = tempDir();
-  const start = () => Broker.start({
-    listenHost: '127.0.0.1', listenPort: 0, nodeId: 1,
-    cluster: { store, leaseMs: 2000, scanIntervalMs: 100 },
-    engine: { directory, log: { flush: { kind: 'none' } }, wal: { store, writerId: 'broker-1', config: { uploadIntervalMs: 2 } } },
-  });
+  const start = () =>
+    Broker.start({
+      listenHost: '127.0.0.1',
+      listenPort: 0,
+      nodeId: 1,
+      cluster: { store, leaseMs: 2000, scanIntervalMs: 100 },
+      engine: { directory, log: { flush: { kind: 'none' } }, wal: { store, writerId: 'broker-1', config: { uploadIntervalMs: 2 } } },
+    });
   store.injectFault({ operation: 'put', kind: 'AccessDenied', keyPrefix: 'control/brokers/' });
   await expect(start()).rejects.toThrow();
   const broker = await start();

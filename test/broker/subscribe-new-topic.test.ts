@@ -25,11 +25,15 @@ async function startSingle(): Promise<void> {
 async function startCluster(count: number): Promise<void> {
   const store = new MemoryStore();
   for (let nodeId = 1; nodeId <= count; nodeId++) {
-    brokers.push(await Broker.start({
-      listenHost: '127.0.0.1', listenPort: 0, nodeId,
-      cluster: { store, leaseMs: 10_000, scanIntervalMs: 1000 },
-      engine: { directory: tempDir(), log: { flush: { kind: 'none' } }, wal: { store, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 2 } } },
-    }));
+    brokers.push(
+      await Broker.start({
+        listenHost: '127.0.0.1',
+        listenPort: 0,
+        nodeId,
+        cluster: { store, leaseMs: 10_000, scanIntervalMs: 1000 },
+        engine: { directory: tempDir(), log: { flush: { kind: 'none' } }, wal: { store, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 2 } } },
+      }),
+    );
   }
 }
 

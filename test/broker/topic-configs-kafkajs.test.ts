@@ -17,7 +17,12 @@ let kafka: Kafka;
 const directory = mkdtempSync(join(tmpdir(), 'ferry-topic-configs-'));
 
 beforeAll(async () => {
-  broker = await Broker.start({ listenHost: '127.0.0.1', listenPort: 0, nodeId: 1, engine: { directory, log: { flush: { kind: 'none' } }, wal: { store: new MemoryStore(), writerId: 'broker-1', config: { uploadIntervalMs: 1 } } } });
+  broker = await Broker.start({
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    nodeId: 1,
+    engine: { directory, log: { flush: { kind: 'none' } }, wal: { store: new MemoryStore(), writerId: 'broker-1', config: { uploadIntervalMs: 1 } } },
+  });
   kafka = new Kafka({ clientId: 'ferry-topic-configs', brokers: [`127.0.0.1:${broker.port}`], logLevel: logLevel.NOTHING, retry: { retries: 2 } });
 });
 
@@ -26,7 +31,7 @@ afterAll(async () => {
   rmSync(directory, { recursive: true, force: true });
 });
 
-test('message.timestamp.type=LogAppendTime: the Produce response and the consumed records carry the broker\'s append time', async () => {
+test("message.timestamp.type=LogAppendTime: the Produce response and the consumed records carry the broker's append time", async () => {
   const admin = kafka.admin();
   await admin.connect();
   await admin.createTopics({ topics: [{ topic: 'stamped', numPartitions: 1, configEntries: [{ name: 'message.timestamp.type', value: 'LogAppendTime' }] }] });
@@ -52,7 +57,9 @@ test('max.message.bytes refuses a larger batch (MESSAGE_TOO_LARGE); a bad config
   const admin = kafka.admin();
   await admin.connect();
   await admin.createTopics({ topics: [{ topic: 'small', numPartitions: 1, configEntries: [{ name: 'max.message.bytes', value: '1000' }] }] });
-  await expect(admin.createTopics({ topics: [{ topic: 'bad', numPartitions: 1, configEntries: [{ name: 'retention.ms', value: 'abc' }] }] })).rejects.toMatchObject({ errors: [expect.objectContaining({ type: 'INVALID_CONFIG' })] });
+  await expect(admin.createTopics({ topics: [{ topic: 'bad', numPartitions: 1, configEntries: [{ name: 'retention.ms', value: 'abc' }] }] })).rejects.toMatchObject({
+    errors: [expect.objectContaining({ type: 'INVALID_CONFIG' })],
+  });
   expect(await admin.listTopics()).not.toContain('bad');
   await admin.disconnect();
   const producer = kafka.producer({ retry: { retries: 0 } });

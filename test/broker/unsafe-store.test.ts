@@ -30,9 +30,15 @@ async function clusterBroker(endpoint: string, extra: string[] = []): Promise<Br
 
 test('a cluster broker on a store that accepts a second put-if-absent refuses to start, in one line, exit code 1', async () => {
   const broker = await clusterBroker(endpoints.s3rver().endpoint);
-  const failure = await broker.start().then(() => null, (error: Error) => error);
+  const failure = await broker.start().then(
+    () => null,
+    (error: Error) => error,
+  );
   expect(failure?.message).toContain('exited (1) before listening');
-  const lines = broker.output().split('\n').filter((line) => line.trim() !== '');
+  const lines = broker
+    .output()
+    .split('\n')
+    .filter((line) => line.trim() !== '');
   expect(lines).toEqual([expect.stringMatching(/^ferry broker: broker 1 cannot start: the WAL store \(s3\) does not enforce conditional writes: a second put with If-None-Match: \* succeeded/)]);
 });
 

@@ -29,7 +29,12 @@ let broker: Broker;
 
 beforeAll(async () => {
   directory = mkdtempSync(join(tmpdir(), 'ferry-unserved-'));
-  broker = await Broker.start({ listenHost: '127.0.0.1', listenPort: 0, nodeId: 1, engine: { directory, log: { flush: { kind: 'none' } }, wal: { store: new MemoryStore(), writerId: 'broker-1', config: { uploadIntervalMs: 2 } } } });
+  broker = await Broker.start({
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    nodeId: 1,
+    engine: { directory, log: { flush: { kind: 'none' } }, wal: { store: new MemoryStore(), writerId: 'broker-1', config: { uploadIntervalMs: 2 } } },
+  });
 });
 
 afterAll(async () => {
@@ -78,7 +83,7 @@ const topicFilter = { resourceTypeFilter: 2, resourceNameFilter: 'orders', patte
 const creation = (principal: string) => ({ resourceType: 2, resourceName: 'orders', resourcePatternType: 3, principal, host: '*', operation: 3, permissionType: 3 });
 
 // FINDING 7
-test('DescribeAcls v1 (sarama 1.22\'s ListAcls) is answered with an error, the connection kept', async () => {
+test("DescribeAcls v1 (sarama 1.22's ListAcls) is answered with an error, the connection kept", async () => {
   const client = await rawClient(broker.port);
   // DescribeAclsRequest v1: resource type ANY(1), name null, pattern ANY(1), principal null, host null, operation ANY(1), permission ANY(1).
   const writer = new KafkaWriter().int16(DESCRIBE_ACLS).int16(1).int32(9).nullableString('review');
@@ -114,7 +119,11 @@ for (const version of [deleteAclsCodec.minVersion, deleteAclsCodec.maxVersion]) 
   });
 }
 
-test('the ACL APIs are served from v0 (sarama 1.22.1\'s ClusterAdmin sends v0) to v3 (Kafka 4.1\'s highest)', () => {
+test("the ACL APIs are served from v0 (sarama 1.22.1's ClusterAdmin sends v0) to v3 (Kafka 4.1's highest)", () => {
   const ranges = [describeAclsCodec, createAclsCodec, deleteAclsCodec].map((codec) => [codec.name, codec.minVersion, codec.maxVersion]);
-  expect(ranges).toEqual([['DescribeAcls', 0, 3], ['CreateAcls', 0, 3], ['DeleteAcls', 0, 3]]);
+  expect(ranges).toEqual([
+    ['DescribeAcls', 0, 3],
+    ['CreateAcls', 0, 3],
+    ['DeleteAcls', 0, 3],
+  ]);
 });

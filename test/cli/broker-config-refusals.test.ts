@@ -45,6 +45,6 @@ test('log.message.timestamp.type=LogAppendTime, which topics support, starts a b
 
 // The broker form of a topic config is checked as the topic config is. (The values of other Kafka
 // keys Ferry has no use for, num.io.threads say, are not checked: Ferry does not know their types.)
-test('a bad value of a topic config\'s broker form stops the start (unclean.leader.election.enable=maybe)', () => {
+test("a bad value of a topic config's broker form stops the start (unclean.leader.election.enable=maybe)", () => {
   expect(() => resolve('unclean.leader.election.enable=maybe\n')).toThrow(CliError);
 });

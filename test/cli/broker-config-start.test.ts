@@ -66,7 +66,13 @@ async function startBroker(config: string, port: number): Promise<{ child: Subpr
   children.push(child);
   const stderr: string[] = [];
   void (async () => {
-    for await (const chunk of child.stderr) stderr.push(...new TextDecoder().decode(chunk).split('\n').filter((line) => line !== ''));
+    for await (const chunk of child.stderr)
+      stderr.push(
+        ...new TextDecoder()
+          .decode(chunk)
+          .split('\n')
+          .filter((line) => line !== ''),
+      );
   })();
   let stdout = '';
   for await (const chunk of child.stdout) {
@@ -93,9 +99,11 @@ test('a Kafka 4.1-style server.properties starts the broker, and its settings ta
   const { child, stderr } = await startBroker(config, port);
 
   // inter.broker.listener.name is read now (the listener brokers report progress through: docs/security.md).
-  expect(stderr).toContain('ferry: ignoring Kafka settings Ferry has no use for: process.roles, controller.quorum.bootstrap.servers, '
-    + 'num.network.threads, num.io.threads, socket.send.buffer.bytes, socket.receive.buffer.bytes, socket.request.max.bytes, num.recovery.threads.per.data.dir, '
-    + 'offsets.topic.replication.factor, transaction.state.log.replication.factor, transaction.state.log.min.isr');
+  expect(stderr).toContain(
+    'ferry: ignoring Kafka settings Ferry has no use for: process.roles, controller.quorum.bootstrap.servers, ' +
+      'num.network.threads, num.io.threads, socket.send.buffer.bytes, socket.receive.buffer.bytes, socket.request.max.bytes, num.recovery.threads.per.data.dir, ' +
+      'offsets.topic.replication.factor, transaction.state.log.replication.factor, transaction.state.log.min.isr',
+  );
 
   const kafka = new Kafka({ clientId: 'ferry-config-test', brokers: [`127.0.0.1:${port}`], logLevel: logLevel.NOTHING, retry: { retries: 5 } });
   const producer = kafka.producer({ allowAutoTopicCreation: true });
@@ -121,7 +129,11 @@ test('a Kafka 4.1-style server.properties starts the broker, and its settings ta
     expect(segments.some((name) => Number(name.replace('.log', '')) > 0)).toBe(true);
 
     // log.retention.bytes, run every log.retention.check.interval.ms: the oldest segments go.
-    const offsets = await until(() => admin.fetchTopicOffsets('auto-created'), (all) => Number(all.find((entry) => entry.partition === 0)!.low) > 0, 'retention deletes the oldest segments');
+    const offsets = await until(
+      () => admin.fetchTopicOffsets('auto-created'),
+      (all) => Number(all.find((entry) => entry.partition === 0)!.low) > 0,
+      'retention deletes the oldest segments',
+    );
     const partition0 = offsets.find((entry) => entry.partition === 0)!;
     expect(Number(partition0.high)).toBe(RECORDS_PER_BATCH * BATCHES);
     expect(Number(partition0.low) % RECORDS_PER_BATCH).toBe(0); // whole segments (one batch each) were deleted

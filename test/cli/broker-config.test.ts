@@ -53,34 +53,79 @@ describe("Kafka 4.1's default server.properties", () => {
     // inter.broker.listener.name is read now (issue 13): the listener brokers reach each other at
     expect(broker.security.interBroker).toEqual({ listener: 'PLAINTEXT', tls: null, sasl: null });
     expect(warnings).toEqual([
-      'ferry: ignoring Kafka settings Ferry has no use for: process.roles, controller.quorum.bootstrap.servers, '
-      + 'num.network.threads, num.io.threads, socket.send.buffer.bytes, socket.receive.buffer.bytes, socket.request.max.bytes, '
-      + 'num.recovery.threads.per.data.dir, offsets.topic.replication.factor, share.coordinator.state.topic.replication.factor, '
-      + 'share.coordinator.state.topic.min.isr, transaction.state.log.replication.factor, transaction.state.log.min.isr',
+      'ferry: ignoring Kafka settings Ferry has no use for: process.roles, controller.quorum.bootstrap.servers, ' +
+        'num.network.threads, num.io.threads, socket.send.buffer.bytes, socket.receive.buffer.bytes, socket.request.max.bytes, ' +
+        'num.recovery.threads.per.data.dir, offsets.topic.replication.factor, share.coordinator.state.topic.replication.factor, ' +
+        'share.coordinator.state.topic.min.isr, transaction.state.log.replication.factor, transaction.state.log.min.isr',
     ]);
   });
 });
 
 describe('Kafka names map to Ferry settings', () => {
   test('broker identity, topics and connections', () => {
-    const broker = config([
-      'listeners=PLAINTEXT://127.0.0.1:19092', 'advertised.listeners=PLAINTEXT://broker.example:9092', 'node.id=7', 'broker.rack=use1-az1',
-      'log.dirs=/var/ferry', 'num.partitions=6', 'default.replication.factor=3', 'min.insync.replicas=2', 'auto.create.topics.enable=false',
-      'max.connections=50', 'connections.max.idle.ms=1234', 'queued.max.request.bytes=209715200', 'offsets.retention.minutes=60',
-      'replica.lag.time.max.ms=5000', 'remote.log.storage.system.enable=false',
-    ].join('\n'));
+    const broker = config(
+      [
+        'listeners=PLAINTEXT://127.0.0.1:19092',
+        'advertised.listeners=PLAINTEXT://broker.example:9092',
+        'node.id=7',
+        'broker.rack=use1-az1',
+        'log.dirs=/var/ferry',
+        'num.partitions=6',
+        'default.replication.factor=3',
+        'min.insync.replicas=2',
+        'auto.create.topics.enable=false',
+        'max.connections=50',
+        'connections.max.idle.ms=1234',
+        'queued.max.request.bytes=209715200',
+        'offsets.retention.minutes=60',
+        'replica.lag.time.max.ms=5000',
+        'remote.log.storage.system.enable=false',
+      ].join('\n'),
+    );
     expect(broker).toMatchObject({
-      listen: { host: '127.0.0.1', port: 19092 }, advertised: { host: 'broker.example', port: 9092 }, nodeId: 7, rack: 'use1-az1', data: '/var/ferry',
-      partitions: 6, replicationFactor: 3, minInsyncReplicas: 2, autoCreate: false, maxConnections: 50, connectionsMaxIdleMs: 1234,
-      queuedMaxRequestBytes: 209715200, offsetsRetentionMs: 60 * 60_000, replicaLagTimeMaxMs: 5000, tier: false, writerId: 'broker-7',
+      listen: { host: '127.0.0.1', port: 19092 },
+      advertised: { host: 'broker.example', port: 9092 },
+      nodeId: 7,
+      rack: 'use1-az1',
+      data: '/var/ferry',
+      partitions: 6,
+      replicationFactor: 3,
+      minInsyncReplicas: 2,
+      autoCreate: false,
+      maxConnections: 50,
+      connectionsMaxIdleMs: 1234,
+      queuedMaxRequestBytes: 209715200,
+      offsetsRetentionMs: 60 * 60_000,
+      replicaLagTimeMaxMs: 5000,
+      tier: false,
+      writerId: 'broker-7',
     });
   });
 
   test("topic-level defaults go into the engine's log config", () => {
-    const broker = config(['log.segment.bytes=2097152', 'log.roll.ms=60000', 'log.retention.bytes=10485760', 'log.retention.ms=120000',
-      'log.local.retention.ms=60000', 'log.local.retention.bytes=4194304', 'log.index.interval.bytes=1024', 'message.max.bytes=500000'].join('\n'));
-    expect(broker.log).toEqual({ flush: { kind: 'none' }, segmentBytes: 2097152, segmentMs: 60000, retentionBytes: 10485760, retentionMs: 120000,
-      localRetentionMs: 60000, localRetentionBytes: 4194304, indexIntervalBytes: 1024, maxBatchBytes: 500000 });
+    const broker = config(
+      [
+        'log.segment.bytes=2097152',
+        'log.roll.ms=60000',
+        'log.retention.bytes=10485760',
+        'log.retention.ms=120000',
+        'log.local.retention.ms=60000',
+        'log.local.retention.bytes=4194304',
+        'log.index.interval.bytes=1024',
+        'message.max.bytes=500000',
+      ].join('\n'),
+    );
+    expect(broker.log).toEqual({
+      flush: { kind: 'none' },
+      segmentBytes: 2097152,
+      segmentMs: 60000,
+      retentionBytes: 10485760,
+      retentionMs: 120000,
+      localRetentionMs: 60000,
+      localRetentionBytes: 4194304,
+      indexIntervalBytes: 1024,
+      maxBatchBytes: 500000,
+    });
   });
 
   test('without a config file the log config is only the flush policy (Kafka defaults apply)', () => {
@@ -113,13 +158,31 @@ describe('Kafka names map to Ferry settings', () => {
   });
 
   test('ferry. names set Ferry’s own settings', () => {
-    const broker = config([
-      'ferry.wal.store=s3://wal/prefix', 'ferry.tier.store=s3://tier', 'ferry.writer.id=w-1', 'ferry.upload.bytes=4096', 'ferry.upload.interval.ms=7',
-      'ferry.cluster.store=s3://control', 'ferry.lease.ms=3000', 'ferry.scan.interval.ms=200', 'ferry.peer.port=off', 'ferry.metrics=off',
-      'ferry.unsafe.store=true',
-    ].join('\n'));
-    expect(broker).toMatchObject({ walStore: 's3://wal/prefix', tierStore: 's3://tier', writerId: 'w-1', uploadBytes: 4096, uploadIntervalMs: 7,
-      cluster: { store: 's3://control', leaseMs: 3000, scanIntervalMs: 200, peerPort: null }, metrics: null, unsafeStore: true });
+    const broker = config(
+      [
+        'ferry.wal.store=s3://wal/prefix',
+        'ferry.tier.store=s3://tier',
+        'ferry.writer.id=w-1',
+        'ferry.upload.bytes=4096',
+        'ferry.upload.interval.ms=7',
+        'ferry.cluster.store=s3://control',
+        'ferry.lease.ms=3000',
+        'ferry.scan.interval.ms=200',
+        'ferry.peer.port=off',
+        'ferry.metrics=off',
+        'ferry.unsafe.store=true',
+      ].join('\n'),
+    );
+    expect(broker).toMatchObject({
+      walStore: 's3://wal/prefix',
+      tierStore: 's3://tier',
+      writerId: 'w-1',
+      uploadBytes: 4096,
+      uploadIntervalMs: 7,
+      cluster: { store: 's3://control', leaseMs: 3000, scanIntervalMs: 200, peerPort: null },
+      metrics: null,
+      unsafeStore: true,
+    });
   });
 
   test("queued.max.request.bytes -1 (Kafka's no limit) keeps Ferry's bound", () => {
@@ -168,7 +231,9 @@ describe('listeners', () => {
 
   test('SSL and SASL listeners are taken with their settings (test/cli/security-settings.test.ts); unmapped names and only-controller listeners are one-line errors', () => {
     expect(config('listeners=SSL://:9093\nssl.keystore.location=/etc/ferry/server.pem').listeners?.[0]).toMatchObject({ name: 'SSL', protocol: 'SSL', host: '0.0.0.0', port: 9093 });
-    expect(failure('listeners=PLAINTEXT://:9092,SASL_SSL://:9094')).toBe('config: sasl.enabled.mechanisms: listener SASL_SSL uses SASL: list its mechanisms (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER; Ferry has no GSSAPI)');
+    expect(failure('listeners=PLAINTEXT://:9092,SASL_SSL://:9094')).toBe(
+      'config: sasl.enabled.mechanisms: listener SASL_SSL uses SASL: list its mechanisms (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER; Ferry has no GSSAPI)',
+    );
     expect(failure('listeners=CLIENT://:9092')).toBe('config FILE: listeners: listener CLIENT has no security protocol (add it to listener.security.protocol.map)');
     expect(failure('listeners=CONTROLLER://:9093\ncontroller.listener.names=CONTROLLER')).toBe('config FILE: listeners names no broker listener (only controller listeners: Ferry has no controller)');
     expect(failure('listeners=localhost:9092')).toBe("config FILE: listeners: 'localhost:9092' is not NAME://host:port");
@@ -226,7 +291,9 @@ describe('typos and bad values stop the start in one line naming the key', () =>
     expect(failure('log.dirs=/a,/b')).toBe("config FILE: log.dirs must name one directory (Ferry keeps one log directory), got '/a,/b'");
     expect(failure('queued.max.request.bytes=1000')).toBe('config FILE: queued.max.request.bytes must be at least the largest request, 104857600, got 1000');
     expect(failure('log.message.timestamp.type=BrokerTime')).toBe("config FILE: log.message.timestamp.type must be one of CreateTime, LogAppendTime, got 'BrokerTime'");
-    expect(failure('compression.type=zstd')).toBe('config FILE: compression.type (the topics\' default compression.type): Invalid value zstd for configuration compression.type: only producer is supported: Ferry stores batches as the producer sent them (DESIGN.md contract 1) and never recompresses');
+    expect(failure('compression.type=zstd')).toBe(
+      "config FILE: compression.type (the topics' default compression.type): Invalid value zstd for configuration compression.type: only producer is supported: Ferry stores batches as the producer sent them (DESIGN.md contract 1) and never recompresses",
+    );
     expect(failure('delete.topic.enable=false')).toBe("config FILE: delete.topic.enable must be true (Ferry always lets topics be deleted), got 'false'");
     expect(failure('log.cleanup.policy=compact')).toBe("config FILE: log.cleanup.policy must be delete (Ferry has no log compaction yet), got 'compact'");
     expect(failure('process.roles=controller')).toBe("config FILE: process.roles is 'controller': Ferry runs the broker role (a KRaft controller has no Ferry equivalent)");
@@ -244,7 +311,10 @@ describe('typos and bad values stop the start in one line naming the key', () =>
 
 describe('JSON config', () => {
   test('numbers as numbers, booleans as booleans, camelCase and Kafka names together', () => {
-    const broker = config(JSON.stringify({ partitions: 5, nodeId: 3, 'log.segment.bytes': 2097152, autoCreate: false, 'remote.log.storage.system.enable': false, 'ferry.lease.ms': 2000, clusterStore: 'memory://' }), { name: 'broker.json' });
+    const broker = config(
+      JSON.stringify({ partitions: 5, nodeId: 3, 'log.segment.bytes': 2097152, autoCreate: false, 'remote.log.storage.system.enable': false, 'ferry.lease.ms': 2000, clusterStore: 'memory://' }),
+      { name: 'broker.json' },
+    );
     expect(broker).toMatchObject({ partitions: 5, nodeId: 3, autoCreate: false, tier: false, cluster: { store: 'memory://', leaseMs: 2000 } });
     expect(broker.log.segmentBytes).toBe(2097152);
   });

@@ -7,23 +7,31 @@ const CLI = join(import.meta.dir, '../../src/cli.ts');
 /** How long a broker on an empty data directory may take to say it listens. */
 const START_TIMEOUT_MS = 30_000;
 
-test('a broker whose stdout is not a terminal writes JSON lines: the start line first, then its stop', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'ferry-log-out-'));
-  const child = Bun.spawn([process.execPath, CLI, 'broker', '--listen', '127.0.0.1:0', '--metrics', 'off', '--data', join(dir, 'data'), '--log-level', 'info'], { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
-  try {
-    const lines = await firstLines(child.stdout, 1);
-    const start = JSON.parse(lines[0]!) as Record<string, unknown>;
-    expect(start).toMatchObject({ level: 30, node: 1, component: 'broker', walStore: 'file' });
-    expect(String(start.msg)).toMatch(/^ferry broker 1 listening on 127\.0\.0\.1:\d+/);
-    expect(typeof start.time).toBe('number');
-    expect(start.config).toMatchObject({ nodeId: 1, logLevel: 'info' });
-    child.kill('SIGTERM');
-    expect(await child.exited).toBe(0);
-  } finally {
-    child.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  }
-}, START_TIMEOUT_MS + 10_000);
+test(
+  'a broker whose stdout is not a terminal writes JSON lines: the start line first, then its stop',
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ferry-log-out-'));
+    const child = Bun.spawn([process.execPath, CLI, 'broker', '--listen', '127.0.0.1:0', '--metrics', 'off', '--data', join(dir, 'data'), '--log-level', 'info'], {
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
+    try {
+      const lines = await firstLines(child.stdout, 1);
+      const start = JSON.parse(lines[0]!) as Record<string, unknown>;
+      expect(start).toMatchObject({ level: 30, node: 1, component: 'broker', walStore: 'file' });
+      expect(String(start.msg)).toMatch(/^ferry broker 1 listening on 127\.0\.0\.1:\d+/);
+      expect(typeof start.time).toBe('number');
+      expect(start.config).toMatchObject({ nodeId: 1, logLevel: 'info' });
+      child.kill('SIGTERM');
+      expect(await child.exited).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+  START_TIMEOUT_MS + 10_000,
+);
 
 /** The first `count` lines of a stream (fails after START_TIMEOUT_MS). */
 async function firstLines(stream: ReadableStream<Uint8Array>, count: number): Promise<string[]> {

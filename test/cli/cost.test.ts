@@ -23,7 +23,7 @@ describe('ferry cost', () => {
     expect(run.stdout).toContain('not modelled:');
   });
 
-  test('--json is the model\'s comparison for the flags given', async () => {
+  test("--json is the model's comparison for the flags given", async () => {
     const run = await cost(['--throughput-mb-s', '250', '--retention-hours', '48', '--partitions', '128', '--brokers', '6', '--read-fanout', '2', '--json']);
     expect(run.exitCode).toBe(0);
     const printed = JSON.parse(run.stdout);

@@ -66,7 +66,9 @@ test('a port in use names the address and the flag that chose it', async () => {
   const holder: TCPSocketListener = Bun.listen({ hostname: '127.0.0.1', port, socket: { data() {} } });
   cleanups.push(() => holder.stop(true));
   const line = await failure(['broker', '--data', tempDir(), '--listen', `127.0.0.1:${port}`, '--metrics', 'off'], EXIT_FAILURE);
-  expect(line).toBe(`ferry broker: broker 1 cannot start: 127.0.0.1:${port}: already in use by another process (EADDRINUSE); stop the process listening there, or choose another port (--listen HOST:PORT)`);
+  expect(line).toBe(
+    `ferry broker: broker 1 cannot start: 127.0.0.1:${port}: already in use by another process (EADDRINUSE); stop the process listening there, or choose another port (--listen HOST:PORT)`,
+  );
   const metrics = await failure(['broker', '--data', tempDir(), '--listen', '127.0.0.1:0', '--metrics', `127.0.0.1:${port}`], EXIT_FAILURE);
   expect(metrics).toContain(`${port}: already in use`);
   expect(metrics).toContain('--metrics');
@@ -86,7 +88,9 @@ test('a locked data directory names the process holding it and the flag that mov
 test('a data directory under a file, and an unreachable S3 endpoint, are runtime failures', async () => {
   const file = join(tempDir(), 'file');
   writeFileSync(file, '');
-  expect(await failure(['demo', '--dir', join(file, 'data'), '--records', '1'], EXIT_FAILURE)).toBe(`ferry demo: ${join(file, 'data')}: part of the path is a file, not a directory (ENOTDIR); check the path`);
+  expect(await failure(['demo', '--dir', join(file, 'data'), '--records', '1'], EXIT_FAILURE)).toBe(
+    `ferry demo: ${join(file, 'data')}: part of the path is a file, not a directory (ENOTDIR); check the path`,
+  );
   const closed = freeLoopbackPort();
   const url = `s3://bucket/prefix?region=us-east-1&endpoint=http://127.0.0.1:${closed}&forcePathStyle=true&maxAttempts=1`;
   const line = await failure(['broker', '--data', tempDir(), ...QUIET_BROKER, '--wal-store', url], EXIT_FAILURE, { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test' });
@@ -115,12 +119,18 @@ test('--help of every command says what it does and exits 0; the top level docum
 // disk: the same mapping, called directly.
 test('OS errors by code: what and what to do; a bug is not explained (its trace is printed)', () => {
   const os = (code: string, extra: object) => Object.assign(new Error(`${code}: failed`), { code, ...extra });
-  expect(explainFailure(os('EACCES', { path: '/var/ferry' }), { dataFlag: '--data' })).toEqual({ line: '/var/ferry: permission denied (EACCES); make it writable for this user, or use another data directory (--data DIR)', exitCode: EXIT_FAILURE });
+  expect(explainFailure(os('EACCES', { path: '/var/ferry' }), { dataFlag: '--data' })).toEqual({
+    line: '/var/ferry: permission denied (EACCES); make it writable for this user, or use another data directory (--data DIR)',
+    exitCode: EXIT_FAILURE,
+  });
   expect(explainFailure(os('EACCES', { address: '0.0.0.0', port: 80 }))?.line).toBe('0.0.0.0:80: permission denied (EACCES); ports below 1024 need privileges: choose a port of 1024 or more');
   expect(explainFailure(os('ENOSPC', { path: '/d/x.log' }))?.line).toBe('/d/x.log: no space left on the device (ENOSPC); free some space, or use another directory');
   expect(explainFailure(os('EROFS', { path: '/ro' }))?.line).toBe('/ro: read-only file system (EROFS); use another directory on a writable file system');
   expect(explainFailure(new FerryError('Storage', 'appending to x failed', { cause: os('ENOSPC', {}) }))?.line).toBe('appending to x failed; free some space, or use another data directory');
-  expect(explainFailure(new StoreError('AccessDenied', 'PutObject b/k: access denied'))).toEqual({ line: 'PutObject b/k: access denied; check the credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_PROFILE) and the bucket policy', exitCode: EXIT_FAILURE });
+  expect(explainFailure(new StoreError('AccessDenied', 'PutObject b/k: access denied'))).toEqual({
+    line: 'PutObject b/k: access denied; check the credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_PROFILE) and the bucket policy',
+    exitCode: EXIT_FAILURE,
+  });
   expect(explainFailure(new TypeError('undefined is not an object'))).toBeNull();
   expect(explainFailure(new Error('assertion failed: offsets increase'))).toBeNull();
 });

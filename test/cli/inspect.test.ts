@@ -40,7 +40,9 @@ async function inspect(...args: string[]): Promise<{ stdout: string; stderr: str
 
 function walObjects(): string[] {
   const root = join(data, 'objects', 'objects');
-  return readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((file) => file.includes('wal.d/') && file.endsWith('.o')).map((file) => join(root, file));
+  return readdirSync(root, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.includes('wal.d/') && file.endsWith('.o'))
+    .map((file) => join(root, file));
 }
 
 const lastOffset = BATCHES_PER_PARTITION * RECORDS_PER_BATCH - 1;
@@ -102,7 +104,7 @@ test('a WAL object: header, frames and every checksum ok', async () => {
   expect(json.frames.length).toBeGreaterThan(0);
 });
 
-test('a WAL object with a flipped data byte: that frame\'s checksum is BAD, exit code 1', async () => {
+test("a WAL object with a flipped data byte: that frame's checksum is BAD, exit code 1", async () => {
   const object = walObjects()[0]!;
   const json = JSON.parse((await inspect(object, '--json')).stdout) as { offset: number; frames: { position: number; bytes: number }[] };
   const frame = json.frames[0]!;

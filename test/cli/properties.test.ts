@@ -57,7 +57,10 @@ describe('properties', () => {
   });
 
   test('entries carry the line they start on', () => {
-    expect(parseProperties('# c\n\na=1\\\n 2\nb=3').map((entry) => [entry.key, entry.line])).toEqual([['a', 3], ['b', 5]]);
+    expect(parseProperties('# c\n\na=1\\\n 2\nb=3').map((entry) => [entry.key, entry.line])).toEqual([
+      ['a', 3],
+      ['b', 5],
+    ]);
   });
 
   test('a malformed \\u escape is an error naming the line', () => {

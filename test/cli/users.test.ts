@@ -44,7 +44,11 @@ async function users(args: readonly string[], stdin = ''): Promise<Run> {
 
 /** Every file under `dir`, read as text. */
 function allText(dir: string): string {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((name) => join(dir, name)).filter((path) => statSync(path).isFile()).map((path) => readFileSync(path, 'utf8')).join('\n');
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((name) => join(dir, name))
+    .filter((path) => statSync(path).isFile())
+    .map((path) => readFileSync(path, 'utf8'))
+    .join('\n');
 }
 
 async function scramLogin(mechanism: typeof SCRAM_SHA_256, user: string, password: string): Promise<'authenticated' | string> {
@@ -60,9 +64,14 @@ async function scramLogin(mechanism: typeof SCRAM_SHA_256, user: string, passwor
 }
 
 async function kcat(args: readonly string[], user: string, password: string, stdin?: string): Promise<Run> {
-  const child = Bun.spawn(['kcat', '-b', `127.0.0.1:${port}`, '-X', 'security.protocol=SASL_PLAINTEXT', '-X', 'sasl.mechanisms=SCRAM-SHA-512', '-X', `sasl.username=${user}`, '-X', `sasl.password=${password}`, ...args], {
-    stdin: stdin === undefined ? 'ignore' : new TextEncoder().encode(stdin), stdout: 'pipe', stderr: 'pipe',
-  });
+  const child = Bun.spawn(
+    ['kcat', '-b', `127.0.0.1:${port}`, '-X', 'security.protocol=SASL_PLAINTEXT', '-X', 'sasl.mechanisms=SCRAM-SHA-512', '-X', `sasl.username=${user}`, '-X', `sasl.password=${password}`, ...args],
+    {
+      stdin: stdin === undefined ? 'ignore' : new TextEncoder().encode(stdin),
+      stdout: 'pipe',
+      stderr: 'pipe',
+    },
+  );
   const timer = setTimeout(() => child.kill(), 30_000);
   const [stdout, stderr, exitCode] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
   clearTimeout(timer);
@@ -71,8 +80,14 @@ async function kcat(args: readonly string[], user: string, password: string, std
 
 describe('ferry users', () => {
   beforeAll(async () => {
-    expect(await users(['add', 'alice', '--data', data], `${ALICE_PASSWORD}\nignored second line\n`)).toMatchObject({ exitCode: 0, stdout: 'alice: SCRAM-SHA-256, SCRAM-SHA-512 set (4096 iterations)\n' });
-    expect(await users(['add', 'bob', '--data', data, '--mechanism', 'scram-sha-512', '--iterations', '8192'], BOB_PASSWORD)).toMatchObject({ exitCode: 0, stdout: 'bob: SCRAM-SHA-512 set (8192 iterations)\n' });
+    expect(await users(['add', 'alice', '--data', data], `${ALICE_PASSWORD}\nignored second line\n`)).toMatchObject({
+      exitCode: 0,
+      stdout: 'alice: SCRAM-SHA-256, SCRAM-SHA-512 set (4096 iterations)\n',
+    });
+    expect(await users(['add', 'bob', '--data', data, '--mechanism', 'scram-sha-512', '--iterations', '8192'], BOB_PASSWORD)).toMatchObject({
+      exitCode: 0,
+      stdout: 'bob: SCRAM-SHA-512 set (8192 iterations)\n',
+    });
   });
 
   test('list: every user with its mechanisms and iterations, never a secret', async () => {
@@ -115,13 +130,12 @@ describe('ferry users', () => {
     beforeAll(async () => {
       port = freeLoopbackPort();
       const config = join(directory, 'server.properties');
-      writeFileSync(config, [
-        `listeners=SASL_PLAINTEXT://127.0.0.1:${port},PLAINTEXT://127.0.0.1:${freeLoopbackPort()}`,
-        'sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512',
-        `log.dirs=${data}`,
-        'node.id=1',
-        '',
-      ].join('\n'));
+      writeFileSync(
+        config,
+        [`listeners=SASL_PLAINTEXT://127.0.0.1:${port},PLAINTEXT://127.0.0.1:${freeLoopbackPort()}`, 'sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512', `log.dirs=${data}`, 'node.id=1', ''].join(
+          '\n',
+        ),
+      );
       broker = Bun.spawn([process.execPath, CLI, 'broker', '--config', config, '--metrics', 'off'], { stdout: 'pipe', stderr: 'pipe' });
       const lines: string[] = [];
       for (const stream of [broker.stdout, broker.stderr]) {

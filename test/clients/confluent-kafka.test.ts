@@ -20,7 +20,13 @@ const missing = missingPythonModule('confluent_kafka', 'python3-confluent-kafka'
 let broker: ClientBroker;
 let report: SuiteReport;
 
-interface Entry { name: string; value: string; source: number; readOnly: boolean; isDefault: boolean }
+interface Entry {
+  name: string;
+  value: string;
+  source: number;
+  readOnly: boolean;
+  isDefault: boolean;
+}
 
 describeClient('confluent-kafka', missing)('confluent-kafka-python 1.7.0 against a Ferry broker', () => {
   beforeAll(async () => {

@@ -61,7 +61,9 @@ describe('kafkajs against a Ferry broker: transactions and topic configs', () =>
     try {
       await admin.createTopics({ topics: [{ topic: 'kafkajs-configured', numPartitions: 1, configEntries: [{ name: 'retention.ms', value: '3600000' }] }] });
       const described = await admin.describeConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name: 'kafkajs-configured' }], includeSynonyms: false });
-      const entries = configEntries(described.resources[0]!.configEntries.map((e) => ({ name: e.configName, value: e.configValue, source: (e as { configSource?: number }).configSource, readOnly: e.readOnly })));
+      const entries = configEntries(
+        described.resources[0]!.configEntries.map((e) => ({ name: e.configName, value: e.configValue, source: (e as { configSource?: number }).configSource, readOnly: e.readOnly })),
+      );
       expect(entries.get('retention.ms')).toMatchObject({ value: '3600000', source: CONFIG_SOURCE.TOPIC_CONFIG, readOnly: false });
     } finally {
       await admin.disconnect();

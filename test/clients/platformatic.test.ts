@@ -7,9 +7,21 @@
 // ones wrote.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import {
-  Admin, ConfigResourceTypes, ConfigSources, Connection, Consumer, describeClusterV1, describeProducersV0,
-  IncrementalAlterConfigOperationTypes, MessagesStreamModes, Producer, ProduceAcks, stringDeserializers, stringSerializers,
-  type CompressionAlgorithmValue, type MessagesStream,
+  Admin,
+  ConfigResourceTypes,
+  ConfigSources,
+  Connection,
+  Consumer,
+  describeClusterV1,
+  describeProducersV0,
+  IncrementalAlterConfigOperationTypes,
+  MessagesStreamModes,
+  Producer,
+  ProduceAcks,
+  stringDeserializers,
+  stringSerializers,
+  type CompressionAlgorithmValue,
+  type MessagesStream,
 } from '@platformatic/kafka';
 import { startClientBroker, type ClientBroker } from './support/client-broker.ts';
 import { configEntries, TRANSACTIONS_REFUSED_MS_MAX } from './support/kafka-semantics.ts';
@@ -73,7 +85,16 @@ function valuesOf(name: string, count: number): string[] {
 }
 
 async function produce(topic: string, values: readonly string[], options: { compression?: CompressionAlgorithmValue; idempotent?: boolean }): Promise<bigint[]> {
-  const producer = new Producer({ clientId: 'ferry-platformatic', bootstrapBrokers: [broker.bootstrap], serializers: stringSerializers, acks: ProduceAcks.ALL, retries: 1, timeout: CALL_TIMEOUT_MS, autocreateTopics: true, ...options });
+  const producer = new Producer({
+    clientId: 'ferry-platformatic',
+    bootstrapBrokers: [broker.bootstrap],
+    serializers: stringSerializers,
+    acks: ProduceAcks.ALL,
+    retries: 1,
+    timeout: CALL_TIMEOUT_MS,
+    autocreateTopics: true,
+    ...options,
+  });
   try {
     const result = await bounded(`produce to ${topic}`, producer.send({ messages: values.map((value) => ({ topic, value, partition: 0 })) }));
     const base = result.offsets?.find((o) => o.topic === topic && o.partition === 0)?.offset;
@@ -99,7 +120,17 @@ async function read(stream: MessagesStream<string, string, string, string>, coun
 }
 
 function consumer(groupId: string): Consumer<string, string, string, string> {
-  return new Consumer({ groupId, clientId: 'ferry-platformatic', bootstrapBrokers: [broker.bootstrap], deserializers: stringDeserializers, retries: 1, timeout: CALL_TIMEOUT_MS, sessionTimeout: 6000, heartbeatInterval: 1000, maxWaitTime: 200 });
+  return new Consumer({
+    groupId,
+    clientId: 'ferry-platformatic',
+    bootstrapBrokers: [broker.bootstrap],
+    deserializers: stringDeserializers,
+    retries: 1,
+    timeout: CALL_TIMEOUT_MS,
+    sessionTimeout: 6000,
+    heartbeatInterval: 1000,
+    maxWaitTime: 200,
+  });
 }
 
 /** By partition: the consumer starts at `offset` (manual mode), commits nothing. */
@@ -161,17 +192,37 @@ describe('@platformatic/kafka 2.12.1 against a Ferry broker', () => {
   });
 
   test('a group member reads everything and commits; a restarted member resumes after the commit', async () => {
-    await produce(GROUP_TOPIC, Array.from({ length: 10 }, (_, i) => `first-${i}`), {});
+    await produce(
+      GROUP_TOPIC,
+      Array.from({ length: 10 }, (_, i) => `first-${i}`),
+      {},
+    );
     expect(await readGroup(10)).toEqual(Array.from({ length: 10 }, (_, i) => `first-${i}`));
-    await produce(GROUP_TOPIC, Array.from({ length: 5 }, (_, i) => `second-${i}`), {});
+    await produce(
+      GROUP_TOPIC,
+      Array.from({ length: 5 }, (_, i) => `second-${i}`),
+      {},
+    );
     expect(await readGroup(5)).toEqual(Array.from({ length: 5 }, (_, i) => `second-${i}`));
   });
 
   test('a transactional producer is refused within a few seconds (Ferry has no transactions), not left hanging', async () => {
-    const producer = new Producer({ clientId: 'ferry-platformatic', bootstrapBrokers: [broker.bootstrap], serializers: stringSerializers, transactionalId: 'pf-transactions', idempotent: true, acks: ProduceAcks.ALL, retries: 0, timeout: CALL_TIMEOUT_MS });
+    const producer = new Producer({
+      clientId: 'ferry-platformatic',
+      bootstrapBrokers: [broker.bootstrap],
+      serializers: stringSerializers,
+      transactionalId: 'pf-transactions',
+      idempotent: true,
+      acks: ProduceAcks.ALL,
+      retries: 0,
+      timeout: CALL_TIMEOUT_MS,
+    });
     const started = Date.now();
     try {
-      const outcome = await bounded('beginTransaction', producer.beginTransaction()).then(() => 'began', (error: unknown) => errorText(error));
+      const outcome = await bounded('beginTransaction', producer.beginTransaction()).then(
+        () => 'began',
+        (error: unknown) => errorText(error),
+      );
       expect(outcome).not.toBe('began');
       expect(outcome).not.toContain('no answer after');
       expect(Date.now() - started).toBeLessThan(TRANSACTIONS_REFUSED_MS_MAX);
@@ -196,14 +247,23 @@ describe('@platformatic/kafka 2.12.1 against a Ferry broker', () => {
 
   test('incrementalAlterConfigs SET changes one config; DELETE returns it to the default', async () => {
     const resource = { resourceType: ConfigResourceTypes.TOPIC, resourceName: CONFIGURED_TOPIC };
-    await bounded('incrementalAlterConfigs', admin.incrementalAlterConfigs({ resources: [{ ...resource, configs: [{ name: 'retention.ms', configOperation: IncrementalAlterConfigOperationTypes.SET, value: '7200000' }] }] }));
+    await bounded(
+      'incrementalAlterConfigs',
+      admin.incrementalAlterConfigs({ resources: [{ ...resource, configs: [{ name: 'retention.ms', configOperation: IncrementalAlterConfigOperationTypes.SET, value: '7200000' }] }] }),
+    );
     expect((await topicConfigs(CONFIGURED_TOPIC)).get('retention.ms')).toMatchObject({ value: '7200000', source: ConfigSources.DYNAMIC_TOPIC_CONFIG });
-    await bounded('incrementalAlterConfigs', admin.incrementalAlterConfigs({ resources: [{ ...resource, configs: [{ name: 'retention.ms', configOperation: IncrementalAlterConfigOperationTypes.DELETE }] }] }));
+    await bounded(
+      'incrementalAlterConfigs',
+      admin.incrementalAlterConfigs({ resources: [{ ...resource, configs: [{ name: 'retention.ms', configOperation: IncrementalAlterConfigOperationTypes.DELETE }] }] }),
+    );
     expect((await topicConfigs(CONFIGURED_TOPIC)).get('retention.ms')).toMatchObject({ value: RETENTION_MS_DEFAULT, source: ConfigSources.DEFAULT_CONFIG });
   });
 
-  test('alterConfigs replaces a topic\'s configs with the ones given', async () => {
-    await bounded('alterConfigs', admin.alterConfigs({ resources: [{ resourceType: ConfigResourceTypes.TOPIC, resourceName: CONFIGURED_TOPIC, configs: [{ name: 'retention.ms', value: '1800000' }] }] }));
+  test("alterConfigs replaces a topic's configs with the ones given", async () => {
+    await bounded(
+      'alterConfigs',
+      admin.alterConfigs({ resources: [{ resourceType: ConfigResourceTypes.TOPIC, resourceName: CONFIGURED_TOPIC, configs: [{ name: 'retention.ms', value: '1800000' }] }] }),
+    );
     expect((await topicConfigs(CONFIGURED_TOPIC)).get('retention.ms')).toMatchObject({ value: '1800000', source: ConfigSources.DYNAMIC_TOPIC_CONFIG });
   });
 
@@ -264,7 +324,7 @@ describe('@platformatic/kafka 2.12.1 against a Ferry broker', () => {
     expect(response.clusterId).toBeString();
   });
 
-  test('deleteConsumerGroupOffsets (OffsetDelete) removes an empty group\'s committed offset', async () => {
+  test("deleteConsumerGroupOffsets (OffsetDelete) removes an empty group's committed offset", async () => {
     await bounded('deleteConsumerGroupOffsets', admin.deleteConsumerGroupOffsets({ groupId: GROUP, topics: [{ name: GROUP_TOPIC, partitionIndexes: [0] }] }));
     const [group] = await bounded('listConsumerGroupOffsets', admin.listConsumerGroupOffsets({ groups: [GROUP] }));
     const partition = group!.topics.find((t) => t.name === GROUP_TOPIC)?.partitions.find((p) => p.partitionIndex === 0);

@@ -20,7 +20,13 @@ const BUILD_TIMEOUT_MS = 200_000;
 let broker: ClientBroker;
 let report: SuiteReport;
 
-interface Entry { name: string; value: string; source: number; readOnly: boolean; isDefault: boolean }
+interface Entry {
+  name: string;
+  value: string;
+  source: number;
+  readOnly: boolean;
+  isDefault: boolean;
+}
 
 describeClient('sarama', missingSarama())('sarama 1.22.1 (Kafka 2.2 versions) against a Ferry broker', () => {
   beforeAll(async () => {

@@ -14,16 +14,17 @@ test('an adoption that throws after the claim is claimed again at the next scan,
   const clock = new ManualClock();
   const plans: ClaimPlan[] = [];
   let failures = 1;
-  const make = (nodeId: number) => testClusterNode({
-    store,
-    clock,
-    nodeId,
-    scanIntervalMs: 100_000,
-    adopt: async (_t, _p, _n, plan) => {
-      plans.push(plan);
-      if (nodeId === 2 && failures-- > 0) throw new Error('injected: the rebuild failed');
-    },
-  });
+  const make = (nodeId: number) =>
+    testClusterNode({
+      store,
+      clock,
+      nodeId,
+      scanIntervalMs: 100_000,
+      adopt: async (_t, _p, _n, plan) => {
+        plans.push(plan);
+        if (nodeId === 2 && failures-- > 0) throw new Error('injected: the rebuild failed');
+      },
+    });
   const a = make(1);
   await a.start();
   await a.createTopic('t', 1);

@@ -24,7 +24,9 @@ afterEach(async () => {
 
 async function start(store: ObjectStore, directory: string, nodeId = 1, options: { leaseMs?: number; scanIntervalMs?: number } = {}): Promise<Broker> {
   const broker = await Broker.start({
-    listenHost: '127.0.0.1', listenPort: 0, nodeId,
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    nodeId,
     cluster: { store, leaseMs: options.leaseMs ?? 1000, scanIntervalMs: options.scanIntervalMs ?? 50 },
     engine: { directory, log: { flush: { kind: 'none' } }, wal: { store, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 1 } } },
   });
@@ -87,7 +89,10 @@ test('a fenced writer is replaced by a new epoch: the broker serves on, keeps wh
   expect(isFerryError(rejected, 'Fenced') || isFerryError(rejected, 'NotLeader')).toBe(true);
   let acknowledged = false;
   await until(async () => {
-    acknowledged = await engine.produce('t', [{ value: 'after' }], { partition: 0, acks: 'all' }).then(() => true, () => false);
+    acknowledged = await engine.produce('t', [{ value: 'after' }], { partition: 0, acks: 'all' }).then(
+      () => true,
+      () => false,
+    );
     return acknowledged;
   }, 'a produce acknowledged after the new epoch');
   expect(engine.wal!.config.stream.epoch).toBeGreaterThan(fenced.epoch);
@@ -110,15 +115,32 @@ test('a broker whose lease renewals fail stops acknowledging before its lease en
   await engine.produce('t', [{ value: 'before' }], { partition: 0, acks: 'all' });
   // A write whose WAL object is held, while renewals start failing: its durability comes after the lease is gone.
   gated.hold('wal/');
-  const waiting = engine.produce('t', [{ value: 'late' }], { partition: 0, acks: 'all' }).then(() => 'acknowledged', (error: unknown) => error);
+  const waiting = engine.produce('t', [{ value: 'late' }], { partition: 0, acks: 'all' }).then(
+    () => 'acknowledged',
+    (error: unknown) => error,
+  );
   gated.fail('control/brokers/');
   // (How soon, to the millisecond, is Lease's own test on a manual clock.)
-  await until(async () => (await engine.produce('t', [{ value: 'refused' }], { partition: 0, acks: 1 }).then(() => false, (error: unknown) => isFerryError(error, 'NotLeader'))), 'new produces refused');
+  await until(
+    async () =>
+      await engine.produce('t', [{ value: 'refused' }], { partition: 0, acks: 1 }).then(
+        () => false,
+        (error: unknown) => isFerryError(error, 'NotLeader'),
+      ),
+    'new produces refused',
+  );
   gated.release('wal/');
   const outcome = await waiting;
   expect(isFerryError(outcome, 'NotLeader')).toBe(true); // durable, but never acknowledged
   gated.heal('control/brokers/');
-  await until(async () => (await engine.produce('t', [{ value: 'renewed' }], { partition: 0, acks: 'all' }).then(() => true, () => false)), 'acknowledgements after the renewal');
+  await until(
+    async () =>
+      await engine.produce('t', [{ value: 'renewed' }], { partition: 0, acks: 'all' }).then(
+        () => true,
+        () => false,
+      ),
+    'acknowledgements after the renewal',
+  );
 });
 
 test('Metadata from a broker that has not scanned a new topic yet reads its record: the real partition count (finding 19)', async () => {
@@ -126,7 +148,11 @@ test('Metadata from a broker that has not scanned a new topic yet reads its reco
   const a = await start(store, tempDir(), 1);
   const b = await start(store, tempDir(), 2, { scanIntervalMs: 60_000 });
   expect(await a.context.topology.createTopic('fresh', 3)).toBe(true);
-  const response = await handleMetadata(b.context, metadataRequest({ topics: [{ name: 'fresh' }], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }), 12);
+  const response = await handleMetadata(
+    b.context,
+    metadataRequest({ topics: [{ name: 'fresh' }], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }),
+    12,
+  );
   expect(response.topics[0]!.partitions.length).toBe(3);
   // CreateTopics that loses to an existing record learns its count as well.
   expect(await b.context.topology.createTopic('fresh', 1)).toBe(false);

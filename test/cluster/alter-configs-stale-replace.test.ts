@@ -24,7 +24,9 @@ afterEach(async () => {
 
 async function start(store: ObjectStore, nodeId: number): Promise<Broker> {
   const broker = await Broker.start({
-    listenHost: '127.0.0.1', listenPort: 0, nodeId,
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    nodeId,
     cluster: { store, leaseMs: 120_000, scanIntervalMs: SCAN_INTERVAL_MS, peerPort: null },
     engine: { directory: tempDir(), log: { flush: { kind: 'none' } }, wal: { store, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 1 } } },
   });
@@ -42,7 +44,11 @@ test('AlterConfigs through one broker replaces a config another broker set since
   const described = new Map((await two.context.topology.describeTopicConfigs('t'))!.map((entry) => [entry.name, entry.value]));
   const staleDescribe = described.get('retention.ms') !== '3600000';
 
-  const request = completeMessage<AlterConfigsRequest>(alterConfigsRequestSchema, { resources: [{ resourceType: TOPIC_RESOURCE, resourceName: 't', configs: [{ name: 'segment.bytes', value: '2097152' }] }] }, 2);
+  const request = completeMessage<AlterConfigsRequest>(
+    alterConfigsRequestSchema,
+    { resources: [{ resourceType: TOPIC_RESOURCE, resourceName: 't', configs: [{ name: 'segment.bytes', value: '2097152' }] }] },
+    2,
+  );
   const answer = await handleAlterConfigs(two.context, request);
   expect(answer.responses[0]!.errorCode).toBe(0);
   const record = await new ControlStore(store, '').read<TopicRecord>('topics/t');

@@ -2,7 +2,7 @@
 // through two brokers, and a grow racing a delete and re-create of the topic. Held when written.
 import { startClusterBroker } from '../support/cluster-brokers.ts';
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
-import { Broker } from '../../src/broker/broker.ts';
+import type { Broker } from '../../src/broker/broker.ts';
 import { ControlStore } from '../../src/cluster/control-store.ts';
 import type { TopicRecord } from '../../src/cluster/node.ts';
 import { isFerryError } from '../../src/errors.ts';
@@ -18,7 +18,11 @@ afterEach(async () => {
 
 const start = (store: ObjectStore, nodeId: number): Promise<Broker> => startClusterBroker(store, nodeId, running);
 
-const outcome = (promise: Promise<unknown>) => promise.then(() => 'ok', (error) => (isFerryError(error) ? error.kind : String(error)));
+const outcome = (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'ok',
+    (error) => (isFerryError(error) ? error.kind : String(error)),
+  );
 
 test('concurrent grows to 3 and 5 through two brokers: the topic ends at 5, every partition led and taking acks=all produces, old records intact', async () => {
   const store = new MemoryStore();
@@ -29,7 +33,10 @@ test('concurrent grows to 3 and 5 through two brokers: the topic ends at 5, ever
   await leader0.context.engine.produce('t', [{ value: 'before' }], { partition: 0, acks: 'all' });
   const results = await Promise.all([outcome(brokers[0]!.context.topology.createPartitions('t', 3, false)), outcome(brokers[1]!.context.topology.createPartitions('t', 5, false))]);
   // Either both succeed (3 first) or the grow to 3 finds 5 already: INVALID_PARTITIONS.
-  expect([['ok', 'ok'], ['InvalidPartitions', 'ok']]).toContainEqual(results);
+  expect([
+    ['ok', 'ok'],
+    ['InvalidPartitions', 'ok'],
+  ]).toContainEqual(results);
   expect((await new ControlStore(store, '').read<TopicRecord>('topics/t'))!.value.partitions).toBe(5);
   await until(() => [0, 1, 2, 3, 4].every((p) => brokers.some((b) => b.context.engine.leads('t', p))), 'all five partitions led', 30_000);
   for (let p = 0; p < 5; p++) {
@@ -49,7 +56,11 @@ test('a grow racing a delete and re-create: never a partition count the new inca
   const recreate = (async () => {
     await brokers[0]!.context.topology.deleteTopic('t');
     for (let i = 0; i < 200; i++) {
-      const created = await outcome(brokers[0]!.context.topology.createTopic('t', 1).then((ok) => { if (!ok) throw new Error('exists'); }));
+      const created = await outcome(
+        brokers[0]!.context.topology.createTopic('t', 1).then((ok) => {
+          if (!ok) throw new Error('exists');
+        }),
+      );
       if (created === 'ok') return;
       await Bun.sleep(10);
     }

@@ -3,7 +3,7 @@
 // nothing about the old partitions changes (leaders, leader epochs, records).
 import { startClusterBroker } from '../support/cluster-brokers.ts';
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
-import { Broker } from '../../src/broker/broker.ts';
+import type { Broker } from '../../src/broker/broker.ts';
 import { ControlStore } from '../../src/cluster/control-store.ts';
 import type { PartitionRecord, TopicRecord } from '../../src/cluster/node.ts';
 import { type FerryErrorKind, isFerryError } from '../../src/errors.ts';
@@ -52,11 +52,14 @@ test('every broker sees the new count and the new partitions get leaders; the ol
   expect(await leaderOf3.context.engine.produce('t', [{ value: 'to a new partition' }], { partition: 3 })).toEqual([{ partition: 3, offset: 0 }]);
 });
 
-test('through the topology: Kafka\'s INVALID_PARTITIONS messages, UNKNOWN_TOPIC_OR_PARTITION, and validateOnly changes nothing', async () => {
+test("through the topology: Kafka's INVALID_PARTITIONS messages, UNKNOWN_TOPIC_OR_PARTITION, and validateOnly changes nothing", async () => {
   const store = new MemoryStore();
   const broker = await start(store, 1);
   await broker.context.topology.createTopic('t', 3);
-  expect(await failureOf(() => broker.context.topology.createPartitions('t', 2, false))).toEqual({ kind: 'InvalidPartitions', message: 'The topic t currently has 3 partition(s); 2 would not be an increase.' });
+  expect(await failureOf(() => broker.context.topology.createPartitions('t', 2, false))).toEqual({
+    kind: 'InvalidPartitions',
+    message: 'The topic t currently has 3 partition(s); 2 would not be an increase.',
+  });
   expect(await failureOf(() => broker.context.topology.createPartitions('t', 3, false))).toEqual({ kind: 'InvalidPartitions', message: 'Topic already has 3 partition(s).' });
   expect((await failureOf(() => broker.context.topology.createPartitions('missing', 3, false))).kind).toBe('UnknownTopicOrPartition');
   await broker.context.topology.createPartitions('t', 5, true);

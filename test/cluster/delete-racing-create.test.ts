@@ -51,7 +51,8 @@ function clusterNode(store: ObjectStore, clock: ManualClock, nodeId: number, eve
     clock,
     nodeId,
     random: new SeededRandom(nodeId),
-    adopt: async (topic, partition, _partitions, { next, rebuildFrom }) => void events.push(`${nodeId} adopt ${topic}/${partition} ${next.topicId} epoch ${next.leaderEpoch} rebuilding from [${rebuildFrom.map((s) => s.writerId)}]`),
+    adopt: async (topic, partition, _partitions, { next, rebuildFrom }) =>
+      void events.push(`${nodeId} adopt ${topic}/${partition} ${next.topicId} epoch ${next.leaderEpoch} rebuilding from [${rebuildFrom.map((s) => s.writerId)}]`),
     release: async (topic, partition) => void events.push(`${nodeId} release ${topic}/${partition}`),
     forget: async (topic) => void events.push(`${nodeId} forget ${topic}`),
   });

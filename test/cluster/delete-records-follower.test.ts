@@ -22,7 +22,9 @@ afterEach(async () => {
 
 async function start(store: ObjectStore, nodeId: number): Promise<Broker> {
   const broker = await Broker.start({
-    listenHost: '127.0.0.1', listenPort: 0, nodeId,
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    nodeId,
     cluster: { store, leaseMs: 5000, scanIntervalMs: SCAN_INTERVAL_MS },
     engine: { directory: tempDir(), log: { flush: { kind: 'none' } }, wal: { store, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 1 } } },
   });

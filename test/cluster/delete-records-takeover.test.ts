@@ -23,7 +23,9 @@ afterEach(async () => {
 /** A cluster broker without a tier: a takeover rebuilds the whole log from the WAL chain. */
 async function startUntiered(store: ObjectStore, nodeId: number): Promise<Broker> {
   const broker = await Broker.start({
-    listenHost: '127.0.0.1', listenPort: 0, nodeId,
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    nodeId,
     cluster: { store, leaseMs: 1000, scanIntervalMs: 50 },
     engine: { directory: tempDir(), log: { flush: { kind: 'none' }, segmentBytes: 2048 }, wal: { store, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 1 } } },
   });
@@ -110,7 +112,7 @@ test('a follower learns the log start at its next scan, and keeps it when it is 
   const follower = brokers.find((b) => b !== leader)!;
   for (let i = 0; i < 30; i++) await leader.context.engine.produce('t', [{ value: `record ${i} `.padEnd(200, '.') }], { partition: 0, acks: 'all' });
   expect(await leader.context.topology.deleteRecords('t', 0, 12)).toBe(12);
-  await until(() => follower.context.engine.offsetFor('t', 0, EARLIEST).offset === 12, 'the follower\'s log start');
+  await until(() => follower.context.engine.offsetFor('t', 0, EARLIEST).offset === 12, "the follower's log start");
   expect(await outOfRange(() => follower.context.engine.fetchWithTier('t', 0, 11))).toBe(true);
   await stop(leader);
   await until(() => follower.context.engine.leads('t', 0), 'the promotion');

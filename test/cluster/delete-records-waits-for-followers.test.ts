@@ -35,7 +35,9 @@ afterEach(async () => {
 
 async function start(store: ObjectStore, nodeId: number, scanIntervalMs: number, network?: Network): Promise<Broker> {
   const broker = await Broker.start({
-    listenHost: '127.0.0.1', listenPort: 0, nodeId,
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    nodeId,
     ...(network === undefined ? {} : { network }),
     cluster: { store, leaseMs: LEASE_MS, scanIntervalMs },
     engine: { directory: tempDir(), log: { flush: { kind: 'none' } }, wal: { store, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 1 } } },

@@ -48,7 +48,7 @@ test('DeleteTopics v6 by the id of a deleted incarnation deletes nothing, though
   expect(record?.value.deleting).not.toBe(true);
 });
 
-test('DeleteTopics v6 naming a topic by both name and another incarnation\'s id does not delete the current one', async () => {
+test("DeleteTopics v6 naming a topic by both name and another incarnation's id does not delete the current one", async () => {
   const { clock, control, first, second, context } = await recreatedElsewhere();
   const response = await advanceThrough(clock, handleDeleteTopics(context, { topics: [{ name: 't', topicId: first as Uuid }], topicNames: [], timeoutMs: 1000 }), 'the delete by name and id', 50);
   // Kafka's controller: "You may not specify both topic name and topic id." (INVALID_REQUEST).

@@ -67,7 +67,7 @@ test('[L8] a delete whose partition record names the deleter while another broke
   oldLeader.stop();
 });
 
-test('[L8] a delete waits out the other leader\'s lease, not only its own: brokers may run with different --lease-ms', async () => {
+test("[L8] a delete waits out the other leader's lease, not only its own: brokers may run with different --lease-ms", async () => {
   const store = new MemoryStore();
   const clock = new ManualClock();
   const served = new Map<string, number>();

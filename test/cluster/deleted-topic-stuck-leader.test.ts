@@ -39,7 +39,7 @@ test('a leader whose scan is stuck stops acknowledging on a topic deleted elsewh
   await leader.createTopic('v', 1);
   await leader.createTopic('w', 1);
   void leader.scan(); // the only live broker: it claims all three, and its scans are stuck from w on
-  await advanceUntil(clock, () => stuck, 'the leader\'s scan reaching w', STEP_MS);
+  await advanceUntil(clock, () => stuck, "the leader's scan reaching w", STEP_MS);
   const scansWhenStuck = scans;
   await admin.start();
   const idOf = async (name: string) => (await control.read<TopicRecord>(`topics/${name}`))!.value.topicId;

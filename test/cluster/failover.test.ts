@@ -22,7 +22,25 @@ afterAll(() => {
 });
 
 async function startBroker(nodeId: number): Promise<number> {
-  const args = ['broker', '--node-id', String(nodeId), '--listen', '127.0.0.1:0', '--data', join(root, `broker-${nodeId}`), '--wal-store', `file:${join(root, 'objects')}`, '--cluster-store', `file:${join(root, 'objects')}`, '--lease-ms', String(LEASE_MS), '--scan-interval-ms', '200', '--metrics', 'off'];
+  const args = [
+    'broker',
+    '--node-id',
+    String(nodeId),
+    '--listen',
+    '127.0.0.1:0',
+    '--data',
+    join(root, `broker-${nodeId}`),
+    '--wal-store',
+    `file:${join(root, 'objects')}`,
+    '--cluster-store',
+    `file:${join(root, 'objects')}`,
+    '--lease-ms',
+    String(LEASE_MS),
+    '--scan-interval-ms',
+    '200',
+    '--metrics',
+    'off',
+  ];
   const child = Bun.spawn([process.execPath, CLI, ...args], { stdout: 'pipe', stderr: 'inherit' });
   const reader = child.stdout.getReader();
   let text = '';
@@ -32,14 +50,21 @@ async function startBroker(nodeId: number): Promise<number> {
     text += new TextDecoder().decode(value);
   }
   const port = Number(/listening on 127\.0\.0\.1:(\d+)/.exec(text)![1]);
-  void (async () => { while (!(await reader.read()).done); })(); // keep draining its log
+  void (async () => {
+    while (!(await reader.read()).done);
+  })(); // keep draining its log
   brokers.push({ nodeId, port, process: child });
   return port;
 }
 
 test('SIGKILL of a partition leader: the other broker takes over and nothing acknowledged is lost', async () => {
   const ports = [await startBroker(1), await startBroker(2)];
-  const kafka = new Kafka({ clientId: 'failover-test', brokers: ports.map((port) => `127.0.0.1:${port}`), logLevel: logLevel.NOTHING, retry: { retries: 30, initialRetryTime: 100, maxRetryTime: 1000 } });
+  const kafka = new Kafka({
+    clientId: 'failover-test',
+    brokers: ports.map((port) => `127.0.0.1:${port}`),
+    logLevel: logLevel.NOTHING,
+    retry: { retries: 30, initialRetryTime: 100, maxRetryTime: 1000 },
+  });
   const admin = kafka.admin();
   await admin.connect();
   await admin.createTopics({ topics: [{ topic: 'orders', numPartitions: 2 }], waitForLeaders: true });
@@ -73,10 +98,15 @@ test('SIGKILL of a partition leader: the other broker takes over and nothing ack
   await consumer.connect();
   await consumer.subscribe({ topic: 'orders', fromBeginning: true });
   const read: { partition: number; offset: number; value: string }[] = [];
-  await new Promise<void>((done) => void consumer.run({ eachMessage: async ({ partition, message }) => {
-    read.push({ partition, offset: Number(message.offset), value: message.value!.toString() });
-    if (read.length >= ends) done();
-  } }));
+  await new Promise<void>(
+    (done) =>
+      void consumer.run({
+        eachMessage: async ({ partition, message }) => {
+          read.push({ partition, offset: Number(message.offset), value: message.value!.toString() });
+          if (read.length >= ends) done();
+        },
+      }),
+  );
   await consumer.disconnect();
   expect(ends).toBe(acknowledged.length);
 

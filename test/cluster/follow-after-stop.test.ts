@@ -20,14 +20,20 @@ test('a partition followed after LeaderProgress.close reports to nobody (no repo
     clock: new ManualClock(),
     leaderOf: () => leader,
     leaderHighWatermark: () => {},
-      leaderLogStart: () => {},
+    leaderLogStart: () => {},
     reporter: (_replicaId, to) => {
       made.push(to.nodeId);
       return { report: () => {}, forget: () => {}, close: () => {} };
     },
   });
   progress.close(); // the broker stopped
-  progress.follow('t', 0, () => 0, () => 0, () => 0); // a follow that was in flight completes
+  progress.follow(
+    't',
+    0,
+    () => 0,
+    () => 0,
+    () => 0,
+  ); // a follow that was in flight completes
   progress.applied('t', 0);
   expect({ reportersMade: made.length, reportingTo: progress.reportingTo('t', 0) }).toEqual({ reportersMade: 0, reportingTo: null });
 });

@@ -27,11 +27,15 @@ async function until(condition: () => boolean, what: string, waitMs = 20_000): P
 test('a follower that stays a follower across a leader change serves the partition in the new leader epoch', async () => {
   const store = new MemoryStore();
   for (let nodeId = 1; nodeId <= 3; nodeId++) {
-    brokers.push(await Broker.start({
-      listenHost: '127.0.0.1', listenPort: 0, nodeId,
-      cluster: { store, leaseMs: 2000, scanIntervalMs: 50 },
-      engine: { directory: tempDir(), log: { flush: { kind: 'none' } }, wal: { store, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 2 } } },
-    }));
+    brokers.push(
+      await Broker.start({
+        listenHost: '127.0.0.1',
+        listenPort: 0,
+        nodeId,
+        cluster: { store, leaseMs: 2000, scanIntervalMs: 50 },
+        engine: { directory: tempDir(), log: { flush: { kind: 'none' } }, wal: { store, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 2 } } },
+      }),
+    );
   }
   const kafka = new Kafka({ clientId: 'epochs', brokers: brokers.map((b) => `127.0.0.1:${b.port}`), logLevel: logLevel.NOTHING, retry: { retries: 3 } });
   const admin = kafka.admin();

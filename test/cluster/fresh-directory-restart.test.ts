@@ -21,7 +21,9 @@ afterEach(async () => {
 
 async function start(store: ObjectStore, directory: string): Promise<Broker> {
   const broker = await Broker.start({
-    listenHost: '127.0.0.1', listenPort: 0, nodeId: 1,
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    nodeId: 1,
     cluster: { store, leaseMs: 1000, scanIntervalMs: 50 },
     engine: { directory, log: { flush: { kind: 'none' } }, wal: { store, writerId: 'broker-1', config: { uploadIntervalMs: 1 } } },
   });

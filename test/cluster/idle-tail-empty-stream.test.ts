@@ -41,7 +41,16 @@ test('a caught-up follower of a stream its leader has not written yet is not exp
   const follower: FollowedPartition = { topic: 't', topicId: idOf('t'), partition: 0, log, applied: () => {}, leaderHighWatermark: () => log.logEndOffset };
   const fellBehind: string[] = [];
   const clock = new ManualClock();
-  tails = new StreamTails({ store, prefix: 'p', clock, random: new SeededRandom(2), pollIntervalMs: 1, pollIntervalMaxMs: 5, readChain: async () => [STREAM], fellBehindFloor: (topic, partition) => fellBehind.push(`${topic}-${partition}`) });
+  tails = new StreamTails({
+    store,
+    prefix: 'p',
+    clock,
+    random: new SeededRandom(2),
+    pollIntervalMs: 1,
+    pollIntervalMaxMs: 5,
+    readChain: async () => [STREAM],
+    fellBehindFloor: (topic, partition) => fellBehind.push(`${topic}-${partition}`),
+  });
   tails.follow(follower, [STREAM]);
   for (let waited = 0; waited <= 2 * FLOOR_CHECK_IDLE_MS && fellBehind.length === 0; waited += STEP_MS) {
     clock.advance(STEP_MS);

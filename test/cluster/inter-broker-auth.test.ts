@@ -36,7 +36,11 @@ const ADMIN = 'admin';
 const ADMIN_PASSWORD = 'admin-secret';
 const MALLORY = 'mallory';
 const MALLORY_PASSWORD = 'mallory-secret';
-const PLAIN_USERS = new Map([[BROKER_USER, BROKER_PASSWORD], [ADMIN, ADMIN_PASSWORD], [MALLORY, MALLORY_PASSWORD]]);
+const PLAIN_USERS = new Map([
+  [BROKER_USER, BROKER_PASSWORD],
+  [ADMIN, ADMIN_PASSWORD],
+  [MALLORY, MALLORY_PASSWORD],
+]);
 /** How long acks=all waits in the forgery tests: a report that counted would answer well within it. */
 const ACKS_TIMEOUT_MS = 3_000;
 
@@ -59,7 +63,14 @@ function listeners(internalReauthMs = 0): ListenerConfig[] {
   const sasl = { mechanisms: ['PLAIN'], plainUsers: () => PLAIN_USERS };
   return [
     { name: 'CLIENT', protocol: 'SASL_PLAINTEXT', host: '127.0.0.1', port: 0, sasl },
-    { name: 'INTERNAL', protocol: 'SASL_SSL', host: '127.0.0.1', port: 0, sasl: { ...sasl, mechanisms: ['PLAIN', 'SCRAM-SHA-512'], reauthMs: internalReauthMs }, tls: { ...DEFAULT_TLS_SETTINGS, keystoreLocation: certificates.serverPemPath } },
+    {
+      name: 'INTERNAL',
+      protocol: 'SASL_SSL',
+      host: '127.0.0.1',
+      port: 0,
+      sasl: { ...sasl, mechanisms: ['PLAIN', 'SCRAM-SHA-512'], reauthMs: internalReauthMs },
+      tls: { ...DEFAULT_TLS_SETTINGS, keystoreLocation: certificates.serverPemPath },
+    },
     { name: 'OPEN', protocol: 'PLAINTEXT', host: '127.0.0.1', port: 0 },
   ];
 }
@@ -70,7 +81,11 @@ function interBrokerClient(mechanism: 'PLAIN' | 'SCRAM-SHA-512'): InterBrokerCli
 
 async function startBroker(store: MemoryStore, nodeId: number, mechanism: 'PLAIN' | 'SCRAM-SHA-512', minInsyncReplicas: number, internalReauthMs = 0): Promise<Broker> {
   const broker = await Broker.start({
-    listenHost: '127.0.0.1', listenPort: 0, nodeId, minInsyncReplicas, log: () => {},
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    nodeId,
+    minInsyncReplicas,
+    log: () => {},
     listeners: listeners(internalReauthMs),
     security: { interBroker: interBrokerClient(mechanism), authorizer: { superUsers: [`User:${BROKER_USER}`, `User:${ADMIN}`] }, refreshIntervalMs: 100 },
     cluster: { store, leaseMs: 2000, scanIntervalMs: 50 },
@@ -81,7 +96,13 @@ async function startBroker(store: MemoryStore, nodeId: number, mechanism: 'PLAIN
 }
 
 function adminClient(ports: number[]): Kafka {
-  return new Kafka({ clientId: 'inter-broker-auth', brokers: ports.map((port) => `127.0.0.1:${port}`), sasl: { mechanism: 'plain', username: ADMIN, password: ADMIN_PASSWORD }, logLevel: logLevel.NOTHING, retry: { retries: 3 } });
+  return new Kafka({
+    clientId: 'inter-broker-auth',
+    brokers: ports.map((port) => `127.0.0.1:${port}`),
+    sasl: { mechanism: 'plain', username: ADMIN, password: ADMIN_PASSWORD },
+    logLevel: logLevel.NOTHING,
+    retry: { retries: 3 },
+  });
 }
 
 async function createTopic(kafka: Kafka, topic: string): Promise<void> {
@@ -93,7 +114,10 @@ async function createTopic(kafka: Kafka, topic: string): Promise<void> {
 
 function authentications(broker: Broker, mechanism: string): number {
   const series = `ferry_broker_authentications_total{listener="INTERNAL",mechanism="${mechanism}",result="succeeded"} `;
-  const line = broker.metrics.renderPrometheus().split('\n').find((candidate) => candidate.startsWith(series));
+  const line = broker.metrics
+    .renderPrometheus()
+    .split('\n')
+    .find((candidate) => candidate.startsWith(series));
   return line === undefined ? 0 : Number(line.slice(series.length));
 }
 
@@ -103,7 +127,10 @@ for (const mechanism of ['PLAIN', 'SCRAM-SHA-512'] as const) {
     if (mechanism !== 'PLAIN') {
       // the brokers' SCRAM credential, in the control records before they start (as `ferry users add` puts it)
       const salt = crypto.getRandomValues(new Uint8Array(32));
-      const [result] = await new ScramCredentialStore(new ControlStore(store, '')).alter([], [{ name: BROKER_USER, mechanism: SCRAM_SHA_512.type, iterations: 4096, salt, saltedPassword: saltedPasswordOf(SCRAM_SHA_512, BROKER_PASSWORD, salt, 4096) }]);
+      const [result] = await new ScramCredentialStore(new ControlStore(store, '')).alter(
+        [],
+        [{ name: BROKER_USER, mechanism: SCRAM_SHA_512.type, iterations: 4096, salt, saltedPassword: saltedPasswordOf(SCRAM_SHA_512, BROKER_PASSWORD, salt, 4096) }],
+      );
       expect(result?.errorCode).toBe(0);
     }
     const first = await startBroker(store, 1, mechanism, 2);
@@ -173,8 +200,12 @@ describe('forged progress reports (a registered follower, broker 2, that never r
     await until(() => leader.context.engine.leads(topic, 0), 'broker 1 to lead the partition');
     const producer = kafka.producer({ retry: { retries: 0 } });
     await producer.connect();
-    const outcome = producer.send({ topic, acks: -1, timeout: ACKS_TIMEOUT_MS, messages: [{ value: 'needs two replicas' }] })
-      .then(() => 'acknowledged', (error: unknown) => String(error))
+    const outcome = producer
+      .send({ topic, acks: -1, timeout: ACKS_TIMEOUT_MS, messages: [{ value: 'needs two replicas' }] })
+      .then(
+        () => 'acknowledged',
+        (error: unknown) => String(error),
+      )
       .finally(() => producer.disconnect());
     await until(() => leader.context.engine.logEndOffset(topic, 0) === 1, 'the record to be appended');
     return { topic, outcome };
@@ -196,7 +227,7 @@ describe('forged progress reports (a registered follower, broker 2, that never r
 
   const internalTls = () => ({ ca: readFileSync(certificates.caPath, 'utf8'), rejectUnauthorized: true });
 
-  test('through the inter-broker listener with the brokers\' credentials, the report counts: the control case', async () => {
+  test("through the inter-broker listener with the brokers' credentials, the report counts: the control case", async () => {
     await startLeader();
     const { topic, outcome } = await produceWaitingForBroker2();
     await forge(topic, reporterOn('INTERNAL', { listener: 'INTERNAL', tls: internalTls(), sasl: () => new PlainSaslClient(BROKER_USER, BROKER_PASSWORD) }));
@@ -209,7 +240,11 @@ describe('forged progress reports (a registered follower, broker 2, that never r
     ['a user who is not a broker, on the client listener', 'CLIENT', () => ({ listener: 'CLIENT', tls: null, sasl: () => new PlainSaslClient(MALLORY, MALLORY_PASSWORD) })],
     ['a super user who is not a broker, on the client listener', 'CLIENT', () => ({ listener: 'CLIENT', tls: null, sasl: () => new PlainSaslClient(ADMIN, ADMIN_PASSWORD) })],
     ['a user who is not a broker, on the inter-broker listener', 'INTERNAL', () => ({ listener: 'INTERNAL', tls: internalTls(), sasl: () => new PlainSaslClient(MALLORY, MALLORY_PASSWORD) })],
-    ['a wrong password for the brokers\' user, on the inter-broker listener', 'INTERNAL', () => ({ listener: 'INTERNAL', tls: internalTls(), sasl: () => new ScramSaslClient(SCRAM_SHA_512, BROKER_USER, 'guessed') })],
+    [
+      "a wrong password for the brokers' user, on the inter-broker listener",
+      'INTERNAL',
+      () => ({ listener: 'INTERNAL', tls: internalTls(), sasl: () => new ScramSaslClient(SCRAM_SHA_512, BROKER_USER, 'guessed') }),
+    ],
     ['no SASL on the inter-broker listener', 'INTERNAL', () => ({ listener: 'INTERNAL', tls: internalTls(), sasl: null })],
   ];
   for (const [who, listener, connector] of forgeries) {

@@ -19,7 +19,7 @@ test('a kept log past the chain end is truncated to it', async () => {
   const said: string[] = [];
   keepOnlyWhatTheChainProves(log, 6, (message) => said.push(message));
   expect(log.logEndOffset).toBe(6);
-  expect(said).toEqual(['the kept log ends at 10, past the chain\'s end 6: truncated to it']);
+  expect(said).toEqual(["the kept log ends at 10, past the chain's end 6: truncated to it"]);
   await log.close();
 });
 

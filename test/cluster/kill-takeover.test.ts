@@ -24,7 +24,24 @@ afterAll(() => {
 });
 
 async function startBroker(nodeId: number): Promise<number> {
-  const args = ['broker', '--node-id', String(nodeId), '--listen', '127.0.0.1:0', '--data', join(root, `broker-${nodeId}`), '--wal-store', `file:${join(root, 'objects')}`, '--cluster-store', `file:${join(root, 'objects')}`, '--lease-ms', String(LEASE_MS), '--metrics', 'off', ...(process.env.FERRY_TEST_PEER_PORT === undefined ? [] : ['--peer-port', process.env.FERRY_TEST_PEER_PORT])];
+  const args = [
+    'broker',
+    '--node-id',
+    String(nodeId),
+    '--listen',
+    '127.0.0.1:0',
+    '--data',
+    join(root, `broker-${nodeId}`),
+    '--wal-store',
+    `file:${join(root, 'objects')}`,
+    '--cluster-store',
+    `file:${join(root, 'objects')}`,
+    '--lease-ms',
+    String(LEASE_MS),
+    '--metrics',
+    'off',
+    ...(process.env.FERRY_TEST_PEER_PORT === undefined ? [] : ['--peer-port', process.env.FERRY_TEST_PEER_PORT]),
+  ];
   const child = Bun.spawn([process.execPath, CLI, ...args], { stdout: 'pipe', stderr: 'inherit' });
   const reader = child.stdout.getReader();
   let text = '';
@@ -43,7 +60,12 @@ async function startBroker(nodeId: number): Promise<number> {
 
 test('kill -9 of a leader: the survivor acknowledges on its partition within seconds, long before the lease', async () => {
   const ports = [await startBroker(1), await startBroker(2)];
-  const kafka = new Kafka({ clientId: 'kill-takeover', brokers: ports.map((port) => `127.0.0.1:${port}`), logLevel: logLevel.NOTHING, retry: { retries: 100, initialRetryTime: 50, maxRetryTime: 200 } });
+  const kafka = new Kafka({
+    clientId: 'kill-takeover',
+    brokers: ports.map((port) => `127.0.0.1:${port}`),
+    logLevel: logLevel.NOTHING,
+    retry: { retries: 100, initialRetryTime: 50, maxRetryTime: 200 },
+  });
   const admin = kafka.admin();
   await admin.connect();
   await admin.createTopics({ topics: [{ topic: 'orders', numPartitions: 2 }] });

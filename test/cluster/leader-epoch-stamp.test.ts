@@ -31,11 +31,15 @@ afterAll(async () => {
 test('after a takeover the new leader stamps its epoch on what it writes, and the old epoch ends where it ended', async () => {
   const store = new MemoryStore({ seed: 29 });
   for (const nodeId of [1, 2]) {
-    brokers.push(await Broker.start({
-      listenHost: '127.0.0.1', listenPort: 0, nodeId,
-      cluster: { store, leaseMs: 2000, scanIntervalMs: 100 },
-      engine: { directory: join(root, `broker-${nodeId}`), log: { flush: { kind: 'none' } }, wal: { store, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 2 } } },
-    }));
+    brokers.push(
+      await Broker.start({
+        listenHost: '127.0.0.1',
+        listenPort: 0,
+        nodeId,
+        cluster: { store, leaseMs: 2000, scanIntervalMs: 100 },
+        engine: { directory: join(root, `broker-${nodeId}`), log: { flush: { kind: 'none' } }, wal: { store, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 2 } } },
+      }),
+    );
   }
   await brokers[0]!.context.topology.createTopic('s', 1, 1);
   await until(() => brokers.some((b) => b.context.engine.leads('s', 0)), 'a leader of s-0');
@@ -54,7 +58,8 @@ test('after a takeover the new leader stamps its epoch on what it writes, and th
   const { batches } = second.context.engine.fetch('s', 0, 0, { maxBytes: 1 << 20 });
   expect(batches.map((batch) => batch.partitionLeaderEpoch)).toEqual([...Array(RECORDS_BEFORE).fill(oldEpoch), ...Array(RECORDS_AFTER).fill(newEpoch)]);
 
-  const ask = (leaderEpoch: number) => handleOffsetForLeaderEpoch(second.context, { replicaId: -1, topics: [{ topic: 's', partitions: [{ partition: 0, currentLeaderEpoch: newEpoch, leaderEpoch }] }] }).topics[0]!.partitions[0];
+  const ask = (leaderEpoch: number) =>
+    handleOffsetForLeaderEpoch(second.context, { replicaId: -1, topics: [{ topic: 's', partitions: [{ partition: 0, currentLeaderEpoch: newEpoch, leaderEpoch }] }] }).topics[0]!.partitions[0];
   expect(ask(oldEpoch)).toEqual({ errorCode: ErrorCode.NONE, partition: 0, leaderEpoch: oldEpoch, endOffset: RECORDS_BEFORE });
   expect(ask(newEpoch)).toEqual({ errorCode: ErrorCode.NONE, partition: 0, leaderEpoch: newEpoch, endOffset: RECORDS_BEFORE + RECORDS_AFTER });
 });

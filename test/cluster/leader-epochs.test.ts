@@ -28,25 +28,44 @@ afterAll(async () => {
 });
 
 async function partitionMetadata(broker: Broker) {
-  const response = await handleMetadata(broker.context, metadataRequest({ topics: [{ name: 'e' }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }), 12);
+  const response = await handleMetadata(
+    broker.context,
+    metadataRequest({ topics: [{ name: 'e' }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }),
+    12,
+  );
   return response.topics[0]!.partitions[0];
 }
 
 function fetchAt(broker: Broker, currentLeaderEpoch: number) {
-  return handleFetch(broker.context, fetchRequestOf({
-    replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1, forgottenTopicsData: [], rackId: '',
-    topics: [{ topic: 'e', partitions: [{ partition: 0, currentLeaderEpoch, fetchOffset: 0, logStartOffset: -1, partitionMaxBytes: 1 << 20 }] }],
-  })).then((response) => response.responses[0]!.partitions[0]!);
+  return handleFetch(
+    broker.context,
+    fetchRequestOf({
+      replicaId: -1,
+      maxWaitMs: 0,
+      minBytes: 0,
+      maxBytes: 1 << 20,
+      isolationLevel: 0,
+      sessionId: 0,
+      sessionEpoch: -1,
+      forgottenTopicsData: [],
+      rackId: '',
+      topics: [{ topic: 'e', partitions: [{ partition: 0, currentLeaderEpoch, fetchOffset: 0, logStartOffset: -1, partitionMaxBytes: 1 << 20 }] }],
+    }),
+  ).then((response) => response.responses[0]!.partitions[0]!);
 }
 
 test('after a leader change the new epoch is reported and checked; the old one is fenced and its end offset answered', async () => {
   const store = new MemoryStore({ seed: 13 });
   for (const nodeId of [1, 2]) {
-    brokers.push(await Broker.start({
-      listenHost: '127.0.0.1', listenPort: 0, nodeId,
-      cluster: { store, leaseMs: 2000, scanIntervalMs: 100 },
-      engine: { directory: join(root, `broker-${nodeId}`), log: { flush: { kind: 'none' } }, wal: { store, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 2 } } },
-    }));
+    brokers.push(
+      await Broker.start({
+        listenHost: '127.0.0.1',
+        listenPort: 0,
+        nodeId,
+        cluster: { store, leaseMs: 2000, scanIntervalMs: 100 },
+        engine: { directory: join(root, `broker-${nodeId}`), log: { flush: { kind: 'none' } }, wal: { store, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 2 } } },
+      }),
+    );
   }
   await brokers[0]!.context.topology.createTopic('e', 1, 1);
   await until(() => brokers.some((b) => b.context.engine.leads('e', 0)), 'a leader of e-0');

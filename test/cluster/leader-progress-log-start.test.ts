@@ -26,7 +26,13 @@ test("a leader's log start from an answer is taken up and reported back once; on
       return { report: (t, p, end, _epoch, start) => void reports.push(`${t}/${p}@${end} from ${start}`), forget: () => {}, close: () => {} };
     },
   });
-  progress.follow('t', 0, () => logEnd, () => 0, () => logStart);
+  progress.follow(
+    't',
+    0,
+    () => logEnd,
+    () => 0,
+    () => logStart,
+  );
   expect(reports).toEqual(['t/0@10 from 0']);
   answerLogStart('t', 0, 5);
   expect({ takenUp, reports }).toEqual({ takenUp: [5], reports: ['t/0@10 from 0', 't/0@10 from 5'] });

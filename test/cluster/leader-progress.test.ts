@@ -24,7 +24,11 @@ function harness() {
     reporter: (_replicaId, leader, highWatermark) => {
       const fake: FakeReporter = { leader: leader.nodeId, reports: [], closed: false, answer: highWatermark };
       reporters.push(fake);
-      return { report: (t, p, end, epoch) => void fake.reports.push(epoch === 0 ? `${t}/${p}@${end}` : `${t}/${p}@${end} e${epoch}`), forget: (t, p) => void fake.reports.push(`forget ${t}/${p}`), close: () => void (fake.closed = true) };
+      return {
+        report: (t, p, end, epoch) => void fake.reports.push(epoch === 0 ? `${t}/${p}@${end}` : `${t}/${p}@${end} e${epoch}`),
+        forget: (t, p) => void fake.reports.push(`forget ${t}/${p}`),
+        close: () => void (fake.closed = true),
+      };
     },
   });
   return { leaders, reporters, learnt, progress };
@@ -37,8 +41,20 @@ test("a followed partition's reports move to its new leader after a scan, with i
   let end = 5;
   leaders.set('t/0', broker(1));
   leaders.set('t/1', broker(1));
-  progress.follow('t', 0, () => end, () => 0, () => 0);
-  progress.follow('t', 1, () => 2, () => 0, () => 0);
+  progress.follow(
+    't',
+    0,
+    () => end,
+    () => 0,
+    () => 0,
+  );
+  progress.follow(
+    't',
+    1,
+    () => 2,
+    () => 0,
+    () => 0,
+  );
   expect(reporters.map((r) => [r.leader, r.reports])).toEqual([[1, ['t/0@5', 't/1@2']]]);
   end = 6;
   progress.applied('t', 0);
@@ -69,7 +85,13 @@ test('issue 9 finding 5: reports name the epoch followed; a new epoch of the sam
   const { leaders, reporters, progress } = harness();
   let epoch = 4;
   leaders.set('t/0', broker(1));
-  progress.follow('t', 0, () => 5, () => epoch, () => 0);
+  progress.follow(
+    't',
+    0,
+    () => 5,
+    () => epoch,
+    () => 0,
+  );
   expect(reporters[0]!.reports).toEqual(['t/0@5 e4']);
   progress.retarget(); // nothing changed: nothing re-sent
   expect(reporters[0]!.reports).toEqual(['t/0@5 e4']);

@@ -63,7 +63,12 @@ test('while a scan rebuilds for longer than a lease, a broker that renews all al
     clock.advance(50); // b renews every lease / 3 and scans
     await settle();
   }
-  expect(a.liveBrokers().map((broker) => broker.nodeId).sort()).toEqual([1, 2]);
+  expect(
+    a
+      .liveBrokers()
+      .map((broker) => broker.nodeId)
+      .sort(),
+  ).toEqual([1, 2]);
   rebuilt();
   await starting;
   a.stop();

@@ -24,7 +24,14 @@ test('Metadata answers LEADER_NOT_AVAILABLE for a topic whose record cannot be r
   await creator.start();
   await asked.start();
   expect(await creator.createTopic('t', 3)).toBe(true); // broker 2 has not scanned since
-  const context = { ...OPEN_SECURITY, topology: new ClusterTopology(asked, 1, new RegisteredAddresses(clock)), clusterId: 'c', nodeId: 2, autoCreateTopics: false, defaultPartitions: 1 } as unknown as BrokerContext;
+  const context = {
+    ...OPEN_SECURITY,
+    topology: new ClusterTopology(asked, 1, new RegisteredAddresses(clock)),
+    clusterId: 'c',
+    nodeId: 2,
+    autoCreateTopics: false,
+    defaultPartitions: 1,
+  } as unknown as BrokerContext;
 
   store.injectFault({ operation: 'get', kind: 'Throttled', keyPrefix: 'c/control/topics/t' });
   const failed = await handleMetadata(context, REQUEST, 12);

@@ -82,7 +82,12 @@ test('a deleted topic is let go of by every broker', async () => {
 test('a broker whose wall clock is an hour ahead never takes over a healthy one: liveness is judged on the local monotonic clock (finding 9)', async () => {
   const store = new MemoryStore();
   const clock = new ManualClock();
-  const ahead: Clock = { nowMs: () => clock.nowMs() + 3_600_000, monotonicMs: () => clock.monotonicMs(), setTimer: (ms, callback) => clock.setTimer(ms, callback), immediate: (callback) => clock.immediate(callback) };
+  const ahead: Clock = {
+    nowMs: () => clock.nowMs() + 3_600_000,
+    monotonicMs: () => clock.monotonicMs(),
+    setTimer: (ms, callback) => clock.setTimer(ms, callback),
+    immediate: (callback) => clock.immediate(callback),
+  };
   const served = new Map<string, number>();
   const a = node(store, clock, 1, served);
   const b = node(store, ahead, 2, served);

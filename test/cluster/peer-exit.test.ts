@@ -81,7 +81,12 @@ test('a renewal after the exit report brings the broker back: the lease judges a
   clock.advance(LONG_LEASE_MS / 3); // a's renewal timer
   await settle(50);
   await b.scan();
-  expect(b.liveBrokers().map((r) => r.nodeId).sort()).toEqual([1, 2]);
+  expect(
+    b
+      .liveBrokers()
+      .map((r) => r.nodeId)
+      .sort(),
+  ).toEqual([1, 2]);
   a.stop();
   b.stop();
 });

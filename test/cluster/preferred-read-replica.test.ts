@@ -23,18 +23,28 @@ afterEach(async () => {
 
 function consumerFetch(topic: string, fetchOffset: number, rackId: string): FetchRequest {
   return fetchRequestOf({
-    replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
+    replicaId: -1,
+    maxWaitMs: 0,
+    minBytes: 0,
+    maxBytes: 1 << 20,
+    isolationLevel: 0,
+    sessionId: 0,
+    sessionEpoch: -1,
     topics: [{ topic, partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset, logStartOffset: -1, partitionMaxBytes: 1 << 20 }] }],
-    forgottenTopicsData: [], rackId,
+    forgottenTopicsData: [],
+    rackId,
   });
 }
 
-test('a consumer in a follower\'s rack is not sent to a follower that never reported holding its fetch offset', async () => {
+test("a consumer in a follower's rack is not sent to a follower that never reported holding its fetch offset", async () => {
   const store = new MemoryStore();
   // Broker 2, in rack r2, holds a live lease and is the partition's follower, but applies and reports nothing.
   await new ControlStore(store, '').put('brokers/2', { nodeId: 2, host: '127.0.0.1', port: 1, rack: 'r2', stream: { writerId: 'broker-2', epoch: 0 }, leaseMs: 60_000, renewedAtMs: Date.now() });
   const broker = await Broker.start({
-    listenHost: '127.0.0.1', listenPort: 0, nodeId: 1, rack: 'r1',
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    nodeId: 1,
+    rack: 'r1',
     cluster: { store, leaseMs: 2000, scanIntervalMs: 50 },
     engine: { directory: tempDir(), log: { flush: { kind: 'none' } }, wal: { store, writerId: 'broker-1', config: { uploadIntervalMs: 2 } } },
   });

@@ -51,7 +51,7 @@ test('an answer to the old epoch arriving after the report in the new one does n
     }
     expect(requests.length).toBeGreaterThanOrEqual(3);
     const repeated = requests[2]!.request.topics.find((t) => t.topic === 't');
-    expect(repeated?.partitions[0]!.currentLeaderEpoch).toBe(NEW_EPOCH);
+    expect(repeated!.partitions[0]!.currentLeaderEpoch).toBe(NEW_EPOCH);
   } finally {
     reporter.close();
     server.stop();

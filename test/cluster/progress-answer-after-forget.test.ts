@@ -27,10 +27,10 @@ test('an answer to a report of a partition no longer reported is not taken as it
   const reporter = new ProgressReporter(2, '127.0.0.1', server.port, { clock: new ManualClock(), highWatermark: (_topic, _partition, highWatermark) => heard.push(highWatermark) });
   try {
     reporter.report('t', 0, OLD_HIGH_WATERMARK, 4); // the old incarnation, in its leader epoch
-    await until(() => requests.length === 1, 'the old incarnation\'s report');
+    await until(() => requests.length === 1, "the old incarnation's report");
     reporter.forget('t', 0); // the topic was deleted
     reporter.report('t', 0, 3, 5); // created again, the same leader: three records applied, none committed
-    await until(() => heard.length > 0 && heard.at(-1) === NEW_HIGH_WATERMARK, 'the new incarnation\'s answer');
+    await until(() => heard.length > 0 && heard.at(-1) === NEW_HIGH_WATERMARK, "the new incarnation's answer");
     expect(heard).not.toContain(OLD_HIGH_WATERMARK);
   } finally {
     reporter.close();

@@ -36,7 +36,11 @@ test("the answers' log start above the reported one reaches the follower; an idl
     clock.advance(1);
     await until(() => requests.length === 3, 'the heartbeat');
     const repeated = requests[2]!.request.topics[0]!.partitions[0]!;
-    expect({ fetchOffset: repeated.fetchOffset, logStartOffset: repeated.logStartOffset, epoch: repeated.currentLeaderEpoch }).toEqual({ fetchOffset: LOG_END, logStartOffset: LEADER_START, epoch: EPOCH });
+    expect({ fetchOffset: repeated.fetchOffset, logStartOffset: repeated.logStartOffset, epoch: repeated.currentLeaderEpoch }).toEqual({
+      fetchOffset: LOG_END,
+      logStartOffset: LEADER_START,
+      epoch: EPOCH,
+    });
     reporter.forget('t', 0); // nothing reported here any more: no heartbeat either
     clock.advance(PROGRESS_HEARTBEAT_INTERVAL_MS * 2);
     await Bun.sleep(50);

@@ -15,7 +15,7 @@ test('the leader high watermark in the answers reaches the follower; a report re
     fetch.socket.write(fetchAnswer(fetch, () => ({ highWatermark: committed })));
   });
   const heard: number[] = [];
-  const reporter = new ProgressReporter(2, '127.0.0.1', server.port, { clock: systemClock, highWatermark: (topic, partition, hw) => heard.push(hw) });
+  const reporter = new ProgressReporter(2, '127.0.0.1', server.port, { clock: systemClock, highWatermark: (_topic, _partition, hw) => heard.push(hw) });
   reporter.report('t', 0, 7, 3);
   const deadline = performance.now() + 10_000;
   while (!heard.includes(7) && performance.now() < deadline) await Bun.sleep(10);

@@ -25,12 +25,16 @@ test('a promoted follower keeps its copy: the rebuild applies nothing it had, an
   const lines = new Map<number, string[]>();
   for (const nodeId of [1, 2]) {
     lines.set(nodeId, []);
-    brokers.push(await Broker.start({
-      listenHost: '127.0.0.1', listenPort: 0, nodeId,
-      log: (line) => lines.get(nodeId)!.push(line),
-      cluster: { store, leaseMs: 2000, scanIntervalMs: 50 },
-      engine: { directory: join(root, `broker-${nodeId}`), log: { flush: { kind: 'none' } }, wal: { store, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 2 } } },
-    }));
+    brokers.push(
+      await Broker.start({
+        listenHost: '127.0.0.1',
+        listenPort: 0,
+        nodeId,
+        log: (line) => lines.get(nodeId)!.push(line),
+        cluster: { store, leaseMs: 2000, scanIntervalMs: 50 },
+        engine: { directory: join(root, `broker-${nodeId}`), log: { flush: { kind: 'none' } }, wal: { store, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 2 } } },
+      }),
+    );
   }
   await brokers[0]!.context.topology.createTopic('kept', 1, 2);
   const leaderOf = () => brokers.find((b) => b.context.engine.leads('kept', 0));
@@ -38,7 +42,11 @@ test('a promoted follower keeps its copy: the rebuild applies nothing it had, an
   const leader = leaderOf()!;
   const follower = brokers.find((b) => b !== leader)!;
   for (let i = 0; i < RECORDS; i += 10) {
-    await leader.context.engine.produce('kept', Array.from({ length: 10 }, (_, j) => ({ value: `r-${i + j}` })), { partition: 0, acks: 'all' });
+    await leader.context.engine.produce(
+      'kept',
+      Array.from({ length: 10 }, (_, j) => ({ value: `r-${i + j}` })),
+      { partition: 0, acks: 'all' },
+    );
   }
   await until(() => follower.context.engine.logEndOffset('kept', 0) === RECORDS, 'the follower to apply everything');
 

@@ -32,7 +32,9 @@ afterAll(async () => {
 
 async function startBroker(store: MemoryStore, nodeId: number): Promise<Broker> {
   const broker = await Broker.start({
-    listenHost: '127.0.0.1', listenPort: 0, nodeId,
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    nodeId,
     cluster: { store, leaseMs: 1000, scanIntervalMs: 50 },
     engine: {
       directory: join(root, `broker-${nodeId}-${brokers.length}`),

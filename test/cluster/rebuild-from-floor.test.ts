@@ -41,7 +41,7 @@ class GetRecordingStore extends MemoryStore {
   }
 }
 
-test('a chain whose streams lost a covered prefix rebuilds from the tier\'s end and the floors', async () => {
+test("a chain whose streams lost a covered prefix rebuilds from the tier's end and the floors", async () => {
   const store = new GetRecordingStore();
   const written = await writeWalChain(store, PER_STREAM);
   const expected = await fullRebuild(store, written);
@@ -92,7 +92,14 @@ test('a GC that deletes objects above the floor during the rebuild makes it star
   };
   const said: string[] = [];
   const log = PartitionLog.open(tempDir());
-  const result = await rebuildFromTierAndChain(readerOf(store, written.clock), log, written.chain, written.topicId, async () => startAt(tieredEnd), (m) => said.push(m));
+  const result = await rebuildFromTierAndChain(
+    readerOf(store, written.clock),
+    log,
+    written.chain,
+    written.topicId,
+    async () => startAt(tieredEnd),
+    (m) => said.push(m),
+  );
   expect(store.raced).toBe(true);
   expect(result.restarts).toBe(1);
   expect(said.join('\n')).toContain('raced WAL GC');
@@ -101,7 +108,7 @@ test('a GC that deletes objects above the floor during the rebuild makes it star
   await Promise.all([log.close(), expected.close()]);
 });
 
-test('a GC between the tier read and the LIST (the first frame lies above the log\'s end) starts over too, a bounded number of times', async () => {
+test("a GC between the tier read and the LIST (the first frame lies above the log's end) starts over too, a bounded number of times", async () => {
   const store = new MemoryStore();
   const written = await writeWalChain(store, PER_STREAM);
   const [a, b] = written.chain;

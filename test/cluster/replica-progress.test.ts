@@ -21,11 +21,16 @@ afterEach(async () => {
 async function startBrokers(count: number, minInsyncReplicas: number): Promise<{ store: MemoryStore; kafka: Kafka }> {
   const store = new MemoryStore();
   for (let nodeId = 1; nodeId <= count; nodeId++) {
-    brokers.push(await Broker.start({
-      listenHost: '127.0.0.1', listenPort: 0, nodeId, minInsyncReplicas,
-      cluster: { store, leaseMs: 2000, scanIntervalMs: 50 },
-      engine: { directory: tempDir(), log: { flush: { kind: 'none' } }, wal: { store, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 2 } } },
-    }));
+    brokers.push(
+      await Broker.start({
+        listenHost: '127.0.0.1',
+        listenPort: 0,
+        nodeId,
+        minInsyncReplicas,
+        cluster: { store, leaseMs: 2000, scanIntervalMs: 50 },
+        engine: { directory: tempDir(), log: { flush: { kind: 'none' } }, wal: { store, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 2 } } },
+      }),
+    );
   }
   return { store, kafka: new Kafka({ clientId: 'replica-progress', brokers: brokers.map((b) => `127.0.0.1:${b.port}`), logLevel: logLevel.NOTHING, retry: { retries: 3 } }) };
 }
@@ -82,7 +87,10 @@ test('a replica Fetch from a broker that is not a live replica of the partition 
   await until(() => broker!.context.engine.leads('lonely', 0), 'the partition to be led');
   const producer = kafka.producer({ retry: { retries: 0 } });
   await producer.connect();
-  const outcome = producer.send({ topic: 'lonely', acks: -1, timeout: 1500, messages: [{ value: 'needs a real follower' }] }).then(() => 'acknowledged', (error: unknown) => String(error));
+  const outcome = producer.send({ topic: 'lonely', acks: -1, timeout: 1500, messages: [{ value: 'needs a real follower' }] }).then(
+    () => 'acknowledged',
+    (error: unknown) => String(error),
+  );
   // Forged progress: node ids that hold no lease (2, 99) and this broker's own id, each claiming far more than exists.
   const answers: number[] = [];
   const forgers = [2, 99, 1].map((replicaId) => new ProgressReporter(replicaId, '127.0.0.1', broker!.port, { clock: systemClock, highWatermark: (_t, _p, hw) => answers.push(hw) }));

@@ -26,17 +26,31 @@ function requests(broker: Broker, api: string): number {
 
 test('RF 2: acks=all waits for the follower, which rebuilds from the WAL; a consumer in its rack reads from it', async () => {
   const store = new MemoryStore({ latency: 's3-express', seed: 7 });
-  for (const [nodeId, rack] of [[1, 'az-a'], [2, 'az-b']] as const) {
-    brokers.push(await Broker.start({
-      listenHost: '127.0.0.1', listenPort: 0, nodeId, rack, minInsyncReplicas: 2,
-      cluster: { store, leaseMs: 2000, scanIntervalMs: 100 },
-      engine: { directory: join(root, `broker-${nodeId}`), log: { flush: { kind: 'none' } }, wal: { store, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 2 } } },
-    }));
+  for (const [nodeId, rack] of [
+    [1, 'az-a'],
+    [2, 'az-b'],
+  ] as const) {
+    brokers.push(
+      await Broker.start({
+        listenHost: '127.0.0.1',
+        listenPort: 0,
+        nodeId,
+        rack,
+        minInsyncReplicas: 2,
+        cluster: { store, leaseMs: 2000, scanIntervalMs: 100 },
+        engine: { directory: join(root, `broker-${nodeId}`), log: { flush: { kind: 'none' } }, wal: { store, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 2 } } },
+      }),
+    );
   }
   const kafka = new Kafka({ clientId: 'replicas', brokers: brokers.map((b) => `127.0.0.1:${b.port}`), logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   await admin.connect();
-  await admin.createTopics({ topics: [{ topic: 'zoned', numPartitions: 1, replicationFactor: 2 }, { topic: 'fanned', numPartitions: 4, replicationFactor: 2 }] });
+  await admin.createTopics({
+    topics: [
+      { topic: 'zoned', numPartitions: 1, replicationFactor: 2 },
+      { topic: 'fanned', numPartitions: 4, replicationFactor: 2 },
+    ],
+  });
   let partition = { leader: -1, replicas: [] as number[] };
   for (let i = 0; i < 200 && !(partition.leader > 0 && partition.replicas.length === 2); i++) {
     partition = (await admin.fetchTopicMetadata({ topics: ['zoned'] })).topics[0]!.partitions[0]!;
@@ -72,17 +86,30 @@ test('RF 2: acks=all waits for the follower, which rebuilds from the WAL; a cons
   await fanned.connect();
   for (let i = 0; i < 40; i++) await fanned.send({ topic: 'fanned', acks: -1, messages: [{ partition: i % 4, value: `f-${i}` }] });
   await fanned.disconnect();
-  const copies = (broker: Broker, p: number) => broker.context.engine.serves('fanned', p) ? broker.context.engine.fetch('fanned', p, 0, { maxBytes: 1 << 20 }).batches.map((b) => Buffer.from(b.bytes).toString('hex')) : null;
+  const copies = (broker: Broker, p: number) =>
+    broker.context.engine.serves('fanned', p) ? broker.context.engine.fetch('fanned', p, 0, { maxBytes: 1 << 20 }).batches.map((b) => Buffer.from(b.bytes).toString('hex')) : null;
   await until(() => [0, 1, 2, 3].every((p) => brokers.every((b) => copies(b, p)?.length === 10)), 'both copies of every fanned partition');
   for (const p of [0, 1, 2, 3]) expect(copies(brokers[0]!, p)).toEqual(copies(brokers[1]!, p));
 
   // KIP-392: a consumer in the follower's rack is sent there by the leader.
   const before = requests(follower, 'Fetch');
-  const consumer = new Kafka({ clientId: 'zone-b', brokers: [`127.0.0.1:${leader.port}`], logLevel: logLevel.NOTHING }).consumer({ groupId: 'zone-b-readers', rackId: follower.context.rack!, maxWaitTimeInMs: 100 });
+  const consumer = new Kafka({ clientId: 'zone-b', brokers: [`127.0.0.1:${leader.port}`], logLevel: logLevel.NOTHING }).consumer({
+    groupId: 'zone-b-readers',
+    rackId: follower.context.rack!,
+    maxWaitTimeInMs: 100,
+  });
   await consumer.connect();
   await consumer.subscribe({ topic: 'zoned', fromBeginning: true });
   const values: string[] = [];
-  await new Promise<void>((done) => void consumer.run({ eachMessage: async ({ message }) => { values.push(message.value!.toString()); if (values.length === 30) done(); } }));
+  await new Promise<void>(
+    (done) =>
+      void consumer.run({
+        eachMessage: async ({ message }) => {
+          values.push(message.value!.toString());
+          if (values.length === 30) done();
+        },
+      }),
+  );
   await consumer.disconnect();
   expect(values).toEqual(Array.from({ length: 30 }, (_, i) => `z-${i}`));
   expect(requests(follower, 'Fetch') - before).toBeGreaterThan(0);

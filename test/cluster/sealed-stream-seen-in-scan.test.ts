@@ -20,7 +20,7 @@ const B0: StreamId = { writerId: 'broker-2', epoch: 0 };
 const GONE = 3;
 const C0: StreamId = { writerId: `broker-${GONE}`, epoch: 0 };
 
-test('a scan that sees its stream sealed in another partition\'s chain claims nothing through it and starts a new writer epoch', async () => {
+test("a scan that sees its stream sealed in another partition's chain claims nothing through it and starts a new writer epoch", async () => {
   const store = new MemoryStore();
   const clock = new ManualClock(); // never advanced: both leases stay live, and no scan comes on its own
   const adoptions: { id: string; stream: StreamId }[] = [];

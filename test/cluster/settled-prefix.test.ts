@@ -49,7 +49,16 @@ test('a rebuild finds the head of the chain that holds nothing from the tiered e
   expect([log.logStartOffset, log.logEndOffset]).toEqual([12, 15]);
   expect(second.settled).toEqual({ count: 2, fromOffset: 12 }); // c holds 12..14
   // A rebuild from below the settled offset (the tier unreadable: from the record's start) reads them all.
-  const below = await rebuildFromTierAndChain(reader, PartitionLog.open(tempDir()), written.chain, written.topicId, async () => ({ offset: 8, epochs: [], producers: null }), undefined, false, first.settled);
+  const below = await rebuildFromTierAndChain(
+    reader,
+    PartitionLog.open(tempDir()),
+    written.chain,
+    written.topicId,
+    async () => ({ offset: 8, epochs: [], producers: null }),
+    undefined,
+    false,
+    first.settled,
+  );
   expect(below.settled).toEqual({ count: 1, fromOffset: 8 });
 });
 

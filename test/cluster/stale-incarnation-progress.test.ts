@@ -43,7 +43,14 @@ function freezableTopicLists(inner: ObjectStore): { store: ObjectStore; freeze()
       return typeof value === 'function' ? value.bind(target) : value;
     },
   }) as ObjectStore;
-  return { store, freeze: () => void (gate ??= new Promise<void>((resolve) => (release = resolve))), open: () => { gate = null; release(); } };
+  return {
+    store,
+    freeze: () => void (gate ??= new Promise<void>((resolve) => (release = resolve))),
+    open: () => {
+      gate = null;
+      release();
+    },
+  };
 }
 
 test('a follower still on the old incarnation of a re-created topic does not count toward min.insync.replicas of the new one', async () => {
@@ -52,11 +59,16 @@ test('a follower still on the old incarnation of a re-created topic does not cou
   openTopicLists = () => views.forEach((view) => view.open());
   for (const [at, view] of views.entries()) {
     const nodeId = at + 1;
-    brokers.push(await Broker.start({
-      listenHost: '127.0.0.1', listenPort: 0, nodeId, minInsyncReplicas: 2,
-      cluster: { store: view.store, leaseMs: 3000, scanIntervalMs: 50 },
-      engine: { directory: tempDir(), log: { flush: { kind: 'none' } }, wal: { store: view.store, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 2 } } },
-    }));
+    brokers.push(
+      await Broker.start({
+        listenHost: '127.0.0.1',
+        listenPort: 0,
+        nodeId,
+        minInsyncReplicas: 2,
+        cluster: { store: view.store, leaseMs: 3000, scanIntervalMs: 50 },
+        engine: { directory: tempDir(), log: { flush: { kind: 'none' } }, wal: { store: view.store, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 2 } } },
+      }),
+    );
   }
   await brokers[0]!.context.topology.createTopic('inc', 1, 2);
   let leader!: Broker;
@@ -90,7 +102,10 @@ test('a follower still on the old incarnation of a re-created topic does not cou
   stale.report('inc', 0, 5, oldEpoch);
 
   // Five new records, on the leader alone: acks=all must wait for a second replica of THIS incarnation.
-  const outcome = await producer.send({ topic: 'inc', acks: -1, timeout: 3000, messages: Array.from({ length: 5 }, (_, i) => ({ value: `new-${i}` })) }).then(() => 'acknowledged', (error: unknown) => String(error));
+  const outcome = await producer.send({ topic: 'inc', acks: -1, timeout: 3000, messages: Array.from({ length: 5 }, (_, i) => ({ value: `new-${i}` })) }).then(
+    () => 'acknowledged',
+    (error: unknown) => String(error),
+  );
   await producer.disconnect();
   expect(follower.context.engine.logEndOffset('inc', 0)).toBe(5); // the follower never saw a record of the new incarnation
   expect(outcome).not.toBe('acknowledged');

@@ -73,7 +73,16 @@ function hex(log: PartitionLog, from: number): string[] {
 }
 
 function tailsOf(store: MemoryStore, fellBehind: (topic: string, partition: number) => void): StreamTails {
-  tails = new StreamTails({ store, prefix: 'p', clock: systemClock, random: new SeededRandom(2), pollIntervalMs: 1, pollIntervalMaxMs: 5, readChain: async () => [STREAM], fellBehindFloor: fellBehind });
+  tails = new StreamTails({
+    store,
+    prefix: 'p',
+    clock: systemClock,
+    random: new SeededRandom(2),
+    pollIntervalMs: 1,
+    pollIntervalMaxMs: 5,
+    readChain: async () => [STREAM],
+    fellBehindFloor: fellBehind,
+  });
   return tails;
 }
 
@@ -127,7 +136,7 @@ test('a joiner whose catch-up starts below the floor is not admitted with a gap;
   expect(hex(first.log, 0)).toEqual(hex(leader.logs[0]!, 0));
 });
 
-test('a new tail starts at its stream\'s floor, not at 0', async () => {
+test("a new tail starts at its stream's floor, not at 0", async () => {
   const store = new MemoryStore();
   const leader = leaderOf(store);
   await leader.ship(0, 6);
@@ -142,7 +151,18 @@ test('a new tail starts at its stream\'s floor, not at 0', async () => {
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
-  tails = new StreamTails({ store: counting, prefix: 'p', clock: systemClock, random: new SeededRandom(2), pollIntervalMs: 1, pollIntervalMaxMs: 5, readChain: async () => [STREAM], fellBehindFloor: () => { throw new Error('no fallback expected'); } });
+  tails = new StreamTails({
+    store: counting,
+    prefix: 'p',
+    clock: systemClock,
+    random: new SeededRandom(2),
+    pollIntervalMs: 1,
+    pollIntervalMaxMs: 5,
+    readChain: async () => [STREAM],
+    fellBehindFloor: () => {
+      throw new Error('no fallback expected');
+    },
+  });
   tails.follow({ topic: 't', topicId: TOPIC_ID, partition: 0, log, applied: () => {} }, [STREAM]);
   await until(() => log.logEndOffset === 6, 'the follower to apply offsets 3..5');
   expect(Math.min(...reads)).toBe(3);
@@ -181,7 +201,7 @@ test('a joiner whose catch-up object GC takes between its LIST and its read fall
   expect(joinerLog.logEndOffset).toBe(2);
 });
 
-test('a new tail whose first object GC takes between its LIST and its read falls back at once, though the leader\'s high watermark waits for it', async () => {
+test("a new tail whose first object GC takes between its LIST and its read falls back at once, though the leader's high watermark waits for it", async () => {
   let raced = false;
   class RacingGcStore extends MemoryStore {
     override async get(key: string, options?: GetOptions): Promise<GetResult> {
@@ -215,7 +235,16 @@ test('a tail at an object GC took after it got there, no member behind the leade
   const follower: FollowedPartition = { topic: 't', topicId: TOPIC_ID, partition: 0, log, applied: () => {}, leaderHighWatermark: () => log.logEndOffset };
   const fellBehind: string[] = [];
   const clock = new ManualClock();
-  tails = new StreamTails({ store, prefix: 'p', clock, random: new SeededRandom(2), pollIntervalMs: 1, pollIntervalMaxMs: 5, readChain: async () => [STREAM], fellBehindFloor: (topic, partition) => fellBehind.push(`${topic}-${partition}`) });
+  tails = new StreamTails({
+    store,
+    prefix: 'p',
+    clock,
+    random: new SeededRandom(2),
+    pollIntervalMs: 1,
+    pollIntervalMaxMs: 5,
+    readChain: async () => [STREAM],
+    fellBehindFloor: (topic, partition) => fellBehind.push(`${topic}-${partition}`),
+  });
   tails.follow(follower, [STREAM]);
   for (let i = 0; i < 100 && log.logEndOffset < 1; i++) {
     clock.advance(5);

@@ -21,7 +21,16 @@ test('a partition whose frame does not fit its log does not stop the other parti
   const store = new MemoryStore();
   const a: StreamId = { writerId: 'a', epoch: 0 };
   const reports: string[] = [];
-  const tails = new StreamTails({ store, prefix: 'p', clock: systemClock, random: new SeededRandom(6), pollIntervalMs: 1, pollIntervalMaxMs: 5, readChain: async () => [a], report: (m) => reports.push(m) });
+  const tails = new StreamTails({
+    store,
+    prefix: 'p',
+    clock: systemClock,
+    random: new SeededRandom(6),
+    pollIntervalMs: 1,
+    pollIntervalMaxMs: 5,
+    readChain: async () => [a],
+    report: (m) => reports.push(m),
+  });
   const sources = [PartitionLog.open(tempDir()), PartitionLog.open(tempDir())];
   const followers = [PartitionLog.open(tempDir()), PartitionLog.open(tempDir())];
   const leader = new WalWriter(store, { ...DEFAULT_WAL_WRITER_CONFIG, uploadIntervalMs: 1, prefix: 'p', stream: a }, { clock: systemClock, random: new SeededRandom(1) });

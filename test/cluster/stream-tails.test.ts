@@ -20,15 +20,34 @@ test('one tail feeds every followed partition of a stream; a late joiner catches
   const store = new MemoryStore();
   const a: StreamId = { writerId: 'a', epoch: 0 };
   const b: StreamId = { writerId: 'b', epoch: 0 };
-  const chains = new Map<string, StreamId[]>([['t/0', [a]], ['t/1', [a]]]);
-  const tails = new StreamTails({ store, prefix: 'p', clock: systemClock, random: new SeededRandom(2), pollIntervalMs: 1, pollIntervalMaxMs: 5, readChain: async (topic, partition) => chains.get(`${topic}/${partition}`)! });
+  const chains = new Map<string, StreamId[]>([
+    ['t/0', [a]],
+    ['t/1', [a]],
+  ]);
+  const tails = new StreamTails({
+    store,
+    prefix: 'p',
+    clock: systemClock,
+    random: new SeededRandom(2),
+    pollIntervalMs: 1,
+    pollIntervalMaxMs: 5,
+    readChain: async (topic, partition) => chains.get(`${topic}/${partition}`)!,
+  });
   const logs = [0, 1].map(() => PartitionLog.open(tempDir()));
   const leader = writer(store, a);
   const offset = [0, 0];
   const ship = async (wal: WalWriter, partition: number, count: number) => {
     for (let i = 0; i < count; i++) {
       const at = offset[partition]!;
-      wal.append({ topic: 't', topicId: idOf('t'), partition, leaderEpoch: 0, baseOffset: at, lastOffset: at, data: Uint8Array.from(logsLeader[partition]!.append(batchOf(`p${partition}-${at}`), 0).batches[0]!.bytes) });
+      wal.append({
+        topic: 't',
+        topicId: idOf('t'),
+        partition,
+        leaderEpoch: 0,
+        baseOffset: at,
+        lastOffset: at,
+        data: Uint8Array.from(logsLeader[partition]!.append(batchOf(`p${partition}-${at}`), 0).batches[0]!.bytes),
+      });
       offset[partition] = at + 1;
     }
     await wal.flush();
@@ -50,7 +69,10 @@ test('one tail feeds every followed partition of a stream; a late joiner catches
   await until(() => logs[0]!.logEndOffset === 8 && logs[1]!.logEndOffset === 8, 'both partitions to follow b');
   const reads = store.stats().requests.get;
   tails.stopAll();
-  for (const [follower, source] of [[logs[0]!, logsLeader[0]!], [logs[1]!, logsLeader[1]!]] as const) {
+  for (const [follower, source] of [
+    [logs[0]!, logsLeader[0]!],
+    [logs[1]!, logsLeader[1]!],
+  ] as const) {
     expect(follower.read(0, 1 << 20).batches.map((x) => Buffer.from(x.bytes).toString('hex'))).toEqual(source.read(0, 1 << 20).batches.map((x) => Buffer.from(x.bytes).toString('hex')));
   }
   expect(reads).toBeGreaterThan(0);

@@ -35,7 +35,7 @@ test('a restarted broker whose record still names it appends its new stream and 
   expect(claim(plan.next, A2).rebuildFrom).toEqual([A0, A1]);
 });
 
-test('re-claiming keeps this broker\'s own earlier streams in the rebuild, in chain order (finding 4)', () => {
+test("re-claiming keeps this broker's own earlier streams in the rebuild, in chain order (finding 4)", () => {
   const plan = claim({ topicId: T, leader: 2, leaderEpoch: 2, chain: [A0, B0, A0] }, A1);
   expect(plan.rebuildFrom).toEqual([A0, B0, A0]);
   expect(plan.seal).toEqual([A0, B0]); // once each
@@ -55,7 +55,7 @@ test('a record that already ends in the current stream is claimed again without 
   expect(plan.seal).toEqual([B0]);
 });
 
-test('a record of another topic incarnation (a deleted topic\'s leftover) is replaced whole: nothing sealed, rebuilt or inherited', () => {
+test("a record of another topic incarnation (a deleted topic's leftover) is replaced whole: nothing sealed, rebuilt or inherited", () => {
   const leftover: PartitionRecord = { topicId: idOf('t', 1), leader: 2, leaderEpoch: 6, chain: [B0] };
   expect(claim(leftover, A0)).toEqual({ kind: 'claim', seal: [], rebuildFrom: [], settled: null, next: { topicId: T, leader: 1, leaderEpoch: 0, chain: [A0] } });
 });
@@ -78,7 +78,8 @@ test('property: over random chains the plan keeps every invariant of [C3]-[C5]',
     const leaderEpochBase = random.nextInt(3) === 0 ? 0 : random.nextInt(100);
     // Absent, a leftover of another incarnation, or one of this incarnation (whose epochs start at its base).
     const shape = chain.length === 0 && random.next() < 0.5 ? 'absent' : random.nextInt(4) === 0 ? 'leftover' : 'own';
-    const record: PartitionRecord | null = shape === 'absent' ? null : { topicId: shape === 'own' ? T : idOf('t', 1), leader: 1 + random.nextInt(3), leaderEpoch: (shape === 'own' ? leaderEpochBase : 0) + random.nextInt(50), chain };
+    const record: PartitionRecord | null =
+      shape === 'absent' ? null : { topicId: shape === 'own' ? T : idOf('t', 1), leader: 1 + random.nextInt(3), leaderEpoch: (shape === 'own' ? leaderEpochBase : 0) + random.nextInt(50), chain };
     const current = streams[random.nextInt(streams.length)]!;
     const plan = planTakeover(record, 7, current, { topicId: T, leaderEpochBase });
     if (shape !== 'own') {
@@ -109,7 +110,7 @@ test('property: over random chains the plan keeps every invariant of [C3]-[C5]',
   }
 });
 
-test('DeleteRecords\' log start goes on with every claim of the incarnation, and not into another incarnation', () => {
+test("DeleteRecords' log start goes on with every claim of the incarnation, and not into another incarnation", () => {
   const plan = claim({ topicId: T, leader: 2, leaderEpoch: 3, chain: [B0], logStartOffset: 42 }, A0);
   expect(plan.next).toEqual({ topicId: T, leader: 1, leaderEpoch: 4, chain: [B0, A0], logStartOffset: 42 });
   expect(claim(plan.next, A1).next.logStartOffset).toBe(42);

@@ -1,7 +1,7 @@
 // Adversarial review (review6) of the takeover rebuild ([K2], [K6], and the reads that skip
 // frames below the log's end). The test here FAILED when written; its comment says how.
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
-import { Broker } from '../../src/broker/broker.ts';
+import type { Broker } from '../../src/broker/broker.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { floorMarkKey, parseWalObjectKey, walObjectKey } from '../../src/wal/keys.ts';

@@ -18,10 +18,7 @@ test('concurrent alterations of one topic from two brokers both land, and each b
   await b!.start();
   expect(await a!.createTopic('t', 1, 1, { 'retention.ms': '1000' })).toBe(true);
   expect(handed).toEqual([[1, 't', { 'retention.ms': '1000' }]]);
-  await Promise.all([
-    a!.alterTopicConfig('t', [{ name: 'segment.ms', op: 'set', value: '60000' }]),
-    b!.alterTopicConfig('t', [{ name: 'retention.bytes', op: 'set', value: '5000' }]),
-  ]);
+  await Promise.all([a!.alterTopicConfig('t', [{ name: 'segment.ms', op: 'set', value: '60000' }]), b!.alterTopicConfig('t', [{ name: 'retention.bytes', op: 'set', value: '5000' }])]);
   const record = (await new ControlStore(store, 'c').read<TopicRecord>('topics/t'))!.value;
   expect(record.configs).toEqual({ 'retention.ms': '1000', 'segment.ms': '60000', 'retention.bytes': '5000' });
   await a!.scan();

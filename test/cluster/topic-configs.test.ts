@@ -25,7 +25,9 @@ afterEach(async () => {
 
 async function start(store: ObjectStore, nodeId: number, directory = tempDir(), minInsyncReplicas?: number): Promise<Broker> {
   const broker = await Broker.start({
-    listenHost: '127.0.0.1', listenPort: 0, nodeId,
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    nodeId,
     cluster: { store, leaseMs: 1000, scanIntervalMs: 50, peerPort: null },
     ...(minInsyncReplicas === undefined ? {} : { minInsyncReplicas }),
     engine: { directory, log: { flush: { kind: 'none' } }, wal: { store, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 1 } } },
@@ -63,7 +65,10 @@ async function untilAnswer(brokers: Broker[], partition: number, wanted: string,
 test('configs created with the topic are in its record; a bad one creates no record', async () => {
   const store = new MemoryStore();
   const broker = await start(store, 1);
-  await expect(broker.context.topology.createTopic('bad', 1, 1, { 'retention.ms': 'abc' })).rejects.toMatchObject({ kind: 'InvalidConfig', message: 'Invalid value abc for configuration retention.ms: Not a number of type LONG' });
+  await expect(broker.context.topology.createTopic('bad', 1, 1, { 'retention.ms': 'abc' })).rejects.toMatchObject({
+    kind: 'InvalidConfig',
+    message: 'Invalid value abc for configuration retention.ms: Not a number of type LONG',
+  });
   await expect(broker.context.topology.createTopic('bad', 1, 1, { 'retention.bytes': '10', 'local.retention.bytes': '20' })).rejects.toMatchObject({ kind: 'InvalidConfig' });
   const control = new ControlStore(store, '');
   expect(await control.read('topics/bad')).toBeNull();
@@ -105,7 +110,7 @@ test('an alteration made through one broker takes effect on the partitions anoth
   expect(brokers[0]!.context.engine.topicConfigs('t')).toEqual({ 'max.message.bytes': '2000' });
 });
 
-test('a topic record written before configs existed keeps working: no configs, the broker\'s defaults', async () => {
+test("a topic record written before configs existed keeps working: no configs, the broker's defaults", async () => {
   const store = new MemoryStore();
   const control = new ControlStore(store, '');
   await control.create<TopicRecord>('topics/old', { topicId: idOf('old'), partitions: 1, replicationFactor: 1 });
@@ -116,13 +121,16 @@ test('a topic record written before configs existed keeps working: no configs, t
   expect((await control.read<TopicRecord>('topics/old'))!.value).toMatchObject({ partitions: 1, replicationFactor: 1, configs: { 'retention.ms': '1000' } });
 });
 
-test('min.insync.replicas per topic: acks=all waits for the topic\'s count, and lowering it releases the wait', async () => {
+test("min.insync.replicas per topic: acks=all waits for the topic's count, and lowering it releases the wait", async () => {
   const store = new MemoryStore();
   const broker = await start(store, 1);
   await broker.context.topology.createTopic('t', 1, 2, { 'min.insync.replicas': '2' }); // its second replica never comes
   await until(() => broker.context.engine.leads('t', 0), 'the partition led');
   let outcome = 'pending';
-  void broker.context.engine.produce('t', [{ value: 'x' }], { partition: 0, acks: 'all' }).then(() => (outcome = 'acknowledged'), (error: unknown) => (outcome = String(error)));
+  void broker.context.engine.produce('t', [{ value: 'x' }], { partition: 0, acks: 'all' }).then(
+    () => (outcome = 'acknowledged'),
+    (error: unknown) => (outcome = String(error)),
+  );
   await until(() => broker.context.engine.logEndOffset('t', 0) === 1, 'the append');
   await Bun.sleep(300); // the WAL object is durable long before this: only the follower count holds it
   expect(outcome).toBe('pending');

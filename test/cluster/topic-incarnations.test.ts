@@ -49,7 +49,11 @@ test('a rebuild applies only the frames of the incarnation it rebuilds, wherever
   const store = new MemoryStore();
   await streamOfTwoIncarnations(store);
   await sealStream(store, 'p', STREAM, { writerId: 'broker-2', nowMs: 0 });
-  const reader = new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix: 'p', wants: (topic, partition) => topic === 'd1' && partition === 0 }, { clock: systemClock, random: new SeededRandom(2) });
+  const reader = new WalReader(
+    store,
+    { ...DEFAULT_WAL_READER_CONFIG, prefix: 'p', wants: (topic, partition) => topic === 'd1' && partition === 0 },
+    { clock: systemClock, random: new SeededRandom(2) },
+  );
   const rebuilt = PartitionLog.open(tempDir());
   const seen: string[] = [];
   await rebuildFromChain(reader, rebuilt, [STREAM], NEW, (frame) => seen.push(frame.entry.topicId));
@@ -181,7 +185,7 @@ test('issue 9 finding 5: a delete records the highest leader epoch its partition
   a.stop();
 });
 
-test('issue 9 finding 5: a leftover partition record of a deleted incarnation is claimed at the new incarnation\'s base epoch, not 0', async () => {
+test("issue 9 finding 5: a leftover partition record of a deleted incarnation is claimed at the new incarnation's base epoch, not 0", async () => {
   const { store, clock, events, control } = fixture();
   const a = clusterNode(store, clock, 1, events);
   await a.start();

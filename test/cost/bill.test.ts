@@ -104,7 +104,11 @@ describe('the comparison', () => {
 
   test('totals are the sums of their lines', () => {
     const comparison = compare(DEFAULT_DEPLOYMENT);
-    for (const bill of [comparison.ferry, comparison.kafka]) expect(bill.totalUsdPerMonth).toBeCloseTo(bill.lines.reduce((sum, entry) => sum + entry.usdPerMonth, 0), 9);
+    for (const bill of [comparison.ferry, comparison.kafka])
+      expect(bill.totalUsdPerMonth).toBeCloseTo(
+        bill.lines.reduce((sum, entry) => sum + entry.usdPerMonth, 0),
+        9,
+      );
   });
 
   test('nothing produced, nothing billed', () => {

@@ -11,9 +11,13 @@ const REPLICATION_FACTOR = 3;
 async function leaderWaitingForFollowers(): Promise<{ ferry: Ferry; outcome: Promise<string> }> {
   const ferry = await Ferry.open({ directory: tempDir(), managedPartitions: true, minInsyncReplicas: 2, wal: { store: new MemoryStore(), writerId: 'a', config: { uploadIntervalMs: 1 } } });
   await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {}, 'leader', REPLICATION_FACTOR);
-  const outcome = ferry.produce('t', [{ value: 'needs a follower' }], { partition: 0 }).then(() => 'acknowledged', (error: unknown) => (isFerryError(error) ? error.kind : String(error)));
+  const outcome = ferry.produce('t', [{ value: 'needs a follower' }], { partition: 0 }).then(
+    () => 'acknowledged',
+    (error: unknown) => (isFerryError(error) ? error.kind : String(error)),
+  );
   const deadline = performance.now() + 10_000;
-  while (ferry.wal!.durableOffset(idOf('t'), 0) !== 1) { // durable in the WAL: only the follower is missing
+  while (ferry.wal!.durableOffset(idOf('t'), 0) !== 1) {
+    // durable in the WAL: only the follower is missing
     if (performance.now() > deadline) throw new Error('the WAL object never became durable');
     await Bun.sleep(1);
   }

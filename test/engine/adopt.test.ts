@@ -19,7 +19,13 @@ async function settle(): Promise<void> {
 test('after release and re-adoption an acks=all append waits for its own WAL object (finding 4)', async () => {
   const gated = new GatedStore();
   const clock = new ManualClock();
-  const ferry = await Ferry.open({ directory: tempDir(), clock, managedPartitions: true, log: { flush: { kind: 'none' } }, wal: { store: gated.store, writerId: 'b1', config: { uploadIntervalMs: 1 } } });
+  const ferry = await Ferry.open({
+    directory: tempDir(),
+    clock,
+    managedPartitions: true,
+    log: { flush: { kind: 'none' } },
+    wal: { store: gated.store, writerId: 'b1', config: { uploadIntervalMs: 1 } },
+  });
   await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {});
   for (let i = 0; i < 5; i++) await passUntilSettled(clock, ferry.produce('t', [{ value: `first-${i}` }], { partition: 0, acks: 'all' })); // durable up to offset 5
   await ferry.releasePartition('t', 0);
@@ -58,7 +64,13 @@ test('appends carry the leader epoch given at adoption; the embedded engine uses
 test('a partition let go of acknowledges nothing more, even what becomes durable after', async () => {
   const gated = new GatedStore();
   const clock = new ManualClock();
-  const ferry = await Ferry.open({ directory: tempDir(), clock, managedPartitions: true, log: { flush: { kind: 'none' } }, wal: { store: gated.store, writerId: 'b1', config: { uploadIntervalMs: 1 } } });
+  const ferry = await Ferry.open({
+    directory: tempDir(),
+    clock,
+    managedPartitions: true,
+    log: { flush: { kind: 'none' } },
+    wal: { store: gated.store, writerId: 'b1', config: { uploadIntervalMs: 1 } },
+  });
   await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {});
   gated.hold('wal/');
   const produced = ferry.produce('t', [{ value: 'v' }], { partition: 0, acks: 'all' });
@@ -66,14 +78,26 @@ test('a partition let go of acknowledges nothing more, even what becomes durable
   await settle();
   await ferry.releasePartition('t', 0); // another broker leads it now [C6]
   gated.release('wal/');
-  const outcome = await passUntilSettled(clock, produced.then(() => 'acknowledged', (error: unknown) => error));
+  const outcome = await passUntilSettled(
+    clock,
+    produced.then(
+      () => 'acknowledged',
+      (error: unknown) => error,
+    ),
+  );
   expect(isFerryError(outcome, 'NotLeader')).toBe(true);
   await ferry.close();
 });
 
 test('a topic config the cluster hands over while a partition is being adopted applies to it once served (sim seed 30174)', async () => {
   const clock = new ManualClock();
-  const ferry = await Ferry.open({ directory: tempDir(), clock, managedPartitions: true, log: { flush: { kind: 'none' } }, wal: { store: new MemoryStore(), writerId: 'b1', config: { uploadIntervalMs: 1 } } });
+  const ferry = await Ferry.open({
+    directory: tempDir(),
+    clock,
+    managedPartitions: true,
+    log: { flush: { kind: 'none' } },
+    wal: { store: new MemoryStore(), writerId: 'b1', config: { uploadIntervalMs: 1 } },
+  });
   const rebuilding = Promise.withResolvers<void>();
   const adopted = ferry.adoptPartition('t', idOf('t'), 0, 1, () => rebuilding.promise);
   await settle();

@@ -36,7 +36,7 @@ test('a topic grows: the new partitions take records at once, the old ones keep 
   await again.close();
 });
 
-test('a count that is no increase is INVALID_PARTITIONS with Kafka\'s messages, and changes nothing', async () => {
+test("a count that is no increase is INVALID_PARTITIONS with Kafka's messages, and changes nothing", async () => {
   const ferry = await Ferry.open({ directory: tempDir() });
   ferry.createTopic('orders', { partitions: 3 });
   expect(failure(() => ferry.createPartitions('orders', 2))).toEqual({ kind: 'InvalidPartitions', message: 'The topic orders currently has 3 partition(s); 2 would not be an increase.' });

@@ -51,7 +51,14 @@ test('a delete that cannot write the registry fails and leaves the topic registe
 
 test('a managed engine told to delete a topic lets go of its partitions even when the registry cannot be written', async () => {
   const { disk, full } = registryFullDisk();
-  const ferry = await Ferry.open({ directory: tempDir(), disk, clock: new ManualClock(), managedPartitions: true, log: { flush: { kind: 'none' } }, wal: { store: new MemoryStore(), writerId: 'b1', config: { uploadIntervalMs: 1 } } });
+  const ferry = await Ferry.open({
+    directory: tempDir(),
+    disk,
+    clock: new ManualClock(),
+    managedPartitions: true,
+    log: { flush: { kind: 'none' } },
+    wal: { store: new MemoryStore(), writerId: 'b1', config: { uploadIntervalMs: 1 } },
+  });
   try {
     await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {});
     expect(ferry.leads('t', 0)).toBe(true);

@@ -53,9 +53,12 @@ test('the log start moves to the offset: reads below are out of range, EARLIEST 
   await ferry.close();
 });
 
-test('-1 deletes up to the high watermark; an offset above it or below -1 is out of range, with Kafka\'s messages', async () => {
+test("-1 deletes up to the high watermark; an offset above it or below -1 is out of range, with Kafka's messages", async () => {
   const ferry = await engineWithRecords();
-  expect(failure(() => ferry.deleteRecords('t', 0, 11))).toEqual({ kind: 'OffsetOutOfRange', message: 'Cannot increment the log start offset to 11 of partition t-0 since it is larger than the high watermark 10' });
+  expect(failure(() => ferry.deleteRecords('t', 0, 11))).toEqual({
+    kind: 'OffsetOutOfRange',
+    message: 'Cannot increment the log start offset to 11 of partition t-0 since it is larger than the high watermark 10',
+  });
   expect(failure(() => ferry.deleteRecords('t', 0, -2))).toEqual({ kind: 'OffsetOutOfRange', message: 'The offset -2 for partition t-0 is not valid' });
   expect(ferry.offsetFor('t', 0, EARLIEST).offset).toBe(0);
   expect(ferry.deleteRecords('t', 0, -1)).toBe(10);

@@ -23,7 +23,12 @@ test('a topic deleted while the disk is full has its logs closed: its next incar
     await adoptAll(engine, 0);
     await engine.produce('t', [{ value: 'a' }], { partition: 0 });
     disk.setCapacity(disk.usedBytes); // full: the registry's save fails
-    expect(await engine.deleteTopic('t').then(() => 'deleted', (error: unknown) => String(error))).toContain('ENOSPC');
+    expect(
+      await engine.deleteTopic('t').then(
+        () => 'deleted',
+        (error: unknown) => String(error),
+      ),
+    ).toContain('ENOSPC');
     expect(engine.serves('t', 0)).toBe(false);
 
     disk.setCapacity(Number.POSITIVE_INFINITY);

@@ -6,7 +6,7 @@ import { type Disk, systemDisk } from '../../src/util/disk.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { idOf } from '../support/topic-ids.ts';
 
-test('every partition with its size on disk and a leader\'s lag of 0, and the directory\'s space', async () => {
+test("every partition with its size on disk and a leader's lag of 0, and the directory's space", async () => {
   const directory = tempDir();
   const ferry = await Ferry.open({ directory });
   ferry.createTopic('a', { partitions: 2 });
@@ -24,7 +24,7 @@ test('every partition with its size on disk and a leader\'s lag of 0, and the di
   await ferry.close();
 });
 
-test('a follower\'s lag is how far its log end is behind its leader\'s high watermark', async () => {
+test("a follower's lag is how far its log end is behind its leader's high watermark", async () => {
   const ferry = await Ferry.open({ directory: tempDir(), managedPartitions: true });
   await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {}, 'follower');
   ferry.noteLeaderHighWatermark('t', 0, 12);

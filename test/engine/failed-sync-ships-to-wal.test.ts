@@ -53,7 +53,10 @@ test('a batch whose local fdatasync failed still goes to the WAL: its acknowledg
   await ensureSealed(store, '', stream, { writerId: 'successor', nowMs: clock.nowMs() });
   const rebuilt = PartitionLog.open(tempDir());
   const reader = new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix: '', wants: () => true }, { clock, random: new SeededRandom(1) });
-  const outcome = await rebuildFromChain(reader, rebuilt, [stream], topicId).then(() => 'rebuilt', (error: Error) => error.message);
+  const outcome = await rebuildFromChain(reader, rebuilt, [stream], topicId).then(
+    () => 'rebuilt',
+    (error: Error) => error.message,
+  );
   expect(outcome).toBe('rebuilt');
   expect(rebuilt.logEndOffset).toBe(3);
   await rebuilt.close();
@@ -61,7 +64,12 @@ test('a batch whose local fdatasync failed still goes to the WAL: its acknowledg
 
 test('the retry of a batch whose local fdatasync failed is answered once that batch is durable in the WAL', async () => {
   const clock = new ManualClock();
-  const ferry = await Ferry.open({ directory: tempDir(), clock, log: { flush: { kind: 'per-append' } }, wal: { store: new MemoryStore(), writerId: 'w', config: { uploadIntervalMs: UPLOAD_INTERVAL_MS } } });
+  const ferry = await Ferry.open({
+    directory: tempDir(),
+    clock,
+    log: { flush: { kind: 'per-append' } },
+    wal: { store: new MemoryStore(), writerId: 'w', config: { uploadIntervalMs: UPLOAD_INTERVAL_MS } },
+  });
   ferry.createTopic('t');
   expect(await produce(ferry, clock, idempotent(0, clock.nowMs()))).toBe(0);
   failNext('fdatasyncSync');

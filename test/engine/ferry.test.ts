@@ -56,7 +56,10 @@ describe('produce and fetch', () => {
     const ferry = await Ferry.open({ directory: tempDir() });
     ferry.createTopic('t', { partitions: 4 });
     const keys = ['a', 'b', 'c', 'd', 'e', 'a'];
-    const produced = await ferry.produce('t', keys.map((key, i) => ({ key, value: `v${i}` })));
+    const produced = await ferry.produce(
+      't',
+      keys.map((key, i) => ({ key, value: `v${i}` })),
+    );
     const encoder = new TextEncoder();
     expect(produced.map((p) => p.partition)).toEqual(keys.map((key) => partitionForKey(encoder.encode(key), 4)));
     // One batch per partition: offsets count up within each partition in input order.

@@ -20,7 +20,10 @@ function idempotent(sequence: number, nowMs: number): Uint8Array {
 
 async function settled(promise: Promise<void>): Promise<'resolved' | 'rejected' | 'pending'> {
   let state: 'resolved' | 'rejected' | 'pending' = 'pending';
-  promise.then(() => (state = 'resolved'), () => (state = 'rejected'));
+  promise.then(
+    () => (state = 'resolved'),
+    () => (state = 'rejected'),
+  );
   for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
   return state;
 }
@@ -73,7 +76,13 @@ test('a partition rebuilt from its WAL chain (a takeover) knows the producers: a
   }
   await leader.close();
   await ensureSealed(store, '', stream, { writerId: 'successor', nowMs: clock.nowMs() });
-  const successor = await Ferry.open({ directory: tempDir(), clock, managedPartitions: true, log: { flush: { kind: 'none' } }, wal: { store, writerId: 'successor', config: { uploadIntervalMs: UPLOAD_INTERVAL_MS } } });
+  const successor = await Ferry.open({
+    directory: tempDir(),
+    clock,
+    managedPartitions: true,
+    log: { flush: { kind: 'none' } },
+    wal: { store, writerId: 'successor', config: { uploadIntervalMs: UPLOAD_INTERVAL_MS } },
+  });
   const reader = new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix: '', wants: () => true }, { clock, random: new SeededRandom(1) });
   await successor.adoptPartition('t', topicId, 0, 1, async (log) => void (await rebuildFromChain(reader, log, [stream], topicId)));
   const retry = await successor.appendBatches('t', 0, idempotent(2, clock.nowMs()));

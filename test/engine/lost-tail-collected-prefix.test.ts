@@ -42,7 +42,7 @@ function powerLossImage(source: string, target: string, within = false): void {
 
 function hex(ferry: Ferry, from: number): string[] {
   const out: string[] = [];
-  for (let at = from; at < ferry.logEndOffset('t', 0);) {
+  for (let at = from; at < ferry.logEndOffset('t', 0); ) {
     const { batches } = ferry.fetch('t', 0, at);
     for (const batch of batches) out.push(Buffer.from(batch.bytes).toString('hex'));
     at = batches.at(-1)!.lastOffset + 1;
@@ -50,11 +50,16 @@ function hex(ferry: Ferry, from: number): string[] {
   return out;
 }
 
-test('a lost tail whose start WAL GC collected restarts the log at the tier\'s end and serves the rest', async () => {
+test("a lost tail whose start WAL GC collected restarts the log at the tier's end and serves the rest", async () => {
   const clock = new ManualClock();
   const store = new MemoryStore();
   const directory = tempDir();
-  const options = { clock, log: { flush: { kind: 'none' } as const, segmentBytes: 1024 }, wal: { store, writerId: 'w', config: { uploadIntervalMs: UPLOAD_INTERVAL_MS } }, tier: { store, control: new ControlStore(store, ''), intervalMs: 3_600_000 } };
+  const options = {
+    clock,
+    log: { flush: { kind: 'none' } as const, segmentBytes: 1024 },
+    wal: { store, writerId: 'w', config: { uploadIntervalMs: UPLOAD_INTERVAL_MS } },
+    tier: { store, control: new ControlStore(store, ''), intervalMs: 3_600_000 },
+  };
   const ferry = await Ferry.open({ directory, ...options });
   const topicId = ferry.createTopic('t').id;
   for (let i = 0; i < BATCHES; i++) {
@@ -73,7 +78,7 @@ test('a lost tail whose start WAL GC collected restarts the log at the tier\'s e
   // WAL GC [G4]: the stream's objects whose every frame lies below the tier's end, oldest first.
   const reader = new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix: '', wants: () => false }, { clock, random: new SeededRandom(1) });
   let collected = 0;
-  for (;; collected++) {
+  for (; ; collected++) {
     const index = await reader.readIndex(stream, collected);
     if (index.kind !== 'data' || index.entries.some((entry) => entry.lastOffset >= tieredEnd)) break;
     await store.delete(walObjectKey('', stream, collected));

@@ -17,7 +17,10 @@ test.todo('acks=all with no follower in sync (min.insync.replicas 2) fails with 
   const ferry = await Ferry.open({ directory: tempDir(), managedPartitions: true, minInsyncReplicas: 2, wal: { store: new MemoryStore(), writerId: 'a', config: { uploadIntervalMs: 1 } } });
   await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {}, 'leader', 3); // its followers are gone: none reports
   let outcome = 'pending';
-  void ferry.produce('t', [{ value: 'x' }], { partition: 0, acks: 'all' }).then(() => (outcome = 'acknowledged'), (error: unknown) => (outcome = isFerryError(error) ? error.kind : String(error)));
+  void ferry.produce('t', [{ value: 'x' }], { partition: 0, acks: 'all' }).then(
+    () => (outcome = 'acknowledged'),
+    (error: unknown) => (outcome = isFerryError(error) ? error.kind : String(error)),
+  );
   const deadline = performance.now() + 2000;
   while (outcome === 'pending' && ferry.wal!.durableOffset(idOf('t'), 0) !== 1 && performance.now() < deadline) await Bun.sleep(1);
   await Bun.sleep(10);

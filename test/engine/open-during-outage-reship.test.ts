@@ -42,7 +42,10 @@ test('an engine opened during a store outage with a large unshipped suffix fails
   await stepThen(clock, 60_000, first.close()); // gives up on the store after its wait
   let outcome: unknown = null;
   const second = Ferry.open({ directory, clock, log: { flush: { kind: 'none' } }, wal: { store, writerId: 'w', config: { uploadBytes: BUFFER_BYTES / 4, maxBufferedBytes: BUFFER_BYTES } } });
-  second.then((ferry) => (outcome = ferry), (error: unknown) => (outcome = error));
+  second.then(
+    (ferry) => (outcome = ferry),
+    (error: unknown) => (outcome = error),
+  );
   for (let elapsedMs = 0; elapsedMs < 180_000 && outcome === null; elapsedMs += 1000) {
     clock.advance(1000);
     await settle();

@@ -19,14 +19,24 @@ const batch = (nowMs: number) => buildRecordBatch([{ value: 'written by the old 
 
 async function settled(promise: Promise<void>): Promise<'resolved' | 'rejected' | 'pending'> {
   let state: 'resolved' | 'rejected' | 'pending' = 'pending';
-  promise.then(() => (state = 'resolved'), () => (state = 'rejected'));
+  promise.then(
+    () => (state = 'resolved'),
+    () => (state = 'rejected'),
+  );
   for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
   return state;
 }
 
 test('a retried batch found in a log rebuilt from the WAL is acknowledged only once min.insync replicas hold it', async () => {
   const clock = new ManualClock();
-  const ferry = await Ferry.open({ directory: tempDir(), clock, managedPartitions: true, minInsyncReplicas: 2, log: { flush: { kind: 'none' } }, wal: { store: new MemoryStore(), writerId: 'b', config: { uploadIntervalMs: 1000 } } });
+  const ferry = await Ferry.open({
+    directory: tempDir(),
+    clock,
+    managedPartitions: true,
+    minInsyncReplicas: 2,
+    log: { flush: { kind: 'none' } },
+    wal: { store: new MemoryStore(), writerId: 'b', config: { uploadIntervalMs: 1000 } },
+  });
   const followers = new Set<string>();
   ferry.useReplicaMembership({ followersOf: () => followers });
   try {

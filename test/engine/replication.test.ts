@@ -36,7 +36,11 @@ describe('replicated mode (embedded)', () => {
     primary.createTopic('orders', { partitions: 2 });
     const secondary = await replica(store);
     primary.attachReplica(secondary, 'node-2');
-    const produced = await primary.produce('orders', Array.from({ length: 20 }, (_, i) => ({ value: `o${i}` })), { partition: 1 });
+    const produced = await primary.produce(
+      'orders',
+      Array.from({ length: 20 }, (_, i) => ({ value: `o${i}` })),
+      { partition: 1 },
+    );
     await until(() => secondary.topics().length > 0, 'the replica to learn the topic');
     const controller = new AbortController();
     const seen: string[] = [];
@@ -101,10 +105,16 @@ describe('replicated mode (embedded)', () => {
     primary.createTopic('t');
     const directory = tempDir('ferry-replica-');
     let secondary = await replica(store, directory);
-    await primary.produce('t', Array.from({ length: 50 }, (_, i) => ({ value: `m${i}` })));
+    await primary.produce(
+      't',
+      Array.from({ length: 50 }, (_, i) => ({ value: `m${i}` })),
+    );
     await until(() => highWatermark(secondary) === 50, 'the first catch-up');
     await secondary.close();
-    await primary.produce('t', Array.from({ length: 50 }, (_, i) => ({ value: `n${i}` })));
+    await primary.produce(
+      't',
+      Array.from({ length: 50 }, (_, i) => ({ value: `n${i}` })),
+    );
     secondary = await replica(store, directory);
     await until(() => highWatermark(secondary) === 100, 'the resumed catch-up');
     const values = secondary.fetch('t', 0, 0, { maxBytes: 1 << 20 }).batches.flatMap((b) => [...b.records()].map((r) => decode(r.value)));

@@ -40,7 +40,10 @@ test('a restart re-ships an unshipped suffix that spans segments, batch for batc
   const opening = Ferry.open({ directory: '/data', disk, clock, log, wal: { store, writerId: 'w', config: { uploadIntervalMs: UPLOAD_INTERVAL_MS } } });
   let opened: Ferry | null = null;
   let failure: unknown = null;
-  opening.then((ferry) => void (opened = ferry), (error: unknown) => void (failure = error));
+  opening.then(
+    (ferry) => void (opened = ferry),
+    (error: unknown) => void (failure = error),
+  );
   for (let step = 0; step < UPLOAD_STEPS && opened === null && failure === null; step++) {
     await settle();
     clock.advance(UPLOAD_INTERVAL_MS);

@@ -32,18 +32,24 @@ const RESHIP_STEP_BYTES = 1024 * KiB;
 
 /** A store whose puts wait until `release` lets every waiting one through. */
 function heldStore(inner: MemoryStore): { store: ObjectStore; release(): void } {
-  let waiting: (() => void)[] = [];
+  const waiting: (() => void)[] = [];
   const store = new Proxy(inner, {
     get(target, property, receiver) {
-      if (property === 'put') return async (...args: Parameters<ObjectStore['put']>) => {
-        await new Promise<void>((resolve) => waiting.push(resolve));
-        return target.put(...args);
-      };
+      if (property === 'put')
+        return async (...args: Parameters<ObjectStore['put']>) => {
+          await new Promise<void>((resolve) => waiting.push(resolve));
+          return target.put(...args);
+        };
       const value = Reflect.get(target, property, receiver);
       return typeof value === 'function' ? value.bind(target) : value;
     },
   }) as unknown as ObjectStore;
-  return { store, release: () => { for (const resolve of waiting.splice(0)) resolve(); } };
+  return {
+    store,
+    release: () => {
+      for (const resolve of waiting.splice(0)) resolve();
+    },
+  };
 }
 
 test('a WAL opened on a log it never shipped re-ships it within the upload buffer', async () => {
@@ -57,11 +63,19 @@ test('a WAL opened on a log it never shipped re-ships it within the upload buffe
   const held = heldStore(new MemoryStore());
   let bufferedAtOpenBytes = -1;
   let ferry: Ferry | null = null;
-  const opening = Ferry.open({ directory, clock, log: { flush: { kind: 'none' } }, wal: { store: held.store, writerId: 'w', config: { uploadBytes: BUFFER_BYTES / 4, maxBufferedBytes: BUFFER_BYTES } } });
-  opening.then((opened) => {
-    ferry = opened;
-    bufferedAtOpenBytes = opened.wal!.stats().bufferedBytes;
-  }, () => {});
+  const opening = Ferry.open({
+    directory,
+    clock,
+    log: { flush: { kind: 'none' } },
+    wal: { store: held.store, writerId: 'w', config: { uploadBytes: BUFFER_BYTES / 4, maxBufferedBytes: BUFFER_BYTES } },
+  });
+  opening.then(
+    (opened) => {
+      ferry = opened;
+      bufferedAtOpenBytes = opened.wal!.stats().bufferedBytes;
+    },
+    () => {},
+  );
   for (let step = 0; step < 10_000 && ferry === null; step++) {
     await settle();
     held.release(); // the store answers, one round of uploads at a time

@@ -20,7 +20,13 @@ test('a restart after GC collected a prefix of the previous stream seals it at i
   const clock = new ManualClock();
   const store = new MemoryStore();
   const directory = tempDir();
-  const options = { directory, clock, log: { segmentBytes: 1024 }, wal: { store, writerId: 'w', config: { uploadIntervalMs: 10 } }, tier: { store, control: new ControlStore(store, ''), intervalMs: 3_600_000 } };
+  const options = {
+    directory,
+    clock,
+    log: { segmentBytes: 1024 },
+    wal: { store, writerId: 'w', config: { uploadIntervalMs: 10 } },
+    tier: { store, control: new ControlStore(store, ''), intervalMs: 3_600_000 },
+  };
   const ferry = await Ferry.open(options);
   const topicId = ferry.createTopic('t').id;
   for (let i = 0; i < BATCHES; i++) {
@@ -33,7 +39,7 @@ test('a restart after GC collected a prefix of the previous stream seals it at i
   await ferry.close();
   const reader = new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix: '', wants: () => false }, { clock, random: new SeededRandom(1) });
   let collected = 0;
-  for (;; collected++) {
+  for (; ; collected++) {
     const index = await reader.readIndex(stream, collected);
     if (index.kind !== 'data' || index.entries.some((entry) => entry.lastOffset >= tieredEnd)) break;
     await store.delete(walObjectKey('', stream, collected));

@@ -23,12 +23,22 @@ test('a probe does not end a failure spell while writes the size of those that f
     await engine.produce('t', [{ value: 'a' }], { partition: 0 });
     disk.setCapacity(disk.usedBytes + 2 * STORAGE_PROBE_BYTES); // room for a probe page, not for the big record
     const big = 'x'.repeat(BIG_RECORD_BYTES);
-    expect(await engine.produce('t', [{ value: big }], { partition: 0 }).then(() => 'ok', (error: unknown) => String(error))).toContain('ENOSPC');
+    expect(
+      await engine.produce('t', [{ value: big }], { partition: 0 }).then(
+        () => 'ok',
+        (error: unknown) => String(error),
+      ),
+    ).toContain('ENOSPC');
     expect(engine.storageFailing).toBe(true);
 
     expect(engine.recheckStorage()).toBe(true); // still failing: the write that failed would fail again
     expect(engine.storageFailing).toBe(true);
-    expect(await engine.produce('t', [{ value: big }], { partition: 0 }).then(() => 'ok', (error: unknown) => String(error))).toContain('ENOSPC');
+    expect(
+      await engine.produce('t', [{ value: big }], { partition: 0 }).then(
+        () => 'ok',
+        (error: unknown) => String(error),
+      ),
+    ).toContain('ENOSPC');
 
     disk.setCapacity(Number.POSITIVE_INFINITY);
     expect(engine.recheckStorage()).toBe(false); // room again: the spell ends

@@ -24,10 +24,10 @@ function kindOf(run: () => unknown): string {
 test('configs given at create are kept in topics.json and taken again after a restart', async () => {
   const directory = tempDir();
   let ferry = await Ferry.open({ directory });
-  ferry.createTopic('t', { partitions: 2, configs: { 'retention.ms': ' 3600000', 'max.message.bytes': '5000', 'preallocate': 'true' } });
+  ferry.createTopic('t', { partitions: 2, configs: { 'retention.ms': ' 3600000', 'max.message.bytes': '5000', preallocate: 'true' } });
   await ferry.close();
   ferry = await Ferry.open({ directory });
-  expect(ferry.topicConfigs('t')).toEqual({ 'retention.ms': '3600000', 'max.message.bytes': '5000', 'preallocate': 'true' });
+  expect(ferry.topicConfigs('t')).toEqual({ 'retention.ms': '3600000', 'max.message.bytes': '5000', preallocate: 'true' });
   await expect(ferry.appendBatches('t', 1, batchOf('big', 1, Date.now(), 6000))).rejects.toMatchObject({ kind: 'RecordTooLarge' });
   await ferry.close();
 });
@@ -39,7 +39,9 @@ test('a bad config creates nothing: no topic, no partition directory', async () 
   expect(kindOf(() => ferry.createTopic('t', { configs: { 'cleanup.policy': 'compact' } }))).toStartWith('InvalidConfig: ');
   expect(kindOf(() => ferry.createTopic('t', { configs: { 'retention.msec': '1' } }))).toBe('InvalidConfig: Unknown topic config name: retention.msec');
   // Each valid, together not: local retention may not keep more than retention.
-  expect(kindOf(() => ferry.createTopic('t', { configs: { 'retention.bytes': '1000', 'local.retention.bytes': '5000' } }))).toBe('InvalidConfig: Invalid value 5000 for configuration local.retention.bytes: Value must not be more than retention.bytes property value: 1000');
+  expect(kindOf(() => ferry.createTopic('t', { configs: { 'retention.bytes': '1000', 'local.retention.bytes': '5000' } }))).toBe(
+    'InvalidConfig: Invalid value 5000 for configuration local.retention.bytes: Value must not be more than retention.bytes property value: 1000',
+  );
   expect(ferry.topics()).toEqual([]);
   expect(existsSync(join(directory, 't-0'))).toBe(false);
   await ferry.close();
@@ -99,13 +101,20 @@ test('message.timestamp.type=LogAppendTime: the append answers the time it stamp
   await ferry.close();
 });
 
-test('describeTopicConfigs: set on the topic, set by the broker, or Kafka\'s default', async () => {
+test("describeTopicConfigs: set on the topic, set by the broker, or Kafka's default", async () => {
   const ferry = await Ferry.open({ directory: tempDir(), log: { retentionMs: 86_400_000 }, minInsyncReplicas: 2 });
   ferry.createTopic('t', { configs: { 'segment.ms': '60000' }, config: { retentionBytes: 12345 } });
   const entries = new Map(ferry.describeTopicConfigs('t').map((entry) => [entry.name, entry]));
   expect(entries.get('segment.ms')).toMatchObject({ value: '60000', source: 'TOPIC_CONFIG', isDefault: false, readOnly: false });
   expect(entries.get('retention.bytes')).toMatchObject({ value: '12345', source: 'TOPIC_CONFIG' }); // the embedded API's override
-  expect(entries.get('retention.ms')).toMatchObject({ value: '86400000', source: 'STATIC_BROKER_CONFIG', synonyms: [{ name: 'log.retention.ms', value: '86400000', source: 'STATIC_BROKER_CONFIG' }, { name: 'log.retention.ms', value: '604800000', source: 'DEFAULT_CONFIG' }] });
+  expect(entries.get('retention.ms')).toMatchObject({
+    value: '86400000',
+    source: 'STATIC_BROKER_CONFIG',
+    synonyms: [
+      { name: 'log.retention.ms', value: '86400000', source: 'STATIC_BROKER_CONFIG' },
+      { name: 'log.retention.ms', value: '604800000', source: 'DEFAULT_CONFIG' },
+    ],
+  });
   expect(entries.get('min.insync.replicas')).toMatchObject({ value: '2', source: 'STATIC_BROKER_CONFIG' });
   expect(entries.get('cleanup.policy')).toMatchObject({ value: 'delete', source: 'DEFAULT_CONFIG', isDefault: true, type: 'LIST' });
   expect(() => ferry.describeTopicConfigs('nope')).toThrow(/unknown topic/);

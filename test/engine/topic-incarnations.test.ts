@@ -58,12 +58,16 @@ function values(ferry: Ferry, topic: string): string[] {
 
 async function writeThenRecreate(ferry: Ferry): Promise<void> {
   ferry.createTopic('d1');
-  await ferry.produce('d1', [0, 1, 2, 3, 4].map((i) => ({ value: `old-${i}` })), { partition: 0 });
+  await ferry.produce(
+    'd1',
+    [0, 1, 2, 3, 4].map((i) => ({ value: `old-${i}` })),
+    { partition: 0 },
+  );
   await ferry.deleteTopic('d1');
   ferry.createTopic('d1');
 }
 
-test('acks=all on a re-created topic waits for its own WAL object, not the old incarnation\'s durable offsets', async () => {
+test("acks=all on a re-created topic waits for its own WAL object, not the old incarnation's durable offsets", async () => {
   const { store, hold, release } = holdingStore();
   const ferry = await Ferry.open({ directory: tempDir(), random: new SeededRandom(1), wal: { store, writerId: 'node-1', config: WAL } });
   await writeThenRecreate(ferry);
@@ -101,7 +105,11 @@ test('a read replica drops the old incarnation when the WAL names a new one, and
   const follow = { store, writerId: 'node-1', follower: { pollIntervalMs: 2, checkpointIntervalMs: 0 } };
   let secondary = await Ferry.open({ directory: replicaDirectory, follow });
   primary.attachReplica(secondary, 'node-2');
-  await primary.produce('d1', [0, 1, 2, 3, 4].map((i) => ({ value: `old-${i}` })), { partition: 0 });
+  await primary.produce(
+    'd1',
+    [0, 1, 2, 3, 4].map((i) => ({ value: `old-${i}` })),
+    { partition: 0 },
+  );
   await primary.deleteTopic('d1');
   primary.createTopic('d1');
   // min.insync.replicas 2: the ack waits until the replica holds the new record, not its old log end of 5.

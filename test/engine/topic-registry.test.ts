@@ -16,7 +16,7 @@ function kindOf(call: () => unknown): string | null {
   return null;
 }
 
-test('each topic gets an id at creation; a deleted topic\'s id is retired and never drawn again, even from the same seed', () => {
+test("each topic gets an id at creation; a deleted topic's id is retired and never drawn again, even from the same seed", () => {
   const directory = tempDir();
   const first = TopicRegistry.open(directory, new SeededRandom(1));
   const old = first.add({ name: 'd1', partitions: 1, config: {} });

@@ -34,5 +34,7 @@ for (let run = 0; run < runs; run++) {
   totals.sentAfterStop += result.pausedAcks.sentAfterStop;
   if (result.takenOver) totals.takenOver++;
 }
-console.log(`${runs} runs, ${failures} failed: ${totals.acknowledged} acknowledged, ${totals.lost} lost, ${totals.duplicated} duplicated, ${totals.misplaced} misplaced, ${totals.twice} offsets handed out twice; the paused leader's own client got ${totals.pausedAcks} acknowledgements after SIGCONT (${totals.sentAfterStop} of records sent after SIGSTOP); the paused leader's partition was taken over in ${totals.takenOver} runs`);
+console.log(
+  `${runs} runs, ${failures} failed: ${totals.acknowledged} acknowledged, ${totals.lost} lost, ${totals.duplicated} duplicated, ${totals.misplaced} misplaced, ${totals.twice} offsets handed out twice; the paused leader's own client got ${totals.pausedAcks} acknowledgements after SIGCONT (${totals.sentAfterStop} of records sent after SIGSTOP); the paused leader's partition was taken over in ${totals.takenOver} runs`,
+);
 process.exit(failures === 0 ? 0 : 1);

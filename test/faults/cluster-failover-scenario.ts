@@ -67,7 +67,19 @@ export async function runClusterFailover(options: ScenarioOptions): Promise<Scen
   const root = mkdtempSync(join(tmpdir(), 'ferry-cluster-failover-'));
   const objects = join(root, 'objects');
   mkdirSync(objects);
-  const args = ['--wal-store', `file:${objects}`, '--cluster-store', `file:${objects}`, '--lease-ms', String(options.leaseMs), '--scan-interval-ms', String(SCAN_INTERVAL_MS), '--upload-interval-ms', '2', '--no-auto-create'];
+  const args = [
+    '--wal-store',
+    `file:${objects}`,
+    '--cluster-store',
+    `file:${objects}`,
+    '--lease-ms',
+    String(options.leaseMs),
+    '--scan-interval-ms',
+    String(SCAN_INTERVAL_MS),
+    '--upload-interval-ms',
+    '2',
+    '--no-auto-create',
+  ];
   const brokers = Array.from({ length: BROKERS }, (_, i) => new BrokerProcess({ nodeId: i + 1, data: join(root, `broker-${i + 1}`), args }));
   const ledger = new Acks();
   const pausedAcks = { before: 0, afterResume: 0, sentAfterStop: 0 };
@@ -109,7 +121,11 @@ export async function runClusterFailover(options: ScenarioOptions): Promise<Scen
     const pausedId = leadersNow[pausedPartition]!;
     const paused = brokers[pausedId - 1]!;
     const own = new Kafka({
-      clientId: 'run-b-paused', brokers: [paused.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 5, initialRetryTime: 100, maxRetryTime: 500 }, requestTimeout: 3 * options.leaseMs,
+      clientId: 'run-b-paused',
+      brokers: [paused.bootstrap],
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 5, initialRetryTime: 100, maxRetryTime: 500 },
+      requestTimeout: 3 * options.leaseMs,
       socketFactory: ({ onConnect }) => connect({ host: '127.0.0.1', port: paused.port }, onConnect), // every broker it is told of is the paused one
     });
     const ownProducer = own.producer({ idempotent: false, maxInFlightRequests: 1, retry: { retries: 5, initialRetryTime: 100, maxRetryTime: 500 } });
@@ -151,15 +167,24 @@ export async function runClusterFailover(options: ScenarioOptions): Promise<Scen
     await producer.disconnect();
 
     const takenOver = (await leaders())[pausedPartition] !== pausedId;
-    for (const line of paused.output().split('\n').filter((l) => /writer epoch|released|lease|claimed|sealed/.test(l))) log(`broker ${pausedId}: ${line}`);
+    for (const line of paused
+      .output()
+      .split('\n')
+      .filter((l) => /writer epoch|released|lease|claimed|sealed/.test(l)))
+      log(`broker ${pausedId}: ${line}`);
     // Every partition's log to its end, from whoever leads it now.
     const ends = await admin.fetchTopicOffsets(TOPIC);
     await admin.disconnect();
-    const read = await readAll(kafka, ends.map((p) => ({ partition: p.partition, end: Number(p.high) })));
+    const read = await readAll(
+      kafka,
+      ends.map((p) => ({ partition: p.partition, end: Number(p.high) })),
+    );
     const verdict = ledger.ledger.verify(read);
     return { seed: options.seed, verdict, pausedAcks, offsetsHandedOutTwice: handedOutTwice(ledger.list), takenOver, directory: root };
   } catch (error) {
-    throw new Error(`seed ${options.seed}: ${error instanceof Error ? error.message : String(error)}\n${brokers.map((b) => `--- broker ${b.options.nodeId}\n${b.output().split('\n').slice(-40).join('\n')}`).join('\n')}`);
+    throw new Error(
+      `seed ${options.seed}: ${error instanceof Error ? error.message : String(error)}\n${brokers.map((b) => `--- broker ${b.options.nodeId}\n${b.output().split('\n').slice(-40).join('\n')}`).join('\n')}`,
+    );
   } finally {
     await killAll(brokers);
     if (options.keep !== true) rmSync(root, { recursive: true, force: true });
@@ -195,10 +220,15 @@ async function readAll(kafka: Kafka, ends: { partition: number; end: number }[])
   const consumer = kafka.consumer({ groupId: `run-b-check-${Date.now()}`, maxWaitTimeInMs: 100 });
   await consumer.connect();
   await consumer.subscribe({ topic: TOPIC, fromBeginning: true });
-  await new Promise<void>((done) => void consumer.run({ eachMessage: async ({ partition, message }) => {
-    read.push({ topic: TOPIC, partition, offset: Number(message.offset), value: message.value!.toString() });
-    if (read.length >= total) done();
-  } }));
+  await new Promise<void>(
+    (done) =>
+      void consumer.run({
+        eachMessage: async ({ partition, message }) => {
+          read.push({ topic: TOPIC, partition, offset: Number(message.offset), value: message.value!.toString() });
+          if (read.length >= total) done();
+        },
+      }),
+  );
   await consumer.disconnect();
   return read;
 }

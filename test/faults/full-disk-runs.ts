@@ -43,7 +43,9 @@ for (let run = 0; run < runs; run++) {
     const [failed, recovered] = full === 'log' ? [result.failureLines, result.recoveryLines] : [result.walFailureLines, result.walRecoveryLines];
     const ok = verdict.lost.length + verdict.duplicated.length + verdict.misplaced.length === 0 && result.ranThroughout && failed === 1 && recovered === 1 && !result.uncaughtError;
     if (!ok) failures++;
-    console.log(`seed ${seed}: ${result.plan}: ${describeVerdict(verdict)}; ran throughout ${result.ranThroughout}, failure logged ${failed}x, recovery logged ${recovered}x, uncaught error ${result.uncaughtError}`);
+    console.log(
+      `seed ${seed}: ${result.plan}: ${describeVerdict(verdict)}; ran throughout ${result.ranThroughout}, failure logged ${failed}x, recovery logged ${recovered}x, uncaught error ${result.uncaughtError}`,
+    );
   } catch (error) {
     failures++;
     console.log(`seed ${seed}: failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
@@ -54,4 +56,3 @@ for (let run = 0; run < runs; run++) {
 }
 console.log(`${runs} runs, ${failures} failed`);
 process.exit(failures === 0 ? 0 : 1);
-

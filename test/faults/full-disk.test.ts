@@ -30,14 +30,22 @@ for (const full of PLACEMENTS) {
       const { verdict } = result;
       // Each kind of failure that began is logged once and its end once: the log's writes when the
       // data directory fills, the WAL uploads when the WAL store's disk does.
-      expect({ ranThroughout: result.ranThroughout, uncaughtError: result.uncaughtError, recoveryLines: result.recoveryLines, walRecoveryLines: result.walRecoveryLines })
-        .toEqual({ ranThroughout: true, uncaughtError: false, recoveryLines: result.failureLines, walRecoveryLines: result.walFailureLines });
+      expect({ ranThroughout: result.ranThroughout, uncaughtError: result.uncaughtError, recoveryLines: result.recoveryLines, walRecoveryLines: result.walRecoveryLines }).toEqual({
+        ranThroughout: true,
+        uncaughtError: false,
+        recoveryLines: result.failureLines,
+        walRecoveryLines: result.walFailureLines,
+      });
       expect(result.failureLines).toBeLessThanOrEqual(1);
       expect(result.walFailureLines).toBeLessThanOrEqual(1);
       expect(full === 'log' ? result.failureLines : result.walFailureLines).toBe(1);
       expect(verdict.acknowledged).toBeGreaterThan(0);
-      expect({ lost: verdict.lost.length, duplicated: verdict.duplicated.length, misplaced: verdict.misplaced.length, summary: describeVerdict(verdict) })
-        .toEqual({ lost: 0, duplicated: 0, misplaced: 0, summary: describeVerdict(verdict) });
+      expect({ lost: verdict.lost.length, duplicated: verdict.duplicated.length, misplaced: verdict.misplaced.length, summary: describeVerdict(verdict) }).toEqual({
+        lost: 0,
+        duplicated: 0,
+        misplaced: 0,
+        summary: describeVerdict(verdict),
+      });
     } finally {
       Bun.spawnSync(['umount', disk]);
     }

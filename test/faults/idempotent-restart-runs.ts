@@ -36,4 +36,3 @@ for (let run = 0; run < runs; run++) {
 }
 console.log(`${runs} runs, ${failures} with lost, duplicated or misplaced records`);
 process.exit(failures === 0 ? 0 : 1);
-

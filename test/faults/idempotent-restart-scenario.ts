@@ -48,7 +48,12 @@ export async function runIdempotentRestart(options: IdempotentRestartOptions): P
   mkdirSync(objects, { recursive: true });
   const broker = new BrokerProcess({ nodeId: 1, data, args: ['--wal-store', `file:${objects}`, '--upload-interval-ms', String(UPLOAD_INTERVAL_MS), '--partitions', '1'] });
   await broker.start();
-  const kafka = new Kafka({ clientId: `idempotent-restart-${options.seed}`, brokers: [broker.bootstrap], logLevel: logLevel.NOTHING, retry: { initialRetryTime: 50, maxRetryTime: 500, retries: 1000 } });
+  const kafka = new Kafka({
+    clientId: `idempotent-restart-${options.seed}`,
+    brokers: [broker.bootstrap],
+    logLevel: logLevel.NOTHING,
+    retry: { initialRetryTime: 50, maxRetryTime: 500, retries: 1000 },
+  });
   const ledger = new AckLedger();
   const faults: string[] = [];
   try {

@@ -29,7 +29,9 @@ for (let run = 0; run < options.runs; run++) {
   const stalled = result.resumedAfterMs.some((ms) => ms === null);
   const bad = stalled || result.verdict.lost.length + result.verdict.duplicated.length + result.verdict.misplaced.length > 0;
   if (bad) failed++;
-  console.log(`run ${run + 1} seed ${seed}: killed broker ${result.victim}; resumed after ${result.resumedAfterMs.map((ms) => (ms === null ? 'never' : `${ms} ms`)).join(', ')} (bound ${result.boundMs} ms); ${describeVerdict(result.verdict)}${bad ? ' FAILED' : ''}`);
+  console.log(
+    `run ${run + 1} seed ${seed}: killed broker ${result.victim}; resumed after ${result.resumedAfterMs.map((ms) => (ms === null ? 'never' : `${ms} ms`)).join(', ')} (bound ${result.boundMs} ms); ${describeVerdict(result.verdict)}${bad ? ' FAILED' : ''}`,
+  );
   if (bad) console.log(result.output);
 }
 console.log(`${options.runs - failed} of ${options.runs} runs held`);

@@ -49,7 +49,23 @@ export async function runMinInsync(options: MinInsyncRunOptions): Promise<MinIns
   const log = options.log ?? (() => {});
   const root = mkdtempSync(join(tmpdir(), 'ferry-min-insync-'));
   const store = `file:${join(root, 'store')}`;
-  const args = ['--wal-store', store, '--cluster-store', store, '--replication-factor', '3', '--min-insync-replicas', '2', '--lease-ms', String(options.leaseMs), '--scan-interval-ms', String(options.scanIntervalMs), '--upload-interval-ms', '5', '--no-auto-create'];
+  const args = [
+    '--wal-store',
+    store,
+    '--cluster-store',
+    store,
+    '--replication-factor',
+    '3',
+    '--min-insync-replicas',
+    '2',
+    '--lease-ms',
+    String(options.leaseMs),
+    '--scan-interval-ms',
+    String(options.scanIntervalMs),
+    '--upload-interval-ms',
+    '5',
+    '--no-auto-create',
+  ];
   const brokers = Array.from({ length: BROKERS }, (_, i) => new BrokerProcess({ nodeId: i + 1, data: join(root, `broker-${i + 1}`), args }));
   const ledger = new AckLedger();
   let sent = 0;
@@ -70,12 +86,14 @@ export async function runMinInsync(options: MinInsyncRunOptions): Promise<MinIns
     await victim.kill();
     const killedAt = performance.now();
     const boundMs = options.leaseMs + RESUME_SCANS * options.scanIntervalMs + RESUME_SLACK_MS;
-    const resumedAfterMs = await Promise.all(Array.from({ length: PARTITIONS }, async (_, partition) => {
-      if (!(await produceOne(producer, ledger, partition, value, killedAt + boundMs))) return null;
-      const after = performance.now() - killedAt;
-      for (let i = 1; i < options.recordsAfter; i++) await produceOne(producer, ledger, partition, value, performance.now() + boundMs);
-      return Math.round(after);
-    }));
+    const resumedAfterMs = await Promise.all(
+      Array.from({ length: PARTITIONS }, async (_, partition) => {
+        if (!(await produceOne(producer, ledger, partition, value, killedAt + boundMs))) return null;
+        const after = performance.now() - killedAt;
+        for (let i = 1; i < options.recordsAfter; i++) await produceOne(producer, ledger, partition, value, performance.now() + boundMs);
+        return Math.round(after);
+      }),
+    );
     log(`seed ${options.seed}: resumed after ${resumedAfterMs.map((ms) => (ms === null ? 'never' : `${ms} ms`)).join(', ')} (bound ${boundMs} ms)`);
     await producer.disconnect();
     const survivors = brokers.filter((b) => b !== victim);
@@ -96,7 +114,10 @@ async function createAndAwaitReplicas(kafka: Kafka): Promise<void> {
     await admin.createTopics({ topics: [{ topic: TOPIC, numPartitions: PARTITIONS, replicationFactor: 3 }] });
     const deadline = performance.now() + READ_BACK_TIMEOUT_MS;
     for (;;) {
-      const partitions = await admin.fetchTopicMetadata({ topics: [TOPIC] }).then((m) => m.topics[0]!.partitions, () => []);
+      const partitions = await admin.fetchTopicMetadata({ topics: [TOPIC] }).then(
+        (m) => m.topics[0]!.partitions,
+        () => [],
+      );
       if (partitions.length === PARTITIONS && partitions.every((p) => p.leader > 0 && p.replicas.length === 3)) return;
       if (performance.now() > deadline) throw new Error(`the topic's partitions did not get three replicas: ${JSON.stringify(partitions)}`);
       await Bun.sleep(100);
@@ -143,16 +164,18 @@ async function readBack(kafka: Kafka): Promise<AckedRecord[]> {
       resolve();
       return;
     }
-    void consumer.run({
-      eachMessage: async ({ partition, message }) => {
-        records.push({ topic: TOPIC, partition, offset: Number(message.offset), value: message.value!.toString() });
-        reached.set(partition, Number(message.offset) + 1);
-        if (done()) {
-          clearTimeout(timer);
-          resolve();
-        }
-      },
-    }).catch(reject);
+    void consumer
+      .run({
+        eachMessage: async ({ partition, message }) => {
+          records.push({ topic: TOPIC, partition, offset: Number(message.offset), value: message.value!.toString() });
+          reached.set(partition, Number(message.offset) + 1);
+          if (done()) {
+            clearTimeout(timer);
+            resolve();
+          }
+        },
+      })
+      .catch(reject);
   }).finally(() => consumer.disconnect());
   return records;
 }

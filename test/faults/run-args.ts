@@ -8,7 +8,10 @@ type Values<T extends RunFlags> = { -readonly [K in keyof T]: T[K] extends numbe
 
 /** Reads `flags` (each a number or string default, or `false` for a switch) from argv; --help prints `usage`. */
 export function readRunArgs<T extends RunFlags>(usage: string, flags: T): Values<T> {
-  const options = Object.fromEntries(Object.entries(flags).map(([name, fallback]) => [name, { type: typeof fallback === 'boolean' ? 'boolean' : 'string' }])) as Record<string, { type: 'string' | 'boolean' }>;
+  const options = Object.fromEntries(Object.entries(flags).map(([name, fallback]) => [name, { type: typeof fallback === 'boolean' ? 'boolean' : 'string' }])) as Record<
+    string,
+    { type: 'string' | 'boolean' }
+  >;
   let parsed: Record<string, string | boolean | undefined>;
   try {
     parsed = parseArgs({ options: { ...options, help: { type: 'boolean', short: 'h' } } }).values as Record<string, string | boolean | undefined>;

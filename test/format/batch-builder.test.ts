@@ -12,7 +12,10 @@ const text = new TextDecoder();
 
 /** Hex byte pairs; `#` starts a comment to the end of the line. */
 function hex(annotated: string): Uint8Array {
-  const pairs = annotated.replace(/#[^\n]*/g, '').trim().split(/\s+/);
+  const pairs = annotated
+    .replace(/#[^\n]*/g, '')
+    .trim()
+    .split(/\s+/);
   return Uint8Array.from(pairs.map((pair) => Number.parseInt(pair, 16)));
 }
 
@@ -98,7 +101,14 @@ describe('buildRecordBatch', () => {
   const CONTENT: ProducerRecord[] = [
     { key: null, value: null },
     { key: 'key', value: '' },
-    { value: 'héllo wörld ✓ 😀 \u{10ffff}', headers: [{ key: 'ключ', value: null }, { key: 'dup', value: 'x' }, { key: 'dup', value: utf8.encode('y') }] },
+    {
+      value: 'héllo wörld ✓ 😀 \u{10ffff}',
+      headers: [
+        { key: 'ключ', value: null },
+        { key: 'dup', value: 'x' },
+        { key: 'dup', value: utf8.encode('y') },
+      ],
+    },
     { key: new Uint8Array([0, 255, 1]), value: new Uint8Array(0), headers: {} },
     { value: 'lone surrogate \ud800 here' },
   ];
@@ -193,7 +203,15 @@ describe('buildRecordBatch', () => {
     expect(kind(() => buildRecordBatch([{ value: 'a', timestamp: 2 ** 53 }], { nowMs: NOW_MS }))).toBe('InvalidArgument');
     expect(kind(() => buildRecordBatch([{ value: 'a' }], { nowMs: Number.NaN }))).toBe('InvalidArgument');
     expect(
-      kind(() => buildRecordBatch([{ value: 'a', timestamp: Number.MAX_SAFE_INTEGER }, { value: 'b', timestamp: -Number.MAX_SAFE_INTEGER }], { nowMs: 0 })),
+      kind(() =>
+        buildRecordBatch(
+          [
+            { value: 'a', timestamp: Number.MAX_SAFE_INTEGER },
+            { value: 'b', timestamp: -Number.MAX_SAFE_INTEGER },
+          ],
+          { nowMs: 0 },
+        ),
+      ),
     ).toBe('InvalidArgument');
     expect(kind(() => buildRecordBatch([{ value: 'a' }], { nowMs: NOW_MS, baseOffset: -1 }))).toBe('InvalidArgument');
     expect(kind(() => buildRecordBatch([{ value: 'a' }], { nowMs: NOW_MS, producerEpoch: 40_000 }))).toBe('InvalidArgument');

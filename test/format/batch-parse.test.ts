@@ -162,7 +162,11 @@ describe('splitBatches', () => {
       expect(Array.from(batch.bytes)).toEqual(Array.from(parts[index]!));
       position += batch.sizeInBytes;
     }
-    expect(batches.map((batch) => [batch.baseOffset, batch.lastOffset])).toEqual([[0, 0], [1, 3], [4, 5]]);
+    expect(batches.map((batch) => [batch.baseOffset, batch.lastOffset])).toEqual([
+      [0, 0],
+      [1, 3],
+      [4, 5],
+    ]);
   });
 
   test('rejects a truncated trailing batch at every length', () => {

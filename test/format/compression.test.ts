@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { CorruptRecordError, FerryError } from '../../src/errors.ts';
+import { CorruptRecordError, type FerryError } from '../../src/errors.ts';
 import { COMPRESSION_CODECS, compress, compressionCodecOf, compressionIdOf, decompress } from '../../src/format/compression.ts';
 
 describe('compression', () => {

@@ -1,11 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
-import {
-  crc32c,
-  crc32cImplementations,
-  crc32cSelection,
-  selectedCrc32c,
-} from '../../src/format/crc32c/index.ts';
+import { crc32c, crc32cImplementations, crc32cSelection, selectedCrc32c } from '../../src/format/crc32c/index.ts';
 import { SeededRandom } from '../../src/util/random.ts';
 import { tsCrc32c } from '../../src/format/crc32c/ts.ts';
 import { WASM_CHUNK_BYTES } from '../../src/format/crc32c/wasm.ts';
@@ -30,7 +25,6 @@ function variants(): Variant[] {
   }
   return found;
 }
-
 
 // Seeded so a failure replays exactly.
 const seeded = new SeededRandom(3720);
@@ -77,8 +71,36 @@ const KAFKA_CRC_COVERED_FROM = 21;
 
 /** Lengths around every block, threshold and chunk size in the implementations. */
 const BOUNDARY_LENGTHS = [
-  1, 3, 4, 7, 8, 9, 15, 16, 17, 31, 63, 64, 65, 255, 256, 257, 511, 512, 513, 767, 768, 769,
-  1023, 1024, 12_287, 12_288, 12_289, 24_577, WASM_CHUNK_BYTES - 1, WASM_CHUNK_BYTES,
+  1,
+  3,
+  4,
+  7,
+  8,
+  9,
+  15,
+  16,
+  17,
+  31,
+  63,
+  64,
+  65,
+  255,
+  256,
+  257,
+  511,
+  512,
+  513,
+  767,
+  768,
+  769,
+  1023,
+  1024,
+  12_287,
+  12_288,
+  12_289,
+  24_577,
+  WASM_CHUNK_BYTES - 1,
+  WASM_CHUNK_BYTES,
   WASM_CHUNK_BYTES + 1,
 ];
 
@@ -162,13 +184,10 @@ const LINUX_X64 = process.platform === 'linux' && process.arch === 'x64';
 
 describe('crc32c selection', () => {
   // The committed native build is for linux-x64; elsewhere native may rightly be missing.
-  test.skipIf(!LINUX_X64)(
-    `native, tcc, wasm and ts all load${LINUX_X64 ? '' : ' (skipped: only checked on linux-x64, where a native build is committed)'}`,
-    () => {
-      expect(crc32cImplementations().map((implementation) => implementation.name)).toEqual(['native', 'tcc', 'wasm', 'ts']);
-      for (const candidate of crc32cSelection().candidates) expect([candidate.name, candidate.problem]).toEqual([candidate.name, null]);
-    },
-  );
+  test.skipIf(!LINUX_X64)(`native, tcc, wasm and ts all load${LINUX_X64 ? '' : ' (skipped: only checked on linux-x64, where a native build is committed)'}`, () => {
+    expect(crc32cImplementations().map((implementation) => implementation.name)).toEqual(['native', 'tcc', 'wasm', 'ts']);
+    for (const candidate of crc32cSelection().candidates) expect([candidate.name, candidate.problem]).toEqual([candidate.name, null]);
+  });
 
   test('crc32c() uses the selected implementation, one of those that loaded', () => {
     const names = crc32cImplementations().map((implementation) => implementation.name);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { CorruptRecordError, FerryError } from '../../src/errors.ts';
+import { CorruptRecordError, type FerryError } from '../../src/errors.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { parseBatchAt } from '../../src/format/batch-parse.ts';
 import { crc32c } from '../../src/format/crc32c/index.ts';
@@ -68,7 +68,13 @@ describe('RecordBatch in-place setters', () => {
 
 describe('RecordBatch attributes', () => {
   test('LogAppendTime batches give every record the maxTimestamp', () => {
-    const bytes = buildRecordBatch([{ value: 'a', timestamp: 10 }, { value: 'b', timestamp: 30 }], { nowMs: 0 });
+    const bytes = buildRecordBatch(
+      [
+        { value: 'a', timestamp: 10 },
+        { value: 'b', timestamp: 30 },
+      ],
+      { nowMs: 0 },
+    );
     const view = new DataView(bytes.buffer);
     view.setInt16(21, view.getInt16(21) | 0x08);
     view.setUint32(39, 99); // maxTimestamp low word: the broker's append time

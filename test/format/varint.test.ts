@@ -1,14 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { CorruptRecordError } from '../../src/errors.ts';
-import {
-  readVarint,
-  readVarlong,
-  sizeOfVarint,
-  sizeOfVarlong,
-  VarintCursor,
-  writeVarint,
-  writeVarlong,
-} from '../../src/format/varint.ts';
+import { readVarint, readVarlong, sizeOfVarint, sizeOfVarlong, VarintCursor, writeVarint, writeVarlong } from '../../src/format/varint.ts';
 import { SeededRandom } from '../../src/util/random.ts';
 
 // Seeded so a failure replays exactly.
@@ -114,9 +106,26 @@ describe('varint (int32)', () => {
 
 describe('varlong (int64 as a safe number)', () => {
   const edges = [
-    0, 1, -1, 63, -64, 64, INT32_MIN, INT32_MAX, INT32_MIN - 1, INT32_MAX + 1, 2 ** 32, -(2 ** 32),
-    1_700_000_000_000, -1_700_000_000_000, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER,
-    Number.MAX_SAFE_INTEGER - 1, Number.MIN_SAFE_INTEGER + 1, 2 ** 52, -(2 ** 52),
+    0,
+    1,
+    -1,
+    63,
+    -64,
+    64,
+    INT32_MIN,
+    INT32_MAX,
+    INT32_MIN - 1,
+    INT32_MAX + 1,
+    2 ** 32,
+    -(2 ** 32),
+    1_700_000_000_000,
+    -1_700_000_000_000,
+    Number.MAX_SAFE_INTEGER,
+    Number.MIN_SAFE_INTEGER,
+    Number.MAX_SAFE_INTEGER - 1,
+    Number.MIN_SAFE_INTEGER + 1,
+    2 ** 52,
+    -(2 ** 52),
   ];
 
   test('round trips edge values and matches a BigInt reference encoding', () => {

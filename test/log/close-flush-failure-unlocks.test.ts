@@ -18,7 +18,12 @@ test('a close whose flush fails still releases the log directory', async () => {
   const log = PartitionLog.open('/data/t-0', options);
   log.append(batchOf('a'), 0); // written, not synced yet
   disk.failNextSyncs(1, 'EIO');
-  expect(await log.close().then(() => 'closed', (error: unknown) => String(error))).toContain('EIO');
+  expect(
+    await log.close().then(
+      () => 'closed',
+      (error: unknown) => String(error),
+    ),
+  ).toContain('EIO');
 
   const again = PartitionLog.open('/data/t-0', options); // threw Locked: the lock was never released
   await again.close();

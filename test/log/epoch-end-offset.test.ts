@@ -2,7 +2,11 @@ import { describe, expect, test } from 'bun:test';
 import { endOffsetForEpoch } from '../../src/log/epoch-end-offset.ts';
 
 // A log written by epochs 0 (offsets 0-2), 1 (3-4) and 4 (5-8): log end offset 9.
-const ENTRIES = [{ epoch: 0, startOffset: 0 }, { epoch: 1, startOffset: 3 }, { epoch: 4, startOffset: 5 }];
+const ENTRIES = [
+  { epoch: 0, startOffset: 0 },
+  { epoch: 1, startOffset: 3 },
+  { epoch: 4, startOffset: 5 },
+];
 const LOG = { logStartOffset: 0, logEndOffset: 9 };
 
 describe('endOffsetForEpoch (Kafka LeaderEpochFileCache.endOffsetFor)', () => {
@@ -24,7 +28,16 @@ describe('endOffsetForEpoch (Kafka LeaderEpochFileCache.endOffsetFor)', () => {
   });
 
   test('an epoch older than the first ends at the first one start (its data is gone)', () => {
-    expect(endOffsetForEpoch([{ epoch: 2, startOffset: 10 }, { epoch: 3, startOffset: 20 }], 1, { logStartOffset: 10, logEndOffset: 30 })).toEqual({ leaderEpoch: 1, endOffset: 10 });
+    expect(
+      endOffsetForEpoch(
+        [
+          { epoch: 2, startOffset: 10 },
+          { epoch: 3, startOffset: 20 },
+        ],
+        1,
+        { logStartOffset: 10, logEndOffset: 30 },
+      ),
+    ).toEqual({ leaderEpoch: 1, endOffset: 10 });
   });
 
   test('epochs below the log start offset are seen as retention left them: the last one starts at the log start', () => {

@@ -54,7 +54,8 @@ test('bytes read back after a failed fdatasync are checked: nothing acknowledged
   failNext('fdatasyncSync');
   expect(await acknowledged(log, idempotent(1))).toBeNull();
   dropPages(path, before, statSync(path).size - before);
-  for (const sequence of [2, 1]) { // the next batch, then the retry of the failed one
+  for (const sequence of [2, 1]) {
+    // the next batch, then the retry of the failed one
     const offset = await acknowledged(log, idempotent(sequence));
     if (offset !== null) acked.set(offset, `s${sequence}`);
   }

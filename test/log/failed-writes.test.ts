@@ -100,11 +100,18 @@ describe('a failed fdatasync', () => {
     const log = PartitionLog.open(tempDir(), { config: { flush: { kind: 'group', bytes: 0, ms: 0 } } });
     const first = log.append(batchOf('a'), 0);
     failNext('fdatasync');
-    const waited = await log.waitForFlush(first.lastOffset).then(() => 'flushed', (error: unknown) => (isFerryError(error, 'Storage') ? 'storage error' : String(error)));
+    const waited = await log.waitForFlush(first.lastOffset).then(
+      () => 'flushed',
+      (error: unknown) => (isFerryError(error, 'Storage') ? 'storage error' : String(error)),
+    );
     expect(waited).toBe('storage error');
     recordCalls();
     const second = log.append(batchOf('b'), 0);
-    expect(takeCalls().filter((c) => c.call === 'writevSync').map((c) => c.position)).toEqual([0, first.sizeBytes]); // the unsynced batch again, then the new one
+    expect(
+      takeCalls()
+        .filter((c) => c.call === 'writevSync')
+        .map((c) => c.position),
+    ).toEqual([0, first.sizeBytes]); // the unsynced batch again, then the new one
     await log.waitForFlush(second.lastOffset);
     expect(log.flushedOffset).toBe(2);
     await log.close();

@@ -16,7 +16,7 @@ function idempotent(producerId: number, sequence: number): Uint8Array {
   return buildRecordBatch([{ value: `p${producerId}-${sequence}`, timestamp: T0 + sequence }], { nowMs: T0, producerId, producerEpoch: 0, baseSequence: sequence });
 }
 
-test('a kept snapshot above a truncation is gone: the state there is the new batches\', now and after a restart', async () => {
+test("a kept snapshot above a truncation is gone: the state there is the new batches', now and after a restart", async () => {
   const directory = tempDir();
   const log = PartitionLog.open(directory);
   for (let i = 0; i < 10; i++) log.append(idempotent(1, i), 1);

@@ -54,7 +54,10 @@ describe('append and read', () => {
   test('several batches in one append get consecutive offsets', async () => {
     const log = PartitionLog.open(tempDir());
     const result = log.append(concat(batchOf('a', 2), batchOf('b', 3)), 0);
-    expect(result.batches.map((b) => [b.baseOffset, b.lastOffset])).toEqual([[0, 1], [2, 4]]);
+    expect(result.batches.map((b) => [b.baseOffset, b.lastOffset])).toEqual([
+      [0, 1],
+      [2, 4],
+    ]);
     expect(result.batches.every((b) => b.isCrcValid() && b.partitionLeaderEpoch === 0)).toBe(true);
     await log.close();
   });
@@ -210,7 +213,13 @@ describe('segments', () => {
 
   test('offsetForTimestamp finds the first record at or after a time inside a batch, as Kafka does', async () => {
     const log = PartitionLog.open(tempDir());
-    log.append(buildRecordBatch([0, 1, 2].map((i) => ({ key: null, value: `r${i}`, timestamp: T0 + i })), { nowMs: T0 }), 0);
+    log.append(
+      buildRecordBatch(
+        [0, 1, 2].map((i) => ({ key: null, value: `r${i}`, timestamp: T0 + i })),
+        { nowMs: T0 },
+      ),
+      0,
+    );
     expect(log.offsetForTimestamp(T0 + 1)).toEqual({ offset: 1, timestamp: T0 + 1 });
     expect(log.offsetForTimestamp(T0 + 2)).toEqual({ offset: 2, timestamp: T0 + 2 });
     expect(log.offsetForTimestamp(T0 + 3)).toBeNull();
@@ -259,7 +268,11 @@ describe('replica appends', () => {
     expect(log.logEndOffset).toBe(5);
     expect(log.latestEpoch).toBe(0);
     expect(log.append(batchOf('new'), 2).baseOffset).toBe(5);
-    expect(values(log.read(0, 1 << 20).batches).slice(-2).map((v) => v!.slice(0, 5))).toEqual(['b4-0x', 'new-0']);
+    expect(
+      values(log.read(0, 1 << 20).batches)
+        .slice(-2)
+        .map((v) => v!.slice(0, 5)),
+    ).toEqual(['b4-0x', 'new-0']);
     await log.close();
     const reopened = PartitionLog.open(dir, { config: { segmentBytes: 1024 } });
     expect(reopened.logEndOffset).toBe(6);

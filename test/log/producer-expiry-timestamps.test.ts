@@ -29,7 +29,7 @@ function tryAppend(log: PartitionLog, batch: Uint8Array): { baseOffset: number; 
   }
 }
 
-test('a producer with a timestamp far in the future does not make a retry of another producer\'s batch land twice', async () => {
+test("a producer with a timestamp far in the future does not make a retry of another producer's batch land twice", async () => {
   const clock = new ManualClock(T0);
   const log = PartitionLog.open(tempDir(), { clock });
   expect(log.append(idempotent(1, 0, T0), 0).baseOffset).toBe(0);

@@ -155,7 +155,11 @@ describe('directory lock', () => {
       caught = error;
     }
     expect(isFerryError(caught, 'Locked')).toBe(true);
-    const child = Bun.spawnSync([process.execPath, '-e', `import { PartitionLog } from '${import.meta.dir}/../../src/log/partition-log.ts'; try { PartitionLog.open(${JSON.stringify(dir)}); console.log('opened'); } catch (e) { console.log(e.kind); }`]);
+    const child = Bun.spawnSync([
+      process.execPath,
+      '-e',
+      `import { PartitionLog } from '${import.meta.dir}/../../src/log/partition-log.ts'; try { PartitionLog.open(${JSON.stringify(dir)}); console.log('opened'); } catch (e) { console.log(e.kind); }`,
+    ]);
     expect(child.stdout.toString().trim()).toBe('Locked');
     await log.close();
     const again = PartitionLog.open(dir);

@@ -43,7 +43,10 @@ test('a log started at an offset continues the copy whose epochs and producer st
   log.append(idempotent(0, 5), 1); // a stale local log that is thrown away
   log.startAt(20, source.leaderEpochs, source.producerSnapshotAt(20));
   expect([log.logStartOffset, log.logEndOffset]).toEqual([20, 20]);
-  expect(log.leaderEpochs).toEqual([{ epoch: 3, startOffset: 0 }, { epoch: 5, startOffset: 10 }]);
+  expect(log.leaderEpochs).toEqual([
+    { epoch: 3, startOffset: 0 },
+    { epoch: 5, startOffset: 10 },
+  ]);
   expect(kindOf(() => log.read(10, 1000))).toBe('OffsetOutOfRange');
   // the producer's retry of its last batch is a duplicate, answered with the original's offsets
   const retry = log.append(idempotent(18), 5);
@@ -53,7 +56,10 @@ test('a log started at an offset continues the copy whose epochs and producer st
   await log.close();
   const reopened = PartitionLog.open(directory);
   expect([reopened.logStartOffset, reopened.logEndOffset]).toEqual([20, 22]);
-  expect(reopened.leaderEpochs).toEqual([{ epoch: 3, startOffset: 0 }, { epoch: 5, startOffset: 10 }]);
+  expect(reopened.leaderEpochs).toEqual([
+    { epoch: 3, startOffset: 0 },
+    { epoch: 5, startOffset: 10 },
+  ]);
   expect(reopened.append(idempotent(20), 5).duplicate).toBe(true);
   await reopened.close();
   await source.close();
@@ -68,14 +74,18 @@ test('a log started at its own base offset is emptied, and one started without p
   await log.close();
 });
 
-test('the producer state at a past offset is the roll\'s snapshot, or the same state replayed when that file is gone', async () => {
+test("the producer state at a past offset is the roll's snapshot, or the same state replayed when that file is gone", async () => {
   const source = sourceLog();
   const atRoll = source.producerSnapshotAt(10);
   rmSync(join(source.directory, snapshotFileName(10)));
   expect(source.producerSnapshotAt(10)).toEqual(atRoll);
   // a log started from the state at 10 takes the retry of the batch at 8 as a duplicate, and the one at 10 as new
   const log = PartitionLog.open(tempDir());
-  log.startAt(10, source.leaderEpochs.filter((entry) => entry.startOffset < 10), source.producerSnapshotAt(10));
+  log.startAt(
+    10,
+    source.leaderEpochs.filter((entry) => entry.startOffset < 10),
+    source.producerSnapshotAt(10),
+  );
   expect(log.append(idempotent(8), 3).duplicate).toBe(true);
   expect(log.append(idempotent(10), 5).baseOffset).toBe(10);
   await log.close();

@@ -15,7 +15,13 @@ for (const compression of ['none', 'gzip'] as const) {
   test(`LogAppendTime (${compression}): the batch carries the append time and the timestamp-type bit, its CRC verifies, its records read back with the append time`, async () => {
     const clock = new ManualClock(T0);
     const log = PartitionLog.open(tempDir(), { clock, config: { messageTimestampType: 'LogAppendTime' } });
-    const batch = buildRecordBatch([{ value: 'a', timestamp: PRODUCER_TIME }, { value: 'b', timestamp: PRODUCER_TIME + 1 }], { nowMs: PRODUCER_TIME, compression });
+    const batch = buildRecordBatch(
+      [
+        { value: 'a', timestamp: PRODUCER_TIME },
+        { value: 'b', timestamp: PRODUCER_TIME + 1 },
+      ],
+      { nowMs: PRODUCER_TIME, compression },
+    );
     const sent = batch.slice();
     const result = log.append(batch, 0);
     expect(result.logAppendTimeMs).toBe(T0);
@@ -33,7 +39,7 @@ for (const compression of ['none', 'gzip'] as const) {
   });
 }
 
-test('CreateTime keeps the producer\'s timestamps and reports no append time', async () => {
+test("CreateTime keeps the producer's timestamps and reports no append time", async () => {
   const clock = new ManualClock(T0);
   const log = PartitionLog.open(tempDir(), { clock });
   expect(log.append(batchOf('a', 1, PRODUCER_TIME), 0).logAppendTimeMs).toBe(-1);

@@ -1,12 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import {
-  LATENCY_MS_LAYOUT,
-  LATENCY_MS_MAX,
-  LatencyHistogram,
-  SIZE_BYTES_LAYOUT,
-  SIZE_BYTES_MAX,
-  ValueHistogram,
-} from '../../src/metrics/index.ts';
+import { LATENCY_MS_LAYOUT, LATENCY_MS_MAX, LatencyHistogram, SIZE_BYTES_LAYOUT, SIZE_BYTES_MAX, ValueHistogram } from '../../src/metrics/index.ts';
 import { AssertionError } from '../../src/util/assert.ts';
 
 /** Memory budgets the layouts' comments promise (HDR's own footprint estimate). */

@@ -149,13 +149,11 @@ describe('renderPrometheus', () => {
   test('label values escape backslash, double quote and line feed; HELP escapes backslash and line feed', () => {
     const registry = new MetricsRegistry();
     registry.gauge('ferry_g', 'a "quoted" \\ help\nline', { labels: { path: 'C:\\wal\n"x"' } }).set(1);
-    expect(registry.renderPrometheus()).toBe(
-      ['# HELP ferry_g a "quoted" \\\\ help\\nline', '# TYPE ferry_g gauge', 'ferry_g{path="C:\\\\wal\\n\\"x\\""} 1', ''].join('\n'),
-    );
+    expect(registry.renderPrometheus()).toBe(['# HELP ferry_g a "quoted" \\\\ help\\nline', '# TYPE ferry_g gauge', 'ferry_g{path="C:\\\\wal\\n\\"x\\""} 1', ''].join('\n'));
   });
 
   test('escaping touches only backslash, double quote and line feed', () => {
-    expect(escapeLabelValue('tab\there, ünïcode, \'single\', \r')).toBe('tab\there, ünïcode, \'single\', \r');
+    expect(escapeLabelValue("tab\there, ünïcode, 'single', \r")).toBe("tab\there, ünïcode, 'single', \r");
     expect(escapeLabelValue('\\"\n')).toBe('\\\\\\"\\n');
   });
 
@@ -164,7 +162,10 @@ describe('renderPrometheus', () => {
     registry.gauge('ferry_g', HELP, { labels: { v: 'up' } }).set(Number.POSITIVE_INFINITY);
     registry.gauge('ferry_g', HELP, { labels: { v: 'down' } }).set(Number.NEGATIVE_INFINITY);
     registry.gauge('ferry_g', HELP, { labels: { v: 'small' } }).set(1.5e-7);
-    const samples = registry.renderPrometheus().split('\n').filter((line) => line.startsWith('ferry_g{'));
+    const samples = registry
+      .renderPrometheus()
+      .split('\n')
+      .filter((line) => line.startsWith('ferry_g{'));
     expect(samples).toEqual(['ferry_g{v="up"} +Inf', 'ferry_g{v="down"} -Inf', 'ferry_g{v="small"} 1.5e-7']);
   });
 

@@ -1,18 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  allTargets,
-  type BuildTarget,
-  buildTarget,
-  compilerString,
-  nativeTarget,
-  PREBUILT_DIR,
-  readManifest,
-  recordedCommand,
-  REPO_ROOT,
-  sha256Hex,
-} from '../../native/build.ts';
+import { allTargets, type BuildTarget, buildTarget, compilerString, nativeTarget, PREBUILT_DIR, readManifest, recordedCommand, REPO_ROOT, sha256Hex } from '../../native/build.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 // The committed binaries in native/prebuilt must be what their committed sources build:
@@ -52,18 +41,12 @@ function checks(target: BuildTarget): void {
   // Byte-identical output needs the very compiler that made the committed file.
   const compiler = compilerString(target);
   const sameCompiler = record !== undefined && compiler === record.compiler;
-  const reason =
-    compiler === null
-      ? `${target.tools.join(' and ')} not installed`
-      : `installed "${compiler}" differs from recorded "${record?.compiler}"`;
-  test.skipIf(!sameCompiler)(
-    `rebuilds byte-identically with the same compiler${sameCompiler ? '' : ` (skipped: ${reason})`}`,
-    () => {
-      const rebuilt = buildTarget(target, tempDir('ferry-prebuilt-'));
-      expect(rebuilt.sha256).toBe(record!.sha256);
-      expect(rebuilt.sources).toEqual(record!.sources);
-    },
-  );
+  const reason = compiler === null ? `${target.tools.join(' and ')} not installed` : `installed "${compiler}" differs from recorded "${record?.compiler}"`;
+  test.skipIf(!sameCompiler)(`rebuilds byte-identically with the same compiler${sameCompiler ? '' : ` (skipped: ${reason})`}`, () => {
+    const rebuilt = buildTarget(target, tempDir('ferry-prebuilt-'));
+    expect(rebuilt.sha256).toBe(record!.sha256);
+    expect(rebuilt.sources).toEqual(record!.sources);
+  });
 }
 
 // The compiler the committed native build was made with (the manifest's command), not $CC.

@@ -30,7 +30,10 @@ function jsonLinesOf(level: Parameters<typeof parseLogLevel>[0], write: (logger:
   }
   const text = readFileSync(path, 'utf8');
   rmSync(dir, { recursive: true, force: true });
-  return text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>);
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 test('a JSON line carries level, time, component, msg and the partition as fields', () => {
@@ -60,14 +63,27 @@ test('the log level comes from --log-level, FERRY_LOG_LEVEL, else info; a bad on
 });
 
 test('the start line holds the config but no secret: SASL and TLS passwords, inline keys, store credentials', () => {
-  const { config } = resolveBrokerConfig({ flags: { 'wal-store': 's3://AKIAEXAMPLE:S3-SECRET-IN-URL@bucket/wal?region=us-east-1&secretAccessKey=S3-SECRET-PARAM' }, env: { AWS_SECRET_ACCESS_KEY: 'S3-SECRET-ENV' } });
+  const { config } = resolveBrokerConfig({
+    flags: { 'wal-store': 's3://AKIAEXAMPLE:S3-SECRET-IN-URL@bucket/wal?region=us-east-1&secretAccessKey=S3-SECRET-PARAM' },
+    env: { AWS_SECRET_ACCESS_KEY: 'S3-SECRET-ENV' },
+  });
   const withSecrets = {
     ...config,
-    listeners: [{ name: 'SASL_SSL', protocol: 'SASL_SSL', host: '0.0.0.0', port: 9093, tls: { keyPassword: 'TLS-KEY-PASSWORD', keystoreKey: '-----BEGIN PRIVATE KEY-----PEM-KEY-BYTES', clientAuth: 'none' }, sasl: { mechanisms: ['PLAIN'], plainUsers: () => new Map([['alice', 'PLAIN-USER-PASSWORD']]) } }],
+    listeners: [
+      {
+        name: 'SASL_SSL',
+        protocol: 'SASL_SSL',
+        host: '0.0.0.0',
+        port: 9093,
+        tls: { keyPassword: 'TLS-KEY-PASSWORD', keystoreKey: '-----BEGIN PRIVATE KEY-----PEM-KEY-BYTES', clientAuth: 'none' },
+        sasl: { mechanisms: ['PLAIN'], plainUsers: () => new Map([['alice', 'PLAIN-USER-PASSWORD']]) },
+      },
+    ],
     security: { interBroker: { listener: 'SASL_SSL', tls: null, sasl: { mechanism: 'SCRAM-SHA-512', username: 'broker', password: 'SASL-INTER-BROKER-PASSWORD' } } },
   } as unknown as BrokerConfig;
   const line = JSON.stringify(jsonLinesOf('info', (logger) => logger.info(startFields(withSecrets, '/data', 9092, 's3'), 'ferry broker 1 listening'))[0]);
-  for (const secret of ['S3-SECRET-IN-URL', 'S3-SECRET-PARAM', 'S3-SECRET-ENV', 'TLS-KEY-PASSWORD', 'PEM-KEY-BYTES', 'PLAIN-USER-PASSWORD', 'SASL-INTER-BROKER-PASSWORD']) expect(line).not.toContain(secret);
+  for (const secret of ['S3-SECRET-IN-URL', 'S3-SECRET-PARAM', 'S3-SECRET-ENV', 'TLS-KEY-PASSWORD', 'PEM-KEY-BYTES', 'PLAIN-USER-PASSWORD', 'SASL-INTER-BROKER-PASSWORD'])
+    expect(line).not.toContain(secret);
   expect(line).toContain(REDACTED);
   expect(line).toContain('"username":"broker"'); // what is not secret stays: an operator needs to see who the broker is
   expect(line).toContain('bucket/wal');
@@ -108,5 +124,9 @@ test('progress lines: the first at once, then at most one per interval, a new sp
   progress.update('t-0', { topic: 't', partition: 0 }, 6, 10, 'six');
   expect(progress.finish('t-0')).toBe(true);
   progress.update('t-0', { topic: 't', partition: 0 }, 1, 3, 'again');
-  expect(records.map((record) => [record.msg, record.fields.done, record.fields.total])).toEqual([['one', 1, 10], ['six', 6, 10], ['again', 1, 3]]);
+  expect(records.map((record) => [record.msg, record.fields.done, record.fields.total])).toEqual([
+    ['one', 1, 10],
+    ['six', 6, 10],
+    ['again', 1, 3],
+  ]);
 });

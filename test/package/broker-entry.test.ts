@@ -5,7 +5,7 @@ import { Broker } from 'ferry/broker';
 import { FileStore } from 'ferry/store';
 import { tempDir } from '../support/temp-dir.ts';
 
-test("ferry/broker starts a Kafka broker in this process that a Kafka client produces to, and stops it", async () => {
+test('ferry/broker starts a Kafka broker in this process that a Kafka client produces to, and stops it', async () => {
   const root = tempDir();
   const store = await FileStore.open(join(root, 'objects'));
   const broker = await Broker.start({ listenHost: '127.0.0.1', listenPort: 0, nodeId: 1, engine: { directory: join(root, 'data'), wal: { store, writerId: 'broker-1' } } });

@@ -8,11 +8,15 @@ const NODE_TIMEOUT_MS = 20_000;
 
 // The repository imports itself by name (package.json's exports), as an installed package would be imported.
 for (const entry of ['ferry', 'ferry/store', 'ferry/broker']) {
-  test(`importing ${entry} under Node fails with one line that says Ferry needs Bun`, async () => {
-    const { exitCode, stderr } = await runCommand(['node', '--input-type=module', '-e', `await import('${entry}')`], REPOSITORY, NODE_TIMEOUT_MS);
-    expect(exitCode).not.toBe(0);
-    expect(stderr).toContain("Error: Ferry needs Bun (it uses Bun.hash, bun:ffi, Bun's TCP and TLS sockets and Bun.serve, and ships TypeScript sources): run with bun");
-  }, NODE_TIMEOUT_MS);
+  test(
+    `importing ${entry} under Node fails with one line that says Ferry needs Bun`,
+    async () => {
+      const { exitCode, stderr } = await runCommand(['node', '--input-type=module', '-e', `await import('${entry}')`], REPOSITORY, NODE_TIMEOUT_MS);
+      expect(exitCode).not.toBe(0);
+      expect(stderr).toContain("Error: Ferry needs Bun (it uses Bun.hash, bun:ffi, Bun's TCP and TLS sockets and Bun.serve, and ships TypeScript sources): run with bun");
+    },
+    NODE_TIMEOUT_MS,
+  );
 }
 
 test('under Bun the same names load the TypeScript sources', async () => {

@@ -40,34 +40,53 @@ async function freshProject(root: string, tarball: string): Promise<string> {
   return project;
 }
 
-test('the packed tarball carries the sources and prebuilt native code, not the tests', async () => {
-  const { files } = await pack(tempDir());
-  for (const needed of ['package.json', 'LICENSE', 'README.md', 'src/engine/index.ts', 'src/store/index.ts', 'src/broker/index.ts', 'src/needs-bun.js', 'src/cli.ts', 'native/prebuilt/crc32c.wasm', 'native/crc32c.tcc.c']) {
-    expect(files).toContain(needed);
-  }
-  const unwanted = files.filter((path) => /^(test|bench|data|examples|node_modules|src\/sim)\//.test(path));
-  expect(unwanted).toEqual([]);
-}, PACK_TIMEOUT_MS);
+test(
+  'the packed tarball carries the sources and prebuilt native code, not the tests',
+  async () => {
+    const { files } = await pack(tempDir());
+    for (const needed of [
+      'package.json',
+      'LICENSE',
+      'README.md',
+      'src/engine/index.ts',
+      'src/store/index.ts',
+      'src/broker/index.ts',
+      'src/needs-bun.js',
+      'src/cli.ts',
+      'native/prebuilt/crc32c.wasm',
+      'native/crc32c.tcc.c',
+    ]) {
+      expect(files).toContain(needed);
+    }
+    const unwanted = files.filter((path) => /^(test|bench|data|examples|node_modules|src\/sim)\//.test(path));
+    expect(unwanted).toEqual([]);
+  },
+  PACK_TIMEOUT_MS,
+);
 
-test('a fresh Bun project installs the tarball offline and runs the README example twice', async () => {
-  const root = tempDir('ferry-package-');
-  const { tarball } = await pack(root);
-  const project = await freshProject(root, tarball);
-  copyFileSync(join(REPOSITORY, 'examples/embedded.ts'), join(project, 'embedded.ts'));
+test(
+  'a fresh Bun project installs the tarball offline and runs the README example twice',
+  async () => {
+    const root = tempDir('ferry-package-');
+    const { tarball } = await pack(root);
+    const project = await freshProject(root, tarball);
+    copyFileSync(join(REPOSITORY, 'examples/embedded.ts'), join(project, 'embedded.ts'));
 
-  // The first run creates the topic; the second reuses it (ensureTopic) and appends after the first record.
-  const first = await runOrFail([...BUN, 'embedded.ts'], project, EXAMPLE_TIMEOUT_MS);
-  expect(first.stdout).toBe('0 {"total": 42}\n');
-  const second = await runOrFail([...BUN, 'embedded.ts'], project, EXAMPLE_TIMEOUT_MS);
-  expect(second.stdout).toBe('1 {"total": 42}\n');
-  console.log(`embedded example: first run ${first.elapsedMs} ms, second ${second.elapsedMs} ms`);
+    // The first run creates the topic; the second reuses it (ensureTopic) and appends after the first record.
+    const first = await runOrFail([...BUN, 'embedded.ts'], project, EXAMPLE_TIMEOUT_MS);
+    expect(first.stdout).toBe('0 {"total": 42}\n');
+    const second = await runOrFail([...BUN, 'embedded.ts'], project, EXAMPLE_TIMEOUT_MS);
+    expect(second.stdout).toBe('1 {"total": 42}\n');
+    console.log(`embedded example: first run ${first.elapsedMs} ms, second ${second.elapsedMs} ms`);
 
-  // The `ferry` command comes with it.
-  const help = await runOrFail([...BUN, 'node_modules/.bin/ferry', '--help'], project, EXAMPLE_TIMEOUT_MS);
-  expect(help.stdout).toContain('usage: ferry <command>');
+    // The `ferry` command comes with it.
+    const help = await runOrFail([...BUN, 'node_modules/.bin/ferry', '--help'], project, EXAMPLE_TIMEOUT_MS);
+    expect(help.stdout).toContain('usage: ferry <command>');
 
-  // Under Node, the package says in one line that it needs Bun.
-  const underNode = await runCommand(['node', '--input-type=module', '-e', "await import('ferry')"], project, EXAMPLE_TIMEOUT_MS);
-  expect(underNode.exitCode).not.toBe(0);
-  expect(underNode.stderr).toContain('Ferry needs Bun');
-}, TEST_TIMEOUT_MS);
+    // Under Node, the package says in one line that it needs Bun.
+    const underNode = await runCommand(['node', '--input-type=module', '-e', "await import('ferry')"], project, EXAMPLE_TIMEOUT_MS);
+    expect(underNode.exitCode).not.toBe(0);
+    expect(underNode.stderr).toContain('Ferry needs Bun');
+  },
+  TEST_TIMEOUT_MS,
+);

@@ -25,15 +25,21 @@ async function s3Store(bucket: string): Promise<ObjectStore> {
 }
 
 const backends: [string, () => Promise<{ leaderStore: ObjectStore; followerStore: ObjectStore }>][] = [
-  ['file store', async () => {
-    const root = tempDir('ferry-objects-');
-    return { leaderStore: await FileStore.open(root), followerStore: await FileStore.open(root) };
-  }],
-  ['S3 backend on s3rver', async () => {
-    const bucket = `ferry-e2e-${++buckets}`;
-    await endpoints.s3rver().createBucket(bucket);
-    return { leaderStore: await s3Store(bucket), followerStore: await s3Store(bucket) };
-  }],
+  [
+    'file store',
+    async () => {
+      const root = tempDir('ferry-objects-');
+      return { leaderStore: await FileStore.open(root), followerStore: await FileStore.open(root) };
+    },
+  ],
+  [
+    'S3 backend on s3rver',
+    async () => {
+      const bucket = `ferry-e2e-${++buckets}`;
+      await endpoints.s3rver().createBucket(bucket);
+      return { leaderStore: await s3Store(bucket), followerStore: await s3Store(bucket) };
+    },
+  ],
 ];
 
 function logFiles(directory: string): Map<string, Buffer> {
@@ -56,7 +62,11 @@ for (const [name, open] of backends) {
       const follower = await Ferry.open({ directory: followerDir, log, follow: { store: followerStore, writerId: 'broker-1', follower: { pollIntervalMs: 5 } } });
       leader.attachReplica(follower, 'broker-2');
       for (let i = 0; i < 40; i++) {
-        await leader.produce('orders', Array.from({ length: 10 }, (_, j) => ({ key: `customer-${(i * 10 + j) % 17}`, value: `order ${i}-${j} ${'x'.repeat(100)}` })), { compression: i % 4 === 0 ? 'gzip' : 'none' });
+        await leader.produce(
+          'orders',
+          Array.from({ length: 10 }, (_, j) => ({ key: `customer-${(i * 10 + j) % 17}`, value: `order ${i}-${j} ${'x'.repeat(100)}` })),
+          { compression: i % 4 === 0 ? 'gzip' : 'none' },
+        );
       }
       const ends = [0, 1].map((p) => leader.fetch('orders', p, 0).highWatermark);
       await until(() => follower.topics().length > 0 && follower.topics()[0]!.partitions === 2 && [0, 1].every((p) => follower.fetch('orders', p, 0).highWatermark === ends[p]), 'the follower');

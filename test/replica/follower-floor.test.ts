@@ -49,7 +49,7 @@ function followerIn(store: MemoryStore, directory: string): { instance: Follower
 
 function leaderHex(ferry: Ferry): string[] {
   const out: string[] = [];
-  for (let at = 0; at < ferry.logEndOffset('t', 0);) {
+  for (let at = 0; at < ferry.logEndOffset('t', 0); ) {
     const { batches } = ferry.fetch('t', 0, at);
     for (const batch of batches) out.push(Buffer.from(batch.bytes).toString('hex'));
     at = batches.at(-1)!.lastOffset + 1;

@@ -62,8 +62,18 @@ test('a follower whose checkpoints and applies meet EMFILE keeps following and c
       return log;
     },
   };
-  const reader = new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix: 'c', wants: () => true, retry: { attempts: 5, baseMs: 1, capMs: 5 } }, { clock: systemClock, random: new SeededRandom(7) });
-  const follower = new Follower(store, reader, target, { ...DEFAULT_FOLLOWER_CONFIG, writerId: 'leader', pollIntervalMs: 2, checkpointIntervalMs: 0 }, { clock: systemClock, checkpointPath: join(directory, 'follower.checkpoint'), disk });
+  const reader = new WalReader(
+    store,
+    { ...DEFAULT_WAL_READER_CONFIG, prefix: 'c', wants: () => true, retry: { attempts: 5, baseMs: 1, capMs: 5 } },
+    { clock: systemClock, random: new SeededRandom(7) },
+  );
+  const follower = new Follower(
+    store,
+    reader,
+    target,
+    { ...DEFAULT_FOLLOWER_CONFIG, writerId: 'leader', pollIntervalMs: 2, checkpointIntervalMs: 0 },
+    { clock: systemClock, checkpointPath: join(directory, 'follower.checkpoint'), disk },
+  );
   follower.start();
   try {
     await until(() => follower.failure !== null || (logs.get('events-0')?.logEndOffset ?? 0) === RECORDS, 'the follower to catch up');

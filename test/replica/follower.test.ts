@@ -18,7 +18,14 @@ import { diskWithSync, systemDisk } from '../../src/util/disk.ts';
 const LOG: Partial<LogConfig> = { segmentBytes: 16 * 1024, flush: { kind: 'none' } };
 
 /** A follower that applies every partition into its own logs under `directory`. */
-function follower(store: ObjectStore, directory: string, writerId = 'leader', wants = (_t: string, _p: number) => true, reading: Partial<typeof DEFAULT_WAL_READER_CONFIG> = {}, disk: { files?: FileSync; checkpointIntervalMs?: number } = {}) {
+function follower(
+  store: ObjectStore,
+  directory: string,
+  writerId = 'leader',
+  wants = (_t: string, _p: number) => true,
+  reading: Partial<typeof DEFAULT_WAL_READER_CONFIG> = {},
+  disk: { files?: FileSync; checkpointIntervalMs?: number } = {},
+) {
   const logs = new Map<string, PartitionLog>();
   const files = disk.files === undefined ? systemDisk : diskWithSync(systemDisk, disk.files);
   const target = {
@@ -32,9 +39,19 @@ function follower(store: ObjectStore, directory: string, writerId = 'leader', wa
       return log;
     },
   };
-  const reader = new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix: 'c', wants, retry: { attempts: 5, baseMs: 1, capMs: 5 }, ...reading }, { clock: systemClock, random: new SeededRandom(7) });
+  const reader = new WalReader(
+    store,
+    { ...DEFAULT_WAL_READER_CONFIG, prefix: 'c', wants, retry: { attempts: 5, baseMs: 1, capMs: 5 }, ...reading },
+    { clock: systemClock, random: new SeededRandom(7) },
+  );
   const checkpointIntervalMs = disk.checkpointIntervalMs ?? DEFAULT_FOLLOWER_CONFIG.checkpointIntervalMs;
-  const instance = new Follower(store, reader, target, { ...DEFAULT_FOLLOWER_CONFIG, writerId, pollIntervalMs: 2, checkpointIntervalMs }, { clock: systemClock, checkpointPath: join(directory, 'follower.checkpoint'), disk: files });
+  const instance = new Follower(
+    store,
+    reader,
+    target,
+    { ...DEFAULT_FOLLOWER_CONFIG, writerId, pollIntervalMs: 2, checkpointIntervalMs },
+    { clock: systemClock, checkpointPath: join(directory, 'follower.checkpoint'), disk: files },
+  );
   return {
     instance,
     logs,
@@ -60,8 +77,12 @@ async function until(condition: () => boolean, what: string, timeoutMs = 10_000)
 /** Every segment file of the follower equals the leader's file, or a prefix of it for the last. */
 function expectBytePrefix(leaderDir: string, followerDir: string, partitions: string[]): void {
   for (const partition of partitions) {
-    const leaderFiles = readdirSync(join(leaderDir, partition)).filter((n) => n.endsWith('.log')).sort();
-    const followerFiles = readdirSync(join(followerDir, partition)).filter((n) => n.endsWith('.log')).sort();
+    const leaderFiles = readdirSync(join(leaderDir, partition))
+      .filter((n) => n.endsWith('.log'))
+      .sort();
+    const followerFiles = readdirSync(join(followerDir, partition))
+      .filter((n) => n.endsWith('.log'))
+      .sort();
     expect(followerFiles.length).toBeGreaterThan(0);
     expect(leaderFiles.slice(0, followerFiles.length)).toEqual(followerFiles);
     followerFiles.forEach((name, i) => {

@@ -50,7 +50,7 @@ test('a read replica started after WAL GC follows the leader and serves its tail
 
   const replica = await Ferry.open({ directory: tempDir(), follow: { store: wal, writerId: 'w' }, tier: { store: tier, control, intervalMs: DRIVEN_BY_THE_TEST_MS } });
   const leaderEnd = leader.logEndOffset('events', 0);
-  await until(() => replica.follower!.failure !== null || (endOf(replica) === leaderEnd), 'the replica to catch up or fail');
+  await until(() => replica.follower!.failure !== null || endOf(replica) === leaderEnd, 'the replica to catch up or fail');
   expect(replica.follower!.failure?.message ?? null).toBeNull();
   expect(replica.logEndOffset('events', 0)).toBe(leaderEnd);
   await replica.close();

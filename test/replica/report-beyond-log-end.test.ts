@@ -27,7 +27,10 @@ test('min.insync.replicas 2: a follower report beyond the leader log end is refu
     const counted = partition.noteFollowerApplied('b', 1_000); // the leader's log ends at 0
     let acknowledged = false;
     const { durable } = await partition.append(batchOf('x'));
-    void durable.then(() => (acknowledged = true), () => {});
+    void durable.then(
+      () => (acknowledged = true),
+      () => {},
+    );
     for (let i = 0; i < 5; i++) await Bun.sleep(0);
     expect({ history, acknowledged, highWatermark: partition.highWatermark, counted }).toEqual({ history, acknowledged: false, highWatermark: 0, counted: false });
     expect(partition.noteFollowerApplied('b', 1)).toBe(true); // now it holds the record

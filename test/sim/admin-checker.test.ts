@@ -100,7 +100,9 @@ describe('partition-count-monotonic', () => {
 
   test('an added partition of the final incarnation never probed, or without a final leader, breaks it', () => {
     const run = history({ ops: grown(), replicaLogs: [replica(1, true, ['a0', 'a1', 'a2', 'b0'])] });
-    const messages = check(run).filter((violation) => violation.invariant === 'partition-count-monotonic').map((violation) => violation.message);
+    const messages = check(run)
+      .filter((violation) => violation.invariant === 'partition-count-monotonic')
+      .map((violation) => violation.message);
     expect(messages.some((message) => message.includes('added partition not probed'))).toBe(true);
     expect(messages.some((message) => message.includes('added partition without a leader'))).toBe(true);
   });
@@ -127,7 +129,13 @@ describe('config-applied', () => {
   test('before any alter the type is CreateTime; around an alter of unknown outcome it is not judged', () => {
     const early = history({ ops: [...validOps(), later(), stamped(readC0()), alter({ startMs: 2_500, endMs: 2_510 }, 'LogAppendTime')], replicaLogs: replicaLogs() });
     expect(names(early)).toEqual(['config-applied']);
-    const unknown = [...validOps(), alter({ startMs: 290, endMs: 300 }, 'LogAppendTime'), alter({ startMs: 1_900, endMs: 1_950 }, 'CreateTime', { ok: false, error: 'REQUEST_TIMED_OUT', answered: true }), later(), readC0()];
+    const unknown = [
+      ...validOps(),
+      alter({ startMs: 290, endMs: 300 }, 'LogAppendTime'),
+      alter({ startMs: 1_900, endMs: 1_950 }, 'CreateTime', { ok: false, error: 'REQUEST_TIMED_OUT', answered: true }),
+      later(),
+      readC0(),
+    ];
     expect(check(history({ ops: unknown, replicaLogs: replicaLogs() }))).toEqual([]);
   });
 });

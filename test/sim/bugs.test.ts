@@ -14,7 +14,10 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'producer-state-not-rebuilt': 35,
   'restart-stream-not-chained': 30,
   'reclaim-drops-own-stream': 8,
-  'stale-durable-map': { unreachable: "every takeover seals the previous leader's stream, and a sealed writer starts a new epoch with a fresh durable map: no writer keeps serving a partition whose log went back below what it made durable (finding 4 is caught through reclaim-drops-own-stream)" },
+  'stale-durable-map': {
+    unreachable:
+      "every takeover seals the previous leader's stream, and a sealed writer starts a new epoch with a fresh durable map: no writer keeps serving a partition whose log went back below what it made durable (finding 4 is caught through reclaim-drops-own-stream)",
+  },
   'topic-incarnations-mixed': 81,
   'follower-reports-to-old-leader': 23,
   'isr-keeps-dead-replica': 35,

@@ -11,10 +11,29 @@ const names = (run: History): string[] => [...new Set(check(run).map((violation)
 test('the valid run passes every invariant', () => {
   expect(check(validHistory())).toEqual([]);
   expect(INVARIANTS.map((invariant) => invariant.name)).toEqual([
-    'acked-durable', 'offset-unique', 'idempotent-no-duplicates', 'high-watermark-monotonic', 'follower-prefix',
-    'commits-monotonic', 'liveness-after-quiet', 'acked-readable', 'read-durable', 'acks-resume-with-quorum', 'stale-incarnation-read', 'ack-after-durable', 'acks-all-min-insync',
-    'tiered-bytes-match', 'tier-fenced', 'wal-gc-needed', 'delete-records-floor', 'partition-count-monotonic', 'config-applied',
-    'intruder-no-data', 'auth-refused', 'auth-accepted', 'acl-enforced',
+    'acked-durable',
+    'offset-unique',
+    'idempotent-no-duplicates',
+    'high-watermark-monotonic',
+    'follower-prefix',
+    'commits-monotonic',
+    'liveness-after-quiet',
+    'acked-readable',
+    'read-durable',
+    'acks-resume-with-quorum',
+    'stale-incarnation-read',
+    'ack-after-durable',
+    'acks-all-min-insync',
+    'tiered-bytes-match',
+    'tier-fenced',
+    'wal-gc-needed',
+    'delete-records-floor',
+    'partition-count-monotonic',
+    'config-applied',
+    'intruder-no-data',
+    'auth-refused',
+    'auth-accepted',
+    'acl-enforced',
   ]);
 });
 
@@ -42,10 +61,7 @@ describe('acked-durable', () => {
   });
 
   test('an idempotent producer acknowledged out of sequence order breaks producer order', () => {
-    const ops = [
-      produce('p1', { startMs: 100, endMs: 110 }, ['a0'], 1, { idempotence: idempotent(7, 0) }),
-      produce('p1', { startMs: 120, endMs: 130 }, ['a1'], 0, { idempotence: idempotent(7, 1) }),
-    ];
+    const ops = [produce('p1', { startMs: 100, endMs: 110 }, ['a0'], 1, { idempotence: idempotent(7, 0) }), produce('p1', { startMs: 120, endMs: 130 }, ['a1'], 0, { idempotence: idempotent(7, 1) })];
     const run = history({ ops, replicaLogs: [replica(1, true, ['a1', 'a0'])] });
     expect(names(run)).toEqual(['acked-durable']);
     expect(check(run)[0]!.message).toContain('producer order broken');
@@ -106,13 +122,13 @@ describe('high-watermark-monotonic', () => {
   // took a deposed leader's metadata and read from it at its old epoch, its watermark frozen where
   // the successor took over.
   test('a fetch at an older leader epoch than one the client was answered at is not judged: a deposed leader answered it', () => {
-    const newer = (op: ClientOp): ClientOp => ({ ...op, node: 2, leaderEpoch: 1 } as ClientOp);
+    const newer = (op: ClientOp): ClientOp => ({ ...op, node: 2, leaderEpoch: 1 }) as ClientOp;
     const deposed = fetch('c1', { startMs: 300, endMs: 310 }, 0, ['a0', 'a1'], 2, { node: 1, leaderEpoch: 0 });
     const ops: ClientOp[] = [...validOps().map((op) => (op.kind === 'fetch' ? newer(op) : op)), deposed];
     expect(check(validHistory(ops))).toEqual([]);
   });
 
-  test('a new leader serving a watermark below its predecessor\'s', () => {
+  test("a new leader serving a watermark below its predecessor's", () => {
     const successor = fetch('c1', { startMs: 300, endMs: 310 }, 0, ['a0', 'a1'], 2, { node: 2, leaderEpoch: 1 });
     const run = validHistory([...validOps(), successor]);
     expect(names(run)).toEqual(['high-watermark-monotonic']);
@@ -190,11 +206,7 @@ test('liveness-after-quiet: a probe that never wrote, or read too late, and a pa
 });
 
 test('acked-readable: an acknowledged record read at another offset, even in a deleted incarnation', () => {
-  const ops: ClientOp[] = [
-    produce('p1', { startMs: 100, endMs: 110 }, ['a0'], 0),
-    fetch('c1', { startMs: 200, endMs: 210 }, 1, ['a0'], 2),
-    admin('delete-topic', { startMs: 300, endMs: 310 }),
-  ];
+  const ops: ClientOp[] = [produce('p1', { startMs: 100, endMs: 110 }, ['a0'], 0), fetch('c1', { startMs: 200, endMs: 210 }, 1, ['a0'], 2), admin('delete-topic', { startMs: 300, endMs: 310 })];
   const run = history({ ops, replicaLogs: [], probes: [] });
   expect(names(run)).toEqual(['acked-readable']);
   expect(check(run)[0]).toMatchObject({ offsets: [1], incarnation: 0 });
@@ -223,11 +235,7 @@ test('acked-readable: a batch that timed out into an incarnation later deleted, 
 });
 
 test('stale-incarnation-read: a record of a deleted incarnation served after the re-create took effect everywhere; within the propagation bound it is not', () => {
-  const life: ClientOp[] = [
-    produce('p1', { startMs: 100, endMs: 110 }, ['a0'], 0),
-    admin('delete-topic', { startMs: 200, endMs: 210 }),
-    admin('create-topic', { startMs: 220, endMs: 230 }),
-  ];
+  const life: ClientOp[] = [produce('p1', { startMs: 100, endMs: 110 }, ['a0'], 0), admin('delete-topic', { startMs: 200, endMs: 210 }), admin('create-topic', { startMs: 220, endMs: 230 })];
   const bound = 210 + SHAPE.leaseMs + 2 * SHAPE.scanIntervalMs; // from the delete's end: a broker that has not scanned yet may still serve the old log
   const within = history({ ops: [...life, fetch('c1', { startMs: bound - 10, endMs: bound }, 0, ['a0'], 1)], replicaLogs: [replica(1, true, [])] });
   expect(check(within)).toEqual([]);
@@ -262,7 +270,8 @@ describe('acks-all-min-insync', () => {
   const MIN_INSYNC_2: RunShape = { ...SHAPE, minInsyncReplicas: 2 };
   const acked = produce('p1', { startMs: 100, endMs: 120 }, ['a0', 'a1'], 0);
   const end = (node: number, atMs: number, logEndOffset: number) => ({ node, topic: 't', partition: 0, atMs, logEndOffset });
-  const run = (replicaEnds: ReturnType<typeof end>[], shape = MIN_INSYNC_2, ops: ClientOp[] = [acked]) => history({ ops, replicaLogs: [replica(1, true, ['a0', 'a1']), replica(2, false, ['a0', 'a1'])], shape, replicaEnds });
+  const run = (replicaEnds: ReturnType<typeof end>[], shape = MIN_INSYNC_2, ops: ClientOp[] = [acked]) =>
+    history({ ops, replicaLogs: [replica(1, true, ['a0', 'a1']), replica(2, false, ['a0', 'a1'])], shape, replicaEnds });
 
   test('an acknowledgement after the leader and a follower held the batch passes', () => {
     expect(check(run([end(1, 0, 0), end(2, 0, 0), end(1, 105, 2), end(2, 112, 2)]))).toEqual([]);
@@ -289,10 +298,7 @@ describe('acks-all-min-insync', () => {
 });
 
 test('read-durable: a record read below the high watermark but missing from the final leader', () => {
-  const ops: ClientOp[] = [
-    produce('p2', { startMs: 100, endMs: 110 }, ['b0'], null, { outcome: NO_ANSWER }),
-    fetch('c1', { startMs: 200, endMs: 210 }, 0, ['b0'], 1),
-  ];
+  const ops: ClientOp[] = [produce('p2', { startMs: 100, endMs: 110 }, ['b0'], null, { outcome: NO_ANSWER }), fetch('c1', { startMs: 200, endMs: 210 }, 0, ['b0'], 1)];
   expect(names(history({ ops, replicaLogs: [replica(1, true, [])] }))).toEqual(['read-durable']);
   expect(check(history({ ops, replicaLogs: [replica(1, true, ['b0'])] }))).toEqual([]);
   const atHighWatermark = [ops[0]!, fetch('c1', { startMs: 200, endMs: 210 }, 0, ['b0'], 0)];
@@ -333,7 +339,7 @@ describe('acks-resume-with-quorum', () => {
     expect(violations.map((v) => v.invariant)).toEqual(['acks-resume-with-quorum']);
     // owed from the health change at 1000 + 5300; the first attempt at or after 6300 starts at 6500
     expect(violations[0]).toMatchObject({ topic: 't', partition: 0, incarnation: 0, atMs: 6_500 });
-    expect(violations[0]!.message).toContain('after a broker\'s health changed (resume bound 5300 ms)');
+    expect(violations[0]!.message).toContain("after a broker's health changed (resume bound 5300 ms)");
     expect(violations[0]!.message).toContain('first: p1->node 1 NOT_ENOUGH_REPLICAS');
   });
 
@@ -401,7 +407,7 @@ describe('acks-resume-with-quorum', () => {
     expect(names(run(ops, up, single))).toEqual(['acks-resume-with-quorum']);
   });
 
-  test('errors of the producer\'s session, and other acks, are not failures of the partition', () => {
+  test("errors of the producer's session, and other acks, are not failures of the partition", () => {
     const health = allHealthy();
     const session = attempts(1_000, 20_000, 500, { ok: false, error: 'OUT_OF_ORDER_SEQUENCE_NUMBER', answered: true });
     expect(check(run(session, health))).toEqual([]);
@@ -458,16 +464,28 @@ describe('quorum windows', () => {
   });
 
   test('every node starts unhealthy: the window opens when enough have come up', () => {
-    const health = [{ node: 1, atMs: 100, healthy: true }, { node: 2, atMs: 200, healthy: true }, { node: 3, atMs: 300, healthy: true }, { node: 4, atMs: 400, healthy: true }, { node: 5, atMs: 500, healthy: true }];
+    const health = [
+      { node: 1, atMs: 100, healthy: true },
+      { node: 2, atMs: 200, healthy: true },
+      { node: 3, atMs: 300, healthy: true },
+      { node: 4, atMs: 400, healthy: true },
+      { node: 5, atMs: 500, healthy: true },
+    ];
     expect(spans(FIVE, health)).toEqual([[400, Infinity, [500]]]);
     expect(spans(FIVE, [])).toEqual([]);
   });
 
   test('none tolerated (min.insync = RF, or a single broker): any unhealthy broker closes the window', () => {
     const strict = { ...FIVE, minInsyncReplicas: 3 };
-    expect(spans(strict, [...allHealthy(FIVE), ...spell(5, 1_000, 2_000)])).toEqual([[0, 1_000, []], [2_000, Infinity, []]]);
+    expect(spans(strict, [...allHealthy(FIVE), ...spell(5, 1_000, 2_000)])).toEqual([
+      [0, 1_000, []],
+      [2_000, Infinity, []],
+    ]);
     const single: RunShape = { brokers: 1, cluster: false, replicationFactor: 1, minInsyncReplicas: 1, leaseMs: 1_000, scanIntervalMs: 100 };
-    expect(spans(single, [{ node: 1, atMs: 0, healthy: true }, ...spell(1, 1_000, 2_000)])).toEqual([[0, 1_000, []], [2_000, Infinity, []]]);
+    expect(spans(single, [{ node: 1, atMs: 0, healthy: true }, ...spell(1, 1_000, 2_000)])).toEqual([
+      [0, 1_000, []],
+      [2_000, Infinity, []],
+    ]);
   });
 
   test('a health change of a node outside the cluster is a broken history', () => {

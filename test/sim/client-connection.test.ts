@@ -86,7 +86,11 @@ test('pipelined requests are answered by correlation id, across frames split and
   const { connection, peer } = await opened();
   const replies = [connection.send(echoApi, 10), connection.send(echoApi, 11), connection.send(echoApi, 12)];
   expect(connection.inFlight).toBe(3);
-  expect(requestsOf(peer)).toEqual([[0, 10], [1, 11], [2, 12]]);
+  expect(requestsOf(peer)).toEqual([
+    [0, 10],
+    [1, 11],
+    [2, 12],
+  ]);
   const stream = Buffer.concat([answer(0, 100), answer(1, 101), answer(2, 102)]);
   peer.handlers.data(peer.socket, stream.subarray(0, 5));
   peer.handlers.data(peer.socket, stream.subarray(5, 20));
@@ -114,7 +118,10 @@ test('a lost connection fails every request in flight', async () => {
   const replies: Promise<Reply<number>>[] = [connection.send(echoApi, 1), connection.send(echoApi, 2)];
   peer.handlers.data(peer.socket, answer(0, 5));
   peer.handlers.close?.(peer.socket);
-  expect(await Promise.all(replies)).toEqual([{ answered: true, response: 5 }, { answered: false, error: 'disconnected' }]);
+  expect(await Promise.all(replies)).toEqual([
+    { answered: true, response: 5 },
+    { answered: false, error: 'disconnected' },
+  ]);
   expect(connection.sendWithoutAnswer(echoApi, 3)).toBe(false);
 });
 
@@ -126,7 +133,10 @@ test('bytes the socket did not take go out on drain, in order', async () => {
   expect(Buffer.concat(peer.written).length).toBe(3); // the rest waits for drain
   peer.writeLimit = Number.MAX_SAFE_INTEGER;
   peer.handlers.drain?.(peer.socket);
-  expect(requestsOf(peer)).toEqual([[0, 7], [1, 8]]);
+  expect(requestsOf(peer)).toEqual([
+    [0, 7],
+    [1, 8],
+  ]);
 });
 
 test('an answer to no request breaks the connection', async () => {
@@ -140,7 +150,13 @@ test('an answer to no request breaks the connection', async () => {
 test('a connect that hangs gives up after the request timeout, and a socket that opens late is closed', async () => {
   const clock = new ManualClock();
   let openLate: (socket: NetSocket) => void = () => {};
-  const network: Network = { listen: () => { throw new Error('unused'); }, connect: () => new Promise((resolve) => void (openLate = resolve)), resolve: async (host) => [host] };
+  const network: Network = {
+    listen: () => {
+      throw new Error('unused');
+    },
+    connect: () => new Promise((resolve) => void (openLate = resolve)),
+    resolve: async (host) => [host],
+  };
   const opening = ClientConnection.open({ network, clock, host: 'h', port: 1, clientId: 'client', requestTimeoutMs: 1_000 });
   clock.advance(999);
   let result: ClientConnection | null | undefined;

@@ -31,7 +31,17 @@ function sasl(mechanism: string, username: string, password: string, bareTokens 
 }
 
 function common(name: string, port: number, credentials: ClientSasl) {
-  return { name, network: systemNetwork, clock: systemClock, random: new SeededRandom(7), record: (op: ClientOp) => void ops.push(op), bootstrap: [{ host: '127.0.0.1', port }], requestTimeoutMs: 3_000, retryBackoffMs: 20, sasl: credentials };
+  return {
+    name,
+    network: systemNetwork,
+    clock: systemClock,
+    random: new SeededRandom(7),
+    record: (op: ClientOp) => void ops.push(op),
+    bootstrap: [{ host: '127.0.0.1', port }],
+    requestTimeoutMs: 3_000,
+    retryBackoffMs: 20,
+    sasl: credentials,
+  };
 }
 
 function started<T extends { start(): void; stop(): unknown }>(client: T): T {
@@ -53,7 +63,11 @@ test('PLAIN and SCRAM clients, v1 and v0, authenticate, write and read back', as
   const consumer = started(new SimConsumer({ ...common('c', listener, sasl('SCRAM-SHA-256', 'dave', SCRAM_USERS.get('dave')!, true)), topic: 't', partition: 0, startOffset: 0 }));
   await until(() => ops.some((op) => op.kind === 'fetch' && op.client === 'c' && op.records.length === 2), 'the consumer reading both records');
   void consumer;
-  for (const [client, mechanism, version] of [['admin', 'PLAIN', 1], ['p', 'SCRAM-SHA-512', 1], ['c', 'SCRAM-SHA-256', 0]] as const) {
+  for (const [client, mechanism, version] of [
+    ['admin', 'PLAIN', 1],
+    ['p', 'SCRAM-SHA-512', 1],
+    ['c', 'SCRAM-SHA-256', 0],
+  ] as const) {
     const done = authentications(client);
     expect(done.length).toBeGreaterThan(0);
     expect(done.every((op) => op.outcome.ok && op.mechanism === mechanism && op.handshakeVersion === version && !op.reauthentication)).toBe(true);
@@ -88,11 +102,22 @@ test('KIP-368: a client re-authenticates within each session lifetime, and its r
 
 async function intruderOps(kind: IntruderKind, username: string, password: string): Promise<IntruderOp[]> {
   const { port } = await startSecureBroker({}, running);
-  const intruder = started(new SimIntruder({
-    name: `x-${kind}`, kind, network: systemNetwork, clock: systemClock, now: () => systemClock.nowMs(), random: new SeededRandom(11), record: (op) => void ops.push(op),
-    targets: [{ node: 1, host: '127.0.0.1', port: port(SASL_LISTENER), listener: SASL_LISTENER, mechanisms: ['PLAIN', 'SCRAM-SHA-256'] }],
-    username, password, topics: () => [['t', 1]], group: 'g',
-  }));
+  const intruder = started(
+    new SimIntruder({
+      name: `x-${kind}`,
+      kind,
+      network: systemNetwork,
+      clock: systemClock,
+      now: () => systemClock.nowMs(),
+      random: new SeededRandom(11),
+      record: (op) => void ops.push(op),
+      targets: [{ node: 1, host: '127.0.0.1', port: port(SASL_LISTENER), listener: SASL_LISTENER, mechanisms: ['PLAIN', 'SCRAM-SHA-256'] }],
+      username,
+      password,
+      topics: () => [['t', 1]],
+      group: 'g',
+    }),
+  );
   await until(() => ops.filter((op) => op.kind === 'intruder' && !op.authentication).length >= 4, 'four data requests of the intruder');
   await intruder.stop();
   return ops.filter((op): op is IntruderOp => op.kind === 'intruder');

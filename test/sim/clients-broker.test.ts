@@ -33,7 +33,16 @@ afterEach(async () => {
 });
 
 function common(name: string, network: Network = systemNetwork) {
-  return { name, network, clock: systemClock, random: new SeededRandom(7), record: (op: ClientOp) => history.ops.push(op), bootstrap: [{ host: '127.0.0.1', port: broker.port }], requestTimeoutMs: 2_000, retryBackoffMs: 20 };
+  return {
+    name,
+    network,
+    clock: systemClock,
+    random: new SeededRandom(7),
+    record: (op: ClientOp) => history.ops.push(op),
+    bootstrap: [{ host: '127.0.0.1', port: broker.port }],
+    requestTimeoutMs: 2_000,
+    retryBackoffMs: 20,
+  };
 }
 
 function started<T extends { start(): void; stop(): unknown }>(client: T): T {
@@ -81,7 +90,12 @@ describe('simulated clients against a real broker', () => {
     const metadata = await admin.describe(['t']);
     expect(metadata?.topics[0]?.partitions.map((p) => p.leaderId)).toEqual([1, 1, 1]);
     expect(await admin.deleteTopic('t')).toEqual({ ok: true });
-    expect(history.ops.map((op) => [op.kind, op.outcome.ok, op.node])).toEqual([['create-topic', true, -1], ['create-topic', false, -1], ['metadata', true, -1], ['delete-topic', true, 1]]);
+    expect(history.ops.map((op) => [op.kind, op.outcome.ok, op.node])).toEqual([
+      ['create-topic', true, -1],
+      ['create-topic', false, -1],
+      ['metadata', true, -1],
+      ['delete-topic', true, 1],
+    ]);
     expect(opsOf('metadata', 'admin')[0]!.topics).toEqual([{ name: 't', partitions: 3 }]);
   });
 
@@ -92,7 +106,10 @@ describe('simulated clients against a real broker', () => {
     expect((await producer.produce('t', 0, 4)).ok).toBe(true);
     expect(await admin.deleteRecords('t', 0, 2)).toEqual({ ok: true });
     expect(await admin.deleteRecords('t', 0, 99)).toEqual({ ok: false, error: 'OFFSET_OUT_OF_RANGE', answered: true });
-    expect(opsOf('delete-records', 'admin').map((op) => [op.offset, op.lowWatermark])).toEqual([[2, 2], [99, null]]);
+    expect(opsOf('delete-records', 'admin').map((op) => [op.offset, op.lowWatermark])).toEqual([
+      [2, 2],
+      [99, null],
+    ]);
     expect(await admin.createPartitions('t', 3)).toEqual({ ok: true });
     expect(await admin.createPartitions('t', 2)).toMatchObject({ ok: false, error: 'INVALID_PARTITIONS' });
     expect((await admin.describe(['t']))?.topics[0]?.partitions.length).toBe(3);
@@ -103,7 +120,11 @@ describe('simulated clients against a real broker', () => {
     await until(() => consumer.position === 5, 'consumer at 5', WAIT_MS);
     expect(opsOf('list-offsets', 'c')[0]).toMatchObject({ outcome: { ok: true }, offset: 2 });
     const records = opsOf('fetch', 'c').flatMap((op) => op.records);
-    expect(records.map((record) => [record.offset, record.logAppendTime ?? false])).toEqual([[2, false], [3, false], [4, true]]);
+    expect(records.map((record) => [record.offset, record.logAppendTime ?? false])).toEqual([
+      [2, false],
+      [3, false],
+      [4, true],
+    ]);
   });
 
   test('an idempotent producer with acks=all is read back at its acknowledged offsets', async () => {
@@ -132,8 +153,14 @@ describe('simulated clients against a real broker', () => {
     const one = await Promise.all([acks1.produce('t', 0, 2), acks1.produce('t', 0, 2)]);
     const zero = await Promise.all([acks0.produce('t', 0, 2), acks0.produce('t', 0, 1)]);
     expect(one.map((r) => r.ok && r.baseOffset !== null)).toEqual([true, true]);
-    expect(zero).toEqual([{ ok: true, baseOffset: null, values: ['zero/0', 'zero/1'] }, { ok: true, baseOffset: null, values: ['zero/2'] }]);
-    expect(opsOf('produce', 'zero').map((op) => [op.acks, op.idempotence, op.baseOffset])).toEqual([[0, null, null], [0, null, null]]);
+    expect(zero).toEqual([
+      { ok: true, baseOffset: null, values: ['zero/0', 'zero/1'] },
+      { ok: true, baseOffset: null, values: ['zero/2'] },
+    ]);
+    expect(opsOf('produce', 'zero').map((op) => [op.acks, op.idempotence, op.baseOffset])).toEqual([
+      [0, null, null],
+      [0, null, null],
+    ]);
     const consumer = started(new SimConsumer({ ...common('c'), topic: 't', partition: 0, startOffset: 0, maxWaitMs: 50 }));
     await until(() => consumer.position === 7, 'consumer at 7', WAIT_MS);
     const read = [...readByOffset('c').values()];
@@ -149,7 +176,15 @@ describe('simulated clients against a real broker', () => {
     await until(() => consumer.position === 2, 'consumer at 2', WAIT_MS);
     const fetches = opsOf('fetch', 'c');
     expect(fetches[0]).toMatchObject({ fetchOffset: 50, outcome: { ok: false, error: 'OFFSET_OUT_OF_RANGE', answered: true }, highWatermark: null, records: [] });
-    expect(fetches[1]).toMatchObject({ fetchOffset: 0, outcome: { ok: true }, highWatermark: 2, records: [{ offset: 0, value: 'p/0' }, { offset: 1, value: 'p/1' }] });
+    expect(fetches[1]).toMatchObject({
+      fetchOffset: 0,
+      outcome: { ok: true },
+      highWatermark: 2,
+      records: [
+        { offset: 0, value: 'p/0' },
+        { offset: 1, value: 'p/1' },
+      ],
+    });
   });
 
   test('a group consumer commits its position and a new member resumes from it', async () => {
@@ -159,13 +194,23 @@ describe('simulated clients against a real broker', () => {
     const groupOptions = { group: 'g', topics: ['t'], sessionTimeoutMs: 3_000, rebalanceTimeoutMs: 1_000, heartbeatIntervalMs: 100, commitIntervalMs: 100, maxWaitMs: 50 };
     const first = new SimGroupConsumer({ ...common('g1'), ...groupOptions });
     first.start();
-    await until(() => opsOf('commit', 'g1').some((op) => op.outcome.ok && op.partition === 0 && op.offset === 4) && opsOf('commit', 'g1').some((op) => op.outcome.ok && op.partition === 1 && op.offset === 3), 'g1 committed both partitions', WAIT_MS);
-    expect(opsOf('offset-fetch', 'g1').map((op) => [op.partition, op.offset])).toEqual([[0, -1], [1, -1]]);
+    await until(
+      () => opsOf('commit', 'g1').some((op) => op.outcome.ok && op.partition === 0 && op.offset === 4) && opsOf('commit', 'g1').some((op) => op.outcome.ok && op.partition === 1 && op.offset === 3),
+      'g1 committed both partitions',
+      WAIT_MS,
+    );
+    expect(opsOf('offset-fetch', 'g1').map((op) => [op.partition, op.offset])).toEqual([
+      [0, -1],
+      [1, -1],
+    ]);
     await first.stop();
     await producer.produce('t', 0, 1);
     const second = started(new SimGroupConsumer({ ...common('g2'), ...groupOptions }));
     await until(() => second.assignment.length === 2 && second.assignment.every((a) => a.position === (a.partition === 0 ? 5 : 3)), 'g2 read on from the commits', WAIT_MS);
-    expect(opsOf('offset-fetch', 'g2').map((op) => [op.partition, op.offset, op.outcome.ok])).toEqual([[0, 4, true], [1, 3, true]]);
+    expect(opsOf('offset-fetch', 'g2').map((op) => [op.partition, op.offset, op.outcome.ok])).toEqual([
+      [0, 4, true],
+      [1, 3, true],
+    ]);
     const fetches = opsOf('fetch', 'g2').filter((op) => op.records.length > 0);
     expect(fetches.map((op: FetchOp) => [op.partition, op.fetchOffset, op.records.map((r) => r.value)])).toEqual([[0, 4, ['p/7']]]);
     expect(opsOf('commit', 'g1').every((op) => !op.reset)).toBe(true);
@@ -205,12 +250,20 @@ describe('simulated clients against a real broker', () => {
     const result: ProduceResult = await producer.produce('t', 0, 2);
     expect(result).toEqual({ ok: true, baseOffset: 2, values: ['p/2', 'p/3'] });
     const attempts = opsOf('produce', 'p').slice(1);
-    expect(attempts.map((op: ProduceOp) => [op.outcome.ok, op.idempotence?.baseSequence, op.values])).toEqual([[false, 2, ['p/2', 'p/3']], [true, 2, ['p/2', 'p/3']]]);
+    expect(attempts.map((op: ProduceOp) => [op.outcome.ok, op.idempotence?.baseSequence, op.values])).toEqual([
+      [false, 2, ['p/2', 'p/3']],
+      [true, 2, ['p/2', 'p/3']],
+    ]);
     expect(attempts[0]!.outcome).toEqual({ ok: false, error: 'disconnected', answered: false });
     const consumer = started(new SimConsumer({ ...common('c'), topic: 't', partition: 0, startOffset: 0, maxWaitMs: 50 }));
     await until(() => consumer.position === 4, 'consumer at 4', WAIT_MS);
     await Bun.sleep(100); // a duplicate would be at offset 4 and 5 by now
-    expect([...readByOffset('c').entries()]).toEqual([[0, 'p/0'], [1, 'p/1'], [2, 'p/2'], [3, 'p/3']]);
+    expect([...readByOffset('c').entries()]).toEqual([
+      [0, 'p/0'],
+      [1, 'p/1'],
+      [2, 'p/2'],
+      [3, 'p/3'],
+    ]);
   });
 });
 

@@ -47,7 +47,7 @@ describe('SimDisk: what a crash keeps', () => {
     expect('BBBB'.startsWith(after.slice(10))).toBe(true);
   });
 
-  test('a name is durable only once its directory is fsynced, whatever its file\'s syncs', () => {
+  test("a name is durable only once its directory is fsynced, whatever its file's syncs", () => {
     const sim = diskWithDirectory();
     const fd = writeFile(sim, '/d/f', 'x');
     sim.syncSync(fd);
@@ -87,7 +87,7 @@ describe('SimDisk: what a crash keeps', () => {
     expect(sim.existsSync('/d/f.tmp')).toBe(false);
   });
 
-  test('an unlink is undone by a crash until the directory is fsynced, with the file\'s synced bytes', () => {
+  test("an unlink is undone by a crash until the directory is fsynced, with the file's synced bytes", () => {
     const sim = diskWithDirectory();
     writeFileAtomicSync('/d/f', text('kept'), sim);
     sim.unlinkSync('/d/f');
@@ -291,7 +291,7 @@ describe('a log on the simulated disk', () => {
   });
 });
 
-test('a full simulated disk fails an append as the log\'s Storage error, and the log takes writes once room is back', async () => {
+test("a full simulated disk fails an append as the log's Storage error, and the log takes writes once room is back", async () => {
   const sim = disk(1);
   const log = PartitionLog.open('/data/t-0', { disk: sim, clock: new ManualClock(T0), config: { flush: { kind: 'per-append' } } });
   log.append(batchOf('a', 1, T0, 100), 0);

@@ -1,5 +1,21 @@
 // Hand-built histories for the checker's tests: a small valid run and helpers to break it.
-import type { AdminOp, ClientOp, CommitOp, FaultEvent, FetchOp, HealthChange, History, OffsetFetchOp, Outcome, ProbeResult, ProduceOp, ReplicaEnd, ReplicaLog, RunShape, WalRecord } from '../../src/sim/history.ts';
+import type {
+  AdminOp,
+  ClientOp,
+  CommitOp,
+  FaultEvent,
+  FetchOp,
+  HealthChange,
+  History,
+  OffsetFetchOp,
+  Outcome,
+  ProbeResult,
+  ProduceOp,
+  ReplicaEnd,
+  ReplicaLog,
+  RunShape,
+  WalRecord,
+} from '../../src/sim/history.ts';
 
 export const OK: Outcome = { ok: true };
 export const NO_ANSWER: Outcome = { ok: false, error: 'DISCONNECTED', answered: false };
@@ -61,14 +77,36 @@ export function allHealthy(shape: RunShape = SHAPE): HealthChange[] {
 
 /** `node` unhealthy over [fromMs, toMs). */
 export function spell(node: number, fromMs: number, toMs: number): HealthChange[] {
-  return [{ node, atMs: fromMs, healthy: false }, { node, atMs: toMs, healthy: true }];
+  return [
+    { node, atMs: fromMs, healthy: false },
+    { node, atMs: toMs, healthy: true },
+  ];
 }
 
-export function history(parts: { ops: ClientOp[]; replicaLogs: ReplicaLog[]; probes?: ProbeResult[]; faults?: FaultEvent[]; shape?: RunShape; health?: HealthChange[]; walRecords?: WalRecord[]; replicaEnds?: ReplicaEnd[] }): History {
+export function history(parts: {
+  ops: ClientOp[];
+  replicaLogs: ReplicaLog[];
+  probes?: ProbeResult[];
+  faults?: FaultEvent[];
+  shape?: RunShape;
+  health?: HealthChange[];
+  walRecords?: WalRecord[];
+  replicaEnds?: ReplicaEnd[];
+}): History {
   const shape = parts.shape ?? SHAPE;
   return {
-    seed: 42, startMs: 0, ops: parts.ops, faults: parts.faults ?? [], replicaLogs: parts.replicaLogs, probes: parts.probes ?? [probe()],
-    quietFromMs: 5_000, livenessBoundMs: LIVENESS_BOUND_MS, shape, health: parts.health ?? allHealthy(shape), walRecords: parts.walRecords ?? null, replicaEnds: parts.replicaEnds ?? null,
+    seed: 42,
+    startMs: 0,
+    ops: parts.ops,
+    faults: parts.faults ?? [],
+    replicaLogs: parts.replicaLogs,
+    probes: parts.probes ?? [probe()],
+    quietFromMs: 5_000,
+    livenessBoundMs: LIVENESS_BOUND_MS,
+    shape,
+    health: parts.health ?? allHealthy(shape),
+    walRecords: parts.walRecords ?? null,
+    replicaEnds: parts.replicaEnds ?? null,
   };
 }
 

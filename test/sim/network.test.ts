@@ -189,7 +189,7 @@ describe('SimNetwork', () => {
     expect(connected).toBe(true);
   });
 
-  test("a paused process receives nothing until it resumes, then all of it in order", async () => {
+  test('a paused process receives nothing until it resumes, then all of it in order', async () => {
     const { scheduler, gates, server, socket } = await pair();
     gates.b.pause();
     socket.write(bytes('x'));

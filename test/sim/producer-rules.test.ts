@@ -46,7 +46,6 @@ class ScriptedBroker implements Network {
     return [host];
   }
 
-
   async connect(_host: string, _port: number, handlers: SocketHandlers): Promise<NetSocket> {
     const socket: NetSocket = {
       remoteAddress: 'broker',
@@ -83,14 +82,32 @@ class ScriptedBroker implements Network {
     if (header.apiKey === metadataCodec.key) {
       this.metadataRequests++;
       metadataCodec.decodeRequest(reader, header.apiVersion);
-      metadataCodec.encodeResponse(writer, header.apiVersion, { throttleTimeMs: 0, brokers: [{ nodeId: 1, host: 'b', port: 1, rack: null }], clusterId: null, controllerId: 1, topics: [{ errorCode: 0, name: 't', isInternal: false, partitions: [{ errorCode: 0, partitionIndex: 0, leaderId: 1, leaderEpoch: 0, replicaNodes: [1], isrNodes: [1], offlineReplicas: [] }], topicAuthorizedOperations: 0 }], clusterAuthorizedOperations: 0 });
+      metadataCodec.encodeResponse(writer, header.apiVersion, {
+        throttleTimeMs: 0,
+        brokers: [{ nodeId: 1, host: 'b', port: 1, rack: null }],
+        clusterId: null,
+        controllerId: 1,
+        topics: [
+          {
+            errorCode: 0,
+            name: 't',
+            isInternal: false,
+            partitions: [{ errorCode: 0, partitionIndex: 0, leaderId: 1, leaderEpoch: 0, replicaNodes: [1], isrNodes: [1], offlineReplicas: [] }],
+            topicAuthorizedOperations: 0,
+          },
+        ],
+        clusterAuthorizedOperations: 0,
+      });
     } else if (header.apiKey === initProducerIdCodec.key) {
       this.initRequests++;
       initProducerIdCodec.encodeResponse(writer, header.apiVersion, { throttleTimeMs: 0, errorCode: 0, producerId: this.#nextProducerId++, producerEpoch: 0 });
     } else {
       const request = produceCodec.decodeRequest(reader, header.apiVersion);
       const { errorCode, baseOffset } = this.#append(new RecordBatch(request.topicData[0]!.partitionData[0]!.records!));
-      produceCodec.encodeResponse(writer, header.apiVersion, { responses: [{ name: 't', partitionResponses: [{ index: 0, errorCode, baseOffset, logAppendTimeMs: -1, logStartOffset: 0, recordErrors: [], errorMessage: null }] }], throttleTimeMs: 0 });
+      produceCodec.encodeResponse(writer, header.apiVersion, {
+        responses: [{ name: 't', partitionResponses: [{ index: 0, errorCode, baseOffset, logAppendTimeMs: -1, logStartOffset: 0, recordErrors: [], errorMessage: null }] }],
+        throttleTimeMs: 0,
+      });
     }
     const isProduce = header.apiKey === produceCodec.key;
     const body = Buffer.concat(writer.chunks());
@@ -117,7 +134,19 @@ function setup(maxAttempts = 5, idempotent = true) {
   const clock = new ManualClock();
   const broker = new ScriptedBroker();
   const history: { ops: ClientOp[] } = { ops: [] };
-  const producer = new SimProducer({ name: 'p', network: broker, clock, random: new SeededRandom(3), record: (op) => history.ops.push(op), bootstrap: [{ host: 'b', port: 1 }], requestTimeoutMs: 1_000, retryBackoffMs: 10, idempotent, acks: idempotent ? -1 : 1, maxAttempts });
+  const producer = new SimProducer({
+    name: 'p',
+    network: broker,
+    clock,
+    random: new SeededRandom(3),
+    record: (op) => history.ops.push(op),
+    bootstrap: [{ host: 'b', port: 1 }],
+    requestTimeoutMs: 1_000,
+    retryBackoffMs: 10,
+    idempotent,
+    acks: idempotent ? -1 : 1,
+    maxAttempts,
+  });
   producer.start();
   const produces = () => history.ops.filter((op): op is ProduceOp => op.kind === 'produce');
   return { clock, broker, producer, produces };
@@ -135,7 +164,10 @@ test('a retriable error refreshes metadata and resends the batch with its sequen
   const { clock, broker, producer, produces } = setup();
   broker.script.push(ErrorCode.NOT_LEADER_OR_FOLLOWER);
   expect(await produceAll(clock, producer, 1)).toEqual([{ ok: true, baseOffset: 0 }]);
-  expect(produces().map((op) => [op.outcome.ok ? 'ok' : (op.outcome as { error: string }).error, op.idempotence?.baseSequence, op.values])).toEqual([['NOT_LEADER_OR_FOLLOWER', 0, ['p/0', 'p/1']], ['ok', 0, ['p/0', 'p/1']]]);
+  expect(produces().map((op) => [op.outcome.ok ? 'ok' : (op.outcome as { error: string }).error, op.idempotence?.baseSequence, op.values])).toEqual([
+    ['NOT_LEADER_OR_FOLLOWER', 0, ['p/0', 'p/1']],
+    ['ok', 0, ['p/0', 'p/1']],
+  ]);
   expect(broker.metadataRequests).toBe(2);
 });
 
@@ -153,8 +185,16 @@ test('at most 5 batches are in flight; the echoes of a failure behind it are ret
   expect(results.map((r) => (r as ProduceResult).ok)).toEqual([true, true, true, true, true, true, true]);
   expect(broker.log.map((b) => b.baseSequence)).toEqual([0, 2, 4, 6, 8, 10, 12]);
   expect(broker.initRequests).toBe(1);
-  const failed = produces().filter((op) => !op.outcome.ok).map((op) => [(op.outcome as { error: string }).error, op.idempotence?.baseSequence]);
-  expect(failed).toEqual([['NOT_ENOUGH_REPLICAS', 0], ['OUT_OF_ORDER_SEQUENCE_NUMBER', 2], ['OUT_OF_ORDER_SEQUENCE_NUMBER', 4], ['OUT_OF_ORDER_SEQUENCE_NUMBER', 6], ['OUT_OF_ORDER_SEQUENCE_NUMBER', 8]]);
+  const failed = produces()
+    .filter((op) => !op.outcome.ok)
+    .map((op) => [(op.outcome as { error: string }).error, op.idempotence?.baseSequence]);
+  expect(failed).toEqual([
+    ['NOT_ENOUGH_REPLICAS', 0],
+    ['OUT_OF_ORDER_SEQUENCE_NUMBER', 2],
+    ['OUT_OF_ORDER_SEQUENCE_NUMBER', 4],
+    ['OUT_OF_ORDER_SEQUENCE_NUMBER', 6],
+    ['OUT_OF_ORDER_SEQUENCE_NUMBER', 8],
+  ]);
 });
 
 test('OUT_OF_ORDER_SEQUENCE_NUMBER on the oldest batch resets the producer: a new id, sequences from 0', async () => {
@@ -164,7 +204,11 @@ test('OUT_OF_ORDER_SEQUENCE_NUMBER on the oldest batch resets the producer: a ne
   expect(await produceAll(clock, producer, 1)).toEqual([{ ok: false, error: 'producer-reset' }]);
   expect(broker.initRequests).toBe(2);
   expect(await produceAll(clock, producer, 1)).toEqual([{ ok: true, baseOffset: 2 }]);
-  expect(produces().map((op) => [op.outcome.ok, op.idempotence?.producerId, op.idempotence?.baseSequence])).toEqual([[true, 1000n, 0], [false, 1000n, 2], [true, 1001n, 0]]);
+  expect(produces().map((op) => [op.outcome.ok, op.idempotence?.producerId, op.idempotence?.baseSequence])).toEqual([
+    [true, 1000n, 0],
+    [false, 1000n, 2],
+    [true, 1001n, 0],
+  ]);
 });
 
 test('UNKNOWN_PRODUCER_ID resets too, after the batches in flight came back', async () => {
@@ -180,7 +224,11 @@ test('retries are bounded: each attempt is its own op with the same sequence, th
   const { clock, broker, producer, produces } = setup(3);
   broker.script.push(ErrorCode.REQUEST_TIMED_OUT, ErrorCode.REQUEST_TIMED_OUT, ErrorCode.REQUEST_TIMED_OUT);
   expect(await produceAll(clock, producer, 1)).toEqual([{ ok: false, error: 'producer-reset' }]);
-  expect(produces().map((op) => [op.outcome.ok, op.idempotence?.baseSequence, op.values])).toEqual([[false, 0, ['p/0', 'p/1']], [false, 0, ['p/0', 'p/1']], [false, 0, ['p/0', 'p/1']]]);
+  expect(produces().map((op) => [op.outcome.ok, op.idempotence?.baseSequence, op.values])).toEqual([
+    [false, 0, ['p/0', 'p/1']],
+    [false, 0, ['p/0', 'p/1']],
+    [false, 0, ['p/0', 'p/1']],
+  ]);
   expect(await produceAll(clock, producer, 1)).toEqual([{ ok: true, baseOffset: 0 }]);
   expect(produces().at(-1)?.idempotence).toEqual({ producerId: 1001n, producerEpoch: 0, baseSequence: 0 });
 });
@@ -188,8 +236,16 @@ test('retries are bounded: each attempt is its own op with the same sequence, th
 test('a plain producer resends a failed batch as it was, and gives it up after its attempts', async () => {
   const { clock, broker, producer, produces } = setup(2, false);
   broker.script.push(ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.NOT_ENOUGH_REPLICAS, ErrorCode.NOT_ENOUGH_REPLICAS);
-  expect(await produceAll(clock, producer, 2)).toEqual([{ ok: false, error: 'NOT_ENOUGH_REPLICAS' }, { ok: true, baseOffset: 0 }]);
-  expect(produces().map((op) => [op.outcome.ok, op.idempotence, op.values[0], op.acks])).toEqual([[false, null, 'p/0', 1], [false, null, 'p/2', 1], [false, null, 'p/0', 1], [true, null, 'p/2', 1]]);
+  expect(await produceAll(clock, producer, 2)).toEqual([
+    { ok: false, error: 'NOT_ENOUGH_REPLICAS' },
+    { ok: true, baseOffset: 0 },
+  ]);
+  expect(produces().map((op) => [op.outcome.ok, op.idempotence, op.values[0], op.acks])).toEqual([
+    [false, null, 'p/0', 1],
+    [false, null, 'p/2', 1],
+    [false, null, 'p/0', 1],
+    [true, null, 'p/2', 1],
+  ]);
   expect(broker.initRequests).toBe(0);
   expect(broker.received.every((b) => b.producerId === -1 && b.baseSequence === -1)).toBe(true);
 });

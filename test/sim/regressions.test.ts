@@ -68,14 +68,23 @@ test('every switch is off unless turned on; unknown names are refused; each name
   resetRegressions();
   expect(regressed('release-wakes-waiters')).toBe(false);
   expect(() => reintroduce(['no-such-bug' as Regression])).toThrow('no regression switch named no-such-bug');
-  expect(new Set(Object.values(REGRESSIONS).filter((r) => r.issue === undefined).map((r) => r.finding))).toEqual(new Set([1, 2, 3, 4, 5, 6, 7, 8]));
+  expect(
+    new Set(
+      Object.values(REGRESSIONS)
+        .filter((r) => r.issue === undefined)
+        .map((r) => r.finding),
+    ),
+  ).toEqual(new Set([1, 2, 3, 4, 5, 6, 7, 8]));
 });
 
 // --- engine scenarios, on a manual clock -----------------------------------------------------
 
 async function settled(promise: Promise<unknown>): Promise<'resolved' | 'rejected' | 'pending'> {
   let state: 'resolved' | 'rejected' | 'pending' = 'pending';
-  promise.then(() => (state = 'resolved'), () => (state = 'rejected'));
+  promise.then(
+    () => (state = 'resolved'),
+    () => (state = 'rejected'),
+  );
   for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
   return state;
 }
@@ -129,7 +138,7 @@ test("delete-records-not-durable (issue 12; test/log/delete-records.test.ts): De
   expect(await withAndWithout('delete-records-not-durable', scenario)).toEqual({ fixed: 3, regressed: 0 });
 });
 
-test('log-append-time-ignored (issue 12; test/log/topic-settings-live.test.ts): a LogAppendTime topic keeps the producer\'s CreateTime', async () => {
+test("log-append-time-ignored (issue 12; test/log/topic-settings-live.test.ts): a LogAppendTime topic keeps the producer's CreateTime", async () => {
   const scenario = async () => {
     const log = PartitionLog.open(tempDir(), { config: { messageTimestampType: 'LogAppendTime' } });
     log.append(idempotent(13, 0, 2), 0);
@@ -162,7 +171,13 @@ test('stale-durable-map (finding 4; test/engine/adopt.test.ts): after a re-adopt
   const scenario = async () => {
     const gated = new GatedStore();
     const clock = new ManualClock();
-    const ferry = await Ferry.open({ directory: tempDir(), clock, managedPartitions: true, log: { flush: { kind: 'none' } }, wal: { store: gated.store, writerId: 'b1', config: { uploadIntervalMs: 1 } } });
+    const ferry = await Ferry.open({
+      directory: tempDir(),
+      clock,
+      managedPartitions: true,
+      log: { flush: { kind: 'none' } },
+      wal: { store: gated.store, writerId: 'b1', config: { uploadIntervalMs: 1 } },
+    });
     await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {});
     for (let i = 0; i < 5; i++) await passUntilSettled(clock, ferry.produce('t', [{ value: `first-${i}` }], { partition: 0, acks: 'all' }));
     await ferry.releasePartition('t', 0);
@@ -191,7 +206,10 @@ test('release-wakes-waiters (finding 7; test/engine/abandoned-acks.test.ts): rel
     for (const goAway of ['release', 'close'] as const) {
       const ferry = await Ferry.open({ directory: tempDir(), managedPartitions: true, minInsyncReplicas: 2, wal: { store: new MemoryStore(), writerId: 'a', config: { uploadIntervalMs: 1 } } });
       await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {}, 'leader', 3);
-      const outcome = ferry.produce('t', [{ value: 'needs a follower' }], { partition: 0 }).then(() => 'acknowledged', (error: unknown) => (isFerryError(error) ? error.kind : String(error)));
+      const outcome = ferry.produce('t', [{ value: 'needs a follower' }], { partition: 0 }).then(
+        () => 'acknowledged',
+        (error: unknown) => (isFerryError(error) ? error.kind : String(error)),
+      );
       await until(() => ferry.wal!.durableOffset(idOf('t'), 0) === 1, 'the WAL object durable'); // only the follower is missing
       await Bun.sleep(0);
       if (goAway === 'release') await ferry.releasePartition('t', 0);
@@ -218,7 +236,14 @@ function plannedClaim(record: PartitionRecord, stream: StreamId) {
 
 test('plain-any-password (issue 13; test/security/sasl/plain.test.ts): PLAIN takes a wrong password of a known user, still not an unknown user', async () => {
   const users = new Map([['alice', 'alice-secret']]);
-  const attempt = (user: string, password: string) => new PlainSaslServerFactory({ passwordOf: (name) => users.get(name) ?? null }).create().evaluate(new TextEncoder().encode(`\0${user}\0${password}`)).then((step) => (step.done ? `logged in as ${step.principal.name}` : 'challenged'), (error: Error) => error.name);
+  const attempt = (user: string, password: string) =>
+    new PlainSaslServerFactory({ passwordOf: (name) => users.get(name) ?? null })
+      .create()
+      .evaluate(new TextEncoder().encode(`\0${user}\0${password}`))
+      .then(
+        (step) => (step.done ? `logged in as ${step.principal.name}` : 'challenged'),
+        (error: Error) => error.name,
+      );
   const scenario = async () => ({ wrong: await attempt('alice', 'guess'), unknown: await attempt('mallory', 'guess') });
   expect(await withAndWithout('plain-any-password', scenario)).toEqual({
     fixed: { wrong: 'SaslAuthenticationError', unknown: 'SaslAuthenticationError' },
@@ -255,7 +280,10 @@ test('topic-incarnations-mixed (finding 5; test/cluster/topic-incarnations.test.
   const store = new MemoryStore();
   const stream: StreamId = { writerId: 'broker-1', epoch: 0 };
   const wal = new WalWriter(store, { ...DEFAULT_WAL_WRITER_CONFIG, uploadIntervalMs: 1, prefix: 'p', stream }, { clock: systemClock, random: new SeededRandom(1) });
-  for (const [topicId, tag, count] of [[idOf('d1', 0), 'old', 5], [idOf('d1', 1), 'new', 3]] as const) {
+  for (const [topicId, tag, count] of [
+    [idOf('d1', 0), 'old', 5],
+    [idOf('d1', 1), 'new', 3],
+  ] as const) {
     const log = PartitionLog.open(tempDir());
     for (let i = 0; i < count; i++) {
       const { batches } = log.append(batchOf(`${tag}-${i}`), 0);
@@ -265,7 +293,11 @@ test('topic-incarnations-mixed (finding 5; test/cluster/topic-incarnations.test.
     await log.close();
   }
   await sealStream(store, 'p', stream, { writerId: 'broker-2', nowMs: 0 });
-  const reader = new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix: 'p', wants: (topic, partition) => topic === 'd1' && partition === 0 }, { clock: systemClock, random: new SeededRandom(2) });
+  const reader = new WalReader(
+    store,
+    { ...DEFAULT_WAL_READER_CONFIG, prefix: 'p', wants: (topic, partition) => topic === 'd1' && partition === 0 },
+    { clock: systemClock, random: new SeededRandom(2) },
+  );
   const scenario = async () => {
     const rebuilt = PartitionLog.open(tempDir());
     await rebuildFromChain(reader, rebuilt, [stream], idOf('d1', 1));
@@ -291,7 +323,13 @@ test('follower-reports-to-old-leader (finding 6; test/cluster/leader-progress.te
       leaderLogStart: () => {},
       reporter: (_replicaId, leader) => ({ report: () => void reportsTo.push(leader.nodeId), forget: () => {}, close: () => {} }),
     });
-    progress.follow('t', 0, () => 5, () => 0, () => 0);
+    progress.follow(
+      't',
+      0,
+      () => 5,
+      () => 0,
+      () => 0,
+    );
     leaders.set('t/0', { nodeId: 2, host: '127.0.0.1', port: 9002 }); // broker 1 died, broker 2 took over
     progress.retarget();
     progress.applied('t', 0);
@@ -317,7 +355,9 @@ test('isr-keeps-dead-replica (finding 6; test/replica/isr.test.ts): a follower w
 
 async function start(store: ObjectStore, directory: string, nodeId = 1, leaseMs = 1000): Promise<Broker> {
   const broker = await Broker.start({
-    listenHost: '127.0.0.1', listenPort: 0, nodeId,
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    nodeId,
     cluster: { store, leaseMs, scanIntervalMs: 50 },
     engine: { directory, log: { flush: { kind: 'none' } }, wal: { store, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 1 } } },
   });
@@ -400,7 +440,12 @@ test('fenced-writer-stays-fenced (finding 8; adoption.test.ts): a broker whose s
     await engine.produce('t', [{ value: 'kept' }], { partition: 0, acks: 'all' });
     await sealStream(store, '', engine.wal!.config.stream, { writerId: 'intruder', nowMs: Date.now() }); // as a successor would
     await engine.produce('t', [{ value: 'lost' }], { partition: 0, acks: 'all' }).catch(() => {});
-    const recovered = await within(RECOVERY_WAIT_MS, () => engine.produce('t', [{ value: 'after' }], { partition: 0, acks: 'all' }).then(() => true, () => false));
+    const recovered = await within(RECOVERY_WAIT_MS, () =>
+      engine.produce('t', [{ value: 'after' }], { partition: 0, acks: 'all' }).then(
+        () => true,
+        () => false,
+      ),
+    );
     return { recovered, stillNamedLeader: (await partitionRecord(store, 't/0')).leader === 1 };
   };
   expect(await withAndWithout('fenced-writer-stays-fenced', scenario)).toEqual({

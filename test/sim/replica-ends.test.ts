@@ -35,7 +35,10 @@ describe('ReplicaEndRecorder', () => {
     host.end = 8;
     at(20);
     ends.sample();
-    expect(ends.ends.map(({ atMs, logEndOffset }) => ({ atMs, logEndOffset }))).toEqual([{ atMs: 0, logEndOffset: 5 }, { atMs: 20, logEndOffset: 8 }]);
+    expect(ends.ends.map(({ atMs, logEndOffset }) => ({ atMs, logEndOffset }))).toEqual([
+      { atMs: 0, logEndOffset: 5 },
+      { atMs: 20, logEndOffset: 8 },
+    ]);
   });
 
   // seed 3416: broker 3 led at epoch 4 with an undurable tail to 344, released the partition, crashed, and
@@ -56,7 +59,10 @@ describe('ReplicaEndRecorder', () => {
     host.alive = true;
     host.end = 344; // rebuilt from the chain as a follower
     ends.sample();
-    expect(ends.ends.map(({ atMs, logEndOffset }) => ({ atMs, logEndOffset }))).toEqual([{ atMs: 0, logEndOffset: 344 }, { atMs: 30, logEndOffset: 344 }]);
+    expect(ends.ends.map(({ atMs, logEndOffset }) => ({ atMs, logEndOffset }))).toEqual([
+      { atMs: 0, logEndOffset: 344 },
+      { atMs: 30, logEndOffset: 344 },
+    ]);
   });
 
   test('a process gone and back at the same end is recorded again', () => {

@@ -15,7 +15,28 @@ const SECURITY = { users: { p1: 'p1', p2: 'p2', c1: 'reader', admin: 'admin' }, 
 
 function intruder(kind: IntruderKind, api: string, span: Span, outcome: Outcome, fields: Partial<IntruderOp> = {}): IntruderOp {
   const authentication = api === 'SaslAuthenticate' || api === 'SaslHandshake' || api === 'ApiVersions';
-  return { kind: 'intruder', client: `x-${kind}`, node: 1, ...span, outcome, intruder: kind, api, mechanism: authentication && api !== 'ApiVersions' ? 'PLAIN' : null, authentication, listener: 'CLIENT', topic: 't', partition: 0, group: null, values: [], committedOffset: null, records: [], topics: [], offsets: [], errorMessage: null, ...fields };
+  return {
+    kind: 'intruder',
+    client: `x-${kind}`,
+    node: 1,
+    ...span,
+    outcome,
+    intruder: kind,
+    api,
+    mechanism: authentication && api !== 'ApiVersions' ? 'PLAIN' : null,
+    authentication,
+    listener: 'CLIENT',
+    topic: 't',
+    partition: 0,
+    group: null,
+    values: [],
+    committedOffset: null,
+    records: [],
+    topics: [],
+    offsets: [],
+    errorMessage: null,
+    ...fields,
+  };
 }
 
 function authenticate(client: string, span: Span, outcome: Outcome = OK, reauthentication = false): AuthenticateOp {
@@ -111,7 +132,9 @@ describe('auth-refused', () => {
 
 describe('auth-accepted', () => {
   test('legitimate exchanges that succeed, or got no answer, keep it', () => {
-    expect(check(secured([authenticate('p1', { startMs: 50, endMs: 60 }), authenticate('p1', { startMs: 160, endMs: 170 }, OK, true), authenticate('c1', { startMs: 180, endMs: 190 }, NO_ANSWER)]))).toEqual([]);
+    expect(
+      check(secured([authenticate('p1', { startMs: 50, endMs: 60 }), authenticate('p1', { startMs: 160, endMs: 170 }, OK, true), authenticate('c1', { startMs: 180, endMs: 190 }, NO_ANSWER)])),
+    ).toEqual([]);
   });
 
   test('a legitimate exchange refused breaks it', () => {

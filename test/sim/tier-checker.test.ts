@@ -11,8 +11,15 @@ function tieredHistory(options: { localStart?: number; segment?: Partial<TieredS
   const localStart = options.localStart ?? 2;
   const local = replica(1, true, VALID_LOG.slice(localStart), localStart);
   const segment: TieredSegment = {
-    baseOffset: 0, endOffset: 2, uploadId: 'u1', leaderEpoch: 1, counted: true,
-    batches: whole.batches.slice(0, 1), records: whole.records.slice(0, 2), problem: null, ...options.segment,
+    baseOffset: 0,
+    endOffset: 2,
+    uploadId: 'u1',
+    leaderEpoch: 1,
+    counted: true,
+    batches: whole.batches.slice(0, 1),
+    records: whole.records.slice(0, 2),
+    problem: null,
+    ...options.segment,
   };
   const tiered: TieredPartition = { topic: 't', partition: 0, topicId: TOPIC_ID, startOffset: 0, tieredEnd: 2, segments: [segment] };
   return { ...history({ ops: validOps(), replicaLogs: [local, replica(2, false, VALID_LOG.slice(0, 2))] }), tiered: [tiered], tierWrites: options.writes ?? VALID_WRITES };
@@ -74,7 +81,7 @@ describe('tier-fenced', () => {
     expect(violations[0]).toMatchObject({ topic: 't', partition: 0, offsets: [0], atMs: 40 });
   });
 
-  test('a write in an epoch below one that took the record is a deposed leader\'s', () => {
+  test("a write in an epoch below one that took the record is a deposed leader's", () => {
     const writes = [write(10, 1, []), write(20, 1, [copying(1)]), write(30, 2, [copying(1)]), write(40, 1, [copied(1)])];
     const messages = check(tieredHistory({ writes })).map((violation) => violation.message.split(':')[0]);
     expect(messages).toEqual(['written in a deposed epoch', 'fenced commit']);

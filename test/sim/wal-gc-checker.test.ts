@@ -17,22 +17,40 @@ import { SeededRandom } from '../../src/util/random.ts';
 const frame = (lastOffset: number, tieredEnd: number, incarnationExists = true) => ({ topic: 't', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partition: 0, lastOffset, tieredEnd, incarnationExists });
 
 function deletion(sequence: number, parts: Partial<WalDelete> = {}): WalDelete {
-  return { atMs: 100 + sequence, writerId: 'broker-1', epoch: 1, sequence, kind: 'data', present: [sequence + 1, sequence + 2], seals: [], floorMark: sequence + 1, frames: [frame(10 * sequence + 9, 1000)], ...parts };
+  return {
+    atMs: 100 + sequence,
+    writerId: 'broker-1',
+    epoch: 1,
+    sequence,
+    kind: 'data',
+    present: [sequence + 1, sequence + 2],
+    seals: [],
+    floorMark: sequence + 1,
+    frames: [frame(10 * sequence + 9, 1000)],
+    ...parts,
+  };
 }
 
 function withDeletes(walDeletes: WalDelete[]): History {
   return { ...history({ ops: validOps(), replicaLogs: [replica(1, true, VALID_LOG), replica(2, false, VALID_LOG.slice(0, 2))] }), walDeletes };
 }
 
-const reasons = (run: History): string[] => check(run).filter((v) => v.invariant === 'wal-gc-needed').map((v) => v.message.split(':')[0]!);
+const reasons = (run: History): string[] =>
+  check(run)
+    .filter((v) => v.invariant === 'wal-gc-needed')
+    .map((v) => v.message.split(':')[0]!);
 
 describe('wal-gc-needed, hand-built', () => {
   test('covered objects deleted from the floor up, and late puts above a collected seal, pass', () => {
-    expect(check(withDeletes([
-      deletion(0, { present: [1, 2, 3], seals: [2] }),
-      deletion(1, { present: [2, 3], seals: [2], frames: [frame(19, 0, false)] }), // a deleted incarnation
-      deletion(3, { present: [2], seals: [2], floorMark: 2, frames: [frame(39, 0)] }), // above the seal, nothing left below it
-    ]))).toEqual([]);
+    expect(
+      check(
+        withDeletes([
+          deletion(0, { present: [1, 2, 3], seals: [2] }),
+          deletion(1, { present: [2, 3], seals: [2], frames: [frame(19, 0, false)] }), // a deleted incarnation
+          deletion(3, { present: [2], seals: [2], floorMark: 2, frames: [frame(39, 0)] }), // above the seal, nothing left below it
+        ]),
+      ),
+    ).toEqual([]);
   });
 
   test('a delete with no floor mark above it, and a seal deleted at or above the mark, are caught; a void seal below it is not', () => {
@@ -61,7 +79,16 @@ describe('wal-gc-needed, recorded at the store', () => {
     const stream = { writerId: 'broker-1', epoch: 1 };
     await putStream(store, stream, 4);
     await putSeal(store, stream, 4);
-    await store.put('control/tier/' + TOPIC_ID + '/0', new TextEncoder().encode(JSON.stringify({ leaderEpoch: 0, startOffset: 0, segments: [{ state: 'copied', baseOffset: 0, endOffset: 25, uploadId: 'u', leaderEpoch: 0, bytes: 1, maxTimestamp: 0, epochs: [], sections: {} }] })));
+    await store.put(
+      `control/tier/${TOPIC_ID}/0`,
+      new TextEncoder().encode(
+        JSON.stringify({
+          leaderEpoch: 0,
+          startOffset: 0,
+          segments: [{ state: 'copied', baseOffset: 0, endOffset: 25, uploadId: 'u', leaderEpoch: 0, bytes: 1, maxTimestamp: 0, epochs: [], sections: {} }],
+        }),
+      ),
+    );
     const world = new World();
     world.setTieredEnd(25);
     await collect(store, world);
@@ -69,7 +96,7 @@ describe('wal-gc-needed, recorded at the store', () => {
     return recorder.deletes;
   }
 
-  test('the collector\'s deletes pass, and the records of what it deleted stay countable for ack-after-durable', async () => {
+  test("the collector's deletes pass, and the records of what it deleted stay countable for ack-after-durable", async () => {
     const kept: { recorder?: WalDeleteRecorder } = {};
     const deletes = await recorded(async (store, world) => void (await gcOf(store, world, 2).collect()), kept);
     expect(deletes.map((d) => d.sequence)).toEqual([0, 1]);

@@ -23,7 +23,10 @@ function laxMultipart(inner: ObjectStore): ObjectStore {
 
 test('a store that ignores If-None-Match on a multipart completion is refused with one line', async () => {
   const store = laxMultipart(new MemoryStore());
-  const error = await checkConditionalWrites(store, '', 'probe-1', 'WAL').then(() => null, (caught: unknown) => caught);
+  const error = await checkConditionalWrites(store, '', 'probe-1', 'WAL').then(
+    () => null,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(FerryError);
   expect((error as Error).message).toContain('does not enforce conditional writes');
   expect((error as Error).message).not.toContain('\n');
@@ -40,7 +43,9 @@ test('a store that refuses conditional multipart uploads outright is accepted: t
   const inner = new MemoryStore();
   const store = new Proxy(inner, {
     get(target, name) {
-      if (name === 'createMultipartUpload') return (key: string, options: MultipartOptions = {}) => (options.ifNoneMatch === undefined ? target.createMultipartUpload(key, options) : Promise.reject(new Error('NotImplemented: conditional multipart uploads')));
+      if (name === 'createMultipartUpload')
+        return (key: string, options: MultipartOptions = {}) =>
+          options.ifNoneMatch === undefined ? target.createMultipartUpload(key, options) : Promise.reject(new Error('NotImplemented: conditional multipart uploads'));
       const value: unknown = Reflect.get(target, name);
       return typeof value === 'function' ? value.bind(target) : value;
     },

@@ -16,7 +16,11 @@ function ignoring(inner: ObjectStore, ignored: 'ifNoneMatch' | 'ifMatch' | 'both
       }
       return (key: string, body: Uint8Array, options: PutOptions = {}) => {
         const { ifNoneMatch, ifMatch, ...rest } = options;
-        const kept = { ...rest, ...(ignored === 'ifNoneMatch' || ignored === 'both' || ifNoneMatch === undefined ? {} : { ifNoneMatch }), ...(ignored === 'ifMatch' || ignored === 'both' || ifMatch === undefined ? {} : { ifMatch }) };
+        const kept = {
+          ...rest,
+          ...(ignored === 'ifNoneMatch' || ignored === 'both' || ifNoneMatch === undefined ? {} : { ifNoneMatch }),
+          ...(ignored === 'ifMatch' || ignored === 'both' || ifMatch === undefined ? {} : { ifMatch }),
+        };
         return target.put(key, body, kept);
       };
     },
@@ -36,7 +40,10 @@ test('the memory and file stores enforce conditional writes, and the probe leave
 for (const ignored of ['ifNoneMatch', 'ifMatch', 'both'] as const) {
   test(`a store that ignores ${ignored === 'both' ? 'both conditions' : ignored} is refused with one line`, async () => {
     const store = ignoring(new MemoryStore(), ignored);
-    const error = await checkConditionalWrites(store, '', 'probe-1', 'cluster').then(() => null, (caught: unknown) => caught);
+    const error = await checkConditionalWrites(store, '', 'probe-1', 'cluster').then(
+      () => null,
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(FerryError);
     const message = (error as Error).message;
     expect(message).toContain('does not enforce conditional writes');

@@ -13,10 +13,14 @@ const decode = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);
 
 // The shipped configuration, fsync included: the contract also exercises the races between
 // directory fsyncs and the pruning of emptied directories.
-storeContract('file store', async () => {
-  const store = await FileStore.open(tempDir('ferry-file-store-'));
-  return { store, cleanup: () => store.close() };
-}, { conditional: true });
+storeContract(
+  'file store',
+  async () => {
+    const store = await FileStore.open(tempDir('ferry-file-store-'));
+    return { store, cleanup: () => store.close() };
+  },
+  { conditional: true },
+);
 
 describe('file store: key mapping', () => {
   test('objects and directories live in separate namespaces', () => {
@@ -128,7 +132,13 @@ describe('file store: on disk', () => {
     const store = await FileStore.open(tempDir());
     const body = patternBytes(10_000_000, 5);
     await store.put('big', body);
-    for (const [start, end] of [[0, 1], [4_999_999, 5_000_001], [9_999_999, 10_000_000], [1_234_567, 8_765_432], [0, 10_000_000]] as const) {
+    for (const [start, end] of [
+      [0, 1],
+      [4_999_999, 5_000_001],
+      [9_999_999, 10_000_000],
+      [1_234_567, 8_765_432],
+      [0, 10_000_000],
+    ] as const) {
       const got = await store.get('big', { range: { start, end } });
       expect(got.size).toBe(10_000_000);
       expect(got.body.length).toBe(end - start);

@@ -8,13 +8,20 @@ import { storeContract } from './contract.ts';
 const PART_MIN = 1024;
 
 // Measuring must not change a single behaviour the contract pins down.
-storeContract('instrumented memory store', async () => {
-  const store = new InstrumentedStore(new MemoryStore({ multipartPartBytesMin: PART_MIN }), 'wal', new MetricsRegistry(), new ManualClock());
-  return { store, cleanup: () => store.close() };
-}, { conditional: true, multipartPartBytesMin: PART_MIN, listKeys: 300, deleteKeys: 1100 });
+storeContract(
+  'instrumented memory store',
+  async () => {
+    const store = new InstrumentedStore(new MemoryStore({ multipartPartBytesMin: PART_MIN }), 'wal', new MetricsRegistry(), new ManualClock());
+    return { store, cleanup: () => store.close() };
+  },
+  { conditional: true, multipartPartBytesMin: PART_MIN, listKeys: 300, deleteKeys: 1100 },
+);
 
 function sample(registry: MetricsRegistry, series: string): number | undefined {
-  const line = registry.renderPrometheus().split('\n').find((candidate) => candidate.startsWith(`${series} `));
+  const line = registry
+    .renderPrometheus()
+    .split('\n')
+    .find((candidate) => candidate.startsWith(`${series} `));
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
@@ -43,7 +50,12 @@ describe('InstrumentedStore', () => {
     const registry = new MetricsRegistry();
     const clock = new ManualClock();
     const inner = new MemoryStore();
-    const slow = Object.assign(Object.create(inner) as MemoryStore, { head: async (key: string) => { clock.advance(30); return inner.head(key); } });
+    const slow = Object.assign(Object.create(inner) as MemoryStore, {
+      head: async (key: string) => {
+        clock.advance(30);
+        return inner.head(key);
+      },
+    });
     const store = new InstrumentedStore(slow, 'control', registry, clock);
     await store.head('x');
     expect(sample(registry, 'ferry_object_store_request_duration_seconds_sum{operation="head",store="control"}')).toBeCloseTo(0.03, 9);

@@ -10,21 +10,32 @@ const PART_MIN_SMALL = 64 * 1024;
 const text = (value: string): Uint8Array => new TextEncoder().encode(value);
 const decode = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);
 
-storeContract('memory store, zero latency', async () => {
-  const store = new MemoryStore({ latency: 'zero', seed: 1 });
-  return { store, cleanup: () => store.close() };
-}, { conditional: true });
+storeContract(
+  'memory store, zero latency',
+  async () => {
+    const store = new MemoryStore({ latency: 'zero', seed: 1 });
+    return { store, cleanup: () => store.close() };
+  },
+  { conditional: true },
+);
 
 // Real timers: the same semantics must hold when requests overlap in time and finish out of order.
-storeContract('memory store, s3-express latency on the system clock', async () => {
-  const store = new MemoryStore({ latency: 's3-express', seed: 2, multipartPartBytesMin: PART_MIN_SMALL });
-  return { store, cleanup: () => store.close() };
-}, { conditional: true, multipartPartBytesMin: PART_MIN_SMALL, listKeys: 250, deleteKeys: 1100 });
+storeContract(
+  'memory store, s3-express latency on the system clock',
+  async () => {
+    const store = new MemoryStore({ latency: 's3-express', seed: 2, multipartPartBytesMin: PART_MIN_SMALL });
+    return { store, cleanup: () => store.close() };
+  },
+  { conditional: true, multipartPartBytesMin: PART_MIN_SMALL, listKeys: 250, deleteKeys: 1100 },
+);
 
 /** Advances `clock` a millisecond at a time until `promise` settles; its outcome, never a throw. */
 async function drive<T>(clock: ManualClock, promise: Promise<T>): Promise<{ value?: T; error?: unknown }> {
   let outcome: { value?: T; error?: unknown } | undefined;
-  promise.then((value) => (outcome = { value }), (error: unknown) => (outcome = { error }));
+  promise.then(
+    (value) => (outcome = { value }),
+    (error: unknown) => (outcome = { error }),
+  );
   for (let steps = 0; outcome === undefined; steps++) {
     if (steps > 100_000) throw new Error('request never settled');
     await new Promise((resolve) => setImmediate(resolve));
@@ -97,7 +108,10 @@ describe('memory store: latency profiles', () => {
   const percentile = (sorted: number[], p: number): number => sorted[Math.ceil(p * sorted.length) - 1]!;
 
   for (const profile of [S3_EXPRESS_LATENCY, S3_STANDARD_LATENCY]) {
-    for (const [requestClass, target] of [['put', profile.write], ['get', profile.read]] as const) {
+    for (const [requestClass, target] of [
+      ['put', profile.write],
+      ['get', profile.read],
+    ] as const) {
       test(`${profile.name} ${requestClass}: p50 and p99 of 10,000 samples are within 15% of ${target.p50Ms} and ${target.p99Ms} ms`, () => {
         const model = new LatencyModel(profile, new SeededRandom(1234));
         const samples = Array.from({ length: 10_000 }, () => model.firstByteMs(requestClass)).sort((a, b) => a - b);
@@ -205,7 +219,10 @@ describe('memory store: faults', () => {
     let throttled = 0;
     let unavailable = 0;
     for (let i = 0; i < 2000; i++) {
-      const error = await store.get('absent').then(() => null, (e: unknown) => e);
+      const error = await store.get('absent').then(
+        () => null,
+        (e: unknown) => e,
+      );
       if (isStoreError(error, 'Throttled')) throttled++;
       if (isStoreError(error, 'Unavailable')) unavailable++;
     }

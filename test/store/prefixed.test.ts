@@ -5,11 +5,15 @@ import { storeContract, storeErrorOf } from './contract.ts';
 
 const PART_MIN = 1024;
 
-storeContract('prefixed memory store', async () => {
-  const inner = new MemoryStore({ multipartPartBytesMin: PART_MIN });
-  const store = new PrefixedStore(inner, 'tenant-a/');
-  return { store, cleanup: () => store.close() };
-}, { conditional: true, multipartPartBytesMin: PART_MIN, listKeys: 300, deleteKeys: 1100 });
+storeContract(
+  'prefixed memory store',
+  async () => {
+    const inner = new MemoryStore({ multipartPartBytesMin: PART_MIN });
+    const store = new PrefixedStore(inner, 'tenant-a/');
+    return { store, cleanup: () => store.close() };
+  },
+  { conditional: true, multipartPartBytesMin: PART_MIN, listKeys: 300, deleteKeys: 1100 },
+);
 
 describe('PrefixedStore', () => {
   test('keys are stored under the prefix and handed back without it', async () => {

@@ -9,7 +9,11 @@ function statsOf(requests: Partial<Record<RequestClass, number>>, bytesIn: numbe
 describe('pricing', () => {
   // PUT class: 1000 puts + 500 parts + 10 creates + 10 completes + 480 lists = 2000.
   // GET class: 9000 gets + 1000 heads = 10,000. Deletes and aborts are free.
-  const mixed = statsOf({ put: 1000, uploadPart: 500, multipartCreate: 10, multipartComplete: 10, list: 480, get: 9000, head: 1000, delete: 5000, multipartAbort: 7 }, 2 * BYTES_PER_GB, 10 * BYTES_PER_GB);
+  const mixed = statsOf(
+    { put: 1000, uploadPart: 500, multipartCreate: 10, multipartComplete: 10, list: 480, get: 9000, head: 1000, delete: 5000, multipartAbort: 7 },
+    2 * BYTES_PER_GB,
+    10 * BYTES_PER_GB,
+  );
 
   test('S3 Express One Zone: requests by billing class plus upload and retrieval per GB', () => {
     const cost = costOf(mixed, S3_EXPRESS_ONE_ZONE_PRICES);

@@ -25,15 +25,37 @@ describe('input checks shared by every backend', () => {
 
   test('an oversize part names its number, its size and the limit', () => {
     const huge = { length: MULTIPART_PART_BYTES_MAX + 1 } as Uint8Array; // no 5 GiB allocation needed
-    expect(errorOf(() => checkPartBody('k', 7, huge))).toMatchObject({ kind: 'InvalidArgument', key: 'k', message: expect.stringMatching(/part 7 is 5368709121 bytes, more than S3's limit of 5368709120/) });
+    expect(errorOf(() => checkPartBody('k', 7, huge))).toMatchObject({
+      kind: 'InvalidArgument',
+      key: 'k',
+      message: expect.stringMatching(/part 7 is 5368709121 bytes, more than S3's limit of 5368709120/),
+    });
   });
 
   test('part lists and sizes', () => {
     const part = (partNumber: number) => ({ partNumber, etag: 'e', size: 1 });
     expect(errorOf(() => checkPartList('k', [part(2), part(1)])).message).toMatch(/ascending/);
     expect(errorOf(() => checkPartList('k', [])).message).toMatch(/at least one part/);
-    expect(errorOf(() => checkPartSizes('k', [{ partNumber: 1, size: 4 }, { partNumber: 2, size: 1 }], 5)).message).toMatch(/part 1 is 4 bytes; every part but the last must be at least 5/);
-    checkPartSizes('k', [{ partNumber: 1, size: 5 }, { partNumber: 2, size: 1 }], 5);
+    expect(
+      errorOf(() =>
+        checkPartSizes(
+          'k',
+          [
+            { partNumber: 1, size: 4 },
+            { partNumber: 2, size: 1 },
+          ],
+          5,
+        ),
+      ).message,
+    ).toMatch(/part 1 is 4 bytes; every part but the last must be at least 5/);
+    checkPartSizes(
+      'k',
+      [
+        { partNumber: 1, size: 5 },
+        { partNumber: 2, size: 1 },
+      ],
+      5,
+    );
   });
 
   test('put options and ranges', () => {

@@ -55,8 +55,10 @@ export class AckLedger {
 
 /** One line for a note or a failure message. */
 export function describeVerdict(verdict: LedgerVerdict): string {
-  return `${verdict.acknowledged} acknowledged, ${verdict.read} read back: ${verdict.lost.length} lost, ${verdict.duplicated.length} duplicated, ${verdict.misplaced.length} misplaced`
-    + (verdict.lost.length > 0 ? `; first lost ${JSON.stringify(verdict.lost[0])}` : '')
-    + (verdict.duplicated.length > 0 ? `; first duplicated ${JSON.stringify(verdict.duplicated[0])}` : '')
-    + (verdict.misplaced.length > 0 ? `; first misplaced ${JSON.stringify(verdict.misplaced[0])}` : '');
+  return (
+    `${verdict.acknowledged} acknowledged, ${verdict.read} read back: ${verdict.lost.length} lost, ${verdict.duplicated.length} duplicated, ${verdict.misplaced.length} misplaced` +
+    (verdict.lost.length > 0 ? `; first lost ${JSON.stringify(verdict.lost[0])}` : '') +
+    (verdict.duplicated.length > 0 ? `; first duplicated ${JSON.stringify(verdict.duplicated[0])}` : '') +
+    (verdict.misplaced.length > 0 ? `; first misplaced ${JSON.stringify(verdict.misplaced[0])}` : '')
+  );
 }

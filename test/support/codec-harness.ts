@@ -145,6 +145,7 @@ export interface KafkajsRequest {
 
 /** One version of a kafkajs response decoder; what it returns is untyped, as require() gives it. */
 export interface KafkajsResponse {
+  // biome-ignore lint/suspicious/noExplicitAny: kafkajs decoders are untyped JavaScript
   decode(bytes: Uint8Array): Promise<any>;
   parse(decoded: unknown): Promise<unknown>;
 }

@@ -167,7 +167,8 @@ async function conditionalWrite(
     const etag = head.ok ? head.headers.get('etag') : null;
     if (ifNoneMatch === '*' && etag !== null) return s3Error(412, 'PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', '<Condition>If-None-Match</Condition>');
     if (ifMatch !== null && etag === null) return s3Error(404, 'NoSuchKey', 'The specified key does not exist.');
-    if (ifMatch !== null && unquote(ifMatch) !== unquote(etag!)) return s3Error(412, 'PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', '<Condition>If-Match</Condition>');
+    if (ifMatch !== null && unquote(ifMatch) !== unquote(etag!))
+      return s3Error(412, 'PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', '<Condition>If-Match</Condition>');
   }
   return forward(request, url, body);
 }

@@ -23,7 +23,8 @@ export class CuttableNetwork implements Network {
         handlers.close?.(closed);
       },
     });
-    if (port === this.#cutPort) { // cut while it connected
+    if (port === this.#cutPort) {
+      // cut while it connected
       socket.terminate();
       throw unreachable();
     }

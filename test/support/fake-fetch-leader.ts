@@ -50,10 +50,24 @@ export function fetchAnswer(fetch: ReceivedFetch, of: (topic: string) => { error
   const writer = new KafkaWriter();
   writeResponseHeader(writer, fetch.correlationId, false);
   fetchCodec.encodeResponse(writer, fetch.version, {
-    throttleTimeMs: 0, errorCode: 0, sessionId: 0,
+    throttleTimeMs: 0,
+    errorCode: 0,
+    sessionId: 0,
     responses: fetch.request.topics.map((t) => {
       const { errorCode = ErrorCode.NONE, highWatermark, logStartOffset = 0 } = of(t.topic);
-      return { topic: t.topic, partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, errorCode, highWatermark, lastStableOffset: highWatermark, logStartOffset, abortedTransactions: null, preferredReadReplica: -1, records: [] })) };
+      return {
+        topic: t.topic,
+        partitions: t.partitions.map((p) => ({
+          partitionIndex: p.partition,
+          errorCode,
+          highWatermark,
+          lastStableOffset: highWatermark,
+          logStartOffset,
+          abortedTransactions: null,
+          preferredReadReplica: -1,
+          records: [],
+        })),
+      };
     }),
   });
   const body = concatBytes(writer.chunks());

@@ -24,7 +24,12 @@ export type Mode = 'single' | 'cluster';
 
 /** Broker `nodeId`: every group is its own unless `coordinator` names another node for it. */
 export function adminBroker(nodeId: number, offsets: OffsetStore | ControlOffsetStore, clock: ManualClock, coordinator: (groupId: string) => number = () => nodeId): BrokerContext {
-  const topology = { coordinatorFor: (groupId: string) => ({ nodeId: coordinator(groupId) }), partitionCount: async () => PARTITIONS, topicId: (topic: string) => idOf(topic), isCurrentIncarnation: async () => true };
+  const topology = {
+    coordinatorFor: (groupId: string) => ({ nodeId: coordinator(groupId) }),
+    partitionCount: async () => PARTITIONS,
+    topicId: (topic: string) => idOf(topic),
+    isCurrentIncarnation: async () => true,
+  };
   return { ...OPEN_SECURITY, nodeId, clock, groups: new GroupCoordinator(clock), offsets, topology } as unknown as BrokerContext;
 }
 
@@ -58,21 +63,56 @@ export interface Joined {
 }
 
 /** One member joins `groupId` (its own leader) and syncs with `assignment`, past the initial rebalance delay. */
-export async function joinAndSync(broker: BrokerContext, clock: ManualClock, groupId: string, options: { metadata?: Uint8Array; protocolType?: string; assignment?: Uint8Array; clientId?: string } = {}): Promise<Joined> {
-  const joining = handleJoinGroup(broker, joinGroupRequest({ groupId, sessionTimeoutMs: SESSION_TIMEOUT_MS, rebalanceTimeoutMs: REBALANCE_TIMEOUT_MS, memberId: '', groupInstanceId: null, protocolType: options.protocolType ?? 'consumer', protocols: [{ name: 'range', metadata: options.metadata ?? subscription(['t']) }] }), options.clientId ?? 'client-a', '/10.0.0.7');
+export async function joinAndSync(
+  broker: BrokerContext,
+  clock: ManualClock,
+  groupId: string,
+  options: { metadata?: Uint8Array; protocolType?: string; assignment?: Uint8Array; clientId?: string } = {},
+): Promise<Joined> {
+  const joining = handleJoinGroup(
+    broker,
+    joinGroupRequest({
+      groupId,
+      sessionTimeoutMs: SESSION_TIMEOUT_MS,
+      rebalanceTimeoutMs: REBALANCE_TIMEOUT_MS,
+      memberId: '',
+      groupInstanceId: null,
+      protocolType: options.protocolType ?? 'consumer',
+      protocols: [{ name: 'range', metadata: options.metadata ?? subscription(['t']) }],
+    }),
+    options.clientId ?? 'client-a',
+    '/10.0.0.7',
+  );
   await settle();
   clock.advance(INITIAL_REBALANCE_DELAY_MS);
   const joined = await joining;
   expect(joined.errorCode).toBe(ErrorCode.NONE);
-  const synced = await handleSyncGroup(broker, syncGroupRequest({ groupId, generationId: joined.generationId, memberId: joined.memberId, groupInstanceId: null, assignments: [{ memberId: joined.memberId, assignment: options.assignment ?? new Uint8Array([7, 7]) }] }));
+  const synced = await handleSyncGroup(
+    broker,
+    syncGroupRequest({
+      groupId,
+      generationId: joined.generationId,
+      memberId: joined.memberId,
+      groupInstanceId: null,
+      assignments: [{ memberId: joined.memberId, assignment: options.assignment ?? new Uint8Array([7, 7]) }],
+    }),
+  );
   expect(synced.errorCode).toBe(ErrorCode.NONE);
   return { memberId: joined.memberId, generationId: joined.generationId };
 }
 
 /** Commits `offset` for each topic/partition named; generation -1 unless a member is given (a simple consumer's commit). Returns the error codes. */
 export async function commitOffsets(broker: BrokerContext, groupId: string, partitions: readonly [string, number][], offset: number, member?: Joined): Promise<number[]> {
-  const topics = [...new Set(partitions.map(([topic]) => topic))].map((name) => ({ name, partitions: partitions.filter(([topic]) => topic === name).map(([, partitionIndex]) => ({ partitionIndex, committedOffset: offset, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null })) }));
-  const response = await handleOffsetCommit(broker, offsetCommitRequest({ groupId, generationIdOrMemberEpoch: member?.generationId ?? -1, memberId: member?.memberId ?? '', groupInstanceId: null, retentionTimeMs: -1, topics }));
+  const topics = [...new Set(partitions.map(([topic]) => topic))].map((name) => ({
+    name,
+    partitions: partitions
+      .filter(([topic]) => topic === name)
+      .map(([, partitionIndex]) => ({ partitionIndex, committedOffset: offset, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null })),
+  }));
+  const response = await handleOffsetCommit(
+    broker,
+    offsetCommitRequest({ groupId, generationIdOrMemberEpoch: member?.generationId ?? -1, memberId: member?.memberId ?? '', groupInstanceId: null, retentionTimeMs: -1, topics }),
+  );
   return response.topics.flatMap((topic) => topic.partitions.map((p) => p.errorCode));
 }
 

@@ -34,7 +34,15 @@ export function coordinatorBroker(nodeId: number, store: ObjectStore, clock: Man
 }
 
 export function joinRequest(options: { groupId?: string; memberId?: string; sessionTimeoutMs?: number } = {}): JoinGroupRequest {
-  return joinGroupRequest({ groupId: options.groupId ?? GROUP, sessionTimeoutMs: options.sessionTimeoutMs ?? SESSION_TIMEOUT_MS, rebalanceTimeoutMs: REBALANCE_TIMEOUT_MS, memberId: options.memberId ?? '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }] });
+  return joinGroupRequest({
+    groupId: options.groupId ?? GROUP,
+    sessionTimeoutMs: options.sessionTimeoutMs ?? SESSION_TIMEOUT_MS,
+    rebalanceTimeoutMs: REBALANCE_TIMEOUT_MS,
+    memberId: options.memberId ?? '',
+    groupInstanceId: null,
+    protocolType: 'consumer',
+    protocols: [{ name: 'range', metadata: new Uint8Array(0) }],
+  });
 }
 
 /** A member joined and synced (its own leader, assigned t/0), past the initial rebalance delay. */
@@ -45,7 +53,10 @@ export async function joinAndSync(broker: BrokerContext, clock: ManualClock, opt
   clock.advance(INITIAL_REBALANCE_DELAY_MS);
   const joined = await joining;
   expect(joined.errorCode).toBe(ErrorCode.NONE);
-  const synced = await handleSyncGroup(broker, syncGroupRequest({ groupId, generationId: joined.generationId, memberId: joined.memberId, groupInstanceId: null, assignments: [{ memberId: joined.memberId, assignment: new Uint8Array([1]) }] }));
+  const synced = await handleSyncGroup(
+    broker,
+    syncGroupRequest({ groupId, generationId: joined.generationId, memberId: joined.memberId, groupInstanceId: null, assignments: [{ memberId: joined.memberId, assignment: new Uint8Array([1]) }] }),
+  );
   expect(synced.errorCode).toBe(ErrorCode.NONE);
   return { memberId: joined.memberId, generationId: joined.generationId };
 }
@@ -53,7 +64,10 @@ export async function joinAndSync(broker: BrokerContext, clock: ManualClock, opt
 /** The member's commit of `offset` for t/0: its error code. */
 export async function commit(broker: BrokerContext, member: Member, offset: number, groupId = GROUP): Promise<number> {
   const topics = [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: 0, commitTimestamp: -1, committedMetadata: null }] }];
-  const response = await handleOffsetCommit(broker, offsetCommitRequest({ groupId, generationIdOrMemberEpoch: member.generationId, memberId: member.memberId, groupInstanceId: null, retentionTimeMs: -1, topics }));
+  const response = await handleOffsetCommit(
+    broker,
+    offsetCommitRequest({ groupId, generationIdOrMemberEpoch: member.generationId, memberId: member.memberId, groupInstanceId: null, retentionTimeMs: -1, topics }),
+  );
   return response.topics[0]!.partitions[0]!.errorCode;
 }
 

@@ -130,6 +130,8 @@ async function makeKeys(generation: number): Promise<Record<IssuerKeyName, Issue
  */
 export function oauthBearerInitialResponse(token: string, options: { authorizationId?: string; extensions?: Record<string, string> } = {}): Uint8Array {
   const authzid = options.authorizationId === undefined ? '' : `a=${options.authorizationId}`;
-  const extensions = Object.entries(options.extensions ?? {}).map(([key, value]) => `\x01${key}=${value}`).join('');
+  const extensions = Object.entries(options.extensions ?? {})
+    .map(([key, value]) => `\x01${key}=${value}`)
+    .join('');
   return new TextEncoder().encode(`n,${authzid},\x01auth=Bearer ${token}${extensions}\x01\x01`);
 }

@@ -60,7 +60,12 @@ export function normalize(value: Value): Value {
   if (value instanceof Uint8Array) return Array.from(value);
   if (Array.isArray(value) && value.length > 0 && value.every((v) => v instanceof Uint8Array)) return value.flatMap((v: Uint8Array) => Array.from(v));
   if (Array.isArray(value)) return value.map(normalize);
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, normalize(v)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([k, v]) => [k, normalize(v)]),
+    );
   return value;
 }
 

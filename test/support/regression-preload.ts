@@ -3,5 +3,8 @@
 // on: a regression test of issue 9 run so must fail (issue 10 item 6). Tests only, never production.
 import { type Regression, reintroduce } from '../../src/util/regressions.ts';
 
-const names = (process.env.FERRY_TEST_REGRESSIONS ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
+const names = (process.env.FERRY_TEST_REGRESSIONS ?? '')
+  .split(',')
+  .map((name) => name.trim())
+  .filter((name) => name !== '');
 reintroduce(names as Regression[]);

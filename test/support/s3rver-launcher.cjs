@@ -24,9 +24,7 @@ const s3rver = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directo
 const handle = s3rver.callback();
 
 function noSuchUpload(response, uploadId) {
-  const body =
-    '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NoSuchUpload</Code>' +
-    `<Message>The specified upload does not exist.</Message><UploadId>${uploadId}</UploadId></Error>`;
+  const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist.</Message><UploadId>${uploadId}</UploadId></Error>`;
   response.writeHead(404, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(body) });
   response.end(body);
 }

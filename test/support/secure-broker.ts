@@ -60,7 +60,7 @@ export class SecureBroker {
     const process = new BrokerProcess({ nodeId: 1, data, args: ['--config', configPath, '--upload-interval-ms', String(UPLOAD_INTERVAL_MS)] });
     try {
       await process.start();
-      await until(() => options.listeners.every((listener) => listenerAddress(process.output(), listener.name) !== null), 'the broker\'s listener lines', LISTENER_LINES_TIMEOUT_MS);
+      await until(() => options.listeners.every((listener) => listenerAddress(process.output(), listener.name) !== null), "the broker's listener lines", LISTENER_LINES_TIMEOUT_MS);
     } catch (error) {
       await process.kill();
       rmSync(directory, { recursive: true, force: true });
@@ -83,8 +83,13 @@ export class SecureBroker {
     if (pid === null) throw new Error('the broker is not running');
     const before = this.process.output().split('\n').length;
     process.kill(pid, 'SIGHUP');
-    const reloadLine = () => this.process.output().split('\n').slice(before - 1).find((line) => line.includes('SIGHUP'));
-    await until(() => reloadLine() !== undefined, 'the broker\'s SIGHUP line', RELOAD_TIMEOUT_MS);
+    const reloadLine = () =>
+      this.process
+        .output()
+        .split('\n')
+        .slice(before - 1)
+        .find((line) => line.includes('SIGHUP'));
+    await until(() => reloadLine() !== undefined, "the broker's SIGHUP line", RELOAD_TIMEOUT_MS);
     const line = reloadLine()!;
     if (!line.includes('reloaded')) throw new Error(`the reload failed: ${line}`);
   }
@@ -118,14 +123,17 @@ function addScramUser(configPath: string, data: string, user: string, password: 
 
 /** The broker's lines as their messages: its stdout is JSON lines (a line that is not JSON stays as it is). */
 function messagesOf(output: string): string {
-  return output.split('\n').map((line) => {
-    try {
-      const parsed = JSON.parse(line) as { msg?: unknown };
-      return typeof parsed.msg === 'string' ? parsed.msg : line;
-    } catch {
-      return line;
-    }
-  }).join('\n');
+  return output
+    .split('\n')
+    .map((line) => {
+      try {
+        const parsed = JSON.parse(line) as { msg?: unknown };
+        return typeof parsed.msg === 'string' ? parsed.msg : line;
+      } catch {
+        return line;
+      }
+    })
+    .join('\n');
 }
 
 /** The address of listener `name` from the broker's `listener NAME on HOST:PORT: ...` line, or null. */

@@ -14,7 +14,9 @@ const TIER_INTERVAL_MS = 3_600_000;
 /** Starts broker `nodeId` on a fresh directory and adds it to `running` (a test's afterEach stops them). */
 export async function startTieredBroker(store: ObjectStore, nodeId: number, running: Broker[], tierStore: ObjectStore = store): Promise<Broker> {
   const broker = await Broker.start({
-    listenHost: '127.0.0.1', listenPort: 0, nodeId,
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    nodeId,
     cluster: { store, leaseMs: 1000, scanIntervalMs: 50 },
     engine: {
       directory: tempDir(),

@@ -2,7 +2,7 @@
 // simulate WAL GC by deleting a covered prefix of its streams by hand (docs/tier-protocol.md [G4]).
 import { Ferry } from '../../src/engine/index.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
-import { PartitionLog } from '../../src/log/partition-log.ts';
+import type { PartitionLog } from '../../src/log/partition-log.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { concatBytes } from '../../src/util/bytes.ts';
@@ -61,7 +61,7 @@ export async function collectPrefix(store: ObjectStore, stream: StreamId, count:
 /** The log's batches from `offset` to its end, as one byte string. */
 export function bytesFrom(log: PartitionLog, offset: number): Uint8Array {
   const parts: Uint8Array[] = [];
-  for (let at = offset; at < log.logEndOffset;) {
+  for (let at = offset; at < log.logEndOffset; ) {
     const { batches } = log.read(at, 1 << 20);
     for (const batch of batches) parts.push(batch.bytes);
     at = batches.at(-1)!.lastOffset + 1;

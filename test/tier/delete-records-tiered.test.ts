@@ -11,7 +11,12 @@ import { tempDir } from '../support/temp-dir.ts';
 const EARLIEST = -2;
 
 async function tieredEngine(store: MemoryStore): Promise<Ferry> {
-  const ferry = await Ferry.open({ directory: tempDir(), log: { segmentBytes: 2048, retentionBytes: -1, localRetentionBytes: 1 }, wal: { store, writerId: 'w', config: { uploadIntervalMs: 1 } }, tier: { store, control: new ControlStore(store, ''), intervalMs: 3_600_000 } });
+  const ferry = await Ferry.open({
+    directory: tempDir(),
+    log: { segmentBytes: 2048, retentionBytes: -1, localRetentionBytes: 1 },
+    wal: { store, writerId: 'w', config: { uploadIntervalMs: 1 } },
+    tier: { store, control: new ControlStore(store, ''), intervalMs: 3_600_000 },
+  });
   ferry.createTopic('t', { partitions: 1 });
   for (let i = 0; i < 30; i++) await ferry.produce('t', [{ value: `record ${i} `.padEnd(300, '.') }], { acks: 'all' });
   return ferry;
@@ -60,7 +65,11 @@ test('segments not tiered yet stay on local disk past the new log start: the tie
 test("DeleteRecords' low watermark is the whole log's start, also before the leader read its tier record", async () => {
   const store = new MemoryStore();
   const directory = tempDir();
-  const options = { log: { segmentBytes: 2048, retentionBytes: -1, localRetentionBytes: 1 }, wal: { store, writerId: 'w', config: { uploadIntervalMs: 1 } }, tier: { store, control: new ControlStore(store, ''), intervalMs: 3_600_000 } };
+  const options = {
+    log: { segmentBytes: 2048, retentionBytes: -1, localRetentionBytes: 1 },
+    wal: { store, writerId: 'w', config: { uploadIntervalMs: 1 } },
+    tier: { store, control: new ControlStore(store, ''), intervalMs: 3_600_000 },
+  };
   const ferry = await Ferry.open({ directory, ...options });
   ferry.createTopic('t', { partitions: 1 });
   for (let i = 0; i < 30; i++) await ferry.produce('t', [{ value: `record ${i} `.padEnd(300, '.') }], { acks: 'all' });
@@ -81,7 +90,12 @@ test("DeleteRecords' low watermark is the whole log's start, also before the lea
 // served and a reader read right after.
 test("DeleteRecords' low watermark reads the tier record afresh: a cached one from before the copy would say nothing is tiered", async () => {
   const store = new MemoryStore();
-  const ferry = await Ferry.open({ directory: tempDir(), log: { segmentBytes: 2048, retentionBytes: -1, localRetentionBytes: 1 }, wal: { store, writerId: 'w', config: { uploadIntervalMs: 1 } }, tier: { store, control: new ControlStore(store, ''), intervalMs: 3_600_000 } });
+  const ferry = await Ferry.open({
+    directory: tempDir(),
+    log: { segmentBytes: 2048, retentionBytes: -1, localRetentionBytes: 1 },
+    wal: { store, writerId: 'w', config: { uploadIntervalMs: 1 } },
+    tier: { store, control: new ControlStore(store, ''), intervalMs: 3_600_000 },
+  });
   ferry.createTopic('t', { partitions: 1 });
   for (let i = 0; i < 30; i++) await ferry.produce('t', [{ value: `record ${i} `.padEnd(300, '.') }], { acks: 'all' });
   expect((await ferry.offsetForWithTier('t', 0, EARLIEST)).offset).toBe(0); // reads (and caches) the tier record: nothing copied yet

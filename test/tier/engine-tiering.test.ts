@@ -12,7 +12,13 @@ test('an embedded engine tiers its rolled segments into the tier store, under th
   const lines: string[] = [];
   const store = new MemoryStore();
   const control = new ControlStore(store, '');
-  const ferry = await Ferry.open({ directory: tempDir(), log: { segmentBytes: 4096 }, wal: { store, writerId: 'w', config: { uploadIntervalMs: 1 } }, tier: { store, control, intervalMs: 3_600_000 }, report: (line) => lines.push(line) });
+  const ferry = await Ferry.open({
+    directory: tempDir(),
+    log: { segmentBytes: 4096 },
+    wal: { store, writerId: 'w', config: { uploadIntervalMs: 1 } },
+    tier: { store, control, intervalMs: 3_600_000 },
+    report: (line) => lines.push(line),
+  });
   const [topic] = [ferry.createTopic('events', { partitions: 1 })];
   for (let i = 0; i < 40; i++) await ferry.produce('events', [{ value: `record ${i} `.padEnd(300, '.') }], { acks: 'all' });
   let rounds = 0;
@@ -23,6 +29,10 @@ test('an embedded engine tiers its rolled segments into the tier store, under th
   expect(tieredEnd(record)).toBeLessThan(40); // the active segment stays
   const keys = (await store.list('tier/')).objects.map((object) => parseTieredSegmentKey(object.key));
   expect(keys.every((key) => key?.topicId === topic!.id)).toBe(true);
-  expect(keys.map((key) => key!.uploadId).sort()).toEqual(copiedSegments(record).map((segment) => segment.uploadId).sort());
+  expect(keys.map((key) => key!.uploadId).sort()).toEqual(
+    copiedSegments(record)
+      .map((segment) => segment.uploadId)
+      .sort(),
+  );
   await ferry.close();
 });

@@ -39,7 +39,14 @@ test('a delete that failed (the topic stays registered and served) does not let 
   const { disk, full } = registryFullDisk();
   const tier = new MemoryStore();
   const clock = new ManualClock();
-  const ferry = await Ferry.open({ directory: tempDir(), disk, clock, random: new SeededRandom(1), log: { segmentBytes: 1024, flush: { kind: 'none' } }, tier: { store: tier, control: new ControlStore(tier, ''), intervalMs: DRIVEN_BY_THE_TEST_MS } });
+  const ferry = await Ferry.open({
+    directory: tempDir(),
+    disk,
+    clock,
+    random: new SeededRandom(1),
+    log: { segmentBytes: 1024, flush: { kind: 'none' } },
+    tier: { store: tier, control: new ControlStore(tier, ''), intervalMs: DRIVEN_BY_THE_TEST_MS },
+  });
   try {
     ferry.createTopic('t', { partitions: 1 });
     for (let i = 0; i < RECORDS; i++) await ferry.produce('t', [{ value: `record ${i}`.padEnd(100, '.') }], { partition: 0 });

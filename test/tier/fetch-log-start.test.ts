@@ -10,7 +10,7 @@ import { ManualClock } from '../../src/util/clock.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { idOf } from '../support/topic-ids.ts';
 
-test('a local fetch after local retention answers the tier\'s log start, not the local one', async () => {
+test("a local fetch after local retention answers the tier's log start, not the local one", async () => {
   const store = new MemoryStore();
   const ferry = await Ferry.open({
     directory: tempDir(),

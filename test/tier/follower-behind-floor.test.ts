@@ -2,7 +2,7 @@
 // enough for WAL GC to collect its next objects (they are tiered) leaves its tail and follows the
 // partition again from the tier's end and the stream's floor, and ends byte-identical to the leader.
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
-import { Broker } from '../../src/broker/broker.ts';
+import type { Broker } from '../../src/broker/broker.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { StoreError } from '../../src/store/errors.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
@@ -39,7 +39,7 @@ function blindable(store: MemoryStore, prefix: string): { view: ObjectStore; set
 function hex(broker: Broker, from: number): string[] {
   const engine = broker.context.engine;
   const out: string[] = [];
-  for (let at = from; at < engine.logEndOffset('t', 0);) {
+  for (let at = from; at < engine.logEndOffset('t', 0); ) {
     const { batches } = engine.fetch('t', 0, at);
     if (batches.length === 0) break; // at the high watermark
     for (const batch of batches) out.push(Buffer.from(batch.bytes).toString('hex'));
@@ -72,7 +72,7 @@ test('a follower whose next WAL objects were collected while it was cut off foll
   const stream = engine.wal!.config.stream;
   const reader = new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix: '', wants: () => false }, { clock: systemClock, random: new SeededRandom(1) });
   let collected = 0;
-  for (;; collected++) {
+  for (; ; collected++) {
     const index = await reader.readIndex(stream, collected);
     if (index.kind !== 'data' || index.entries.some((entry) => entry.topicId === topicId && entry.lastOffset >= tieredEnd)) break;
     if (index.entries.length > 0) await store.delete(walObjectKey('', stream, collected));
@@ -84,6 +84,6 @@ test('a follower whose next WAL objects were collected while it was cut off foll
   await until(() => follower.context.engine.serves('t', 0) && follower.context.engine.logEndOffset('t', 0) === 35, 'broker 2 to follow again from the tier', 30_000);
   await produce(2);
   await until(() => follower.context.engine.logEndOffset('t', 0) === 37, 'broker 2 to go on tailing');
-  await until(() => hex(follower, tieredEnd).length === 37 - tieredEnd, 'the follower\'s high watermark to reach its end');
+  await until(() => hex(follower, tieredEnd).length === 37 - tieredEnd, "the follower's high watermark to reach its end");
   expect(hex(follower, tieredEnd)).toEqual(hex(leader, tieredEnd));
 });

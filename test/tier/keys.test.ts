@@ -19,7 +19,7 @@ describe('tiered segment keys', () => {
     const random = new SeededRandom(7);
     const prefixes = ['', 'a', 'a/b', 'tier', 'deep/tier/prefix'];
     for (let i = 0; i < 500; i++) {
-      const baseOffset = random.nextInt(2) === 0 ? random.nextInt(1000) : Math.floor(random.next() * Number.MAX_SAFE_INTEGER / 2);
+      const baseOffset = random.nextInt(2) === 0 ? random.nextInt(1000) : Math.floor((random.next() * Number.MAX_SAFE_INTEGER) / 2);
       const fields = {
         prefix: prefixes[random.nextInt(prefixes.length)]!,
         topicId: randomUuid(random),

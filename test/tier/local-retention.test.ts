@@ -44,7 +44,12 @@ test('local.retention of -2 keeps what retention keeps, and -1 keeps every tiere
 
 test('a tiering engine deletes no untiered segment, however far past retention', async () => {
   const store = new MemoryStore();
-  const ferry = await Ferry.open({ directory: tempDir(), log: { segmentBytes: 2048, retentionBytes: 1 }, wal: { store, writerId: 'w', config: { uploadIntervalMs: 1 } }, tier: { store, control: new ControlStore(store, ''), intervalMs: 3_600_000 } });
+  const ferry = await Ferry.open({
+    directory: tempDir(),
+    log: { segmentBytes: 2048, retentionBytes: 1 },
+    wal: { store, writerId: 'w', config: { uploadIntervalMs: 1 } },
+    tier: { store, control: new ControlStore(store, ''), intervalMs: 3_600_000 },
+  });
   ferry.createTopic('t', { partitions: 1 });
   for (let i = 0; i < 30; i++) await ferry.produce('t', [{ value: `record ${i} `.padEnd(300, '.') }], { acks: 'all' });
   expect(ferry.enforceRetention()).toBe(0); // nothing tiered yet
@@ -58,7 +63,7 @@ test('a tiering engine deletes no untiered segment, however far past retention',
   await ferry.close();
 });
 
-test('local retention that would keep more than the log\'s retention is refused in one line', () => {
+test("local retention that would keep more than the log's retention is refused in one line", () => {
   expect(() => PartitionLog.open(tempDir(), { config: { retentionBytes: 100, localRetentionBytes: 200 } })).toThrow(/localRetentionBytes 200 keeps more than retentionBytes 100/);
   expect(() => PartitionLog.open(tempDir(), { config: { retentionMs: 100, localRetentionMs: -1 } })).toThrow(/localRetentionMs -1 keeps more than retentionMs 100/);
 });

@@ -29,7 +29,14 @@ function slowTier(inner: MemoryStore): { store: ObjectStore; hold: () => void; r
       return typeof value === 'function' ? value.bind(target) : value;
     },
   }) as ObjectStore;
-  return { store, hold: () => (gate = new Promise((resolve) => (open = resolve))), release: () => { gate = null; open(); } };
+  return {
+    store,
+    hold: () => (gate = new Promise((resolve) => (open = resolve))),
+    release: () => {
+      gate = null;
+      open();
+    },
+  };
 }
 
 // Found by review (finding 2), fixed: Ferry.offsetForWithTier (ListOffsets by timestamp, counting the tier) resolves the
@@ -43,19 +50,36 @@ test('a ListOffsets by timestamp that outlives its topic incarnation answers not
   const memory = new MemoryStore();
   const tier = slowTier(memory);
   const control = new ControlStore(memory, '');
-  const ferry = await Ferry.open({ directory: tempDir(), log: { segmentBytes: 4096, localRetentionBytes: 0 }, wal: { store: memory, writerId: 'w', config: { uploadIntervalMs: 1 } }, tier: { store: tier.store, control, intervalMs: 3_600_000 } });
+  const ferry = await Ferry.open({
+    directory: tempDir(),
+    log: { segmentBytes: 4096, localRetentionBytes: 0 },
+    wal: { store: memory, writerId: 'w', config: { uploadIntervalMs: 1 } },
+    tier: { store: tier.store, control, intervalMs: 3_600_000 },
+  });
   ferry.createTopic('events', { partitions: 1 });
   const t0 = Date.now() - OLD_AGE_MS;
-  for (let i = 0; i < 4; i++) await ferry.produce('events', Array.from({ length: 10 }, (_, r) => ({ value: `old ${i}/${r} `.padEnd(300, '.'), timestamp: t0 + i * 10 + r })), { acks: 'all' });
+  for (let i = 0; i < 4; i++)
+    await ferry.produce(
+      'events',
+      Array.from({ length: 10 }, (_, r) => ({ value: `old ${i}/${r} `.padEnd(300, '.'), timestamp: t0 + i * 10 + r })),
+      { acks: 'all' },
+    );
   while ((await ferry.tierer!.tierDue()) > 0);
   ferry.enforceRetention();
   expect(ferry.localLogStartOffset('events', 0)).toBeGreaterThan(0); // the old offsets are in the tier only
   tier.hold();
-  const lookup = ferry.offsetForWithTier('events', 0, t0 + 25).then((result) => result, (error: unknown) => error);
+  const lookup = ferry.offsetForWithTier('events', 0, t0 + 25).then(
+    (result) => result,
+    (error: unknown) => error,
+  );
   await settle();
   await ferry.deleteTopic('events');
   ferry.createTopic('events', { partitions: 1 }); // a new incarnation, with newer records only
-  await ferry.produce('events', Array.from({ length: NEW_RECORDS }, (_, r) => ({ value: `new ${r}` })), { acks: 'all' });
+  await ferry.produce(
+    'events',
+    Array.from({ length: NEW_RECORDS }, (_, r) => ({ value: `new ${r}` })),
+    { acks: 'all' },
+  );
   tier.release();
   const answer = await lookup;
   // Either it tells the client to ask again, or it answers within the new incarnation (its first record is newer than t0 + 25).

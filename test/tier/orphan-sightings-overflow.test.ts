@@ -28,7 +28,12 @@ const SWEEP_ROUNDS = 3;
 /** The two calls a sweeper makes, over a plain set of keys (a MemoryStore sorts every key at every LIST page: minutes at this count). */
 function keyStore(keys: Set<string>): ObjectStore {
   return {
-    list: async (prefix: string) => ({ objects: [...keys].filter((key) => key.startsWith(prefix)).sort().map((key) => ({ key, size: 0, etag: '' })) }),
+    list: async (prefix: string) => ({
+      objects: [...keys]
+        .filter((key) => key.startsWith(prefix))
+        .sort()
+        .map((key) => ({ key, size: 0, etag: '' })),
+    }),
     delete: async (key: string) => void keys.delete(key),
   } as unknown as ObjectStore;
 }

@@ -17,7 +17,9 @@ let kafka: Kafka;
 beforeAll(async () => {
   const store = new MemoryStore({ latency: 's3-express', seed: 2 });
   broker = await Broker.start({
-    listenHost: '127.0.0.1', listenPort: 0, nodeId: 1,
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    nodeId: 1,
     engine: {
       directory: tempDir(),
       log: { flush: { kind: 'none' }, segmentBytes: 4096, localRetentionBytes: 1 },

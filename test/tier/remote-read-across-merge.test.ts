@@ -28,13 +28,29 @@ test('[T8] a reader with the record from before a merge reads the pieces until t
   const log = PartitionLog.open(tempDir(), { clock });
   const batchBytes = buildRecordBatch([{ value: 'v00', timestamp: T0 }], { nowMs: T0 }).length;
   const source: TierSource & { highWatermark: number } = { topic: 't', topicId: TOPIC_ID, partition: 0, leaderEpoch: 1, log, highWatermark: 0 };
-  const tierer = new Tierer({ store, prefix: 'p', records, clock, random: new SeededRandom(2), partitions: () => [source], tailMaxBytes: 2 * batchBytes, sweepIntervalMs: 0, orphanDelayMs: ORPHAN_DELAY_MS, tailMaxMs: 3_600_000 });
+  const tierer = new Tierer({
+    store,
+    prefix: 'p',
+    records,
+    clock,
+    random: new SeededRandom(2),
+    partitions: () => [source],
+    tailMaxBytes: 2 * batchBytes,
+    sweepIntervalMs: 0,
+    orphanDelayMs: ORPHAN_DELAY_MS,
+    tailMaxMs: 3_600_000,
+  });
   for (let i = 0; i < 8; i++) {
     log.append(buildRecordBatch([{ value: `v${String(i).padStart(2, '0')}`, timestamp: T0 + i }], { nowMs: T0 }), 1);
     source.highWatermark = log.logEndOffset;
     while ((await tierer.tierDue()) > 0);
   }
-  expect(copiedSegments(await records.read(TOPIC_ID, 0)).map((s) => [s.baseOffset, s.endOffset])).toEqual([[0, 2], [2, 4], [4, 6], [6, 8]]);
+  expect(copiedSegments(await records.read(TOPIC_ID, 0)).map((s) => [s.baseOffset, s.endOffset])).toEqual([
+    [0, 2],
+    [2, 4],
+    [4, 6],
+    [6, 8],
+  ]);
   const reader = new RemoteReader({ store, prefix: 'p', records, clock, recordRefreshMs: 3_600_000 });
   const before = (await reader.read(TOPIC_ID, 0, 3, 1 << 20)).batches.map((b) => [...b.bytes]);
   log.roll(); // [0, 8) rolls: its pieces are merged into one object
@@ -51,6 +67,11 @@ test('[T8] a reader with the record from before a merge reads the pieces until t
   expect(keys.map((k) => parseTieredSegmentKey(k)?.uploadId)).toEqual([merged[0]!.uploadId]);
   // Offset 5 lies in a piece this reader never read (nothing of it cached): its GET finds it gone, the record is read again.
   const after = await reader.read(TOPIC_ID, 0, 5, 1 << 20);
-  expect(after.batches.map((b) => [...b.bytes])).toEqual(log.read(5, 1 << 20).batches.filter((b) => b.baseOffset < 8).map((b) => [...b.bytes]));
+  expect(after.batches.map((b) => [...b.bytes])).toEqual(
+    log
+      .read(5, 1 << 20)
+      .batches.filter((b) => b.baseOffset < 8)
+      .map((b) => [...b.bytes]),
+  );
   await log.close();
 });

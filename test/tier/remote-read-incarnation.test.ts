@@ -24,7 +24,14 @@ function slowTier(inner: MemoryStore): { store: ObjectStore; hold: () => void; r
       return typeof value === 'function' ? value.bind(target) : value;
     },
   }) as ObjectStore;
-  return { store, hold: () => (gate = new Promise((resolve) => (open = resolve))), release: () => { gate = null; open(); } };
+  return {
+    store,
+    hold: () => (gate = new Promise((resolve) => (open = resolve))),
+    release: () => {
+      gate = null;
+      open();
+    },
+  };
 }
 
 // Found by review (finding 8), fixed: Ferry.fetchWithTier resolves the partition (and its topic id and high watermark)
@@ -37,14 +44,27 @@ test('a remote read that outlives its topic incarnation serves nothing of it', a
   const memory = new MemoryStore();
   const tier = slowTier(memory);
   const control = new ControlStore(memory, '');
-  const ferry = await Ferry.open({ directory: tempDir(), log: { segmentBytes: 4096, localRetentionBytes: 0 }, wal: { store: memory, writerId: 'w', config: { uploadIntervalMs: 1 } }, tier: { store: tier.store, control, intervalMs: 3_600_000 } });
+  const ferry = await Ferry.open({
+    directory: tempDir(),
+    log: { segmentBytes: 4096, localRetentionBytes: 0 },
+    wal: { store: memory, writerId: 'w', config: { uploadIntervalMs: 1 } },
+    tier: { store: tier.store, control, intervalMs: 3_600_000 },
+  });
   ferry.createTopic('events', { partitions: 1 });
-  for (let i = 0; i < 4; i++) await ferry.produce('events', Array.from({ length: 10 }, (_, r) => ({ value: `old ${i}/${r} `.padEnd(300, '.') })), { acks: 'all' });
+  for (let i = 0; i < 4; i++)
+    await ferry.produce(
+      'events',
+      Array.from({ length: 10 }, (_, r) => ({ value: `old ${i}/${r} `.padEnd(300, '.') })),
+      { acks: 'all' },
+    );
   while ((await ferry.tierer!.tierDue()) > 0);
   ferry.enforceRetention();
   expect(ferry.localLogStartOffset('events', 0)).toBeGreaterThan(0); // offset 0 is served from the tier only
   tier.hold();
-  const reading = ferry.fetchWithTier('events', 0, 0).then((result) => result, (error: unknown) => error);
+  const reading = ferry.fetchWithTier('events', 0, 0).then(
+    (result) => result,
+    (error: unknown) => error,
+  );
   await settle();
   await ferry.deleteTopic('events');
   ferry.createTopic('events', { partitions: 1 }); // a new incarnation, empty

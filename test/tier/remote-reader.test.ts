@@ -221,7 +221,7 @@ describe('RemoteReader integrity', () => {
     return { ...setup, segment, target, objectPosition };
   }
 
-  test('a flipped byte in a batch\'s records (its CRC32C) is refused CorruptObject, and the batches before it still read', async () => {
+  test("a flipped byte in a batch's records (its CRC32C) is refused CorruptObject, and the batches before it still read", async () => {
     const { log, tierStore, segment, target, objectPosition, reader } = await corruptible();
     await flipByte(tierStore, keyOf(segment), objectPosition + target.batch.sizeInBytes - 1);
     const error = await failureOf(reader().read(TOPIC_ID, 0, target.batch.baseOffset, 0));
@@ -235,7 +235,7 @@ describe('RemoteReader integrity', () => {
     await log.close();
   });
 
-  test('a flipped base offset (outside the CRC) breaks the offsets\' continuity and is refused', async () => {
+  test("a flipped base offset (outside the CRC) breaks the offsets' continuity and is refused", async () => {
     const { log, tierStore, segment, target, objectPosition, reader } = await corruptible();
     await flipByte(tierStore, keyOf(segment), objectPosition + 7);
     const error = await failureOf(reader().read(TOPIC_ID, 0, target.batch.lastOffset, 0));
@@ -253,7 +253,7 @@ describe('RemoteReader integrity', () => {
     await log.close();
   });
 
-  test('a flipped leader epoch (outside the CRC) is caught by the log section\'s XXH64 when the section is one chunk', async () => {
+  test("a flipped leader epoch (outside the CRC) is caught by the log section's XXH64 when the section is one chunk", async () => {
     const { log, tierStore, segment, target, objectPosition, reader } = await corruptible();
     await flipByte(tierStore, keyOf(segment), objectPosition + 13);
     const error = await failureOf(reader({ chunkBytes: undefined }).read(TOPIC_ID, 0, target.batch.baseOffset, 0));
@@ -301,7 +301,9 @@ describe('RemoteReader cache and requests', () => {
     const cacheBytes = CHUNK_BYTES * 3 + 100;
     const { log, reader: makeReader } = await tiered();
     const reader = makeReader({ cacheBytes });
-    const offsets = allBatches(log).filter((b) => b.baseOffset < 48).map((b) => b.baseOffset);
+    const offsets = allBatches(log)
+      .filter((b) => b.baseOffset < 48)
+      .map((b) => b.baseOffset);
     const order = [...offsets, ...offsets.reverse()];
     let peak = 0;
     for (const offset of order) {
@@ -347,7 +349,10 @@ describe('RemoteReader cache and requests', () => {
       throw new Error('no batch of the first segment lies in chunks 1 and 2');
     };
     const next = aheadBatch();
-    for (const [readAheadChunks, served] of [[2, true], [0, false]] as const) {
+    for (const [readAheadChunks, served] of [
+      [2, true],
+      [0, false],
+    ] as const) {
       unreadable = false;
       const reader = ahead(readAheadChunks);
       await reader.read(TOPIC_ID, 0, 0, 1); // the first batch: the offset index and chunk 0, then the chunks ahead
@@ -362,7 +367,9 @@ describe('RemoteReader cache and requests', () => {
 
   test('at most readsInFlight GETs run at once', async () => {
     const { log, tierStore, records, clock } = await tiered();
-    const offsets = allBatches(log).filter((b) => b.baseOffset < 48).map((b) => b.baseOffset);
+    const offsets = allBatches(log)
+      .filter((b) => b.baseOffset < 48)
+      .map((b) => b.baseOffset);
     const maxSeen = async (readsInFlight: number): Promise<number> => {
       const probe = new ConcurrencyProbe();
       const reader = new RemoteReader({ store: probe.wrap(tierStore), prefix: PREFIX, records, clock, chunkBytes: CHUNK_BYTES, readsInFlight });
@@ -374,7 +381,7 @@ describe('RemoteReader cache and requests', () => {
     await log.close();
   });
 
-  test('forget drops a partition\'s cached record and bytes', async () => {
+  test("forget drops a partition's cached record and bytes", async () => {
     const { log, controlStore, reader: makeReader } = await tiered();
     const reader = makeReader({ recordRefreshMs: 1_000_000 });
     await reader.read(TOPIC_ID, 0, 0, 5000);
@@ -463,10 +470,15 @@ describe('Semaphore', () => {
     const semaphore = new Semaphore(2);
     const started: number[] = [];
     const releases = new Map<number, () => void>();
-    const tasks = [0, 1, 2, 3].map((n) => semaphore.run(() => new Promise<number>((resolve) => {
-      started.push(n);
-      releases.set(n, () => resolve(n));
-    })));
+    const tasks = [0, 1, 2, 3].map((n) =>
+      semaphore.run(
+        () =>
+          new Promise<number>((resolve) => {
+            started.push(n);
+            releases.set(n, () => resolve(n));
+          }),
+      ),
+    );
     await settle();
     expect([started, semaphore.running, semaphore.waiting]).toEqual([[0, 1], 2, 2]);
     releases.get(1)!();

@@ -14,7 +14,12 @@ async function produceSegments(ferry: Ferry, topic: string): Promise<void> {
 
 test('a topic with remote.storage.enable off is never tiered, and retention.bytes still trims its local log', async () => {
   const store = new MemoryStore();
-  const ferry = await Ferry.open({ directory: tempDir(), log: { segmentBytes: 2048 }, wal: { store, writerId: 'w', config: { uploadIntervalMs: 1 } }, tier: { store, control: new ControlStore(store, ''), intervalMs: 3_600_000 } });
+  const ferry = await Ferry.open({
+    directory: tempDir(),
+    log: { segmentBytes: 2048 },
+    wal: { store, writerId: 'w', config: { uploadIntervalMs: 1 } },
+    tier: { store, control: new ControlStore(store, ''), intervalMs: 3_600_000 },
+  });
   try {
     const local = ferry.createTopic('local-only', { partitions: 1, config: { remoteStorageEnable: false, retentionBytes: 4096 } });
     const tiered = ferry.createTopic('tiered', { partitions: 1 });

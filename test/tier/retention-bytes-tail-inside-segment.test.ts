@@ -40,7 +40,16 @@ test('[T7] retention.bytes counts the committed bytes above a tiered end inside 
   const records = new TierRecords(new ControlStore(new MemoryStore(), 'cluster'));
   const source: TierSource & { highWatermark: number } = { topic: 't', topicId: TOPIC_ID, partition: 0, leaderEpoch: 1, log, highWatermark: log.logEndOffset };
   // Retention first: the log fits while the active segment is empty. Tail pieces of exactly 2 batches; no tail by age.
-  const tierer = new Tierer({ store: new MemoryStore(), prefix: '', records, clock: new ManualClock(T0), random: new SeededRandom(1), partitions: () => [source], tailMaxBytes: 2 * BATCH_BYTES, tailMaxMs: 24 * 3600_000 });
+  const tierer = new Tierer({
+    store: new MemoryStore(),
+    prefix: '',
+    records,
+    clock: new ManualClock(T0),
+    random: new SeededRandom(1),
+    partitions: () => [source],
+    tailMaxBytes: 2 * BATCH_BYTES,
+    tailMaxMs: 24 * 3600_000,
+  });
   for (let i = 2 * BATCHES_PER_SEGMENT; i < 2 * BATCHES_PER_SEGMENT + 8; i++) {
     log.append(batch(i), 1);
     source.highWatermark = log.logEndOffset;

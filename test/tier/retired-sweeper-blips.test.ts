@@ -36,7 +36,8 @@ test('a live topic missing from two views a delay apart, live in every view betw
 
   views.push(new Set()); // one view misses the live id (the case the delay exists for)
   await sweeper.sweep();
-  for (let at = SWEEP_INTERVAL_MS; at < DELAY_MS; at += SWEEP_INTERVAL_MS) { // then it is live at every sweep for a delay
+  for (let at = SWEEP_INTERVAL_MS; at < DELAY_MS; at += SWEEP_INTERVAL_MS) {
+    // then it is live at every sweep for a delay
     clock.advance(SWEEP_INTERVAL_MS);
     await sweeper.sweep();
   }

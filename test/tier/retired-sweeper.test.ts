@@ -78,7 +78,9 @@ test('a failed delete keeps the record, so the next sweep finds the incarnation 
   await sweeper.sweep();
   clock.advance(DELAY_MS);
   const realDelete = store.delete.bind(store);
-  store.delete = async () => { throw new Error('injected: delete refused'); };
+  store.delete = async () => {
+    throw new Error('injected: delete refused');
+  };
   await expect(sweeper.sweep()).rejects.toThrow(/injected/);
   expect((await records.list()).length).toBe(1);
   store.delete = realDelete;

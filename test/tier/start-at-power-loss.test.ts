@@ -36,7 +36,7 @@ function cuttingAtEveryBarrier(root: string, journal: string, images: string[]):
   };
 }
 
-test('a power cut at any barrier of startAt leaves a log that opens, and the rebuild redone on it starts at the tier\'s end', async () => {
+test("a power cut at any barrier of startAt leaves a log that opens, and the rebuild redone on it starts at the tier's end", async () => {
   const root = tempDir();
   const directory = join(root, 't-0');
   // the old local copy: [0, 10) [10, 20) [20, 30) of producer 5, closed cleanly

@@ -3,7 +3,7 @@
 // epochs and producer state there, and takes from the WAL only the frames from there on; an
 // idempotent producer's retry of a batch below the tier's end is still answered as a duplicate.
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
-import { Broker } from '../../src/broker/broker.ts';
+import type { Broker } from '../../src/broker/broker.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
@@ -34,7 +34,7 @@ function idempotent(sequence: number): Uint8Array {
   return buildRecordBatch([{ value: `p-${sequence}`.padEnd(200, '.'), timestamp: T0 }], { nowMs: T0, producerId: 77, producerEpoch: 0, baseSequence: sequence });
 }
 
-test('a broker taking over a tiered partition on an empty disk starts at the tier\'s end and knows its producers there', async () => {
+test("a broker taking over a tiered partition on an empty disk starts at the tier's end and knows its producers there", async () => {
   const store = new MemoryStore();
   const first = await start(store, 1);
   await first.context.topology.createTopic('t', 1);

@@ -1,7 +1,7 @@
 // Adversarial review of 3f4c00f (PartitionHost.#rebuild falls back to the whole WAL chain while the
 // tier cannot be read). The test here failed when written; its comment says how.
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
-import { Broker } from '../../src/broker/broker.ts';
+import type { Broker } from '../../src/broker/broker.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { TierRecords } from '../../src/tier/tier-record.ts';

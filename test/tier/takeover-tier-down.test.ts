@@ -1,7 +1,7 @@
 // Adversarial review: a takeover while the tier store is down (docs/tier-protocol.md [K2]). The
 // test here failed when written; its comment says how.
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
-import { Broker } from '../../src/broker/broker.ts';
+import type { Broker } from '../../src/broker/broker.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';

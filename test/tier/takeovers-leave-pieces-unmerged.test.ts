@@ -25,7 +25,7 @@ const TAKEOVERS = 10;
 /** A partition tiered in pieces: at most TIER_MERGE_RUN - 1 entries per level, a handful of levels. */
 const ENTRIES_BOUND = 5 * TIER_MERGE_RUN;
 
-test('[T8] the pieces each takeover leaves below the new leader\'s log are merged from the tier: the record stays bounded', async () => {
+test("[T8] the pieces each takeover leaves below the new leader's log are merged from the tier: the record stays bounded", async () => {
   const clock = new ManualClock();
   const store = new MemoryStore();
   const records = new TierRecords(new ControlStore(new MemoryStore(), 'cluster'));

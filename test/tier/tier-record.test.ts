@@ -16,7 +16,10 @@ function records(seed = 1): TierRecords {
 }
 
 async function kindOf(promise: Promise<unknown>): Promise<string | null> {
-  return promise.then(() => null, (error: unknown) => (isFerryError(error) ? error.kind : String(error)));
+  return promise.then(
+    () => null,
+    (error: unknown) => (isFerryError(error) ? error.kind : String(error)),
+  );
 }
 
 /** Announces and commits [base, end) in `epoch`. */
@@ -32,7 +35,10 @@ test('a leader takes the record, and its copied segments move the tiered end', a
   await tier(tiers, 3, 100, 250);
   const record = await tiers.read(TOPIC, 0);
   expect(tieredEnd(record)).toBe(250);
-  expect(copiedSegments(record).map((s) => [s.baseOffset, s.endOffset])).toEqual([[0, 100], [100, 250]]);
+  expect(copiedSegments(record).map((s) => [s.baseOffset, s.endOffset])).toEqual([
+    [0, 100],
+    [100, 250],
+  ]);
   // an upload must continue the tiered end, and one only announced does not count
   expect(await kindOf(tiers.announce(TOPIC, 0, 3, { baseOffset: 300, endOffset: 400, uploadId: 'gap' }))).toBe('InvalidOffsets');
   await tiers.announce(TOPIC, 0, 3, { baseOffset: 250, endOffset: 400, uploadId: 'pending' });

@@ -21,7 +21,17 @@ const TOPIC_ID = idOf('t');
 const HOUR_MS = 60 * 60_000;
 
 function copied(baseOffset: number, endOffset: number, logBytes: number, maxTimestamp: number): CopiedSegment {
-  return { state: 'copied', baseOffset, endOffset, uploadId: `u${baseOffset}`, leaderEpoch: 1, bytes: logBytes + 200, maxTimestamp, epochs: [], sections: { log: { position: 52, length: logBytes, checksum: '0' } } };
+  return {
+    state: 'copied',
+    baseOffset,
+    endOffset,
+    uploadId: `u${baseOffset}`,
+    leaderEpoch: 1,
+    bytes: logBytes + 200,
+    maxTimestamp,
+    epochs: [],
+    sections: { log: { position: 52, length: logBytes, checksum: '0' } },
+  };
 }
 
 const RECORD = { leaderEpoch: 1, startOffset: 0, segments: [copied(0, 10, 1000, 1 * HOUR_MS), copied(10, 20, 1000, 2 * HOUR_MS), copied(20, 30, 1000, 3 * HOUR_MS)] };
@@ -73,7 +83,7 @@ test('the tierer expires tiered segments past retention, and sweeps their object
   await log.close();
 });
 
-test('the sweeper deletes a dead upload\'s object after the delay and never one an entry names', async () => {
+test("the sweeper deletes a dead upload's object after the delay and never one an entry names", async () => {
   const clock = new ManualClock();
   const store = new MemoryStore();
   const records = new TierRecords(new ControlStore(new MemoryStore(), 'cluster'));

@@ -109,8 +109,15 @@ test('a full tier record whose segments are all past retention makes room and ti
   const control = new ControlStore(new MemoryStore(), 'cluster');
   const records = new TierRecords(control);
   const full: CopiedSegment[] = Array.from({ length: TIERED_SEGMENTS_MAX }, (_, i) => ({
-    state: 'copied', baseOffset: i, endOffset: i + 1, uploadId: `u${i}`, leaderEpoch: 1, bytes: 300, maxTimestamp: T0 - 2 * HOUR_MS,
-    epochs: [], sections: { log: { position: 52, length: 70, checksum: '0' } },
+    state: 'copied',
+    baseOffset: i,
+    endOffset: i + 1,
+    uploadId: `u${i}`,
+    leaderEpoch: 1,
+    bytes: 300,
+    maxTimestamp: T0 - 2 * HOUR_MS,
+    epochs: [],
+    sections: { log: { position: 52, length: 70, checksum: '0' } },
   }));
   await control.create(tierRecordKey(TOPIC_ID, 0), { leaderEpoch: 1, startOffset: 0, segments: full });
   const log = rolledLog(T0, 11, TIERED_SEGMENTS_MAX); // local segments from the tiered end on

@@ -19,7 +19,13 @@ const T0 = 1_700_000_000_000;
 const TOPIC_ID = idOf('t');
 
 function batch(producerSequence: number): Uint8Array {
-  return buildRecordBatch([{ value: `v${producerSequence}`, timestamp: T0 + producerSequence }, { value: `w${producerSequence}`, timestamp: T0 + producerSequence }], { nowMs: T0, producerId: 9, producerEpoch: 0, baseSequence: producerSequence * 2 });
+  return buildRecordBatch(
+    [
+      { value: `v${producerSequence}`, timestamp: T0 + producerSequence },
+      { value: `w${producerSequence}`, timestamp: T0 + producerSequence },
+    ],
+    { nowMs: T0, producerId: 9, producerEpoch: 0, baseSequence: producerSequence * 2 },
+  );
 }
 
 /** A log of three segments [0, 10), [10, 20), [20, 24): 2-record batches, epoch 1 then 2 from offset 14. */
@@ -35,9 +41,25 @@ function threeSegmentLog(): PartitionLog {
 function setup(log: PartitionLog, options: { highWatermark?: number; leaderEpoch?: number; tailMaxBytes?: number } = {}) {
   const tierStore = new MemoryStore();
   const records = new TierRecords(new ControlStore(new MemoryStore(), 'cluster'));
-  const source: { -readonly [K in keyof TierSource]: TierSource[K] } = { topic: 't', topicId: TOPIC_ID, partition: 0, leaderEpoch: options.leaderEpoch ?? 2, log, highWatermark: options.highWatermark ?? log.logEndOffset };
+  const source: { -readonly [K in keyof TierSource]: TierSource[K] } = {
+    topic: 't',
+    topicId: TOPIC_ID,
+    partition: 0,
+    leaderEpoch: options.leaderEpoch ?? 2,
+    log,
+    highWatermark: options.highWatermark ?? log.logEndOffset,
+  };
   const logLines: string[] = [];
-  const tierer = new Tierer({ store: tierStore, prefix: 'tiered', records, clock: new ManualClock(), random: new SeededRandom(5), partitions: () => [source], log: (line) => logLines.push(line), ...(options.tailMaxBytes === undefined ? {} : { tailMaxBytes: options.tailMaxBytes }) });
+  const tierer = new Tierer({
+    store: tierStore,
+    prefix: 'tiered',
+    records,
+    clock: new ManualClock(),
+    random: new SeededRandom(5),
+    partitions: () => [source],
+    log: (line) => logLines.push(line),
+    ...(options.tailMaxBytes === undefined ? {} : { tailMaxBytes: options.tailMaxBytes }),
+  });
   return { tierStore, records, source, tierer, logLines };
 }
 
@@ -54,7 +76,10 @@ test('rolled segments below the high watermark are tiered one per round, byte fo
   const record = await records.read(TOPIC_ID, 0);
   expect(tieredEnd(record)).toBe(20);
   const segments = copiedSegments(record);
-  expect(segments.map((s) => [s.baseOffset, s.endOffset])).toEqual([[0, 10], [10, 20]]);
+  expect(segments.map((s) => [s.baseOffset, s.endOffset])).toEqual([
+    [0, 10],
+    [10, 20],
+  ]);
   for (const segment of segments) {
     const key = (await objectsOf(tierStore)).find((k) => parseTieredSegmentKey(k)?.uploadId === segment.uploadId)!;
     const decoded = decodeTieredSegment((await tierStore.get(key)).body);
@@ -64,7 +89,10 @@ test('rolled segments below the high watermark are tiered one per round, byte fo
     expect([...decoded.producers]).toEqual([...log.producerSnapshotAt(segment.endOffset)]);
     expect(segment.sections).toEqual(decoded.summary.sections);
   }
-  expect(segments[1]!.epochs).toEqual([{ epoch: 1, startOffset: 0 }, { epoch: 2, startOffset: 14 }]);
+  expect(segments[1]!.epochs).toEqual([
+    { epoch: 1, startOffset: 0 },
+    { epoch: 2, startOffset: 14 },
+  ]);
   await log.close();
 });
 
@@ -131,13 +159,20 @@ test('the active segment is tiered in tailMaxBytes steps, and a log started at s
   const log = threeSegmentLog();
   const batchBytes = log.bytesFrom(22);
   const { records, source, tierer } = setup(log, { tailMaxBytes: 3 * batchBytes });
-  for (let i = 12; i < 20; i++) { // the active segment grows to [20, 40), a batch at a time
+  for (let i = 12; i < 20; i++) {
+    // the active segment grows to [20, 40), a batch at a time
     log.append(batch(i), 2);
     source.highWatermark = log.logEndOffset;
     while ((await tierer.tierDue()) > 0);
   }
   const record = await records.read(TOPIC_ID, 0);
-  expect(copiedSegments(record).map((s) => [s.baseOffset, s.endOffset])).toEqual([[0, 10], [10, 20], [20, 26], [26, 32], [32, 38]]);
+  expect(copiedSegments(record).map((s) => [s.baseOffset, s.endOffset])).toEqual([
+    [0, 10],
+    [10, 20],
+    [20, 26],
+    [26, 32],
+    [32, 38],
+  ]);
   expect(log.segmentBaseOffsets).toEqual([0, 10, 20]); // nothing rolled: the local segments are as Kafka's segment.bytes made them
   // [K2] A new leader starts at the tiered end with the producer state there: the retry of an acknowledged batch is a duplicate.
   const fresh = PartitionLog.open(tempDir());
@@ -171,7 +206,11 @@ test('[T8] once the segment tiered in pieces rolls, one object replaces the piec
   expect(tierer.localDeletableEndOf(TOPIC_ID, 0, log)).toBeNull(); // the failed step let go of the record: nothing leaves the disk until it is read again
   await tierer.tierDue(); // nothing more to tier: the merge again
   const record = await records.read(TOPIC_ID, 0);
-  expect(copiedSegments(record).map((s) => [s.baseOffset, s.endOffset])).toEqual([[0, 10], [10, 20], [20, 40]]);
+  expect(copiedSegments(record).map((s) => [s.baseOffset, s.endOffset])).toEqual([
+    [0, 10],
+    [10, 20],
+    [20, 40],
+  ]);
   expect(record.merging).toBeUndefined();
   expect(logLines.join('\n')).toMatch(/merged 4 tiered segments of t-0 into one, offsets 20\.\.40/);
   expect(tierer.localDeletableEndOf(TOPIC_ID, 0, log)).toBe(40);
@@ -189,7 +228,11 @@ test('[T8] a merge announced by a deposed leader, or reaching below retention, i
   const records = new TierRecords(new ControlStore(new MemoryStore(), 'cluster'));
   await records.take(TOPIC_ID, 0, 1);
   const details = { bytes: 1, maxTimestamp: 0, epochs: [], sections: {} };
-  for (const [base, end, id] of [[0, 5, 'a'], [5, 10, 'b'], [10, 20, 'c']] as const) {
+  for (const [base, end, id] of [
+    [0, 5, 'a'],
+    [5, 10, 'b'],
+    [10, 20, 'c'],
+  ] as const) {
     await records.announce(TOPIC_ID, 0, 1, { baseOffset: base, endOffset: end, uploadId: id });
     await records.commit(TOPIC_ID, 0, 1, id, details);
   }
@@ -220,7 +263,13 @@ test(`[T8] ${TIER_MERGE_RUN} pieces of one level inside a segment become one of 
   const active = copiedSegments(record).filter((s) => s.baseOffset >= 20);
   // the active segment [20, 94) in 35 pieces (the first of the 3 batches there at the start, then one a batch): 2 of level 1 and 3 of level 0
   expect(active.map((s) => s.level ?? 0)).toEqual([1, 1, 0, 0, 0]);
-  expect(active.map((s) => [s.baseOffset, s.endOffset])).toEqual([[20, 56], [56, 88], [88, 90], [90, 92], [92, 94]]);
+  expect(active.map((s) => [s.baseOffset, s.endOffset])).toEqual([
+    [20, 56],
+    [56, 88],
+    [88, 90],
+    [90, 92],
+    [92, 94],
+  ]);
   await log.close();
 });
 

@@ -12,7 +12,10 @@ import { tempDir } from '../support/temp-dir.ts';
  * as a power cut leaves it: a SIGKILL alone keeps the page cache, so it cannot catch a missing fsync.
  */
 async function runAndKill(directory: string, storeRoot: string, count: number, acknowledgedOffsets: Set<string>, journal?: string): Promise<Map<number, number>> {
-  const child = Bun.spawn([process.execPath, `${import.meta.dir}/../support/wal-crash-writer.ts`, directory, storeRoot, ...(journal === undefined ? [] : [journal])], { stdout: 'pipe', stderr: 'inherit' });
+  const child = Bun.spawn([process.execPath, `${import.meta.dir}/../support/wal-crash-writer.ts`, directory, storeRoot, ...(journal === undefined ? [] : [journal])], {
+    stdout: 'pipe',
+    stderr: 'inherit',
+  });
   const acknowledged = new Map<number, number>();
   let seen = 0;
   await readLines(child, (line) => {

@@ -47,7 +47,7 @@ async function seals(store: MemoryStore): Promise<number[]> {
   return found;
 }
 
-test('ensureSealed racing another successor never writes a second seal above the winner\'s', async () => {
+test("ensureSealed racing another successor never writes a second seal above the winner's", async () => {
   const inner = new MemoryStore();
   const wal = new WalWriter(inner, { ...DEFAULT_WAL_WRITER_CONFIG, uploadBytes: 1, maxInFlight: 1, prefix: 'p', stream: STREAM }, { clock: systemClock, random: new SeededRandom(1) });
   for (let offset = 0; offset < 3; offset++) await wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: offset, lastOffset: offset, data: batchOf(`r${offset}`) });

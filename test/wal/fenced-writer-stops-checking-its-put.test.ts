@@ -31,7 +31,12 @@ test('a fenced writer stops checking whether its lost put landed', async () => {
   durable.catch(() => {});
   await advanceUntil(clock, () => store.stats().requests.get >= 3, 'the writer reading its key back', 10);
   wal.fence('the engine closed');
-  expect(await durable.then(() => 'resolved', () => 'rejected')).toBe('rejected');
+  expect(
+    await durable.then(
+      () => 'resolved',
+      () => 'rejected',
+    ),
+  ).toBe('rejected');
   const getsAtFence = store.stats().requests.get;
   for (let elapsedMs = 0; elapsedMs < AFTER_FENCE_MS; elapsedMs += config.retry.capMs) {
     clock.advance(config.retry.capMs);

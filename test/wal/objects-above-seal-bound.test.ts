@@ -37,7 +37,10 @@ test('a writer backing off on one object lands at most maxInFlight - 1 objects a
   const wal = new WalWriter(store, { ...DEFAULT_WAL_WRITER_CONFIG, uploadBytes: 1, prefix: 'p', stream: STREAM }, { clock, random: new SeededRandom(1) });
   const acknowledged: number[] = [];
   for (let offset = 0; offset < 30; offset++) {
-    wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: offset, lastOffset: offset, data: batchOf(`r${offset}`) }).then(() => acknowledged.push(offset), () => {});
+    wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: offset, lastOffset: offset, data: batchOf(`r${offset}`) }).then(
+      () => acknowledged.push(offset),
+      () => {},
+    );
     if (offset === 0) {
       await settle(); // object 0 met its 503 and backs off (the clock stands still)
       expect((await sealStream(inner, 'p', STREAM, { writerId: 'leader-2', nowMs: 0 })).sealSequence).toBe(0); // a successor seals slot 0

@@ -31,7 +31,8 @@ test('frames wholly below the offset asked from are not fetched, and the rest ar
   const store = new ByteCountingStore();
   const stream = { writerId: 'broker-1', epoch: 0 };
   const builder = new WalObjectBuilder({ kind: 'data', writerId: stream.writerId, epoch: 0, sequence: 0, createdMs: 0 });
-  for (const base of [0, 10, 20]) builder.addFrame({ topic: 't', topicId: TOPIC_ID, partition: 0, leaderEpoch: 0, baseOffset: base, lastOffset: base + 9, data: batchOf(`r${base}`, 10, 1_700_000_000_000, VALUE_BYTES / 10) });
+  for (const base of [0, 10, 20])
+    builder.addFrame({ topic: 't', topicId: TOPIC_ID, partition: 0, leaderEpoch: 0, baseOffset: base, lastOffset: base + 9, data: batchOf(`r${base}`, 10, 1_700_000_000_000, VALUE_BYTES / 10) });
   await store.put(walObjectKey('', stream, 0), concatBytes(builder.finish()));
   const reader = new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, rangeMergeGapBytes: 0, prefix: '', wants: () => true }, { clock: new ManualClock(), random: new SeededRandom(1) });
   const all = await reader.read(stream, 0);

@@ -17,7 +17,8 @@ const STREAM: StreamId = { writerId: 'leader-1', epoch: 3 };
 /** A stream of `objects` data objects, written by a real writer. */
 async function streamOf(store: MemoryStore, objects: number): Promise<void> {
   const wal = new WalWriter(store, { ...DEFAULT_WAL_WRITER_CONFIG, uploadBytes: 1, maxInFlight: 1, prefix: 'p', stream: STREAM }, { clock: systemClock, random: new SeededRandom(1) });
-  for (let offset = 0; offset < objects; offset++) await wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: offset, lastOffset: offset, data: batchOf(`r${offset}`) });
+  for (let offset = 0; offset < objects; offset++)
+    await wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: offset, lastOffset: offset, data: batchOf(`r${offset}`) });
   await wal.flush();
 }
 
@@ -32,10 +33,7 @@ test('two successors sealing one stream at once write one seal; the loser is tol
   for (const seed of [1, 2, 3, 4, 5]) {
     const store = new MemoryStore({ latency: 's3-express', seed });
     await streamOf(store, 3);
-    const [b, c] = await Promise.all([
-      sealStream(store, 'p', STREAM, { writerId: 'leader-2', nowMs: 0 }),
-      sealStream(store, 'p', STREAM, { writerId: 'leader-3', nowMs: 0 }),
-    ]);
+    const [b, c] = await Promise.all([sealStream(store, 'p', STREAM, { writerId: 'leader-2', nowMs: 0 }), sealStream(store, 'p', STREAM, { writerId: 'leader-3', nowMs: 0 })]);
     expect(await seals(store)).toEqual([3]);
     expect([b.sealSequence, c.sealSequence]).toEqual([3, 3]);
     expect([b.sealedHere, c.sealedHere].sort()).toEqual([false, true]);

@@ -76,6 +76,9 @@ test('a seal whose slot the live writer filled and GC collected meanwhile still 
 test('a writer whose stream was sealed acknowledges nothing more', async () => {
   const { append } = await sealRacingWriterAndGc();
   let acknowledged = false;
-  await append(10).then(() => (acknowledged = true), () => {});
+  await append(10).then(
+    () => (acknowledged = true),
+    () => {},
+  );
   expect(acknowledged).toBe(false); // FAILS: object 10 lands at a free slot above the seal, and is acknowledged
 });

@@ -48,7 +48,14 @@ test('a damaged read of its own landed put does not fence the writer: it reads a
   // The put lands but its answer is lost; the retry meets PreconditionFailed; the read back is damaged twice.
   store.injectFault({ operation: 'put', kind: 'Timeout', afterEffect: true });
   store.corruptGets = 2;
-  const outcome = await advanceThrough(clock, appendOne(wal).then(() => 'durable', (error: unknown) => String(error)), 'the append');
+  const outcome = await advanceThrough(
+    clock,
+    appendOne(wal).then(
+      () => 'durable',
+      (error: unknown) => String(error),
+    ),
+    'the append',
+  );
   expect(outcome).toBe('durable');
   expect(wal.failure).toBeNull();
   expect(store.corruptGets).toBe(0);
@@ -60,7 +67,14 @@ test('a foreign object that verifies at its key still fences the writer', async 
   const wal = writerOn(store, clock);
   // A successor sealed the stream at the writer's first slot: a whole, valid object that is not ours.
   await store.put(walObjectKey('cluster', STREAM, 0), encodeSeal({ ...STREAM, sequence: 0, createdMs: 0 }));
-  const outcome = await advanceThrough(clock, appendOne(wal).then(() => 'durable', (error: unknown) => String(error)), 'the append');
+  const outcome = await advanceThrough(
+    clock,
+    appendOne(wal).then(
+      () => 'durable',
+      (error: unknown) => String(error),
+    ),
+    'the append',
+  );
   expect(outcome).toContain('fenced');
   expect(wal.failure?.kind).toBe('Fenced');
 });

@@ -175,7 +175,10 @@ describe('WalWriter', () => {
     const wal = writer(gated, { uploadBytes: 1, maxInFlight: 8 }, new ManualClock());
     const acknowledged: number[] = [];
     const append = (offset: number): void => {
-      wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: offset, lastOffset: offset, data: batchOf(`r${offset}`) }).then(() => acknowledged.push(offset), () => {});
+      wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: offset, lastOffset: offset, data: batchOf(`r${offset}`) }).then(
+        () => acknowledged.push(offset),
+        () => {},
+      );
     };
     for (let offset = 0; offset < 10; offset++) append(offset);
     await settleUntil(() => acknowledged.length === 10, 'the first ten acknowledgements');
@@ -252,9 +255,11 @@ describe('WalWriter', () => {
         await wal.reserve(data.length);
         const durable = wal.append({ topic: 'r', topicId: idOf('r'), partition, leaderEpoch: 0, baseOffset: base, lastOffset: base + count - 1, data });
         next[partition] = base + count;
-        pending.push(durable.then(() => {
-          acknowledged.set(`r-${partition}`, Math.max(acknowledged.get(`r-${partition}`) ?? -1, base + count - 1));
-        }));
+        pending.push(
+          durable.then(() => {
+            acknowledged.set(`r-${partition}`, Math.max(acknowledged.get(`r-${partition}`) ?? -1, base + count - 1));
+          }),
+        );
         if (random.next() < 0.1) await Bun.sleep(1);
       }
       await Promise.all(pending);

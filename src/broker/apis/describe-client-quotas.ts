@@ -1,4 +1,9 @@
-import { type DescribeClientQuotasRequest, describeClientQuotasRequestSchema, type DescribeClientQuotasResponse, describeClientQuotasResponseSchema } from '../protocol/messages/describe-client-quotas.ts';
+import {
+  type DescribeClientQuotasRequest,
+  describeClientQuotasRequestSchema,
+  type DescribeClientQuotasResponse,
+  describeClientQuotasResponseSchema,
+} from '../protocol/messages/describe-client-quotas.ts';
 import { schemaApi } from './api.ts';
 
 export type * from '../protocol/messages/describe-client-quotas.ts';

@@ -1,4 +1,9 @@
-import { type IncrementalAlterConfigsRequest, incrementalAlterConfigsRequestSchema, type IncrementalAlterConfigsResponse, incrementalAlterConfigsResponseSchema } from '../protocol/messages/incremental-alter-configs.ts';
+import {
+  type IncrementalAlterConfigsRequest,
+  incrementalAlterConfigsRequestSchema,
+  type IncrementalAlterConfigsResponse,
+  incrementalAlterConfigsResponseSchema,
+} from '../protocol/messages/incremental-alter-configs.ts';
 import { schemaApi } from './api.ts';
 
 export type * from '../protocol/messages/incremental-alter-configs.ts';

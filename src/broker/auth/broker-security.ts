@@ -153,12 +153,16 @@ export class BrokerSecurity {
     if (this.#stopped) return;
     const { clock } = this.#dependencies;
     const warn = warningsOf(this.#dependencies);
-    this.#timer = clock.setTimer(this.options.refreshIntervalMs ?? SECURITY_REFRESH_INTERVAL_MS_DEFAULT, () => {
-      // A refresh that fails keeps the last complete view (never a partial one that could miss a DENY) and is tried again.
-      void Promise.all([this.scram.refresh(), this.acls?.refresh(), this.quotas.refresh()])
-        .catch((error: unknown) => warn(`security records could not be refreshed (kept the last ones read): ${error instanceof Error ? error.message : String(error)}`))
-        .finally(() => this.#schedule());
-    }, true);
+    this.#timer = clock.setTimer(
+      this.options.refreshIntervalMs ?? SECURITY_REFRESH_INTERVAL_MS_DEFAULT,
+      () => {
+        // A refresh that fails keeps the last complete view (never a partial one that could miss a DENY) and is tried again.
+        void Promise.all([this.scram.refresh(), this.acls?.refresh(), this.quotas.refresh()])
+          .catch((error: unknown) => warn(`security records could not be refreshed (kept the last ones read): ${error instanceof Error ? error.message : String(error)}`))
+          .finally(() => this.#schedule());
+      },
+      true,
+    );
   }
 }
 
@@ -169,7 +173,8 @@ async function connectorOf(client: InterBrokerClient): Promise<InterBrokerConnec
   const sasl = client.sasl;
   if (sasl === null) return { listener: client.listener, tls, sasl: null };
   const scram = scramMechanismNamed(sasl.mechanism);
-  if (sasl.mechanism !== PLAIN_MECHANISM && scram === null) throw new FerryError('InvalidArgument', `${where}: sasl.mechanism.inter.broker.protocol ${sasl.mechanism} is not one a broker can authenticate with (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)`);
+  if (sasl.mechanism !== PLAIN_MECHANISM && scram === null)
+    throw new FerryError('InvalidArgument', `${where}: sasl.mechanism.inter.broker.protocol ${sasl.mechanism} is not one a broker can authenticate with (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)`);
   const newClient = () => (scram === null ? new PlainSaslClient(sasl.username, sasl.password) : new ScramSaslClient(scram, sasl.username, sasl.password));
   newClient(); // checks the username and password once, at start
   return { listener: client.listener, tls, sasl: newClient };
@@ -202,7 +207,10 @@ function authenticationEvents({ metrics, log }: BrokerSecurityDependencies): Aut
       const known = mechanism === null || KNOWN_MECHANISMS.has(mechanism);
       counter({ listener, mechanism: mechanism === null ? 'SSL' : known ? mechanism : UNKNOWN_MECHANISM_LABEL }, 'failed').add();
       // the detail may carry what the client sent (a user name, a token's claim): escaped and cut short
-      logger.info({ listener, mechanism: mechanism === null || !known ? null : mechanism, clientAddress }, `authentication from ${clientAddress} on ${listener}${mechanism === null || !known ? '' : ` with ${mechanism}`} failed: ${logText(detail)}`);
+      logger.info(
+        { listener, mechanism: mechanism === null || !known ? null : mechanism, clientAddress },
+        `authentication from ${clientAddress} on ${listener}${mechanism === null || !known ? '' : ` with ${mechanism}`} failed: ${logText(detail)}`,
+      );
     },
   };
 }

@@ -142,7 +142,8 @@ export class Channel implements SaslRequests {
     if (state.kind === 'refused') return null;
     const apiKey = frame.length >= 2 ? (frame[0]! << 8) | frame[1]! : -1;
     if (state.kind === 'authenticated') {
-      if (this.#expired() && apiKey !== saslHandshakeCodec.key) throw new ProtocolError(`the session of ${logText(principalText(this.#session.principal))} expired (connections.max.reauth.ms, or its credential's expiry) without a re-authentication`, 0);
+      if (this.#expired() && apiKey !== saslHandshakeCodec.key)
+        throw new ProtocolError(`the session of ${logText(principalText(this.#session.principal))} expired (connections.max.reauth.ms, or its credential's expiry) without a re-authentication`, 0);
       return this.#options.router.handle(frame, this);
     }
     const allowed = state.kind === 'handshake' ? apiKey === saslHandshakeCodec.key || (apiKey === apiVersionsCodec.key && !state.apiVersionsAnswered) : apiKey === saslAuthenticateCodec.key;
@@ -178,13 +179,17 @@ export class Channel implements SaslRequests {
     // has nothing to re-authenticate, and one re-authentication a second is the most (each costs an
     // exchange: a client looping on it would spend the broker's time); such a SaslHandshake is
     // answered as on an authenticated connection, and the connection goes on.
-    if (reauthentication && (this.#expiresAtMs === null || this.#options.clock.monotonicMs() - this.#reauthenticatedAtMs < REAUTHENTICATION_INTERVAL_MS_MIN)) return { errorCode: ErrorCode.ILLEGAL_SASL_STATE, mechanisms: [] };
+    if (reauthentication && (this.#expiresAtMs === null || this.#options.clock.monotonicMs() - this.#reauthenticatedAtMs < REAUTHENTICATION_INTERVAL_MS_MIN))
+      return { errorCode: ErrorCode.ILLEGAL_SASL_STATE, mechanisms: [] };
     if (reauthentication && version < FRAMED_TOKENS_VERSION) throw new ProtocolError('a re-authentication needs SaslHandshake v1 or later (KIP-368)', 0);
     if (reauthentication) this.#reauthenticatedAtMs = this.#options.clock.monotonicMs();
     const factory = sasl.mechanisms.get(request.mechanism);
     const sameAsBefore = !reauthentication || request.mechanism === this.#session.saslMechanism;
     if (factory === undefined || !sameAsBefore) {
-      const why = factory === undefined ? `mechanism ${quoted(request.mechanism)} is not enabled (${mechanisms.join(', ')})` : `re-authentication changed the mechanism from ${this.#session.saslMechanism} to ${request.mechanism}`;
+      const why =
+        factory === undefined
+          ? `mechanism ${quoted(request.mechanism)} is not enabled (${mechanisms.join(', ')})`
+          : `re-authentication changed the mechanism from ${this.#session.saslMechanism} to ${request.mechanism}`;
       await this.#refuse(request.mechanism, why);
       return { errorCode: ErrorCode.UNSUPPORTED_SASL_MECHANISM, mechanisms };
     }

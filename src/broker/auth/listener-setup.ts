@@ -71,7 +71,8 @@ interface OpenedSasl {
 }
 
 async function saslOf(config: SaslListenerConfig | undefined, where: string, dependencies: ListenerDependencies): Promise<OpenedSasl> {
-  if (config === undefined || config.mechanisms.length === 0) throw new FerryError('InvalidArgument', `${where} uses SASL: set sasl.enabled.mechanisms (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER; Ferry has no GSSAPI)`);
+  if (config === undefined || config.mechanisms.length === 0)
+    throw new FerryError('InvalidArgument', `${where} uses SASL: set sasl.enabled.mechanisms (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER; Ferry has no GSSAPI)`);
   const mechanisms = new Map<string, SaslServerFactory>();
   const reloads: (() => Promise<void>)[] = [];
   for (const name of config.mechanisms) {
@@ -103,7 +104,8 @@ async function saslOf(config: SaslListenerConfig | undefined, where: string, dep
 }
 
 async function plainUsersOf(config: SaslListenerConfig, where: string): Promise<ReadonlyMap<string, string>> {
-  if (config.plainUsers === undefined) throw new FerryError('InvalidArgument', `${where}: PLAIN needs its users: user_NAME="password" entries in listener.name.<listener>.plain.sasl.jaas.config or a JAAS file (ferry.sasl.jaas.file)`);
+  if (config.plainUsers === undefined)
+    throw new FerryError('InvalidArgument', `${where}: PLAIN needs its users: user_NAME="password" entries in listener.name.<listener>.plain.sasl.jaas.config or a JAAS file (ferry.sasl.jaas.file)`);
   return config.plainUsers();
 }
 

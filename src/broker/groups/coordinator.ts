@@ -93,7 +93,9 @@ interface Group {
  * simple consumer's, which claims itself), while `recheck()` still answers NONE (the member is
  * still in the generation: asked right before the write); `done` once written.
  */
-export type CommitPermit = { readonly errorCode: typeof ErrorCode.NONE; readonly claim: CoordinatorClaim | null; readonly recheck: () => number; readonly done: () => void } | { readonly errorCode: number };
+export type CommitPermit =
+  | { readonly errorCode: typeof ErrorCode.NONE; readonly claim: CoordinatorClaim | null; readonly recheck: () => number; readonly done: () => void }
+  | { readonly errorCode: number };
 
 /** What offset expiry needs to know of a group: whether anyone is in it, and since when not. */
 export interface GroupStatus {
@@ -188,7 +190,8 @@ export class GroupCoordinator {
     const group = existing ?? this.#group(request.groupId, request.claim);
     if (group.members.size > 0 && !this.#compatible(group, request)) return failed(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
     if (request.memberId === '' && group.members.size >= GROUP_MEMBERS_MAX) return failed(ErrorCode.UNKNOWN_SERVER_ERROR);
-    const memberId = request.memberId === '' ? `${(request.clientId || 'member').slice(0, MEMBER_ID_CLIENT_PREFIX_MAX)}-${++this.#nextMemberNumber}-${this.#clock.nowMs().toString(36)}` : request.memberId;
+    const memberId =
+      request.memberId === '' ? `${(request.clientId || 'member').slice(0, MEMBER_ID_CLIENT_PREFIX_MAX)}-${++this.#nextMemberNumber}-${this.#clock.nowMs().toString(36)}` : request.memberId;
     if (group.members.size === 0) group.protocolType = request.protocolType; // a group's type is its first member's, as in Kafka (the compatibility check holds the rest to it)
     const member = group.members.get(memberId) ?? this.#addMember(group, memberId);
     member.clientId = request.clientId;
@@ -364,14 +367,40 @@ export class GroupCoordinator {
   #group(groupId: string, claim: CoordinatorClaim): Group {
     let group = this.#groups.get(groupId);
     if (group === undefined) {
-      group = { id: groupId, state: 'Empty', generationId: 0, protocolType: '', protocolName: '', leader: '', members: new Map(), rebalanceTimer: null, emptySinceMs: this.#clock.nowMs(), claim, commitsInFlight: 0, completionDue: null, initialDelay: false };
+      group = {
+        id: groupId,
+        state: 'Empty',
+        generationId: 0,
+        protocolType: '',
+        protocolName: '',
+        leader: '',
+        members: new Map(),
+        rebalanceTimer: null,
+        emptySinceMs: this.#clock.nowMs(),
+        claim,
+        commitsInFlight: 0,
+        completionDue: null,
+        initialDelay: false,
+      };
       this.#groups.set(groupId, group);
     }
     return group;
   }
 
   #addMember(group: Group, memberId: string): Member {
-    const member: Member = { memberId, clientId: '', clientHost: '', sessionTimeoutMs: 0, rebalanceTimeoutMs: 0, protocolType: '', protocols: [], assignment: EMPTY, sessionTimer: null, joinWaiter: null, syncWaiter: null };
+    const member: Member = {
+      memberId,
+      clientId: '',
+      clientHost: '',
+      sessionTimeoutMs: 0,
+      rebalanceTimeoutMs: 0,
+      protocolType: '',
+      protocols: [],
+      assignment: EMPTY,
+      sessionTimer: null,
+      joinWaiter: null,
+      syncWaiter: null,
+    };
     group.members.set(memberId, member);
     group.emptySinceMs = null;
     return member;

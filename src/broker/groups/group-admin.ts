@@ -143,7 +143,13 @@ export class GroupAdmin {
       const removed = await this.#removeUnderClaim(groupId, (offset) => deleted.has(partitionKey(offset.topic, offset.partition)));
       if (removed !== ErrorCode.NONE) return failed(removed);
     }
-    return { errorCode: ErrorCode.NONE, topics: topics.map((topic) => ({ name: topic.name, partitions: topic.partitions.map((partitionIndex) => ({ partitionIndex, errorCode: consumed(topic.name) ? ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC : ErrorCode.NONE })) })) };
+    return {
+      errorCode: ErrorCode.NONE,
+      topics: topics.map((topic) => ({
+        name: topic.name,
+        partitions: topic.partitions.map((partitionIndex) => ({ partitionIndex, errorCode: consumed(topic.name) ? ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC : ErrorCode.NONE })),
+      })),
+    };
   }
 
   /** The group's committed offsets; COORDINATOR_LOAD_IN_PROGRESS (retried by clients) while they cannot be read. */
@@ -165,7 +171,7 @@ export class GroupAdmin {
    */
   async #removeUnderClaim(groupId: string, chosen: (offset: GroupOffset) => boolean): Promise<number> {
     const { groups, offsets } = this.#options;
-    let claim;
+    let claim: Awaited<ReturnType<typeof offsets.claim>>;
     try {
       claim = await offsets.claim(groupId);
     } catch (error) {

@@ -142,11 +142,17 @@ export class OffsetExpiry {
 
   #schedule(): void {
     if (this.#stopped) return;
-    this.#timer = this.#options.clock.setTimer(this.#options.checkIntervalMs ?? OFFSETS_RETENTION_CHECK_INTERVAL_MS, () => {
-      this.expireNow().then(
-        (removed) => removed > 0 && this.#log.info({ removed }, `expired ${removed} committed offsets of empty consumer groups`),
-        (error: unknown) => this.#log.warn({ err: error }, `offset expiry failed (retried in the next round): ${error instanceof Error ? error.message : String(error)}`),
-      ).finally(() => this.#schedule());
-    }, true);
+    this.#timer = this.#options.clock.setTimer(
+      this.#options.checkIntervalMs ?? OFFSETS_RETENTION_CHECK_INTERVAL_MS,
+      () => {
+        this.expireNow()
+          .then(
+            (removed) => removed > 0 && this.#log.info({ removed }, `expired ${removed} committed offsets of empty consumer groups`),
+            (error: unknown) => this.#log.warn({ err: error }, `offset expiry failed (retried in the next round): ${error instanceof Error ? error.message : String(error)}`),
+          )
+          .finally(() => this.#schedule());
+      },
+      true,
+    );
   }
 }

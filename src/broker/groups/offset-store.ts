@@ -144,7 +144,10 @@ export class OffsetStore implements GroupOffsetStore {
   async remove(group: string, offsets: readonly GroupOffset[], _claim: CoordinatorClaim = LOCAL_CLAIM): Promise<void> {
     const stored = this.#groups.get(group);
     if (stored === undefined) return;
-    const kept = withoutUnchanged(stored, offsets.map(({ topic, partition, committed }) => [`${topic}\u0000${partition}`, committed]));
+    const kept = withoutUnchanged(
+      stored,
+      offsets.map(({ topic, partition, committed }) => [`${topic}\u0000${partition}`, committed]),
+    );
     if (Object.keys(kept).length === Object.keys(stored).length) return;
     this.#replace(group, Object.keys(kept).length === 0 ? null : kept);
   }
@@ -295,7 +298,10 @@ export class ControlOffsetStore implements GroupOffsetStore {
    */
   remove(group: string, offsets: readonly GroupOffset[], claim: CoordinatorClaim): Promise<void> {
     return this.#change(group, claim, 'expired offsets', (stored) => {
-      const kept = withoutUnchanged(stored, offsets.map(({ topic, partition, committed }) => [`${topic}/${partition}`, committed]));
+      const kept = withoutUnchanged(
+        stored,
+        offsets.map(({ topic, partition, committed }) => [`${topic}/${partition}`, committed]),
+      );
       return Object.keys(kept).length === Object.keys(stored).length ? null : kept;
     });
   }
@@ -311,7 +317,10 @@ export class ControlOffsetStore implements GroupOffsetStore {
       const record = groupRecordOf(current?.value);
       if (current === null || !sameClaim(record.coordinator, claim)) {
         if (sameClaim(this.#claims.get(group), claim)) this.#claims.delete(group);
-        throw new FerryError('NotCoordinator', `${what} of group ${group}: its record names coordinator ${record.coordinator === undefined ? 'none' : `${record.coordinator.nodeId} (claim ${record.coordinator.epoch})`}, not this claim ${claim.epoch}`);
+        throw new FerryError(
+          'NotCoordinator',
+          `${what} of group ${group}: its record names coordinator ${record.coordinator === undefined ? 'none' : `${record.coordinator.nodeId} (claim ${record.coordinator.epoch})`}, not this claim ${claim.epoch}`,
+        );
       }
       const offsets = change(record.offsets);
       if (offsets === null) return;

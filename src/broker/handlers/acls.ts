@@ -135,16 +135,18 @@ function describedResources(bindings: readonly AclBinding[]): DescribeAclsResour
 
 function filterResult(result: AclDeleteResult): DeleteAclsFilterResult {
   if (result.error !== null) return { ...errorFields(result.error), matchingAcls: [] };
-  const matchingAcls = result.deletions.map(({ binding: { pattern, entry }, error }): DeleteAclsMatchingAcl => ({
-    ...errorFields(error),
-    resourceType: pattern.resourceType,
-    resourceName: pattern.name,
-    patternType: pattern.patternType,
-    principal: entry.principal,
-    host: entry.host,
-    operation: entry.operation,
-    permissionType: entry.permissionType,
-  }));
+  const matchingAcls = result.deletions.map(
+    ({ binding: { pattern, entry }, error }): DeleteAclsMatchingAcl => ({
+      ...errorFields(error),
+      resourceType: pattern.resourceType,
+      resourceName: pattern.name,
+      patternType: pattern.patternType,
+      principal: entry.principal,
+      host: entry.host,
+      operation: entry.operation,
+      permissionType: entry.permissionType,
+    }),
+  );
   return { errorCode: ErrorCode.NONE, errorMessage: null, matchingAcls };
 }
 

@@ -46,9 +46,26 @@ export function allowedNames(context: SecurityOf, session: Session, operation: A
  * supportedOperations in server/src/main/java/org/apache/kafka/security/authorizer/AclEntry.java).
  */
 const SUPPORTED_OPERATIONS: Readonly<Partial<Record<ResourceType, readonly AclOperation[]>>> = {
-  [ResourceType.TOPIC]: [AclOperation.READ, AclOperation.WRITE, AclOperation.CREATE, AclOperation.DESCRIBE, AclOperation.DELETE, AclOperation.ALTER, AclOperation.DESCRIBE_CONFIGS, AclOperation.ALTER_CONFIGS],
+  [ResourceType.TOPIC]: [
+    AclOperation.READ,
+    AclOperation.WRITE,
+    AclOperation.CREATE,
+    AclOperation.DESCRIBE,
+    AclOperation.DELETE,
+    AclOperation.ALTER,
+    AclOperation.DESCRIBE_CONFIGS,
+    AclOperation.ALTER_CONFIGS,
+  ],
   [ResourceType.GROUP]: [AclOperation.READ, AclOperation.DESCRIBE, AclOperation.DELETE, AclOperation.DESCRIBE_CONFIGS, AclOperation.ALTER_CONFIGS],
-  [ResourceType.CLUSTER]: [AclOperation.CREATE, AclOperation.CLUSTER_ACTION, AclOperation.DESCRIBE_CONFIGS, AclOperation.ALTER_CONFIGS, AclOperation.IDEMPOTENT_WRITE, AclOperation.ALTER, AclOperation.DESCRIBE],
+  [ResourceType.CLUSTER]: [
+    AclOperation.CREATE,
+    AclOperation.CLUSTER_ACTION,
+    AclOperation.DESCRIBE_CONFIGS,
+    AclOperation.ALTER_CONFIGS,
+    AclOperation.IDEMPOTENT_WRITE,
+    AclOperation.ALTER,
+    AclOperation.DESCRIBE,
+  ],
   [ResourceType.TRANSACTIONAL_ID]: [AclOperation.DESCRIBE, AclOperation.WRITE],
   [ResourceType.DELEGATION_TOKEN]: [AclOperation.DESCRIBE],
   [ResourceType.USER]: [AclOperation.CREATE_TOKENS, AclOperation.DESCRIBE_TOKENS],

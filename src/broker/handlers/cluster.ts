@@ -18,7 +18,13 @@ const BROKERS_ENDPOINT = 1;
 export function handleDescribeCluster(context: BrokerContext, request: DescribeClusterRequest, session: Session = LOCAL_SESSION): DescribeClusterResponse {
   const base = { throttleTimeMs: 0, endpointType: BROKERS_ENDPOINT, clusterId: context.clusterId, clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
   if (request.endpointType !== BROKERS_ENDPOINT) {
-    return { ...base, errorCode: ErrorCode.UNSUPPORTED_ENDPOINT_TYPE, errorMessage: `endpoint type ${request.endpointType} is not served: a Ferry cluster has brokers only`, controllerId: -1, brokers: [] };
+    return {
+      ...base,
+      errorCode: ErrorCode.UNSUPPORTED_ENDPOINT_TYPE,
+      errorMessage: `endpoint type ${request.endpointType} is not served: a Ferry cluster has brokers only`,
+      controllerId: -1,
+      brokers: [],
+    };
   }
   const brokers = context.topology.brokers().flatMap((broker) => {
     const endpoint = endpointFor(broker, session.listenerName);

@@ -48,11 +48,13 @@ function configRefusal(context: BrokerContext, session: Session, operation: AclO
  * Each resource needs DESCRIBE_CONFIGS (configRefusal), checked before it is looked up.
  */
 export async function handleDescribeConfigs(context: BrokerContext, request: DescribeConfigsRequest, session: Session = LOCAL_SESSION): Promise<DescribeConfigsResponse> {
-  const results = await Promise.all(request.resources.map((resource) => {
-    const refusal = configRefusal(context, session, AclOperation.DESCRIBE_CONFIGS, resource.resourceType, resource.resourceName);
-    if (refusal !== null) return { ...refusal, resourceType: resource.resourceType, resourceName: resource.resourceName, configs: [] };
-    return describeResource(context, request, resource);
-  }));
+  const results = await Promise.all(
+    request.resources.map((resource) => {
+      const refusal = configRefusal(context, session, AclOperation.DESCRIBE_CONFIGS, resource.resourceType, resource.resourceName);
+      if (refusal !== null) return { ...refusal, resourceType: resource.resourceType, resourceName: resource.resourceName, configs: [] };
+      return describeResource(context, request, resource);
+    }),
+  );
   return { throttleTimeMs: 0, results };
 }
 
@@ -158,14 +160,16 @@ function alterRefusal(context: BrokerContext, session: Session, resource: AlterR
  */
 export async function handleAlterConfigs(context: BrokerContext, request: AlterConfigsRequest, session: Session = LOCAL_SESSION): Promise<AlterConfigsResponse> {
   const twice = duplicates(request.resources);
-  const responses = await Promise.all(request.resources.map((resource) => {
-    if (twice.has(`${resource.resourceType}\u0000${resource.resourceName}`)) return duplicateAnswer(resource);
-    const refusal = alterRefusal(context, session, resource);
-    if (refusal !== null) return refusal;
-    // Worked out from the topic's configs as the alteration applies them (in a cluster, the topic record read in its compare-and-swap).
-    const wanted = resource.configs.map((config) => [config.name, config.value] as const);
-    return alterResource(context, resource, request.validateOnly, (current) => replaceAllChanges(current, wanted));
-  }));
+  const responses = await Promise.all(
+    request.resources.map((resource) => {
+      if (twice.has(`${resource.resourceType}\u0000${resource.resourceName}`)) return duplicateAnswer(resource);
+      const refusal = alterRefusal(context, session, resource);
+      if (refusal !== null) return refusal;
+      // Worked out from the topic's configs as the alteration applies them (in a cluster, the topic record read in its compare-and-swap).
+      const wanted = resource.configs.map((config) => [config.name, config.value] as const);
+      return alterResource(context, resource, request.validateOnly, (current) => replaceAllChanges(current, wanted));
+    }),
+  );
   return { throttleTimeMs: 0, responses };
 }
 
@@ -175,13 +179,26 @@ export async function handleAlterConfigs(context: BrokerContext, request: AlterC
  */
 export async function handleIncrementalAlterConfigs(context: BrokerContext, request: IncrementalAlterConfigsRequest, session: Session = LOCAL_SESSION): Promise<IncrementalAlterConfigsResponse> {
   const twice = duplicates(request.resources);
-  const responses = await Promise.all(request.resources.map((resource) => {
-    if (twice.has(`${resource.resourceType}\u0000${resource.resourceName}`)) return duplicateAnswer(resource);
-    const refusal = alterRefusal(context, session, resource);
-    if (refusal !== null) return refusal;
-    const bad = resource.configs.find((config) => OPERATIONS[config.configOperation] === undefined);
-    if (bad !== undefined) return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `config operation ${bad.configOperation} of ${bad.name} is not one of 0 (SET), 1 (DELETE), 2 (APPEND), 3 (SUBTRACT)`, resourceType: resource.resourceType, resourceName: resource.resourceName };
-    return alterResource(context, resource, request.validateOnly, resource.configs.map((config) => ({ name: config.name, op: OPERATIONS[config.configOperation]!, value: config.value })));
-  }));
+  const responses = await Promise.all(
+    request.resources.map((resource) => {
+      if (twice.has(`${resource.resourceType}\u0000${resource.resourceName}`)) return duplicateAnswer(resource);
+      const refusal = alterRefusal(context, session, resource);
+      if (refusal !== null) return refusal;
+      const bad = resource.configs.find((config) => OPERATIONS[config.configOperation] === undefined);
+      if (bad !== undefined)
+        return {
+          errorCode: ErrorCode.INVALID_REQUEST,
+          errorMessage: `config operation ${bad.configOperation} of ${bad.name} is not one of 0 (SET), 1 (DELETE), 2 (APPEND), 3 (SUBTRACT)`,
+          resourceType: resource.resourceType,
+          resourceName: resource.resourceName,
+        };
+      return alterResource(
+        context,
+        resource,
+        request.validateOnly,
+        resource.configs.map((config) => ({ name: config.name, op: OPERATIONS[config.configOperation]!, value: config.value })),
+      );
+    }),
+  );
   return { throttleTimeMs: 0, responses };
 }

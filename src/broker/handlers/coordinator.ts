@@ -42,7 +42,8 @@ const REFUSAL_MESSAGES = new Map<number, string>([
 function coordinatorOf(context: BrokerContext, session: Session, key: string, keyType: number): Coordinator {
   const refused = (errorCode: number, errorMessage: string | null) => ({ key, nodeId: -1, host: '', port: -1, errorCode, errorMessage });
   if (keyType === CoordinatorKeyType.GROUP && !allowed(context, session, AclOperation.DESCRIBE, ResourceType.GROUP, key)) return refused(ErrorCode.GROUP_AUTHORIZATION_FAILED, null);
-  if (keyType === CoordinatorKeyType.TRANSACTION && !allowed(context, session, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, key)) return refused(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, null);
+  if (keyType === CoordinatorKeyType.TRANSACTION && !allowed(context, session, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, key))
+    return refused(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, null);
   if (keyType !== CoordinatorKeyType.GROUP && keyType !== CoordinatorKeyType.TRANSACTION) return refused(ErrorCode.INVALID_REQUEST, `coordinator type ${keyType} is not supported`);
   const coordinator = context.topology.coordinatorFor(key);
   if (coordinator === null) return refused(ErrorCode.COORDINATOR_NOT_AVAILABLE, 'no live broker');

@@ -18,7 +18,11 @@ export function errorCodeOf(error: unknown): number {
  * For a request about a partition this broker does not serve: NOT_LEADER_OR_FOLLOWER when the
  * topic exists (the client refreshes Metadata and goes to the leader), else unknown; null if served.
  */
-export function notServedCode(context: { engine: { serves(topic: string, partition: number): boolean }; topology: { topics(): ReadonlyMap<string, number> } }, topic: string, partition: number): number | null {
+export function notServedCode(
+  context: { engine: { serves(topic: string, partition: number): boolean }; topology: { topics(): ReadonlyMap<string, number> } },
+  topic: string,
+  partition: number,
+): number | null {
   if (context.engine.serves(topic, partition)) return null;
   const partitions = context.topology.topics().get(topic);
   return partitions !== undefined && partition < partitions ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;

@@ -52,7 +52,12 @@ export function refuseOldFetch(request: FetchRequest): FetchResponse {
 }
 
 function everyPartitionFailed(request: FetchRequest, errorCode: number): FetchResponse {
-  const responses = request.topics.map((topic) => topicResponse(topic, topic.partitions.map((partition) => partitionResponse(partition.partition, errorCode))));
+  const responses = request.topics.map((topic) =>
+    topicResponse(
+      topic,
+      topic.partitions.map((partition) => partitionResponse(partition.partition, errorCode)),
+    ),
+  );
   return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses };
 }
 
@@ -93,7 +98,13 @@ async function read(context: BrokerContext, request: FetchRequest, readable: Rea
 }
 
 /** One partition's answer, taken from the response's byte budget; read from the tier below the local log start [D2] (then a promise). */
-function readPartition(context: BrokerContext, request: FetchRequest, topic: string, partition: FetchRequest['topics'][number]['partitions'][number], budget: { bytes: number }): PartitionData | Promise<PartitionData> {
+function readPartition(
+  context: BrokerContext,
+  request: FetchRequest,
+  topic: string,
+  partition: FetchRequest['topics'][number]['partitions'][number],
+  budget: { bytes: number },
+): PartitionData | Promise<PartitionData> {
   const index = partition.partition;
   const notServed = notServedCode(context, topic, index);
   if (notServed !== null) return partitionResponse(index, notServed);
@@ -161,23 +172,26 @@ async function noteReplicaProgress(context: BrokerContext, request: FetchRequest
   const genuine = (interBroker === null || session.listenerName === interBroker) && (await context.topology.isReplicaConnection(replicaId, session.clientAddress));
   const responses = request.topics.map((topic) => {
     const name = topicNameOf(context, topic);
-    return topicResponse(topic, topic.partitions.map((partition) => {
-      const index = partition.partition;
-      if (name === null) return partitionResponse(index, ErrorCode.UNKNOWN_TOPIC_ID);
-      let counted: boolean;
-      try {
-        // [R2] Counted only in the leader's epoch: another is FENCED_LEADER_EPOCH or UNKNOWN_LEADER_EPOCH (KIP-320), -1 not at all.
-        // [R6] Its log start too: DeleteRecords waits for the in-sync followers' to reach the new start.
-        counted = genuine && context.engine.noteReplicaProgress(name, index, `broker-${replicaId}`, partition.fetchOffset, partition.currentLeaderEpoch, partition.logStartOffset);
-      } catch (error) {
-        return partitionResponse(index, errorCodeOf(error));
-      }
-      if (!counted) return partitionResponse(index, ErrorCode.NOT_LEADER_OR_FOLLOWER);
-      const highWatermark = context.engine.offsetFor(name, index, LATEST_TIMESTAMP).offset;
-      // [R6] DeleteRecords' start, which the follower takes up (not retention's: the follower's log and the tier keep what it took from this disk).
-      const logStartOffset = context.engine.deletedBeforeOffset(name, index);
-      return partitionResponse(index, ErrorCode.NONE, { highWatermark, lastStableOffset: highWatermark, logStartOffset });
-    }));
+    return topicResponse(
+      topic,
+      topic.partitions.map((partition) => {
+        const index = partition.partition;
+        if (name === null) return partitionResponse(index, ErrorCode.UNKNOWN_TOPIC_ID);
+        let counted: boolean;
+        try {
+          // [R2] Counted only in the leader's epoch: another is FENCED_LEADER_EPOCH or UNKNOWN_LEADER_EPOCH (KIP-320), -1 not at all.
+          // [R6] Its log start too: DeleteRecords waits for the in-sync followers' to reach the new start.
+          counted = genuine && context.engine.noteReplicaProgress(name, index, `broker-${replicaId}`, partition.fetchOffset, partition.currentLeaderEpoch, partition.logStartOffset);
+        } catch (error) {
+          return partitionResponse(index, errorCodeOf(error));
+        }
+        if (!counted) return partitionResponse(index, ErrorCode.NOT_LEADER_OR_FOLLOWER);
+        const highWatermark = context.engine.offsetFor(name, index, LATEST_TIMESTAMP).offset;
+        // [R6] DeleteRecords' start, which the follower takes up (not retention's: the follower's log and the tier keep what it took from this disk).
+        const logStartOffset = context.engine.deletedBeforeOffset(name, index);
+        return partitionResponse(index, ErrorCode.NONE, { highWatermark, lastStableOffset: highWatermark, logStartOffset });
+      }),
+    );
   });
   return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses };
 }
@@ -200,10 +214,12 @@ function recordsBytes(records: PartitionData['records']): number {
 async function waitForAny(context: BrokerContext, request: FetchRequest, first: FetchResponse): Promise<void> {
   const controller = new AbortController();
   const waits: Promise<void>[] = [];
-  request.topics.forEach((topic, t) => topic.partitions.forEach((partition, p) => {
-    if (first.responses[t]!.partitions[p]!.errorCode !== ErrorCode.NONE) return;
-    waits.push(context.engine.waitForData(topicNameOf(context, topic)!, partition.partition, partition.fetchOffset, controller.signal));
-  }));
+  request.topics.forEach((topic, t) =>
+    topic.partitions.forEach((partition, p) => {
+      if (first.responses[t]!.partitions[p]!.errorCode !== ErrorCode.NONE) return;
+      waits.push(context.engine.waitForData(topicNameOf(context, topic)!, partition.partition, partition.fetchOffset, controller.signal));
+    }),
+  );
   const timer = context.clock.setTimer(Math.min(request.maxWaitMs, FETCH_WAIT_MS_MAX), () => controller.abort());
   await Promise.race([...waits, new Promise<void>((resolve) => controller.signal.addEventListener('abort', () => resolve(), { once: true }))]);
   timer.cancel();

@@ -23,7 +23,6 @@ export const GROUP_OPERATIONS_ALL = operationBits([AclOperation.READ, AclOperati
 /** From this DescribeGroups version on, a group that does not exist is GROUP_ID_NOT_FOUND (KIP-1043), not a Dead group without error. */
 export const DESCRIBE_GROUPS_NOT_FOUND_VERSION = 6;
 
-
 function groupAdmin(context: BrokerContext): GroupAdmin {
   return new GroupAdmin({ groups: context.groups, offsets: context.offsets, coordinates: (groupId) => context.topology.coordinatorFor(groupId)?.nodeId === context.nodeId });
 }
@@ -57,22 +56,32 @@ export async function handleListGroups(context: BrokerContext, request: ListGrou
  */
 export async function handleDescribeGroups(context: BrokerContext, request: DescribeGroupsRequest, version: number, session: Session = LOCAL_SESSION): Promise<DescribeGroupsResponse> {
   const admin = groupAdmin(context);
-  const groups = await Promise.all(request.groups.map(async (groupId): Promise<DescribedGroup> => {
-    const base = { errorMessage: null, groupId, groupState: '', protocolType: '', protocolData: '', members: [], authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
-    if (!allowed(context, session, AclOperation.DESCRIBE, ResourceType.GROUP, groupId)) return { ...base, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
-    const described = await admin.describe(groupId);
-    if (typeof described === 'number') return { ...base, errorCode: described };
-    if (described.state === 'Dead' && version >= DESCRIBE_GROUPS_NOT_FOUND_VERSION) return { ...base, errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: `Group ${groupId} not found.`, groupState: 'Dead' };
-    return {
-      ...base,
-      errorCode: ErrorCode.NONE,
-      groupState: described.state,
-      protocolType: described.protocolType,
-      protocolData: described.protocolName,
-      members: described.members.map((member) => ({ memberId: member.memberId, groupInstanceId: null, clientId: member.clientId, clientHost: member.clientHost, memberMetadata: member.metadata, memberAssignment: member.assignment })),
-      authorizedOperations: request.includeAuthorizedOperations === true ? authorizedOperations(context, session, ResourceType.GROUP, groupId) : AUTHORIZED_OPERATIONS_OMITTED,
-    };
-  }));
+  const groups = await Promise.all(
+    request.groups.map(async (groupId): Promise<DescribedGroup> => {
+      const base = { errorMessage: null, groupId, groupState: '', protocolType: '', protocolData: '', members: [], authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
+      if (!allowed(context, session, AclOperation.DESCRIBE, ResourceType.GROUP, groupId)) return { ...base, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
+      const described = await admin.describe(groupId);
+      if (typeof described === 'number') return { ...base, errorCode: described };
+      if (described.state === 'Dead' && version >= DESCRIBE_GROUPS_NOT_FOUND_VERSION)
+        return { ...base, errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: `Group ${groupId} not found.`, groupState: 'Dead' };
+      return {
+        ...base,
+        errorCode: ErrorCode.NONE,
+        groupState: described.state,
+        protocolType: described.protocolType,
+        protocolData: described.protocolName,
+        members: described.members.map((member) => ({
+          memberId: member.memberId,
+          groupInstanceId: null,
+          clientId: member.clientId,
+          clientHost: member.clientHost,
+          memberMetadata: member.metadata,
+          memberAssignment: member.assignment,
+        })),
+        authorizedOperations: request.includeAuthorizedOperations === true ? authorizedOperations(context, session, ResourceType.GROUP, groupId) : AUTHORIZED_OPERATIONS_OMITTED,
+      };
+    }),
+  );
   return { throttleTimeMs: 0, groups };
 }
 
@@ -96,9 +105,18 @@ export async function handleDeleteGroups(context: BrokerContext, request: Delete
  */
 export async function handleOffsetDelete(context: BrokerContext, request: OffsetDeleteRequest, session: Session = LOCAL_SESSION): Promise<OffsetDeleteResponse> {
   if (!allowed(context, session, AclOperation.DELETE, ResourceType.GROUP, request.groupId)) return { errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, throttleTimeMs: 0, topics: [] };
-  const readable = allowedNames(context, session, AclOperation.READ, ResourceType.TOPIC, request.topics.map((topic) => topic.name));
+  const readable = allowedNames(
+    context,
+    session,
+    AclOperation.READ,
+    ResourceType.TOPIC,
+    request.topics.map((topic) => topic.name),
+  );
   const authorized = request.topics.filter((topic) => readable.has(topic.name));
-  const result = await groupAdmin(context).deleteOffsets(request.groupId, authorized.map((topic) => ({ name: topic.name, partitions: topic.partitions.map((p) => p.partitionIndex) })));
+  const result = await groupAdmin(context).deleteOffsets(
+    request.groupId,
+    authorized.map((topic) => ({ name: topic.name, partitions: topic.partitions.map((p) => p.partitionIndex) })),
+  );
   if (result.errorCode !== ErrorCode.NONE) return { errorCode: result.errorCode, throttleTimeMs: 0, topics: [] };
   const answered = [...result.topics];
   const topics = request.topics.map((topic) => {

@@ -57,7 +57,16 @@ export async function handleJoinGroup(context: BrokerContext, request: JoinGroup
   // Kafka's error response to a refused join names no member (JoinGroupRequest.getErrorResponse).
   if (!mayReadGroup(context, session, request.groupId)) return { ...failed(ErrorCode.GROUP_AUTHORIZATION_FAILED), memberId: '' };
   if (notCoordinator(context, request.groupId)) return failed(ErrorCode.NOT_COORDINATOR);
-  const join = { groupId: request.groupId, memberId: request.memberId, clientId, clientHost, sessionTimeoutMs: request.sessionTimeoutMs, rebalanceTimeoutMs: request.rebalanceTimeoutMs > 0 ? request.rebalanceTimeoutMs : request.sessionTimeoutMs, protocolType: request.protocolType, protocols: request.protocols };
+  const join = {
+    groupId: request.groupId,
+    memberId: request.memberId,
+    clientId,
+    clientHost,
+    sessionTimeoutMs: request.sessionTimeoutMs,
+    rebalanceTimeoutMs: request.rebalanceTimeoutMs > 0 ? request.rebalanceTimeoutMs : request.sessionTimeoutMs,
+    protocolType: request.protocolType,
+    protocols: request.protocols,
+  };
   const refusal = context.groups.refusal(join);
   if (refusal !== ErrorCode.NONE) return failed(refusal); // refused anyway: the group is not taken from its coordinator for it
   // [G1] A group with members here goes on under its claim (a write under it finds out if it was
@@ -66,7 +75,12 @@ export async function handleJoinGroup(context: BrokerContext, request: JoinGroup
   if (typeof claim === 'number') return failed(claim);
   const result = await context.groups.join({ ...join, claim });
   // v7+ name the group's protocol type (its first member's: the coordinator refuses others' as inconsistent).
-  return { throttleTimeMs: 0, ...result, protocolType: result.errorCode === ErrorCode.NONE ? request.protocolType : null, members: result.members.map((m) => ({ memberId: m.memberId, groupInstanceId: null, metadata: m.metadata })) };
+  return {
+    throttleTimeMs: 0,
+    ...result,
+    protocolType: result.errorCode === ErrorCode.NONE ? request.protocolType : null,
+    members: result.members.map((m) => ({ memberId: m.memberId, groupInstanceId: null, metadata: m.metadata })),
+  };
 }
 
 export async function handleSyncGroup(context: BrokerContext, request: SyncGroupRequest, session: Session = LOCAL_SESSION): Promise<SyncGroupResponse> {
@@ -106,11 +120,21 @@ export function handleLeaveGroup(context: BrokerContext, request: LeaveGroupRequ
  */
 export async function handleOffsetCommit(context: BrokerContext, request: OffsetCommitRequest, session: Session = LOCAL_SESSION): Promise<OffsetCommitResponse> {
   if (!mayReadGroup(context, session, request.groupId)) return commitResponse(request, () => ErrorCode.GROUP_AUTHORIZATION_FAILED);
-  const readable = allowedNames(context, session, AclOperation.READ, ResourceType.TOPIC, request.topics.map((topic) => topic.name));
+  const readable = allowedNames(
+    context,
+    session,
+    AclOperation.READ,
+    ResourceType.TOPIC,
+    request.topics.map((topic) => topic.name),
+  );
   const authorized = request.topics.filter((topic) => readable.has(topic.name));
   const committed = authorized.length === 0 ? [] : [...(await commitAuthorized(context, { ...request, topics: authorized })).topics];
   // The coordinator answers each topic it was given, in order: the refused ones go between them.
-  const topics = request.topics.map((topic) => (readable.has(topic.name) ? committed.shift()! : { name: topic.name, partitions: topic.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED })) }));
+  const topics = request.topics.map((topic) =>
+    readable.has(topic.name)
+      ? committed.shift()!
+      : { name: topic.name, partitions: topic.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED })) },
+  );
   return { throttleTimeMs: 0, topics };
 }
 
@@ -150,17 +174,38 @@ async function commitUnder(context: BrokerContext, request: OffsetCommitRequest,
   };
   const commitTimestampMs = context.clock.nowMs(); // offsets expire from here (offset-expiry.ts)
   const byMember = request.generationIdOrMemberEpoch >= 0; // a simple consumer commits with generation -1
-  const offsets = request.topics.flatMap((topic) => topic.partitions.flatMap((p) => {
-    const incarnation = known(topic.name, p.partitionIndex);
-    return incarnation === null ? [] : [{ topic: topic.name, partition: p.partitionIndex, committed: { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.committedMetadata, commitTimestampMs, byMember, topicId: incarnation.topicId } }];
-  }));
-  const stored = offsets.length === 0 ? ErrorCode.NONE : await context.offsets.commit(request.groupId, offsets, claim, () => permit.recheck() === ErrorCode.NONE).then(() => ErrorCode.NONE, (error: unknown) => (isFerryError(error, 'StaleMember') ? permit.recheck() : errorCodeOf(error)));
+  const offsets = request.topics.flatMap((topic) =>
+    topic.partitions.flatMap((p) => {
+      const incarnation = known(topic.name, p.partitionIndex);
+      return incarnation === null
+        ? []
+        : [
+            {
+              topic: topic.name,
+              partition: p.partitionIndex,
+              committed: { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.committedMetadata, commitTimestampMs, byMember, topicId: incarnation.topicId },
+            },
+          ];
+    }),
+  );
+  const stored =
+    offsets.length === 0
+      ? ErrorCode.NONE
+      : await context.offsets
+          .commit(request.groupId, offsets, claim, () => permit.recheck() === ErrorCode.NONE)
+          .then(
+            () => ErrorCode.NONE,
+            (error: unknown) => (isFerryError(error, 'StaleMember') ? permit.recheck() : errorCodeOf(error)),
+          );
   if (stored === ErrorCode.NOT_COORDINATOR) context.groups.drop(request.groupId, claim); // another broker holds the group now: its members here are stale
   return commitResponse(request, (name, partition) => (known(name, partition) === null ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : stored));
 }
 
 function commitResponse(request: OffsetCommitRequest, errorOf: (topic: string, partition: number) => number): OffsetCommitResponse {
-  return { throttleTimeMs: 0, topics: request.topics.map((topic) => ({ name: topic.name, partitions: topic.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: errorOf(topic.name, p.partitionIndex) })) })) };
+  return {
+    throttleTimeMs: 0,
+    topics: request.topics.map((topic) => ({ name: topic.name, partitions: topic.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: errorOf(topic.name, p.partitionIndex) })) })),
+  };
 }
 
 /**
@@ -193,11 +238,27 @@ async function authorizedGroupOffsets(context: BrokerContext, session: Session, 
   if (wanted === null) {
     const answer = await groupOffsets(context, groupId, null);
     if (answer.errorCode !== ErrorCode.NONE) return answer;
-    const describable = allowedNames(context, session, AclOperation.DESCRIBE, ResourceType.TOPIC, answer.topics.map((topic) => topic.name));
+    const describable = allowedNames(
+      context,
+      session,
+      AclOperation.DESCRIBE,
+      ResourceType.TOPIC,
+      answer.topics.map((topic) => topic.name),
+    );
     return { ...answer, topics: answer.topics.filter((topic) => describable.has(topic.name)) };
   }
-  const describable = allowedNames(context, session, AclOperation.DESCRIBE, ResourceType.TOPIC, wanted.map((topic) => topic.name));
-  const answer = await groupOffsets(context, groupId, wanted.filter((topic) => describable.has(topic.name)));
+  const describable = allowedNames(
+    context,
+    session,
+    AclOperation.DESCRIBE,
+    ResourceType.TOPIC,
+    wanted.map((topic) => topic.name),
+  );
+  const answer = await groupOffsets(
+    context,
+    groupId,
+    wanted.filter((topic) => describable.has(topic.name)),
+  );
   if (answer.errorCode !== ErrorCode.NONE) return answer;
   const answered = new Map(answer.topics.map((topic) => [topic.name, topic]));
   const refused = (topic: WantedTopic) => offsetFetchFailed([topic], ErrorCode.TOPIC_AUTHORIZATION_FAILED).topics[0]!;

@@ -15,7 +15,13 @@ const DEBUGGING_REPLICA_ID = -2;
  * for its partitions), as in Kafka's KafkaApis.handleListOffsetRequest, whoever asks.
  */
 export async function handleListOffsets(context: BrokerContext, request: ListOffsetsRequest, session: Session = LOCAL_SESSION): Promise<ListOffsetsResponse> {
-  const describable = allowedNames(context, session, AclOperation.DESCRIBE, ResourceType.TOPIC, request.topics.map((topic) => topic.name));
+  const describable = allowedNames(
+    context,
+    session,
+    AclOperation.DESCRIBE,
+    ResourceType.TOPIC,
+    request.topics.map((topic) => topic.name),
+  );
   const topics = [];
   for (const topic of request.topics) {
     const partitions = [];
@@ -26,7 +32,9 @@ export async function handleListOffsets(context: BrokerContext, request: ListOff
       }
       // Kafka answers a consumer's ListOffsets from the leader only (fetchOnlyFromLeader): a follower's
       // log start lags the leader's DeleteRecords until it takes it up [R6] (sim seed 30293).
-      const notServed = notServedCode(context, topic.name, partition.partitionIndex) ?? (request.replicaId !== DEBUGGING_REPLICA_ID && !context.engine.leads(topic.name, partition.partitionIndex) ? ErrorCode.NOT_LEADER_OR_FOLLOWER : null);
+      const notServed =
+        notServedCode(context, topic.name, partition.partitionIndex) ??
+        (request.replicaId !== DEBUGGING_REPLICA_ID && !context.engine.leads(topic.name, partition.partitionIndex) ? ErrorCode.NOT_LEADER_OR_FOLLOWER : null);
       if (notServed !== null) {
         partitions.push({ partitionIndex: partition.partitionIndex, errorCode: notServed, oldStyleOffsets: [], timestamp: -1, offset: -1, leaderEpoch: -1 });
         continue;

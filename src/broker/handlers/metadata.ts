@@ -93,7 +93,10 @@ async function describeAsked(asking: Asking, topic: { name: string | null; topic
   if (name === null || (!byName && topic.name !== null && topic.name !== name)) return { answer: { ...failedTopic(topic.name, ErrorCode.UNKNOWN_TOPIC_ID), topicId: topic.topicId }, described: false };
   if (!allowed(context, session, AclOperation.DESCRIBE, ResourceType.TOPIC, name)) {
     // Kafka: a topic named is refused without its id; one asked for by id (ids are not secret) without its name.
-    return { answer: byName ? { ...failedTopic(name, ErrorCode.TOPIC_AUTHORIZATION_FAILED), topicId: ZERO_UUID } : { ...failedTopic(null, ErrorCode.TOPIC_AUTHORIZATION_FAILED), topicId: topic.topicId }, described: false };
+    return {
+      answer: byName ? { ...failedTopic(name, ErrorCode.TOPIC_AUTHORIZATION_FAILED), topicId: ZERO_UUID } : { ...failedTopic(null, ErrorCode.TOPIC_AUTHORIZATION_FAILED), topicId: topic.topicId },
+      described: false,
+    };
   }
   return describeTopic(asking, name, byName && asking.allowAutoCreate);
 }
@@ -163,5 +166,13 @@ function describePartition({ context, session, version, brokers }: Asking, name:
     const errorCode = version >= LISTENER_NOT_FOUND_MIN_VERSION ? ErrorCode.LISTENER_NOT_FOUND : ErrorCode.LEADER_NOT_AVAILABLE;
     return { errorCode, partitionIndex, leaderId: -1, leaderEpoch, replicaNodes: replicas, isrNodes: replicas, offlineReplicas: [] };
   }
-  return { errorCode: leaderId === null ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE, partitionIndex, leaderId: leaderId ?? -1, leaderEpoch, replicaNodes: replicas, isrNodes: replicas, offlineReplicas: [] };
+  return {
+    errorCode: leaderId === null ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE,
+    partitionIndex,
+    leaderId: leaderId ?? -1,
+    leaderEpoch,
+    replicaNodes: replicas,
+    isrNodes: replicas,
+    offlineReplicas: [],
+  };
 }

@@ -27,19 +27,27 @@ function messageOf(error: unknown): string {
 export async function handleCreatePartitions(context: BrokerContext, request: CreatePartitionsRequest, session: Session = LOCAL_SESSION): Promise<CreatePartitionsResponse> {
   const seen = new Map<string, number>();
   for (const topic of request.topics) seen.set(topic.name, (seen.get(topic.name) ?? 0) + 1);
-  const alterable = allowedNames(context, session, AclOperation.ALTER, ResourceType.TOPIC, [...seen.keys()].filter((name) => seen.get(name) === 1));
-  const results = await Promise.all(request.topics.map(async (topic): Promise<CreatePartitionsTopicResult> => {
-    const failed = (errorCode: number, errorMessage: string | null) => ({ name: topic.name, errorCode, errorMessage });
-    if (seen.get(topic.name)! > 1) return failed(ErrorCode.INVALID_REQUEST, `Duplicate topic name ${topic.name} in the request`);
-    if (!alterable.has(topic.name)) return failed(ErrorCode.TOPIC_AUTHORIZATION_FAILED, null);
-    if (topic.assignments !== null) return failed(ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'Ferry places replicas itself: manual replica assignments are not supported');
-    try {
-      await context.topology.createPartitions(topic.name, topic.count, request.validateOnly);
-      return { name: topic.name, errorCode: ErrorCode.NONE, errorMessage: null };
-    } catch (error) {
-      return failed(errorCodeOf(error), messageOf(error));
-    }
-  }));
+  const alterable = allowedNames(
+    context,
+    session,
+    AclOperation.ALTER,
+    ResourceType.TOPIC,
+    [...seen.keys()].filter((name) => seen.get(name) === 1),
+  );
+  const results = await Promise.all(
+    request.topics.map(async (topic): Promise<CreatePartitionsTopicResult> => {
+      const failed = (errorCode: number, errorMessage: string | null) => ({ name: topic.name, errorCode, errorMessage });
+      if (seen.get(topic.name)! > 1) return failed(ErrorCode.INVALID_REQUEST, `Duplicate topic name ${topic.name} in the request`);
+      if (!alterable.has(topic.name)) return failed(ErrorCode.TOPIC_AUTHORIZATION_FAILED, null);
+      if (topic.assignments !== null) return failed(ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'Ferry places replicas itself: manual replica assignments are not supported');
+      try {
+        await context.topology.createPartitions(topic.name, topic.count, request.validateOnly);
+        return { name: topic.name, errorCode: ErrorCode.NONE, errorMessage: null };
+      } catch (error) {
+        return failed(errorCodeOf(error), messageOf(error));
+      }
+    }),
+  );
   return { throttleTimeMs: 0, results };
 }
 
@@ -50,18 +58,28 @@ export async function handleCreatePartitions(context: BrokerContext, request: Cr
  * Kafka's KafkaApis.handleDeleteRecordsRequest.
  */
 export async function handleDeleteRecords(context: BrokerContext, request: DeleteRecordsRequest, session: Session = LOCAL_SESSION): Promise<DeleteRecordsResponse> {
-  const deletable = allowedNames(context, session, AclOperation.DELETE, ResourceType.TOPIC, request.topics.map((topic) => topic.name));
-  const topics = await Promise.all(request.topics.map(async (topic) => ({
-    name: topic.name,
-    partitions: await Promise.all(topic.partitions.map(async ({ partitionIndex, offset }): Promise<DeleteRecordsPartitionResult> => {
-      if (!deletable.has(topic.name)) return { partitionIndex, lowWatermark: -1, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED };
-      try {
-        return { partitionIndex, lowWatermark: await context.topology.deleteRecords(topic.name, partitionIndex, offset, request.timeoutMs), errorCode: ErrorCode.NONE };
-      } catch (error) {
-        return { partitionIndex, lowWatermark: -1, errorCode: errorCodeOf(error) };
-      }
+  const deletable = allowedNames(
+    context,
+    session,
+    AclOperation.DELETE,
+    ResourceType.TOPIC,
+    request.topics.map((topic) => topic.name),
+  );
+  const topics = await Promise.all(
+    request.topics.map(async (topic) => ({
+      name: topic.name,
+      partitions: await Promise.all(
+        topic.partitions.map(async ({ partitionIndex, offset }): Promise<DeleteRecordsPartitionResult> => {
+          if (!deletable.has(topic.name)) return { partitionIndex, lowWatermark: -1, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED };
+          try {
+            return { partitionIndex, lowWatermark: await context.topology.deleteRecords(topic.name, partitionIndex, offset, request.timeoutMs), errorCode: ErrorCode.NONE };
+          } catch (error) {
+            return { partitionIndex, lowWatermark: -1, errorCode: errorCodeOf(error) };
+          }
+        }),
+      ),
     })),
-  })));
+  );
   return { throttleTimeMs: 0, topics };
 }
 
@@ -131,12 +149,14 @@ export function handleDescribeLogDirs(context: BrokerContext, request: DescribeL
   return {
     throttleTimeMs: 0,
     errorCode: ErrorCode.NONE,
-    results: [{
-      errorCode: ErrorCode.NONE,
-      logDir: description.path,
-      topics: [...byTopic].map(([name, partitions]) => ({ name, partitions })),
-      totalBytes: description.totalBytes ?? SIZE_UNKNOWN,
-      usableBytes: description.usableBytes ?? SIZE_UNKNOWN,
-    }],
+    results: [
+      {
+        errorCode: ErrorCode.NONE,
+        logDir: description.path,
+        topics: [...byTopic].map(([name, partitions]) => ({ name, partitions })),
+        totalBytes: description.totalBytes ?? SIZE_UNKNOWN,
+        usableBytes: description.usableBytes ?? SIZE_UNKNOWN,
+      },
+    ],
   };
 }

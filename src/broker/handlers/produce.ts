@@ -14,7 +14,11 @@ import { allowed, allowedNames, LOCAL_SESSION } from './authorize.ts';
  */
 export const ADOPTION_WAIT_MAX_MS = 5_000;
 
-const ACKS = new Map<number, 0 | 1 | 'all'>([[0, 0], [1, 1], [-1, 'all']]);
+const ACKS = new Map<number, 0 | 1 | 'all'>([
+  [0, 0],
+  [1, 1],
+  [-1, 'all'],
+]);
 
 /**
  * Appends each partition's batches; acks=0 gets no response at all, as Kafka does. Authorized as
@@ -29,14 +33,24 @@ export async function handleProduce(context: BrokerContext, request: ProduceRequ
   if (hasTransactionalRecords(request) && (request.transactionalId === null || !allowed(context, session, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId))) {
     return answered(acks, everyPartitionFailed(request, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED));
   }
-  const writable = allowedNames(context, session, AclOperation.WRITE, ResourceType.TOPIC, request.topicData.map((topic) => topic.name));
-  const responses = await Promise.all(request.topicData.map(async (topic) => ({
-    name: topic.name,
-    partitionResponses: await Promise.all(topic.partitionData.map((data) => {
-      if (!writable.has(topic.name)) return failed(data.index, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
-      return acks === undefined ? failed(data.index, ErrorCode.INVALID_REQUIRED_ACKS) : producePartition(context, topic.name, data, acks, request.timeoutMs);
+  const writable = allowedNames(
+    context,
+    session,
+    AclOperation.WRITE,
+    ResourceType.TOPIC,
+    request.topicData.map((topic) => topic.name),
+  );
+  const responses = await Promise.all(
+    request.topicData.map(async (topic) => ({
+      name: topic.name,
+      partitionResponses: await Promise.all(
+        topic.partitionData.map((data) => {
+          if (!writable.has(topic.name)) return failed(data.index, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+          return acks === undefined ? failed(data.index, ErrorCode.INVALID_REQUIRED_ACKS) : producePartition(context, topic.name, data, acks, request.timeoutMs);
+        }),
+      ),
     })),
-  })));
+  );
   return answered(acks, { responses, throttleTimeMs: 0 });
 }
 
@@ -47,18 +61,22 @@ export async function handleProduce(context: BrokerContext, request: ProduceRequ
  */
 function answered(acks: 0 | 1 | 'all' | undefined, response: ProduceResponse): ProduceResponse | null {
   if (acks !== 0) return response;
-  const failures = response.responses.flatMap((topic) => topic.partitionResponses.filter((partition) => partition.errorCode !== ErrorCode.NONE).map((partition) => `${topic.name}-${partition.index}: error ${partition.errorCode}`));
+  const failures = response.responses.flatMap((topic) =>
+    topic.partitionResponses.filter((partition) => partition.errorCode !== ErrorCode.NONE).map((partition) => `${topic.name}-${partition.index}: error ${partition.errorCode}`),
+  );
   if (failures.length > 0) throw new Error(`an acks=0 produce failed (${failures.join(', ')}): the connection closes, as Kafka closes it`);
   return null;
 }
 
 /** Kafka's RequestUtils.hasTransactionalRecords: the first batch of some partition is transactional. */
 function hasTransactionalRecords(request: ProduceRequest): boolean {
-  return request.topicData.some((topic) => topic.partitionData.some(({ records }) => {
-    if (records === null || records.length < RECORD_BATCH_HEADER_BYTES) return false;
-    const attributes = (records[ATTRIBUTES_OFFSET]! << 8) | records[ATTRIBUTES_OFFSET + 1]!;
-    return (attributes & TRANSACTIONAL_FLAG_MASK) !== 0;
-  }));
+  return request.topicData.some((topic) =>
+    topic.partitionData.some(({ records }) => {
+      if (records === null || records.length < RECORD_BATCH_HEADER_BYTES) return false;
+      const attributes = (records[ATTRIBUTES_OFFSET]! << 8) | records[ATTRIBUTES_OFFSET + 1]!;
+      return (attributes & TRANSACTIONAL_FLAG_MASK) !== 0;
+    }),
+  );
 }
 
 function everyPartitionFailed(request: ProduceRequest, errorCode: number): ProduceResponse {
@@ -79,7 +97,14 @@ async function producePartition(context: BrokerContext, topic: string, data: Par
     // Idempotent producers' sequences are checked by the partition's log, in the append itself:
     // a retry of a batch it holds comes back with the original's offset and durability.
     const appended = await context.engine.appendBatches(topic, data.index, records, deadline.signal);
-    if (acks === 'all' && (await untilAborted(appended.committed.then(() => true), deadline.signal)) === null) return failed(data.index, ErrorCode.REQUEST_TIMED_OUT);
+    if (
+      acks === 'all' &&
+      (await untilAborted(
+        appended.committed.then(() => true),
+        deadline.signal,
+      )) === null
+    )
+      return failed(data.index, ErrorCode.REQUEST_TIMED_OUT);
     return succeeded(data.index, appended.baseOffset, appended.logStartOffset, appended.logAppendTimeMs);
   } catch (error) {
     return failed(data.index, error === deadline.signal.reason ? ErrorCode.REQUEST_TIMED_OUT : errorCodeOf(error));
@@ -122,7 +147,10 @@ const OLD_FORMAT_REFUSED = 'Produce v0-v2 (message formats 0 and 1) are not supp
 /** The answer to a Produce in a version Kafka 4 removed: UNSUPPORTED_VERSION for every partition, nothing appended. */
 export function refuseOldProduce(request: ProduceRequest): ProduceResponse {
   return {
-    responses: request.topicData.map((topic) => ({ name: topic.name, partitionResponses: topic.partitionData.map((data) => ({ ...failed(data.index, ErrorCode.UNSUPPORTED_VERSION), errorMessage: OLD_FORMAT_REFUSED })) })),
+    responses: request.topicData.map((topic) => ({
+      name: topic.name,
+      partitionResponses: topic.partitionData.map((data) => ({ ...failed(data.index, ErrorCode.UNSUPPORTED_VERSION), errorMessage: OLD_FORMAT_REFUSED })),
+    })),
     throttleTimeMs: 0,
   };
 }

@@ -10,7 +10,11 @@ import { allowedOnCluster, LOCAL_SESSION } from './authorize.ts';
  * DescribeUserScramCredentials: each user's mechanisms and iterations from the control records
  * (never a salt or key); all users for a null list. Needs DESCRIBE on the cluster, as in Kafka.
  */
-export async function handleDescribeUserScramCredentials(context: BrokerContext, request: DescribeUserScramCredentialsRequest, session: Session = LOCAL_SESSION): Promise<DescribeUserScramCredentialsResponse> {
+export async function handleDescribeUserScramCredentials(
+  context: BrokerContext,
+  request: DescribeUserScramCredentialsRequest,
+  session: Session = LOCAL_SESSION,
+): Promise<DescribeUserScramCredentialsResponse> {
   if (!allowedOnCluster(context, session, AclOperation.DESCRIBE)) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: null, results: [] };
   const results = await context.security.scram.describe(request.users === null ? null : request.users.map((user) => user.name));
   return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, results };

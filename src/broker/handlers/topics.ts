@@ -32,13 +32,15 @@ export async function handleCreateTopics(context: BrokerContext, request: Create
   const names = request.topics.map((topic) => topic.name);
   const creatable = allowedOnCluster(context, session, AclOperation.CREATE, { logIfDenied: false }) ? new Set(names) : allowedNames(context, session, AclOperation.CREATE, ResourceType.TOPIC, names);
   const describable = allowedNames(context, session, AclOperation.DESCRIBE_CONFIGS, ResourceType.TOPIC, names, { logIfDenied: false });
-  const topics = await Promise.all(request.topics.map(async (topic): Promise<CreatableTopicResult> => {
-    if (!creatable.has(topic.name)) return { name: topic.name, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: CREATE_REFUSED_MESSAGE, configs: null };
-    const result = await createTopic(context, request.validateOnly, topic);
-    if (result.errorCode !== ErrorCode.NONE || describable.has(topic.name)) return result;
-    // Created, but the client may not see its configs: Kafka answers its id and nothing of its configuration.
-    return { name: result.name, topicId: result.topicId, errorCode: ErrorCode.NONE, errorMessage: null, topicConfigErrorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, configs: [] };
-  }));
+  const topics = await Promise.all(
+    request.topics.map(async (topic): Promise<CreatableTopicResult> => {
+      if (!creatable.has(topic.name)) return { name: topic.name, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: CREATE_REFUSED_MESSAGE, configs: null };
+      const result = await createTopic(context, request.validateOnly, topic);
+      if (result.errorCode !== ErrorCode.NONE || describable.has(topic.name)) return result;
+      // Created, but the client may not see its configs: Kafka answers its id and nothing of its configuration.
+      return { name: result.name, topicId: result.topicId, errorCode: ErrorCode.NONE, errorMessage: null, topicConfigErrorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, configs: [] };
+    }),
+  );
   return { throttleTimeMs: 0, topics };
 }
 
@@ -62,7 +64,11 @@ async function createTopic(context: BrokerContext, validateOnly: boolean, topic:
     // topics this broker last saw may still hold one another broker deleted since.
     if (!(await context.topology.createTopic(topic.name, partitions, topic.replicationFactor, configs))) return exists;
     const described = (await context.topology.describeTopicConfigs(topic.name)) ?? [];
-    return { ...answer, topicId: context.topology.topicId(topic.name) ?? ZERO_UUID, configs: described.map((e) => ({ name: e.name, value: e.value, readOnly: e.readOnly, configSource: CONFIG_SOURCE_CODES[e.source], isSensitive: e.isSensitive })) };
+    return {
+      ...answer,
+      topicId: context.topology.topicId(topic.name) ?? ZERO_UUID,
+      configs: described.map((e) => ({ name: e.name, value: e.value, readOnly: e.readOnly, configSource: CONFIG_SOURCE_CODES[e.source], isSensitive: e.isSensitive })),
+    };
   } catch (error) {
     const errorCode = isFerryError(error, 'InvalidArgument') ? ErrorCode.INVALID_TOPIC_EXCEPTION : errorCodeOf(error);
     return failed(errorCode, error instanceof Error ? error.message : String(error));

@@ -110,10 +110,7 @@ function buildLayout(fields: readonly FieldSchema[], version: number, flexible: 
  * Reads happen in field order (a literal evaluates left to right); defaults come after.
  */
 function compileFieldsReader(read: readonly FieldCodec[], defaulted: readonly FieldCodec[]): (reader: KafkaReader) => Message {
-  const properties = [
-    ...read.map((field, i) => `${propertyName(field)}: read[${i}](reader)`),
-    ...defaulted.map((field, i) => `${propertyName(field)}: defaulted[${i}]()`),
-  ];
+  const properties = [...read.map((field, i) => `${propertyName(field)}: read[${i}](reader)`), ...defaulted.map((field, i) => `${propertyName(field)}: defaulted[${i}]()`)];
   const source = `return function readFields(reader) { return { ${properties.join(', ')} }; };`;
   return new Function('read', 'defaulted', source)(
     read.map((field) => field.read),
@@ -467,13 +464,7 @@ function defaultTest(type: FieldType, given: FieldSchema['default'], version: nu
 }
 
 /** A message as decoding gives it: every field present (a version without it gives its default). */
-export type Decoded<T> = T extends Uint8Array
-  ? T
-  : T extends readonly (infer E)[]
-    ? readonly Decoded<E>[]
-    : T extends object
-      ? { readonly [K in keyof T]-?: Decoded<Exclude<T[K], undefined>> }
-      : T;
+export type Decoded<T> = T extends Uint8Array ? T : T extends readonly (infer E)[] ? readonly Decoded<E>[] : T extends object ? { readonly [K in keyof T]-?: Decoded<Exclude<T[K], undefined>> } : T;
 
 /** A message to encode: any field may be left out, and is written as its default. */
 export type Draft<T> = T extends Uint8Array ? T : T extends readonly (infer E)[] ? readonly Draft<E>[] : T extends object ? { readonly [K in keyof T]?: Draft<T[K]> } : T;

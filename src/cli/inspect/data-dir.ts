@@ -29,7 +29,9 @@ export function isDataDirectory(path: string): boolean {
 }
 
 export function inspectDataDirectory(path: string): DataDirectoryReport {
-  const reports = readdirSync(path).filter((name) => isPartitionDirectory(join(path, name))).map((name) => inspectPartition(join(path, name)));
+  const reports = readdirSync(path)
+    .filter((name) => isPartitionDirectory(join(path, name)))
+    .map((name) => inspectPartition(join(path, name)));
   reports.sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
   return {
     kind: 'data-directory',

@@ -39,7 +39,10 @@ export function inspectPartition(path: string): PartitionReport {
   const match = PARTITION_DIRECTORY_PATTERN.exec(basename(path));
   const names = readdirSync(path).sort();
   const segments = names.filter((name) => name.endsWith(SEGMENT_SUFFIX)).map((name) => scanSegment(join(path, name), readFileSync(join(path, name))));
-  const snapshots = names.filter((name) => name.endsWith(SNAPSHOT_SUFFIX)).map((name) => Number(name.slice(0, -SNAPSHOT_SUFFIX.length))).filter(Number.isSafeInteger);
+  const snapshots = names
+    .filter((name) => name.endsWith(SNAPSHOT_SUFFIX))
+    .map((name) => Number(name.slice(0, -SNAPSHOT_SUFFIX.length)))
+    .filter(Number.isSafeInteger);
   return {
     kind: 'partition',
     path,
@@ -65,7 +68,10 @@ function epochsOf(path: string): PartitionReport['epochs'] {
   const file = join(path, LEADER_EPOCH_CHECKPOINT_FILE);
   if (!existsSync(file)) return [];
   const lines = readFileSync(file, 'utf8').split('\n').slice(2);
-  return lines.map((line) => line.trim().split(/\s+/).map(Number)).filter((pair) => pair.length === 2 && pair.every(Number.isSafeInteger)).map(([epoch, startOffset]) => ({ epoch: epoch!, startOffset: startOffset! }));
+  return lines
+    .map((line) => line.trim().split(/\s+/).map(Number))
+    .filter((pair) => pair.length === 2 && pair.every(Number.isSafeInteger))
+    .map(([epoch, startOffset]) => ({ epoch: epoch!, startOffset: startOffset! }));
 }
 
 /** First and last offset over the partition's segments; null when it holds no batch. */
@@ -89,7 +95,9 @@ export function partitionLines(report: PartitionReport, withBatches: boolean): s
   for (const segment of report.segments) {
     const first = segment.batches[0];
     const last = segment.batches.at(-1);
-    lines.push(`  segment ${basename(segment.path)}: offsets ${first === undefined ? 'none' : `${first.baseOffset}..${last!.lastOffset}`} batches=${segment.batches.length} bytes=${segment.bytes} ${segment.problem === null ? 'crc=ok' : segment.problem}`);
+    lines.push(
+      `  segment ${basename(segment.path)}: offsets ${first === undefined ? 'none' : `${first.baseOffset}..${last!.lastOffset}`} batches=${segment.batches.length} bytes=${segment.bytes} ${segment.problem === null ? 'crc=ok' : segment.problem}`,
+    );
     if (withBatches) for (const batch of segment.batches) lines.push(`    ${batchLine(batch)}`);
   }
   return lines;

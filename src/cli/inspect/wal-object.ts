@@ -70,7 +70,16 @@ function footerOf(bytes: Uint8Array): { entries: WalFrameEntry[]; footer: WalObj
 }
 
 function frameOf(bytes: Uint8Array, entry: WalFrameEntry): FrameReport {
-  const fields = { topic: entry.topic, topicId: entry.topicId, partition: entry.partition, leaderEpoch: entry.leaderEpoch, baseOffset: entry.baseOffset, lastOffset: entry.lastOffset, position: entry.framePosition, bytes: entry.byteLength };
+  const fields = {
+    topic: entry.topic,
+    topicId: entry.topicId,
+    partition: entry.partition,
+    leaderEpoch: entry.leaderEpoch,
+    baseOffset: entry.baseOffset,
+    lastOffset: entry.lastOffset,
+    position: entry.framePosition,
+    bytes: entry.byteLength,
+  };
   let data: Uint8Array;
   try {
     data = decodeFrame(bytes.subarray(entry.framePosition, entry.framePosition + entry.frameHeaderBytes + entry.byteLength), entry);
@@ -86,11 +95,17 @@ export function walObjectLines(report: WalObjectReport): string[] {
   const where = report.offset === 0 ? '' : ` (after the file store's ${report.offset}-byte object header)`;
   const lines = [`WAL object ${report.path}: ${report.bytes} bytes${where}`];
   const header = report.header;
-  lines.push('problem' in header ? `  header: checksum BAD: ${header.problem}` : `  header: ${header.kind} writer=${header.writerId} epoch=${header.epoch} sequence=${header.sequence} created=${new Date(header.createdMs).toISOString()} checksum ok`);
+  lines.push(
+    'problem' in header
+      ? `  header: checksum BAD: ${header.problem}`
+      : `  header: ${header.kind} writer=${header.writerId} epoch=${header.epoch} sequence=${header.sequence} created=${new Date(header.createdMs).toISOString()} checksum ok`,
+  );
   lines.push(`  footer: ${report.frames.length} frames, checksum ${report.footer.checksum}${report.footer.problem === null ? '' : `: ${report.footer.problem}`}`);
   for (const frame of report.frames) {
     const problem = frame.problem === null ? '' : `: ${frame.problem}`;
-    lines.push(`  frame ${frame.topic}-${frame.partition} (topic id ${frame.topicId}) offsets ${frame.baseOffset}..${frame.lastOffset} epoch=${frame.leaderEpoch} bytes=${frame.bytes} position=${frame.position} batches=${frame.batches} checksum ${frame.checksum}${frame.checksum === 'ok' ? ` crc ${frame.crc}` : ''}${problem}`);
+    lines.push(
+      `  frame ${frame.topic}-${frame.partition} (topic id ${frame.topicId}) offsets ${frame.baseOffset}..${frame.lastOffset} epoch=${frame.leaderEpoch} bytes=${frame.bytes} position=${frame.position} batches=${frame.batches} checksum ${frame.checksum}${frame.checksum === 'ok' ? ` crc ${frame.crc}` : ''}${problem}`,
+    );
   }
   lines.push(report.ok ? '  all checksums ok' : '  BAD: the object is damaged; a follower would refuse it');
   return lines;

@@ -12,14 +12,7 @@ export interface Crc32cWithPaths extends Crc32cImplementation {
 }
 
 /** Indexed by native/crc32c.c's enum ferry_crc32c_path. */
-export const NATIVE_PATH_NAMES = [
-  'table',
-  'sse4.2',
-  'sse4.2-3way',
-  'avx512-vpclmulqdq',
-  'avx512-vpclmulqdq+crc32q',
-  'armv8-crc',
-] as const;
+export const NATIVE_PATH_NAMES = ['table', 'sse4.2', 'sse4.2-3way', 'avx512-vpclmulqdq', 'avx512-vpclmulqdq+crc32q', 'armv8-crc'] as const;
 
 /** The committed build for this platform (see native/README.md); never a machine path. */
 export function nativeLibraryFile(): string {
@@ -43,7 +36,7 @@ const SYMBOLS = {
  * or it does not load (the caller falls back to another implementation). */
 export function loadNativeCrc32c(file = nativeLibraryFile()): Crc32cWithPaths | null {
   if (!existsSync(file)) return null;
-  let symbols;
+  let symbols: ReturnType<typeof dlopen<typeof SYMBOLS>>['symbols'];
   try {
     symbols = dlopen(file, SYMBOLS).symbols;
   } catch {

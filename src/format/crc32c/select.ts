@@ -192,7 +192,5 @@ export function selectCrc32c(forcedName = process.env[CRC32C_ENV]): Crc32cSelect
 
 /** Every implementation that loads and verifies here, loading any not yet tried. */
 export function loadedCrc32cImplementations(): Crc32cImplementation[] {
-  return CRC32C_NAMES.map(loadCandidate).flatMap((candidate) =>
-    candidate.implementation === null ? [] : [candidate.implementation],
-  );
+  return CRC32C_NAMES.map(loadCandidate).flatMap((candidate) => (candidate.implementation === null ? [] : [candidate.implementation]));
 }

@@ -28,7 +28,7 @@ const SYMBOLS = {
  */
 export function loadTccCrc32c(source = tccSourceFile()): Crc32cWithPaths | null {
   if (!existsSync(source)) return null;
-  let symbols;
+  let symbols: ReturnType<typeof cc<typeof SYMBOLS>>['symbols'];
   try {
     symbols = cc({ source, symbols: SYMBOLS }).symbols;
   } catch {

@@ -23,12 +23,7 @@ interface WasmExports {
 
 function isWasmExports(exports: unknown): exports is WasmExports {
   const found = exports as Record<string, unknown>;
-  return (
-    found.memory instanceof WebAssembly.Memory &&
-    ['ferry_crc32c', 'ferry_crc32c_init', 'ferry_crc32c_input', 'ferry_crc32c_input_capacity'].every(
-      (name) => typeof found[name] === 'function',
-    )
-  );
+  return found.memory instanceof WebAssembly.Memory && ['ferry_crc32c', 'ferry_crc32c_init', 'ferry_crc32c_input', 'ferry_crc32c_input_capacity'].every((name) => typeof found[name] === 'function');
 }
 
 function instantiate(file: string): WasmExports | null {

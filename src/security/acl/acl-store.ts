@@ -149,9 +149,7 @@ export class AclStore implements AclService {
       return invalid === null;
     });
     const refreshed = await this.#refresh().then(() => null, storageError);
-    const candidates = [...this.#known].filter(([, { resource }]) =>
-      valid.some((filter) => resource.entries.some((entry) => filterMatches(filter, { pattern: resource.pattern, entry }))),
-    );
+    const candidates = [...this.#known].filter(([, { resource }]) => valid.some((filter) => resource.entries.some((entry) => filterMatches(filter, { pattern: resource.pattern, entry }))));
     const outcomes = await mapLimited(refreshed === null ? candidates : [], ACL_WRITES_CONCURRENCY_MAX, async ([key, known]) => {
       const { pattern } = known.resource;
       const matches = (entry: AccessControlEntry): boolean => valid.some((filter) => filterMatches(filter, { pattern, entry }));

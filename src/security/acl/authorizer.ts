@@ -265,7 +265,10 @@ function comparePatterns(a: ResourcePattern, b: ResourcePattern): number {
 
 /** Kafka's super.users value (`User:a;User:b`, blanks ignored), each principal checked to parse. */
 export function parseSuperUsers(value: string): string[] {
-  const users = value.split(';').map((user) => user.trim()).filter((user) => user !== '');
+  const users = value
+    .split(';')
+    .map((user) => user.trim())
+    .filter((user) => user !== '');
   for (const user of users) {
     if (!user.includes(':')) throw new FerryError('InvalidConfig', `super.users: expected a string in format principalType:principalName but got ${user}`);
   }

@@ -2,7 +2,18 @@
 // the precedence that picks a client's quota, and the rates that throttle it.
 export * from './model.ts';
 export { QUOTA_RECORD_NAME_KEY_CHARS_MAX, QUOTA_RECORD_VERSION, QUOTA_RECORDS_PREFIX, decodeQuotaRecord, encodeQuotaRecord, entityOfRecordKey, quotaRecordKey, type QuotaRecord } from './record.ts';
-export { checkAlteration, checkFilter, filterMatches, MatchType, QuotaErrorCode, type QuotaAlterationRequest, type QuotaChange, type QuotaError, type QuotaFilter, type QuotaFilterComponent } from './validate.ts';
+export {
+  checkAlteration,
+  checkFilter,
+  filterMatches,
+  MatchType,
+  QuotaErrorCode,
+  type QuotaAlterationRequest,
+  type QuotaChange,
+  type QuotaError,
+  type QuotaFilter,
+  type QuotaFilterComponent,
+} from './validate.ts';
 export { appliedQuota, type AppliedQuota } from './precedence.ts';
 export { SampledRate, type RateWindows } from './rate.ts';
 export {

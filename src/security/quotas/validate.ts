@@ -190,4 +190,3 @@ export function filterMatches(filter: QuotaFilter, entity: QuotaEntity): boolean
   for (const type of filter.present) if (entity[type] === undefined) return false;
   return true;
 }
-

@@ -2,4 +2,15 @@ export { invalidCredentials, invalidCredentialsMessage, SaslAuthenticationError,
 export { PLAIN_MECHANISM, PlainSaslClient, PlainSaslServerFactory, plainUsersFrom, type PlainUsers } from './plain.ts';
 export { ScramSaslServerFactory, type ScramSaslServerOptions } from './scram-server.ts';
 export { ScramSaslClient } from './scram-client.ts';
-export { ownCredentialsOf, parseJaasConfigModules, parseJaasFile, parseSaslJaasConfig, PLAIN_LOGIN_MODULE, plainUsersOf, SCRAM_LOGIN_MODULE, type JaasControlFlag, type JaasCredentials, type JaasLoginModule } from './jaas.ts';
+export {
+  ownCredentialsOf,
+  parseJaasConfigModules,
+  parseJaasFile,
+  parseSaslJaasConfig,
+  PLAIN_LOGIN_MODULE,
+  plainUsersOf,
+  SCRAM_LOGIN_MODULE,
+  type JaasControlFlag,
+  type JaasCredentials,
+  type JaasLoginModule,
+} from './jaas.ts';

@@ -61,7 +61,8 @@ function configEntry(tokens: JaasTokenizer, first: Token): JaasLoginModule {
   for (; token.kind !== 'eof' && !isChar(token, ';'); token = tokens.next()) {
     const key = token;
     const equals = tokens.next();
-    if (!isName(key) || !isChar(equals, '=')) throw jaasError(where(key), `Value not specified for option ${options.size + 1} of login module ${show(loginModule)} in JAAS config: expected name=value`);
+    if (!isName(key) || !isChar(equals, '='))
+      throw jaasError(where(key), `Value not specified for option ${options.size + 1} of login module ${show(loginModule)} in JAAS config: expected name=value`);
     const value = tokens.next();
     if (!isName(value)) throw jaasError(where(value), `Value not specified for key ${show(key.text)} in JAAS config`);
     options.set(key.text, value.text);
@@ -151,7 +152,8 @@ export function ownCredentialsOf(modules: readonly JaasLoginModule[], loginModul
   const username = module?.options.get('username');
   const password = module?.options.get('password');
   if (username === undefined && password === undefined) return null;
-  if (username === undefined || password === undefined) throw new FerryError('InvalidConfig', `JAAS login module ${show(loginModule)} has a ${username === undefined ? 'password but no username' : 'username but no password'}`);
+  if (username === undefined || password === undefined)
+    throw new FerryError('InvalidConfig', `JAAS login module ${show(loginModule)} has a ${username === undefined ? 'password but no username' : 'username but no password'}`);
   return { username, password };
 }
 
@@ -173,11 +175,16 @@ function isChar(token: Token, char: string): boolean {
 /** A token in an error: its kind and, for punctuation, the character; never a word or a value. */
 function describe(token: Token): string {
   switch (token.kind) {
-    case 'eof': return 'the end of the input';
-    case 'char': return JSON.stringify(token.char);
-    case 'number': return 'a number';
-    case 'quoted': return 'a quoted string';
-    case 'word': return 'a word';
+    case 'eof':
+      return 'the end of the input';
+    case 'char':
+      return JSON.stringify(token.char);
+    case 'number':
+      return 'a number';
+    case 'quoted':
+      return 'a quoted string';
+    case 'word':
+      return 'a word';
   }
 }
 
@@ -213,7 +220,7 @@ class JaasTokenizer {
     const code = this.#text.charCodeAt(this.#at);
     if (Number.isNaN(code)) return { kind: 'eof', line };
     const char = this.#text[this.#at]!;
-    if (char === '"' || char === '\'') return this.#quoted(char, line);
+    if (char === '"' || char === "'") return this.#quoted(char, line);
     if (this.#mode === 'file' && this.#startsNumber()) {
       this.#at++;
       while (/[0-9.]/.test(this.#text[this.#at] ?? '')) this.#at++;

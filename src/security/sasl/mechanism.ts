@@ -11,13 +11,13 @@ import type { KafkaPrincipal } from '../principal.ts';
 export type SaslStep =
   | { readonly done: false; readonly challenge: Uint8Array }
   | {
-    readonly done: true;
-    /** The last bytes to send (SCRAM's server-final message); empty when the mechanism has none. */
-    readonly response: Uint8Array;
-    readonly principal: KafkaPrincipal;
-    /** When the credential stops being valid (an OAuth token's exp), null if it does not expire. */
-    readonly credentialExpiresAtMs: number | null;
-  };
+      readonly done: true;
+      /** The last bytes to send (SCRAM's server-final message); empty when the mechanism has none. */
+      readonly response: Uint8Array;
+      readonly principal: KafkaPrincipal;
+      /** When the credential stops being valid (an OAuth token's exp), null if it does not expire. */
+      readonly credentialExpiresAtMs: number | null;
+    };
 
 /**
  * One connection's exchange on the server side. `evaluate` takes each token the client sent, in

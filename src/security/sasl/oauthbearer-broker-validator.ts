@@ -64,7 +64,9 @@ export class BrokerJwtValidator implements TokenValidator {
       throw new TokenValidationError(`Could not validate the access token: ${(error as Error).message}`);
     }
     if (this.options.expectedAudience.length === 0 && payload.aud !== undefined) {
-      throw new TokenValidationError(`Could not validate the access token: Audience (aud) claim ${JSON.stringify(payload.aud)} present in the JWT but no expected audience value(s) were provided to the JWT Consumer.`);
+      throw new TokenValidationError(
+        `Could not validate the access token: Audience (aud) claim ${JSON.stringify(payload.aud)} present in the JWT but no expected audience value(s) were provided to the JWT Consumer.`,
+      );
     }
     return payload;
   }

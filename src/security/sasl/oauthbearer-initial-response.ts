@@ -83,7 +83,7 @@ function readGs2Header(text: string): { authorizationId: string; rest: string } 
     if (!SASLNAME.test(authorizationId)) throw new InvalidInitialResponseError(INVALID_FIRST_MESSAGE);
     position = end;
   }
-  if (!text.startsWith(',' + SEPARATOR, position)) throw new InvalidInitialResponseError(INVALID_FIRST_MESSAGE);
+  if (!text.startsWith(`,${SEPARATOR}`, position)) throw new InvalidInitialResponseError(INVALID_FIRST_MESSAGE);
   return { authorizationId, rest: text.slice(position + 2) };
 }
 

@@ -182,14 +182,14 @@ class OAuthBearerSaslServer implements SaslServer {
       throw new SaslAuthenticationError(this.#errorMessage, { detail: this.#errorReason });
     }
     this.#errorMessage = null;
-    let response;
+    let response: ReturnType<typeof parseClientInitialResponse>;
     try {
       response = parseClientInitialResponse(token);
     } catch (error) {
       if (error instanceof InvalidInitialResponseError) throw invalidCredentials(OAUTHBEARER_MECHANISM, error.message);
       throw error;
     }
-    let validated;
+    let validated: Awaited<ReturnType<typeof this.validator.validate>>;
     try {
       validated = await this.validator.validate(response.tokenValue);
     } catch (error) {
@@ -200,7 +200,9 @@ class OAuthBearerSaslServer implements SaslServer {
     }
     const { principalName, expiresAtMs } = validated;
     if (response.authorizationId !== '' && response.authorizationId !== principalName) {
-      throw new SaslAuthenticationError(`Authentication failed: Client requested an authorization id (${response.authorizationId}) that is different from the token's principal name (${principalName})`);
+      throw new SaslAuthenticationError(
+        `Authentication failed: Client requested an authorization id (${response.authorizationId}) that is different from the token's principal name (${principalName})`,
+      );
     }
     return { done: true, response: EMPTY, principal: userPrincipal(principalName), credentialExpiresAtMs: expiresAtMs };
   }

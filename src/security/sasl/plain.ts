@@ -84,10 +84,14 @@ class PlainSaslServer implements SaslServer {
     try {
       expected = await this.#users.passwordOf(fields.username);
     } catch (error) {
-      throw new SaslAuthenticationError(PLAIN_CREDENTIALS_UNVERIFIABLE, { detail: `the password of a PLAIN user could not be looked up: ${error instanceof Error ? error.message : String(error)}`, cause: error });
+      throw new SaslAuthenticationError(PLAIN_CREDENTIALS_UNVERIFIABLE, {
+        detail: `the password of a PLAIN user could not be looked up: ${error instanceof Error ? error.message : String(error)}`,
+        cause: error,
+      });
     }
     // Kafka checks the password before the authzid: an authzid never tells whether a user exists.
-    if (!passwordMatches(expected, fields.password) && !(regressed('plain-any-password') && expected !== null)) throw new SaslAuthenticationError(PLAIN_INVALID_USER_OR_PASSWORD, { detail: expected === null ? 'PLAIN: unknown user' : 'PLAIN: wrong password' });
+    if (!passwordMatches(expected, fields.password) && !(regressed('plain-any-password') && expected !== null))
+      throw new SaslAuthenticationError(PLAIN_INVALID_USER_OR_PASSWORD, { detail: expected === null ? 'PLAIN: unknown user' : 'PLAIN: wrong password' });
     if (fields.authorizationId !== '' && fields.authorizationId !== fields.username) throw new SaslAuthenticationError(PLAIN_AUTHZID_DIFFERS);
     return { done: true, response: new Uint8Array(0), principal: userPrincipal(fields.username), credentialExpiresAtMs: null };
   }
@@ -116,7 +120,9 @@ export function parsePlainToken(token: Uint8Array): PlainFields {
  */
 function passwordMatches(expected: string | null, given: string): boolean {
   const givenDigest = createHash('sha256').update(given, 'utf8').digest();
-  const expectedDigest = createHash('sha256').update(expected ?? UNKNOWN_USER_PASSWORD, 'utf8').digest();
+  const expectedDigest = createHash('sha256')
+    .update(expected ?? UNKNOWN_USER_PASSWORD, 'utf8')
+    .digest();
   return timingSafeEqual(givenDigest, expectedDigest) && expected !== null;
 }
 
@@ -131,7 +137,11 @@ export class PlainSaslClient implements SaslClient {
 
   /** `authorizationId` empty (Kafka's clients send none) or the username. */
   constructor(username: string, password: string, authorizationId = '') {
-    for (const [name, value] of [['username', username], ['password', password], ['authorization id', authorizationId]] as const) {
+    for (const [name, value] of [
+      ['username', username],
+      ['password', password],
+      ['authorization id', authorizationId],
+    ] as const) {
       if (value.includes('\0')) throw new FerryError('InvalidConfig', `the PLAIN ${name} must not contain NUL`);
       if (Buffer.byteLength(value, 'utf8') > PLAIN_FIELD_BYTES_MAX) throw new FerryError('InvalidConfig', `the PLAIN ${name} is longer than ${PLAIN_FIELD_BYTES_MAX} bytes`);
     }

@@ -83,7 +83,8 @@ export class ScramSaslClient implements SaslClient {
 
   #serverFirst(text: string): Uint8Array {
     const serverFirst = parseServerFirst(text);
-    if (!serverFirst.nonce.startsWith(this.#clientNonce) || serverFirst.nonce.length === this.#clientNonce.length) throw new SaslAuthenticationError('Invalid server nonce: does not start with client nonce');
+    if (!serverFirst.nonce.startsWith(this.#clientNonce) || serverFirst.nonce.length === this.#clientNonce.length)
+      throw new SaslAuthenticationError('Invalid server nonce: does not start with client nonce');
     const { iterations } = serverFirst;
     if (iterations < this.#scram.iterationsMin) throw new SaslAuthenticationError(`Requested iterations ${iterations} is less than the minimum ${this.#scram.iterationsMin} for ${this.mechanism}`);
     if (iterations > this.#scram.iterationsMax) throw new SaslAuthenticationError(`Requested iterations ${iterations} is more than the maximum ${this.#scram.iterationsMax} for ${this.mechanism}`);

@@ -2,7 +2,16 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { assert, AssertionError } from '../../util/assert.ts';
 import { userPrincipal } from '../principal.ts';
 import { hash, hmac, wellFormedCredential, xor, type ScramCredential, type ScramCredentialLookup } from '../scram/credential.ts';
-import { formatServerFinal, formatServerFirst, parseClientFinal, parseClientFirst, SCRAM_MESSAGE_BYTES_MAX, SCRAM_NONCE_CHARS_MAX, ScramFormatError, type ClientFirstMessage } from '../scram/messages.ts';
+import {
+  formatServerFinal,
+  formatServerFirst,
+  parseClientFinal,
+  parseClientFirst,
+  SCRAM_MESSAGE_BYTES_MAX,
+  SCRAM_NONCE_CHARS_MAX,
+  ScramFormatError,
+  type ClientFirstMessage,
+} from '../scram/messages.ts';
 import type { ScramMechanism } from '../scram/mechanism.ts';
 import { unknownUserCredential } from '../scram/unknown-user.ts';
 import { invalidCredentials, SaslAuthenticationError, unexpectedToken, utf8Text, type SaslServer, type SaslServerFactory, type SaslStep } from './mechanism.ts';
@@ -142,7 +151,8 @@ class ScramSaslServer implements SaslServer {
     const clientSignature = hmac(this.#scram, credential.storedKey, authMessage);
     const clientKey = xor(clientFinal.proof, clientSignature);
     const proven = timingSafeEqual(hash(this.#scram, clientKey), credential.storedKey);
-    if (!proven || !pending.known) throw invalidCredentials(this.mechanism, `${this.mechanism}: ${pending.known ? 'Invalid client credentials' : 'unknown user (or no credential for this mechanism)'}`);
+    if (!proven || !pending.known)
+      throw invalidCredentials(this.mechanism, `${this.mechanism}: ${pending.known ? 'Invalid client credentials' : 'unknown user (or no credential for this mechanism)'}`);
     const serverFinal = formatServerFinal(hmac(this.#scram, credential.serverKey, authMessage));
     return { done: true, response: new TextEncoder().encode(serverFinal), principal: userPrincipal(pending.clientFirst.username), credentialExpiresAtMs: null };
   }

@@ -63,7 +63,8 @@ function checkUpsertion(upsertion: ScramCredentialUpsertion): UserChange | Alter
   if (upsertion.iterations > mechanism.iterationsMax) return unacceptable(user, ScramMessage.TOO_MANY_ITERATIONS);
   // Ferry's own bounds (Kafka takes any salt and any salted password).
   if (upsertion.salt.length > SCRAM_SALT_BYTES_MAX) return unacceptable(user, `The salt is longer than ${SCRAM_SALT_BYTES_MAX} bytes`);
-  if (upsertion.saltedPassword.length !== mechanism.keyBytes) return unacceptable(user, `The salted password of ${mechanism.name} must be ${mechanism.keyBytes} bytes, not ${upsertion.saltedPassword.length}`);
+  if (upsertion.saltedPassword.length !== mechanism.keyBytes)
+    return unacceptable(user, `The salted password of ${mechanism.name} must be ${mechanism.keyBytes} bytes, not ${upsertion.saltedPassword.length}`);
   return { kind: 'upsert', mechanism, upsertion };
 }
 

@@ -81,7 +81,12 @@ export function scramCredentialFromSaltedPassword(mechanism: ScramMechanism, sal
  * InvalidArgument for iterations outside the mechanism's bounds (what AlterUserScramCredentials
  * would refuse).
  */
-export async function scramCredentialFromPassword(mechanism: ScramMechanism, password: string, iterations = SCRAM_ITERATIONS_DEFAULT, salt: Uint8Array = randomBytes(SCRAM_SALT_BYTES_DEFAULT)): Promise<ScramCredential> {
+export async function scramCredentialFromPassword(
+  mechanism: ScramMechanism,
+  password: string,
+  iterations = SCRAM_ITERATIONS_DEFAULT,
+  salt: Uint8Array = randomBytes(SCRAM_SALT_BYTES_DEFAULT),
+): Promise<ScramCredential> {
   if (!Number.isSafeInteger(iterations) || iterations < mechanism.iterationsMin || iterations > mechanism.iterationsMax) {
     throw new FerryError('InvalidArgument', `${mechanism.name} iterations must lie in ${mechanism.iterationsMin}..${mechanism.iterationsMax}, not ${iterations}`);
   }
@@ -91,9 +96,11 @@ export async function scramCredentialFromPassword(mechanism: ScramMechanism, pas
 
 /** Whether a credential has the shape its mechanism needs (a store record read back, a lookup's answer). */
 export function wellFormedCredential(mechanism: ScramMechanism, credential: ScramCredential): boolean {
-  return credential.mechanism === mechanism.name
-    && credential.storedKey.length === mechanism.keyBytes
-    && credential.serverKey.length === mechanism.keyBytes
-    && Number.isSafeInteger(credential.iterations)
-    && credential.iterations >= mechanism.iterationsMin;
+  return (
+    credential.mechanism === mechanism.name &&
+    credential.storedKey.length === mechanism.keyBytes &&
+    credential.serverKey.length === mechanism.keyBytes &&
+    Number.isSafeInteger(credential.iterations) &&
+    credential.iterations >= mechanism.iterationsMin
+  );
 }

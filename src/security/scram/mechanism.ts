@@ -52,4 +52,7 @@ export function scramMechanismOfType(type: number): ScramMechanism | null {
 }
 
 assert(SCRAM_ITERATIONS_MIN <= SCRAM_ITERATIONS_DEFAULT && SCRAM_ITERATIONS_DEFAULT <= SCRAM_ITERATIONS_MAX, 'the default SCRAM iterations lie within the bounds');
-assert(SCRAM_MECHANISMS.every((m) => m.type !== SCRAM_TYPE_UNKNOWN), 'no mechanism takes the UNKNOWN type');
+assert(
+  SCRAM_MECHANISMS.every((m) => m.type !== SCRAM_TYPE_UNKNOWN),
+  'no mechanism takes the UNKNOWN type',
+);

@@ -70,7 +70,10 @@ export function usernameOf(saslName: string): string {
 export function parseClientFirst(text: string): ClientFirstMessage {
   const parts = text.split(',');
   if (parts.length < 4) throw new ScramFormatError('client-first message: too few attributes');
-  if (parts[0] !== 'n') throw new ScramFormatError(parts[0] === 'y' || parts[0]!.startsWith('p=') ? 'client-first message: channel binding is not supported, only the gs2 header "n"' : 'client-first message: the gs2 header must start with "n,"');
+  if (parts[0] !== 'n')
+    throw new ScramFormatError(
+      parts[0] === 'y' || parts[0]!.startsWith('p=') ? 'client-first message: channel binding is not supported, only the gs2 header "n"' : 'client-first message: the gs2 header must start with "n,"',
+    );
   const authzidPart = parts[1]!;
   if (authzidPart !== '' && !authzidPart.startsWith('a=')) throw new ScramFormatError('client-first message: the gs2 header\'s second part must be empty or an authzid "a="');
   const authorizationId = authzidPart === '' ? '' : usernameOf(saslName(authzidPart.slice(2), 'authzid'));

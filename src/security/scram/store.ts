@@ -145,9 +145,9 @@ export class ScramCredentialStore implements ScramCredentialLookup {
     }
     const mentions = new Map<string, number>();
     for (const user of users) mentions.set(user, (mentions.get(user) ?? 0) + 1);
-    return [...mentions].map(([user, count]) => count > 1
-      ? { user, errorCode: ScramErrorCode.DUPLICATE_RESOURCE, errorMessage: ScramMessage.DESCRIBE_DUPLICATE_USER + user, credentialInfos: [] }
-      : this.#describeUser(user));
+    return [...mentions].map(([user, count]) =>
+      count > 1 ? { user, errorCode: ScramErrorCode.DUPLICATE_RESOURCE, errorMessage: ScramMessage.DESCRIBE_DUPLICATE_USER + user, credentialInfos: [] } : this.#describeUser(user),
+    );
   }
 
   #describeUser(user: string): DescribeUserScramCredentialsResult {
@@ -228,7 +228,8 @@ export class ScramCredentialStore implements ScramCredentialLookup {
       const read = await this.#control.read<{ secret?: unknown }>(SCRAM_UNKNOWN_USER_SECRET_KEY);
       if (read !== null) {
         const secret = typeof read.value?.secret === 'string' ? new Uint8Array(Buffer.from(read.value.secret, 'base64')) : new Uint8Array(0);
-        if (secret.length < UNKNOWN_USER_SECRET_BYTES_MIN) throw new FerryError('CorruptObject', `control record ${SCRAM_UNKNOWN_USER_SECRET_KEY} holds no secret of at least ${UNKNOWN_USER_SECRET_BYTES_MIN} bytes`);
+        if (secret.length < UNKNOWN_USER_SECRET_BYTES_MIN)
+          throw new FerryError('CorruptObject', `control record ${SCRAM_UNKNOWN_USER_SECRET_KEY} holds no secret of at least ${UNKNOWN_USER_SECRET_BYTES_MIN} bytes`);
         return secret;
       }
       const secret = randomBytes(SCRAM_UNKNOWN_USER_SECRET_BYTES);

@@ -19,7 +19,11 @@ const MAPPING_RULES_CHARS_MAX = 16 * 1024;
  * (`O=Acme\, Inc.`).
  */
 export function distinguishedName(certificate: X509Certificate): string {
-  return certificate.subject.split('\n').filter((rdn) => rdn !== '').reverse().join(',');
+  return certificate.subject
+    .split('\n')
+    .filter((rdn) => rdn !== '')
+    .reverse()
+    .join(',');
 }
 
 type MappingRule = { readonly kind: 'default' } | { readonly kind: 'rule'; readonly pattern: RegExp; readonly replacement: string; readonly caseChange: '' | 'L' | 'U'; readonly text: string };

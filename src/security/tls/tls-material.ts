@@ -30,10 +30,12 @@ export interface TlsMaterial {
  */
 export async function loadTlsMaterial(settings: TlsSettings, side: 'server' | 'client', where: string): Promise<TlsMaterial> {
   const keystore = await keystoreOf(settings, where);
-  if (side === 'server' && keystore === null) throw invalid(`${where}: a TLS listener needs ssl.keystore.location (a PEM file with the key and certificate chain) or ssl.keystore.key and ssl.keystore.certificate.chain`);
+  if (side === 'server' && keystore === null)
+    throw invalid(`${where}: a TLS listener needs ssl.keystore.location (a PEM file with the key and certificate chain) or ssl.keystore.key and ssl.keystore.certificate.chain`);
   const ca = await pemText(settings.truststoreLocation, settings.truststoreCertificates, 'ssl.truststore', where);
   const cas = ca === null ? [] : certificatesIn(ca, `${where}: ssl.truststore`);
-  if (side === 'server' && settings.clientAuth !== 'none' && cas.length === 0) throw invalid(`${where}: ssl.client.auth=${settings.clientAuth} needs ssl.truststore.location (the CAs that sign client certificates)`);
+  if (side === 'server' && settings.clientAuth !== 'none' && cas.length === 0)
+    throw invalid(`${where}: ssl.client.auth=${settings.clientAuth} needs ssl.truststore.location (the CAs that sign client certificates)`);
   const crl = settings.crlLocation === null ? null : await crlText(settings.crlLocation, where);
   const disabled = (Object.keys(DISABLE_PROTOCOL) as TlsProtocol[]).filter((protocol) => !settings.enabledProtocols.includes(protocol));
   const options: TLSOptions = {
@@ -63,8 +65,16 @@ async function keystoreOf(settings: TlsSettings, where: string): Promise<Keystor
   if (settings.keystoreLocation !== null) {
     if (keyPem !== null || chainPem !== null) throw invalid(`${where}: give the keystore as ssl.keystore.location or as ssl.keystore.key with ssl.keystore.certificate.chain, not both`);
     const text = await readPem(settings.keystoreLocation, 'ssl.keystore.location', where);
-    keyPem = blocksOf(text).filter((block) => PRIVATE_KEY_LABEL.test(block.label)).map((block) => block.pem).join('\n') || null;
-    chainPem = blocksOf(text).filter((block) => block.label === CERTIFICATE_LABEL).map((block) => block.pem).join('\n') || null;
+    keyPem =
+      blocksOf(text)
+        .filter((block) => PRIVATE_KEY_LABEL.test(block.label))
+        .map((block) => block.pem)
+        .join('\n') || null;
+    chainPem =
+      blocksOf(text)
+        .filter((block) => block.label === CERTIFICATE_LABEL)
+        .map((block) => block.pem)
+        .join('\n') || null;
     if (keyPem === null) throw invalid(`${where}: ssl.keystore.location ${settings.keystoreLocation} holds no PEM private key`);
     if (chainPem === null) throw invalid(`${where}: ssl.keystore.location ${settings.keystoreLocation} holds no PEM certificate`);
   }

@@ -45,7 +45,11 @@ export class SimAdmin implements SimClient {
 
   async createTopic(name: string, partitions: number, replicationFactor: number): Promise<Outcome> {
     const startMs = this.#context.now();
-    const reply = await this.#pool.send(UNKNOWN_NODE, createTopicsApi, { topics: [{ name, numPartitions: partitions, replicationFactor, assignments: [], configs: [] }], timeoutMs: this.#brokerTimeoutMs(), validateOnly: false });
+    const reply = await this.#pool.send(UNKNOWN_NODE, createTopicsApi, {
+      topics: [{ name, numPartitions: partitions, replicationFactor, assignments: [], configs: [] }],
+      timeoutMs: this.#brokerTimeoutMs(),
+      validateOnly: false,
+    });
     const outcome = outcomeOf(reply, (response) => response.topics.find((t) => t.name === name)?.errorCode);
     this.#record('create-topic', name, partitions, replicationFactor, reply.node, startMs, outcome);
     return outcome;
@@ -66,11 +70,25 @@ export class SimAdmin implements SimClient {
   async deleteRecords(topic: string, partition: number, offset: number): Promise<Outcome> {
     const startMs = this.#context.now();
     const leader = this.#pool.leaderOf(topic, partition) ?? (await this.#refreshLeader(topic, partition));
-    const reply = await this.#pool.send(leader?.nodeId ?? UNKNOWN_NODE, deleteRecordsApi, { topics: [{ name: topic, partitions: [{ partitionIndex: partition, offset }] }], timeoutMs: this.#brokerTimeoutMs() });
+    const reply = await this.#pool.send(leader?.nodeId ?? UNKNOWN_NODE, deleteRecordsApi, {
+      topics: [{ name: topic, partitions: [{ partitionIndex: partition, offset }] }],
+      timeoutMs: this.#brokerTimeoutMs(),
+    });
     const answer = reply.answered ? reply.response.topics.find((t) => t.name === topic)?.partitions.find((p) => p.partitionIndex === partition) : undefined;
     const outcome = outcomeOf(reply, () => answer?.errorCode);
     if (!outcome.ok) this.#pool.forgetLeader(topic, partition);
-    const op: DeleteRecordsOp = { kind: 'delete-records', client: this.#context.name, node: reply.node, startMs, endMs: this.#context.now(), outcome, topic, partition, offset, lowWatermark: outcome.ok ? answer!.lowWatermark : null };
+    const op: DeleteRecordsOp = {
+      kind: 'delete-records',
+      client: this.#context.name,
+      node: reply.node,
+      startMs,
+      endMs: this.#context.now(),
+      outcome,
+      topic,
+      partition,
+      offset,
+      lowWatermark: outcome.ok ? answer!.lowWatermark : null,
+    };
     this.#context.record(op);
     return outcome;
   }
@@ -109,7 +127,15 @@ export class SimAdmin implements SimClient {
   async deleteAcl(acl: SimAcl): Promise<Outcome> {
     const startMs = this.#context.now();
     const wire = aclOnWire(acl);
-    const filter = { resourceTypeFilter: wire.resourceType, resourceNameFilter: wire.resourceName, patternTypeFilter: wire.resourcePatternType, principalFilter: wire.principal, hostFilter: wire.host, operation: wire.operation, permissionType: wire.permissionType };
+    const filter = {
+      resourceTypeFilter: wire.resourceType,
+      resourceNameFilter: wire.resourceName,
+      patternTypeFilter: wire.resourcePatternType,
+      principalFilter: wire.principal,
+      hostFilter: wire.host,
+      operation: wire.operation,
+      permissionType: wire.permissionType,
+    };
     const reply = await this.#pool.send(UNKNOWN_NODE, deleteAclsApi, { filters: [filter] });
     const outcome = outcomeOf(reply, (response) => response.filterResults[0]?.errorCode);
     this.#recordAcl('delete-acl', acl, reply.node, startMs, outcome);

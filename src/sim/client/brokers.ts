@@ -69,13 +69,18 @@ export class BrokerPool {
   async sendWithoutAnswer<Request>(node: number, api: ClientApi<Request, unknown>, request: Request): Promise<boolean> {
     const address = this.#addresses.get(node);
     const connection = address === undefined ? null : await this.#connection(address);
-    return connection !== null && connection.sendWithoutAnswer(api, request);
+    return connection?.sendWithoutAnswer(api, request) ?? false;
   }
 
   /** Asks for metadata of `topics` (null: every topic) and remembers brokers and leaders; null when no broker answered. */
   async refreshMetadata(topics: readonly string[] | null): Promise<Decoded<MetadataResponse> | null> {
     const startMs = this.#context.now();
-    const reply = await this.send(UNKNOWN_NODE, metadataApi, { topics: topics === null ? null : topics.map((name) => ({ name })), allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+    const reply = await this.send(UNKNOWN_NODE, metadataApi, {
+      topics: topics === null ? null : topics.map((name) => ({ name })),
+      allowAutoTopicCreation: false,
+      includeClusterAuthorizedOperations: false,
+      includeTopicAuthorizedOperations: false,
+    });
     if (!reply.answered) return null;
     this.#recordMetadata(reply.node, startMs, reply.response);
     this.#learn(reply.response);
@@ -149,7 +154,18 @@ export class BrokerPool {
   #recordAuthentication(address: BrokerAddress, result: SaslResult, reauthentication: boolean, startMs: number): void {
     const sasl = this.#context.sasl!;
     const node = [...this.#addresses].find(([, known]) => addressKey(known) === addressKey(address))?.[0] ?? UNKNOWN_NODE;
-    const op: AuthenticateOp = { kind: 'authenticate', client: this.#context.name, node, startMs, endMs: this.#context.now(), outcome: result.outcome, mechanism: sasl.mechanism, handshakeVersion: sasl.bareTokens ? 0 : 1, reauthentication, sessionLifetimeMs: result.sessionLifetimeMs };
+    const op: AuthenticateOp = {
+      kind: 'authenticate',
+      client: this.#context.name,
+      node,
+      startMs,
+      endMs: this.#context.now(),
+      outcome: result.outcome,
+      mechanism: sasl.mechanism,
+      handshakeVersion: sasl.bareTokens ? 0 : 1,
+      reauthentication,
+      sessionLifetimeMs: result.sessionLifetimeMs,
+    };
     this.#context.record(op);
   }
 }

@@ -101,7 +101,10 @@ export class ClientConnection {
     timer!.cancel();
     if (socket === null) {
       connection.#fail();
-      void connecting.then((late) => late.terminate(), () => {});
+      void connecting.then(
+        (late) => late.terminate(),
+        () => {},
+      );
       return null;
     }
     connection.#socket = socket;

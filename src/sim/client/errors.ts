@@ -12,7 +12,14 @@ const STALE_METADATA = new Set<number>([
 ]);
 
 /** Errors a request may simply be sent again after (Kafka's RetriableException subclasses). */
-const RETRIABLE = new Set<number>([...STALE_METADATA, ErrorCode.REQUEST_TIMED_OUT, ErrorCode.NOT_ENOUGH_REPLICAS, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND, ErrorCode.CORRUPT_MESSAGE, ErrorCode.UNKNOWN_SERVER_ERROR]);
+const RETRIABLE = new Set<number>([
+  ...STALE_METADATA,
+  ErrorCode.REQUEST_TIMED_OUT,
+  ErrorCode.NOT_ENOUGH_REPLICAS,
+  ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+  ErrorCode.CORRUPT_MESSAGE,
+  ErrorCode.UNKNOWN_SERVER_ERROR,
+]);
 
 /** Group errors that end the member's generation: it must join again. */
 const REJOIN = new Set<number>([ErrorCode.REBALANCE_IN_PROGRESS, ErrorCode.UNKNOWN_MEMBER_ID, ErrorCode.ILLEGAL_GENERATION]);

@@ -81,7 +81,11 @@ export class SimGroupConsumer implements SimClient {
   start(): void {
     if (this.#running) return;
     this.#running = true;
-    this.#loops = Promise.all([this.#run(), this.#every(this.#options.heartbeatIntervalMs ?? HEARTBEAT_INTERVAL_MS_DEFAULT, () => this.#heartbeat()), this.#every(this.#options.commitIntervalMs ?? COMMIT_INTERVAL_MS_DEFAULT, () => this.commit())]);
+    this.#loops = Promise.all([
+      this.#run(),
+      this.#every(this.#options.heartbeatIntervalMs ?? HEARTBEAT_INTERVAL_MS_DEFAULT, () => this.#heartbeat()),
+      this.#every(this.#options.commitIntervalMs ?? COMMIT_INTERVAL_MS_DEFAULT, () => this.commit()),
+    ]);
   }
 
   /** Graceful: commits the positions and leaves the group. Otherwise just drops the connections (a crash). */
@@ -117,15 +121,38 @@ export class SimGroupConsumer implements SimClient {
       memberId: generation.memberId,
       groupInstanceId: null,
       retentionTimeMs: NO_RETENTION_TIME_MS,
-      topics: [...byTopic].map(([name, list]) => ({ name, partitions: list.map((c) => ({ partitionIndex: c.fetcher.partition, committedOffset: c.offset, committedLeaderEpoch: NO_LEADER_EPOCH, commitTimestamp: NO_TIMESTAMP, committedMetadata: null })) })),
+      topics: [...byTopic].map(([name, list]) => ({
+        name,
+        partitions: list.map((c) => ({
+          partitionIndex: c.fetcher.partition,
+          committedOffset: c.offset,
+          committedLeaderEpoch: NO_LEADER_EPOCH,
+          commitTimestamp: NO_TIMESTAMP,
+          committedMetadata: null,
+        })),
+      })),
     };
     const startMs = this.#context.now();
     const reply = await this.#pool.send(coordinator, offsetCommitApi, request);
     const endMs = this.#context.now();
     for (const { fetcher, offset, reset } of commits) {
-      const code = reply.answered ? (reply.response.topics.find((t) => t.name === fetcher.topic)?.partitions.find((p) => p.partitionIndex === fetcher.partition)?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR) : null;
+      const code = reply.answered
+        ? (reply.response.topics.find((t) => t.name === fetcher.topic)?.partitions.find((p) => p.partitionIndex === fetcher.partition)?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR)
+        : null;
       const outcome = reply.answered ? answeredOutcome(code!) : unansweredOutcome(reply.error);
-      const op: CommitOp = { kind: 'commit', client: this.#context.name, node: reply.node, startMs, endMs, outcome, group: this.#options.group, topic: fetcher.topic, partition: fetcher.partition, offset, reset };
+      const op: CommitOp = {
+        kind: 'commit',
+        client: this.#context.name,
+        node: reply.node,
+        startMs,
+        endMs,
+        outcome,
+        group: this.#options.group,
+        topic: fetcher.topic,
+        partition: fetcher.partition,
+        offset,
+        reset,
+      };
       this.#context.record(op);
       if (code === ErrorCode.NONE) {
         this.#committed.set(key(fetcher.topic, fetcher.partition), offset);
@@ -170,7 +197,20 @@ export class SimGroupConsumer implements SimClient {
 
   async #join(): Promise<void> {
     const coordinator = this.#coordinator!;
-    const join = await this.#pool.send(coordinator, joinGroupApi, { groupId: this.#options.group, sessionTimeoutMs: this.#sessionTimeoutMs, rebalanceTimeoutMs: this.#rebalanceTimeoutMs, memberId: this.#memberId, groupInstanceId: null, protocolType: PROTOCOL_TYPE, protocols: [{ name: ASSIGNOR, metadata: encodeSubscription(this.#options.topics) }] }, this.#rebalanceTimeoutMs + this.#context.requestTimeoutMs);
+    const join = await this.#pool.send(
+      coordinator,
+      joinGroupApi,
+      {
+        groupId: this.#options.group,
+        sessionTimeoutMs: this.#sessionTimeoutMs,
+        rebalanceTimeoutMs: this.#rebalanceTimeoutMs,
+        memberId: this.#memberId,
+        groupInstanceId: null,
+        protocolType: PROTOCOL_TYPE,
+        protocols: [{ name: ASSIGNOR, metadata: encodeSubscription(this.#options.topics) }],
+      },
+      this.#rebalanceTimeoutMs + this.#context.requestTimeoutMs,
+    );
     if (!join.answered) return this.#lostCoordinator(null, true);
     const { errorCode, generationId, memberId, leader, members } = join.response;
     if (errorCode === ErrorCode.MEMBER_ID_REQUIRED) return void (this.#memberId = memberId);
@@ -178,7 +218,12 @@ export class SimGroupConsumer implements SimClient {
     this.#memberId = memberId;
     const assignments = leader === memberId ? await this.#assign(members.map((m) => m.memberId)) : [];
     if (assignments === null) return this.#backOff();
-    const sync = await this.#pool.send(coordinator, syncGroupApi, { groupId: this.#options.group, generationId, memberId, groupInstanceId: null, assignments }, this.#rebalanceTimeoutMs + this.#context.requestTimeoutMs);
+    const sync = await this.#pool.send(
+      coordinator,
+      syncGroupApi,
+      { groupId: this.#options.group, generationId, memberId, groupInstanceId: null, assignments },
+      this.#rebalanceTimeoutMs + this.#context.requestTimeoutMs,
+    );
     if (!sync.answered) return this.#lostCoordinator(null, true);
     if (sync.response.errorCode !== ErrorCode.NONE) return this.#onJoinError(sync.response.errorCode);
     const assigned = decodeAssignment(sync.response.assignment);
@@ -191,10 +236,12 @@ export class SimGroupConsumer implements SimClient {
   async #assign(memberIds: readonly string[]): Promise<{ memberId: string; assignment: Uint8Array }[] | null> {
     const metadata = await this.#pool.refreshMetadata(this.#options.topics);
     if (metadata === null) return null;
-    const counts = new Map(this.#options.topics.flatMap((topic) => {
-      const count = this.#pool.partitionCount(topic);
-      return count === null ? [] : [[topic, count] as const];
-    }));
+    const counts = new Map(
+      this.#options.topics.flatMap((topic) => {
+        const count = this.#pool.partitionCount(topic);
+        return count === null ? [] : [[topic, count] as const];
+      }),
+    );
     return [...assignRoundRobin(memberIds, counts)].map(([memberId, assigned]) => ({ memberId, assignment: encodeAssignment(assigned) }));
   }
 

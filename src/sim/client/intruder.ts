@@ -124,7 +124,14 @@ export class SimIntruder implements SimClient {
       await sleep(this.#options.clock, VISIT_GAP_MS_MIN + this.#random.next() * (VISIT_GAP_MS_MAX - VISIT_GAP_MS_MIN));
       if (!this.#running) return;
       const target = this.#options.targets[this.#random.nextInt(this.#options.targets.length)]!;
-      const connection = await ClientConnection.connect({ network: this.#options.network, clock: this.#options.clock, host: target.host, port: target.port, clientId: this.#options.name, requestTimeoutMs: REQUEST_TIMEOUT_MS_DEFAULT });
+      const connection = await ClientConnection.connect({
+        network: this.#options.network,
+        clock: this.#options.clock,
+        host: target.host,
+        port: target.port,
+        clientId: this.#options.name,
+        requestTimeoutMs: REQUEST_TIMEOUT_MS_DEFAULT,
+      });
       if (connection === null) continue;
       this.#connection = connection;
       await this.#visit({ connection, target });
@@ -208,13 +215,23 @@ export class SimIntruder implements SimClient {
     const mechanism = foreign[this.#random.nextInt(foreign.length)]!;
     const startMs = this.#options.now();
     const reply = await visit.connection.send(saslHandshakeApi, { mechanism });
-    this.#record(visit, startMs, this.#outcome(reply, (response) => response.errorCode), { api: 'SaslHandshake', authentication: true, mechanism });
+    this.#record(
+      visit,
+      startMs,
+      this.#outcome(reply, (response) => response.errorCode),
+      { api: 'SaslHandshake', authentication: true, mechanism },
+    );
   }
 
   async #apiVersions(visit: Visit): Promise<void> {
     const startMs = this.#options.now();
     const reply = await visit.connection.send(apiVersionsApi, {});
-    this.#record(visit, startMs, this.#outcome(reply, (response) => response.errorCode), { api: 'ApiVersions', authentication: true });
+    this.#record(
+      visit,
+      startMs,
+      this.#outcome(reply, (response) => response.errorCode),
+      { api: 'ApiVersions', authentication: true },
+    );
   }
 
   #drawRequest(): DataRequest {
@@ -242,17 +259,41 @@ export class SimIntruder implements SimClient {
   async #produce(visit: Visit): Promise<void> {
     const [topic, partition] = this.#partition();
     const values = Array.from({ length: 1 + this.#random.nextInt(3) }, () => `${this.#options.name}/${this.#values++}`);
-    const records = buildRecordBatch(values.map((value) => ({ value })), { nowMs: this.#options.clock.nowMs() });
+    const records = buildRecordBatch(
+      values.map((value) => ({ value })),
+      { nowMs: this.#options.clock.nowMs() },
+    );
     const startMs = this.#options.now();
-    const reply = await visit.connection.send(produceApi, { transactionalId: null, acks: this.#random.next() < 0.5 ? -1 : 1, timeoutMs: REQUEST_TIMEOUT_MS_DEFAULT / 2, topicData: [{ name: topic, partitionData: [{ index: partition, records }] }] });
-    this.#record(visit, startMs, this.#outcome(reply, (response) => response.responses[0]?.partitionResponses[0]?.errorCode), { api: 'Produce', topic, partition, values });
+    const reply = await visit.connection.send(produceApi, {
+      transactionalId: null,
+      acks: this.#random.next() < 0.5 ? -1 : 1,
+      timeoutMs: REQUEST_TIMEOUT_MS_DEFAULT / 2,
+      topicData: [{ name: topic, partitionData: [{ index: partition, records }] }],
+    });
+    this.#record(
+      visit,
+      startMs,
+      this.#outcome(reply, (response) => response.responses[0]?.partitionResponses[0]?.errorCode),
+      { api: 'Produce', topic, partition, values },
+    );
   }
 
   /** A consumer's Fetch, or (replicaId >= 0) a forged follower's progress report claiming a far offset. */
   async #fetch(visit: Visit, replicaId: number): Promise<void> {
     const [topic, partition] = this.#partition();
     const fetchOffset = replicaId < 0 ? 0 : FORGED_REPORT_OFFSET;
-    const request = { replicaId, maxWaitMs: 0, minBytes: 1, maxBytes: FETCH_BYTES_MAX, isolationLevel: IsolationLevel.READ_UNCOMMITTED, sessionId: 0, sessionEpoch: -1, topics: [{ topic, partitions: [{ partition, currentLeaderEpoch: -1, fetchOffset, logStartOffset: -1, partitionMaxBytes: FETCH_BYTES_MAX }] }], forgottenTopicsData: [], rackId: '' };
+    const request = {
+      replicaId,
+      maxWaitMs: 0,
+      minBytes: 1,
+      maxBytes: FETCH_BYTES_MAX,
+      isolationLevel: IsolationLevel.READ_UNCOMMITTED,
+      sessionId: 0,
+      sessionEpoch: -1,
+      topics: [{ topic, partitions: [{ partition, currentLeaderEpoch: -1, fetchOffset, logStartOffset: -1, partitionMaxBytes: FETCH_BYTES_MAX }] }],
+      forgottenTopicsData: [],
+      rackId: '',
+    };
     const startMs = this.#options.now();
     const reply = await visit.connection.send(fetchApi, request);
     const answer = reply.answered ? reply.response.responses[0]?.partitions[0] : undefined;
@@ -269,8 +310,17 @@ export class SimIntruder implements SimClient {
   async #listOffsets(visit: Visit): Promise<void> {
     const [topic, partition] = this.#partition();
     const startMs = this.#options.now();
-    const reply = await visit.connection.send(listOffsetsApi, { replicaId: CONSUMER_REPLICA_ID, isolationLevel: IsolationLevel.READ_UNCOMMITTED, topics: [{ name: topic, partitions: [{ partitionIndex: partition, currentLeaderEpoch: -1, timestamp: EARLIEST_TIMESTAMP, maxNumOffsets: 1 }] }] });
-    this.#record(visit, startMs, this.#outcome(reply, (response) => response.topics[0]?.partitions[0]?.errorCode), { api: 'ListOffsets', topic, partition });
+    const reply = await visit.connection.send(listOffsetsApi, {
+      replicaId: CONSUMER_REPLICA_ID,
+      isolationLevel: IsolationLevel.READ_UNCOMMITTED,
+      topics: [{ name: topic, partitions: [{ partitionIndex: partition, currentLeaderEpoch: -1, timestamp: EARLIEST_TIMESTAMP, maxNumOffsets: 1 }] }],
+    });
+    this.#record(
+      visit,
+      startMs,
+      this.#outcome(reply, (response) => response.topics[0]?.partitions[0]?.errorCode),
+      { api: 'ListOffsets', topic, partition },
+    );
   }
 
   /** Every topic (null) or the run's topics by name: it may describe none. */
@@ -282,7 +332,11 @@ export class SimIntruder implements SimClient {
     // A Metadata answer naming no broker is a refusal, not metadata: the error response to a request
     // sent in the middle of a SASL exchange (its topics carry the error; an all-topics one has none).
     const refused = reply.answered && reply.response.brokers.length === 0;
-    const outcome = !reply.answered ? unansweredOutcome(reply.error) : refused ? answeredOutcome(reply.response.topics.find((topic) => topic.errorCode !== ErrorCode.NONE)?.errorCode ?? ErrorCode.ILLEGAL_SASL_STATE) : { ok: true as const };
+    const outcome = !reply.answered
+      ? unansweredOutcome(reply.error)
+      : refused
+        ? answeredOutcome(reply.response.topics.find((topic) => topic.errorCode !== ErrorCode.NONE)?.errorCode ?? ErrorCode.ILLEGAL_SASL_STATE)
+        : { ok: true as const };
     this.#record(visit, startMs, outcome, { api: 'Metadata', topics });
   }
 
@@ -292,11 +346,29 @@ export class SimIntruder implements SimClient {
     const startMs = this.#options.now();
     if (this.#random.next() < 0.5) {
       const reply = await visit.connection.send(findCoordinatorApi, { key: group, keyType: CoordinatorKeyType.GROUP });
-      this.#record(visit, startMs, this.#outcome(reply, (response) => response.errorCode), { api: 'FindCoordinator', group });
+      this.#record(
+        visit,
+        startMs,
+        this.#outcome(reply, (response) => response.errorCode),
+        { api: 'FindCoordinator', group },
+      );
       return;
     }
-    const reply = await visit.connection.send(joinGroupApi, { groupId: group, sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 5_000, memberId: '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'roundrobin', metadata: new Uint8Array(0) }] });
-    this.#record(visit, startMs, this.#outcome(reply, (response) => response.errorCode), { api: 'JoinGroup', group });
+    const reply = await visit.connection.send(joinGroupApi, {
+      groupId: group,
+      sessionTimeoutMs: 10_000,
+      rebalanceTimeoutMs: 5_000,
+      memberId: '',
+      groupInstanceId: null,
+      protocolType: 'consumer',
+      protocols: [{ name: 'roundrobin', metadata: new Uint8Array(0) }],
+    });
+    this.#record(
+      visit,
+      startMs,
+      this.#outcome(reply, (response) => response.errorCode),
+      { api: 'JoinGroup', group },
+    );
   }
 
   async #offsetFetch(visit: Visit): Promise<void> {
@@ -306,7 +378,8 @@ export class SimIntruder implements SimClient {
     const reply = await visit.connection.send(offsetFetchApi, { groupId: group, topics: [{ name: topic, partitionIndexes: [partition] }] });
     const answer = reply.answered ? reply.response.topics[0]?.partitions[0] : undefined;
     const offsets = answer !== undefined && answer.committedOffset >= 0 ? [answer.committedOffset] : [];
-    const code = (response: { errorCode: number; topics: readonly { partitions: readonly { errorCode: number }[] }[] }) => (response.errorCode !== ErrorCode.NONE ? response.errorCode : response.topics[0]?.partitions[0]?.errorCode);
+    const code = (response: { errorCode: number; topics: readonly { partitions: readonly { errorCode: number }[] }[] }) =>
+      response.errorCode !== ErrorCode.NONE ? response.errorCode : response.topics[0]?.partitions[0]?.errorCode;
     this.#record(visit, startMs, this.#outcome(reply, code), { api: 'OffsetFetch', topic, partition, group, offsets });
   }
 
@@ -316,14 +389,31 @@ export class SimIntruder implements SimClient {
     const [topic, partition] = this.#partition();
     const committedOffset = INTRUDER_COMMIT_OFFSET_BASE + this.#commits++;
     const startMs = this.#options.now();
-    const reply = await visit.connection.send(offsetCommitApi, { groupId: group, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1, topics: [{ name: topic, partitions: [{ partitionIndex: partition, committedOffset, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }] }] });
-    this.#record(visit, startMs, this.#outcome(reply, (response) => response.topics[0]?.partitions[0]?.errorCode), { api: 'OffsetCommit', topic, partition, group, committedOffset });
+    const reply = await visit.connection.send(offsetCommitApi, {
+      groupId: group,
+      generationIdOrMemberEpoch: -1,
+      memberId: '',
+      groupInstanceId: null,
+      retentionTimeMs: -1,
+      topics: [{ name: topic, partitions: [{ partitionIndex: partition, committedOffset, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }] }],
+    });
+    this.#record(
+      visit,
+      startMs,
+      this.#outcome(reply, (response) => response.topics[0]?.partitions[0]?.errorCode),
+      { api: 'OffsetCommit', topic, partition, group, committedOffset },
+    );
   }
 
   async #initProducerId(visit: Visit): Promise<void> {
     const startMs = this.#options.now();
     const reply = await visit.connection.send(initProducerIdApi, { transactionalId: null, transactionTimeoutMs: 60_000 });
-    this.#record(visit, startMs, this.#outcome(reply, (response) => response.errorCode), { api: 'InitProducerId' });
+    this.#record(
+      visit,
+      startMs,
+      this.#outcome(reply, (response) => response.errorCode),
+      { api: 'InitProducerId' },
+    );
   }
 
   /** What only an admin may do: delete records, create a topic, delete one. */
@@ -333,13 +423,32 @@ export class SimIntruder implements SimClient {
     const draw = this.#random.next();
     if (draw < 0.4) {
       const reply = await visit.connection.send(deleteRecordsApi, { topics: [{ name: topic, partitions: [{ partitionIndex: partition, offset: -1 }] }], timeoutMs: REQUEST_TIMEOUT_MS_DEFAULT / 2 });
-      this.#record(visit, startMs, this.#outcome(reply, (response) => response.topics[0]?.partitions[0]?.errorCode), { api: 'DeleteRecords', topic, partition });
+      this.#record(
+        visit,
+        startMs,
+        this.#outcome(reply, (response) => response.topics[0]?.partitions[0]?.errorCode),
+        { api: 'DeleteRecords', topic, partition },
+      );
     } else if (draw < 0.8) {
-      const reply = await visit.connection.send(createTopicsApi, { topics: [{ name: INTRUDER_TOPIC, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: REQUEST_TIMEOUT_MS_DEFAULT / 2, validateOnly: false });
-      this.#record(visit, startMs, this.#outcome(reply, (response) => response.topics[0]?.errorCode), { api: 'CreateTopics', topic: INTRUDER_TOPIC });
+      const reply = await visit.connection.send(createTopicsApi, {
+        topics: [{ name: INTRUDER_TOPIC, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
+        timeoutMs: REQUEST_TIMEOUT_MS_DEFAULT / 2,
+        validateOnly: false,
+      });
+      this.#record(
+        visit,
+        startMs,
+        this.#outcome(reply, (response) => response.topics[0]?.errorCode),
+        { api: 'CreateTopics', topic: INTRUDER_TOPIC },
+      );
     } else {
       const reply = await visit.connection.send(deleteTopicsApi, { topicNames: [topic], timeoutMs: REQUEST_TIMEOUT_MS_DEFAULT / 2 });
-      this.#record(visit, startMs, this.#outcome(reply, (response) => response.responses[0]?.errorCode), { api: 'DeleteTopics', topic });
+      this.#record(
+        visit,
+        startMs,
+        this.#outcome(reply, (response) => response.responses[0]?.errorCode),
+        { api: 'DeleteTopics', topic },
+      );
     }
   }
 

@@ -67,10 +67,25 @@ export class PartitionFetcher {
 
   async #resetToEarliest(leader: PartitionLeader): Promise<boolean> {
     const startMs = this.#context.now();
-    const reply = await this.#pool.send(leader.nodeId, listOffsetsApi, { replicaId: CONSUMER_REPLICA_ID, isolationLevel: IsolationLevel.READ_UNCOMMITTED, topics: [{ name: this.topic, partitions: [{ partitionIndex: this.partition, currentLeaderEpoch: -1, timestamp: EARLIEST_TIMESTAMP, maxNumOffsets: 1 }] }] });
+    const reply = await this.#pool.send(leader.nodeId, listOffsetsApi, {
+      replicaId: CONSUMER_REPLICA_ID,
+      isolationLevel: IsolationLevel.READ_UNCOMMITTED,
+      topics: [{ name: this.topic, partitions: [{ partitionIndex: this.partition, currentLeaderEpoch: -1, timestamp: EARLIEST_TIMESTAMP, maxNumOffsets: 1 }] }],
+    });
     const answer = reply.answered ? reply.response.topics[0]?.partitions[0] : undefined;
     const outcome = !reply.answered ? unansweredOutcome(reply.error) : answeredOutcome(answer?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR);
-    const listed: ListOffsetsOp = { kind: 'list-offsets', client: this.#context.name, node: reply.node, startMs, endMs: this.#context.now(), outcome, topic: this.topic, partition: this.partition, timestamp: EARLIEST_TIMESTAMP, offset: outcome.ok ? answer!.offset : null };
+    const listed: ListOffsetsOp = {
+      kind: 'list-offsets',
+      client: this.#context.name,
+      node: reply.node,
+      startMs,
+      endMs: this.#context.now(),
+      outcome,
+      topic: this.topic,
+      partition: this.partition,
+      timestamp: EARLIEST_TIMESTAMP,
+      offset: outcome.ok ? answer!.offset : null,
+    };
     this.#context.record(listed);
     if (answer === undefined || answer.errorCode !== ErrorCode.NONE) {
       this.#onError(answer?.errorCode ?? null);
@@ -112,7 +127,7 @@ export class PartitionFetcher {
       this.#onError(code);
       return false;
     }
-    let fetched;
+    let fetched: ReturnType<typeof fetchedRecords>;
     try {
       fetched = fetchedRecords(answer.records instanceof Uint8Array ? [answer.records] : answer.records, fetchOffset);
     } catch (error) {
@@ -131,7 +146,20 @@ export class PartitionFetcher {
   }
 
   #record(node: number, startMs: number, fetchOffset: number, leaderEpoch: number, outcome: Outcome, highWatermark: number | null, records: FetchOp['records']): void {
-    const op: FetchOp = { kind: 'fetch', client: this.#context.name, node, startMs, endMs: this.#context.now(), outcome, topic: this.topic, partition: this.partition, fetchOffset, leaderEpoch, highWatermark, records };
+    const op: FetchOp = {
+      kind: 'fetch',
+      client: this.#context.name,
+      node,
+      startMs,
+      endMs: this.#context.now(),
+      outcome,
+      topic: this.topic,
+      partition: this.partition,
+      fetchOffset,
+      leaderEpoch,
+      highWatermark,
+      records,
+    };
     this.#context.record(op);
   }
 }

@@ -223,7 +223,10 @@ export class SimProducer implements SimClient {
       queue.nextSequence = 0;
       queue.retrying = false;
       const sent = queue.batches.filter((batch) => batch.sequence !== null);
-      assert(sent.every((batch, i) => queue.batches[i] === batch), 'batches are sequenced in the order they were produced');
+      assert(
+        sent.every((batch, i) => queue.batches[i] === batch),
+        'batches are sequenced in the order they were produced',
+      );
       queue.batches.splice(0, sent.length);
       for (const batch of sent) batch.finish({ ok: false, error: 'producer-reset' });
     }
@@ -234,7 +237,12 @@ export class SimProducer implements SimClient {
     this.#prepare(queue, batch);
     batch.attempts++;
     const startMs = this.#context.now();
-    const request: ProduceRequest = { transactionalId: null, acks: this.#acks, timeoutMs: Math.round(this.#context.requestTimeoutMs * PRODUCE_TIMEOUT_FRACTION), topicData: [{ name: queue.topic, partitionData: [{ index: queue.partition, records: batch.bytes }] }] };
+    const request: ProduceRequest = {
+      transactionalId: null,
+      acks: this.#acks,
+      timeoutMs: Math.round(this.#context.requestTimeoutMs * PRODUCE_TIMEOUT_FRACTION),
+      topicData: [{ name: queue.topic, partitionData: [{ index: queue.partition, records: batch.bytes }] }],
+    };
     batch.inFlight = true;
     queue.inFlight++;
     const reply = this.#acks === 0 ? await this.#sendWithoutAnswer(node, request) : await this.#pool.send(node, produceApi, request);
@@ -315,8 +323,22 @@ export class SimProducer implements SimClient {
   }
 
   #record(queue: PartitionQueue, batch: Batch, node: number, startMs: number, outcome: Outcome, baseOffset: number | null): void {
-    const idempotence = batch.identity === null || batch.sequence === null ? null : { producerId: BigInt(batch.identity.producerId), producerEpoch: batch.identity.producerEpoch, baseSequence: batch.sequence };
-    const op: ProduceOp = { kind: 'produce', client: this.#context.name, node, startMs, endMs: this.#context.now(), outcome, topic: queue.topic, partition: queue.partition, acks: this.#acks, idempotence, values: batch.values, baseOffset };
+    const idempotence =
+      batch.identity === null || batch.sequence === null ? null : { producerId: BigInt(batch.identity.producerId), producerEpoch: batch.identity.producerEpoch, baseSequence: batch.sequence };
+    const op: ProduceOp = {
+      kind: 'produce',
+      client: this.#context.name,
+      node,
+      startMs,
+      endMs: this.#context.now(),
+      outcome,
+      topic: queue.topic,
+      partition: queue.partition,
+      acks: this.#acks,
+      idempotence,
+      values: batch.values,
+      baseOffset,
+    };
     this.#context.record(op);
   }
 }

@@ -7,11 +7,21 @@ import { type CreatePartitionsRequest, createPartitionsRequestSchema, type Creat
 import { type CreateTopicsRequest, createTopicsRequestSchema, type CreateTopicsResponse, createTopicsResponseSchema } from '../../broker/protocol/messages/create-topics.ts';
 import { type DeleteRecordsRequest, deleteRecordsRequestSchema, type DeleteRecordsResponse, deleteRecordsResponseSchema } from '../../broker/protocol/messages/delete-records.ts';
 import { type DeleteTopicsRequest, deleteTopicsRequestSchema, type DeleteTopicsResponse, deleteTopicsResponseSchema } from '../../broker/protocol/messages/delete-topics.ts';
-import { type IncrementalAlterConfigsRequest, incrementalAlterConfigsRequestSchema, type IncrementalAlterConfigsResponse, incrementalAlterConfigsResponseSchema } from '../../broker/protocol/messages/incremental-alter-configs.ts';
+import {
+  type IncrementalAlterConfigsRequest,
+  incrementalAlterConfigsRequestSchema,
+  type IncrementalAlterConfigsResponse,
+  incrementalAlterConfigsResponseSchema,
+} from '../../broker/protocol/messages/incremental-alter-configs.ts';
 import { schemaClientApi } from './api.ts';
 
 export const createTopicsApi = schemaClientApi<CreateTopicsRequest, CreateTopicsResponse>('CreateTopics', 4, createTopicsRequestSchema, createTopicsResponseSchema);
 export const deleteTopicsApi = schemaClientApi<DeleteTopicsRequest, DeleteTopicsResponse>('DeleteTopics', 3, deleteTopicsRequestSchema, deleteTopicsResponseSchema);
 export const deleteRecordsApi = schemaClientApi<DeleteRecordsRequest, DeleteRecordsResponse>('DeleteRecords', 1, deleteRecordsRequestSchema, deleteRecordsResponseSchema);
 export const createPartitionsApi = schemaClientApi<CreatePartitionsRequest, CreatePartitionsResponse>('CreatePartitions', 1, createPartitionsRequestSchema, createPartitionsResponseSchema);
-export const incrementalAlterConfigsApi = schemaClientApi<IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse>('IncrementalAlterConfigs', 0, incrementalAlterConfigsRequestSchema, incrementalAlterConfigsResponseSchema);
+export const incrementalAlterConfigsApi = schemaClientApi<IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse>(
+  'IncrementalAlterConfigs',
+  0,
+  incrementalAlterConfigsRequestSchema,
+  incrementalAlterConfigsResponseSchema,
+);

@@ -48,7 +48,14 @@ function checkPresence(index: HistoryIndex, partition: PartitionHistory, acked: 
       const held = leader.valueAt.get(offset);
       if (held !== value) {
         const holds = held === undefined ? 'nothing' : `"${held}"`;
-        out.add(ACKED_DURABLE, partition, 'acknowledged record lost', offset, `"${value}" acknowledged to ${op.client} at offset ${offset}; the final leader (node ${leader.log.node}) holds ${holds} there`, op.endMs);
+        out.add(
+          ACKED_DURABLE,
+          partition,
+          'acknowledged record lost',
+          offset,
+          `"${value}" acknowledged to ${op.client} at offset ${offset}; the final leader (node ${leader.log.node}) holds ${holds} there`,
+          op.endMs,
+        );
       }
       const offsets = leader.offsetsOf.get(value) ?? [];
       if (offsets.length > 1 && op.idempotence === null && isSingleCopy(index, value)) {
@@ -85,7 +92,14 @@ function checkBatchPair(partition: PartitionHistory, producer: string, earlier: 
   const sequences = `sequences ${earlier.idempotence!.baseSequence} and ${later.idempotence!.baseSequence}`;
   if (earlier.idempotence!.baseSequence === later.idempotence!.baseSequence) {
     if (earlierBase !== laterBase) {
-      out.add(ACKED_DURABLE, partition, 'one batch acknowledged at two offsets', laterBase, `producer ${producer}, sequence ${later.idempotence!.baseSequence}: offsets ${earlierBase} and ${laterBase}`, later.endMs);
+      out.add(
+        ACKED_DURABLE,
+        partition,
+        'one batch acknowledged at two offsets',
+        laterBase,
+        `producer ${producer}, sequence ${later.idempotence!.baseSequence}: offsets ${earlierBase} and ${laterBase}`,
+        later.endMs,
+      );
     }
   } else if (laterBase < earlierBase + earlier.values.length) {
     out.add(ACKED_DURABLE, partition, 'producer order broken', laterBase, `producer ${producer}, ${sequences} acknowledged at offsets ${earlierBase} and ${laterBase}`, later.endMs);

@@ -32,7 +32,14 @@ export function checkAcksAllMinInsync(index: HistoryIndex, out: ViolationList): 
       const holders = timelines.filter((timeline) => timeline.reachedPast(lastOffset, fromMs, op.endMs)).map((timeline) => timeline.node);
       if (holders.length >= shape.minInsyncReplicas) continue;
       const held = holders.length === 0 ? 'no replica' : `only node${holders.length > 1 ? 's' : ''} ${holders.join(', ')}`;
-      out.add(ACKS_ALL_MIN_INSYNC, partition, 'acknowledged before min.insync replicas held it', op.baseOffset, `"${op.values[0]}" acknowledged to ${op.client} by node ${op.node} at offsets ${op.baseOffset}..${lastOffset}, held by ${held} (min.insync.replicas ${shape.minInsyncReplicas})`, op.endMs);
+      out.add(
+        ACKS_ALL_MIN_INSYNC,
+        partition,
+        'acknowledged before min.insync replicas held it',
+        op.baseOffset,
+        `"${op.values[0]}" acknowledged to ${op.client} by node ${op.node} at offsets ${op.baseOffset}..${lastOffset}, held by ${held} (min.insync.replicas ${shape.minInsyncReplicas})`,
+        op.endMs,
+      );
     }
   }
 }

@@ -24,13 +24,7 @@ export const DEMAND_SPAN_MIN_MS = 2_000;
 export const STALL_ATTEMPTS_MIN = 3;
 
 /** Errors about the producer's own session, not the partition's availability: the producer resets and goes on. */
-const PRODUCER_SESSION_ERRORS: ReadonlySet<string> = new Set([
-  'OUT_OF_ORDER_SEQUENCE_NUMBER',
-  'UNKNOWN_PRODUCER_ID',
-  'INVALID_PRODUCER_EPOCH',
-  'PRODUCER_FENCED',
-  'INVALID_PRODUCER_ID_MAPPING',
-]);
+const PRODUCER_SESSION_ERRORS: ReadonlySet<string> = new Set(['OUT_OF_ORDER_SEQUENCE_NUMBER', 'UNKNOWN_PRODUCER_ID', 'INVALID_PRODUCER_EPOCH', 'PRODUCER_FENCED', 'INVALID_PRODUCER_ID_MAPPING']);
 /** The ACLs refused the producer (issue 13): about its rights, not the partition's availability (acl-enforced judges these). */
 const AUTHORIZATION_ERRORS: ReadonlySet<string> = new Set(['TOPIC_AUTHORIZATION_FAILED', 'CLUSTER_AUTHORIZATION_FAILED', 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED']);
 /** The broker holds the batch already and answers for its durability: as good as an acknowledgement. */
@@ -67,7 +61,10 @@ export function checkAcksResumeWithQuorum(index: HistoryIndex, out: ViolationLis
   const windows = quorumWindows(shape, health);
   if (windows.length === 0) return;
   const stranded = strandedSpells(index.history.stranded ?? []);
-  const strandedEndsMs = [...stranded.values()].flatMap((spells) => spells.map((spell) => spell.toMs)).filter(Number.isFinite).sort((a, b) => a - b);
+  const strandedEndsMs = [...stranded.values()]
+    .flatMap((spells) => spells.map((spell) => spell.toMs))
+    .filter(Number.isFinite)
+    .sort((a, b) => a - b);
   const context: Context = { boundMs: resumeBoundMs(shape), tolerated: toleratedUnhealthy(shape), brokers: shape.brokers, out };
   for (const partition of index.partitions) {
     const life = index.incarnations.life(partition.topic, partition.incarnation);
@@ -172,4 +169,3 @@ function checkStretch(partition: PartitionHistory, attempts: Attempts, anchor: A
     `first: ${first.client}->node ${first.node} ${outcome}`;
   context.out.add(ACKS_RESUME_WITH_QUORUM, partition, 'acks=all did not resume with a quorum alive', null, detail, first.startMs);
 }
-

@@ -59,15 +59,36 @@ export function checkAclEnforced(index: HistoryIndex, out: ViolationList): void 
     const denial = surelyDenied(topicOp, user, denials, healthySince, propagationMs);
     if (op.kind === 'produce') for (const value of op.values) refusedEveryTime.set(value, (refusedEveryTime.get(value) ?? true) && denial !== null);
     if (denial !== null && op.outcome.ok && !(op.kind === 'produce' && op.acks === 0)) {
-      out.add(ACL_ENFORCED, where(topicOp), 'a denied request was served', null, `${op.client} (User:${user}) ${op.kind} to node ${op.node} was answered ok while User:${user} was denied ${denial.operation} on ${denial.topic} (since ${Math.round(denial.effectiveMs!)} ms, propagation ${propagationMs} ms)`, op.startMs);
+      out.add(
+        ACL_ENFORCED,
+        where(topicOp),
+        'a denied request was served',
+        null,
+        `${op.client} (User:${user}) ${op.kind} to node ${op.node} was answered ok while User:${user} was denied ${denial.operation} on ${denial.topic} (since ${Math.round(denial.effectiveMs!)} ms, propagation ${propagationMs} ms)`,
+        op.startMs,
+      );
     }
     if (op.outcome.ok || !AUTHORIZATION_ERRORS.has(op.outcome.error)) continue;
     if (!superUsers.has(user) && mayHaveBeenDenied(topicOp, user, denials, healthySince, propagationMs)) continue;
-    out.add(ACL_ENFORCED, where(topicOp), 'an allowed request was refused', null, `${op.client} (User:${user}${superUsers.has(user) ? ', a super user' : ''}) ${op.kind} to node ${op.node} was answered ${op.outcome.error} with no denial of it standing`, op.startMs);
+    out.add(
+      ACL_ENFORCED,
+      where(topicOp),
+      'an allowed request was refused',
+      null,
+      `${op.client} (User:${user}${superUsers.has(user) ? ', a super user' : ''}) ${op.kind} to node ${op.node} was answered ${op.outcome.error} with no denial of it standing`,
+      op.startMs,
+    );
   }
   const denied = new Set([...refusedEveryTime].filter(([, every]) => every).map(([value]) => value));
   for (const sighting of sightingsOf(index.history, denied)) {
-    out.add(ACL_ENFORCED, { topic: sighting.topic, incarnation: 0, partition: sighting.partition }, 'a denied record became data', sighting.offset, `"${sighting.value}", every produce of which was sent while its producer was denied WRITE, is ${sighting.where}`, sighting.atMs);
+    out.add(
+      ACL_ENFORCED,
+      { topic: sighting.topic, incarnation: 0, partition: sighting.partition },
+      'a denied record became data',
+      sighting.offset,
+      `"${sighting.value}", every produce of which was sent while its producer was denied WRITE, is ${sighting.where}`,
+      sighting.atMs,
+    );
   }
 }
 
@@ -86,7 +107,8 @@ function denialsOf(changes: readonly AclChangeOp[]): Denial[] {
       if (op.outcome.ok) current.effectiveMs ??= op.endMs;
       // Sent and never answered: held by a paused broker, it may take effect any time later, after
       // a delete too (seed 30102: created at 27 s by a broker paused since 18 s, after the delete at 25 s).
-      if (!op.outcome.ok && !op.outcome.answered && op.outcome.error !== NOT_SENT) lingering.push({ user: userOf(op.principal), topic: op.resourceName, operation: op.operation, fromMs: op.startMs, effectiveMs: null, liftFromMs: Infinity, toMs: Infinity });
+      if (!op.outcome.ok && !op.outcome.answered && op.outcome.error !== NOT_SENT)
+        lingering.push({ user: userOf(op.principal), topic: op.resourceName, operation: op.operation, fromMs: op.startMs, effectiveMs: null, liftFromMs: Infinity, toMs: Infinity });
       continue;
     }
     if (current === undefined) continue;
@@ -108,7 +130,10 @@ function surelyDenied(op: TopicOp, user: string, denials: readonly Denial[], hea
   if (operation === undefined || op.node < 0) return null;
   // Healthy from the bound before the request to its end: the broker read the ACLs since the denial took effect.
   if (healthySince(op.node, op.endMs) > op.startMs - propagationMs) return null;
-  return denials.find((d) => d.user === user && d.topic === op.topic && d.operation === operation && d.effectiveMs !== null && op.startMs >= d.effectiveMs + propagationMs && op.endMs <= d.liftFromMs) ?? null;
+  return (
+    denials.find((d) => d.user === user && d.topic === op.topic && d.operation === operation && d.effectiveMs !== null && op.startMs >= d.effectiveMs + propagationMs && op.endMs <= d.liftFromMs) ??
+    null
+  );
 }
 
 /** Whether a denial of `op`'s user, topic and operation may have stood at its broker while it ran. */
@@ -116,7 +141,9 @@ function mayHaveBeenDenied(op: TopicOp, user: string, denials: readonly Denial[]
   const operation = OPERATION_OF[op.kind];
   if (operation === undefined) return false;
   const since = op.node < 0 ? Infinity : healthySince(op.node, op.startMs);
-  return denials.some((d) => d.user === user && d.topic === op.topic && d.operation === operation && d.fromMs <= op.endMs && (since === Infinity || op.startMs <= Math.max(d.toMs, since) + propagationMs));
+  return denials.some(
+    (d) => d.user === user && d.topic === op.topic && d.operation === operation && d.fromMs <= op.endMs && (since === Infinity || op.startMs <= Math.max(d.toMs, since) + propagationMs),
+  );
 }
 
 function userOf(principal: string): string {

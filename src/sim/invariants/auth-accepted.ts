@@ -14,6 +14,13 @@ export function checkAuthAccepted(index: HistoryIndex, out: ViolationList): void
   for (const op of index.history.ops) {
     if (op.kind !== 'authenticate' || op.outcome.ok || !op.outcome.answered) continue;
     const what = op.reauthentication ? 'a re-authentication' : 'an authentication';
-    out.add(AUTH_ACCEPTED, { topic: '', incarnation: 0, partition: -1 }, 'a legitimate authentication was refused', null, `${what} of ${op.client} with ${op.mechanism} (SaslHandshake v${op.handshakeVersion}) at node ${op.node} was answered ${op.outcome.error}`, op.startMs);
+    out.add(
+      AUTH_ACCEPTED,
+      { topic: '', incarnation: 0, partition: -1 },
+      'a legitimate authentication was refused',
+      null,
+      `${what} of ${op.client} with ${op.mechanism} (SaslHandshake v${op.handshakeVersion}) at node ${op.node} was answered ${op.outcome.error}`,
+      op.startMs,
+    );
   }
 }

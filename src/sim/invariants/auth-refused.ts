@@ -46,13 +46,27 @@ export function checkAuthRefused(index: HistoryIndex, out: ViolationList): void 
     if ((unauthenticated || op.intruder === 'expired-session') && (op.outcome.ok || op.outcome.answered) && !exchangeRefusal) {
       const answer = op.outcome.ok ? 'ok' : op.outcome.error;
       const standing = op.intruder === 'expired-session' ? 'after its session expired' : 'without authenticating';
-      out.add(AUTH_REFUSED, RUN_WIDE, 'a data request answered without authentication', null, `${op.client} (${op.intruder}) sent ${op.api} to node ${op.node} on ${op.listener} ${standing}, and was answered ${answer}`, op.startMs);
+      out.add(
+        AUTH_REFUSED,
+        RUN_WIDE,
+        'a data request answered without authentication',
+        null,
+        `${op.client} (${op.intruder}) sent ${op.api} to node ${op.node} on ${op.listener} ${standing}, and was answered ${answer}`,
+        op.startMs,
+      );
     }
   }
   for (const [mechanism, seen] of messages) {
     if (seen.size <= 1) continue;
     const [first, second] = [...seen.values()];
-    out.add(AUTH_REFUSED, RUN_WIDE, 'a refusal tells an unknown user from a wrong password', null, `${mechanism}: ${first!.client} was refused "${first!.errorMessage}", ${second!.client} "${second!.errorMessage}"`, second!.startMs);
+    out.add(
+      AUTH_REFUSED,
+      RUN_WIDE,
+      'a refusal tells an unknown user from a wrong password',
+      null,
+      `${mechanism}: ${first!.client} was refused "${first!.errorMessage}", ${second!.client} "${second!.errorMessage}"`,
+      second!.startMs,
+    );
   }
 }
 
@@ -60,9 +74,23 @@ function checkRefused(op: IntruderOp, out: ViolationList, delayMs: number): void
   if (op.api === 'ApiVersions') return; // the one request a SASL listener answers before the handshake
   const refusal = REFUSAL_OF[op.api];
   if (!op.outcome.ok && op.outcome.answered && op.outcome.error === refusal && op.endMs - op.startMs < delayMs) {
-    out.add(AUTH_REFUSED, RUN_WIDE, 'a refusal came before the failed-authentication delay', null, `${op.client} (${op.intruder}) ${op.api} at node ${op.node} was refused ${Math.round(op.endMs - op.startMs)} ms after it began, before connection.failed.authentication.delay.ms (${delayMs} ms)`, op.startMs);
+    out.add(
+      AUTH_REFUSED,
+      RUN_WIDE,
+      'a refusal came before the failed-authentication delay',
+      null,
+      `${op.client} (${op.intruder}) ${op.api} at node ${op.node} was refused ${Math.round(op.endMs - op.startMs)} ms after it began, before connection.failed.authentication.delay.ms (${delayMs} ms)`,
+      op.startMs,
+    );
   }
   if (!op.outcome.ok && (!op.outcome.answered || op.outcome.error === refusal)) return;
   const answer = op.outcome.ok ? 'it succeeded' : `answered ${op.outcome.error}, not ${refusal}`;
-  out.add(AUTH_REFUSED, RUN_WIDE, 'an intruder authenticated, or was refused with the wrong error', null, `${op.client} (${op.intruder}) tried ${op.api}${op.mechanism === null ? '' : ` with ${op.mechanism}`} at node ${op.node} on ${op.listener}: ${answer}`, op.startMs);
+  out.add(
+    AUTH_REFUSED,
+    RUN_WIDE,
+    'an intruder authenticated, or was refused with the wrong error',
+    null,
+    `${op.client} (${op.intruder}) tried ${op.api}${op.mechanism === null ? '' : ` with ${op.mechanism}`} at node ${op.node} on ${op.listener}: ${answer}`,
+    op.startMs,
+  );
 }

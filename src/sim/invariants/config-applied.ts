@@ -73,7 +73,14 @@ function checkReads(partition: PartitionHistory, expected: ReadonlyMap<string, {
       const read = record.logAppendTime === true ? LOG_APPEND_TIME : DEFAULT_TIMESTAMP_TYPE;
       if (read === wanted.type) continue;
       const since = wanted.by === null ? 'with no alter of it before' : `after ${wanted.by.client}'s alter to ${wanted.type} was answered at ${Math.round(wanted.by.endMs)} ms`;
-      out.add(CONFIG_APPLIED, partition, 'timestamp type not applied', record.offset, `"${record.value}", produced to node ${wanted.produce.node} ${since}, read back from node ${fetch.node} as ${read}`, fetch.endMs);
+      out.add(
+        CONFIG_APPLIED,
+        partition,
+        'timestamp type not applied',
+        record.offset,
+        `"${record.value}", produced to node ${wanted.produce.node} ${since}, read back from node ${fetch.node} as ${read}`,
+        fetch.endMs,
+      );
     }
   }
 }

@@ -30,7 +30,14 @@ export function checkDeleteRecordsFloor(index: HistoryIndex, out: ViolationList)
     if (answered.length === 0) continue;
     for (const op of answered) {
       if (op.offset >= 0 && op.lowWatermark! < op.offset) {
-        out.add(DELETE_RECORDS_FLOOR, partition, 'low watermark below the offset asked', op.lowWatermark, `${op.client}'s DeleteRecords before ${op.offset} was answered by node ${op.node} with low watermark ${op.lowWatermark}`, op.endMs);
+        out.add(
+          DELETE_RECORDS_FLOOR,
+          partition,
+          'low watermark below the offset asked',
+          op.lowWatermark,
+          `${op.client}'s DeleteRecords before ${op.offset} was answered by node ${op.node} with low watermark ${op.lowWatermark}`,
+          op.endMs,
+        );
       }
     }
     checkReads(partition, answered, settled, out);
@@ -55,14 +62,28 @@ function checkReads(partition: PartitionHistory, answered: readonly DeleteRecord
     const { floor, by } = floorAt(answered, op.startMs);
     const below = op.records.find((record) => record.offset < floor);
     if (below !== undefined) {
-      out.add(DELETE_RECORDS_FLOOR, partition, 'read below the deleted start', below.offset, `${op.client} read offset ${below.offset} from node ${op.node} (fetch from ${op.fetchOffset} at epoch ${op.leaderEpoch}) after ${by!.client}'s DeleteRecords was answered with low watermark ${floor}`, op.endMs);
+      out.add(
+        DELETE_RECORDS_FLOOR,
+        partition,
+        'read below the deleted start',
+        below.offset,
+        `${op.client} read offset ${below.offset} from node ${op.node} (fetch from ${op.fetchOffset} at epoch ${op.leaderEpoch}) after ${by!.client}'s DeleteRecords was answered with low watermark ${floor}`,
+        op.endMs,
+      );
     }
   }
   for (const op of partition.listOffsets) {
     if (!op.outcome.ok || op.offset === null || !settled(op)) continue;
     const { floor, by } = floorAt(answered, op.startMs);
     if (op.offset < floor) {
-      out.add(DELETE_RECORDS_FLOOR, partition, 'earliest offset below the deleted start', op.offset, `ListOffsets ${op.timestamp} by ${op.client} answered ${op.offset} from node ${op.node} after ${by!.client}'s DeleteRecords was answered with low watermark ${floor}`, op.endMs);
+      out.add(
+        DELETE_RECORDS_FLOOR,
+        partition,
+        'earliest offset below the deleted start',
+        op.offset,
+        `ListOffsets ${op.timestamp} by ${op.client} answered ${op.offset} from node ${op.node} after ${by!.client}'s DeleteRecords was answered with low watermark ${floor}`,
+        op.endMs,
+      );
     }
   }
 }
@@ -73,6 +94,13 @@ function checkFinalStart(partition: PartitionHistory, answered: readonly DeleteR
   const { floor, by } = floorAt(answered, Infinity);
   const start = leader.local.clientStartOffset ?? leader.log.logStartOffset;
   if (start < floor) {
-    out.add(DELETE_RECORDS_FLOOR, partition, 'final log starts below the deleted start', start, `the final leader (node ${leader.log.node}) serves from ${start}; ${by!.client}'s DeleteRecords was answered with low watermark ${floor}`, by!.endMs);
+    out.add(
+      DELETE_RECORDS_FLOOR,
+      partition,
+      'final log starts below the deleted start',
+      start,
+      `the final leader (node ${leader.log.node}) serves from ${start}; ${by!.client}'s DeleteRecords was answered with low watermark ${floor}`,
+      by!.endMs,
+    );
   }
 }

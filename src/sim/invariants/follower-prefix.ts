@@ -44,7 +44,13 @@ function checkFollower(partition: PartitionHistory, leader: ReplicaLog, leaderBa
     if (twin === undefined) {
       out.add(FOLLOWER_PREFIX, partition, 'follower batch not in the leader', batch.baseOffset, `${who}: no leader batch starts at ${batch.baseOffset}`);
     } else if (twin.lastOffset !== batch.lastOffset || !bytesEqual(twin.bytes, batch.bytes)) {
-      out.add(FOLLOWER_PREFIX, partition, 'batch bytes differ', batch.baseOffset, `${who}: batch ${batch.baseOffset}..${batch.lastOffset} (${batch.bytes.length} bytes) differs from the leader's ${twin.baseOffset}..${twin.lastOffset} (${twin.bytes.length} bytes)`);
+      out.add(
+        FOLLOWER_PREFIX,
+        partition,
+        'batch bytes differ',
+        batch.baseOffset,
+        `${who}: batch ${batch.baseOffset}..${batch.lastOffset} (${batch.bytes.length} bytes) differs from the leader's ${twin.baseOffset}..${twin.lastOffset} (${twin.bytes.length} bytes)`,
+      );
     }
   }
 }

@@ -25,26 +25,64 @@ export function checkIntruderNoData(index: HistoryIndex, out: ViolationList): vo
   const values = new Set(intruderOps.flatMap((op) => op.values));
   const writers = new Map(intruderOps.flatMap((op) => op.values.map((value) => [value, op.client] as const)));
   for (const sighting of sightingsOf(index.history, values)) {
-    out.add(INTRUDER_NO_DATA, where(sighting.topic, sighting.partition), "an intruder's record became data", sighting.offset, `"${sighting.value}" (sent by ${writers.get(sighting.value)}) ${sighting.where} at offset ${sighting.offset}`, sighting.atMs);
+    out.add(
+      INTRUDER_NO_DATA,
+      where(sighting.topic, sighting.partition),
+      "an intruder's record became data",
+      sighting.offset,
+      `"${sighting.value}" (sent by ${writers.get(sighting.value)}) ${sighting.where} at offset ${sighting.offset}`,
+      sighting.atMs,
+    );
   }
   for (const op of intruderOps) checkAnswer(op, out);
   const committed = new Set(intruderOps.flatMap((op) => (op.committedOffset === null ? [] : [op.committedOffset])));
   for (const op of index.history.ops) {
     if (op.kind !== 'offset-fetch' || !committed.has(op.offset)) continue;
-    out.add(INTRUDER_NO_DATA, where(op.topic, op.partition), "an intruder's commit was fetched", op.offset, `${op.client} fetched ${op.group}'s committed offset ${op.offset} from node ${op.node}, an offset only an intruder committed`, op.endMs);
+    out.add(
+      INTRUDER_NO_DATA,
+      where(op.topic, op.partition),
+      "an intruder's commit was fetched",
+      op.offset,
+      `${op.client} fetched ${op.group}'s committed offset ${op.offset} from node ${op.node}, an offset only an intruder committed`,
+      op.endMs,
+    );
   }
 }
 
 function checkAnswer(op: IntruderOp, out: ViolationList): void {
   const at = where(op.topic ?? '', op.partition ?? -1);
   const who = `${op.client} (${op.intruder})`;
-  if (op.records.length > 0) out.add(INTRUDER_NO_DATA, at, 'an intruder received records', op.records[0]!.offset, `${who} ${op.api} at node ${op.node} got ${op.records.length} record(s), the first "${op.records[0]!.value}" at offset ${op.records[0]!.offset}`, op.endMs);
-  if (op.offsets.length > 0) out.add(INTRUDER_NO_DATA, at, 'an intruder received a committed offset', op.offsets[0]!, `${who} ${op.api} of ${op.group} at node ${op.node} got committed offset ${op.offsets[0]}`, op.endMs);
-  if (op.topics.length > 0) out.add(INTRUDER_NO_DATA, where(op.topics[0]!, -1), 'an intruder was shown a topic', null, `${who} ${op.api} at node ${op.node} was answered topics ${op.topics.join(', ')} without an error`, op.endMs);
+  if (op.records.length > 0)
+    out.add(
+      INTRUDER_NO_DATA,
+      at,
+      'an intruder received records',
+      op.records[0]!.offset,
+      `${who} ${op.api} at node ${op.node} got ${op.records.length} record(s), the first "${op.records[0]!.value}" at offset ${op.records[0]!.offset}`,
+      op.endMs,
+    );
+  if (op.offsets.length > 0)
+    out.add(INTRUDER_NO_DATA, at, 'an intruder received a committed offset', op.offsets[0]!, `${who} ${op.api} of ${op.group} at node ${op.node} got committed offset ${op.offsets[0]}`, op.endMs);
+  if (op.topics.length > 0)
+    out.add(
+      INTRUDER_NO_DATA,
+      where(op.topics[0]!, -1),
+      'an intruder was shown a topic',
+      null,
+      `${who} ${op.api} at node ${op.node} was answered topics ${op.topics.join(', ')} without an error`,
+      op.endMs,
+    );
   if (op.intruder !== 'no-acl' || op.authentication || op.api === 'Metadata') return;
   if (!op.outcome.ok && (!op.outcome.answered || AUTHORIZATION_ERRORS.has(op.outcome.error))) return;
   const answer = op.outcome.ok ? 'ok' : op.outcome.error;
-  out.add(INTRUDER_NO_DATA, at, 'an unauthorized request was not refused', null, `${who} ${op.api}${op.topic === null ? '' : ` of ${op.topic}${op.partition === null ? '' : `/${op.partition}`}`}${op.group === null ? '' : ` in ${op.group}`} at node ${op.node} on ${op.listener} was answered ${answer}, not an authorization error`, op.endMs);
+  out.add(
+    INTRUDER_NO_DATA,
+    at,
+    'an unauthorized request was not refused',
+    null,
+    `${who} ${op.api}${op.topic === null ? '' : ` of ${op.topic}${op.partition === null ? '' : `/${op.partition}`}`}${op.group === null ? '' : ` in ${op.group}`} at node ${op.node} on ${op.listener} was answered ${answer}, not an authorization error`,
+    op.endMs,
+  );
 }
 
 function where(topic: string, partition: number): PartitionRef {

@@ -31,7 +31,14 @@ export function checkPartitionCountMonotonic(index: HistoryIndex, out: Violation
       const shown = answer.topics.find((topic) => topic.name === op.topic);
       if (shown === undefined || shown.partitions >= op.count) continue;
       if (index.incarnations.attribute(op.topic, answer.startMs, answer.endMs) !== incarnation) continue;
-      out.add(PARTITION_COUNT_MONOTONIC, where, 'partition count went down', null, `Metadata from node ${answer.node} to ${answer.client} named ${shown.partitions} partitions after ${op.client}'s CreatePartitions to ${op.count} was answered`, answer.endMs);
+      out.add(
+        PARTITION_COUNT_MONOTONIC,
+        where,
+        'partition count went down',
+        null,
+        `Metadata from node ${answer.node} to ${answer.client} named ${shown.partitions} partitions after ${op.client}'s CreatePartitions to ${op.count} was answered`,
+        answer.endMs,
+      );
     }
     if (incarnation === index.incarnations.last(op.topic)) checkFinalPartitions(index, op, out);
   }
@@ -43,9 +50,24 @@ function checkFinalPartitions(index: HistoryIndex, op: CreatePartitionsOp, out: 
   const probed = new Set(index.history.probes.filter((probe) => probe.topic === op.topic).map((probe) => probe.partition));
   for (let partition = 0; partition < op.count; partition++) {
     const where = { topic: op.topic, incarnation, partition };
-    if (!probed.has(partition)) out.add(PARTITION_COUNT_MONOTONIC, where, 'added partition not probed', null, `${op.client}'s CreatePartitions to ${op.count} was answered, but no probe wrote to partition ${partition}`, op.endMs);
+    if (!probed.has(partition))
+      out.add(
+        PARTITION_COUNT_MONOTONIC,
+        where,
+        'added partition not probed',
+        null,
+        `${op.client}'s CreatePartitions to ${op.count} was answered, but no probe wrote to partition ${partition}`,
+        op.endMs,
+      );
     if (byKey.get(partitionKey(op.topic, incarnation, partition))?.leader == null) {
-      out.add(PARTITION_COUNT_MONOTONIC, where, 'added partition without a leader', null, `${op.client}'s CreatePartitions to ${op.count} was answered, but partition ${partition} has no leader at the end`, op.endMs);
+      out.add(
+        PARTITION_COUNT_MONOTONIC,
+        where,
+        'added partition without a leader',
+        null,
+        `${op.client}'s CreatePartitions to ${op.count} was answered, but partition ${partition} has no leader at the end`,
+        op.endMs,
+      );
     }
   }
 }

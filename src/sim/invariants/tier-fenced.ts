@@ -41,7 +41,14 @@ function checkRecord(history: readonly TierRecordWrite[], where: PartitionRef, o
   let previous = new Map<string, 'copying' | 'copied' | 'merging'>();
   for (const write of history) {
     if (write.leaderEpoch < takenEpoch) {
-      out.add(TIER_FENCED, where, 'written in a deposed epoch', null, `the record was written in leader epoch ${write.leaderEpoch} at ${write.atMs} ms, after epoch ${takenEpoch} had taken it`, write.atMs);
+      out.add(
+        TIER_FENCED,
+        where,
+        'written in a deposed epoch',
+        null,
+        `the record was written in leader epoch ${write.leaderEpoch} at ${write.atMs} ms, after epoch ${takenEpoch} had taken it`,
+        write.atMs,
+      );
     }
     for (const segment of write.segments) {
       if (segment.state !== 'copied' || previous.get(segment.uploadId) === 'copied') continue;
@@ -56,7 +63,15 @@ function checkRecord(history: readonly TierRecordWrite[], where: PartitionRef, o
     takenEpoch = Math.max(takenEpoch, write.leaderEpoch);
     previous = new Map<string, 'copying' | 'copied' | 'merging'>(write.segments.map((segment) => [segment.uploadId, segment.state]));
     if (write.merging !== undefined) {
-      if (write.merging.leaderEpoch < takenEpoch) out.add(TIER_FENCED, where, 'fenced merge', write.merging.baseOffset, `a merge of ${write.merging.baseOffset}..${write.merging.endOffset} was announced in epoch ${write.merging.leaderEpoch} at ${write.atMs} ms, after epoch ${takenEpoch} had taken the record`, write.atMs);
+      if (write.merging.leaderEpoch < takenEpoch)
+        out.add(
+          TIER_FENCED,
+          where,
+          'fenced merge',
+          write.merging.baseOffset,
+          `a merge of ${write.merging.baseOffset}..${write.merging.endOffset} was announced in epoch ${write.merging.leaderEpoch} at ${write.atMs} ms, after epoch ${takenEpoch} had taken the record`,
+          write.atMs,
+        );
       previous.set(write.merging.uploadId, 'merging');
     }
   }

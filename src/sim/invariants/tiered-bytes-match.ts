@@ -28,7 +28,13 @@ function checkSegment(partition: PartitionHistory, segment: TieredSegment, highW
     return;
   }
   if (segment.endOffset > highWatermark) {
-    out.add(TIERED_BYTES_MATCH, partition, 'tiered above the high watermark', highWatermark, `${range} holds offsets up to ${segment.endOffset - 1}; the highest high watermark seen is ${highWatermark}`);
+    out.add(
+      TIERED_BYTES_MATCH,
+      partition,
+      'tiered above the high watermark',
+      highWatermark,
+      `${range} holds offsets up to ${segment.endOffset - 1}; the highest high watermark seen is ${highWatermark}`,
+    );
   }
   if (partition.leader !== null) checkAgainstLocal(partition, partition.leader, segment, range, out);
 }
@@ -44,7 +50,13 @@ function checkAgainstLocal(partition: PartitionHistory, leader: LeaderView, segm
     if (twin === undefined) {
       out.add(TIERED_BYTES_MATCH, partition, 'tiered batch not in the leader log', batch.baseOffset, `${who}: no local batch starts at ${batch.baseOffset}`);
     } else if (twin.lastOffset !== batch.lastOffset || !bytesEqual(twin.bytes, batch.bytes)) {
-      out.add(TIERED_BYTES_MATCH, partition, 'tiered batch bytes differ', batch.baseOffset, `${who}: tiered batch ${batch.baseOffset}..${batch.lastOffset} (${batch.bytes.length} bytes) differs from the local ${twin.baseOffset}..${twin.lastOffset} (${twin.bytes.length} bytes)`);
+      out.add(
+        TIERED_BYTES_MATCH,
+        partition,
+        'tiered batch bytes differ',
+        batch.baseOffset,
+        `${who}: tiered batch ${batch.baseOffset}..${batch.lastOffset} (${batch.bytes.length} bytes) differs from the local ${twin.baseOffset}..${twin.lastOffset} (${twin.bytes.length} bytes)`,
+      );
     }
   }
 }

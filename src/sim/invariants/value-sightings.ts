@@ -21,16 +21,21 @@ export function sightingsOf(history: History, wanted: ReadonlySet<string>): Sigh
   if (wanted.size === 0) return found;
   for (const op of history.ops) {
     if (op.kind !== 'fetch') continue;
-    for (const record of op.records) if (wanted.has(record.value)) found.push({ value: record.value, topic: op.topic, partition: op.partition, offset: record.offset, where: `read by ${op.client} from node ${op.node}`, atMs: op.endMs });
+    for (const record of op.records)
+      if (wanted.has(record.value))
+        found.push({ value: record.value, topic: op.topic, partition: op.partition, offset: record.offset, where: `read by ${op.client} from node ${op.node}`, atMs: op.endMs });
   }
   for (const log of history.replicaLogs) {
-    for (const record of log.records) if (wanted.has(record.value)) found.push({ value: record.value, topic: log.topic, partition: log.partition, offset: record.offset, where: `in node ${log.node}'s final log` });
+    for (const record of log.records)
+      if (wanted.has(record.value)) found.push({ value: record.value, topic: log.topic, partition: log.partition, offset: record.offset, where: `in node ${log.node}'s final log` });
   }
   for (const tier of history.tiered ?? []) {
     for (const segment of tier.segments) {
-      for (const record of segment.records) if (wanted.has(record.value)) found.push({ value: record.value, topic: tier.topic, partition: tier.partition, offset: record.offset, where: `in tiered segment ${segment.uploadId}` });
+      for (const record of segment.records)
+        if (wanted.has(record.value)) found.push({ value: record.value, topic: tier.topic, partition: tier.partition, offset: record.offset, where: `in tiered segment ${segment.uploadId}` });
     }
   }
-  for (const record of history.walRecords ?? []) if (wanted.has(record.value)) found.push({ value: record.value, topic: record.topic, partition: record.partition, offset: record.offset, where: 'in a WAL object' });
+  for (const record of history.walRecords ?? [])
+    if (wanted.has(record.value)) found.push({ value: record.value, topic: record.topic, partition: record.partition, offset: record.offset, where: 'in a WAL object' });
   return found;
 }

@@ -30,22 +30,40 @@ function checkDelete(deleted: WalDelete, out: ViolationList): void {
   const where: PartitionRef = { topic: stream, incarnation: STREAM_WIDE, partition: -1 };
   const object = `object ${deleted.sequence} of ${stream}, deleted at ${deleted.atMs} ms`;
   if (deleted.kind === 'seal') {
-    if (deleted.sequence >= deleted.floorMark) out.add(WAL_GC_NEEDED, where, 'seal deleted', deleted.sequence, `${object} was its seal (the highest floor mark was ${deleted.floorMark})`, deleted.atMs);
+    if (deleted.sequence >= deleted.floorMark)
+      out.add(WAL_GC_NEEDED, where, 'seal deleted', deleted.sequence, `${object} was its seal (the highest floor mark was ${deleted.floorMark})`, deleted.atMs);
     return;
   }
   const sealBelow = deleted.seals.find((seal) => seal < deleted.sequence && seal >= deleted.floorMark); // a void seal is no seal
   if (sealBelow !== undefined) {
     const dataBelowSeal = deleted.present.find((sequence) => sequence < sealBelow);
-    if (dataBelowSeal !== undefined) out.add(WAL_GC_NEEDED, where, 'above a seal too early', deleted.sequence, `${object} lies above the seal at ${sealBelow}, but object ${dataBelowSeal} below the seal was still there`, deleted.atMs);
+    if (dataBelowSeal !== undefined)
+      out.add(
+        WAL_GC_NEEDED,
+        where,
+        'above a seal too early',
+        deleted.sequence,
+        `${object} lies above the seal at ${sealBelow}, but object ${dataBelowSeal} below the seal was still there`,
+        deleted.atMs,
+      );
     return;
   }
-  if (deleted.sequence >= deleted.floorMark) out.add(WAL_GC_NEEDED, where, 'no floor mark', deleted.sequence, `${object} with the stream's highest floor mark at ${deleted.floorMark}, not above it`, deleted.atMs);
+  if (deleted.sequence >= deleted.floorMark)
+    out.add(WAL_GC_NEEDED, where, 'no floor mark', deleted.sequence, `${object} with the stream's highest floor mark at ${deleted.floorMark}, not above it`, deleted.atMs);
   const below = deleted.present.find((sequence) => sequence < deleted.sequence);
   if (below !== undefined) out.add(WAL_GC_NEEDED, where, 'out of order', deleted.sequence, `${object} while object ${below} below it was still there (GI2: from the floor up)`, deleted.atMs);
-  if (!deleted.present.includes(deleted.sequence + 1)) out.add(WAL_GC_NEEDED, where, 'highest of an unsealed stream', deleted.sequence, `${object} with no object ${deleted.sequence + 1} after it and no seal below it`, deleted.atMs);
+  if (!deleted.present.includes(deleted.sequence + 1))
+    out.add(WAL_GC_NEEDED, where, 'highest of an unsealed stream', deleted.sequence, `${object} with no object ${deleted.sequence + 1} after it and no seal below it`, deleted.atMs);
   for (const frame of deleted.frames) {
     if (!frame.incarnationExists || frame.lastOffset < frame.tieredEnd) continue;
     const partition: PartitionRef = { topic: frame.topic, incarnation: STREAM_WIDE, partition: frame.partition };
-    out.add(WAL_GC_NEEDED, partition, 'needed frame deleted', frame.lastOffset, `${object} held offsets up to ${frame.lastOffset} of ${frame.topic}-${frame.partition} (topic id ${frame.topicId}), at or above the tier end ${frame.tieredEnd}, of an incarnation that still existed`, deleted.atMs);
+    out.add(
+      WAL_GC_NEEDED,
+      partition,
+      'needed frame deleted',
+      frame.lastOffset,
+      `${object} held offsets up to ${frame.lastOffset} of ${frame.topic}-${frame.partition} (topic id ${frame.topicId}), at or above the tier end ${frame.tieredEnd}, of an incarnation that still existed`,
+      deleted.atMs,
+    );
   }
 }

@@ -332,7 +332,8 @@ export class WalCollector {
       return outcome;
     } catch (error) {
       if (this.#stopped) return null; // the engine is closing: its store may be closed under the pass
-      if (!this.#failing.has(key)) this.#log.error({ step: what, err: error }, `WAL garbage collection: ${what} failed (retried every pass; said once): ${error instanceof Error ? error.message : String(error)}`);
+      if (!this.#failing.has(key))
+        this.#log.error({ step: what, err: error }, `WAL garbage collection: ${what} failed (retried every pass; said once): ${error instanceof Error ? error.message : String(error)}`);
       this.#failing.add(key);
       this.#metrics?.failures.add();
       return null;
@@ -343,9 +344,13 @@ export class WalCollector {
     if (this.#stopped) return;
     const intervalMs = this.#options.intervalMs ?? GC_INTERVAL_MS;
     assert(intervalMs > 0, 'the WAL collector runs at a positive interval');
-    this.#timer = this.#options.clock.setTimer(intervalMs, () => {
-      if (this.#idle()) return this.#schedule();
-      void this.collect().finally(() => this.#schedule());
-    }, true);
+    this.#timer = this.#options.clock.setTimer(
+      intervalMs,
+      () => {
+        if (this.#idle()) return this.#schedule();
+        void this.collect().finally(() => this.#schedule());
+      },
+      true,
+    );
   }
 }

@@ -1,11 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import {
-  ConfigResourceType,
-  ConfigSource,
-  type DescribeConfigsResourceResult,
-  type DescribeConfigsResponse,
-  describeConfigsCodec as codec,
-} from '../../../src/broker/apis/describe-configs.ts';
+import { ConfigResourceType, ConfigSource, type DescribeConfigsResourceResult, type DescribeConfigsResponse, describeConfigsCodec as codec } from '../../../src/broker/apis/describe-configs.ts';
 import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
 import { bytesOf, codecHarness, kafkajsEncode, kafkajsResponse } from '../../support/codec-harness.ts';
 

@@ -110,7 +110,13 @@ describe('Fetch request from kafkajs', () => {
   test.each(REFUSED_VERSIONS)('v%d decodes, and kafkajs reads the refusal of every partition', async (version) => {
     const request = decodeRequest(await kafkajsRequest(version, KAFKAJS_ARGS), version);
     expect(request.topics.map((t) => [t.topic, t.partitions.map((p) => [p.partition, p.fetchOffset])])).toEqual([
-      ['orders', [[0, 12_345_678_901], [5, 0]]],
+      [
+        'orders',
+        [
+          [0, 12_345_678_901],
+          [5, 0],
+        ],
+      ],
       ['paiements-é', [[2, 42]]],
       ['empty', []],
     ]);
@@ -118,7 +124,13 @@ describe('Fetch request from kafkajs', () => {
     const errors = decoded.responses.map((r: KafkajsTopic) => [r.topicName, r.partitions.map((p) => [p.partition, p.errorCode])]);
     const refused = ErrorCode.UNSUPPORTED_VERSION;
     expect(errors).toEqual([
-      ['orders', [[0, refused], [5, refused]]],
+      [
+        'orders',
+        [
+          [0, refused],
+          [5, refused],
+        ],
+      ],
       ['paiements-é', [[2, refused]]],
       ['empty', []],
     ]);
@@ -136,7 +148,7 @@ const BATCH_A = buildRecordBatch(
 );
 const BATCH_B = buildRecordBatch([{ key: 'k-2', value: 'third' }], { nowMs: NOW_MS + 10, baseOffset: 102 });
 
-function responseWith(version: number, records: Uint8Array[]): FetchResponse {
+function responseWith(_version: number, records: Uint8Array[]): FetchResponse {
   return {
     throttleTimeMs: 25,
     errorCode: 0,
@@ -303,7 +315,16 @@ describe('Fetch request decoding is total', () => {
       expectRejected(bytesOf(head(version).int32(1).int16(-1).int32(0)), version); // null topic name
       expectRejected(bytesOf(head(version).int32(1).string('t').int32(0x7fff_ffff)), version); // partitions count
       expectRejected(bytesOf(head(version).int32(2).string('t').int32(0)), version); // 2 topics, bytes for 1
-      expectRejected(bytesOf(head(version).int32(1).int16(2).raw(new Uint8Array([0xc3, 0x28])).int32(0)), version); // bad UTF-8
+      expectRejected(
+        bytesOf(
+          head(version)
+            .int32(1)
+            .int16(2)
+            .raw(new Uint8Array([0xc3, 0x28]))
+            .int32(0),
+        ),
+        version,
+      ); // bad UTF-8
       const partition = head(version).int32(1).string('t').int32(1).int32(0);
       if (version >= 9) partition.int32(0);
       partition.uint32(0x0020_0000).uint32(0); // fetch_offset 2^53: beyond what a number holds exactly

@@ -71,7 +71,15 @@ describe('FindCoordinator request decoding is total', () => {
       expectRejected(bytesOf(new KafkaWriter().int16(0x7fff).raw(new Uint8Array(20))), version); // key past the end
       expectRejected(bytesOf(new KafkaWriter().int16(-1).int8(0)), version); // null key
       expectRejected(bytesOf(new KafkaWriter().int16(-2).int8(0)), version); // negative length
-      expectRejected(bytesOf(new KafkaWriter().int16(1).raw(new Uint8Array([0xff])).int8(0)), version); // bad UTF-8
+      expectRejected(
+        bytesOf(
+          new KafkaWriter()
+            .int16(1)
+            .raw(new Uint8Array([0xff]))
+            .int8(0),
+        ),
+        version,
+      ); // bad UTF-8
     });
   }
 });

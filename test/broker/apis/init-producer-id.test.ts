@@ -44,7 +44,15 @@ describe('InitProducerId codec', () => {
 
       test('rejects a transactional id that runs past the frame, or is not UTF-8, with ProtocolError', () => {
         expectRejected(bytesOf(new KafkaWriter().int16(INT16_MAX).raw(new Uint8Array(8))), version); // runs past the frame
-        expectRejected(bytesOf(new KafkaWriter().int16(2).raw(new Uint8Array([0xc3, 0x28])).int32(1000)), version); // not UTF-8
+        expectRejected(
+          bytesOf(
+            new KafkaWriter()
+              .int16(2)
+              .raw(new Uint8Array([0xc3, 0x28]))
+              .int32(1000),
+          ),
+          version,
+        ); // not UTF-8
       });
 
       test('encodes the exact bytes of a response', () => {

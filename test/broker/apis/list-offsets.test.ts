@@ -86,7 +86,13 @@ describe('ListOffsets codec', () => {
     describe(`v${version}`, () => {
       test.if(version <= KAFKAJS_VERSION_MAX)('decodes requests encoded by kafkajs', async () => {
         const topics = [
-          { topic: 'orders', partitions: [{ partition: 0, timestamp: LATEST, maxNumOffsets: 3 }, { partition: 1, timestamp: EARLIEST }] },
+          {
+            topic: 'orders',
+            partitions: [
+              { partition: 0, timestamp: LATEST, maxNumOffsets: 3 },
+              { partition: 1, timestamp: EARLIEST },
+            ],
+          },
           { topic: 'payments', partitions: [{ partition: 7, timestamp: 1_700_000_000_000 }] },
         ];
         // kafkajs defaults isolationLevel to READ_COMMITTED (1) from v2.

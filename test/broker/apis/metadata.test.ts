@@ -87,7 +87,7 @@ describe('Metadata codec', () => {
             { name: 'orders', topicId: ZERO_UUID },
             { name: 'payments', topicId: ZERO_UUID },
           ],
-          allowAutoTopicCreation: version >= 4 ? false : true,
+          allowAutoTopicCreation: !(version >= 4),
           includeClusterAuthorizedOperations: false,
           includeTopicAuthorizedOperations: false,
         });
@@ -104,8 +104,24 @@ describe('Metadata codec', () => {
       });
 
       test('rejects lengths that run past the frame with ProtocolError', () => {
-        expectRejected(bytesOf(new KafkaWriter().int32(INT32_MAX).int16(3).raw(new Uint8Array([0x61, 0x62, 0x63]))), version); // huge count
-        expectRejected(bytesOf(new KafkaWriter().int32(1).int16(100).raw(new Uint8Array([0x61, 0x62, 0x63]))), version); // long name
+        expectRejected(
+          bytesOf(
+            new KafkaWriter()
+              .int32(INT32_MAX)
+              .int16(3)
+              .raw(new Uint8Array([0x61, 0x62, 0x63])),
+          ),
+          version,
+        ); // huge count
+        expectRejected(
+          bytesOf(
+            new KafkaWriter()
+              .int32(1)
+              .int16(100)
+              .raw(new Uint8Array([0x61, 0x62, 0x63])),
+          ),
+          version,
+        ); // long name
         expectRejected(bytesOf(new KafkaWriter().int32(1).int16(-1).raw(new Uint8Array(8))), version); // null name
         expectRejected(bytesOf(new KafkaWriter().int32(-2).raw(new Uint8Array(8))), version); // negative count
       });

@@ -125,7 +125,6 @@ describe('OffsetFetch request decoding is total', () => {
   }
 
   for (const version of RIGID_VERSIONS) {
-
     test(`v${version} absurd lengths throw ProtocolError`, () => {
       const head = () => new KafkaWriter().string('g');
       expectRejected(bytesOf(new KafkaWriter().int16(0x7fff).raw(new Uint8Array(8))), version); // group_id past the end
@@ -135,7 +134,16 @@ describe('OffsetFetch request decoding is total', () => {
       expectRejected(bytesOf(head().int32(1).int16(300).raw(new Uint8Array(5))), version); // name past the end
       expectRejected(bytesOf(head().int32(1).string('t').int32(0x7fff_ffff)), version); // partition_indexes count
       expectRejected(bytesOf(head().int32(1).string('t').int32(3).int32(0).int32(1)), version); // 3 indexes, bytes for 2
-      expectRejected(bytesOf(head().int32(1).int16(1).raw(new Uint8Array([0x80])).int32(0)), version); // bad UTF-8
+      expectRejected(
+        bytesOf(
+          head()
+            .int32(1)
+            .int16(1)
+            .raw(new Uint8Array([0x80]))
+            .int32(0),
+        ),
+        version,
+      ); // bad UTF-8
     });
   }
 });

@@ -1,9 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import {
-  offsetForLeaderEpochCodec as codec,
-  type OffsetForLeaderEpochRequest,
-  type OffsetForLeaderEpochResponse,
-} from '../../../src/broker/apis/offset-for-leader-epoch.ts';
+import { offsetForLeaderEpochCodec as codec, type OffsetForLeaderEpochRequest, type OffsetForLeaderEpochResponse } from '../../../src/broker/apis/offset-for-leader-epoch.ts';
 import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
 import { SeededRandom } from '../../../src/util/random.ts';
 import { bytesOf, codecHarness, hex } from '../../support/codec-harness.ts';
@@ -90,13 +86,15 @@ describe('OffsetForLeaderEpoch codec', () => {
       00 00 00 05  00 00 00 03        # current_leader_epoch 5, leader_epoch 3`);
     expect(decodeRequest(new Uint8Array(request), 2)).toEqual({ replicaId: -2, topics: [{ topic: 't', partitions: [{ partition: 2, currentLeaderEpoch: 5, leaderEpoch: 3 }] }] });
     const response: OffsetForLeaderEpochResponse = { throttleTimeMs: 0, topics: [{ topic: 't', partitions: [{ errorCode: 0, partition: 2, leaderEpoch: 3, endOffset: 42 }] }] };
-    expect([...encodeResponse(2, response)]).toEqual(hex(`
+    expect([...encodeResponse(2, response)]).toEqual(
+      hex(`
       00 00 00 00                     # throttle_time_ms
       00 00 00 01  00 01 74           # topics: 1, name "t"
       00 00 00 01                     # partitions: 1
       00 00  00 00 00 02              # error_code 0, partition 2
       00 00 00 03                     # leader_epoch 3
-      00 00 00 00 00 00 00 2a         # end_offset 42`));
+      00 00 00 00 00 00 00 2a         # end_offset 42`),
+    );
   });
 
   test('v4 (flexible) has the exact bytes of the grammar: compact strings and arrays, tag buffers', () => {
@@ -111,13 +109,15 @@ describe('OffsetForLeaderEpoch codec', () => {
       00                              # top-level tag buffer`);
     expect(decodeRequest(new Uint8Array(request), 4)).toEqual({ replicaId: -1, topics: [{ topic: 't', partitions: [{ partition: 2, currentLeaderEpoch: 5, leaderEpoch: 3 }] }] });
     const response: OffsetForLeaderEpochResponse = { throttleTimeMs: 0, topics: [{ topic: 't', partitions: [{ errorCode: 74, partition: 2, leaderEpoch: -1, endOffset: -1 }] }] };
-    expect([...encodeResponse(4, response)]).toEqual(hex(`
+    expect([...encodeResponse(4, response)]).toEqual(
+      hex(`
       00 00 00 00                     # throttle_time_ms
       02  02 74  02                   # topics: 1, name "t", partitions: 1
       00 4a  00 00 00 02              # error_code 74 (FENCED_LEADER_EPOCH), partition 2
       ff ff ff ff                     # leader_epoch -1
       ff ff ff ff ff ff ff ff         # end_offset -1
-      00  00  00                      # tag buffers: partition, topic, response`));
+      00  00  00                      # tag buffers: partition, topic, response`),
+    );
   });
 
   for (const version of VERSIONS) {
@@ -131,7 +131,24 @@ describe('OffsetForLeaderEpoch codec', () => {
           expectEveryTruncationRejected(bytes, version);
           expectCorruptionsTotal(bytes, version, random);
         }
-        const sample = encodeBySchema(REQUEST_SCHEMA, version, asMessage(requestAt(version, { replicaId: -1, topics: [{ topic: 'orders', partitions: [{ partition: 0, currentLeaderEpoch: 4, leaderEpoch: 3 }, { partition: 1, currentLeaderEpoch: -1, leaderEpoch: 0 }] }] })));
+        const sample = encodeBySchema(
+          REQUEST_SCHEMA,
+          version,
+          asMessage(
+            requestAt(version, {
+              replicaId: -1,
+              topics: [
+                {
+                  topic: 'orders',
+                  partitions: [
+                    { partition: 0, currentLeaderEpoch: 4, leaderEpoch: 3 },
+                    { partition: 1, currentLeaderEpoch: -1, leaderEpoch: 0 },
+                  ],
+                },
+              ],
+            }),
+          ),
+        );
         expectMutationsTotal(sample, version, 23 + version);
       });
 

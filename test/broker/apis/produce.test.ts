@@ -39,7 +39,13 @@ const KAFKAJS_TOPIC_DATA = [
   {
     topic: 'orders',
     partitions: [
-      { partition: 0, messages: [{ key: 'k1', value: 'v1', timestamp: TIMESTAMP_MS }, { key: 'k2', value: 'v2', timestamp: TIMESTAMP_MS + 1 }] },
+      {
+        partition: 0,
+        messages: [
+          { key: 'k1', value: 'v1', timestamp: TIMESTAMP_MS },
+          { key: 'k2', value: 'v2', timestamp: TIMESTAMP_MS + 1 },
+        ],
+      },
       { partition: 3, messages: [{ key: null, value: 'only', timestamp: TIMESTAMP_MS }] },
     ],
   },
@@ -98,9 +104,7 @@ const SAMPLE_RESPONSE: ProduceResponse = {
     },
     {
       name: 'payments',
-      partitionResponses: [
-        { index: 1, errorCode: 6, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1, recordErrors: [], errorMessage: null },
-      ],
+      partitionResponses: [{ index: 1, errorCode: 6, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1, recordErrors: [], errorMessage: null }],
     },
   ],
   throttleTimeMs: 5,
@@ -146,7 +150,13 @@ describe('Produce codec', () => {
     const decoded = await response.decode(encodeResponse(version, refuseOldProduce(request)));
     const errors = decoded.topics.map((topic: KafkajsTopic) => [topic.topicName, topic.partitions.map((p) => [p.partition, p.errorCode])]);
     expect(errors).toEqual([
-      ['orders', [[0, ErrorCode.UNSUPPORTED_VERSION], [3, ErrorCode.UNSUPPORTED_VERSION]]],
+      [
+        'orders',
+        [
+          [0, ErrorCode.UNSUPPORTED_VERSION],
+          [3, ErrorCode.UNSUPPORTED_VERSION],
+        ],
+      ],
       ['payments', [[1, ErrorCode.UNSUPPORTED_VERSION]]],
     ]);
   });

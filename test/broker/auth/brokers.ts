@@ -15,9 +15,15 @@ import { MemoryStore } from '../../../src/store/memory.ts';
 import { type Clock, systemClock } from '../../../src/util/clock.ts';
 
 /** PLAIN's users (the JAAS user_NAME options). */
-export const PLAIN_USERS: ReadonlyMap<string, string> = new Map([['alice', 'alice-secret'], ['bob', 'bob-secret']]);
+export const PLAIN_USERS: ReadonlyMap<string, string> = new Map([
+  ['alice', 'alice-secret'],
+  ['bob', 'bob-secret'],
+]);
 /** SCRAM users (SCRAM-SHA-256 and -512), in the control records. */
-export const SCRAM_USERS: ReadonlyMap<string, string> = new Map([['carol', 'carol-scram'], ['dave', 'dave-scram']]);
+export const SCRAM_USERS: ReadonlyMap<string, string> = new Map([
+  ['carol', 'carol-scram'],
+  ['dave', 'dave-scram'],
+]);
 export const SCRAM_ITERATIONS = 4096;
 
 /**
@@ -100,8 +106,13 @@ export async function startSecureBroker(options: SecureBrokerOptions, running: B
   const store = new MemoryStore();
   const directory = mkdtempSync(join(tmpdir(), 'ferry-auth-'));
   const broker = await Broker.start({
-    listenHost: '127.0.0.1', listenPort: 0, nodeId: 1, clock, log: (line) => void logs.push(line),
-    listeners, security: options.security ?? {},
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    nodeId: 1,
+    clock,
+    log: (line) => void logs.push(line),
+    listeners,
+    security: options.security ?? {},
     ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
     ...(options.queuedMaxRequestBytes === undefined ? {} : { queuedMaxRequestBytes: options.queuedMaxRequestBytes }),
     engine: { directory, log: { flush: { kind: 'none' } }, wal: { store, writerId: 'broker-1', config: { uploadIntervalMs: 2 } } },
@@ -125,7 +136,10 @@ export async function startSecureBroker(options: SecureBrokerOptions, running: B
 export async function addScramUser(broker: Broker, user: string, password: string): Promise<void> {
   for (const mechanism of SCRAM_MECHANISMS) {
     const salt = randomBytes(32);
-    const [result] = await broker.context.security.scram.alter([], [{ name: user, mechanism: mechanism.type, iterations: SCRAM_ITERATIONS, salt, saltedPassword: saltedPasswordOf(mechanism, password, salt, SCRAM_ITERATIONS) }]);
+    const [result] = await broker.context.security.scram.alter(
+      [],
+      [{ name: user, mechanism: mechanism.type, iterations: SCRAM_ITERATIONS, salt, saltedPassword: saltedPasswordOf(mechanism, password, salt, SCRAM_ITERATIONS) }],
+    );
     expect(result?.errorCode).toBe(0);
   }
 }
@@ -133,6 +147,9 @@ export async function addScramUser(broker: Broker, user: string, password: strin
 /** The value of `ferry_broker_authentications_total` with these labels (0 when never counted). */
 export function authenticationCount(broker: Broker, labels: { listener: string; mechanism: string; result: string }): number {
   const wanted = `ferry_broker_authentications_total{listener="${labels.listener}",mechanism="${labels.mechanism}",result="${labels.result}"}`;
-  const line = broker.metrics.renderPrometheus().split('\n').find((candidate) => candidate.startsWith(`${wanted} `));
+  const line = broker.metrics
+    .renderPrometheus()
+    .split('\n')
+    .find((candidate) => candidate.startsWith(`${wanted} `));
   return line === undefined ? 0 : Number(line.slice(wanted.length + 1));
 }

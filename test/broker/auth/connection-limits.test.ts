@@ -39,7 +39,10 @@ async function served(client: WireClient): Promise<boolean> {
 }
 
 function metric(secure: SecureBroker, series: string): number {
-  const line = secure.broker.metrics.renderPrometheus().split('\n').find((candidate) => candidate.startsWith(`${series} `));
+  const line = secure.broker.metrics
+    .renderPrometheus()
+    .split('\n')
+    .find((candidate) => candidate.startsWith(`${series} `));
   return line === undefined ? 0 : Number(line.slice(series.length + 1));
 }
 
@@ -98,7 +101,18 @@ test('max.connections.per.ip counts across listeners; the next connection from t
 });
 
 test('max.connections.per.ip.overrides: 127.0.0.1 held to 1, 0 refuses 127.0.0.2 entirely, 127.0.0.3 takes the default', async () => {
-  const secure = await startSecureBroker({ security: { maxConnectionsPerIp: 2, maxConnectionsPerIpOverrides: new Map([['127.0.0.1', 1], ['127.0.0.2', 0]]) } }, running);
+  const secure = await startSecureBroker(
+    {
+      security: {
+        maxConnectionsPerIp: 2,
+        maxConnectionsPerIpOverrides: new Map([
+          ['127.0.0.1', 1],
+          ['127.0.0.2', 0],
+        ]),
+      },
+    },
+    running,
+  );
   const only = await connect(secure, PLAINTEXT_LISTENER_NAME);
   expect(await served(only)).toBe(true);
   const refused = await connect(secure, PLAINTEXT_LISTENER_NAME);
@@ -114,17 +128,30 @@ test('max.connections.per.ip.overrides by host name: localhost holds 127.0.0.1 t
   const secure = await startSecureBroker({ security: { maxConnectionsPerIpOverrides: new Map([['localhost', 1]]) } }, running);
   expect(await served(await connect(secure, PLAINTEXT_LISTENER_NAME))).toBe(true);
   expect(await (await connect(secure, PLAINTEXT_LISTENER_NAME)).waitClosed()).toBe(true);
-  await expect(startSecureBroker({ security: { maxConnectionsPerIpOverrides: new Map([['no-such-host.invalid', 1]]) } }, running)).rejects.toThrow(/max.connections.per.ip.overrides: host no-such-host.invalid does not resolve/);
+  await expect(startSecureBroker({ security: { maxConnectionsPerIpOverrides: new Map([['no-such-host.invalid', 1]]) } }, running)).rejects.toThrow(
+    /max.connections.per.ip.overrides: host no-such-host.invalid does not resolve/,
+  );
 });
 
 test('connections refused at the TLS handshake give their slot back', async () => {
   const directory = mkdtempSync(join(tmpdir(), 'ferry-auth-limits-'));
   try {
     const certificates = makeCertificates(directory, ['alice']);
-    const secure = await startSecureBroker({
-      listeners: [{ name: 'MTLS', protocol: 'SSL', host: '127.0.0.1', port: 0, tls: { ...DEFAULT_TLS_SETTINGS, keystoreLocation: certificates.serverPemPath, truststoreLocation: certificates.caPath, crlLocation: certificates.crlPath, clientAuth: 'required' } }],
-      security: { maxConnectionsPerIp: 2 },
-    }, running);
+    const secure = await startSecureBroker(
+      {
+        listeners: [
+          {
+            name: 'MTLS',
+            protocol: 'SSL',
+            host: '127.0.0.1',
+            port: 0,
+            tls: { ...DEFAULT_TLS_SETTINGS, keystoreLocation: certificates.serverPemPath, truststoreLocation: certificates.caPath, crlLocation: certificates.crlPath, clientAuth: 'required' },
+          },
+        ],
+        security: { maxConnectionsPerIp: 2 },
+      },
+      running,
+    );
     const tls = (who: string | null) => ({
       ca: readFileSync(certificates.caPath, 'utf8'),
       ...(who === null ? {} : { cert: readFileSync(certificates.client(who).certPath, 'utf8'), key: readFileSync(certificates.client(who).keyPath, 'utf8') }),

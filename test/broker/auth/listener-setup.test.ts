@@ -38,9 +38,17 @@ const sasl = (sasl: ListenerConfig['sasl'], name = 'SASL'): ListenerConfig => ({
 /** The start's failure: its message (one line, no password), the broker never started. */
 async function startFailure(listeners: readonly ListenerConfig[], security: BrokerSecurityOptions = {}): Promise<string> {
   const started = await Broker.start({
-    listenHost: '127.0.0.1', listenPort: 0, nodeId: 1, log: () => {}, listeners, security,
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    nodeId: 1,
+    log: () => {},
+    listeners,
+    security,
     engine: { directory: mkdtempSync(join(directory, 'data-')), log: { flush: { kind: 'none' } }, wal: { store: new MemoryStore(), writerId: 'broker-1' } },
-  }).then((broker) => broker, (error: Error) => error);
+  }).then(
+    (broker) => broker,
+    (error: Error) => error,
+  );
   if (started instanceof Broker) {
     await started.stop();
     throw new Error('the broker started');
@@ -55,21 +63,61 @@ const cases: [string, () => [readonly ListenerConfig[], BrokerSecurityOptions?],
   ['no keystore', () => [[ssl({})]], () => /^listener SECURE: a TLS listener needs ssl\.keystore\.location/],
   ['a keystore file that is not there', () => [[ssl({ keystoreLocation: path('missing.pem') })]], () => `listener SECURE: ssl.keystore.location ${path('missing.pem')} cannot be read (ENOENT)`],
   ['a keystore without a certificate', () => [[ssl({ keystoreLocation: path('key-only.pem') })]], () => `listener SECURE: ssl.keystore.location ${path('key-only.pem')} holds no PEM certificate`],
-  ['a keystore without a key', () => [[ssl({ keystoreLocation: certificates.serverCertPath })]], () => `listener SECURE: ssl.keystore.location ${certificates.serverCertPath} holds no PEM private key`],
-  ['a key that is not the certificate\'s', () => [[ssl({ keystoreLocation: path('mismatched.pem') })]], () => /^listener SECURE: the keystore's private key does not belong to its first certificate/],
-  ['an encrypted key without ssl.key.password', () => [[ssl({ keystoreKey: readFileSync(encryptedKeyPath, 'utf8'), keystoreCertificateChain: readFileSync(certificates.serverCertPath, 'utf8') })]], () => "listener SECURE: the keystore's private key is encrypted: set ssl.key.password"],
-  ['an encrypted key with the wrong password', () => [[ssl({ keystoreKey: readFileSync(encryptedKeyPath, 'utf8'), keystoreCertificateChain: readFileSync(certificates.serverCertPath, 'utf8'), keyPassword: 'wrong' })]], () => "listener SECURE: the keystore's private key does not decrypt with ssl.key.password"],
-  ['a keystore both as a file and as text', () => [[ssl({ keystoreLocation: certificates.serverPemPath, keystoreKey: 'x', keystoreCertificateChain: 'y' })]], () => /^listener SECURE: give the keystore as ssl\.keystore\.location or as ssl\.keystore\.key/],
-  ['ssl.client.auth=required without a truststore', () => [[ssl({ keystoreLocation: certificates.serverPemPath, clientAuth: 'required' })]], () => /^listener SECURE: ssl\.client\.auth=required needs ssl\.truststore\.location/],
-  ['a CRL file without a CRL', () => [[ssl({ keystoreLocation: certificates.serverPemPath, truststoreLocation: certificates.caPath, crlLocation: path('not-a-crl.pem'), clientAuth: 'required' })]], () => /^listener SECURE: ferry\.ssl\.crl\.location .* holds no PEM CRL/],
+  [
+    'a keystore without a key',
+    () => [[ssl({ keystoreLocation: certificates.serverCertPath })]],
+    () => `listener SECURE: ssl.keystore.location ${certificates.serverCertPath} holds no PEM private key`,
+  ],
+  ["a key that is not the certificate's", () => [[ssl({ keystoreLocation: path('mismatched.pem') })]], () => /^listener SECURE: the keystore's private key does not belong to its first certificate/],
+  [
+    'an encrypted key without ssl.key.password',
+    () => [[ssl({ keystoreKey: readFileSync(encryptedKeyPath, 'utf8'), keystoreCertificateChain: readFileSync(certificates.serverCertPath, 'utf8') })]],
+    () => "listener SECURE: the keystore's private key is encrypted: set ssl.key.password",
+  ],
+  [
+    'an encrypted key with the wrong password',
+    () => [[ssl({ keystoreKey: readFileSync(encryptedKeyPath, 'utf8'), keystoreCertificateChain: readFileSync(certificates.serverCertPath, 'utf8'), keyPassword: 'wrong' })]],
+    () => "listener SECURE: the keystore's private key does not decrypt with ssl.key.password",
+  ],
+  [
+    'a keystore both as a file and as text',
+    () => [[ssl({ keystoreLocation: certificates.serverPemPath, keystoreKey: 'x', keystoreCertificateChain: 'y' })]],
+    () => /^listener SECURE: give the keystore as ssl\.keystore\.location or as ssl\.keystore\.key/,
+  ],
+  [
+    'ssl.client.auth=required without a truststore',
+    () => [[ssl({ keystoreLocation: certificates.serverPemPath, clientAuth: 'required' })]],
+    () => /^listener SECURE: ssl\.client\.auth=required needs ssl\.truststore\.location/,
+  ],
+  [
+    'a CRL file without a CRL',
+    () => [[ssl({ keystoreLocation: certificates.serverPemPath, truststoreLocation: certificates.caPath, crlLocation: path('not-a-crl.pem'), clientAuth: 'required' })]],
+    () => /^listener SECURE: ferry\.ssl\.crl\.location .* holds no PEM CRL/,
+  ],
   ['mapping rules that do not parse', () => [[ssl({ keystoreLocation: certificates.serverPemPath, principalMappingRules: 'RULE:^CN=(.*$/$1/' })]], () => /ssl\.principal\.mapping\.rules/],
-  ['a SASL listener without mechanisms', () => [[sasl(undefined)]], () => 'listener SASL uses SASL: set sasl.enabled.mechanisms (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER; Ferry has no GSSAPI)'],
+  [
+    'a SASL listener without mechanisms',
+    () => [[sasl(undefined)]],
+    () => 'listener SASL uses SASL: set sasl.enabled.mechanisms (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER; Ferry has no GSSAPI)',
+  ],
   ['GSSAPI', () => [[sasl({ mechanisms: ['GSSAPI'] })]], () => 'listener SASL: SASL mechanism GSSAPI is not one Ferry serves (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER)'],
   ['PLAIN without users', () => [[sasl({ mechanisms: ['PLAIN'] })]], () => /^listener SASL: PLAIN needs its users: user_NAME="password" entries/],
   ['OAUTHBEARER without a JWKS', () => [[sasl({ mechanisms: ['OAUTHBEARER'] })]], () => 'listener SASL: OAUTHBEARER needs sasl.oauthbearer.jwks.endpoint.url (a JWKS file) to validate tokens with'],
-  ['OAUTHBEARER with a JWKS file that is not there', () => [[sasl({ mechanisms: ['OAUTHBEARER'], oauthBearer: { mode: 'jwks', jwksEndpointUrl: `file://${path('missing-jwks.json')}` } })]], () => /^listener SASL: .*missing-jwks\.json/],
-  ['an inter-broker mechanism brokers cannot log in with', () => [[ssl({ keystoreLocation: certificates.serverPemPath })], { interBroker: { listener: 'SECURE', tls: null, sasl: { mechanism: 'OAUTHBEARER', username: 'b', password: KEY_PASSWORD } } }], () => /^the inter-broker client \(listener SECURE\): sasl\.mechanism\.inter\.broker\.protocol OAUTHBEARER is not one a broker can authenticate with/],
-  ['an inter-broker truststore that is not there', () => [[ssl({ keystoreLocation: certificates.serverPemPath })], { interBroker: { listener: 'SECURE', tls: { ...DEFAULT_TLS_SETTINGS, truststoreLocation: path('missing-ca.pem') }, sasl: null } }], () => `the inter-broker client (listener SECURE): ssl.truststore.location ${path('missing-ca.pem')} cannot be read (ENOENT)`],
+  [
+    'OAUTHBEARER with a JWKS file that is not there',
+    () => [[sasl({ mechanisms: ['OAUTHBEARER'], oauthBearer: { mode: 'jwks', jwksEndpointUrl: `file://${path('missing-jwks.json')}` } })]],
+    () => /^listener SASL: .*missing-jwks\.json/,
+  ],
+  [
+    'an inter-broker mechanism brokers cannot log in with',
+    () => [[ssl({ keystoreLocation: certificates.serverPemPath })], { interBroker: { listener: 'SECURE', tls: null, sasl: { mechanism: 'OAUTHBEARER', username: 'b', password: KEY_PASSWORD } } }],
+    () => /^the inter-broker client \(listener SECURE\): sasl\.mechanism\.inter\.broker\.protocol OAUTHBEARER is not one a broker can authenticate with/,
+  ],
+  [
+    'an inter-broker truststore that is not there',
+    () => [[ssl({ keystoreLocation: certificates.serverPemPath })], { interBroker: { listener: 'SECURE', tls: { ...DEFAULT_TLS_SETTINGS, truststoreLocation: path('missing-ca.pem') }, sasl: null } }],
+    () => `the inter-broker client (listener SECURE): ssl.truststore.location ${path('missing-ca.pem')} cannot be read (ENOENT)`,
+  ],
 ];
 
 for (const [what, setup, expected] of cases) {

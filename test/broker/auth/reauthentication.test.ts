@@ -54,7 +54,12 @@ test('session_lifetime_ms is connections.max.reauth.ms in SaslAuthenticate v1 an
 });
 
 test('a per-mechanism connections.max.reauth.ms (listener.name.<l>.<mechanism>. form) applies to that mechanism only', async () => {
-  const secure = await start({ reauthMs: new Map([['PLAIN', 5_000], ['SCRAM-SHA-256', 0]]) });
+  const secure = await start({
+    reauthMs: new Map([
+      ['PLAIN', 5_000],
+      ['SCRAM-SHA-256', 0],
+    ]),
+  });
   const plain = await authenticateFramed(await connect(secure), new PlainSaslClient('alice', 'alice-secret'));
   expect(Number(plain.sessionLifetimeMs)).toBe(5_000);
   const scram = await authenticateFramed(await connect(secure), new ScramSaslClient(SCRAM_SHA_256, 'carol', 'carol-scram'));
@@ -92,7 +97,7 @@ test('re-authentication before the end (SaslHandshake v1 + SaslAuthenticate on t
   expect(await call(client, frames.metadata(nextId()))).toBeNull();
 });
 
-test('a session that never ends has nothing to re-authenticate, and one re-authentication a second is the most: SaslHandshake answered ILLEGAL_SASL_STATE, the connection goes on (Kafka\'s maybeBeginServerReauthentication)', async () => {
+test("a session that never ends has nothing to re-authenticate, and one re-authentication a second is the most: SaslHandshake answered ILLEGAL_SASL_STATE, the connection goes on (Kafka's maybeBeginServerReauthentication)", async () => {
   const endless = await start({ reauthMs: 0 });
   const client = await connect(endless);
   await authenticateFramed(client, new PlainSaslClient('alice', 'alice-secret'));
@@ -132,7 +137,7 @@ test('re-authentication as another user: SASL_AUTHENTICATION_FAILED "Cannot chan
   expect(await client.waitClosed()).toBe(true);
 });
 
-test('re-authentication with a wrong password: Kafka\'s re-authentication message, then closed', async () => {
+test("re-authentication with a wrong password: Kafka's re-authentication message, then closed", async () => {
   const secure = await start();
   const client = await connect(secure);
   await authenticateFramed(client, new ScramSaslClient(SCRAM_SHA_256, 'carol', 'carol-scram'));
@@ -207,7 +212,10 @@ test('Produce requests pipelined before and after a re-authentication: every one
 test('OAUTHBEARER: the session ends with the token (its exp) even without connections.max.reauth.ms, as in Kafka', async () => {
   const clock = new JumpClock();
   const issuer = await JwtIssuer.create(tempDir(), { clock });
-  const secure = await startSecureBroker({ clock, sasl: { mechanisms: ['OAUTHBEARER'], oauthBearer: { mode: 'jwks', jwksEndpointUrl: issuer.jwksUrl } }, security: { failedAuthenticationDelayMs: FAILED_DELAY_MS } }, running);
+  const secure = await startSecureBroker(
+    { clock, sasl: { mechanisms: ['OAUTHBEARER'], oauthBearer: { mode: 'jwks', jwksEndpointUrl: issuer.jwksUrl } }, security: { failedAuthenticationDelayMs: FAILED_DELAY_MS } },
+    running,
+  );
   const token = await issuer.sign({ sub: 'erin' }, { lifetimeSeconds: 600 });
   const client = await connect({ ...secure });
   await call(client, frames.handshake(nextId(), 'OAUTHBEARER'));
@@ -226,7 +234,10 @@ test('OAUTHBEARER with connections.max.reauth.ms: the lifetime is the shorter of
   const clock = new JumpClock();
   const issuer = await JwtIssuer.create(tempDir(), { clock });
   const secure = await startSecureBroker({ clock, sasl: { mechanisms: ['OAUTHBEARER'], reauthMs: REAUTH_MS, oauthBearer: { mode: 'jwks', jwksEndpointUrl: issuer.jwksUrl } } }, running);
-  for (const [lifetimeSeconds, expected] of [[600, REAUTH_MS], [30, 30_000]] as const) {
+  for (const [lifetimeSeconds, expected] of [
+    [600, REAUTH_MS],
+    [30, 30_000],
+  ] as const) {
     const token = await issuer.sign({ sub: 'erin' }, { lifetimeSeconds });
     const client = await connect(secure);
     await call(client, frames.handshake(nextId(), 'OAUTHBEARER'));

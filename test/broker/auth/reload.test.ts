@@ -30,10 +30,13 @@ beforeAll(async () => {
   second = makeCertificates(join(directory, 'second'), []); // another CA, another server key
   keystorePath = join(directory, 'keystore.pem');
   copyFileSync(first.serverPemPath, keystorePath);
-  secure = await startSecureBroker({
-    extraListeners: [{ name: 'SSL', protocol: 'SSL', host: '127.0.0.1', port: 0, tls: { ...DEFAULT_TLS_SETTINGS, keystoreLocation: keystorePath } }],
-    sasl: { mechanisms: ['PLAIN'], plainUsers: () => plainUsers },
-  }, running);
+  secure = await startSecureBroker(
+    {
+      extraListeners: [{ name: 'SSL', protocol: 'SSL', host: '127.0.0.1', port: 0, tls: { ...DEFAULT_TLS_SETTINGS, keystoreLocation: keystorePath } }],
+      sasl: { mechanisms: ['PLAIN'], plainUsers: () => plainUsers },
+    },
+    running,
+  );
 });
 
 afterAll(async () => {
@@ -85,13 +88,19 @@ test('a swapped keystore is presented to new connections after the reload; a con
 test('a keystore that no longer reads: the reload fails naming the listener and the file, the previous certificate stays', async () => {
   const current = await presented();
   writeFileSync(keystorePath, '-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----\n');
-  const failure = await secure.broker.reloadSecurity().then(() => null, (error: Error) => error.message);
+  const failure = await secure.broker.reloadSecurity().then(
+    () => null,
+    (error: Error) => error.message,
+  );
   expect(failure).toContain('reload kept the previous TLS and SASL material of listener SSL:');
   expect(failure).not.toContain('\n');
   expect(await presented()).toBe(current);
 
   rmSync(keystorePath);
-  const missing = await secure.broker.reloadSecurity().then(() => null, (error: Error) => error.message);
+  const missing = await secure.broker.reloadSecurity().then(
+    () => null,
+    (error: Error) => error.message,
+  );
   expect(missing).toContain(`listener SSL: ssl.keystore.location ${keystorePath} cannot be read (ENOENT)`);
   expect(await presented()).toBe(current);
   copyFileSync(second.serverPemPath, keystorePath);

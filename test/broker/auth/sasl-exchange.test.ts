@@ -95,7 +95,7 @@ describe('authenticating', () => {
     expect(await servesMetadata(client)).toBe(true);
   });
 
-  test('an ApiVersions at a version the broker lacks (a Kafka 4 client\'s v4) is answered UNSUPPORTED_VERSION, and the retry at a lower version is taken (KIP-511)', async () => {
+  test("an ApiVersions at a version the broker lacks (a Kafka 4 client's v4) is answered UNSUPPORTED_VERSION, and the retry at a lower version is taken (KIP-511)", async () => {
     const client = await connect();
     const first = await call(client, frames.apiVersions(nextId(), 4));
     expect(first).not.toBeNull();
@@ -124,7 +124,10 @@ describe('what closes an unauthenticated connection', () => {
   });
 
   test('any other API before authentication: "Unexpected Kafka request of type ..." in the log, no answer', async () => {
-    for (const [name, body] of [['Metadata', frames.metadata(nextId())], ['Produce', frames.produce(nextId(), TOPIC, batchOf('early'))]] as const) {
+    for (const [name, body] of [
+      ['Metadata', frames.metadata(nextId())],
+      ['Produce', frames.produce(nextId(), TOPIC, batchOf('early'))],
+    ] as const) {
       const client = await connect();
       expect(await call(client, body)).toBeNull();
       expect(await client.waitClosed()).toBe(true);
@@ -142,7 +145,9 @@ describe('what closes an unauthenticated connection', () => {
     const answer = await call(client, frames.metadata(nextId(), [TOPIC]));
     const { body } = answers.metadata(answer!);
     expect(body.brokers).toEqual([]);
-    expect(body.topics.map((topic: { name: string; errorCode: number; partitions: unknown[] }) => [topic.name, topic.errorCode, topic.partitions.length])).toEqual([[TOPIC, ErrorCode.ILLEGAL_SASL_STATE, 0]]);
+    expect(body.topics.map((topic: { name: string; errorCode: number; partitions: unknown[] }) => [topic.name, topic.errorCode, topic.partitions.length])).toEqual([
+      [TOPIC, ErrorCode.ILLEGAL_SASL_STATE, 0],
+    ]);
     expect(client.frames.at(-1)!.atMs - sentAtMs).toBeGreaterThanOrEqual(FAILED_DELAY_MS - 1);
     expect(await client.waitClosed()).toBe(true);
     expect(secure.logs.some((line) => line.includes('Unexpected Kafka request of type Metadata during SASL authentication'))).toBe(true);
@@ -175,7 +180,11 @@ describe('what closes an unauthenticated connection', () => {
 
 describe('what a client chooses does not reach labels or log lines as it is', () => {
   test('unknown mechanism names are counted under one label (a client cannot add metric series), and logged on one line, cut short', async () => {
-    const failedSeries = () => secure.broker.metrics.renderPrometheus().split('\n').filter((line) => line.startsWith(`ferry_broker_authentications_total{listener="${SASL_LISTENER}"`) && line.includes('result="failed"')).length;
+    const failedSeries = () =>
+      secure.broker.metrics
+        .renderPrometheus()
+        .split('\n')
+        .filter((line) => line.startsWith(`ferry_broker_authentications_total{listener="${SASL_LISTENER}"`) && line.includes('result="failed"')).length;
     const before = failedSeries();
     const names = ['MADE-UP-1', 'MADE-UP-2', `forged\nauthentication from 10.0.0.1 on ${SASL_LISTENER} succeeded`, 'X'.repeat(10_000)];
     for (const name of names) {
@@ -211,7 +220,10 @@ describe('refusals', () => {
 
   test('SCRAM: an unknown user and a wrong password get the same answer', async () => {
     const messages: (string | null)[] = [];
-    for (const [user, password] of [['carol', 'wrong'], ['nobody', 'wrong']]) {
+    for (const [user, password] of [
+      ['carol', 'wrong'],
+      ['nobody', 'wrong'],
+    ]) {
       const client = await connect();
       await call(client, frames.handshake(nextId(), 'SCRAM-SHA-256'));
       const scram = new ScramSaslClient(SCRAM_SHA_256, user!, password!);
@@ -245,7 +257,7 @@ describe('SASL state errors that keep the connection', () => {
     expect(await servesMetadata(client)).toBe(true);
   });
 
-  test('SaslAuthenticate after a successful exchange: ILLEGAL_SASL_STATE with Kafka\'s message, the connection goes on', async () => {
+  test("SaslAuthenticate after a successful exchange: ILLEGAL_SASL_STATE with Kafka's message, the connection goes on", async () => {
     const client = await connect();
     await authenticateFramed(client, new PlainSaslClient('alice', 'alice-secret'));
     const answer = await call(client, frames.authenticate(nextId(), utf8('\0alice\0alice-secret')));

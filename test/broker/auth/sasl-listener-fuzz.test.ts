@@ -55,13 +55,15 @@ const token = fc.oneof(
 );
 
 /** A request header and body of the SASL APIs (or any key), at any version, with random fields. */
-const headerFrame = fc.record({
-  apiKey: fc.oneof(fc.constantFrom(17, 36, 18, 3, 0), fc.integer({ min: -2, max: 80 })),
-  version: fc.integer({ min: -1, max: 5 }),
-  id: correlationId,
-  clientId: fc.option(fc.string({ maxLength: 12 }), { nil: null }),
-  body: fc.uint8Array({ maxLength: 120 }),
-}).map(({ apiKey, version, id, clientId, body }) => concatBytes([...new KafkaWriter().int16(apiKey).int16(version).int32(id).nullableString(clientId).chunks(), body]));
+const headerFrame = fc
+  .record({
+    apiKey: fc.oneof(fc.constantFrom(17, 36, 18, 3, 0), fc.integer({ min: -2, max: 80 })),
+    version: fc.integer({ min: -1, max: 5 }),
+    id: correlationId,
+    clientId: fc.option(fc.string({ maxLength: 12 }), { nil: null }),
+    body: fc.uint8Array({ maxLength: 120 }),
+  })
+  .map(({ apiKey, version, id, clientId, body }) => concatBytes([...new KafkaWriter().int16(apiKey).int16(version).int32(id).nullableString(clientId).chunks(), body]));
 
 /** A well-formed SASL request with random content. */
 const saslFrame = fc.oneof(
@@ -150,55 +152,58 @@ async function settle(client: WireClient, done: () => boolean): Promise<void> {
 }
 
 test('random and mutated frames on a SASL listener: no crash, no data answer before authentication, every connection authenticated or closed', async () => {
-  await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 8 }), fc.boolean(), fc.option(fc.nat({ max: 40 }), { nil: null }), async (steps, oneWrite, truncateTo) => {
-    const logEndBefore = secure.broker.context.engine.logEndOffset(TOPIC, 0);
-    const client = await wireClient(secure.port(SASL_LISTENER));
-    const sent: Sent = { goodAuthenticateIds: new Set(), goodBare: false, dataIds: new Map() };
-    try {
-      const chunks = steps.map((each) => bytesOf(each, sent));
-      if (oneWrite) client.sendRaw(concatBytes(chunks));
-      else {
-        for (const chunk of chunks) {
-          if (client.closed) break;
-          client.sendRaw(chunk);
-          await Bun.sleep(1);
+  await fc.assert(
+    fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 8 }), fc.boolean(), fc.option(fc.nat({ max: 40 }), { nil: null }), async (steps, oneWrite, truncateTo) => {
+      const logEndBefore = secure.broker.context.engine.logEndOffset(TOPIC, 0);
+      const client = await wireClient(secure.port(SASL_LISTENER));
+      const sent: Sent = { goodAuthenticateIds: new Set(), goodBare: false, dataIds: new Map() };
+      try {
+        const chunks = steps.map((each) => bytesOf(each, sent));
+        if (oneWrite) client.sendRaw(concatBytes(chunks));
+        else {
+          for (const chunk of chunks) {
+            if (client.closed) break;
+            client.sendRaw(chunk);
+            await Bun.sleep(1);
+          }
         }
-      }
-      if (truncateTo !== null) {
-        // a frame cut short, then nothing more: the broker waits for the rest (or the idle timeout); the client leaves
-        client.sendRaw(sized(frames.metadata(DATA_ID_BASE - 1)).subarray(0, truncateTo));
-        await Bun.sleep(5);
-      } else {
-        // the probe: a data request last; it is answered only if authenticated, else the connection closes
-        const probeId = DATA_ID_BASE + dataIds++;
-        sent.dataIds.set(probeId, 'metadata');
-        if (!client.closed) client.send(frames.metadata(probeId));
-        await settle(client, () => client.frames.some((frame) => idOf(frame.bytes) === probeId));
-        const probed = client.frames.some((frame) => idOf(frame.bytes) === probeId);
-        if (!client.closed && !probed) {
-          // A random size prefix may have left the broker waiting for the rest of a frame (as Kafka
-          // would, until connections.max.idle.ms). Zeros complete any frame an unauthenticated
-          // connection may declare, then come as empty frames: no SASL request.
-          client.sendRaw(new Uint8Array(RECEIVE_BYTES_MAX + 8));
-          await settle(client, () => false);
+        if (truncateTo !== null) {
+          // a frame cut short, then nothing more: the broker waits for the rest (or the idle timeout); the client leaves
+          client.sendRaw(sized(frames.metadata(DATA_ID_BASE - 1)).subarray(0, truncateTo));
+          await Bun.sleep(5);
+        } else {
+          // the probe: a data request last; it is answered only if authenticated, else the connection closes
+          const probeId = DATA_ID_BASE + dataIds++;
+          sent.dataIds.set(probeId, 'metadata');
+          if (!client.closed) client.send(frames.metadata(probeId));
+          await settle(client, () => client.frames.some((frame) => idOf(frame.bytes) === probeId));
+          const probed = client.frames.some((frame) => idOf(frame.bytes) === probeId);
+          if (!client.closed && !probed) {
+            // A random size prefix may have left the broker waiting for the rest of a frame (as Kafka
+            // would, until connections.max.idle.ms). Zeros complete any frame an unauthenticated
+            // connection may declare, then come as empty frames: no SASL request.
+            client.sendRaw(new Uint8Array(RECEIVE_BYTES_MAX + 8));
+            await settle(client, () => false);
+          }
+          // authenticated or closed: an unauthenticated connection is not left hanging
+          expect(client.closed || judge(client, sent).authenticated).toBe(true);
         }
-        // authenticated or closed: an unauthenticated connection is not left hanging
-        expect(client.closed || judge(client, sent).authenticated).toBe(true);
+        const { acknowledged } = judge(client, sent);
+        client.end();
+        await client.waitClosed(SETTLE_MS);
+        // nothing written but what was acknowledged to an authenticated connection (a produce still
+        // in hand when the connection closed may land unanswered; each is one record)
+        const written = secure.broker.context.engine.logEndOffset(TOPIC, 0) - logEndBefore;
+        const firstGood = steps.findIndex((each) => each.kind === 'good-framed' || each.kind === 'good-bare');
+        const producedAfterGood = firstGood < 0 ? 0 : steps.slice(firstGood).filter((each) => each.kind === 'data' && each.api === 'produce').length;
+        expect(written).toBeGreaterThanOrEqual(acknowledged);
+        expect(written).toBeLessThanOrEqual(producedAfterGood);
+      } finally {
+        client.end();
       }
-      const { acknowledged } = judge(client, sent);
-      client.end();
-      await client.waitClosed(SETTLE_MS);
-      // nothing written but what was acknowledged to an authenticated connection (a produce still
-      // in hand when the connection closed may land unanswered; each is one record)
-      const written = secure.broker.context.engine.logEndOffset(TOPIC, 0) - logEndBefore;
-      const firstGood = steps.findIndex((each) => each.kind === 'good-framed' || each.kind === 'good-bare');
-      const producedAfterGood = firstGood < 0 ? 0 : steps.slice(firstGood).filter((each) => each.kind === 'data' && each.api === 'produce').length;
-      expect(written).toBeGreaterThanOrEqual(acknowledged);
-      expect(written).toBeLessThanOrEqual(producedAfterGood);
-    } finally {
-      client.end();
-    }
-  }), { numRuns: RUNS });
+    }),
+    { numRuns: RUNS },
+  );
 
   // Afterwards: a correct client authenticates (PLAIN and SCRAM) and produces, and no fuzzed connection is left open.
   const client = await wireClient(secure.port(SASL_LISTENER));
@@ -210,6 +215,9 @@ test('random and mutated frames on a SASL listener: no crash, no data answer bef
 }, 300_000);
 
 function openConnections(): number {
-  const line = secure.broker.metrics.renderPrometheus().split('\n').find((candidate) => candidate.startsWith(`ferry_broker_connections{listener="${SASL_LISTENER}"} `));
+  const line = secure.broker.metrics
+    .renderPrometheus()
+    .split('\n')
+    .find((candidate) => candidate.startsWith(`ferry_broker_connections{listener="${SASL_LISTENER}"} `));
   return line === undefined ? 0 : Number(line.split(' ')[1]);
 }

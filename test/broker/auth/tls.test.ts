@@ -30,7 +30,10 @@ let secure: SecureBroker;
 
 function tlsListener(name: string, settings: Partial<TlsSettings>, protocol: 'SSL' | 'SASL_SSL' = 'SSL'): ListenerConfig {
   return {
-    name, protocol, host: '127.0.0.1', port: 0,
+    name,
+    protocol,
+    host: '127.0.0.1',
+    port: 0,
     tls: { ...DEFAULT_TLS_SETTINGS, keystoreLocation: certificates.serverPemPath, truststoreLocation: certificates.caPath, ...settings },
     ...(protocol === 'SASL_SSL' ? { sasl: { mechanisms: ['PLAIN'], plainUsers: () => new Map([['alice', 'alice-secret']]) } } : {}),
   };
@@ -43,25 +46,44 @@ function signServiceCertificate(): void {
   const run = (...args: string[]) => expect(Bun.spawnSync(['openssl', ...args], { cwd: directory, stderr: 'pipe' }).exitCode).toBe(0);
   run('genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-out', 'service.key');
   run('req', '-new', '-key', 'service.key', '-out', 'service.csr', '-subj', SERVICE_SUBJECT);
-  run('x509', '-req', '-in', 'service.csr', '-CA', certificates.caPath, '-CAkey', join(directory, 'ca.key'), '-CAcreateserial', '-out', 'service.pem', '-days', '2', '-extfile', join(directory, 'client.ext'));
+  run(
+    'x509',
+    '-req',
+    '-in',
+    'service.csr',
+    '-CA',
+    certificates.caPath,
+    '-CAkey',
+    join(directory, 'ca.key'),
+    '-CAcreateserial',
+    '-out',
+    'service.pem',
+    '-days',
+    '2',
+    '-extfile',
+    join(directory, 'client.ext'),
+  );
 }
 
 beforeAll(async () => {
   certificates = makeCertificates(directory, ['alice', 'bob']);
   signServiceCertificate();
-  secure = await startSecureBroker({
-    listeners: [
-      tlsListener('REQUIRED', { clientAuth: 'required', crlLocation: certificates.crlPath, principalMappingRules: UPPER_CN_RULE }),
-      tlsListener('DEFAULTDN', { clientAuth: 'required' }),
-      tlsListener('REQUESTED', { clientAuth: 'requested', crlLocation: certificates.crlPath, principalMappingRules: 'RULE:^O=Ferry,OU=test,CN=(.*?)$/$1-requested/L' }),
-      tlsListener('NOMATCH', { clientAuth: 'required', principalMappingRules: 'RULE:^O=Ferry,OU=test,CN=(alice)$/$1/' }),
-      tlsListener('SASLSSL', {}, 'SASL_SSL'),
-      // Kafka's documented example (docs: ssl.principal.mapping.rules), then DEFAULT
-      tlsListener('KAFKARULES', { clientAuth: 'required', principalMappingRules: 'RULE:^CN=(.*?),OU=ServiceUsers.*$/$1/L,DEFAULT' }),
-    ],
-    // super users: alice as the REQUIRED listener maps her; bob by his whole name (DEFAULT rules)
-    security: { authorizer: { superUsers: ['User:ALICE', `User:${clientPrincipalName('bob')}`, 'User:alice-requested', 'User:svc-ingest'] }, failedAuthenticationDelayMs: 0 },
-  }, running);
+  secure = await startSecureBroker(
+    {
+      listeners: [
+        tlsListener('REQUIRED', { clientAuth: 'required', crlLocation: certificates.crlPath, principalMappingRules: UPPER_CN_RULE }),
+        tlsListener('DEFAULTDN', { clientAuth: 'required' }),
+        tlsListener('REQUESTED', { clientAuth: 'requested', crlLocation: certificates.crlPath, principalMappingRules: 'RULE:^O=Ferry,OU=test,CN=(.*?)$/$1-requested/L' }),
+        tlsListener('NOMATCH', { clientAuth: 'required', principalMappingRules: 'RULE:^O=Ferry,OU=test,CN=(alice)$/$1/' }),
+        tlsListener('SASLSSL', {}, 'SASL_SSL'),
+        // Kafka's documented example (docs: ssl.principal.mapping.rules), then DEFAULT
+        tlsListener('KAFKARULES', { clientAuth: 'required', principalMappingRules: 'RULE:^CN=(.*?),OU=ServiceUsers.*$/$1/L,DEFAULT' }),
+      ],
+      // super users: alice as the REQUIRED listener maps her; bob by his whole name (DEFAULT rules)
+      security: { authorizer: { superUsers: ['User:ALICE', `User:${clientPrincipalName('bob')}`, 'User:alice-requested', 'User:svc-ingest'] }, failedAuthenticationDelayMs: 0 },
+    },
+    running,
+  );
 });
 
 afterAll(async () => {
@@ -74,7 +96,11 @@ afterAll(async () => {
 function clientTls(who: string | 'untrusted' | 'service' | null): TLSOptions {
   const service = { keyPath: join(directory, 'service.key'), certPath: join(directory, 'service.pem') };
   const files = who === null ? null : who === 'untrusted' ? certificates.untrusted : who === 'service' ? service : certificates.client(who);
-  return { ca: readFileSync(certificates.caPath, 'utf8'), rejectUnauthorized: true, ...(files === null ? {} : { cert: readFileSync(files.certPath, 'utf8'), key: readFileSync(files.keyPath, 'utf8') }) };
+  return {
+    ca: readFileSync(certificates.caPath, 'utf8'),
+    rejectUnauthorized: true,
+    ...(files === null ? {} : { cert: readFileSync(files.certPath, 'utf8'), key: readFileSync(files.keyPath, 'utf8') }),
+  };
 }
 
 async function connect(listener: string, who: string | 'untrusted' | null): Promise<WireClient> {
@@ -85,7 +111,18 @@ async function connect(listener: string, who: string | 'untrusted' | null): Prom
 
 /** DescribeAcls (DESCRIBE on the cluster): NONE for a super user, CLUSTER_AUTHORIZATION_FAILED for anyone else; null if closed. */
 async function describeAclsError(client: WireClient): Promise<number | null> {
-  const answer = await call(client, requestBytes(describeAclsRequestSchema, 1, nextId(), { resourceTypeFilter: ANY, resourceNameFilter: null, patternTypeFilter: ANY, principalFilter: null, hostFilter: null, operation: ANY, permissionType: ANY }));
+  const answer = await call(
+    client,
+    requestBytes(describeAclsRequestSchema, 1, nextId(), {
+      resourceTypeFilter: ANY,
+      resourceNameFilter: null,
+      patternTypeFilter: ANY,
+      principalFilter: null,
+      hostFilter: null,
+      operation: ANY,
+      permissionType: ANY,
+    }),
+  );
   return answer === null ? null : readAnswer(describeAclsResponseSchema, 1, answer).body.errorCode;
 }
 
@@ -114,7 +151,11 @@ describe('ssl.client.auth=required', () => {
     expect(deniedLogged(clientPrincipalName('alice'))).toBe(true);
   });
 
-  for (const [who, what] of [[null, 'no certificate'], ['untrusted', 'another CA\'s certificate'], ['revoked', 'a revoked certificate (the CRL)']] as const) {
+  for (const [who, what] of [
+    [null, 'no certificate'],
+    ['untrusted', "another CA's certificate"],
+    ['revoked', 'a revoked certificate (the CRL)'],
+  ] as const) {
     test(`${what}: closed at the handshake, nothing answered`, async () => {
       const failed = () => authenticationCount(secure.broker, { listener: 'REQUIRED', mechanism: 'SSL', result: 'failed' });
       const before = failed();
@@ -129,12 +170,14 @@ describe('ssl.client.auth=required', () => {
 
   test("a request sent the moment the client's handshake completes is never answered for a certificate that does not verify, and carries a good one's principal (50 and 30 tries)", async () => {
     for (const who of ['untrusted', 'revoked']) {
-      const tries = await Promise.all(Array.from({ length: 50 }, async () => {
-        const client = await connect('REQUIRED', who);
-        client.send(frames.apiVersions(nextId())); // queued until the handshake, written at once then
-        await client.waitClosed();
-        return client.frames.length;
-      }));
+      const tries = await Promise.all(
+        Array.from({ length: 50 }, async () => {
+          const client = await connect('REQUIRED', who);
+          client.send(frames.apiVersions(nextId())); // queued until the handshake, written at once then
+          await client.waitClosed();
+          return client.frames.length;
+        }),
+      );
       expect(tries.every((answered) => answered === 0)).toBe(true);
     }
     // and a good certificate's first request already carries its principal, never ANONYMOUS

@@ -159,8 +159,15 @@ export const frames = {
   apiVersions: (correlationId: number, version = 3) => requestBytes(apiVersionsRequestSchema, version, correlationId, { clientSoftwareName: 'auth-test', clientSoftwareVersion: '1.0' }),
   handshake: (correlationId: number, mechanism: string, version = 1) => requestBytes(saslHandshakeRequestSchema, version, correlationId, { mechanism }),
   authenticate: (correlationId: number, authBytes: Uint8Array, version = 2) => requestBytes(saslAuthenticateRequestSchema, version, correlationId, { authBytes }),
-  metadata: (correlationId: number, topics: string[] | null = null, version = 9) => requestBytes(metadataRequestSchema, version, correlationId, { topics: topics === null ? null : topics.map((name) => ({ name, topicId: new Uint8Array(16) })), allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }),
-  produce: (correlationId: number, topic: string, records: Uint8Array, version = 9) => requestBytes(produceRequestSchema, version, correlationId, { transactionalId: null, acks: -1, timeoutMs: 10_000, topicData: [{ name: topic, partitionData: [{ index: 0, records }] }] }),
+  metadata: (correlationId: number, topics: string[] | null = null, version = 9) =>
+    requestBytes(metadataRequestSchema, version, correlationId, {
+      topics: topics === null ? null : topics.map((name) => ({ name, topicId: new Uint8Array(16) })),
+      allowAutoTopicCreation: false,
+      includeClusterAuthorizedOperations: false,
+      includeTopicAuthorizedOperations: false,
+    }),
+  produce: (correlationId: number, topic: string, records: Uint8Array, version = 9) =>
+    requestBytes(produceRequestSchema, version, correlationId, { transactionalId: null, acks: -1, timeoutMs: 10_000, topicData: [{ name: topic, partitionData: [{ index: 0, records }] }] }),
 };
 
 export const answers = {

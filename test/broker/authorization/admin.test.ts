@@ -58,33 +58,67 @@ test('DeleteTopics by id without DELETE: its name is told only to a client that 
 });
 
 test('CreateTopics: without CREATE nothing is created (Kafka\'s "Authorization failed."); without DESCRIBE_CONFIGS the topic is created but its configs are not told', async () => {
-  const create = (names: string[]) => completeMessage<CreateTopicsRequest>(createTopicsRequestSchema, { topics: names.map((name) => ({ name, numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] })), timeoutMs: 1_000, validateOnly: false });
-  await withBroker({ acls: [acl({ resourceType: ResourceType.TOPIC, name: 'c-', patternType: PatternType.PREFIXED, operation: AclOperation.CREATE, principal: ALICE }), topicAcl(AclOperation.DESCRIBE_CONFIGS, 'c-seen')] }, async ({ context }) => {
-    const [refused, blind, seen] = (await handleCreateTopics(context, create(['other', 'c-blind', 'c-seen']), sessionOf(ALICE))).topics;
-    expect(refused).toEqual({ name: 'other', errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: 'Authorization failed.', configs: null });
-    expect(await context.topology.partitionCount('other')).toBeNull();
-    expect(blind).toEqual({ name: 'c-blind', topicId: context.topology.topicId('c-blind')!, errorCode: ErrorCode.NONE, errorMessage: null, topicConfigErrorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, configs: [] });
-    expect(await context.topology.partitionCount('c-blind')).toBe(2);
-    expect(seen).toMatchObject({ name: 'c-seen', errorCode: ErrorCode.NONE, numPartitions: 2, replicationFactor: 1 });
-    expect(seen!.configs!.length).toBeGreaterThan(0);
-  });
+  const create = (names: string[]) =>
+    completeMessage<CreateTopicsRequest>(createTopicsRequestSchema, {
+      topics: names.map((name) => ({ name, numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] })),
+      timeoutMs: 1_000,
+      validateOnly: false,
+    });
+  await withBroker(
+    {
+      acls: [
+        acl({ resourceType: ResourceType.TOPIC, name: 'c-', patternType: PatternType.PREFIXED, operation: AclOperation.CREATE, principal: ALICE }),
+        topicAcl(AclOperation.DESCRIBE_CONFIGS, 'c-seen'),
+      ],
+    },
+    async ({ context }) => {
+      const [refused, blind, seen] = (await handleCreateTopics(context, create(['other', 'c-blind', 'c-seen']), sessionOf(ALICE))).topics;
+      expect(refused).toEqual({ name: 'other', errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: 'Authorization failed.', configs: null });
+      expect(await context.topology.partitionCount('other')).toBeNull();
+      expect(blind).toEqual({
+        name: 'c-blind',
+        topicId: context.topology.topicId('c-blind')!,
+        errorCode: ErrorCode.NONE,
+        errorMessage: null,
+        topicConfigErrorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+        configs: [],
+      });
+      expect(await context.topology.partitionCount('c-blind')).toBe(2);
+      expect(seen).toMatchObject({ name: 'c-seen', errorCode: ErrorCode.NONE, numPartitions: 2, replicationFactor: 1 });
+      expect(seen!.configs!.length).toBeGreaterThan(0);
+    },
+  );
 });
 
-test('DescribeConfigs refusals carry Kafka\'s messages; AlterConfigs refuses a duplicate before asking the ACLs', async () => {
+test("DescribeConfigs refusals carry Kafka's messages; AlterConfigs refuses a duplicate before asking the ACLs", async () => {
   await withBroker({ acls: [] }, async ({ context }) => {
-    const described = await handleDescribeConfigs(context, completeMessage<DescribeConfigsRequest>(describeConfigsRequestSchema, { resources: [{ resourceType: 2, resourceName: TOPIC, configurationKeys: null }, { resourceType: 4, resourceName: '1', configurationKeys: null }] }), sessionOf(BOB));
+    const described = await handleDescribeConfigs(
+      context,
+      completeMessage<DescribeConfigsRequest>(describeConfigsRequestSchema, {
+        resources: [
+          { resourceType: 2, resourceName: TOPIC, configurationKeys: null },
+          { resourceType: 4, resourceName: '1', configurationKeys: null },
+        ],
+      }),
+      sessionOf(BOB),
+    );
     expect(described.results.map(({ errorCode, errorMessage, configs }) => ({ errorCode, errorMessage, configs }))).toEqual([
       { errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: 'Topic authorization failed.', configs: [] },
       { errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: 'Cluster authorization failed.', configs: [] },
     ]);
     const twice = { resourceType: 2, resourceName: TOPIC, configs: [{ name: 'retention.ms', value: '1' }] };
-    const altered = await handleAlterConfigs(context, completeMessage<AlterConfigsRequest>(alterConfigsRequestSchema, { resources: [twice, twice, { resourceType: 2, resourceName: 'absent', configs: [] }], validateOnly: false }), sessionOf(BOB));
+    const altered = await handleAlterConfigs(
+      context,
+      completeMessage<AlterConfigsRequest>(alterConfigsRequestSchema, { resources: [twice, twice, { resourceType: 2, resourceName: 'absent', configs: [] }], validateOnly: false }),
+      sessionOf(BOB),
+    );
     expect(altered.responses.map((r) => r.errorCode)).toEqual([ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_REQUEST, ErrorCode.TOPIC_AUTHORIZATION_FAILED]);
   });
 });
 
 test('InitProducerId: WRITE on any topic (a prefix will do) allows an idempotent producer, unless a DENY on * dominates; a transactional id needs WRITE on it', async () => {
-  const init = (transactionalId: string | null) => completeMessage<InitProducerIdRequest>(initProducerIdRequestSchema, { transactionalId, transactionTimeoutMs: 60_000, producerId: -1, producerEpoch: -1 });
+  const init = (transactionalId: string | null) =>
+    completeMessage<InitProducerIdRequest>(initProducerIdRequestSchema, { transactionalId, transactionTimeoutMs: 60_000, producerId: -1, producerEpoch: -1 });
   const writePrefix = acl({ resourceType: ResourceType.TOPIC, name: 'orders-', patternType: PatternType.PREFIXED, operation: AclOperation.WRITE, principal: ALICE });
   const denyAll = acl({ resourceType: ResourceType.TOPIC, name: '*', operation: AclOperation.WRITE, principal: ALICE, permissionType: AclPermissionType.DENY });
   await withBroker({ acls: [writePrefix] }, async ({ context }) => {
@@ -98,10 +132,19 @@ test('InitProducerId: WRITE on any topic (a prefix will do) allows an idempotent
   });
 });
 
-test('FindCoordinator before v4 answers a refusal with the error\'s own message', async () => {
+test("FindCoordinator before v4 answers a refusal with the error's own message", async () => {
   await withBroker({ acls: [] }, async ({ context }) => {
-    expect(handleFindCoordinator(context, findCoordinatorRequest({ key: 'g', keyType: 0 }), sessionOf(BOB))).toMatchObject({ errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: 'Group authorization failed.', nodeId: -1, host: '', port: -1 });
-    expect(handleFindCoordinator(context, findCoordinatorRequest({ key: 'tx', keyType: 1 }), sessionOf(BOB))).toMatchObject({ errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, errorMessage: 'Transactional Id authorization failed.' });
+    expect(handleFindCoordinator(context, findCoordinatorRequest({ key: 'g', keyType: 0 }), sessionOf(BOB))).toMatchObject({
+      errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED,
+      errorMessage: 'Group authorization failed.',
+      nodeId: -1,
+      host: '',
+      port: -1,
+    });
+    expect(handleFindCoordinator(context, findCoordinatorRequest({ key: 'tx', keyType: 1 }), sessionOf(BOB))).toMatchObject({
+      errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+      errorMessage: 'Transactional Id authorization failed.',
+    });
   });
 });
 

@@ -95,51 +95,293 @@ const firstPartition = (response: { responses?: readonly { partitionResponses?: 
   return (topic.partitionResponses ?? topic.partitions)![0]!.errorCode;
 };
 
-const produce = (): ProduceRequest => completeMessage<ProduceRequest>(produceRequestSchema, { transactionalId: null, acks: 1, timeoutMs: 1_000, topicData: [{ name: TOPIC, partitionData: [{ index: 0, records: batchOf('p', 1) }] }] });
-const fetch = (replicaId: number) => fetchRequest({ replicaId, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, topics: [{ topic: TOPIC, partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0, partitionMaxBytes: 1 << 20 }] }] });
-const leaderEpochs = (replicaId: number) => completeMessage<OffsetForLeaderEpochRequest>(offsetForLeaderEpochRequestSchema, { replicaId, topics: [{ topic: TOPIC, partitions: [{ partition: 0, currentLeaderEpoch: -1, leaderEpoch: 0 }] }] });
+const produce = (): ProduceRequest =>
+  completeMessage<ProduceRequest>(produceRequestSchema, { transactionalId: null, acks: 1, timeoutMs: 1_000, topicData: [{ name: TOPIC, partitionData: [{ index: 0, records: batchOf('p', 1) }] }] });
+const fetch = (replicaId: number) =>
+  fetchRequest({
+    replicaId,
+    maxWaitMs: 0,
+    minBytes: 0,
+    maxBytes: 1 << 20,
+    topics: [{ topic: TOPIC, partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0, partitionMaxBytes: 1 << 20 }] }],
+  });
+const leaderEpochs = (replicaId: number) =>
+  completeMessage<OffsetForLeaderEpochRequest>(offsetForLeaderEpochRequestSchema, { replicaId, topics: [{ topic: TOPIC, partitions: [{ partition: 0, currentLeaderEpoch: -1, leaderEpoch: 0 }] }] });
 const topicResource = { resourceType: 2, resourceName: TOPIC };
 const brokerResource = { resourceType: 4, resourceName: '1' };
-const describeConfigs = (resource: { resourceType: number; resourceName: string }) => completeMessage<DescribeConfigsRequest>(describeConfigsRequestSchema, { resources: [{ ...resource, configurationKeys: null }] });
-const alterConfigs = (resource: { resourceType: number; resourceName: string }) => completeMessage<AlterConfigsRequest>(alterConfigsRequestSchema, { resources: [{ ...resource, configs: [{ name: 'retention.ms', value: '1000' }] }], validateOnly: false });
-const incrementalAlterConfigs = (resource: { resourceType: number; resourceName: string }) => completeMessage<IncrementalAlterConfigsRequest>(incrementalAlterConfigsRequestSchema, { resources: [{ ...resource, configs: [{ name: 'retention.ms', configOperation: 0, value: '1000' }] }], validateOnly: false });
-const initProducerId = (transactionalId: string | null) => completeMessage<InitProducerIdRequest>(initProducerIdRequestSchema, { transactionalId, transactionTimeoutMs: 60_000, producerId: -1, producerEpoch: -1 });
-const joinGroup = () => joinGroupRequest({ groupId: GROUP, sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 5_000, memberId: 'ghost', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }] });
-const commitOne = () => offsetCommitRequest({ groupId: GROUP, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, committedOffset: 1, committedLeaderEpoch: -1, committedMetadata: null }] }] });
+const describeConfigs = (resource: { resourceType: number; resourceName: string }) =>
+  completeMessage<DescribeConfigsRequest>(describeConfigsRequestSchema, { resources: [{ ...resource, configurationKeys: null }] });
+const alterConfigs = (resource: { resourceType: number; resourceName: string }) =>
+  completeMessage<AlterConfigsRequest>(alterConfigsRequestSchema, { resources: [{ ...resource, configs: [{ name: 'retention.ms', value: '1000' }] }], validateOnly: false });
+const incrementalAlterConfigs = (resource: { resourceType: number; resourceName: string }) =>
+  completeMessage<IncrementalAlterConfigsRequest>(incrementalAlterConfigsRequestSchema, {
+    resources: [{ ...resource, configs: [{ name: 'retention.ms', configOperation: 0, value: '1000' }] }],
+    validateOnly: false,
+  });
+const initProducerId = (transactionalId: string | null) =>
+  completeMessage<InitProducerIdRequest>(initProducerIdRequestSchema, { transactionalId, transactionTimeoutMs: 60_000, producerId: -1, producerEpoch: -1 });
+const joinGroup = () =>
+  joinGroupRequest({
+    groupId: GROUP,
+    sessionTimeoutMs: 10_000,
+    rebalanceTimeoutMs: 5_000,
+    memberId: 'ghost',
+    groupInstanceId: null,
+    protocolType: 'consumer',
+    protocols: [{ name: 'range', metadata: new Uint8Array(0) }],
+  });
+const commitOne = () =>
+  offsetCommitRequest({
+    groupId: GROUP,
+    generationIdOrMemberEpoch: -1,
+    memberId: '',
+    groupInstanceId: null,
+    topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, committedOffset: 1, committedLeaderEpoch: -1, committedMetadata: null }] }],
+  });
 
 const CHECKS: readonly Check[] = [
-  { name: 'Produce: WRITE on the topic', grants: [topicAcl(AclOperation.WRITE)], denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED, probe: async ({ context }, s) => firstPartition((await handleProduce(context, produce(), s))!) },
-  { name: 'Fetch (consumer): READ on the topic', grants: [topicAcl(AclOperation.READ)], denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED, probe: async ({ context }, s) => firstPartition(await handleFetch(context, fetch(-1), s)) },
-  { name: 'Fetch (follower): CLUSTER_ACTION on the cluster', grants: [clusterAcl(AclOperation.CLUSTER_ACTION)], denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED, probe: async ({ context }, s) => firstPartition(await handleFetch(context, fetch(2), s)) },
-  { name: 'ListOffsets: DESCRIBE on the topic', grants: [topicAcl(AclOperation.DESCRIBE)], denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED, probe: async ({ context }, s) => (await handleListOffsets(context, listOffsetsRequest({ replicaId: -1, topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, timestamp: -1, currentLeaderEpoch: -1 }] }] }), s)).topics[0]!.partitions[0]!.errorCode },
-  { name: 'OffsetForLeaderEpoch (consumer): DESCRIBE on the topic', grants: [topicAcl(AclOperation.DESCRIBE)], denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED, present: [topicAcl(AclOperation.DESCRIBE), clusterAcl(AclOperation.CLUSTER_ACTION)], probe: async ({ context }, s) => handleOffsetForLeaderEpoch(context, leaderEpochs(-1), s).topics[0]!.partitions[0]!.errorCode },
-  { name: 'OffsetForLeaderEpoch (follower): CLUSTER_ACTION on the cluster', grants: [clusterAcl(AclOperation.CLUSTER_ACTION)], denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED, present: [topicAcl(AclOperation.DESCRIBE), clusterAcl(AclOperation.CLUSTER_ACTION)], probe: async ({ context }, s) => handleOffsetForLeaderEpoch(context, leaderEpochs(2), s).topics[0]!.partitions[0]!.errorCode },
-  { name: 'DescribeProducers: READ on the topic', grants: [topicAcl(AclOperation.READ)], denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED, probe: async ({ context }, s) => handleDescribeProducers(context, completeMessage<DescribeProducersRequest>(describeProducersRequestSchema, { topics: [{ name: TOPIC, partitionIndexes: [0] }] }), s).topics[0]!.partitions[0]!.errorCode },
-  { name: 'DeleteRecords: DELETE on the topic', grants: [topicAcl(AclOperation.DELETE)], denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED, probe: async ({ context }, s) => (await handleDeleteRecords(context, completeMessage<DeleteRecordsRequest>(deleteRecordsRequestSchema, { topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, offset: 1 }] }], timeoutMs: 1_000 }), s)).topics[0]!.partitions[0]!.errorCode },
-  { name: 'CreatePartitions: ALTER on the topic', grants: [topicAcl(AclOperation.ALTER)], denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED, probe: async ({ context }, s) => (await handleCreatePartitions(context, completeMessage<CreatePartitionsRequest>(createPartitionsRequestSchema, { topics: [{ name: TOPIC, count: 2, assignments: null }], timeoutMs: 1_000, validateOnly: false }), s)).results[0]!.errorCode },
-  { name: 'DeleteTopics by name: DELETE on the topic', grants: [topicAcl(AclOperation.DELETE)], denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED, present: [topicAcl(AclOperation.DELETE), clusterAcl(AclOperation.DELETE)], probe: async ({ context }, s) => (await handleDeleteTopics(context, completeMessage<DeleteTopicsRequest>(deleteTopicsRequestSchema, { topics: [{ name: TOPIC, topicId: ZERO_UUID }], timeoutMs: 1_000 }), s)).responses[0]!.errorCode },
-  { name: 'DeleteTopics by id: DELETE on the topic', grants: [topicAcl(AclOperation.DELETE)], denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED, present: [topicAcl(AclOperation.DELETE), clusterAcl(AclOperation.DELETE)], probe: async ({ context }, s) => (await handleDeleteTopics(context, completeMessage<DeleteTopicsRequest>(deleteTopicsRequestSchema, { topics: [{ name: null, topicId: context.topology.topicId(TOPIC)! }], timeoutMs: 1_000 }), s)).responses[0]!.errorCode },
-  { name: 'CreateTopics: CREATE on the topic', grants: [topicAcl(AclOperation.CREATE, NEW_TOPIC)], denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED, present: [topicAcl(AclOperation.CREATE, NEW_TOPIC), clusterAcl(AclOperation.CREATE)], probe: async ({ context }, s) => (await handleCreateTopics(context, completeMessage<CreateTopicsRequest>(createTopicsRequestSchema, { topics: [{ name: NEW_TOPIC, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1_000, validateOnly: false }), s)).topics[0]!.errorCode },
-  { name: 'CreateTopics: CREATE on the cluster', grants: [clusterAcl(AclOperation.CREATE)], denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED, present: [topicAcl(AclOperation.CREATE, NEW_TOPIC), clusterAcl(AclOperation.CREATE)], probe: async ({ context }, s) => (await handleCreateTopics(context, completeMessage<CreateTopicsRequest>(createTopicsRequestSchema, { topics: [{ name: NEW_TOPIC, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1_000, validateOnly: false }), s)).topics[0]!.errorCode },
-  { name: 'DescribeConfigs of a topic: DESCRIBE_CONFIGS on it', grants: [topicAcl(AclOperation.DESCRIBE_CONFIGS)], denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED, probe: async ({ context }, s) => (await handleDescribeConfigs(context, describeConfigs(topicResource), s)).results[0]!.errorCode },
-  { name: 'DescribeConfigs of a broker: DESCRIBE_CONFIGS on the cluster', grants: [clusterAcl(AclOperation.DESCRIBE_CONFIGS)], denied: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, probe: async ({ context }, s) => (await handleDescribeConfigs(context, describeConfigs(brokerResource), s)).results[0]!.errorCode },
-  { name: 'AlterConfigs of a topic: ALTER_CONFIGS on it', grants: [topicAcl(AclOperation.ALTER_CONFIGS)], denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED, probe: async ({ context }, s) => (await handleAlterConfigs(context, alterConfigs(topicResource), s)).responses[0]!.errorCode },
-  { name: 'AlterConfigs of a broker: ALTER_CONFIGS on the cluster', grants: [clusterAcl(AclOperation.ALTER_CONFIGS)], denied: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, probe: async ({ context }, s) => (await handleAlterConfigs(context, alterConfigs(brokerResource), s)).responses[0]!.errorCode },
-  { name: 'IncrementalAlterConfigs of a topic: ALTER_CONFIGS on it', grants: [topicAcl(AclOperation.ALTER_CONFIGS)], denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED, probe: async ({ context }, s) => (await handleIncrementalAlterConfigs(context, incrementalAlterConfigs(topicResource), s)).responses[0]!.errorCode },
-  { name: 'IncrementalAlterConfigs of a broker: ALTER_CONFIGS on the cluster', grants: [clusterAcl(AclOperation.ALTER_CONFIGS)], denied: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, probe: async ({ context }, s) => (await handleIncrementalAlterConfigs(context, incrementalAlterConfigs(brokerResource), s)).responses[0]!.errorCode },
-  { name: 'DescribeLogDirs: DESCRIBE on the cluster', grants: [clusterAcl(AclOperation.DESCRIBE)], denied: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, probe: async ({ context }, s) => handleDescribeLogDirs(context, completeMessage<DescribeLogDirsRequest>(describeLogDirsRequestSchema, { topics: null }), s).errorCode! },
-  { name: 'Metadata of a named topic: DESCRIBE on it', grants: [topicAcl(AclOperation.DESCRIBE)], denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED, probe: async ({ context }, s) => (await handleMetadata(context, metadataRequest({ topics: [{ name: TOPIC }], allowAutoTopicCreation: false }), 12, s)).topics[0]!.errorCode },
-  { name: 'FindCoordinator of a group: DESCRIBE on the group', grants: [groupAcl(AclOperation.DESCRIBE)], denied: ErrorCode.GROUP_AUTHORIZATION_FAILED, probe: async ({ context }, s) => handleFindCoordinator(context, findCoordinatorRequest({ key: GROUP, keyType: 0 }), s).errorCode! },
-  { name: 'FindCoordinator of a transactional id: DESCRIBE on it', grants: [transactionalAcl(AclOperation.DESCRIBE)], denied: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, probe: async ({ context }, s) => handleFindCoordinator(context, findCoordinatorRequest({ key: TRANSACTIONAL_ID, keyType: 1 }), s).errorCode! },
-  { name: 'JoinGroup: READ on the group', grants: [groupAcl(AclOperation.READ)], denied: ErrorCode.GROUP_AUTHORIZATION_FAILED, probe: async ({ context }, s) => (await handleJoinGroup(context, joinGroup(), 'c', '/10.0.0.1', s)).errorCode },
-  { name: 'SyncGroup: READ on the group', grants: [groupAcl(AclOperation.READ)], denied: ErrorCode.GROUP_AUTHORIZATION_FAILED, probe: async ({ context }, s) => (await handleSyncGroup(context, syncGroupRequest({ groupId: GROUP, generationId: 1, memberId: 'ghost', groupInstanceId: null, assignments: [] }), s)).errorCode },
-  { name: 'Heartbeat: READ on the group', grants: [groupAcl(AclOperation.READ)], denied: ErrorCode.GROUP_AUTHORIZATION_FAILED, probe: async ({ context }, s) => handleHeartbeat(context, heartbeatRequest({ groupId: GROUP, generationId: 1, memberId: 'ghost', groupInstanceId: null }), s).errorCode },
-  { name: 'LeaveGroup: READ on the group', grants: [groupAcl(AclOperation.READ)], denied: ErrorCode.GROUP_AUTHORIZATION_FAILED, probe: async ({ context }, s) => handleLeaveGroup(context, leaveGroupRequest({ groupId: GROUP, members: [{ memberId: 'ghost', groupInstanceId: null }] }), s).errorCode },
-  { name: 'OffsetCommit: READ on the group and the topic', grants: [groupAcl(AclOperation.READ), topicAcl(AclOperation.READ)], denied: ErrorCode.GROUP_AUTHORIZATION_FAILED, probe: async ({ context }, s) => (await handleOffsetCommit(context, commitOne(), s)).topics[0]!.partitions[0]!.errorCode },
-  { name: 'OffsetFetch: DESCRIBE on the group and the topic', grants: [groupAcl(AclOperation.DESCRIBE), topicAcl(AclOperation.DESCRIBE)], denied: ErrorCode.GROUP_AUTHORIZATION_FAILED, probe: async ({ context }, s) => (await handleOffsetFetch(context, offsetFetchRequest({ groupId: GROUP, topics: [{ name: TOPIC, partitionIndexes: [0] }] }), s)).errorCode! },
-  { name: 'DescribeGroups: DESCRIBE on the group', grants: [groupAcl(AclOperation.DESCRIBE)], denied: ErrorCode.GROUP_AUTHORIZATION_FAILED, probe: async ({ context }, s) => (await handleDescribeGroups(context, describeGroupsRequest({ groups: [GROUP] }), 5, s)).groups[0]!.errorCode },
-  { name: 'DeleteGroups: DELETE on the group', grants: [groupAcl(AclOperation.DELETE)], denied: ErrorCode.GROUP_AUTHORIZATION_FAILED, probe: async ({ context }, s) => (await handleDeleteGroups(context, deleteGroupsRequest({ groupsNames: [GROUP] }), s)).results[0]!.errorCode },
-  { name: 'OffsetDelete: DELETE on the group, READ on the topic', grants: [groupAcl(AclOperation.DELETE), topicAcl(AclOperation.READ)], denied: ErrorCode.GROUP_AUTHORIZATION_FAILED, probe: async ({ context }, s) => (await handleOffsetDelete(context, offsetDeleteRequest({ groupId: GROUP, topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0 }] }] }), s)).errorCode },
+  {
+    name: 'Produce: WRITE on the topic',
+    grants: [topicAcl(AclOperation.WRITE)],
+    denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+    probe: async ({ context }, s) => firstPartition((await handleProduce(context, produce(), s))!),
+  },
+  {
+    name: 'Fetch (consumer): READ on the topic',
+    grants: [topicAcl(AclOperation.READ)],
+    denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+    probe: async ({ context }, s) => firstPartition(await handleFetch(context, fetch(-1), s)),
+  },
+  {
+    name: 'Fetch (follower): CLUSTER_ACTION on the cluster',
+    grants: [clusterAcl(AclOperation.CLUSTER_ACTION)],
+    denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+    probe: async ({ context }, s) => firstPartition(await handleFetch(context, fetch(2), s)),
+  },
+  {
+    name: 'ListOffsets: DESCRIBE on the topic',
+    grants: [topicAcl(AclOperation.DESCRIBE)],
+    denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+    probe: async ({ context }, s) =>
+      (await handleListOffsets(context, listOffsetsRequest({ replicaId: -1, topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, timestamp: -1, currentLeaderEpoch: -1 }] }] }), s)).topics[0]!
+        .partitions[0]!.errorCode,
+  },
+  {
+    name: 'OffsetForLeaderEpoch (consumer): DESCRIBE on the topic',
+    grants: [topicAcl(AclOperation.DESCRIBE)],
+    denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+    present: [topicAcl(AclOperation.DESCRIBE), clusterAcl(AclOperation.CLUSTER_ACTION)],
+    probe: async ({ context }, s) => handleOffsetForLeaderEpoch(context, leaderEpochs(-1), s).topics[0]!.partitions[0]!.errorCode,
+  },
+  {
+    name: 'OffsetForLeaderEpoch (follower): CLUSTER_ACTION on the cluster',
+    grants: [clusterAcl(AclOperation.CLUSTER_ACTION)],
+    denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+    present: [topicAcl(AclOperation.DESCRIBE), clusterAcl(AclOperation.CLUSTER_ACTION)],
+    probe: async ({ context }, s) => handleOffsetForLeaderEpoch(context, leaderEpochs(2), s).topics[0]!.partitions[0]!.errorCode,
+  },
+  {
+    name: 'DescribeProducers: READ on the topic',
+    grants: [topicAcl(AclOperation.READ)],
+    denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+    probe: async ({ context }, s) =>
+      handleDescribeProducers(context, completeMessage<DescribeProducersRequest>(describeProducersRequestSchema, { topics: [{ name: TOPIC, partitionIndexes: [0] }] }), s).topics[0]!.partitions[0]!
+        .errorCode,
+  },
+  {
+    name: 'DeleteRecords: DELETE on the topic',
+    grants: [topicAcl(AclOperation.DELETE)],
+    denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+    probe: async ({ context }, s) =>
+      (
+        await handleDeleteRecords(
+          context,
+          completeMessage<DeleteRecordsRequest>(deleteRecordsRequestSchema, { topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, offset: 1 }] }], timeoutMs: 1_000 }),
+          s,
+        )
+      ).topics[0]!.partitions[0]!.errorCode,
+  },
+  {
+    name: 'CreatePartitions: ALTER on the topic',
+    grants: [topicAcl(AclOperation.ALTER)],
+    denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+    probe: async ({ context }, s) =>
+      (
+        await handleCreatePartitions(
+          context,
+          completeMessage<CreatePartitionsRequest>(createPartitionsRequestSchema, { topics: [{ name: TOPIC, count: 2, assignments: null }], timeoutMs: 1_000, validateOnly: false }),
+          s,
+        )
+      ).results[0]!.errorCode,
+  },
+  {
+    name: 'DeleteTopics by name: DELETE on the topic',
+    grants: [topicAcl(AclOperation.DELETE)],
+    denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+    present: [topicAcl(AclOperation.DELETE), clusterAcl(AclOperation.DELETE)],
+    probe: async ({ context }, s) =>
+      (await handleDeleteTopics(context, completeMessage<DeleteTopicsRequest>(deleteTopicsRequestSchema, { topics: [{ name: TOPIC, topicId: ZERO_UUID }], timeoutMs: 1_000 }), s)).responses[0]!
+        .errorCode,
+  },
+  {
+    name: 'DeleteTopics by id: DELETE on the topic',
+    grants: [topicAcl(AclOperation.DELETE)],
+    denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+    present: [topicAcl(AclOperation.DELETE), clusterAcl(AclOperation.DELETE)],
+    probe: async ({ context }, s) =>
+      (await handleDeleteTopics(context, completeMessage<DeleteTopicsRequest>(deleteTopicsRequestSchema, { topics: [{ name: null, topicId: context.topology.topicId(TOPIC)! }], timeoutMs: 1_000 }), s))
+        .responses[0]!.errorCode,
+  },
+  {
+    name: 'CreateTopics: CREATE on the topic',
+    grants: [topicAcl(AclOperation.CREATE, NEW_TOPIC)],
+    denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+    present: [topicAcl(AclOperation.CREATE, NEW_TOPIC), clusterAcl(AclOperation.CREATE)],
+    probe: async ({ context }, s) =>
+      (
+        await handleCreateTopics(
+          context,
+          completeMessage<CreateTopicsRequest>(createTopicsRequestSchema, {
+            topics: [{ name: NEW_TOPIC, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
+            timeoutMs: 1_000,
+            validateOnly: false,
+          }),
+          s,
+        )
+      ).topics[0]!.errorCode,
+  },
+  {
+    name: 'CreateTopics: CREATE on the cluster',
+    grants: [clusterAcl(AclOperation.CREATE)],
+    denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+    present: [topicAcl(AclOperation.CREATE, NEW_TOPIC), clusterAcl(AclOperation.CREATE)],
+    probe: async ({ context }, s) =>
+      (
+        await handleCreateTopics(
+          context,
+          completeMessage<CreateTopicsRequest>(createTopicsRequestSchema, {
+            topics: [{ name: NEW_TOPIC, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
+            timeoutMs: 1_000,
+            validateOnly: false,
+          }),
+          s,
+        )
+      ).topics[0]!.errorCode,
+  },
+  {
+    name: 'DescribeConfigs of a topic: DESCRIBE_CONFIGS on it',
+    grants: [topicAcl(AclOperation.DESCRIBE_CONFIGS)],
+    denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+    probe: async ({ context }, s) => (await handleDescribeConfigs(context, describeConfigs(topicResource), s)).results[0]!.errorCode,
+  },
+  {
+    name: 'DescribeConfigs of a broker: DESCRIBE_CONFIGS on the cluster',
+    grants: [clusterAcl(AclOperation.DESCRIBE_CONFIGS)],
+    denied: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+    probe: async ({ context }, s) => (await handleDescribeConfigs(context, describeConfigs(brokerResource), s)).results[0]!.errorCode,
+  },
+  {
+    name: 'AlterConfigs of a topic: ALTER_CONFIGS on it',
+    grants: [topicAcl(AclOperation.ALTER_CONFIGS)],
+    denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+    probe: async ({ context }, s) => (await handleAlterConfigs(context, alterConfigs(topicResource), s)).responses[0]!.errorCode,
+  },
+  {
+    name: 'AlterConfigs of a broker: ALTER_CONFIGS on the cluster',
+    grants: [clusterAcl(AclOperation.ALTER_CONFIGS)],
+    denied: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+    probe: async ({ context }, s) => (await handleAlterConfigs(context, alterConfigs(brokerResource), s)).responses[0]!.errorCode,
+  },
+  {
+    name: 'IncrementalAlterConfigs of a topic: ALTER_CONFIGS on it',
+    grants: [topicAcl(AclOperation.ALTER_CONFIGS)],
+    denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+    probe: async ({ context }, s) => (await handleIncrementalAlterConfigs(context, incrementalAlterConfigs(topicResource), s)).responses[0]!.errorCode,
+  },
+  {
+    name: 'IncrementalAlterConfigs of a broker: ALTER_CONFIGS on the cluster',
+    grants: [clusterAcl(AclOperation.ALTER_CONFIGS)],
+    denied: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+    probe: async ({ context }, s) => (await handleIncrementalAlterConfigs(context, incrementalAlterConfigs(brokerResource), s)).responses[0]!.errorCode,
+  },
+  {
+    name: 'DescribeLogDirs: DESCRIBE on the cluster',
+    grants: [clusterAcl(AclOperation.DESCRIBE)],
+    denied: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+    probe: async ({ context }, s) => handleDescribeLogDirs(context, completeMessage<DescribeLogDirsRequest>(describeLogDirsRequestSchema, { topics: null }), s).errorCode!,
+  },
+  {
+    name: 'Metadata of a named topic: DESCRIBE on it',
+    grants: [topicAcl(AclOperation.DESCRIBE)],
+    denied: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+    probe: async ({ context }, s) => (await handleMetadata(context, metadataRequest({ topics: [{ name: TOPIC }], allowAutoTopicCreation: false }), 12, s)).topics[0]!.errorCode,
+  },
+  {
+    name: 'FindCoordinator of a group: DESCRIBE on the group',
+    grants: [groupAcl(AclOperation.DESCRIBE)],
+    denied: ErrorCode.GROUP_AUTHORIZATION_FAILED,
+    probe: async ({ context }, s) => handleFindCoordinator(context, findCoordinatorRequest({ key: GROUP, keyType: 0 }), s).errorCode!,
+  },
+  {
+    name: 'FindCoordinator of a transactional id: DESCRIBE on it',
+    grants: [transactionalAcl(AclOperation.DESCRIBE)],
+    denied: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+    probe: async ({ context }, s) => handleFindCoordinator(context, findCoordinatorRequest({ key: TRANSACTIONAL_ID, keyType: 1 }), s).errorCode!,
+  },
+  {
+    name: 'JoinGroup: READ on the group',
+    grants: [groupAcl(AclOperation.READ)],
+    denied: ErrorCode.GROUP_AUTHORIZATION_FAILED,
+    probe: async ({ context }, s) => (await handleJoinGroup(context, joinGroup(), 'c', '/10.0.0.1', s)).errorCode,
+  },
+  {
+    name: 'SyncGroup: READ on the group',
+    grants: [groupAcl(AclOperation.READ)],
+    denied: ErrorCode.GROUP_AUTHORIZATION_FAILED,
+    probe: async ({ context }, s) => (await handleSyncGroup(context, syncGroupRequest({ groupId: GROUP, generationId: 1, memberId: 'ghost', groupInstanceId: null, assignments: [] }), s)).errorCode,
+  },
+  {
+    name: 'Heartbeat: READ on the group',
+    grants: [groupAcl(AclOperation.READ)],
+    denied: ErrorCode.GROUP_AUTHORIZATION_FAILED,
+    probe: async ({ context }, s) => handleHeartbeat(context, heartbeatRequest({ groupId: GROUP, generationId: 1, memberId: 'ghost', groupInstanceId: null }), s).errorCode,
+  },
+  {
+    name: 'LeaveGroup: READ on the group',
+    grants: [groupAcl(AclOperation.READ)],
+    denied: ErrorCode.GROUP_AUTHORIZATION_FAILED,
+    probe: async ({ context }, s) => handleLeaveGroup(context, leaveGroupRequest({ groupId: GROUP, members: [{ memberId: 'ghost', groupInstanceId: null }] }), s).errorCode,
+  },
+  {
+    name: 'OffsetCommit: READ on the group and the topic',
+    grants: [groupAcl(AclOperation.READ), topicAcl(AclOperation.READ)],
+    denied: ErrorCode.GROUP_AUTHORIZATION_FAILED,
+    probe: async ({ context }, s) => (await handleOffsetCommit(context, commitOne(), s)).topics[0]!.partitions[0]!.errorCode,
+  },
+  {
+    name: 'OffsetFetch: DESCRIBE on the group and the topic',
+    grants: [groupAcl(AclOperation.DESCRIBE), topicAcl(AclOperation.DESCRIBE)],
+    denied: ErrorCode.GROUP_AUTHORIZATION_FAILED,
+    probe: async ({ context }, s) => (await handleOffsetFetch(context, offsetFetchRequest({ groupId: GROUP, topics: [{ name: TOPIC, partitionIndexes: [0] }] }), s)).errorCode!,
+  },
+  {
+    name: 'DescribeGroups: DESCRIBE on the group',
+    grants: [groupAcl(AclOperation.DESCRIBE)],
+    denied: ErrorCode.GROUP_AUTHORIZATION_FAILED,
+    probe: async ({ context }, s) => (await handleDescribeGroups(context, describeGroupsRequest({ groups: [GROUP] }), 5, s)).groups[0]!.errorCode,
+  },
+  {
+    name: 'DeleteGroups: DELETE on the group',
+    grants: [groupAcl(AclOperation.DELETE)],
+    denied: ErrorCode.GROUP_AUTHORIZATION_FAILED,
+    probe: async ({ context }, s) => (await handleDeleteGroups(context, deleteGroupsRequest({ groupsNames: [GROUP] }), s)).results[0]!.errorCode,
+  },
+  {
+    name: 'OffsetDelete: DELETE on the group, READ on the topic',
+    grants: [groupAcl(AclOperation.DELETE), topicAcl(AclOperation.READ)],
+    denied: ErrorCode.GROUP_AUTHORIZATION_FAILED,
+    probe: async ({ context }, s) => (await handleOffsetDelete(context, offsetDeleteRequest({ groupId: GROUP, topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0 }] }] }), s)).errorCode,
+  },
   {
     name: 'InitProducerId (idempotent): IDEMPOTENT_WRITE on the cluster',
     grants: [clusterAcl(AclOperation.IDEMPOTENT_WRITE)],

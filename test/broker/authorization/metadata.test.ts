@@ -55,7 +55,18 @@ test('a topic asked for by id without DESCRIBE is TOPIC_AUTHORIZATION_FAILED wit
     await engine.createTopic(HIDDEN, { partitions: 1 });
     const hiddenId = context.topology.topicId(HIDDEN)!;
     const unknownId = 'AAAAAAAAAAAAAAAAAAAAAQ';
-    const answer = await handleMetadata(context, request({ topics: [{ topicId: context.topology.topicId(TOPIC)!, name: null }, { topicId: hiddenId, name: null }, { topicId: unknownId, name: null }] }), 12, sessionOf(ALICE));
+    const answer = await handleMetadata(
+      context,
+      request({
+        topics: [
+          { topicId: context.topology.topicId(TOPIC)!, name: null },
+          { topicId: hiddenId, name: null },
+          { topicId: unknownId, name: null },
+        ],
+      }),
+      12,
+      sessionOf(ALICE),
+    );
     expect(answer.topics.map((t) => [t.errorCode, t.name, t.topicId])).toEqual([
       [ErrorCode.NONE, TOPIC, context.topology.topicId(TOPIC)!],
       [ErrorCode.TOPIC_AUTHORIZATION_FAILED, null, hiddenId],
@@ -80,7 +91,7 @@ test('auto-creation needs CREATE on the cluster or on the topic; refused, nothin
   });
 });
 
-test('topic authorized operations (v8+) are the session\'s on each topic described; every one without an authorizer', async () => {
+test("topic authorized operations (v8+) are the session's on each topic described; every one without an authorizer", async () => {
   const writeT = acl({ resourceType: ResourceType.TOPIC, name: TOPIC, operation: AclOperation.WRITE, principal: ALICE });
   const ask = request({ topics: [{ name: TOPIC }], includeTopicAuthorizedOperations: true });
   await withBroker({ acls: [writeT] }, async ({ context }) => {

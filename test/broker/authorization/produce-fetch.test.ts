@@ -27,11 +27,16 @@ const writeT = acl({ resourceType: ResourceType.TOPIC, name: TOPIC, operation: A
 function produceTo(topics: string[], options: { transactionalId?: string | null; transactional?: boolean } = {}): ProduceRequest {
   const records = batchOf('p', 1);
   if (options.transactional === true) records[ATTRIBUTES_OFFSET + 1]! |= TRANSACTIONAL_FLAG_MASK;
-  return completeMessage<ProduceRequest>(produceRequestSchema, { transactionalId: options.transactionalId ?? null, acks: 1, timeoutMs: 1_000, topicData: topics.map((name) => ({ name, partitionData: [{ index: 0, records }] })) });
+  return completeMessage<ProduceRequest>(produceRequestSchema, {
+    transactionalId: options.transactionalId ?? null,
+    acks: 1,
+    timeoutMs: 1_000,
+    topicData: topics.map((name) => ({ name, partitionData: [{ index: 0, records }] })),
+  });
 }
 
 const codes = (response: { responses: readonly { name?: string; topic?: string; partitionResponses?: readonly { errorCode: number }[]; partitions?: readonly { errorCode: number }[] }[] }) =>
-  response.responses.map((topic) => (topic.partitionResponses ?? topic.partitions)!.map((p) => p.errorCode)).flat();
+  response.responses.flatMap((topic) => (topic.partitionResponses ?? topic.partitions)!.map((p) => p.errorCode));
 
 test('Produce: a topic without WRITE is TOPIC_AUTHORIZATION_FAILED whether or not it exists; with WRITE an unknown one is UNKNOWN_TOPIC_OR_PARTITION', async () => {
   const writeAbsent = acl({ resourceType: ResourceType.TOPIC, name: 'absent', operation: AclOperation.WRITE, principal: ALICE });
@@ -72,7 +77,12 @@ test('Produce with acks=0 refused closes the connection (the handler throws), as
   });
 });
 
-const fetchById = (topicId: string) => completeMessage<FetchRequest>(fetchRequestSchema, { replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, topics: [{ topicId, partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0, partitionMaxBytes: 1 << 20 }] }] }, 13);
+const fetchById = (topicId: string) =>
+  completeMessage<FetchRequest>(
+    fetchRequestSchema,
+    { replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, topics: [{ topicId, partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0, partitionMaxBytes: 1 << 20 }] }] },
+    13,
+  );
 
 test('Fetch by topic id: an unknown id is UNKNOWN_TOPIC_ID whatever the ACLs; a known one without READ is TOPIC_AUTHORIZATION_FAILED', async () => {
   await withBroker({ acls: [acl({ resourceType: ResourceType.TOPIC, name: TOPIC, operation: AclOperation.READ, principal: ALICE })] }, async ({ context }) => {
@@ -83,7 +93,26 @@ test('Fetch by topic id: an unknown id is UNKNOWN_TOPIC_ID whatever the ACLs; a 
   });
 });
 
-const followerFetch = (replicaId: number) => completeMessage<FetchRequest>(fetchRequestSchema, { replicaId, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, topics: [{ topic: TOPIC, partitions: [{ partition: 0, currentLeaderEpoch: 0, fetchOffset: 0, partitionMaxBytes: 1 << 20 }, { partition: 1, currentLeaderEpoch: 0, fetchOffset: 0, partitionMaxBytes: 1 << 20 }] }] }, 12);
+const followerFetch = (replicaId: number) =>
+  completeMessage<FetchRequest>(
+    fetchRequestSchema,
+    {
+      replicaId,
+      maxWaitMs: 0,
+      minBytes: 0,
+      maxBytes: 1 << 20,
+      topics: [
+        {
+          topic: TOPIC,
+          partitions: [
+            { partition: 0, currentLeaderEpoch: 0, fetchOffset: 0, partitionMaxBytes: 1 << 20 },
+            { partition: 1, currentLeaderEpoch: 0, fetchOffset: 0, partitionMaxBytes: 1 << 20 },
+          ],
+        },
+      ],
+    },
+    12,
+  );
 const clusterAction = acl({ resourceType: ResourceType.CLUSTER, name: CLUSTER_NAME, operation: AclOperation.CLUSTER_ACTION, principal: 'User:broker-2' });
 
 test('a follower Fetch without CLUSTER_ACTION is TOPIC_AUTHORIZATION_FAILED for every partition, known or not, and is never counted', async () => {
@@ -98,13 +127,16 @@ test('a follower Fetch without CLUSTER_ACTION is TOPIC_AUTHORIZATION_FAILED for 
 
 test('with an inter-broker listener, a replica report from another listener is not counted (NOT_LEADER_OR_FOLLOWER)', async () => {
   const asked: number[] = [];
-  await withBroker({ acls: [clusterAction], interBrokerListener: 'REPLICATION', topology: (engine, self) => recordingReplicaChecks(new SingleBrokerTopology(self, engine), asked, true) }, async ({ context }) => {
-    const broker2 = (listener: string) => sessionOf('User:broker-2', listener);
-    expect(codes(await handleFetch(context, followerFetch(2), broker2('PLAINTEXT')))).toEqual([ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.NOT_LEADER_OR_FOLLOWER]);
-    expect(asked).toEqual([]); // not even asked whether the connection is broker 2's
-    await handleFetch(context, followerFetch(2), broker2('REPLICATION'));
-    expect(asked).toEqual([2]);
-  });
+  await withBroker(
+    { acls: [clusterAction], interBrokerListener: 'REPLICATION', topology: (engine, self) => recordingReplicaChecks(new SingleBrokerTopology(self, engine), asked, true) },
+    async ({ context }) => {
+      const broker2 = (listener: string) => sessionOf('User:broker-2', listener);
+      expect(codes(await handleFetch(context, followerFetch(2), broker2('PLAINTEXT')))).toEqual([ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.NOT_LEADER_OR_FOLLOWER]);
+      expect(asked).toEqual([]); // not even asked whether the connection is broker 2's
+      await handleFetch(context, followerFetch(2), broker2('REPLICATION'));
+      expect(asked).toEqual([2]);
+    },
+  );
 });
 
 /** `topology` whose replica-connection checks are recorded (and answered `genuine`). */
@@ -124,7 +156,11 @@ function recordingReplicaChecks(topology: Topology, asked: number[], genuine = f
 }
 
 test('OffsetForLeaderEpoch: CLUSTER_ACTION allows every topic; without it each topic needs DESCRIBE, whatever the replica id', async () => {
-  const request = (replicaId: number) => completeMessage<OffsetForLeaderEpochRequest>(offsetForLeaderEpochRequestSchema, { replicaId, topics: [TOPIC, 'other'].map((topic) => ({ topic, partitions: [{ partition: 0, currentLeaderEpoch: -1, leaderEpoch: 0 }] })) });
+  const request = (replicaId: number) =>
+    completeMessage<OffsetForLeaderEpochRequest>(offsetForLeaderEpochRequestSchema, {
+      replicaId,
+      topics: [TOPIC, 'other'].map((topic) => ({ topic, partitions: [{ partition: 0, currentLeaderEpoch: -1, leaderEpoch: 0 }] })),
+    });
   const describeT = acl({ resourceType: ResourceType.TOPIC, name: TOPIC, operation: AclOperation.DESCRIBE, principal: ALICE });
   await withBroker({ acls: [describeT, clusterAction] }, async ({ context, engine }) => {
     await engine.createTopic('other', { partitions: 1 });

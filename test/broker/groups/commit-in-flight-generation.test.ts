@@ -21,7 +21,7 @@ const RETENTION_MS = 60 * 60_000;
 // Fixed twice over: expiry does not forget a group with a commit being written, so the next
 // generation waits for that commit [G3]; and a commit's write is judged again, right before each
 // compare-and-swap round, against the member's generation.
-test('a commit in flight when its member\'s session expires lands before the next generation forms, never over its commit', async () => {
+test("a commit in flight when its member's session expires lands before the next generation forms, never over its commit", async () => {
   const gated = new GatedStore();
   const clock = new ManualClock();
   const broker = coordinatorBroker(1, gated.store, clock);
@@ -40,7 +40,19 @@ test('a commit in flight when its member\'s session expires lands before the nex
   expect(groups.status(GROUP)).toBeDefined();
   // A consumer joins (a restarted, say): its generation forms only once a's commit is written.
   let bJoined = false;
-  const joining = handleJoinGroup(broker, joinGroupRequest({ groupId: GROUP, sessionTimeoutMs: SESSION_TIMEOUT_MS, rebalanceTimeoutMs: 5_000, memberId: '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }] }), 'c').then((joined) => {
+  const joining = handleJoinGroup(
+    broker,
+    joinGroupRequest({
+      groupId: GROUP,
+      sessionTimeoutMs: SESSION_TIMEOUT_MS,
+      rebalanceTimeoutMs: 5_000,
+      memberId: '',
+      groupInstanceId: null,
+      protocolType: 'consumer',
+      protocols: [{ name: 'range', metadata: new Uint8Array(0) }],
+    }),
+    'c',
+  ).then((joined) => {
     bJoined = true;
     return joined;
   });
@@ -52,7 +64,16 @@ test('a commit in flight when its member\'s session expires lands before the nex
   expect(await aCommit).toBe(ErrorCode.NONE); // issued while a was a member, written before the next generation
   const joined = await joining;
   expect(joined.errorCode).toBe(ErrorCode.NONE);
-  await handleSyncGroup(broker, syncGroupRequest({ groupId: GROUP, generationId: joined.generationId, memberId: joined.memberId, groupInstanceId: null, assignments: [{ memberId: joined.memberId, assignment: new Uint8Array([1]) }] }));
+  await handleSyncGroup(
+    broker,
+    syncGroupRequest({
+      groupId: GROUP,
+      generationId: joined.generationId,
+      memberId: joined.memberId,
+      groupInstanceId: null,
+      assignments: [{ memberId: joined.memberId, assignment: new Uint8Array([1]) }],
+    }),
+  );
   const fetched = async () => (await handleOffsetFetch(broker, offsetFetchRequest({ groupId: GROUP, topics: [{ name: 't', partitionIndexes: [0] }] }))).topics![0]!.partitions[0]!.committedOffset;
   expect(await fetched()).toBe(100); // what b starts from
   expect(await commit(broker, { memberId: joined.memberId, generationId: joined.generationId }, 500)).toBe(ErrorCode.NONE);

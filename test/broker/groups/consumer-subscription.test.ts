@@ -5,7 +5,7 @@ import { subscribedTopics } from '../../../src/broker/groups/consumer-subscripti
 
 /** A subscription of `version` with `topics`, then `tail` (the later versions' fields: user data, owned partitions, ...). */
 function encoded(version: number, topics: string[], tail: number[] = []): Uint8Array {
-  const bytes: number[] = [version >> 8 & 0xff, version & 0xff, 0, 0, 0, topics.length];
+  const bytes: number[] = [(version >> 8) & 0xff, version & 0xff, 0, 0, 0, topics.length];
   for (const topic of topics) {
     const name = [...new TextEncoder().encode(topic)];
     bytes.push(name.length >> 8, name.length & 0xff, ...name);

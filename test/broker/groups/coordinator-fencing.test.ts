@@ -13,7 +13,7 @@ import { GatedStore } from '../../support/gated-store.ts';
 import { commit, committed, coordinatorBroker, GROUP, joinAndSync, REBALANCE_TIMEOUT_MS, SESSION_TIMEOUT_MS, settle } from '../../support/group-coordinators.ts';
 import { joinGroupRequest } from '../../support/requests.ts';
 
-test('a member of a deposed coordinator cannot commit over the offset the new coordinator\'s member committed', async () => {
+test("a member of a deposed coordinator cannot commit over the offset the new coordinator's member committed", async () => {
   const store = new GatedStore().store;
   const clock = new ManualClock();
   const two = coordinatorBroker(2, store, clock);
@@ -46,7 +46,19 @@ test('a group held under a claim lost meanwhile starts afresh on its next join',
   const a = await joinAndSync(two, clock);
   await joinAndSync(one, clock); // broker 1 claims g
   two.offsets.forget(GROUP); // as when broker 2's cache starts over: it finds the record names broker 1, and claims anew
-  const rejoined = handleJoinGroup(two, joinGroupRequest({ groupId: GROUP, sessionTimeoutMs: SESSION_TIMEOUT_MS, rebalanceTimeoutMs: REBALANCE_TIMEOUT_MS, memberId: a.memberId, groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }] }), 'c');
+  const rejoined = handleJoinGroup(
+    two,
+    joinGroupRequest({
+      groupId: GROUP,
+      sessionTimeoutMs: SESSION_TIMEOUT_MS,
+      rebalanceTimeoutMs: REBALANCE_TIMEOUT_MS,
+      memberId: a.memberId,
+      groupInstanceId: null,
+      protocolType: 'consumer',
+      protocols: [{ name: 'range', metadata: new Uint8Array(0) }],
+    }),
+    'c',
+  );
   expect((await rejoined).errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID); // a's membership was of the lost claim
   expect(await commit(two, a, 5)).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
 });
@@ -61,7 +73,19 @@ test('a rebalance completes only after a commit of the old generation is written
   await settle();
   // b joins; a, waiting on its commit, does not rejoin before the rebalance timeout
   let bJoined = false;
-  const bJoin = handleJoinGroup(broker, joinGroupRequest({ groupId: GROUP, sessionTimeoutMs: SESSION_TIMEOUT_MS, rebalanceTimeoutMs: REBALANCE_TIMEOUT_MS, memberId: '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }] }), 'c').then((joined) => {
+  const bJoin = handleJoinGroup(
+    broker,
+    joinGroupRequest({
+      groupId: GROUP,
+      sessionTimeoutMs: SESSION_TIMEOUT_MS,
+      rebalanceTimeoutMs: REBALANCE_TIMEOUT_MS,
+      memberId: '',
+      groupInstanceId: null,
+      protocolType: 'consumer',
+      protocols: [{ name: 'range', metadata: new Uint8Array(0) }],
+    }),
+    'c',
+  ).then((joined) => {
     bJoined = true;
     return joined;
   });

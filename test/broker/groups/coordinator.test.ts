@@ -7,7 +7,16 @@ import { ManualClock } from '../../../src/util/clock.ts';
 const bytes = (text: string) => new TextEncoder().encode(text);
 
 function joinRequest(memberId = '', clientId = 'c', protocols = ['range', 'roundrobin']): JoinRequest {
-  return { groupId: 'g', memberId, clientId, sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 5_000, protocolType: 'consumer', protocols: protocols.map((name) => ({ name, metadata: bytes(`${clientId}:${name}`) })), claim: LOCAL_CLAIM };
+  return {
+    groupId: 'g',
+    memberId,
+    clientId,
+    sessionTimeoutMs: 10_000,
+    rebalanceTimeoutMs: 5_000,
+    protocolType: 'consumer',
+    protocols: protocols.map((name) => ({ name, metadata: bytes(`${clientId}:${name}`) })),
+    claim: LOCAL_CLAIM,
+  };
 }
 
 /** Two members a and b joined and synced: a stable group at generation 1. */
@@ -38,7 +47,10 @@ describe('GroupCoordinator', () => {
     expect(joinA.members.map((m) => new TextDecoder().decode(m.metadata))).toEqual(['a:roundrobin', 'b:roundrobin']);
     expect(joinB.members).toEqual([]);
     const syncB = coordinator.sync('g', 1, joinB.memberId, []);
-    const syncA = coordinator.sync('g', 1, joinA.memberId, [{ memberId: joinA.memberId, assignment: bytes('p0') }, { memberId: joinB.memberId, assignment: bytes('p1') }]);
+    const syncA = coordinator.sync('g', 1, joinA.memberId, [
+      { memberId: joinA.memberId, assignment: bytes('p0') },
+      { memberId: joinB.memberId, assignment: bytes('p1') },
+    ]);
     expect(new TextDecoder().decode((await syncA).assignment)).toBe('p0');
     expect(new TextDecoder().decode((await syncB).assignment)).toBe('p1');
     expect(coordinator.heartbeat('g', 1, joinB.memberId)).toBe(ErrorCode.NONE);
@@ -62,7 +74,7 @@ describe('GroupCoordinator', () => {
   test('a member that stops heartbeating is removed after its session timeout', async () => {
     const clock = new ManualClock();
     const coordinator = new GroupCoordinator(clock);
-    const { joinA, joinB } = await stableGroupOfTwo(clock, coordinator);
+    const { joinA } = await stableGroupOfTwo(clock, coordinator);
     for (let t = 0; t < 12; t++) {
       clock.advance(1000);
       coordinator.heartbeat('g', 1, joinA.memberId); // a keeps heartbeating, b does not

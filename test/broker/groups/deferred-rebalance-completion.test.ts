@@ -19,14 +19,27 @@ import { OPEN_SECURITY } from '../../support/broker-security.ts';
 // Found by review (finding 10), fixed (low): the first generation of the emptied group is formed at once when the old
 // commit lands, skipping INITIAL_REBALANCE_DELAY_MS: members joining a moment later force a
 // second rebalance (and a stale completionDue of true drops members that have not rejoined).
-test('a commit that lands after its group emptied does not complete the next group\'s first rebalance early', async () => {
+test("a commit that lands after its group emptied does not complete the next group's first rebalance early", async () => {
   const gated = new GatedStore();
   const clock = new ManualClock();
   const topology = { coordinatorFor: () => ({ nodeId: 1 }), partitionCount: async () => 1, topicId: () => idOf('t'), isCurrentIncarnation: async () => true };
   const groups = new GroupCoordinator(clock);
   const offsets = new ControlOffsetStore(new ControlStore(gated.store, 'cluster'), { nodeId: 1, incarnation: 'broker-1' });
   const broker = { ...OPEN_SECURITY, nodeId: 1, clock, groups, offsets, topology } as unknown as BrokerContext;
-  const join = (memberId = '') => handleJoinGroup(broker, joinGroupRequest({ groupId: GROUP, sessionTimeoutMs: 10_000, rebalanceTimeoutMs: REBALANCE_TIMEOUT_MS, memberId, groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }] }), 'c');
+  const join = (memberId = '') =>
+    handleJoinGroup(
+      broker,
+      joinGroupRequest({
+        groupId: GROUP,
+        sessionTimeoutMs: 10_000,
+        rebalanceTimeoutMs: REBALANCE_TIMEOUT_MS,
+        memberId,
+        groupInstanceId: null,
+        protocolType: 'consumer',
+        protocols: [{ name: 'range', metadata: new Uint8Array(0) }],
+      }),
+      'c',
+    );
 
   const joiningA = join();
   await settle();
@@ -35,7 +48,10 @@ test('a commit that lands after its group emptied does not complete the next gro
   await handleSyncGroup(broker, syncGroupRequest({ groupId: GROUP, generationId: a.generationId, memberId: a.memberId, groupInstanceId: null, assignments: [] }));
   gated.hold(GROUP_RECORDS); // a's commit is slow to land
   const topics = [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 5, committedLeaderEpoch: 0, commitTimestamp: -1, committedMetadata: null }] }];
-  const aCommit = handleOffsetCommit(broker, offsetCommitRequest({ groupId: GROUP, generationIdOrMemberEpoch: a.generationId, memberId: a.memberId, groupInstanceId: null, retentionTimeMs: -1, topics }));
+  const aCommit = handleOffsetCommit(
+    broker,
+    offsetCommitRequest({ groupId: GROUP, generationIdOrMemberEpoch: a.generationId, memberId: a.memberId, groupInstanceId: null, retentionTimeMs: -1, topics }),
+  );
   await settle();
   const joiningB = join(); // a rebalance, due at the timeout while a's commit is in flight: deferred
   await settle();

@@ -15,14 +15,23 @@ import { GROUP_RECORDS, settle } from '../../support/group-coordinators.ts';
 const RETENTION_MS = 60 * 60_000;
 
 function joinRequest(claim: CoordinatorClaim): JoinRequest {
-  return { groupId: 'g', memberId: '', clientId: 'c', sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 5_000, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }], claim };
+  return {
+    groupId: 'g',
+    memberId: '',
+    clientId: 'c',
+    sessionTimeoutMs: 10_000,
+    rebalanceTimeoutMs: 5_000,
+    protocolType: 'consumer',
+    protocols: [{ name: 'range', metadata: new Uint8Array(0) }],
+    claim,
+  };
 }
 
 // Found by review (finding 6); fixed: joins wait while expiry removes an empty group's offsets,
 // as Kafka's expiry and joins take the group's lock in turn. Without it, a join during a removal
 // slower than the initial rebalance delay (a throttled store) formed a generation whose member
 // fetched the offsets, which then vanished under it (a restart of it resets to its policy).
-test('a consumer that joins while expiry removes its empty group\'s offsets joins after the removal', async () => {
+test("a consumer that joins while expiry removes its empty group's offsets joins after the removal", async () => {
   const gated = new GatedStore();
   const clock = new ManualClock();
   // The group's record was last claimed by another process (broker 1 before its restart): a simple
@@ -40,10 +49,13 @@ test('a consumer that joins while expiry removes its empty group\'s offsets join
   await settle();
   // The consumer joins meanwhile, as the JoinGroup handler does (an empty group: its claim read afresh).
   let answered = false;
-  const joined = offsets.claim('g', true).then((claim) => groups.join(joinRequest(claim))).then((result) => {
-    answered = true;
-    return result;
-  });
+  const joined = offsets
+    .claim('g', true)
+    .then((claim) => groups.join(joinRequest(claim)))
+    .then((result) => {
+      answered = true;
+      return result;
+    });
   await settle();
   clock.advance(INITIAL_REBALANCE_DELAY_MS);
   await settle();

@@ -9,7 +9,6 @@ import { GatedStore } from '../../support/gated-store.ts';
 const at = (offset: number) => ({ offset, leaderEpoch: 0, metadata: null });
 const broker = (nodeId: number) => ({ nodeId, incarnation: `broker-${nodeId}` });
 
-
 test('checked: a commit whose write is paused while another broker claims the group and commits is refused when it resumes', async () => {
   const gated = new GatedStore();
   const store = gated.store;
@@ -18,7 +17,10 @@ test('checked: a commit whose write is paused while another broker claims the gr
   const claimTwo = await two.claim('g');
   await two.commit('g', [{ topic: 't', partition: 0, committed: at(380) }], claimTwo);
   const paused = gated.holdNext('');
-  const late = two.commit('g', [{ topic: 't', partition: 0, committed: at(391) }], claimTwo).then(() => 'landed', (error: unknown) => (isFerryError(error, 'NotCoordinator') ? 'refused' : 'other'));
+  const late = two.commit('g', [{ topic: 't', partition: 0, committed: at(391) }], claimTwo).then(
+    () => 'landed',
+    (error: unknown) => (isFerryError(error, 'NotCoordinator') ? 'refused' : 'other'),
+  );
   await paused; // broker 2 read the record (its claim) and its compare-and-swap is on the way
   const claimOne = await one.claim('g');
   await one.commit('g', [{ topic: 't', partition: 0, committed: at(396) }], claimOne);

@@ -31,13 +31,28 @@ afterAll(async () => {
 test('a kafkajs consumer group: listed, described with its member, its subscribed topic kept by OffsetDelete, deleted once the consumer left', async () => {
   const admin = kafka.admin();
   await admin.connect();
-  await admin.createTopics({ topics: [{ topic: 'watched', numPartitions: 1 }, { topic: 'other', numPartitions: 1 }] });
+  await admin.createTopics({
+    topics: [
+      { topic: 'watched', numPartitions: 1 },
+      { topic: 'other', numPartitions: 1 },
+    ],
+  });
   const producer = kafka.producer();
   await producer.connect();
   await producer.send({ topic: 'watched', acks: -1, messages: [{ value: 'a' }, { value: 'b' }] });
   await producer.disconnect();
   // a commit of a topic no member subscribes to (kafkajs's setOffsets needs DescribeGroups first)
-  const simple = await handleOffsetCommit(broker.context, offsetCommitRequest({ groupId: GROUP, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1, topics: [{ name: 'other', partitions: [{ partitionIndex: 0, committedOffset: 0, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }] }] }));
+  const simple = await handleOffsetCommit(
+    broker.context,
+    offsetCommitRequest({
+      groupId: GROUP,
+      generationIdOrMemberEpoch: -1,
+      memberId: '',
+      groupInstanceId: null,
+      retentionTimeMs: -1,
+      topics: [{ name: 'other', partitions: [{ partitionIndex: 0, committedOffset: 0, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }] }],
+    }),
+  );
   expect(simple.topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);
 
   const consumer = kafka.consumer({ groupId: GROUP, maxWaitTimeInMs: 100 });
@@ -48,7 +63,9 @@ test('a kafkajs consumer group: listed, described with its member, its subscribe
   await until(() => read === 2, 'the consumer to read both records');
   try {
     const { context } = broker;
-    expect((await handleListGroups(context, listGroupsRequest({ statesFilter: ['stable'] }))).groups).toEqual([{ groupId: GROUP, protocolType: 'consumer', groupState: 'Stable', groupType: 'classic' }]);
+    expect((await handleListGroups(context, listGroupsRequest({ statesFilter: ['stable'] }))).groups).toEqual([
+      { groupId: GROUP, protocolType: 'consumer', groupState: 'Stable', groupType: 'classic' },
+    ]);
     const described = (await handleDescribeGroups(context, describeGroupsRequest({ groups: [GROUP] }), 5)).groups[0]!;
     expect(described).toMatchObject({ errorCode: ErrorCode.NONE, groupState: 'Stable', protocolType: 'consumer', protocolData: 'RoundRobinAssigner' });
     expect(described.members).toHaveLength(1);
@@ -57,8 +74,20 @@ test('a kafkajs consumer group: listed, described with its member, its subscribe
     expect(AssignerProtocol.MemberMetadata.decode(Buffer.from(member.memberMetadata))!.topics).toEqual(['watched']);
     expect(AssignerProtocol.MemberAssignment.decode(Buffer.from(member.memberAssignment))!.assignment).toEqual({ watched: [0] });
 
-    const deleting = await handleOffsetDelete(context, offsetDeleteRequest({ groupId: GROUP, topics: [{ name: 'watched', partitions: [{ partitionIndex: 0 }] }, { name: 'other', partitions: [{ partitionIndex: 0 }] }] }));
-    expect(deleting.topics.map((topic) => [topic.name, topic.partitions[0]!.errorCode])).toEqual([['watched', GROUP_SUBSCRIBED_TO_TOPIC], ['other', ErrorCode.NONE]]);
+    const deleting = await handleOffsetDelete(
+      context,
+      offsetDeleteRequest({
+        groupId: GROUP,
+        topics: [
+          { name: 'watched', partitions: [{ partitionIndex: 0 }] },
+          { name: 'other', partitions: [{ partitionIndex: 0 }] },
+        ],
+      }),
+    );
+    expect(deleting.topics.map((topic) => [topic.name, topic.partitions[0]!.errorCode])).toEqual([
+      ['watched', GROUP_SUBSCRIBED_TO_TOPIC],
+      ['other', ErrorCode.NONE],
+    ]);
     expect((await handleDeleteGroups(context, deleteGroupsRequest({ groupsNames: [GROUP] }))).results[0]!.errorCode).toBe(ErrorCode.NON_EMPTY_GROUP);
   } finally {
     await consumer.disconnect(); // commits and leaves the group

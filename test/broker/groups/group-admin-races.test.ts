@@ -16,7 +16,7 @@ import { adminBroker, commitOffsets, committedOffset, joinAndSync, offsetStoreOf
 import { GROUP_RECORDS, settle } from '../../support/group-coordinators.ts';
 import { deleteGroupsRequest, describeGroupsRequest, joinGroupRequest, leaveGroupRequest, listGroupsRequest, offsetDeleteRequest } from '../../support/requests.ts';
 
-test('a consumer joining while DeleteGroups removes the group\'s offsets joins after the removal, and finds none', async () => {
+test("a consumer joining while DeleteGroups removes the group's offsets joins after the removal, and finds none", async () => {
   const gated = new GatedStore();
   const clock = new ManualClock();
   const broker = adminBroker(1, offsetStoreOf('cluster', '', gated.store), clock);
@@ -28,7 +28,19 @@ test('a consumer joining while DeleteGroups removes the group\'s offsets joins a
   const deleting = handleDeleteGroups(broker, deleteGroupsRequest({ groupsNames: ['g'] }));
   await settle();
   let answered = false;
-  const joining = handleJoinGroup(broker, joinGroupRequest({ groupId: 'g', sessionTimeoutMs: SESSION_TIMEOUT_MS, rebalanceTimeoutMs: REBALANCE_TIMEOUT_MS, memberId: '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: subscription(['t']) }] }), 'c').then((result) => {
+  const joining = handleJoinGroup(
+    broker,
+    joinGroupRequest({
+      groupId: 'g',
+      sessionTimeoutMs: SESSION_TIMEOUT_MS,
+      rebalanceTimeoutMs: REBALANCE_TIMEOUT_MS,
+      memberId: '',
+      groupInstanceId: null,
+      protocolType: 'consumer',
+      protocols: [{ name: 'range', metadata: subscription(['t']) }],
+    }),
+    'c',
+  ).then((result) => {
     answered = true;
     return result;
   });
@@ -59,7 +71,10 @@ test('offsets that cannot be read: COORDINATOR_LOAD_IN_PROGRESS, ListGroups with
   expect(listing.errorCode).toBe(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
   expect(listing.groups.map((g) => g.groupId)).toEqual(['held']);
   expect((await handleListGroups(broker, listGroupsRequest({ statesFilter: ['Stable'] }))).errorCode).toBe(ErrorCode.NONE); // no stored group can be Stable: none read
-  expect((await handleDescribeGroups(broker, describeGroupsRequest({ groups: ['held', 'other'] }), 5)).groups.map((g) => [g.groupState, g.errorCode])).toEqual([['Stable', ErrorCode.NONE], ['', ErrorCode.COORDINATOR_LOAD_IN_PROGRESS]]);
+  expect((await handleDescribeGroups(broker, describeGroupsRequest({ groups: ['held', 'other'] }), 5)).groups.map((g) => [g.groupState, g.errorCode])).toEqual([
+    ['Stable', ErrorCode.NONE],
+    ['', ErrorCode.COORDINATOR_LOAD_IN_PROGRESS],
+  ]);
   expect((await handleDeleteGroups(broker, deleteGroupsRequest({ groupsNames: ['other'] }))).results[0]!.errorCode).toBe(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
   expect((await handleOffsetDelete(broker, offsetDeleteRequest({ groupId: 'other', topics: [] }))).errorCode).toBe(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
 });

@@ -47,7 +47,16 @@ describe.each(['single', 'cluster'] as const)('%s broker', (mode) => {
     const member = await joinAndSync(broker, clock, 'g', { metadata, assignment: new Uint8Array([1, 2, 3]), clientId: 'app-1' });
     await commitOffsets(broker, 'offsets-only', [['t', 1]], 9);
     const described = (await handleDescribeGroups(broker, describeGroupsRequest({ groups: ['g', 'offsets-only', 'nobody'], includeAuthorizedOperations: true }), 5)).groups;
-    expect(described[0]).toEqual({ errorCode: ErrorCode.NONE, errorMessage: null, groupId: 'g', groupState: 'Stable', protocolType: 'consumer', protocolData: 'range', members: [{ memberId: member.memberId, groupInstanceId: null, clientId: 'app-1', clientHost: '/10.0.0.7', memberMetadata: metadata, memberAssignment: new Uint8Array([1, 2, 3]) }], authorizedOperations: GROUP_OPERATIONS_ALL });
+    expect(described[0]).toEqual({
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
+      groupId: 'g',
+      groupState: 'Stable',
+      protocolType: 'consumer',
+      protocolData: 'range',
+      members: [{ memberId: member.memberId, groupInstanceId: null, clientId: 'app-1', clientHost: '/10.0.0.7', memberMetadata: metadata, memberAssignment: new Uint8Array([1, 2, 3]) }],
+      authorizedOperations: GROUP_OPERATIONS_ALL,
+    });
     expect(described[1]).toMatchObject({ errorCode: ErrorCode.NONE, groupState: 'Empty', protocolType: '', protocolData: '', members: [] });
     expect(described[2]).toMatchObject({ errorCode: ErrorCode.NONE, groupState: 'Dead', members: [] });
     const v6 = (await handleDescribeGroups(broker, describeGroupsRequest({ groups: ['nobody'], includeAuthorizedOperations: false }), 6)).groups[0]!;
@@ -57,9 +66,23 @@ describe.each(['single', 'cluster'] as const)('%s broker', (mode) => {
   test('DeleteGroups: NON_EMPTY_GROUP while a member is in it, GROUP_ID_NOT_FOUND for none; an empty group and its offsets are gone, also after a restart or takeover', async () => {
     const { broker, clock, restarted } = setup(mode);
     const member = await joinAndSync(broker, clock, 'g');
-    expect(await commitOffsets(broker, 'g', [['t', 0], ['t', 1]], 12, member)).toEqual([ErrorCode.NONE, ErrorCode.NONE]);
+    expect(
+      await commitOffsets(
+        broker,
+        'g',
+        [
+          ['t', 0],
+          ['t', 1],
+        ],
+        12,
+        member,
+      ),
+    ).toEqual([ErrorCode.NONE, ErrorCode.NONE]);
     await commitOffsets(broker, 'kept', [['t', 0]], 3);
-    expect((await handleDeleteGroups(broker, deleteGroupsRequest({ groupsNames: ['g', 'nobody'] }))).results).toEqual([{ groupId: 'g', errorCode: ErrorCode.NON_EMPTY_GROUP }, { groupId: 'nobody', errorCode: ErrorCode.GROUP_ID_NOT_FOUND }]);
+    expect((await handleDeleteGroups(broker, deleteGroupsRequest({ groupsNames: ['g', 'nobody'] }))).results).toEqual([
+      { groupId: 'g', errorCode: ErrorCode.NON_EMPTY_GROUP },
+      { groupId: 'nobody', errorCode: ErrorCode.GROUP_ID_NOT_FOUND },
+    ]);
     expect(await committedOffset(broker, 'g', 't', 0)).toBe(12);
 
     expect(handleLeaveGroup(broker, leaveGroupRequest({ groupId: 'g', members: [{ memberId: member.memberId, groupInstanceId: null }] })).errorCode).toBe(ErrorCode.NONE);
@@ -78,27 +101,75 @@ describe.each(['single', 'cluster'] as const)('%s broker', (mode) => {
   test('OffsetDelete: GROUP_SUBSCRIBED_TO_TOPIC for a topic a live member subscribes to, the others deleted; GROUP_ID_NOT_FOUND for no group', async () => {
     const { broker, clock, restarted } = setup(mode);
     const member = await joinAndSync(broker, clock, 'g', { metadata: subscription(['t']) });
-    await commitOffsets(broker, 'g', [['t', 0], ['u', 0], ['u', 1]], 4, member);
-    const response = await handleOffsetDelete(broker, offsetDeleteRequest({ groupId: 'g', topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }, { name: 'u', partitions: [{ partitionIndex: 0 }, { partitionIndex: 1 }] }] }));
-    expect(response).toEqual({ errorCode: ErrorCode.NONE, throttleTimeMs: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 0, errorCode: GROUP_SUBSCRIBED_TO_TOPIC }] }, { name: 'u', partitions: [{ partitionIndex: 0, errorCode: ErrorCode.NONE }, { partitionIndex: 1, errorCode: ErrorCode.NONE }] }] });
+    await commitOffsets(
+      broker,
+      'g',
+      [
+        ['t', 0],
+        ['u', 0],
+        ['u', 1],
+      ],
+      4,
+      member,
+    );
+    const response = await handleOffsetDelete(
+      broker,
+      offsetDeleteRequest({
+        groupId: 'g',
+        topics: [
+          { name: 't', partitions: [{ partitionIndex: 0 }] },
+          { name: 'u', partitions: [{ partitionIndex: 0 }, { partitionIndex: 1 }] },
+        ],
+      }),
+    );
+    expect(response).toEqual({
+      errorCode: ErrorCode.NONE,
+      throttleTimeMs: 0,
+      topics: [
+        { name: 't', partitions: [{ partitionIndex: 0, errorCode: GROUP_SUBSCRIBED_TO_TOPIC }] },
+        {
+          name: 'u',
+          partitions: [
+            { partitionIndex: 0, errorCode: ErrorCode.NONE },
+            { partitionIndex: 1, errorCode: ErrorCode.NONE },
+          ],
+        },
+      ],
+    });
     expect(await committedOffset(broker, 'g', 't', 0)).toBe(4);
     expect(await committedOffset(broker, 'g', 'u', 0)).toBe(-1);
     expect(await committedOffset(restarted(), 'g', 'u', 1)).toBe(-1);
-    expect(await handleOffsetDelete(broker, offsetDeleteRequest({ groupId: 'nobody', topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }] }))).toEqual({ errorCode: ErrorCode.GROUP_ID_NOT_FOUND, throttleTimeMs: 0, topics: [] });
+    expect(await handleOffsetDelete(broker, offsetDeleteRequest({ groupId: 'nobody', topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }] }))).toEqual({
+      errorCode: ErrorCode.GROUP_ID_NOT_FOUND,
+      throttleTimeMs: 0,
+      topics: [],
+    });
   });
 });
 
 describe('OffsetDelete as Kafka judges the group', () => {
   test('an empty group loses every offset named; a member whose subscription cannot be read counts as subscribed to every topic', async () => {
     const { broker, clock } = setup('single');
-    await commitOffsets(broker, 'simple', [['t', 0], ['t', 1]], 8);
-    expect((await handleOffsetDelete(broker, offsetDeleteRequest({ groupId: 'simple', topics: [{ name: 't', partitions: [{ partitionIndex: 1 }] }] }))).topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);
+    await commitOffsets(
+      broker,
+      'simple',
+      [
+        ['t', 0],
+        ['t', 1],
+      ],
+      8,
+    );
+    expect((await handleOffsetDelete(broker, offsetDeleteRequest({ groupId: 'simple', topics: [{ name: 't', partitions: [{ partitionIndex: 1 }] }] }))).topics[0]!.partitions[0]!.errorCode).toBe(
+      ErrorCode.NONE,
+    );
     expect(await committedOffset(broker, 'simple', 't', 0)).toBe(8);
     expect(await committedOffset(broker, 'simple', 't', 1)).toBe(-1);
 
     const member = await joinAndSync(broker, clock, 'opaque', { metadata: new Uint8Array([0, 1, 0]) });
     await commitOffsets(broker, 'opaque', [['u', 0]], 2, member);
-    expect((await handleOffsetDelete(broker, offsetDeleteRequest({ groupId: 'opaque', topics: [{ name: 'u', partitions: [{ partitionIndex: 0 }] }] }))).topics[0]!.partitions[0]!.errorCode).toBe(GROUP_SUBSCRIBED_TO_TOPIC);
+    expect((await handleOffsetDelete(broker, offsetDeleteRequest({ groupId: 'opaque', topics: [{ name: 'u', partitions: [{ partitionIndex: 0 }] }] }))).topics[0]!.partitions[0]!.errorCode).toBe(
+      GROUP_SUBSCRIBED_TO_TOPIC,
+    );
     expect(await committedOffset(broker, 'opaque', 'u', 0)).toBe(2);
   });
 
@@ -106,13 +177,16 @@ describe('OffsetDelete as Kafka judges the group', () => {
     const { broker, clock } = setup('single');
     const member = await joinAndSync(broker, clock, 'connect', { protocolType: 'connect', metadata: subscription([]) });
     await commitOffsets(broker, 'connect', [['t', 0]], 1, member);
-    expect(await handleOffsetDelete(broker, offsetDeleteRequest({ groupId: 'connect', topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }] }))).toMatchObject({ errorCode: ErrorCode.NON_EMPTY_GROUP, topics: [] });
+    expect(await handleOffsetDelete(broker, offsetDeleteRequest({ groupId: 'connect', topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }] }))).toMatchObject({
+      errorCode: ErrorCode.NON_EMPTY_GROUP,
+      topics: [],
+    });
     expect((await handleOffsetDelete(broker, offsetDeleteRequest({ groupId: '', topics: [] }))).errorCode).toBe(ErrorCode.INVALID_GROUP_ID);
   });
 });
 
 describe('cluster: each broker answers for the groups it coordinates', () => {
-  test('ListGroups lists only this broker\'s groups; DescribeGroups, DeleteGroups and OffsetDelete of another\'s are NOT_COORDINATOR', async () => {
+  test("ListGroups lists only this broker's groups; DescribeGroups, DeleteGroups and OffsetDelete of another's are NOT_COORDINATOR", async () => {
     const store = new MemoryStore();
     const clock = new ManualClock();
     const coordinator = (groupId: string) => (groupId.startsWith('one-') ? 1 : 2);

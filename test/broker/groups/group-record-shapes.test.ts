@@ -33,7 +33,7 @@ test('offsets nested in a new-shape record survive a flat key written beside the
 // Found by review (finding 2), fixed: a claim rewrites the record as exactly { coordinator, offsets }: any other field the
 // record holds (one a newer version adds, or any future group metadata) is lost on the first
 // claim by any broker, although #change (commit, remove) keeps them with { ...record, offsets }.
-test('a claim keeps the group record\'s other contents', async () => {
+test("a claim keeps the group record's other contents", async () => {
   const store = new MemoryStore();
   const control = new ControlStore(store, 'cluster');
   const one = new ControlOffsetStore(control, broker(1));

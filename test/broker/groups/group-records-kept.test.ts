@@ -25,7 +25,16 @@ test.todo('groups that joined and left without committing leave no record once t
   const expiry = new OffsetExpiry({ groups, offsets, clock, retentionMs: RETENTION_MS, coordinates: () => true });
   for (let i = 0; i < GROUPS; i++) {
     const groupId = `console-consumer-${i}`;
-    const joining = groups.join({ groupId, memberId: '', clientId: 'c', sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 5_000, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }], claim: await offsets.claim(groupId) });
+    const joining = groups.join({
+      groupId,
+      memberId: '',
+      clientId: 'c',
+      sessionTimeoutMs: 10_000,
+      rebalanceTimeoutMs: 5_000,
+      protocolType: 'consumer',
+      protocols: [{ name: 'range', metadata: new Uint8Array(0) }],
+      claim: await offsets.claim(groupId),
+    });
     clock.advance(INITIAL_REBALANCE_DELAY_MS);
     const { memberId } = await joining;
     groups.leave(groupId, memberId);

@@ -25,7 +25,9 @@ test('a JoinGroup refused for its session timeout does not take the group from i
   await settle();
   clock.advance(INITIAL_REBALANCE_DELAY_MS);
   const joined = await joining;
-  expect((await handleSyncGroup(one, syncGroupRequest({ groupId: 'g', generationId: joined.generationId, memberId: joined.memberId, groupInstanceId: null, assignments: [] }))).errorCode).toBe(ErrorCode.NONE);
+  expect((await handleSyncGroup(one, syncGroupRequest({ groupId: 'g', generationId: joined.generationId, memberId: joined.memberId, groupInstanceId: null, assignments: [] }))).errorCode).toBe(
+    ErrorCode.NONE,
+  );
   expect(await commit(one, joined, 10)).toBe(ErrorCode.NONE);
 
   expect((await handleJoinGroup(two, joinRequest({ sessionTimeoutMs: 1 }), 'c')).errorCode).toBe(ErrorCode.INVALID_SESSION_TIMEOUT); // 1 ms: refused

@@ -13,7 +13,20 @@ import { offsetFetchRequest, offsetCommitRequest } from '../../support/requests.
 test('an offset committed while the topic is deleted does not count for the incarnation created after', async () => {
   const broker = await Broker.start({ listenHost: '127.0.0.1', listenPort: 0, nodeId: 1, engine: { directory: tempDir() } });
   const { context } = broker;
-  const commit = async (offset: number) => (await handleOffsetCommit(context, offsetCommitRequest({ groupId: 'g', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1, topics: [{ name: 'd1', partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }] }] }))).topics[0]!.partitions[0]!.errorCode;
+  const commit = async (offset: number) =>
+    (
+      await handleOffsetCommit(
+        context,
+        offsetCommitRequest({
+          groupId: 'g',
+          generationIdOrMemberEpoch: -1,
+          memberId: '',
+          groupInstanceId: null,
+          retentionTimeMs: -1,
+          topics: [{ name: 'd1', partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }] }],
+        }),
+      )
+    ).topics[0]!.partitions[0]!.errorCode;
   const fetched = async () => (await handleOffsetFetch(context, offsetFetchRequest({ groupId: 'g', topics: [{ name: 'd1', partitionIndexes: [0] }] }))).topics![0]!.partitions[0]!.committedOffset;
   try {
     await context.topology.createTopic('d1', 1);

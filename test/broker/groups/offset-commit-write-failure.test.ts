@@ -19,7 +19,10 @@ test('a commit whose write failed changes nothing, in memory or later on disk', 
 
   const blocker = join(directory, `${GROUP_OFFSETS_FILE}.tmp`); // the atomic write's temporary cannot be created
   mkdirSync(blocker);
-  const failure = await store.commit('g', [{ topic: 't', partition: 0, committed: committed(9) }]).then(() => null, (error: unknown) => error);
+  const failure = await store.commit('g', [{ topic: 't', partition: 0, committed: committed(9) }]).then(
+    () => null,
+    (error: unknown) => error,
+  );
   expect(failure).not.toBeNull();
   rmSync(blocker, { recursive: true });
   expect((await store.list('g')).map((o) => o.committed.offset)).toEqual([5]); // the failed commit is not served

@@ -19,7 +19,16 @@ const SESSION_TIMEOUT_MS = 10_000;
 const HOUR_MS = 60 * 60_000;
 
 function joinRequest(groupId: string): JoinRequest {
-  return { groupId, memberId: '', clientId: 'c', sessionTimeoutMs: SESSION_TIMEOUT_MS, rebalanceTimeoutMs: 5_000, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }], claim: LOCAL_CLAIM };
+  return {
+    groupId,
+    memberId: '',
+    clientId: 'c',
+    sessionTimeoutMs: SESSION_TIMEOUT_MS,
+    rebalanceTimeoutMs: 5_000,
+    protocolType: 'consumer',
+    protocols: [{ name: 'range', metadata: new Uint8Array(0) }],
+    claim: LOCAL_CLAIM,
+  };
 }
 
 // Fixed: a group this coordinator has no state for counts as empty from the first expiry round

@@ -48,7 +48,7 @@ function joinRequest(groupId: string, claim: CoordinatorClaim): JoinRequest {
   return { groupId, memberId: '', clientId: 'c', sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 5_000, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }], claim };
 }
 
-test('a consumer that rejoins while expiry reads its group keeps the group\'s offsets', async () => {
+test("a consumer that rejoins while expiry reads its group keeps the group's offsets", async () => {
   const clock = new ManualClock();
   const groups = new GroupCoordinator(clock);
   const offsets = new GatedReads(new ControlOffsetStore(new ControlStore(new MemoryStore(), 'cluster'), { nodeId: 1, incarnation: 'broker-1' }));

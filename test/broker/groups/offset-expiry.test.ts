@@ -18,7 +18,16 @@ const RETENTION_MS = 60 * 60_000;
 const SESSION_TIMEOUT_MS = 10_000;
 
 function joinRequest(groupId: string, memberId = '', claim: CoordinatorClaim = LOCAL_CLAIM): JoinRequest {
-  return { groupId, memberId, clientId: 'c', sessionTimeoutMs: SESSION_TIMEOUT_MS, rebalanceTimeoutMs: 5_000, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }], claim };
+  return {
+    groupId,
+    memberId,
+    clientId: 'c',
+    sessionTimeoutMs: SESSION_TIMEOUT_MS,
+    rebalanceTimeoutMs: 5_000,
+    protocolType: 'consumer',
+    protocols: [{ name: 'range', metadata: new Uint8Array(0) }],
+    claim,
+  };
 }
 
 const at = (offset: number, commitTimestampMs: number) => ({ offset, leaderEpoch: 0, metadata: null, commitTimestampMs, byMember: false });
@@ -149,9 +158,16 @@ describe('offsets.retention.minutes', () => {
   });
 });
 
-test('OffsetCommit records when it was committed, so a simple consumer\'s offsets expire', async () => {
+test("OffsetCommit records when it was committed, so a simple consumer's offsets expire", async () => {
   const { clock, groups, offsets, expiry } = setup();
-  const context = { ...OPEN_SECURITY, nodeId: 1, clock, groups, offsets, topology: { coordinatorFor: () => ({ nodeId: 1 }), partitionCount: async () => 1, topicId: () => idOf('t') } } as unknown as BrokerContext;
+  const context = {
+    ...OPEN_SECURITY,
+    nodeId: 1,
+    clock,
+    groups,
+    offsets,
+    topology: { coordinatorFor: () => ({ nodeId: 1 }), partitionCount: async () => 1, topicId: () => idOf('t') },
+  } as unknown as BrokerContext;
   const topics = [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 5, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }] }];
   const response = await handleOffsetCommit(context, offsetCommitRequest({ groupId: 'simple', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1, topics }));
   expect(response.topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);

@@ -32,10 +32,13 @@ test('control-record offsets: concurrent commits under one claim all land (compa
 
 /** Rejects with NotCoordinator (anything else fails the test). */
 async function refused(write: Promise<void>): Promise<boolean> {
-  return write.then(() => false, (error: unknown) => {
-    if (isFerryError(error, 'NotCoordinator')) return true;
-    throw error;
-  });
+  return write.then(
+    () => false,
+    (error: unknown) => {
+      if (isFerryError(error, 'NotCoordinator')) return true;
+      throw error;
+    },
+  );
 }
 
 test('a broker that claims a group takes it: the former coordinator commits nothing more under its claim', async () => {
@@ -76,7 +79,12 @@ test('a claim whose answer was lost is found again in the record, and a restarte
   const store = new MemoryStore();
   const one = new ControlOffsetStore(new ControlStore(store, 'cluster'), broker(1));
   store.injectFault({ operation: 'put', kind: 'Unavailable', afterEffect: true });
-  expect(await one.claim('g').then(() => 'claimed', () => 'failed')).toBe('failed'); // it took effect all the same
+  expect(
+    await one.claim('g').then(
+      () => 'claimed',
+      () => 'failed',
+    ),
+  ).toBe('failed'); // it took effect all the same
   const claim = await one.claim('g');
   expect(claim.epoch).toBe(1); // the same claim, not a second one
   await one.commit('g', [{ topic: 't', partition: 0, committed: at(5) }], claim);
@@ -92,7 +100,10 @@ test('a group record written before claims existed keeps its offsets when claime
   const control = new ControlStore(store, 'cluster');
   await control.create('groups/g', { 't/0': at(12), 'a/b.c/3': at(34) }); // the old shape: offsets by "topic/partition" alone
   const one = new ControlOffsetStore(control, broker(1));
-  expect((await one.list('g')).map((o) => [o.topic, o.partition, o.committed.offset])).toEqual([['t', 0, 12], ['a/b.c', 3, 34]]);
+  expect((await one.list('g')).map((o) => [o.topic, o.partition, o.committed.offset])).toEqual([
+    ['t', 0, 12],
+    ['a/b.c', 3, 34],
+  ]);
   const claim = await one.claim('g');
   await one.commit('g', [{ topic: 't', partition: 1, committed: at(56) }], claim);
   expect((await one.list('g')).map((o) => o.committed.offset).sort()).toEqual([12, 34, 56]);

@@ -10,7 +10,18 @@ import { offsetFetchRequest, offsetCommitRequest } from '../../support/requests.
 test('an offset committed for a deleted incarnation is not returned for the topic created again', async () => {
   const broker = await Broker.start({ listenHost: '127.0.0.1', listenPort: 0, nodeId: 1, engine: { directory: tempDir() } });
   const { context } = broker;
-  const commit = (offset: number) => handleOffsetCommit(context, offsetCommitRequest({ groupId: 'g', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1, topics: [{ name: 'd1', partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }] }] }));
+  const commit = (offset: number) =>
+    handleOffsetCommit(
+      context,
+      offsetCommitRequest({
+        groupId: 'g',
+        generationIdOrMemberEpoch: -1,
+        memberId: '',
+        groupInstanceId: null,
+        retentionTimeMs: -1,
+        topics: [{ name: 'd1', partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }] }],
+      }),
+    );
   const fetched = async () => (await handleOffsetFetch(context, offsetFetchRequest({ groupId: 'g', topics: [{ name: 'd1', partitionIndexes: [0] }] }))).topics![0]!.partitions[0]!.committedOffset;
   const listed = async () => (await handleOffsetFetch(context, offsetFetchRequest({ groupId: 'g', topics: null }))).topics!.map((t) => t.name);
   try {

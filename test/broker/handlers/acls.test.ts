@@ -62,7 +62,7 @@ async function service(): Promise<AclStore> {
 }
 
 describe('without an authorizer', () => {
-  test('every ACL request answers SECURITY_DISABLED with Kafka\'s words, as before', async () => {
+  test("every ACL request answers SECURITY_DISABLED with Kafka's words, as before", async () => {
     const described = handleDescribeAclsWith(null, admin, describeRequest());
     expect([described.errorCode, described.errorMessage, described.resources]).toEqual([ErrorCode.SECURITY_DISABLED, DESCRIBE_ACLS_DISABLED_MESSAGE, []]);
     const created = await handleCreateAclsWith(null, admin, createRequest([creation(), creation()]));
@@ -82,7 +82,12 @@ describe('authorization of the ACL APIs', () => {
     expect(deleted.filterResults.map((r) => [r.errorCode, r.matchingAcls])).toEqual([[ErrorCode.CLUSTER_AUTHORIZATION_FAILED, []]]);
     const described = handleDescribeAclsWith(acls, alice, describeRequest());
     expect([described.errorCode, described.resources]).toEqual([ErrorCode.CLUSTER_AUTHORIZATION_FAILED, []]);
-    expect(acls.acls({ pattern: { resourceType: ResourceType.ANY, name: null, patternType: PatternType.ANY }, entry: { principal: null, host: null, operation: AclOperation.ANY, permissionType: AclPermissionType.ANY } })).toEqual([]);
+    expect(
+      acls.acls({
+        pattern: { resourceType: ResourceType.ANY, name: null, patternType: PatternType.ANY },
+        entry: { principal: null, host: null, operation: AclOperation.ANY, permissionType: AclPermissionType.ANY },
+      }),
+    ).toEqual([]);
   });
 
   test('ALTER on the cluster lets a user change ACLs, and implies DESCRIBE to list them', async () => {
@@ -95,7 +100,7 @@ describe('authorization of the ACL APIs', () => {
 });
 
 describe('CreateAcls validation', () => {
-  test('Kafka\'s errors one by one, in the request\'s order, the valid creations made', async () => {
+  test("Kafka's errors one by one, in the request's order, the valid creations made", async () => {
     const acls = await service();
     const cases: [Partial<AclCreation>, number, string | null][] = [
       [{}, ErrorCode.NONE, null],
@@ -135,13 +140,17 @@ describe('CreateAcls validation', () => {
 describe('DescribeAcls', () => {
   test('one resource per pattern with its ACLs; MATCH selects what applies to a name', async () => {
     const acls = await service();
-    await handleCreateAclsWith(acls, admin, createRequest([
-      creation(),
-      creation({ operation: AclOperation.WRITE, host: '10.0.0.1' }),
-      creation({ resourceName: 'ord', resourcePatternType: PREFIXED, principal: 'User:bob' }),
-      creation({ resourceName: '*', permissionType: DENY, operation: AclOperation.DELETE }),
-      creation({ resourceType: GROUP, resourceName: 'orders' }),
-    ]));
+    await handleCreateAclsWith(
+      acls,
+      admin,
+      createRequest([
+        creation(),
+        creation({ operation: AclOperation.WRITE, host: '10.0.0.1' }),
+        creation({ resourceName: 'ord', resourcePatternType: PREFIXED, principal: 'User:bob' }),
+        creation({ resourceName: '*', permissionType: DENY, operation: AclOperation.DELETE }),
+        creation({ resourceType: GROUP, resourceName: 'orders' }),
+      ]),
+    );
     const described = handleDescribeAclsWith(acls, admin, describeRequest({ resourceTypeFilter: TOPIC, resourceNameFilter: 'orders', patternTypeFilter: PatternType.MATCH }));
     expect(described.errorCode).toBe(ErrorCode.NONE);
     expect(described.resources).toEqual([

@@ -13,7 +13,9 @@ import { tempDir } from '../../support/temp-dir.ts';
 test('a delete whose control-store write fails after the mark answers REQUEST_TIMED_OUT, not a storage error', async () => {
   const store = new MemoryStore();
   const broker = await Broker.start({
-    listenHost: '127.0.0.1', listenPort: 0, nodeId: 1,
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    nodeId: 1,
     cluster: { store, leaseMs: 2000, scanIntervalMs: 60_000 },
     engine: { directory: tempDir(), log: { flush: { kind: 'none' } }, wal: { store, writerId: 'broker-1', config: { uploadIntervalMs: 2 } } },
   });

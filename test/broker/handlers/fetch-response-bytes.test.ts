@@ -38,7 +38,15 @@ afterAll(async () => {
 
 function fetchRequest(maxBytes: number, partitionMaxBytes: number): FetchRequest {
   return fetchRequestOf({
-    replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes, isolationLevel: 0, sessionId: 0, sessionEpoch: -1, forgottenTopicsData: [], rackId: '',
+    replicaId: -1,
+    maxWaitMs: 0,
+    minBytes: 0,
+    maxBytes,
+    isolationLevel: 0,
+    sessionId: 0,
+    sessionEpoch: -1,
+    forgottenTopicsData: [],
+    rackId: '',
     topics: [{ topic: 't', partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0, logStartOffset: -1, partitionMaxBytes }] }],
   });
 }
@@ -47,7 +55,19 @@ test("a client's max_bytes of 2^31-1, or 0, does not make the broker read past K
   engine = await Ferry.open({ directory, log: { flush: { kind: 'none' } } });
   await engine.createTopic('t', { partitions: 1 });
   for (let i = 0; i < BATCHES; i++) await (await engine.appendBatches('t', 0, batchOf(`b${i}`, 1, 1_700_000_000_000, BATCH_VALUE_BYTES))).committed;
-  const context = { ...OPEN_SECURITY, nodeId: 1, advertisedHost: '127.0.0.1', advertisedPort: 9092, rack: null, clusterId: 'bytes', engine, clock: new ManualClock(), topology: new SingleBrokerTopology({ nodeId: 1, host: '127.0.0.1', port: 9092, rack: null }, engine), autoCreateTopics: false, defaultPartitions: 1 } as unknown as BrokerContext;
+  const context = {
+    ...OPEN_SECURITY,
+    nodeId: 1,
+    advertisedHost: '127.0.0.1',
+    advertisedPort: 9092,
+    rack: null,
+    clusterId: 'bytes',
+    engine,
+    clock: new ManualClock(),
+    topology: new SingleBrokerTopology({ nodeId: 1, host: '127.0.0.1', port: 9092, rack: null }, engine),
+    autoCreateTopics: false,
+    defaultPartitions: 1,
+  } as unknown as BrokerContext;
 
   for (const maxBytes of [INT32_MAX, 0, -1]) {
     const partition = (await handleFetch(context, fetchRequest(maxBytes, INT32_MAX))).responses[0]!.partitions[0]!;

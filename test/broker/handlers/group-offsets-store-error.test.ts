@@ -35,16 +35,34 @@ test('OffsetCommit answers each partition with a retriable error when a topic re
 test('OffsetFetch answers COORDINATOR_LOAD_IN_PROGRESS, for the request and each partition, when the offsets cannot be read', async () => {
   const response = await handleOffsetFetch(context, offsetFetchRequest({ groupId: 'g', topics: [{ name: 't', partitionIndexes: [0, 1] }] }));
   expect(response.errorCode).toBe(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
-  expect(response.topics![0]!.partitions.map((p) => [p.errorCode, p.committedOffset])).toEqual([[ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, -1], [ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, -1]]);
+  expect(response.topics![0]!.partitions.map((p) => [p.errorCode, p.committedOffset])).toEqual([
+    [ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, -1],
+    [ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, -1],
+  ]);
   const all = await handleOffsetFetch(context, offsetFetchRequest({ groupId: 'g', topics: null }));
   expect([all.errorCode, all.topics]).toEqual([ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, []]);
 });
 
-test('JoinGroup and a simple consumer\'s OffsetCommit answer COORDINATOR_NOT_AVAILABLE when the group cannot be claimed', async () => {
-  const joined = await handleJoinGroup(context, joinGroupRequest({ groupId: 'g', sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 5_000, memberId: '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: new Uint8Array(0) }] }), 'c');
+test("JoinGroup and a simple consumer's OffsetCommit answer COORDINATOR_NOT_AVAILABLE when the group cannot be claimed", async () => {
+  const joined = await handleJoinGroup(
+    context,
+    joinGroupRequest({
+      groupId: 'g',
+      sessionTimeoutMs: 10_000,
+      rebalanceTimeoutMs: 5_000,
+      memberId: '',
+      groupInstanceId: null,
+      protocolType: 'consumer',
+      protocols: [{ name: 'range', metadata: new Uint8Array(0) }],
+    }),
+    'c',
+  );
   expect(joined.errorCode).toBe(ErrorCode.COORDINATOR_NOT_AVAILABLE);
   const simple = { ...context, groups: { beginCommit: () => ({ errorCode: ErrorCode.NONE, claim: null, recheck: () => ErrorCode.NONE, done: () => {} }) } } as unknown as BrokerContext;
   const partitions = [{ partitionIndex: 0, committedOffset: 5, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }];
-  const response = await handleOffsetCommit(simple, offsetCommitRequest({ groupId: 'g', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1, topics: [{ name: 't', partitions }] }));
+  const response = await handleOffsetCommit(
+    simple,
+    offsetCommitRequest({ groupId: 'g', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1, topics: [{ name: 't', partitions }] }),
+  );
   expect(response.topics[0]!.partitions.map((p) => p.errorCode)).toEqual([ErrorCode.COORDINATOR_NOT_AVAILABLE]);
 });

@@ -65,7 +65,19 @@ async function engineAdopting(as: 'leader' | 'follower'): Promise<Ferry> {
 
 /** What these handlers use of a broker's context (groups, offsets and producers they never touch). */
 function contextFor(engine: Ferry, topology: Topology = new SingleBrokerTopology(SELF, engine)): BrokerContext {
-  const context = { ...OPEN_SECURITY, nodeId: SELF.nodeId, advertisedHost: SELF.host, advertisedPort: SELF.port, rack: null, clusterId: 'epochs', engine, clock: new ManualClock(), topology, autoCreateTopics: false, defaultPartitions: 1 };
+  const context = {
+    ...OPEN_SECURITY,
+    nodeId: SELF.nodeId,
+    advertisedHost: SELF.host,
+    advertisedPort: SELF.port,
+    rack: null,
+    clusterId: 'epochs',
+    engine,
+    clock: new ManualClock(),
+    topology,
+    autoCreateTopics: false,
+    defaultPartitions: 1,
+  };
   return context as unknown as BrokerContext;
 }
 
@@ -89,7 +101,10 @@ describe('Fetch fences current_leader_epoch (KIP-320)', () => {
     test(`on a ${as} adopted in epoch ${EPOCH}: 2 is FENCED_LEADER_EPOCH, 4 UNKNOWN_LEADER_EPOCH, -1 and 3 read data`, async () => {
       const context = contextFor(await engineAdopting(as));
       const answer = async (epoch: number) => (await handleFetch(context, fetchRequest(epoch))).responses[0]!.partitions[0]!;
-      for (const [epoch, errorCode] of [[EPOCH - 1, ErrorCode.FENCED_LEADER_EPOCH], [EPOCH + 1, ErrorCode.UNKNOWN_LEADER_EPOCH]] as const) {
+      for (const [epoch, errorCode] of [
+        [EPOCH - 1, ErrorCode.FENCED_LEADER_EPOCH],
+        [EPOCH + 1, ErrorCode.UNKNOWN_LEADER_EPOCH],
+      ] as const) {
         const fenced = await answer(epoch);
         expect(fenced.errorCode).toBe(errorCode);
         expect(fenced.records).toEqual([]);
@@ -114,8 +129,24 @@ describe('replica progress counts only in the leader epoch (issue 9 finding 5, d
     const single = new SingleBrokerTopology(SELF, engine);
     const topology = new Proxy(single, { get: (target, name) => (name === 'isReplicaConnection' ? async () => true : Reflect.get(target, name, target).bind(target)) });
     const context = contextFor(engine, topology);
-    const report = async (currentLeaderEpoch: number) => (await handleFetch(context, fetchRequestOf({ ...fetchRequest(currentLeaderEpoch), replicaId: 2, maxBytes: 0, topics: [{ topic: 't', partitions: [{ partition: 0, currentLeaderEpoch, fetchOffset: 9, logStartOffset: -1, partitionMaxBytes: 0 }] }] }), { ...LOCAL_SESSION, clientAddress: '127.0.0.1' })).responses[0]!.partitions[0]!;
-    for (const [epoch, errorCode] of [[EPOCH - 1, ErrorCode.FENCED_LEADER_EPOCH], [EPOCH + 1, ErrorCode.UNKNOWN_LEADER_EPOCH], [-1, ErrorCode.NOT_LEADER_OR_FOLLOWER]] as const) {
+    const report = async (currentLeaderEpoch: number) =>
+      (
+        await handleFetch(
+          context,
+          fetchRequestOf({
+            ...fetchRequest(currentLeaderEpoch),
+            replicaId: 2,
+            maxBytes: 0,
+            topics: [{ topic: 't', partitions: [{ partition: 0, currentLeaderEpoch, fetchOffset: 9, logStartOffset: -1, partitionMaxBytes: 0 }] }],
+          }),
+          { ...LOCAL_SESSION, clientAddress: '127.0.0.1' },
+        )
+      ).responses[0]!.partitions[0]!;
+    for (const [epoch, errorCode] of [
+      [EPOCH - 1, ErrorCode.FENCED_LEADER_EPOCH],
+      [EPOCH + 1, ErrorCode.UNKNOWN_LEADER_EPOCH],
+      [-1, ErrorCode.NOT_LEADER_OR_FOLLOWER],
+    ] as const) {
       expect((await report(epoch)).errorCode).toBe(errorCode);
       expect(engine.inSyncReplicaEnd('t', 0, 'broker-2')).toBeNull(); // not counted: the follower is not in sync
     }
@@ -129,7 +160,13 @@ describe('replica progress counts only in the leader epoch (issue 9 finding 5, d
 describe('ListOffsets fences current_leader_epoch and answers with the epoch', () => {
   test(`latest in epoch ${EPOCH}; earliest in the epoch that wrote offset 0; 2 fenced, 4 unknown`, async () => {
     const context = contextFor(await engineAdopting('leader'));
-    const answer = async (currentLeaderEpoch: number, timestamp: number) => (await handleListOffsets(context, listOffsetsRequest({ replicaId: -1, isolationLevel: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 0, currentLeaderEpoch, timestamp, maxNumOffsets: 1 }] }] }))).topics[0]!.partitions[0]!;
+    const answer = async (currentLeaderEpoch: number, timestamp: number) =>
+      (
+        await handleListOffsets(
+          context,
+          listOffsetsRequest({ replicaId: -1, isolationLevel: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 0, currentLeaderEpoch, timestamp, maxNumOffsets: 1 }] }] }),
+        )
+      ).topics[0]!.partitions[0]!;
     expect(await answer(EPOCH, -1)).toMatchObject({ errorCode: ErrorCode.NONE, offset: 9, leaderEpoch: EPOCH });
     expect(await answer(-1, -2)).toMatchObject({ errorCode: ErrorCode.NONE, offset: 0, leaderEpoch: 0 });
     expect(await answer(EPOCH - 1, -1)).toMatchObject({ errorCode: ErrorCode.FENCED_LEADER_EPOCH, offset: -1 });
@@ -138,9 +175,15 @@ describe('ListOffsets fences current_leader_epoch and answers with the epoch', (
 });
 
 describe("ListOffsets is the leader's to answer (Kafka's fetchOnlyFromLeader)", () => {
-  test('a follower answers a consumer NOT_LEADER_OR_FOLLOWER (its log start lags the leader\'s DeleteRecords: sim seed 30293); a debugging tool (replica id -2) is answered', async () => {
+  test("a follower answers a consumer NOT_LEADER_OR_FOLLOWER (its log start lags the leader's DeleteRecords: sim seed 30293); a debugging tool (replica id -2) is answered", async () => {
     const context = contextFor(await engineAdopting('follower'));
-    const answer = async (replicaId: number) => (await handleListOffsets(context, listOffsetsRequest({ replicaId, isolationLevel: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -2, maxNumOffsets: 1 }] }] }))).topics[0]!.partitions[0]!;
+    const answer = async (replicaId: number) =>
+      (
+        await handleListOffsets(
+          context,
+          listOffsetsRequest({ replicaId, isolationLevel: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -2, maxNumOffsets: 1 }] }] }),
+        )
+      ).topics[0]!.partitions[0]!;
     expect(await answer(-1)).toMatchObject({ errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, offset: -1 });
     expect(await answer(-2)).toMatchObject({ errorCode: ErrorCode.NONE, offset: 0 });
   });
@@ -149,7 +192,11 @@ describe("ListOffsets is the leader's to answer (Kafka's fetchOnlyFromLeader)", 
 describe('Metadata reports the leader epoch', () => {
   test('of the partition served here (single broker)', async () => {
     const context = contextFor(await engineAdopting('leader'));
-    const response = await handleMetadata(context, metadataRequest({ topics: [{ name: 't' }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }), 12);
+    const response = await handleMetadata(
+      context,
+      metadataRequest({ topics: [{ name: 't' }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }),
+      12,
+    );
     expect(response.topics[0]!.partitions[0]).toMatchObject({ errorCode: ErrorCode.NONE, leaderId: SELF.nodeId, leaderEpoch: EPOCH });
   });
 
@@ -164,7 +211,11 @@ describe('Metadata reports the leader epoch', () => {
       liveBrokers: () => [leader],
     } as unknown as ClusterNode;
     const context = contextFor(await engineAdopting('follower'), new ClusterTopology(node, 1, new RegisteredAddresses(systemClock)));
-    const response = await handleMetadata(context, metadataRequest({ topics: [{ name: 't' }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }), 12);
+    const response = await handleMetadata(
+      context,
+      metadataRequest({ topics: [{ name: 't' }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }),
+      12,
+    );
     expect(response.topics[0]!.partitions[0]).toMatchObject({ errorCode: ErrorCode.NONE, leaderId: 2, leaderEpoch: 7 });
   });
 });
@@ -207,11 +258,26 @@ describe('through a broker', () => {
       const ranges = versions.array((r) => ({ apiKey: r.int16(), minVersion: r.int16(), maxVersion: r.int16() }));
       expect(ranges).toContainEqual({ apiKey: 23, minVersion: 0, maxVersion: 4 });
 
-      const request = new KafkaWriter().int16(offsetForLeaderEpochCodec.key).int16(4).int32(2).string('epochs').emptyTaggedFields()
-        .int32(-1).uvarint(2).compactString('w').uvarint(3)
-        .int32(0).int32(0).int32(0).emptyTaggedFields() // partition 0, current epoch 0, epoch 0
-        .int32(0).int32(1).int32(0).emptyTaggedFields() // partition 0, current epoch 1: unknown here
-        .emptyTaggedFields().emptyTaggedFields();
+      const request = new KafkaWriter()
+        .int16(offsetForLeaderEpochCodec.key)
+        .int16(4)
+        .int32(2)
+        .string('epochs')
+        .emptyTaggedFields()
+        .int32(-1)
+        .uvarint(2)
+        .compactString('w')
+        .uvarint(3)
+        .int32(0)
+        .int32(0)
+        .int32(0)
+        .emptyTaggedFields() // partition 0, current epoch 0, epoch 0
+        .int32(0)
+        .int32(1)
+        .int32(0)
+        .emptyTaggedFields() // partition 0, current epoch 1: unknown here
+        .emptyTaggedFields()
+        .emptyTaggedFields();
       const reader = new KafkaReader(await roundTrip(broker.port, request));
       expect(reader.int32()).toBe(2); // correlation id
       reader.skipTaggedFields(); // response header v1

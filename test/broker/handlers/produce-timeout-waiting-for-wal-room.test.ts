@@ -23,11 +23,34 @@ const TIMEOUT_MS = 1000;
 test('an acks=all Produce waiting for room in the WAL buffer during a store outage is answered REQUEST_TIMED_OUT within its timeout', async () => {
   const clock = new ManualClock();
   const store = new MemoryStore();
-  const engine = await Ferry.open({ directory: tempDir(), clock, log: { flush: { kind: 'none' } }, wal: { store, writerId: 'w', config: { uploadBytes: UPLOAD_BYTES, maxBufferedBytes: UPLOAD_BYTES } } });
+  const engine = await Ferry.open({
+    directory: tempDir(),
+    clock,
+    log: { flush: { kind: 'none' } },
+    wal: { store, writerId: 'w', config: { uploadBytes: UPLOAD_BYTES, maxBufferedBytes: UPLOAD_BYTES } },
+  });
   engine.createTopic('t');
   store.injectFault({ operation: 'put', kind: 'Unavailable', count: Number.MAX_SAFE_INTEGER, keyPrefix: 'wal/' });
-  const context = { ...OPEN_SECURITY, nodeId: 1, advertisedHost: '127.0.0.1', advertisedPort: 9092, rack: null, clusterId: 'room', engine, clock, topology: new SingleBrokerTopology({ nodeId: 1, host: '127.0.0.1', port: 9092, rack: null }, engine), autoCreateTopics: false, defaultPartitions: 1 } as unknown as BrokerContext;
-  const produce = (value: string) => handleProduce(context, { transactionalId: null, acks: -1, timeoutMs: TIMEOUT_MS, topicData: [{ name: 't', partitionData: [{ index: 0, records: buildRecordBatch([{ value }], { nowMs: clock.nowMs() }) }] }] });
+  const context = {
+    ...OPEN_SECURITY,
+    nodeId: 1,
+    advertisedHost: '127.0.0.1',
+    advertisedPort: 9092,
+    rack: null,
+    clusterId: 'room',
+    engine,
+    clock,
+    topology: new SingleBrokerTopology({ nodeId: 1, host: '127.0.0.1', port: 9092, rack: null }, engine),
+    autoCreateTopics: false,
+    defaultPartitions: 1,
+  } as unknown as BrokerContext;
+  const produce = (value: string) =>
+    handleProduce(context, {
+      transactionalId: null,
+      acks: -1,
+      timeoutMs: TIMEOUT_MS,
+      topicData: [{ name: 't', partitionData: [{ index: 0, records: buildRecordBatch([{ value }], { nowMs: clock.nowMs() }) }] }],
+    });
   const first = produce('x'.repeat(2 * UPLOAD_BYTES)); // fills the buffer; its object cannot be uploaded
   await settle(); // appended: the buffer is over its bound
   const second = produce('waits for room');

@@ -13,14 +13,23 @@ const bytesOf = (writer: KafkaWriter) => Buffer.concat(writer.chunks());
 /** Metadata v9 (flexible, names only): one topic, with `topicTags` written into its tagged section. */
 function metadataV9(name: string, topicTags: (w: KafkaWriter) => void): Uint8Array {
   const nameBytes = new TextEncoder().encode(name); // raw: the writer refuses a string past 32767 bytes, which this test sends
-  const writer = new KafkaWriter().uvarint(2).uvarint(nameBytes.length + 1).raw(nameBytes);
+  const writer = new KafkaWriter()
+    .uvarint(2)
+    .uvarint(nameBytes.length + 1)
+    .raw(nameBytes);
   topicTags(writer);
   writer.int8(1).int8(0).int8(0).uvarint(0); // allowAutoTopicCreation, includeCluster- and includeTopicAuthorizedOperations
   return bytesOf(writer);
 }
 
 test('an unknown tag inside a nested struct is skipped, as Kafka does', () => {
-  const bytes = metadataV9('a', (w) => w.uvarint(1).uvarint(7).uvarint(3).raw(Uint8Array.of(1, 2, 3)));
+  const bytes = metadataV9('a', (w) =>
+    w
+      .uvarint(1)
+      .uvarint(7)
+      .uvarint(3)
+      .raw(Uint8Array.of(1, 2, 3)),
+  );
   const reader = new KafkaReader(bytes);
   const decoded = metadataCodec.decodeRequest(reader, 9);
   expect(decoded.topics![0]!.name).toBe('a');
@@ -38,7 +47,10 @@ test('a nested tagged field declaring more bytes than remain, or a 6-byte uvarin
 });
 
 test('a topic name of exactly 32767 bytes decodes; 32768 is a ProtocolError', () => {
-  for (const [length, ok] of [[STRING_BYTES_MAX, true], [STRING_BYTES_MAX + 1, false]] as const) {
+  for (const [length, ok] of [
+    [STRING_BYTES_MAX, true],
+    [STRING_BYTES_MAX + 1, false],
+  ] as const) {
     const bytes = metadataV9('n'.repeat(length), (w) => w.uvarint(0));
     const decode = () => metadataCodec.decodeRequest(new KafkaReader(bytes), 9);
     if (ok) expect(decode().topics![0]!.name?.length).toBe(length);

@@ -24,7 +24,12 @@ let broker: Broker;
 
 beforeAll(async () => {
   directory = mkdtempSync(join(tmpdir(), 'ferry-fuzz-'));
-  broker = await Broker.start({ listenHost: '127.0.0.1', listenPort: 0, nodeId: 1, engine: { directory, log: { flush: { kind: 'none' } }, wal: { store: new MemoryStore(), writerId: 'broker-1', config: { uploadIntervalMs: 2 } } } });
+  broker = await Broker.start({
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    nodeId: 1,
+    engine: { directory, log: { flush: { kind: 'none' } }, wal: { store: new MemoryStore(), writerId: 'broker-1', config: { uploadIntervalMs: 2 } } },
+  });
   // The random strings include 'a' and index 0 often: hostile values then meet a real topic.
   await broker.context.topology.createTopic('a', 2, 1);
   await broker.context.engine.produce('a', [{ value: 'x' }, { value: 'y' }], { partition: 0, acks: 'all' });
@@ -55,7 +60,8 @@ test('every well-formed request is answered, never a closed connection', async (
         client.send(frame(codec.key, version, isFlexible(codec, version), encodeBySchema(schema, version, message)));
         const deadline = Date.now() + WAIT_MS;
         while (client.responses.length === 0 && !client.closed && Date.now() < deadline) await Bun.sleep(2);
-        if (client.closed && client.responses.length === 0) closed.push(`${codec.name} v${version} round ${round}: ${JSON.stringify(message, (_k, v) => (v instanceof Uint8Array ? `bytes(${v.length})` : v)).slice(0, 600)}`);
+        if (client.closed && client.responses.length === 0)
+          closed.push(`${codec.name} v${version} round ${round}: ${JSON.stringify(message, (_k, v) => (v instanceof Uint8Array ? `bytes(${v.length})` : v)).slice(0, 600)}`);
         client.end();
       }
     }

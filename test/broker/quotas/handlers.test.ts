@@ -19,7 +19,13 @@ const alice = session('User:alice');
 const alterRequest = (validateOnly = false): AlterClientQuotasRequest => ({
   validateOnly,
   entries: [
-    { entity: [{ entityType: 'user', entityName: 'bob' }, { entityType: 'user', entityName: 'carol' }], ops: [{ key: 'producer_byte_rate', value: 1024, remove: false }] },
+    {
+      entity: [
+        { entityType: 'user', entityName: 'bob' },
+        { entityType: 'user', entityName: 'carol' },
+      ],
+      ops: [{ key: 'producer_byte_rate', value: 1024, remove: false }],
+    },
     { entity: [{ entityType: 'client-id', entityName: null }], ops: [{ key: 'request_percentage', value: 25, remove: false }] },
   ],
 });
@@ -38,28 +44,46 @@ describe('authorization', () => {
   test('without an authorizer anyone describes and alters', async () => {
     const { context } = await broker(false);
     const altered = await handleAlterClientQuotas(context, alterRequest(), alice);
-    expect(altered).toEqual({ throttleTimeMs: 0, entries: [
-      { errorCode: 0, errorMessage: null, entity: [{ entityType: 'user', entityName: 'carol' }] },
-      { errorCode: 0, errorMessage: null, entity: [{ entityType: 'client-id', entityName: null }] },
-    ] });
-    expect(handleDescribeClientQuotas(context, describeAll, alice)).toEqual({ throttleTimeMs: 0, errorCode: 0, errorMessage: null, entries: [
-      { entity: [{ entityType: 'client-id', entityName: null }], values: [{ key: 'request_percentage', value: 25 }] },
-      { entity: [{ entityType: 'user', entityName: 'carol' }], values: [{ key: 'producer_byte_rate', value: 1024 }] },
-    ] });
+    expect(altered).toEqual({
+      throttleTimeMs: 0,
+      entries: [
+        { errorCode: 0, errorMessage: null, entity: [{ entityType: 'user', entityName: 'carol' }] },
+        { errorCode: 0, errorMessage: null, entity: [{ entityType: 'client-id', entityName: null }] },
+      ],
+    });
+    expect(handleDescribeClientQuotas(context, describeAll, alice)).toEqual({
+      throttleTimeMs: 0,
+      errorCode: 0,
+      errorMessage: null,
+      entries: [
+        { entity: [{ entityType: 'client-id', entityName: null }], values: [{ key: 'request_percentage', value: 25 }] },
+        { entity: [{ entityType: 'user', entityName: 'carol' }], values: [{ key: 'producer_byte_rate', value: 1024 }] },
+      ],
+    });
   });
 
   test('without ALTER_CONFIGS on the cluster every entry, as sent, is CLUSTER_AUTHORIZATION_FAILED and nothing changes; without DESCRIBE_CONFIGS no entries', async () => {
     const { context, quotas } = await broker(true);
     const altered = await handleAlterClientQuotas(context, alterRequest(), alice);
-    expect(altered.entries).toEqual(alterRequest().entries.map((entry) => ({ errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: CLUSTER_AUTHORIZATION_FAILED_MESSAGE, entity: entry.entity })));
+    expect(altered.entries).toEqual(
+      alterRequest().entries.map((entry) => ({ errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: CLUSTER_AUTHORIZATION_FAILED_MESSAGE, entity: entry.entity })),
+    );
     expect(quotas.describe([], false).entries).toEqual([]);
-    expect(handleDescribeClientQuotas(context, describeAll, alice)).toEqual({ throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: 'Cluster authorization failed.', entries: null });
+    expect(handleDescribeClientQuotas(context, describeAll, alice)).toEqual({
+      throttleTimeMs: 0,
+      errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+      errorMessage: 'Cluster authorization failed.',
+      entries: null,
+    });
   });
 
   test('a super user, or a user granted ALTER_CONFIGS and DESCRIBE_CONFIGS on the cluster, may', async () => {
     const { context, acls } = await broker(true);
     expect((await handleAlterClientQuotas(context, alterRequest(true), admin)).entries.map((e) => e.errorCode)).toEqual([0, 0]);
-    const grant = (operation: AclOperation): AclBinding => ({ pattern: { resourceType: ResourceType.CLUSTER, name: CLUSTER_NAME, patternType: PatternType.LITERAL }, entry: { principal: 'User:alice', host: '*', operation, permissionType: AclPermissionType.ALLOW } });
+    const grant = (operation: AclOperation): AclBinding => ({
+      pattern: { resourceType: ResourceType.CLUSTER, name: CLUSTER_NAME, patternType: PatternType.LITERAL },
+      entry: { principal: 'User:alice', host: '*', operation, permissionType: AclPermissionType.ALLOW },
+    });
     await acls!.create([grant(AclOperation.ALTER_CONFIGS), grant(AclOperation.DESCRIBE_CONFIGS)]);
     expect((await handleAlterClientQuotas(context, alterRequest(), alice)).entries.map((e) => e.errorCode)).toEqual([0, 0]);
     expect(handleDescribeClientQuotas(context, describeAll, alice).entries).toHaveLength(2);

@@ -51,11 +51,24 @@ function produce(bytes: number, acks = -1): ProduceRequest {
 }
 
 function fetchAnswer(bytes: number): FetchResponse {
-  return { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: [{ topic: 't', topicId: '', partitions: [{ partitionIndex: 0, errorCode: 0, highWatermark: 1, lastStableOffset: 1, logStartOffset: 0, abortedTransactions: null, preferredReadReplica: -1, records: [new Uint8Array(bytes)] }] }] } as unknown as FetchResponse;
+  return {
+    throttleTimeMs: 0,
+    errorCode: 0,
+    sessionId: 0,
+    responses: [
+      {
+        topic: 't',
+        topicId: '',
+        partitions: [
+          { partitionIndex: 0, errorCode: 0, highWatermark: 1, lastStableOffset: 1, logStartOffset: 0, abortedTransactions: null, preferredReadReplica: -1, records: [new Uint8Array(bytes)] },
+        ],
+      },
+    ],
+  } as unknown as FetchResponse;
 }
 
 describe('produce (producer_byte_rate)', () => {
-  test('the batches\' bytes are recorded; past the quota the answer carries the throttle and the connection is muted for it', async () => {
+  test("the batches' bytes are recorded; past the quota the answer carries the throttle and the connection is muted for it", async () => {
     const s = await setup({ producer_byte_rate: 1000 });
     const binding = wrapped({ codec: produceCodec, handle: () => ({ responses: [], throttleTimeMs: 0 }) }, s);
     const mutes: number[] = [];
@@ -68,10 +81,16 @@ describe('produce (producer_byte_rate)', () => {
 
   test('acks=0 has no answer, but its connection is muted all the same; the request quota does not judge it', async () => {
     const s = await setup({ producer_byte_rate: 1000, request_percentage: 1 });
-    const binding = wrapped({ codec: produceCodec, handle: () => {
-      s.clock.advance(100); // 100 ms of thread time: 10 percent-seconds, far past 1%
-      return null;
-    } }, s);
+    const binding = wrapped(
+      {
+        codec: produceCodec,
+        handle: () => {
+          s.clock.advance(100); // 100 ms of thread time: 10 percent-seconds, far past 1%
+          return null;
+        },
+      },
+      s,
+    );
     const mutes: number[] = [];
     expect(await binding.handle(produce(15_000, 0), context(mutes))).toBeNull();
     expect(mutes).toEqual([5_000]);
@@ -87,16 +106,22 @@ describe('produce (producer_byte_rate)', () => {
 });
 
 describe('request_percentage', () => {
-  test('the handler\'s thread time before its first wait, in percent of one thread; the throttle is capped at one window', async () => {
+  test("the handler's thread time before its first wait, in percent of one thread; the throttle is capped at one window", async () => {
     const s = await setup({ request_percentage: 10 });
     let busyMs = 0;
     let waitMs = 0;
-    const binding = wrapped({ codec: metadataCodec, handle: async () => {
-      s.clock.advance(busyMs); // thread time
-      await Promise.resolve();
-      s.clock.advance(waitMs); // after a wait: not thread time
-      return { throttleTimeMs: 0, brokers: [] };
-    } }, s);
+    const binding = wrapped(
+      {
+        codec: metadataCodec,
+        handle: async () => {
+          s.clock.advance(busyMs); // thread time
+          await Promise.resolve();
+          s.clock.advance(waitMs); // after a wait: not thread time
+          return { throttleTimeMs: 0, brokers: [] };
+        },
+      },
+      s,
+    );
     const call = async () => ((await binding.handle({}, context(mutes))) as { throttleTimeMs: number }).throttleTimeMs;
     const mutes: number[] = [];
     [busyMs, waitMs] = [0, 10_000]; // counted, 10 s would be 1000 percent-seconds
@@ -110,12 +135,18 @@ describe('request_percentage', () => {
     expect(s.metrics.renderPrometheus()).toContain('ferry_broker_throttled_requests_total{quota="request"} 1');
   });
 
-  test('an answer keeps a larger throttle of its handler\'s own', async () => {
+  test("an answer keeps a larger throttle of its handler's own", async () => {
     const s = await setup({ request_percentage: 1 });
-    const binding = wrapped({ codec: apiVersionsCodec, handle: () => {
-      s.clock.advance(200); // 20 percent-seconds over 10 s: 2%, past 1%
-      return { errorCode: 0, apiKeys: [], throttleTimeMs: 5_000 };
-    } }, s);
+    const binding = wrapped(
+      {
+        codec: apiVersionsCodec,
+        handle: () => {
+          s.clock.advance(200); // 20 percent-seconds over 10 s: 2%, past 1%
+          return { errorCode: 0, apiKeys: [], throttleTimeMs: 5_000 };
+        },
+      },
+      s,
+    );
     const mutes: number[] = [];
     expect(((await binding.handle({}, context(mutes))) as { throttleTimeMs: number }).throttleTimeMs).toBe(5_000);
     expect(mutes).toEqual([1_000]);
@@ -123,10 +154,16 @@ describe('request_percentage', () => {
 
   test('authentication is judged by no quota', async () => {
     const s = await setup({ request_percentage: 0.001 });
-    const binding = wrapped({ codec: saslHandshakeCodec, handle: () => {
-      s.clock.advance(1_000);
-      return { errorCode: 0, mechanisms: [] };
-    } }, s);
+    const binding = wrapped(
+      {
+        codec: saslHandshakeCodec,
+        handle: () => {
+          s.clock.advance(1_000);
+          return { errorCode: 0, mechanisms: [] };
+        },
+      },
+      s,
+    );
     const mutes: number[] = [];
     await binding.handle({}, context(mutes));
     await binding.handle({}, context(mutes));
@@ -139,10 +176,16 @@ describe('fetch (consumer_byte_rate)', () => {
     const s = await setup({ consumer_byte_rate: 1000 });
     const asked: FetchRequest[] = [];
     let answerBytes = 0;
-    const binding = wrapped({ codec: fetchCodec, handle: (request: FetchRequest) => {
-      asked.push(request);
-      return fetchAnswer(answerBytes);
-    } }, s);
+    const binding = wrapped(
+      {
+        codec: fetchCodec,
+        handle: (request: FetchRequest) => {
+          asked.push(request);
+          return fetchAnswer(answerBytes);
+        },
+      },
+      s,
+    );
     const mutes: number[] = [];
     const request = fetchRequest({ replicaId: -1, maxBytes: 50 * 1024 * 1024, minBytes: 1_000_000, topics: [] });
     answerBytes = 9_000;
@@ -159,14 +202,20 @@ describe('fetch (consumer_byte_rate)', () => {
     expect(s.metrics.renderPrometheus()).toContain('ferry_broker_throttled_requests_total{quota="fetch"} 1');
   });
 
-  test('a follower\'s Fetch is judged by no quota (replica_id, or replica_state from v15)', async () => {
+  test("a follower's Fetch is judged by no quota (replica_id, or replica_state from v15)", async () => {
     const s = await setup({ consumer_byte_rate: 1, request_percentage: 0.001 }, [{ entityType: 'user', entityName: null }]);
     const asked: FetchRequest[] = [];
-    const binding = wrapped({ codec: fetchCodec, handle: (request: FetchRequest) => {
-      asked.push(request);
-      s.clock.advance(100);
-      return fetchAnswer(1_000_000);
-    } }, s);
+    const binding = wrapped(
+      {
+        codec: fetchCodec,
+        handle: (request: FetchRequest) => {
+          asked.push(request);
+          s.clock.advance(100);
+          return fetchAnswer(1_000_000);
+        },
+      },
+      s,
+    );
     const mutes: number[] = [];
     const follower = fetchRequest({ replicaId: 2, maxBytes: 1 << 20, topics: [] });
     const answer = (await binding.handle(follower, context(mutes, null, 'broker-2'))) as FetchResponse;

@@ -46,14 +46,24 @@ let admin: Admin;
 
 beforeAll(async () => {
   directory = mkdtempSync(join(tmpdir(), 'ferry-quotas-wire-'));
-  broker = await Broker.start({ listenHost: '127.0.0.1', listenPort: 0, nodeId: 1, engine: { directory, log: { flush: { kind: 'none' } }, wal: { store: new MemoryStore(), writerId: 'broker-1', config: { uploadIntervalMs: 2 } } } });
+  broker = await Broker.start({
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    nodeId: 1,
+    engine: { directory, log: { flush: { kind: 'none' } }, wal: { store: new MemoryStore(), writerId: 'broker-1', config: { uploadIntervalMs: 2 } } },
+  });
   await broker.context.topology.createTopic(TOPIC, 1, 1, {});
   quotas = new ClientQuotaStore(new ControlStore(new MemoryStore(), ''));
   // The security the broker will hold once BrokerSecurity keeps the quota store (no authorizer here).
   const security = { authorizer: null, acls: null, scram: broker.context.security.scram, interBrokerListener: null, quotas };
   const context: BrokerContext = { ...broker.context, security };
   metrics = new MetricsRegistry();
-  const router = new Router(enforceClientQuotas(apiBindings(() => context), { quotas, clock: systemClock, metrics }));
+  const router = new Router(
+    enforceClientQuotas(
+      apiBindings(() => context),
+      { quotas, clock: systemClock, metrics },
+    ),
+  );
   server = KafkaServer.listen({ hostname: '127.0.0.1', port: 0, router, log: () => {} });
   admin = new Admin({ clientId: 'ferry-quotas-admin', bootstrapBrokers: [`127.0.0.1:${server.port}`], retries: 0, timeout: 10_000 });
 });
@@ -80,19 +90,30 @@ function errorText(error: unknown): string {
   return [error.message, ...(Array.isArray(nested) ? nested.map(errorText) : []), response === undefined ? '' : JSON.stringify(response)].join(' | ');
 }
 
-test('platformatic\'s admin sets quotas (its per-entry errors included) and describes them', async () => {
+test("platformatic's admin sets quotas (its per-entry errors included) and describes them", async () => {
   const rawClient = [{ entityType: ClientQuotaEntityTypes.CLIENT_ID, entityName: RAW_CLIENT_ID }];
   expect(await admin.alterClientQuotas({ entries: [{ entities: rawClient, ops: [{ key: ClientQuotaKeys.PRODUCER_BYTE_RATE, value: PRODUCER_BYTE_RATE, remove: false }] }] })).toEqual([
     { errorCode: 0, errorMessage: null, entity: [{ entityType: 'client-id', entityName: RAW_CLIENT_ID }] },
   ]);
-  await admin.alterClientQuotas({ entries: [{ entities: [{ entityType: ClientQuotaEntityTypes.USER, entityName: null }], ops: [{ key: ClientQuotaKeys.REQUEST_PERCENTAGE, value: 200, remove: false }] }] });
-  const refused = await admin.alterClientQuotas({ entries: [{ entities: [{ entityType: ClientQuotaEntityTypes.USER, entityName: 'alice' }], ops: [{ key: ClientQuotaKeys.CONSUMER_BYTE_RATE, value: 1.5, remove: false }] }] }).then(() => null, errorText);
+  await admin.alterClientQuotas({
+    entries: [{ entities: [{ entityType: ClientQuotaEntityTypes.USER, entityName: null }], ops: [{ key: ClientQuotaKeys.REQUEST_PERCENTAGE, value: 200, remove: false }] }],
+  });
+  const refused = await admin
+    .alterClientQuotas({ entries: [{ entities: [{ entityType: ClientQuotaEntityTypes.USER, entityName: 'alice' }], ops: [{ key: ClientQuotaKeys.CONSUMER_BYTE_RATE, value: 1.5, remove: false }] }] })
+    .then(() => null, errorText);
   expect(refused).toContain('consumer_byte_rate cannot be a fractional value.');
   const exact = await admin.describeClientQuotas({ components: [{ entityType: ClientQuotaEntityTypes.CLIENT_ID, matchType: ClientQuotaMatchTypes.EXACT, match: RAW_CLIENT_ID }], strict: true });
   expect(exact).toEqual([{ entity: [{ entityType: 'client-id', entityName: RAW_CLIENT_ID }], values: [{ key: 'producer_byte_rate', value: PRODUCER_BYTE_RATE }] }]);
   const users = await admin.describeClientQuotas({ components: [{ entityType: ClientQuotaEntityTypes.USER, matchType: ClientQuotaMatchTypes.ANY }] });
   expect(users).toEqual([{ entity: [{ entityType: 'user', entityName: null }], values: [{ key: 'request_percentage', value: 200 }] }]);
-  const badFilter = await admin.describeClientQuotas({ components: [{ entityType: ClientQuotaEntityTypes.IP, matchType: ClientQuotaMatchTypes.ANY }, { entityType: ClientQuotaEntityTypes.USER, matchType: ClientQuotaMatchTypes.DEFAULT }] }).then(() => null, errorText);
+  const badFilter = await admin
+    .describeClientQuotas({
+      components: [
+        { entityType: ClientQuotaEntityTypes.IP, matchType: ClientQuotaMatchTypes.ANY },
+        { entityType: ClientQuotaEntityTypes.USER, matchType: ClientQuotaMatchTypes.DEFAULT },
+      ],
+    })
+    .then(() => null, errorText);
   expect(badFilter).toContain('IP filter component should not be used with user or clientId filter component.');
 });
 
@@ -103,7 +124,12 @@ test('a produce-heavy client: its answer carries the throttle time, and its next
   expect(expectedMs).toBeGreaterThan(500);
   const client = await rawClient(server.port);
   try {
-    const produced = await call(client, produceRequestSchema, produceResponseSchema, 9, true, { transactionalId: null, acks: 1, timeoutMs: 5000, topicData: [{ name: TOPIC, partitionData: [{ index: 0, records: batch }] }] });
+    const produced = await call(client, produceRequestSchema, produceResponseSchema, 9, true, {
+      transactionalId: null,
+      acks: 1,
+      timeoutMs: 5000,
+      topicData: [{ name: TOPIC, partitionData: [{ index: 0, records: batch }] }],
+    });
     expect(produced.responses[0].partitionResponses[0].errorCode).toBe(0);
     expect(produced.throttleTimeMs).toBe(expectedMs);
     const sentMs = performance.now();
@@ -119,7 +145,12 @@ test('a produce-heavy client: its answer carries the throttle time, and its next
   // Another connection of the same client id shares the rate: still past its quota.
   const again = await rawClient(server.port);
   try {
-    const produced = await call(again, produceRequestSchema, produceResponseSchema, 9, true, { transactionalId: null, acks: 1, timeoutMs: 5000, topicData: [{ name: TOPIC, partitionData: [{ index: 0, records: buildRecordBatch([{ value: 'small' }], { nowMs: Date.now() }) }] }] });
+    const produced = await call(again, produceRequestSchema, produceResponseSchema, 9, true, {
+      transactionalId: null,
+      acks: 1,
+      timeoutMs: 5000,
+      topicData: [{ name: TOPIC, partitionData: [{ index: 0, records: buildRecordBatch([{ value: 'small' }], { nowMs: Date.now() }) }] }],
+    });
     expect(produced.throttleTimeMs).toBeGreaterThan(0);
   } finally {
     again.end();
@@ -131,7 +162,11 @@ test('a consumer past consumer_byte_rate gets an answer without records and its 
   const client = await rawClient(server.port);
   try {
     const fetched = await call(client, fetchRequestSchema, fetchResponseSchema, 12, true, {
-      replicaId: -1, maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, isolationLevel: 0,
+      replicaId: -1,
+      maxWaitMs: 0,
+      minBytes: 1,
+      maxBytes: 1 << 20,
+      isolationLevel: 0,
       topics: [{ topic: TOPIC, partitions: [{ partition: 0, fetchOffset: 0, partitionMaxBytes: 1 << 20, currentLeaderEpoch: -1, logStartOffset: -1 }] }],
     });
     expect(fetched.errorCode).toBe(0);

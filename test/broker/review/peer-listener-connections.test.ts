@@ -40,7 +40,10 @@ test('the peer listener holds no more connections than max.connections, however 
   const store = new MemoryStore();
   const peerPort = await freePort();
   const broker = await Broker.start({
-    listenHost: '127.0.0.1', listenPort: 0, nodeId: 1, maxConnections: MAX_CONNECTIONS,
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    nodeId: 1,
+    maxConnections: MAX_CONNECTIONS,
     cluster: { store, leaseMs: TEST_LEASE_MS, scanIntervalMs: TEST_SCAN_INTERVAL_MS, peerPort },
     engine: { directory: tempDir(), log: { flush: { kind: 'none' } }, wal: { store, writerId: 'broker-1', config: { uploadIntervalMs: 1 } } },
   });

@@ -21,7 +21,10 @@ const FLOOD = 5_000;
 
 beforeAll(async () => {
   secure = await startSecureBroker({}, running);
-  const [result] = await secure.broker.context.security.quotas.alter([{ entity: [{ entityType: 'user', entityName: null }], ops: [{ key: 'request_percentage', value: 0.0001, remove: false }] }], false);
+  const [result] = await secure.broker.context.security.quotas.alter(
+    [{ entity: [{ entityType: 'user', entityName: null }], ops: [{ key: 'request_percentage', value: 0.0001, remove: false }] }],
+    false,
+  );
   expect(result?.errorCode).toBe(0);
 });
 

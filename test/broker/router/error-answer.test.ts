@@ -23,7 +23,14 @@ const ERROR = ErrorCode.ILLEGAL_SASL_STATE;
 // biome-ignore lint: codecs of different request and response types
 type AnyCodec = ApiCodec<any, any>;
 
-const router = new Router([deleteTopicsCodec, produceCodec, metadataCodec, listOffsetsCodec].map((codec: AnyCodec) => ({ codec, handle: () => { throw new Error('errorAnswer never calls the handler'); } })));
+const router = new Router(
+  [deleteTopicsCodec, produceCodec, metadataCodec, listOffsetsCodec].map((codec: AnyCodec) => ({
+    codec,
+    handle: () => {
+      throw new Error('errorAnswer never calls the handler');
+    },
+  })),
+);
 
 /** A request frame (header v1 or v2, then the body as Kafka's grammar writes it). */
 function frameOf(codec: AnyCodec, version: number, body: Message): Uint8Array {
@@ -59,9 +66,27 @@ describe('each topic a request names is answered with the error', () => {
 
   test('Produce, every version: each partition', () => {
     for (const version of versions(produceCodec)) {
-      const body = { acks: -1, timeoutMs: 1000, topicData: TOPICS.map((name) => ({ name, partitionData: [{ index: 0, records: null }, { index: 3, records: null }] })) };
+      const body = {
+        acks: -1,
+        timeoutMs: 1000,
+        topicData: TOPICS.map((name) => ({
+          name,
+          partitionData: [
+            { index: 0, records: null },
+            { index: 3, records: null },
+          ],
+        })),
+      };
       const answer = answerOf(produceCodec, version, router.errorAnswer(frameOf(produceCodec, version, body), ERROR));
-      expect(answer.responses.map((entry: Message) => [entry.name, entry.partitionResponses.map((partition: Message) => [partition.index, partition.errorCode])])).toEqual(TOPICS.map((name) => [name, [[0, ERROR], [3, ERROR]]]));
+      expect(answer.responses.map((entry: Message) => [entry.name, entry.partitionResponses.map((partition: Message) => [partition.index, partition.errorCode])])).toEqual(
+        TOPICS.map((name) => [
+          name,
+          [
+            [0, ERROR],
+            [3, ERROR],
+          ],
+        ]),
+      );
     }
   });
 
@@ -74,7 +99,9 @@ describe('each topic a request names is answered with the error', () => {
     for (const version of versions(listOffsetsCodec)) {
       const body = { replicaId: -1, topics: TOPICS.map((name) => ({ name, partitions: [{ partitionIndex: 1, timestamp: -2 }] })) };
       const answer = answerOf(listOffsetsCodec, version, router.errorAnswer(frameOf(listOffsetsCodec, version, body), ERROR));
-      expect(answer.topics.map((entry: Message) => [entry.name, entry.partitions.map((partition: Message) => [partition.partitionIndex, partition.errorCode])])).toEqual(TOPICS.map((name) => [name, [[1, ERROR]]]));
+      expect(answer.topics.map((entry: Message) => [entry.name, entry.partitions.map((partition: Message) => [partition.partitionIndex, partition.errorCode])])).toEqual(
+        TOPICS.map((name) => [name, [[1, ERROR]]]),
+      );
     }
   });
 });

@@ -47,13 +47,20 @@ let bootstrap: string;
 const aliceWrote: string[] = [];
 
 const kcatAs = (user: User) => kcatSasl(certificates, 'PLAIN', user, PASSWORDS[user]);
-const kafkajsAs = (user: User, retries?: number): Kafka => kafkajsClient(bootstrap, { tls: { certificates }, sasl: { mechanism: 'plain', username: user, password: PASSWORDS[user] } }, { clientId: `acl-${user}`, ...(retries === undefined ? {} : { retries }) });
+const kafkajsAs = (user: User, retries?: number): Kafka =>
+  kafkajsClient(
+    bootstrap,
+    { tls: { certificates }, sasl: { mechanism: 'plain', username: user, password: PASSWORDS[user] } },
+    { clientId: `acl-${user}`, ...(retries === undefined ? {} : { retries }) },
+  );
 
 describeClient('kcat', missingCommand('kcat', 'kcat'))('ACLs through kcat and kafkajs', () => {
   beforeAll(async () => {
     directory = mkdtempSync(join(tmpdir(), 'ferry-acl-certs-'));
     certificates = makeCertificates(directory, []);
-    const users = Object.entries(PASSWORDS).map(([user, password]) => `user_${user}="${password}"`).join(' ');
+    const users = Object.entries(PASSWORDS)
+      .map(([user, password]) => `user_${user}="${password}"`)
+      .join(' ');
     broker = await SecureBroker.start({
       label: 'acl',
       listeners: [{ name: 'SASL_SSL', protocol: 'SASL_SSL' }],
@@ -102,28 +109,40 @@ describeClient('kcat', missingCommand('kcat', 'kcat'))('ACLs through kcat and ka
 
   describe('what alice is refused', () => {
     refusalTest(matrix, {
-      client: 'kcat', scenario: 'alice produces to a topic she has no ACL for', expected: /Broker: Topic authorization failed/, expectedText: 'Broker: Topic authorization failed',
+      client: 'kcat',
+      scenario: 'alice produces to a topic she has no ACL for',
+      expected: /Broker: Topic authorization failed/,
+      expectedText: 'Broker: Topic authorization failed',
       attempt: async () => {
         const result = await kcatProduceRefused(bootstrap, kcatAs('alice'), OTHER_TOPIC, 'intruder: alice');
         return { refused: result.exitCode !== 0, observed: kcatClientError(result.stderr) };
       },
     });
     refusalTest(matrix, {
-      client: 'kafkajs', scenario: 'alice produces to a topic she has no ACL for', expected: NOT_AUTHORIZED_TOPICS, expectedText: NOT_AUTHORIZED_TOPICS_TEXT,
+      client: 'kafkajs',
+      scenario: 'alice produces to a topic she has no ACL for',
+      expected: NOT_AUTHORIZED_TOPICS,
+      expectedText: NOT_AUTHORIZED_TOPICS_TEXT,
       attempt: async () => {
         const observed = await kafkajsProduceRefused(kafkajsAs('alice', 0), OTHER_TOPIC, 'intruder: kafkajs alice');
         return { refused: observed !== 'written', observed };
       },
     });
     refusalTest(matrix, {
-      client: 'kcat', scenario: 'alice reads a topic she has no ACL for', expected: /Broker: Topic authorization failed/, expectedText: 'Broker: Topic authorization failed',
+      client: 'kcat',
+      scenario: 'alice reads a topic she has no ACL for',
+      expected: /Broker: Topic authorization failed/,
+      expectedText: 'Broker: Topic authorization failed',
       attempt: async () => {
         const result = await kcat(bootstrap, kcatAs('alice'), ['-C', '-t', OTHER_TOPIC, '-p', '0', '-o', 'beginning', '-e', '-f', '%s\\n']);
         return { refused: !result.stdout.includes(ADMIN_LINES[0]!), observed: kcatClientError(result.stderr) };
       },
     });
     refusalTest(matrix, {
-      client: 'kafkajs', scenario: 'alice creates a topic (no CREATE on the cluster or the topic)', expected: /TOPIC_AUTHORIZATION_FAILED|Topic authorization failed/, expectedText: 'CreateTopics: TOPIC_AUTHORIZATION_FAILED',
+      client: 'kafkajs',
+      scenario: 'alice creates a topic (no CREATE on the cluster or the topic)',
+      expected: /TOPIC_AUTHORIZATION_FAILED|Topic authorization failed/,
+      expectedText: 'CreateTopics: TOPIC_AUTHORIZATION_FAILED',
       attempt: async () => {
         const admin = kafkajsAs('alice', 0).admin();
         try {
@@ -138,21 +157,30 @@ describeClient('kcat', missingCommand('kcat', 'kcat'))('ACLs through kcat and ka
       },
     });
     refusalTest(matrix, {
-      client: 'kcat', scenario: 'alice auto-creates a topic by producing to it (no CREATE)', expected: /Broker: Topic authorization failed/, expectedText: 'Broker: Topic authorization failed',
+      client: 'kcat',
+      scenario: 'alice auto-creates a topic by producing to it (no CREATE)',
+      expected: /Broker: Topic authorization failed/,
+      expectedText: 'Broker: Topic authorization failed',
       attempt: async () => {
         const result = await kcatProduceRefused(bootstrap, kcatAs('alice'), 'alice-auto-made', 'intruder: alice auto-create');
         return { refused: result.exitCode !== 0, observed: kcatClientError(result.stderr) };
       },
     });
     refusalTest(matrix, {
-      client: 'kcat', scenario: 'alice consumes in a group she has no ACL for', expected: /FindCoordinator response error: Group authorization failed/, expectedText: 'Consumer error: FindCoordinator response error: Group authorization failed.',
+      client: 'kcat',
+      scenario: 'alice consumes in a group she has no ACL for',
+      expected: /FindCoordinator response error: Group authorization failed/,
+      expectedText: 'Consumer error: FindCoordinator response error: Group authorization failed.',
       attempt: async () => {
         const result = await kcat(bootstrap, kcatAs('alice'), ['-G', OTHER_GROUP, TOPIC, '-e', '-q', '-f', '%s\\n'], { timeoutMs: REFUSED_GROUP_CONSUMER_MS });
         return { refused: result.stdout.trim() === '', observed: kcatClientError(result.stderr) };
       },
     });
     refusalTest(matrix, {
-      client: 'kafkajs', scenario: 'alice consumes in a group she has no ACL for', expected: /KafkaJSGroupCoordinatorNotFound: Failed to find group coordinator/, expectedText: 'KafkaJSGroupCoordinatorNotFound: Failed to find group coordinator (kafkajs drops FindCoordinator\'s GROUP_AUTHORIZATION_FAILED)',
+      client: 'kafkajs',
+      scenario: 'alice consumes in a group she has no ACL for',
+      expected: /KafkaJSGroupCoordinatorNotFound: Failed to find group coordinator/,
+      expectedText: "KafkaJSGroupCoordinatorNotFound: Failed to find group coordinator (kafkajs drops FindCoordinator's GROUP_AUTHORIZATION_FAILED)",
       attempt: async () => {
         try {
           const values = await kafkajsConsume(kafkajsAs('alice', 0), TOPIC, OTHER_GROUP, 1);
@@ -170,7 +198,10 @@ describeClient('kcat', missingCommand('kcat', 'kcat'))('ACLs through kcat and ka
 
   describe('bob, with no ACL', () => {
     refusalTest(matrix, {
-      client: 'kcat', scenario: 'bob (no ACL) lists topics: Metadata shows none', expected: /^0 topics$/, expectedText: '0 topics',
+      client: 'kcat',
+      scenario: 'bob (no ACL) lists topics: Metadata shows none',
+      expected: /^0 topics$/,
+      expectedText: '0 topics',
       attempt: async () => {
         const result = await kcat(bootstrap, kcatAs('bob'), ['-L', '-m', String(KCAT_METADATA_TIMEOUT_S)]);
         const count = /^ (\d+) topics:/m.exec(result.stdout)?.[1];
@@ -178,14 +209,20 @@ describeClient('kcat', missingCommand('kcat', 'kcat'))('ACLs through kcat and ka
       },
     });
     refusalTest(matrix, {
-      client: 'kafkajs', scenario: 'bob (no ACL) lists topics: Metadata shows none', expected: /^\[\]$/, expectedText: '[]',
+      client: 'kafkajs',
+      scenario: 'bob (no ACL) lists topics: Metadata shows none',
+      expected: /^\[\]$/,
+      expectedText: '[]',
       attempt: async () => {
         const topics = (await kafkajsMetadata(kafkajsAs('bob'))).topics;
         return { refused: topics.length === 0, observed: JSON.stringify(topics) };
       },
     });
     refusalTest(matrix, {
-      client: 'kafkajs', scenario: 'bob produces to alice\'s topic', expected: NOT_AUTHORIZED_TOPICS, expectedText: NOT_AUTHORIZED_TOPICS_TEXT,
+      client: 'kafkajs',
+      scenario: "bob produces to alice's topic",
+      expected: NOT_AUTHORIZED_TOPICS,
+      expectedText: NOT_AUTHORIZED_TOPICS_TEXT,
       attempt: async () => {
         const observed = await kafkajsProduceRefused(kafkajsAs('bob', 0), TOPIC, 'intruder: bob');
         return { refused: observed !== 'written', observed };
@@ -194,7 +231,7 @@ describeClient('kcat', missingCommand('kcat', 'kcat'))('ACLs through kcat and ka
   });
 
   describe('the data', () => {
-    test('the admin (a super user) reads alice\'s topic: only what alice wrote', async () => {
+    test("the admin (a super user) reads alice's topic: only what alice wrote", async () => {
       expect(await kcatConsume(bootstrap, kcatAs('admin'), TOPIC)).toEqual(aliceWrote);
     });
 
@@ -211,9 +248,17 @@ async function grantAlice(): Promise<void> {
   try {
     await admin.createTopics({ topics: [{ topic: TOPIC }, { topic: OTHER_TOPIC }], waitForLeaders: true });
     const allow = (resourceType: AclResourceTypes, resourceName: string, operation: AclOperationTypes) => ({
-      resourceType, resourceName, resourcePatternType: ResourcePatternTypes.LITERAL, principal: 'User:alice', host: '*', operation, permissionType: AclPermissionTypes.ALLOW,
+      resourceType,
+      resourceName,
+      resourcePatternType: ResourcePatternTypes.LITERAL,
+      principal: 'User:alice',
+      host: '*',
+      operation,
+      permissionType: AclPermissionTypes.ALLOW,
     });
-    await admin.createAcls({ acl: [allow(AclResourceTypes.TOPIC, TOPIC, AclOperationTypes.WRITE), allow(AclResourceTypes.TOPIC, TOPIC, AclOperationTypes.READ), allow(AclResourceTypes.GROUP, GROUP, AclOperationTypes.READ)] });
+    await admin.createAcls({
+      acl: [allow(AclResourceTypes.TOPIC, TOPIC, AclOperationTypes.WRITE), allow(AclResourceTypes.TOPIC, TOPIC, AclOperationTypes.READ), allow(AclResourceTypes.GROUP, GROUP, AclOperationTypes.READ)],
+    });
   } finally {
     await admin.disconnect();
   }

@@ -68,7 +68,11 @@ describeClient('kcat', missing)('SASL_SSL listeners: kcat, kafkajs, confluent-ka
     issuer = await JwtIssuer.create(directory, { claims: { aud: AUDIENCE, iss: ISSUER } });
     broker = await SecureBroker.start({
       label: 'sasl',
-      listeners: [{ name: 'SASL_SSL', protocol: 'SASL_SSL' }, { name: 'UNSECURED', protocol: 'SASL_SSL' }, { name: 'SSL', protocol: 'SSL' }],
+      listeners: [
+        { name: 'SASL_SSL', protocol: 'SASL_SSL' },
+        { name: 'UNSECURED', protocol: 'SASL_SSL' },
+        { name: 'SSL', protocol: 'SSL' },
+      ],
       properties: {
         'inter.broker.listener.name': 'SSL',
         'ssl.keystore.type': 'PEM',
@@ -109,7 +113,7 @@ describeClient('kcat', missing)('SASL_SSL listeners: kcat, kafkajs, confluent-ka
       });
     }
 
-    test('OAUTHBEARER with unsigned tokens, against the listener configured with Kafka\'s unsecured validator: produces, consumes back, metadata', async () => {
+    test("OAUTHBEARER with unsigned tokens, against the listener configured with Kafka's unsecured validator: produces, consumes back, metadata", async () => {
       const settings = kcatUnsecuredOAuth(certificates, 'alice');
       const lines = ['unsecured one'];
       expect((await kcatProduce(unsecured, settings, 'kcat-unsecured', lines)).exitCode).toBe(0);
@@ -126,7 +130,7 @@ describeClient('kcat', missing)('SASL_SSL listeners: kcat, kafkajs, confluent-ka
       });
     }
 
-    test('OAUTHBEARER with a JWT the JWKS file\'s key signed (audience and issuer as expected): produces, consumes back, metadata', async () => {
+    test("OAUTHBEARER with a JWT the JWKS file's key signed (audience and issuer as expected): produces, consumes back, metadata", async () => {
       const kafka = kafkajsClient(sasl, { tls: { certificates }, sasl: oauthBearer(() => issuer.sign({ sub: 'alice' })) });
       await expectRoundTrip(kafka, 'kafkajs-oauthbearer');
     });
@@ -150,7 +154,10 @@ describeClient('kcat', missing)('SASL_SSL listeners: kcat, kafkajs, confluent-ka
 
     for (const [name, scenario] of Object.entries(TOKEN_SCENARIOS)) {
       refusalTest(matrix, {
-        client: 'confluent-kafka', scenario, expected: INVALID_TOKEN, expectedText: 'SASL authentication error: {"status":"invalid_token"}',
+        client: 'confluent-kafka',
+        scenario,
+        expected: INVALID_TOKEN,
+        expectedText: 'SASL authentication error: {"status":"invalid_token"}',
         attempt: async () => {
           const { errors, delivered } = report.data<{ errors: string[]; delivered: unknown[] }>(`refused.${name}`);
           return { refused: delivered.length === 0 || typeof delivered[0] === 'string', observed: errors[0] ?? `no error; delivered ${JSON.stringify(delivered)}` };
@@ -161,31 +168,90 @@ describeClient('kcat', missing)('SASL_SSL listeners: kcat, kafkajs, confluent-ka
 
   describe('refusals', () => {
     for (const mechanism of ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'] as const) {
-      const kcatWords = mechanism === 'PLAIN' ? 'Authentication failed: Invalid username or password' : `Authentication failed during authentication due to invalid credentials with SASL mechanism ${mechanism}`;
+      const kcatWords =
+        mechanism === 'PLAIN' ? 'Authentication failed: Invalid username or password' : `Authentication failed during authentication due to invalid credentials with SASL mechanism ${mechanism}`;
       const kafkajsName = mechanism === 'PLAIN' ? 'PLAIN' : mechanism.replace('SCRAM-SHA-', 'SCRAM SHA');
-      for (const [scenario, username, password] of [[`${mechanism} wrong password`, 'alice', 'wrong-password'], [`${mechanism} unknown user`, 'mallory', 'any-password']] as const) {
-        refusalKcat(scenario, () => sasl, () => kcatSasl(certificates, mechanism, username, password), `SASL authentication error: ${kcatWords}`);
-        refusalKafkajs(scenario, () => sasl, () => ({ tls: { certificates }, sasl: kafkajsSasl(mechanism, username, password) }), `KafkaJSSASLAuthenticationError: SASL ${kafkajsName} authentication failed: ${kcatWords}`);
+      for (const [scenario, username, password] of [
+        [`${mechanism} wrong password`, 'alice', 'wrong-password'],
+        [`${mechanism} unknown user`, 'mallory', 'any-password'],
+      ] as const) {
+        refusalKcat(
+          scenario,
+          () => sasl,
+          () => kcatSasl(certificates, mechanism, username, password),
+          `SASL authentication error: ${kcatWords}`,
+        );
+        refusalKafkajs(
+          scenario,
+          () => sasl,
+          () => ({ tls: { certificates }, sasl: kafkajsSasl(mechanism, username, password) }),
+          `KafkaJSSASLAuthenticationError: SASL ${kafkajsName} authentication failed: ${kcatWords}`,
+        );
       }
     }
 
     for (const [name, scenario] of Object.entries(TOKEN_SCENARIOS)) {
-      refusalKafkajs(scenario, () => sasl, () => ({ tls: { certificates }, sasl: oauthBearer(async () => (await refusedTokens())[name]!) }),
-        'KafkaJSProtocolError: Request is not valid given the current SASL state (its next request answered ILLEGAL_SASL_STATE)', /Request is not valid given the current SASL state/);
+      refusalKafkajs(
+        scenario,
+        () => sasl,
+        () => ({ tls: { certificates }, sasl: oauthBearer(async () => (await refusedTokens())[name]!) }),
+        'KafkaJSProtocolError: Request is not valid given the current SASL state (its next request answered ILLEGAL_SASL_STATE)',
+        /Request is not valid given the current SASL state/,
+      );
     }
 
-    refusalKcat('OAUTHBEARER unsigned token against a JWKS listener', () => sasl, () => kcatUnsecuredOAuth(certificates, 'alice'), 'SASL authentication error: {"status":"invalid_token"}', INVALID_TOKEN);
+    refusalKcat(
+      'OAUTHBEARER unsigned token against a JWKS listener',
+      () => sasl,
+      () => kcatUnsecuredOAuth(certificates, 'alice'),
+      'SASL authentication error: {"status":"invalid_token"}',
+      INVALID_TOKEN,
+    );
 
-    refusalKcat('a mechanism the listener does not enable (PLAIN on an OAUTHBEARER-only listener)', () => unsecured, () => kcatSasl(certificates, 'PLAIN', 'alice', PLAIN_PASSWORD),
-      'SASL PLAIN mechanism handshake failed: Broker: Unsupported SASL mechanism: broker\'s supported mechanisms: OAUTHBEARER', /Unsupported SASL mechanism: broker's supported mechanisms: OAUTHBEARER/);
-    refusalKafkajs('a mechanism the listener does not enable (PLAIN on an OAUTHBEARER-only listener)', () => unsecured, () => ({ tls: { certificates }, sasl: kafkajsSasl('PLAIN', 'alice', PLAIN_PASSWORD) }),
-      'KafkaJSProtocolError: The broker does not support the requested SASL mechanism', /does not support the requested SASL mechanism/);
+    refusalKcat(
+      'a mechanism the listener does not enable (PLAIN on an OAUTHBEARER-only listener)',
+      () => unsecured,
+      () => kcatSasl(certificates, 'PLAIN', 'alice', PLAIN_PASSWORD),
+      "SASL PLAIN mechanism handshake failed: Broker: Unsupported SASL mechanism: broker's supported mechanisms: OAUTHBEARER",
+      /Unsupported SASL mechanism: broker's supported mechanisms: OAUTHBEARER/,
+    );
+    refusalKafkajs(
+      'a mechanism the listener does not enable (PLAIN on an OAUTHBEARER-only listener)',
+      () => unsecured,
+      () => ({ tls: { certificates }, sasl: kafkajsSasl('PLAIN', 'alice', PLAIN_PASSWORD) }),
+      'KafkaJSProtocolError: The broker does not support the requested SASL mechanism',
+      /does not support the requested SASL mechanism/,
+    );
 
     const disconnected = 'Disconnected while requesting ApiVersion: might be caused by incorrect security.protocol configuration (connecting to a SSL listener?)';
-    refusalKcat('a PLAINTEXT client against the SASL_SSL port', () => sasl, () => [], disconnected, /Disconnected while requesting ApiVersion/);
-    refusalKafkajs('a PLAINTEXT client against the SASL_SSL port', () => sasl, () => ({}), 'KafkaJSConnectionError (connection reset or closed)', /Connection error|Closed connection/);
-    refusalKcat('a SASL_PLAINTEXT client against the SSL port', () => ssl, () => ['security.protocol=sasl_plaintext', 'sasl.mechanisms=PLAIN', 'sasl.username=alice', `sasl.password=${PLAIN_PASSWORD}`], disconnected, /Disconnected while requesting ApiVersion/);
-    refusalKafkajs('a SASL_PLAINTEXT client against the SSL port', () => ssl, () => ({ sasl: kafkajsSasl('PLAIN', 'alice', PLAIN_PASSWORD) }), 'KafkaJSConnectionError (connection reset or closed)', /Connection error|Closed connection/);
+    refusalKcat(
+      'a PLAINTEXT client against the SASL_SSL port',
+      () => sasl,
+      () => [],
+      disconnected,
+      /Disconnected while requesting ApiVersion/,
+    );
+    refusalKafkajs(
+      'a PLAINTEXT client against the SASL_SSL port',
+      () => sasl,
+      () => ({}),
+      'KafkaJSConnectionError (connection reset or closed)',
+      /Connection error|Closed connection/,
+    );
+    refusalKcat(
+      'a SASL_PLAINTEXT client against the SSL port',
+      () => ssl,
+      () => ['security.protocol=sasl_plaintext', 'sasl.mechanisms=PLAIN', 'sasl.username=alice', `sasl.password=${PLAIN_PASSWORD}`],
+      disconnected,
+      /Disconnected while requesting ApiVersion/,
+    );
+    refusalKafkajs(
+      'a SASL_PLAINTEXT client against the SSL port',
+      () => ssl,
+      () => ({ sasl: kafkajsSasl('PLAIN', 'alice', PLAIN_PASSWORD) }),
+      'KafkaJSConnectionError (connection reset or closed)',
+      /Connection error|Closed connection/,
+    );
 
     test('nothing a refused client sent reached the topic: an authorized reader sees only the authorized writes', async () => {
       expect(await kcatConsume(sasl, kcatSasl(certificates, 'SCRAM-SHA-512', 'alice', SCRAM_PASSWORD), GUARDED)).toEqual(AUTHORIZED_LINES);
@@ -226,7 +292,11 @@ async function expectRoundTrip(kafka: ReturnType<typeof kafkajsClient>, topic: s
 
 function refusalKcat(scenario: string, bootstrap: () => string, settings: () => string[], expectedText: string, expected?: RegExp, difference?: string): void {
   refusalTest(matrix, {
-    client: 'kcat', scenario, expectedText, expected: expected ?? new RegExp(escapeRegExp(expectedText)), ...(difference === undefined ? {} : { difference }),
+    client: 'kcat',
+    scenario,
+    expectedText,
+    expected: expected ?? new RegExp(escapeRegExp(expectedText)),
+    ...(difference === undefined ? {} : { difference }),
     attempt: async () => {
       const result = await kcatProduceRefused(bootstrap(), settings(), GUARDED, `intruder: kcat ${scenario}`);
       return { refused: result.exitCode !== 0, observed: kcatRefusal(result.stderr) };
@@ -236,7 +306,11 @@ function refusalKcat(scenario: string, bootstrap: () => string, settings: () => 
 
 function refusalKafkajs(scenario: string, bootstrap: () => string, security: () => Parameters<typeof kafkajsClient>[1], expectedText: string, expected?: RegExp, difference?: string): void {
   refusalTest(matrix, {
-    client: 'kafkajs', scenario, expectedText, expected: expected ?? new RegExp(escapeRegExp(expectedText)), ...(difference === undefined ? {} : { difference }),
+    client: 'kafkajs',
+    scenario,
+    expectedText,
+    expected: expected ?? new RegExp(escapeRegExp(expectedText)),
+    ...(difference === undefined ? {} : { difference }),
     attempt: async () => {
       const observed = await kafkajsProduceRefused(kafkajsClient(bootstrap(), security(), { retries: 0 }), GUARDED, `intruder: kafkajs ${scenario}`);
       return { refused: observed !== 'written', observed };

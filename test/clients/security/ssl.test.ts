@@ -18,9 +18,9 @@ setDefaultTimeout(30_000);
 
 /** Where refused clients try to write; only the authorized writes may be in it. */
 const GUARDED = 'mtls-guarded';
-const AUTHORIZED_LINES = ['authorized by alice\'s certificate'];
+const AUTHORIZED_LINES = ["authorized by alice's certificate"];
 /** Bun's TLS server completes the handshake of a certificate it did not verify; Ferry then closes the connection without a TLS alert. */
-const NO_ALERT = 'the handshake completes and the connection closes without a TLS alert (Bun\'s TLS server does not abort it), so the client sees a disconnect';
+const NO_ALERT = "the handshake completes and the connection closes without a TLS alert (Bun's TLS server does not abort it), so the client sees a disconnect";
 
 const matrix = new AuthMatrix('SSL and mTLS listeners');
 let directory: string;
@@ -35,7 +35,10 @@ describeClient('kcat', missingCommand('kcat', 'kcat'))('SSL listeners: kcat and 
     certificates = makeCertificates(directory, ['alice']);
     broker = await SecureBroker.start({
       label: 'ssl',
-      listeners: [{ name: 'SSL', protocol: 'SSL' }, { name: 'MTLS', protocol: 'SSL' }],
+      listeners: [
+        { name: 'SSL', protocol: 'SSL' },
+        { name: 'MTLS', protocol: 'SSL' },
+      ],
       properties: {
         'ssl.keystore.type': 'PEM',
         'ssl.keystore.location': certificates.serverPemPath,
@@ -99,19 +102,41 @@ describeClient('kcat', missingCommand('kcat', 'kcat'))('SSL listeners: kcat and 
     const clients = () => ({ none: undefined, untrusted: certificates.untrusted, revoked: certificates.client(certificates.revokedName) });
     const scenarios = [
       { key: 'none', scenario: 'no client certificate', kcat: /alert certificate required/, kafkajs: /CERTIFICATE_REQUIRED/, expectedText: 'TLS alert certificate required', difference: undefined },
-      { key: 'untrusted', scenario: 'a certificate signed by an untrusted CA', kcat: /alert (certificate unknown|bad certificate|unknown ca)/, kafkajs: /CERTIFICATE_UNKNOWN|BAD_CERTIFICATE|UNKNOWN_CA/, expectedText: 'TLS alert certificate unknown (handshake failed)', difference: NO_ALERT },
-      { key: 'revoked', scenario: 'a revoked certificate (ferry.ssl.crl.location)', kcat: /alert (certificate revoked|certificate unknown|bad certificate)/, kafkajs: /CERTIFICATE_REVOKED|CERTIFICATE_UNKNOWN|BAD_CERTIFICATE/, expectedText: 'TLS alert certificate revoked/unknown (handshake failed)', difference: NO_ALERT },
+      {
+        key: 'untrusted',
+        scenario: 'a certificate signed by an untrusted CA',
+        kcat: /alert (certificate unknown|bad certificate|unknown ca)/,
+        kafkajs: /CERTIFICATE_UNKNOWN|BAD_CERTIFICATE|UNKNOWN_CA/,
+        expectedText: 'TLS alert certificate unknown (handshake failed)',
+        difference: NO_ALERT,
+      },
+      {
+        key: 'revoked',
+        scenario: 'a revoked certificate (ferry.ssl.crl.location)',
+        kcat: /alert (certificate revoked|certificate unknown|bad certificate)/,
+        kafkajs: /CERTIFICATE_REVOKED|CERTIFICATE_UNKNOWN|BAD_CERTIFICATE/,
+        expectedText: 'TLS alert certificate revoked/unknown (handshake failed)',
+        difference: NO_ALERT,
+      },
     ] as const;
     for (const scenario of scenarios) {
       refusalTest(matrix, {
-        client: 'kcat', scenario: scenario.scenario, expected: scenario.kcat, expectedText: scenario.expectedText, ...(scenario.difference === undefined ? {} : { difference: scenario.difference }),
+        client: 'kcat',
+        scenario: scenario.scenario,
+        expected: scenario.kcat,
+        expectedText: scenario.expectedText,
+        ...(scenario.difference === undefined ? {} : { difference: scenario.difference }),
         attempt: async () => {
           const result = await kcatProduceRefused(mtls, kcatSsl(certificates, clients()[scenario.key]), GUARDED, `intruder: ${scenario.key}`);
           return { refused: result.exitCode !== 0, observed: kcatRefusal(result.stderr) };
         },
       });
       refusalTest(matrix, {
-        client: 'kafkajs', scenario: scenario.scenario, expected: scenario.kafkajs, expectedText: scenario.expectedText, ...(scenario.difference === undefined ? {} : { difference: scenario.difference }),
+        client: 'kafkajs',
+        scenario: scenario.scenario,
+        expected: scenario.kafkajs,
+        expectedText: scenario.expectedText,
+        ...(scenario.difference === undefined ? {} : { difference: scenario.difference }),
         attempt: async () => {
           const client = clients()[scenario.key];
           const kafka = kafkajsClient(mtls, { tls: { certificates, ...(client === undefined ? {} : { client }) } }, { retries: 0 });

@@ -37,7 +37,10 @@ export class SuiteReport {
   static async run(command: readonly string[], options: { readonly timeoutMs: number; readonly env?: Record<string, string>; readonly cwd?: string }): Promise<SuiteReport> {
     const child = Bun.spawn([...command], { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe', env: { ...process.env, ...options.env }, ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });
     let killed = false;
-    const timer = setTimeout(() => { killed = true; child.kill('SIGKILL'); }, options.timeoutMs);
+    const timer = setTimeout(() => {
+      killed = true;
+      child.kill('SIGKILL');
+    }, options.timeoutMs);
     const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
     clearTimeout(timer);
     return new SuiteReport(stdout, stderr, killed ? `killed after ${options.timeoutMs} ms` : `exit code ${code}`);

@@ -38,8 +38,11 @@ function filterOf(draft: Partial<AclBindingFilter['pattern']> & Partial<AclBindi
 const readRecord = (store: MemoryStore, key: string): unknown => JSON.parse(new TextDecoder().decode(store.peek(RECORDS + key)!));
 
 describe('records', () => {
-  test('one record per resource pattern, named by types and the encoded name, in Kafka\'s words', async () => {
-    const { store, acls: [a] } = brokers(1);
+  test("one record per resource pattern, named by types and the encoded name, in Kafka's words", async () => {
+    const {
+      store,
+      acls: [a],
+    } = brokers(1);
     await a!.refresh();
     const results = await a!.create([
       acl({ resourceType: TOPIC, name: 'orders/eu' }),
@@ -75,8 +78,10 @@ describe('records', () => {
 });
 
 describe('create and delete', () => {
-  test('this process\'s changes decide at once; another broker\'s after its refresh', async () => {
-    const { acls: [a, b] } = brokers(2);
+  test("this process's changes decide at once; another broker's after its refresh", async () => {
+    const {
+      acls: [a, b],
+    } = brokers(2);
     await Promise.all([a!.refresh(), b!.refresh()]);
     await a!.create([acl({ resourceType: TOPIC, name: 'orders' })]);
     expect(a!.authorizer.authorize(alice, AclOperation.READ, TOPIC, 'orders')).toBe(true);
@@ -90,7 +95,10 @@ describe('create and delete', () => {
   });
 
   test('creating an ACL that exists is a success with no write', async () => {
-    const { store, acls: [a, b] } = brokers(2);
+    const {
+      store,
+      acls: [a, b],
+    } = brokers(2);
     await a!.create([acl({ resourceType: TOPIC, name: 't' })]);
     const puts = store.stats().requests.put;
     expect(await b!.create([acl({ resourceType: TOPIC, name: 't' }), acl({ resourceType: TOPIC, name: 't' })])).toEqual([{ error: null }, { error: null }]);
@@ -100,7 +108,9 @@ describe('create and delete', () => {
   });
 
   test('a create decided on a stale cached record reads again before it calls the ACL present', async () => {
-    const { acls: [a, b] } = brokers(2);
+    const {
+      acls: [a, b],
+    } = brokers(2);
     await a!.create([acl({ resourceType: TOPIC, name: 't' })]);
     await b!.refresh();
     await a!.delete([filterOf({})]);
@@ -110,7 +120,9 @@ describe('create and delete', () => {
   });
 
   test('invalid ACLs and filters are refused one by one, the valid ones in the same call go through', async () => {
-    const { acls: [a] } = brokers(1);
+    const {
+      acls: [a],
+    } = brokers(1);
     const good = acl({ resourceType: TOPIC, name: 't' });
     const results = await a!.create([
       acl({ resourceType: TOPIC, name: 't', patternType: PatternType.MATCH }),
@@ -129,17 +141,15 @@ describe('create and delete', () => {
   });
 
   test('DeleteAcls: what each filter matched, an ACL two filters match listed by both, MATCH filters', async () => {
-    const { acls: [a] } = brokers(1);
+    const {
+      acls: [a],
+    } = brokers(1);
     const literal = acl({ resourceType: TOPIC, name: 'orders' });
     const prefixed = acl({ resourceType: TOPIC, name: 'ord', patternType: PatternType.PREFIXED, operation: AclOperation.WRITE });
     const wildcard = acl({ resourceType: TOPIC, name: '*', principal: 'User:bob' });
     const other = acl({ resourceType: TOPIC, name: 'payments' });
     await a!.create([literal, prefixed, wildcard, other]);
-    const results = await a!.delete([
-      filterOf({ resourceType: TOPIC, name: 'orders', patternType: PatternType.MATCH }),
-      filterOf({ operation: AclOperation.WRITE }),
-      filterOf({ name: 'nothing' }),
-    ]);
+    const results = await a!.delete([filterOf({ resourceType: TOPIC, name: 'orders', patternType: PatternType.MATCH }), filterOf({ operation: AclOperation.WRITE }), filterOf({ name: 'nothing' })]);
     const deleted = results.map((r) => r.deletions.map((d) => d.binding));
     expect(deleted[0]!.toSorted((x, y) => x.pattern.name.localeCompare(y.pattern.name))).toEqual([wildcard, prefixed, literal]);
     expect(deleted[1]).toEqual([prefixed]);
@@ -150,13 +160,22 @@ describe('create and delete', () => {
 
 describe('races between brokers', () => {
   test('creates of the same resource from two brokers at once all land', async () => {
-    const { store, acls: [a, b] } = brokers(2, new MemoryStore({ latency: 's3-express', seed: 7 }));
+    const {
+      store,
+      acls: [a, b],
+    } = brokers(2, new MemoryStore({ latency: 's3-express', seed: 7 }));
     const principals = Array.from({ length: 12 }, (_, i) => `User:u${i}`);
     const results = await Promise.all(principals.map((principal, i) => (i % 2 === 0 ? a! : b!).create([acl({ resourceType: TOPIC, name: 'shared', principal })])));
     expect(results.flat()).toEqual(principals.map(() => ({ error: null })));
     expect(store.stats().errors.PreconditionFailed).toBeGreaterThan(0); // they did race
     await Promise.all([a!.refresh(), b!.refresh()]);
-    for (const broker of [a!, b!]) expect(broker.acls(MATCH_ALL_FILTER).map((binding) => binding.entry.principal).toSorted()).toEqual(principals.toSorted());
+    for (const broker of [a!, b!])
+      expect(
+        broker
+          .acls(MATCH_ALL_FILTER)
+          .map((binding) => binding.entry.principal)
+          .toSorted(),
+      ).toEqual(principals.toSorted());
   });
 
   test('creates and deletes racing on shared records: no lost update, every deletion reported, brokers converge', async () => {
@@ -170,7 +189,14 @@ describe('races between brokers', () => {
     for (let round = 0; round < 8; round++) {
       for (const name of names) {
         const keeper = acl({ resourceType: TOPIC, name, principal: `User:keeper-${round}` });
-        const victim = acl({ resourceType: TOPIC, name, principal: 'User:victim', operation: [AclOperation.READ, AclOperation.WRITE, AclOperation.CREATE, AclOperation.DELETE, AclOperation.ALTER, AclOperation.DESCRIBE, AclOperation.ALL, AclOperation.CLUSTER_ACTION][round]! });
+        const victim = acl({
+          resourceType: TOPIC,
+          name,
+          principal: 'User:victim',
+          operation: [AclOperation.READ, AclOperation.WRITE, AclOperation.CREATE, AclOperation.DELETE, AclOperation.ALTER, AclOperation.DESCRIBE, AclOperation.ALL, AclOperation.CLUSTER_ACTION][
+            round
+          ]!,
+        });
         keepers.push(keeper);
         victims.push(victim);
         work.push((round % 2 === 0 ? a : b).create([keeper, victim]));
@@ -196,7 +222,10 @@ describe('races between brokers', () => {
 
 describe('store failures', () => {
   test('a failed write is an error result, not a success, and the authorizer does not change', async () => {
-    const { store, acls: [a] } = brokers(1);
+    const {
+      store,
+      acls: [a],
+    } = brokers(1);
     await a!.refresh();
     store.injectFault({ operation: 'put', kind: 'Unavailable', count: 100 });
     const [created] = await a!.create([acl({ resourceType: TOPIC, name: 't' })]);
@@ -206,7 +235,10 @@ describe('store failures', () => {
   });
 
   test('a failed delete is an error on each ACL it matched; a failed refresh fails the whole filter', async () => {
-    const { store, acls: [a] } = brokers(1);
+    const {
+      store,
+      acls: [a],
+    } = brokers(1);
     const binding = acl({ resourceType: TOPIC, name: 't' });
     await a!.create([binding]);
     store.injectFault({ operation: 'put', kind: 'Throttled', count: 100 });
@@ -223,7 +255,10 @@ describe('store failures', () => {
   });
 
   test('a refresh that cannot read everything throws and keeps the last complete view', async () => {
-    const { store, acls: [a, b] } = brokers(2);
+    const {
+      store,
+      acls: [a, b],
+    } = brokers(2);
     await a!.create([acl({ resourceType: TOPIC, name: 't' })]);
     await b!.refresh();
     await a!.create([acl({ resourceType: TOPIC, name: 'u' }), acl({ resourceType: TOPIC, name: 't', permissionType: AclPermissionType.DENY })]);
@@ -236,7 +271,10 @@ describe('store failures', () => {
   });
 
   test('a record Ferry could not have written fails the refresh as CorruptObject', async () => {
-    const { store, acls: [a] } = brokers(1);
+    const {
+      store,
+      acls: [a],
+    } = brokers(1);
     await store.put(`${RECORDS}TOPIC/LITERAL/t`, new TextEncoder().encode(JSON.stringify({ version: 1, acls: [{ principal: 'User:a', host: '*', operation: 'ANY', permissionType: 'ALLOW' }] })));
     const error = await a!.refresh().catch((e: unknown) => e);
     expect(isFerryError(error, 'CorruptObject')).toBe(true);

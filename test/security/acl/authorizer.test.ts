@@ -42,9 +42,12 @@ describe('super users and the default rule', () => {
   });
 
   test('allow.everyone.if.no.acl.found allows only on resources that no ACL names, whoever it is for', () => {
-    const authorizer = loaded([acl({ resourceType: TOPIC, name: 'secret', principal: 'User:bob' }), acl({ resourceType: TOPIC, name: 'team-', patternType: PatternType.PREFIXED, principal: 'User:bob' })], {
-      allowEveryoneIfNoAclFound: true,
-    });
+    const authorizer = loaded(
+      [acl({ resourceType: TOPIC, name: 'secret', principal: 'User:bob' }), acl({ resourceType: TOPIC, name: 'team-', patternType: PatternType.PREFIXED, principal: 'User:bob' })],
+      {
+        allowEveryoneIfNoAclFound: true,
+      },
+    );
     expect(authorizer.authorize(alice, WRITE, TOPIC, 'public')).toBe(true);
     expect(authorizer.authorize(alice, READ, GROUP, 'secret')).toBe(true); // another resource type
     expect(authorizer.authorize(alice, READ, TOPIC, 'secret')).toBe(false);
@@ -169,7 +172,7 @@ describe('authorizeByResourceType', () => {
 });
 
 describe('the audit hook', () => {
-  test('is told every decision with the rule that made it and the caller\'s logging wishes', () => {
+  test("is told every decision with the rule that made it and the caller's logging wishes", () => {
     const decisions: AuthorizationDecision[] = [];
     const denyWrite = acl({ resourceType: TOPIC, name: 'orders', operation: WRITE, permissionType: AclPermissionType.DENY });
     const authorizer = new Authorizer({ superUsers: ['User:admin'], audit: (decision) => decisions.push(decision) });

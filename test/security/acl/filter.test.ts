@@ -51,7 +51,7 @@ test('entry filters compare principal and host exactly; ANY operation and permis
   expect(entryFilterMatches({ ...any, permissionType: AclPermissionType.DENY }, entry)).toBe(false);
 });
 
-test('AclControlManager\'s validation, with its messages', () => {
+test("AclControlManager's validation, with its messages", () => {
   const valid = acl({ resourceType: TOPIC, name: 't' });
   expect(newAclError(valid)).toBeNull();
   expect(newAclError({ ...valid, pattern: { ...valid.pattern, resourceType: ANY } })).toBe('Invalid resourceType ANY');
@@ -65,7 +65,10 @@ test('AclControlManager\'s validation, with its messages', () => {
     'Could not parse principal from `alice` (no colon is present separating the principal type from the principal name)',
   );
   expect(newAclError({ ...valid, entry: { ...valid.entry, principal: 'Group:ops' } })).toBeNull();
-  const filter = { pattern: { resourceType: TOPIC, name: null, patternType: MATCH }, entry: { principal: null, host: null, operation: AclOperation.ANY, permissionType: AclPermissionType.ANY } } as const;
+  const filter = {
+    pattern: { resourceType: TOPIC, name: null, patternType: MATCH },
+    entry: { principal: null, host: null, operation: AclOperation.ANY, permissionType: AclPermissionType.ANY },
+  } as const;
   expect(filterError(filter)).toBeNull();
   expect(filterError({ ...filter, pattern: { ...filter.pattern, patternType: PatternType.UNKNOWN } })).toBe('Unknown patternFilter.');
   expect(filterError({ ...filter, entry: { ...filter.entry, operation: AclOperation.UNKNOWN } })).toBe('Unknown entryFilter.');

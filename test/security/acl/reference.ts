@@ -64,9 +64,7 @@ export function referenceAuthorize(acls: readonly AclBinding[], config: Referenc
  */
 export function referenceAuthorizeByResourceType(acls: readonly AclBinding[], config: ReferenceConfig, query: Omit<ReferenceQuery, 'resourceName'>): boolean {
   if (referenceAuthorize(acls, config, { ...query, resourceName: 'hardcode' })) return true;
-  const relevant = acls.filter(
-    (acl) => acl.pattern.resourceType === query.resourceType && isFor(acl, query.principal, query.host) && denyCovers(acl.entry.operation, query.operation),
-  );
+  const relevant = acls.filter((acl) => acl.pattern.resourceType === query.resourceType && isFor(acl, query.principal, query.host) && denyCovers(acl.entry.operation, query.operation));
   const isWildcard = (acl: AclBinding): boolean => acl.pattern.patternType === PatternType.LITERAL && acl.pattern.name === '*';
   const denies = relevant.filter((acl) => acl.entry.permissionType === AclPermissionType.DENY);
   const allows = relevant.filter((acl) => acl.entry.permissionType === AclPermissionType.ALLOW);

@@ -34,18 +34,28 @@ describe('precedence', () => {
     }
   });
 
-  test('the level decides whose rate it is: a user\'s own quota is shared by its client ids, a default never', () => {
+  test("the level decides whose rate it is: a user's own quota is shared by its client ids, a default never", () => {
     const tagsAt = (level: number) => {
       const applied = appliedQuota(table([[LEVEL_ENTITIES[level - 1]!, 'request_percentage', 10]]), 'request_percentage', 'alice', 'app')!;
       return [applied.sensorUser, applied.sensorClientId];
     };
     expect([1, 2, 3, 4, 5, 6, 7, 8].map(tagsAt)).toEqual([
-      ['alice', 'app'], ['alice', 'app'], ['alice', ''], ['alice', 'app'], ['alice', 'app'], ['alice', ''], ['', 'app'], ['', 'app'],
+      ['alice', 'app'],
+      ['alice', 'app'],
+      ['alice', ''],
+      ['alice', 'app'],
+      ['alice', 'app'],
+      ['alice', ''],
+      ['', 'app'],
+      ['', 'app'],
     ]);
   });
 
-  test('keys resolve independently: a user\'s produce quota and a client id\'s fetch quota both apply', () => {
-    const quotas = table([[{ user: 'alice' }, 'producer_byte_rate', 100], [{ 'client-id': 'app' }, 'consumer_byte_rate', 200]]);
+  test("keys resolve independently: a user's produce quota and a client id's fetch quota both apply", () => {
+    const quotas = table([
+      [{ user: 'alice' }, 'producer_byte_rate', 100],
+      [{ 'client-id': 'app' }, 'consumer_byte_rate', 200],
+    ]);
     expect(appliedQuota(quotas, 'producer_byte_rate', 'alice', 'app')).toEqual({ bound: 100, level: 3, sensorUser: 'alice', sensorClientId: '' });
     expect(appliedQuota(quotas, 'consumer_byte_rate', 'alice', 'app')).toEqual({ bound: 200, level: 7, sensorUser: '', sensorClientId: 'app' });
     expect(appliedQuota(quotas, 'request_percentage', 'alice', 'app')).toBeNull();
@@ -61,7 +71,10 @@ describe('precedence', () => {
   test('a client without a client id matches no level that names one, as in Kafka', () => {
     const all = table(LEVEL_ENTITIES.map((entity, index): [QuotaEntity, QuotaKey, number] => [entity, 'producer_byte_rate', index + 1]));
     expect(appliedQuota(all, 'producer_byte_rate', 'alice', '')?.level).toBe(3);
-    const clientLevels = table([[{ 'client-id': null }, 'producer_byte_rate', 8], [{ user: 'alice', 'client-id': null }, 'producer_byte_rate', 2]]);
+    const clientLevels = table([
+      [{ 'client-id': null }, 'producer_byte_rate', 8],
+      [{ user: 'alice', 'client-id': null }, 'producer_byte_rate', 2],
+    ]);
     expect(appliedQuota(clientLevels, 'producer_byte_rate', 'alice', '')).toBeNull();
   });
 

@@ -38,7 +38,7 @@ describe('SampledRate (Kafka Rate over SampledTotal)', () => {
     expect(rate.measure(T0 + 11_000)).toBeCloseTo(1_000 / 10, 9);
   });
 
-  test('a new sample starts on the grid of the previous window\'s end, not at the recording', () => {
+  test("a new sample starts on the grid of the previous window's end, not at the recording", () => {
     const rate = new SampledRate(WINDOWS);
     rate.record(1_000, T0);
     rate.record(1_000, T0 + 2_500); // the window [T0+2000, T0+3000)

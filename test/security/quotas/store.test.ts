@@ -33,7 +33,9 @@ function twoBrokers(memory: MemoryStore | GatedStore = new MemoryStore()) {
 
 /** The entity's quotas as an exact (strict) describe answers them; {} when it has none. */
 function quotasOf(store: ClientQuotaStore, entity: Entity): Record<string, number> {
-  const components = parts(entity).map(({ entityType, entityName }) => (entityName === null ? { entityType, matchType: MatchType.DEFAULT, match: null } : { entityType, matchType: MatchType.EXACT, match: entityName }));
+  const components = parts(entity).map(({ entityType, entityName }) =>
+    entityName === null ? { entityType, matchType: MatchType.DEFAULT, match: null } : { entityType, matchType: MatchType.EXACT, match: entityName },
+  );
   const { entries } = store.describe(components, true);
   expect(entries!.length).toBeLessThanOrEqual(1);
   return Object.fromEntries((entries![0]?.values ?? []).map(({ key, value }) => [key, value]));
@@ -43,7 +45,17 @@ describe('alter then describe (ClientQuotasRequestTest.testAlterClientQuotasRequ
   test('set, update, remove, remove what is not set, add back, a mixed change', async () => {
     const { a } = twoBrokers();
     const alice = { user: 'user', clientId: 'client-id' };
-    const alter = async (ops: Record<string, number | null>) => expect(await a.alter([entry(alice, ops)], false)).toEqual([{ entity: [{ entityType: 'client-id', entityName: 'client-id' }, { entityType: 'user', entityName: 'user' }], errorCode: 0, errorMessage: null }]);
+    const alter = async (ops: Record<string, number | null>) =>
+      expect(await a.alter([entry(alice, ops)], false)).toEqual([
+        {
+          entity: [
+            { entityType: 'client-id', entityName: 'client-id' },
+            { entityType: 'user', entityName: 'user' },
+          ],
+          errorCode: 0,
+          errorMessage: null,
+        },
+      ]);
     expect(quotasOf(a, alice)).toEqual({});
     await alter({ producer_byte_rate: 10000, consumer_byte_rate: 20000 });
     expect(quotasOf(a, alice)).toEqual({ producer_byte_rate: 10000, consumer_byte_rate: 20000 });
@@ -65,11 +77,19 @@ describe('alter then describe (ClientQuotasRequestTest.testAlterClientQuotasRequ
   test('validateOnly checks and changes nothing (testAlterClientQuotasRequestValidateOnly)', async () => {
     const { a } = twoBrokers();
     await a.alter([entry({ user: 'user' }, { producer_byte_rate: 20000, request_percentage: 23.45 })], false);
-    const changes: Record<string, number | null>[] = [{ consumer_byte_rate: 50000 }, { producer_byte_rate: 10000 }, { request_percentage: null }, { producer_byte_rate: 10000, consumer_byte_rate: 50000, request_percentage: null }];
+    const changes: Record<string, number | null>[] = [
+      { consumer_byte_rate: 50000 },
+      { producer_byte_rate: 10000 },
+      { request_percentage: null },
+      { producer_byte_rate: 10000, consumer_byte_rate: 50000, request_percentage: null },
+    ];
     for (const ops of changes) {
       expect((await a.alter([entry({ user: 'user' }, ops)], true))[0]!.errorCode).toBe(0);
     }
-    expect((await a.alter([entry({ user: 'user' }, { producer_byte_rate: 10000.5 })], true))[0]).toMatchObject({ errorCode: QuotaErrorCode.INVALID_REQUEST, errorMessage: 'producer_byte_rate cannot be a fractional value.' });
+    expect((await a.alter([entry({ user: 'user' }, { producer_byte_rate: 10000.5 })], true))[0]).toMatchObject({
+      errorCode: QuotaErrorCode.INVALID_REQUEST,
+      errorMessage: 'producer_byte_rate cannot be a fractional value.',
+    });
     expect(quotasOf(a, { user: 'user' })).toEqual({ producer_byte_rate: 20000, request_percentage: 23.45 });
   });
 
@@ -88,23 +108,27 @@ describe('alter then describe (ClientQuotasRequestTest.testAlterClientQuotasRequ
   test('an entity named by two entries is refused whole, answered once', async () => {
     const { a } = twoBrokers();
     const results = await a.alter([entry({ user: 'a', clientId: 'c' }, { producer_byte_rate: 1 }), entry({ clientId: 'c', user: 'a' }, { consumer_byte_rate: 2 })], false);
-    expect(results).toEqual([{
-      entity: [{ entityType: 'client-id', entityName: 'c' }, { entityType: 'user', entityName: 'a' }],
-      errorCode: QuotaErrorCode.INVALID_REQUEST,
-      errorMessage: 'Ignoring duplicate entity ClientQuotaEntity(entries={client-id=c, user=a})',
-    }]);
+    expect(results).toEqual([
+      {
+        entity: [
+          { entityType: 'client-id', entityName: 'c' },
+          { entityType: 'user', entityName: 'a' },
+        ],
+        errorCode: QuotaErrorCode.INVALID_REQUEST,
+        errorMessage: 'Ignoring duplicate entity ClientQuotaEntity(entries={client-id=c, user=a})',
+      },
+    ]);
     expect(quotasOf(a, { user: 'a', clientId: 'c' })).toEqual({});
   });
 
-  test('records: Kafka\'s config paths, escaped names, <default> for a default (and a user named <default> apart from it)', async () => {
+  test("records: Kafka's config paths, escaped names, <default> for a default (and a user named <default> apart from it)", async () => {
     const memory = new MemoryStore();
     const { a, b } = twoBrokers(memory);
-    await a.alter([entry({ user: 'user with spaces', clientId: null }, { producer_byte_rate: 20000 }), entry({ user: '<default>' }, { consumer_byte_rate: 1 }), entry({ user: null }, { consumer_byte_rate: 2 })], false);
-    expect(memory.peekKeys(CONTROL)).toEqual([
-      `${CONTROL}users/%3Cdefault%3E`,
-      `${CONTROL}users/<default>`,
-      `${CONTROL}users/user%20with%20spaces/clients/<default>`,
-    ]);
+    await a.alter(
+      [entry({ user: 'user with spaces', clientId: null }, { producer_byte_rate: 20000 }), entry({ user: '<default>' }, { consumer_byte_rate: 1 }), entry({ user: null }, { consumer_byte_rate: 2 })],
+      false,
+    );
+    expect(memory.peekKeys(CONTROL)).toEqual([`${CONTROL}users/%3Cdefault%3E`, `${CONTROL}users/<default>`, `${CONTROL}users/user%20with%20spaces/clients/<default>`]);
     expect(JSON.parse(new TextDecoder().decode(memory.peek(`${CONTROL}users/user%20with%20spaces/clients/<default>`)!))).toEqual({ version: 1, quotas: { producer_byte_rate: 20000 } });
     await b.refresh();
     expect(quotasOf(b, { user: '<default>' })).toEqual({ consumer_byte_rate: 1 });
@@ -130,7 +154,10 @@ describe('describe filters (ClientQuotasRequestTest.testDescribeClientQuotasMatc
 
   async function matchStore(): Promise<ClientQuotaStore> {
     const { a, b } = twoBrokers();
-    const results = await a.alter(MATCH_ENTITIES.map(([entity, value]) => entry(entity, { request_percentage: value })), false);
+    const results = await a.alter(
+      MATCH_ENTITIES.map(([entity, value]) => entry(entity, { request_percentage: value })),
+      false,
+    );
     expect(results.every((result) => result.errorCode === 0)).toBe(true);
     await b.refresh();
     return b;
@@ -150,12 +177,20 @@ describe('describe filters (ClientQuotasRequestTest.testDescribeClientQuotasMatc
   test('every entity is found by its exact (strict) filter, and only it', async () => {
     const store = await matchStore();
     for (const [entity, value] of MATCH_ENTITIES) expect(quotasOf(store, entity)).toEqual({ request_percentage: value });
-    for (const missing of [{ user: 'user-1', clientId: 'client-id-2' }, { user: 'user-3', clientId: 'client-id-1' }, { user: 'user-2', clientId: null }, { user: 'user-4' }, { user: null, clientId: 'client-id-2' }, { clientId: 'client-id-1' }, { clientId: 'client-id-3' }]) {
+    for (const missing of [
+      { user: 'user-1', clientId: 'client-id-2' },
+      { user: 'user-3', clientId: 'client-id-1' },
+      { user: 'user-2', clientId: null },
+      { user: 'user-4' },
+      { user: null, clientId: 'client-id-2' },
+      { clientId: 'client-id-1' },
+      { clientId: 'client-id-3' },
+    ]) {
       expect(quotasOf(store, missing)).toEqual({});
     }
   });
 
-  test('open and closed partial matches select what Kafka\'s test expects', async () => {
+  test("open and closed partial matches select what Kafka's test expects", async () => {
     const store = await matchStore();
     expect(selected(store, [exact('user', 'user-1')], false)).toEqual([50.5, 54.54, 56.56]);
     expect(selected(store, [exact('user', 'unknown')], false)).toEqual([]);
@@ -174,14 +209,26 @@ describe('describe filters (ClientQuotasRequestTest.testDescribeClientQuotasMatc
     expect(selected(store, [byDefault('client-id'), any('user')], true)).toEqual([54.54, 55.55]);
   });
 
-  test('answers: the entity\'s parts (client-id before user, as Kafka\'s map) and values; a refused filter has no entries', async () => {
+  test("answers: the entity's parts (client-id before user, as Kafka's map) and values; a refused filter has no entries", async () => {
     const store = await matchStore();
     expect(store.describe([byDefault('user'), exact('client-id', 'client-id-1')], true)).toEqual({
       errorCode: 0,
       errorMessage: null,
-      entries: [{ entity: [{ entityType: 'client-id', entityName: 'client-id-1' }, { entityType: 'user', entityName: null }], values: [{ key: 'request_percentage', value: 53.53 }] }],
+      entries: [
+        {
+          entity: [
+            { entityType: 'client-id', entityName: 'client-id-1' },
+            { entityType: 'user', entityName: null },
+          ],
+          values: [{ key: 'request_percentage', value: 53.53 }],
+        },
+      ],
     });
-    expect(store.describe([{ entityType: 'other', matchType: 0, match: 'name' }], false)).toEqual({ errorCode: QuotaErrorCode.UNSUPPORTED_VERSION, errorMessage: 'Unsupported entity type other', entries: null });
+    expect(store.describe([{ entityType: 'other', matchType: 0, match: 'name' }], false)).toEqual({
+      errorCode: QuotaErrorCode.UNSUPPORTED_VERSION,
+      errorMessage: 'Unsupported entity type other',
+      entries: null,
+    });
   });
 });
 
@@ -200,10 +247,7 @@ describe('two brokers', () => {
 
   test('racing on one entity: both changes land (create and create, then a stale version)', async () => {
     const { a, b } = twoBrokers();
-    const [ra, rb] = await Promise.all([
-      a.alter([entry({ clientId: 'app' }, { producer_byte_rate: 1000 })], false),
-      b.alter([entry({ clientId: 'app' }, { consumer_byte_rate: 2000 })], false),
-    ]);
+    const [ra, rb] = await Promise.all([a.alter([entry({ clientId: 'app' }, { producer_byte_rate: 1000 })], false), b.alter([entry({ clientId: 'app' }, { consumer_byte_rate: 2000 })], false)]);
     expect([ra[0]!.errorCode, rb[0]!.errorCode]).toEqual([0, 0]);
     // a's view of the record is now stale (b wrote after it, or it after b): its next change reads again.
     await a.alter([entry({ clientId: 'app' }, { request_percentage: 50 })], false);

@@ -20,8 +20,18 @@ function refusal(entry: QuotaAlterationRequest): string | null {
 
 describe('alterations', () => {
   test('valid changes: sets and removals; removing a key Kafka does not know changes nothing', () => {
-    const checked = checkAlteration({ entity: [user('alice'), client(null)], ops: [set('producer_byte_rate', 1024), remove('consumer_byte_rate'), set('request_percentage', 12.5), remove('no-such-key')] });
-    expect(checked).toEqual({ entity: { user: 'alice', 'client-id': null }, ops: new Map<QuotaKey, number | null>([['producer_byte_rate', 1024], ['consumer_byte_rate', null], ['request_percentage', 12.5]]) });
+    const checked = checkAlteration({
+      entity: [user('alice'), client(null)],
+      ops: [set('producer_byte_rate', 1024), remove('consumer_byte_rate'), set('request_percentage', 12.5), remove('no-such-key')],
+    });
+    expect(checked).toEqual({
+      entity: { user: 'alice', 'client-id': null },
+      ops: new Map<QuotaKey, number | null>([
+        ['producer_byte_rate', 1024],
+        ['consumer_byte_rate', null],
+        ['request_percentage', 12.5],
+      ]),
+    });
   });
 
   test('a type named twice keeps its last name (AlterClientQuotasRequest.entries reads a map)', () => {
@@ -45,8 +55,12 @@ describe('alterations', () => {
     expect(refusal({ entity: [user('alice')], ops: [set('request_percentage', -1)] })).toBe('Quota request_percentage must be greater than 0');
     expect(refusal({ entity: [user('alice')], ops: [set('producer_byte_rate', 10000.5)] })).toBe('producer_byte_rate cannot be a fractional value.');
     expect(refusal({ entity: [user('alice')], ops: [set('consumer_byte_rate', 2 ** 64)] })).toBe('Proposed value for consumer_byte_rate is too large for a LONG.');
-    expect(refusal({ entity: [user('alice')], ops: [set('producer_byte_rate', 1), set('producer_byte_rate', 2)] })).toBe('Duplicate quota key producer_byte_rate not updating quota for this entity ClientQuotaEntity(entries={user=alice})');
-    expect(refusal({ entity: [user('alice'), client('app')], ops: [remove('request_percentage'), set('request_percentage', 2)] })).toBe('Duplicate quota key request_percentage not updating quota for this entity ClientQuotaEntity(entries={client-id=app, user=alice})');
+    expect(refusal({ entity: [user('alice')], ops: [set('producer_byte_rate', 1), set('producer_byte_rate', 2)] })).toBe(
+      'Duplicate quota key producer_byte_rate not updating quota for this entity ClientQuotaEntity(entries={user=alice})',
+    );
+    expect(refusal({ entity: [user('alice'), client('app')], ops: [remove('request_percentage'), set('request_percentage', 2)] })).toBe(
+      'Duplicate quota key request_percentage not updating quota for this entity ClientQuotaEntity(entries={client-id=app, user=alice})',
+    );
     // A fractional request percentage is fine: a DOUBLE.
     expect(refusal({ entity: [user('alice')], ops: [set('request_percentage', 0.25)] })).toBeNull();
   });
@@ -68,7 +82,7 @@ describe('alterations', () => {
 describe('describe filters', () => {
   const component = (entityType: string, matchType: number, match: string | null) => ({ entityType, matchType, match });
 
-  test('Kafka\'s refusals, in its order', () => {
+  test("Kafka's refusals, in its order", () => {
     const error = (components: ReturnType<typeof component>[]) => {
       const checked = checkFilter(components, false);
       return 'errorCode' in checked ? [checked.errorCode, checked.errorMessage] : null;
@@ -81,7 +95,10 @@ describe('describe filters', () => {
     expect(error([component('user', 1, 'a')])).toEqual([INVALID, 'Request specified MATCH_TYPE_DEFAULT, but also specified a match string.']);
     expect(error([component('user', 2, 'a')])).toEqual([INVALID, 'Request specified MATCH_TYPE_SPECIFIED, but also specified a match string.']);
     expect(error([component('user', 3, null)])).toEqual([INVALID, 'Unknown match type 3']);
-    expect(error([component('ip', 2, null), component('client-id', 0, 'c')])).toEqual([INVALID, 'Invalid entity filter component combination. IP filter component should not be used with user or clientId filter component.']);
+    expect(error([component('ip', 2, null), component('client-id', 0, 'c')])).toEqual([
+      INVALID,
+      'Invalid entity filter component combination. IP filter component should not be used with user or clientId filter component.',
+    ]);
     expect(error([component('ip', 1, null)])).toBeNull();
   });
 });

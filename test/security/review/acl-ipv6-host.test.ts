@@ -53,13 +53,24 @@ test("a DENY for an IPv6 host written as Kafka writes it (Java's full form) deni
 
 test('a DENY written compressed (::1) still denies it, as Ferry matched it before', async () => {
   const acls = secure.broker.context.security.acls!;
-  await acls.delete([{ pattern: { resourceType: ResourceType.ANY, name: null, patternType: PatternType.ANY }, entry: { principal: null, host: null, operation: AclOperation.ANY, permissionType: AclPermissionType.ANY } }]);
-  await acls.create([{ pattern: topic, entry: allowAll }, { pattern: topic, entry: { principal: 'User:ANONYMOUS', host: '::1', operation: AclOperation.WRITE, permissionType: AclPermissionType.DENY } }]);
+  await acls.delete([
+    {
+      pattern: { resourceType: ResourceType.ANY, name: null, patternType: PatternType.ANY },
+      entry: { principal: null, host: null, operation: AclOperation.ANY, permissionType: AclPermissionType.ANY },
+    },
+  ]);
+  await acls.create([
+    { pattern: topic, entry: allowAll },
+    { pattern: topic, entry: { principal: 'User:ANONYMOUS', host: '::1', operation: AclOperation.WRITE, permissionType: AclPermissionType.DENY } },
+  ]);
   expect(await produceFromIpv6Loopback()).toBe(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
 });
 
 test('max.connections.per.ip.overrides names an IPv6 client in either form: 0 for 0:0:0:0:0:0:0:1 refuses ::1', async () => {
-  const limited = await startSecureBroker({ listeners: [{ name: LISTENER, protocol: 'PLAINTEXT', host: '::1', port: 0 }], security: { maxConnectionsPerIpOverrides: new Map([['0:0:0:0:0:0:0:1', 0]]) } }, running);
+  const limited = await startSecureBroker(
+    { listeners: [{ name: LISTENER, protocol: 'PLAINTEXT', host: '::1', port: 0 }], security: { maxConnectionsPerIpOverrides: new Map([['0:0:0:0:0:0:0:1', 0]]) } },
+    running,
+  );
   const client = await wireClient(limited.port(LISTENER), undefined, '::1');
   try {
     client.send(frames.apiVersions(nextId()));

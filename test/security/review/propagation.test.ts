@@ -19,7 +19,10 @@ setDefaultTimeout(60_000);
 
 const TOPIC = 'propagated';
 const LISTENER = 'CLIENT';
-const USERS = new Map([['admin', 'admin-secret'], ['alice', 'alice-secret']]);
+const USERS = new Map([
+  ['admin', 'admin-secret'],
+  ['alice', 'alice-secret'],
+]);
 /** The refresh interval (1 s) and a margin for a loaded machine. */
 const BOUND_MS = 2_500;
 const brokers: Broker[] = [];
@@ -28,7 +31,10 @@ let second: Broker;
 
 async function startBroker(store: MemoryStore, nodeId: number): Promise<Broker> {
   const broker = await Broker.start({
-    listenHost: '127.0.0.1', listenPort: 0, nodeId, log: () => {},
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    nodeId,
+    log: () => {},
     listeners: [{ name: LISTENER, protocol: 'SASL_PLAINTEXT', host: '127.0.0.1', port: 0, sasl: { mechanisms: ['PLAIN', 'SCRAM-SHA-256'], plainUsers: () => USERS } }],
     security: { authorizer: { superUsers: ['User:admin'] } },
     cluster: { store, leaseMs: 2000, scanIntervalMs: 50 },
@@ -50,7 +56,12 @@ afterAll(async () => {
 });
 
 function admin(through: Broker) {
-  return new Kafka({ clientId: 'propagation', brokers: [`127.0.0.1:${through.portOf(LISTENER)}`], sasl: { mechanism: 'plain', username: 'admin', password: 'admin-secret' }, logLevel: logLevel.NOTHING }).admin();
+  return new Kafka({
+    clientId: 'propagation',
+    brokers: [`127.0.0.1:${through.portOf(LISTENER)}`],
+    sasl: { mechanism: 'plain', username: 'admin', password: 'admin-secret' },
+    logLevel: logLevel.NOTHING,
+  }).admin();
 }
 
 /** alice's Metadata for the topic from `broker`: its error code. */
@@ -89,7 +100,15 @@ async function msUntil(condition: () => Promise<boolean>, limitMs: number): Prom
 }
 
 test('an ACL created and then deleted through one broker is granted, then withdrawn, on the other within the refresh', async () => {
-  const acl = { resourceType: AclResourceTypes.TOPIC, resourceName: TOPIC, resourcePatternType: ResourcePatternTypes.LITERAL, principal: 'User:alice', host: '*', operation: AclOperationTypes.DESCRIBE, permissionType: AclPermissionTypes.ALLOW };
+  const acl = {
+    resourceType: AclResourceTypes.TOPIC,
+    resourceName: TOPIC,
+    resourcePatternType: ResourcePatternTypes.LITERAL,
+    principal: 'User:alice',
+    host: '*',
+    operation: AclOperationTypes.DESCRIBE,
+    permissionType: AclPermissionTypes.ALLOW,
+  };
   expect(await aliceSees(second)).toBe(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
   const client = admin(first);
   await client.connect();
@@ -105,7 +124,10 @@ test('an ACL created and then deleted through one broker is granted, then withdr
 
 test('a SCRAM credential set and then deleted through one broker logs in, then no longer, on the other within the refresh', async () => {
   const salt = randomBytes(32);
-  const set = await first.context.security.scram.alter([], [{ name: 'carol', mechanism: SCRAM_SHA_256.type, iterations: 4096, salt, saltedPassword: saltedPasswordOf(SCRAM_SHA_256, 'carol-secret', salt, 4096) }]);
+  const set = await first.context.security.scram.alter(
+    [],
+    [{ name: 'carol', mechanism: SCRAM_SHA_256.type, iterations: 4096, salt, saltedPassword: saltedPasswordOf(SCRAM_SHA_256, 'carol-secret', salt, 4096) }],
+  );
   expect(set[0]?.errorCode).toBe(0);
   expect(await msUntil(() => carolLogsIn(second, 'carol-secret'), BOUND_MS)).toBeLessThan(BOUND_MS);
   const deleted = await first.context.security.scram.alter([{ name: 'carol', mechanism: SCRAM_SHA_256.type }], []);

@@ -3,12 +3,7 @@ import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { SaslAuthenticationError, type SaslServerFactory, type SaslStep } from '../../../src/security/sasl/mechanism.ts';
-import {
-  OAuthBearerConfigError,
-  oauthBearerServerFactory,
-  type OAuthBearerJwksConfig,
-  type OAuthBearerServerFactory,
-} from '../../../src/security/sasl/oauthbearer.ts';
+import { OAuthBearerConfigError, oauthBearerServerFactory, type OAuthBearerJwksConfig, type OAuthBearerServerFactory } from '../../../src/security/sasl/oauthbearer.ts';
 import {
   AUTH_NOT_SPECIFIED,
   INITIAL_RESPONSE_SIZE_MAX_BYTES,
@@ -159,7 +154,7 @@ describe('OAUTHBEARER with a JWKS file (KIP-768)', () => {
     await expectAccepted(factory, await issuer.sign({ sub: 'alice' }, { key: 'ec', kid: null }), 'alice');
   });
 
-  test("a token signed with another key under a known kid is refused", async () => {
+  test('a token signed with another key under a known kid is refused', async () => {
     const { issuer, factory } = await setup();
     const impostor = await JwtIssuer.create(tempDir('ferry-oauth-impostor-'), { claims: { iss: ISSUER, aud: AUDIENCE } });
     const error = await expectRefused(factory, await impostor.sign({ sub: 'alice' }, { kid: issuer.kid('rsa') }));
@@ -184,7 +179,11 @@ describe('OAUTHBEARER with a JWKS file (KIP-768)', () => {
     issuer.writeJwks({ keys: [...issuer.jwks().keys, { kty: 'oct', k: 'c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LTEyMzQ', kid: 'hmac', alg: 'HS256' }] });
     await factory.reload();
     const { SignJWT } = await import('jose');
-    const token = await new SignJWT({ sub: 'alice', iss: ISSUER, aud: AUDIENCE }).setProtectedHeader({ alg: 'HS256', kid: 'hmac' }).setIssuedAt().setExpirationTime('1h').sign(Buffer.from('secret-secret-secret-secret-1234'));
+    const token = await new SignJWT({ sub: 'alice', iss: ISSUER, aud: AUDIENCE })
+      .setProtectedHeader({ alg: 'HS256', kid: 'hmac' })
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(Buffer.from('secret-secret-secret-secret-1234'));
     await expectRefused(factory, token);
   });
 
@@ -399,7 +398,10 @@ describe('the client first message (Kafka OAuthBearerClientInitialResponse)', ()
     const full = parse('n,a=user=2Cname,\x01auth=bearer  t0k-_~+/.en==\x01ext=one two\x01other=x=y\x01\x01');
     expect(full.tokenValue).toBe('t0k-_~+/.en==');
     expect(full.authorizationId).toBe('user=2Cname');
-    expect([...full.extensions]).toEqual([['ext', 'one two'], ['other', 'x=y']]);
+    expect([...full.extensions]).toEqual([
+      ['ext', 'one two'],
+      ['other', 'x=y'],
+    ]);
     expect(parse('n,,\x01auth=Bearer a\x01auth=Bearer b\x01\x01').tokenValue).toBe('b');
   });
 
@@ -409,11 +411,25 @@ describe('the client first message (Kafka OAuthBearerClientInitialResponse)', ()
     expect(refusal('n,,\x01auth=Bearer\x01\x01')).toBe(INVALID_AUTH_FORMAT);
     expect(refusal('n,,\x01auth=Bearer a b\x01\x01')).toBe(INVALID_AUTH_FORMAT);
     expect(refusal('n,,\x01auth=Basic abc\x01\x01')).toBe('Invalid scheme in OAUTHBEARER client first message: Basic');
-    for (const text of ['', 'n,,', 'y,,\x01auth=Bearer a\x01\x01', 'n,a=,\x01auth=Bearer a\x01\x01', 'n,a=x=y,\x01auth=Bearer a\x01\x01', 'n,,\x01auth=Bearer a\x01', 'n,,auth=Bearer a\x01\x01', 'n,,\x01auth=Bearer a\x01x1=y\x01\x01', 'n,,\x01auth=Bearer a\x01e=\x01\x01', 'n,,\x01auth=Bearer a\x01e=\x00\x01\x01', 'n,,\x01auth=Bearer é\x01\x01']) {
+    for (const text of [
+      '',
+      'n,,',
+      'y,,\x01auth=Bearer a\x01\x01',
+      'n,a=,\x01auth=Bearer a\x01\x01',
+      'n,a=x=y,\x01auth=Bearer a\x01\x01',
+      'n,,\x01auth=Bearer a\x01',
+      'n,,auth=Bearer a\x01\x01',
+      'n,,\x01auth=Bearer a\x01x1=y\x01\x01',
+      'n,,\x01auth=Bearer a\x01e=\x01\x01',
+      'n,,\x01auth=Bearer a\x01e=\x00\x01\x01',
+      'n,,\x01auth=Bearer é\x01\x01',
+    ]) {
       expect(refusal(text)).toBe(INVALID_FIRST_MESSAGE);
     }
     expect(refusal(`n,,\x01auth=Bearer ${'a'.repeat(INITIAL_RESPONSE_SIZE_MAX_BYTES)}\x01\x01`)).toBe(INVALID_FIRST_MESSAGE);
-    const manyExtensions = Array.from({ length: 100 }, (_, i) => `e${'a'.repeat(i)}=x\x01`).join('').replace(/[0-9]/g, '');
+    const manyExtensions = Array.from({ length: 100 }, (_, i) => `e${'a'.repeat(i)}=x\x01`)
+      .join('')
+      .replace(/[0-9]/g, '');
     expect(refusal(`n,,\x01auth=Bearer a\x01${manyExtensions}\x01`)).toBe(INVALID_FIRST_MESSAGE);
   });
 
@@ -422,10 +438,12 @@ describe('the client first message (Kafka OAuthBearerClientInitialResponse)', ()
   const PIECES = ['n', ',', 'a=', '=', '\x01', 'auth', '=Bearer ', 'Bearer', ' ', 'x', 'Q', '2C', '3D', '.', 'tok.en', '-', '~', '\x00', '\t', '\x7f', 'é', 'e=v'];
   const messages = fc.oneof(
     fc.array(fc.constantFrom(...PIECES), { maxLength: 24 }).map((pieces) => pieces.join('')),
-    fc.tuple(fc.constantFrom('n,,', 'n,a=x,', 'n,a==3D,', 'n,a=', 'y,,'), fc.array(fc.constantFrom(...PIECES), { maxLength: 12 })).map(([head, pieces]) => `${head}\x01auth=Bearer t${pieces.join('')}\x01\x01`),
+    fc
+      .tuple(fc.constantFrom('n,,', 'n,a=x,', 'n,a==3D,', 'n,a=', 'y,,'), fc.array(fc.constantFrom(...PIECES), { maxLength: 12 }))
+      .map(([head, pieces]) => `${head}\x01auth=Bearer t${pieces.join('')}\x01\x01`),
   );
 
-  test('fuzz: a message is malformed exactly when Kafka\'s pattern does not match it', () => {
+  test("fuzz: a message is malformed exactly when Kafka's pattern does not match it", () => {
     fc.assert(
       fc.property(messages, (text) => {
         const bytes = new TextEncoder().encode(text);

@@ -1,10 +1,24 @@
 // SASL/PLAIN: RFC 4616 tokens against a user table, Kafka's PlainSaslServer answers.
 import { describe, expect, test } from 'bun:test';
 import { SaslAuthenticationError, invalidCredentialsMessage } from '../../../src/security/sasl/mechanism.ts';
-import { PLAIN_AUTHZID_DIFFERS, PLAIN_CREDENTIALS_UNVERIFIABLE, PLAIN_FIELD_BYTES_MAX, PLAIN_INVALID_USER_OR_PASSWORD, PlainSaslClient, PlainSaslServerFactory, plainUsersFrom } from '../../../src/security/sasl/plain.ts';
+import {
+  PLAIN_AUTHZID_DIFFERS,
+  PLAIN_CREDENTIALS_UNVERIFIABLE,
+  PLAIN_FIELD_BYTES_MAX,
+  PLAIN_INVALID_USER_OR_PASSWORD,
+  PlainSaslClient,
+  PlainSaslServerFactory,
+  plainUsersFrom,
+} from '../../../src/security/sasl/plain.ts';
 import { bytes } from '../scram/fixtures.ts';
 
-const users = plainUsersFrom(new Map([['admin', 'admin-secret'], ['alice', 'alice-secret'], ['ünï', 'pässwörd']]));
+const users = plainUsersFrom(
+  new Map([
+    ['admin', 'admin-secret'],
+    ['alice', 'alice-secret'],
+    ['ünï', 'pässwörd'],
+  ]),
+);
 const factory = new PlainSaslServerFactory(users);
 const generic = invalidCredentialsMessage('PLAIN');
 
@@ -20,7 +34,7 @@ async function refusal(token: Uint8Array, server = factory.create()): Promise<Sa
 
 describe('PLAIN server', () => {
   test('a user with the right password is that user, in one step with an empty answer', async () => {
-    for (const token of ['\0alice\0alice-secret', 'alice\0alice-secret\0'.slice(0, 0) + 'alice\0alice\0alice-secret', '\0ünï\0pässwörd']) {
+    for (const token of ['\0alice\0alice-secret', `${'alice\0alice-secret\0'.slice(0, 0)}alice\0alice\0alice-secret`, '\0ünï\0pässwörd']) {
       const step = await factory.create().evaluate(bytes(token));
       expect(step.done).toBe(true);
       if (!step.done) continue;
@@ -31,7 +45,7 @@ describe('PLAIN server', () => {
     }
   });
 
-  test('a wrong password and an unknown user get the same answer, Kafka\'s', async () => {
+  test("a wrong password and an unknown user get the same answer, Kafka's", async () => {
     const wrong = await refusal(bytes('\0alice\0admin-secret'));
     const unknown = await refusal(bytes('\0mallory\0alice-secret'));
     expect(wrong.message).toBe('Authentication failed: Invalid username or password');
@@ -39,14 +53,24 @@ describe('PLAIN server', () => {
     expect(wrong.detail + unknown.detail).not.toContain('secret');
   });
 
-  test('an authzid other than the user is refused after the password check, with Kafka\'s message', async () => {
+  test("an authzid other than the user is refused after the password check, with Kafka's message", async () => {
     expect((await refusal(bytes('admin\0alice\0alice-secret'))).message).toBe(PLAIN_AUTHZID_DIFFERS);
     expect((await refusal(bytes('admin\0alice\0wrong'))).message).toBe(PLAIN_INVALID_USER_OR_PASSWORD);
   });
 
   test('malformed tokens get the generic answer', async () => {
     const long = 'x'.repeat(PLAIN_FIELD_BYTES_MAX + 1);
-    for (const token of [bytes(''), bytes('alice'), bytes('\0alice'), bytes('\0\0secret'), bytes('\0alice\0'), bytes('\0alice\0pw\0extra'), bytes(`\0${long}\0pw`), new Uint8Array([0, 0x61, 0, 0xc3, 0x28]), new Uint8Array(4000)]) {
+    for (const token of [
+      bytes(''),
+      bytes('alice'),
+      bytes('\0alice'),
+      bytes('\0\0secret'),
+      bytes('\0alice\0'),
+      bytes('\0alice\0pw\0extra'),
+      bytes(`\0${long}\0pw`),
+      new Uint8Array([0, 0x61, 0, 0xc3, 0x28]),
+      new Uint8Array(4000),
+    ]) {
       const error = await refusal(token);
       expect(error.message).toBe(generic);
       expect(error.invalidCredentials).toBe(true);
@@ -54,7 +78,11 @@ describe('PLAIN server', () => {
   });
 
   test('a failing user lookup is Kafka\'s "could not be verified"; an async lookup works', async () => {
-    const failing = new PlainSaslServerFactory({ passwordOf: () => { throw new Error('ldap down'); } });
+    const failing = new PlainSaslServerFactory({
+      passwordOf: () => {
+        throw new Error('ldap down');
+      },
+    });
     expect((await refusal(bytes('\0alice\0pw'), failing.create())).message).toBe(PLAIN_CREDENTIALS_UNVERIFIABLE);
     const slow = new PlainSaslServerFactory({ passwordOf: async (user) => (user === 'bob' ? 'pw' : null) });
     expect((await slow.create().evaluate(bytes('\0bob\0pw'))).done).toBe(true);
@@ -68,7 +96,7 @@ describe('PLAIN server', () => {
 });
 
 describe('PLAIN client', () => {
-  test('sends `authzid NUL user NUL password` once and completes on the server\'s answer', async () => {
+  test("sends `authzid NUL user NUL password` once and completes on the server's answer", async () => {
     const client = new PlainSaslClient('alice', 'alice-secret');
     const token = client.start();
     expect(Buffer.from(token).toString()).toBe('\0alice\0alice-secret');

@@ -21,7 +21,7 @@ const started = (): ScramSaslClient => {
   return client;
 };
 
-test('a server nonce that does not extend the client\'s, or only repeats it, is refused', () => {
+test("a server nonce that does not extend the client's, or only repeats it, is refused", () => {
   expect(refusedWith(started(), 'r=other,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096')).toBe('Invalid server nonce: does not start with client nonce');
   expect(refusedWith(started(), `r=${RFC7677.clientNonce},s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096`)).toBe('Invalid server nonce: does not start with client nonce');
 });

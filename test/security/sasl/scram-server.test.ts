@@ -25,7 +25,10 @@ function challengeOf(step: SaslStep): string {
 }
 
 describe('RFC vectors, byte for byte', () => {
-  for (const [name, mechanism, vector] of [['RFC 5802 (SHA-1)', SCRAM_SHA_1_FOR_TESTS, RFC5802], ['RFC 7677 (SHA-256)', SCRAM_SHA_256, RFC7677]] as const) {
+  for (const [name, mechanism, vector] of [
+    ['RFC 5802 (SHA-1)', SCRAM_SHA_1_FOR_TESTS, RFC5802],
+    ['RFC 7677 (SHA-256)', SCRAM_SHA_256, RFC7677],
+  ] as const) {
     test(`${name}: the server answers the RFC's messages`, async () => {
       const credentials = tableLookup([['user', credentialOf(mechanism, vector.password, salt(vector.salt))]]);
       const server = new ScramSaslServerFactory(mechanism, { credentials, unknownUserSecret: TEST_SECRET, nonce: () => vector.serverNonce }).create();
@@ -90,7 +93,7 @@ describe('full exchanges', () => {
     expect((await first('ghost', new Uint8Array(32).fill(9))).get('s')).not.toBe(once.get('s')!);
   });
 
-  test('a credential with fewer iterations than Kafka\'s minimum is refused like an unknown user', async () => {
+  test("a credential with fewer iterations than Kafka's minimum is refused like an unknown user", async () => {
     const weak = credentialOf(SCRAM_SHA_256, 'pw', bytes('salt'), 1000);
     const factory = new ScramSaslServerFactory(SCRAM_SHA_256, { credentials: tableLookup([['weak', weak]]), unknownUserSecret: TEST_SECRET });
     const server = factory.create();
@@ -113,10 +116,7 @@ describe('refusals', () => {
   });
 
   test('a client-final whose nonce is only the client part, or altered, is refused', async () => {
-    for (const final of [
-      `c=biws,r=${vector.clientNonce},p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=`,
-      vector.clientFinal.replace('k0,p=', 'k1,p='),
-    ]) {
+    for (const final of [`c=biws,r=${vector.clientNonce},p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=`, vector.clientFinal.replace('k0,p=', 'k1,p=')]) {
       const server = factory().create();
       await server.evaluate(bytes(vector.clientFirst));
       const error = await refusal(server.evaluate(bytes(final)));
@@ -155,7 +155,7 @@ describe('refusals', () => {
     }
   });
 
-  test('an authzid equal to the user is taken (its gs2 header is the channel binding); another is refused with Kafka\'s message', async () => {
+  test("an authzid equal to the user is taken (its gs2 header is the channel binding); another is refused with Kafka's message", async () => {
     const client = new ScramSaslClient(mechanism, 'user', vector.password, { nonce: vector.clientNonce });
     client.start();
     // The same exchange with `a=user`: computed by hand, since Kafka's client never sends an authzid.
@@ -171,12 +171,16 @@ describe('refusals', () => {
     const done = await server.evaluate(bytes(`${withoutProof},p=${Buffer.from(proof).toString('base64')}`));
     expect(done.done).toBe(true);
 
-    const other = await refusal(factory().create().evaluate(bytes(`n,a=admin,n=user,r=${vector.clientNonce}`)));
+    const other = await refusal(
+      factory()
+        .create()
+        .evaluate(bytes(`n,a=admin,n=user,r=${vector.clientNonce}`)),
+    );
     expect(other.message).toBe(SCRAM_AUTHZID_DIFFERS);
     expect(other.message).toBe('Authentication failed: Client requested an authorization id that is different from username');
   });
 
-  test('what Kafka\'s server does not take in a client-first message gets the generic answer', async () => {
+  test("what Kafka's server does not take in a client-first message gets the generic answer", async () => {
     for (const first of [
       'y,,n=user,r=abc', // channel binding supported by the client
       'p=tls-unique,,n=user,r=abc', // channel binding required
@@ -215,6 +219,14 @@ describe('refusals', () => {
 
   test('an oversized or non-UTF-8 token is refused before it is read', async () => {
     expect((await refusal(factory().create().evaluate(new Uint8Array(20_000).fill(0x61)))).message).toBe(generic);
-    expect((await refusal(factory().create().evaluate(new Uint8Array([0x6e, 0x2c, 0x2c, 0xff])))).message).toBe(generic);
+    expect(
+      (
+        await refusal(
+          factory()
+            .create()
+            .evaluate(new Uint8Array([0x6e, 0x2c, 0x2c, 0xff])),
+        )
+      ).message,
+    ).toBe(generic);
   });
 });

@@ -24,14 +24,14 @@ test('a new credential gets a fresh random salt; SHA-512 keys are 64 bytes', asy
   expect(one.iterations).toBe(4096);
 });
 
-test('iterations outside Kafka\'s 4096..16384 are refused', async () => {
+test("iterations outside Kafka's 4096..16384 are refused", async () => {
   for (const iterations of [4095, 16385, 0, 4096.5]) {
     await expect(scramCredentialFromPassword(SCRAM_SHA_256, 'pw', iterations)).rejects.toBeInstanceOf(FerryError);
   }
   expect((await scramCredentialFromPassword(SCRAM_SHA_256, 'pw', 16384)).iterations).toBe(16384);
 });
 
-test('mechanisms by SASL name and by Kafka\'s type byte (0 is UNKNOWN)', () => {
+test("mechanisms by SASL name and by Kafka's type byte (0 is UNKNOWN)", () => {
   expect(scramMechanismNamed('SCRAM-SHA-512')).toBe(SCRAM_SHA_512);
   expect(scramMechanismNamed('SCRAM-SHA-1')).toBeNull();
   expect(scramMechanismOfType(1)).toBe(SCRAM_SHA_256);

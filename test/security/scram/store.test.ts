@@ -59,7 +59,7 @@ describe('alter and describe', () => {
     expect(JSON.parse(stored).credentials['SCRAM-SHA-256'].iterations).toBe(4096);
   });
 
-  test('describe: Kafka\'s messages for a user named twice and a user without credentials', async () => {
+  test("describe: Kafka's messages for a user named twice and a user without credentials", async () => {
     const { a } = twoBrokers();
     await a.alter([], [upsertion('alice', 'pw')]);
     expect(await a.describe(['alice', 'nobody', 'alice', 'alice'])).toEqual([
@@ -72,11 +72,21 @@ describe('alter and describe', () => {
     const { a, b } = twoBrokers();
     await a.alter([], [upsertion('alice', 'pw')]);
     await a.alter([], [upsertion('alice', 'pw', SCRAM_SHA_512)]);
-    expect(await a.alter([{ name: 'alice', mechanism: 2 }, { name: 'nobody', mechanism: 1 }], [])).toEqual([
+    expect(
+      await a.alter(
+        [
+          { name: 'alice', mechanism: 2 },
+          { name: 'nobody', mechanism: 1 },
+        ],
+        [],
+      ),
+    ).toEqual([
       { user: 'alice', errorCode: 0, errorMessage: null },
       { user: 'nobody', errorCode: ScramErrorCode.RESOURCE_NOT_FOUND, errorMessage: 'Attempt to delete a user credential that does not exist' },
     ]);
-    expect(await a.alter([{ name: 'alice', mechanism: 2 }], [])).toEqual([{ user: 'alice', errorCode: ScramErrorCode.RESOURCE_NOT_FOUND, errorMessage: 'Attempt to delete a user credential that does not exist' }]);
+    expect(await a.alter([{ name: 'alice', mechanism: 2 }], [])).toEqual([
+      { user: 'alice', errorCode: ScramErrorCode.RESOURCE_NOT_FOUND, errorMessage: 'Attempt to delete a user credential that does not exist' },
+    ]);
     await b.refresh();
     expect(b.lookup('alice', 'SCRAM-SHA-512')).toBeNull();
     expect(b.lookup('alice', 'SCRAM-SHA-256')).not.toBeNull();
@@ -87,11 +97,23 @@ describe('alter and describe', () => {
     expect(b.lookup('alice', 'SCRAM-SHA-256')).toBeNull();
   });
 
-  test('Kafka\'s checks: a user named twice, an empty name, an unknown mechanism, iteration bounds', async () => {
+  test("Kafka's checks: a user named twice, an empty name, an unknown mechanism, iteration bounds", async () => {
     const { a } = twoBrokers();
     const results = await a.alter(
-      [{ name: 'twice', mechanism: 1 }, { name: '', mechanism: 1 }, { name: 'what', mechanism: 0 }, { name: 'what3', mechanism: 3 }],
-      [upsertion('twice', 'pw', SCRAM_SHA_512), upsertion('twice', 'pw'), upsertion('few', 'pw', SCRAM_SHA_256, 4095), upsertion('many', 'pw', SCRAM_SHA_512, 16385), upsertion('least', 'pw', SCRAM_SHA_256, 4096), upsertion('most', 'pw', SCRAM_SHA_512, 16384)],
+      [
+        { name: 'twice', mechanism: 1 },
+        { name: '', mechanism: 1 },
+        { name: 'what', mechanism: 0 },
+        { name: 'what3', mechanism: 3 },
+      ],
+      [
+        upsertion('twice', 'pw', SCRAM_SHA_512),
+        upsertion('twice', 'pw'),
+        upsertion('few', 'pw', SCRAM_SHA_256, 4095),
+        upsertion('many', 'pw', SCRAM_SHA_512, 16385),
+        upsertion('least', 'pw', SCRAM_SHA_256, 4096),
+        upsertion('most', 'pw', SCRAM_SHA_512, 16384),
+      ],
     );
     expect(results).toEqual([
       { user: 'twice', errorCode: ScramErrorCode.DUPLICATE_RESOURCE, errorMessage: 'A user credential cannot be altered twice in the same request' },
@@ -107,7 +129,7 @@ describe('alter and describe', () => {
     expect(a.lookup('few', 'SCRAM-SHA-256')).toBeNull();
   });
 
-  test('Ferry\'s own bounds: a salted password of the wrong length, an unwritable name', async () => {
+  test("Ferry's own bounds: a salted password of the wrong length, an unwritable name", async () => {
     const { a } = twoBrokers();
     const short = { ...upsertion('short', 'pw'), saltedPassword: new Uint8Array(16) };
     const results = await a.alter([], [short, upsertion('x'.repeat(254), 'pw'), upsertion('bad\ud800', 'pw'), upsertion('x'.repeat(253), 'pw'), upsertion('../a/b', 'pw')]);
@@ -139,7 +161,7 @@ class RacingControl extends ControlStore {
 }
 
 describe('races and failures', () => {
-  test('two brokers creating one user\'s record at once: the loser reads the winner\'s and keeps both credentials', async () => {
+  test("two brokers creating one user's record at once: the loser reads the winner's and keeps both credentials", async () => {
     const memory = new MemoryStore();
     const control = new RacingControl(memory, PREFIX);
     const a = new ScramCredentialStore(control);
@@ -152,14 +174,16 @@ describe('races and failures', () => {
     expect(a.lookup('alice', 'SCRAM-SHA-512')).not.toBeNull(); // its own write, taken at once, holds both
   });
 
-  test('a deletion racing another broker\'s deletion of the same credential ends RESOURCE_NOT_FOUND, not a false success', async () => {
+  test("a deletion racing another broker's deletion of the same credential ends RESOURCE_NOT_FOUND, not a false success", async () => {
     const memory = new MemoryStore();
     const control = new RacingControl(memory, PREFIX);
     const a = new ScramCredentialStore(control);
     const b = new ScramCredentialStore(new ControlStore(memory, PREFIX));
     await a.alter([], [upsertion('alice', 'pw')]);
     control.racing(async () => void (await b.alter([{ name: 'alice', mechanism: 1 }], [])));
-    expect(await a.alter([{ name: 'alice', mechanism: 1 }], [])).toEqual([{ user: 'alice', errorCode: ScramErrorCode.RESOURCE_NOT_FOUND, errorMessage: 'Attempt to delete a user credential that does not exist' }]);
+    expect(await a.alter([{ name: 'alice', mechanism: 1 }], [])).toEqual([
+      { user: 'alice', errorCode: ScramErrorCode.RESOURCE_NOT_FOUND, errorMessage: 'Attempt to delete a user credential that does not exist' },
+    ]);
   });
 
   test('a record that changes under every attempt: REQUEST_TIMED_OUT after the last, not altered', async () => {

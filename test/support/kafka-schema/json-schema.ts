@@ -40,12 +40,19 @@ export const FIXTURES_DIR = join(import.meta.dir, '..', '..', 'fixtures', 'kafka
 /** Kafka's files hold // comment lines, which JSON does not. */
 export function loadJsonMessage(name: string): JsonMessage {
   const text = readFileSync(join(FIXTURES_DIR, `${name}.json`), 'utf8');
-  return JSON.parse(text.split('\n').filter((line) => !line.trim().startsWith('//')).join('\n'));
+  return JSON.parse(
+    text
+      .split('\n')
+      .filter((line) => !line.trim().startsWith('//'))
+      .join('\n'),
+  );
 }
 
 /** The request/response pairs in the fixtures, by API name ("Fetch", "Metadata", ...). */
 export function fixtureApis(): string[] {
-  const names = readdirSync(FIXTURES_DIR).filter((file) => file.endsWith('Request.json')).map((file) => file.slice(0, -'Request.json'.length));
+  const names = readdirSync(FIXTURES_DIR)
+    .filter((file) => file.endsWith('Request.json'))
+    .map((file) => file.slice(0, -'Request.json'.length));
   return names.filter((name) => name !== '' && readdirSync(FIXTURES_DIR).includes(`${name}Response.json`)).sort();
 }
 

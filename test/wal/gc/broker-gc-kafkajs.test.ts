@@ -23,7 +23,9 @@ const tier = new MemoryStore({ latency: 's3-express', seed: 4 });
 
 beforeAll(async () => {
   broker = await Broker.start({
-    listenHost: '127.0.0.1', listenPort: 0, nodeId: 1,
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    nodeId: 1,
     engine: {
       directory: tempDir(),
       log: { flush: { kind: 'none' }, segmentBytes: 4096, localRetentionBytes: 1 },

@@ -22,7 +22,7 @@ async function walSequences(store: MemoryStore): Promise<number[]> {
   return (await store.list('wal/')).objects.flatMap((object) => parseWalObjectKey('', object.key)?.sequence ?? []).sort((a, b) => a - b); // floor marks are not objects of the stream
 }
 
-test('a cluster broker collects its stream up to the tier end, and a deleted topic\'s objects once its record is gone', async () => {
+test("a cluster broker collects its stream up to the tier end, and a deleted topic's objects once its record is gone", async () => {
   const store = new MemoryStore();
   const broker = await startTieredBroker(store, 1, running);
   await broker.context.topology.createTopic('t', 1);

@@ -39,7 +39,10 @@ test('deletes the covered objects from the floor up, in order, and stops at the 
 
 test('an object with one frame not covered stays, whatever its other frames', async () => {
   const store = new MemoryStore();
-  await putData(store, SEALED, 0, [{ baseOffset: 0, lastOffset: 9 }, { partition: 1, baseOffset: 0, lastOffset: 9 }]);
+  await putData(store, SEALED, 0, [
+    { baseOffset: 0, lastOffset: 9 },
+    { partition: 1, baseOffset: 0, lastOffset: 9 },
+  ]);
   await putSeal(store, SEALED, 1);
   const world = new World();
   world.setTieredEnd(10, 0);

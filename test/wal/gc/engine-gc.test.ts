@@ -38,7 +38,7 @@ test('the WAL store stays bounded while the tier grows, and every record reads b
   }
   // One object per acks=all produce: without GC the WAL would hold all of them.
   expect(Math.max(...walObjects)).toBeLessThan(2 * RECORDS_PER_ROUND);
-  expect(walObjects.at(-1)!).toBeLessThan(ROUNDS * RECORDS_PER_ROUND / 4);
+  expect(walObjects.at(-1)!).toBeLessThan((ROUNDS * RECORDS_PER_ROUND) / 4);
   expect(tierObjects.at(-1)!).toBeGreaterThan(tierObjects[0]!);
   expect(metrics.renderPrometheus()).toMatch(/ferry_wal_gc_deleted_objects_total [1-9]/);
   expect(ferry.localLogStartOffset('events', 0)).toBeGreaterThan(0); // reads from 0 need the tier

@@ -85,10 +85,13 @@ test('a failing tier record read covers nothing', async () => {
   const world = new World();
   world.setTieredEnd(1000);
   let failing = true;
-  const sources = { ...bind(world), readTierRecord: async (topicId: string, partition: number) => {
-    if (failing) throw new Error('tier records unreachable');
-    return world.readTierRecord(topicId, partition);
-  } };
+  const sources = {
+    ...bind(world),
+    readTierRecord: async (topicId: string, partition: number) => {
+      if (failing) throw new Error('tier records unreachable');
+      return world.readTierRecord(topicId, partition);
+    },
+  };
   const collector = collectorOf(store, sources, 2);
   await collector.collect();
   expect(await present(store, SEALED)).toEqual([0, 1, 2, 3]);

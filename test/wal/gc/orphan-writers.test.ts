@@ -22,7 +22,7 @@ async function setUp(liveness: WriterLiveness) {
   return { store, world, clock, collector };
 }
 
-test('a dead writer\'s streams are collected once it has been dead for the delay', async () => {
+test("a dead writer's streams are collected once it has been dead for the delay", async () => {
   const { store, clock, collector } = await setUp({ liveWriterIds: () => new Set([WRITER]), picks: () => true });
   await collector.collect();
   expect(await present(store, DEAD)).toEqual([0, 1, 2, 3]);

@@ -27,7 +27,7 @@ const RECORDS_PER_ROUND = 20;
 // (coverage.ts: `if (!this.#sources.tieringEnabled(entry.topic)) return false`; docs/tier-protocol.md
 // "Limits of [G]" says its frames stay, not that every later object of the stream, every tiered
 // topic's included, stays with them for as long as the writer epoch lasts).
-test.todo('a topic that does not tier does not keep every other topic\'s WAL objects', async () => {
+test.todo("a topic that does not tier does not keep every other topic's WAL objects", async () => {
   const wal = new MemoryStore();
   const tier = new MemoryStore();
   const ferry = await Ferry.open({

@@ -1,5 +1,5 @@
 // A hand-built WAL stream and a GI1 world (tier ends, topics, in-sync followers) for collector tests.
-import { MemoryStore } from '../../../src/store/memory.ts';
+import type { MemoryStore } from '../../../src/store/memory.ts';
 import { EMPTY_TIER_RECORD, type TierRecord } from '../../../src/tier/tier-record.ts';
 import { concatBytes } from '../../../src/util/bytes.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
@@ -30,7 +30,15 @@ export interface FrameSpec {
 export async function putData(store: MemoryStore, stream: StreamId, sequence: number, frames: readonly FrameSpec[]): Promise<void> {
   const builder = new WalObjectBuilder({ kind: 'data', writerId: stream.writerId, epoch: stream.epoch, sequence, createdMs: 0 });
   for (const frame of frames) {
-    builder.addFrame({ topic: frame.topic ?? TOPIC, topicId: frame.topicId ?? TOPIC_ID, partition: frame.partition ?? 0, leaderEpoch: 0, baseOffset: frame.baseOffset, lastOffset: frame.lastOffset, data: batchOf(`r${frame.baseOffset}`, frame.lastOffset - frame.baseOffset + 1) });
+    builder.addFrame({
+      topic: frame.topic ?? TOPIC,
+      topicId: frame.topicId ?? TOPIC_ID,
+      partition: frame.partition ?? 0,
+      leaderEpoch: 0,
+      baseOffset: frame.baseOffset,
+      lastOffset: frame.lastOffset,
+      data: batchOf(`r${frame.baseOffset}`, frame.lastOffset - frame.baseOffset + 1),
+    });
   }
   await store.put(walObjectKey(PREFIX, stream, sequence), concatBytes(builder.finish()));
 }
@@ -68,7 +76,9 @@ export class World implements CoverageSources {
   async readTierRecord(topicId: Uuid, partition: number): Promise<TierRecord> {
     this.tierReads++;
     const end = this.tieredEnds.get(`${topicId}/${partition}`) ?? 0;
-    return end === 0 ? EMPTY_TIER_RECORD : { leaderEpoch: 0, startOffset: 0, segments: [{ state: 'copied', baseOffset: 0, endOffset: end, uploadId: 'u', leaderEpoch: 0, bytes: 1, maxTimestamp: 0, epochs: [], sections: {} }] };
+    return end === 0
+      ? EMPTY_TIER_RECORD
+      : { leaderEpoch: 0, startOffset: 0, segments: [{ state: 'copied', baseOffset: 0, endOffset: end, uploadId: 'u', leaderEpoch: 0, bytes: 1, maxTimestamp: 0, epochs: [], sections: {} }] };
   }
 
   async incarnationExists(_topic: string, topicId: Uuid): Promise<boolean> {

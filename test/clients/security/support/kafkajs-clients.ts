@@ -83,7 +83,7 @@ export async function kafkajsMetadata(kafka: Kafka, topic?: string): Promise<{ b
   try {
     const cluster = await admin.describeCluster();
     const topics = await admin.listTopics();
-    const partitions = topic === undefined ? null : (await admin.fetchTopicMetadata({ topics: [topic] })).topics[0]?.partitions.length ?? null;
+    const partitions = topic === undefined ? null : ((await admin.fetchTopicMetadata({ topics: [topic] })).topics[0]?.partitions.length ?? null);
     return { brokers: cluster.brokers.map((broker) => `${broker.host}:${broker.port}`), topics: topics.sort(), partitions };
   } finally {
     await admin.disconnect();

@@ -32,11 +32,7 @@ export async function kcat(bootstrap: string, settings: readonly string[], args:
 
 /** security.protocol=ssl trusting the test CA, with a client certificate when `client` is given. */
 export function kcatSsl(certificates: TestCertificates, client?: { readonly keyPath: string; readonly certPath: string }): string[] {
-  return [
-    'security.protocol=ssl',
-    `ssl.ca.location=${certificates.caPath}`,
-    ...(client === undefined ? [] : [`ssl.certificate.location=${client.certPath}`, `ssl.key.location=${client.keyPath}`]),
-  ];
+  return ['security.protocol=ssl', `ssl.ca.location=${certificates.caPath}`, ...(client === undefined ? [] : [`ssl.certificate.location=${client.certPath}`, `ssl.key.location=${client.keyPath}`])];
 }
 
 /** security.protocol=sasl_ssl with a PLAIN or SCRAM mechanism. */
@@ -46,7 +42,13 @@ export function kcatSasl(certificates: TestCertificates, mechanism: string, user
 
 /** librdkafka's unsecured OAUTHBEARER tokens (alg none) for `principal`: the only OAUTHBEARER kcat 2.0.2 has without OIDC. */
 export function kcatUnsecuredOAuth(certificates: TestCertificates, principal: string): string[] {
-  return ['security.protocol=sasl_ssl', `ssl.ca.location=${certificates.caPath}`, 'sasl.mechanisms=OAUTHBEARER', 'enable.sasl.oauthbearer.unsecure.jwt=true', `sasl.oauthbearer.config=principal=${principal}`];
+  return [
+    'security.protocol=sasl_ssl',
+    `ssl.ca.location=${certificates.caPath}`,
+    'sasl.mechanisms=OAUTHBEARER',
+    'enable.sasl.oauthbearer.unsecure.jwt=true',
+    `sasl.oauthbearer.config=principal=${principal}`,
+  ];
 }
 
 /** Produces `lines` with acks=all to partition 0. */
