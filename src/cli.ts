@@ -19,7 +19,7 @@ commands:
   inspect   summarise a data directory, a partition directory, a segment file or a WAL object
   users     add, remove and list SCRAM users (SASL SCRAM-SHA-256/512)
   cost      a month's bill for a deployment: Ferry on S3 Express + S3 Standard beside classic Kafka
-  bench     run the benchmark suite (bench/run.ts)
+  bench     run the benchmark suite (bench/run.ts; from a clone of the repository)
 
 Run 'ferry <command> --help' for a command's options.
 
@@ -38,7 +38,10 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
   inspect: runInspect,
   users: runUsers,
   bench: async (args) => {
-    const child = Bun.spawn([process.execPath, `${import.meta.dir}/../bench/run.ts`, ...args], { stdio: ['inherit', 'inherit', 'inherit'] });
+    const suite = `${import.meta.dir}/../bench/run.ts`;
+    // The package carries src/ only: the suite (and its clients and fixtures) lives in a checkout.
+    if (!(await Bun.file(suite).exists())) throw new CliError('the benchmark suite is not in the installed package; run it from a clone of the repository: npm install && npm run bench', 1);
+    const child = Bun.spawn([process.execPath, suite, ...args], { stdio: ['inherit', 'inherit', 'inherit'] });
     process.exitCode = await child.exited;
   },
 };

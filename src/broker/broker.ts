@@ -166,7 +166,7 @@ export class Broker {
     const options = withMeasuredStores(given, metrics, clock);
     const log = loggerOf(options.log, defaultLogger(clock));
     if (options.cluster !== undefined && options.engine.wal === undefined) throw new FerryError('InvalidArgument', 'a cluster broker needs a WAL store: its partitions move through it');
-    await checkStores(options, clock);
+    await checkStores(given, clock); // the stores as given: one store in two roles is probed once
     // Security first: a listener's unreadable certificate stops the start before any recovery.
     const perIpOverrides = await resolvedOverrides(options.security?.maxConnectionsPerIpOverrides, options.network ?? systemNetwork);
     const security = await BrokerSecurity.open(listenersOf(options), options.security ?? {}, { ...(await securityStoreOf(options)), clock, metrics, log });

@@ -15,10 +15,11 @@ type AnyBinding = ApiBinding<any, any>;
 
 const MS_PER_SECOND = 1000;
 /**
- * How deep the walk looks for `errorCode` fields: Fetch's per-partition codes sit at
- * response.responses[].partitions[].errorCode, depth 3; a level more is margin for any API.
+ * How deep the walk looks for `errorCode` fields, each array and each object a level: the deepest
+ * are OffsetFetch v8+'s per-partition codes, response.groups[].topics[].partitions[].errorCode,
+ * in an object at depth 6 (Fetch's, response.responses[].partitions[], at depth 4).
  */
-export const ERROR_CODE_DEPTH_MAX = 4;
+export const ERROR_CODE_DEPTH_MAX = 6;
 const ERROR_FIELD = 'errorCode';
 const ERROR_OTHER = 'OTHER';
 

@@ -56,7 +56,8 @@ interface Inspected {
 }
 
 function inspect(path: string, options: { records: boolean; batches: boolean }): Inspected {
-  if (statSync(path).isDirectory()) {
+  const stat = statSync(path);
+  if (stat.isDirectory()) {
     if (isDataDirectory(path)) {
       const report = inspectDataDirectory(path);
       return { value: report, lines: dataDirectoryLines(report), ok: report.ok };
@@ -67,6 +68,8 @@ function inspect(path: string, options: { records: boolean; batches: boolean }):
     }
     throw new CliError(`${path} is neither a data directory (topics.json, <topic>-<partition> directories) nor a partition directory (.log segments); give one of those, a segment or a WAL object`);
   }
+  // A FIFO, socket or device would block the read or never end: only regular files are read.
+  if (!stat.isFile()) throw new CliError(`${path} is not a regular file (a pipe, socket or device); give a data directory, a partition directory, a segment or a WAL object`);
   return inspectFile(path, readFileSync(path), options.records);
 }
 

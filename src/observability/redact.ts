@@ -4,7 +4,9 @@
  * without anyone remembering to, and a secret added later is hidden if its name says what it is.
  */
 
-export const REDACTED = '[redacted]';
+import { REDACTED, urlWithoutSecrets } from '../util/url-secrets.ts';
+
+export { REDACTED };
 /** Longer text (a PEM certificate chain inline) is cut to this in a log line. */
 export const REDACTED_TEXT_CHARS_MAX = 200;
 /** Nesting followed at most: a config is a few levels deep; anything deeper is not a config. */
@@ -16,8 +18,6 @@ const DEPTH_MAX = 8;
  * inline private keys (ssl.keystore.key as keystoreKey) and SCRAM salted passwords.
  */
 const SECRET_NAME = /password|secret|token|credential|jaas|keystorekey|privatekey|^key$/i;
-/** Query parameters of a store URL that could carry a secret. */
-const SECRET_PARAMETER = /password|secret|token|credential|signature|key/i;
 
 /** `value` with every secret replaced by REDACTED (see SECRET_NAME), Maps as objects, functions left out. */
 export function redactSecrets(value: unknown, depth = 0): unknown {
@@ -35,29 +35,8 @@ export function redactSecrets(value: unknown, depth = 0): unknown {
   return out;
 }
 
-/** A URL's user info and secret-looking query parameters redacted; long text cut. */
+/** A URL's user info and secret-looking query parameters redacted (src/util/url-secrets.ts); long text cut. */
 function redactText(text: string): string {
-  const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? redactUrl(text) : text;
+  const url = urlWithoutSecrets(text);
   return url.length > REDACTED_TEXT_CHARS_MAX ? `${url.slice(0, REDACTED_TEXT_CHARS_MAX)}...[${url.length} chars]` : url;
-}
-
-function redactUrl(text: string): string {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return text;
-  }
-  let changed = false;
-  if (url.username !== '' || url.password !== '') {
-    url.username = REDACTED;
-    url.password = '';
-    changed = true;
-  }
-  for (const name of [...url.searchParams.keys()]) {
-    if (!SECRET_PARAMETER.test(name)) continue;
-    url.searchParams.set(name, REDACTED);
-    changed = true;
-  }
-  return changed ? url.toString() : text;
 }

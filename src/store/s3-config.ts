@@ -1,4 +1,5 @@
 import { assert } from '../util/assert.ts';
+import { urlWithoutSecrets } from '../util/url-secrets.ts';
 import { StoreError } from './errors.ts';
 
 /**
@@ -87,7 +88,7 @@ export function resolveS3Config(options: S3StoreOptions, source = 'S3 store opti
 
 /** Parses and checks an `s3://` URL; every problem is an InvalidArgument that quotes the URL. */
 export function parseS3Url(url: URL, env: Record<string, string | undefined> = process.env): S3StoreConfig {
-  const source = `S3 URL ${JSON.stringify(`${url.protocol}//${url.host}${url.pathname}${url.search}`)}`;
+  const source = `S3 URL ${JSON.stringify(urlWithoutSecrets(`${url.protocol}//${url.host}${url.pathname}${url.search}`))}`;
   if (url.protocol !== 's3:') throw invalid(source, `scheme must be s3:, not ${url.protocol}`);
   if (url.username !== '' || url.password !== '') {
     throw invalid('S3 URL', 'credentials do not belong in the URL; use AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or a profile');
@@ -157,8 +158,9 @@ function checkEndpoint(endpoint: string, source: string): string {
   try {
     parsed = new URL(endpoint);
   } catch {
-    throw invalid(source, `endpoint ${JSON.stringify(endpoint)} is not a URL`);
+    throw invalid(source, `endpoint ${JSON.stringify(urlWithoutSecrets(endpoint))} is not a URL`);
   }
+  if (parsed.username !== '' || parsed.password !== '') throw invalid(source, 'credentials do not belong in the endpoint; use AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or a profile');
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw invalid(source, `endpoint ${endpoint} must be http: or https:`);
   if (parsed.search !== '' || parsed.hash !== '') throw invalid(source, `endpoint ${endpoint} must not carry a query or fragment`);
   return endpoint.replace(/\/+$/, '');

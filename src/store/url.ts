@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Clock } from '../util/clock.ts';
 import { SeededRandom } from '../util/random.ts';
+import { urlWithoutSecrets } from '../util/url-secrets.ts';
 import { StoreError } from './errors.ts';
 import { FileStore } from './file.ts';
 import { LATENCY_PROFILES, type LatencyProfileName } from './latency.ts';
@@ -49,14 +50,14 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
 }
 
 function invalid(url: string, problem: string): StoreError {
-  return new StoreError('InvalidArgument', `object store URL ${JSON.stringify(url)}: ${problem}`);
+  return new StoreError('InvalidArgument', `object store URL ${JSON.stringify(urlWithoutSecrets(url))}: ${problem}`);
 }
 
 function parse(url: string): URL {
   try {
     return new URL(url);
   } catch (error) {
-    throw new StoreError('InvalidArgument', `object store URL ${JSON.stringify(url)}: malformed (${error instanceof Error ? error.message : String(error)})`, { cause: error });
+    throw new StoreError('InvalidArgument', `object store URL ${JSON.stringify(urlWithoutSecrets(url))}: malformed (${error instanceof Error ? error.message : String(error)})`, { cause: error });
   }
 }
 

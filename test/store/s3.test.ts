@@ -247,6 +247,7 @@ describe('S3Store.fromUrl', () => {
     ['s3://bucket/?region=us-east-1&colour=blue', 'unknown parameter "colour"'],
     ['s3://bucket/?region=us-east-1&region=eu-west-1', 'given twice'],
     ['s3://key:secret@bucket/?region=us-east-1', 'credentials do not belong in the URL'],
+    ['s3://bucket/?region=us-east-1&endpoint=http://minio:secret@127.0.0.1:9000', 'credentials do not belong in the endpoint'],
     ['s3://bucket:9000/?region=us-east-1', 'takes no port'],
     ['s3://bucket/#part?region=us-east-1', 'fragment'],
     ['s3://bucket/a//b?region=us-east-1', 'empty path segment'],
@@ -262,6 +263,10 @@ describe('S3Store.fromUrl', () => {
     ['s3://logs--use1-az4--x-s3/?region=us-east-1&forcePathStyle=true', 'only virtual-hosted style'],
     ['s3://--x-s3/?region=us-east-1', 'must look like name--azid--x-s3'],
   ];
+  test('a refused URL is quoted without the value of a secret-looking parameter', () => {
+    expect(() => S3Store.fromUrl(new URL('s3://bucket/?region=us-east-1&secretAccessKey=hunter2'), REGION_ENV)).toThrow(/unknown parameter "secretAccessKey"/);
+    expect(() => S3Store.fromUrl(new URL('s3://bucket/?region=us-east-1&secretAccessKey=hunter2'), REGION_ENV)).not.toThrow(/hunter2/);
+  });
   for (const [url, problem] of rejected) {
     test(`rejects ${url}`, () => {
       let caught: unknown;
