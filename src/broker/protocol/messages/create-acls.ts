@@ -51,7 +51,9 @@ const aclCreationFields: readonly FieldSchema[] = [
   { name: 'permissionType', type: 'int8', versions: [0, Infinity] },
 ];
 
-const createAclsRequestFields: readonly FieldSchema[] = [{ name: 'creations', type: { array: { struct: 'AclCreation', fields: aclCreationFields } }, versions: [0, Infinity] }];
+const createAclsRequestFields: readonly FieldSchema[] = [
+  { name: 'creations', type: { array: { struct: 'AclCreation', fields: aclCreationFields } }, versions: [0, Infinity] },
+];
 
 export const createAclsRequestSchema: MessageSchema = {
   name: 'CreateAclsRequest',

@@ -45,7 +45,9 @@ export interface CreatePartitionsTopicResult {
   readonly errorMessage: string | null;
 }
 
-const createPartitionsAssignmentFields: readonly FieldSchema[] = [{ name: 'brokerIds', type: { array: 'int32' }, versions: [0, Infinity] }];
+const createPartitionsAssignmentFields: readonly FieldSchema[] = [
+  { name: 'brokerIds', type: { array: 'int32' }, versions: [0, Infinity] },
+];
 
 const createPartitionsTopicFields: readonly FieldSchema[] = [
   { name: 'name', type: 'string', versions: [0, Infinity] },

@@ -75,7 +75,9 @@ const deleteAclsFilterFields: readonly FieldSchema[] = [
   { name: 'permissionType', type: 'int8', versions: [0, Infinity] },
 ];
 
-const deleteAclsRequestFields: readonly FieldSchema[] = [{ name: 'filters', type: { array: { struct: 'DeleteAclsFilter', fields: deleteAclsFilterFields } }, versions: [0, Infinity] }];
+const deleteAclsRequestFields: readonly FieldSchema[] = [
+  { name: 'filters', type: { array: { struct: 'DeleteAclsFilter', fields: deleteAclsFilterFields } }, versions: [0, Infinity] },
+];
 
 export const deleteAclsRequestSchema: MessageSchema = {
   name: 'DeleteAclsRequest',

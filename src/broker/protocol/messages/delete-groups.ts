@@ -23,7 +23,9 @@ export interface DeletableGroupResult {
   readonly errorCode: number;
 }
 
-const deleteGroupsRequestFields: readonly FieldSchema[] = [{ name: 'groupsNames', type: { array: 'string' }, versions: [0, Infinity] }];
+const deleteGroupsRequestFields: readonly FieldSchema[] = [
+  { name: 'groupsNames', type: { array: 'string' }, versions: [0, Infinity] },
+];
 
 export const deleteGroupsRequestSchema: MessageSchema = {
   name: 'DeleteGroupsRequest',

@@ -64,7 +64,9 @@ const topicRequestFields: readonly FieldSchema[] = [
   { name: 'partitionIndexes', type: { array: 'int32' }, versions: [0, Infinity] },
 ];
 
-const describeProducersRequestFields: readonly FieldSchema[] = [{ name: 'topics', type: { array: { struct: 'TopicRequest', fields: topicRequestFields } }, versions: [0, Infinity] }];
+const describeProducersRequestFields: readonly FieldSchema[] = [
+  { name: 'topics', type: { array: { struct: 'TopicRequest', fields: topicRequestFields } }, versions: [0, Infinity] },
+];
 
 export const describeProducersRequestSchema: MessageSchema = {
   name: 'DescribeProducersRequest',

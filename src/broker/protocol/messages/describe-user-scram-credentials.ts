@@ -45,7 +45,9 @@ export interface CredentialInfo {
   readonly iterations: number;
 }
 
-const userNameFields: readonly FieldSchema[] = [{ name: 'name', type: 'string', versions: [0, Infinity] }];
+const userNameFields: readonly FieldSchema[] = [
+  { name: 'name', type: 'string', versions: [0, Infinity] },
+];
 
 const describeUserScramCredentialsRequestFields: readonly FieldSchema[] = [
   { name: 'users', type: { array: { struct: 'UserName', fields: userNameFields } }, versions: [0, Infinity], nullableVersions: [0, Infinity] },

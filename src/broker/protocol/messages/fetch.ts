@@ -209,7 +209,7 @@ const fetchRequestFields: readonly FieldSchema[] = [
   { name: 'sessionEpoch', type: 'int32', versions: [7, Infinity], default: -1 },
   { name: 'topics', type: { array: { struct: 'FetchTopic', fields: fetchTopicFields } }, versions: [0, Infinity] },
   { name: 'forgottenTopicsData', type: { array: { struct: 'ForgottenTopic', fields: forgottenTopicFields } }, versions: [7, Infinity] },
-  { name: 'rackId', type: 'string', versions: [11, Infinity], default: '' },
+  { name: 'rackId', type: 'string', versions: [11, Infinity], default: "" },
 ];
 
 export const fetchRequestSchema: MessageSchema = {

@@ -49,7 +49,9 @@ export interface OffsetDeleteResponsePartition {
   readonly errorCode: number;
 }
 
-const offsetDeleteRequestPartitionFields: readonly FieldSchema[] = [{ name: 'partitionIndex', type: 'int32', versions: [0, Infinity] }];
+const offsetDeleteRequestPartitionFields: readonly FieldSchema[] = [
+  { name: 'partitionIndex', type: 'int32', versions: [0, Infinity] },
+];
 
 const offsetDeleteRequestTopicFields: readonly FieldSchema[] = [
   { name: 'name', type: 'string', versions: [0, Infinity] },

@@ -19,7 +19,9 @@ export interface SaslAuthenticateResponse {
   readonly sessionLifetimeMs?: number;
 }
 
-const saslAuthenticateRequestFields: readonly FieldSchema[] = [{ name: 'authBytes', type: 'bytes', versions: [0, Infinity] }];
+const saslAuthenticateRequestFields: readonly FieldSchema[] = [
+  { name: 'authBytes', type: 'bytes', versions: [0, Infinity] },
+];
 
 export const saslAuthenticateRequestSchema: MessageSchema = {
   name: 'SaslAuthenticateRequest',

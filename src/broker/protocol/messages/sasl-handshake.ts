@@ -15,7 +15,9 @@ export interface SaslHandshakeResponse {
   readonly mechanisms: readonly string[];
 }
 
-const saslHandshakeRequestFields: readonly FieldSchema[] = [{ name: 'mechanism', type: 'string', versions: [0, Infinity] }];
+const saslHandshakeRequestFields: readonly FieldSchema[] = [
+  { name: 'mechanism', type: 'string', versions: [0, Infinity] },
+];
 
 export const saslHandshakeRequestSchema: MessageSchema = {
   name: 'SaslHandshakeRequest',
