@@ -63,7 +63,8 @@ export async function startFerryBroker(options: FerryBrokerOptions): Promise<Run
   ];
   const child = spawnTracked(command, { cwd: REPOSITORY_ROOT, stdin: 'ignore', stdout: Bun.file(output), stderr: Bun.file(output) });
   try {
-    const ready = await waitForLine(child, output, /listening on 127\.0\.0\.1:(\d+) .*metrics on (http:\/\/\S+)/, READY_TIMEOUT_MS, 'ferry broker');
+    // The start line is a JSON line when stdout is not a terminal: the URL ends at a quote.
+    const ready = await waitForLine(child, output, /listening on 127\.0\.0\.1:(\d+) .*metrics on (http:\/\/[^\s"]+)/, READY_TIMEOUT_MS, 'ferry broker');
     return {
       bootstrap: `127.0.0.1:${ready[1]}`,
       metricsUrl: ready[2]!,
