@@ -1,6 +1,6 @@
 import { isFerryError } from '../errors.ts';
 import { componentLogger, type Logger, type LoggerOption } from '../observability/logger.ts';
-import { ProgressLines } from '../observability/progress.ts';
+import { CatchUpProgress, ProgressLines } from '../observability/progress.ts';
 import { isOsError } from '../util/os-error.ts';
 import type { Ferry } from '../engine/index.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
@@ -73,6 +73,8 @@ export class PartitionHost {
   readonly #log: Logger;
   /** Rebuilds of many objects say how far they got, now and then. */
   readonly #rebuildProgress: ProgressLines;
+  /** So do followers far behind their leader's high watermark, until they have caught up. */
+  readonly #catchUpProgress: CatchUpProgress;
   readonly #tails: StreamTails;
   /** Followers' progress reports, each to its partition's current leader [R1]. */
   readonly #progress: LeaderProgress;
@@ -88,6 +90,7 @@ export class PartitionHost {
     this.#options = options;
     this.#log = componentLogger(options.log, 'cluster');
     this.#rebuildProgress = new ProgressLines(this.#log, options.clock);
+    this.#catchUpProgress = new CatchUpProgress(this.#log, options.clock);
     this.#random = options.random ?? new SeededRandom(options.nodeId);
     this.#tails = new StreamTails({
       store: options.store,
@@ -225,6 +228,7 @@ export class PartitionHost {
     const applied = () => {
       follower.noteApplied();
       this.#progress.applied(topic, partition);
+      this.#catchUpProgress.applied(topic, partition, follower.log.logEndOffset, follower.leaderHighWatermark);
     };
     this.#tails.follow({ topic, topicId, partition, log: follower.log, applied, leaderHighWatermark: () => follower.leaderHighWatermark }, record.chain);
   }

@@ -41,3 +41,35 @@ export class ProgressLines {
     return this.#saidMs.delete(key);
   }
 }
+
+/**
+ * Offsets behind the leader's high watermark from which a follower's catch-up is progress worth a
+ * line: a follower at the tail trails by a batch or two; one this far behind is rebuilding history.
+ */
+export const CATCH_UP_PROGRESS_OFFSETS_MIN = 10_000;
+
+/**
+ * Followers far behind their leader: how far they got (ProgressLines: now and then), and once
+ * within CATCH_UP_PROGRESS_OFFSETS_MIN of the leader's high watermark, one line that they caught up.
+ */
+export class CatchUpProgress {
+  readonly #logger: Logger;
+  readonly #lines: ProgressLines;
+  readonly #offsetsMin: number;
+
+  constructor(logger: Logger, clock: Clock, offsetsMin = CATCH_UP_PROGRESS_OFFSETS_MIN, intervalMs = PROGRESS_INTERVAL_MS) {
+    this.#logger = logger;
+    this.#lines = new ProgressLines(logger, clock, intervalMs);
+    this.#offsetsMin = offsetsMin;
+  }
+
+  /** The follower of `topic`-`partition` applied up to `logEnd`; its leader's high watermark is `leaderHighWatermark` (null: not heard yet). */
+  applied(topic: string, partition: number, logEnd: number, leaderHighWatermark: number | null): void {
+    const key = `${topic}-${partition}`;
+    if (leaderHighWatermark !== null && leaderHighWatermark - logEnd > this.#offsetsMin) {
+      this.#lines.update(key, { topic, partition }, logEnd, leaderHighWatermark, `catching up on ${key}: at offset ${logEnd} of the leader's ${leaderHighWatermark}`);
+    } else if (this.#lines.finish(key)) {
+      this.#logger.info({ topic, partition, offset: logEnd }, `${key} caught up with its leader at offset ${logEnd}`);
+    }
+  }
+}

@@ -11,7 +11,7 @@ import { CLEAN_SHUTDOWN_FILE } from '../../src/log/partition-log.ts';
 import { lineLogger } from '../../src/observability/logger.ts';
 import { type LogRecord, RecordLogger } from '../../src/observability/record-logger.ts';
 import { REDACTED } from '../../src/observability/redact.ts';
-import { ProgressLines } from '../../src/observability/progress.ts';
+import { CatchUpProgress, ProgressLines } from '../../src/observability/progress.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 
 function tempDir(): string {
@@ -128,5 +128,25 @@ test('progress lines: the first at once, then at most one per interval, a new sp
     ['one', 1, 10],
     ['six', 6, 10],
     ['again', 1, 3],
+  ]);
+});
+
+test('catch-up lines: a follower far behind its leader says how far it got, then once that it caught up; one at the tail says nothing', () => {
+  const clock = new ManualClock();
+  const records: LogRecord[] = [];
+  const catchUp = new CatchUpProgress(new RecordLogger('info', (record) => records.push(record)), clock, 100, 1000);
+  catchUp.applied('t', 0, 10, 20); // at the tail: nothing to say
+  catchUp.applied('t', 1, 10, null); // the leader not heard yet: nothing either
+  catchUp.applied('t', 0, 100, 5_000);
+  clock.advance(500);
+  catchUp.applied('t', 0, 2_000, 5_000); // within the interval: quiet
+  clock.advance(500);
+  catchUp.applied('t', 0, 3_000, 5_000);
+  catchUp.applied('t', 0, 4_950, 5_000); // within 100 of the leader: caught up
+  catchUp.applied('t', 0, 5_000, 5_000); // and said once
+  expect(records.map((record) => [record.msg, record.fields.topic, record.fields.partition, record.fields.done ?? record.fields.offset])).toEqual([
+    ["catching up on t-0: at offset 100 of the leader's 5000", 't', 0, 100],
+    ["catching up on t-0: at offset 3000 of the leader's 5000", 't', 0, 3_000],
+    ['t-0 caught up with its leader at offset 4950', 't', 0, 4_950],
   ]);
 });
