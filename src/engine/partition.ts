@@ -99,7 +99,10 @@ export class Partition {
    * min.insync replicas were seen to hold in this leadership, which a partition rebuilt from the
    * WAL starts without: its high watermark counts the whole rebuilt log as committed (readers may
    * see it, it is durable), but a retried batch in that log is acknowledged only once enough
-   * followers hold it, as Kafka's new leader acknowledges only past its followers' fetches.
+   * followers hold it, as Kafka's new leader acknowledges only past its followers' fetches. It
+   * starts at 0, not at the log start: a log started over at the tier's end [K2] keeps, in the
+   * tiered segment's producer snapshot, batches below its start that the leader which tiered them
+   * counted committed without its followers (sim seed 40001), and their retries are duplicates too.
    */
   #acknowledgeableEnd: number;
   #waiters: DataWaiter[] = [];
@@ -148,7 +151,7 @@ export class Partition {
     this.#durableEnd = Math.max(durableEnd, log.logStartOffset);
     const committed = committedEnd ?? (role.kind === 'leader' && role.requiredFollowers > 0 ? log.logStartOffset : durableEnd);
     this.#highWatermark = Math.max(log.logStartOffset, committed);
-    this.#acknowledgeableEnd = role.kind === 'leader' && role.requiredFollowers > 0 ? log.logStartOffset : this.#highWatermark;
+    this.#acknowledgeableEnd = role.kind === 'leader' && role.requiredFollowers > 0 ? 0 : this.#highWatermark;
   }
 
   /**

@@ -166,6 +166,11 @@ const FOUND: readonly { readonly seed: number; readonly bug: string; readonly sc
     scenario: { tier: { segmentBytes: 2048, intervalMs: 200, localRetentionBytes: 0, retentionCheckIntervalMs: 500, tailMaxBytes: null } },
     bug: 'with 2 KiB segments, a restarted leader re-shipping an unshipped suffix that spans segment files framed batches of two buffers as one span: a RangeError at every start, the broker never served again (test/engine/reship-across-segments.test.ts)',
   },
+  {
+    seed: 40001,
+    secured: true,
+    bug: "a leader whose log started over at the tier's end acknowledged a retried acks=all batch below that start (a duplicate named by the tiered segment's producer snapshot, tiered by a leader that counted its rebuilt log committed) at once, before min.insync replicas held it: its acknowledgeable end started at the log start (test/engine/rebuilt-retry-waits-for-followers.test.ts)",
+  },
 ];
 
 /** Bugs a seed finds that are not fixed yet: each becomes a FOUND entry once it is. */
