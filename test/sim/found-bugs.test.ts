@@ -166,6 +166,11 @@ const FOUND: readonly { readonly seed: number; readonly bug: string; readonly sc
     scenario: { tier: { segmentBytes: 2048, intervalMs: 200, localRetentionBytes: 0, retentionCheckIntervalMs: 500, tailMaxBytes: null } },
     bug: 'with 2 KiB segments, a restarted leader re-shipping an unshipped suffix that spans segment files framed batches of two buffers as one span: a RangeError at every start, the broker never served again (test/engine/reship-across-segments.test.ts)',
   },
+  {
+    seed: 40068,
+    secured: true,
+    bug: 'harness: a CreatePartitions held by a paused broker was answered (to 7) just after the quiet began, once the probes had been listed from 5 partitions: partitions 5 and 6 were never probed; the probes now wait for an admin operation in flight (test/sim/topic-admin-load.test.ts)',
+  },
 ];
 
 /** Bugs a seed finds that are not fixed yet: each becomes a FOUND entry once it is. */
