@@ -56,6 +56,8 @@ export class TopicAdminLoad {
   readonly #ackedEnds = new Map<string, number>();
   /** Topics a CreatePartitions of unknown outcome may have grown: their counts are read from Metadata before the probes. */
   readonly unsettled = new Set<string>();
+  /** An operation is under way: a CreatePartitions answered after the chaos still grows its topic, so the probes wait for it. */
+  #inFlight = false;
 
   constructor(options: TopicAdminLoadOptions) {
     this.#options = options;
@@ -79,8 +81,18 @@ export class TopicAdminLoad {
       if (elapsedMs >= chaosMs) return;
       await this.#sleep(waitMs);
       if (this.#options.over()) return;
-      await this.#one();
+      this.#inFlight = true;
+      try {
+        await this.#one();
+      } finally {
+        this.#inFlight = false;
+      }
     }
+  }
+
+  /** Whether an operation is under way (it may have started before the chaos ended and be answered after). */
+  get inFlight(): boolean {
+    return this.#inFlight;
   }
 
   async #one(): Promise<void> {

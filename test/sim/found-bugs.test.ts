@@ -171,6 +171,11 @@ const FOUND: readonly { readonly seed: number; readonly bug: string; readonly sc
     secured: true,
     bug: "a leader whose log started over at the tier's end acknowledged a retried acks=all batch below that start (a duplicate named by the tiered segment's producer snapshot, tiered by a leader that counted its rebuilt log committed) at once, before min.insync replicas held it: its acknowledgeable end started at the log start (test/engine/rebuilt-retry-waits-for-followers.test.ts)",
   },
+  {
+    seed: 40068,
+    secured: true,
+    bug: 'harness: a CreatePartitions held by a paused broker was answered (to 7) just after the quiet began, once the probes had been listed from 5 partitions: partitions 5 and 6 were never probed; the probes now wait for an admin operation in flight (test/sim/topic-admin-load.test.ts)',
+  },
 ];
 
 /** Bugs a seed finds that are not fixed yet: each becomes a FOUND entry once it is. */
