@@ -6,14 +6,20 @@
  */
 import { afterEach, expect, test } from 'bun:test';
 import type { Broker } from '../../src/broker/broker.ts';
+import { ControlStore } from '../../src/cluster/control-store.ts';
+import { AclStore } from '../../src/security/acl/acl-store.ts';
+import { Authorizer } from '../../src/security/acl/authorizer.ts';
+import { AclOperation, MATCH_ALL_FILTER } from '../../src/security/acl/model.ts';
 import { SimAdmin, SimConsumer, SimProducer } from '../../src/sim/client/index.ts';
 import { SimIntruder } from '../../src/sim/client/intruder.ts';
 import type { ClientSasl } from '../../src/sim/client/sasl.ts';
-import type { AuthenticateOp, ClientOp, IntruderKind, IntruderOp } from '../../src/sim/history.ts';
+import type { AclChangeOp, AuthenticateOp, ClientOp, IntruderKind, IntruderOp } from '../../src/sim/history.ts';
+import { simAcl } from '../../src/sim/security-setup.ts';
 import { systemClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
 import { systemNetwork } from '../../src/util/system-network.ts';
 import { PLAIN_USERS, SASL_LISTENER, SCRAM_USERS, startSecureBroker, stopBrokers } from '../broker/auth/brokers.ts';
+import { GatedStore } from '../support/gated-store.ts';
 import { until } from '../support/until.ts';
 
 const running: Broker[] = [];
@@ -98,6 +104,25 @@ test('KIP-368: a client re-authenticates within each session lifetime, and its r
   const done = authentications('p');
   expect(done.filter((op) => op.reauthentication && op.outcome.ok).length).toBeGreaterThanOrEqual(2);
   expect(done.every((op) => op.outcome.ok && op.sessionLifetimeMs === 1_500)).toBe(true);
+}, 20_000);
+
+test('a DeleteAcls whose deletion failed is recorded as failed: the DENY still stands (sim seeds 50082, 50149)', async () => {
+  const gated = new GatedStore();
+  const { port } = await startSecureBroker({ store: gated.store, security: { authorizer: { superUsers: ['User:alice'] } } }, running);
+  const admin = started(new SimAdmin(common('admin', port(SASL_LISTENER), sasl('PLAIN', 'alice', PLAIN_USERS.get('alice')!))));
+  const deny = simAcl('carol', 'topic', 't', AclOperation.WRITE, 'deny');
+  expect(await admin.createAcl(deny)).toEqual({ ok: true });
+  // The broker answers the filter without error and lists the ACL with the failed write's error (Kafka's DeleteAcls).
+  gated.fail('control/security/acls/');
+  const failed = await admin.deleteAcl(deny);
+  expect(failed).toEqual({ ok: false, error: 'UNKNOWN_SERVER_ERROR', answered: true });
+  const stored = new AclStore(new ControlStore(gated.inner, ''), new Authorizer());
+  await stored.refresh();
+  expect(stored.acls(MATCH_ALL_FILTER).map(({ entry }) => entry.principal)).toEqual(['User:carol']);
+  gated.heal('control/security/acls/');
+  expect(await admin.deleteAcl(deny)).toEqual({ ok: true });
+  const deletes = ops.filter((op): op is AclChangeOp => op.kind === 'delete-acl');
+  expect(deletes.map((op) => op.outcome.ok)).toEqual([false, true]);
 }, 20_000);
 
 async function intruderOps(kind: IntruderKind, username: string, password: string): Promise<IntruderOp[]> {

@@ -176,6 +176,16 @@ const FOUND: readonly { readonly seed: number; readonly bug: string; readonly sc
     secured: true,
     bug: 'harness: a CreatePartitions held by a paused broker was answered (to 7) just after the quiet began, once the probes had been listed from 5 partitions: partitions 5 and 6 were never probed; the probes now wait for an admin operation in flight (test/sim/topic-admin-load.test.ts)',
   },
+  {
+    seed: 50082,
+    secured: true,
+    bug: "harness: a DeleteAcls whose one deletion failed (the ACL record's put throttled; filter error NONE, the matched ACL's UNKNOWN_SERVER_ERROR) was recorded as a lift: the admin read only the filter's error, and the DENY the brokers kept applying was judged lifted (test/sim/client-sasl.test.ts, a DeleteAcls whose deletion failed)",
+  },
+  {
+    seed: 50149,
+    secured: true,
+    bug: "harness: the same as 50082 for a reader's READ (the put failed Unavailable): a DeleteAcls that listed its deletion's error was taken for a lift (test/sim/client-sasl.test.ts, a DeleteAcls whose deletion failed)",
+  },
 ];
 
 /** Bugs a seed finds that are not fixed yet: each becomes a FOUND entry once it is. */

@@ -5,6 +5,7 @@
  * topics through Metadata.
  */
 import type { MetadataResponse } from '../../broker/apis/metadata.ts';
+import type { DeleteAclsResponse } from '../../broker/protocol/messages/delete-acls.ts';
 import type { Decoded } from '../../broker/protocol/message-codec.ts';
 import { ErrorCode } from '../../broker/protocol/error-codes.ts';
 import { ConfigResourceType } from '../../broker/apis/describe-configs.ts';
@@ -123,7 +124,11 @@ export class SimAdmin implements SimClient {
     return outcome;
   }
 
-  /** DeleteAcls with a filter that matches exactly this ACL (none matching is no error). */
+  /**
+   * DeleteAcls with a filter that matches exactly this ACL (none matching is no error). Succeeds
+   * only if the filter and every deletion it lists did, as Kafka's Admin `deleteAcls(...).all()`:
+   * a matched ACL whose deletion failed (its record's write did) still stands (seed 50082).
+   */
   async deleteAcl(acl: SimAcl): Promise<Outcome> {
     const startMs = this.#context.now();
     const wire = aclOnWire(acl);
@@ -137,7 +142,7 @@ export class SimAdmin implements SimClient {
       permissionType: wire.permissionType,
     };
     const reply = await this.#pool.send(UNKNOWN_NODE, deleteAclsApi, { filters: [filter] });
-    const outcome = outcomeOf(reply, (response) => response.filterResults[0]?.errorCode);
+    const outcome = outcomeOf(reply, deleteAclsErrorCode);
     this.#recordAcl('delete-acl', acl, reply.node, startMs, outcome);
     return outcome;
   }
@@ -165,6 +170,13 @@ export class SimAdmin implements SimClient {
     const op: AdminOp = { kind, client: this.#context.name, node, startMs, endMs: this.#context.now(), outcome, topic, partitions, replicationFactor };
     this.#context.record(op);
   }
+}
+
+/** The first filter's error, else the first error among the deletions it lists (NONE: all done). */
+function deleteAclsErrorCode(response: Decoded<DeleteAclsResponse>): number | undefined {
+  const result = response.filterResults[0];
+  if (result === undefined || result.errorCode !== ErrorCode.NONE) return result?.errorCode;
+  return result.matchingAcls.find((acl) => acl.errorCode !== ErrorCode.NONE)?.errorCode ?? ErrorCode.NONE;
 }
 
 function outcomeOf<Response>(reply: NodeReply<Response>, codeOf: (response: Response) => number | undefined): Outcome {

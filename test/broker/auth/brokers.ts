@@ -12,6 +12,7 @@ import { Broker } from '../../../src/broker/broker.ts';
 import { saltedPasswordOf } from '../../../src/security/scram/credential.ts';
 import { SCRAM_MECHANISMS } from '../../../src/security/scram/mechanism.ts';
 import { MemoryStore } from '../../../src/store/memory.ts';
+import type { ObjectStore } from '../../../src/store/object-store.ts';
 import { type Clock, systemClock } from '../../../src/util/clock.ts';
 
 /** PLAIN's users (the JAAS user_NAME options). */
@@ -67,6 +68,8 @@ export interface SecureBrokerOptions {
   readonly maxConnections?: number;
   /** queued.max.request.bytes: the request budget every connection shares. */
   readonly queuedMaxRequestBytes?: number;
+  /** The WAL store, which also holds the security records (ACLs, SCRAM credentials); a fresh MemoryStore by default. */
+  readonly store?: ObjectStore;
 }
 
 export interface SecureBroker {
@@ -103,7 +106,7 @@ export async function startSecureBroker(options: SecureBrokerOptions, running: B
     { name: PLAINTEXT_LISTENER_NAME, protocol: 'PLAINTEXT', host: '127.0.0.1', port: 0 },
     ...(options.extraListeners ?? []),
   ];
-  const store = new MemoryStore();
+  const store = options.store ?? new MemoryStore();
   const directory = mkdtempSync(join(tmpdir(), 'ferry-auth-'));
   const broker = await Broker.start({
     listenHost: '127.0.0.1',
