@@ -12,6 +12,8 @@ const FD_LIMIT = 64;
 const TOPICS = 40;
 /** Longer than the engine's shipped-offsets checkpoint interval (1 s): its timer runs while descriptors are short. */
 const STARVED_MS = 2500;
+/** Reconnections a send may take when an accept met EMFILE (the check is on the error a request gets, not on accepting). */
+const PRODUCER_RETRIES = 6;
 
 const brokers: BrokerProcess[] = [];
 afterAll(() => killAll(brokers));
@@ -38,7 +40,9 @@ test('out of file descriptors: requests fail with KAFKA_STORAGE_ERROR, the broke
   const existing = (await admin.listTopics()).length;
   expect(existing).toBe(TOPICS - created.length); // a topic that failed is not left half-created
 
-  const producer = kafka.producer({ allowAutoTopicCreation: false });
+  // Background work (tiering, WAL GC, checkpoints) takes the last descriptors for moments, when a
+  // new connection cannot be accepted (EMFILE on accept, as any server): the producer reconnects.
+  const producer = kafka.producer({ allowAutoTopicCreation: false, retry: { retries: PRODUCER_RETRIES, initialRetryTime: 100 } });
   await producer.connect();
   const failures: string[] = [];
   for (const topic of await admin.listTopics()) await producer.send({ topic, messages: [{ value: 'x' }] }).catch((error: unknown) => failures.push(...errorTypes(error)));
