@@ -513,6 +513,24 @@ export class Ferry {
     return (await this.tierRecordRange(topicId, partition)).startOffset;
   }
 
+  /**
+   * The local log an adoption rebuilds into (the topic registered, a fresh directory unless kept). A disk that refuses
+   * it (full, read-only, failing) counts as a failed write: the engine then reports its storage
+   * failing, and a cluster broker stops claiming partitions it could not serve (sim seed 90063: a
+   * full disk claimed one partition again every scan, and no healthy broker took it over).
+   */
+  #openAdoptedLog(topic: string, topicId: TopicId, partitionCount: number, directory: string, keepLocalLog: boolean): PartitionLog {
+    try {
+      this.#registerIncarnation(topic, topicId, partitionCount);
+      if (!keepLocalLog) this.#disk.rmSync(directory, { recursive: true, force: true }); // the chain is the truth; stale local data is not
+      preparePartitionDirectory(directory, topicId, this.#disk); // another incarnation's directory is removed here, kept or not
+      return PartitionLog.open(directory, { config: this.#topicLogConfig(topic), clock: this.#clock, storage: this.#storage, disk: this.#disk });
+    } catch (error) {
+      if (isOsError(error)) this.#storage.writeFailed(directory, error);
+      throw error;
+    }
+  }
+
   /** The tier record's start (retention's) and tiered end; both 0 without a tier. */
   async tierRecordRange(topicId: TopicId, partition: number): Promise<TierRange> {
     if (this.#tierRecords === null) return { startOffset: 0, tieredEnd: 0 };
@@ -632,11 +650,8 @@ export class Ferry {
     await this.#deletions.get(topic); // an older incarnation's directories go first
     this.#checkOpen();
     if (this.#partitions.get(topic)?.[index] !== undefined) throw new FerryError('InvalidArgument', `${topic}-${index} is already served here`);
-    this.#registerIncarnation(topic, topicId, partitionCount);
     const directory = join(this.directory, `${topic}-${index}`);
-    if (!keepLocalLog) this.#disk.rmSync(directory, { recursive: true, force: true }); // the chain is the truth; stale local data is not
-    preparePartitionDirectory(directory, topicId, this.#disk); // another incarnation's directory is removed here, kept or not
-    const log = PartitionLog.open(directory, { config: this.#topicLogConfig(topic), clock: this.#clock, storage: this.#storage, disk: this.#disk });
+    const log = this.#openAdoptedLog(topic, topicId, partitionCount, directory, keepLocalLog);
     logRecovery(this.#logger, topic, index, log);
     try {
       await rebuild(log);

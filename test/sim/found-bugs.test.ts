@@ -10,7 +10,8 @@ import type { Scenario } from '../../src/sim/scenario.ts';
  * security paths (issue 13) run unsecured (`security: null`): half the seeds draw a secured run
  * now, and the unsecured twin is the run that found the bug (security draws from its own stream).
  */
-const FOUND: readonly { readonly seed: number; readonly bug: string; readonly scenario?: Partial<Scenario>; readonly secured?: true }[] = [
+/** `faults`: the run drew only these fault kinds (`npm run sim -- --seed S --faults A,B`). */
+const FOUND: readonly { readonly seed: number; readonly bug: string; readonly scenario?: Partial<Scenario>; readonly secured?: true; readonly faults?: readonly string[] }[] = [
   { seed: 5, bug: 'checker: after a delete of unknown outcome a read of the same log was taken for another incarnation (test/sim/checker.test.ts, topic incarnations)' },
   { seed: 25, bug: "harness: a broker SIGTERM'd while a restart was due never started again" },
   {
@@ -172,6 +173,11 @@ const FOUND: readonly { readonly seed: number; readonly bug: string; readonly sc
     bug: "a leader whose log started over at the tier's end acknowledged a retried acks=all batch below that start (a duplicate named by the tiered segment's producer snapshot, tiered by a leader that counted its rebuilt log committed) at once, before min.insync replicas held it: its acknowledgeable end started at the log start (test/engine/rebuilt-retry-waits-for-followers.test.ts)",
   },
   {
+    seed: 90063,
+    faults: ['disk-lost', 'disk-full', 'corrupt-reads', 'wal-store-partition', 'clock-skew', 'control-store-outage'],
+    bug: 'a broker whose disk was full claimed a new partition at every scan (a new leader epoch each time) and failed to adopt it: the topic registry write met ENOSPC, which nothing counted as a failed write, so the broker never said storageFailing and no healthy broker took over (acks-resume-with-quorum; test/engine/adopt-full-disk.test.ts)',
+  },
+  {
     seed: 40068,
     secured: true,
     bug: 'harness: a CreatePartitions held by a paused broker was answered (to 7) just after the quiet began, once the probes had been listed from 5 partitions: partitions 5 and 6 were never probed; the probes now wait for an admin operation in flight (test/sim/topic-admin-load.test.ts)',
@@ -189,16 +195,11 @@ const FOUND: readonly { readonly seed: number; readonly bug: string; readonly sc
 ];
 
 /** Bugs a seed finds that are not fixed yet: each becomes a FOUND entry once it is. */
-const OPEN: readonly { readonly seed: number; readonly bug: string }[] = [
-  {
-    seed: 90063,
-    bug: "acks-resume-with-quorum (liveness; npm run sim -- --seed 90063 --faults disk-lost,disk-full,corrupt-reads,wal-store-partition,clock-skew,control-store-outage): broker 5, its disk full, claims the new partition t0/1 every ~220 ms and fails to adopt it (ENOSPC), bumping the leader epoch each time; its lease is live, so no other broker takes the partition and Metadata names node 5: acks=all fails NOT_LEADER_OR_FOLLOWER past the resume bound. A failed adoption's storage error should mark the broker storage-failing (no claims) so that a healthy broker takes over",
-  },
-];
+const OPEN: readonly { readonly seed: number; readonly bug: string }[] = [];
 
-for (const { seed, bug, scenario, secured } of FOUND) {
+for (const { seed, bug, scenario, secured, faults } of FOUND) {
   test(`seed ${seed}${secured ? ' (secured)' : ''}${scenario === undefined ? '' : ' (scenario overridden)'} runs clean: ${bug}`, async () => {
-    const result = await runSeed({ seed, scenario: { ...(secured ? {} : { security: null }), ...scenario } });
+    const result = await runSeed({ seed, scenario: { ...(secured ? {} : { security: null }), ...scenario }, ...(faults === undefined ? {} : { faults: new Set(faults) }) });
     expect(result.violations.map((violation) => formatViolation(violation, result.history))).toEqual([]);
   }, 60_000);
 }
