@@ -5,7 +5,7 @@
  * Ferry setting, with `convert` where Kafka's unit or form differs.
  */
 import { CliError } from './args.ts';
-import { integerValue as integer, type SettingName } from './broker-settings.ts';
+import { FLAG_SETTINGS, integerValue as integer, type SettingName, SWITCH_SETTINGS } from './broker-settings.ts';
 import { advertisedAddress, defaultAdvertisedAddress, listenAddress, listenerName, type ListenerSettings, pickListener } from './listeners.ts';
 
 /** A value as a config file holds it: always a string in properties, any scalar in JSON. */
@@ -135,35 +135,8 @@ const FERRY_KEYS: readonly ConfigKey[] = [
   { key: 'ferry.log.level', setting: 'logLevel', help: '--log-level' },
 ];
 
-/** The JSON form's first keys: a flag's name in camelCase (and tier, autoCreate for --no-tier, --no-auto-create). */
-const JSON_CAMEL_CASE_KEYS: readonly SettingName[] = [
-  'listen',
-  'advertised',
-  'nodeId',
-  'rack',
-  'data',
-  'walStore',
-  'tierStore',
-  'tier',
-  'writerId',
-  'uploadBytes',
-  'uploadIntervalMs',
-  'partitions',
-  'replicationFactor',
-  'minInsyncReplicas',
-  'metrics',
-  'clusterStore',
-  'leaseMs',
-  'scanIntervalMs',
-  'peerPort',
-  'maxConnections',
-  'connectionsMaxIdleMs',
-  'queuedMaxRequestBytes',
-  'offsetsRetentionMinutes',
-  'autoCreate',
-  'unsafeStore',
-  'logLevel',
-];
+/** The JSON form's first keys: a flag's name in camelCase (and tier, autoCreate, unsafeStore for --no-tier, --no-auto-create, --unsafe-store). */
+const JSON_CAMEL_CASE_KEYS: readonly SettingName[] = [...FLAG_SETTINGS, ...SWITCH_SETTINGS];
 
 export type ConfigFormat = 'properties' | 'json';
 
