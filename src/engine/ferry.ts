@@ -526,7 +526,8 @@ export class Ferry {
       preparePartitionDirectory(directory, topicId, this.#disk); // another incarnation's directory is removed here, kept or not
       return PartitionLog.open(directory, { config: this.#topicLogConfig(topic), clock: this.#clock, storage: this.#storage, disk: this.#disk });
     } catch (error) {
-      if (isOsError(error)) this.#storage.writeFailed(directory, error);
+      // As much room as the registry's rewrite took: a probe that finds less leaves the spell on (a page would end it, and the claims would start again).
+      if (isOsError(error)) this.#storage.writeFailed(directory, error, this.#registry.lastWriteBytes);
       throw error;
     }
   }

@@ -53,6 +53,7 @@ export class TopicRegistry {
   readonly #random: Random;
   readonly #topics: Map<string, TopicDescription>;
   #retired: TopicId[];
+  #lastWriteBytes = 0;
 
   private constructor(path: string, disk: Disk, random: Random, topics: Map<string, TopicDescription>, retired: TopicId[]) {
     this.#path = path;
@@ -143,10 +144,20 @@ export class TopicRegistry {
     }
   }
 
+  /**
+   * The size of the registry's last write, landed or not: a failed one says how much room a disk
+   * probe must find before the registry can be written again (it is rewritten whole).
+   */
+  get lastWriteBytes(): number {
+    return this.#lastWriteBytes;
+  }
+
   /** Writes the registry, and only once it is written takes it as the registry in memory (a failed write changes nothing). */
   #save(topics: Map<string, TopicDescription>, retired: TopicId[] = this.#retired): void {
     const file: TopicsFile = { version: TOPICS_FORMAT_VERSION, topics: [...topics.values()], retiredIds: retired };
-    writeFileAtomicSync(this.#path, new TextEncoder().encode(JSON.stringify(file, null, 2)), this.#disk);
+    const bytes = new TextEncoder().encode(JSON.stringify(file, null, 2));
+    this.#lastWriteBytes = bytes.length;
+    writeFileAtomicSync(this.#path, bytes, this.#disk);
     this.#retired = retired;
     this.#replace(topics);
   }

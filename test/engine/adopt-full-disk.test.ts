@@ -5,6 +5,7 @@
 // counts as a failed write, as a log's would.
 import { expect, test } from 'bun:test';
 import { Ferry } from '../../src/engine/index.ts';
+import { STORAGE_PROBE_BYTES } from '../../src/log/storage-probe.ts';
 import { SimDisk } from '../../src/sim/disk.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
@@ -12,6 +13,8 @@ import { idOf } from '../support/topic-ids.ts';
 
 /** Room left on the disk: less than the topic registry's rewrite needs. */
 const ROOM_BYTES = 16;
+/** Topics enough that the registry's rewrite is several probe pages. */
+const REGISTRY_TOPICS = 80;
 
 test('an adoption the full disk refuses leaves the engine storage-failing until a probe finds room', async () => {
   const disk = new SimDisk({ random: new SeededRandom(1) });
@@ -33,6 +36,26 @@ test('an adoption the full disk refuses leaves the engine storage-failing until 
     expect(engine.recheckStorage()).toBe(false);
     await engine.adoptPartition('u', idOf('u', 0), 0, 1, async () => {});
     expect(engine.serves('u', 0)).toBe(true);
+  } finally {
+    await engine.close();
+  }
+});
+
+test('a disk with room for a probe page but not for the topic registry stays storage-failing (the probe asks for as much as the registry took)', async () => {
+  const disk = new SimDisk({ random: new SeededRandom(1) });
+  const engine = await Ferry.open({ directory: '/data', disk, clock: new ManualClock(), managedPartitions: true, log: { flush: { kind: 'none' } } });
+  try {
+    for (let i = 0; i < REGISTRY_TOPICS; i++) await engine.adoptPartition(`topic-${i}`, idOf(`topic-${i}`, 0), 0, 1, async () => {});
+    disk.setCapacity(disk.usedBytes + 2 * STORAGE_PROBE_BYTES);
+    const refused = await engine
+      .adoptPartition('u', idOf('u', 0), 0, 1, async () => {})
+      .then(
+        () => 'adopted',
+        (error: unknown) => String(error),
+      );
+    expect(refused).toContain('ENOSPC');
+    expect(engine.recheckStorage()).toBe(true); // two pages free: a page-sized probe would have ended the spell
+    expect(engine.storageFailing).toBe(true);
   } finally {
     await engine.close();
   }
