@@ -163,7 +163,7 @@ export class Broker {
   static async start(given: BrokerOptions): Promise<Broker> {
     const clock = given.clock ?? systemClock;
     const metrics = given.engine.metrics ?? new MetricsRegistry();
-    const options = withMeasuredStores(given, metrics, clock);
+    const options = asClusterOfOne(withMeasuredStores(given, metrics, clock));
     const log = loggerOf(options.log, defaultLogger(clock));
     if (options.cluster !== undefined && options.engine.wal === undefined) throw new FerryError('InvalidArgument', 'a cluster broker needs a WAL store: its partitions move through it');
     await checkStores(given, clock); // the stores as given: one store in two roles is probed once
@@ -420,6 +420,22 @@ async function resolvedOverrides(overrides: ReadonlyMap<string, number> | undefi
   }
   return resolved;
 }
+
+/**
+ * A broker with a WAL store and no cluster store is a cluster of one over its WAL store's control
+ * records (issue 24, DESIGN.md contract 14): its topics, leader epochs, producer-id blocks and group
+ * offsets outlive its disk, and a restart on an empty one rebuilds every partition from the store.
+ */
+function asClusterOfOne(options: BrokerOptions): BrokerOptions {
+  const wal = options.engine.wal;
+  if (options.cluster !== undefined || wal === undefined) return options;
+  return { ...options, cluster: { store: wal.store, prefix: wal.prefix ?? '', leaseMs: LONE_LEASE_MS, scanIntervalMs: LONE_SCAN_INTERVAL_MS, peerPort: null } };
+}
+
+/** A lone broker's lease: as the CLI's default for a cluster (it waits on no other broker's). */
+const LONE_LEASE_MS = 10_000;
+/** A lone broker's scan: as the CLI's default. */
+const LONE_SCAN_INTERVAL_MS = 1000;
 
 /** A single broker without a WAL store keeps its security records here, in its log directory. */
 const SECURITY_FILE_STORE_DIRECTORY = 'security-records';

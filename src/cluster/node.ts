@@ -19,6 +19,8 @@ import { assert } from '../util/assert.ts';
 import { parseTopicConfigs, type TopicConfigs } from '../log/topic-config.ts';
 import { applyConfigAlteration, type ConfigAlteration } from '../log/topic-config-changes.ts';
 import { checkPartitionIncrease } from '../engine/partition-increase.ts';
+import { validateTopicName } from '../engine/topic-name.ts';
+import { PARTITIONS_PER_TOPIC_MAX } from '../engine/topic-registry.ts';
 
 /**
  * [L4] A topic record marked `deleting` for this many leases (as one broker's scans see it) is a
@@ -267,6 +269,8 @@ export class ClusterNode {
   readonly #incarnations = new Map<string, Uuid>();
   #leaseTimer: Timer | null = null;
   #scanTimer: Timer | null = null;
+  /** A scan asked for by admin changes that has not started yet (#scanAfterAdmin). */
+  #adminScan: Promise<void> | null = null;
   #sightingTimer: Timer | null = null;
   #stopped = false;
   #stream: StreamId;
@@ -458,9 +462,14 @@ export class ClusterNode {
 
   /**
    * Creates a topic record; false if it exists (then its record is read, so this broker knows
-   * its real partition count at once). Its partitions are claimed on the next scans.
+   * its real partition count at once). This broker scans at once, so it leads its share of the
+   * partitions when the create is answered (all of them alone, as Kafka's controller names the
+   * leaders in the create); the others claim theirs at their next scans.
    */
   async createTopic(name: string, partitions: number, replicationFactor = 1, configs: Readonly<Record<string, string | null>> = {}): Promise<boolean> {
+    validateTopicName(name); // as the engine's own create: a record under a bad name could never be adopted
+    if (!Number.isSafeInteger(partitions) || partitions < 1 || partitions > PARTITIONS_PER_TOPIC_MAX)
+      throw new FerryError('InvalidPartitions', `The topic ${name} would have ${partitions} partition(s); a topic has 1 to ${PARTITIONS_PER_TOPIC_MAX}.`);
     const parsed = parseTopicConfigs(Object.entries(configs)); // a bad config creates nothing
     this.#options.checkTopicConfigs?.(parsed);
     const topicId = randomUuid(this.#options.random ?? systemRandom);
@@ -471,9 +480,13 @@ export class ClusterNode {
     const leaderEpochBase = floor === undefined ? 0 : floor + 1;
     const record: TopicRecord = { topicId, partitions, replicationFactor, leaderEpochBase, ...(Object.keys(parsed).length === 0 ? {} : { configs: parsed }) };
     const created = await this.#options.control.create<TopicRecord>(`topics/${name}`, record);
-    if (created === null) await this.describeTopic(name);
-    else this.#noteTopic(name, created);
-    return created !== null;
+    if (created === null) {
+      await this.describeTopic(name);
+      return false;
+    }
+    this.#noteTopic(name, created);
+    await this.#scanAfterAdmin(name);
+    return true;
   }
 
   /**
@@ -497,6 +510,7 @@ export class ClusterNode {
       if (written === null) continue; // changed since the read (a grow, a mark): judged again on the new version
       if (this.#topics.get(name)?.topicId === grown.topicId || !this.#topics.has(name)) this.#noteTopic(name, written);
       this.#log.info({ topic: name, from: read.value.partitions, to: newTotalCount }, `topic ${name} grew from ${read.value.partitions} to ${newTotalCount} partitions`);
+      await this.#scanAfterAdmin(name);
       return grown;
     }
     throw new FerryError('OutcomeUnknown', `the partition count of topic ${name} changed under ${ADMIN_CHANGE_ATTEMPTS_MAX} attempts in a row to raise it to ${newTotalCount}`);
@@ -746,6 +760,19 @@ export class ClusterNode {
       this.#incarnations.delete(topic);
       await this.#options.forget(topic, stale);
     }
+  }
+
+  /**
+   * A scan right after a create or a grow claims this broker's share now; one that fails leaves it
+   * to the next scan (the change stands). Changes that ask while a scan waits to start share it (a
+   * CreateTopics of many topics runs one or two scans, not one per topic): it starts after each of them.
+   */
+  async #scanAfterAdmin(topic: string): Promise<void> {
+    this.#adminScan ??= this.#exclusive(() => {
+      this.#adminScan = null; // asked from now on: a later scan, which starts after the asker's change
+      return this.#scan();
+    });
+    await this.#adminScan.catch((error: unknown) => this.#log.warn({ topic, err: error }, `scan after a change of topic ${topic} failed: ${String(error)}`));
   }
 
   /** [C2]-[C3], [C6]: reads the records, claims what is up for grabs within the fair share, lets go of what was lost. */

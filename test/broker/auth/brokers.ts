@@ -70,6 +70,8 @@ export interface SecureBrokerOptions {
   readonly queuedMaxRequestBytes?: number;
   /** The WAL store, which also holds the security records (ACLs, SCRAM credentials); a fresh MemoryStore by default. */
   readonly store?: ObjectStore;
+  /** The broker's lease (a cluster of one over the WAL store); a test that jumps its clock past the default lease sets a longer one. */
+  readonly leaseMs?: number;
 }
 
 export interface SecureBroker {
@@ -81,6 +83,7 @@ export interface SecureBroker {
 }
 
 export const SASL_LISTENER = 'SASL_PLAINTEXT';
+const SCAN_INTERVAL_MS = 1000;
 export const PLAINTEXT_LISTENER_NAME = 'PLAINTEXT';
 
 /** Log directories of the brokers started here, removed by stopBrokers (a beforeAll broker outlives tempDir's afterEach). */
@@ -118,6 +121,7 @@ export async function startSecureBroker(options: SecureBrokerOptions, running: B
     security: options.security ?? {},
     ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
     ...(options.queuedMaxRequestBytes === undefined ? {} : { queuedMaxRequestBytes: options.queuedMaxRequestBytes }),
+    ...(options.leaseMs === undefined ? {} : { cluster: { store, leaseMs: options.leaseMs, scanIntervalMs: SCAN_INTERVAL_MS, peerPort: null } }),
     engine: { directory, log: { flush: { kind: 'none' } }, wal: { store, writerId: 'broker-1', config: { uploadIntervalMs: 2 } } },
   });
   running.push(broker);

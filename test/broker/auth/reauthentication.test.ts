@@ -18,6 +18,8 @@ import { answers, authenticateFramed, call, frames, nextId, sized, utf8, type Wi
 /** connections.max.reauth.ms: long in real time, so that only the clock's jumps end a session. */
 const REAUTH_MS = 60_000;
 const FAILED_DELAY_MS = 50;
+/** Far past every jump of the clock here: these tests are of sessions, not of the broker's lease. */
+const LEASE_MS = 24 * 60 * 60_000;
 const running: Broker[] = [];
 const clients: WireClient[] = [];
 
@@ -28,7 +30,7 @@ afterEach(async () => {
 
 async function start(sasl: Parameters<typeof startSecureBroker>[0]['sasl'] = { reauthMs: REAUTH_MS }): Promise<SecureBroker & { clock: JumpClock }> {
   const clock = new JumpClock();
-  const secure = await startSecureBroker({ clock, sasl, security: { failedAuthenticationDelayMs: FAILED_DELAY_MS } }, running);
+  const secure = await startSecureBroker({ clock, sasl, security: { failedAuthenticationDelayMs: FAILED_DELAY_MS }, leaseMs: LEASE_MS }, running);
   return { ...secure, clock };
 }
 
