@@ -5,12 +5,9 @@
 // state, serves every record, takes produces, says what was lost and counts it.
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
 import type { Broker } from '../../src/broker/broker.ts';
-import { ControlStore } from '../../src/cluster/control-store.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
-import { tieredSegmentKey } from '../../src/tier/keys.ts';
-import { copiedSegments, TierRecords } from '../../src/tier/tier-record.ts';
-import type { Uuid } from '../../src/util/uuid.ts';
+import { corruptLastProducers } from '../support/tier-corruption.ts';
 import { startTieredBroker } from '../support/tiered-brokers.ts';
 
 setDefaultTimeout(60_000);
@@ -18,8 +15,6 @@ setDefaultTimeout(60_000);
 /** How long the second broker is given to serve the partition: many times a healthy takeover's. */
 const TAKEOVER_BOUND_MS = 10_000;
 const RECORDS = 30;
-/** startTieredBroker's tier: no prefix, tier records beside the cluster's under ''. */
-const TIER_PREFIX = '';
 
 const running: Broker[] = [];
 afterEach(async () => {
@@ -37,17 +32,6 @@ async function within(ms: number, condition: () => boolean): Promise<boolean> {
 
 function idempotent(sequence: number): Uint8Array {
   return buildRecordBatch([{ value: `p-${sequence}`.padEnd(200, '.') }], { nowMs: Date.now(), producerId: 77, producerEpoch: 0, baseSequence: sequence });
-}
-
-/** Flips the first byte of the producers section of partition 0's last tiered segment, in the store; returns the object's key. */
-async function corruptLastProducers(store: MemoryStore, topicId: Uuid): Promise<string> {
-  const records = new TierRecords(new ControlStore(store, ''));
-  const last = copiedSegments(await records.read(topicId, 0)).at(-1)!;
-  const key = tieredSegmentKey(TIER_PREFIX, topicId, 0, last.baseOffset, last.endOffset, last.uploadId);
-  const body = (await store.get(key)).body.slice();
-  body[last.sections.producers!.position]! ^= 0xff;
-  await store.put(key, body);
-  return key;
 }
 
 /** Each offset's batch bytes as `broker` serves them, from the tier below its log start. */
