@@ -4,7 +4,7 @@ import type { ObjectStore } from '../store/object-store.ts';
 import { TierRecords, tieredEnd } from '../tier/tier-record.ts';
 import { Tierer, type TierSource } from '../tier/tierer.ts';
 import { RemoteReader } from '../tier/remote-reader.ts';
-import { type TierStart, tierStartOf } from '../tier/tier-start.ts';
+import { reportProducerStateLost, type TierStart, tierStartOf } from '../tier/tier-start.ts';
 import type { LiveTopicIds } from '../tier/retired-sweeper.ts';
 import { join } from 'node:path';
 import { FerryError, isFerryError } from '../errors.ts';
@@ -539,10 +539,19 @@ export class Ferry {
     return { startOffset: record.startOffset, tieredEnd: tieredEnd(record) };
   }
 
-  /** [K2] Where a rebuild of the partition starts: the tier's end and what it knows there; null without a tier or with nothing tiered. */
+  /**
+   * [K2] Where a rebuild of the partition starts: the tier's end and what it knows there; null without a tier or with nothing tiered.
+   * Every rebuild from the tier asks here (takeovers, the embedded follower, a lost tail), so a producer state lost here is reported here.
+   */
   async tierStartOf(topicId: TopicId, partition: number): Promise<TierStart | null> {
     const tier = this.#options.tier;
-    return tier === undefined || this.#tierRecords === null ? null : tierStartOf(this.#tierRecords, tier.store, tier.prefix ?? '', topicId, partition);
+    if (tier === undefined || this.#tierRecords === null) return null;
+    const start = await tierStartOf(this.#tierRecords, tier.store, tier.prefix ?? '', topicId, partition);
+    if (start?.producersLost !== undefined) {
+      const topic = this.#registry.list().find((described) => described.id === topicId)?.name ?? `topic id ${topicId}`;
+      reportProducerStateLost({ logger: this.#logger, metrics: this.#options.metrics }, topic, partition, start);
+    }
+    return start;
   }
 
   /**

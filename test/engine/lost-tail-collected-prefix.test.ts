@@ -6,15 +6,18 @@ import { expect, test } from 'bun:test';
 import { copyFileSync, mkdirSync, readdirSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { ControlStore } from '../../src/cluster/control-store.ts';
-import { Ferry } from '../../src/engine/index.ts';
+import { Ferry, type FerryOptions } from '../../src/engine/index.ts';
+import type { TopicId } from '../../src/engine/topic-registry.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { LOCK_FILE } from '../../src/log/dir-lock.ts';
+import { MetricsRegistry } from '../../src/metrics/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
 import { walObjectKey } from '../../src/wal/keys.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../../src/wal/reader.ts';
 import { advanceThrough } from '../support/settle.ts';
+import { corruptLastProducers } from '../support/tier-corruption.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 const UPLOAD_INTERVAL_MS = 10;
@@ -50,7 +53,19 @@ function hex(ferry: Ferry, from: number): string[] {
   return out;
 }
 
-test("a lost tail whose start WAL GC collected restarts the log at the tier's end and serves the rest", async () => {
+/** What a lost-tail scenario leaves: an engine directory after a power loss, its WAL's collected prefix, the tier beyond it. */
+interface LostTail {
+  readonly store: MemoryStore;
+  readonly image: string;
+  readonly options: Omit<FerryOptions, 'directory'>;
+  readonly topicId: TopicId;
+  readonly tieredEnd: number;
+  /** The batches from the tier's end on, as the engine served them before the power loss. */
+  readonly expected: string[];
+}
+
+/** BATCHES acknowledged and tiered, the directory's image after a power loss, and WAL GC of every object below the tier's end. */
+async function lostTailBelowTheTiersEnd(): Promise<LostTail> {
   const clock = new ManualClock();
   const store = new MemoryStore();
   const directory = tempDir();
@@ -84,12 +99,30 @@ test("a lost tail whose start WAL GC collected restarts the log at the tier's en
     await store.delete(walObjectKey('', stream, collected));
   }
   expect(collected).toBeGreaterThan(1);
+  return { store, image, options, topicId, tieredEnd, expected };
+}
 
+test("a lost tail whose start WAL GC collected restarts the log at the tier's end and serves the rest", async () => {
+  const { image, options, tieredEnd, expected } = await lostTailBelowTheTiersEnd();
   const lines: string[] = [];
   const restarted = await Ferry.open({ directory: image, ...options, report: (line: string) => lines.push(line) });
   expect(restarted.offsetFor('t', 0, -2).offset).toBe(tieredEnd); // the local log starts there
   expect(restarted.logEndOffset('t', 0)).toBe(BATCHES);
   expect(hex(restarted, tieredEnd)).toEqual(expected);
   expect(lines.join('\n')).toContain("starts over at the tier's end");
+  await restarted.close();
+});
+
+// Issue 24: failed when written (the open threw CorruptObject from tierStartOf).
+test("a lost tail over a tier whose last producer state is corrupt still restarts at the tier's end, and counts the loss", async () => {
+  const { store, image, options, topicId, tieredEnd, expected } = await lostTailBelowTheTiersEnd();
+  const key = await corruptLastProducers(store, topicId);
+  const lines: string[] = [];
+  const metrics = new MetricsRegistry();
+  const restarted = await Ferry.open({ directory: image, ...options, metrics, report: (line: string) => lines.push(line) });
+  expect(restarted.offsetFor('t', 0, -2).offset).toBe(tieredEnd);
+  expect(hex(restarted, tieredEnd)).toEqual(expected);
+  expect(metrics.renderPrometheus()).toContain('ferry_tier_producer_state_lost_total 1');
+  expect(lines.filter((line) => line.includes(key)).length).toBe(1);
   await restarted.close();
 });

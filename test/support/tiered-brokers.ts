@@ -3,6 +3,7 @@
 // `store`, tiered segments in `tierStore` (by default the same store).
 import { Broker } from '../../src/broker/broker.ts';
 import { ControlStore } from '../../src/cluster/control-store.ts';
+import type { LoggerOption } from '../../src/observability/logger.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import { tempDir } from './temp-dir.ts';
 
@@ -11,9 +12,10 @@ export const TIERED_SEGMENT_BYTES = 2048;
 /** Tier rounds and WAL collector passes run only when a test asks (one an hour otherwise). */
 const TIER_INTERVAL_MS = 3_600_000;
 
-/** Starts broker `nodeId` on a fresh directory and adds it to `running` (a test's afterEach stops them). */
-export async function startTieredBroker(store: ObjectStore, nodeId: number, running: Broker[], tierStore: ObjectStore = store): Promise<Broker> {
+/** Starts broker `nodeId` on a fresh directory and adds it to `running` (a test's afterEach stops them); its lines go to `log` when given. */
+export async function startTieredBroker(store: ObjectStore, nodeId: number, running: Broker[], tierStore: ObjectStore = store, log?: LoggerOption): Promise<Broker> {
   const broker = await Broker.start({
+    ...(log === undefined ? {} : { log }),
     listenHost: '127.0.0.1',
     listenPort: 0,
     nodeId,

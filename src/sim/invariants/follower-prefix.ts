@@ -1,5 +1,6 @@
 import type { ReplicaLog } from '../history.ts';
 import type { HistoryIndex, PartitionHistory } from '../history-index.ts';
+import { bytesEqual } from '../../util/bytes.ts';
 import type { ViolationList } from '../violation.ts';
 
 export const FOLLOWER_PREFIX = 'follower-prefix';
@@ -53,8 +54,4 @@ function checkFollower(partition: PartitionHistory, leader: ReplicaLog, leaderBa
       );
     }
   }
-}
-
-function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 }

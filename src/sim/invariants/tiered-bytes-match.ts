@@ -1,5 +1,6 @@
 import type { LogBatch, TieredSegment } from '../history.ts';
 import type { HistoryIndex, LeaderView, PartitionHistory } from '../history-index.ts';
+import { bytesEqual } from '../../util/bytes.ts';
 import type { ViolationList } from '../violation.ts';
 
 export const TIERED_BYTES_MATCH = 'tiered-bytes-match';
@@ -65,8 +66,4 @@ function highestHighWatermark(partition: PartitionHistory): number {
   let highest = partition.leader?.local.highWatermark ?? 0;
   for (const op of partition.fetches) if (op.outcome.ok && op.highWatermark !== null) highest = Math.max(highest, op.highWatermark);
   return highest;
-}
-
-function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 }
