@@ -12,6 +12,7 @@ import { openStore } from '../store/url.ts';
 import { DEFAULT_WAL_WRITER_CONFIG } from '../wal/writer.ts';
 import { CliError, parseCommandArgs } from './args.ts';
 import { EXIT_FAILURE, explainFailure } from './failure.ts';
+import { nextStopRequest, startedByNpm } from './stop-request.ts';
 import { type BrokerConfig, configKeysHelp, resolveBrokerConfig } from './broker-config.ts';
 
 const USAGE = `usage: ferry broker [options]
@@ -89,7 +90,8 @@ security keys (config file only; each also as listener.name.<listener>.<key>, do
   max.connections.per.ip, max.connections.per.ip.overrides
 SCRAM users: ferry users add|remove|list (--help).
 
-SIGTERM or SIGINT: stop accepting, flush the WAL, close the logs, exit. SIGHUP: read the listeners'
+SIGTERM or SIGINT: stop accepting, flush the WAL, close the logs, exit (so does the exit of the process
+that started it, when that is npm: npm start, npx). SIGHUP: read the listeners'
 certificates, CRLs, PLAIN users (JAAS file) and JWKS files again, for new connections.`;
 
 export async function runBroker(args: string[]): Promise<void> {
@@ -132,7 +134,7 @@ export async function runBroker(args: string[]): Promise<void> {
   const logger = stdoutLogger(config.logLevel).child({ node: config.nodeId });
   const log = logger.child({ component: 'broker' });
   const data = resolve(config.data);
-  const stopSignal = nextStopSignal();
+  const stopRequest = nextStopRequest(startedByNpm(process.env));
   const storeLogging = { logger };
   const store = await openStore(config.walStore ?? `file:${resolve(data, 'objects')}`, storeLogging);
   const clusterStore = config.cluster === null ? null : await openStore(config.cluster.store, storeLogging);
@@ -178,9 +180,9 @@ export async function runBroker(args: string[]): Promise<void> {
   );
   if (config.listeners !== null) for (const line of broker.listenerSummaries()) log.info({}, `listener ${line}`);
   const stopReloads = reloadOnHangUp(broker, log);
-  const signal = await stopSignal;
+  const reason = await stopRequest;
   stopReloads();
-  log.info({ signal }, `${signal}: flushing and stopping`);
+  log.info({ stop: reason }, `${reason}: flushing and stopping`);
   const stores = [
     ['WAL store', () => store.close()],
     ['tier store', async () => (tierStore === store ? undefined : await tierStore?.close())],
@@ -214,21 +216,6 @@ function reloadOnHangUp(broker: Broker, log: Logger): () => void {
   };
   process.on('SIGHUP', reload);
   return () => void process.off('SIGHUP', reload);
-}
-
-/** Resolves with the first SIGTERM or SIGINT; installed before the broker starts, so none is missed. */
-function nextStopSignal(): Promise<string> {
-  return new Promise((resolve) => {
-    const stop = (signal: string) => () => {
-      process.off('SIGTERM', onTerm);
-      process.off('SIGINT', onInt);
-      resolve(signal);
-    };
-    const onTerm = stop('SIGTERM');
-    const onInt = stop('SIGINT');
-    process.on('SIGTERM', onTerm);
-    process.on('SIGINT', onInt);
-  });
 }
 
 /**
