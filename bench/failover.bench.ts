@@ -291,6 +291,7 @@ async function runScenario(settings: Settings, replicationFactor: number): Promi
     `file:${objects}`,
     '--cluster-store',
     `file:${control}`,
+    '--create-store',
     ...(settings.leaseMs === undefined ? [] : ['--lease-ms', String(settings.leaseMs)]),
     ...(settings.scanIntervalMs === undefined ? [] : ['--scan-interval-ms', String(settings.scanIntervalMs)]),
   ];

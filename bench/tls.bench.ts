@@ -111,11 +111,14 @@ function serverProperties(listeners: readonly Listener[], keystore: string): str
 }
 
 async function addScramUser(config: string, walStore: string): Promise<void> {
-  const child = Bun.spawn([process.execPath, join(import.meta.dir, '..', 'src', 'cli.ts'), 'users', 'add', USER, '--mechanism', 'SCRAM-SHA-256', '--config', config, '--wal-store', walStore], {
-    stdin: new TextEncoder().encode(`${PASSWORD}\n`),
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
+  const child = Bun.spawn(
+    [process.execPath, join(import.meta.dir, '..', 'src', 'cli.ts'), 'users', 'add', USER, '--mechanism', 'SCRAM-SHA-256', '--config', config, '--wal-store', walStore, '--create-store'],
+    {
+      stdin: new TextEncoder().encode(`${PASSWORD}\n`),
+      stdout: 'pipe',
+      stderr: 'pipe',
+    },
+  );
   if ((await child.exited) !== 0) throw new Error(`ferry users add failed: ${await new Response(child.stderr).text()}`);
 }
 

@@ -8,6 +8,8 @@ import { runUsers } from './cli/users.ts';
 import { CliError } from './cli/args.ts';
 import { EXIT_FAILURE, EXIT_USAGE, explainFailure, oneLine } from './cli/failure.ts';
 import { nearest } from './cli/nearest.ts';
+// The version a deployment reports is the package's own: package.json ships in the package ("files" needs no entry for it).
+import packageJson from '../package.json' with { type: 'json' };
 
 const USAGE = `ferry: a Kafka-format log whose active segment ships to object storage (KIP-1176)
 
@@ -21,7 +23,7 @@ commands:
   cost      a month's bill for a deployment: Ferry on S3 Express + S3 Standard beside classic Kafka
   bench     run the benchmark suite (bench/run.ts; from a clone of the repository)
 
-Run 'ferry <command> --help' for a command's options.
+Run 'ferry <command> --help' for a command's options. 'ferry -V, --version' prints the version.
 
 exit codes: 0 done; ${EXIT_USAGE} a usage error (a bad flag, value, config key or store URL: nothing was
 done); ${EXIT_FAILURE} a runtime failure (a port in use, a locked or unwritable data directory, an
@@ -50,6 +52,10 @@ async function main(argv: string[]): Promise<void> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     console.log(USAGE);
+    return;
+  }
+  if (name === '--version' || name === '-V') {
+    console.log(`ferry ${packageJson.version}`);
     return;
   }
   const command = commands[name];

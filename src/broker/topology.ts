@@ -90,6 +90,11 @@ export interface Topology {
   /** The broker coordinating a consumer group. */
   coordinatorFor(group: string): BrokerAddress | null;
   /**
+   * The broker that answers the controller's requests (CreateTopics, DeleteTopics,
+   * CreatePartitions) and that Metadata names controller; null while no broker is live here.
+   */
+  controllerId(): number | null;
+  /**
    * Whether a replica Fetch naming `replicaId` may count: that broker holds a live lease and the
    * connection (`peer`, its remote address) comes from the broker's registered address.
    */
@@ -186,6 +191,10 @@ export class SingleBrokerTopology implements Topology {
 
   coordinatorFor(): BrokerAddress {
     return this.#self;
+  }
+
+  controllerId(): number {
+    return this.#self.nodeId;
   }
 
   /** A single broker has no replicas. */
@@ -338,6 +347,17 @@ export class ClusterTopology implements Topology {
       if (isFerryError(error, 'UnknownTopicOrPartition')) throw new FerryError('NotLeader', `${topic}-${partition} is no longer led here`, { cause: error });
       throw error;
     }
+  }
+
+  /**
+   * The live broker with the lowest node id: every broker applies this rule to the same records,
+   * and the live set is the lease's (this broker itself only while its own lease holds, another
+   * until its lease lapses unrenewed), so a paused or dead controller is replaced within a lease
+   * and a broker whose own lease lapsed does not take itself for the controller.
+   */
+  controllerId(): number | null {
+    const live = this.#node.liveBrokers().map((broker) => broker.nodeId);
+    return live.length === 0 ? null : Math.min(...live);
   }
 
   /** Every broker computes the same choice: the live brokers by id, picked by a hash of the group. */

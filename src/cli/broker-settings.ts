@@ -11,8 +11,11 @@ import { MAX_CONNECTIONS_DEFAULT } from '../broker/server.ts';
 import { FerryError } from '../errors.ts';
 import { RECORD_BATCH_HEADER_BYTES } from '../format/record-batch.ts';
 import { LOCAL_RETENTION_AS_RETENTION, type LogConfig, resolveLogConfig } from '../log/config.ts';
+import { fileStoreDirectory } from '../store/url.ts';
 import { DEFAULT_WAL_WRITER_CONFIG } from '../wal/writer.ts';
 import { CliError } from './args.ts';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { BrokerSecurityOptions } from '../broker/auth/broker-security.ts';
 import type { ListenerConfig } from '../broker/auth/listener-config.ts';
 
@@ -42,8 +45,8 @@ export const FLAG_SETTINGS = [
   'offsetsRetentionMinutes',
   'logLevel',
 ] as const;
-/** Settings that are on/off: `--no-tier`, `--no-auto-create`, `--unsafe-store`. */
-export const SWITCH_SETTINGS = ['tier', 'autoCreate', 'unsafeStore'] as const;
+/** Settings that are on/off: `--no-tier`, `--no-auto-create`, `--unsafe-store`, `--create-store`. */
+export const SWITCH_SETTINGS = ['tier', 'autoCreate', 'unsafeStore', 'createStore'] as const;
 /** Topic-level defaults and engine settings only a config file sets, by their Kafka names. */
 export const FILE_ONLY_SETTINGS = [
   'segmentBytes',
@@ -104,6 +107,8 @@ export interface BrokerConfig {
   readonly offsetsRetentionMs: number;
   readonly autoCreate: boolean;
   readonly unsafeStore: boolean;
+  /** A `file:` store whose directory is missing is created (else refused, unless it is the default under the data directory). */
+  readonly createStore: boolean;
   /** The engine's default log config: what the settings gave, over Kafka's defaults, flush left to the WAL. */
   readonly log: Partial<LogConfig>;
   /** null: the engine's default (Kafka's 5 minutes). */
@@ -121,6 +126,8 @@ export interface BrokerConfig {
 const DEFAULT_LISTEN = '127.0.0.1:9092';
 const DEFAULT_METRICS = '127.0.0.1:9644';
 const DEFAULT_DATA = './data';
+/** The WAL store's directory under the data directory when no --wal-store is given (src/cli/broker.ts). */
+export const DEFAULT_STORE_DIRECTORY = 'objects';
 const DEFAULT_NODE_ID = 1;
 const DEFAULT_LEASE_MS = 10_000;
 const DEFAULT_SCAN_INTERVAL_MS = 1000;
@@ -145,7 +152,7 @@ export function flagName(setting: SettingName): string {
   return setting.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }
 
-/** FERRY_* variables (FERRY_UNSAFE_STORE is 1, true or yes to be on). */
+/** FERRY_* variables (FERRY_UNSAFE_STORE and FERRY_CREATE_STORE are 1, true or yes to be on). */
 export function settingsFromEnv(env: Readonly<Record<string, string | undefined>>): RawSettings {
   const settings: RawSettings = {};
   for (const setting of FLAG_SETTINGS) {
@@ -154,6 +161,8 @@ export function settingsFromEnv(env: Readonly<Record<string, string | undefined>
   }
   const unsafe = env.FERRY_UNSAFE_STORE;
   if (unsafe !== undefined) settings.unsafeStore = { value: /^(1|true|yes)$/i.test(unsafe), source: 'FERRY_UNSAFE_STORE' };
+  const create = env.FERRY_CREATE_STORE;
+  if (create !== undefined) settings.createStore = { value: /^(1|true|yes)$/i.test(create), source: 'FERRY_CREATE_STORE' };
   return settings;
 }
 
@@ -167,6 +176,7 @@ export function settingsFromFlags(values: { readonly [name: string]: string | bo
   if (values['no-auto-create'] === true) settings.autoCreate = { value: false, source: '--no-auto-create' };
   if (values['no-tier'] === true) settings.tier = { value: false, source: '--no-tier' };
   if (values['unsafe-store'] === true) settings.unsafeStore = { value: true, source: '--unsafe-store' };
+  if (values['create-store'] === true) settings.createStore = { value: true, source: '--create-store' };
   return settings;
 }
 
@@ -207,6 +217,7 @@ export function brokerConfigOf(settings: RawSettings): BrokerConfig {
     offsetsRetentionMs: read.integer('offsetsRetentionMinutes', OFFSETS_RETENTION_MINUTES_DEFAULT, 1) * MS_PER_MINUTE,
     autoCreate: read.switch('autoCreate', true),
     unsafeStore: read.switch('unsafeStore', false),
+    createStore: read.switch('createStore', false),
     log: logConfigOf(read),
     logLevel: logLevelOf(read),
     retentionCheckIntervalMs: read.optionalInteger('retentionCheckIntervalMs', 1),
@@ -215,6 +226,7 @@ export function brokerConfigOf(settings: RawSettings): BrokerConfig {
     security: {},
   };
   checkTierStore(config, settings);
+  checkStoreDirectories(config, settings);
   return config;
 }
 
@@ -248,6 +260,27 @@ function logConfigOf(read: SettingReader): Partial<LogConfig> {
 function checkTierStore(config: BrokerConfig, settings: RawSettings): void {
   if (config.tier && config.tierStore === null && config.walStore !== null && S3_EXPRESS_BUCKET.test(config.walStore)) {
     throw new CliError(`${settings.walStore!.source} ${config.walStore} is an S3 Express One Zone bucket: give rolled segments a --tier-store (S3 Standard), or --no-tier`);
+  }
+}
+
+/** The store settings a `file:` URL may be given in. */
+const STORE_SETTINGS = ['walStore', 'tierStore', 'clusterStore'] as const;
+
+/**
+ * A `file:` store's directory must exist, unless --create-store asks for a new one or it is the
+ * default under the data directory (created with it): a typo in a store URL would otherwise start
+ * an empty store beside the real one, and with a cluster store a second, empty cluster.
+ */
+function checkStoreDirectories(config: BrokerConfig, settings: RawSettings): void {
+  if (config.createStore) return;
+  const defaultDirectory = resolve(config.data, DEFAULT_STORE_DIRECTORY);
+  for (const name of STORE_SETTINGS) {
+    const setting = settings[name];
+    const directory = setting === undefined ? null : fileStoreDirectory(String(setting.value));
+    if (directory === null || existsSync(directory) || resolve(directory) === defaultDirectory) continue;
+    throw new CliError(
+      `${setting!.source} ${setting!.value}: the directory ${resolve(directory)} does not exist; check the path (a new directory is a new, empty store), or give --create-store to create it`,
+    );
   }
 }
 

@@ -12,7 +12,9 @@ import { openStore } from '../store/url.ts';
 import { DEFAULT_WAL_WRITER_CONFIG } from '../wal/writer.ts';
 import { CliError, parseCommandArgs } from './args.ts';
 import { EXIT_FAILURE, explainFailure } from './failure.ts';
+import { nextStopRequest, startedByNpm } from './stop-request.ts';
 import { type BrokerConfig, configKeysHelp, resolveBrokerConfig } from './broker-config.ts';
+import { DEFAULT_STORE_DIRECTORY } from './broker-settings.ts';
 
 const USAGE = `usage: ferry broker [options]
 
@@ -26,7 +28,8 @@ options (each also from the environment as FERRY_<NAME>, e.g. FERRY_LISTEN, or a
   --rack NAME                 this broker's rack / availability zone (client.rack matching)
   --data DIR                  local log directory (default ./data)
   --wal-store URL             object store for WAL data: file:///abs/path, file:rel/path, s3://bucket/prefix?...,
-                              memory:// (default file:<data>/objects)
+                              memory:// (default file:<data>/objects). A file: directory must exist (a typo
+                              would start an empty store), except the default: see --create-store
   --tier-store URL            long-term store for rolled segments (KIP-405's remote tier; same URL forms): S3
                               Standard in production. Default: the WAL store, under its own keys, except
                               that an S3 Express WAL bucket (a name ending --x-s3) needs its own: tiering into
@@ -57,6 +60,8 @@ options (each also from the environment as FERRY_<NAME>, e.g. FERRY_LISTEN, or a
   --unsafe-store              start even if a store ignores conditional writes (If-None-Match, If-Match), as many
                               S3-compatible test servers do: fencing and compare-and-swap then do not hold, so
                               only for experiments with a single broker (default: refuse to start)
+  --create-store              create a file: store's directory (--wal-store, --tier-store, --cluster-store) that
+                              does not exist yet, for a new store or cluster (default: refuse to start)
   --metrics HOST:PORT         serve Prometheus metrics at GET /metrics (default 127.0.0.1:9644; 'off' for none)
   --no-auto-create            do not create topics on first use
   --log-level LEVEL           the lowest level of log line written: trace, debug, info, warn, error, fatal or
@@ -89,7 +94,8 @@ security keys (config file only; each also as listener.name.<listener>.<key>, do
   max.connections.per.ip, max.connections.per.ip.overrides
 SCRAM users: ferry users add|remove|list (--help).
 
-SIGTERM or SIGINT: stop accepting, flush the WAL, close the logs, exit. SIGHUP: read the listeners'
+SIGTERM or SIGINT: stop accepting, flush the WAL, close the logs, exit (so does the exit of the process
+that started it, when that is npm: npm start, npx). SIGHUP: read the listeners'
 certificates, CRLs, PLAIN users (JAAS file) and JWKS files again, for new connections.`;
 
 export async function runBroker(args: string[]): Promise<void> {
@@ -120,6 +126,7 @@ export async function runBroker(args: string[]): Promise<void> {
       'queued-max-request-bytes': { type: 'string' },
       'offsets-retention-minutes': { type: 'string' },
       'unsafe-store': { type: 'boolean' },
+      'create-store': { type: 'boolean' },
       'no-auto-create': { type: 'boolean' },
       config: { type: 'string' },
       'log-level': { type: 'string' },
@@ -132,9 +139,9 @@ export async function runBroker(args: string[]): Promise<void> {
   const logger = stdoutLogger(config.logLevel).child({ node: config.nodeId });
   const log = logger.child({ component: 'broker' });
   const data = resolve(config.data);
-  const stopSignal = nextStopSignal();
+  const stopRequest = nextStopRequest(startedByNpm(process.env));
   const storeLogging = { logger };
-  const store = await openStore(config.walStore ?? `file:${resolve(data, 'objects')}`, storeLogging);
+  const store = await openStore(config.walStore ?? `file:${resolve(data, DEFAULT_STORE_DIRECTORY)}`, storeLogging);
   const clusterStore = config.cluster === null ? null : await openStore(config.cluster.store, storeLogging);
   const tierStore = await tierStoreOf(config, store, logger);
   const broker = await startOrExplain({
@@ -178,9 +185,9 @@ export async function runBroker(args: string[]): Promise<void> {
   );
   if (config.listeners !== null) for (const line of broker.listenerSummaries()) log.info({}, `listener ${line}`);
   const stopReloads = reloadOnHangUp(broker, log);
-  const signal = await stopSignal;
+  const reason = await stopRequest;
   stopReloads();
-  log.info({ signal }, `${signal}: flushing and stopping`);
+  log.info({ stop: reason }, `${reason}: flushing and stopping`);
   const stores = [
     ['WAL store', () => store.close()],
     ['tier store', async () => (tierStore === store ? undefined : await tierStore?.close())],
@@ -214,21 +221,6 @@ function reloadOnHangUp(broker: Broker, log: Logger): () => void {
   };
   process.on('SIGHUP', reload);
   return () => void process.off('SIGHUP', reload);
-}
-
-/** Resolves with the first SIGTERM or SIGINT; installed before the broker starts, so none is missed. */
-function nextStopSignal(): Promise<string> {
-  return new Promise((resolve) => {
-    const stop = (signal: string) => () => {
-      process.off('SIGTERM', onTerm);
-      process.off('SIGINT', onInt);
-      resolve(signal);
-    };
-    const onTerm = stop('SIGTERM');
-    const onInt = stop('SIGINT');
-    process.on('SIGTERM', onTerm);
-    process.on('SIGINT', onInt);
-  });
 }
 
 /**

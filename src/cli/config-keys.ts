@@ -132,10 +132,11 @@ const FERRY_KEYS: readonly ConfigKey[] = [
   { key: 'ferry.peer.port', setting: 'peerPort', help: '--peer-port' },
   { key: 'ferry.metrics', setting: 'metrics', help: '--metrics' },
   { key: 'ferry.unsafe.store', setting: 'unsafeStore', help: 'true is --unsafe-store' },
+  { key: 'ferry.create.store', setting: 'createStore', help: 'true is --create-store' },
   { key: 'ferry.log.level', setting: 'logLevel', help: '--log-level' },
 ];
 
-/** The JSON form's first keys: a flag's name in camelCase (and tier, autoCreate, unsafeStore for --no-tier, --no-auto-create, --unsafe-store). */
+/** The JSON form's first keys: a flag's name in camelCase (and tier, autoCreate, unsafeStore, createStore for the switches). */
 const JSON_CAMEL_CASE_KEYS: readonly SettingName[] = [...FLAG_SETTINGS, ...SWITCH_SETTINGS];
 
 export type ConfigFormat = 'properties' | 'json';

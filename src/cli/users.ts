@@ -8,6 +8,7 @@ import type { ObjectStore } from '../store/object-store.ts';
 import { openStore } from '../store/url.ts';
 import { CliError, parseCommandArgs } from './args.ts';
 import { resolveBrokerConfig } from './broker-config.ts';
+import { DEFAULT_STORE_DIRECTORY } from './broker-settings.ts';
 
 const USAGE = `usage: ferry users <add|remove|list> [NAME] [options]
 
@@ -27,6 +28,7 @@ options:
   --cluster-store URL    the cluster's control store
   --wal-store URL        a single broker's WAL store (default file:<data>/objects)
   --data DIR             a single broker's log directory (default ./data)
+  --create-store         create a file: store's directory that does not exist yet (as for ferry broker)
   --mechanism NAME       SCRAM-SHA-256 or SCRAM-SHA-512 (add: default both; remove: default every one)
   --iterations N         PBKDF2 iterations for add (${SCRAM_MECHANISMS[0]!.iterationsMin}-${SCRAM_MECHANISMS[0]!.iterationsMax}, default ${SCRAM_ITERATIONS_DEFAULT})
   -h, --help             this text`;
@@ -42,6 +44,7 @@ export async function runUsers(args: string[]): Promise<void> {
       'cluster-store': { type: 'string' },
       'wal-store': { type: 'string' },
       data: { type: 'string' },
+      'create-store': { type: 'boolean' },
       mechanism: { type: 'string' },
       iterations: { type: 'string' },
     },
@@ -117,9 +120,9 @@ function iterationsOf(value: string | boolean | undefined): number {
 
 /** Where the broker keeps its control records: its cluster store, else its WAL store, as `ferry broker` would open them. */
 async function controlStoreOf(values: { readonly [name: string]: string | boolean | undefined }): Promise<ObjectStore> {
-  const flags = { config: values.config, 'cluster-store': values['cluster-store'], 'wal-store': values['wal-store'], data: values.data };
+  const flags = { config: values.config, 'cluster-store': values['cluster-store'], 'wal-store': values['wal-store'], data: values.data, 'create-store': values['create-store'] };
   const { config } = resolveBrokerConfig({ flags, env: process.env });
-  const url = config.cluster?.store ?? config.walStore ?? `file:${resolve(config.data, 'objects')}`;
+  const url = config.cluster?.store ?? config.walStore ?? `file:${resolve(config.data, DEFAULT_STORE_DIRECTORY)}`;
   return openStore(url);
 }
 

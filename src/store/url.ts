@@ -61,6 +61,11 @@ function parse(url: string): URL {
   }
 }
 
+/** The directory a `file:` store URL names (absolute or relative to the working directory); null for another scheme. */
+export function fileStoreDirectory(url: string): string | null {
+  return url.startsWith('file:') ? filePath(url) : null;
+}
+
 /** `file:///abs` and `file://localhost/abs` the standard way; `file:rel` relative to the working directory. */
 function filePath(url: string): string {
   const rest = url.slice('file:'.length);

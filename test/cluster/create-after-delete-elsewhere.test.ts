@@ -25,18 +25,19 @@ const CREATE = { topics: [{ name: 't', numPartitions: 2, replicationFactor: 1, a
 test('a topic deleted through another broker is created again, though this broker still lists the old one', async () => {
   const store = new MemoryStore();
   const clock = new ManualClock();
-  const deleter = testClusterNode({ store, clock, nodeId: 1 });
-  const creator = testClusterNode({ store, clock, nodeId: 2, scanIntervalMs: NO_SCANS_OF_ITS_OWN_MS });
+  // The creator is node 1, the controller (the lowest live node id), which the create goes to.
+  const deleter = testClusterNode({ store, clock, nodeId: 2 });
+  const creator = testClusterNode({ store, clock, nodeId: 1, scanIntervalMs: NO_SCANS_OF_ITS_OWN_MS });
   await deleter.start();
   await creator.start();
   expect(await deleter.createTopic('t', 2)).toBe(true);
-  await creator.scan(); // broker 2 lists t (the first incarnation)
+  await creator.scan(); // broker 1 lists t (the first incarnation)
   const first = creator.topics().get('t')!.topicId;
-  expect(await advanceThrough(clock, deleter.deleteTopic('t'), 'the delete', 50)).toBe(true); // broker 2 has not scanned since; [L8] the delete waits out the other broker's lease-long sighting of the topic
+  expect(await advanceThrough(clock, deleter.deleteTopic('t'), 'the delete', 50)).toBe(true); // broker 1 has not scanned since; [L8] the delete waits out the other broker's lease-long sighting of the topic
 
   const topology = new ClusterTopology(creator, 1, new RegisteredAddresses(clock));
   expect(topology.topics().has('t')).toBe(true);
-  const context = { ...OPEN_SECURITY, topology, defaultPartitions: 1 } as unknown as BrokerContext;
+  const context = { ...OPEN_SECURITY, nodeId: 1, topology, defaultPartitions: 1 } as unknown as BrokerContext;
   const response = await handleCreateTopics(context, CREATE);
 
   expect(response.topics[0]!.errorCode).toBe(ErrorCode.NONE);
@@ -53,7 +54,7 @@ test('a topic whose record exists still answers TOPIC_ALREADY_EXISTS', async () 
   await node.start();
   expect(await node.createTopic('t', 2)).toBe(true);
   const engine = { checkTopicConfigs() {} }; // a validating create checks configs with the engine's defaults
-  const context = { ...OPEN_SECURITY, topology: new ClusterTopology(node, 1, new RegisteredAddresses(clock)), defaultPartitions: 1, engine } as unknown as BrokerContext;
+  const context = { ...OPEN_SECURITY, nodeId: 1, topology: new ClusterTopology(node, 1, new RegisteredAddresses(clock)), defaultPartitions: 1, engine } as unknown as BrokerContext;
   expect((await handleCreateTopics(context, CREATE)).topics[0]!.errorCode).toBe(ErrorCode.TOPIC_ALREADY_EXISTS);
   expect((await handleCreateTopics(context, { ...CREATE, validateOnly: true })).topics[0]!.errorCode).toBe(ErrorCode.TOPIC_ALREADY_EXISTS);
 });

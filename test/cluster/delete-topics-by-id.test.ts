@@ -19,12 +19,12 @@ import { OPEN_SECURITY } from '../support/broker-security.ts';
 /** A scan interval no test here reaches: the node scans only when the test says. */
 const NO_SCANS_OF_ITS_OWN_MS = 1e9;
 
-/** Broker 1 creates t, broker 2 lists it, broker 1 deletes and creates t again; broker 2 has not scanned since. */
+/** Broker 2 creates t, broker 1 (the controller: the lowest live node id) lists it, broker 2 deletes and creates t again; broker 1 has not scanned since. */
 async function recreatedElsewhere() {
   const store = new MemoryStore();
   const clock = new ManualClock();
-  const other = testClusterNode({ store, clock, nodeId: 1 });
-  const stale = testClusterNode({ store, clock, nodeId: 2, scanIntervalMs: NO_SCANS_OF_ITS_OWN_MS });
+  const other = testClusterNode({ store, clock, nodeId: 2 });
+  const stale = testClusterNode({ store, clock, nodeId: 1, scanIntervalMs: NO_SCANS_OF_ITS_OWN_MS });
   await other.start();
   await stale.start();
   expect(await other.createTopic('t', 1)).toBe(true);
@@ -35,7 +35,7 @@ async function recreatedElsewhere() {
   const control = new ControlStore(store, 'c');
   const second = (await control.read<TopicRecord>('topics/t'))!.value.topicId;
   expect(second).not.toBe(first);
-  const context = { ...OPEN_SECURITY, topology: new ClusterTopology(stale, 2, new RegisteredAddresses(clock)) } as unknown as BrokerContext;
+  const context = { ...OPEN_SECURITY, nodeId: 1, topology: new ClusterTopology(stale, 2, new RegisteredAddresses(clock)) } as unknown as BrokerContext;
   return { clock, control, first, second, context };
 }
 

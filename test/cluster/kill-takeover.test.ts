@@ -36,6 +36,7 @@ async function startBroker(nodeId: number): Promise<number> {
     `file:${join(root, 'objects')}`,
     '--cluster-store',
     `file:${join(root, 'objects')}`,
+    '--create-store',
     '--lease-ms',
     String(LEASE_MS),
     '--metrics',

@@ -54,6 +54,7 @@ export async function runMinInsync(options: MinInsyncRunOptions): Promise<MinIns
     store,
     '--cluster-store',
     store,
+    '--create-store',
     '--replication-factor',
     '3',
     '--min-insync-replicas',

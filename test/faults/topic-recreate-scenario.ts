@@ -130,7 +130,20 @@ const CLIENT_RETRY = { retries: 30, initialRetryTime: 100, maxRetryTime: 1000 };
 /** Three brokers on one file store, ports distinct (free ports are picked one by one and may repeat). */
 function brokersOn(root: string): [BrokerProcess, BrokerProcess, BrokerProcess] {
   const store = `file:${join(root, 'objects')}`;
-  const args = ['--wal-store', store, '--cluster-store', store, '--lease-ms', String(LEASE_MS), '--scan-interval-ms', String(SCAN_INTERVAL_MS), '--upload-interval-ms', '2', '--no-auto-create'];
+  const args = [
+    '--wal-store',
+    store,
+    '--cluster-store',
+    store,
+    '--lease-ms',
+    String(LEASE_MS),
+    '--scan-interval-ms',
+    String(SCAN_INTERVAL_MS),
+    '--upload-interval-ms',
+    '2',
+    '--no-auto-create',
+    '--create-store',
+  ];
   const brokers: BrokerProcess[] = [];
   for (const nodeId of [1, 2, 3]) {
     let broker: BrokerProcess;

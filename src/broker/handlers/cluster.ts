@@ -11,7 +11,7 @@ const BROKERS_ENDPOINT = 1;
 
 /**
  * The live brokers, as Metadata lists them (KIP-700): each at its endpoint of the request's
- * listener, those without it left out. The first listed stands in for a controller (-1 if none).
+ * listener, those without it left out; the controller as Metadata names it (-1 if none is live).
  * As in Kafka (AuthHelper.computeDescribeClusterResponse) anyone may describe the cluster; DESCRIBE
  * on it decides only the authorized operations asked for (0 without it).
  */
@@ -34,7 +34,7 @@ export function handleDescribeCluster(context: BrokerContext, request: DescribeC
     ...base,
     errorCode: ErrorCode.NONE,
     errorMessage: null,
-    controllerId: brokers[0]?.brokerId ?? -1,
+    controllerId: context.topology.controllerId() ?? -1,
     brokers,
     clusterAuthorizedOperations: request.includeClusterAuthorizedOperations ? clusterOperations(context, session) : AUTHORIZED_OPERATIONS_OMITTED,
   };

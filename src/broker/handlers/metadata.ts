@@ -51,7 +51,9 @@ export async function handleMetadata(context: BrokerContext, request: MetadataRe
     throttleTimeMs: 0,
     brokers,
     clusterId: context.clusterId,
-    controllerId: (brokers[0] ?? brokersById.values().next().value)?.nodeId ?? context.nodeId,
+    // Null while no broker is live here (this one's lease lapsed): naming itself sends the client's
+    // controller requests here, answered NOT_CONTROLLER, so it reads Metadata again.
+    controllerId: topology.controllerId() ?? context.nodeId,
     topics: topics.map((topic) => topic.answer),
     clusterAuthorizedOperations: clusterOperations(asking, request),
   };

@@ -9,6 +9,7 @@ import { AclOperation, ResourceType } from '../../security/acl/model.ts';
 import { validateTopicName } from '../../engine/topic-name.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
 import { errorCodeOf, notServedCode } from './errors.ts';
+import { notControllerMessage } from './controller.ts';
 
 /** DescribeLogDirs' "the file system cannot say" for its sizes (KIP-827). */
 const SIZE_UNKNOWN = -1;
@@ -34,11 +35,13 @@ export async function handleCreatePartitions(context: BrokerContext, request: Cr
     ResourceType.TOPIC,
     [...seen.keys()].filter((name) => seen.get(name) === 1),
   );
+  const notController = notControllerMessage(context);
   const results = await Promise.all(
     request.topics.map(async (topic): Promise<CreatePartitionsTopicResult> => {
       const failed = (errorCode: number, errorMessage: string | null) => ({ name: topic.name, errorCode, errorMessage });
       if (seen.get(topic.name)! > 1) return failed(ErrorCode.INVALID_REQUEST, `Duplicate topic name ${topic.name} in the request`);
       if (!alterable.has(topic.name)) return failed(ErrorCode.TOPIC_AUTHORIZATION_FAILED, null);
+      if (notController !== null) return failed(ErrorCode.NOT_CONTROLLER, notController);
       if (topic.assignments !== null) return failed(ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'Ferry places replicas itself: manual replica assignments are not supported');
       try {
         await context.topology.createPartitions(topic.name, topic.count, request.validateOnly);

@@ -11,6 +11,7 @@ import { allowedNames, allowedOnCluster, AuthorizationMessage, LOCAL_SESSION } f
 import { AclOperation, ResourceType } from '../../security/acl/model.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
 import { errorCodeOf } from './errors.ts';
+import { notControllerMessage } from './controller.ts';
 
 /** CreateTopics' "use the broker default" for partition count and replication factor. */
 const BROKER_DEFAULT = -1;
@@ -32,9 +33,11 @@ export async function handleCreateTopics(context: BrokerContext, request: Create
   const names = request.topics.map((topic) => topic.name);
   const creatable = allowedOnCluster(context, session, AclOperation.CREATE, { logIfDenied: false }) ? new Set(names) : allowedNames(context, session, AclOperation.CREATE, ResourceType.TOPIC, names);
   const describable = allowedNames(context, session, AclOperation.DESCRIBE_CONFIGS, ResourceType.TOPIC, names, { logIfDenied: false });
+  const notController = notControllerMessage(context);
   const topics = await Promise.all(
     request.topics.map(async (topic): Promise<CreatableTopicResult> => {
       if (!creatable.has(topic.name)) return { name: topic.name, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: CREATE_REFUSED_MESSAGE, configs: null };
+      if (notController !== null) return { name: topic.name, errorCode: ErrorCode.NOT_CONTROLLER, errorMessage: notController, configs: null };
       const result = await createTopic(context, request.validateOnly, topic);
       if (result.errorCode !== ErrorCode.NONE || describable.has(topic.name)) return result;
       // Created, but the client may not see its configs: Kafka answers its id and nothing of its configuration.
@@ -90,12 +93,17 @@ export async function handleDeleteTopics(context: BrokerContext, request: Delete
   const describable = clusterDelete ? new Set(named) : allowedNames(context, session, AclOperation.DESCRIBE, ResourceType.TOPIC, named);
   const deletable = clusterDelete ? new Set(named) : allowedNames(context, session, AclOperation.DELETE, ResourceType.TOPIC, named);
   const refused = { errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: AuthorizationMessage.TOPIC };
+  const notController = notControllerMessage(context);
   const responses = [];
   for (const topic of asked) {
     const name = topic.name ?? context.topology.topicName(topic.topicId);
     const answer = { name: topic.name ?? name, topicId: topic.topicId };
     if (topic.name !== null && !describable.has(topic.name)) {
       responses.push({ ...answer, ...refused });
+      continue;
+    }
+    if (notController !== null) {
+      responses.push({ ...answer, errorCode: ErrorCode.NOT_CONTROLLER, errorMessage: notController });
       continue;
     }
     // An id names one incarnation: checked against the topic's record, never this broker's last

@@ -14,6 +14,7 @@ import { aclOnWire, type SimAcl } from '../security-setup.ts';
 import { BrokerPool, type NodeReply, UNKNOWN_NODE } from './brokers.ts';
 import { type ClientContext, type ClientOptions, clientContext, type SimClient } from './context.ts';
 import { answeredOutcome, unansweredOutcome } from './outcome.ts';
+import { type ClientApi, errorName } from './api.ts';
 import { createPartitionsApi, createTopicsApi, deleteRecordsApi, deleteTopicsApi, incrementalAlterConfigsApi } from './wire-admin.ts';
 import { createAclsApi, deleteAclsApi } from './wire-security.ts';
 
@@ -46,20 +47,20 @@ export class SimAdmin implements SimClient {
 
   async createTopic(name: string, partitions: number, replicationFactor: number): Promise<Outcome> {
     const startMs = this.#context.now();
-    const reply = await this.#pool.send(UNKNOWN_NODE, createTopicsApi, {
+    const reply = await this.#toController(createTopicsApi, {
       topics: [{ name, numPartitions: partitions, replicationFactor, assignments: [], configs: [] }],
       timeoutMs: this.#brokerTimeoutMs(),
       validateOnly: false,
     });
-    const outcome = outcomeOf(reply, (response) => response.topics.find((t) => t.name === name)?.errorCode);
+    const outcome = this.#controllerOutcome(reply, (response) => response.topics.find((t) => t.name === name)?.errorCode);
     this.#record('create-topic', name, partitions, replicationFactor, reply.node, startMs, outcome);
     return outcome;
   }
 
   async deleteTopic(name: string): Promise<Outcome> {
     const startMs = this.#context.now();
-    const reply = await this.#pool.send(UNKNOWN_NODE, deleteTopicsApi, { topicNames: [name], timeoutMs: this.#brokerTimeoutMs() });
-    const outcome = outcomeOf(reply, (response) => response.responses.find((t) => t.name === name)?.errorCode);
+    const reply = await this.#toController(deleteTopicsApi, { topicNames: [name], timeoutMs: this.#brokerTimeoutMs() });
+    const outcome = this.#controllerOutcome(reply, (response) => response.responses.find((t) => t.name === name)?.errorCode);
     this.#record('delete-topic', name, this.#pool.partitionCount(name) ?? UNKNOWN_COUNT, UNKNOWN_COUNT, reply.node, startMs, outcome);
     return outcome;
   }
@@ -97,10 +98,27 @@ export class SimAdmin implements SimClient {
   /** CreatePartitions: `topic` grows to `count` partitions in all. */
   async createPartitions(topic: string, count: number): Promise<Outcome> {
     const startMs = this.#context.now();
-    const reply = await this.#pool.send(UNKNOWN_NODE, createPartitionsApi, { topics: [{ name: topic, count, assignments: null }], timeoutMs: this.#brokerTimeoutMs(), validateOnly: false });
-    const outcome = outcomeOf(reply, (response) => response.results.find((t) => t.name === topic)?.errorCode);
+    const reply = await this.#toController(createPartitionsApi, { topics: [{ name: topic, count, assignments: null }], timeoutMs: this.#brokerTimeoutMs(), validateOnly: false });
+    const outcome = this.#controllerOutcome(reply, (response) => response.results.find((t) => t.name === topic)?.errorCode);
     const op: CreatePartitionsOp = { kind: 'create-partitions', client: this.#context.name, node: reply.node, startMs, endMs: this.#context.now(), outcome, topic, count };
     this.#context.record(op);
+    return outcome;
+  }
+
+  /**
+   * A controller's request (CreateTopics, DeleteTopics, CreatePartitions), sent as Kafka's clients
+   * send it: to the controller the last Metadata named, reading Metadata first when none is known
+   * (any broker when no Metadata is answered: it answers NOT_CONTROLLER unless it is the controller).
+   */
+  async #toController<Request, Response>(api: ClientApi<Request, Response>, request: Request): Promise<NodeReply<Response>> {
+    if (this.#pool.controller() === null) await this.#pool.refreshMetadata([]);
+    return this.#pool.send(this.#pool.controller() ?? UNKNOWN_NODE, api, request);
+  }
+
+  /** The outcome of a controller's request; a NOT_CONTROLLER answer, or none, makes the next one read Metadata first. */
+  #controllerOutcome<Response>(reply: NodeReply<Response>, codeOf: (response: Response) => number | undefined): Outcome {
+    const outcome = outcomeOf(reply, codeOf);
+    if (!reply.answered || (!outcome.ok && outcome.error === errorName(ErrorCode.NOT_CONTROLLER))) this.#pool.forgetController();
     return outcome;
   }
 

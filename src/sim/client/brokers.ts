@@ -31,6 +31,8 @@ export class BrokerPool {
   /** `${topic}/${partition}` → its leader, from the last Metadata that named the topic. */
   readonly #leaders = new Map<string, PartitionLeader>();
   readonly #partitionCounts = new Map<string, number>();
+  /** The controller the last Metadata named (the controller's requests go there); null: ask Metadata. */
+  #controller: number | null = null;
   /** Rotates the broker metadata is asked of, so that one dead broker does not stop the client. */
   #metadataTurn = 0;
   #closed = false;
@@ -41,6 +43,16 @@ export class BrokerPool {
 
   leaderOf(topic: string, partition: number): PartitionLeader | null {
     return this.#leaders.get(`${topic}/${partition}`) ?? null;
+  }
+
+  /** The controller the last Metadata named; null until one is read, or after forgetController. */
+  controller(): number | null {
+    return this.#controller;
+  }
+
+  /** Forgets the controller (it answered NOT_CONTROLLER, or did not answer): the next request reads Metadata first. */
+  forgetController(): void {
+    this.#controller = null;
   }
 
   partitionCount(topic: string): number | null {
@@ -103,6 +115,7 @@ export class BrokerPool {
 
   #learn(metadata: Decoded<MetadataResponse>): void {
     for (const broker of metadata.brokers) this.#addresses.set(broker.nodeId, { host: broker.host, port: broker.port });
+    this.#controller = metadata.controllerId !== undefined && metadata.controllerId >= 0 ? metadata.controllerId : null;
     for (const topic of metadata.topics) {
       for (const partition of topic.partitions) this.#leaders.delete(`${topic.name}/${partition.partitionIndex}`);
       if (topic.errorCode !== ErrorCode.NONE) {
