@@ -1,6 +1,6 @@
 import type { ClusterNode } from '../cluster/node.ts';
 import { ControlStore } from '../cluster/control-store.ts';
-import { clusterLiveTopicIds } from '../cluster/live-topic-ids.ts';
+import { DeletedIncarnations } from '../tier/deleted-incarnations.ts';
 import { clusterMember } from '../cluster/member.ts';
 import { RegisteredAddresses } from '../cluster/replica-address.ts';
 import { Ferry, FerryError, type FerryOptions } from '../engine/index.ts';
@@ -37,6 +37,7 @@ import { MetricsRegistry } from '../metrics/index.ts';
 import { type MetricsEndpoint, serveMetrics } from './metrics-endpoint.ts';
 import { checkStores } from './store-check.ts';
 import { definedOnly } from '../util/defined-only.ts';
+import { regressed } from '../util/regressions.ts';
 import type { Network } from '../util/network.ts';
 import type { Random } from '../util/random.ts';
 
@@ -428,7 +429,7 @@ async function resolvedOverrides(overrides: ReadonlyMap<string, number> | undefi
  */
 function asClusterOfOne(options: BrokerOptions): BrokerOptions {
   const wal = options.engine.wal;
-  if (options.cluster !== undefined || wal === undefined) return options;
+  if (options.cluster !== undefined || wal === undefined || regressed('lone-broker-disk-is-truth')) return options;
   return { ...options, cluster: { store: wal.store, prefix: wal.prefix ?? '', leaseMs: LONE_LEASE_MS, scanIntervalMs: LONE_SCAN_INTERVAL_MS, peerPort: null } };
 }
 
@@ -440,9 +441,10 @@ const LONE_SCAN_INTERVAL_MS = 1000;
 /** A single broker without a WAL store keeps its security records here, in its log directory. */
 const SECURITY_FILE_STORE_DIRECTORY = 'security-records';
 
-/** A cluster's tier learns which topic incarnations live from the topic records (its engine's registry holds only what it adopted). */
+/** A cluster's tier learns which topic incarnations were deleted from the deletion records the cluster writes beside its topic records (DI1). */
 function tierOf(options: BrokerOptions): Pick<FerryOptions, 'tier'> {
   const { tier } = options.engine;
-  if (tier === undefined || options.cluster === undefined || tier.liveTopicIds !== undefined) return {};
-  return { tier: { ...tier, liveTopicIds: clusterLiveTopicIds(new ControlStore(options.cluster.store, options.cluster.prefix ?? '')) } };
+  if (tier === undefined || options.cluster === undefined || tier.deletedTopicIds !== undefined) return {};
+  const deletions = new DeletedIncarnations(new ControlStore(options.cluster.store, options.cluster.prefix ?? ''));
+  return { tier: { ...tier, deletedTopicIds: () => deletions.list() } };
 }

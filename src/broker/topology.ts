@@ -293,10 +293,13 @@ export class ClusterTopology implements Topology {
     return this.#node.leaderOf(topic, partition)?.record.leaderEpoch ?? NO_LEADER_EPOCH;
   }
 
-  createTopic(name: string, partitions: number, replicationFactor = -1, configs: Readonly<Record<string, string | null>> = {}): Promise<boolean> {
-    return outcomeUnknownOnStoreError(`the create of topic ${name}`, () =>
+  /** Creates the topic's record, then scans at once: this broker leads its share when the create is answered (ClusterNode.scanAfterChange). */
+  async createTopic(name: string, partitions: number, replicationFactor = -1, configs: Readonly<Record<string, string | null>> = {}): Promise<boolean> {
+    const created = await outcomeUnknownOnStoreError(`the create of topic ${name}`, () =>
       this.#node.createTopic(name, partitions, replicationFactor > 0 ? replicationFactor : this.#defaultReplicationFactor, configs),
     );
+    if (created) await this.#node.scanAfterChange(name);
+    return created;
   }
 
   alterTopicConfig(name: string, alteration: ConfigAlteration, validateOnly = false): Promise<TopicConfigs> {
@@ -315,6 +318,7 @@ export class ClusterTopology implements Topology {
 
   async createPartitions(name: string, newTotalCount: number, validateOnly: boolean): Promise<void> {
     await outcomeUnknownOnStoreError(`the partition increase of topic ${name}`, () => this.#node.createPartitions(name, newTotalCount, validateOnly));
+    if (!validateOnly) await this.#node.scanAfterChange(name); // its share of the new partitions led here when answered
   }
 
   /**

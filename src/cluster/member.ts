@@ -7,6 +7,7 @@ import type { Network } from '../util/network.ts';
 import type { InterBrokerConnector } from './inter-broker-connection.ts';
 import type { Random } from '../util/random.ts';
 import { ControlStore } from './control-store.ts';
+import { DeletedIncarnations } from '../tier/deleted-incarnations.ts';
 import { type BrokerRecord, ClusterNode, type PartitionRecord, type TopicRecord } from './node.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
 import { PartitionHost } from './partition-host.ts';
@@ -111,8 +112,13 @@ export function clusterMember(options: ClusterMemberOptions): ClusterNode {
   });
   // A leader partition counts only its replica set's followers with a live lease (src/replica/isr.ts I1).
   engine.useReplicaMembership({ followersOf: (topic, partition) => new Set(member.followersOf(topic, partition).map((b) => `broker-${b.nodeId}`)) });
-  // GI1: the WAL collector takes a deleted incarnation's frames only on a fresh read of its record.
-  engine.useIncarnationCheck(async (topic, topicId) => (await control.read<TopicRecord>(`topics/${topic}`))?.value.topicId === topicId);
+  // GI1, DI1: the WAL collector takes an incarnation's frames for its deletion only on its deletion
+  // record; a topic record naming it (a fresh read) keeps them live, and no record at all keeps them too.
+  const deletions = new DeletedIncarnations(control);
+  engine.useIncarnationCheck(async (topic, topicId) => {
+    if (await deletions.isDeleted(topicId)) return 'deleted';
+    return (await control.read<TopicRecord>(`topics/${topic}`))?.value.topicId === topicId ? 'live' : 'unknown';
+  });
   engine.gateAcknowledgements((topic, topicId) => {
     if (!member.leaseHeld()) throw new FerryError('NotLeader', `broker ${options.self.nodeId} is not acknowledging: its lease may have lapsed and is not renewed yet`);
     if (!member.topicSightingStands(topic, topicId))

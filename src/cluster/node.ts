@@ -20,6 +20,7 @@ import { parseTopicConfigs, type TopicConfigs } from '../log/topic-config.ts';
 import { applyConfigAlteration, type ConfigAlteration } from '../log/topic-config-changes.ts';
 import { checkPartitionIncrease } from '../engine/partition-increase.ts';
 import { validateTopicName } from '../engine/topic-name.ts';
+import { DeletedIncarnations } from '../tier/deleted-incarnations.ts';
 import { PARTITIONS_PER_TOPIC_MAX } from '../engine/topic-registry.ts';
 
 /**
@@ -174,6 +175,12 @@ const EXIT_FOLLOW_UP_SCANS = 20;
  * streams) before it reports the race as an unknown outcome; each round is a read and a write.
  */
 const ADMIN_CHANGE_ATTEMPTS_MAX = 10;
+/**
+ * How long a create or a grow waits for the scan that claims its partitions here: a scan behind a
+ * long rebuild would otherwise hold the answer past a client's request timeout. The claim goes on
+ * after the answer; until it lands, clients are told LEADER_NOT_AVAILABLE and retry.
+ */
+const ADMIN_SCAN_WAIT_MS = 3000;
 
 /** [K1] The peer connections as the node drives them (src/cluster/peer-links.ts). */
 export interface PeerWatch {
@@ -269,7 +276,9 @@ export class ClusterNode {
   readonly #incarnations = new Map<string, Uuid>();
   #leaseTimer: Timer | null = null;
   #scanTimer: Timer | null = null;
-  /** A scan asked for by admin changes that has not started yet (#scanAfterAdmin). */
+  /** DI1: where a delete records the incarnation it deleted. */
+  readonly #deletions: DeletedIncarnations;
+  /** A scan asked for by admin changes that has not started yet (scanAfterChange). */
   #adminScan: Promise<void> | null = null;
   #sightingTimer: Timer | null = null;
   #stopped = false;
@@ -306,6 +315,7 @@ export class ClusterNode {
     this.#sightingRecords = new RecordCache(options.control, 'topics/');
     this.#sightings = new TopicSightings(this.#lease);
     this.#partitionRecords = new RecordCache(options.control, 'partitions/');
+    this.#deletions = new DeletedIncarnations(options.control);
   }
 
   get nodeId(): number {
@@ -462,9 +472,8 @@ export class ClusterNode {
 
   /**
    * Creates a topic record; false if it exists (then its record is read, so this broker knows
-   * its real partition count at once). This broker scans at once, so it leads its share of the
-   * partitions when the create is answered (all of them alone, as Kafka's controller names the
-   * leaders in the create); the others claim theirs at their next scans.
+   * its real partition count at once). Its partitions are claimed on the next scans (a request's
+   * create asks for one at once: scanAfterChange).
    */
   async createTopic(name: string, partitions: number, replicationFactor = 1, configs: Readonly<Record<string, string | null>> = {}): Promise<boolean> {
     validateTopicName(name); // as the engine's own create: a record under a bad name could never be adopted
@@ -485,7 +494,6 @@ export class ClusterNode {
       return false;
     }
     this.#noteTopic(name, created);
-    await this.#scanAfterAdmin(name);
     return true;
   }
 
@@ -510,7 +518,6 @@ export class ClusterNode {
       if (written === null) continue; // changed since the read (a grow, a mark): judged again on the new version
       if (this.#topics.get(name)?.topicId === grown.topicId || !this.#topics.has(name)) this.#noteTopic(name, written);
       this.#log.info({ topic: name, from: read.value.partitions, to: newTotalCount }, `topic ${name} grew from ${read.value.partitions} to ${newTotalCount} partitions`);
-      await this.#scanAfterAdmin(name);
       return grown;
     }
     throw new FerryError('OutcomeUnknown', `the partition count of topic ${name} changed under ${ADMIN_CHANGE_ATTEMPTS_MAX} attempts in a row to raise it to ${newTotalCount}`);
@@ -673,9 +680,14 @@ export class ClusterNode {
     }
   }
 
-  /** [L4] The rest of a delete once the topic record is marked: the epoch floor, the partition records, then the topic record. */
+  /**
+   * [L4] The rest of a delete once the topic record is marked: the deletion record (DI1: only it
+   * lets the sweepers take the incarnation's objects; written after the mark, which no one undoes),
+   * the epoch floor, the partition records, then the topic record.
+   */
   async #finishDelete(name: string, topic: TopicRecord): Promise<void> {
     const { control } = this.#options;
+    await this.#deletions.record(name, topic.topicId);
     // Only this incarnation leaves the view: a delete that waited [L8] may end after the same one was
     // finished elsewhere and the name created again, an incarnation this broker may serve already.
     if (this.#topics.get(name)?.topicId === topic.topicId) {
@@ -763,16 +775,22 @@ export class ClusterNode {
   }
 
   /**
-   * A scan right after a create or a grow claims this broker's share now; one that fails leaves it
-   * to the next scan (the change stands). Changes that ask while a scan waits to start share it (a
-   * CreateTopics of many topics runs one or two scans, not one per topic): it starts after each of them.
+   * A scan now, after a create or a grow of `topic`, so that this broker leads its share when the
+   * change is answered (all of it alone, as Kafka's controller names the leaders in the create);
+   * waits for it at most ADMIN_SCAN_WAIT_MS. One that fails leaves it to the next scan (the change
+   * stands). Changes that ask while a scan waits to start share it (a CreateTopics of many topics
+   * runs one or two scans, not one per topic): it starts after each of them.
    */
-  async #scanAfterAdmin(topic: string): Promise<void> {
+  async scanAfterChange(topic: string): Promise<void> {
     this.#adminScan ??= this.#exclusive(() => {
       this.#adminScan = null; // asked from now on: a later scan, which starts after the asker's change
       return this.#scan();
     });
-    await this.#adminScan.catch((error: unknown) => this.#log.warn({ topic, err: error }, `scan after a change of topic ${topic} failed: ${String(error)}`));
+    const scanned = this.#adminScan.catch((error: unknown) => this.#log.warn({ topic, err: error }, `scan after a change of topic ${topic} failed: ${String(error)}`));
+    let timer: Timer | null = null;
+    const waited = new Promise<void>((resolve) => (timer = this.#options.clock.setTimer(ADMIN_SCAN_WAIT_MS, resolve, true)));
+    await Promise.race([scanned, waited]);
+    (timer as Timer | null)?.cancel();
   }
 
   /** [C2]-[C3], [C6]: reads the records, claims what is up for grabs within the fair share, lets go of what was lost. */

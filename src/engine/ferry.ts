@@ -5,9 +5,12 @@ import { TierRecords, tieredEnd } from '../tier/tier-record.ts';
 import { Tierer, type TierSource } from '../tier/tierer.ts';
 import { RemoteReader } from '../tier/remote-reader.ts';
 import { reportProducerStateLost, type TierStart, tierStartOf } from '../tier/tier-start.ts';
-import type { LiveTopicIds } from '../tier/retired-sweeper.ts';
+import type { DeletedTopicIds } from '../tier/retired-sweeper.ts';
+import { DeletedIncarnations } from '../tier/deleted-incarnations.ts';
+import type { IncarnationState } from '../wal/gc/coverage.ts';
 import { join } from 'node:path';
 import { FerryError, isFerryError } from '../errors.ts';
+import { regressed } from '../util/regressions.ts';
 import { type BuildCompressionCodec, buildRecordBatch, type ProducerRecord, type Record as KafkaRecord, type RecordBatch } from '../format/index.ts';
 import { DEFAULT_LOG_CONFIG, type LogConfig, resolveLogConfig } from '../log/config.ts';
 import { PartitionLog } from '../log/partition-log.ts';
@@ -153,11 +156,12 @@ export interface TierOptions {
   /** How often the leader looks for segments to tier; default TIER_INTERVAL_MS. */
   readonly intervalMs?: number;
   /**
-   * The topic ids that exist now, read fresh at each call: the tier's objects and records of any
-   * other incarnation are deleted (a deleted topic's history). Default: this engine's topics,
-   * unless it is managed by a cluster (whose topic records say: the broker passes them).
+   * The topic ids with a deletion record (DI1, docs/tier-protocol.md): the tier's objects and
+   * records of those incarnations are deleted. Default: the deletion records beside the tier
+   * records (`control`), where this engine writes its own deletes; a cluster broker passes its
+   * cluster's, where the cluster writes them.
    */
-  readonly liveTopicIds?: LiveTopicIds;
+  readonly deletedTopicIds?: DeletedTopicIds;
   /** How long a partition's tiered end may stay below its committed end before that is tiered from inside the active segment; default TIER_TAIL_MAX_MS. */
   readonly tailMaxMs?: number;
   /** How many committed bytes above a partition's tiered end are tiered from inside its active segment; default TIER_TAIL_MAX_BYTES. */
@@ -372,8 +376,10 @@ export class Ferry {
   readonly #tierRecords: TierRecords | null;
   /** With a WAL and a tier: deletes this writer's WAL objects once the tier covers them [G]. */
   readonly #walCollector: WalCollector | null;
-  /** Whether a topic incarnation still exists, read fresh (a cluster's topic records); see useIncarnationCheck. */
-  #incarnationExists: ((topic: string, topicId: TopicId) => Promise<boolean>) | null = null;
+  /** What a cluster's records say of a topic incarnation (DI1); see useIncarnationCheck. */
+  #incarnationState: ((topic: string, topicId: TopicId) => Promise<IncarnationState>) | null = null;
+  /** With a tier, alone: the deletion records of the incarnations this engine deletes (DI1), beside its tier records. */
+  readonly #deletionRecords: DeletedIncarnations | null;
   /**
    * Managed mode: each topic's Kafka configs as the cluster's topic record has them (applyTopicConfigs),
    * by name, kept across a delete: the node hands a name's configs over only when they change, and a
@@ -402,6 +408,7 @@ export class Ferry {
     const walDeps = { clock: this.#clock, disk: this.#disk, metrics: options.metrics, report: this.#logger, durable: () => this.#replicaLinks.notifyDurable() };
     this.#walLifecycle = options.wal === undefined ? null : new WalWriterLifecycle(this.directory, options.wal, epochFloor, walDeps);
     this.#tierRecords = options.tier === undefined ? null : new TierRecords(options.tier.control);
+    this.#deletionRecords = options.tier === undefined ? null : new DeletedIncarnations(options.tier.control);
     this.#tierer = options.tier === undefined ? null : this.#newTierer(options.tier, this.#tierRecords!);
     this.#remote = options.tier === undefined ? null : new RemoteReader({ store: options.tier.store, prefix: options.tier.prefix ?? '', records: this.#tierRecords!, clock: this.#clock });
     this.#walCollector = options.wal === undefined || this.#tierRecords === null ? null : this.#newWalCollector(options.wal, this.#tierRecords);
@@ -429,11 +436,14 @@ export class Ferry {
   #walCoverage(records: TierRecords): CoverageSources {
     return {
       readTierRecord: (topicId, partition) => records.read(topicId, partition),
-      incarnationExists: (topic, topicId) => {
-        if (this.#incarnationExists !== null) return this.#incarnationExists(topic, topicId);
-        // Alone, the registry is the topics' truth (a deleted topic leaves it first). Managed, it is not:
-        // without a fresh read of the cluster's records, every incarnation counts as existing.
-        return Promise.resolve(this.#options.managedPartitions === true || this.#registry.get(topic)?.id === topicId);
+      incarnationState: async (topic, topicId) => {
+        if (this.#incarnationState !== null) return this.#incarnationState(topic, topicId);
+        // Managed without the cluster's word: every incarnation counts as live (kept).
+        if (this.#options.managedPartitions === true) return 'live';
+        if (regressed('lone-broker-disk-is-truth')) return this.#registry.get(topic)?.id === topicId ? 'live' : 'deleted';
+        // DI1: only a deletion record deletes; the registry knows what lives here, not what was deleted.
+        if (await this.#deletionRecords!.isDeleted(topicId)) return 'deleted';
+        return this.#registry.get(topic)?.id === topicId ? 'live' : 'unknown';
       },
       // KIP-405's remote.storage.enable of the topic (a cluster's topics take the engine's log config).
       tieringEnabled: (topic) => ({ ...DEFAULT_LOG_CONFIG, ...this.#topicLogConfig(topic) }).remoteStorageEnable,
@@ -453,11 +463,11 @@ export class Ferry {
   }
 
   /**
-   * Managed mode: how the WAL collector learns a topic incarnation is deleted, by a fresh read of
-   * the cluster's topic records (GI1: never a cached view; a frame exists only after its record).
+   * Managed mode: how the WAL collector learns what the cluster's records say of a topic
+   * incarnation (DI1: deleted only by its deletion record; live while its topic record names it).
    */
-  useIncarnationCheck(exists: (topic: string, topicId: TopicId) => Promise<boolean>): void {
-    this.#incarnationExists = exists;
+  useIncarnationCheck(state: (topic: string, topicId: TopicId) => Promise<IncarnationState>): void {
+    this.#incarnationState = state;
   }
 
   /** Managed mode: the WAL collector also collects the writer ids no live broker writes as, that the hash gives this broker [G1]. */
@@ -479,20 +489,11 @@ export class Ferry {
         intervalMs: tier.intervalMs,
         log: this.#logger,
         metrics: this.#options.metrics,
-        liveTopicIds: tier.liveTopicIds ?? this.#registryTopicIds(),
+        deletedTopicIds: tier.deletedTopicIds ?? (() => this.#deletionRecords!.list()),
         tailMaxMs: tier.tailMaxMs,
         tailMaxBytes: tier.tailMaxBytes,
       }),
     });
-  }
-
-  /**
-   * A single broker sweeps only the incarnations it deleted itself (since it opened: one deleted
-   * before a restart is not swept, a cost, never a loss): its registry does not hold every topic of
-   * its store (a read replica's, two brokers sharing a bucket). A managed engine: the cluster's records say (undefined).
-   */
-  #registryTopicIds(): LiveTopicIds | undefined {
-    return this.#options.managedPartitions === true ? undefined : async () => ({ has: (topicId) => !this.#deletedTopicIds.has(topicId) });
   }
 
   /** The partitions this engine leads, as the tierer sees them. */
@@ -1360,7 +1361,10 @@ export class Ferry {
       unregistered = error;
     }
     // Only once the delete holds: a failed one leaves the topic registered and served, its tier kept.
-    if (deletedId !== undefined) this.#deletedTopicIds.add(deletedId);
+    if (deletedId !== undefined) {
+      this.#deletedTopicIds.add(deletedId);
+      if (this.#options.managedPartitions !== true) await this.#recordDeletion(topic, deletedId);
+    }
     this.#partitions.delete(topic);
     // The logs are closed whatever fails (a close's flush): a log left open keeps its directory locked for good.
     let failure: unknown = null;
@@ -1383,6 +1387,18 @@ export class Ferry {
       this.#deletions.delete(topic);
     }
     if (unregistered !== null) throw unregistered;
+  }
+
+  /**
+   * DI1: alone, this engine writes the deletion record of an incarnation it deleted, after its
+   * registry let go of it (a record before would let the sweepers take a topic whose delete then
+   * failed). One that cannot be written leaves the incarnation's objects in the stores for good,
+   * never a loss: said in one line.
+   */
+  async #recordDeletion(topic: string, topicId: TopicId): Promise<void> {
+    await this.#deletionRecords?.record(topic, topicId).catch((error: unknown) => {
+      this.#logger.warn({ component: 'engine', topic, topicId, err: error }, `topic ${topic}: its deletion record could not be written, so its WAL frames and tiered segments stay in the stores: ${String(error)}`);
+    });
   }
 
   /** Applies retention now (it also runs every five minutes); returns the segments deleted. */

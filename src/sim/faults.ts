@@ -6,8 +6,8 @@ import type { FaultEvent } from './history.ts';
  * The faults a run injects, each a named kind with how to inject it and how long it lasts. A
  * fault is injected on one broker host, lasts a drawn time and then heals (a restart, a resume,
  * a reconnection). To add a fault: a kind here, its `inject` (which returns the heal), and the
- * cluster shapes it applies to (`clusterOnly`: a lost disk is survivable only when brokers are
- * stateless). Faults overlap freely: combinations come from the schedule.
+ * cluster shapes it applies to (`clusterOnly`: the control store's own faults, which a lone broker,
+ * whose control records live in the WAL store, has no separate store for). Faults overlap freely: combinations come from the schedule.
  */
 export interface FaultKind {
   readonly name: string;
@@ -63,9 +63,8 @@ export const FAULT_KINDS: readonly FaultKind[] = [
       }),
   },
   {
-    name: 'disk-lost', // the instance is replaced: a new empty disk (RF=1 data lives in the object store)
+    name: 'disk-lost', // the instance is replaced: a new empty disk (RF=1 data lives in the object store; a lone broker's too, issue 24)
     weight: 1,
-    clusterOnly: true,
     inject: ({ host }, random) =>
       whenUp(host, () => {
         host.wipe();

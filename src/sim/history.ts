@@ -460,6 +460,6 @@ export interface WalDeletedFrame {
   readonly lastOffset: number;
   /** TE of the partition's tier record as the store held it (0 without a record). */
   readonly tieredEnd: number;
-  /** Whether the incarnation's topic existed (a cluster's topic record; alone, the broker's registry). */
-  readonly incarnationExists: boolean;
+  /** Whether the incarnation's deletion record stood in the control store (DI1: only it lets a frame go for its incarnation's sake). */
+  readonly incarnationDeleted: boolean;
 }

@@ -119,7 +119,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
     };
     return new SimBrokerHost(settings, new SimDisk({ random: new SeededRandom(Math.floor(scheduler.random.next() * 0x1_0000_0000)) }), scheduler, network, timed);
   });
-  if (scenario.tier !== null) walDeletes = walDeleteRecorder(walStore, controlStore, scenario.cluster, hosts, () => scheduler.nowMs - startMs);
+  if (scenario.tier !== null) walDeletes = walDeleteRecorder(walStore, controlStore, scenario.cluster, () => scheduler.nowMs - startMs);
   // Every partition a topic may grow to (CreatePartitions, topic-admin-load.ts): one not there yet is served nowhere, and records nothing.
   const replicaEndTopics = scenario.topics.map((topic) => ({ name: topic.name, partitions: Math.max(topic.partitions, PARTITIONS_MAX) }));
   const replicaEnds = new ReplicaEndRecorder(hosts, replicaEndTopics, () => scheduler.nowMs - startMs);
@@ -252,13 +252,8 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
  * a single broker's are its engine's registry, the last engine's while the broker is down (a delete
  * it sent before it died may still take effect).
  */
-function walDeleteRecorder(walStore: MemoryStore, controlStore: MemoryStore, cluster: boolean, hosts: readonly SimBrokerHost[], nowMs: () => number): WalDeleteRecorder {
-  let engine: Engine | null = null;
-  const registryHas = (topic: string, topicId: string) => {
-    engine = hosts[0]!.engine ?? engine;
-    return engine === null || engine.topics().some((description) => description.name === topic && description.id === topicId);
-  };
-  return new WalDeleteRecorder({ walStore, controlStore: cluster ? controlStore : walStore, registryHas: cluster ? null : registryHas, nowMs });
+function walDeleteRecorder(walStore: MemoryStore, controlStore: MemoryStore, cluster: boolean, nowMs: () => number): WalDeleteRecorder {
+  return new WalDeleteRecorder({ walStore, controlStore: cluster ? controlStore : walStore, nowMs });
 }
 
 /** Every running broker acknowledges (its lease held and confirmed), and every partition has exactly one leader among them. */

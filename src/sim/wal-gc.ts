@@ -14,11 +14,6 @@ export interface WalDeleteRecorderOptions {
   /** The shared WAL store (its deletes are recorded) and the store holding the control records (the WAL store alone). */
   readonly walStore: MemoryStore;
   readonly controlStore: MemoryStore;
-  /**
-   * Whether a topic incarnation exists at this moment: null to read the cluster's topic records,
-   * else (a single broker) its engine's registry, the topics' only record.
-   */
-  readonly registryHas: ((topic: string, topicId: string) => boolean) | null;
   /** Simulated ms on the ops' time base. */
   nowMs(): number;
 }
@@ -26,7 +21,7 @@ export interface WalDeleteRecorderOptions {
 /**
  * Records every WAL object delete at the moment it takes effect in the shared store (MemoryStore's
  * onDelete), with what the stores held then: the stream's other objects, each frame's tier end and
- * whether its incarnation still existed. Reads nothing through a broker and changes nothing.
+ * whether its incarnation's deletion record stood. Reads nothing through a broker and changes nothing.
  */
 export class WalDeleteRecorder {
   readonly deletes: WalDelete[] = [];
@@ -76,7 +71,7 @@ export class WalDeleteRecorder {
       partition: entry.partition,
       lastOffset: entry.lastOffset,
       tieredEnd: this.#tieredEnd(entry.topicId, entry.partition),
-      incarnationExists: this.#incarnationExists(entry.topic, entry.topicId),
+      incarnationDeleted: this.#incarnationDeleted(entry.topicId),
     }));
   }
 
@@ -85,10 +80,9 @@ export class WalDeleteRecorder {
     return record === null ? 0 : tieredEnd(JSON.parse(new TextDecoder().decode(record)) as TierRecord);
   }
 
-  #incarnationExists(topic: string, topicId: string): boolean {
-    if (this.#options.registryHas !== null) return this.#options.registryHas(topic, topicId);
-    const record = this.#options.controlStore.peek(`control/topics/${topic}`);
-    return record !== null && (JSON.parse(new TextDecoder().decode(record)) as { topicId: string }).topicId === topicId;
+  /** DI1: the incarnation's deletion record, as the control store holds it (a lone broker's too: a cluster of one). */
+  #incarnationDeleted(topicId: string): boolean {
+    return this.#options.controlStore.peek(`control/deleted-topics/${topicId}`) !== null;
   }
 }
 

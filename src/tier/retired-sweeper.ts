@@ -12,20 +12,18 @@ import type { TierRecords } from './tier-record.ts';
 const RETIRED_SWEEPS_AFTER_DELETE = 2;
 
 /**
- * Which topic ids exist now, read fresh at each call: a cluster's topic records; a single broker
- * answers "every id but those it deleted itself" (its registry is not every topic of its store: a
- * read replica's, or another broker's sharing the bucket).
+ * The topic ids with a deletion record (DI1, docs/tier-protocol.md), read at each call: only an
+ * incarnation named there is swept. A topic's absence from some list is never a deletion (a broker
+ * on an empty disk, a read replica, another engine sharing the bucket know fewer topics than exist).
  */
-export type LiveTopicIds = () => Promise<{ has(topicId: Uuid): boolean }>;
+export type DeletedTopicIds = () => Promise<{ has(topicId: Uuid): boolean }>;
 
 /**
  * Deletes what the tier holds of topic incarnations that were deleted (docs/tier-protocol.md,
- * "Deleted incarnations"): their tiered segments, then their tier records. A tier record exists
- * only after its topic record did (a leader takes it [T1] after adopting a partition of a topic
- * that exists), and a deleted incarnation never comes back (a re-created topic has a new id), so a
- * record whose id a read of the live topics, made after the records were listed, lacks is of a
- * deleted incarnation. As with orphans [T6], it goes once seen so at two sweeps at least
- * `delayMs` apart: a read of the deleted topic that started before the delete finds it meanwhile.
+ * "Deleted incarnations"): their tiered segments, then their tier records. An incarnation is
+ * deleted only when its deletion record says so (DI1), and a deleted incarnation never comes back
+ * (a re-created topic has a new id). As with orphans [T6], it goes once seen so at two sweeps at
+ * least `delayMs` apart: a read of the deleted topic that started before the delete finds it meanwhile.
  */
 export class RetiredIncarnationSweeper {
   readonly #store: ObjectStore;
@@ -33,39 +31,37 @@ export class RetiredIncarnationSweeper {
   readonly #records: TierRecords;
   readonly #clock: Clock;
   readonly #delayMs: number;
-  readonly #liveTopicIds: LiveTopicIds;
+  readonly #deletedTopicIds: DeletedTopicIds;
   /** Topic id -> when it was first seen retired (monotonic ms). */
   readonly #firstSeenRetiredMs = new Map<Uuid, number>();
   /** Incarnations deleted here, with their partitions and the sweeps left that list them again. */
   readonly #deleted = new Map<Uuid, { partitions: Set<number>; sweepsLeft: number }>();
 
-  constructor(options: { store: ObjectStore; prefix: string; records: TierRecords; clock: Clock; delayMs: number; liveTopicIds: LiveTopicIds }) {
+  constructor(options: { store: ObjectStore; prefix: string; records: TierRecords; clock: Clock; delayMs: number; deletedTopicIds: DeletedTopicIds }) {
     this.#store = options.store;
     this.#prefix = options.prefix;
     this.#records = options.records;
     this.#clock = options.clock;
     this.#delayMs = options.delayMs;
-    this.#liveTopicIds = options.liveTopicIds;
+    this.#deletedTopicIds = options.deletedTopicIds;
   }
 
   /** One look: returns the objects deleted. */
   async sweep(): Promise<number> {
     const byTopic = new Map<Uuid, Set<number>>();
     for (const { topicId, partition } of await this.#records.list()) byTopic.set(topicId, (byTopic.get(topicId) ?? new Set()).add(partition));
-    const live = await this.#liveTopicIds(); // read after the listing: a record listed is of an id already created
+    const deleted = await this.#deletedTopicIds();
     const nowMs = this.#clock.monotonicMs();
     for (const topicId of this.#firstSeenRetiredMs.keys()) if (!byTopic.has(topicId)) this.#firstSeenRetiredMs.delete(topicId);
-    let deleted = await this.#sweepDeletedAgain();
+    let swept = await this.#sweepDeletedAgain();
     for (const [topicId, partitions] of byTopic) {
-      if (live.has(topicId)) {
-        this.#firstSeenRetiredMs.delete(topicId); // a live sighting starts the delay over: two glitches a delay apart are not a delete
-        continue;
-      }
+      // DI1: no deletion record, no delete (a record is never removed, so one read stays true).
+      if (!deleted.has(topicId)) continue;
       const firstMs = this.#firstSeenRetiredMs.get(topicId);
       if (firstMs === undefined) this.#firstSeenRetiredMs.set(topicId, nowMs);
-      else if (nowMs - firstMs >= this.#delayMs) deleted += await this.#delete(topicId, partitions);
+      else if (nowMs - firstMs >= this.#delayMs) swept += await this.#delete(topicId, partitions);
     }
-    return deleted;
+    return swept;
   }
 
   /** Its segments first, then its records: a record left behind by a failure here is found again next sweep. */

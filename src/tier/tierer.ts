@@ -15,7 +15,7 @@ import { loadXxh64Stream } from '../wal/bytes.ts';
 import { tieredSegmentKey } from './keys.ts';
 import { decodeTieredSegment, parseFooter, TIERED_TAIL_BYTES, TieredSegmentBuilder, type TieredSegmentSummary } from './segment-object.ts';
 import { OrphanSweeper, TIER_ORPHAN_DELAY_MS, TIER_SWEEP_INTERVAL_MS } from './orphan-sweeper.ts';
-import { type LiveTopicIds, RetiredIncarnationSweeper } from './retired-sweeper.ts';
+import { type DeletedTopicIds, RetiredIncarnationSweeper } from './retired-sweeper.ts';
 import { type CopiedSegment, copiedSegments, type TierRecord, type TierRecords, tieredEnd, tilingSegments } from './tier-record.ts';
 import { retainedStart } from './tier-retention.ts';
 
@@ -93,10 +93,10 @@ export interface TiererOptions {
   /** How many committed bytes above the tiered end are tiered from inside the active segment; default TIER_TAIL_MAX_BYTES. */
   readonly tailMaxBytes?: number;
   /**
-   * The topic ids that exist now (read fresh at each call): what the tier holds of any other
-   * incarnation is deleted, every sweep interval (RetiredIncarnationSweeper). Absent: never.
+   * The topic ids with a deletion record (DI1): what the tier holds of them is deleted, every sweep
+   * interval (RetiredIncarnationSweeper). Absent: never.
    */
-  readonly liveTopicIds?: LiveTopicIds;
+  readonly deletedTopicIds?: DeletedTopicIds;
   readonly metrics?: MetricsRegistry;
   readonly log?: LoggerOption;
 }
@@ -144,8 +144,8 @@ export class Tierer {
     this.#log = componentLogger(options.log, 'tier');
     this.#progress = new ProgressLines(this.#log, options.clock);
     this.#sweeper = new OrphanSweeper({ store: options.store, prefix: options.prefix, clock: options.clock, ...(options.orphanDelayMs === undefined ? {} : { delayMs: options.orphanDelayMs }) });
-    const { store, prefix, records, clock, liveTopicIds } = options;
-    this.#retiredSweeper = liveTopicIds === undefined ? null : new RetiredIncarnationSweeper({ store, prefix, records, clock, liveTopicIds, delayMs: options.orphanDelayMs ?? TIER_ORPHAN_DELAY_MS });
+    const { store, prefix, records, clock, deletedTopicIds } = options;
+    this.#retiredSweeper = deletedTopicIds === undefined ? null : new RetiredIncarnationSweeper({ store, prefix, records, clock, deletedTopicIds, delayMs: options.orphanDelayMs ?? TIER_ORPHAN_DELAY_MS });
   }
 
   start(): void {

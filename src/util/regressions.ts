@@ -23,13 +23,14 @@ export type Regression =
   | 'delete-records-not-durable'
   | 'log-append-time-ignored'
   | 'plain-any-password'
-  | 'acl-allow-before-deny';
+  | 'acl-allow-before-deny'
+  | 'lone-broker-disk-is-truth';
 
 export interface RegressionDescription {
   /** The finding of issue 9 whose fix the switch undoes (of `issue`, when set: its deliverable the switch breaks). */
   readonly finding: number;
   /** Absent: issue 9. Issues 12's and 13's switches break what they delivered, to prove their invariants see it. */
-  readonly issue?: 12 | 13;
+  readonly issue?: 12 | 13 | 24;
   /** The old behaviour the switch brings back. */
   readonly description: string;
 }
@@ -63,6 +64,12 @@ export const REGRESSIONS: Readonly<Record<Regression, RegressionDescription>> = 
   'log-append-time-ignored': { finding: 3, issue: 12, description: "a topic's message.timestamp.type=LogAppendTime is not applied: the leader keeps the producer's CreateTime" },
   'plain-any-password': { finding: 1, issue: 13, description: 'SASL/PLAIN takes any password of a user it knows (the comparison with the stored one is skipped)' },
   'acl-allow-before-deny': { finding: 2, issue: 13, description: 'a matching ALLOW ACL decides before a matching DENY one: a user denied an operation it is also allowed keeps it' },
+  'lone-broker-disk-is-truth': {
+    finding: 1,
+    issue: 24,
+    description:
+      "a lone broker keeps its topics, epochs, producer ids and group offsets in its data directory (no cluster of one), and WAL GC takes an incarnation its registry lacks for deleted: on an empty disk it deletes what it acknowledged and starts its topics over at offset 0",
+  },
 };
 
 const active = new Set<Regression>();

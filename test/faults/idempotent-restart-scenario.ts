@@ -2,7 +2,9 @@
 // values to one real broker process (file WAL store) while the broker is killed with kill -9 or
 // stopped with SIGTERM and restarted at seeded moments; then everything is read back with a
 // kafkajs consumer and checked against what was acknowledged: 0 lost, 0 duplicated, 0 misplaced.
-import { mkdirSync } from 'node:fs';
+// Issue 24: some restarts may come up on a removed data directory (a replaced instance): the WAL
+// store lies outside it, so the broker must recover everything from the store alone.
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { SeededRandom } from '../../src/util/random.ts';
@@ -17,16 +19,26 @@ export interface IdempotentRestartOptions {
   readonly records: number;
   /** Restarts, each a kill -9 or a SIGTERM (seeded), at seeded points of the stream. */
   readonly restarts: number;
+  /** Restarts (seeded among them) that come up on an empty data directory; default 0. */
+  readonly wipes?: number;
+  /** The stops to draw from, cycled from a seeded first; default both. */
+  readonly stops?: readonly Stop[];
+  /** How the broker is started (BrokerProcessOptions.launcher); default bun. */
+  readonly launcher?: 'bun' | 'npm start';
+  /** Partitions of the topic; default 1. */
+  readonly partitions?: number;
   readonly log?: (line: string) => void;
 }
 
 export interface IdempotentRestartResult {
   readonly verdict: LedgerVerdict;
-  /** What was done, in order: "kill -9 after 137 acks", ... */
+  /** What was done, in order: "kill -9 after 137 acks", "SIGTERM after 240 acks, data directory removed", ... */
   readonly faults: string[];
 }
 
 const TOPIC = 'idempotent-restart';
+export type Stop = 'kill -9' | 'SIGTERM';
+const STOPS: readonly Stop[] = ['kill -9', 'SIGTERM'];
 /** Records per send: a seeded count up to this, so batches have different sizes. */
 const RECORDS_PER_SEND_MAX = 8;
 /** A fault fires this long (seeded, up to) after its trigger point, while the next send is in flight. */
@@ -46,7 +58,8 @@ export async function runIdempotentRestart(options: IdempotentRestartOptions): P
   const data = join(options.directory, 'data');
   const objects = join(options.directory, 'objects');
   mkdirSync(objects, { recursive: true });
-  const broker = new BrokerProcess({ nodeId: 1, data, args: ['--wal-store', `file:${objects}`, '--upload-interval-ms', String(UPLOAD_INTERVAL_MS), '--partitions', '1'] });
+  const args = ['--wal-store', `file:${objects}`, '--upload-interval-ms', String(UPLOAD_INTERVAL_MS), '--partitions', String(options.partitions ?? 1)];
+  const broker = new BrokerProcess({ nodeId: 1, data, args, launcher: options.launcher ?? 'bun' });
   await broker.start();
   const kafka = new Kafka({
     clientId: `idempotent-restart-${options.seed}`,
@@ -58,7 +71,9 @@ export async function runIdempotentRestart(options: IdempotentRestartOptions): P
   const faults: string[] = [];
   try {
     const triggers = faultTriggers(random, options.records, options.restarts);
-    const firstKind = random.nextInt(2); // then alternating, so every run has both kinds when restarts >= 2
+    const stops = options.stops ?? STOPS;
+    const firstKind = random.nextInt(stops.length); // then cycling, so every run has each kind when restarts >= stops
+    const wiped = wipedRestarts(random, options.restarts, options.wipes ?? 0);
     const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, retry: { initialRetryTime: 50, maxRetryTime: 500, retries: 1000 } });
     await producer.connect();
     const pending: Promise<void>[] = [];
@@ -66,20 +81,23 @@ export async function runIdempotentRestart(options: IdempotentRestartOptions): P
     while (ledger.size < options.records) {
       while (triggers.length > 0 && ledger.size >= triggers[0]!) {
         triggers.shift();
-        const kind = (firstKind + faults.length) % 2 === 0 ? 'kill -9' : 'SIGTERM';
-        faults.push(`${kind} after ${ledger.size} acks`);
-        pending.push(fault(broker, kind, random.nextInt(FAULT_DELAY_MS_MAX + 1), random.nextInt(DOWN_MS_MAX + 1), say));
+        const kind = stops[(firstKind + faults.length) % stops.length]!;
+        const wipe = wiped.has(faults.length) ? data : null;
+        faults.push(`${kind} after ${ledger.size} acks${wipe === null ? '' : ', data directory removed'}`);
+        pending.push(fault(broker, kind, random.nextInt(FAULT_DELAY_MS_MAX + 1), random.nextInt(DOWN_MS_MAX + 1), wipe, say));
       }
       const count = Math.min(1 + random.nextInt(RECORDS_PER_SEND_MAX), options.records - ledger.size);
       const values = Array.from({ length: count }, () => `seed-${options.seed}-record-${sent++}`);
-      await sendAndRecord(producer, values, ledger);
+      await sendAndRecord(producer, values, random.nextInt(options.partitions ?? 1), ledger);
     }
     await Promise.all(pending);
     await producer.disconnect();
     const read = await readBack(kafka);
     return { verdict: ledger.verify(read), faults };
   } finally {
-    await broker.kill();
+    // kill -9 of npm would leave the broker it started running: that one is stopped as a supervisor stops it.
+    if (options.launcher === 'npm start') await broker.terminate();
+    else await broker.kill();
   }
 }
 
@@ -89,50 +107,62 @@ function faultTriggers(random: SeededRandom, records: number, restarts: number):
   return Array.from({ length: restarts }, (_, i) => Math.floor(stretch * (i + 0.5) + random.nextInt(Math.max(1, Math.floor(stretch)))));
 }
 
-async function fault(broker: BrokerProcess, kind: 'kill -9' | 'SIGTERM', delayMs: number, downMs: number, say: (line: string) => void): Promise<void> {
+/** Which restarts (by index) come up on an empty data directory: `wipes` of them, seeded. */
+function wipedRestarts(random: SeededRandom, restarts: number, wipes: number): Set<number> {
+  const order = Array.from({ length: restarts }, (_, i) => i);
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = random.nextInt(i + 1);
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  return new Set(order.slice(0, wipes));
+}
+
+/** Stops the broker, removes its data directory when `wipe` names it (a replaced instance), and starts it again. */
+async function fault(broker: BrokerProcess, kind: Stop, delayMs: number, downMs: number, wipe: string | null, say: (line: string) => void): Promise<void> {
   await Bun.sleep(delayMs);
   say(`${kind}`);
   if (kind === 'kill -9') await broker.kill();
   else await broker.terminate();
+  if (wipe !== null) rmSync(wipe, { recursive: true, force: true });
   await Bun.sleep(downMs);
   await broker.start();
   say('restarted');
 }
 
-async function sendAndRecord(producer: Producer, values: string[], ledger: AckLedger): Promise<void> {
-  const sent = producer.send({ topic: TOPIC, acks: -1, messages: values.map((value) => ({ value })) });
+/** One send of `values` to `partition` (one partition a send: its answer names one base offset). */
+async function sendAndRecord(producer: Producer, values: string[], partition: number, ledger: AckLedger): Promise<void> {
+  const sent = producer.send({ topic: TOPIC, acks: -1, messages: values.map((value) => ({ value, partition })) });
   const [result] = await withDeadline(sent, SEND_TIMEOUT_MS, `a send of ${values.length} records`);
   const baseOffset = Number(result!.baseOffset);
   values.forEach((value, i) => ledger.acked({ topic: TOPIC, partition: result!.partition, offset: baseOffset + i, value }));
 }
 
-/** Every record of the topic up to its end, as a consumer sees it. */
+/** Every record of every partition of the topic up to its end, as a consumer sees it. */
 async function readBack(kafka: Kafka): Promise<AckedRecord[]> {
   const admin = kafka.admin();
   await admin.connect();
-  const end = Number((await admin.fetchTopicOffsets(TOPIC))[0]!.high);
+  const ends = new Map((await admin.fetchTopicOffsets(TOPIC)).map(({ partition, high }) => [partition, Number(high)]));
   await admin.disconnect();
   const read: AckedRecord[] = [];
-  if (end === 0) return read;
+  const reached = () => [...ends].every(([partition, end]) => end === 0 || read.some((record) => record.partition === partition && record.offset + 1 >= end));
+  if (reached()) return read;
   const consumer = kafka.consumer({ groupId: `read-back-${Date.now()}`, maxWaitTimeInMs: 100 });
   await consumer.connect();
   await consumer.subscribe({ topic: TOPIC, fromBeginning: true });
   await new Promise<void>((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`read back ${read.length} records, not up to offset ${end}, in ${READ_BACK_TIMEOUT_MS} ms`)), READ_BACK_TIMEOUT_MS);
+    const timer = setTimeout(() => fail(new Error(`read back ${read.length} records, not up to the ends ${JSON.stringify([...ends])}, in ${READ_BACK_TIMEOUT_MS} ms`)), READ_BACK_TIMEOUT_MS);
     void consumer.run({
       eachBatch: async ({ batch }) => {
-        for (const message of batch.messages) {
-          read.push({ topic: batch.topic, partition: batch.partition, offset: Number(message.offset), value: message.value?.toString() ?? '' });
-          if (Number(message.offset) + 1 >= end) {
-            clearTimeout(timer);
-            done();
-          }
+        for (const message of batch.messages) read.push({ topic: batch.topic, partition: batch.partition, offset: Number(message.offset), value: message.value?.toString() ?? '' });
+        if (reached()) {
+          clearTimeout(timer);
+          done();
         }
       },
     });
   });
   await consumer.disconnect();
-  return read;
+  return read.filter((record) => record.offset < ends.get(record.partition)!);
 }
 
 /** `promise`, or a rejection naming `what` once `timeoutMs` passed. */

@@ -14,7 +14,7 @@ import { WalCollector } from '../../src/wal/gc/collector.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
 
-const frame = (lastOffset: number, tieredEnd: number, incarnationExists = true) => ({ topic: 't', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partition: 0, lastOffset, tieredEnd, incarnationExists });
+const frame = (lastOffset: number, tieredEnd: number, incarnationDeleted = false) => ({ topic: 't', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partition: 0, lastOffset, tieredEnd, incarnationDeleted });
 
 function deletion(sequence: number, parts: Partial<WalDelete> = {}): WalDelete {
   return {
@@ -46,7 +46,7 @@ describe('wal-gc-needed, hand-built', () => {
       check(
         withDeletes([
           deletion(0, { present: [1, 2, 3], seals: [2] }),
-          deletion(1, { present: [2, 3], seals: [2], frames: [frame(19, 0, false)] }), // a deleted incarnation
+          deletion(1, { present: [2, 3], seals: [2], frames: [frame(19, 0, true)] }), // a deleted incarnation
           deletion(3, { present: [2], seals: [2], floorMark: 2, frames: [frame(39, 0)] }), // above the seal, nothing left below it
         ]),
       ),
@@ -75,7 +75,7 @@ describe('wal-gc-needed, recorded at the store', () => {
   async function recorded(collect: (store: MemoryStore, world: World) => Promise<void>, kept: { recorder?: WalDeleteRecorder } = {}): Promise<WalDelete[]> {
     let recorder: WalDeleteRecorder | null = null;
     const store = new MemoryStore({ onDelete: (key, body) => recorder!.deleted(key, body) });
-    recorder = new WalDeleteRecorder({ walStore: store, controlStore: store, registryHas: (topic, topicId) => topic === TOPIC && topicId === TOPIC_ID, nowMs: () => 0 });
+    recorder = new WalDeleteRecorder({ walStore: store, controlStore: store, nowMs: () => 0 });
     const stream = { writerId: 'broker-1', epoch: 1 };
     await putStream(store, stream, 4);
     await putSeal(store, stream, 4);

@@ -20,7 +20,15 @@ export interface BrokerProcessOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Run the broker with at most this many open file descriptors (`ulimit -n`). */
   readonly fdLimit?: number;
+  /**
+   * How it is started: `bun src/cli.ts broker` (default), or `npm start -- ...` as a supervisor
+   * would (then kill() and terminate() signal npm, the process the supervisor holds).
+   */
+  readonly launcher?: 'bun' | 'npm start';
 }
+
+/** The repository, where `npm start` runs. */
+const REPOSITORY = `${import.meta.dir}/../..`;
 
 /** One broker process; `port` stays the same across restarts. */
 export class BrokerProcess {
@@ -55,10 +63,10 @@ export class BrokerProcess {
   async start(): Promise<void> {
     if (this.running) throw new Error(`broker ${this.options.nodeId} is already running`);
     const args = ['broker', '--node-id', String(this.options.nodeId), '--listen', this.bootstrap, '--data', this.options.data, '--metrics', 'off', ...(this.options.args ?? [])];
-    const command = [process.execPath, CLI, ...args];
+    const command = this.options.launcher === 'npm start' ? ['npm', 'start', '--silent', '--', ...args.slice(1)] : [process.execPath, CLI, ...args];
     // `exec` keeps the broker the child itself, so signals reach it and not a shell.
     const limited = this.options.fdLimit === undefined ? command : ['bash', '-c', `ulimit -n ${this.options.fdLimit} && exec "$@"`, 'bash', ...command];
-    const child = Bun.spawn(limited, { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe', env: { ...process.env, ...this.options.env } });
+    const child = Bun.spawn(limited, { cwd: REPOSITORY, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe', env: { ...process.env, npm_config_update_notifier: 'false', ...this.options.env } });
     this.#child = child;
     const ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`broker ${this.options.nodeId} not listening after ${READY_TIMEOUT_MS} ms:\n${this.output()}`)), READY_TIMEOUT_MS);

@@ -55,14 +55,14 @@ function checkDelete(deleted: WalDelete, out: ViolationList): void {
   if (!deleted.present.includes(deleted.sequence + 1))
     out.add(WAL_GC_NEEDED, where, 'highest of an unsealed stream', deleted.sequence, `${object} with no object ${deleted.sequence + 1} after it and no seal below it`, deleted.atMs);
   for (const frame of deleted.frames) {
-    if (!frame.incarnationExists || frame.lastOffset < frame.tieredEnd) continue;
+    if (frame.incarnationDeleted || frame.lastOffset < frame.tieredEnd) continue;
     const partition: PartitionRef = { topic: frame.topic, incarnation: STREAM_WIDE, partition: frame.partition };
     out.add(
       WAL_GC_NEEDED,
       partition,
       'needed frame deleted',
       frame.lastOffset,
-      `${object} held offsets up to ${frame.lastOffset} of ${frame.topic}-${frame.partition} (topic id ${frame.topicId}), at or above the tier end ${frame.tieredEnd}, of an incarnation that still existed`,
+      `${object} held offsets up to ${frame.lastOffset} of ${frame.topic}-${frame.partition} (topic id ${frame.topicId}), at or above the tier end ${frame.tieredEnd}, of an incarnation with no deletion record (DI1)`,
       deleted.atMs,
     );
   }

@@ -13,6 +13,7 @@ import { AboveSealClock } from './above-seal.ts';
 import { CoverageRound, type CoverageSources } from './coverage.ts';
 import { IndexCache, type ObjectIndex } from './index-cache.ts';
 import { WalGcMetrics } from './metrics.ts';
+import { UnknownIncarnations } from './unknown-incarnations.ts';
 import type { OrphanWriters } from './orphan-writers.ts';
 import { listStream, type StreamListing } from './stream-listing.ts';
 
@@ -96,6 +97,8 @@ export class WalCollector {
   readonly #indexes: IndexCache;
   readonly #aboveSeal: AboveSealClock;
   readonly #metrics: WalGcMetrics | null;
+  /** DI1: incarnations no record names, each said once. */
+  readonly #unknownIncarnations: UnknownIncarnations;
   /** Streams whose last pass failed: a failure is said once per spell, and its end. */
   readonly #failing = new Set<string>();
   #orphans: OrphanWriters | null = null;
@@ -114,6 +117,7 @@ export class WalCollector {
     this.#indexes = new IndexCache(options.indexCacheObjects);
     this.#aboveSeal = new AboveSealClock(options.orphanDelayMs);
     this.#metrics = options.metrics === undefined ? null : new WalGcMetrics(options.metrics);
+    this.#unknownIncarnations = new UnknownIncarnations(this.#log, this.#metrics?.unknownIncarnations ?? null);
   }
 
   start(): void {
@@ -219,7 +223,7 @@ export class WalCollector {
     const listing = await listStream(store, prefix, stream);
     const leftovers = await this.#deleteBelowMark(stream, listing);
     if (listing.floor === null) return { deleted: leftovers, held: 0, drained: true };
-    const coverage = new CoverageRound(this.#options.coverage, current);
+    const coverage = new CoverageRound(this.#options.coverage, current, this.#unknownIncarnations.report);
     let keep = listing.floor; // the first object that stays
     let sealAt: number | null = null;
     let failure: unknown = null; // a read that failed ends the run there: what was judged before it still goes

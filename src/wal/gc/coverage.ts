@@ -3,6 +3,12 @@ import { tieredEnd } from '../../tier/tier-record.ts';
 import type { Uuid } from '../../util/uuid.ts';
 import type { WalFrameEntry } from '../format.ts';
 
+/** What the control records say of a topic incarnation (CoverageSources.incarnationState). */
+export type IncarnationState = 'live' | 'deleted' | 'unknown';
+
+/** Told of each incarnation a pass found frames of with no record of it at all: those frames stay (DI1). */
+export type UnknownIncarnationReport = (topic: string, topicId: Uuid) => void;
+
 /**
  * What GI1 (docs/tier-protocol.md) asks about the frames of a WAL object, from fresh reads of the
  * store and of this broker's leader state. One per broker; the collector opens a `CoverageRound`
@@ -12,11 +18,13 @@ export interface CoverageSources {
   /** The partition's tier record as the store holds it now (TE only grows, so any later read is as safe). */
   readTierRecord(topicId: Uuid, partition: number): Promise<TierRecord>;
   /**
-   * Whether the topic incarnation still exists, read FRESH (never a cached scan view): a frame is
-   * written only after its topic record exists, so a fresh read that lacks it, made after the frame
-   * was seen, means the incarnation was deleted. False only when deleted for sure.
+   * What the control records say of the topic incarnation (DI1, docs/tier-protocol.md): `deleted`
+   * only when its deletion record was read; `live` when its topic is known to name it (a cluster's
+   * topic record, a single engine's registry); `unknown` otherwise (a broker on an empty disk, an
+   * incarnation of another engine sharing the bucket, one deleted before deletion records existed).
+   * Only `deleted` lets a frame go for its incarnation's sake.
    */
-  incarnationExists(topic: string, topicId: Uuid): Promise<boolean>;
+  incarnationState(topic: string, topicId: Uuid): Promise<IncarnationState>;
   /** KIP-405's remote.storage.enable: a topic that does not tier has its WAL as its only durable copy beyond the leader's disk. */
   tieringEnabled(topic: string): boolean;
   /**
@@ -36,12 +44,14 @@ export class CoverageRound {
   readonly #sources: CoverageSources;
   /** Whether the stream is being written now: its in-sync followers must have applied past a frame too. */
   readonly #current: boolean;
-  readonly #exists = new Map<string, Promise<boolean>>();
+  readonly #states = new Map<string, Promise<IncarnationState>>();
   readonly #tieredEnds = new Map<string, Promise<number>>();
+  readonly #reportUnknown: UnknownIncarnationReport;
 
-  constructor(sources: CoverageSources, current: boolean) {
+  constructor(sources: CoverageSources, current: boolean, reportUnknown: UnknownIncarnationReport = () => {}) {
     this.#sources = sources;
     this.#current = current;
+    this.#reportUnknown = reportUnknown;
   }
 
   /** Whether every frame of an object may go (GI1); false at the first that must stay. */
@@ -50,9 +60,18 @@ export class CoverageRound {
     return true;
   }
 
-  /** GI1 for one frame: its incarnation is deleted, or it lies below TE and every in-sync follower of a partition led here applied past it. */
+  /**
+   * GI1 for one frame: its incarnation has a deletion record (DI1), or it lies below TE and every
+   * in-sync follower of a partition led here applied past it. A frame of an incarnation no record
+   * names at all stays, and is reported.
+   */
   async covered(entry: WalFrameEntry): Promise<boolean> {
-    if (!(await this.#incarnationExists(entry.topic, entry.topicId))) return true;
+    const state = await this.#incarnationState(entry.topic, entry.topicId);
+    if (state === 'deleted') return true;
+    if (state === 'unknown') {
+      this.#reportUnknown(entry.topic, entry.topicId);
+      return false;
+    }
     if (!this.#sources.tieringEnabled(entry.topic)) return false;
     if (entry.lastOffset >= (await this.#tieredEnd(entry.topicId, entry.partition))) return false;
     // Every in-sync follower of a partition led here applied past it, whichever of this writer's
@@ -64,10 +83,10 @@ export class CoverageRound {
     return followersEnd > entry.lastOffset;
   }
 
-  #incarnationExists(topic: string, topicId: Uuid): Promise<boolean> {
+  #incarnationState(topic: string, topicId: Uuid): Promise<IncarnationState> {
     const key = `${topic}\u0000${topicId}`;
-    let read = this.#exists.get(key);
-    if (read === undefined) this.#exists.set(key, (read = this.#sources.incarnationExists(topic, topicId)));
+    let read = this.#states.get(key);
+    if (read === undefined) this.#states.set(key, (read = this.#sources.incarnationState(topic, topicId)));
     return read;
   }
 

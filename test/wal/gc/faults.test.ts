@@ -120,7 +120,7 @@ test('a zombie collector after a takeover deletes nothing a rebuild from the tie
   await tier(records, 1, 0, 20); // the zombie tiered 0..20 before it was deposed
   await records.take(TOPIC_ID, 0, 2); // the new leader's [T1]; its rebuild starts at TE = 20 [K2]
   // The zombie still thinks it leads with every follower caught up: only TE, read fresh, holds it back.
-  const zombie = collectorOf(wal, { readTierRecord: (id, p) => records.read(id, p), incarnationExists: async () => true, tieringEnabled: () => true, inSyncFollowersEnd: () => Infinity }, 2);
+  const zombie = collectorOf(wal, { readTierRecord: (id, p) => records.read(id, p), incarnationState: async () => 'live', tieringEnabled: () => true, inSyncFollowersEnd: () => Infinity }, 2);
   await zombie.collect();
   const te = tieredEnd(await records.read(TOPIC_ID, 0));
   const reader = new WalReader(wal, { ...DEFAULT_WAL_READER_CONFIG, prefix: PREFIX, wants: () => true }, { clock: new ManualClock(), random: new SeededRandom(1) });
@@ -147,7 +147,7 @@ async function tier(records: TierRecords, epoch: number, baseOffset: number, end
 function bind(world: World) {
   return {
     readTierRecord: world.readTierRecord.bind(world),
-    incarnationExists: world.incarnationExists.bind(world),
+    incarnationState: world.incarnationState.bind(world),
     tieringEnabled: world.tieringEnabled.bind(world),
     inSyncFollowersEnd: world.inSyncFollowersEnd.bind(world),
   };

@@ -7,7 +7,7 @@ import { SeededRandom } from '../../../src/util/random.ts';
 import type { Uuid } from '../../../src/util/uuid.ts';
 import { encodeSeal, WalObjectBuilder } from '../../../src/wal/format.ts';
 import { WalCollector, type WalCollectorOptions } from '../../../src/wal/gc/collector.ts';
-import type { CoverageSources } from '../../../src/wal/gc/coverage.ts';
+import type { CoverageSources, IncarnationState } from '../../../src/wal/gc/coverage.ts';
 import { type StreamId, walObjectKey } from '../../../src/wal/keys.ts';
 import { listWithMark } from '../../../src/wal/floor.ts';
 import { batchOf } from '../../support/batches.ts';
@@ -61,6 +61,8 @@ export async function present(store: MemoryStore, stream: StreamId): Promise<num
 export class World implements CoverageSources {
   readonly tieredEnds = new Map<string, number>();
   readonly deleted = new Set<Uuid>();
+  /** Incarnations no record names (DI1: their frames stay). */
+  readonly unknown = new Set<Uuid>();
   /** Per partition led here: the lowest in-sync follower end (Infinity: none in sync); absent: not led here. */
   readonly followers = new Map<string, number>();
   tierReads = 0;
@@ -81,8 +83,9 @@ export class World implements CoverageSources {
       : { leaderEpoch: 0, startOffset: 0, segments: [{ state: 'copied', baseOffset: 0, endOffset: end, uploadId: 'u', leaderEpoch: 0, bytes: 1, maxTimestamp: 0, epochs: [], sections: {} }] };
   }
 
-  async incarnationExists(_topic: string, topicId: Uuid): Promise<boolean> {
-    return !this.deleted.has(topicId);
+  async incarnationState(_topic: string, topicId: Uuid): Promise<IncarnationState> {
+    if (this.deleted.has(topicId)) return 'deleted';
+    return this.unknown.has(topicId) ? 'unknown' : 'live';
   }
 
   tieringEnabled(): boolean {
