@@ -38,6 +38,8 @@ import { type MetricsEndpoint, serveMetrics } from './metrics-endpoint.ts';
 import { checkStores } from './store-check.ts';
 import { definedOnly } from '../util/defined-only.ts';
 import { regressed } from '../util/regressions.ts';
+import { type LoneMigration, migrateLoneDirectory } from './lone-migration.ts';
+import { systemDisk } from '../util/disk.ts';
 import type { Network } from '../util/network.ts';
 import type { Random } from '../util/random.ts';
 
@@ -224,11 +226,8 @@ export class Broker {
         ...(endpoints.length > 1 || first.listener !== PLAINTEXT_LISTENER.name ? { endpoints } : {}),
       };
       // A cluster reserves producer ids in its control records: its brokers' disks are not their state.
-      const producers = new ProducerIds(
-        options.cluster === undefined
-          ? new FileProducerIdBlocks(options.engine.directory, options.nodeId, options.engine.disk)
-          : new ControlProducerIdBlocks(new ControlStore(options.cluster.store, options.cluster.prefix ?? '')),
-      );
+      const controlBlocks = options.cluster === undefined ? null : new ControlProducerIdBlocks(new ControlStore(options.cluster.store, options.cluster.prefix ?? ''));
+      const producers = new ProducerIds(controlBlocks ?? new FileProducerIdBlocks(options.engine.directory, options.nodeId, options.engine.disk));
       cluster =
         options.cluster === undefined
           ? null
@@ -276,6 +275,7 @@ export class Broker {
         security,
         endpoints,
       };
+      if (given.cluster === undefined && cluster !== null) await migrateLoneDirectory(loneMigrationOf(options, engine, context, controlBlocks!, log));
       await cluster?.start();
       const startedContext = context;
       const offsetExpiry = new OffsetExpiry({
@@ -431,6 +431,23 @@ function asClusterOfOne(options: BrokerOptions): BrokerOptions {
   const wal = options.engine.wal;
   if (options.cluster !== undefined || wal === undefined || regressed('lone-broker-disk-is-truth')) return options;
   return { ...options, cluster: { store: wal.store, prefix: wal.prefix ?? '', leaseMs: LONE_LEASE_MS, scanIntervalMs: LONE_SCAN_INTERVAL_MS, peerPort: null } };
+}
+
+/** What a cluster of one moves from a data directory written before it was one (issue 24). */
+function loneMigrationOf(options: BrokerOptions, engine: Ferry, context: BrokerContext, producerIds: ControlProducerIdBlocks, log: Logger): LoneMigration {
+  const wal = engine.wal!;
+  const disk = options.engine.disk ?? systemDisk;
+  return {
+    directory: options.engine.directory,
+    disk,
+    control: new ControlStore(options.cluster!.store, options.cluster!.prefix ?? ''),
+    nodeId: options.nodeId,
+    topics: engine.topics(),
+    wal: { store: options.engine.wal!.store, prefix: options.engine.wal!.prefix ?? '', writerId: wal.config.stream.writerId, currentEpoch: wal.config.stream.epoch },
+    producerIds,
+    groupOffsets: { from: OffsetStore.open(options.engine.directory, disk), to: context.offsets as ControlOffsetStore },
+    log: log.child({ component: 'broker' }),
+  };
 }
 
 /** A lone broker's lease: as the CLI's default for a cluster (it waits on no other broker's). */

@@ -55,6 +55,18 @@ export class FileProducerIdBlocks implements ProducerIdBlocks {
 }
 
 /**
+ * The first producer id a lone broker's file (FileProducerIdBlocks, before issue 24) never handed
+ * out; null without a file. A migration raises the control record past it.
+ */
+export function fileProducerIdsNext(directory: string, nodeId: number, disk: Disk = systemDisk): number | null {
+  const path = join(directory, PRODUCER_IDS_FILE);
+  if (!disk.existsSync(path)) return null;
+  const next = Number(readTextFileSync(disk, path));
+  if (!Number.isSafeInteger(next) || next < 0) throw new FerryError('Storage', `${path}: malformed next producer id ${JSON.stringify(next)}`);
+  return nodeId * NODE_ID_BLOCK + next;
+}
+
+/**
  * A cluster's blocks, in one control record changed by compare-and-swap (as Kafka's controller
  * hands out id blocks): a broker that comes back on an empty disk, stateless by design, never
  * hands out again an id its earlier life gave to a producer that may still be writing.
@@ -77,6 +89,17 @@ export class ControlProducerIdBlocks implements ProducerIdBlocks {
       if (won !== null) return { start, end: start + PRODUCER_ID_BLOCK };
     }
     throw new FerryError('Storage', `could not reserve producer ids: ${RESERVE_ATTEMPTS_MAX} compare-and-swap rounds lost`);
+  }
+
+  /** Raises the next unreserved id to at least `next` (a migrated lone broker's file): ids below it are never handed out again. */
+  async raiseTo(next: number): Promise<void> {
+    for (let attempt = 0; attempt < RESERVE_ATTEMPTS_MAX; attempt++) {
+      const current = await this.#control.read<{ next: number }>(PRODUCER_IDS_RECORD);
+      if ((current?.value.next ?? 0) >= next) return;
+      const won = current === null ? await this.#control.create(PRODUCER_IDS_RECORD, { next }) : await this.#control.replace(PRODUCER_IDS_RECORD, current, { next });
+      if (won !== null) return;
+    }
+    throw new FerryError('Storage', `could not raise the next producer id to ${next}: ${RESERVE_ATTEMPTS_MAX} compare-and-swap rounds lost`);
   }
 }
 

@@ -1397,7 +1397,10 @@ export class Ferry {
    */
   async #recordDeletion(topic: string, topicId: TopicId): Promise<void> {
     await this.#deletionRecords?.record(topic, topicId).catch((error: unknown) => {
-      this.#logger.warn({ component: 'engine', topic, topicId, err: error }, `topic ${topic}: its deletion record could not be written, so its WAL frames and tiered segments stay in the stores: ${String(error)}`);
+      this.#logger.warn(
+        { component: 'engine', topic, topicId, err: error },
+        `topic ${topic}: its deletion record could not be written, so its WAL frames and tiered segments stay in the stores: ${String(error)}`,
+      );
     });
   }
 

@@ -145,7 +145,8 @@ export class Tierer {
     this.#progress = new ProgressLines(this.#log, options.clock);
     this.#sweeper = new OrphanSweeper({ store: options.store, prefix: options.prefix, clock: options.clock, ...(options.orphanDelayMs === undefined ? {} : { delayMs: options.orphanDelayMs }) });
     const { store, prefix, records, clock, deletedTopicIds } = options;
-    this.#retiredSweeper = deletedTopicIds === undefined ? null : new RetiredIncarnationSweeper({ store, prefix, records, clock, deletedTopicIds, delayMs: options.orphanDelayMs ?? TIER_ORPHAN_DELAY_MS });
+    this.#retiredSweeper =
+      deletedTopicIds === undefined ? null : new RetiredIncarnationSweeper({ store, prefix, records, clock, deletedTopicIds, delayMs: options.orphanDelayMs ?? TIER_ORPHAN_DELAY_MS });
   }
 
   start(): void {

@@ -68,7 +68,7 @@ export const REGRESSIONS: Readonly<Record<Regression, RegressionDescription>> = 
     finding: 1,
     issue: 24,
     description:
-      "a lone broker keeps its topics, epochs, producer ids and group offsets in its data directory (no cluster of one), and WAL GC takes an incarnation its registry lacks for deleted: on an empty disk it deletes what it acknowledged and starts its topics over at offset 0",
+      'a lone broker keeps its topics, epochs, producer ids and group offsets in its data directory (no cluster of one), and WAL GC takes an incarnation its registry lacks for deleted: on an empty disk it deletes what it acknowledged and starts its topics over at offset 0',
   },
 };
 

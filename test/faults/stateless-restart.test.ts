@@ -15,7 +15,7 @@ setDefaultTimeout(240_000); // broker restarts are slow on a loaded machine; no 
 const RECORDS = 400;
 
 test('a lone broker through 5 kill -9 restarts, 2 on a removed data directory: nothing lost, duplicated or misplaced', async () => {
-  const { verdict, faults } = await runIdempotentRestart({ seed: 24, directory: tempDir(), records: RECORDS, restarts: 5, wipes: 2, stops: ["kill -9"], partitions: 2 });
+  const { verdict, faults } = await runIdempotentRestart({ seed: 24, directory: tempDir(), records: RECORDS, restarts: 5, wipes: 2, stops: ['kill -9'], partitions: 2 });
   const summary = `${faults.join(', ')}: ${describeVerdict(verdict)}`;
   expect(faults.filter((fault) => fault.startsWith('kill -9')).length).toBe(5);
   expect(faults.filter((fault) => fault.endsWith('data directory removed')).length).toBe(2);
@@ -24,7 +24,7 @@ test('a lone broker through 5 kill -9 restarts, 2 on a removed data directory: n
 });
 
 test('the same through SIGTERM to npm start, twice on a removed data directory', async () => {
-  const { verdict, faults } = await runIdempotentRestart({ seed: 25, directory: tempDir(), records: RECORDS, restarts: 3, wipes: 2, stops: ['SIGTERM'], launcher: "npm start", partitions: 2 });
+  const { verdict, faults } = await runIdempotentRestart({ seed: 25, directory: tempDir(), records: RECORDS, restarts: 3, wipes: 2, stops: ['SIGTERM'], launcher: 'npm start', partitions: 2 });
   const summary = `${faults.join(', ')}: ${describeVerdict(verdict)}`;
   expect(faults.filter((fault) => fault.endsWith('data directory removed')).length).toBe(2);
   expect(verdict.acknowledged).toBe(RECORDS);
