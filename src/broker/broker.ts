@@ -90,6 +90,8 @@ export interface BrokerOptions {
   };
   /** Share partitions with other brokers through control records (docs/cluster-protocol.md). */
   readonly cluster?: ClusterOptions;
+  /** Without `cluster`, a broker with a WAL store is a cluster of one: its lease and scan interval (default LONE_LEASE_MS, LONE_SCAN_INTERVAL_MS). */
+  readonly lone?: { readonly leaseMs: number; readonly scanIntervalMs: number };
   /** Start on stores that ignore conditional writes (single-broker experiments only); checked at start otherwise. */
   readonly unsafeStore?: boolean;
   /** Connections open at once; more are closed on arrival (Kafka's max.connections). */
@@ -430,7 +432,8 @@ async function resolvedOverrides(overrides: ReadonlyMap<string, number> | undefi
 function asClusterOfOne(options: BrokerOptions): BrokerOptions {
   const wal = options.engine.wal;
   if (options.cluster !== undefined || wal === undefined || regressed('lone-broker-disk-is-truth')) return options;
-  return { ...options, cluster: { store: wal.store, prefix: wal.prefix ?? '', leaseMs: LONE_LEASE_MS, scanIntervalMs: LONE_SCAN_INTERVAL_MS, peerPort: null } };
+  const { leaseMs, scanIntervalMs } = options.lone ?? { leaseMs: LONE_LEASE_MS, scanIntervalMs: LONE_SCAN_INTERVAL_MS };
+  return { ...options, cluster: { store: wal.store, prefix: wal.prefix ?? '', leaseMs, scanIntervalMs, peerPort: null } };
 }
 
 /** What a cluster of one moves from a data directory written before it was one (issue 24). */

@@ -24,6 +24,8 @@ export interface SimBrokerSettings {
   readonly nodeId: number;
   /** Shares partitions through control records in `controlStore` (cluster mode); a single broker otherwise. */
   readonly cluster: { readonly controlStore: ObjectStore; readonly leaseMs: number; readonly scanIntervalMs: number } | null;
+  /** A lone broker (cluster null) is a cluster of one over the WAL store: the run's lease and scan, so pauses lapse it too. */
+  readonly lone: { readonly leaseMs: number; readonly scanIntervalMs: number };
   readonly walStore: ObjectStore;
   /** Where this host's write requests to the WAL store are noted (the WAL audit). */
   readonly walWrites: WalWrites;
@@ -292,7 +294,7 @@ export class SimBrokerHost {
         ...this.#tierOptions(),
         wal: { store: this.#walView!, writerId: this.host, seed: random.nextInt(0x1_0000_0000), config: { uploadIntervalMs: this.settings.uploadIntervalMs } },
       },
-      ...(cluster === null ? {} : { cluster: { store: this.#controlView!, leaseMs: cluster.leaseMs, scanIntervalMs: cluster.scanIntervalMs } }),
+      ...(cluster === null ? { lone: this.settings.lone } : { cluster: { store: this.#controlView!, leaseMs: cluster.leaseMs, scanIntervalMs: cluster.scanIntervalMs } }),
       ...(this.settings.security === null ? {} : brokerSecurityOptions(this.settings.security, this.host, SIM_BROKER_PORT)),
     };
   }

@@ -109,6 +109,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
     const settings = {
       nodeId: i + 1,
       cluster: scenario.cluster ? { controlStore, leaseMs: scenario.leaseMs, scanIntervalMs: scenario.scanIntervalMs } : null,
+      lone: { leaseMs: scenario.leaseMs, scanIntervalMs: scenario.scanIntervalMs },
       walStore,
       walWrites,
       uploadIntervalMs: scenario.uploadIntervalMs,
