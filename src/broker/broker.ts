@@ -169,7 +169,7 @@ export class Broker {
     await checkStores(given, clock); // the stores as given: one store in two roles is probed once
     // Security first: a listener's unreadable certificate stops the start before any recovery.
     const perIpOverrides = await resolvedOverrides(options.security?.maxConnectionsPerIpOverrides, options.network ?? systemNetwork);
-    const security = await BrokerSecurity.open(listenersOf(options), options.security ?? {}, { ...(await securityStoreOf(options)), clock, metrics, log });
+    const security = await BrokerSecurity.open(listenersOf(options), options.security ?? {}, { ...(await securityStoreOf(options)), clock, metrics, log, ...definedOnly({ random: options.random }) });
     let engine: Ferry;
     try {
       engine = await Ferry.open({
@@ -226,7 +226,7 @@ export class Broker {
       const producers = new ProducerIds(
         options.cluster === undefined
           ? new FileProducerIdBlocks(options.engine.directory, options.nodeId, options.engine.disk)
-          : new ControlProducerIdBlocks(new ControlStore(options.cluster.store, options.cluster.prefix ?? '')),
+          : new ControlProducerIdBlocks(new ControlStore(options.cluster.store, options.cluster.prefix ?? '', definedOnly({ random: options.random }))),
       );
       cluster =
         options.cluster === undefined
@@ -256,7 +256,10 @@ export class Broker {
         offsets:
           cluster === null
             ? OffsetStore.open(options.engine.directory, options.engine.disk)
-            : new ControlOffsetStore(new ControlStore(options.cluster!.store, options.cluster!.prefix ?? ''), { nodeId: options.nodeId, incarnation: cluster.incarnation }),
+            : new ControlOffsetStore(new ControlStore(options.cluster!.store, options.cluster!.prefix ?? '', { ...definedOnly({ random: options.random }), incarnation: cluster.incarnation }), {
+                nodeId: options.nodeId,
+                incarnation: cluster.incarnation,
+              }),
         producers,
         topology:
           cluster === null

@@ -250,7 +250,7 @@ export class SimBrokerHost {
    * so its faults apply), the tier records are control records beside the cluster's (or, alone,
    * in the WAL store). Without a tier: the log settings as before tiering.
    */
-  #tierOptions(): Pick<FerryOptions, 'log' | 'tier' | 'retentionCheckIntervalMs' | 'walGcIntervalMs'> {
+  #tierOptions(random: SeededRandom): Pick<FerryOptions, 'log' | 'tier' | 'retentionCheckIntervalMs' | 'walGcIntervalMs'> {
     const flush = { kind: 'none' } as const; // as `ferry broker`: durability comes from the WAL objects
     const tier = this.settings.tier;
     if (tier === null) return { log: { flush } };
@@ -258,7 +258,7 @@ export class SimBrokerHost {
       log: { flush, segmentBytes: tier.segmentBytes, ...(tier.localRetentionBytes === null ? {} : { localRetentionBytes: tier.localRetentionBytes }) },
       tier: {
         store: this.#walView!,
-        control: new ControlStore(this.#controlView ?? this.#walView!, ''),
+        control: new ControlStore(this.#controlView ?? this.#walView!, '', { random }),
         intervalMs: tier.intervalMs,
         ...(tier.tailMaxBytes === null ? {} : { tailMaxBytes: tier.tailMaxBytes }),
       },
@@ -289,7 +289,7 @@ export class SimBrokerHost {
         },
         disk: this.disk,
         random,
-        ...this.#tierOptions(),
+        ...this.#tierOptions(random),
         wal: { store: this.#walView!, writerId: this.host, seed: random.nextInt(0x1_0000_0000), config: { uploadIntervalMs: this.settings.uploadIntervalMs } },
       },
       ...(cluster === null ? {} : { cluster: { store: this.#controlView!, leaseMs: cluster.leaseMs, scanIntervalMs: cluster.scanIntervalMs } }),

@@ -1,3 +1,4 @@
+import { decodeControlRecord } from '../cluster/control-record.ts';
 import type { MemoryStore } from '../store/memory.ts';
 import { type TierRecord, tieredEnd } from '../tier/tier-record.ts';
 import { decodeHeader, decodeWalObject } from '../wal/format.ts';
@@ -82,13 +83,13 @@ export class WalDeleteRecorder {
 
   #tieredEnd(topicId: string, partition: number): number {
     const record = this.#options.controlStore.peek(`control/tier/${topicId}/${partition}`);
-    return record === null ? 0 : tieredEnd(JSON.parse(new TextDecoder().decode(record)) as TierRecord);
+    return record === null ? 0 : tieredEnd(decodeControlRecord<TierRecord>(record).value);
   }
 
   #incarnationExists(topic: string, topicId: string): boolean {
     if (this.#options.registryHas !== null) return this.#options.registryHas(topic, topicId);
     const record = this.#options.controlStore.peek(`control/topics/${topic}`);
-    return record !== null && (JSON.parse(new TextDecoder().decode(record)) as { topicId: string }).topicId === topicId;
+    return record !== null && decodeControlRecord<{ topicId: string }>(record).value.topicId === topicId;
   }
 }
 
