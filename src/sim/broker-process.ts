@@ -22,8 +22,12 @@ const SUPERVISOR_RESTART_MS = 1_000;
 
 export interface SimBrokerSettings {
   readonly nodeId: number;
-  /** Shares partitions through control records in `controlStore` (cluster mode); a single broker otherwise. */
-  readonly cluster: { readonly controlStore: ObjectStore; readonly leaseMs: number; readonly scanIntervalMs: number } | null;
+  /**
+   * Shares partitions through control records in `controlStore` (cluster mode); a single broker
+   * otherwise. `ambiguousConditionalRate`: how often this host's view of the control store loses
+   * the answer to a conditional put (SimStoreView), the case CW1 is about.
+   */
+  readonly cluster: { readonly controlStore: ObjectStore; readonly leaseMs: number; readonly scanIntervalMs: number; readonly ambiguousConditionalRate: number } | null;
   readonly walStore: ObjectStore;
   /** Where this host's write requests to the WAL store are noted (the WAL audit). */
   readonly walWrites: WalWrites;
@@ -130,6 +134,7 @@ export class SimBrokerHost {
     const random = new SeededRandom(Math.floor(this.#scheduler.random.next() * 0x1_0000_0000));
     this.#walView = this.#view(this.settings.walStore, gate, this.settings.walWrites);
     this.#controlView = this.settings.cluster === null ? null : this.#view(this.settings.cluster.controlStore, gate);
+    if (this.#controlView !== null) this.#controlView.ambiguousConditionalRate = this.settings.cluster!.ambiguousConditionalRate;
     this.#applyStoreFaults();
     this.#gate = gate;
     this.#clock = clock;
