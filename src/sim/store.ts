@@ -31,7 +31,7 @@ export const UNREACHABLE_FAIL_MS_MAX = 2_000;
  */
 const CONTROL_KEY_PREFIX = 'control/';
 /** Attempts of a conditional put in all (S3Store's default maxAttempts): resent only when a read-back proved it did not land. */
-export const CONDITIONAL_ATTEMPTS_MAX = 3;
+const CONDITIONAL_ATTEMPTS_MAX = 3;
 /** The first wait before a conditional put is sent again; doubled each time (as an SDK's backoff). */
 const CONDITIONAL_BACKOFF_MS_BASE = 20;
 /** Of the ambiguous answers drawn, the share whose request reached the store (took effect, or failed its condition there) before its answer was lost. */

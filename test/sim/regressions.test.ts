@@ -4,6 +4,7 @@
 // self-test relies on this: a switch that brought nothing back would prove nothing about it.
 import { afterAll, afterEach, expect, setDefaultTimeout, test } from 'bun:test';
 import { Broker } from '../../src/broker/broker.ts';
+import { ControlProducerIdBlocks } from '../../src/broker/producers.ts';
 import { ControlStore } from '../../src/cluster/control-store.ts';
 import { type LeaderAddress, LeaderProgress } from '../../src/cluster/leader-progress.ts';
 import type { PartitionRecord } from '../../src/cluster/node.ts';
@@ -28,6 +29,7 @@ import { sealStream } from '../../src/wal/seal.ts';
 import { DEFAULT_WAL_WRITER_CONFIG, WalWriter } from '../../src/wal/writer.ts';
 import { batchOf, decode } from '../support/batches.ts';
 import { GatedStore } from '../support/gated-store.ts';
+import { judgingClient } from '../support/judging-store.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { idOf } from '../support/topic-ids.ts';
 
@@ -262,6 +264,27 @@ test('acl-allow-before-deny (issue 13; test/security/acl/authorizer.test.ts): a 
   expect(await withAndWithout('acl-allow-before-deny', scenario)).toEqual({ fixed: { write: false, read: false }, regressed: { write: true, read: false } });
 });
 
+test("judge-by-bytes (issue 24; test/broker/producer-id-blocks-ambiguous-s3.test.ts): the loser of a producer-id reservation, answered 500, takes the winner's identical record for its own", async () => {
+  const record = 'c/control/producer-ids';
+  const scenario = async () => {
+    const gated = new GatedStore();
+    const client = judgingClient(gated.store);
+    const a = new ControlProducerIdBlocks(new ControlStore(client, 'c', { random: new SeededRandom(1) }));
+    const b = new ControlProducerIdBlocks(new ControlStore(client, 'c', { random: new SeededRandom(2) }));
+    const bWaiting = gated.holdNext(record);
+    const bReservation = b.reserve(); // reads the record absent, then its create waits
+    await bWaiting;
+    const first = await a.reserve();
+    gated.inner.injectFault({ operation: 'put', kind: 'Unavailable', keyPrefix: record }); // a 500: the create never lands
+    gated.release(record);
+    return { a: first, b: await bReservation };
+  };
+  expect(await withAndWithout('judge-by-bytes', scenario)).toEqual({
+    fixed: { a: { start: 0, end: 1000 }, b: { start: 1000, end: 2000 } },
+    regressed: { a: { start: 0, end: 1000 }, b: { start: 0, end: 1000 } },
+  });
+});
+
 test('restart-stream-not-chained (finding 3; test/cluster/takeover.test.ts): a restarted leader keeps the chain without its new stream', async () => {
   expect(await withAndWithout('restart-stream-not-chained', () => plannedClaim({ topicId: T, leader: 1, leaderEpoch: 0, chain: [A0] }, A1))).toEqual({
     fixed: { rebuildFrom: [A0], chain: [A0, A1], leaderEpoch: 1 },
@@ -389,6 +412,27 @@ function values(broker: Broker, topic: string, partition: number): string[] {
 }
 
 const partitionRecord = async (store: ObjectStore, id: string) => (await new ControlStore(store, '').read<PartitionRecord>(`partitions/${id}`))!.value;
+
+test("judge-by-bytes (issue 24; test/broker/producer-id-blocks-ambiguous-s3.test.ts): the loser of a producer-id reservation, answered 500, takes the winner's identical record for its own", async () => {
+  const record = 'c/control/producer-ids';
+  const scenario = async () => {
+    const gated = new GatedStore();
+    const client = judgingClient(gated.store);
+    const a = new ControlProducerIdBlocks(new ControlStore(client, 'c', { random: new SeededRandom(1) }));
+    const b = new ControlProducerIdBlocks(new ControlStore(client, 'c', { random: new SeededRandom(2) }));
+    const bWaiting = gated.holdNext(record);
+    const bReservation = b.reserve(); // reads the record absent, then its create waits
+    await bWaiting;
+    const first = await a.reserve();
+    gated.inner.injectFault({ operation: 'put', kind: 'Unavailable', keyPrefix: record }); // a 500: the create never lands
+    gated.release(record);
+    return { a: first, b: await bReservation };
+  };
+  expect(await withAndWithout('judge-by-bytes', scenario)).toEqual({
+    fixed: { a: { start: 0, end: 1000 }, b: { start: 1000, end: 2000 } },
+    regressed: { a: { start: 0, end: 1000 }, b: { start: 0, end: 1000 } },
+  });
+});
 
 test('restart-stream-not-chained (finding 3; adoption.test.ts): what a restarted leader acknowledged is lost at the next restart', async () => {
   const scenario = async () => {
