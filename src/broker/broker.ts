@@ -174,7 +174,7 @@ export class Broker {
     await checkStores(given, clock); // the stores as given: one store in two roles is probed once
     // Security first: a listener's unreadable certificate stops the start before any recovery.
     const perIpOverrides = await resolvedOverrides(options.security?.maxConnectionsPerIpOverrides, options.network ?? systemNetwork);
-    const security = await BrokerSecurity.open(listenersOf(options), options.security ?? {}, { ...(await securityStoreOf(options)), clock, metrics, log });
+    const security = await BrokerSecurity.open(listenersOf(options), options.security ?? {}, { ...(await securityStoreOf(options)), clock, metrics, log, ...definedOnly({ random: options.random }) });
     let engine: Ferry;
     try {
       engine = await Ferry.open({
@@ -228,7 +228,8 @@ export class Broker {
         ...(endpoints.length > 1 || first.listener !== PLAINTEXT_LISTENER.name ? { endpoints } : {}),
       };
       // A cluster reserves producer ids in its control records: its brokers' disks are not their state.
-      const controlBlocks = options.cluster === undefined ? null : new ControlProducerIdBlocks(new ControlStore(options.cluster.store, options.cluster.prefix ?? ''));
+      const controlBlocks =
+        options.cluster === undefined ? null : new ControlProducerIdBlocks(new ControlStore(options.cluster.store, options.cluster.prefix ?? '', definedOnly({ random: options.random })));
       const producers = new ProducerIds(controlBlocks ?? new FileProducerIdBlocks(options.engine.directory, options.nodeId, options.engine.disk));
       cluster =
         options.cluster === undefined
@@ -258,7 +259,10 @@ export class Broker {
         offsets:
           cluster === null
             ? OffsetStore.open(options.engine.directory, options.engine.disk)
-            : new ControlOffsetStore(new ControlStore(options.cluster!.store, options.cluster!.prefix ?? ''), { nodeId: options.nodeId, incarnation: cluster.incarnation }),
+            : new ControlOffsetStore(new ControlStore(options.cluster!.store, options.cluster!.prefix ?? '', { ...definedOnly({ random: options.random }), incarnation: cluster.incarnation }), {
+                nodeId: options.nodeId,
+                incarnation: cluster.incarnation,
+              }),
         producers,
         topology:
           cluster === null
@@ -443,7 +447,7 @@ function loneMigrationOf(options: BrokerOptions, engine: Ferry, context: BrokerC
   return {
     directory: options.engine.directory,
     disk,
-    control: new ControlStore(options.cluster!.store, options.cluster!.prefix ?? ''),
+    control: new ControlStore(options.cluster!.store, options.cluster!.prefix ?? '', definedOnly({ random: options.random })),
     nodeId: options.nodeId,
     topics: engine.topics(),
     wal: { store: options.engine.wal!.store, prefix: options.engine.wal!.prefix ?? '', writerId: wal.config.stream.writerId, currentEpoch: wal.config.stream.epoch },
@@ -465,6 +469,6 @@ const SECURITY_FILE_STORE_DIRECTORY = 'security-records';
 function tierOf(options: BrokerOptions): Pick<FerryOptions, 'tier'> {
   const { tier } = options.engine;
   if (tier === undefined || options.cluster === undefined || tier.deletedTopicIds !== undefined) return {};
-  const deletions = new DeletedIncarnations(new ControlStore(options.cluster.store, options.cluster.prefix ?? ''));
+  const deletions = new DeletedIncarnations(new ControlStore(options.cluster.store, options.cluster.prefix ?? '', definedOnly({ random: options.random })));
   return { tier: { ...tier, deletedTopicIds: () => deletions.list() } };
 }

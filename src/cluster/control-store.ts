@@ -1,6 +1,10 @@
 import { FerryError } from '../errors.ts';
 import { isStoreError } from '../store/errors.ts';
-import type { ObjectStore } from '../store/object-store.ts';
+import type { Authorship, ObjectStore } from '../store/object-store.ts';
+import { type Random, systemRandom } from '../util/random.ts';
+import { regressed } from '../util/regressions.ts';
+import { randomUuid } from '../util/uuid.ts';
+import { authorshipOf, type ControlRecordAuthor, decodeControlRecord, drawAuthor, encodeControlRecord } from './control-record.ts';
 
 /** A control record as read: its value and the ETag that a compare-and-swap must name. */
 export interface Versioned<T> {
@@ -8,25 +12,45 @@ export interface Versioned<T> {
   readonly etag: string;
 }
 
+/** Who writes through a ControlStore: where its nonces come from, and its incarnation. */
+export interface ControlWriter {
+  /** Draws each write's nonce (and the incarnation when none is given); the operating system's randomness by default. A simulation passes its seeded one. */
+  readonly random?: Random;
+  /** The writing process's incarnation, when the caller has one; default: one drawn for this ControlStore. */
+  readonly incarnation?: string;
+}
+
 /**
  * Small JSON control records (brokers, topics, partition leadership, group offsets) in an object
  * store, changed only by compare-and-swap (design contract 5): `create` is put-if-absent,
  * `replace` is If-Match on the ETag that was read. A lost race is a `null` result, never an
  * overwrite. The records may live in another bucket than the WAL data (a regional one).
+ *
+ * [CW1] (design contract 15) Every write stores its value in an envelope with a nonce drawn for
+ * that write and this writer's incarnation (control-record.ts), and a conditional write carries
+ * the nonce as its authorship: a backend that reads the key back after an ambiguous answer takes
+ * the record there for this write's only if it bears the nonce, never because its value is the
+ * same. Readers see the value alone. (Unique bytes per write also keep ETags, which S3 derives from
+ * the content, from coming back: a record changed and changed back is a new version.)
  */
 export class ControlStore {
   readonly #store: ObjectStore;
   readonly #prefix: string;
+  readonly #random: Random;
+  /** Drawn at the first write when not given: a ControlStore that only reads draws nothing. */
+  #incarnation: string | null;
 
-  constructor(store: ObjectStore, prefix: string) {
+  constructor(store: ObjectStore, prefix: string, writer: ControlWriter = {}) {
     this.#store = store;
     this.#prefix = prefix === '' ? 'control/' : `${prefix.replace(/\/+$/, '')}/control/`;
+    this.#random = writer.random ?? systemRandom;
+    this.#incarnation = writer.incarnation ?? null;
   }
 
   async read<T>(key: string): Promise<Versioned<T> | null> {
     try {
       const { body, etag } = await this.#store.get(this.#prefix + key);
-      return { value: JSON.parse(new TextDecoder().decode(body)) as T, etag };
+      return { value: decodeControlRecord<T>(body).value, etag };
     } catch (error) {
       if (isStoreError(error, 'NotFound')) return null;
       throw error;
@@ -45,7 +69,7 @@ export class ControlStore {
 
   /** Writes a record without a condition (taking it over whoever wrote it last); returns its ETag. */
   async put<T>(key: string, value: T): Promise<string> {
-    return (await this.#store.put(this.#prefix + key, encode(value))).etag;
+    return (await this.#store.put(this.#prefix + key, encodeControlRecord(value, this.#author()))).etag;
   }
 
   /** The keys under `prefix` (relative to the control root), in no particular order. */
@@ -69,9 +93,10 @@ export class ControlStore {
     await this.#store.delete(this.#prefix + key);
   }
 
-  async #conditional<T>(key: string, value: T, options: { ifNoneMatch?: '*'; ifMatch?: string }): Promise<Versioned<T> | null> {
+  async #conditional<T>(key: string, value: T, condition: { ifNoneMatch?: '*'; ifMatch?: string }): Promise<Versioned<T> | null> {
+    const author = this.#author();
     try {
-      const { etag } = await this.#store.put(this.#prefix + key, encode(value), options);
+      const { etag } = await this.#store.put(this.#prefix + key, encodeControlRecord(value, author), { ...condition, authorship: authorshipFor(author, value) });
       return { value, etag };
     } catch (error) {
       if (isStoreError(error, 'PreconditionFailed') || isStoreError(error, 'Conflict')) return null;
@@ -79,10 +104,27 @@ export class ControlStore {
       throw error;
     }
   }
+
+  /** [CW1] A fresh nonce for each write: two writes of one writer are told apart too (a retry after a lost race). */
+  #author(): ControlRecordAuthor {
+    this.#incarnation ??= randomUuid(this.#random);
+    return drawAuthor(this.#random, this.#incarnation);
+  }
 }
 
-function encode(value: unknown): Uint8Array {
-  return new TextEncoder().encode(JSON.stringify(value));
+/** [CW1] The write's nonce; with the judge-by-bytes bug switched back on, a record with the same value (whoever wrote it). */
+function authorshipFor(author: ControlRecordAuthor, value: unknown): Authorship {
+  if (!regressed('judge-by-bytes')) return authorshipOf(author);
+  const valueText = JSON.stringify(value);
+  return { wrote: (body) => sameValue(body, valueText) };
+}
+
+function sameValue(body: Uint8Array, valueText: string): boolean {
+  try {
+    return JSON.stringify(decodeControlRecord(body).value) === valueText;
+  } catch {
+    return false;
+  }
 }
 
 /**

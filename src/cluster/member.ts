@@ -51,7 +51,7 @@ export function clusterMember(options: ClusterMemberOptions): ClusterNode {
   const { engine } = options;
   const wal = engine.wal;
   if (wal === null) throw new FerryError('InvalidArgument', 'a cluster broker needs a WAL store: its partitions move through it');
-  const control = new ControlStore(options.controlStore, options.controlPrefix);
+  const control = new ControlStore(options.controlStore, options.controlPrefix, options.random === undefined ? {} : { random: options.random });
   const log = options.log;
   let node: ClusterNode | undefined;
   const host = new PartitionHost({

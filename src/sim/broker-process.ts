@@ -22,8 +22,12 @@ const SUPERVISOR_RESTART_MS = 1_000;
 
 export interface SimBrokerSettings {
   readonly nodeId: number;
-  /** Shares partitions through control records in `controlStore` (cluster mode); a single broker otherwise. */
-  readonly cluster: { readonly controlStore: ObjectStore; readonly leaseMs: number; readonly scanIntervalMs: number } | null;
+  /**
+   * Shares partitions through control records in `controlStore` (cluster mode); a single broker
+   * otherwise. `ambiguousConditionalRate`: how often this host's view of the control store loses
+   * the answer to a conditional put (SimStoreView), the case CW1 is about.
+   */
+  readonly cluster: { readonly controlStore: ObjectStore; readonly leaseMs: number; readonly scanIntervalMs: number; readonly ambiguousConditionalRate: number } | null;
   /** A lone broker (cluster null) is a cluster of one over the WAL store: the run's lease and scan, so pauses lapse it too. */
   readonly lone: { readonly leaseMs: number; readonly scanIntervalMs: number };
   readonly walStore: ObjectStore;
@@ -132,6 +136,7 @@ export class SimBrokerHost {
     const random = new SeededRandom(Math.floor(this.#scheduler.random.next() * 0x1_0000_0000));
     this.#walView = this.#view(this.settings.walStore, gate, this.settings.walWrites);
     this.#controlView = this.settings.cluster === null ? null : this.#view(this.settings.cluster.controlStore, gate);
+    if (this.#controlView !== null) this.#controlView.ambiguousConditionalRate = this.settings.cluster!.ambiguousConditionalRate;
     this.#applyStoreFaults();
     this.#gate = gate;
     this.#clock = clock;
@@ -252,7 +257,7 @@ export class SimBrokerHost {
    * so its faults apply), the tier records are control records beside the cluster's (or, alone,
    * in the WAL store). Without a tier: the log settings as before tiering.
    */
-  #tierOptions(): Pick<FerryOptions, 'log' | 'tier' | 'retentionCheckIntervalMs' | 'walGcIntervalMs'> {
+  #tierOptions(random: SeededRandom): Pick<FerryOptions, 'log' | 'tier' | 'retentionCheckIntervalMs' | 'walGcIntervalMs'> {
     const flush = { kind: 'none' } as const; // as `ferry broker`: durability comes from the WAL objects
     const tier = this.settings.tier;
     if (tier === null) return { log: { flush } };
@@ -260,7 +265,7 @@ export class SimBrokerHost {
       log: { flush, segmentBytes: tier.segmentBytes, ...(tier.localRetentionBytes === null ? {} : { localRetentionBytes: tier.localRetentionBytes }) },
       tier: {
         store: this.#walView!,
-        control: new ControlStore(this.#controlView ?? this.#walView!, ''),
+        control: new ControlStore(this.#controlView ?? this.#walView!, '', { random }),
         intervalMs: tier.intervalMs,
         ...(tier.tailMaxBytes === null ? {} : { tailMaxBytes: tier.tailMaxBytes }),
       },
@@ -291,7 +296,7 @@ export class SimBrokerHost {
         },
         disk: this.disk,
         random,
-        ...this.#tierOptions(),
+        ...this.#tierOptions(random),
         wal: { store: this.#walView!, writerId: this.host, seed: random.nextInt(0x1_0000_0000), config: { uploadIntervalMs: this.settings.uploadIntervalMs } },
       },
       ...(cluster === null ? { lone: this.settings.lone } : { cluster: { store: this.#controlView!, leaseMs: cluster.leaseMs, scanIntervalMs: cluster.scanIntervalMs } }),

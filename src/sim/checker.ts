@@ -23,6 +23,7 @@ import { AUTH_REFUSED, checkAuthRefused } from './invariants/auth-refused.ts';
 import { AUTH_ACCEPTED, checkAuthAccepted } from './invariants/auth-accepted.ts';
 import { checkIntruderNoData, INTRUDER_NO_DATA } from './invariants/intruder-no-data.ts';
 import { ACL_ENFORCED, checkAclEnforced } from './invariants/acl-enforced.ts';
+import { checkProducerIdUnique, PRODUCER_ID_UNIQUE } from './invariants/producer-id-unique.ts';
 import { type Violation, ViolationList } from './violation.ts';
 
 export type { Violation } from './violation.ts';
@@ -64,6 +65,7 @@ export const INVARIANTS: readonly Invariant[] = [
   { name: AUTH_REFUSED, check: checkAuthRefused },
   { name: AUTH_ACCEPTED, check: checkAuthAccepted },
   { name: ACL_ENFORCED, check: checkAclEnforced },
+  { name: PRODUCER_ID_UNIQUE, check: checkProducerIdUnique },
 ];
 
 /**

@@ -45,6 +45,13 @@ const FAULT_SALT = 0xfa017;
 const STORE_SALT = 0x570e;
 const TOPIC_ADMIN_SALT = 0xad312;
 const SECURITY_SALT = 0x5ec0de;
+const AMBIGUOUS_SALT = 0xa4b16;
+/**
+ * How often a broker's view of the control store loses the answer to a conditional put (CW1,
+ * docs/cluster-protocol.md), drawn per run from its own stream: none in a third of the runs, so
+ * the background faults alone are seen too.
+ */
+const CONTROL_AMBIGUOUS_RATES = [0, 0.05, 0.25];
 /** Writing the SCRAM credentials before the brokers start: the wait between tries a store fault failed. */
 const CREDENTIALS_RETRY_MS = 100;
 
@@ -104,11 +111,13 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   const walStore = new MemoryStore({ latency: 's3-express', seed: seed ^ STORE_SALT, clock: storeClock, faults: STORE_FAULTS, ...onPut, ...onDelete });
   const controlStore = new MemoryStore({ latency: 's3-express', seed: (seed ^ STORE_SALT) + 1, clock: storeClock, faults: STORE_FAULTS, ...onPut });
   const walWrites = new WalWrites();
+  const ambiguousRandom = new SeededRandom(seed ^ AMBIGUOUS_SALT);
+  const ambiguousConditionalRate = CONTROL_AMBIGUOUS_RATES[ambiguousRandom.nextInt(CONTROL_AMBIGUOUS_RATES.length)]!;
   const timed = (line: string) => log(`[${((scheduler.nowMs - startMs) / 1000).toFixed(3)}] ${line}`);
   const hosts = Array.from({ length: scenario.brokers }, (_, i) => {
     const settings = {
       nodeId: i + 1,
-      cluster: scenario.cluster ? { controlStore, leaseMs: scenario.leaseMs, scanIntervalMs: scenario.scanIntervalMs } : null,
+      cluster: scenario.cluster ? { controlStore, leaseMs: scenario.leaseMs, scanIntervalMs: scenario.scanIntervalMs, ambiguousConditionalRate } : null,
       lone: { leaseMs: scenario.leaseMs, scanIntervalMs: scenario.scanIntervalMs },
       walStore,
       walWrites,

@@ -102,7 +102,7 @@ export function brokerSecurityOptions(security: SimSecurity, host: string, clien
  * start. Store faults are tried again until every user is in.
  */
 export async function writeScramCredentials(store: ObjectStore, security: SimSecurity, random: SeededRandom, retry: () => Promise<void>): Promise<void> {
-  const credentials = new ScramCredentialStore(new ControlStore(store, ''));
+  const credentials = new ScramCredentialStore(new ControlStore(store, '', { random }));
   for (const mechanism of SCRAM_MECHANISMS) {
     let pending = [...security.passwords].map(([name, password]) => {
       const salt = Uint8Array.from({ length: SALT_BYTES }, () => random.nextInt(256));

@@ -1,4 +1,5 @@
-import { StoreError } from '../store/errors.ts';
+import { putConditionally, type CurrentObject } from '../store/conditional-write.ts';
+import { StoreError, isStoreError } from '../store/errors.ts';
 import type {
   DeleteManyResult,
   GetOptions,
@@ -29,6 +30,17 @@ export const UNREACHABLE_FAIL_MS_MAX = 2_000;
  * catch them, so one layout is not judged by a fault the other is spared.
  */
 const CONTROL_KEY_PREFIX = 'control/';
+/** Attempts of a conditional put in all (S3Store's default maxAttempts): resent only when a read-back proved it did not land. */
+const CONDITIONAL_ATTEMPTS_MAX = 3;
+/** The first wait before a conditional put is sent again; doubled each time (as an SDK's backoff). */
+const CONDITIONAL_BACKOFF_MS_BASE = 20;
+/** Of the ambiguous answers drawn, the share whose request reached the store (took effect, or failed its condition there) before its answer was lost. */
+const AMBIGUOUS_SENT_SHARE = 0.5;
+/** How long a lost answer keeps its caller waiting when the request never reached the store (a 500 from the front end, a reset). */
+const AMBIGUOUS_UNSENT_MS_MIN = 5;
+const AMBIGUOUS_UNSENT_MS_MAX = 200;
+/** Failures this view made up that are known never to have been sent (an unreachable store): not ambiguous. */
+const NEVER_SENT = new WeakSet<StoreError>();
 
 /**
  * One simulated process's connection to a shared object store (a MemoryStore that all processes
@@ -38,7 +50,13 @@ const CONTROL_KEY_PREFIX = 'control/';
  * - `unreachable`: new requests take no effect and fail as Unavailable after a drawn delay (a
  *   network partition from the store; requests already sent still complete);
  * - `corruptReadRate`: a GET of a data object answers it with one byte flipped, at this
- *   probability (a bit flip on the path; a reader must detect it by checksum and read again).
+ *   probability (a bit flip on the path; a reader must detect it by checksum and read again);
+ * - `ambiguousConditionalRate`: a conditional put's answer is lost at this probability, whether
+ *   its request reached the store (and took effect or failed its condition there) or not: the
+ *   caller gets Unavailable, "may have taken effect".
+ * Like S3Store, the view resolves an ambiguous answer to a conditional put (a Timeout or an
+ * Unavailable from the store, or one drawn here) by reading the key back, through the same code
+ * (src/store/conditional-write.ts, docs/cluster-protocol.md CW1): the judging is the client's.
  */
 export class SimStoreView implements ObjectStore {
   readonly kind: string;
@@ -48,6 +66,7 @@ export class SimStoreView implements ObjectStore {
   readonly #random: SeededRandom;
   unreachable = false;
   corruptReadRate = 0;
+  ambiguousConditionalRate = 0;
   /** GET answers corrupted so far (for the run's fault count). */
   corruptedReads = 0;
 
@@ -64,7 +83,15 @@ export class SimStoreView implements ObjectStore {
   }
 
   put(key: string, body: Uint8Array, options?: PutOptions): Promise<PutResult> {
-    return this.#call(key, () => this.#noteSettled(key, body, this.#store.put(key, body, options)));
+    if (options?.ifNoneMatch === undefined && options?.ifMatch === undefined) return this.#call(key, () => this.#send(key, body, options));
+    const write = { key, objectKey: key, body, ifNoneMatch: options.ifNoneMatch, ifMatch: options.ifMatch, authorship: options.authorship, signal: options.signal };
+    return putConditionally(write, {
+      attempt: () => this.#conditionalAttempt(key, body, options),
+      readBack: () => this.#readBack(key),
+      mayHaveTakenEffect: (error) => (error.kind === 'Timeout' || error.kind === 'Unavailable') && !NEVER_SENT.has(error),
+      attemptsMax: CONDITIONAL_ATTEMPTS_MAX,
+      backoff: (attempt) => this.#wait(CONDITIONAL_BACKOFF_MS_BASE * 2 ** (attempt - 1) * (0.5 + this.#random.next())),
+    });
   }
 
   async get(key: string, options?: GetOptions): Promise<GetResult> {
@@ -116,6 +143,41 @@ export class SimStoreView implements ObjectStore {
   /** The shared store outlives every process: closing a view closes nothing. */
   async close(): Promise<void> {}
 
+  #send(key: string, body: Uint8Array, options: PutOptions | undefined): Promise<PutResult> {
+    return this.#noteSettled(key, body, this.#store.put(key, body, options));
+  }
+
+  /** One attempt of a conditional put, its answer lost at `ambiguousConditionalRate` (drawn only when that is above 0). */
+  #conditionalAttempt(key: string, body: Uint8Array, options: PutOptions): Promise<PutResult> {
+    if (this.ambiguousConditionalRate === 0 || this.#random.next() >= this.ambiguousConditionalRate) return this.#call(key, () => this.#send(key, body, options));
+    const sent = this.#random.next() < AMBIGUOUS_SENT_SHARE;
+    const lost = new StoreError('Unavailable', `put ${JSON.stringify(key)}: the answer was lost (simulated: the request ${sent ? 'reached' : 'never reached'} the store)`, { key });
+    if (sent)
+      return this.#call(key, () =>
+        this.#send(key, body, options).then(
+          () => Promise.reject(lost),
+          () => Promise.reject(lost),
+        ),
+      );
+    const delayMs = AMBIGUOUS_UNSENT_MS_MIN + this.#random.next() * (AMBIGUOUS_UNSENT_MS_MAX - AMBIGUOUS_UNSENT_MS_MIN);
+    return this.#call(key, () => new Promise<PutResult>((_, reject) => void this.#scheduler.complete(delayMs, () => reject(lost))));
+  }
+
+  /** The whole object under `key` now, or null: how an ambiguous answer is judged (never a corrupted read: the judge is not a data reader). */
+  async #readBack(key: string): Promise<CurrentObject | null> {
+    try {
+      return await this.#call(key, () => this.#store.get(key));
+    } catch (error) {
+      if (isStoreError(error, 'NotFound')) return null;
+      throw error;
+    }
+  }
+
+  /** A wait on this process's side (a backoff): it ends only while the process lives. */
+  #wait(delayMs: number): Promise<void> {
+    return this.#gate.settle(new Promise<void>((resolve) => void this.#scheduler.schedule(delayMs, resolve)));
+  }
+
   /** Notes when a write came back from the store, before this process hears of it (it may be paused, or dead). */
   #noteSettled<T>(key: string, body: Uint8Array, write: Promise<T>): Promise<T> {
     if (this.#writes === null) return write;
@@ -128,7 +190,9 @@ export class SimStoreView implements ObjectStore {
     if (!this.unreachable) return this.#gate.settle(request());
     const delayMs = UNREACHABLE_FAIL_MS_MIN + this.#random.next() * (UNREACHABLE_FAIL_MS_MAX - UNREACHABLE_FAIL_MS_MIN);
     const failure = new Promise<T>((_, reject) => {
-      this.#scheduler.complete(delayMs, () => reject(new StoreError('Unavailable', 'the store is unreachable from this broker (simulated partition)', key === undefined ? {} : { key })));
+      const error = new StoreError('Unavailable', 'the store is unreachable from this broker (simulated partition)', key === undefined ? {} : { key });
+      NEVER_SENT.add(error);
+      this.#scheduler.complete(delayMs, () => reject(error));
     });
     return this.#gate.settle(failure);
   }

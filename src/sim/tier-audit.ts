@@ -1,3 +1,4 @@
+import { decodeControlRecord } from '../cluster/control-record.ts';
 import { ControlStore } from '../cluster/control-store.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { tieredSegmentKey } from '../tier/keys.ts';
@@ -30,7 +31,7 @@ export class TierRecordWrites {
   put(key: string, body: Uint8Array): void {
     const match = TIER_RECORD_KEY.exec(key);
     if (match === null) return;
-    const record = JSON.parse(new TextDecoder().decode(body)) as TierRecord;
+    const record = decodeControlRecord<TierRecord>(body).value;
     const segments = record.segments.map(({ baseOffset, endOffset, uploadId, leaderEpoch, state }) => ({ baseOffset, endOffset, uploadId, leaderEpoch, state }));
     const merging =
       record.merging === undefined

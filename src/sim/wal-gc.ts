@@ -1,3 +1,4 @@
+import { decodeControlRecord } from '../cluster/control-record.ts';
 import type { MemoryStore } from '../store/memory.ts';
 import { type TierRecord, tieredEnd } from '../tier/tier-record.ts';
 import { decodeHeader, decodeWalObject } from '../wal/format.ts';
@@ -77,7 +78,7 @@ export class WalDeleteRecorder {
 
   #tieredEnd(topicId: string, partition: number): number {
     const record = this.#options.controlStore.peek(`control/tier/${topicId}/${partition}`);
-    return record === null ? 0 : tieredEnd(JSON.parse(new TextDecoder().decode(record)) as TierRecord);
+    return record === null ? 0 : tieredEnd(decodeControlRecord<TierRecord>(record).value);
   }
 
   /** DI1: the incarnation's deletion record, as the control store holds it (a lone broker's too: a cluster of one). */

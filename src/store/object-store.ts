@@ -42,8 +42,21 @@ export interface PutOptions {
   readonly ifNoneMatch?: '*';
   /** Replace only if the current object's ETag is this one (compare-and-swap). */
   readonly ifMatch?: string;
+  /**
+   * [CW1] Who wrote this conditional put: when its answer is ambiguous (a timeout, a 5xx) and the
+   * backend reads the key back, this decides whether the object there is this write's, never
+   * equal bytes (docs/cluster-protocol.md, "Conditional writes and ambiguous answers"). Absent:
+   * [CW2] the body's bytes name their writer, and equal bytes are this write's.
+   */
+  readonly authorship?: Authorship;
   /** Aborts the request (StoreError); whether the object was written is then unknown. */
   readonly signal?: AbortSignal;
+}
+
+/** [CW1] The proof of a conditional put's authorship that a read-back asks. */
+export interface Authorship {
+  /** Whether `body`, the whole object now under the key, is the one this write put (its nonce). */
+  wrote(body: Uint8Array): boolean;
 }
 
 /** What a successful put or multipart completion returns. */

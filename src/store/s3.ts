@@ -24,7 +24,8 @@ import { StatsRecorder, type StoreStats } from './stats.ts';
 import { BunS3, bunCarriesKey } from './bun-s3.ts';
 import { readBody } from './s3-body.ts';
 import { createSdkClient, type SdkClient } from './s3-client.ts';
-import { putConditionally, type CurrentObject } from './s3-conditional.ts';
+import type { CurrentObject } from './conditional-write.ts';
+import { putConditionallyOnS3 } from './s3-conditional.ts';
 import { isDirectoryBucket, parseS3Url, resolveS3Config, type S3StoreConfig, type S3StoreOptions } from './s3-config.ts';
 import { failureFromSdk, mapS3Failure, type RequestContext } from './s3-errors.ts';
 import { S3MultipartUpload } from './s3-multipart.ts';
@@ -86,8 +87,8 @@ export class S3Store implements ObjectStore {
       send: (signal: AbortSignal) => this.#sendPut(objectKey, body, options, signal),
     };
     if (options.ifNoneMatch === undefined && options.ifMatch === undefined) return this.#requests.run(spec);
-    const write = { key, objectKey, body, ifNoneMatch: options.ifNoneMatch, ifMatch: options.ifMatch, signal: options.signal };
-    return putConditionally(this.#requests, write, spec, () => this.#readBack(key, options.signal));
+    const write = { key, objectKey, body, ifNoneMatch: options.ifNoneMatch, ifMatch: options.ifMatch, authorship: options.authorship, signal: options.signal };
+    return putConditionallyOnS3(this.#requests, write, spec, () => this.#readBack(key, options.signal));
   }
 
   async get(key: string, options: GetOptions = {}): Promise<GetResult> {

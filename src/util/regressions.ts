@@ -2,7 +2,8 @@
  * Test-only switches that put back, one at a time, the bugs issue 9 fixed (its findings 1 to 8),
  * in today's code (and two that break what issue 12 delivered: DeleteRecords' durable start, a
  * topic's LogAppendTime; and two that break issue 13's security: a PLAIN password check, the ACLs'
- * deny-before-allow rule): the deterministic simulation's self-test (issue 10 item 6) turns one on and
+ * deny-before-allow rule; and one that breaks issue 24's judging of ambiguous conditional writes by
+ * authorship): the deterministic simulation's self-test (issue 10 item 6) turns one on and
  * must then report a violation within its seed budget, which proves it can see that class of bug.
  *
  * Production code never turns a switch on: nothing outside tests and the simulation calls
@@ -24,12 +25,13 @@ export type Regression =
   | 'log-append-time-ignored'
   | 'plain-any-password'
   | 'acl-allow-before-deny'
-  | 'lone-broker-disk-is-truth';
+  | 'lone-broker-disk-is-truth'
+  | 'judge-by-bytes';
 
 export interface RegressionDescription {
   /** The finding of issue 9 whose fix the switch undoes (of `issue`, when set: its deliverable the switch breaks). */
   readonly finding: number;
-  /** Absent: issue 9. Issues 12's and 13's switches break what they delivered, to prove their invariants see it. */
+  /** Absent: issue 9. Issues 12's, 13's and 24's switches break what they delivered, to prove their invariants see it. */
   readonly issue?: 12 | 13 | 24;
   /** The old behaviour the switch brings back. */
   readonly description: string;
@@ -69,6 +71,12 @@ export const REGRESSIONS: Readonly<Record<Regression, RegressionDescription>> = 
     issue: 24,
     description:
       'a lone broker keeps its topics, epochs, producer ids and group offsets in its data directory (no cluster of one), and WAL GC takes an incarnation its registry lacks for deleted: on an empty disk it deletes what it acknowledged and starts its topics over at offset 0',
+  },
+  'judge-by-bytes': {
+    finding: 2,
+    issue: 24,
+    description:
+      "a control record's conditional write whose answer was ambiguous is judged by the record's value, not its nonce [CW1]: a rival's identical record counts as this write landed (two brokers reserve the same producer-id block)",
   },
 };
 

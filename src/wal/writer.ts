@@ -404,6 +404,7 @@ export class WalWriter {
     for (let attempt = 0; this.#failure === null; attempt++) {
       try {
         this.#stats.putAttempts++;
+        // No authorship: after an ambiguous answer equal bytes are ours, since the header names this stream's writer, epoch and sequence (docs/cluster-protocol.md CW2).
         await this.#store.put(key, body, { ifNoneMatch: '*' });
         return this.#uploaded(object, started, attempt);
       } catch (error) {

@@ -21,12 +21,14 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'topic-incarnations-mixed': 81,
   'follower-reports-to-old-leader': 23,
   'isr-keeps-dead-replica': 35,
-  'release-wakes-waiters': 79,
-  'fenced-writer-stays-fenced': 705,
+  'release-wakes-waiters': 148,
+  'fenced-writer-stays-fenced': 83,
   'delete-records-not-durable': 5,
   'log-append-time-ignored': 1,
   'plain-any-password': 22,
   'acl-allow-before-deny': 3,
+  'judge-by-bytes': 6,
+  'lone-broker-disk-is-truth': 1,
 };
 
 for (const bug of Object.keys(REGRESSIONS) as Regression[]) {

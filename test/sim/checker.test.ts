@@ -34,6 +34,7 @@ test('the valid run passes every invariant', () => {
     'auth-refused',
     'auth-accepted',
     'acl-enforced',
+    'producer-id-unique',
   ]);
 });
 
@@ -602,4 +603,19 @@ test('checks a run of tens of thousands of ops in well under a second', () => {
   const broken = { ...run, replicaLogs: run.replicaLogs.map((log) => (log.partition === 3 && log.leader ? { ...log, records: log.records.slice(0, 100) } : log)) };
   const violations = check(broken);
   expect(violations.filter((v) => v.invariant === 'acked-durable').map((v) => [v.partition, v.offsets.length, v.message.includes('1900 cases')])).toEqual([[3, 20, true]]);
+});
+
+describe('producer-id-unique', () => {
+  test('a second client producing under a producer id and epoch another client had is a violation (CW1: two brokers handed out one block)', () => {
+    const shared = produce('p3', { startMs: 300, endMs: 310 }, ['c0'], null, { idempotence: idempotent(7, 0), outcome: NO_ANSWER });
+    const run = validHistory([...validOps(), shared]);
+    expect(names(run)).toEqual(['producer-id-unique']);
+    expect(check(run)[0]!.message).toContain('producer id 7 epoch 0 used by p1');
+  });
+
+  test('one client keeping its id, or another client with another id or epoch, is not', () => {
+    const other = produce('p3', { startMs: 300, endMs: 310 }, ['c0'], null, { idempotence: idempotent(8, 0), outcome: NO_ANSWER });
+    const bumped = produce('p4', { startMs: 320, endMs: 330 }, ['d0'], null, { idempotence: { producerId: 7n, producerEpoch: 1, baseSequence: 0 }, outcome: NO_ANSWER });
+    expect(check(validHistory([...validOps(), other, bumped]))).toEqual([]);
+  });
 });

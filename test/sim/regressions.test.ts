@@ -1,9 +1,11 @@
+import { rmSync } from 'node:fs';
 // The switches of src/util/regressions.ts (issue 10 item 6): each one, turned on, brings back the
 // bug of one finding of issue 9, seen as the outcome of that finding's own regression test
 // (named per scenario); turned off, the same scenario has the fixed outcome. The simulation's
 // self-test relies on this: a switch that brought nothing back would prove nothing about it.
 import { afterAll, afterEach, expect, setDefaultTimeout, test } from 'bun:test';
 import { Broker } from '../../src/broker/broker.ts';
+import { ControlProducerIdBlocks } from '../../src/broker/producers.ts';
 import { ControlStore } from '../../src/cluster/control-store.ts';
 import { type LeaderAddress, LeaderProgress } from '../../src/cluster/leader-progress.ts';
 import type { PartitionRecord } from '../../src/cluster/node.ts';
@@ -28,6 +30,7 @@ import { sealStream } from '../../src/wal/seal.ts';
 import { DEFAULT_WAL_WRITER_CONFIG, WalWriter } from '../../src/wal/writer.ts';
 import { batchOf, decode } from '../support/batches.ts';
 import { GatedStore } from '../support/gated-store.ts';
+import { judgingClient } from '../support/judging-store.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { idOf } from '../support/topic-ids.ts';
 
@@ -260,6 +263,58 @@ test('acl-allow-before-deny (issue 13; test/security/acl/authorizer.test.ts): a 
     return { write: authorizer.authorize(session, AclOperation.WRITE, ResourceType.TOPIC, 't'), read: authorizer.authorize(session, AclOperation.READ, ResourceType.TOPIC, 't') };
   };
   expect(await withAndWithout('acl-allow-before-deny', scenario)).toEqual({ fixed: { write: false, read: false }, regressed: { write: true, read: false } });
+});
+
+test("judge-by-bytes (issue 24; test/broker/producer-id-blocks-ambiguous-s3.test.ts): the loser of a producer-id reservation, answered 500, takes the winner's identical record for its own", async () => {
+  const record = 'c/control/producer-ids';
+  const scenario = async () => {
+    const gated = new GatedStore();
+    const client = judgingClient(gated.store);
+    const a = new ControlProducerIdBlocks(new ControlStore(client, 'c', { random: new SeededRandom(1) }));
+    const b = new ControlProducerIdBlocks(new ControlStore(client, 'c', { random: new SeededRandom(2) }));
+    const bWaiting = gated.holdNext(record);
+    const bReservation = b.reserve(); // reads the record absent, then its create waits
+    await bWaiting;
+    const first = await a.reserve();
+    gated.inner.injectFault({ operation: 'put', kind: 'Unavailable', keyPrefix: record }); // a 500: the create never lands
+    gated.release(record);
+    return { a: first, b: await bReservation };
+  };
+  expect(await withAndWithout('judge-by-bytes', scenario)).toEqual({
+    fixed: { a: { start: 0, end: 1000 }, b: { start: 1000, end: 2000 } },
+    regressed: { a: { start: 0, end: 1000 }, b: { start: 0, end: 1000 } },
+  });
+});
+
+test('lone-broker-disk-is-truth (issue 24; test/faults/stateless-restart.test.ts): a lone broker back on an empty disk forgets its topic and its WAL GC deletes what it acknowledged', async () => {
+  const scenario = async () => {
+    const wal = new MemoryStore();
+    const tier = new MemoryStore();
+    const directory = tempDir();
+    const start = () =>
+      Broker.start({
+        listenHost: '127.0.0.1',
+        listenPort: 0,
+        nodeId: 1,
+        engine: { directory, wal: { store: wal, writerId: 'broker-1', config: { uploadIntervalMs: 1 } }, tier: { store: tier, control: new ControlStore(tier, '') }, walGcIntervalMs: 3_600_000 },
+      });
+    const first = await start();
+    await first.context.topology.createTopic('t', 1, 1);
+    await until(() => first.context.engine.leads('t', 0), 'the lead of t-0');
+    for (let i = 0; i < 5; i++) await first.context.engine.produce('t', [{ value: `r${i}` }], { partition: 0, acks: 'all' });
+    await first.stop();
+    const written = (await wal.list('wal/broker-1/0000000000/')).objects.length;
+    rmSync(directory, { recursive: true, force: true });
+    const second = await start();
+    await second.context.engine.walCollector!.collect();
+    const outcome = { topicKnown: second.context.topology.topicId('t') !== null, earlierObjectsKept: (await wal.list('wal/broker-1/0000000000/')).objects.length >= written };
+    await second.stop();
+    return outcome;
+  };
+  expect(await withAndWithout('lone-broker-disk-is-truth', scenario)).toEqual({
+    fixed: { topicKnown: true, earlierObjectsKept: true },
+    regressed: { topicKnown: false, earlierObjectsKept: false },
+  });
 });
 
 test('restart-stream-not-chained (finding 3; test/cluster/takeover.test.ts): a restarted leader keeps the chain without its new stream', async () => {

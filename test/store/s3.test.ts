@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, te
 import { isStoreError } from '../../src/store/errors.ts';
 import { MULTIPART_PART_BYTES_MAX } from '../../src/store/object-store.ts';
 import { S3Store, type S3StoreDeps } from '../../src/store/s3.ts';
-import { judge } from '../../src/store/s3-conditional.ts';
+import { judge } from '../../src/store/conditional-write.ts';
 import { BUN_S3_DEFAULT, MAX_ATTEMPTS_DEFAULT, REQUEST_TIMEOUT_MS_DEFAULT, parseS3Url } from '../../src/store/s3-config.ts';
 import { RETRY_BACKOFF_BASE_MS } from '../../src/store/s3-retry.ts';
 import { systemClock, type Clock } from '../../src/util/clock.ts';

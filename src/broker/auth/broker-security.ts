@@ -17,6 +17,7 @@ import { scramMechanismNamed } from '../../security/scram/mechanism.ts';
 import type { InterBrokerConnector } from '../../cluster/inter-broker-connection.ts';
 import type { ObjectStore } from '../../store/object-store.ts';
 import type { Clock, Timer } from '../../util/clock.ts';
+import type { Random } from '../../util/random.ts';
 import { logText } from '../../util/log-text.ts';
 import type { AuthenticationEvents } from './channel.ts';
 import { type ListenerConfig, SASL_MECHANISMS } from './listener-config.ts';
@@ -71,6 +72,8 @@ export interface BrokerSecurityDependencies {
   readonly metrics: MetricsRegistry;
   /** Where security events go (failed authentications, denials, refresh failures); bound to component security here. */
   readonly log: LoggerOption;
+  /** Draws the nonces of the security records this broker writes [CW1]; the operating system's randomness by default. */
+  readonly random?: Random;
 }
 
 /**
@@ -109,7 +112,7 @@ export class BrokerSecurity {
    * records current every refreshIntervalMs.
    */
   static async open(listeners: readonly ListenerConfig[], options: BrokerSecurityOptions, dependencies: BrokerSecurityDependencies): Promise<BrokerSecurity> {
-    const control = new ControlStore(dependencies.store, dependencies.prefix);
+    const control = new ControlStore(dependencies.store, dependencies.prefix, dependencies.random === undefined ? {} : { random: dependencies.random });
     const scram = new ScramCredentialStore(control);
     const acls = options.authorizer === undefined ? null : new AclStore(control, new Authorizer({ ...options.authorizer, audit: auditOf(dependencies) }));
     const warn = warningsOf(dependencies);

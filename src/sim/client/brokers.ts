@@ -15,6 +15,8 @@ import { metadataApi } from './wire-data.ts';
 
 /** Node id of a broker known only by its bootstrap address. */
 export const UNKNOWN_NODE = -1;
+/** Where a client's rotation over brokers starts is drawn below this (a multiple of every cluster size, 1 to 5 brokers). */
+const ROTATION_START_TURNS = 60;
 
 export interface PartitionLeader {
   readonly nodeId: number;
@@ -33,12 +35,18 @@ export class BrokerPool {
   readonly #partitionCounts = new Map<string, number>();
   /** The controller the last Metadata named (the controller's requests go there); null: ask Metadata. */
   #controller: number | null = null;
-  /** Rotates the broker metadata is asked of, so that one dead broker does not stop the client. */
-  #metadataTurn = 0;
+  /**
+   * Rotates the broker metadata (and any request for no broker in particular: InitProducerId) is
+   * asked of, so that one dead broker does not stop the client. It starts at a drawn turn, as
+   * Kafka's clients shuffle their bootstrap servers: clients starting together spread over the
+   * brokers (two brokers reserve producer-id blocks at once, CW1) instead of all asking one.
+   */
+  #metadataTurn: number;
   #closed = false;
 
   constructor(context: ClientContext) {
     this.#context = context;
+    this.#metadataTurn = context.random.nextInt(ROTATION_START_TURNS);
   }
 
   leaderOf(topic: string, partition: number): PartitionLeader | null {

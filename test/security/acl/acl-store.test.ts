@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test';
+import { decodeControlRecord } from '../../../src/cluster/control-record.ts';
 import { ControlStore } from '../../../src/cluster/control-store.ts';
 import { isFerryError } from '../../../src/errors.ts';
 import { ACL_RECORD_NAME_KEY_CHARS_MAX } from '../../../src/security/acl/acl-record.ts';
@@ -35,7 +36,7 @@ function filterOf(draft: Partial<AclBindingFilter['pattern']> & Partial<AclBindi
   };
 }
 
-const readRecord = (store: MemoryStore, key: string): unknown => JSON.parse(new TextDecoder().decode(store.peek(RECORDS + key)!));
+const readRecord = (store: MemoryStore, key: string): unknown => decodeControlRecord(store.peek(RECORDS + key)!).value;
 
 describe('records', () => {
   test("one record per resource pattern, named by types and the encoded name, in Kafka's words", async () => {

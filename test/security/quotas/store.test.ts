@@ -2,6 +2,7 @@
 // ClientQuotasRequestTest drives them, two brokers' stores racing on one entity, damaged records
 // and store failures.
 import { describe, expect, test } from 'bun:test';
+import { decodeControlRecord } from '../../../src/cluster/control-record.ts';
 import { ControlStore } from '../../../src/cluster/control-store.ts';
 import type { QuotaEntityPart } from '../../../src/security/quotas/model.ts';
 import { QUOTA_RECORDS_PREFIX } from '../../../src/security/quotas/record.ts';
@@ -129,7 +130,7 @@ describe('alter then describe (ClientQuotasRequestTest.testAlterClientQuotasRequ
       false,
     );
     expect(memory.peekKeys(CONTROL)).toEqual([`${CONTROL}users/%3Cdefault%3E`, `${CONTROL}users/<default>`, `${CONTROL}users/user%20with%20spaces/clients/<default>`]);
-    expect(JSON.parse(new TextDecoder().decode(memory.peek(`${CONTROL}users/user%20with%20spaces/clients/<default>`)!))).toEqual({ version: 1, quotas: { producer_byte_rate: 20000 } });
+    expect(decodeControlRecord(memory.peek(`${CONTROL}users/user%20with%20spaces/clients/<default>`)!).value).toEqual({ version: 1, quotas: { producer_byte_rate: 20000 } });
     await b.refresh();
     expect(quotasOf(b, { user: '<default>' })).toEqual({ consumer_byte_rate: 1 });
     expect(quotasOf(b, { user: null })).toEqual({ consumer_byte_rate: 2 });

@@ -1,6 +1,7 @@
 // SCRAM credentials in control records: Describe/AlterUserScramCredentials answers, the cache two
 // brokers keep, compare-and-swap races and store failures.
 import { describe, expect, test } from 'bun:test';
+import { decodeControlRecord } from '../../../src/cluster/control-record.ts';
 import { ControlStore, type Versioned } from '../../../src/cluster/control-store.ts';
 import { FerryError } from '../../../src/errors.ts';
 import { ScramSaslClient } from '../../../src/security/sasl/scram-client.ts';
@@ -53,10 +54,11 @@ describe('alter and describe', () => {
     const { memory, a } = twoBrokers();
     const change = upsertion('carol', 'carol-password');
     await a.alter([], [change]);
-    const stored = new TextDecoder().decode(memory.peek(`${PREFIX}/control/${SCRAM_USERS_PREFIX}carol`)!);
+    const bytes = memory.peek(`${PREFIX}/control/${SCRAM_USERS_PREFIX}carol`)!;
+    const stored = new TextDecoder().decode(bytes);
     expect(stored).not.toContain('carol-password');
     expect(stored).not.toContain(Buffer.from(change.saltedPassword).toString('base64'));
-    expect(JSON.parse(stored).credentials['SCRAM-SHA-256'].iterations).toBe(4096);
+    expect(decodeControlRecord<{ credentials: Record<string, { iterations: number }> }>(bytes).value.credentials['SCRAM-SHA-256']!.iterations).toBe(4096);
   });
 
   test("describe: Kafka's messages for a user named twice and a user without credentials", async () => {
