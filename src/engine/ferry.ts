@@ -1361,10 +1361,7 @@ export class Ferry {
       unregistered = error;
     }
     // Only once the delete holds: a failed one leaves the topic registered and served, its tier kept.
-    if (deletedId !== undefined) {
-      this.#deletedTopicIds.add(deletedId);
-      if (this.#options.managedPartitions !== true) await this.#recordDeletion(topic, deletedId);
-    }
+    if (deletedId !== undefined) this.#deletedTopicIds.add(deletedId);
     this.#partitions.delete(topic);
     // The logs are closed whatever fails (a close's flush): a log left open keeps its directory locked for good.
     let failure: unknown = null;
@@ -1375,6 +1372,8 @@ export class Ferry {
         await partition.log.close().catch((error: unknown) => void (failure ??= error));
         this.#disk.rmSync(partition.log.directory, { recursive: true, force: true });
       }
+      // Within the delete's promise: nothing awaits between the registry letting go and the delete being under way.
+      if (deletedId !== undefined && this.#options.managedPartitions !== true) await this.#recordDeletion(topic, deletedId);
       if (failure !== null) throw failure;
     })();
     this.#deletions.set(
