@@ -66,7 +66,13 @@ async function migrateTopic(migration: LoneMigration, topic: TopicDescription, c
     leaderEpochBase: LONE_LEADER_EPOCH,
     ...(topic.configs === undefined ? {} : { configs: topic.configs }),
   };
-  if ((await control.create<TopicRecord>(`topics/${topic.name}`, record)) === null) return; // a record stands: it is the truth
+  if ((await control.create<TopicRecord>(`topics/${topic.name}`, record)) === null) {
+    // A record stands: it is the truth. Unless it is this very incarnation's, left by a migration
+    // that stopped before its partition records (no marker yet): those are written now, or the first
+    // scan would claim each partition as never led and rebuild none of the directory's records.
+    const standing = (await control.read<TopicRecord>(`topics/${topic.name}`))?.value;
+    if (standing?.topicId !== topic.id || standing.deleting === true) return;
+  }
   for (let partition = 0; partition < topic.partitions; partition++) {
     const logStartOffset = readLogStartCheckpoint(join(migration.directory, `${topic.name}-${partition}`), migration.disk);
     const claim: PartitionRecord = { topicId: topic.id, leader: migration.nodeId, leaderEpoch: LONE_LEADER_EPOCH, chain, ...(logStartOffset > 0 ? { logStartOffset } : {}) };
