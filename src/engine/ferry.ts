@@ -1363,7 +1363,9 @@ export class Ferry {
     // Only once the delete holds: a failed one leaves the topic registered and served, its tier kept.
     if (deletedId !== undefined) {
       this.#deletedTopicIds.add(deletedId);
-      if (this.#options.managedPartitions !== true) await this.#recordDeletion(topic, deletedId);
+      // DI1: only the incarnation's owner records its deletion. A read replica's delete lets go of its
+      // copy alone; the leader serves the incarnation still, and a record would hand it to every sweeper.
+      if (this.#options.managedPartitions !== true && this.#options.follow === undefined) await this.#recordDeletion(topic, deletedId);
     }
     this.#partitions.delete(topic);
     // The logs are closed whatever fails (a close's flush): a log left open keeps its directory locked for good.
