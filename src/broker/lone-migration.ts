@@ -7,6 +7,7 @@ import type { Logger } from '../observability/logger.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import type { Disk } from '../util/disk.ts';
 import { writeFileAtomicSync } from '../util/files.ts';
+import { DeletedIncarnations } from '../tier/deleted-incarnations.ts';
 import type { StreamId } from '../wal/keys.ts';
 import { listEpochs } from '../wal/seal.ts';
 import type { ControlOffsetStore, OffsetStore } from './groups/offset-store.ts';
@@ -59,6 +60,12 @@ export async function migrateLoneDirectory(migration: LoneMigration): Promise<vo
 
 async function migrateTopic(migration: LoneMigration, topic: TopicDescription, chain: readonly StreamId[]): Promise<void> {
   const { control } = migration;
+  // DI1: an incarnation with a deletion record never lives again (every sweeper takes its objects):
+  // a directory from before the migration (a restored backup) still lists a topic deleted since.
+  if (await new DeletedIncarnations(control).isDeleted(topic.id)) {
+    migration.log.warn({ topic: topic.name, topicId: topic.id }, `topic ${topic.name} (id ${topic.id}) of the data directory was deleted since: not moved into the control records`);
+    return;
+  }
   const record: TopicRecord = {
     topicId: topic.id,
     partitions: topic.partitions,
