@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { ControlStore } from '../cluster/control-store.ts';
 import type { PartitionRecord, TopicRecord } from '../cluster/node.ts';
+import { FerryError } from '../errors.ts';
 import type { TopicDescription } from '../engine/index.ts';
 import { readLogStartCheckpoint } from '../log/log-start-checkpoint.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -78,7 +79,14 @@ async function migrateTopic(migration: LoneMigration, topic: TopicDescription, c
     // that stopped before its partition records (no marker yet): those are written now, or the first
     // scan would claim each partition as never led and rebuild none of the directory's records.
     const standing = (await control.read<TopicRecord>(`topics/${topic.name}`))?.value;
-    if (standing?.topicId !== topic.id || standing.deleting === true) return;
+    if (standing !== undefined && standing.topicId !== topic.id)
+      // Another incarnation holds the name (another broker that shared the store before, each a cluster
+      // of one over its control records now): dropping this one would leave its records served by no one.
+      throw new FerryError(
+        'InvalidArgument',
+        `topic ${topic.name} (id ${topic.id}) of the data directory cannot be moved into the control records: another incarnation (id ${standing.topicId}) holds the name there`,
+      );
+    if (standing === undefined || standing.deleting === true) return;
   }
   for (let partition = 0; partition < topic.partitions; partition++) {
     const logStartOffset = readLogStartCheckpoint(join(migration.directory, `${topic.name}-${partition}`), migration.disk);
