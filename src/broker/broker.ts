@@ -91,7 +91,12 @@ export interface BrokerOptions {
   /** Share partitions with other brokers through control records (docs/cluster-protocol.md). */
   readonly cluster?: ClusterOptions;
   /** Without `cluster`, a broker with a WAL store is a cluster of one: its lease and scan interval (default LONE_LEASE_MS, LONE_SCAN_INTERVAL_MS). */
-  readonly lone?: { readonly leaseMs: number; readonly scanIntervalMs: number };
+  readonly lone?: {
+    /** How long its lease lasts: past it, unrenewed, it acknowledges nothing (docs/cluster-protocol.md [C1]). */
+    readonly leaseMs: number;
+    /** How often it reads its control records again. */
+    readonly scanIntervalMs: number;
+  };
   /** Start on stores that ignore conditional writes (single-broker experiments only); checked at start otherwise. */
   readonly unsafeStore?: boolean;
   /** Connections open at once; more are closed on arrival (Kafka's max.connections). */

@@ -1,12 +1,14 @@
 import { join } from 'node:path';
 import type { ControlStore } from '../cluster/control-store.ts';
 import type { PartitionRecord, TopicRecord } from '../cluster/node.ts';
+import { FerryError } from '../errors.ts';
 import type { TopicDescription } from '../engine/index.ts';
 import { readLogStartCheckpoint } from '../log/log-start-checkpoint.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import type { Disk } from '../util/disk.ts';
 import { writeFileAtomicSync } from '../util/files.ts';
+import { DeletedIncarnations } from '../tier/deleted-incarnations.ts';
 import type { StreamId } from '../wal/keys.ts';
 import { listEpochs } from '../wal/seal.ts';
 import type { ControlOffsetStore, OffsetStore } from './groups/offset-store.ts';
@@ -59,6 +61,12 @@ export async function migrateLoneDirectory(migration: LoneMigration): Promise<vo
 
 async function migrateTopic(migration: LoneMigration, topic: TopicDescription, chain: readonly StreamId[]): Promise<void> {
   const { control } = migration;
+  // DI1: an incarnation with a deletion record never lives again (every sweeper takes its objects):
+  // a directory from before the migration (a restored backup) still lists a topic deleted since.
+  if (await new DeletedIncarnations(control).isDeleted(topic.id)) {
+    migration.log.warn({ topic: topic.name, topicId: topic.id }, `topic ${topic.name} (id ${topic.id}) of the data directory was deleted since: not moved into the control records`);
+    return;
+  }
   const record: TopicRecord = {
     topicId: topic.id,
     partitions: topic.partitions,
@@ -66,7 +74,20 @@ async function migrateTopic(migration: LoneMigration, topic: TopicDescription, c
     leaderEpochBase: LONE_LEADER_EPOCH,
     ...(topic.configs === undefined ? {} : { configs: topic.configs }),
   };
-  if ((await control.create<TopicRecord>(`topics/${topic.name}`, record)) === null) return; // a record stands: it is the truth
+  if ((await control.create<TopicRecord>(`topics/${topic.name}`, record)) === null) {
+    // A record stands: it is the truth. Unless it is this very incarnation's, left by a migration
+    // that stopped before its partition records (no marker yet): those are written now, or the first
+    // scan would claim each partition as never led and rebuild none of the directory's records.
+    const standing = (await control.read<TopicRecord>(`topics/${topic.name}`))?.value;
+    if (standing !== undefined && standing.topicId !== topic.id)
+      // Another incarnation holds the name (another broker that shared the store before, each a cluster
+      // of one over its control records now): dropping this one would leave its records served by no one.
+      throw new FerryError(
+        'InvalidArgument',
+        `topic ${topic.name} (id ${topic.id}) of the data directory cannot be moved into the control records: another incarnation (id ${standing.topicId}) holds the name there`,
+      );
+    if (standing === undefined || standing.deleting === true) return;
+  }
   for (let partition = 0; partition < topic.partitions; partition++) {
     const logStartOffset = readLogStartCheckpoint(join(migration.directory, `${topic.name}-${partition}`), migration.disk);
     const claim: PartitionRecord = { topicId: topic.id, leader: migration.nodeId, leaderEpoch: LONE_LEADER_EPOCH, chain, ...(logStartOffset > 0 ? { logStartOffset } : {}) };

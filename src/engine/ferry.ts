@@ -1373,7 +1373,9 @@ export class Ferry {
         this.#disk.rmSync(partition.log.directory, { recursive: true, force: true });
       }
       // Within the delete's promise: nothing awaits between the registry letting go and the delete being under way.
-      if (deletedId !== undefined && this.#options.managedPartitions !== true) await this.#recordDeletion(topic, deletedId);
+      // DI1: only the incarnation's owner records its deletion. A read replica's delete lets go of its
+      // copy alone; the leader serves the incarnation still, and a record would hand it to every sweeper.
+      if (deletedId !== undefined && this.#options.managedPartitions !== true && this.#options.follow === undefined) await this.#recordDeletion(topic, deletedId);
       if (failure !== null) throw failure;
     })();
     this.#deletions.set(
