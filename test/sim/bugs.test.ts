@@ -10,7 +10,7 @@ import { REGRESSIONS, type Regression } from '../../src/util/regressions.ts';
  * goes in src/sim/runs.md). `unreachable`: the simulation does not catch it (the reason says why).
  */
 const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: string }>> = {
-  'duplicate-acked-before-durable': 1,
+  'duplicate-acked-before-durable': 3,
   'producer-state-not-rebuilt': 35,
   'restart-stream-not-chained': 30,
   'reclaim-drops-own-stream': 8,
@@ -21,13 +21,13 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'topic-incarnations-mixed': 81,
   'follower-reports-to-old-leader': 23,
   'isr-keeps-dead-replica': 35,
-  'release-wakes-waiters': 148,
+  'release-wakes-waiters': 79,
   'fenced-writer-stays-fenced': 83,
   'delete-records-not-durable': 5,
   'log-append-time-ignored': 1,
   'plain-any-password': 22,
   'acl-allow-before-deny': 3,
-  'judge-by-bytes': 6,
+  'judge-by-bytes': 42,
   'lone-broker-disk-is-truth': 1,
 };
 
