@@ -252,6 +252,13 @@ export class Broker {
               metrics,
               ...definedOnly({ network: options.network, random: options.random, log, interBroker: security.interBrokerConnector ?? undefined }),
             });
+      const controlOffsets =
+        cluster === null
+          ? null
+          : new ControlOffsetStore(new ControlStore(options.cluster!.store, options.cluster!.prefix ?? '', { ...definedOnly({ random: options.random }), incarnation: cluster.incarnation }), {
+              nodeId: options.nodeId,
+              incarnation: cluster.incarnation,
+            });
       context = {
         nodeId: options.nodeId,
         advertisedHost: self.host,
@@ -261,13 +268,7 @@ export class Broker {
         engine,
         clock,
         groups: new GroupCoordinator(clock),
-        offsets:
-          cluster === null
-            ? OffsetStore.open(options.engine.directory, options.engine.disk)
-            : new ControlOffsetStore(new ControlStore(options.cluster!.store, options.cluster!.prefix ?? '', { ...definedOnly({ random: options.random }), incarnation: cluster.incarnation }), {
-                nodeId: options.nodeId,
-                incarnation: cluster.incarnation,
-              }),
+        offsets: controlOffsets ?? OffsetStore.open(options.engine.directory, options.engine.disk),
         producers,
         topology:
           cluster === null
@@ -286,7 +287,7 @@ export class Broker {
         security,
         endpoints,
       };
-      if (given.cluster === undefined && cluster !== null) await migrateLoneDirectory(loneMigrationOf(options, engine, context, controlBlocks!, log));
+      if (given.cluster === undefined && cluster !== null) await migrateLoneDirectory(loneMigrationOf(options, engine, { producerIds: controlBlocks!, offsets: controlOffsets! }, log));
       await cluster?.start();
       const startedContext = context;
       const offsetExpiry = new OffsetExpiry({
@@ -446,8 +447,9 @@ function asClusterOfOne(options: BrokerOptions): BrokerOptions {
 }
 
 /** What a cluster of one moves from a data directory written before it was one (issue 24). */
-function loneMigrationOf(options: BrokerOptions, engine: Ferry, context: BrokerContext, producerIds: ControlProducerIdBlocks, log: Logger): LoneMigration {
-  const wal = engine.wal!;
+function loneMigrationOf(options: BrokerOptions, engine: Ferry, to: { producerIds: ControlProducerIdBlocks; offsets: ControlOffsetStore }, log: Logger): LoneMigration {
+  const { stream } = engine.wal!.config;
+  const walOptions = options.engine.wal!;
   const disk = options.engine.disk ?? systemDisk;
   return {
     directory: options.engine.directory,
@@ -455,9 +457,9 @@ function loneMigrationOf(options: BrokerOptions, engine: Ferry, context: BrokerC
     control: new ControlStore(options.cluster!.store, options.cluster!.prefix ?? '', definedOnly({ random: options.random })),
     nodeId: options.nodeId,
     topics: engine.topics(),
-    wal: { store: options.engine.wal!.store, prefix: options.engine.wal!.prefix ?? '', writerId: wal.config.stream.writerId, currentEpoch: wal.config.stream.epoch },
-    producerIds,
-    groupOffsets: { from: OffsetStore.open(options.engine.directory, disk), to: context.offsets as ControlOffsetStore },
+    wal: { store: walOptions.store, prefix: walOptions.prefix ?? '', writerId: stream.writerId, currentEpoch: stream.epoch },
+    producerIds: to.producerIds,
+    groupOffsets: { from: OffsetStore.open(options.engine.directory, disk), to: to.offsets },
     log: log.child({ component: 'broker' }),
   };
 }
