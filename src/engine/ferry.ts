@@ -897,12 +897,15 @@ export class Ferry {
         this.#logger.warn({ component: 'engine', topic: name, config, value }, `topic ${name}: its config ${config}=${value} is not applied here: ${error.message}`);
       }
     }
-    const registered = this.#registry.get(name);
-    // The registry is written only for a change: a scan hands every topic's configs over once at start.
-    if (registered !== undefined && !sameConfigs(registered.configs ?? {}, parsed)) this.#registry.reconfigure(name, parsed);
+    // The partitions take them first: the registry is a cache here, and a full disk that refuses its
+    // write must not leave them appending by the configs before (sim seed 120459: LogAppendTime
+    // unapplied for a scan after the disk had room again). A refused write throws after: the next scan hands them over again.
     const unchanged = sameConfigs(this.#clusterConfigs.get(name) ?? {}, parsed);
     this.#clusterConfigs.set(name, parsed);
     if (!unchanged) this.#reconfigureOpen(name);
+    const registered = this.#registry.get(name);
+    // The registry is written only for a change: a scan hands every topic's configs over once at start.
+    if (registered !== undefined && !sameConfigs(registered.configs ?? {}, parsed)) this.#registry.reconfigure(name, parsed);
   }
 
   /** The broker's own topic defaults, by Kafka topic config name, where they differ from the catalog's (DescribeConfigs' STATIC_BROKER_CONFIG). */

@@ -192,6 +192,11 @@ const FOUND: readonly { readonly seed: number; readonly bug: string; readonly sc
     secured: true,
     bug: "harness: the same as 50082 for a reader's READ (the put failed Unavailable): a DeleteAcls that listed its deletion's error was taken for a lift (test/sim/client-sasl.test.ts, a DeleteAcls whose deletion failed)",
   },
+  {
+    seed: 120459,
+    secured: true,
+    bug: "a lone broker (a cluster of one since issue 24) whose disk was full could not write its topic registry when a topic's record changed message.timestamp.type, and its partitions went on appending by the old configs until a scan after the disk had room again: records acknowledged after the alter read back as CreateTime (config-applied; test/engine/configs-apply-on-full-disk.test.ts)",
+  },
 ];
 
 /** Bugs a seed finds that are not fixed yet: each becomes a FOUND entry once it is. */
