@@ -9,7 +9,7 @@ import type { SimNetwork } from './network.ts';
 import type { TierScenario } from './scenario.ts';
 import { brokerSecurityOptions, type SimSecurity } from './security-setup.ts';
 import { ProcessGate, SimClock, type SimScheduler } from './scheduler.ts';
-import { SimStoreView } from './store.ts';
+import { SimStoreView, UNREACHABLE_FAIL_MS_MAX } from './store.ts';
 import type { WalWrites } from './wal-audit.ts';
 import { SIM_WAL_GC_INTERVAL_MS } from './wal-gc.ts';
 
@@ -71,6 +71,8 @@ export class SimBrokerHost {
   /** Told each time the host's health changes (see `healthy`). */
   onHealth: (healthy: boolean) => void = () => {};
   #healthy = false;
+  /** Until then, requests sent while a store was unreachable may still fail (setStoreFaults). */
+  #storeFailuresUntilMs = 0;
   /** Told each time the host becomes stranded or stops being so (see `stranded`). */
   onStranded: (stranded: boolean) => void = () => {};
   #stranded = false;
@@ -84,10 +86,11 @@ export class SimBrokerHost {
     this.#log = log;
   }
 
-  /** Serves, is not paused, reaches both stores and every other host, and its disk has room. */
+  /** Serves, is not paused, reaches both stores (no request sent while it could not is still failing) and every other host, and its disk has room. */
   get healthy(): boolean {
     const { walUnreachable, controlUnreachable, isolated, diskFull } = this.faults;
-    return this.state === 'running' && !walUnreachable && !controlUnreachable && !isolated && !diskFull;
+    const storeFailing = walUnreachable || controlUnreachable || this.#scheduler.nowMs < this.#storeFailuresUntilMs;
+    return this.state === 'running' && !storeFailing && !isolated && !diskFull;
   }
 
   /**
@@ -224,8 +227,15 @@ export class SimBrokerHost {
   }
 
   setStoreFaults(faults: Partial<Pick<SimBrokerHost['faults'], 'walUnreachable' | 'controlUnreachable' | 'corruptReadRate'>>): void {
+    const healed = (this.faults.walUnreachable && faults.walUnreachable === false) || (this.faults.controlUnreachable && faults.controlUnreachable === false);
     Object.assign(this.faults, faults);
     this.#applyStoreFaults();
+    if (healed) {
+      // Requests sent while the store was unreachable still fail until UNREACHABLE_FAIL_MS_MAX after
+      // the heal (SimStoreView): a scan waiting on one is as cut off as before (sim seed 121406).
+      this.#storeFailuresUntilMs = this.#scheduler.nowMs + UNREACHABLE_FAIL_MS_MAX;
+      this.#scheduler.complete(UNREACHABLE_FAIL_MS_MAX, () => this.#noteHealth());
+    }
     this.#noteHealth();
   }
 

@@ -197,6 +197,11 @@ const FOUND: readonly { readonly seed: number; readonly bug: string; readonly sc
     secured: true,
     bug: "a lone broker (a cluster of one since issue 24) whose disk was full could not write its topic registry when a topic's record changed message.timestamp.type, and its partitions went on appending by the old configs until a scan after the disk had room again: records acknowledged after the alter read back as CreateTime (config-applied; test/engine/configs-apply-on-full-disk.test.ts)",
   },
+  {
+    seed: 121406,
+    secured: true,
+    bug: "harness: a broker whose control-store partition had healed counted as healthy at once, while a scan request it sent during the partition still failed up to UNREACHABLE_FAIL_MS_MAX later: its Metadata named the partition count from before a CreatePartitions (partition-count-monotonic); health now waits out that tail",
+  },
 ];
 
 /** Bugs a seed finds that are not fixed yet: each becomes a FOUND entry once it is. */
