@@ -101,6 +101,8 @@ export interface BrokerConfig {
   readonly metrics: HostPort | null;
   /** null: a single broker. */
   readonly cluster: { readonly store: string; readonly leaseMs: number; readonly scanIntervalMs: number; readonly peerPort: number | null } | null;
+  /** Without a cluster store: the lease and scan of the cluster of one the broker is over its WAL store (docs/cluster-protocol.md). */
+  readonly lone: { readonly leaseMs: number; readonly scanIntervalMs: number } | null;
   readonly maxConnections: number;
   readonly connectionsMaxIdleMs: number;
   readonly queuedMaxRequestBytes: number;
@@ -211,6 +213,7 @@ export function brokerConfigOf(settings: RawSettings): BrokerConfig {
       clusterStore === null
         ? null
         : { store: clusterStore, leaseMs: read.integer('leaseMs', DEFAULT_LEASE_MS, 1), scanIntervalMs: read.integer('scanIntervalMs', DEFAULT_SCAN_INTERVAL_MS, 1), peerPort: read.peerPort() },
+    lone: clusterStore !== null ? null : { leaseMs: read.integer('leaseMs', DEFAULT_LEASE_MS, 1), scanIntervalMs: read.integer('scanIntervalMs', DEFAULT_SCAN_INTERVAL_MS, 1) },
     maxConnections: read.integer('maxConnections', MAX_CONNECTIONS_DEFAULT, 1),
     connectionsMaxIdleMs: read.integer('connectionsMaxIdleMs', CONNECTIONS_MAX_IDLE_MS_DEFAULT, 1),
     queuedMaxRequestBytes: read.integer('queuedMaxRequestBytes', QUEUED_REQUEST_BYTES_MAX_DEFAULT, REQUEST_BYTES_MAX, 'the largest request'),

@@ -43,7 +43,8 @@ options (each also from the environment as FERRY_<NAME>, e.g. FERRY_LISTEN, or a
   --min-insync-replicas N     acks=all also waits for this many replicas, the leader included (default 1)
   --cluster-store URL         share partitions with other brokers through control records in this store
                               (same URL forms as --wal-store; all brokers of a cluster use the same one)
-  --lease-ms N                a silent broker's partitions are taken over after this (default 10000)
+  --lease-ms N                a silent broker's partitions are taken over after this; alone (no --cluster-store), a
+                              broker cut off from its store this long stops acknowledging (default 10000)
   --scan-interval-ms N        how often leadership is re-examined (default 1000)
   --peer-port N               port (on the listen host) the other brokers connect to, to learn at once when this
                               process exits, kill -9 included, rather than after its lease (default 0: any free
@@ -148,6 +149,7 @@ export async function runBroker(args: string[]): Promise<void> {
     ...(config.cluster === null || clusterStore === null
       ? {}
       : { cluster: { store: clusterStore, leaseMs: config.cluster.leaseMs, scanIntervalMs: config.cluster.scanIntervalMs, peerPort: config.cluster.peerPort } }),
+    ...(config.lone === null ? {} : { lone: config.lone }),
     unsafeStore: config.unsafeStore,
     maxConnections: config.maxConnections,
     connectionsMaxIdleMs: config.connectionsMaxIdleMs,

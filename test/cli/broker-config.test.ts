@@ -128,6 +128,12 @@ describe('Kafka names map to Ferry settings', () => {
     });
   });
 
+  test('without a cluster store, --lease-ms and --scan-interval-ms are the lease and scan of the cluster of one (issue 24)', () => {
+    expect(resolveBrokerConfig({ flags: { 'lease-ms': '3000', 'scan-interval-ms': '250' }, env: {} }).config.lone).toEqual({ leaseMs: 3000, scanIntervalMs: 250 });
+    expect(resolveBrokerConfig({ flags: {}, env: {} }).config.lone).toEqual({ leaseMs: 10_000, scanIntervalMs: 1000 });
+    expect(resolveBrokerConfig({ flags: { 'cluster-store': 's3://control', 'lease-ms': '3000' }, env: {} }).config.lone).toBeNull();
+  });
+
   test('without a config file the log config is only the flush policy (Kafka defaults apply)', () => {
     expect(resolveBrokerConfig({ flags: {}, env: {} }).config.log).toEqual({ flush: { kind: 'none' } });
     // Kafka's enum configs take any case; the broker's timestamp type is the topics' default (a topic's own config wins).

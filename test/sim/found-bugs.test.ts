@@ -200,7 +200,7 @@ const FOUND: readonly { readonly seed: number; readonly bug: string; readonly sc
   {
     seed: 121406,
     secured: true,
-    bug: "harness: a broker whose control-store partition had healed counted as healthy at once, while a scan request it sent during the partition still failed up to UNREACHABLE_FAIL_MS_MAX later: its Metadata named the partition count from before a CreatePartitions (partition-count-monotonic); health now waits out that tail",
+    bug: 'harness: a broker whose control-store partition had healed counted as healthy at once, while a scan request it sent during the partition still failed up to UNREACHABLE_FAIL_MS_MAX later: its Metadata named the partition count from before a CreatePartitions (partition-count-monotonic); health now waits out that tail',
   },
 ];
 
