@@ -17,6 +17,26 @@ export const SCRAM_CLIENT_NONCE_BYTES = 24;
 /** The gs2 header of a client without channel binding or authzid: `c=biws` in the final message. */
 const GS2_HEADER = 'n,,';
 
+/**
+ * Salted passwords a process keeps (each 32-64 bytes): a client re-authenticating (KIP-368) to a
+ * server that answers the same salt and iterations need not run PBKDF2 (4096+ HMACs) again. Past
+ * it the oldest goes. Key material no worse than the password the client holds anyway.
+ */
+const SALTED_PASSWORDS_CACHED_MAX = 64;
+const saltedPasswords = new Map<string, Uint8Array>();
+
+/** saltedPasswordOf, remembered by mechanism, password, salt and iterations (SALTED_PASSWORDS_CACHED_MAX). */
+function cachedSaltedPassword(mechanism: ScramMechanism, password: string, salt: Uint8Array, iterations: number): Uint8Array {
+  const key = `${mechanism.name}\u0000${iterations}\u0000${Buffer.from(salt).toString('base64')}\u0000${password}`;
+  let salted = saltedPasswords.get(key);
+  if (salted === undefined) {
+    salted = saltedPasswordOf(mechanism, password, salt, iterations);
+    if (saltedPasswords.size >= SALTED_PASSWORDS_CACHED_MAX) saltedPasswords.delete(saltedPasswords.keys().next().value!);
+    saltedPasswords.set(key, salted);
+  }
+  return salted;
+}
+
 type State = 'SEND_CLIENT_FIRST_MESSAGE' | 'RECEIVE_SERVER_FIRST_MESSAGE' | 'RECEIVE_SERVER_FINAL_MESSAGE' | 'COMPLETE' | 'FAILED';
 
 export class ScramSaslClient implements SaslClient {
@@ -88,7 +108,7 @@ export class ScramSaslClient implements SaslClient {
     const { iterations } = serverFirst;
     if (iterations < this.#scram.iterationsMin) throw new SaslAuthenticationError(`Requested iterations ${iterations} is less than the minimum ${this.#scram.iterationsMin} for ${this.mechanism}`);
     if (iterations > this.#scram.iterationsMax) throw new SaslAuthenticationError(`Requested iterations ${iterations} is more than the maximum ${this.#scram.iterationsMax} for ${this.mechanism}`);
-    const saltedPassword = saltedPasswordOf(this.#scram, this.#password, serverFirst.salt, iterations);
+    const saltedPassword = cachedSaltedPassword(this.#scram, this.#password, serverFirst.salt, iterations);
     const withoutProof = formatClientFinalWithoutProof(GS2_HEADER, serverFirst.nonce);
     const authMessage = `${this.#clientFirstBare},${serverFirst.text},${withoutProof}`;
     const clientKey = clientKeyOf(this.#scram, saltedPassword);
