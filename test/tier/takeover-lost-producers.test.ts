@@ -9,6 +9,7 @@ import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { corruptLastProducers } from '../support/tier-corruption.ts';
 import { startTieredBroker } from '../support/tiered-brokers.ts';
+import { until } from '../support/until.ts';
 
 setDefaultTimeout(60_000);
 
@@ -21,14 +22,6 @@ afterEach(async () => {
   for (const broker of running.splice(0)) await broker.stop().catch(() => {});
 });
 
-async function within(ms: number, condition: () => boolean): Promise<boolean> {
-  const deadline = performance.now() + ms;
-  while (!condition()) {
-    if (performance.now() > deadline) return false;
-    await Bun.sleep(10);
-  }
-  return true;
-}
 
 function idempotent(sequence: number): Uint8Array {
   return buildRecordBatch([{ value: `p-${sequence}`.padEnd(200, '.') }], { nowMs: Date.now(), producerId: 77, producerEpoch: 0, baseSequence: sequence });
@@ -49,7 +42,7 @@ test("a takeover over a corrupt tiered producer state starts at the tier's end w
   const store = new MemoryStore();
   const first = await startTieredBroker(store, 1, running);
   await first.context.topology.createTopic('t', 1);
-  expect(await within(TAKEOVER_BOUND_MS, () => first.context.engine.serves('t', 0))).toBe(true);
+  await until(() => first.context.engine.serves('t', 0), 'the first broker serving t-0', TAKEOVER_BOUND_MS);
   for (let sequence = 0; sequence < RECORDS; sequence++) await (await first.context.engine.appendBatches('t', 0, idempotent(sequence))).committed;
   while ((await first.context.engine.tierer!.tierDue()) > 0);
   const topicId = first.context.engine.topics()[0]!.id;
@@ -64,7 +57,7 @@ test("a takeover over a corrupt tiered producer state starts at the tier's end w
 
   const lines: string[] = [];
   const second = await startTieredBroker(store, 2, running, store, (line) => lines.push(line));
-  expect(await within(TAKEOVER_BOUND_MS, () => second.context.engine.serves('t', 0) && second.context.engine.leads('t', 0))).toBe(true);
+  await until(() => second.context.engine.serves('t', 0) && second.context.engine.leads('t', 0), 'the second broker leading t-0', TAKEOVER_BOUND_MS);
   expect(second.context.engine.offsetFor('t', 0, -2).offset).toBe(tieredEnd); // the local log starts at the tier's end
   expect(second.context.engine.offsetFor('t', 0, -1).offset).toBe(RECORDS);
   const after = await servedBatches(second, RECORDS);
