@@ -22,7 +22,6 @@ afterEach(async () => {
   for (const broker of running.splice(0)) await broker.stop().catch(() => {});
 });
 
-
 function idempotent(sequence: number): Uint8Array {
   return buildRecordBatch([{ value: `p-${sequence}`.padEnd(200, '.') }], { nowMs: Date.now(), producerId: 77, producerEpoch: 0, baseSequence: sequence });
 }
