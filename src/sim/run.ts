@@ -46,6 +46,9 @@ const STORE_SALT = 0x570e;
 const TOPIC_ADMIN_SALT = 0xad312;
 const SECURITY_SALT = 0x5ec0de;
 const AMBIGUOUS_SALT = 0xa4b16;
+const SHAPES_SALT = 0x5a4e5;
+const PRODUCE_SHAPES_SALT = 0xb47c4;
+const CONFIG_CHANGE_SALT = 0xc0f1c;
 /**
  * How often a broker's view of the control store loses the answer to a conditional put (CW1,
  * docs/cluster-protocol.md), drawn per run from its own stream: none in a third of the runs, so
@@ -88,7 +91,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   // every later load is a settled promise.
   await loadXxh64Stream();
   const securityRandom = new SeededRandom(seed ^ SECURITY_SALT);
-  const scenario: Scenario = { ...drawScenario(new SeededRandom(seed ^ SCENARIO_SALT), securityRandom), ...options.scenario };
+  const scenario: Scenario = { ...drawScenario(new SeededRandom(seed ^ SCENARIO_SALT), securityRandom, new SeededRandom(seed ^ SHAPES_SALT)), ...options.scenario };
   const security: SimSecurity | null =
     scenario.security === null
       ? null
@@ -161,6 +164,8 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
     log: timed,
     random: new SeededRandom(seed),
     adminRandom: new SeededRandom(seed ^ TOPIC_ADMIN_SALT),
+    shapesRandom: new SeededRandom(seed ^ PRODUCE_SHAPES_SALT),
+    configRandom: new SeededRandom(seed ^ CONFIG_CHANGE_SALT),
     security,
     securityRandom,
   });
