@@ -14,6 +14,7 @@ import { ReplicaEndRecorder } from './replica-ends.ts';
 import { PARTITIONS_MAX } from './topic-admin-load.ts';
 import { auditTier, type TierAuditTarget, TierRecordWrites } from './tier-audit.ts';
 import { traceHash } from './trace-hash.ts';
+import { FrameStraddles, type FrameStraddleStats } from './frame-straddles.ts';
 import { auditWal, WalWrites } from './wal-audit.ts';
 import { SimStoreView } from './store.ts';
 import { SimWorkload } from './workload.ts';
@@ -81,6 +82,8 @@ export interface SimRunResult {
   readonly simulatedMs: number;
   readonly faultsInjected: number;
   readonly eventsRun: number;
+  /** WAL frames against tier ends (frame-straddles.ts). */
+  readonly straddles: FrameStraddleStats;
 }
 
 export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
@@ -108,9 +111,23 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   const storeClock = new SimClock(scheduler, new ProcessGate('object-store'));
   const startMs = scheduler.nowMs;
   const tierWrites = scenario.tier === null ? null : new TierRecordWrites(() => scheduler.nowMs - startMs);
-  const onPut = tierWrites === null ? {} : { onPut: (key: string, body: Uint8Array) => tierWrites.put(key, body) };
+  const straddles = new FrameStraddles();
+  const onPut = {
+    onPut: (key: string, body: Uint8Array) => {
+      tierWrites?.put(key, body);
+      straddles.put(key, body);
+    },
+  };
   let walDeletes: WalDeleteRecorder | null = null;
-  const onDelete = scenario.tier === null ? {} : { onDelete: (key: string, body: Uint8Array) => walDeletes!.deleted(key, body) };
+  const onDelete =
+    scenario.tier === null
+      ? {}
+      : {
+          onDelete: (key: string, body: Uint8Array) => {
+            walDeletes!.deleted(key, body);
+            straddles.deleted(key);
+          },
+        };
   const walStore = new MemoryStore({ latency: 's3-express', seed: seed ^ STORE_SALT, clock: storeClock, faults: STORE_FAULTS, ...onPut, ...onDelete });
   const controlStore = new MemoryStore({ latency: 's3-express', seed: (seed ^ STORE_SALT) + 1, clock: storeClock, faults: STORE_FAULTS, ...onPut });
   const walWrites = new WalWrites();
@@ -259,7 +276,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   if (overBudget())
     violations.push({ invariant: 'no-livelock', topic: '', partition: -1, offsets: [], message: `more than ${EVENTS_MAX} events in ${Math.round((scheduler.nowMs - startMs) / 1000)} simulated s` });
   for (const host of hosts) host.crash(); // ends every process: nothing of this run outlives it
-  return { seed, scenario, history, violations, traceHash: traceHash(history, scheduler.eventsRun), simulatedMs: scheduler.nowMs - startMs, faultsInjected, eventsRun: scheduler.eventsRun };
+  return { seed, scenario, history, violations, traceHash: traceHash(history, scheduler.eventsRun), simulatedMs: scheduler.nowMs - startMs, faultsInjected, eventsRun: scheduler.eventsRun, straddles: straddles.stats };
 }
 
 /**
