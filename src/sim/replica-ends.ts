@@ -24,8 +24,11 @@ export class ReplicaEndRecorder {
   readonly #hosts: readonly ReplicaHost[];
   readonly #topics: readonly { readonly name: string; readonly partitions: number }[];
   readonly #nowMs: () => number;
-  /** The last end recorded per node and partition, while the node serves it. */
-  readonly #last = new Map<string, number>();
+  /**
+   * The last end recorded per node and partition while the node serves it (null: not served), in
+   * one slot each, host by host, topic by topic: sampled after every event, so no key is built.
+   */
+  readonly #last: (number | null)[];
   readonly #ends: ReplicaEnd[] = [];
 
   /** `topics`: the scenario's (a re-create keeps the name and the partition count); `nowMs`: on the ops' time base. */
@@ -33,38 +36,35 @@ export class ReplicaEndRecorder {
     this.#hosts = hosts;
     this.#topics = topics;
     this.#nowMs = nowMs;
+    const slots = hosts.length * topics.reduce((sum, topic) => sum + topic.partitions, 0);
+    this.#last = new Array<number | null>(slots).fill(null);
   }
 
   /** Notes every end that changed since the last call. */
   sample(): void {
     const topics = this.#topics;
+    let slot = 0;
     for (const host of this.#hosts) {
       const engine = host.engine;
       const node = host.settings.nodeId;
       for (const { name, partitions } of topics) {
-        for (let partition = 0; partition < partitions; partition++) {
+        for (let partition = 0; partition < partitions; partition++, slot++) {
           const logEndOffset = engine === null ? null : endOf(engine, name, partition);
-          if (logEndOffset === null) this.#last.delete(keyOf(node, name, partition));
-          else this.#note(node, name, partition, logEndOffset);
+          if (logEndOffset === null) this.#last[slot] = null;
+          else if (this.#last[slot] !== logEndOffset) this.#note(slot, node, name, partition, logEndOffset);
         }
       }
     }
   }
 
-  #note(node: number, topic: string, partition: number, logEndOffset: number): void {
-    const key = keyOf(node, topic, partition);
-    if (this.#last.get(key) === logEndOffset) return;
-    this.#last.set(key, logEndOffset);
+  #note(slot: number, node: number, topic: string, partition: number, logEndOffset: number): void {
+    this.#last[slot] = logEndOffset;
     this.#ends.push({ node, topic, partition, atMs: this.#nowMs(), logEndOffset });
   }
 
   get ends(): readonly ReplicaEnd[] {
     return this.#ends;
   }
-}
-
-function keyOf(node: number, topic: string, partition: number): string {
-  return `${node}\u0000${topic}\u0000${partition}`;
 }
 
 /** Where the engine's log of the partition ends; null when it does not serve it (or is closed: a stopping broker holds nothing any more). */

@@ -115,6 +115,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   const onPut = {
     onPut: (key: string, body: Uint8Array) => {
       tierWrites?.put(key, body);
+      walDeletes?.written(key);
       straddles.put(key, body);
     },
   };

@@ -401,9 +401,10 @@ export class SimWorkload {
   /** A producer's batches at drawn moments: a burst of them at each (its shape's), each to a drawn partition, padded to a drawn size. */
   async #produceLoop(producer: SimProducer, shape: ProducerShape, shapeRandom: SeededRandom): Promise<void> {
     while (this.#producing) {
-      await this.#sleep(PRODUCE_GAP_MS_MIN + this.#random.next() * (PRODUCE_GAP_MS_MAX - PRODUCE_GAP_MS_MIN));
-      if (!this.#producing || producer.pending >= PENDING_BATCHES_MAX) continue;
+      // A burst of b batches comes after b gaps: bursts shape the requests, not how much a run produces.
       const burst = 1 + shapeRandom.nextInt(shape.burstMax);
+      await this.#sleep(burst * (PRODUCE_GAP_MS_MIN + this.#random.next() * (PRODUCE_GAP_MS_MAX - PRODUCE_GAP_MS_MIN)));
+      if (!this.#producing || producer.pending >= PENDING_BATCHES_MAX) continue;
       for (let i = 0; i < burst; i++) {
         const [topic, partition] = this.#drawPartition();
         const count = 1 + this.#random.nextInt(BATCH_RECORDS_MAX);

@@ -86,6 +86,7 @@ export class ClientQuotaStore implements ClientQuotaService {
   }
 
   appliedQuota(key: QuotaKey, user: string, clientId: string): AppliedQuota | null {
+    if (this.#entities.size === 0) return null; // no quota anywhere (the usual case): every request asks, and each level names an entity by its JSON
     return appliedQuota((entity) => this.#entities.get(entityId(entity))?.quotas, key, user, clientId);
   }
 
