@@ -68,7 +68,7 @@ export class ConfigTimeline {
     const surelyBy = fromMs - this.#propagationMs;
     let last: Setting | null = null;
     if (healthySinceMs <= surelyBy) {
-      for (const setting of this.#settings) if (setting.ok && setting.endMs < surelyBy && (last === null || setting.endMs > last.endMs)) last = setting;
+      for (const setting of this.#settings) if (setting.ok && setting.endMs <= surelyBy && (last === null || setting.endMs > last.endMs)) last = setting;
     }
     const values = new Set<string>([last?.value ?? this.#defaultValue]);
     for (const setting of this.#settings) {

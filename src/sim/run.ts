@@ -277,7 +277,17 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   if (overBudget())
     violations.push({ invariant: 'no-livelock', topic: '', partition: -1, offsets: [], message: `more than ${EVENTS_MAX} events in ${Math.round((scheduler.nowMs - startMs) / 1000)} simulated s` });
   for (const host of hosts) host.crash(); // ends every process: nothing of this run outlives it
-  return { seed, scenario, history, violations, traceHash: traceHash(history, scheduler.eventsRun), simulatedMs: scheduler.nowMs - startMs, faultsInjected, eventsRun: scheduler.eventsRun, straddles: straddles.stats };
+  return {
+    seed,
+    scenario,
+    history,
+    violations,
+    traceHash: traceHash(history, scheduler.eventsRun),
+    simulatedMs: scheduler.nowMs - startMs,
+    faultsInjected,
+    eventsRun: scheduler.eventsRun,
+    straddles: straddles.stats,
+  };
 }
 
 /**

@@ -182,6 +182,8 @@ function describeTier(tier: TierScenario | null): string {
 
 function describeLifecycle(lifecycle: TierLifecycle | undefined): string {
   if (lifecycle === undefined) return '';
-  const retention = [lifecycle.retentionMs === null ? '' : `retention.ms ${lifecycle.retentionMs}`, lifecycle.retentionBytes === null ? '' : `retention.bytes ${lifecycle.retentionBytes}`].filter((part) => part !== '');
+  const retention = [lifecycle.retentionMs === null ? '' : `retention.ms ${lifecycle.retentionMs}`, lifecycle.retentionBytes === null ? '' : `retention.bytes ${lifecycle.retentionBytes}`].filter(
+    (part) => part !== '',
+  );
   return `${retention.length === 0 ? '' : `, ${retention.join(', ')}`}, orphans swept every ${lifecycle.sweepIntervalMs} ms after ${lifecycle.orphanDelayMs} ms, WAL GC idle at most ${lifecycle.walGcIdlePassMs} ms`;
 }

@@ -127,7 +127,11 @@ export class SimAdmin implements SimClient {
   /** IncrementalAlterConfigs of one topic: each config SET to its value. */
   async alterConfigs(topic: string, configs: AlterConfigsOp['configs']): Promise<Outcome> {
     const startMs = this.#context.now();
-    const resource = { resourceType: ConfigResourceType.TOPIC, resourceName: topic, configs: configs.map(({ name, value }) => ({ name, configOperation: value === null ? CONFIG_OPERATION_DELETE : CONFIG_OPERATION_SET, value })) };
+    const resource = {
+      resourceType: ConfigResourceType.TOPIC,
+      resourceName: topic,
+      configs: configs.map(({ name, value }) => ({ name, configOperation: value === null ? CONFIG_OPERATION_DELETE : CONFIG_OPERATION_SET, value })),
+    };
     const reply = await this.#pool.send(UNKNOWN_NODE, incrementalAlterConfigsApi, { resources: [resource], validateOnly: false });
     const outcome = outcomeOf(reply, (response) => response.responses.find((r) => r.resourceName === topic)?.errorCode);
     const op: AlterConfigsOp = { kind: 'alter-configs', client: this.#context.name, node: reply.node, startMs, endMs: this.#context.now(), outcome, topic, configs };

@@ -64,7 +64,7 @@ export function resumeBoundMs(shape: RunShape): number {
  * a moment that starts the clock again.
  */
 export function checkAcksResumeWithQuorum(index: HistoryIndex, out: ViolationList): void {
-  const { shape, health } = index.history;
+  const { shape } = index.history;
   const windowsOf = quorumWindowsByMinInsync(index);
   if (windowsOf(shape.minInsyncReplicas).length === 0 && !altersMinInsync(index)) return;
   const stranded = strandedSpells(index.history.stranded ?? []);
@@ -96,7 +96,7 @@ export function checkAcksResumeWithQuorum(index: HistoryIndex, out: ViolationLis
 
 function openingOf(fromMs: number, window: QuorumWindow, createdMs: number): string {
   if (fromMs === window.fromMs) return 'the quorum window opened';
-  return fromMs === createdMs ? 'the topic was created' : 'what min.insync.replicas may be changed';
+  return fromMs === createdMs ? 'the topic was created' : 'min.insync.replicas may have changed';
 }
 
 /** A span of time in which one min.insync.replicas (the greatest that may hold then) judges a topic. */
