@@ -238,7 +238,11 @@ function describeOps(ops: SimRunResult['history']['ops']): string {
   return [...kinds].map(([kind, { count, ok, records }]) => `${kind} ${ok}/${count} ok${records > 0 ? ` (${records} records)` : ''}`).join(', ');
 }
 
-/** Produce requests (a batch's op shares its request's client, start and end): how many, and how many carried several partitions. */
+/**
+ * Produce requests (a batch's op shares its request's client, start and end): how many, and how
+ * many carried several partitions. Two requests of one client that start and end at the same
+ * instants count as one: a rough count, for a look at a seed.
+ */
 function describeProduceRequests(ops: SimRunResult['history']['ops']): string {
   const batches = new Map<string, number>();
   for (const op of ops) if (op.kind === 'produce') batches.set(`${op.client}\u0000${op.startMs}\u0000${op.endMs}`, (batches.get(`${op.client}\u0000${op.startMs}\u0000${op.endMs}`) ?? 0) + 1);

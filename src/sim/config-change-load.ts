@@ -14,6 +14,7 @@ import type { Clock } from '../util/clock.ts';
 import type { SeededRandom } from '../util/random.ts';
 import type { SimAdmin } from './client/index.ts';
 import type { AlterConfigsOp } from './history.ts';
+import { MIN_INSYNC_REPLICAS } from './config-timeline.ts';
 
 /** The share of runs with config changes at all. */
 export const CONFIG_CHANGE_SHARE = 0.5;
@@ -29,7 +30,6 @@ const RETENTIONS_MS = ['10000', '30000', '-1', null];
 const RETENTIONS_BYTES = [String(128 * 1024), String(512 * 1024), '-1', null];
 /** segment.bytes: Kafka's floor (a topic config may not go lower, KIP-1030), or back to the run's own. */
 const SEGMENT_BYTES = [String(1024 * 1024), null];
-export const MIN_INSYNC_REPLICAS = 'min.insync.replicas';
 
 export interface ConfigChangeLoadOptions {
   readonly admin: SimAdmin;

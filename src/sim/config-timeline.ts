@@ -1,6 +1,8 @@
 import { type AdminOp, type AlterConfigsOp, type ClientOp, isAdminOp } from './history.ts';
 import { mayHaveTakenEffect as adminMayHaveTakenEffect } from './incarnations.ts';
 
+/** The config acks-all-min-insync and acks-resume-with-quorum judge by. */
+export const MIN_INSYNC_REPLICAS = 'min.insync.replicas';
 /** Answers after which an alter may still have taken effect (the broker gave up waiting, or no answer came). */
 const OUTCOME_UNKNOWN = 'REQUEST_TIMED_OUT';
 const NOT_SENT = 'not-sent';

@@ -1,7 +1,6 @@
 import type { ProduceOp, ReplicaEnd } from '../history.ts';
 import { type HistoryIndex, isAckedAll, metadataPropagationMs } from '../history-index.ts';
-import { ConfigTimeline } from '../config-timeline.ts';
-import { MIN_INSYNC_REPLICAS } from '../config-change-load.ts';
+import { ConfigTimeline, MIN_INSYNC_REPLICAS } from '../config-timeline.ts';
 import { healthySinceOf } from '../health-since.ts';
 import { countAtMost, countBelow } from '../incarnations.ts';
 import { RangeMax } from '../range-max.ts';

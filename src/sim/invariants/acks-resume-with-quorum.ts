@@ -1,7 +1,6 @@
 import type { ProduceOp, RunShape } from '../history.ts';
 import { type HistoryIndex, metadataPropagationMs, type PartitionHistory } from '../history-index.ts';
-import { ConfigTimeline } from '../config-timeline.ts';
-import { MIN_INSYNC_REPLICAS } from '../config-change-load.ts';
+import { ConfigTimeline, MIN_INSYNC_REPLICAS } from '../config-timeline.ts';
 import { countBelow } from '../incarnations.ts';
 import { type QuorumWindow, quorumWindows, toleratedUnhealthy } from '../quorum-windows.ts';
 import { type StrandedSpell, strandedAt, strandedSpells } from '../stranded-spells.ts';
