@@ -27,7 +27,7 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'log-append-time-ignored': 1,
   'plain-any-password': 22,
   'acl-allow-before-deny': 3,
-  'judge-by-bytes': 42,
+  'judge-by-bytes': 18,
   'lone-broker-disk-is-truth': 1,
 };
 
