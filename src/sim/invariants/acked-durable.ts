@@ -24,17 +24,18 @@ export const ACKED_DURABLE = 'acked-durable';
  *   duplicate) is acknowledged at the same offset. Checked in every incarnation.
  */
 export function checkAckedDurable(index: HistoryIndex, out: ViolationList): void {
+  const limited = retentionLimitedTopics(index);
   for (const partition of index.partitions) {
     const acked = partition.produces.filter(isAckedAll);
     if (acked.length === 0) continue;
     checkProducerOrder(partition, acked, out);
-    if (partition.isFinal) checkPresence(index, partition, acked, out);
+    if (partition.isFinal) checkPresence(index, partition, acked, limited, out);
   }
 }
 
-function checkPresence(index: HistoryIndex, partition: PartitionHistory, acked: readonly ProduceOp[], out: ViolationList): void {
+function checkPresence(index: HistoryIndex, partition: PartitionHistory, acked: readonly ProduceOp[], limited: ReadonlySet<string>, out: ViolationList): void {
   const leader = partition.leader;
-  const demandedFrom = leader === null ? 0 : demandedStart(index, partition, leader);
+  const demandedFrom = leader === null ? 0 : demandedStart(index, partition, leader, limited);
   for (const op of acked) {
     if (op.baseOffset === null) {
       out.add(ACKED_DURABLE, partition, 'acknowledged without an offset', null, `an acks=all produce by ${op.client} answered ok with no base offset`, op.endMs);
@@ -68,8 +69,8 @@ function checkPresence(index: HistoryIndex, partition: PartitionHistory, acked: 
 }
 
 /** Where the final leader's log must hold every acknowledged record from (see the doc above). */
-function demandedStart(index: HistoryIndex, partition: PartitionHistory, leader: LeaderView): number {
-  const reach = index.history.tiered === undefined && !retentionLimited(index, partition.topic) ? deleteRecordsReach(index, partition) : null;
+function demandedStart(index: HistoryIndex, partition: PartitionHistory, leader: LeaderView, limited: ReadonlySet<string>): number {
+  const reach = index.history.tiered === undefined && !limited.has(partition.topic) ? deleteRecordsReach(index, partition) : null;
   return reach === null ? leader.log.logStartOffset : Math.min(leader.log.logStartOffset, reach);
 }
 
@@ -77,11 +78,14 @@ function demandedStart(index: HistoryIndex, partition: PartitionHistory, leader:
 const RETENTION_CONFIGS: ReadonlySet<string> = new Set(['retention.ms', 'retention.bytes']);
 const UNLIMITED = '-1';
 
-/** Whether an alter that may have taken effect set a retention limit on `topic` (a DELETE brings back the default, a limit too). */
-function retentionLimited(index: HistoryIndex, topic: string): boolean {
-  return index.history.ops.some(
-    (op) => op.kind === 'alter-configs' && op.topic === topic && alterMayHaveTakenEffect(op) && op.configs.some((config) => RETENTION_CONFIGS.has(config.name) && config.value !== UNLIMITED),
-  );
+/** The topics on which an alter that may have taken effect set a retention limit (a DELETE brings back the default, a limit too). */
+function retentionLimitedTopics(index: HistoryIndex): Set<string> {
+  const topics = new Set<string>();
+  for (const op of index.history.ops) {
+    if (op.kind !== 'alter-configs' || !alterMayHaveTakenEffect(op)) continue;
+    if (op.configs.some((config) => RETENTION_CONFIGS.has(config.name) && config.value !== UNLIMITED)) topics.add(op.topic);
+  }
+  return topics;
 }
 
 function checkProducerOrder(partition: PartitionHistory, acked: readonly ProduceOp[], out: ViolationList): void {
