@@ -190,7 +190,7 @@ export const API_ANSWERS: Readonly<Record<string, ApiAnswers>> = {
       INCONSISTENT_GROUP_PROTOCOL: 'never: every simulated member joins with protocol type consumer and the roundrobin assignor',
       INVALID_SESSION_TIMEOUT: "never: the simulated session timeout lies within the broker's bounds",
       INVALID_GROUP_ID: 'never: the simulated group ids are not empty',
-      GROUP_MAX_SIZE_REACHED: 'never: group.max.size is unbounded',
+      GROUP_MAX_SIZE_REACHED: 'never: a simulated group has far fewer members than group.max.size',
       FENCED_INSTANCE_ID: NO_STATIC_MEMBERS,
       UNSUPPORTED_VERSION: 'never: JoinGroup v5 is served',
       UNKNOWN_SERVER_ERROR,
