@@ -117,7 +117,7 @@ describe('idempotent-retry-answer', () => {
 
   test('a retry of a batch its broker held, committed, within the window, answered OUT_OF_ORDER_SEQUENCE_NUMBER: caught', () => {
     const violations = check(run([first, seen, retry(OUT_OF_ORDER)]));
-    expect(violations.map((v) => [v.invariant, v.offsets, v.atMs])).toEqual([['idempotent-retry-answer', [4], 610]]);
+    expect(violations.map((v) => [v.invariant, v.offsets, v.atMs])).toEqual([['idempotent-retry-answer', [4], 600]]);
     expect(violations[0]!.message).toContain('producer 7/0 sequence 4 (p1, "k0", stored at offset 4) to node 1');
     for (const error of ['DUPLICATE_SEQUENCE_NUMBER', 'UNKNOWN_PRODUCER_ID', 'INVALID_PRODUCER_EPOCH']) expect(names(run([first, seen, retry(answered(error))]))).toContain('idempotent-retry-answer');
   });

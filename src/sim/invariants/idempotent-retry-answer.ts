@@ -115,7 +115,7 @@ function judge(partition: PartitionHistory, op: ProduceOp, baseOffset: number | 
   const error = (op.outcome as { error: string }).error;
   const at = baseOffset === null ? '' : `, stored at offset ${baseOffset}`;
   const detail = `a produce of producer ${producerId}/${producerEpoch} sequence ${baseSequence} (${op.client}, "${op.values[0]}"${at}) to node ${op.node}, whose broker held it or the batch before it within the producer's last ${KAFKA_BATCHES_RETAINED} batches, was answered ${error}`;
-  out.add(IDEMPOTENT_RETRY_ANSWER, partition, `answered ${error} in sequence`, baseOffset, detail, op.endMs);
+  out.add(IDEMPOTENT_RETRY_ANSWER, partition, `answered ${error} in sequence`, baseOffset, detail, op.startMs);
 }
 
 function batchKey(op: ProduceOp): string {
