@@ -22,12 +22,12 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'follower-reports-to-old-leader': 23,
   'isr-keeps-dead-replica': 35,
   'release-wakes-waiters': 79,
-  'fenced-writer-stays-fenced': 246,
+  'fenced-writer-stays-fenced': 255,
   'delete-records-not-durable': 5,
   'log-append-time-ignored': 1,
   'plain-any-password': 22,
-  'acl-allow-before-deny': 3,
-  'judge-by-bytes': 18,
+  'acl-allow-before-deny': 9,
+  'judge-by-bytes': 42,
   'lone-broker-disk-is-truth': 1,
 };
 
