@@ -19,6 +19,8 @@ import { SimStoreView } from './store.ts';
 import { SimWorkload } from './workload.ts';
 import { FAILED_AUTHENTICATION_DELAY_MS_DEFAULT } from '../broker/auth/listener-security.ts';
 import { ACL_PROPAGATION_MS, SUPER_USERS, simSecurity, type SimSecurity, writeScramCredentials } from './security-setup.ts';
+import { LeaseWrites } from './lease-writes.ts';
+import { ClockRates } from './clock-rates.ts';
 
 /** Brokers must serve within this after their first start (or the run reports it). */
 const STARTUP_MS_MAX = 30_000;
@@ -46,6 +48,7 @@ const STORE_SALT = 0x570e;
 const TOPIC_ADMIN_SALT = 0xad312;
 const SECURITY_SALT = 0x5ec0de;
 const AMBIGUOUS_SALT = 0xa4b16;
+const CLOCK_RATE_SALT = 0xc10c4;
 /**
  * How often a broker's view of the control store loses the answer to a conditional put (CW1,
  * docs/cluster-protocol.md), drawn per run from its own stream: none in a third of the runs, so
@@ -105,11 +108,19 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   const storeClock = new SimClock(scheduler, new ProcessGate('object-store'));
   const startMs = scheduler.nowMs;
   const tierWrites = scenario.tier === null ? null : new TierRecordWrites(() => scheduler.nowMs - startMs);
-  const onPut = tierWrites === null ? {} : { onPut: (key: string, body: Uint8Array) => tierWrites.put(key, body) };
+  // Leases and claims live in the control store, a lone broker's in its WAL store.
+  const leaseWrites = new LeaseWrites(() => scheduler.nowMs - startMs);
+  const onPut = (leases: boolean) => ({
+    onPut: (key: string, body: Uint8Array) => {
+      tierWrites?.put(key, body);
+      if (leases) leaseWrites.put(key, body);
+    },
+  });
   let walDeletes: WalDeleteRecorder | null = null;
   const onDelete = scenario.tier === null ? {} : { onDelete: (key: string, body: Uint8Array) => walDeletes!.deleted(key, body) };
-  const walStore = new MemoryStore({ latency: 's3-express', seed: seed ^ STORE_SALT, clock: storeClock, faults: STORE_FAULTS, ...onPut, ...onDelete });
-  const controlStore = new MemoryStore({ latency: 's3-express', seed: (seed ^ STORE_SALT) + 1, clock: storeClock, faults: STORE_FAULTS, ...onPut });
+  const walStore = new MemoryStore({ latency: 's3-express', seed: seed ^ STORE_SALT, clock: storeClock, faults: STORE_FAULTS, ...onPut(!scenario.cluster), ...onDelete });
+  const controlStore = new MemoryStore({ latency: 's3-express', seed: (seed ^ STORE_SALT) + 1, clock: storeClock, faults: STORE_FAULTS, ...onPut(scenario.cluster) });
+  const clockRates = new ClockRates(new SeededRandom(seed ^ CLOCK_RATE_SALT));
   const walWrites = new WalWrites();
   const ambiguousRandom = new SeededRandom(seed ^ AMBIGUOUS_SALT);
   const ambiguousConditionalRate = CONTROL_AMBIGUOUS_RATES[ambiguousRandom.nextInt(CONTROL_AMBIGUOUS_RATES.length)]!;
@@ -121,6 +132,8 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
       lone: { leaseMs: scenario.leaseMs, scanIntervalMs: scenario.scanIntervalMs },
       walStore,
       walWrites,
+      leaseWrites,
+      clockRates,
       uploadIntervalMs: scenario.uploadIntervalMs,
       minInsyncReplicas: scenario.minInsyncReplicas,
       defaultReplicationFactor: scenario.replicationFactor,
@@ -225,7 +238,8 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   const tiered = tierWrites === null ? null : await auditTier(walAuditView, controlAuditView(), tierTargets, runFor);
   const history: History = {
     seed,
-    ops: ops.map((op) => ({ ...op, startMs: op.startMs - startMs, endMs: op.endMs - startMs })),
+    startMs: 0, // the ops' base: traces print times as the fault list and the invariants' messages do
+    ops: ops.map((op) => onTimeBase(op, startMs)),
     faults,
     replicaLogs,
     walRecords,
@@ -245,6 +259,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
     livenessBoundMs: LIVENESS_BOUND_MS,
     ...(tiered === null || tierWrites === null ? {} : { tiered, tierWrites: tierWrites.writes }),
     ...(walDeletes === null ? {} : { walDeletes: walDeletes.deletes }),
+    leases: { renewals: leaseWrites.renewals, partitionWrites: leaseWrites.partitionWrites, clockRateErrors: clockRates.errors },
     ...(security === null
       ? {}
       : { security: { users: workload.users(), superUsers: [...SUPER_USERS], aclPropagationMs: ACL_PROPAGATION_MS, failedAuthenticationDelayMs: FAILED_AUTHENTICATION_DELAY_MS_DEFAULT } }),
@@ -329,4 +344,11 @@ function readReplicaLog(node: number, engine: Engine, topic: string, partition: 
     }
   }
   return { node, topic, partition, leader: engine.leads(topic, partition), logStartOffset, clientStartOffset, logEndOffset, highWatermark, batches, records };
+}
+
+/** An op with its times on the history's base (simulated ms since the run's start). */
+function onTimeBase(op: ClientOp, startMs: number): ClientOp {
+  const shifted = { ...op, startMs: op.startMs - startMs, endMs: op.endMs - startMs };
+  if ((shifted.kind !== 'produce' && shifted.kind !== 'fetch') || shifted.answeredBy === undefined) return shifted;
+  return { ...shifted, answeredBy: { ...shifted.answeredBy, atMs: shifted.answeredBy.atMs - startMs } };
 }

@@ -1,5 +1,5 @@
 import type { ProduceOp, RunShape } from '../history.ts';
-import type { HistoryIndex, PartitionHistory } from '../history-index.ts';
+import { type HistoryIndex, onBrokerClocksMs, type PartitionHistory } from '../history-index.ts';
 import { countBelow } from '../incarnations.ts';
 import { type QuorumWindow, quorumWindows, toleratedUnhealthy } from '../quorum-windows.ts';
 import { type StrandedSpell, strandedAt, strandedSpells } from '../stranded-spells.ts';
@@ -65,7 +65,7 @@ export function checkAcksResumeWithQuorum(index: HistoryIndex, out: ViolationLis
     .flatMap((spells) => spells.map((spell) => spell.toMs))
     .filter(Number.isFinite)
     .sort((a, b) => a - b);
-  const context: Context = { boundMs: resumeBoundMs(shape), tolerated: toleratedUnhealthy(shape), brokers: shape.brokers, out };
+  const context: Context = { boundMs: onBrokerClocksMs(index.history, resumeBoundMs(shape)), tolerated: toleratedUnhealthy(shape), brokers: shape.brokers, out };
   for (const partition of index.partitions) {
     const life = index.incarnations.life(partition.topic, partition.incarnation);
     if (!life.exists) continue;
