@@ -26,6 +26,7 @@ import { ACL_ENFORCED, checkAclEnforced } from './invariants/acl-enforced.ts';
 import { checkProducerIdUnique, PRODUCER_ID_UNIQUE } from './invariants/producer-id-unique.ts';
 import { ANSWER_ALLOWED, checkAnswerAllowed } from './invariants/answer-allowed.ts';
 import { checkIdempotentRetryAnswer, IDEMPOTENT_RETRY_ANSWER } from './invariants/idempotent-retry-answer.ts';
+import { checkLeaderWithinLease, LEADER_WITHIN_LEASE } from './invariants/leader-within-lease.ts';
 import { type Violation, ViolationList } from './violation.ts';
 
 export type { Violation } from './violation.ts';
@@ -70,6 +71,7 @@ export const INVARIANTS: readonly Invariant[] = [
   { name: PRODUCER_ID_UNIQUE, check: checkProducerIdUnique },
   { name: ANSWER_ALLOWED, check: checkAnswerAllowed },
   { name: IDEMPOTENT_RETRY_ANSWER, check: checkIdempotentRetryAnswer },
+  { name: LEADER_WITHIN_LEASE, check: checkLeaderWithinLease },
 ];
 
 /**

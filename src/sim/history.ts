@@ -9,6 +9,18 @@
 /** How a request ended: answered (ok or a Kafka error name), or no answer (the connection died, the client gave up). */
 export type Outcome = { readonly ok: true } | { readonly ok: false; readonly error: string; readonly answered: boolean };
 
+/**
+ * Who produced an answer, and when: the broker process that wrote the answer's last bytes, at the
+ * moment it wrote them (noted by the simulated network at the broker's write, not at the client's
+ * receipt). The broker decided what it answers no later than this, and no sooner than the op's start.
+ */
+export interface AnswerOrigin {
+  /** The process, as `<host>#<start>` (`broker-2#3`: broker 2's third process). */
+  readonly process: string;
+  /** Simulated ms, on the ops' time base. */
+  readonly atMs: number;
+}
+
 interface Op {
   /** The simulated client that sent it. */
   readonly client: string;
@@ -30,6 +42,8 @@ export interface ProduceOp extends Op {
   readonly values: readonly string[];
   /** The acknowledged base offset (ok outcomes with acks 1 or all). */
   readonly baseOffset: number | null;
+  /** Who answered, and when (answered ops of a simulated run; absent in hand-built histories and for acks 0). */
+  readonly answeredBy?: AnswerOrigin;
 }
 
 export interface ReadRecord {
@@ -52,6 +66,8 @@ export interface FetchOp extends Op {
   readonly leaderEpoch: number;
   readonly highWatermark: number | null;
   readonly records: readonly ReadRecord[];
+  /** Who answered, and when (answered ops of a simulated run; absent in hand-built histories). */
+  readonly answeredBy?: AnswerOrigin;
 }
 
 export interface CommitOp extends Op {
@@ -439,6 +455,46 @@ export interface History {
   readonly walDeletes?: readonly WalDelete[];
   /** Absent: the run was not secured (PLAINTEXT, no authorizer). */
   readonly security?: SecurityShape;
+  /** The brokers' leases and partition claims as the control store took them; absent: not recorded. */
+  readonly leases?: LeaseHistory;
+}
+
+/**
+ * What leader-within-lease judges by (recorded by `lease-writes.ts` at the store and at each
+ * process's store view, and by `clock-rates.ts`): every write of a broker record and of a partition
+ * record that took effect in the control store, in the store's order, each with the process that
+ * sent it and when it was sent.
+ */
+export interface LeaseHistory {
+  readonly renewals: readonly LeaseRenewal[];
+  readonly partitionWrites: readonly PartitionRecordWrite[];
+  /** Each broker process's largest clock-rate error (|rate - 1|, monotonic ms per simulated ms) over its life. */
+  readonly clockRateErrors: Readonly<Record<string, number>>;
+}
+
+/** A write of a broker record (docs/cluster-protocol.md [C1]: a lease renewal, or a resignation) that the store took. */
+export interface LeaseRenewal {
+  /** The process that sent it (AnswerOrigin's names). */
+  readonly process: string;
+  readonly node: number;
+  /** Simulated ms, on the ops' time base: when the process sent this write, and when the store took it. */
+  readonly sentMs: number;
+  readonly takenMs: number;
+  /** The record's leaseMs. */
+  readonly leaseMs: number;
+  /** renewedAtMs 0: a clean stop cleared the lease (others count the broker dead at once). */
+  readonly resigned: boolean;
+}
+
+/** A write of a partition record (a claim [C3], or its leader noting `settled` or the log start) that the store took. */
+export interface PartitionRecordWrite {
+  readonly process: string;
+  readonly topic: string;
+  readonly partition: number;
+  readonly leader: number;
+  readonly leaderEpoch: number;
+  /** Simulated ms, on the ops' time base. */
+  readonly takenMs: number;
 }
 
 /** A secured run (issue 13): who each client is, and how ACL changes reach the brokers. */

@@ -490,6 +490,7 @@ export class SimWorkload {
       record: this.#record,
       bootstrap,
       sasl: this.#sasl(name, user),
+      answerOrigin: (chunk) => network.origin(chunk),
     };
   }
 

@@ -12,8 +12,8 @@ import { REGRESSIONS, type Regression } from '../../src/util/regressions.ts';
 const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: string }>> = {
   'duplicate-acked-before-durable': 3,
   'producer-state-not-rebuilt': 35,
-  'restart-stream-not-chained': 30,
-  'reclaim-drops-own-stream': 8,
+  'restart-stream-not-chained': 2,
+  'reclaim-drops-own-stream': 7,
   'stale-durable-map': {
     unreachable:
       "every takeover seals the previous leader's stream, and a sealed writer starts a new epoch with a fresh durable map: no writer keeps serving a partition whose log went back below what it made durable (finding 4 is caught through reclaim-drops-own-stream)",
@@ -24,7 +24,7 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'release-wakes-waiters': 79,
   'fenced-writer-stays-fenced': 255,
   'delete-records-not-durable': 5,
-  'log-append-time-ignored': 1,
+  'log-append-time-ignored': 8,
   'plain-any-password': 22,
   'acl-allow-before-deny': 9,
   'judge-by-bytes': 42,

@@ -37,6 +37,7 @@ test('the valid run passes every invariant', () => {
     'producer-id-unique',
     'answer-allowed',
     'idempotent-retry-answer',
+    'leader-within-lease',
   ]);
 });
 

@@ -170,9 +170,9 @@ export class BrokerPool {
   }
 
   #open(key: string, address: BrokerAddress): Promise<ClientConnection | null> {
-    const { network, clock, name, requestTimeoutMs, sasl, now } = this.#context;
+    const { network, clock, name, requestTimeoutMs, sasl, now, answerOrigin } = this.#context;
     const onAuthentication = (result: SaslResult, reauthentication: boolean, startMs: number) => this.#recordAuthentication(address, result, reauthentication, startMs);
-    const opening = ClientConnection.open({ network, clock, host: address.host, port: address.port, clientId: name, requestTimeoutMs, sasl, onAuthentication, now });
+    const opening = ClientConnection.open({ network, clock, host: address.host, port: address.port, clientId: name, requestTimeoutMs, sasl, onAuthentication, now, origin: answerOrigin });
     this.#connections.set(key, opening);
     return opening;
   }

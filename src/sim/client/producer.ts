@@ -26,7 +26,7 @@ import { ErrorCode } from '../../broker/protocol/error-codes.ts';
 import { assert } from '../../util/assert.ts';
 import { buildRecordBatch } from '../../format/batch-builder.ts';
 import type { BuildCompressionCodec } from '../../format/compression.ts';
-import type { Outcome, ProduceOp } from '../history.ts';
+import type { AnswerOrigin, Outcome, ProduceOp } from '../history.ts';
 import { errorName } from './api.ts';
 import { BrokerPool, type NodeReply, UNKNOWN_NODE } from './brokers.ts';
 import { backoffMs, type ClientContext, type ClientOptions, clientContext, type SimClient, sleep } from './context.ts';
@@ -353,14 +353,14 @@ export class SimProducer implements SimClient {
 
   #onReply(queue: PartitionQueue, batch: Batch, reply: NodeReply<ProduceResponse>, startMs: number): void {
     if (!reply.answered) {
-      this.#record(queue, batch, reply.node, startMs, unansweredOutcome(reply.error), null);
+      this.#record(queue, batch, reply.node, startMs, unansweredOutcome(reply.error), null, undefined);
       return this.#onRetriable(queue, batch, reply.error, true);
     }
     const answer = reply.response.responses[0]?.partitionResponses[0];
     const code = answer?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR;
     const ok = code === ErrorCode.NONE;
     const baseOffset = ok && this.#acks !== 0 ? answer!.baseOffset : null;
-    this.#record(queue, batch, reply.node, startMs, answeredOutcome(code), baseOffset);
+    this.#record(queue, batch, reply.node, startMs, answeredOutcome(code), baseOffset, reply.origin);
     if (ok) return this.#finish(queue, batch, { ok: true, baseOffset });
     // The broker already holds this batch (a retry of one that was written): done, offset unknown.
     if (code === ErrorCode.DUPLICATE_SEQUENCE_NUMBER) return this.#finish(queue, batch, { ok: true, baseOffset: null });
@@ -402,7 +402,7 @@ export class SimProducer implements SimClient {
     batch.finish(result);
   }
 
-  #record(queue: PartitionQueue, batch: Batch, node: number, startMs: number, outcome: Outcome, baseOffset: number | null): void {
+  #record(queue: PartitionQueue, batch: Batch, node: number, startMs: number, outcome: Outcome, baseOffset: number | null, origin: AnswerOrigin | undefined): void {
     const idempotence =
       batch.identity === null || batch.sequence === null ? null : { producerId: BigInt(batch.identity.producerId), producerEpoch: batch.identity.producerEpoch, baseSequence: batch.sequence };
     const op: ProduceOp = {
@@ -418,6 +418,7 @@ export class SimProducer implements SimClient {
       idempotence,
       values: batch.values,
       baseOffset,
+      ...(origin === undefined ? {} : { answeredBy: origin }),
     };
     this.#context.record(op);
   }

@@ -1,6 +1,6 @@
 import { type AclChangeOp, type ClientOp, isAclChangeOp } from '../history.ts';
 import { healthySinceOf } from '../health-since.ts';
-import type { HistoryIndex } from '../history-index.ts';
+import { type HistoryIndex, onBrokerClocksMs } from '../history-index.ts';
 import type { PartitionRef, ViolationList } from '../violation.ts';
 import { AUTHORIZATION_ERRORS } from './intruder-no-data.ts';
 import { sightingsOf } from './value-sightings.ts';
@@ -51,7 +51,7 @@ export function checkAclEnforced(index: HistoryIndex, out: ViolationList): void 
   const denials = denialsOf(index.history.ops.filter(isAclChangeOp));
   const healthySince = healthySinceOf(index.history.health);
   const superUsers = new Set(security.superUsers);
-  const propagationMs = security.aclPropagationMs;
+  const propagationMs = onBrokerClocksMs(index.history, security.aclPropagationMs);
   const refusedEveryTime = new Map<string, boolean>();
   for (const op of index.history.ops) {
     if (!JUDGED_KINDS.has(op.kind)) continue;
