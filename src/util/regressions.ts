@@ -26,13 +26,15 @@ export type Regression =
   | 'plain-any-password'
   | 'acl-allow-before-deny'
   | 'lone-broker-disk-is-truth'
-  | 'judge-by-bytes';
+  | 'judge-by-bytes'
+  | 'lease-from-answer'
+  | 'lapsed-lease-keeps-serving';
 
 export interface RegressionDescription {
   /** The finding of issue 9 whose fix the switch undoes (of `issue`, when set: its deliverable the switch breaks). */
   readonly finding: number;
   /** Absent: issue 9. Issues 12's, 13's and 24's switches break what they delivered, to prove their invariants see it. */
-  readonly issue?: 12 | 13 | 24;
+  readonly issue?: 12 | 13 | 24 | 25;
   /** The old behaviour the switch brings back. */
   readonly description: string;
 }
@@ -77,6 +79,18 @@ export const REGRESSIONS: Readonly<Record<Regression, RegressionDescription>> = 
     issue: 24,
     description:
       "a control record's conditional write whose answer was ambiguous is judged by the record's value, not its nonce [CW1]: a rival's identical record counts as this write landed (two brokers reserve the same producer-id block)",
+  },
+  'lease-from-answer': {
+    finding: 1,
+    issue: 25,
+    description:
+      "a successful renewal's lease is reckoned from when its answer arrived, not from when the write was sent: a slow renewal makes the broker believe it holds its lease longer than the store granted",
+  },
+  'lapsed-lease-keeps-serving': {
+    finding: 2,
+    issue: 25,
+    description:
+      "a broker whose lease ran out unrenewed keeps acknowledging as leader (only a lapse already renewed and awaiting its confirming scan stops it), instead of stopping at the lease's end",
   },
 };
 

@@ -29,6 +29,8 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'acl-allow-before-deny': 9,
   'judge-by-bytes': 42,
   'lone-broker-disk-is-truth': 1,
+  'lease-from-answer': 1,
+  'lapsed-lease-keeps-serving': 1,
 };
 
 for (const bug of Object.keys(REGRESSIONS) as Regression[]) {
