@@ -26,6 +26,8 @@ const STARTUP_MS_MAX = 30_000;
 export const LIVENESS_BOUND_MS = 60_000;
 /** After the probes: clients finish what they have in flight (their request timeouts are shorter). */
 const DRAIN_MS = 15_000;
+/** Once the clients stopped: the group's committed offsets are read within this (every broker runs: a coordinator answers in seconds). */
+const COMMITTED_OFFSETS_READ_MS_MAX = 15_000;
 /**
  * Before the audit: the cluster settles (`settled`), or this passed. Leadership moves through
  * leases and scans, so a broker may lead, in its engine, a partition another broker took meanwhile
@@ -46,6 +48,7 @@ const STORE_SALT = 0x570e;
 const TOPIC_ADMIN_SALT = 0xad312;
 const SECURITY_SALT = 0x5ec0de;
 const AMBIGUOUS_SALT = 0xa4b16;
+const GROUP_SALT = 0x6a0b5;
 /**
  * How often a broker's view of the control store loses the answer to a conditional put (CW1,
  * docs/cluster-protocol.md), drawn per run from its own stream: none in a third of the runs, so
@@ -163,6 +166,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
     adminRandom: new SeededRandom(seed ^ TOPIC_ADMIN_SALT),
     security,
     securityRandom,
+    groupRandom: new SeededRandom(seed ^ GROUP_SALT),
   });
   await workload.setup(runFor);
 
@@ -213,6 +217,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   await runFor(LIVENESS_BOUND_MS, () => hosts.every((host) => host.state === 'running' && !host.stopping)); // a SIGTERM'd broker finishes stopping and starts again
   const probes: ProbeResult[] = await workload.probe(quietFromMs, LIVENESS_BOUND_MS, runFor);
   await workload.stop(DRAIN_MS, runFor);
+  await workload.readCommittedOffsets(COMMITTED_OFFSETS_READ_MS_MAX, runFor);
   await runFor(SETTLE_MS_MAX, () => settled(hosts, workload.finalTopics()));
   timed(`audit: ${hosts.map((host) => `${host.host} ${host.state}`).join(', ')}`);
   const replicaLogs = collectReplicaLogs(hosts, workload.finalTopics());
