@@ -1,11 +1,13 @@
 import { type ClientOp, type FaultEvent, type History, isAclChangeOp, isGroupOp, isPartitionOp } from './history.ts';
+import { COMMIT_CURRENT_GENERATION } from './invariants/commit-current-generation.ts';
 import { COMMITS_MONOTONIC } from './invariants/commits-monotonic.ts';
+import { FETCHED_OFFSET_COMMITTED } from './invariants/fetched-offset-committed.ts';
 import type { Violation } from './violation.ts';
 
 /** Lines of trace printed with a violation: the events nearest it, enough to see what led there. */
 export const TRACE_LINES_MAX = 20;
 /** Invariants over a group's offsets: their traces show the group's membership requests too (joins, syncs, heartbeats, leaves). */
-const GROUP_INVARIANTS: ReadonlySet<string> = new Set([COMMITS_MONOTONIC]);
+const GROUP_INVARIANTS: ReadonlySet<string> = new Set([COMMITS_MONOTONIC, COMMIT_CURRENT_GENERATION, FETCHED_OFFSET_COMMITTED]);
 /** Of those, how many may be ops that touch the violation's offsets far from its time. */
 const TRACE_MARKED_MAX = 5;
 
