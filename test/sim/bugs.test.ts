@@ -36,6 +36,8 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   },
   'lease-from-answer': 1,
   'lapsed-lease-keeps-serving': 1,
+  'duplicate-window-short': 3,
+  'duplicate-answer-latest-offset': 3,
 };
 
 for (const bug of Object.keys(REGRESSIONS) as Regression[]) {

@@ -224,6 +224,39 @@ test('producer-state-not-rebuilt (finding 2; test/log/producer-state.test.ts "su
   });
 });
 
+test("duplicate-window-short (issue 25; test/log/producer-state.test.ts): a retry of the producer's fifth-most-recent batch is not a duplicate", async () => {
+  const scenario = async () => {
+    const log = PartitionLog.open(tempDir());
+    for (let sequence = 0; sequence < 10; sequence += 2) log.append(idempotent(25, sequence, 2), 0); // five batches at offsets 0, 2, 4, 6, 8
+    let answer: string;
+    try {
+      const retry = log.append(idempotent(25, 0, 2), 0);
+      answer = `${retry.duplicate ? 'duplicate' : 'written'} at ${retry.baseOffset}`;
+    } catch (error) {
+      answer = isFerryError(error) ? error.kind : String(error);
+    }
+    await log.close();
+    return answer;
+  };
+  expect(await withAndWithout('duplicate-window-short', scenario)).toEqual({ fixed: 'duplicate at 0', regressed: 'OutOfOrderSequence' });
+});
+
+test("duplicate-answer-latest-offset (issue 25; test/log/producer-state.test.ts): a retry of an earlier batch is answered the producer's last batch's offset", async () => {
+  const scenario = async () => {
+    const log = PartitionLog.open(tempDir());
+    log.append(idempotent(26, 0, 2), 0); // offsets 0-1
+    log.append(idempotent(26, 2, 3), 0); // offsets 2-4
+    const retry = log.append(idempotent(26, 0, 2), 0);
+    const logEnd = log.logEndOffset;
+    await log.close();
+    return { duplicate: retry.duplicate, baseOffset: retry.baseOffset, lastOffset: retry.lastOffset, logEnd };
+  };
+  expect(await withAndWithout('duplicate-answer-latest-offset', scenario)).toEqual({
+    fixed: { duplicate: true, baseOffset: 0, lastOffset: 1, logEnd: 5 },
+    regressed: { duplicate: true, baseOffset: 2, lastOffset: 4, logEnd: 5 }, // nothing written, but the answer names the other batch's offsets
+  });
+});
+
 test('stale-durable-map (finding 4; test/engine/adopt.test.ts): after a re-adoption an append is acknowledged before its object is durable', async () => {
   const scenario = async () => {
     const gated = new GatedStore();
