@@ -1006,7 +1006,7 @@ export class Ferry {
     const config = this.#topicLogConfig(name);
     this.#partitions.get(name)?.forEach((partition, index) => {
       partition.log.reconfigure(config);
-      if (partition.role.kind === 'leader') partition.requireFollowers(this.#requiredFollowers(name, index));
+      if (partition.role.kind === 'leader' && !regressed('config-min-insync-stale')) partition.requireFollowers(this.#requiredFollowers(name, index));
     });
   }
 

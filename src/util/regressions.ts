@@ -7,6 +7,11 @@
  * the high watermark, WAL GC's coverage of a frame the tier end falls inside): the deterministic
  * simulation's self-test (issue 10 item 6) turns one on and must then report a violation within
  * its seed budget, which proves it can see that class of bug.
+  },
+ * authorship; and two that break issue 25's config changes under load: min.insync.replicas taken
+ * by the partitions already led, retention.bytes' limit): the deterministic simulation's self-test
+ * (issue 10 item 6) turns one on and must then report a violation within its seed budget, which
+ * proves it can see that class of bug.
  *
  * Production code never turns a switch on: nothing outside tests and the simulation calls
  * `reintroduce`. Each bug site reads its switch with `regressed(name)`, which is one boolean test
@@ -34,7 +39,9 @@ export type Regression =
   | 'lease-from-answer'
   | 'lapsed-lease-keeps-serving'
   | 'duplicate-window-short'
-  | 'duplicate-answer-latest-offset';
+  | 'duplicate-answer-latest-offset'
+  | 'config-min-insync-stale'
+  | 'retention-bytes-off-by-segment';
 
 export interface RegressionDescription {
   /** The finding of issue 9 whose fix the switch undoes (of `issue`, when set: its deliverable the switch breaks). */
@@ -119,6 +126,18 @@ export const REGRESSIONS: Readonly<Record<Regression, RegressionDescription>> = 
     finding: 2,
     issue: 25,
     description: "a retry recognised as a duplicate is answered with the offsets of the producer's most recent batch, not those its own original was written at",
+  },
+  'config-min-insync-stale': {
+    finding: 1,
+    issue: 25,
+    description:
+      'an altered min.insync.replicas is stored but not handed to the partitions a broker leads already: they keep acknowledging acks=all by the value they were adopted with until they are adopted again (a restart)',
+  },
+  'retention-bytes-off-by-segment': {
+    finding: 2,
+    issue: 25,
+    description:
+      'retention by size compares the log before taking the oldest segment off: a log over retention.bytes loses its oldest segment even when that leaves it under the limit, so records within retention.bytes are deleted',
   },
 };
 

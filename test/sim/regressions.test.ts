@@ -206,6 +206,22 @@ test('gc-frame-covered-by-first-offset (issue 25; test/wal/gc/collector.test.ts)
   });
 });
 
+test('retention-bytes-off-by-segment (issue 25; test/log/topic-settings-live.test.ts): retention.bytes deletes a segment the log fits in without', async () => {
+  const scenario = async () => {
+    const log = PartitionLog.open(tempDir(), { clock: new ManualClock(1_700_000_000_000) }); // the batches' own time: retention.ms takes none
+    for (let i = 0; i < 3; i++) {
+      log.append(idempotent(25, 2 * i, 2), 0);
+      log.roll(); // three sealed segments of one batch each
+    }
+    log.reconfigure({ retentionBytes: Math.floor((log.sizeBytes * 5) / 6) }); // two and a half segments: over it, but not by a whole one
+    log.enforceRetention();
+    const start = log.logStartOffset;
+    await log.close();
+    return start;
+  };
+  expect(await withAndWithout('retention-bytes-off-by-segment', scenario)).toEqual({ fixed: 0, regressed: 2 });
+});
+
 test('producer-state-not-rebuilt (finding 2; test/log/producer-state.test.ts "survives restarts"): a retry after a reopen is written again', async () => {
   const scenario = async () => {
     const directory = tempDir();
@@ -309,6 +325,22 @@ test('release-wakes-waiters (finding 7; test/engine/abandoned-acks.test.ts): rel
     return outcomes;
   };
   expect(await withAndWithout('release-wakes-waiters', scenario)).toEqual({ fixed: ['NotLeader', 'Closed'], regressed: ['acknowledged', 'acknowledged'] });
+});
+
+test('config-min-insync-stale (issue 25; test/cluster/topic-configs.test.ts): a partition led already keeps acknowledging by the min.insync.replicas it was adopted with', async () => {
+  const scenario = async () => {
+    const ferry = await Ferry.open({ directory: tempDir(), managedPartitions: true, wal: { store: new MemoryStore(), writerId: 'a', config: { uploadIntervalMs: 1 } } });
+    await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {}, 'leader', 3); // min.insync.replicas 1: the leader alone
+    ferry.applyTopicConfigs('t', { 'min.insync.replicas': '2' }); // a scan saw the alter
+    const produced = ferry.produce('t', [{ value: 'needs a follower now' }], { partition: 0, acks: 'all' });
+    void produced.catch(() => {});
+    await until(() => ferry.wal!.durableOffset(idOf('t'), 0) === 1, 'the WAL object durable'); // only the follower is missing
+    for (let turn = 0; turn < 5; turn++) await Bun.sleep(1);
+    const outcome = await settled(produced);
+    await ferry.close();
+    return outcome;
+  };
+  expect(await withAndWithout('config-min-insync-stale', scenario)).toEqual({ fixed: 'pending', regressed: 'resolved' });
 });
 
 // --- cluster pieces on their own -------------------------------------------------------------
