@@ -182,14 +182,48 @@ export interface IntruderOp extends Op {
 /** One ACL the admin created or deleted (CreateAcls, DeleteAcls with a filter matching exactly it). */
 export interface AclChangeOp extends Op {
   readonly kind: 'create-acl' | 'delete-acl';
-  /** `User:<name>`. */
+  /** `User:<name>`, or `User:*` (every principal). */
   readonly principal: string;
-  readonly resourceType: 'topic' | 'group' | 'cluster';
+  readonly resourceType: SimResourceType;
   readonly resourceName: string;
   readonly patternType: 'literal' | 'prefixed';
   /** Kafka's operation name: READ, WRITE, DESCRIBE, IDEMPOTENT_WRITE, ... */
   readonly operation: string;
   readonly permission: 'allow' | 'deny';
+}
+
+/** A resource an ACL names, as the history names its type (the cluster's one name is `kafka-cluster`). */
+export type SimResourceType = 'topic' | 'group' | 'cluster' | 'transactional-id';
+
+/** An idempotent producer's InitProducerId (no transactional id): what it was answered (issue 25, acl-enforced judges it, KIP-679). */
+export interface InitProducerIdOp extends Op {
+  readonly kind: 'init-producer-id';
+}
+
+/** The APIs the access prober sends (issue 25): each asks the authorizer about one resource and changes nothing. */
+export type AccessProbeApi =
+  | 'FindCoordinator'
+  | 'DescribeGroups'
+  | 'DescribeConfigs'
+  | 'IncrementalAlterConfigs'
+  | 'CreateTopics'
+  | 'ListOffsets'
+  | 'Metadata'
+  | 'DescribeAcls'
+  | 'DescribeClientQuotas'
+  | 'AlterClientQuotas'
+  | 'InitProducerId';
+
+/**
+ * A request of the access prober (issue 25), a user whose rights only ACLs the run draws give:
+ * one API about one resource (a topic, a group, a transactional id, or the cluster), sent only to
+ * see whether the broker lets it through (alterations and creates are validate_only).
+ */
+export interface AccessProbeOp extends Op {
+  readonly kind: 'access-probe';
+  readonly api: AccessProbeApi;
+  readonly resourceType: SimResourceType;
+  readonly resourceName: string;
 }
 
 export type ClientOp =
@@ -205,15 +239,17 @@ export type ClientOp =
   | ListOffsetsOp
   | AuthenticateOp
   | IntruderOp
-  | AclChangeOp;
+  | AclChangeOp
+  | InitProducerIdOp
+  | AccessProbeOp;
 
 /** An op on one partition of a topic incarnation (the history index files it under that partition). */
 export type PartitionOp = ProduceOp | FetchOp | CommitOp | OffsetFetchOp | DeleteRecordsOp | ListOffsetsOp;
 
 const PARTITION_OP_KINDS: ReadonlySet<ClientOp['kind']> = new Set(['produce', 'fetch', 'commit', 'offset-fetch', 'delete-records', 'list-offsets']);
 
-/** Ops of the security paths (issue 13), judged by their own invariants only. */
-export type SecurityOp = AuthenticateOp | IntruderOp | AclChangeOp;
+/** Ops of the security paths (issues 13, 25), judged by their own invariants only. */
+export type SecurityOp = AuthenticateOp | IntruderOp | AclChangeOp | AccessProbeOp;
 
 /** An ACL create or delete (their kind is a union, so `kind !==` one literal does not narrow). */
 export function isAclChangeOp(op: ClientOp): op is AclChangeOp {
@@ -221,7 +257,7 @@ export function isAclChangeOp(op: ClientOp): op is AclChangeOp {
 }
 
 export function isSecurityOp(op: ClientOp): op is SecurityOp {
-  return op.kind === 'authenticate' || op.kind === 'intruder' || op.kind === 'create-acl' || op.kind === 'delete-acl';
+  return op.kind === 'authenticate' || op.kind === 'intruder' || op.kind === 'create-acl' || op.kind === 'delete-acl' || op.kind === 'access-probe';
 }
 
 /** An op on a whole topic that does not start or end an incarnation (CreatePartitions, configs). */
@@ -423,6 +459,8 @@ export interface SecurityShape {
   readonly users: Readonly<Record<string, string>>;
   /** super.users, by user name: allowed everything, whatever the ACLs say. */
   readonly superUsers: readonly string[];
+  /** allow.everyone.if.no.acl.found (absent: false, Kafka's default): a resource no ACL names is open to all. */
+  readonly allowEveryoneIfNoAclFound?: boolean;
   /**
    * How long after an ACL change was answered a broker healthy all along applies it (each
    * broker reads the ACL records again every second; a slow or failed read is tried again).

@@ -13,19 +13,24 @@ import { SimIntruder, type IntruderTarget } from './client/intruder.ts';
 import type { ClientSasl } from './client/sasl.ts';
 import type { IntruderKind } from './history.ts';
 import { SecurityLoad } from './security-load.ts';
+import { SimAccessProber } from './client/access-prober.ts';
+import { drawProberAcls, PROBER_GROUPS, PROBER_NEW_TOPICS, PROBER_TRANSACTIONAL_IDS } from './acl-spells.ts';
 import {
   ACL_PROPAGATION_MS,
   ADMIN_USER,
   BROKER_LISTENER,
   BROKER_LISTENER_PORT,
   CLIENT_LISTENER,
+  deniableOf,
   drawPassword,
   LAPSED_USER,
   MEMBER_USER,
   OUTSIDER_USER,
+  PROBER_USER,
   READER_USER,
   setupAcls,
   SIM_GROUP,
+  type SimAcl,
   type SimSecurity,
   STRANGER_USER,
 } from './security-setup.ts';
@@ -59,6 +64,8 @@ const BARE_TOKENS_SHARE = 0.2;
 const LATE_READERS = 2;
 /** Late readers start in the second half of the chaos, once segments have rolled and been tiered. */
 const LATE_READER_START_SHARE = 0.5;
+/** The access prober's mean simulated ms between two questions (issue 25): a few hundred over a run's chaos, each a small request. */
+const PROBE_INTERVAL_MS_MEAN = 150;
 
 export type RunFor = (ms: number, done?: () => boolean) => Promise<number>;
 
@@ -114,6 +121,8 @@ export class SimWorkload {
   #clientCount = 0;
   /** Each legitimate client's user, in a secured run. */
   readonly #users = new Map<string, string>();
+  /** The setup ACLs of a secured run: the legitimate clients' and the access prober's (drawn). */
+  #setupAcls: SimAcl[] = [];
   #stopped = false;
 
   constructor(options: WorkloadOptions) {
@@ -161,7 +170,9 @@ export class SimWorkload {
         await this.#createUntilItExists(topic.name, topic.partitions);
       }
       if (security !== null) {
-        for (const acl of setupAcls(scenario, security.scenario)) {
+        const proberRandom = new SeededRandom(this.#options.securityRandom.nextInt(0x1_0000_0000));
+        this.#setupAcls = [...setupAcls(scenario, security.scenario), ...drawProberAcls(proberRandom, PROBER_USER, [...this.#topics.keys()])];
+        for (const acl of this.#setupAcls) {
           while (!(await this.#admin.createAcl(acl)).ok) await this.#sleep(SETUP_RETRY_MS);
         }
         await this.#sleep(ACL_PROPAGATION_MS);
@@ -195,24 +206,33 @@ export class SimWorkload {
     this.#startSecurityLoad();
   }
 
-  /** A secured run's intruders, and its ACL changes when it draws them. */
+  /** A secured run's intruders and access prober, and its ACL changes when it draws them. */
   #startSecurityLoad(): void {
     const { scenario, security, securityRandom } = this.#options;
     if (security === null) return;
     for (const kind of security.scenario.intruders) this.#startClient(this.#intruder(kind, security));
+    this.#startClient(this.#accessProber());
     if (!security.scenario.aclChanges) return;
+    // The legitimate clients' setup ALLOWs may be revoked, and the prober's ACLs; never the expired-session intruder's (its rights are fixed).
+    const lapsed = `User:${LAPSED_USER}`;
     void new SecurityLoad({
       admin: this.#admin,
       clock: this.#clock,
       random: new SeededRandom(securityRandom.nextInt(0x1_0000_0000)),
-      producers: scenario.producers.map((producer) => producer.name),
-      groupMembers: scenario.groupConsumers > 0,
+      menu: { prober: PROBER_USER, deniable: deniableOf(scenario, security.scenario), revocable: this.#setupAcls.filter((acl) => acl.principal !== lapsed) },
       topics: () => [...this.#topics.keys()],
       chaosMs: scenario.chaosMs,
       over: () => this.#chaosOver,
       stopped: () => this.#stopped,
       log: this.#options.log,
     }).run();
+  }
+
+  /** The access prober (issue 25): its own random stream, so that the workload's draws stay as they were. */
+  #accessProber(): SimAccessProber {
+    const random = new SeededRandom(this.#options.securityRandom.nextInt(0x1_0000_0000));
+    const targets = { topics: () => [...this.#topics.keys()], groups: PROBER_GROUPS, transactionalIds: PROBER_TRANSACTIONAL_IDS, newTopics: PROBER_NEW_TOPICS };
+    return new SimAccessProber({ ...this.#clientOptions('prober', PROBER_USER, random), targets, intervalMsMean: PROBE_INTERVAL_MS_MEAN });
   }
 
   #intruder(kind: IntruderKind, security: SimSecurity): SimIntruder {
@@ -439,8 +459,8 @@ export class SimWorkload {
     client.start();
   }
 
-  /** `user`: who the client authenticates as in a secured run. */
-  #clientOptions(name: string, user: string): ClientOptions {
+  /** `user`: who the client authenticates as in a secured run; `random`: its own stream (by default drawn from the workload's). */
+  #clientOptions(name: string, user: string, random?: SeededRandom): ClientOptions {
     assert(!this.#clients.some((client) => client.name === name), `client names are unique (${name})`);
     const { network, hosts, scheduler } = this.#options;
     const bootstrap: BrokerAddress[] = hosts.map((host) => ({ host: host.host, port: SIM_BROKER_PORT }));
@@ -449,7 +469,7 @@ export class SimWorkload {
       network: network.host(`client-${name}-${this.#clientCount++}`, new ProcessGate(`client ${name}`)),
       clock: this.#clock,
       now: () => scheduler.nowMs,
-      random: new SeededRandom(this.#random.nextInt(0x1_0000_0000)),
+      random: random ?? new SeededRandom(this.#random.nextInt(0x1_0000_0000)),
       record: this.#record,
       bootstrap,
       sasl: this.#sasl(name, user),

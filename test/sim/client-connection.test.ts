@@ -12,6 +12,7 @@ const echoApi: ClientApi<number, number> = {
   key: 99,
   name: 'Echo',
   version: 0,
+  flexible: false,
   encodeRequest: (writer, value) => void writer.int32(value),
   decodeResponse: (reader) => reader.int32(),
 };

@@ -3,9 +3,9 @@
 // change.
 import { describe, expect, test } from 'bun:test';
 import { check } from '../../src/sim/checker.ts';
-import type { AclChangeOp, AuthenticateOp, ClientOp, History, IntruderKind, IntruderOp, Outcome } from '../../src/sim/history.ts';
+import type { AccessProbeOp, AclChangeOp, AuthenticateOp, ClientOp, History, IntruderKind, IntruderOp, Outcome } from '../../src/sim/history.ts';
 import { ACL_PROPAGATION_MS } from '../../src/sim/security-setup.ts';
-import { fetch, history, NO_ANSWER, OK, offsetFetch, produce, replica, spell, VALID_LOG, validOps } from './history-fixture.ts';
+import { commit, fetch, history, NO_ANSWER, OK, offsetFetch, produce, replica, spell, VALID_LOG, validOps } from './history-fixture.ts';
 
 type Span = { startMs: number; endMs: number };
 
@@ -43,13 +43,23 @@ function authenticate(client: string, span: Span, outcome: Outcome = OK, reauthe
   return { kind: 'authenticate', client, node: 1, ...span, outcome, mechanism: 'SCRAM-SHA-256', handshakeVersion: 1, reauthentication, sessionLifetimeMs: 0 };
 }
 
-function acl(kind: AclChangeOp['kind'], span: Span, user: string, operation: string, outcome: Outcome = OK): AclChangeOp {
-  return { kind, client: 'admin', node: 1, ...span, outcome, principal: `User:${user}`, resourceType: 'topic', resourceName: 't', patternType: 'literal', operation, permission: 'deny' };
+function acl(kind: AclChangeOp['kind'], span: Span, user: string, operation: string, outcome: Outcome = OK, fields: Partial<AclChangeOp> = {}): AclChangeOp {
+  return { kind, client: 'admin', node: 1, ...span, outcome, principal: `User:${user}`, resourceType: 'topic', resourceName: 't', patternType: 'literal', operation, permission: 'deny', ...fields };
 }
 
-/** The fixture's valid run, secured: its clients' users, and more ops. */
-function secured(extra: ClientOp[], log: string[] = VALID_LOG, health = undefined as Parameters<typeof history>[0]['health']): History {
-  const base = history({ ops: [...validOps(), ...extra], replicaLogs: [replica(1, true, log), replica(2, false, log.slice(0, 2))], ...(health === undefined ? {} : { health }) });
+/** When the fixture's clients were given their rights: long before their requests, every broker healthy since. */
+const SETUP_SPAN = { startMs: -9_000, endMs: -8_990 };
+const HEALTHY_SINCE_SETUP = [1, 2].map((node) => ({ node, atMs: -10_000, healthy: true }));
+
+/** What the fixture's clients do: p1 and p2 WRITE on t, the reader READ on t and on the group g. */
+function setupAcls(): AclChangeOp[] {
+  const allow = (user: string, operation: string, fields: Partial<AclChangeOp> = {}) => acl('create-acl', SETUP_SPAN, user, operation, OK, { permission: 'allow', ...fields });
+  return [allow('p1', 'WRITE'), allow('p2', 'WRITE'), allow('reader', 'READ'), allow('reader', 'READ', { resourceType: 'group', resourceName: 'g' })];
+}
+
+/** The fixture's valid run, secured: its clients' users and their ACLs, and more ops. */
+function secured(extra: ClientOp[], log: string[] = VALID_LOG, health: Parameters<typeof history>[0]['health'] = HEALTHY_SINCE_SETUP): History {
+  const base = history({ ops: [...setupAcls(), ...validOps(), ...extra], replicaLogs: [replica(1, true, log), replica(2, false, log.slice(0, 2))], health });
   return { ...base, security: SECURITY };
 }
 
@@ -167,6 +177,59 @@ describe('acl-enforced', () => {
   test('a broker unhealthy in the bound before the request may still serve it', () => {
     const ops = [...denial(), produce('p1', { startMs: 4_200, endMs: 4_210 }, ['a4'], 4)];
     expect(check(secured(ops, [...VALID_LOG, 'a4'], [...spell(1, 0, 2_000), { node: 2, atMs: 0, healthy: true }]))).toEqual([]);
+  });
+
+  test('a prefixed DENY, and one for every principal, deny what they cover', () => {
+    const prefixed = [acl('create-acl', { startMs: 1_000, endMs: 1_010 }, 'p1', 'WRITE', OK, { patternType: 'prefixed', resourceName: 't' })];
+    expect(names(secured([...prefixed, produce('p1', { startMs: 4_200, endMs: 4_210 }, ['a4'], 4)], [...VALID_LOG, 'a4']))).toEqual(['acl-enforced']);
+    expect(check(secured([...prefixed, produce('p1', { startMs: 4_200, endMs: 4_210 }, ['a4'], null, { outcome: denied })]))).toEqual([]);
+    const longer = [acl('create-acl', { startMs: 1_000, endMs: 1_010 }, 'p1', 'WRITE', OK, { patternType: 'prefixed', resourceName: 'tt' })];
+    expect(names(secured([...longer, produce('p1', { startMs: 4_200, endMs: 4_210 }, ['a4'], null, { outcome: denied })]))).toEqual(['acl-enforced']);
+    const everyone = [acl('create-acl', { startMs: 1_000, endMs: 1_010 }, '*', 'ALL', OK, { resourceName: '*' })];
+    expect(names(secured([...everyone, fetch('c1', { startMs: 4_200, endMs: 4_210 }, 4, [], 4)]))).toEqual(['acl-enforced']);
+  });
+
+  test('an ALLOW revoked (deleted, then created again) leaves its user without the right meanwhile', () => {
+    const revoke = [
+      acl('delete-acl', { startMs: 1_000, endMs: 1_010 }, 'p2', 'WRITE', OK, { permission: 'allow' }),
+      acl('create-acl', { startMs: 6_000, endMs: 6_010 }, 'p2', 'WRITE', OK, { permission: 'allow' }),
+    ];
+    expect(check(secured([...revoke, produce('p2', { startMs: 4_200, endMs: 4_210 }, ['b1'], null, { outcome: denied })]))).toEqual([]);
+    expect(names(secured([...revoke, produce('p2', { startMs: 4_200, endMs: 4_210 }, ['b1'], 4)], [...VALID_LOG, 'b1']))).toEqual(['acl-enforced']);
+    expect(names(secured([...revoke, produce('p2', { startMs: 9_200, endMs: 9_210 }, ['b1'], null, { outcome: denied })]))).toEqual(['acl-enforced']);
+  });
+
+  test('a refusal names the first check that failed, and only an error one of its checks answers', () => {
+    const groupDenied = [acl('create-acl', { startMs: 1_000, endMs: 1_010 }, 'reader', 'READ', OK, { resourceType: 'group', resourceName: 'g', patternType: 'prefixed' })];
+    const commitAt = { startMs: 4_200, endMs: 4_210 };
+    expect(check(secured([...groupDenied, commit(commitAt, 4, { outcome: refused('GROUP_AUTHORIZATION_FAILED') })]))).toEqual([]);
+    expect(names(secured([...groupDenied, commit(commitAt, 4, { outcome: refused('TOPIC_AUTHORIZATION_FAILED') })]))).toEqual(['acl-enforced']);
+    expect(names(secured([fetch('c1', commitAt, 4, [], 4, { outcome: refused('CLUSTER_AUTHORIZATION_FAILED') })]))).toEqual(['acl-enforced']);
+  });
+
+  test("the access prober's questions are judged by the resource and operation their API needs", () => {
+    const grants = [
+      acl('create-acl', { startMs: 1_000, endMs: 1_010 }, 'prober', 'WRITE', OK, { permission: 'allow', resourceType: 'transactional-id', resourceName: 'tx', patternType: 'prefixed' }),
+      acl('create-acl', { startMs: 1_000, endMs: 1_010 }, 'prober', 'ALTER_CONFIGS', OK, { permission: 'allow', resourceType: 'cluster', resourceName: 'kafka-cluster' }),
+    ];
+    const probe = (api: AccessProbeOp['api'], resourceType: AccessProbeOp['resourceType'], resourceName: string, outcome: Outcome): AccessProbeOp => ({
+      kind: 'access-probe',
+      client: 'prober',
+      node: 1,
+      startMs: 4_200,
+      endMs: 4_210,
+      outcome,
+      api,
+      resourceType,
+      resourceName,
+    });
+    const run = (op: AccessProbeOp) => ({ ...secured([...grants, op]), security: { ...SECURITY, users: { ...SECURITY.users, prober: 'prober' } } });
+    expect(check(run(probe('FindCoordinator', 'transactional-id', 'tx0', OK)))).toEqual([]);
+    expect(check(run(probe('DescribeClientQuotas', 'cluster', 'kafka-cluster', OK)))).toEqual([]);
+    expect(check(run(probe('FindCoordinator', 'transactional-id', 'ty', refused('TRANSACTIONAL_ID_AUTHORIZATION_FAILED'))))).toEqual([]);
+    expect(names(run(probe('FindCoordinator', 'transactional-id', 'ty', OK)))).toEqual(['acl-enforced']);
+    expect(names(run(probe('DescribeAcls', 'cluster', 'kafka-cluster', OK)))).toEqual(['acl-enforced']);
+    expect(names(run(probe('AlterClientQuotas', 'cluster', 'kafka-cluster', refused('CLUSTER_AUTHORIZATION_FAILED'))))).toEqual(['acl-enforced']);
   });
 
   test('a refusal with no denial standing breaks it, and so does one of a super user', () => {

@@ -63,6 +63,11 @@ export class BrokerPool {
     this.#controller = null;
   }
 
+  /** The brokers' node ids this client learned (from Metadata), in order. */
+  knownNodes(): number[] {
+    return [...this.#addresses.keys()].sort((a, b) => a - b);
+  }
+
   partitionCount(topic: string): number | null {
     return this.#partitionCounts.get(topic) ?? null;
   }

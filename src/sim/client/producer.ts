@@ -14,7 +14,7 @@
 import { ErrorCode } from '../../broker/protocol/error-codes.ts';
 import { assert } from '../../util/assert.ts';
 import { buildRecordBatch } from '../../format/batch-builder.ts';
-import type { Outcome, ProduceOp } from '../history.ts';
+import type { InitProducerIdOp, Outcome, ProduceOp } from '../history.ts';
 import { errorName } from './api.ts';
 import { BrokerPool, type NodeReply, UNKNOWN_NODE } from './brokers.ts';
 import { backoffMs, type ClientContext, type ClientOptions, clientContext, type SimClient, sleep } from './context.ts';
@@ -199,7 +199,11 @@ export class SimProducer implements SimClient {
   async #initProducerId(): Promise<void> {
     if (this.#initializing) return;
     this.#initializing = true;
+    const startMs = this.#context.now();
     const reply = await this.#pool.send(UNKNOWN_NODE, initProducerIdApi, { transactionalId: null, transactionTimeoutMs: TRANSACTION_TIMEOUT_MS });
+    const outcome = reply.answered ? answeredOutcome(reply.response.errorCode) : unansweredOutcome(reply.error);
+    const op: InitProducerIdOp = { kind: 'init-producer-id', client: this.#context.name, node: reply.node, startMs, endMs: this.#context.now(), outcome };
+    this.#context.record(op);
     if (reply.answered && reply.response.errorCode === ErrorCode.NONE) {
       this.#identity = { producerId: reply.response.producerId, producerEpoch: reply.response.producerEpoch };
     } else {
