@@ -24,6 +24,7 @@ import { AUTH_ACCEPTED, checkAuthAccepted } from './invariants/auth-accepted.ts'
 import { checkIntruderNoData, INTRUDER_NO_DATA } from './invariants/intruder-no-data.ts';
 import { ACL_ENFORCED, checkAclEnforced } from './invariants/acl-enforced.ts';
 import { checkProducerIdUnique, PRODUCER_ID_UNIQUE } from './invariants/producer-id-unique.ts';
+import { checkQuotaThrottle, QUOTA_THROTTLE } from './invariants/quota-throttle.ts';
 import { type Violation, ViolationList } from './violation.ts';
 
 export type { Violation } from './violation.ts';
@@ -66,6 +67,7 @@ export const INVARIANTS: readonly Invariant[] = [
   { name: AUTH_ACCEPTED, check: checkAuthAccepted },
   { name: ACL_ENFORCED, check: checkAclEnforced },
   { name: PRODUCER_ID_UNIQUE, check: checkProducerIdUnique },
+  { name: QUOTA_THROTTLE, check: checkQuotaThrottle },
 ];
 
 /**

@@ -30,6 +30,10 @@ export interface ProduceOp extends Op {
   readonly values: readonly string[];
   /** The acknowledged base offset (ok outcomes with acks 1 or all). */
   readonly baseOffset: number | null;
+  /** The bytes of its record batch, what producer_byte_rate counts (issue 25); absent: not known. */
+  readonly batchBytes?: number;
+  /** throttle_time_ms answered (issue 25); absent: no answer, or none given. */
+  readonly throttleTimeMs?: number;
 }
 
 export interface ReadRecord {
@@ -135,6 +139,11 @@ export interface AuthenticateOp extends Op {
   readonly reauthentication: boolean;
   /** session_lifetime_ms answered (0: the session does not end, or v0). */
   readonly sessionLifetimeMs: number;
+  /**
+   * Which of its user's credentials of this mechanism it used (issue 25): 0, the one written
+   * before the brokers started (PLAIN's never change), or the one a ScramChangeOp set. Absent: 0.
+   */
+  readonly credential?: number;
 }
 
 /**
@@ -192,6 +201,43 @@ export interface AclChangeOp extends Op {
   readonly permission: 'allow' | 'deny';
 }
 
+/**
+ * One change of a user's SCRAM credential of one mechanism (AlterUserScramCredentials, issue 25):
+ * a new one set (its number, from 1 up: the clients use it once the change is answered ok), or the
+ * credential deleted. A retry of a change repeats its number.
+ */
+export interface ScramChangeOp extends Op {
+  readonly kind: 'alter-scram';
+  readonly user: string;
+  /** SCRAM-SHA-256 or SCRAM-SHA-512. */
+  readonly mechanism: string;
+  /** The credential set; null: the user's credential of this mechanism deleted. */
+  readonly credential: number | null;
+}
+
+/** A user's client quota set (a bound) or removed (null) with AlterClientQuotas (issue 25): `/users/<user>`, one key. */
+export interface QuotaChangeOp extends Op {
+  readonly kind: 'alter-quota';
+  readonly user: string;
+  /** producer_byte_rate, consumer_byte_rate or request_percentage. */
+  readonly key: string;
+  readonly value: number | null;
+}
+
+/**
+ * An answer that carried a throttle time (a client quota, KIP-219, issue 25), told by the client
+ * once the throttle ended: when it was answered (startMs = endMs), for how long, and when the
+ * client's next request went out on that connection.
+ */
+export interface ThrottleOp extends Op {
+  readonly kind: 'throttle';
+  /** Kafka's name of the API answered. */
+  readonly api: string;
+  readonly throttleMs: number;
+  /** How long after the answer the client's next request went out on that connection; null: none while the throttle ran. */
+  readonly nextSentAfterMs: number | null;
+}
+
 /** A resource an ACL names, as the history names its type (the cluster's one name is `kafka-cluster`). */
 export type SimResourceType = 'topic' | 'group' | 'cluster' | 'transactional-id';
 
@@ -241,7 +287,10 @@ export type ClientOp =
   | IntruderOp
   | AclChangeOp
   | InitProducerIdOp
-  | AccessProbeOp;
+  | AccessProbeOp
+  | ScramChangeOp
+  | QuotaChangeOp
+  | ThrottleOp;
 
 /** An op on one partition of a topic incarnation (the history index files it under that partition). */
 export type PartitionOp = ProduceOp | FetchOp | CommitOp | OffsetFetchOp | DeleteRecordsOp | ListOffsetsOp;
@@ -249,7 +298,7 @@ export type PartitionOp = ProduceOp | FetchOp | CommitOp | OffsetFetchOp | Delet
 const PARTITION_OP_KINDS: ReadonlySet<ClientOp['kind']> = new Set(['produce', 'fetch', 'commit', 'offset-fetch', 'delete-records', 'list-offsets']);
 
 /** Ops of the security paths (issues 13, 25), judged by their own invariants only. */
-export type SecurityOp = AuthenticateOp | IntruderOp | AclChangeOp | AccessProbeOp;
+export type SecurityOp = AuthenticateOp | IntruderOp | AclChangeOp | AccessProbeOp | ScramChangeOp | QuotaChangeOp | ThrottleOp;
 
 /** An ACL create or delete (their kind is a union, so `kind !==` one literal does not narrow). */
 export function isAclChangeOp(op: ClientOp): op is AclChangeOp {
@@ -257,7 +306,16 @@ export function isAclChangeOp(op: ClientOp): op is AclChangeOp {
 }
 
 export function isSecurityOp(op: ClientOp): op is SecurityOp {
-  return op.kind === 'authenticate' || op.kind === 'intruder' || op.kind === 'create-acl' || op.kind === 'delete-acl' || op.kind === 'access-probe';
+  return (
+    op.kind === 'authenticate' ||
+    op.kind === 'intruder' ||
+    op.kind === 'create-acl' ||
+    op.kind === 'delete-acl' ||
+    op.kind === 'access-probe' ||
+    op.kind === 'alter-scram' ||
+    op.kind === 'alter-quota' ||
+    op.kind === 'throttle'
+  );
 }
 
 /** An op on a whole topic that does not start or end an incarnation (CreatePartitions, configs). */

@@ -149,6 +149,18 @@ export function deniableOf(scenario: Scenario, security: SecurityScenario): Deni
   return [...producers, { user: READER_USER, operations: { topic: ['READ', 'DESCRIBE'] } }, ...members];
 }
 
+/** The scenario's client quotas, each on its user with its key (producer_byte_rate for a producer, consumer_byte_rate for consumers). */
+export function quotasOf(scenario: Scenario, security: SecurityScenario): { user: string; key: string; bytesPerSecond: number }[] {
+  const quotas = new Map<string, { user: string; key: string; bytesPerSecond: number }>();
+  for (const { holder, index, bytesPerSecond } of security.quotas) {
+    if (holder === 'member' && scenario.groupConsumers === 0) continue;
+    const user = holder === 'producer' ? scenario.producers[index % scenario.producers.length]!.name : holder === 'reader' ? READER_USER : MEMBER_USER;
+    const key = holder === 'producer' ? 'producer_byte_rate' : 'consumer_byte_rate';
+    quotas.set(`${user}/${key}`, { user, key, bytesPerSecond }); // the last drawn for a user and key wins
+  }
+  return [...quotas.values()];
+}
+
 /** The ACLs the admin creates at setup: what each legitimate client does, and nothing for `outsider`. */
 export function setupAcls(scenario: Scenario, security: SecurityScenario): SimAcl[] {
   const topics = (user: string, operation: AclOperation): SimAcl[] =>

@@ -14,6 +14,9 @@ import type { ClientSasl } from './client/sasl.ts';
 import type { IntruderKind } from './history.ts';
 import { SecurityLoad } from './security-load.ts';
 import { SimAccessProber } from './client/access-prober.ts';
+import { CredentialBook } from './credential-book.ts';
+import { CredentialLoad } from './credential-load.ts';
+import { scramMechanismNamed, type ScramMechanism } from '../security/scram/mechanism.ts';
 import { drawProberAcls, PROBER_GROUPS, PROBER_NEW_TOPICS, PROBER_TRANSACTIONAL_IDS } from './acl-spells.ts';
 import {
   ACL_PROPAGATION_MS,
@@ -23,6 +26,7 @@ import {
   CLIENT_LISTENER,
   deniableOf,
   drawPassword,
+  quotasOf,
   LAPSED_USER,
   MEMBER_USER,
   OUTSIDER_USER,
@@ -123,6 +127,8 @@ export class SimWorkload {
   readonly #users = new Map<string, string>();
   /** The setup ACLs of a secured run: the legitimate clients' and the access prober's (drawn). */
   #setupAcls: SimAcl[] = [];
+  /** The passwords the legitimate clients use (a secured run's; SCRAM's change when the run draws it). */
+  readonly #credentials: CredentialBook | null;
   #stopped = false;
 
   constructor(options: WorkloadOptions) {
@@ -130,6 +136,7 @@ export class SimWorkload {
     this.#clock = new SimClock(options.scheduler, new ProcessGate('clients'));
     this.#random = options.random;
     this.#topics = new Map(options.scenario.topics.map((topic) => [topic.name, topic.partitions]));
+    this.#credentials = options.security === null ? null : new CredentialBook(options.security.passwords);
     this.#record = (op: ClientOp) => {
       options.record(op);
       this.#topicAdmin.observe(op);
@@ -175,6 +182,9 @@ export class SimWorkload {
         for (const acl of this.#setupAcls) {
           while (!(await this.#admin.createAcl(acl)).ok) await this.#sleep(SETUP_RETRY_MS);
         }
+        for (const { user, key, bytesPerSecond } of quotasOf(scenario, security.scenario)) {
+          while (!(await this.#admin.alterQuota(user, key, bytesPerSecond)).ok) await this.#sleep(SETUP_RETRY_MS);
+        }
         await this.#sleep(ACL_PROPAGATION_MS);
       }
       done = true;
@@ -206,21 +216,44 @@ export class SimWorkload {
     this.#startSecurityLoad();
   }
 
-  /** A secured run's intruders and access prober, and its ACL changes when it draws them. */
+  /** A secured run's intruders and access prober, and its ACL and credential changes when it draws them. */
   #startSecurityLoad(): void {
     const { scenario, security, securityRandom } = this.#options;
     if (security === null) return;
     for (const kind of security.scenario.intruders) this.#startClient(this.#intruder(kind, security));
     this.#startClient(this.#accessProber());
+    // Both streams drawn whatever the run does with them: a run without one change load draws the rest as it would with it.
+    const aclRandom = new SeededRandom(securityRandom.nextInt(0x1_0000_0000));
+    const credentialRandom = new SeededRandom(securityRandom.nextInt(0x1_0000_0000));
+    if (security.scenario.credentialChanges) this.#startCredentialLoad(security, credentialRandom);
     if (!security.scenario.aclChanges) return;
     // The legitimate clients' setup ALLOWs may be revoked, and the prober's ACLs; never the expired-session intruder's (its rights are fixed).
     const lapsed = `User:${LAPSED_USER}`;
     void new SecurityLoad({
       admin: this.#admin,
       clock: this.#clock,
-      random: new SeededRandom(securityRandom.nextInt(0x1_0000_0000)),
+      random: aclRandom,
       menu: { prober: PROBER_USER, deniable: deniableOf(scenario, security.scenario), revocable: this.#setupAcls.filter((acl) => acl.principal !== lapsed) },
       topics: () => [...this.#topics.keys()],
+      chaosMs: scenario.chaosMs,
+      over: () => this.#chaosOver,
+      stopped: () => this.#stopped,
+      log: this.#options.log,
+    }).run();
+  }
+
+  /** SCRAM credential changes of the legitimate clients' users (not the brokers', the admin's or the intruders'). */
+  #startCredentialLoad(security: SimSecurity, random: SeededRandom): void {
+    const { scenario } = this.#options;
+    const users = [...scenario.producers.map((producer) => producer.name), READER_USER, ...(scenario.groupConsumers > 0 ? [MEMBER_USER] : []), PROBER_USER];
+    const mechanisms = security.scenario.mechanisms.map(scramMechanismNamed).filter((mechanism): mechanism is ScramMechanism => mechanism !== null);
+    void new CredentialLoad({
+      admin: this.#admin,
+      clock: this.#clock,
+      random,
+      book: this.#credentials!,
+      users,
+      mechanisms,
       chaosMs: scenario.chaosMs,
       over: () => this.#chaosOver,
       stopped: () => this.#stopped,
@@ -484,7 +517,19 @@ export class SimWorkload {
     const { mechanisms } = security.scenario;
     const mechanism = mechanisms[securityRandom.nextInt(mechanisms.length)]!;
     const bareTokens = securityRandom.next() < BARE_TOKENS_SHARE && security.scenario.reauthMs === 0;
-    return { mechanism, username: user, password: security.passwords.get(user)!, bareTokens, random: new SeededRandom(securityRandom.nextInt(0x1_0000_0000)) };
+    const book = this.#credentials!;
+    return {
+      mechanism,
+      username: user,
+      get password() {
+        return book.credentialOf(user, mechanism).password;
+      },
+      get credential() {
+        return book.credentialOf(user, mechanism).number;
+      },
+      bareTokens,
+      random: new SeededRandom(securityRandom.nextInt(0x1_0000_0000)),
+    };
   }
 
   #sleep(ms: number): Promise<void> {

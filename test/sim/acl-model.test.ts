@@ -2,7 +2,8 @@
 // each ACL stood over time (acl-timeline.ts), and how old a broker's view may be (view-floor.ts).
 import { describe, expect, test } from 'bun:test';
 import { type AccessCheck, type AclView, type AuthorizerShape, decide, type Truth } from '../../src/sim/acl-model.ts';
-import { aclLives, presenceOver } from '../../src/sim/acl-timeline.ts';
+import { aclLives } from '../../src/sim/acl-timeline.ts';
+import { presenceOver } from '../../src/sim/presence.ts';
 import type { AclChangeOp, Outcome } from '../../src/sim/history.ts';
 import type { SimAcl } from '../../src/sim/security-setup.ts';
 import { viewFloorOf } from '../../src/sim/view-floor.ts';

@@ -35,6 +35,7 @@ test('the valid run passes every invariant', () => {
     'auth-accepted',
     'acl-enforced',
     'producer-id-unique',
+    'quota-throttle',
   ]);
 });
 

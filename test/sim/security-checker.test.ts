@@ -3,7 +3,7 @@
 // change.
 import { describe, expect, test } from 'bun:test';
 import { check } from '../../src/sim/checker.ts';
-import type { AccessProbeOp, AclChangeOp, AuthenticateOp, ClientOp, History, IntruderKind, IntruderOp, Outcome } from '../../src/sim/history.ts';
+import type { AccessProbeOp, AclChangeOp, AuthenticateOp, ProduceOp, QuotaChangeOp, ScramChangeOp, ThrottleOp, ClientOp, History, IntruderKind, IntruderOp, Outcome } from '../../src/sim/history.ts';
 import { ACL_PROPAGATION_MS } from '../../src/sim/security-setup.ts';
 import { commit, fetch, history, NO_ANSWER, OK, offsetFetch, produce, replica, spell, VALID_LOG, validOps } from './history-fixture.ts';
 
@@ -39,8 +39,12 @@ function intruder(kind: IntruderKind, api: string, span: Span, outcome: Outcome,
   };
 }
 
-function authenticate(client: string, span: Span, outcome: Outcome = OK, reauthentication = false): AuthenticateOp {
-  return { kind: 'authenticate', client, node: 1, ...span, outcome, mechanism: 'SCRAM-SHA-256', handshakeVersion: 1, reauthentication, sessionLifetimeMs: 0 };
+function authenticate(client: string, span: Span, outcome: Outcome = OK, reauthentication = false, fields: Partial<AuthenticateOp> = {}): AuthenticateOp {
+  return { kind: 'authenticate', client, node: 1, ...span, outcome, mechanism: 'SCRAM-SHA-256', handshakeVersion: 1, reauthentication, sessionLifetimeMs: 0, ...fields };
+}
+
+function scramChange(span: Span, user: string, credential: number | null, outcome: Outcome = OK): ScramChangeOp {
+  return { kind: 'alter-scram', client: 'admin', node: 1, ...span, outcome, user, mechanism: 'SCRAM-SHA-256', credential };
 }
 
 function acl(kind: AclChangeOp['kind'], span: Span, user: string, operation: string, outcome: Outcome = OK, fields: Partial<AclChangeOp> = {}): AclChangeOp {
@@ -150,6 +154,84 @@ describe('auth-accepted', () => {
   test('a legitimate exchange refused breaks it', () => {
     expect(names(secured([authenticate('p1', { startMs: 50, endMs: 60 }, refused('SASL_AUTHENTICATION_FAILED'))]))).toEqual(['auth-accepted']);
     expect(names(secured([authenticate('p1', { startMs: 160, endMs: 170 }, refused('SERVER_PROOF_REFUSED'), true)]))).toEqual(['auth-accepted']);
+  });
+});
+
+describe('auth-accepted and auth-refused with SCRAM credentials changed (issue 25)', () => {
+  /** p1's SCRAM-SHA-256 credential 1 set at 1 000 ms (answered 1 010): credential 0 surely gone, 1 surely there, from 4 010 (the propagation bound). */
+  const change = scramChange({ startMs: 1_000, endMs: 1_010 }, 'p1', 1);
+  const failed = refused('SASL_AUTHENTICATION_FAILED');
+  const credential = (n: number) => ({ credential: n });
+
+  test('a credential refused while it may have been replaced, or after it was, and the new one taken, keep them', () => {
+    const ops = [
+      change,
+      authenticate('p1', { startMs: 2_000, endMs: 2_010 }, failed, false, credential(0)),
+      authenticate('p1', { startMs: 2_000, endMs: 2_010 }, failed, false, credential(1)),
+      authenticate('p1', { startMs: 2_000, endMs: 2_010 }, OK, false, credential(0)),
+      authenticate('p1', { startMs: 5_000, endMs: 5_010 }, failed, true, credential(0)),
+      authenticate('p1', { startMs: 5_000, endMs: 5_010 }, OK, true, credential(1)),
+      authenticate('p2', { startMs: 5_000, endMs: 5_010 }, OK, false, credential(0)), // another user's is untouched
+    ];
+    expect(check(secured(ops))).toEqual([]);
+  });
+
+  test('a new credential refused once it stood breaks auth-accepted; the old one taken after it was replaced, or deleted, breaks auth-refused', () => {
+    expect(names(secured([change, authenticate('p1', { startMs: 5_000, endMs: 5_010 }, failed, false, credential(1))]))).toEqual(['auth-accepted']);
+    expect(names(secured([change, authenticate('p1', { startMs: 5_000, endMs: 5_010 }, OK, true, credential(0))]))).toEqual(['auth-refused']);
+    const deleted = scramChange({ startMs: 1_000, endMs: 1_010 }, 'p1', null);
+    expect(names(secured([deleted, authenticate('p1', { startMs: 5_000, endMs: 5_010 }, OK, false, credential(0))]))).toEqual(['auth-refused']);
+    expect(check(secured([deleted, authenticate('p1', { startMs: 5_000, endMs: 5_010 }, failed, false, credential(0))]))).toEqual([]);
+  });
+
+  test("PLAIN's passwords never change, and an authenticated session is never answered an authentication error", () => {
+    expect(names(secured([change, authenticate('p1', { startMs: 5_000, endMs: 5_010 }, failed, false, { mechanism: 'PLAIN' })]))).toEqual(['auth-accepted']);
+    expect(names(secured([change, produce('p1', { startMs: 5_000, endMs: 5_010 }, ['a4'], null, { outcome: refused('ILLEGAL_SASL_STATE') })]))).toEqual(['auth-accepted']);
+  });
+});
+
+describe('quota-throttle (issue 25)', () => {
+  /** p1's producer_byte_rate: 100 B/s, set long before (every broker healthy since). */
+  const quota: QuotaChangeOp = { kind: 'alter-quota', client: 'admin', node: 1, startMs: -30_000, endMs: -29_990, outcome: OK, user: 'p1', key: 'producer_byte_rate', value: 100 };
+  const healthyLong = [1, 2].map((node) => ({ node, atMs: -40_000, healthy: true }));
+  const run = (ops: ClientOp[]) => secured(ops, VALID_LOG, healthyLong);
+  const throttle = (client: string, api: string, throttleMs: number, nextSentAfterMs: number | null): ThrottleOp => ({
+    kind: 'throttle',
+    client,
+    node: 1,
+    startMs: 4_000,
+    endMs: 4_000,
+    outcome: OK,
+    api,
+    throttleMs,
+    nextSentAfterMs,
+  });
+  /** p1's batches of 200 bytes, one every 100 ms from `fromMs`, each answered in 5 ms (`throttled` from the 10th on). */
+  function batches(count: number, fromMs: number, throttled: (i: number) => number): ProduceOp[] {
+    return Array.from({ length: count }, (_, i) =>
+      produce('p1', { startMs: fromMs + i * 100, endMs: fromMs + i * 100 + 5 }, [`q${i}`], null, { outcome: refused('NOT_LEADER_OR_FOLLOWER'), batchBytes: 200, throttleTimeMs: throttled(i) }),
+    );
+  }
+
+  test('throttles of a user with a quota, within its rule, honoured, keep it', () => {
+    // From the 6th batch on, 1 200 bytes and more within 10 s, over 11 s x 100 B/s x 1.1: throttled, as the rule allows (1 200 bytes: 12 s - 10 s).
+    const ops = [quota, ...batches(30, 1_000, (i) => (i >= 5 ? 1_000 : 0)), throttle('p1', 'Produce', 2_000, 2_000)];
+    expect(check(run(ops))).toEqual([]);
+  });
+
+  test('a throttle without a quota, or longer than the rule gives, or not honoured breaks it', () => {
+    expect(names(run([throttle('c1', 'Fetch', 500, null)]))).toEqual(['quota-throttle']);
+    expect(names(run([produce('p2', { startMs: 4_000, endMs: 4_010 }, ['b1'], null, { outcome: refused('NOT_LEADER_OR_FOLLOWER'), batchBytes: 200, throttleTimeMs: 500 })]))).toEqual([
+      'quota-throttle',
+    ]);
+    expect(names(run([quota, ...batches(3, 1_000, (i) => (i === 2 ? 5_000 : 0))]))).toEqual(['quota-throttle']); // 600 bytes allow none
+    expect(names(run([quota, throttle('p1', 'Produce', 2_000, 1_500)]))).toEqual(['quota-throttle']);
+  });
+
+  test('a quota that does not bite breaks it', () => {
+    // 30 × 200 bytes within 3 s, far over 11 s × 100 B/s: the later ones must be throttled.
+    expect(names(run([quota, ...batches(30, 1_000, () => 0)]))).toEqual(['quota-throttle']);
+    expect(check(run([quota, ...batches(5, 1_000, () => 0)]))).toEqual([]);
   });
 });
 

@@ -1,6 +1,7 @@
 import { type NeededCheck, checksOf } from '../access-checks.ts';
 import { type AccessCheck, type AclView, type AuthorizerShape, decide, patternMatches, principalMatches, type Truth, type ViewedAcl } from '../acl-model.ts';
-import { type AclLife, aclLives, presenceOver } from '../acl-timeline.ts';
+import { type AclLife, aclLives } from '../acl-timeline.ts';
+import { presenceOver } from '../presence.ts';
 import { type ClientOp, isAclChangeOp, type SimResourceType } from '../history.ts';
 import type { HistoryIndex } from '../history-index.ts';
 import { viewFloorOf } from '../view-floor.ts';
