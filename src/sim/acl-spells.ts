@@ -27,6 +27,8 @@ const RESOURCE_TYPES: readonly SimResourceType[] = ['topic', 'group', 'cluster',
 /** How a pattern is drawn: a literal name, a prefix of one, or the literal `*` (the cluster: its one name, literal or as a prefix). */
 const LITERAL_SHARE = 0.45;
 const WILDCARD_SHARE = 0.15;
+/** Of prefixes drawn, the share shorter than the name they come from (a prefix as long as the name matches only it, as a literal would). */
+const STRICT_PREFIX_SHARE = 0.75;
 /** Of the prober's setup grants (each a menu line), the share included. */
 const PROBER_GRANT_SHARE = 0.6;
 /** Of runs, the share whose prober also starts with a drawn DENY. */
@@ -48,7 +50,8 @@ function drawPattern(random: SeededRandom, resourceType: SimResourceType, names:
   if (draw < WILDCARD_SHARE) return { resourceName: '*', patternType: 'literal' };
   const name = pick(random, names);
   if (draw < WILDCARD_SHARE + LITERAL_SHARE) return { resourceName: name, patternType: 'literal' };
-  return { resourceName: name.slice(0, 1 + random.nextInt(name.length)), patternType: 'prefixed' };
+  const strict = name.length > 1 && random.next() < STRICT_PREFIX_SHARE;
+  return { resourceName: strict ? name.slice(0, 1 + random.nextInt(name.length - 1)) : name, patternType: 'prefixed' };
 }
 
 function namesOf(resourceType: SimResourceType, topics: readonly string[]): readonly string[] {

@@ -74,6 +74,8 @@ const QUOTA_PROBE_RATE = 1_000_000_000;
 const CONFIG_SET = 0;
 /** The broker's wait for a CreateTopics (validate_only: nothing to wait for). */
 const CREATE_TIMEOUT_MS = 1_000;
+/** Kafka's default transaction.timeout.ms, sent by every InitProducerId (unused without a transactional id). */
+const TRANSACTION_TIMEOUT_MS = 60_000;
 
 export class SimAccessProber implements SimClient {
   readonly #context: ClientContext;
@@ -162,7 +164,7 @@ export class SimAccessProber implements SimClient {
         return this.#send(UNKNOWN_NODE, alterClientQuotasApi, { entries: [entry], validateOnly: true }, (r) => r.entries[0]?.errorCode);
       }
       case 'InitProducerId':
-        return this.#send(UNKNOWN_NODE, initProducerIdApi, { transactionalId: null, transactionTimeoutMs: 60_000 }, (r) => r.errorCode);
+        return this.#send(UNKNOWN_NODE, initProducerIdApi, { transactionalId: null, transactionTimeoutMs: TRANSACTION_TIMEOUT_MS }, (r) => r.errorCode);
     }
   }
 
