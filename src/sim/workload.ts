@@ -68,8 +68,8 @@ const BARE_TOKENS_SHARE = 0.2;
 const LATE_READERS = 2;
 /** Late readers start in the second half of the chaos, once segments have rolled and been tiered. */
 const LATE_READER_START_SHARE = 0.5;
-/** The access prober's mean simulated ms between two questions (issue 25): a few hundred over a run's chaos, each a small request. */
-const PROBE_INTERVAL_MS_MEAN = 150;
+/** The access prober's mean simulated ms between two questions (issue 25): a hundred or two over a run's chaos, each a small request. */
+const PROBE_INTERVAL_MS_MEAN = 250;
 
 export type RunFor = (ms: number, done?: () => boolean) => Promise<number>;
 
@@ -265,7 +265,7 @@ export class SimWorkload {
   #accessProber(): SimAccessProber {
     const random = new SeededRandom(this.#options.securityRandom.nextInt(0x1_0000_0000));
     const targets = { topics: () => [...this.#topics.keys()], groups: PROBER_GROUPS, transactionalIds: PROBER_TRANSACTIONAL_IDS, newTopics: PROBER_NEW_TOPICS };
-    return new SimAccessProber({ ...this.#clientOptions('prober', PROBER_USER, random), targets, intervalMsMean: PROBE_INTERVAL_MS_MEAN });
+    return new SimAccessProber({ ...this.#clientOptions('prober', PROBER_USER, random), targets, intervalMsMean: PROBE_INTERVAL_MS_MEAN, over: () => this.#chaosOver });
   }
 
   #intruder(kind: IntruderKind, security: SimSecurity): SimIntruder {

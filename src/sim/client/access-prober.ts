@@ -39,6 +39,8 @@ export interface AccessProberOptions extends ClientOptions {
   readonly targets: AccessTargets;
   /** Mean simulated ms between two probes (a Poisson process). */
   readonly intervalMsMean: number;
+  /** The chaos is over: no more questions (the ACLs change no more). */
+  readonly over: () => boolean;
 }
 
 /** One kind of question: the API, the type of resource it names, and where its names come from. */
@@ -82,6 +84,7 @@ export class SimAccessProber implements SimClient {
   readonly #pool: BrokerPool;
   readonly #targets: AccessTargets;
   readonly #intervalMsMean: number;
+  readonly #over: () => boolean;
   #running = false;
 
   constructor(options: AccessProberOptions) {
@@ -89,6 +92,7 @@ export class SimAccessProber implements SimClient {
     this.#pool = new BrokerPool(this.#context);
     this.#targets = options.targets;
     this.#intervalMsMean = options.intervalMsMean;
+    this.#over = options.over;
   }
 
   get name(): string {
@@ -110,9 +114,9 @@ export class SimAccessProber implements SimClient {
   async #run(): Promise<void> {
     const { random, clock } = this.#context;
     await this.#pool.refreshMetadata(null);
-    while (this.#running) {
+    while (this.#running && !this.#over()) {
       await sleep(clock, -Math.log(1 - random.next()) * this.#intervalMsMean);
-      if (!this.#running) return;
+      if (!this.#running || this.#over()) return;
       const kind = PROBE_KINDS[random.nextInt(PROBE_KINDS.length)]!;
       const names = kind.names(this.#targets);
       if (names.length === 0) continue;

@@ -36,7 +36,7 @@ const RUN_WIDE: PartitionRef = { topic: '', incarnation: 0, partition: -1 };
 export function checkAclEnforced(index: HistoryIndex, out: ViolationList): void {
   const security = index.history.security;
   if (security === undefined) return;
-  const lives = aclLives(index.history.ops.filter(isAclChangeOp));
+  const lives = new LivesByType(aclLives(index.history.ops.filter(isAclChangeOp)));
   const shape: AuthorizerShape = { superUsers: new Set(security.superUsers.map((user) => `User:${user}`)), allowEveryoneIfNoAclFound: security.allowEveryoneIfNoAclFound ?? false };
   const floorOf = viewFloorOf(index.history.health, security.aclPropagationMs);
   const refusedEveryTime = new Map<string, boolean>();
@@ -88,19 +88,41 @@ function judgeAnswer(op: ClientOp, principal: string, checks: readonly NeededChe
   }
 }
 
+/** The run's ACLs by resource type, and of each type those that can apply to a principal (its own and `User:*`'s). */
+class LivesByType {
+  readonly #byType = new Map<SimResourceType, AclLife[]>();
+  readonly #byTypeAndPrincipal = new Map<string, AclLife[]>();
+
+  constructor(lives: readonly AclLife[]) {
+    for (const life of lives) {
+      const list = this.#byType.get(life.acl.resourceType);
+      if (list === undefined) this.#byType.set(life.acl.resourceType, [life]);
+      else list.push(life);
+    }
+  }
+
+  of(resourceType: SimResourceType, principal: string | null): readonly AclLife[] {
+    const all = this.#byType.get(resourceType) ?? [];
+    if (principal === null) return all;
+    const key = `${resourceType}\u0000${principal}`;
+    let applying = this.#byTypeAndPrincipal.get(key);
+    if (applying === undefined) this.#byTypeAndPrincipal.set(key, (applying = all.filter((life) => principalMatches(life.acl, principal))));
+    return applying;
+  }
+}
+
 /**
  * The ACLs a broker may have decided `principal`'s request by: each ACL's presence over [fromMs,
  * toMs]. Only ACLs that can apply to the principal take part (and, under
  * allow.everyone.if.no.acl.found, every ACL, since any names a resource).
  */
-function windowView(lives: readonly AclLife[], principal: string, shape: AuthorizerShape, fromMs: number, toMs: number): AclView {
+function windowView(lives: LivesByType, principal: string, shape: AuthorizerShape, fromMs: number, toMs: number): AclView {
   const byType = new Map<SimResourceType, ViewedAcl[]>();
   return {
     ofType(resourceType) {
       let viewed = byType.get(resourceType);
       if (viewed !== undefined) return viewed;
-      const relevant = lives.filter((life) => life.acl.resourceType === resourceType && (shape.allowEveryoneIfNoAclFound || principalMatches(life.acl, principal)));
-      viewed = relevant.map((life) => ({ acl: life.acl, present: presenceOver(life, fromMs, toMs) }));
+      viewed = lives.of(resourceType, shape.allowEveryoneIfNoAclFound ? null : principal).map((life) => ({ acl: life.acl, present: presenceOver(life, fromMs, toMs) }));
       byType.set(resourceType, viewed);
       return viewed;
     },
