@@ -103,11 +103,11 @@ export interface CreatePartitionsOp extends Op {
   readonly count: number;
 }
 
-/** An IncrementalAlterConfigs of one topic (issue 12): each config SET to its value. */
+/** An IncrementalAlterConfigs of one topic (issue 12): each config SET to its value, or DELETEd (null: back to its default). */
 export interface AlterConfigsOp extends Op {
   readonly kind: 'alter-configs';
   readonly topic: string;
-  readonly configs: readonly { readonly name: string; readonly value: string }[];
+  readonly configs: readonly { readonly name: string; readonly value: string | null }[];
 }
 
 /** A Metadata answer: the partition count of every topic it named without an error. */

@@ -14,6 +14,7 @@ import { ReplicaEndRecorder } from './replica-ends.ts';
 import { PARTITIONS_MAX } from './topic-admin-load.ts';
 import { auditTier, type TierAuditTarget, TierRecordWrites } from './tier-audit.ts';
 import { traceHash } from './trace-hash.ts';
+import { FrameStraddles, type FrameStraddleStats } from './frame-straddles.ts';
 import { auditWal, WalWrites } from './wal-audit.ts';
 import { SimStoreView } from './store.ts';
 import { SimWorkload } from './workload.ts';
@@ -46,6 +47,9 @@ const STORE_SALT = 0x570e;
 const TOPIC_ADMIN_SALT = 0xad312;
 const SECURITY_SALT = 0x5ec0de;
 const AMBIGUOUS_SALT = 0xa4b16;
+const SHAPES_SALT = 0x5a4e5;
+const PRODUCE_SHAPES_SALT = 0xb47c4;
+const CONFIG_CHANGE_SALT = 0xc0f1c;
 /**
  * How often a broker's view of the control store loses the answer to a conditional put (CW1,
  * docs/cluster-protocol.md), drawn per run from its own stream: none in a third of the runs, so
@@ -78,6 +82,8 @@ export interface SimRunResult {
   readonly simulatedMs: number;
   readonly faultsInjected: number;
   readonly eventsRun: number;
+  /** WAL frames against tier ends (frame-straddles.ts). */
+  readonly straddles: FrameStraddleStats;
 }
 
 export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
@@ -88,7 +94,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   // every later load is a settled promise.
   await loadXxh64Stream();
   const securityRandom = new SeededRandom(seed ^ SECURITY_SALT);
-  const scenario: Scenario = { ...drawScenario(new SeededRandom(seed ^ SCENARIO_SALT), securityRandom), ...options.scenario };
+  const scenario: Scenario = { ...drawScenario(new SeededRandom(seed ^ SCENARIO_SALT), securityRandom, new SeededRandom(seed ^ SHAPES_SALT)), ...options.scenario };
   const security: SimSecurity | null =
     scenario.security === null
       ? null
@@ -105,9 +111,24 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   const storeClock = new SimClock(scheduler, new ProcessGate('object-store'));
   const startMs = scheduler.nowMs;
   const tierWrites = scenario.tier === null ? null : new TierRecordWrites(() => scheduler.nowMs - startMs);
-  const onPut = tierWrites === null ? {} : { onPut: (key: string, body: Uint8Array) => tierWrites.put(key, body) };
+  const straddles = new FrameStraddles();
+  const onPut = {
+    onPut: (key: string, body: Uint8Array) => {
+      tierWrites?.put(key, body);
+      walDeletes?.written(key);
+      straddles.put(key, body);
+    },
+  };
   let walDeletes: WalDeleteRecorder | null = null;
-  const onDelete = scenario.tier === null ? {} : { onDelete: (key: string, body: Uint8Array) => walDeletes!.deleted(key, body) };
+  const onDelete =
+    scenario.tier === null
+      ? {}
+      : {
+          onDelete: (key: string, body: Uint8Array) => {
+            walDeletes!.deleted(key, body);
+            straddles.deleted(key);
+          },
+        };
   const walStore = new MemoryStore({ latency: 's3-express', seed: seed ^ STORE_SALT, clock: storeClock, faults: STORE_FAULTS, ...onPut, ...onDelete });
   const controlStore = new MemoryStore({ latency: 's3-express', seed: (seed ^ STORE_SALT) + 1, clock: storeClock, faults: STORE_FAULTS, ...onPut });
   const walWrites = new WalWrites();
@@ -161,6 +182,8 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
     log: timed,
     random: new SeededRandom(seed),
     adminRandom: new SeededRandom(seed ^ TOPIC_ADMIN_SALT),
+    shapesRandom: new SeededRandom(seed ^ PRODUCE_SHAPES_SALT),
+    configRandom: new SeededRandom(seed ^ CONFIG_CHANGE_SALT),
     security,
     securityRandom,
   });
@@ -254,7 +277,17 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   if (overBudget())
     violations.push({ invariant: 'no-livelock', topic: '', partition: -1, offsets: [], message: `more than ${EVENTS_MAX} events in ${Math.round((scheduler.nowMs - startMs) / 1000)} simulated s` });
   for (const host of hosts) host.crash(); // ends every process: nothing of this run outlives it
-  return { seed, scenario, history, violations, traceHash: traceHash(history, scheduler.eventsRun), simulatedMs: scheduler.nowMs - startMs, faultsInjected, eventsRun: scheduler.eventsRun };
+  return {
+    seed,
+    scenario,
+    history,
+    violations,
+    traceHash: traceHash(history, scheduler.eventsRun),
+    simulatedMs: scheduler.nowMs - startMs,
+    faultsInjected,
+    eventsRun: scheduler.eventsRun,
+    straddles: straddles.stats,
+  };
 }
 
 /**

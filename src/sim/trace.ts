@@ -112,7 +112,7 @@ function describeOp(op: ClientOp): string {
     case 'create-partitions':
       return `create-partitions ${op.topic} to ${op.count}`;
     case 'alter-configs':
-      return `alter-configs ${op.topic} ${op.configs.map((config) => `${config.name}=${config.value}`).join(', ')}`;
+      return `alter-configs ${op.topic} ${op.configs.map((config) => `${config.name}=${config.value ?? '(default)'}`).join(', ')}`;
     case 'metadata':
       return `metadata ${op.topics.map((topic) => `${topic.name}:${topic.partitions}`).join(' ')}`;
     case 'authenticate':

@@ -22,7 +22,7 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'follower-reports-to-old-leader': 35,
   'isr-keeps-dead-replica': 35,
   'release-wakes-waiters': 79,
-  'fenced-writer-stays-fenced': 59,
+  'fenced-writer-stays-fenced': 246,
   'delete-records-not-durable': 5,
   'log-append-time-ignored': 1,
   'plain-any-password': 22,

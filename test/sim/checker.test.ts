@@ -578,7 +578,8 @@ describe('formatViolation', () => {
   });
 });
 
-test('checks a run of tens of thousands of ops in well under a second', () => {
+// What the checker costs is measured in bench/sim-check.bench.ts (a time bound here would fail on a busy machine).
+test('judges a run of tens of thousands of ops: clean as written, and a leader log cut short is found', () => {
   const PARTITIONS = 20;
   const BATCHES = 1_000;
   const ops: ClientOp[] = [];
@@ -597,10 +598,7 @@ test('checks a run of tens of thousands of ops in well under a second', () => {
   }
   const probes = Array.from({ length: PARTITIONS }, (_, partition) => ({ ...probe(), partition }));
   const run = history({ ops, replicaLogs: logs, probes });
-  const started = performance.now();
   expect(check(run)).toEqual([]);
-  const elapsedMs = performance.now() - started;
-  expect(elapsedMs).toBeLessThan(1_000);
   const broken = { ...run, replicaLogs: run.replicaLogs.map((log) => (log.partition === 3 && log.leader ? { ...log, records: log.records.slice(0, 100) } : log)) };
   const violations = check(broken);
   expect(violations.filter((v) => v.invariant === 'acked-durable').map((v) => [v.partition, v.offsets.length, v.message.includes('1900 cases')])).toEqual([[3, 20, true]]);

@@ -13,7 +13,7 @@ import { KafkaReader } from '../../src/broker/protocol/reader.ts';
 import { KafkaWriter } from '../../src/broker/protocol/writer.ts';
 import { RecordBatch } from '../../src/format/record-batch.ts';
 import type { ClientOp, ProduceOp } from '../../src/sim/history.ts';
-import { type ProduceResult, SimProducer } from '../../src/sim/client/producer.ts';
+import { type ProduceResult, type ProducerOptions, SimProducer } from '../../src/sim/client/producer.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import type { NetSocket, Network, SocketHandlers } from '../../src/util/network.ts';
 import { SeededRandom } from '../../src/util/random.ts';
@@ -23,9 +23,12 @@ interface ReceivedBatch {
   readonly producerId: number;
   readonly baseSequence: number;
   readonly count: number;
+  readonly partition: number;
+  /** The batch as it came (its codec, its first key). */
+  readonly batch: RecordBatch;
 }
 
-/** A one-broker, one-partition ('t'/0) broker that checks sequences as Kafka does, plus scripted errors. */
+/** A one-broker broker of 't'/0 and 't'/1 that checks sequences as Kafka does, plus scripted errors (one per batch, in order). */
 class ScriptedBroker implements Network {
   /** Error codes for the next Produce requests, in order (NONE: handle normally). */
   readonly script: number[] = [];
@@ -33,6 +36,8 @@ class ScriptedBroker implements Network {
   autoAnswer = true;
   readonly received: ReceivedBatch[] = [];
   readonly log: ReceivedBatch[] = [];
+  /** How many batches each Produce request carried. */
+  readonly requests: number[] = [];
   metadataRequests = 0;
   initRequests = 0;
   readonly #expected = new Map<number, number>();
@@ -64,7 +69,7 @@ class ScriptedBroker implements Network {
 
   /** Forgets the producer's sequence (as a broker that lost its producer state would). */
   loseSequence(producerId: number, expected: number): void {
-    this.#expected.set(producerId, expected);
+    this.#expected.set(producerId * 2, expected);
   }
 
   release(): void {
@@ -92,7 +97,7 @@ class ScriptedBroker implements Network {
             errorCode: 0,
             name: 't',
             isInternal: false,
-            partitions: [{ errorCode: 0, partitionIndex: 0, leaderId: 1, leaderEpoch: 0, replicaNodes: [1], isrNodes: [1], offlineReplicas: [] }],
+            partitions: [0, 1].map((partitionIndex) => ({ errorCode: 0, partitionIndex, leaderId: 1, leaderEpoch: 0, replicaNodes: [1], isrNodes: [1], offlineReplicas: [] })),
             topicAuthorizedOperations: 0,
           },
         ],
@@ -103,11 +108,13 @@ class ScriptedBroker implements Network {
       initProducerIdCodec.encodeResponse(writer, header.apiVersion, { throttleTimeMs: 0, errorCode: 0, producerId: this.#nextProducerId++, producerEpoch: 0 });
     } else {
       const request = produceCodec.decodeRequest(reader, header.apiVersion);
-      const { errorCode, baseOffset } = this.#append(new RecordBatch(request.topicData[0]!.partitionData[0]!.records!));
-      produceCodec.encodeResponse(writer, header.apiVersion, {
-        responses: [{ name: 't', partitionResponses: [{ index: 0, errorCode, baseOffset, logAppendTimeMs: -1, logStartOffset: 0, recordErrors: [], errorMessage: null }] }],
-        throttleTimeMs: 0,
+      const partitionData = request.topicData[0]!.partitionData;
+      this.requests.push(partitionData.length);
+      const partitionResponses = partitionData.map(({ index, records }) => {
+        const { errorCode, baseOffset } = this.#append(index, new RecordBatch(records!));
+        return { index, errorCode, baseOffset, logAppendTimeMs: -1, logStartOffset: 0, recordErrors: [], errorMessage: null };
       });
+      produceCodec.encodeResponse(writer, header.apiVersion, { responses: [{ name: 't', partitionResponses }], throttleTimeMs: 0 });
     }
     const isProduce = header.apiKey === produceCodec.key;
     const body = Buffer.concat(writer.chunks());
@@ -116,21 +123,22 @@ class ScriptedBroker implements Network {
     else this.#held.push(answer);
   }
 
-  #append(batch: RecordBatch): { errorCode: number; baseOffset: number } {
-    const received = { producerId: batch.producerId, baseSequence: batch.baseSequence, count: batch.recordCount };
+  #append(partition: number, batch: RecordBatch): { errorCode: number; baseOffset: number } {
+    const received = { producerId: batch.producerId, baseSequence: batch.baseSequence, count: batch.recordCount, partition, batch };
     this.received.push(received);
     const scripted = this.script.shift() ?? ErrorCode.NONE;
     if (scripted !== ErrorCode.NONE) return { errorCode: scripted, baseOffset: -1 };
-    const expected = this.#expected.get(received.producerId) ?? 0;
+    const key = received.producerId * 2 + partition; // producer ids are whole numbers; two partitions
+    const expected = this.#expected.get(key) ?? 0;
     if (received.producerId >= 0 && received.baseSequence !== expected) return { errorCode: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, baseOffset: -1 };
-    this.#expected.set(received.producerId, expected + received.count);
-    const baseOffset = this.log.reduce((sum, b) => sum + b.count, 0);
+    this.#expected.set(key, expected + received.count);
+    const baseOffset = this.log.filter((b) => b.partition === partition).reduce((sum, b) => sum + b.count, 0);
     this.log.push(received);
     return { errorCode: ErrorCode.NONE, baseOffset };
   }
 }
 
-function setup(maxAttempts = 5, idempotent = true) {
+function setup(maxAttempts = 5, idempotent = true, shape: Partial<ProducerOptions> = {}) {
   const clock = new ManualClock();
   const broker = new ScriptedBroker();
   const history: { ops: ClientOp[] } = { ops: [] };
@@ -146,6 +154,7 @@ function setup(maxAttempts = 5, idempotent = true) {
     idempotent,
     acks: idempotent ? -1 : 1,
     maxAttempts,
+    ...shape,
   });
   producer.start();
   const produces = () => history.ops.filter((op): op is ProduceOp => op.kind === 'produce');
@@ -260,4 +269,43 @@ test('the same seed and the same script give the same history', async () => {
   const first = await run();
   expect(await run()).toBe(first);
   expect(first).toContain('REQUEST_TIMED_OUT');
+});
+
+test('batches of two partitions ready at once share a request, one per partition; each is answered and retried on its own', async () => {
+  const { clock, broker, producer, produces } = setup(5, true, { lingerMs: 20 });
+  broker.script.push(ErrorCode.NONE, ErrorCode.NOT_ENOUGH_REPLICAS); // the second batch of the first request fails
+  const both = Promise.all([producer.produce('t', 0, 1), producer.produce('t', 1, 2), producer.produce('t', 0, 1)]);
+  await advanceUntil(clock, () => producer.pending === 0, 'every batch finished');
+  expect((await both).map((result) => result.ok)).toEqual([true, true, true]);
+  // [t/0 seq 0, t/1 seq 0], then t/0 seq 1 (its partition's second batch, a request of its own), then t/1 again
+  expect(broker.requests).toEqual([2, 1, 1]);
+  expect(broker.received.map((b) => [b.partition, b.baseSequence])).toEqual([
+    [0, 0],
+    [1, 0],
+    [0, 1],
+    [1, 0],
+  ]);
+  const ops = produces();
+  expect(ops[0]!.startMs).toBe(ops[1]!.startMs); // one request: its batches share its start and end
+  expect(ops[0]!.endMs).toBe(ops[1]!.endMs);
+  expect(ops.map((op) => [op.partition, op.outcome.ok])).toEqual([
+    [0, true],
+    [1, false],
+    [0, true],
+    [1, true],
+  ]);
+});
+
+test('linger.ms holds a new batch back; compression and padding are in the bytes, resent as they were', async () => {
+  const paddingPool = new Uint8Array(64).map((_, i) => i);
+  const { clock, broker, producer } = setup(5, true, { lingerMs: 50, compression: 'gzip', paddingPool });
+  broker.script.push(ErrorCode.REQUEST_TIMED_OUT);
+  void producer.produce('t', 0, 2, 16);
+  await advanceUntil(clock, () => broker.received.length > 0, 'the batch went out');
+  expect(clock.nowMs()).toBeGreaterThanOrEqual(50);
+  await advanceUntil(clock, () => producer.pending === 0, 'the batch finished');
+  const [first, retry] = broker.received;
+  expect(first!.batch.compression).toBe('gzip');
+  expect([...first!.batch.records()][0]!.key?.length).toBe(16);
+  expect(retry!.batch.bytes).toEqual(first!.batch.bytes);
 });

@@ -1,8 +1,13 @@
 /**
  * A simulated producer, idempotent or plain, acks 0, 1 or all. Each `produce` call is one batch of
- * fresh values (`<client>/<n>`) for one partition; up to MAX_IN_FLIGHT batches of a partition are
- * in flight at once. Every attempt is a ProduceOp in the history (a retry repeats the values and,
- * when idempotent, the sequence).
+ * fresh values (`<client>/<n>`) for one partition, its first record's key padded with `padding`
+ * bytes when asked, compressed with the producer's codec; up to MAX_IN_FLIGHT batches of a
+ * partition are in flight at once. As Kafka's sender drains a node, one request carries the
+ * batches ready for the partitions one broker leads, at most one per partition (Kafka's
+ * ProduceRequest.validateRecords refuses a second batch of a partition in v3+); with linger.ms a
+ * new batch waits for others to join it. Every attempt of a batch is a ProduceOp in the history
+ * (a retry repeats the values and, when idempotent, the sequence); the batches of one request
+ * share its start and end.
  *
  * Kafka's idempotent rules: a retriable failure (an error, a timeout, a lost connection) stops the
  * partition until all of its requests in flight have come back, then resends every unfinished
@@ -14,6 +19,7 @@
 import { ErrorCode } from '../../broker/protocol/error-codes.ts';
 import { assert } from '../../util/assert.ts';
 import { buildRecordBatch } from '../../format/batch-builder.ts';
+import type { BuildCompressionCodec } from '../../format/compression.ts';
 import type { InitProducerIdOp, Outcome, ProduceOp } from '../history.ts';
 import { errorName } from './api.ts';
 import { BrokerPool, type NodeReply, UNKNOWN_NODE } from './brokers.ts';
@@ -31,6 +37,8 @@ export const MAX_ATTEMPTS_DEFAULT = 5;
 const PRODUCE_TIMEOUT_FRACTION = 0.5;
 /** Kafka's default; unused by a non-transactional producer but sent. */
 const TRANSACTION_TIMEOUT_MS = 60_000;
+/** Where each batch's padding starts in the pool: a stride that is no power of two, so that padded keys differ. */
+const PADDING_STRIDE_BYTES = 4_099;
 
 export interface ProducerOptions extends ClientOptions {
   readonly idempotent: boolean;
@@ -38,6 +46,12 @@ export interface ProducerOptions extends ClientOptions {
   readonly acks: 0 | 1 | -1;
   readonly maxInFlight?: number;
   readonly maxAttempts?: number;
+  /** Kafka's linger.ms: how long a new batch waits for others to share its request; default 0 (sent at once). */
+  readonly lingerMs?: number;
+  /** The codec of every batch; default none. */
+  readonly compression?: BuildCompressionCodec;
+  /** Bytes the padding of batches is cut from (a `produce` asking for padding needs it at least that long). */
+  readonly paddingPool?: Uint8Array;
 }
 
 /** How a `produce` call ended, with the values it produced. */
@@ -52,6 +66,8 @@ interface ProducerIdentity {
 
 interface Batch {
   readonly values: readonly string[];
+  /** The first record's key: padding (empty: none). */
+  readonly key: Uint8Array | null;
   /** Built at the first send and resent as it is. */
   bytes: Uint8Array | null;
   identity: ProducerIdentity | null;
@@ -75,6 +91,12 @@ interface PartitionQueue {
   leaderMisses: number;
 }
 
+/** A batch about to go, with its partition. */
+interface Sendable {
+  readonly queue: PartitionQueue;
+  readonly batch: Batch;
+}
+
 export class SimProducer implements SimClient {
   readonly #context: ClientContext;
   readonly #pool: BrokerPool;
@@ -82,6 +104,11 @@ export class SimProducer implements SimClient {
   readonly #acks: 0 | 1 | -1;
   readonly #maxInFlight: number;
   readonly #maxAttempts: number;
+  readonly #lingerMs: number;
+  readonly #compression: BuildCompressionCodec;
+  readonly #paddingPool: Uint8Array;
+  /** A pump is due when the linger of the oldest waiting batch ends. */
+  #lingering = false;
   readonly #queues = new Map<string, PartitionQueue>();
   readonly #refreshing = new Set<string>();
   #identity: ProducerIdentity | null = null;
@@ -99,6 +126,9 @@ export class SimProducer implements SimClient {
     this.#acks = options.acks;
     this.#maxInFlight = options.maxInFlight ?? MAX_IN_FLIGHT;
     this.#maxAttempts = options.maxAttempts ?? MAX_ATTEMPTS_DEFAULT;
+    this.#lingerMs = options.lingerMs ?? 0;
+    this.#compression = options.compression ?? 'none';
+    this.#paddingPool = options.paddingPool ?? new Uint8Array(0);
     assert(this.#maxInFlight >= 1 && this.#maxInFlight <= MAX_IN_FLIGHT, `at most ${MAX_IN_FLIGHT} batches in flight per partition`);
   }
 
@@ -127,14 +157,36 @@ export class SimProducer implements SimClient {
     return Promise.resolve();
   }
 
-  /** One batch of `count` new values for `topic`/`partition`; resolves when acknowledged or given up. */
-  produce(topic: string, partition: number, count: number): Promise<ProduceResult> {
+  /**
+   * One batch of `count` new values for `topic`/`partition`, its first key `padding` bytes of the
+   * pool (0: no key); resolves when acknowledged or given up.
+   */
+  produce(topic: string, partition: number, count: number, padding = 0): Promise<ProduceResult> {
     assert(Number.isInteger(count) && count >= 1, 'a batch holds at least one record');
+    assert(Number.isInteger(padding) && padding >= 0 && padding <= this.#paddingPool.length, `padding of ${padding} bytes is cut from a pool of ${this.#paddingPool.length}`);
+    const key = padding === 0 ? null : this.#paddingPool.subarray(...this.#paddingAt(padding));
     const values = Array.from({ length: count }, () => `${this.#context.name}/${this.#valueCount++}`);
     if (this.#stopped) return Promise.resolve({ ok: false, error: 'stopped', values });
     return new Promise((resolve) => {
       const finish = (end: BatchEnd) => resolve({ ...end, values });
-      this.#queue(topic, partition).batches.push({ values, bytes: null, identity: null, sequence: null, attempts: 0, inFlight: false, finish });
+      this.#queue(topic, partition).batches.push({ values, key, bytes: null, identity: null, sequence: null, attempts: 0, inFlight: false, finish });
+      this.#pumpAfterLinger();
+    });
+  }
+
+  /** Where a padding of `bytes` is cut from the pool: moved on by a stride with every value produced. */
+  #paddingAt(bytes: number): [number, number] {
+    const start = (this.#valueCount * PADDING_STRIDE_BYTES) % (this.#paddingPool.length - bytes + 1);
+    return [start, start + bytes];
+  }
+
+  /** Kafka's linger.ms: a new batch waits for others to share its request, unless something sends sooner. */
+  #pumpAfterLinger(): void {
+    if (this.#lingerMs === 0) return this.#pump();
+    if (this.#lingering) return;
+    this.#lingering = true;
+    void sleep(this.#context.clock, this.#lingerMs).then(() => {
+      this.#lingering = false;
       this.#pump();
     });
   }
@@ -154,17 +206,25 @@ export class SimProducer implements SimClient {
     if (this.#stopped) return;
     if (this.#resetPending) return this.#resetWhenDrained();
     if (this.#idempotent && this.#identity === null) return void this.#initProducerId();
-    for (const queue of this.#queues.values()) this.#pumpPartition(queue);
+    const byNode = new Map<number, Sendable[]>();
+    for (const queue of this.#queues.values()) this.#pumpPartition(queue, byNode);
+    for (const [node, sendables] of byNode) for (const request of requestsOf(sendables)) void this.#send(node, request);
   }
 
-  #pumpPartition(queue: PartitionQueue): void {
+  /** Adds the partition's batches that may go now to its leader's list, in order, within the in-flight limit. */
+  #pumpPartition(queue: PartitionQueue, byNode: Map<number, Sendable[]>): void {
     if (queue.retrying) return this.#retryWhenDrained(queue);
     if (queue.batches.length === 0) return;
     const leader = this.#pool.leaderOf(queue.topic, queue.partition);
     if (leader === null) return void this.#findLeader(queue);
+    let inFlight = queue.inFlight;
     for (const batch of queue.batches) {
-      if (queue.inFlight >= this.#maxInFlight) break;
-      if (!batch.inFlight) void this.#send(queue, batch, leader.nodeId);
+      if (inFlight >= this.#maxInFlight) break;
+      if (batch.inFlight) continue;
+      let sendables = byNode.get(leader.nodeId);
+      if (sendables === undefined) byNode.set(leader.nodeId, (sendables = []));
+      sendables.push({ queue, batch });
+      inFlight++;
     }
   }
 
@@ -237,46 +297,55 @@ export class SimProducer implements SimClient {
     this.#pump();
   }
 
-  async #send(queue: PartitionQueue, batch: Batch, node: number): Promise<void> {
-    this.#prepare(queue, batch);
-    batch.attempts++;
+  /** One request to `node` carrying `sendables` (one batch per partition); each batch's answer is handled as if it had come alone. */
+  async #send(node: number, sendables: readonly Sendable[]): Promise<void> {
+    for (const { queue, batch } of sendables) {
+      this.#prepare(queue, batch);
+      batch.attempts++;
+    }
     const startMs = this.#context.now();
     const request: ProduceRequest = {
       transactionalId: null,
       acks: this.#acks,
       timeoutMs: Math.round(this.#context.requestTimeoutMs * PRODUCE_TIMEOUT_FRACTION),
-      topicData: [{ name: queue.topic, partitionData: [{ index: queue.partition, records: batch.bytes }] }],
+      topicData: topicDataOf(sendables),
     };
-    batch.inFlight = true;
-    queue.inFlight++;
+    for (const { queue, batch } of sendables) {
+      batch.inFlight = true;
+      queue.inFlight++;
+    }
     const reply = this.#acks === 0 ? await this.#sendWithoutAnswer(node, request) : await this.#pool.send(node, produceApi, request);
-    batch.inFlight = false;
-    queue.inFlight--;
-    this.#onReply(queue, batch, reply, startMs);
+    for (const { queue, batch } of sendables) {
+      batch.inFlight = false;
+      queue.inFlight--;
+      this.#onReply(queue, batch, replyFor(reply, queue), startMs);
+    }
     this.#pump();
   }
 
-  /** acks=0: no answer comes; written is all a producer knows (an ok without an offset). */
+  /** acks=0: no answer comes; written is all a producer knows (an ok without an offset, for every partition). */
   async #sendWithoutAnswer(node: number, request: ProduceRequest): Promise<NodeReply<ProduceResponse>> {
     const written = await this.#pool.sendWithoutAnswer(node, produceApi, request);
     if (!written) return { answered: false, error: 'not-sent', node };
-    const answer = { index: 0, errorCode: ErrorCode.NONE, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1, recordErrors: [], errorMessage: null };
-    return { answered: true, response: { responses: [{ name: '', partitionResponses: [answer] }], throttleTimeMs: 0 }, node };
+    const answerOf = (index: number) => ({ index, errorCode: ErrorCode.NONE, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1, recordErrors: [], errorMessage: null });
+    const responses = request.topicData.map((topic) => ({ name: topic.name, partitionResponses: topic.partitionData.map((data) => answerOf(data.index)) }));
+    return { answered: true, response: { responses, throttleTimeMs: 0 }, node };
   }
 
   /** Builds the batch at its first send, with the producer id and sequence it keeps for every retry. */
   #prepare(queue: PartitionQueue, batch: Batch): void {
     if (batch.bytes !== null) return;
-    const records = batch.values.map((value) => ({ value }));
+    const records = batch.values.map((value, i) => (i === 0 && batch.key !== null ? { key: batch.key, value } : { value }));
     const nowMs = this.#context.clock.nowMs();
+    const compression = this.#compression;
     if (this.#identity === null) {
-      batch.bytes = buildRecordBatch(records, { nowMs });
+      batch.bytes = buildRecordBatch(records, { nowMs, compression });
       return;
     }
     batch.identity = this.#identity;
     batch.sequence = queue.nextSequence;
     queue.nextSequence += records.length;
-    batch.bytes = buildRecordBatch(records, { nowMs, producerId: batch.identity.producerId, producerEpoch: batch.identity.producerEpoch, baseSequence: batch.sequence });
+    batch.bytes = buildRecordBatch(records, { nowMs, compression, producerId: batch.identity.producerId, producerEpoch: batch.identity.producerEpoch, baseSequence: batch.sequence });
   }
 
   #onReply(queue: PartitionQueue, batch: Batch, reply: NodeReply<ProduceResponse>, startMs: number): void {
@@ -347,4 +416,34 @@ export class SimProducer implements SimClient {
     };
     this.#context.record(op);
   }
+}
+
+/** Splits one node's sendable batches into requests of at most one batch per partition, each partition's in order. */
+function requestsOf(sendables: readonly Sendable[]): Sendable[][] {
+  const requests: Sendable[][] = [];
+  const taken = new Map<PartitionQueue, number>();
+  for (const sendable of sendables) {
+    const rank = taken.get(sendable.queue) ?? 0;
+    taken.set(sendable.queue, rank + 1);
+    (requests[rank] ??= []).push(sendable);
+  }
+  return requests;
+}
+
+/** A Produce request's topics, each with its partitions' batches (one per partition). */
+function topicDataOf(sendables: readonly Sendable[]): ProduceRequest['topicData'] {
+  const byTopic = new Map<string, { index: number; records: Uint8Array | null }[]>();
+  for (const { queue, batch } of sendables) {
+    let partitions = byTopic.get(queue.topic);
+    if (partitions === undefined) byTopic.set(queue.topic, (partitions = []));
+    partitions.push({ index: queue.partition, records: batch.bytes });
+  }
+  return [...byTopic].map(([name, partitionData]) => ({ name, partitionData }));
+}
+
+/** The answer of one partition of a request, shaped as the answer to a request of that partition alone (none: an empty answer). */
+function replyFor(reply: NodeReply<ProduceResponse>, queue: PartitionQueue): NodeReply<ProduceResponse> {
+  if (!reply.answered) return reply;
+  const answer = reply.response.responses.find((topic) => topic.name === queue.topic)?.partitionResponses.find((partition) => partition.index === queue.partition);
+  return { ...reply, response: { ...reply.response, responses: [{ name: queue.topic, partitionResponses: answer === undefined ? [] : [answer] }] } };
 }
