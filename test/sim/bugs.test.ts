@@ -10,7 +10,7 @@ import { REGRESSIONS, type Regression } from '../../src/util/regressions.ts';
  * goes in src/sim/runs.md). `unreachable`: the simulation does not catch it (the reason says why).
  */
 const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: string }>> = {
-  'duplicate-acked-before-durable': 3,
+  'duplicate-acked-before-durable': 50,
   'producer-state-not-rebuilt': 35,
   'restart-stream-not-chained': 30,
   'reclaim-drops-own-stream': 8,
