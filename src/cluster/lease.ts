@@ -6,7 +6,7 @@ import type { Clock } from '../util/clock.ts';
  * renewals stall stops acknowledging leaseMs / 5 sooner than it must. With renewals every
  * leaseMs / 3, one slow or failed renewal never closes the gate.
  */
-const LEASE_SAFETY_MARGIN_FRACTION = 0.2;
+export const LEASE_SAFETY_MARGIN_FRACTION = 0.2;
 
 /**
  * This broker's own lease as it can be sure of it (docs/cluster-protocol.md [C1]): others see a

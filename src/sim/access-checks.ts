@@ -4,7 +4,7 @@
  * docs/security.md [A7]). acl-enforced holds every answer against these.
  */
 import type { AccessCheck } from './acl-model.ts';
-import type { AccessProbeOp, ClientOp, SimResourceType } from './history.ts';
+import type { AccessProbeOp, ClientOp, RequestOp, SimResourceType } from './history.ts';
 
 /** One check a request needs, and the error a broker answers when it fails. */
 export interface NeededCheck {
@@ -52,8 +52,8 @@ export function checksOf(op: ClientOp): readonly NeededCheck[] | null {
       return [needs('DESCRIBE', 'group', op.group), needs('DESCRIBE', 'topic', op.topic)];
     case 'list-offsets':
       return [needs('DESCRIBE', 'topic', op.topic)];
-    case 'init-producer-id':
-      return [INIT_PRODUCER_ID];
+    case 'request':
+      return requestChecks(op);
     case 'access-probe':
       return probeChecks(op);
     case 'create-topic':
@@ -72,6 +72,13 @@ export function checksOf(op: ClientOp): readonly NeededCheck[] | null {
     default:
       return null;
   }
+}
+
+/** The group APIs (READ on the group; FindCoordinator: DESCRIBE) and an idempotent producer's InitProducerId. */
+function requestChecks(op: RequestOp): readonly NeededCheck[] | null {
+  if (op.api === 'InitProducerId') return [INIT_PRODUCER_ID];
+  if (op.group === null) return null;
+  return [needs(op.api === 'FindCoordinator' ? 'DESCRIBE' : 'READ', 'group', op.group)];
 }
 
 function probeChecks(op: AccessProbeOp): readonly NeededCheck[] {

@@ -9,8 +9,10 @@ import type { SimNetwork } from './network.ts';
 import type { TierLifecycle, TierScenario } from './scenario.ts';
 import { brokerSecurityOptions, type SimSecurity } from './security-setup.ts';
 import { ProcessGate, SimClock, type SimScheduler } from './scheduler.ts';
-import { SimStoreView, UNREACHABLE_FAIL_MS_MAX } from './store.ts';
+import { SimStoreView, UNREACHABLE_FAIL_MS_MAX, type WriteDelays } from './store.ts';
 import type { WalWrites } from './wal-audit.ts';
+import type { ClockRates } from './clock-rates.ts';
+import type { LeaseWrites } from './lease-writes.ts';
 import { SIM_WAL_GC_INTERVAL_MS } from './wal-gc.ts';
 
 /** Where every simulated broker keeps its data, on its own simulated disk. */
@@ -33,6 +35,10 @@ export interface SimBrokerSettings {
   readonly walStore: ObjectStore;
   /** Where this host's write requests to the WAL store are noted (the WAL audit). */
   readonly walWrites: WalWrites;
+  /** Where each process's writes of broker and partition records are noted as they are sent (leader-within-lease); null: not recorded. */
+  readonly leaseWrites: LeaseWrites | null;
+  /** Each process's own clock rate, and the rates it ran with. */
+  readonly clockRates: ClockRates;
   readonly uploadIntervalMs: number;
   readonly minInsyncReplicas: number;
   readonly defaultReplicationFactor: number;
@@ -66,8 +72,23 @@ export class SimBrokerHost {
   broker: Broker | null = null;
   /** The current process's engine from the moment it exists (it adopts and follows partitions while the broker still starts); null once the process is gone. */
   engine: Ferry | null = null;
-  /** Faults of this host that outlive a restart (they are the host's, not the process's). */
-  readonly faults = { skewMs: 0, walUnreachable: false, controlUnreachable: false, corruptReadRate: 0, isolated: false, diskFull: false };
+  /**
+   * Faults of this host that outlive a restart (they are the host's, not the process's).
+   * `clockRate`: the clock-drift fault's rate (null: each process runs at its own);
+   * `controlWriteDelays`: the extra time of its control-record writes (slow renewals).
+   */
+  readonly faults = {
+    skewMs: 0,
+    walUnreachable: false,
+    controlUnreachable: false,
+    corruptReadRate: 0,
+    isolated: false,
+    diskFull: false,
+    clockRate: null as number | null,
+    controlWriteDelays: null as WriteDelays | null,
+  };
+  /** The current process's own clock rate (drawn at its start). */
+  #ownClockRate = 1;
   /** Told each time the host's health changes (see `healthy`). */
   onHealth: (healthy: boolean) => void = () => {};
   #healthy = false;
@@ -86,10 +107,14 @@ export class SimBrokerHost {
     this.#log = log;
   }
 
-  /** Serves, is not paused, reaches both stores (no request sent while it could not is still failing) and every other host, and its disk has room. */
+  /**
+   * Serves, is not paused, reaches both stores (no request sent while it could not is still
+   * failing) at their usual speed (its control-record writes are not held up: it keeps its lease)
+   * and every other host, and its disk has room.
+   */
   get healthy(): boolean {
-    const { walUnreachable, controlUnreachable, isolated, diskFull } = this.faults;
-    const storeFailing = walUnreachable || controlUnreachable || this.#scheduler.nowMs < this.#storeFailuresUntilMs;
+    const { walUnreachable, controlUnreachable, isolated, diskFull, controlWriteDelays } = this.faults;
+    const storeFailing = walUnreachable || controlUnreachable || controlWriteDelays !== null || this.#scheduler.nowMs < this.#storeFailuresUntilMs;
     return this.state === 'running' && !storeFailing && !isolated && !diskFull;
   }
 
@@ -136,9 +161,14 @@ export class SimBrokerHost {
     const gate = new ProcessGate(`${this.host}#${++this.#incarnation}`);
     const clock = new SimClock(this.#scheduler, gate);
     clock.skewMs = this.faults.skewMs;
+    this.#ownClockRate = this.settings.clockRates.draw();
+    clock.rate = this.faults.clockRate ?? this.#ownClockRate;
+    this.settings.clockRates.note(gate.name, clock.rate);
     const random = new SeededRandom(Math.floor(this.#scheduler.random.next() * 0x1_0000_0000));
-    this.#walView = this.#view(this.settings.walStore, gate, this.settings.walWrites);
-    this.#controlView = this.settings.cluster === null ? null : this.#view(this.settings.cluster.controlStore, gate);
+    // A lone broker's control records live in its WAL store.
+    const { leaseWrites } = this.settings;
+    this.#walView = this.#view(this.settings.walStore, gate, this.settings.walWrites, this.settings.cluster === null ? leaseWrites : null);
+    this.#controlView = this.settings.cluster === null ? null : this.#view(this.settings.cluster.controlStore, gate, null, leaseWrites);
     if (this.#controlView !== null) this.#controlView.ambiguousConditionalRate = this.settings.cluster!.ambiguousConditionalRate;
     this.#applyStoreFaults();
     this.#gate = gate;
@@ -226,6 +256,30 @@ export class SimBrokerHost {
     if (this.#clock !== null) this.#clock.skewMs = skewMs;
   }
 
+  /** The clock-drift fault: every process of this host runs its clock at `rate` (null: each at its own again). */
+  setClockRate(rate: number | null): void {
+    this.faults.clockRate = rate;
+    if (this.#clock === null || this.#gate?.alive !== true) return;
+    this.#clock.rate = rate ?? this.#ownClockRate;
+    this.settings.clockRates.note(this.#gate.name, this.#clock.rate);
+  }
+
+  /**
+   * Slow renewals: this host's control-record writes take the extra time `delays` draws (null:
+   * none again). Writes sent before a heal still take theirs: the host counts as unhealthy until
+   * `tailMs` after it.
+   */
+  setControlWriteDelays(delays: WriteDelays | null, tailMs = 0): void {
+    const healed = this.faults.controlWriteDelays !== null && delays === null;
+    this.faults.controlWriteDelays = delays;
+    this.#applyStoreFaults();
+    if (healed) {
+      this.#storeFailuresUntilMs = Math.max(this.#storeFailuresUntilMs, this.#scheduler.nowMs + tailMs);
+      this.#scheduler.complete(tailMs, () => this.#noteHealth());
+    }
+    this.#noteHealth();
+  }
+
   setStoreFaults(faults: Partial<Pick<SimBrokerHost['faults'], 'walUnreachable' | 'controlUnreachable' | 'corruptReadRate'>>): void {
     const healed = (this.faults.walUnreachable && faults.walUnreachable === false) || (this.faults.controlUnreachable && faults.controlUnreachable === false);
     Object.assign(this.faults, faults);
@@ -243,8 +297,12 @@ export class SimBrokerHost {
     if (this.#walView !== null) {
       this.#walView.unreachable = this.faults.walUnreachable;
       this.#walView.corruptReadRate = this.faults.corruptReadRate;
+      this.#walView.controlWriteDelays = this.faults.controlWriteDelays; // a lone broker's control records
     }
-    if (this.#controlView !== null) this.#controlView.unreachable = this.faults.controlUnreachable;
+    if (this.#controlView !== null) {
+      this.#controlView.unreachable = this.faults.controlUnreachable;
+      this.#controlView.controlWriteDelays = this.faults.controlWriteDelays;
+    }
   }
 
   #kill(): void {
@@ -258,8 +316,8 @@ export class SimBrokerHost {
     this.#noteHealth();
   }
 
-  #view(store: ObjectStore, gate: ProcessGate, writes: WalWrites | null = null): SimStoreView {
-    return new SimStoreView(store, gate, this.#scheduler, new SeededRandom(Math.floor(this.#scheduler.random.next() * 0x1_0000_0000)), writes);
+  #view(store: ObjectStore, gate: ProcessGate, writes: WalWrites | null, sends: LeaseWrites | null): SimStoreView {
+    return new SimStoreView(store, gate, this.#scheduler, new SeededRandom(Math.floor(this.#scheduler.random.next() * 0x1_0000_0000)), writes, sends);
   }
 
   /**

@@ -1,6 +1,9 @@
-import type { SeededRandom } from '../util/random.ts';
+import { SeededRandom } from '../util/random.ts';
 import type { SimBrokerHost } from './broker-process.ts';
+import { CLOCK_DRIFT_FAULT_RATE_ERROR_MAX, CLOCK_RATE_ERROR_MAX } from './clock-rates.ts';
 import type { FaultEvent } from './history.ts';
+import type { WriteDelays } from './store.ts';
+import { renewalsAtLeaseEdge, slowControlWrites, WRITE_DELAY_LEASES_MAX } from './write-delays.ts';
 
 /**
  * The faults a run injects, each a named kind with how to inject it and how long it lasts. A
@@ -37,6 +40,17 @@ const CORRUPT_READ_RATE = 0.2;
 
 function between(random: SeededRandom, min: number, max: number): number {
   return min + random.next() * (max - min);
+}
+
+/** A stream of its own for a fault's per-write draws, so they shift no other fault's. */
+function ownStream(random: SeededRandom): SeededRandom {
+  return new SeededRandom(random.nextInt(0x1_0000_0000));
+}
+
+/** Holds up this host's control-record writes as `delays` draws, for a spell. */
+function delayControlWrites(host: SimBrokerHost, leaseMs: number, delays: WriteDelays, random: SeededRandom): ReturnType<FaultKind['inject']> {
+  host.setControlWriteDelays(delays);
+  return { heal: () => host.setControlWriteDelays(null, WRITE_DELAY_LEASES_MAX * leaseMs), lastsMs: between(random, SPELL_MS_MIN, SPELL_MS_MAX), detail: '' };
 }
 
 function whenUp(host: SimBrokerHost, inject: () => ReturnType<FaultKind['inject']>): ReturnType<FaultKind['inject']> {
@@ -88,6 +102,26 @@ export const FAULT_KINDS: readonly FaultKind[] = [
       host.setSkew(skewMs);
       return { heal: () => host.setSkew(0), lastsMs: between(random, SPELL_MS_MIN, SPELL_MS_MAX * 4), detail: `${skewMs} ms` };
     },
+  },
+  {
+    name: 'clock-drift', // the monotonic clock (and so every timer) runs fast or slow, far past a crystal's tolerance
+    weight: 1,
+    inject: ({ host }, random) => {
+      const errorPpm = Math.round((CLOCK_RATE_ERROR_MAX + random.next() * (CLOCK_DRIFT_FAULT_RATE_ERROR_MAX - CLOCK_RATE_ERROR_MAX)) * 1e6);
+      const rate = 1 + (random.next() < 0.5 ? -errorPpm : errorPpm) / 1e6;
+      host.setClockRate(rate);
+      return { heal: () => host.setClockRate(null), lastsMs: between(random, SPELL_MS_MIN, SPELL_MS_MAX * 4), detail: `${rate > 1 ? '+' : '-'}${errorPpm} ppm` };
+    },
+  },
+  {
+    name: 'slow-control-writes', // writes of control records (renewals, claims) take up to a lease, mostly on the answer's way back
+    weight: 2,
+    inject: ({ host, leaseMs }, random) => delayControlWrites(host, leaseMs, slowControlWrites(leaseMs, ownStream(random)), random),
+  },
+  {
+    name: 'renewal-at-lease-edge', // renewals land just before or after others would count the lease out, or are answered as the broker's own share of it ends
+    weight: 2,
+    inject: ({ host, leaseMs }, random) => delayControlWrites(host, leaseMs, renewalsAtLeaseEdge(leaseMs, ownStream(random)), random),
   },
   {
     name: 'control-store-partition',

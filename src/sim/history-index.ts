@@ -79,7 +79,20 @@ export function partitionKey(topic: string, incarnation: number, partition: numb
  * at once.
  */
 export function metadataPropagationMs(history: History): number {
-  return metadataPropagationMsOf(history.shape);
+  return onBrokerClocksMs(history, metadataPropagationMsOf(history.shape));
+}
+
+/**
+ * The largest clock-rate error of any broker process in the run (|rate - 1|, LeaseHistory): a
+ * broker measures leases, scans and delays on its own clock, which may run this much fast or slow.
+ */
+export function clockRateErrorMax(history: History): number {
+  return Math.max(0, ...Object.values(history.leases?.clockRateErrors ?? {}));
+}
+
+/** The longest a span of `ms` on a broker's own clock lasts in simulated time (its clock running slow by the run's largest error). */
+export function onBrokerClocksMs(history: History, ms: number): number {
+  return ms / (1 - clockRateErrorMax(history));
 }
 
 /** metadataPropagationMs for a run's shape (the workload waits it out before it looks at the topics). */

@@ -9,6 +9,18 @@
 /** How a request ended: answered (ok or a Kafka error name), or no answer (the connection died, the client gave up). */
 export type Outcome = { readonly ok: true } | { readonly ok: false; readonly error: string; readonly answered: boolean };
 
+/**
+ * Who produced an answer, and when: the broker process that wrote the answer's last bytes, at the
+ * moment it wrote them (noted by the simulated network at the broker's write, not at the client's
+ * receipt). The broker decided what it answers no later than this, and no sooner than the op's start.
+ */
+export interface AnswerOrigin {
+  /** The process, as `<host>#<start>` (`broker-2#3`: broker 2's third process). */
+  readonly process: string;
+  /** Simulated ms, on the ops' time base. */
+  readonly atMs: number;
+}
+
 interface Op {
   /** The simulated client that sent it. */
   readonly client: string;
@@ -30,6 +42,8 @@ export interface ProduceOp extends Op {
   readonly values: readonly string[];
   /** The acknowledged base offset (ok outcomes with acks 1 or all). */
   readonly baseOffset: number | null;
+  /** Who answered, and when (answered ops of a simulated run; absent in hand-built histories and for acks 0). */
+  readonly answeredBy?: AnswerOrigin;
   /** The bytes of its record batch, what producer_byte_rate counts (issue 25); absent: not known. */
   readonly batchBytes?: number;
   /** throttle_time_ms answered (issue 25); absent: no answer, or none given. */
@@ -56,6 +70,8 @@ export interface FetchOp extends Op {
   readonly leaderEpoch: number;
   readonly highWatermark: number | null;
   readonly records: readonly ReadRecord[];
+  /** Who answered, and when (answered ops of a simulated run; absent in hand-built histories). */
+  readonly answeredBy?: AnswerOrigin;
 }
 
 export interface CommitOp extends Op {
@@ -110,10 +126,33 @@ export interface AlterConfigsOp extends Op {
   readonly configs: readonly { readonly name: string; readonly value: string | null }[];
 }
 
-/** A Metadata answer: the partition count of every topic it named without an error. */
+/** A Metadata answer: the partition count of every topic it named without an error, and the errors it named. */
 export interface MetadataOp extends Op {
   readonly kind: 'metadata';
   readonly topics: readonly { readonly name: string; readonly partitions: number }[];
+  /** Each topic-level error (partition null) and partition-level error of the answer (answer-allowed); absent: none recorded. */
+  readonly errors?: readonly MetadataError[];
+}
+
+/** An error a Metadata answer named: for a whole topic (partition null) or for one of its partitions. */
+export interface MetadataError {
+  readonly topic: string;
+  readonly partition: number | null;
+  /** Kafka's error name. */
+  readonly error: string;
+}
+
+/**
+ * A request whose answer no other op records: the group APIs (FindCoordinator, JoinGroup,
+ * SyncGroup, Heartbeat, LeaveGroup) and InitProducerId. Only its outcome is judged
+ * (answer-allowed): what the group did is judged through commits and offset fetches.
+ */
+export interface RequestOp extends Op {
+  readonly kind: 'request';
+  /** Kafka's name of the API. */
+  readonly api: string;
+  /** The group it names (the group APIs); null for InitProducerId. */
+  readonly group: string | null;
 }
 
 /** A ListOffsets of one partition (the consumers ask for the earliest offset, timestamp -2). */
@@ -241,11 +280,6 @@ export interface ThrottleOp extends Op {
 /** A resource an ACL names, as the history names its type (the cluster's one name is `kafka-cluster`). */
 export type SimResourceType = 'topic' | 'group' | 'cluster' | 'transactional-id';
 
-/** An idempotent producer's InitProducerId (no transactional id): what it was answered (issue 25, acl-enforced judges it, KIP-679). */
-export interface InitProducerIdOp extends Op {
-  readonly kind: 'init-producer-id';
-}
-
 /** The APIs the access prober sends (issue 25): each asks the authorizer about one resource and changes nothing. */
 export type AccessProbeApi =
   | 'FindCoordinator'
@@ -286,7 +320,7 @@ export type ClientOp =
   | AuthenticateOp
   | IntruderOp
   | AclChangeOp
-  | InitProducerIdOp
+  | RequestOp
   | AccessProbeOp
   | ScramChangeOp
   | QuotaChangeOp
@@ -509,6 +543,46 @@ export interface History {
   readonly walDeletes?: readonly WalDelete[];
   /** Absent: the run was not secured (PLAINTEXT, no authorizer). */
   readonly security?: SecurityShape;
+  /** The brokers' leases and partition claims as the control store took them; absent: not recorded. */
+  readonly leases?: LeaseHistory;
+}
+
+/**
+ * What leader-within-lease judges by (recorded by `lease-writes.ts` at the store and at each
+ * process's store view, and by `clock-rates.ts`): every write of a broker record and of a partition
+ * record that took effect in the control store, in the store's order, each with the process that
+ * sent it and when it was sent.
+ */
+export interface LeaseHistory {
+  readonly renewals: readonly LeaseRenewal[];
+  readonly partitionWrites: readonly PartitionRecordWrite[];
+  /** Each broker process's largest clock-rate error (|rate - 1|, monotonic ms per simulated ms) over its life. */
+  readonly clockRateErrors: Readonly<Record<string, number>>;
+}
+
+/** A write of a broker record (docs/cluster-protocol.md [C1]: a lease renewal, or a resignation) that the store took. */
+export interface LeaseRenewal {
+  /** The process that sent it (AnswerOrigin's names). */
+  readonly process: string;
+  readonly node: number;
+  /** Simulated ms, on the ops' time base: when the process sent this write, and when the store took it. */
+  readonly sentMs: number;
+  readonly takenMs: number;
+  /** The record's leaseMs. */
+  readonly leaseMs: number;
+  /** renewedAtMs 0: a clean stop cleared the lease (others count the broker dead at once). */
+  readonly resigned: boolean;
+}
+
+/** A write of a partition record (a claim [C3], or its leader noting `settled` or the log start) that the store took. */
+export interface PartitionRecordWrite {
+  readonly process: string;
+  readonly topic: string;
+  readonly partition: number;
+  readonly leader: number;
+  readonly leaderEpoch: number;
+  /** Simulated ms, on the ops' time base. */
+  readonly takenMs: number;
 }
 
 /** A secured run (issue 13): who each client is, and how ACL changes reach the brokers. */

@@ -2,6 +2,12 @@ import { assert } from '../util/assert.ts';
 import type { Listener, NetSocket, Network, SocketHandlers } from '../util/network.ts';
 import type { ProcessGate, SimScheduler } from './scheduler.ts';
 
+/** Which process wrote a chunk a listener's connection carried, and when (simulated ms). */
+export interface ChunkOrigin {
+  readonly process: string;
+  readonly atMs: number;
+}
+
 /**
  * One-way latency of a packet: uniform in [LATENCY_MIN_MS, LATENCY_MIN_MS + LATENCY_SPREAD_MS)
  * (a LAN), and with probability LATENCY_SPIKE_CHANCE up to LATENCY_SPIKE_MAX_MS more (a queue
@@ -65,6 +71,8 @@ interface SimHost {
  */
 export class SimNetwork {
   readonly #scheduler: SimScheduler;
+  /** Each chunk a listening side wrote, as its peer receives it: who wrote it and when (the history's answer origins). */
+  readonly #origins = new WeakMap<Uint8Array, ChunkOrigin>();
   readonly #hosts = new Map<string, SimHost>();
   readonly #partitions = new Set<string>();
   readonly #isolated = new Set<string>();
@@ -128,6 +136,16 @@ export class SimNetwork {
 
   get scheduler(): SimScheduler {
     return this.#scheduler;
+  }
+
+  /** Who wrote `chunk`, a chunk a connecting side received (handed to its `data` handler), and when; null for any other. */
+  origin(chunk: Uint8Array): ChunkOrigin | null {
+    return this.#origins.get(chunk) ?? null;
+  }
+
+  /** `chunk` is on its way from the listening side's process, written now. */
+  noteOrigin(chunk: Uint8Array, process: string): void {
+    this.#origins.set(chunk, { process, atMs: this.#scheduler.nowMs });
   }
 
   #severWhere(between: (a: string, b: string) => boolean): void {
@@ -212,7 +230,9 @@ class SimLink {
 
   write(side: 0 | 1, bytes: Uint8Array): number {
     if (this.#closed || this.#ended[side]) return 0;
-    this.#send(other(side), { kind: 'data', bytes: bytes.slice() }); // the caller may reuse its buffer
+    const copy = bytes.slice(); // the caller may reuse its buffer
+    if (side === 1) this.#network.noteOrigin(copy, this.endpoints[1].host.gate.name);
+    this.#send(other(side), { kind: 'data', bytes: copy });
     return bytes.length;
   }
 

@@ -20,6 +20,8 @@ import { SimStoreView } from './store.ts';
 import { SimWorkload } from './workload.ts';
 import { FAILED_AUTHENTICATION_DELAY_MS_DEFAULT } from '../broker/auth/listener-security.ts';
 import { ACL_PROPAGATION_MS, SUPER_USERS, simSecurity, type SimSecurity, writeScramCredentials } from './security-setup.ts';
+import { LeaseWrites } from './lease-writes.ts';
+import { ClockRates } from './clock-rates.ts';
 
 /** Brokers must serve within this after their first start (or the run reports it). */
 const STARTUP_MS_MAX = 30_000;
@@ -50,6 +52,7 @@ const AMBIGUOUS_SALT = 0xa4b16;
 const SHAPES_SALT = 0x5a4e5;
 const PRODUCE_SHAPES_SALT = 0xb47c4;
 const CONFIG_CHANGE_SALT = 0xc0f1c;
+const CLOCK_RATE_SALT = 0xc10c4;
 /**
  * How often a broker's view of the control store loses the answer to a conditional put (CW1,
  * docs/cluster-protocol.md), drawn per run from its own stream: none in a third of the runs, so
@@ -112,13 +115,16 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   const startMs = scheduler.nowMs;
   const tierWrites = scenario.tier === null ? null : new TierRecordWrites(() => scheduler.nowMs - startMs);
   const straddles = new FrameStraddles();
-  const onPut = {
+  // Leases and claims live in the control store, a lone broker's in its WAL store.
+  const leaseWrites = new LeaseWrites(() => scheduler.nowMs - startMs);
+  const onPut = (leases: boolean) => ({
     onPut: (key: string, body: Uint8Array) => {
       tierWrites?.put(key, body);
       walDeletes?.written(key);
       straddles.put(key, body);
+      if (leases) leaseWrites.put(key, body);
     },
-  };
+  });
   let walDeletes: WalDeleteRecorder | null = null;
   const onDelete =
     scenario.tier === null
@@ -129,8 +135,9 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
             straddles.deleted(key);
           },
         };
-  const walStore = new MemoryStore({ latency: 's3-express', seed: seed ^ STORE_SALT, clock: storeClock, faults: STORE_FAULTS, ...onPut, ...onDelete });
-  const controlStore = new MemoryStore({ latency: 's3-express', seed: (seed ^ STORE_SALT) + 1, clock: storeClock, faults: STORE_FAULTS, ...onPut });
+  const walStore = new MemoryStore({ latency: 's3-express', seed: seed ^ STORE_SALT, clock: storeClock, faults: STORE_FAULTS, ...onPut(!scenario.cluster), ...onDelete });
+  const controlStore = new MemoryStore({ latency: 's3-express', seed: (seed ^ STORE_SALT) + 1, clock: storeClock, faults: STORE_FAULTS, ...onPut(scenario.cluster) });
+  const clockRates = new ClockRates(new SeededRandom(seed ^ CLOCK_RATE_SALT));
   const walWrites = new WalWrites();
   const ambiguousRandom = new SeededRandom(seed ^ AMBIGUOUS_SALT);
   const ambiguousConditionalRate = CONTROL_AMBIGUOUS_RATES[ambiguousRandom.nextInt(CONTROL_AMBIGUOUS_RATES.length)]!;
@@ -142,6 +149,8 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
       lone: { leaseMs: scenario.leaseMs, scanIntervalMs: scenario.scanIntervalMs },
       walStore,
       walWrites,
+      leaseWrites,
+      clockRates,
       uploadIntervalMs: scenario.uploadIntervalMs,
       minInsyncReplicas: scenario.minInsyncReplicas,
       defaultReplicationFactor: scenario.replicationFactor,
@@ -248,7 +257,8 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   const tiered = tierWrites === null ? null : await auditTier(walAuditView, controlAuditView(), tierTargets, runFor);
   const history: History = {
     seed,
-    ops: ops.map((op) => ({ ...op, startMs: op.startMs - startMs, endMs: op.endMs - startMs })),
+    startMs: 0, // the ops' base: traces print times as the fault list and the invariants' messages do
+    ops: ops.map((op) => onTimeBase(op, startMs)),
     faults,
     replicaLogs,
     walRecords,
@@ -268,6 +278,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
     livenessBoundMs: LIVENESS_BOUND_MS,
     ...(tiered === null || tierWrites === null ? {} : { tiered, tierWrites: tierWrites.writes }),
     ...(walDeletes === null ? {} : { walDeletes: walDeletes.deletes }),
+    leases: { renewals: leaseWrites.renewals, partitionWrites: leaseWrites.partitionWrites, clockRateErrors: clockRates.errors },
     ...(security === null
       ? {}
       : { security: { users: workload.users(), superUsers: [...SUPER_USERS], aclPropagationMs: ACL_PROPAGATION_MS, failedAuthenticationDelayMs: FAILED_AUTHENTICATION_DELAY_MS_DEFAULT } }),
@@ -362,4 +373,11 @@ function readReplicaLog(node: number, engine: Engine, topic: string, partition: 
     }
   }
   return { node, topic, partition, leader: engine.leads(topic, partition), logStartOffset, clientStartOffset, logEndOffset, highWatermark, batches, records };
+}
+
+/** An op with its times on the history's base (simulated ms since the run's start). */
+function onTimeBase(op: ClientOp, startMs: number): ClientOp {
+  const shifted = { ...op, startMs: op.startMs - startMs, endMs: op.endMs - startMs };
+  if ((shifted.kind !== 'produce' && shifted.kind !== 'fetch') || shifted.answeredBy === undefined) return shifted;
+  return { ...shifted, answeredBy: { ...shifted.answeredBy, atMs: shifted.answeredBy.atMs - startMs } };
 }

@@ -169,18 +169,46 @@ export class ProcessGate {
 }
 
 /**
- * One process's view of simulated time: its wall clock may be skewed (nowMs), its monotonic
- * clock is not; its timers fire through its gate.
+ * The shortest positive timer delay, in simulated ms. Simulated times are epoch-sized (float64
+ * resolves about 0.25 µs at SIM_EPOCH_MS), so a shorter delay would not move time at all: code that
+ * waits out a remainder on a clock running at another rate (a remainder of 1e-9 ms, from rounding)
+ * would set the same timer for ever.
+ */
+const TIMER_DELAY_MS_MIN = 0.001;
+
+/**
+ * One process's view of simulated time: its wall clock may be skewed (nowMs); its monotonic clock
+ * is never stepped, but runs at the process's own rate (a crystal a little fast or slow), and so
+ * do its timers; its timers fire through its gate.
  */
 export class SimClock implements Clock {
   readonly #scheduler: SimScheduler;
   readonly #gate: ProcessGate;
   /** Added to the wall clock only (an NTP-less host drifts; CLOCK_MONOTONIC is not stepped). */
   skewMs = 0;
+  /** Monotonic ms per simulated ms; the monotonic time at `#anchorMs` (simulated) is `#anchorMonotonicMs`. */
+  #rate = 1;
+  #anchorMs: number;
+  #anchorMonotonicMs: number;
 
   constructor(scheduler: SimScheduler, gate: ProcessGate) {
     this.#scheduler = scheduler;
     this.#gate = gate;
+    this.#anchorMs = scheduler.nowMs;
+    this.#anchorMonotonicMs = scheduler.nowMs - SIM_EPOCH_MS;
+  }
+
+  /** How fast the monotonic clock and the timers run against simulated time (1: exactly). */
+  get rate(): number {
+    return this.#rate;
+  }
+
+  /** From now on the monotonic clock runs at `rate` (it goes on from where it is: never a step). */
+  set rate(rate: number) {
+    assert(rate > 0 && Number.isFinite(rate), `a clock rate is positive (${rate})`);
+    this.#anchorMonotonicMs = this.monotonicMs();
+    this.#anchorMs = this.#scheduler.nowMs;
+    this.#rate = rate;
   }
 
   nowMs(): number {
@@ -188,11 +216,13 @@ export class SimClock implements Clock {
   }
 
   monotonicMs(): number {
-    return this.#scheduler.nowMs - SIM_EPOCH_MS;
+    return this.#anchorMonotonicMs + (this.#scheduler.nowMs - this.#anchorMs) * this.#rate;
   }
 
+  /** `delayMs` on this process's clock: a timer set before a rate change keeps its simulated deadline. */
   setTimer(delayMs: number, callback: () => void): Timer {
-    return this.#scheduler.schedule(delayMs, () => this.#gate.deliver(callback));
+    const simulatedMs = delayMs > 0 ? Math.max(delayMs / this.#rate, TIMER_DELAY_MS_MIN) : 0;
+    return this.#scheduler.schedule(simulatedMs, () => this.#gate.deliver(callback));
   }
 
   immediate(callback: () => void): Timer {

@@ -18,6 +18,7 @@ import type { StoreStats } from '../store/stats.ts';
 import type { SeededRandom } from '../util/random.ts';
 import type { ProcessGate, SimScheduler } from './scheduler.ts';
 import type { WalWrites } from './wal-audit.ts';
+import type { LeaseWrites } from './lease-writes.ts';
 import { concatBytes } from '../util/bytes.ts';
 
 /** How long a request to a store this process cannot reach hangs before it fails (an SDK's connect timeout). */
@@ -42,6 +43,15 @@ const AMBIGUOUS_UNSENT_MS_MAX = 200;
 /** Failures this view made up that are known never to have been sent (an unreachable store): not ambiguous. */
 const NEVER_SENT = new WeakSet<StoreError>();
 
+/** Extra time one write of a control record spends on the path: before it reaches the store, and after, with its answer. */
+export interface WriteDelay {
+  readonly toStoreMs: number;
+  readonly backMs: number;
+}
+
+/** Decides the extra time of each control-record write sent at `nowMs` (simulated); null: none. */
+export type WriteDelays = (key: string, nowMs: number) => WriteDelay | null;
+
 /**
  * One simulated process's connection to a shared object store (a MemoryStore that all processes
  * see, as they would see one bucket). Every answer reaches the process through its gate: a dead
@@ -53,7 +63,9 @@ const NEVER_SENT = new WeakSet<StoreError>();
  *   probability (a bit flip on the path; a reader must detect it by checksum and read again);
  * - `ambiguousConditionalRate`: a conditional put's answer is lost at this probability, whether
  *   its request reached the store (and took effect or failed its condition there) or not: the
- *   caller gets Unavailable, "may have taken effect".
+ *   caller gets Unavailable, "may have taken effect";
+ * - `controlWriteDelays`: a write of a control record (a lease renewal, a claim) spends extra time
+ *   on its way to the store and on its answer's way back (a slow or congested path), as drawn.
  * Like S3Store, the view resolves an ambiguous answer to a conditional put (a Timeout or an
  * Unavailable from the store, or one drawn here) by reading the key back, through the same code
  * (src/store/conditional-write.ts, docs/cluster-protocol.md CW1): the judging is the client's.
@@ -67,14 +79,20 @@ export class SimStoreView implements ObjectStore {
   unreachable = false;
   corruptReadRate = 0;
   ambiguousConditionalRate = 0;
+  controlWriteDelays: WriteDelays | null = null;
   /** GET answers corrupted so far (for the run's fault count). */
   corruptedReads = 0;
 
   readonly #writes: WalWrites | null;
+  readonly #sends: LeaseWrites | null;
 
-  /** `writes`: where write requests that reach the store are noted (the WAL audit). */
-  constructor(store: ObjectStore, gate: ProcessGate, scheduler: SimScheduler, random: SeededRandom, writes: WalWrites | null = null) {
+  /**
+   * `writes`: where write requests that reach the store are noted (the WAL audit); `sends`: where
+   * each write this process sends is noted as it leaves (leader-within-lease).
+   */
+  constructor(store: ObjectStore, gate: ProcessGate, scheduler: SimScheduler, random: SeededRandom, writes: WalWrites | null = null, sends: LeaseWrites | null = null) {
     this.#writes = writes;
+    this.#sends = sends;
     this.#store = store;
     this.#gate = gate;
     this.#scheduler = scheduler;
@@ -143,8 +161,25 @@ export class SimStoreView implements ObjectStore {
   /** The shared store outlives every process: closing a view closes nothing. */
   async close(): Promise<void> {}
 
+  /** One put leaving this process now (every attempt is one), through the path's extra time if any. */
   #send(key: string, body: Uint8Array, options: PutOptions | undefined): Promise<PutResult> {
-    return this.#noteSettled(key, body, this.#store.put(key, body, options));
+    this.#sends?.sent(this.#gate.name, key, body);
+    const delay = key.startsWith(CONTROL_KEY_PREFIX) ? (this.controlWriteDelays?.(key, this.#scheduler.nowMs) ?? null) : null;
+    if (delay === null) return this.#noteSettled(key, body, this.#store.put(key, body, options));
+    const sentBody = body.slice(); // what left the process: the caller's buffer may change before it reaches the store
+    return this.#delayed(delay, () => this.#noteSettled(key, sentBody, this.#store.put(key, sentBody, options)));
+  }
+
+  /** `request` reaches the store `toStoreMs` from now, and its answer (or failure) comes back `backMs` after the store's. */
+  #delayed<T>(delay: WriteDelay, request: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#scheduler.complete(delay.toStoreMs, () => {
+        request().then(
+          (value) => void this.#scheduler.complete(delay.backMs, () => resolve(value)),
+          (error: unknown) => void this.#scheduler.complete(delay.backMs, () => reject(error)),
+        );
+      });
+    });
   }
 
   /** One attempt of a conditional put, its answer lost at `ambiguousConditionalRate` (drawn only when that is above 0). */

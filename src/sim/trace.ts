@@ -63,8 +63,8 @@ function traceWindow(violation: Violation, history: History): TraceEvent[] {
 function touchesPartition(op: ClientOp, violation: Violation): boolean {
   if (isAclChangeOp(op)) return violation.topic === '' || op.resourceName === violation.topic;
   if (op.kind === 'metadata') return op.topics.some((topic) => topic.name === violation.topic);
-  // A run-wide violation (no topic: the security paths) shows the security ops around it.
-  if (op.kind === 'authenticate' || op.kind === 'init-producer-id' || op.kind === 'alter-scram' || op.kind === 'alter-quota' || op.kind === 'throttle') return violation.topic === '';
+  // A run-wide violation (no topic: the security paths, answer-allowed of a group API) shows the ops of no topic around it.
+  if (op.kind === 'authenticate' || op.kind === 'request' || op.kind === 'alter-scram' || op.kind === 'alter-quota' || op.kind === 'throttle') return violation.topic === '';
   if (op.kind === 'access-probe') return violation.topic === '' || (op.resourceType === 'topic' && op.resourceName === violation.topic);
   if (op.kind === 'intruder') return violation.topic === '' || (op.topic === violation.topic && (op.partition === null || op.partition === violation.partition));
   if (op.topic !== violation.topic) return false;
@@ -126,10 +126,10 @@ function describeOp(op: ClientOp): string {
     case 'create-acl':
     case 'delete-acl':
       return `${op.kind} ${op.permission} ${op.principal} ${op.operation} on ${op.resourceType} ${op.resourceName}${op.patternType === 'prefixed' ? '*' : ''}`;
-    case 'init-producer-id':
-      return 'init-producer-id';
     case 'access-probe':
       return `access-probe ${op.api} of ${op.resourceType} ${op.resourceName}`;
+    case 'request':
+      return `${op.api}${op.group === null ? '' : ` ${op.group}`}`;
     case 'intruder': {
       const what = [
         op.topic === null ? '' : `${op.topic}${op.partition === null ? '' : `/${op.partition}`}`,

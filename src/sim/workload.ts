@@ -543,6 +543,7 @@ export class SimWorkload {
       record: this.#record,
       bootstrap,
       sasl: this.#sasl(name, user),
+      answerOrigin: (chunk) => network.origin(chunk),
     };
   }
 

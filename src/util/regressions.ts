@@ -3,8 +3,10 @@
  * in today's code (and two that break what issue 12 delivered: DeleteRecords' durable start, a
  * topic's LogAppendTime; and two that break issue 13's security: a PLAIN password check, the ACLs'
  * deny-before-allow rule; and one that breaks issue 24's judging of ambiguous conditional writes by
- * authorship): the deterministic simulation's self-test (issue 10 item 6) turns one on and
- * must then report a violation within its seed budget, which proves it can see that class of bug.
+ * authorship; and two that issue 25's workload shapes are to see: a consumer's read bounded by
+ * the high watermark, WAL GC's coverage of a frame the tier end falls inside): the deterministic
+ * simulation's self-test (issue 10 item 6) turns one on and must then report a violation within
+ * its seed budget, which proves it can see that class of bug.
  *
  * Production code never turns a switch on: nothing outside tests and the simulation calls
  * `reintroduce`. Each bug site reads its switch with `regressed(name)`, which is one boolean test
@@ -26,13 +28,15 @@ export type Regression =
   | 'plain-any-password'
   | 'acl-allow-before-deny'
   | 'lone-broker-disk-is-truth'
-  | 'judge-by-bytes';
+  | 'judge-by-bytes'
+  | 'fetch-past-high-watermark'
+  | 'gc-frame-covered-by-first-offset';
 
 export interface RegressionDescription {
   /** The finding of issue 9 whose fix the switch undoes (of `issue`, when set: its deliverable the switch breaks). */
   readonly finding: number;
-  /** Absent: issue 9. Issues 12's, 13's and 24's switches break what they delivered, to prove their invariants see it. */
-  readonly issue?: 12 | 13 | 24;
+  /** Absent: issue 9. Issues 12's, 13's, 24's and 25's switches break what they delivered, to prove their invariants see it. */
+  readonly issue?: 12 | 13 | 24 | 25;
   /** The old behaviour the switch brings back. */
   readonly description: string;
 }
@@ -77,6 +81,17 @@ export const REGRESSIONS: Readonly<Record<Regression, RegressionDescription>> = 
     issue: 24,
     description:
       "a control record's conditional write whose answer was ambiguous is judged by the record's value, not its nonce [CW1]: a rival's identical record counts as this write landed (two brokers reserve the same producer-id block)",
+  },
+  'fetch-past-high-watermark': {
+    finding: 1,
+    issue: 25,
+    description:
+      "a consumer's fetch from one below the high watermark is not cut at the high watermark (the bound's comparison is off by one): it is answered with the uncommitted records up to the log end",
+  },
+  'gc-frame-covered-by-first-offset': {
+    finding: 2,
+    issue: 25,
+    description: 'WAL GC judges a frame tiered by its first offset, not its last: a frame the tier end falls inside is deleted although its tail is not tiered',
   },
 };
 

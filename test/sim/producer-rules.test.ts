@@ -1,7 +1,7 @@
 /**
  * The simulated producer's retry rules against a scripted broker (the broker's own codecs on the
  * other end of a scripted network, a hand-driven clock): resends keep their sequences, an echo
- * of an earlier failure is retried, a broken sequence resets the producer, retries are bounded.
+ * of an earlier failure is retried, a gap the broker reports bumps the epoch, retries are bounded.
  */
 import { expect, test } from 'bun:test';
 import { initProducerIdCodec } from '../../src/broker/apis/init-producer-id.ts';
@@ -21,6 +21,7 @@ import { advanceUntil, settle } from '../support/settle.ts';
 
 interface ReceivedBatch {
   readonly producerId: number;
+  readonly producerEpoch: number;
   readonly baseSequence: number;
   readonly count: number;
   readonly partition: number;
@@ -28,7 +29,7 @@ interface ReceivedBatch {
   readonly batch: RecordBatch;
 }
 
-/** A one-broker broker of 't'/0 and 't'/1 that checks sequences as Kafka does, plus scripted errors (one per batch, in order). */
+/** A one-broker broker of 't'/0 and 't'/1 that checks sequences as Kafka does (a new epoch starts at 0), plus scripted errors (one per batch, in order). */
 class ScriptedBroker implements Network {
   /** Error codes for the next Produce requests, in order (NONE: handle normally). */
   readonly script: number[] = [];
@@ -40,7 +41,8 @@ class ScriptedBroker implements Network {
   readonly requests: number[] = [];
   metadataRequests = 0;
   initRequests = 0;
-  readonly #expected = new Map<number, number>();
+  /** The next sequence of each producer id and epoch. */
+  readonly #expected = new Map<string, number>();
   readonly #held: (() => void)[] = [];
   #nextProducerId = 1000;
 
@@ -67,9 +69,9 @@ class ScriptedBroker implements Network {
     return socket;
   }
 
-  /** Forgets the producer's sequence (as a broker that lost its producer state would). */
+  /** Forgets the producer's sequence at epoch 0 on partition 0 (as a broker that lost its producer state would). */
   loseSequence(producerId: number, expected: number): void {
-    this.#expected.set(producerId * 2, expected);
+    this.#expected.set(`${producerId}/0/0`, expected);
   }
 
   release(): void {
@@ -124,14 +126,14 @@ class ScriptedBroker implements Network {
   }
 
   #append(partition: number, batch: RecordBatch): { errorCode: number; baseOffset: number } {
-    const received = { producerId: batch.producerId, baseSequence: batch.baseSequence, count: batch.recordCount, partition, batch };
+    const received = { producerId: batch.producerId, producerEpoch: batch.producerEpoch, baseSequence: batch.baseSequence, count: batch.recordCount, partition, batch };
     this.received.push(received);
     const scripted = this.script.shift() ?? ErrorCode.NONE;
     if (scripted !== ErrorCode.NONE) return { errorCode: scripted, baseOffset: -1 };
-    const key = received.producerId * 2 + partition; // producer ids are whole numbers; two partitions
-    const expected = this.#expected.get(key) ?? 0;
+    const session = `${received.producerId}/${received.producerEpoch}/${partition}`;
+    const expected = this.#expected.get(session) ?? 0;
     if (received.producerId >= 0 && received.baseSequence !== expected) return { errorCode: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, baseOffset: -1 };
-    this.#expected.set(key, expected + received.count);
+    this.#expected.set(session, expected + received.count);
     const baseOffset = this.log.filter((b) => b.partition === partition).reduce((sum, b) => sum + b.count, 0);
     this.log.push(received);
     return { errorCode: ErrorCode.NONE, baseOffset };
@@ -206,40 +208,74 @@ test('at most 5 batches are in flight; the echoes of a failure behind it are ret
   ]);
 });
 
-test('OUT_OF_ORDER_SEQUENCE_NUMBER on the oldest batch resets the producer: a new id, sequences from 0', async () => {
+test('OUT_OF_ORDER_SEQUENCE_NUMBER on the oldest batch bumps the epoch and retries it from sequence 0 (Java: TransactionManager.canRetry)', async () => {
   const { clock, broker, producer, produces } = setup();
   expect(await produceAll(clock, producer, 1)).toEqual([{ ok: true, baseOffset: 0 }]);
   broker.loseSequence(1000, 40);
-  expect(await produceAll(clock, producer, 1)).toEqual([{ ok: false, error: 'producer-reset' }]);
-  expect(broker.initRequests).toBe(2);
   expect(await produceAll(clock, producer, 1)).toEqual([{ ok: true, baseOffset: 2 }]);
-  expect(produces().map((op) => [op.outcome.ok, op.idempotence?.producerId, op.idempotence?.baseSequence])).toEqual([
-    [true, 1000n, 0],
-    [false, 1000n, 2],
-    [true, 1001n, 0],
+  expect(broker.initRequests).toBe(1);
+  expect(produces().map((op) => [op.outcome.ok, op.idempotence, op.values[0]])).toEqual([
+    [true, { producerId: 1000n, producerEpoch: 0, baseSequence: 0 }, 'p/0'],
+    [false, { producerId: 1000n, producerEpoch: 0, baseSequence: 2 }, 'p/2'],
+    [true, { producerId: 1000n, producerEpoch: 1, baseSequence: 0 }, 'p/2'],
   ]);
 });
 
-test('UNKNOWN_PRODUCER_ID resets too, after the batches in flight came back', async () => {
+test('UNKNOWN_PRODUCER_ID bumps the epoch too, once the batches in flight came back: the unfinished ones start over from 0', async () => {
   const { clock, broker, producer, produces } = setup();
   broker.script.push(ErrorCode.NONE, ErrorCode.UNKNOWN_PRODUCER_ID);
   const results = await produceAll(clock, producer, 3);
-  expect(results.map((r) => (r as ProduceResult).ok)).toEqual([true, false, false]);
-  expect(broker.initRequests).toBe(2);
-  expect(produces().map((op) => op.idempotence?.baseSequence)).toEqual([0, 2, 4]);
+  expect(results.map((r) => (r as ProduceResult).ok)).toEqual([true, true, true]);
+  expect(broker.initRequests).toBe(1);
+  expect(produces().map((op) => [op.outcome.ok ? 'ok' : (op.outcome as { error: string }).error, op.idempotence?.producerEpoch, op.idempotence?.baseSequence])).toEqual([
+    ['ok', 0, 0],
+    ['UNKNOWN_PRODUCER_ID', 0, 2],
+    ['OUT_OF_ORDER_SEQUENCE_NUMBER', 0, 4],
+    ['ok', 1, 0],
+    ['ok', 1, 2],
+  ]);
 });
 
-test('retries are bounded: each attempt is its own op with the same sequence, then the producer resets', async () => {
+test('retries are bounded: each attempt is its own op with the same sequence; the batch fails, and the gap it may leave is bumped over', async () => {
   const { clock, broker, producer, produces } = setup(3);
   broker.script.push(ErrorCode.REQUEST_TIMED_OUT, ErrorCode.REQUEST_TIMED_OUT, ErrorCode.REQUEST_TIMED_OUT);
-  expect(await produceAll(clock, producer, 1)).toEqual([{ ok: false, error: 'producer-reset' }]);
+  expect(await produceAll(clock, producer, 1)).toEqual([{ ok: false, error: 'REQUEST_TIMED_OUT' }]);
   expect(produces().map((op) => [op.outcome.ok, op.idempotence?.baseSequence, op.values])).toEqual([
     [false, 0, ['p/0', 'p/1']],
     [false, 0, ['p/0', 'p/1']],
     [false, 0, ['p/0', 'p/1']],
   ]);
+  // The next batch follows the failed one's sequence; the broker never took that one: out of order, then the next epoch from 0.
   expect(await produceAll(clock, producer, 1)).toEqual([{ ok: true, baseOffset: 0 }]);
-  expect(produces().at(-1)?.idempotence).toEqual({ producerId: 1001n, producerEpoch: 0, baseSequence: 0 });
+  expect(
+    produces()
+      .slice(3)
+      .map((op) => [op.outcome.ok, op.idempotence]),
+  ).toEqual([
+    [false, { producerId: 1000n, producerEpoch: 0, baseSequence: 2 }],
+    [true, { producerId: 1000n, producerEpoch: 1, baseSequence: 0 }],
+  ]);
+});
+
+test('a batch refused outright fails, and the batches behind it start over under the next epoch', async () => {
+  const { clock, broker, producer, produces } = setup();
+  broker.script.push(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+  const results = await produceAll(clock, producer, 2);
+  expect(results).toEqual([
+    { ok: false, error: 'TOPIC_AUTHORIZATION_FAILED' },
+    { ok: true, baseOffset: 0 },
+  ]);
+  expect(produces().map((op) => [op.outcome.ok ? 'ok' : (op.outcome as { error: string }).error, op.idempotence?.producerEpoch, op.idempotence?.baseSequence])).toEqual([
+    ['TOPIC_AUTHORIZATION_FAILED', 0, 0],
+    ['OUT_OF_ORDER_SEQUENCE_NUMBER', 0, 2],
+    ['ok', 1, 0],
+  ]);
+});
+
+test('DUPLICATE_SEQUENCE_NUMBER is a success without an offset (Sender.completeBatch)', async () => {
+  const { clock, broker, producer } = setup();
+  broker.script.push(ErrorCode.DUPLICATE_SEQUENCE_NUMBER);
+  expect(await produceAll(clock, producer, 1)).toEqual([{ ok: true, baseOffset: null }]);
 });
 
 test('a plain producer resends a failed batch as it was, and gives it up after its attempts', async () => {

@@ -24,6 +24,8 @@ import type { ObjectStore } from '../../src/store/object-store.ts';
 import { ManualClock, systemClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
 import { REGRESSIONS, type Regression, regressed, reintroduce, resetRegressions } from '../../src/util/regressions.ts';
+import type { WalFrameEntry } from '../../src/wal/format.ts';
+import { type CoverageSources, CoverageRound } from '../../src/wal/gc/coverage.ts';
 import type { StreamId } from '../../src/wal/keys.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../../src/wal/reader.ts';
 import { sealStream } from '../../src/wal/seal.ts';
@@ -150,6 +152,55 @@ test("log-append-time-ignored (issue 12; test/log/topic-settings-live.test.ts): 
     return type;
   };
   expect(await withAndWithout('log-append-time-ignored', scenario)).toEqual({ fixed: 'LogAppendTime', regressed: 'CreateTime' });
+});
+
+test('fetch-past-high-watermark (issue 25; test/engine/fetch-above-high-watermark.test.ts): a fetch from the last offset below the high watermark reads the uncommitted tail', async () => {
+  const scenario = async () => {
+    const clock = new ManualClock();
+    const ferry = await Ferry.open({ directory: tempDir(), clock, log: { flush: { kind: 'none' } }, wal: { store: new MemoryStore(), writerId: 'w', config: { uploadIntervalMs: 1000 } } });
+    ferry.createTopic('t');
+    const committed = await ferry.appendBatches('t', 0, idempotent(25, 0, 3)); // offsets 0..2
+    await passUntilSettled(clock, committed.committed);
+    await ferry.appendBatches('t', 0, idempotent(25, 3, 3)); // offsets 3..5, not durable yet: the high watermark stays at 3
+    const read = (offset: number) => ferry.fetch('t', 0, offset).batches.map((batch) => batch.baseOffset);
+    const outcome = { highWatermark: ferry.fetch('t', 0, 0).highWatermark, fromStart: read(0), fromLastCommitted: read(2) };
+    await ferry.close();
+    return outcome;
+  };
+  expect(await withAndWithout('fetch-past-high-watermark', scenario)).toEqual({
+    fixed: { highWatermark: 3, fromStart: [0], fromLastCommitted: [0] },
+    regressed: { highWatermark: 3, fromStart: [0], fromLastCommitted: [0, 3] },
+  });
+});
+
+test('gc-frame-covered-by-first-offset (issue 25; test/wal/gc/collector.test.ts): a frame the tier end falls inside counts as tiered', async () => {
+  const topicId = idOf('t');
+  const sources: CoverageSources = {
+    readTierRecord: async () => ({ leaderEpoch: 0, startOffset: 5, segments: [] }), // TE 5
+    incarnationState: async () => 'live',
+    tieringEnabled: () => true,
+    inSyncFollowersEnd: () => Number.POSITIVE_INFINITY,
+  };
+  const frame = (baseOffset: number, lastOffset: number): WalFrameEntry => ({
+    topic: 't',
+    topicId,
+    partition: 0,
+    leaderEpoch: 0,
+    baseOffset,
+    lastOffset,
+    framePosition: 0,
+    frameHeaderBytes: 0,
+    byteLength: 0,
+    dataChecksum: 0n,
+  });
+  const scenario = async () => {
+    const round = new CoverageRound(sources, false);
+    return { below: await round.covered(frame(0, 4)), straddling: await round.covered(frame(3, 7)), above: await round.covered(frame(5, 7)) };
+  };
+  expect(await withAndWithout('gc-frame-covered-by-first-offset', scenario)).toEqual({
+    fixed: { below: true, straddling: false, above: false },
+    regressed: { below: true, straddling: true, above: false },
+  });
 });
 
 test('producer-state-not-rebuilt (finding 2; test/log/producer-state.test.ts "survives restarts"): a retry after a reopen is written again', async () => {

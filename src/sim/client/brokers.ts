@@ -7,7 +7,7 @@ import type { MetadataResponse } from '../../broker/apis/metadata.ts';
 import type { Decoded } from '../../broker/protocol/message-codec.ts';
 import { ErrorCode } from '../../broker/protocol/error-codes.ts';
 import type { AuthenticateOp, MetadataOp, ThrottleOp } from '../history.ts';
-import type { ClientApi } from './api.ts';
+import { type ClientApi, errorName } from './api.ts';
 import { ClientConnection, type Reply, type Throttle } from './connection.ts';
 import type { SaslResult } from './sasl.ts';
 import type { BrokerAddress, ClientContext } from './context.ts';
@@ -119,10 +119,16 @@ export class BrokerPool {
     this.#connections.clear();
   }
 
-  /** The answer's partition counts go into the history (partition-count-monotonic judges them). */
+  /** The answer's partition counts go into the history (partition-count-monotonic judges them), and its errors (answer-allowed). */
   #recordMetadata(node: number, startMs: number, metadata: Decoded<MetadataResponse>): void {
     const topics = metadata.topics.filter((topic) => topic.errorCode === ErrorCode.NONE && topic.name !== null).map((topic) => ({ name: topic.name!, partitions: topic.partitions.length }));
-    const op: MetadataOp = { kind: 'metadata', client: this.#context.name, node, startMs, endMs: this.#context.now(), outcome: { ok: true }, topics };
+    const errors = metadata.topics.flatMap((topic) => [
+      ...(topic.errorCode === ErrorCode.NONE ? [] : [{ topic: topic.name ?? '', partition: null, error: errorName(topic.errorCode) }]),
+      ...topic.partitions
+        .filter((partition) => partition.errorCode !== ErrorCode.NONE)
+        .map((partition) => ({ topic: topic.name ?? '', partition: partition.partitionIndex, error: errorName(partition.errorCode) })),
+    ]);
+    const op: MetadataOp = { kind: 'metadata', client: this.#context.name, node, startMs, endMs: this.#context.now(), outcome: { ok: true }, topics, ...(errors.length === 0 ? {} : { errors }) };
     this.#context.record(op);
   }
 
@@ -169,10 +175,10 @@ export class BrokerPool {
   }
 
   #open(key: string, address: BrokerAddress): Promise<ClientConnection | null> {
-    const { network, clock, name, requestTimeoutMs, sasl, now } = this.#context;
+    const { network, clock, name, requestTimeoutMs, sasl, now, answerOrigin } = this.#context;
     const onAuthentication = (result: SaslResult, reauthentication: boolean, startMs: number) => this.#recordAuthentication(address, result, reauthentication, startMs);
     const onThrottle = (throttle: Throttle) => this.#recordThrottle(address, throttle);
-    const opening = ClientConnection.open({ network, clock, host: address.host, port: address.port, clientId: name, requestTimeoutMs, sasl, onAuthentication, onThrottle, now });
+    const opening = ClientConnection.open({ network, clock, host: address.host, port: address.port, clientId: name, requestTimeoutMs, sasl, onAuthentication, onThrottle, now, origin: answerOrigin });
     this.#connections.set(key, opening);
     return opening;
   }

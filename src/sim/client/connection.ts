@@ -20,10 +20,14 @@ import type { Clock, Timer } from '../../util/clock.ts';
 import type { NetSocket, Network } from '../../util/network.ts';
 import { type ClientApi, writeRequestHeader } from './api.ts';
 import { authenticate, type ClientSasl, reauthenticateAfterMs, type SaslChannel, type SaslResult } from './sasl.ts';
+import type { AnswerOrigin } from '../history.ts';
 
-/** A request's end: the broker's answer, or none (the timeout passed, or the connection died). */
-/** Unanswered: 'not-sent' when the request never left (no connection), so it surely took no effect. */
-export type Reply<Response> = { readonly answered: true; readonly response: Response } | { readonly answered: false; readonly error: UnansweredError };
+/**
+ * A request's end: the broker's answer (with who wrote it and when, where the network tells), or
+ * none (the timeout passed, or the connection died). Unanswered: 'not-sent' when the request never
+ * left (no connection), so it surely took no effect.
+ */
+export type Reply<Response> = { readonly answered: true; readonly response: Response; readonly origin?: AnswerOrigin } | { readonly answered: false; readonly error: UnansweredError };
 export type UnansweredError = 'timeout' | 'disconnected' | 'not-sent';
 
 export interface ConnectionOptions {
@@ -39,6 +43,8 @@ export interface ConnectionOptions {
   readonly onAuthentication?: (result: SaslResult, reauthentication: boolean, startMs: number) => void;
   /** The time onAuthentication's startMs is on (the history's); the clock's by default. */
   readonly now?: () => number;
+  /** Who wrote a chunk this connection received, and when (the simulated network knows); absent or null: unknown. */
+  readonly origin?: (chunk: Uint8Array) => AnswerOrigin | null;
   /**
    * Told of each answer that carried a throttle time, once the throttle ended or the connection
    * closed: the API, when it was answered (on `now`'s time), for how long, and when the next
@@ -302,6 +308,8 @@ export class ClientConnection {
   }
 
   #onData(chunk: Uint8Array): void {
+    // A frame this chunk completes was written, whole, by then: its last bytes are this chunk's.
+    const origin = this.#options.origin?.(chunk) ?? null;
     this.#received = this.#received.length === 0 ? chunk.slice() : concat(this.#received, chunk);
     while (!this.#closed && this.#received.length >= SIZE_PREFIX_BYTES) {
       const view = new DataView(this.#received.buffer, this.#received.byteOffset, this.#received.length);
@@ -311,11 +319,11 @@ export class ClientConnection {
       if (this.#received.length < SIZE_PREFIX_BYTES + size) return;
       const frame = this.#received.subarray(SIZE_PREFIX_BYTES, SIZE_PREFIX_BYTES + size);
       this.#received = this.#received.subarray(SIZE_PREFIX_BYTES + size);
-      this.#onFrame(frame);
+      this.#onFrame(frame, origin);
     }
   }
 
-  #onFrame(frame: Uint8Array): void {
+  #onFrame(frame: Uint8Array, origin: AnswerOrigin | null): void {
     if (this.#bareWaiter !== null) return this.#bareWaiter(frame.slice());
     const reader = new KafkaReader(frame);
     const correlationId = reader.int32();
@@ -329,7 +337,7 @@ export class ClientConnection {
     }
     const throttleMs = throttleTimeOf(response);
     if (throttleMs > 0) this.#throttle(pending.api, throttleMs);
-    this.#settle(correlationId, { answered: true, response });
+    this.#settle(correlationId, origin === null ? { answered: true, response } : { answered: true, response, origin });
   }
 
   #settle(correlationId: number, reply: Reply<unknown>): void {

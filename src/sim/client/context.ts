@@ -6,7 +6,7 @@
 import type { Clock } from '../../util/clock.ts';
 import type { Network } from '../../util/network.ts';
 import type { SeededRandom } from '../../util/random.ts';
-import type { ClientOp } from '../history.ts';
+import type { AnswerOrigin, ClientOp } from '../history.ts';
 import type { ClientSasl } from './sasl.ts';
 
 export interface BrokerAddress {
@@ -32,6 +32,8 @@ export interface ClientOptions {
   readonly retryBackoffMs?: number;
   /** How it authenticates on every connection (a SASL listener, issue 13); null or absent: it does not. */
   readonly sasl?: ClientSasl | null;
+  /** Who wrote a chunk a connection received, and when (the simulated network's `origin`); absent: unknown. */
+  readonly answerOrigin?: (chunk: Uint8Array) => AnswerOrigin | null;
 }
 
 /** Kafka's request.timeout.ms is 30 s; the simulation wants faults found in seconds. */
@@ -56,6 +58,7 @@ export function clientContext(options: ClientOptions): ClientContext {
     requestTimeoutMs: options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS_DEFAULT,
     retryBackoffMs: options.retryBackoffMs ?? RETRY_BACKOFF_MS_DEFAULT,
     sasl: options.sasl ?? null,
+    answerOrigin: options.answerOrigin ?? (() => null),
   };
 }
 

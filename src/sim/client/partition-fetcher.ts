@@ -8,7 +8,7 @@
 import { type FetchResponse, IsolationLevel } from '../../broker/apis/fetch.ts';
 import { ErrorCode } from '../../broker/protocol/error-codes.ts';
 import type { Decoded } from '../../broker/protocol/message-codec.ts';
-import type { FetchOp, ListOffsetsOp, Outcome } from '../history.ts';
+import type { AnswerOrigin, FetchOp, ListOffsetsOp, Outcome } from '../history.ts';
 import type { BrokerPool, NodeReply, PartitionLeader } from './brokers.ts';
 import { backoffMs, type ClientContext, sleep } from './context.ts';
 import { isStaleMetadata } from './errors.ts';
@@ -123,7 +123,7 @@ export class PartitionFetcher {
     const answer = reply.response.responses[0]?.partitions[0];
     const code = answer === undefined ? ErrorCode.UNKNOWN_SERVER_ERROR : reply.response.errorCode !== ErrorCode.NONE ? reply.response.errorCode : answer.errorCode;
     if (answer === undefined || code !== ErrorCode.NONE) {
-      this.#record(reply.node, startMs, fetchOffset, leaderEpoch, answeredOutcome(code), null, []);
+      this.#record(reply.node, startMs, fetchOffset, leaderEpoch, answeredOutcome(code), null, [], reply.origin);
       this.#onError(code);
       return false;
     }
@@ -131,10 +131,10 @@ export class PartitionFetcher {
     try {
       fetched = fetchedRecords(answer.records instanceof Uint8Array ? [answer.records] : answer.records, fetchOffset);
     } catch (error) {
-      this.#record(reply.node, startMs, fetchOffset, leaderEpoch, { ok: false, error: `corrupt-records: ${String(error)}`, answered: true }, answer.highWatermark, []);
+      this.#record(reply.node, startMs, fetchOffset, leaderEpoch, { ok: false, error: `corrupt-records: ${String(error)}`, answered: true }, answer.highWatermark, [], reply.origin);
       return false;
     }
-    this.#record(reply.node, startMs, fetchOffset, leaderEpoch, { ok: true }, answer.highWatermark, fetched.records);
+    this.#record(reply.node, startMs, fetchOffset, leaderEpoch, { ok: true }, answer.highWatermark, fetched.records, reply.origin);
     if (this.position === fetchOffset) this.position = fetched.nextOffset;
     return true;
   }
@@ -145,7 +145,7 @@ export class PartitionFetcher {
     if (code === ErrorCode.OFFSET_OUT_OF_RANGE) this.position = null;
   }
 
-  #record(node: number, startMs: number, fetchOffset: number, leaderEpoch: number, outcome: Outcome, highWatermark: number | null, records: FetchOp['records']): void {
+  #record(node: number, startMs: number, fetchOffset: number, leaderEpoch: number, outcome: Outcome, highWatermark: number | null, records: FetchOp['records'], origin?: AnswerOrigin): void {
     const op: FetchOp = {
       kind: 'fetch',
       client: this.#context.name,
@@ -159,6 +159,7 @@ export class PartitionFetcher {
       leaderEpoch,
       highWatermark,
       records,
+      ...(origin === undefined ? {} : { answeredBy: origin }),
     };
     this.#context.record(op);
   }

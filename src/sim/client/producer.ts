@@ -9,23 +9,29 @@
  * (a retry repeats the values and, when idempotent, the sequence); the batches of one request
  * share its start and end.
  *
- * Kafka's idempotent rules: a retriable failure (an error, a timeout, a lost connection) stops the
- * partition until all of its requests in flight have come back, then resends every unfinished
- * batch in order, byte for byte, with the same sequences. OUT_OF_ORDER_SEQUENCE_NUMBER on a batch
- * behind an unfinished one is the echo of that one's failure and retried too; on the partition's
- * oldest unfinished batch, and UNKNOWN_PRODUCER_ID or INVALID_PRODUCER_EPOCH anywhere, mean the
- * broker's sequence state and ours disagree: the producer resets (see #reset).
+ * Kafka's idempotent rules, as the Java client (Sender, TransactionManager) keeps them: a retriable
+ * failure (an error, a timeout, a lost connection) stops the partition until all of its requests in
+ * flight have come back, then resends every unfinished batch in order, byte for byte, with the
+ * same sequences. OUT_OF_ORDER_SEQUENCE_NUMBER on a batch behind an unfinished one is the echo of
+ * that one's failure and retried too. On the partition's oldest unfinished batch, and
+ * UNKNOWN_PRODUCER_ID anywhere, it says the broker lacks what precedes the batch (a batch given up
+ * before it, or a broker's lost state): the partition's epoch is bumped and its unfinished batches
+ * start over at sequence 0 (see #bumpEpoch), the failed one retried. DUPLICATE_SEQUENCE_NUMBER is a
+ * success without an offset. A batch out of attempts ends failed (written or not: unknown) and the
+ * rest go on; one refused outright (a non-retriable error, INVALID_PRODUCER_EPOCH too) ends failed
+ * and the rest start over under a bumped epoch. So a wrong sequence answer has the consequence it
+ * has for a Java producer: a batch the broker held is written again.
  */
 import { ErrorCode } from '../../broker/protocol/error-codes.ts';
 import { assert } from '../../util/assert.ts';
 import { buildRecordBatch } from '../../format/batch-builder.ts';
 import type { BuildCompressionCodec } from '../../format/compression.ts';
-import type { InitProducerIdOp, Outcome, ProduceOp } from '../history.ts';
+import type { AnswerOrigin, Outcome, ProduceOp } from '../history.ts';
 import { errorName } from './api.ts';
 import { BrokerPool, type NodeReply, UNKNOWN_NODE } from './brokers.ts';
 import { backoffMs, type ClientContext, type ClientOptions, clientContext, type SimClient, sleep } from './context.ts';
 import { isRetriable, isStaleMetadata } from './errors.ts';
-import { answeredOutcome, unansweredOutcome } from './outcome.ts';
+import { answeredOutcome, recordRequest, unansweredOutcome } from './outcome.ts';
 import { initProducerIdApi, produceApi } from './wire-data.ts';
 import type { ProduceRequest, ProduceResponse } from '../../broker/apis/produce.ts';
 
@@ -35,6 +41,8 @@ export const MAX_IN_FLIGHT = 5;
 export const MAX_ATTEMPTS_DEFAULT = 5;
 /** The broker's wait for acks=all, below the client's request timeout so that the broker answers first. */
 const PRODUCE_TIMEOUT_FRACTION = 0.5;
+/** Kafka's Short.MAX_VALUE: the Java client takes a new producer id past it (never reached here). */
+const PRODUCER_EPOCH_MAX = 0x7fff;
 /** Kafka's default; unused by a non-transactional producer but sent. */
 const TRANSACTION_TIMEOUT_MS = 60_000;
 /** Where each batch's padding starts in the pool: a stride that is no power of two, so that padded keys differ. */
@@ -86,6 +94,10 @@ interface PartitionQueue {
   nextSequence: number;
   /** A batch failed: send nothing until the ones in flight are back, then resend after a backoff. */
   retrying: boolean;
+  /** The broker lacks what precedes a batch: bump the epoch once nothing is in flight. */
+  bumpPending: boolean;
+  /** Epoch bumps of this partition (Java's bumpIdempotentProducerEpoch): its batches go under the producer's epoch plus these. */
+  epochBumps: number;
   backingOff: boolean;
   /** Metadata refreshes in a row that found no leader. */
   leaderMisses: number;
@@ -113,8 +125,6 @@ export class SimProducer implements SimClient {
   readonly #refreshing = new Set<string>();
   #identity: ProducerIdentity | null = null;
   #initializing = false;
-  /** A sequence error or a batch given up: reset once nothing is in flight. */
-  #resetPending = false;
   #valueCount = 0;
   #stopped = false;
 
@@ -195,7 +205,7 @@ export class SimProducer implements SimClient {
     const key = `${topic}/${partition}`;
     let queue = this.#queues.get(key);
     if (queue === undefined) {
-      queue = { topic, partition, batches: [], inFlight: 0, nextSequence: 0, retrying: false, backingOff: false, leaderMisses: 0 };
+      queue = { topic, partition, batches: [], inFlight: 0, nextSequence: 0, retrying: false, bumpPending: false, epochBumps: 0, backingOff: false, leaderMisses: 0 };
       this.#queues.set(key, queue);
     }
     return queue;
@@ -204,7 +214,6 @@ export class SimProducer implements SimClient {
   /** Sends whatever may be sent now; called after every event that could change that. */
   #pump(): void {
     if (this.#stopped) return;
-    if (this.#resetPending) return this.#resetWhenDrained();
     if (this.#idempotent && this.#identity === null) return void this.#initProducerId();
     const byNode = new Map<number, Sendable[]>();
     for (const queue of this.#queues.values()) this.#pumpPartition(queue, byNode);
@@ -230,6 +239,7 @@ export class SimProducer implements SimClient {
 
   #retryWhenDrained(queue: PartitionQueue): void {
     if (queue.inFlight > 0 || queue.backingOff) return;
+    if (queue.bumpPending) this.#bumpEpoch(queue);
     queue.backingOff = true;
     void sleep(this.#context.clock, backoffMs(this.#context)).then(() => {
       queue.backingOff = false;
@@ -261,9 +271,7 @@ export class SimProducer implements SimClient {
     this.#initializing = true;
     const startMs = this.#context.now();
     const reply = await this.#pool.send(UNKNOWN_NODE, initProducerIdApi, { transactionalId: null, transactionTimeoutMs: TRANSACTION_TIMEOUT_MS });
-    const outcome = reply.answered ? answeredOutcome(reply.response.errorCode) : unansweredOutcome(reply.error);
-    const op: InitProducerIdOp = { kind: 'init-producer-id', client: this.#context.name, node: reply.node, startMs, endMs: this.#context.now(), outcome };
-    this.#context.record(op);
+    recordRequest(this.#context, initProducerIdApi.name, null, startMs, reply, (response) => response.errorCode);
     if (reply.answered && reply.response.errorCode === ErrorCode.NONE) {
       this.#identity = { producerId: reply.response.producerId, producerEpoch: reply.response.producerEpoch };
     } else {
@@ -274,27 +282,21 @@ export class SimProducer implements SimClient {
   }
 
   /**
-   * Once nothing is in flight: every batch that went out under the old producer id ends as
-   * failed (whether the broker kept it is unknown; resending it under a new id could write it
-   * twice), sequences restart at 0 and a new producer id is asked for. Batches not sent yet go
-   * out under the new id.
+   * Java's bumpIdempotentProducerEpoch for one partition, once nothing of it is in flight: its
+   * unfinished batches start over at sequence 0 under the next epoch, rebuilt at their next send.
+   * A broker takes a new epoch from sequence 0 whatever it held of the old one, so a batch it held
+   * is written again: the Java client bumps only when the broker said it lacks what precedes it.
+   * Per partition here: the brokers keep producer state per partition, as the client's sequences.
    */
-  #resetWhenDrained(): void {
-    for (const queue of this.#queues.values()) if (queue.inFlight > 0) return;
-    this.#resetPending = false;
-    this.#identity = null;
-    for (const queue of this.#queues.values()) {
-      queue.nextSequence = 0;
-      queue.retrying = false;
-      const sent = queue.batches.filter((batch) => batch.sequence !== null);
-      assert(
-        sent.every((batch, i) => queue.batches[i] === batch),
-        'batches are sequenced in the order they were produced',
-      );
-      queue.batches.splice(0, sent.length);
-      for (const batch of sent) batch.finish({ ok: false, error: 'producer-reset' });
+  #bumpEpoch(queue: PartitionQueue): void {
+    queue.bumpPending = false;
+    queue.epochBumps++;
+    queue.nextSequence = 0;
+    for (const batch of queue.batches) {
+      batch.bytes = null;
+      batch.identity = null;
+      batch.sequence = null;
     }
-    this.#pump();
   }
 
   /** One request to `node` carrying `sendables` (one batch per partition); each batch's answer is handled as if it had come alone. */
@@ -342,7 +344,8 @@ export class SimProducer implements SimClient {
       batch.bytes = buildRecordBatch(records, { nowMs, compression });
       return;
     }
-    batch.identity = this.#identity;
+    batch.identity = { producerId: this.#identity.producerId, producerEpoch: this.#identity.producerEpoch + queue.epochBumps };
+    assert(batch.identity.producerEpoch <= PRODUCER_EPOCH_MAX, "a producer epoch fits Kafka's int16");
     batch.sequence = queue.nextSequence;
     queue.nextSequence += records.length;
     batch.bytes = buildRecordBatch(records, { nowMs, compression, producerId: batch.identity.producerId, producerEpoch: batch.identity.producerEpoch, baseSequence: batch.sequence });
@@ -350,25 +353,30 @@ export class SimProducer implements SimClient {
 
   #onReply(queue: PartitionQueue, batch: Batch, reply: NodeReply<ProduceResponse>, startMs: number): void {
     if (!reply.answered) {
-      this.#record(queue, batch, reply.node, startMs, unansweredOutcome(reply.error), null);
+      this.#record(queue, batch, reply.node, startMs, unansweredOutcome(reply.error), null, undefined);
       return this.#onRetriable(queue, batch, reply.error, true);
     }
     const answer = reply.response.responses[0]?.partitionResponses[0];
     const code = answer?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR;
     const ok = code === ErrorCode.NONE;
     const baseOffset = ok && this.#acks !== 0 ? answer!.baseOffset : null;
-    this.#record(queue, batch, reply.node, startMs, answeredOutcome(code), baseOffset, reply.response.throttleTimeMs);
+    this.#record(queue, batch, reply.node, startMs, answeredOutcome(code), baseOffset, reply.origin, reply.response.throttleTimeMs);
     if (ok) return this.#finish(queue, batch, { ok: true, baseOffset });
     // The broker already holds this batch (a retry of one that was written): done, offset unknown.
     if (code === ErrorCode.DUPLICATE_SEQUENCE_NUMBER) return this.#finish(queue, batch, { ok: true, baseOffset: null });
-    if (this.#idempotent && this.#breaksSequence(queue, batch, code)) return void (this.#resetPending = true);
+    if (this.#idempotent && this.#gapBefore(queue, batch, code)) {
+      queue.bumpPending = true;
+      return this.#onRetriable(queue, batch, errorName(code), false);
+    }
     if (isRetriable(code) || code === ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER) return this.#onRetriable(queue, batch, errorName(code), isStaleMetadata(code));
+    // Refused outright, so not written: the batches behind it cannot follow its sequence (TransactionManager.handleFailedBatch).
+    if (this.#idempotent) queue.bumpPending = true;
     this.#giveUp(queue, batch, errorName(code));
   }
 
-  /** Whether `code` says the broker's sequence state for this producer differs from ours. */
-  #breaksSequence(queue: PartitionQueue, batch: Batch, code: number): boolean {
-    if (code === ErrorCode.UNKNOWN_PRODUCER_ID || code === ErrorCode.INVALID_PRODUCER_EPOCH) return true;
+  /** Whether `code` says the broker lacks what precedes this batch in its sequence (TransactionManager.canRetry). */
+  #gapBefore(queue: PartitionQueue, batch: Batch, code: number): boolean {
+    if (code === ErrorCode.UNKNOWN_PRODUCER_ID) return true;
     return code === ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER && queue.batches[0] === batch;
   }
 
@@ -378,13 +386,12 @@ export class SimProducer implements SimClient {
     queue.retrying = true;
   }
 
-  /** Ends a batch as failed. An idempotent producer's sequence now has a gap: it must reset. */
+  /**
+   * Ends a batch as failed. An idempotent producer's sequence may have a gap there (it is unknown
+   * whether the broker took the batch): the next batch's OUT_OF_ORDER_SEQUENCE_NUMBER says so.
+   */
   #giveUp(queue: PartitionQueue, batch: Batch | undefined, error: string): void {
     if (batch === undefined) return;
-    if (this.#idempotent && batch.sequence !== null) {
-      this.#resetPending = true;
-      return;
-    }
     this.#finish(queue, batch, { ok: false, error });
     queue.retrying = true; // the batches behind it are retried after a backoff, in order
   }
@@ -395,7 +402,7 @@ export class SimProducer implements SimClient {
     batch.finish(result);
   }
 
-  #record(queue: PartitionQueue, batch: Batch, node: number, startMs: number, outcome: Outcome, baseOffset: number | null, throttleTimeMs?: number): void {
+  #record(queue: PartitionQueue, batch: Batch, node: number, startMs: number, outcome: Outcome, baseOffset: number | null, origin: AnswerOrigin | undefined, throttleTimeMs?: number): void {
     const idempotence =
       batch.identity === null || batch.sequence === null ? null : { producerId: BigInt(batch.identity.producerId), producerEpoch: batch.identity.producerEpoch, baseSequence: batch.sequence };
     const op: ProduceOp = {
@@ -411,6 +418,7 @@ export class SimProducer implements SimClient {
       idempotence,
       values: batch.values,
       baseOffset,
+      ...(origin === undefined ? {} : { answeredBy: origin }),
       batchBytes: batch.bytes?.length ?? 0,
       ...(throttleTimeMs === undefined ? {} : { throttleTimeMs }),
     };

@@ -1,5 +1,5 @@
 import type { ProduceOp, RunShape } from '../history.ts';
-import { type HistoryIndex, metadataPropagationMs, type PartitionHistory } from '../history-index.ts';
+import { type HistoryIndex, metadataPropagationMs, onBrokerClocksMs, type PartitionHistory } from '../history-index.ts';
 import { ConfigTimeline, MIN_INSYNC_REPLICAS } from '../config-timeline.ts';
 import { countBelow } from '../incarnations.ts';
 import { type QuorumWindow, quorumWindows, toleratedUnhealthy } from '../quorum-windows.ts';
@@ -72,13 +72,14 @@ export function checkAcksResumeWithQuorum(index: HistoryIndex, out: ViolationLis
     .filter(Number.isFinite)
     .sort((a, b) => a - b);
   const piecesOf = minInsyncPieces(index);
+  const boundMs = onBrokerClocksMs(index.history, resumeBoundMs(shape));
   for (const partition of index.partitions) {
     const life = index.incarnations.life(partition.topic, partition.incarnation);
     if (!life.exists) continue;
     const attempts = sortAttempts(partition.produces, stranded);
     if (attempts.failures.length < STALL_ATTEMPTS_MIN) continue;
     for (const piece of piecesOf(partition.topic)) {
-      const context: Context = { boundMs: resumeBoundMs(shape), tolerated: toleratedUnhealthy(shape, piece.minInsync), brokers: shape.brokers, out };
+      const context: Context = { boundMs, tolerated: toleratedUnhealthy(shape, piece.minInsync), brokers: shape.brokers, out };
       for (const window of windowsOf(piece.minInsync)) {
         const fromMs = Math.max(window.fromMs, life.fromMs, piece.fromMs);
         const toMs = Math.min(window.toMs, life.toMs, piece.toMs);

@@ -3,7 +3,7 @@ import { type AccessCheck, type AclView, type AuthorizerShape, decide, patternMa
 import { type AclLife, aclLives } from '../acl-timeline.ts';
 import { presenceOver } from '../presence.ts';
 import { type ClientOp, isAclChangeOp, type SimResourceType } from '../history.ts';
-import type { HistoryIndex } from '../history-index.ts';
+import { type HistoryIndex, onBrokerClocksMs } from '../history-index.ts';
 import { viewFloorOf } from '../view-floor.ts';
 import type { PartitionRef, ViolationList } from '../violation.ts';
 import { AUTHORIZATION_ERRORS } from './intruder-no-data.ts';
@@ -20,7 +20,7 @@ const RUN_WIDE: PartitionRef = { topic: '', incarnation: 0, partition: -1 };
  * answered agrees with Kafka's rules (acl-model.ts) over the ACLs in force, whatever the operation,
  * resource type (topics, groups, the cluster, transactional ids) and pattern (literal, `*`,
  * prefixed). What each request needs is Kafka's (access-checks.ts); which ACLs were in force is
- * known within bounds: a broker healthy for ACL_PROPAGATION_MS has read the ACL records within it
+ * known within bounds: a broker healthy for ACL_PROPAGATION_MS (on its clock) has read the ACL records within it
  * (view-floor.ts), so its decision is judged against every state the records may have held from
  * that floor to the answer (acl-timeline.ts), and only where every such state gives the same
  * decision. So:
@@ -38,7 +38,8 @@ export function checkAclEnforced(index: HistoryIndex, out: ViolationList): void 
   if (security === undefined) return;
   const lives = new LivesByType(aclLives(index.history.ops.filter(isAclChangeOp)));
   const shape: AuthorizerShape = { superUsers: new Set(security.superUsers.map((user) => `User:${user}`)), allowEveryoneIfNoAclFound: security.allowEveryoneIfNoAclFound ?? false };
-  const floorOf = viewFloorOf(index.history.health, security.aclPropagationMs);
+  // Brokers read the ACLs again on their own clocks, which may run slow (lease faults).
+  const floorOf = viewFloorOf(index.history.health, onBrokerClocksMs(index.history, security.aclPropagationMs));
   const refusedEveryTime = new Map<string, boolean>();
   for (const op of index.history.ops) {
     const checks = checksOf(op);

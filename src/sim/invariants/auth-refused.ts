@@ -1,5 +1,5 @@
 import { type IntruderOp, UNAUTHENTICATED_INTRUDERS } from '../history.ts';
-import type { HistoryIndex } from '../history-index.ts';
+import { clockRateErrorMax, type HistoryIndex } from '../history-index.ts';
 import type { PartitionRef } from '../violation.ts';
 import type { ViolationList } from '../violation.ts';
 import { credentialStandingOf } from './credential-standing.ts';
@@ -25,10 +25,10 @@ const RUN_WIDE: PartitionRef = { topic: '', incarnation: 0, partition: -1 };
  * never (before the exchange succeeds a listener takes only ApiVersions, SaslHandshake and
  * SaslAuthenticate; after a refusal nothing), nor an expired-session intruder's, sent after its
  * session's lifetime ran out (KIP-368: only a re-authentication is taken then). A refusal the
- * broker answers comes no sooner than connection.failed.authentication.delay.ms after the
- * exchange began ([A6]: a guesser gets one guess per delay and connection). And a SCRAM credential
- * replaced or deleted (issue 25) no longer authenticates: a legitimate client's exchange with one
- * that surely no longer stood at its broker (credential-standing.ts) never succeeds.
+ * broker answers comes no sooner than connection.failed.authentication.delay.ms (on the broker's
+ * clock) after the exchange began ([A6]: a guesser gets one guess per delay and connection). And a
+ * SCRAM credential replaced or deleted (issue 25) no longer authenticates: a legitimate client's
+ * exchange with one that surely no longer stood at its broker (credential-standing.ts) never succeeds.
  */
 export function checkAuthRefused(index: HistoryIndex, out: ViolationList): void {
   const messages = new Map<string, Map<string, IntruderOp>>();
@@ -47,7 +47,8 @@ export function checkAuthRefused(index: HistoryIndex, out: ViolationList): void 
     if (op.kind !== 'intruder') continue;
     const unauthenticated = UNAUTHENTICATED_INTRUDERS.has(op.intruder);
     if (op.authentication) {
-      if (unauthenticated) checkRefused(op, out, index.history.security?.failedAuthenticationDelayMs ?? 0);
+      // The delay is the broker's timer: on a clock running fast by the run's largest error, it is that much shorter.
+      if (unauthenticated) checkRefused(op, out, (index.history.security?.failedAuthenticationDelayMs ?? 0) / (1 + clockRateErrorMax(index.history)));
       if ((op.intruder === 'unknown-user' || op.intruder === 'wrong-password') && !op.outcome.ok && op.outcome.answered && op.errorMessage !== null && op.mechanism !== null) {
         let seen = messages.get(op.mechanism);
         if (seen === undefined) messages.set(op.mechanism, (seen = new Map()));
@@ -93,7 +94,7 @@ function checkRefused(op: IntruderOp, out: ViolationList, delayMs: number): void
       RUN_WIDE,
       'a refusal came before the failed-authentication delay',
       null,
-      `${op.client} (${op.intruder}) ${op.api} at node ${op.node} was refused ${Math.round(op.endMs - op.startMs)} ms after it began, before connection.failed.authentication.delay.ms (${delayMs} ms)`,
+      `${op.client} (${op.intruder}) ${op.api} at node ${op.node} was refused ${Math.round(op.endMs - op.startMs)} ms after it began, before connection.failed.authentication.delay.ms (${Math.round(delayMs * 10) / 10} ms on the fastest broker clock)`,
       op.startMs,
     );
   }

@@ -1,7 +1,7 @@
 import type { Truth } from '../acl-model.ts';
 import { CredentialLives } from '../credential-timeline.ts';
 import type { AuthenticateOp, ScramChangeOp } from '../history.ts';
-import type { HistoryIndex } from '../history-index.ts';
+import { type HistoryIndex, onBrokerClocksMs } from '../history-index.ts';
 import { presenceOver } from '../presence.ts';
 import { viewFloorOf } from '../view-floor.ts';
 
@@ -15,7 +15,7 @@ export function credentialStandingOf(index: HistoryIndex): (op: AuthenticateOp) 
   const security = index.history.security;
   if (security === undefined) return () => true;
   const lives = new CredentialLives(index.history.ops.filter((op): op is ScramChangeOp => op.kind === 'alter-scram'));
-  const floorOf = viewFloorOf(index.history.health, security.aclPropagationMs);
+  const floorOf = viewFloorOf(index.history.health, onBrokerClocksMs(index.history, security.aclPropagationMs));
   return (op) => {
     const user = security.users[op.client];
     if (user === undefined) return true;

@@ -1,7 +1,7 @@
 import type { Truth } from '../acl-model.ts';
 import { healthySinceOf } from '../health-since.ts';
 import type { ClientOp, ProduceOp, QuotaChangeOp, SecurityShape, ThrottleOp } from '../history.ts';
-import type { HistoryIndex } from '../history-index.ts';
+import { clockRateErrorMax, type HistoryIndex, onBrokerClocksMs } from '../history-index.ts';
 import { ValueLives } from '../value-timeline.ts';
 import { viewFloorOf } from '../view-floor.ts';
 import type { PartitionRef, ViolationList } from '../violation.ts';
@@ -49,14 +49,22 @@ const NOT_SENT = 'not-sent';
 export function checkQuotaThrottle(index: HistoryIndex, out: ViolationList): void {
   const security = index.history.security;
   if (security === undefined) return;
+  // The rates run on the brokers' clocks (lease faults make them run fast or slow): their spans in simulated time.
+  const spans: RateSpans = { longestMs: onBrokerClocksMs(index.history, RATE_SPAN_MS_MAX), shortestMs: RATE_SPAN_MS_MIN / (1 + clockRateErrorMax(index.history)) };
   const quotas = new QuotaValues(index, security);
-  const produces = producesByUserAndNode(index.history.ops, security);
+  const produces = producesByUserAndNode(index.history.ops, security, spans);
   const healthySince = healthySinceOf(index.history.health);
-  const judge: ProduceJudging = { security, quotas, produces, healthyAllAlong: (node, fromMs, toMs) => healthySince(node, toMs) <= fromMs };
+  const judge: ProduceJudging = { security, quotas, produces, spans, healthyAllAlong: (node, fromMs, toMs) => healthySince(node, toMs) <= fromMs };
   for (const op of index.history.ops) {
     if (op.kind === 'throttle') judgeThrottle(op, security, quotas, out);
     else if (op.kind === 'produce') judgeProduce(op, judge, out);
   }
+}
+
+/** A broker's rate windows in simulated time: all its samples span at most `longestMs`; its last 10 windows at least `shortestMs`. */
+interface RateSpans {
+  readonly longestMs: number;
+  readonly shortestMs: number;
 }
 
 /** What judging a produce needs. */
@@ -64,6 +72,7 @@ interface ProduceJudging {
   readonly security: SecurityShape;
   readonly quotas: QuotaValues;
   readonly produces: ProducesByUserAndNode;
+  readonly spans: RateSpans;
   /** Whether the node was healthy over all of [fromMs, toMs] (its process, and so its rates, lived on). */
   readonly healthyAllAlong: (node: number, fromMs: number, toMs: number) => boolean;
 }
@@ -95,7 +104,7 @@ function judgeThrottle(op: ThrottleOp, security: SecurityShape, quotas: QuotaVal
   }
 }
 
-function judgeProduce(op: ProduceOp, { security, quotas, produces, healthyAllAlong }: ProduceJudging, out: ViolationList): void {
+function judgeProduce(op: ProduceOp, { security, quotas, produces, spans, healthyAllAlong }: ProduceJudging, out: ViolationList): void {
   const user = security.users[op.client];
   if (user === undefined || op.node < 0 || op.batchBytes === undefined) return;
   const throttleMs = op.throttleTimeMs ?? 0;
@@ -125,8 +134,8 @@ function judgeProduce(op: ProduceOp, { security, quotas, produces, healthyAllAlo
     }
     return;
   }
-  const bytesPerSecond = quotas.sure(user, PRODUCER_BYTE_RATE, op, RATE_SPAN_MS_MAX);
-  if (bytesPerSecond === null || op.acks === 0 || (!op.outcome.ok && !op.outcome.answered) || !healthyAllAlong(op.node, op.endMs - RATE_SPAN_MS_MAX, op.endMs)) return;
+  const bytesPerSecond = quotas.sure(user, PRODUCER_BYTE_RATE, op, spans.longestMs);
+  if (bytesPerSecond === null || op.acks === 0 || (!op.outcome.ok && !op.outcome.answered) || !healthyAllAlong(op.node, op.endMs - spans.longestMs, op.endMs)) return;
   const recorded = produces.recordedBefore(user, op);
   if (recorded <= (RATE_SPAN_MS_MAX / 1000) * bytesPerSecond * OVER_QUOTA_MARGIN) return;
   out.add(
@@ -158,7 +167,7 @@ class QuotaValues {
       changes.map((op) => ({ ...op, record: `${op.user}\u0000${op.key}` })),
       null,
     );
-    this.#floorOf = viewFloorOf(index.history.health, security.aclPropagationMs);
+    this.#floorOf = viewFloorOf(index.history.health, onBrokerClocksMs(index.history, security.aclPropagationMs));
   }
 
   /** The values `user`'s `key` may have had at `op`'s broker while it ran (null: no quota), each with whether it surely stood throughout. */
@@ -181,7 +190,7 @@ class QuotaValues {
 type ProducesByUserAndNode = ReturnType<typeof producesByUserAndNode>;
 
 /** Each user's produce requests to each broker, by when they were sent: what a broker's rate of that user may hold. */
-function producesByUserAndNode(ops: readonly ClientOp[], security: SecurityShape) {
+function producesByUserAndNode(ops: readonly ClientOp[], security: SecurityShape, spans: RateSpans) {
   const byKey = new Map<string, ProduceOp[]>();
   for (const op of ops) {
     if (op.kind !== 'produce' || op.batchBytes === undefined || op.node < 0 || (!op.outcome.ok && op.outcome.error === NOT_SENT)) continue;
@@ -206,7 +215,7 @@ function producesByUserAndNode(ops: readonly ClientOp[], security: SecurityShape
       for (const other of listOf(user, op)) {
         if (other.startMs > op.endMs) break;
         const answerSeen = other.acks !== 0 && (other.outcome.ok || other.outcome.answered);
-        if (!answerSeen || other.endMs >= op.startMs - RATE_SPAN_MS_MAX) bytes += other.batchBytes!;
+        if (!answerSeen || other.endMs >= op.startMs - spans.longestMs) bytes += other.batchBytes!;
       }
       return bytes;
     },
@@ -217,7 +226,7 @@ function producesByUserAndNode(ops: readonly ClientOp[], security: SecurityShape
         if (other.startMs > op.startMs) break;
         // An acks=0 batch has no answer: when it was recorded is not known.
         const answered = other.acks !== 0 && (other.outcome.ok || other.outcome.answered);
-        if (other === op || !answered || other.startMs < op.endMs - RATE_SPAN_MS_MIN || other.endMs > op.startMs) continue;
+        if (other === op || !answered || other.startMs < op.endMs - spans.shortestMs || other.endMs > op.startMs) continue;
         bytes += other.batchBytes!;
       }
       return bytes;
