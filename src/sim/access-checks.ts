@@ -45,7 +45,7 @@ export function checksOf(op: ClientOp): readonly NeededCheck[] | null {
     case 'produce':
       return [needs('WRITE', 'topic', op.topic)];
     case 'fetch':
-      return [needs('READ', 'topic', op.topic)];
+      return op.throttledEmpty === undefined ? [needs('READ', 'topic', op.topic)] : null; // a throttled answer tells nothing of the check
     case 'commit':
       return [needs('READ', 'group', op.group), needs('READ', 'topic', op.topic)];
     case 'offset-fetch':

@@ -70,6 +70,12 @@ export interface FetchOp extends Op {
   readonly leaderEpoch: number;
   readonly highWatermark: number | null;
   readonly records: readonly ReadRecord[];
+  /**
+   * Set (to its throttle_time_ms) when the answer was throttled and, as Kafka answers a throttled
+   * fetch (KIP-219), named no partition at all: recorded ok with nothing read, it says nothing of
+   * the partition (nor whether the fetch was authorized). Issue 25.
+   */
+  readonly throttledEmpty?: number;
   /** Who answered, and when (answered ops of a simulated run; absent in hand-built histories). */
   readonly answeredBy?: AnswerOrigin;
 }

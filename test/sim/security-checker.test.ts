@@ -3,7 +3,21 @@
 // change.
 import { describe, expect, test } from 'bun:test';
 import { check } from '../../src/sim/checker.ts';
-import type { AccessProbeOp, AclChangeOp, AuthenticateOp, ProduceOp, QuotaChangeOp, ScramChangeOp, ThrottleOp, ClientOp, History, IntruderKind, IntruderOp, Outcome } from '../../src/sim/history.ts';
+import type {
+  AccessProbeOp,
+  AclChangeOp,
+  AuthenticateOp,
+  ProduceOp,
+  QuotaChangeOp,
+  RequestOp,
+  ScramChangeOp,
+  ThrottleOp,
+  ClientOp,
+  History,
+  IntruderKind,
+  IntruderOp,
+  Outcome,
+} from '../../src/sim/history.ts';
 import { ACL_PROPAGATION_MS } from '../../src/sim/security-setup.ts';
 import { commit, fetch, history, NO_ANSWER, OK, offsetFetch, produce, replica, spell, VALID_LOG, validOps } from './history-fixture.ts';
 
@@ -287,6 +301,11 @@ describe('acl-enforced', () => {
     expect(check(secured([...groupDenied, commit(commitAt, 4, { outcome: refused('GROUP_AUTHORIZATION_FAILED') })]))).toEqual([]);
     expect(names(secured([...groupDenied, commit(commitAt, 4, { outcome: refused('TOPIC_AUTHORIZATION_FAILED') })]))).toEqual(['acl-enforced']);
     expect(names(secured([fetch('c1', commitAt, 4, [], 4, { outcome: refused('CLUSTER_AUTHORIZATION_FAILED') })]))).toContain('acl-enforced'); // answer-allowed too
+    const join: RequestOp = { kind: 'request', client: 'c1', node: 1, ...commitAt, outcome: OK, api: 'JoinGroup', group: 'g' };
+    expect(names(secured([...groupDenied, join]))).toEqual(['acl-enforced']);
+    expect(check(secured([...groupDenied, { ...join, outcome: refused('GROUP_AUTHORIZATION_FAILED') }]))).toEqual([]);
+    const throttled = fetch('c1', commitAt, 4, [], 4, { highWatermark: null, throttledEmpty: 500 });
+    expect(check(secured([acl('create-acl', { startMs: 1_000, endMs: 1_010 }, 'reader', 'READ'), throttled]))).toEqual([]); // a throttled answer names no partition: it tells nothing
   });
 
   test("the access prober's questions are judged by the resource and operation their API needs", () => {
