@@ -30,7 +30,11 @@ export type Regression =
   | 'lone-broker-disk-is-truth'
   | 'judge-by-bytes'
   | 'fetch-past-high-watermark'
-  | 'gc-frame-covered-by-first-offset';
+  | 'gc-frame-covered-by-first-offset'
+  | 'lease-from-answer'
+  | 'lapsed-lease-keeps-serving'
+  | 'duplicate-window-short'
+  | 'duplicate-answer-latest-offset';
 
 export interface RegressionDescription {
   /** The finding of issue 9 whose fix the switch undoes (of `issue`, when set: its deliverable the switch breaks). */
@@ -92,6 +96,29 @@ export const REGRESSIONS: Readonly<Record<Regression, RegressionDescription>> = 
     finding: 2,
     issue: 25,
     description: 'WAL GC judges a frame tiered by its first offset, not its last: a frame the tier end falls inside is deleted although its tail is not tiered',
+  },
+  'lease-from-answer': {
+    finding: 1,
+    issue: 25,
+    description:
+      "a successful renewal's lease is reckoned from when its answer arrived, not from when the write was sent: a slow renewal makes the broker believe it holds its lease longer than the store granted",
+  },
+  'lapsed-lease-keeps-serving': {
+    finding: 2,
+    issue: 25,
+    description:
+      "a broker whose lease ran out unrenewed keeps acknowledging as leader (only a lapse already renewed and awaiting its confirming scan stops it), instead of stopping at the lease's end",
+  },
+  'duplicate-window-short': {
+    finding: 1,
+    issue: 25,
+    description:
+      "a producer's state keeps its last four batches per partition, not five: a retry of the fifth-most-recent batch is not recognised as a duplicate (answered OUT_OF_ORDER_SEQUENCE_NUMBER, or written again)",
+  },
+  'duplicate-answer-latest-offset': {
+    finding: 2,
+    issue: 25,
+    description: "a retry recognised as a duplicate is answered with the offsets of the producer's most recent batch, not those its own original was written at",
   },
 };
 

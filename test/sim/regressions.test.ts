@@ -8,6 +8,7 @@ import { Broker } from '../../src/broker/broker.ts';
 import { ControlProducerIdBlocks } from '../../src/broker/producers.ts';
 import { ControlStore } from '../../src/cluster/control-store.ts';
 import { type LeaderAddress, LeaderProgress } from '../../src/cluster/leader-progress.ts';
+import { Lease } from '../../src/cluster/lease.ts';
 import type { PartitionRecord } from '../../src/cluster/node.ts';
 import { rebuildFromChain } from '../../src/cluster/rebuild.ts';
 import { planTakeover } from '../../src/cluster/takeover.ts';
@@ -31,7 +32,9 @@ import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../../src/wal/reader.ts';
 import { sealStream } from '../../src/wal/seal.ts';
 import { DEFAULT_WAL_WRITER_CONFIG, WalWriter } from '../../src/wal/writer.ts';
 import { batchOf, decode } from '../support/batches.ts';
+import { testClusterNode } from '../support/cluster-node.ts';
 import { GatedStore } from '../support/gated-store.ts';
+import { settle } from '../support/settle.ts';
 import { judgingClient } from '../support/judging-store.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { idOf } from '../support/topic-ids.ts';
@@ -218,6 +221,39 @@ test('producer-state-not-rebuilt (finding 2; test/log/producer-state.test.ts "su
   expect(await withAndWithout('producer-state-not-rebuilt', scenario)).toEqual({
     fixed: { baseOffset: 4, duplicate: true },
     regressed: { baseOffset: 8, duplicate: false }, // stored twice
+  });
+});
+
+test("duplicate-window-short (issue 25; test/log/producer-state.test.ts): a retry of the producer's fifth-most-recent batch is not a duplicate", async () => {
+  const scenario = async () => {
+    const log = PartitionLog.open(tempDir());
+    for (let sequence = 0; sequence < 10; sequence += 2) log.append(idempotent(25, sequence, 2), 0); // five batches at offsets 0, 2, 4, 6, 8
+    let answer: string;
+    try {
+      const retry = log.append(idempotent(25, 0, 2), 0);
+      answer = `${retry.duplicate ? 'duplicate' : 'written'} at ${retry.baseOffset}`;
+    } catch (error) {
+      answer = isFerryError(error) ? error.kind : String(error);
+    }
+    await log.close();
+    return answer;
+  };
+  expect(await withAndWithout('duplicate-window-short', scenario)).toEqual({ fixed: 'duplicate at 0', regressed: 'OutOfOrderSequence' });
+});
+
+test("duplicate-answer-latest-offset (issue 25; test/log/producer-state.test.ts): a retry of an earlier batch is answered the producer's last batch's offset", async () => {
+  const scenario = async () => {
+    const log = PartitionLog.open(tempDir());
+    log.append(idempotent(26, 0, 2), 0); // offsets 0-1
+    log.append(idempotent(26, 2, 3), 0); // offsets 2-4
+    const retry = log.append(idempotent(26, 0, 2), 0);
+    const logEnd = log.logEndOffset;
+    await log.close();
+    return { duplicate: retry.duplicate, baseOffset: retry.baseOffset, lastOffset: retry.lastOffset, logEnd };
+  };
+  expect(await withAndWithout('duplicate-answer-latest-offset', scenario)).toEqual({
+    fixed: { duplicate: true, baseOffset: 0, lastOffset: 1, logEnd: 5 },
+    regressed: { duplicate: true, baseOffset: 2, lastOffset: 4, logEnd: 5 }, // nothing written, but the answer names the other batch's offsets
   });
 });
 
@@ -455,6 +491,41 @@ test('isr-keeps-dead-replica (finding 6; test/replica/isr.test.ts): a follower w
     return [...isr.inSync(8).keys()].sort();
   };
   expect(await withAndWithout('isr-keeps-dead-replica', scenario)).toEqual({ fixed: ['b'], regressed: ['b', 'c'] });
+});
+
+test("lease-from-answer (issue 25; test/cluster/lease.test.ts): a slow renewal's lease counts from its answer, past the end the store granted", async () => {
+  const scenario = () => {
+    const clock = new ManualClock();
+    const lease = new Lease(1000, clock);
+    lease.renewed(lease.renewalStarting());
+    lease.confirm(lease.lapse);
+    clock.advance(300);
+    const sent = lease.renewalStarting();
+    clock.advance(300); // the answer comes back 300 ms after the write was sent
+    lease.renewed(sent);
+    clock.advance(500); // 800 ms after the write was sent: the held share of the lease is over
+    return lease.held();
+  };
+  expect(await withAndWithout('lease-from-answer', scenario)).toEqual({ fixed: false, regressed: true });
+});
+
+test('lapsed-lease-keeps-serving (issue 25; test/cluster/lease.test.ts): a broker whose renewals fail past its lease still acknowledges', async () => {
+  const scenario = async () => {
+    const gated = new GatedStore();
+    const clock = new ManualClock();
+    const node = testClusterNode({ store: gated.store, clock, nodeId: 1, scanIntervalMs: 100_000 });
+    await node.start();
+    const before = node.leaseHeld();
+    gated.fail('c/control/brokers/'); // every renewal fails from now on
+    for (let step = 0; step < 12; step++) {
+      clock.advance(100); // 1.2 s in all: past the 1 s lease
+      await settle(10);
+    }
+    const after = node.leaseHeld();
+    node.stop();
+    return { before, after };
+  };
+  expect(await withAndWithout('lapsed-lease-keeps-serving', scenario)).toEqual({ fixed: { before: true, after: false }, regressed: { before: true, after: true } });
 });
 
 // --- cluster brokers in one process on one memory store (test/cluster/adoption.test.ts) ------
