@@ -25,7 +25,20 @@ export interface RunFacts {
 }
 
 /** The ops the model judges: every answer of a legitimate client outside the SASL exchange (auth-accepted judges those; intruders have their own invariants). */
-export type JudgedOp = Exclude<ClientOp, { kind: 'authenticate' | 'intruder' }>;
+export type JudgedOp = Exclude<ClientOp, { kind: NotJudgedKind }>;
+
+/**
+ * Ops whose answers other invariants judge: the SASL exchanges and intruders' requests
+ * (auth-accepted, auth-refused, intruder-no-data), and issue 25's security ops (the access
+ * prober's questions, SCRAM and quota changes: acl-enforced, auth-*, quota-throttle; a throttle is
+ * no answer of its own).
+ */
+export type NotJudgedKind = 'authenticate' | 'intruder' | 'access-probe' | 'alter-scram' | 'alter-quota' | 'throttle';
+const NOT_JUDGED_KINDS: ReadonlySet<ClientOp['kind']> = new Set<NotJudgedKind>(['authenticate', 'intruder', 'access-probe', 'alter-scram', 'alter-quota', 'throttle']);
+
+export function isJudgedOp(op: ClientOp): op is JudgedOp {
+  return !NOT_JUDGED_KINDS.has(op.kind);
+}
 
 /** When an allowed error may be answered: always, or only for some requests of some runs. */
 type When = (op: JudgedOp, run: RunFacts) => boolean;

@@ -29,6 +29,7 @@ import { checkProducerIdUnique, PRODUCER_ID_UNIQUE } from './invariants/producer
 import { ANSWER_ALLOWED, checkAnswerAllowed } from './invariants/answer-allowed.ts';
 import { checkIdempotentRetryAnswer, IDEMPOTENT_RETRY_ANSWER } from './invariants/idempotent-retry-answer.ts';
 import { checkLeaderWithinLease, LEADER_WITHIN_LEASE } from './invariants/leader-within-lease.ts';
+import { checkQuotaThrottle, QUOTA_THROTTLE } from './invariants/quota-throttle.ts';
 import { type Violation, ViolationList } from './violation.ts';
 
 export type { Violation } from './violation.ts';
@@ -76,6 +77,7 @@ export const INVARIANTS: readonly Invariant[] = [
   { name: ANSWER_ALLOWED, check: checkAnswerAllowed },
   { name: IDEMPOTENT_RETRY_ANSWER, check: checkIdempotentRetryAnswer },
   { name: LEADER_WITHIN_LEASE, check: checkLeaderWithinLease },
+  { name: QUOTA_THROTTLE, check: checkQuotaThrottle },
 ];
 
 /**

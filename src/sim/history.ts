@@ -44,6 +44,10 @@ export interface ProduceOp extends Op {
   readonly baseOffset: number | null;
   /** Who answered, and when (answered ops of a simulated run; absent in hand-built histories and for acks 0). */
   readonly answeredBy?: AnswerOrigin;
+  /** The bytes of its record batch, what producer_byte_rate counts (issue 25); absent: not known. */
+  readonly batchBytes?: number;
+  /** throttle_time_ms answered (issue 25); absent: no answer, or none given. */
+  readonly throttleTimeMs?: number;
 }
 
 export interface ReadRecord {
@@ -66,6 +70,12 @@ export interface FetchOp extends Op {
   readonly leaderEpoch: number;
   readonly highWatermark: number | null;
   readonly records: readonly ReadRecord[];
+  /**
+   * Set (to its throttle_time_ms) when the answer was throttled and, as Kafka answers a throttled
+   * fetch (KIP-219), named no partition at all: recorded ok with nothing read, it says nothing of
+   * the partition (nor whether the fetch was authorized). Issue 25.
+   */
+  readonly throttledEmpty?: number;
   /** Who answered, and when (answered ops of a simulated run; absent in hand-built histories). */
   readonly answeredBy?: AnswerOrigin;
 }
@@ -208,6 +218,11 @@ export interface AuthenticateOp extends Op {
   readonly reauthentication: boolean;
   /** session_lifetime_ms answered (0: the session does not end, or v0). */
   readonly sessionLifetimeMs: number;
+  /**
+   * Which of its user's credentials of this mechanism it used (issue 25): 0, the one written
+   * before the brokers started (PLAIN's never change), or the one a ScramChangeOp set. Absent: 0.
+   */
+  readonly credential?: number;
 }
 
 /**
@@ -255,14 +270,80 @@ export interface IntruderOp extends Op {
 /** One ACL the admin created or deleted (CreateAcls, DeleteAcls with a filter matching exactly it). */
 export interface AclChangeOp extends Op {
   readonly kind: 'create-acl' | 'delete-acl';
-  /** `User:<name>`. */
+  /** `User:<name>`, or `User:*` (every principal). */
   readonly principal: string;
-  readonly resourceType: 'topic' | 'group' | 'cluster';
+  readonly resourceType: SimResourceType;
   readonly resourceName: string;
   readonly patternType: 'literal' | 'prefixed';
   /** Kafka's operation name: READ, WRITE, DESCRIBE, IDEMPOTENT_WRITE, ... */
   readonly operation: string;
   readonly permission: 'allow' | 'deny';
+}
+
+/**
+ * One change of a user's SCRAM credential of one mechanism (AlterUserScramCredentials, issue 25):
+ * a new one set (its number, from 1 up: the clients use it once the change is answered ok), or the
+ * credential deleted. A retry of a change repeats its number.
+ */
+export interface ScramChangeOp extends Op {
+  readonly kind: 'alter-scram';
+  readonly user: string;
+  /** SCRAM-SHA-256 or SCRAM-SHA-512. */
+  readonly mechanism: string;
+  /** The credential set; null: the user's credential of this mechanism deleted. */
+  readonly credential: number | null;
+}
+
+/** A user's client quota set (a bound) or removed (null) with AlterClientQuotas (issue 25): `/users/<user>`, one key. */
+export interface QuotaChangeOp extends Op {
+  readonly kind: 'alter-quota';
+  readonly user: string;
+  /** producer_byte_rate, consumer_byte_rate or request_percentage. */
+  readonly key: string;
+  readonly value: number | null;
+}
+
+/**
+ * An answer that carried a throttle time (a client quota, KIP-219, issue 25), told by the client
+ * once the throttle ended: when it was answered (startMs = endMs), for how long, and when the
+ * client's next request went out on that connection.
+ */
+export interface ThrottleOp extends Op {
+  readonly kind: 'throttle';
+  /** Kafka's name of the API answered. */
+  readonly api: string;
+  readonly throttleMs: number;
+  /** How long after the answer the client's next request went out on that connection; null: none while the throttle ran. */
+  readonly nextSentAfterMs: number | null;
+}
+
+/** A resource an ACL names, as the history names its type (the cluster's one name is `kafka-cluster`). */
+export type SimResourceType = 'topic' | 'group' | 'cluster' | 'transactional-id';
+
+/** The APIs the access prober sends (issue 25): each asks the authorizer about one resource and changes nothing. */
+export type AccessProbeApi =
+  | 'FindCoordinator'
+  | 'DescribeGroups'
+  | 'DescribeConfigs'
+  | 'IncrementalAlterConfigs'
+  | 'CreateTopics'
+  | 'ListOffsets'
+  | 'Metadata'
+  | 'DescribeAcls'
+  | 'DescribeClientQuotas'
+  | 'AlterClientQuotas'
+  | 'InitProducerId';
+
+/**
+ * A request of the access prober (issue 25), a user whose rights only ACLs the run draws give:
+ * one API about one resource (a topic, a group, a transactional id, or the cluster), sent only to
+ * see whether the broker lets it through (alterations and creates are validate_only).
+ */
+export interface AccessProbeOp extends Op {
+  readonly kind: 'access-probe';
+  readonly api: AccessProbeApi;
+  readonly resourceType: SimResourceType;
+  readonly resourceName: string;
 }
 
 export type ClientOp =
@@ -281,15 +362,19 @@ export type ClientOp =
   | AuthenticateOp
   | IntruderOp
   | AclChangeOp
-  | RequestOp;
+  | RequestOp
+  | AccessProbeOp
+  | ScramChangeOp
+  | QuotaChangeOp
+  | ThrottleOp;
 
 /** An op on one partition of a topic incarnation (the history index files it under that partition). */
 export type PartitionOp = ProduceOp | FetchOp | CommitOp | OffsetFetchOp | DeleteRecordsOp | ListOffsetsOp;
 
 const PARTITION_OP_KINDS: ReadonlySet<ClientOp['kind']> = new Set(['produce', 'fetch', 'commit', 'offset-fetch', 'delete-records', 'list-offsets']);
 
-/** Ops of the security paths (issue 13), judged by their own invariants only. */
-export type SecurityOp = AuthenticateOp | IntruderOp | AclChangeOp;
+/** Ops of the security paths (issues 13, 25), judged by their own invariants only. */
+export type SecurityOp = AuthenticateOp | IntruderOp | AclChangeOp | AccessProbeOp | ScramChangeOp | QuotaChangeOp | ThrottleOp;
 
 /** An ACL create or delete (their kind is a union, so `kind !==` one literal does not narrow). */
 export function isAclChangeOp(op: ClientOp): op is AclChangeOp {
@@ -297,7 +382,16 @@ export function isAclChangeOp(op: ClientOp): op is AclChangeOp {
 }
 
 export function isSecurityOp(op: ClientOp): op is SecurityOp {
-  return op.kind === 'authenticate' || op.kind === 'intruder' || op.kind === 'create-acl' || op.kind === 'delete-acl';
+  return (
+    op.kind === 'authenticate' ||
+    op.kind === 'intruder' ||
+    op.kind === 'create-acl' ||
+    op.kind === 'delete-acl' ||
+    op.kind === 'access-probe' ||
+    op.kind === 'alter-scram' ||
+    op.kind === 'alter-quota' ||
+    op.kind === 'throttle'
+  );
 }
 
 /** An op on a whole topic that does not start or end an incarnation (CreatePartitions, configs). */
@@ -544,6 +638,8 @@ export interface SecurityShape {
   readonly users: Readonly<Record<string, string>>;
   /** super.users, by user name: allowed everything, whatever the ACLs say. */
   readonly superUsers: readonly string[];
+  /** allow.everyone.if.no.acl.found (absent: false, Kafka's default): a resource no ACL names is open to all. */
+  readonly allowEveryoneIfNoAclFound?: boolean;
   /**
    * How long after an ACL change was answered a broker healthy all along applies it (each
    * broker reads the ACL records again every second; a slow or failed read is tried again).

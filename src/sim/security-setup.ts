@@ -12,7 +12,8 @@
  * - `member` (group consumers): READ on the topics and on the group;
  * - `lapsed`: READ and WRITE like the others, for the intruder whose session expires (an answer
  *   after the expiry would be data it may not have any more);
- * - `outsider`: a valid user that no ACL names (the no-acl intruder).
+ * - `outsider`: a valid user that no ACL names (the no-acl intruder);
+ * - `prober` (the access prober, issue 25): only what the run draws for it (acl-spells.ts).
  */
 import type { BrokerOptions } from '../broker/broker.ts';
 import type { ListenerConfig } from '../broker/auth/listener-config.ts';
@@ -23,6 +24,7 @@ import { SCRAM_ITERATIONS_MIN, SCRAM_MECHANISMS } from '../security/scram/mechan
 import { ScramCredentialStore } from '../security/scram/store.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import type { SeededRandom } from '../util/random.ts';
+import type { Deniable } from './acl-spells.ts';
 import type { AclChangeOp } from './history.ts';
 import type { Scenario } from './scenario.ts';
 import type { SecurityScenario } from './security-scenario.ts';
@@ -38,6 +40,7 @@ export const READER_USER = 'reader';
 export const MEMBER_USER = 'member';
 export const LAPSED_USER = 'lapsed';
 export const OUTSIDER_USER = 'outsider';
+export const PROBER_USER = 'prober';
 /** A user no broker knows (the unknown-user intruder). */
 export const STRANGER_USER = 'stranger';
 export const SUPER_USERS = [BROKER_USER, ADMIN_USER] as const;
@@ -66,7 +69,7 @@ export interface SimSecurity {
 
 /** Users and passwords, drawn from the security's stream. */
 export function simSecurity(scenario: SecurityScenario, producers: readonly string[], random: SeededRandom): SimSecurity {
-  const users = [...SUPER_USERS, ...producers, READER_USER, MEMBER_USER, LAPSED_USER, OUTSIDER_USER];
+  const users = [...SUPER_USERS, ...producers, READER_USER, MEMBER_USER, LAPSED_USER, OUTSIDER_USER, PROBER_USER];
   return { scenario, passwords: new Map(users.map((user) => [user, drawPassword(random)])) };
 }
 
@@ -131,6 +134,33 @@ export function simAcl(
   return { principal: `User:${user}`, resourceType, resourceName, patternType, operation: aclOperationName(operation), permission };
 }
 
+/** An ACL of any principal (`User:*` too), its operation by Kafka's name. */
+export function simAclOf(principal: string, resourceType: SimAcl['resourceType'], pattern: Pick<SimAcl, 'resourceName' | 'patternType'>, operation: string, permission: SimAcl['permission']): SimAcl {
+  return { principal, resourceType, ...pattern, operation, permission };
+}
+
+/** What the legitimate clients' requests need, each user's by resource type: what a spell may deny them (acl-spells.ts). */
+export function deniableOf(scenario: Scenario, security: SecurityScenario): Deniable[] {
+  const producers = scenario.producers.map((producer) => ({
+    user: producer.name,
+    operations: { topic: ['WRITE'], ...(producer.idempotent && security.idempotentWriteAcl ? { cluster: ['IDEMPOTENT_WRITE'] } : {}) },
+  }));
+  const members = scenario.groupConsumers > 0 ? [{ user: MEMBER_USER, operations: { topic: ['READ', 'DESCRIBE'], group: ['READ', 'DESCRIBE'] } }] : [];
+  return [...producers, { user: READER_USER, operations: { topic: ['READ', 'DESCRIBE'] } }, ...members];
+}
+
+/** The scenario's client quotas, each on its user with its key (producer_byte_rate for a producer, consumer_byte_rate for consumers). */
+export function quotasOf(scenario: Scenario, security: SecurityScenario): { user: string; key: string; bytesPerSecond: number }[] {
+  const quotas = new Map<string, { user: string; key: string; bytesPerSecond: number }>();
+  for (const { holder, index, bytesPerSecond } of security.quotas) {
+    if (holder === 'member' && scenario.groupConsumers === 0) continue;
+    const user = holder === 'producer' ? scenario.producers[index % scenario.producers.length]!.name : holder === 'reader' ? READER_USER : MEMBER_USER;
+    const key = holder === 'producer' ? 'producer_byte_rate' : 'consumer_byte_rate';
+    quotas.set(`${user}/${key}`, { user, key, bytesPerSecond }); // the last drawn for a user and key wins
+  }
+  return [...quotas.values()];
+}
+
 /** The ACLs the admin creates at setup: what each legitimate client does, and nothing for `outsider`. */
 export function setupAcls(scenario: Scenario, security: SecurityScenario): SimAcl[] {
   const topics = (user: string, operation: AclOperation): SimAcl[] =>
@@ -146,7 +176,7 @@ export function setupAcls(scenario: Scenario, security: SecurityScenario): SimAc
   return acls;
 }
 
-const RESOURCE_TYPES = { topic: ResourceType.TOPIC, group: ResourceType.GROUP, cluster: ResourceType.CLUSTER } as const;
+const RESOURCE_TYPES = { topic: ResourceType.TOPIC, group: ResourceType.GROUP, cluster: ResourceType.CLUSTER, 'transactional-id': ResourceType.TRANSACTIONAL_ID } as const;
 const PATTERN_TYPES = { literal: PatternType.LITERAL, prefixed: PatternType.PREFIXED } as const;
 const PERMISSION_TYPES = { deny: AclPermissionType.DENY, allow: AclPermissionType.ALLOW } as const;
 const ANY_HOST = '*';

@@ -69,7 +69,8 @@ function touchesPartition(op: ClientOp, violation: Violation): boolean {
   if (isAclChangeOp(op)) return violation.topic === '' || op.resourceName === violation.topic;
   if (op.kind === 'metadata') return op.topics.some((topic) => topic.name === violation.topic);
   // A run-wide violation (no topic: the security paths, answer-allowed of a group API) shows the ops of no topic around it.
-  if (op.kind === 'authenticate' || op.kind === 'request') return violation.topic === '';
+  if (op.kind === 'authenticate' || op.kind === 'request' || op.kind === 'alter-scram' || op.kind === 'alter-quota' || op.kind === 'throttle') return violation.topic === '';
+  if (op.kind === 'access-probe') return violation.topic === '' || (op.resourceType === 'topic' && op.resourceName === violation.topic);
   if (op.kind === 'intruder') return violation.topic === '' || (op.topic === violation.topic && (op.partition === null || op.partition === violation.partition));
   if (isGroupOp(op)) return GROUP_INVARIANTS.has(violation.invariant);
   if (op.topic !== violation.topic) return false;
@@ -98,7 +99,8 @@ function describeOp(op: ClientOp): string {
     case 'produce': {
       const sequence = op.idempotence === null ? '' : ` pid ${op.idempotence.producerId}/${op.idempotence.producerEpoch} seq ${op.idempotence.baseSequence}`;
       const at = op.baseOffset === null ? '' : ` -> ${op.baseOffset}..${op.baseOffset + op.values.length - 1}`;
-      return `produce acks=${op.acks}${sequence} ${op.values.length} record(s) ${op.values[0] ?? ''}${at}`;
+      const throttled = (op.throttleTimeMs ?? 0) > 0 ? `, throttled ${op.throttleTimeMs} ms` : '';
+      return `produce acks=${op.acks}${sequence} ${op.values.length} record(s) ${op.values[0] ?? ''}${at}${throttled}`;
     }
     case 'fetch': {
       const first = op.records[0];
@@ -128,10 +130,18 @@ function describeOp(op: ClientOp): string {
     case 'metadata':
       return `metadata ${op.topics.map((topic) => `${topic.name}:${topic.partitions}`).join(' ')}`;
     case 'authenticate':
-      return `${op.reauthentication ? 're-authenticate' : 'authenticate'} ${op.mechanism} (SaslHandshake v${op.handshakeVersion})${op.sessionLifetimeMs > 0 ? `, session ${op.sessionLifetimeMs} ms` : ''}`;
+      return `${op.reauthentication ? 're-authenticate' : 'authenticate'} ${op.mechanism} credential ${op.credential ?? 0} (SaslHandshake v${op.handshakeVersion})${op.sessionLifetimeMs > 0 ? `, session ${op.sessionLifetimeMs} ms` : ''}`;
+    case 'alter-quota':
+      return `alter-quota ${op.user} ${op.key} ${op.value === null ? 'removed' : `= ${op.value}`}`;
+    case 'throttle':
+      return `throttle of ${op.api} ${op.throttleMs} ms, next request ${op.nextSentAfterMs === null ? 'none in it' : `at +${Math.round(op.nextSentAfterMs)} ms`}`;
+    case 'alter-scram':
+      return `alter-scram ${op.user} ${op.mechanism} ${op.credential === null ? 'deleted' : `set to credential ${op.credential}`}`;
     case 'create-acl':
     case 'delete-acl':
       return `${op.kind} ${op.permission} ${op.principal} ${op.operation} on ${op.resourceType} ${op.resourceName}${op.patternType === 'prefixed' ? '*' : ''}`;
+    case 'access-probe':
+      return `access-probe ${op.api} of ${op.resourceType} ${op.resourceName}`;
     case 'request':
       return `${op.api}${op.group === null ? '' : ` ${op.group}`}`;
     case 'intruder': {

@@ -16,19 +16,28 @@ import { SimIntruder, type IntruderTarget } from './client/intruder.ts';
 import type { ClientSasl } from './client/sasl.ts';
 import type { IntruderKind } from './history.ts';
 import { SecurityLoad } from './security-load.ts';
+import { SimAccessProber } from './client/access-prober.ts';
+import { CredentialBook } from './credential-book.ts';
+import { CredentialLoad } from './credential-load.ts';
+import { scramMechanismNamed, type ScramMechanism } from '../security/scram/mechanism.ts';
+import { drawProberAcls, PROBER_GROUPS, PROBER_NEW_TOPICS, PROBER_TRANSACTIONAL_IDS } from './acl-spells.ts';
 import {
   ACL_PROPAGATION_MS,
   ADMIN_USER,
   BROKER_LISTENER,
   BROKER_LISTENER_PORT,
   CLIENT_LISTENER,
+  deniableOf,
   drawPassword,
+  quotasOf,
   LAPSED_USER,
   MEMBER_USER,
   OUTSIDER_USER,
+  PROBER_USER,
   READER_USER,
   setupAcls,
   SIM_GROUP,
+  type SimAcl,
   type SimSecurity,
   STRANGER_USER,
 } from './security-setup.ts';
@@ -72,6 +81,8 @@ const BARE_TOKENS_SHARE = 0.2;
 const LATE_READERS = 2;
 /** Late readers start in the second half of the chaos, once segments have rolled and been tiered. */
 const LATE_READER_START_SHARE = 0.5;
+/** The access prober's mean simulated ms between two questions (issue 25): a hundred or two over a run's chaos, each a small request. */
+const PROBE_INTERVAL_MS_MEAN = 250;
 
 export type RunFor = (ms: number, done?: () => boolean) => Promise<number>;
 
@@ -133,6 +144,10 @@ export class SimWorkload {
   #clientCount = 0;
   /** Each legitimate client's user, in a secured run. */
   readonly #users = new Map<string, string>();
+  /** The setup ACLs of a secured run: the legitimate clients' and the access prober's (drawn). */
+  #setupAcls: SimAcl[] = [];
+  /** The passwords the legitimate clients use (a secured run's; SCRAM's change when the run draws it). */
+  readonly #credentials: CredentialBook | null;
   #stopped = false;
 
   constructor(options: WorkloadOptions) {
@@ -140,6 +155,7 @@ export class SimWorkload {
     this.#clock = new SimClock(options.scheduler, new ProcessGate('clients'));
     this.#random = options.random;
     this.#topics = new Map(options.scenario.topics.map((topic) => [topic.name, topic.partitions]));
+    this.#credentials = options.security === null ? null : new CredentialBook(options.security.passwords);
     this.#record = (op: ClientOp) => {
       options.record(op);
       this.#topicAdmin.observe(op);
@@ -180,8 +196,13 @@ export class SimWorkload {
         await this.#createUntilItExists(topic.name, topic.partitions);
       }
       if (security !== null) {
-        for (const acl of setupAcls(scenario, security.scenario)) {
+        const proberRandom = new SeededRandom(this.#options.securityRandom.nextInt(0x1_0000_0000));
+        this.#setupAcls = [...setupAcls(scenario, security.scenario), ...drawProberAcls(proberRandom, PROBER_USER, [...this.#topics.keys()])];
+        for (const acl of this.#setupAcls) {
           while (!(await this.#admin.createAcl(acl)).ok) await this.#sleep(SETUP_RETRY_MS);
+        }
+        for (const { user, key, bytesPerSecond } of quotasOf(scenario, security.scenario)) {
+          while (!(await this.#admin.alterQuota(user, key, bytesPerSecond)).ok) await this.#sleep(SETUP_RETRY_MS);
         }
         await this.#sleep(ACL_PROPAGATION_MS);
       }
@@ -237,24 +258,56 @@ export class SimWorkload {
     });
   }
 
-  /** A secured run's intruders, and its ACL changes when it draws them. */
+  /** A secured run's intruders and access prober, and its ACL and credential changes when it draws them. */
   #startSecurityLoad(): void {
     const { scenario, security, securityRandom } = this.#options;
     if (security === null) return;
     for (const kind of security.scenario.intruders) this.#startClient(this.#intruder(kind, security));
+    this.#startClient(this.#accessProber());
+    // Both streams drawn whatever the run does with them: a run without one change load draws the rest as it would with it.
+    const aclRandom = new SeededRandom(securityRandom.nextInt(0x1_0000_0000));
+    const credentialRandom = new SeededRandom(securityRandom.nextInt(0x1_0000_0000));
+    if (security.scenario.credentialChanges) this.#startCredentialLoad(security, credentialRandom);
     if (!security.scenario.aclChanges) return;
+    // The legitimate clients' setup ALLOWs may be revoked, and the prober's ACLs; never the expired-session intruder's (its rights are fixed).
+    const lapsed = `User:${LAPSED_USER}`;
     void new SecurityLoad({
       admin: this.#admin,
       clock: this.#clock,
-      random: new SeededRandom(securityRandom.nextInt(0x1_0000_0000)),
-      producers: scenario.producers.map((producer) => producer.name),
-      groupMembers: scenario.groupConsumers > 0,
+      random: aclRandom,
+      menu: { prober: PROBER_USER, deniable: deniableOf(scenario, security.scenario), revocable: this.#setupAcls.filter((acl) => acl.principal !== lapsed) },
       topics: () => [...this.#topics.keys()],
       chaosMs: scenario.chaosMs,
       over: () => this.#chaosOver,
       stopped: () => this.#stopped,
       log: this.#options.log,
     }).run();
+  }
+
+  /** SCRAM credential changes of the legitimate clients' users (not the brokers', the admin's or the intruders'). */
+  #startCredentialLoad(security: SimSecurity, random: SeededRandom): void {
+    const { scenario } = this.#options;
+    const users = [...scenario.producers.map((producer) => producer.name), READER_USER, ...(scenario.groupConsumers > 0 ? [MEMBER_USER] : []), PROBER_USER];
+    const mechanisms = security.scenario.mechanisms.map(scramMechanismNamed).filter((mechanism): mechanism is ScramMechanism => mechanism !== null);
+    void new CredentialLoad({
+      admin: this.#admin,
+      clock: this.#clock,
+      random,
+      book: this.#credentials!,
+      users,
+      mechanisms,
+      chaosMs: scenario.chaosMs,
+      over: () => this.#chaosOver,
+      stopped: () => this.#stopped,
+      log: this.#options.log,
+    }).run();
+  }
+
+  /** The access prober (issue 25): its own random stream, so that the workload's draws stay as they were. */
+  #accessProber(): SimAccessProber {
+    const random = new SeededRandom(this.#options.securityRandom.nextInt(0x1_0000_0000));
+    const targets = { topics: () => [...this.#topics.keys()], groups: PROBER_GROUPS, transactionalIds: PROBER_TRANSACTIONAL_IDS, newTopics: PROBER_NEW_TOPICS };
+    return new SimAccessProber({ ...this.#clientOptions('prober', PROBER_USER, random), targets, intervalMsMean: PROBE_INTERVAL_MS_MEAN, over: () => this.#chaosOver });
   }
 
   #intruder(kind: IntruderKind, security: SimSecurity): SimIntruder {
@@ -507,8 +560,8 @@ export class SimWorkload {
     client.start();
   }
 
-  /** `user`: who the client authenticates as in a secured run. */
-  #clientOptions(name: string, user: string): ClientOptions {
+  /** `user`: who the client authenticates as in a secured run; `random`: its own stream (by default drawn from the workload's). */
+  #clientOptions(name: string, user: string, random?: SeededRandom): ClientOptions {
     assert(!this.#clients.some((client) => client.name === name), `client names are unique (${name})`);
     const { network, hosts, scheduler } = this.#options;
     const bootstrap: BrokerAddress[] = hosts.map((host) => ({ host: host.host, port: SIM_BROKER_PORT }));
@@ -517,7 +570,7 @@ export class SimWorkload {
       network: network.host(`client-${name}-${this.#clientCount++}`, new ProcessGate(`client ${name}`)),
       clock: this.#clock,
       now: () => scheduler.nowMs,
-      random: new SeededRandom(this.#random.nextInt(0x1_0000_0000)),
+      random: random ?? new SeededRandom(this.#random.nextInt(0x1_0000_0000)),
       record: this.#record,
       bootstrap,
       sasl: this.#sasl(name, user),
@@ -533,7 +586,19 @@ export class SimWorkload {
     const { mechanisms } = security.scenario;
     const mechanism = mechanisms[securityRandom.nextInt(mechanisms.length)]!;
     const bareTokens = securityRandom.next() < BARE_TOKENS_SHARE && security.scenario.reauthMs === 0;
-    return { mechanism, username: user, password: security.passwords.get(user)!, bareTokens, random: new SeededRandom(securityRandom.nextInt(0x1_0000_0000)) };
+    const book = this.#credentials!;
+    return {
+      mechanism,
+      username: user,
+      get password() {
+        return book.credentialOf(user, mechanism).password;
+      },
+      get credential() {
+        return book.credentialOf(user, mechanism).number;
+      },
+      bareTokens,
+      random: new SeededRandom(securityRandom.nextInt(0x1_0000_0000)),
+    };
   }
 
   #sleep(ms: number): Promise<void> {

@@ -10,7 +10,7 @@ import { REGRESSIONS, type Regression } from '../../src/util/regressions.ts';
  * goes in src/sim/runs.md). `unreachable`: the simulation does not catch it (the reason says why).
  */
 const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: string }>> = {
-  'duplicate-acked-before-durable': 3,
+  'duplicate-acked-before-durable': 50,
   'producer-state-not-rebuilt': 35,
   'restart-stream-not-chained': 2,
   'reclaim-drops-own-stream': 7,
@@ -19,7 +19,7 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
       "every takeover seals the previous leader's stream, and a sealed writer starts a new epoch with a fresh durable map: no writer keeps serving a partition whose log went back below what it made durable (finding 4 is caught through reclaim-drops-own-stream)",
   },
   'topic-incarnations-mixed': 81,
-  'follower-reports-to-old-leader': 23,
+  'follower-reports-to-old-leader': 35,
   'isr-keeps-dead-replica': 35,
   'release-wakes-waiters': 79,
   'fenced-writer-stays-fenced': 431,

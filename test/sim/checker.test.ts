@@ -40,6 +40,7 @@ test('the valid run passes every invariant', () => {
     'answer-allowed',
     'idempotent-retry-answer',
     'leader-within-lease',
+    'quota-throttle',
   ]);
 });
 

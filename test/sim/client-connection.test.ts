@@ -3,7 +3,7 @@ import { expect, test } from 'bun:test';
 import { KafkaReader } from '../../src/broker/protocol/reader.ts';
 import { KafkaWriter } from '../../src/broker/protocol/writer.ts';
 import type { ClientApi } from '../../src/sim/client/api.ts';
-import { ClientConnection, type Reply } from '../../src/sim/client/connection.ts';
+import { ClientConnection, type Reply, type Throttle } from '../../src/sim/client/connection.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import type { NetSocket, Network, SocketHandlers } from '../../src/util/network.ts';
 
@@ -12,6 +12,7 @@ const echoApi: ClientApi<number, number> = {
   key: 99,
   name: 'Echo',
   version: 0,
+  flexible: false,
   encodeRequest: (writer, value) => void writer.int32(value),
   decodeResponse: (reader) => reader.int32(),
 };
@@ -75,12 +76,38 @@ function answer(correlationId: number, value: number): Uint8Array {
   return Buffer.concat([Buffer.concat(new KafkaWriter().int32(body.length).chunks()), Buffer.concat(body.chunks())]);
 }
 
-async function opened() {
+async function opened(onThrottle?: (throttle: Throttle) => void) {
   const clock = new ManualClock();
   const { network, peer } = scriptedNetwork();
-  const connection = (await ClientConnection.open({ network, clock, host: 'h', port: 1, clientId: 'client', requestTimeoutMs: 1_000 }))!;
+  const connection = (await ClientConnection.open({ network, clock, host: 'h', port: 1, clientId: 'client', requestTimeoutMs: 1_000, ...(onThrottle === undefined ? {} : { onThrottle }) }))!;
   return { clock, connection, peer: peer() };
 }
+
+/** The made-up API again, its answer read as a throttle time (as every Kafka answer carries throttle_time_ms). */
+const throttledApi: ClientApi<number, { throttleTimeMs: number }> = { ...echoApi, decodeResponse: (reader) => ({ throttleTimeMs: reader.int32() }) };
+
+test('an answer with a throttle time holds the next requests that long (KIP-219), their timeout starting when they go out', async () => {
+  const throttles: Throttle[] = [];
+  const { clock, connection, peer } = await opened((throttle) => throttles.push(throttle));
+  const answeredMs = clock.nowMs();
+  const first = connection.send(throttledApi, 1);
+  peer.handlers.data(peer.socket, answer(0, 300));
+  expect(await first).toEqual({ answered: true, response: { throttleTimeMs: 300 } });
+  clock.advance(100);
+  const second = connection.send(echoApi, 2);
+  clock.advance(199);
+  expect(requestsOf(peer)).toEqual([[0, 1]]);
+  clock.advance(1);
+  expect(requestsOf(peer)).toEqual([
+    [0, 1],
+    [1, 2],
+  ]);
+  expect(throttles).toEqual([{ api: 'Echo', answeredMs, throttleMs: 300, nextSentMs: answeredMs + 300 }]);
+  clock.advance(999); // its timeout runs from when it went out
+  expect(connection.closed).toBe(false);
+  peer.handlers.data(peer.socket, answer(1, 7));
+  expect(await second).toEqual({ answered: true, response: 7 });
+});
 
 test('pipelined requests are answered by correlation id, across frames split and joined in chunks', async () => {
   const { connection, peer } = await opened();

@@ -3,9 +3,23 @@
 // change.
 import { describe, expect, test } from 'bun:test';
 import { check } from '../../src/sim/checker.ts';
-import type { AclChangeOp, AuthenticateOp, ClientOp, History, IntruderKind, IntruderOp, Outcome } from '../../src/sim/history.ts';
+import type {
+  AccessProbeOp,
+  AclChangeOp,
+  AuthenticateOp,
+  ProduceOp,
+  QuotaChangeOp,
+  RequestOp,
+  ScramChangeOp,
+  ThrottleOp,
+  ClientOp,
+  History,
+  IntruderKind,
+  IntruderOp,
+  Outcome,
+} from '../../src/sim/history.ts';
 import { ACL_PROPAGATION_MS } from '../../src/sim/security-setup.ts';
-import { fetch, history, NO_ANSWER, OK, offsetFetch, produce, replica, spell, VALID_LOG, validOps } from './history-fixture.ts';
+import { commit, fetch, history, NO_ANSWER, OK, offsetFetch, produce, replica, spell, VALID_LOG, validOps } from './history-fixture.ts';
 
 type Span = { startMs: number; endMs: number };
 
@@ -39,17 +53,31 @@ function intruder(kind: IntruderKind, api: string, span: Span, outcome: Outcome,
   };
 }
 
-function authenticate(client: string, span: Span, outcome: Outcome = OK, reauthentication = false): AuthenticateOp {
-  return { kind: 'authenticate', client, node: 1, ...span, outcome, mechanism: 'SCRAM-SHA-256', handshakeVersion: 1, reauthentication, sessionLifetimeMs: 0 };
+function authenticate(client: string, span: Span, outcome: Outcome = OK, reauthentication = false, fields: Partial<AuthenticateOp> = {}): AuthenticateOp {
+  return { kind: 'authenticate', client, node: 1, ...span, outcome, mechanism: 'SCRAM-SHA-256', handshakeVersion: 1, reauthentication, sessionLifetimeMs: 0, ...fields };
 }
 
-function acl(kind: AclChangeOp['kind'], span: Span, user: string, operation: string, outcome: Outcome = OK): AclChangeOp {
-  return { kind, client: 'admin', node: 1, ...span, outcome, principal: `User:${user}`, resourceType: 'topic', resourceName: 't', patternType: 'literal', operation, permission: 'deny' };
+function scramChange(span: Span, user: string, credential: number | null, outcome: Outcome = OK): ScramChangeOp {
+  return { kind: 'alter-scram', client: 'admin', node: 1, ...span, outcome, user, mechanism: 'SCRAM-SHA-256', credential };
 }
 
-/** The fixture's valid run, secured: its clients' users, and more ops. */
-function secured(extra: ClientOp[], log: string[] = VALID_LOG, health = undefined as Parameters<typeof history>[0]['health']): History {
-  const base = history({ ops: [...validOps(), ...extra], replicaLogs: [replica(1, true, log), replica(2, false, log.slice(0, 2))], ...(health === undefined ? {} : { health }) });
+function acl(kind: AclChangeOp['kind'], span: Span, user: string, operation: string, outcome: Outcome = OK, fields: Partial<AclChangeOp> = {}): AclChangeOp {
+  return { kind, client: 'admin', node: 1, ...span, outcome, principal: `User:${user}`, resourceType: 'topic', resourceName: 't', patternType: 'literal', operation, permission: 'deny', ...fields };
+}
+
+/** When the fixture's clients were given their rights: long before their requests, every broker healthy since. */
+const SETUP_SPAN = { startMs: -9_000, endMs: -8_990 };
+const HEALTHY_SINCE_SETUP = [1, 2].map((node) => ({ node, atMs: -10_000, healthy: true }));
+
+/** What the fixture's clients do: p1 and p2 WRITE on t, the reader READ on t and on the group g. */
+function setupAcls(): AclChangeOp[] {
+  const allow = (user: string, operation: string, fields: Partial<AclChangeOp> = {}) => acl('create-acl', SETUP_SPAN, user, operation, OK, { permission: 'allow', ...fields });
+  return [allow('p1', 'WRITE'), allow('p2', 'WRITE'), allow('reader', 'READ'), allow('reader', 'READ', { resourceType: 'group', resourceName: 'g' })];
+}
+
+/** The fixture's valid run, secured: its clients' users and their ACLs, and more ops. */
+function secured(extra: ClientOp[], log: string[] = VALID_LOG, health: Parameters<typeof history>[0]['health'] = HEALTHY_SINCE_SETUP): History {
+  const base = history({ ops: [...setupAcls(), ...validOps(), ...extra], replicaLogs: [replica(1, true, log), replica(2, false, log.slice(0, 2))], health });
   return { ...base, security: SECURITY };
 }
 
@@ -144,6 +172,84 @@ describe('auth-accepted', () => {
   });
 });
 
+describe('auth-accepted and auth-refused with SCRAM credentials changed (issue 25)', () => {
+  /** p1's SCRAM-SHA-256 credential 1 set at 1 000 ms (answered 1 010): credential 0 surely gone, 1 surely there, from 4 010 (the propagation bound). */
+  const change = scramChange({ startMs: 1_000, endMs: 1_010 }, 'p1', 1);
+  const failed = refused('SASL_AUTHENTICATION_FAILED');
+  const credential = (n: number) => ({ credential: n });
+
+  test('a credential refused while it may have been replaced, or after it was, and the new one taken, keep them', () => {
+    const ops = [
+      change,
+      authenticate('p1', { startMs: 2_000, endMs: 2_010 }, failed, false, credential(0)),
+      authenticate('p1', { startMs: 2_000, endMs: 2_010 }, failed, false, credential(1)),
+      authenticate('p1', { startMs: 2_000, endMs: 2_010 }, OK, false, credential(0)),
+      authenticate('p1', { startMs: 5_000, endMs: 5_010 }, failed, true, credential(0)),
+      authenticate('p1', { startMs: 5_000, endMs: 5_010 }, OK, true, credential(1)),
+      authenticate('p2', { startMs: 5_000, endMs: 5_010 }, OK, false, credential(0)), // another user's is untouched
+    ];
+    expect(check(secured(ops))).toEqual([]);
+  });
+
+  test('a new credential refused once it stood breaks auth-accepted; the old one taken after it was replaced, or deleted, breaks auth-refused', () => {
+    expect(names(secured([change, authenticate('p1', { startMs: 5_000, endMs: 5_010 }, failed, false, credential(1))]))).toEqual(['auth-accepted']);
+    expect(names(secured([change, authenticate('p1', { startMs: 5_000, endMs: 5_010 }, OK, true, credential(0))]))).toEqual(['auth-refused']);
+    const deleted = scramChange({ startMs: 1_000, endMs: 1_010 }, 'p1', null);
+    expect(names(secured([deleted, authenticate('p1', { startMs: 5_000, endMs: 5_010 }, OK, false, credential(0))]))).toEqual(['auth-refused']);
+    expect(check(secured([deleted, authenticate('p1', { startMs: 5_000, endMs: 5_010 }, failed, false, credential(0))]))).toEqual([]);
+  });
+
+  test("PLAIN's passwords never change, and an authenticated session is never answered an authentication error", () => {
+    expect(names(secured([change, authenticate('p1', { startMs: 5_000, endMs: 5_010 }, failed, false, { mechanism: 'PLAIN' })]))).toEqual(['auth-accepted']);
+    expect(names(secured([change, produce('p1', { startMs: 5_000, endMs: 5_010 }, ['a4'], null, { outcome: refused('ILLEGAL_SASL_STATE') })]))).toContain('auth-accepted'); // answer-allowed too
+  });
+});
+
+describe('quota-throttle (issue 25)', () => {
+  /** p1's producer_byte_rate: 100 B/s, set long before (every broker healthy since). */
+  const quota: QuotaChangeOp = { kind: 'alter-quota', client: 'admin', node: 1, startMs: -30_000, endMs: -29_990, outcome: OK, user: 'p1', key: 'producer_byte_rate', value: 100 };
+  const healthyLong = [1, 2].map((node) => ({ node, atMs: -40_000, healthy: true }));
+  const run = (ops: ClientOp[]) => secured(ops, VALID_LOG, healthyLong);
+  const throttle = (client: string, api: string, throttleMs: number, nextSentAfterMs: number | null): ThrottleOp => ({
+    kind: 'throttle',
+    client,
+    node: 1,
+    startMs: 4_000,
+    endMs: 4_000,
+    outcome: OK,
+    api,
+    throttleMs,
+    nextSentAfterMs,
+  });
+  /** p1's batches of 200 bytes, one every 100 ms from `fromMs`, each answered in 5 ms (`throttled` from the 10th on). */
+  function batches(count: number, fromMs: number, throttled: (i: number) => number): ProduceOp[] {
+    return Array.from({ length: count }, (_, i) =>
+      produce('p1', { startMs: fromMs + i * 100, endMs: fromMs + i * 100 + 5 }, [`q${i}`], null, { outcome: refused('NOT_LEADER_OR_FOLLOWER'), batchBytes: 200, throttleTimeMs: throttled(i) }),
+    );
+  }
+
+  test('throttles of a user with a quota, within its rule, honoured, keep it', () => {
+    // From the 6th batch on, 1 200 bytes and more within 10 s, over 11 s x 100 B/s x 1.1: throttled, as the rule allows (1 200 bytes: 12 s - 10 s).
+    const ops = [quota, ...batches(30, 1_000, (i) => (i >= 5 ? 1_000 : 0)), throttle('p1', 'Produce', 2_000, 2_000)];
+    expect(check(run(ops))).toEqual([]);
+  });
+
+  test('a throttle without a quota, or longer than the rule gives, or not honoured breaks it', () => {
+    expect(names(run([throttle('c1', 'Fetch', 500, null)]))).toEqual(['quota-throttle']);
+    expect(names(run([produce('p2', { startMs: 4_000, endMs: 4_010 }, ['b1'], null, { outcome: refused('NOT_LEADER_OR_FOLLOWER'), batchBytes: 200, throttleTimeMs: 500 })]))).toEqual([
+      'quota-throttle',
+    ]);
+    expect(names(run([quota, ...batches(3, 1_000, (i) => (i === 2 ? 5_000 : 0))]))).toEqual(['quota-throttle']); // 600 bytes allow none
+    expect(names(run([quota, throttle('p1', 'Produce', 2_000, 1_500)]))).toEqual(['quota-throttle']);
+  });
+
+  test('a quota that does not bite breaks it', () => {
+    // 30 × 200 bytes within 3 s, far over 11 s × 100 B/s: the later ones must be throttled.
+    expect(names(run([quota, ...batches(30, 1_000, () => 0)]))).toEqual(['quota-throttle']);
+    expect(check(run([quota, ...batches(5, 1_000, () => 0)]))).toEqual([]);
+  });
+});
+
 describe('acl-enforced', () => {
   /** p1 denied WRITE on t from 1 000 ms (answered 1 010) until the delete sent at 5 000 (answered 5 010). */
   const denial = () => [acl('create-acl', { startMs: 1_000, endMs: 1_010 }, 'p1', 'WRITE'), acl('delete-acl', { startMs: 5_000, endMs: 5_010 }, 'p1', 'WRITE')];
@@ -168,6 +274,64 @@ describe('acl-enforced', () => {
   test('a broker unhealthy in the bound before the request may still serve it', () => {
     const ops = [...denial(), produce('p1', { startMs: 4_200, endMs: 4_210 }, ['a4'], 4)];
     expect(check(secured(ops, [...VALID_LOG, 'a4'], [...spell(1, 0, 2_000), { node: 2, atMs: 0, healthy: true }]))).toEqual([]);
+  });
+
+  test('a prefixed DENY, and one for every principal, deny what they cover', () => {
+    const prefixed = [acl('create-acl', { startMs: 1_000, endMs: 1_010 }, 'p1', 'WRITE', OK, { patternType: 'prefixed', resourceName: 't' })];
+    expect(names(secured([...prefixed, produce('p1', { startMs: 4_200, endMs: 4_210 }, ['a4'], 4)], [...VALID_LOG, 'a4']))).toEqual(['acl-enforced']);
+    expect(check(secured([...prefixed, produce('p1', { startMs: 4_200, endMs: 4_210 }, ['a4'], null, { outcome: denied })]))).toEqual([]);
+    const longer = [acl('create-acl', { startMs: 1_000, endMs: 1_010 }, 'p1', 'WRITE', OK, { patternType: 'prefixed', resourceName: 'tt' })];
+    expect(names(secured([...longer, produce('p1', { startMs: 4_200, endMs: 4_210 }, ['a4'], null, { outcome: denied })]))).toEqual(['acl-enforced']);
+    const everyone = [acl('create-acl', { startMs: 1_000, endMs: 1_010 }, '*', 'ALL', OK, { resourceName: '*' })];
+    expect(names(secured([...everyone, fetch('c1', { startMs: 4_200, endMs: 4_210 }, 4, [], 4)]))).toEqual(['acl-enforced']);
+  });
+
+  test('an ALLOW revoked (deleted, then created again) leaves its user without the right meanwhile', () => {
+    const revoke = [
+      acl('delete-acl', { startMs: 1_000, endMs: 1_010 }, 'p2', 'WRITE', OK, { permission: 'allow' }),
+      acl('create-acl', { startMs: 6_000, endMs: 6_010 }, 'p2', 'WRITE', OK, { permission: 'allow' }),
+    ];
+    expect(check(secured([...revoke, produce('p2', { startMs: 4_200, endMs: 4_210 }, ['b1'], null, { outcome: denied })]))).toEqual([]);
+    expect(names(secured([...revoke, produce('p2', { startMs: 4_200, endMs: 4_210 }, ['b1'], 4)], [...VALID_LOG, 'b1']))).toEqual(['acl-enforced']);
+    expect(names(secured([...revoke, produce('p2', { startMs: 9_200, endMs: 9_210 }, ['b1'], null, { outcome: denied })]))).toEqual(['acl-enforced']);
+  });
+
+  test('a refusal names the first check that failed, and only an error one of its checks answers', () => {
+    const groupDenied = [acl('create-acl', { startMs: 1_000, endMs: 1_010 }, 'reader', 'READ', OK, { resourceType: 'group', resourceName: 'g', patternType: 'prefixed' })];
+    const commitAt = { startMs: 4_200, endMs: 4_210 };
+    expect(check(secured([...groupDenied, commit(commitAt, 4, { outcome: refused('GROUP_AUTHORIZATION_FAILED') })]))).toEqual([]);
+    expect(names(secured([...groupDenied, commit(commitAt, 4, { outcome: refused('TOPIC_AUTHORIZATION_FAILED') })]))).toEqual(['acl-enforced']);
+    expect(names(secured([fetch('c1', commitAt, 4, [], 4, { outcome: refused('CLUSTER_AUTHORIZATION_FAILED') })]))).toContain('acl-enforced'); // answer-allowed too
+    const join: RequestOp = { kind: 'request', client: 'c1', node: 1, ...commitAt, outcome: OK, api: 'JoinGroup', group: 'g' };
+    expect(names(secured([...groupDenied, join]))).toEqual(['acl-enforced']);
+    expect(check(secured([...groupDenied, { ...join, outcome: refused('GROUP_AUTHORIZATION_FAILED') }]))).toEqual([]);
+    const throttled = fetch('c1', commitAt, 4, [], 4, { highWatermark: null, throttledEmpty: 500 });
+    expect(check(secured([acl('create-acl', { startMs: 1_000, endMs: 1_010 }, 'reader', 'READ'), throttled]))).toEqual([]); // a throttled answer names no partition: it tells nothing
+  });
+
+  test("the access prober's questions are judged by the resource and operation their API needs", () => {
+    const grants = [
+      acl('create-acl', { startMs: 1_000, endMs: 1_010 }, 'prober', 'WRITE', OK, { permission: 'allow', resourceType: 'transactional-id', resourceName: 'tx', patternType: 'prefixed' }),
+      acl('create-acl', { startMs: 1_000, endMs: 1_010 }, 'prober', 'ALTER_CONFIGS', OK, { permission: 'allow', resourceType: 'cluster', resourceName: 'kafka-cluster' }),
+    ];
+    const probe = (api: AccessProbeOp['api'], resourceType: AccessProbeOp['resourceType'], resourceName: string, outcome: Outcome): AccessProbeOp => ({
+      kind: 'access-probe',
+      client: 'prober',
+      node: 1,
+      startMs: 4_200,
+      endMs: 4_210,
+      outcome,
+      api,
+      resourceType,
+      resourceName,
+    });
+    const run = (op: AccessProbeOp) => ({ ...secured([...grants, op]), security: { ...SECURITY, users: { ...SECURITY.users, prober: 'prober' } } });
+    expect(check(run(probe('FindCoordinator', 'transactional-id', 'tx0', OK)))).toEqual([]);
+    expect(check(run(probe('DescribeClientQuotas', 'cluster', 'kafka-cluster', OK)))).toEqual([]);
+    expect(check(run(probe('FindCoordinator', 'transactional-id', 'ty', refused('TRANSACTIONAL_ID_AUTHORIZATION_FAILED'))))).toEqual([]);
+    expect(names(run(probe('FindCoordinator', 'transactional-id', 'ty', OK)))).toEqual(['acl-enforced']);
+    expect(names(run(probe('DescribeAcls', 'cluster', 'kafka-cluster', OK)))).toEqual(['acl-enforced']);
+    expect(names(run(probe('AlterClientQuotas', 'cluster', 'kafka-cluster', refused('CLUSTER_AUTHORIZATION_FAILED'))))).toEqual(['acl-enforced']);
   });
 
   test('a refusal with no denial standing breaks it, and so does one of a super user', () => {

@@ -9,14 +9,15 @@ import type { DeleteAclsResponse } from '../../broker/protocol/messages/delete-a
 import type { Decoded } from '../../broker/protocol/message-codec.ts';
 import { ErrorCode } from '../../broker/protocol/error-codes.ts';
 import { ConfigResourceType } from '../../broker/apis/describe-configs.ts';
-import type { AclChangeOp, AdminOp, AlterConfigsOp, CreatePartitionsOp, DeleteRecordsOp, Outcome } from '../history.ts';
+import type { AclChangeOp, AdminOp, AlterConfigsOp, CreatePartitionsOp, DeleteRecordsOp, Outcome, QuotaChangeOp, ScramChangeOp } from '../history.ts';
+import type { ScramMechanism } from '../../security/scram/mechanism.ts';
 import { aclOnWire, type SimAcl } from '../security-setup.ts';
 import { BrokerPool, type NodeReply, UNKNOWN_NODE } from './brokers.ts';
 import { type ClientContext, type ClientOptions, clientContext, type SimClient } from './context.ts';
 import { answeredOutcome, unansweredOutcome } from './outcome.ts';
 import { type ClientApi, errorName } from './api.ts';
 import { createPartitionsApi, createTopicsApi, deleteRecordsApi, deleteTopicsApi, incrementalAlterConfigsApi } from './wire-admin.ts';
-import { createAclsApi, deleteAclsApi } from './wire-security.ts';
+import { alterClientQuotasApi, alterUserScramCredentialsApi, createAclsApi, deleteAclsApi } from './wire-security.ts';
 
 /** How long the broker may take over a create or delete before it answers REQUEST_TIMED_OUT. */
 const ADMIN_TIMEOUT_FRACTION = 0.5;
@@ -168,6 +169,32 @@ export class SimAdmin implements SimClient {
     const reply = await this.#pool.send(UNKNOWN_NODE, deleteAclsApi, { filters: [filter] });
     const outcome = outcomeOf(reply, deleteAclsErrorCode);
     this.#recordAcl('delete-acl', acl, reply.node, startMs, outcome);
+    return outcome;
+  }
+
+  /**
+   * AlterUserScramCredentials of one user's credential of one mechanism (issue 25): `set` it (the
+   * salted password, never the password, as Kafka's Admin sends it) as credential number
+   * `credential`, or delete it (`set` null). A ScramChangeOp each.
+   */
+  async alterScramCredential(user: string, mechanism: ScramMechanism, credential: number | null, set: { salt: Uint8Array; saltedPassword: Uint8Array; iterations: number } | null): Promise<Outcome> {
+    const startMs = this.#context.now();
+    const request = set === null ? { deletions: [{ name: user, mechanism: mechanism.type }], upsertions: [] } : { deletions: [], upsertions: [{ name: user, mechanism: mechanism.type, ...set }] };
+    const reply = await this.#pool.send(UNKNOWN_NODE, alterUserScramCredentialsApi, request);
+    const outcome = outcomeOf(reply, (response) => response.results.find((result) => result.user === user)?.errorCode);
+    const op: ScramChangeOp = { kind: 'alter-scram', client: this.#context.name, node: reply.node, startMs, endMs: this.#context.now(), outcome, user, mechanism: mechanism.name, credential };
+    this.#context.record(op);
+    return outcome;
+  }
+
+  /** AlterClientQuotas of one user's quota of one key (issue 25): set to `value`, or removed (null). A QuotaChangeOp each. */
+  async alterQuota(user: string, key: string, value: number | null): Promise<Outcome> {
+    const startMs = this.#context.now();
+    const entry = { entity: [{ entityType: 'user', entityName: user }], ops: [{ key, value: value ?? 0, remove: value === null }] };
+    const reply = await this.#pool.send(UNKNOWN_NODE, alterClientQuotasApi, { entries: [entry], validateOnly: false });
+    const outcome = outcomeOf(reply, (response) => response.entries[0]?.errorCode);
+    const op: QuotaChangeOp = { kind: 'alter-quota', client: this.#context.name, node: reply.node, startMs, endMs: this.#context.now(), outcome, user, key, value };
+    this.#context.record(op);
     return outcome;
   }
 

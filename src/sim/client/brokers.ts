@@ -6,9 +6,9 @@
 import type { MetadataResponse } from '../../broker/apis/metadata.ts';
 import type { Decoded } from '../../broker/protocol/message-codec.ts';
 import { ErrorCode } from '../../broker/protocol/error-codes.ts';
-import type { AuthenticateOp, MetadataOp } from '../history.ts';
+import type { AuthenticateOp, MetadataOp, ThrottleOp } from '../history.ts';
 import { type ClientApi, errorName } from './api.ts';
-import { ClientConnection, type Reply } from './connection.ts';
+import { ClientConnection, type Reply, type Throttle } from './connection.ts';
 import type { SaslResult } from './sasl.ts';
 import type { BrokerAddress, ClientContext } from './context.ts';
 import { metadataApi } from './wire-data.ts';
@@ -61,6 +61,11 @@ export class BrokerPool {
   /** Forgets the controller (it answered NOT_CONTROLLER, or did not answer): the next request reads Metadata first. */
   forgetController(): void {
     this.#controller = null;
+  }
+
+  /** The brokers' node ids this client learned (from Metadata), in order. */
+  knownNodes(): number[] {
+    return [...this.#addresses.keys()].sort((a, b) => a - b);
   }
 
   partitionCount(topic: string): number | null {
@@ -172,15 +177,36 @@ export class BrokerPool {
   #open(key: string, address: BrokerAddress): Promise<ClientConnection | null> {
     const { network, clock, name, requestTimeoutMs, sasl, now, answerOrigin } = this.#context;
     const onAuthentication = (result: SaslResult, reauthentication: boolean, startMs: number) => this.#recordAuthentication(address, result, reauthentication, startMs);
-    const opening = ClientConnection.open({ network, clock, host: address.host, port: address.port, clientId: name, requestTimeoutMs, sasl, onAuthentication, now, origin: answerOrigin });
+    const onThrottle = (throttle: Throttle) => this.#recordThrottle(address, throttle);
+    const opening = ClientConnection.open({ network, clock, host: address.host, port: address.port, clientId: name, requestTimeoutMs, sasl, onAuthentication, onThrottle, now, origin: answerOrigin });
     this.#connections.set(key, opening);
     return opening;
+  }
+
+  /** Every answer that carried a throttle time goes into the history (quota-throttle judges them). */
+  #recordThrottle(address: BrokerAddress, throttle: Throttle): void {
+    const op: ThrottleOp = {
+      kind: 'throttle',
+      client: this.#context.name,
+      node: this.#nodeOf(address),
+      startMs: throttle.answeredMs,
+      endMs: throttle.answeredMs,
+      outcome: { ok: true },
+      api: throttle.api,
+      throttleMs: throttle.throttleMs,
+      nextSentAfterMs: throttle.nextSentMs === null ? null : throttle.nextSentMs - throttle.answeredMs,
+    };
+    this.#context.record(op);
+  }
+
+  #nodeOf(address: BrokerAddress): number {
+    return [...this.#addresses].find(([, known]) => addressKey(known) === addressKey(address))?.[0] ?? UNKNOWN_NODE;
   }
 
   /** Every SASL exchange goes into the history (auth-accepted judges them). */
   #recordAuthentication(address: BrokerAddress, result: SaslResult, reauthentication: boolean, startMs: number): void {
     const sasl = this.#context.sasl!;
-    const node = [...this.#addresses].find(([, known]) => addressKey(known) === addressKey(address))?.[0] ?? UNKNOWN_NODE;
+    const node = this.#nodeOf(address);
     const op: AuthenticateOp = {
       kind: 'authenticate',
       client: this.#context.name,
@@ -192,6 +218,7 @@ export class BrokerPool {
       handshakeVersion: sasl.bareTokens ? 0 : 1,
       reauthentication,
       sessionLifetimeMs: result.sessionLifetimeMs,
+      credential: result.credential,
     };
     this.#context.record(op);
   }

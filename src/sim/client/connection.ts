@@ -8,6 +8,11 @@
  * and, when the broker answers a session lifetime (KIP-368), re-authenticates late in it: new
  * requests are held (not written) from the SaslHandshake until the exchange completes, since the
  * broker closes a connection that sends anything else meanwhile.
+ *
+ * An answer with throttle_time_ms (a client quota, issue 25) holds the next requests for that
+ * long, as Kafka's clients do since KIP-219 (NetworkClient leaves a throttled node alone): the
+ * broker has muted the connection meanwhile anyway. A held request's timeout starts when it goes
+ * out. A re-authentication's exchange goes past the hold (quotas exempt it).
  */
 import { KafkaReader } from '../../broker/protocol/reader.ts';
 import { KafkaWriter } from '../../broker/protocol/writer.ts';
@@ -40,6 +45,20 @@ export interface ConnectionOptions {
   readonly now?: () => number;
   /** Who wrote a chunk this connection received, and when (the simulated network knows); absent or null: unknown. */
   readonly origin?: (chunk: Uint8Array) => AnswerOrigin | null;
+  /**
+   * Told of each answer that carried a throttle time, once the throttle ended or the connection
+   * closed: the API, when it was answered (on `now`'s time), for how long, and when the next
+   * request went out on this connection after it (null: none did by then).
+   */
+  readonly onThrottle?: (throttle: Throttle) => void;
+}
+
+/** An answer's throttle and what the client did in it (KIP-219: nothing). */
+export interface Throttle {
+  readonly api: string;
+  readonly answeredMs: number;
+  readonly throttleMs: number;
+  readonly nextSentMs: number | null;
 }
 
 const SIZE_PREFIX_BYTES = 4;
@@ -50,6 +69,8 @@ const CORRELATION_ID_MAX = 0x7fff_ffff;
 const RESPONSE_BYTES_MAX = 256 * 1024 * 1024;
 
 interface Pending {
+  /** Kafka's name of the API asked. */
+  readonly api: string;
   readonly decode: (reader: KafkaReader) => unknown;
   readonly resolve: (reply: Reply<unknown>) => void;
   readonly timer: Timer;
@@ -74,6 +95,10 @@ export class ClientConnection {
   /** After SaslHandshake v0: the next frame is a bare token answer, for this waiter. */
   #bareWaiter: ((frame: Uint8Array | null) => void) | null = null;
   #reauthTimer: Timer | null = null;
+  /** While a throttle runs (KIP-219): the request frames held, until when, and the throttles answered (told of at its end); null: none runs. */
+  #throttled: { frames: Uint8Array[]; untilMs: number; timer: Timer; throttles: { -readonly [K in keyof Throttle]: Throttle[K] }[] } | null = null;
+  /** Throttles answered whose next request has not gone out yet: the next one that does is noted in each. */
+  #awaitingSend: { nextSentMs: number | null }[] = [];
 
   private constructor(options: ConnectionOptions) {
     this.#options = options;
@@ -134,15 +159,16 @@ export class ClientConnection {
 
   #send<Request, Response>(api: ClientApi<Request, Response>, request: Request, timeoutMs: number, past: boolean): Promise<Reply<Response>> {
     if (this.#closed) return Promise.resolve({ answered: false, error: 'not-sent' });
+    const heldMs = past || this.#throttled === null ? 0 : Math.max(0, this.#throttled.untilMs - this.#options.clock.nowMs());
     const correlationId = this.#write(api, request, past);
     return new Promise((resolve) => {
       // Kafka's clients close a connection whose request timed out: its answer would still come
       // first on this connection, and every request behind it waits for it.
-      const timer = this.#options.clock.setTimer(timeoutMs, () => {
+      const timer = this.#options.clock.setTimer(heldMs + timeoutMs, () => {
         this.#settle(correlationId, { answered: false, error: 'timeout' });
         this.close();
       });
-      this.#pending.set(correlationId, { decode: (reader) => api.decodeResponse(reader), resolve: resolve as (reply: Reply<unknown>) => void, timer });
+      this.#pending.set(correlationId, { api: api.name, decode: (reader) => api.decodeResponse(reader), resolve: resolve as (reply: Reply<unknown>) => void, timer });
     });
   }
 
@@ -201,7 +227,8 @@ export class ClientConnection {
     const held = this.#held ?? [];
     this.#held = null;
     if (!ok) return;
-    this.#unsent.push(...held);
+    if (this.#throttled !== null) this.#throttled.frames.push(...held);
+    else this.#release(held);
     this.#flush();
   }
 
@@ -220,10 +247,49 @@ export class ClientConnection {
     api.encodeRequest(body, request);
     // One write per request: a simulated network delivers each write as one event.
     const frame = sized(body.chunks());
-    if (this.#held !== null && !past) this.#held.push(frame);
-    else this.#unsent.push(frame);
+    if (past) this.#unsent.push(frame);
+    else if (this.#throttled !== null) this.#throttled.frames.push(frame);
+    else if (this.#held !== null) this.#held.push(frame);
+    else this.#release([frame]);
     this.#flush();
     return correlationId;
+  }
+
+  /** Request frames go out (a re-authentication's own go straight to #unsent): each throttle awaiting its next request notes when. */
+  #release(frames: readonly Uint8Array[]): void {
+    if (frames.length === 0) return;
+    this.#unsent.push(...frames);
+    const nowMs = this.#historyNow();
+    for (const throttle of this.#awaitingSend) throttle.nextSentMs = nowMs;
+    this.#awaitingSend = [];
+  }
+
+  #historyNow(): number {
+    return (this.#options.now ?? (() => this.#options.clock.nowMs()))();
+  }
+
+  /** KIP-219: an answer with a throttle time holds the next requests for that long (a longer throttle answered meanwhile extends it). */
+  #throttle(api: string, throttleMs: number): void {
+    const clock = this.#options.clock;
+    const untilMs = clock.nowMs() + throttleMs;
+    const throttle = { api, answeredMs: this.#historyNow(), throttleMs, nextSentMs: null };
+    this.#awaitingSend.push(throttle);
+    if (this.#throttled !== null && this.#throttled.untilMs >= untilMs) return void this.#throttled.throttles.push(throttle);
+    this.#throttled?.timer.cancel();
+    const frames = this.#throttled?.frames ?? [];
+    const throttles = [...(this.#throttled?.throttles ?? []), throttle];
+    this.#throttled = { frames, untilMs, throttles, timer: clock.setTimer(throttleMs, () => this.#endThrottle()) };
+  }
+
+  /** The throttle ended: the held requests go out (behind a re-authentication, if one runs), and each throttle is told of. */
+  #endThrottle(): void {
+    const throttled = this.#throttled;
+    if (throttled === null) return;
+    this.#throttled = null;
+    if (this.#held !== null) this.#held.push(...throttled.frames);
+    else this.#release(throttled.frames);
+    this.#flush();
+    for (const throttle of throttled.throttles) this.#options.onThrottle?.({ ...throttle });
   }
 
   #flush(): void {
@@ -269,6 +335,8 @@ export class ClientConnection {
     } catch {
       return this.close(); // a response this client cannot read: the stream is broken
     }
+    const throttleMs = throttleTimeOf(response);
+    if (throttleMs > 0) this.#throttle(pending.api, throttleMs);
     this.#settle(correlationId, origin === null ? { answered: true, response } : { answered: true, response, origin });
   }
 
@@ -285,10 +353,21 @@ export class ClientConnection {
     this.#closed = true;
     this.#unsent.length = 0;
     this.#held = null;
+    const throttled = this.#throttled;
+    this.#throttled = null;
+    throttled?.timer.cancel();
+    for (const throttle of throttled?.throttles ?? []) this.#options.onThrottle?.({ ...throttle });
     this.#reauthTimer?.cancel();
     this.#bareWaiter?.(null);
     for (const correlationId of [...this.#pending.keys()]) this.#settle(correlationId, { answered: false, error: 'disconnected' });
   }
+}
+
+/** An answer's throttle_time_ms (0 when it has none). */
+function throttleTimeOf(response: unknown): number {
+  if (response === null || typeof response !== 'object' || !('throttleTimeMs' in response)) return 0;
+  const throttleMs = (response as { throttleTimeMs: unknown }).throttleTimeMs;
+  return typeof throttleMs === 'number' && throttleMs > 0 ? throttleMs : 0;
 }
 
 /** One size-prefixed frame of `chunks`. */

@@ -121,6 +121,12 @@ export class PartitionFetcher {
       return false;
     }
     const answer = reply.response.responses[0]?.partitions[0];
+    if (answer === undefined && reply.response.errorCode === ErrorCode.NONE && reply.response.throttleTimeMs > 0) {
+      // A throttled fetch answers no partition at all (KIP-219; Kafka's SessionlessFetchContext.getThrottledResponse):
+      // nothing to read, nothing wrong; the connection holds the next fetch for the throttle.
+      this.#record(reply.node, startMs, fetchOffset, leaderEpoch, { ok: true }, null, [], reply.origin, reply.response.throttleTimeMs);
+      return true;
+    }
     const code = answer === undefined ? ErrorCode.UNKNOWN_SERVER_ERROR : reply.response.errorCode !== ErrorCode.NONE ? reply.response.errorCode : answer.errorCode;
     if (answer === undefined || code !== ErrorCode.NONE) {
       this.#record(reply.node, startMs, fetchOffset, leaderEpoch, answeredOutcome(code), null, [], reply.origin);
@@ -145,7 +151,17 @@ export class PartitionFetcher {
     if (code === ErrorCode.OFFSET_OUT_OF_RANGE) this.position = null;
   }
 
-  #record(node: number, startMs: number, fetchOffset: number, leaderEpoch: number, outcome: Outcome, highWatermark: number | null, records: FetchOp['records'], origin?: AnswerOrigin): void {
+  #record(
+    node: number,
+    startMs: number,
+    fetchOffset: number,
+    leaderEpoch: number,
+    outcome: Outcome,
+    highWatermark: number | null,
+    records: FetchOp['records'],
+    origin?: AnswerOrigin,
+    throttleTimeMs?: number,
+  ): void {
     const op: FetchOp = {
       kind: 'fetch',
       client: this.#context.name,
@@ -160,6 +176,7 @@ export class PartitionFetcher {
       highWatermark,
       records,
       ...(origin === undefined ? {} : { answeredBy: origin }),
+      ...(throttleTimeMs === undefined ? {} : { throttledEmpty: throttleTimeMs }),
     };
     this.#context.record(op);
   }

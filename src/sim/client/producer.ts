@@ -360,7 +360,7 @@ export class SimProducer implements SimClient {
     const code = answer?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR;
     const ok = code === ErrorCode.NONE;
     const baseOffset = ok && this.#acks !== 0 ? answer!.baseOffset : null;
-    this.#record(queue, batch, reply.node, startMs, answeredOutcome(code), baseOffset, reply.origin);
+    this.#record(queue, batch, reply.node, startMs, answeredOutcome(code), baseOffset, reply.origin, reply.response.throttleTimeMs);
     if (ok) return this.#finish(queue, batch, { ok: true, baseOffset });
     // The broker already holds this batch (a retry of one that was written): done, offset unknown.
     if (code === ErrorCode.DUPLICATE_SEQUENCE_NUMBER) return this.#finish(queue, batch, { ok: true, baseOffset: null });
@@ -402,7 +402,7 @@ export class SimProducer implements SimClient {
     batch.finish(result);
   }
 
-  #record(queue: PartitionQueue, batch: Batch, node: number, startMs: number, outcome: Outcome, baseOffset: number | null, origin: AnswerOrigin | undefined): void {
+  #record(queue: PartitionQueue, batch: Batch, node: number, startMs: number, outcome: Outcome, baseOffset: number | null, origin: AnswerOrigin | undefined, throttleTimeMs?: number): void {
     const idempotence =
       batch.identity === null || batch.sequence === null ? null : { producerId: BigInt(batch.identity.producerId), producerEpoch: batch.identity.producerEpoch, baseSequence: batch.sequence };
     const op: ProduceOp = {
@@ -419,6 +419,8 @@ export class SimProducer implements SimClient {
       values: batch.values,
       baseOffset,
       ...(origin === undefined ? {} : { answeredBy: origin }),
+      batchBytes: batch.bytes?.length ?? 0,
+      ...(throttleTimeMs === undefined ? {} : { throttleTimeMs }),
     };
     this.#context.record(op);
   }

@@ -24,7 +24,10 @@ export interface ClientSasl {
   /** PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512. */
   readonly mechanism: string;
   readonly username: string;
+  /** Read at each exchange: a credential may change during a run (issue 25), and the client then learns the new one. */
   readonly password: string;
+  /** Which of the user's credentials `password` is (the history's AuthenticateOp.credential); absent: 0. */
+  readonly credential?: number;
   /** SaslHandshake v0 and bare tokens instead of v1 and SaslAuthenticate. */
   readonly bareTokens: boolean;
   /** Draws SCRAM nonces and when, within a session's lifetime, it re-authenticates. */
@@ -45,6 +48,8 @@ export interface SaslResult {
   readonly sessionLifetimeMs: number;
   /** The error message the broker answered with, when it refused (auth-refused compares them). */
   readonly errorMessage: string | null;
+  /** The credential the exchange used (ClientSasl.credential when it began). */
+  readonly credential: number;
 }
 
 /** Characters of a SCRAM client nonce (base64 of 24 bytes, as the broker's own client draws). */
@@ -79,43 +84,44 @@ export function reauthenticateAfterMs(sasl: ClientSasl, sessionLifetimeMs: numbe
 
 /** One exchange: the handshake, then the tokens until the mechanism completes. Never throws. */
 export async function authenticate(channel: SaslChannel, sasl: ClientSasl, client: SaslClient = saslClientOf(sasl)): Promise<SaslResult> {
+  const credential = sasl.credential ?? 0;
   const handshake = await channel.send(sasl.bareTokens ? saslHandshakeV0Api : saslHandshakeApi, { mechanism: client.mechanism });
-  if (!handshake.answered) return failed(unansweredOutcome(handshake.error));
-  if (handshake.response.errorCode !== ErrorCode.NONE) return failed(answeredOutcome(handshake.response.errorCode));
+  if (!handshake.answered) return failed(credential, unansweredOutcome(handshake.error));
+  if (handshake.response.errorCode !== ErrorCode.NONE) return failed(credential, answeredOutcome(handshake.response.errorCode));
   try {
-    return sasl.bareTokens ? await bareExchange(channel, client) : await framedExchange(channel, client);
+    return sasl.bareTokens ? await bareExchange(channel, client, credential) : await framedExchange(channel, client, credential);
   } catch (error) {
     if (!(error instanceof SaslAuthenticationError)) throw error;
-    return failed({ ok: false, error: SERVER_PROOF_REFUSED, answered: true });
+    return failed(credential, { ok: false, error: SERVER_PROOF_REFUSED, answered: true });
   }
 }
 
-async function framedExchange(channel: SaslChannel, client: SaslClient): Promise<SaslResult> {
+async function framedExchange(channel: SaslChannel, client: SaslClient, credential: number): Promise<SaslResult> {
   let token: Uint8Array | null = client.start();
   for (let round = 0; token !== null; round++) {
-    if (round >= ROUND_TRIPS_MAX) return failed({ ok: false, error: SERVER_PROOF_REFUSED, answered: true });
+    if (round >= ROUND_TRIPS_MAX) return failed(credential, { ok: false, error: SERVER_PROOF_REFUSED, answered: true });
     const reply = await channel.send(saslAuthenticateApi, { authBytes: token });
-    if (!reply.answered) return failed(unansweredOutcome(reply.error));
+    if (!reply.answered) return failed(credential, unansweredOutcome(reply.error));
     const { errorCode, errorMessage, authBytes, sessionLifetimeMs } = reply.response;
-    if (errorCode !== ErrorCode.NONE) return failed(answeredOutcome(errorCode), errorMessage);
+    if (errorCode !== ErrorCode.NONE) return failed(credential, answeredOutcome(errorCode), errorMessage);
     token = client.evaluate(authBytes);
-    if (token === null) return { outcome: { ok: true }, sessionLifetimeMs: Number(sessionLifetimeMs ?? 0), errorMessage: null };
+    if (token === null) return { outcome: { ok: true }, sessionLifetimeMs: Number(sessionLifetimeMs ?? 0), errorMessage: null, credential };
   }
-  return failed({ ok: false, error: SERVER_PROOF_REFUSED, answered: true });
+  return failed(credential, { ok: false, error: SERVER_PROOF_REFUSED, answered: true });
 }
 
 /** [A4] A refused bare token gets no answer: the broker closes the connection. */
-async function bareExchange(channel: SaslChannel, client: SaslClient): Promise<SaslResult> {
+async function bareExchange(channel: SaslChannel, client: SaslClient, credential: number): Promise<SaslResult> {
   let token: Uint8Array | null = client.start();
   for (let round = 0; token !== null; round++) {
-    if (round >= ROUND_TRIPS_MAX) return failed({ ok: false, error: SERVER_PROOF_REFUSED, answered: true });
+    if (round >= ROUND_TRIPS_MAX) return failed(credential, { ok: false, error: SERVER_PROOF_REFUSED, answered: true });
     const answer = await channel.exchangeBareToken(token);
-    if (answer === null) return failed(unansweredOutcome('disconnected'));
+    if (answer === null) return failed(credential, unansweredOutcome('disconnected'));
     token = client.evaluate(answer);
   }
-  return { outcome: { ok: true }, sessionLifetimeMs: 0, errorMessage: null };
+  return { outcome: { ok: true }, sessionLifetimeMs: 0, errorMessage: null, credential };
 }
 
-function failed(outcome: Outcome, errorMessage: string | null = null): SaslResult {
-  return { outcome, sessionLifetimeMs: 0, errorMessage };
+function failed(credential: number, outcome: Outcome, errorMessage: string | null = null): SaslResult {
+  return { outcome, sessionLifetimeMs: 0, errorMessage, credential };
 }

@@ -1,10 +1,12 @@
 /**
  * The client side of the admin APIs the simulated clients use, each at a non-flexible version
- * (the clients write request header v1 only): CreateTopics v4, DeleteTopics v3, DeleteRecords v1,
- * CreatePartitions v1 and IncrementalAlterConfigs v0.
+ * (request header v1): CreateTopics v4, DeleteTopics v3, DeleteRecords v1, CreatePartitions v1,
+ * IncrementalAlterConfigs v0, DescribeConfigs v3 and DescribeGroups v4.
  */
 import { type CreatePartitionsRequest, createPartitionsRequestSchema, type CreatePartitionsResponse, createPartitionsResponseSchema } from '../../broker/protocol/messages/create-partitions.ts';
 import { type CreateTopicsRequest, createTopicsRequestSchema, type CreateTopicsResponse, createTopicsResponseSchema } from '../../broker/protocol/messages/create-topics.ts';
+import { type DescribeConfigsRequest, describeConfigsRequestSchema, type DescribeConfigsResponse, describeConfigsResponseSchema } from '../../broker/protocol/messages/describe-configs.ts';
+import { type DescribeGroupsRequest, describeGroupsRequestSchema, type DescribeGroupsResponse, describeGroupsResponseSchema } from '../../broker/protocol/messages/describe-groups.ts';
 import { type DeleteRecordsRequest, deleteRecordsRequestSchema, type DeleteRecordsResponse, deleteRecordsResponseSchema } from '../../broker/protocol/messages/delete-records.ts';
 import { type DeleteTopicsRequest, deleteTopicsRequestSchema, type DeleteTopicsResponse, deleteTopicsResponseSchema } from '../../broker/protocol/messages/delete-topics.ts';
 import {
@@ -25,3 +27,5 @@ export const incrementalAlterConfigsApi = schemaClientApi<IncrementalAlterConfig
   incrementalAlterConfigsRequestSchema,
   incrementalAlterConfigsResponseSchema,
 );
+export const describeConfigsApi = schemaClientApi<DescribeConfigsRequest, DescribeConfigsResponse>('DescribeConfigs', 3, describeConfigsRequestSchema, describeConfigsResponseSchema);
+export const describeGroupsApi = schemaClientApi<DescribeGroupsRequest, DescribeGroupsResponse>('DescribeGroups', 4, describeGroupsRequestSchema, describeGroupsResponseSchema);

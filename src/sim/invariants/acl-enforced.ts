@@ -1,85 +1,55 @@
-import { type AclChangeOp, type ClientOp, isAclChangeOp } from '../history.ts';
-import { healthySinceOf } from '../health-since.ts';
+import { type NeededCheck, checksOf } from '../access-checks.ts';
+import { type AccessCheck, type AclView, type AuthorizerShape, decide, patternMatches, principalMatches, type Truth, type ViewedAcl } from '../acl-model.ts';
+import { type AclLife, aclLives } from '../acl-timeline.ts';
+import { presenceOver } from '../presence.ts';
+import { type ClientOp, isAclChangeOp, type SimResourceType } from '../history.ts';
 import { type HistoryIndex, onBrokerClocksMs } from '../history-index.ts';
+import { viewFloorOf } from '../view-floor.ts';
 import type { PartitionRef, ViolationList } from '../violation.ts';
 import { AUTHORIZATION_ERRORS } from './intruder-no-data.ts';
 import { sightingsOf } from './value-sightings.ts';
 
 export const ACL_ENFORCED = 'acl-enforced';
 
-/** A DENY ACL on one topic for one user, from its first create to the end of the delete that lifted it. */
-interface Denial {
-  readonly user: string;
-  readonly topic: string;
-  readonly operation: string;
-  /** The first create was sent. */
-  readonly fromMs: number;
-  /** The first create that succeeded was answered (null: none did; it may still have taken effect). */
-  readonly effectiveMs: number | null;
-  /** The first delete was sent (it may have taken effect from then on); Infinity: never. */
-  readonly liftFromMs: number;
-  /** The delete that succeeded was answered; Infinity: none did. */
-  readonly toMs: number;
-}
-
 /** A request that never left its client: it had no effect. */
 const NOT_SENT = 'not-sent';
-/** An ACL change answered this may still have taken effect (a control-store write whose answer was lost). */
-const OUTCOME_UNKNOWN = 'REQUEST_TIMED_OUT';
-/** The operation each legitimate request needs on its topic, where a denial can take it away. */
-const OPERATION_OF: Readonly<Partial<Record<ClientOp['kind'], string>>> = { produce: 'WRITE', fetch: 'READ', commit: 'READ' };
-/** Requests of legitimate clients whose refusals are judged (they name a topic). */
-const JUDGED_KINDS: ReadonlySet<ClientOp['kind']> = new Set(['produce', 'fetch', 'commit', 'list-offsets', 'offset-fetch']);
-
-type TopicOp = Extract<ClientOp, { readonly topic: string; readonly partition: number }>;
+const RUN_WIDE: PartitionRef = { topic: '', incarnation: 0, partition: -1 };
 
 /**
- * acl-enforced (issue 13, docs/security.md [A7]): the brokers decide by the ACLs as they stand.
- * While a DENY the admin created stands (from its create's answer and the propagation bound,
- * until its delete was sent), a request of the denied user on that topic that needs the denied
- * operation (WRITE: Produce; READ: Fetch, OffsetCommit), sent to a broker healthy since the bound
- * before it, is refused: never answered ok, and a record every attempt of which was so refused is
- * never read, in a final log or in a WAL object. The other way, a legitimate client's request is
- * refused with an authorization error only where a denial of that user, topic and operation may
- * have stood: from the create's start until the propagation bound after the delete's answer (or
- * after the broker, unhealthy meanwhile, was healthy again: it keeps the ACLs it read last until
- * it reads them again). Super users (the admin, the probes, the brokers) are never refused.
+ * acl-enforced (issues 13 and 25, docs/security.md [A7]): every authorization decision a broker
+ * answered agrees with Kafka's rules (acl-model.ts) over the ACLs in force, whatever the operation,
+ * resource type (topics, groups, the cluster, transactional ids) and pattern (literal, `*`,
+ * prefixed). What each request needs is Kafka's (access-checks.ts); which ACLs were in force is
+ * known within bounds: a broker healthy for ACL_PROPAGATION_MS (on its clock) has read the ACL records within it
+ * (view-floor.ts), so its decision is judged against every state the records may have held from
+ * that floor to the answer (acl-timeline.ts), and only where every such state gives the same
+ * decision. So:
+ * - a request answered ok (a Produce with acks=0 excepted: it has no answer) was allowed by each
+ *   check it needs;
+ * - a request refused with an authorization error failed the check that error answers, and
+ *   passed the checks made before it (a refusal names the first check that failed); an
+ *   authorization error none of its checks answers is wrong whatever the ACLs;
+ * - a record every attempt of which was sent while its producer was surely denied WRITE is never
+ *   data: never read, in no final log or WAL object.
+ * Super users (the admin, the probes, the brokers) are allowed everything.
  */
 export function checkAclEnforced(index: HistoryIndex, out: ViolationList): void {
   const security = index.history.security;
   if (security === undefined) return;
-  const denials = denialsOf(index.history.ops.filter(isAclChangeOp));
-  const healthySince = healthySinceOf(index.history.health);
-  const superUsers = new Set(security.superUsers);
-  const propagationMs = onBrokerClocksMs(index.history, security.aclPropagationMs);
+  const lives = new LivesByType(aclLives(index.history.ops.filter(isAclChangeOp)));
+  const shape: AuthorizerShape = { superUsers: new Set(security.superUsers.map((user) => `User:${user}`)), allowEveryoneIfNoAclFound: security.allowEveryoneIfNoAclFound ?? false };
+  // Brokers read the ACLs again on their own clocks, which may run slow (lease faults).
+  const floorOf = viewFloorOf(index.history.health, onBrokerClocksMs(index.history, security.aclPropagationMs));
   const refusedEveryTime = new Map<string, boolean>();
   for (const op of index.history.ops) {
-    if (!JUDGED_KINDS.has(op.kind)) continue;
-    const topicOp = op as TopicOp;
+    const checks = checksOf(op);
     const user = security.users[op.client];
-    if (user === undefined) continue;
-    const denial = surelyDenied(topicOp, user, denials, healthySince, propagationMs);
-    if (op.kind === 'produce') for (const value of op.values) refusedEveryTime.set(value, (refusedEveryTime.get(value) ?? true) && denial !== null);
-    if (denial !== null && op.outcome.ok && !(op.kind === 'produce' && op.acks === 0)) {
-      out.add(
-        ACL_ENFORCED,
-        where(topicOp),
-        'a denied request was served',
-        null,
-        `${op.client} (User:${user}) ${op.kind} to node ${op.node} was answered ok while User:${user} was denied ${denial.operation} on ${denial.topic} (since ${Math.round(denial.effectiveMs!)} ms, propagation ${propagationMs} ms)`,
-        op.startMs,
-      );
-    }
-    if (op.outcome.ok || !AUTHORIZATION_ERRORS.has(op.outcome.error)) continue;
-    if (!superUsers.has(user) && mayHaveBeenDenied(topicOp, user, denials, healthySince, propagationMs)) continue;
-    out.add(
-      ACL_ENFORCED,
-      where(topicOp),
-      'an allowed request was refused',
-      null,
-      `${op.client} (User:${user}${superUsers.has(user) ? ', a super user' : ''}) ${op.kind} to node ${op.node} was answered ${op.outcome.error} with no denial of it standing`,
-      op.startMs,
-    );
+    if (checks === null || user === undefined || (!op.outcome.ok && op.outcome.error === NOT_SENT)) continue;
+    const principal = `User:${user}`;
+    const view = windowView(lives, principal, shape, op.node < 0 ? -Infinity : floorOf(op.node, op.startMs), op.endMs);
+    const decisions = checks.map(({ check }) => decide(check, principal, view, shape));
+    if (op.kind === 'produce') for (const value of op.values) refusedEveryTime.set(value, (refusedEveryTime.get(value) ?? true) && decisions[0] === false);
+    judgeAnswer(op, principal, checks, decisions, view, out);
   }
   const denied = new Set([...refusedEveryTime].filter(([, every]) => every).map(([value]) => value));
   for (const sighting of sightingsOf(index.history, denied)) {
@@ -88,71 +58,98 @@ export function checkAclEnforced(index: HistoryIndex, out: ViolationList): void 
       { topic: sighting.topic, incarnation: 0, partition: sighting.partition },
       'a denied record became data',
       sighting.offset,
-      `"${sighting.value}", every produce of which was sent while its producer was denied WRITE, is ${sighting.where}`,
+      `"${sighting.value}", every produce of which was sent while its producer was surely denied WRITE, is ${sighting.where}`,
       sighting.atMs,
     );
   }
 }
 
-/** The DENY ACLs' lives, from their creates and deletes in time order (one denial of a user and topic at a time). */
-function denialsOf(changes: readonly AclChangeOp[]): Denial[] {
-  const denials: Denial[] = [];
-  /** Denials a create without an answer may have set: never sure, never lifted. */
-  const lingering: Denial[] = [];
-  const open = new Map<string, { fromMs: number; effectiveMs: number | null; liftFromMs: number }>();
-  for (const op of [...changes].sort((a, b) => a.startMs - b.startMs)) {
-    if (op.permission !== 'deny' || op.resourceType !== 'topic' || op.patternType !== 'literal') continue;
-    const key = `${op.principal}\u0000${op.resourceName}\u0000${op.operation}`;
-    let current = open.get(key);
-    if (op.kind === 'create-acl') {
-      if (current === undefined) open.set(key, (current = { fromMs: op.startMs, effectiveMs: null, liftFromMs: Infinity }));
-      if (op.outcome.ok) current.effectiveMs ??= op.endMs;
-      // Sent and never answered: held by a paused broker, it may take effect any time later, after
-      // a delete too (seed 30102: created at 27 s by a broker paused since 18 s, after the delete at 25 s).
-      // Answered REQUEST_TIMED_OUT (a control-store write whose answer was lost): it may have too.
-      if (!op.outcome.ok && ((!op.outcome.answered && op.outcome.error !== NOT_SENT) || op.outcome.error === OUTCOME_UNKNOWN))
-        lingering.push({ user: userOf(op.principal), topic: op.resourceName, operation: op.operation, fromMs: op.startMs, effectiveMs: null, liftFromMs: Infinity, toMs: Infinity });
-      continue;
+function judgeAnswer(op: ClientOp, principal: string, checks: readonly NeededCheck[], decisions: readonly Truth[], view: AclView, out: ViolationList): void {
+  const sent = `${op.client} (${principal}) ${describeRequest(op)} to node ${op.node}`;
+  if (op.outcome.ok) {
+    if (op.kind === 'produce' && op.acks === 0) return;
+    const failed = decisions.indexOf(false);
+    if (failed >= 0) out.add(ACL_ENFORCED, where(op), 'a denied request was served', null, `${sent} was answered ok, yet ${explain(checks[failed]!.check, principal, view)}`, op.startMs);
+    return;
+  }
+  if (!op.outcome.answered || !AUTHORIZATION_ERRORS.has(op.outcome.error)) return;
+  const error = op.outcome.error;
+  const answering = checks.findIndex((needed) => needed.refusal === error);
+  if (answering < 0) {
+    out.add(ACL_ENFORCED, where(op), 'refused with an error none of its checks answers', null, `${sent} was answered ${error}; it needs only ${checks.map((c) => c.refusal).join(', ')}`, op.startMs);
+    return;
+  }
+  if (decisions[answering] === true) {
+    out.add(ACL_ENFORCED, where(op), 'an allowed request was refused', null, `${sent} was answered ${error}, yet ${explain(checks[answering]!.check, principal, view)}`, op.startMs);
+  }
+  const earlier = decisions.slice(0, answering).indexOf(false);
+  if (earlier >= 0) {
+    const first = checks[earlier]!;
+    out.add(ACL_ENFORCED, where(op), 'refused with the error of a later check', null, `${sent} was answered ${error}, not ${first.refusal}: ${explain(first.check, principal, view)}`, op.startMs);
+  }
+}
+
+/** The run's ACLs by resource type, and of each type those that can apply to a principal (its own and `User:*`'s). */
+class LivesByType {
+  readonly #byType = new Map<SimResourceType, AclLife[]>();
+  readonly #byTypeAndPrincipal = new Map<string, AclLife[]>();
+
+  constructor(lives: readonly AclLife[]) {
+    for (const life of lives) {
+      const list = this.#byType.get(life.acl.resourceType);
+      if (list === undefined) this.#byType.set(life.acl.resourceType, [life]);
+      else list.push(life);
     }
-    if (current === undefined) continue;
-    current.liftFromMs = Math.min(current.liftFromMs, op.startMs);
-    if (!op.outcome.ok) continue;
-    denials.push({ user: userOf(op.principal), topic: op.resourceName, operation: op.operation, ...current, toMs: op.endMs });
-    open.delete(key);
   }
-  for (const [key, current] of open) {
-    const [principal, topic, operation] = key.split('\u0000') as [string, string, string];
-    denials.push({ user: userOf(principal), topic, operation, ...current, toMs: Infinity });
+
+  of(resourceType: SimResourceType, principal: string | null): readonly AclLife[] {
+    const all = this.#byType.get(resourceType) ?? [];
+    if (principal === null) return all;
+    const key = `${resourceType}\u0000${principal}`;
+    let applying = this.#byTypeAndPrincipal.get(key);
+    if (applying === undefined) this.#byTypeAndPrincipal.set(key, (applying = all.filter((life) => principalMatches(life.acl, principal))));
+    return applying;
   }
-  return [...denials, ...lingering];
 }
 
-/** The denial surely in force for all of `op` at its broker, or null. */
-function surelyDenied(op: TopicOp, user: string, denials: readonly Denial[], healthySince: (node: number, atMs: number) => number, propagationMs: number): Denial | null {
-  const operation = OPERATION_OF[op.kind];
-  if (operation === undefined || op.node < 0) return null;
-  // Healthy from the bound before the request to its end: the broker read the ACLs since the denial took effect.
-  if (healthySince(op.node, op.endMs) > op.startMs - propagationMs) return null;
-  return (
-    denials.find((d) => d.user === user && d.topic === op.topic && d.operation === operation && d.effectiveMs !== null && op.startMs >= d.effectiveMs + propagationMs && op.endMs <= d.liftFromMs) ??
-    null
-  );
+/**
+ * The ACLs a broker may have decided `principal`'s request by: each ACL's presence over [fromMs,
+ * toMs]. Only ACLs that can apply to the principal take part (and, under
+ * allow.everyone.if.no.acl.found, every ACL, since any names a resource).
+ */
+function windowView(lives: LivesByType, principal: string, shape: AuthorizerShape, fromMs: number, toMs: number): AclView {
+  const byType = new Map<SimResourceType, ViewedAcl[]>();
+  return {
+    ofType(resourceType) {
+      let viewed = byType.get(resourceType);
+      if (viewed !== undefined) return viewed;
+      viewed = lives.of(resourceType, shape.allowEveryoneIfNoAclFound ? null : principal).map((life) => ({ acl: life.acl, present: presenceOver(life, fromMs, toMs) }));
+      byType.set(resourceType, viewed);
+      return viewed;
+    },
+  };
 }
 
-/** Whether a denial of `op`'s user, topic and operation may have stood at its broker while it ran. */
-function mayHaveBeenDenied(op: TopicOp, user: string, denials: readonly Denial[], healthySince: (node: number, atMs: number) => number, propagationMs: number): boolean {
-  const operation = OPERATION_OF[op.kind];
-  if (operation === undefined) return false;
-  const since = op.node < 0 ? Infinity : healthySince(op.node, op.startMs);
-  return denials.some(
-    (d) => d.user === user && d.topic === op.topic && d.operation === operation && d.fromMs <= op.endMs && (since === Infinity || op.startMs <= Math.max(d.toMs, since) + propagationMs),
-  );
+/** Why a check came out as it did: the ACLs of the principal that apply to its resource, each `?` if it may or may not have stood. */
+function explain(check: AccessCheck, principal: string, view: AclView): string {
+  if (check.kind === 'either') return check.checks.map((each) => explain(each, principal, view)).join('; and ');
+  const name = check.kind === 'resource' ? check.resourceName : null;
+  const acls = view
+    .ofType(check.resourceType)
+    .filter(({ acl, present }) => present !== false && principalMatches(acl, principal) && (name === null || patternMatches(acl, name)))
+    .map(({ acl, present }) => `${acl.permission.toUpperCase()} ${acl.operation} on ${acl.patternType === 'prefixed' ? `${acl.resourceName}*` : acl.resourceName}${present === null ? ' (?)' : ''}`);
+  const what = check.kind === 'resource' ? `${check.operation} on ${check.resourceType} ${check.resourceName}` : `${check.operation} on any ${check.resourceType}`;
+  return `${what} stood with ${acls.length === 0 ? 'no ACL of it' : acls.join(', ')}`;
 }
 
-function userOf(principal: string): string {
-  return principal.startsWith('User:') ? principal.slice('User:'.length) : principal;
+function describeRequest(op: ClientOp): string {
+  if (op.kind === 'access-probe') return `${op.api} of ${op.resourceType} ${op.resourceName}`;
+  if ('topic' in op) return `${op.kind} of ${op.topic}${'partition' in op ? `/${op.partition}` : ''}`;
+  if ('resourceName' in op) return `${op.kind} of ${op.resourceType} ${op.resourceName}`;
+  return op.kind;
 }
 
-function where(op: TopicOp): PartitionRef {
-  return { topic: op.topic, incarnation: 0, partition: op.partition };
+function where(op: ClientOp): PartitionRef {
+  if ('topic' in op && typeof op.topic === 'string') return { topic: op.topic, incarnation: 0, partition: 'partition' in op && typeof op.partition === 'number' ? op.partition : -1 };
+  return RUN_WIDE;
 }

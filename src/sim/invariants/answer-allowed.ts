@@ -1,4 +1,4 @@
-import { type JudgedOp, refusedAnswer, runFacts, apiOf, type RunFacts } from '../answer-model.ts';
+import { isJudgedOp, type JudgedOp, refusedAnswer, runFacts, apiOf, type RunFacts } from '../answer-model.ts';
 import { isAclChangeOp, isGroupOp, isPartitionOp } from '../history.ts';
 import type { HistoryIndex } from '../history-index.ts';
 import type { PartitionRef, ViolationList } from '../violation.ts';
@@ -12,12 +12,13 @@ export const ANSWER_ALLOWED = 'answer-allowed';
  * a plain producer), or an answer the client could not read (records that do not decode) is
  * reported. A Metadata answer's topic and partition errors are judged one by one. Requests that got
  * no answer are not judged, nor the SASL exchanges and intruders' requests (auth-accepted,
- * auth-refused and intruder-no-data judge those).
+ * auth-refused and intruder-no-data judge those), nor issue 25's security ops (the access prober's
+ * questions, SCRAM and quota changes: acl-enforced, auth-* and quota-throttle).
  */
 export function checkAnswerAllowed(index: HistoryIndex, out: ViolationList): void {
   const run = runFacts(index.history);
   for (const op of index.history.ops) {
-    if (op.kind === 'authenticate' || op.kind === 'intruder') continue;
+    if (!isJudgedOp(op)) continue;
     if (op.kind === 'metadata') for (const { topic, partition, error } of op.errors ?? []) judge(op, error, { topic, incarnation: 0, partition: partition ?? -1 }, run, out);
     if (!op.outcome.ok && op.outcome.answered) judge(op, op.outcome.error, whereOf(index, op), run, out);
   }

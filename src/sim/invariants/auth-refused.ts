@@ -2,6 +2,7 @@ import { type IntruderOp, UNAUTHENTICATED_INTRUDERS } from '../history.ts';
 import { clockRateErrorMax, type HistoryIndex } from '../history-index.ts';
 import type { PartitionRef } from '../violation.ts';
 import type { ViolationList } from '../violation.ts';
+import { credentialStandingOf } from './credential-standing.ts';
 
 /** Kafka's answer to a request other than SaslAuthenticate in the middle of a SASL exchange (its error response). */
 const ILLEGAL_SASL_STATE = 'ILLEGAL_SASL_STATE';
@@ -25,11 +26,24 @@ const RUN_WIDE: PartitionRef = { topic: '', incarnation: 0, partition: -1 };
  * SaslAuthenticate; after a refusal nothing), nor an expired-session intruder's, sent after its
  * session's lifetime ran out (KIP-368: only a re-authentication is taken then). A refusal the
  * broker answers comes no sooner than connection.failed.authentication.delay.ms (on the broker's
- * clock) after the exchange began ([A6]: a guesser gets one guess per delay and connection).
+ * clock) after the exchange began ([A6]: a guesser gets one guess per delay and connection). And a
+ * SCRAM credential replaced or deleted (issue 25) no longer authenticates: a legitimate client's
+ * exchange with one that surely no longer stood at its broker (credential-standing.ts) never succeeds.
  */
 export function checkAuthRefused(index: HistoryIndex, out: ViolationList): void {
   const messages = new Map<string, Map<string, IntruderOp>>();
+  const standing = credentialStandingOf(index);
   for (const op of index.history.ops) {
+    if (op.kind === 'authenticate' && op.outcome.ok && standing(op) === false) {
+      out.add(
+        AUTH_REFUSED,
+        RUN_WIDE,
+        'a replaced or deleted credential authenticated',
+        null,
+        `${op.reauthentication ? 'a re-authentication' : 'an authentication'} of ${op.client} with ${op.mechanism} credential ${op.credential ?? 0} at node ${op.node} succeeded after that credential surely no longer stood there`,
+        op.startMs,
+      );
+    }
     if (op.kind !== 'intruder') continue;
     const unauthenticated = UNAUTHENTICATED_INTRUDERS.has(op.intruder);
     if (op.authentication) {
