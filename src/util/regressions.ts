@@ -41,7 +41,9 @@ export type Regression =
   | 'duplicate-window-short'
   | 'duplicate-answer-latest-offset'
   | 'config-min-insync-stale'
-  | 'retention-bytes-off-by-segment';
+  | 'retention-bytes-off-by-segment'
+  | 'offset-commit-storage-error'
+  | 'acl-change-unknown-server-error';
 
 export interface RegressionDescription {
   /** The finding of issue 9 whose fix the switch undoes (of `issue`, when set: its deliverable the switch breaks). */
@@ -138,6 +140,18 @@ export const REGRESSIONS: Readonly<Record<Regression, RegressionDescription>> = 
     issue: 25,
     description:
       'retention by size compares the log before taking the oldest segment off: a log over retention.bytes loses its oldest segment even when that leaves it under the limit, so records within retention.bytes are deleted',
+  },
+  'offset-commit-storage-error': {
+    finding: 3,
+    issue: 25,
+    description:
+      "an OffsetCommit whose write to the store failed is answered KAFKA_STORAGE_ERROR, a partition's code, not a retriable coordinator error: a Java consumer takes the commit for failed for good and does not retry it",
+  },
+  'acl-change-unknown-server-error': {
+    finding: 4,
+    issue: 25,
+    description:
+      'a CreateAcls or DeleteAcls whose store write failed is answered UNKNOWN_SERVER_ERROR, not REQUEST_TIMED_OUT: the client is told nothing about whether the change, which may have landed, took effect',
   },
 };
 

@@ -5,6 +5,18 @@ import { rmSync } from 'node:fs';
 // self-test relies on this: a switch that brought nothing back would prove nothing about it.
 import { afterAll, afterEach, expect, setDefaultTimeout, test } from 'bun:test';
 import { Broker } from '../../src/broker/broker.ts';
+import type { BrokerContext } from '../../src/broker/context.ts';
+import { LOCAL_CLAIM } from '../../src/broker/groups/offset-store.ts';
+import { handleCreateAclsWith, handleDeleteAclsWith } from '../../src/broker/handlers/acls.ts';
+import { handleOffsetCommit } from '../../src/broker/handlers/groups.ts';
+import { ErrorCode } from '../../src/broker/protocol/error-codes.ts';
+import { completeMessage, type Draft } from '../../src/broker/protocol/message-codec.ts';
+import { type CreateAclsRequest, createAclsRequestSchema } from '../../src/broker/protocol/messages/create-acls.ts';
+import { type DeleteAclsRequest, deleteAclsRequestSchema } from '../../src/broker/protocol/messages/delete-acls.ts';
+import { AclStore } from '../../src/security/acl/acl-store.ts';
+import { StoreError } from '../../src/store/errors.ts';
+import { OPEN_SECURITY } from '../support/broker-security.ts';
+import { offsetCommitRequest } from '../support/requests.ts';
 import { ControlProducerIdBlocks } from '../../src/broker/producers.ts';
 import { ControlStore } from '../../src/cluster/control-store.ts';
 import { type LeaderAddress, LeaderProgress } from '../../src/cluster/leader-progress.ts';
@@ -382,6 +394,56 @@ test('acl-allow-before-deny (issue 13; test/security/acl/authorizer.test.ts): a 
     return { write: authorizer.authorize(session, AclOperation.WRITE, ResourceType.TOPIC, 't'), read: authorizer.authorize(session, AclOperation.READ, ResourceType.TOPIC, 't') };
   };
   expect(await withAndWithout('acl-allow-before-deny', scenario)).toEqual({ fixed: { write: false, read: false }, regressed: { write: true, read: false } });
+});
+
+test('acl-change-unknown-server-error (issue 25; test/broker/handlers/acls.test.ts): a CreateAcls or DeleteAcls whose store write failed is answered UNKNOWN_SERVER_ERROR', async () => {
+  const admin = { principal: userPrincipal('admin'), clientAddress: '10.0.0.1', listenerName: 'CLIENT', securityProtocol: 'SASL_PLAINTEXT' as const, saslMechanism: 'PLAIN' };
+  const binding = {
+    resourceType: ResourceType.TOPIC,
+    resourceName: 't',
+    resourcePatternType: PatternType.LITERAL,
+    principal: 'User:p0',
+    host: '*',
+    operation: AclOperation.READ,
+    permissionType: AclPermissionType.ALLOW,
+  };
+  const scenario = async () => {
+    const store = new MemoryStore();
+    const acls = new AclStore(new ControlStore(store, 'cluster'), new Authorizer({ superUsers: ['User:admin'] }));
+    await acls.refresh();
+    await handleCreateAclsWith(acls, admin, completeMessage<CreateAclsRequest>(createAclsRequestSchema, { creations: [binding] } as Draft<CreateAclsRequest>));
+    store.injectFault({ operation: 'put', kind: 'Unavailable', count: 100 });
+    const create = await handleCreateAclsWith(acls, admin, completeMessage<CreateAclsRequest>(createAclsRequestSchema, { creations: [{ ...binding, resourceName: 'u' }] } as Draft<CreateAclsRequest>));
+    const filter = { ...binding, resourceTypeFilter: binding.resourceType, resourceNameFilter: 't', patternTypeFilter: binding.resourcePatternType, principalFilter: null, hostFilter: null };
+    const deleted = await handleDeleteAclsWith(acls, admin, completeMessage<DeleteAclsRequest>(deleteAclsRequestSchema, { filters: [filter] } as Draft<DeleteAclsRequest>));
+    const deleteCodes = deleted.filterResults.flatMap((result) => [result.errorCode, ...result.matchingAcls.map((acl) => acl.errorCode)]);
+    return { create: create.results.map((r) => r.errorCode), delete: deleteCodes.filter((code) => code !== ErrorCode.NONE) };
+  };
+  expect(await withAndWithout('acl-change-unknown-server-error', scenario)).toEqual({
+    fixed: { create: [ErrorCode.REQUEST_TIMED_OUT], delete: [ErrorCode.REQUEST_TIMED_OUT] },
+    regressed: { create: [ErrorCode.UNKNOWN_SERVER_ERROR], delete: [ErrorCode.UNKNOWN_SERVER_ERROR] },
+  });
+});
+
+test('offset-commit-storage-error (issue 25; test/broker/handlers/group-offsets-store-error.test.ts): an OffsetCommit whose offsets write failed is answered KAFKA_STORAGE_ERROR', async () => {
+  const throttled = async (): Promise<never> => {
+    throw new StoreError('Throttled', 'injected Throttled');
+  };
+  const context = {
+    ...OPEN_SECURITY,
+    nodeId: 1,
+    clock: new ManualClock(),
+    topology: { coordinatorFor: () => ({ nodeId: 1 }), partitionCount: async () => 2, topicId: () => 'id' },
+    groups: { beginCommit: () => ({ errorCode: ErrorCode.NONE, claim: LOCAL_CLAIM, recheck: () => ErrorCode.NONE, done: () => {} }), refusal: () => ErrorCode.NONE, hasMembers: () => false },
+    offsets: { list: throttled, commit: throttled, claim: throttled },
+  } as unknown as BrokerContext;
+  const partitions = [0, 1].map((partitionIndex) => ({ partitionIndex, committedOffset: 5, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }));
+  const request = offsetCommitRequest({ groupId: 'g', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, topics: [{ name: 't', partitions }] });
+  const scenario = async () => (await handleOffsetCommit(context, request)).topics[0]!.partitions.map((p) => p.errorCode);
+  expect(await withAndWithout('offset-commit-storage-error', scenario)).toEqual({
+    fixed: [ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.COORDINATOR_NOT_AVAILABLE],
+    regressed: [ErrorCode.KAFKA_STORAGE_ERROR, ErrorCode.KAFKA_STORAGE_ERROR],
+  });
 });
 
 test("judge-by-bytes (issue 24; test/broker/producer-id-blocks-ambiguous-s3.test.ts): the loser of a producer-id reservation, answered 500, takes the winner's identical record for its own", async () => {

@@ -24,6 +24,7 @@ import {
 } from '../../security/acl/model.ts';
 import { principalText } from '../../security/principal.ts';
 import type { Session } from '../../security/session.ts';
+import { regressed } from '../../util/regressions.ts';
 
 /** Kafka's words for DescribeAcls without an authorizer. */
 export const DESCRIBE_ACLS_DISABLED_MESSAGE = 'No Authorizer is configured on the broker';
@@ -157,5 +158,6 @@ function filterResult(result: AclDeleteResult): DeleteAclsFilterResult {
  */
 function errorFields(error: AclError | null): { errorCode: number; errorMessage: string | null } {
   if (error === null) return { errorCode: ErrorCode.NONE, errorMessage: null };
+  if (error.kind !== 'InvalidRequest' && regressed('acl-change-unknown-server-error')) return { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: error.message };
   return { errorCode: error.kind === 'InvalidRequest' ? ErrorCode.INVALID_REQUEST : ErrorCode.REQUEST_TIMED_OUT, errorMessage: error.message };
 }

@@ -14,6 +14,7 @@ import type { Uuid } from '../../util/uuid.ts';
 import { isFerryError } from '../../errors.ts';
 import { isStoreError } from '../../store/errors.ts';
 import { errorCodeOf } from './errors.ts';
+import { regressed } from '../../util/regressions.ts';
 
 /** Group requests belong to the group's coordinator; elsewhere they get NOT_COORDINATOR (the client asks again). */
 function notCoordinator(context: BrokerContext, groupId: string): boolean {
@@ -205,7 +206,7 @@ async function commitUnder(context: BrokerContext, request: OffsetCommitRequest,
           .commit(request.groupId, offsets, claim, () => permit.recheck() === ErrorCode.NONE)
           .then(
             () => ErrorCode.NONE,
-            (error: unknown) => (isFerryError(error, 'StaleMember') ? permit.recheck() : coordinatorErrorCode(error)),
+            (error: unknown) => (isFerryError(error, 'StaleMember') ? permit.recheck() : regressed('offset-commit-storage-error') ? errorCodeOf(error) : coordinatorErrorCode(error)),
           );
   if (stored === ErrorCode.NOT_COORDINATOR) context.groups.drop(request.groupId, claim); // another broker holds the group now: its members here are stale
   return commitResponse(request, (name, partition) => (known(name, partition) === null ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : stored));
