@@ -39,7 +39,9 @@ export function countErrorCodes(value: unknown, counts: Map<number, number>, dep
     for (const element of value) countErrorCodes(element, counts, depth + 1);
     return;
   }
-  for (const [key, field] of Object.entries(value)) {
+  // for-in, not Object.entries: this walks every response, and entries allocates an array per object.
+  for (const key in value) {
+    const field = (value as Record<string, unknown>)[key];
     if (key === ERROR_FIELD) {
       if (typeof field === 'number' && field !== ErrorCode.NONE) counts.set(field, (counts.get(field) ?? 0) + 1);
     } else if (typeof field === 'object') {

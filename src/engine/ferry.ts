@@ -122,6 +122,8 @@ export interface FerryOptions {
   readonly tier?: TierOptions;
   /** With a WAL and a tier: how often this writer's WAL objects are garbage collected [G]; default GC_INTERVAL_MS. */
   readonly walGcIntervalMs?: number;
+  /** With a WAL and a tier: the longest the collector skips passes while nothing changed; default GC_IDLE_PASS_MS. */
+  readonly walGcIdlePassMs?: number;
   /** acks 'all' also waits until this many replicas, the leader included, applied the records. */
   readonly minInsyncReplicas?: number;
   /** Kafka's replica.lag.time.max.ms: a follower not caught up for this long leaves the in-sync set (default REPLICA_LAG_TIME_MAX_MS). */
@@ -166,6 +168,10 @@ export interface TierOptions {
   readonly tailMaxMs?: number;
   /** How many committed bytes above a partition's tiered end are tiered from inside its active segment; default TIER_TAIL_MAX_BYTES. */
   readonly tailMaxBytes?: number;
+  /** How often each led partition's tier prefix is swept for orphans [T6]; default TIER_SWEEP_INTERVAL_MS. */
+  readonly sweepIntervalMs?: number;
+  /** How long an orphan, or a deleted incarnation's tier, stays before it is deleted [T6]; default TIER_ORPHAN_DELAY_MS. */
+  readonly orphanDelayMs?: number;
 }
 
 /** Managed mode: throws while this engine may not acknowledge on a partition of incarnation `topicId` of `topic`. */
@@ -428,7 +434,7 @@ export class Ferry {
       progress: () => `${this.#wal?.config.stream.epoch ?? -1}:${this.#wal?.durableSequence ?? -1}:${this.#tierer?.recordChanges ?? 0}:${this.#deletedTopicIds.size}`,
       clock: this.#clock,
       random: this.#options.random ?? systemRandom,
-      ...definedOnly({ intervalMs: this.#options.walGcIntervalMs, log: this.#logger, metrics: this.#options.metrics }),
+      ...definedOnly({ intervalMs: this.#options.walGcIntervalMs, idlePassMs: this.#options.walGcIdlePassMs, log: this.#logger, metrics: this.#options.metrics }),
     });
   }
 
@@ -492,6 +498,8 @@ export class Ferry {
         deletedTopicIds: tier.deletedTopicIds ?? (() => this.#deletionRecords!.list()),
         tailMaxMs: tier.tailMaxMs,
         tailMaxBytes: tier.tailMaxBytes,
+        sweepIntervalMs: tier.sweepIntervalMs,
+        orphanDelayMs: tier.orphanDelayMs,
       }),
     });
   }

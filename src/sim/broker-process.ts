@@ -6,7 +6,7 @@ import type { ObjectStore } from '../store/object-store.ts';
 import { SeededRandom } from '../util/random.ts';
 import type { SimDisk } from './disk.ts';
 import type { SimNetwork } from './network.ts';
-import type { TierScenario } from './scenario.ts';
+import type { TierLifecycle, TierScenario } from './scenario.ts';
 import { brokerSecurityOptions, type SimSecurity } from './security-setup.ts';
 import { ProcessGate, SimClock, type SimScheduler } from './scheduler.ts';
 import { SimStoreView, UNREACHABLE_FAIL_MS_MAX, type WriteDelays } from './store.ts';
@@ -325,19 +325,22 @@ export class SimBrokerHost {
    * so its faults apply), the tier records are control records beside the cluster's (or, alone,
    * in the WAL store). Without a tier: the log settings as before tiering.
    */
-  #tierOptions(random: SeededRandom): Pick<FerryOptions, 'log' | 'tier' | 'retentionCheckIntervalMs' | 'walGcIntervalMs'> {
+  #tierOptions(random: SeededRandom): Pick<FerryOptions, 'log' | 'tier' | 'retentionCheckIntervalMs' | 'walGcIntervalMs' | 'walGcIdlePassMs'> {
     const flush = { kind: 'none' } as const; // as `ferry broker`: durability comes from the WAL objects
     const tier = this.settings.tier;
     if (tier === null) return { log: { flush } };
+    const lifecycle = tier.lifecycle;
     return {
-      log: { flush, segmentBytes: tier.segmentBytes, ...(tier.localRetentionBytes === null ? {} : { localRetentionBytes: tier.localRetentionBytes }) },
+      log: { flush, segmentBytes: tier.segmentBytes, ...(tier.localRetentionBytes === null ? {} : { localRetentionBytes: tier.localRetentionBytes }), ...retentionOf(lifecycle) },
       tier: {
         store: this.#walView!,
         control: new ControlStore(this.#controlView ?? this.#walView!, '', { random }),
         intervalMs: tier.intervalMs,
         ...(tier.tailMaxBytes === null ? {} : { tailMaxBytes: tier.tailMaxBytes }),
+        ...(lifecycle === undefined ? {} : { sweepIntervalMs: lifecycle.sweepIntervalMs, orphanDelayMs: lifecycle.orphanDelayMs }),
       },
       walGcIntervalMs: SIM_WAL_GC_INTERVAL_MS,
+      ...(lifecycle === undefined ? {} : { walGcIdlePassMs: lifecycle.walGcIdlePassMs }),
       retentionCheckIntervalMs: tier.retentionCheckIntervalMs,
     };
   }
@@ -371,4 +374,10 @@ export class SimBrokerHost {
       ...(this.settings.security === null ? {} : brokerSecurityOptions(this.settings.security, this.host, SIM_BROKER_PORT)),
     };
   }
+}
+
+/** A tier lifecycle's retention of the whole log, as log settings (the defaults where it sets none). */
+function retentionOf(lifecycle: TierLifecycle | undefined): { retentionMs?: number; retentionBytes?: number } {
+  if (lifecycle === undefined) return {};
+  return { ...(lifecycle.retentionMs === null ? {} : { retentionMs: lifecycle.retentionMs }), ...(lifecycle.retentionBytes === null ? {} : { retentionBytes: lifecycle.retentionBytes }) };
 }

@@ -24,6 +24,8 @@ import { AUTH_ACCEPTED, checkAuthAccepted } from './invariants/auth-accepted.ts'
 import { checkIntruderNoData, INTRUDER_NO_DATA } from './invariants/intruder-no-data.ts';
 import { ACL_ENFORCED, checkAclEnforced } from './invariants/acl-enforced.ts';
 import { checkProducerIdUnique, PRODUCER_ID_UNIQUE } from './invariants/producer-id-unique.ts';
+import { ANSWER_ALLOWED, checkAnswerAllowed } from './invariants/answer-allowed.ts';
+import { checkIdempotentRetryAnswer, IDEMPOTENT_RETRY_ANSWER } from './invariants/idempotent-retry-answer.ts';
 import { checkLeaderWithinLease, LEADER_WITHIN_LEASE } from './invariants/leader-within-lease.ts';
 import { type Violation, ViolationList } from './violation.ts';
 
@@ -67,6 +69,8 @@ export const INVARIANTS: readonly Invariant[] = [
   { name: AUTH_ACCEPTED, check: checkAuthAccepted },
   { name: ACL_ENFORCED, check: checkAclEnforced },
   { name: PRODUCER_ID_UNIQUE, check: checkProducerIdUnique },
+  { name: ANSWER_ALLOWED, check: checkAnswerAllowed },
+  { name: IDEMPOTENT_RETRY_ANSWER, check: checkIdempotentRetryAnswer },
   { name: LEADER_WITHIN_LEASE, check: checkLeaderWithinLease },
 ];
 

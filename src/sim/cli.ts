@@ -8,6 +8,7 @@ import { formatViolation } from './checker.ts';
 import { FAULT_KINDS } from './faults.ts';
 import { describeScenario } from './scenario.ts';
 import { runSeed, type SimRunResult } from './run.ts';
+import type { FrameStraddleStats } from './frame-straddles.ts';
 
 /** Runs of at least this many seeds are appended to runs.md, so seed counts accumulate across runs. */
 const RECORD_SEEDS_MIN = 100;
@@ -92,6 +93,7 @@ interface SeedOutcome {
   readonly faults: number;
   /** Each violation as formatViolation prints it (seed, invariant, offsets, trace). */
   readonly violations: string[];
+  readonly straddles: FrameStraddleStats;
 }
 
 interface RangeSummary {
@@ -100,12 +102,20 @@ interface RangeSummary {
   readonly simulatedMs: number;
   readonly faults: number;
   readonly failed: SeedOutcome[];
+  /** Summed over the seeds run. */
+  readonly straddles: FrameStraddleStats;
 }
 
 async function* localSeeds(from: number, count: number, faults: ReadonlySet<string> | undefined): AsyncGenerator<SeedOutcome> {
   for (let seed = from; seed < from + count; seed++) {
     const result = await runSeed({ seed, ...(faults === undefined ? {} : { faults }) });
-    yield { seed, simulatedMs: result.simulatedMs, faults: result.faultsInjected, violations: result.violations.map((violation) => formatViolation(violation, result.history)) };
+    yield {
+      seed,
+      simulatedMs: result.simulatedMs,
+      faults: result.faultsInjected,
+      violations: result.violations.map((violation) => formatViolation(violation, result.history)),
+      straddles: result.straddles,
+    };
   }
 }
 
@@ -153,8 +163,10 @@ async function runRange(seeds: AsyncGenerator<SeedOutcome>, count: number, until
   let faultCount = 0;
   let seedsRun = 0;
   const failed: SeedOutcome[] = [];
+  let straddles: FrameStraddleStats = { walObjects: 0, multiBatchFrames: 0, tierEndMoves: 0, tierEndsInsideFrames: 0 };
   for await (const outcome of seeds) {
     seedsRun++;
+    straddles = sumStats(straddles, outcome.straddles);
     simulatedMs += outcome.simulatedMs;
     faultCount += outcome.faults;
     if (outcome.violations.length > 0) {
@@ -171,7 +183,21 @@ async function runRange(seeds: AsyncGenerator<SeedOutcome>, count: number, until
     if (untilViolation && failed.length > 0) break;
   }
   failed.sort((a, b) => a.seed - b.seed);
-  return { seedsRun, wallMs: performance.now() - started, simulatedMs, faults: faultCount, failed };
+  return { seedsRun, wallMs: performance.now() - started, simulatedMs, faults: faultCount, failed, straddles };
+}
+
+function sumStats(a: FrameStraddleStats, b: FrameStraddleStats): FrameStraddleStats {
+  return {
+    walObjects: a.walObjects + b.walObjects,
+    multiBatchFrames: a.multiBatchFrames + b.multiBatchFrames,
+    tierEndMoves: a.tierEndMoves + b.tierEndMoves,
+    tierEndsInsideFrames: a.tierEndsInsideFrames + b.tierEndsInsideFrames,
+  };
+}
+
+/** WAL frames against tier ends: how often a tier end fell inside a frame (issue 25, item 2). */
+function describeStraddles(stats: FrameStraddleStats): string {
+  return `${stats.walObjects} WAL objects, ${stats.multiBatchFrames} frames of several batches; ${stats.tierEndMoves} tier end moves, ${stats.tierEndsInsideFrames} inside a WAL frame`;
 }
 
 function rate(seeds: number, wallMs: number): string {
@@ -180,7 +206,7 @@ function rate(seeds: number, wallMs: number): string {
 
 function summarize(summary: RangeSummary): string {
   const perSeed = summary.seedsRun === 0 ? 0 : summary.simulatedMs / summary.seedsRun / 1000;
-  return `${summary.seedsRun} seeds in ${(summary.wallMs / 1000).toFixed(1)} s: ${rate(summary.seedsRun, summary.wallMs)} seeds/s, ${(summary.simulatedMs / 3_600_000).toFixed(2)} simulated h (${perSeed.toFixed(0)} s per seed), ${summary.faults} faults injected; ${summary.failed.length === 0 ? 'no violation' : `violations in seeds ${summary.failed.map((r) => r.seed).join(', ')}`}`;
+  return `${summary.seedsRun} seeds in ${(summary.wallMs / 1000).toFixed(1)} s: ${rate(summary.seedsRun, summary.wallMs)} seeds/s, ${(summary.simulatedMs / 3_600_000).toFixed(2)} simulated h (${perSeed.toFixed(0)} s per seed), ${summary.faults} faults injected; ${summary.failed.length === 0 ? 'no violation' : `violations in seeds ${summary.failed.map((r) => r.seed).join(', ')}`}\n${describeStraddles(summary.straddles)}`;
 }
 
 async function replay(seed: number, faults: ReadonlySet<string> | undefined, verbose: boolean): Promise<number> {
@@ -188,7 +214,9 @@ async function replay(seed: number, faults: ReadonlySet<string> | undefined, ver
   console.log(`seed ${seed}: ${describeScenario(result.scenario)}`);
   for (const fault of result.history.faults) console.log(`  ${(fault.atMs / 1000).toFixed(3)} s  ${fault.fault} ${fault.target}`);
   console.log(describeOps(result.history.ops));
+  console.log(describeProduceRequests(result.history.ops));
   console.log(`${result.history.ops.length} requests, ${result.faultsInjected} faults, ${(result.simulatedMs / 1000).toFixed(1)} simulated s, ${result.eventsRun} events; trace ${result.traceHash}`);
+  console.log(describeStraddles(result.straddles));
   for (const violation of result.violations) console.log(`\n${formatViolation(violation, result.history)}`);
   console.log(result.violations.length === 0 ? 'no violation' : `${result.violations.length} violations`);
   return result.violations.length === 0 ? 0 : 1;
@@ -208,6 +236,18 @@ function describeOps(ops: SimRunResult['history']['ops']): string {
     kinds.set(op.kind, entry);
   }
   return [...kinds].map(([kind, { count, ok, records }]) => `${kind} ${ok}/${count} ok${records > 0 ? ` (${records} records)` : ''}`).join(', ');
+}
+
+/**
+ * Produce requests (a batch's op shares its request's client, start and end): how many, and how
+ * many carried several partitions. Two requests of one client that start and end at the same
+ * instants count as one: a rough count, for a look at a seed.
+ */
+function describeProduceRequests(ops: SimRunResult['history']['ops']): string {
+  const batches = new Map<string, number>();
+  for (const op of ops) if (op.kind === 'produce') batches.set(`${op.client}\u0000${op.startMs}\u0000${op.endMs}`, (batches.get(`${op.client}\u0000${op.startMs}\u0000${op.endMs}`) ?? 0) + 1);
+  const shared = [...batches.values()].filter((count) => count > 1);
+  return `${batches.size} produce requests, ${shared.length} of several partitions (${shared.reduce((sum, count) => sum + count, 0)} batches)`;
 }
 
 /** The commit the code under test is at, marked `+dirty` when the working tree differs from it. */

@@ -26,7 +26,8 @@ export function deleteRecordsReach(index: HistoryIndex, partition: PartitionHist
   return reach;
 }
 
-function reachOf(op: DeleteRecordsOp): number | null {
+/** How far one DeleteRecords may have moved its partition's log start (null: surely nowhere). */
+export function reachOf(op: DeleteRecordsOp): number | null {
   if (op.outcome.ok) return op.lowWatermark;
   if (SURELY_WITHOUT_EFFECT.has(op.outcome.error)) return null;
   return op.offset === TO_HIGH_WATERMARK ? Infinity : op.offset;

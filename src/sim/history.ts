@@ -115,17 +115,40 @@ export interface CreatePartitionsOp extends Op {
   readonly count: number;
 }
 
-/** An IncrementalAlterConfigs of one topic (issue 12): each config SET to its value. */
+/** An IncrementalAlterConfigs of one topic (issue 12): each config SET to its value, or DELETEd (null: back to its default). */
 export interface AlterConfigsOp extends Op {
   readonly kind: 'alter-configs';
   readonly topic: string;
-  readonly configs: readonly { readonly name: string; readonly value: string }[];
+  readonly configs: readonly { readonly name: string; readonly value: string | null }[];
 }
 
-/** A Metadata answer: the partition count of every topic it named without an error. */
+/** A Metadata answer: the partition count of every topic it named without an error, and the errors it named. */
 export interface MetadataOp extends Op {
   readonly kind: 'metadata';
   readonly topics: readonly { readonly name: string; readonly partitions: number }[];
+  /** Each topic-level error (partition null) and partition-level error of the answer (answer-allowed); absent: none recorded. */
+  readonly errors?: readonly MetadataError[];
+}
+
+/** An error a Metadata answer named: for a whole topic (partition null) or for one of its partitions. */
+export interface MetadataError {
+  readonly topic: string;
+  readonly partition: number | null;
+  /** Kafka's error name. */
+  readonly error: string;
+}
+
+/**
+ * A request whose answer no other op records: the group APIs (FindCoordinator, JoinGroup,
+ * SyncGroup, Heartbeat, LeaveGroup) and InitProducerId. Only its outcome is judged
+ * (answer-allowed): what the group did is judged through commits and offset fetches.
+ */
+export interface RequestOp extends Op {
+  readonly kind: 'request';
+  /** Kafka's name of the API. */
+  readonly api: string;
+  /** The group it names (the group APIs); null for InitProducerId. */
+  readonly group: string | null;
 }
 
 /** A ListOffsets of one partition (the consumers ask for the earliest offset, timestamp -2). */
@@ -221,7 +244,8 @@ export type ClientOp =
   | ListOffsetsOp
   | AuthenticateOp
   | IntruderOp
-  | AclChangeOp;
+  | AclChangeOp
+  | RequestOp;
 
 /** An op on one partition of a topic incarnation (the history index files it under that partition). */
 export type PartitionOp = ProduceOp | FetchOp | CommitOp | OffsetFetchOp | DeleteRecordsOp | ListOffsetsOp;

@@ -15,20 +15,20 @@ export interface QuorumWindow {
   readonly changesMs: readonly number[];
 }
 
-/** How many brokers may be unhealthy at once with every partition still holding a min.insync quorum. */
-export function toleratedUnhealthy(shape: RunShape): number {
+/** How many brokers may be unhealthy at once with every partition still holding a min.insync quorum (`minInsync`: a topic's own, default the broker's). */
+export function toleratedUnhealthy(shape: RunShape, minInsync = shape.minInsyncReplicas): number {
   if (!shape.cluster) return 0;
-  assert(shape.minInsyncReplicas >= 1 && shape.minInsyncReplicas <= shape.replicationFactor, 'min.insync.replicas lies in 1..RF');
+  assert(minInsync >= 1 && minInsync <= shape.replicationFactor, 'min.insync.replicas lies in 1..RF');
   assert(shape.replicationFactor <= shape.brokers, 'replicas lie on distinct brokers');
-  return shape.replicationFactor - shape.minInsyncReplicas;
+  return shape.replicationFactor - minInsync;
 }
 
 /**
  * The quorum windows of a run, by one sweep over its health changes in time order. Changes at the
  * same instant apply together, so a broker failing as another recovers does not split a window.
  */
-export function quorumWindows(shape: RunShape, health: readonly HealthChange[]): QuorumWindow[] {
-  const tolerated = toleratedUnhealthy(shape);
+export function quorumWindows(shape: RunShape, health: readonly HealthChange[], minInsync = shape.minInsyncReplicas): QuorumWindow[] {
+  const tolerated = toleratedUnhealthy(shape, minInsync);
   const healthy = new Array<boolean>(shape.brokers + 1).fill(false);
   let unhealthy = shape.brokers;
   const changes = [...health].sort((a, b) => a.atMs - b.atMs);

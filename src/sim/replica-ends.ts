@@ -24,8 +24,11 @@ export class ReplicaEndRecorder {
   readonly #hosts: readonly ReplicaHost[];
   readonly #topics: readonly { readonly name: string; readonly partitions: number }[];
   readonly #nowMs: () => number;
-  /** The last end recorded per node and partition, while the node serves it. */
-  readonly #last = new Map<string, number>();
+  /**
+   * The last end recorded per host, topic and partition while the node serves it (NO_END: it does
+   * not), flat in that order: this runs after every event of a run, so it indexes, never keys.
+   */
+  readonly #last: Float64Array;
   readonly #ends: ReplicaEnd[] = [];
 
   /** `topics`: the scenario's (a re-create keeps the name and the partition count); `nowMs`: on the ops' time base. */
@@ -33,29 +36,29 @@ export class ReplicaEndRecorder {
     this.#hosts = hosts;
     this.#topics = topics;
     this.#nowMs = nowMs;
+    const slotsPerHost = topics.reduce((sum, topic) => sum + topic.partitions, 0);
+    this.#last = new Float64Array(hosts.length * slotsPerHost).fill(NO_END);
   }
 
   /** Notes every end that changed since the last call. */
   sample(): void {
     const topics = this.#topics;
+    const last = this.#last;
+    let slot = 0;
     for (const host of this.#hosts) {
       const engine = host.engine;
       const node = host.settings.nodeId;
       for (const { name, partitions } of topics) {
-        for (let partition = 0; partition < partitions; partition++) {
+        for (let partition = 0; partition < partitions; partition++, slot++) {
           const logEndOffset = engine === null ? null : endOf(engine, name, partition);
-          if (logEndOffset === null) this.#last.delete(keyOf(node, name, partition));
-          else this.#note(node, name, partition, logEndOffset);
+          if (logEndOffset === null) last[slot] = NO_END;
+          else if (last[slot] !== logEndOffset) {
+            last[slot] = logEndOffset;
+            this.#ends.push({ node, topic: name, partition, atMs: this.#nowMs(), logEndOffset });
+          }
         }
       }
     }
-  }
-
-  #note(node: number, topic: string, partition: number, logEndOffset: number): void {
-    const key = keyOf(node, topic, partition);
-    if (this.#last.get(key) === logEndOffset) return;
-    this.#last.set(key, logEndOffset);
-    this.#ends.push({ node, topic, partition, atMs: this.#nowMs(), logEndOffset });
   }
 
   get ends(): readonly ReplicaEnd[] {
@@ -63,9 +66,8 @@ export class ReplicaEndRecorder {
   }
 }
 
-function keyOf(node: number, topic: string, partition: number): string {
-  return `${node}\u0000${topic}\u0000${partition}`;
-}
+/** A slot of a partition its node does not serve (no log ends below 0). */
+const NO_END = -1;
 
 /** Where the engine's log of the partition ends; null when it does not serve it (or is closed: a stopping broker holds nothing any more). */
 function endOf(engine: NonNullable<ReplicaHost['engine']>, topic: string, partition: number): number | null {

@@ -14,6 +14,7 @@ import { ReplicaEndRecorder } from './replica-ends.ts';
 import { PARTITIONS_MAX } from './topic-admin-load.ts';
 import { auditTier, type TierAuditTarget, TierRecordWrites } from './tier-audit.ts';
 import { traceHash } from './trace-hash.ts';
+import { FrameStraddles, type FrameStraddleStats } from './frame-straddles.ts';
 import { auditWal, WalWrites } from './wal-audit.ts';
 import { SimStoreView } from './store.ts';
 import { SimWorkload } from './workload.ts';
@@ -48,6 +49,9 @@ const STORE_SALT = 0x570e;
 const TOPIC_ADMIN_SALT = 0xad312;
 const SECURITY_SALT = 0x5ec0de;
 const AMBIGUOUS_SALT = 0xa4b16;
+const SHAPES_SALT = 0x5a4e5;
+const PRODUCE_SHAPES_SALT = 0xb47c4;
+const CONFIG_CHANGE_SALT = 0xc0f1c;
 const CLOCK_RATE_SALT = 0xc10c4;
 /**
  * How often a broker's view of the control store loses the answer to a conditional put (CW1,
@@ -81,6 +85,8 @@ export interface SimRunResult {
   readonly simulatedMs: number;
   readonly faultsInjected: number;
   readonly eventsRun: number;
+  /** WAL frames against tier ends (frame-straddles.ts). */
+  readonly straddles: FrameStraddleStats;
 }
 
 export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
@@ -91,7 +97,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   // every later load is a settled promise.
   await loadXxh64Stream();
   const securityRandom = new SeededRandom(seed ^ SECURITY_SALT);
-  const scenario: Scenario = { ...drawScenario(new SeededRandom(seed ^ SCENARIO_SALT), securityRandom), ...options.scenario };
+  const scenario: Scenario = { ...drawScenario(new SeededRandom(seed ^ SCENARIO_SALT), securityRandom, new SeededRandom(seed ^ SHAPES_SALT)), ...options.scenario };
   const security: SimSecurity | null =
     scenario.security === null
       ? null
@@ -108,16 +114,27 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   const storeClock = new SimClock(scheduler, new ProcessGate('object-store'));
   const startMs = scheduler.nowMs;
   const tierWrites = scenario.tier === null ? null : new TierRecordWrites(() => scheduler.nowMs - startMs);
+  const straddles = new FrameStraddles();
   // Leases and claims live in the control store, a lone broker's in its WAL store.
   const leaseWrites = new LeaseWrites(() => scheduler.nowMs - startMs);
   const onPut = (leases: boolean) => ({
     onPut: (key: string, body: Uint8Array) => {
       tierWrites?.put(key, body);
+      walDeletes?.written(key);
+      straddles.put(key, body);
       if (leases) leaseWrites.put(key, body);
     },
   });
   let walDeletes: WalDeleteRecorder | null = null;
-  const onDelete = scenario.tier === null ? {} : { onDelete: (key: string, body: Uint8Array) => walDeletes!.deleted(key, body) };
+  const onDelete =
+    scenario.tier === null
+      ? {}
+      : {
+          onDelete: (key: string, body: Uint8Array) => {
+            walDeletes!.deleted(key, body);
+            straddles.deleted(key);
+          },
+        };
   const walStore = new MemoryStore({ latency: 's3-express', seed: seed ^ STORE_SALT, clock: storeClock, faults: STORE_FAULTS, ...onPut(!scenario.cluster), ...onDelete });
   const controlStore = new MemoryStore({ latency: 's3-express', seed: (seed ^ STORE_SALT) + 1, clock: storeClock, faults: STORE_FAULTS, ...onPut(scenario.cluster) });
   const clockRates = new ClockRates(new SeededRandom(seed ^ CLOCK_RATE_SALT));
@@ -174,6 +191,8 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
     log: timed,
     random: new SeededRandom(seed),
     adminRandom: new SeededRandom(seed ^ TOPIC_ADMIN_SALT),
+    shapesRandom: new SeededRandom(seed ^ PRODUCE_SHAPES_SALT),
+    configRandom: new SeededRandom(seed ^ CONFIG_CHANGE_SALT),
     security,
     securityRandom,
   });
@@ -269,7 +288,17 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   if (overBudget())
     violations.push({ invariant: 'no-livelock', topic: '', partition: -1, offsets: [], message: `more than ${EVENTS_MAX} events in ${Math.round((scheduler.nowMs - startMs) / 1000)} simulated s` });
   for (const host of hosts) host.crash(); // ends every process: nothing of this run outlives it
-  return { seed, scenario, history, violations, traceHash: traceHash(history, scheduler.eventsRun), simulatedMs: scheduler.nowMs - startMs, faultsInjected, eventsRun: scheduler.eventsRun };
+  return {
+    seed,
+    scenario,
+    history,
+    violations,
+    traceHash: traceHash(history, scheduler.eventsRun),
+    simulatedMs: scheduler.nowMs - startMs,
+    faultsInjected,
+    eventsRun: scheduler.eventsRun,
+    straddles: straddles.stats,
+  };
 }
 
 /**

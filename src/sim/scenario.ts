@@ -1,5 +1,6 @@
 import type { SeededRandom } from '../util/random.ts';
 import { describeSecurity, drawSecurity, type SecurityScenario } from './security-scenario.ts';
+import { describeShapes, drawWorkloadShapes, type WorkloadShapes } from './workload-shapes.ts';
 
 /**
  * The shape of one run, drawn from its seed: how many brokers, whether they form a cluster,
@@ -29,6 +30,8 @@ export interface Scenario {
   readonly tier: TierScenario | null;
   /** SASL listeners, ACLs and intruders (issue 13, security-scenario.ts); null: PLAINTEXT without an authorizer, as before. */
   readonly security: SecurityScenario | null;
+  /** How the producers shape requests and batches, and the topics' max.message.bytes (workload-shapes.ts). */
+  readonly shapes: WorkloadShapes;
 }
 
 /** How a tiering run tiers: small segments so they roll within a run, and often a small local retention so reads reach the tier. */
@@ -43,6 +46,23 @@ export interface TierScenario {
   readonly retentionCheckIntervalMs: number;
   /** Committed bytes above the tiered end that are tiered from inside the active segment ([T2]); null: the default, never reached in a run. */
   readonly tailMaxBytes: number | null;
+  /** What the tier does with time, shortened into a run (absent: the production defaults, none of it reached in a run). */
+  readonly lifecycle?: TierLifecycle;
+}
+
+/**
+ * Tier retention ([T7]), the orphan sweep ([T6]) and WAL GC's idle bound, shortened so that they
+ * happen within a run, through the settings the broker takes (issue 25, item 3).
+ */
+export interface TierLifecycle {
+  /** retention.ms and retention.bytes of every topic (the whole log, tier included); null: Kafka's defaults (7 days, unlimited). */
+  readonly retentionMs: number | null;
+  readonly retentionBytes: number | null;
+  /** How often a leader sweeps each partition's tier prefix for orphans, and how long an orphan stays. */
+  readonly sweepIntervalMs: number;
+  readonly orphanDelayMs: number;
+  /** The longest WAL GC skips passes while nothing changed (GC_IDLE_PASS_MS in production). */
+  readonly walGcIdlePassMs: number;
 }
 
 const CHAOS_MS_MIN = 20_000;
@@ -60,6 +80,18 @@ const SMALL_LOCAL_RETENTION_SHARE = 0.5;
 /** A small local retention, in segments: none (only the active segment stays) or one; older reads reach the tier. */
 const LOCAL_RETENTION_SEGMENTS = [0, 1];
 const RETENTION_CHECK_INTERVALS_MS = [500, 1_000, 3_000];
+/**
+ * Retention of the whole log in tiering runs ([T7]): none in half, else a time or a size. Ten seconds
+ * at least, so that a record lives past its read-back (the probes read theirs at once); sizes of
+ * many segments and of several batches near max.message.bytes, for the same reason.
+ */
+const RETENTIONS_MS = [null, null, 10_000, 30_000];
+const RETENTIONS_BYTES = [null, null, 128 * 1024, 512 * 1024];
+/** The orphan sweep ([T6]) within a run: a sweep every few seconds, orphans gone a few seconds after they are seen. */
+const SWEEP_INTERVALS_MS = [1_000, 3_000];
+const ORPHAN_DELAYS_MS = [2_000, 5_000, 10_000];
+/** WAL GC's idle bound within a run (the simulation collects every SIM_WAL_GC_INTERVAL_MS). */
+const WAL_GC_IDLE_PASSES_MS = [1_000, 3_000, 10_000];
 /** The share of tiering runs that tier from inside the active segment, and how much of a segment it takes then ([T2]). */
 const TAIL_TIERING_SHARE = 0.5;
 const TAIL_MAX_SEGMENT_FRACTIONS = [0.25, 0.5];
@@ -68,8 +100,11 @@ function pick<T>(random: SeededRandom, values: readonly T[]): T {
   return values[random.nextInt(values.length)]!;
 }
 
-/** `securityRandom`: the security's own stream (none: not secured), so that it shifts no other draw. */
-export function drawScenario(random: SeededRandom, securityRandom: SeededRandom | null = null): Scenario {
+/**
+ * `securityRandom`: the security's own stream (none: not secured), so that it shifts no other draw;
+ * `shapesRandom`: the workload shapes' and the tier lifecycle's own (none: plain producers, the tier's defaults).
+ */
+export function drawScenario(random: SeededRandom, securityRandom: SeededRandom | null = null, shapesRandom: SeededRandom | null = null): Scenario {
   const cluster = random.next() < 0.8;
   const brokers = cluster ? 2 + random.nextInt(BROKERS_MAX - 1) : 1;
   const replicationFactor = cluster ? 1 + random.nextInt(Math.min(3, brokers)) : 1;
@@ -83,7 +118,7 @@ export function drawScenario(random: SeededRandom, securityRandom: SeededRandom 
     const acks: 0 | 1 | -1 = idempotent || i === 0 ? -1 : pick(random, [0, 1, -1, -1] as const);
     return { name: `p${i}`, idempotent, acks };
   });
-  return {
+  const drawn = {
     brokers,
     cluster,
     replicationFactor,
@@ -101,6 +136,9 @@ export function drawScenario(random: SeededRandom, securityRandom: SeededRandom 
     tier: drawTier(random), // drawn last: a run that does not tier draws everything else as before tiering was in the simulation
     security: securityRandom === null ? null : drawSecurity(securityRandom),
   };
+  if (shapesRandom === null) return { ...drawn, shapes: plainShapes(producers.length) };
+  const tier = drawn.tier === null ? null : { ...drawn.tier, lifecycle: drawTierLifecycle(shapesRandom) };
+  return { ...drawn, tier, shapes: drawWorkloadShapes(shapesRandom, producers.length) };
 }
 
 function drawTier(random: SeededRandom): TierScenario | null {
@@ -113,16 +151,39 @@ function drawTier(random: SeededRandom): TierScenario | null {
   return { segmentBytes, intervalMs, localRetentionBytes, retentionCheckIntervalMs, tailMaxBytes };
 }
 
+function drawTierLifecycle(random: SeededRandom): TierLifecycle {
+  return {
+    retentionMs: pick(random, RETENTIONS_MS),
+    retentionBytes: pick(random, RETENTIONS_BYTES),
+    sweepIntervalMs: pick(random, SWEEP_INTERVALS_MS),
+    orphanDelayMs: pick(random, ORPHAN_DELAYS_MS),
+    walGcIdlePassMs: pick(random, WAL_GC_IDLE_PASSES_MS),
+  };
+}
+
+/** Every producer plain: one small batch per request, as before issue 25. */
+function plainShapes(producers: number): WorkloadShapes {
+  return { producers: Array.from({ length: producers }, () => ({ lingerMs: 0, burstMax: 1, compression: 'none' as const, batchBytesMax: 0 })), maxMessageBytes: null };
+}
+
 export function describeScenario(scenario: Scenario): string {
   const shape = scenario.cluster ? `${scenario.brokers} brokers, RF ${scenario.replicationFactor}, min.insync ${scenario.minInsyncReplicas}, lease ${scenario.leaseMs} ms` : '1 broker';
   const topics = scenario.topics.map((t) => `${t.name}×${t.partitions}`).join(' ');
   const producers = scenario.producers.map((p) => `${p.name}(${p.idempotent ? 'idempotent' : 'plain'}, acks ${p.acks})`).join(' ');
-  return `${shape}; topics ${topics}${scenario.recreateTopics ? ' (re-created)' : ''}; producers ${producers}; ${scenario.partitionConsumers} partition consumers, ${scenario.groupConsumers} group consumers; ${Math.round(scenario.chaosMs / 1000)} s of faults every ~${scenario.faultIntervalMs / 1000} s${describeTier(scenario.tier)}${describeSecurity(scenario.security)}`;
+  return `${shape}; topics ${topics}${scenario.recreateTopics ? ' (re-created)' : ''}; producers ${producers}; ${scenario.partitionConsumers} partition consumers, ${scenario.groupConsumers} group consumers; ${Math.round(scenario.chaosMs / 1000)} s of faults every ~${scenario.faultIntervalMs / 1000} s${describeTier(scenario.tier)}${describeSecurity(scenario.security)}${describeShapes(scenario.shapes)}`;
 }
 
 function describeTier(tier: TierScenario | null): string {
   if (tier === null) return '';
   const local = tier.localRetentionBytes === null ? 'local retention as retention' : `local.retention.bytes ${tier.localRetentionBytes}`;
   const tail = tier.tailMaxBytes === null ? '' : `, the active segment tiered every ${tier.tailMaxBytes} bytes`;
-  return `; tiered: segment.bytes ${tier.segmentBytes}, every ${tier.intervalMs} ms${tail}, ${local}, retention checked every ${tier.retentionCheckIntervalMs} ms`;
+  return `; tiered: segment.bytes ${tier.segmentBytes}, every ${tier.intervalMs} ms${tail}, ${local}, retention checked every ${tier.retentionCheckIntervalMs} ms${describeLifecycle(tier.lifecycle)}`;
+}
+
+function describeLifecycle(lifecycle: TierLifecycle | undefined): string {
+  if (lifecycle === undefined) return '';
+  const retention = [lifecycle.retentionMs === null ? '' : `retention.ms ${lifecycle.retentionMs}`, lifecycle.retentionBytes === null ? '' : `retention.bytes ${lifecycle.retentionBytes}`].filter(
+    (part) => part !== '',
+  );
+  return `${retention.length === 0 ? '' : `, ${retention.join(', ')}`}, orphans swept every ${lifecycle.sweepIntervalMs} ms after ${lifecycle.orphanDelayMs} ms, WAL GC idle at most ${lifecycle.walGcIdlePassMs} ms`;
 }

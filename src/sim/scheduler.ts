@@ -240,7 +240,7 @@ function heapPush(heap: SimEvent[], event: SimEvent): void {
   while (index > 0) {
     const parent = (index - 1) >> 1;
     if (!before(heap[index]!, heap[parent]!)) break;
-    [heap[index], heap[parent]] = [heap[parent]!, heap[index]!];
+    swap(heap, index, parent);
     index = parent;
   }
 }
@@ -257,7 +257,14 @@ function heapPop(heap: SimEvent[]): void {
     if (left < heap.length && before(heap[left]!, heap[smallest]!)) smallest = left;
     if (right < heap.length && before(heap[right]!, heap[smallest]!)) smallest = right;
     if (smallest === index) return;
-    [heap[index], heap[smallest]] = [heap[smallest]!, heap[index]!];
+    swap(heap, index, smallest);
     index = smallest;
   }
+}
+
+/** Swaps two events in place (a destructuring swap allocates an array per step, and the heap moves every event). */
+function swap(heap: SimEvent[], a: number, b: number): void {
+  const event = heap[a]!;
+  heap[a] = heap[b]!;
+  heap[b] = event;
 }

@@ -63,8 +63,8 @@ function traceWindow(violation: Violation, history: History): TraceEvent[] {
 function touchesPartition(op: ClientOp, violation: Violation): boolean {
   if (isAclChangeOp(op)) return violation.topic === '' || op.resourceName === violation.topic;
   if (op.kind === 'metadata') return op.topics.some((topic) => topic.name === violation.topic);
-  // A run-wide violation (no topic: the security paths) shows the security ops around it.
-  if (op.kind === 'authenticate') return violation.topic === '';
+  // A run-wide violation (no topic: the security paths, answer-allowed of a group API) shows the ops of no topic around it.
+  if (op.kind === 'authenticate' || op.kind === 'request') return violation.topic === '';
   if (op.kind === 'intruder') return violation.topic === '' || (op.topic === violation.topic && (op.partition === null || op.partition === violation.partition));
   if (op.topic !== violation.topic) return false;
   return !isPartitionOp(op) || op.partition === violation.partition;
@@ -110,7 +110,7 @@ function describeOp(op: ClientOp): string {
     case 'create-partitions':
       return `create-partitions ${op.topic} to ${op.count}`;
     case 'alter-configs':
-      return `alter-configs ${op.topic} ${op.configs.map((config) => `${config.name}=${config.value}`).join(', ')}`;
+      return `alter-configs ${op.topic} ${op.configs.map((config) => `${config.name}=${config.value ?? '(default)'}`).join(', ')}`;
     case 'metadata':
       return `metadata ${op.topics.map((topic) => `${topic.name}:${topic.partitions}`).join(' ')}`;
     case 'authenticate':
@@ -118,6 +118,8 @@ function describeOp(op: ClientOp): string {
     case 'create-acl':
     case 'delete-acl':
       return `${op.kind} ${op.permission} ${op.principal} ${op.operation} on ${op.resourceType} ${op.resourceName}${op.patternType === 'prefixed' ? '*' : ''}`;
+    case 'request':
+      return `${op.api}${op.group === null ? '' : ` ${op.group}`}`;
     case 'intruder': {
       const what = [
         op.topic === null ? '' : `${op.topic}${op.partition === null ? '' : `/${op.partition}`}`,

@@ -29,6 +29,8 @@ export class WalDeleteRecorder {
   /** The deleted data objects' keys and bytes: the WAL audit counts their records too (they were written, then collected). */
   readonly deletedObjects: { readonly key: string; readonly body: Uint8Array }[] = [];
   readonly #options: WalDeleteRecorderOptions;
+  /** Each WAL object's kind once decoded (objects never change under a key): a delete looks at every other object of its stream. */
+  readonly #kinds = new Map<string, WalDelete['kind']>();
 
   constructor(options: WalDeleteRecorderOptions) {
     this.#options = options;
@@ -48,9 +50,10 @@ export class WalDeleteRecorder {
       const otherParsed = parseWalObjectKey('', other);
       if (otherParsed === null || otherParsed.stream.epoch !== stream.epoch) continue;
       present.push(otherParsed.sequence);
-      if (kindOf(this.#options.walStore.peek(other)!) === 'seal') seals.push(otherParsed.sequence);
+      if (this.#kindOf(other) === 'seal') seals.push(otherParsed.sequence);
     }
     const kind = kindOf(body);
+    this.#kinds.delete(key); // a later put under this key is another object
     if (kind === 'data') this.deletedObjects.push({ key, body });
     this.deletes.push({
       atMs: this.#options.nowMs(),
@@ -63,6 +66,17 @@ export class WalDeleteRecorder {
       floorMark,
       frames: kind === 'data' ? this.#frames(body) : [],
     });
+  }
+
+  /** A put of `key` took effect: what it holds may be another object now (a seal in a slot GC collected, [F2]). */
+  written(key: string): void {
+    this.#kinds.delete(key);
+  }
+
+  #kindOf(key: string): WalDelete['kind'] {
+    let kind = this.#kinds.get(key);
+    if (kind === undefined) this.#kinds.set(key, (kind = kindOf(this.#options.walStore.peek(key)!)));
+    return kind;
   }
 
   #frames(body: Uint8Array): WalDeletedFrame[] {

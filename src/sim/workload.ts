@@ -9,6 +9,9 @@ import { metadataPropagationMsOf } from './history-index.ts';
 import type { SimNetwork } from './network.ts';
 import type { Scenario } from './scenario.ts';
 import { TopicAdminLoad } from './topic-admin-load.ts';
+import { ConfigChangeLoad } from './config-change-load.ts';
+import { drawBatchBytes, type ProducerShape } from './workload-shapes.ts';
+import { RECORD_BATCH_HEADER_BYTES } from '../format/record-batch.ts';
 import { SimIntruder, type IntruderTarget } from './client/intruder.ts';
 import type { ClientSasl } from './client/sasl.ts';
 import type { IntruderKind } from './history.ts';
@@ -38,6 +41,10 @@ const PRODUCE_GAP_MS_MAX = 120;
 const BATCH_RECORDS_MAX = 4;
 /** A producer with this many batches unfinished waits before adding more (clients hold bounded memory too). */
 const PENDING_BATCHES_MAX = 12;
+/** What a record of a padded batch takes besides its key, at most (its length, attributes, deltas, a short value, no headers). */
+const RECORD_BYTES_MAX = 32;
+/** A producer that plays no shape (a test's scenario may name more producers than it drew shapes for). */
+const PLAIN_SHAPE: ProducerShape = { lingerMs: 0, burstMax: 1, compression: 'none', batchBytesMax: 0 };
 /** Creating the scenario's topics at the start: tries, and the wait between them. */
 const SETUP_MS_MAX = 60_000;
 const SETUP_RETRY_MS = 500;
@@ -76,6 +83,10 @@ export interface WorkloadOptions {
   readonly security: SimSecurity | null;
   /** Draws what security needs at run time (mechanisms, nonces, intruders' moves): a stream apart from `random`. */
   readonly securityRandom: SeededRandom;
+  /** Draws the producers' bursts and batch sizes, and their padding (workload-shapes.ts): a stream apart from `random`. */
+  readonly shapesRandom: SeededRandom;
+  /** Draws the config changes under load (config-change-load.ts): a stream apart from `random`. */
+  readonly configRandom: SeededRandom;
 }
 
 /**
@@ -176,12 +187,16 @@ export class SimWorkload {
   start(): void {
     const { scenario } = this.#options;
     this.#producing = true;
-    for (const spec of scenario.producers) {
-      const producer = new SimProducer({ ...this.#clientOptions(spec.name, spec.name), idempotent: spec.idempotent, acks: spec.acks });
+    scenario.producers.forEach((spec, i) => {
+      const shape = scenario.shapes.producers[i] ?? PLAIN_SHAPE;
+      const shapeRandom = new SeededRandom(this.#options.shapesRandom.nextInt(0x1_0000_0000));
+      const paddingPool = drawBytes(shapeRandom, shape.batchBytesMax);
+      const shaping = { lingerMs: shape.lingerMs, compression: shape.compression, paddingPool };
+      const producer = new SimProducer({ ...this.#clientOptions(spec.name, spec.name), idempotent: spec.idempotent, acks: spec.acks, ...shaping });
       this.#producers.push(producer);
       this.#startClient(producer);
-      void this.#produceLoop(producer);
-    }
+      void this.#produceLoop(producer, shape, shapeRandom);
+    });
     for (let i = 0; i < scenario.partitionConsumers; i++) {
       const [topic, partition] = this.#drawPartition();
       this.#startClient(new SimConsumer({ ...this.#clientOptions(`c${i}`, READER_USER), topic, partition, startOffset: 'earliest' }));
@@ -192,6 +207,15 @@ export class SimWorkload {
     if (scenario.recreateTopics) void this.#recreateLoop();
     if (scenario.tier !== null) void this.#startLateReaders();
     void this.#topicAdmin.run();
+    void new ConfigChangeLoad({
+      admin: this.#admin,
+      clock: this.#clock,
+      random: this.#options.configRandom,
+      topics: () => [...this.#topics.keys()],
+      chaosMs: scenario.chaosMs,
+      replicationFactor: scenario.replicationFactor,
+      over: () => this.#chaosOver,
+    }).run();
     this.#startSecurityLoad();
   }
 
@@ -374,12 +398,19 @@ export class SimWorkload {
     });
   }
 
-  async #produceLoop(producer: SimProducer): Promise<void> {
+  /** A producer's batches at drawn moments: a burst of them at each (its shape's), each to a drawn partition, padded to a drawn size. */
+  async #produceLoop(producer: SimProducer, shape: ProducerShape, shapeRandom: SeededRandom): Promise<void> {
     while (this.#producing) {
-      await this.#sleep(PRODUCE_GAP_MS_MIN + this.#random.next() * (PRODUCE_GAP_MS_MAX - PRODUCE_GAP_MS_MIN));
+      // A burst of b batches comes after b gaps: bursts shape the requests, not how much a run produces.
+      const burst = 1 + shapeRandom.nextInt(shape.burstMax);
+      await this.#sleep(burst * (PRODUCE_GAP_MS_MIN + this.#random.next() * (PRODUCE_GAP_MS_MAX - PRODUCE_GAP_MS_MIN)));
       if (!this.#producing || producer.pending >= PENDING_BATCHES_MAX) continue;
-      const [topic, partition] = this.#drawPartition();
-      void producer.produce(topic, partition, 1 + this.#random.nextInt(BATCH_RECORDS_MAX));
+      for (let i = 0; i < burst; i++) {
+        const [topic, partition] = this.#drawPartition();
+        const count = 1 + this.#random.nextInt(BATCH_RECORDS_MAX);
+        const padding = Math.max(0, drawBatchBytes(shapeRandom, shape) - RECORD_BATCH_HEADER_BYTES - count * RECORD_BYTES_MAX);
+        void producer.produce(topic, partition, count, padding);
+      }
     }
   }
 
@@ -414,11 +445,17 @@ export class SimWorkload {
    */
   async #createUntilItExists(name: string, partitions: number, deadlineMs = Infinity): Promise<void> {
     while (this.#options.scheduler.nowMs < deadlineMs) {
-      const outcome = await this.#admin.createTopic(name, partitions, this.#options.scenario.replicationFactor);
+      const outcome = await this.#admin.createTopic(name, partitions, this.#options.scenario.replicationFactor, this.#topicConfigs());
       if (outcome.ok) return;
       if (outcome.error === 'TOPIC_ALREADY_EXISTS' && (await this.#known(name))) return;
       await this.#sleep(SETUP_RETRY_MS);
     }
+  }
+
+  /** The configs every topic incarnation is created with: the run's max.message.bytes, if it draws one. */
+  #topicConfigs(): { name: string; value: string }[] {
+    const { maxMessageBytes } = this.#options.scenario.shapes;
+    return maxMessageBytes === null ? [] : [{ name: 'max.message.bytes', value: String(maxMessageBytes) }];
   }
 
   /** Whether Metadata (from whichever broker answers) knows the topic; false when none answers. */
@@ -471,4 +508,14 @@ export class SimWorkload {
   #sleep(ms: number): Promise<void> {
     return new Promise((resolve) => void this.#clock.setTimer(ms, resolve));
   }
+}
+
+/** `length` bytes drawn from `random`: padding that no codec shrinks, so a padded batch is as large on the wire as drawn. */
+function drawBytes(random: SeededRandom, length: number): Uint8Array {
+  const bytes = new Uint8Array(length);
+  for (let i = 0; i < length; i += 4) {
+    const word = random.nextInt(0x1_0000_0000);
+    for (let j = 0; j < 4 && i + j < length; j++) bytes[i + j] = (word >>> (8 * j)) & 0xff;
+  }
+  return bytes;
 }

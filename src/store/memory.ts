@@ -1,3 +1,4 @@
+import { SortedKeys } from './sorted-keys.ts';
 import { concatBytes, copyBytes } from '../util/bytes.ts';
 import { systemClock, type Clock } from '../util/clock.ts';
 import { SeededRandom } from '../util/random.ts';
@@ -120,6 +121,8 @@ interface Request {
 export class MemoryStore implements ObjectStore {
   readonly kind = 'memory';
   readonly #objects = new Map<string, StoredObject>();
+  /** The keys of #objects, sorted: what a LIST walks. */
+  readonly #sortedKeys = new SortedKeys();
   readonly #uploads = new Map<string, PendingUpload>();
   readonly #stats = new StatsRecorder();
   readonly #clock: Clock;
@@ -160,7 +163,7 @@ export class MemoryStore implements ObjectStore {
 
   /** The keys under `prefix` right now, sorted, without a request (see peek). */
   peekKeys(prefix: string): string[] {
-    return [...this.#objects.keys()].filter((key) => key.startsWith(prefix)).sort();
+    return this.#sortedKeys.withPrefix(prefix);
   }
 
   /** Makes the next matching request(s) fail with `kind` (see FaultInjection). */
@@ -191,7 +194,7 @@ export class MemoryStore implements ObjectStore {
       if (options?.ifMatch !== undefined && current?.etag !== options.ifMatch) {
         throw preconditionFailed(key, current === undefined ? 'no object exists under it (ifMatch)' : `its ETag is ${current.etag}, not ${options.ifMatch} (ifMatch)`);
       }
-      this.#objects.set(key, { body: copy, etag });
+      this.#store(key, { body: copy, etag });
       this.#onPut?.(key, copy);
       return { etag };
     });
@@ -225,7 +228,7 @@ export class MemoryStore implements ObjectStore {
     const maxKeys = checkListOptions(options);
     const afterKey = options?.token === undefined ? undefined : decodeListToken(prefix, options.token);
     return this.#request({ requestClass: 'list', key: prefix, bytesIn: 0, transferBytes: 0 }, () => {
-      const keys = [...this.#objects.keys()].filter((key) => key.startsWith(prefix)).sort();
+      const keys = this.#sortedKeys.withPrefix(prefix);
       const page = pageOf(prefix, keys, afterKey, maxKeys);
       const objects = page.keys.map((key) => ({ key, size: this.#objects.get(key)!.body.length, etag: this.#objects.get(key)!.etag }));
       if (this.#shuffleList) shuffle(objects, this.#order);
@@ -243,7 +246,13 @@ export class MemoryStore implements ObjectStore {
     const object = this.#objects.get(key);
     if (object === undefined) return;
     this.#objects.delete(key);
+    this.#sortedKeys.remove(key);
     this.#onDelete?.(key, object.body);
+  }
+
+  #store(key: string, object: StoredObject): void {
+    this.#objects.set(key, object);
+    this.#sortedKeys.add(key);
   }
 
   /** One 'delete' request per 1000 keys, as S3's DeleteObjects; a failed batch lists its keys under `failed`. */
@@ -324,7 +333,7 @@ export class MemoryStore implements ObjectStore {
       if (upload.ifNoneMatch && this.#objects.has(key)) throw preconditionFailed(key, 'an object already exists under it (multipart ifNoneMatch: *)');
       // Assembling the object copies every part once more: a stored object is one contiguous buffer.
       const etag = multipartEtag(stored.map((part) => part.etag));
-      this.#objects.set(key, { body: concatBytes(stored.map((part) => part.body)), etag });
+      this.#store(key, { body: concatBytes(stored.map((part) => part.body)), etag });
       this.#uploads.delete(uploadId);
       return { etag };
     });

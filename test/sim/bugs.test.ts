@@ -18,16 +18,16 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
     unreachable:
       "every takeover seals the previous leader's stream, and a sealed writer starts a new epoch with a fresh durable map: no writer keeps serving a partition whose log went back below what it made durable (finding 4 is caught through reclaim-drops-own-stream)",
   },
-  'topic-incarnations-mixed': 36,
-  'follower-reports-to-old-leader': 28,
-  'isr-keeps-dead-replica': 7,
-  'release-wakes-waiters': 7,
-  'fenced-writer-stays-fenced': 115,
+  'topic-incarnations-mixed': 81,
+  'follower-reports-to-old-leader': 23,
+  'isr-keeps-dead-replica': 35,
+  'release-wakes-waiters': 79,
+  'fenced-writer-stays-fenced': 255,
   'delete-records-not-durable': 5,
   'log-append-time-ignored': 8,
   'plain-any-password': 22,
-  'acl-allow-before-deny': 3,
-  'judge-by-bytes': 51,
+  'acl-allow-before-deny': 9,
+  'judge-by-bytes': 42,
   'lone-broker-disk-is-truth': 1,
 };
 

@@ -35,6 +35,8 @@ test('the valid run passes every invariant', () => {
     'auth-accepted',
     'acl-enforced',
     'producer-id-unique',
+    'answer-allowed',
+    'idempotent-retry-answer',
     'leader-within-lease',
   ]);
 });
@@ -308,7 +310,8 @@ test('read-durable: a record read below the high watermark but missing from the 
 });
 
 describe('acks-resume-with-quorum', () => {
-  const NOT_ENOUGH_REPLICAS: Outcome = { ok: false, error: 'NOT_ENOUGH_REPLICAS', answered: true };
+  // A failure any produce may be answered (answer-allowed): TIMED_OUT needs min.insync.replicas above SHAPE's 1.
+  const TIMED_OUT: Outcome = { ok: false, error: 'REQUEST_TIMED_OUT', answered: true };
   const ATTEMPT_MS = 50;
   let valueCount = 0;
   /** acks=all attempts to t/0 every `everyMs` over [fromMs, toMs), each lasting ATTEMPT_MS. */
@@ -331,26 +334,26 @@ describe('acks-resume-with-quorum', () => {
   });
 
   test('a broker unhealthy with the quorum holding: acks fail during the takeover, then resume', () => {
-    const ops = [...attempts(0, 1_000, 200, OK), ...attempts(1_000, 5_000, 500, NOT_ENOUGH_REPLICAS), ...attempts(5_000, 30_000, 500, OK)];
+    const ops = [...attempts(0, 1_000, 200, OK), ...attempts(1_000, 5_000, 500, TIMED_OUT), ...attempts(5_000, 30_000, 500, OK)];
     expect(check(run(ops, [...allHealthy(), ...spell(2, 1_000, 20_000)]))).toEqual([]);
   });
 
   test('the quorum holds for long and every attempt fails: caught, naming the partition', () => {
-    const ops = [...attempts(0, 1_000, 200, OK), ...attempts(1_000, 20_000, 500, NOT_ENOUGH_REPLICAS)];
+    const ops = [...attempts(0, 1_000, 200, OK), ...attempts(1_000, 20_000, 500, TIMED_OUT)];
     const violations = check(run(ops, [...allHealthy(), ...spell(2, 1_000, 30_000)]));
     expect(violations.map((v) => v.invariant)).toEqual(['acks-resume-with-quorum']);
     // owed from the health change at 1000 + 5300; the first attempt at or after 6300 starts at 6500
     expect(violations[0]).toMatchObject({ topic: 't', partition: 0, incarnation: 0, atMs: 6_500 });
     expect(violations[0]!.message).toContain("after a broker's health changed (resume bound 5300 ms)");
-    expect(violations[0]!.message).toContain('first: p1->node 1 NOT_ENOUGH_REPLICAS');
+    expect(violations[0]!.message).toContain('first: p1->node 1 REQUEST_TIMED_OUT');
   });
 
   test('a resume later than the bound plus the demand span is caught; one within it is not', () => {
     const health = [...allHealthy(), ...spell(2, 1_000, 30_000)];
-    const late = [...attempts(1_000, 9_000, 500, NOT_ENOUGH_REPLICAS), ...attempts(9_000, 12_000, 500, OK)];
+    const late = [...attempts(1_000, 9_000, 500, TIMED_OUT), ...attempts(9_000, 12_000, 500, OK)];
     expect(names(run(late, health))).toEqual(['acks-resume-with-quorum']);
     // the failures owed a success (started from 6300 on) span only 6500..7550: under the 2000 ms demand span
-    const inTime = [...attempts(1_000, 8_000, 500, NOT_ENOUGH_REPLICAS), ...attempts(8_000, 12_000, 500, OK)];
+    const inTime = [...attempts(1_000, 8_000, 500, TIMED_OUT), ...attempts(8_000, 12_000, 500, OK)];
     expect(check(run(inTime, health))).toEqual([]);
   });
 
@@ -362,7 +365,7 @@ describe('acks-resume-with-quorum', () => {
   });
 
   test('the quorum lost (two of two brokers unhealthy at once): failures are not demanded', () => {
-    const ops = [...attempts(0, 1_000, 200, OK), ...attempts(1_000, 20_000, 500, NOT_ENOUGH_REPLICAS)];
+    const ops = [...attempts(0, 1_000, 200, OK), ...attempts(1_000, 20_000, 500, TIMED_OUT)];
     const bothDown = [...allHealthy(), ...spell(1, 3_000, 30_000), ...spell(2, 1_000, 30_000)];
     expect(check(run(ops, bothDown))).toEqual([]);
     // with min.insync 2 (no broker may be down) one unhealthy broker already loses the quorum
@@ -396,7 +399,7 @@ describe('acks-resume-with-quorum', () => {
   });
 
   test('no health recorded: no quorum window, nothing judged', () => {
-    const ops = attempts(1_000, 20_000, 500, NOT_ENOUGH_REPLICAS);
+    const ops = attempts(1_000, 20_000, 500, TIMED_OUT);
     expect(check(run(ops, []))).toEqual([]);
   });
 
@@ -411,21 +414,21 @@ describe('acks-resume-with-quorum', () => {
 
   test("errors of the producer's session, and other acks, are not failures of the partition", () => {
     const health = allHealthy();
-    const session = attempts(1_000, 20_000, 500, { ok: false, error: 'OUT_OF_ORDER_SEQUENCE_NUMBER', answered: true });
+    const session = attempts(1_000, 20_000, 500, { ok: false, error: 'OUT_OF_ORDER_SEQUENCE_NUMBER', answered: true }).map((op) => ({ ...op, idempotence: idempotent(9, 5) }));
     expect(check(run(session, health))).toEqual([]);
-    const acksOne = attempts(1_000, 20_000, 500, NOT_ENOUGH_REPLICAS).map((op) => ({ ...op, acks: 1 as const }));
+    const acksOne = attempts(1_000, 20_000, 500, TIMED_OUT).map((op) => ({ ...op, acks: 1 as const }));
     expect(check(run(acksOne, health))).toEqual([]);
-    expect(names(run(attempts(1_000, 20_000, 500, NOT_ENOUGH_REPLICAS), health))).toEqual(['acks-resume-with-quorum']);
+    expect(names(run(attempts(1_000, 20_000, 500, TIMED_OUT), health))).toEqual(['acks-resume-with-quorum']);
   });
 
   test('too few attempts, or a quick burst of failures, are no evidence', () => {
     // the first failure (at 1000) comes before anything was owed: two count
-    const two = [...attempts(1_000, 1_001, 1, NOT_ENOUGH_REPLICAS), ...attempts(10_000, 10_001, 1, NOT_ENOUGH_REPLICAS), ...attempts(20_000, 20_001, 1, NOT_ENOUGH_REPLICAS)];
+    const two = [...attempts(1_000, 1_001, 1, TIMED_OUT), ...attempts(10_000, 10_001, 1, TIMED_OUT), ...attempts(20_000, 20_001, 1, TIMED_OUT)];
     expect(check(run(two, allHealthy()))).toEqual([]);
-    expect(names(run([...two, ...attempts(15_000, 15_001, 1, NOT_ENOUGH_REPLICAS)], allHealthy()))).toEqual(['acks-resume-with-quorum']);
-    const burst = [...attempts(0, 1_000, 500, OK), ...attempts(10_000, 11_500, 300, NOT_ENOUGH_REPLICAS), ...attempts(11_500, 12_000, 500, OK)];
+    expect(names(run([...two, ...attempts(15_000, 15_001, 1, TIMED_OUT)], allHealthy()))).toEqual(['acks-resume-with-quorum']);
+    const burst = [...attempts(0, 1_000, 500, OK), ...attempts(10_000, 11_500, 300, TIMED_OUT), ...attempts(11_500, 12_000, 500, OK)];
     expect(check(run(burst, allHealthy()))).toEqual([]);
-    const longer = [...attempts(0, 1_000, 500, OK), ...attempts(10_000, 12_500, 300, NOT_ENOUGH_REPLICAS), ...attempts(12_500, 13_000, 500, OK)];
+    const longer = [...attempts(0, 1_000, 500, OK), ...attempts(10_000, 12_500, 300, TIMED_OUT), ...attempts(12_500, 13_000, 500, OK)];
     expect(names(run(longer, allHealthy()))).toEqual(['acks-resume-with-quorum']);
   });
 
@@ -578,7 +581,8 @@ describe('formatViolation', () => {
   });
 });
 
-test('checks a run of tens of thousands of ops in well under a second', () => {
+// What the checker costs is measured in bench/sim-check.bench.ts (a time bound here would fail on a busy machine).
+test('judges a run of tens of thousands of ops: clean as written, and a leader log cut short is found', () => {
   const PARTITIONS = 20;
   const BATCHES = 1_000;
   const ops: ClientOp[] = [];
@@ -597,10 +601,7 @@ test('checks a run of tens of thousands of ops in well under a second', () => {
   }
   const probes = Array.from({ length: PARTITIONS }, (_, partition) => ({ ...probe(), partition }));
   const run = history({ ops, replicaLogs: logs, probes });
-  const started = performance.now();
   expect(check(run)).toEqual([]);
-  const elapsedMs = performance.now() - started;
-  expect(elapsedMs).toBeLessThan(1_000);
   const broken = { ...run, replicaLogs: run.replicaLogs.map((log) => (log.partition === 3 && log.leader ? { ...log, records: log.records.slice(0, 100) } : log)) };
   const violations = check(broken);
   expect(violations.filter((v) => v.invariant === 'acked-durable').map((v) => [v.partition, v.offsets.length, v.message.includes('1900 cases')])).toEqual([[3, 20, true]]);

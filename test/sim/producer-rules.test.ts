@@ -1,7 +1,7 @@
 /**
  * The simulated producer's retry rules against a scripted broker (the broker's own codecs on the
  * other end of a scripted network, a hand-driven clock): resends keep their sequences, an echo
- * of an earlier failure is retried, a broken sequence resets the producer, retries are bounded.
+ * of an earlier failure is retried, a gap the broker reports bumps the epoch, retries are bounded.
  */
 import { expect, test } from 'bun:test';
 import { initProducerIdCodec } from '../../src/broker/apis/init-producer-id.ts';
@@ -13,7 +13,7 @@ import { KafkaReader } from '../../src/broker/protocol/reader.ts';
 import { KafkaWriter } from '../../src/broker/protocol/writer.ts';
 import { RecordBatch } from '../../src/format/record-batch.ts';
 import type { ClientOp, ProduceOp } from '../../src/sim/history.ts';
-import { type ProduceResult, SimProducer } from '../../src/sim/client/producer.ts';
+import { type ProduceResult, type ProducerOptions, SimProducer } from '../../src/sim/client/producer.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import type { NetSocket, Network, SocketHandlers } from '../../src/util/network.ts';
 import { SeededRandom } from '../../src/util/random.ts';
@@ -21,11 +21,15 @@ import { advanceUntil, settle } from '../support/settle.ts';
 
 interface ReceivedBatch {
   readonly producerId: number;
+  readonly producerEpoch: number;
   readonly baseSequence: number;
   readonly count: number;
+  readonly partition: number;
+  /** The batch as it came (its codec, its first key). */
+  readonly batch: RecordBatch;
 }
 
-/** A one-broker, one-partition ('t'/0) broker that checks sequences as Kafka does, plus scripted errors. */
+/** A one-broker broker of 't'/0 and 't'/1 that checks sequences as Kafka does (a new epoch starts at 0), plus scripted errors (one per batch, in order). */
 class ScriptedBroker implements Network {
   /** Error codes for the next Produce requests, in order (NONE: handle normally). */
   readonly script: number[] = [];
@@ -33,9 +37,12 @@ class ScriptedBroker implements Network {
   autoAnswer = true;
   readonly received: ReceivedBatch[] = [];
   readonly log: ReceivedBatch[] = [];
+  /** How many batches each Produce request carried. */
+  readonly requests: number[] = [];
   metadataRequests = 0;
   initRequests = 0;
-  readonly #expected = new Map<number, number>();
+  /** The next sequence of each producer id and epoch. */
+  readonly #expected = new Map<string, number>();
   readonly #held: (() => void)[] = [];
   #nextProducerId = 1000;
 
@@ -62,9 +69,9 @@ class ScriptedBroker implements Network {
     return socket;
   }
 
-  /** Forgets the producer's sequence (as a broker that lost its producer state would). */
+  /** Forgets the producer's sequence at epoch 0 on partition 0 (as a broker that lost its producer state would). */
   loseSequence(producerId: number, expected: number): void {
-    this.#expected.set(producerId, expected);
+    this.#expected.set(`${producerId}/0/0`, expected);
   }
 
   release(): void {
@@ -92,7 +99,7 @@ class ScriptedBroker implements Network {
             errorCode: 0,
             name: 't',
             isInternal: false,
-            partitions: [{ errorCode: 0, partitionIndex: 0, leaderId: 1, leaderEpoch: 0, replicaNodes: [1], isrNodes: [1], offlineReplicas: [] }],
+            partitions: [0, 1].map((partitionIndex) => ({ errorCode: 0, partitionIndex, leaderId: 1, leaderEpoch: 0, replicaNodes: [1], isrNodes: [1], offlineReplicas: [] })),
             topicAuthorizedOperations: 0,
           },
         ],
@@ -103,11 +110,13 @@ class ScriptedBroker implements Network {
       initProducerIdCodec.encodeResponse(writer, header.apiVersion, { throttleTimeMs: 0, errorCode: 0, producerId: this.#nextProducerId++, producerEpoch: 0 });
     } else {
       const request = produceCodec.decodeRequest(reader, header.apiVersion);
-      const { errorCode, baseOffset } = this.#append(new RecordBatch(request.topicData[0]!.partitionData[0]!.records!));
-      produceCodec.encodeResponse(writer, header.apiVersion, {
-        responses: [{ name: 't', partitionResponses: [{ index: 0, errorCode, baseOffset, logAppendTimeMs: -1, logStartOffset: 0, recordErrors: [], errorMessage: null }] }],
-        throttleTimeMs: 0,
+      const partitionData = request.topicData[0]!.partitionData;
+      this.requests.push(partitionData.length);
+      const partitionResponses = partitionData.map(({ index, records }) => {
+        const { errorCode, baseOffset } = this.#append(index, new RecordBatch(records!));
+        return { index, errorCode, baseOffset, logAppendTimeMs: -1, logStartOffset: 0, recordErrors: [], errorMessage: null };
       });
+      produceCodec.encodeResponse(writer, header.apiVersion, { responses: [{ name: 't', partitionResponses }], throttleTimeMs: 0 });
     }
     const isProduce = header.apiKey === produceCodec.key;
     const body = Buffer.concat(writer.chunks());
@@ -116,21 +125,22 @@ class ScriptedBroker implements Network {
     else this.#held.push(answer);
   }
 
-  #append(batch: RecordBatch): { errorCode: number; baseOffset: number } {
-    const received = { producerId: batch.producerId, baseSequence: batch.baseSequence, count: batch.recordCount };
+  #append(partition: number, batch: RecordBatch): { errorCode: number; baseOffset: number } {
+    const received = { producerId: batch.producerId, producerEpoch: batch.producerEpoch, baseSequence: batch.baseSequence, count: batch.recordCount, partition, batch };
     this.received.push(received);
     const scripted = this.script.shift() ?? ErrorCode.NONE;
     if (scripted !== ErrorCode.NONE) return { errorCode: scripted, baseOffset: -1 };
-    const expected = this.#expected.get(received.producerId) ?? 0;
+    const session = `${received.producerId}/${received.producerEpoch}/${partition}`;
+    const expected = this.#expected.get(session) ?? 0;
     if (received.producerId >= 0 && received.baseSequence !== expected) return { errorCode: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, baseOffset: -1 };
-    this.#expected.set(received.producerId, expected + received.count);
-    const baseOffset = this.log.reduce((sum, b) => sum + b.count, 0);
+    this.#expected.set(session, expected + received.count);
+    const baseOffset = this.log.filter((b) => b.partition === partition).reduce((sum, b) => sum + b.count, 0);
     this.log.push(received);
     return { errorCode: ErrorCode.NONE, baseOffset };
   }
 }
 
-function setup(maxAttempts = 5, idempotent = true) {
+function setup(maxAttempts = 5, idempotent = true, shape: Partial<ProducerOptions> = {}) {
   const clock = new ManualClock();
   const broker = new ScriptedBroker();
   const history: { ops: ClientOp[] } = { ops: [] };
@@ -146,6 +156,7 @@ function setup(maxAttempts = 5, idempotent = true) {
     idempotent,
     acks: idempotent ? -1 : 1,
     maxAttempts,
+    ...shape,
   });
   producer.start();
   const produces = () => history.ops.filter((op): op is ProduceOp => op.kind === 'produce');
@@ -197,40 +208,74 @@ test('at most 5 batches are in flight; the echoes of a failure behind it are ret
   ]);
 });
 
-test('OUT_OF_ORDER_SEQUENCE_NUMBER on the oldest batch resets the producer: a new id, sequences from 0', async () => {
+test('OUT_OF_ORDER_SEQUENCE_NUMBER on the oldest batch bumps the epoch and retries it from sequence 0 (Java: TransactionManager.canRetry)', async () => {
   const { clock, broker, producer, produces } = setup();
   expect(await produceAll(clock, producer, 1)).toEqual([{ ok: true, baseOffset: 0 }]);
   broker.loseSequence(1000, 40);
-  expect(await produceAll(clock, producer, 1)).toEqual([{ ok: false, error: 'producer-reset' }]);
-  expect(broker.initRequests).toBe(2);
   expect(await produceAll(clock, producer, 1)).toEqual([{ ok: true, baseOffset: 2 }]);
-  expect(produces().map((op) => [op.outcome.ok, op.idempotence?.producerId, op.idempotence?.baseSequence])).toEqual([
-    [true, 1000n, 0],
-    [false, 1000n, 2],
-    [true, 1001n, 0],
+  expect(broker.initRequests).toBe(1);
+  expect(produces().map((op) => [op.outcome.ok, op.idempotence, op.values[0]])).toEqual([
+    [true, { producerId: 1000n, producerEpoch: 0, baseSequence: 0 }, 'p/0'],
+    [false, { producerId: 1000n, producerEpoch: 0, baseSequence: 2 }, 'p/2'],
+    [true, { producerId: 1000n, producerEpoch: 1, baseSequence: 0 }, 'p/2'],
   ]);
 });
 
-test('UNKNOWN_PRODUCER_ID resets too, after the batches in flight came back', async () => {
+test('UNKNOWN_PRODUCER_ID bumps the epoch too, once the batches in flight came back: the unfinished ones start over from 0', async () => {
   const { clock, broker, producer, produces } = setup();
   broker.script.push(ErrorCode.NONE, ErrorCode.UNKNOWN_PRODUCER_ID);
   const results = await produceAll(clock, producer, 3);
-  expect(results.map((r) => (r as ProduceResult).ok)).toEqual([true, false, false]);
-  expect(broker.initRequests).toBe(2);
-  expect(produces().map((op) => op.idempotence?.baseSequence)).toEqual([0, 2, 4]);
+  expect(results.map((r) => (r as ProduceResult).ok)).toEqual([true, true, true]);
+  expect(broker.initRequests).toBe(1);
+  expect(produces().map((op) => [op.outcome.ok ? 'ok' : (op.outcome as { error: string }).error, op.idempotence?.producerEpoch, op.idempotence?.baseSequence])).toEqual([
+    ['ok', 0, 0],
+    ['UNKNOWN_PRODUCER_ID', 0, 2],
+    ['OUT_OF_ORDER_SEQUENCE_NUMBER', 0, 4],
+    ['ok', 1, 0],
+    ['ok', 1, 2],
+  ]);
 });
 
-test('retries are bounded: each attempt is its own op with the same sequence, then the producer resets', async () => {
+test('retries are bounded: each attempt is its own op with the same sequence; the batch fails, and the gap it may leave is bumped over', async () => {
   const { clock, broker, producer, produces } = setup(3);
   broker.script.push(ErrorCode.REQUEST_TIMED_OUT, ErrorCode.REQUEST_TIMED_OUT, ErrorCode.REQUEST_TIMED_OUT);
-  expect(await produceAll(clock, producer, 1)).toEqual([{ ok: false, error: 'producer-reset' }]);
+  expect(await produceAll(clock, producer, 1)).toEqual([{ ok: false, error: 'REQUEST_TIMED_OUT' }]);
   expect(produces().map((op) => [op.outcome.ok, op.idempotence?.baseSequence, op.values])).toEqual([
     [false, 0, ['p/0', 'p/1']],
     [false, 0, ['p/0', 'p/1']],
     [false, 0, ['p/0', 'p/1']],
   ]);
+  // The next batch follows the failed one's sequence; the broker never took that one: out of order, then the next epoch from 0.
   expect(await produceAll(clock, producer, 1)).toEqual([{ ok: true, baseOffset: 0 }]);
-  expect(produces().at(-1)?.idempotence).toEqual({ producerId: 1001n, producerEpoch: 0, baseSequence: 0 });
+  expect(
+    produces()
+      .slice(3)
+      .map((op) => [op.outcome.ok, op.idempotence]),
+  ).toEqual([
+    [false, { producerId: 1000n, producerEpoch: 0, baseSequence: 2 }],
+    [true, { producerId: 1000n, producerEpoch: 1, baseSequence: 0 }],
+  ]);
+});
+
+test('a batch refused outright fails, and the batches behind it start over under the next epoch', async () => {
+  const { clock, broker, producer, produces } = setup();
+  broker.script.push(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+  const results = await produceAll(clock, producer, 2);
+  expect(results).toEqual([
+    { ok: false, error: 'TOPIC_AUTHORIZATION_FAILED' },
+    { ok: true, baseOffset: 0 },
+  ]);
+  expect(produces().map((op) => [op.outcome.ok ? 'ok' : (op.outcome as { error: string }).error, op.idempotence?.producerEpoch, op.idempotence?.baseSequence])).toEqual([
+    ['TOPIC_AUTHORIZATION_FAILED', 0, 0],
+    ['OUT_OF_ORDER_SEQUENCE_NUMBER', 0, 2],
+    ['ok', 1, 0],
+  ]);
+});
+
+test('DUPLICATE_SEQUENCE_NUMBER is a success without an offset (Sender.completeBatch)', async () => {
+  const { clock, broker, producer } = setup();
+  broker.script.push(ErrorCode.DUPLICATE_SEQUENCE_NUMBER);
+  expect(await produceAll(clock, producer, 1)).toEqual([{ ok: true, baseOffset: null }]);
 });
 
 test('a plain producer resends a failed batch as it was, and gives it up after its attempts', async () => {
@@ -260,4 +305,43 @@ test('the same seed and the same script give the same history', async () => {
   const first = await run();
   expect(await run()).toBe(first);
   expect(first).toContain('REQUEST_TIMED_OUT');
+});
+
+test('batches of two partitions ready at once share a request, one per partition; each is answered and retried on its own', async () => {
+  const { clock, broker, producer, produces } = setup(5, true, { lingerMs: 20 });
+  broker.script.push(ErrorCode.NONE, ErrorCode.NOT_ENOUGH_REPLICAS); // the second batch of the first request fails
+  const both = Promise.all([producer.produce('t', 0, 1), producer.produce('t', 1, 2), producer.produce('t', 0, 1)]);
+  await advanceUntil(clock, () => producer.pending === 0, 'every batch finished');
+  expect((await both).map((result) => result.ok)).toEqual([true, true, true]);
+  // [t/0 seq 0, t/1 seq 0], then t/0 seq 1 (its partition's second batch, a request of its own), then t/1 again
+  expect(broker.requests).toEqual([2, 1, 1]);
+  expect(broker.received.map((b) => [b.partition, b.baseSequence])).toEqual([
+    [0, 0],
+    [1, 0],
+    [0, 1],
+    [1, 0],
+  ]);
+  const ops = produces();
+  expect(ops[0]!.startMs).toBe(ops[1]!.startMs); // one request: its batches share its start and end
+  expect(ops[0]!.endMs).toBe(ops[1]!.endMs);
+  expect(ops.map((op) => [op.partition, op.outcome.ok])).toEqual([
+    [0, true],
+    [1, false],
+    [0, true],
+    [1, true],
+  ]);
+});
+
+test('linger.ms holds a new batch back; compression and padding are in the bytes, resent as they were', async () => {
+  const paddingPool = new Uint8Array(64).map((_, i) => i);
+  const { clock, broker, producer } = setup(5, true, { lingerMs: 50, compression: 'gzip', paddingPool });
+  broker.script.push(ErrorCode.REQUEST_TIMED_OUT);
+  void producer.produce('t', 0, 2, 16);
+  await advanceUntil(clock, () => broker.received.length > 0, 'the batch went out');
+  expect(clock.nowMs()).toBeGreaterThanOrEqual(50);
+  await advanceUntil(clock, () => producer.pending === 0, 'the batch finished');
+  const [first, retry] = broker.received;
+  expect(first!.batch.compression).toBe('gzip');
+  expect([...first!.batch.records()][0]!.key?.length).toBe(16);
+  expect(retry!.batch.bytes).toEqual(first!.batch.bytes);
 });

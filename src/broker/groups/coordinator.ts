@@ -189,7 +189,7 @@ export class GroupCoordinator {
     if (existing === undefined && this.#groups.size >= GROUPS_MAX) return failed(ErrorCode.COORDINATOR_NOT_AVAILABLE);
     const group = existing ?? this.#group(request.groupId, request.claim);
     if (group.members.size > 0 && !this.#compatible(group, request)) return failed(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
-    if (request.memberId === '' && group.members.size >= GROUP_MEMBERS_MAX) return failed(ErrorCode.UNKNOWN_SERVER_ERROR);
+    if (request.memberId === '' && group.members.size >= GROUP_MEMBERS_MAX) return failed(ErrorCode.GROUP_MAX_SIZE_REACHED); // Kafka's group.max.size answer, never UNKNOWN_SERVER_ERROR
     const memberId =
       request.memberId === '' ? `${(request.clientId || 'member').slice(0, MEMBER_ID_CLIENT_PREFIX_MAX)}-${++this.#nextMemberNumber}-${this.#clock.nowMs().toString(36)}` : request.memberId;
     if (group.members.size === 0) group.protocolType = request.protocolType; // a group's type is its first member's, as in Kafka (the compatibility check holds the rest to it)

@@ -150,8 +150,12 @@ function filterResult(result: AclDeleteResult): DeleteAclsFilterResult {
   return { errorCode: ErrorCode.NONE, errorMessage: null, matchingAcls };
 }
 
-/** A store failure is Kafka's UNKNOWN_SERVER_ERROR, with its message (never a silent success). */
+/**
+ * A store failure is REQUEST_TIMED_OUT, with its message (never a silent success): Kafka's answer
+ * when its controller did not commit an ACL change in time, which may still have happened (a
+ * write whose answer was lost). Never UNKNOWN_SERVER_ERROR, Kafka's word for a broker's bug.
+ */
 function errorFields(error: AclError | null): { errorCode: number; errorMessage: string | null } {
   if (error === null) return { errorCode: ErrorCode.NONE, errorMessage: null };
-  return { errorCode: error.kind === 'InvalidRequest' ? ErrorCode.INVALID_REQUEST : ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: error.message };
+  return { errorCode: error.kind === 'InvalidRequest' ? ErrorCode.INVALID_REQUEST : ErrorCode.REQUEST_TIMED_OUT, errorMessage: error.message };
 }

@@ -30,10 +30,20 @@ async function claimGroup(context: BrokerContext, groupId: string, fresh = false
   } catch (error) {
     // A group id the store cannot name a record by (past its key length): no retry helps.
     if (causes(error).some((cause) => isStoreError(cause, 'InvalidArgument'))) return ErrorCode.INVALID_GROUP_ID;
-    const code = errorCodeOf(error);
-    // A store failure: Kafka's answer while a coordinator is not ready, which every client retries (finding the coordinator again).
-    return code === ErrorCode.KAFKA_STORAGE_ERROR ? ErrorCode.COORDINATOR_NOT_AVAILABLE : code;
+    return coordinatorErrorCode(error);
   }
+}
+
+/**
+ * The error code for a failure of the store under a group request: a store failure is Kafka's
+ * answer while a coordinator is not ready, which every client retries (finding the coordinator
+ * again). Kafka's coordinator never answers KAFKA_STORAGE_ERROR (CoordinatorOperationExceptionHelper
+ * maps it to a coordinator error), and the Java consumer takes it, answered to an OffsetCommit, for
+ * an unexpected error and fails the commit for good.
+ */
+function coordinatorErrorCode(error: unknown): number {
+  const code = errorCodeOf(error);
+  return code === ErrorCode.KAFKA_STORAGE_ERROR ? ErrorCode.COORDINATOR_NOT_AVAILABLE : code;
 }
 
 /** `error` and the errors it wraps (a control record's FerryError wraps the store's). */
@@ -165,7 +175,7 @@ async function commitUnder(context: BrokerContext, request: OffsetCommitRequest,
     }
   } catch (error) {
     // A topic's record could not be read now: answered like an offsets write that failed (nothing stored), never a closed connection.
-    const code = errorCodeOf(error);
+    const code = coordinatorErrorCode(error);
     return commitResponse(request, () => code);
   }
   const known = (name: string, partition: number) => {
@@ -195,7 +205,7 @@ async function commitUnder(context: BrokerContext, request: OffsetCommitRequest,
           .commit(request.groupId, offsets, claim, () => permit.recheck() === ErrorCode.NONE)
           .then(
             () => ErrorCode.NONE,
-            (error: unknown) => (isFerryError(error, 'StaleMember') ? permit.recheck() : errorCodeOf(error)),
+            (error: unknown) => (isFerryError(error, 'StaleMember') ? permit.recheck() : coordinatorErrorCode(error)),
           );
   if (stored === ErrorCode.NOT_COORDINATOR) context.groups.drop(request.groupId, claim); // another broker holds the group now: its members here are stale
   return commitResponse(request, (name, partition) => (known(name, partition) === null ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : stored));

@@ -1,4 +1,4 @@
-import { ATTRIBUTES_OFFSET, RECORD_BATCH_HEADER_BYTES, TRANSACTIONAL_FLAG_MASK } from '../../format/record-batch.ts';
+import { ATTRIBUTES_OFFSET, BATCH_LENGTH_OFFSET, LOG_OVERHEAD_BYTES, RECORD_BATCH_HEADER_BYTES, TRANSACTIONAL_FLAG_MASK } from '../../format/record-batch.ts';
 import { AclOperation, ResourceType } from '../../security/acl/model.ts';
 import type { PartitionProduceData, PartitionProduceResponse, ProduceRequest, ProduceResponse } from '../apis/produce.ts';
 import { type BrokerContext, NO_TIMESTAMP } from '../context.ts';
@@ -86,6 +86,7 @@ function everyPartitionFailed(request: ProduceRequest, errorCode: number): Produ
 async function producePartition(context: BrokerContext, topic: string, data: PartitionProduceData, acks: 0 | 1 | 'all', timeoutMs: number): Promise<PartitionProduceResponse> {
   const records = data.records;
   if (records === null || records.length < RECORD_BATCH_HEADER_BYTES) return failed(data.index, ErrorCode.CORRUPT_MESSAGE);
+  if (holdsSecondBatch(records)) return { ...failed(data.index, ErrorCode.INVALID_RECORD), errorMessage: SECOND_BATCH_REFUSED };
   // The request's timeout bounds the whole wait: for a takeover under way here to end, for room in
   // the WAL's upload buffer (a store outage holds it full), then for the acknowledgement. A wait
   // given up before the append appends nothing.
@@ -139,6 +140,22 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 
   if (signal.aborted) return Promise.resolve(null);
   const aborted = new Promise<null>((resolve) => signal.addEventListener('abort', () => resolve(null), { once: true }));
   return Promise.race([promise, aborted]);
+}
+
+/** Kafka's ProduceRequest.validateRecords, for every version Ferry serves (v3+). */
+const SECOND_BATCH_REFUSED = 'Produce requests with version 3 and later are only allowed to contain exactly one record batch per partition';
+
+/**
+ * Whether a whole second batch follows the first (Kafka's validateRecords: its batch iterator
+ * finds one more). Bytes too few for one are not a batch: Kafka's log trims them, as Ferry's append
+ * judges them.
+ */
+function holdsSecondBatch(records: Uint8Array): boolean {
+  const view = new DataView(records.buffer, records.byteOffset, records.byteLength);
+  const second = LOG_OVERHEAD_BYTES + view.getInt32(BATCH_LENGTH_OFFSET);
+  if (second < RECORD_BATCH_HEADER_BYTES || records.length - second < RECORD_BATCH_HEADER_BYTES) return false;
+  const secondBytes = LOG_OVERHEAD_BYTES + view.getInt32(second + BATCH_LENGTH_OFFSET);
+  return secondBytes >= RECORD_BATCH_HEADER_BYTES && records.length - second >= secondBytes;
 }
 
 /** KIP-896: Produce v0-v2 carry message formats 0 and 1, which Kafka 4 and Ferry no longer take. */

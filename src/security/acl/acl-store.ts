@@ -19,7 +19,7 @@ export const ACL_WRITES_CONCURRENCY_MAX = 8;
 /** How often a broker should call refresh(): one LIST each time, plus a GET per changed record. */
 export const ACL_REFRESH_INTERVAL_MS_DEFAULT = 1_000;
 
-/** Why one ACL change failed: a request Kafka refuses (INVALID_REQUEST) or a store failure (UNKNOWN_SERVER_ERROR). */
+/** Why one ACL change failed: a request Kafka refuses (INVALID_REQUEST) or a store failure (REQUEST_TIMED_OUT: it may still have happened). */
 export interface AclError {
   readonly kind: 'InvalidRequest' | 'Storage';
   readonly message: string;

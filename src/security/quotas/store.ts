@@ -86,6 +86,7 @@ export class ClientQuotaStore implements ClientQuotaService {
   }
 
   appliedQuota(key: QuotaKey, user: string, clientId: string): AppliedQuota | null {
+    if (this.#entities.size === 0) return null; // every request asks: without quotas, no level's entity is built
     return appliedQuota((entity) => this.#entities.get(entityId(entity))?.quotas, key, user, clientId);
   }
 

@@ -22,8 +22,9 @@ import { createAclsApi, deleteAclsApi } from './wire-security.ts';
 const ADMIN_TIMEOUT_FRACTION = 0.5;
 /** What a delete records for a topic whose shape it does not know. */
 const UNKNOWN_COUNT = -1;
-/** IncrementalAlterConfigs' SET operation. */
+/** IncrementalAlterConfigs' SET and DELETE (back to the default) operations. */
 const CONFIG_OPERATION_SET = 0;
+const CONFIG_OPERATION_DELETE = 1;
 
 export class SimAdmin implements SimClient {
   readonly #context: ClientContext;
@@ -45,10 +46,11 @@ export class SimAdmin implements SimClient {
     return Promise.resolve();
   }
 
-  async createTopic(name: string, partitions: number, replicationFactor: number): Promise<Outcome> {
+  /** `configs`: the topic's own configs, set at its creation (each incarnation has them). */
+  async createTopic(name: string, partitions: number, replicationFactor: number, configs: readonly { readonly name: string; readonly value: string }[] = []): Promise<Outcome> {
     const startMs = this.#context.now();
     const reply = await this.#toController(createTopicsApi, {
-      topics: [{ name, numPartitions: partitions, replicationFactor, assignments: [], configs: [] }],
+      topics: [{ name, numPartitions: partitions, replicationFactor, assignments: [], configs: configs.map(({ name: config, value }) => ({ name: config, value })) }],
       timeoutMs: this.#brokerTimeoutMs(),
       validateOnly: false,
     });
@@ -125,7 +127,11 @@ export class SimAdmin implements SimClient {
   /** IncrementalAlterConfigs of one topic: each config SET to its value. */
   async alterConfigs(topic: string, configs: AlterConfigsOp['configs']): Promise<Outcome> {
     const startMs = this.#context.now();
-    const resource = { resourceType: ConfigResourceType.TOPIC, resourceName: topic, configs: configs.map(({ name, value }) => ({ name, configOperation: CONFIG_OPERATION_SET, value })) };
+    const resource = {
+      resourceType: ConfigResourceType.TOPIC,
+      resourceName: topic,
+      configs: configs.map(({ name, value }) => ({ name, configOperation: value === null ? CONFIG_OPERATION_DELETE : CONFIG_OPERATION_SET, value })),
+    };
     const reply = await this.#pool.send(UNKNOWN_NODE, incrementalAlterConfigsApi, { resources: [resource], validateOnly: false });
     const outcome = outcomeOf(reply, (response) => response.responses.find((r) => r.resourceName === topic)?.errorCode);
     const op: AlterConfigsOp = { kind: 'alter-configs', client: this.#context.name, node: reply.node, startMs, endMs: this.#context.now(), outcome, topic, configs };

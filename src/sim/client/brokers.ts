@@ -7,7 +7,7 @@ import type { MetadataResponse } from '../../broker/apis/metadata.ts';
 import type { Decoded } from '../../broker/protocol/message-codec.ts';
 import { ErrorCode } from '../../broker/protocol/error-codes.ts';
 import type { AuthenticateOp, MetadataOp } from '../history.ts';
-import type { ClientApi } from './api.ts';
+import { type ClientApi, errorName } from './api.ts';
 import { ClientConnection, type Reply } from './connection.ts';
 import type { SaslResult } from './sasl.ts';
 import type { BrokerAddress, ClientContext } from './context.ts';
@@ -114,10 +114,16 @@ export class BrokerPool {
     this.#connections.clear();
   }
 
-  /** The answer's partition counts go into the history (partition-count-monotonic judges them). */
+  /** The answer's partition counts go into the history (partition-count-monotonic judges them), and its errors (answer-allowed). */
   #recordMetadata(node: number, startMs: number, metadata: Decoded<MetadataResponse>): void {
     const topics = metadata.topics.filter((topic) => topic.errorCode === ErrorCode.NONE && topic.name !== null).map((topic) => ({ name: topic.name!, partitions: topic.partitions.length }));
-    const op: MetadataOp = { kind: 'metadata', client: this.#context.name, node, startMs, endMs: this.#context.now(), outcome: { ok: true }, topics };
+    const errors = metadata.topics.flatMap((topic) => [
+      ...(topic.errorCode === ErrorCode.NONE ? [] : [{ topic: topic.name ?? '', partition: null, error: errorName(topic.errorCode) }]),
+      ...topic.partitions
+        .filter((partition) => partition.errorCode !== ErrorCode.NONE)
+        .map((partition) => ({ topic: topic.name ?? '', partition: partition.partitionIndex, error: errorName(partition.errorCode) })),
+    ]);
+    const op: MetadataOp = { kind: 'metadata', client: this.#context.name, node, startMs, endMs: this.#context.now(), outcome: { ok: true }, topics, ...(errors.length === 0 ? {} : { errors }) };
     this.#context.record(op);
   }
 

@@ -9,11 +9,11 @@ import type { OffsetCommitRequest } from '../../broker/apis/offset-commit.ts';
 import { CoordinatorKeyType } from '../../broker/apis/find-coordinator.ts';
 import { ErrorCode } from '../../broker/protocol/error-codes.ts';
 import type { CommitOp, OffsetFetchOp } from '../history.ts';
-import { BrokerPool, UNKNOWN_NODE } from './brokers.ts';
+import { BrokerPool, type NodeReply, UNKNOWN_NODE } from './brokers.ts';
 import { assignRoundRobin, decodeAssignment, encodeAssignment, encodeSubscription, type TopicPartitions } from './consumer-protocol.ts';
 import { backoffMs, type ClientContext, type ClientOptions, clientContext, type SimClient, sleep } from './context.ts';
 import { coordinatorMoved, needsRejoin } from './errors.ts';
-import { answeredOutcome, unansweredOutcome } from './outcome.ts';
+import { answeredOutcome, recordRequest, unansweredOutcome } from './outcome.ts';
 import { PartitionFetcher } from './partition-fetcher.ts';
 import { findCoordinatorApi, heartbeatApi, joinGroupApi, leaveGroupApi, offsetCommitApi, offsetFetchApi, syncGroupApi } from './wire-group.ts';
 
@@ -95,7 +95,9 @@ export class SimGroupConsumer implements SimClient {
     const coordinator = this.#coordinator;
     if (graceful && generation !== null && coordinator !== null) {
       await this.commit();
-      await this.#pool.send(coordinator, leaveGroupApi, { groupId: this.#options.group, members: [{ memberId: generation.memberId, groupInstanceId: null }] });
+      const startMs = this.#context.now();
+      const reply = await this.#pool.send(coordinator, leaveGroupApi, { groupId: this.#options.group, members: [{ memberId: generation.memberId, groupInstanceId: null }] });
+      this.#recordRequest(leaveGroupApi.name, startMs, reply, (response) => (response.errorCode !== ErrorCode.NONE ? response.errorCode : (response.members[0]?.errorCode ?? ErrorCode.NONE)));
     }
     this.#generation = null;
     this.#pool.close();
@@ -186,7 +188,9 @@ export class SimGroupConsumer implements SimClient {
   }
 
   async #findCoordinator(): Promise<void> {
+    const startMs = this.#context.now();
     const reply = await this.#pool.send(UNKNOWN_NODE, findCoordinatorApi, { key: this.#options.group, keyType: CoordinatorKeyType.GROUP });
+    this.#recordRequest(findCoordinatorApi.name, startMs, reply, (response) => response.errorCode);
     if (reply.answered && reply.response.errorCode === ErrorCode.NONE) {
       this.#pool.learnAddress(reply.response.nodeId, { host: reply.response.host, port: reply.response.port });
       this.#coordinator = reply.response.nodeId;
@@ -197,6 +201,7 @@ export class SimGroupConsumer implements SimClient {
 
   async #join(): Promise<void> {
     const coordinator = this.#coordinator!;
+    const joinStartMs = this.#context.now();
     const join = await this.#pool.send(
       coordinator,
       joinGroupApi,
@@ -211,6 +216,7 @@ export class SimGroupConsumer implements SimClient {
       },
       this.#rebalanceTimeoutMs + this.#context.requestTimeoutMs,
     );
+    this.#recordRequest(joinGroupApi.name, joinStartMs, join, (response) => response.errorCode);
     if (!join.answered) return this.#lostCoordinator(null, true);
     const { errorCode, generationId, memberId, leader, members } = join.response;
     if (errorCode === ErrorCode.MEMBER_ID_REQUIRED) return void (this.#memberId = memberId);
@@ -218,12 +224,14 @@ export class SimGroupConsumer implements SimClient {
     this.#memberId = memberId;
     const assignments = leader === memberId ? await this.#assign(members.map((m) => m.memberId)) : [];
     if (assignments === null) return this.#backOff();
+    const syncStartMs = this.#context.now();
     const sync = await this.#pool.send(
       coordinator,
       syncGroupApi,
       { groupId: this.#options.group, generationId, memberId, groupInstanceId: null, assignments },
       this.#rebalanceTimeoutMs + this.#context.requestTimeoutMs,
     );
+    this.#recordRequest(syncGroupApi.name, syncStartMs, sync, (response) => response.errorCode);
     if (!sync.answered) return this.#lostCoordinator(null, true);
     if (sync.response.errorCode !== ErrorCode.NONE) return this.#onJoinError(sync.response.errorCode);
     const assigned = decodeAssignment(sync.response.assignment);
@@ -276,7 +284,9 @@ export class SimGroupConsumer implements SimClient {
     const generation = this.#generation;
     const coordinator = this.#coordinator;
     if (generation === null || coordinator === null) return;
+    const startMs = this.#context.now();
     const reply = await this.#pool.send(coordinator, heartbeatApi, { groupId: this.#options.group, generationId: generation.generationId, memberId: generation.memberId, groupInstanceId: null });
+    this.#recordRequest(heartbeatApi.name, startMs, reply, (response) => response.errorCode);
     if (!reply.answered) return this.#lostCoordinator(generation);
     const code = reply.response.errorCode;
     if (code === ErrorCode.REBALANCE_IN_PROGRESS) await this.commit(); // the generation still commits until it rejoins
@@ -304,6 +314,11 @@ export class SimGroupConsumer implements SimClient {
     this.#coordinator = null;
     this.#generation = null;
     if (backOff) return this.#backOff();
+  }
+
+  /** A group API's answer into the history (answer-allowed judges it). */
+  #recordRequest<Response>(api: string, startMs: number, reply: NodeReply<Response>, codeOf: (response: Response) => number): void {
+    recordRequest(this.#context, api, this.#options.group, startMs, reply, codeOf);
   }
 
   #backOff(): Promise<void> {

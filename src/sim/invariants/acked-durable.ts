@@ -1,5 +1,6 @@
 import type { ProduceOp } from '../history.ts';
 import { deleteRecordsReach } from '../delete-floors.ts';
+import { alterMayHaveTakenEffect } from '../config-timeline.ts';
 import { type HistoryIndex, isAckedAll, isSingleCopy, type LeaderView, type PartitionHistory } from '../history-index.ts';
 import type { ViolationList } from '../violation.ts';
 
@@ -11,7 +12,8 @@ export const ACKED_DURABLE = 'acked-durable';
  *
  * - Presence: only for the incarnation the run ends in (a deleted incarnation's records are gone
  *   by design), and only at or above the leader's log start (retention may remove a prefix). In a
- *   run without a tier, where only DeleteRecords moves a log start, a partition that had
+ *   run without a tier, where only DeleteRecords moves a log start unless retention.ms or
+ *   retention.bytes of the topic was altered to a limit (issue 25), a partition that had
  *   DeleteRecords must hold everything from the highest start they may have set
  *   (delete-floors.ts): a start moved past it lost acknowledged records.
  * - Exactly once: a plain producer's value is demanded once only if it was sent in one request
@@ -22,17 +24,18 @@ export const ACKED_DURABLE = 'acked-durable';
  *   duplicate) is acknowledged at the same offset. Checked in every incarnation.
  */
 export function checkAckedDurable(index: HistoryIndex, out: ViolationList): void {
+  const limited = retentionLimitedTopics(index);
   for (const partition of index.partitions) {
     const acked = partition.produces.filter(isAckedAll);
     if (acked.length === 0) continue;
     checkProducerOrder(partition, acked, out);
-    if (partition.isFinal) checkPresence(index, partition, acked, out);
+    if (partition.isFinal) checkPresence(index, partition, acked, limited, out);
   }
 }
 
-function checkPresence(index: HistoryIndex, partition: PartitionHistory, acked: readonly ProduceOp[], out: ViolationList): void {
+function checkPresence(index: HistoryIndex, partition: PartitionHistory, acked: readonly ProduceOp[], limited: ReadonlySet<string>, out: ViolationList): void {
   const leader = partition.leader;
-  const demandedFrom = leader === null ? 0 : demandedStart(index, partition, leader);
+  const demandedFrom = leader === null ? 0 : demandedStart(index, partition, leader, limited);
   for (const op of acked) {
     if (op.baseOffset === null) {
       out.add(ACKED_DURABLE, partition, 'acknowledged without an offset', null, `an acks=all produce by ${op.client} answered ok with no base offset`, op.endMs);
@@ -66,9 +69,23 @@ function checkPresence(index: HistoryIndex, partition: PartitionHistory, acked: 
 }
 
 /** Where the final leader's log must hold every acknowledged record from (see the doc above). */
-function demandedStart(index: HistoryIndex, partition: PartitionHistory, leader: LeaderView): number {
-  const reach = index.history.tiered === undefined ? deleteRecordsReach(index, partition) : null;
+function demandedStart(index: HistoryIndex, partition: PartitionHistory, leader: LeaderView, limited: ReadonlySet<string>): number {
+  const reach = index.history.tiered === undefined && !limited.has(partition.topic) ? deleteRecordsReach(index, partition) : null;
   return reach === null ? leader.log.logStartOffset : Math.min(leader.log.logStartOffset, reach);
+}
+
+/** The retention configs: set to a limit, retention may move a log start as well as DeleteRecords. */
+const RETENTION_CONFIGS: ReadonlySet<string> = new Set(['retention.ms', 'retention.bytes']);
+const UNLIMITED = '-1';
+
+/** The topics on which an alter that may have taken effect set a retention limit (a DELETE brings back the default, a limit too). */
+function retentionLimitedTopics(index: HistoryIndex): Set<string> {
+  const topics = new Set<string>();
+  for (const op of index.history.ops) {
+    if (op.kind !== 'alter-configs' || !alterMayHaveTakenEffect(op)) continue;
+    if (op.configs.some((config) => RETENTION_CONFIGS.has(config.name) && config.value !== UNLIMITED)) topics.add(op.topic);
+  }
+  return topics;
 }
 
 function checkProducerOrder(partition: PartitionHistory, acked: readonly ProduceOp[], out: ViolationList): void {

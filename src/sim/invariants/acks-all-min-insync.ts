@@ -1,5 +1,7 @@
 import type { ProduceOp, ReplicaEnd } from '../history.ts';
-import { type HistoryIndex, isAckedAll } from '../history-index.ts';
+import { type HistoryIndex, isAckedAll, metadataPropagationMs } from '../history-index.ts';
+import { ConfigTimeline, MIN_INSYNC_REPLICAS } from '../config-timeline.ts';
+import { healthySinceOf } from '../health-since.ts';
 import { countAtMost, countBelow } from '../incarnations.ts';
 import { RangeMax } from '../range-max.ts';
 import type { ViolationList } from '../violation.ts';
@@ -17,31 +19,54 @@ export const ACKS_ALL_MIN_INSYNC = 'acks-all-min-insync';
  * counts even if it held other records there, so the rule only ever lets an acknowledgement
  * pass that Kafka's semantics would reject, never the reverse. Judged in a cluster with
  * min.insync.replicas above 1 (with 1 the leader alone suffices, and it holds what it appended).
+ *
+ * min.insync.replicas is the topic's, which may change during the run (IncrementalAlterConfigs,
+ * issue 25): an acknowledgement is held to the least value that may have been in effect on its
+ * broker while it was under way (config-timeline.ts: a change is sure once answered, propagated
+ * and its broker healthy as long; until then the value before it may still apply).
  */
 export function checkAcksAllMinInsync(index: HistoryIndex, out: ViolationList): void {
   const { replicaEnds, shape } = index.history;
-  if (replicaEnds === null || !shape.cluster || shape.minInsyncReplicas <= 1) return;
+  if (replicaEnds === null || !shape.cluster) return;
+  const required = requiredReplicas(index);
   const replicas = replicaTimelines(replicaEnds);
   const firstSentMs = firstSends(index);
   for (const partition of index.partitions) {
     const timelines = replicas.get(`${partition.topic}\u0000${partition.partition}`) ?? [];
     for (const op of partition.produces) {
       if (!isAckedAll(op) || op.baseOffset === null || op.values.length === 0) continue;
+      const minInsync = required(op);
+      if (minInsync <= 1) continue;
       const lastOffset = op.baseOffset + op.values.length - 1;
       const fromMs = firstSentMs.get(op.values[0]!) ?? op.startMs;
       const holders = timelines.filter((timeline) => timeline.reachedPast(lastOffset, fromMs, op.endMs)).map((timeline) => timeline.node);
-      if (holders.length >= shape.minInsyncReplicas) continue;
+      if (holders.length >= minInsync) continue;
       const held = holders.length === 0 ? 'no replica' : `only node${holders.length > 1 ? 's' : ''} ${holders.join(', ')}`;
       out.add(
         ACKS_ALL_MIN_INSYNC,
         partition,
         'acknowledged before min.insync replicas held it',
         op.baseOffset,
-        `"${op.values[0]}" acknowledged to ${op.client} by node ${op.node} at offsets ${op.baseOffset}..${lastOffset}, held by ${held} (min.insync.replicas ${shape.minInsyncReplicas})`,
+        `"${op.values[0]}" acknowledged to ${op.client} by node ${op.node} at offsets ${op.baseOffset}..${lastOffset}, held by ${held} (min.insync.replicas ${minInsync})`,
         op.endMs,
       );
     }
   }
+}
+
+/** The least min.insync.replicas that may have held for each acknowledgement: its topic's, as altered, on its broker. */
+function requiredReplicas(index: HistoryIndex): (op: ProduceOp) => number {
+  const { history } = index;
+  const propagationMs = metadataPropagationMs(history);
+  const healthySince = healthySinceOf(history.health);
+  const timelines = new Map<string, ConfigTimeline>();
+  const defaultValue = String(history.shape.minInsyncReplicas);
+  return (op) => {
+    let timeline = timelines.get(op.topic);
+    if (timeline === undefined) timelines.set(op.topic, (timeline = new ConfigTimeline(history.ops, op.topic, MIN_INSYNC_REPLICAS, defaultValue, propagationMs)));
+    if (timeline.constant) return history.shape.minInsyncReplicas;
+    return Math.min(...timeline.possibleValues(op.startMs, op.endMs, healthySince(op.node, op.startMs)).map(Number));
+  };
 }
 
 /** One node's log ends of one partition, by time. */

@@ -1,5 +1,6 @@
 import type { ProduceOp, RunShape } from '../history.ts';
-import { type HistoryIndex, onBrokerClocksMs, type PartitionHistory } from '../history-index.ts';
+import { type HistoryIndex, metadataPropagationMs, onBrokerClocksMs, type PartitionHistory } from '../history-index.ts';
+import { ConfigTimeline, MIN_INSYNC_REPLICAS } from '../config-timeline.ts';
 import { countBelow } from '../incarnations.ts';
 import { type QuorumWindow, quorumWindows, toleratedUnhealthy } from '../quorum-windows.ts';
 import { type StrandedSpell, strandedAt, strandedSpells } from '../stranded-spells.ts';
@@ -55,33 +56,93 @@ export function resumeBoundMs(shape: RunShape): number {
  * reach it; neither moves leadership for clients that cannot reach a live leader. Once the spell
  * ends (the cut heals, or the control store is lost too and the lease runs out) the clock starts
  * again.
+ *
+ * The quorum is the topic's min.insync.replicas, which may change during the run (issue 25): time
+ * is cut where what may be in effect changes (config-timeline.ts: an alter's start, its end plus
+ * the propagation bound), each piece judged with the greatest value that may hold in it, its start
+ * a moment that starts the clock again.
  */
 export function checkAcksResumeWithQuorum(index: HistoryIndex, out: ViolationList): void {
-  const { shape, health } = index.history;
-  const windows = quorumWindows(shape, health);
-  if (windows.length === 0) return;
+  const { shape } = index.history;
+  const windowsOf = quorumWindowsByMinInsync(index);
+  if (windowsOf(shape.minInsyncReplicas).length === 0 && !altersMinInsync(index)) return;
   const stranded = strandedSpells(index.history.stranded ?? []);
   const strandedEndsMs = [...stranded.values()]
     .flatMap((spells) => spells.map((spell) => spell.toMs))
     .filter(Number.isFinite)
     .sort((a, b) => a - b);
-  const context: Context = { boundMs: onBrokerClocksMs(index.history, resumeBoundMs(shape)), tolerated: toleratedUnhealthy(shape), brokers: shape.brokers, out };
+  const piecesOf = minInsyncPieces(index);
+  const boundMs = onBrokerClocksMs(index.history, resumeBoundMs(shape));
   for (const partition of index.partitions) {
     const life = index.incarnations.life(partition.topic, partition.incarnation);
     if (!life.exists) continue;
     const attempts = sortAttempts(partition.produces, stranded);
     if (attempts.failures.length < STALL_ATTEMPTS_MIN) continue;
-    for (const window of windows) {
-      const fromMs = Math.max(window.fromMs, life.fromMs);
-      const toMs = Math.min(window.toMs, life.toMs);
-      if (toMs - fromMs < context.boundMs + DEMAND_SPAN_MIN_MS) continue;
-      const opening: Anchor = { atMs: fromMs, what: fromMs === window.fromMs ? 'the quorum window opened' : 'the topic was created' };
-      const anchors = anchorsWithin(window, { resumedMs: attempts.resumedMs, strandedEndsMs }, opening, toMs);
-      for (let i = 0; i < anchors.length; i++) {
-        checkStretch(partition, attempts, anchors[i]!, anchors[i + 1]?.atMs ?? toMs, window, context);
+    for (const piece of piecesOf(partition.topic)) {
+      const context: Context = { boundMs, tolerated: toleratedUnhealthy(shape, piece.minInsync), brokers: shape.brokers, out };
+      for (const window of windowsOf(piece.minInsync)) {
+        const fromMs = Math.max(window.fromMs, life.fromMs, piece.fromMs);
+        const toMs = Math.min(window.toMs, life.toMs, piece.toMs);
+        if (toMs - fromMs < context.boundMs + DEMAND_SPAN_MIN_MS) continue;
+        const opening: Anchor = { atMs: fromMs, what: openingOf(fromMs, window, life.fromMs) };
+        const anchors = anchorsWithin(window, { resumedMs: attempts.resumedMs, strandedEndsMs }, opening, toMs);
+        for (let i = 0; i < anchors.length; i++) {
+          checkStretch(partition, attempts, anchors[i]!, anchors[i + 1]?.atMs ?? toMs, window, context);
+        }
       }
     }
   }
+}
+
+function openingOf(fromMs: number, window: QuorumWindow, createdMs: number): string {
+  if (fromMs === window.fromMs) return 'the quorum window opened';
+  return fromMs === createdMs ? 'the topic was created' : 'min.insync.replicas may have changed';
+}
+
+/** A span of time in which one min.insync.replicas (the greatest that may hold then) judges a topic. */
+interface MinInsyncPiece {
+  readonly fromMs: number;
+  readonly toMs: number;
+  readonly minInsync: number;
+}
+
+function altersMinInsync(index: HistoryIndex): boolean {
+  return index.history.ops.some((op) => op.kind === 'alter-configs' && op.configs.some((config) => config.name === MIN_INSYNC_REPLICAS));
+}
+
+/** The quorum windows for each min.insync.replicas asked for, computed once each. */
+function quorumWindowsByMinInsync(index: HistoryIndex): (minInsync: number) => QuorumWindow[] {
+  const { shape, health } = index.history;
+  const windows = new Map<number, QuorumWindow[]>();
+  return (minInsync) => {
+    let found = windows.get(minInsync);
+    if (found === undefined) windows.set(minInsync, (found = quorumWindows(shape, health, minInsync)));
+    return found;
+  };
+}
+
+/** Each topic's time cut where its min.insync.replicas may change; a topic never altered is one piece at the broker's value. */
+function minInsyncPieces(index: HistoryIndex): (topic: string) => MinInsyncPiece[] {
+  const { history } = index;
+  const base = history.shape.minInsyncReplicas;
+  const propagationMs = metadataPropagationMs(history);
+  const pieces = new Map<string, MinInsyncPiece[]>();
+  return (topic) => {
+    let found = pieces.get(topic);
+    if (found !== undefined) return found;
+    const timeline = new ConfigTimeline(history.ops, topic, MIN_INSYNC_REPLICAS, String(base), propagationMs);
+    const cuts = timeline.constant ? [] : [...new Set(timeline.changesMs())];
+    const bounds = [-Infinity, ...cuts, Infinity];
+    found = [];
+    for (let i = 0; i + 1 < bounds.length; i++) {
+      const fromMs = bounds[i]!;
+      const toMs = bounds[i + 1]!;
+      const minInsync = timeline.constant ? base : Math.max(...timeline.possibleValues(fromMs, toMs).map(Number));
+      found.push({ fromMs, toMs, minInsync: Math.min(minInsync, history.shape.replicationFactor) });
+    }
+    pieces.set(topic, found);
+    return found;
+  };
 }
 
 interface Context {

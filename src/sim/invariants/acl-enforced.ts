@@ -24,6 +24,8 @@ interface Denial {
 
 /** A request that never left its client: it had no effect. */
 const NOT_SENT = 'not-sent';
+/** An ACL change answered this may still have taken effect (a control-store write whose answer was lost). */
+const OUTCOME_UNKNOWN = 'REQUEST_TIMED_OUT';
 /** The operation each legitimate request needs on its topic, where a denial can take it away. */
 const OPERATION_OF: Readonly<Partial<Record<ClientOp['kind'], string>>> = { produce: 'WRITE', fetch: 'READ', commit: 'READ' };
 /** Requests of legitimate clients whose refusals are judged (they name a topic). */
@@ -107,7 +109,8 @@ function denialsOf(changes: readonly AclChangeOp[]): Denial[] {
       if (op.outcome.ok) current.effectiveMs ??= op.endMs;
       // Sent and never answered: held by a paused broker, it may take effect any time later, after
       // a delete too (seed 30102: created at 27 s by a broker paused since 18 s, after the delete at 25 s).
-      if (!op.outcome.ok && !op.outcome.answered && op.outcome.error !== NOT_SENT)
+      // Answered REQUEST_TIMED_OUT (a control-store write whose answer was lost): it may have too.
+      if (!op.outcome.ok && ((!op.outcome.answered && op.outcome.error !== NOT_SENT) || op.outcome.error === OUTCOME_UNKNOWN))
         lingering.push({ user: userOf(op.principal), topic: op.resourceName, operation: op.operation, fromMs: op.startMs, effectiveMs: null, liftFromMs: Infinity, toMs: Infinity });
       continue;
     }

@@ -49,7 +49,7 @@ function mayHaveTakenEffect(op: AlterConfigsOp): boolean {
 }
 
 function typeSetBy(op: AlterConfigsOp): string {
-  return op.configs.find((config) => config.name === TIMESTAMP_TYPE)!.value;
+  return op.configs.find((config) => config.name === TIMESTAMP_TYPE)!.value ?? DEFAULT_TIMESTAMP_TYPE; // DELETE: back to the default
 }
 
 /**

@@ -58,6 +58,8 @@ export interface WalCollectorOptions {
   progress?(): string;
   /** How long objects above a seal wait once the stream is collected down to it; default WAL_ORPHAN_DELAY_MS. */
   readonly orphanDelayMs?: number;
+  /** The longest a scheduled pass is skipped while nothing changed; default GC_IDLE_PASS_MS. */
+  readonly idlePassMs?: number;
   readonly indexCacheObjects?: number;
   readonly metrics?: MetricsRegistry;
   readonly log?: LoggerOption;
@@ -154,11 +156,11 @@ export class WalCollector {
     return deleted;
   }
 
-  /** GC_IDLE_PASS_MS: nothing changed since a pass that failed nowhere, and it was not long ago. */
+  /** Nothing changed since a pass that failed nowhere, and it was less than idlePassMs (GC_IDLE_PASS_MS) ago. */
   #idle(): boolean {
     const settled = this.#settled;
     if (settled === null || this.#options.progress === undefined) return false;
-    return this.#options.progress() === settled.progress && this.#options.clock.monotonicMs() - settled.atMs < GC_IDLE_PASS_MS;
+    return this.#options.progress() === settled.progress && this.#options.clock.monotonicMs() - settled.atMs < (this.#options.idlePassMs ?? GC_IDLE_PASS_MS);
   }
 
   async #collectAll(): Promise<{ deleted: number; waiting: number }> {

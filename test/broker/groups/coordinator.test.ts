@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { GroupCoordinator, INITIAL_REBALANCE_DELAY_MS, type JoinRequest } from '../../../src/broker/groups/coordinator.ts';
+import { GROUP_MEMBERS_MAX, GroupCoordinator, INITIAL_REBALANCE_DELAY_MS, type JoinRequest } from '../../../src/broker/groups/coordinator.ts';
 import { LOCAL_CLAIM } from '../../../src/broker/groups/offset-store.ts';
 import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
@@ -93,6 +93,17 @@ describe('GroupCoordinator', () => {
     await settle();
     expect((await coordinator.join({ ...joinRequest('', 'b', ['range']), protocolType: 'connect' })).errorCode).toBe(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
     expect((await coordinator.join(joinRequest('', 'c', ['sticky']))).errorCode).toBe(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
+    coordinator.close();
+  });
+
+  test('a full group refuses a new member with GROUP_MAX_SIZE_REACHED (Kafka: group.max.size), never UNKNOWN_SERVER_ERROR', async () => {
+    const clock = new ManualClock();
+    const coordinator = new GroupCoordinator(clock);
+    const joins = Array.from({ length: GROUP_MEMBERS_MAX }, (_, i) => coordinator.join(joinRequest('', `c${i}`)));
+    const refused = await coordinator.join(joinRequest('', 'late'));
+    expect(refused.errorCode).toBe(ErrorCode.GROUP_MAX_SIZE_REACHED);
+    clock.advance(INITIAL_REBALANCE_DELAY_MS);
+    expect((await Promise.all(joins)).every((join) => join.errorCode === ErrorCode.NONE)).toBe(true);
     coordinator.close();
   });
 });

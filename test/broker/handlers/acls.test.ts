@@ -126,13 +126,13 @@ describe('CreateAcls validation', () => {
     expect(acls.authorizer.aclCount()).toBe(4);
   });
 
-  test('a store failure answers UNKNOWN_SERVER_ERROR with its message, never a silent success', async () => {
+  test('a store failure answers REQUEST_TIMED_OUT (Kafka: the controller did not commit in time) with its message, never a silent success nor UNKNOWN_SERVER_ERROR', async () => {
     const store = new MemoryStore();
     const acls = new AclStore(new ControlStore(store, 'cluster'), new Authorizer({ superUsers: ['User:admin'] }));
     await acls.refresh();
     store.injectFault({ operation: 'put', kind: 'Unavailable', count: 100 });
     const response = await handleCreateAclsWith(acls, admin, createRequest([creation(), creation({ resourceName: '' })]));
-    expect(response.results.map((r) => r.errorCode)).toEqual([ErrorCode.UNKNOWN_SERVER_ERROR, ErrorCode.INVALID_REQUEST]);
+    expect(response.results.map((r) => r.errorCode)).toEqual([ErrorCode.REQUEST_TIMED_OUT, ErrorCode.INVALID_REQUEST]);
     expect(response.results[0]!.errorMessage).toContain('Unavailable');
   });
 });
@@ -215,7 +215,7 @@ describe('DeleteAcls', () => {
     expect(acls.authorizer.aclCount()).toBe(1);
   });
 
-  test('a store failure is UNKNOWN_SERVER_ERROR on the filter (no listing) or on each ACL (no write)', async () => {
+  test('a store failure is REQUEST_TIMED_OUT on the filter (no listing) or on each ACL (no write)', async () => {
     const failing: AclService = {
       authorizer: new Authorizer({ superUsers: ['User:admin'] }),
       acls: () => [],
@@ -234,8 +234,8 @@ describe('DeleteAcls', () => {
       ],
     };
     const response = await handleDeleteAclsWith(failing, admin, deleteRequest([filter(), filter()]));
-    expect(response.filterResults[0]).toEqual({ errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: 'control records: Throttled', matchingAcls: [] });
-    expect(response.filterResults[1]!.matchingAcls.map((acl) => [acl.errorCode, acl.errorMessage, acl.resourceName])).toEqual([[ErrorCode.UNKNOWN_SERVER_ERROR, 'put failed', 't']]);
+    expect(response.filterResults[0]).toEqual({ errorCode: ErrorCode.REQUEST_TIMED_OUT, errorMessage: 'control records: Throttled', matchingAcls: [] });
+    expect(response.filterResults[1]!.matchingAcls.map((acl) => [acl.errorCode, acl.errorMessage, acl.resourceName])).toEqual([[ErrorCode.REQUEST_TIMED_OUT, 'put failed', 't']]);
   });
 });
 

@@ -25,11 +25,14 @@ const context = {
   offsets: { list: throttled, commit: throttled, claim: throttled },
 } as unknown as BrokerContext;
 
-test('OffsetCommit answers each partition with a retriable error when a topic record cannot be read', async () => {
+test('OffsetCommit answers each partition COORDINATOR_NOT_AVAILABLE when a topic record cannot be read, or the offsets cannot be written (never KAFKA_STORAGE_ERROR: the Java consumer fails a commit answered that for good)', async () => {
   const partitions = [0, 1].map((partitionIndex) => ({ partitionIndex, committedOffset: 5, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }));
   const request = offsetCommitRequest({ groupId: 'g', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, topics: [{ name: 't', partitions }] });
   const response = await handleOffsetCommit(context, request);
-  expect(response.topics[0]!.partitions.map((p) => p.errorCode)).toEqual([ErrorCode.KAFKA_STORAGE_ERROR, ErrorCode.KAFKA_STORAGE_ERROR]);
+  expect(response.topics[0]!.partitions.map((p) => p.errorCode)).toEqual([ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.COORDINATOR_NOT_AVAILABLE]);
+  const known = { ...context, topology: { ...context.topology, partitionCount: async () => 2, topicId: () => 'id' } } as unknown as BrokerContext;
+  const written = await handleOffsetCommit(known, request);
+  expect(written.topics[0]!.partitions.map((p) => p.errorCode)).toEqual([ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.COORDINATOR_NOT_AVAILABLE]);
 });
 
 test('OffsetFetch answers COORDINATOR_LOAD_IN_PROGRESS, for the request and each partition, when the offsets cannot be read', async () => {

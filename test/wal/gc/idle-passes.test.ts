@@ -43,6 +43,22 @@ test('passes are skipped while progress stands still, run when it moves, and at 
   collector.stop();
 });
 
+test('idlePassMs shortens the idle bound (the simulation runs it within a run)', async () => {
+  const store = new ListCount();
+  await putStream(store, { writerId: WRITER, epoch: 1 }, 3);
+  const clock = new ManualClock();
+  const idlePassMs = 3 * GC_INTERVAL_MS;
+  const collector = collectorOf(store, new World(), 1, { clock, progress: () => 'still', idlePassMs });
+  collector.start();
+  await tick(clock, GC_INTERVAL_MS);
+  const afterFirst = store.lists;
+  await tick(clock, GC_INTERVAL_MS);
+  expect(store.lists).toBe(afterFirst); // idle: skipped
+  for (let i = 0; i < 3; i++) await tick(clock, GC_INTERVAL_MS);
+  expect(store.lists).toBeGreaterThan(afterFirst); // the shorter bound passed
+  collector.stop();
+});
+
 test('without progress every scheduled pass runs', async () => {
   const store = new ListCount();
   await putStream(store, { writerId: WRITER, epoch: 1 }, 3);
