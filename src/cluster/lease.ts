@@ -1,4 +1,5 @@
 import type { Clock } from '../util/clock.ts';
+import { regressed } from '../util/regressions.ts';
 
 /**
  * Stop acknowledging this share of the lease before it could end in anyone's eyes: room for
@@ -47,7 +48,8 @@ export class Lease {
       this.#unconfirmed = true;
       this.#lapses++;
     }
-    this.#renewalStartedMs = Math.max(previous ?? startedMs, startedMs);
+    const from = regressed('lease-from-answer') ? this.#clock.monotonicMs() : startedMs;
+    this.#renewalStartedMs = Math.max(previous ?? from, from);
   }
 
   /** The lapse a confirmation starting now would end (pass it to `confirm`). */

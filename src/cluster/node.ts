@@ -363,6 +363,7 @@ export class ClusterNode {
    * and after a lapse, a scan confirmed which partitions are still its own.
    */
   leaseHeld(): boolean {
+    if (regressed('lapsed-lease-keeps-serving')) return !this.#superseded && !this.#lease.awaitingConfirmation;
     return !this.#superseded && this.#lease.held();
   }
 

@@ -1006,7 +1006,7 @@ export class Ferry {
     const config = this.#topicLogConfig(name);
     this.#partitions.get(name)?.forEach((partition, index) => {
       partition.log.reconfigure(config);
-      if (partition.role.kind === 'leader') partition.requireFollowers(this.#requiredFollowers(name, index));
+      if (partition.role.kind === 'leader' && !regressed('config-min-insync-stale')) partition.requireFollowers(this.#requiredFollowers(name, index));
     });
   }
 
@@ -1080,6 +1080,8 @@ export class Ferry {
       return { batches: [], highWatermark, logStartOffset: this.#logStartOffset(target) };
     }
     const { batches } = target.log.read(offset, maxBytes);
+    // Regression: a read from the last offset below the high watermark was taken for one at it, whose batches need no cut.
+    if (regressed('fetch-past-high-watermark') && offset + 1 === highWatermark) return { batches, highWatermark, logStartOffset: this.#logStartOffset(target) };
     return { batches: batches.filter((batch) => batch.baseOffset < highWatermark), highWatermark, logStartOffset: this.#logStartOffset(target) };
   }
 

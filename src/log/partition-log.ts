@@ -461,7 +461,7 @@ export class PartitionLog {
     while (this.#segments.length > 1) {
       const oldest = this.#segments[0]!;
       if (tieredEnd !== null && this.#segments[1]!.baseOffset > tieredEnd) break; // not wholly tiered yet
-      const overSize = retentionBytes >= 0 && totalBytes - oldest.sizeBytes >= retentionBytes;
+      const overSize = retentionBytes >= 0 && (regressed('retention-bytes-off-by-segment') ? totalBytes > retentionBytes : totalBytes - oldest.sizeBytes >= retentionBytes);
       const expired = retentionMs >= 0 && oldest.maxTimestamp < this.#clock.nowMs() - retentionMs;
       if (!overSize && !expired) break;
       this.#segments.shift();

@@ -148,6 +148,7 @@ export class ProducerStateManager {
         : entry?.batches.find((b) => entry.epoch === batch.producerEpoch && b.firstSequence === batch.baseSequence && b.lastSequence === lastSequenceOf(batch));
       if (duplicate !== undefined) {
         if (batches.length > 1) throw new FerryError('InvalidArgument', `a retried batch of producer ${producerId} (sequence ${batch.baseSequence}) must be sent alone`);
+        if (regressed('duplicate-answer-latest-offset')) return entry!.batches.at(-1)!; // the producer's last batch, not the one retried
         return duplicate;
       }
       const known = pending.get(producerId) ?? (entry === undefined ? undefined : { epoch: entry.epoch, lastSequence: entry.batches.at(-1)?.lastSequence ?? -1 });
@@ -173,7 +174,7 @@ export class ProducerStateManager {
       }
       entry.lastLogTimeMs = this.#logTimeMs;
       entry.batches.push({ firstSequence: batch.baseSequence, lastSequence: lastSequenceOf(batch), baseOffset: batch.baseOffset, lastOffset: batch.lastOffset, maxTimestamp: batch.maxTimestamp });
-      if (entry.batches.length > PRODUCER_BATCHES_RETAINED) entry.batches.shift();
+      if (regressed('duplicate-window-short') ? entry.batches.length >= PRODUCER_BATCHES_RETAINED : entry.batches.length > PRODUCER_BATCHES_RETAINED) entry.batches.shift();
     }
     if (this.#logTimeMs - this.#lastSweepMs >= EXPIRATION_SWEEP_INTERVAL_MS) this.#sweep();
   }

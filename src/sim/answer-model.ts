@@ -1,3 +1,4 @@
+import { MIN_INSYNC_REPLICAS } from './config-timeline.ts';
 /**
  * What each request of the simulated clients may be answered: per Kafka API, the errors Kafka
  * answers it with (its protocol's documented errors: the `Possible error codes` of each response
@@ -14,6 +15,10 @@ import type { ClientOp, History } from './history.ts';
 export interface RunFacts {
   /** An authorizer runs (issue 13): only then is any authorization error an answer. */
   readonly secured: boolean;
+  /**
+   * The most min.insync.replicas any topic may have had: the run's, or a value an alter asked for
+   * (config-change-load.ts; answered or not, it may have taken effect).
+   */
   readonly minInsyncReplicas: number;
   /** When the first clock-skew fault was injected (Infinity: none). */
   readonly clockSkewFromMs: number;
@@ -312,6 +317,10 @@ const API_OF_KIND: Readonly<Record<Exclude<JudgedOp['kind'], 'request'>, string>
   'list-offsets': 'ListOffsets',
   metadata: 'Metadata',
   commit: 'OffsetCommit',
+  'join-group': 'JoinGroup',
+  'sync-group': 'SyncGroup',
+  heartbeat: 'Heartbeat',
+  'leave-group': 'LeaveGroup',
   'offset-fetch': 'OffsetFetch',
   'create-topic': 'CreateTopics',
   'delete-topic': 'DeleteTopics',
@@ -329,7 +338,16 @@ export function apiOf(op: JudgedOp): string {
 
 export function runFacts(history: History): RunFacts {
   const skews = history.faults.filter((fault) => fault.fault === 'clock-skew').map((fault) => fault.atMs);
-  return { secured: history.security !== undefined, minInsyncReplicas: history.shape.minInsyncReplicas, clockSkewFromMs: Math.min(Infinity, ...skews) };
+  return { secured: history.security !== undefined, minInsyncReplicas: mostMinInsyncReplicas(history), clockSkewFromMs: Math.min(Infinity, ...skews) };
+}
+
+function mostMinInsyncReplicas(history: History): number {
+  let most = history.shape.minInsyncReplicas;
+  for (const op of history.ops) {
+    if (op.kind !== 'alter-configs') continue;
+    for (const config of op.configs) if (config.name === MIN_INSYNC_REPLICAS && config.value !== null) most = Math.max(most, Number(config.value));
+  }
+  return most;
 }
 
 /**

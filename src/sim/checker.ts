@@ -7,6 +7,8 @@ import { ACKS_ALL_MIN_INSYNC, checkAcksAllMinInsync } from './invariants/acks-al
 import { ACKS_RESUME_WITH_QUORUM, checkAcksResumeWithQuorum } from './invariants/acks-resume-with-quorum.ts';
 import { ACKED_READABLE, checkAckedReadable } from './invariants/acked-readable.ts';
 import { checkCommitsMonotonic, COMMITS_MONOTONIC } from './invariants/commits-monotonic.ts';
+import { checkCommitCurrentGeneration, COMMIT_CURRENT_GENERATION } from './invariants/commit-current-generation.ts';
+import { checkFetchedOffsetCommitted, FETCHED_OFFSET_COMMITTED } from './invariants/fetched-offset-committed.ts';
 import { checkFollowerPrefix, FOLLOWER_PREFIX } from './invariants/follower-prefix.ts';
 import { checkHighWatermarkMonotonic, HIGH_WATERMARK_MONOTONIC } from './invariants/high-watermark-monotonic.ts';
 import { checkIdempotentNoDuplicates, IDEMPOTENT_NO_DUPLICATES } from './invariants/idempotent-no-duplicates.ts';
@@ -51,6 +53,8 @@ export const INVARIANTS: readonly Invariant[] = [
   { name: HIGH_WATERMARK_MONOTONIC, check: checkHighWatermarkMonotonic },
   { name: FOLLOWER_PREFIX, check: checkFollowerPrefix },
   { name: COMMITS_MONOTONIC, check: checkCommitsMonotonic },
+  { name: COMMIT_CURRENT_GENERATION, check: checkCommitCurrentGeneration },
+  { name: FETCHED_OFFSET_COMMITTED, check: checkFetchedOffsetCommitted },
   { name: LIVENESS_AFTER_QUIET, check: checkLivenessAfterQuiet },
   { name: ACKED_READABLE, check: checkAckedReadable },
   { name: READ_DURABLE, check: checkReadDurable },

@@ -78,7 +78,41 @@ export interface CommitOp extends Op {
   readonly offset: number;
   /** The committer asked for a lower offset than it committed before on purpose (a seek, a reset). */
   readonly reset: boolean;
+  /** The generation and member the commit named (-1 and '': a simple consumer's, outside any generation). */
+  readonly generationId: number;
+  readonly memberId: string;
 }
+
+/**
+ * A JoinGroup of the classic group protocol: the member id it asked with and what the
+ * coordinator answered. Answered ok, the coordinator had completed the generation before it answered.
+ */
+export interface JoinGroupOp extends Op {
+  readonly kind: 'join-group';
+  readonly group: string;
+  /** The member id sent ('' for a member new to the group). */
+  readonly askedMemberId: string;
+  /** The member id answered (ok, MEMBER_ID_REQUIRED); otherwise the one sent. */
+  readonly memberId: string;
+  /** The generation completed; -1 unless ok. */
+  readonly generationId: number;
+  /** The generation's leader; '' unless ok. */
+  readonly leader: string;
+  /** Every member of the generation, as answered to its leader (the other members are answered none). */
+  readonly members: readonly string[];
+}
+
+/** A SyncGroup, Heartbeat or LeaveGroup: the member and generation it named, and what was answered. */
+export interface GroupMemberOp extends Op {
+  readonly kind: 'sync-group' | 'heartbeat' | 'leave-group';
+  readonly group: string;
+  /** The generation the request carried (LeaveGroup names none: -1). */
+  readonly generationId: number;
+  readonly memberId: string;
+}
+
+/** A request of the group protocol's membership (its commits and fetches of offsets are partition ops). */
+export type GroupOp = JoinGroupOp | GroupMemberOp;
 
 export interface OffsetFetchOp extends Op {
   readonly kind: 'offset-fetch';
@@ -236,6 +270,8 @@ export type ClientOp =
   | FetchOp
   | CommitOp
   | OffsetFetchOp
+  | JoinGroupOp
+  | GroupMemberOp
   | AdminOp
   | DeleteRecordsOp
   | CreatePartitionsOp
@@ -274,6 +310,11 @@ export function isTopicChangeOp(op: ClientOp): op is TopicChangeOp {
 /** Whether an op names one partition (not a topic-wide admin op, not Metadata, not a security op). */
 export function isPartitionOp(op: ClientOp): op is PartitionOp {
   return PARTITION_OP_KINDS.has(op.kind);
+}
+
+/** A request of the group protocol's membership: JoinGroup, SyncGroup, Heartbeat, LeaveGroup. */
+export function isGroupOp(op: ClientOp): op is GroupOp {
+  return op.kind === 'join-group' || op.kind === 'sync-group' || op.kind === 'heartbeat' || op.kind === 'leave-group';
 }
 
 /** A topic create or delete (their kind is a union, so `kind !==` one literal does not narrow). */

@@ -29,6 +29,8 @@ const STARTUP_MS_MAX = 30_000;
 export const LIVENESS_BOUND_MS = 60_000;
 /** After the probes: clients finish what they have in flight (their request timeouts are shorter). */
 const DRAIN_MS = 15_000;
+/** Once the clients stopped: the group's committed offsets are read within this (every broker runs: a coordinator answers in seconds). */
+const COMMITTED_OFFSETS_READ_MS_MAX = 15_000;
 /**
  * Before the audit: the cluster settles (`settled`), or this passed. Leadership moves through
  * leases and scans, so a broker may lead, in its engine, a partition another broker took meanwhile
@@ -53,6 +55,7 @@ const SHAPES_SALT = 0x5a4e5;
 const PRODUCE_SHAPES_SALT = 0xb47c4;
 const CONFIG_CHANGE_SALT = 0xc0f1c;
 const CLOCK_RATE_SALT = 0xc10c4;
+const GROUP_SALT = 0x6a0b5;
 /**
  * How often a broker's view of the control store loses the answer to a conditional put (CW1,
  * docs/cluster-protocol.md), drawn per run from its own stream: none in a third of the runs, so
@@ -195,6 +198,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
     configRandom: new SeededRandom(seed ^ CONFIG_CHANGE_SALT),
     security,
     securityRandom,
+    groupRandom: new SeededRandom(seed ^ GROUP_SALT),
   });
   await workload.setup(runFor);
 
@@ -245,6 +249,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   await runFor(LIVENESS_BOUND_MS, () => hosts.every((host) => host.state === 'running' && !host.stopping)); // a SIGTERM'd broker finishes stopping and starts again
   const probes: ProbeResult[] = await workload.probe(quietFromMs, LIVENESS_BOUND_MS, runFor);
   await workload.stop(DRAIN_MS, runFor);
+  await workload.readCommittedOffsets(COMMITTED_OFFSETS_READ_MS_MAX, runFor);
   await runFor(SETTLE_MS_MAX, () => settled(hosts, workload.finalTopics()));
   timed(`audit: ${hosts.map((host) => `${host.host} ${host.state}`).join(', ')}`);
   const replicaLogs = collectReplicaLogs(hosts, workload.finalTopics());

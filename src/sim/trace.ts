@@ -1,8 +1,13 @@
-import { type ClientOp, type FaultEvent, type History, isAclChangeOp, isPartitionOp } from './history.ts';
+import { type ClientOp, type FaultEvent, type History, isAclChangeOp, isGroupOp, isPartitionOp } from './history.ts';
+import { COMMIT_CURRENT_GENERATION } from './invariants/commit-current-generation.ts';
+import { COMMITS_MONOTONIC } from './invariants/commits-monotonic.ts';
+import { FETCHED_OFFSET_COMMITTED } from './invariants/fetched-offset-committed.ts';
 import type { Violation } from './violation.ts';
 
 /** Lines of trace printed with a violation: the events nearest it, enough to see what led there. */
 export const TRACE_LINES_MAX = 20;
+/** Invariants over a group's offsets: their traces show the group's membership requests too (joins, syncs, heartbeats, leaves). */
+const GROUP_INVARIANTS: ReadonlySet<string> = new Set([COMMITS_MONOTONIC, COMMIT_CURRENT_GENERATION, FETCHED_OFFSET_COMMITTED]);
 /** Of those, how many may be ops that touch the violation's offsets far from its time. */
 const TRACE_MARKED_MAX = 5;
 
@@ -66,6 +71,7 @@ function touchesPartition(op: ClientOp, violation: Violation): boolean {
   // A run-wide violation (no topic: the security paths, answer-allowed of a group API) shows the ops of no topic around it.
   if (op.kind === 'authenticate' || op.kind === 'request') return violation.topic === '';
   if (op.kind === 'intruder') return violation.topic === '' || (op.topic === violation.topic && (op.partition === null || op.partition === violation.partition));
+  if (isGroupOp(op)) return GROUP_INVARIANTS.has(violation.invariant);
   if (op.topic !== violation.topic) return false;
   return !isPartitionOp(op) || op.partition === violation.partition;
 }
@@ -100,7 +106,15 @@ function describeOp(op: ClientOp): string {
       return `fetch from ${op.fetchOffset} at epoch ${op.leaderEpoch}: records ${range}, hw ${op.highWatermark ?? '-'}`;
     }
     case 'commit':
-      return `commit ${op.group} offset ${op.offset}${op.reset ? ' (reset)' : ''}`;
+      return `commit ${op.group} offset ${op.offset}${op.reset ? ' (reset)' : ''} as ${op.memberId || '-'} gen ${op.generationId}`;
+    case 'join-group': {
+      const generation = op.generationId < 0 ? '' : ` -> ${op.memberId} gen ${op.generationId}, leader ${op.leader}${op.members.length === 0 ? '' : ` of ${op.members.join(',')}`}`;
+      return `join-group ${op.group} as ${op.askedMemberId || '(new)'}${generation}`;
+    }
+    case 'sync-group':
+    case 'heartbeat':
+    case 'leave-group':
+      return `${op.kind} ${op.group} as ${op.memberId}${op.kind === 'leave-group' ? '' : ` gen ${op.generationId}`}`;
     case 'offset-fetch':
       return `offset-fetch ${op.group} -> ${op.offset}`;
     case 'delete-records':

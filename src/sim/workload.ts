@@ -3,7 +3,7 @@ import { assert } from '../util/assert.ts';
 import type { Clock } from '../util/clock.ts';
 import { SeededRandom } from '../util/random.ts';
 import { SIM_BROKER_PORT, type SimBrokerHost } from './broker-process.ts';
-import { type BrokerAddress, type ClientOptions, SimAdmin, type SimClient, SimConsumer, SimGroupConsumer, SimProducer } from './client/index.ts';
+import { type BrokerAddress, type ClientOptions, SimAdmin, type SimClient, SimCommittedOffsetsReader, SimConsumer, SimGroupConsumer, SimProducer } from './client/index.ts';
 import type { ClientOp, FetchOp, ProbeResult } from './history.ts';
 import { metadataPropagationMsOf } from './history-index.ts';
 import type { SimNetwork } from './network.ts';
@@ -56,6 +56,12 @@ const RECREATES_MAX = 2;
 const PROBE_RETRY_MS = 250;
 const GROUP = SIM_GROUP;
 /**
+ * A group member's session timeout, drawn: short ones so that members' stalls and zombie spells
+ * (client/group-lapses.ts) outlast them within a run; each at least three heartbeat intervals (1 s),
+ * as Kafka advises.
+ */
+const GROUP_SESSION_TIMEOUTS_MS = [3_000, 6_000, 10_000];
+/**
  * Of a secured run's legitimate clients, the share that speak SaslHandshake v0 (bare tokens,
  * KIP-43's first form), in runs whose sessions do not end: a v0 client cannot re-authenticate, so
  * where sessions end the broker closes its connection at each end and it logs in anew, a SCRAM
@@ -87,6 +93,8 @@ export interface WorkloadOptions {
   readonly shapesRandom: SeededRandom;
   /** Draws the config changes under load (config-change-load.ts): a stream apart from `random`. */
   readonly configRandom: SeededRandom;
+  /** Draws the group members' session timeouts and lapses (client/group-lapses.ts): a stream apart from `random`. */
+  readonly groupRandom: SeededRandom;
 }
 
 /**
@@ -201,9 +209,7 @@ export class SimWorkload {
       const [topic, partition] = this.#drawPartition();
       this.#startClient(new SimConsumer({ ...this.#clientOptions(`c${i}`, READER_USER), topic, partition, startOffset: 'earliest' }));
     }
-    for (let i = 0; i < scenario.groupConsumers; i++) {
-      this.#startClient(new SimGroupConsumer({ ...this.#clientOptions(`g${i}`, MEMBER_USER), group: GROUP, topics: scenario.topics.map((t) => t.name) }));
-    }
+    for (let i = 0; i < scenario.groupConsumers; i++) this.#startClient(this.#groupMember(`g${i}`));
     if (scenario.recreateTopics) void this.#recreateLoop();
     if (scenario.tier !== null) void this.#startLateReaders();
     void this.#topicAdmin.run();
@@ -217,6 +223,18 @@ export class SimWorkload {
       over: () => this.#chaosOver,
     }).run();
     this.#startSecurityLoad();
+  }
+
+  /** A member of the run's group, with a drawn session timeout and lapses of its own until the chaos is over. */
+  #groupMember(name: string): SimGroupConsumer {
+    const { scenario, groupRandom } = this.#options;
+    return new SimGroupConsumer({
+      ...this.#clientOptions(name, MEMBER_USER),
+      group: GROUP,
+      topics: scenario.topics.map((t) => t.name),
+      sessionTimeoutMs: GROUP_SESSION_TIMEOUTS_MS[groupRandom.nextInt(GROUP_SESSION_TIMEOUTS_MS.length)]!,
+      lapses: { random: new SeededRandom(groupRandom.nextInt(0x1_0000_0000)), over: () => this.#chaosOver },
+    });
   }
 
   /** A secured run's intruders, and its ACL changes when it draws them. */
@@ -377,6 +395,19 @@ export class SimWorkload {
     let stopped = false;
     void Promise.all([...this.#clients, this.#admin].map((client) => client.stop())).then(() => void (stopped = true));
     await runFor(drainMs, () => stopped);
+  }
+
+  /**
+   * Once the clients stopped: the group's committed offsets as they stand, read from its
+   * coordinator (an OffsetFetchOp per partition of the final topics), within `boundMs`.
+   */
+  async readCommittedOffsets(boundMs: number, runFor: RunFor): Promise<void> {
+    if (this.#options.scenario.groupConsumers === 0) return;
+    const reader = new SimCommittedOffsetsReader({ ...this.#clientOptions('offsets-reader', ADMIN_USER), group: GROUP });
+    let done = false;
+    void reader.read(this.finalTopics(), boundMs).then(() => void (done = true));
+    await runFor(boundMs, () => done);
+    await reader.stop();
   }
 
   /** Reads `topic`/`partition` from `offset` until the probe's value shows up; resolves to when, or null at the deadline. */

@@ -3,8 +3,15 @@
  * in today's code (and two that break what issue 12 delivered: DeleteRecords' durable start, a
  * topic's LogAppendTime; and two that break issue 13's security: a PLAIN password check, the ACLs'
  * deny-before-allow rule; and one that breaks issue 24's judging of ambiguous conditional writes by
- * authorship): the deterministic simulation's self-test (issue 10 item 6) turns one on and
- * must then report a violation within its seed budget, which proves it can see that class of bug.
+ * authorship; and two that issue 25's workload shapes are to see: a consumer's read bounded by
+ * the high watermark, WAL GC's coverage of a frame the tier end falls inside): the deterministic
+ * simulation's self-test (issue 10 item 6) turns one on and must then report a violation within
+ * its seed budget, which proves it can see that class of bug.
+  },
+ * authorship; and two that break issue 25's config changes under load: min.insync.replicas taken
+ * by the partitions already led, retention.bytes' limit): the deterministic simulation's self-test
+ * (issue 10 item 6) turns one on and must then report a violation within its seed budget, which
+ * proves it can see that class of bug.
  *
  * Production code never turns a switch on: nothing outside tests and the simulation calls
  * `reintroduce`. Each bug site reads its switch with `regressed(name)`, which is one boolean test
@@ -26,13 +33,21 @@ export type Regression =
   | 'plain-any-password'
   | 'acl-allow-before-deny'
   | 'lone-broker-disk-is-truth'
-  | 'judge-by-bytes';
+  | 'judge-by-bytes'
+  | 'fetch-past-high-watermark'
+  | 'gc-frame-covered-by-first-offset'
+  | 'lease-from-answer'
+  | 'lapsed-lease-keeps-serving'
+  | 'duplicate-window-short'
+  | 'duplicate-answer-latest-offset'
+  | 'config-min-insync-stale'
+  | 'retention-bytes-off-by-segment';
 
 export interface RegressionDescription {
   /** The finding of issue 9 whose fix the switch undoes (of `issue`, when set: its deliverable the switch breaks). */
   readonly finding: number;
-  /** Absent: issue 9. Issues 12's, 13's and 24's switches break what they delivered, to prove their invariants see it. */
-  readonly issue?: 12 | 13 | 24;
+  /** Absent: issue 9. Issues 12's, 13's, 24's and 25's switches break what they delivered, to prove their invariants see it. */
+  readonly issue?: 12 | 13 | 24 | 25;
   /** The old behaviour the switch brings back. */
   readonly description: string;
 }
@@ -77,6 +92,52 @@ export const REGRESSIONS: Readonly<Record<Regression, RegressionDescription>> = 
     issue: 24,
     description:
       "a control record's conditional write whose answer was ambiguous is judged by the record's value, not its nonce [CW1]: a rival's identical record counts as this write landed (two brokers reserve the same producer-id block)",
+  },
+  'fetch-past-high-watermark': {
+    finding: 1,
+    issue: 25,
+    description:
+      "a consumer's fetch from one below the high watermark is not cut at the high watermark (the bound's comparison is off by one): it is answered with the uncommitted records up to the log end",
+  },
+  'gc-frame-covered-by-first-offset': {
+    finding: 2,
+    issue: 25,
+    description: 'WAL GC judges a frame tiered by its first offset, not its last: a frame the tier end falls inside is deleted although its tail is not tiered',
+  },
+  'lease-from-answer': {
+    finding: 1,
+    issue: 25,
+    description:
+      "a successful renewal's lease is reckoned from when its answer arrived, not from when the write was sent: a slow renewal makes the broker believe it holds its lease longer than the store granted",
+  },
+  'lapsed-lease-keeps-serving': {
+    finding: 2,
+    issue: 25,
+    description:
+      "a broker whose lease ran out unrenewed keeps acknowledging as leader (only a lapse already renewed and awaiting its confirming scan stops it), instead of stopping at the lease's end",
+  },
+  'duplicate-window-short': {
+    finding: 1,
+    issue: 25,
+    description:
+      "a producer's state keeps its last four batches per partition, not five: a retry of the fifth-most-recent batch is not recognised as a duplicate (answered OUT_OF_ORDER_SEQUENCE_NUMBER, or written again)",
+  },
+  'duplicate-answer-latest-offset': {
+    finding: 2,
+    issue: 25,
+    description: "a retry recognised as a duplicate is answered with the offsets of the producer's most recent batch, not those its own original was written at",
+  },
+  'config-min-insync-stale': {
+    finding: 1,
+    issue: 25,
+    description:
+      'an altered min.insync.replicas is stored but not handed to the partitions a broker leads already: they keep acknowledging acks=all by the value they were adopted with until they are adopted again (a restart)',
+  },
+  'retention-bytes-off-by-segment': {
+    finding: 2,
+    issue: 25,
+    description:
+      'retention by size compares the log before taking the oldest segment off: a log over retention.bytes loses its oldest segment even when that leaves it under the limit, so records within retention.bytes are deleted',
   },
 };
 

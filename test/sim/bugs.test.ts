@@ -22,13 +22,27 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'follower-reports-to-old-leader': 23,
   'isr-keeps-dead-replica': 35,
   'release-wakes-waiters': 79,
-  'fenced-writer-stays-fenced': 255,
+  'fenced-writer-stays-fenced': 431,
   'delete-records-not-durable': 5,
   'log-append-time-ignored': 8,
   'plain-any-password': 22,
   'acl-allow-before-deny': 9,
   'judge-by-bytes': 42,
   'lone-broker-disk-is-truth': 1,
+  'fetch-past-high-watermark': 447,
+  'gc-frame-covered-by-first-offset': {
+    unreachable:
+      "every WAL frame the simulation writes holds one batch (Produce refuses a second batch of a partition; only a stand-alone engine re-ships a local suffix as frames of several batches, and every simulated broker with a WAL runs as a cluster, of one when alone), and a tier end is a batch boundary: no frame straddles it, so a frame's first and last offsets agree on whether it lies below it (the run's stats: 0 frames of several batches)",
+  },
+  'lease-from-answer': 1,
+  'lapsed-lease-keeps-serving': 1,
+  'duplicate-window-short': 3,
+  'duplicate-answer-latest-offset': 3,
+  'config-min-insync-stale': 44,
+  'retention-bytes-off-by-segment': {
+    unreachable:
+      "not caught in seeds 1..1000 though runs reach it (seeds 3, 4: a log of 128 KiB and a few KiB loses a segment that leaves it under retention.bytes): no invariant judges what retention must keep, acked-durable and read-durable demand records only from the final log start once a topic's retention is limited or the run tiers, and readers reset on OFFSET_OUT_OF_RANGE",
+  },
 };
 
 for (const bug of Object.keys(REGRESSIONS) as Regression[]) {

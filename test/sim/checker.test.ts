@@ -17,6 +17,8 @@ test('the valid run passes every invariant', () => {
     'high-watermark-monotonic',
     'follower-prefix',
     'commits-monotonic',
+    'commit-current-generation',
+    'fetched-offset-committed',
     'liveness-after-quiet',
     'acked-readable',
     'read-durable',
@@ -181,7 +183,7 @@ describe('commits-monotonic', () => {
   const later = { startMs: 300, endMs: 310 };
   test('an offset fetch answering less than a commit that ended before it', () => {
     const run = validHistory([...validOps(), offsetFetch(later, 2)]);
-    expect(names(run)).toEqual(['commits-monotonic']);
+    expect(names(run)).toEqual(['commits-monotonic', 'fetched-offset-committed']); // 2 was never committed either
     expect(names(validHistory([...validOps(), offsetFetch(later, -1)]))).toEqual(['commits-monotonic']);
   });
 
@@ -193,11 +195,11 @@ describe('commits-monotonic', () => {
 
   test('a commit after the reset holds the fetch again', () => {
     const ops = [...validOps(), commit({ startMs: 280, endMs: 285 }, 2, { reset: true }), commit({ startMs: 290, endMs: 295 }, 3), offsetFetch(later, 2)];
-    expect(names(validHistory(ops))).toEqual(['commits-monotonic']);
+    expect(names(validHistory(ops))).toEqual(['commits-monotonic', 'fetched-offset-committed']); // 3 superseded 2 too
   });
 
   test('an offset fetch that started before the commit ended is not held to it', () => {
-    expect(check(validHistory([...validOps(), offsetFetch({ startMs: 245, endMs: 300 }, 0)]))).toEqual([]);
+    expect(check(validHistory([...validOps(), offsetFetch({ startMs: 245, endMs: 300 }, -1)]))).toEqual([]);
   });
 });
 

@@ -243,6 +243,33 @@ describe('simulated clients against a real broker', () => {
     expect(opsOf('commit', 'g1').filter((op) => op.startMs >= stoppedMs)).toEqual([]);
   });
 
+  test("lapses: a member's commits under its generation past are refused, and it rejoins (issue 25)", async () => {
+    await createTopic('t', 2);
+    const producer = started(new SimProducer({ ...common('p'), idempotent: true, acks: -1 }));
+    await Promise.all([producer.produce('t', 0, 2), producer.produce('t', 1, 2)]);
+    const groupOptions = { group: 'g', topics: ['t'], sessionTimeoutMs: 1_000, rebalanceTimeoutMs: 1_000, heartbeatIntervalMs: 100, commitIntervalMs: 100, maxWaitMs: 50 };
+    const first = started(new SimGroupConsumer({ ...common('g1'), ...groupOptions }));
+    await until(() => first.assignment.length === 2, 'g1 owns both partitions', WAIT_MS);
+    const joinedAt = (name: string) => opsOf('join-group', name).filter((op) => op.outcome.ok);
+
+    // Stale commits: at the next rebalance g1 rejoins, and goes on committing under the generation past.
+    first.lapseAtNextRebalance('stale-commits', 1_000);
+    const second = started(new SimGroupConsumer({ ...common('g2'), ...groupOptions }));
+    await until(() => first.assignment.length === 1 && second.assignment.length === 1, 'one partition each', WAIT_MS);
+    const current = joinedAt('g1').at(-1)!.generationId;
+    await until(() => opsOf('commit', 'g1').some((op) => op.generationId < current && op.startMs > joinedAt('g1').at(-1)!.endMs), 'a stale commit', WAIT_MS);
+    const stale = opsOf('commit', 'g1').filter((op) => op.generationId < current && op.startMs > joinedAt('g1').at(-1)!.endMs);
+    expect(stale.map((op) => op.outcome)).toContainEqual({ ok: false, error: 'ILLEGAL_GENERATION', answered: true });
+    expect(stale.some((op) => op.outcome.ok)).toBe(false);
+
+    // A stall past the session: back, it commits as before, is told it is unknown, and joins as a new member.
+    const stalledFromMs = systemClock.nowMs();
+    await second.stall(2_500);
+    const back = opsOf('commit', 'g2').find((op) => op.startMs >= stalledFromMs + 2_500);
+    expect(back?.outcome).toEqual({ ok: false, error: 'UNKNOWN_MEMBER_ID', answered: true });
+    await until(() => joinedAt('g2').some((op) => op.startMs > back!.endMs && op.askedMemberId === ''), 'g2 joined again as a new member', WAIT_MS);
+  }, 20_000);
+
   test('an idempotent batch whose answer was lost is resent with its sequence and written once', async () => {
     await createTopic('t', 1);
     const network = new AnswerDroppingNetwork();

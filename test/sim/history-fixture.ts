@@ -5,7 +5,9 @@ import type {
   CommitOp,
   FaultEvent,
   FetchOp,
+  GroupMemberOp,
   HealthChange,
+  JoinGroupOp,
   History,
   OffsetFetchOp,
   Outcome,
@@ -39,11 +41,21 @@ export function fetch(client: string, span: Span, fetchOffset: number, values: s
 }
 
 export function commit(span: Span, offset: number, options: Partial<CommitOp> = {}): CommitOp {
-  return { ...common('c1', span), kind: 'commit', group: 'g', topic: 't', partition: 0, offset, reset: false, ...options };
+  return { ...common('c1', span), kind: 'commit', group: 'g', topic: 't', partition: 0, offset, reset: false, generationId: -1, memberId: '', ...options };
 }
 
 export function offsetFetch(span: Span, offset: number, options: Partial<OffsetFetchOp> = {}): OffsetFetchOp {
   return { ...common('c1', span), kind: 'offset-fetch', group: 'g', topic: 't', partition: 0, offset, ...options };
+}
+
+/** A JoinGroup of group g answered ok: `memberId` in generation `generationId` led by `leader` (the leader is answered every member). */
+export function joinGroup(span: Span, memberId: string, generationId: number, leader: string, options: Partial<JoinGroupOp> = {}): JoinGroupOp {
+  return { ...common('c1', span), kind: 'join-group', group: 'g', askedMemberId: memberId, memberId, generationId, leader, members: memberId === leader ? [leader] : [], ...options };
+}
+
+/** A SyncGroup, Heartbeat or LeaveGroup of group g answered ok. */
+export function groupMember(kind: GroupMemberOp['kind'], span: Span, memberId: string, generationId: number, options: Partial<GroupMemberOp> = {}): GroupMemberOp {
+  return { ...common('c1', span), kind, group: 'g', generationId, memberId, ...options };
 }
 
 export function admin(kind: AdminOp['kind'], span: Span, outcome: Outcome = OK, topic = 't'): AdminOp {

@@ -8,6 +8,7 @@ import { Broker } from '../../src/broker/broker.ts';
 import { ControlProducerIdBlocks } from '../../src/broker/producers.ts';
 import { ControlStore } from '../../src/cluster/control-store.ts';
 import { type LeaderAddress, LeaderProgress } from '../../src/cluster/leader-progress.ts';
+import { Lease } from '../../src/cluster/lease.ts';
 import type { PartitionRecord } from '../../src/cluster/node.ts';
 import { rebuildFromChain } from '../../src/cluster/rebuild.ts';
 import { planTakeover } from '../../src/cluster/takeover.ts';
@@ -24,12 +25,16 @@ import type { ObjectStore } from '../../src/store/object-store.ts';
 import { ManualClock, systemClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
 import { REGRESSIONS, type Regression, regressed, reintroduce, resetRegressions } from '../../src/util/regressions.ts';
+import type { WalFrameEntry } from '../../src/wal/format.ts';
+import { type CoverageSources, CoverageRound } from '../../src/wal/gc/coverage.ts';
 import type { StreamId } from '../../src/wal/keys.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../../src/wal/reader.ts';
 import { sealStream } from '../../src/wal/seal.ts';
 import { DEFAULT_WAL_WRITER_CONFIG, WalWriter } from '../../src/wal/writer.ts';
 import { batchOf, decode } from '../support/batches.ts';
+import { testClusterNode } from '../support/cluster-node.ts';
 import { GatedStore } from '../support/gated-store.ts';
+import { settle } from '../support/settle.ts';
 import { judgingClient } from '../support/judging-store.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { idOf } from '../support/topic-ids.ts';
@@ -152,6 +157,71 @@ test("log-append-time-ignored (issue 12; test/log/topic-settings-live.test.ts): 
   expect(await withAndWithout('log-append-time-ignored', scenario)).toEqual({ fixed: 'LogAppendTime', regressed: 'CreateTime' });
 });
 
+test('fetch-past-high-watermark (issue 25; test/engine/fetch-above-high-watermark.test.ts): a fetch from the last offset below the high watermark reads the uncommitted tail', async () => {
+  const scenario = async () => {
+    const clock = new ManualClock();
+    const ferry = await Ferry.open({ directory: tempDir(), clock, log: { flush: { kind: 'none' } }, wal: { store: new MemoryStore(), writerId: 'w', config: { uploadIntervalMs: 1000 } } });
+    ferry.createTopic('t');
+    const committed = await ferry.appendBatches('t', 0, idempotent(25, 0, 3)); // offsets 0..2
+    await passUntilSettled(clock, committed.committed);
+    await ferry.appendBatches('t', 0, idempotent(25, 3, 3)); // offsets 3..5, not durable yet: the high watermark stays at 3
+    const read = (offset: number) => ferry.fetch('t', 0, offset).batches.map((batch) => batch.baseOffset);
+    const outcome = { highWatermark: ferry.fetch('t', 0, 0).highWatermark, fromStart: read(0), fromLastCommitted: read(2) };
+    await ferry.close();
+    return outcome;
+  };
+  expect(await withAndWithout('fetch-past-high-watermark', scenario)).toEqual({
+    fixed: { highWatermark: 3, fromStart: [0], fromLastCommitted: [0] },
+    regressed: { highWatermark: 3, fromStart: [0], fromLastCommitted: [0, 3] },
+  });
+});
+
+test('gc-frame-covered-by-first-offset (issue 25; test/wal/gc/collector.test.ts): a frame the tier end falls inside counts as tiered', async () => {
+  const topicId = idOf('t');
+  const sources: CoverageSources = {
+    readTierRecord: async () => ({ leaderEpoch: 0, startOffset: 5, segments: [] }), // TE 5
+    incarnationState: async () => 'live',
+    tieringEnabled: () => true,
+    inSyncFollowersEnd: () => Number.POSITIVE_INFINITY,
+  };
+  const frame = (baseOffset: number, lastOffset: number): WalFrameEntry => ({
+    topic: 't',
+    topicId,
+    partition: 0,
+    leaderEpoch: 0,
+    baseOffset,
+    lastOffset,
+    framePosition: 0,
+    frameHeaderBytes: 0,
+    byteLength: 0,
+    dataChecksum: 0n,
+  });
+  const scenario = async () => {
+    const round = new CoverageRound(sources, false);
+    return { below: await round.covered(frame(0, 4)), straddling: await round.covered(frame(3, 7)), above: await round.covered(frame(5, 7)) };
+  };
+  expect(await withAndWithout('gc-frame-covered-by-first-offset', scenario)).toEqual({
+    fixed: { below: true, straddling: false, above: false },
+    regressed: { below: true, straddling: true, above: false },
+  });
+});
+
+test('retention-bytes-off-by-segment (issue 25; test/log/topic-settings-live.test.ts): retention.bytes deletes a segment the log fits in without', async () => {
+  const scenario = async () => {
+    const log = PartitionLog.open(tempDir(), { clock: new ManualClock(1_700_000_000_000) }); // the batches' own time: retention.ms takes none
+    for (let i = 0; i < 3; i++) {
+      log.append(idempotent(25, 2 * i, 2), 0);
+      log.roll(); // three sealed segments of one batch each
+    }
+    log.reconfigure({ retentionBytes: Math.floor((log.sizeBytes * 5) / 6) }); // two and a half segments: over it, but not by a whole one
+    log.enforceRetention();
+    const start = log.logStartOffset;
+    await log.close();
+    return start;
+  };
+  expect(await withAndWithout('retention-bytes-off-by-segment', scenario)).toEqual({ fixed: 0, regressed: 2 });
+});
+
 test('producer-state-not-rebuilt (finding 2; test/log/producer-state.test.ts "survives restarts"): a retry after a reopen is written again', async () => {
   const scenario = async () => {
     const directory = tempDir();
@@ -167,6 +237,39 @@ test('producer-state-not-rebuilt (finding 2; test/log/producer-state.test.ts "su
   expect(await withAndWithout('producer-state-not-rebuilt', scenario)).toEqual({
     fixed: { baseOffset: 4, duplicate: true },
     regressed: { baseOffset: 8, duplicate: false }, // stored twice
+  });
+});
+
+test("duplicate-window-short (issue 25; test/log/producer-state.test.ts): a retry of the producer's fifth-most-recent batch is not a duplicate", async () => {
+  const scenario = async () => {
+    const log = PartitionLog.open(tempDir());
+    for (let sequence = 0; sequence < 10; sequence += 2) log.append(idempotent(25, sequence, 2), 0); // five batches at offsets 0, 2, 4, 6, 8
+    let answer: string;
+    try {
+      const retry = log.append(idempotent(25, 0, 2), 0);
+      answer = `${retry.duplicate ? 'duplicate' : 'written'} at ${retry.baseOffset}`;
+    } catch (error) {
+      answer = isFerryError(error) ? error.kind : String(error);
+    }
+    await log.close();
+    return answer;
+  };
+  expect(await withAndWithout('duplicate-window-short', scenario)).toEqual({ fixed: 'duplicate at 0', regressed: 'OutOfOrderSequence' });
+});
+
+test("duplicate-answer-latest-offset (issue 25; test/log/producer-state.test.ts): a retry of an earlier batch is answered the producer's last batch's offset", async () => {
+  const scenario = async () => {
+    const log = PartitionLog.open(tempDir());
+    log.append(idempotent(26, 0, 2), 0); // offsets 0-1
+    log.append(idempotent(26, 2, 3), 0); // offsets 2-4
+    const retry = log.append(idempotent(26, 0, 2), 0);
+    const logEnd = log.logEndOffset;
+    await log.close();
+    return { duplicate: retry.duplicate, baseOffset: retry.baseOffset, lastOffset: retry.lastOffset, logEnd };
+  };
+  expect(await withAndWithout('duplicate-answer-latest-offset', scenario)).toEqual({
+    fixed: { duplicate: true, baseOffset: 0, lastOffset: 1, logEnd: 5 },
+    regressed: { duplicate: true, baseOffset: 2, lastOffset: 4, logEnd: 5 }, // nothing written, but the answer names the other batch's offsets
   });
 });
 
@@ -222,6 +325,22 @@ test('release-wakes-waiters (finding 7; test/engine/abandoned-acks.test.ts): rel
     return outcomes;
   };
   expect(await withAndWithout('release-wakes-waiters', scenario)).toEqual({ fixed: ['NotLeader', 'Closed'], regressed: ['acknowledged', 'acknowledged'] });
+});
+
+test('config-min-insync-stale (issue 25; test/cluster/topic-configs.test.ts): a partition led already keeps acknowledging by the min.insync.replicas it was adopted with', async () => {
+  const scenario = async () => {
+    const ferry = await Ferry.open({ directory: tempDir(), managedPartitions: true, wal: { store: new MemoryStore(), writerId: 'a', config: { uploadIntervalMs: 1 } } });
+    await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {}, 'leader', 3); // min.insync.replicas 1: the leader alone
+    ferry.applyTopicConfigs('t', { 'min.insync.replicas': '2' }); // a scan saw the alter
+    const produced = ferry.produce('t', [{ value: 'needs a follower now' }], { partition: 0, acks: 'all' });
+    void produced.catch(() => {});
+    await until(() => ferry.wal!.durableOffset(idOf('t'), 0) === 1, 'the WAL object durable'); // only the follower is missing
+    for (let turn = 0; turn < 5; turn++) await Bun.sleep(1);
+    const outcome = await settled(produced);
+    await ferry.close();
+    return outcome;
+  };
+  expect(await withAndWithout('config-min-insync-stale', scenario)).toEqual({ fixed: 'pending', regressed: 'resolved' });
 });
 
 // --- cluster pieces on their own -------------------------------------------------------------
@@ -404,6 +523,41 @@ test('isr-keeps-dead-replica (finding 6; test/replica/isr.test.ts): a follower w
     return [...isr.inSync(8).keys()].sort();
   };
   expect(await withAndWithout('isr-keeps-dead-replica', scenario)).toEqual({ fixed: ['b'], regressed: ['b', 'c'] });
+});
+
+test("lease-from-answer (issue 25; test/cluster/lease.test.ts): a slow renewal's lease counts from its answer, past the end the store granted", async () => {
+  const scenario = () => {
+    const clock = new ManualClock();
+    const lease = new Lease(1000, clock);
+    lease.renewed(lease.renewalStarting());
+    lease.confirm(lease.lapse);
+    clock.advance(300);
+    const sent = lease.renewalStarting();
+    clock.advance(300); // the answer comes back 300 ms after the write was sent
+    lease.renewed(sent);
+    clock.advance(500); // 800 ms after the write was sent: the held share of the lease is over
+    return lease.held();
+  };
+  expect(await withAndWithout('lease-from-answer', scenario)).toEqual({ fixed: false, regressed: true });
+});
+
+test('lapsed-lease-keeps-serving (issue 25; test/cluster/lease.test.ts): a broker whose renewals fail past its lease still acknowledges', async () => {
+  const scenario = async () => {
+    const gated = new GatedStore();
+    const clock = new ManualClock();
+    const node = testClusterNode({ store: gated.store, clock, nodeId: 1, scanIntervalMs: 100_000 });
+    await node.start();
+    const before = node.leaseHeld();
+    gated.fail('c/control/brokers/'); // every renewal fails from now on
+    for (let step = 0; step < 12; step++) {
+      clock.advance(100); // 1.2 s in all: past the 1 s lease
+      await settle(10);
+    }
+    const after = node.leaseHeld();
+    node.stop();
+    return { before, after };
+  };
+  expect(await withAndWithout('lapsed-lease-keeps-serving', scenario)).toEqual({ fixed: { before: true, after: false }, regressed: { before: true, after: true } });
 });
 
 // --- cluster brokers in one process on one memory store (test/cluster/adoption.test.ts) ------

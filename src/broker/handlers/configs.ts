@@ -128,8 +128,19 @@ async function alterResource(context: BrokerContext, resource: AlterResource, va
     await context.topology.alterTopicConfig(resourceName, alteration, validateOnly);
     return answer(ErrorCode.NONE, null);
   } catch (error) {
-    return answer(errorCodeOf(error), messageOf(error));
+    return answer(alterationErrorCodeOf(error), messageOf(error));
   }
+}
+
+/**
+ * A failed alteration's answer. A storage or store failure is REQUEST_TIMED_OUT: Kafka's answer
+ * when its controller did not commit the change in time, which may still have happened (a write
+ * whose answer was lost); IncrementalAlterConfigs never answers KAFKA_STORAGE_ERROR, a partition's
+ * error (sim seed 4, issue 25: a lone broker on a full disk).
+ */
+function alterationErrorCodeOf(error: unknown): number {
+  const code = errorCodeOf(error);
+  return code === ErrorCode.KAFKA_STORAGE_ERROR ? ErrorCode.REQUEST_TIMED_OUT : code;
 }
 
 /** A resource named twice in one request is refused each time, as Kafka does (the outcome would depend on order). */

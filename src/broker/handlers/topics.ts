@@ -66,11 +66,12 @@ async function createTopic(context: BrokerContext, validateOnly: boolean, topic:
     // The create itself decides (a create-if-absent of the topic's record, in a cluster): the
     // topics this broker last saw may still hold one another broker deleted since.
     if (!(await context.topology.createTopic(topic.name, partitions, topic.replicationFactor, configs))) return exists;
-    const described = (await context.topology.describeTopicConfigs(topic.name)) ?? [];
+    // Created: a store that fails the read of its configs now answers them null (v5+ allows it), never an error (sim seed 32, issue 25).
+    const described = await context.topology.describeTopicConfigs(topic.name).catch(() => null);
     return {
       ...answer,
       topicId: context.topology.topicId(topic.name) ?? ZERO_UUID,
-      configs: described.map((e) => ({ name: e.name, value: e.value, readOnly: e.readOnly, configSource: CONFIG_SOURCE_CODES[e.source], isSensitive: e.isSensitive })),
+      configs: described === null ? null : described.map((e) => ({ name: e.name, value: e.value, readOnly: e.readOnly, configSource: CONFIG_SOURCE_CODES[e.source], isSensitive: e.isSensitive })),
     };
   } catch (error) {
     const errorCode = isFerryError(error, 'InvalidArgument') ? ErrorCode.INVALID_TOPIC_EXCEPTION : errorCodeOf(error);

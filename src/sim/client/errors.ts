@@ -21,11 +21,34 @@ const RETRIABLE = new Set<number>([
   ErrorCode.UNKNOWN_SERVER_ERROR,
 ]);
 
-/** Group errors that end the member's generation: it must join again. */
-const REJOIN = new Set<number>([ErrorCode.REBALANCE_IN_PROGRESS, ErrorCode.UNKNOWN_MEMBER_ID, ErrorCode.ILLEGAL_GENERATION]);
+/**
+ * What a group member does on a coordinator's answer, as Kafka's Java consumer does
+ * (AbstractCoordinator, ConsumerCoordinator) and librdkafka alike:
+ * - `rejoin`: the generation ended (REBALANCE_IN_PROGRESS, ILLEGAL_GENERATION): join again under
+ *   the same member id;
+ * - `rejoin-as-new`: the coordinator no longer knows the member (UNKNOWN_MEMBER_ID; FENCED_INSTANCE_ID,
+ *   fatal to a static member, never sent by these members): join again as a new member;
+ * - `find-coordinator`: it is not the coordinator, or not available, or timed out (NOT_COORDINATOR,
+ *   COORDINATOR_NOT_AVAILABLE, REQUEST_TIMED_OUT): find it again, keeping the generation, which
+ *   may live on there;
+ * - `retry`: anything else (COORDINATOR_LOAD_IN_PROGRESS, a storage error, a refused topic): the
+ *   same coordinator later; the generation stands.
+ */
+export type GroupReaction = 'none' | 'rejoin' | 'rejoin-as-new' | 'find-coordinator' | 'retry';
 
-/** Group errors that mean the coordinator moved or is not ready: find it again. */
-const COORDINATOR_MOVED = new Set<number>([ErrorCode.NOT_COORDINATOR, ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS]);
+/** Kafka's FENCED_INSTANCE_ID (Errors.java), which Ferry never answers: it has no static members. */
+const FENCED_INSTANCE_ID = 82;
+
+const GROUP_REACTIONS = new Map<number, GroupReaction>([
+  [ErrorCode.NONE, 'none'],
+  [ErrorCode.REBALANCE_IN_PROGRESS, 'rejoin'],
+  [ErrorCode.ILLEGAL_GENERATION, 'rejoin'],
+  [ErrorCode.UNKNOWN_MEMBER_ID, 'rejoin-as-new'],
+  [FENCED_INSTANCE_ID, 'rejoin-as-new'],
+  [ErrorCode.NOT_COORDINATOR, 'find-coordinator'],
+  [ErrorCode.COORDINATOR_NOT_AVAILABLE, 'find-coordinator'],
+  [ErrorCode.REQUEST_TIMED_OUT, 'find-coordinator'],
+]);
 
 export function isStaleMetadata(code: number): boolean {
   return STALE_METADATA.has(code);
@@ -35,10 +58,6 @@ export function isRetriable(code: number): boolean {
   return RETRIABLE.has(code);
 }
 
-export function needsRejoin(code: number): boolean {
-  return REJOIN.has(code);
-}
-
-export function coordinatorMoved(code: number): boolean {
-  return COORDINATOR_MOVED.has(code);
+export function groupReaction(code: number): GroupReaction {
+  return GROUP_REACTIONS.get(code) ?? 'retry';
 }

@@ -1,5 +1,5 @@
 import { type JudgedOp, refusedAnswer, runFacts, apiOf, type RunFacts } from '../answer-model.ts';
-import { isAclChangeOp, isPartitionOp } from '../history.ts';
+import { isAclChangeOp, isGroupOp, isPartitionOp } from '../history.ts';
 import type { HistoryIndex } from '../history-index.ts';
 import type { PartitionRef, ViolationList } from '../violation.ts';
 
@@ -32,7 +32,7 @@ function judge(op: JudgedOp, error: string, where: PartitionRef, run: RunFacts, 
 
 /** Where a violation is filed: the op's partition, its topic (-1: the whole topic), or the run (no topic). */
 function whereOf(index: HistoryIndex, op: JudgedOp): PartitionRef {
-  if (op.kind === 'request' || op.kind === 'metadata') return { topic: '', incarnation: 0, partition: -1 };
+  if (op.kind === 'request' || op.kind === 'metadata' || isGroupOp(op)) return { topic: '', incarnation: 0, partition: -1 };
   if (isAclChangeOp(op)) return { topic: op.resourceType === 'topic' ? op.resourceName : '', incarnation: 0, partition: -1 };
   const incarnation = index.incarnations.attribute(op.topic, op.startMs, op.endMs) ?? index.incarnations.last(op.topic);
   return { topic: op.topic, incarnation, partition: isPartitionOp(op) ? op.partition : -1 };
