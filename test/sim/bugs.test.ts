@@ -34,8 +34,8 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
     unreachable:
       "every WAL frame the simulation writes holds one batch (Produce refuses a second batch of a partition; only a stand-alone engine re-ships a local suffix as frames of several batches, and every simulated broker with a WAL runs as a cluster, of one when alone), and a tier end is a batch boundary: no frame straddles it, so a frame's first and last offsets agree on whether it lies below it (the run's stats: 0 frames of several batches)",
   },
-  'lease-from-answer': 1,
-  'lapsed-lease-keeps-serving': 1,
+  'lease-from-answer': 2,
+  'lapsed-lease-keeps-serving': 3,
   'duplicate-window-short': 3,
   'duplicate-answer-latest-offset': 3,
   'config-min-insync-stale': 44,
