@@ -1,17 +1,16 @@
 /**
  * Test-only switches that put back, one at a time, the bugs issue 9 fixed (its findings 1 to 8),
- * in today's code (and two that break what issue 12 delivered: DeleteRecords' durable start, a
- * topic's LogAppendTime; and two that break issue 13's security: a PLAIN password check, the ACLs'
- * deny-before-allow rule; and one that breaks issue 24's judging of ambiguous conditional writes by
- * authorship; and two that issue 25's workload shapes are to see: a consumer's read bounded by
- * the high watermark, WAL GC's coverage of a frame the tier end falls inside): the deterministic
- * simulation's self-test (issue 10 item 6) turns one on and must then report a violation within
- * its seed budget, which proves it can see that class of bug.
-  },
- * authorship; and two that break issue 25's config changes under load: min.insync.replicas taken
- * by the partitions already led, retention.bytes' limit): the deterministic simulation's self-test
- * (issue 10 item 6) turns one on and must then report a violation within its seed budget, which
- * proves it can see that class of bug.
+ * in today's code; two that break what issue 12 delivered (DeleteRecords' durable start, a
+ * topic's LogAppendTime), two issue 13's security (a PLAIN password check, the ACLs'
+ * deny-before-allow rule), one issue 24's judging of ambiguous conditional writes by authorship;
+ * and issue 25's, each planted by someone who did not write the invariant meant to catch it, told
+ * only the file and the idea: a consumer's read bounded by the high watermark, WAL GC's coverage
+ * of a frame the tier end falls inside, the lease's start and end, the idempotent duplicate window
+ * and its answer, min.insync.replicas and retention.bytes as altered, the answers to store
+ * failures of OffsetCommit and the ACL changes, the group coordinator's generations and offsets,
+ * prefixed ACLs and removed SCRAM credentials. The deterministic simulation's self-test (issue 10
+ * item 6) turns one on and must then report a violation within its seed budget, which proves it
+ * can see that class of bug (test/sim/bugs.test.ts; `unreachable` there says why it cannot).
  *
  * Production code never turns a switch on: nothing outside tests and the simulation calls
  * `reintroduce`. Each bug site reads its switch with `regressed(name)`, which is one boolean test
@@ -46,7 +45,7 @@ export type Regression =
   | 'acl-change-unknown-server-error';
 
 export interface RegressionDescription {
-  /** The finding of issue 9 whose fix the switch undoes (of `issue`, when set: its deliverable the switch breaks). */
+  /** The finding of issue 9 whose fix the switch undoes (of `issue`, when set: its deliverable the switch breaks; issue 25's: the planted bug's number, in the order they were planted). */
   readonly finding: number;
   /** Absent: issue 9. Issues 12's, 13's, 24's and 25's switches break what they delivered, to prove their invariants see it. */
   readonly issue?: 12 | 13 | 24 | 25;
@@ -107,48 +106,48 @@ export const REGRESSIONS: Readonly<Record<Regression, RegressionDescription>> = 
     description: 'WAL GC judges a frame tiered by its first offset, not its last: a frame the tier end falls inside is deleted although its tail is not tiered',
   },
   'lease-from-answer': {
-    finding: 1,
+    finding: 3,
     issue: 25,
     description:
       "a successful renewal's lease is reckoned from when its answer arrived, not from when the write was sent: a slow renewal makes the broker believe it holds its lease longer than the store granted",
   },
   'lapsed-lease-keeps-serving': {
-    finding: 2,
+    finding: 4,
     issue: 25,
     description:
       "a broker whose lease ran out unrenewed keeps acknowledging as leader (only a lapse already renewed and awaiting its confirming scan stops it), instead of stopping at the lease's end",
   },
   'duplicate-window-short': {
-    finding: 1,
+    finding: 5,
     issue: 25,
     description:
       "a producer's state keeps its last four batches per partition, not five: a retry of the fifth-most-recent batch is not recognised as a duplicate (answered OUT_OF_ORDER_SEQUENCE_NUMBER, or written again)",
   },
   'duplicate-answer-latest-offset': {
-    finding: 2,
+    finding: 6,
     issue: 25,
     description: "a retry recognised as a duplicate is answered with the offsets of the producer's most recent batch, not those its own original was written at",
   },
   'config-min-insync-stale': {
-    finding: 1,
+    finding: 7,
     issue: 25,
     description:
       'an altered min.insync.replicas is stored but not handed to the partitions a broker leads already: they keep acknowledging acks=all by the value they were adopted with until they are adopted again (a restart)',
   },
   'retention-bytes-off-by-segment': {
-    finding: 2,
+    finding: 8,
     issue: 25,
     description:
       'retention by size compares the log before taking the oldest segment off: a log over retention.bytes loses its oldest segment even when that leaves it under the limit, so records within retention.bytes are deleted',
   },
   'offset-commit-storage-error': {
-    finding: 3,
+    finding: 9,
     issue: 25,
     description:
       "an OffsetCommit whose write to the store failed is answered KAFKA_STORAGE_ERROR, a partition's code, not a retriable coordinator error: a Java consumer takes the commit for failed for good and does not retry it",
   },
   'acl-change-unknown-server-error': {
-    finding: 4,
+    finding: 10,
     issue: 25,
     description:
       'a CreateAcls or DeleteAcls whose store write failed is answered UNKNOWN_SERVER_ERROR, not REQUEST_TIMED_OUT: the client is told nothing about whether the change, which may have landed, took effect',
