@@ -11,25 +11,25 @@ import { REGRESSIONS, type Regression } from '../../src/util/regressions.ts';
  */
 const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: string }>> = {
   'duplicate-acked-before-durable': 50,
-  'producer-state-not-rebuilt': 35,
+  'producer-state-not-rebuilt': 28,
   'restart-stream-not-chained': 2,
-  'reclaim-drops-own-stream': 7,
+  'reclaim-drops-own-stream': 8,
   'stale-durable-map': {
     unreachable:
       "every takeover seals the previous leader's stream, and a sealed writer starts a new epoch with a fresh durable map: no writer keeps serving a partition whose log went back below what it made durable (finding 4 is caught through reclaim-drops-own-stream)",
   },
   'topic-incarnations-mixed': 81,
-  'follower-reports-to-old-leader': 35,
+  'follower-reports-to-old-leader': 28,
   'isr-keeps-dead-replica': 35,
-  'release-wakes-waiters': 79,
+  'release-wakes-waiters': 7,
   'fenced-writer-stays-fenced': 431,
   'delete-records-not-durable': 5,
   'log-append-time-ignored': 8,
   'plain-any-password': 22,
   'acl-allow-before-deny': 9,
-  'judge-by-bytes': 42,
+  'judge-by-bytes': 6,
   'lone-broker-disk-is-truth': 1,
-  'fetch-past-high-watermark': 447,
+  'fetch-past-high-watermark': 5,
   'gc-frame-covered-by-first-offset': {
     unreachable:
       "every WAL frame the simulation writes holds one batch (Produce refuses a second batch of a partition; only a stand-alone engine re-ships a local suffix as frames of several batches, and every simulated broker with a WAL runs as a cluster, of one when alone), and a tier end is a batch boundary: no frame straddles it, so a frame's first and last offsets agree on whether it lies below it (the run's stats: 0 frames of several batches)",
