@@ -42,7 +42,9 @@ export type Regression =
   | 'config-min-insync-stale'
   | 'retention-bytes-off-by-segment'
   | 'offset-commit-storage-error'
-  | 'acl-change-unknown-server-error';
+  | 'acl-change-unknown-server-error'
+  | 'commit-stale-generation'
+  | 'offset-fetch-stale-cache';
 
 export interface RegressionDescription {
   /** The finding of issue 9 whose fix the switch undoes (of `issue`, when set: its deliverable the switch breaks; issue 25's: the planted bug's number, in the order they were planted). */
@@ -151,6 +153,18 @@ export const REGRESSIONS: Readonly<Record<Regression, RegressionDescription>> = 
     issue: 25,
     description:
       'a CreateAcls or DeleteAcls whose store write failed is answered UNKNOWN_SERVER_ERROR, not REQUEST_TIMED_OUT: the client is told nothing about whether the change, which may have landed, took effect',
+  },
+  'commit-stale-generation': {
+    finding: 11,
+    issue: 25,
+    description:
+      "OffsetCommit's generation check is off by one: a commit under the generation just before the group's current one is accepted as current, so a member of an ended generation overwrites the offsets of the partitions' new owners",
+  },
+  'offset-fetch-stale-cache': {
+    finding: 12,
+    issue: 25,
+    description:
+      "a coordinator keeps the copy of a group's offsets it loaded while it held the group: when the group comes back to it (a move, a reload), OffsetFetch answers from that old copy instead of the latest commits",
   },
 };
 

@@ -6,7 +6,8 @@ import { rmSync } from 'node:fs';
 import { afterAll, afterEach, expect, setDefaultTimeout, test } from 'bun:test';
 import { Broker } from '../../src/broker/broker.ts';
 import type { BrokerContext } from '../../src/broker/context.ts';
-import { LOCAL_CLAIM } from '../../src/broker/groups/offset-store.ts';
+import { GroupCoordinator, INITIAL_REBALANCE_DELAY_MS } from '../../src/broker/groups/coordinator.ts';
+import { ControlOffsetStore, LOCAL_CLAIM } from '../../src/broker/groups/offset-store.ts';
 import { handleCreateAclsWith, handleDeleteAclsWith } from '../../src/broker/handlers/acls.ts';
 import { handleOffsetCommit } from '../../src/broker/handlers/groups.ts';
 import { ErrorCode } from '../../src/broker/protocol/error-codes.ts';
@@ -353,6 +354,55 @@ test('config-min-insync-stale (issue 25; test/cluster/topic-configs.test.ts): a 
     return outcome;
   };
   expect(await withAndWithout('config-min-insync-stale', scenario)).toEqual({ fixed: 'pending', regressed: 'resolved' });
+});
+
+test("commit-stale-generation (issue 25; test/broker/groups/coordinator.test.ts): a commit under the generation before the group's current one is accepted", async () => {
+  const scenario = async () => {
+    const clock = new ManualClock();
+    const groups = new GroupCoordinator(clock);
+    const join = (memberId: string) =>
+      groups.join({
+        groupId: 'g',
+        memberId,
+        clientId: 'app',
+        clientHost: '/192.0.2.1',
+        sessionTimeoutMs: 10_000,
+        rebalanceTimeoutMs: 5_000,
+        protocolType: 'consumer',
+        protocols: [{ name: 'range', metadata: new Uint8Array([1]) }],
+        claim: LOCAL_CLAIM,
+      });
+    const first = join('');
+    await settle();
+    clock.advance(INITIAL_REBALANCE_DELAY_MS);
+    const one = await first;
+    await groups.sync('g', one.generationId, one.memberId, [{ memberId: one.memberId, assignment: new Uint8Array([1]) }]);
+    const two = await join(one.memberId); // the member joins again: the next generation
+    await groups.sync('g', two.generationId, two.memberId, [{ memberId: two.memberId, assignment: new Uint8Array([1]) }]);
+    const permit = groups.beginCommit('g', one.generationId, one.memberId);
+    if ('done' in permit) permit.done();
+    groups.close();
+    return { generations: [one.generationId, two.generationId], commit: permit.errorCode };
+  };
+  expect(await withAndWithout('commit-stale-generation', scenario)).toEqual({
+    fixed: { generations: [1, 2], commit: ErrorCode.ILLEGAL_GENERATION },
+    regressed: { generations: [1, 2], commit: ErrorCode.NONE },
+  });
+});
+
+test("offset-fetch-stale-cache (issue 25; test/broker/groups/offset-store.test.ts): a group back at its former coordinator is answered the offsets it held before the other's commits", async () => {
+  const scenario = async () => {
+    const store = new MemoryStore();
+    const one = new ControlOffsetStore(new ControlStore(store, 'cluster'), { nodeId: 1, incarnation: 'broker-1' });
+    const two = new ControlOffsetStore(new ControlStore(store, 'cluster'), { nodeId: 2, incarnation: 'broker-2' });
+    const at = (offset: number) => ({ offset, leaderEpoch: 0, metadata: null });
+    await one.commit('g', [{ topic: 't', partition: 0, committed: at(10) }], await one.claim('g'));
+    await one.list('g'); // a member's OffsetFetch at broker 1
+    await two.commit('g', [{ topic: 't', partition: 0, committed: at(20) }], await two.claim('g')); // the group moved to broker 2
+    await one.claim('g', true); // and back to broker 1
+    return (await one.list('g')).map((o) => o.committed.offset);
+  };
+  expect(await withAndWithout('offset-fetch-stale-cache', scenario)).toEqual({ fixed: [20], regressed: [10] });
 });
 
 // --- cluster pieces on their own -------------------------------------------------------------

@@ -1,5 +1,6 @@
 import { ErrorCode } from '../protocol/error-codes.ts';
 import type { Clock, Timer } from '../../util/clock.ts';
+import { regressed } from '../../util/regressions.ts';
 import { type CoordinatorClaim, sameClaim } from './offset-store.ts';
 
 /** How long a rebalance waits for more members after the first join of an empty group (Kafka: 3 s). */
@@ -257,13 +258,13 @@ export class GroupCoordinator {
     if (generationId < 0) return { errorCode: ErrorCode.NONE, claim: null, recheck: () => ErrorCode.NONE, done: () => {} }; // a simple consumer committing without a group
     const group = this.#groups.get(groupId);
     if (group === undefined || !group.members.has(memberId)) return { errorCode: ErrorCode.UNKNOWN_MEMBER_ID };
-    if (generationId !== group.generationId) return { errorCode: ErrorCode.ILLEGAL_GENERATION };
+    if (!isCurrentGeneration(group, generationId)) return { errorCode: ErrorCode.ILLEGAL_GENERATION };
     if (group.state === 'PreparingRebalance') return { errorCode: ErrorCode.REBALANCE_IN_PROGRESS };
     group.commitsInFlight++;
     let done = false;
     const recheck = (): number => {
       if (this.#groups.get(groupId) !== group || !group.members.has(memberId)) return ErrorCode.UNKNOWN_MEMBER_ID;
-      return generationId === group.generationId ? ErrorCode.NONE : ErrorCode.ILLEGAL_GENERATION;
+      return isCurrentGeneration(group, generationId) ? ErrorCode.NONE : ErrorCode.ILLEGAL_GENERATION;
     };
     return {
       errorCode: ErrorCode.NONE,
@@ -488,4 +489,10 @@ export class GroupCoordinator {
     group.members.delete(member.memberId);
     if (group.members.size === 0) group.emptySinceMs = this.#clock.nowMs();
   }
+}
+
+/** Whether an OffsetCommit's generation is the group's current one (the commit may be written). */
+function isCurrentGeneration(group: { readonly generationId: number }, generationId: number): boolean {
+  if (regressed('commit-stale-generation')) return generationId >= group.generationId - 1;
+  return generationId === group.generationId;
 }

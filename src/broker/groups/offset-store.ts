@@ -3,6 +3,7 @@ import { pack, unpack } from 'msgpackr';
 import { FerryError } from '../../errors.ts';
 import type { ControlStore } from '../../cluster/control-store.ts';
 import { type Disk, systemDisk } from '../../util/disk.ts';
+import { regressed } from '../../util/regressions.ts';
 import { writeFileAtomicSync } from '../../util/files.ts';
 import type { Uuid } from '../../util/uuid.ts';
 
@@ -228,6 +229,8 @@ export class ControlOffsetStore implements GroupOffsetStore {
   readonly #claimant: Claimant;
   readonly #claims = new Map<string, CoordinatorClaim>();
   readonly #claiming = new Map<string, Promise<CoordinatorClaim>>();
+  /** The offsets of each group as this broker last loaded or wrote them (only with the offset-fetch-stale-cache switch on). */
+  readonly #loaded = new Map<string, Readonly<Record<string, CommittedOffset>>>();
 
   constructor(control: ControlStore, claimant: Claimant) {
     this.#control = control;
@@ -268,6 +271,7 @@ export class ControlOffsetStore implements GroupOffsetStore {
 
   forget(group: string): void {
     this.#claims.delete(group);
+    this.#loaded.delete(group);
   }
 
   commit(group: string, offsets: readonly GroupOffset[], claim: CoordinatorClaim, stillAllowed: () => boolean = ALWAYS): Promise<void> {
@@ -280,8 +284,11 @@ export class ControlOffsetStore implements GroupOffsetStore {
   }
 
   async list(group: string): Promise<GroupOffset[]> {
-    const record = await this.#control.read<StoredGroupRecord>(groupKey(group));
-    return Object.entries(groupRecordOf(record?.value).offsets).map(([key, committed]) => {
+    // The bug: the copy loaded while this broker last held the group answers, though another coordinator may have committed since.
+    const loaded = regressed('offset-fetch-stale-cache') ? this.#loaded.get(group) : undefined;
+    const offsets = loaded ?? groupRecordOf((await this.#control.read<StoredGroupRecord>(groupKey(group)))?.value).offsets;
+    if (regressed('offset-fetch-stale-cache')) this.#loaded.set(group, offsets);
+    return Object.entries(offsets).map(([key, committed]) => {
       const at = key.lastIndexOf('/');
       return { topic: key.slice(0, at), partition: Number(key.slice(at + 1)), committed };
     });
@@ -324,7 +331,10 @@ export class ControlOffsetStore implements GroupOffsetStore {
       }
       const offsets = change(record.offsets);
       if (offsets === null) return;
-      if ((await this.#control.replace(groupKey(group), current, { ...record, offsets })) !== null) return;
+      if ((await this.#control.replace(groupKey(group), current, { ...record, offsets })) !== null) {
+        if (regressed('offset-fetch-stale-cache')) this.#loaded.set(group, offsets); // this coordinator's own writes keep its copy current
+        return;
+      }
     }
     throw new FerryError('Storage', `${what} of group ${group}: lost ${COMMIT_ATTEMPTS_MAX} compare-and-swap rounds in a row`);
   }
