@@ -45,8 +45,8 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   },
   'offset-commit-storage-error': 5,
   'acl-change-unknown-server-error': 5,
-  'commit-stale-generation': 9,
-  'offset-fetch-stale-cache': 26,
+  'commit-stale-generation': 3,
+  'offset-fetch-stale-cache': 3,
 };
 
 for (const bug of Object.keys(REGRESSIONS) as Regression[]) {
