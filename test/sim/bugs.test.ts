@@ -10,21 +10,21 @@ import { REGRESSIONS, type Regression } from '../../src/util/regressions.ts';
  * goes in src/sim/runs.md). `unreachable`: the simulation does not catch it (the reason says why).
  */
 const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: string }>> = {
-  'duplicate-acked-before-durable': 50,
+  'duplicate-acked-before-durable': 3,
   'producer-state-not-rebuilt': 28,
   'restart-stream-not-chained': 2,
-  'reclaim-drops-own-stream': 8,
+  'reclaim-drops-own-stream': 11,
   'stale-durable-map': {
     unreachable:
       "every takeover seals the previous leader's stream, and a sealed writer starts a new epoch with a fresh durable map: no writer keeps serving a partition whose log went back below what it made durable (finding 4 is caught through reclaim-drops-own-stream)",
   },
-  'topic-incarnations-mixed': 81,
+  'topic-incarnations-mixed': 37,
   'follower-reports-to-old-leader': 28,
-  'isr-keeps-dead-replica': 35,
+  'isr-keeps-dead-replica': 9,
   'release-wakes-waiters': 7,
   'fenced-writer-stays-fenced': 431,
   'delete-records-not-durable': 5,
-  'log-append-time-ignored': 8,
+  'log-append-time-ignored': 6,
   'plain-any-password': 22,
   'acl-allow-before-deny': 9,
   'judge-by-bytes': 6,
