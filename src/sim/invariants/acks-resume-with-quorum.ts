@@ -1,4 +1,4 @@
-import type { ProduceOp, RunShape } from '../history.ts';
+import type { History, ProduceOp, RunShape } from '../history.ts';
 import { type HistoryIndex, metadataPropagationMs, onBrokerClocksMs, type PartitionHistory } from '../history-index.ts';
 import { ConfigTimeline, MIN_INSYNC_REPLICAS } from '../config-timeline.ts';
 import { countBelow } from '../incarnations.ts';
@@ -30,6 +30,8 @@ const PRODUCER_SESSION_ERRORS: ReadonlySet<string> = new Set(['OUT_OF_ORDER_SEQU
 const AUTHORIZATION_ERRORS: ReadonlySet<string> = new Set(['TOPIC_AUTHORIZATION_FAILED', 'CLUSTER_AUTHORIZATION_FAILED', 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED']);
 /** The broker holds the batch already and answers for its durability: as good as an acknowledgement. */
 const ANSWERED_AS_WRITTEN = 'DUPLICATE_SEQUENCE_NUMBER';
+/** The quotas a Produce is throttled by. */
+const PRODUCE_QUOTA_KEYS: ReadonlySet<string> = new Set(['producer_byte_rate', 'request_percentage']);
 
 export function resumeBoundMs(shape: RunShape): number {
   return RESUME_BOUND_LEASES * shape.leaseMs + RESUME_BOUND_SCANS * shape.scanIntervalMs + RESUME_SLACK_MS;
@@ -50,7 +52,8 @@ export function resumeBoundMs(shape: RunShape): number {
  * TopicIncarnations.life), from R after the window opened or the topic's create ended,
  * whichever is later.
  *
- * Nor is an attempt refused by the ACLs (issue 13: acl-enforced judges those), nor one sent to a broker stranded when it started (StrandedChange: running and
+ * Nor is an attempt of a producer a quota may bind (issue 25: a throttle mutes its connection for
+ * seconds; quota-throttle judges those), nor one refused by the ACLs (issue 13: acl-enforced judges those), nor one sent to a broker stranded when it started (StrandedChange: running and
  * reaching the control store, cut from every other host): it keeps its lease, so its leadership,
  * as a Kafka broker that still heartbeats to its controller keeps its own however few clients
  * reach it; neither moves leadership for clients that cannot reach a live leader. Once the spell
@@ -72,11 +75,12 @@ export function checkAcksResumeWithQuorum(index: HistoryIndex, out: ViolationLis
     .filter(Number.isFinite)
     .sort((a, b) => a - b);
   const piecesOf = minInsyncPieces(index);
+  const quotaBound = producersUnderQuota(index.history);
   const boundMs = onBrokerClocksMs(index.history, resumeBoundMs(shape));
   for (const partition of index.partitions) {
     const life = index.incarnations.life(partition.topic, partition.incarnation);
     if (!life.exists) continue;
-    const attempts = sortAttempts(partition.produces, stranded);
+    const attempts = sortAttempts(partition.produces, stranded, quotaBound);
     if (attempts.failures.length < STALL_ATTEMPTS_MIN) continue;
     for (const piece of piecesOf(partition.topic)) {
       const context: Context = { boundMs, tolerated: toleratedUnhealthy(shape, piece.minInsync), brokers: shape.brokers, out };
@@ -166,14 +170,27 @@ interface Attempts {
   readonly failureStartsMs: number[];
 }
 
-function sortAttempts(produces: readonly ProduceOp[], stranded: ReadonlyMap<number, readonly StrandedSpell[]>): Attempts {
+/**
+ * The clients whose user a produce quota (producer_byte_rate, request_percentage) may have bound
+ * (issue 25): a broker throttles them by muting their connection (KIP-219), so their attempts may
+ * time out behind a throttle of many seconds on a partition that works; quota-throttle judges those.
+ */
+function producersUnderQuota(history: History): ReadonlySet<string> {
+  const users = new Set<string>();
+  for (const op of history.ops) if (op.kind === 'alter-quota' && PRODUCE_QUOTA_KEYS.has(op.key)) users.add(op.user);
+  const clients = new Set<string>();
+  for (const [client, user] of Object.entries(history.security?.users ?? {})) if (users.has(user)) clients.add(client);
+  return clients;
+}
+
+function sortAttempts(produces: readonly ProduceOp[], stranded: ReadonlyMap<number, readonly StrandedSpell[]>, quotaBound: ReadonlySet<string>): Attempts {
   const resumedMs: number[] = [];
   const failures: ProduceOp[] = [];
   for (const op of produces) {
     if (op.acks !== -1) continue;
     const outcome = op.outcome;
     if (outcome.ok || outcome.error === ANSWERED_AS_WRITTEN) resumedMs.push(op.endMs);
-    else if (!PRODUCER_SESSION_ERRORS.has(outcome.error) && !AUTHORIZATION_ERRORS.has(outcome.error) && !strandedAt(stranded, op.node, op.startMs)) failures.push(op);
+    else if (!PRODUCER_SESSION_ERRORS.has(outcome.error) && !AUTHORIZATION_ERRORS.has(outcome.error) && !strandedAt(stranded, op.node, op.startMs) && !quotaBound.has(op.client)) failures.push(op);
   }
   resumedMs.sort((a, b) => a - b);
   failures.sort((a, b) => a.startMs - b.startMs);
