@@ -4,7 +4,7 @@
 import { describe, expect, test } from 'bun:test';
 import { check } from '../../src/sim/checker.ts';
 import { ConfigTimeline } from '../../src/sim/config-timeline.ts';
-import type { AlterConfigsOp, ClientOp, DeleteRecordsOp, History, Outcome, ProduceOp, RunShape } from '../../src/sim/history.ts';
+import type { AlterConfigsOp, ClientOp, DeleteRecordsOp, History, Outcome, ProduceOp, QuotaChangeOp, RunShape } from '../../src/sim/history.ts';
 import { allHealthy, history, NO_ANSWER, OK, produce, replica, SHAPE, spell, validOps } from './history-fixture.ts';
 
 const names = (run: History): string[] => [...new Set(check(run).map((violation) => violation.invariant))].sort();
@@ -88,6 +88,28 @@ describe('acks-resume-with-quorum as min.insync.replicas changes', () => {
     const violations = check(history({ ops, replicaLogs: [replica(1, true, [])], health }));
     expect(violations.map((violation) => violation.invariant)).toEqual(['acks-resume-with-quorum']);
     expect(violations[0]!.message).toContain('min.insync.replicas may have changed');
+  });
+});
+
+describe('acks-resume-with-quorum and produce quotas', () => {
+  const TIMED_OUT: Outcome = { ok: false, error: 'REQUEST_TIMED_OUT', answered: true };
+  const stalled = (): ProduceOp[] => {
+    const ops: ProduceOp[] = [];
+    for (let atMs = 1_000; atMs < 30_000; atMs += 500) ops.push(produce('p1', { startMs: atMs, endMs: atMs + 50 }, [`v${atMs}`], null, { outcome: TIMED_OUT }));
+    return ops;
+  };
+  const secured = (ops: ClientOp[]): History => ({
+    ...history({ ops, replicaLogs: [replica(1, true, [])] }),
+    security: { users: { p1: 'p1' }, superUsers: [], aclPropagationMs: 1_000, failedAuthenticationDelayMs: 100 },
+  });
+  const quota: QuotaChangeOp = { kind: 'alter-quota', client: 'admin', node: 1, startMs: 10, endMs: 20, outcome: { ok: true }, user: 'p1', key: 'producer_byte_rate', value: 300 };
+
+  test('a producer no quota binds is owed acks=all while a quorum holds', () => {
+    expect(names(secured(stalled()))).toContain('acks-resume-with-quorum');
+  });
+
+  test("a producer a produce quota may bind is not: the broker's throttle mutes its connection (KIP-219)", () => {
+    expect(names(secured([quota, ...stalled()]))).not.toContain('acks-resume-with-quorum');
   });
 });
 
