@@ -43,7 +43,9 @@ export type Regression =
   | 'config-min-insync-stale'
   | 'retention-bytes-off-by-segment'
   | 'offset-commit-storage-error'
-  | 'acl-change-unknown-server-error';
+  | 'acl-change-unknown-server-error'
+  | 'prefixed-deny-literal'
+  | 'scram-removed-user-still-logs-in';
 
 export interface RegressionDescription {
   /** The finding of issue 9 whose fix the switch undoes (of `issue`, when set: its deliverable the switch breaks). */
@@ -152,6 +154,17 @@ export const REGRESSIONS: Readonly<Record<Regression, RegressionDescription>> = 
     issue: 25,
     description:
       'a CreateAcls or DeleteAcls whose store write failed is answered UNKNOWN_SERVER_ERROR, not REQUEST_TIMED_OUT: the client is told nothing about whether the change, which may have landed, took effect',
+  },
+  'prefixed-deny-literal': {
+    finding: 5,
+    issue: 25,
+    description: 'a PREFIXED DENY ACL is matched only by a resource named exactly its prefix, as if it were LITERAL: a user denied by a prefix keeps access to the resources under it',
+  },
+  'scram-removed-user-still-logs-in': {
+    finding: 6,
+    issue: 25,
+    description:
+      "a refresh of the SCRAM credentials takes up a user's new and changed credentials but keeps those the user's record no longer holds: a user whose credential was deleted on another broker still logs in there with the old password",
   },
 };
 

@@ -45,6 +45,8 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   },
   'offset-commit-storage-error': 5,
   'acl-change-unknown-server-error': 5,
+  'prefixed-deny-literal': 23,
+  'scram-removed-user-still-logs-in': 41,
 };
 
 for (const bug of Object.keys(REGRESSIONS) as Regression[]) {
