@@ -44,7 +44,9 @@ export type Regression =
   | 'offset-commit-storage-error'
   | 'acl-change-unknown-server-error'
   | 'commit-stale-generation'
-  | 'offset-fetch-stale-cache';
+  | 'offset-fetch-stale-cache'
+  | 'prefixed-deny-literal'
+  | 'scram-removed-user-still-logs-in';
 
 export interface RegressionDescription {
   /** The finding of issue 9 whose fix the switch undoes (of `issue`, when set: its deliverable the switch breaks; issue 25's: the planted bug's number, in the order they were planted). */
@@ -165,6 +167,17 @@ export const REGRESSIONS: Readonly<Record<Regression, RegressionDescription>> = 
     issue: 25,
     description:
       "a coordinator keeps the copy of a group's offsets it loaded while it held the group: when the group comes back to it (a move, a reload), OffsetFetch answers from that old copy instead of the latest commits",
+  },
+  'prefixed-deny-literal': {
+    finding: 13,
+    issue: 25,
+    description: 'a PREFIXED DENY ACL is matched only by a resource named exactly its prefix, as if it were LITERAL: a user denied by a prefix keeps access to the resources under it',
+  },
+  'scram-removed-user-still-logs-in': {
+    finding: 14,
+    issue: 25,
+    description:
+      "a refresh of the SCRAM credentials takes up a user's new and changed credentials but keeps those the user's record no longer holds: a user whose credential was deleted on another broker still logs in there with the old password",
   },
 };
 

@@ -47,6 +47,8 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'acl-change-unknown-server-error': 5,
   'commit-stale-generation': 3,
   'offset-fetch-stale-cache': 3,
+  'prefixed-deny-literal': 23,
+  'scram-removed-user-still-logs-in': 41,
 };
 
 for (const bug of Object.keys(REGRESSIONS) as Regression[]) {

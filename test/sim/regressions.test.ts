@@ -33,6 +33,9 @@ import { Authorizer } from '../../src/security/acl/authorizer.ts';
 import { AclOperation, AclPermissionType, PatternType, ResourceType } from '../../src/security/acl/model.ts';
 import { userPrincipal } from '../../src/security/principal.ts';
 import { PlainSaslServerFactory } from '../../src/security/sasl/plain.ts';
+import { saltedPasswordOf } from '../../src/security/scram/credential.ts';
+import { SCRAM_SHA_256 } from '../../src/security/scram/mechanism.ts';
+import { ScramCredentialStore } from '../../src/security/scram/store.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import { ManualClock, systemClock } from '../../src/util/clock.ts';
@@ -444,6 +447,40 @@ test('acl-allow-before-deny (issue 13; test/security/acl/authorizer.test.ts): a 
     return { write: authorizer.authorize(session, AclOperation.WRITE, ResourceType.TOPIC, 't'), read: authorizer.authorize(session, AclOperation.READ, ResourceType.TOPIC, 't') };
   };
   expect(await withAndWithout('acl-allow-before-deny', scenario)).toEqual({ fixed: { write: false, read: false }, regressed: { write: true, read: false } });
+});
+
+test('prefixed-deny-literal (issue 25; test/security/acl/authorizer.test.ts): a user denied WRITE by the prefix t still writes to t1, not to t itself', async () => {
+  const session = { principal: userPrincipal('p0'), clientAddress: '10.0.0.1', listenerName: 'CLIENT', securityProtocol: 'SASL_PLAINTEXT' as const, saslMechanism: 'PLAIN' };
+  const entry = (permissionType: AclPermissionType) => ({ principal: 'User:p0', host: '*', operation: AclOperation.WRITE, permissionType });
+  const scenario = () => {
+    const authorizer = new Authorizer();
+    authorizer.load([
+      { pattern: { resourceType: ResourceType.TOPIC, name: '*', patternType: PatternType.LITERAL }, entries: [entry(AclPermissionType.ALLOW)] },
+      { pattern: { resourceType: ResourceType.TOPIC, name: 't', patternType: PatternType.PREFIXED }, entries: [entry(AclPermissionType.DENY)] },
+    ]);
+    return { t1: authorizer.authorize(session, AclOperation.WRITE, ResourceType.TOPIC, 't1'), t: authorizer.authorize(session, AclOperation.WRITE, ResourceType.TOPIC, 't') };
+  };
+  expect(await withAndWithout('prefixed-deny-literal', scenario)).toEqual({ fixed: { t1: false, t: false }, regressed: { t1: true, t: false } });
+});
+
+test('scram-removed-user-still-logs-in (issue 25; test/security/scram/store.test.ts): a credential deleted on one broker stays known to another after its refresh', async () => {
+  const scenario = async () => {
+    const memory = new MemoryStore();
+    const a = new ScramCredentialStore(new ControlStore(memory, 'cluster'));
+    const b = new ScramCredentialStore(new ControlStore(memory, 'cluster'));
+    const salt = new TextEncoder().encode('salt of alice');
+    const upsertion = { name: 'alice', mechanism: SCRAM_SHA_256.type, iterations: 4096, salt, saltedPassword: saltedPasswordOf(SCRAM_SHA_256, 'alice-secret', salt, 4096) };
+    await a.alter([], [upsertion]);
+    await b.refresh();
+    const before = b.lookup('alice', SCRAM_SHA_256.name) !== null;
+    await a.alter([{ name: 'alice', mechanism: SCRAM_SHA_256.type }], []);
+    await b.refresh();
+    return { before, after: b.lookup('alice', SCRAM_SHA_256.name) !== null, here: a.lookup('alice', SCRAM_SHA_256.name) !== null };
+  };
+  expect(await withAndWithout('scram-removed-user-still-logs-in', scenario)).toEqual({
+    fixed: { before: true, after: false, here: false },
+    regressed: { before: true, after: true, here: false },
+  });
 });
 
 test('acl-change-unknown-server-error (issue 25; test/broker/handlers/acls.test.ts): a CreateAcls or DeleteAcls whose store write failed is answered UNKNOWN_SERVER_ERROR', async () => {

@@ -174,6 +174,7 @@ export class Authorizer {
       for (const entry of entries) {
         const permission = entryResult(entry, principal, host, operation);
         if (permission === AclPermissionType.DENY) {
+          if (regressed('prefixed-deny-literal') && pattern.patternType === PatternType.PREFIXED && pattern.name !== resourceName) continue;
           found.deny = { pattern, entry };
           return true;
         }

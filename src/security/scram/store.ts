@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { RecordCache, type ControlStore, type Versioned } from '../../cluster/control-store.ts';
 import { FerryError } from '../../errors.ts';
 import { mapLimited } from '../../util/map-limited.ts';
+import { regressed } from '../../util/regressions.ts';
 import { planAlteration, userKeyOf, type UserChange } from './alteration.ts';
 import { scramCredentialFromSaltedPassword, type ScramCredential, type ScramCredentialLookup } from './credential.ts';
 import { SCRAM_MECHANISMS } from './mechanism.ts';
@@ -99,7 +100,10 @@ export class ScramCredentialStore implements ScramCredentialLookup {
           this.#log(`SCRAM credentials record ${key}: its key is not an escaped user name; left out`);
           continue;
         }
-        const entry = this.#users.get(user)?.etag === record.etag ? this.#users.get(user)! : this.#entryOf(user, record);
+        let entry = this.#users.get(user)?.etag === record.etag ? this.#users.get(user)! : this.#entryOf(user, record);
+        const known = this.#users.get(user);
+        if (regressed('scram-removed-user-still-logs-in') && entry !== null && known !== undefined && entry !== known)
+          entry = { etag: entry.etag, credentials: new Map([...known.credentials, ...entry.credentials]) };
         if (entry !== null) next.set(user, entry);
       }
       this.#users = next;
