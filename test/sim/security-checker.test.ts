@@ -271,6 +271,11 @@ describe('acl-enforced', () => {
     expect(names(secured([...denial(), produce('p1', { startMs: 4_200, endMs: 4_210 }, ['a4'], null, { acks: 0 })], [...VALID_LOG, 'a4']))).toEqual(['acl-enforced']);
   });
 
+  test("an acks=0 record of a producer a produce quota binds may be read after the denial's lift (a throttle mutes its connection): not judged", () => {
+    const quota: ClientOp = { kind: 'alter-quota', client: 'admin', node: 1, startMs: 10, endMs: 20, outcome: { ok: true }, user: 'p1', key: 'producer_byte_rate', value: 300 };
+    expect(names(secured([quota, ...denial(), produce('p1', { startMs: 4_200, endMs: 4_210 }, ['a4'], null, { acks: 0 })], [...VALID_LOG, 'a4']))).not.toContain('acl-enforced');
+  });
+
   test('a broker unhealthy in the bound before the request may still serve it', () => {
     const ops = [...denial(), produce('p1', { startMs: 4_200, endMs: 4_210 }, ['a4'], 4)];
     expect(check(secured(ops, [...VALID_LOG, 'a4'], [...spell(1, 0, 2_000), { node: 2, atMs: 0, healthy: true }]))).toEqual([]);

@@ -1,4 +1,5 @@
-import type { History, ProduceOp, RunShape } from '../history.ts';
+import type { ProduceOp, RunShape } from '../history.ts';
+import { producersUnderQuota } from '../quota-bound.ts';
 import { type HistoryIndex, metadataPropagationMs, onBrokerClocksMs, type PartitionHistory } from '../history-index.ts';
 import { ConfigTimeline, MIN_INSYNC_REPLICAS } from '../config-timeline.ts';
 import { countBelow } from '../incarnations.ts';
@@ -30,8 +31,6 @@ const PRODUCER_SESSION_ERRORS: ReadonlySet<string> = new Set(['OUT_OF_ORDER_SEQU
 const AUTHORIZATION_ERRORS: ReadonlySet<string> = new Set(['TOPIC_AUTHORIZATION_FAILED', 'CLUSTER_AUTHORIZATION_FAILED', 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED']);
 /** The broker holds the batch already and answers for its durability: as good as an acknowledgement. */
 const ANSWERED_AS_WRITTEN = 'DUPLICATE_SEQUENCE_NUMBER';
-/** The quotas a Produce is throttled by. */
-const PRODUCE_QUOTA_KEYS: ReadonlySet<string> = new Set(['producer_byte_rate', 'request_percentage']);
 
 export function resumeBoundMs(shape: RunShape): number {
   return RESUME_BOUND_LEASES * shape.leaseMs + RESUME_BOUND_SCANS * shape.scanIntervalMs + RESUME_SLACK_MS;
@@ -168,19 +167,6 @@ interface Attempts {
   readonly failures: ProduceOp[];
   /** failures' start times, for binary search. */
   readonly failureStartsMs: number[];
-}
-
-/**
- * The clients whose user a produce quota (producer_byte_rate, request_percentage) may have bound
- * (issue 25): a broker throttles them by muting their connection (KIP-219), so their attempts may
- * time out behind a throttle of many seconds on a partition that works; quota-throttle judges those.
- */
-function producersUnderQuota(history: History): ReadonlySet<string> {
-  const users = new Set<string>();
-  for (const op of history.ops) if (op.kind === 'alter-quota' && PRODUCE_QUOTA_KEYS.has(op.key)) users.add(op.user);
-  const clients = new Set<string>();
-  for (const [client, user] of Object.entries(history.security?.users ?? {})) if (users.has(user)) clients.add(client);
-  return clients;
 }
 
 function sortAttempts(produces: readonly ProduceOp[], stranded: ReadonlyMap<number, readonly StrandedSpell[]>, quotaBound: ReadonlySet<string>): Attempts {

@@ -5,6 +5,7 @@ import { presenceOver } from '../presence.ts';
 import { type ClientOp, isAclChangeOp, type SimResourceType } from '../history.ts';
 import { type HistoryIndex, onBrokerClocksMs } from '../history-index.ts';
 import { viewFloorOf } from '../view-floor.ts';
+import { producersUnderQuota } from '../quota-bound.ts';
 import type { PartitionRef, ViolationList } from '../violation.ts';
 import { AUTHORIZATION_ERRORS } from './intruder-no-data.ts';
 import { sightingsOf } from './value-sightings.ts';
@@ -41,12 +42,13 @@ export function checkAclEnforced(index: HistoryIndex, out: ViolationList): void 
   // Brokers read the ACLs again on their own clocks, which may run slow (lease faults).
   const floorOf = viewFloorOf(index.history.health, onBrokerClocksMs(index.history, security.aclPropagationMs));
   const refusedEveryTime = new Map<string, boolean>();
+  const quotaBound = producersUnderQuota(index.history);
   for (const op of index.history.ops) {
     const checks = checksOf(op);
     const user = security.users[op.client];
     if (checks === null || user === undefined || (!op.outcome.ok && op.outcome.error === NOT_SENT)) continue;
     const principal = `User:${user}`;
-    const view = windowView(lives, principal, shape, op.node < 0 ? -Infinity : floorOf(op.node, op.startMs), op.endMs);
+    const view = windowView(lives, principal, shape, op.node < 0 ? -Infinity : floorOf(op.node, op.startMs), decidedByMs(op, quotaBound));
     const decisions = checks.map(({ check }) => decide(check, principal, view, shape));
     if (op.kind === 'produce') for (const value of op.values) refusedEveryTime.set(value, (refusedEveryTime.get(value) ?? true) && decisions[0] === false);
     judgeAnswer(op, principal, checks, decisions, view, out);
@@ -62,6 +64,15 @@ export function checkAclEnforced(index: HistoryIndex, out: ViolationList): void 
       sighting.atMs,
     );
   }
+}
+
+/**
+ * The latest a broker may have decided the request: when its answer came. An acks=0 produce has
+ * none; of a producer a produce quota may bind, the broker may read it long after it was sent (a
+ * throttle mutes the connection, KIP-219): any later moment (sim seed 156, issue 25).
+ */
+function decidedByMs(op: ClientOp, quotaBound: ReadonlySet<string>): number {
+  return op.kind === 'produce' && op.acks === 0 && quotaBound.has(op.client) ? Number.POSITIVE_INFINITY : op.endMs;
 }
 
 function judgeAnswer(op: ClientOp, principal: string, checks: readonly NeededCheck[], decisions: readonly Truth[], view: AclView, out: ViolationList): void {
