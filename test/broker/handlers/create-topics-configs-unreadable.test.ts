@@ -4,21 +4,14 @@
 // CreateTopics (the client takes it for "not created" while the topic exists). Created, the topic
 // is answered created; the configs it could not read are answered null (CreateTopics v5+).
 import { expect, test } from 'bun:test';
-import { Broker } from '../../../src/broker/broker.ts';
 import { handleCreateTopics } from '../../../src/broker/handlers/topics.ts';
 import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
 import { MemoryStore } from '../../../src/store/memory.ts';
-import { tempDir } from '../../support/temp-dir.ts';
+import { startOneBrokerCluster } from '../../support/one-broker-cluster.ts';
 
 test('a created topic whose configs cannot be read back is answered created, its configs null', async () => {
   const store = new MemoryStore();
-  const broker = await Broker.start({
-    listenHost: '127.0.0.1',
-    listenPort: 0,
-    nodeId: 1,
-    cluster: { store, leaseMs: 2000, scanIntervalMs: 60_000 },
-    engine: { directory: tempDir(), log: { flush: { kind: 'none' } }, wal: { store, writerId: 'broker-1', config: { uploadIntervalMs: 2 } } },
-  });
+  const broker = await startOneBrokerCluster(store);
   try {
     store.injectFault({ operation: 'get', kind: 'Unavailable', keyPrefix: 'control/topics/t', count: 100 });
     const topic = { name: 't', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] };

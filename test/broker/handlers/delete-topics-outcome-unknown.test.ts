@@ -4,21 +4,14 @@
 // A topic change whose control-store write fails partway has an unknown outcome: REQUEST_TIMED_OUT,
 // as Kafka answers when its controller did not finish in time.
 import { expect, test } from 'bun:test';
-import { Broker } from '../../../src/broker/broker.ts';
 import { handleDeleteTopics } from '../../../src/broker/handlers/topics.ts';
 import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
 import { MemoryStore } from '../../../src/store/memory.ts';
-import { tempDir } from '../../support/temp-dir.ts';
+import { startOneBrokerCluster } from '../../support/one-broker-cluster.ts';
 
 test('a delete whose control-store write fails after the mark answers REQUEST_TIMED_OUT, not a storage error', async () => {
   const store = new MemoryStore();
-  const broker = await Broker.start({
-    listenHost: '127.0.0.1',
-    listenPort: 0,
-    nodeId: 1,
-    cluster: { store, leaseMs: 2000, scanIntervalMs: 60_000 },
-    engine: { directory: tempDir(), log: { flush: { kind: 'none' } }, wal: { store, writerId: 'broker-1', config: { uploadIntervalMs: 2 } } },
-  });
+  const broker = await startOneBrokerCluster(store);
   try {
     expect(await broker.context.topology.createTopic('t', 1)).toBe(true);
     store.injectFault({ operation: 'delete', kind: 'Unavailable', keyPrefix: 'control/topics/', count: 100 });
