@@ -57,7 +57,7 @@ export class ConfigChangeLoad {
     if (random.next() >= CONFIG_CHANGE_SHARE) return;
     let elapsedMs = 0;
     for (;;) {
-      const waitMs = -Math.log(1 - random.next()) * CHANGE_INTERVAL_MS_MEAN;
+      const waitMs = random.nextExponential(CHANGE_INTERVAL_MS_MEAN);
       elapsedMs += waitMs;
       if (elapsedMs >= chaosMs) return;
       await this.#sleep(waitMs);

@@ -66,7 +66,7 @@ export class CredentialLoad {
     if (users.length === 0 || mechanisms.length === 0) return;
     let elapsedMs = 0;
     for (;;) {
-      const waitMs = -Math.log(1 - random.next()) * CHANGE_INTERVAL_MS_MEAN;
+      const waitMs = random.nextExponential(CHANGE_INTERVAL_MS_MEAN);
       elapsedMs += waitMs;
       if (elapsedMs >= chaosMs) return;
       await this.#sleep(waitMs);

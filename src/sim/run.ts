@@ -208,7 +208,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   const chaosEndMs = scheduler.nowMs + scenario.chaosMs;
   let faultsInjected = 0;
   const scheduleFault = (): void => {
-    const waitMs = -Math.log(1 - faultRandom.next()) * scenario.faultIntervalMs;
+    const waitMs = faultRandom.nextExponential(scenario.faultIntervalMs);
     if (scheduler.nowMs + waitMs >= chaosEndMs) return;
     scheduler.schedule(waitMs, () => {
       injectOne();

@@ -57,7 +57,7 @@ export class SecurityLoad {
     const { random, chaosMs, clock } = this.#options;
     let elapsedMs = 0;
     for (;;) {
-      const waitMs = -Math.log(1 - random.next()) * SPELL_INTERVAL_MS_MEAN;
+      const waitMs = random.nextExponential(SPELL_INTERVAL_MS_MEAN);
       elapsedMs += waitMs;
       if (elapsedMs >= chaosMs) return;
       await this.#sleep(waitMs);

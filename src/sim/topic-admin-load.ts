@@ -76,7 +76,7 @@ export class TopicAdminLoad {
     if (random.next() >= TOPIC_ADMIN_SHARE) return;
     let elapsedMs = 0;
     for (;;) {
-      const waitMs = -Math.log(1 - random.next()) * OPERATION_INTERVAL_MS_MEAN;
+      const waitMs = random.nextExponential(OPERATION_INTERVAL_MS_MEAN);
       elapsedMs += waitMs;
       if (elapsedMs >= chaosMs) return;
       await this.#sleep(waitMs);

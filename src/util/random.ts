@@ -28,6 +28,11 @@ export class SeededRandom implements Random {
   nextInt(bound: number): number {
     return Math.floor(this.next() * bound);
   }
+
+  /** A wait drawn from the exponential distribution of mean `meanMs`: the gaps of events that come at random (a Poisson process). */
+  nextExponential(meanMs: number): number {
+    return -Math.log(1 - this.next()) * meanMs;
+  }
 }
 
 /**

@@ -115,7 +115,7 @@ export class SimAccessProber implements SimClient {
     const { random, clock } = this.#context;
     await this.#pool.refreshMetadata(null);
     while (this.#running && !this.#over()) {
-      await sleep(clock, -Math.log(1 - random.next()) * this.#intervalMsMean);
+      await sleep(clock, random.nextExponential(this.#intervalMsMean));
       if (!this.#running || this.#over()) return;
       const kind = PROBE_KINDS[random.nextInt(PROBE_KINDS.length)]!;
       const names = kind.names(this.#targets);
