@@ -147,8 +147,8 @@ const SECOND_BATCH_REFUSED = 'Produce requests with version 3 and later are only
 
 /**
  * Whether a whole second batch follows the first (Kafka's validateRecords: its batch iterator
- * finds one more). Bytes too few for one are not a batch: Kafka's log trims them, as Ferry's append
- * judges them.
+ * finds one more). Bytes too few for one are not a second batch here: the append judges them
+ * (CORRUPT_MESSAGE, stricter than Kafka, whose log trims such a tail).
  */
 function holdsSecondBatch(records: Uint8Array): boolean {
   const view = new DataView(records.buffer, records.byteOffset, records.byteLength);

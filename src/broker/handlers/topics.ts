@@ -66,12 +66,18 @@ async function createTopic(context: BrokerContext, validateOnly: boolean, topic:
     // The create itself decides (a create-if-absent of the topic's record, in a cluster): the
     // topics this broker last saw may still hold one another broker deleted since.
     if (!(await context.topology.createTopic(topic.name, partitions, topic.replicationFactor, configs))) return exists;
-    // Created: a store that fails the read of its configs now answers them null (v5+ allows it), never an error (sim seed 32, issue 25).
-    const described = await context.topology.describeTopicConfigs(topic.name).catch(() => null);
+    // Created: a store that fails the read of its configs makes them null with the read's error in
+    // topicConfigErrorCode (v5+, as Kafka answers; the Java admin client reads the configs unless it
+    // is set), never the create's error (sim seed 32, issue 25).
+    const described = await context.topology.describeTopicConfigs(topic.name).then(
+      (entries) => ({ entries: entries ?? [], errorCode: ErrorCode.NONE }),
+      (error: unknown) => ({ entries: null, errorCode: errorCodeOf(error) }),
+    );
     return {
       ...answer,
       topicId: context.topology.topicId(topic.name) ?? ZERO_UUID,
-      configs: described === null ? null : described.map((e) => ({ name: e.name, value: e.value, readOnly: e.readOnly, configSource: CONFIG_SOURCE_CODES[e.source], isSensitive: e.isSensitive })),
+      configs: described.entries?.map((e) => ({ name: e.name, value: e.value, readOnly: e.readOnly, configSource: CONFIG_SOURCE_CODES[e.source], isSensitive: e.isSensitive })) ?? null,
+      ...(described.errorCode === ErrorCode.NONE ? {} : { topicConfigErrorCode: described.errorCode }),
     };
   } catch (error) {
     const errorCode = isFerryError(error, 'InvalidArgument') ? ErrorCode.INVALID_TOPIC_EXCEPTION : errorCodeOf(error);
