@@ -338,7 +338,7 @@ export class PartitionHost {
     const rebuilt = await rebuildFromTierAndChain(reader, log, chain, topicId, () => this.#tierStart(topic, partition, topicId), say, kept, settled).finally(() => this.#rebuildProgress.finish(key));
     if (!kept) return rebuilt;
     if (!rebuilt.kept) {
-      say(`the promoted follower's log [${keptStart}, ${keptEnd}) did not reach the tier's end: rebuilt`);
+      say(`the promoted follower's log [${keptStart}, ${keptEnd}) does not span the tier's end: rebuilt from it`);
       return rebuilt;
     }
     say(`promoted follower keeps its local log [${keptStart}, ${keptEnd})`);

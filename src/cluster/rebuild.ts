@@ -72,8 +72,9 @@ export async function rebuildFromTierAndChain(
   for (let restarts = 0; ; restarts++) {
     const start = await startOf();
     const fromOffset = start?.offset ?? 0;
-    // [K3] A promoted follower's log that reaches the tier's end is kept: only the chain's frames past its end apply.
-    const kept = keepLocal && restarts === 0 && log.logEndOffset >= fromOffset;
+    // [K3] A promoted follower's log that spans the tier's end is kept: only the chain's frames past its end apply.
+    // One that starts above it (retention took segments not yet tiered) would leave a hole between the two.
+    const kept = keepLocal && restarts === 0 && log.logStartOffset <= fromOffset && log.logEndOffset >= fromOffset;
     // A restart empties what the previous attempt applied; a first attempt with nothing tiered keeps the fresh log at 0.
     if (!kept && (start !== null || restarts > 0)) log.startAt(fromOffset, start?.epochs ?? [], start?.producers ?? null);
     // [K6] A settled prefix holds nothing from its offset on: a rebuild from there or later skips it.

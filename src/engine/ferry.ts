@@ -1423,14 +1423,24 @@ export class Ferry {
     this.#checkOpen();
     let deleted = 0;
     for (const partition of [...this.#partitions.values()].flat()) {
-      // flat() skips managed mode's holes. A leader that tiers keeps locally only what local retention asks of its tiered segments [D1].
-      // Until its tier record is read, nothing counts as tiered: a segment goes only once it is (as Kafka with remote storage).
-      // A topic with remote.storage.enable off keeps retention.* alone, as without a tier.
-      const tiered = this.#tierer !== null && partition.role.kind === 'leader' && partition.log.config.remoteStorageEnable;
-      const tieredEnd = tiered ? (this.#tierer!.localDeletableEndOf(partition.topicId, partition.index, partition.log) ?? partition.log.logStartOffset) : null;
-      deleted += partition.log.enforceRetention(tieredEnd);
+      deleted += partition.log.enforceRetention(this.#localRetentionBound(partition)); // flat() skips managed mode's holes
     }
     return deleted;
+  }
+
+  /**
+   * [D1] Where local retention may delete below in a tiered partition, null without a tier (a topic
+   * with remote.storage.enable off keeps retention.* alone). Until the tier record is read nothing
+   * counts as tiered: a segment goes only once it is (as Kafka with remote storage). A leader that
+   * tiers goes by the record its tierer holds; a follower by the record as last read (Kafka's
+   * followers read the remote metadata too): its log is what a promotion keeps [K3], so it must
+   * still reach the tier's end.
+   */
+  #localRetentionBound(partition: Partition): number | null {
+    if (!partition.log.config.remoteStorageEnable) return null;
+    if (partition.role.kind === 'leader') return this.#tierer === null ? null : (this.#tierer.localDeletableEndOf(partition.topicId, partition.index, partition.log) ?? partition.log.logStartOffset);
+    if (this.#remote === null) return null;
+    return this.#remote.peekTieredEnd(partition.topicId, partition.index) ?? partition.log.logStartOffset;
   }
 
   /** The follower applying WAL objects, when this engine follows a leader. */

@@ -157,8 +157,23 @@ export class RemoteReader {
    * again in the background (one read shared with any other), for the answers after this one.
    */
   peekLogStartOffset(topicId: Uuid, partition: number): number | null {
+    const cached = this.#peek(topicId, partition);
+    return cached === undefined || cached.copied.length === 0 ? null : cached.record.startOffset;
+  }
+
+  /**
+   * TE as last read, without waiting, refreshed in the background as peekLogStartOffset: null
+   * before the record was first read. TE only grows within an incarnation, so a stale answer is
+   * below the true one: what a follower's local retention may delete below [D1].
+   */
+  peekTieredEnd(topicId: Uuid, partition: number): number | null {
+    const cached = this.#peek(topicId, partition);
+    return cached === undefined ? null : tieredEnd(cached.record);
+  }
+
+  /** The cached record, starting a background read when it is missing or old (at most one per refresh interval). */
+  #peek(topicId: Uuid, partition: number): CachedRecord | undefined {
     const key = partitionKey(topicId, partition);
-    const cached = this.#cached.get(key);
     const nowMs = this.#clock.monotonicMs();
     const triedMs = this.#peekReadsMs.get(key);
     // At most one background read per refresh interval: while the tier is down, every Fetch would start one.
@@ -166,7 +181,7 @@ export class RemoteReader {
       this.#peekReadsMs.set(key, nowMs);
       this.#readRecord(topicId, partition, true).catch(() => {}); // a failed read is tried again an interval later
     }
-    return cached === undefined || cached.copied.length === 0 ? null : cached.record.startOffset;
+    return this.#cached.get(key);
   }
 
   /** TE: the end of the tier's copied run (its start when nothing is copied). */

@@ -202,6 +202,11 @@ const FOUND: readonly { readonly seed: number; readonly bug: string; readonly sc
     secured: true,
     bug: 'harness: a broker whose control-store partition had healed counted as healthy at once, while a scan request it sent during the partition still failed up to UNREACHABLE_FAIL_MS_MAX later: its Metadata named the partition count from before a CreatePartitions (partition-count-monotonic); health now waits out that tail',
   },
+  {
+    seed: 200858,
+    secured: true,
+    bug: "a follower's local retention of a tiered topic deleted segments not yet tiered; promoted, it kept a log starting far above the tier's end, and acknowledged records between were served by no one (test/cluster/follower-local-retention.test.ts, test/cluster/kept-log-spans-tier-end.test.ts)",
+  },
 ];
 
 /** Bugs a seed finds that are not fixed yet: each becomes a FOUND entry once it is. */
