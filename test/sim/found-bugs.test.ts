@@ -207,6 +207,16 @@ const FOUND: readonly { readonly seed: number; readonly bug: string; readonly sc
     secured: true,
     bug: "a follower's local retention of a tiered topic deleted segments not yet tiered; promoted, it kept a log starting far above the tier's end, and acknowledged records between were served by no one (test/cluster/follower-local-retention.test.ts, test/cluster/kept-log-spans-tier-end.test.ts)",
   },
+  {
+    seed: 205056,
+    secured: true,
+    bug: "checker: a batch that landed unanswered, retried after tier retention took every record of its producer, was written again (Kafka's broker forgets such a producer): taken for a duplicate (test/sim/checker.test.ts, a retry after retention)",
+  },
+  {
+    seed: 205275,
+    secured: true,
+    bug: 'checker: a producer whose SCRAM credential was deleted could log in nowhere; its unsent attempts were taken for a partition that did not resume (test/sim/security-checker.test.ts, credential changed)',
+  },
 ];
 
 /** Bugs a seed finds that are not fixed yet: each becomes a FOUND entry once it is. */

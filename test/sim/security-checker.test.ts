@@ -345,3 +345,26 @@ describe('acl-enforced', () => {
     expect(names(secured([produce('admin', { startMs: 300, endMs: 310 }, ['z0'], null, { outcome: denied })]))).toEqual(['acl-enforced']);
   });
 });
+
+// Seed 205275: p1's credential was deleted and set again by a request never answered; p1 could log
+// in nowhere, and its attempts were 'not-sent' on a partition that worked.
+describe('acks-resume-with-quorum leaves alone a producer whose credential changed (issue 25)', () => {
+  const NOT_SENT: Outcome = { ok: false, error: 'not-sent', answered: false };
+  /** p1's acks=all attempts every 500 ms over [8000, 14000), never sent. */
+  const stalled = Array.from({ length: 12 }, (_, i) => produce('p1', { startMs: 8_000 + i * 500, endMs: 8_100 + i * 500 }, [`s${i}`], null, { outcome: NOT_SENT }));
+  const stall = (run: History) => names(run).filter((name) => name === 'acks-resume-with-quorum');
+
+  test('a producer that keeps failing with its credential standing is owed a resume', () => {
+    expect(stall(secured(stalled))).toEqual(['acks-resume-with-quorum']);
+  });
+
+  test('one whose credential was deleted is not, until it logs in again', () => {
+    expect(stall(secured([scramChange({ startMs: 7_000, endMs: 7_010 }, 'p1', null), ...stalled]))).toEqual([]);
+    const loggedIn = authenticate('p1', { startMs: 7_100, endMs: 7_110 });
+    expect(stall(secured([scramChange({ startMs: 7_000, endMs: 7_010 }, 'p1', null), loggedIn, ...stalled]))).toEqual(['acks-resume-with-quorum']);
+  });
+
+  test("another user's credential change excuses nothing", () => {
+    expect(stall(secured([scramChange({ startMs: 7_000, endMs: 7_010 }, 'reader', null), ...stalled]))).toEqual(['acks-resume-with-quorum']);
+  });
+});

@@ -1,5 +1,6 @@
 import type { ProduceOp, RunShape } from '../history.ts';
 import { producersUnderQuota } from '../quota-bound.ts';
+import { type CredentialLapse, credentialLapses, inCredentialLapse } from '../credential-lapses.ts';
 import { type HistoryIndex, metadataPropagationMs, onBrokerClocksMs, type PartitionHistory } from '../history-index.ts';
 import { ConfigTimeline, MIN_INSYNC_REPLICAS } from '../config-timeline.ts';
 import { countBelow } from '../incarnations.ts';
@@ -52,7 +53,9 @@ export function resumeBoundMs(shape: RunShape): number {
  * whichever is later.
  *
  * Nor is an attempt of a producer a quota may bind (issue 25: a throttle mutes its connection for
- * seconds; quota-throttle judges those), nor one refused by the ACLs (issue 13: acl-enforced judges those), nor one sent to a broker stranded when it started (StrandedChange: running and
+ * seconds; quota-throttle judges those), nor one refused by the ACLs (issue 13: acl-enforced judges those), nor one of a
+ * producer whose SCRAM credential was changed or deleted and that has not logged in since
+ * (credential-lapses.ts; auth-refused judges those), nor one sent to a broker stranded when it started (StrandedChange: running and
  * reaching the control store, cut from every other host): it keeps its lease, so its leadership,
  * as a Kafka broker that still heartbeats to its controller keeps its own however few clients
  * reach it; neither moves leadership for clients that cannot reach a live leader. Once the spell
@@ -75,11 +78,12 @@ export function checkAcksResumeWithQuorum(index: HistoryIndex, out: ViolationLis
     .sort((a, b) => a - b);
   const piecesOf = minInsyncPieces(index);
   const quotaBound = producersUnderQuota(index.history);
+  const lapses = credentialLapses(index.history);
   const boundMs = onBrokerClocksMs(index.history, resumeBoundMs(shape));
   for (const partition of index.partitions) {
     const life = index.incarnations.life(partition.topic, partition.incarnation);
     if (!life.exists) continue;
-    const attempts = sortAttempts(partition.produces, stranded, quotaBound);
+    const attempts = sortAttempts(partition.produces, stranded, quotaBound, lapses);
     if (attempts.failures.length < STALL_ATTEMPTS_MIN) continue;
     for (const piece of piecesOf(partition.topic)) {
       const context: Context = { boundMs, tolerated: toleratedUnhealthy(shape, piece.minInsync), brokers: shape.brokers, out };
@@ -169,18 +173,35 @@ interface Attempts {
   readonly failureStartsMs: number[];
 }
 
-function sortAttempts(produces: readonly ProduceOp[], stranded: ReadonlyMap<number, readonly StrandedSpell[]>, quotaBound: ReadonlySet<string>): Attempts {
+function sortAttempts(
+  produces: readonly ProduceOp[],
+  stranded: ReadonlyMap<number, readonly StrandedSpell[]>,
+  quotaBound: ReadonlySet<string>,
+  lapses: ReadonlyMap<string, readonly CredentialLapse[]>,
+): Attempts {
   const resumedMs: number[] = [];
   const failures: ProduceOp[] = [];
   for (const op of produces) {
     if (op.acks !== -1) continue;
     const outcome = op.outcome;
     if (outcome.ok || outcome.error === ANSWERED_AS_WRITTEN) resumedMs.push(op.endMs);
-    else if (!PRODUCER_SESSION_ERRORS.has(outcome.error) && !AUTHORIZATION_ERRORS.has(outcome.error) && !strandedAt(stranded, op.node, op.startMs) && !quotaBound.has(op.client)) failures.push(op);
+    else if (speaksOfThePartition(op, outcome.error, stranded, quotaBound, lapses)) failures.push(op);
   }
   resumedMs.sort((a, b) => a - b);
   failures.sort((a, b) => a.startMs - b.startMs);
   return { resumedMs, failures, failureStartsMs: failures.map((op) => op.startMs) };
+}
+
+/** Whether a failed attempt says the partition was unavailable, rather than the producer's session, rights, quota or login. */
+function speaksOfThePartition(
+  op: ProduceOp,
+  error: string,
+  stranded: ReadonlyMap<number, readonly StrandedSpell[]>,
+  quotaBound: ReadonlySet<string>,
+  lapses: ReadonlyMap<string, readonly CredentialLapse[]>,
+): boolean {
+  if (PRODUCER_SESSION_ERRORS.has(error) || AUTHORIZATION_ERRORS.has(error)) return false;
+  return !strandedAt(stranded, op.node, op.startMs) && !quotaBound.has(op.client) && !inCredentialLapse(lapses, op.client, op.startMs);
 }
 
 /**
