@@ -46,8 +46,8 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'offset-commit-storage-error': 5,
   'acl-change-unknown-server-error': 5,
   'commit-stale-generation': 3,
-  'offset-fetch-stale-cache': 3,
-  'prefixed-deny-literal': 23,
+  'offset-fetch-stale-cache': 26,
+  'prefixed-deny-literal': 9,
   'scram-removed-user-still-logs-in': 41,
 };
 
