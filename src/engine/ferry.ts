@@ -99,6 +99,12 @@ export interface FerryOptions {
    * replica's log end). Nothing in production sets it.
    */
   readonly onOpen?: (engine: Ferry) => void;
+  /**
+   * Called after each retention pass that deleted segments of a partition, with where its local
+   * log started before and after: lets a test harness judge what retention kept (the simulation's
+   * retention-kept). Nothing in production sets it.
+   */
+  readonly onRetention?: (deletion: RetentionDeletion) => void;
   /** Log settings for every topic unless a topic overrides them. */
   readonly log?: Partial<LogConfig>;
   /** How often retention runs (Kafka's log.retention.check.interval.ms); default RETENTION_CHECK_INTERVAL_MS. */
@@ -148,6 +154,21 @@ export interface FerryOptions {
 }
 
 /** Where rolled segments go (docs/tier-protocol.md): the tier store, and the records that say what it holds. */
+/** What one retention pass deleted of one partition's local log (FerryOptions.onRetention). */
+export interface RetentionDeletion {
+  readonly topic: string;
+  readonly partition: number;
+  /** The log's directory (its segment files). */
+  readonly directory: string;
+  /** The local log's first offset before the pass, and after it (the new first segment's base). */
+  readonly fromOffset: number;
+  readonly toOffset: number;
+  /** The local log's end during the pass (retention never moves it). */
+  readonly logEndOffset: number;
+  /** The tiered end the pass deleted below, by local.retention.*; null: it went by retention.* (no tier, a follower, remote storage off). */
+  readonly tieredEnd: number | null;
+}
+
 export interface TierOptions {
   /** The long-term store (S3 Standard in production). */
   readonly store: ObjectStore;
@@ -1423,7 +1444,14 @@ export class Ferry {
     this.#checkOpen();
     let deleted = 0;
     for (const partition of [...this.#partitions.values()].flat()) {
-      deleted += partition.log.enforceRetention(this.#localRetentionBound(partition)); // flat() skips managed mode's holes
+      const tieredEnd = this.#localRetentionBound(partition); // flat() skips managed mode's holes
+      const fromOffset = partition.log.logStartOffset;
+      const segments = partition.log.enforceRetention(tieredEnd);
+      deleted += segments;
+      if (segments > 0) {
+        const { logStartOffset: toOffset, logEndOffset } = partition.log;
+        this.#options.onRetention?.({ topic: partition.topic, partition: partition.index, directory: partition.log.directory, fromOffset, toOffset, logEndOffset, tieredEnd });
+      }
     }
     return deleted;
   }

@@ -7,10 +7,12 @@ import { SeededRandom } from '../util/random.ts';
 import type { SimDisk } from './disk.ts';
 import type { SimNetwork } from './network.ts';
 import type { TierLifecycle, TierScenario } from './scenario.ts';
+import type { LogConfig } from '../log/config.ts';
 import { brokerSecurityOptions, type SimSecurity } from './security-setup.ts';
 import { ProcessGate, SimClock, type SimScheduler } from './scheduler.ts';
 import { SimStoreView, UNREACHABLE_FAIL_MS_MAX, type WriteDelays } from './store.ts';
 import type { WalWrites } from './wal-audit.ts';
+import type { RetentionDeletes } from './retention-deletes.ts';
 import type { ClockRates } from './clock-rates.ts';
 import type { LeaseWrites } from './lease-writes.ts';
 import { SIM_WAL_GC_INTERVAL_MS } from './wal-gc.ts';
@@ -39,6 +41,8 @@ export interface SimBrokerSettings {
   readonly leaseWrites: LeaseWrites | null;
   /** Each process's own clock rate, and the rates it ran with. */
   readonly clockRates: ClockRates;
+  /** Where each retention pass that deleted segments is noted (retention-kept); null: not recorded. */
+  readonly retentionDeletes: RetentionDeletes | null;
   readonly uploadIntervalMs: number;
   readonly minInsyncReplicas: number;
   readonly defaultReplicationFactor: number;
@@ -331,7 +335,7 @@ export class SimBrokerHost {
     if (tier === null) return { log: { flush } };
     const lifecycle = tier.lifecycle;
     return {
-      log: { flush, segmentBytes: tier.segmentBytes, ...(tier.localRetentionBytes === null ? {} : { localRetentionBytes: tier.localRetentionBytes }), ...retentionOf(lifecycle) },
+      log: { flush, ...tierLogSettings(tier) },
       tier: {
         store: this.#walView!,
         control: new ControlStore(this.#controlView ?? this.#walView!, '', { random }),
@@ -365,6 +369,7 @@ export class SimBrokerHost {
         onOpen: (engine) => {
           if (this.#gate === gate) this.engine = engine;
         },
+        ...(this.settings.retentionDeletes === null ? {} : { onRetention: this.settings.retentionDeletes.recorderOf(nodeId, this.disk) }),
         disk: this.disk,
         random,
         ...this.#tierOptions(random),
@@ -374,6 +379,11 @@ export class SimBrokerHost {
       ...(this.settings.security === null ? {} : brokerSecurityOptions(this.settings.security, this.host, SIM_BROKER_PORT)),
     };
   }
+}
+
+/** The log settings a tiering run gives every broker (the defaults where it sets none): small segments, its local retention and its retention. */
+export function tierLogSettings(tier: TierScenario): Pick<Partial<LogConfig>, 'segmentBytes' | 'localRetentionBytes' | 'retentionMs' | 'retentionBytes'> {
+  return { segmentBytes: tier.segmentBytes, ...(tier.localRetentionBytes === null ? {} : { localRetentionBytes: tier.localRetentionBytes }), ...retentionOf(tier.lifecycle) };
 }
 
 /** A tier lifecycle's retention of the whole log, as log settings (the defaults where it sets none). */

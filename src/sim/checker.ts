@@ -30,6 +30,7 @@ import { ANSWER_ALLOWED, checkAnswerAllowed } from './invariants/answer-allowed.
 import { checkIdempotentRetryAnswer, IDEMPOTENT_RETRY_ANSWER } from './invariants/idempotent-retry-answer.ts';
 import { checkLeaderWithinLease, LEADER_WITHIN_LEASE } from './invariants/leader-within-lease.ts';
 import { checkQuotaThrottle, QUOTA_THROTTLE } from './invariants/quota-throttle.ts';
+import { checkRetentionKept, RETENTION_KEPT } from './invariants/retention-kept.ts';
 import { type Violation, ViolationList } from './violation.ts';
 
 export type { Violation } from './violation.ts';
@@ -78,6 +79,7 @@ export const INVARIANTS: readonly Invariant[] = [
   { name: IDEMPOTENT_RETRY_ANSWER, check: checkIdempotentRetryAnswer },
   { name: LEADER_WITHIN_LEASE, check: checkLeaderWithinLease },
   { name: QUOTA_THROTTLE, check: checkQuotaThrottle },
+  { name: RETENTION_KEPT, check: checkRetentionKept },
 ];
 
 /**

@@ -518,6 +518,37 @@ export interface ReplicaEnd {
   readonly logEndOffset: number;
 }
 
+/**
+ * A retention pass that deleted the oldest local segments of a replica's log (recorded by the
+ * harness through the engine's `onRetention`, leader or follower): its log started at
+ * `fromOffset` and starts at `toOffset` after it.
+ */
+export interface RetentionDelete {
+  readonly node: number;
+  readonly topic: string;
+  readonly partition: number;
+  /** Simulated ms, on the ops' time base. */
+  readonly atMs: number;
+  readonly fromOffset: number;
+  readonly toOffset: number;
+  /** The log's end then. */
+  readonly logEndOffset: number;
+  /** The bytes of the segment files left, as the harness read them off the disk then; absent: not measured (StoredBatches sizes them). */
+  readonly keptBytes?: number;
+  /** The tiered end it deleted below by local.retention.* (a leader that tiers); null: by retention.*. */
+  readonly tieredEnd: number | null;
+}
+
+/** The retention every topic starts with (the brokers' defaults, before any alter). */
+export interface RetentionDefaults {
+  /** retention.bytes (-1: no limit) and retention.ms (-1: none). */
+  readonly bytes: number;
+  readonly ms: number;
+  /** local.retention.bytes and local.retention.ms (-2: as retention.*). */
+  readonly localBytes: number;
+  readonly localMs: number;
+}
+
 /** Liveness probes after faults stopped: a write and a read-back per partition, and how long each took to succeed. */
 export interface ProbeResult {
   readonly topic: string;
@@ -594,6 +625,15 @@ export interface History {
   readonly security?: SecurityShape;
   /** The brokers' leases and partition claims as the control store took them; absent: not recorded. */
   readonly leases?: LeaseHistory;
+  /** Every retention pass that deleted segments, in the order they ran; absent: not recorded. */
+  readonly retentionDeletes?: readonly RetentionDelete[];
+  /** The topics' retention before any alter; absent: Kafka's defaults (RETENTION_DEFAULTS in retention-kept.ts). */
+  readonly retentionDefaults?: RetentionDefaults;
+  /**
+   * The wall clock (ms since the epoch) at the ops' time 0, as the clients' clock and an unskewed
+   * broker's read it: record timestamps are on it. Absent: 0 (hand-built histories).
+   */
+  readonly wallClockAtZeroMs?: number;
 }
 
 /**

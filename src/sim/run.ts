@@ -2,11 +2,13 @@ import { loadXxh64Stream } from '../wal/bytes.ts';
 import { MemoryStore } from '../store/memory.ts';
 import { deletedWalRecords, WalDeleteRecorder } from './wal-gc.ts';
 import { SeededRandom } from '../util/random.ts';
-import { SimBrokerHost } from './broker-process.ts';
+import { SimBrokerHost, tierLogSettings } from './broker-process.ts';
+import { RetentionDeletes } from './retention-deletes.ts';
+import { DEFAULT_LOG_CONFIG } from '../log/config.ts';
 import { check, type Violation } from './checker.ts';
 import { SimDisk } from './disk.ts';
 import { type ActiveFault, drawFaultKind, faultEvent } from './faults.ts';
-import type { ClientOp, FaultEvent, History, ProbeResult, ReplicaLog, StrandedChange } from './history.ts';
+import type { ClientOp, FaultEvent, History, ProbeResult, ReplicaLog, RetentionDefaults, StrandedChange } from './history.ts';
 import { SimNetwork } from './network.ts';
 import { type Scenario, drawScenario } from './scenario.ts';
 import { ProcessGate, SimClock, SimScheduler } from './scheduler.ts';
@@ -120,6 +122,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   const straddles = new FrameStraddles();
   // Leases and claims live in the control store, a lone broker's in its WAL store.
   const leaseWrites = new LeaseWrites(() => scheduler.nowMs - startMs);
+  const retentionDeletes = new RetentionDeletes(() => scheduler.nowMs - startMs);
   const onPut = (leases: boolean) => ({
     onPut: (key: string, body: Uint8Array) => {
       tierWrites?.put(key, body);
@@ -154,6 +157,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
       walWrites,
       leaseWrites,
       clockRates,
+      retentionDeletes,
       uploadIntervalMs: scenario.uploadIntervalMs,
       minInsyncReplicas: scenario.minInsyncReplicas,
       defaultReplicationFactor: scenario.replicationFactor,
@@ -284,6 +288,9 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
     ...(tiered === null || tierWrites === null ? {} : { tiered, tierWrites: tierWrites.writes }),
     ...(walDeletes === null ? {} : { walDeletes: walDeletes.deletes }),
     leases: { renewals: leaseWrites.renewals, partitionWrites: leaseWrites.partitionWrites, clockRateErrors: clockRates.errors },
+    retentionDeletes: retentionDeletes.deletes,
+    retentionDefaults: retentionDefaultsOf(scenario),
+    wallClockAtZeroMs: startMs,
     ...(security === null
       ? {}
       : { security: { users: workload.users(), superUsers: [...SUPER_USERS], aclPropagationMs: ACL_PROPAGATION_MS, failedAuthenticationDelayMs: FAILED_AUTHENTICATION_DELAY_MS_DEFAULT } }),
@@ -351,6 +358,12 @@ function tierAuditTargets(hosts: readonly SimBrokerHost[], topics: readonly { re
     }
   }
   return targets;
+}
+
+/** The retention every topic of the run starts with: the brokers' log settings over Kafka's defaults. */
+function retentionDefaultsOf(scenario: Scenario): RetentionDefaults {
+  const log = { ...DEFAULT_LOG_CONFIG, ...(scenario.tier === null ? {} : tierLogSettings(scenario.tier)) };
+  return { bytes: log.retentionBytes, ms: log.retentionMs, localBytes: log.localRetentionBytes, localMs: log.localRetentionMs };
 }
 
 type Engine = NonNullable<SimBrokerHost['broker']>['context']['engine'];

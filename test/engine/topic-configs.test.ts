@@ -4,6 +4,7 @@ import { expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ferry } from '../../src/engine/index.ts';
+import type { RetentionDeletion } from '../../src/engine/ferry.ts';
 import { isFerryError } from '../../src/errors.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { batchOf } from '../support/batches.ts';
@@ -68,9 +69,10 @@ test('alterTopicConfig: validateOnly changes nothing; a change is durable and ta
   await ferry.close();
 });
 
-test('segment.bytes and retention.ms altered live: the log rolls by the one and deletes by the other', async () => {
+test('segment.bytes and retention.ms altered live: the log rolls by the one and deletes by the other (onRetention tells each pass that deleted)', async () => {
   const clock = new ManualClock(T0);
-  const ferry = await Ferry.open({ directory: tempDir(), clock, log: { flush: { kind: 'none' } } });
+  const deletions: RetentionDeletion[] = [];
+  const ferry = await Ferry.open({ directory: tempDir(), clock, log: { flush: { kind: 'none' } }, onRetention: (deletion) => deletions.push(deletion) });
   ferry.createTopic('t');
   const append = async (tag: string) => (await ferry.appendBatches('t', 0, batchOf(tag, 1, clock.nowMs(), MIB / 4))).baseOffset;
   for (let i = 0; i < 6; i++) await append(`a${i}`);
@@ -81,9 +83,13 @@ test('segment.bytes and retention.ms altered live: the log rolls by the one and 
   await append('new');
   expect(ferry.enforceRetention()).toBe(0); // a week by default
   ferry.alterTopicConfig('t', [{ name: 'retention.ms', op: 'set', value: '60000' }]);
+  expect(deletions).toEqual([]);
   expect(ferry.enforceRetention()).toBeGreaterThan(0);
   expect(ferry.localLogStartOffset('t', 0)).toBeGreaterThan(0);
   expect(ferry.fetch('t', 0, ferry.localLogStartOffset('t', 0)).batches.length).toBeGreaterThan(0);
+  expect(deletions).toEqual([
+    { topic: 't', partition: 0, directory: expect.any(String), fromOffset: 0, toOffset: ferry.localLogStartOffset('t', 0), logEndOffset: ferry.logEndOffset('t', 0), tieredEnd: null },
+  ]);
   await ferry.close();
 });
 

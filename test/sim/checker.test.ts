@@ -41,6 +41,7 @@ test('the valid run passes every invariant', () => {
     'idempotent-retry-answer',
     'leader-within-lease',
     'quota-throttle',
+    'retention-kept',
   ]);
 });
 
