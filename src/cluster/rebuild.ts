@@ -77,7 +77,8 @@ export async function rebuildFromTierAndChain(
     // mustReach when the start is the record's start (the tier's objects unreadable: its copied run still serves [LS, TE));
     // with nothing tiered there is no end to span (a log retention.* moved above 0 leaves no hole, as its leader's did).
     const tierEnd = start === null ? null : (start.mustReach ?? start.offset);
-    const kept = keepLocal && restarts === 0 && (tierEnd === null || log.logStartOffset <= tierEnd) && log.logEndOffset >= fromOffset;
+    // Nor is there a hole below a DeleteRecords start: nothing there is served (a lagging follower starts over at it, applyRecordedLogStart).
+    const kept = keepLocal && restarts === 0 && (tierEnd === null || log.logStartOffset <= Math.max(tierEnd, log.deletedBeforeOffset)) && log.logEndOffset >= fromOffset;
     // A restart empties what the previous attempt applied; a first attempt with nothing tiered keeps the fresh log at 0.
     if (!kept && (start !== null || restarts > 0)) log.startAt(fromOffset, start?.epochs ?? [], start?.producers ?? null);
     // [K6] A settled prefix holds nothing from its offset on: a rebuild from there or later skips it.
