@@ -39,3 +39,26 @@ describe('a retry the broker took while the log still held an acknowledged recor
     expect(judged(retriedWhileKnown())).toEqual(['acked-readable', 'idempotent-no-duplicates']);
   });
 });
+
+// Review of fb962d6: the exemption's premise is Kafka before 2.4. ProducerStateManager.truncateHead
+// evicted a producer once the log start passed its last record; since KIP-360's change (commit
+// c49775b, 2.4; KAFKA-9105 put back only the snapshot deletion) the log start's increment
+// (UnifiedLog.maybeIncrementLogStartOffset -> ProducerStateManager.onLogStartOffsetIncremented)
+// removes unreplicated transactions only: the producer stays until producer.id.expiration.ms (a day),
+// as Ferry's own producer-state.ts keeps it. A current Kafka broker answers seed 205056's retry as a
+// duplicate; a Ferry broker that wrote it again had lost the producer's state on a rebuild
+// (tier-start.ts: producers null once retention took every tiered segment), and the checker now
+// passes it. This test contradicts checker.test.ts's "is written again, as Kafka writes it".
+describe('a retry after retention passed the producer\'s last record (seed 205056\'s shape)', () => {
+  test('is a duplicate: Kafka 2.4+ still knows the producer', () => {
+    const ops: ClientOp[] = [
+      produce('p1', { startMs: 100, endMs: 110 }, ['e0', 'e1'], 0, { idempotence: idempotent(7, 0) }),
+      produce('p1', { startMs: 120, endMs: 5120 }, ['e2'], null, { idempotence: idempotent(7, 2), outcome: NO_ANSWER }),
+      fetch('c1', { startMs: 130, endMs: 140 }, 0, ['e0', 'e1', 'e2'], 3),
+      fetch('c1', { startMs: 200, endMs: 210 }, 3, [], 3, { logStartOffset: 3 }),
+      produce('p1', { startMs: 6000, endMs: 6010 }, ['e2'], 3, { idempotence: idempotent(7, 2) }),
+      produce('p1', { startMs: 6020, endMs: 6030 }, ['e3'], 4, { idempotence: idempotent(7, 3) }),
+    ];
+    expect(judged(history({ ops, replicaLogs: [replica(1, true, ['e2', 'e3'], 3)] }))).toEqual(['acked-readable', 'idempotent-no-duplicates']);
+  });
+});
