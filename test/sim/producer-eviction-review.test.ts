@@ -49,7 +49,7 @@ describe('a retry the broker took while the log still held an acknowledged recor
 // duplicate; a Ferry broker that wrote it again had lost the producer's state on a rebuild
 // (tier-start.ts: producers null once retention took every tiered segment), and the checker now
 // passes it. This test contradicts checker.test.ts's "is written again, as Kafka writes it".
-describe('a retry after retention passed the producer\'s last record (seed 205056\'s shape)', () => {
+describe("a retry after retention passed the producer's last record (seed 205056's shape)", () => {
   test('is a duplicate: Kafka 2.4+ still knows the producer', () => {
     const ops: ClientOp[] = [
       produce('p1', { startMs: 100, endMs: 110 }, ['e0', 'e1'], 0, { idempotence: idempotent(7, 0) }),
