@@ -73,8 +73,12 @@ export async function rebuildFromTierAndChain(
     const start = await startOf();
     const fromOffset = start?.offset ?? 0;
     // [K3] A promoted follower's log that spans the tier's end is kept: only the chain's frames past its end apply.
-    // One that starts above it (retention took segments not yet tiered) would leave a hole between the two.
-    const kept = keepLocal && restarts === 0 && log.logStartOffset <= fromOffset && log.logEndOffset >= fromOffset;
+    // One that starts above it (retention took segments not yet tiered) would leave a hole between the two. The tier's end is
+    // mustReach when the start is the record's start (the tier's objects unreadable: its copied run still serves [LS, TE));
+    // with nothing tiered there is no end to span (a log retention.* moved above 0 leaves no hole, as its leader's did).
+    const tierEnd = start === null ? null : (start.mustReach ?? start.offset);
+    // Nor is there a hole below a DeleteRecords start: nothing there is served (a lagging follower starts over at it, applyRecordedLogStart).
+    const kept = keepLocal && restarts === 0 && (tierEnd === null || log.logStartOffset <= Math.max(tierEnd, log.deletedBeforeOffset)) && log.logEndOffset >= fromOffset;
     // A restart empties what the previous attempt applied; a first attempt with nothing tiered keeps the fresh log at 0.
     if (!kept && (start !== null || restarts > 0)) log.startAt(fromOffset, start?.epochs ?? [], start?.producers ?? null);
     // [K6] A settled prefix holds nothing from its offset on: a rebuild from there or later skips it.

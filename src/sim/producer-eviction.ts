@@ -13,8 +13,8 @@ import type { PartitionHistory } from './history-index.ts';
  *
  * Judged from evidence, never assumed: some answer in this partition incarnation (a Fetch's log
  * start, a ListOffsets earliest) showed a start S above `firstOffset` before the acknowledged
- * attempt was sent, and no record of the same producer id lies in [S, laterOffset) in the final log
- * or any read, but for retries like this one.
+ * attempt was sent, and no record of the same producer id lies in [S, laterOffset) in the final log,
+ * any read or its acknowledgements, but for retries like this one.
  */
 export function retriedAfterEviction(partition: PartitionHistory, value: string, firstOffset: number, laterOffset: number): boolean {
   const acknowledged = acknowledgedAt(partition, value, laterOffset);
@@ -51,6 +51,11 @@ function holdsProducerBetween(partition: PartitionHistory, producerId: bigint, f
   const producerOf = new Map<string, bigint>();
   for (const op of partition.produces) if (op.idempotence !== null) for (const value of op.values) producerOf.set(value, op.idempotence.producerId);
   const records = [...(partition.leader?.log.records ?? []), ...partition.fetches.flatMap((op) => op.records)];
+  // Its acknowledgements say where its records lay too, though retention may have taken them before anyone read them.
+  for (const op of partition.produces) {
+    if (!op.outcome.ok || op.baseOffset === null || op.idempotence?.producerId !== producerId) continue;
+    op.values.forEach((value, i) => records.push({ offset: op.baseOffset! + i, value }));
+  }
   const copiedBelow = new Set(records.filter((record) => record.offset < from).map((record) => record.value));
   return records.some((record) => record.offset >= from && record.offset < to && producerOf.get(record.value) === producerId && !copiedBelow.has(record.value));
 }

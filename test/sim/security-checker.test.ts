@@ -368,3 +368,26 @@ describe('acks-resume-with-quorum leaves alone a producer whose credential chang
     expect(stall(secured([scramChange({ startMs: 7_000, endMs: 7_010 }, 'reader', null), ...stalled]))).toEqual(['acks-resume-with-quorum']);
   });
 });
+
+// Review of 836ec48: credential-lapses.ts ignores the change's mechanism. A client logs in with one
+// mechanism (workload.ts draws it once per client: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512); a change
+// of its user's credential of another mechanism leaves its own standing, so its failed attempts still
+// say the partition was unavailable. Today the change excuses them until it logs in again, which a
+// client with open connections may never do: a real stall passes.
+describe('acks-resume-with-quorum: a change of another mechanism excuses nothing (review of 836ec48)', () => {
+  const NOT_SENT: Outcome = { ok: false, error: 'not-sent', answered: false };
+  const stalled = Array.from({ length: 12 }, (_, i) => produce('p1', { startMs: 8_000 + i * 500, endMs: 8_100 + i * 500 }, [`s${i}`], null, { outcome: NOT_SENT }));
+  const stall = (run: History) => names(run).filter((name) => name === 'acks-resume-with-quorum');
+  /** p1 logged in with SCRAM-SHA-256 before the change. */
+  const loggedIn = authenticate('p1', { startMs: 50, endMs: 60 });
+
+  test("a change of p1's SCRAM-SHA-512 credential leaves its SCRAM-SHA-256 login standing", () => {
+    const otherMechanism: ScramChangeOp = { ...scramChange({ startMs: 7_000, endMs: 7_010 }, 'p1', null), mechanism: 'SCRAM-SHA-512' };
+    expect(stall(secured([loggedIn, otherMechanism, ...stalled]))).toEqual(['acks-resume-with-quorum']);
+  });
+
+  test('so does any SCRAM change for a client that logs in with PLAIN', () => {
+    const plain = authenticate('p1', { startMs: 50, endMs: 60 }, OK, false, { mechanism: 'PLAIN' });
+    expect(stall(secured([plain, scramChange({ startMs: 7_000, endMs: 7_010 }, 'p1', null), ...stalled]))).toEqual(['acks-resume-with-quorum']);
+  });
+});
