@@ -78,8 +78,6 @@ export interface FetchOp extends Op {
   readonly throttledEmpty?: number;
   /** Who answered, and when (answered ops of a simulated run; absent in hand-built histories). */
   readonly answeredBy?: AnswerOrigin;
-  /** The log start the answer named (its log_start_offset), when it was ok and named the partition. */
-  readonly logStartOffset?: number;
 }
 
 export interface CommitOp extends Op {

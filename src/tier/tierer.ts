@@ -394,13 +394,18 @@ export class Tierer {
   /**
    * [T7] Retention over the whole log: the oldest tiered segments it says go leave the record (their
    * objects are orphans, [T6]). So do those below the log start DeleteRecords set, as far as the
-   * tier reaches (as Kafka's remote log manager deletes remote segments below the log start).
+   * tier reaches (as Kafka's remote log manager deletes remote segments below the log start). Never
+   * the last copied one: it holds the producer state at the tier's end.
    */
   async #expire(source: TierSource, held: Held): Promise<void> {
     const localBytesAboveTier = source.log.bytesFrom(tieredEnd(held.record)); // the tiered end may lie inside a segment [T2]
     const retained = retainedStart(held.record, source.log.config, localBytesAboveTier, this.#options.clock.nowMs());
     const deleted = Math.min(source.log.deletedBeforeOffset, tieredEnd(held.record));
-    const start = Math.max(retained ?? 0, deleted);
+    // The last copied segment stays, whatever retention or DeleteRecords say: its producer state is the state at TE that a
+    // rebuild starts from [K2], and Kafka keeps a producer's state when the log start passes its records (KIP-360), so a
+    // retry of its batch is still known. Reads below DeleteRecords' start are refused all the same.
+    const lastCopiedBase = copiedSegments(held.record).at(-1)?.baseOffset ?? 0;
+    const start = Math.min(Math.max(retained ?? 0, deleted), lastCopiedBase);
     if (start <= held.record.startOffset) return;
     held.record = await this.#options.records.expireBefore(source.topicId, source.partition, source.leaderEpoch, start);
     this.#recordChanges++;

@@ -210,7 +210,7 @@ const FOUND: readonly { readonly seed: number; readonly bug: string; readonly sc
   {
     seed: 205056,
     secured: true,
-    bug: "checker: a batch that landed unanswered, retried after tier retention took every record of its producer, was written again (Kafka's broker forgets such a producer): taken for a duplicate (test/sim/checker.test.ts, a retry after retention)",
+    bug: "tier retention took a partition's every tiered segment, the last one's producer state with them: a new leader rebuilt from the tier's end without the producers, and a retry of a batch that had landed unanswered was written again (test/tier/tier-retention.test.ts; Kafka keeps the producer past the log start, KIP-360)",
   },
   {
     seed: 205275,

@@ -140,7 +140,7 @@ export class PartitionFetcher {
       this.#record(reply.node, startMs, fetchOffset, leaderEpoch, { ok: false, error: `corrupt-records: ${String(error)}`, answered: true }, answer.highWatermark, [], reply.origin);
       return false;
     }
-    this.#record(reply.node, startMs, fetchOffset, leaderEpoch, { ok: true }, answer.highWatermark, fetched.records, reply.origin, undefined, answer.logStartOffset);
+    this.#record(reply.node, startMs, fetchOffset, leaderEpoch, { ok: true }, answer.highWatermark, fetched.records, reply.origin);
     if (this.position === fetchOffset) this.position = fetched.nextOffset;
     return true;
   }
@@ -161,7 +161,6 @@ export class PartitionFetcher {
     records: FetchOp['records'],
     origin?: AnswerOrigin,
     throttleTimeMs?: number,
-    logStartOffset?: number,
   ): void {
     const op: FetchOp = {
       kind: 'fetch',
@@ -178,7 +177,6 @@ export class PartitionFetcher {
       records,
       ...(origin === undefined ? {} : { answeredBy: origin }),
       ...(throttleTimeMs === undefined ? {} : { throttledEmpty: throttleTimeMs }),
-      ...(logStartOffset === undefined ? {} : { logStartOffset }),
     };
     this.#context.record(op);
   }

@@ -1,5 +1,4 @@
 import { type HistoryIndex, isAckedAll, isSingleCopy, partitionKey, wasSentTo } from '../history-index.ts';
-import { retriedAfterEviction } from '../producer-eviction.ts';
 import type { ViolationList } from '../violation.ts';
 
 export const ACKED_READABLE = 'acked-readable';
@@ -23,8 +22,6 @@ interface Acknowledged {
  * from which Kafka's broker takes any sequence. A batch whose first attempt timed out yet landed in
  * the old incarnation, retried into the new one and acknowledged there, is one copy in each: the
  * old one was never acknowledged. A value read in an incarnation it was never sent to still counts.
- * So may an earlier, unacknowledged copy that retention took before the retry that was
- * acknowledged: the broker had forgotten the producer (producer-eviction.ts).
  */
 export function checkAckedReadable(index: HistoryIndex, out: ViolationList): void {
   const acknowledged = new Map<string, Acknowledged>();
@@ -44,7 +41,6 @@ export function checkAckedReadable(index: HistoryIndex, out: ViolationList): voi
         const ack = acknowledged.get(record.value);
         if (ack === undefined || (ack.key === key && ack.offset === record.offset) || !isSingleCopy(index, record.value)) continue;
         if (ack.key !== key && wasSentTo(index, record.value, partition)) continue; // its own copy in that incarnation
-        if (ack.key === key && ack.offset > record.offset && retriedAfterEviction(partition, record.value, record.offset, ack.offset)) continue;
         const detail = `"${record.value}" acknowledged to ${ack.client} at ${ack.where} offset ${ack.offset}, read by ${op.client} at offset ${record.offset}`;
         out.add(ACKED_READABLE, partition, 'read at another offset than acknowledged', record.offset, detail, op.endMs);
       }

@@ -1,5 +1,4 @@
 import type { HistoryIndex, PartitionHistory } from '../history-index.ts';
-import { retriedAfterEviction } from '../producer-eviction.ts';
 import type { ViolationList } from '../violation.ts';
 
 export const IDEMPOTENT_NO_DUPLICATES = 'idempotent-no-duplicates';
@@ -7,8 +6,9 @@ export const IDEMPOTENT_NO_DUPLICATES = 'idempotent-no-duplicates';
 /**
  * idempotent-no-duplicates: a value an idempotent producer sent (acknowledged or not) is at most
  * one offset of a partition incarnation: across the final leader's log and every record read.
- * (A follower's copy is the leader's by follower-prefix.) Except a retry the broker took after
- * retention or DeleteRecords made it forget the producer, as Kafka's does (producer-eviction.ts).
+ * (A follower's copy is the leader's by follower-prefix.) Retention passing the producer's every
+ * record changes nothing: Kafka's broker keeps a producer's state until producer.id.expiration.ms
+ * (KIP-360), so a retry of a batch retention took is still answered as a duplicate.
  */
 export function checkIdempotentNoDuplicates(index: HistoryIndex, out: ViolationList): void {
   for (const partition of index.partitions) checkPartition(index, partition, out);
@@ -22,7 +22,7 @@ function checkPartition(index: HistoryIndex, partition: PartitionHistory, out: V
     const first = offsetOf.get(value);
     if (first === undefined) {
       offsetOf.set(value, { offset, source });
-    } else if (first.offset !== offset && !reported.has(value) && !retriedAfterEviction(partition, value, Math.min(first.offset, offset), Math.max(first.offset, offset))) {
+    } else if (first.offset !== offset && !reported.has(value)) {
       reported.add(value);
       out.add(IDEMPOTENT_NO_DUPLICATES, partition, 'duplicate', offset, `"${value}" at offset ${first.offset} (${first.source}) and at ${offset} (${source})`, atMs);
     }
