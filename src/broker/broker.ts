@@ -347,8 +347,9 @@ export class Broker {
   /**
    * Whether this broker acknowledges writes now: always alone; in a cluster, while its lease is
    * held and, after a lapse, a scan confirmed what it still leads [C1]. A broker cut off from the
-   * control store keeps serving the partitions others took from it meanwhile until that scan, but
-   * acknowledges nothing: while this is false, what it leads may be another broker's already.
+   * control store keeps the partitions others took from it meanwhile in its engine until that scan,
+   * but acknowledges nothing and serves no read as their leader (L5): while this is false, what it
+   * leads may be another broker's already.
    */
   get acknowledging(): boolean {
     return this.#cluster?.leaseHeld() ?? true;

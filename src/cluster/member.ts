@@ -45,7 +45,8 @@ export interface ClusterMemberOptions {
 /**
  * One broker's membership in a cluster (docs/cluster-protocol.md): the node that keeps its lease
  * and claims, the host that adopts, releases and follows partitions on its engine, and the gate
- * that keeps the engine from acknowledging while the lease may have lapsed [C1].
+ * that keeps the engine from acting as leader (acknowledging, serving reads as leader) while the
+ * lease may have lapsed [C1], L5.
  */
 export function clusterMember(options: ClusterMemberOptions): ClusterNode {
   const { engine } = options;
@@ -119,10 +120,10 @@ export function clusterMember(options: ClusterMemberOptions): ClusterNode {
     if (await deletions.isDeleted(topicId)) return 'deleted';
     return (await control.read<TopicRecord>(`topics/${topic}`))?.value.topicId === topicId ? 'live' : 'unknown';
   });
-  engine.gateAcknowledgements((topic, topicId) => {
-    if (!member.leaseHeld()) throw new FerryError('NotLeader', `broker ${options.self.nodeId} is not acknowledging: its lease may have lapsed and is not renewed yet`);
+  engine.gateLeadership((topic, topicId) => {
+    if (!member.leaseHeld()) throw new FerryError('NotLeader', `broker ${options.self.nodeId} is not acting as leader: its lease may have lapsed and is not renewed yet`);
     if (!member.topicSightingStands(topic, topicId))
-      throw new FerryError('NotLeader', `broker ${options.self.nodeId} is not acknowledging on topic ${topic}: it has not seen the topic in the control store within its lease`);
+      throw new FerryError('NotLeader', `broker ${options.self.nodeId} is not acting as leader on topic ${topic}: it has not seen the topic in the control store within its lease`);
   });
   return node;
 }

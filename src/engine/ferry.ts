@@ -49,7 +49,7 @@ import type { StreamId } from '../wal/keys.ts';
 import { partitionKey, type WalWriter } from '../wal/writer.ts';
 import { type FollowedPartitions, type FollowOptions, startEmbeddedFollower } from './embedded-follower.ts';
 import { type LostTail, rebuildLostTails } from './lost-tail-rebuild.ts';
-import { ALWAYS_ACKNOWLEDGE, Partition, type PartitionRole } from './partition.ts';
+import { ALWAYS_LEADS, Partition, type PartitionRole } from './partition.ts';
 import { preparePartitionDirectory } from './partition-metadata.ts';
 import { ProduceGrouping } from './produce-grouping.ts';
 import { type LeaderLink, type LeaderPartitions, type LinkedReplica, type PartitionEnd, ReplicaLinks } from './replica-link.ts';
@@ -195,8 +195,11 @@ export interface TierOptions {
   readonly orphanDelayMs?: number;
 }
 
-/** Managed mode: throws while this engine may not acknowledge on a partition of incarnation `topicId` of `topic`. */
-export type EngineAcknowledgeGate = (topic: string, topicId: TopicId) => void;
+/**
+ * Managed mode: throws while this engine may not act as leader (acknowledge, serve reads as
+ * leader) on a partition of incarnation `topicId` of `topic`.
+ */
+export type EngineLeadershipGate = (topic: string, topicId: TopicId) => void;
 
 /** Which replicas may count as followers of a leader partition (a cluster's replica sets and leases). */
 export interface ReplicaMembership {
@@ -381,7 +384,7 @@ export class Ferry {
   /** At open: partitions whose local log ends below what the WAL holds of them, opened and waiting for #rebuildLostTails. */
   readonly #lostTails: LostTail[] = [];
   /** Every acknowledgement passes it: a cluster closes it while its lease may have lapsed, or its sighting of the topic [L8]. */
-  #gate: EngineAcknowledgeGate = ALWAYS_ACKNOWLEDGE;
+  #gate: EngineLeadershipGate = ALWAYS_LEADS;
   #follower: Follower | null = null;
   /** Leader side of attachReplica: the replicas linked to this engine in this process. */
   readonly #replicaLinks: ReplicaLinks;
@@ -763,10 +766,11 @@ export class Ferry {
   }
 
   /**
-   * Managed mode: every acknowledgement (new appends and acks=all waiters) passes `gate`, which
-   * throws while this engine may not acknowledge (its cluster lease may have lapsed, [C1]).
+   * Managed mode: every act as a partition's leader passes `gate`, which throws while this engine
+   * may not act as one (its cluster lease may have lapsed, [C1], L5): acknowledgements (new appends
+   * and acks=all waiters) and the reads a leader serves (fetch, fetchWithTier, offsetForWithTier).
    */
-  gateAcknowledgements(gate: EngineAcknowledgeGate): void {
+  gateLeadership(gate: EngineLeadershipGate): void {
     this.#gate = gate;
   }
 
@@ -1092,6 +1096,7 @@ export class Ferry {
   fetch(topic: string, partition: number, offset: number, options: FetchOptions = {}): FetchResult {
     this.#checkOpen();
     const target = this.#partition(topic, partition);
+    target.checkServesAsLeader();
     target.checkReadable(offset);
     checkNotDeleted(target, offset);
     const highWatermark = target.highWatermark;
@@ -1196,6 +1201,7 @@ export class Ferry {
     this.#checkOpen();
     const target = this.#partition(topic, partition);
     if (this.#remote === null || offset >= target.log.logStartOffset) return this.fetch(topic, partition, offset, options);
+    target.checkServesAsLeader();
     checkNotDeleted(target, offset); // the tier still holds what DeleteRecords deleted until its retention passes it
     const { batches, logStartOffset } = await this.#remote.read(target.topicId, partition, offset, options.maxBytes ?? FETCH_BYTES_DEFAULT);
     this.#checkStillServed(topic, partition, target);
@@ -1205,6 +1211,7 @@ export class Ferry {
 
   /** offsetFor(), counting the tier [D3]: the earliest offset is the tier's start, and a timestamp below the local log is looked up in the tier. */
   async offsetForWithTier(topic: string, partition: number, timestamp: number): Promise<OffsetLookup> {
+    this.#partition(topic, partition).checkServesAsLeader();
     const local = this.offsetFor(topic, partition, timestamp);
     if (this.#remote === null || timestamp === LATEST_TIMESTAMP || timestamp === MAX_TIMESTAMP || timestamp === EARLIEST_LOCAL_TIMESTAMP) return local;
     const target = this.#partition(topic, partition);
@@ -1225,9 +1232,14 @@ export class Ferry {
     return tiered === null ? local : { offset: tiered.offset, timestamp: tiered.timestamp, leaderEpoch: -1 };
   }
 
-  /** After a read of the tier (I/O): the partition may have been deleted and created again meanwhile, and the answer is its old incarnation's (contract 10). */
+  /**
+   * After a read of the tier (I/O): the partition may have been deleted and created again
+   * meanwhile, and the answer is its old incarnation's (contract 10); a leader's lease may have
+   * lapsed meanwhile (L5).
+   */
   #checkStillServed(topic: string, partition: number, target: Partition): void {
     if (this.#partitions.get(topic)?.[partition] !== target) throw new FerryError('NotLeader', `${topic}-${partition} changed while its tier was read; ask again`);
+    target.checkServesAsLeader();
   }
 
   /**

@@ -53,12 +53,13 @@ interface LowWatermarkWaiter {
 export type PartitionRole = { readonly kind: 'leader'; readonly requiredFollowers: number; readonly isr: InSyncReplicas } | { readonly kind: 'follower' };
 
 /**
- * Whether the engine may acknowledge now: throws the reason when not (a cluster broker whose
- * lease may have lapsed, docs/cluster-protocol.md [C1]). The embedded engine always may.
+ * Whether this replica may act as the partition's leader now (acknowledge, serve reads and
+ * offsets as leader): throws the reason when not (a cluster broker whose lease may have lapsed,
+ * docs/cluster-protocol.md [C1], L5). The embedded engine always may.
  */
-export type AcknowledgeGate = () => void;
+export type LeadershipGate = () => void;
 
-export const ALWAYS_ACKNOWLEDGE: AcknowledgeGate = () => {};
+export const ALWAYS_LEADS: LeadershipGate = () => {};
 
 /**
  * One partition of the embedded engine: its log plus the high watermark that consumers may read
@@ -84,7 +85,7 @@ export class Partition {
    */
   #leaderEpoch: number;
   readonly #wal: WalWriter | null;
-  readonly #gate: AcknowledgeGate;
+  readonly #gate: LeadershipGate;
   #durableEnd: number;
   /**
    * With a WAL: the local appends not yet durable, in offset order, each with the promise of the
@@ -128,7 +129,7 @@ export class Partition {
     role: PartitionRole,
     durableEnd = log.logEndOffset,
     committedEnd?: number,
-    leadership: { leaderEpoch: number; gate: AcknowledgeGate } = { leaderEpoch: 0, gate: ALWAYS_ACKNOWLEDGE },
+    leadership: { leaderEpoch: number; gate: LeadershipGate } = { leaderEpoch: 0, gate: ALWAYS_LEADS },
   ) {
     const { leaderEpoch } = leadership;
     assert(Number.isSafeInteger(leaderEpoch) && leaderEpoch >= 0 && leaderEpoch <= 0x7fffffff, `${topic}-${index}: leader epoch ${leaderEpoch} is not a non-negative int32`);
@@ -498,6 +499,16 @@ export class Partition {
     let epoch = UNDEFINED_EPOCH;
     for (const entry of this.log.leaderEpochs) if (entry.startOffset <= offset) epoch = entry.epoch;
     return epoch;
+  }
+
+  /**
+   * L5: a leader serves reads (Fetch, ListOffsets) only while the gate its acknowledgements pass
+   * is open; otherwise it throws NotLeader, so the client asks Metadata again and goes to the
+   * partition's leader, as from a broker that does not lead it. A follower serves what it applied,
+   * up to the leader's high watermark it knows (KIP-392): no lease makes that stale data unsafe.
+   */
+  checkServesAsLeader(): void {
+    if (this.#role.kind === 'leader') this.#gate();
   }
 
   /**

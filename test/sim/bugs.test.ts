@@ -21,7 +21,7 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'topic-incarnations-mixed': 37,
   'follower-reports-to-old-leader': 28,
   'isr-keeps-dead-replica': 9,
-  'release-wakes-waiters': 7,
+  'release-wakes-waiters': 126,
   'fenced-writer-stays-fenced': 41,
   'delete-records-not-durable': 5,
   'log-append-time-ignored': 6,
@@ -29,7 +29,7 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'acl-allow-before-deny': 9,
   'judge-by-bytes': 6,
   'lone-broker-disk-is-truth': 1,
-  'fetch-past-high-watermark': 5,
+  'fetch-past-high-watermark': 170,
   'gc-frame-covered-by-first-offset': {
     unreachable:
       "every WAL frame the simulation writes holds one batch (Produce refuses a second batch of a partition; only a stand-alone engine re-ships a local suffix as frames of several batches, and every simulated broker with a WAL runs as a cluster, of one when alone), and a tier end is a batch boundary: no frame straddles it, so a frame's first and last offsets agree on whether it lies below it (the run's stats: 0 frames of several batches)",

@@ -1,4 +1,4 @@
-import type { LeaseHistory, LeaseRenewal, PartitionRecordWrite, ProduceOp } from '../history.ts';
+import type { FetchOp, LeaseHistory, LeaseRenewal, PartitionRecordWrite, ProduceOp } from '../history.ts';
 import type { HistoryIndex, PartitionHistory } from '../history-index.ts';
 import type { ViolationList } from '../violation.ts';
 
@@ -17,35 +17,80 @@ interface HeldStretch {
 }
 
 /**
- * leader-within-lease (docs/cluster-protocol.md [C1], L5): no broker process acknowledges a
- * produce (acks 1 or all) outside the lease it holds, or as a leader it no longer is.
+ * One answer a process gave as a partition's leader: an acknowledgement, or a read served with
+ * records or a high watermark.
+ */
+interface LeaderAct {
+  readonly process: string;
+  /** When it was decided: no sooner than its request was sent, no later than its broker wrote the answer. */
+  readonly fromMs: number;
+  readonly atMs: number;
+  readonly topic: string;
+  readonly partition: number;
+  /** The offset the violation lists (the batch acknowledged, the offset fetched). */
+  readonly offset: number | null;
+  /** 'acknowledged' or 'served a read' (the violation's reason starts with it). */
+  readonly verb: string;
+  /** What it did, for the message. */
+  readonly what: string;
+  /** The leader epoch it acted at, when the answer proves one (a fetch's current_leader_epoch); null: its latest claim's. */
+  readonly leaderEpoch: number | null;
+}
+
+/**
+ * leader-within-lease (docs/cluster-protocol.md [C1], L5): no broker process acts as a
+ * partition's leader outside the lease it holds, or as a leader it no longer is. Its acts: it
+ * acknowledges a produce (acks 1 or all), and it serves a Fetch with records or a high watermark.
  *
  * The lease, as the control store took it: a process holds its lease from the moment it SENT a
  * write of its broker record that the store took (others see a renewal no sooner than it was
  * sent) until `leaseMs` later on its own clock, which runs at most its recorded rate error slow
- * (real time `leaseMs / (1 - error)`); a resignation the store took ends it there. An acknowledgement
+ * (real time `leaseMs / (1 - error)`); a resignation the store took ends it there. An act
  * was decided no sooner than its request was sent and no later than its broker wrote the answer
  * (AnswerOrigin): it breaks the rule only when that whole window lies outside every held stretch
  * of the process that answered, so a lease computed from a later instant than the send (the
  * answer's arrival) shows, and network delay or a pause between decision and answer never does.
  *
  * The leader: the process must have claimed the partition (a partition record write naming its
- * node, by it) before its answer. And a process whose lease lapsed and came back acknowledges
+ * node, by it) before its answer. And a process whose lease lapsed and came back acts as leader
  * again only after a scan saw what others took meanwhile ([C1] confirm, [C6]): so no process
- * acknowledges in a held stretch that began after another's write of the partition record at a
- * higher leader epoch than its own latest claim was in the store. (Within one unbroken stretch a
- * takeover is fenced by the seal instead, [C4], which the data invariants judge.)
+ * acts in a held stretch that began after another's write of the partition record at a higher
+ * leader epoch than the one it acts at (a fetch's current_leader_epoch, which a broker serves
+ * only at its own; else its latest claim in the store). Within one unbroken stretch a takeover
+ * is fenced by the seal instead ([C4], which the data invariants judge); a read there may be
+ * stale, as a Kafka leader's is until it learns of its successor.
  */
 export function checkLeaderWithinLease(index: HistoryIndex, out: ViolationList): void {
   const leases = index.history.leases;
   if (leases === undefined) return;
   const judge = new LeaseJudge(leases);
   for (const partition of index.partitions) {
-    for (const op of partition.produces) if (op.outcome.ok && op.acks !== 0 && op.answeredBy !== undefined) judge.check(partition, op, out);
+    for (const op of partition.produces) if (op.outcome.ok && op.acks !== 0 && op.answeredBy !== undefined) judge.check(partition, acknowledgement(op), out);
+    for (const op of partition.fetches) if (servedAsLeader(op)) judge.check(partition, read(op), out);
   }
 }
 
-/** The leases and claims of a run, indexed once; judges one acknowledgement at a time. */
+/** A fetch answered ok that named the partition with records or a high watermark (a throttled empty answer names none). */
+function servedAsLeader(op: FetchOp): boolean {
+  if (!op.outcome.ok || op.answeredBy === undefined || op.throttledEmpty !== undefined) return false;
+  return op.records.length > 0 || (op.highWatermark !== null && op.highWatermark >= 0);
+}
+
+function acknowledgement(op: ProduceOp): LeaderAct {
+  const { process, atMs } = op.answeredBy!;
+  const what = `${process} acknowledged ${describe(op)} (acks ${op.acks === -1 ? 'all' : op.acks}), decided between ${ms(op.startMs)} and ${ms(atMs)}`;
+  return { process, fromMs: op.startMs, atMs, topic: op.topic, partition: op.partition, offset: op.baseOffset, verb: 'acknowledged', what, leaderEpoch: null };
+}
+
+function read(op: FetchOp): LeaderAct {
+  const { process, atMs } = op.answeredBy!;
+  const served = op.records.length === 0 ? 'no records' : `${op.records.length} records from ${op.records[0]!.offset}`;
+  const epoch = op.leaderEpoch >= 0 ? `at leader epoch ${op.leaderEpoch}` : 'at no leader epoch named';
+  const what = `${process} served a fetch from ${op.fetchOffset} ${epoch} (${served}, high watermark ${op.highWatermark}), decided between ${ms(op.startMs)} and ${ms(atMs)}`;
+  return { process, fromMs: op.startMs, atMs, topic: op.topic, partition: op.partition, offset: op.fetchOffset, verb: 'served a read', what, leaderEpoch: op.leaderEpoch >= 0 ? op.leaderEpoch : null };
+}
+
+/** The leases and claims of a run, indexed once; judges one act at a time. */
 class LeaseJudge {
   /** Process → its held stretches, in time order. */
   readonly #stretches: ReadonlyMap<string, readonly HeldStretch[]>;
@@ -64,28 +109,28 @@ class LeaseJudge {
     }
   }
 
-  check(partition: PartitionHistory, op: ProduceOp, out: ViolationList): void {
-    const { process, atMs } = op.answeredBy!;
-    const what = `${process} acknowledged ${describe(op)} (acks ${op.acks === -1 ? 'all' : op.acks}), decided between ${ms(op.startMs)} and ${ms(atMs)}`;
+  check(partition: PartitionHistory, act: LeaderAct, out: ViolationList): void {
+    const { process, atMs, what, verb } = act;
     const stretches = this.#stretches.get(process) ?? [];
-    const held = firstHeldIn(stretches, op.startMs, atMs);
+    const held = firstHeldIn(stretches, act.fromMs, atMs);
     if (held === null) {
-      out.add(LEADER_WITHIN_LEASE, partition, 'acknowledged outside its lease', op.baseOffset, `${what}; ${leaseAround(stretches, op.startMs)}`, atMs);
+      out.add(LEADER_WITHIN_LEASE, partition, `${verb} outside its lease`, act.offset, `${what}; ${leaseAround(stretches, act.fromMs)}`, atMs);
       return;
     }
-    const claim = this.#latestClaim(op.topic, op.partition, process, atMs);
+    const claim = this.#latestClaim(act.topic, act.partition, process, atMs);
     if (claim === null) {
-      out.add(LEADER_WITHIN_LEASE, partition, 'acknowledged without a claim', op.baseOffset, `${what}; no write of ${op.topic}/${op.partition}'s record by it named it leader before`, atMs);
+      out.add(LEADER_WITHIN_LEASE, partition, `${verb} without a claim`, act.offset, `${what}; no write of ${act.topic}/${act.partition}'s record by it named it leader before`, atMs);
       return;
     }
-    const taken = this.#takenBefore(op.topic, op.partition, held.startMs);
-    if (taken !== null && taken.leaderEpoch > claim.leaderEpoch) {
+    const epoch = act.leaderEpoch ?? claim.leaderEpoch;
+    const taken = this.#takenBefore(act.topic, act.partition, held.startMs);
+    if (taken !== null && taken.leaderEpoch > epoch) {
       out.add(
         LEADER_WITHIN_LEASE,
         partition,
-        'acknowledged after its lease came back over a takeover',
-        op.baseOffset,
-        `${what} as leader at epoch ${claim.leaderEpoch}; ${taken.process} had written the record at epoch ${taken.leaderEpoch} (leader ${taken.leader}) at ${ms(taken.takenMs)}, before the lease stretch this answer lies in began (renewal sent at ${ms(held.startMs)})`,
+        `${verb} after its lease came back over a takeover`,
+        act.offset,
+        `${what} as leader at epoch ${epoch}; ${taken.process} had written the record at epoch ${taken.leaderEpoch} (leader ${taken.leader}) at ${ms(taken.takenMs)}, before the lease stretch this answer lies in began (renewal sent at ${ms(held.startMs)})`,
         atMs,
       );
     }
