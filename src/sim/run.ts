@@ -17,6 +17,7 @@ import { traceHash } from './trace-hash.ts';
 import { FrameStraddles, type FrameStraddleStats } from './frame-straddles.ts';
 import { auditWal, WalWrites } from './wal-audit.ts';
 import { SimStoreView } from './store.ts';
+import { batchValues } from './batch-values.ts';
 import { SimWorkload } from './workload.ts';
 import { FAILED_AUTHENTICATION_DELAY_MS_DEFAULT } from '../broker/auth/listener-security.ts';
 import { ACL_PROPAGATION_MS, SUPER_USERS, simSecurity, type SimSecurity, writeScramCredentials } from './security-setup.ts';
@@ -373,7 +374,7 @@ function readReplicaLog(node: number, engine: Engine, topic: string, partition: 
     for (const batch of result.batches) {
       if (batch.lastOffset < offset) continue;
       batches.push({ baseOffset: batch.baseOffset, lastOffset: batch.lastOffset, bytes: batch.bytes });
-      for (const record of batch.records()) records.push({ offset: record.offset, value: new TextDecoder().decode(record.value ?? new Uint8Array()) });
+      for (const { offset, value } of batchValues(batch)) records.push({ offset, value });
       offset = batch.lastOffset + 1;
     }
   }
