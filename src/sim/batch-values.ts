@@ -15,7 +15,7 @@ const REMEMBERED_BATCHES_MAX = 20_000;
 
 const decoder = new TextDecoder();
 /** By the batch's CRC field; each entry's bytes are compared whole (the CRC leaves out the base offset). */
-const remembered = new Map<number, { readonly bytes: Uint8Array; readonly values: readonly BatchValue[] }[]>();
+const remembered = new Map<number, { readonly bytes: Buffer; readonly values: readonly BatchValue[] }[]>();
 let rememberedCount = 0;
 
 /**
@@ -33,13 +33,13 @@ export function batchValues(batch: RecordBatch): readonly BatchValue[] {
     remembered.clear();
     rememberedCount = 0;
   }
-  const entry = { bytes: batch.bytes.slice(), values }; // a copy: the caller's buffer may be reused
+  const entry = { bytes: Buffer.from(batch.bytes), values }; // a copy: the caller's buffer may be reused
   if (candidates === undefined || remembered.get(batch.crc) !== candidates) remembered.set(batch.crc, [entry]);
   else candidates.push(entry);
   rememberedCount++;
   return values;
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(b);
+function sameBytes(a: Buffer, b: Uint8Array): boolean {
+  return a.length === b.length && a.equals(b);
 }

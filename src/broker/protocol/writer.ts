@@ -21,12 +21,16 @@ function stringBytes(value: string): Uint8Array {
  * batches in Fetch responses) can be kept as separate chunks instead of copied: see `chunks()`.
  */
 export class KafkaWriter {
-  #buffer = new Uint8Array(INITIAL_CAPACITY_BYTES);
-  #view = new DataView(this.#buffer.buffer);
+  #buffer: Uint8Array;
+  #view: DataView;
   #length = 0;
   /** Finished chunks, with large views between them (zero-copy responses). */
   readonly #chunks: Uint8Array[] = [];
   #chunkedBytes = 0;
+
+  constructor() {
+    [this.#buffer, this.#view] = bytesAndView(INITIAL_CAPACITY_BYTES);
+  }
 
   get length(): number {
     return this.#chunkedBytes + this.#length;
@@ -165,18 +169,26 @@ export class KafkaWriter {
     if (this.#length === 0) return;
     this.#chunks.push(this.#buffer.subarray(0, this.#length));
     this.#chunkedBytes += this.#length;
-    this.#buffer = new Uint8Array(INITIAL_CAPACITY_BYTES);
-    this.#view = new DataView(this.#buffer.buffer);
+    [this.#buffer, this.#view] = bytesAndView(INITIAL_CAPACITY_BYTES);
     this.#length = 0;
   }
 
   #ensure(bytes: number): DataView {
     if (this.#length + bytes > this.#buffer.length) {
-      const grown = new Uint8Array(Math.max(this.#buffer.length * 2, this.#length + bytes));
+      const [grown, view] = bytesAndView(Math.max(this.#buffer.length * 2, this.#length + bytes));
       grown.set(this.#buffer.subarray(0, this.#length));
       this.#buffer = grown;
-      this.#view = new DataView(grown.buffer);
+      this.#view = view;
     }
     return this.#view;
   }
+}
+
+/**
+ * A new buffer and a DataView on it. The ArrayBuffer comes first: asking a small Uint8Array for its
+ * `.buffer` makes JavaScriptCore move it out of its inline storage, at every writer and flush.
+ */
+function bytesAndView(sizeBytes: number): [Uint8Array, DataView] {
+  const buffer = new ArrayBuffer(sizeBytes);
+  return [new Uint8Array(buffer), new DataView(buffer)];
 }
