@@ -399,8 +399,13 @@ export class SimDisk implements Disk {
   }
 
   #lookup(path: string): SimNode | undefined {
+    return this.#walk(componentsOf(path));
+  }
+
+  /** The node at the end of `names` from the root, if every step exists. */
+  #walk(names: readonly string[]): SimNode | undefined {
     let node: SimNode = this.#root;
-    for (const name of componentsOf(path)) {
+    for (const name of names) {
       if (!(node instanceof SimDirectory)) return undefined;
       const next: SimNode | undefined = node.live.get(name);
       if (next === undefined) return undefined;
@@ -421,7 +426,7 @@ export class SimDisk implements Disk {
     const names = componentsOf(path);
     const name = names.pop();
     if (name === undefined) throw osError('EISDIR', syscall, path);
-    const parent = this.#lookup(posix.join('/', ...names));
+    const parent = this.#walk(names);
     if (parent instanceof SimDirectory) return { parent, name };
     if (missingOk) return { parent: new SimDirectory(), name };
     throw osError(parent === undefined ? 'ENOENT' : 'ENOTDIR', syscall, path);
