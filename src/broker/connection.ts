@@ -379,8 +379,9 @@ export class Connection {
   /** Writes one response (size prefix and chunks), waiting for drain when the kernel buffer is full. */
   async #write(chunks: Uint8Array[]): Promise<void> {
     const size = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
-    const prefix = new Uint8Array(SIZE_PREFIX_BYTES);
-    new DataView(prefix.buffer).setInt32(0, size);
+    const prefixBuffer = new ArrayBuffer(SIZE_PREFIX_BYTES); // not a Uint8Array's .buffer: JavaScriptCore would move it out of its inline storage
+    new DataView(prefixBuffer).setInt32(0, size);
+    const prefix = new Uint8Array(prefixBuffer);
     // One contiguous write per response: the copy of record batches happens here, once, into
     // the socket's buffer (Bun has no writev for sockets).
     const body = chunks.length === 0 ? prefix : concatBytes([prefix, ...chunks]);

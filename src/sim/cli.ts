@@ -32,6 +32,8 @@ options:
 exit status: 0 no violation, 1 a violation, 2 bad usage.`;
 
 const PROGRESS_INTERVAL_MS = 10_000;
+/** Seeds a worker holds at once, the one it runs included: it starts the next without waiting for the parent, and the range's last seeds still go to whichever worker is free. */
+const WORKER_SEEDS_HELD = 2;
 const RUN_LOG = join(import.meta.dir, 'runs.md');
 const RUN_LOG_HEADER =
   '# Simulation runs\n\nAppended by `npm run sim` for runs of 100 or more seeds: the range, the commit, the result.\n\n| date (UTC) | seeds | commit | bug switch | seeds/s | simulated h | faults | result |\n|---|---|---|---|---|---|---|---|\n';
@@ -65,7 +67,7 @@ async function main(args: string[]): Promise<number> {
   const from = values.from === undefined ? 1 : nonNegativeInteger('from', values.from);
   const count = positiveInteger('seeds', values.seeds as string | undefined, 20);
   if (values.worker === true) {
-    for await (const outcome of localSeeds(from, count, faults)) console.log(JSON.stringify(outcome));
+    for await (const seed of seedsFromStdin()) for await (const outcome of localSeeds(seed, 1, faults)) console.log(JSON.stringify(outcome));
     return 0;
   }
   const jobs = Math.min(positiveInteger('jobs', values.jobs as string | undefined, 1), count, navigator.hardwareConcurrency);
@@ -119,26 +121,59 @@ async function* localSeeds(from: number, count: number, faults: ReadonlySet<stri
   }
 }
 
-/** The range split in `jobs` contiguous parts, each run by a child process (`--worker`) that prints a JSON line per seed. */
+/**
+ * Seeds a worker is handed, one per line on its standard input, until it closes: seeds differ
+ * tenfold in cost, so a range split in fixed parts left one core idle while the other finished.
+ */
+async function* seedsFromStdin(): AsyncGenerator<number> {
+  let pending = '';
+  for await (const chunk of Bun.stdin.stream()) {
+    pending += new TextDecoder().decode(chunk);
+    const lines = pending.split('\n');
+    pending = lines.pop()!;
+    for (const line of lines) if (line.trim() !== '') yield nonNegativeInteger('seed', line.trim());
+  }
+}
+
+/**
+ * Seeds handed to each of `jobs` worker processes (`--worker`) as it finishes one, ahead by
+ * WORKER_SEEDS_HELD, so no worker waits on the parent between seeds; each prints a JSON line per seed.
+ */
 async function* workerSeeds(from: number, count: number, jobs: number, args: readonly string[]): AsyncGenerator<SeedOutcome> {
   const outcomes: SeedOutcome[] = [];
   let wake: (() => void) | null = null;
   let running = jobs;
-  const children = Array.from({ length: jobs }, (_, job) => {
-    const start = from + Math.floor((count * job) / jobs);
-    const end = from + Math.floor((count * (job + 1)) / jobs);
-    const child = Bun.spawn([process.execPath, import.meta.path, '--worker', '--from', String(start), '--seeds', String(end - start), ...args], { stdout: 'pipe', stderr: 'inherit' });
+  let next = from;
+  const end = from + count;
+  const ended = new Set<Bun.Subprocess<'pipe', 'pipe', 'inherit'>>();
+  const handOne = (child: Bun.Subprocess<'pipe', 'pipe', 'inherit'>): void => {
+    if (ended.has(child)) return;
+    if (next < end) {
+      child.stdin.write(`${next++}\n`);
+      child.stdin.flush();
+      return;
+    }
+    ended.add(child);
+    child.stdin.end(); // no seed left: the worker exits once it finished what it holds
+  };
+  const children = Array.from({ length: jobs }, () => {
+    const child = Bun.spawn([process.execPath, import.meta.path, '--worker', ...args], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' });
+    for (let i = 0; i < WORKER_SEEDS_HELD; i++) handOne(child);
     void (async () => {
       let pending = '';
       for await (const chunk of child.stdout) {
         pending += new TextDecoder().decode(chunk);
         const lines = pending.split('\n');
         pending = lines.pop()!;
-        for (const line of lines) if (line.startsWith('{')) outcomes.push(JSON.parse(line) as SeedOutcome);
+        for (const line of lines) {
+          if (!line.startsWith('{')) continue;
+          outcomes.push(JSON.parse(line) as SeedOutcome);
+          handOne(child);
+        }
         wake?.();
       }
       const code = await child.exited;
-      if (code !== 0) console.error(`worker for seeds ${start}..${end - 1} exited with ${code}`);
+      if (code !== 0) console.error(`a worker exited with ${code}`);
       running--;
       wake?.();
     })();

@@ -15,8 +15,28 @@ const RESOLVED: Promise<void> = Promise.resolve();
  * fsynced, so a power loss leaves it empty even if its parent keeps its name).
  */
 class SimDirectory {
-  live = new Map<string, SimNode>();
+  /** Read here; changed only through `link` and `unlink`, so a sync knows whether anything changed. */
+  readonly live = new Map<string, SimNode>();
   durable: Map<string, SimNode> | null = null;
+  /** Changes of `live` so far, and how many `durable` holds: an fsync with nothing new keeps it (a log directory is synced at each file written in it). */
+  #changes = 0;
+  #durableChanges = -1;
+
+  link(name: string, node: SimNode): void {
+    this.live.set(name, node);
+    this.#changes++;
+  }
+
+  unlink(name: string): void {
+    if (this.live.delete(name)) this.#changes++;
+  }
+
+  /** fsync of the directory: its names as they are now survive a crash. */
+  sync(): void {
+    if (this.durable !== null && this.#durableChanges === this.#changes) return;
+    this.durable = new Map(this.live);
+    this.#durableChanges = this.#changes;
+  }
 }
 type SimNode = SimFile | SimDirectory;
 
@@ -222,9 +242,9 @@ export class SimDisk implements Disk {
     if (replaced === node) return;
     if (replaced instanceof SimDirectory) throw osError(node instanceof SimDirectory && replaced.live.size > 0 ? 'ENOTEMPTY' : 'EISDIR', 'rename', to);
     if (replaced !== undefined && node instanceof SimDirectory) throw osError('ENOTDIR', 'rename', to);
-    source.parent.live.delete(source.name);
+    source.parent.unlink(source.name);
     if (replaced !== undefined) this.#unlink(target.parent, target.name);
-    target.parent.live.set(target.name, node);
+    target.parent.link(target.name, node);
   }
 
   mkdirSync(path: string, _options: { readonly recursive: true }): string | undefined {
@@ -236,7 +256,7 @@ export class SimDisk implements Disk {
       let next = directory.live.get(name);
       if (next === undefined) {
         next = new SimDirectory();
-        directory.live.set(name, next);
+        directory.link(name, next);
         first ??= posix.join('/', ...names.slice(0, index + 1));
       }
       if (!(next instanceof SimDirectory)) throw osError(index === names.length - 1 ? 'EEXIST' : 'ENOTDIR', 'mkdir', path);
@@ -278,8 +298,7 @@ export class SimDisk implements Disk {
   }
 
   syncDirectorySync(path: string): void {
-    const directory = this.#directoryAt(path, 'fsync');
-    directory.durable = new Map(directory.live);
+    this.#directoryAt(path, 'fsync').sync();
   }
 
   syncDirectory(path: string): Promise<void> {
@@ -324,14 +343,14 @@ export class SimDisk implements Disk {
   }
 
   #link(parent: SimDirectory, name: string, node: SimNode): void {
-    parent.live.set(name, node);
+    parent.link(name, node);
     if (node instanceof SimFile) node.links++;
   }
 
   /** Removes a name; a file's space is freed once no name and no descriptor holds it; a directory goes with its tree. */
   #unlink(parent: SimDirectory, name: string): void {
     const node = parent.live.get(name)!;
-    parent.live.delete(name);
+    parent.unlink(name);
     if (node instanceof SimFile) {
       node.links--;
       this.#releaseIfUnreferenced(node);
@@ -349,15 +368,15 @@ export class SimDisk implements Disk {
     const survivor = new SimDirectory();
     for (const [name, node] of directory.durable ?? []) {
       if (node instanceof SimDirectory) {
-        survivor.live.set(name, this.#survivorOf(node, crashed));
+        survivor.link(name, this.#survivorOf(node, crashed));
       } else {
         // A file with two durable names is cut once.
         if (!crashed.has(node)) node.crash((length) => Math.floor(this.#random.next() * (length + 1)));
         crashed.add(node);
-        survivor.live.set(name, node);
+        survivor.link(name, node);
       }
     }
-    survivor.durable = new Map(survivor.live);
+    survivor.sync();
     return survivor;
   }
 
@@ -380,8 +399,13 @@ export class SimDisk implements Disk {
   }
 
   #lookup(path: string): SimNode | undefined {
+    return this.#walk(componentsOf(path));
+  }
+
+  /** The node at the end of `names` from the root, if every step exists. */
+  #walk(names: readonly string[]): SimNode | undefined {
     let node: SimNode = this.#root;
-    for (const name of componentsOf(path)) {
+    for (const name of names) {
       if (!(node instanceof SimDirectory)) return undefined;
       const next: SimNode | undefined = node.live.get(name);
       if (next === undefined) return undefined;
@@ -402,7 +426,7 @@ export class SimDisk implements Disk {
     const names = componentsOf(path);
     const name = names.pop();
     if (name === undefined) throw osError('EISDIR', syscall, path);
-    const parent = this.#lookup(posix.join('/', ...names));
+    const parent = this.#walk(names);
     if (parent instanceof SimDirectory) return { parent, name };
     if (missingOk) return { parent: new SimDirectory(), name };
     throw osError(parent === undefined ? 'ENOENT' : 'ENOTDIR', syscall, path);
@@ -411,16 +435,27 @@ export class SimDisk implements Disk {
 
 function rootDirectory(): SimDirectory {
   const root = new SimDirectory();
-  root.durable = new Map();
+  root.sync(); // the root always exists
   return root;
 }
 
-/** `path`'s names from the root ('/a/b/../c' is a, c); relative paths count from the root. */
+/** Paths whose names are remembered at most (a broker touches a few hundred); past it the memo starts over. */
+const REMEMBERED_PATHS_MAX = 10_000;
+/** Each path's names: every file operation splits its path, and posix.normalize was 1% of a run. */
+const rememberedComponents = new Map<string, readonly string[]>();
+
+/** `path`'s names from the root ('/a/b/../c' is a, c); relative paths count from the root. A fresh array: callers may change it. */
 function componentsOf(path: string): string[] {
-  return posix
-    .normalize(`/${path}`)
-    .split('/')
-    .filter((name) => name.length > 0);
+  let names = rememberedComponents.get(path);
+  if (names === undefined) {
+    if (rememberedComponents.size >= REMEMBERED_PATHS_MAX) rememberedComponents.clear();
+    names = posix
+      .normalize(`/${path}`)
+      .split('/')
+      .filter((name) => name.length > 0);
+    rememberedComponents.set(path, names);
+  }
+  return [...names];
 }
 
 /** The outcome of a synchronous step as a promise: a failure rejects instead of throwing. */

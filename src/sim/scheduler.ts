@@ -5,13 +5,25 @@ import type { SeededRandom } from '../util/random.ts';
 /** Where the simulation starts its clock: a fixed instant, so runs replay. */
 export const SIM_EPOCH_MS = 1_800_000_000_000;
 
-interface SimEvent {
+/** One scheduled callback; it is its own Timer (an event per timer, store answer and packet: no second object to cancel it). */
+class SimEvent implements Timer {
   readonly atMs: number;
   /** Order among events due at the same instant: creation order for timers, seeded for I/O completions. */
   readonly tieBreak: number;
   readonly sequence: number;
   readonly callback: () => void;
-  cancelled: boolean;
+  cancelled = false;
+
+  constructor(atMs: number, tieBreak: number, sequence: number, callback: () => void) {
+    this.atMs = atMs;
+    this.tieBreak = tieBreak;
+    this.sequence = sequence;
+    this.callback = callback;
+  }
+
+  cancel(): void {
+    this.cancelled = true;
+  }
 }
 
 /**
@@ -68,9 +80,9 @@ export class SimScheduler {
 
   #push(delayMs: number, tieBreak: number, callback: () => void): Timer {
     assert(Number.isFinite(delayMs), 'a simulated delay is finite');
-    const event: SimEvent = { atMs: this.#nowMs + Math.max(0, delayMs), tieBreak, sequence: this.#sequence++, callback, cancelled: false };
+    const event = new SimEvent(this.#nowMs + Math.max(0, delayMs), tieBreak, this.#sequence++, callback);
     heapPush(this.#heap, event);
-    return { cancel: () => void (event.cancelled = true) };
+    return event;
   }
 
   /**

@@ -6,6 +6,7 @@ import { decodeTieredSegment } from '../tier/segment-object.ts';
 import { copiedSegments, type CopiedSegment, type TierRecord, TierRecords, tieredEnd } from '../tier/tier-record.ts';
 import type { ReadRecord, TieredPartition, TieredSegment, TierRecordWrite } from './history.ts';
 import { retriedRead } from './wal-audit.ts';
+import { batchValues } from './batch-values.ts';
 import type { RunFor } from './workload.ts';
 
 /** Tier records are control records (ControlStore's root, no cluster prefix in the simulation): `control/tier/<topicId>/<partition>`. */
@@ -101,7 +102,7 @@ async function auditSegment(tier: ObjectStore, target: TierAuditTarget, entry: C
   }
   const records: ReadRecord[] = [];
   for (const batch of decoded.batches) {
-    for (const record of batch.records()) records.push({ offset: record.offset, value: new TextDecoder().decode(record.value ?? new Uint8Array()) });
+    for (const { offset, value } of batchValues(batch)) records.push({ offset, value });
   }
   return { ...about, batches: decoded.batches.map((batch) => ({ baseOffset: batch.baseOffset, lastOffset: batch.lastOffset, bytes: batch.bytes })), records, problem: null };
 }

@@ -8,7 +8,7 @@ import type { History } from './history.ts';
  */
 export function traceHash(history: History, eventsRun: number): string {
   const parts: string[] = [String(history.seed), String(eventsRun)];
-  for (const op of history.ops) parts.push(JSON.stringify(op, (_key, value) => (typeof value === 'bigint' ? value.toString() : value)));
+  for (const op of history.ops) parts.push(opText(op));
   for (const fault of history.faults) parts.push(`${fault.atMs} ${fault.fault} ${fault.target}`);
   let bytes = 0;
   const logHashes: string[] = [];
@@ -29,4 +29,14 @@ export function traceHash(history: History, eventsRun: number): string {
   for (const probe of history.probes) parts.push(`${probe.topic}-${probe.partition} ${probe.writeAfterMs} ${probe.readAfterMs}`);
   parts.push(String(bytes));
   return Bun.hash.xxHash64(parts.join('\n')).toString(16).padStart(16, '0');
+}
+
+/** An op as JSON, bigints as their digits. A replacer costs a call per value, so it runs only for an op that holds a bigint (JSON.stringify throws on one). */
+function opText(op: History['ops'][number]): string {
+  try {
+    return JSON.stringify(op);
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    return JSON.stringify(op, (_key, value) => (typeof value === 'bigint' ? value.toString() : value));
+  }
 }

@@ -4,6 +4,7 @@ import { splitBatches } from '../format/batch-parse.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { decodeWalObject } from '../wal/format.ts';
 import type { WalRecord } from './history.ts';
+import { batchValues } from './batch-values.ts';
 import type { RunFor } from './workload.ts';
 
 /** The WAL objects live under this prefix of the WAL store (src/wal/keys.ts, no store prefix in the simulation). */
@@ -102,9 +103,7 @@ export function recordsOf(body: Uint8Array, settledMs: number): WalRecord[] {
   const records: WalRecord[] = [];
   for (const { entry, data } of object.frames) {
     for (const batch of splitBatches(data, BATCH_BYTES_MAX)) {
-      for (const record of batch.records()) {
-        records.push({ topic: entry.topic, partition: entry.partition, offset: record.offset, value: new TextDecoder().decode(record.value ?? new Uint8Array()), settledMs });
-      }
+      for (const { offset, value } of batchValues(batch)) records.push({ topic: entry.topic, partition: entry.partition, offset, value, settledMs });
     }
   }
   return records;

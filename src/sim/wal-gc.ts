@@ -2,7 +2,7 @@ import { decodeControlRecord } from '../cluster/control-record.ts';
 import type { MemoryStore } from '../store/memory.ts';
 import { type TierRecord, tieredEnd } from '../tier/tier-record.ts';
 import { decodeHeader, decodeWalObject } from '../wal/format.ts';
-import { parseFloorMarkKey, parseWalObjectKey, streamPrefix } from '../wal/keys.ts';
+import { FLOOR_MARK_SEGMENT, parseWalObjectKey, streamPrefix } from '../wal/keys.ts';
 import type { WalDelete, WalDeletedFrame, WalRecord } from './history.ts';
 import { recordsOf, type WalWrites } from './wal-audit.ts';
 
@@ -10,6 +10,8 @@ import { recordsOf, type WalWrites } from './wal-audit.ts';
 export const SIM_WAL_GC_INTERVAL_MS = 300;
 /** Header bytes decoded to learn an object's kind: the fixed fields plus the longest writer id. */
 const HEADER_PROBE_BYTES = 512;
+/** The last segment of a WAL object key (walObjectKey), and of a floor mark's after FLOOR_MARK_SEGMENT (floorMarkKey). */
+const SEQUENCE_SEGMENT = /^\d{20}$/;
 
 export interface WalDeleteRecorderOptions {
   /** The shared WAL store (its deletes are recorded) and the store holding the control records (the WAL store alone). */
@@ -44,13 +46,19 @@ export class WalDeleteRecorder {
     const present: number[] = [];
     const seals: number[] = [];
     let floorMark = 0;
-    for (const other of this.#options.walStore.peekKeys(streamPrefix('', stream))) {
-      const mark = parseFloorMarkKey('', other);
-      if (mark !== null && mark.stream.epoch === stream.epoch) floorMark = Math.max(floorMark, mark.floor);
-      const otherParsed = parseWalObjectKey('', other);
-      if (otherParsed === null || otherParsed.stream.epoch !== stream.epoch) continue;
-      present.push(otherParsed.sequence);
-      if (this.#kindOf(other) === 'seal') seals.push(otherParsed.sequence);
+    // Every key under the stream's prefix is of its writer and epoch: only the part after it is parsed (this runs at every delete).
+    const prefix = streamPrefix('', stream);
+    for (const other of this.#options.walStore.peekKeys(prefix)) {
+      const rest = other.slice(prefix.length);
+      if (rest.startsWith(FLOOR_MARK_SEGMENT)) {
+        const floor = sequenceOf(rest.slice(FLOOR_MARK_SEGMENT.length));
+        if (floor !== null) floorMark = Math.max(floorMark, floor);
+        continue;
+      }
+      const otherSequence = sequenceOf(rest);
+      if (otherSequence === null) continue;
+      present.push(otherSequence);
+      if (this.#kindOf(other) === 'seal') seals.push(otherSequence);
     }
     const kind = kindOf(body);
     this.#kinds.delete(key); // a later put under this key is another object
@@ -99,6 +107,11 @@ export class WalDeleteRecorder {
   #incarnationDeleted(topicId: string): boolean {
     return this.#options.controlStore.peek(`control/deleted-topics/${topicId}`) !== null;
   }
+}
+
+/** A sequence as WAL keys write it (keys.ts: 20 digits), or null for anything else. */
+function sequenceOf(segment: string): number | null {
+  return SEQUENCE_SEGMENT.test(segment) ? Number(segment) : null;
 }
 
 function kindOf(body: Uint8Array): WalDelete['kind'] {

@@ -74,8 +74,9 @@ export class ByteWriter {
   position = 0;
 
   constructor(sizeBytes: number) {
-    this.bytes = new Uint8Array(sizeBytes);
-    this.#view = new DataView(this.bytes.buffer);
+    const buffer = new ArrayBuffer(sizeBytes); // not a Uint8Array's .buffer: JavaScriptCore would move it out of its inline storage
+    this.bytes = new Uint8Array(buffer);
+    this.#view = new DataView(buffer);
   }
 
   u8(value: number): void {

@@ -40,7 +40,7 @@ export function parseWalObjectKey(prefix: string, key: string): { stream: Stream
 }
 
 /** A floor mark's key segment (docs/tier-protocol.md [G4]): `floor-<sequence>`, beside the stream's objects. */
-const FLOOR_MARK_SEGMENT = 'floor-';
+export const FLOOR_MARK_SEGMENT = 'floor-';
 
 /** `<stream prefix>floor-<sequence:20>`: WAL GC deleted (or is deleting) every object of the stream below `floor`. */
 export function floorMarkKey(prefix: string, stream: StreamId, floor: number): string {

@@ -210,6 +210,12 @@ function recordsBytes(records: PartitionData['records']): number {
   return bytes;
 }
 
+/**
+ * Why a fetch's wait is called off (its data came, or max_wait_ms passed): one reason for all, since
+ * nothing reads it. abort() without one builds a DOMException with a stack at every fetch that waits.
+ */
+const WAIT_ENDED = new Error('the fetch wait ended');
+
 /** Waits until a requested partition has data at its fetch offset, or max_wait_ms. */
 async function waitForAny(context: BrokerContext, request: FetchRequest, first: FetchResponse): Promise<void> {
   const controller = new AbortController();
@@ -220,8 +226,8 @@ async function waitForAny(context: BrokerContext, request: FetchRequest, first: 
       waits.push(context.engine.waitForData(topicNameOf(context, topic)!, partition.partition, partition.fetchOffset, controller.signal));
     }),
   );
-  const timer = context.clock.setTimer(Math.min(request.maxWaitMs, FETCH_WAIT_MS_MAX), () => controller.abort());
+  const timer = context.clock.setTimer(Math.min(request.maxWaitMs, FETCH_WAIT_MS_MAX), () => controller.abort(WAIT_ENDED));
   await Promise.race([...waits, new Promise<void>((resolve) => controller.signal.addEventListener('abort', () => resolve(), { once: true }))]);
   timer.cancel();
-  controller.abort();
+  controller.abort(WAIT_ENDED);
 }

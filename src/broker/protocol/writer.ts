@@ -4,6 +4,8 @@ import { STRING_BYTES_MAX } from './reader.ts';
 const INITIAL_CAPACITY_BYTES = 256;
 const TWO_POW_32 = 0x1_0000_0000;
 const encoder = new TextEncoder();
+const NO_BYTES = new Uint8Array(0);
+const NO_BYTES_VIEW = new DataView(new ArrayBuffer(0));
 
 /**
  * A STRING's UTF-8 bytes. Kafka's readers refuse one past STRING_BYTES_MAX in every version (the
@@ -21,8 +23,9 @@ function stringBytes(value: string): Uint8Array {
  * batches in Fetch responses) can be kept as separate chunks instead of copied: see `chunks()`.
  */
 export class KafkaWriter {
-  #buffer = new Uint8Array(INITIAL_CAPACITY_BYTES);
-  #view = new DataView(this.#buffer.buffer);
+  /** Allocated at the first write after a flush (NO_BYTES until then): a writer that ends in a view allocates nothing more. */
+  #buffer: Uint8Array = NO_BYTES;
+  #view: DataView = NO_BYTES_VIEW;
   #length = 0;
   /** Finished chunks, with large views between them (zero-copy responses). */
   readonly #chunks: Uint8Array[] = [];
@@ -165,18 +168,27 @@ export class KafkaWriter {
     if (this.#length === 0) return;
     this.#chunks.push(this.#buffer.subarray(0, this.#length));
     this.#chunkedBytes += this.#length;
-    this.#buffer = new Uint8Array(INITIAL_CAPACITY_BYTES);
-    this.#view = new DataView(this.#buffer.buffer);
+    this.#buffer = NO_BYTES;
+    this.#view = NO_BYTES_VIEW;
     this.#length = 0;
   }
 
   #ensure(bytes: number): DataView {
     if (this.#length + bytes > this.#buffer.length) {
-      const grown = new Uint8Array(Math.max(this.#buffer.length * 2, this.#length + bytes));
+      const [grown, view] = bytesAndView(Math.max(this.#buffer.length * 2, this.#length + bytes, INITIAL_CAPACITY_BYTES));
       grown.set(this.#buffer.subarray(0, this.#length));
       this.#buffer = grown;
-      this.#view = new DataView(grown.buffer);
+      this.#view = view;
     }
     return this.#view;
   }
+}
+
+/**
+ * A new buffer and a DataView on it. The ArrayBuffer comes first: asking a small Uint8Array for its
+ * `.buffer` makes JavaScriptCore move it out of its inline storage, at every writer and flush.
+ */
+function bytesAndView(sizeBytes: number): [Uint8Array, DataView] {
+  const buffer = new ArrayBuffer(sizeBytes);
+  return [new Uint8Array(buffer), new DataView(buffer)];
 }

@@ -374,8 +374,9 @@ function throttleTimeOf(response: unknown): number {
 function sized(chunks: Iterable<Uint8Array>): Uint8Array {
   const parts = [...chunks];
   const length = parts.reduce((sum, chunk) => sum + chunk.length, 0);
-  const frame = new Uint8Array(SIZE_PREFIX_BYTES + length);
-  new DataView(frame.buffer).setInt32(0, length);
+  const frameBuffer = new ArrayBuffer(SIZE_PREFIX_BYTES + length); // not a Uint8Array's .buffer: JavaScriptCore would move it out of its inline storage
+  new DataView(frameBuffer).setInt32(0, length);
+  const frame = new Uint8Array(frameBuffer);
   let position = SIZE_PREFIX_BYTES;
   for (const chunk of parts) {
     frame.set(chunk, position);

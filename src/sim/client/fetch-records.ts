@@ -1,10 +1,10 @@
 /** The records of a Fetch answer's partition as the history wants them: offset and value, from the fetch offset on. */
 import { parseBatchAt } from '../../format/batch-parse.ts';
 import type { ReadRecord } from '../history.ts';
+import { batchValues } from '../batch-values.ts';
 
 /** Batches above this are a broken answer, not data the simulation wrote. */
 const FETCHED_BATCH_BYTES_MAX = 64 * 1024 * 1024;
-const decoder = new TextDecoder();
 
 export interface FetchedRecords {
   readonly records: ReadRecord[];
@@ -28,10 +28,7 @@ export function fetchedRecords(chunks: readonly Uint8Array[] | null, fetchOffset
       nextOffset = Math.max(nextOffset, batch.nextOffset);
       if (batch.isControl) continue;
       const stamped = batch.timestampType === 'LogAppendTime' ? { logAppendTime: true as const } : {};
-      for (const record of batch.records()) {
-        if (record.offset < fetchOffset) continue;
-        records.push({ offset: record.offset, value: record.value === null ? '' : decoder.decode(record.value), ...stamped });
-      }
+      for (const { offset, value } of batchValues(batch)) if (offset >= fetchOffset) records.push({ offset, value, ...stamped });
     }
   }
   return { records, nextOffset };
