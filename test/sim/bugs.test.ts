@@ -13,7 +13,7 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'duplicate-acked-before-durable': 3,
   'producer-state-not-rebuilt': 28,
   'restart-stream-not-chained': 2,
-  'reclaim-drops-own-stream': 11,
+  'reclaim-drops-own-stream': 13,
   'stale-durable-map': {
     unreachable:
       "every takeover seals the previous leader's stream, and a sealed writer starts a new epoch with a fresh durable map: no writer keeps serving a partition whose log went back below what it made durable (finding 4 is caught through reclaim-drops-own-stream)",
