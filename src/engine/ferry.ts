@@ -153,7 +153,6 @@ export interface FerryOptions {
   readonly report?: (message: string) => void;
 }
 
-/** Where rolled segments go (docs/tier-protocol.md): the tier store, and the records that say what it holds. */
 /** What one retention pass deleted of one partition's local log (FerryOptions.onRetention). */
 export interface RetentionDeletion {
   readonly topic: string;
@@ -165,10 +164,11 @@ export interface RetentionDeletion {
   readonly toOffset: number;
   /** The local log's end during the pass (retention never moves it). */
   readonly logEndOffset: number;
-  /** The tiered end the pass deleted below, by local.retention.*; null: it went by retention.* (no tier, a follower, remote storage off). */
+  /** The tiered end the pass deleted below, by local.retention.* (a follower's as last read); null: it went by retention.* (no tier, remote storage off). */
   readonly tieredEnd: number | null;
 }
 
+/** Where rolled segments go (docs/tier-protocol.md): the tier store, and the records that say what it holds. */
 export interface TierOptions {
   /** The long-term store (S3 Standard in production). */
   readonly store: ObjectStore;
