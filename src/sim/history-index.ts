@@ -107,6 +107,16 @@ const SEVERAL_INCARNATIONS = -1;
 /** In HistoryIndex.sentTo: the incarnation of a request that cannot be placed in one. */
 const UNPLACED_INCARNATION = -1;
 
+/**
+ * Whether a produce's records may have been written after it ended in the history: an acks=0
+ * request is over once sent, and one never answered may still be held by its broker (a throttle's
+ * mute, a pause, a slow disk) and written seconds later (seed 220060: an acks=0 batch sent while
+ * its topic was deleted was written into the incarnation created 9 s later).
+ */
+function mayLandLater(op: ProduceOp): boolean {
+  return op.acks === 0 || (!op.outcome.ok && !op.outcome.answered);
+}
+
 export function indexHistory(history: History): HistoryIndex {
   const incarnations = new TopicIncarnations(history.ops, metadataPropagationMs(history));
   const byKey = new Map<string, PartitionHistory>();
@@ -128,19 +138,25 @@ export function indexHistory(history: History): HistoryIndex {
   for (const op of history.ops) {
     if (op.kind !== 'produce') continue;
     const incarnation = incarnations.attribute(op.topic, op.startMs, op.endMs);
+    const landedIn = mayLandLater(op) ? incarnations.attribute(op.topic, op.startMs, Infinity) : incarnation;
     const sentKey = partitionKey(op.topic, incarnation ?? UNPLACED_INCARNATION, op.partition);
     for (const value of op.values) {
       const known = producedIn.get(value);
-      producedIn.set(value, incarnation === null || (known !== undefined && known !== incarnation) ? SEVERAL_INCARNATIONS : incarnation);
+      producedIn.set(value, landedIn === null || (known !== undefined && known !== landedIn) ? SEVERAL_INCARNATIONS : landedIn);
       let keys = sentTo.get(value);
       if (keys === undefined) sentTo.set(value, (keys = new Set()));
       keys.add(sentKey);
     }
   }
+  // By its first record that places it; a read of values that may each lie in several is not placed.
   const readIncarnation = (op: FetchOp): number | null => {
-    const placed = op.records.length === 0 ? undefined : producedIn.get(op.records[0]!.value);
-    if (placed === undefined) return incarnations.attribute(op.topic, op.startMs, op.endMs); // nothing to place it by: by its time
-    return placed === SEVERAL_INCARNATIONS ? null : placed;
+    let several = false;
+    for (const record of op.records) {
+      const placed = producedIn.get(record.value);
+      if (placed === SEVERAL_INCARNATIONS) several = true;
+      else if (placed !== undefined) return placed;
+    }
+    return several ? null : incarnations.attribute(op.topic, op.startMs, op.endMs); // nothing to place it by: by its time
   };
   const unplacedDeleteRecords: DeleteRecordsOp[] = [];
   for (const op of history.ops) {

@@ -258,6 +258,22 @@ test('acked-readable: a batch that timed out into an incarnation later deleted, 
   expect(check(run([...sentOnlyAfter, read(['b0', 'a0'])]))[0]).toMatchObject({ offsets: [1], incarnation: 0 });
 });
 
+// Seed 220060: an acks=0 batch sent while its topic was deleted was written 9 s later into the
+// re-created incarnation; the read starting with it was placed by that send's time, in the gap.
+test('acked-readable: a read is placed by a record whose incarnation is sure, not by an acks=0 value that may have landed later', () => {
+  const ops: ClientOp[] = [
+    admin('delete-topic', { startMs: 100, endMs: 110 }),
+    produce('p2', { startMs: 20_000, endMs: 20_000 }, ['z0'], null, { acks: 0 }), // sent in the gap: lands wherever its broker takes it
+    admin('create-topic', { startMs: 30_000, endMs: 30_010 }),
+    produce('p1', { startMs: 40_000, endMs: 40_010 }, ['a0'], 1),
+  ];
+  const read = fetch('c1', { startMs: 41_000, endMs: 41_010 }, 0, ['z0', 'a0'], 2);
+  expect(check(history({ ops: [...ops, read], replicaLogs: [replica(1, true, ['z0', 'a0'])] }))).toEqual([]);
+  // a0 read at another offset than acknowledged is still caught, the read placed by a0
+  const elsewhere = fetch('c1', { startMs: 41_000, endMs: 41_010 }, 0, ['z0', 'x0', 'a0'], 3);
+  expect(names(history({ ops: [...ops, elsewhere], replicaLogs: [replica(1, true, ['z0', 'a0'])] }))).toContain('acked-readable');
+});
+
 test('stale-incarnation-read: a record of a deleted incarnation served after the re-create took effect everywhere; within the propagation bound it is not', () => {
   const life: ClientOp[] = [produce('p1', { startMs: 100, endMs: 110 }, ['a0'], 0), admin('delete-topic', { startMs: 200, endMs: 210 }), admin('create-topic', { startMs: 220, endMs: 230 })];
   const bound = 210 + SHAPE.leaseMs + 2 * SHAPE.scanIntervalMs; // from the delete's end: a broker that has not scanned yet may still serve the old log

@@ -217,6 +217,11 @@ const FOUND: readonly { readonly seed: number; readonly bug: string; readonly sc
     secured: true,
     bug: 'checker: a producer whose SCRAM credential was deleted could log in nowhere; its unsent attempts were taken for a partition that did not resume (test/sim/security-checker.test.ts, credential changed)',
   },
+  {
+    seed: 220060,
+    secured: true,
+    bug: 'checker: an acks=0 batch sent while its topic was deleted, written 9 s later into the re-created incarnation, placed the read that began with it in the deleted one (test/sim/checker.test.ts, placed by a record whose incarnation is sure)',
+  },
 ];
 
 /** Bugs a seed finds that are not fixed yet: each becomes a FOUND entry once it is. */
