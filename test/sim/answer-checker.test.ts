@@ -142,6 +142,24 @@ describe('idempotent-retry-answer', () => {
     expect(check(validHistory([...validOps(), late, next], log, log))).toEqual([]);
   });
 
+  // Seeds 226011, 226466: broker 1, deposed by broker 2's claim but still within its own lease (a renewal
+  // that landed late), answered the next batch from a log broker 2 had written past.
+  test('the batch before it acknowledged by a successor of the broker that answered: not judged', () => {
+    const before = produce('p1', { startMs: 480, endMs: 500 }, ['j0'], 4, { idempotence: idempotent(7, 3), node: 2 });
+    const next = produce('p1', { startMs: 600, endMs: 610 }, ['m0'], null, { idempotence: idempotent(7, 4), outcome: OUT_OF_ORDER, answeredBy: { process: 'broker-1#1', atMs: 605 } });
+    const log = [...VALID_LOG, 'j0'];
+    const claim = (process: string, leader: number, leaderEpoch: number, takenMs: number) => ({ process, topic: 't', partition: 0, leader, leaderEpoch, takenMs });
+    const withClaims = (partitionWrites: ReturnType<typeof claim>[]): History => ({
+      ...validHistory([...validOps(), before, next], log, log),
+      leases: { renewals: [], partitionWrites, clockRateErrors: {} },
+    });
+    const names = (run: History) => [...new Set(check(run).map((violation) => violation.invariant))].filter((name) => name === 'idempotent-retry-answer');
+    expect(names(withClaims([claim('broker-1#1', 1, 0, 10), claim('broker-2#1', 2, 1, 450)]))).toEqual([]);
+    // broker 1 still leading (no successor's claim), or claiming again after it: judged
+    expect(names(withClaims([claim('broker-1#1', 1, 0, 10)]))).toEqual(['idempotent-retry-answer']);
+    expect(names(withClaims([claim('broker-1#1', 1, 0, 10), claim('broker-2#1', 2, 1, 450), claim('broker-1#1', 1, 2, 550)]))).toEqual(['idempotent-retry-answer']);
+  });
+
   test('five later batches sent before the retry ended, or a later epoch: the batch may have left the window', () => {
     const later = (n: number): ProduceOp[] =>
       Array.from({ length: n }, (_, i) => produce('p1', { startMs: 350 + i, endMs: 700 }, [`l${i}`], null, { idempotence: idempotent(7, 6 + i), outcome: NO_ANSWER }));

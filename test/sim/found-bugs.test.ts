@@ -222,6 +222,12 @@ const FOUND: readonly { readonly seed: number; readonly bug: string; readonly sc
     secured: true,
     bug: 'checker: an acks=0 batch sent while its topic was deleted, written 9 s later into the re-created incarnation, placed the read that began with it in the deleted one (test/sim/checker.test.ts, placed by a record whose incarnation is sure)',
   },
+  {
+    seed: 226011,
+    secured: true,
+    bug: "checker: a broker deposed by another's claim but still within its own lease (a renewal landed late) answered OUT_OF_ORDER_SEQUENCE_NUMBER from a log its successor had written past; taken for a broker that held the batch before (test/sim/answer-checker.test.ts, acknowledged by a successor)",
+  },
+  { seed: 226466, secured: true, bug: 'checker: the same as seed 226011, on another partition and broker' },
 ];
 
 /** Bugs a seed finds that are not fixed yet: each becomes a FOUND entry once it is. */

@@ -1,4 +1,5 @@
 import { reachOf } from '../delete-floors.ts';
+import { DeposedLeaders } from '../deposed-leaders.ts';
 import type { ProduceOp } from '../history.ts';
 import type { HistoryIndex, PartitionHistory } from '../history-index.ts';
 import { IdempotentBatches } from '../idempotent-batches.ts';
@@ -40,7 +41,9 @@ const SEQUENCE_ERRORS: ReadonlySet<string> = new Set(['OUT_OF_ORDER_SEQUENCE_NUM
  *   (or it is the first of its producer id and epoch there, and no later one was sent before it
  *   ended: a broker takes an unknown producer at any sequence). A committed batch stays in the log of
  *   whichever broker leads (a restart and a takeover rebuild the producer state with it; a broker
- *   whose lease lapsed refuses before it checks a sequence);
+ *   whose lease lapsed refuses before it checks a sequence). Not a predecessor its answerer's
+ *   successor acknowledged: a process deposed before its answer, still within its own lease
+ *   (deposed-leaders.ts), judges sequences by a log the new leader has written past;
  * - the window: fewer than five later batches of that producer id and epoch on the partition were
  *   first sent before the request ended, and no batch of a later epoch of that id;
  * - no DeleteRecords that started before the request ended may have moved the log start above the
@@ -51,11 +54,13 @@ const SEQUENCE_ERRORS: ReadonlySet<string> = new Set(['OUT_OF_ORDER_SEQUENCE_NUM
  */
 export function checkIdempotentRetryAnswer(index: HistoryIndex, out: ViolationList): void {
   let batches: IdempotentBatches | null = null; // built only for a run with a sequence error to judge
+  let deposed: DeposedLeaders | null = null;
   for (const partition of index.partitions) {
     const refused = partition.produces.filter(isSequenceError);
     if (refused.length === 0) continue;
     batches ??= new IdempotentBatches(index.history.ops);
-    checkPartition(index, partition, refused, batches, out);
+    deposed ??= new DeposedLeaders(index.history.leases);
+    checkPartition(index, partition, refused, batches, deposed, out);
   }
 }
 
@@ -63,7 +68,7 @@ function isSequenceError(op: ProduceOp): boolean {
   return op.idempotence !== null && !op.outcome.ok && op.outcome.answered && SEQUENCE_ERRORS.has(op.outcome.error);
 }
 
-function checkPartition(index: HistoryIndex, partition: PartitionHistory, refused: readonly ProduceOp[], batches: IdempotentBatches, out: ViolationList): void {
+function checkPartition(index: HistoryIndex, partition: PartitionHistory, refused: readonly ProduceOp[], batches: IdempotentBatches, deposed: DeposedLeaders, out: ViolationList): void {
   const offsets = batchOffsets(partition, refused);
   const committed = committedEnds(partition);
   const predecessors = ackedPredecessors(partition);
@@ -74,7 +79,7 @@ function checkPartition(index: HistoryIndex, partition: PartitionHistory, refuse
     let floor = -Infinity;
     if (baseOffset !== null && (committed.get(op.node)?.before(op.startMs) ?? -Infinity) >= baseOffset + op.values.length) floor = baseOffset;
     const predecessor = predecessorFloor(op, predecessors, baseOffset, batches);
-    if (predecessor !== null) floor = Math.max(floor, predecessor);
+    if (predecessor !== null && !answeredDeposed(op, deposed)) floor = Math.max(floor, predecessor);
     if (floor === -Infinity || deleted.before(op.endMs) > floor) continue;
     if (batches.sentAfter(op, op.endMs, KAFKA_BATCHES_RETAINED) >= KAFKA_BATCHES_RETAINED) continue;
     judge(partition, op, baseOffset, out);
@@ -108,6 +113,11 @@ function ackedPredecessors(partition: PartitionHistory): Map<string, Map<number,
     if (known === undefined || op.endMs < known.ackedMs) bySequence.set(next, { ackedMs: op.endMs, baseOffset: op.baseOffset });
   }
   return predecessors;
+}
+
+/** Answered by a process another had deposed (seed 226011): its log need not hold a predecessor its successor acknowledged. */
+function answeredDeposed(op: ProduceOp, deposed: DeposedLeaders): boolean {
+  return op.answeredBy !== undefined && deposed.deposed(op.topic, op.partition, op.answeredBy.process, op.answeredBy.atMs);
 }
 
 function judge(partition: PartitionHistory, op: ProduceOp, baseOffset: number | null, out: ViolationList): void {
