@@ -92,6 +92,10 @@ test('with the controller paused, CreateTopics and DeleteTopics succeed within t
   const admin = await connectedAdmin(cluster);
   let described = await admin.describeCluster();
   while (described.brokers.length < cluster.length) described = await admin.describeCluster(); // every broker seen by the one asked
+  // Until every broker's scan has seen every lease, one may name a controller that answers NOT_CONTROLLER, which
+  // kafkajs's CreateTopics does not retry (it bails on the topic error): wait until all name the same one.
+  while (new Set(await controllersNamed(cluster)).size !== 1) await Bun.sleep(SCAN_INTERVAL_MS);
+  described = await admin.describeCluster();
   await admin.createTopics({ topics: [{ topic: 'before-pause', numPartitions: 3 }] });
   const controller = cluster.find((broker) => broker.options.nodeId === described.controller)!;
   const live = cluster.filter((broker) => broker !== controller);
