@@ -1097,6 +1097,20 @@ export class Ferry {
     this.#checkOpen();
     const target = this.#partition(topic, partition);
     target.checkServesAsLeader();
+    return this.#readLocal(target, topic, partition, offset, options);
+  }
+
+  /**
+   * fetch() without the leadership gate: what this engine's local log holds from `offset` below its
+   * high watermark, whatever its lease says. For audits of what a broker stores (the simulation's
+   * final logs), never for answers to clients, which the gate guards (docs/cluster-protocol.md L5).
+   */
+  readStored(topic: string, partition: number, offset: number, options: FetchOptions = {}): FetchResult {
+    this.#checkOpen();
+    return this.#readLocal(this.#partition(topic, partition), topic, partition, offset, options);
+  }
+
+  #readLocal(target: Partition, topic: string, partition: number, offset: number, options: FetchOptions): FetchResult {
     target.checkReadable(offset);
     checkNotDeleted(target, offset);
     const highWatermark = target.highWatermark;

@@ -146,9 +146,12 @@ async function* workerSeeds(from: number, count: number, jobs: number, args: rea
   let next = from;
   const end = from + count;
   const ended = new Set<Bun.Subprocess<'pipe', 'pipe', 'inherit'>>();
+  /** Per worker, the seeds handed to it and not yet answered, oldest first (a worker runs them in order). */
+  const held = new Map<Bun.Subprocess<'pipe', 'pipe', 'inherit'>, number[]>();
   const handOne = (child: Bun.Subprocess<'pipe', 'pipe', 'inherit'>): void => {
     if (ended.has(child)) return;
     if (next < end) {
+      held.get(child)!.push(next);
       child.stdin.write(`${next++}\n`);
       child.stdin.flush();
       return;
@@ -158,6 +161,7 @@ async function* workerSeeds(from: number, count: number, jobs: number, args: rea
   };
   const children = Array.from({ length: jobs }, () => {
     const child = Bun.spawn([process.execPath, import.meta.path, '--worker', ...args], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' });
+    held.set(child, []);
     for (let i = 0; i < WORKER_SEEDS_HELD; i++) handOne(child);
     void (async () => {
       let pending = '';
@@ -168,12 +172,17 @@ async function* workerSeeds(from: number, count: number, jobs: number, args: rea
         for (const line of lines) {
           if (!line.startsWith('{')) continue;
           outcomes.push(JSON.parse(line) as SeedOutcome);
+          held.get(child)!.shift();
           handOne(child);
         }
         wake?.();
       }
       const code = await child.exited;
-      if (code !== 0) console.error(`a worker exited with ${code}`);
+      if (code !== 0) {
+        console.error(`a worker exited with ${code}`);
+        // The seeds it held never finished: each counts as a failed seed (its error is above), never as a clean one.
+        for (const seed of held.get(child)!) outcomes.push(crashedOutcome(seed, code));
+      }
       running--;
       wake?.();
     })();
@@ -189,6 +198,18 @@ async function* workerSeeds(from: number, count: number, jobs: number, args: rea
   } finally {
     for (const child of children) child.kill();
   }
+}
+
+/** A seed whose worker process died running it (an uncaught error in the harness or a broker's process). */
+function crashedOutcome(seed: number, code: number): SeedOutcome {
+  const straddles = { walObjects: 0, multiBatchFrames: 0, tierEndMoves: 0, tierEndsInsideFrames: 0 };
+  return {
+    seed,
+    simulatedMs: 0,
+    faults: 0,
+    straddles,
+    violations: [`seed ${seed}: no-crash violated: the worker running it exited with ${code} (its error is printed above); replay: --seed ${seed}`],
+  };
 }
 
 async function runRange(seeds: AsyncGenerator<SeedOutcome>, count: number, untilViolation: boolean): Promise<RangeSummary> {

@@ -379,7 +379,8 @@ function readReplicaLog(node: number, engine: Engine, topic: string, partition: 
   const batches: ReplicaLog['batches'][number][] = [];
   const records: { offset: number; value: string }[] = [];
   const logEndOffset = engine.logEndOffset(topic, partition);
-  const first = engine.fetch(topic, partition, logEndOffset, { maxBytes: 0 });
+  // As stored, whatever the broker's lease says now: a leader whose gate closed at the end holds its log all the same.
+  const first = engine.readStored(topic, partition, logEndOffset, { maxBytes: 0 });
   // The local log, from where clients may read it: a fetch's log start is the whole log's (the
   // tier's, or DeleteRecords' start, which may lie above the local segments' first offset).
   const clientStartOffset = first.logStartOffset;
@@ -387,7 +388,7 @@ function readReplicaLog(node: number, engine: Engine, topic: string, partition: 
   let offset = logStartOffset;
   let highWatermark = first.highWatermark;
   while (offset < logEndOffset) {
-    const result = engine.fetch(topic, partition, offset);
+    const result = engine.readStored(topic, partition, offset);
     highWatermark = result.highWatermark;
     if (result.batches.length === 0) break;
     for (const batch of result.batches) {
