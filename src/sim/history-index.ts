@@ -111,7 +111,8 @@ const UNPLACED_INCARNATION = -1;
  * Whether a produce's records may have been written after it ended in the history: an acks=0
  * request is over once sent, and one never answered may still be held by its broker (a throttle's
  * mute, a pause, a slow disk) and written seconds later (seed 220060: an acks=0 batch sent while
- * its topic was deleted was written into the incarnation created 9 s later).
+ * its topic was deleted was written into the incarnation created 9 s later). Its send time places
+ * a read only when no record of the read was answered.
  */
 function mayLandLater(op: ProduceOp): boolean {
   return op.acks === 0 || (!op.outcome.ok && !op.outcome.answered);
@@ -134,29 +135,34 @@ export function indexHistory(history: History): HistoryIndex {
   // A read is placed in the incarnation its records were produced in, not by its time: a broker
   // that has not yet seen a delete or create serves the log it has, whenever the read comes.
   const producedIn = new Map<string, number>();
+  /** The same, from answered produces only: their records landed within their span. */
+  const surelyIn = new Map<string, number>();
   const sentTo = new Map<string, Set<string>>();
   for (const op of history.ops) {
     if (op.kind !== 'produce') continue;
     const incarnation = incarnations.attribute(op.topic, op.startMs, op.endMs);
-    const landedIn = mayLandLater(op) ? incarnations.attribute(op.topic, op.startMs, Infinity) : incarnation;
     const sentKey = partitionKey(op.topic, incarnation ?? UNPLACED_INCARNATION, op.partition);
     for (const value of op.values) {
       const known = producedIn.get(value);
-      producedIn.set(value, landedIn === null || (known !== undefined && known !== landedIn) ? SEVERAL_INCARNATIONS : landedIn);
+      producedIn.set(value, incarnation === null || (known !== undefined && known !== incarnation) ? SEVERAL_INCARNATIONS : incarnation);
+      if (!mayLandLater(op)) {
+        const sure = surelyIn.get(value);
+        surelyIn.set(value, incarnation === null || (sure !== undefined && sure !== incarnation) ? SEVERAL_INCARNATIONS : incarnation);
+      }
       let keys = sentTo.get(value);
       if (keys === undefined) sentTo.set(value, (keys = new Set()));
       keys.add(sentKey);
     }
   }
-  // By its first record that places it; a read of values that may each lie in several is not placed.
+  // By its first record an answered produce places; else by its first record, by when it was sent; else by its own time.
   const readIncarnation = (op: FetchOp): number | null => {
-    let several = false;
     for (const record of op.records) {
-      const placed = producedIn.get(record.value);
-      if (placed === SEVERAL_INCARNATIONS) several = true;
-      else if (placed !== undefined) return placed;
+      const sure = surelyIn.get(record.value);
+      if (sure !== undefined && sure !== SEVERAL_INCARNATIONS) return sure;
     }
-    return several ? null : incarnations.attribute(op.topic, op.startMs, op.endMs); // nothing to place it by: by its time
+    const placed = op.records.length === 0 ? undefined : producedIn.get(op.records[0]!.value);
+    if (placed === undefined) return incarnations.attribute(op.topic, op.startMs, op.endMs); // nothing to place it by: by its time
+    return placed === SEVERAL_INCARNATIONS ? null : placed;
   };
   const unplacedDeleteRecords: DeleteRecordsOp[] = [];
   for (const op of history.ops) {

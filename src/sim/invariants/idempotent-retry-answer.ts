@@ -79,7 +79,7 @@ function checkPartition(index: HistoryIndex, partition: PartitionHistory, refuse
     let floor = -Infinity;
     if (baseOffset !== null && (committed.get(op.node)?.before(op.startMs) ?? -Infinity) >= baseOffset + op.values.length) floor = baseOffset;
     const predecessor = predecessorFloor(op, predecessors, baseOffset, batches);
-    if (predecessor !== null && !answeredDeposed(op, deposed)) floor = Math.max(floor, predecessor);
+    if (predecessor !== null && !(answeredDeposed(op, deposed) && predecessorAckedElsewhere(op, predecessors))) floor = Math.max(floor, predecessor);
     if (floor === -Infinity || deleted.before(op.endMs) > floor) continue;
     if (batches.sentAfter(op, op.endMs, KAFKA_BATCHES_RETAINED) >= KAFKA_BATCHES_RETAINED) continue;
     judge(partition, op, baseOffset, out);
@@ -101,8 +101,8 @@ function predecessorFloor(op: ProduceOp, predecessors: Map<string, Map<number, {
 }
 
 /** Per producer id and epoch, each acknowledged batch by the sequence that follows it: when it was first acknowledged, and where. */
-function ackedPredecessors(partition: PartitionHistory): Map<string, Map<number, { ackedMs: number; baseOffset: number }>> {
-  const predecessors = new Map<string, Map<number, { ackedMs: number; baseOffset: number }>>();
+function ackedPredecessors(partition: PartitionHistory): Map<string, Map<number, { ackedMs: number; baseOffset: number; process?: string }>> {
+  const predecessors = new Map<string, Map<number, { ackedMs: number; baseOffset: number; process?: string }>>();
   for (const op of partition.produces) {
     if (op.idempotence === null || !op.outcome.ok || op.baseOffset === null) continue;
     const session = `${op.idempotence.producerId}/${op.idempotence.producerEpoch}`;
@@ -110,9 +110,17 @@ function ackedPredecessors(partition: PartitionHistory): Map<string, Map<number,
     if (bySequence === undefined) predecessors.set(session, (bySequence = new Map()));
     const next = op.idempotence.baseSequence + op.values.length;
     const known = bySequence.get(next);
-    if (known === undefined || op.endMs < known.ackedMs) bySequence.set(next, { ackedMs: op.endMs, baseOffset: op.baseOffset });
+    if (known === undefined || op.endMs < known.ackedMs)
+      bySequence.set(next, { ackedMs: op.endMs, baseOffset: op.baseOffset, ...(op.answeredBy === undefined ? {} : { process: op.answeredBy.process }) });
   }
   return predecessors;
+}
+
+/** Whether the batch before `op`'s was first acknowledged by another process than the one that answered `op`. */
+function predecessorAckedElsewhere(op: ProduceOp, predecessors: Map<string, Map<number, { ackedMs: number; baseOffset: number; process?: string }>>): boolean {
+  const { producerId, producerEpoch, baseSequence } = op.idempotence!;
+  const acked = predecessors.get(`${producerId}/${producerEpoch}`)?.get(baseSequence);
+  return acked?.process !== op.answeredBy?.process;
 }
 
 /** Answered by a process another had deposed (seed 226011): its log need not hold a predecessor its successor acknowledged. */
