@@ -178,8 +178,8 @@ async function* workerSeeds(from: number, count: number, jobs: number, args: rea
         wake?.();
       }
       const code = await child.exited;
-      if (code !== 0) {
-        console.error(`a worker exited with ${code}`);
+      if (code !== 0 || held.get(child)!.length > 0) {
+        console.error(`a worker exited with ${code}${code === 0 ? ' before answering every seed it held' : ''}`);
         // The seeds it held never finished: each counts as a failed seed (its error is above), never as a clean one.
         for (const seed of held.get(child)!) outcomes.push(crashedOutcome(seed, code));
       }
