@@ -136,13 +136,24 @@ export interface WriterEpochs {
   startNewEpoch(): Promise<StreamId>;
 }
 
-/** This broker's local disk as the cluster sees it: whether it may lead ([C1] storageFailing). */
+/** This broker's local disk and WAL store as the cluster sees them: whether it may lead ([C1] storageFailing). */
 export interface LocalStorage {
   /** Whether local log writes fail now. */
   failing(): boolean;
   /** While they fail: tries a write, and returns whether they still fail. */
   recheck(): boolean;
+  /** How long WAL uploads have failed with none landing (0 while they land). */
+  walUploadsFailingForMs(): number;
 }
+
+/**
+ * [C1] WAL uploads that failed for this many of the broker's leases with none landing count as
+ * a failed disk: the store is cut off from this broker (a network partition, revoked access),
+ * and a leader that keeps its lease would hold every acks=all of its partitions for as long as
+ * the cut lasts. Others, who may reach the store, take the partitions over instead (their seal
+ * fences this writer). One lease: an outage shorter than what a dead broker costs moves nothing.
+ */
+export const WAL_UNREACHABLE_LEASES = 1;
 
 /**
  * [K4] How many partitions one scan adopts at once (each seals, rebuilds the tail and starts
@@ -299,6 +310,8 @@ export class ClusterNode {
   #recordEtag: string | null = null;
   /** Another process took this node id over (its broker record): this one leads nothing again. */
   #superseded = false;
+  /** Whether the last record this broker wrote said storageFailing: a change is logged. */
+  #saidStorageFailing = false;
   /** [K1] This process's peer listener port, published in its broker record. */
   #peerPort: number | undefined;
 
@@ -1087,7 +1100,9 @@ export class ClusterNode {
   }
 
   #storageFailing(): boolean {
-    return this.#options.storage?.failing() ?? false;
+    const storage = this.#options.storage;
+    if (storage === undefined) return false;
+    return storage.failing() || storage.walUploadsFailingForMs() >= WAL_UNREACHABLE_LEASES * this.#options.self.leaseMs;
   }
 
   /** [C1] Rewrites this broker's record; the lease counts from when the write started. */
@@ -1112,12 +1127,14 @@ export class ClusterNode {
    */
   async #writeRecord(renewedAtMs: number): Promise<void> {
     const key = `brokers/${this.nodeId}`;
+    const storageFailing = this.#storageFailing();
+    this.#noteStorageFailing(storageFailing);
     const value: BrokerRecord = {
       ...this.#options.self,
       stream: this.#stream,
       renewedAtMs,
       incarnation: this.#incarnation,
-      ...(this.#storageFailing() ? { storageFailing: true } : {}),
+      ...(storageFailing ? { storageFailing: true } : {}),
       ...(this.#peerPort === undefined ? {} : { peerPort: this.#peerPort }),
     };
     for (;;) {
@@ -1137,6 +1154,18 @@ export class ClusterNode {
       }
       this.#recordEtag = now?.etag ?? null; // ours (an answer lost, or a concurrent renewal), or gone: write again
     }
+  }
+
+  #noteStorageFailing(failing: boolean): void {
+    if (failing === this.#saidStorageFailing) return;
+    this.#saidStorageFailing = failing;
+    const walFailingMs = this.#options.storage?.walUploadsFailingForMs() ?? 0;
+    if (failing)
+      this.#log.warn(
+        { walUploadsFailingForMs: walFailingMs },
+        `storage failing (${walFailingMs > 0 ? `no WAL upload landed for ${Math.round(walFailingMs)} ms` : 'local writes fail'}): leading nothing, others take over what this broker leads`,
+      );
+    else this.#log.info({}, 'storage works again: this broker may lead');
   }
 
   /** Another process is this node id now: let go of everything led here and claim nothing again. */

@@ -167,6 +167,8 @@ export class WalWriter {
   readonly #capacityWaiters: { bytes: number; resolve: () => void; reject: (error: Error) => void }[] = [];
   readonly #idleWaiters: { resolve: () => void; reject: (error: Error) => void }[] = [];
   #bufferedBytes = 0;
+  /** Monotonic start of the first attempt that failed since an upload last landed; null while uploads land. */
+  #failingSinceMs: number | null = null;
   #failure: FerryError | null = null;
   readonly #failed: Promise<FerryError>;
   #announceFailure!: (failure: FerryError) => void;
@@ -216,6 +218,14 @@ export class WalWriter {
 
   stats(): WalWriterStats {
     return { ...this.#stats, bufferedBytes: this.#bufferedBytes, uploadsInFlight: this.#inFlight, queuedObjects: this.#queue.length };
+  }
+
+  /**
+   * How long uploads have failed with none landing (0 while they land or none was tried): a WAL
+   * store this broker cannot reach, which the cluster treats as a failed disk ([C1] storageFailing).
+   */
+  uploadsFailingForMs(): number {
+    return this.#failingSinceMs === null || this.#failure !== null ? 0 : this.#clock.monotonicMs() - this.#failingSinceMs;
   }
 
   /** [W6] Stops this writer as if fenced: nothing more is acknowledged or uploaded (a new epoch replaces it). */
@@ -402,6 +412,7 @@ export class WalWriter {
 
   async #putWithRetries(key: string, object: ClosedObject, body: Uint8Array, started: number): Promise<void> {
     for (let attempt = 0; this.#failure === null; attempt++) {
+      const attemptStartedMs = this.#clock.monotonicMs();
       try {
         this.#stats.putAttempts++;
         // No authorship: after an ambiguous answer equal bytes are ours, since the header names this stream's writer, epoch and sequence (docs/cluster-protocol.md CW2).
@@ -417,6 +428,7 @@ export class WalWriter {
           return this.#fail(new FerryError('Storage', `WAL upload of ${key} failed after ${attempt + 1} attempts: ${error.message}`, { cause: error }));
         }
         this.#stats.retries++;
+        this.#failingSinceMs ??= attemptStartedMs;
         this.#observer.uploadRetry?.(key, attempt, error);
         await sleep(this.#clock, backoffDelayMs(this.config.retry, attempt, this.#random));
       }
@@ -451,6 +463,7 @@ export class WalWriter {
   #uploaded(object: ClosedObject, startedMs: number, retries = 0): void {
     this.#observer.uploadLatencyMs?.(this.#clock.monotonicMs() - startedMs);
     if (retries > 0) this.#observer.uploadRecovered?.();
+    this.#failingSinceMs = null;
     this.#bufferedBytes -= object.sizeBytes;
     object.chunks = null;
     this.#uploadedObjects.set(object.sequence, object);

@@ -32,6 +32,9 @@ class FlakyStorage implements LocalStorage {
   recheck(): boolean {
     return this.broken;
   }
+  walUploadsFailingForMs(): number {
+    return 0;
+  }
 }
 
 test('[L8] a delete whose partition record names the deleter while another broker still serves the partition waits before the name can be created again', async () => {

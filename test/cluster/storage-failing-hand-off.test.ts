@@ -19,6 +19,11 @@ const LEASE_MS = 1000;
 class TestStorage implements LocalStorage {
   broken = false;
   rechecks = 0;
+  /** How long the test says WAL uploads have failed. */
+  walFailingMs = 0;
+  walUploadsFailingForMs(): number {
+    return this.walFailingMs;
+  }
   failing(): boolean {
     return this.broken;
   }
@@ -81,6 +86,26 @@ test('a broker whose disk works is never taken over for it: no flag in its recor
   expect((await new ControlStore(store, 'c').read<BrokerRecord>('brokers/1'))!.value.storageFailing).toBeUndefined();
   await b.scan();
   expect([...served.values()].sort()).toEqual([1, 2]);
+  a.stop();
+  b.stop();
+});
+
+test('WAL uploads failing for a lease with none landing count as a failing disk; failing for less do not', async () => {
+  const { store, clock, served, storage, a, b } = await twoNodes();
+  const flag = async () => (await new ControlStore(store, 'c').read<BrokerRecord>('brokers/1'))!.value.storageFailing;
+  storage.walFailingMs = LEASE_MS - 1; // a short outage: a dead broker would cost more than riding it out
+  await passTime(clock, LEASE_MS / 2);
+  expect(await flag()).toBeUndefined();
+  await b.scan();
+  expect([...served.values()].sort()).toEqual([1, 2]);
+  storage.walFailingMs = LEASE_MS;
+  await passTime(clock, LEASE_MS / 2);
+  expect(await flag()).toBe(true);
+  await b.scan();
+  expect([...served.values()]).toEqual([2, 2]);
+  storage.walFailingMs = 0; // uploads land again
+  await passTime(clock, LEASE_MS / 2);
+  expect(await flag()).toBeUndefined();
   a.stop();
   b.stop();
 });

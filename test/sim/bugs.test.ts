@@ -37,7 +37,7 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'lease-from-answer': 2,
   'lapsed-lease-keeps-serving': 3,
   'duplicate-window-short': 3,
-  'duplicate-answer-latest-offset': 3,
+  'duplicate-answer-latest-offset': 7,
   'config-min-insync-stale': 44,
   'retention-bytes-off-by-segment': 4,
   'offset-commit-storage-error': 5,
