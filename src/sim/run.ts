@@ -262,7 +262,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   // A leader that tiers would go on tiering (and dropping local segments) while the audit reads: the tier is read as the logs were collected.
   if (tierWrites !== null) for (const host of hosts) host.freeze();
   const walAuditView = new SimStoreView(walStore, new ProcessGate('audit'), scheduler, new SeededRandom(seed));
-  const walRecords = [...(await auditWal(walAuditView, walWrites, runFor, startMs)), ...(walDeletes === null ? [] : deletedWalRecords(walDeletes, walWrites, startMs))];
+  const walRecords = [...auditWal(walStore, walWrites, startMs), ...(walDeletes === null ? [] : deletedWalRecords(walDeletes, walWrites, startMs))];
   const controlAuditView = () => (scenario.cluster ? new SimStoreView(controlStore, new ProcessGate('audit'), scheduler, new SeededRandom(seed)) : walAuditView);
   const tiered = tierWrites === null ? null : await auditTier(walAuditView, controlAuditView(), tierTargets, runFor);
   const history: History = {

@@ -1,18 +1,15 @@
 import { parseWalObjectKey } from '../wal/keys.ts';
 import { isStoreError } from '../store/errors.ts';
 import { splitBatches } from '../format/batch-parse.ts';
-import type { ObjectStore } from '../store/object-store.ts';
+import type { MemoryStore } from '../store/memory.ts';
 import { decodeWalObject } from '../wal/format.ts';
 import type { WalRecord } from './history.ts';
 import { batchValues } from './batch-values.ts';
-import type { RunFor } from './workload.ts';
 
 /** The WAL objects live under this prefix of the WAL store (src/wal/keys.ts, no store prefix in the simulation). */
 const WAL_KEY_PREFIX = 'wal/';
 /** A batch in a WAL frame is at most a frame: no separate bound. */
 const BATCH_BYTES_MAX = 0xffff_ffff;
-/** How long the audit's reads of the WAL store may take (simulated ms): S3 latency, and the store's background faults retried. */
-const AUDIT_READ_MS_MAX = 600_000;
 /** Tries of one audit read against the store's background faults. */
 const AUDIT_READ_TRIES = 50;
 
@@ -43,43 +40,22 @@ function writeId(key: string, body: Uint8Array): string {
 }
 
 /**
- * Reads every WAL object the store holds at the end of the run (through `store`, a view without
- * faults) and lists each record in it with when a write of its object first came back, relative to
- * `startMs`. A seal carries no records; an object that does not decode is skipped (the followers'
- * checks are for that).
+ * Lists each record in every WAL object the store holds at the end of the run, with when a write
+ * of its object first came back, relative to `startMs`. Read from the store's own map in one
+ * step, not through requests: what it holds at this instant, with no simulated time passing (no
+ * latency, no faults to retry, nothing collected meanwhile). A seal carries no records; an object
+ * that does not decode is skipped (the followers' checks are for that).
  */
-export async function auditWal(store: ObjectStore, writes: WalWrites, runFor: RunFor, startMs: number): Promise<WalRecord[]> {
+export function auditWal(store: MemoryStore, writes: WalWrites, startMs: number): WalRecord[] {
   const records: WalRecord[] = [];
-  let done = false;
-  const read = async () => {
-    let token: string | undefined;
-    do {
-      const page = await retriedRead(() => store.list(WAL_KEY_PREFIX, token === undefined ? {} : { token }));
-      for (const { key } of page.objects) {
-        if (parseWalObjectKey('', key) === null) continue; // a floor mark ([G4]), not an object of a stream
-        const body = await bodyUnlessCollected(store, key);
-        if (body === null) continue;
-        const settledMs = writes.firstSettledMs(key, body);
-        if (settledMs !== undefined) records.push(...recordsOf(body, settledMs - startMs));
-      }
-      token = page.nextToken;
-    } while (token !== undefined);
-    done = true;
-  };
-  const reading = read();
-  await runFor(AUDIT_READ_MS_MAX, () => done);
-  await reading;
-  return records;
-}
-
-/** The object's bytes; null when it was listed and deleted since (WAL GC takes a stream's floor up, docs/tier-protocol.md [G4]). */
-async function bodyUnlessCollected(store: ObjectStore, key: string): Promise<Uint8Array | null> {
-  try {
-    return (await retriedRead(() => store.get(key))).body;
-  } catch (error) {
-    if (isStoreError(error, 'NotFound')) return null;
-    throw error;
+  for (const key of store.peekKeys(WAL_KEY_PREFIX)) {
+    if (parseWalObjectKey('', key) === null) continue; // a floor mark ([G4]), not an object of a stream
+    const body = store.peek(key);
+    if (body === null) continue;
+    const settledMs = writes.firstSettledMs(key, body);
+    if (settledMs !== undefined) records.push(...recordsOf(body, settledMs - startMs));
   }
+  return records;
 }
 
 /** One audit read, tried again past the store's background faults; an object that is not there is an answer, not a fault. */
