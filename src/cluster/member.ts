@@ -103,7 +103,7 @@ export function clusterMember(options: ClusterMemberOptions): ClusterNode {
     },
     // Topic configs live in the topic records: the engine's partitions take them as they change [the scan], and adoptions use them.
     topicConfigsChanged: (topic, configs) => engine.applyTopicConfigs(topic, configs),
-    checkTopicConfigs: (configs) => engine.checkTopicConfigs(configs),
+    checkTopicConfigs: (configs, before) => engine.checkTopicConfigs(configs, before),
     ...(log === undefined ? {} : { log }),
   });
   const member = node;

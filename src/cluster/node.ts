@@ -247,7 +247,7 @@ export interface ClusterNodeOptions {
    * Checks a topic's configs as a whole against this broker's defaults (InvalidConfig: local
    * retention above retention) before a create or an alteration writes them.
    */
-  checkTopicConfigs?(configs: TopicConfigs): void;
+  checkTopicConfigs?(configs: TopicConfigs, before?: TopicConfigs): void;
   /** After each scan: leaders, replica sets and leases may have changed (followers re-target their reports, leaders re-check their in-sync sets). */
   scanned?(): void;
   readonly log?: LoggerOption;
@@ -619,7 +619,7 @@ export class ClusterNode {
       const read = await control.read<TopicRecord>(`topics/${name}`);
       if (read === null || read.value.deleting === true || !isUuid(read.value.topicId)) throw new FerryError('UnknownTopicOrPartition', `unknown topic ${name}`);
       const configs = applyConfigAlteration(read.value.configs ?? {}, alteration); // from the record as read: a replace-all sees every config set
-      this.#options.checkTopicConfigs?.(configs);
+      this.#options.checkTopicConfigs?.(configs, read.value.configs ?? {});
       if (validateOnly) return configs;
       const written = await control.replace<TopicRecord>(`topics/${name}`, read, { ...read.value, configs });
       if (written === null) continue; // another broker changed the record first (an alteration, a delete's mark): look again

@@ -15,6 +15,7 @@ import { type BuildCompressionCodec, buildRecordBatch, type ProducerRecord, type
 import { DEFAULT_LOG_CONFIG, type LogConfig, resolveLogConfig } from '../log/config.ts';
 import { PartitionLog } from '../log/partition-log.ts';
 import {
+  checkTopicSettingsChange,
   checkTopicSettingsTogether,
   configValueOfLogSetting,
   kafkaNameOfLogField,
@@ -906,7 +907,7 @@ export class Ferry {
     const topic = this.#registry.get(name);
     if (topic === undefined || this.#deletions.has(name)) throw unknownTopic(name);
     const configs = applyConfigAlteration(topic.configs ?? {}, alteration);
-    this.#checkTopicConfigs(topic.config, configs);
+    this.#checkTopicConfigs(topic.config, configs, topic.configs ?? {});
     if (validateOnly) return configs;
     this.#registry.reconfigure(name, configs);
     this.#reconfigureOpen(name);
@@ -981,16 +982,21 @@ export class Ferry {
     return Math.min(minInsync, replicas) - 1;
   }
 
-  /** Kafka configs (each already parsed) checked as a whole over this engine's defaults: InvalidConfig when they clash (local.retention.* above retention.*). */
-  checkTopicConfigs(configs: TopicConfigs): void {
-    this.#checkTopicConfigs({}, configs);
+  /**
+   * Kafka configs (each already parsed) checked as a whole over this engine's defaults: InvalidConfig
+   * when they clash (local.retention.* above retention.*), or, given the configs `before` an
+   * alteration, when they change what may not change (remote.storage.enable turned off).
+   */
+  checkTopicConfigs(configs: TopicConfigs, before?: TopicConfigs): void {
+    this.#checkTopicConfigs({}, configs, before);
   }
 
   /** Configs that are each valid may still clash (local.retention.* above retention.*): InvalidConfig then. */
-  #checkTopicConfigs(config: Partial<LogConfig>, configs: TopicConfigs): void {
+  #checkTopicConfigs(config: Partial<LogConfig>, configs: TopicConfigs, before?: TopicConfigs): void {
     try {
       const settings = { ...this.#options.log, ...config, ...topicSettingsOf(configs).log };
       checkTopicSettingsTogether({ ...DEFAULT_LOG_CONFIG, ...settings }); // Kafka's words first
+      if (before !== undefined) checkTopicSettingsChange({ ...DEFAULT_LOG_CONFIG, ...this.#options.log, ...config, ...topicSettingsOf(before).log }, { ...DEFAULT_LOG_CONFIG, ...settings });
       resolveLogConfig(settings);
     } catch (error) {
       if (error instanceof FerryError && error.kind === 'InvalidArgument') throw new FerryError('InvalidConfig', `Invalid topic configs: ${error.message}`);

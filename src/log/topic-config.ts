@@ -451,6 +451,21 @@ export function checkTopicSettingsTogether(config: LogConfig): void {
   checkLocalRetention('local.retention.bytes', config.localRetentionBytes, 'retention.bytes', config.retentionBytes);
 }
 
+/**
+ * A topic's settings before and after an alteration, checked as a change. Turning
+ * remote.storage.enable off on a topic that had it on is refused, as Kafka refuses it without
+ * remote.log.delete.on.disable (KIP-950), which Ferry does not have: the tier would keep what it
+ * holds with no retention running over it, local retention would then delete segments never
+ * tiered, and a new leader would rebuild from the tier's end what the leader before had deleted.
+ */
+export function checkTopicSettingsChange(before: LogConfig, after: LogConfig): void {
+  if (before.remoteStorageEnable && !after.remoteStorageEnable) {
+    throw invalidConfig(
+      'It is invalid to disable remote storage without deleting remote data, and Ferry cannot delete it on disable (remote.log.delete.on.disable): keep remote.storage.enable=true, or delete and re-create the topic.',
+    );
+  }
+}
+
 function checkLocalRetention(localName: string, local: number, totalName: string, total: number): void {
   if (local === LOCAL_RETENTION_AS_RETENTION || total === -1) return;
   if (local === -1) throw invalidConfig(`Invalid value -1 for configuration ${localName}: Value must not be -1 as ${totalName} value is set as ${total}.`);
