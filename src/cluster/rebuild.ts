@@ -83,7 +83,9 @@ export async function rebuildFromTierAndChain(
     if (!kept && (start !== null || restarts > 0)) log.startAt(fromOffset, start?.epochs ?? [], start?.producers ?? null);
     // [K6] A settled prefix holds nothing from its offset on: a rebuild from there or later skips it.
     const skipped = settled !== null && fromOffset >= settled.fromOffset ? settled.count : 0;
-    let chainEnd = fromOffset; // what the tier and the chain prove: the tier's end, then each frame read
+    // What the tier and the chain prove: the tier's end (TE, also when only the record could be read:
+    // its copied run holds [LS, TE), seed 250306), then each frame read.
+    let chainEnd = tierEnd ?? fromOffset;
     let firstNeeded = chain.length - skipped; // the first stream read that holds a frame at or above fromOffset
     const onFrame = (frame: ReadFrame, index: number) => {
       chainEnd = Math.max(chainEnd, frame.entry.lastOffset + 1);

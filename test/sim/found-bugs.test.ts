@@ -233,6 +233,11 @@ const FOUND: readonly { readonly seed: number; readonly bug: string; readonly sc
     secured: true,
     bug: "a leader cut from the WAL store for 8 s but not from the control store kept renewing its lease, so it kept its partitions while every acks=all waited on uploads that failed: no one took over. WAL uploads failing for a lease now count as a failing disk (test/cluster/wal-store-cut-hand-off.test.ts; Kafka's broker gives up leading a failed log dir's partitions)",
   },
+  {
+    seed: 250306,
+    secured: true,
+    bug: "a promoted follower's kept log [0, 3) spanned the tier's end 3, but the tier's objects could not be read and GC had taken every frame below it: the rebuild counted only the chain as proof (from the record's start 0), cut the log back to 0, and the new leader wrote other records at offsets the tier held; followers could not follow it and acks=all stopped for good (test/cluster/kept-log-tier-unreadable.test.ts)",
+  },
 ];
 
 /** Bugs a seed finds that are not fixed yet: each becomes a FOUND entry once it is. */
