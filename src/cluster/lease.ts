@@ -52,6 +52,16 @@ export class Lease {
     this.#renewalStartedMs = Math.max(previous ?? from, from);
   }
 
+  /**
+   * [C1] Others may take this broker's partitions over from now although its lease holds (its record
+   * is about to say storageFailing): it stops acknowledging and serving reads as leader at once, and
+   * does again only after a renewal and `confirm`, as after a lapse.
+   */
+  yieldToOthers(): void {
+    this.#unconfirmed = true;
+    this.#lapses++;
+  }
+
   /** The lapse a confirmation starting now would end (pass it to `confirm`). */
   get lapse(): number {
     return this.#lapses;

@@ -78,7 +78,7 @@ export function clusterMember(options: ClusterMemberOptions): ClusterNode {
   node = new ClusterNode({
     control,
     ...(peers === undefined ? {} : { peers }),
-    storage: { failing: () => engine.storageFailing, recheck: () => engine.recheckStorage(), walUploadsFailingForMs: () => engine.wal?.uploadsFailingForMs() ?? 0 },
+    storage: { failing: () => engine.storageFailing, recheck: () => engine.recheckStorage(), walWritesFailingForMs: () => engine.walStoreFailingForMs() },
     self: { ...options.self, stream: wal.config.stream },
     writer: {
       whenFailed: () => engine.wal!.whenFailed(),

@@ -142,16 +142,16 @@ export interface LocalStorage {
   failing(): boolean;
   /** While they fail: tries a write, and returns whether they still fail. */
   recheck(): boolean;
-  /** How long WAL uploads have failed with none landing (0 while they land). */
-  walUploadsFailingForMs(): number;
+  /** How long writes to the WAL store have failed with none landing, across writer epochs (0 while they land). */
+  walWritesFailingForMs(): number;
 }
 
 /**
- * [C1] WAL uploads that failed for this many of the broker's leases with none landing count as
- * a failed disk: the store is cut off from this broker (a network partition, revoked access),
- * and a leader that keeps its lease would hold every acks=all of its partitions for as long as
- * the cut lasts. Others, who may reach the store, take the partitions over instead (their seal
- * fences this writer). One lease: an outage shorter than what a dead broker costs moves nothing.
+ * [C1] Writes to the WAL store that failed for this many of the broker's leases with none landing
+ * count as a failed disk: the store is cut off from this broker (a network partition, revoked
+ * access), and a leader that keeps its lease would hold every acks=all of its partitions for as
+ * long as the cut lasts. Others, who may reach the store, take the partitions over instead (their
+ * seal fences this writer). One lease: an outage shorter than what a dead broker costs moves nothing.
  */
 export const WAL_UNREACHABLE_LEASES = 1;
 
@@ -839,7 +839,7 @@ export class ClusterNode {
     this.#noteSealedStream(records.values());
     await this.#forgetDeleted();
     // [C1] A broker whose disk fails leads nothing: what it leads is up for grabs, and it counts in no one's share.
-    if (this.#storageFailing()) this.#options.storage?.recheck();
+    if (this.#storageFailing() || (this.#options.storage?.walWritesFailingForMs() ?? 0) > 0) this.#options.storage?.recheck();
     // [C1] Others as of when their records were read, not after the slow reads since (a LIST of many partition records).
     const mayLead = (b: BrokerRecord) =>
       b.nodeId === self.nodeId ? !this.#superseded && this.#lease.renewedInTime() && !this.#storageFailing() : this.#liveness.isAlive(b, observedMs) && b.storageFailing !== true;
@@ -1102,7 +1102,7 @@ export class ClusterNode {
   #storageFailing(): boolean {
     const storage = this.#options.storage;
     if (storage === undefined) return false;
-    return storage.failing() || storage.walUploadsFailingForMs() >= WAL_UNREACHABLE_LEASES * this.#options.self.leaseMs;
+    return storage.failing() || storage.walWritesFailingForMs() >= WAL_UNREACHABLE_LEASES * this.#options.self.leaseMs;
   }
 
   /** [C1] Rewrites this broker's record; the lease counts from when the write started. */
@@ -1129,6 +1129,9 @@ export class ClusterNode {
     const key = `brokers/${this.nodeId}`;
     const storageFailing = this.#storageFailing();
     this.#noteStorageFailing(storageFailing);
+    // [C1] Others take what it leads as soon as they read this record, its lease held or not: it stops
+    // acting as leader before the write starts, and acts again only after a scan that follows a renewal without the flag.
+    if (storageFailing) this.#lease.yieldToOthers();
     const value: BrokerRecord = {
       ...this.#options.self,
       stream: this.#stream,
@@ -1159,11 +1162,11 @@ export class ClusterNode {
   #noteStorageFailing(failing: boolean): void {
     if (failing === this.#saidStorageFailing) return;
     this.#saidStorageFailing = failing;
-    const walFailingMs = this.#options.storage?.walUploadsFailingForMs() ?? 0;
+    const walFailingMs = this.#options.storage?.walWritesFailingForMs() ?? 0;
     if (failing)
       this.#log.warn(
-        { walUploadsFailingForMs: walFailingMs },
-        `storage failing (${walFailingMs > 0 ? `no WAL upload landed for ${Math.round(walFailingMs)} ms` : 'local writes fail'}): leading nothing, others take over what this broker leads`,
+        { walWritesFailingForMs: walFailingMs },
+        `storage failing (${walFailingMs > 0 ? `no write to the WAL store landed for ${Math.round(walFailingMs)} ms` : 'local writes fail'}): acting as leader of nothing, others take over what this broker leads`,
       );
     else this.#log.info({}, 'storage works again: this broker may lead');
   }
@@ -1189,7 +1192,7 @@ export class ClusterNode {
    * Not awaited by the renewals: a scan may rebuild partitions for longer than a lease.
    */
   #confirmLease(): void {
-    if (!this.#lease.awaitingConfirmation || this.#confirming) return;
+    if (!this.#lease.awaitingConfirmation || this.#confirming || this.#saidStorageFailing) return;
     this.#confirming = true;
     const lapse = this.#lease.lapse;
     this.scan()

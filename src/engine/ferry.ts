@@ -625,11 +625,18 @@ export class Ferry {
   /**
    * While writes fail: tries one (see probeStorage) so that an engine with no write of its own
    * (a cluster broker that handed its partitions off) finds out when the disk takes them again.
-   * Returns whether writes still fail.
+   * Returns whether writes still fail. While WAL writes fail, a probe of the WAL store starts too
+   * (its outcome shows in walStoreFailingForMs later).
    */
   recheckStorage(): boolean {
+    this.#walLifecycle?.health.recheck();
     if (!this.#storage.failing) return false;
     return !probeStorage(this.#disk, this.directory, this.#storage, this.#storage.failedWriteBytes);
+  }
+
+  /** How long writes to the WAL store have failed with none landing, across writer epochs; 0 while they land or without a WAL. */
+  walStoreFailingForMs(): number {
+    return this.#walLifecycle?.health.failingForMs() ?? 0;
   }
 
   /**

@@ -6,6 +6,7 @@ import type { Disk } from '../util/disk.ts';
 import { SeededRandom } from '../util/random.ts';
 import { registerWalQueueGauges, WalMetrics } from '../wal/metrics.ts';
 import { listEpochs, sealEarlierEpochs } from '../wal/seal.ts';
+import { storeHealthProbeKey, WalStoreHealth } from '../wal/store-health.ts';
 import { DEFAULT_WAL_WRITER_CONFIG, WalWriter, type WalWriterConfig, type WalWriterObserver } from '../wal/writer.ts';
 import { nextWriterEpoch } from './writer-epoch.ts';
 
@@ -57,6 +58,8 @@ export class WalWriterLifecycle {
   /** WAL uploads are meeting retriable faults: logged once when it starts and once when it ends, across writers. */
   #outage = false;
   #writer: WalWriter;
+  /** Whether the store takes this engine's writes, across its writers ([C1] storageFailing). */
+  readonly health: WalStoreHealth;
   /** Stops the queue gauges reading this lifecycle's writer (at close). */
   readonly #stopGauges: () => void;
   readonly #log: Logger;
@@ -67,6 +70,7 @@ export class WalWriterLifecycle {
     this.#deps = deps;
     this.#log = componentLogger(deps.report, 'wal');
     this.#epochFloor = epochFloor;
+    this.health = new WalStoreHealth(options.store, storeHealthProbeKey(options.prefix ?? '', options.writerId), deps.clock);
     this.#writer = this.#create();
     this.#stopGauges = deps.metrics === undefined ? () => {} : registerWalQueueGauges(deps.metrics, () => this.#writer.stats());
   }
@@ -149,6 +153,14 @@ export class WalWriterLifecycle {
         observer.uploadRecovered?.();
         if (this.#outage) this.#log.info({}, 'WAL uploads succeed again');
         this.#outage = false;
+      },
+      uploadFailed: (startedMs) => {
+        observer.uploadFailed?.(startedMs);
+        this.health.writeFailed(startedMs);
+      },
+      uploadLanded: () => {
+        observer.uploadLanded?.();
+        this.health.writeLanded();
       },
       durable: (key, endOffset) => {
         observer.durable?.(key, endOffset);

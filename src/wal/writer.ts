@@ -133,6 +133,10 @@ export interface WalWriterObserver {
   uploadRetry?(key: string, attempt: number, error: Error): void;
   /** Uploads succeed again after at least one retried fault. */
   uploadRecovered?(): void;
+  /** A put attempt that started at `startedMs` (monotonic) failed, retriable or not (a precondition that fences aside). */
+  uploadFailed?(startedMs: number): void;
+  /** An object landed in the store. */
+  uploadLanded?(): void;
 }
 
 /**
@@ -167,8 +171,6 @@ export class WalWriter {
   readonly #capacityWaiters: { bytes: number; resolve: () => void; reject: (error: Error) => void }[] = [];
   readonly #idleWaiters: { resolve: () => void; reject: (error: Error) => void }[] = [];
   #bufferedBytes = 0;
-  /** Monotonic start of the first attempt that failed since an upload last landed; null while uploads land. */
-  #failingSinceMs: number | null = null;
   #failure: FerryError | null = null;
   readonly #failed: Promise<FerryError>;
   #announceFailure!: (failure: FerryError) => void;
@@ -218,14 +220,6 @@ export class WalWriter {
 
   stats(): WalWriterStats {
     return { ...this.#stats, bufferedBytes: this.#bufferedBytes, uploadsInFlight: this.#inFlight, queuedObjects: this.#queue.length };
-  }
-
-  /**
-   * How long uploads have failed with none landing (0 while they land or none was tried): a WAL
-   * store this broker cannot reach, which the cluster treats as a failed disk ([C1] storageFailing).
-   */
-  uploadsFailingForMs(): number {
-    return this.#failingSinceMs === null || this.#failure !== null ? 0 : this.#clock.monotonicMs() - this.#failingSinceMs;
   }
 
   /** [W6] Stops this writer as if fenced: nothing more is acknowledged or uploaded (a new epoch replaces it). */
@@ -424,11 +418,11 @@ export class WalWriter {
           if (await this.#isOurs(key, body)) return this.#uploaded(object, started, attempt);
           return this.#fail(new FerryError('Fenced', `WAL stream ${key} was sealed or taken by another writer; this writer is fenced`));
         }
+        this.#observer.uploadFailed?.(attemptStartedMs);
         if (!error.retriable || attempt + 1 >= this.config.retry.attempts) {
           return this.#fail(new FerryError('Storage', `WAL upload of ${key} failed after ${attempt + 1} attempts: ${error.message}`, { cause: error }));
         }
         this.#stats.retries++;
-        this.#failingSinceMs ??= attemptStartedMs;
         this.#observer.uploadRetry?.(key, attempt, error);
         await sleep(this.#clock, backoffDelayMs(this.config.retry, attempt, this.#random));
       }
@@ -463,7 +457,7 @@ export class WalWriter {
   #uploaded(object: ClosedObject, startedMs: number, retries = 0): void {
     this.#observer.uploadLatencyMs?.(this.#clock.monotonicMs() - startedMs);
     if (retries > 0) this.#observer.uploadRecovered?.();
-    this.#failingSinceMs = null;
+    this.#observer.uploadLanded?.();
     this.#bufferedBytes -= object.sizeBytes;
     object.chunks = null;
     this.#uploadedObjects.set(object.sequence, object);

@@ -9,6 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Broker } from '../../src/broker/broker.ts';
+import { ControlStore } from '../../src/cluster/control-store.ts';
+import type { BrokerRecord } from '../../src/cluster/node.ts';
 import { StoreError } from '../../src/store/errors.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
@@ -77,7 +79,8 @@ test('a leader cut from the WAL store for longer than a lease hands its partitio
   );
   // Broker 1 keeps its lease (the control store answers it) but says its storage fails: broker 2 takes over.
   await until(() => other.context.engine.leads('t', partition), 'broker 2 to take the partition over', 10 * LEASE_MS);
-  expect(cutOff.acknowledging).toBe(true); // its lease held all along: the hand-off came from its storage flag
+  expect((await new ControlStore(store, '').read<BrokerRecord>('brokers/1'))!.value.storageFailing).toBe(true); // renewed, saying so
+  expect(cutOff.acknowledging).toBe(false); // flagged: it stopped acting as leader before others could take over
   await other.context.engine.produce('t', [{ value: 'after the takeover' }], { partition, acks: 'all' });
 
   view.cut = false; // broker 1's upload meets the seal: fenced, it refuses what it held
@@ -88,5 +91,5 @@ test('a leader cut from the WAL store for longer than a lease hands its partitio
   for (const batch of batches) for (const record of batch.records()) values.push(new TextDecoder().decode(record.value!));
   expect(values).toEqual([...Array.from({ length: ACKED_BEFORE_CUT }, (_, i) => `acked ${i}`), 'after the takeover']);
   // Once its uploads land again (a new writer epoch) it says so and may lead again.
-  await until(() => cutOff.context.engine.wal?.uploadsFailingForMs() === 0, 'broker 1 to upload again', 10 * LEASE_MS);
+  await until(() => cutOff.context.engine.walStoreFailingForMs() === 0, 'broker 1 to upload again', 10 * LEASE_MS);
 });
