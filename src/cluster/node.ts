@@ -831,7 +831,7 @@ export class ClusterNode {
     this.#sightings.observe(topicsReadMs, allTopicRecords);
     const stalledDeletes = this.#stalledDeletes.observe(allTopicRecords);
     const topicRecords = allTopicRecords.filter(([, record]) => isUuid(record.value.topicId) && record.value.deleting !== true);
-    this.#topics = new Map(topicRecords.map(([name, record]) => [name, topicOf(record.value)]));
+    this.#topics = new Map(topicRecords.map(([name, record]) => [name, this.#newerView(name, topicOf(record.value))]));
     for (const [name, record] of topicRecords) this.#handConfigs(name, record.value.configs ?? {});
     for (const name of this.#handedConfigs.keys()) if (!this.#topics.has(name)) this.#handedConfigs.delete(name);
     const records = await this.#partitionRecords.refresh();
@@ -1220,6 +1220,26 @@ export class ClusterNode {
     );
   }
 
+  /**
+   * A topic the check found with more partitions than the view of the last scan (a CreatePartitions
+   * since) is shown with them at once (Metadata): a scan may run for seconds (it follows and adopts
+   * partitions), and clients would see the topic's old count meanwhile. A count only grows within
+   * an incarnation, so the larger one is the newer read.
+   */
+  #seeGrownTopics(records: Iterable<readonly [string, Versioned<TopicRecord>]>): void {
+    for (const [name, record] of records) {
+      const current = this.#topics.get(name);
+      if (current === undefined || record.value.deleting === true || record.value.topicId !== current.topicId || record.value.partitions <= current.partitions) continue;
+      this.#topics = new Map(this.#topics).set(name, topicOf(record.value)); // a new map: a scan under way goes on over the one it read
+    }
+  }
+
+  /** `scanned`, unless the view holds a newer read of the same incarnation (more partitions: the topic check's, made after the scan's read). */
+  #newerView(name: string, scanned: TopicRecord): TopicRecord {
+    const current = this.#topics.get(name);
+    return current !== undefined && current.topicId === scanned.topicId && current.partitions > scanned.partitions ? current : scanned;
+  }
+
   /** [L8] Sees the topic records every leaseMs / 3 on its own timer: a slow scan must not let every sighting lapse. */
   #scheduleSightingCheck(): void {
     this.#sightingTimer = this.#options.clock.setTimer(
@@ -1230,7 +1250,10 @@ export class ClusterNode {
         // One record that cannot be read is that topic's alone (not seen alive), never every topic's.
         this.#sightingRecords
           .refresh((name, error) => this.#log.warn({ topic: name, err: error }, `topic check: record of ${name} unreadable: ${String(error)}`))
-          .then((records) => this.#sightings.observe(startedMs, records))
+          .then((records) => {
+            this.#sightings.observe(startedMs, records);
+            this.#seeGrownTopics(records);
+          })
           .catch((error: unknown) => this.#log.warn({ err: error }, `topic check failed: ${String(error)}`))
           .finally(() => this.#scheduleSightingCheck());
       },

@@ -81,3 +81,32 @@ test('the record keeps every other field it has (a topic config, the epoch base)
   expect((await failureOf(() => node.createPartitions('t', 3))).kind).toBe('UnknownTopicOrPartition');
   expect((await control.read<TopicRecord>('topics/t'))!.value.partitions).toBe(2);
 });
+
+// Simulation seed 252007 (test/sim/found-bugs.test.ts): a broker whose scan ran for seconds (it
+// rebuilt the logs of ten partitions it follows, one after another) answered Metadata with a topic's
+// count from before a CreatePartitions until that scan ended. The topic check, every third of a
+// lease on its own timer, shows the grown count at once, and a scan that read the record earlier
+// does not take it back.
+test('a broker whose scan stalls still shows a topic grown since, within a third of a lease, and never the old count again', async () => {
+  const store = new MemoryStore();
+  const clock = new ManualClock();
+  const SCAN_NEVER_MS = 3_600_000;
+  const LEASE_MS = 1000; // the test nodes' lease (test/support/cluster-node.ts)
+  const a = testClusterNode({ store, clock, nodeId: 1, scanIntervalMs: SCAN_NEVER_MS });
+  const b = testClusterNode({ store, clock, nodeId: 2, scanIntervalMs: SCAN_NEVER_MS });
+  await a.start();
+  await b.start();
+  await a.createTopic('t', 2);
+  await b.scan();
+  expect(b.topics().get('t')?.partitions).toBe(2);
+  await a.createPartitions('t', 5);
+  for (let ms = 0; ms < LEASE_MS / 3 + 50; ms += 10) {
+    clock.advance(10);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  expect(b.topics().get('t')?.partitions).toBe(5); // no scan ran since
+  await b.scan();
+  expect(b.topics().get('t')?.partitions).toBe(5);
+  a.stop();
+  b.stop();
+});

@@ -238,6 +238,11 @@ const FOUND: readonly { readonly seed: number; readonly bug: string; readonly sc
     secured: true,
     bug: "a promoted follower's kept log [0, 3) spanned the tier's end 3, but the tier's objects could not be read and GC had taken every frame below it: the rebuild counted only the chain as proof (from the record's start 0), cut the log back to 0, and the new leader wrote other records at offsets the tier held; followers could not follow it and acks=all stopped for good (test/cluster/kept-log-tier-unreadable.test.ts)",
   },
+  {
+    seed: 252007,
+    secured: true,
+    bug: "a broker resumed from a pause ran a scan for 2.5 s (it rebuilt the logs of ten partitions it follows, one after another) and answered Metadata with a topic's partition count from before a CreatePartitions until that scan ended; the topic check every third of a lease now shows the grown count (partition-count-monotonic; test/cluster/create-partitions.test.ts)",
+  },
 ];
 
 /** Bugs a seed finds that are not fixed yet: each becomes a FOUND entry once it is. */
