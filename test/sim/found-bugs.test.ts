@@ -243,6 +243,11 @@ const FOUND: readonly { readonly seed: number; readonly bug: string; readonly sc
     secured: true,
     bug: "a broker resumed from a pause ran a scan for 2.5 s (it rebuilt the logs of ten partitions it follows, one after another) and answered Metadata with a topic's partition count from before a CreatePartitions until that scan ended; the topic check every third of a lease now shows the grown count (partition-count-monotonic; test/cluster/create-partitions.test.ts)",
   },
+  {
+    seed: 260114,
+    secured: true,
+    bug: 'checker: values refused while their topic was deleted (answered UNKNOWN_TOPIC_OR_PARTITION), sent again unanswered right after the re-create and landed there, placed the read that began with them in the deleted incarnation (test/sim/checker.test.ts, refused in one incarnation and sent again)',
+  },
 ];
 
 /** Bugs a seed finds that are not fixed yet: each becomes a FOUND entry once it is. */
