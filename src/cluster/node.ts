@@ -601,7 +601,8 @@ export class ClusterNode {
   }
 
   #noteTopic(name: string, record: Versioned<TopicRecord>): void {
-    this.#topics.set(name, topicOf(record.value));
+    // [L8] A write of this broker's answered late (an alteration or a grow that landed before another grow) is an older read: it takes no count back.
+    this.#topics.set(name, this.#newerView(name, topicOf(record.value)));
     this.#topicRecords.note(name, record);
     this.#handConfigs(name, record.value.configs ?? {});
   }
