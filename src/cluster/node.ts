@@ -310,6 +310,8 @@ export class ClusterNode {
   #recordEtag: string | null = null;
   /** Another process took this node id over (its broker record): this one leads nothing again. */
   #superseded = false;
+  /** Writes of this broker's record, one at a time (#writeRecord). */
+  #recordWrites: Promise<void> = Promise.resolve();
   /** Whether the last record this broker wrote said storageFailing: a change is logged. */
   #saidStorageFailing = false;
   /** [K1] This process's peer listener port, published in its broker record. */
@@ -601,7 +603,8 @@ export class ClusterNode {
   }
 
   #noteTopic(name: string, record: Versioned<TopicRecord>): void {
-    this.#topics.set(name, topicOf(record.value));
+    // [L8] A write of this broker's answered late (an alteration or a grow that landed before another grow) is an older read: it takes no count back.
+    this.#topics.set(name, this.#newerView(name, topicOf(record.value)));
     this.#topicRecords.note(name, record);
     this.#handConfigs(name, record.value.configs ?? {});
   }
@@ -1125,7 +1128,15 @@ export class ClusterNode {
    * write of this process whose answer was lost is taken as it is; one another process wrote means
    * that process is this node now: this one steps down for good, before it renews or claims again.
    */
-  async #writeRecord(renewedAtMs: number): Promise<void> {
+  #writeRecord(renewedAtMs: number): Promise<void> {
+    // One at a time ([C7]'s renewal beside the timer's): the record that lands last is the one computed last, so
+    // storageFailing as this broker last said it (#saidStorageFailing, the step aside) is what others read.
+    const turn = this.#recordWrites.then(() => this.#writeRecordNow(renewedAtMs));
+    this.#recordWrites = turn.catch(() => {});
+    return turn;
+  }
+
+  async #writeRecordNow(renewedAtMs: number): Promise<void> {
     const key = `brokers/${this.nodeId}`;
     const storageFailing = this.#storageFailing();
     this.#noteStorageFailing(storageFailing);

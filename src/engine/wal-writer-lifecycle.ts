@@ -158,9 +158,9 @@ export class WalWriterLifecycle {
         observer.uploadFailed?.(startedMs);
         this.health.writeFailed(startedMs);
       },
-      uploadLanded: () => {
-        observer.uploadLanded?.();
-        this.health.writeLanded();
+      uploadLanded: (startedMs) => {
+        observer.uploadLanded?.(startedMs);
+        this.health.writeLanded(startedMs);
       },
       durable: (key, endOffset) => {
         observer.durable?.(key, endOffset);

@@ -22,6 +22,8 @@ export class WalStoreHealth {
   readonly #clock: Clock;
   /** Monotonic start of the first write that failed since one last landed; null while writes land. */
   #failingSinceMs: number | null = null;
+  /** Monotonic start of the latest-sent write that landed: a failure of a write sent before it is older news. */
+  #landedSentMs = -Infinity;
   #probing = false;
 
   constructor(store: ObjectStore, probeKey: string, clock: Clock) {
@@ -30,14 +32,21 @@ export class WalStoreHealth {
     this.#clock = clock;
   }
 
-  /** A write that started at `startedMs` (monotonic) failed. */
+  /**
+   * A write that started at `startedMs` (monotonic) failed. One sent no later than a write that
+   * landed says nothing newer than that landing (a request to an unreachable store fails seconds
+   * after it was sent): counted from its start, it would make a store that takes writes look
+   * failing for that long at once.
+   */
   writeFailed(startedMs: number): void {
+    if (startedMs <= this.#landedSentMs) return;
     this.#failingSinceMs ??= startedMs;
   }
 
-  /** A write landed: the store takes this engine's writes. */
-  writeLanded(): void {
+  /** A write sent at `startedMs` (monotonic; a lower bound will do) landed: the store takes this engine's writes. */
+  writeLanded(startedMs: number): void {
     this.#failingSinceMs = null;
+    this.#landedSentMs = Math.max(this.#landedSentMs, startedMs);
   }
 
   /** How long writes have failed with none landing; 0 while they land. */
@@ -53,7 +62,7 @@ export class WalStoreHealth {
     this.#store
       .put(this.#probeKey, PROBE_BODY)
       .then(
-        () => this.writeLanded(),
+        () => this.writeLanded(startedMs),
         () => this.writeFailed(startedMs),
       )
       .finally(() => (this.#probing = false));

@@ -95,6 +95,8 @@ interface ClosedObject {
   chunks: Uint8Array[] | null;
   /** Set when the object streamed out as a multipart upload while it filled. */
   readonly streamed: Promise<unknown> | null;
+  /** Monotonic time it was closed: no request that completes a streamed upload was sent before. */
+  readonly closedMs: number;
 }
 
 interface OpenObject {
@@ -135,8 +137,8 @@ export interface WalWriterObserver {
   uploadRecovered?(): void;
   /** A put attempt that started at `startedMs` (monotonic) failed, retriable or not (a precondition that fences aside). */
   uploadFailed?(startedMs: number): void;
-  /** An object landed in the store. */
-  uploadLanded?(): void;
+  /** An object landed in the store, by a put sent at `startedMs` (monotonic) or later. */
+  uploadLanded?(startedMs: number): void;
 }
 
 /**
@@ -333,7 +335,7 @@ export class WalWriter {
       streamed.catch(() => {}); // awaited in #upload
     }
     this.#bufferedBytes += sizeBytes - open.dataBytes; // the framed object replaces its frames' views
-    this.#queue.push({ sequence: open.sequence, durability: open.durability, sizeBytes, frames: open.frames, chunks, streamed });
+    this.#queue.push({ sequence: open.sequence, durability: open.durability, sizeBytes, frames: open.frames, chunks, streamed, closedMs: this.#clock.monotonicMs() });
     this.#stats.objectsClosed++;
     this.#observer.objectBytes?.(sizeBytes);
     this.#pump();
@@ -387,7 +389,7 @@ export class WalWriter {
         () => false,
       ))
     )
-      return this.#uploaded(object, started);
+      return this.#uploaded(object, started, 0, object.closedMs);
     // A plain PUT: the usual path, and the fallback when a streamed multipart upload failed.
     // The one copy (an HTTP body is one buffer), into a pooled buffer returned once the put is done.
     const body = this.#bodies.acquire(object.sizeBytes);
@@ -411,11 +413,11 @@ export class WalWriter {
         this.#stats.putAttempts++;
         // No authorship: after an ambiguous answer equal bytes are ours, since the header names this stream's writer, epoch and sequence (docs/cluster-protocol.md CW2).
         await this.#store.put(key, body, { ifNoneMatch: '*' });
-        return this.#uploaded(object, started, attempt);
+        return this.#uploaded(object, started, attempt, attemptStartedMs);
       } catch (error) {
         if (!isStoreError(error)) throw error;
         if (error.kind === 'PreconditionFailed') {
-          if (await this.#isOurs(key, body)) return this.#uploaded(object, started, attempt);
+          if (await this.#isOurs(key, body)) return this.#uploaded(object, started, attempt, started); // landed by an earlier attempt, sent at `started` or later
           return this.#fail(new FerryError('Fenced', `WAL stream ${key} was sealed or taken by another writer; this writer is fenced`));
         }
         this.#observer.uploadFailed?.(attemptStartedMs);
@@ -453,11 +455,11 @@ export class WalWriter {
     }
   }
 
-  /** `retries`: attempts that met a retriable fault before this one landed. */
-  #uploaded(object: ClosedObject, startedMs: number, retries = 0): void {
+  /** `retries`: attempts that met a retriable fault before this one landed; `sentMs`: when the request that landed it was sent, or earlier. */
+  #uploaded(object: ClosedObject, startedMs: number, retries: number, sentMs: number): void {
     this.#observer.uploadLatencyMs?.(this.#clock.monotonicMs() - startedMs);
     if (retries > 0) this.#observer.uploadRecovered?.();
-    this.#observer.uploadLanded?.();
+    this.#observer.uploadLanded?.(sentMs);
     this.#bufferedBytes -= object.sizeBytes;
     object.chunks = null;
     this.#uploadedObjects.set(object.sequence, object);

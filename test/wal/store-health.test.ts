@@ -36,7 +36,7 @@ test('failing counts from the first failed write and only a landed write ends it
   health.writeFailed(clock.monotonicMs()); // a later failure does not restart the count
   clock.advance(200);
   expect(health.failingForMs()).toBe(500);
-  health.writeLanded();
+  health.writeLanded(clock.monotonicMs());
   expect(health.failingForMs()).toBe(0);
 });
 
