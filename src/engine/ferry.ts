@@ -1003,7 +1003,9 @@ export class Ferry {
     try {
       const settings = { ...this.#options.log, ...config, ...topicSettingsOf(configs).log };
       checkTopicSettingsTogether({ ...DEFAULT_LOG_CONFIG, ...settings }); // Kafka's words first
-      if (before !== undefined) checkTopicSettingsChange({ ...DEFAULT_LOG_CONFIG, ...this.#options.log, ...config, ...topicSettingsOf(before).log }, { ...DEFAULT_LOG_CONFIG, ...settings });
+      // Without a tier nothing was ever copied: remote.storage.enable may be turned off freely.
+      if (before !== undefined && this.#options.tier !== undefined)
+        checkTopicSettingsChange({ ...DEFAULT_LOG_CONFIG, ...this.#options.log, ...config, ...topicSettingsOf(before).log }, { ...DEFAULT_LOG_CONFIG, ...settings });
       resolveLogConfig(settings);
     } catch (error) {
       if (error instanceof FerryError && error.kind === 'InvalidArgument') throw new FerryError('InvalidConfig', `Invalid topic configs: ${error.message}`);

@@ -452,8 +452,8 @@ export function checkTopicSettingsTogether(config: LogConfig): void {
 }
 
 /**
- * A topic's settings before and after an alteration, checked as a change. Turning
- * remote.storage.enable off on a topic that had it on is refused, as Kafka refuses it without
+ * A topic's settings before and after an alteration on an engine with a tier, checked as a change.
+ * Turning remote.storage.enable off on a topic that had it on is refused, as Kafka refuses it without
  * remote.log.delete.on.disable (KIP-950), which Ferry does not have: the tier would keep what it
  * holds with no retention running over it, local retention would then delete segments never
  * tiered, and a new leader would rebuild from the tier's end what the leader before had deleted.

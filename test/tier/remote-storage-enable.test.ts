@@ -78,7 +78,12 @@ test('in a cluster too: the alteration is checked against the topic record it re
     listenPort: 0,
     nodeId: 1,
     cluster: { store, leaseMs: 120_000, scanIntervalMs: 60_000, peerPort: null },
-    engine: { directory: tempDir(), log: { flush: { kind: 'none' } }, wal: { store, writerId: 'broker-1', config: { uploadIntervalMs: 1 } } },
+    engine: {
+      directory: tempDir(),
+      log: { flush: { kind: 'none' } },
+      wal: { store, writerId: 'broker-1', config: { uploadIntervalMs: 1 } },
+      tier: { store, control: new ControlStore(store, ''), intervalMs: 3_600_000 },
+    },
   });
   try {
     await broker.context.topology.createTopic('t', 1, 1, { 'retention.ms': '60000' });
@@ -88,5 +93,15 @@ test('in a cluster too: the alteration is checked against the topic record it re
     expect(await broker.context.topology.alterTopicConfig('t', () => [{ name: 'retention.ms', op: 'delete', value: null }])).toEqual({});
   } finally {
     await broker.stop();
+  }
+});
+
+test('without a tier nothing was copied: remote.storage.enable may be turned off', async () => {
+  const ferry = await Ferry.open({ directory: tempDir() });
+  try {
+    ferry.createTopic('t', { partitions: 1 });
+    expect(refusal(() => ferry.alterTopicConfig('t', [{ name: 'remote.storage.enable', op: 'set', value: 'false' }]))).toBeNull();
+  } finally {
+    await ferry.close();
   }
 });
