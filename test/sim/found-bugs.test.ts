@@ -251,7 +251,12 @@ const FOUND: readonly { readonly seed: number; readonly bug: string; readonly sc
 ];
 
 /** Bugs a seed finds that are not fixed yet: each becomes a FOUND entry once it is. */
-const OPEN: readonly { readonly seed: number; readonly bug: string }[] = [];
+const OPEN: readonly { readonly seed: number; readonly bug: string }[] = [
+  {
+    seed: 272961,
+    bug: "checker: acks=0 batches sent just before a delete were held by a producer quota's mute and written some 10 s later into the re-created incarnation (allowed: acks=0 promises nothing); a read of only such values is placed by their send time in the deleted incarnation, so stale-incarnation-read, offset-unique and high-watermark-monotonic fire. Placing such a read by its own time instead would stop judging a genuinely stale read of acks=0 values (test/sim/late-landing-stale-read.test.ts); telling the two apart needs the leader epochs each incarnation's reads were served at",
+  },
+];
 
 for (const { seed, bug, scenario, secured, faults } of FOUND) {
   test(`seed ${seed}${secured ? ' (secured)' : ''}${scenario === undefined ? '' : ' (scenario overridden)'} runs clean: ${bug}`, async () => {
