@@ -256,6 +256,10 @@ const OPEN: readonly { readonly seed: number; readonly bug: string }[] = [
     seed: 272961,
     bug: "checker: acks=0 batches sent just before a delete were held by a producer quota's mute and written some 10 s later into the re-created incarnation (allowed: acks=0 promises nothing); a read of only such values is placed by their send time in the deleted incarnation, so stale-incarnation-read, offset-unique and high-watermark-monotonic fire. Placing such a read by its own time instead would stop judging a genuinely stale read of acks=0 values (test/sim/late-landing-stale-read.test.ts); telling the two apart needs the leader epochs each incarnation's reads were served at",
   },
+  {
+    seed: 279570,
+    bug: 'not triaged yet (found at the end of the session): acks-resume-with-quorum on t1/0 of the 5th incarnation, 5 acks=all attempts to node 1 timed out over 2.5 s from 5.7 s after a health change (bound 5.3 s), at most 1 of 4 brokers unhealthy',
+  },
 ];
 
 for (const { seed, bug, scenario, secured, faults } of FOUND) {
