@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { Broker } from '../../src/broker/broker.ts';
 import { ControlStore } from '../../src/cluster/control-store.ts';
 import type { BrokerRecord } from '../../src/cluster/node.ts';
-import { StoreError } from '../../src/store/errors.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
+import { cuttableStore } from '../support/cuttable-store.ts';
 import { until } from '../support/until.ts';
 
 setDefaultTimeout(60_000);
@@ -28,22 +28,6 @@ afterAll(async () => {
   for (const broker of brokers) await broker.stop().catch(() => {});
   rmSync(root, { recursive: true, force: true });
 });
-
-/** The WAL store as one broker reaches it: every request fails (retriably) while `cut`. */
-function cuttable(store: ObjectStore): { store: ObjectStore; cut: boolean } {
-  const view = { cut: false, store };
-  view.store = new Proxy(store, {
-    get(target, name) {
-      const value: unknown = Reflect.get(target, name, target);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        if (view.cut) return Promise.reject(new StoreError('Unavailable', 'injected: this broker is cut from the WAL store'));
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return view;
-}
 
 async function startBroker(store: MemoryStore, walStore: ObjectStore, nodeId: number): Promise<Broker> {
   const broker = await Broker.start({
@@ -63,7 +47,7 @@ async function startBroker(store: MemoryStore, walStore: ObjectStore, nodeId: nu
 
 test('a leader cut from the WAL store for longer than a lease hands its partitions over, and acknowledges nothing it could not ship', async () => {
   const store = new MemoryStore();
-  const view = cuttable(store);
+  const view = cuttableStore(store);
   const cutOff = await startBroker(store, view.store, 1);
   const other = await startBroker(store, store, 2);
   await cutOff.context.topology.createTopic('t', 2, 1);

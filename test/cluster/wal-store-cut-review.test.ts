@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { Broker } from '../../src/broker/broker.ts';
 import type { BrokerRecord } from '../../src/cluster/node.ts';
 import { ControlStore } from '../../src/cluster/control-store.ts';
-import { StoreError, type StoreErrorKind } from '../../src/store/errors.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
+import { cuttableStore } from '../support/cuttable-store.ts';
 import { until } from '../support/until.ts';
 
 setDefaultTimeout(60_000);
@@ -26,22 +26,6 @@ afterAll(async () => {
   for (const broker of brokers) await broker.stop().catch(() => {});
   rmSync(root, { recursive: true, force: true });
 });
-
-/** The WAL store as one broker reaches it: every request fails with `kind` while `cut`. */
-function cuttable(store: ObjectStore, kind: StoreErrorKind): { store: ObjectStore; cut: boolean } {
-  const view = { cut: false, store };
-  view.store = new Proxy(store, {
-    get(target, name) {
-      const value: unknown = Reflect.get(target, name, target);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        if (view.cut) return Promise.reject(new StoreError(kind, `injected: this broker is cut from the WAL store (${kind})`));
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return view;
-}
 
 let nextDirectory = 0;
 async function startBroker(control: ObjectStore, walStore: ObjectStore, nodeId: number): Promise<Broker> {
@@ -71,7 +55,7 @@ async function storageFlag(store: MemoryStore, nodeId: number): Promise<boolean>
 // partition is named to a broker that cannot serve it, and no one else takes it for the whole cut.
 test('REVIEW finding 1: a leader whose WAL store access is revoked (AccessDenied) hands its partition over', async () => {
   const store = new MemoryStore();
-  const view = cuttable(store, 'AccessDenied');
+  const view = cuttableStore(store, 'AccessDenied');
   const cutOff = await startBroker(store, view.store, 1);
   const other = await startBroker(store, store, 2);
   await cutOff.context.topology.createTopic('t', 2, 1);
@@ -119,7 +103,7 @@ function slowOnce(store: ObjectStore, delayMs: number): { store: ObjectStore; ar
 // sees a live, unflagged leader and never takes them. The partition is down for the whole cut.
 test('REVIEW finding 2: a cut-off leader whose writer is replaced mid-cut does not drop its flag and re-claim (and wedge) its partitions', async () => {
   const store = new MemoryStore();
-  const view = cuttable(store, 'Unavailable');
+  const view = cuttableStore(store, 'Unavailable');
   const slow = slowOnce(store, 3 * LEASE_MS);
   const cutOff = await startBroker(store, view.store, 11);
   const other = await startBroker(slow.store, store, 12);
@@ -166,7 +150,7 @@ function stallableScans(store: ObjectStore): { store: ObjectStore; stalled: bool
 // there a local append fails, so no acks=1 was acknowledged.)
 test('REVIEW finding 3: a broker that flagged its WAL store as failing stops acting as leader once others may take over', async () => {
   const store = new MemoryStore();
-  const view = cuttable(store, 'Unavailable');
+  const view = cuttableStore(store, 'Unavailable');
   const scans = stallableScans(store);
   const cutOff = await startBroker(scans.store, view.store, 21);
   const other = await startBroker(store, store, 22);
@@ -200,7 +184,7 @@ test('REVIEW finding 3: a broker that flagged its WAL store as failing stops act
 // produce held during the outage is in the log exactly once if it was acknowledged.
 test('REVIEW held: after a WAL outage of every broker, every partition comes back and an acknowledged produce is kept once', async () => {
   const store = new MemoryStore();
-  const view = cuttable(store, 'Unavailable');
+  const view = cuttableStore(store, 'Unavailable');
   const a = await startBroker(store, view.store, 31);
   const b = await startBroker(store, view.store, 32);
   await a.context.topology.createTopic('w', 4, 1);
