@@ -842,7 +842,8 @@ export class ClusterNode {
     this.#noteSealedStream(records.values());
     await this.#forgetDeleted();
     // [C1] A broker whose disk fails leads nothing: what it leads is up for grabs, and it counts in no one's share.
-    if (this.#storageFailing() || (this.#options.storage?.walWritesFailingForMs() ?? 0) > 0) this.#options.storage?.recheck();
+    const storage = this.#options.storage;
+    if (storage !== undefined && (storage.failing() || storage.walWritesFailingForMs() > 0)) storage.recheck();
     // [C1] Others as of when their records were read, not after the slow reads since (a LIST of many partition records).
     const mayLead = (b: BrokerRecord) =>
       b.nodeId === self.nodeId ? !this.#superseded && this.#lease.renewedInTime() && !this.#storageFailing() : this.#liveness.isAlive(b, observedMs) && b.storageFailing !== true;

@@ -1001,11 +1001,11 @@ export class Ferry {
   /** Configs that are each valid may still clash (local.retention.* above retention.*): InvalidConfig then. */
   #checkTopicConfigs(config: Partial<LogConfig>, configs: TopicConfigs, before?: TopicConfigs): void {
     try {
-      const settings = { ...this.#options.log, ...config, ...topicSettingsOf(configs).log };
+      const settingsOf = (kafkaConfigs: TopicConfigs) => ({ ...this.#options.log, ...config, ...topicSettingsOf(kafkaConfigs).log });
+      const settings = settingsOf(configs);
       checkTopicSettingsTogether({ ...DEFAULT_LOG_CONFIG, ...settings }); // Kafka's words first
       // Without a tier nothing was ever copied: remote.storage.enable may be turned off freely.
-      if (before !== undefined && this.#options.tier !== undefined)
-        checkTopicSettingsChange({ ...DEFAULT_LOG_CONFIG, ...this.#options.log, ...config, ...topicSettingsOf(before).log }, { ...DEFAULT_LOG_CONFIG, ...settings });
+      if (before !== undefined && this.#options.tier !== undefined) checkTopicSettingsChange({ ...DEFAULT_LOG_CONFIG, ...settingsOf(before) }, { ...DEFAULT_LOG_CONFIG, ...settings });
       resolveLogConfig(settings);
     } catch (error) {
       if (error instanceof FerryError && error.kind === 'InvalidArgument') throw new FerryError('InvalidConfig', `Invalid topic configs: ${error.message}`);

@@ -40,13 +40,17 @@ export class WalStoreHealth {
    */
   writeFailed(startedMs: number): void {
     if (startedMs <= this.#landedSentMs) return;
-    this.#failingSinceMs ??= startedMs;
+    this.#failingSinceMs = Math.min(this.#failingSinceMs ?? startedMs, startedMs);
   }
 
-  /** A write sent at `startedMs` (monotonic; a lower bound will do) landed: the store takes this engine's writes. */
+  /**
+   * A write sent at `startedMs` (monotonic; a lower bound will do) landed: the store takes this
+   * engine's writes, unless a write sent after it has failed since (the same older news, the other way).
+   */
   writeLanded(startedMs: number): void {
-    this.#failingSinceMs = null;
     this.#landedSentMs = Math.max(this.#landedSentMs, startedMs);
+    if (this.#failingSinceMs !== null && this.#failingSinceMs > startedMs) return;
+    this.#failingSinceMs = null;
   }
 
   /** How long writes have failed with none landing; 0 while they land. */

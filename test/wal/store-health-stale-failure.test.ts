@@ -36,3 +36,20 @@ test('a failure of a write sent after the last landing still counts from its sta
   health.writeFailed(failedStartedMs);
   expect(health.failingForMs()).toBe(1_500);
 });
+
+test('the other way round: a landing of a write sent before a failed one ends no failure, and a failure sent earlier moves its start back', () => {
+  const clock = new ManualClock();
+  const health = new WalStoreHealth(new MemoryStore(), 'k', clock);
+  const slowStartedMs = clock.monotonicMs(); // object 1's put, sent before the cut: it lands late
+  clock.advance(100);
+  const cutStartedMs = clock.monotonicMs(); // object 2's put, sent into the cut: it fails
+  clock.advance(50);
+  health.writeFailed(cutStartedMs);
+  clock.advance(50);
+  health.writeLanded(slowStartedMs); // older news than the failure
+  expect(health.failingForMs()).toBe(100);
+  health.writeFailed(slowStartedMs + 50); // a put sent between the two, failing only now: the failure began then
+  expect(health.failingForMs()).toBe(150);
+  health.writeLanded(clock.monotonicMs()); // a put sent now lands: the store takes writes
+  expect(health.failingForMs()).toBe(0);
+});
