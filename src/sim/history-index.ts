@@ -135,7 +135,7 @@ export function indexHistory(history: History): HistoryIndex {
   // A read is placed in the incarnation its records were produced in, not by its time: a broker
   // that has not yet seen a delete or create serves the log it has, whenever the read comes.
   const producedIn = new Map<string, number>();
-  /** The same, for values every attempt of which was answered (their records landed within their spans, if at all). */
+  /** The same, from answered produces only: their records landed within their span. */
   const surelyIn = new Map<string, number>();
   const sentTo = new Map<string, Set<string>>();
   for (const op of history.ops) {
@@ -145,10 +145,10 @@ export function indexHistory(history: History): HistoryIndex {
     for (const value of op.values) {
       const known = producedIn.get(value);
       producedIn.set(value, incarnation === null || (known !== undefined && known !== incarnation) ? SEVERAL_INCARNATIONS : incarnation);
-      // An attempt that may have landed later leaves where the value is unsure, whatever other attempts were answered (seed 260114).
-      const landedIn = mayLandLater(op) ? SEVERAL_INCARNATIONS : incarnation;
-      const sure = surelyIn.get(value);
-      surelyIn.set(value, landedIn === null || (sure !== undefined && sure !== landedIn) ? SEVERAL_INCARNATIONS : landedIn);
+      if (!mayLandLater(op)) {
+        const sure = surelyIn.get(value);
+        surelyIn.set(value, incarnation === null || (sure !== undefined && sure !== incarnation) ? SEVERAL_INCARNATIONS : incarnation);
+      }
       let keys = sentTo.get(value);
       if (keys === undefined) sentTo.set(value, (keys = new Set()));
       keys.add(sentKey);

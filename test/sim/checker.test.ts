@@ -274,26 +274,6 @@ test('acked-readable: a read is placed by a record whose incarnation is sure, no
   expect(names(history({ ops: [...ops, elsewhere], replicaLogs: [replica(1, true, ['z0', 'a0'])] }))).toContain('acked-readable');
 });
 
-// Seed 260114: values refused while their topic was deleted (UNKNOWN_TOPIC_OR_PARTITION, answered)
-// were sent again right after the re-create, unanswered (the broker was killed), and had landed in
-// the new incarnation. The refused attempt placed the read that began with them in the deleted one;
-// an attempt that may have landed leaves a value's incarnation unsure, and the read is placed by
-// a value acknowledged in the new one.
-test('acked-readable: a value refused in one incarnation and sent again, unanswered, across a re-create places no read', () => {
-  const ops: ClientOp[] = [
-    admin('delete-topic', { startMs: 100, endMs: 110 }),
-    produce('p1', { startMs: 20_000, endMs: 20_010 }, ['r0'], null, { outcome: { ok: false, error: 'UNKNOWN_TOPIC_OR_PARTITION', answered: true } }),
-    admin('create-topic', { startMs: 30_000, endMs: 30_010 }),
-    produce('p1', { startMs: 30_015, endMs: 30_020 }, ['r0'], null, { outcome: { ok: false, error: 'disconnected', answered: false } }), // within the create's propagation: placed in none
-    produce('p1', { startMs: 40_000, endMs: 40_010 }, ['a0'], 1),
-  ];
-  const read = fetch('c1', { startMs: 41_000, endMs: 41_010 }, 0, ['r0', 'a0'], 2);
-  expect(check(history({ ops: [...ops, read], replicaLogs: [replica(1, true, ['r0', 'a0'])] }))).toEqual([]);
-  // a0 read at another offset than acknowledged is still caught, the read placed by a0
-  const elsewhere = fetch('c1', { startMs: 41_000, endMs: 41_010 }, 0, ['r0', 'x0', 'a0'], 3);
-  expect(names(history({ ops: [...ops, elsewhere], replicaLogs: [replica(1, true, ['r0', 'a0'])] }))).toContain('acked-readable');
-});
-
 test('stale-incarnation-read: a record of a deleted incarnation served after the re-create took effect everywhere; within the propagation bound it is not', () => {
   const life: ClientOp[] = [produce('p1', { startMs: 100, endMs: 110 }, ['a0'], 0), admin('delete-topic', { startMs: 200, endMs: 210 }), admin('create-topic', { startMs: 220, endMs: 230 })];
   const bound = 210 + SHAPE.leaseMs + 2 * SHAPE.scanIntervalMs; // from the delete's end: a broker that has not scanned yet may still serve the old log

@@ -243,15 +243,14 @@ const FOUND: readonly { readonly seed: number; readonly bug: string; readonly sc
     secured: true,
     bug: "a broker resumed from a pause ran a scan for 2.5 s (it rebuilt the logs of ten partitions it follows, one after another) and answered Metadata with a topic's partition count from before a CreatePartitions until that scan ended; the topic check every third of a lease now shows the grown count (partition-count-monotonic; test/cluster/create-partitions.test.ts)",
   },
-  {
-    seed: 260114,
-    secured: true,
-    bug: 'checker: values refused while their topic was deleted (answered UNKNOWN_TOPIC_OR_PARTITION), sent again unanswered right after the re-create and landed there, placed the read that began with them in the deleted incarnation (test/sim/checker.test.ts, refused in one incarnation and sent again)',
-  },
 ];
 
 /** Bugs a seed finds that are not fixed yet: each becomes a FOUND entry once it is. */
 const OPEN: readonly { readonly seed: number; readonly bug: string }[] = [
+  {
+    seed: 260114,
+    bug: 'checker: values refused while their topic was deleted (answered UNKNOWN_TOPIC_OR_PARTITION, which stores nothing), then sent again unanswered right after the re-create and landed there, place the read that begins with them in the deleted incarnation. Counting every unanswered attempt as unsure (c79bc1b, reverted) left a read whose retried value was acknowledged unjudged (test/sim/unsure-retry-places-no-read.test.ts); the fix is to place by acknowledged attempts, count refusals as storing nothing, and an unanswered attempt as unsure only when a later incarnation exists for it to land in',
+  },
   {
     seed: 272961,
     bug: "checker: acks=0 batches sent just before a delete were held by a producer quota's mute and written some 10 s later into the re-created incarnation (allowed: acks=0 promises nothing); a read of only such values is placed by their send time in the deleted incarnation, so stale-incarnation-read, offset-unique and high-watermark-monotonic fire. Placing such a read by its own time instead would stop judging a genuinely stale read of acks=0 values (test/sim/late-landing-stale-read.test.ts); telling the two apart needs the leader epochs each incarnation's reads were served at",
