@@ -65,6 +65,7 @@ export function clusterMember(options: ClusterMemberOptions): ClusterNode {
     readRecord: async (topic, partition) => (await control.read<PartitionRecord>(`partitions/${topic}/${partition}`))?.value ?? null,
     replicationFactor: (topic) => node!.topics().get(topic)?.replicationFactor ?? 1,
     leaderOf: (topic, partition) => node!.leaderOf(topic, partition)?.broker ?? null,
+    walStoreUnanswered: (startedMs) => engine.noteWalReadUnanswered(startedMs),
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     ...(options.network === undefined ? {} : { network: options.network }),
     ...(options.interBroker === undefined ? {} : { connector: options.interBroker }),
@@ -78,7 +79,7 @@ export function clusterMember(options: ClusterMemberOptions): ClusterNode {
   node = new ClusterNode({
     control,
     ...(peers === undefined ? {} : { peers }),
-    storage: { failing: () => engine.storageFailing, recheck: () => engine.recheckStorage(), walWritesFailingForMs: () => engine.walStoreFailingForMs() },
+    storage: { failing: () => engine.storageFailing, recheck: () => engine.recheckStorage(), walStoreFailingForMs: () => engine.walStoreFailingForMs() },
     self: { ...options.self, stream: wal.config.stream },
     writer: {
       whenFailed: () => engine.wal!.whenFailed(),

@@ -142,16 +142,18 @@ export interface LocalStorage {
   failing(): boolean;
   /** While they fail: tries a write, and returns whether they still fail. */
   recheck(): boolean;
-  /** How long writes to the WAL store have failed with none landing, across writer epochs (0 while they land). */
-  walWritesFailingForMs(): number;
+  /** How long requests to the WAL store (its writers' uploads, its followers' reads) have failed with no write landing, across writer epochs (0 while they land). */
+  walStoreFailingForMs(): number;
 }
 
 /**
- * [C1] Writes to the WAL store that failed for this many of the broker's leases with none landing
- * count as a failed disk: the store is cut off from this broker (a network partition, revoked
- * access), and a leader that keeps its lease would hold every acks=all of its partitions for as
- * long as the cut lasts. Others, who may reach the store, take the partitions over instead (their
- * seal fences this writer). One lease: an outage shorter than what a dead broker costs moves nothing.
+ * [C1] Requests to the WAL store that failed for this many of the broker's leases with no write
+ * landing count as a failed disk: the store is cut off from this broker (a network partition,
+ * revoked access). A leader that keeps its lease would hold every acks=all of its partitions for as
+ * long as the cut lasts, and a follower that keeps it would stay in its leaders' in-sync sets for
+ * replica.lag.time.max.ms (30 s), holding theirs. Others, who may reach the store, take its
+ * partitions over (their seal fences this writer) and its place as follower instead. One lease: an
+ * outage shorter than what a dead broker costs moves nothing.
  */
 export const WAL_UNREACHABLE_LEASES = 1;
 
@@ -475,7 +477,9 @@ export class ClusterNode {
 
   /**
    * The followers of a partition: the next replicationFactor - 1 live brokers after its leader,
-   * by node id, wrapping around. Every broker computes the same list from the same records.
+   * by node id, wrapping around, skipping those whose record says storageFailing ([C1]: a broker
+   * that cannot write its disk or reach the WAL store cannot follow; the next one follows instead).
+   * Every broker computes the same list from the same records.
    */
   followersOf(topic: string, partition: number): BrokerRecord[] {
     const leader = this.leaderOf(topic, partition)?.broker.nodeId;
@@ -483,7 +487,8 @@ export class ClusterNode {
     if (leader === undefined || factor <= 1) return [];
     const live = this.liveBrokers().sort((a, b) => a.nodeId - b.nodeId);
     const at = live.findIndex((b) => b.nodeId === leader);
-    return Array.from({ length: Math.min(factor, live.length) - 1 }, (_, i) => live[(at + 1 + i) % live.length]!);
+    const after = [...live.slice(at + 1), ...live.slice(0, at)];
+    return after.filter((b) => b.storageFailing !== true).slice(0, factor - 1);
   }
 
   /**
@@ -843,7 +848,7 @@ export class ClusterNode {
     await this.#forgetDeleted();
     // [C1] A broker whose disk fails leads nothing: what it leads is up for grabs, and it counts in no one's share.
     const storage = this.#options.storage;
-    if (storage !== undefined && (storage.failing() || storage.walWritesFailingForMs() > 0)) storage.recheck();
+    if (storage !== undefined && (storage.failing() || storage.walStoreFailingForMs() > 0)) storage.recheck();
     // [C1] Others as of when their records were read, not after the slow reads since (a LIST of many partition records).
     const mayLead = (b: BrokerRecord) =>
       b.nodeId === self.nodeId ? !this.#superseded && this.#lease.renewedInTime() && !this.#storageFailing() : this.#liveness.isAlive(b, observedMs) && b.storageFailing !== true;
@@ -1106,7 +1111,7 @@ export class ClusterNode {
   #storageFailing(): boolean {
     const storage = this.#options.storage;
     if (storage === undefined) return false;
-    return storage.failing() || storage.walWritesFailingForMs() >= WAL_UNREACHABLE_LEASES * this.#options.self.leaseMs;
+    return storage.failing() || storage.walStoreFailingForMs() >= WAL_UNREACHABLE_LEASES * this.#options.self.leaseMs;
   }
 
   /** [C1] Rewrites this broker's record; the lease counts from when the write started. */
@@ -1174,10 +1179,10 @@ export class ClusterNode {
   #noteStorageFailing(failing: boolean): void {
     if (failing === this.#saidStorageFailing) return;
     this.#saidStorageFailing = failing;
-    const walFailingMs = this.#options.storage?.walWritesFailingForMs() ?? 0;
+    const walFailingMs = this.#options.storage?.walStoreFailingForMs() ?? 0;
     if (failing)
       this.#log.warn(
-        { walWritesFailingForMs: walFailingMs },
+        { walStoreFailingForMs: walFailingMs },
         `storage failing (${walFailingMs > 0 ? `no write to the WAL store landed for ${Math.round(walFailingMs)} ms` : 'local writes fail'}): acting as leader of nothing, others take over what this broker leads`,
       );
     else this.#log.info({}, 'storage works again: this broker may lead');

@@ -53,6 +53,8 @@ export interface PartitionHostOptions {
   replicationFactor(topic: string): number;
   /** The partition's live leader as last scanned, to report a follower's progress to. */
   leaderOf(topic: string, partition: number): BrokerRecord | null;
+  /** [C1] A follower's read of the WAL store went unanswered (StreamTailsOptions.walStoreUnanswered). */
+  walStoreUnanswered?(startedMs: number): void;
   readonly metrics?: MetricsRegistry;
   /** Where followers' progress reports travel; the operating system's sockets by default. */
   readonly network?: Network;
@@ -103,6 +105,7 @@ export class PartitionHost {
       fellBehindFloor: (topic, partition) => void this.#followAgain(topic, partition),
       report: componentLogger(options.log, 'follower'),
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+      ...(options.walStoreUnanswered === undefined ? {} : { walStoreUnanswered: options.walStoreUnanswered }),
     });
     this.#progress = new LeaderProgress({
       replicaId: options.nodeId,

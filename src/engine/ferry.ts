@@ -634,6 +634,11 @@ export class Ferry {
     return !probeStorage(this.#disk, this.directory, this.#storage, this.#storage.failedWriteBytes);
   }
 
+  /** [C1] A read of the WAL store (a follower's) that started at `startedMs` (monotonic) got no answer: the store counts as failing until a write lands. */
+  noteWalReadUnanswered(startedMs: number): void {
+    this.#walLifecycle?.health.readUnanswered(startedMs);
+  }
+
   /** How long writes to the WAL store have failed with none landing, across writer epochs; 0 while they land or without a WAL. */
   walStoreFailingForMs(): number {
     return this.#walLifecycle?.health.failingForMs() ?? 0;

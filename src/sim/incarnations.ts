@@ -103,6 +103,11 @@ export class TopicIncarnations {
     return { fromMs, toMs, exists };
   }
 
+  /** When the create or delete that began incarnation `incarnation` of `topic` started (-Infinity for incarnation 0). */
+  beganMs(topic: string, incarnation: number): number {
+    return incarnation === 0 ? -Infinity : (this.#topics.get(topic)?.startsMs[incarnation - 1] ?? -Infinity);
+  }
+
   /** By when every broker has surely left incarnation `incarnation` of `topic`: a later event that succeeded has taken effect (Infinity: never). */
   surelyOverMs(topic: string, incarnation: number): number {
     const events = this.#topics.get(topic);

@@ -14,7 +14,8 @@ export function storeHealthProbeKey(prefix: string, writerId: string): string {
  * [C1] storageFailing): since when its writes have failed with none landing. A writer that failed
  * for good (a non-retriable fault: revoked access) or was fenced and replaced does not end the
  * failure; only a write that lands does: an upload of any writer, or a probe (`recheck`), which a
- * broker that leads nothing any more needs, having no upload of its own to find out with.
+ * broker that leads nothing any more needs, having no upload of its own to find out with. Reads of
+ * its followers that go unanswered start a failure too (`readUnanswered`).
  */
 export class WalStoreHealth {
   readonly #store: ObjectStore;
@@ -41,6 +42,16 @@ export class WalStoreHealth {
   writeFailed(startedMs: number): void {
     if (startedMs <= this.#landedSentMs) return;
     this.#failingSinceMs = Math.min(this.#failingSinceMs ?? startedMs, startedMs);
+  }
+
+  /**
+   * A read that started at `startedMs` (monotonic) got no answer (a timeout, a broken connection):
+   * for a broker that leads nothing, a follower's reads are all that can find the store out of reach.
+   * It starts a failure as a failed write does, and as with one only a write that lands ends it
+   * (a store may answer reads and refuse writes; the probe, `recheck`, writes).
+   */
+  readUnanswered(startedMs: number): void {
+    this.writeFailed(startedMs);
   }
 
   /**

@@ -32,7 +32,7 @@ class FlakyStorage implements LocalStorage {
   recheck(): boolean {
     return this.broken;
   }
-  walWritesFailingForMs(): number {
+  walStoreFailingForMs(): number {
     return 0;
   }
 }

@@ -21,7 +21,7 @@ class TestStorage implements LocalStorage {
   rechecks = 0;
   /** How long the test says WAL uploads have failed. */
   walFailingMs = 0;
-  walWritesFailingForMs(): number {
+  walStoreFailingForMs(): number {
     return this.walFailingMs;
   }
   failing(): boolean {

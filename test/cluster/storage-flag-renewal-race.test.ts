@@ -56,7 +56,7 @@ test('a broker never acts as leader while the record it last wrote says storageF
     clock,
     nodeId: 1,
     scanIntervalMs: 3_600_000,
-    storage: { failing: () => false, recheck: () => false, walWritesFailingForMs: () => walFailingMs },
+    storage: { failing: () => false, recheck: () => false, walStoreFailingForMs: () => walFailingMs },
     // Epoch 0's writer fails when the test says; epoch 1's never does.
     writer: { whenFailed: () => (epoch++ === 0 ? writerFailed.promise.then(() => new Error('failed') as never) : new Promise(() => {})), startNewEpoch: async () => ({ writerId: 'broker-1', epoch }) },
   });

@@ -274,6 +274,42 @@ test('acked-readable: a read is placed by a record whose incarnation is sure, no
   expect(names(history({ ops: [...ops, elsewhere], replicaLogs: [replica(1, true, ['z0', 'a0'])] }))).toContain('acked-readable');
 });
 
+// Seed 260114: a value refused in the incarnation later deleted (answered: its span is where it
+// landed, if at all), then sent again unanswered to the re-created one and written there; the read
+// starting with it was placed by the refused attempt, in the deleted incarnation.
+test('acked-readable: an answered attempt places no read when an attempt to a later incarnation may have landed the value there', () => {
+  const ops: ClientOp[] = [
+    produce('p2', { startMs: 5_000, endMs: 5_010 }, ['v0'], null, { outcome: { ok: false, error: 'UNKNOWN_TOPIC_OR_PARTITION', answered: true } }),
+    admin('delete-topic', { startMs: 10_000, endMs: 10_010 }),
+    admin('create-topic', { startMs: 30_000, endMs: 30_010 }),
+    produce('p2', { startMs: 40_000, endMs: 40_010 }, ['v0'], null, { outcome: NO_ANSWER }), // the retry, written in the re-created incarnation
+    produce('p1', { startMs: 40_100, endMs: 40_110 }, ['a0'], 1),
+  ];
+  const log = [replica(1, true, ['v0', 'a0'])];
+  expect(check(history({ ops: [...ops, fetch('c1', { startMs: 41_000, endMs: 41_010 }, 0, ['v0', 'a0'], 2)], replicaLogs: log }))).toEqual([]);
+  // the read is placed by a0 instead, and judged: a0 served at another offset than acknowledged
+  const elsewhere = fetch('c1', { startMs: 41_000, endMs: 41_010 }, 0, ['v0', 'x0', 'a0'], 3);
+  expect(names(history({ ops: [...ops, elsewhere], replicaLogs: log }))).toContain('acked-readable');
+});
+
+// Seed 272961: acks=0 batches sent just before a delete, held by a quota's mute and written 10 s
+// later into the re-created incarnation, which was deleted again before the run ended; a read of only
+// them was placed by their send time, in the first incarnation, and taken for a stale read.
+test('stale-incarnation-read: a read of only late-landing values is not placed in their send incarnation while a later one may hold them', () => {
+  const ops: ClientOp[] = [
+    produce('p2', { startMs: 5_000, endMs: 5_000 }, ['z0', 'z1'], null, { acks: 0 }), // held, then written in the next incarnation
+    admin('delete-topic', { startMs: 6_000, endMs: 6_010 }),
+    admin('create-topic', { startMs: 8_000, endMs: 8_010 }),
+    admin('delete-topic', { startMs: 30_000, endMs: 30_010 }),
+    admin('create-topic', { startMs: 32_000, endMs: 32_010 }),
+  ];
+  const late = fetch('c1', { startMs: 20_000, endMs: 20_010 }, 0, ['z0', 'z1'], 2);
+  expect(check(history({ ops: [...ops, late], replicaLogs: [replica(1, true, [])] }))).toEqual([]);
+  // read before the re-create began, the values can only be in the incarnation they were sent to: still judged
+  const early = fetch('c1', { startMs: 7_500, endMs: 7_510 }, 0, ['z0', 'z1'], 2);
+  expect(names(history({ ops: [...ops, early], replicaLogs: [replica(1, true, [])] }))).toEqual(['stale-incarnation-read']);
+});
+
 test('stale-incarnation-read: a record of a deleted incarnation served after the re-create took effect everywhere; within the propagation bound it is not', () => {
   const life: ClientOp[] = [produce('p1', { startMs: 100, endMs: 110 }, ['a0'], 0), admin('delete-topic', { startMs: 200, endMs: 210 }), admin('create-topic', { startMs: 220, endMs: 230 })];
   const bound = 210 + SHAPE.leaseMs + 2 * SHAPE.scanIntervalMs; // from the delete's end: a broker that has not scanned yet may still serve the old log
