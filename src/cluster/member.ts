@@ -65,7 +65,7 @@ export function clusterMember(options: ClusterMemberOptions): ClusterNode {
     readRecord: async (topic, partition) => (await control.read<PartitionRecord>(`partitions/${topic}/${partition}`))?.value ?? null,
     replicationFactor: (topic) => node!.topics().get(topic)?.replicationFactor ?? 1,
     leaderOf: (topic, partition) => node!.leaderOf(topic, partition)?.broker ?? null,
-    walStoreUnanswered: (startedMs) => engine.noteWalReadUnanswered(startedMs),
+    walReadOutcomes: engine.walReadOutcomes,
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     ...(options.network === undefined ? {} : { network: options.network }),
     ...(options.interBroker === undefined ? {} : { connector: options.interBroker }),

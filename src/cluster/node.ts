@@ -147,13 +147,14 @@ export interface LocalStorage {
 }
 
 /**
- * [C1] Requests to the WAL store that failed for this many of the broker's leases with no write
- * landing count as a failed disk: the store is cut off from this broker (a network partition,
- * revoked access). A leader that keeps its lease would hold every acks=all of its partitions for as
- * long as the cut lasts, and a follower that keeps it would stay in its leaders' in-sync sets for
- * replica.lag.time.max.ms (30 s), holding theirs. Others, who may reach the store, take its
- * partitions over (their seal fences this writer) and its place as follower instead. One lease: an
- * outage shorter than what a dead broker costs moves nothing.
+ * [C1] Requests to the WAL store that failed for this many of the broker's leases, with no write
+ * landing (nor, for a follower's reads, any answered) since, count as a failed disk: the store is
+ * cut off from this broker (a network partition, revoked access). A leader that keeps its lease
+ * would hold every acks=all of its partitions for as long as the cut lasts, and a follower that
+ * keeps it would stay in its leaders' in-sync sets for replica.lag.time.max.ms (30 s), holding
+ * theirs. Others, who may reach the store, take its partitions over (their seal fences this
+ * writer) and its place as follower instead. One lease: an outage shorter than what a dead broker
+ * costs moves nothing.
  */
 export const WAL_UNREACHABLE_LEASES = 1;
 

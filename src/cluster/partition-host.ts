@@ -15,6 +15,7 @@ import type { ObjectStore } from '../store/object-store.ts';
 import type { StreamId } from '../wal/keys.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../wal/reader.ts';
 import { ensureSealed } from '../wal/seal.ts';
+import { type ReadOutcomes, reportingReads } from '../wal/store-health.ts';
 import { mapLimited } from '../util/map-limited.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
 import type { Uuid } from '../util/uuid.ts';
@@ -53,8 +54,12 @@ export interface PartitionHostOptions {
   replicationFactor(topic: string): number;
   /** The partition's live leader as last scanned, to report a follower's progress to. */
   leaderOf(topic: string, partition: number): BrokerRecord | null;
-  /** [C1] A follower's read of the WAL store went unanswered (StreamTailsOptions.walStoreUnanswered). */
-  walStoreUnanswered?(startedMs: number): void;
+  /**
+   * [C1] Whether each of a follower's reads of the WAL store (its tails' and its rebuilds') was
+   * answered: a follower that cannot read its leaders' streams cannot follow, and says so as
+   * storageFailing.
+   */
+  readonly walReadOutcomes?: ReadOutcomes;
   readonly metrics?: MetricsRegistry;
   /** Where followers' progress reports travel; the operating system's sockets by default. */
   readonly network?: Network;
@@ -82,6 +87,8 @@ export class PartitionHost {
   readonly #progress: LeaderProgress;
 
   readonly #random: Random;
+  /** The WAL store as this broker's followers read it (tails and rebuilds), each read's outcome reported [C1]. */
+  readonly #walStore: ObjectStore;
   /** The partitions followed here, with their partition counts; an entry is replaced by each follow and removed by unfollow. */
   readonly #followed = new Map<string, { readonly partitions: number }>();
   /** [C4] The seals under way, by stream: adoptions of partitions of one dead broker share them. */
@@ -94,8 +101,9 @@ export class PartitionHost {
     this.#rebuildProgress = new ProgressLines(this.#log, options.clock);
     this.#catchUpProgress = new CatchUpProgress(this.#log, options.clock);
     this.#random = options.random ?? new SeededRandom(options.nodeId);
+    this.#walStore = options.walReadOutcomes === undefined ? options.store : reportingReads(options.store, options.clock, options.walReadOutcomes);
     this.#tails = new StreamTails({
-      store: options.store,
+      store: this.#walStore,
       prefix: options.prefix,
       clock: options.clock,
       random: this.#random,
@@ -105,7 +113,6 @@ export class PartitionHost {
       fellBehindFloor: (topic, partition) => void this.#followAgain(topic, partition),
       report: componentLogger(options.log, 'follower'),
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
-      ...(options.walStoreUnanswered === undefined ? {} : { walStoreUnanswered: options.walStoreUnanswered }),
     });
     this.#progress = new LeaderProgress({
       replicaId: options.nodeId,
@@ -374,9 +381,9 @@ export class PartitionHost {
 
   /** Reads the partition's frames of incarnation `topicId` only (DESIGN.md contract 10). */
   #reader(topic: string, partition: number, topicId: Uuid): WalReader {
-    const { store, prefix, clock } = this.#options;
+    const { prefix, clock } = this.#options;
     return new WalReader(
-      store,
+      this.#walStore,
       { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: (t, p, id) => t === topic && p === partition && (id === topicId || regressed('topic-incarnations-mixed')) },
       { clock, random: this.#random },
     );

@@ -43,11 +43,6 @@ export interface StreamTailsOptions {
    * Without this, the partition is retried alone (T1), never admitted with a gap.
    */
   fellBehindFloor?(topic: string, partition: number): void;
-  /**
-   * [C1] A read of the WAL store that started at `startedMs` (monotonic) got no answer: a follower
-   * that cannot read its leaders' streams cannot follow, and says so as storageFailing.
-   */
-  walStoreUnanswered?(startedMs: number): void;
 }
 
 /**
@@ -397,8 +392,8 @@ export class StreamTails {
   }
 
   #reader(wants: (topic: string, partition: number, topicId: Uuid) => boolean): WalReader {
-    const { store, prefix, clock, random, walStoreUnanswered } = this.#options;
-    return new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants }, { clock, random, ...(walStoreUnanswered === undefined ? {} : { unanswered: walStoreUnanswered }) });
+    const { store, prefix, clock, random } = this.#options;
+    return new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix, wants }, { clock, random });
   }
 }
 

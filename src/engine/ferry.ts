@@ -1,3 +1,4 @@
+import type { ReadOutcomes } from '../wal/store-health.ts';
 import { definedOnly } from '../util/defined-only.ts';
 import type { ControlStore } from '../cluster/control-store.ts';
 import type { ObjectStore } from '../store/object-store.ts';
@@ -634,12 +635,13 @@ export class Ferry {
     return !probeStorage(this.#disk, this.directory, this.#storage, this.#storage.failedWriteBytes);
   }
 
-  /** [C1] A read of the WAL store (a follower's) that started at `startedMs` (monotonic) got no answer: the store counts as failing until a write lands. */
-  noteWalReadUnanswered(startedMs: number): void {
-    this.#walLifecycle?.health.readUnanswered(startedMs);
-  }
+  /** [C1] Where a cluster's followers report whether the WAL store answered each of their reads (WalStoreHealth's read track). */
+  readonly walReadOutcomes: ReadOutcomes = {
+    answered: (startedMs) => this.#walLifecycle?.health.readAnswered(startedMs),
+    unanswered: (startedMs) => this.#walLifecycle?.health.readUnanswered(startedMs),
+  };
 
-  /** How long writes to the WAL store have failed with none landing, across writer epochs; 0 while they land or without a WAL. */
+  /** How long writes to the WAL store have failed with none landing, or a follower's reads with none answered, across writer epochs; 0 while they land or without a WAL. */
   walStoreFailingForMs(): number {
     return this.#walLifecycle?.health.failingForMs() ?? 0;
   }

@@ -11,6 +11,7 @@ import {
   type TieredPartition,
 } from './history.ts';
 import { TopicIncarnations } from './incarnations.ts';
+import { ReadPlacement } from './read-placement.ts';
 import type { PartitionRef } from './violation.ts';
 
 /**
@@ -102,21 +103,8 @@ export function metadataPropagationMsOf(shape: Pick<History['shape'], 'cluster' 
 
 /** Scans of the control records, on top of a lease, within which every broker has seen a change. */
 const METADATA_PROPAGATION_SCANS = 2;
-/** A value produced in more than one incarnation (a retry across a re-create): its reads cannot be placed. */
-const SEVERAL_INCARNATIONS = -1;
 /** In HistoryIndex.sentTo: the incarnation of a request that cannot be placed in one. */
 const UNPLACED_INCARNATION = -1;
-
-/**
- * Whether a produce's records may have been written after it ended in the history: an acks=0
- * request is over once sent, and one never answered may still be held by its broker (a throttle's
- * mute, a pause, a slow disk) and written seconds later (seed 220060: an acks=0 batch sent while
- * its topic was deleted was written into the incarnation created 9 s later). Its send time places
- * a read only when no record of the read was answered.
- */
-function mayLandLater(op: ProduceOp): boolean {
-  return op.acks === 0 || (!op.outcome.ok && !op.outcome.answered);
-}
 
 export function indexHistory(history: History): HistoryIndex {
   const incarnations = new TopicIncarnations(history.ops, metadataPropagationMs(history));
@@ -132,84 +120,22 @@ export function indexHistory(history: History): HistoryIndex {
     return found;
   };
   const sends = new Map<string, Sends>();
-  // A read is placed in the incarnation its records were produced in, not by its time: a broker
-  // that has not yet seen a delete or create serves the log it has, whenever the read comes.
-  const producedIn = new Map<string, number>();
-  /** The same, from answered produces only: their records landed within their span. */
-  const surelyIn = new Map<string, number>();
-  /**
-   * Values with an attempt that may have landed later (mayLandLater), and whether one of them was
-   * sent to an incarnation other than its topic's last (or to none known): it may have landed in a
-   * later one.
-   */
-  const landingLater = new Map<string, { readonly incarnations: Set<number | null>; elsewhere: boolean }>();
+  const placement = new ReadPlacement(history, incarnations);
   const sentTo = new Map<string, Set<string>>();
   for (const op of history.ops) {
     if (op.kind !== 'produce') continue;
-    const incarnation = incarnations.attribute(op.topic, op.startMs, op.endMs);
-    const sentKey = partitionKey(op.topic, incarnation ?? UNPLACED_INCARNATION, op.partition);
+    const sentKey = partitionKey(op.topic, incarnations.attribute(op.topic, op.startMs, op.endMs) ?? UNPLACED_INCARNATION, op.partition);
     for (const value of op.values) {
-      const known = producedIn.get(value);
-      producedIn.set(value, incarnation === null || (known !== undefined && known !== incarnation) ? SEVERAL_INCARNATIONS : incarnation);
-      if (!mayLandLater(op)) {
-        const sure = surelyIn.get(value);
-        surelyIn.set(value, incarnation === null || (sure !== undefined && sure !== incarnation) ? SEVERAL_INCARNATIONS : incarnation);
-      } else {
-        const later = landingLater.get(value) ?? { incarnations: new Set(), elsewhere: false };
-        later.incarnations.add(incarnation);
-        later.elsewhere ||= incarnation === null || incarnation !== incarnations.last(op.topic);
-        landingLater.set(value, later);
-      }
       let keys = sentTo.get(value);
       if (keys === undefined) sentTo.set(value, (keys = new Set()));
       keys.add(sentKey);
     }
   }
-  // An answered attempt's incarnation is sure only if no attempt that may have landed later could
-  // have put the value elsewhere (seed 260114: refused in the deleted incarnation, then sent again
-  // unanswered to the re-created one and written there). One in the topic's last incarnation, the
-  // answered one's too, could land nowhere else (test/sim/unsure-retry-places-no-read.test.ts).
-  for (const [value, later] of landingLater) {
-    const sure = surelyIn.get(value);
-    if (sure === undefined || sure === SEVERAL_INCARNATIONS) continue;
-    if (later.elsewhere || [...later.incarnations].some((incarnation) => incarnation !== sure)) surelyIn.set(value, SEVERAL_INCARNATIONS);
-  }
-  // By its first record an answered produce places; else by its first record, by when it was sent; else by its own time.
-  const readIncarnation = (op: FetchOp): number | null => {
-    for (const record of op.records) {
-      const sure = surelyIn.get(record.value);
-      if (sure !== undefined && sure !== SEVERAL_INCARNATIONS) return sure;
-    }
-    const first = op.records[0]?.value;
-    const placed = first === undefined ? undefined : producedIn.get(first);
-    if (placed === undefined) return incarnations.attribute(op.topic, op.startMs, op.endMs); // nothing to place it by: by its time
-    if (placed === SEVERAL_INCARNATIONS) return null;
-    return landingLater.has(first!) && mayHaveLandedLater(op, first!, placed) ? null : placed;
-  };
-  /**
-   * Seed 272961: acks=0 batches sent just before a delete, held by a quota's mute and written 10 s
-   * later into the re-created incarnation. A value sent only by attempts that may have landed later
-   * may be in any later incarnation that existed before the read ended; not in the last one if no
-   * final log holds it (so a stale read of it is still judged: test/sim/late-landing-stale-read.test.ts).
-   */
-  const finalValues = new Set<string>();
-  for (const log of history.replicaLogs) for (const record of log.records) finalValues.add(record.value);
-  for (const tier of history.tiered ?? []) for (const segment of tier.segments) for (const record of segment.records) finalValues.add(record.value);
-  const mayHaveLandedLater = (op: FetchOp, value: string, sentIn: number): boolean => {
-    const last = incarnations.last(op.topic);
-    for (let later = sentIn + 1; later <= last; later++) {
-      const life = incarnations.life(op.topic, later);
-      if (!life.exists || incarnations.beganMs(op.topic, later) > op.endMs) continue;
-      if (later === last && !finalValues.has(value)) continue;
-      return true;
-    }
-    return false;
-  };
   const unplacedDeleteRecords: DeleteRecordsOp[] = [];
   for (const op of history.ops) {
     if (op.kind === 'produce') noteSends(op, sends);
     if (!isPartitionOp(op)) continue;
-    const incarnation = op.kind === 'fetch' ? readIncarnation(op) : incarnations.attribute(op.topic, op.startMs, op.endMs);
+    const incarnation = op.kind === 'fetch' ? placement.incarnationOf(op) : incarnations.attribute(op.topic, op.startMs, op.endMs);
     if (incarnation === null) {
       if (op.kind === 'delete-records') unplacedDeleteRecords.push(op);
       continue;

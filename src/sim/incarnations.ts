@@ -103,6 +103,13 @@ export class TopicIncarnations {
     return { fromMs, toMs, exists };
   }
 
+  /** Whether incarnation `incarnation` of `topic` may exist: its topic was not created first (incarnation 0), or a create (of any outcome that may have taken effect) began it. */
+  mayExist(topic: string, incarnation: number): boolean {
+    const events = this.#topics.get(topic);
+    if (events === undefined) return true;
+    return incarnation === 0 ? !events.creates[0] : events.creates[incarnation - 1] === true;
+  }
+
   /** When the create or delete that began incarnation `incarnation` of `topic` started (-Infinity for incarnation 0). */
   beganMs(topic: string, incarnation: number): number {
     return incarnation === 0 ? -Infinity : (this.#topics.get(topic)?.startsMs[incarnation - 1] ?? -Infinity);

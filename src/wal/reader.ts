@@ -59,15 +59,12 @@ export class WalReader {
   readonly #store: ObjectStore;
   readonly #clock: Clock;
   readonly #random: Random;
-  readonly #unanswered: ((startedMs: number) => void) | undefined;
 
-  /** `deps.unanswered`: told the monotonic start of each attempt the store left unanswered (Timeout, Unavailable). */
-  constructor(store: ObjectStore, config: WalReaderConfig, deps: { clock: Clock; random: Random; unanswered?: (startedMs: number) => void }) {
+  constructor(store: ObjectStore, config: WalReaderConfig, deps: { clock: Clock; random: Random }) {
     this.#store = store;
     this.config = config;
     this.#clock = deps.clock;
     this.#random = deps.random;
-    this.#unanswered = deps.unanswered;
   }
 
   get store(): ObjectStore {
@@ -81,13 +78,11 @@ export class WalReader {
   async read(stream: StreamId, sequence: number, fromOffset = 0): Promise<ObjectRead> {
     const key = walObjectKey(this.config.prefix, stream, sequence);
     for (let attempt = 0; ; attempt++) {
-      const attemptStartedMs = this.#clock.monotonicMs();
       try {
         const read = await this.#readOnce(key, fromOffset);
         if (read.kind !== 'absent') checkIdentity(key, read.header, stream, sequence);
         return read;
       } catch (error) {
-        if (isStoreUnanswered(error)) this.#unanswered?.(attemptStartedMs);
         const transient = error instanceof CorruptObjectError || (isStoreError(error) && error.retriable);
         if (!transient || attempt + 1 >= this.config.retry.attempts) {
           throw error instanceof FerryError ? error : new FerryError('Storage', `reading WAL object ${key} failed after ${attempt + 1} attempts: ${String(error)}`, { cause: error });
@@ -227,9 +222,4 @@ export function mergeSpans(spans: readonly Span[], gapBytes: number): Span[] {
     else merged.push({ ...span });
   }
   return merged;
-}
-
-/** The store gave no answer (a timeout, a broken connection, a 5xx): unlike NotFound or a throttle, a sign it cannot be reached. */
-function isStoreUnanswered(error: unknown): boolean {
-  return isStoreError(error, 'Timeout') || isStoreError(error, 'Unavailable');
 }

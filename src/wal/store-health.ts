@@ -1,4 +1,5 @@
-import type { ObjectStore } from '../store/object-store.ts';
+import { isStoreError } from '../store/errors.ts';
+import type { GetOptions, GetResult, ListOptions, ListPage, ObjectInfo, ObjectStore } from '../store/object-store.ts';
 import type { Clock } from '../util/clock.ts';
 
 /** The probe's body: its content does not matter, only that a write lands. */
@@ -9,13 +10,26 @@ export function storeHealthProbeKey(prefix: string, writerId: string): string {
   return `${prefix}store-health/${writerId}`;
 }
 
+/** A read the store left unanswered, while no later one was answered. */
+interface ReadFailure {
+  /** Monotonic start of the earliest such read: an answer to a read sent at or after it ends the failure. */
+  readonly sentMs: number;
+  /** When it was first seen failing: the failure counts from then. */
+  readonly seenMs: number;
+}
+
 /**
- * Whether this engine can write to its WAL store, across its writers' epochs (docs/cluster-protocol.md
- * [C1] storageFailing): since when its writes have failed with none landing. A writer that failed
- * for good (a non-retriable fault: revoked access) or was fenced and replaced does not end the
- * failure; only a write that lands does: an upload of any writer, or a probe (`recheck`), which a
- * broker that leads nothing any more needs, having no upload of its own to find out with. Reads of
- * its followers that go unanswered start a failure too (`readUnanswered`).
+ * Whether this engine can reach its WAL store, across its writers' epochs (docs/cluster-protocol.md
+ * [C1] storageFailing), on two tracks:
+ * - writes: since when its writes have failed with none landing. A writer that failed for good (a
+ *   non-retriable fault: revoked access) or was fenced and replaced does not end the failure; only
+ *   a write that lands does: an upload of any writer, or a probe (`recheck`), which a broker that
+ *   leads nothing any more needs, having no upload of its own to find out with;
+ * - reads (a follower's): since when its reads have gone unanswered (a timeout, a broken
+ *   connection) with none sent later answered and no write landed. It counts from when the first
+ *   such read was seen failing, not from when it was sent: one read that hung for a lease would
+ *   otherwise count as a lease of failure at once. An answer of any kind ends it (a store that
+ *   answers NotFound is reachable), so a stray timeout among answered reads moves nothing.
  */
 export class WalStoreHealth {
   readonly #store: ObjectStore;
@@ -25,6 +39,9 @@ export class WalStoreHealth {
   #failingSinceMs: number | null = null;
   /** Monotonic start of the latest-sent write that landed: a failure of a write sent before it is older news. */
   #landedSentMs = -Infinity;
+  #readFailure: ReadFailure | null = null;
+  /** Monotonic start of the latest-sent read that was answered: an unanswered read sent before it is older news. */
+  #answeredSentMs = -Infinity;
   #probing = false;
 
   constructor(store: ObjectStore, probeKey: string, clock: Clock) {
@@ -45,33 +62,41 @@ export class WalStoreHealth {
   }
 
   /**
-   * A read that started at `startedMs` (monotonic) got no answer (a timeout, a broken connection):
-   * for a broker that leads nothing, a follower's reads are all that can find the store out of reach.
-   * It starts a failure as a failed write does, and as with one only a write that lands ends it
-   * (a store may answer reads and refuse writes; the probe, `recheck`, writes).
-   */
-  readUnanswered(startedMs: number): void {
-    this.writeFailed(startedMs);
-  }
-
-  /**
    * A write sent at `startedMs` (monotonic; a lower bound will do) landed: the store takes this
-   * engine's writes, unless a write sent after it has failed since (the same older news, the other way).
+   * engine's writes, unless a write sent after it has failed since (the same older news, the other
+   * way). It answers reads too: a read failure sent no later than it ends.
    */
   writeLanded(startedMs: number): void {
     this.#landedSentMs = Math.max(this.#landedSentMs, startedMs);
+    this.#endReadFailure(startedMs);
     if (this.#failingSinceMs !== null && this.#failingSinceMs > startedMs) return;
     this.#failingSinceMs = null;
   }
 
-  /** How long writes have failed with none landing; 0 while they land. */
-  failingForMs(): number {
-    return this.#failingSinceMs === null ? 0 : Math.max(0, this.#clock.monotonicMs() - this.#failingSinceMs);
+  /** A read that started at `startedMs` (monotonic) got no answer: starts a read failure, unless one sent later was answered. */
+  readUnanswered(startedMs: number): void {
+    if (startedMs <= Math.max(this.#answeredSentMs, this.#landedSentMs)) return;
+    if (this.#readFailure !== null) return; // the earliest counts
+    this.#readFailure = { sentMs: startedMs, seenMs: this.#clock.monotonicMs() };
   }
 
-  /** While writes fail: one small put (one at a time) whose landing ends the failure. */
+  /** A read that started at `startedMs` (monotonic) was answered (an absent object too): the store answers this broker. */
+  readAnswered(startedMs: number): void {
+    this.#answeredSentMs = Math.max(this.#answeredSentMs, startedMs);
+    this.#endReadFailure(startedMs);
+  }
+
+  /** How long writes, or reads, have failed with none landing or answered; 0 while they do. */
+  failingForMs(): number {
+    const nowMs = this.#clock.monotonicMs();
+    const writes = this.#failingSinceMs === null ? 0 : nowMs - this.#failingSinceMs;
+    const reads = this.#readFailure === null ? 0 : nowMs - this.#readFailure.seenMs;
+    return Math.max(0, writes, reads);
+  }
+
+  /** While writes or reads fail: one small put (one at a time) whose landing ends the failure. */
   recheck(): void {
-    if (this.#failingSinceMs === null || this.#probing) return;
+    if ((this.#failingSinceMs === null && this.#readFailure === null) || this.#probing) return;
     this.#probing = true;
     const startedMs = this.#clock.monotonicMs();
     this.#store
@@ -82,4 +107,47 @@ export class WalStoreHealth {
       )
       .finally(() => (this.#probing = false));
   }
+
+  #endReadFailure(answeredSentMs: number): void {
+    if (this.#readFailure !== null && this.#readFailure.sentMs <= answeredSentMs) this.#readFailure = null;
+  }
+}
+
+/** What a follower's reads tell WalStoreHealth: each read's monotonic start, and whether the store answered it. */
+export interface ReadOutcomes {
+  answered(startedMs: number): void;
+  unanswered(startedMs: number): void;
+}
+
+/**
+ * `store` as a follower reads it, telling `outcomes` of each GET, HEAD and LIST: unanswered (a
+ * timeout, a broken connection, a 5xx) or answered (an absent object and a throttle are answers):
+ * a broker that only follows has nothing else to find a cut with. Writes pass through unobserved
+ * (their writers report their own). Behaviour is the inner store's.
+ */
+export function reportingReads(store: ObjectStore, clock: Clock, outcomes: ReadOutcomes): ObjectStore {
+  const observed = async <T>(read: () => Promise<T>): Promise<T> => {
+    const startedMs = clock.monotonicMs();
+    try {
+      const answer = await read();
+      outcomes.answered(startedMs);
+      return answer;
+    } catch (error) {
+      if (isStoreError(error, 'Timeout') || isStoreError(error, 'Unavailable')) outcomes.unanswered(startedMs);
+      else if (isStoreError(error)) outcomes.answered(startedMs);
+      throw error;
+    }
+  };
+  return {
+    kind: store.kind,
+    get: (key: string, options?: GetOptions): Promise<GetResult> => observed(() => store.get(key, options)),
+    head: (key: string): Promise<ObjectInfo | null> => observed(() => store.head(key)),
+    list: (prefix: string, options?: ListOptions): Promise<ListPage> => observed(() => store.list(prefix, options)),
+    put: (key, body, options) => store.put(key, body, options),
+    delete: (key) => store.delete(key),
+    deleteMany: (keys) => store.deleteMany(keys),
+    createMultipartUpload: (key, options) => store.createMultipartUpload(key, options),
+    stats: () => store.stats(),
+    close: () => store.close(),
+  };
 }

@@ -246,17 +246,17 @@ const FOUND: readonly { readonly seed: number; readonly bug: string; readonly sc
   {
     seed: 279570,
     secured: true,
-    bug: "a follower cut from the WAL store but not from the control store (it led nothing) kept its lease, so its leader's in-sync set kept it for replica.lag.time.max.ms: acks=all with RF 3 and min.insync.replicas 2 timed out for the whole 7 s cut. Its unanswered reads now count as a failing store, and a broker flagged storageFailing follows nothing (test/cluster/follower-wal-store-cut.test.ts; Kafka's controller drops a failed log dir's replicas from the ISR)",
+    bug: "a follower cut from the WAL store but not from the control store (it led nothing) kept its lease, so its leader's in-sync set kept it for replica.lag.time.max.ms: acks=all with RF 3 and min.insync.replicas 2 timed out for the whole 7 s cut. Its reads (tails' and rebuilds') left unanswered for a lease with none answered since now count as a failing store, and a broker flagged storageFailing follows nothing (test/cluster/follower-wal-store-cut.test.ts, spare-follower-also-cut.test.ts, follower-one-slow-read-not-flagged.test.ts; Kafka's controller drops a failed log dir's replicas from the ISR)",
   },
   {
     seed: 260114,
     secured: true,
-    bug: 'checker: a value refused while its topic was deleted (answered UNKNOWN_TOPIC_OR_PARTITION), sent again unanswered right after the re-create and written there, placed the read that began with it in the deleted incarnation; an answered attempt now places a read only if no attempt that may have landed later could have put the value in another incarnation (test/sim/checker.test.ts, an answered attempt places no read; test/sim/unsure-retry-places-no-read.test.ts)',
+    bug: 'checker: a value refused while its topic was deleted (answered UNKNOWN_TOPIC_OR_PARTITION), sent again unanswered right after the re-create and written there, placed the read that began with it in the deleted incarnation; an answered attempt now places a read only if no attempt that may have landed later could have put the value in another incarnation by the time the read ended (src/sim/read-placement.ts P1; test/sim/checker.test.ts, an answered attempt places no read; test/sim/unsure-retry-places-no-read.test.ts)',
   },
   {
     seed: 272961,
     secured: true,
-    bug: "checker: acks=0 batches sent just before a delete, held by a producer quota's mute and written 10 s later into the re-created incarnation (itself deleted before the run ended), placed a read of only them by their send time in the deleted incarnation (stale-incarnation-read, offset-unique, high-watermark-monotonic); such a read is now unplaced while a later incarnation that existed before it ended may hold them (test/sim/checker.test.ts, late-landing values)",
+    bug: "checker: acks=0 batches sent just before a delete, held by a producer quota's mute and written 10 s later into the re-created incarnation (itself deleted before the run ended), placed a read of only them by their send time in the deleted incarnation (stale-incarnation-read, offset-unique, high-watermark-monotonic); such a read is now unplaced while a later incarnation that may exist and began before it ended may hold them (src/sim/read-placement.ts P2; test/sim/checker.test.ts, late-landing values; late-landing-*.test.ts)",
   },
 ];
 
