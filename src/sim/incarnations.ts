@@ -110,6 +110,12 @@ export class TopicIncarnations {
     return incarnation === 0 ? !events.creates[0] : events.creates[incarnation - 1] === true;
   }
 
+  /** The earliest incarnation of `topic` an op starting at `ms` may belong to: every event that surely took effect everywhere by then is behind it. */
+  earliestAt(topic: string, ms: number): number {
+    const events = this.#topics.get(topic);
+    return events === undefined ? 0 : countBelow(events.endsMaxMs, ms);
+  }
+
   /** When the create or delete that began incarnation `incarnation` of `topic` started (-Infinity for incarnation 0). */
   beganMs(topic: string, incarnation: number): number {
     return incarnation === 0 ? -Infinity : (this.#topics.get(topic)?.startsMs[incarnation - 1] ?? -Infinity);

@@ -1,4 +1,4 @@
-import type { FetchOp, History, ProduceOp } from './history.ts';
+import type { FetchOp, History, ProduceOp, ReadRecord } from './history.ts';
 import type { TopicIncarnations } from './incarnations.ts';
 
 /** A value sent to more than one incarnation (a retry across a re-create), or to one unknown: placing by it is unsure. */
@@ -43,27 +43,36 @@ interface ValueSends {
  *   that may have landed later could have put it in another by then (seed 272961: acks=0 batches
  *   held by a quota's mute, written 10 s later into the re-created incarnation);
  * - P3 else, with no records, by its own time; otherwise it is not placed (not judged).
- * A late attempt sent to k may land in k or in any later incarnation that may exist and began
- * before the read ended, but not in the last one when that one's final log, whole from offset 0,
- * lacks the value (a stale read of it is still judged: test/sim/late-landing-stale-read.test.ts).
- * An attempt sent after the read ended is not where its records came from.
+ * A late attempt sent to k (or, sent across a create or delete, to the earliest incarnation it may
+ * belong to) may land in k or in any later incarnation that may exist and began before the read
+ * ended, unless that incarnation surely holds another value at the offset the read returned it
+ * at: an acks=all acknowledgement there says so, and so does the final leader log of the last
+ * incarnation, from its start on (committed records are never taken back; a stale read of the
+ * value is still judged: test/sim/late-landing-stale-read.test.ts). An attempt sent after the read
+ * ended is not where its records came from.
  */
 export class ReadPlacement {
   readonly #incarnations: TopicIncarnations;
   readonly #values = new Map<string, ValueSends>();
-  /** Values of the final logs, tiers included. */
-  readonly #finalValues = new Set<string>();
-  /** `topic/partition` of final leader logs that start at offset 0: a value absent from one was never there, or was lost. */
-  readonly #wholeFinalLogs = new Set<string>();
+  /** `topic/incarnation/partition` -> offset -> the value an acks=all acknowledgement put there. */
+  readonly #acknowledged = new Map<string, Map<number, string>>();
+  /** `topic/partition` -> the final leader log (tier included): where it starts, and its values by offset. */
+  readonly #finalLogs = new Map<string, { readonly startOffset: number; readonly valueAt: Map<number, string> }>();
 
   constructor(history: History, incarnations: TopicIncarnations) {
     this.#incarnations = incarnations;
     for (const op of history.ops) if (op.kind === 'produce') this.#noteSend(op);
     for (const log of history.replicaLogs) {
-      for (const record of log.records) this.#finalValues.add(record.value);
-      if (log.leader && (log.clientStartOffset ?? log.logStartOffset) === 0) this.#wholeFinalLogs.add(`${log.topic}/${log.partition}`);
+      if (!log.leader) continue;
+      const valueAt = new Map(log.records.map((record) => [record.offset, record.value]));
+      this.#finalLogs.set(`${log.topic}/${log.partition}`, { startOffset: log.clientStartOffset ?? log.logStartOffset, valueAt });
     }
-    for (const tier of history.tiered ?? []) for (const segment of tier.segments) for (const record of segment.records) this.#finalValues.add(record.value);
+    for (const tier of history.tiered ?? []) {
+      const valueAt = this.#finalLogs.get(`${tier.topic}/${tier.partition}`)?.valueAt;
+      for (const segment of tier.segments) {
+        if (segment.counted && segment.problem === null) for (const record of segment.records) valueAt?.set(record.offset, record.value);
+      }
+    }
   }
 
   /** The incarnation `read` was served from, or null if it cannot be told. */
@@ -71,10 +80,10 @@ export class ReadPlacement {
     for (const record of read.records) {
       const sends = this.#values.get(record.value);
       const sure = sends?.surelyIn;
-      if (sends !== undefined && sure !== undefined && sure !== SEVERAL_INCARNATIONS && this.#onlyIn(read, record.value, sends, sure)) return sure; // P1
+      if (sends !== undefined && sure !== undefined && sure !== SEVERAL_INCARNATIONS && this.#onlyIn(read, record, sends, sure)) return sure; // P1
     }
-    const first = read.records[0]?.value;
-    const sends = first === undefined ? undefined : this.#values.get(first);
+    const first = read.records[0];
+    const sends = first === undefined ? undefined : this.#values.get(first.value);
     if (sends === undefined) return this.#incarnations.attribute(read.topic, read.startMs, read.endMs); // P3: nothing to place it by
     if (sends.sentIn === SEVERAL_INCARNATIONS) return null;
     return this.#onlyIn(read, first!, sends, sends.sentIn) ? sends.sentIn : null; // P2
@@ -90,25 +99,33 @@ export class ReadPlacement {
       if (mayLandLater(op)) sends.late.push({ incarnation, startMs: op.startMs });
       else sends.surelyIn = sends.surelyIn === undefined || sends.surelyIn === known ? known : SEVERAL_INCARNATIONS;
     }
+    if (incarnation === null || op.acks !== -1 || !op.outcome.ok || op.baseOffset === null) return;
+    const key = `${op.topic}/${incarnation}/${op.partition}`;
+    const offsets = this.#acknowledged.get(key) ?? new Map<number, string>();
+    op.values.forEach((value, i) => offsets.set(op.baseOffset! + i, value));
+    this.#acknowledged.set(key, offsets);
   }
 
-  /** Whether every late attempt of `value` sent before `read` ended could only have landed in `incarnation` by then. */
-  #onlyIn(read: FetchOp, value: string, sends: ValueSends, incarnation: number): boolean {
+  /** Whether every late attempt of the record's value sent before `read` ended could only have landed in `incarnation` by then. */
+  #onlyIn(read: FetchOp, record: ReadRecord, sends: ValueSends, incarnation: number): boolean {
     for (const attempt of sends.late) {
       if (attempt.startMs > read.endMs) continue;
-      if (attempt.incarnation === null) return false;
-      for (let landing = attempt.incarnation; landing <= this.#incarnations.last(sends.topic); landing++) {
-        if (landing !== incarnation && this.#mayHoldLate(read, value, sends, landing)) return false;
+      const from = attempt.incarnation ?? this.#incarnations.earliestAt(sends.topic, attempt.startMs);
+      for (let landing = from; landing <= this.#incarnations.last(sends.topic); landing++) {
+        if (landing !== incarnation && this.#mayHoldLate(read, record, sends, landing)) return false;
       }
     }
     return true;
   }
 
-  /** Whether a late attempt's value may be in incarnation `landing` when `read` ended. */
-  #mayHoldLate(read: FetchOp, value: string, sends: ValueSends, landing: number): boolean {
+  /** Whether a late attempt's value may be at the record's offset in incarnation `landing` when `read` ended. */
+  #mayHoldLate(read: FetchOp, record: ReadRecord, sends: ValueSends, landing: number): boolean {
+    const { topic, partition } = sends;
     const incarnations = this.#incarnations;
-    if (!incarnations.mayExist(sends.topic, landing) || incarnations.beganMs(sends.topic, landing) > read.endMs) return false;
-    const provedAbsent = landing === incarnations.last(sends.topic) && this.#wholeFinalLogs.has(`${sends.topic}/${sends.partition}`) && !this.#finalValues.has(value);
-    return !provedAbsent;
+    if (!incarnations.mayExist(topic, landing) || incarnations.beganMs(topic, landing) > read.endMs) return false;
+    const acknowledged = this.#acknowledged.get(`${topic}/${landing}/${partition}`)?.get(record.offset);
+    if (acknowledged !== undefined && acknowledged !== record.value) return false;
+    const final = landing === incarnations.last(topic) ? this.#finalLogs.get(`${topic}/${partition}`) : undefined;
+    return final === undefined || record.offset < final.startOffset || final.valueAt.get(record.offset) === record.value;
   }
 }

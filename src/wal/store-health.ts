@@ -1,4 +1,4 @@
-import { isStoreError } from '../store/errors.ts';
+import { isStoreError, type StoreErrorKind } from '../store/errors.ts';
 import type { GetOptions, GetResult, ListOptions, ListPage, ObjectInfo, ObjectStore } from '../store/object-store.ts';
 import type { Clock } from '../util/clock.ts';
 
@@ -26,10 +26,11 @@ interface ReadFailure {
  *   a write that lands does: an upload of any writer, or a probe (`recheck`), which a broker that
  *   leads nothing any more needs, having no upload of its own to find out with;
  * - reads (a follower's): since when its reads have gone unanswered (a timeout, a broken
- *   connection) with none sent later answered and no write landed. It counts from when the first
- *   such read was seen failing, not from when it was sent: one read that hung for a lease would
- *   otherwise count as a lease of failure at once. An answer of any kind ends it (a store that
- *   answers NotFound is reachable), so a stray timeout among answered reads moves nothing.
+ *   connection, a throttle, revoked access: isReadFailure) with none sent later answered. It counts
+ *   from when the first such read was seen failing, not from when it was sent: one read that hung
+ *   for a lease would otherwise count as a lease of failure at once. An answer ends it (a store that
+ *   answers NotFound is reachable), so a stray timeout among answered reads moves nothing; a write
+ *   that lands does not (a store may take writes and refuse reads).
  */
 export class WalStoreHealth {
   readonly #store: ObjectStore;
@@ -64,18 +65,17 @@ export class WalStoreHealth {
   /**
    * A write sent at `startedMs` (monotonic; a lower bound will do) landed: the store takes this
    * engine's writes, unless a write sent after it has failed since (the same older news, the other
-   * way). It answers reads too: a read failure sent no later than it ends.
+   * way). It says nothing of reads: a store may take writes and refuse reads.
    */
   writeLanded(startedMs: number): void {
     this.#landedSentMs = Math.max(this.#landedSentMs, startedMs);
-    this.#endReadFailure(startedMs);
     if (this.#failingSinceMs !== null && this.#failingSinceMs > startedMs) return;
     this.#failingSinceMs = null;
   }
 
   /** A read that started at `startedMs` (monotonic) got no answer: starts a read failure, unless one sent later was answered. */
   readUnanswered(startedMs: number): void {
-    if (startedMs <= Math.max(this.#answeredSentMs, this.#landedSentMs)) return;
+    if (startedMs <= this.#answeredSentMs) return;
     if (this.#readFailure !== null) return; // the earliest counts
     this.#readFailure = { sentMs: startedMs, seenMs: this.#clock.monotonicMs() };
   }
@@ -94,18 +94,30 @@ export class WalStoreHealth {
     return Math.max(0, writes, reads);
   }
 
-  /** While writes or reads fail: one small put (one at a time) whose landing ends the failure. */
+  /**
+   * While writes fail: one small put whose landing ends the failure; while reads fail, one read
+   * of the same key (a broker flagged storageFailing follows nothing, so it has no read of its
+   * own to find the store answering again). One probe at a time.
+   */
   recheck(): void {
     if ((this.#failingSinceMs === null && this.#readFailure === null) || this.#probing) return;
     this.#probing = true;
     const startedMs = this.#clock.monotonicMs();
-    this.#store
-      .put(this.#probeKey, PROBE_BODY)
-      .then(
-        () => this.writeLanded(startedMs),
-        () => this.writeFailed(startedMs),
-      )
-      .finally(() => (this.#probing = false));
+    const write =
+      this.#failingSinceMs === null
+        ? Promise.resolve()
+        : this.#store.put(this.#probeKey, PROBE_BODY).then(
+            () => this.writeLanded(startedMs),
+            () => this.writeFailed(startedMs),
+          );
+    const read =
+      this.#readFailure === null
+        ? Promise.resolve()
+        : this.#store.head(this.#probeKey).then(
+            () => this.readAnswered(startedMs),
+            (error: unknown) => (isReadFailure(error) ? this.readUnanswered(startedMs) : this.readAnswered(startedMs)),
+          );
+    void Promise.all([write, read]).finally(() => (this.#probing = false));
   }
 
   #endReadFailure(answeredSentMs: number): void {
@@ -120,9 +132,20 @@ export interface ReadOutcomes {
 }
 
 /**
- * `store` as a follower reads it, telling `outcomes` of each GET, HEAD and LIST: unanswered (a
- * timeout, a broken connection, a 5xx) or answered (an absent object and a throttle are answers):
- * a broker that only follows has nothing else to find a cut with. Writes pass through unobserved
+ * The store refused or left unanswered a read as a cut off or overloaded store does: a timeout, a
+ * broken connection or a 5xx (Unavailable), a throttle (S3's 503 SlowDown), revoked access
+ * (AccessDenied). The write track counts the same refusals. An absent object is an answer.
+ */
+function isReadFailure(error: unknown): boolean {
+  return isStoreError(error) && READ_FAILURES.has(error.kind);
+}
+
+const READ_FAILURES: ReadonlySet<StoreErrorKind> = new Set(['Timeout', 'Unavailable', 'Throttled', 'AccessDenied']);
+
+/**
+ * `store` as a follower reads it, telling `outcomes` of each GET, HEAD and LIST: a failure
+ * (isReadFailure) or an answer (an object, or none): a broker that only follows has nothing else
+ * to find a cut with. Other errors (a bad request) say neither. Writes pass through unobserved
  * (their writers report their own). Behaviour is the inner store's.
  */
 export function reportingReads(store: ObjectStore, clock: Clock, outcomes: ReadOutcomes): ObjectStore {
@@ -133,8 +156,8 @@ export function reportingReads(store: ObjectStore, clock: Clock, outcomes: ReadO
       outcomes.answered(startedMs);
       return answer;
     } catch (error) {
-      if (isStoreError(error, 'Timeout') || isStoreError(error, 'Unavailable')) outcomes.unanswered(startedMs);
-      else if (isStoreError(error)) outcomes.answered(startedMs);
+      if (isReadFailure(error)) outcomes.unanswered(startedMs);
+      else if (isStoreError(error, 'NotFound')) outcomes.answered(startedMs);
       throw error;
     }
   };

@@ -258,6 +258,11 @@ const FOUND: readonly { readonly seed: number; readonly bug: string; readonly sc
     secured: true,
     bug: "checker: acks=0 batches sent just before a delete, held by a producer quota's mute and written 10 s later into the re-created incarnation (itself deleted before the run ended), placed a read of only them by their send time in the deleted incarnation (stale-incarnation-read, offset-unique, high-watermark-monotonic); such a read is now unplaced while a later incarnation that may exist and began before it ended may hold them (src/sim/read-placement.ts P2; test/sim/checker.test.ts, late-landing values; late-landing-*.test.ts)",
   },
+  {
+    seed: 290047,
+    secured: true,
+    bug: "harness: an expired-session intruder waited its session's lifetime plus 200 ms on its own clock, but the broker's lifetime runs on the broker's monotonic clock, which a clock-drift fault had slowed 2 %: the broker still held the session and answered (auth-refused). The wait is stretched by the drift fault's bound now",
+  },
 ];
 
 /** Bugs a seed finds that are not fixed yet: each becomes a FOUND entry once it is. */

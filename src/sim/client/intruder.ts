@@ -14,6 +14,7 @@
  * - `expired-session`: a valid user with ACLs that never re-authenticates (KIP-368): once its
  *   session's lifetime passed, nothing it sends may be answered.
  */
+import { CLOCK_DRIFT_FAULT_RATE_ERROR_MAX } from '../clock-rates.ts';
 import { type FetchResponse, IsolationLevel } from '../../broker/apis/fetch.ts';
 import type { Decoded } from '../../broker/protocol/message-codec.ts';
 import { CoordinatorKeyType } from '../../broker/apis/find-coordinator.ts';
@@ -68,7 +69,12 @@ const REQUESTS_PER_VISIT_MAX = 3;
 const PIPELINE_SHARE = 0.5;
 const BARE_TOKENS_SHARE = 0.3;
 const API_VERSIONS_FIRST_SHARE = 0.5;
-/** Past the session's end before an expired-session intruder sends: its clock and the broker's agree, latency does not. */
+/**
+ * Past the session's end before an expired-session intruder sends: the broker's lifetime runs on
+ * its own monotonic clock, which the clock-drift fault slows by up to CLOCK_DRIFT_FAULT_RATE_ERROR_MAX
+ * (the wait is stretched by that), and latency adds this (seed 290047: a broker 2 % slow still held
+ * a 10 s session 200 ms after it had ended on the intruder's clock).
+ */
 const PAST_EXPIRY_MS = 200;
 /** Offsets an intruder commits lie here: far above anything a run writes, so a legitimate reader seeing one saw the intruder's. */
 export const INTRUDER_COMMIT_OFFSET_BASE = 1_000_000_000;
@@ -161,7 +167,7 @@ export class SimIntruder implements SimClient {
       case 'expired-session': {
         const result = await this.#authenticate(visit, false);
         if (!result.outcome.ok || result.sessionLifetimeMs <= 0) return;
-        await sleep(this.#options.clock, result.sessionLifetimeMs + PAST_EXPIRY_MS);
+        await sleep(this.#options.clock, result.sessionLifetimeMs / (1 - CLOCK_DRIFT_FAULT_RATE_ERROR_MAX) + PAST_EXPIRY_MS);
         for (const request of requests) await request(visit);
       }
     }
