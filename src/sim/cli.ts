@@ -28,6 +28,8 @@ options:
   --until-violation  stop at the first seed with a violation
   --verbose        print the brokers' log lines (with --seed)
   --no-record      do not append this run to src/sim/runs.md (runs of ${RECORD_SEEDS_MIN}+ seeds are recorded)
+  --hashes FILE    write each seed's trace hash to FILE, a "seed hash" line each, by seed: two trees
+                   whose files are equal ran every seed alike (a refactoring that changes no behaviour)
 
 exit status: 0 no violation, 1 a violation, 2 bad usage.`;
 
@@ -52,6 +54,7 @@ async function main(args: string[]): Promise<number> {
       'no-record': { type: 'boolean' },
       jobs: { type: 'string' },
       worker: { type: 'boolean' },
+      hashes: { type: 'string' },
     },
     USAGE,
   );
@@ -73,8 +76,10 @@ async function main(args: string[]): Promise<number> {
   const jobs = Math.min(positiveInteger('jobs', values.jobs as string | undefined, 1), count, navigator.hardwareConcurrency);
   const workerArgs = [...(bug === null ? [] : ['--bug', bug]), ...(faults === undefined ? [] : ['--faults', [...faults].join(',')])];
   const revision = sourceRevision(); // as the run starts: a commit made meanwhile is not what ran
-  const seeds = jobs === 1 ? localSeeds(from, count, faults) : workerSeeds(from, count, jobs, workerArgs);
+  const hashes = new Map<number, string>();
+  const seeds = noteHashes(jobs === 1 ? localSeeds(from, count, faults) : workerSeeds(from, count, jobs, workerArgs), hashes);
   const summary = await runRange(seeds, count, values['until-violation'] === true);
+  if (values.hashes !== undefined) writeHashes(String(values.hashes), hashes);
   console.log(summarize(summary));
   for (const outcome of summary.failed) for (const violation of outcome.violations) console.log(`\n${violation}`);
   if (summary.failed.length > 0) console.log(`\nreplay one: npm run sim -- --seed ${summary.failed[0]!.seed}${bug === null ? '' : ` --bug ${bug}`}`);
@@ -96,6 +101,23 @@ interface SeedOutcome {
   /** Each violation as formatViolation prints it (seed, invariant, offsets, trace). */
   readonly violations: string[];
   readonly straddles: FrameStraddleStats;
+  /** The run's trace hash (RunResult.traceHash); CRASHED_TRACE for a worker that died. */
+  readonly traceHash: string;
+}
+
+const CRASHED_TRACE = 'crashed';
+
+/** Passes `seeds` on, keeping each one's trace hash. */
+async function* noteHashes(seeds: AsyncGenerator<SeedOutcome>, hashes: Map<number, string>): AsyncGenerator<SeedOutcome> {
+  for await (const outcome of seeds) {
+    hashes.set(outcome.seed, outcome.traceHash);
+    yield outcome;
+  }
+}
+
+function writeHashes(path: string, hashes: ReadonlyMap<number, string>): void {
+  const lines = [...hashes].sort(([a], [b]) => a - b).map(([seed, hash]) => `${seed} ${hash}\n`);
+  writeFileSync(path, lines.join(''));
 }
 
 interface RangeSummary {
@@ -117,6 +139,7 @@ async function* localSeeds(from: number, count: number, faults: ReadonlySet<stri
       faults: result.faultsInjected,
       violations: result.violations.map((violation) => formatViolation(violation, result.history)),
       straddles: result.straddles,
+      traceHash: result.traceHash,
     };
   }
 }
@@ -208,6 +231,7 @@ function crashedOutcome(seed: number, code: number): SeedOutcome {
     simulatedMs: 0,
     faults: 0,
     straddles,
+    traceHash: CRASHED_TRACE,
     violations: [`seed ${seed}: no-crash violated: the worker running it exited with ${code} (its error is printed above); replay: --seed ${seed}`],
   };
 }

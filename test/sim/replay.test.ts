@@ -1,4 +1,7 @@
 import { expect, test } from 'bun:test';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { runSeed } from '../../src/sim/run.ts';
 
 /** Seeds of different shapes (single broker and clusters of several sizes) whose runs are replayed. */
@@ -35,4 +38,24 @@ test('a seed replays the same in a fresh process, where nothing real (a module l
   const [first, second] = [await traceInFreshProcess(FRESH_PROCESS_SEED), await traceInFreshProcess(FRESH_PROCESS_SEED)];
   expect(second).toBe(first);
   expect((await runSeed({ seed: FRESH_PROCESS_SEED })).traceHash).toBe(first); // and the same as in this process, after other runs
+}, 120_000);
+
+test('--hashes writes each seed of a range with its trace hash, by seed, the same with workers as in one process', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ferry-hashes-'));
+  try {
+    const files = [join(dir, 'one.txt'), join(dir, 'two.txt')];
+    for (const [jobs, file] of [
+      ['1', files[0]!],
+      ['2', files[1]!],
+    ] as const) {
+      const child = Bun.spawn([process.execPath, 'src/sim/cli.ts', '--seeds', '3', '--from', '3', '--jobs', jobs, '--no-record', '--hashes', file], { stdout: 'ignore', stderr: 'ignore' });
+      expect(await child.exited).toBe(0);
+    }
+    const lines = readFileSync(files[0]!, 'utf8').trim().split('\n');
+    expect(lines.map((line) => Number(line.split(' ')[0]))).toEqual([3, 4, 5]);
+    expect(lines[1]!.split(' ')[1]).toBe((await runSeed({ seed: 4 })).traceHash);
+    expect(readFileSync(files[1]!, 'utf8')).toBe(readFileSync(files[0]!, 'utf8'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }, 120_000);
