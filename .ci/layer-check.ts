@@ -1,0 +1,103 @@
+// The layer check (issue 26): the folders of src/ import each other one way only, and no file of
+// src/ grows past FILE_LINES_MAX. A unit is a top-level folder of src/, or a top-level file
+// (src/errors.ts counts on its own). Left out: src/sim/ (the simulation sits above everything it
+// drives) and generated code. Prints each cycle with the imports that close it, each file too
+// long, and exits 1 if there is any; `--help` says so.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+/** The longest file of src/ the check lets pass, in lines (after Biome's formatting). */
+export const FILE_LINES_MAX = 600;
+/** Not judged: the simulation, and the protocol messages generated from Kafka's JSON schemas. */
+export const EXCLUDED = ['sim/', 'broker/protocol/messages/', 'protocol/messages/'];
+
+export interface LayerReport {
+  /** Each cycle of units, with one import per edge inside it (`file -> file`). */
+  readonly cycles: { readonly units: string[]; readonly imports: string[] }[];
+  /** Files over FILE_LINES_MAX, with their lines. */
+  readonly longFiles: { readonly file: string; readonly lines: number }[];
+}
+
+export function checkLayers(srcRoot: string): LayerReport {
+  const root = resolve(srcRoot);
+  const files = sourceFiles(root).filter((file) => !EXCLUDED.some((prefix) => relative(root, file).startsWith(prefix)));
+  const edges = new Map<string, Map<string, string>>();
+  const longFiles: { file: string; lines: number }[] = [];
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8');
+    const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+    if (lines > FILE_LINES_MAX) longFiles.push({ file: relative(root, file), lines });
+    for (const match of text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
+      const target = resolve(dirname(file), match[1]!);
+      if (!target.startsWith(`${root}/`)) continue;
+      const [from, to] = [unitOf(root, file), unitOf(root, target)];
+      if (from === to || to.startsWith('sim')) continue;
+      const out = edges.get(from) ?? new Map<string, string>();
+      edges.set(from, out);
+      if (!out.has(to)) out.set(to, `${relative(root, file)} -> ${relative(root, target)}`);
+    }
+  }
+  const cycles = stronglyConnected(edges).map((units) => ({
+    units: units.sort(),
+    imports: units.flatMap((from) => [...(edges.get(from) ?? [])].filter(([to]) => units.includes(to)).map(([, example]) => example)).sort(),
+  }));
+  return { cycles, longFiles: longFiles.sort((a, b) => b.lines - a.lines) };
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+function unitOf(root: string, file: string): string {
+  const parts = relative(root, file).split('/');
+  return parts.length === 1 ? parts[0]! : `${parts[0]}/`;
+}
+
+/** Tarjan's strongly connected components of more than one unit. */
+function stronglyConnected(edges: ReadonlyMap<string, ReadonlyMap<string, string>>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const components: string[][] = [];
+  const visit = (unit: string): void => {
+    index.set(unit, index.size);
+    low.set(unit, index.get(unit)!);
+    stack.push(unit);
+    onStack.add(unit);
+    for (const next of edges.get(unit)?.keys() ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(unit, Math.min(low.get(unit)!, low.get(next)!));
+      } else if (onStack.has(next)) low.set(unit, Math.min(low.get(unit)!, index.get(next)!));
+    }
+    if (low.get(unit) !== index.get(unit)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== unit);
+    if (component.length > 1) components.push(component);
+  };
+  for (const unit of edges.keys()) if (!index.has(unit)) visit(unit);
+  return components;
+}
+
+if (import.meta.main) {
+  if (process.argv.includes('--help')) {
+    console.log(`bun .ci/layer-check.ts [SRC]: fails (exit 1) when folders of SRC (default src) import each other in a cycle, or a file passes ${FILE_LINES_MAX} lines (not ${EXCLUDED.join(', ')})`);
+    process.exit(0);
+  }
+  const report = checkLayers(process.argv[2] ?? join(import.meta.dir, '..', 'src'));
+  for (const cycle of report.cycles) console.log(`cycle: ${cycle.units.join(' ')}\n${cycle.imports.map((line) => `  ${line}`).join('\n')}`);
+  for (const { file, lines } of report.longFiles) console.log(`too long: ${file} has ${lines} lines (at most ${FILE_LINES_MAX})`);
+  const ok = report.cycles.length === 0 && report.longFiles.length === 0;
+  console.log(ok ? 'layers: no folder cycle, no file over the limit' : `layers: ${report.cycles.length} cycle(s), ${report.longFiles.length} file(s) too long`);
+  process.exit(ok ? 0 : 1);
+}
