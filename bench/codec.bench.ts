@@ -1,5 +1,5 @@
 /**
- * The schema-driven codec (src/broker/protocol/message-codec.ts) against the hand-written codecs
+ * The schema-driven codec (src/protocol/message-codec.ts) against the hand-written codecs
  * it replaced (bench/lib/handwritten-codecs.ts, Ferry's own at af710f1), on the two messages of
  * the hot path, Produce request decode (every produce) and Fetch response encode (every consume),
  * and on a large Metadata response (not hot, for scale).
@@ -21,10 +21,10 @@ import { fetchCodec } from '../src/broker/apis/fetch.ts';
 import { metadataCodec } from '../src/broker/apis/metadata.ts';
 import { produceCodec } from '../src/broker/apis/produce.ts';
 import type { ApiCodec } from '../src/broker/apis/api.ts';
-import { encodeMessage } from '../src/broker/protocol/message-codec.ts';
-import { produceRequestSchema, type ProduceRequest } from '../src/broker/protocol/messages/produce.ts';
-import { KafkaReader } from '../src/broker/protocol/reader.ts';
-import { KafkaWriter } from '../src/broker/protocol/writer.ts';
+import { encodeMessage } from '../src/protocol/message-codec.ts';
+import { produceRequestSchema, type ProduceRequest } from '../src/protocol/messages/produce.ts';
+import { KafkaReader } from '../src/protocol/reader.ts';
+import { KafkaWriter } from '../src/protocol/writer.ts';
 import { uuidFromBytes, UUID_BYTES } from '../src/util/uuid.ts';
 import { parseBenchArgs } from './lib/args.ts';
 import { buildFullBatch } from './lib/batches.ts';

@@ -28,7 +28,7 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ControlStore } from '../src/cluster/control-store.ts';
+import { ControlStore } from '../src/control/control-store.ts';
 import { Ferry, type FerryOptions } from '../src/engine/ferry.ts';
 import { FileStore } from '../src/store/file.ts';
 import { MemoryStore } from '../src/store/memory.ts';

@@ -1,15 +1,15 @@
 /**
  * The baseline for bench/codec.bench.ts: Ferry's own hand-written codecs for Produce (v0-v8),
  * Fetch (v0-v11) and Metadata (v0-v8) as they were at commit af710f1, before the schema-driven
- * codec (src/broker/protocol/message-codec.ts) replaced them. Kept here unchanged apart from
+ * codec (src/protocol/message-codec.ts) replaced them. Kept here unchanged apart from
  * imports and names (prefixed `handwritten`), so the bench can time the interpreter against
  * the code it replaced. Not used by the broker.
  */
 import { assert } from '../../src/util/assert.ts';
 import type { ApiCodec } from '../../src/broker/apis/api.ts';
-import { ProtocolError } from '../../src/broker/protocol/errors.ts';
-import type { KafkaReader } from '../../src/broker/protocol/reader.ts';
-import type { KafkaWriter } from '../../src/broker/protocol/writer.ts';
+import { ProtocolError } from '../../src/protocol/errors.ts';
+import type { KafkaReader } from '../../src/protocol/reader.ts';
+import type { KafkaWriter } from '../../src/protocol/writer.ts';
 
 // ---- src/broker/apis/produce.ts at af710f1 ----
 

@@ -1,5 +1,5 @@
 import type { ClusterNode } from '../cluster/node.ts';
-import { ControlStore } from '../cluster/control-store.ts';
+import { ControlStore } from '../control/control-store.ts';
 import { DeletedIncarnations } from '../tier/deleted-incarnations.ts';
 import { clusterMember } from '../cluster/member.ts';
 import { RegisteredAddresses } from '../cluster/replica-address.ts';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { ControlStore } from '../cluster/control-store.ts';
+import type { ControlStore } from '../control/control-store.ts';
 import type { PartitionRecord, TopicRecord } from '../cluster/node.ts';
 import { FerryError } from '../errors.ts';
 import type { TopicDescription } from '../engine/index.ts';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { ControlStore } from '../cluster/control-store.ts';
+import type { ControlStore } from '../control/control-store.ts';
 import { FerryError } from '../errors.ts';
 import { type Disk, readTextFileSync, systemDisk } from '../util/disk.ts';
 import { writeFileAtomicSync } from '../util/files.ts';

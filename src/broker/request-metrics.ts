@@ -7,7 +7,7 @@
 import { isFerryError } from '../errors.ts';
 import type { Counter, MetricsRegistry } from '../metrics/index.ts';
 import type { Clock } from '../util/clock.ts';
-import { ErrorCode, errorCodeFor } from './protocol/error-codes.ts';
+import { ErrorCode, errorCodeFor } from '../protocol/error-codes.ts';
 import type { ApiBinding } from './router.ts';
 
 // biome-ignore lint: a table of bindings of different request and response types

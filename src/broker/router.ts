@@ -1,10 +1,10 @@
 import { type ApiCodec, isFlexible } from './apis/api.ts';
 import { type ApiVersion, apiVersionsCodec } from './apis/api-versions.ts';
-import { ErrorCode } from './protocol/error-codes.ts';
-import { ProtocolError } from './protocol/errors.ts';
-import { readRequestHeader, type RequestHeader, writeResponseHeader } from './protocol/header.ts';
-import { KafkaReader } from './protocol/reader.ts';
-import { KafkaWriter } from './protocol/writer.ts';
+import { ErrorCode } from '../protocol/error-codes.ts';
+import { ProtocolError } from '../protocol/errors.ts';
+import { readRequestHeader, type RequestHeader, writeResponseHeader } from '../protocol/header.ts';
+import { KafkaReader } from '../protocol/reader.ts';
+import { KafkaWriter } from '../protocol/writer.ts';
 import type { SaslAuthenticateRequest, SaslAuthenticateResponse } from './apis/sasl-authenticate.ts';
 import type { SaslHandshakeRequest, SaslHandshakeResponse } from './apis/sasl-handshake.ts';
 import type { Session } from '../security/session.ts';

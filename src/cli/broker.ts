@@ -6,7 +6,7 @@ import { Broker } from '../broker/broker.ts';
 import { CONNECTIONS_MAX_IDLE_MS_DEFAULT, QUEUED_REQUEST_BYTES_MAX_DEFAULT, REQUEST_BYTES_MAX } from '../broker/connection.ts';
 import { OFFSETS_RETENTION_MINUTES_DEFAULT } from '../broker/groups/offset-expiry.ts';
 import { MAX_CONNECTIONS_DEFAULT } from '../broker/server.ts';
-import { ControlStore } from '../cluster/control-store.ts';
+import { ControlStore } from '../control/control-store.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { openStore } from '../store/url.ts';
 import { DEFAULT_WAL_WRITER_CONFIG } from '../wal/writer.ts';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { ControlStore } from '../cluster/control-store.ts';
+import { ControlStore } from '../control/control-store.ts';
 import { SCRAM_SALT_BYTES_DEFAULT, saltedPasswordOf } from '../security/scram/credential.ts';
 import { SCRAM_ITERATIONS_DEFAULT, SCRAM_MECHANISMS, type ScramMechanism, scramMechanismNamed, scramMechanismOfType } from '../security/scram/mechanism.ts';
 import { ScramCredentialStore } from '../security/scram/store.ts';

@@ -1,10 +1,10 @@
 import type { TLSOptions } from 'bun';
-import { decodeMessage, encodeMessage } from '../broker/protocol/message-codec.ts';
-import type { MessageSchema } from '../broker/protocol/schema.ts';
-import { type SaslAuthenticateResponse, saslAuthenticateRequestSchema, saslAuthenticateResponseSchema } from '../broker/protocol/messages/sasl-authenticate.ts';
-import { type SaslHandshakeResponse, saslHandshakeRequestSchema, saslHandshakeResponseSchema } from '../broker/protocol/messages/sasl-handshake.ts';
-import { KafkaReader } from '../broker/protocol/reader.ts';
-import { KafkaWriter } from '../broker/protocol/writer.ts';
+import { decodeMessage, encodeMessage } from '../protocol/message-codec.ts';
+import type { MessageSchema } from '../protocol/schema.ts';
+import { type SaslAuthenticateResponse, saslAuthenticateRequestSchema, saslAuthenticateResponseSchema } from '../protocol/messages/sasl-authenticate.ts';
+import { type SaslHandshakeResponse, saslHandshakeRequestSchema, saslHandshakeResponseSchema } from '../protocol/messages/sasl-handshake.ts';
+import { KafkaReader } from '../protocol/reader.ts';
+import { KafkaWriter } from '../protocol/writer.ts';
 import { FerryError } from '../errors.ts';
 import type { SaslClient } from '../security/sasl/mechanism.ts';
 import { concatBytes } from '../util/bytes.ts';

@@ -1,5 +1,5 @@
 import type { Clock } from '../util/clock.ts';
-import type { Versioned } from './control-store.ts';
+import type { Versioned } from '../control/control-store.ts';
 
 /** What liveness needs of a broker record. */
 export interface LeaseRecord {

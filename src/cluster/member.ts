@@ -6,7 +6,7 @@ import type { Clock } from '../util/clock.ts';
 import type { Network } from '../util/network.ts';
 import type { InterBrokerConnector } from './inter-broker-connection.ts';
 import type { Random } from '../util/random.ts';
-import { ControlStore } from './control-store.ts';
+import { ControlStore } from '../control/control-store.ts';
 import { DeletedIncarnations } from '../tier/deleted-incarnations.ts';
 import { type BrokerRecord, ClusterNode, type PartitionRecord, type TopicRecord } from './node.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';

@@ -7,7 +7,7 @@ import { type Random, systemRandom } from '../util/random.ts';
 import { isUuid, randomUuid, type Uuid } from '../util/uuid.ts';
 import { regressed } from '../util/regressions.ts';
 import type { StreamId } from '../wal/keys.ts';
-import { type ControlStore, RecordCache, type Versioned } from './control-store.ts';
+import { type ControlStore, RecordCache, type Versioned } from '../control/control-store.ts';
 import { Lease } from './lease.ts';
 import { Liveness } from './liveness.ts';
 import { AdoptionPool } from './adoption-pool.ts';
@@ -22,6 +22,7 @@ import { checkPartitionIncrease } from '../engine/partition-increase.ts';
 import { validateTopicName } from '../engine/topic-name.ts';
 import { DeletedIncarnations } from '../tier/deleted-incarnations.ts';
 import { PARTITIONS_PER_TOPIC_MAX } from '../engine/topic-registry.ts';
+import type { SettledPrefix } from '../replica/rebuild.ts';
 
 /**
  * [L4] A topic record marked `deleting` for this many leases (as one broker's scans see it) is a
@@ -114,18 +115,6 @@ export interface PartitionRecord {
    * rises; every claim carries it on (planTakeover). Absent: 0.
    */
   readonly logStartOffset?: number;
-}
-
-/**
- * [K6] The first `count` streams of a partition's chain are sealed and hold no frame of its
- * incarnation at or above `fromOffset` (a tiered end): a takeover seals none of them again, and a
- * rebuild from `fromOffset` or later reads none of them. Sealed streams take no frames, and the
- * tiered end only grows, so this stays true; a leader writes it into the record once its
- * adoption read the chain.
- */
-export interface SettledPrefix {
-  readonly count: number;
-  readonly fromOffset: number;
 }
 
 /** This broker's WAL writer as the cluster sees it: its stream, and a new epoch when it is fenced ([C7]). */

@@ -1,7 +1,7 @@
-import { type Decoded, decodeMessage, type Draft, encodeMessage } from '../broker/protocol/message-codec.ts';
-import { type FetchRequest, fetchRequestSchema, type FetchResponse, fetchResponseSchema } from '../broker/protocol/messages/fetch.ts';
-import { KafkaReader } from '../broker/protocol/reader.ts';
-import { KafkaWriter } from '../broker/protocol/writer.ts';
+import { type Decoded, decodeMessage, type Draft, encodeMessage } from '../protocol/message-codec.ts';
+import { type FetchRequest, fetchRequestSchema, type FetchResponse, fetchResponseSchema } from '../protocol/messages/fetch.ts';
+import { KafkaReader } from '../protocol/reader.ts';
+import { KafkaWriter } from '../protocol/writer.ts';
 import { UNKNOWN_LOG_START } from '../replica/isr.ts';
 import { concatBytes } from '../util/bytes.ts';
 import type { Clock, Timer } from '../util/clock.ts';

@@ -1,5 +1,5 @@
 import { isUuid, type Uuid } from '../util/uuid.ts';
-import type { Versioned } from './control-store.ts';
+import type { Versioned } from '../control/control-store.ts';
 import type { Lease } from './lease.ts';
 import type { TopicRecord } from './node.ts';
 

@@ -1,6 +1,6 @@
 import { RecordLogger } from '../observability/record-logger.ts';
 import { Broker, type BrokerOptions } from '../broker/broker.ts';
-import { ControlStore } from '../cluster/control-store.ts';
+import { ControlStore } from '../control/control-store.ts';
 import type { Ferry, FerryOptions } from '../engine/ferry.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { SeededRandom } from '../util/random.ts';

@@ -10,7 +10,7 @@
  * Its draws come from a stream of its own, so a run without credential changes draws everything
  * else as it would with them.
  */
-import { ErrorCode } from '../broker/protocol/error-codes.ts';
+import { ErrorCode } from '../protocol/error-codes.ts';
 import { saltedPasswordOf } from '../security/scram/credential.ts';
 import { SCRAM_ITERATIONS_MIN, type ScramMechanism } from '../security/scram/mechanism.ts';
 import type { Clock } from '../util/clock.ts';

@@ -1,4 +1,4 @@
-import { decodeControlRecord } from '../cluster/control-record.ts';
+import { decodeControlRecord } from '../control/control-record.ts';
 import { BATCH_LENGTH_OFFSET, LOG_OVERHEAD_BYTES } from '../format/record-batch.ts';
 import { type TierRecord, tieredEnd } from '../tier/tier-record.ts';
 import { decodeFooter, decodeTrailer, TRAILER_BYTES } from '../wal/format.ts';

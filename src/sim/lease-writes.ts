@@ -1,4 +1,4 @@
-import { decodeControlRecord } from '../cluster/control-record.ts';
+import { decodeControlRecord } from '../control/control-record.ts';
 import type { BrokerRecord, PartitionRecord } from '../cluster/node.ts';
 import type { LeaseRenewal, PartitionRecordWrite } from './history.ts';
 

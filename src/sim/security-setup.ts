@@ -17,7 +17,7 @@
  */
 import type { BrokerOptions } from '../broker/broker.ts';
 import type { ListenerConfig } from '../broker/auth/listener-config.ts';
-import { ControlStore } from '../cluster/control-store.ts';
+import { ControlStore } from '../control/control-store.ts';
 import { AclOperation, aclOperationName, AclPermissionType, CLUSTER_NAME, PatternType, ResourceType } from '../security/acl/model.ts';
 import { saltedPasswordOf } from '../security/scram/credential.ts';
 import { SCRAM_ITERATIONS_MIN, SCRAM_MECHANISMS } from '../security/scram/mechanism.ts';

@@ -1,5 +1,5 @@
-import { decodeControlRecord } from '../cluster/control-record.ts';
-import { ControlStore } from '../cluster/control-store.ts';
+import { decodeControlRecord } from '../control/control-record.ts';
+import { ControlStore } from '../control/control-store.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { tieredSegmentKey } from '../tier/keys.ts';
 import { decodeTieredSegment } from '../tier/segment-object.ts';

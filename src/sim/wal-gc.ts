@@ -1,4 +1,4 @@
-import { decodeControlRecord } from '../cluster/control-record.ts';
+import { decodeControlRecord } from '../control/control-record.ts';
 import type { MemoryStore } from '../store/memory.ts';
 import { type TierRecord, tieredEnd } from '../tier/tier-record.ts';
 import { decodeHeader, decodeWalObject } from '../wal/format.ts';

@@ -1,4 +1,4 @@
-import { ErrorCode } from '../broker/protocol/error-codes.ts';
+import { ErrorCode } from '../protocol/error-codes.ts';
 import { assert } from '../util/assert.ts';
 import type { Clock } from '../util/clock.ts';
 import { SeededRandom } from '../util/random.ts';

@@ -1,4 +1,4 @@
-import type { ControlStore } from '../cluster/control-store.ts';
+import type { ControlStore } from '../control/control-store.ts';
 import { isUuid, type Uuid } from '../util/uuid.ts';
 
 /** A deletion record: the durable word that a topic incarnation was deleted (docs/tier-protocol.md, DI1). */

@@ -1,5 +1,5 @@
 import { FerryError } from '../errors.ts';
-import type { ControlStore, Versioned } from '../cluster/control-store.ts';
+import type { ControlStore, Versioned } from '../control/control-store.ts';
 import type { EpochEntry } from '../log/leader-epoch-cache.ts';
 import { assert } from '../util/assert.ts';
 import { isUuid, type Uuid } from '../util/uuid.ts';

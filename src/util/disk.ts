@@ -1,5 +1,5 @@
 import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statfsSync, unlinkSync, writeSync, writevSync } from 'node:fs';
-import { DirLock } from '../log/dir-lock.ts';
+import { DirLock } from './dir-lock.ts';
 import { type FileSync, systemFileSync } from './file-sync.ts';
 
 /**

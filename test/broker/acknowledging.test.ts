@@ -9,7 +9,7 @@ import { afterEach, expect, test } from 'bun:test';
 import { Broker } from '../../src/broker/broker.ts';
 import { handleFetch } from '../../src/broker/handlers/fetch.ts';
 import { handleListOffsets } from '../../src/broker/handlers/list-offsets.ts';
-import { ErrorCode } from '../../src/broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../src/protocol/error-codes.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { batchOf } from '../support/batches.ts';

@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { type ApiCodec, isFlexible } from '../../src/broker/apis/api.ts';
 import { API_CODECS } from '../../src/broker/apis/index.ts';
 import { Broker } from '../../src/broker/broker.ts';
-import { decodeMessage, encodeMessage } from '../../src/broker/protocol/message-codec.ts';
-import { apiVersionsResponseSchema } from '../../src/broker/protocol/messages/api-versions.ts';
-import { MESSAGE_SCHEMAS } from '../../src/broker/protocol/messages/index.ts';
-import { KafkaReader } from '../../src/broker/protocol/reader.ts';
-import type { MessageSchema } from '../../src/broker/protocol/schema.ts';
-import { KafkaWriter } from '../../src/broker/protocol/writer.ts';
+import { decodeMessage, encodeMessage } from '../../src/protocol/message-codec.ts';
+import { apiVersionsResponseSchema } from '../../src/protocol/messages/api-versions.ts';
+import { MESSAGE_SCHEMAS } from '../../src/protocol/messages/index.ts';
+import { KafkaReader } from '../../src/protocol/reader.ts';
+import type { MessageSchema } from '../../src/protocol/schema.ts';
+import { KafkaWriter } from '../../src/protocol/writer.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { type RawClient, rawClient } from '../support/raw-client.ts';
 

@@ -7,13 +7,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Broker } from '../../src/broker/broker.ts';
-import { encodeMessage } from '../../src/broker/protocol/message-codec.ts';
-import { joinGroupRequestSchema } from '../../src/broker/protocol/messages/join-group.ts';
-import { STRING_BYTES_MAX } from '../../src/broker/protocol/reader.ts';
-import { KafkaWriter } from '../../src/broker/protocol/writer.ts';
+import { encodeMessage } from '../../src/protocol/message-codec.ts';
+import { joinGroupRequestSchema } from '../../src/protocol/messages/join-group.ts';
+import { STRING_BYTES_MAX } from '../../src/protocol/reader.ts';
+import { KafkaWriter } from '../../src/protocol/writer.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { rawClient, request } from '../support/raw-client.ts';
-import { describeGroupsRequestSchema } from '../../src/broker/protocol/messages/describe-groups.ts';
+import { describeGroupsRequestSchema } from '../../src/protocol/messages/describe-groups.ts';
 
 const JOIN_GROUP_VERSION = 5; // non-flexible: header v1, member id required from v4 (KIP-394)
 const ANSWER_WAIT_MS = 10_000;

@@ -7,7 +7,7 @@
 import { expect, test } from 'bun:test';
 import type { BrokerContext } from '../../src/broker/context.ts';
 import { ADOPTION_WAIT_MAX_MS, handleProduce } from '../../src/broker/handlers/produce.ts';
-import { ErrorCode } from '../../src/broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../src/protocol/error-codes.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { settle } from '../support/settle.ts';

@@ -7,7 +7,7 @@
 // epoch share a sequence space, and one's batches are answered as the other's duplicates).
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { ControlProducerIdBlocks } from '../../src/broker/producers.ts';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import { S3Store } from '../../src/store/s3.ts';
 import { useS3Endpoints } from '../support/s3-endpoints.ts';

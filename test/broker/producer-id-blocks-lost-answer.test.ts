@@ -4,7 +4,7 @@
 // takes the one after it, never the same one again.
 import { expect, test } from 'bun:test';
 import { ProducerIds, ControlProducerIdBlocks } from '../../src/broker/producers.ts';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 
 const BROKERS = 4;

@@ -6,7 +6,7 @@
 // are int32 in Kafka, so such a node id is valid there; Ferry refuses it at start instead.
 import { expect, test } from 'bun:test';
 import { ControlProducerIdBlocks, FILE_PRODUCER_IDS_NODE_ID_MAX, FileProducerIdBlocks, ProducerIds } from '../../src/broker/producers.ts';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { tempDir } from '../support/temp-dir.ts';
 

@@ -9,7 +9,7 @@
 import { expect, test } from 'bun:test';
 import { ControlProducerIdBlocks, ProducerIds } from '../../src/broker/producers.ts';
 import { Broker } from '../../src/broker/broker.ts';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';

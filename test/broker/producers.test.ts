@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { ControlProducerIdBlocks, FileProducerIdBlocks, ProducerIds } from '../../src/broker/producers.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { tempDir } from '../support/temp-dir.ts';

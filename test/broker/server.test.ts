@@ -1,9 +1,9 @@
 import { type RawClient, rawClient } from '../support/raw-client.ts';
 import { afterEach, describe, expect, test } from 'bun:test';
 import { apiVersionsCodec } from '../../src/broker/apis/api-versions.ts';
-import { ErrorCode } from '../../src/broker/protocol/error-codes.ts';
-import { KafkaReader } from '../../src/broker/protocol/reader.ts';
-import { KafkaWriter } from '../../src/broker/protocol/writer.ts';
+import { ErrorCode } from '../../src/protocol/error-codes.ts';
+import { KafkaReader } from '../../src/protocol/reader.ts';
+import { KafkaWriter } from '../../src/protocol/writer.ts';
 import { Router } from '../../src/broker/router.ts';
 import { KafkaServer } from '../../src/broker/server.ts';
 

@@ -9,7 +9,7 @@ import type { TCPSocketListener } from 'bun';
 import { freeLoopbackPort } from '../../bench/lib/child-processes.ts';
 import { EXIT_FAILURE, EXIT_USAGE, explainFailure } from '../../src/cli/failure.ts';
 import { FerryError } from '../../src/errors.ts';
-import { DirLock } from '../../src/log/dir-lock.ts';
+import { DirLock } from '../../src/util/dir-lock.ts';
 import { StoreError } from '../../src/store/errors.ts';
 import { tempDir } from '../support/temp-dir.ts';
 

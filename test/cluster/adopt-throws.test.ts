@@ -2,7 +2,7 @@
 // broker: the next scan claims it again one leader epoch up, sealing and rebuilding the same chain
 // (not left leaderless, not served from nothing).
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import type { PartitionRecord } from '../../src/cluster/node.ts';
 import type { ClaimPlan } from '../../src/cluster/takeover.ts';
 import { MemoryStore } from '../../src/store/memory.ts';

@@ -4,9 +4,9 @@
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
 import { Broker } from '../../src/broker/broker.ts';
 import { handleAlterConfigs } from '../../src/broker/handlers/configs.ts';
-import { completeMessage } from '../../src/broker/protocol/message-codec.ts';
-import { type AlterConfigsRequest, alterConfigsRequestSchema } from '../../src/broker/protocol/messages/alter-configs.ts';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { completeMessage } from '../../src/protocol/message-codec.ts';
+import { type AlterConfigsRequest, alterConfigsRequestSchema } from '../../src/protocol/messages/alter-configs.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import type { TopicRecord } from '../../src/cluster/node.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';

@@ -4,7 +4,7 @@
 // The claimer then sees its partition unrecorded, lets it go and claims it afresh with a rebuild
 // from nothing, though its own stream holds what it acknowledged for the new incarnation.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import type { PartitionRecord, TopicRecord } from '../../src/cluster/node.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';

@@ -4,7 +4,7 @@
 // claim (by its own leader, or anyone) rebuilds from nothing and hands acknowledged offsets out
 // again (L2, L4 of docs/cluster-protocol.md).
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import type { PartitionRecord, TopicRecord } from '../../src/cluster/node.ts';
 import type { ClaimPlan } from '../../src/cluster/takeover.ts';
 import { MemoryStore } from '../../src/store/memory.ts';

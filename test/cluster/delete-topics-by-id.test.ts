@@ -4,9 +4,9 @@
 import { expect, test } from 'bun:test';
 import type { BrokerContext } from '../../src/broker/context.ts';
 import { handleDeleteTopics } from '../../src/broker/handlers/topics.ts';
-import { ErrorCode } from '../../src/broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../src/protocol/error-codes.ts';
 import { ClusterTopology } from '../../src/broker/topology.ts';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import type { TopicRecord } from '../../src/cluster/node.ts';
 import { RegisteredAddresses } from '../../src/cluster/replica-address.ts';
 import { MemoryStore } from '../../src/store/memory.ts';

@@ -9,7 +9,7 @@
 // leader's gate still lets it acknowledge into the deleted incarnation: offsets the new
 // incarnation's clients take for theirs (simulation seed 13602's bug class).
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import type { LocalStorage, TopicRecord } from '../../src/cluster/node.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';

@@ -7,7 +7,7 @@
 // its incarnation alive (on a timer of its own, not the scan's), and a delete waits a lease after
 // its mark before the name can be created again.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import type { TopicRecord } from '../../src/cluster/node.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';

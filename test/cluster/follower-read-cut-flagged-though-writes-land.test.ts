@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Broker } from '../../src/broker/broker.ts';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import type { BrokerRecord } from '../../src/cluster/node.ts';
 import { StoreError } from '../../src/store/errors.ts';
 import { MemoryStore } from '../../src/store/memory.ts';

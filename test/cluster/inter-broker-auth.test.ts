@@ -13,7 +13,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import type { InterBrokerClient } from '../../src/broker/auth/broker-security.ts';
 import type { ListenerConfig } from '../../src/broker/auth/listener-config.ts';
 import { Broker } from '../../src/broker/broker.ts';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import type { InterBrokerConnector } from '../../src/cluster/inter-broker-connection.ts';
 import { ProgressReporter } from '../../src/cluster/progress-reporter.ts';
 import { PlainSaslClient } from '../../src/security/sasl/plain.ts';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Broker } from '../../src/broker/broker.ts';
 import { handleOffsetForLeaderEpoch } from '../../src/broker/handlers/offset-for-leader-epoch.ts';
-import { ErrorCode } from '../../src/broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../src/protocol/error-codes.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { batchOf } from '../support/batches.ts';
 import { until } from '../support/until.ts';

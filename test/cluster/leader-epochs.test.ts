@@ -10,7 +10,7 @@ import { Broker } from '../../src/broker/broker.ts';
 import { handleFetch } from '../../src/broker/handlers/fetch.ts';
 import { handleMetadata } from '../../src/broker/handlers/metadata.ts';
 import { handleOffsetForLeaderEpoch } from '../../src/broker/handlers/offset-for-leader-epoch.ts';
-import { ErrorCode } from '../../src/broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../src/protocol/error-codes.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { batchOf } from '../support/batches.ts';
 import { until } from '../support/until.ts';

@@ -3,7 +3,7 @@
 // led, which can take longer than a lease. Its lease must be renewed all the while, or the others
 // count it dead mid-rebuild and take over the very partitions it is rebuilding.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import type { BrokerRecord } from '../../src/cluster/node.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';

@@ -6,7 +6,7 @@ import { expect, test } from 'bun:test';
 import { metadataRequest } from '../support/requests.ts';
 import type { BrokerContext } from '../../src/broker/context.ts';
 import { handleMetadata } from '../../src/broker/handlers/metadata.ts';
-import { ErrorCode } from '../../src/broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../src/protocol/error-codes.ts';
 import { ClusterTopology } from '../../src/broker/topology.ts';
 import { RegisteredAddresses } from '../../src/cluster/replica-address.ts';
 import { MemoryStore } from '../../src/store/memory.ts';

@@ -6,7 +6,7 @@ import { expect, test } from 'bun:test';
 import type { BrokerContext } from '../../src/broker/context.ts';
 import { handleCreatePartitions } from '../../src/broker/handlers/partition-admin.ts';
 import { handleCreateTopics, handleDeleteTopics } from '../../src/broker/handlers/topics.ts';
-import { ErrorCode } from '../../src/broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../src/protocol/error-codes.ts';
 import { ClusterTopology } from '../../src/broker/topology.ts';
 import type { ClusterNode } from '../../src/cluster/node.ts';
 import { RegisteredAddresses } from '../../src/cluster/replica-address.ts';

@@ -8,7 +8,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import type { FetchRequest } from '../../src/broker/apis/fetch.ts';
 import { Broker } from '../../src/broker/broker.ts';
 import { handleFetch } from '../../src/broker/handlers/fetch.ts';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { until } from '../support/until.ts';

@@ -6,7 +6,7 @@
 // the new epoch yet) nothing was sent again, and the leader never heard of the follower in its new
 // leadership (acks=all with min.insync.replicas > 1 waits on the follower's next applied object).
 import { expect, test } from 'bun:test';
-import { ErrorCode } from '../../src/broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../src/protocol/error-codes.ts';
 import { PROGRESS_REPEAT_INTERVAL_MS, ProgressReporter } from '../../src/cluster/progress-reporter.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { fetchAnswer, listenFakeFetchLeader, type ReceivedFetch } from '../support/fake-fetch-leader.ts';

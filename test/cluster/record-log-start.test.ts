@@ -2,7 +2,7 @@
 // as the leader its record names, at the epoch it adopted, writes the new log start; it only
 // rises; a record changed by the leader itself meanwhile (a settled prefix) is written over anew.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import type { PartitionRecord } from '../../src/cluster/node.ts';
 import { isFerryError } from '../../src/errors.ts';
 import { MemoryStore } from '../../src/store/memory.ts';

@@ -2,7 +2,7 @@
 // already on its way to the store when the broker stops must not land after the resignation and
 // bring the lease back: the others would then wait out a whole lease for a broker that is gone.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import type { BrokerRecord } from '../../src/cluster/node.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore, PutOptions, PutResult } from '../../src/store/object-store.ts';

@@ -5,7 +5,7 @@
 // node id it names; and it must not fight the new process for node 1 (each sealing the other's
 // stream in turn, so that neither can acknowledge for long).
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import type { PartitionRecord } from '../../src/cluster/node.ts';
 import { StoreError } from '../../src/store/errors.ts';
 import { MemoryStore } from '../../src/store/memory.ts';

@@ -5,7 +5,7 @@
 // to learn of the fence at its next WAL put and claim them all again (found by the simulation,
 // seed 111: acks=all on a partition stayed down for 10 s after a control-store outage).
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import type { PartitionRecord } from '../../src/cluster/node.ts';
 import type { ClaimPlan } from '../../src/cluster/takeover.ts';
 import { MemoryStore } from '../../src/store/memory.ts';

@@ -3,9 +3,9 @@
 // record, and the next takeover neither seals nor reads them again. Without it every takeover of
 // a partition LISTed and sealed every stream it was ever led through (40 streams took 0.7 s).
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import type { PartitionRecord } from '../../src/cluster/node.ts';
-import { rebuildFromTierAndChain } from '../../src/cluster/rebuild.ts';
+import { rebuildFromTierAndChain } from '../../src/replica/rebuild.ts';
 import { planTakeover } from '../../src/cluster/takeover.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { MemoryStore } from '../../src/store/memory.ts';

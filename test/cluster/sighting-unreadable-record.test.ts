@@ -5,7 +5,7 @@
 // acknowledging on every topic it leads while its lease held, where before L8 only its scans failed.
 // A record that cannot be read now counts as that topic's alone: not seen alive.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import type { TopicRecord } from '../../src/cluster/node.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';

@@ -6,7 +6,7 @@
 // followed that topic again (acks=all NOT_LEADER_OR_FOLLOWER until the end of the run). A delete
 // now drops only its own incarnation from the view.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import type { TopicRecord } from '../../src/cluster/node.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';

@@ -4,7 +4,7 @@
 // broker records said when read: a broker that renewed all along must not look dead because the
 // scanner took long to get to its verdict.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import type { PartitionRecord } from '../../src/cluster/node.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ListOptions, ListPage, ObjectStore } from '../../src/store/object-store.ts';

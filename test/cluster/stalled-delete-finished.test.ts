@@ -4,7 +4,7 @@
 // never be used again unless someone deleted it once more. A scan finishes such a delete once the
 // mark has stood for STALLED_DELETE_LEASES leases.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { STALLED_DELETE_LEASES, type EpochFloorRecord, type PartitionRecord, type TopicRecord } from '../../src/cluster/node.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';

@@ -4,7 +4,7 @@
 // the new incarnation, a topic no one asked to delete. A scan now finishes only the incarnation it
 // saw stalled.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { STALLED_DELETE_LEASES, type TopicRecord } from '../../src/cluster/node.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';

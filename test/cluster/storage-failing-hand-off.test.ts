@@ -3,7 +3,7 @@
 // long as the disk does (simulation seeds 5401, 6118, 9279, 18225). Kafka takes a failed log
 // directory's partitions offline and elects their leaders among the other replicas.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import type { BrokerRecord, LocalStorage } from '../../src/cluster/node.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';

@@ -8,7 +8,7 @@
 // false, and the timer's renewal ends in a confirming scan. The broker then acts as leader
 // (acks=1, reads as leader) under a record that invites every other broker to take its partitions.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import type { BrokerRecord } from '../../src/cluster/node.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore, PutOptions } from '../../src/store/object-store.ts';

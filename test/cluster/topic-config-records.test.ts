@@ -2,7 +2,7 @@
 // read again on a lost race), and each broker hands a topic's configs to its partitions once per
 // change: on its own write at once, on another's at its next scan.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import type { TopicRecord } from '../../src/cluster/node.ts';
 import type { TopicConfigs } from '../../src/log/topic-config.ts';
 import { MemoryStore } from '../../src/store/memory.ts';

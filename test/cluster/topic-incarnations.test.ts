@@ -3,9 +3,9 @@
 // rebuild of a takeover, the stream tails of followers and the cluster's records must tell the
 // incarnations apart by topic id.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import type { PartitionRecord, TopicRecord } from '../../src/cluster/node.ts';
-import { rebuildFromChain } from '../../src/cluster/rebuild.ts';
+import { rebuildFromChain } from '../../src/replica/rebuild.ts';
 import { StreamTails } from '../../src/cluster/stream-tails.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { MemoryStore } from '../../src/store/memory.ts';

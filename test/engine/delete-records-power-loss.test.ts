@@ -6,7 +6,7 @@ import { copyFileSync, mkdirSync, readdirSync, statSync, truncateSync } from 'no
 import { join } from 'node:path';
 import { Ferry } from '../../src/engine/index.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
-import { LOCK_FILE } from '../../src/log/dir-lock.ts';
+import { LOCK_FILE } from '../../src/util/dir-lock.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { advanceThrough } from '../support/settle.ts';

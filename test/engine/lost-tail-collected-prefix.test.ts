@@ -5,11 +5,11 @@
 import { expect, test } from 'bun:test';
 import { copyFileSync, mkdirSync, readdirSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { Ferry, type FerryOptions } from '../../src/engine/index.ts';
 import type { TopicId } from '../../src/engine/topic-registry.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
-import { LOCK_FILE } from '../../src/log/dir-lock.ts';
+import { LOCK_FILE } from '../../src/util/dir-lock.ts';
 import { MetricsRegistry } from '../../src/metrics/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';

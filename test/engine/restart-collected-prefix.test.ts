@@ -2,7 +2,7 @@
 // (docs/tier-protocol.md [G4]): the old stream is sealed at its end, not in the hole at 0 [F1],
 // and the restart serves the whole log and goes on appending after it.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { Ferry } from '../../src/engine/index.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { MemoryStore } from '../../src/store/memory.ts';

@@ -9,7 +9,7 @@
 // a week of it is gigabytes per partition.
 import { expect, test } from 'bun:test';
 import { readdirSync } from 'node:fs';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { MemoryStore } from '../../src/store/memory.ts';

@@ -6,7 +6,7 @@ import { copyFileSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { isFerryError } from '../../src/errors.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
-import { LOCK_FILE } from '../../src/log/dir-lock.ts';
+import { LOCK_FILE } from '../../src/util/dir-lock.ts';
 import { CLEAN_SHUTDOWN_FILE, PartitionLog } from '../../src/log/partition-log.ts';
 import { PRODUCER_ID_EXPIRATION_MS, snapshotFileName } from '../../src/log/producer-state.ts';
 import { tempDir } from '../support/temp-dir.ts';

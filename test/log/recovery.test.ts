@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, readdirSync, readFileSync, truncateSync, unli
 import { join } from 'node:path';
 import { isFerryError } from '../../src/errors.ts';
 import { CLEAN_SHUTDOWN_FILE, PartitionLog } from '../../src/log/partition-log.ts';
-import { LOCK_FILE } from '../../src/log/dir-lock.ts';
+import { LOCK_FILE } from '../../src/util/dir-lock.ts';
 import { batchOf, decode } from '../support/batches.ts';
 import { readLines } from '../support/child-lines.ts';
 import { PowerLossRecorder, restoreSyncedState } from '../support/power-loss.ts';

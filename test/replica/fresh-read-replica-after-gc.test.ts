@@ -15,7 +15,7 @@
 // tier's end, even when opened with `tier`. Severity: unavailability of every read replica started
 // (or restarted after a pause longer than its checkpoint's reach) once GC has run.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { Ferry } from '../../src/engine/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { tempDir } from '../support/temp-dir.ts';

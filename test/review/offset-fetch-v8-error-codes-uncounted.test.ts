@@ -5,8 +5,8 @@
 // (TOPIC_AUTHORIZATION_FAILED, TOPIC_AUTHORIZATION_FAILED) is never counted.
 import { expect, test } from 'bun:test';
 import { countErrorCodes } from '../../src/broker/request-metrics.ts';
-import { ErrorCode } from '../../src/broker/protocol/error-codes.ts';
-import type { OffsetFetchResponse } from '../../src/broker/protocol/messages/offset-fetch.ts';
+import { ErrorCode } from '../../src/protocol/error-codes.ts';
+import type { OffsetFetchResponse } from '../../src/protocol/messages/offset-fetch.ts';
 
 test('an OffsetFetch v8 partition error code is counted', () => {
   const response: OffsetFetchResponse = {

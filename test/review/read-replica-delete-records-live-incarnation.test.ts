@@ -8,7 +8,7 @@
 // tier sweeper takes the tiered history. Here: 20 records acknowledged with acks=all, never tiered,
 // and the leader's next GC pass deletes the WAL objects holding them.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { Ferry } from '../../src/engine/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { DeletedIncarnations } from '../../src/tier/deleted-incarnations.ts';

@@ -1,7 +1,7 @@
 /** The client connection on a hand-driven clock and a scripted network: framing, pipelining, timeouts, loss. */
 import { expect, test } from 'bun:test';
-import { KafkaReader } from '../../src/broker/protocol/reader.ts';
-import { KafkaWriter } from '../../src/broker/protocol/writer.ts';
+import { KafkaReader } from '../../src/protocol/reader.ts';
+import { KafkaWriter } from '../../src/protocol/writer.ts';
 import type { ClientApi } from '../../src/sim/client/api.ts';
 import { ClientConnection, type Reply, type Throttle } from '../../src/sim/client/connection.ts';
 import { ManualClock } from '../../src/util/clock.ts';

@@ -6,7 +6,7 @@
  */
 import { afterEach, expect, test } from 'bun:test';
 import type { Broker } from '../../src/broker/broker.ts';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { AclStore } from '../../src/security/acl/acl-store.ts';
 import { Authorizer } from '../../src/security/acl/authorizer.ts';
 import { AclOperation, MATCH_ALL_FILTER } from '../../src/security/acl/model.ts';

@@ -28,9 +28,9 @@ import { describeGroupsCodec } from '../../src/broker/apis/describe-groups.ts';
 import { alterUserScramCredentialsCodec } from '../../src/broker/apis/alter-user-scram-credentials.ts';
 import { saslAuthenticateCodec } from '../../src/broker/apis/sasl-authenticate.ts';
 import { saslHandshakeCodec } from '../../src/broker/apis/sasl-handshake.ts';
-import type { Decoded, Draft } from '../../src/broker/protocol/message-codec.ts';
-import { KafkaReader } from '../../src/broker/protocol/reader.ts';
-import { KafkaWriter } from '../../src/broker/protocol/writer.ts';
+import type { Decoded, Draft } from '../../src/protocol/message-codec.ts';
+import { KafkaReader } from '../../src/protocol/reader.ts';
+import { KafkaWriter } from '../../src/protocol/writer.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { assignRoundRobin, decodeAssignment, decodeSubscription, encodeAssignment, encodeSubscription } from '../../src/sim/client/consumer-protocol.ts';
 import { fetchedRecords } from '../../src/sim/client/fetch-records.ts';
@@ -69,7 +69,7 @@ function roundTrip<Request, Response>(
 /**
  * Every field the client sets reaches the broker, and every field the broker answers reaches the
  * client; the fields either side leaves out arrive as their defaults (checked for every API and
- * version against Kafka's grammar in test/broker/protocol/schema-codecs.test.ts).
+ * version against Kafka's grammar in test/protocol/schema-codecs.test.ts).
  */
 function expectRoundTrip<Request, Response>(client: wire.ClientApi<Draft<Request>, Decoded<Response>>, server: ApiCodec<Request, Response>, request: Draft<Request>, response: Response): void {
   const decoded = roundTrip(client, server, request, response);

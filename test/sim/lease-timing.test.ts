@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { SeededRandom } from '../../src/util/random.ts';
 import { LeaseWrites } from '../../src/sim/lease-writes.ts';

@@ -10,20 +10,20 @@ import { GroupCoordinator, INITIAL_REBALANCE_DELAY_MS } from '../../src/broker/g
 import { ControlOffsetStore, LOCAL_CLAIM } from '../../src/broker/groups/offset-store.ts';
 import { handleCreateAclsWith, handleDeleteAclsWith } from '../../src/broker/handlers/acls.ts';
 import { handleOffsetCommit } from '../../src/broker/handlers/groups.ts';
-import { ErrorCode } from '../../src/broker/protocol/error-codes.ts';
-import { completeMessage, type Draft } from '../../src/broker/protocol/message-codec.ts';
-import { type CreateAclsRequest, createAclsRequestSchema } from '../../src/broker/protocol/messages/create-acls.ts';
-import { type DeleteAclsRequest, deleteAclsRequestSchema } from '../../src/broker/protocol/messages/delete-acls.ts';
+import { ErrorCode } from '../../src/protocol/error-codes.ts';
+import { completeMessage, type Draft } from '../../src/protocol/message-codec.ts';
+import { type CreateAclsRequest, createAclsRequestSchema } from '../../src/protocol/messages/create-acls.ts';
+import { type DeleteAclsRequest, deleteAclsRequestSchema } from '../../src/protocol/messages/delete-acls.ts';
 import { AclStore } from '../../src/security/acl/acl-store.ts';
 import { StoreError } from '../../src/store/errors.ts';
 import { OPEN_SECURITY } from '../support/broker-security.ts';
 import { offsetCommitRequest } from '../support/requests.ts';
 import { ControlProducerIdBlocks } from '../../src/broker/producers.ts';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { type LeaderAddress, LeaderProgress } from '../../src/cluster/leader-progress.ts';
 import { Lease } from '../../src/cluster/lease.ts';
 import type { PartitionRecord } from '../../src/cluster/node.ts';
-import { rebuildFromChain } from '../../src/cluster/rebuild.ts';
+import { rebuildFromChain } from '../../src/replica/rebuild.ts';
 import { planTakeover } from '../../src/cluster/takeover.ts';
 import { Ferry, isFerryError } from '../../src/engine/index.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
@@ -42,7 +42,7 @@ import { ManualClock, systemClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
 import { REGRESSIONS, type Regression, regressed, reintroduce, resetRegressions } from '../../src/util/regressions.ts';
 import type { WalFrameEntry } from '../../src/wal/format.ts';
-import { type CoverageSources, CoverageRound } from '../../src/wal/gc/coverage.ts';
+import { type CoverageSources, CoverageRound } from '../../src/wal-gc/coverage.ts';
 import type { StreamId } from '../../src/wal/keys.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../../src/wal/reader.ts';
 import { sealStream } from '../../src/wal/seal.ts';
@@ -192,7 +192,7 @@ test('fetch-past-high-watermark (issue 25; test/engine/fetch-above-high-watermar
   });
 });
 
-test('gc-frame-covered-by-first-offset (issue 25; test/wal/gc/collector.test.ts): a frame the tier end falls inside counts as tiered', async () => {
+test('gc-frame-covered-by-first-offset (issue 25; test/wal-gc/collector.test.ts): a frame the tier end falls inside counts as tiered', async () => {
   const topicId = idOf('t');
   const sources: CoverageSources = {
     readTierRecord: async () => ({ leaderEpoch: 0, startOffset: 5, segments: [] }), // TE 5

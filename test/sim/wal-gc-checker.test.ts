@@ -9,8 +9,8 @@ import { WalWrites } from '../../src/sim/wal-audit.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { walObjectKey } from '../../src/wal/keys.ts';
 import { history, validOps, replica, VALID_LOG } from './history-fixture.ts';
-import { putSeal, putStream, TOPIC_ID, World, collectorOf as gcOf } from '../wal/gc/support.ts';
-import { WalCollector } from '../../src/wal/gc/collector.ts';
+import { putSeal, putStream, TOPIC_ID, World, collectorOf as gcOf } from '../wal-gc/support.ts';
+import { WalCollector } from '../../src/wal-gc/collector.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
 

@@ -2,7 +2,7 @@
 // read-back after an ambiguous answer asks who wrote the object under the key, never whether its
 // bytes equal ours. The store-agnostic judge every backend shares (S3Store, SimStoreView).
 import { describe, expect, test } from 'bun:test';
-import { authorshipOf, decodeControlRecord, encodeControlRecord } from '../../src/cluster/control-record.ts';
+import { authorshipOf, decodeControlRecord, encodeControlRecord } from '../../src/control/control-record.ts';
 import { judge, type ConditionalWrite } from '../../src/store/conditional-write.ts';
 
 const text = (value: string): Uint8Array => new TextEncoder().encode(value);

@@ -3,7 +3,7 @@
  * without authorizer.class.name), or the Authorizer given; SCRAM credentials in memory.
  */
 import type { BrokerContext } from '../../src/broker/context.ts';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import type { Authorizer } from '../../src/security/acl/authorizer.ts';
 import { ScramCredentialStore } from '../../src/security/scram/store.ts';
 import { ClientQuotaStore } from '../../src/security/quotas/store.ts';

@@ -1,7 +1,7 @@
 // One ClusterNode for the tests of src/cluster: the setup every such test repeated (control
 // records under prefix 'c', a loopback broker record, a writer that is never fenced, hooks that do
 // nothing), with each test naming only what it is about. Every field can be overridden.
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { ClusterNode, type ClusterNodeOptions, type WriterEpochs } from '../../src/cluster/node.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import type { Clock } from '../../src/util/clock.ts';

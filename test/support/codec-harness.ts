@@ -4,9 +4,9 @@
  */
 import { expect } from 'bun:test';
 import type { ApiCodec } from '../../src/broker/apis/api.ts';
-import { ProtocolError } from '../../src/broker/protocol/errors.ts';
-import { KafkaReader } from '../../src/broker/protocol/reader.ts';
-import { KafkaWriter } from '../../src/broker/protocol/writer.ts';
+import { ProtocolError } from '../../src/protocol/errors.ts';
+import { KafkaReader } from '../../src/protocol/reader.ts';
+import { KafkaWriter } from '../../src/protocol/writer.ts';
 import type { SeededRandom } from '../../src/util/random.ts';
 import { decodeBySchema, encodeBySchema, expectedAt, loadMessageSchema, type Message } from './kafka-message-schema.ts';
 

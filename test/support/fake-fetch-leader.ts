@@ -3,10 +3,10 @@
 // how it likes with `fetchAnswer` frames.
 import type { Socket } from 'bun';
 import { fetchCodec, type FetchRequest } from '../../src/broker/apis/fetch.ts';
-import { readRequestHeader, writeResponseHeader } from '../../src/broker/protocol/header.ts';
-import { ErrorCode } from '../../src/broker/protocol/error-codes.ts';
-import { KafkaReader } from '../../src/broker/protocol/reader.ts';
-import { KafkaWriter } from '../../src/broker/protocol/writer.ts';
+import { readRequestHeader, writeResponseHeader } from '../../src/protocol/header.ts';
+import { ErrorCode } from '../../src/protocol/error-codes.ts';
+import { KafkaReader } from '../../src/protocol/reader.ts';
+import { KafkaWriter } from '../../src/protocol/writer.ts';
 import { concatBytes } from '../../src/util/bytes.ts';
 
 const SIZE_PREFIX_BYTES = 4;

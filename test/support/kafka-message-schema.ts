@@ -1,12 +1,12 @@
 /**
  * Kafka's message schemas (test/fixtures/kafka-messages, Apache-2.0) as an independent encoder,
  * decoder and random-message source: the codec tests check Ferry's codecs (generated into
- * src/broker/protocol/messages and read by message-codec.ts) against Kafka's own grammar, read
+ * src/protocol/messages and read by message-codec.ts) against Kafka's own grammar, read
  * here straight from the JSON by code that shares nothing with them but the primitive writer
  * and reader (checked on their own).
  */
-import { KafkaReader } from '../../src/broker/protocol/reader.ts';
-import { KafkaWriter } from '../../src/broker/protocol/writer.ts';
+import { KafkaReader } from '../../src/protocol/reader.ts';
+import { KafkaWriter } from '../../src/protocol/writer.ts';
 import type { SeededRandom } from '../../src/util/random.ts';
 import { uuidFromBytes, uuidToBytes } from '../../src/util/uuid.ts';
 import { camelName, elementType, inRange, type JsonField, type JsonMessage, loadJsonMessage, PRIMITIVE_TYPES, structFields } from './kafka-schema/json-schema.ts';

@@ -1,7 +1,7 @@
-import { encodeMessage } from '../../src/broker/protocol/message-codec.ts';
-import { KafkaReader } from '../../src/broker/protocol/reader.ts';
-import type { MessageSchema } from '../../src/broker/protocol/schema.ts';
-import { KafkaWriter } from '../../src/broker/protocol/writer.ts';
+import { encodeMessage } from '../../src/protocol/message-codec.ts';
+import { KafkaReader } from '../../src/protocol/reader.ts';
+import type { MessageSchema } from '../../src/protocol/schema.ts';
+import { KafkaWriter } from '../../src/protocol/writer.ts';
 
 /** A raw Kafka client for protocol tests: sends frames, collects size-prefixed responses, notices the close. */
 export interface RawClient {

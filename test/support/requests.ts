@@ -2,21 +2,21 @@
  * Requests for handler tests, as the broker decodes them: a test names the fields it cares
  * about, and every other field takes the value a client leaving it at its default sends.
  */
-import { completeMessage, type Draft } from '../../src/broker/protocol/message-codec.ts';
-import { type FetchRequest, fetchRequestSchema } from '../../src/broker/protocol/messages/fetch.ts';
-import { type ListOffsetsRequest, listOffsetsRequestSchema } from '../../src/broker/protocol/messages/list-offsets.ts';
-import { type MetadataRequest, metadataRequestSchema } from '../../src/broker/protocol/messages/metadata.ts';
-import { type OffsetCommitRequest, offsetCommitRequestSchema } from '../../src/broker/protocol/messages/offset-commit.ts';
-import { type OffsetFetchRequest, offsetFetchRequestSchema } from '../../src/broker/protocol/messages/offset-fetch.ts';
-import { type FindCoordinatorRequest, findCoordinatorRequestSchema } from '../../src/broker/protocol/messages/find-coordinator.ts';
-import { type JoinGroupRequest, joinGroupRequestSchema } from '../../src/broker/protocol/messages/join-group.ts';
-import { type SyncGroupRequest, syncGroupRequestSchema } from '../../src/broker/protocol/messages/sync-group.ts';
-import { type HeartbeatRequest, heartbeatRequestSchema } from '../../src/broker/protocol/messages/heartbeat.ts';
-import { type LeaveGroupRequest, leaveGroupRequestSchema } from '../../src/broker/protocol/messages/leave-group.ts';
-import { type ListGroupsRequest, listGroupsRequestSchema } from '../../src/broker/protocol/messages/list-groups.ts';
-import { type DescribeGroupsRequest, describeGroupsRequestSchema } from '../../src/broker/protocol/messages/describe-groups.ts';
-import { type DeleteGroupsRequest, deleteGroupsRequestSchema } from '../../src/broker/protocol/messages/delete-groups.ts';
-import { type OffsetDeleteRequest, offsetDeleteRequestSchema } from '../../src/broker/protocol/messages/offset-delete.ts';
+import { completeMessage, type Draft } from '../../src/protocol/message-codec.ts';
+import { type FetchRequest, fetchRequestSchema } from '../../src/protocol/messages/fetch.ts';
+import { type ListOffsetsRequest, listOffsetsRequestSchema } from '../../src/protocol/messages/list-offsets.ts';
+import { type MetadataRequest, metadataRequestSchema } from '../../src/protocol/messages/metadata.ts';
+import { type OffsetCommitRequest, offsetCommitRequestSchema } from '../../src/protocol/messages/offset-commit.ts';
+import { type OffsetFetchRequest, offsetFetchRequestSchema } from '../../src/protocol/messages/offset-fetch.ts';
+import { type FindCoordinatorRequest, findCoordinatorRequestSchema } from '../../src/protocol/messages/find-coordinator.ts';
+import { type JoinGroupRequest, joinGroupRequestSchema } from '../../src/protocol/messages/join-group.ts';
+import { type SyncGroupRequest, syncGroupRequestSchema } from '../../src/protocol/messages/sync-group.ts';
+import { type HeartbeatRequest, heartbeatRequestSchema } from '../../src/protocol/messages/heartbeat.ts';
+import { type LeaveGroupRequest, leaveGroupRequestSchema } from '../../src/protocol/messages/leave-group.ts';
+import { type ListGroupsRequest, listGroupsRequestSchema } from '../../src/protocol/messages/list-groups.ts';
+import { type DescribeGroupsRequest, describeGroupsRequestSchema } from '../../src/protocol/messages/describe-groups.ts';
+import { type DeleteGroupsRequest, deleteGroupsRequestSchema } from '../../src/protocol/messages/delete-groups.ts';
+import { type OffsetDeleteRequest, offsetDeleteRequestSchema } from '../../src/protocol/messages/offset-delete.ts';
 
 /** Fetch at v12, the last version that names topics (v13+ name them by id). */
 export const fetchRequest = (draft: Draft<FetchRequest>): FetchRequest => completeMessage<FetchRequest>(fetchRequestSchema, draft, 12);

@@ -1,5 +1,5 @@
 // Damage at rest in the tier, for tests of what a reader does with it.
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import { tieredSegmentKey } from '../../src/tier/keys.ts';
 import { copiedSegments, TierRecords } from '../../src/tier/tier-record.ts';

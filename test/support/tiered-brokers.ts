@@ -2,7 +2,7 @@
 // roll, a tier round only when a test asks for one (tierer.tierDue), WAL and control records in
 // `store`, tiered segments in `tierStore` (by default the same store).
 import { Broker } from '../../src/broker/broker.ts';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import type { LoggerOption } from '../../src/observability/logger.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import { tempDir } from './temp-dir.ts';

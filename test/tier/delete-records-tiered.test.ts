@@ -2,7 +2,7 @@
 // retention passes them), and serves none of them; reads from the new log start on still come
 // from the tier where the local log no longer holds them, and untiered segments stay local.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { Ferry } from '../../src/engine/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { type TierRecord, tierRecordKey } from '../../src/tier/tier-record.ts';

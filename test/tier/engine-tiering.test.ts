@@ -1,7 +1,7 @@
 // The engine tiers what it leads (docs/tier-protocol.md): an embedded Ferry with a WAL and a tier
 // store copies each rolled segment below the high watermark, and the tier record says so.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { Ferry } from '../../src/engine/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { parseTieredSegmentKey } from '../../src/tier/keys.ts';

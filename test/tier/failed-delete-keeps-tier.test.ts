@@ -6,7 +6,7 @@
 // sweeper deletes the tier of a live topic (its tier record and segments), and every offset below
 // the local log start is lost. Severity: data loss (trigger: a failed delete, e.g. ENOSPC).
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { Ferry } from '../../src/engine/index.ts';
 import { TOPICS_FILE } from '../../src/engine/topic-registry.ts';
 import { MemoryStore } from '../../src/store/memory.ts';

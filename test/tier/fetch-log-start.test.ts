@@ -1,7 +1,7 @@
 // A Fetch answered from the local log names the whole log's start (docs/tier-protocol.md, LS):
 // the tier's, once local retention dropped what the tier holds, as KIP-405's log_start_offset.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { Ferry } from '../../src/engine/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { RemoteReader, TIER_RECORD_REFRESH_MS } from '../../src/tier/remote-reader.ts';

@@ -2,7 +2,7 @@
 // disk is a cache of the tiered history; a segment goes only once it is wholly tiered, by
 // local.retention.bytes / local.retention.ms (-2: as retention.*), never an untiered one.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { Ferry } from '../../src/engine/index.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';

@@ -1,7 +1,7 @@
 // Adversarial review of 3f4c00f ("a remote read that outlives its incarnation serves nothing"):
 // the check was added to Ferry.fetchWithTier only. The test here failed when written.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { Ferry } from '../../src/engine/index.ts';
 import { isFerryError } from '../../src/errors.ts';
 import { MemoryStore } from '../../src/store/memory.ts';

@@ -8,7 +8,7 @@
 // each partition's re-noted sightings evict the next partition's before they come due, and no
 // orphan is ever deleted again: the tier grows by every piece, and every LIST with it.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import { tieredSegmentKey } from '../../src/tier/keys.ts';

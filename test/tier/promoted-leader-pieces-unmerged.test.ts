@@ -7,7 +7,7 @@
 // entry per TIER_TAIL_MAX_MS until the segment rolls (segment.ms: 7 days), so the record reaches
 // TIERED_SEGMENTS_MAX (10,000) in about 28 hours and the partition stops tiering.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { MemoryStore } from '../../src/store/memory.ts';

@@ -2,7 +2,7 @@
 // TIER_TAIL_MAX_MS, so it tiers, and WAL GC (which deletes a stream in order) is no longer held
 // at its frames by it: every busy partition's objects behind them go too (review finding 5).
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { Ferry } from '../../src/engine/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { TIER_TAIL_MAX_MS } from '../../src/tier/tierer.ts';

@@ -3,7 +3,7 @@
 // fail a check are never served; retention that races a read answers OffsetOutOfRange; the
 // chunk cache stays within its bytes; concurrent readers of one chunk share its GET.
 import { describe, expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { isFerryError } from '../../src/errors.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import type { RecordBatch } from '../../src/format/record-batch.ts';

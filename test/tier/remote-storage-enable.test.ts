@@ -2,7 +2,7 @@
 // engine copies nothing of the topic and keeps its history locally under retention.* alone.
 import { expect, test } from 'bun:test';
 import { Broker } from '../../src/broker/broker.ts';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import type { TopicRecord } from '../../src/cluster/node.ts';
 import { Ferry } from '../../src/engine/index.ts';
 import { resolveLogConfig } from '../../src/log/config.ts';

@@ -6,7 +6,7 @@
 // The log then stays above retention.bytes by up to a segment (TIER_TAIL_MAX_BYTES of committed
 // bytes plus whatever is not committed yet). PartitionLog.bytesFrom, added for [T2], is the count.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { MemoryStore } from '../../src/store/memory.ts';

@@ -2,7 +2,7 @@
 // an id the live topics lack goes after two sightings a delay apart, the records after the
 // objects, late uploads too; a live incarnation's objects are never touched.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { tieredPartitionPrefix, tieredSegmentKey } from '../../src/tier/keys.ts';
 import { RetiredIncarnationSweeper } from '../../src/tier/retired-sweeper.ts';

@@ -5,7 +5,7 @@ import type { Broker } from '../../src/broker/broker.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { TierRecords } from '../../src/tier/tier-record.ts';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { startTieredBroker } from '../support/tiered-brokers.ts';
 
 setDefaultTimeout(60_000);

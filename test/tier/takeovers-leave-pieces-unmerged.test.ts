@@ -6,7 +6,7 @@
 // the record grows with every takeover (a rolling restart a day is thousands of entries within a
 // year of a partition written now and then) until TIERED_SEGMENTS_MAX stops its tiering.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { MemoryStore } from '../../src/store/memory.ts';

@@ -3,7 +3,7 @@
 // hands the tierer its sweep interval and orphan delay (TierOptions.sweepIntervalMs,
 // orphanDelayMs), which the simulation shortens so that [T6] runs within a run.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { Ferry, type FerryOptions } from '../../src/engine/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { TIER_ORPHAN_DELAY_MS, TIER_SWEEP_INTERVAL_MS } from '../../src/tier/orphan-sweeper.ts';

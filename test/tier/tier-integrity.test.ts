@@ -3,7 +3,7 @@
 // read of a batch whose bytes outside its CRC were changed. Each test here failed when written;
 // its comment says how.
 import { afterEach, expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { isFerryError } from '../../src/errors.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';

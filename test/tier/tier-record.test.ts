@@ -2,7 +2,7 @@
 // tiered history, changed by compare-and-swap by the leader that took it, so that a deposed
 // leader can neither announce, nor commit, nor expire anything once a later epoch took it.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { isFerryError } from '../../src/errors.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { type CopiedDetails, TierRecords, copiedSegments, tieredEnd } from '../../src/tier/tier-record.ts';

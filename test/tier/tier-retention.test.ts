@@ -3,7 +3,7 @@
 // and an object no entry names (retention's, or a dead upload's) is deleted only after it was
 // seen unnamed for TIER_ORPHAN_DELAY_MS, so a read that picked it just before still finds it.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { MemoryStore } from '../../src/store/memory.ts';

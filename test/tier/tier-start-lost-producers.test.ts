@@ -5,7 +5,7 @@
 // given up only for bytes the store holds. The corruption cases failed when written (tierStartOf
 // threw CorruptObject).
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { isFerryError } from '../../src/errors.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';

@@ -1,7 +1,7 @@
 // Adversarial review of 3f4c00f (Tierer.#tierOne / #step: "failures said once and counted").
 // The test here failed when written; its comment says how.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { MemoryStore } from '../../src/store/memory.ts';

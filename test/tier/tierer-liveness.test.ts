@@ -2,7 +2,7 @@
 // the way to a commit must not stop a partition's tiering, retention or sweeping for the rest of
 // its leader's epoch. Each test here failed when written; its comment says how.
 import { expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { StoreError } from '../../src/store/errors.ts';

@@ -2,7 +2,7 @@
 // the tier, byte for byte, with the epochs and producer state a reader needs without the local
 // copy; an upload that failed is redone under a new upload id; a deposed leader commits nothing.
 import { describe, expect, test } from 'bun:test';
-import { ControlStore } from '../../src/cluster/control-store.ts';
+import { ControlStore } from '../../src/control/control-store.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { MemoryStore } from '../../src/store/memory.ts';

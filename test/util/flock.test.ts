@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { DirLock } from '../../src/log/dir-lock.ts';
+import { DirLock } from '../../src/util/dir-lock.ts';
 import { isFerryError } from '../../src/errors.ts';
 import { flockAvailable, lockExclusive, tryLockExclusive, unlock } from '../../src/util/flock.ts';
 import { tempDir } from '../support/temp-dir.ts';

@@ -1,9 +1,9 @@
 // Adversarial review of issue 11, guarantee 1 (issue 11, Deliver 4: a WAL object is deleted once
 // covered "and every in-sync follower of those partitions has applied past it"). Failed on main at
-// 8c03420; fixed in src/wal/gc/coverage.ts (the in-sync followers hold every stream of this writer).
+// 8c03420; fixed in src/wal-gc/coverage.ts (the in-sync followers hold every stream of this writer).
 //
 // What it shows: the collector asks the in-sync followers only for the epoch being written now
-// (src/wal/gc/coverage.ts covered(): `if (!this.#current) return true`; the collector passes
+// (src/wal-gc/coverage.ts covered(): `if (!this.#current) return true`; the collector passes
 // `stream.epoch === current`). When a leader moves to a new writer epoch while keeping its
 // partitions ([C7]: a failed writer, a fenced one), its in-sync followers are still reading the
 // previous stream, a few objects behind its seal. GC deletes that stream's objects once tiered,
@@ -15,7 +15,7 @@
 // Severity: unavailability (acks=all stalls) and cost (full re-follows).
 import { expect, test } from 'bun:test';
 import { MemoryStore } from '../../src/store/memory.ts';
-import { collectorOf, present, putSeal, putStream, World, WRITER } from './gc/support.ts';
+import { collectorOf, present, putSeal, putStream, World, WRITER } from '../wal-gc/support.ts';
 
 const PREVIOUS = { writerId: WRITER, epoch: 1 };
 const CURRENT = { writerId: WRITER, epoch: 2 };

@@ -22,12 +22,12 @@ import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore, PutOptions, PutResult } from '../../src/store/object-store.ts';
 import { ManualClock, systemClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
-import { WalCollector } from '../../src/wal/gc/collector.ts';
+import { WalCollector } from '../../src/wal-gc/collector.ts';
 import { type StreamId, walObjectKey } from '../../src/wal/keys.ts';
 import { sealStream } from '../../src/wal/seal.ts';
 import { DEFAULT_WAL_WRITER_CONFIG, WalWriter } from '../../src/wal/writer.ts';
 import { batchOf } from '../support/batches.ts';
-import { PREFIX, TOPIC, TOPIC_ID, World, WRITER } from './gc/support.ts';
+import { PREFIX, TOPIC, TOPIC_ID, World, WRITER } from '../wal-gc/support.ts';
 
 const STREAM: StreamId = { writerId: WRITER, epoch: 2 };
 

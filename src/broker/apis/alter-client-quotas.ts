@@ -1,7 +1,7 @@
-import { type AlterClientQuotasRequest, alterClientQuotasRequestSchema, type AlterClientQuotasResponse, alterClientQuotasResponseSchema } from '../protocol/messages/alter-client-quotas.ts';
+import { type AlterClientQuotasRequest, alterClientQuotasRequestSchema, type AlterClientQuotasResponse, alterClientQuotasResponseSchema } from '../../protocol/messages/alter-client-quotas.ts';
 import { schemaApi } from './api.ts';
 
-export type * from '../protocol/messages/alter-client-quotas.ts';
+export type * from '../../protocol/messages/alter-client-quotas.ts';
 
 /** AlterClientQuotas (key 49): sets or removes quota values of entities; v1 is flexible. */
 export const alterClientQuotasCodec = schemaApi<AlterClientQuotasRequest, AlterClientQuotasResponse>({

@@ -1,7 +1,7 @@
-import { type AlterConfigsRequest, alterConfigsRequestSchema, type AlterConfigsResponse, alterConfigsResponseSchema } from '../protocol/messages/alter-configs.ts';
+import { type AlterConfigsRequest, alterConfigsRequestSchema, type AlterConfigsResponse, alterConfigsResponseSchema } from '../../protocol/messages/alter-configs.ts';
 import { schemaApi } from './api.ts';
 
-export type * from '../protocol/messages/alter-configs.ts';
+export type * from '../../protocol/messages/alter-configs.ts';
 
 /** AlterConfigs (key 33): replaces every dynamic config of a resource with the ones given. */
 export const alterConfigsCodec = schemaApi<AlterConfigsRequest, AlterConfigsResponse>({

@@ -3,10 +3,10 @@ import {
   alterUserScramCredentialsRequestSchema,
   type AlterUserScramCredentialsResponse,
   alterUserScramCredentialsResponseSchema,
-} from '../protocol/messages/alter-user-scram-credentials.ts';
+} from '../../protocol/messages/alter-user-scram-credentials.ts';
 import { schemaApi } from './api.ts';
 
-export type * from '../protocol/messages/alter-user-scram-credentials.ts';
+export type * from '../../protocol/messages/alter-user-scram-credentials.ts';
 
 /**
  * AlterUserScramCredentials (key 51): deletes and upserts SCRAM credentials; flexible from v0.

@@ -1,7 +1,7 @@
-import { type ApiVersionsRequest, apiVersionsRequestSchema, type ApiVersionsResponse, apiVersionsResponseSchema } from '../protocol/messages/api-versions.ts';
+import { type ApiVersionsRequest, apiVersionsRequestSchema, type ApiVersionsResponse, apiVersionsResponseSchema } from '../../protocol/messages/api-versions.ts';
 import { schemaApi } from './api.ts';
 
-export type * from '../protocol/messages/api-versions.ts';
+export type * from '../../protocol/messages/api-versions.ts';
 
 /**
  * ApiVersions (key 18). Its response always goes with response header v0, flexible versions

@@ -1,7 +1,7 @@
-import { decodeMessage, encodeMessage } from '../protocol/message-codec.ts';
-import type { KafkaReader } from '../protocol/reader.ts';
-import type { MessageSchema } from '../protocol/schema.ts';
-import type { KafkaWriter } from '../protocol/writer.ts';
+import { decodeMessage, encodeMessage } from '../../protocol/message-codec.ts';
+import type { KafkaReader } from '../../protocol/reader.ts';
+import type { MessageSchema } from '../../protocol/schema.ts';
+import type { KafkaWriter } from '../../protocol/writer.ts';
 
 /**
  * One Kafka API's wire format, every version Ferry supports: `decodeRequest` turns bytes into a
@@ -28,7 +28,7 @@ export interface SchemaApiSpec {
   readonly name: string;
   readonly minVersion: number;
   readonly maxVersion: number;
-  /** Generated from Kafka's message schemas: src/broker/protocol/messages. */
+  /** Generated from Kafka's message schemas: src/protocol/messages. */
   readonly request: MessageSchema;
   readonly response: MessageSchema;
 }

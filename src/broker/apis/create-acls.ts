@@ -1,7 +1,7 @@
-import { type CreateAclsRequest, createAclsRequestSchema, type CreateAclsResponse, createAclsResponseSchema } from '../protocol/messages/create-acls.ts';
+import { type CreateAclsRequest, createAclsRequestSchema, type CreateAclsResponse, createAclsResponseSchema } from '../../protocol/messages/create-acls.ts';
 import { schemaApi } from './api.ts';
 
-export type * from '../protocol/messages/create-acls.ts';
+export type * from '../../protocol/messages/create-acls.ts';
 
 /** CreateAcls (key 30). */
 export const createAclsCodec = schemaApi<CreateAclsRequest, CreateAclsResponse>({

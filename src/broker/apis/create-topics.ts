@@ -1,7 +1,7 @@
-import { type CreateTopicsRequest, createTopicsRequestSchema, type CreateTopicsResponse, createTopicsResponseSchema } from '../protocol/messages/create-topics.ts';
+import { type CreateTopicsRequest, createTopicsRequestSchema, type CreateTopicsResponse, createTopicsResponseSchema } from '../../protocol/messages/create-topics.ts';
 import { schemaApi } from './api.ts';
 
-export type * from '../protocol/messages/create-topics.ts';
+export type * from '../../protocol/messages/create-topics.ts';
 
 /** CreateTopics (key 19). */
 export const createTopicsCodec = schemaApi<CreateTopicsRequest, CreateTopicsResponse>({

@@ -1,7 +1,7 @@
-import { type DeleteAclsRequest, deleteAclsRequestSchema, type DeleteAclsResponse, deleteAclsResponseSchema } from '../protocol/messages/delete-acls.ts';
+import { type DeleteAclsRequest, deleteAclsRequestSchema, type DeleteAclsResponse, deleteAclsResponseSchema } from '../../protocol/messages/delete-acls.ts';
 import { schemaApi } from './api.ts';
 
-export type * from '../protocol/messages/delete-acls.ts';
+export type * from '../../protocol/messages/delete-acls.ts';
 
 /** DeleteAcls (key 31). */
 export const deleteAclsCodec = schemaApi<DeleteAclsRequest, DeleteAclsResponse>({

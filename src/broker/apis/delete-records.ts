@@ -1,7 +1,7 @@
-import { type DeleteRecordsRequest, deleteRecordsRequestSchema, type DeleteRecordsResponse, deleteRecordsResponseSchema } from '../protocol/messages/delete-records.ts';
+import { type DeleteRecordsRequest, deleteRecordsRequestSchema, type DeleteRecordsResponse, deleteRecordsResponseSchema } from '../../protocol/messages/delete-records.ts';
 import { schemaApi } from './api.ts';
 
-export type * from '../protocol/messages/delete-records.ts';
+export type * from '../../protocol/messages/delete-records.ts';
 
 /** DeleteRecords (key 21). */
 export const deleteRecordsCodec = schemaApi<DeleteRecordsRequest, DeleteRecordsResponse>({

@@ -1,7 +1,7 @@
-import { type DescribeAclsRequest, describeAclsRequestSchema, type DescribeAclsResponse, describeAclsResponseSchema } from '../protocol/messages/describe-acls.ts';
+import { type DescribeAclsRequest, describeAclsRequestSchema, type DescribeAclsResponse, describeAclsResponseSchema } from '../../protocol/messages/describe-acls.ts';
 import { schemaApi } from './api.ts';
 
-export type * from '../protocol/messages/describe-acls.ts';
+export type * from '../../protocol/messages/describe-acls.ts';
 
 /** DescribeAcls (key 29). */
 export const describeAclsCodec = schemaApi<DescribeAclsRequest, DescribeAclsResponse>({

@@ -3,10 +3,10 @@ import {
   describeClientQuotasRequestSchema,
   type DescribeClientQuotasResponse,
   describeClientQuotasResponseSchema,
-} from '../protocol/messages/describe-client-quotas.ts';
+} from '../../protocol/messages/describe-client-quotas.ts';
 import { schemaApi } from './api.ts';
 
-export type * from '../protocol/messages/describe-client-quotas.ts';
+export type * from '../../protocol/messages/describe-client-quotas.ts';
 
 /** DescribeClientQuotas (key 48): the quotas of the entities a filter matches; v1 is flexible. */
 export const describeClientQuotasCodec = schemaApi<DescribeClientQuotasRequest, DescribeClientQuotasResponse>({

@@ -1,7 +1,7 @@
-import { type DescribeClusterRequest, describeClusterRequestSchema, type DescribeClusterResponse, describeClusterResponseSchema } from '../protocol/messages/describe-cluster.ts';
+import { type DescribeClusterRequest, describeClusterRequestSchema, type DescribeClusterResponse, describeClusterResponseSchema } from '../../protocol/messages/describe-cluster.ts';
 import { schemaApi } from './api.ts';
 
-export type * from '../protocol/messages/describe-cluster.ts';
+export type * from '../../protocol/messages/describe-cluster.ts';
 
 /** DescribeCluster (key 60, KIP-700). */
 export const describeClusterCodec = schemaApi<DescribeClusterRequest, DescribeClusterResponse>({

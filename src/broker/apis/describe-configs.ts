@@ -1,7 +1,7 @@
-import { type DescribeConfigsRequest, describeConfigsRequestSchema, type DescribeConfigsResponse, describeConfigsResponseSchema } from '../protocol/messages/describe-configs.ts';
+import { type DescribeConfigsRequest, describeConfigsRequestSchema, type DescribeConfigsResponse, describeConfigsResponseSchema } from '../../protocol/messages/describe-configs.ts';
 import { schemaApi } from './api.ts';
 
-export type * from '../protocol/messages/describe-configs.ts';
+export type * from '../../protocol/messages/describe-configs.ts';
 
 /** resource_type values (Kafka's ConfigResource.Type). */
 export const ConfigResourceType = {

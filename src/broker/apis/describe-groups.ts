@@ -1,7 +1,7 @@
-import { type DescribeGroupsRequest, describeGroupsRequestSchema, type DescribeGroupsResponse, describeGroupsResponseSchema } from '../protocol/messages/describe-groups.ts';
+import { type DescribeGroupsRequest, describeGroupsRequestSchema, type DescribeGroupsResponse, describeGroupsResponseSchema } from '../../protocol/messages/describe-groups.ts';
 import { schemaApi } from './api.ts';
 
-export type * from '../protocol/messages/describe-groups.ts';
+export type * from '../../protocol/messages/describe-groups.ts';
 
 /** DescribeGroups (key 15). */
 export const describeGroupsCodec = schemaApi<DescribeGroupsRequest, DescribeGroupsResponse>({

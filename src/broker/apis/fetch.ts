@@ -1,7 +1,7 @@
-import { type FetchRequest, fetchRequestSchema, type FetchResponse, fetchResponseSchema } from '../protocol/messages/fetch.ts';
+import { type FetchRequest, fetchRequestSchema, type FetchResponse, fetchResponseSchema } from '../../protocol/messages/fetch.ts';
 import { schemaApi } from './api.ts';
 
-export type * from '../protocol/messages/fetch.ts';
+export type * from '../../protocol/messages/fetch.ts';
 
 /** IsolationLevel values of a Fetch or ListOffsets request. */
 export const IsolationLevel = {

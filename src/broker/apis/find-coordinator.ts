@@ -1,7 +1,7 @@
-import { type FindCoordinatorRequest, findCoordinatorRequestSchema, type FindCoordinatorResponse, findCoordinatorResponseSchema } from '../protocol/messages/find-coordinator.ts';
+import { type FindCoordinatorRequest, findCoordinatorRequestSchema, type FindCoordinatorResponse, findCoordinatorResponseSchema } from '../../protocol/messages/find-coordinator.ts';
 import { schemaApi } from './api.ts';
 
-export type * from '../protocol/messages/find-coordinator.ts';
+export type * from '../../protocol/messages/find-coordinator.ts';
 
 /** CoordinatorType values of a FindCoordinator request. */
 export const CoordinatorKeyType = {

@@ -1,7 +1,7 @@
-import { type LeaveGroupRequest, leaveGroupRequestSchema, type LeaveGroupResponse, leaveGroupResponseSchema } from '../protocol/messages/leave-group.ts';
+import { type LeaveGroupRequest, leaveGroupRequestSchema, type LeaveGroupResponse, leaveGroupResponseSchema } from '../../protocol/messages/leave-group.ts';
 import { schemaApi } from './api.ts';
 
-export type * from '../protocol/messages/leave-group.ts';
+export type * from '../../protocol/messages/leave-group.ts';
 
 /** LeaveGroup (key 13); from v3 one request removes several members (KIP-345). */
 export const leaveGroupCodec = schemaApi<LeaveGroupRequest, LeaveGroupResponse>({

@@ -1,7 +1,7 @@
-import { type ListOffsetsRequest, listOffsetsRequestSchema, type ListOffsetsResponse, listOffsetsResponseSchema } from '../protocol/messages/list-offsets.ts';
+import { type ListOffsetsRequest, listOffsetsRequestSchema, type ListOffsetsResponse, listOffsetsResponseSchema } from '../../protocol/messages/list-offsets.ts';
 import { schemaApi } from './api.ts';
 
-export type * from '../protocol/messages/list-offsets.ts';
+export type * from '../../protocol/messages/list-offsets.ts';
 
 /** ListOffsets (key 2); v8 adds EARLIEST_LOCAL (-4), v9 LATEST_TIERED (-5) timestamps (KIP-405, KIP-1005). */
 export const listOffsetsCodec = schemaApi<ListOffsetsRequest, ListOffsetsResponse>({

@@ -1,7 +1,7 @@
-import { type OffsetCommitRequest, offsetCommitRequestSchema, type OffsetCommitResponse, offsetCommitResponseSchema } from '../protocol/messages/offset-commit.ts';
+import { type OffsetCommitRequest, offsetCommitRequestSchema, type OffsetCommitResponse, offsetCommitResponseSchema } from '../../protocol/messages/offset-commit.ts';
 import { schemaApi } from './api.ts';
 
-export type * from '../protocol/messages/offset-commit.ts';
+export type * from '../../protocol/messages/offset-commit.ts';
 
 /** OffsetCommit (key 8). */
 export const offsetCommitCodec = schemaApi<OffsetCommitRequest, OffsetCommitResponse>({

@@ -1,7 +1,7 @@
-import { type OffsetDeleteRequest, offsetDeleteRequestSchema, type OffsetDeleteResponse, offsetDeleteResponseSchema } from '../protocol/messages/offset-delete.ts';
+import { type OffsetDeleteRequest, offsetDeleteRequestSchema, type OffsetDeleteResponse, offsetDeleteResponseSchema } from '../../protocol/messages/offset-delete.ts';
 import { schemaApi } from './api.ts';
 
-export type * from '../protocol/messages/offset-delete.ts';
+export type * from '../../protocol/messages/offset-delete.ts';
 
 /** OffsetDelete (key 47, KIP-496). */
 export const offsetDeleteCodec = schemaApi<OffsetDeleteRequest, OffsetDeleteResponse>({

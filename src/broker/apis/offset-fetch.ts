@@ -1,7 +1,7 @@
-import { type OffsetFetchRequest, offsetFetchRequestSchema, type OffsetFetchResponse, offsetFetchResponseSchema } from '../protocol/messages/offset-fetch.ts';
+import { type OffsetFetchRequest, offsetFetchRequestSchema, type OffsetFetchResponse, offsetFetchResponseSchema } from '../../protocol/messages/offset-fetch.ts';
 import { schemaApi } from './api.ts';
 
-export type * from '../protocol/messages/offset-fetch.ts';
+export type * from '../../protocol/messages/offset-fetch.ts';
 
 /** OffsetFetch (key 9). From v8 a request names several groups, each with its topics. */
 export const offsetFetchCodec = schemaApi<OffsetFetchRequest, OffsetFetchResponse>({

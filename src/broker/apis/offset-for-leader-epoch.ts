@@ -3,10 +3,10 @@ import {
   offsetForLeaderEpochRequestSchema,
   type OffsetForLeaderEpochResponse,
   offsetForLeaderEpochResponseSchema,
-} from '../protocol/messages/offset-for-leader-epoch.ts';
+} from '../../protocol/messages/offset-for-leader-epoch.ts';
 import { schemaApi } from './api.ts';
 
-export type { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse, OffsetForLeaderPartitionResult } from '../protocol/messages/offset-for-leader-epoch.ts';
+export type { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse, OffsetForLeaderPartitionResult } from '../../protocol/messages/offset-for-leader-epoch.ts';
 
 /**
  * OffsetForLeaderEpoch (key 23), versions 0-4 (4 flexible). KIP-101 / KIP-320: a consumer asks

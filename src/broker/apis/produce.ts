@@ -1,7 +1,7 @@
-import { type ProduceRequest, produceRequestSchema, type ProduceResponse, produceResponseSchema } from '../protocol/messages/produce.ts';
+import { type ProduceRequest, produceRequestSchema, type ProduceResponse, produceResponseSchema } from '../../protocol/messages/produce.ts';
 import { schemaApi } from './api.ts';
 
-export type * from '../protocol/messages/produce.ts';
+export type * from '../../protocol/messages/produce.ts';
 
 /**
  * Produce (key 0). Versions 0-2 carry the old message formats (magic 0 and 1), which Kafka 4 no

@@ -1,7 +1,7 @@
-import { type SaslAuthenticateRequest, saslAuthenticateRequestSchema, type SaslAuthenticateResponse, saslAuthenticateResponseSchema } from '../protocol/messages/sasl-authenticate.ts';
+import { type SaslAuthenticateRequest, saslAuthenticateRequestSchema, type SaslAuthenticateResponse, saslAuthenticateResponseSchema } from '../../protocol/messages/sasl-authenticate.ts';
 import { schemaApi } from './api.ts';
 
-export type * from '../protocol/messages/sasl-authenticate.ts';
+export type * from '../../protocol/messages/sasl-authenticate.ts';
 
 /**
  * SaslAuthenticate (key 36): one SASL token each way. v1 adds the session lifetime, v2 is the

@@ -1,7 +1,7 @@
-import { type SaslHandshakeRequest, saslHandshakeRequestSchema, type SaslHandshakeResponse, saslHandshakeResponseSchema } from '../protocol/messages/sasl-handshake.ts';
+import { type SaslHandshakeRequest, saslHandshakeRequestSchema, type SaslHandshakeResponse, saslHandshakeResponseSchema } from '../../protocol/messages/sasl-handshake.ts';
 import { schemaApi } from './api.ts';
 
-export type * from '../protocol/messages/sasl-handshake.ts';
+export type * from '../../protocol/messages/sasl-handshake.ts';
 
 /**
  * SaslHandshake (key 17). v0 and v1 have the same body; the version says what follows: after v0

@@ -1,5 +1,5 @@
 import { componentLogger, type LoggerOption } from '../../observability/logger.ts';
-import { ControlStore } from '../../cluster/control-store.ts';
+import { ControlStore } from '../../control/control-store.ts';
 import { FerryError } from '../../errors.ts';
 import type { MetricsRegistry } from '../../metrics/index.ts';
 import { AclStore } from '../../security/acl/acl-store.ts';

@@ -11,8 +11,8 @@ import { saslAuthenticateCodec } from '../apis/sasl-authenticate.ts';
 import type { SaslHandshakeRequest, SaslHandshakeResponse } from '../apis/sasl-handshake.ts';
 import { saslHandshakeCodec } from '../apis/sasl-handshake.ts';
 import { REQUEST_BYTES_MAX } from '../connection.ts';
-import { ErrorCode } from '../protocol/error-codes.ts';
-import { ProtocolError } from '../protocol/errors.ts';
+import { ErrorCode } from '../../protocol/error-codes.ts';
+import { ProtocolError } from '../../protocol/errors.ts';
 import type { Router, SaslRequests } from '../router.ts';
 import type { ListenerSecurity } from './listener-security.ts';
 

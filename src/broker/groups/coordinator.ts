@@ -1,4 +1,4 @@
-import { ErrorCode } from '../protocol/error-codes.ts';
+import { ErrorCode } from '../../protocol/error-codes.ts';
 import type { Clock, Timer } from '../../util/clock.ts';
 import { regressed } from '../../util/regressions.ts';
 import { type CoordinatorClaim, sameClaim } from './offset-store.ts';

@@ -1,7 +1,7 @@
 import { isFerryError } from '../../errors.ts';
 import { isStoreError } from '../../store/errors.ts';
 import { isOsError } from '../../util/os-error.ts';
-import { ErrorCode } from '../protocol/error-codes.ts';
+import { ErrorCode } from '../../protocol/error-codes.ts';
 import { subscribedTopics } from './consumer-subscription.ts';
 import type { GroupCoordinator, GroupState, MemberSummary } from './coordinator.ts';
 import type { GroupOffset, GroupOffsetStore } from './offset-store.ts';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { pack, unpack } from 'msgpackr';
 import { FerryError } from '../../errors.ts';
-import type { ControlStore } from '../../cluster/control-store.ts';
+import type { ControlStore } from '../../control/control-store.ts';
 import { type Disk, systemDisk } from '../../util/disk.ts';
 import { regressed } from '../../util/regressions.ts';
 import { writeFileAtomicSync } from '../../util/files.ts';

@@ -6,9 +6,9 @@
 import type { CreateAclsRequest, CreateAclsResponse } from '../apis/create-acls.ts';
 import type { DeleteAclsFilterResult, DeleteAclsMatchingAcl, DeleteAclsRequest, DeleteAclsResponse } from '../apis/delete-acls.ts';
 import type { DescribeAclsRequest, DescribeAclsResource, DescribeAclsResponse } from '../apis/describe-acls.ts';
-import type { AclCreation } from '../protocol/messages/create-acls.ts';
-import type { DeleteAclsFilter } from '../protocol/messages/delete-acls.ts';
-import { ErrorCode } from '../protocol/error-codes.ts';
+import type { AclCreation } from '../../protocol/messages/create-acls.ts';
+import type { DeleteAclsFilter } from '../../protocol/messages/delete-acls.ts';
+import { ErrorCode } from '../../protocol/error-codes.ts';
 import type { AclDeleteResult, AclError, AclService } from '../../security/acl/acl-store.ts';
 import { filterError } from '../../security/acl/validate.ts';
 import {

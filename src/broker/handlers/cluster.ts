@@ -3,7 +3,7 @@ import type { BrokerContext } from '../context.ts';
 import type { Session } from '../../security/session.ts';
 import { AclOperation, CLUSTER_NAME, ResourceType } from '../../security/acl/model.ts';
 import { allowedOnCluster, AUTHORIZED_OPERATIONS_OMITTED, authorizedOperations, LOCAL_SESSION } from './authorize.ts';
-import { ErrorCode } from '../protocol/error-codes.ts';
+import { ErrorCode } from '../../protocol/error-codes.ts';
 import { endpointFor } from '../../cluster/endpoints.ts';
 
 /** DescribeCluster's endpoint types (KIP-919): Ferry's brokers are the only endpoints; there are no controllers. */

@@ -5,7 +5,7 @@ import type { Session } from '../../security/session.ts';
 import { allowed, allowedOnAnyOf, allowedOnCluster, AuthorizationMessage, LOCAL_SESSION } from './authorize.ts';
 import { AclOperation, ResourceType } from '../../security/acl/model.ts';
 import { endpointFor } from '../../cluster/endpoints.ts';
-import { ErrorCode } from '../protocol/error-codes.ts';
+import { ErrorCode } from '../../protocol/error-codes.ts';
 import { errorCodeOf } from './errors.ts';
 
 /**

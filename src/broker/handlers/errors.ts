@@ -1,7 +1,7 @@
 import { isFerryError } from '../../errors.ts';
 import { isStoreError } from '../../store/errors.ts';
 import { isOsError } from '../../util/os-error.ts';
-import { ErrorCode, errorCodeFor } from '../protocol/error-codes.ts';
+import { ErrorCode, errorCodeFor } from '../../protocol/error-codes.ts';
 
 /**
  * The Kafka error code for whatever a handler caught: Ferry's kinds by the one table; a failure

@@ -4,7 +4,7 @@ import type { Session } from '../../security/session.ts';
 import { allowedNames, allowedOnCluster, LOCAL_SESSION } from './authorize.ts';
 import { AclOperation, ResourceType } from '../../security/acl/model.ts';
 import type { FetchResult } from '../../engine/index.ts';
-import { ErrorCode } from '../protocol/error-codes.ts';
+import { ErrorCode } from '../../protocol/error-codes.ts';
 import { ZERO_UUID } from '../../util/uuid.ts';
 import { errorCodeOf, notServedCode } from './errors.ts';
 

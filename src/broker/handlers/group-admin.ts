@@ -9,7 +9,7 @@ import type { Session } from '../../security/session.ts';
 import { allowed, allowedNames, allowedOnCluster, AUTHORIZED_OPERATIONS_OMITTED, authorizedOperations, LOCAL_SESSION, operationBits } from './authorize.ts';
 import { AclOperation, ResourceType } from '../../security/acl/model.ts';
 import { GroupAdmin } from '../groups/group-admin.ts';
-import { ErrorCode } from '../protocol/error-codes.ts';
+import { ErrorCode } from '../../protocol/error-codes.ts';
 
 /** Every classic group is of this type (ListGroups v5, KIP-848's names). */
 export const CLASSIC_GROUP_TYPE = 'classic';

@@ -9,7 +9,7 @@ import type { Session } from '../../security/session.ts';
 import { allowed, allowedNames, LOCAL_SESSION } from './authorize.ts';
 import { AclOperation, ResourceType } from '../../security/acl/model.ts';
 import type { CoordinatorClaim, GroupOffset } from '../groups/offset-store.ts';
-import { ErrorCode } from '../protocol/error-codes.ts';
+import { ErrorCode } from '../../protocol/error-codes.ts';
 import type { Uuid } from '../../util/uuid.ts';
 import { isFerryError } from '../../errors.ts';
 import { isStoreError } from '../../store/errors.ts';

@@ -6,7 +6,7 @@ import type { BrokerAddress } from '../topology.ts';
 import type { Session } from '../../security/session.ts';
 import { AclOperation, CLUSTER_NAME, ResourceType } from '../../security/acl/model.ts';
 import { allowed, allowedNames, allowedOnCluster, AUTHORIZED_OPERATIONS_OMITTED, authorizedOperations, LOCAL_SESSION } from './authorize.ts';
-import { ErrorCode } from '../protocol/error-codes.ts';
+import { ErrorCode } from '../../protocol/error-codes.ts';
 import { endpointFor } from '../../cluster/endpoints.ts';
 import { type Uuid, ZERO_UUID } from '../../util/uuid.ts';
 

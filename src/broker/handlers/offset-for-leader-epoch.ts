@@ -3,7 +3,7 @@ import type { BrokerContext } from '../context.ts';
 import type { Session } from '../../security/session.ts';
 import { allowedNames, allowedOnCluster, LOCAL_SESSION } from './authorize.ts';
 import { AclOperation, ResourceType } from '../../security/acl/model.ts';
-import { ErrorCode } from '../protocol/error-codes.ts';
+import { ErrorCode } from '../../protocol/error-codes.ts';
 import { errorCodeOf, notServedCode } from './errors.ts';
 
 /** Kafka's replica id of a "debug" consumer (every version before 3): any replica may answer it. */

@@ -7,7 +7,7 @@ import type { Session } from '../../security/session.ts';
 import { allowed, allowedNames, allowedOnCluster, AuthorizationMessage, LOCAL_SESSION } from './authorize.ts';
 import { AclOperation, ResourceType } from '../../security/acl/model.ts';
 import { validateTopicName } from '../../engine/topic-name.ts';
-import { ErrorCode } from '../protocol/error-codes.ts';
+import { ErrorCode } from '../../protocol/error-codes.ts';
 import { errorCodeOf, notServedCode } from './errors.ts';
 import { notControllerMessage } from './controller.ts';
 

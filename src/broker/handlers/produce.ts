@@ -2,7 +2,7 @@ import { ATTRIBUTES_OFFSET, BATCH_LENGTH_OFFSET, LOG_OVERHEAD_BYTES, RECORD_BATC
 import { AclOperation, ResourceType } from '../../security/acl/model.ts';
 import type { PartitionProduceData, PartitionProduceResponse, ProduceRequest, ProduceResponse } from '../apis/produce.ts';
 import { type BrokerContext, NO_TIMESTAMP } from '../context.ts';
-import { ErrorCode } from '../protocol/error-codes.ts';
+import { ErrorCode } from '../../protocol/error-codes.ts';
 import { errorCodeOf, notServedCode } from './errors.ts';
 import type { Session } from '../../security/session.ts';
 import { allowed, allowedNames, LOCAL_SESSION } from './authorize.ts';

@@ -9,7 +9,7 @@ import { AclOperation } from '../../security/acl/model.ts';
 import type { ClientQuotaService } from '../../security/quotas/store.ts';
 import type { Session } from '../../security/session.ts';
 import type { BrokerContext } from '../context.ts';
-import { ErrorCode } from '../protocol/error-codes.ts';
+import { ErrorCode } from '../../protocol/error-codes.ts';
 import { allowedOnCluster, LOCAL_SESSION } from './authorize.ts';
 
 /** Kafka's message of CLUSTER_AUTHORIZATION_FAILED (Errors.CLUSTER_AUTHORIZATION_FAILED's exception). */

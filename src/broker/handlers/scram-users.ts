@@ -2,7 +2,7 @@ import type { AlterUserScramCredentialsRequest, AlterUserScramCredentialsRespons
 import type { DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse } from '../apis/describe-user-scram-credentials.ts';
 import { AclOperation } from '../../security/acl/model.ts';
 import type { BrokerContext } from '../context.ts';
-import { ErrorCode } from '../protocol/error-codes.ts';
+import { ErrorCode } from '../../protocol/error-codes.ts';
 import type { Session } from '../../security/session.ts';
 import { allowedOnCluster, LOCAL_SESSION } from './authorize.ts';
 

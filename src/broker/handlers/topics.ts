@@ -9,7 +9,7 @@ import type { BrokerContext } from '../context.ts';
 import type { Session } from '../../security/session.ts';
 import { allowedNames, allowedOnCluster, AuthorizationMessage, LOCAL_SESSION } from './authorize.ts';
 import { AclOperation, ResourceType } from '../../security/acl/model.ts';
-import { ErrorCode } from '../protocol/error-codes.ts';
+import { ErrorCode } from '../../protocol/error-codes.ts';
 import { errorCodeOf } from './errors.ts';
 import { notControllerMessage } from './controller.ts';
 

@@ -1,4 +1,4 @@
-import { type ControlStore, RecordCache, type Versioned } from '../../cluster/control-store.ts';
+import { type ControlStore, RecordCache, type Versioned } from '../../control/control-store.ts';
 import { FerryError } from '../../errors.ts';
 import { AssertionError } from '../../util/assert.ts';
 import { mapLimited } from '../../util/map-limited.ts';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { RecordCache, type ControlStore, type Versioned } from '../../cluster/control-store.ts';
+import { RecordCache, type ControlStore, type Versioned } from '../../control/control-store.ts';
 import { FerryError } from '../../errors.ts';
 import { mapLimited } from '../../util/map-limited.ts';
 import { regressed } from '../../util/regressions.ts';

@@ -13,7 +13,7 @@
  */
 import { ConfigResourceType } from '../../broker/apis/describe-configs.ts';
 import { CoordinatorKeyType } from '../../broker/apis/find-coordinator.ts';
-import { ErrorCode } from '../../broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../protocol/error-codes.ts';
 import { AclOperation, AclPermissionType, PatternType, ResourceType } from '../../security/acl/model.ts';
 import type { AccessProbeApi, AccessProbeOp, Outcome, SimResourceType } from '../history.ts';
 import type { ClientApi } from './api.ts';

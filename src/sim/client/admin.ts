@@ -5,9 +5,9 @@
  * topics through Metadata.
  */
 import type { MetadataResponse } from '../../broker/apis/metadata.ts';
-import type { DeleteAclsResponse } from '../../broker/protocol/messages/delete-acls.ts';
-import type { Decoded } from '../../broker/protocol/message-codec.ts';
-import { ErrorCode } from '../../broker/protocol/error-codes.ts';
+import type { DeleteAclsResponse } from '../../protocol/messages/delete-acls.ts';
+import type { Decoded } from '../../protocol/message-codec.ts';
+import { ErrorCode } from '../../protocol/error-codes.ts';
 import { ConfigResourceType } from '../../broker/apis/describe-configs.ts';
 import type { AclChangeOp, AdminOp, AlterConfigsOp, CreatePartitionsOp, DeleteRecordsOp, Outcome, QuotaChangeOp, ScramChangeOp } from '../history.ts';
 import type { ScramMechanism } from '../../security/scram/mechanism.ts';

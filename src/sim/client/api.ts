@@ -1,8 +1,8 @@
-import { ErrorCode } from '../../broker/protocol/error-codes.ts';
-import { type Decoded, decodeMessage, type Draft, encodeMessage, isFlexibleVersion } from '../../broker/protocol/message-codec.ts';
-import type { KafkaReader } from '../../broker/protocol/reader.ts';
-import type { MessageSchema } from '../../broker/protocol/schema.ts';
-import type { KafkaWriter } from '../../broker/protocol/writer.ts';
+import { ErrorCode } from '../../protocol/error-codes.ts';
+import { type Decoded, decodeMessage, type Draft, encodeMessage, isFlexibleVersion } from '../../protocol/message-codec.ts';
+import type { KafkaReader } from '../../protocol/reader.ts';
+import type { MessageSchema } from '../../protocol/schema.ts';
+import type { KafkaWriter } from '../../protocol/writer.ts';
 
 /**
  * One Kafka API as a client speaks it, at the one version the simulated clients use: the mirror
@@ -23,7 +23,7 @@ export interface ClientApi<Request, Response> {
 const API_VERSIONS_KEY = 18;
 
 /**
- * A client API read and written by Kafka's schemas (src/broker/protocol/messages), at one version:
+ * A client API read and written by Kafka's schemas (src/protocol/messages), at one version:
  * a request may leave fields out (their defaults go on the wire), and a response comes back with
  * every field. The response header's correlation id is read before (the connection matches
  * answers by it); a flexible response's header tagged fields are skipped here.

@@ -4,8 +4,8 @@
  * asked of any broker, bootstrap addresses first until a broker list is known.
  */
 import type { MetadataResponse } from '../../broker/apis/metadata.ts';
-import type { Decoded } from '../../broker/protocol/message-codec.ts';
-import { ErrorCode } from '../../broker/protocol/error-codes.ts';
+import type { Decoded } from '../../protocol/message-codec.ts';
+import { ErrorCode } from '../../protocol/error-codes.ts';
 import type { AuthenticateOp, MetadataOp, ThrottleOp } from '../history.ts';
 import { type ClientApi, errorName } from './api.ts';
 import { ClientConnection, type Reply, type Throttle } from './connection.ts';

@@ -14,8 +14,8 @@
  * broker has muted the connection meanwhile anyway. A held request's timeout starts when it goes
  * out. A re-authentication's exchange goes past the hold (quotas exempt it).
  */
-import { KafkaReader } from '../../broker/protocol/reader.ts';
-import { KafkaWriter } from '../../broker/protocol/writer.ts';
+import { KafkaReader } from '../../protocol/reader.ts';
+import { KafkaWriter } from '../../protocol/writer.ts';
 import type { Clock, Timer } from '../../util/clock.ts';
 import type { NetSocket, Network } from '../../util/network.ts';
 import { type ClientApi, writeRequestHeader } from './api.ts';

@@ -2,8 +2,8 @@
  * The consumer protocol's bytes inside JoinGroup and SyncGroup (opaque to the broker): a member's
  * subscription (ConsumerProtocolSubscription v0) and its assignment (ConsumerProtocolAssignment v0).
  */
-import { KafkaReader } from '../../broker/protocol/reader.ts';
-import { KafkaWriter } from '../../broker/protocol/writer.ts';
+import { KafkaReader } from '../../protocol/reader.ts';
+import { KafkaWriter } from '../../protocol/writer.ts';
 
 const CONSUMER_PROTOCOL_VERSION = 0;
 

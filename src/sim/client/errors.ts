@@ -1,5 +1,5 @@
 /** How the simulated clients read Kafka's error codes: what is worth a retry, what means new metadata. */
-import { ErrorCode } from '../../broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../protocol/error-codes.ts';
 
 /** Errors after which the partition's leader must be asked again. */
 const STALE_METADATA = new Set<number>([

@@ -10,7 +10,7 @@
  * Given lapses (group-lapses.ts), it also stalls, turns zombie, commits under a stale generation
  * and leaves, now and then.
  */
-import { ErrorCode } from '../../broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../protocol/error-codes.ts';
 import { BrokerPool } from './brokers.ts';
 import { assignRoundRobin, decodeAssignment, encodeAssignment, encodeSubscription, type TopicPartitions } from './consumer-protocol.ts';
 import { backoffMs, type ClientContext, type ClientOptions, clientContext, type SimClient, sleep } from './context.ts';

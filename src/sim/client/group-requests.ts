@@ -7,7 +7,7 @@
  */
 import type { OffsetCommitRequest } from '../../broker/apis/offset-commit.ts';
 import { CoordinatorKeyType } from '../../broker/apis/find-coordinator.ts';
-import { ErrorCode } from '../../broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../protocol/error-codes.ts';
 import type { CommitOp, GroupMemberOp, JoinGroupOp, OffsetFetchOp, Outcome } from '../history.ts';
 import { type BrokerPool, type NodeReply, UNKNOWN_NODE } from './brokers.ts';
 import type { TopicPartitions } from './consumer-protocol.ts';

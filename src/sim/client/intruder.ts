@@ -16,9 +16,9 @@
  */
 import { CLOCK_DRIFT_FAULT_RATE_ERROR_MAX } from '../clock-rates.ts';
 import { type FetchResponse, IsolationLevel } from '../../broker/apis/fetch.ts';
-import type { Decoded } from '../../broker/protocol/message-codec.ts';
+import type { Decoded } from '../../protocol/message-codec.ts';
 import { CoordinatorKeyType } from '../../broker/apis/find-coordinator.ts';
-import { ErrorCode } from '../../broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../protocol/error-codes.ts';
 import { buildRecordBatch } from '../../format/batch-builder.ts';
 import type { Clock } from '../../util/clock.ts';
 import type { Network } from '../../util/network.ts';

@@ -1,5 +1,5 @@
 /** A request's Outcome as the history records it, from a Kafka error code or from no answer. */
-import { ErrorCode } from '../../broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../protocol/error-codes.ts';
 import type { Outcome, RequestOp } from '../history.ts';
 import { errorName } from './api.ts';
 import type { UnansweredError } from './connection.ts';

@@ -6,8 +6,8 @@
  * offset. Shared by the partition consumer and the group consumer.
  */
 import { type FetchResponse, IsolationLevel } from '../../broker/apis/fetch.ts';
-import { ErrorCode } from '../../broker/protocol/error-codes.ts';
-import type { Decoded } from '../../broker/protocol/message-codec.ts';
+import { ErrorCode } from '../../protocol/error-codes.ts';
+import type { Decoded } from '../../protocol/message-codec.ts';
 import type { AnswerOrigin, FetchOp, ListOffsetsOp, Outcome } from '../history.ts';
 import type { BrokerPool, NodeReply, PartitionLeader } from './brokers.ts';
 import { backoffMs, type ClientContext, sleep } from './context.ts';

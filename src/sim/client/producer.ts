@@ -22,7 +22,7 @@
  * and the rest start over under a bumped epoch. So a wrong sequence answer has the consequence it
  * has for a Java producer: a batch the broker held is written again.
  */
-import { ErrorCode } from '../../broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../protocol/error-codes.ts';
 import { assert } from '../../util/assert.ts';
 import { buildRecordBatch } from '../../format/batch-builder.ts';
 import type { BuildCompressionCodec } from '../../format/compression.ts';

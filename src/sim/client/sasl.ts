@@ -7,7 +7,7 @@
  * real randomness would make the messages (not the run's course: no latency depends on bytes)
  * differ between two runs of a seed.
  */
-import { ErrorCode } from '../../broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../protocol/error-codes.ts';
 import { PLAIN_MECHANISM, PlainSaslClient } from '../../security/sasl/plain.ts';
 import { SaslAuthenticationError, type SaslClient } from '../../security/sasl/mechanism.ts';
 import { ScramSaslClient } from '../../security/sasl/scram-client.ts';

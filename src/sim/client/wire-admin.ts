@@ -3,18 +3,18 @@
  * (request header v1): CreateTopics v4, DeleteTopics v3, DeleteRecords v1, CreatePartitions v1,
  * IncrementalAlterConfigs v0, DescribeConfigs v3 and DescribeGroups v4.
  */
-import { type CreatePartitionsRequest, createPartitionsRequestSchema, type CreatePartitionsResponse, createPartitionsResponseSchema } from '../../broker/protocol/messages/create-partitions.ts';
-import { type CreateTopicsRequest, createTopicsRequestSchema, type CreateTopicsResponse, createTopicsResponseSchema } from '../../broker/protocol/messages/create-topics.ts';
-import { type DescribeConfigsRequest, describeConfigsRequestSchema, type DescribeConfigsResponse, describeConfigsResponseSchema } from '../../broker/protocol/messages/describe-configs.ts';
-import { type DescribeGroupsRequest, describeGroupsRequestSchema, type DescribeGroupsResponse, describeGroupsResponseSchema } from '../../broker/protocol/messages/describe-groups.ts';
-import { type DeleteRecordsRequest, deleteRecordsRequestSchema, type DeleteRecordsResponse, deleteRecordsResponseSchema } from '../../broker/protocol/messages/delete-records.ts';
-import { type DeleteTopicsRequest, deleteTopicsRequestSchema, type DeleteTopicsResponse, deleteTopicsResponseSchema } from '../../broker/protocol/messages/delete-topics.ts';
+import { type CreatePartitionsRequest, createPartitionsRequestSchema, type CreatePartitionsResponse, createPartitionsResponseSchema } from '../../protocol/messages/create-partitions.ts';
+import { type CreateTopicsRequest, createTopicsRequestSchema, type CreateTopicsResponse, createTopicsResponseSchema } from '../../protocol/messages/create-topics.ts';
+import { type DescribeConfigsRequest, describeConfigsRequestSchema, type DescribeConfigsResponse, describeConfigsResponseSchema } from '../../protocol/messages/describe-configs.ts';
+import { type DescribeGroupsRequest, describeGroupsRequestSchema, type DescribeGroupsResponse, describeGroupsResponseSchema } from '../../protocol/messages/describe-groups.ts';
+import { type DeleteRecordsRequest, deleteRecordsRequestSchema, type DeleteRecordsResponse, deleteRecordsResponseSchema } from '../../protocol/messages/delete-records.ts';
+import { type DeleteTopicsRequest, deleteTopicsRequestSchema, type DeleteTopicsResponse, deleteTopicsResponseSchema } from '../../protocol/messages/delete-topics.ts';
 import {
   type IncrementalAlterConfigsRequest,
   incrementalAlterConfigsRequestSchema,
   type IncrementalAlterConfigsResponse,
   incrementalAlterConfigsResponseSchema,
-} from '../../broker/protocol/messages/incremental-alter-configs.ts';
+} from '../../protocol/messages/incremental-alter-configs.ts';
 import { schemaClientApi } from './api.ts';
 
 export const createTopicsApi = schemaClientApi<CreateTopicsRequest, CreateTopicsResponse>('CreateTopics', 4, createTopicsRequestSchema, createTopicsResponseSchema);

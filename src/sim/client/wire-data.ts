@@ -1,12 +1,12 @@
 /**
  * The client side of the data path's APIs: Metadata v8, Produce v8, Fetch v11, ListOffsets v2 and
- * InitProducerId v1, read and written by Kafka's schemas (src/broker/protocol/messages).
+ * InitProducerId v1, read and written by Kafka's schemas (src/protocol/messages).
  */
-import { type InitProducerIdRequest, initProducerIdRequestSchema, type InitProducerIdResponse, initProducerIdResponseSchema } from '../../broker/protocol/messages/init-producer-id.ts';
-import { type FetchRequest, fetchRequestSchema, type FetchResponse, fetchResponseSchema } from '../../broker/protocol/messages/fetch.ts';
-import { type ListOffsetsRequest, listOffsetsRequestSchema, type ListOffsetsResponse, listOffsetsResponseSchema } from '../../broker/protocol/messages/list-offsets.ts';
-import { type MetadataRequest, metadataRequestSchema, type MetadataResponse, metadataResponseSchema } from '../../broker/protocol/messages/metadata.ts';
-import { type ProduceRequest, produceRequestSchema, type ProduceResponse, produceResponseSchema } from '../../broker/protocol/messages/produce.ts';
+import { type InitProducerIdRequest, initProducerIdRequestSchema, type InitProducerIdResponse, initProducerIdResponseSchema } from '../../protocol/messages/init-producer-id.ts';
+import { type FetchRequest, fetchRequestSchema, type FetchResponse, fetchResponseSchema } from '../../protocol/messages/fetch.ts';
+import { type ListOffsetsRequest, listOffsetsRequestSchema, type ListOffsetsResponse, listOffsetsResponseSchema } from '../../protocol/messages/list-offsets.ts';
+import { type MetadataRequest, metadataRequestSchema, type MetadataResponse, metadataResponseSchema } from '../../protocol/messages/metadata.ts';
+import { type ProduceRequest, produceRequestSchema, type ProduceResponse, produceResponseSchema } from '../../protocol/messages/produce.ts';
 import { schemaClientApi } from './api.ts';
 
 export const metadataApi = schemaClientApi<MetadataRequest, MetadataResponse>('Metadata', 8, metadataRequestSchema, metadataResponseSchema);

@@ -5,25 +5,25 @@
  * CreateAcls, DeleteAcls and DescribeAcls v1, AlterUserScramCredentials v0 (flexible: every
  * version is), and AlterClientQuotas and DescribeClientQuotas v0.
  */
-import { type AlterClientQuotasRequest, alterClientQuotasRequestSchema, type AlterClientQuotasResponse, alterClientQuotasResponseSchema } from '../../broker/protocol/messages/alter-client-quotas.ts';
+import { type AlterClientQuotasRequest, alterClientQuotasRequestSchema, type AlterClientQuotasResponse, alterClientQuotasResponseSchema } from '../../protocol/messages/alter-client-quotas.ts';
 import {
   type AlterUserScramCredentialsRequest,
   alterUserScramCredentialsRequestSchema,
   type AlterUserScramCredentialsResponse,
   alterUserScramCredentialsResponseSchema,
-} from '../../broker/protocol/messages/alter-user-scram-credentials.ts';
-import { type ApiVersionsRequest, apiVersionsRequestSchema, type ApiVersionsResponse, apiVersionsResponseSchema } from '../../broker/protocol/messages/api-versions.ts';
-import { type CreateAclsRequest, createAclsRequestSchema, type CreateAclsResponse, createAclsResponseSchema } from '../../broker/protocol/messages/create-acls.ts';
-import { type DeleteAclsRequest, deleteAclsRequestSchema, type DeleteAclsResponse, deleteAclsResponseSchema } from '../../broker/protocol/messages/delete-acls.ts';
-import { type DescribeAclsRequest, describeAclsRequestSchema, type DescribeAclsResponse, describeAclsResponseSchema } from '../../broker/protocol/messages/describe-acls.ts';
+} from '../../protocol/messages/alter-user-scram-credentials.ts';
+import { type ApiVersionsRequest, apiVersionsRequestSchema, type ApiVersionsResponse, apiVersionsResponseSchema } from '../../protocol/messages/api-versions.ts';
+import { type CreateAclsRequest, createAclsRequestSchema, type CreateAclsResponse, createAclsResponseSchema } from '../../protocol/messages/create-acls.ts';
+import { type DeleteAclsRequest, deleteAclsRequestSchema, type DeleteAclsResponse, deleteAclsResponseSchema } from '../../protocol/messages/delete-acls.ts';
+import { type DescribeAclsRequest, describeAclsRequestSchema, type DescribeAclsResponse, describeAclsResponseSchema } from '../../protocol/messages/describe-acls.ts';
 import {
   type DescribeClientQuotasRequest,
   describeClientQuotasRequestSchema,
   type DescribeClientQuotasResponse,
   describeClientQuotasResponseSchema,
-} from '../../broker/protocol/messages/describe-client-quotas.ts';
-import { type SaslAuthenticateRequest, saslAuthenticateRequestSchema, type SaslAuthenticateResponse, saslAuthenticateResponseSchema } from '../../broker/protocol/messages/sasl-authenticate.ts';
-import { type SaslHandshakeRequest, saslHandshakeRequestSchema, type SaslHandshakeResponse, saslHandshakeResponseSchema } from '../../broker/protocol/messages/sasl-handshake.ts';
+} from '../../protocol/messages/describe-client-quotas.ts';
+import { type SaslAuthenticateRequest, saslAuthenticateRequestSchema, type SaslAuthenticateResponse, saslAuthenticateResponseSchema } from '../../protocol/messages/sasl-authenticate.ts';
+import { type SaslHandshakeRequest, saslHandshakeRequestSchema, type SaslHandshakeResponse, saslHandshakeResponseSchema } from '../../protocol/messages/sasl-handshake.ts';
 import { schemaClientApi } from './api.ts';
 
 export const apiVersionsApi = schemaClientApi<ApiVersionsRequest, ApiVersionsResponse>('ApiVersions', 0, apiVersionsRequestSchema, apiVersionsResponseSchema);

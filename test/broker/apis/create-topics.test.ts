@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'bun:test';
 import { type CreateTopicsResponse, createTopicsCodec as codec } from '../../../src/broker/apis/create-topics.ts';
-import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
+import { KafkaWriter } from '../../../src/protocol/writer.ts';
 import { bytesOf, codecHarness, kafkajsEncode, kafkajsResponse } from '../../support/codec-harness.ts';
 
 // v0-4 are the rigid versions (flexible from v5); every version is also checked against Kafka's own
-// grammar in test/broker/protocol/schema-codecs.test.ts.
+// grammar in test/protocol/schema-codecs.test.ts.
 const VERSIONS = [0, 1, 2, 3, 4];
 /** kafkajs 2.2.4 stops at v3; v4 has v3's bytes (it only relaxes num_partitions/replication_factor, KIP-464). */
 const kafkajsVersion = (version: number) => Math.min(version, 3);

@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'bun:test';
 import { type DeleteTopicsResponse, deleteTopicsCodec as codec } from '../../../src/broker/apis/delete-topics.ts';
-import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
+import { KafkaWriter } from '../../../src/protocol/writer.ts';
 import { bytesOf, codecHarness, kafkajsEncode, kafkajsResponse } from '../../support/codec-harness.ts';
 
 // v0-3 are the rigid versions (flexible from v4); every version is also checked against Kafka's own
-// grammar in test/broker/protocol/schema-codecs.test.ts.
+// grammar in test/protocol/schema-codecs.test.ts.
 const VERSIONS = [0, 1, 2, 3];
 /** kafkajs 2.2.4 stops at v1; v2 and v3 have v1's bytes (v2: quota behaviour, v3: TOPIC_DELETION_DISABLED). */
 const kafkajsVersion = (version: number) => Math.min(version, 1);

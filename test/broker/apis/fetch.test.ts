@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import { type FetchRequest, type FetchResponse, fetchCodec } from '../../../src/broker/apis/fetch.ts';
 import { refuseOldFetch } from '../../../src/broker/handlers/fetch.ts';
-import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
-import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
+import { ErrorCode } from '../../../src/protocol/error-codes.ts';
+import { KafkaWriter } from '../../../src/protocol/writer.ts';
 import { buildRecordBatch } from '../../../src/format/batch-builder.ts';
 import { AssertionError } from '../../../src/util/assert.ts';
 import { bytesOf, codecHarness, grammarResponse, kafkajsBytes, kafkajsResponse, kafkajsVersionRequest } from '../../support/codec-harness.ts';

@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'bun:test';
 import { CoordinatorKeyType, findCoordinatorCodec } from '../../../src/broker/apis/find-coordinator.ts';
-import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
+import { KafkaWriter } from '../../../src/protocol/writer.ts';
 import { bytesOf, codecHarness, kafkajsEncode, kafkajsResponse } from '../../support/codec-harness.ts';
 
 // kafkajs 2.2.4's own encoders and decoders (test/support/codec-harness.ts): the bytes a real client sends and the way it reads ours.
 // kafkajs speaks v0-2, the rigid versions (flexible from v3); every version is also checked against
-// Kafka's own grammar in test/broker/protocol/schema-codecs.test.ts.
+// Kafka's own grammar in test/protocol/schema-codecs.test.ts.
 const VERSIONS = [0, 1, 2];
 
 const { decodeRequest, encodeResponse, expectRejected, expectEveryTruncationRejected } = codecHarness(findCoordinatorCodec);

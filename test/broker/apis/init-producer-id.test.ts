@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'bun:test';
 import { initProducerIdCodec } from '../../../src/broker/apis/init-producer-id.ts';
-import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
+import { KafkaWriter } from '../../../src/protocol/writer.ts';
 import { bytesOf, codecHarness, kafkajsBytes, kafkajsProtocol } from '../../support/codec-harness.ts';
 
 // kafkajs speaks v0-1, the rigid versions (flexible from v2); every version is also checked against
-// Kafka's own grammar in test/broker/protocol/schema-codecs.test.ts.
+// Kafka's own grammar in test/protocol/schema-codecs.test.ts.
 const VERSIONS = [0, 1];
 const INT16_MAX = 0x7fff;
 

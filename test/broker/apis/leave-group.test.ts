@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'bun:test';
 import { type LeaveGroupResponse, leaveGroupCodec as codec } from '../../../src/broker/apis/leave-group.ts';
-import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
+import { KafkaWriter } from '../../../src/protocol/writer.ts';
 import { bytesOf, codecHarness, kafkajsEncode, kafkajsResponse } from '../../support/codec-harness.ts';
 
 // kafkajs speaks v0-3, the rigid versions (flexible from v4); every version is also checked against
-// Kafka's own grammar in test/broker/protocol/schema-codecs.test.ts.
+// Kafka's own grammar in test/protocol/schema-codecs.test.ts.
 const VERSIONS = [0, 1, 2, 3];
 
 // --- harness (test/support/codec-harness.ts): kafkajs as the real client, truncation and mutation as the hostile one ---

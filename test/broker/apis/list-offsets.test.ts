@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { listOffsetsCodec, type ListOffsetsPartitionResponse, type ListOffsetsResponse } from '../../../src/broker/apis/list-offsets.ts';
-import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
+import { KafkaWriter } from '../../../src/protocol/writer.ts';
 import { bytesOf, codecHarness, hex, kafkajsBytes, kafkajsProtocol } from '../../support/codec-harness.ts';
 
 /** v5 is the last version before flexible encoding (v6): the hand-written lengths below are rigid. */

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { metadataCodec, type MetadataResponse } from '../../../src/broker/apis/metadata.ts';
-import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
+import { KafkaWriter } from '../../../src/protocol/writer.ts';
 import { ZERO_UUID } from '../../../src/util/uuid.ts';
 import { bytesOf, codecHarness, hex, kafkajsBytes, kafkajsProtocol } from '../../support/codec-harness.ts';
 

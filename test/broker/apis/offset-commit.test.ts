@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'bun:test';
 import { type OffsetCommitRequest, type OffsetCommitResponse, offsetCommitCodec } from '../../../src/broker/apis/offset-commit.ts';
-import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
+import { KafkaWriter } from '../../../src/protocol/writer.ts';
 import { bytesOf, codecHarness, grammarRequestBytes, kafkajsBytes, kafkajsResponse, kafkajsVersionRequest } from '../../support/codec-harness.ts';
 
 // kafkajs 2.2.4's own encoders and decoders (test/support/codec-harness.ts): the bytes a real client sends and the way it reads ours.
-// kafkajs stops at v5; every version is also checked against Kafka's own grammar in test/broker/protocol/schema-codecs.test.ts.
+// kafkajs stops at v5; every version is also checked against Kafka's own grammar in test/protocol/schema-codecs.test.ts.
 /** v7 is the last version before flexible encoding (v8): the hand-written lengths below are rigid. */
 const RIGID_VERSION_MAX = 7;
 const RIGID_VERSIONS = Array.from({ length: RIGID_VERSION_MAX + 1 }, (_, version) => version);

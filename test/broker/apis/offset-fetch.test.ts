@@ -1,12 +1,12 @@
 import { describe, expect, test } from 'bun:test';
 import { type OffsetFetchRequest, type OffsetFetchResponse, offsetFetchCodec } from '../../../src/broker/apis/offset-fetch.ts';
-import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
+import { KafkaWriter } from '../../../src/protocol/writer.ts';
 import { bytesOf, codecHarness, grammarRequestBytes, kafkajsBytes, kafkajsResponse, kafkajsVersionRequest } from '../../support/codec-harness.ts';
 
 // kafkajs 2.2.4's own encoders and decoders (test/support/codec-harness.ts): the bytes a real client sends and the way it reads ours.
 // kafkajs has v1-v4; v0 has v1's layout on the wire (v0 read offsets from ZooKeeper), so v1's
 // encoder and decoder stand in for it. Every version is checked against Kafka's own grammar in
-// test/broker/protocol/schema-codecs.test.ts.
+// test/protocol/schema-codecs.test.ts.
 /** v5 is the last version before flexible encoding (v6): the hand-written lengths below are rigid. */
 const RIGID_VERSION_MAX = 5;
 const RIGID_VERSIONS = Array.from({ length: RIGID_VERSION_MAX + 1 }, (_, version) => version);

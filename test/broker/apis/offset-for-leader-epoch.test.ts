@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { offsetForLeaderEpochCodec as codec, type OffsetForLeaderEpochRequest, type OffsetForLeaderEpochResponse } from '../../../src/broker/apis/offset-for-leader-epoch.ts';
-import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
+import { KafkaWriter } from '../../../src/protocol/writer.ts';
 import { SeededRandom } from '../../../src/util/random.ts';
 import { bytesOf, codecHarness, hex } from '../../support/codec-harness.ts';
 import { decodeBySchema, encodeBySchema, loadMessageSchema, type Message } from '../../support/kafka-message-schema.ts';

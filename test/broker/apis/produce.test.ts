@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import { type PartitionProduceResponse, produceCodec, type ProduceRequest, type ProduceResponse } from '../../../src/broker/apis/produce.ts';
-import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
+import { KafkaWriter } from '../../../src/protocol/writer.ts';
 import { refuseOldProduce } from '../../../src/broker/handlers/produce.ts';
-import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../../src/protocol/error-codes.ts';
 import { splitBatches } from '../../../src/format/index.ts';
 import { bytesOf, codecHarness, grammarRequestBytes, hex, kafkajsBytes, kafkajsProtocol } from '../../support/codec-harness.ts';
 import type { Message } from '../../support/kafka-message-schema.ts';

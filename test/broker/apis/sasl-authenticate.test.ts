@@ -4,7 +4,7 @@ import { saslAuthenticateCodec as codec } from '../../../src/broker/apis/sasl-au
 import { codecHarness, grammarRequestBytes, kafkajsEncode, kafkajsResponse } from '../../support/codec-harness.ts';
 
 // kafkajs 2.2.4 speaks v0-1; v2 (flexible) is written here by Kafka's own grammar. Every version is
-// also checked against that grammar in test/broker/protocol/schema-codecs.test.ts.
+// also checked against that grammar in test/protocol/schema-codecs.test.ts.
 
 const { decodeRequest, encodeResponse, expectEveryTruncationRejected } = codecHarness(codec);
 

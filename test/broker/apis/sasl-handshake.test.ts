@@ -4,7 +4,7 @@ import { saslHandshakeCodec as codec } from '../../../src/broker/apis/sasl-hands
 import { codecHarness, kafkajsEncode, kafkajsResponse } from '../../support/codec-harness.ts';
 
 // kafkajs 2.2.4 speaks both versions; both are also checked against Kafka's own grammar in
-// test/broker/protocol/schema-codecs.test.ts.
+// test/protocol/schema-codecs.test.ts.
 const VERSIONS = [0, 1];
 
 const { decodeRequest, encodeResponse, expectEveryTruncationRejected } = codecHarness(codec);

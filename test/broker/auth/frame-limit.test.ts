@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Broker } from '../../../src/broker/broker.ts';
 import { REQUEST_BYTES_MAX } from '../../../src/broker/connection.ts';
-import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../../src/protocol/error-codes.ts';
 import { PlainSaslClient } from '../../../src/security/sasl/plain.ts';
 import { batchOf } from '../../support/batches.ts';
 import { SASL_LISTENER, type SecureBroker, startSecureBroker, stopBrokers } from './brokers.ts';

@@ -5,7 +5,7 @@
 // Time jumps with a JumpClock, so no test waits a session out.
 import { afterEach, expect, test } from 'bun:test';
 import type { Broker } from '../../../src/broker/broker.ts';
-import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../../src/protocol/error-codes.ts';
 import { PlainSaslClient } from '../../../src/security/sasl/plain.ts';
 import { ScramSaslClient } from '../../../src/security/sasl/scram-client.ts';
 import { SCRAM_SHA_256 } from '../../../src/security/scram/mechanism.ts';

@@ -4,7 +4,7 @@
 // by connection.failed.authentication.delay.ms.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Broker } from '../../../src/broker/broker.ts';
-import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../../src/protocol/error-codes.ts';
 import { PlainSaslClient } from '../../../src/security/sasl/plain.ts';
 import { ScramSaslClient } from '../../../src/security/sasl/scram-client.ts';
 import { SCRAM_SHA_256, SCRAM_SHA_512 } from '../../../src/security/scram/mechanism.ts';

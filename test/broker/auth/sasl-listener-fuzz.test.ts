@@ -8,11 +8,11 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import type { Broker } from '../../../src/broker/broker.ts';
-import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../../src/protocol/error-codes.ts';
 import { PlainSaslClient } from '../../../src/security/sasl/plain.ts';
 import { ScramSaslClient } from '../../../src/security/sasl/scram-client.ts';
 import { SCRAM_SHA_256 } from '../../../src/security/scram/mechanism.ts';
-import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
+import { KafkaWriter } from '../../../src/protocol/writer.ts';
 import { concatBytes } from '../../../src/util/bytes.ts';
 import { batchOf } from '../../support/batches.ts';
 import { until } from '../../support/until.ts';

@@ -2,15 +2,15 @@
 // broker sends (with when it came) and notices the close, request frames written by Ferry's codecs
 // with the request header of their version, and the answers read back.
 import type { TLSOptions } from 'bun';
-import { decodeMessage, encodeMessage, isFlexibleVersion } from '../../../src/broker/protocol/message-codec.ts';
-import { apiVersionsRequestSchema, apiVersionsResponseSchema } from '../../../src/broker/protocol/messages/api-versions.ts';
-import { metadataRequestSchema, metadataResponseSchema } from '../../../src/broker/protocol/messages/metadata.ts';
-import { produceRequestSchema, produceResponseSchema } from '../../../src/broker/protocol/messages/produce.ts';
-import { type SaslAuthenticateResponse, saslAuthenticateRequestSchema, saslAuthenticateResponseSchema } from '../../../src/broker/protocol/messages/sasl-authenticate.ts';
-import { type SaslHandshakeResponse, saslHandshakeRequestSchema, saslHandshakeResponseSchema } from '../../../src/broker/protocol/messages/sasl-handshake.ts';
-import { KafkaReader } from '../../../src/broker/protocol/reader.ts';
-import type { MessageSchema } from '../../../src/broker/protocol/schema.ts';
-import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
+import { decodeMessage, encodeMessage, isFlexibleVersion } from '../../../src/protocol/message-codec.ts';
+import { apiVersionsRequestSchema, apiVersionsResponseSchema } from '../../../src/protocol/messages/api-versions.ts';
+import { metadataRequestSchema, metadataResponseSchema } from '../../../src/protocol/messages/metadata.ts';
+import { produceRequestSchema, produceResponseSchema } from '../../../src/protocol/messages/produce.ts';
+import { type SaslAuthenticateResponse, saslAuthenticateRequestSchema, saslAuthenticateResponseSchema } from '../../../src/protocol/messages/sasl-authenticate.ts';
+import { type SaslHandshakeResponse, saslHandshakeRequestSchema, saslHandshakeResponseSchema } from '../../../src/protocol/messages/sasl-handshake.ts';
+import { KafkaReader } from '../../../src/protocol/reader.ts';
+import type { MessageSchema } from '../../../src/protocol/schema.ts';
+import { KafkaWriter } from '../../../src/protocol/writer.ts';
 import type { SaslClient } from '../../../src/security/sasl/mechanism.ts';
 import { concatBytes } from '../../../src/util/bytes.ts';
 

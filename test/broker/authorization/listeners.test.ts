@@ -7,10 +7,10 @@ import type { FindCoordinatorRequest } from '../../../src/broker/apis/find-coord
 import { handleDescribeCluster } from '../../../src/broker/handlers/cluster.ts';
 import { handleFindCoordinator } from '../../../src/broker/handlers/coordinator.ts';
 import { handleMetadata } from '../../../src/broker/handlers/metadata.ts';
-import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
-import { completeMessage } from '../../../src/broker/protocol/message-codec.ts';
-import { describeClusterRequestSchema } from '../../../src/broker/protocol/messages/describe-cluster.ts';
-import { findCoordinatorRequestSchema } from '../../../src/broker/protocol/messages/find-coordinator.ts';
+import { ErrorCode } from '../../../src/protocol/error-codes.ts';
+import { completeMessage } from '../../../src/protocol/message-codec.ts';
+import { describeClusterRequestSchema } from '../../../src/protocol/messages/describe-cluster.ts';
+import { findCoordinatorRequestSchema } from '../../../src/protocol/messages/find-coordinator.ts';
 import { type BrokerAddress, SingleBrokerTopology, type Topology } from '../../../src/broker/topology.ts';
 import type { Ferry } from '../../../src/engine/index.ts';
 import { metadataRequest } from '../../support/requests.ts';

@@ -5,9 +5,9 @@
 import { expect, setDefaultTimeout, test } from 'bun:test';
 import type { MetadataRequest } from '../../../src/broker/apis/metadata.ts';
 import { handleMetadata } from '../../../src/broker/handlers/metadata.ts';
-import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
-import { completeMessage, type Draft } from '../../../src/broker/protocol/message-codec.ts';
-import { metadataRequestSchema } from '../../../src/broker/protocol/messages/metadata.ts';
+import { ErrorCode } from '../../../src/protocol/error-codes.ts';
+import { completeMessage, type Draft } from '../../../src/protocol/message-codec.ts';
+import { metadataRequestSchema } from '../../../src/protocol/messages/metadata.ts';
 import { AclOperation, CLUSTER_NAME, PatternType, ResourceType } from '../../../src/security/acl/model.ts';
 import { ZERO_UUID } from '../../../src/util/uuid.ts';
 import { acl } from '../../security/acl/helpers.ts';

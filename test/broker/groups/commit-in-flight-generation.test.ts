@@ -8,7 +8,7 @@ import { expect, test } from 'bun:test';
 import { INITIAL_REBALANCE_DELAY_MS } from '../../../src/broker/groups/coordinator.ts';
 import { OffsetExpiry } from '../../../src/broker/groups/offset-expiry.ts';
 import { handleJoinGroup, handleOffsetFetch, handleSyncGroup } from '../../../src/broker/handlers/groups.ts';
-import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../../src/protocol/error-codes.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
 import { commit, coordinatorBroker, GROUP, GROUP_RECORDS, joinAndSync, SESSION_TIMEOUT_MS, settle } from '../../support/group-coordinators.ts';
 import { GatedStore } from '../../support/gated-store.ts';

@@ -7,7 +7,7 @@
 // holds any state of it, and writes commits only while the record still names that claim.
 import { expect, test } from 'bun:test';
 import { handleJoinGroup } from '../../../src/broker/handlers/groups.ts';
-import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../../src/protocol/error-codes.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
 import { GatedStore } from '../../support/gated-store.ts';
 import { commit, committed, coordinatorBroker, GROUP, joinAndSync, REBALANCE_TIMEOUT_MS, SESSION_TIMEOUT_MS, settle } from '../../support/group-coordinators.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { GROUP_MEMBERS_MAX, GroupCoordinator, INITIAL_REBALANCE_DELAY_MS, type JoinRequest } from '../../../src/broker/groups/coordinator.ts';
 import { LOCAL_CLAIM } from '../../../src/broker/groups/offset-store.ts';
-import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../../src/protocol/error-codes.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
 
 const bytes = (text: string) => new TextEncoder().encode(text);

@@ -3,7 +3,7 @@
 import { expect, test } from 'bun:test';
 import { ControlOffsetStore } from '../../../src/broker/groups/offset-store.ts';
 import { isFerryError } from '../../../src/errors.ts';
-import { ControlStore } from '../../../src/cluster/control-store.ts';
+import { ControlStore } from '../../../src/control/control-store.ts';
 import { GatedStore } from '../../support/gated-store.ts';
 
 const at = (offset: number) => ({ offset, leaderEpoch: 0, metadata: null });

@@ -8,7 +8,7 @@ import { Broker } from '../../../src/broker/broker.ts';
 const { GROUP_SUBSCRIBED_TO_TOPIC } = ErrorCode;
 import { handleDeleteGroups, handleDescribeGroups, handleListGroups, handleOffsetDelete } from '../../../src/broker/handlers/group-admin.ts';
 import { handleOffsetCommit } from '../../../src/broker/handlers/groups.ts';
-import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../../src/protocol/error-codes.ts';
 import { tempDir } from '../../support/temp-dir.ts';
 import { until } from '../../support/until.ts';
 import { deleteGroupsRequest, describeGroupsRequest, listGroupsRequest, offsetCommitRequest, offsetDeleteRequest } from '../../support/requests.ts';

@@ -9,7 +9,7 @@ import { INITIAL_REBALANCE_DELAY_MS } from '../../../src/broker/groups/coordinat
 import type { GroupOffsetStore } from '../../../src/broker/groups/offset-store.ts';
 import { handleDeleteGroups, handleDescribeGroups, handleListGroups, handleOffsetDelete } from '../../../src/broker/handlers/group-admin.ts';
 import { handleJoinGroup, handleLeaveGroup } from '../../../src/broker/handlers/groups.ts';
-import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../../src/protocol/error-codes.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
 import { GatedStore } from '../../support/gated-store.ts';
 import { adminBroker, commitOffsets, committedOffset, joinAndSync, offsetStoreOf, REBALANCE_TIMEOUT_MS, SESSION_TIMEOUT_MS, subscription } from '../../support/group-admin-brokers.ts';

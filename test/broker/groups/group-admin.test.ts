@@ -5,7 +5,7 @@ import { describe, expect, test } from 'bun:test';
 import { handleDeleteGroups, handleDescribeGroups, handleListGroups, handleOffsetDelete, GROUP_OPERATIONS_ALL, AUTHORIZED_OPERATIONS_OMITTED } from '../../../src/broker/handlers/group-admin.ts';
 import { handleLeaveGroup } from '../../../src/broker/handlers/groups.ts';
 const { GROUP_SUBSCRIBED_TO_TOPIC } = ErrorCode;
-import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../../src/protocol/error-codes.ts';
 import { MemoryStore } from '../../../src/store/memory.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
 import { adminBroker, commitOffsets, committedOffset, joinAndSync, type Mode, offsetStoreOf, subscription } from '../../support/group-admin-brokers.ts';

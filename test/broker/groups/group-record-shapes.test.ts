@@ -3,7 +3,7 @@
 // groupRecordOf tells the two apart by whether any top-level key contains '/'.
 import { expect, test } from 'bun:test';
 import { ControlOffsetStore } from '../../../src/broker/groups/offset-store.ts';
-import { ControlStore } from '../../../src/cluster/control-store.ts';
+import { ControlStore } from '../../../src/control/control-store.ts';
 import { MemoryStore } from '../../../src/store/memory.ts';
 
 const at = (offset: number) => ({ offset, leaderEpoch: 0, metadata: null });

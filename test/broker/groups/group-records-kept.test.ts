@@ -8,7 +8,7 @@ import { expect, test } from 'bun:test';
 import { GroupCoordinator, INITIAL_REBALANCE_DELAY_MS } from '../../../src/broker/groups/coordinator.ts';
 import { OffsetExpiry } from '../../../src/broker/groups/offset-expiry.ts';
 import { ControlOffsetStore } from '../../../src/broker/groups/offset-store.ts';
-import { ControlStore } from '../../../src/cluster/control-store.ts';
+import { ControlStore } from '../../../src/control/control-store.ts';
 import { MemoryStore } from '../../../src/store/memory.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
 

@@ -4,7 +4,7 @@
 import { expect, test } from 'bun:test';
 import { INITIAL_REBALANCE_DELAY_MS } from '../../../src/broker/groups/coordinator.ts';
 import { handleJoinGroup, handleSyncGroup } from '../../../src/broker/handlers/groups.ts';
-import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../../src/protocol/error-codes.ts';
 import { MemoryStore } from '../../../src/store/memory.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
 import { commit, coordinatorBroker, joinRequest, settle } from '../../support/group-coordinators.ts';

@@ -6,7 +6,7 @@
 import { expect, test } from 'bun:test';
 import { Broker } from '../../../src/broker/broker.ts';
 import { handleOffsetCommit, handleOffsetFetch } from '../../../src/broker/handlers/groups.ts';
-import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../../src/protocol/error-codes.ts';
 import { tempDir } from '../../support/temp-dir.ts';
 import { offsetFetchRequest, offsetCommitRequest } from '../../support/requests.ts';
 

@@ -7,7 +7,7 @@ import { afterEach, expect, test } from 'bun:test';
 import { Broker } from '../../../src/broker/broker.ts';
 import type { BrokerContext } from '../../../src/broker/context.ts';
 import { handleOffsetCommit, handleOffsetFetch } from '../../../src/broker/handlers/groups.ts';
-import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../../src/protocol/error-codes.ts';
 import { MemoryStore } from '../../../src/store/memory.ts';
 import { tempDir } from '../../support/temp-dir.ts';
 import { offsetCommitRequest, offsetFetchRequest } from '../../support/requests.ts';

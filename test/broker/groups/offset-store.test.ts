@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test';
 import { ControlOffsetStore, OffsetStore } from '../../../src/broker/groups/offset-store.ts';
 import { isFerryError } from '../../../src/errors.ts';
-import { ControlStore } from '../../../src/cluster/control-store.ts';
+import { ControlStore } from '../../../src/control/control-store.ts';
 import { MemoryStore } from '../../../src/store/memory.ts';
 import { tempDir } from '../../support/temp-dir.ts';
 

@@ -5,7 +5,7 @@
 // under the lost claim: its members are given partitions, consume, and every commit is refused.
 import { expect, test } from 'bun:test';
 import { handleLeaveGroup } from '../../../src/broker/handlers/groups.ts';
-import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../../src/protocol/error-codes.ts';
 import { MemoryStore } from '../../../src/store/memory.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
 import { commit, coordinatorBroker, GROUP, joinAndSync } from '../../support/group-coordinators.ts';

@@ -12,13 +12,13 @@ import {
   handleDeleteAclsWith,
   handleDescribeAclsWith,
 } from '../../../src/broker/handlers/acls.ts';
-import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
-import { completeMessage, type Draft } from '../../../src/broker/protocol/message-codec.ts';
-import { type AclCreation, type CreateAclsRequest, createAclsRequestSchema } from '../../../src/broker/protocol/messages/create-acls.ts';
-import { type DeleteAclsFilter, type DeleteAclsRequest, deleteAclsRequestSchema } from '../../../src/broker/protocol/messages/delete-acls.ts';
-import { type DescribeAclsRequest, describeAclsRequestSchema } from '../../../src/broker/protocol/messages/describe-acls.ts';
-import { KafkaWriter } from '../../../src/broker/protocol/writer.ts';
-import { ControlStore } from '../../../src/cluster/control-store.ts';
+import { ErrorCode } from '../../../src/protocol/error-codes.ts';
+import { completeMessage, type Draft } from '../../../src/protocol/message-codec.ts';
+import { type AclCreation, type CreateAclsRequest, createAclsRequestSchema } from '../../../src/protocol/messages/create-acls.ts';
+import { type DeleteAclsFilter, type DeleteAclsRequest, deleteAclsRequestSchema } from '../../../src/protocol/messages/delete-acls.ts';
+import { type DescribeAclsRequest, describeAclsRequestSchema } from '../../../src/protocol/messages/describe-acls.ts';
+import { KafkaWriter } from '../../../src/protocol/writer.ts';
+import { ControlStore } from '../../../src/control/control-store.ts';
 import { AclStore, type AclService } from '../../../src/security/acl/acl-store.ts';
 import { Authorizer } from '../../../src/security/acl/authorizer.ts';
 import { AclOperation, AclPermissionType, CLUSTER_NAME, PatternType, ResourceType } from '../../../src/security/acl/model.ts';

@@ -5,7 +5,7 @@
 import { expect, test } from 'bun:test';
 import type { BrokerContext } from '../../../src/broker/context.ts';
 import { handleIncrementalAlterConfigs } from '../../../src/broker/handlers/configs.ts';
-import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../../src/protocol/error-codes.ts';
 import { FerryError } from '../../../src/errors.ts';
 
 /** SET, in IncrementalAlterConfigs' config operations. */

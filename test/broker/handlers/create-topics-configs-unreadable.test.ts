@@ -6,7 +6,7 @@
 // topicConfigErrorCode (CreateTopics v5+, as Kafka).
 import { expect, test } from 'bun:test';
 import { handleCreateTopics } from '../../../src/broker/handlers/topics.ts';
-import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../../src/protocol/error-codes.ts';
 import { MemoryStore } from '../../../src/store/memory.ts';
 import { startOneBrokerCluster } from '../../support/one-broker-cluster.ts';
 

@@ -5,7 +5,7 @@
 // as Kafka answers when its controller did not finish in time.
 import { expect, test } from 'bun:test';
 import { handleDeleteTopics } from '../../../src/broker/handlers/topics.ts';
-import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../../src/protocol/error-codes.ts';
 import { MemoryStore } from '../../../src/store/memory.ts';
 import { startOneBrokerCluster } from '../../support/one-broker-cluster.ts';
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { FetchRequest } from '../../../src/broker/apis/fetch.ts';
 import type { BrokerContext } from '../../../src/broker/context.ts';
 import { handleFetch } from '../../../src/broker/handlers/fetch.ts';
-import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../../src/protocol/error-codes.ts';
 import { SingleBrokerTopology } from '../../../src/broker/topology.ts';
 import { Ferry } from '../../../src/engine/index.ts';
 import { ManualClock } from '../../../src/util/clock.ts';

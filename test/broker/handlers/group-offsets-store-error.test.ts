@@ -5,7 +5,7 @@ import { expect, test } from 'bun:test';
 import type { BrokerContext } from '../../../src/broker/context.ts';
 import { LOCAL_CLAIM } from '../../../src/broker/groups/offset-store.ts';
 import { handleJoinGroup, handleOffsetCommit, handleOffsetFetch } from '../../../src/broker/handlers/groups.ts';
-import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../../src/protocol/error-codes.ts';
 import { StoreError } from '../../../src/store/errors.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
 import { joinGroupRequest, offsetCommitRequest, offsetFetchRequest } from '../../support/requests.ts';

@@ -9,8 +9,8 @@ import { expect, test } from 'bun:test';
 import { handleInitProducerId } from '../../../src/broker/handlers/coordinator.ts';
 import type { BrokerContext } from '../../../src/broker/context.ts';
 import { ControlProducerIdBlocks, ProducerIds } from '../../../src/broker/producers.ts';
-import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
-import { ControlStore } from '../../../src/cluster/control-store.ts';
+import { ErrorCode } from '../../../src/protocol/error-codes.ts';
+import { ControlStore } from '../../../src/control/control-store.ts';
 import { MemoryStore } from '../../../src/store/memory.ts';
 import { OPEN_SECURITY } from '../../support/broker-security.ts';
 

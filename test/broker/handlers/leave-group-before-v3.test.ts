@@ -5,8 +5,8 @@
 import { expect, test } from 'bun:test';
 import { leaveGroupCodec } from '../../../src/broker/apis/leave-group.ts';
 import { handleHeartbeat, handleLeaveGroup } from '../../../src/broker/handlers/groups.ts';
-import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
-import { KafkaReader } from '../../../src/broker/protocol/reader.ts';
+import { ErrorCode } from '../../../src/protocol/error-codes.ts';
+import { KafkaReader } from '../../../src/protocol/reader.ts';
 import { MemoryStore } from '../../../src/store/memory.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
 import { kafkajsEncode } from '../../support/codec-harness.ts';

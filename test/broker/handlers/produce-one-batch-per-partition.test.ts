@@ -5,7 +5,7 @@
 import { expect, test } from 'bun:test';
 import type { BrokerContext } from '../../../src/broker/context.ts';
 import { handleProduce } from '../../../src/broker/handlers/produce.ts';
-import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../../src/protocol/error-codes.ts';
 import { SingleBrokerTopology } from '../../../src/broker/topology.ts';
 import { Ferry } from '../../../src/engine/index.ts';
 import { buildRecordBatch } from '../../../src/format/batch-builder.ts';

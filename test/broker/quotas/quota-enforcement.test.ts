@@ -6,11 +6,11 @@ import { type FetchRequest, type FetchResponse, fetchCodec } from '../../../src/
 import { metadataCodec } from '../../../src/broker/apis/metadata.ts';
 import { type ProduceRequest, produceCodec } from '../../../src/broker/apis/produce.ts';
 import { saslHandshakeCodec } from '../../../src/broker/apis/sasl-handshake.ts';
-import { completeMessage, type Draft } from '../../../src/broker/protocol/message-codec.ts';
-import { produceRequestSchema } from '../../../src/broker/protocol/messages/produce.ts';
+import { completeMessage, type Draft } from '../../../src/protocol/message-codec.ts';
+import { produceRequestSchema } from '../../../src/protocol/messages/produce.ts';
 import { enforceClientQuotas } from '../../../src/broker/quota-enforcement.ts';
 import type { ApiBinding, RequestContext } from '../../../src/broker/router.ts';
-import { ControlStore } from '../../../src/cluster/control-store.ts';
+import { ControlStore } from '../../../src/control/control-store.ts';
 import { MetricsRegistry } from '../../../src/metrics/index.ts';
 import { userPrincipal } from '../../../src/security/principal.ts';
 import { ClientQuotaStore } from '../../../src/security/quotas/store.ts';

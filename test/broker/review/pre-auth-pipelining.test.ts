@@ -13,7 +13,7 @@ import type { Socket } from 'bun';
 import type { Broker } from '../../../src/broker/broker.ts';
 import { REQUEST_BYTES_MAX } from '../../../src/broker/connection.ts';
 import { SASL_RECEIVE_BYTES_MAX_DEFAULT } from '../../../src/broker/auth/listener-security.ts';
-import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../../src/protocol/error-codes.ts';
 import { PlainSaslClient } from '../../../src/security/sasl/plain.ts';
 import { batchOf } from '../../support/batches.ts';
 import { SASL_LISTENER, type SecureBroker, startSecureBroker, stopBrokers } from '../auth/brokers.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { decodeControlRecord } from '../../../src/cluster/control-record.ts';
-import { ControlStore } from '../../../src/cluster/control-store.ts';
+import { decodeControlRecord } from '../../../src/control/control-record.ts';
+import { ControlStore } from '../../../src/control/control-store.ts';
 import { isFerryError } from '../../../src/errors.ts';
 import { ACL_RECORD_NAME_KEY_CHARS_MAX } from '../../../src/security/acl/acl-record.ts';
 import { AclStore } from '../../../src/security/acl/acl-store.ts';

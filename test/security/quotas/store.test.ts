@@ -2,8 +2,8 @@
 // ClientQuotasRequestTest drives them, two brokers' stores racing on one entity, damaged records
 // and store failures.
 import { describe, expect, test } from 'bun:test';
-import { decodeControlRecord } from '../../../src/cluster/control-record.ts';
-import { ControlStore } from '../../../src/cluster/control-store.ts';
+import { decodeControlRecord } from '../../../src/control/control-record.ts';
+import { ControlStore } from '../../../src/control/control-store.ts';
 import type { QuotaEntityPart } from '../../../src/security/quotas/model.ts';
 import { QUOTA_RECORDS_PREFIX } from '../../../src/security/quotas/record.ts';
 import { ClientQuotaStore } from '../../../src/security/quotas/store.ts';

@@ -8,7 +8,7 @@
 // full form never applied, so a 0 meant to shut an address out let it in.
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Broker } from '../../../src/broker/broker.ts';
-import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../../src/protocol/error-codes.ts';
 import { AclOperation, AclPermissionType, PatternType, ResourceType } from '../../../src/security/acl/model.ts';
 import { batchOf } from '../../support/batches.ts';
 import { type SecureBroker, startSecureBroker, stopBrokers } from '../../broker/auth/brokers.ts';

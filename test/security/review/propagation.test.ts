@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { randomBytes } from 'node:crypto';
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, Kafka, logLevel, ResourcePatternTypes } from 'kafkajs';
 import { Broker } from '../../../src/broker/broker.ts';
-import { ErrorCode } from '../../../src/broker/protocol/error-codes.ts';
+import { ErrorCode } from '../../../src/protocol/error-codes.ts';
 import { PlainSaslClient } from '../../../src/security/sasl/plain.ts';
 import { ScramSaslClient } from '../../../src/security/sasl/scram-client.ts';
 import { saltedPasswordOf } from '../../../src/security/scram/credential.ts';

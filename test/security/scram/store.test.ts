@@ -1,8 +1,8 @@
 // SCRAM credentials in control records: Describe/AlterUserScramCredentials answers, the cache two
 // brokers keep, compare-and-swap races and store failures.
 import { describe, expect, test } from 'bun:test';
-import { decodeControlRecord } from '../../../src/cluster/control-record.ts';
-import { ControlStore, type Versioned } from '../../../src/cluster/control-store.ts';
+import { decodeControlRecord } from '../../../src/control/control-record.ts';
+import { ControlStore, type Versioned } from '../../../src/control/control-store.ts';
 import { FerryError } from '../../../src/errors.ts';
 import { ScramSaslClient } from '../../../src/security/sasl/scram-client.ts';
 import { ScramSaslServerFactory } from '../../../src/security/sasl/scram-server.ts';

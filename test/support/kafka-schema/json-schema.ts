@@ -1,7 +1,7 @@
 /**
  * Kafka's message JSON schemas (test/fixtures/kafka-messages, Apache-2.0) as Kafka writes them:
  * the loader and the version-range grammar shared by the generator of
- * src/broker/protocol/messages and by the codec tests' independent reader and writer.
+ * src/protocol/messages and by the codec tests' independent reader and writer.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
