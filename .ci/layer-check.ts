@@ -2,12 +2,23 @@
 // src/ grows past FILE_LINES_MAX. A unit is a top-level folder of src/, or a top-level file
 // (src/errors.ts counts on its own). Left out: src/sim/ (the simulation sits above everything it
 // drives) and generated code. Prints each cycle with the imports that close it, each file too
-// long, and exits 1 if there is any; `--help` says so.
+// long (LONG_FILES_LEFT: the ones still to split may not grow), and exits 1 if there is any;
+// `--help` says so.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 /** The longest file of src/ the check lets pass, in lines (after Biome's formatting). */
 export const FILE_LINES_MAX = 600;
+/**
+ * Files over the limit that issue 26 has still to split, at most as long as they are: a ratchet.
+ * Each leaves this list when its split lands; none may grow meanwhile, and no other file may pass
+ * the limit.
+ */
+export const LONG_FILES_LEFT: Readonly<Record<string, number>> = {
+  'engine/ferry.ts': 1773,
+  'cluster/node.ts': 1296,
+  'log/partition-log.ts': 908,
+};
 /** Not judged: the simulation, and the protocol messages generated from Kafka's JSON schemas. */
 export const EXCLUDED = ['sim/', 'protocol/messages/'];
 
@@ -18,7 +29,7 @@ export interface LayerReport {
   readonly longFiles: { readonly file: string; readonly lines: number }[];
 }
 
-export function checkLayers(srcRoot: string): LayerReport {
+export function checkLayers(srcRoot: string, longFilesLeft: Readonly<Record<string, number>> = {}): LayerReport {
   const root = resolve(srcRoot);
   const files = sourceFiles(root).filter((file) => !EXCLUDED.some((prefix) => relative(root, file).startsWith(prefix)));
   const edges = new Map<string, Map<string, string>>();
@@ -26,7 +37,7 @@ export function checkLayers(srcRoot: string): LayerReport {
   for (const file of files) {
     const text = readFileSync(file, 'utf8');
     const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
-    if (lines > FILE_LINES_MAX) longFiles.push({ file: relative(root, file), lines });
+    if (lines > Math.max(FILE_LINES_MAX, longFilesLeft[relative(root, file)] ?? 0)) longFiles.push({ file: relative(root, file), lines });
     for (const match of text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
       const target = resolve(dirname(file), match[1]!);
       if (!target.startsWith(`${root}/`)) continue;
@@ -94,9 +105,10 @@ if (import.meta.main) {
     console.log(`bun .ci/layer-check.ts [SRC]: fails (exit 1) when folders of SRC (default src) import each other in a cycle, or a file passes ${FILE_LINES_MAX} lines (not ${EXCLUDED.join(', ')})`);
     process.exit(0);
   }
-  const report = checkLayers(process.argv[2] ?? join(import.meta.dir, '..', 'src'));
+  const report = checkLayers(process.argv[2] ?? join(import.meta.dir, '..', 'src'), LONG_FILES_LEFT);
   for (const cycle of report.cycles) console.log(`cycle: ${cycle.units.join(' ')}\n${cycle.imports.map((line) => `  ${line}`).join('\n')}`);
-  for (const { file, lines } of report.longFiles) console.log(`too long: ${file} has ${lines} lines (at most ${FILE_LINES_MAX})`);
+  for (const { file, lines } of report.longFiles) console.log(`too long: ${file} has ${lines} lines (at most ${Math.max(FILE_LINES_MAX, LONG_FILES_LEFT[file] ?? 0)})`);
+  for (const [file, lines] of Object.entries(LONG_FILES_LEFT)) console.log(`left to split (issue 26): ${file}, at most ${lines} lines until then`);
   const ok = report.cycles.length === 0 && report.longFiles.length === 0;
   console.log(ok ? 'layers: no folder cycle, no file over the limit' : `layers: ${report.cycles.length} cycle(s), ${report.longFiles.length} file(s) too long`);
   process.exit(ok ? 0 : 1);

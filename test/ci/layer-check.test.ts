@@ -46,3 +46,9 @@ test(`a file over ${FILE_LINES_MAX} lines is named with its length`, () => {
   const root = tree({ 'a/long.ts': 'export const x = 1;\n'.repeat(FILE_LINES_MAX + 1), 'a/short.ts': 'export const y = 1;\n'.repeat(FILE_LINES_MAX) });
   expect(checkLayers(root).longFiles).toEqual([{ file: 'a/long.ts', lines: FILE_LINES_MAX + 1 }]);
 });
+
+test('a file still to split passes at its listed length and fails once it grows', () => {
+  const root = tree({ 'a/long.ts': 'export const x = 1;\n'.repeat(FILE_LINES_MAX + 10) });
+  expect(checkLayers(root, { 'a/long.ts': FILE_LINES_MAX + 10 }).longFiles).toEqual([]);
+  expect(checkLayers(root, { 'a/long.ts': FILE_LINES_MAX + 9 }).longFiles).toEqual([{ file: 'a/long.ts', lines: FILE_LINES_MAX + 10 }]);
+});
