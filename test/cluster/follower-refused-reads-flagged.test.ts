@@ -10,14 +10,13 @@ import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Broker } from '../../src/broker/broker.ts';
-import { ControlStore } from '../../src/control/control-store.ts';
-import type { BrokerRecord } from '../../src/cluster/node.ts';
+import type { Broker } from '../../src/broker/broker.ts';
 import type { StoreErrorKind } from '../../src/store/errors.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import { cuttableStore } from '../support/cuttable-store.ts';
 import { until } from '../support/until.ts';
+import { recordSaysStorageFailing, startWalCutBroker } from '../support/wal-cut-broker.ts';
 
 setDefaultTimeout(90_000);
 
@@ -34,24 +33,9 @@ afterAll(async () => {
 });
 
 async function startBroker(control: MemoryStore, walStore: ObjectStore, nodeId: number, tag: string): Promise<Broker> {
-  const broker = await Broker.start({
-    listenHost: '127.0.0.1',
-    listenPort: 0,
-    nodeId,
-    minInsyncReplicas: 2,
-    cluster: { store: control, leaseMs: LEASE_MS, scanIntervalMs: 50 },
-    engine: {
-      directory: join(root, `${tag}-broker-${nodeId}`),
-      log: { flush: { kind: 'none' } },
-      wal: { store: walStore, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 1 } },
-    },
-  });
+  const broker = await startWalCutBroker(join(root, tag), control, walStore, nodeId, { minInsyncReplicas: 2 });
   brokers.push(broker);
   return broker;
-}
-
-async function storageFailing(store: MemoryStore, nodeId: number): Promise<boolean> {
-  return (await new ControlStore(store, '').read<BrokerRecord>(`brokers/${nodeId}`))?.value.storageFailing === true;
 }
 
 for (const kind of ['AccessDenied', 'Throttled'] as StoreErrorKind[]) {
@@ -75,7 +59,7 @@ for (const kind of ['AccessDenied', 'Throttled'] as StoreErrorKind[]) {
     );
     let flagged = false;
     for (const deadline = performance.now() + RESUME_WITHIN_MS; !(flagged && acknowledged) && performance.now() < deadline; await Bun.sleep(LEASE_MS / 10)) {
-      flagged = await storageFailing(store, cutOff.context.nodeId);
+      flagged = await recordSaysStorageFailing(store, cutOff.context.nodeId);
     }
     for (const broker of started) await broker.stop().catch(() => {});
     expect({ flagged, acknowledged }).toEqual({ flagged: true, acknowledged: true });

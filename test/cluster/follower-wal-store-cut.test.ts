@@ -9,13 +9,12 @@ import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Broker } from '../../src/broker/broker.ts';
-import { ControlStore } from '../../src/control/control-store.ts';
-import type { BrokerRecord } from '../../src/cluster/node.ts';
+import type { Broker } from '../../src/broker/broker.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import { cuttableStore } from '../support/cuttable-store.ts';
 import { until } from '../support/until.ts';
+import { recordSaysStorageFailing, startWalCutBroker } from '../support/wal-cut-broker.ts';
 
 setDefaultTimeout(60_000);
 
@@ -32,24 +31,9 @@ afterAll(async () => {
 });
 
 async function startBroker(store: MemoryStore, walStore: ObjectStore, nodeId: number): Promise<Broker> {
-  const broker = await Broker.start({
-    listenHost: '127.0.0.1',
-    listenPort: 0,
-    nodeId,
-    minInsyncReplicas: 2,
-    cluster: { store, leaseMs: LEASE_MS, scanIntervalMs: 50 },
-    engine: {
-      directory: join(root, `broker-${nodeId}`),
-      log: { flush: { kind: 'none' } },
-      wal: { store: walStore, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 1 } },
-    },
-  });
+  const broker = await startWalCutBroker(root, store, walStore, nodeId, { minInsyncReplicas: 2 });
   brokers.push(broker);
   return broker;
-}
-
-async function storageFailing(store: MemoryStore, nodeId: number): Promise<boolean> {
-  return (await new ControlStore(store, '').read<BrokerRecord>(`brokers/${nodeId}`))?.value.storageFailing === true;
 }
 
 test('a follower cut from the WAL store steps out of the replica set within leases, and acks=all goes on without it', async () => {
@@ -69,14 +53,14 @@ test('a follower cut from the WAL store steps out of the replica set within leas
   let acknowledged = false;
   void leader.context.engine.produce('t', [{ value: 'during the cut' }], { acks: 'all' }).then(() => (acknowledged = true));
   await until(() => acknowledged, 'acks=all to go on without the cut-off follower', RESUME_WITHIN_MS);
-  expect(await storageFailing(store, cutOff.context.nodeId)).toBe(true); // its reads went unanswered: it says its storage fails
+  expect(await recordSaysStorageFailing(store, cutOff.context.nodeId)).toBe(true); // its reads went unanswered: it says its storage fails
   await until(() => spare.context.engine.serves('t', 0), 'the spare broker to follow in its place', RESUME_WITHIN_MS);
   await until(() => !cutOff.context.engine.serves('t', 0), 'the cut-off broker to stop following', RESUME_WITHIN_MS);
 
   views[cutOff.context.nodeId - 1]!.cut = false; // its probe lands: the flag drops, and it follows again
   let flagged = true;
   for (const deadline = performance.now() + 10 * LEASE_MS; flagged && performance.now() < deadline; await Bun.sleep(LEASE_MS / 10)) {
-    flagged = await storageFailing(store, cutOff.context.nodeId);
+    flagged = await recordSaysStorageFailing(store, cutOff.context.nodeId);
   }
   expect(flagged).toBe(false); // the flag drops once the store answers
   await until(() => cutOff.context.engine.serves('t', 0), 'the healed broker to follow again', 10 * LEASE_MS);

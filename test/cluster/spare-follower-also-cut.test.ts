@@ -10,13 +10,12 @@ import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Broker } from '../../src/broker/broker.ts';
-import { ControlStore } from '../../src/control/control-store.ts';
-import type { BrokerRecord } from '../../src/cluster/node.ts';
+import type { Broker } from '../../src/broker/broker.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import { cuttableStore } from '../support/cuttable-store.ts';
 import { until } from '../support/until.ts';
+import { recordSaysStorageFailing, startWalCutBroker } from '../support/wal-cut-broker.ts';
 
 setDefaultTimeout(90_000);
 
@@ -33,18 +32,7 @@ afterAll(async () => {
 });
 
 async function startBroker(store: MemoryStore, walStore: ObjectStore, nodeId: number): Promise<Broker> {
-  const broker = await Broker.start({
-    listenHost: '127.0.0.1',
-    listenPort: 0,
-    nodeId,
-    minInsyncReplicas: 2,
-    cluster: { store, leaseMs: LEASE_MS, scanIntervalMs: 50 },
-    engine: {
-      directory: join(root, `broker-${nodeId}`),
-      log: { flush: { kind: 'none' } },
-      wal: { store: walStore, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 1 } },
-    },
-  });
+  const broker = await startWalCutBroker(root, store, walStore, nodeId, { minInsyncReplicas: 2 });
   brokers.push(broker);
   return broker;
 }
@@ -85,7 +73,7 @@ test('when the next broker is cut from the WAL store too, a healthy one follows 
     }
   };
   await produceUntilAcked();
-  const flagged = async (b: Broker) => (await new ControlStore(store, '').read<BrokerRecord>(`brokers/${b.context.nodeId}`))?.value.storageFailing === true;
+  const flagged = async (b: Broker) => recordSaysStorageFailing(store, b.context.nodeId);
   const state = {
     acknowledged,
     failed: acknowledged ? null : String(failed),

@@ -8,13 +8,12 @@ import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Broker } from '../../src/broker/broker.ts';
-import { ControlStore } from '../../src/control/control-store.ts';
-import type { BrokerRecord } from '../../src/cluster/node.ts';
+import type { Broker } from '../../src/broker/broker.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import { cuttableStore } from '../support/cuttable-store.ts';
 import { until } from '../support/until.ts';
+import { recordSaysStorageFailing, startWalCutBroker } from '../support/wal-cut-broker.ts';
 
 setDefaultTimeout(60_000);
 
@@ -30,17 +29,7 @@ afterAll(async () => {
 });
 
 async function startBroker(store: MemoryStore, walStore: ObjectStore, nodeId: number): Promise<Broker> {
-  const broker = await Broker.start({
-    listenHost: '127.0.0.1',
-    listenPort: 0,
-    nodeId,
-    cluster: { store, leaseMs: LEASE_MS, scanIntervalMs: 50 },
-    engine: {
-      directory: join(root, `broker-${nodeId}`),
-      log: { flush: { kind: 'none' } },
-      wal: { store: walStore, writerId: `broker-${nodeId}`, config: { uploadIntervalMs: 1 } },
-    },
-  });
+  const broker = await startWalCutBroker(root, store, walStore, nodeId);
   brokers.push(broker);
   return broker;
 }
@@ -63,7 +52,7 @@ test('a leader cut from the WAL store for longer than a lease hands its partitio
   );
   // Broker 1 keeps its lease (the control store answers it) but says its storage fails: broker 2 takes over.
   await until(() => other.context.engine.leads('t', partition), 'broker 2 to take the partition over', 10 * LEASE_MS);
-  expect((await new ControlStore(store, '').read<BrokerRecord>('brokers/1'))!.value.storageFailing).toBe(true); // renewed, saying so
+  expect(await recordSaysStorageFailing(store, 1)).toBe(true); // renewed, saying so
   expect(cutOff.acknowledging).toBe(false); // flagged: it stopped acting as leader before others could take over
   await other.context.engine.produce('t', [{ value: 'after the takeover' }], { partition, acks: 'all' });
 
