@@ -17,7 +17,7 @@
  *    same way without applying; raw whole-object GETs of every object at the follower's
  *    prefetch window (DEFAULT_FOLLOWER_CONFIG.prefetchObjectsMax) and at 1. MB/s are WAL-object
  *    bytes over wall time for every row, so follower/raw compares like with like. The follower's
- *    time runs from Ferry.open to its last object applied (seen by a 1 ms poll of its stats).
+ *    time runs from Engine.open to its last object applied (seen by a 1 ms poll of its stats).
  *    "I/O ceiling" is what the latency model alone allows with free CPU: the rows' in-flight
  *    objects, each its GETs one after another at the mean first-byte latency plus its bytes at
  *    one connection's bandwidth. A row far below its ceiling is bound by CPU, not by the store.
@@ -29,7 +29,7 @@
  * competes with the leader for the same core, as it would not across machines.
  */
 import { cpus, loadavg } from 'node:os';
-import { Ferry } from '../src/engine/ferry.ts';
+import { Engine } from '../src/engine/engine.ts';
 import type { ProducerRecord } from '../src/format/index.ts';
 import { DEFAULT_FOLLOWER_CONFIG } from '../src/replica/follower.ts';
 import { LATENCY_PROFILES } from '../src/store/latency.ts';
@@ -214,8 +214,8 @@ async function liveRound(rateMbPerSecond: number, round: number, settings: Setti
   const leaderDirectory = makeTempDir('follower-leader');
   const followerDirectory = makeTempDir('follower-replica');
   const store = new MemoryStore({ latency: PROFILE, seed: STORE_SEED + round });
-  const leader = await Ferry.open({ directory: leaderDirectory, log: LOCAL_LOG, wal: { store, writerId: WRITER_ID } });
-  const replica = await Ferry.open({ directory: followerDirectory, log: LOCAL_LOG, follow: { store, writerId: WRITER_ID } });
+  const leader = await Engine.open({ directory: leaderDirectory, log: LOCAL_LOG, wal: { store, writerId: WRITER_ID } });
+  const replica = await Engine.open({ directory: followerDirectory, log: LOCAL_LOG, follow: { store, writerId: WRITER_ID } });
   let watcher: VisibilityWatcher | null = null;
   try {
     leader.createTopic(TOPIC, { partitions: PARTITIONS });
@@ -432,7 +432,7 @@ async function fill(bytes: number, records: ProducerRecord[], batchBytes: number
   const startMs = performance.now();
   const calls = Math.ceil(bytes / batchBytes);
   try {
-    const leader = await Ferry.open({
+    const leader = await Engine.open({
       directory,
       log: LOCAL_LOG,
       wal: { store, writerId: WRITER_ID, config: { uploadBytes: CATCH_UP_UPLOAD_BYTES, uploadIntervalMs: CATCH_UP_UPLOAD_INTERVAL_MS } },
@@ -489,12 +489,12 @@ type CatchUpSide = 'follower' | 'reader' | 'raw-window' | 'raw-1';
 async function followerCatchUp(filled: Filled): Promise<CatchUpRound> {
   const directory = makeTempDir('follower-catchup');
   const before = filled.store.stats();
-  let replica: Ferry | null = null;
+  let replica: Engine | null = null;
   try {
     const meter = cpuMeter();
     const stall = new LoopStallMeter();
     const startMs = performance.now();
-    replica = await Ferry.open({ directory, log: LOCAL_LOG, follow: { store: filled.store, writerId: WRITER_ID } });
+    replica = await Engine.open({ directory, log: LOCAL_LOG, follow: { store: filled.store, writerId: WRITER_ID } });
     const follower = replica.follower!;
     await until(() => follower.stats().objectsApplied >= filled.keys.length || follower.failure !== null, 'the follower to catch up', 600_000);
     const elapsedMs = performance.now() - startMs;

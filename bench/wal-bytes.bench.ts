@@ -3,7 +3,7 @@
  * the local disk hold over time, beside the bound a collected WAL should stay under, and what
  * keeping history costs per GB-month next to classic Kafka and KIP-405.
  *
- * The embedded engine (src/engine/ferry.ts), the way a broker runs it: WAL on a memory store with
+ * The embedded engine (src/engine/engine.ts), the way a broker runs it: WAL on a memory store with
  * the s3-express latency model, tiering on into a second memory store (the tier, S3 Standard's
  * place; `--tier-on-disk` puts it on a file store instead, to spare memory on a long run), tier
  * records in a third memory store (as a cluster's control store), local log flush none. An open-loop
@@ -29,7 +29,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ControlStore } from '../src/control/control-store.ts';
-import { Ferry, type FerryOptions } from '../src/engine/ferry.ts';
+import { Engine, type EngineOptions } from '../src/engine/engine.ts';
 import { FileStore } from '../src/store/file.ts';
 import { MemoryStore } from '../src/store/memory.ts';
 import type { ObjectStore } from '../src/store/object-store.ts';
@@ -189,7 +189,7 @@ class OpenLoopProducer {
   #sent = 0;
 
   constructor(
-    readonly engine: Ferry,
+    readonly engine: Engine,
     readonly bytesPerSecond: number,
   ) {}
 
@@ -227,8 +227,8 @@ class OpenLoopProducer {
 }
 
 /** The collector's option, passed only when asked for: on a build without it, nothing changes. */
-function walGcOptions(settings: Settings): Partial<FerryOptions> {
-  return settings.walGcIntervalMs === undefined ? {} : ({ walGcIntervalMs: settings.walGcIntervalMs } as Partial<FerryOptions>);
+function walGcOptions(settings: Settings): Partial<EngineOptions> {
+  return settings.walGcIntervalMs === undefined ? {} : ({ walGcIntervalMs: settings.walGcIntervalMs } as Partial<EngineOptions>);
 }
 
 async function openTier(settings: Settings, directory: string): Promise<ObjectStore> {
@@ -272,7 +272,7 @@ async function main(): Promise<void> {
   const controlStore = new MemoryStore({ latency: 's3-express', seed: 3 });
   const tierStore = await openTier(settings, directory);
   const engineDirectory = join(directory, 'engine');
-  const engine = await Ferry.open({
+  const engine = await Engine.open({
     directory: engineDirectory,
     log: { flush: { kind: 'none' } },
     wal: { store: walStore, writerId: 'bench' },

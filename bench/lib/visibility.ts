@@ -1,4 +1,4 @@
-import type { Ferry } from '../../src/engine/ferry.ts';
+import type { Engine } from '../../src/engine/engine.ts';
 import { LatencyRecorder } from './latency.ts';
 
 interface Expected {
@@ -22,7 +22,7 @@ export class VisibilityWatcher {
   /** This watcher's samples; every sample also goes into the recorders given to the constructor. */
   readonly latency = new LatencyRecorder();
   readonly #also: readonly LatencyRecorder[];
-  readonly #ferry: Ferry;
+  readonly #ferry: Engine;
   readonly #topic: string;
   readonly #queues: Expected[][];
   readonly #heads: number[];
@@ -32,7 +32,7 @@ export class VisibilityWatcher {
   #wakeUps = 0;
   #failure: unknown = null;
 
-  constructor(ferry: Ferry, topic: string, partitions: number, also: readonly LatencyRecorder[] = []) {
+  constructor(ferry: Engine, topic: string, partitions: number, also: readonly LatencyRecorder[] = []) {
     this.#also = also;
     this.#ferry = ferry;
     this.#topic = topic;

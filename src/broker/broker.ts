@@ -3,7 +3,7 @@ import { ControlStore } from '../control/control-store.ts';
 import { DeletedIncarnations } from '../tier/deleted-incarnations.ts';
 import { clusterMember } from '../cluster/member.ts';
 import { RegisteredAddresses } from '../cluster/replica-address.ts';
-import { Ferry, FerryError, type FerryOptions } from '../engine/index.ts';
+import { Engine, FerryError, type EngineOptions } from '../engine/index.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { ClusterTopology, SingleBrokerTopology } from './topology.ts';
 import type { Clock } from '../util/clock.ts';
@@ -43,7 +43,7 @@ import { systemDisk } from '../util/disk.ts';
 import type { Network } from '../util/network.ts';
 import type { Random } from '../util/random.ts';
 
-/** How Broker.start sets a broker up: where it listens, its node id, and the engine it serves (`engine`, Ferry's FerryOptions). */
+/** How Broker.start sets a broker up: where it listens, its node id, and the engine it serves (`engine`, Ferry's EngineOptions). */
 export interface BrokerOptions {
   /** The address to listen on (the first listener's, when `listeners` is given). */
   readonly listenHost: string;
@@ -68,7 +68,7 @@ export interface BrokerOptions {
   /** acks=all waits for this many replicas, the leader included (capped at the topic's replication factor). */
   readonly minInsyncReplicas?: number;
   /** The engine this broker serves (directory, WAL store, log settings). */
-  readonly engine: FerryOptions;
+  readonly engine: EngineOptions;
   /** Time for timers, leases and throttles: the system's unless a simulation injects its own. */
   readonly clock?: Clock;
   /** The sockets it listens on and reports to leaders through; the operating system's by default (the simulation's in src/sim/network.ts). */
@@ -180,9 +180,9 @@ export class Broker {
     // Security first: a listener's unreadable certificate stops the start before any recovery.
     const perIpOverrides = await resolvedOverrides(options.security?.maxConnectionsPerIpOverrides, options.network ?? systemNetwork);
     const security = await BrokerSecurity.open(listenersOf(options), options.security ?? {}, { ...(await securityStoreOf(options)), clock, metrics, log, ...definedOnly({ random: options.random }) });
-    let engine: Ferry;
+    let engine: Engine;
     try {
-      engine = await Ferry.open({
+      engine = await Engine.open({
         ...options.engine,
         ...tierOf(options),
         clock,
@@ -448,7 +448,7 @@ function asClusterOfOne(options: BrokerOptions): BrokerOptions {
 }
 
 /** What a cluster of one moves from a data directory written before it was one (issue 24). */
-function loneMigrationOf(options: BrokerOptions, engine: Ferry, to: { producerIds: ControlProducerIdBlocks; offsets: ControlOffsetStore }, log: Logger): LoneMigration {
+function loneMigrationOf(options: BrokerOptions, engine: Engine, to: { producerIds: ControlProducerIdBlocks; offsets: ControlOffsetStore }, log: Logger): LoneMigration {
   const { stream } = engine.wal!.config;
   const walOptions = options.engine.wal!;
   const disk = options.engine.disk ?? systemDisk;
@@ -474,7 +474,7 @@ const LONE_SCAN_INTERVAL_MS = 1000;
 const SECURITY_FILE_STORE_DIRECTORY = 'security-records';
 
 /** A cluster's tier learns which topic incarnations were deleted from the deletion records the cluster writes beside its topic records (DI1). */
-function tierOf(options: BrokerOptions): Pick<FerryOptions, 'tier'> {
+function tierOf(options: BrokerOptions): Pick<EngineOptions, 'tier'> {
   const { tier } = options.engine;
   if (tier === undefined || options.cluster === undefined || tier.deletedTopicIds !== undefined) return {};
   const deletions = new DeletedIncarnations(new ControlStore(options.cluster.store, options.cluster.prefix ?? '', definedOnly({ random: options.random })));

@@ -1,4 +1,4 @@
-import type { Ferry } from '../engine/index.ts';
+import type { Engine } from '../engine/index.ts';
 import type { Clock } from '../util/clock.ts';
 import type { GroupCoordinator } from './groups/coordinator.ts';
 import type { GroupOffsetStore } from './groups/offset-store.ts';
@@ -15,7 +15,7 @@ export interface BrokerContext {
   readonly advertisedPort: number;
   readonly rack: string | null;
   readonly clusterId: string;
-  readonly engine: Ferry;
+  readonly engine: Engine;
   readonly clock: Clock;
   readonly groups: GroupCoordinator;
   readonly offsets: GroupOffsetStore;

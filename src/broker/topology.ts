@@ -1,5 +1,5 @@
 import { pickByHash } from '../cluster/coordinator-hash.ts';
-import { type Ferry, FerryError } from '../engine/index.ts';
+import { type Engine, FerryError } from '../engine/index.ts';
 import type { ClusterNode } from '../cluster/node.ts';
 import type { RegisteredAddresses } from '../cluster/replica-address.ts';
 import { isFerryError } from '../errors.ts';
@@ -103,9 +103,9 @@ export interface Topology {
 
 export class SingleBrokerTopology implements Topology {
   readonly #self: BrokerAddress;
-  readonly #engine: Ferry;
+  readonly #engine: Engine;
 
-  constructor(self: BrokerAddress, engine: Ferry) {
+  constructor(self: BrokerAddress, engine: Engine) {
     this.#self = self;
     this.#engine = engine;
   }
@@ -210,7 +210,7 @@ export class ClusterTopology implements Topology {
   /** Topic ids found deleted: an offset fetch meets each until its offset expires, and need not read the record again. */
   readonly #retiredTopicIds = new Set<Uuid>();
   /** The broker's engine: DeleteRecords moves its log once the partition record holds the new start. Null: a topology for the control records alone. */
-  readonly #engine: Ferry | null;
+  readonly #engine: Engine | null;
 
   /** The broker's own topic defaults, by Kafka name (its engine's: Ferry.brokerTopicDefaults). */
   readonly #brokerTopicDefaults: () => TopicConfigs;
@@ -223,7 +223,7 @@ export class ClusterTopology implements Topology {
     defaultReplicationFactor: number,
     addresses: RegisteredAddresses,
     brokerTopicDefaults: () => TopicConfigs = () => ({}),
-    engine: Ferry | null = null,
+    engine: Engine | null = null,
     interBrokerListener: string | null = null,
   ) {
     this.#interBrokerListener = interBrokerListener;

@@ -1,4 +1,4 @@
-import { Ferry } from '../engine/index.ts';
+import { Engine } from '../engine/index.ts';
 import { selectedCrc32c } from '../format/index.ts';
 import { parseCommandArgs, positiveInteger } from './args.ts';
 
@@ -43,7 +43,7 @@ export async function runDemo(args: string[]): Promise<void> {
   const batchSize = positiveInteger('batch', values.batch, 500);
   const topic = values.topic as string;
 
-  const ferry = await Ferry.open({ directory: values.dir as string });
+  const ferry = await Engine.open({ directory: values.dir as string });
   try {
     if (!ferry.topics().some((t) => t.name === topic)) ferry.createTopic(topic, { partitions });
     const partitionCount = ferry.topics().find((t) => t.name === topic)!.partitions;
@@ -56,7 +56,7 @@ export async function runDemo(args: string[]): Promise<void> {
   }
 }
 
-async function produce(ferry: Ferry, topic: string, total: number, recordBytes: number, batchSize: number): Promise<void> {
+async function produce(ferry: Engine, topic: string, total: number, recordBytes: number, batchSize: number): Promise<void> {
   const value = new Uint8Array(recordBytes).fill(0x61);
   const started = performance.now();
   let lastProgress = started;
@@ -80,7 +80,7 @@ async function produce(ferry: Ferry, topic: string, total: number, recordBytes: 
   );
 }
 
-async function consume(ferry: Ferry, topic: string, startOffsets: number[], total: number): Promise<void> {
+async function consume(ferry: Engine, topic: string, startOffsets: number[], total: number): Promise<void> {
   const started = performance.now();
   let count = 0;
   for (let partition = 0; partition < startOffsets.length; partition++) {

@@ -1,6 +1,6 @@
 import type { LoggerOption } from '../observability/logger.ts';
 import { FerryError } from '../errors.ts';
-import type { Ferry } from '../engine/index.ts';
+import type { Engine } from '../engine/index.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import type { Clock } from '../util/clock.ts';
 import type { Network } from '../util/network.ts';
@@ -25,7 +25,7 @@ export interface ClusterMemberOptions {
   /** This broker's address (its stream comes from the engine's writer). */
   readonly self: Omit<BrokerRecord, 'renewedAtMs' | 'stream'>;
   readonly scanIntervalMs: number;
-  readonly engine: Ferry;
+  readonly engine: Engine;
   readonly clock: Clock;
   readonly metrics?: MetricsRegistry;
   /** Where followers' progress reports travel; the operating system's sockets by default. */

@@ -2,7 +2,7 @@ import { isFerryError } from '../errors.ts';
 import { componentLogger, type Logger, type LoggerOption } from '../observability/logger.ts';
 import { CatchUpProgress, ProgressLines } from '../observability/progress.ts';
 import { isOsError } from '../util/os-error.ts';
-import type { Ferry } from '../engine/index.ts';
+import type { Engine } from '../engine/index.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
 import type { TierStart } from '../tier/tier-start.ts';
 import { assert } from '../util/assert.ts';
@@ -42,7 +42,7 @@ const REPLICA_POLL_INTERVAL_MAX_MS = 50;
 const SEALS_IN_FLIGHT = 8;
 
 export interface PartitionHostOptions {
-  readonly engine: Ferry;
+  readonly engine: Engine;
   /** Where the WAL streams live. */
   readonly store: ObjectStore;
   readonly prefix: string;

@@ -1,9 +1,8 @@
 /**
- * The embeddable engine (`import { Ferry } from 'ferry'`): open a Ferry on a directory, create
- * topics, produce, fetch, consume; with a WAL store, every append ships to object storage
- * (KIP-1176), and a read replica follows it from there. Bun only.
- *
- * @module ferry
+ * The engine: the partitions one broker (or one embedding service) holds, each a durable
+ * Kafka-format log on local disk, with its per-node services (the WAL writer, the tierer, the
+ * remote reader, WAL GC, retention). The broker and the cluster drive it; an embedding service
+ * uses the `Ferry` face in src/ferry/ instead.
  */
 export {
   type Acks,
@@ -12,20 +11,23 @@ export {
   type ConsumeOptions,
   type CreateTopicOptions,
   type DescribedProducer,
+  Engine,
+  type EngineOptions,
   type EpochEnd,
   type FetchOptions,
   type FetchResult,
-  Ferry,
-  type FerryOptions,
+  type FollowOptions,
   type LogDirDescription,
   type LogDirPartition,
   type OffsetLookup,
   type ProducedRecord,
   type ProduceOptions,
   type ReplicaMembership,
+  type RetentionDeletion,
+  type TierOptions,
   type TierRange,
   type WalOptions,
-} from './ferry.ts';
+} from './engine.ts';
 export type { TopicDescription } from './topic-registry.ts';
 export { murmur2, partitionForKey } from './partitioner.ts';
 export type { ProducerRecord } from '../format/index.ts';

@@ -1,7 +1,7 @@
 import { RecordLogger } from '../observability/record-logger.ts';
 import { Broker, type BrokerOptions } from '../broker/broker.ts';
 import { ControlStore } from '../control/control-store.ts';
-import type { Ferry, FerryOptions } from '../engine/ferry.ts';
+import type { Engine, EngineOptions } from '../engine/engine.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { SeededRandom } from '../util/random.ts';
 import type { SimDisk } from './disk.ts';
@@ -75,7 +75,7 @@ export class SimBrokerHost {
   /** The running broker, once its start finished. */
   broker: Broker | null = null;
   /** The current process's engine from the moment it exists (it adopts and follows partitions while the broker still starts); null once the process is gone. */
-  engine: Ferry | null = null;
+  engine: Engine | null = null;
   /**
    * Faults of this host that outlive a restart (they are the host's, not the process's).
    * `clockRate`: the clock-drift fault's rate (null: each process runs at its own);
@@ -329,7 +329,7 @@ export class SimBrokerHost {
    * so its faults apply), the tier records are control records beside the cluster's (or, alone,
    * in the WAL store). Without a tier: the log settings as before tiering.
    */
-  #tierOptions(random: SeededRandom): Pick<FerryOptions, 'log' | 'tier' | 'retentionCheckIntervalMs' | 'walGcIntervalMs' | 'walGcIdlePassMs'> {
+  #tierOptions(random: SeededRandom): Pick<EngineOptions, 'log' | 'tier' | 'retentionCheckIntervalMs' | 'walGcIntervalMs' | 'walGcIdlePassMs'> {
     const flush = { kind: 'none' } as const; // as `ferry broker`: durability comes from the WAL objects
     const tier = this.settings.tier;
     if (tier === null) return { log: { flush } };

@@ -1,11 +1,11 @@
 import type { ReplicaEnd } from './history.ts';
-import type { Ferry } from '../engine/ferry.ts';
+import type { Engine } from '../engine/engine.ts';
 import { isFerryError } from '../errors.ts';
 
 /** What the recorder reads of a broker host (SimBrokerHost): its node and its current process's engine, if any. */
 export interface ReplicaHost {
   readonly settings: { readonly nodeId: number };
-  readonly engine: Pick<Ferry, 'serves' | 'logEndOffset'> | null;
+  readonly engine: Pick<Engine, 'serves' | 'logEndOffset'> | null;
 }
 
 /**

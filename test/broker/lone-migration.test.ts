@@ -9,7 +9,7 @@ import { Broker } from '../../src/broker/broker.ts';
 import { OffsetStore } from '../../src/broker/groups/offset-store.ts';
 import { MIGRATED_MARKER_FILE } from '../../src/broker/lone-migration.ts';
 import { FileProducerIdBlocks } from '../../src/broker/producers.ts';
-import { Ferry } from '../../src/engine/index.ts';
+import { Ferry } from '../../src/ferry/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { tempDir } from '../support/temp-dir.ts';
 

@@ -3,13 +3,13 @@
 // test/cluster/delete-records-takeover.test.ts).
 import { expect, test } from 'bun:test';
 import { SingleBrokerTopology } from '../../src/broker/topology.ts';
-import { Ferry, isFerryError } from '../../src/engine/index.ts';
+import { Engine, isFerryError } from '../../src/engine/index.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 const SELF = { nodeId: 1, host: '127.0.0.1', port: 9092, rack: null };
 
 test("CreatePartitions grows the topic Metadata lists, with Kafka's errors; DeleteRecords answers the low watermark", async () => {
-  const engine = await Ferry.open({ directory: tempDir() });
+  const engine = await Engine.open({ directory: tempDir() });
   const topology = new SingleBrokerTopology(SELF, engine);
   await topology.createTopic('t', 1);
   await topology.createPartitions('t', 3, true);

@@ -5,7 +5,7 @@ import { beforeAll, expect, test } from 'bun:test';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Ferry } from '../../src/engine/index.ts';
+import { Ferry } from '../../src/ferry/index.ts';
 import { FileStore } from '../../src/store/file.ts';
 import { tempDir } from '../support/temp-dir.ts';
 

@@ -4,7 +4,7 @@
 // now keeps several reads of a stream in flight, and still applies them in sequence order.
 import { expect, test } from 'bun:test';
 import { REBUILD_READ_AHEAD, rebuildFromChain } from '../../src/replica/rebuild.ts';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import type { GetOptions, GetResult } from '../../src/store/object-store.ts';
@@ -38,7 +38,7 @@ class ConcurrencyCountingStore extends MemoryStore {
 test('a rebuild reads several WAL objects of a stream at once and applies them in order', async () => {
   const clock = new ManualClock();
   const store = new ConcurrencyCountingStore();
-  const ferry = await Ferry.open({ directory: tempDir(), clock, wal: { store, writerId: 'w', config: { uploadIntervalMs: UPLOAD_INTERVAL_MS } } });
+  const ferry = await Engine.open({ directory: tempDir(), clock, wal: { store, writerId: 'w', config: { uploadIntervalMs: UPLOAD_INTERVAL_MS } } });
   const topicId = ferry.createTopic('t').id;
   const stream = ferry.wal!.config.stream;
   for (let i = 0; i < OBJECTS; i++) {

@@ -5,7 +5,7 @@
 import { expect, test } from 'bun:test';
 import { PartitionHost } from '../../src/cluster/partition-host.ts';
 import type { ClaimPlan } from '../../src/cluster/takeover.ts';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ListOptions, ListPage } from '../../src/store/object-store.ts';
 import { ManualClock } from '../../src/util/clock.ts';
@@ -26,7 +26,7 @@ test('adoptions under way at once seal a stream they share once', async () => {
   const clock = new ManualClock();
   const dead = { writerId: 'broker-1', epoch: 0 };
   const own = { writerId: 'broker-2', epoch: 0 };
-  const engine = await Ferry.open({ directory: tempDir(), clock, managedPartitions: true, log: { flush: { kind: 'none' } }, wal: { store, writerId: own.writerId, config: { uploadIntervalMs: 1 } } });
+  const engine = await Engine.open({ directory: tempDir(), clock, managedPartitions: true, log: { flush: { kind: 'none' } }, wal: { store, writerId: own.writerId, config: { uploadIntervalMs: 1 } } });
   const host = new PartitionHost({ engine, store, prefix: '', nodeId: 2, clock, readChain: async () => [], readRecord: async () => null, replicationFactor: () => 1, leaderOf: () => null });
   const topicId = idOf('orders');
   const plan = (stream: typeof dead): ClaimPlan => ({ kind: 'claim', seal: [stream], rebuildFrom: [stream], settled: null, next: { topicId, leader: 2, leaderEpoch: 1, chain: [stream, own] } });

@@ -1,15 +1,15 @@
 // Finding 7 of issue 9: an acknowledgement waiting for followers (acks=all, min.insync.replicas > 1)
 // must fail, never succeed, when its partition goes away (released to another leader, the engine closed).
 import { expect, test } from 'bun:test';
-import { Ferry, type FerryErrorKind, isFerryError } from '../../src/engine/index.ts';
+import { Engine, type FerryErrorKind, isFerryError } from '../../src/engine/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { idOf } from '../support/topic-ids.ts';
 
 const REPLICATION_FACTOR = 3;
 
-async function leaderWaitingForFollowers(): Promise<{ ferry: Ferry; outcome: Promise<string> }> {
-  const ferry = await Ferry.open({ directory: tempDir(), managedPartitions: true, minInsyncReplicas: 2, wal: { store: new MemoryStore(), writerId: 'a', config: { uploadIntervalMs: 1 } } });
+async function leaderWaitingForFollowers(): Promise<{ ferry: Engine; outcome: Promise<string> }> {
+  const ferry = await Engine.open({ directory: tempDir(), managedPartitions: true, minInsyncReplicas: 2, wal: { store: new MemoryStore(), writerId: 'a', config: { uploadIntervalMs: 1 } } });
   await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {}, 'leader', REPLICATION_FACTOR);
   const outcome = ferry.produce('t', [{ value: 'needs a follower' }], { partition: 0 }).then(
     () => 'acknowledged',

@@ -4,7 +4,7 @@
 // storageFailing and no healthy broker took the partition over. An adoption the disk refuses now
 // counts as a failed write, as a log's would.
 import { expect, test } from 'bun:test';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { STORAGE_PROBE_BYTES } from '../../src/log/storage-probe.ts';
 import { SimDisk } from '../../src/sim/disk.ts';
 import { ManualClock } from '../../src/util/clock.ts';
@@ -18,7 +18,7 @@ const REGISTRY_TOPICS = 80;
 
 test('an adoption the full disk refuses leaves the engine storage-failing until a probe finds room', async () => {
   const disk = new SimDisk({ random: new SeededRandom(1) });
-  const engine = await Ferry.open({ directory: '/data', disk, clock: new ManualClock(), managedPartitions: true, log: { flush: { kind: 'none' } } });
+  const engine = await Engine.open({ directory: '/data', disk, clock: new ManualClock(), managedPartitions: true, log: { flush: { kind: 'none' } } });
   try {
     await engine.adoptPartition('t', idOf('t', 0), 0, 1, async () => {});
     disk.setCapacity(disk.usedBytes + ROOM_BYTES);
@@ -43,7 +43,7 @@ test('an adoption the full disk refuses leaves the engine storage-failing until 
 
 test('a disk with room for a probe page but not for the topic registry stays storage-failing (the probe asks for as much as the registry took)', async () => {
   const disk = new SimDisk({ random: new SeededRandom(1) });
-  const engine = await Ferry.open({ directory: '/data', disk, clock: new ManualClock(), managedPartitions: true, log: { flush: { kind: 'none' } } });
+  const engine = await Engine.open({ directory: '/data', disk, clock: new ManualClock(), managedPartitions: true, log: { flush: { kind: 'none' } } });
   try {
     for (let i = 0; i < REGISTRY_TOPICS; i++) await engine.adoptPartition(`topic-${i}`, idOf(`topic-${i}`, 0), 0, 1, async () => {});
     disk.setCapacity(disk.usedBytes + 2 * STORAGE_PROBE_BYTES);

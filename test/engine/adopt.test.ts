@@ -2,7 +2,7 @@
 // re-adoption depends on the WAL object holding that append, never on what an earlier adoption
 // made durable; appends carry the leader epoch the cluster assigned.
 import { expect, test } from 'bun:test';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { isFerryError } from '../../src/errors.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
@@ -19,7 +19,7 @@ async function settle(): Promise<void> {
 test('after release and re-adoption an acks=all append waits for its own WAL object (finding 4)', async () => {
   const gated = new GatedStore();
   const clock = new ManualClock();
-  const ferry = await Ferry.open({
+  const ferry = await Engine.open({
     directory: tempDir(),
     clock,
     managedPartitions: true,
@@ -47,13 +47,13 @@ test('after release and re-adoption an acks=all append waits for its own WAL obj
 
 test('appends carry the leader epoch given at adoption; the embedded engine uses 0', async () => {
   const store = new MemoryStore();
-  const ferry = await Ferry.open({ directory: tempDir(), managedPartitions: true, log: { flush: { kind: 'none' } }, wal: { store, writerId: 'b1', config: { uploadIntervalMs: 1 } } });
+  const ferry = await Engine.open({ directory: tempDir(), managedPartitions: true, log: { flush: { kind: 'none' } }, wal: { store, writerId: 'b1', config: { uploadIntervalMs: 1 } } });
   await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {}, 'leader', 1, 7);
   expect(ferry.leaderEpoch('t', 0)).toBe(7);
   await ferry.produce('t', [{ value: 'v' }], { partition: 0 });
   expect(ferry.fetch('t', 0, 0).batches[0]!.partitionLeaderEpoch).toBe(7);
   await ferry.close();
-  const embedded = await Ferry.open({ directory: tempDir() });
+  const embedded = await Engine.open({ directory: tempDir() });
   embedded.createTopic('e');
   await embedded.produce('e', [{ value: 'v' }]);
   expect(embedded.leaderEpoch('e', 0)).toBe(0);
@@ -64,7 +64,7 @@ test('appends carry the leader epoch given at adoption; the embedded engine uses
 test('a partition let go of acknowledges nothing more, even what becomes durable after', async () => {
   const gated = new GatedStore();
   const clock = new ManualClock();
-  const ferry = await Ferry.open({
+  const ferry = await Engine.open({
     directory: tempDir(),
     clock,
     managedPartitions: true,
@@ -91,7 +91,7 @@ test('a partition let go of acknowledges nothing more, even what becomes durable
 
 test('a topic config the cluster hands over while a partition is being adopted applies to it once served (sim seed 30174)', async () => {
   const clock = new ManualClock();
-  const ferry = await Ferry.open({
+  const ferry = await Engine.open({
     directory: tempDir(),
     clock,
     managedPartitions: true,

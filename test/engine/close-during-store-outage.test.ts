@@ -4,7 +4,7 @@
 // end in bounded time whatever the store does; what was not shipped stays in the local log and is
 // shipped again by the next start (nothing that was acknowledged with acks=all depends on it).
 import { expect, setDefaultTimeout, test } from 'bun:test';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { advanceThrough, settle } from '../support/settle.ts';
@@ -22,7 +22,7 @@ test('close ends during a store outage that outlasts it, and the next start ship
   const clock = new ManualClock();
   const store = new MemoryStore();
   const directory = tempDir();
-  const ferry = await Ferry.open({ directory, clock, log: { flush: { kind: 'none' } }, wal: { store, writerId: 'w' } });
+  const ferry = await Engine.open({ directory, clock, log: { flush: { kind: 'none' } }, wal: { store, writerId: 'w' } });
   ferry.createTopic('t');
   store.injectFault({ operation: 'put', kind: 'Unavailable', count: Number.MAX_SAFE_INTEGER, keyPrefix: 'wal/' });
   const [record] = await ferry.produce('t', [{ value: 'in the local log only' }], { acks: 1 });
@@ -37,7 +37,7 @@ test('close ends during a store outage that outlasts it, and the next start ship
   // Past the simulated wait only real I/O (the logs' last fdatasync) remains: a real-time bound on it.
   await Promise.race([closed, Bun.sleep(CLOSE_IO_WAIT_MS).then(() => Promise.reject(new Error('close during the outage did not end')))]);
   // The directory is released and still holds the record: a start (here on a store that answers) ships it.
-  const again = await Ferry.open({ directory, clock, log: { flush: { kind: 'none' } }, wal: { store: new MemoryStore(), writerId: 'w' } });
+  const again = await Engine.open({ directory, clock, log: { flush: { kind: 'none' } }, wal: { store: new MemoryStore(), writerId: 'w' } });
   expect(again.logEndOffset('t', 0)).toBe(1);
   expect(await advanceThrough(clock, again.produce('t', [{ value: 'after' }], { acks: 'all' }), 'the next acknowledgement')).toEqual([{ partition: 0, offset: 1 }]);
   await again.close();

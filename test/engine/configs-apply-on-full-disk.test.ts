@@ -4,7 +4,7 @@
 // alter read back as CreateTime. In managed mode the registry is a cache: the partitions take the
 // configs first, and the refused write only makes the next scan hand them over again.
 import { expect, test } from 'bun:test';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { SimDisk } from '../../src/sim/disk.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
@@ -15,7 +15,7 @@ const ROOM_BYTES = 16;
 
 test("a managed engine whose disk refuses the registry's write still stamps LogAppendTime once the cluster's configs say so", async () => {
   const disk = new SimDisk({ random: new SeededRandom(1) });
-  const engine = await Ferry.open({ directory: '/data', disk, clock: new ManualClock(1_000_000), managedPartitions: true, log: { flush: { kind: 'none' } } });
+  const engine = await Engine.open({ directory: '/data', disk, clock: new ManualClock(1_000_000), managedPartitions: true, log: { flush: { kind: 'none' } } });
   try {
     await engine.adoptPartition('t', idOf('t', 0), 0, 1, async () => {});
     disk.setCapacity(disk.usedBytes + ROOM_BYTES);

@@ -2,7 +2,7 @@
 // INVALID_PARTITIONS messages), the new partitions serve at once and survive a restart, and the
 // old ones keep their records, ids and leader epochs.
 import { expect, test } from 'bun:test';
-import { Ferry, type FerryErrorKind, isFerryError } from '../../src/engine/index.ts';
+import { Engine, type FerryErrorKind, isFerryError } from '../../src/engine/index.ts';
 import { PARTITIONS_PER_TOPIC_MAX } from '../../src/engine/topic-registry.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
@@ -17,7 +17,7 @@ function failure(action: () => unknown): { kind: FerryErrorKind | null; message:
 
 test('a topic grows: the new partitions take records at once, the old ones keep theirs, and all of it survives a restart', async () => {
   const directory = tempDir();
-  const ferry = await Ferry.open({ directory });
+  const ferry = await Engine.open({ directory });
   const { id } = ferry.createTopic('orders', { partitions: 2 });
   await ferry.produce('orders', [{ value: 'old' }], { partition: 1 });
   const grown = ferry.createPartitions('orders', 5);
@@ -28,7 +28,7 @@ test('a topic grows: the new partitions take records at once, the old ones keep 
   expect(await ferry.produce('orders', [{ value: 'new' }], { partition: 4 })).toEqual([{ partition: 4, offset: 0 }]);
   await ferry.close();
 
-  const again = await Ferry.open({ directory });
+  const again = await Engine.open({ directory });
   expect(again.topics()).toEqual([{ name: 'orders', id, partitions: 5, config: {} }]);
   expect(again.fetch('orders', 4, 0).highWatermark).toBe(1);
   expect(again.fetch('orders', 1, 0).highWatermark).toBe(1);
@@ -37,7 +37,7 @@ test('a topic grows: the new partitions take records at once, the old ones keep 
 });
 
 test("a count that is no increase is INVALID_PARTITIONS with Kafka's messages, and changes nothing", async () => {
-  const ferry = await Ferry.open({ directory: tempDir() });
+  const ferry = await Engine.open({ directory: tempDir() });
   ferry.createTopic('orders', { partitions: 3 });
   expect(failure(() => ferry.createPartitions('orders', 2))).toEqual({ kind: 'InvalidPartitions', message: 'The topic orders currently has 3 partition(s); 2 would not be an increase.' });
   expect(failure(() => ferry.createPartitions('orders', 3))).toEqual({ kind: 'InvalidPartitions', message: 'Topic already has 3 partition(s).' });
@@ -51,21 +51,21 @@ test("a count that is no increase is INVALID_PARTITIONS with Kafka's messages, a
 
 test('validateOnly checks and answers the grown topic, and adds nothing', async () => {
   const directory = tempDir();
-  const ferry = await Ferry.open({ directory });
+  const ferry = await Engine.open({ directory });
   ferry.createTopic('orders', { partitions: 1 });
   expect(ferry.createPartitions('orders', 4, true).partitions).toBe(4);
   expect(failure(() => ferry.createPartitions('orders', 1, true)).kind).toBe('InvalidPartitions');
   expect(ferry.topics()[0]!.partitions).toBe(1);
   expect(ferry.serves('orders', 1)).toBe(false);
   await ferry.close();
-  const again = await Ferry.open({ directory });
+  const again = await Engine.open({ directory });
   expect(again.topics()[0]!.partitions).toBe(1);
   await again.close();
 });
 
 test('a new partition starts empty even where an earlier grow left a directory behind', async () => {
   const directory = tempDir();
-  const ferry = await Ferry.open({ directory });
+  const ferry = await Engine.open({ directory });
   ferry.createTopic('orders', { partitions: 1 });
   await ferry.produce('orders', [{ value: 'a' }, { value: 'b' }], { partition: 0 });
   ferry.createPartitions('orders', 2);
@@ -77,7 +77,7 @@ test('a new partition starts empty even where an earlier grow left a directory b
   const registry = JSON.parse(readFileSync(topicsFile, 'utf8')) as { topics: { partitions: number }[] };
   registry.topics[0]!.partitions = 1;
   writeFileSync(topicsFile, JSON.stringify(registry));
-  const again = await Ferry.open({ directory });
+  const again = await Engine.open({ directory });
   again.createPartitions('orders', 2);
   expect(again.fetch('orders', 1, 0).highWatermark).toBe(0);
   await again.close();

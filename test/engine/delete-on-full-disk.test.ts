@@ -6,7 +6,7 @@
 // A managed engine (a cluster broker) is told to forget a topic the cluster deleted already: it
 // lets go of the partitions whatever its disk says (seed 1769: the old incarnation stayed served).
 import { expect, test } from 'bun:test';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { TOPICS_FILE } from '../../src/engine/topic-registry.ts';
 import { type Disk, systemDisk } from '../../src/util/disk.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
@@ -30,7 +30,7 @@ function registryFullDisk(): { disk: Disk; full: { on: boolean } } {
 
 test('a delete that cannot write the registry fails and leaves the topic registered and served', async () => {
   const { disk, full } = registryFullDisk();
-  const ferry = await Ferry.open({ directory: tempDir(), disk, random: new SeededRandom(1), log: { flush: { kind: 'none' } } });
+  const ferry = await Engine.open({ directory: tempDir(), disk, random: new SeededRandom(1), log: { flush: { kind: 'none' } } });
   try {
     ferry.createTopic('t', { partitions: 1 });
     await ferry.produce('t', [{ value: 'a' }], { partition: 0 });
@@ -51,7 +51,7 @@ test('a delete that cannot write the registry fails and leaves the topic registe
 
 test('a managed engine told to delete a topic lets go of its partitions even when the registry cannot be written', async () => {
   const { disk, full } = registryFullDisk();
-  const ferry = await Ferry.open({
+  const ferry = await Engine.open({
     directory: tempDir(),
     disk,
     clock: new ManualClock(),

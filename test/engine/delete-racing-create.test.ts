@@ -6,7 +6,7 @@
 import { expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ferry } from '../../src/engine/index.ts';
+import { Ferry } from '../../src/ferry/index.ts';
 import { SeededRandom } from '../../src/util/random.ts';
 import { decode } from '../support/batches.ts';
 import { tempDir } from '../support/temp-dir.ts';

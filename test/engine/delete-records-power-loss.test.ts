@@ -4,7 +4,7 @@
 import { expect, test } from 'bun:test';
 import { copyFileSync, mkdirSync, readdirSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { LOCK_FILE } from '../../src/util/dir-lock.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
@@ -34,7 +34,7 @@ test('after a power loss the rebuilt log starts at the log start DeleteRecords s
   const clock = new ManualClock();
   const options = { clock, log: { flush: { kind: 'none' } as const }, wal: { store: new MemoryStore(), writerId: 'w', config: { uploadIntervalMs: UPLOAD_INTERVAL_MS } } };
   const directory = tempDir();
-  const ferry = await Ferry.open({ directory, ...options });
+  const ferry = await Engine.open({ directory, ...options });
   ferry.createTopic('t');
   for (let i = 0; i < 5; i++) {
     const appended = await ferry.appendBatches('t', 0, buildRecordBatch([{ value: `v${i}` }], { nowMs: clock.nowMs() }));
@@ -46,7 +46,7 @@ test('after a power loss the rebuilt log starts at the log start DeleteRecords s
   expect(statSync(join(image, 't-0', '00000000000000000000.log')).size).toBe(0);
   await ferry.close();
 
-  const restarted = await Ferry.open({ directory: image, ...options });
+  const restarted = await Engine.open({ directory: image, ...options });
   expect(restarted.logEndOffset('t', 0)).toBe(5); // the tail came back from the WAL...
   expect(restarted.offsetFor('t', 0, EARLIEST).offset).toBe(3); // ...and what was deleted did not
   expect(() => restarted.fetch('t', 0, 2)).toThrow(/before the log start 3/);
@@ -61,7 +61,7 @@ test('after a power loss the rebuild takes back the batch that holds a log start
   const clock = new ManualClock();
   const options = { clock, log: { flush: { kind: 'none' } as const }, wal: { store: new MemoryStore(), writerId: 'w', config: { uploadIntervalMs: UPLOAD_INTERVAL_MS } } };
   const directory = tempDir();
-  const ferry = await Ferry.open({ directory, ...options });
+  const ferry = await Engine.open({ directory, ...options });
   ferry.createTopic('t');
   for (let i = 0; i < 5; i++) {
     const appended = await ferry.appendBatches('t', 0, buildRecordBatch([{ value: `v${2 * i}` }, { value: `v${2 * i + 1}` }], { nowMs: clock.nowMs() }));
@@ -72,7 +72,7 @@ test('after a power loss the rebuild takes back the batch that holds a log start
   powerLossImage(directory, image);
   await ferry.close();
 
-  const restarted = await Ferry.open({ directory: image, ...options });
+  const restarted = await Engine.open({ directory: image, ...options });
   expect(restarted.logEndOffset('t', 0)).toBe(10);
   expect(restarted.offsetFor('t', 0, EARLIEST).offset).toBe(5);
   expect(() => restarted.fetch('t', 0, 4)).toThrow(/before the log start 5/);

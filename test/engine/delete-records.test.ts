@@ -3,7 +3,7 @@
 // OFFSET_OUT_OF_RANGE, ListOffsets EARLIEST answers it, the segments wholly below it go, and all
 // of it holds across a restart (the log's log-start-offset checkpoint).
 import { expect, test } from 'bun:test';
-import { Ferry, type FerryErrorKind, isFerryError } from '../../src/engine/index.ts';
+import { Engine, type FerryErrorKind, isFerryError } from '../../src/engine/index.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { idOf } from '../support/topic-ids.ts';
 
@@ -12,8 +12,8 @@ const SMALL_SEGMENT_BYTES = 1024;
 const EARLIEST = -2;
 const LATEST = -1;
 
-async function engineWithRecords(directory = tempDir(), count = 10): Promise<Ferry> {
-  const ferry = await Ferry.open({ directory, log: { segmentBytes: SMALL_SEGMENT_BYTES } });
+async function engineWithRecords(directory = tempDir(), count = 10): Promise<Engine> {
+  const ferry = await Engine.open({ directory, log: { segmentBytes: SMALL_SEGMENT_BYTES } });
   ferry.createTopic('t');
   for (let i = 0; i < count; i++) await ferry.produce('t', [{ value: `value-${i}`.padEnd(250, '.') }], { partition: 0 });
   return ferry;
@@ -82,7 +82,7 @@ test('the new log start holds across a restart, and appends go on after it', asy
   const ferry = await engineWithRecords(directory);
   ferry.deleteRecords('t', 0, 8); // inside a segment: the segment stays, its records below 8 are gone all the same
   await ferry.close();
-  const again = await Ferry.open({ directory, log: { segmentBytes: SMALL_SEGMENT_BYTES } });
+  const again = await Engine.open({ directory, log: { segmentBytes: SMALL_SEGMENT_BYTES } });
   expect(again.offsetFor('t', 0, EARLIEST).offset).toBe(8);
   expect(failure(() => again.fetch('t', 0, 7)).kind).toBe('OffsetOutOfRange');
   expect(again.fetch('t', 0, 8).logStartOffset).toBe(8);
@@ -98,7 +98,7 @@ test('a timestamp lookup never answers an offset below the log start', async () 
 });
 
 test('only a leader deletes records: a followed partition answers NotLeader', async () => {
-  const ferry = await Ferry.open({ directory: tempDir(), managedPartitions: true });
+  const ferry = await Engine.open({ directory: tempDir(), managedPartitions: true });
   await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {}, 'follower');
   expect(failure(() => ferry.deleteRecords('t', 0, 0)).kind).toBe('NotLeader');
   await ferry.close();

@@ -4,7 +4,7 @@
 // directories locked, and every later adoption of the topic's next incarnation failed with
 // "in use by another Ferry log", so no broker could ever serve those partitions here again.
 import { expect, test } from 'bun:test';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { SimDisk } from '../../src/sim/disk.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
@@ -12,13 +12,13 @@ import { idOf } from '../support/topic-ids.ts';
 
 const PARTITIONS = 2;
 
-async function adoptAll(engine: Ferry, incarnation: number): Promise<void> {
+async function adoptAll(engine: Engine, incarnation: number): Promise<void> {
   for (let index = 0; index < PARTITIONS; index++) await engine.adoptPartition('t', idOf('t', incarnation), index, PARTITIONS, async () => {});
 }
 
 test('a topic deleted while the disk is full has its logs closed: its next incarnation can be adopted once there is room', async () => {
   const disk = new SimDisk({ random: new SeededRandom(1) });
-  const engine = await Ferry.open({ directory: '/data', disk, clock: new ManualClock(), managedPartitions: true, log: { flush: { kind: 'none' } } });
+  const engine = await Engine.open({ directory: '/data', disk, clock: new ManualClock(), managedPartitions: true, log: { flush: { kind: 'none' } } });
   try {
     await adoptAll(engine, 0);
     await engine.produce('t', [{ value: 'a' }], { partition: 0 });

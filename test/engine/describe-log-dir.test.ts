@@ -1,14 +1,14 @@
 // Kafka's DescribeLogDirs of an engine's one log directory: each partition served with its bytes
 // on local disk and its offset lag, and the file system's size and free bytes (statfs).
 import { expect, test } from 'bun:test';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { type Disk, systemDisk } from '../../src/util/disk.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { idOf } from '../support/topic-ids.ts';
 
 test("every partition with its size on disk and a leader's lag of 0, and the directory's space", async () => {
   const directory = tempDir();
-  const ferry = await Ferry.open({ directory });
+  const ferry = await Engine.open({ directory });
   ferry.createTopic('a', { partitions: 2 });
   await ferry.produce('a', [{ value: 'x'.repeat(500) }], { partition: 1 });
   const described = ferry.describeLogDir();
@@ -25,7 +25,7 @@ test("every partition with its size on disk and a leader's lag of 0, and the dir
 });
 
 test("a follower's lag is how far its log end is behind its leader's high watermark", async () => {
-  const ferry = await Ferry.open({ directory: tempDir(), managedPartitions: true });
+  const ferry = await Engine.open({ directory: tempDir(), managedPartitions: true });
   await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {}, 'follower');
   ferry.noteLeaderHighWatermark('t', 0, 12);
   expect(ferry.describeLogDir().partitions).toEqual([{ topic: 't', partition: 0, sizeBytes: 0, offsetLag: 12, isFutureKey: false }]);
@@ -35,7 +35,7 @@ test("a follower's lag is how far its log end is behind its leader's high waterm
 test('a disk that cannot say its space answers null for it', async () => {
   const { statfsSync: _unused, ...withoutStatfs } = systemDisk;
   const disk: Disk = withoutStatfs;
-  const ferry = await Ferry.open({ directory: tempDir(), disk });
+  const ferry = await Engine.open({ directory: tempDir(), disk });
   const described = ferry.describeLogDir();
   expect(described.totalBytes).toBeNull();
   expect(described.usableBytes).toBeNull();

@@ -1,7 +1,7 @@
 // Kafka's DescribeProducers from a partition's producer state: each idempotent producer with its
 // epoch, last sequence and last batch timestamp; no transactions (-1). Leader only.
 import { expect, test } from 'bun:test';
-import { Ferry, type FerryErrorKind, isFerryError } from '../../src/engine/index.ts';
+import { Engine, type FerryErrorKind, isFerryError } from '../../src/engine/index.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { idOf } from '../support/topic-ids.ts';
@@ -15,7 +15,7 @@ function batchOf(producerId: number, producerEpoch: number, baseSequence: number
 
 test('each idempotent producer with its epoch, last sequence and last timestamp; plain producers are not listed', async () => {
   const directory = tempDir();
-  const ferry = await Ferry.open({ directory });
+  const ferry = await Engine.open({ directory });
   ferry.createTopic('t');
   await ferry.appendBatches('t', 0, batchOf(7, 0, 0, 3, T0));
   await ferry.appendBatches('t', 0, batchOf(7, 0, 3, 2, T0 + 10));
@@ -27,13 +27,13 @@ test('each idempotent producer with its epoch, last sequence and last timestamp;
   ];
   expect(ferry.describeProducers('t', 0)).toEqual(expected);
   await ferry.close();
-  const again = await Ferry.open({ directory }); // the state is the log's: rebuilt the same
+  const again = await Engine.open({ directory }); // the state is the log's: rebuilt the same
   expect(again.describeProducers('t', 0)).toEqual(expected);
   await again.close();
 });
 
 test('an unknown partition, and a followed one, are refused', async () => {
-  const ferry = await Ferry.open({ directory: tempDir(), managedPartitions: true });
+  const ferry = await Engine.open({ directory: tempDir(), managedPartitions: true });
   await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {}, 'follower');
   const kindOf = (action: () => unknown): FerryErrorKind | null => {
     try {

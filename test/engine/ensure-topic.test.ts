@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test';
-import { Ferry, isFerryError } from '../../src/engine/index.ts';
+import { Ferry, isFerryError } from '../../src/ferry/index.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 test('ensureTopic creates a missing topic, and returns an existing one unchanged across a reopen', async () => {

@@ -5,7 +5,7 @@
 // had a gap where it should be, so a rebuild (a takeover) lost it.
 import { afterEach, expect, test } from 'bun:test';
 import { rebuildFromChain } from '../../src/replica/rebuild.ts';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
@@ -25,7 +25,7 @@ function idempotent(sequence: number, nowMs: number): Uint8Array {
 }
 
 /** Appends and waits for the acknowledgement, moving the clock so WAL objects close; the outcome. */
-async function produce(ferry: Ferry, clock: ManualClock, batch: Uint8Array): Promise<number | string> {
+async function produce(ferry: Engine, clock: ManualClock, batch: Uint8Array): Promise<number | string> {
   try {
     const appended = await ferry.appendBatches('t', 0, batch);
     clock.advance(UPLOAD_INTERVAL_MS);
@@ -39,7 +39,7 @@ async function produce(ferry: Ferry, clock: ManualClock, batch: Uint8Array): Pro
 test('a batch whose local fdatasync failed still goes to the WAL: its acknowledged retry survives a rebuild', async () => {
   const clock = new ManualClock();
   const store = new MemoryStore();
-  const ferry = await Ferry.open({ directory: tempDir(), clock, log: { flush: { kind: 'per-append' } }, wal: { store, writerId: 'w', config: { uploadIntervalMs: UPLOAD_INTERVAL_MS } } });
+  const ferry = await Engine.open({ directory: tempDir(), clock, log: { flush: { kind: 'per-append' } }, wal: { store, writerId: 'w', config: { uploadIntervalMs: UPLOAD_INTERVAL_MS } } });
   const topicId = ferry.createTopic('t').id;
   const stream = ferry.wal!.config.stream;
   expect(await produce(ferry, clock, idempotent(0, clock.nowMs()))).toBe(0);
@@ -64,7 +64,7 @@ test('a batch whose local fdatasync failed still goes to the WAL: its acknowledg
 
 test('the retry of a batch whose local fdatasync failed is answered once that batch is durable in the WAL', async () => {
   const clock = new ManualClock();
-  const ferry = await Ferry.open({
+  const ferry = await Engine.open({
     directory: tempDir(),
     clock,
     log: { flush: { kind: 'per-append' } },

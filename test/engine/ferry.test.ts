@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { Ferry, type FerryErrorKind, isFerryError, murmur2, partitionForKey } from '../../src/engine/index.ts';
+import { Engine, type FerryErrorKind, isFerryError, murmur2, partitionForKey } from '../../src/engine/index.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { decode } from '../support/batches.ts';
 import { settle, settleUntil } from '../support/settle.ts';
@@ -19,19 +19,19 @@ async function expectKind(action: () => unknown, kind: FerryErrorKind): Promise<
 describe('topics', () => {
   test('are created with partitions and survive a reopen', async () => {
     const directory = tempDir();
-    const ferry = await Ferry.open({ directory });
+    const ferry = await Engine.open({ directory });
     ferry.createTopic('orders', { partitions: 3 });
     await expectKind(() => ferry.createTopic('orders'), 'TopicAlreadyExists');
     await ferry.produce('orders', [{ value: 'one' }], { partition: 2 });
     await ferry.close();
-    const again = await Ferry.open({ directory });
+    const again = await Engine.open({ directory });
     expect(again.topics()).toEqual([{ name: 'orders', id: ferry.topics()[0]!.id, partitions: 3, config: {} }]);
     expect(again.fetch('orders', 2, 0).highWatermark).toBe(1);
     await again.close();
   });
 
   test('bad names and counts are refused with InvalidArgument', async () => {
-    const ferry = await Ferry.open({ directory: tempDir() });
+    const ferry = await Engine.open({ directory: tempDir() });
     for (const name of ['', '.', '..', 'a/b', 'x'.repeat(250), 'spaces no']) await expectKind(() => ferry.createTopic(name), 'InvalidArgument');
     await expectKind(() => ferry.createTopic('t', { partitions: 0 }), 'InvalidArgument');
     await expectKind(() => ferry.createTopic('t', { config: { segmentBytes: -5 } }), 'InvalidArgument');
@@ -40,11 +40,11 @@ describe('topics', () => {
   });
 
   test('unknown topics fail unless auto-creation is on', async () => {
-    const strict = await Ferry.open({ directory: tempDir() });
+    const strict = await Engine.open({ directory: tempDir() });
     await expectKind(() => strict.produce('nope', [{ value: 'x' }]), 'UnknownTopicOrPartition');
     await expectKind(() => strict.fetch('nope', 0, 0), 'UnknownTopicOrPartition');
     await strict.close();
-    const auto = await Ferry.open({ directory: tempDir(), autoCreateTopics: true, defaultPartitions: 2 });
+    const auto = await Engine.open({ directory: tempDir(), autoCreateTopics: true, defaultPartitions: 2 });
     await auto.produce('fresh', [{ value: 'x' }]);
     expect(auto.topics()[0]).toMatchObject({ name: 'fresh', partitions: 2 });
     await auto.close();
@@ -53,7 +53,7 @@ describe('topics', () => {
 
 describe('produce and fetch', () => {
   test('returns each record offset in input order, keyed records by murmur2', async () => {
-    const ferry = await Ferry.open({ directory: tempDir() });
+    const ferry = await Engine.open({ directory: tempDir() });
     ferry.createTopic('t', { partitions: 4 });
     const keys = ['a', 'b', 'c', 'd', 'e', 'a'];
     const produced = await ferry.produce(
@@ -75,7 +75,7 @@ describe('produce and fetch', () => {
   });
 
   test('gzip and zstd batches are stored as sent and read back', async () => {
-    const ferry = await Ferry.open({ directory: tempDir() });
+    const ferry = await Engine.open({ directory: tempDir() });
     ferry.createTopic('t');
     for (const compression of ['gzip', 'zstd'] as const) {
       const [first] = await ferry.produce('t', [{ value: 'x'.repeat(1000) }, { value: compression }], { compression });
@@ -88,7 +88,7 @@ describe('produce and fetch', () => {
   });
 
   test('a record too large is refused with RecordTooLarge and nothing is written', async () => {
-    const ferry = await Ferry.open({ directory: tempDir(), log: { maxBatchBytes: 10_000 } });
+    const ferry = await Engine.open({ directory: tempDir(), log: { maxBatchBytes: 10_000 } });
     ferry.createTopic('t');
     await expectKind(() => ferry.produce('t', [{ value: new Uint8Array(20_000) }]), 'RecordTooLarge');
     expect(ferry.fetch('t', 0, 0).highWatermark).toBe(0);
@@ -97,7 +97,7 @@ describe('produce and fetch', () => {
 
   test('acks all waits for the flush; readers never see past the high watermark', async () => {
     const clock = new ManualClock();
-    const ferry = await Ferry.open({ directory: tempDir(), clock, log: { flush: { kind: 'group', bytes: 1 << 20, ms: 100 } } });
+    const ferry = await Engine.open({ directory: tempDir(), clock, log: { flush: { kind: 'group', bytes: 1 << 20, ms: 100 } } });
     ferry.createTopic('t');
     let acknowledged = false;
     const pending = ferry.produce('t', [{ value: 'a' }]).then(() => (acknowledged = true));
@@ -115,7 +115,7 @@ describe('produce and fetch', () => {
   });
 
   test('a bad partition is UnknownTopicOrPartition; a closed engine is Closed', async () => {
-    const ferry = await Ferry.open({ directory: tempDir() });
+    const ferry = await Engine.open({ directory: tempDir() });
     ferry.createTopic('t', { partitions: 2 });
     await expectKind(() => ferry.produce('t', [{ value: 'x' }], { partition: 2 }), 'UnknownTopicOrPartition');
     await expectKind(() => ferry.fetch('t', 5, 0), 'UnknownTopicOrPartition');
@@ -127,15 +127,15 @@ describe('produce and fetch', () => {
 
   test('a second engine on the same directory is refused with Locked', async () => {
     const directory = tempDir();
-    const ferry = await Ferry.open({ directory });
-    await expectKind(() => Ferry.open({ directory }), 'Locked');
+    const ferry = await Engine.open({ directory });
+    await expectKind(() => Engine.open({ directory }), 'Locked');
     await ferry.close();
   });
 });
 
 describe('consume', () => {
   test('yields existing records, then new ones as they arrive, until aborted', async () => {
-    const ferry = await Ferry.open({ directory: tempDir() });
+    const ferry = await Engine.open({ directory: tempDir() });
     ferry.createTopic('t');
     await ferry.produce('t', [{ value: 'r0' }, { value: 'r1' }]);
     const controller = new AbortController();
@@ -157,7 +157,7 @@ describe('consume', () => {
   });
 
   test('ends when the engine closes', async () => {
-    const ferry = await Ferry.open({ directory: tempDir() });
+    const ferry = await Engine.open({ directory: tempDir() });
     ferry.createTopic('t');
     const consuming = (async () => {
       const out = [];
@@ -185,7 +185,7 @@ test('murmur2 matches the vectors of Kafka UtilsTest', () => {
 });
 
 test('managed partitions: only adopted ones are served, leaders take writes, followers do not', async () => {
-  const ferry = await Ferry.open({ directory: tempDir(), managedPartitions: true });
+  const ferry = await Engine.open({ directory: tempDir(), managedPartitions: true });
   await ferry.adoptPartition('m', idOf('m'), 1, 3, async () => {});
   await ferry.adoptPartition('m', idOf('m'), 2, 3, async () => {}, 'follower');
   expect([0, 1, 2].map((p) => ferry.serves('m', p))).toEqual([false, true, true]);
@@ -201,7 +201,7 @@ test('managed partitions: only adopted ones are served, leaders take writes, fol
 });
 
 test('fetch with maxBytes 0 reads nothing and answers the partition state; out-of-range offsets still fail', async () => {
-  const ferry = await Ferry.open({ directory: tempDir() });
+  const ferry = await Engine.open({ directory: tempDir() });
   ferry.createTopic('t');
   await ferry.produce('t', [{ value: 'a' }, { value: 'b' }]);
   expect(ferry.fetch('t', 0, 0, { maxBytes: 0 })).toEqual({ batches: [], highWatermark: 2, logStartOffset: 0 });

@@ -2,7 +2,7 @@
 // finding 1; DESIGN.md contract 11): the same offset once the original is committed, the same
 // failure when the original can never be, and nothing before.
 import { expect, test } from 'bun:test';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { rebuildFromChain } from '../../src/replica/rebuild.ts';
@@ -28,8 +28,8 @@ async function settled(promise: Promise<void>): Promise<'resolved' | 'rejected' 
   return state;
 }
 
-async function openEngine(store: MemoryStore, clock: ManualClock): Promise<Ferry> {
-  const ferry = await Ferry.open({ directory: tempDir(), clock, log: { flush: { kind: 'none' } }, wal: { store, writerId: 'w', config: { uploadIntervalMs: UPLOAD_INTERVAL_MS } } });
+async function openEngine(store: MemoryStore, clock: ManualClock): Promise<Engine> {
+  const ferry = await Engine.open({ directory: tempDir(), clock, log: { flush: { kind: 'none' } }, wal: { store, writerId: 'w', config: { uploadIntervalMs: UPLOAD_INTERVAL_MS } } });
   ferry.createTopic('t');
   return ferry;
 }
@@ -76,7 +76,7 @@ test('a partition rebuilt from its WAL chain (a takeover) knows the producers: a
   }
   await leader.close();
   await ensureSealed(store, '', stream, { writerId: 'successor', nowMs: clock.nowMs() });
-  const successor = await Ferry.open({
+  const successor = await Engine.open({
     directory: tempDir(),
     clock,
     managedPartitions: true,

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { Ferry, type FerryErrorKind, isFerryError } from '../../src/engine/index.ts';
+import { Engine, type FerryErrorKind, isFerryError } from '../../src/engine/index.ts';
 import type { PartitionLog } from '../../src/log/partition-log.ts';
 import { batchOf } from '../support/batches.ts';
 import { tempDir } from '../support/temp-dir.ts';
@@ -22,8 +22,8 @@ async function rebuildThreeEpochs(log: PartitionLog): Promise<void> {
   log.append(batchOf('c', 4), 4);
 }
 
-async function adopted(leaderEpoch: number, as: 'leader' | 'follower' = 'leader'): Promise<Ferry> {
-  const ferry = await Ferry.open({ directory: tempDir(), managedPartitions: true });
+async function adopted(leaderEpoch: number, as: 'leader' | 'follower' = 'leader'): Promise<Engine> {
+  const ferry = await Engine.open({ directory: tempDir(), managedPartitions: true });
   await ferry.adoptPartition('t', idOf('t'), 0, 1, rebuildThreeEpochs, as, 1, leaderEpoch);
   return ferry;
 }
@@ -34,7 +34,7 @@ describe('leader epochs in the engine (KIP-320)', () => {
     expect(ferry.leaderEpoch('t', 0)).toBe(6);
     expectKind(() => ferry.leaderEpoch('t', 1), 'UnknownTopicOrPartition');
     await ferry.close();
-    const embedded = await Ferry.open({ directory: tempDir() });
+    const embedded = await Engine.open({ directory: tempDir() });
     embedded.createTopic('e');
     expect(embedded.leaderEpoch('e', 0)).toBe(0);
     await embedded.close();

@@ -6,7 +6,7 @@ import { expect, test } from 'bun:test';
 import { copyFileSync, mkdirSync, readdirSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { ControlStore } from '../../src/control/control-store.ts';
-import { Ferry, type FerryOptions } from '../../src/engine/index.ts';
+import { Engine, type EngineOptions } from '../../src/engine/index.ts';
 import type { TopicId } from '../../src/engine/topic-registry.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { LOCK_FILE } from '../../src/util/dir-lock.ts';
@@ -43,7 +43,7 @@ function powerLossImage(source: string, target: string, within = false): void {
   }
 }
 
-function hex(ferry: Ferry, from: number): string[] {
+function hex(ferry: Engine, from: number): string[] {
   const out: string[] = [];
   for (let at = from; at < ferry.logEndOffset('t', 0); ) {
     const { batches } = ferry.fetch('t', 0, at);
@@ -57,7 +57,7 @@ function hex(ferry: Ferry, from: number): string[] {
 interface LostTail {
   readonly store: MemoryStore;
   readonly image: string;
-  readonly options: Omit<FerryOptions, 'directory'>;
+  readonly options: Omit<EngineOptions, 'directory'>;
   readonly topicId: TopicId;
   readonly tieredEnd: number;
   /** The batches from the tier's end on, as the engine served them before the power loss. */
@@ -75,7 +75,7 @@ async function lostTailBelowTheTiersEnd(): Promise<LostTail> {
     wal: { store, writerId: 'w', config: { uploadIntervalMs: UPLOAD_INTERVAL_MS } },
     tier: { store, control: new ControlStore(store, ''), intervalMs: 3_600_000 },
   };
-  const ferry = await Ferry.open({ directory, ...options });
+  const ferry = await Engine.open({ directory, ...options });
   const topicId = ferry.createTopic('t').id;
   for (let i = 0; i < BATCHES; i++) {
     const appended = await ferry.appendBatches('t', 0, buildRecordBatch([{ value: `r${i}`.padEnd(100, '.') }], { nowMs: clock.nowMs() }));
@@ -105,7 +105,7 @@ async function lostTailBelowTheTiersEnd(): Promise<LostTail> {
 test("a lost tail whose start WAL GC collected restarts the log at the tier's end and serves the rest", async () => {
   const { image, options, tieredEnd, expected } = await lostTailBelowTheTiersEnd();
   const lines: string[] = [];
-  const restarted = await Ferry.open({ directory: image, ...options, report: (line: string) => lines.push(line) });
+  const restarted = await Engine.open({ directory: image, ...options, report: (line: string) => lines.push(line) });
   expect(restarted.offsetFor('t', 0, -2).offset).toBe(tieredEnd); // the local log starts there
   expect(restarted.logEndOffset('t', 0)).toBe(BATCHES);
   expect(hex(restarted, tieredEnd)).toEqual(expected);
@@ -119,7 +119,7 @@ test("a lost tail over a tier whose last producer state is corrupt still restart
   const key = await corruptLastProducers(store, topicId);
   const lines: string[] = [];
   const metrics = new MetricsRegistry();
-  const restarted = await Ferry.open({ directory: image, ...options, metrics, report: (line: string) => lines.push(line) });
+  const restarted = await Engine.open({ directory: image, ...options, metrics, report: (line: string) => lines.push(line) });
   expect(restarted.offsetFor('t', 0, -2).offset).toBe(tieredEnd);
   expect(hex(restarted, tieredEnd)).toEqual(expected);
   expect(metrics.renderPrometheus()).toContain('ferry_tier_producer_state_lost_total 1');

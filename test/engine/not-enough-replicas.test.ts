@@ -5,7 +5,7 @@
 // later (when followers return, or after a takeover rebuilds them), so every retry of a
 // non-idempotent producer during the outage stores one more copy.
 import { expect, test } from 'bun:test';
-import { Ferry, isFerryError } from '../../src/engine/index.ts';
+import { Engine, isFerryError } from '../../src/engine/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { idOf } from '../support/topic-ids.ts';
@@ -14,7 +14,7 @@ import { idOf } from '../support/topic-ids.ts';
 // and waits instead of refusing at once, because a new leadership's in-sync set starts empty and
 // fills as followers report. Kept as a todo; `bun test --todo` runs it (and it fails today).
 test.todo('acks=all with no follower in sync (min.insync.replicas 2) fails with NotEnoughReplicas and appends nothing', async () => {
-  const ferry = await Ferry.open({ directory: tempDir(), managedPartitions: true, minInsyncReplicas: 2, wal: { store: new MemoryStore(), writerId: 'a', config: { uploadIntervalMs: 1 } } });
+  const ferry = await Engine.open({ directory: tempDir(), managedPartitions: true, minInsyncReplicas: 2, wal: { store: new MemoryStore(), writerId: 'a', config: { uploadIntervalMs: 1 } } });
   await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {}, 'leader', 3); // its followers are gone: none reports
   let outcome = 'pending';
   void ferry.produce('t', [{ value: 'x' }], { partition: 0, acks: 'all' }).then(

@@ -8,7 +8,7 @@
 // reship-whole-log-unbounded.test.ts). How likely: a run's unshipped suffix is bounded by its own
 // buffer, so the second run here has a smaller one.
 import { expect, test } from 'bun:test';
-import { Ferry, isFerryError } from '../../src/engine/index.ts';
+import { Ferry, isFerryError } from '../../src/ferry/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { settle } from '../support/settle.ts';

@@ -8,7 +8,7 @@
 import { expect, test } from 'bun:test';
 import { copyFileSync, mkdirSync, readdirSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { LOCK_FILE } from '../../src/util/dir-lock.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
@@ -42,7 +42,7 @@ test('after a power loss a WAL engine serves what its WAL acknowledged, and a re
   const store = new MemoryStore();
   const directory = tempDir();
   const options = { clock, log: { flush: { kind: 'none' } as const }, wal: { store, writerId: 'w', config: { uploadIntervalMs: UPLOAD_INTERVAL_MS } } };
-  const ferry = await Ferry.open({ directory, ...options });
+  const ferry = await Engine.open({ directory, ...options });
   ferry.createTopic('t', { partitions: 2 });
   for (let sequence = 0; sequence < 3; sequence++) {
     const appended = await ferry.appendBatches('t', 0, idempotent(sequence, clock.nowMs()));
@@ -54,9 +54,9 @@ test('after a power loss a WAL engine serves what its WAL acknowledged, and a re
   expect(statSync(join(image, 't-0', '00000000000000000000.log')).size).toBe(0);
   await ferry.close();
 
-  const restarted = await Ferry.open({ directory: image, ...options }).catch((error: Error) => error);
-  expect(restarted).toBeInstanceOf(Ferry);
-  const engine = restarted as Ferry;
+  const restarted = await Engine.open({ directory: image, ...options }).catch((error: Error) => error);
+  expect(restarted).toBeInstanceOf(Engine);
+  const engine = restarted as Engine;
   expect(engine.logEndOffset('t', 0)).toBe(3);
   expect(engine.logEndOffset('t', 1)).toBe(1);
   const retry = await engine.appendBatches('t', 0, idempotent(2, clock.nowMs()));

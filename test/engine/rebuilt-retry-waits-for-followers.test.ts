@@ -5,7 +5,7 @@
 // found in that log, was acknowledged at once: acks=all with min.insync.replicas 3 while only two
 // replicas held it. Kafka's new leader acknowledges it only once min.insync replicas hold it.
 import { expect, test } from 'bun:test';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
@@ -29,7 +29,7 @@ async function settled(promise: Promise<void>): Promise<'resolved' | 'rejected' 
 
 test('a retried batch found in a log rebuilt from the WAL is acknowledged only once min.insync replicas hold it', async () => {
   const clock = new ManualClock();
-  const ferry = await Ferry.open({
+  const ferry = await Engine.open({
     directory: tempDir(),
     clock,
     managedPartitions: true,
@@ -61,7 +61,7 @@ test('a retried batch found in a log rebuilt from the WAL is acknowledged only o
 // log start, so the retry, a duplicate below that start, was acknowledged at once with two replicas.
 test('a retried batch the tier holds below a rebuilt log start is acknowledged only once min.insync replicas hold it', async () => {
   const clock = new ManualClock();
-  const ferry = await Ferry.open({
+  const ferry = await Engine.open({
     directory: tempDir(),
     clock,
     managedPartitions: true,

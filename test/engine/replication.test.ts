@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { Ferry, isFerryError } from '../../src/engine/index.ts';
+import { Engine, isFerryError } from '../../src/engine/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import { ManualClock } from '../../src/util/clock.ts';
@@ -9,21 +9,21 @@ import { until } from '../support/until.ts';
 
 const WAL = { uploadBytes: 16 * 1024, uploadIntervalMs: 2 };
 
-function leader(store: ObjectStore, minInsyncReplicas = 1): Promise<Ferry> {
-  return Ferry.open({ directory: tempDir(), minInsyncReplicas, wal: { store, writerId: 'node-1', config: WAL } });
+function leader(store: ObjectStore, minInsyncReplicas = 1): Promise<Engine> {
+  return Engine.open({ directory: tempDir(), minInsyncReplicas, wal: { store, writerId: 'node-1', config: WAL } });
 }
 
-function replica(store: ObjectStore, directory = tempDir('ferry-replica-')): Promise<Ferry> {
-  return Ferry.open({ directory, follow: { store, writerId: 'node-1', follower: { pollIntervalMs: 2 } } });
+function replica(store: ObjectStore, directory = tempDir('ferry-replica-')): Promise<Engine> {
+  return Engine.open({ directory, follow: { store, writerId: 'node-1', follower: { pollIntervalMs: 2 } } });
 }
 
 /** The high watermark of t-0 on `ferry`, or -1 while the replica has not learnt the topic. */
-function highWatermark(ferry: Ferry): number {
+function highWatermark(ferry: Engine): number {
   return ferry.topics().some((t) => t.name === 't') ? ferry.fetch('t', 0, 0).highWatermark : -1;
 }
 
 /** On a manual clock the WAL's upload timer never fires: let the pending appends land, then upload and wait for the object. */
-async function shipNow(ferry: Ferry): Promise<void> {
+async function shipNow(ferry: Engine): Promise<void> {
   await Bun.sleep(0);
   await ferry.wal!.flush();
   await Bun.sleep(0); // the durability callbacks
@@ -64,7 +64,7 @@ describe('replicated mode (embedded)', () => {
   test('acks=all with min.insync.replicas=2 waits until a replica applied the records', async () => {
     const store = new MemoryStore();
     const clock = new ManualClock(); // time stands still: only a replica's progress can commit, never a timer
-    const primary = await Ferry.open({ directory: tempDir(), clock, minInsyncReplicas: 2, wal: { store, writerId: 'node-1', config: WAL } });
+    const primary = await Engine.open({ directory: tempDir(), clock, minInsyncReplicas: 2, wal: { store, writerId: 'node-1', config: WAL } });
     primary.createTopic('t');
     let acknowledged = false;
     const pending = primary.produce('t', [{ value: 'needs a replica' }]).then(() => (acknowledged = true));
@@ -130,9 +130,9 @@ test('metrics: WAL durability and follower lag land in the registry', async () =
   const store = new MemoryStore();
   const leaderMetrics = new MetricsRegistry();
   const followerMetrics = new MetricsRegistry();
-  const primary = await Ferry.open({ directory: tempDir(), metrics: leaderMetrics, wal: { store, writerId: 'node-1', config: WAL } });
+  const primary = await Engine.open({ directory: tempDir(), metrics: leaderMetrics, wal: { store, writerId: 'node-1', config: WAL } });
   primary.createTopic('t');
-  const secondary = await Ferry.open({ directory: tempDir('ferry-replica-'), metrics: followerMetrics, follow: { store, writerId: 'node-1', follower: { pollIntervalMs: 2 } } });
+  const secondary = await Engine.open({ directory: tempDir('ferry-replica-'), metrics: followerMetrics, follow: { store, writerId: 'node-1', follower: { pollIntervalMs: 2 } } });
   primary.attachReplica(secondary, 'node-2');
   await primary.produce('t', [{ value: 'x' }]);
   await until(() => highWatermark(secondary) === 1, 'the replica');

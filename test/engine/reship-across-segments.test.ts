@@ -8,7 +8,7 @@
 // fix: the WAL got 4 of the 40 batches). A log of several small segments, opened with a WAL it
 // never shipped to, must open and ship exactly its batches.
 import { expect, test } from 'bun:test';
-import { Ferry } from '../../src/engine/index.ts';
+import { Ferry } from '../../src/ferry/index.ts';
 import { splitBatches } from '../../src/format/batch-parse.ts';
 import { SimDisk } from '../../src/sim/disk.ts';
 import { MemoryStore } from '../../src/store/memory.ts';

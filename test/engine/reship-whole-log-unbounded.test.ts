@@ -16,7 +16,7 @@
 // data directory, a changed writer id). Below: uploads are held back until the test lets them go,
 // and the WAL buffer at the moment the open finishes is far above its bound (3 MiB in a 256 KiB buffer).
 import { expect, test } from 'bun:test';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
@@ -55,15 +55,15 @@ function heldStore(inner: MemoryStore): { store: ObjectStore; release(): void } 
 test('a WAL opened on a log it never shipped re-ships it within the upload buffer', async () => {
   const directory = tempDir();
   const clock = new ManualClock();
-  const first = await Ferry.open({ directory, clock, log: { flush: { kind: 'none' } } }); // no WAL yet
+  const first = await Engine.open({ directory, clock, log: { flush: { kind: 'none' } } }); // no WAL yet
   first.createTopic('t');
   for (let i = 0; i < RECORDS; i++) await first.produce('t', [{ value: 'x'.repeat(RECORD_BYTES) }], { acks: 1 });
   await first.close();
 
   const held = heldStore(new MemoryStore());
   let bufferedAtOpenBytes = -1;
-  let ferry: Ferry | null = null;
-  const opening = Ferry.open({
+  let ferry: Engine | null = null;
+  const opening = Engine.open({
     directory,
     clock,
     log: { flush: { kind: 'none' } },

@@ -3,7 +3,7 @@
 // and the restart serves the whole log and goes on appending after it.
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
@@ -27,7 +27,7 @@ test('a restart after GC collected a prefix of the previous stream seals it at i
     wal: { store, writerId: 'w', config: { uploadIntervalMs: 10 } },
     tier: { store, control: new ControlStore(store, ''), intervalMs: 3_600_000 },
   };
-  const ferry = await Ferry.open(options);
+  const ferry = await Engine.open(options);
   const topicId = ferry.createTopic('t').id;
   for (let i = 0; i < BATCHES; i++) {
     const appended = await ferry.appendBatches('t', 0, buildRecordBatch([{ value: `r${i}`.padEnd(100, '.') }], { nowMs: clock.nowMs() }));
@@ -47,7 +47,7 @@ test('a restart after GC collected a prefix of the previous stream seals it at i
   expect(collected).toBeGreaterThan(1);
   const left = [...(await listSequences(store, '', stream))].sort((a, b) => a - b);
 
-  const restarted = await Ferry.open(options);
+  const restarted = await Engine.open(options);
   const sealed = [...(await listSequences(store, '', stream))].sort((a, b) => a - b);
   expect(sealed).toEqual([...left, left.at(-1)! + 1]); // the seal right above the last object, not at 0
   expect((await reader.read(stream, left.at(-1)! + 1)).kind).toBe('seal');

@@ -5,7 +5,7 @@
 // the flag: no one takes over, and acks=all on what the broker leads fails for the whole spell
 // (simulation seeds 5401, 6118, 9279, 18225's bug, back on a disk that is full but for a page).
 import { expect, test } from 'bun:test';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { STORAGE_PROBE_BYTES } from '../../src/log/storage-probe.ts';
 import { SimDisk } from '../../src/sim/disk.ts';
 import { ManualClock } from '../../src/util/clock.ts';
@@ -17,7 +17,7 @@ const BIG_RECORD_BYTES = 16 * STORAGE_PROBE_BYTES;
 
 test('a probe does not end a failure spell while writes the size of those that failed still fail', async () => {
   const disk = new SimDisk({ random: new SeededRandom(1) });
-  const engine = await Ferry.open({ directory: '/data', disk, clock: new ManualClock(), managedPartitions: true, log: { flush: { kind: 'none' } } });
+  const engine = await Engine.open({ directory: '/data', disk, clock: new ManualClock(), managedPartitions: true, log: { flush: { kind: 'none' } } });
   try {
     await engine.adoptPartition('t', idOf('t', 0), 0, 1, async () => {});
     await engine.produce('t', [{ value: 'a' }], { partition: 0 });

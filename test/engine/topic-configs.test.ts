@@ -3,8 +3,8 @@
 import { expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ferry } from '../../src/engine/index.ts';
-import type { RetentionDeletion } from '../../src/engine/ferry.ts';
+import { Engine } from '../../src/engine/index.ts';
+import type { RetentionDeletion } from '../../src/engine/engine.ts';
 import { isFerryError } from '../../src/errors.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { batchOf } from '../support/batches.ts';
@@ -24,10 +24,10 @@ function kindOf(run: () => unknown): string {
 
 test('configs given at create are kept in topics.json and taken again after a restart', async () => {
   const directory = tempDir();
-  let ferry = await Ferry.open({ directory });
+  let ferry = await Engine.open({ directory });
   ferry.createTopic('t', { partitions: 2, configs: { 'retention.ms': ' 3600000', 'max.message.bytes': '5000', preallocate: 'true' } });
   await ferry.close();
-  ferry = await Ferry.open({ directory });
+  ferry = await Engine.open({ directory });
   expect(ferry.topicConfigs('t')).toEqual({ 'retention.ms': '3600000', 'max.message.bytes': '5000', preallocate: 'true' });
   await expect(ferry.appendBatches('t', 1, batchOf('big', 1, Date.now(), 6000))).rejects.toMatchObject({ kind: 'RecordTooLarge' });
   await ferry.close();
@@ -35,7 +35,7 @@ test('configs given at create are kept in topics.json and taken again after a re
 
 test('a bad config creates nothing: no topic, no partition directory', async () => {
   const directory = tempDir();
-  const ferry = await Ferry.open({ directory });
+  const ferry = await Engine.open({ directory });
   expect(kindOf(() => ferry.createTopic('t', { configs: { 'retention.ms': 'abc' } }))).toBe('InvalidConfig: Invalid value abc for configuration retention.ms: Not a number of type LONG');
   expect(kindOf(() => ferry.createTopic('t', { configs: { 'cleanup.policy': 'compact' } }))).toStartWith('InvalidConfig: ');
   expect(kindOf(() => ferry.createTopic('t', { configs: { 'retention.msec': '1' } }))).toBe('InvalidConfig: Unknown topic config name: retention.msec');
@@ -50,7 +50,7 @@ test('a bad config creates nothing: no topic, no partition directory', async () 
 
 test('alterTopicConfig: validateOnly changes nothing; a change is durable and taken by the open partitions at once', async () => {
   const directory = tempDir();
-  let ferry = await Ferry.open({ directory });
+  let ferry = await Engine.open({ directory });
   ferry.createTopic('t');
   await ferry.appendBatches('t', 0, batchOf('a', 1, Date.now(), 3000));
   expect(ferry.alterTopicConfig('t', [{ name: 'max.message.bytes', op: 'set', value: '1000' }], true)).toEqual({ 'max.message.bytes': '1000' });
@@ -61,7 +61,7 @@ test('alterTopicConfig: validateOnly changes nothing; a change is durable and ta
   expect(kindOf(() => ferry.alterTopicConfig('t', [{ name: 'segment.ms', op: 'set', value: '0' }]))).toBe('InvalidConfig: Invalid value 0 for configuration segment.ms: Value must be at least 1');
   expect(kindOf(() => ferry.alterTopicConfig('nope', [{ name: 'segment.ms', op: 'set', value: '1' }]))).toStartWith('UnknownTopicOrPartition');
   await ferry.close();
-  ferry = await Ferry.open({ directory });
+  ferry = await Engine.open({ directory });
   expect(ferry.topicConfigs('t')).toEqual({ 'max.message.bytes': '1000' });
   expect(ferry.logEndOffset('t', 0)).toBe(2); // the larger batches taken before the change are still there
   ferry.alterTopicConfig('t', [{ name: 'max.message.bytes', op: 'delete', value: null }]);
@@ -72,7 +72,7 @@ test('alterTopicConfig: validateOnly changes nothing; a change is durable and ta
 test('segment.bytes and retention.ms altered live: the log rolls by the one and deletes by the other (onRetention tells each pass that deleted)', async () => {
   const clock = new ManualClock(T0);
   const deletions: RetentionDeletion[] = [];
-  const ferry = await Ferry.open({ directory: tempDir(), clock, log: { flush: { kind: 'none' } }, onRetention: (deletion) => deletions.push(deletion) });
+  const ferry = await Engine.open({ directory: tempDir(), clock, log: { flush: { kind: 'none' } }, onRetention: (deletion) => deletions.push(deletion) });
   ferry.createTopic('t');
   const append = async (tag: string) => (await ferry.appendBatches('t', 0, batchOf(tag, 1, clock.nowMs(), MIB / 4))).baseOffset;
   for (let i = 0; i < 6; i++) await append(`a${i}`);
@@ -95,7 +95,7 @@ test('segment.bytes and retention.ms altered live: the log rolls by the one and 
 
 test('message.timestamp.type=LogAppendTime: the append answers the time it stamped', async () => {
   const clock = new ManualClock(T0);
-  const ferry = await Ferry.open({ directory: tempDir(), clock, log: { flush: { kind: 'none' } } });
+  const ferry = await Engine.open({ directory: tempDir(), clock, log: { flush: { kind: 'none' } } });
   ferry.createTopic('t', { configs: { 'message.timestamp.type': 'LogAppendTime' } });
   clock.advance(5);
   const appended = await ferry.appendBatches('t', 0, batchOf('a', 2, T0 - 1000));
@@ -108,7 +108,7 @@ test('message.timestamp.type=LogAppendTime: the append answers the time it stamp
 });
 
 test("describeTopicConfigs: set on the topic, set by the broker, or Kafka's default", async () => {
-  const ferry = await Ferry.open({ directory: tempDir(), log: { retentionMs: 86_400_000 }, minInsyncReplicas: 2 });
+  const ferry = await Engine.open({ directory: tempDir(), log: { retentionMs: 86_400_000 }, minInsyncReplicas: 2 });
   ferry.createTopic('t', { configs: { 'segment.ms': '60000' }, config: { retentionBytes: 12345 } });
   const entries = new Map(ferry.describeTopicConfigs('t').map((entry) => [entry.name, entry]));
   expect(entries.get('segment.ms')).toMatchObject({ value: '60000', source: 'TOPIC_CONFIG', isDefault: false, readOnly: false });

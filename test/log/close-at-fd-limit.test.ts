@@ -6,7 +6,7 @@
 // start recover everything from the segments.
 import { expect, setDefaultTimeout, test } from 'bun:test';
 import { join } from 'node:path';
-import { Ferry } from '../../src/engine/index.ts';
+import { Ferry } from '../../src/ferry/index.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 setDefaultTimeout(60_000);

@@ -6,7 +6,7 @@ import { cliLogger, parseLogLevel } from '../../src/cli/log-output.ts';
 import { resolveBrokerConfig } from '../../src/cli/broker-config.ts';
 import type { BrokerConfig } from '../../src/cli/broker-config.ts';
 import { startFields } from '../../src/cli/start-fields.ts';
-import { Ferry } from '../../src/engine/ferry.ts';
+import { Engine } from '../../src/engine/engine.ts';
 import { CLEAN_SHUTDOWN_FILE } from '../../src/log/partition-log.ts';
 import { lineLogger } from '../../src/observability/logger.ts';
 import { type LogRecord, RecordLogger } from '../../src/observability/record-logger.ts';
@@ -93,7 +93,7 @@ test('the start line holds the config but no secret: SASL and TLS passwords, inl
 test('a recovery that cuts a torn tail says what it cut, with the partition as fields', async () => {
   const dir = tempDir();
   try {
-    const first = await Ferry.open({ directory: dir, logger: lineLogger(() => {}) });
+    const first = await Engine.open({ directory: dir, logger: lineLogger(() => {}) });
     first.createTopic('t', { partitions: 1 });
     await first.produce('t', [{ value: 'a' }, { value: 'b' }], { partition: 0 });
     await first.close();
@@ -102,7 +102,7 @@ test('a recovery that cuts a torn tail says what it cut, with the partition as f
     const segment = readdirSync(partitionDir).find((name) => name.endsWith('.log'))!;
     appendFileSync(join(partitionDir, segment), Buffer.alloc(100, 0)); // a torn write
     const records: LogRecord[] = [];
-    const reopened = await Ferry.open({ directory: dir, logger: new RecordLogger('info', (record) => records.push(record)) });
+    const reopened = await Engine.open({ directory: dir, logger: new RecordLogger('info', (record) => records.push(record)) });
     await reopened.close();
     const recovery = records.filter((record) => record.fields.component === 'log');
     expect(recovery).toHaveLength(1);

@@ -4,7 +4,7 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ferry, isFerryError } from '../../src/engine/index.ts';
+import { Engine, isFerryError } from '../../src/engine/index.ts';
 import { FileStore } from '../../src/store/file.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import { S3Store } from '../../src/store/s3.ts';
@@ -57,9 +57,9 @@ for (const [name, open] of backends) {
       const leaderDir = tempDir();
       const followerDir = tempDir('ferry-follower-');
       const log = { segmentBytes: 8 * 1024 };
-      const leader = await Ferry.open({ directory: leaderDir, log, wal: { store: leaderStore, writerId: 'broker-1', config: { uploadBytes: 8 * 1024, uploadIntervalMs: 2 } } });
+      const leader = await Engine.open({ directory: leaderDir, log, wal: { store: leaderStore, writerId: 'broker-1', config: { uploadBytes: 8 * 1024, uploadIntervalMs: 2 } } });
       leader.createTopic('orders', { partitions: 2 });
-      const follower = await Ferry.open({ directory: followerDir, log, follow: { store: followerStore, writerId: 'broker-1', follower: { pollIntervalMs: 5 } } });
+      const follower = await Engine.open({ directory: followerDir, log, follow: { store: followerStore, writerId: 'broker-1', follower: { pollIntervalMs: 5 } } });
       leader.attachReplica(follower, 'broker-2');
       for (let i = 0; i < 40; i++) {
         await leader.produce(
@@ -83,7 +83,7 @@ for (const [name, open] of backends) {
 
     test('a writer whose stream is sealed is fenced and acknowledges nothing more', async () => {
       const { leaderStore, followerStore } = await open();
-      const leader = await Ferry.open({ directory: tempDir(), wal: { store: leaderStore, writerId: 'broker-1', config: { uploadBytes: 1, uploadIntervalMs: 1 } } });
+      const leader = await Engine.open({ directory: tempDir(), wal: { store: leaderStore, writerId: 'broker-1', config: { uploadBytes: 1, uploadIntervalMs: 1 } } });
       leader.createTopic('orders');
       await leader.produce('orders', [{ value: 'before the seal' }]);
       await sealStream(followerStore, '', { writerId: 'broker-1', epoch: leader.wal!.config.stream.epoch }, { writerId: 'broker-2', nowMs: Date.now() });

@@ -5,7 +5,7 @@
 import { afterEach, expect, test } from 'bun:test';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { DEFAULT_FOLLOWER_CONFIG, Follower } from '../../src/replica/follower.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
@@ -22,8 +22,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function leaderOf(store: MemoryStore): Promise<{ ferry: Ferry; produce(count: number): Promise<void> }> {
-  const ferry = await Ferry.open({ directory: tempDir(), wal: { store, writerId: 'leader', config: { uploadBytes: 1, uploadIntervalMs: 1 } } });
+async function leaderOf(store: MemoryStore): Promise<{ ferry: Engine; produce(count: number): Promise<void> }> {
+  const ferry = await Engine.open({ directory: tempDir(), wal: { store, writerId: 'leader', config: { uploadBytes: 1, uploadIntervalMs: 1 } } });
   cleanups.push(() => ferry.close());
   ferry.createTopic('t');
   let next = 0;
@@ -47,7 +47,7 @@ function followerIn(store: MemoryStore, directory: string): { instance: Follower
   return { instance, log: () => log };
 }
 
-function leaderHex(ferry: Ferry): string[] {
+function leaderHex(ferry: Engine): string[] {
   const out: string[] = [];
   for (let at = 0; at < ferry.logEndOffset('t', 0); ) {
     const { batches } = ferry.fetch('t', 0, at);

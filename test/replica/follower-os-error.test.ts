@@ -5,7 +5,7 @@
 // stale data from then on. An OS error must be retried, as a failed read is.
 import { expect, test } from 'bun:test';
 import { join } from 'node:path';
-import { Ferry } from '../../src/engine/index.ts';
+import { Ferry } from '../../src/ferry/index.ts';
 import type { LogConfig } from '../../src/log/config.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { MemoryStore } from '../../src/store/memory.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import type { LogConfig } from '../../src/log/config.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
@@ -62,8 +62,8 @@ function follower(
   };
 }
 
-async function leader(store: ObjectStore, directory: string, writerId = 'leader', uploadBytes = 8 * 1024): Promise<Ferry> {
-  return Ferry.open({ directory, log: LOG, wal: { store, writerId, prefix: 'c', config: { uploadBytes, uploadIntervalMs: 2, retry: { attempts: 30, baseMs: 1, capMs: 10 } }, seed: 3 } });
+async function leader(store: ObjectStore, directory: string, writerId = 'leader', uploadBytes = 8 * 1024): Promise<Engine> {
+  return Engine.open({ directory, log: LOG, wal: { store, writerId, prefix: 'c', config: { uploadBytes, uploadIntervalMs: 2, retry: { attempts: 30, baseMs: 1, capMs: 10 } }, seed: 3 } });
 }
 
 async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
@@ -94,7 +94,7 @@ function expectBytePrefix(leaderDir: string, followerDir: string, partitions: st
   }
 }
 
-async function produceRandomly(ferry: Ferry, random: SeededRandom, calls: number): Promise<void> {
+async function produceRandomly(ferry: Engine, random: SeededRandom, calls: number): Promise<void> {
   const pending = [];
   for (let i = 0; i < calls; i++) {
     const records = Array.from({ length: 1 + random.nextInt(20) }, (_, j) => ({ key: `k${random.nextInt(1000)}`, value: `v${i}-${j}-${'x'.repeat(random.nextInt(300))}` }));

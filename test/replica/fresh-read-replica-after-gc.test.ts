@@ -6,7 +6,7 @@
 //
 // What it shows: a single broker's read replica (an engine opened with `follow`) that starts after
 // WAL GC collected a prefix of the leader's stream can never serve the partition. Nothing holds GC
-// for it (src/engine/ferry.ts #walCoverage inSyncFollowersEnd counts only in-sync linked replicas,
+// for it (src/engine/engine.ts #walCoverage inSyncFollowersEnd counts only in-sync linked replicas,
 // Infinity with none), and the replica follower has no [K2]/[D4] path: it starts at the stream's
 // floor (src/replica/follower.ts #firstPosition -> #fromFloor) with an empty log at offset 0, so the
 // first frame it reads starts past its log end and applyFrame (src/replica/apply.ts) throws
@@ -16,7 +16,7 @@
 // (or restarted after a pause longer than its checkpoint's reach) once GC has run.
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { until } from '../support/until.ts';
@@ -24,7 +24,7 @@ import { until } from '../support/until.ts';
 const DRIVEN_BY_THE_TEST_MS = 3_600_000;
 
 /** The replica's log end; -1 until the WAL named the partition to it. */
-function endOf(replica: Ferry): number {
+function endOf(replica: Engine): number {
   try {
     return replica.logEndOffset('events', 0);
   } catch {
@@ -36,7 +36,7 @@ test('a read replica started after WAL GC follows the leader and serves its tail
   const wal = new MemoryStore();
   const tier = new MemoryStore();
   const control = new ControlStore(tier, '');
-  const leader = await Ferry.open({
+  const leader = await Engine.open({
     directory: tempDir(),
     log: { segmentBytes: 4096 },
     wal: { store: wal, writerId: 'w', config: { uploadIntervalMs: 1 } },
@@ -48,7 +48,7 @@ test('a read replica started after WAL GC follows the leader and serves its tail
   while ((await leader.tierer!.tierDue()) > 0);
   expect(await leader.walCollector!.collect()).toBeGreaterThan(0); // a prefix of the stream is gone (it is tiered)
 
-  const replica = await Ferry.open({ directory: tempDir(), follow: { store: wal, writerId: 'w' }, tier: { store: tier, control, intervalMs: DRIVEN_BY_THE_TEST_MS } });
+  const replica = await Engine.open({ directory: tempDir(), follow: { store: wal, writerId: 'w' }, tier: { store: tier, control, intervalMs: DRIVEN_BY_THE_TEST_MS } });
   const leaderEnd = leader.logEndOffset('events', 0);
   await until(() => replica.follower!.failure !== null || endOf(replica) === leaderEnd, 'the replica to catch up or fail');
   expect(replica.follower!.failure?.message ?? null).toBeNull();

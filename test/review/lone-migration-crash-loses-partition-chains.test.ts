@@ -8,7 +8,7 @@
 // gone, and new produces are given offsets from 0 again.
 import { expect, test } from 'bun:test';
 import { Broker } from '../../src/broker/broker.ts';
-import { Ferry } from '../../src/engine/index.ts';
+import { Ferry } from '../../src/ferry/index.ts';
 import { StoreError } from '../../src/store/errors.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { PutOptions, PutResult } from '../../src/store/object-store.ts';

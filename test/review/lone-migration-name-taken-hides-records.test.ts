@@ -9,7 +9,7 @@
 // so and stop, not drop it.
 import { expect, test } from 'bun:test';
 import { Broker } from '../../src/broker/broker.ts';
-import { Ferry } from '../../src/engine/index.ts';
+import { Ferry } from '../../src/ferry/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { tempDir } from '../support/temp-dir.ts';
 

@@ -10,7 +10,7 @@ import { expect, test } from 'bun:test';
 import { cpSync } from 'node:fs';
 import { Broker } from '../../src/broker/broker.ts';
 import { ControlStore } from '../../src/control/control-store.ts';
-import { Ferry } from '../../src/engine/index.ts';
+import { Ferry } from '../../src/ferry/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { DeletedIncarnations } from '../../src/tier/deleted-incarnations.ts';
 import { tempDir } from '../support/temp-dir.ts';

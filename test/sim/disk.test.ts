@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { Ferry } from '../../src/engine/ferry.ts';
+import { Engine } from '../../src/engine/engine.ts';
 import { isFerryError } from '../../src/errors.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { SimDisk } from '../../src/sim/disk.ts';
@@ -327,11 +327,11 @@ test('after a failed fdatasync (its pages dropped), the log writes them again: e
 describe('an engine on the simulated disk', () => {
   async function producedAfterCrash(sim: SimDisk, target: Disk): Promise<string[]> {
     const options = { directory: '/node-1', clock: new ManualClock(T0), random: new SeededRandom(3), log: { flush: { kind: 'per-append' } } } as const;
-    const engine = await Ferry.open({ ...options, disk: target });
+    const engine = await Engine.open({ ...options, disk: target });
     engine.createTopic('events', { partitions: 1 });
     for (let i = 0; i < 10; i++) await engine.produce('events', [{ value: `v${i}` }], { acks: 'all' });
     sim.crash(); // the engine is never closed: its host lost power
-    const reopened = await Ferry.open({ ...options, disk: sim });
+    const reopened = await Engine.open({ ...options, disk: sim });
     const values: string[] = [];
     for (const batch of reopened.fetch('events', 0, 0).batches) for (const record of batch.records()) values.push(new TextDecoder().decode(record.value!));
     await reopened.close();

@@ -25,7 +25,7 @@ import { Lease } from '../../src/cluster/lease.ts';
 import type { PartitionRecord } from '../../src/cluster/node.ts';
 import { rebuildFromChain } from '../../src/replica/rebuild.ts';
 import { planTakeover } from '../../src/cluster/takeover.ts';
-import { Ferry, isFerryError } from '../../src/engine/index.ts';
+import { Engine, isFerryError } from '../../src/engine/index.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { InSyncReplicas } from '../../src/replica/isr.ts';
@@ -131,7 +131,7 @@ function idempotent(id: number, sequence: number, count = 1): Uint8Array {
 test('duplicate-acked-before-durable (finding 1; test/engine/idempotence.test.ts): a retry answers before the original is durable', async () => {
   const scenario = async () => {
     const clock = new ManualClock();
-    const ferry = await Ferry.open({ directory: tempDir(), clock, log: { flush: { kind: 'none' } }, wal: { store: new MemoryStore(), writerId: 'w', config: { uploadIntervalMs: 1000 } } });
+    const ferry = await Engine.open({ directory: tempDir(), clock, log: { flush: { kind: 'none' } }, wal: { store: new MemoryStore(), writerId: 'w', config: { uploadIntervalMs: 1000 } } });
     ferry.createTopic('t');
     const first = await ferry.appendBatches('t', 0, idempotent(5, 0));
     const retry = await ferry.appendBatches('t', 0, idempotent(5, 0));
@@ -176,7 +176,7 @@ test("log-append-time-ignored (issue 12; test/log/topic-settings-live.test.ts): 
 test('fetch-past-high-watermark (issue 25; test/engine/fetch-above-high-watermark.test.ts): a fetch from the last offset below the high watermark reads the uncommitted tail', async () => {
   const scenario = async () => {
     const clock = new ManualClock();
-    const ferry = await Ferry.open({ directory: tempDir(), clock, log: { flush: { kind: 'none' } }, wal: { store: new MemoryStore(), writerId: 'w', config: { uploadIntervalMs: 1000 } } });
+    const ferry = await Engine.open({ directory: tempDir(), clock, log: { flush: { kind: 'none' } }, wal: { store: new MemoryStore(), writerId: 'w', config: { uploadIntervalMs: 1000 } } });
     ferry.createTopic('t');
     const committed = await ferry.appendBatches('t', 0, idempotent(25, 0, 3)); // offsets 0..2
     await passUntilSettled(clock, committed.committed);
@@ -293,7 +293,7 @@ test('stale-durable-map (finding 4; test/engine/adopt.test.ts): after a re-adopt
   const scenario = async () => {
     const gated = new GatedStore();
     const clock = new ManualClock();
-    const ferry = await Ferry.open({
+    const ferry = await Engine.open({
       directory: tempDir(),
       clock,
       managedPartitions: true,
@@ -326,7 +326,7 @@ test('release-wakes-waiters (finding 7; test/engine/abandoned-acks.test.ts): rel
   const scenario = async () => {
     const outcomes: string[] = [];
     for (const goAway of ['release', 'close'] as const) {
-      const ferry = await Ferry.open({ directory: tempDir(), managedPartitions: true, minInsyncReplicas: 2, wal: { store: new MemoryStore(), writerId: 'a', config: { uploadIntervalMs: 1 } } });
+      const ferry = await Engine.open({ directory: tempDir(), managedPartitions: true, minInsyncReplicas: 2, wal: { store: new MemoryStore(), writerId: 'a', config: { uploadIntervalMs: 1 } } });
       await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {}, 'leader', 3);
       const outcome = ferry.produce('t', [{ value: 'needs a follower' }], { partition: 0 }).then(
         () => 'acknowledged',
@@ -345,7 +345,7 @@ test('release-wakes-waiters (finding 7; test/engine/abandoned-acks.test.ts): rel
 
 test('config-min-insync-stale (issue 25; test/cluster/topic-configs.test.ts): a partition led already keeps acknowledging by the min.insync.replicas it was adopted with', async () => {
   const scenario = async () => {
-    const ferry = await Ferry.open({ directory: tempDir(), managedPartitions: true, wal: { store: new MemoryStore(), writerId: 'a', config: { uploadIntervalMs: 1 } } });
+    const ferry = await Engine.open({ directory: tempDir(), managedPartitions: true, wal: { store: new MemoryStore(), writerId: 'a', config: { uploadIntervalMs: 1 } } });
     await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {}, 'leader', 3); // min.insync.replicas 1: the leader alone
     ferry.applyTopicConfigs('t', { 'min.insync.replicas': '2' }); // a scan saw the alter
     const produced = ferry.produce('t', [{ value: 'needs a follower now' }], { partition: 0, acks: 'all' });

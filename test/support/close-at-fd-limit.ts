@@ -1,7 +1,7 @@
 // A child for test/log/close-at-fd-limit.test.ts: opens an engine with a few topics, uses up
 // every file descriptor left, closes the engine and prints how that went (then frees them).
 import { closeSync, openSync } from 'node:fs';
-import { Ferry } from '../../src/engine/index.ts';
+import { Ferry } from '../../src/ferry/index.ts';
 
 const directory = process.argv[2]!;
 const topics = Number(process.argv[3]);

@@ -1,6 +1,6 @@
 // A partition's WAL chain written by the real engine, one batch per WAL object, for tests that
 // simulate WAL GC by deleting a covered prefix of its streams by hand (docs/tier-protocol.md [G4]).
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import type { PartitionLog } from '../../src/log/partition-log.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
@@ -35,7 +35,7 @@ export async function writeWalChain(store: ObjectStore, perStream: readonly numb
   let topicId: Uuid | null = null;
   let next = 0;
   for (const count of perStream) {
-    const ferry = await Ferry.open({ directory, clock, wal: { store, writerId: 'w', config: { uploadIntervalMs: UPLOAD_INTERVAL_MS } } });
+    const ferry = await Engine.open({ directory, clock, wal: { store, writerId: 'w', config: { uploadIntervalMs: UPLOAD_INTERVAL_MS } } });
     topicId ??= ferry.createTopic('t').id;
     const stream = ferry.wal!.config.stream;
     const held: number[] = [];

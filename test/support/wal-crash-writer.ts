@@ -2,7 +2,7 @@
 // "ack <partition> <lastOffset>" once each produce is acknowledged (acks=all: durable in the WAL).
 // With argv[4] (a journal directory) the store's fsyncs are recorded instead of made, so that the
 // parent can simulate a power loss of the store's disk (power-loss.ts) after killing it.
-import { Ferry } from '../../src/engine/index.ts';
+import { Ferry } from '../../src/ferry/index.ts';
 import { FileStore } from '../../src/store/file.ts';
 import { PowerLossRecorder } from './power-loss.ts';
 

@@ -3,15 +3,15 @@
 // from the tier where the local log no longer holds them, and untiered segments stay local.
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { type TierRecord, tierRecordKey } from '../../src/tier/tier-record.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 const EARLIEST = -2;
 
-async function tieredEngine(store: MemoryStore): Promise<Ferry> {
-  const ferry = await Ferry.open({
+async function tieredEngine(store: MemoryStore): Promise<Engine> {
+  const ferry = await Engine.open({
     directory: tempDir(),
     log: { segmentBytes: 2048, retentionBytes: -1, localRetentionBytes: 1 },
     wal: { store, writerId: 'w', config: { uploadIntervalMs: 1 } },
@@ -70,13 +70,13 @@ test("DeleteRecords' low watermark is the whole log's start, also before the lea
     wal: { store, writerId: 'w', config: { uploadIntervalMs: 1 } },
     tier: { store, control: new ControlStore(store, ''), intervalMs: 3_600_000 },
   };
-  const ferry = await Ferry.open({ directory, ...options });
+  const ferry = await Engine.open({ directory, ...options });
   ferry.createTopic('t', { partitions: 1 });
   for (let i = 0; i < 30; i++) await ferry.produce('t', [{ value: `record ${i} `.padEnd(300, '.') }], { acks: 'all' });
   while ((await ferry.tierer!.tierDue()) > 0);
   expect(ferry.enforceRetention()).toBeGreaterThan(0);
   await ferry.close();
-  const restarted = await Ferry.open({ directory, ...options });
+  const restarted = await Engine.open({ directory, ...options });
   expect(restarted.localLogStartOffset('t', 0)).toBeGreaterThan(3);
   const answered = restarted.deleteRecords('t', 0, 3);
   expect(await restarted.deleteRecordsLowWatermark('t', 0, answered)).toBe(3);
@@ -90,7 +90,7 @@ test("DeleteRecords' low watermark is the whole log's start, also before the lea
 // served and a reader read right after.
 test("DeleteRecords' low watermark reads the tier record afresh: a cached one from before the copy would say nothing is tiered", async () => {
   const store = new MemoryStore();
-  const ferry = await Ferry.open({
+  const ferry = await Engine.open({
     directory: tempDir(),
     log: { segmentBytes: 2048, retentionBytes: -1, localRetentionBytes: 1 },
     wal: { store, writerId: 'w', config: { uploadIntervalMs: 1 } },

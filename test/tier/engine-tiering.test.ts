@@ -2,7 +2,7 @@
 // store copies each rolled segment below the high watermark, and the tier record says so.
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { parseTieredSegmentKey } from '../../src/tier/keys.ts';
 import { copiedSegments, TierRecords, tieredEnd } from '../../src/tier/tier-record.ts';
@@ -12,7 +12,7 @@ test('an embedded engine tiers its rolled segments into the tier store, under th
   const lines: string[] = [];
   const store = new MemoryStore();
   const control = new ControlStore(store, '');
-  const ferry = await Ferry.open({
+  const ferry = await Engine.open({
     directory: tempDir(),
     log: { segmentBytes: 4096 },
     wal: { store, writerId: 'w', config: { uploadIntervalMs: 1 } },

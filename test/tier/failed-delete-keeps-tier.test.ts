@@ -1,4 +1,4 @@
-// Found by the review of the late fixes (issue 11), fixed. Review of the late fixes (issue 11), src/engine/ferry.ts deleteTopic + #registryTopicIds.
+// Found by the review of the late fixes (issue 11), fixed. Review of the late fixes (issue 11), src/engine/engine.ts deleteTopic + #registryTopicIds.
 // A single broker's retired sweeper now treats as dead exactly the ids in #deletedTopicIds, and
 // deleteTopic adds the topic's id there BEFORE the registry write that may fail (a full disk).
 // That delete fails and, by design (test/engine/delete-on-full-disk.test.ts), leaves the topic
@@ -7,7 +7,7 @@
 // the local log start is lost. Severity: data loss (trigger: a failed delete, e.g. ENOSPC).
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { TOPICS_FILE } from '../../src/engine/topic-registry.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { TIER_ORPHAN_DELAY_MS, TIER_SWEEP_INTERVAL_MS } from '../../src/tier/orphan-sweeper.ts';
@@ -39,7 +39,7 @@ test('a delete that failed (the topic stays registered and served) does not let 
   const { disk, full } = registryFullDisk();
   const tier = new MemoryStore();
   const clock = new ManualClock();
-  const ferry = await Ferry.open({
+  const ferry = await Engine.open({
     directory: tempDir(),
     disk,
     clock,

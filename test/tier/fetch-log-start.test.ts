@@ -2,7 +2,7 @@
 // the tier's, once local retention dropped what the tier holds, as KIP-405's log_start_offset.
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { RemoteReader, TIER_RECORD_REFRESH_MS } from '../../src/tier/remote-reader.ts';
 import { TierRecords } from '../../src/tier/tier-record.ts';
@@ -12,7 +12,7 @@ import { idOf } from '../support/topic-ids.ts';
 
 test("a local fetch after local retention answers the tier's log start, not the local one", async () => {
   const store = new MemoryStore();
-  const ferry = await Ferry.open({
+  const ferry = await Engine.open({
     directory: tempDir(),
     log: { segmentBytes: 2048, localRetentionBytes: 1 },
     wal: { store, writerId: 'w', config: { uploadIntervalMs: 1 } },

@@ -3,7 +3,7 @@
 // local.retention.bytes / local.retention.ms (-2: as retention.*), never an untiered one.
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
@@ -44,7 +44,7 @@ test('local.retention of -2 keeps what retention keeps, and -1 keeps every tiere
 
 test('a tiering engine deletes no untiered segment, however far past retention', async () => {
   const store = new MemoryStore();
-  const ferry = await Ferry.open({
+  const ferry = await Engine.open({
     directory: tempDir(),
     log: { segmentBytes: 2048, retentionBytes: 1 },
     wal: { store, writerId: 'w', config: { uploadIntervalMs: 1 } },

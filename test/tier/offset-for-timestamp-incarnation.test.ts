@@ -2,7 +2,7 @@
 // the check was added to Ferry.fetchWithTier only. The test here failed when written.
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { isFerryError } from '../../src/errors.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { GetOptions, GetResult, ObjectStore } from '../../src/store/object-store.ts';
@@ -50,7 +50,7 @@ test('a ListOffsets by timestamp that outlives its topic incarnation answers not
   const memory = new MemoryStore();
   const tier = slowTier(memory);
   const control = new ControlStore(memory, '');
-  const ferry = await Ferry.open({
+  const ferry = await Engine.open({
     directory: tempDir(),
     log: { segmentBytes: 4096, localRetentionBytes: 0 },
     wal: { store: memory, writerId: 'w', config: { uploadIntervalMs: 1 } },

@@ -3,7 +3,7 @@
 // at its frames by it: every busy partition's objects behind them go too (review finding 5).
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { TIER_TAIL_MAX_MS } from '../../src/tier/tierer.ts';
 import { ManualClock } from '../../src/util/clock.ts';
@@ -16,7 +16,7 @@ const T0 = 1_700_000_000_000;
 const DRIVEN_BY_THE_TEST_MS = 24 * 3_600_000;
 const UPLOAD_INTERVAL_MS = 10;
 
-async function produced(clock: ManualClock, ferry: Ferry, topic: string, value: string): Promise<void> {
+async function produced(clock: ManualClock, ferry: Engine, topic: string, value: string): Promise<void> {
   let done = false;
   const producing = ferry.produce(topic, [{ value }], { acks: 'all' }).finally(() => (done = true));
   while (!done) {
@@ -34,7 +34,7 @@ test('a quiet partition tiers after TIER_TAIL_MAX_MS, and the WAL objects behind
   const clock = new ManualClock(T0);
   const wal = new MemoryStore();
   const tier = new MemoryStore();
-  const ferry = await Ferry.open({
+  const ferry = await Engine.open({
     directory: tempDir(),
     clock,
     log: { segmentBytes: 4096 },

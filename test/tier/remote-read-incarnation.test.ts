@@ -2,7 +2,7 @@
 // 10, docs/tier-protocol.md [D2]). The test here failed when written; its comment says how.
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { isFerryError } from '../../src/errors.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { GetOptions, GetResult, ObjectStore } from '../../src/store/object-store.ts';
@@ -44,7 +44,7 @@ test('a remote read that outlives its topic incarnation serves nothing of it', a
   const memory = new MemoryStore();
   const tier = slowTier(memory);
   const control = new ControlStore(memory, '');
-  const ferry = await Ferry.open({
+  const ferry = await Engine.open({
     directory: tempDir(),
     log: { segmentBytes: 4096, localRetentionBytes: 0 },
     wal: { store: memory, writerId: 'w', config: { uploadIntervalMs: 1 } },
@@ -70,7 +70,7 @@ test('a remote read that outlives its topic incarnation serves nothing of it', a
   ferry.createTopic('events', { partitions: 1 }); // a new incarnation, empty
   tier.release();
   const answer = await reading;
-  const served = isFerryError(answer) ? [] : (answer as Awaited<ReturnType<Ferry['fetchWithTier']>>).batches;
+  const served = isFerryError(answer) ? [] : (answer as Awaited<ReturnType<Engine['fetchWithTier']>>).batches;
   expect(served.length).toBe(0);
   await ferry.close();
 });

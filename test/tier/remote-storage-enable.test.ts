@@ -4,19 +4,19 @@ import { expect, test } from 'bun:test';
 import { Broker } from '../../src/broker/broker.ts';
 import { ControlStore } from '../../src/control/control-store.ts';
 import type { TopicRecord } from '../../src/cluster/node.ts';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { resolveLogConfig } from '../../src/log/config.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { tieredPartitionPrefix } from '../../src/tier/keys.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
-async function produceSegments(ferry: Ferry, topic: string): Promise<void> {
+async function produceSegments(ferry: Engine, topic: string): Promise<void> {
   for (let i = 0; i < 30; i++) await ferry.produce(topic, [{ value: `record ${i} `.padEnd(300, '.') }], { acks: 'all' });
 }
 
 test('a topic with remote.storage.enable off is never tiered, and retention.bytes still trims its local log', async () => {
   const store = new MemoryStore();
-  const ferry = await Ferry.open({
+  const ferry = await Engine.open({
     directory: tempDir(),
     log: { segmentBytes: 2048 },
     wal: { store, writerId: 'w', config: { uploadIntervalMs: 1 } },
@@ -53,7 +53,7 @@ function refusal(alter: () => unknown): string | null {
 
 test('remote.storage.enable cannot be turned off on a topic that has it on (KIP-950 without delete-on-disable); turned on, and every other change, it can', async () => {
   const store = new MemoryStore();
-  const ferry = await Ferry.open({ directory: tempDir(), wal: { store, writerId: 'w' }, tier: { store, control: new ControlStore(store, ''), intervalMs: 3_600_000 } });
+  const ferry = await Engine.open({ directory: tempDir(), wal: { store, writerId: 'w' }, tier: { store, control: new ControlStore(store, ''), intervalMs: 3_600_000 } });
   try {
     ferry.createTopic('by-default', { partitions: 1 }); // Ferry's default: on
     ferry.createTopic('off', { partitions: 1, configs: { 'remote.storage.enable': 'false' } });
@@ -97,7 +97,7 @@ test('in a cluster too: the alteration is checked against the topic record it re
 });
 
 test('without a tier nothing was copied: remote.storage.enable may be turned off', async () => {
-  const ferry = await Ferry.open({ directory: tempDir() });
+  const ferry = await Engine.open({ directory: tempDir() });
   try {
     ferry.createTopic('t', { partitions: 1 });
     expect(refusal(() => ferry.alterTopicConfig('t', [{ name: 'remote.storage.enable', op: 'set', value: 'false' }]))).toBeNull();

@@ -1,11 +1,11 @@
 // Adversarial review of issue 11, guarantee 6 ("the sweep of deleted incarnations never deletes a
 // live topic's tier"). Failed on main at 8c03420; fixed: a single broker sweeps only the
-// incarnations it deleted itself (src/engine/ferry.ts #registryTopicIds).
+// incarnations it deleted itself (src/engine/engine.ts #registryTopicIds).
 //
 // What it shows: an engine opened with `follow` (a read replica) and `tier` (so it can serve
-// offsets below its local start from the tier, [D2]; Ferry.open accepts the pair) gets a Tierer
+// offsets below its local start from the tier, [D2]; Engine.open accepts the pair) gets a Tierer
 // whose RetiredIncarnationSweeper takes the live topic ids from ITS OWN registry
-// (src/engine/ferry.ts #newTierer -> #registryTopicIds: "a single broker's live topic ids are its
+// (src/engine/engine.ts #newTierer -> #registryTopicIds: "a single broker's live topic ids are its
 // registry's"). A follower's registry holds only the topics it has met frames of (#followerPartition,
 // ferry.ts ~939): a replica of a subset of the topics (`follow.partitions`), or one started after
 // WAL GC collected an idle topic's frames, lacks the leader's live topics, so two of its sweeps a
@@ -14,7 +14,7 @@
 // starts from an empty record.
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { TIER_ORPHAN_DELAY_MS, TIER_SWEEP_INTERVAL_MS } from '../../src/tier/orphan-sweeper.ts';
 import { tieredPartitionPrefix } from '../../src/tier/keys.ts';
@@ -35,7 +35,7 @@ test.todo("a read replica that tiers-reads never deletes the leader's live tiere
   const clock = new ManualClock(T0);
   const store = new MemoryStore();
   const control = new ControlStore(store, '');
-  const leader = await Ferry.open({
+  const leader = await Engine.open({
     directory: tempDir(),
     clock,
     log: { segmentBytes: 4096 },
@@ -60,7 +60,7 @@ test.todo("a read replica that tiers-reads never deletes the leader's live tiere
   expect(tieredObjects).toBeGreaterThan(0);
 
   // A read replica of the other topic only, reading the tier for offsets below its local start.
-  const replica = await Ferry.open({ directory: tempDir(), clock, follow: { store, writerId: 'w', partitions: (name) => name === 'other' }, tier: { store, control, intervalMs: 3_600_000 } });
+  const replica = await Engine.open({ directory: tempDir(), clock, follow: { store, writerId: 'w', partitions: (name) => name === 'other' }, tier: { store, control, intervalMs: 3_600_000 } });
   for (let look = 0; look < 2; look++) {
     // a sighting, and another a delay later
     clock.advance(TIER_ORPHAN_DELAY_MS + TIER_SWEEP_INTERVAL_MS);
@@ -83,7 +83,7 @@ test("two single brokers sharing a bucket never delete each other's tiered histo
   const store = new MemoryStore();
   const control = new ControlStore(store, '');
   const open = (writerId: string) =>
-    Ferry.open({ directory: tempDir(), clock, log: { segmentBytes: 4096 }, wal: { store, writerId, config: { uploadIntervalMs: WAL_INTERVAL_MS } }, tier: { store, control, intervalMs: 3_600_000 } });
+    Engine.open({ directory: tempDir(), clock, log: { segmentBytes: 4096 }, wal: { store, writerId, config: { uploadIntervalMs: WAL_INTERVAL_MS } }, tier: { store, control, intervalMs: 3_600_000 } });
   const first = await open('broker-a');
   const second = await open('broker-b');
   const topic = second.createTopic('orders', { partitions: 1 });

@@ -4,7 +4,7 @@
 // orphanDelayMs), which the simulation shortens so that [T6] runs within a run.
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
-import { Ferry, type FerryOptions } from '../../src/engine/index.ts';
+import { Engine, type EngineOptions } from '../../src/engine/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { TIER_ORPHAN_DELAY_MS, TIER_SWEEP_INTERVAL_MS } from '../../src/tier/orphan-sweeper.ts';
 import { tieredPartitionPrefix } from '../../src/tier/keys.ts';
@@ -25,11 +25,11 @@ const ORPHAN_DELAY_MS = 1_000;
  * Tiers `batches` batches of a topic, deletes it, and looks twice, `sweepWaitMs` apart (a
  * sighting, and another a delay later): what the tier holds of it then, and its tier records.
  */
-async function deletedTopicAfterSweeps(batches: number, sweep: Pick<NonNullable<FerryOptions['tier']>, 'sweepIntervalMs' | 'orphanDelayMs'>, sweepWaitMs: number) {
+async function deletedTopicAfterSweeps(batches: number, sweep: Pick<NonNullable<EngineOptions['tier']>, 'sweepIntervalMs' | 'orphanDelayMs'>, sweepWaitMs: number) {
   const clock = new ManualClock(T0);
   const store = new MemoryStore();
   const control = new ControlStore(store, '');
-  const ferry = await Ferry.open({
+  const ferry = await Engine.open({
     directory: tempDir(),
     clock,
     log: { segmentBytes: 4096 },

@@ -3,7 +3,7 @@
 // the tier grows, and every record reads back from offset 0 (the tier, then the local log).
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { MetricsRegistry } from '../../src/metrics/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { tempDir } from '../support/temp-dir.ts';
@@ -17,7 +17,7 @@ test('the WAL store stays bounded while the tier grows, and every record reads b
   const wal = new MemoryStore();
   const tier = new MemoryStore();
   const metrics = new MetricsRegistry();
-  const ferry = await Ferry.open({
+  const ferry = await Engine.open({
     directory: tempDir(),
     log: { segmentBytes: 4096, localRetentionBytes: 1 },
     wal: { store: wal, writerId: 'w', config: { uploadIntervalMs: 1 } },

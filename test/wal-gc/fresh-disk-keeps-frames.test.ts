@@ -7,7 +7,7 @@
 import { expect, test } from 'bun:test';
 import { rmSync } from 'node:fs';
 import { ControlStore } from '../../src/control/control-store.ts';
-import { Ferry, type FerryOptions } from '../../src/engine/index.ts';
+import { Engine, type EngineOptions } from '../../src/engine/index.ts';
 import { MetricsRegistry } from '../../src/metrics/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { tempDir } from '../support/temp-dir.ts';
@@ -15,7 +15,7 @@ import { tempDir } from '../support/temp-dir.ts';
 const DRIVEN_BY_THE_TEST_MS = 3_600_000;
 const RECORDS = 20;
 
-function options(directory: string, wal: MemoryStore, tier: MemoryStore, metrics: MetricsRegistry, lines: string[]): FerryOptions {
+function options(directory: string, wal: MemoryStore, tier: MemoryStore, metrics: MetricsRegistry, lines: string[]): EngineOptions {
   return {
     directory,
     wal: { store: wal, writerId: 'w', config: { uploadIntervalMs: 1 } },
@@ -34,7 +34,7 @@ test('an engine reopened on an empty directory deletes none of its earlier WAL o
   const wal = new MemoryStore();
   const tier = new MemoryStore();
   const directory = tempDir();
-  const first = await Ferry.open(options(directory, wal, tier, new MetricsRegistry(), []));
+  const first = await Engine.open(options(directory, wal, tier, new MetricsRegistry(), []));
   first.createTopic('orders', { partitions: 1 });
   for (let i = 0; i < RECORDS; i++) await first.produce('orders', [{ value: `record ${i}` }], { acks: 'all' });
   await first.close();
@@ -44,7 +44,7 @@ test('an engine reopened on an empty directory deletes none of its earlier WAL o
   rmSync(directory, { recursive: true, force: true }); // the instance is replaced: its disk is empty
   const metrics = new MetricsRegistry();
   const lines: string[] = [];
-  const second = await Ferry.open(options(directory, wal, tier, metrics, lines));
+  const second = await Engine.open(options(directory, wal, tier, metrics, lines));
   await second.walCollector!.collect();
   await second.walCollector!.collect();
   // The seal the reopen wrote is there too; nothing below it went.
@@ -57,7 +57,7 @@ test('an engine reopened on an empty directory deletes none of its earlier WAL o
 test('a topic the engine deleted has its deletion record, and then its frames go', async () => {
   const wal = new MemoryStore();
   const tier = new MemoryStore();
-  const engine = await Ferry.open(options(tempDir(), wal, tier, new MetricsRegistry(), []));
+  const engine = await Engine.open(options(tempDir(), wal, tier, new MetricsRegistry(), []));
   engine.createTopic('gone', { partitions: 1 });
   for (let i = 0; i < 5; i++) await engine.produce('gone', [{ value: `record ${i}` }], { acks: 'all' });
   const id = engine.topics().find((topic) => topic.name === 'gone')!.id;

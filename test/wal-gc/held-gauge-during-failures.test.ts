@@ -8,7 +8,7 @@
 // operator would alert on says nothing is held. Severity: cost (a silent unbounded WAL).
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { MetricsRegistry } from '../../src/metrics/index.ts';
 import { StoreError } from '../../src/store/errors.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
@@ -40,7 +40,7 @@ test('the held-objects gauge does not fall to 0 while the collector cannot list 
   const walView = listsFailing(wal);
   const tier = new MemoryStore();
   const metrics = new MetricsRegistry();
-  const ferry = await Ferry.open({
+  const ferry = await Engine.open({
     directory: tempDir(),
     log: { segmentBytes: 4096 },
     wal: { store: walView.view, writerId: 'w', config: { uploadIntervalMs: 1 } },

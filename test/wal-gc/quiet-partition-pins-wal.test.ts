@@ -12,7 +12,7 @@
 // of a few segments. Severity: cost (WAL unbounded; the GI1 reasoning itself holds).
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
@@ -30,7 +30,7 @@ const RECORDS_PER_ROUND = 20;
 test.todo("a topic that does not tier does not keep every other topic's WAL objects", async () => {
   const wal = new MemoryStore();
   const tier = new MemoryStore();
-  const ferry = await Ferry.open({
+  const ferry = await Engine.open({
     directory: tempDir(),
     log: { segmentBytes: 4096 },
     wal: { store: wal, writerId: 'w', config: { uploadIntervalMs: 1 } },

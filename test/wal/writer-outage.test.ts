@@ -2,7 +2,7 @@
 // file store, an unreachable S3 endpoint) must not fail the WAL writer for good. With the default
 // policy it retries until the store answers again, and what it then uploads is acknowledged.
 import { expect, test } from 'bun:test';
-import { Ferry } from '../../src/engine/index.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { DEFAULT_WAL_WRITER_CONFIG } from '../../src/wal/writer.ts';
@@ -16,7 +16,7 @@ test('an engine with the default WAL policy rides out a long store outage and ac
   const clock = new ManualClock();
   const store = new MemoryStore();
   const reports: string[] = [];
-  const ferry = await Ferry.open({ directory: tempDir(), clock, report: (line) => reports.push(line), log: { flush: { kind: 'none' } }, wal: { store, writerId: 'w' } });
+  const ferry = await Engine.open({ directory: tempDir(), clock, report: (line) => reports.push(line), log: { flush: { kind: 'none' } }, wal: { store, writerId: 'w' } });
   ferry.createTopic('t');
   store.injectFault({ operation: 'put', kind: 'Unavailable', count: FAILED_PUTS, keyPrefix: 'wal/' });
   const produced = ferry.produce('t', [{ value: 'through the outage' }], { acks: 'all' });

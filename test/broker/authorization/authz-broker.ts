@@ -10,7 +10,7 @@ import { OffsetStore } from '../../../src/broker/groups/offset-store.ts';
 import { FileProducerIdBlocks, ProducerIds } from '../../../src/broker/producers.ts';
 import { type BrokerAddress, SingleBrokerTopology, type Topology } from '../../../src/broker/topology.ts';
 import type { ListenerEndpoint } from '../../../src/cluster/endpoints.ts';
-import { Ferry } from '../../../src/engine/index.ts';
+import { Engine } from '../../../src/engine/index.ts';
 import { Authorizer } from '../../../src/security/acl/authorizer.ts';
 import type { AclBinding } from '../../../src/security/acl/model.ts';
 import { parsePrincipal } from '../../../src/security/principal.ts';
@@ -36,13 +36,13 @@ export interface BrokerOptions {
   /** This broker's listeners (absent: one PLAINTEXT listener at 127.0.0.1:9092). */
   readonly endpoints?: readonly ListenerEndpoint[];
   /** Replaces the single-broker topology (listener tests with several brokers). */
-  readonly topology?: (engine: Ferry, self: BrokerAddress) => Topology;
+  readonly topology?: (engine: Engine, self: BrokerAddress) => Topology;
   readonly autoCreateTopics?: boolean;
 }
 
 export interface AuthzBroker {
   readonly context: BrokerContext;
-  readonly engine: Ferry;
+  readonly engine: Engine;
   /** The authorizer, null without one. */
   readonly authorizer: Authorizer | null;
 }
@@ -55,7 +55,7 @@ export function sessionOf(principal: string, listener = 'PLAINTEXT'): Session {
 /** Runs `body` against a fresh broker, closed and removed afterwards. */
 export async function withBroker<T>(options: BrokerOptions, body: (broker: AuthzBroker) => Promise<T>): Promise<T> {
   const directory = mkdtempSync(join(tmpdir(), 'ferry-authz-'));
-  const engine = await Ferry.open({ directory, log: { flush: { kind: 'none' } } });
+  const engine = await Engine.open({ directory, log: { flush: { kind: 'none' } } });
   try {
     await engine.createTopic(TOPIC, { partitions: 1 });
     await (await engine.appendBatches(TOPIC, 0, batchOf('a', 1))).committed;

@@ -12,7 +12,7 @@ import { completeMessage } from '../../../src/protocol/message-codec.ts';
 import { describeClusterRequestSchema } from '../../../src/protocol/messages/describe-cluster.ts';
 import { findCoordinatorRequestSchema } from '../../../src/protocol/messages/find-coordinator.ts';
 import { type BrokerAddress, SingleBrokerTopology, type Topology } from '../../../src/broker/topology.ts';
-import type { Ferry } from '../../../src/engine/index.ts';
+import type { Engine } from '../../../src/engine/index.ts';
 import { metadataRequest } from '../../support/requests.ts';
 import { ALICE, type BrokerOptions, sessionOf, TOPIC, withBroker } from './authz-broker.ts';
 
@@ -28,7 +28,7 @@ const OTHER: BrokerAddress = { nodeId: 2, host: '10.1.0.2', port: 19092, rack: '
 const LEGACY: BrokerAddress = { nodeId: 3, host: '10.1.0.3', port: 9092, rack: null };
 
 /** This broker and two others; broker 2 leads t/0 (epoch 7) and coordinates group `g2`, broker 3 group `g3`. */
-function threeBrokers(engine: Ferry, self: BrokerAddress): Topology {
+function threeBrokers(engine: Engine, self: BrokerAddress): Topology {
   const single = new SingleBrokerTopology(self, engine);
   const overrides: Partial<Topology> = {
     brokers: () => [self, OTHER, LEGACY],

@@ -14,7 +14,7 @@ import type { BrokerContext } from '../../../src/broker/context.ts';
 import { handleFetch } from '../../../src/broker/handlers/fetch.ts';
 import { ErrorCode } from '../../../src/protocol/error-codes.ts';
 import { SingleBrokerTopology } from '../../../src/broker/topology.ts';
-import { Ferry } from '../../../src/engine/index.ts';
+import { Engine } from '../../../src/engine/index.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
 import { batchOf } from '../../support/batches.ts';
 import { fetchRequest as fetchRequestOf } from '../../support/requests.ts';
@@ -30,7 +30,7 @@ const BATCHES = 64;
 const INT32_MAX = 0x7fff_ffff;
 
 const directory = mkdtempSync(join(tmpdir(), 'ferry-fetch-bytes-'));
-let engine: Ferry | null = null;
+let engine: Engine | null = null;
 afterAll(async () => {
   await engine?.close();
   rmSync(directory, { recursive: true, force: true });
@@ -52,7 +52,7 @@ function fetchRequest(maxBytes: number, partitionMaxBytes: number): FetchRequest
 }
 
 test("a client's max_bytes of 2^31-1, or 0, does not make the broker read past Kafka's fetch.max.bytes for one response", async () => {
-  engine = await Ferry.open({ directory, log: { flush: { kind: 'none' } } });
+  engine = await Engine.open({ directory, log: { flush: { kind: 'none' } } });
   await engine.createTopic('t', { partitions: 1 });
   for (let i = 0; i < BATCHES; i++) await (await engine.appendBatches('t', 0, batchOf(`b${i}`, 1, 1_700_000_000_000, BATCH_VALUE_BYTES))).committed;
   const context = {

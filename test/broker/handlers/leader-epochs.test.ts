@@ -21,7 +21,7 @@ import { ClusterTopology, SingleBrokerTopology, type Topology } from '../../../s
 import type { BrokerRecord, ClusterNode, PartitionRecord } from '../../../src/cluster/node.ts';
 import { RegisteredAddresses } from '../../../src/cluster/replica-address.ts';
 import { systemClock } from '../../../src/util/clock.ts';
-import { Ferry } from '../../../src/engine/index.ts';
+import { Engine } from '../../../src/engine/index.ts';
 import type { PartitionLog } from '../../../src/log/partition-log.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
 import { batchOf } from '../../support/batches.ts';
@@ -35,7 +35,7 @@ const SELF = { nodeId: 1, host: '127.0.0.1', port: 9092, rack: null };
 /** The epoch the partition under test was adopted with, as a cluster claim would assign it. */
 const EPOCH = 3;
 
-const engines: Ferry[] = [];
+const engines: Engine[] = [];
 const directories: string[] = [];
 // One hook, so the engines close before their directories go.
 afterEach(async () => {
@@ -56,15 +56,15 @@ async function rebuild(log: PartitionLog): Promise<void> {
   log.append(batchOf('c', 4), EPOCH);
 }
 
-async function engineAdopting(as: 'leader' | 'follower'): Promise<Ferry> {
-  const engine = await Ferry.open({ directory: tempDir(), managedPartitions: true });
+async function engineAdopting(as: 'leader' | 'follower'): Promise<Engine> {
+  const engine = await Engine.open({ directory: tempDir(), managedPartitions: true });
   engines.push(engine);
   await engine.adoptPartition('t', idOf('t'), 0, 1, rebuild, as, 1, EPOCH);
   return engine;
 }
 
 /** What these handlers use of a broker's context (groups, offsets and producers they never touch). */
-function contextFor(engine: Ferry, topology: Topology = new SingleBrokerTopology(SELF, engine)): BrokerContext {
+function contextFor(engine: Engine, topology: Topology = new SingleBrokerTopology(SELF, engine)): BrokerContext {
   const context = {
     ...OPEN_SECURITY,
     nodeId: SELF.nodeId,
@@ -121,7 +121,7 @@ describe('Fetch fences current_leader_epoch (KIP-320)', () => {
 
 describe('replica progress counts only in the leader epoch (issue 9 finding 5, docs/cluster-protocol.md R2)', () => {
   test(`a leader in epoch ${EPOCH} refuses a follower's report in 2 (FENCED_LEADER_EPOCH), 4 (UNKNOWN_LEADER_EPOCH) and -1, counts it in ${EPOCH}`, async () => {
-    const engine = await Ferry.open({ directory: tempDir(), managedPartitions: true, minInsyncReplicas: 2 });
+    const engine = await Engine.open({ directory: tempDir(), managedPartitions: true, minInsyncReplicas: 2 });
     engines.push(engine);
     engine.useReplicaMembership({ followersOf: () => new Set(['broker-2']) });
     await engine.adoptPartition('t', idOf('t'), 0, 1, rebuild, 'leader', 2, EPOCH);

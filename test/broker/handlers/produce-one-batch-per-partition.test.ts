@@ -7,14 +7,14 @@ import type { BrokerContext } from '../../../src/broker/context.ts';
 import { handleProduce } from '../../../src/broker/handlers/produce.ts';
 import { ErrorCode } from '../../../src/protocol/error-codes.ts';
 import { SingleBrokerTopology } from '../../../src/broker/topology.ts';
-import { Ferry } from '../../../src/engine/index.ts';
+import { Engine } from '../../../src/engine/index.ts';
 import { buildRecordBatch } from '../../../src/format/batch-builder.ts';
 import { concatBytes } from '../../../src/util/bytes.ts';
 import { tempDir } from '../../support/temp-dir.ts';
 import { OPEN_SECURITY } from '../../support/broker-security.ts';
 
 test('a partition whose records hold two batches is refused with INVALID_RECORD; the others are appended', async () => {
-  const engine = await Ferry.open({ directory: tempDir(), log: { flush: { kind: 'none' } } });
+  const engine = await Engine.open({ directory: tempDir(), log: { flush: { kind: 'none' } } });
   engine.createTopic('t', { partitions: 2 });
   const context = {
     ...OPEN_SECURITY,

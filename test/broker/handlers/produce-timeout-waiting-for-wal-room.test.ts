@@ -9,7 +9,7 @@ import type { BrokerContext } from '../../../src/broker/context.ts';
 import { handleProduce } from '../../../src/broker/handlers/produce.ts';
 import { ErrorCode } from '../../../src/protocol/error-codes.ts';
 import { SingleBrokerTopology } from '../../../src/broker/topology.ts';
-import { Ferry } from '../../../src/engine/index.ts';
+import { Engine } from '../../../src/engine/index.ts';
 import { buildRecordBatch } from '../../../src/format/batch-builder.ts';
 import { MemoryStore } from '../../../src/store/memory.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
@@ -23,7 +23,7 @@ const TIMEOUT_MS = 1000;
 test('an acks=all Produce waiting for room in the WAL buffer during a store outage is answered REQUEST_TIMED_OUT within its timeout', async () => {
   const clock = new ManualClock();
   const store = new MemoryStore();
-  const engine = await Ferry.open({
+  const engine = await Engine.open({
     directory: tempDir(),
     clock,
     log: { flush: { kind: 'none' } },

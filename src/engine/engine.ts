@@ -91,8 +91,8 @@ const NO_TRANSACTION_START_OFFSET = -1;
 /** The embedded engine is its partitions' only leader; a cluster assigns real epochs at adoption. */
 const EMBEDDED_LEADER_EPOCH = 0;
 
-/** How Ferry.open sets an engine up: only `directory` is required; `wal` ships appends to object storage, `follow` makes a read replica. */
-export interface FerryOptions {
+/** How Engine.open sets an engine up: only `directory` is required; `wal` ships appends to object storage, `follow` makes a read replica. */
+export interface EngineOptions {
   /** Where topics and their partition logs live. */
   readonly directory: string;
   /**
@@ -100,7 +100,7 @@ export interface FerryOptions {
    * lets a test harness watch it while its broker still starts (the simulation records every
    * replica's log end). Nothing in production sets it.
    */
-  readonly onOpen?: (engine: Ferry) => void;
+  readonly onOpen?: (engine: Engine) => void;
   /**
    * Called after each retention pass that deleted segments of a partition, with where its local
    * log started before and after: lets a test harness judge what retention kept (the simulation's
@@ -155,7 +155,7 @@ export interface FerryOptions {
   readonly report?: (message: string) => void;
 }
 
-/** What one retention pass deleted of one partition's local log (FerryOptions.onRetention). */
+/** What one retention pass deleted of one partition's local log (EngineOptions.onRetention). */
 export interface RetentionDeletion {
   readonly topic: string;
   readonly partition: number;
@@ -356,7 +356,7 @@ export interface ConsumeOptions {
 /**
  * The embeddable engine: topics of partitions, each a durable Kafka-format log on local disk.
  *
- *     const ferry = await Ferry.open({ directory: './data' });
+ *     const ferry = await Engine.open({ directory: './data' });
  *     ferry.ensureTopic('orders', { partitions: 3 });
  *     const [produced] = await ferry.produce('orders', [{ key: 'k', value: 'v' }]);
  *     for await (const record of ferry.consume('orders', { partition: produced!.partition })) { ... }
@@ -364,10 +364,10 @@ export interface ConsumeOptions {
  *
  * examples/embedded.ts is the same with a WAL store (KIP-1176).
  */
-export class Ferry {
-  /** The engine's directory (FerryOptions.directory). */
+export class Engine {
+  /** The engine's directory (EngineOptions.directory). */
   readonly directory: string;
-  readonly #options: FerryOptions;
+  readonly #options: EngineOptions;
   readonly #clock: Clock;
   readonly #unlock: () => void;
   readonly #disk: Disk;
@@ -426,7 +426,7 @@ export class Ferry {
   /** Stops the scrape-time gauges reading this engine (at close). */
   readonly #stopGauges: () => void;
 
-  private constructor(options: FerryOptions, unlock: () => void, registry: TopicRegistry, epochFloor: number) {
+  private constructor(options: EngineOptions, unlock: () => void, registry: TopicRegistry, epochFloor: number) {
     this.directory = options.directory;
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
@@ -650,7 +650,7 @@ export class Ferry {
    * Opens the engine in `options.directory`, recovering every partition's log. With a WAL,
    * earlier epochs of this writer's streams are sealed first (docs/wal-protocol.md [F]).
    */
-  static async open(options: FerryOptions): Promise<Ferry> {
+  static async open(options: EngineOptions): Promise<Engine> {
     resolveLogConfig(options.log); // reject bad settings before touching the disk
     const retentionCheck = options.retentionCheckIntervalMs;
     if (retentionCheck !== undefined && !(Number.isSafeInteger(retentionCheck) && retentionCheck > 0))
@@ -658,25 +658,25 @@ export class Ferry {
     const disk = options.disk ?? systemDisk;
     makeDirectoriesSync(options.directory, disk); // durably: a power loss must not take the new directory's name
     const unlock = disk.lockSync(options.directory);
-    let ferry: Ferry | undefined;
+    let engine: Engine | undefined;
     try {
       if (options.wal !== undefined && options.follow !== undefined) throw new FerryError('InvalidArgument', 'an engine either writes a WAL (leader) or follows one, not both');
       const storedEpochs = options.wal === undefined ? [] : await listEpochs(options.wal.store, options.wal.prefix ?? '', options.wal.writerId);
-      ferry = new Ferry(options, unlock, TopicRegistry.open(options.directory, options.random ?? systemRandom, disk), (storedEpochs.at(-1) ?? -1) + 1);
-      options.onOpen?.(ferry);
-      const shipped = options.wal === undefined ? null : await ferry.#closeEarlierStreams(options.wal, storedEpochs);
+      engine = new Engine(options, unlock, TopicRegistry.open(options.directory, options.random ?? systemRandom, disk), (storedEpochs.at(-1) ?? -1) + 1);
+      options.onOpen?.(engine);
+      const shipped = options.wal === undefined ? null : await engine.#closeEarlierStreams(options.wal, storedEpochs);
       if (options.managedPartitions !== true) {
-        for (const topic of ferry.#registry.list()) ferry.#openTopic(topic, shipped);
-        if (shipped !== null) await ferry.#rebuildLostTails(options.wal!);
-        await ferry.#reshipUnshipped();
+        for (const topic of engine.#registry.list()) engine.#openTopic(topic, shipped);
+        if (shipped !== null) await engine.#rebuildLostTails(options.wal!);
+        await engine.#reshipUnshipped();
       }
-      if (options.follow !== undefined) ferry.#startFollowing(options.follow);
-      ferry.#scheduleRetention();
-      ferry.#tierer?.start();
-      ferry.#walCollector?.start();
-      return ferry;
+      if (options.follow !== undefined) engine.#startFollowing(options.follow);
+      engine.#scheduleRetention();
+      engine.#tierer?.start();
+      engine.#walCollector?.start();
+      return engine;
     } catch (error) {
-      if (ferry !== undefined) await ferry.close();
+      if (engine !== undefined) await engine.close();
       else unlock();
       throw error;
     }
@@ -1529,7 +1529,7 @@ export class Ferry {
    * follower is hinted whenever a WAL object becomes durable, reports what it applied (acks=all
    * and the high watermark count it), and learns the high watermark.
    */
-  attachReplica(replica: Ferry, replicaId: string): void {
+  attachReplica(replica: Engine, replicaId: string): void {
     this.#checkOpen();
     if (this.#wal === null) throw new FerryError('InvalidArgument', 'only an engine that writes a WAL can have replicas');
     // The one place an engine reads another's private state: it asks for the replica's side of the link.
