@@ -51,6 +51,8 @@ import type { StreamId } from '../wal/keys.ts';
 import { partitionKey, type WalWriter } from '../wal/writer.ts';
 import { type FollowedPartitions, type FollowOptions, startEmbeddedFollower } from './embedded-follower.ts';
 import { type LostTail, rebuildLostTails } from './lost-tail-rebuild.ts';
+import { PartitionTable, unknownTopic } from './partition-table.ts';
+import { FETCH_BYTES_DEFAULT, localStartFor, PartitionReads } from './partition-reads.ts';
 import { ALWAYS_LEADS, Partition, type PartitionRole } from './partition.ts';
 import { preparePartitionDirectory } from './partition-metadata.ts';
 import { ProduceGrouping } from './produce-grouping.ts';
@@ -61,6 +63,48 @@ import { checkPartitionIncrease } from './partition-increase.ts';
 import { validateTopicName } from './topic-name.ts';
 import { type WalOptions, WalWriterLifecycle } from './wal-writer-lifecycle.ts';
 
+import type {
+  AppendedBatches,
+  ConsumeOptions,
+  ConsumedRecord,
+  CreateTopicOptions,
+  DescribedProducer,
+  EngineLeadershipGate,
+  EngineOptions,
+  EpochEnd,
+  FetchOptions,
+  FetchResult,
+  LogDirDescription,
+  LogDirPartition,
+  OffsetLookup,
+  ProduceOptions,
+  ProducedRecord,
+  ReplicaMembership,
+  TierOptions,
+  TierRange,
+} from './engine-options.ts';
+export type {
+  AppendedBatches,
+  ConsumeOptions,
+  ConsumedRecord,
+  CreateTopicOptions,
+  DescribedProducer,
+  EngineLeadershipGate,
+  EngineOptions,
+  EpochEnd,
+  FetchOptions,
+  FetchResult,
+  LogDirDescription,
+  LogDirPartition,
+  OffsetLookup,
+  ProduceOptions,
+  ProducedRecord,
+  ReplicaMembership,
+  TierOptions,
+  TierRange,
+  Acks,
+  RetentionDeletion,
+} from './engine-options.ts';
 export type { FollowOptions } from './embedded-follower.ts';
 export type { WalOptions } from './wal-writer-lifecycle.ts';
 
@@ -72,17 +116,6 @@ export type { WalOptions } from './wal-writer-lifecycle.ts';
 const RESHIP_ROOM_WAIT_MS = 60_000;
 /** Kafka's log.retention.check.interval.ms. */
 const RETENTION_CHECK_INTERVAL_MS = 5 * 60 * 1000;
-/** Kafka's fetch.max.bytes default for one fetch when the caller names none. */
-const FETCH_BYTES_DEFAULT = 1024 * 1024;
-/** ListOffsets' special timestamps. */
-const LATEST_TIMESTAMP = -1;
-const EARLIEST_TIMESTAMP = -2;
-/** KIP-734: the record with the largest timestamp. */
-const MAX_TIMESTAMP = -3;
-/** KIP-405: the local log's start (the tier's start is EARLIEST). */
-const EARLIEST_LOCAL_TIMESTAMP = -4;
-/** KIP-1005: the last offset copied to the tier; -1 while none is. */
-const LATEST_TIERED_TIMESTAMP = -5;
 /** DeleteRecords' offset meaning "up to the high watermark" (Kafka's DeleteRecordsRequest.HIGH_WATERMARK). */
 const DELETE_TO_HIGH_WATERMARK = -1;
 /** DescribeProducers' fields of transactions, which Ferry does not have (Kafka's -1: none). */
@@ -90,268 +123,6 @@ const NO_COORDINATOR_EPOCH = -1;
 const NO_TRANSACTION_START_OFFSET = -1;
 /** The embedded engine is its partitions' only leader; a cluster assigns real epochs at adoption. */
 const EMBEDDED_LEADER_EPOCH = 0;
-
-/** How Engine.open sets an engine up: only `directory` is required; `wal` ships appends to object storage, `follow` makes a read replica. */
-export interface EngineOptions {
-  /** Where topics and their partition logs live. */
-  readonly directory: string;
-  /**
-   * Called once with the engine as soon as it exists, before it opens or adopts any partition:
-   * lets a test harness watch it while its broker still starts (the simulation records every
-   * replica's log end). Nothing in production sets it.
-   */
-  readonly onOpen?: (engine: Engine) => void;
-  /**
-   * Called after each retention pass that deleted segments of a partition, with where its local
-   * log started before and after: lets a test harness judge what retention kept (the simulation's
-   * retention-kept). Nothing in production sets it.
-   */
-  readonly onRetention?: (deletion: RetentionDeletion) => void;
-  /** Log settings for every topic unless a topic overrides them. */
-  readonly log?: Partial<LogConfig>;
-  /** How often retention runs (Kafka's log.retention.check.interval.ms); default RETENTION_CHECK_INTERVAL_MS. */
-  readonly retentionCheckIntervalMs?: number;
-  /** Create a topic with `defaultPartitions` on first produce instead of failing. */
-  readonly autoCreateTopics?: boolean;
-  /** Partitions of an auto-created topic, and of createTopic without `partitions`; default 1. */
-  readonly defaultPartitions?: number;
-  /** Time for timers and timestamps: the system's unless a simulation injects its own. */
-  readonly clock?: Clock;
-  /** Where the engine's files live (its directory, every partition log): node:fs unless a simulation injects its own. */
-  readonly disk?: Disk;
-  /**
-   * Draws the ids of topics created here (DESIGN.md contract 10): the operating system's by
-   * default. A seeded one replays a simulation; ids never repeat within one directory either way.
-   */
-  readonly random?: Random;
-  /** Ship every append to object storage (KIP-1176); acks 'all' then waits for the WAL object. */
-  readonly wal?: WalOptions;
-  /** Copy the rolled segments this engine leads to a long-term store (docs/tier-protocol.md). */
-  readonly tier?: TierOptions;
-  /** With a WAL and a tier: how often this writer's WAL objects are garbage collected [G]; default GC_INTERVAL_MS. */
-  readonly walGcIntervalMs?: number;
-  /** With a WAL and a tier: the longest the collector skips passes while nothing changed; default GC_IDLE_PASS_MS. */
-  readonly walGcIdlePassMs?: number;
-  /** acks 'all' also waits until this many replicas, the leader included, applied the records. */
-  readonly minInsyncReplicas?: number;
-  /** Kafka's replica.lag.time.max.ms: a follower not caught up for this long leaves the in-sync set (default REPLICA_LAG_TIME_MAX_MS). */
-  readonly replicaLagTimeMaxMs?: number;
-  /** Be a follower (a read replica): rebuild partitions from a leader's WAL streams, serve reads. */
-  readonly follow?: FollowOptions;
-  /**
-   * Partitions are served only once adopted (adoptPartition), as a cluster assigns them
-   * (docs/cluster-protocol.md); nothing is opened from the local registry at start.
-   */
-  readonly managedPartitions?: boolean;
-  /** Where the engine's metrics go (WAL upload and durability latency, follower lag, ...). */
-  readonly metrics?: MetricsRegistry;
-  /**
-   * Where the engine says what an operator should know (a disk that fails and recovers, a
-   * recovery that cut a torn tail, a store outage, tiering): a Logger (pino's works as is) or a
-   * function given each message. Default: warn and above as JSON lines on stderr.
-   */
-  readonly logger?: LoggerOption;
-  /** @deprecated The old name of `logger`, taking a function given each message. */
-  readonly report?: (message: string) => void;
-}
-
-/** What one retention pass deleted of one partition's local log (EngineOptions.onRetention). */
-export interface RetentionDeletion {
-  readonly topic: string;
-  readonly partition: number;
-  /** The log's directory (its segment files). */
-  readonly directory: string;
-  /** The local log's first offset before the pass, and after it (the new first segment's base). */
-  readonly fromOffset: number;
-  readonly toOffset: number;
-  /** The local log's end during the pass (retention never moves it). */
-  readonly logEndOffset: number;
-  /** The tiered end the pass deleted below, by local.retention.* (a follower's as last read); null: it went by retention.* (no tier, remote storage off). */
-  readonly tieredEnd: number | null;
-}
-
-/** Where rolled segments go (docs/tier-protocol.md): the tier store, and the records that say what it holds. */
-export interface TierOptions {
-  /** The long-term store (S3 Standard in production). */
-  readonly store: ObjectStore;
-  /** Key prefix in it; default none (keys start with `tier/`). */
-  readonly prefix?: string;
-  /** Where the tier records live: the cluster's control records, or a single broker's store. */
-  readonly control: ControlStore;
-  /** How often the leader looks for segments to tier; default TIER_INTERVAL_MS. */
-  readonly intervalMs?: number;
-  /**
-   * The topic ids with a deletion record (DI1, docs/tier-protocol.md): the tier's objects and
-   * records of those incarnations are deleted. Default: the deletion records beside the tier
-   * records (`control`), where this engine writes its own deletes; a cluster broker passes its
-   * cluster's, where the cluster writes them.
-   */
-  readonly deletedTopicIds?: DeletedTopicIds;
-  /** How long a partition's tiered end may stay below its committed end before that is tiered from inside the active segment; default TIER_TAIL_MAX_MS. */
-  readonly tailMaxMs?: number;
-  /** How many committed bytes above a partition's tiered end are tiered from inside its active segment; default TIER_TAIL_MAX_BYTES. */
-  readonly tailMaxBytes?: number;
-  /** How often each led partition's tier prefix is swept for orphans [T6]; default TIER_SWEEP_INTERVAL_MS. */
-  readonly sweepIntervalMs?: number;
-  /** How long an orphan, or a deleted incarnation's tier, stays before it is deleted [T6]; default TIER_ORPHAN_DELAY_MS. */
-  readonly orphanDelayMs?: number;
-}
-
-/**
- * Managed mode: throws while this engine may not act as leader (acknowledge, serve reads as
- * leader) on a partition of incarnation `topicId` of `topic`.
- */
-export type EngineLeadershipGate = (topic: string, topicId: TopicId) => void;
-
-/** Which replicas may count as followers of a leader partition (a cluster's replica sets and leases). */
-export interface ReplicaMembership {
-  /** The partition's replica set without its leader, only replicas whose broker holds a live lease. */
-  followersOf(topic: string, partition: number): ReadonlySet<string>;
-}
-
-/** What a new topic is made with. */
-export interface CreateTopicOptions {
-  /** How many partitions; default the engine's defaultPartitions, else 1. */
-  readonly partitions?: number;
-  /** Log settings over the engine's `log` defaults. */
-  readonly config?: Partial<LogConfig>;
-  /** Kafka topic configs by name (retention.ms, ...), checked before anything is created (InvalidConfig). */
-  readonly configs?: Readonly<Record<string, string | null>>;
-}
-
-/**
- * - `1`: resolve once the records are in the local log (the page cache), as Kafka acks=1.
- * - `'all'`: resolve once they are durable under the log's flush policy (the default).
- */
-export type Acks = 1 | 'all';
-
-/** How produce places and acknowledges records. */
-export interface ProduceOptions {
-  /** Send every record here; otherwise keyed records go by Kafka's murmur2 partitioner. */
-  readonly partition?: number;
-  /** Compress the batch with this codec; none by default. */
-  readonly compression?: BuildCompressionCodec;
-  /** When produce resolves (see Acks); default 'all'. */
-  readonly acks?: Acks;
-}
-
-/** One producer in a DescribeProducers answer (Kafka's ProducerState). */
-export interface DescribedProducer extends ActiveProducer {
-  /** Always -1: Ferry has no transactions. */
-  readonly coordinatorEpoch: number;
-  /** Always -1: Ferry has no transactions. */
-  readonly currentTxnStartOffset: number;
-}
-
-/** One partition of a DescribeLogDirs answer. */
-export interface LogDirPartition {
-  /** The topic. */
-  readonly topic: string;
-  /** The partition. */
-  readonly partition: number;
-  /** Bytes of its segments on local disk. */
-  readonly sizeBytes: number;
-  /** 0 for a leader; a follower's distance from its leader's high watermark. */
-  readonly offsetLag: number;
-  /** Always false: Ferry moves no partition between log directories (Kafka's future replicas). */
-  readonly isFutureKey: boolean;
-}
-
-/** Kafka's DescribeLogDirs result of this engine's one log directory. */
-export interface LogDirDescription {
-  /** The engine's directory. */
-  readonly path: string;
-  /** The file system's size and what is free for this process (statfs); null when the disk cannot say. */
-  readonly totalBytes: number | null;
-  /** See totalBytes. */
-  readonly usableBytes: number | null;
-  /** Every partition served from it. */
-  readonly partitions: LogDirPartition[];
-}
-
-/** Where a produced record landed. */
-export interface ProducedRecord {
-  /** Its partition. */
-  readonly partition: number;
-  /** Its offset there. */
-  readonly offset: number;
-}
-
-/** How much a fetch returns. */
-export interface FetchOptions {
-  /** About this many bytes of batches at most (the first whole batch always); default 1 MiB, Kafka's fetch.max.bytes. */
-  readonly maxBytes?: number;
-}
-
-/** What a fetch read from one partition. */
-export interface FetchResult {
-  /** Whole record batches (zero-copy views), the first holding the requested offset. */
-  readonly batches: RecordBatch[];
-  /** The partition's high watermark: consumers see offsets below it. */
-  readonly highWatermark: number;
-  /** The first offset still held (locally or in the tier). */
-  readonly logStartOffset: number;
-}
-
-/** Where a ListOffsets lookup landed (Kafka's ListOffsetsPartitionResponse). */
-export interface OffsetLookup {
-  /** The offset found; -1 when there is none (a timestamp past every record). */
-  readonly offset: number;
-  /** The timestamp of the record at `offset` (-1 for the special timestamps' answers that have none). */
-  readonly timestamp: number;
-  /** The leader epoch the record at `offset` was written in (-1 when unknown). */
-  readonly leaderEpoch: number;
-}
-
-/** Where a leader epoch ended (OffsetForLeaderEpoch's answer). */
-export interface EpochEnd {
-  /** The largest epoch at most the one asked for; -1 for none. */
-  readonly leaderEpoch: number;
-  /** Where it ended: the next epoch's start, or the log end for the current one; -1 for none. */
-  readonly endOffset: number;
-}
-
-/** Record batches appended by appendBatches (Kafka's Produce answer for a partition). */
-export interface AppendedBatches {
-  /** The first offset given to them. */
-  readonly baseOffset: number;
-  /** The last offset given to them. */
-  readonly lastOffset: number;
-  /** The log start offset after the append. */
-  readonly logStartOffset: number;
-  /** The time the leader stamped on them (LogAppendTime topics); -1 otherwise. */
-  readonly logAppendTimeMs: number;
-  /** Resolves once the high watermark passed them: what acks=all waits for. */
-  readonly committed: Promise<void>;
-}
-
-/** What a partition's tier record says of its range. */
-export interface TierRange {
-  /** The log start retention or DeleteRecords moved the tier to. */
-  readonly startOffset: number;
-  /** One past the last offset the tier holds. */
-  readonly tieredEnd: number;
-}
-
-/** A record as consume yields it: the record and where it came from. */
-export interface ConsumedRecord extends KafkaRecord {
-  /** Its topic. */
-  readonly topic: string;
-  /** Its partition. */
-  readonly partition: number;
-}
-
-/** What consume reads. */
-export interface ConsumeOptions {
-  /** The partition to read; default 0. */
-  readonly partition?: number;
-  /** First offset to read; the partition's log start when absent. */
-  readonly fromOffset?: number;
-  /** Bytes per fetch under the iteration (see FetchOptions). */
-  readonly maxBytes?: number;
-  /** Ends the iteration when aborted. */
-  readonly signal?: AbortSignal;
-}
 
 /**
  * The embeddable engine: topics of partitions, each a durable Kafka-format log on local disk.
@@ -372,7 +143,7 @@ export class Engine {
   readonly #unlock: () => void;
   readonly #disk: Disk;
   readonly #registry: TopicRegistry;
-  readonly #partitions = new Map<string, Partition[]>();
+  readonly #partitions = new PartitionTable(() => this.#checkOpen());
   /**
    * Deletes under way, by topic name: until the old incarnation's logs are closed and their
    * directories removed, the name cannot get a new one here (its directories share the names).
@@ -402,6 +173,8 @@ export class Engine {
   readonly #tierer: Tierer | null;
   /** With a tier store: serves offsets below the local log start from it [D2]. */
   readonly #remote: RemoteReader | null;
+  /** Fetches, ListOffsets and log starts of the partitions served here, local and tiered. */
+  readonly #reads: PartitionReads;
   /** The incarnations this engine deleted: what the tier holds of them is swept, and WAL GC passes again after each (their frames are covered). */
   readonly #deletedTopicIds = new Set<TopicId>();
   /** With a tier store: the tier records the tierer, the reads and rebuilds [K2] share. */
@@ -443,8 +216,9 @@ export class Engine {
     this.#deletionRecords = options.tier === undefined ? null : new DeletedIncarnations(options.tier.control);
     this.#tierer = options.tier === undefined ? null : this.#newTierer(options.tier, this.#tierRecords!);
     this.#remote = options.tier === undefined ? null : new RemoteReader({ store: options.tier.store, prefix: options.tier.prefix ?? '', records: this.#tierRecords!, clock: this.#clock });
+    this.#reads = new PartitionReads(this.#partitions, this.#remote);
     this.#walCollector = options.wal === undefined || this.#tierRecords === null ? null : this.#newWalCollector(options.wal, this.#tierRecords);
-    const gaugeSources = { partitions: () => [...this.#partitions.values()].flat().filter((partition) => partition !== undefined), directory: this.directory, disk: this.#disk };
+    const gaugeSources = { partitions: () => this.#partitions.all().filter((partition) => partition !== undefined), directory: this.directory, disk: this.#disk };
     this.#stopGauges = options.metrics === undefined ? () => {} : registerEngineGauges(options.metrics, gaugeSources);
   }
 
@@ -532,7 +306,7 @@ export class Engine {
 
   /** The partitions this engine leads, as the tierer sees them. */
   *#tierSources(): Iterable<TierSource> {
-    for (const partition of [...this.#partitions.values()].flat()) {
+    for (const partition of this.#partitions.all()) {
       if (partition?.role.kind !== 'leader') continue;
       yield { topic: partition.topic, topicId: partition.topicId, partition: partition.index, leaderEpoch: partition.leaderEpoch, log: partition.log, highWatermark: partition.highWatermark };
     }
@@ -598,7 +372,7 @@ export class Engine {
     const giveUp = new AbortController();
     const timer = this.#clock.setTimer(RESHIP_ROOM_WAIT_MS, () => giveUp.abort(), true);
     try {
-      for (const partition of [...this.#partitions.values()].flat()) {
+      for (const partition of this.#partitions.all()) {
         await partition.reshipUnshipped(giveUp.signal).catch((error: unknown) => {
           if (!giveUp.signal.aborted) throw error;
           throw new FerryError('Storage', `${partition.topic}-${partition.index}: its unshipped suffix could not be re-shipped: the WAL store took no upload for ${RESHIP_ROOM_WAIT_MS} ms`);
@@ -777,7 +551,7 @@ export class Engine {
 
   /** The replica sets or the brokers' leases changed (a cluster scan): leader partitions re-check their in-sync sets. */
   replicasChanged(): void {
-    for (const partition of [...this.#partitions.values()].flat()) if (partition?.role.kind === 'leader') partition.replicasChanged();
+    for (const partition of this.#partitions.all()) if (partition?.role.kind === 'leader') partition.replicasChanged();
   }
 
   /**
@@ -816,7 +590,7 @@ export class Engine {
    * carry): the cluster's assigned one, 0 in the embedded engine.
    */
   leaderEpoch(topic: string, index: number): number {
-    return this.#partition(topic, index).leaderEpoch;
+    return this.#partitions.partition(topic, index).leaderEpoch;
   }
 
   /**
@@ -824,7 +598,7 @@ export class Engine {
    * older throws FencedLeaderEpoch, newer UnknownLeaderEpoch.
    */
   checkLeaderEpoch(topic: string, index: number, currentLeaderEpoch: number): void {
-    this.#partition(topic, index).checkLeaderEpoch(currentLeaderEpoch);
+    this.#partitions.partition(topic, index).checkLeaderEpoch(currentLeaderEpoch);
   }
 
   /**
@@ -833,7 +607,7 @@ export class Engine {
    * -1 and -1 for an epoch newer than any, or -1.
    */
   endOffsetForLeaderEpoch(topic: string, index: number, epoch: number): EpochEnd {
-    return this.#partition(topic, index).endOffsetForLeaderEpoch(epoch);
+    return this.#partitions.partition(topic, index).endOffsetForLeaderEpoch(epoch);
   }
 
   /** Stops serving a partition (managed mode, [C6]): another broker leads it now. */
@@ -849,7 +623,7 @@ export class Engine {
 
   /** The end of the partition's local log: past the high watermark while records wait to be committed. */
   logEndOffset(topic: string, index: number): number {
-    return this.#partition(topic, index).log.logEndOffset;
+    return this.#partitions.partition(topic, index).log.logEndOffset;
   }
 
   /** Whether this engine serves `topic`-`index` (managed mode: adopted and not released). */
@@ -1111,64 +885,57 @@ export class Engine {
     return results;
   }
 
-  /**
-   * Reads whole batches from `offset` up to the high watermark. `maxBytes` 0 reads nothing and
-   * only answers the partition's state (a fetch whose response is already full).
-   */
+  /** Reads whole batches from `offset` up to the high watermark, as this partition's leader (PartitionReads.fetch). */
   fetch(topic: string, partition: number, offset: number, options: FetchOptions = {}): FetchResult {
-    this.#checkOpen();
-    const target = this.#partition(topic, partition);
-    target.checkServesAsLeader();
-    return this.#readLocal(target, topic, partition, offset, options);
+    return this.#reads.fetch(topic, partition, offset, options);
   }
 
-  /**
-   * fetch() without the leadership gate: what this engine's local log holds from `offset` below its
-   * high watermark, whatever its lease says. For audits of what a broker stores (the simulation's
-   * final logs), never for answers to clients, which the gate guards (docs/cluster-protocol.md L5).
-   */
+  /** fetch() without the leadership gate, for audits of what is stored (PartitionReads.readStored). */
   readStored(topic: string, partition: number, offset: number, options: FetchOptions = {}): FetchResult {
-    this.#checkOpen();
-    return this.#readLocal(this.#partition(topic, partition), topic, partition, offset, options);
+    return this.#reads.readStored(topic, partition, offset, options);
   }
 
-  #readLocal(target: Partition, topic: string, partition: number, offset: number, options: FetchOptions): FetchResult {
-    target.checkReadable(offset);
-    checkNotDeleted(target, offset);
-    const highWatermark = target.highWatermark;
-    const maxBytes = options.maxBytes ?? FETCH_BYTES_DEFAULT;
-    if (maxBytes === 0) {
-      if (offset < target.log.logStartOffset) throw new FerryError('OffsetOutOfRange', `offset ${offset} is before the log start ${target.log.logStartOffset} of ${topic}-${partition}`);
-      return { batches: [], highWatermark, logStartOffset: this.#logStartOffset(target) };
-    }
-    const { batches } = target.log.read(offset, maxBytes);
-    // Regression: a read from the last offset below the high watermark was taken for one at it, whose batches need no cut.
-    if (regressed('fetch-past-high-watermark') && offset + 1 === highWatermark) return { batches, highWatermark, logStartOffset: this.#logStartOffset(target) };
-    return { batches: batches.filter((batch) => batch.baseOffset < highWatermark), highWatermark, logStartOffset: this.#logStartOffset(target) };
+  /** fetch(), and below the local log start from the tier [D2] (PartitionReads.fetchWithTier). */
+  fetchWithTier(topic: string, partition: number, offset: number, options: FetchOptions = {}): Promise<FetchResult> {
+    return this.#reads.fetchWithTier(topic, partition, offset, options);
   }
 
-  /**
-   * LS (docs/tier-protocol.md): the tier's start once it holds copied segments, else the local
-   * log's. A local read answers at once, so the tier's start is the one last read (refreshed in
-   * the background); until a first read lands, the local start.
-   */
-  #logStartOffset(target: Partition): number {
-    const local = target.log.logStartOffset;
-    const tierStart = this.#remote?.peekLogStartOffset(target.topicId, target.index) ?? null;
-    return Math.max(target.log.deletedBeforeOffset, tierStart === null ? local : Math.min(tierStart, local)); // DeleteRecords' start hides what either still holds
+  /** ListOffsets on the local log (PartitionReads.offsetFor). */
+  offsetFor(topic: string, partition: number, timestamp: number): OffsetLookup {
+    return this.#reads.offsetFor(topic, partition, timestamp);
+  }
+
+  /** ListOffsets counting the tier [D3] (PartitionReads.offsetForWithTier). */
+  offsetForWithTier(topic: string, partition: number, timestamp: number): Promise<OffsetLookup> {
+    return this.#reads.offsetForWithTier(topic, partition, timestamp);
+  }
+
+  /** Kafka's log start offset of a partition served here, as its reads see it (LS) [R6]. */
+  logStartOffset(topic: string, partition: number): number {
+    return this.#reads.logStartOffset(topic, partition);
+  }
+
+  /** The log start DeleteRecords moved a partition served here to (0 before any) [R6]. */
+  deletedBeforeOffset(topic: string, partition: number): number {
+    return this.#reads.deletedBeforeOffset(topic, partition);
+  }
+
+  /** The first offset the local log holds (below it, only the tier may: fetchWithTier). */
+  localLogStartOffset(topic: string, partition: number): number {
+    return this.#reads.localLogStartOffset(topic, partition);
   }
 
   /** Yields records from `fromOffset` on, waiting for new ones at the end, until `signal` aborts. */
   async *consume(topic: string, options: ConsumeOptions = {}): AsyncGenerator<ConsumedRecord> {
     const partitionIndex = options.partition ?? 0;
-    const target = this.#partition(topic, partitionIndex);
+    const target = this.#partitions.partition(topic, partitionIndex);
     let offset = options.fromOffset ?? localStartFor(target);
     while (!this.#closed && !options.signal?.aborted) {
       if (offset >= target.highWatermark) {
         await target.waitForData(offset, options.signal);
         continue;
       }
-      const { batches } = await this.fetchWithTier(topic, partitionIndex, offset, { maxBytes: options.maxBytes ?? FETCH_BYTES_DEFAULT });
+      const { batches } = await this.#reads.fetchWithTier(topic, partitionIndex, offset, { maxBytes: options.maxBytes ?? FETCH_BYTES_DEFAULT });
       for (const batch of batches) {
         for (const record of batch.records()) {
           if (record.offset < offset) continue; // the first batch may start before the offset asked for
@@ -1197,103 +964,7 @@ export class Engine {
 
   /** Resolves when `offset` of the partition becomes readable, or when `signal` aborts (long-poll Fetch). */
   waitForData(topic: string, partition: number, offset: number, signal?: AbortSignal): Promise<void> {
-    return this.#partition(topic, partition).waitForData(offset, signal);
-  }
-
-  /**
-   * Kafka's ListOffsets: -2 the earliest offset, -1 the latest (high watermark), else the first at
-   * or after a time; with the leader epoch of the answer, as Kafka gives it: the current one for
-   * the latest, else the one that wrote the offset.
-   */
-  /**
-   * Kafka's log start offset of a partition served here, as its reads see it (LS): DeleteRecords'
-   * start, or the tier's or the local log's where those start later. What a follower reports, for
-   * its leader's DeleteRecords to wait on [R6].
-   */
-  logStartOffset(topic: string, partition: number): number {
-    return this.#logStartOffset(this.#partition(topic, partition));
-  }
-
-  /**
-   * The log start DeleteRecords moved a partition served here to (0 before any): what a leader's
-   * answers to its followers' reports carry [R6]. Not the start retention moved: a follower's own
-   * log and the tier keep what retention took from the leader's disk, as a rebuild would.
-   */
-  deletedBeforeOffset(topic: string, partition: number): number {
-    return this.#partition(topic, partition).log.deletedBeforeOffset;
-  }
-
-  /** The first offset the local log holds (below it, only the tier may: fetchWithTier). */
-  localLogStartOffset(topic: string, partition: number): number {
-    return this.#partition(topic, partition).log.logStartOffset;
-  }
-
-  /**
-   * fetch(), and below the local log start from the tier (docs/tier-protocol.md [D2]): the whole
-   * batches from the one holding `offset`, up to the end of its tiered segment, below the high
-   * watermark. OffsetOutOfRange when neither the local log nor the tier holds `offset`.
-   */
-  async fetchWithTier(topic: string, partition: number, offset: number, options: FetchOptions = {}): Promise<FetchResult> {
-    this.#checkOpen();
-    const target = this.#partition(topic, partition);
-    if (this.#remote === null || offset >= target.log.logStartOffset) return this.fetch(topic, partition, offset, options);
-    target.checkServesAsLeader();
-    checkNotDeleted(target, offset); // the tier still holds what DeleteRecords deleted until its retention passes it
-    const { batches, logStartOffset } = await this.#remote.read(target.topicId, partition, offset, options.maxBytes ?? FETCH_BYTES_DEFAULT);
-    this.#checkStillServed(topic, partition, target);
-    const highWatermark = target.highWatermark;
-    return { batches: batches.filter((batch) => batch.baseOffset < highWatermark), highWatermark, logStartOffset: Math.max(logStartOffset, target.log.deletedBeforeOffset) };
-  }
-
-  /** offsetFor(), counting the tier [D3]: the earliest offset is the tier's start, and a timestamp below the local log is looked up in the tier. */
-  async offsetForWithTier(topic: string, partition: number, timestamp: number): Promise<OffsetLookup> {
-    this.#partition(topic, partition).checkServesAsLeader();
-    const local = this.offsetFor(topic, partition, timestamp);
-    if (this.#remote === null || timestamp === LATEST_TIMESTAMP || timestamp === MAX_TIMESTAMP || timestamp === EARLIEST_LOCAL_TIMESTAMP) return local;
-    const target = this.#partition(topic, partition);
-    if (timestamp === LATEST_TIERED_TIMESTAMP) {
-      const end = await this.#remote.tieredEndOffset(target.topicId, partition);
-      this.#checkStillServed(topic, partition, target);
-      return end === null ? local : { offset: end - 1, timestamp: -1, leaderEpoch: target.epochAt(end - 1) };
-    }
-    if (timestamp === EARLIEST_TIMESTAMP) {
-      const tierStart = await this.#remote.logStartOffset(target.topicId, partition);
-      this.#checkStillServed(topic, partition, target);
-      // The tier's start counts only at or above DeleteRecords' (local.offset is never below that).
-      const start = tierStart === null ? local.offset : Math.max(target.log.deletedBeforeOffset, Math.min(tierStart, local.offset));
-      return start === local.offset ? local : { offset: start, timestamp: -1, leaderEpoch: -1 };
-    }
-    const tiered = await this.#remote.offsetForTimestamp(target.topicId, partition, timestamp, target.log.deletedBeforeOffset);
-    this.#checkStillServed(topic, partition, target);
-    return tiered === null ? local : { offset: tiered.offset, timestamp: tiered.timestamp, leaderEpoch: -1 };
-  }
-
-  /**
-   * After a read of the tier (I/O): the partition may have been deleted and created again
-   * meanwhile, and the answer is its old incarnation's (contract 10); a leader's lease may have
-   * lapsed meanwhile (L5).
-   */
-  #checkStillServed(topic: string, partition: number, target: Partition): void {
-    if (this.#partitions.get(topic)?.[partition] !== target) throw new FerryError('NotLeader', `${topic}-${partition} changed while its tier was read; ask again`);
-    target.checkServesAsLeader();
-  }
-
-  /**
-   * ListOffsets on the local log: for a timestamp, the first record at or after it; for Kafka's
-   * special timestamps (-1 latest, -2 earliest, -3 max timestamp, -4 earliest local, -5 latest
-   * tiered), what each names. offsetForWithTier also looks in the tier.
-   */
-  offsetFor(topic: string, partition: number, timestamp: number): OffsetLookup {
-    const target = this.#partition(topic, partition);
-    if (timestamp === LATEST_TIMESTAMP) return { offset: target.highWatermark, timestamp: -1, leaderEpoch: target.leaderEpoch };
-    const start = localStartFor(target);
-    if (timestamp === EARLIEST_TIMESTAMP || timestamp === EARLIEST_LOCAL_TIMESTAMP) return { offset: start, timestamp: -1, leaderEpoch: target.epochAt(start) };
-    if (timestamp === LATEST_TIERED_TIMESTAMP) return { offset: -1, timestamp: -1, leaderEpoch: -1 }; // no tier: nothing tiered
-    if (timestamp < 0 && timestamp !== MAX_TIMESTAMP) throw new FerryError('InvalidArgument', `timestamp ${timestamp} is not a time nor one of ListOffsets' special values`);
-    // As Kafka: a lookup starts at the log start (PartitionLog's floor is DeleteRecords' start too).
-    const found = timestamp === MAX_TIMESTAMP ? target.log.maxTimestampRecord() : target.log.offsetForTimestamp(timestamp);
-    if (found === null || found.offset >= target.highWatermark) return { offset: -1, timestamp: -1, leaderEpoch: -1 };
-    return { offset: found.offset, timestamp: found.timestamp, leaderEpoch: target.epochAt(found.offset) };
+    return this.#partitions.partition(topic, partition).waitForData(offset, signal);
   }
 
   /**
@@ -1302,7 +973,7 @@ export class Engine {
    * below -1 or above the high watermark, with Kafka's messages.
    */
   deleteRecordsOffset(topic: string, index: number, beforeOffset: number): number {
-    const target = this.#partition(topic, index);
+    const target = this.#partitions.partition(topic, index);
     if (target.role.kind !== 'leader') throw new FerryError('NotLeader', `Leader not local for partition ${topic}-${index}: it is a follower here`);
     return resolveDeleteRecordsOffset(`${topic}-${index}`, beforeOffset, target.highWatermark);
   }
@@ -1318,9 +989,9 @@ export class Engine {
    */
   deleteRecords(topic: string, index: number, beforeOffset: number): number {
     const offset = this.deleteRecordsOffset(topic, index, beforeOffset);
-    const target = this.#partition(topic, index);
+    const target = this.#partitions.partition(topic, index);
     target.log.deleteRecordsBefore(offset, this.#tieredEndForDeletes(target));
-    return this.#logStartOffset(target);
+    return this.#reads.logStartOffsetOf(target);
   }
 
   /**
@@ -1334,7 +1005,7 @@ export class Engine {
    */
   async deleteRecordsLowWatermark(topic: string, index: number, answered: number): Promise<number> {
     if (this.#remote === null) return answered;
-    const target = this.#partition(topic, index);
+    const target = this.#partitions.partition(topic, index);
     let tierStart: number | null;
     try {
       tierStart = await this.#remote.logStartOffset(target.topicId, target.index, true);
@@ -1354,7 +1025,7 @@ export class Engine {
    * reports' answers and scans), it is only not confirmed. NotLeader when the partition is let go of meanwhile.
    */
   async waitForLowWatermark(topic: string, index: number, offset: number, timeoutMs: number): Promise<number> {
-    const target = this.#partition(topic, index);
+    const target = this.#partitions.partition(topic, index);
     if (target.role.kind !== 'leader') throw new FerryError('NotLeader', `Leader not local for partition ${topic}-${index}: it is a follower here`);
     const timedOut = new AbortController();
     const timer = this.#clock.setTimer(Math.max(0, timeoutMs), () =>
@@ -1370,7 +1041,7 @@ export class Engine {
     } finally {
       timer.cancel();
     }
-    return Math.min(this.#logStartOffset(target), target.lowestInSyncFollowerStart() ?? Infinity);
+    return Math.min(this.#reads.logStartOffsetOf(target), target.lowestInSyncFollowerStart() ?? Infinity);
   }
 
   /**
@@ -1397,7 +1068,7 @@ export class Engine {
    * NotLeader on a follower.
    */
   describeProducers(topic: string, index: number): DescribedProducer[] {
-    const target = this.#partition(topic, index);
+    const target = this.#partitions.partition(topic, index);
     if (target.role.kind !== 'leader') throw new FerryError('NotLeader', `Leader not local for partition ${topic}-${index}: it is a follower here`);
     return target.log.activeProducers().map((producer) => ({ ...producer, coordinatorEpoch: NO_COORDINATOR_EPOCH, currentTxnStartOffset: NO_TRANSACTION_START_OFFSET }));
   }
@@ -1491,7 +1162,7 @@ export class Engine {
   enforceRetention(): number {
     this.#checkOpen();
     let deleted = 0;
-    for (const partition of [...this.#partitions.values()].flat()) {
+    for (const partition of this.#partitions.all()) {
       const tieredEnd = this.#localRetentionBound(partition); // flat() skips managed mode's holes
       const fromOffset = partition.log.logStartOffset;
       const segments = partition.log.enforceRetention(tieredEnd);
@@ -1548,7 +1219,7 @@ export class Engine {
     this.#tierer?.stop();
     this.#walCollector?.stop();
     await this.#follower?.stop();
-    const all = [...this.#partitions.values()].flat();
+    const all = this.#partitions.all();
     await this.#walLifecycle?.flushForClose();
     this.#checkpointer?.checkpoint();
     for (const partition of all) partition.abandon(new FerryError('Closed', `the engine at ${this.directory} is closed`));
@@ -1640,12 +1311,6 @@ export class Engine {
     return created;
   }
 
-  /** The partition when it is of incarnation `topicId`: progress of another never counts for it. */
-  #partitionOf(topic: string, topicId: TopicId, index: number): Partition | undefined {
-    const partition = this.#partitions.get(topic)?.[index];
-    return partition?.topicId === topicId ? partition : undefined;
-  }
-
   /** This engine's partitions as the replicas linked to it see them (leader side of attachReplica). */
   #asLeaderPartitions(): LeaderPartitions {
     const ferry = this;
@@ -1653,9 +1318,9 @@ export class Engine {
       get closed() {
         return ferry.#closed;
       },
-      highWatermarks: () => this.#partitionEnds((partition) => partition.highWatermark),
-      highWatermarkOf: (topic, topicId, index) => this.#partitionOf(topic, topicId, index)?.highWatermark,
-      noteFollowerApplied: (topic, topicId, index, replicaId, logEndOffset) => void this.#partitionOf(topic, topicId, index)?.noteFollowerApplied(replicaId, logEndOffset),
+      highWatermarks: () => this.#partitions.ends((partition) => partition.highWatermark),
+      highWatermarkOf: (topic, topicId, index) => this.#partitions.ofIncarnation(topic, topicId, index)?.highWatermark,
+      noteFollowerApplied: (topic, topicId, index, replicaId, logEndOffset) => void this.#partitions.ofIncarnation(topic, topicId, index)?.noteFollowerApplied(replicaId, logEndOffset),
     };
   }
 
@@ -1671,18 +1336,9 @@ export class Engine {
       },
       linkTo: (leader, replicaId) => void (this.#leaderLink = { leader, replicaId }),
       hint: () => this.#follower?.hint(),
-      noteLeaderHighWatermark: (topic, topicId, index, highWatermark) => this.#partitionOf(topic, topicId, index)?.noteLeaderHighWatermark(highWatermark),
-      logEnds: () => this.#partitionEnds((partition) => partition.log.logEndOffset),
+      noteLeaderHighWatermark: (topic, topicId, index, highWatermark) => this.#partitions.ofIncarnation(topic, topicId, index)?.noteLeaderHighWatermark(highWatermark),
+      logEnds: () => this.#partitions.ends((partition) => partition.log.logEndOffset),
     };
-  }
-
-  /** Each served partition (managed mode's holes skipped) with an offset of it. */
-  #partitionEnds(offsetOf: (partition: Partition) => number): PartitionEnd[] {
-    const ends: PartitionEnd[] = [];
-    for (const [topic, partitions] of this.#partitions) {
-      partitions.forEach((partition, index) => ends.push({ topic, topicId: partition.topicId, index, offset: offsetOf(partition) }));
-    }
-    return ends;
   }
 
   /** Registers `topicId` as the topic's incarnation here (managed mode), dropping an older one that nothing serves any more. */
@@ -1709,15 +1365,6 @@ export class Engine {
     if (this.#options.autoCreateTopics !== true || this.#deletions.has(topic)) throw unknownTopic(topic);
     this.createTopic(topic);
     return this.#partitions.get(topic)!;
-  }
-
-  #partition(topic: string, index: number): Partition {
-    this.#checkOpen();
-    const partitions = this.#partitions.get(topic);
-    if (partitions === undefined) throw unknownTopic(topic);
-    const partition = partitions[index];
-    if (partition === undefined) throw new FerryError('UnknownTopicOrPartition', `partition ${index} does not exist: ${topic} has ${partitions.length}`);
-    return partition;
   }
 
   #scheduleRetention(): void {
@@ -1748,11 +1395,6 @@ function sameConfigs(a: TopicConfigs, b: TopicConfigs): boolean {
   return names.length === Object.keys(b).length && names.every((name) => a[name] === b[name]);
 }
 
-/** The first offset clients may read from the local log: its first segment's, or above it where DeleteRecords moved the log start. */
-function localStartFor(target: Partition): number {
-  return Math.max(target.log.logStartOffset, target.log.deletedBeforeOffset);
-}
-
 /** Kafka's DeleteRecords offset checks (ReplicaManager, UnifiedLog.maybeIncrementLogStartOffset): -1 is the high watermark. */
 function resolveDeleteRecordsOffset(partition: string, beforeOffset: number, highWatermark: number): number {
   const offset = beforeOffset === DELETE_TO_HIGH_WATERMARK ? highWatermark : beforeOffset;
@@ -1760,14 +1402,4 @@ function resolveDeleteRecordsOffset(partition: string, beforeOffset: number, hig
   if (offset > highWatermark)
     throw new FerryError('OffsetOutOfRange', `Cannot increment the log start offset to ${offset} of partition ${partition} since it is larger than the high watermark ${highWatermark}`);
   return offset;
-}
-
-/** Kafka's answer to a read below the log start DeleteRecords set, wherever those records still lie. */
-function checkNotDeleted(target: Partition, offset: number): void {
-  const start = target.log.deletedBeforeOffset;
-  if (offset < start) throw new FerryError('OffsetOutOfRange', `offset ${offset} is before the log start ${start} of ${target.topic}-${target.index}: its records were deleted`);
-}
-
-function unknownTopic(topic: string): FerryError {
-  return new FerryError('UnknownTopicOrPartition', `unknown topic ${topic}`);
 }
