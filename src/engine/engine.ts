@@ -52,6 +52,8 @@ import { partitionKey, type WalWriter } from '../wal/writer.ts';
 import { type FollowedPartitions, type FollowOptions, startEmbeddedFollower } from './embedded-follower.ts';
 import { type LostTail, rebuildLostTails } from './lost-tail-rebuild.ts';
 import { PartitionTable, unknownTopic } from './partition-table.ts';
+import { sameConfigs, TopicSettings } from './topic-settings.ts';
+import { RecordDeletion } from './record-deletion.ts';
 import { FETCH_BYTES_DEFAULT, localStartFor, PartitionReads } from './partition-reads.ts';
 import { ALWAYS_LEADS, Partition, type PartitionRole } from './partition.ts';
 import { preparePartitionDirectory } from './partition-metadata.ts';
@@ -114,10 +116,6 @@ export type { WalOptions } from './wal-writer-lifecycle.ts';
  * holds a restart hanging, shorter fails opens on a slow store.
  */
 const RESHIP_ROOM_WAIT_MS = 60_000;
-/** Kafka's log.retention.check.interval.ms. */
-const RETENTION_CHECK_INTERVAL_MS = 5 * 60 * 1000;
-/** DeleteRecords' offset meaning "up to the high watermark" (Kafka's DeleteRecordsRequest.HIGH_WATERMARK). */
-const DELETE_TO_HIGH_WATERMARK = -1;
 /** DescribeProducers' fields of transactions, which Ferry does not have (Kafka's -1: none). */
 const NO_COORDINATOR_EPOCH = -1;
 const NO_TRANSACTION_START_OFFSET = -1;
@@ -168,13 +166,14 @@ export class Engine {
   #membership: ReplicaMembership | null = null;
   /** A leader that opened its own partitions (not managed) saves what its WAL streams hold. */
   #checkpointer: ShippedCheckpointer | null = null;
-  #retentionTimer: Timer | null = null;
   /** With a tier store: copies what this engine leads to it. */
   readonly #tierer: Tierer | null;
   /** With a tier store: serves offsets below the local log start from it [D2]. */
   readonly #remote: RemoteReader | null;
   /** Fetches, ListOffsets and log starts of the partitions served here, local and tiered. */
   readonly #reads: PartitionReads;
+  /** DeleteRecords and retention: what moves the log starts up. */
+  readonly #deletion: RecordDeletion;
   /** The incarnations this engine deleted: what the tier holds of them is swept, and WAL GC passes again after each (their frames are covered). */
   readonly #deletedTopicIds = new Set<TopicId>();
   /** With a tier store: the tier records the tierer, the reads and rebuilds [K2] share. */
@@ -185,16 +184,10 @@ export class Engine {
   #incarnationState: ((topic: string, topicId: TopicId) => Promise<IncarnationState>) | null = null;
   /** With a tier, alone: the deletion records of the incarnations this engine deletes (DI1), beside its tier records. */
   readonly #deletionRecords: DeletedIncarnations | null;
-  /**
-   * Managed mode: each topic's Kafka configs as the cluster's topic record has them (applyTopicConfigs),
-   * by name, kept across a delete: the node hands a name's configs over only when they change, and a
-   * new incarnation's may equal the old one's. One small entry per topic name seen.
-   */
-  readonly #clusterConfigs = new Map<string, TopicConfigs>();
   /** Where lines go: each component binds its own name (engine, storage, wal, tier, follower). */
   readonly #logger: Logger;
-  /** Managed mode: the replication factor each led partition was adopted with (min.insync.replicas is capped by it). */
-  readonly #replicationFactors = new Map<string, number>();
+  /** Each topic's settings as its partitions take them (the engine's, the topic's, the cluster's). */
+  readonly #settings: TopicSettings;
   #closed = false;
   /** Stops the scrape-time gauges reading this engine (at close). */
   readonly #stopGauges: () => void;
@@ -207,6 +200,7 @@ export class Engine {
     this.#unlock = unlock;
     this.#disk = options.disk ?? systemDisk;
     this.#registry = registry;
+    this.#settings = new TopicSettings(registry, { log: options.log, minInsyncReplicas: options.minInsyncReplicas, tiered: options.tier !== undefined });
     this.#storage = new StorageHealth(options.metrics, this.#logger);
     this.#replicaLinks = new ReplicaLinks(this.#asLeaderPartitions());
     this.#linkedReplica = this.#asLinkedReplica();
@@ -217,6 +211,18 @@ export class Engine {
     this.#tierer = options.tier === undefined ? null : this.#newTierer(options.tier, this.#tierRecords!);
     this.#remote = options.tier === undefined ? null : new RemoteReader({ store: options.tier.store, prefix: options.tier.prefix ?? '', records: this.#tierRecords!, clock: this.#clock });
     this.#reads = new PartitionReads(this.#partitions, this.#remote);
+    this.#deletion = new RecordDeletion({
+      table: this.#partitions,
+      reads: this.#reads,
+      remote: this.#remote,
+      tierer: this.#tierer,
+      clock: this.#clock,
+      metrics: options.metrics,
+      onRetention: options.onRetention,
+      checkIntervalMs: options.retentionCheckIntervalMs,
+      closed: () => this.#closed,
+      checkOpen: () => this.#checkOpen(),
+    });
     this.#walCollector = options.wal === undefined || this.#tierRecords === null ? null : this.#newWalCollector(options.wal, this.#tierRecords);
     const gaugeSources = { partitions: () => this.#partitions.all().filter((partition) => partition !== undefined), directory: this.directory, disk: this.#disk };
     this.#stopGauges = options.metrics === undefined ? () => {} : registerEngineGauges(options.metrics, gaugeSources);
@@ -252,7 +258,7 @@ export class Engine {
         return this.#registry.get(topic)?.id === topicId ? 'live' : 'unknown';
       },
       // KIP-405's remote.storage.enable of the topic (a cluster's topics take the engine's log config).
-      tieringEnabled: (topic) => ({ ...DEFAULT_LOG_CONFIG, ...this.#topicLogConfig(topic) }).remoteStorageEnable,
+      tieringEnabled: (topic) => ({ ...DEFAULT_LOG_CONFIG, ...this.#settings.logConfigOf(topic) }).remoteStorageEnable,
       inSyncFollowersEnd: (topicId, index) => {
         for (const partitions of this.#partitions.values()) {
           const partition = partitions[index];
@@ -333,7 +339,7 @@ export class Engine {
       this.#registerIncarnation(topic, topicId, partitionCount);
       if (!keepLocalLog) this.#disk.rmSync(directory, { recursive: true, force: true }); // the chain is the truth; stale local data is not
       preparePartitionDirectory(directory, topicId, this.#disk); // another incarnation's directory is removed here, kept or not
-      return PartitionLog.open(directory, { config: this.#topicLogConfig(topic), clock: this.#clock, storage: this.#storage, disk: this.#disk });
+      return PartitionLog.open(directory, { config: this.#settings.logConfigOf(topic), clock: this.#clock, storage: this.#storage, disk: this.#disk });
     } catch (error) {
       // As much room as the registry's rewrite took: a probe that finds less leaves the spell on (a page would end it, and the claims would start again).
       if (isOsError(error)) this.#storage.writeFailed(directory, error, this.#registry.lastWriteBytes);
@@ -445,7 +451,7 @@ export class Engine {
         await engine.#reshipUnshipped();
       }
       if (options.follow !== undefined) engine.#startFollowing(options.follow);
-      engine.#scheduleRetention();
+      engine.#deletion.scheduleRetention();
       engine.#tierer?.start();
       engine.#walCollector?.start();
       return engine;
@@ -493,10 +499,10 @@ export class Engine {
     }
     // The topic's configs as they are now: applyTopicConfigs reaches only the partitions served, and
     // a rebuild takes a while (sim seed 30174: an alter answered mid-rebuild never reached this one).
-    log.reconfigure(this.#topicLogConfig(topic));
+    log.reconfigure(this.#settings.logConfigOf(topic));
     const partitions = this.#partitions.get(topic) ?? [];
-    this.#replicationFactors.set(`${topic}/${index}`, replicationFactor);
-    const requiredFollowers = this.#requiredFollowers(topic, index);
+    this.#settings.noteReplicationFactor(topic, index, replicationFactor);
+    const requiredFollowers = this.#settings.requiredFollowers(topic, index);
     const role: PartitionRole = as === 'leader' ? { kind: 'leader', requiredFollowers, isr: this.#inSyncReplicas(topic, index) } : { kind: 'follower' };
     // A partition let go of ([C6], [C7]) acknowledges nothing more, whatever its waiters' durability.
     const gate = () => {
@@ -616,7 +622,7 @@ export class Engine {
     const partition = partitions?.[index];
     if (partition === undefined) return;
     delete partitions![index];
-    this.#replicationFactors.delete(`${topic}/${index}`);
+    this.#settings.noteReplicationFactor(topic, index, null);
     partition.abandon(new FerryError('NotLeader', `${topic}-${index} is no longer led here`));
     await partition.log.close();
   }
@@ -643,7 +649,7 @@ export class Engine {
     const config = options.config ?? {};
     resolveLogConfig({ ...this.#options.log, ...config });
     const configs = parseTopicConfigs(Object.entries(options.configs ?? {}));
-    this.#checkTopicConfigs(config, configs);
+    this.#settings.check(config, configs);
     const topic = this.#registry.add({ name, partitions, config, ...(Object.keys(configs).length === 0 ? {} : { configs }) });
     try {
       // A new incarnation: whatever lies on disk under its name (a delete that crashed midway) is not of it.
@@ -676,11 +682,22 @@ export class Engine {
 
   /** The Kafka configs set on a topic (managed mode: as the cluster's record has them); UnknownTopicOrPartition if it is not here. */
   topicConfigs(name: string): TopicConfigs {
-    const managed = this.#clusterConfigs.get(name);
-    if (managed !== undefined) return managed;
-    const topic = this.#registry.get(name);
-    if (topic === undefined) throw unknownTopic(name);
-    return topic.configs ?? {};
+    return this.#settings.topicConfigs(name);
+  }
+
+  /** The broker's own topic defaults, by Kafka topic config name, where they differ from the catalog's (DescribeConfigs' STATIC_BROKER_CONFIG). */
+  brokerTopicDefaults(): TopicConfigs {
+    return this.#settings.brokerTopicDefaults();
+  }
+
+  /** DescribeConfigs of a topic here: every known config with its value, source and synonyms. */
+  describeTopicConfigs(name: string): TopicConfigEntry[] {
+    return this.#settings.describeTopicConfigs(name);
+  }
+
+  /** Kafka configs checked as a whole over this engine's defaults, and against the configs `before` an alteration (InvalidConfig). */
+  checkTopicConfigs(configs: TopicConfigs, before?: TopicConfigs): void {
+    this.#settings.checkTopicConfigs(configs, before);
   }
 
   /**
@@ -695,7 +712,7 @@ export class Engine {
     const topic = this.#registry.get(name);
     if (topic === undefined || this.#deletions.has(name)) throw unknownTopic(name);
     const configs = applyConfigAlteration(topic.configs ?? {}, alteration);
-    this.#checkTopicConfigs(topic.config, configs, topic.configs ?? {});
+    this.#settings.check(topic.config, configs, topic.configs ?? {});
     if (validateOnly) return configs;
     this.#registry.reconfigure(name, configs);
     this.#reconfigureOpen(name);
@@ -722,76 +739,10 @@ export class Engine {
     // The partitions take them first: the registry is a cache here, and a full disk that refuses its
     // write must not leave them appending by the configs before (sim seed 120459: LogAppendTime
     // unapplied for a scan after the disk had room again). A refused write throws after: the next scan hands them over again.
-    const unchanged = sameConfigs(this.#clusterConfigs.get(name) ?? {}, parsed);
-    this.#clusterConfigs.set(name, parsed);
-    if (!unchanged) this.#reconfigureOpen(name);
+    if (this.#settings.takeClusterConfigs(name, parsed)) this.#reconfigureOpen(name);
     const registered = this.#registry.get(name);
     // The registry is written only for a change: a scan hands every topic's configs over once at start.
     if (registered !== undefined && !sameConfigs(registered.configs ?? {}, parsed)) this.#registry.reconfigure(name, parsed);
-  }
-
-  /** The broker's own topic defaults, by Kafka topic config name, where they differ from the catalog's (DescribeConfigs' STATIC_BROKER_CONFIG). */
-  brokerTopicDefaults(): TopicConfigs {
-    const log = resolveLogConfig(this.#options.log);
-    const defaults: Record<string, string> = {};
-    for (const definition of TOPIC_CONFIGS.values()) {
-      const value = definition.name === 'min.insync.replicas' ? String(this.#options.minInsyncReplicas ?? 1) : configValueOfLogSetting(definition.name, log);
-      if (value !== null && value !== definition.defaultValue) defaults[definition.name] = value;
-    }
-    return defaults;
-  }
-
-  /** DescribeConfigs of a topic here: every known config with its value, source and synonyms (src/log/topic-config-describe.ts). */
-  describeTopicConfigs(name: string): TopicConfigEntry[] {
-    const topic = this.#registry.get(name);
-    const configs = this.topicConfigs(name);
-    // The embedded API's LogConfig overrides count as set on the topic too.
-    const own: Record<string, string> = {};
-    const legacy = resolveLogConfig({ ...this.#options.log, ...topic?.config });
-    for (const field of Object.keys(topic?.config ?? {})) {
-      const kafkaName = kafkaNameOfLogField(field);
-      if (kafkaName !== null) own[kafkaName] = configValueOfLogSetting(kafkaName, legacy)!;
-    }
-    return describeTopicConfigs({ ...own, ...configs }, this.brokerTopicDefaults());
-  }
-
-  /** The log settings of `topic`'s partitions: the engine's, the topic's own overrides, then its Kafka configs. */
-  #topicLogConfig(name: string): Partial<LogConfig> {
-    const managed = this.#clusterConfigs.get(name);
-    const topic = this.#registry.get(name);
-    return { ...this.#options.log, ...topic?.config, ...topicSettingsOf(managed ?? topic?.configs ?? {}).log };
-  }
-
-  /** acks=all's followers: min.insync.replicas (the topic's, else the engine's) less the leader, capped by the replicas a cluster gave the partition. */
-  #requiredFollowers(name: string, index: number): number {
-    const configs = this.#clusterConfigs.get(name) ?? this.#registry.get(name)?.configs ?? {};
-    const minInsync = topicSettingsOf(configs).minInsyncReplicas ?? this.#options.minInsyncReplicas ?? 1;
-    const replicas = this.#replicationFactors.get(`${name}/${index}`) ?? Infinity;
-    return Math.min(minInsync, replicas) - 1;
-  }
-
-  /**
-   * Kafka configs (each already parsed) checked as a whole over this engine's defaults: InvalidConfig
-   * when they clash (local.retention.* above retention.*), or, given the configs `before` an
-   * alteration, when they change what may not change (remote.storage.enable turned off).
-   */
-  checkTopicConfigs(configs: TopicConfigs, before?: TopicConfigs): void {
-    this.#checkTopicConfigs({}, configs, before);
-  }
-
-  /** Configs that are each valid may still clash (local.retention.* above retention.*): InvalidConfig then. */
-  #checkTopicConfigs(config: Partial<LogConfig>, configs: TopicConfigs, before?: TopicConfigs): void {
-    try {
-      const settingsOf = (kafkaConfigs: TopicConfigs) => ({ ...this.#options.log, ...config, ...topicSettingsOf(kafkaConfigs).log });
-      const settings = settingsOf(configs);
-      checkTopicSettingsTogether({ ...DEFAULT_LOG_CONFIG, ...settings }); // Kafka's words first
-      // Without a tier nothing was ever copied: remote.storage.enable may be turned off freely.
-      if (before !== undefined && this.#options.tier !== undefined) checkTopicSettingsChange({ ...DEFAULT_LOG_CONFIG, ...settingsOf(before) }, { ...DEFAULT_LOG_CONFIG, ...settings });
-      resolveLogConfig(settings);
-    } catch (error) {
-      if (error instanceof FerryError && error.kind === 'InvalidArgument') throw new FerryError('InvalidConfig', `Invalid topic configs: ${error.message}`);
-      throw error;
-    }
   }
 
   /**
@@ -824,10 +775,10 @@ export class Engine {
 
   /** Every open partition of `name` takes its topic's settings now. */
   #reconfigureOpen(name: string): void {
-    const config = this.#topicLogConfig(name);
+    const config = this.#settings.logConfigOf(name);
     this.#partitions.get(name)?.forEach((partition, index) => {
       partition.log.reconfigure(config);
-      if (partition.role.kind === 'leader' && !regressed('config-min-insync-stale')) partition.requireFollowers(this.#requiredFollowers(name, index));
+      if (partition.role.kind === 'leader' && !regressed('config-min-insync-stale')) partition.requireFollowers(this.#settings.requiredFollowers(name, index));
     });
   }
 
@@ -967,99 +918,34 @@ export class Engine {
     return this.#partitions.partition(topic, partition).waitForData(offset, signal);
   }
 
-  /**
-   * DeleteRecords' checks on the leader, before anything changes: the offset the log start is to
-   * move to (-1: the high watermark). NotLeader on a follower; OffsetOutOfRange for an offset
-   * below -1 or above the high watermark, with Kafka's messages.
-   */
+  /** DeleteRecords' checks on the leader, before anything changes (RecordDeletion.deleteRecordsOffset). */
   deleteRecordsOffset(topic: string, index: number, beforeOffset: number): number {
-    const target = this.#partitions.partition(topic, index);
-    if (target.role.kind !== 'leader') throw new FerryError('NotLeader', `Leader not local for partition ${topic}-${index}: it is a follower here`);
-    return resolveDeleteRecordsOffset(`${topic}-${index}`, beforeOffset, target.highWatermark);
+    return this.#deletion.deleteRecordsOffset(topic, index, beforeOffset);
   }
 
-  /**
-   * Kafka's DeleteRecords on the leader: the partition's log start moves up to `beforeOffset`
-   * (-1: the high watermark; never down), durably (the log's checkpoint: it holds across a
-   * restart), and the segments wholly below it are deleted (with a tier, only those tiered
-   * already). Reads below it are OffsetOutOfRange from then on, and ListOffsets EARLIEST answers
-   * it. Returns the low watermark: the log start after the delete. A cluster's leader first
-   * records the new start in the partition's control record (ClusterNode.recordLogStart), so a
-   * takeover starts there too.
-   */
+  /** Kafka's DeleteRecords on the leader: moves the log start up durably; returns the low watermark (RecordDeletion.deleteRecords). */
   deleteRecords(topic: string, index: number, beforeOffset: number): number {
-    const offset = this.deleteRecordsOffset(topic, index, beforeOffset);
-    const target = this.#partitions.partition(topic, index);
-    target.log.deleteRecordsBefore(offset, this.#tieredEndForDeletes(target));
-    return this.#reads.logStartOffsetOf(target);
+    return this.#deletion.deleteRecords(topic, index, beforeOffset);
   }
 
-  /**
-   * DeleteRecords' low watermark as the whole log has it, for its answer: deleteRecords answers
-   * from the tier's start as last read, unknown until this leader read the tier record, so a
-   * tiering leader answered its local start (issue 12's simulation, seed 29: 251, while reads
-   * from the 54 asked for were still served from the tier). Reads the tier's record afresh (one
-   * cached from before a copy said nothing was tiered while the local log had let the copied
-   * segment go: seed 30209 answered its local start, 269, and 112 was read from the tier after); if
-   * that read fails, the start DeleteRecords set, below which nothing is served.
-   */
-  async deleteRecordsLowWatermark(topic: string, index: number, answered: number): Promise<number> {
-    if (this.#remote === null) return answered;
-    const target = this.#partitions.partition(topic, index);
-    let tierStart: number | null;
-    try {
-      tierStart = await this.#remote.logStartOffset(target.topicId, target.index, true);
-    } catch {
-      return target.log.deletedBeforeOffset;
-    }
-    const local = target.log.logStartOffset;
-    return Math.max(target.log.deletedBeforeOffset, tierStart === null ? local : Math.min(tierStart, local));
+  /** DeleteRecords' low watermark as the whole log has it, the tier's record read afresh (RecordDeletion.deleteRecordsLowWatermark). */
+  deleteRecordsLowWatermark(topic: string, index: number, answered: number): Promise<number> {
+    return this.#deletion.deleteRecordsLowWatermark(topic, index, answered);
   }
 
-  /**
-   * Kafka's DelayedDeleteRecords ([R6] of docs/cluster-protocol.md), after `deleteRecords` moved
-   * this leader's log start to `offset`: resolves with the low watermark once every in-sync
-   * follower reported a log start at or above `offset`, so no replica a consumer may be sent to
-   * (KIP-392) still serves below it; at once without followers. Past `timeoutMs`, OutcomeUnknown
-   * (REQUEST_TIMED_OUT): the delete stands here and the followers take it up all the same (their
-   * reports' answers and scans), it is only not confirmed. NotLeader when the partition is let go of meanwhile.
-   */
-  async waitForLowWatermark(topic: string, index: number, offset: number, timeoutMs: number): Promise<number> {
-    const target = this.#partitions.partition(topic, index);
-    if (target.role.kind !== 'leader') throw new FerryError('NotLeader', `Leader not local for partition ${topic}-${index}: it is a follower here`);
-    const timedOut = new AbortController();
-    const timer = this.#clock.setTimer(Math.max(0, timeoutMs), () =>
-      timedOut.abort(
-        new FerryError(
-          'OutcomeUnknown',
-          `${topic}-${index}: not every in-sync replica reported a log start at or above ${offset} within ${timeoutMs} ms; the delete stands and completes as they catch up`,
-        ),
-      ),
-    );
-    try {
-      await target.waitForFollowerStarts(offset, timedOut.signal);
-    } finally {
-      timer.cancel();
-    }
-    return Math.min(this.#reads.logStartOffsetOf(target), target.lowestInSyncFollowerStart() ?? Infinity);
+  /** Kafka's DelayedDeleteRecords [R6]: resolves once every in-sync follower's log start reached `offset` (RecordDeletion.waitForLowWatermark). */
+  waitForLowWatermark(topic: string, index: number, offset: number, timeoutMs: number): Promise<number> {
+    return this.#deletion.waitForLowWatermark(topic, index, offset, timeoutMs);
   }
 
-  /**
-   * A followed partition learns its leader's log start (a cluster's partition record): it serves
-   * nothing below it, as far as its log reaches (the rest once the tail brings it: the caller
-   * says it again). No segment is deleted: a promoted follower's log must still reach the tier's end.
-   */
+  /** A followed partition learns its leader's log start (RecordDeletion.followLogStart). */
   followLogStart(topic: string, index: number, logStartOffset: number): void {
-    const partition = this.#partitions.get(topic)?.[index];
-    if (partition?.role.kind !== 'follower') return;
-    const { log } = partition;
-    log.deleteRecordsBefore(Math.min(logStartOffset, log.logEndOffset), log.logStartOffset);
+    this.#deletion.followLogStart(topic, index, logStartOffset);
   }
 
-  /** Where local segments may go for a tiering leader: below the tiered end only (0 until the tierer read it); null without a tier. */
-  #tieredEndForDeletes(target: Partition): number | null {
-    if (this.#tierer === null || !target.log.config.remoteStorageEnable) return null;
-    return this.#tierer.localDeletableEndOf(target.topicId, target.index, target.log) ?? target.log.logStartOffset;
+  /** One retention round over every partition served here; returns the segments deleted (RecordDeletion.enforceRetention). */
+  enforceRetention(): number {
+    return this.#deletion.enforceRetention();
   }
 
   /**
@@ -1158,38 +1044,6 @@ export class Engine {
     });
   }
 
-  /** Applies retention now (it also runs every five minutes); returns the segments deleted. */
-  enforceRetention(): number {
-    this.#checkOpen();
-    let deleted = 0;
-    for (const partition of this.#partitions.all()) {
-      const tieredEnd = this.#localRetentionBound(partition); // flat() skips managed mode's holes
-      const fromOffset = partition.log.logStartOffset;
-      const segments = partition.log.enforceRetention(tieredEnd);
-      deleted += segments;
-      if (segments > 0) {
-        const { logStartOffset: toOffset, logEndOffset } = partition.log;
-        this.#options.onRetention?.({ topic: partition.topic, partition: partition.index, directory: partition.log.directory, fromOffset, toOffset, logEndOffset, tieredEnd });
-      }
-    }
-    return deleted;
-  }
-
-  /**
-   * [D1] Where local retention may delete below in a tiered partition, null without a tier (a topic
-   * with remote.storage.enable off keeps retention.* alone). Until the tier record is read nothing
-   * counts as tiered: a segment goes only once it is (as Kafka with remote storage). A leader that
-   * tiers goes by the record its tierer holds; a follower by the record as last read (Kafka's
-   * followers read the remote metadata too): its log is what a promotion keeps [K3], so it must
-   * still reach the tier's end.
-   */
-  #localRetentionBound(partition: Partition): number | null {
-    if (!partition.log.config.remoteStorageEnable) return null;
-    if (partition.role.kind === 'leader') return this.#tierer === null ? null : (this.#tierer.localDeletableEndOf(partition.topicId, partition.index, partition.log) ?? partition.log.logStartOffset);
-    if (this.#remote === null) return null;
-    return this.#remote.peekTieredEnd(partition.topicId, partition.index) ?? partition.log.logStartOffset;
-  }
-
   /** The follower applying WAL objects, when this engine follows a leader. */
   get follower(): Follower | null {
     return this.#follower;
@@ -1215,7 +1069,7 @@ export class Engine {
     this.#closed = true;
     this.#stopGauges();
     this.#checkpointer?.stop();
-    this.#retentionTimer?.cancel();
+    this.#deletion.stop();
     this.#tierer?.stop();
     this.#walCollector?.stop();
     await this.#follower?.stop();
@@ -1240,7 +1094,7 @@ export class Engine {
   /** `shipped`: with a WAL, each partition's end in the earlier streams (absent: nothing shipped). */
   #openTopic(topic: TopicDescription, shipped: ReadonlyMap<string, number> | null = null): void {
     const partitions = this.#partitions.get(topic.name) ?? [];
-    const config = this.#topicLogConfig(topic.name);
+    const config = this.#settings.logConfigOf(topic.name);
     for (let index = partitions.length; index < topic.partitions; index++) {
       const directory = join(this.directory, `${topic.name}-${index}`);
       preparePartitionDirectory(directory, topic.id, this.#disk);
@@ -1257,7 +1111,9 @@ export class Engine {
   /** The Partition of a log this engine opened itself (not managed): led here, or followed when the engine follows. */
   #leaderOrFollower(topic: TopicDescription, index: number, log: PartitionLog, durableEnd: number): Partition {
     const role: PartitionRole =
-      this.#options.follow !== undefined ? { kind: 'follower' } : { kind: 'leader', requiredFollowers: this.#requiredFollowers(topic.name, index), isr: this.#inSyncReplicas(topic.name, index) };
+      this.#options.follow !== undefined
+        ? { kind: 'follower' }
+        : { kind: 'leader', requiredFollowers: this.#settings.requiredFollowers(topic.name, index), isr: this.#inSyncReplicas(topic.name, index) };
     return new Partition(topic.name, topic.id, index, log, this.#wal, role, durableEnd);
   }
 
@@ -1367,39 +1223,7 @@ export class Engine {
     return this.#partitions.get(topic)!;
   }
 
-  #scheduleRetention(): void {
-    this.#retentionTimer = this.#clock.setTimer(
-      this.#options.retentionCheckIntervalMs ?? RETENTION_CHECK_INTERVAL_MS,
-      () => {
-        if (this.#closed) return;
-        try {
-          this.enforceRetention();
-        } catch (error) {
-          // An OS failure (EMFILE) postpones retention to the next round; it must not end the process.
-          this.#options.metrics?.counter('ferry_engine_retention_failures_total', 'Retention rounds that failed (retried at the next interval)').add();
-          if (!isOsError(error)) throw error;
-        }
-        this.#scheduleRetention();
-      },
-      true,
-    );
-  }
-
   #checkOpen(): void {
     if (this.#closed) throw new FerryError('Closed', `the engine at ${this.directory} is closed`);
   }
-}
-
-function sameConfigs(a: TopicConfigs, b: TopicConfigs): boolean {
-  const names = Object.keys(a);
-  return names.length === Object.keys(b).length && names.every((name) => a[name] === b[name]);
-}
-
-/** Kafka's DeleteRecords offset checks (ReplicaManager, UnifiedLog.maybeIncrementLogStartOffset): -1 is the high watermark. */
-function resolveDeleteRecordsOffset(partition: string, beforeOffset: number, highWatermark: number): number {
-  const offset = beforeOffset === DELETE_TO_HIGH_WATERMARK ? highWatermark : beforeOffset;
-  if (!Number.isSafeInteger(offset) || offset < 0) throw new FerryError('OffsetOutOfRange', `The offset ${offset} for partition ${partition} is not valid`);
-  if (offset > highWatermark)
-    throw new FerryError('OffsetOutOfRange', `Cannot increment the log start offset to ${offset} of partition ${partition} since it is larger than the high watermark ${highWatermark}`);
-  return offset;
 }
