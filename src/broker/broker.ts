@@ -1,6 +1,7 @@
 import type { ClusterNode } from '../cluster/node.ts';
 import { ControlStore } from '../control/control-store.ts';
 import { DeletedIncarnations } from '../tier/deleted-incarnations.ts';
+import { ClusterEnginePolicy } from '../cluster/engine-policy.ts';
 import { clusterMember } from '../cluster/member.ts';
 import { RegisteredAddresses } from '../cluster/replica-address.ts';
 import { Engine, FerryError, type EngineOptions } from '../engine/index.ts';
@@ -180,6 +181,8 @@ export class Broker {
     // Security first: a listener's unreadable certificate stops the start before any recovery.
     const perIpOverrides = await resolvedOverrides(options.security?.maxConnectionsPerIpOverrides, options.network ?? systemNetwork);
     const security = await BrokerSecurity.open(listenersOf(options), options.security ?? {}, { ...(await securityStoreOf(options)), clock, metrics, log, ...definedOnly({ random: options.random }) });
+    // A cluster manages the engine from its open on: its policy answers once the broker joins (clusterMember).
+    const clusterPolicy = options.cluster === undefined ? undefined : new ClusterEnginePolicy(options.nodeId);
     let engine: Engine;
     try {
       engine = await Engine.open({
@@ -189,7 +192,7 @@ export class Broker {
         metrics,
         ...definedOnly({ random: options.random }),
         logger: log,
-        managedPartitions: options.cluster !== undefined,
+        ...definedOnly({ cluster: clusterPolicy }),
         ...(options.minInsyncReplicas === undefined ? {} : { minInsyncReplicas: options.minInsyncReplicas }),
       });
     } catch (error) {
@@ -248,6 +251,7 @@ export class Broker {
               scanIntervalMs: options.cluster.scanIntervalMs,
               peerListen: options.cluster.peerPort === null ? null : { host: security.listeners[0]!.config.host, port: options.cluster.peerPort ?? 0 },
               engine,
+              policy: clusterPolicy!,
               clock,
               metrics,
               ...definedOnly({ network: options.network, random: options.random, log, interBroker: security.interBrokerConnector ?? undefined }),

@@ -11,7 +11,7 @@ import { DeletedIncarnations } from '../tier/deleted-incarnations.ts';
 import { type BrokerRecord, ClusterNode, type PartitionRecord, type TopicRecord } from './node.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
 import { PartitionHost } from './partition-host.ts';
-import { pickByHash } from './coordinator-hash.ts';
+import type { ClusterEnginePolicy } from './engine-policy.ts';
 import { PeerLinks } from './peer-links.ts';
 import { systemNetwork } from '../util/system-network.ts';
 
@@ -26,6 +26,8 @@ export interface ClusterMemberOptions {
   readonly self: Omit<BrokerRecord, 'renewedAtMs' | 'stream'>;
   readonly scanIntervalMs: number;
   readonly engine: Engine;
+  /** The policy the engine was opened with (EngineOptions.cluster): it answers from this node once joined. */
+  readonly policy: ClusterEnginePolicy;
   readonly clock: Clock;
   readonly metrics?: MetricsRegistry;
   /** Where followers' progress reports travel; the operating system's sockets by default. */
@@ -98,7 +100,7 @@ export function clusterMember(options: ClusterMemberOptions): ClusterNode {
     scanned() {
       // A follower that stays one across a leader change serves in the new leader's epoch (KIP-320),
       // and reports in it [R2]: the epochs move before the reports are re-targeted.
-      engine.followLeaderEpochs((topic, partition) => member.leaderOf(topic, partition)?.record.leaderEpoch ?? null);
+      engine.followLeaderEpochs((topic, partition) => node!.leaderOf(topic, partition)?.record.leaderEpoch ?? null);
       host.scanned();
       engine.replicasChanged(); // leases and replica sets may have changed: leaders re-check their in-sync sets
     },
@@ -107,24 +109,6 @@ export function clusterMember(options: ClusterMemberOptions): ClusterNode {
     checkTopicConfigs: (configs, before) => engine.checkTopicConfigs(configs, before),
     ...(log === undefined ? {} : { log }),
   });
-  const member = node;
-  engine.useWalWriterLiveness({
-    liveWriterIds: () => new Set(member.liveBrokers().map((broker) => broker.stream.writerId)),
-    picks: (writerId) => pickByHash(writerId, member.liveBrokers())?.nodeId === options.self.nodeId,
-  });
-  // A leader partition counts only its replica set's followers with a live lease (src/replica/isr.ts I1).
-  engine.useReplicaMembership({ followersOf: (topic, partition) => new Set(member.followersOf(topic, partition).map((b) => `broker-${b.nodeId}`)) });
-  // GI1, DI1: the WAL collector takes an incarnation's frames for its deletion only on its deletion
-  // record; a topic record naming it (a fresh read) keeps them live, and no record at all keeps them too.
-  const deletions = new DeletedIncarnations(control);
-  engine.useIncarnationCheck(async (topic, topicId) => {
-    if (await deletions.isDeleted(topicId)) return 'deleted';
-    return (await control.read<TopicRecord>(`topics/${topic}`))?.value.topicId === topicId ? 'live' : 'unknown';
-  });
-  engine.gateLeadership((topic, topicId) => {
-    if (!member.leaseHeld()) throw new FerryError('NotLeader', `broker ${options.self.nodeId} is not acting as leader: its lease may have lapsed and is not renewed yet`);
-    if (!member.topicSightingStands(topic, topicId))
-      throw new FerryError('NotLeader', `broker ${options.self.nodeId} is not acting as leader on topic ${topic}: it has not seen the topic in the control store within its lease`);
-  });
+  options.policy.join({ node, control, deletions: new DeletedIncarnations(control) });
   return node;
 }

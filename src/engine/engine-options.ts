@@ -10,6 +10,7 @@ import type { Clock } from '../util/clock.ts';
 import type { Disk } from '../util/disk.ts';
 import type { Random } from '../util/random.ts';
 import type { FollowOptions } from './embedded-follower.ts';
+import type { ClusterPolicy } from './cluster-policy.ts';
 import type { Engine } from './engine.ts';
 import type { TopicId } from './topic-registry.ts';
 import type { WalOptions } from './wal-writer-lifecycle.ts';
@@ -62,10 +63,12 @@ export interface EngineOptions {
   /** Be a follower (a read replica): rebuild partitions from a leader's WAL streams, serve reads. */
   readonly follow?: FollowOptions;
   /**
-   * Partitions are served only once adopted (adoptPartition), as a cluster assigns them
-   * (docs/cluster-protocol.md); nothing is opened from the local registry at start.
+   * Managed mode: a cluster assigns the partitions (adoptPartition, docs/cluster-protocol.md), and
+   * nothing is opened from the local registry at start; the policy answers what only the
+   * cluster's records know (leadership, followers, incarnations, live writers). Absent: the
+   * engine is alone and decides all of that itself.
    */
-  readonly managedPartitions?: boolean;
+  readonly cluster?: ClusterPolicy;
   /** Where the engine's metrics go (WAL upload and durability latency, follower lag, ...). */
   readonly metrics?: MetricsRegistry;
   /**
@@ -118,18 +121,6 @@ export interface TierOptions {
   readonly sweepIntervalMs?: number;
   /** How long an orphan, or a deleted incarnation's tier, stays before it is deleted [T6]; default TIER_ORPHAN_DELAY_MS. */
   readonly orphanDelayMs?: number;
-}
-
-/**
- * Managed mode: throws while this engine may not act as leader (acknowledge, serve reads as
- * leader) on a partition of incarnation `topicId` of `topic`.
- */
-export type EngineLeadershipGate = (topic: string, topicId: TopicId) => void;
-
-/** Which replicas may count as followers of a leader partition (a cluster's replica sets and leases). */
-export interface ReplicaMembership {
-  /** The partition's replica set without its leader, only replicas whose broker holds a live lease. */
-  followersOf(topic: string, partition: number): ReadonlySet<string>;
 }
 
 /** What a new topic is made with. */

@@ -51,11 +51,12 @@ import type { StreamId } from '../wal/keys.ts';
 import { partitionKey, type WalWriter } from '../wal/writer.ts';
 import { type FollowedPartitions, type FollowOptions, startEmbeddedFollower } from './embedded-follower.ts';
 import { type LostTail, rebuildLostTails } from './lost-tail-rebuild.ts';
+import type { ClusterPolicy } from './cluster-policy.ts';
 import { PartitionTable, unknownTopic } from './partition-table.ts';
 import { sameConfigs, TopicSettings } from './topic-settings.ts';
 import { RecordDeletion } from './record-deletion.ts';
 import { FETCH_BYTES_DEFAULT, localStartFor, PartitionReads } from './partition-reads.ts';
-import { ALWAYS_LEADS, Partition, type PartitionRole } from './partition.ts';
+import { Partition, type PartitionRole } from './partition.ts';
 import { preparePartitionDirectory } from './partition-metadata.ts';
 import { ProduceGrouping } from './produce-grouping.ts';
 import { type LeaderLink, type LeaderPartitions, type LinkedReplica, type PartitionEnd, ReplicaLinks } from './replica-link.ts';
@@ -71,7 +72,6 @@ import type {
   ConsumedRecord,
   CreateTopicOptions,
   DescribedProducer,
-  EngineLeadershipGate,
   EngineOptions,
   EpochEnd,
   FetchOptions,
@@ -81,7 +81,6 @@ import type {
   OffsetLookup,
   ProduceOptions,
   ProducedRecord,
-  ReplicaMembership,
   TierOptions,
   TierRange,
 } from './engine-options.ts';
@@ -91,7 +90,6 @@ export type {
   ConsumedRecord,
   CreateTopicOptions,
   DescribedProducer,
-  EngineLeadershipGate,
   EngineOptions,
   EpochEnd,
   FetchOptions,
@@ -101,7 +99,6 @@ export type {
   OffsetLookup,
   ProduceOptions,
   ProducedRecord,
-  ReplicaMembership,
   TierOptions,
   TierRange,
   Acks,
@@ -154,16 +151,14 @@ export class Engine {
   readonly #storage: StorageHealth;
   /** At open: partitions whose local log ends below what the WAL holds of them, opened and waiting for #rebuildLostTails. */
   readonly #lostTails: LostTail[] = [];
-  /** Every acknowledgement passes it: a cluster closes it while its lease may have lapsed, or its sighting of the topic [L8]. */
-  #gate: EngineLeadershipGate = ALWAYS_LEADS;
+  /** Managed mode: what the cluster decides for this engine (leadership [L8], followers, incarnations, live writers); null alone. */
+  readonly #cluster: ClusterPolicy | null;
   #follower: Follower | null = null;
   /** Leader side of attachReplica: the replicas linked to this engine in this process. */
   readonly #replicaLinks: ReplicaLinks;
   /** Replica side of attachReplica: this engine as its leader sees it, and the leader it reports to. */
   readonly #linkedReplica: LinkedReplica;
   #leaderLink: LeaderLink | null = null;
-  /** Who may count as a leader partition's follower: the cluster's replica sets, else the attached replicas. */
-  #membership: ReplicaMembership | null = null;
   /** A leader that opened its own partitions (not managed) saves what its WAL streams hold. */
   #checkpointer: ShippedCheckpointer | null = null;
   /** With a tier store: copies what this engine leads to it. */
@@ -180,8 +175,6 @@ export class Engine {
   readonly #tierRecords: TierRecords | null;
   /** With a WAL and a tier: deletes this writer's WAL objects once the tier covers them [G]. */
   readonly #walCollector: WalCollector | null;
-  /** What a cluster's records say of a topic incarnation (DI1); see useIncarnationCheck. */
-  #incarnationState: ((topic: string, topicId: TopicId) => Promise<IncarnationState>) | null = null;
   /** With a tier, alone: the deletion records of the incarnations this engine deletes (DI1), beside its tier records. */
   readonly #deletionRecords: DeletedIncarnations | null;
   /** Where lines go: each component binds its own name (engine, storage, wal, tier, follower). */
@@ -195,6 +188,7 @@ export class Engine {
   private constructor(options: EngineOptions, unlock: () => void, registry: TopicRegistry, epochFloor: number) {
     this.directory = options.directory;
     this.#options = options;
+    this.#cluster = options.cluster ?? null;
     this.#clock = options.clock ?? systemClock;
     this.#logger = loggerOf(options.logger ?? options.report, defaultLogger(this.#clock));
     this.#unlock = unlock;
@@ -236,6 +230,7 @@ export class Engine {
       writerId: wal.writerId,
       currentEpoch: () => this.#wal?.config.stream.epoch ?? null,
       coverage: this.#walCoverage(records),
+      ...(this.#cluster === null ? {} : { orphans: new OrphanWriters({ store: wal.store, prefix: wal.prefix ?? '', liveness: this.#cluster.writerLiveness, clock: this.#clock }) }),
       // What can free an object: new objects durable (the highest may go), the tier moving, a topic deleted.
       progress: () => `${this.#wal?.config.stream.epoch ?? -1}:${this.#wal?.durableSequence ?? -1}:${this.#tierer?.recordChanges ?? 0}:${this.#deletedTopicIds.size}`,
       clock: this.#clock,
@@ -249,9 +244,7 @@ export class Engine {
     return {
       readTierRecord: (topicId, partition) => records.read(topicId, partition),
       incarnationState: async (topic, topicId) => {
-        if (this.#incarnationState !== null) return this.#incarnationState(topic, topicId);
-        // Managed without the cluster's word: every incarnation counts as live (kept).
-        if (this.#options.managedPartitions === true) return 'live';
+        if (this.#cluster !== null) return this.#cluster.incarnationState(topic, topicId);
         if (regressed('lone-broker-disk-is-truth')) return this.#registry.get(topic)?.id === topicId ? 'live' : 'deleted';
         // DI1: only a deletion record deletes; the registry knows what lives here, not what was deleted.
         if (await this.#deletionRecords!.isDeleted(topicId)) return 'deleted';
@@ -272,21 +265,6 @@ export class Engine {
   /** The WAL collector, when this engine writes a WAL and tiers (tests drive its passes). */
   get walCollector(): WalCollector | null {
     return this.#walCollector;
-  }
-
-  /**
-   * Managed mode: how the WAL collector learns what the cluster's records say of a topic
-   * incarnation (DI1: deleted only by its deletion record; live while its topic record names it).
-   */
-  useIncarnationCheck(state: (topic: string, topicId: TopicId) => Promise<IncarnationState>): void {
-    this.#incarnationState = state;
-  }
-
-  /** Managed mode: the WAL collector also collects the writer ids no live broker writes as, that the hash gives this broker [G1]. */
-  useWalWriterLiveness(liveness: WriterLiveness): void {
-    const wal = this.#options.wal;
-    if (wal === undefined) return;
-    this.#walCollector?.collectOrphans(new OrphanWriters({ store: wal.store, prefix: wal.prefix ?? '', liveness, clock: this.#clock }));
   }
 
   #newTierer(tier: TierOptions, records: TierRecords): Tierer {
@@ -445,7 +423,7 @@ export class Engine {
       engine = new Engine(options, unlock, TopicRegistry.open(options.directory, options.random ?? systemRandom, disk), (storedEpochs.at(-1) ?? -1) + 1);
       options.onOpen?.(engine);
       const shipped = options.wal === undefined ? null : await engine.#closeEarlierStreams(options.wal, storedEpochs);
-      if (options.managedPartitions !== true) {
+      if (options.cluster === undefined) {
         for (const topic of engine.#registry.list()) engine.#openTopic(topic, shipped);
         if (shipped !== null) await engine.#rebuildLostTails(options.wal!);
         await engine.#reshipUnshipped();
@@ -506,7 +484,7 @@ export class Engine {
     const role: PartitionRole = as === 'leader' ? { kind: 'leader', requiredFollowers, isr: this.#inSyncReplicas(topic, index) } : { kind: 'follower' };
     // A partition let go of ([C6], [C7]) acknowledges nothing more, whatever its waiters' durability.
     const gate = () => {
-      this.#gate(topic, topicId);
+      this.#cluster?.checkLeadership(topic, topicId);
       if (this.#partitions.get(topic)?.[index] !== partition) throw new FerryError('NotLeader', `${topic}-${index} is no longer led here`);
     };
     const partition: Partition = new Partition(topic, topicId, index, log, as === 'leader' ? this.#wal : null, role, log.logEndOffset, log.logEndOffset, { leaderEpoch, gate });
@@ -550,23 +528,9 @@ export class Engine {
     }
   }
 
-  /** The cluster decides who follows what (replica sets, leases); without it, the attached replicas follow everything. */
-  useReplicaMembership(membership: ReplicaMembership): void {
-    this.#membership = membership;
-  }
-
   /** The replica sets or the brokers' leases changed (a cluster scan): leader partitions re-check their in-sync sets. */
   replicasChanged(): void {
     for (const partition of this.#partitions.all()) if (partition?.role.kind === 'leader') partition.replicasChanged();
-  }
-
-  /**
-   * Managed mode: every act as a partition's leader passes `gate`, which throws while this engine
-   * may not act as one (its cluster lease may have lapsed, [C1], L5): acknowledgements (new appends
-   * and acks=all waiters) and the reads a leader serves (fetch, fetchWithTier, offsetForWithTier).
-   */
-  gateLeadership(gate: EngineLeadershipGate): void {
-    this.#gate = gate;
   }
 
   /**
@@ -578,7 +542,7 @@ export class Engine {
   async startNewWalEpoch(): Promise<StreamId> {
     this.#checkOpen();
     const lifecycle = this.#walLifecycle;
-    if (lifecycle === null || this.#options.managedPartitions !== true) throw new FerryError('InvalidArgument', 'only a managed engine with a WAL starts a new writer epoch while it runs');
+    if (lifecycle === null || this.#cluster === null) throw new FerryError('InvalidArgument', 'only a managed engine with a WAL starts a new writer epoch while it runs');
     await lifecycle.retire('a new writer epoch replaces this one');
     for (const [topic, partitions] of this.#partitions) {
       for (const [index, partition] of partitions.entries()) if (partition?.role.kind === 'leader') await this.releasePartition(topic, index);
@@ -708,7 +672,7 @@ export class Engine {
    */
   alterTopicConfig(name: string, alteration: ConfigAlteration, validateOnly = false): TopicConfigs {
     this.#checkOpen();
-    if (this.#options.managedPartitions === true) throw new FerryError('InvalidArgument', `topic ${name} is the cluster's: alter it through its topic record`);
+    if (this.#cluster !== null) throw new FerryError('InvalidArgument', `topic ${name} is the cluster's: alter it through its topic record`);
     const topic = this.#registry.get(name);
     if (topic === undefined || this.#deletions.has(name)) throw unknownTopic(name);
     const configs = applyConfigAlteration(topic.configs ?? {}, alteration);
@@ -755,7 +719,7 @@ export class Engine {
    */
   createPartitions(name: string, newTotalCount: number, validateOnly = false): TopicDescription {
     this.#checkOpen();
-    if (this.#options.managedPartitions === true || this.#options.follow !== undefined)
+    if (this.#cluster !== null || this.#options.follow !== undefined)
       throw new FerryError('InvalidArgument', `${name}: partitions are added to a managed engine's or a read replica's topics by what manages it`);
     const topic = this.#registry.get(name);
     if (topic === undefined || this.#deletions.has(name)) throw unknownTopic(name);
@@ -996,7 +960,7 @@ export class Engine {
     try {
       if (this.#registry.get(topic) !== undefined) this.#registry.remove(topic);
     } catch (error) {
-      if (this.#options.managedPartitions !== true) throw error;
+      if (this.#cluster === null) throw error;
       unregistered = error;
     }
     // Only once the delete holds: a failed one leaves the topic registered and served, its tier kept.
@@ -1014,7 +978,7 @@ export class Engine {
       // Within the delete's promise: nothing awaits between the registry letting go and the delete being under way.
       // DI1: only the incarnation's owner records its deletion. A read replica's delete lets go of its
       // copy alone; the leader serves the incarnation still, and a record would hand it to every sweeper.
-      if (deletedId !== undefined && this.#options.managedPartitions !== true && this.#options.follow === undefined) await this.#recordDeletion(topic, deletedId);
+      if (deletedId !== undefined && this.#cluster === null && this.#options.follow === undefined) await this.#recordDeletion(topic, deletedId);
       if (failure !== null) throw failure;
     })();
     this.#deletions.set(
@@ -1126,7 +1090,7 @@ export class Engine {
     const { prefix, stream } = this.#wal!.config;
     // Managed partitions are rebuilt from their chains when adopted: what the old streams hold
     // per partition is not needed, so neither the footer reads nor the periodic checkpoint are.
-    if (this.#options.managedPartitions === true) return new Map();
+    if (this.#cluster !== null) return new Map();
     const ends = await earlierStreamEnds(options.store, prefix, stream, this.directory, this.#clock, this.#disk, this.#options.random ?? systemRandom);
     this.#checkpointer = new ShippedCheckpointer(this.directory, ends, () => this.#wal, { clock: this.#clock, storage: this.#storage, disk: this.#disk, metrics: this.#options.metrics });
     this.#checkpointer.start();
@@ -1211,7 +1175,7 @@ export class Engine {
   }
 
   #inSyncReplicas(topic: string, index: number): InSyncReplicas {
-    const followers = () => this.#membership?.followersOf(topic, index) ?? this.#replicaLinks.replicaIds;
+    const followers = () => this.#cluster?.followersOf(topic, index) ?? this.#replicaLinks.replicaIds;
     return new InSyncReplicas(this.#clock, { followers }, this.#options.replicaLagTimeMaxMs ?? REPLICA_LAG_TIME_MAX_MS);
   }
 

@@ -22,12 +22,12 @@ export {
   type OffsetLookup,
   type ProducedRecord,
   type ProduceOptions,
-  type ReplicaMembership,
   type RetentionDeletion,
   type TierOptions,
   type TierRange,
   type WalOptions,
 } from './engine.ts';
+export type { ClusterPolicy } from './cluster-policy.ts';
 export type { TopicDescription } from './topic-registry.ts';
 export { murmur2, partitionForKey } from './partitioner.ts';
 export type { ProducerRecord } from '../format/index.ts';

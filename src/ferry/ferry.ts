@@ -21,7 +21,7 @@ import {
  * segments to the long-term tier. What only a broker or a cluster sets (partitions assigned by a
  * cluster, the simulation's open hook) is not here.
  */
-export type FerryOptions = Omit<EngineOptions, 'managedPartitions' | 'onOpen'>;
+export type FerryOptions = Omit<EngineOptions, 'cluster' | 'onOpen'>;
 
 /**
  * The embeddable library: topics of partitions, each a durable Kafka-format log on local disk.

@@ -47,6 +47,11 @@ export interface WalCollectorOptions {
   /** The epoch being written now (its in-sync followers hold GC, [G3]); null while none is. */
   currentEpoch(): number | null;
   readonly coverage: CoverageSources;
+  /**
+   * [G1] A cluster broker's: also collect the streams of writer ids no live broker writes as (their
+   * broker record gone or dead for WAL_ORPHAN_DELAY_MS) that the hash gives this broker.
+   */
+  readonly orphans?: OrphanWriters;
   readonly clock: Clock;
   readonly random: Random;
   /** Default GC_INTERVAL_MS. */
@@ -103,7 +108,8 @@ export class WalCollector {
   readonly #unknownIncarnations: UnknownIncarnations;
   /** Streams whose last pass failed: a failure is said once per spell, and its end. */
   readonly #failing = new Set<string>();
-  #orphans: OrphanWriters | null = null;
+  /** [G1] Also collects the streams of writer ids no live broker writes as, that the hash gives this broker (a cluster's). */
+  readonly #orphans: OrphanWriters | null;
   /** Objects each stream held after its last pass that listed it, by `writerId/epoch`. */
   readonly #heldByStream = new Map<string, number>();
   #timer: Timer | null = null;
@@ -114,6 +120,7 @@ export class WalCollector {
 
   constructor(options: WalCollectorOptions) {
     this.#options = options;
+    this.#orphans = options.orphans ?? null;
     this.#log = componentLogger(options.log, 'wal-gc');
     this.#reader = new WalReader(options.store, { ...DEFAULT_WAL_READER_CONFIG, prefix: options.prefix, wants: () => false }, { clock: options.clock, random: options.random });
     this.#indexes = new IndexCache(options.indexCacheObjects);
@@ -136,14 +143,6 @@ export class WalCollector {
   collect(): Promise<number> {
     this.#pass ??= this.#collect().finally(() => (this.#pass = null));
     return this.#pass;
-  }
-
-  /**
-   * [G1] From now on, also collect the streams of writer ids no live broker writes as (their
-   * broker record gone or dead for WAL_ORPHAN_DELAY_MS) that the hash gives this broker.
-   */
-  collectOrphans(orphans: OrphanWriters): void {
-    this.#orphans = orphans;
   }
 
   async #collect(): Promise<number> {

@@ -11,11 +11,12 @@ import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { idOf } from '../support/topic-ids.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { managedBy } from '../support/cluster-policy.ts';
 
 test('forgetting a deleted incarnation lets go of the later one held here without retiring it', async () => {
   const clock = new ManualClock();
   const store = new MemoryStore();
-  const engine = await Engine.open({ directory: tempDir(), clock, managedPartitions: true, log: { flush: { kind: 'none' } }, wal: { store, writerId: 'b1', config: { uploadIntervalMs: 1 } } });
+  const engine = await Engine.open({ directory: tempDir(), clock, cluster: managedBy(), log: { flush: { kind: 'none' } }, wal: { store, writerId: 'b1', config: { uploadIntervalMs: 1 } } });
   const host = new PartitionHost({ engine, store, prefix: '', nodeId: 1, clock, readChain: async () => [], readRecord: async () => null, replicationFactor: () => 1, leaderOf: () => null });
   const [old, later] = [idOf('orders-1'), idOf('orders-2')];
   await engine.adoptPartition('orders', later, 0, 1, async () => {}, 'follower', 1, 0); // the later incarnation, taken up already

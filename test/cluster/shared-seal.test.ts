@@ -12,6 +12,7 @@ import { ManualClock } from '../../src/util/clock.ts';
 import { walObjectKey } from '../../src/wal/keys.ts';
 import { idOf } from '../support/topic-ids.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { managedBy } from '../support/cluster-policy.ts';
 
 class ListCountingStore extends MemoryStore {
   readonly lists = new Map<string, number>();
@@ -26,7 +27,7 @@ test('adoptions under way at once seal a stream they share once', async () => {
   const clock = new ManualClock();
   const dead = { writerId: 'broker-1', epoch: 0 };
   const own = { writerId: 'broker-2', epoch: 0 };
-  const engine = await Engine.open({ directory: tempDir(), clock, managedPartitions: true, log: { flush: { kind: 'none' } }, wal: { store, writerId: own.writerId, config: { uploadIntervalMs: 1 } } });
+  const engine = await Engine.open({ directory: tempDir(), clock, cluster: managedBy(), log: { flush: { kind: 'none' } }, wal: { store, writerId: own.writerId, config: { uploadIntervalMs: 1 } } });
   const host = new PartitionHost({ engine, store, prefix: '', nodeId: 2, clock, readChain: async () => [], readRecord: async () => null, replicationFactor: () => 1, leaderOf: () => null });
   const topicId = idOf('orders');
   const plan = (stream: typeof dead): ClaimPlan => ({ kind: 'claim', seal: [stream], rebuildFrom: [stream], settled: null, next: { topicId, leader: 2, leaderEpoch: 1, chain: [stream, own] } });

@@ -5,11 +5,12 @@ import { Engine, type FerryErrorKind, isFerryError } from '../../src/engine/inde
 import { MemoryStore } from '../../src/store/memory.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { idOf } from '../support/topic-ids.ts';
+import { managedBy } from '../support/cluster-policy.ts';
 
 const REPLICATION_FACTOR = 3;
 
 async function leaderWaitingForFollowers(): Promise<{ ferry: Engine; outcome: Promise<string> }> {
-  const ferry = await Engine.open({ directory: tempDir(), managedPartitions: true, minInsyncReplicas: 2, wal: { store: new MemoryStore(), writerId: 'a', config: { uploadIntervalMs: 1 } } });
+  const ferry = await Engine.open({ directory: tempDir(), cluster: managedBy(), minInsyncReplicas: 2, wal: { store: new MemoryStore(), writerId: 'a', config: { uploadIntervalMs: 1 } } });
   await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {}, 'leader', REPLICATION_FACTOR);
   const outcome = ferry.produce('t', [{ value: 'needs a follower' }], { partition: 0 }).then(
     () => 'acknowledged',

@@ -10,6 +10,7 @@ import { SimDisk } from '../../src/sim/disk.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
 import { idOf } from '../support/topic-ids.ts';
+import { managedBy } from '../support/cluster-policy.ts';
 
 /** Room left on the disk: less than the topic registry's rewrite needs. */
 const ROOM_BYTES = 16;
@@ -18,7 +19,7 @@ const REGISTRY_TOPICS = 80;
 
 test('an adoption the full disk refuses leaves the engine storage-failing until a probe finds room', async () => {
   const disk = new SimDisk({ random: new SeededRandom(1) });
-  const engine = await Engine.open({ directory: '/data', disk, clock: new ManualClock(), managedPartitions: true, log: { flush: { kind: 'none' } } });
+  const engine = await Engine.open({ directory: '/data', disk, clock: new ManualClock(), cluster: managedBy(), log: { flush: { kind: 'none' } } });
   try {
     await engine.adoptPartition('t', idOf('t', 0), 0, 1, async () => {});
     disk.setCapacity(disk.usedBytes + ROOM_BYTES);
@@ -43,7 +44,7 @@ test('an adoption the full disk refuses leaves the engine storage-failing until 
 
 test('a disk with room for a probe page but not for the topic registry stays storage-failing (the probe asks for as much as the registry took)', async () => {
   const disk = new SimDisk({ random: new SeededRandom(1) });
-  const engine = await Engine.open({ directory: '/data', disk, clock: new ManualClock(), managedPartitions: true, log: { flush: { kind: 'none' } } });
+  const engine = await Engine.open({ directory: '/data', disk, clock: new ManualClock(), cluster: managedBy(), log: { flush: { kind: 'none' } } });
   try {
     for (let i = 0; i < REGISTRY_TOPICS; i++) await engine.adoptPartition(`topic-${i}`, idOf(`topic-${i}`, 0), 0, 1, async () => {});
     disk.setCapacity(disk.usedBytes + 2 * STORAGE_PROBE_BYTES);

@@ -11,6 +11,7 @@ import { tempDir } from '../support/temp-dir.ts';
 import { passUntilSettled } from '../support/pass-until-settled.ts';
 import { idOf } from '../support/topic-ids.ts';
 import { batchOf } from '../support/batches.ts';
+import { managedBy } from '../support/cluster-policy.ts';
 
 async function settle(): Promise<void> {
   for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
@@ -22,7 +23,7 @@ test('after release and re-adoption an acks=all append waits for its own WAL obj
   const ferry = await Engine.open({
     directory: tempDir(),
     clock,
-    managedPartitions: true,
+    cluster: managedBy(),
     log: { flush: { kind: 'none' } },
     wal: { store: gated.store, writerId: 'b1', config: { uploadIntervalMs: 1 } },
   });
@@ -47,7 +48,7 @@ test('after release and re-adoption an acks=all append waits for its own WAL obj
 
 test('appends carry the leader epoch given at adoption; the embedded engine uses 0', async () => {
   const store = new MemoryStore();
-  const ferry = await Engine.open({ directory: tempDir(), managedPartitions: true, log: { flush: { kind: 'none' } }, wal: { store, writerId: 'b1', config: { uploadIntervalMs: 1 } } });
+  const ferry = await Engine.open({ directory: tempDir(), cluster: managedBy(), log: { flush: { kind: 'none' } }, wal: { store, writerId: 'b1', config: { uploadIntervalMs: 1 } } });
   await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {}, 'leader', 1, 7);
   expect(ferry.leaderEpoch('t', 0)).toBe(7);
   await ferry.produce('t', [{ value: 'v' }], { partition: 0 });
@@ -67,7 +68,7 @@ test('a partition let go of acknowledges nothing more, even what becomes durable
   const ferry = await Engine.open({
     directory: tempDir(),
     clock,
-    managedPartitions: true,
+    cluster: managedBy(),
     log: { flush: { kind: 'none' } },
     wal: { store: gated.store, writerId: 'b1', config: { uploadIntervalMs: 1 } },
   });
@@ -94,7 +95,7 @@ test('a topic config the cluster hands over while a partition is being adopted a
   const ferry = await Engine.open({
     directory: tempDir(),
     clock,
-    managedPartitions: true,
+    cluster: managedBy(),
     log: { flush: { kind: 'none' } },
     wal: { store: new MemoryStore(), writerId: 'b1', config: { uploadIntervalMs: 1 } },
   });

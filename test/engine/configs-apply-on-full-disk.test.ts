@@ -9,13 +9,14 @@ import { SimDisk } from '../../src/sim/disk.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
 import { idOf } from '../support/topic-ids.ts';
+import { managedBy } from '../support/cluster-policy.ts';
 
 /** Room left on the disk: less than the topic registry's rewrite needs. */
 const ROOM_BYTES = 16;
 
 test("a managed engine whose disk refuses the registry's write still stamps LogAppendTime once the cluster's configs say so", async () => {
   const disk = new SimDisk({ random: new SeededRandom(1) });
-  const engine = await Engine.open({ directory: '/data', disk, clock: new ManualClock(1_000_000), managedPartitions: true, log: { flush: { kind: 'none' } } });
+  const engine = await Engine.open({ directory: '/data', disk, clock: new ManualClock(1_000_000), cluster: managedBy(), log: { flush: { kind: 'none' } } });
   try {
     await engine.adoptPartition('t', idOf('t', 0), 0, 1, async () => {});
     disk.setCapacity(disk.usedBytes + ROOM_BYTES);

@@ -14,6 +14,7 @@ import { ManualClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { idOf } from '../support/topic-ids.ts';
+import { managedBy } from '../support/cluster-policy.ts';
 
 /** The system disk, except that opening the registry's temporary file fails ENOSPC while `full`. */
 function registryFullDisk(): { disk: Disk; full: { on: boolean } } {
@@ -55,7 +56,7 @@ test('a managed engine told to delete a topic lets go of its partitions even whe
     directory: tempDir(),
     disk,
     clock: new ManualClock(),
-    managedPartitions: true,
+    cluster: managedBy(),
     log: { flush: { kind: 'none' } },
     wal: { store: new MemoryStore(), writerId: 'b1', config: { uploadIntervalMs: 1 } },
   });

@@ -6,6 +6,7 @@ import { expect, test } from 'bun:test';
 import { Engine, type FerryErrorKind, isFerryError } from '../../src/engine/index.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { idOf } from '../support/topic-ids.ts';
+import { managedBy } from '../support/cluster-policy.ts';
 
 /** A few batches per segment: ten produces roll several. */
 const SMALL_SEGMENT_BYTES = 1024;
@@ -98,7 +99,7 @@ test('a timestamp lookup never answers an offset below the log start', async () 
 });
 
 test('only a leader deletes records: a followed partition answers NotLeader', async () => {
-  const ferry = await Engine.open({ directory: tempDir(), managedPartitions: true });
+  const ferry = await Engine.open({ directory: tempDir(), cluster: managedBy() });
   await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {}, 'follower');
   expect(failure(() => ferry.deleteRecords('t', 0, 0)).kind).toBe('NotLeader');
   await ferry.close();

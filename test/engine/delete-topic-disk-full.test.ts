@@ -9,6 +9,7 @@ import { SimDisk } from '../../src/sim/disk.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
 import { idOf } from '../support/topic-ids.ts';
+import { managedBy } from '../support/cluster-policy.ts';
 
 const PARTITIONS = 2;
 
@@ -18,7 +19,7 @@ async function adoptAll(engine: Engine, incarnation: number): Promise<void> {
 
 test('a topic deleted while the disk is full has its logs closed: its next incarnation can be adopted once there is room', async () => {
   const disk = new SimDisk({ random: new SeededRandom(1) });
-  const engine = await Engine.open({ directory: '/data', disk, clock: new ManualClock(), managedPartitions: true, log: { flush: { kind: 'none' } } });
+  const engine = await Engine.open({ directory: '/data', disk, clock: new ManualClock(), cluster: managedBy(), log: { flush: { kind: 'none' } } });
   try {
     await adoptAll(engine, 0);
     await engine.produce('t', [{ value: 'a' }], { partition: 0 });

@@ -5,6 +5,7 @@ import { Engine } from '../../src/engine/index.ts';
 import { type Disk, systemDisk } from '../../src/util/disk.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { idOf } from '../support/topic-ids.ts';
+import { managedBy } from '../support/cluster-policy.ts';
 
 test("every partition with its size on disk and a leader's lag of 0, and the directory's space", async () => {
   const directory = tempDir();
@@ -25,7 +26,7 @@ test("every partition with its size on disk and a leader's lag of 0, and the dir
 });
 
 test("a follower's lag is how far its log end is behind its leader's high watermark", async () => {
-  const ferry = await Engine.open({ directory: tempDir(), managedPartitions: true });
+  const ferry = await Engine.open({ directory: tempDir(), cluster: managedBy() });
   await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {}, 'follower');
   ferry.noteLeaderHighWatermark('t', 0, 12);
   expect(ferry.describeLogDir().partitions).toEqual([{ topic: 't', partition: 0, sizeBytes: 0, offsetLag: 12, isFutureKey: false }]);

@@ -5,6 +5,7 @@ import { Engine, type FerryErrorKind, isFerryError } from '../../src/engine/inde
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { idOf } from '../support/topic-ids.ts';
+import { managedBy } from '../support/cluster-policy.ts';
 
 const T0 = Date.now(); // near the plain record's timestamp: producers expire by the log's own time
 
@@ -33,7 +34,7 @@ test('each idempotent producer with its epoch, last sequence and last timestamp;
 });
 
 test('an unknown partition, and a followed one, are refused', async () => {
-  const ferry = await Engine.open({ directory: tempDir(), managedPartitions: true });
+  const ferry = await Engine.open({ directory: tempDir(), cluster: managedBy() });
   await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {}, 'follower');
   const kindOf = (action: () => unknown): FerryErrorKind | null => {
     try {

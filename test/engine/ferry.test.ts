@@ -5,6 +5,7 @@ import { decode } from '../support/batches.ts';
 import { settle, settleUntil } from '../support/settle.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { idOf } from '../support/topic-ids.ts';
+import { managedBy } from '../support/cluster-policy.ts';
 
 async function expectKind(action: () => unknown, kind: FerryErrorKind): Promise<void> {
   let caught: unknown;
@@ -185,7 +186,7 @@ test('murmur2 matches the vectors of Kafka UtilsTest', () => {
 });
 
 test('managed partitions: only adopted ones are served, leaders take writes, followers do not', async () => {
-  const ferry = await Engine.open({ directory: tempDir(), managedPartitions: true });
+  const ferry = await Engine.open({ directory: tempDir(), cluster: managedBy() });
   await ferry.adoptPartition('m', idOf('m'), 1, 3, async () => {});
   await ferry.adoptPartition('m', idOf('m'), 2, 3, async () => {}, 'follower');
   expect([0, 1, 2].map((p) => ferry.serves('m', p))).toEqual([false, true, true]);

@@ -10,9 +10,10 @@ import { MemoryStore } from '../../src/store/memory.ts';
 import { batchOf } from '../support/batches.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { idOf } from '../support/topic-ids.ts';
+import { managedBy } from '../support/cluster-policy.ts';
 
 test('a follower fetch past its high watermark but within what it applied answers no records, not OffsetOutOfRange', async () => {
-  const ferry = await Engine.open({ directory: tempDir(), managedPartitions: true, wal: { store: new MemoryStore(), writerId: 'f' } });
+  const ferry = await Engine.open({ directory: tempDir(), cluster: managedBy(), wal: { store: new MemoryStore(), writerId: 'f' } });
   const follower = await ferry.adoptPartition('t', idOf('t'), 0, 1, async (log) => void log.append(batchOf('sealed'), 0), 'follower', 3);
   follower.log.append(batchOf('applied', 2), 0); // applied from the leader's stream, not yet known committed
   follower.noteApplied();

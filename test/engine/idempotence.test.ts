@@ -11,6 +11,7 @@ import { SeededRandom } from '../../src/util/random.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../../src/wal/reader.ts';
 import { ensureSealed } from '../../src/wal/seal.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { managedBy } from '../support/cluster-policy.ts';
 
 const UPLOAD_INTERVAL_MS = 1000;
 
@@ -79,7 +80,7 @@ test('a partition rebuilt from its WAL chain (a takeover) knows the producers: a
   const successor = await Engine.open({
     directory: tempDir(),
     clock,
-    managedPartitions: true,
+    cluster: managedBy(),
     log: { flush: { kind: 'none' } },
     wal: { store, writerId: 'successor', config: { uploadIntervalMs: UPLOAD_INTERVAL_MS } },
   });

@@ -4,6 +4,7 @@ import type { PartitionLog } from '../../src/log/partition-log.ts';
 import { batchOf } from '../support/batches.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { idOf } from '../support/topic-ids.ts';
+import { managedBy } from '../support/cluster-policy.ts';
 
 function expectKind(action: () => unknown, kind: FerryErrorKind): void {
   let caught: unknown;
@@ -23,7 +24,7 @@ async function rebuildThreeEpochs(log: PartitionLog): Promise<void> {
 }
 
 async function adopted(leaderEpoch: number, as: 'leader' | 'follower' = 'leader'): Promise<Engine> {
-  const ferry = await Engine.open({ directory: tempDir(), managedPartitions: true });
+  const ferry = await Engine.open({ directory: tempDir(), cluster: managedBy() });
   await ferry.adoptPartition('t', idOf('t'), 0, 1, rebuildThreeEpochs, as, 1, leaderEpoch);
   return ferry;
 }

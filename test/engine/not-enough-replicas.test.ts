@@ -9,12 +9,13 @@ import { Engine, isFerryError } from '../../src/engine/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { idOf } from '../support/topic-ids.ts';
+import { managedBy } from '../support/cluster-policy.ts';
 
 // Open: the floor holds (nothing is acknowledged without min.insync.replicas), but Ferry appends
 // and waits instead of refusing at once, because a new leadership's in-sync set starts empty and
 // fills as followers report. Kept as a todo; `bun test --todo` runs it (and it fails today).
 test.todo('acks=all with no follower in sync (min.insync.replicas 2) fails with NotEnoughReplicas and appends nothing', async () => {
-  const ferry = await Engine.open({ directory: tempDir(), managedPartitions: true, minInsyncReplicas: 2, wal: { store: new MemoryStore(), writerId: 'a', config: { uploadIntervalMs: 1 } } });
+  const ferry = await Engine.open({ directory: tempDir(), cluster: managedBy(), minInsyncReplicas: 2, wal: { store: new MemoryStore(), writerId: 'a', config: { uploadIntervalMs: 1 } } });
   await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {}, 'leader', 3); // its followers are gone: none reports
   let outcome = 'pending';
   void ferry.produce('t', [{ value: 'x' }], { partition: 0, acks: 'all' }).then(

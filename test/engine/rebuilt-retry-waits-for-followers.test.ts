@@ -11,6 +11,7 @@ import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { idOf } from '../support/topic-ids.ts';
+import { managedBy } from '../support/cluster-policy.ts';
 
 const REPLICATION_FACTOR = 3;
 const LEADER_EPOCH = 4;
@@ -29,16 +30,15 @@ async function settled(promise: Promise<void>): Promise<'resolved' | 'rejected' 
 
 test('a retried batch found in a log rebuilt from the WAL is acknowledged only once min.insync replicas hold it', async () => {
   const clock = new ManualClock();
+  const followers = new Set<string>();
   const ferry = await Engine.open({
     directory: tempDir(),
     clock,
-    managedPartitions: true,
+    cluster: managedBy({ followersOf: () => followers }),
     minInsyncReplicas: 2,
     log: { flush: { kind: 'none' } },
     wal: { store: new MemoryStore(), writerId: 'b', config: { uploadIntervalMs: 1000 } },
   });
-  const followers = new Set<string>();
-  ferry.useReplicaMembership({ followersOf: () => followers });
   try {
     await ferry.adoptPartition('t', idOf('t'), 0, 1, async (log) => void log.append(batch(clock.nowMs()), LEADER_EPOCH - 1), 'leader', REPLICATION_FACTOR, LEADER_EPOCH);
     const retry = await ferry.appendBatches('t', 0, batch(clock.nowMs()));
@@ -61,16 +61,15 @@ test('a retried batch found in a log rebuilt from the WAL is acknowledged only o
 // log start, so the retry, a duplicate below that start, was acknowledged at once with two replicas.
 test('a retried batch the tier holds below a rebuilt log start is acknowledged only once min.insync replicas hold it', async () => {
   const clock = new ManualClock();
+  const followers = new Set<string>();
   const ferry = await Engine.open({
     directory: tempDir(),
     clock,
-    managedPartitions: true,
+    cluster: managedBy({ followersOf: () => followers }),
     minInsyncReplicas: 2,
     log: { flush: { kind: 'none' } },
     wal: { store: new MemoryStore(), writerId: 'b', config: { uploadIntervalMs: 1000 } },
   });
-  const followers = new Set<string>();
-  ferry.useReplicaMembership({ followersOf: () => followers });
   const other = buildRecordBatch([{ value: 'another producer' }], { nowMs: clock.nowMs(), producerId: 8, producerEpoch: 0, baseSequence: 0 });
   try {
     const partition = await ferry.adoptPartition(

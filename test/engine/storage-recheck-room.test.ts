@@ -11,13 +11,14 @@ import { SimDisk } from '../../src/sim/disk.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
 import { idOf } from '../support/topic-ids.ts';
+import { managedBy } from '../support/cluster-policy.ts';
 
 /** A record far bigger than the probe's page. */
 const BIG_RECORD_BYTES = 16 * STORAGE_PROBE_BYTES;
 
 test('a probe does not end a failure spell while writes the size of those that failed still fail', async () => {
   const disk = new SimDisk({ random: new SeededRandom(1) });
-  const engine = await Engine.open({ directory: '/data', disk, clock: new ManualClock(), managedPartitions: true, log: { flush: { kind: 'none' } } });
+  const engine = await Engine.open({ directory: '/data', disk, clock: new ManualClock(), cluster: managedBy(), log: { flush: { kind: 'none' } } });
   try {
     await engine.adoptPartition('t', idOf('t', 0), 0, 1, async () => {});
     await engine.produce('t', [{ value: 'a' }], { partition: 0 });

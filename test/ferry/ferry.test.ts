@@ -28,7 +28,22 @@ describe('Ferry, the embedded library face', () => {
   test('its public surface is what an embedding service needs, and nothing of the broker', () => {
     const methods = Object.getOwnPropertyNames(Ferry.prototype).filter((name) => name !== 'constructor');
     expect(methods.sort()).toEqual(
-      ['alterTopicConfig', 'attachReplica', 'close', 'consume', 'createPartitions', 'createTopic', 'deleteTopic', 'directory', 'ensureTopic', 'fetch', 'offsetFor', 'produce', 'topicConfigs', 'topics'].sort(),
+      [
+        'alterTopicConfig',
+        'attachReplica',
+        'close',
+        'consume',
+        'createPartitions',
+        'createTopic',
+        'deleteTopic',
+        'directory',
+        'ensureTopic',
+        'fetch',
+        'offsetFor',
+        'produce',
+        'topicConfigs',
+        'topics',
+      ].sort(),
     );
   });
 

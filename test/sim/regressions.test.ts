@@ -54,6 +54,7 @@ import { settle } from '../support/settle.ts';
 import { judgingClient } from '../support/judging-store.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { idOf } from '../support/topic-ids.ts';
+import { managedBy } from '../support/cluster-policy.ts';
 
 setDefaultTimeout(30_000);
 
@@ -296,7 +297,7 @@ test('stale-durable-map (finding 4; test/engine/adopt.test.ts): after a re-adopt
     const ferry = await Engine.open({
       directory: tempDir(),
       clock,
-      managedPartitions: true,
+      cluster: managedBy(),
       log: { flush: { kind: 'none' } },
       wal: { store: gated.store, writerId: 'b1', config: { uploadIntervalMs: 1 } },
     });
@@ -326,7 +327,7 @@ test('release-wakes-waiters (finding 7; test/engine/abandoned-acks.test.ts): rel
   const scenario = async () => {
     const outcomes: string[] = [];
     for (const goAway of ['release', 'close'] as const) {
-      const ferry = await Engine.open({ directory: tempDir(), managedPartitions: true, minInsyncReplicas: 2, wal: { store: new MemoryStore(), writerId: 'a', config: { uploadIntervalMs: 1 } } });
+      const ferry = await Engine.open({ directory: tempDir(), cluster: managedBy(), minInsyncReplicas: 2, wal: { store: new MemoryStore(), writerId: 'a', config: { uploadIntervalMs: 1 } } });
       await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {}, 'leader', 3);
       const outcome = ferry.produce('t', [{ value: 'needs a follower' }], { partition: 0 }).then(
         () => 'acknowledged',
@@ -345,7 +346,7 @@ test('release-wakes-waiters (finding 7; test/engine/abandoned-acks.test.ts): rel
 
 test('config-min-insync-stale (issue 25; test/cluster/topic-configs.test.ts): a partition led already keeps acknowledging by the min.insync.replicas it was adopted with', async () => {
   const scenario = async () => {
-    const ferry = await Engine.open({ directory: tempDir(), managedPartitions: true, wal: { store: new MemoryStore(), writerId: 'a', config: { uploadIntervalMs: 1 } } });
+    const ferry = await Engine.open({ directory: tempDir(), cluster: managedBy(), wal: { store: new MemoryStore(), writerId: 'a', config: { uploadIntervalMs: 1 } } });
     await ferry.adoptPartition('t', idOf('t'), 0, 1, async () => {}, 'leader', 3); // min.insync.replicas 1: the leader alone
     ferry.applyTopicConfigs('t', { 'min.insync.replicas': '2' }); // a scan saw the alter
     const produced = ferry.produce('t', [{ value: 'needs a follower now' }], { partition: 0, acks: 'all' });

@@ -17,8 +17,7 @@ async function setUp(liveness: WriterLiveness) {
   const world = new World();
   world.setTieredEnd(1000);
   const clock = new ManualClock();
-  const collector = collectorOf(store, world, 2, { clock });
-  collector.collectOrphans(new OrphanWriters({ store, prefix: PREFIX, liveness, clock, delayMs: DELAY_MS, scanIntervalMs: 1 }));
+  const collector = collectorOf(store, world, 2, { clock, orphans: new OrphanWriters({ store, prefix: PREFIX, liveness, clock, delayMs: DELAY_MS, scanIntervalMs: 1 }) });
   return { store, world, clock, collector };
 }
 

@@ -28,6 +28,7 @@ import { batchOf } from '../../support/batches.ts';
 import { idOf } from '../../support/topic-ids.ts';
 import { fetchRequest as fetchRequestOf, listOffsetsRequest, metadataRequest } from '../../support/requests.ts';
 import { OPEN_SECURITY } from '../../support/broker-security.ts';
+import { managedBy } from '../../support/cluster-policy.ts';
 
 setDefaultTimeout(60_000);
 
@@ -57,7 +58,7 @@ async function rebuild(log: PartitionLog): Promise<void> {
 }
 
 async function engineAdopting(as: 'leader' | 'follower'): Promise<Engine> {
-  const engine = await Engine.open({ directory: tempDir(), managedPartitions: true });
+  const engine = await Engine.open({ directory: tempDir(), cluster: managedBy() });
   engines.push(engine);
   await engine.adoptPartition('t', idOf('t'), 0, 1, rebuild, as, 1, EPOCH);
   return engine;
@@ -121,9 +122,8 @@ describe('Fetch fences current_leader_epoch (KIP-320)', () => {
 
 describe('replica progress counts only in the leader epoch (issue 9 finding 5, docs/cluster-protocol.md R2)', () => {
   test(`a leader in epoch ${EPOCH} refuses a follower's report in 2 (FENCED_LEADER_EPOCH), 4 (UNKNOWN_LEADER_EPOCH) and -1, counts it in ${EPOCH}`, async () => {
-    const engine = await Engine.open({ directory: tempDir(), managedPartitions: true, minInsyncReplicas: 2 });
+    const engine = await Engine.open({ directory: tempDir(), cluster: managedBy({ followersOf: () => new Set(['broker-2']) }), minInsyncReplicas: 2 });
     engines.push(engine);
-    engine.useReplicaMembership({ followersOf: () => new Set(['broker-2']) });
     await engine.adoptPartition('t', idOf('t'), 0, 1, rebuild, 'leader', 2, EPOCH);
     // Broker 2 is a genuine follower (live lease, registered address): only its epoch decides.
     const single = new SingleBrokerTopology(SELF, engine);
