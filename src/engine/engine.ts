@@ -3,7 +3,7 @@ import { definedOnly } from '../util/defined-only.ts';
 import type { ControlStore } from '../control/control-store.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { TierRecords, tieredEnd } from '../tier/tier-record.ts';
-import { Tierer, type TierSource } from '../tier/tierer.ts';
+import type { Tierer, TierSource } from '../tier/tierer.ts';
 import { RemoteReader } from '../tier/remote-reader.ts';
 import { reportProducerStateLost, type TierStart, tierStartOf } from '../tier/tier-start.ts';
 import type { DeletedTopicIds } from '../tier/retired-sweeper.ts';
@@ -44,7 +44,7 @@ import type { MetricsRegistry } from '../metrics/index.ts';
 import type { Follower } from '../replica/follower.ts';
 import { InSyncReplicas, REPLICA_LAG_TIME_MAX_MS, UNKNOWN_LOG_START } from '../replica/isr.ts';
 import { listEpochs } from '../wal/seal.ts';
-import { WalCollector } from '../wal-gc/collector.ts';
+import type { WalCollector } from '../wal-gc/collector.ts';
 import type { CoverageSources } from '../wal-gc/coverage.ts';
 import { OrphanWriters, type WriterLiveness } from '../wal-gc/orphan-writers.ts';
 import type { StreamId } from '../wal/keys.ts';
@@ -52,6 +52,7 @@ import { partitionKey, type WalWriter } from '../wal/writer.ts';
 import { type FollowedPartitions, type FollowOptions, startEmbeddedFollower } from './embedded-follower.ts';
 import { type LostTail, rebuildLostTails } from './lost-tail-rebuild.ts';
 import type { ClusterPolicy } from './cluster-policy.ts';
+import { NodeServices } from './node-services.ts';
 import { PartitionTable, unknownTopic } from './partition-table.ts';
 import { sameConfigs, TopicSettings } from './topic-settings.ts';
 import { RecordDeletion } from './record-deletion.ts';
@@ -145,10 +146,6 @@ export class Engine {
    */
   readonly #deletions = new Map<string, Promise<void>>();
   readonly #grouping = new ProduceGrouping();
-  /** With a WAL: the writer of the current epoch, and the next after a fence. */
-  readonly #walLifecycle: WalWriterLifecycle | null;
-  /** Every partition log's failed and succeeding writes: counted, and logged once per failure spell. */
-  readonly #storage: StorageHealth;
   /** At open: partitions whose local log ends below what the WAL holds of them, opened and waiting for #rebuildLostTails. */
   readonly #lostTails: LostTail[] = [];
   /** Managed mode: what the cluster decides for this engine (leadership [L8], followers, incarnations, live writers); null alone. */
@@ -161,22 +158,14 @@ export class Engine {
   #leaderLink: LeaderLink | null = null;
   /** A leader that opened its own partitions (not managed) saves what its WAL streams hold. */
   #checkpointer: ShippedCheckpointer | null = null;
-  /** With a tier store: copies what this engine leads to it. */
-  readonly #tierer: Tierer | null;
-  /** With a tier store: serves offsets below the local log start from it [D2]. */
-  readonly #remote: RemoteReader | null;
   /** Fetches, ListOffsets and log starts of the partitions served here, local and tiered. */
+  /** The disk's health, the WAL writer, the tier's services and WAL GC. */
+  readonly #services: NodeServices;
   readonly #reads: PartitionReads;
   /** DeleteRecords and retention: what moves the log starts up. */
   readonly #deletion: RecordDeletion;
   /** The incarnations this engine deleted: what the tier holds of them is swept, and WAL GC passes again after each (their frames are covered). */
   readonly #deletedTopicIds = new Set<TopicId>();
-  /** With a tier store: the tier records the tierer, the reads and rebuilds [K2] share. */
-  readonly #tierRecords: TierRecords | null;
-  /** With a WAL and a tier: deletes this writer's WAL objects once the tier covers them [G]. */
-  readonly #walCollector: WalCollector | null;
-  /** With a tier, alone: the deletion records of the incarnations this engine deletes (DI1), beside its tier records. */
-  readonly #deletionRecords: DeletedIncarnations | null;
   /** Where lines go: each component binds its own name (engine, storage, wal, tier, follower). */
   readonly #logger: Logger;
   /** Each topic's settings as its partitions take them (the engine's, the topic's, the cluster's). */
@@ -195,21 +184,28 @@ export class Engine {
     this.#disk = options.disk ?? systemDisk;
     this.#registry = registry;
     this.#settings = new TopicSettings(registry, { log: options.log, minInsyncReplicas: options.minInsyncReplicas, tiered: options.tier !== undefined });
-    this.#storage = new StorageHealth(options.metrics, this.#logger);
     this.#replicaLinks = new ReplicaLinks(this.#asLeaderPartitions());
     this.#linkedReplica = this.#asLinkedReplica();
-    const walDeps = { clock: this.#clock, disk: this.#disk, metrics: options.metrics, report: this.#logger, durable: () => this.#replicaLinks.notifyDurable() };
-    this.#walLifecycle = options.wal === undefined ? null : new WalWriterLifecycle(this.directory, options.wal, epochFloor, walDeps);
-    this.#tierRecords = options.tier === undefined ? null : new TierRecords(options.tier.control);
-    this.#deletionRecords = options.tier === undefined ? null : new DeletedIncarnations(options.tier.control);
-    this.#tierer = options.tier === undefined ? null : this.#newTierer(options.tier, this.#tierRecords!);
-    this.#remote = options.tier === undefined ? null : new RemoteReader({ store: options.tier.store, prefix: options.tier.prefix ?? '', records: this.#tierRecords!, clock: this.#clock });
-    this.#reads = new PartitionReads(this.#partitions, this.#remote);
+    this.#services = new NodeServices({
+      options,
+      directory: this.directory,
+      clock: this.#clock,
+      disk: this.#disk,
+      logger: this.#logger,
+      epochFloor,
+      durable: () => this.#replicaLinks.notifyDurable(),
+      table: this.#partitions,
+      settings: this.#settings,
+      registry,
+      cluster: this.#cluster,
+      deletedTopicIds: this.#deletedTopicIds,
+    });
+    this.#reads = new PartitionReads(this.#partitions, this.#services.remote);
     this.#deletion = new RecordDeletion({
       table: this.#partitions,
       reads: this.#reads,
-      remote: this.#remote,
-      tierer: this.#tierer,
+      remote: this.#services.remote,
+      tierer: this.#services.tierer,
       clock: this.#clock,
       metrics: options.metrics,
       onRetention: options.onRetention,
@@ -217,93 +213,8 @@ export class Engine {
       closed: () => this.#closed,
       checkOpen: () => this.#checkOpen(),
     });
-    this.#walCollector = options.wal === undefined || this.#tierRecords === null ? null : this.#newWalCollector(options.wal, this.#tierRecords);
     const gaugeSources = { partitions: () => this.#partitions.all().filter((partition) => partition !== undefined), directory: this.directory, disk: this.#disk };
     this.#stopGauges = options.metrics === undefined ? () => {} : registerEngineGauges(options.metrics, gaugeSources);
-  }
-
-  /** [G1] This engine collects its own writer id's streams: the current epoch and its earlier (sealed) ones. */
-  #newWalCollector(wal: WalOptions, records: TierRecords): WalCollector {
-    return new WalCollector({
-      store: wal.store,
-      prefix: wal.prefix ?? '',
-      writerId: wal.writerId,
-      currentEpoch: () => this.#wal?.config.stream.epoch ?? null,
-      coverage: this.#walCoverage(records),
-      ...(this.#cluster === null ? {} : { orphans: new OrphanWriters({ store: wal.store, prefix: wal.prefix ?? '', liveness: this.#cluster.writerLiveness, clock: this.#clock }) }),
-      // What can free an object: new objects durable (the highest may go), the tier moving, a topic deleted.
-      progress: () => `${this.#wal?.config.stream.epoch ?? -1}:${this.#wal?.durableSequence ?? -1}:${this.#tierer?.recordChanges ?? 0}:${this.#deletedTopicIds.size}`,
-      clock: this.#clock,
-      random: this.#options.random ?? systemRandom,
-      ...definedOnly({ intervalMs: this.#options.walGcIntervalMs, idlePassMs: this.#options.walGcIdlePassMs, log: this.#logger, metrics: this.#options.metrics }),
-    });
-  }
-
-  /** GI1's reads: the tier records, the topic incarnations, and the in-sync followers of what this engine leads. */
-  #walCoverage(records: TierRecords): CoverageSources {
-    return {
-      readTierRecord: (topicId, partition) => records.read(topicId, partition),
-      incarnationState: async (topic, topicId) => {
-        if (this.#cluster !== null) return this.#cluster.incarnationState(topic, topicId);
-        if (regressed('lone-broker-disk-is-truth')) return this.#registry.get(topic)?.id === topicId ? 'live' : 'deleted';
-        // DI1: only a deletion record deletes; the registry knows what lives here, not what was deleted.
-        if (await this.#deletionRecords!.isDeleted(topicId)) return 'deleted';
-        return this.#registry.get(topic)?.id === topicId ? 'live' : 'unknown';
-      },
-      // KIP-405's remote.storage.enable of the topic (a cluster's topics take the engine's log config).
-      tieringEnabled: (topic) => ({ ...DEFAULT_LOG_CONFIG, ...this.#settings.logConfigOf(topic) }).remoteStorageEnable,
-      inSyncFollowersEnd: (topicId, index) => {
-        for (const partitions of this.#partitions.values()) {
-          const partition = partitions[index];
-          if (partition?.topicId === topicId && partition.role.kind === 'leader') return partition.lowestInSyncFollowerEnd();
-        }
-        return null;
-      },
-    };
-  }
-
-  /** The WAL collector, when this engine writes a WAL and tiers (tests drive its passes). */
-  get walCollector(): WalCollector | null {
-    return this.#walCollector;
-  }
-
-  #newTierer(tier: TierOptions, records: TierRecords): Tierer {
-    return new Tierer({
-      store: tier.store,
-      prefix: tier.prefix ?? '',
-      records,
-      clock: this.#clock,
-      random: this.#options.random ?? systemRandom,
-      partitions: () => this.#tierSources(),
-      ...definedOnly({
-        intervalMs: tier.intervalMs,
-        log: this.#logger,
-        metrics: this.#options.metrics,
-        deletedTopicIds: tier.deletedTopicIds ?? (() => this.#deletionRecords!.list()),
-        tailMaxMs: tier.tailMaxMs,
-        tailMaxBytes: tier.tailMaxBytes,
-        sweepIntervalMs: tier.sweepIntervalMs,
-        orphanDelayMs: tier.orphanDelayMs,
-      }),
-    });
-  }
-
-  /** The partitions this engine leads, as the tierer sees them. */
-  *#tierSources(): Iterable<TierSource> {
-    for (const partition of this.#partitions.all()) {
-      if (partition?.role.kind !== 'leader') continue;
-      yield { topic: partition.topic, topicId: partition.topicId, partition: partition.index, leaderEpoch: partition.leaderEpoch, log: partition.log, highWatermark: partition.highWatermark };
-    }
-  }
-
-  /** The tierer, when this engine tiers (tests drive its rounds). */
-  get tierer(): Tierer | null {
-    return this.#tierer;
-  }
-
-  /** The log start the partition's tier record holds (retention moved it there); 0 without a tier. */
-  async tierLogStartOf(topicId: TopicId, partition: number): Promise<number> {
-    return (await this.tierRecordRange(topicId, partition)).startOffset;
   }
 
   /**
@@ -317,34 +228,12 @@ export class Engine {
       this.#registerIncarnation(topic, topicId, partitionCount);
       if (!keepLocalLog) this.#disk.rmSync(directory, { recursive: true, force: true }); // the chain is the truth; stale local data is not
       preparePartitionDirectory(directory, topicId, this.#disk); // another incarnation's directory is removed here, kept or not
-      return PartitionLog.open(directory, { config: this.#settings.logConfigOf(topic), clock: this.#clock, storage: this.#storage, disk: this.#disk });
+      return PartitionLog.open(directory, { config: this.#settings.logConfigOf(topic), clock: this.#clock, storage: this.#services.storage, disk: this.#disk });
     } catch (error) {
       // As much room as the registry's rewrite took: a probe that finds less leaves the spell on (a page would end it, and the claims would start again).
-      if (isOsError(error)) this.#storage.writeFailed(directory, error, this.#registry.lastWriteBytes);
+      if (isOsError(error)) this.#services.storage.writeFailed(directory, error, this.#registry.lastWriteBytes);
       throw error;
     }
-  }
-
-  /** The tier record's start (retention's) and tiered end; both 0 without a tier. */
-  async tierRecordRange(topicId: TopicId, partition: number): Promise<TierRange> {
-    if (this.#tierRecords === null) return { startOffset: 0, tieredEnd: 0 };
-    const record = await this.#tierRecords.read(topicId, partition);
-    return { startOffset: record.startOffset, tieredEnd: tieredEnd(record) };
-  }
-
-  /**
-   * [K2] Where a rebuild of the partition starts: the tier's end and what it knows there; null without a tier or with nothing tiered.
-   * Every rebuild from the tier asks here (takeovers, the embedded follower, a lost tail), so a producer state lost here is reported here.
-   */
-  async tierStartOf(topicId: TopicId, partition: number): Promise<TierStart | null> {
-    const tier = this.#options.tier;
-    if (tier === undefined || this.#tierRecords === null) return null;
-    const start = await tierStartOf(this.#tierRecords, tier.store, tier.prefix ?? '', topicId, partition);
-    if (start?.producersLost !== undefined) {
-      const topic = this.#registry.list().find((described) => described.id === topicId)?.name ?? `topic id ${topicId}`;
-      reportProducerStateLost({ logger: this.#logger, metrics: this.#options.metrics }, topic, partition, start);
-    }
-    return start;
   }
 
   /**
@@ -367,41 +256,54 @@ export class Engine {
     }
   }
 
-  get #wal(): WalWriter | null {
-    return this.#walLifecycle?.writer ?? null;
-  }
-
   /** The WAL writer when the engine ships to object storage; its stats and failure state. */
   get wal(): WalWriter | null {
-    return this.#wal;
+    return this.#services.wal;
+  }
+
+  /** The WAL collector, when this engine writes a WAL and tiers (tests drive its passes). */
+  get walCollector(): WalCollector | null {
+    return this.#services.walCollector;
+  }
+
+  /** The tierer, when this engine tiers (tests drive its rounds). */
+  get tierer(): Tierer | null {
+    return this.#services.tierer;
   }
 
   /** Whether the last write to the local disk failed (a full disk, an I/O error) and none succeeded since. */
   get storageFailing(): boolean {
-    return this.#storage.failing;
+    return this.#services.storage.failing;
   }
 
-  /**
-   * While writes fail: tries one (see probeStorage) so that an engine with no write of its own
-   * (a cluster broker that handed its partitions off) finds out when the disk takes them again.
-   * Returns whether writes still fail. While WAL writes fail, a probe of the WAL store starts too
-   * (its outcome shows in walStoreFailingForMs later).
-   */
+  /** While writes fail, tries one; returns whether writes still fail (NodeServices.recheckStorage). */
   recheckStorage(): boolean {
-    this.#walLifecycle?.health.recheck();
-    if (!this.#storage.failing) return false;
-    return !probeStorage(this.#disk, this.directory, this.#storage, this.#storage.failedWriteBytes);
+    return this.#services.recheckStorage();
   }
 
-  /** [C1] Where a cluster's followers report whether the WAL store answered each of their reads (WalStoreHealth's read track). */
-  readonly walReadOutcomes: ReadOutcomes = {
-    answered: (startedMs) => this.#walLifecycle?.health.readAnswered(startedMs),
-    unanswered: (startedMs) => this.#walLifecycle?.health.readUnanswered(startedMs),
-  };
+  /** [C1] Where a cluster's followers report whether the WAL store answered each of their reads. */
+  get walReadOutcomes(): ReadOutcomes {
+    return this.#services.walReadOutcomes;
+  }
 
-  /** How long writes to the WAL store have failed with none landing, or a follower's reads with none answered, across writer epochs; 0 while they land or without a WAL. */
+  /** How long writes to the WAL store have failed with none landing, or a follower's reads with none answered; 0 while they land. */
   walStoreFailingForMs(): number {
-    return this.#walLifecycle?.health.failingForMs() ?? 0;
+    return this.#services.walStoreFailingForMs();
+  }
+
+  /** The log start the partition's tier record holds (retention moved it there); 0 without a tier. */
+  tierLogStartOf(topicId: TopicId, partition: number): Promise<number> {
+    return this.#services.tierLogStartOf(topicId, partition);
+  }
+
+  /** The tier record's start (retention's) and tiered end; both 0 without a tier. */
+  tierRecordRange(topicId: TopicId, partition: number): Promise<TierRange> {
+    return this.#services.tierRecordRange(topicId, partition);
+  }
+
+  /** [K2] Where a rebuild of the partition starts: the tier's end and what it knows there (NodeServices.tierStartOf). */
+  tierStartOf(topicId: TopicId, partition: number): Promise<TierStart | null> {
+    return this.#services.tierStartOf(topicId, partition);
   }
 
   /**
@@ -430,8 +332,7 @@ export class Engine {
       }
       if (options.follow !== undefined) engine.#startFollowing(options.follow);
       engine.#deletion.scheduleRetention();
-      engine.#tierer?.start();
-      engine.#walCollector?.start();
+      engine.#services.start();
       return engine;
     } catch (error) {
       if (engine !== undefined) await engine.close();
@@ -487,7 +388,7 @@ export class Engine {
       this.#cluster?.checkLeadership(topic, topicId);
       if (this.#partitions.get(topic)?.[index] !== partition) throw new FerryError('NotLeader', `${topic}-${index} is no longer led here`);
     };
-    const partition: Partition = new Partition(topic, topicId, index, log, as === 'leader' ? this.#wal : null, role, log.logEndOffset, log.logEndOffset, { leaderEpoch, gate });
+    const partition: Partition = new Partition(topic, topicId, index, log, as === 'leader' ? this.#services.wal : null, role, log.logEndOffset, log.logEndOffset, { leaderEpoch, gate });
     // A follower serves what the chain's sealed streams hold (committed by whoever sealed them), and
     // past that only what its leader says is committed (noteLeaderHighWatermark), never its own log end.
     if (as === 'follower') partition.noteLeaderHighWatermark(log.logEndOffset);
@@ -541,7 +442,7 @@ export class Engine {
    */
   async startNewWalEpoch(): Promise<StreamId> {
     this.#checkOpen();
-    const lifecycle = this.#walLifecycle;
+    const lifecycle = this.#services.walLifecycle;
     if (lifecycle === null || this.#cluster === null) throw new FerryError('InvalidArgument', 'only a managed engine with a WAL starts a new writer epoch while it runs');
     await lifecycle.retire('a new writer epoch replaces this one');
     for (const [topic, partitions] of this.#partitions) {
@@ -1000,7 +901,7 @@ export class Engine {
    * never a loss: said in one line.
    */
   async #recordDeletion(topic: string, topicId: TopicId): Promise<void> {
-    await this.#deletionRecords?.record(topic, topicId).catch((error: unknown) => {
+    await this.#services.deletionRecords?.record(topic, topicId).catch((error: unknown) => {
       this.#logger.warn(
         { component: 'engine', topic, topicId, err: error },
         `topic ${topic}: its deletion record could not be written, so its WAL frames and tiered segments stay in the stores: ${String(error)}`,
@@ -1020,7 +921,7 @@ export class Engine {
    */
   attachReplica(replica: Engine, replicaId: string): void {
     this.#checkOpen();
-    if (this.#wal === null) throw new FerryError('InvalidArgument', 'only an engine that writes a WAL can have replicas');
+    if (this.#services.wal === null) throw new FerryError('InvalidArgument', 'only an engine that writes a WAL can have replicas');
     // The one place an engine reads another's private state: it asks for the replica's side of the link.
     const linked = replica.#linkedReplica;
     if (!linked.follows) throw new FerryError('InvalidArgument', 'the replica must be opened with `follow`');
@@ -1034,11 +935,10 @@ export class Engine {
     this.#stopGauges();
     this.#checkpointer?.stop();
     this.#deletion.stop();
-    this.#tierer?.stop();
-    this.#walCollector?.stop();
+    this.#services.stop();
     await this.#follower?.stop();
     const all = this.#partitions.all();
-    await this.#walLifecycle?.flushForClose();
+    await this.#services.walLifecycle?.flushForClose();
     this.#checkpointer?.checkpoint();
     for (const partition of all) partition.abandon(new FerryError('Closed', `the engine at ${this.directory} is closed`));
     await Promise.all([...all.map((partition) => partition.log.close()), ...this.#lostTails.splice(0).map(({ log }) => log.close())]);
@@ -1047,7 +947,7 @@ export class Engine {
 
   /** At open, after a power loss: see rebuildLostTails. */
   async #rebuildLostTails(options: WalOptions): Promise<void> {
-    const { prefix, stream } = this.#wal!.config;
+    const { prefix, stream } = this.#services.wal!.config;
     const tierStartOf = (topicId: TopicId, partition: number) => this.tierStartOf(topicId, partition);
     const deps = { store: options.store, prefix, stream, clock: this.#clock, random: this.#options.random ?? systemRandom, report: this.#logger, tierStartOf };
     await rebuildLostTails(this.#lostTails.splice(0), deps, ({ topic, index, log, durableEnd }) => {
@@ -1062,9 +962,9 @@ export class Engine {
     for (let index = partitions.length; index < topic.partitions; index++) {
       const directory = join(this.directory, `${topic.name}-${index}`);
       preparePartitionDirectory(directory, topic.id, this.#disk);
-      const log = PartitionLog.open(directory, { config, clock: this.#clock, storage: this.#storage, disk: this.#disk });
+      const log = PartitionLog.open(directory, { config, clock: this.#clock, storage: this.#services.storage, disk: this.#disk });
       logRecovery(this.#logger, topic.name, index, log);
-      const durableEnd = this.#wal === null ? log.logEndOffset : (shipped?.get(partitionKey(topic.id, index)) ?? 0);
+      const durableEnd = this.#services.wal === null ? log.logEndOffset : (shipped?.get(partitionKey(topic.id, index)) ?? 0);
       if (durableEnd > log.logEndOffset)
         this.#lostTails.push({ topic, index, log, durableEnd }); // its place stays empty until #rebuildLostTails
       else partitions[index] = this.#leaderOrFollower(topic, index, log, durableEnd);
@@ -1078,7 +978,7 @@ export class Engine {
       this.#options.follow !== undefined
         ? { kind: 'follower' }
         : { kind: 'leader', requiredFollowers: this.#settings.requiredFollowers(topic.name, index), isr: this.#inSyncReplicas(topic.name, index) };
-    return new Partition(topic.name, topic.id, index, log, this.#wal, role, durableEnd);
+    return new Partition(topic.name, topic.id, index, log, this.#services.wal, role, durableEnd);
   }
 
   /**
@@ -1086,13 +986,18 @@ export class Engine {
    * learns what they hold, from the shipped checkpoint plus the objects written after it.
    */
   async #closeEarlierStreams(options: WalOptions, storedEpochs: readonly number[]): Promise<Map<string, number>> {
-    await this.#walLifecycle!.sealEarlierEpochs(storedEpochs);
-    const { prefix, stream } = this.#wal!.config;
+    await this.#services.walLifecycle!.sealEarlierEpochs(storedEpochs);
+    const { prefix, stream } = this.#services.wal!.config;
     // Managed partitions are rebuilt from their chains when adopted: what the old streams hold
     // per partition is not needed, so neither the footer reads nor the periodic checkpoint are.
     if (this.#cluster !== null) return new Map();
     const ends = await earlierStreamEnds(options.store, prefix, stream, this.directory, this.#clock, this.#disk, this.#options.random ?? systemRandom);
-    this.#checkpointer = new ShippedCheckpointer(this.directory, ends, () => this.#wal, { clock: this.#clock, storage: this.#storage, disk: this.#disk, metrics: this.#options.metrics });
+    this.#checkpointer = new ShippedCheckpointer(this.directory, ends, () => this.#services.wal, {
+      clock: this.#clock,
+      storage: this.#services.storage,
+      disk: this.#disk,
+      metrics: this.#options.metrics,
+    });
     this.#checkpointer.start();
     return ends;
   }
