@@ -1,8 +1,8 @@
-import { firstRecordAtOrAfter, type TimestampAndOffset } from '../format/timestamp-lookup.ts';
+import type { TimestampAndOffset } from '../format/timestamp-lookup.ts';
 import { join } from 'node:path';
 import { FerryError, isFerryError } from '../errors.ts';
 import { parseBatchAt, splitBatches } from '../format/batch-parse.ts';
-import { LOG_OVERHEAD_BYTES, RecordBatch } from '../format/record-batch.ts';
+import { LOG_OVERHEAD_BYTES, type RecordBatch } from '../format/record-batch.ts';
 import { assert } from '../util/assert.ts';
 import { type Clock, systemClock } from '../util/clock.ts';
 import { type Disk, readTextFileSync, systemDisk } from '../util/disk.ts';
@@ -11,6 +11,7 @@ import { isOsError } from '../util/os-error.ts';
 import { LOCAL_RETENTION_AS_RETENTION, type LogConfig, resolveLogConfig } from './config.ts';
 import { GroupCommit } from './group-commit.ts';
 import { type EpochEntry, LEADER_EPOCH_CHECKPOINT_FILE, LeaderEpochCache } from './leader-epoch-cache.ts';
+import { batchSizeAt, bytesFrom, maxTimestampRecord, offsetForTimestamp, positionOf, type ReadResult, readBatches, segmentIndexFor } from './log-read.ts';
 import { scanSegment } from './recovery.ts';
 import { readLogStartCheckpoint, writeLogStartCheckpoint } from './log-start-checkpoint.ts';
 import { regressed } from '../util/regressions.ts';
@@ -20,14 +21,6 @@ import type { StorageObserver } from './storage-health.ts';
 
 /** Written at a clean close, removed at open: its absence means the last run crashed. */
 export const CLEAN_SHUTDOWN_FILE = 'clean-shutdown';
-/** Batch header bytes needed to skip a batch: baseOffset, batchLength, ..., lastOffsetDelta. */
-const SKIP_HEADER_BYTES = 27;
-const LAST_OFFSET_DELTA_POSITION = 23;
-/**
- * Bytes read at once while skipping from an index entry to a fetch's first batch: one read
- * covers a whole index interval of small batches instead of a read per batch header.
- */
-const SKIP_WINDOW_BYTES_MIN = 8 * 1024;
 /**
  * Kafka's log.message.timestamp.after.max.ms (1 hour, its default since 4.0): a leader refuses a
  * batch whose CreateTime is further ahead of its clock. Batch timestamps are the log's time, by
@@ -46,6 +39,8 @@ const REPLAY_READ_BYTES = 1024 * 1024;
 const STORED_BATCH_BYTES_MAX = 2 ** 31 - 1;
 /** AppendResult.logAppendTimeMs of a CreateTime topic (Kafka's -1). */
 const NO_LOG_APPEND_TIME = -1;
+
+export type { ReadResult } from './log-read.ts';
 
 export interface PartitionLogOptions {
   readonly config?: Partial<LogConfig>;
@@ -69,13 +64,6 @@ export interface AppendResult {
   readonly duplicate: boolean;
   /** message.timestamp.type=LogAppendTime: the time the leader stamped on the batches (a duplicate: on the original); -1 otherwise. */
   readonly logAppendTimeMs: number;
-}
-
-export interface ReadResult {
-  /** Whole batches, starting with the one that holds the requested offset; views of one buffer per segment. */
-  readonly batches: RecordBatch[];
-  readonly logStartOffset: number;
-  readonly logEndOffset: number;
 }
 
 export interface RecoveryReport {
@@ -268,12 +256,7 @@ export class PartitionLog {
   /** Bytes from the batch holding `offset` (clamped to the log start) to the log end. */
   bytesFrom(offset: number): number {
     this.#checkOpen();
-    if (offset >= this.logEndOffset) return 0;
-    const from = Math.max(offset, this.logStartOffset);
-    const index = this.#segmentIndexFor(from);
-    const holding = this.#segments[index]!;
-    const later = this.#segments.slice(index + 1).reduce((sum, segment) => sum + segment.sizeBytes, 0);
-    return holding.sizeBytes - this.#positionOf(holding, from) + later;
+    return bytesFrom(this.#segments, offset, this.config.indexIntervalBytes);
   }
 
   /** The base offset of the batch holding `offset`; the log end for `offset` at or past it. */
@@ -371,60 +354,27 @@ export class PartitionLog {
    */
   read(offset: number, maxBytes: number): ReadResult {
     this.#checkOpen();
-    const result: ReadResult = { batches: [], logStartOffset: this.logStartOffset, logEndOffset: this.logEndOffset };
-    if (offset < result.logStartOffset || offset > result.logEndOffset || !Number.isSafeInteger(offset)) {
-      throw new FerryError('OffsetOutOfRange', `offset ${offset} is outside the log [${result.logStartOffset}, ${result.logEndOffset}]`);
-    }
-    let budgetBytes = maxBytes;
-    let segmentIndex = this.#segmentIndexFor(offset);
-    let position = this.#positionOf(this.#segments[segmentIndex]!, offset);
-    while (segmentIndex < this.#segments.length) {
-      const segment = this.#segments[segmentIndex]!;
-      const mustReturnOne = result.batches.length === 0;
-      const taken = readWholeBatches(segment, position, budgetBytes, mustReturnOne, result.batches);
-      budgetBytes -= taken;
-      if (budgetBytes <= 0 || position + taken < segment.sizeBytes) break;
-      segmentIndex++;
-      position = 0;
-    }
-    return result;
+    return readBatches(this.#segments, offset, maxBytes, this.config.indexIntervalBytes);
   }
 
   /** The first record at or above the log start (DeleteRecords' included) whose timestamp is at or after `timestamp`, and that timestamp; null if none. */
   offsetForTimestamp(timestamp: number): TimestampAndOffset | null {
     this.#checkOpen();
-    for (const segment of this.#segments) {
-      if (segment.maxTimestamp < timestamp) continue;
-      const found = this.#firstRecordAt(segment, timestamp);
-      if (found !== null) return found; // none in it at or above the log start: look further
-    }
-    return null;
+    return offsetForTimestamp(this.#segments, timestamp, this.#readableStart(), this.config);
   }
 
   /**
    * KIP-734's MAX_TIMESTAMP: the record with the largest timestamp in the log (the first of them
-   * if several share it), and that timestamp; null for an empty log. Only the segment holding it
-   * is scanned (each segment knows its largest batch timestamp).
+   * if several share it), and that timestamp; null for an empty log.
    */
   maxTimestampRecord(): TimestampAndOffset | null {
     this.#checkOpen();
-    let latest: LogSegment | undefined;
-    for (const segment of this.#segments) if (segment.maxTimestamp >= 0 && (latest === undefined || segment.maxTimestamp > latest.maxTimestamp)) latest = segment;
-    if (latest === undefined) return null;
-    return this.#firstRecordAt(latest, latest.maxTimestamp);
+    return maxTimestampRecord(this.#segments, this.#readableStart(), this.config);
   }
 
-  #firstRecordAt(segment: LogSegment, timestamp: number): TimestampAndOffset | null {
-    let position = this.#positionOf(segment, segment.timeIndex.lookup(timestamp));
-    while (position < segment.sizeBytes) {
-      const batches: RecordBatch[] = [];
-      position += readWholeBatches(segment, position, this.config.maxBatchBytes, true, batches);
-      for (const batch of batches) {
-        const found = firstRecordAtOrAfter(batch, timestamp, Math.max(this.logStartOffset, this.#deletedBefore));
-        if (found !== null) return found;
-      }
-    }
-    return null;
+  /** The first offset clients may read: the log start, or DeleteRecords' above it. */
+  #readableStart(): number {
+    return Math.max(this.logStartOffset, this.#deletedBefore);
   }
 
   /** Seals the active segment and starts a new one at the log end; a no-op when it is empty. */
@@ -510,7 +460,7 @@ export class PartitionLog {
     this.#checkOpen();
     if (offset < this.logStartOffset || offset > this.logEndOffset)
       throw new FerryError('OffsetOutOfRange', `no producer state at offset ${offset}: the log holds ${this.logStartOffset}..${this.logEndOffset}`);
-    const holdingBase = this.#segments[this.#segmentIndexFor(offset)]!.baseOffset; // its roll snapshot stays
+    const holdingBase = this.#segments[segmentIndexFor(this.#segments, offset)]!.baseOffset; // its roll snapshot stays
     return this.#producers.snapshotAt(
       offset,
       this.logStartOffset,
@@ -658,7 +608,7 @@ export class PartitionLog {
   #recoverFromFailedSync(): void {
     const active = this.#activeSegment();
     const flushed = this.#commit.flushedOffset;
-    const from = flushed <= active.baseOffset ? 0 : this.#positionOf(active, flushed);
+    const from = flushed <= active.baseOffset ? 0 : positionOf(active, flushed, this.config.indexIntervalBytes);
     this.#checkReadBack(active, from, Math.max(flushed, active.baseOffset));
     active.rewriteFrom(from);
     this.#commit.recovered(this.logEndOffset);
@@ -742,35 +692,6 @@ export class PartitionLog {
     return this.#segments.at(-1)!;
   }
 
-  /** Index of the last segment whose base offset is at or below `offset`. */
-  #segmentIndexFor(offset: number): number {
-    let low = 0;
-    let high = this.#segments.length - 1;
-    while (low < high) {
-      const middle = (low + high + 1) >>> 1;
-      if (this.#segments[middle]!.baseOffset <= offset) low = middle;
-      else high = middle - 1;
-    }
-    return low;
-  }
-
-  /** File position of the batch holding `offset` in `segment`: index lookup, then skip headers. */
-  #positionOf(segment: LogSegment, offset: number): number {
-    let position = segment.offsetIndex.lookup(offset);
-    const windowBytes = Math.max(SKIP_WINDOW_BYTES_MIN, this.config.indexIntervalBytes + SKIP_HEADER_BYTES);
-    while (position < segment.sizeBytes) {
-      const window = segment.read(position, windowBytes);
-      let at = 0;
-      while (at + SKIP_HEADER_BYTES <= window.length) {
-        if (readInt64At(window, at) + readInt32At(window, at + LAST_OFFSET_DELTA_POSITION) >= offset) return position + at;
-        at += LOG_OVERHEAD_BYTES + readInt32At(window, at + LOG_OVERHEAD_BYTES - 4);
-      }
-      if (at === 0) break; // the window ends inside the batch's header: impossible for whole batches
-      position += at;
-    }
-    return position;
-  }
-
   #checkOpen(): void {
     if (this.#closed) throw new FerryError('Closed', `log ${this.directory} is closed`);
   }
@@ -788,48 +709,12 @@ export class PartitionLog {
   }
 }
 
-/**
- * Appends to `out` the whole batches found from `position`, up to `budgetBytes` (at least one
- * when `mustReturnOne`), all views of one read buffer. Returns the bytes taken.
- */
-function readWholeBatches(segment: LogSegment, position: number, budgetBytes: number, mustReturnOne: boolean, out: RecordBatch[]): number {
-  if (position >= segment.sizeBytes || (budgetBytes <= 0 && !mustReturnOne)) return 0;
-  let chunk = segment.read(position, Math.max(budgetBytes, LOG_OVERHEAD_BYTES));
-  const firstSize = batchSizeAt(chunk, 0);
-  if (firstSize > chunk.length) {
-    if (!mustReturnOne) return 0;
-    chunk = segment.read(position, firstSize);
-  }
-  let at = 0;
-  while (at + LOG_OVERHEAD_BYTES <= chunk.length) {
-    const size = batchSizeAt(chunk, at);
-    if (at + size > chunk.length) break;
-    out.push(new RecordBatch(chunk.subarray(at, at + size)));
-    at += size;
-  }
-  assert(at > 0 || !mustReturnOne, `no whole batch at position ${position} of segment ${segment.baseOffset}`);
-  return at;
-}
-
 /** What local disk keeps of a tiered log: local.retention.*, or retention.* where those are -2. */
 function localRetention(config: LogConfig): { bytes: number; ms: number } {
   return {
     bytes: config.localRetentionBytes === LOCAL_RETENTION_AS_RETENTION ? config.retentionBytes : config.localRetentionBytes,
     ms: config.localRetentionMs === LOCAL_RETENTION_AS_RETENTION ? config.retentionMs : config.localRetentionMs,
   };
-}
-
-function batchSizeAt(chunk: Uint8Array, at: number): number {
-  return LOG_OVERHEAD_BYTES + readInt32At(chunk, at + LOG_OVERHEAD_BYTES - 4);
-}
-
-/** Big-endian reads by byte arithmetic: cheaper than a DataView per batch on the read path. */
-function readInt32At(bytes: Uint8Array, at: number): number {
-  return (bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!;
-}
-
-function readInt64At(bytes: Uint8Array, at: number): number {
-  return readInt32At(bytes, at) * 0x1_0000_0000 + (readInt32At(bytes, at + 4) >>> 0);
 }
 
 /** Lists, opens and (after a crash) recovers the segments of `directory`. */
