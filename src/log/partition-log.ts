@@ -11,6 +11,17 @@ import { isOsError } from '../util/os-error.ts';
 import { LOCAL_RETENTION_AS_RETENTION, type LogConfig, resolveLogConfig } from './config.ts';
 import { GroupCommit } from './group-commit.ts';
 import { type EpochEntry, LEADER_EPOCH_CHECKPOINT_FILE, LeaderEpochCache } from './leader-epoch-cache.ts';
+import {
+  type AppendResult,
+  checkLeaderEpoch,
+  checkReplicaBatches,
+  checkTimestamps,
+  duplicateResult,
+  logAppendTimeOf,
+  NO_LOG_APPEND_TIME,
+  STORED_BATCH_BYTES_MAX,
+  stampLeaderBatches,
+} from './log-append.ts';
 import { batchSizeAt, bytesFrom, maxTimestampRecord, offsetForTimestamp, positionOf, type ReadResult, readBatches, segmentIndexFor } from './log-read.ts';
 import { scanSegment } from './recovery.ts';
 import { readLogStartCheckpoint, writeLogStartCheckpoint } from './log-start-checkpoint.ts';
@@ -21,25 +32,10 @@ import type { StorageObserver } from './storage-health.ts';
 
 /** Written at a clean close, removed at open: its absence means the last run crashed. */
 export const CLEAN_SHUTDOWN_FILE = 'clean-shutdown';
-/**
- * Kafka's log.message.timestamp.after.max.ms (1 hour, its default since 4.0): a leader refuses a
- * batch whose CreateTime is further ahead of its clock. Batch timestamps are the log's time, by
- * which producers expire: one bogus future timestamp would otherwise expire every other producer,
- * and their retries would land twice. Costs clients whose clock runs an hour fast INVALID_TIMESTAMP.
- */
-export const TIMESTAMP_AFTER_MAX_MS = 60 * 60 * 1000;
 /** Bytes of log read per step when replaying batches into the producer state. */
 const REPLAY_READ_BYTES = 1024 * 1024;
-/**
- * The largest batch a replica append or a recovery scan takes: a batch already in a log was taken by
- * a leader under the max.message.bytes of its day, and a limit lowered since must not make it
- * unreadable (Kafka applies max.message.bytes to a leader's appends only). Segment positions are
- * int32, so no batch is larger; recovery still finds a torn length by the file's end.
- */
-const STORED_BATCH_BYTES_MAX = 2 ** 31 - 1;
-/** AppendResult.logAppendTimeMs of a CreateTime topic (Kafka's -1). */
-const NO_LOG_APPEND_TIME = -1;
 
+export { type AppendResult, TIMESTAMP_AFTER_MAX_MS } from './log-append.ts';
 export type { ReadResult } from './log-read.ts';
 
 export interface PartitionLogOptions {
@@ -49,21 +45,6 @@ export interface PartitionLogOptions {
   readonly disk?: Disk;
   /** Told of every failed write and of the writes that succeed (the engine logs and counts them). */
   readonly storage?: StorageObserver;
-}
-
-export interface AppendResult {
-  readonly baseOffset: number;
-  readonly lastOffset: number;
-  /** The appended batches, as views of the caller's buffer with offsets and epoch assigned. */
-  readonly batches: readonly RecordBatch[];
-  readonly sizeBytes: number;
-  /**
-   * The batch was a retry of one the log already holds (same producer, epoch and sequences):
-   * nothing was written, and the offsets are the original's.
-   */
-  readonly duplicate: boolean;
-  /** message.timestamp.type=LogAppendTime: the time the leader stamped on the batches (a duplicate: on the original); -1 otherwise. */
-  readonly logAppendTimeMs: number;
 }
 
 export interface RecoveryReport {
@@ -284,40 +265,13 @@ export class PartitionLog {
   append(records: Uint8Array, leaderEpoch: number): AppendResult {
     this.#checkWritable();
     const batches = splitBatches(records, this.config.maxBatchBytes);
-    if (leaderEpoch < this.#epochs.latestEpoch || !Number.isSafeInteger(leaderEpoch) || leaderEpoch > 0x7fffffff) {
-      throw new FerryError('InvalidArgument', `leader epoch ${leaderEpoch} is invalid; the log is at epoch ${this.#epochs.latestEpoch}`);
-    }
-    const appendTimeMs = this.config.messageTimestampType === 'LogAppendTime' && !regressed('log-append-time-ignored') ? this.#clock.nowMs() : NO_LOG_APPEND_TIME;
-    if (appendTimeMs === NO_LOG_APPEND_TIME) this.#checkTimestamps(batches); // a producer's clock is ignored under LogAppendTime
+    checkLeaderEpoch(leaderEpoch, this.#epochs.latestEpoch);
+    const appendTimeMs = logAppendTimeOf(this.config, this.#clock);
+    if (appendTimeMs === NO_LOG_APPEND_TIME) checkTimestamps(batches, this.#clock); // a producer's clock is ignored under LogAppendTime
     const original = this.#producers.check(batches);
-    // A retry answers the time its original was stamped with, as Kafka's duplicate answers its batch's timestamp.
-    if (original !== null)
-      return {
-        baseOffset: original.baseOffset,
-        lastOffset: original.lastOffset,
-        batches: [],
-        sizeBytes: 0,
-        duplicate: true,
-        logAppendTimeMs: appendTimeMs === NO_LOG_APPEND_TIME ? NO_LOG_APPEND_TIME : original.maxTimestamp,
-      };
-    let nextOffset = this.logEndOffset;
-    for (const batch of batches) {
-      batch.setBaseOffset(nextOffset);
-      batch.setPartitionLeaderEpoch(leaderEpoch);
-      if (appendTimeMs !== NO_LOG_APPEND_TIME) batch.setLogAppendTime(appendTimeMs); // last: it recomputes the CRC
-      nextOffset = batch.nextOffset;
-    }
+    if (original !== null) return duplicateResult(original, appendTimeMs);
+    stampLeaderBatches(batches, this.logEndOffset, leaderEpoch, appendTimeMs);
     return { ...this.#write(batches), logAppendTimeMs: appendTimeMs };
-  }
-
-  /** Leader only: a replica takes what its leader took, or it would not hold the same log. */
-  #checkTimestamps(batches: readonly RecordBatch[]): void {
-    const latestMs = this.#clock.nowMs() + TIMESTAMP_AFTER_MAX_MS;
-    for (const batch of batches) {
-      if (batch.timestampType === 'CreateTime' && batch.maxTimestamp > latestMs) {
-        throw new FerryError('InvalidTimestamp', `batch timestamp ${batch.maxTimestamp} is more than ${TIMESTAMP_AFTER_MAX_MS} ms ahead of the broker's clock (${this.#clock.nowMs()})`);
-      }
-    }
   }
 
   /**
@@ -327,19 +281,7 @@ export class PartitionLog {
   appendReplica(records: Uint8Array): AppendResult {
     this.#checkWritable();
     const batches = splitBatches(records, STORED_BATCH_BYTES_MAX);
-    let expected = this.logEndOffset;
-    let epoch = this.#epochs.latestEpoch;
-    for (const batch of batches) {
-      if (batch.baseOffset !== expected) {
-        const what = batch.baseOffset > expected ? 'a gap' : 'an overlap';
-        throw new FerryError('InvalidOffsets', `replica batch at offset ${batch.baseOffset} would leave ${what}: the log ends at ${expected}`);
-      }
-      if (batch.partitionLeaderEpoch < epoch) {
-        throw new FerryError('InvalidOffsets', `replica batch at offset ${batch.baseOffset} has leader epoch ${batch.partitionLeaderEpoch}, below ${epoch}`);
-      }
-      epoch = batch.partitionLeaderEpoch;
-      expected = batch.nextOffset;
-    }
+    checkReplicaBatches(batches, this.logEndOffset, this.#epochs.latestEpoch);
     return this.#write(batches);
   }
 
