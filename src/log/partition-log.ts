@@ -5,10 +5,11 @@ import { parseBatchAt, splitBatches } from '../format/batch-parse.ts';
 import { LOG_OVERHEAD_BYTES, type RecordBatch } from '../format/record-batch.ts';
 import { assert } from '../util/assert.ts';
 import { type Clock, systemClock } from '../util/clock.ts';
-import { type Disk, readTextFileSync, systemDisk } from '../util/disk.ts';
-import { makeDirectoriesSync, writeFileAtomicSync } from '../util/files.ts';
+import { type Disk, systemDisk } from '../util/disk.ts';
+import { makeDirectoriesSync } from '../util/files.ts';
 import { isOsError } from '../util/os-error.ts';
 import { LOCAL_RETENTION_AS_RETENTION, type LogConfig, resolveLogConfig } from './config.ts';
+import { writeCleanShutdown } from './clean-shutdown.ts';
 import { GroupCommit } from './group-commit.ts';
 import { type EpochEntry, LEADER_EPOCH_CHECKPOINT_FILE, LeaderEpochCache } from './leader-epoch-cache.ts';
 import {
@@ -22,20 +23,18 @@ import {
   STORED_BATCH_BYTES_MAX,
   stampLeaderBatches,
 } from './log-append.ts';
+import { openSegments, type RecoveryReport, rebuildProducerState, replayBatches, snapshotProducers } from './log-open.ts';
 import { batchSizeAt, bytesFrom, maxTimestampRecord, offsetForTimestamp, positionOf, type ReadResult, readBatches, segmentIndexFor } from './log-read.ts';
 import { scanSegment } from './recovery.ts';
 import { readLogStartCheckpoint, writeLogStartCheckpoint } from './log-start-checkpoint.ts';
 import { regressed } from '../util/regressions.ts';
 import { type ActiveProducer, checkedSnapshot, type ProducerBatch, ProducerStateManager } from './producer-state.ts';
-import { LogSegment, parseSegmentFileName } from './segment.ts';
+import { LogSegment } from './segment.ts';
 import type { StorageObserver } from './storage-health.ts';
 
-/** Written at a clean close, removed at open: its absence means the last run crashed. */
-export const CLEAN_SHUTDOWN_FILE = 'clean-shutdown';
-/** Bytes of log read per step when replaying batches into the producer state. */
-const REPLAY_READ_BYTES = 1024 * 1024;
-
+export { CLEAN_SHUTDOWN_FILE } from './clean-shutdown.ts';
 export { type AppendResult, TIMESTAMP_AFTER_MAX_MS } from './log-append.ts';
+export type { RecoveryReport } from './log-open.ts';
 export type { ReadResult } from './log-read.ts';
 
 export interface PartitionLogOptions {
@@ -45,21 +44,6 @@ export interface PartitionLogOptions {
   readonly disk?: Disk;
   /** Told of every failed write and of the writes that succeed (the engine logs and counts them). */
   readonly storage?: StorageObserver;
-}
-
-export interface RecoveryReport {
-  readonly cleanShutdown: boolean;
-  readonly segmentsScanned: number;
-  readonly truncatedBytes: number;
-  readonly stopReason: string | null;
-}
-
-interface CleanShutdownState {
-  readonly logEndOffset: number;
-  readonly activeSizeBytes: number;
-  readonly activeMaxTimestamp: number;
-  readonly activeFirstBatchTimestamp: number;
-  readonly activeLastBatchBaseOffset: number;
 }
 
 /**
@@ -123,7 +107,7 @@ export class PartitionLog {
         }),
     );
     this.#producers = new ProducerStateManager(directory, undefined, disk);
-    this.#rebuildProducerState();
+    rebuildProducerState(this.#producers, this.#segments, this.config.indexIntervalBytes);
   }
 
   /** Opens (creating if needed) the log in `directory`, recovering it after a crash. */
@@ -336,7 +320,7 @@ export class PartitionLog {
     this.#syncOrFail(active); // a sealed segment is always on disk: recovery scans only the active one
     active.writeIndexes();
     this.#segments.push(LogSegment.create(this.directory, active.nextOffset, this.config.indexIntervalBytes, this.#disk));
-    this.#snapshotProducers();
+    snapshotProducers(this.#producers);
   }
 
   /**
@@ -403,18 +387,7 @@ export class PartitionLog {
     if (offset < this.logStartOffset || offset > this.logEndOffset)
       throw new FerryError('OffsetOutOfRange', `no producer state at offset ${offset}: the log holds ${this.logStartOffset}..${this.logEndOffset}`);
     const holdingBase = this.#segments[segmentIndexFor(this.#segments, offset)]!.baseOffset; // its roll snapshot stays
-    return this.#producers.snapshotAt(
-      offset,
-      this.logStartOffset,
-      (from, to, apply) => {
-        for (let at = from; at < to; ) {
-          const { batches } = this.read(at, REPLAY_READ_BYTES);
-          for (const batch of batches) if (batch.baseOffset >= at && batch.baseOffset < to) apply(batch);
-          at = batches.at(-1)!.nextOffset;
-        }
-      },
-      holdingBase,
-    );
+    return this.#producers.snapshotAt(offset, this.logStartOffset, (from, to, apply) => replayBatches(this.#segments, from, to, this.config.indexIntervalBytes, apply), holdingBase);
   }
 
   /** Removes every batch at or after `offset` (a follower diverged from its leader). */
@@ -437,7 +410,7 @@ export class PartitionLog {
     }
     this.#epochs.truncateFromEnd(this.logEndOffset);
     this.#commit.noteTruncated(this.logEndOffset);
-    this.#rebuildProducerState();
+    rebuildProducerState(this.#producers, this.#segments, this.config.indexIntervalBytes);
   }
 
   /** Flushes everything written so far. */
@@ -466,7 +439,7 @@ export class PartitionLog {
         active.flushSync();
         try {
           active.writeIndexes();
-          this.#snapshotProducers(); // before the marker: a clean shutdown finds everything in place
+          snapshotProducers(this.#producers); // before the marker: a clean shutdown finds everything in place
           writeCleanShutdown(this.directory, active, this.logEndOffset, this.#disk);
         } catch (error) {
           if (!isOsError(error)) throw error; // without the marker, the next open recovers (EMFILE at the fd limit)
@@ -588,31 +561,6 @@ export class PartitionLog {
     }
   }
 
-  /**
-   * Producer state from the newest snapshot at or below the log end, then the batches after it
-   * replayed through the same `apply` as appends (after a crash or a truncation only the tail).
-   */
-  #rebuildProducerState(): void {
-    const producers = this.#producers;
-    const logEnd = this.logEndOffset;
-    let offset = Math.max(producers.loadSnapshot(logEnd), this.logStartOffset);
-    producers.skipTo(offset);
-    while (offset < logEnd) {
-      const { batches } = this.read(offset, REPLAY_READ_BYTES);
-      for (const batch of batches) if (batch.baseOffset >= offset) producers.apply(batch);
-      offset = batches.at(-1)!.nextOffset;
-    }
-  }
-
-  /** Kafka's `<offset>.snapshot` at a roll and a clean close, so recovery replays only what came after. */
-  #snapshotProducers(): void {
-    try {
-      this.#producers.writeSnapshot();
-    } catch {
-      // Only a shortcut is lost: recovery replays from an older snapshot or from the log start.
-    }
-  }
-
   #syncOrFail(segment: LogSegment): void {
     try {
       segment.flushSync();
@@ -657,79 +605,4 @@ function localRetention(config: LogConfig): { bytes: number; ms: number } {
     bytes: config.localRetentionBytes === LOCAL_RETENTION_AS_RETENTION ? config.retentionBytes : config.localRetentionBytes,
     ms: config.localRetentionMs === LOCAL_RETENTION_AS_RETENTION ? config.retentionMs : config.localRetentionMs,
   };
-}
-
-/** Lists, opens and (after a crash) recovers the segments of `directory`. */
-function openSegments(directory: string, config: LogConfig, epochs: LeaderEpochCache, learnEpochs: boolean, disk: Disk): { segments: LogSegment[]; report: RecoveryReport } {
-  const baseOffsets = disk
-    .readdirSync(directory)
-    .map(parseSegmentFileName)
-    .filter((offset) => offset !== null)
-    .sort((a, b) => a - b);
-  if (baseOffsets.length === 0) {
-    return { segments: [LogSegment.create(directory, 0, config.indexIntervalBytes, disk)], report: { cleanShutdown: true, segmentsScanned: 0, truncatedBytes: 0, stopReason: null } };
-  }
-  const segments = baseOffsets.map((baseOffset) => LogSegment.open(directory, baseOffset, config.indexIntervalBytes, disk));
-  const clean = readCleanShutdown(directory, disk);
-  const scanOptions = { maxBatchBytes: STORED_BATCH_BYTES_MAX, epochs, learnEpochs, endOffset: Infinity };
-  let scanned = 0;
-  let truncatedBytes = 0;
-  let stopReason: string | null = null;
-  for (let i = 0; i < segments.length; i++) {
-    const segment = segments[i]!;
-    const isActive = i === segments.length - 1;
-    const restored = isActive ? clean !== null && restoreActive(segment, clean) : !learnEpochs && segment.restoreIndexes(segments[i + 1]!.baseOffset);
-    if (restored) continue;
-    const result = scanSegment(segment, scanOptions);
-    scanned++;
-    truncatedBytes += result.truncatedBytes;
-    stopReason ??= result.stopReason;
-    const next = segments[i + 1];
-    if (next !== undefined && segment.nextOffset !== next.baseOffset) {
-      throw new FerryError('Storage', `segment ${segment.baseOffset} ends at offset ${segment.nextOffset} but the next starts at ${next.baseOffset}: ${result.stopReason ?? 'gap'}`);
-    }
-  }
-  epochs.truncateFromEnd(segments.at(-1)!.nextOffset);
-  // What survived a crash may sit only in the page cache; sync so flushedOffset = logEndOffset holds.
-  segments.at(-1)!.flushSync();
-  return { segments, report: { cleanShutdown: clean !== null, segmentsScanned: scanned, truncatedBytes, stopReason } };
-}
-
-function writeCleanShutdown(directory: string, active: LogSegment, logEndOffset: number, disk: Disk): void {
-  const state: CleanShutdownState = {
-    logEndOffset,
-    activeSizeBytes: active.sizeBytes,
-    activeMaxTimestamp: active.maxTimestamp,
-    activeFirstBatchTimestamp: active.firstBatchTimestamp,
-    activeLastBatchBaseOffset: active.state.lastBatchBaseOffset,
-  };
-  writeFileAtomicSync(join(directory, CLEAN_SHUTDOWN_FILE), new TextEncoder().encode(JSON.stringify(state)), disk);
-}
-
-/** Reads and removes the marker: from here on, a crash must trigger recovery. */
-function readCleanShutdown(directory: string, disk: Disk): CleanShutdownState | null {
-  const path = join(directory, CLEAN_SHUTDOWN_FILE);
-  if (!disk.existsSync(path)) return null;
-  let state: CleanShutdownState | null = null;
-  try {
-    state = JSON.parse(readTextFileSync(disk, path)) as CleanShutdownState;
-  } catch {
-    state = null; // unreadable: recover as after a crash
-  }
-  disk.unlinkSync(path);
-  // Durably gone: a marker back from the dead after a power loss would vouch for a changed file.
-  disk.syncDirectorySync(directory);
-  return state;
-}
-
-function restoreActive(segment: LogSegment, clean: CleanShutdownState): boolean {
-  if (segment.fileSizeBytes() !== clean.activeSizeBytes || !segment.restoreIndexes(clean.logEndOffset)) return false;
-  segment.restoreState({
-    sizeBytes: clean.activeSizeBytes,
-    nextOffset: clean.logEndOffset,
-    maxTimestamp: clean.activeMaxTimestamp,
-    firstBatchTimestamp: clean.activeFirstBatchTimestamp,
-    lastBatchBaseOffset: clean.activeLastBatchBaseOffset,
-  });
-  return true;
 }
