@@ -8,7 +8,7 @@ import { type Clock, systemClock } from '../util/clock.ts';
 import { type Disk, systemDisk } from '../util/disk.ts';
 import { makeDirectoriesSync } from '../util/files.ts';
 import { isOsError } from '../util/os-error.ts';
-import { LOCAL_RETENTION_AS_RETENTION, type LogConfig, resolveLogConfig } from './config.ts';
+import { type LogConfig, resolveLogConfig } from './config.ts';
 import { writeCleanShutdown } from './clean-shutdown.ts';
 import { GroupCommit } from './group-commit.ts';
 import { type EpochEntry, LEADER_EPOCH_CHECKPOINT_FILE, LeaderEpochCache } from './leader-epoch-cache.ts';
@@ -25,7 +25,7 @@ import {
 } from './log-append.ts';
 import { openSegments, type RecoveryReport, rebuildProducerState, replayBatches, snapshotProducers } from './log-open.ts';
 import { batchSizeAt, bytesFrom, maxTimestampRecord, offsetForTimestamp, positionOf, type ReadResult, readBatches, segmentIndexFor } from './log-read.ts';
-import { scanSegment } from './recovery.ts';
+import { deleteBeyondRetention, deleteSegmentsBelow, replaceSegments, rollDue, rollSegment, truncateSegments } from './log-segments.ts';
 import { readLogStartCheckpoint, writeLogStartCheckpoint } from './log-start-checkpoint.ts';
 import { regressed } from '../util/regressions.ts';
 import { type ActiveProducer, checkedSnapshot, type ProducerBatch, ProducerStateManager } from './producer-state.ts';
@@ -176,12 +176,7 @@ export class PartitionLog {
       }
       this.#deletedBefore = offset;
     }
-    const deletableEnd = Math.min(this.#deletedBefore, tieredEnd ?? Number.POSITIVE_INFINITY);
-    let deleted = 0;
-    while (this.#segments.length > 1 && this.#segments[1]!.baseOffset <= deletableEnd) {
-      this.#segments.shift()!.delete(); // oldest first: what is left stays contiguous
-      deleted++;
-    }
+    const deleted = deleteSegmentsBelow(this.#segments, Math.min(this.#deletedBefore, tieredEnd ?? Number.POSITIVE_INFINITY));
     if (deleted > 0) this.#producers.deleteSnapshotsBefore(this.logStartOffset);
     return deleted;
   }
@@ -313,14 +308,8 @@ export class PartitionLog {
     }
   }
 
-  /** A failed roll leaves the active segment active: the next append that needs it rolls again. */
   #roll(): void {
-    const active = this.#activeSegment();
-    if (active.isEmpty) return;
-    this.#syncOrFail(active); // a sealed segment is always on disk: recovery scans only the active one
-    active.writeIndexes();
-    this.#segments.push(LogSegment.create(this.directory, active.nextOffset, this.config.indexIntervalBytes, this.#disk));
-    snapshotProducers(this.#producers);
+    rollSegment(this.#segments, this.#commit, this.#producers, (baseOffset) => this.#createSegment(baseOffset));
   }
 
   /**
@@ -331,20 +320,7 @@ export class PartitionLog {
    */
   enforceRetention(tieredEnd: number | null = null): number {
     this.#checkOpen();
-    const { bytes: retentionBytes, ms: retentionMs } = tieredEnd === null ? { bytes: this.config.retentionBytes, ms: this.config.retentionMs } : localRetention(this.config);
-    let totalBytes = this.sizeBytes;
-    let deleted = 0;
-    while (this.#segments.length > 1) {
-      const oldest = this.#segments[0]!;
-      if (tieredEnd !== null && this.#segments[1]!.baseOffset > tieredEnd) break; // not wholly tiered yet
-      const overSize = retentionBytes >= 0 && (regressed('retention-bytes-off-by-segment') ? totalBytes > retentionBytes : totalBytes - oldest.sizeBytes >= retentionBytes);
-      const expired = retentionMs >= 0 && oldest.maxTimestamp < this.#clock.nowMs() - retentionMs;
-      if (!overSize && !expired) break;
-      this.#segments.shift();
-      oldest.delete();
-      totalBytes -= oldest.sizeBytes;
-      deleted++;
-    }
+    const deleted = deleteBeyondRetention(this.#segments, this.config, tieredEnd, this.#clock);
     if (deleted > 0) this.#producers.deleteSnapshotsBefore(this.logStartOffset);
     return deleted;
   }
@@ -361,16 +337,15 @@ export class PartitionLog {
     assert(Number.isSafeInteger(offset) && offset >= 0, `a log starts at offset ${offset}`);
     if (producers !== null) checkedSnapshot(producers, offset); // refused before anything changes
     try {
-      while (this.#segments.length > 1) this.#segments.shift()!.delete(); // oldest first: what is left stays contiguous
-      const old = this.#activeSegment();
-      if (old.baseOffset === offset) {
-        old.delete();
-        // Its files are gone: until the new one exists, this log is nothing a write may use (an open finds no segment, and starts empty).
-        this.#damaged = new FerryError('Storage', `log ${this.directory}: starting over at offset ${offset} failed part way; restart to recover`);
-      }
-      const fresh = LogSegment.create(this.directory, offset, this.config.indexIntervalBytes, this.#disk);
-      if (old.baseOffset !== offset) old.delete();
-      this.#segments.splice(0, 1, fresh);
+      replaceSegments(
+        this.#segments,
+        offset,
+        (baseOffset) => this.#createSegment(baseOffset),
+        () => {
+          // Its files are gone: until the new one exists, this log is nothing a write may use (an open finds no segment, and starts empty).
+          this.#damaged = new FerryError('Storage', `log ${this.directory}: starting over at offset ${offset} failed part way; restart to recover`);
+        },
+      );
       this.#damaged = null;
       this.#epochs.reset(epochs.filter((entry) => entry.startOffset < offset));
       this.#producers.startAt(offset, producers);
@@ -403,12 +378,7 @@ export class PartitionLog {
   #truncate(offset: number): void {
     if (offset >= this.logEndOffset) return;
     if (offset < this.logStartOffset) throw new FerryError('OffsetOutOfRange', `cannot truncate to ${offset}, before the log start ${this.logStartOffset}`);
-    while (this.#segments.length > 1 && this.#activeSegment().baseOffset >= offset) this.#segments.pop()!.delete();
-    const active = this.#activeSegment();
-    if (active.nextOffset > offset) {
-      scanSegment(active, { maxBatchBytes: STORED_BATCH_BYTES_MAX, epochs: this.#epochs, learnEpochs: false, endOffset: offset });
-    }
-    this.#epochs.truncateFromEnd(this.logEndOffset);
+    truncateSegments(this.#segments, offset, this.#epochs);
     this.#commit.noteTruncated(this.logEndOffset);
     rebuildProducerState(this.#producers, this.#segments, this.config.indexIntervalBytes);
   }
@@ -469,7 +439,7 @@ export class PartitionLog {
     const first = batches[0]!;
     const last = batches.at(-1)!;
     const sizeBytes = batches.reduce((sum, batch) => sum + batch.sizeInBytes, 0);
-    this.#maybeRoll(sizeBytes, last.maxTimestamp);
+    if (rollDue(this.#activeSegment(), sizeBytes, last.maxTimestamp, this.config)) this.#roll();
     const endBefore = this.logEndOffset;
     for (const batch of batches) this.#epochs.assign(batch.partitionLeaderEpoch, batch.baseOffset);
     const active = this.#activeSegment();
@@ -561,21 +531,8 @@ export class PartitionLog {
     }
   }
 
-  #syncOrFail(segment: LogSegment): void {
-    try {
-      segment.flushSync();
-    } catch (error) {
-      this.#commit.fail(error);
-      throw this.#commit.failure;
-    }
-  }
-
-  #maybeRoll(incomingBytes: number, incomingMaxTimestamp: number): void {
-    const active = this.#activeSegment();
-    if (active.isEmpty) return;
-    const full = active.sizeBytes + incomingBytes > this.config.segmentBytes;
-    const old = incomingMaxTimestamp - active.firstBatchTimestamp >= this.config.segmentMs;
-    if (full || old) this.#roll();
+  #createSegment(baseOffset: number): LogSegment {
+    return LogSegment.create(this.directory, baseOffset, this.config.indexIntervalBytes, this.#disk);
   }
 
   #activeSegment(): LogSegment {
@@ -597,12 +554,4 @@ export class PartitionLog {
       throw this.#failedWrite(error);
     }
   }
-}
-
-/** What local disk keeps of a tiered log: local.retention.*, or retention.* where those are -2. */
-function localRetention(config: LogConfig): { bytes: number; ms: number } {
-  return {
-    bytes: config.localRetentionBytes === LOCAL_RETENTION_AS_RETENTION ? config.retentionBytes : config.localRetentionBytes,
-    ms: config.localRetentionMs === LOCAL_RETENTION_AS_RETENTION ? config.retentionMs : config.localRetentionMs,
-  };
 }
