@@ -1,15 +1,16 @@
-import type { TimestampAndOffset } from '../format/timestamp-lookup.ts';
 import { join } from 'node:path';
-import { FerryError, isFerryError } from '../errors.ts';
-import { parseBatchAt, splitBatches } from '../format/batch-parse.ts';
-import { LOG_OVERHEAD_BYTES, type RecordBatch } from '../format/record-batch.ts';
+import { FerryError } from '../errors.ts';
+import { splitBatches } from '../format/batch-parse.ts';
+import type { RecordBatch } from '../format/record-batch.ts';
+import type { TimestampAndOffset } from '../format/timestamp-lookup.ts';
 import { assert } from '../util/assert.ts';
 import { type Clock, systemClock } from '../util/clock.ts';
 import { type Disk, systemDisk } from '../util/disk.ts';
 import { makeDirectoriesSync } from '../util/files.ts';
 import { isOsError } from '../util/os-error.ts';
-import { type LogConfig, resolveLogConfig } from './config.ts';
+import { regressed } from '../util/regressions.ts';
 import { writeCleanShutdown } from './clean-shutdown.ts';
+import { type LogConfig, resolveLogConfig } from './config.ts';
 import { GroupCommit } from './group-commit.ts';
 import { type EpochEntry, LEADER_EPOCH_CHECKPOINT_FILE, LeaderEpochCache } from './leader-epoch-cache.ts';
 import {
@@ -24,14 +25,16 @@ import {
   stampLeaderBatches,
 } from './log-append.ts';
 import { openSegments, type RecoveryReport, rebuildProducerState, replayBatches, snapshotProducers } from './log-open.ts';
-import { batchSizeAt, bytesFrom, maxTimestampRecord, offsetForTimestamp, positionOf, type ReadResult, readBatches, segmentIndexFor } from './log-read.ts';
+import { bytesFrom, maxTimestampRecord, offsetForTimestamp, type ReadResult, readBatches, segmentIndexFor } from './log-read.ts';
 import { deleteBeyondRetention, deleteSegmentsBelow, replaceSegments, rollDue, rollSegment, truncateSegments } from './log-segments.ts';
 import { readLogStartCheckpoint, writeLogStartCheckpoint } from './log-start-checkpoint.ts';
-import { regressed } from '../util/regressions.ts';
 import { type ActiveProducer, checkedSnapshot, type ProducerBatch, ProducerStateManager } from './producer-state.ts';
 import { LogSegment } from './segment.ts';
 import type { StorageObserver } from './storage-health.ts';
+import { failedWriteError, recoverFromFailedSync } from './write-failures.ts';
 
+// The log's jobs live in files of their own (append checks, reads, segment changes, open and
+// recovery, the clean-shutdown file, write failures); callers import all of it from here.
 export { CLEAN_SHUTDOWN_FILE } from './clean-shutdown.ts';
 export { type AppendResult, TIMESTAMP_AFTER_MAX_MS } from './log-append.ts';
 export type { RecoveryReport } from './log-open.ts';
@@ -57,6 +60,10 @@ export interface PartitionLogOptions {
  * as Storage; a failed fdatasync keeps the batches written (their requests failed, their retries
  * are duplicates) and the log refuses writes until the next write attempt has written the unsynced
  * bytes again and synced them. Either way the log recovers by itself once the disk does.
+ * The class owns the log's state and orders the steps; the files beside it do the jobs: the
+ * append checks (log-append.ts), reads and lookups (log-read.ts), roll, retention and truncation
+ * (log-segments.ts), open and recovery (log-open.ts, clean-shutdown.ts), failed writes
+ * (write-failures.ts).
  */
 export class PartitionLog {
   readonly directory: string;
@@ -476,59 +483,7 @@ export class PartitionLog {
 
   /** A failed write as the Storage error the caller gets, told to the observer; bugs and bad input pass through. */
   #failedWrite(error: unknown, bytes = 0): unknown {
-    const system = error as { code?: unknown; syscall?: unknown } | null;
-    const fromDisk = isFerryError(error, 'Storage') || (typeof system?.code === 'string' && typeof system.syscall === 'string');
-    if (!fromDisk) return error;
-    this.#storage?.writeFailed(this.directory, error, bytes);
-    if (isFerryError(error)) return error;
-    return new FerryError('Storage', `log ${this.directory}: write failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-  }
-
-  /**
-   * After a failed fdatasync: the kernel may have marked the unsynced pages clean, so a second
-   * fdatasync alone could report success for bytes that never reached the disk. The active
-   * segment's bytes since the last good sync are written again and synced; then the log takes
-   * writes again. A roll syncs the segment it seals, so only the active segment can hold them.
-   */
-  #recoverFromFailedSync(): void {
-    const active = this.#activeSegment();
-    const flushed = this.#commit.flushedOffset;
-    const from = flushed <= active.baseOffset ? 0 : positionOf(active, flushed, this.config.indexIntervalBytes);
-    this.#checkReadBack(active, from, Math.max(flushed, active.baseOffset));
-    active.rewriteFrom(from);
-    this.#commit.recovered(this.logEndOffset);
-  }
-
-  /**
-   * The unsynced bytes read back must be the batches written: a failed writeback may leave their
-   * pages clean, and once evicted they read as what the disk held before ("fsyncgate"). Synced
-   * again as read, they would be acknowledged garbage. Then nothing here can make them durable:
-   * the log stays failed (Storage) until a restart, whose recovery cuts the log where the bytes go
-   * bad (they were never acknowledged through this log; a WAL engine rebuilds them from its WAL).
-   */
-  #checkReadBack(segment: LogSegment, from: number, fromOffset: number): void {
-    let position = from;
-    let expected = fromOffset;
-    while (position < segment.sizeBytes) {
-      const header = segment.read(position, LOG_OVERHEAD_BYTES);
-      const size = header.length === LOG_OVERHEAD_BYTES ? batchSizeAt(header, 0) : 0;
-      const bytes = size > LOG_OVERHEAD_BYTES && position + size <= segment.sizeBytes ? segment.read(position, size) : header;
-      let batch: RecordBatch | null = null;
-      try {
-        batch = parseBatchAt(bytes, 0, Number.MAX_SAFE_INTEGER);
-      } catch {
-        batch = null;
-      }
-      if (batch === null || batch.baseOffset !== expected) {
-        this.#damaged = new FerryError(
-          'Storage',
-          `log ${this.directory}: after a failed fdatasync the unsynced batch at offset ${expected} reads back damaged (its pages were dropped); restart to recover`,
-        );
-        throw this.#damaged;
-      }
-      expected = batch.nextOffset;
-      position += size;
-    }
+    return failedWriteError(error, this.directory, this.#storage, bytes);
   }
 
   #createSegment(baseOffset: number): LogSegment {
@@ -543,13 +498,17 @@ export class PartitionLog {
     if (this.#closed) throw new FerryError('Closed', `log ${this.directory} is closed`);
   }
 
-  /** Open, and any failed sync recovered from first (or the Storage error of why not). */
+  /**
+   * Open, and any failed sync recovered from first: the unsynced bytes written again and synced.
+   * A Storage error if that fails, and for every write from then on once they read back damaged.
+   */
   #checkWritable(): void {
     this.#checkOpen();
     if (this.#commit.failure === null) return;
     if (this.#damaged !== null) throw this.#damaged; // read back once: told once, then refused at once
     try {
-      this.#recoverFromFailedSync();
+      this.#damaged = recoverFromFailedSync(this.#activeSegment(), this.#commit, this.config.indexIntervalBytes, this.directory);
+      if (this.#damaged !== null) throw this.#damaged;
     } catch (error) {
       throw this.#failedWrite(error);
     }
