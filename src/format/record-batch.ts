@@ -176,7 +176,7 @@ export class RecordBatch {
   }
 
   /**
-   * A topic with message.timestamp.type=LogAppendTime (DESIGN.md contract 1): the leader marks the
+   * A topic with message.timestamp.type=LogAppendTime (docs/design.md contract 1): the leader marks the
    * batch's timestamps as its own and sets maxTimestamp to its append time; both lie inside the
    * CRC, which is computed again over the bytes as they are (a compressed batch stays compressed).
    * Readers then take every record's timestamp to be maxTimestamp (Kafka's rule).
