@@ -1,6 +1,6 @@
 /**
  * Kafka record batch v2 (magic 2), read and patched in place. A RecordBatch is a view over
- * exactly one batch's bytes (a subarray of the buffer it arrived in: design contract 2); it
+ * exactly one batch's bytes (a subarray of the buffer it arrived in: docs/design.md contract 2); it
  * copies nothing, and the only writes it makes are the two the leader is allowed (contract 1):
  * baseOffset and partitionLeaderEpoch, both outside the CRC.
  *
