@@ -812,7 +812,7 @@ export class Ferry {
   }
 
   /**
-   * The leader epoch `topic`-`index` is served in here (design contract 13: the one its appends
+   * The leader epoch `topic`-`index` is served in here (docs/design.md contract 13: the one its appends
    * carry): the cluster's assigned one, 0 in the embedded engine.
    */
   leaderEpoch(topic: string, index: number): number {
@@ -1270,7 +1270,7 @@ export class Ferry {
 
   /**
    * After a read of the tier (I/O): the partition may have been deleted and created again
-   * meanwhile, and the answer is its old incarnation's (contract 10); a leader's lease may have
+   * meanwhile, and the answer is its old incarnation's (docs/design.md contract 10); a leader's lease may have
    * lapsed meanwhile (L5).
    */
   #checkStillServed(topic: string, partition: number, target: Partition): void {
