@@ -4,8 +4,8 @@
  * integers, plus Counter.add and RateMeter.mark. Each mitata call records a block of
  * VALUES_PER_CALL precomputed values, so the call overhead is spread thin; the table divides
  * mitata's median (p50) time per call by the block size. The bare hdr baselines get the same
- * values as integer microseconds (no rounding to do), once straight from the loop (the design
- * note's ~14 ns/value) and once through a one-line function: what any wrapper costs.
+ * values as integer microseconds (no rounding to do), once straight from the loop (docs/design.md,
+ * "Hot-path facts": ~14 ns/value) and once through a one-line function: what any wrapper costs.
  *
  * Only 64-bit counts are timed: a second hdr class behind the same call sites would make them
  * polymorphic for whichever case runs later, which Ferry's histograms are not in the engine.

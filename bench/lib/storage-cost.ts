@@ -1,7 +1,7 @@
 /**
  * What keeping a GB of Kafka history costs per month, three ways, and what an idle cluster's
- * control-store requests cost per month. Prices from src/store/pricing.ts (DESIGN.md, "Prices")
- * except gp3, which DESIGN.md does not list: GP3_USD_PER_GB_MONTH is AWS's us-east-1 list price
+ * control-store requests cost per month. Prices from src/store/pricing.ts (docs/design.md, "Prices")
+ * except gp3, which docs/design.md does not list: GP3_USD_PER_GB_MONTH is AWS's us-east-1 list price
  * for provisioned gp3 storage (baseline IOPS and throughput included). GB = 2^30 bytes.
  */
 import { BILLING_CLASS, BYTES_PER_GB, S3_EXPRESS_ONE_ZONE_PRICES, S3_STANDARD_PRICES, type PriceTable } from '../../src/store/pricing.ts';

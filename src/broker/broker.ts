@@ -441,7 +441,7 @@ async function resolvedOverrides(overrides: ReadonlyMap<string, number> | undefi
 
 /**
  * A broker with a WAL store and no cluster store is a cluster of one over its WAL store's control
- * records (issue 24, DESIGN.md contract 14): its topics, leader epochs, producer-id blocks and group
+ * records (issue 24, docs/design.md contract 14): its topics, leader epochs, producer-id blocks and group
  * offsets outlive its disk, and a restart on an empty one rebuilds every partition from the store.
  */
 function asClusterOfOne(options: BrokerOptions): BrokerOptions {

@@ -38,7 +38,7 @@ export interface LoneMigration {
 }
 
 /**
- * Issue 24 (DESIGN.md contract 14): a data directory a lone broker wrote before it became a
+ * Issue 24 (docs/design.md contract 14): a data directory a lone broker wrote before it became a
  * cluster of one holds its topics, producer-id block and group offsets only on its disk. At its
  * first start they are written as control records, once: topics with their ids (the WAL frames and
  * tier records name them), partition records naming this broker at the epoch it wrote, with every

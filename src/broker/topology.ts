@@ -40,7 +40,7 @@ export interface Topology {
   brokers(): BrokerAddress[];
   /** Topic name -> partition count, as last seen. */
   topics(): ReadonlyMap<string, number>;
-  /** The topic's id (its current incarnation, DESIGN.md contract 10); null for an unknown topic. */
+  /** The topic's id (its current incarnation, docs/design.md contract 10); null for an unknown topic. */
   topicId(topic: string): Uuid | null;
   /** The name of the topic with this id, as last seen (KIP-516 requests name topics by id); null if none. */
   topicName(topicId: Uuid): string | null;

@@ -63,7 +63,7 @@ export interface BrokerRecord {
 
 export interface TopicRecord {
   /**
-   * Kafka's topic id, drawn when the record is created (DESIGN.md contract 10): a topic deleted
+   * Kafka's topic id, drawn when the record is created (docs/design.md contract 10): a topic deleted
    * and created again is another incarnation, and nothing of the old one is served for it.
    */
   readonly topicId: Uuid;

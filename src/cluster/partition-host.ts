@@ -380,7 +380,7 @@ export class PartitionHost {
     return start;
   }
 
-  /** Reads the partition's frames of incarnation `topicId` only (DESIGN.md contract 10). */
+  /** Reads the partition's frames of incarnation `topicId` only (docs/design.md contract 10). */
   #reader(topic: string, partition: number, topicId: Uuid): WalReader {
     const { prefix, clock } = this.#options;
     return new WalReader(

@@ -22,11 +22,11 @@ export interface ControlWriter {
 
 /**
  * Small JSON control records (brokers, topics, partition leadership, group offsets) in an object
- * store, changed only by compare-and-swap (design contract 5): `create` is put-if-absent,
+ * store, changed only by compare-and-swap (docs/design.md contract 5): `create` is put-if-absent,
  * `replace` is If-Match on the ETag that was read. A lost race is a `null` result, never an
  * overwrite. The records may live in another bucket than the WAL data (a regional one).
  *
- * [CW1] (design contract 15) Every write stores its value in an envelope with a nonce drawn for
+ * [CW1] (docs/design.md contract 15) Every write stores its value in an envelope with a nonce drawn for
  * that write and this writer's incarnation (control-record.ts), and a conditional write carries
  * the nonce as its authorship: a backend that reads the key back after an ambiguous answer takes
  * the record there for this write's only if it bears the nonce, never because its value is the

@@ -1,6 +1,6 @@
 /**
  * The price table of the monthly bill (docs/cost-model.md lists each price with its source page
- * and date). Object storage prices are src/store/pricing.ts's (DESIGN.md, "Prices": us-east-1
+ * and date). Object storage prices are src/store/pricing.ts's (docs/design.md, "Prices": us-east-1
  * after the April 2025 S3 Express One Zone cut); the rest are named here. GB = 2^30 bytes, as AWS
  * bills; a month is 30 days.
  */

@@ -1,4 +1,4 @@
-/** The deployments the bench report bills (bench/report): small, medium and DESIGN.md's 1 GiB/s case. */
+/** The deployments the bench report bills (bench/report): small, medium and docs/design.md's 1 GiB/s case. */
 import { DEFAULT_DEPLOYMENT, type Deployment } from './deployment.ts';
 
 export interface NamedDeployment {

@@ -44,7 +44,7 @@ export interface EngineOptions {
   /** Where the engine's files live (its directory, every partition log): node:fs unless a simulation injects its own. */
   readonly disk?: Disk;
   /**
-   * Draws the ids of topics created here (DESIGN.md contract 10): the operating system's by
+   * Draws the ids of topics created here (docs/design.md contract 10): the operating system's by
    * default. A seeded one replays a simulation; ids never repeat within one directory either way.
    */
   readonly random?: Random;

@@ -457,7 +457,7 @@ export class Engine {
   }
 
   /**
-   * The leader epoch `topic`-`index` is served in here (design contract 13: the one its appends
+   * The leader epoch `topic`-`index` is served in here (docs/design.md contract 13: the one its appends
    * carry): the cluster's assigned one, 0 in the embedded engine.
    */
   leaderEpoch(topic: string, index: number): number {

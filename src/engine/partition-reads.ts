@@ -133,7 +133,7 @@ export class PartitionReads {
   }
   /**
    * After a read of the tier (I/O): the partition may have been deleted and created again
-   * meanwhile, and the answer is its old incarnation's (contract 10); a leader's lease may have
+   * meanwhile, and the answer is its old incarnation's (docs/design.md contract 10); a leader's lease may have
    * lapsed meanwhile (L5).
    */
   #checkStillServed(topic: string, partition: number, target: Partition): void {

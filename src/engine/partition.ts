@@ -79,7 +79,7 @@ export class Partition {
   #role: PartitionRole;
   /**
    * The leader epoch this replica serves in (KIP-320) and its appends carry in their batch headers
-   * (design contract 13): the one the cluster assigned when this broker adopted the partition as
+   * (docs/design.md contract 13): the one the cluster assigned when this broker adopted the partition as
    * leader or follower, and for a follower the epoch of each later leader it goes on following
    * (followLeaderEpoch); 0 in the embedded engine.
    */

@@ -19,7 +19,7 @@ export const PARTITIONS_PER_TOPIC_MAX = 10_000;
  */
 export const RETIRED_TOPIC_IDS_MAX = 10_000;
 
-/** Kafka's topic id: fixed when a topic is created, never reused (DESIGN.md contract 10). */
+/** Kafka's topic id: fixed when a topic is created, never reused (docs/design.md contract 10). */
 export type TopicId = Uuid;
 
 /** A topic as an engine holds it: its name, incarnation id, partition count and settings. */

@@ -1,6 +1,6 @@
 /**
  * Kafka's compression codecs (attributes bits 0-2) and the ones Ferry can decode. Compressed
- * batches are stored and shipped as received (design contract 1); decoding happens only when
+ * batches are stored and shipped as received (docs/design.md contract 1); decoding happens only when
  * something asks for the records themselves.
  */
 import zlib from 'node:zlib';

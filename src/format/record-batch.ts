@@ -1,6 +1,6 @@
 /**
  * Kafka record batch v2 (magic 2), read and patched in place. A RecordBatch is a view over
- * exactly one batch's bytes (a subarray of the buffer it arrived in: design contract 2); it
+ * exactly one batch's bytes (a subarray of the buffer it arrived in: docs/design.md contract 2); it
  * copies nothing, and the only writes it makes are the two the leader is allowed (contract 1):
  * baseOffset and partitionLeaderEpoch, both outside the CRC.
  *
@@ -176,7 +176,7 @@ export class RecordBatch {
   }
 
   /**
-   * A topic with message.timestamp.type=LogAppendTime (DESIGN.md contract 1): the leader marks the
+   * A topic with message.timestamp.type=LogAppendTime (docs/design.md contract 1): the leader marks the
    * batch's timestamps as its own and sets maxTimestamp to its append time; both lie inside the
    * CRC, which is computed again over the bytes as they are (a compressed batch stays compressed).
    * Readers then take every record's timestamp to be maxTimestamp (Kafka's rule).

@@ -58,7 +58,7 @@ export interface LogConfig {
   readonly maxBatchBytes: number;
   /**
    * Kafka's `message.timestamp.type`: CreateTime keeps the producer's timestamps; LogAppendTime
-   * has the leader stamp each batch with its clock when it appends (DESIGN.md contract 1).
+   * has the leader stamp each batch with its clock when it appends (docs/design.md contract 1).
    */
   readonly messageTimestampType: 'CreateTime' | 'LogAppendTime';
   /** When appends are synced to disk (see FlushPolicy); group commit by default. */

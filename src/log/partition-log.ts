@@ -456,7 +456,7 @@ export class PartitionLog {
       this.#forgetEpochsFrom(endBefore);
       throw error;
     }
-    for (const batch of batches) this.#producers.apply(batch); // the one path every batch takes [contract 11]
+    for (const batch of batches) this.#producers.apply(batch); // the one path every batch takes [docs/design.md contract 11]
     const perAppend = this.config.flush.kind === 'per-append';
     if (perAppend) {
       try {

@@ -189,7 +189,7 @@ export class ProducerStateManager {
     writeFileAtomicSync(join(this.#directory, snapshotFileName(this.#endOffset)), this.encodeSnapshot(), this.#disk);
   }
 
-  /** The state as the bytes of its snapshot file: what a tiered segment carries of it (contract 11). */
+  /** The state as the bytes of its snapshot file: what a tiered segment carries of it (docs/design.md contract 11). */
   encodeSnapshot(): Uint8Array {
     this.#sweep();
     const producers = [...this.#producers].map(([id, entry]) => [
@@ -218,7 +218,7 @@ export class ProducerStateManager {
 
   /**
    * The state at `offset` as snapshot bytes, for a copy of the log up to there (a tiered
-   * segment, contract 11): the snapshot file at `offset` if there is one, else the newest below
+   * segment, docs/design.md contract 11): the snapshot file at `offset` if there is one, else the newest below
    * it (or the state at `fromOffset`, the log start, when none) and `replay` of the batches from
    * its end up to `offset`. This state does not change. A state that had to be replayed is kept as
    * `<offset>.snapshot` (as a roll writes one): the tierer asks for one at each end it tiers, and

@@ -310,7 +310,7 @@ const DEFINITIONS: readonly TopicConfigDefinition[] = [
     'compression.type',
     'The codec batches are stored in: producer keeps them as sent.',
     oneOf('uncompressed', 'zstd', 'lz4', 'snappy', 'gzip', 'producer'),
-    'Ferry stores batches as the producer sent them (DESIGN.md contract 1) and never recompresses',
+    'Ferry stores batches as the producer sent them (docs/design.md contract 1) and never recompresses',
   ),
   fixed('file.delete.delay.ms', 'LONG', '60000', 'log.segment.delete.delay.ms', 'How long a deleted segment file lingers before removal.', long(0n), 'Ferry removes a deleted segment at once'),
   fixed(

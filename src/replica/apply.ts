@@ -7,7 +7,7 @@ import type { ReadFrame } from '../wal/reader.ts';
 
 /**
  * Applies one verified WAL frame to a log at the leader's offsets. The log is one incarnation of
- * its topic, `topicId` (DESIGN.md contract 10): a frame of another incarnation of the same name is
+ * its topic, `topicId` (docs/design.md contract 10): a frame of another incarnation of the same name is
  * never part of it and is skipped, wherever it lies in the streams. Of the rest, a frame the log
  * already has is skipped (re-reading after a restart is idempotent), one that overlaps its end is
  * applied from the first new batch, and one that would leave a gap is refused. Returns the bytes

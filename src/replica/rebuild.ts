@@ -142,7 +142,7 @@ export interface RebuildOutcome {
  * Frames below the log's start (the tier's end, [K2]) are skipped by applyFrame; a frame above its
  * end, or an object gone above the floor, is a GC that raced the rebuild (WalPrefixCollectedError).
  * Only frames of the topic incarnation `topicId` are applied and handed to `onFrame`: a stream
- * also carries the frames of any earlier incarnation of the topic's name (DESIGN.md contract 10).
+ * also carries the frames of any earlier incarnation of the topic's name (docs/design.md contract 10).
  * Objects are read up to REBUILD_READ_AHEAD ahead but applied strictly in sequence order.
  */
 export async function rebuildFromChain(

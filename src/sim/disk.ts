@@ -68,7 +68,7 @@ export interface SimFileListing {
 }
 
 /**
- * The simulation's local disk (design contract 8): files and directories in memory, lost at a
+ * The simulation's local disk (docs/design.md contract 8): files and directories in memory, lost at a
  * crash by the strict POSIX rules of test/support/power-loss.ts. A file keeps the bytes of its
  * last fsync/fdatasync (and perhaps a seeded prefix of its one write after it: a torn write); a
  * name created, renamed or removed survives only once its directory was fsynced after; a

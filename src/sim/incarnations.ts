@@ -44,7 +44,7 @@ export interface IncarnationLife {
 }
 
 /**
- * The lives of each topic. A topic deleted and created again is a new log (design contract 10),
+ * The lives of each topic. A topic deleted and created again is a new log (docs/design.md contract 10),
  * so every op is judged against one incarnation: incarnation k is the time after the k-th create
  * or delete (that may have taken effect) ended and before the next one started. An op that
  * overlaps a create or delete could belong to either side and is attributed to none, and so is an

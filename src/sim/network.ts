@@ -45,7 +45,7 @@ interface SimHost {
 }
 
 /**
- * A simulated network of named hosts (design contract 8), driven by a SimScheduler.
+ * A simulated network of named hosts (docs/design.md contract 8), driven by a SimScheduler.
  *
  * - Bytes arrive in order per direction, each write after a seeded latency (never before an
  *   earlier write of the same direction). `write` takes everything (an unbounded send buffer, so

@@ -27,7 +27,7 @@ class SimEvent implements Timer {
 }
 
 /**
- * The simulation's one source of time and of event order (design contract 8). Events run one at
+ * The simulation's one source of time and of event order (docs/design.md contract 8). Events run one at
  * a time in (time, tie break, sequence) order; after each, every microtask it started runs to
  * completion before the next event, so the same seed replays the same interleaving. Nothing
  * under simulation may reach real timers or real I/O: a stray one would make `drain` wait on it.

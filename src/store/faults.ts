@@ -4,7 +4,7 @@ import { REQUEST_CLASSES, type RequestClass } from './stats.ts';
 
 /**
  * The memory store's fault model: what can go wrong with a request, drawn from a seeded random
- * source (design contract 8) so a failing simulation replays exactly.
+ * source (docs/design.md contract 8) so a failing simulation replays exactly.
  *
  * - Throttled and Unavailable fail a request before it takes effect (S3's 503 SlowDown, a 500).
  * - Timeout on a request that writes lets the write TAKE EFFECT and then tells the caller it timed

@@ -8,7 +8,7 @@ import type { RequestClass } from './stats.ts';
  * one connection's bandwidth. Lognormal is heavy-tailed enough to give the p99 spikes that shape
  * a produce latency curve, and two percentiles pin it down exactly.
  *
- * The numbers are ASSUMED UNTIL MEASURED ON AWS (design, "Latency model"): AWS publishes only
+ * The numbers are ASSUMED UNTIL MEASURED ON AWS (docs/design.md, "Latency model"): AWS publishes only
  * "single-digit milliseconds" for S3 Express One Zone. Keep them a parameter; replace them with
  * measurements from bench/ when a run on AWS exists.
  */

@@ -1,7 +1,7 @@
 import type { StoreStats } from './stats.ts';
 
 /**
- * The one interface through which Ferry reaches object storage (design contracts 4, 5 and 9).
+ * The one interface through which Ferry reaches object storage (docs/design.md contracts 4, 5 and 9).
  * Every backend (memory, file, s3) passes the same conformance suite, test/store/contract.ts.
  *
  * Semantics every backend gives, as AWS S3 does:

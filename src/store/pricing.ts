@@ -4,7 +4,7 @@ import type { RequestClass, StoreStats } from './stats.ts';
  * What object storage costs, so benchmarks can turn a store's request and byte counts into
  * dollars. Prices: us-east-1 after the April 2025 S3 Express One Zone price cut, from the AWS S3
  * pricing page and the S3 FAQ's worked examples (which bill upload/retrieval on every byte, with
- * GB = 2^30 bytes), as recorded in the design (DESIGN.md, "Prices"). Re-check before quoting.
+ * GB = 2^30 bytes), as recorded in the design (docs/design.md, "Prices"). Re-check before quoting.
  */
 export interface PriceTable {
   /** The storage class, for tables. */

@@ -34,7 +34,7 @@ import { S3Requests } from './s3-requests.ts';
 import { retryPolicy } from './s3-retry.ts';
 import { checkKey, checkListOptions, checkPutOptions, checkRangeShape, invalidArgument, showKey } from './validate.ts';
 
-/** Injected so a simulation can drive backoff waits and jitter (design contract 8). */
+/** Injected so a simulation can drive backoff waits and jitter (docs/design.md contract 8). */
 export interface S3StoreDeps {
   readonly clock?: Clock;
   readonly random?: Random;

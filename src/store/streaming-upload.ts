@@ -18,7 +18,7 @@ export interface StreamingUploadOptions {
   readonly partBytes?: number;
   /** Parts uploading at once; default 4. */
   readonly concurrency?: number;
-  /** Create the object only if the key is absent (WAL objects: design contract 4). */
+  /** Create the object only if the key is absent (WAL objects: docs/design.md contract 4). */
   readonly ifNoneMatch?: '*';
 }
 

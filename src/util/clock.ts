@@ -1,5 +1,5 @@
 /**
- * Time reaches the engine only through a Clock (design contract 8), so that tests and the
+ * Time reaches the engine only through a Clock (docs/design.md contract 8), so that tests and the
  * simulation can drive time by hand and replay a run exactly.
  */
 export interface Timer {

@@ -9,7 +9,7 @@ import { type FileSync, systemFileSync } from './file-sync.ts';
 export type OpenFlags = 'r' | 'r+' | 'w' | 'wx' | 'wx+';
 
 /**
- * The local disk of Ferry's logs and engine files (design contract 8: I/O reaches code through
+ * The local disk of Ferry's logs and engine files (docs/design.md contract 8: I/O reaches code through
  * an injected interface): every synchronous file operation the log, the engine, the follower and
  * the broker's files make, plus the durability barriers (FileSync) and the directory lock. The
  * system's is node:fs; the simulation's (src/sim/disk.ts) keeps files in memory and loses, at a

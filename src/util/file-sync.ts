@@ -2,7 +2,7 @@ import { closeSync, fdatasync, fdatasyncSync, fsync, fsyncSync, openSync } from 
 import { open } from 'node:fs/promises';
 
 /**
- * The durability barriers of Ferry's local files (design contract 8: I/O reaches code through
+ * The durability barriers of Ferry's local files (docs/design.md contract 8: I/O reaches code through
  * an injected interface): the one place where bytes written to a file, and names created,
  * renamed or removed in a directory, are made to survive a power loss. The rest of the file
  * operations are the Disk's (disk.ts), which extends this. A test implementation records what

@@ -3,7 +3,7 @@ import type { TLSOptions } from 'bun';
 import type { X509Certificate } from 'node:crypto';
 
 /**
- * TCP as the broker and its peers use it, behind an interface (design contract 8): the system
+ * TCP as the broker and its peers use it, behind an interface (docs/design.md contract 8): the system
  * implementation is Bun's sockets; the simulation's (src/sim/network.ts) carries bytes between
  * in-process endpoints with seeded delays, partitions and resets.
  */

@@ -1,5 +1,5 @@
 /**
- * A seeded pseudo-random source (design contract 8): the same seed gives the same sequence, so
+ * A seeded pseudo-random source (docs/design.md contract 8): the same seed gives the same sequence, so
  * a simulated failure replays exactly. SplitMix32-style mixing: fast, and good enough for
  * fault injection and latency sampling (not for cryptography).
  */

@@ -8,7 +8,7 @@ const STRING_BYTES_MAX = 0xffff;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-/** XXH64 with seed 0 (design contract 3), natively through Bun. */
+/** XXH64 with seed 0 (docs/design.md contract 3), natively through Bun. */
 export function xxh64(bytes: Uint8Array): bigint {
   return Bun.hash.xxHash64(bytes);
 }

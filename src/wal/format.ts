@@ -5,7 +5,7 @@ import { ByteReader, ByteWriter, encodeString, xxh64 } from './bytes.ts';
 
 /** The WAL object format of docs/wal-format.md; every constant here is a field there. */
 export const WAL_MAGIC = 0x4657414c; // "FWAL"
-/** 2: frames name their topic's id (DESIGN.md contract 10); version 1 frames cannot tell a topic's incarnations apart. */
+/** 2: frames name their topic's id (docs/design.md contract 10); version 1 frames cannot tell a topic's incarnations apart. */
 export const WAL_FORMAT_VERSION = 2;
 export const TRAILER_BYTES = 16;
 const CHECKSUM_BYTES = 8;

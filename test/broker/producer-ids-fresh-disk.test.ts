@@ -1,4 +1,4 @@
-// Cluster brokers are stateless (DESIGN.md): one may come back on an empty disk with its node id,
+// Cluster brokers are stateless (docs/design.md contract 14): one may come back on an empty disk with its node id,
 // and serve the same topics, whose producer state lives in the partitions' logs rebuilt from the
 // object store. Producer ids were reserved in a file on the broker's local disk, so such a broker
 // handed out again ids its earlier life gave to producers that are still writing. Two producers

@@ -1,11 +1,11 @@
-// .ci/layer-check.ts (issue 26): folder cycles and files over the limit are named; a tree that
-// imports one way passes. On fixture trees written here, not on src/ (which has its cycles until
-// issue 26's moves are done).
+// .ci/layer-check.ts (issue 26): folder cycles, files over the limit and folders without a
+// README.md are named; a tree that imports one way passes. On fixture trees written here, not on
+// src/ (which has its cycles until issue 26's moves are done).
 import { afterAll, expect, test } from 'bun:test';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { checkLayers, FILE_LINES_MAX } from '../../.ci/layer-check.ts';
+import { checkLayers, checkReadmes, FILE_LINES_MAX } from '../../.ci/layer-check.ts';
 
 const roots: string[] = [];
 afterAll(() => roots.forEach((root) => rmSync(root, { recursive: true, force: true })));
@@ -51,4 +51,22 @@ test('a file still to split passes at its listed length and fails once it grows'
   const root = tree({ 'a/long.ts': 'export const x = 1;\n'.repeat(FILE_LINES_MAX + 10) });
   expect(checkLayers(root, { 'a/long.ts': FILE_LINES_MAX + 10 }).longFiles).toEqual([]);
   expect(checkLayers(root, { 'a/long.ts': FILE_LINES_MAX + 9 }).longFiles).toEqual([{ file: 'a/long.ts', lines: FILE_LINES_MAX + 10 }]);
+});
+
+test('every folder directly under the root needs a README.md: those without one are named; deeper folders and top-level files are not judged', () => {
+  const root = tree({
+    'a/README.md': '# a\n',
+    'a/one.ts': 'export const one = 1;\n',
+    'a/inner/two.ts': 'export const two = 2;\n',
+    'b/three.ts': 'export const three = 3;\n',
+    'c/four.ts': 'export const four = 4;\n',
+    'errors.ts': 'export const five = 5;\n',
+  });
+  expect(checkReadmes(root)).toEqual({ missing: ['b', 'c'], stale: [] });
+});
+
+test('a folder still to write its README may lack one; once it has one, or is gone, it must leave the list', () => {
+  const root = tree({ 'engine/ferry.ts': 'export const x = 1;\n', 'cluster/README.md': '# cluster\n', 'cluster/node.ts': 'export const y = 1;\n' });
+  expect(checkReadmes(root, ['engine'])).toEqual({ missing: [], stale: [] });
+  expect(checkReadmes(root, ['broker', 'cluster', 'engine'])).toEqual({ missing: [], stale: ['broker', 'cluster'] });
 });

@@ -298,7 +298,7 @@ describe('typos and bad values stop the start in one line naming the key', () =>
     expect(failure('queued.max.request.bytes=1000')).toBe('config FILE: queued.max.request.bytes must be at least the largest request, 104857600, got 1000');
     expect(failure('log.message.timestamp.type=BrokerTime')).toBe("config FILE: log.message.timestamp.type must be one of CreateTime, LogAppendTime, got 'BrokerTime'");
     expect(failure('compression.type=zstd')).toBe(
-      "config FILE: compression.type (the topics' default compression.type): Invalid value zstd for configuration compression.type: only producer is supported: Ferry stores batches as the producer sent them (DESIGN.md contract 1) and never recompresses",
+      "config FILE: compression.type (the topics' default compression.type): Invalid value zstd for configuration compression.type: only producer is supported: Ferry stores batches as the producer sent them (docs/design.md contract 1) and never recompresses",
     );
     expect(failure('delete.topic.enable=false')).toBe("config FILE: delete.topic.enable must be true (Ferry always lets topics be deleted), got 'false'");
     expect(failure('log.cleanup.policy=compact')).toBe("config FILE: log.cleanup.policy must be delete (Ferry has no log compaction yet), got 'compact'");

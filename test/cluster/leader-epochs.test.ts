@@ -1,4 +1,4 @@
-// Leader epochs across a leader change in a cluster (DESIGN contract 13, KIP-320): the epoch of
+// Leader epochs across a leader change in a cluster (docs/design.md contract 13, KIP-320): the epoch of
 // the partition's control record is the one Metadata reports and Fetch, ListOffsets and
 // OffsetForLeaderEpoch check; a consumer holding the old epoch is fenced, and the new leader says
 // where the old epoch ended, so a consumer can tell whether its position was truncated.

@@ -4,7 +4,7 @@
 // unconfirmed report every PROGRESS_REPEAT_INTERVAL_MS. Once the new incarnation's log reaches
 // that offset, the leader counts the old incarnation's report as the follower holding the new
 // records, and acks=all with min.insync.replicas 2 is acknowledged while the new incarnation is on
-// the leader alone (docs/cluster-protocol.md R2, R5; DESIGN.md contract 10).
+// the leader alone (docs/cluster-protocol.md R2, R5; docs/design.md contract 10).
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
 import { Kafka, logLevel } from 'kafkajs';
 import { Broker } from '../../src/broker/broker.ts';

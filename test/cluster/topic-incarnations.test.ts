@@ -1,4 +1,4 @@
-// A topic deleted and created again is another log (DESIGN.md contract 10, issue 9 finding 5): its
+// A topic deleted and created again is another log (docs/design.md contract 10, issue 9 finding 5): its
 // leader's WAL stream goes on carrying the old incarnation's frames under the same name, so the
 // rebuild of a takeover, the stream tails of followers and the cluster's records must tell the
 // incarnations apart by topic id.

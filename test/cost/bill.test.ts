@@ -95,7 +95,7 @@ describe('Ferry', () => {
 });
 
 describe('the comparison', () => {
-  test("DESIGN.md's case: at 1 GiB/s RF 3 Kafka's cross-zone replication is ~$100k a month; Ferry's whole bill is several times less", () => {
+  test("docs/design.md's 1 GiB/s case: at 1 GiB/s RF 3 Kafka's cross-zone replication is ~$100k a month; Ferry's whole bill is several times less", () => {
     const comparison = compare(deployment({ throughputMbPerSecond: 1024 ** 3 / 1e6, partitions: 1024, brokers: 12 }));
     expect(line(comparison.kafka, 'cross-zone: leader -> followers')).toBeCloseTo(103_680, 0);
     expect(comparison.kafkaOverFerry).toBeGreaterThan(3);

@@ -1,5 +1,5 @@
 // A retried idempotent batch answers what the original attempt's durability answers (issue 9,
-// finding 1; DESIGN.md contract 11): the same offset once the original is committed, the same
+// finding 1; docs/design.md contract 11): the same offset once the original is committed, the same
 // failure when the original can never be, and nothing before.
 import { expect, test } from 'bun:test';
 import { Engine } from '../../src/engine/index.ts';

@@ -1,4 +1,4 @@
-// The embedded engine keeps a topic's incarnations apart (DESIGN.md contract 10, issue 9 finding
+// The embedded engine keeps a topic's incarnations apart (docs/design.md contract 10, issue 9 finding
 // 5): a topic deleted and created again shares its name, its partition directories' names and its
 // leader's WAL stream with the old one, and nothing of the old one may count for the new one.
 import { expect, test } from 'bun:test';

@@ -2,7 +2,7 @@
 // `ferry broker` processes share one file store. Brokers 2 and 3 each lead one partition of a
 // filler topic first, so with three live brokers their fair share is full and broker 1 leads every
 // incarnation of the topic under test: its one WAL stream carries the frames of all of them, which
-// is what a takeover must tell apart (DESIGN.md contract 10). Then broker 1 is killed with SIGKILL,
+// is what a takeover must tell apart (docs/design.md contract 10). Then broker 1 is killed with SIGKILL,
 // and a survivor must serve exactly the last incarnation's acknowledged records, at their offsets,
 // and put the next write right after them.
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Idempotent producers' state lives in the partition log (DESIGN.md contract 11): checked in the
+// Idempotent producers' state lives in the partition log (docs/design.md contract 11): checked in the
 // append, rebuilt from the log after a crash or a truncation, snapshotted at roll and close,
 // expired by the log's own time.
 import { describe, expect, test } from 'bun:test';

@@ -50,7 +50,7 @@ describe("each supported config: a good value is normalized, a bad one is Invali
       'producer',
       'producer',
       'gzip',
-      'Invalid value gzip for configuration compression.type: only producer is supported: Ferry stores batches as the producer sent them (DESIGN.md contract 1) and never recompresses',
+      'Invalid value gzip for configuration compression.type: only producer is supported: Ferry stores batches as the producer sent them (docs/design.md contract 1) and never recompresses',
     ],
     ['compression.type', 'producer', 'producer', 'brotli', 'Invalid value brotli for configuration compression.type: String must be one of: uncompressed, zstd, lz4, snappy, gzip, producer'],
     ['file.delete.delay.ms', '60000', '60000', '0', 'Invalid value 0 for configuration file.delete.delay.ms: only 60000 is supported: Ferry removes a deleted segment at once'],

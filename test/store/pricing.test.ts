@@ -37,7 +37,7 @@ describe('pricing', () => {
     expect(storageUsdPerMonth(10 * BYTES_PER_GB, S3_EXPRESS_ONE_ZONE_PRICES)).toBeCloseTo(1.1, 12);
   });
 
-  test("cross-AZ replication at 1 GiB/s with RF=3 costs the design's ~$100k a month", () => {
+  test("cross-AZ replication at 1 GiB/s with RF=3 costs docs/design.md's ~$100k a month", () => {
     expect(crossAzTransferUsd(BYTES_PER_GB)).toBeCloseTo(0.02, 12);
     const secondsPerMonth = 30 * 24 * 3600;
     expect(crossAzTransferUsd(2 * BYTES_PER_GB * secondsPerMonth)).toBeCloseTo(103_680, 6);

@@ -1,5 +1,5 @@
-// Adversarial review: a remote read racing a topic's deletion and re-creation (DESIGN.md contract
-// 10, docs/tier-protocol.md [D2]). The test here failed when written; its comment says how.
+// Adversarial review: a remote read racing a topic's deletion and re-creation (docs/design.md
+// contract 10, docs/tier-protocol.md [D2]). The test here failed when written; its comment says how.
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
 import { Engine } from '../../src/engine/index.ts';

@@ -1,5 +1,5 @@
-// Adversarial review: a deleted topic's tiered history (docs/tier-protocol.md, DESIGN.md contract
-// 10). The first test here failed when written; its comment says how. The second: the engine
+// Adversarial review: a deleted topic's tiered history (docs/tier-protocol.md, docs/design.md
+// contract 10). The first test here failed when written; its comment says how. The second: the engine
 // hands the tierer its sweep interval and orphan delay (TierOptions.sweepIntervalMs,
 // orphanDelayMs), which the simulation shortens so that [T6] runs within a run.
 import { expect, test } from 'bun:test';

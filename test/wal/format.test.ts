@@ -86,7 +86,7 @@ describe('WAL object format', () => {
   });
 
   // Version 1 is refused too: its frames name no topic id, so which incarnation of a topic they
-  // belong to cannot be verified (DESIGN.md contract 10).
+  // belong to cannot be verified (docs/design.md contract 10).
   for (const version of [1, 3]) {
     test(`format version ${version} is refused by name`, () => {
       const { bytes } = sampleObject();

@@ -23,7 +23,7 @@ export interface CommittedOffset {
   readonly byMember?: boolean;
   /**
    * The topic incarnation it was committed for (absent when the topic was unknown): an offset of
-   * a deleted incarnation is not one of the topic created again (DESIGN.md contract 10).
+   * a deleted incarnation is not one of the topic created again (docs/design.md contract 10).
    */
   readonly topicId?: Uuid;
 }

@@ -164,7 +164,7 @@ async function commitAuthorized(context: BrokerContext, request: OffsetCommitReq
 
 /** Writes the request's offsets under `claim`: refused (NOT_COORDINATOR) once another coordinator claimed the group. */
 async function commitUnder(context: BrokerContext, request: OffsetCommitRequest, claim: CoordinatorClaim, permit: { recheck(): number }): Promise<OffsetCommitResponse> {
-  // An offset names the incarnation of its topic (DESIGN.md contract 10). A partition of no topic
+  // An offset names the incarnation of its topic (docs/design.md contract 10). A partition of no topic
   // (deleted, or not created yet) has none: as Kafka does, the commit is refused, never stored
   // without an id (which would count for whatever incarnation comes next).
   const incarnations = new Map<string, { topicId: Uuid; partitions: number } | null>();

@@ -1,7 +1,7 @@
 /**
  * What every simulated client is given: its name, the network, the clock its timers run on, the
  * simulation's global time for the history, a seeded random source and the history it records
- * into. Nothing else reaches a client (design contract 8).
+ * into. Nothing else reaches a client (docs/design.md contract 8).
  */
 import type { Clock } from '../../util/clock.ts';
 import type { Network } from '../../util/network.ts';

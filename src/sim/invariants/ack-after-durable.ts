@@ -5,7 +5,7 @@ import type { ViolationList } from '../violation.ts';
 export const ACK_AFTER_DURABLE = 'ack-after-durable';
 
 /**
- * ack-after-durable (design contract 6): a record is acknowledged with acks=all only once a WAL
+ * ack-after-durable (docs/design.md contract 6): a record is acknowledged with acks=all only once a WAL
  * object holding it is in the object store, so a write of that object came back from the store
  * before the acknowledgement. Judged against every WAL object the store holds at the end: a record
  * acknowledged but in none, or only in objects whose first write came back from the store after

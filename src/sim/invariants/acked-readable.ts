@@ -17,7 +17,7 @@ interface Acknowledged {
  * values that can be stored once (isSingleCopy): a plain producer's retry may store one twice.
  *
  * A value also sent to the incarnation it is read in may be stored there too: an idempotent
- * producer's sequence guards one partition log (its state lives in that log, design contract 11),
+ * producer's sequence guards one partition log (its state lives in that log, docs/design.md contract 11),
  * and a topic deleted and created again is a new log (contract 10) with no state for the producer,
  * from which Kafka's broker takes any sequence. A batch whose first attempt timed out yet landed in
  * the old incarnation, retried into the new one and acknowledged there, is one copy in each: the

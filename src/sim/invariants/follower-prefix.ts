@@ -8,8 +8,8 @@ export const FOLLOWER_PREFIX = 'follower-prefix';
 type Batch = ReplicaLog['batches'][number];
 
 /**
- * follower-prefix: every follower's final log is a byte-identical prefix of its leader's (design
- * contract 7), batch by batch, the leader's tiered segments counting as its log (TI1). Only the
+ * follower-prefix: every follower's final log is a byte-identical prefix of its leader's
+ * (docs/design.md contract 7), batch by batch, the leader's tiered segments counting as its log (TI1). Only the
  * overlap is compared: retention may have removed a prefix of either log. One partition with two final leaders is reported here too.
  */
 export function checkFollowerPrefix(index: HistoryIndex, out: ViolationList): void {

@@ -12,8 +12,8 @@ const ANY_EPOCH = -1;
  * go backward, from one leader or across a takeover to a later one. A fetch answered at leader
  * epoch E reports a high watermark at least as high as every one the client saw before at epochs up
  * to E: a leader only raises its watermark, and a new leader serves from its predecessor's sealed
- * durable end, which is at least every watermark the predecessor exposed (DESIGN.md contracts 5
- * and 6; Kafka promises less across a takeover, Ferry promises this).
+ * durable end, which is at least every watermark the predecessor exposed
+ * (docs/design.md contracts 5 and 6; Kafka promises less across a takeover, Ferry promises this).
  *
  * Not judged: a fetch at an epoch older than one the client was already answered at. A broker
  * answers a fetch only at the epoch it names (KIP-320), so that answer comes from a deposed leader

@@ -13,7 +13,7 @@ interface Sighting {
  * offset-unique: no (topic incarnation, partition, offset) was ever seen holding two different
  * values, across every record a fetch returned, every offset acknowledged with acks=all, every
  * final replica log and every copied tiered segment. acks=1 acknowledgements are left out on purpose: acks=1 is acknowledged
- * after the leader's local append (design contract 6), so a crash may lose it and the offset
+ * after the leader's local append (docs/design.md contract 6), so a crash may lose it and the offset
  * may then hold another record; what a reader sees of it is still checked.
  */
 export function checkOffsetUnique(index: HistoryIndex, out: ViolationList): void {

@@ -7,7 +7,7 @@ export const STALE_INCARNATION_READ = 'stale-incarnation-read';
 /**
  * stale-incarnation-read: once a delete or a create of a topic has taken effect everywhere (its
  * end plus the metadata propagation bound), no broker serves records of the incarnation before
- * it (design contract 10). Reads are placed in the incarnation their records were produced in, so
+ * it (docs/design.md contract 10). Reads are placed in the incarnation their records were produced in, so
  * a read of an old log served after the bound shows here; within the bound a broker that has not
  * yet seen the change may serve what it has, as Kafka's do. So may a broker that was unhealthy
  * (paused, cut off from the control store) since the change: it has not scanned since, and

@@ -1,4 +1,4 @@
-// Committed group offsets belong to one incarnation of a topic (DESIGN.md contract 10): after a
+// Committed group offsets belong to one incarnation of a topic (docs/design.md contract 10): after a
 // topic is deleted and created again, a group starts over on it instead of skipping the new
 // incarnation's first records at the old one's committed offset.
 import { expect, test } from 'bun:test';
