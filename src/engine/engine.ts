@@ -53,6 +53,7 @@ import { type FollowedPartitions, type FollowOptions, startEmbeddedFollower } fr
 import { type LostTail, rebuildLostTails } from './lost-tail-rebuild.ts';
 import type { ClusterPolicy } from './cluster-policy.ts';
 import { NodeServices } from './node-services.ts';
+import { OwnPartitions } from './own-partitions.ts';
 import { PartitionTable, unknownTopic } from './partition-table.ts';
 import { sameConfigs, TopicSettings } from './topic-settings.ts';
 import { RecordDeletion } from './record-deletion.ts';
@@ -108,12 +109,6 @@ export type {
 export type { FollowOptions } from './embedded-follower.ts';
 export type { WalOptions } from './wal-writer-lifecycle.ts';
 
-/**
- * How long an open waits for room in the WAL's upload buffer to re-ship unshipped suffixes. Room
- * frees as uploads land, so this is how long a store outage may last before the open fails; longer
- * holds a restart hanging, shorter fails opens on a slow store.
- */
-const RESHIP_ROOM_WAIT_MS = 60_000;
 /** DescribeProducers' fields of transactions, which Ferry does not have (Kafka's -1: none). */
 const NO_COORDINATOR_EPOCH = -1;
 const NO_TRANSACTION_START_OFFSET = -1;
@@ -146,8 +141,6 @@ export class Engine {
    */
   readonly #deletions = new Map<string, Promise<void>>();
   readonly #grouping = new ProduceGrouping();
-  /** At open: partitions whose local log ends below what the WAL holds of them, opened and waiting for #rebuildLostTails. */
-  readonly #lostTails: LostTail[] = [];
   /** Managed mode: what the cluster decides for this engine (leadership [L8], followers, incarnations, live writers); null alone. */
   readonly #cluster: ClusterPolicy | null;
   #follower: Follower | null = null;
@@ -156,11 +149,11 @@ export class Engine {
   /** Replica side of attachReplica: this engine as its leader sees it, and the leader it reports to. */
   readonly #linkedReplica: LinkedReplica;
   #leaderLink: LeaderLink | null = null;
-  /** A leader that opened its own partitions (not managed) saves what its WAL streams hold. */
-  #checkpointer: ShippedCheckpointer | null = null;
-  /** Fetches, ListOffsets and log starts of the partitions served here, local and tiered. */
+  /** The partitions an engine alone opens itself (its registry's, and the topics created here). */
+  readonly #own: OwnPartitions;
   /** The disk's health, the WAL writer, the tier's services and WAL GC. */
   readonly #services: NodeServices;
+  /** Fetches, ListOffsets and log starts of the partitions served here, local and tiered. */
   readonly #reads: PartitionReads;
   /** DeleteRecords and retention: what moves the log starts up. */
   readonly #deletion: RecordDeletion;
@@ -200,6 +193,17 @@ export class Engine {
       cluster: this.#cluster,
       deletedTopicIds: this.#deletedTopicIds,
     });
+    this.#own = new OwnPartitions({
+      options,
+      directory: this.directory,
+      clock: this.#clock,
+      disk: this.#disk,
+      logger: this.#logger,
+      table: this.#partitions,
+      settings: this.#settings,
+      services: this.#services,
+      inSyncReplicas: (topic, index) => this.#inSyncReplicas(topic, index),
+    });
     this.#reads = new PartitionReads(this.#partitions, this.#services.remote);
     this.#deletion = new RecordDeletion({
       table: this.#partitions,
@@ -233,26 +237,6 @@ export class Engine {
       // As much room as the registry's rewrite took: a probe that finds less leaves the spell on (a page would end it, and the claims would start again).
       if (isOsError(error)) this.#services.storage.writeFailed(directory, error, this.#registry.lastWriteBytes);
       throw error;
-    }
-  }
-
-  /**
-   * At open: every partition's local suffix its earlier streams never got goes to the new stream
-   * first. Room in the upload buffer frees only as uploads land, so during a store outage the open
-   * gives up after RESHIP_ROOM_WAIT_MS with one line instead of hanging (a supervisor retries it).
-   */
-  async #reshipUnshipped(): Promise<void> {
-    const giveUp = new AbortController();
-    const timer = this.#clock.setTimer(RESHIP_ROOM_WAIT_MS, () => giveUp.abort(), true);
-    try {
-      for (const partition of this.#partitions.all()) {
-        await partition.reshipUnshipped(giveUp.signal).catch((error: unknown) => {
-          if (!giveUp.signal.aborted) throw error;
-          throw new FerryError('Storage', `${partition.topic}-${partition.index}: its unshipped suffix could not be re-shipped: the WAL store took no upload for ${RESHIP_ROOM_WAIT_MS} ms`);
-        });
-      }
-    } finally {
-      timer.cancel();
     }
   }
 
@@ -324,12 +308,9 @@ export class Engine {
       const storedEpochs = options.wal === undefined ? [] : await listEpochs(options.wal.store, options.wal.prefix ?? '', options.wal.writerId);
       engine = new Engine(options, unlock, TopicRegistry.open(options.directory, options.random ?? systemRandom, disk), (storedEpochs.at(-1) ?? -1) + 1);
       options.onOpen?.(engine);
-      const shipped = options.wal === undefined ? null : await engine.#closeEarlierStreams(options.wal, storedEpochs);
-      if (options.cluster === undefined) {
-        for (const topic of engine.#registry.list()) engine.#openTopic(topic, shipped);
-        if (shipped !== null) await engine.#rebuildLostTails(options.wal!);
-        await engine.#reshipUnshipped();
-      }
+      if (options.wal !== undefined) await engine.#services.walLifecycle!.sealEarlierEpochs(storedEpochs); // [F]
+      // A cluster's partitions are rebuilt from their chains when adopted; an engine alone opens its registry's.
+      if (options.cluster === undefined) await engine.#own.openAll(engine.#registry.list());
       if (options.follow !== undefined) engine.#startFollowing(options.follow);
       engine.#deletion.scheduleRetention();
       engine.#services.start();
@@ -519,7 +500,7 @@ export class Engine {
     try {
       // A new incarnation: whatever lies on disk under its name (a delete that crashed midway) is not of it.
       for (let index = 0; index < partitions; index++) this.#disk.rmSync(join(this.directory, `${name}-${index}`), { recursive: true, force: true });
-      this.#openTopic(topic); // every partition, or the topic is not registered at all
+      this.#own.openTopic(topic); // every partition, or the topic is not registered at all
     } catch (error) {
       this.#abandonTopic(name); // e.g. out of file descriptors: the topic is not half there, and a retry can create it
       this.#registry.remove(name);
@@ -630,7 +611,7 @@ export class Engine {
     // A new partition's directory holds nothing of this topic yet: whatever lies there (a grow that crashed before its registry write) goes.
     for (let index = topic.partitions; index < newTotalCount; index++) this.#disk.rmSync(join(this.directory, `${name}-${index}`), { recursive: true, force: true });
     try {
-      this.#openTopic(grown); // opens the new partitions only
+      this.#own.openTopic(grown); // opens the new partitions only
       return this.#registry.grow(name, newTotalCount);
     } catch (error) {
       this.#abandonPartitionsFrom(name, topic.partitions); // all of them or none: a retry adds them again
@@ -933,73 +914,16 @@ export class Engine {
     if (this.#closed) return;
     this.#closed = true;
     this.#stopGauges();
-    this.#checkpointer?.stop();
+    this.#own.stop();
     this.#deletion.stop();
     this.#services.stop();
     await this.#follower?.stop();
     const all = this.#partitions.all();
     await this.#services.walLifecycle?.flushForClose();
-    this.#checkpointer?.checkpoint();
+    this.#own.checkpoint();
     for (const partition of all) partition.abandon(new FerryError('Closed', `the engine at ${this.directory} is closed`));
-    await Promise.all([...all.map((partition) => partition.log.close()), ...this.#lostTails.splice(0).map(({ log }) => log.close())]);
+    await Promise.all([...all.map((partition) => partition.log.close()), ...this.#own.closeLostTails()]);
     this.#unlock();
-  }
-
-  /** At open, after a power loss: see rebuildLostTails. */
-  async #rebuildLostTails(options: WalOptions): Promise<void> {
-    const { prefix, stream } = this.#services.wal!.config;
-    const tierStartOf = (topicId: TopicId, partition: number) => this.tierStartOf(topicId, partition);
-    const deps = { store: options.store, prefix, stream, clock: this.#clock, random: this.#options.random ?? systemRandom, report: this.#logger, tierStartOf };
-    await rebuildLostTails(this.#lostTails.splice(0), deps, ({ topic, index, log, durableEnd }) => {
-      this.#partitions.get(topic.name)![index] = this.#leaderOrFollower(topic, index, log, durableEnd);
-    });
-  }
-
-  /** `shipped`: with a WAL, each partition's end in the earlier streams (absent: nothing shipped). */
-  #openTopic(topic: TopicDescription, shipped: ReadonlyMap<string, number> | null = null): void {
-    const partitions = this.#partitions.get(topic.name) ?? [];
-    const config = this.#settings.logConfigOf(topic.name);
-    for (let index = partitions.length; index < topic.partitions; index++) {
-      const directory = join(this.directory, `${topic.name}-${index}`);
-      preparePartitionDirectory(directory, topic.id, this.#disk);
-      const log = PartitionLog.open(directory, { config, clock: this.#clock, storage: this.#services.storage, disk: this.#disk });
-      logRecovery(this.#logger, topic.name, index, log);
-      const durableEnd = this.#services.wal === null ? log.logEndOffset : (shipped?.get(partitionKey(topic.id, index)) ?? 0);
-      if (durableEnd > log.logEndOffset)
-        this.#lostTails.push({ topic, index, log, durableEnd }); // its place stays empty until #rebuildLostTails
-      else partitions[index] = this.#leaderOrFollower(topic, index, log, durableEnd);
-    }
-    this.#partitions.set(topic.name, partitions);
-  }
-
-  /** The Partition of a log this engine opened itself (not managed): led here, or followed when the engine follows. */
-  #leaderOrFollower(topic: TopicDescription, index: number, log: PartitionLog, durableEnd: number): Partition {
-    const role: PartitionRole =
-      this.#options.follow !== undefined
-        ? { kind: 'follower' }
-        : { kind: 'leader', requiredFollowers: this.#settings.requiredFollowers(topic.name, index), isr: this.#inSyncReplicas(topic.name, index) };
-    return new Partition(topic.name, topic.id, index, log, this.#services.wal, role, durableEnd);
-  }
-
-  /**
-   * A leader starting a new WAL epoch: seals the earlier ones (docs/wal-protocol.md [F]) and
-   * learns what they hold, from the shipped checkpoint plus the objects written after it.
-   */
-  async #closeEarlierStreams(options: WalOptions, storedEpochs: readonly number[]): Promise<Map<string, number>> {
-    await this.#services.walLifecycle!.sealEarlierEpochs(storedEpochs);
-    const { prefix, stream } = this.#services.wal!.config;
-    // Managed partitions are rebuilt from their chains when adopted: what the old streams hold
-    // per partition is not needed, so neither the footer reads nor the periodic checkpoint are.
-    if (this.#cluster !== null) return new Map();
-    const ends = await earlierStreamEnds(options.store, prefix, stream, this.directory, this.#clock, this.#disk, this.#options.random ?? systemRandom);
-    this.#checkpointer = new ShippedCheckpointer(this.directory, ends, () => this.#services.wal, {
-      clock: this.#clock,
-      storage: this.#services.storage,
-      disk: this.#disk,
-      metrics: this.#options.metrics,
-    });
-    this.#checkpointer.start();
-    return ends;
   }
 
   #startFollowing(options: FollowOptions): void {
@@ -1029,7 +953,7 @@ export class Engine {
     const existing = this.#partitions.get(topic)?.[index];
     if (existing !== undefined) return existing;
     const description = this.#registry.get(topic) === undefined ? this.#registry.add({ name: topic, partitions: index + 1, config: {} }, topicId) : this.#registry.grow(topic, index + 1);
-    this.#openTopic(description);
+    this.#own.openTopic(description);
     const created = this.#partitions.get(topic)![index]!;
     // Linked to a leader: serve nothing until it says what is committed.
     if (this.#leaderLink !== null) created.noteLeaderHighWatermark(this.#leaderLink.leader.highWatermarkOf(topic, topicId, index) ?? 0);
