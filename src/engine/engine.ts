@@ -54,6 +54,7 @@ import { type LostTail, rebuildLostTails } from './lost-tail-rebuild.ts';
 import type { ClusterPolicy } from './cluster-policy.ts';
 import { NodeServices } from './node-services.ts';
 import { OwnPartitions } from './own-partitions.ts';
+import { EmbeddedReplication } from './embedded-replication.ts';
 import { PartitionTable, unknownTopic } from './partition-table.ts';
 import { sameConfigs, TopicSettings } from './topic-settings.ts';
 import { RecordDeletion } from './record-deletion.ts';
@@ -143,12 +144,8 @@ export class Engine {
   readonly #grouping = new ProduceGrouping();
   /** Managed mode: what the cluster decides for this engine (leadership [L8], followers, incarnations, live writers); null alone. */
   readonly #cluster: ClusterPolicy | null;
-  #follower: Follower | null = null;
-  /** Leader side of attachReplica: the replicas linked to this engine in this process. */
-  readonly #replicaLinks: ReplicaLinks;
-  /** Replica side of attachReplica: this engine as its leader sees it, and the leader it reports to. */
-  readonly #linkedReplica: LinkedReplica;
-  #leaderLink: LeaderLink | null = null;
+  /** Replication between engines of one process: attached replicas (leader side), the Follower and its leader (replica side). */
+  readonly #replication: EmbeddedReplication;
   /** The partitions an engine alone opens itself (its registry's, and the topics created here). */
   readonly #own: OwnPartitions;
   /** The disk's health, the WAL writer, the tier's services and WAL GC. */
@@ -177,8 +174,18 @@ export class Engine {
     this.#disk = options.disk ?? systemDisk;
     this.#registry = registry;
     this.#settings = new TopicSettings(registry, { log: options.log, minInsyncReplicas: options.minInsyncReplicas, tiered: options.tier !== undefined });
-    this.#replicaLinks = new ReplicaLinks(this.#asLeaderPartitions());
-    this.#linkedReplica = this.#asLinkedReplica();
+    this.#replication = new EmbeddedReplication({
+      table: this.#partitions,
+      registry,
+      clock: this.#clock,
+      directory: this.directory,
+      disk: this.#disk,
+      metrics: options.metrics,
+      closed: () => this.#closed,
+      openTopic: (topic) => this.#own.openTopic(topic),
+      deleteTopic: (topic) => this.deleteTopic(topic),
+      tierStartOf: (topicId, index) => this.tierStartOf(topicId, index),
+    });
     this.#services = new NodeServices({
       options,
       directory: this.directory,
@@ -186,7 +193,7 @@ export class Engine {
       disk: this.#disk,
       logger: this.#logger,
       epochFloor,
-      durable: () => this.#replicaLinks.notifyDurable(),
+      durable: () => this.#replication.links.notifyDurable(),
       table: this.#partitions,
       settings: this.#settings,
       registry,
@@ -311,7 +318,7 @@ export class Engine {
       if (options.wal !== undefined) await engine.#services.walLifecycle!.sealEarlierEpochs(storedEpochs); // [F]
       // A cluster's partitions are rebuilt from their chains when adopted; an engine alone opens its registry's.
       if (options.cluster === undefined) await engine.#own.openAll(engine.#registry.list());
-      if (options.follow !== undefined) engine.#startFollowing(options.follow);
+      if (options.follow !== undefined) engine.#replication.startFollowing(options.follow);
       engine.#deletion.scheduleRetention();
       engine.#services.start();
       return engine;
@@ -892,7 +899,7 @@ export class Engine {
 
   /** The follower applying WAL objects, when this engine follows a leader. */
   get follower(): Follower | null {
-    return this.#follower;
+    return this.#replication.follower;
   }
 
   /**
@@ -904,9 +911,7 @@ export class Engine {
     this.#checkOpen();
     if (this.#services.wal === null) throw new FerryError('InvalidArgument', 'only an engine that writes a WAL can have replicas');
     // The one place an engine reads another's private state: it asks for the replica's side of the link.
-    const linked = replica.#linkedReplica;
-    if (!linked.follows) throw new FerryError('InvalidArgument', 'the replica must be opened with `follow`');
-    this.#replicaLinks.attach(linked, replicaId);
+    this.#replication.attach(replica.#replication.linked, replicaId);
   }
 
   /** Flushes and closes every log and releases the directory. Idempotent. */
@@ -917,77 +922,13 @@ export class Engine {
     this.#own.stop();
     this.#deletion.stop();
     this.#services.stop();
-    await this.#follower?.stop();
+    await this.#replication.stop();
     const all = this.#partitions.all();
     await this.#services.walLifecycle?.flushForClose();
     this.#own.checkpoint();
     for (const partition of all) partition.abandon(new FerryError('Closed', `the engine at ${this.directory} is closed`));
     await Promise.all([...all.map((partition) => partition.log.close()), ...this.#own.closeLostTails()]);
     this.#unlock();
-  }
-
-  #startFollowing(options: FollowOptions): void {
-    const partitions: FollowedPartitions = {
-      partitionFor: (topic, index, topicId) => this.#followerPartition(topic, index, topicId),
-      served: (topic, index) => this.#partitions.get(topic)![index]!,
-      reportApplied: (topic, topicId, index, logEndOffset) => {
-        const link = this.#leaderLink;
-        if (link !== null && !link.leader.closed) link.leader.replicaApplied(link.replicaId, topic, topicId, index, logEndOffset);
-      },
-      tierStartOf: (topicId, index) => this.tierStartOf(topicId, index),
-    };
-    this.#follower = startEmbeddedFollower(options, partitions, { clock: this.#clock, directory: this.directory, disk: this.#disk, metrics: this.#options.metrics });
-  }
-
-  /**
-   * A follower's partition of topic incarnation `topicId`, created when the WAL first names it
-   * (topic or partition count grows). A new id for a known name means the leader deleted the
-   * topic and created it again: the old incarnation is dropped here too. Null for a deleted one.
-   */
-  async #followerPartition(topic: string, index: number, topicId: TopicId): Promise<Partition | null> {
-    const known = this.#registry.get(topic);
-    if (known !== undefined && known.id !== topicId) {
-      if (this.#registry.isRetired(topicId)) return null;
-      await this.deleteTopic(topic);
-    }
-    const existing = this.#partitions.get(topic)?.[index];
-    if (existing !== undefined) return existing;
-    const description = this.#registry.get(topic) === undefined ? this.#registry.add({ name: topic, partitions: index + 1, config: {} }, topicId) : this.#registry.grow(topic, index + 1);
-    this.#own.openTopic(description);
-    const created = this.#partitions.get(topic)![index]!;
-    // Linked to a leader: serve nothing until it says what is committed.
-    if (this.#leaderLink !== null) created.noteLeaderHighWatermark(this.#leaderLink.leader.highWatermarkOf(topic, topicId, index) ?? 0);
-    return created;
-  }
-
-  /** This engine's partitions as the replicas linked to it see them (leader side of attachReplica). */
-  #asLeaderPartitions(): LeaderPartitions {
-    const ferry = this;
-    return {
-      get closed() {
-        return ferry.#closed;
-      },
-      highWatermarks: () => this.#partitions.ends((partition) => partition.highWatermark),
-      highWatermarkOf: (topic, topicId, index) => this.#partitions.ofIncarnation(topic, topicId, index)?.highWatermark,
-      noteFollowerApplied: (topic, topicId, index, replicaId, logEndOffset) => void this.#partitions.ofIncarnation(topic, topicId, index)?.noteFollowerApplied(replicaId, logEndOffset),
-    };
-  }
-
-  /** This engine as the leader it is linked to sees it (replica side of attachReplica). */
-  #asLinkedReplica(): LinkedReplica {
-    const ferry = this;
-    return {
-      get closed() {
-        return ferry.#closed;
-      },
-      get follows() {
-        return ferry.#follower !== null;
-      },
-      linkTo: (leader, replicaId) => void (this.#leaderLink = { leader, replicaId }),
-      hint: () => this.#follower?.hint(),
-      noteLeaderHighWatermark: (topic, topicId, index, highWatermark) => this.#partitions.ofIncarnation(topic, topicId, index)?.noteLeaderHighWatermark(highWatermark),
-      logEnds: () => this.#partitions.ends((partition) => partition.log.logEndOffset),
-    };
   }
 
   /** Registers `topicId` as the topic's incarnation here (managed mode), dropping an older one that nothing serves any more. */
@@ -1004,7 +945,7 @@ export class Engine {
   }
 
   #inSyncReplicas(topic: string, index: number): InSyncReplicas {
-    const followers = () => this.#cluster?.followersOf(topic, index) ?? this.#replicaLinks.replicaIds;
+    const followers = () => this.#cluster?.followersOf(topic, index) ?? this.#replication.links.replicaIds;
     return new InSyncReplicas(this.#clock, { followers }, this.#options.replicaLagTimeMaxMs ?? REPLICA_LAG_TIME_MAX_MS);
   }
 
