@@ -55,6 +55,7 @@ import type { ClusterPolicy } from './cluster-policy.ts';
 import { NodeServices } from './node-services.ts';
 import { OwnPartitions } from './own-partitions.ts';
 import { EmbeddedReplication } from './embedded-replication.ts';
+import { TopicAdmin } from './topic-admin.ts';
 import { PartitionTable, unknownTopic } from './partition-table.ts';
 import { sameConfigs, TopicSettings } from './topic-settings.ts';
 import { RecordDeletion } from './record-deletion.ts';
@@ -136,11 +137,8 @@ export class Engine {
   readonly #disk: Disk;
   readonly #registry: TopicRegistry;
   readonly #partitions = new PartitionTable(() => this.#checkOpen());
-  /**
-   * Deletes under way, by topic name: until the old incarnation's logs are closed and their
-   * directories removed, the name cannot get a new one here (its directories share the names).
-   */
-  readonly #deletions = new Map<string, Promise<void>>();
+  /** Create, grow, reconfigure and delete topics (and the deletes under way). */
+  readonly #topics: TopicAdmin;
   readonly #grouping = new ProduceGrouping();
   /** Managed mode: what the cluster decides for this engine (leadership [L8], followers, incarnations, live writers); null alone. */
   readonly #cluster: ClusterPolicy | null;
@@ -210,6 +208,19 @@ export class Engine {
       settings: this.#settings,
       services: this.#services,
       inSyncReplicas: (topic, index) => this.#inSyncReplicas(topic, index),
+    });
+    this.#topics = new TopicAdmin({
+      options,
+      directory: this.directory,
+      disk: this.#disk,
+      logger: this.#logger,
+      registry,
+      table: this.#partitions,
+      settings: this.#settings,
+      own: this.#own,
+      deletionRecords: this.#services.deletionRecords,
+      deletedTopicIds: this.#deletedTopicIds,
+      checkOpen: () => this.#checkOpen(),
     });
     this.#reads = new PartitionReads(this.#partitions, this.#services.remote);
     this.#deletion = new RecordDeletion({
@@ -352,7 +363,7 @@ export class Engine {
   ): Promise<Partition> {
     this.#checkOpen();
     validateTopicName(topic);
-    await this.#deletions.get(topic); // an older incarnation's directories go first
+    await this.#topics.deletions.get(topic); // an older incarnation's directories go first
     this.#checkOpen();
     if (this.#partitions.get(topic)?.[index] !== undefined) throw new FerryError('InvalidArgument', `${topic}-${index} is already served here`);
     const directory = join(this.directory, `${topic}-${index}`);
@@ -492,45 +503,42 @@ export class Engine {
 
   /** Creates a topic; TopicAlreadyExists if it exists (or is still being deleted), InvalidArgument for a bad name or count. */
   createTopic(name: string, options: CreateTopicOptions = {}): TopicDescription {
-    this.#checkOpen();
-    validateTopicName(name);
-    if (this.#deletions.has(name)) throw new FerryError('TopicAlreadyExists', `topic ${name} is being deleted`);
-    const partitions = options.partitions ?? this.#options.defaultPartitions ?? 1;
-    if (!Number.isSafeInteger(partitions) || partitions < 1 || partitions > PARTITIONS_PER_TOPIC_MAX) {
-      throw new FerryError('InvalidArgument', `partitions must be an integer in [1, ${PARTITIONS_PER_TOPIC_MAX}], got ${partitions}`);
-    }
-    const config = options.config ?? {};
-    resolveLogConfig({ ...this.#options.log, ...config });
-    const configs = parseTopicConfigs(Object.entries(options.configs ?? {}));
-    this.#settings.check(config, configs);
-    const topic = this.#registry.add({ name, partitions, config, ...(Object.keys(configs).length === 0 ? {} : { configs }) });
-    try {
-      // A new incarnation: whatever lies on disk under its name (a delete that crashed midway) is not of it.
-      for (let index = 0; index < partitions; index++) this.#disk.rmSync(join(this.directory, `${name}-${index}`), { recursive: true, force: true });
-      this.#own.openTopic(topic); // every partition, or the topic is not registered at all
-    } catch (error) {
-      this.#abandonTopic(name); // e.g. out of file descriptors: the topic is not half there, and a retry can create it
-      this.#registry.remove(name);
-      throw error;
-    }
-    return topic;
+    return this.#topics.createTopic(name, options);
   }
 
-  /**
-   * Creates the topic unless it exists, so that a service can say at every start what it needs:
-   * returns the topic as it is then. An existing topic is returned unchanged (`options` apply only
-   * to a creation: compare `partitions` if it matters; createPartitions and alterTopicConfig change
-   * one). A topic still being deleted is TopicAlreadyExists, as in createTopic.
-   */
+  /** Creates the topic unless it exists; an existing one is returned unchanged (TopicAdmin.ensureTopic). */
   ensureTopic(name: string, options: CreateTopicOptions = {}): TopicDescription {
-    this.#checkOpen();
-    const existing = this.#deletions.has(name) ? undefined : this.#registry.get(name);
-    return existing ?? this.createTopic(name, options);
+    return this.#topics.ensureTopic(name, options);
   }
 
   /** Every topic of this engine, as its registry holds it. */
   topics(): TopicDescription[] {
-    return this.#registry.list();
+    return this.#topics.topics();
+  }
+
+  /** IncrementalAlterConfigs on a topic of this (unmanaged) engine (TopicAdmin.alterTopicConfig). */
+  alterTopicConfig(name: string, alteration: ConfigAlteration, validateOnly = false): TopicConfigs {
+    return this.#topics.alterTopicConfig(name, alteration, validateOnly);
+  }
+
+  /** Managed mode: the cluster's topic record holds `configs` for `name` now (TopicAdmin.applyTopicConfigs). */
+  applyTopicConfigs(name: string, configs: TopicConfigs): void {
+    this.#topics.applyTopicConfigs(name, configs);
+  }
+
+  /** Kafka's CreatePartitions on a topic of this (unmanaged) engine (TopicAdmin.createPartitions). */
+  createPartitions(name: string, newTotalCount: number, validateOnly = false): TopicDescription {
+    return this.#topics.createPartitions(name, newTotalCount, validateOnly);
+  }
+
+  /** The incarnation of `topic` held here (its registry entry, or its partitions'), null for none. */
+  incarnationOf(topic: string): TopicId | null {
+    return this.#topics.incarnationOf(topic);
+  }
+
+  /** Removes a topic and its partitions' logs; its id is retired, never served again (TopicAdmin.deleteTopic). */
+  deleteTopic(topic: string): Promise<void> {
+    return this.#topics.deleteTopic(topic);
   }
 
   /** The Kafka configs set on a topic (managed mode: as the cluster's record has them); UnknownTopicOrPartition if it is not here. */
@@ -551,114 +559,6 @@ export class Engine {
   /** Kafka configs checked as a whole over this engine's defaults, and against the configs `before` an alteration (InvalidConfig). */
   checkTopicConfigs(configs: TopicConfigs, before?: TopicConfigs): void {
     this.#settings.checkTopicConfigs(configs, before);
-  }
-
-  /**
-   * IncrementalAlterConfigs on a topic of this (unmanaged) engine: `changes` applied in order and
-   * checked whole first (a bad one changes nothing, InvalidConfig); unless `validateOnly`, stored
-   * durably and taken at once by every open partition of the topic. Returns the topic's configs
-   * after. A cluster broker alters the topic record instead (ClusterNode.alterTopicConfig).
-   */
-  alterTopicConfig(name: string, alteration: ConfigAlteration, validateOnly = false): TopicConfigs {
-    this.#checkOpen();
-    if (this.#cluster !== null) throw new FerryError('InvalidArgument', `topic ${name} is the cluster's: alter it through its topic record`);
-    const topic = this.#registry.get(name);
-    if (topic === undefined || this.#deletions.has(name)) throw unknownTopic(name);
-    const configs = applyConfigAlteration(topic.configs ?? {}, alteration);
-    this.#settings.check(topic.config, configs, topic.configs ?? {});
-    if (validateOnly) return configs;
-    this.#registry.reconfigure(name, configs);
-    this.#reconfigureOpen(name);
-    return configs;
-  }
-
-  /**
-   * Managed mode: the cluster's topic record holds `configs` for `name` now (read by a scan, or
-   * written by this broker): they are kept for its adoptions and taken at once by its open partitions.
-   */
-  applyTopicConfigs(name: string, configs: TopicConfigs): void {
-    this.#checkOpen();
-    // The record was checked by its writer. A name or value this broker does not take (written by a
-    // newer version) is left out, with a line, rather than keep the topic's other configs from applying.
-    const parsed: Record<string, string> = {};
-    for (const [config, value] of Object.entries(configs)) {
-      try {
-        parsed[config] = parseTopicConfig(config, value);
-      } catch (error) {
-        if (!isFerryError(error, 'InvalidConfig')) throw error;
-        this.#logger.warn({ component: 'engine', topic: name, config, value }, `topic ${name}: its config ${config}=${value} is not applied here: ${error.message}`);
-      }
-    }
-    // The partitions take them first: the registry is a cache here, and a full disk that refuses its
-    // write must not leave them appending by the configs before (sim seed 120459: LogAppendTime
-    // unapplied for a scan after the disk had room again). A refused write throws after: the next scan hands them over again.
-    if (this.#settings.takeClusterConfigs(name, parsed)) this.#reconfigureOpen(name);
-    const registered = this.#registry.get(name);
-    // The registry is written only for a change: a scan hands every topic's configs over once at start.
-    if (registered !== undefined && !sameConfigs(registered.configs ?? {}, parsed)) this.#registry.reconfigure(name, parsed);
-  }
-
-  /**
-   * Kafka's CreatePartitions: the topic grows to `newTotalCount` partitions (never shrinks), the
-   * new ones empty and served at once; the old ones do not change. `validateOnly`: every check,
-   * nothing changed. UnknownTopicOrPartition for an unknown topic (or one being deleted),
-   * InvalidPartitions for a count that is no increase or past PARTITIONS_PER_TOPIC_MAX. Returns the
-   * topic as it is (or would be) after the change. A cluster grows its topics through their
-   * control records instead (ClusterNode.createPartitions); so does a read replica, from its leader's WAL.
-   */
-  createPartitions(name: string, newTotalCount: number, validateOnly = false): TopicDescription {
-    this.#checkOpen();
-    if (this.#cluster !== null || this.#options.follow !== undefined)
-      throw new FerryError('InvalidArgument', `${name}: partitions are added to a managed engine's or a read replica's topics by what manages it`);
-    const topic = this.#registry.get(name);
-    if (topic === undefined || this.#deletions.has(name)) throw unknownTopic(name);
-    checkPartitionIncrease(name, topic.partitions, newTotalCount);
-    const grown = { ...topic, partitions: newTotalCount };
-    if (validateOnly) return grown;
-    // A new partition's directory holds nothing of this topic yet: whatever lies there (a grow that crashed before its registry write) goes.
-    for (let index = topic.partitions; index < newTotalCount; index++) this.#disk.rmSync(join(this.directory, `${name}-${index}`), { recursive: true, force: true });
-    try {
-      this.#own.openTopic(grown); // opens the new partitions only
-      return this.#registry.grow(name, newTotalCount);
-    } catch (error) {
-      this.#abandonPartitionsFrom(name, topic.partitions); // all of them or none: a retry adds them again
-      throw error;
-    }
-  }
-
-  /** Every open partition of `name` takes its topic's settings now. */
-  #reconfigureOpen(name: string): void {
-    const config = this.#settings.logConfigOf(name);
-    this.#partitions.get(name)?.forEach((partition, index) => {
-      partition.log.reconfigure(config);
-      if (partition.role.kind === 'leader' && !regressed('config-min-insync-stale')) partition.requireFollowers(this.#settings.requiredFollowers(name, index));
-    });
-  }
-
-  /** Undoes a createPartitions that failed: closes and removes the partitions from `first` on. */
-  #abandonPartitionsFrom(name: string, first: number): void {
-    const partitions = this.#partitions.get(name);
-    if (partitions === undefined) return;
-    for (const partition of partitions.splice(first)) {
-      if (partition === undefined) continue;
-      partition.abandon(new FerryError('UnknownTopicOrPartition', `${name}-${partition.index} was not added`));
-      void partition.log
-        .close()
-        .catch(() => {})
-        .finally(() => this.#disk.rmSync(partition.log.directory, { recursive: true, force: true }));
-    }
-  }
-
-  /** Undoes a createTopic that failed before registering the topic: closes and removes the partitions that opened. */
-  #abandonTopic(name: string): void {
-    const opened = this.#partitions.get(name) ?? [];
-    this.#partitions.delete(name);
-    for (const partition of opened) {
-      void partition.log
-        .close()
-        .catch(() => {})
-        .finally(() => this.#disk.rmSync(partition.log.directory, { recursive: true, force: true }));
-    }
   }
 
   /**
@@ -831,72 +731,6 @@ export class Engine {
     return { path: this.directory, totalBytes: space?.totalBytes ?? null, usableBytes: space?.usableBytes ?? null, partitions };
   }
 
-  /** The incarnation of `topic` held here (its registry entry, or its partitions'), null for none. */
-  incarnationOf(topic: string): TopicId | null {
-    return this.#registry.get(topic)?.id ?? this.#partitions.get(topic)?.find((partition) => partition !== undefined)?.topicId ?? null;
-  }
-
-  /** Removes a topic and its partitions' logs; its id is retired, never served again. */
-  async deleteTopic(topic: string): Promise<void> {
-    this.#checkOpen();
-    const partitions = this.#partitions.get(topic) ?? [];
-    if (this.#deletions.has(topic) || (!this.#partitions.has(topic) && this.#registry.get(topic) === undefined)) throw unknownTopic(topic);
-    // The registry first: an embedded engine's delete whose write fails (a full disk) leaves the topic
-    // whole, registered and served. A managed engine lets go whatever its disk says: the cluster deleted
-    // the topic already, and the adoption of a later incarnation replaces the registry entry.
-    let unregistered: unknown = null;
-    const deletedId = this.#registry.get(topic)?.id ?? partitions.find((partition) => partition !== undefined)?.topicId;
-    try {
-      if (this.#registry.get(topic) !== undefined) this.#registry.remove(topic);
-    } catch (error) {
-      if (this.#cluster === null) throw error;
-      unregistered = error;
-    }
-    // Only once the delete holds: a failed one leaves the topic registered and served, its tier kept.
-    if (deletedId !== undefined) this.#deletedTopicIds.add(deletedId);
-    this.#partitions.delete(topic);
-    // The logs are closed whatever fails (a close's flush): a log left open keeps its directory locked for good.
-    let failure: unknown = null;
-    const deletion = (async () => {
-      for (const partition of partitions.filter((p) => p !== undefined)) {
-        // managed mode leaves holes
-        partition.abandon(unknownTopic(topic));
-        await partition.log.close().catch((error: unknown) => void (failure ??= error));
-        this.#disk.rmSync(partition.log.directory, { recursive: true, force: true });
-      }
-      // Within the delete's promise: nothing awaits between the registry letting go and the delete being under way.
-      // DI1: only the incarnation's owner records its deletion. A read replica's delete lets go of its
-      // copy alone; the leader serves the incarnation still, and a record would hand it to every sweeper.
-      if (deletedId !== undefined && this.#cluster === null && this.#options.follow === undefined) await this.#recordDeletion(topic, deletedId);
-      if (failure !== null) throw failure;
-    })();
-    this.#deletions.set(
-      topic,
-      deletion.catch(() => {}),
-    );
-    try {
-      await deletion;
-    } finally {
-      this.#deletions.delete(topic);
-    }
-    if (unregistered !== null) throw unregistered;
-  }
-
-  /**
-   * DI1: alone, this engine writes the deletion record of an incarnation it deleted, after its
-   * registry let go of it (a record before would let the sweepers take a topic whose delete then
-   * failed). One that cannot be written leaves the incarnation's objects in the stores for good,
-   * never a loss: said in one line.
-   */
-  async #recordDeletion(topic: string, topicId: TopicId): Promise<void> {
-    await this.#services.deletionRecords?.record(topic, topicId).catch((error: unknown) => {
-      this.#logger.warn(
-        { component: 'engine', topic, topicId, err: error },
-        `topic ${topic}: its deletion record could not be written, so its WAL frames and tiered segments stay in the stores: ${String(error)}`,
-      );
-    });
-  }
-
   /** The follower applying WAL objects, when this engine follows a leader. */
   get follower(): Follower | null {
     return this.#replication.follower;
@@ -952,8 +786,8 @@ export class Engine {
   #partitionsForProduce(topic: string): Partition[] {
     const existing = this.#partitions.get(topic);
     if (existing !== undefined) return existing;
-    if (this.#options.autoCreateTopics !== true || this.#deletions.has(topic)) throw unknownTopic(topic);
-    this.createTopic(topic);
+    if (this.#options.autoCreateTopics !== true || this.#topics.deletions.has(topic)) throw unknownTopic(topic);
+    this.#topics.createTopic(topic);
     return this.#partitions.get(topic)!;
   }
 
