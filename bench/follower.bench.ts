@@ -29,7 +29,7 @@
  * competes with the leader for the same core, as it would not across machines.
  */
 import { cpus, loadavg } from 'node:os';
-import { Engine } from '../src/engine/engine.ts';
+import { Engine } from '../src/engine/index.ts';
 import type { ProducerRecord } from '../src/format/index.ts';
 import { DEFAULT_FOLLOWER_CONFIG } from '../src/replica/follower.ts';
 import { LATENCY_PROFILES } from '../src/store/latency.ts';

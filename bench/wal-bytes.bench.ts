@@ -29,7 +29,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ControlStore } from '../src/control/control-store.ts';
-import { Engine, type EngineOptions } from '../src/engine/engine.ts';
+import { Engine, type EngineOptions } from '../src/engine/index.ts';
 import { FileStore } from '../src/store/file.ts';
 import { MemoryStore } from '../src/store/memory.ts';
 import type { ObjectStore } from '../src/store/object-store.ts';

@@ -1,4 +1,4 @@
-import type { Engine } from '../../src/engine/engine.ts';
+import type { Engine } from '../../src/engine/index.ts';
 import { LatencyRecorder } from './latency.ts';
 
 interface Expected {

@@ -12,7 +12,6 @@ import type { Random } from '../util/random.ts';
 import type { FollowOptions } from './embedded-follower.ts';
 import type { ClusterPolicy } from './cluster-policy.ts';
 import type { Engine } from './engine.ts';
-import type { TopicId } from './topic-registry.ts';
 import type { WalOptions } from './wal-writer-lifecycle.ts';
 
 /** How Engine.open sets an engine up: only `directory` is required; `wal` ships appends to object storage, `follow` makes a read replica. */

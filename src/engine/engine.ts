@@ -1,74 +1,40 @@
 import type { ReadOutcomes } from '../wal/store-health.ts';
-import { definedOnly } from '../util/defined-only.ts';
-import type { ControlStore } from '../control/control-store.ts';
-import type { ObjectStore } from '../store/object-store.ts';
-import { TierRecords, tieredEnd } from '../tier/tier-record.ts';
-import type { Tierer, TierSource } from '../tier/tierer.ts';
-import { RemoteReader } from '../tier/remote-reader.ts';
-import { reportProducerStateLost, type TierStart, tierStartOf } from '../tier/tier-start.ts';
-import type { DeletedTopicIds } from '../tier/retired-sweeper.ts';
-import { DeletedIncarnations } from '../tier/deleted-incarnations.ts';
-import type { IncarnationState } from '../wal-gc/coverage.ts';
-import { join } from 'node:path';
-import { FerryError, isFerryError } from '../errors.ts';
-import { regressed } from '../util/regressions.ts';
-import { type BuildCompressionCodec, buildRecordBatch, type ProducerRecord, type Record as KafkaRecord, type RecordBatch } from '../format/index.ts';
-import { DEFAULT_LOG_CONFIG, type LogConfig, resolveLogConfig } from '../log/config.ts';
-import { PartitionLog } from '../log/partition-log.ts';
-import {
-  checkTopicSettingsChange,
-  checkTopicSettingsTogether,
-  configValueOfLogSetting,
-  kafkaNameOfLogField,
-  parseTopicConfig,
-  parseTopicConfigs,
-  TOPIC_CONFIGS,
-  type TopicConfigs,
-  topicSettingsOf,
-} from '../log/topic-config.ts';
-import { applyConfigAlteration, type ConfigAlteration } from '../log/topic-config-changes.ts';
-import { describeTopicConfigs, type TopicConfigEntry } from '../log/topic-config-describe.ts';
-import type { ActiveProducer } from '../log/producer-state.ts';
-import { StorageHealth } from '../log/storage-health.ts';
-import { type Logger, type LoggerOption, loggerOf } from '../observability/logger.ts';
+import type { Tierer } from '../tier/tierer.ts';
+import type { TierStart } from '../tier/tier-start.ts';
+import { FerryError } from '../errors.ts';
+import type { ProducerRecord } from '../format/index.ts';
+import { resolveLogConfig } from '../log/config.ts';
+import type { PartitionLog } from '../log/partition-log.ts';
+import type { TopicConfigs } from '../log/topic-config.ts';
+import type { ConfigAlteration } from '../log/topic-config-changes.ts';
+import type { TopicConfigEntry } from '../log/topic-config-describe.ts';
+import { type Logger, loggerOf } from '../observability/logger.ts';
 import { defaultLogger } from '../observability/record-logger.ts';
-import { logRecovery } from './recovery-log.ts';
 import { registerEngineGauges } from './engine-gauges.ts';
-import { probeStorage } from '../log/storage-probe.ts';
-import { type Clock, systemClock, type Timer } from '../util/clock.ts';
+import { type Clock, systemClock } from '../util/clock.ts';
 import { type Disk, systemDisk } from '../util/disk.ts';
 import { makeDirectoriesSync } from '../util/files.ts';
-import { isOsError } from '../util/os-error.ts';
-import { type Random, systemRandom } from '../util/random.ts';
-import type { MetricsRegistry } from '../metrics/index.ts';
+import { systemRandom } from '../util/random.ts';
 import type { Follower } from '../replica/follower.ts';
 import { InSyncReplicas, REPLICA_LAG_TIME_MAX_MS, UNKNOWN_LOG_START } from '../replica/isr.ts';
 import { listEpochs } from '../wal/seal.ts';
 import type { WalCollector } from '../wal-gc/collector.ts';
-import type { CoverageSources } from '../wal-gc/coverage.ts';
-import { OrphanWriters, type WriterLiveness } from '../wal-gc/orphan-writers.ts';
 import type { StreamId } from '../wal/keys.ts';
-import { partitionKey, type WalWriter } from '../wal/writer.ts';
-import { type FollowedPartitions, type FollowOptions, startEmbeddedFollower } from './embedded-follower.ts';
-import { type LostTail, rebuildLostTails } from './lost-tail-rebuild.ts';
+import type { WalWriter } from '../wal/writer.ts';
 import type { ClusterPolicy } from './cluster-policy.ts';
 import { NodeServices } from './node-services.ts';
 import { OwnPartitions } from './own-partitions.ts';
 import { EmbeddedReplication } from './embedded-replication.ts';
 import { TopicAdmin } from './topic-admin.ts';
-import { PartitionTable, unknownTopic } from './partition-table.ts';
-import { sameConfigs, TopicSettings } from './topic-settings.ts';
+import { ProducePath } from './produce-path.ts';
+import { describeLogDir, describeProducers } from './partition-descriptions.ts';
+import { AdoptedPartitions, EMBEDDED_LEADER_EPOCH } from './adopted-partitions.ts';
+import { PartitionTable } from './partition-table.ts';
+import { TopicSettings } from './topic-settings.ts';
 import { RecordDeletion } from './record-deletion.ts';
-import { FETCH_BYTES_DEFAULT, localStartFor, PartitionReads } from './partition-reads.ts';
-import { Partition, type PartitionRole } from './partition.ts';
-import { preparePartitionDirectory } from './partition-metadata.ts';
-import { ProduceGrouping } from './produce-grouping.ts';
-import { type LeaderLink, type LeaderPartitions, type LinkedReplica, type PartitionEnd, ReplicaLinks } from './replica-link.ts';
-import { earlierStreamEnds, ShippedCheckpointer } from './shipped-checkpointer.ts';
-import { PARTITIONS_PER_TOPIC_MAX, type TopicDescription, type TopicId, TopicRegistry } from './topic-registry.ts';
-import { checkPartitionIncrease } from './partition-increase.ts';
-import { validateTopicName } from './topic-name.ts';
-import { type WalOptions, WalWriterLifecycle } from './wal-writer-lifecycle.ts';
+import { PartitionReads } from './partition-reads.ts';
+import type { Partition } from './partition.ts';
+import { type TopicDescription, type TopicId, TopicRegistry } from './topic-registry.ts';
 
 import type {
   AppendedBatches,
@@ -81,52 +47,18 @@ import type {
   FetchOptions,
   FetchResult,
   LogDirDescription,
-  LogDirPartition,
   OffsetLookup,
   ProduceOptions,
   ProducedRecord,
-  TierOptions,
   TierRange,
 } from './engine-options.ts';
-export type {
-  AppendedBatches,
-  ConsumeOptions,
-  ConsumedRecord,
-  CreateTopicOptions,
-  DescribedProducer,
-  EngineOptions,
-  EpochEnd,
-  FetchOptions,
-  FetchResult,
-  LogDirDescription,
-  LogDirPartition,
-  OffsetLookup,
-  ProduceOptions,
-  ProducedRecord,
-  TierOptions,
-  TierRange,
-  Acks,
-  RetentionDeletion,
-} from './engine-options.ts';
-export type { FollowOptions } from './embedded-follower.ts';
-export type { WalOptions } from './wal-writer-lifecycle.ts';
-
-/** DescribeProducers' fields of transactions, which Ferry does not have (Kafka's -1: none). */
-const NO_COORDINATOR_EPOCH = -1;
-const NO_TRANSACTION_START_OFFSET = -1;
-/** The embedded engine is its partitions' only leader; a cluster assigns real epochs at adoption. */
-const EMBEDDED_LEADER_EPOCH = 0;
 
 /**
- * The embeddable engine: topics of partitions, each a durable Kafka-format log on local disk.
- *
- *     const ferry = await Engine.open({ directory: './data' });
- *     ferry.ensureTopic('orders', { partitions: 3 });
- *     const [produced] = await ferry.produce('orders', [{ key: 'k', value: 'v' }]);
- *     for await (const record of ferry.consume('orders', { partition: produced!.partition })) { ... }
- *     await ferry.close();
- *
- * examples/embedded.ts is the same with a WAL store (KIP-1176).
+ * One node's storage engine: the partitions it serves, each a durable Kafka-format log on local
+ * disk, and the services beside them (NodeServices). Alone, it opens its registry's topics
+ * (OwnPartitions); managed by a cluster (EngineOptions.cluster, fixed at open), it serves what
+ * the cluster assigns (AdoptedPartitions). Each job lives in its own file (README.md); this class
+ * makes them at open, routes the requests to them and closes them. Embedding services use Ferry.
  */
 export class Engine {
   /** The engine's directory (EngineOptions.directory). */
@@ -137,9 +69,12 @@ export class Engine {
   readonly #disk: Disk;
   readonly #registry: TopicRegistry;
   readonly #partitions = new PartitionTable(() => this.#checkOpen());
+  /** The partitions a cluster assigns this engine: adopted, released, let go of at a new WAL epoch. */
+  readonly #adopted: AdoptedPartitions;
   /** Create, grow, reconfigure and delete topics (and the deletes under way). */
   readonly #topics: TopicAdmin;
-  readonly #grouping = new ProduceGrouping();
+  /** Appends: the embedded API's records and a client's whole batches. */
+  readonly #produce: ProducePath;
   /** Managed mode: what the cluster decides for this engine (leadership [L8], followers, incarnations, live writers); null alone. */
   readonly #cluster: ClusterPolicy | null;
   /** Replication between engines of one process: attached replicas (leader side), the Follower and its leader (replica side). */
@@ -222,6 +157,21 @@ export class Engine {
       deletedTopicIds: this.#deletedTopicIds,
       checkOpen: () => this.#checkOpen(),
     });
+    this.#adopted = new AdoptedPartitions({
+      directory: this.directory,
+      clock: this.#clock,
+      disk: this.#disk,
+      logger: this.#logger,
+      registry,
+      table: this.#partitions,
+      settings: this.#settings,
+      services: this.#services,
+      cluster: this.#cluster,
+      deletions: this.#topics.deletions,
+      inSyncReplicas: (topic, index) => this.#inSyncReplicas(topic, index),
+      checkOpen: () => this.#checkOpen(),
+    });
+    this.#produce = new ProducePath(this.#partitions, this.#topics, this.#clock, options.autoCreateTopics === true, () => this.#checkOpen());
     this.#reads = new PartitionReads(this.#partitions, this.#services.remote);
     this.#deletion = new RecordDeletion({
       table: this.#partitions,
@@ -237,25 +187,6 @@ export class Engine {
     });
     const gaugeSources = { partitions: () => this.#partitions.all().filter((partition) => partition !== undefined), directory: this.directory, disk: this.#disk };
     this.#stopGauges = options.metrics === undefined ? () => {} : registerEngineGauges(options.metrics, gaugeSources);
-  }
-
-  /**
-   * The local log an adoption rebuilds into (the topic registered, a fresh directory unless kept). A disk that refuses
-   * it (full, read-only, failing) counts as a failed write: the engine then reports its storage
-   * failing, and a cluster broker stops claiming partitions it could not serve (sim seed 90063: a
-   * full disk claimed one partition again every scan, and no healthy broker took it over).
-   */
-  #openAdoptedLog(topic: string, topicId: TopicId, partitionCount: number, directory: string, keepLocalLog: boolean): PartitionLog {
-    try {
-      this.#registerIncarnation(topic, topicId, partitionCount);
-      if (!keepLocalLog) this.#disk.rmSync(directory, { recursive: true, force: true }); // the chain is the truth; stale local data is not
-      preparePartitionDirectory(directory, topicId, this.#disk); // another incarnation's directory is removed here, kept or not
-      return PartitionLog.open(directory, { config: this.#settings.logConfigOf(topic), clock: this.#clock, storage: this.#services.storage, disk: this.#disk });
-    } catch (error) {
-      // As much room as the registry's rewrite took: a probe that finds less leaves the spell on (a page would end it, and the claims would start again).
-      if (isOsError(error)) this.#services.storage.writeFailed(directory, error, this.#registry.lastWriteBytes);
-      throw error;
-    }
   }
 
   /** The WAL writer when the engine ships to object storage; its stats and failure state. */
@@ -341,16 +272,10 @@ export class Engine {
   }
 
   /**
-   * Starts serving one partition (managed mode, [C5]) as its leader or as a follower (a read
-   * replica fed from the WAL by the caller): its local log is recreated empty and `rebuild` fills
-   * it from the WAL chain; what it holds then is durable already. `topicId` is the incarnation the
-   * cluster's records name: an older one still registered here is dropped first. `leaderEpoch` is
-   * the epoch the cluster assigned (its partition record's): requests are checked against it (KIP-320).
-   * `keepLocalLog` (docs/tier-protocol.md [K3], a follower promoted here): the local log of the same
-   * incarnation is opened as it is and `rebuild` applies only what it lacks; the caller vouches that
-   * it holds nothing the chain does not (a follower's log is a copy of a prefix of the chain).
+   * Starts serving one partition (managed mode, [C5]) as its leader or as a follower; `rebuild`
+   * fills its fresh (or kept, [K3]) local log from the WAL chain (AdoptedPartitions.adopt).
    */
-  async adoptPartition(
+  adoptPartition(
     topic: string,
     topicId: TopicId,
     index: number,
@@ -361,39 +286,17 @@ export class Engine {
     leaderEpoch = EMBEDDED_LEADER_EPOCH,
     keepLocalLog = false,
   ): Promise<Partition> {
-    this.#checkOpen();
-    validateTopicName(topic);
-    await this.#topics.deletions.get(topic); // an older incarnation's directories go first
-    this.#checkOpen();
-    if (this.#partitions.get(topic)?.[index] !== undefined) throw new FerryError('InvalidArgument', `${topic}-${index} is already served here`);
-    const directory = join(this.directory, `${topic}-${index}`);
-    const log = this.#openAdoptedLog(topic, topicId, partitionCount, directory, keepLocalLog);
-    logRecovery(this.#logger, topic, index, log);
-    try {
-      await rebuild(log);
-    } catch (error) {
-      await log.close();
-      throw error;
-    }
-    // The topic's configs as they are now: applyTopicConfigs reaches only the partitions served, and
-    // a rebuild takes a while (sim seed 30174: an alter answered mid-rebuild never reached this one).
-    log.reconfigure(this.#settings.logConfigOf(topic));
-    const partitions = this.#partitions.get(topic) ?? [];
-    this.#settings.noteReplicationFactor(topic, index, replicationFactor);
-    const requiredFollowers = this.#settings.requiredFollowers(topic, index);
-    const role: PartitionRole = as === 'leader' ? { kind: 'leader', requiredFollowers, isr: this.#inSyncReplicas(topic, index) } : { kind: 'follower' };
-    // A partition let go of ([C6], [C7]) acknowledges nothing more, whatever its waiters' durability.
-    const gate = () => {
-      this.#cluster?.checkLeadership(topic, topicId);
-      if (this.#partitions.get(topic)?.[index] !== partition) throw new FerryError('NotLeader', `${topic}-${index} is no longer led here`);
-    };
-    const partition: Partition = new Partition(topic, topicId, index, log, as === 'leader' ? this.#services.wal : null, role, log.logEndOffset, log.logEndOffset, { leaderEpoch, gate });
-    // A follower serves what the chain's sealed streams hold (committed by whoever sealed them), and
-    // past that only what its leader says is committed (noteLeaderHighWatermark), never its own log end.
-    if (as === 'follower') partition.noteLeaderHighWatermark(log.logEndOffset);
-    partitions[index] = partition;
-    this.#partitions.set(topic, partitions);
-    return partition;
+    return this.#adopted.adopt(topic, topicId, index, partitionCount, rebuild, as, replicationFactor, leaderEpoch, keepLocalLog);
+  }
+
+  /** Stops serving a partition (managed mode, [C6]): another broker leads it now. */
+  releasePartition(topic: string, index: number): Promise<void> {
+    return this.#adopted.release(topic, index);
+  }
+
+  /** Managed mode, after the WAL writer was fenced or failed ([C7]): lets go of the led partitions and starts a new writer epoch. */
+  startNewWalEpoch(): Promise<StreamId> {
+    return this.#adopted.startNewWalEpoch();
   }
 
   /**
@@ -433,23 +336,6 @@ export class Engine {
     for (const partition of this.#partitions.all()) if (partition?.role.kind === 'leader') partition.replicasChanged();
   }
 
-  /**
-   * Managed mode, after the WAL writer was fenced or failed ([C7]): fences the old writer (its
-   * waiters are rejected, never resolved), releases every partition this engine leads (they
-   * appended through it) and starts a writer in a new epoch. Followed partitions stay. Resolves
-   * with the new stream; the caller re-adopts what it still leads through [C3]-[C5].
-   */
-  async startNewWalEpoch(): Promise<StreamId> {
-    this.#checkOpen();
-    const lifecycle = this.#services.walLifecycle;
-    if (lifecycle === null || this.#cluster === null) throw new FerryError('InvalidArgument', 'only a managed engine with a WAL starts a new writer epoch while it runs');
-    await lifecycle.retire('a new writer epoch replaces this one');
-    for (const [topic, partitions] of this.#partitions) {
-      for (const [index, partition] of partitions.entries()) if (partition?.role.kind === 'leader') await this.releasePartition(topic, index);
-    }
-    return lifecycle.renew().config.stream;
-  }
-
   /** Whether this engine leads `topic`-`index` (and so takes produce requests for it). */
   leads(topic: string, index: number): boolean {
     return this.#partitions.get(topic)?.[index]?.role.kind === 'leader';
@@ -478,17 +364,6 @@ export class Engine {
    */
   endOffsetForLeaderEpoch(topic: string, index: number, epoch: number): EpochEnd {
     return this.#partitions.partition(topic, index).endOffsetForLeaderEpoch(epoch);
-  }
-
-  /** Stops serving a partition (managed mode, [C6]): another broker leads it now. */
-  async releasePartition(topic: string, index: number): Promise<void> {
-    const partitions = this.#partitions.get(topic);
-    const partition = partitions?.[index];
-    if (partition === undefined) return;
-    delete partitions![index];
-    this.#settings.noteReplicationFactor(topic, index, null);
-    partition.abandon(new FerryError('NotLeader', `${topic}-${index} is no longer led here`));
-    await partition.log.close();
   }
 
   /** The end of the partition's local log: past the high watermark while records wait to be committed. */
@@ -565,28 +440,18 @@ export class Engine {
    * Appends records and resolves with each one's partition and offset, in input order. Records
    * for one partition go in one batch; with acks 'all' the promise waits until it is durable.
    */
-  async produce(topic: string, records: readonly ProducerRecord[], options: ProduceOptions = {}): Promise<ProducedRecord[]> {
-    this.#checkOpen();
-    if (records.length === 0) throw new FerryError('InvalidArgument', 'produce needs at least one record');
-    const partitions = this.#partitionsForProduce(topic);
-    const groups = this.#grouping.groupByPartition(topic, partitions.length, records, options.partition);
-    const results: ProducedRecord[] = new Array(records.length);
-    const durables: Promise<void>[] = [];
-    for (const [index, members] of groups) {
-      const batch = buildRecordBatch(
-        members.map((m) => records[m]!),
-        { nowMs: this.#clock.nowMs(), compression: options.compression ?? 'none' },
-      );
-      const target = partitions[index];
-      if (target === undefined) throw new FerryError('UnknownTopicOrPartition', `${topic}-${index} is not served here`);
-      const { baseOffset, durable } = await target.append(batch);
-      members.forEach((member, i) => (results[member] = { partition: index, offset: baseOffset + i }));
-      durables.push(durable);
-    }
-    if ((options.acks ?? 'all') === 'all') await Promise.all(durables);
-    // With acks 1 nobody awaits these; a failure shows in the next produce and in `wal.failure`.
-    else for (const durable of durables) durable.catch(() => {});
-    return results;
+  produce(topic: string, records: readonly ProducerRecord[], options: ProduceOptions = {}): Promise<ProducedRecord[]> {
+    return this.#produce.produce(topic, records, options);
+  }
+
+  /** Appends whole record batches as a Kafka client sent them (the broker's Produce path; ProducePath.appendBatches). */
+  appendBatches(topic: string, partition: number, records: Uint8Array, signal?: AbortSignal): Promise<AppendedBatches> {
+    return this.#produce.appendBatches(topic, partition, records, signal);
+  }
+
+  /** Yields records from `fromOffset` on, waiting for new ones at the end, until `signal` aborts (PartitionReads.consume). */
+  consume(topic: string, options: ConsumeOptions = {}): AsyncGenerator<ConsumedRecord> {
+    return this.#reads.consume(topic, options, () => this.#closed);
   }
 
   /** Reads whole batches from `offset` up to the high watermark, as this partition's leader (PartitionReads.fetch). */
@@ -629,43 +494,6 @@ export class Engine {
     return this.#reads.localLogStartOffset(topic, partition);
   }
 
-  /** Yields records from `fromOffset` on, waiting for new ones at the end, until `signal` aborts. */
-  async *consume(topic: string, options: ConsumeOptions = {}): AsyncGenerator<ConsumedRecord> {
-    const partitionIndex = options.partition ?? 0;
-    const target = this.#partitions.partition(topic, partitionIndex);
-    let offset = options.fromOffset ?? localStartFor(target);
-    while (!this.#closed && !options.signal?.aborted) {
-      if (offset >= target.highWatermark) {
-        await target.waitForData(offset, options.signal);
-        continue;
-      }
-      const { batches } = await this.#reads.fetchWithTier(topic, partitionIndex, offset, { maxBytes: options.maxBytes ?? FETCH_BYTES_DEFAULT });
-      for (const batch of batches) {
-        for (const record of batch.records()) {
-          if (record.offset < offset) continue; // the first batch may start before the offset asked for
-          yield { ...record, topic, partition: partitionIndex };
-          offset = record.offset + 1;
-        }
-        offset = Math.max(offset, batch.nextOffset);
-      }
-    }
-  }
-
-  /**
-   * Appends whole record batches as a Kafka client sent them (the broker's Produce path): they
-   * are validated (magic 2, CRC32C, sizes), get their offsets in place, and travel on to the WAL
-   * as views of `records`. Resolves once they are in the local log, with `committed`, which
-   * resolves once the high watermark passed them (what acks=all waits for). `signal` gives up
-   * waiting for room in the WAL's upload buffer (the request timed out): nothing is appended then.
-   */
-  async appendBatches(topic: string, partition: number, records: Uint8Array, signal?: AbortSignal): Promise<AppendedBatches> {
-    const target = this.#partitionsForProduce(topic)[partition];
-    if (target === undefined) throw new FerryError('UnknownTopicOrPartition', `partition ${partition} does not exist in ${topic}`);
-    const { baseOffset, lastOffset, logAppendTimeMs, durable } = await target.append(records, signal);
-    durable.catch(() => {}); // when nobody awaits it (acks 0 or 1), a failure surfaces in later produces and in `wal.failure`
-    return { baseOffset, lastOffset, logStartOffset: localStartFor(target), logAppendTimeMs, committed: durable };
-  }
-
   /** Resolves when `offset` of the partition becomes readable, or when `signal` aborts (long-poll Fetch). */
   waitForData(topic: string, partition: number, offset: number, signal?: AbortSignal): Promise<void> {
     return this.#partitions.partition(topic, partition).waitForData(offset, signal);
@@ -701,34 +529,15 @@ export class Engine {
     return this.#deletion.enforceRetention();
   }
 
-  /**
-   * Kafka's DescribeProducers of a partition led here: its idempotent producers from the log's
-   * producer state. Ferry has no transactions: coordinatorEpoch and currentTxnStartOffset are -1.
-   * NotLeader on a follower.
-   */
+  /** Kafka's DescribeProducers of a partition led here (describeProducers in partition-descriptions.ts). */
   describeProducers(topic: string, index: number): DescribedProducer[] {
-    const target = this.#partitions.partition(topic, index);
-    if (target.role.kind !== 'leader') throw new FerryError('NotLeader', `Leader not local for partition ${topic}-${index}: it is a follower here`);
-    return target.log.activeProducers().map((producer) => ({ ...producer, coordinatorEpoch: NO_COORDINATOR_EPOCH, currentTxnStartOffset: NO_TRANSACTION_START_OFFSET }));
+    return describeProducers(this.#partitions.partition(topic, index));
   }
 
-  /**
-   * Kafka's DescribeLogDirs of this engine's one log directory: every partition served here (led
-   * or followed) with its bytes on local disk and its offset lag (a leader's is 0, a follower's
-   * how far its log end is behind its leader's high watermark), and the directory's total and
-   * usable bytes as the disk reports them (null when it cannot say).
-   */
+  /** Kafka's DescribeLogDirs of this engine's one log directory (describeLogDir in partition-descriptions.ts). */
   describeLogDir(): LogDirDescription {
     this.#checkOpen();
-    const partitions: LogDirPartition[] = [];
-    for (const [topic, served] of this.#partitions) {
-      served.forEach((partition, index) => {
-        const lag = partition.role.kind === 'leader' ? 0 : Math.max(0, (partition.leaderHighWatermark ?? 0) - partition.log.logEndOffset);
-        partitions.push({ topic, partition: index, sizeBytes: partition.log.sizeBytes, offsetLag: lag, isFutureKey: false });
-      });
-    }
-    const space = this.#disk.statfsSync?.(this.directory) ?? null;
-    return { path: this.directory, totalBytes: space?.totalBytes ?? null, usableBytes: space?.usableBytes ?? null, partitions };
+    return describeLogDir(this.#partitions, this.directory, this.#disk);
   }
 
   /** The follower applying WAL objects, when this engine follows a leader. */
@@ -765,30 +574,9 @@ export class Engine {
     this.#unlock();
   }
 
-  /** Registers `topicId` as the topic's incarnation here (managed mode), dropping an older one that nothing serves any more. */
-  #registerIncarnation(topic: string, topicId: TopicId, partitionCount: number): void {
-    const known = this.#registry.get(topic);
-    if (known !== undefined && known.id !== topicId) {
-      if (this.#partitions.get(topic)?.some((p) => p !== undefined))
-        throw new FerryError('InvalidArgument', `${topic} is served here as topic id ${known.id}; let it go before adopting topic id ${topicId}`);
-      this.#registry.remove(topic);
-      this.#partitions.delete(topic);
-    }
-    if (this.#registry.get(topic) === undefined) this.#registry.add({ name: topic, partitions: partitionCount, config: {} }, topicId);
-    else this.#registry.grow(topic, partitionCount);
-  }
-
   #inSyncReplicas(topic: string, index: number): InSyncReplicas {
     const followers = () => this.#cluster?.followersOf(topic, index) ?? this.#replication.links.replicaIds;
     return new InSyncReplicas(this.#clock, { followers }, this.#options.replicaLagTimeMaxMs ?? REPLICA_LAG_TIME_MAX_MS);
-  }
-
-  #partitionsForProduce(topic: string): Partition[] {
-    const existing = this.#partitions.get(topic);
-    if (existing !== undefined) return existing;
-    if (this.#options.autoCreateTopics !== true || this.#topics.deletions.has(topic)) throw unknownTopic(topic);
-    this.#topics.createTopic(topic);
-    return this.#partitions.get(topic)!;
   }
 
   #checkOpen(): void {

@@ -4,29 +4,29 @@
  * remote reader, WAL GC, retention). The broker and the cluster drive it; an embedding service
  * uses the `Ferry` face in src/ferry/ instead.
  */
-export {
-  type Acks,
-  type AppendedBatches,
-  type ConsumedRecord,
-  type ConsumeOptions,
-  type CreateTopicOptions,
-  type DescribedProducer,
-  Engine,
-  type EngineOptions,
-  type EpochEnd,
-  type FetchOptions,
-  type FetchResult,
-  type FollowOptions,
-  type LogDirDescription,
-  type LogDirPartition,
-  type OffsetLookup,
-  type ProducedRecord,
-  type ProduceOptions,
-  type RetentionDeletion,
-  type TierOptions,
-  type TierRange,
-  type WalOptions,
-} from './engine.ts';
+export type {
+  Acks,
+  AppendedBatches,
+  ConsumedRecord,
+  ConsumeOptions,
+  CreateTopicOptions,
+  DescribedProducer,
+  EngineOptions,
+  EpochEnd,
+  FetchOptions,
+  FetchResult,
+  LogDirDescription,
+  LogDirPartition,
+  OffsetLookup,
+  ProducedRecord,
+  ProduceOptions,
+  RetentionDeletion,
+  TierOptions,
+  TierRange,
+} from './engine-options.ts';
+export { Engine } from './engine.ts';
+export type { FollowOptions } from './embedded-follower.ts';
+export type { WalOptions } from './wal-writer-lifecycle.ts';
 export type { ClusterPolicy } from './cluster-policy.ts';
 export type { TopicDescription } from './topic-registry.ts';
 export { murmur2, partitionForKey } from './partitioner.ts';

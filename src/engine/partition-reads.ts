@@ -1,7 +1,7 @@
 import { FerryError } from '../errors.ts';
 import type { RemoteReader } from '../tier/remote-reader.ts';
 import { regressed } from '../util/regressions.ts';
-import type { FetchOptions, FetchResult, OffsetLookup } from './engine-options.ts';
+import type { ConsumedRecord, ConsumeOptions, FetchOptions, FetchResult, OffsetLookup } from './engine-options.ts';
 import type { Partition } from './partition.ts';
 import type { PartitionTable } from './partition-table.ts';
 
@@ -31,6 +31,28 @@ export class PartitionReads {
   constructor(table: PartitionTable, remote: RemoteReader | null) {
     this.#table = table;
     this.#remote = remote;
+  }
+
+  /** Yields records from `fromOffset` on (the tier's too), waiting for new ones at the end, until `signal` aborts or the engine closes. */
+  async *consume(topic: string, options: ConsumeOptions, closed: () => boolean): AsyncGenerator<ConsumedRecord> {
+    const partitionIndex = options.partition ?? 0;
+    const target = this.#table.partition(topic, partitionIndex);
+    let offset = options.fromOffset ?? localStartFor(target);
+    while (!closed() && !options.signal?.aborted) {
+      if (offset >= target.highWatermark) {
+        await target.waitForData(offset, options.signal);
+        continue;
+      }
+      const { batches } = await this.fetchWithTier(topic, partitionIndex, offset, { maxBytes: options.maxBytes ?? FETCH_BYTES_DEFAULT });
+      for (const batch of batches) {
+        for (const record of batch.records()) {
+          if (record.offset < offset) continue; // the first batch may start before the offset asked for
+          yield { ...record, topic, partition: partitionIndex };
+          offset = record.offset + 1;
+        }
+        offset = Math.max(offset, batch.nextOffset);
+      }
+    }
   }
 
   /**

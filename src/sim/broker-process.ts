@@ -1,7 +1,7 @@
 import { RecordLogger } from '../observability/record-logger.ts';
 import { Broker, type BrokerOptions } from '../broker/broker.ts';
 import { ControlStore } from '../control/control-store.ts';
-import type { Engine, EngineOptions } from '../engine/engine.ts';
+import type { Engine, EngineOptions } from '../engine/index.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { SeededRandom } from '../util/random.ts';
 import type { SimDisk } from './disk.ts';

@@ -1,5 +1,5 @@
 import type { ReplicaEnd } from './history.ts';
-import type { Engine } from '../engine/engine.ts';
+import type { Engine } from '../engine/index.ts';
 import { isFerryError } from '../errors.ts';
 
 /** What the recorder reads of a broker host (SimBrokerHost): its node and its current process's engine, if any. */

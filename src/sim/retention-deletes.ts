@@ -1,4 +1,4 @@
-import type { RetentionDeletion } from '../engine/engine.ts';
+import type { RetentionDeletion } from '../engine/index.ts';
 import { LOG_FILE_SUFFIX } from '../log/segment.ts';
 import type { Disk } from '../util/disk.ts';
 import type { RetentionDelete } from './history.ts';

@@ -4,7 +4,7 @@ import { expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Engine } from '../../src/engine/index.ts';
-import type { RetentionDeletion } from '../../src/engine/engine.ts';
+import type { RetentionDeletion } from '../../src/engine/index.ts';
 import { isFerryError } from '../../src/errors.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { batchOf } from '../support/batches.ts';

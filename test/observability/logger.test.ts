@@ -6,7 +6,7 @@ import { cliLogger, parseLogLevel } from '../../src/cli/log-output.ts';
 import { resolveBrokerConfig } from '../../src/cli/broker-config.ts';
 import type { BrokerConfig } from '../../src/cli/broker-config.ts';
 import { startFields } from '../../src/cli/start-fields.ts';
-import { Engine } from '../../src/engine/engine.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { CLEAN_SHUTDOWN_FILE } from '../../src/log/partition-log.ts';
 import { lineLogger } from '../../src/observability/logger.ts';
 import { type LogRecord, RecordLogger } from '../../src/observability/record-logger.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { Engine } from '../../src/engine/engine.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { isFerryError } from '../../src/errors.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { SimDisk } from '../../src/sim/disk.ts';
