@@ -8,7 +8,7 @@ import type { InterBrokerConnector } from './inter-broker-connection.ts';
 import type { Random } from '../util/random.ts';
 import { ControlStore } from '../control/control-store.ts';
 import { DeletedIncarnations } from '../tier/deleted-incarnations.ts';
-import { type BrokerRecord, ClusterNode, type PartitionRecord, type TopicRecord } from './node.ts';
+import { type BrokerRecord, ClusterNode, type PartitionRecord } from './node.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
 import { PartitionHost } from './partition-host.ts';
 import type { ClusterEnginePolicy } from './engine-policy.ts';
