@@ -14,7 +14,8 @@ import { preparePartitionDirectory } from './partition-metadata.ts';
 import type { PartitionTable } from './partition-table.ts';
 import { logRecovery } from './recovery-log.ts';
 import { validateTopicName } from './topic-name.ts';
-import type { TopicId, TopicRegistry } from './topic-registry.ts';
+import type { TopicId } from '../format/topic-id.ts';
+import type { TopicRegistry } from './topic-registry.ts';
 import type { TopicSettings } from './topic-settings.ts';
 
 /** The embedded engine is its partitions' only leader; a cluster assigns real epochs at adoption. */

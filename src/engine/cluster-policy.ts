@@ -1,6 +1,6 @@
 import type { IncarnationState } from '../wal-gc/coverage.ts';
 import type { WriterLiveness } from '../wal-gc/orphan-writers.ts';
-import type { TopicId } from './topic-registry.ts';
+import type { TopicId } from '../format/topic-id.ts';
 
 /**
  * What a cluster decides for an engine it manages (EngineOptions.cluster), given at open and

@@ -9,7 +9,7 @@ import type { TierStart } from '../tier/tier-start.ts';
 import { SeededRandom } from '../util/random.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader, type WalReaderConfig } from '../wal/reader.ts';
 import type { Partition } from './partition.ts';
-import type { TopicId } from './topic-registry.ts';
+import type { TopicId } from '../format/topic-id.ts';
 
 /** Where a follower engine keeps its position in the leader's WAL streams. */
 const FOLLOWER_CHECKPOINT_FILE = 'wal-follower-checkpoint';

@@ -8,7 +8,8 @@ import { type FollowedPartitions, type FollowOptions, startEmbeddedFollower } fr
 import type { Partition } from './partition.ts';
 import type { PartitionTable } from './partition-table.ts';
 import { type LeaderLink, type LeaderPartitions, type LinkedReplica, ReplicaLinks } from './replica-link.ts';
-import type { TopicDescription, TopicId, TopicRegistry } from './topic-registry.ts';
+import type { TopicId } from '../format/topic-id.ts';
+import type { TopicDescription, TopicRegistry } from './topic-registry.ts';
 
 /** What an engine's embedded replication works with. */
 export interface EmbeddedReplicationDeps {

@@ -34,7 +34,8 @@ import { TopicSettings } from './topic-settings.ts';
 import { RecordDeletion } from './record-deletion.ts';
 import { PartitionReads } from './partition-reads.ts';
 import type { Partition } from './partition.ts';
-import { type TopicDescription, type TopicId, TopicRegistry } from './topic-registry.ts';
+import type { TopicId } from '../format/topic-id.ts';
+import { type TopicDescription, TopicRegistry } from './topic-registry.ts';
 
 import type {
   AppendedBatches,

@@ -29,6 +29,7 @@ export type { FollowOptions } from './embedded-follower.ts';
 export type { WalOptions } from './wal-writer-lifecycle.ts';
 export type { ClusterPolicy } from './cluster-policy.ts';
 export type { TopicDescription } from './topic-registry.ts';
+export type { TopicId } from '../format/topic-id.ts';
 export { murmur2, partitionForKey } from './partitioner.ts';
 export type { ProducerRecord } from '../format/index.ts';
 export type { FlushPolicy, LogConfig } from '../log/config.ts';

@@ -8,7 +8,8 @@ import type { Random } from '../util/random.ts';
 import type { StreamId } from '../wal/keys.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../wal/reader.ts';
 import { listEpochs } from '../wal/seal.ts';
-import type { TopicDescription, TopicId } from './topic-registry.ts';
+import type { TopicId } from '../format/topic-id.ts';
+import type { TopicDescription } from './topic-registry.ts';
 
 /** A partition's log that lost its unsynced tail (a power loss) while its WAL kept it: `durableEnd` is the WAL's end. */
 export interface LostTail {

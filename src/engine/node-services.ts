@@ -20,7 +20,8 @@ import type { WalWriter } from '../wal/writer.ts';
 import type { ClusterPolicy } from './cluster-policy.ts';
 import type { EngineOptions, TierOptions, TierRange } from './engine-options.ts';
 import type { PartitionTable } from './partition-table.ts';
-import type { TopicId, TopicRegistry } from './topic-registry.ts';
+import type { TopicId } from '../format/topic-id.ts';
+import type { TopicRegistry } from './topic-registry.ts';
 import type { TopicSettings } from './topic-settings.ts';
 import { type WalOptions, WalWriterLifecycle } from './wal-writer-lifecycle.ts';
 

@@ -15,7 +15,8 @@ import { preparePartitionDirectory } from './partition-metadata.ts';
 import type { PartitionTable } from './partition-table.ts';
 import { logRecovery } from './recovery-log.ts';
 import { earlierStreamEnds, ShippedCheckpointer } from './shipped-checkpointer.ts';
-import type { TopicDescription, TopicId } from './topic-registry.ts';
+import type { TopicId } from '../format/topic-id.ts';
+import type { TopicDescription } from './topic-registry.ts';
 import type { TopicSettings } from './topic-settings.ts';
 import type { WalOptions } from './wal-writer-lifecycle.ts';
 

@@ -3,7 +3,7 @@ import { FerryError } from '../errors.ts';
 import { type Disk, readTextFileSync, systemDisk } from '../util/disk.ts';
 import { makeDirectoriesSync, writeFileAtomicSync } from '../util/files.ts';
 import { isUuid } from '../util/uuid.ts';
-import type { TopicId } from './topic-registry.ts';
+import type { TopicId } from '../format/topic-id.ts';
 
 /** Kafka's file (KIP-516) naming the topic id a partition directory belongs to. */
 export const PARTITION_METADATA_FILE = 'partition.metadata';

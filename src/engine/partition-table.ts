@@ -1,7 +1,7 @@
 import { FerryError } from '../errors.ts';
 import type { Partition } from './partition.ts';
 import type { PartitionEnd } from './replica-link.ts';
-import type { TopicId } from './topic-registry.ts';
+import type { TopicId } from '../format/topic-id.ts';
 
 /**
  * The partitions an engine serves, by topic name: each topic's array is indexed by partition

@@ -8,7 +8,7 @@ import { followerHighWatermark, leaderHighWatermark } from '../replica/high-wate
 import { type InSyncReplicas, UNKNOWN_LOG_START } from '../replica/isr.ts';
 import type { Timer } from '../util/clock.ts';
 import type { WalWriter } from '../wal/writer.ts';
-import type { TopicId } from './topic-registry.ts';
+import type { TopicId } from '../format/topic-id.ts';
 
 /** Bytes of local log read per step when re-shipping an unshipped suffix. */
 const RESHIP_READ_BYTES = 1024 * 1024;

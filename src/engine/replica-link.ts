@@ -1,4 +1,4 @@
-import type { TopicId } from './topic-registry.ts';
+import type { TopicId } from '../format/topic-id.ts';
 
 /**
  * The in-process link between a leader engine and its replicas (Ferry.attachReplica; brokers use

@@ -12,7 +12,8 @@ import type { OwnPartitions } from './own-partitions.ts';
 import { checkPartitionIncrease } from './partition-increase.ts';
 import { type PartitionTable, unknownTopic } from './partition-table.ts';
 import { validateTopicName } from './topic-name.ts';
-import { PARTITIONS_PER_TOPIC_MAX, type TopicDescription, type TopicId, type TopicRegistry } from './topic-registry.ts';
+import type { TopicId } from '../format/topic-id.ts';
+import { PARTITIONS_PER_TOPIC_MAX, type TopicDescription, type TopicRegistry } from './topic-registry.ts';
 import { sameConfigs, type TopicSettings } from './topic-settings.ts';
 
 /** What TopicAdmin changes: the registry, the partition table and the disk under them. */

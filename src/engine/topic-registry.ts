@@ -5,6 +5,7 @@ import type { TopicConfigs } from '../log/topic-config.ts';
 import { type Disk, readTextFileSync, systemDisk } from '../util/disk.ts';
 import { writeFileAtomicSync } from '../util/files.ts';
 import type { Random } from '../util/random.ts';
+import type { TopicId } from '../format/topic-id.ts';
 import { isUuid, randomUuid, type Uuid } from '../util/uuid.ts';
 
 export const TOPICS_FILE = 'topics.json';
@@ -18,9 +19,6 @@ export const PARTITIONS_PER_TOPIC_MAX = 10_000;
  * this many the oldest are forgotten, by which time no follower is still reading their frames.
  */
 export const RETIRED_TOPIC_IDS_MAX = 10_000;
-
-/** Kafka's topic id: fixed when a topic is created, never reused (docs/design.md contract 10). */
-export type TopicId = Uuid;
 
 /** A topic as an engine holds it: its name, incarnation id, partition count and settings. */
 export interface TopicDescription {

@@ -41,3 +41,4 @@ export {
   writeVarint,
   writeVarlong,
 } from './varint.ts';
+export type { TopicId } from './topic-id.ts';

@@ -7,7 +7,7 @@ import { copyFileSync, mkdirSync, readdirSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { ControlStore } from '../../src/control/control-store.ts';
 import { Engine, type EngineOptions } from '../../src/engine/index.ts';
-import type { TopicId } from '../../src/engine/topic-registry.ts';
+import type { TopicId } from '../../src/format/topic-id.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { LOCK_FILE } from '../../src/util/dir-lock.ts';
 import { MetricsRegistry } from '../../src/metrics/index.ts';
