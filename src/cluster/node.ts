@@ -1,6 +1,5 @@
 import { FerryError } from '../errors.ts';
 import { componentLogger, type Logger, type LoggerOption } from '../observability/logger.ts';
-import type { ListenerEndpoint } from './endpoints.ts';
 import { sleep } from '../util/backoff.ts';
 import type { Clock, Timer } from '../util/clock.ts';
 import { type Random, systemRandom } from '../util/random.ts';
@@ -23,6 +22,7 @@ import { validateTopicName } from '../engine/topic-name.ts';
 import { DeletedIncarnations } from '../tier/deleted-incarnations.ts';
 import { PARTITIONS_PER_TOPIC_MAX } from '../engine/topic-registry.ts';
 import type { SettledPrefix } from '../replica/rebuild.ts';
+import { type BrokerRecord, type EpochFloorRecord, epochFloorKey, type PartitionRecord, partitionKey, type TopicRecord, topicOf } from './control-records.ts';
 
 /**
  * [L4] A topic record marked `deleting` for this many leases (as one broker's scans see it) is a
@@ -30,92 +30,6 @@ import type { SettledPrefix } from '../replica/rebuild.ts';
  * per partition; a lease is the cluster's measure of a broker that stopped.
  */
 export const STALLED_DELETE_LEASES = 2;
-
-export interface BrokerRecord {
-  readonly nodeId: number;
-  /** Its first listener's advertised address. */
-  readonly host: string;
-  readonly port: number;
-  readonly rack: string | null;
-  /** Every listener's advertised address, by Kafka listener name; absent: one listener, at host and port. */
-  readonly endpoints?: readonly ListenerEndpoint[];
-  readonly stream: StreamId;
-  readonly renewedAtMs: number;
-  readonly leaseMs: number;
-  /**
-   * Drawn by each process at start: two processes under one node id (a broker restarted while its
-   * old process was only paused) tell their writes of this record apart ([C1]).
-   */
-  readonly incarnation?: string;
-  /**
-   * [C1] Its local log writes fail (a full disk, an I/O error): it claims nothing, and what it
-   * leads is up for grabs, as Kafka takes a failed log directory's partitions offline and elects
-   * their leaders elsewhere. Absent while writes succeed.
-   */
-  readonly storageFailing?: true;
-  /**
-   * [K1] The port of its peer listener (on `host`): peers hold a connection to it, and a
-   * connection its kernel closed, with the listener refusing after, tells them this process
-   * exited. Absent: a broker without peer links, judged by its lease alone.
-   */
-  readonly peerPort?: number;
-}
-
-export interface TopicRecord {
-  /**
-   * Kafka's topic id, drawn when the record is created (DESIGN.md contract 10): a topic deleted
-   * and created again is another incarnation, and nothing of the old one is served for it.
-   */
-  readonly topicId: Uuid;
-  readonly partitions: number;
-  /** Brokers holding each partition: its leader plus this many minus one followers (default 1). */
-  readonly replicationFactor?: number;
-  /**
-   * Set by a delete before it removes the partition records [L4]: the topic is gone for every
-   * broker (nothing claimed, served or described), yet its name cannot be created again until the
-   * delete removes this record last, so a delete never removes a record of a newer incarnation.
-   */
-  readonly deleting?: true;
-  /**
-   * [L4] The leader epoch this incarnation's partitions start at: one past the highest epoch any
-   * earlier incarnation of the name reached (its EpochFloorRecord); absent: 0. Leader epochs rise
-   * across incarnations, so a follower or client still on a deleted incarnation names an older
-   * epoch than any of this one and is fenced (KIP-320), never taken for this incarnation.
-   */
-  readonly leaderEpochBase?: number;
-  /**
-   * The Kafka topic configs set on the topic (src/log/topic-config.ts), checked by whoever wrote
-   * them; absent (records written before them): none. Changed only by compare-and-swap of the
-   * record (alterTopicConfig); every broker takes them on its next scan, and an adoption uses them.
-   */
-  readonly configs?: TopicConfigs;
-}
-
-/**
- * `epoch-floors/<topic>`: the highest leader epoch any deleted incarnation of the name reached.
- * Written by a delete while its topic record is marked `deleting` (no one creates the name
- * meanwhile), read by the next createTopic; it outlives the topic records and only ever rises.
- */
-export interface EpochFloorRecord {
-  readonly leaderEpoch: number;
-}
-
-export interface PartitionRecord {
-  /** The topic incarnation this record is of; a record naming another id is a deleted one's leftover. */
-  readonly topicId: Uuid;
-  readonly leader: number;
-  readonly leaderEpoch: number;
-  /** Every WAL stream that carried the partition, oldest first (docs/cluster-protocol.md). */
-  readonly chain: readonly StreamId[];
-  /** docs/tier-protocol.md [K6]: a prefix of `chain` a takeover neither seals nor reads again; absent: none known. */
-  readonly settled?: SettledPrefix;
-  /**
-   * Kafka's log start as DeleteRecords moved it (recordLogStart): offsets below are gone for
-   * clients on every leader to come, whatever the chain or the tier still holds of them. Only
-   * rises; every claim carries it on (planTakeover). Absent: 0.
-   */
-  readonly logStartOffset?: number;
-}
 
 /** This broker's WAL writer as the cluster sees it: its stream, and a new epoch when it is fenced ([C7]). */
 export interface WriterEpochs {
@@ -460,7 +374,7 @@ export class ClusterNode {
 
   /** The partition's leader as last scanned; null if none is alive. */
   leaderOf(topic: string, partition: number): { broker: BrokerRecord; record: PartitionRecord } | null {
-    const record = this.#partitions.get(key(topic, partition))?.value;
+    const record = this.#partitions.get(partitionKey(topic, partition))?.value;
     const broker = record === undefined ? undefined : this.liveBrokers().find((b) => b.nodeId === record.leader);
     return record === undefined || broker === undefined ? null : { broker, record };
   }
@@ -542,7 +456,7 @@ export class ClusterNode {
    * caller answers NOT_LEADER_OR_FOLLOWER and the client goes to the new leader).
    */
   async recordLogStart(topic: string, partition: number, logStartOffset: number): Promise<void> {
-    const id = key(topic, partition);
+    const id = partitionKey(topic, partition);
     const { control } = this.#options;
     let current = this.#partitions.get(id) ?? null;
     for (let attempt = 0; attempt < ADMIN_CHANGE_ATTEMPTS_MAX; attempt++) {
@@ -683,10 +597,10 @@ export class ClusterNode {
     const waitMs = Math.max(this.#options.self.leaseMs, ...[...brokers.values()].map((b) => b.value.leaseMs)) - markStoodMs;
     if (waitMs <= 0) return;
     for (let partition = 0; partition < topic.partitions; partition++) {
-      const record = (await this.#options.control.read<PartitionRecord>(`partitions/${key(name, partition)}`))?.value;
+      const record = (await this.#options.control.read<PartitionRecord>(`partitions/${partitionKey(name, partition)}`))?.value;
       // A record names the last claimer, not who serves: only a partition this broker adopted at the
       // record's epoch (sealing every earlier leader's stream, L2) is surely acknowledged on by no one else.
-      if (record?.topicId !== topic.topicId || (record.leader === this.nodeId && this.#adoptedEpochs.get(key(name, partition)) === record.leaderEpoch)) continue;
+      if (record?.topicId !== topic.topicId || (record.leader === this.nodeId && this.#adoptedEpochs.get(partitionKey(name, partition)) === record.leaderEpoch)) continue;
       await sleep(this.#options.clock, waitMs);
       return;
     }
@@ -715,7 +629,7 @@ export class ClusterNode {
     // deletes would close the window between that read and the delete; this one has none.)
     const { topicId } = topic;
     for (let partition = 0; partition < topic.partitions; partition++) {
-      const id = key(name, partition);
+      const id = partitionKey(name, partition);
       const record = (await control.read<PartitionRecord>(`partitions/${id}`))?.value;
       reached = Math.max(reached, record?.leaderEpoch ?? -1);
       if (record?.topicId !== topicId) continue;
@@ -746,7 +660,7 @@ export class ClusterNode {
     const { control } = this.#options;
     let reached = (topic.leaderEpochBase ?? 0) - 1;
     for (let partition = 0; partition < topic.partitions; partition++) {
-      const record = await control.read<PartitionRecord>(`partitions/${key(name, partition)}`);
+      const record = await control.read<PartitionRecord>(`partitions/${partitionKey(name, partition)}`);
       if (record !== null) reached = Math.max(reached, record.value.leaderEpoch);
     }
     await this.#writeEpochFloor(name, reached);
@@ -867,7 +781,7 @@ export class ClusterNode {
     const { self } = this.#options;
     for (const [topic, { topicId, partitions, leaderEpochBase = 0 }] of this.#topics) {
       for (let partition = 0; partition < partitions && !this.#stopped && !adoptions.failed; partition++) {
-        const id = key(topic, partition);
+        const id = partitionKey(topic, partition);
         const recorded = records.get(id) ?? null;
         const current = recorded === null ? null : await this.#ofIncarnation(topic, topicId, recorded);
         if (current === undefined) continue; // this scan's view of the topic is older than the record: next scan
@@ -946,7 +860,7 @@ export class ClusterNode {
   ): Promise<void> {
     const { control, self } = this.#options;
     const { topicId } = incarnation;
-    const id = key(topic, partition);
+    const id = partitionKey(topic, partition);
     const plan = planTakeover(current?.value ?? null, self.nodeId, this.#stream, current === null ? await this.#firstEpochOf(topic, incarnation) : incarnation);
     if (plan.kind === 'stream-sealed') {
       this.#log.warn(
@@ -1014,7 +928,7 @@ export class ClusterNode {
 
   /** Follows the partition when this broker is one of its followers, stops when it no longer is. */
   async #replicate(topic: string, partition: number, partitions: number, record: PartitionRecord): Promise<void> {
-    const id = key(topic, partition);
+    const id = partitionKey(topic, partition);
     const mine = this.followersOf(topic, partition).some((b) => b.nodeId === this.nodeId);
     if (mine && !this.#following.has(id)) {
       try {
@@ -1032,7 +946,7 @@ export class ClusterNode {
   }
 
   async #unfollow(topic: string, partition: number): Promise<void> {
-    this.#following.delete(key(topic, partition));
+    this.#following.delete(partitionKey(topic, partition));
     await this.#options.unfollow(topic, partition);
   }
 
@@ -1042,11 +956,11 @@ export class ClusterNode {
    * serves waits for this rather than send the client off to back off and ask again.
    */
   adoptionOf(topic: string, partition: number): Promise<void> | null {
-    return this.#adopting.get(key(topic, partition)) ?? null;
+    return this.#adopting.get(partitionKey(topic, partition)) ?? null;
   }
 
   async #adopt(topic: string, partition: number, partitions: number, plan: ClaimPlan, won: Versioned<PartitionRecord>): Promise<void> {
-    const id = key(topic, partition);
+    const id = partitionKey(topic, partition);
     const adoption = this.#adoptNow(topic, partition, partitions, plan, won);
     this.#adopting.set(id, adoption);
     try {
@@ -1058,19 +972,19 @@ export class ClusterNode {
 
   async #adoptNow(topic: string, partition: number, partitions: number, plan: ClaimPlan, won: Versioned<PartitionRecord>): Promise<void> {
     // [K3] A follower promoted here keeps its local log (its copy of the chain's prefix).
-    const promoted = this.#following.has(key(topic, partition));
+    const promoted = this.#following.has(partitionKey(topic, partition));
     if (promoted) await this.#unfollow(topic, partition);
     let settled: SettledPrefix | null = null;
     try {
       settled = (await this.#options.adopt(topic, partition, partitions, plan, promoted)) ?? null;
-      this.#served.add(key(topic, partition));
-      this.#adoptedEpochs.set(key(topic, partition), plan.next.leaderEpoch);
+      this.#served.add(partitionKey(topic, partition));
+      this.#adoptedEpochs.set(partitionKey(topic, partition), plan.next.leaderEpoch);
       this.#incarnations.set(topic, plan.next.topicId);
     } catch (error) {
-      this.#log.warn({ topic, partition, err: error }, `could not adopt ${key(topic, partition)} yet: ${error instanceof Error ? error.message : String(error)}`);
+      this.#log.warn({ topic, partition, err: error }, `could not adopt ${partitionKey(topic, partition)} yet: ${error instanceof Error ? error.message : String(error)}`);
       return;
     }
-    await this.#noteSettled(key(topic, partition), won, settled);
+    await this.#noteSettled(partitionKey(topic, partition), won, settled);
   }
 
   /**
@@ -1093,9 +1007,9 @@ export class ClusterNode {
   }
 
   async #release(topic: string, partition: number): Promise<void> {
-    this.#served.delete(key(topic, partition));
+    this.#served.delete(partitionKey(topic, partition));
     await this.#options.release(topic, partition);
-    this.#log.info({ topic, partition }, `released ${key(topic, partition)}: another broker leads it`);
+    this.#log.info({ topic, partition }, `released ${partitionKey(topic, partition)}: another broker leads it`);
   }
 
   #storageFailing(): boolean {
@@ -1280,17 +1194,4 @@ export class ClusterNode {
       true,
     );
   }
-}
-
-/** A topic record as this node keeps it (the replication factor defaults to 1). */
-function topicOf(record: TopicRecord): TopicRecord {
-  return { topicId: record.topicId, partitions: record.partitions, replicationFactor: record.replicationFactor ?? 1, leaderEpochBase: record.leaderEpochBase ?? 0, configs: record.configs ?? {} };
-}
-
-function epochFloorKey(topic: string): string {
-  return `epoch-floors/${topic}`;
-}
-
-function key(topic: string, partition: number): string {
-  return `${topic}/${partition}`;
 }
