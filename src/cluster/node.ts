@@ -1,16 +1,14 @@
 import { FerryError } from '../errors.ts';
 import { componentLogger, type Logger, type LoggerOption } from '../observability/logger.ts';
 import { sleep } from '../util/backoff.ts';
-import type { Clock, Timer } from '../util/clock.ts';
-import { type Random, systemRandom } from '../util/random.ts';
+import type { Timer } from '../util/clock.ts';
+import { systemRandom } from '../util/random.ts';
 import { isUuid, randomUuid, type Uuid } from '../util/uuid.ts';
 import { regressed } from '../util/regressions.ts';
 import type { StreamId } from '../wal/keys.ts';
-import { type ControlStore, RecordCache, type Versioned } from '../control/control-store.ts';
-import { Lease } from './lease.ts';
-import { Liveness } from './liveness.ts';
+import { RecordCache, type Versioned } from '../control/control-store.ts';
+import { type MembershipOptions, Membership } from './membership.ts';
 import { AdoptionPool } from './adoption-pool.ts';
-import type { PeerAddress } from './peer-links.ts';
 import { StalledDeletes } from './stalled-deletes.ts';
 import { type ClaimPlan, type Incarnation, planTakeover, sealedInChain } from './takeover.ts';
 import { TopicSightings } from './topic-sightings.ts';
@@ -38,28 +36,6 @@ export interface WriterEpochs {
   /** Fences the current writer, lets go of every partition led through it, returns the new stream. */
   startNewEpoch(): Promise<StreamId>;
 }
-
-/** This broker's local disk and WAL store as the cluster sees them: whether it may lead ([C1] storageFailing). */
-export interface LocalStorage {
-  /** Whether local log writes fail now. */
-  failing(): boolean;
-  /** While they fail: tries a write, and returns whether they still fail. */
-  recheck(): boolean;
-  /** How long requests to the WAL store (its writers' uploads, its followers' reads) have failed with no write landing, across writer epochs (0 while they land). */
-  walStoreFailingForMs(): number;
-}
-
-/**
- * [C1] Requests to the WAL store that failed for this many of the broker's leases, with no write
- * landing (nor, for a follower's reads, any answered) since, count as a failed disk: the store is
- * cut off from this broker (a network partition, revoked access). A leader that keeps its lease
- * would hold every acks=all of its partitions for as long as the cut lasts, and a follower that
- * keeps it would stay in its leaders' in-sync sets for replica.lag.time.max.ms (30 s), holding
- * theirs. Others, who may reach the store, take its partitions over (their seal fences this
- * writer) and its place as follower instead. One lease: an outage shorter than what a dead broker
- * costs moves nothing.
- */
-export const WAL_UNREACHABLE_LEASES = 1;
 
 /**
  * [K4] How many partitions one scan adopts at once (each seals, rebuilds the tail and starts
@@ -99,29 +75,10 @@ const ADMIN_CHANGE_ATTEMPTS_MAX = 10;
  */
 const ADMIN_SCAN_WAIT_MS = 3000;
 
-/** [K1] The peer connections as the node drives them (src/cluster/peer-links.ts). */
-export interface PeerWatch {
-  /** Starts accepting peers, greeting as `incarnation`; returns the port for the broker record. */
-  open(incarnation: string, exited: (nodeId: number, incarnation: string) => void): number;
-  /** After each scan: the other brokers' records as read. */
-  watch(peers: readonly PeerAddress[]): void;
-  close(): void;
-}
-
-export interface ClusterNodeOptions {
-  readonly control: ControlStore;
-  /** [K1] Connections to the other brokers that tell when one's process exits; absent: leases alone. */
-  readonly peers?: PeerWatch;
-  /** Absent: the disk is taken to work (writes that fail then only fail their requests). */
-  readonly storage?: LocalStorage;
-  /** This broker's record; its stream is the writer's at start. */
-  readonly self: Omit<BrokerRecord, 'renewedAtMs'>;
+export interface ClusterNodeOptions extends MembershipOptions {
   readonly writer: WriterEpochs;
-  readonly clock: Clock;
   /** How often leadership is re-examined; the lease is renewed every leaseMs / 3 on its own timer. */
   readonly scanIntervalMs: number;
-  /** Draws the ids of topics this node creates; the operating system's by default (ids must never repeat). */
-  readonly random?: Random;
   /**
    * [C4]-[C5], after this node won the compare-and-swap of `plan.next` [C3]: seal, rebuild, then
    * serve. Throwing leaves the partition to a later scan (which claims it again, one epoch up).
@@ -168,13 +125,12 @@ export interface ClusterNodeOptions {
 export class ClusterNode {
   readonly #options: ClusterNodeOptions;
   readonly #log: Logger;
-  readonly #brokerRecords: RecordCache<BrokerRecord>;
+  readonly #membership: Membership;
   readonly #topicRecords: RecordCache<TopicRecord>;
   /** [L8] The topic records as the sighting check reads them, between scans (its own cache: the two run concurrently). */
   readonly #sightingRecords: RecordCache<TopicRecord>;
   readonly #sightings: TopicSightings;
   readonly #partitionRecords: RecordCache<PartitionRecord>;
-  #brokers: BrokerRecord[] = [];
   #topics = new Map<string, TopicRecord>();
   /** Each topic's configs as last handed to topicConfigsChanged (JSON), to hand over only changes. */
   readonly #handedConfigs = new Map<string, string>();
@@ -199,42 +155,21 @@ export class ClusterNode {
   #adminScan: Promise<void> | null = null;
   #sightingTimer: Timer | null = null;
   #stopped = false;
-  #stream: StreamId;
-  readonly #lease: Lease;
-  readonly #liveness: Liveness;
   readonly #stalledDeletes: StalledDeletes;
   /** Scans and writer-epoch changes, one at a time (both adopt and release partitions). */
   #serial: Promise<void> = Promise.resolve();
   #newEpochWanted = false;
   /** A scan confirming the lease after a lapse is under way. */
   #confirming = false;
-  /** Renewals whose put is on its way: a resignation is written after them. */
-  readonly #renewals = new Set<Promise<void>>();
-  #resigned = false;
-  /** This process's mark in its broker record, and the record's ETag as this process last wrote it. */
-  readonly #incarnation: string;
-  #recordEtag: string | null = null;
-  /** Another process took this node id over (its broker record): this one leads nothing again. */
-  #superseded = false;
-  /** Writes of this broker's record, one at a time (#writeRecord). */
-  #recordWrites: Promise<void> = Promise.resolve();
-  /** Whether the last record this broker wrote said storageFailing: a change is logged. */
-  #saidStorageFailing = false;
-  /** [K1] This process's peer listener port, published in its broker record. */
-  #peerPort: number | undefined;
 
   constructor(options: ClusterNodeOptions) {
     this.#options = options;
     this.#log = componentLogger(options.log, 'cluster');
-    this.#stream = options.self.stream;
-    this.#lease = new Lease(options.self.leaseMs, options.clock);
-    this.#incarnation = randomUuid(options.random ?? systemRandom);
-    this.#liveness = new Liveness(options.clock);
+    this.#membership = new Membership(options, { releaseAll: () => this.#releaseAll() }, this.#log);
     this.#stalledDeletes = new StalledDeletes(options.clock, STALLED_DELETE_LEASES * options.self.leaseMs);
-    this.#brokerRecords = new RecordCache(options.control, 'brokers/');
     this.#topicRecords = new RecordCache(options.control, 'topics/');
     this.#sightingRecords = new RecordCache(options.control, 'topics/');
-    this.#sightings = new TopicSightings(this.#lease);
+    this.#sightings = new TopicSightings(this.#membership.lease);
     this.#partitionRecords = new RecordCache(options.control, 'partitions/');
     this.#deletions = new DeletedIncarnations(options.control);
   }
@@ -245,16 +180,15 @@ export class ClusterNode {
 
   /** This process's mark, unique to it: what it claims records with (its broker record, the groups it coordinates). */
   get incarnation(): string {
-    return this.#incarnation;
+    return this.#membership.incarnation;
   }
 
   /** Renews the lease and scans once (so Metadata is right from the start), then keeps both going. */
   async start(): Promise<void> {
     // [K1] Listening before the record names the port: a peer that connects finds it.
-    if (this.#options.peers !== undefined && this.#peerPort === undefined)
-      this.#peerPort = this.#options.peers.open(this.#incarnation, (nodeId, incarnation) => void this.#peerExited(nodeId, incarnation));
-    await this.#renew();
-    const lapse = this.#lease.lapse;
+    this.#membership.openPeerLinks((nodeId, incarnation) => void this.#peerExited(nodeId, incarnation));
+    await this.#membership.renew();
+    const lapse = this.#membership.lease.lapse;
     // Renewing already: the first scan rebuilds what the records name this broker leader of, which
     // may take longer than a lease (others would count it dead mid-rebuild). It is the confirming scan.
     this.#confirming = true;
@@ -269,14 +203,14 @@ export class ClusterNode {
     } finally {
       this.#confirming = false;
     }
-    this.#lease.confirm(lapse); // the first scan saw what this broker leads
+    this.#membership.lease.confirm(lapse); // the first scan saw what this broker leads
     this.#scheduleScan();
     this.#watchWriter();
   }
 
   /** The stream this broker writes now (a new one after each writer epoch change, [C7]). */
   get stream(): StreamId {
-    return this.#stream;
+    return this.#membership.stream;
   }
 
   /**
@@ -284,8 +218,7 @@ export class ClusterNode {
    * and after a lapse, a scan confirmed which partitions are still its own.
    */
   leaseHeld(): boolean {
-    if (regressed('lapsed-lease-keeps-serving')) return !this.#superseded && !this.#lease.awaitingConfirmation;
-    return !this.#superseded && this.#lease.held();
+    return this.#membership.leaseHeld();
   }
 
   /** [L8] Whether a read that started within the held share of a lease saw incarnation `topicId` of `topic` alive. */
@@ -296,6 +229,7 @@ export class ClusterNode {
   /** Stops renewing the lease and scanning. */
   stop(): void {
     this.#stopped = true;
+    this.#membership.stop();
     this.#leaseTimer?.cancel();
     this.#scanTimer?.cancel();
     this.#sightingTimer?.cancel();
@@ -304,22 +238,15 @@ export class ClusterNode {
 
   /**
    * Clears the lease at once (a clean shutdown), so others take over without waiting it out. No
-   * renewal starts after it, and it is written after every renewal already on its way (a plain put
-   * that landed later would bring the lease back for a whole lease time).
+   * renewal starts after it, and it is written after every renewal already on its way.
    */
-  async resign(): Promise<void> {
-    this.#resigned = true;
-    await Promise.allSettled([...this.#renewals]);
-    try {
-      if (!this.#superseded) await this.#writeRecord(0); // never the resignation of the process that took this node id over
-    } finally {
-      this.closePeerLinks(); // after the resignation: peers that see the links end find it resigned already
-    }
+  resign(): Promise<void> {
+    return this.#membership.resign();
   }
 
   /** [K1] Stops the peer listener and its connections (after a resignation, or when the broker gave up starting). */
   closePeerLinks(): void {
-    this.#options.peers?.close();
+    this.#membership.closePeerLinks();
   }
 
   /**
@@ -331,10 +258,8 @@ export class ClusterNode {
   async #peerExited(nodeId: number, incarnation: string): Promise<void> {
     if (this.#stopped) return;
     try {
-      const record = await this.#options.control.read<BrokerRecord>(`brokers/${nodeId}`);
-      if (record === null || record.value.incarnation !== incarnation) return; // another process is that node now: it reclaims its own
-      this.#liveness.exited(nodeId, record.etag);
-      this.#log.warn({ peer: nodeId }, `broker ${nodeId} exited (its peer link ended): taking over now rather than after its lease`);
+      const record = await this.#membership.readBroker(nodeId);
+      if (!this.#membership.peerExited(nodeId, incarnation, record)) return;
       await this.scan();
       for (let scans = 0; scans < EXIT_FOLLOW_UP_SCANS && !this.#stopped && this.#ledBy(nodeId); scans++) {
         await sleep(this.#options.clock, EXIT_FOLLOW_UP_INTERVAL_MS);
@@ -351,21 +276,9 @@ export class ClusterNode {
     return false;
   }
 
-  /** [K1] The other brokers whose records name a peer listener and a live incarnation. */
-  #watchPeers(): void {
-    const peers = this.#options.peers;
-    if (peers === undefined || this.#stopped) return;
-    const named: PeerAddress[] = [];
-    for (const b of this.#brokers) {
-      if (b.nodeId === this.nodeId || b.peerPort === undefined || b.incarnation === undefined || b.renewedAtMs === 0) continue;
-      named.push({ nodeId: b.nodeId, host: b.host, port: b.peerPort, incarnation: b.incarnation });
-    }
-    peers.watch(named);
-  }
-
   /** [C1] Brokers alive as this one observes them; itself unless its lease lapsed unrenewed. */
   liveBrokers(): BrokerRecord[] {
-    return this.#brokers.filter((broker) => (broker.nodeId === this.nodeId ? !this.#superseded && this.#lease.renewedInTime() : this.#liveness.isAlive(broker)));
+    return this.#membership.liveBrokers();
   }
 
   topics(): ReadonlyMap<string, TopicRecord> {
@@ -732,10 +645,7 @@ export class ClusterNode {
 
   async #scan(): Promise<void> {
     const { self } = this.#options;
-    const brokerRecords = [...(await this.#brokerRecords.refresh()).values()];
-    const observedMs = this.#liveness.observe(brokerRecords);
-    this.#brokers = brokerRecords.map((record) => record.value);
-    this.#watchPeers();
+    const observedMs = this.#membership.sawBrokers([...(await this.#membership.readBrokers()).values()]);
     // A topic record without an id predates topic ids; such a topic is not served (see TopicRecord.topicId).
     // A topic being deleted is gone already [L4].
     const topicsReadMs = this.#options.clock.monotonicMs();
@@ -751,16 +661,14 @@ export class ClusterNode {
     this.#noteSealedStream(records.values());
     await this.#forgetDeleted();
     // [C1] A broker whose disk fails leads nothing: what it leads is up for grabs, and it counts in no one's share.
-    const storage = this.#options.storage;
-    if (storage !== undefined && (storage.failing() || storage.walStoreFailingForMs() > 0)) storage.recheck();
+    this.#membership.recheckStorage();
     // [C1] Others as of when their records were read, not after the slow reads since (a LIST of many partition records).
-    const mayLead = (b: BrokerRecord) =>
-      b.nodeId === self.nodeId ? !this.#superseded && this.#lease.renewedInTime() && !this.#storageFailing() : this.#liveness.isAlive(b, observedMs) && b.storageFailing !== true;
-    const canLead = new Set(this.#brokers.filter(mayLead).map((b) => b.nodeId));
+    const mayLead = (b: BrokerRecord) => (b.nodeId === self.nodeId ? this.#membership.mayLead() : this.#membership.isAlive(b, observedMs) && b.storageFailing !== true);
+    const canLead = new Set(this.#membership.brokers.filter(mayLead).map((b) => b.nodeId));
     const total = [...this.#topics.values()].reduce((sum, t) => sum + t.partitions, 0);
     const fairShare = Math.ceil(total / Math.max(1, canLead.size));
     // No claims while this broker's own lease may have lapsed in others' eyes, its writer is fenced, or its disk fails.
-    const mayClaim = () => !this.#newEpochWanted && !this.#superseded && this.#lease.renewedInTime() && !this.#storageFailing();
+    const mayClaim = () => !this.#newEpochWanted && this.#membership.mayLead();
     // [K4] Claims and adoptions run ADOPTIONS_IN_FLIGHT at once; the scan waits for all of them.
     const adoptions = new AdoptionPool(ADOPTIONS_IN_FLIGHT);
     try {
@@ -821,13 +729,11 @@ export class ClusterNode {
   #noteSealedStream(records: Iterable<Versioned<PartitionRecord>>): void {
     // A process another one took the node id from, or whose lease lapsed, claims nothing anyway: the
     // renewal that brings the lease back finds out first whether this process is still the node.
-    if (this.#newEpochWanted || this.#superseded || !this.#lease.renewedInTime()) return;
+    if (this.#newEpochWanted || this.#membership.superseded || !this.#membership.lease.renewedInTime()) return;
     for (const { value } of records) {
-      if (!sealedInChain(value.chain, this.#stream)) continue;
-      this.#log.warn(
-        { writerId: this.#stream.writerId, epoch: this.#stream.epoch },
-        `this broker's stream ${this.#stream.writerId}/${this.#stream.epoch} was sealed by a later leader: starting a new writer epoch`,
-      );
+      const stream = this.#membership.stream;
+      if (!sealedInChain(value.chain, stream)) continue;
+      this.#log.warn({ writerId: stream.writerId, epoch: stream.epoch }, `this broker's stream ${stream.writerId}/${stream.epoch} was sealed by a later leader: starting a new writer epoch`);
       this.#newEpochWanted = true;
       return;
     }
@@ -861,11 +767,12 @@ export class ClusterNode {
     const { control, self } = this.#options;
     const { topicId } = incarnation;
     const id = partitionKey(topic, partition);
-    const plan = planTakeover(current?.value ?? null, self.nodeId, this.#stream, current === null ? await this.#firstEpochOf(topic, incarnation) : incarnation);
+    const plan = planTakeover(current?.value ?? null, self.nodeId, this.#membership.stream, current === null ? await this.#firstEpochOf(topic, incarnation) : incarnation);
     if (plan.kind === 'stream-sealed') {
+      const { stream } = this.#membership;
       this.#log.warn(
-        { topic, partition, writerId: this.#stream.writerId, epoch: this.#stream.epoch },
-        `${id}: this broker's stream ${this.#stream.writerId}/${this.#stream.epoch} was sealed by a later leader: starting a new writer epoch`,
+        { topic, partition, writerId: stream.writerId, epoch: stream.epoch },
+        `${id}: this broker's stream ${stream.writerId}/${stream.epoch} was sealed by a later leader: starting a new writer epoch`,
       );
       this.#newEpochWanted = true; // [C7], once this scan is done
       return;
@@ -894,9 +801,9 @@ export class ClusterNode {
 
   /** [C7] Watches the current writer: once it is fenced or fails, a new epoch replaces it. */
   #watchWriter(): void {
-    const stream = this.#stream;
+    const stream = this.#membership.stream;
     void this.#options.writer.whenFailed().then(() => {
-      if (this.#stopped || this.#stream !== stream || regressed('fenced-writer-stays-fenced')) return;
+      if (this.#stopped || this.#membership.stream !== stream || regressed('fenced-writer-stays-fenced')) return;
       this.#newEpochWanted = true;
       void this.#exclusive(() => this.#startNewEpoch()).catch((error: unknown) => this.#log.error({ err: error }, `could not start a new writer epoch: ${String(error)}`));
     });
@@ -909,20 +816,20 @@ export class ClusterNode {
    */
   async #startNewEpoch(): Promise<void> {
     if (!this.#newEpochWanted || this.#stopped) return;
-    const before = this.#stream;
+    const before = this.#membership.stream;
     this.#served.clear(); // the engine lets go of them with the old writer
     try {
-      this.#stream = await this.#options.writer.startNewEpoch();
+      this.#membership.useStream(await this.#options.writer.startNewEpoch());
     } catch (error) {
       throw new FerryError('Storage', `could not start a new writer epoch (the next scan tries again): ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
     this.#newEpochWanted = false;
     this.#log.warn(
-      { writerId: before.writerId, fencedEpoch: before.epoch, epoch: this.#stream.epoch },
-      `writer epoch ${before.epoch} of ${before.writerId} fenced; now writing epoch ${this.#stream.epoch}`,
+      { writerId: before.writerId, fencedEpoch: before.epoch, epoch: this.#membership.stream.epoch },
+      `writer epoch ${before.epoch} of ${before.writerId} fenced; now writing epoch ${this.#membership.stream.epoch}`,
     );
     this.#watchWriter();
-    await this.#renew();
+    await this.#membership.renew();
     await this.#scan();
   }
 
@@ -1006,106 +913,20 @@ export class ClusterNode {
     }
   }
 
-  async #release(topic: string, partition: number): Promise<void> {
-    this.#served.delete(partitionKey(topic, partition));
-    await this.#options.release(topic, partition);
-    this.#log.info({ topic, partition }, `released ${partitionKey(topic, partition)}: another broker leads it`);
-  }
-
-  #storageFailing(): boolean {
-    const storage = this.#options.storage;
-    if (storage === undefined) return false;
-    return storage.failing() || storage.walStoreFailingForMs() >= WAL_UNREACHABLE_LEASES * this.#options.self.leaseMs;
-  }
-
-  /** [C1] Rewrites this broker's record; the lease counts from when the write started. */
-  async #renew(): Promise<void> {
-    if (this.#resigned || this.#superseded) throw new FerryError('NotLeader', `broker ${this.nodeId} ${this.#resigned ? 'resigned its lease' : 'was taken over by another process'}`);
-    const started = this.#lease.renewalStarting();
-    const put = this.#writeRecord(this.#options.clock.nowMs());
-    this.#renewals.add(put);
-    try {
-      await put;
-    } finally {
-      this.#renewals.delete(put);
-    }
-    this.#lease.renewed(started);
-  }
-
-  /**
-   * [C1] Writes this broker's record: the first time unconditionally (a new process takes the node
-   * id over), then only over the version this process wrote last. A record changed meanwhile by a
-   * write of this process whose answer was lost is taken as it is; one another process wrote means
-   * that process is this node now: this one steps down for good, before it renews or claims again.
-   */
-  #writeRecord(renewedAtMs: number): Promise<void> {
-    // One at a time ([C7]'s renewal beside the timer's): the record that lands last is the one computed last, so
-    // storageFailing as this broker last said it (#saidStorageFailing, the step aside) is what others read.
-    const turn = this.#recordWrites.then(() => this.#writeRecordNow(renewedAtMs));
-    this.#recordWrites = turn.catch(() => {});
-    return turn;
-  }
-
-  async #writeRecordNow(renewedAtMs: number): Promise<void> {
-    const key = `brokers/${this.nodeId}`;
-    const storageFailing = this.#storageFailing();
-    this.#noteStorageFailing(storageFailing);
-    // [C1] Others take what it leads as soon as they read this record, its lease held or not: it stops
-    // acting as leader before the write starts, and acts again only after a scan that follows a renewal without the flag.
-    if (storageFailing) this.#lease.yieldToOthers();
-    const value: BrokerRecord = {
-      ...this.#options.self,
-      stream: this.#stream,
-      renewedAtMs,
-      incarnation: this.#incarnation,
-      ...(storageFailing ? { storageFailing: true } : {}),
-      ...(this.#peerPort === undefined ? {} : { peerPort: this.#peerPort }),
-    };
-    for (;;) {
-      if (this.#recordEtag === null) {
-        this.#recordEtag = await this.#options.control.put(key, value);
-        return;
-      }
-      const written = await this.#options.control.replace(key, { value, etag: this.#recordEtag }, value);
-      if (written !== null) {
-        this.#recordEtag = written.etag;
-        return;
-      }
-      const now = await this.#options.control.read<BrokerRecord>(key);
-      if (now !== null && now.value.incarnation !== this.#incarnation) {
-        this.#stepDown(now.value);
-        throw new FerryError('NotLeader', `broker ${this.nodeId} was taken over by another process (its record names writer epoch ${now.value.stream.epoch})`);
-      }
-      this.#recordEtag = now?.etag ?? null; // ours (an answer lost, or a concurrent renewal), or gone: write again
-    }
-  }
-
-  #noteStorageFailing(failing: boolean): void {
-    if (failing === this.#saidStorageFailing) return;
-    this.#saidStorageFailing = failing;
-    const walFailingMs = this.#options.storage?.walStoreFailingForMs() ?? 0;
-    if (failing)
-      this.#log.warn(
-        { walStoreFailingForMs: walFailingMs },
-        `storage failing (${walFailingMs > 0 ? `no write to the WAL store landed for ${Math.round(walFailingMs)} ms` : 'local writes fail'}): acting as leader of nothing, others take over what this broker leads`,
-      );
-    else this.#log.info({}, 'storage works again: this broker may lead');
-  }
-
-  /** Another process is this node id now: let go of everything led here and claim nothing again. */
-  #stepDown(record: BrokerRecord): void {
-    if (this.#superseded) return;
-    this.#superseded = true;
-    this.#log.error(
-      { nodeId: this.nodeId, writerId: record.stream.writerId, epoch: record.stream.epoch },
-      `another process took over node id ${this.nodeId} (writing ${record.stream.writerId}/${record.stream.epoch}): leading nothing from now on`,
-    );
-    void this.#exclusive(async () => {
+  /** [C1] Another process took this node id over: let go of everything led here, after the scan under way. */
+  #releaseAll(): Promise<void> {
+    return this.#exclusive(async () => {
       for (const id of [...this.#served]) {
         const at = id.lastIndexOf('/');
         await this.#release(id.slice(0, at), Number(id.slice(at + 1)));
       }
-    }).catch((error: unknown) => this.#log.error({ err: error }, `letting go after a takeover of node id ${this.nodeId} failed: ${String(error)}`));
+    });
+  }
+
+  async #release(topic: string, partition: number): Promise<void> {
+    this.#served.delete(partitionKey(topic, partition));
+    await this.#options.release(topic, partition);
+    this.#log.info({ topic, partition }, `released ${partitionKey(topic, partition)}: another broker leads it`);
   }
 
   /**
@@ -1113,12 +934,13 @@ export class ClusterNode {
    * Not awaited by the renewals: a scan may rebuild partitions for longer than a lease.
    */
   #confirmLease(): void {
-    if (!this.#lease.awaitingConfirmation || this.#confirming || this.#saidStorageFailing) return;
+    const { lease } = this.#membership;
+    if (!lease.awaitingConfirmation || this.#confirming || this.#membership.saysStorageFailing) return;
     this.#confirming = true;
-    const lapse = this.#lease.lapse;
+    const lapse = lease.lapse;
     this.scan()
       .then(() => {
-        this.#lease.confirm(lapse);
+        lease.confirm(lapse);
         this.#log.info({}, 'lease renewed after a lapse: acknowledging again');
       })
       .catch((error: unknown) => this.#log.warn({ err: error }, `cluster scan after a lease lapse failed (not acknowledging yet): ${String(error)}`))
@@ -1129,11 +951,15 @@ export class ClusterNode {
     this.#leaseTimer = this.#options.clock.setTimer(
       this.#options.self.leaseMs / 3,
       () => {
-        if (this.#stopped || this.#superseded) return; // a process another one took the node id from renews nothing again
-        this.#renew()
+        if (this.#stopped || this.#membership.superseded) return; // a process another one took the node id from renews nothing again
+        this.#membership
+          .renew()
           .then(() => this.#confirmLease())
           .catch((error: unknown) =>
-            this.#log.warn({ leaseHeld: this.#lease.held(), err: error }, `lease renewal failed${this.#lease.held() ? '' : ' (not acknowledging until it is renewed)'}: ${String(error)}`),
+            this.#log.warn(
+              { leaseHeld: this.#membership.lease.held(), err: error },
+              `lease renewal failed${this.#membership.lease.held() ? '' : ' (not acknowledging until it is renewed)'}: ${String(error)}`,
+            ),
           )
           .finally(() => this.#scheduleLease());
       },
