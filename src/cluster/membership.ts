@@ -51,12 +51,12 @@ export interface MembershipOptions {
   /** This broker's record; its stream is the writer's at start. */
   readonly self: Omit<BrokerRecord, 'renewedAtMs'>;
   readonly clock: Clock;
-  /** Draws the ids of topics this node creates; the operating system's by default (ids must never repeat). */
+  /** Draws this process's incarnation (and the ids of topics this node creates); the operating system's by default (ids must never repeat). */
   readonly random?: Random;
 }
 
-/** [C1] What this broker lets go of once another process took its node id over. */
-export interface HeldHere {
+/** [C1] The partitions this broker serves, as a step-down lets go of them. */
+export interface ServedPartitions {
   /** Releases every partition served here, after the scan or writer-epoch change under way. */
   releaseAll(): Promise<void>;
 }
@@ -69,7 +69,7 @@ export interface HeldHere {
 export class Membership {
   readonly #options: MembershipOptions;
   readonly #log: Logger;
-  readonly #heldHere: HeldHere;
+  readonly #served: ServedPartitions;
   readonly #brokerRecords: RecordCache<BrokerRecord>;
   #brokers: BrokerRecord[] = [];
   #stopped = false;
@@ -91,10 +91,10 @@ export class Membership {
   /** [K1] This process's peer listener port, published in its broker record. */
   #peerPort: number | undefined;
 
-  constructor(options: MembershipOptions, heldHere: HeldHere, log: Logger) {
+  constructor(options: MembershipOptions, served: ServedPartitions, log: Logger) {
     this.#options = options;
     this.#log = log;
-    this.#heldHere = heldHere;
+    this.#served = served;
     this.#stream = options.self.stream;
     this.#lease = new Lease(options.self.leaseMs, options.clock);
     this.#incarnation = randomUuid(options.random ?? systemRandom);
@@ -333,6 +333,6 @@ export class Membership {
       { nodeId: this.nodeId, writerId: record.stream.writerId, epoch: record.stream.epoch },
       `another process took over node id ${this.nodeId} (writing ${record.stream.writerId}/${record.stream.epoch}): leading nothing from now on`,
     );
-    void this.#heldHere.releaseAll().catch((error: unknown) => this.#log.error({ err: error }, `letting go after a takeover of node id ${this.nodeId} failed: ${String(error)}`));
+    void this.#served.releaseAll().catch((error: unknown) => this.#log.error({ err: error }, `letting go after a takeover of node id ${this.nodeId} failed: ${String(error)}`));
   }
 }
