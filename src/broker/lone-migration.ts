@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { ControlStore } from '../control/control-store.ts';
-import type { PartitionRecord, TopicRecord } from '../cluster/node.ts';
+import type { PartitionRecord, TopicRecord } from '../cluster/control-records.ts';
 import { FerryError } from '../errors.ts';
 import type { TopicDescription } from '../engine/index.ts';
 import { readLogStartCheckpoint } from '../log/log-start-checkpoint.ts';

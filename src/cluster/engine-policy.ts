@@ -7,7 +7,8 @@ import type { Uuid } from '../util/uuid.ts';
 import type { IncarnationState } from '../wal-gc/coverage.ts';
 import type { WriterLiveness } from '../wal-gc/orphan-writers.ts';
 import { pickByHash } from './coordinator-hash.ts';
-import type { ClusterNode, TopicRecord } from './node.ts';
+import type { TopicRecord } from './control-records.ts';
+import type { ClusterNode } from './node.ts';
 
 /** What the policy reads once its broker joined the cluster: the node and the records it keeps. */
 interface Joined {

@@ -22,7 +22,7 @@ import type { Uuid } from '../util/uuid.ts';
 import { regressed } from '../util/regressions.ts';
 import { LeaderProgress } from './leader-progress.ts';
 import type { SettledPrefix } from '../replica/rebuild.ts';
-import type { BrokerRecord, PartitionRecord } from './node.ts';
+import type { BrokerRecord, PartitionRecord } from './control-records.ts';
 import { type RebuildOutcome, type RebuildVoice, rebuildFromTierAndChain } from '../replica/rebuild.ts';
 import { keepOnlyWhatTheChainProves } from './kept-log.ts';
 import { applyRecordedLogStart } from './recorded-log-start.ts';

@@ -1,6 +1,6 @@
 import type { Clock } from '../util/clock.ts';
 import type { Versioned } from '../control/control-store.ts';
-import type { TopicRecord } from './node.ts';
+import type { TopicRecord } from './control-records.ts';
 
 /**
  * Topic deletes left halfway (docs/cluster-protocol.md [L4]): a topic record marked `deleting`

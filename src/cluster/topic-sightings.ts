@@ -1,7 +1,7 @@
 import { isUuid, type Uuid } from '../util/uuid.ts';
 import type { Versioned } from '../control/control-store.ts';
 import type { Lease } from './lease.ts';
-import type { TopicRecord } from './node.ts';
+import type { TopicRecord } from './control-records.ts';
 
 interface Sighting {
   /** The incarnation seen alive; null: the topic was seen gone (or marked), or this broker deleted it. */

@@ -6,7 +6,7 @@ import { type Disk, readTextFileSync, systemDisk } from '../util/disk.ts';
 import { writeFileAtomicSync } from '../util/files.ts';
 import type { Random } from '../util/random.ts';
 import type { TopicId } from '../format/topic-id.ts';
-import { isUuid, randomUuid, type Uuid } from '../util/uuid.ts';
+import { isUuid, randomUuid } from '../util/uuid.ts';
 
 export const TOPICS_FILE = 'topics.json';
 /** 2: topics carry their id, and the ids of deleted topics are remembered (1 had neither). */

@@ -1,5 +1,5 @@
 import { decodeControlRecord } from '../control/control-record.ts';
-import type { BrokerRecord, PartitionRecord } from '../cluster/node.ts';
+import type { BrokerRecord, PartitionRecord } from '../cluster/control-records.ts';
 import type { LeaseRenewal, PartitionRecordWrite } from './history.ts';
 
 /**

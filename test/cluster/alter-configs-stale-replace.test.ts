@@ -7,7 +7,7 @@ import { handleAlterConfigs } from '../../src/broker/handlers/configs.ts';
 import { completeMessage } from '../../src/protocol/message-codec.ts';
 import { type AlterConfigsRequest, alterConfigsRequestSchema } from '../../src/protocol/messages/alter-configs.ts';
 import { ControlStore } from '../../src/control/control-store.ts';
-import type { TopicRecord } from '../../src/cluster/node.ts';
+import type { TopicRecord } from '../../src/cluster/control-records.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import { tempDir } from '../support/temp-dir.ts';

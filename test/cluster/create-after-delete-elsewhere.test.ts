@@ -9,7 +9,7 @@ import { handleCreateTopics } from '../../src/broker/handlers/topics.ts';
 import { ErrorCode } from '../../src/protocol/error-codes.ts';
 import { ClusterTopology } from '../../src/broker/topology.ts';
 import { ControlStore } from '../../src/control/control-store.ts';
-import type { TopicRecord } from '../../src/cluster/node.ts';
+import type { TopicRecord } from '../../src/cluster/control-records.ts';
 import { RegisteredAddresses } from '../../src/cluster/replica-address.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';

@@ -5,7 +5,7 @@ import { startClusterBroker } from '../support/cluster-brokers.ts';
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
 import type { Broker } from '../../src/broker/broker.ts';
 import { ControlStore } from '../../src/control/control-store.ts';
-import type { PartitionRecord, TopicRecord } from '../../src/cluster/node.ts';
+import type { PartitionRecord, TopicRecord } from '../../src/cluster/control-records.ts';
 import { type FerryErrorKind, isFerryError } from '../../src/errors.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';

@@ -5,7 +5,7 @@
 // from nothing, though its own stream holds what it acknowledged for the new incarnation.
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
-import type { PartitionRecord, TopicRecord } from '../../src/cluster/node.ts';
+import type { PartitionRecord, TopicRecord } from '../../src/cluster/control-records.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import { ManualClock } from '../../src/util/clock.ts';

@@ -5,7 +5,7 @@
 // again (L2, L4 of docs/cluster-protocol.md).
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
-import type { PartitionRecord, TopicRecord } from '../../src/cluster/node.ts';
+import type { PartitionRecord, TopicRecord } from '../../src/cluster/control-records.ts';
 import type { ClaimPlan } from '../../src/cluster/takeover.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';

@@ -10,7 +10,8 @@
 // incarnation's clients take for theirs (simulation seed 13602's bug class).
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
-import type { LocalStorage, TopicRecord } from '../../src/cluster/node.ts';
+import type { LocalStorage } from '../../src/cluster/membership.ts';
+import type { TopicRecord } from '../../src/cluster/control-records.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { servedHooks, testClusterNode } from '../support/cluster-node.ts';

@@ -6,7 +6,7 @@
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
 import { Broker } from '../../src/broker/broker.ts';
 import { ControlStore } from '../../src/control/control-store.ts';
-import type { PartitionRecord } from '../../src/cluster/node.ts';
+import type { PartitionRecord } from '../../src/cluster/control-records.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import { tempDir } from '../support/temp-dir.ts';

@@ -4,7 +4,7 @@
 // count it dead mid-rebuild and take over the very partitions it is rebuilding.
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
-import type { BrokerRecord } from '../../src/cluster/node.ts';
+import type { BrokerRecord } from '../../src/cluster/control-records.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { testClusterNode } from '../support/cluster-node.ts';

@@ -1,6 +1,6 @@
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
-import type { PartitionRecord } from '../../src/cluster/node.ts';
+import type { PartitionRecord } from '../../src/cluster/control-records.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { type Clock, ManualClock } from '../../src/util/clock.ts';
 import { servedHooks, testClusterNode } from '../support/cluster-node.ts';

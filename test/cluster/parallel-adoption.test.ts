@@ -2,7 +2,7 @@
 // broker's share in about one adoption's time), never more, and still only within its fair share;
 // an adoption that fails leaves its partition to a later scan.
 import { expect, test } from 'bun:test';
-import { ADOPTIONS_IN_FLIGHT } from '../../src/cluster/node.ts';
+import { ADOPTIONS_IN_FLIGHT } from '../../src/cluster/partition-claims.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { testClusterNode } from '../support/cluster-node.ts';

@@ -2,7 +2,7 @@
 // at once, but only while its broker record still names the exited incarnation: the store stays the
 // arbiter. The survivor then claims its partitions long before the lease would have run out.
 import { expect, test } from 'bun:test';
-import type { PeerWatch } from '../../src/cluster/node.ts';
+import type { PeerWatch } from '../../src/cluster/membership.ts';
 import type { PeerAddress } from '../../src/cluster/peer-links.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';

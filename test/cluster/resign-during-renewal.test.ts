@@ -3,7 +3,7 @@
 // bring the lease back: the others would then wait out a whole lease for a broker that is gone.
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
-import type { BrokerRecord } from '../../src/cluster/node.ts';
+import type { BrokerRecord } from '../../src/cluster/control-records.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore, PutOptions, PutResult } from '../../src/store/object-store.ts';
 import { ManualClock } from '../../src/util/clock.ts';

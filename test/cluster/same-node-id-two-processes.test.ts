@@ -6,7 +6,7 @@
 // stream in turn, so that neither can acknowledge for long).
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
-import type { PartitionRecord } from '../../src/cluster/node.ts';
+import type { PartitionRecord } from '../../src/cluster/control-records.ts';
 import { StoreError } from '../../src/store/errors.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';

@@ -6,7 +6,7 @@
 // seed 111: acks=all on a partition stayed down for 10 s after a control-store outage).
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
-import type { PartitionRecord } from '../../src/cluster/node.ts';
+import type { PartitionRecord } from '../../src/cluster/control-records.ts';
 import type { ClaimPlan } from '../../src/cluster/takeover.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';

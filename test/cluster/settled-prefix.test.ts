@@ -4,7 +4,7 @@
 // a partition LISTed and sealed every stream it was ever led through (40 streams took 0.7 s).
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
-import type { PartitionRecord } from '../../src/cluster/node.ts';
+import type { PartitionRecord } from '../../src/cluster/control-records.ts';
 import { rebuildFromTierAndChain } from '../../src/replica/rebuild.ts';
 import { planTakeover } from '../../src/cluster/takeover.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';

@@ -6,7 +6,7 @@
 // A record that cannot be read now counts as that topic's alone: not seen alive.
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
-import type { TopicRecord } from '../../src/cluster/node.ts';
+import type { TopicRecord } from '../../src/cluster/control-records.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { testClusterNode } from '../support/cluster-node.ts';

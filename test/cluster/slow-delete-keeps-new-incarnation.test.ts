@@ -7,7 +7,7 @@
 // now drops only its own incarnation from the view.
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
-import type { TopicRecord } from '../../src/cluster/node.ts';
+import type { TopicRecord } from '../../src/cluster/control-records.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { testClusterNode } from '../support/cluster-node.ts';

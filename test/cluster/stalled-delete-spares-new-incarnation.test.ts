@@ -5,7 +5,8 @@
 // saw stalled.
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
-import { STALLED_DELETE_LEASES, type TopicRecord } from '../../src/cluster/node.ts';
+import { STALLED_DELETE_LEASES } from '../../src/cluster/topic-catalog.ts';
+import type { TopicRecord } from '../../src/cluster/control-records.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { testClusterNode } from '../support/cluster-node.ts';

@@ -4,7 +4,8 @@
 // directory's partitions offline and elects their leaders among the other replicas.
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
-import type { BrokerRecord, LocalStorage } from '../../src/cluster/node.ts';
+import type { LocalStorage } from '../../src/cluster/membership.ts';
+import type { BrokerRecord } from '../../src/cluster/control-records.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { servedHooks, testClusterNode } from '../support/cluster-node.ts';

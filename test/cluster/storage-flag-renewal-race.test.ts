@@ -9,7 +9,7 @@
 // (acks=1, reads as leader) under a record that invites every other broker to take its partitions.
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
-import type { BrokerRecord } from '../../src/cluster/node.ts';
+import type { BrokerRecord } from '../../src/cluster/control-records.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore, PutOptions } from '../../src/store/object-store.ts';
 import { ManualClock } from '../../src/util/clock.ts';

@@ -1,7 +1,7 @@
 // The takeover planner (docs/cluster-protocol.md [C3]-[C5]) on its own: from a partition record
 // and this broker's current stream to what to seal, what to rebuild from, and the next record.
 import { expect, test } from 'bun:test';
-import type { PartitionRecord } from '../../src/cluster/node.ts';
+import type { PartitionRecord } from '../../src/cluster/control-records.ts';
 import { planTakeover, sameStream } from '../../src/cluster/takeover.ts';
 import type { StreamId } from '../../src/wal/keys.ts';
 import { SeededRandom } from '../../src/util/random.ts';

@@ -3,7 +3,7 @@
 // change: on its own write at once, on another's at its next scan.
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
-import type { TopicRecord } from '../../src/cluster/node.ts';
+import type { TopicRecord } from '../../src/cluster/control-records.ts';
 import type { TopicConfigs } from '../../src/log/topic-config.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { ManualClock } from '../../src/util/clock.ts';

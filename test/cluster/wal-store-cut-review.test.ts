@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Broker } from '../../src/broker/broker.ts';
-import type { BrokerRecord } from '../../src/cluster/node.ts';
+import type { BrokerRecord } from '../../src/cluster/control-records.ts';
 import { ControlStore } from '../../src/control/control-store.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';

@@ -22,7 +22,7 @@ import { ControlProducerIdBlocks } from '../../src/broker/producers.ts';
 import { ControlStore } from '../../src/control/control-store.ts';
 import { type LeaderAddress, LeaderProgress } from '../../src/cluster/leader-progress.ts';
 import { Lease } from '../../src/cluster/lease.ts';
-import type { PartitionRecord } from '../../src/cluster/node.ts';
+import type { PartitionRecord } from '../../src/cluster/control-records.ts';
 import { rebuildFromChain } from '../../src/replica/rebuild.ts';
 import { planTakeover } from '../../src/cluster/takeover.ts';
 import { Engine, isFerryError } from '../../src/engine/index.ts';

@@ -2,7 +2,8 @@
 // records under prefix 'c', a loopback broker record, a writer that is never fenced, hooks that do
 // nothing), with each test naming only what it is about. Every field can be overridden.
 import { ControlStore } from '../../src/control/control-store.ts';
-import { ClusterNode, type ClusterNodeOptions, type WriterEpochs } from '../../src/cluster/node.ts';
+import { ClusterNode, type ClusterNodeOptions } from '../../src/cluster/node.ts';
+import type { WriterEpochs } from '../../src/cluster/partition-claims.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import type { Clock } from '../../src/util/clock.ts';
 import type { StreamId } from '../../src/wal/keys.ts';

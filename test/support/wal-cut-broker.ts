@@ -2,7 +2,7 @@
 // storageFailing tests start it (docs/cluster-protocol.md): short leases, fast scans and uploads.
 import { join } from 'node:path';
 import { Broker } from '../../src/broker/broker.ts';
-import type { BrokerRecord } from '../../src/cluster/node.ts';
+import type { BrokerRecord } from '../../src/cluster/control-records.ts';
 import { ControlStore } from '../../src/control/control-store.ts';
 import type { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';

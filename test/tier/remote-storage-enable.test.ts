@@ -3,7 +3,7 @@
 import { expect, test } from 'bun:test';
 import { Broker } from '../../src/broker/broker.ts';
 import { ControlStore } from '../../src/control/control-store.ts';
-import type { TopicRecord } from '../../src/cluster/node.ts';
+import type { TopicRecord } from '../../src/cluster/control-records.ts';
 import { Engine } from '../../src/engine/index.ts';
 import { resolveLogConfig } from '../../src/log/config.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
