@@ -15,7 +15,7 @@ const SCAN_INTERVAL_MS = 200;
 /**
  * The client's wait for one answer: a request sent to the paused broker before its lease lapsed
  * waits this long. Above the lease, since a delete waits out the lease of a partition's other
- * leader ([L8], src/cluster/node.ts) before it answers.
+ * leader ([L8], src/cluster/topic-catalog.ts) before it answers.
  */
 const REQUEST_TIMEOUT_MS = LEASE_MS + 2_000;
 /**

@@ -1,4 +1,4 @@
-// A cluster broker whose disk failed hands its partitions off (src/cluster/node.ts, [C1]
+// A cluster broker whose disk failed hands its partitions off (src/cluster/membership.ts, [C1]
 // storageFailing) and then has no write of its own to learn that the disk works again: the probe
 // is that write. It must tell a failing disk from a working one and leave nothing behind.
 import { afterEach, expect, test } from 'bun:test';
