@@ -1,20 +1,12 @@
 import type { BrokerOptions } from './broker-options.ts';
 import type { ClusterNode } from '../cluster/node.ts';
-import { ControlStore } from '../control/control-store.ts';
-import { DeletedIncarnations } from '../tier/deleted-incarnations.ts';
-import { ClusterEnginePolicy } from '../cluster/engine-policy.ts';
-import { clusterMember } from '../cluster/member.ts';
-import { RegisteredAddresses } from '../cluster/replica-address.ts';
-import { Engine, FerryError, type EngineOptions } from '../engine/index.ts';
-import type { ObjectStore } from '../store/object-store.ts';
-import { ClusterTopology, SingleBrokerTopology } from './topology.ts';
+import { Engine, FerryError } from '../engine/index.ts';
 import type { Clock } from '../util/clock.ts';
 import { systemClock } from '../util/clock.ts';
 import type { BrokerContext } from './context.ts';
 import { GroupCoordinator } from './groups/coordinator.ts';
 import { OFFSETS_RETENTION_MINUTES_DEFAULT, OffsetExpiry } from './groups/offset-expiry.ts';
-import { ControlOffsetStore, OffsetStore } from './groups/offset-store.ts';
-import { ControlProducerIdBlocks, FileProducerIdBlocks, ProducerIds } from './producers.ts';
+import { ProducerIds } from './producers.ts';
 import { Router } from './router.ts';
 import { logSlowRequests } from './slow-requests.ts';
 import { type Logger, loggerOf } from '../observability/logger.ts';
@@ -30,18 +22,14 @@ import { RequestMemory } from './request-memory.ts';
 import { QUEUED_REQUEST_BYTES_MAX_DEFAULT } from './connection.ts';
 import { MAX_CONNECTIONS_DEFAULT, PLAINTEXT_LISTENER } from './server.ts';
 import type { ListenerEndpoint } from '../cluster/endpoints.ts';
-import { FileStore } from '../store/file.ts';
-import { join } from 'node:path';
 import { isIP } from 'node:net';
 import { systemNetwork } from '../util/system-network.ts';
 import { KafkaServer } from './server.ts';
 import { MetricsRegistry } from '../metrics/index.ts';
 import { type MetricsEndpoint, serveMetrics } from './metrics-endpoint.ts';
 import { checkStores } from './store-check.ts';
+import { type JoinDeps, placementOf } from './placement.ts';
 import { definedOnly } from '../util/defined-only.ts';
-import { regressed } from '../util/regressions.ts';
-import { type LoneMigration, migrateLoneDirectory } from './lone-migration.ts';
-import { systemDisk } from '../util/disk.ts';
 import type { Network } from '../util/network.ts';
 
 const CLUSTER_ID_DEFAULT = 'ferry-cluster';
@@ -84,25 +72,22 @@ export class Broker {
   static async start(given: BrokerOptions): Promise<Broker> {
     const clock = given.clock ?? systemClock;
     const metrics = given.engine.metrics ?? new MetricsRegistry();
-    const options = asClusterOfOne(withMeasuredStores(given, metrics, clock));
+    const options = withMeasuredStores(given, metrics, clock);
+    const placement = placementOf(given, options); // single or clustered: decided here, once
     const log = loggerOf(options.log, defaultLogger(clock));
-    if (options.cluster !== undefined && options.engine.wal === undefined) throw new FerryError('InvalidArgument', 'a cluster broker needs a WAL store: its partitions move through it');
     await checkStores(given, clock); // the stores as given: one store in two roles is probed once
     // Security first: a listener's unreadable certificate stops the start before any recovery.
     const perIpOverrides = await resolvedOverrides(options.security?.maxConnectionsPerIpOverrides, options.network ?? systemNetwork);
-    const security = await BrokerSecurity.open(listenersOf(options), options.security ?? {}, { ...(await securityStoreOf(options)), clock, metrics, log, ...definedOnly({ random: options.random }) });
-    // A cluster manages the engine from its open on: its policy answers once the broker joins (clusterMember).
-    const clusterPolicy = options.cluster === undefined ? undefined : new ClusterEnginePolicy(options.nodeId);
+    const security = await BrokerSecurity.open(listenersOf(options), options.security ?? {}, { ...(await placement.securityStore()), clock, metrics, log, ...definedOnly({ random: options.random }) });
     let engine: Engine;
     try {
       engine = await Engine.open({
         ...options.engine,
-        ...tierOf(options),
+        ...placement.engineOptions,
         clock,
         metrics,
         ...definedOnly({ random: options.random }),
         logger: log,
-        ...definedOnly({ cluster: clusterPolicy }),
         ...(options.minInsyncReplicas === undefined ? {} : { minInsyncReplicas: options.minInsyncReplicas }),
       });
     } catch (error) {
@@ -145,34 +130,10 @@ export class Broker {
         rack: options.rack ?? null,
         ...(endpoints.length > 1 || first.listener !== PLAINTEXT_LISTENER.name ? { endpoints } : {}),
       };
-      // A cluster reserves producer ids in its control records: its brokers' disks are not their state.
-      const controlBlocks =
-        options.cluster === undefined ? null : new ControlProducerIdBlocks(new ControlStore(options.cluster.store, options.cluster.prefix ?? '', definedOnly({ random: options.random })));
-      const producers = new ProducerIds(controlBlocks ?? new FileProducerIdBlocks(options.engine.directory, options.nodeId, options.engine.disk));
-      cluster =
-        options.cluster === undefined
-          ? null
-          : clusterMember({
-              controlStore: options.cluster.store,
-              controlPrefix: options.cluster.prefix ?? '',
-              walStore: options.engine.wal!.store,
-              walPrefix: options.engine.wal!.prefix ?? '',
-              self: { ...self, leaseMs: options.cluster.leaseMs },
-              scanIntervalMs: options.cluster.scanIntervalMs,
-              peerListen: options.cluster.peerPort === null ? null : { host: security.listeners[0]!.config.host, port: options.cluster.peerPort ?? 0 },
-              engine,
-              policy: clusterPolicy!,
-              clock,
-              metrics,
-              ...definedOnly({ network: options.network, random: options.random, log, interBroker: security.interBrokerConnector ?? undefined }),
-            });
-      const controlOffsets =
-        cluster === null
-          ? null
-          : new ControlOffsetStore(new ControlStore(options.cluster!.store, options.cluster!.prefix ?? '', { ...definedOnly({ random: options.random }), incarnation: cluster.incarnation }), {
-              nodeId: options.nodeId,
-              incarnation: cluster.incarnation,
-            });
+      const joining: JoinDeps = { engine, self, security, clock, metrics, log };
+      const producers = new ProducerIds(placement.producerIdBlocks());
+      cluster = placement.join(joining);
+      const offsets = placement.groupOffsets();
       context = {
         nodeId: options.nodeId,
         advertisedHost: self.host,
@@ -182,27 +143,16 @@ export class Broker {
         engine,
         clock,
         groups: new GroupCoordinator(clock),
-        offsets: controlOffsets ?? OffsetStore.open(options.engine.directory, options.engine.disk),
+        offsets,
         producers,
-        topology:
-          cluster === null
-            ? new SingleBrokerTopology(self, engine)
-            : new ClusterTopology(
-                cluster,
-                options.defaultReplicationFactor ?? 1,
-                new RegisteredAddresses(clock, options.network === undefined ? undefined : (host) => options.network!.resolve(host)),
-                () => engine.brokerTopicDefaults(),
-                engine,
-                security.interBrokerListener,
-              ),
+        topology: placement.topology(joining),
         autoCreateTopics: options.autoCreateTopics ?? true,
         defaultPartitions: options.defaultPartitions ?? DEFAULT_PARTITIONS,
-        defaultReplicationFactor: cluster === null ? 1 : (options.defaultReplicationFactor ?? 1),
+        defaultReplicationFactor: placement.defaultReplicationFactor,
         security,
         endpoints,
       };
-      if (given.cluster === undefined && cluster !== null) await migrateLoneDirectory(loneMigrationOf(options, engine, { producerIds: controlBlocks!, offsets: controlOffsets! }, log));
-      await cluster?.start();
+      await placement.beforeServing(joining);
       const startedContext = context;
       const offsetExpiry = new OffsetExpiry({
         groups: startedContext.groups,
@@ -318,18 +268,6 @@ function listenersOf(options: BrokerOptions): readonly ListenerConfig[] {
 }
 
 /**
- * Where the security records (ACLs, SCRAM credentials) live: the cluster's control store; for a
- * single broker its WAL store (so that a stateless broker started on an empty disk keeps them),
- * or without one a file store in its log directory.
- */
-async function securityStoreOf(options: BrokerOptions): Promise<{ store: ObjectStore; prefix: string }> {
-  if (options.cluster !== undefined) return { store: options.cluster.store, prefix: options.cluster.prefix ?? '' };
-  const wal = options.engine.wal;
-  if (wal !== undefined) return { store: wal.store, prefix: wal.prefix ?? '' };
-  return { store: await FileStore.open(join(options.engine.directory, SECURITY_FILE_STORE_DIRECTORY)), prefix: '' };
-}
-
-/**
  * max.connections.per.ip.overrides names hosts or addresses; a host name counts for each of its
  * addresses, resolved once at start (Kafka resolves them when it reads the setting). A name that
  * does not resolve stops the start: its bound would never apply.
@@ -347,50 +285,4 @@ async function resolvedOverrides(overrides: ReadonlyMap<string, number> | undefi
     for (const address of addresses) resolved.set(address, bound);
   }
   return resolved;
-}
-
-/**
- * A broker with a WAL store and no cluster store is a cluster of one over its WAL store's control
- * records (issue 24, docs/design.md contract 14): its topics, leader epochs, producer-id blocks and group
- * offsets outlive its disk, and a restart on an empty one rebuilds every partition from the store.
- */
-function asClusterOfOne(options: BrokerOptions): BrokerOptions {
-  const wal = options.engine.wal;
-  if (options.cluster !== undefined || wal === undefined || regressed('lone-broker-disk-is-truth')) return options;
-  const { leaseMs, scanIntervalMs } = options.lone ?? { leaseMs: LONE_LEASE_MS, scanIntervalMs: LONE_SCAN_INTERVAL_MS };
-  return { ...options, cluster: { store: wal.store, prefix: wal.prefix ?? '', leaseMs, scanIntervalMs, peerPort: null } };
-}
-
-/** What a cluster of one moves from a data directory written before it was one (issue 24). */
-function loneMigrationOf(options: BrokerOptions, engine: Engine, to: { producerIds: ControlProducerIdBlocks; offsets: ControlOffsetStore }, log: Logger): LoneMigration {
-  const { stream } = engine.wal!.config;
-  const walOptions = options.engine.wal!;
-  const disk = options.engine.disk ?? systemDisk;
-  return {
-    directory: options.engine.directory,
-    disk,
-    control: new ControlStore(options.cluster!.store, options.cluster!.prefix ?? '', definedOnly({ random: options.random })),
-    nodeId: options.nodeId,
-    topics: engine.topics(),
-    wal: { store: walOptions.store, prefix: walOptions.prefix ?? '', writerId: stream.writerId, currentEpoch: stream.epoch },
-    producerIds: to.producerIds,
-    groupOffsets: { from: OffsetStore.open(options.engine.directory, disk), to: to.offsets },
-    log: log.child({ component: 'broker' }),
-  };
-}
-
-/** A lone broker's lease: as the CLI's default for a cluster (it waits on no other broker's). */
-const LONE_LEASE_MS = 10_000;
-/** A lone broker's scan: as the CLI's default. */
-const LONE_SCAN_INTERVAL_MS = 1000;
-
-/** A single broker without a WAL store keeps its security records here, in its log directory. */
-const SECURITY_FILE_STORE_DIRECTORY = 'security-records';
-
-/** A cluster's tier learns which topic incarnations were deleted from the deletion records the cluster writes beside its topic records (DI1). */
-function tierOf(options: BrokerOptions): Pick<EngineOptions, 'tier'> {
-  const { tier } = options.engine;
-  if (tier === undefined || options.cluster === undefined || tier.deletedTopicIds !== undefined) return {};
-  const deletions = new DeletedIncarnations(new ControlStore(options.cluster.store, options.cluster.prefix ?? '', definedOnly({ random: options.random })));
-  return { tier: { ...tier, deletedTopicIds: () => deletions.list() } };
 }
