@@ -1,7 +1,7 @@
 import { loggerOf } from '../observability/logger.ts';
 import { checkConditionalWrites } from '../store/conditional-check.ts';
 import type { Clock } from '../util/clock.ts';
-import type { BrokerOptions } from './broker.ts';
+import type { BrokerOptions } from './broker-options.ts';
 
 /**
  * Refuses to start on a store that ignores conditional writes (src/store/conditional-check.ts):

@@ -1,7 +1,7 @@
 import type { MetricsRegistry } from '../metrics/index.ts';
 import { InstrumentedStore } from '../store/instrumented.ts';
 import type { Clock } from '../util/clock.ts';
-import type { BrokerOptions } from './broker.ts';
+import type { BrokerOptions } from './broker-options.ts';
 
 /**
  * The broker's options with each object store seen through an InstrumentedStore labelled by its

@@ -11,7 +11,6 @@ import type { Disk } from '../util/disk.ts';
 import type { Random } from '../util/random.ts';
 import type { FollowOptions } from './embedded-follower.ts';
 import type { ClusterPolicy } from './cluster-policy.ts';
-import type { Engine } from './engine.ts';
 import type { WalOptions } from './wal-writer-lifecycle.ts';
 
 /** How Engine.open sets an engine up: only `directory` is required; `wal` ships appends to object storage, `follow` makes a read replica. */
@@ -23,7 +22,7 @@ export interface EngineOptions {
    * lets a test harness watch it while its broker still starts (the simulation records every
    * replica's log end). Nothing in production sets it.
    */
-  readonly onOpen?: (engine: Engine) => void;
+  readonly onOpen?: (engine: OpenedEngine) => void;
   /**
    * Called after each retention pass that deleted segments of a partition, with where its local
    * log started before and after: lets a test harness judge what retention kept (the simulation's
@@ -264,4 +263,12 @@ export interface ConsumeOptions {
   readonly maxBytes?: number;
   /** Ends the iteration when aborted. */
   readonly signal?: AbortSignal;
+}
+
+/** What a harness watching an engine from its open reads of it (EngineOptions.onOpen). */
+export interface OpenedEngine {
+  /** Whether the engine serves `topic`-`index` (Engine.serves). */
+  serves(topic: string, index: number): boolean;
+  /** Where the partition's local log ends (Engine.logEndOffset). */
+  logEndOffset(topic: string, index: number): number;
 }

@@ -18,6 +18,7 @@ export type {
   LogDirDescription,
   LogDirPartition,
   OffsetLookup,
+  OpenedEngine,
   ProducedRecord,
   ProduceOptions,
   RetentionDeletion,

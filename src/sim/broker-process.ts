@@ -1,7 +1,7 @@
 import { RecordLogger } from '../observability/record-logger.ts';
 import { Broker, type BrokerOptions } from '../broker/broker.ts';
 import { ControlStore } from '../control/control-store.ts';
-import type { Engine, EngineOptions } from '../engine/index.ts';
+import type { EngineOptions, OpenedEngine } from '../engine/index.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { SeededRandom } from '../util/random.ts';
 import type { SimDisk } from './disk.ts';
@@ -75,7 +75,7 @@ export class SimBrokerHost {
   /** The running broker, once its start finished. */
   broker: Broker | null = null;
   /** The current process's engine from the moment it exists (it adopts and follows partitions while the broker still starts); null once the process is gone. */
-  engine: Engine | null = null;
+  engine: OpenedEngine | null = null;
   /**
    * Faults of this host that outlive a restart (they are the host's, not the process's).
    * `clockRate`: the clock-drift fault's rate (null: each process runs at its own);

@@ -1,11 +1,11 @@
 import type { ReplicaEnd } from './history.ts';
-import type { Engine } from '../engine/index.ts';
+import type { OpenedEngine } from '../engine/index.ts';
 import { isFerryError } from '../errors.ts';
 
 /** What the recorder reads of a broker host (SimBrokerHost): its node and its current process's engine, if any. */
 export interface ReplicaHost {
   readonly settings: { readonly nodeId: number };
-  readonly engine: Pick<Engine, 'serves' | 'logEndOffset'> | null;
+  readonly engine: OpenedEngine | null;
 }
 
 /**
