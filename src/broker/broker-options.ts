@@ -31,8 +31,11 @@ export interface BrokerOptions {
   readonly defaultReplicationFactor?: number;
   /** acks=all waits for this many replicas, the leader included (capped at the topic's replication factor). */
   readonly minInsyncReplicas?: number;
-  /** The engine this broker serves (directory, WAL store, log settings). */
-  readonly engine: EngineOptions;
+  /**
+   * The engine this broker serves (directory, WAL store, log settings). Whether a cluster manages
+   * it is the broker's to decide (`cluster`, or a WAL store: src/broker/placement.ts), never the caller's.
+   */
+  readonly engine: Omit<EngineOptions, 'cluster'>;
   /** Time for timers, leases and throttles: the system's unless a simulation injects its own. */
   readonly clock?: Clock;
   /** The sockets it listens on and reports to leaders through; the operating system's by default (the simulation's in src/sim/network.ts). */

@@ -79,7 +79,8 @@ export function placementOf(given: BrokerOptions, options: BrokerOptions): Broke
 /** A broker alone on its disk (no WAL store): its topics, producer ids and offsets are its directory's. */
 class SinglePlacement implements BrokerPlacement {
   readonly #options: BrokerOptions;
-  readonly engineOptions = {};
+  /** Alone: no cluster manages the engine, whatever a caller's engine options carried (a JavaScript caller's are not type-checked). */
+  readonly engineOptions = { cluster: undefined };
   readonly defaultReplicationFactor = 1;
 
   constructor(options: BrokerOptions) {

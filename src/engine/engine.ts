@@ -260,7 +260,7 @@ export class Engine {
       options.onOpen?.(engine);
       if (options.wal !== undefined) await engine.#services.walLifecycle!.sealEarlierEpochs(storedEpochs); // [F]
       // A cluster's partitions are rebuilt from their chains when adopted; an engine alone opens its registry's.
-      if (options.cluster === undefined) await engine.#own.openAll(engine.#registry.list());
+      if (engine.#cluster === null) await engine.#own.openAll(engine.#registry.list());
       if (options.follow !== undefined) engine.#replication.startFollowing(options.follow);
       engine.#deletion.scheduleRetention();
       engine.#services.start();

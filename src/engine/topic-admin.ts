@@ -71,7 +71,7 @@ export class TopicAdmin {
     this.#deletionRecords = deps.deletionRecords;
     this.#deletedTopicIds = deps.deletedTopicIds;
     this.#checkOpen = deps.checkOpen;
-    this.#managed = deps.options.cluster !== undefined;
+    this.#managed = (deps.options.cluster ?? null) !== null;
   }
 
   /** Creates a topic; TopicAlreadyExists if it exists (or is still being deleted), InvalidArgument for a bad name or count. */
