@@ -14,15 +14,21 @@ import type { TopicId } from '../format/topic-id.ts';
 /** Where a follower engine keeps its position in the leader's WAL streams. */
 const FOLLOWER_CHECKPOINT_FILE = 'wal-follower-checkpoint';
 
+/** How a read replica follows its leader (`Ferry.open({ follow })`): through the object store they share, never through the leader. */
 export interface FollowOptions {
+  /** The store the leader writes its WAL objects to. */
   readonly store: ObjectStore;
   /** The leader's writer id (its `wal.writerId`). */
   readonly writerId: string;
+  /** The key prefix the leader writes under (its `wal.prefix`); none by default. */
   readonly prefix?: string;
   /** Which partitions to replicate; all by default. */
   readonly partitions?: (topic: string, partition: number) => boolean;
+  /** How WAL objects are read (fetch sizes, retries); the defaults suit S3 Express. */
   readonly reader?: Partial<Omit<WalReaderConfig, 'prefix' | 'wants'>>;
+  /** How the replica polls and checkpoints (poll interval and its backoff, fetch-ahead, checkpoint interval). */
   readonly follower?: Partial<Omit<FollowerConfig, 'writerId'>>;
+  /** Seeds the retry jitter of the replica's reads; 1 by default. */
   readonly seed?: number;
 }
 
