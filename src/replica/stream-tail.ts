@@ -243,9 +243,9 @@ export class StreamTail<M extends TailMember> {
   async #begin(): Promise<boolean> {
     const start = this.#pendingStart ?? (await this.#user.next(null));
     if (start === null) return false;
+    await this.#moveTo(start); // if its LIST fails, the same start is tried again (ST3)
     this.#pendingStart = null;
-    await this.#moveTo(start);
-    return this.#position !== null;
+    return true;
   }
 
   /** ST1: a start without a sequence is the stream's floor by one LIST (0 for an empty stream). */
