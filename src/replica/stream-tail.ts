@@ -111,6 +111,12 @@ export class StreamTail<M extends TailMember> {
   #verifyAt: number | null = null;
   readonly #prefetched = new Map<number, Promise<ObjectRead>>();
   #prefetchWindow = 1;
+  /**
+   * Whether the object being read was asked for straight after the one before was applied (no
+   * wait between): finding it there means the tail is behind, and only then does the window grow.
+   * At the stream's end each object then costs its GET and one probe, not reads past the end.
+   */
+  #readOnAfterApply = false;
   #running = false;
   #loop: Promise<void> | null = null;
   #wake: (() => void) | null = null;
@@ -209,6 +215,7 @@ export class StreamTail<M extends TailMember> {
     const applying = this.#applying;
     this.#applying = false;
     this.#prefetched.clear();
+    this.#readOnAfterApply = false;
     const { retry } = this.config;
     const waitMs = retry === undefined ? this.#idleWaitMs : backoffDelayMs(retry, this.#failures, this.#random!);
     this.#failures++;
@@ -235,6 +242,7 @@ export class StreamTail<M extends TailMember> {
       await this.#apply(position, read);
       return 'data';
     }
+    this.#readOnAfterApply = false;
     if (read.kind === 'seal') return this.#sealed(position);
     return this.#absent(position, fetchedAhead);
   }
@@ -252,6 +260,7 @@ export class StreamTail<M extends TailMember> {
   async #moveTo(start: TailStart): Promise<void> {
     this.#prefetched.clear();
     this.#prefetchWindow = 1;
+    this.#readOnAfterApply = false;
     this.#absentSinceMs = null;
     this.#behindSinceMs = null;
     if (start.sequence !== null) {
@@ -292,7 +301,8 @@ export class StreamTail<M extends TailMember> {
     this.#absentSinceMs = null;
     this.#behindSinceMs = null;
     this.#idleWaitMs = this.config.pollIntervalMs;
-    this.#prefetchWindow = Math.min(this.config.prefetchObjectsMax, this.#prefetchWindow * 2);
+    if (this.#readOnAfterApply) this.#prefetchWindow = Math.min(this.config.prefetchObjectsMax, this.#prefetchWindow * 2);
+    this.#readOnAfterApply = true;
     await this.#user.objectApplied?.(read, this.#stats.bytesApplied - appliedBefore);
   }
 
