@@ -105,7 +105,7 @@ export class StreamTail<M extends TailMember> {
   readonly #user: StreamTailUser<M>;
   readonly #clock: Clock;
   readonly #random: Random | null;
-  #pendingStart: TailStart | null;
+  #pendingStart: TailStart | null = null;
   #position: TailPosition | null = null;
   /** ST1: a start sequence to compare with the floor at once if it is found absent; null: none. */
   #verifyAt: number | null = null;
@@ -140,8 +140,10 @@ export class StreamTail<M extends TailMember> {
     this.config = config;
     this.#clock = deps.clock;
     this.#random = deps.random ?? null;
-    this.#pendingStart = deps.start ?? null;
     this.#idleWaitMs = config.pollIntervalMs;
+    const start = deps.start ?? null;
+    if (start === null || start.sequence === null) this.#pendingStart = start;
+    else this.#placeAt(start.stream, start.sequence); // a position known before the first read (stats, a stop saving it)
   }
 
   /** Where the tail reads next; null before its first stream is found. */
@@ -264,14 +266,19 @@ export class StreamTail<M extends TailMember> {
     this.#absentSinceMs = null;
     this.#behindSinceMs = null;
     if (start.sequence !== null) {
-      this.#position = { stream: start.stream, sequence: start.sequence };
-      this.#verifyAt = start.sequence;
+      this.#placeAt(start.stream, start.sequence);
       return;
     }
     const listed = await listSequences(this.#reader.store, this.#reader.config.prefix, start.stream);
     const floor = floorOf(listed);
     this.#position = { stream: start.stream, sequence: floor };
     this.#verifyAt = listed.size > 0 ? floor : null;
+  }
+
+  /** ST1: a sequence no LIST just saw present is compared with the floor at once if found absent. */
+  #placeAt(stream: StreamId, sequence: number): void {
+    this.#position = { stream, sequence };
+    this.#verifyAt = sequence;
   }
 
   /** The object at `position`, with the following ones requested ahead while catching up. */
