@@ -112,11 +112,12 @@ export class StreamTail<M extends TailMember> {
   readonly #prefetched = new Map<number, Promise<ObjectRead>>();
   #prefetchWindow = 1;
   /**
-   * Whether the object being read was asked for straight after the one before was applied (no
-   * wait between): finding it there means the tail is behind, and only then does the window grow.
-   * At the stream's end each object then costs its GET and one probe, not reads past the end.
+   * Whether the object being read was asked for after a wait (idle, a hint, a retry): found then,
+   * the tail is at the stream's end, not behind it, and the window does not grow. At the end each
+   * object then costs its GET and one probe, not reads past the end; catching up, the window
+   * grows from the first object on.
    */
-  #readOnAfterApply = false;
+  #askedAfterWait = false;
   #running = false;
   #loop: Promise<void> | null = null;
   #wake: (() => void) | null = null;
@@ -217,7 +218,6 @@ export class StreamTail<M extends TailMember> {
     const applying = this.#applying;
     this.#applying = false;
     this.#prefetched.clear();
-    this.#readOnAfterApply = false;
     const { retry } = this.config;
     const waitMs = retry === undefined ? this.#idleWaitMs : backoffDelayMs(retry, this.#failures, this.#random!);
     this.#failures++;
@@ -244,7 +244,6 @@ export class StreamTail<M extends TailMember> {
       await this.#apply(position, read);
       return 'data';
     }
-    this.#readOnAfterApply = false;
     if (read.kind === 'seal') return this.#sealed(position);
     return this.#absent(position, fetchedAhead);
   }
@@ -262,7 +261,6 @@ export class StreamTail<M extends TailMember> {
   async #moveTo(start: TailStart): Promise<void> {
     this.#prefetched.clear();
     this.#prefetchWindow = 1;
-    this.#readOnAfterApply = false;
     this.#absentSinceMs = null;
     this.#behindSinceMs = null;
     if (start.sequence !== null) {
@@ -308,8 +306,8 @@ export class StreamTail<M extends TailMember> {
     this.#absentSinceMs = null;
     this.#behindSinceMs = null;
     this.#idleWaitMs = this.config.pollIntervalMs;
-    if (this.#readOnAfterApply) this.#prefetchWindow = Math.min(this.config.prefetchObjectsMax, this.#prefetchWindow * 2);
-    this.#readOnAfterApply = true;
+    if (!this.#askedAfterWait) this.#prefetchWindow = Math.min(this.config.prefetchObjectsMax, this.#prefetchWindow * 2);
+    this.#askedAfterWait = false;
     await this.#user.objectApplied?.(read, this.#stats.bytesApplied - appliedBefore);
   }
 
@@ -399,6 +397,7 @@ export class StreamTail<M extends TailMember> {
 
   /** Waits `waitMs`, or until a hint or stop, whichever comes first. */
   #wait(waitMs: number): Promise<void> {
+    this.#askedAfterWait = true;
     if (this.#hinted || !this.#running) {
       this.#hinted = false;
       return Promise.resolve();
