@@ -1,10 +1,11 @@
 import { componentLogger, type Logger, type LoggerOption } from '../observability/logger.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
 import { applyFrame } from '../replica/apply.ts';
+import { StreamTail, type StreamTailUser, type TailStart } from '../replica/stream-tail.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
-import { backoffDelayMs, type BackoffPolicy, sleep } from '../util/backoff.ts';
-import { type Clock, yieldTurn } from '../util/clock.ts';
+import { type BackoffPolicy, backoffDelayMs } from '../util/backoff.ts';
+import type { Clock } from '../util/clock.ts';
 import type { Random } from '../util/random.ts';
 import type { Uuid } from '../util/uuid.ts';
 import { floorOf, listSequences } from '../wal/floor.ts';
@@ -31,6 +32,8 @@ export interface StreamTailsOptions {
   /** Wait after finding nothing new; doubles while the stream stays idle, up to pollIntervalMaxMs. */
   readonly pollIntervalMs: number;
   readonly pollIntervalMaxMs: number;
+  /** Objects fetched ahead while catching up; TAIL_PREFETCH_OBJECTS_MAX by default. */
+  readonly prefetchObjectsMax?: number;
   /** The partition's chain as its control record now has it. */
   readChain(topic: string, partition: number): Promise<readonly StreamId[]>;
   readonly report?: LoggerOption;
@@ -73,6 +76,9 @@ export const FLOOR_CHECK_IDLE_MS = 5_000;
  */
 export const TAIL_RETRY: BackoffPolicy = { attempts: Number.POSITIVE_INFINITY, baseMs: 100, capMs: 5000 };
 
+/** Objects a tail fetches ahead while catching up (each up to a WAL object's size in memory, per leader stream followed); 1 at the tail. */
+export const TAIL_PREFETCH_OBJECTS_MAX = 8;
+
 /** A partition waiting to join a tail: it first reads, alone, the tail's objects from `fromSequence` up to the tail's position. */
 interface Joining {
   readonly partition: FollowedPartition;
@@ -86,35 +92,23 @@ interface Joining {
 
 interface Tail {
   readonly stream: StreamId;
-  /** Failures in a row; reset by a step that succeeds. */
-  failures: number;
-  /** The next sequence the tail reads; null until a LIST found the stream's floor, where it starts. */
-  sequence: number | null;
-  /**
-   * The sequence the tail started at because its LIST found it present, until the tail reads it:
-   * found absent then, GC took it since the LIST [D4]. Null once read, or when the LIST found nothing.
-   */
-  listedStart: number | null;
-  /** Monotonic ms since a member has been behind the leader's high watermark while the tail found nothing new; null: none is [D4]. */
-  behindSinceMs: number | null;
-  /** Since when the tail has found nothing at its current sequence (FLOOR_CHECK_IDLE_MS); null: it just moved. */
-  absentSinceMs: number | null;
+  /** The loop reading the stream (src/replica/stream-tail.ts), from the stream's floor; set once, as the tail is made. */
+  loop: StreamTail<FollowedPartition>;
   readonly members: Map<string, FollowedPartition>;
   /**
-   * Partitions waiting to join: caught up on sequences below `sequence` first, between reads. A
-   * member whose frame fails to apply comes back here alone (T1), so one partition's fault
+   * Partitions waiting to join: caught up on sequences below the tail's position first, between
+   * reads. A member whose frame fails to apply comes back here alone (T1), so one partition's fault
    * never stops the others of the stream.
    */
   readonly joining: Joining[];
-  running: boolean;
 }
 
 /**
- * The follower side of replication factor > 1 in a cluster: one reader per leader stream, fanning
- * its objects out to every partition this broker follows from it, so a leader's objects are read
- * once per following broker, not once per followed partition. A partition joins a tail after
- * reading, alone, the tail's earlier objects; at a seal it moves to the stream its chain names
- * next (a new leader).
+ * The follower side of replication factor > 1 in a cluster: one StreamTail per leader stream,
+ * fanning its objects out to every partition this broker follows from it, so a leader's objects
+ * are read once per following broker, not once per followed partition. A partition joins a tail
+ * after reading, alone, the tail's earlier objects; at a seal it moves to the stream its chain
+ * names next (a new leader).
  * - T1 A partition's own fault (a frame its log cannot take, a failed catch-up) takes only that
  *   partition off the tail: it joins again after its own backoff from the object it failed on,
  *   while the tail goes on feeding the others. A fault of the tail's read fails the whole step.
@@ -148,7 +142,7 @@ export class StreamTails {
       tail.members.delete(id);
       const at = tail.joining.findIndex(({ partition: p }) => memberKey(p.topic, p.partition) === id);
       if (at >= 0) tail.joining.splice(at, 1);
-      if (tail.members.size === 0 && tail.joining.length === 0) this.#stop(tail);
+      this.#stopIfEmpty(tail);
     }
   }
 
@@ -162,136 +156,79 @@ export class StreamTails {
     const key = streamKey(stream);
     let tail = this.#tails.get(key);
     if (tail === undefined) {
-      tail = { stream, failures: 0, sequence: null, listedStart: null, behindSinceMs: null, absentSinceMs: null, members: new Map(), joining: [], running: true };
+      tail = this.#newTail(stream);
       this.#tails.set(key, tail);
-      void this.#run(tail);
+      tail.loop.start();
     }
     tail.joining.push({ partition, fromSequence: null, retryAtMs: 0, failures: 0 });
   }
 
+  #newTail(stream: StreamId): Tail {
+    const { clock, random, pollIntervalMs, pollIntervalMaxMs } = this.#options;
+    const members = new Map<string, FollowedPartition>();
+    const reader = this.#reader((topic, partition, topicId) => members.get(memberKey(topic, partition))?.topicId === topicId);
+    const config = {
+      pollIntervalMs,
+      pollIntervalMaxMs,
+      prefetchObjectsMax: this.#options.prefetchObjectsMax ?? TAIL_PREFETCH_OBJECTS_MAX,
+      floorCheckIdleMs: FLOOR_CHECK_IDLE_MS,
+      floorCheckBehindMs: FLOOR_CHECK_DELAY_MS,
+      retry: TAIL_RETRY,
+    };
+    const tail = { stream, members, joining: [] } as Omit<Tail, 'loop'> as Tail;
+    tail.loop = new StreamTail(reader, this.#tailUser(tail), config, { clock, random, start: { stream, sequence: null } }); // from its floor [G4]
+    return tail;
+  }
+
+  /** What the cluster decides for one tail's loop: its members, T1 and T2, the chains at a seal. */
+  #tailUser(tail: Tail): StreamTailUser<FollowedPartition> {
+    return {
+      memberOf: (frame) => tail.members.get(memberKey(frame.entry.topic, frame.entry.partition)) ?? null,
+      beyondLogEnd: (member, frame, sequence) => {
+        this.#fellBehind(tail, member, `its log ends at ${member.log.logEndOffset} and object ${sequence} continues at ${frame.entry.baseOffset}`);
+        return 'skip';
+      },
+      applyFailed: (member, sequence, error) => {
+        // T1: this partition alone leaves the tail, and catches up from this object after its own backoff.
+        tail.members.delete(memberKey(member.topic, member.partition));
+        this.#retryLater(tail, { partition: member, fromSequence: sequence, retryAtMs: 0, failures: 0 }, error);
+      },
+      applied: (member) => member.applied(),
+      next: async (from) => {
+        if (from !== null) await this.#moveOnFromSeal(tail);
+        return null; // members move one by one, each by its own chain
+      },
+      floorPassed: (position, floor) => this.#floorPassed(tail, position.sequence, floor),
+      beforeRead: () => this.#admitJoining(tail),
+      anyBehindLeader: () => [...tail.members.values()].some(isBehindLeader),
+      stepFailed: (error, { failures, waitMs }) => {
+        this.#errors?.add();
+        this.#log.warn(
+          { stream: streamKey(tail.stream), failures, err: error },
+          `tail of ${streamKey(tail.stream)} failed (${failures} in a row), retrying in ${Math.round(waitMs)} ms: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      },
+    };
+  }
+
   #stop(tail: Tail): void {
-    tail.running = false;
+    void tail.loop.stop();
     this.#tails.delete(streamKey(tail.stream));
   }
 
-  /** Steps the tail until it stops; a step that throws is logged, counted and retried after a backoff (TAIL_RETRY). */
-  async #run(tail: Tail): Promise<void> {
-    const { clock, random, pollIntervalMs, pollIntervalMaxMs } = this.#options;
-    const reader = this.#reader((topic, partition, topicId) => tail.members.get(memberKey(topic, partition))?.topicId === topicId);
-    let idleWaitMs = pollIntervalMs;
-    while (tail.running) {
-      let outcome: 'data' | 'idle';
-      try {
-        outcome = await this.#step(tail, reader);
-        tail.failures = 0;
-      } catch (error) {
-        this.#errors?.add();
-        const waitMs = backoffDelayMs(TAIL_RETRY, tail.failures++, random);
-        this.#log.warn(
-          { stream: streamKey(tail.stream), failures: tail.failures, err: error },
-          `tail of ${streamKey(tail.stream)} failed (${tail.failures} in a row), retrying in ${Math.round(waitMs)} ms: ${error instanceof Error ? error.message : String(error)}`,
-        );
-        await sleep(clock, waitMs);
-        continue;
-      }
-      if (outcome === 'data') {
-        idleWaitMs = pollIntervalMs;
-        await yieldTurn(clock);
-      } else {
-        await sleep(clock, idleWaitMs); // idle streams are probed less and less: each probe is a billed GET
-        idleWaitMs = Math.min(pollIntervalMaxMs, idleWaitMs * 2);
-      }
-    }
-  }
-
-  /** Admits joiners, then reads the next object: applies its frames, or moves members on at a seal. */
-  async #step(tail: Tail, reader: WalReader): Promise<'data' | 'idle'> {
-    tail.sequence ??= await this.#startingFloor(tail); // a stream is read from its floor: GC deleted what lies below [G4]
-    await this.#admitJoining(tail);
-    const sequence = tail.sequence;
-    const read = await reader.read(tail.stream, sequence);
-    if (!tail.running) return 'idle';
-    if (read.kind === 'data') {
-      tail.behindSinceMs = null;
-      tail.absentSinceMs = null;
-      tail.listedStart = null;
-      // A retry after a failure part-way re-applies nothing: applyFrame skips what a log already has.
-      for (const frame of read.frames) {
-        const id = memberKey(frame.entry.topic, frame.entry.partition);
-        const member = tail.members.get(id);
-        if (member === undefined) continue;
-        if (leavesGap(member, frame)) {
-          this.#fellBehind(tail, member, `its log ends at ${member.log.logEndOffset} and object ${sequence} continues at ${frame.entry.baseOffset}`);
-          continue;
-        }
-        try {
-          if (applyFrame(member.log, frame, member.topicId) > 0) member.applied();
-        } catch (error) {
-          // T1: this partition alone leaves the tail, and catches up from this object after its own backoff.
-          tail.members.delete(id);
-          this.#retryLater(tail, { partition: member, fromSequence: sequence, retryAtMs: 0, failures: 0 }, error);
-        }
-      }
-      tail.sequence = sequence + 1;
-      return 'data';
-    }
-    if (read.kind === 'seal') await this.#moveOnFromSeal(tail);
-    else if (sequence === tail.listedStart) await this.#checkFloorAfterRace(tail, sequence);
-    else await this.#checkFloorWhenBehind(tail, sequence);
-    return 'idle';
-  }
-
-  /** Where a new tail starts: the lowest sequence its stream's LIST holds (0 for an empty stream), noted as listed present. */
-  async #startingFloor(tail: Tail): Promise<number> {
-    const listed = await listSequences(this.#options.store, this.#options.prefix, tail.stream);
-    const floor = floorOf(listed);
-    tail.listedStart = listed.size > 0 ? floor : null;
-    return floor;
+  #stopIfEmpty(tail: Tail): void {
+    if (tail.members.size === 0 && tail.joining.length === 0) this.#stop(tail);
   }
 
   /**
-   * [D4] The tail's first object, present in the LIST it started from, is absent when read: GC
-   * took it in between (its frames were of a deleted incarnation, or tiered). Without this, only a
-   * member behind the leader's high watermark would make the tail look at the floor again, and with
-   * min.insync.replicas equal to the replication factor the high watermark waits for this very
-   * follower: the tail would wait at the gap, and acks=all with it, forever. One LIST, once.
+   * [D4] A floor above the tail's position: GC took its next object, so every member has fallen
+   * behind it and leaves the tail, which moves to the floor. An empty stream has had nothing
+   * written yet (GC keeps a stream's highest object, and seals stay): nobody fell behind.
    */
-  async #checkFloorAfterRace(tail: Tail, sequence: number): Promise<void> {
-    tail.listedStart = null;
-    await this.#checkFloor(tail, sequence);
-  }
-
-  /**
-   * [D4] The tail found nothing at `sequence`: normally the stream's end. Only when a member has
-   * been behind the leader's high watermark for FLOOR_CHECK_DELAY_MS is the stream LISTed, once per
-   * delay: a floor above `sequence` means GC took the tail's next
-   * object, so every member has fallen behind it and leaves the tail, which moves to the floor.
-   */
-  async #checkFloorWhenBehind(tail: Tail, sequence: number): Promise<void> {
-    const nowMs = this.#options.clock.monotonicMs();
-    tail.absentSinceMs ??= nowMs;
-    if (![...tail.members.values()].some(isBehindLeader)) {
-      tail.behindSinceMs = null;
-      if (nowMs - tail.absentSinceMs < FLOOR_CHECK_IDLE_MS) return;
-      tail.absentSinceMs = nowMs; // the next idle check a delay from now
-      await this.#checkFloor(tail, sequence);
-      return;
-    }
-    tail.behindSinceMs ??= nowMs;
-    if (nowMs - tail.behindSinceMs < FLOOR_CHECK_DELAY_MS) return;
-    tail.behindSinceMs = nowMs; // the next check, if still behind, a delay from now
-    await this.#checkFloor(tail, sequence);
-  }
-
-  /** [D4] A floor above `sequence`: every member has fallen behind it and leaves the tail, which moves to the floor. */
-  async #checkFloor(tail: Tail, sequence: number): Promise<void> {
-    const listed = await listSequences(this.#options.store, this.#options.prefix, tail.stream);
-    const floor = floorOf(listed);
-    // An empty stream has had nothing written yet (GC keeps a stream's highest object, and seals stay): nobody fell behind.
-    if (!tail.running || tail.sequence !== sequence || listed.size === 0 || floor <= sequence) return;
+  #floorPassed(tail: Tail, sequence: number, floor: number | null): TailStart | null {
+    if (floor === null) return null;
     for (const member of [...tail.members.values()]) this.#fellBehind(tail, member, `object ${sequence} is gone (the floor is ${floor})`);
-    tail.sequence = Math.max(sequence, floor);
-    tail.absentSinceMs = null;
+    return { stream: tail.stream, sequence: floor };
   }
 
   /** [D4] `member` leaves the tail for good; the host re-follows it from scratch (or, without a host, it is retried alone, T1). */
@@ -304,7 +241,7 @@ export class StreamTails {
       return;
     }
     this.#log.warn({ topic: member.topic, partition: member.partition, stream: streamKey(tail.stream) }, `${message}; following it again from the tier's end`);
-    if (tail.members.size === 0 && tail.joining.length === 0) this.#stop(tail);
+    this.#stopIfEmpty(tail);
     fellBehindFloor(member.topic, member.partition);
   }
 
@@ -335,6 +272,7 @@ export class StreamTails {
       if (at < 0) continue; // unfollowed meanwhile
       tail.joining.splice(at, 1);
       tail.members.set(memberKey(partition.topic, partition.partition), partition);
+      tail.loop.dropFetchedAhead(); // read before it joined, they lack its frames (the reader fetches only members')
       if (gone !== null) this.#fellBehind(tail, partition, gone); // never admitted with a gap [D4]
     }
   }
@@ -348,14 +286,14 @@ export class StreamTails {
   async #catchUp(tail: Tail, joining: Joining, reader: WalReader): Promise<string | null> {
     const { partition } = joining;
     joining.fromSequence ??= await this.#floor(tail.stream);
-    for (; joining.fromSequence < tail.sequence!; joining.fromSequence++) {
+    for (; joining.fromSequence < tail.loop.position!.sequence; joining.fromSequence++) {
       const read = await reader.read(tail.stream, joining.fromSequence);
       if (read.kind === 'absent') {
         const floor = await this.#floor(tail.stream);
         if (floor > joining.fromSequence) return `its catch-up object ${joining.fromSequence} is gone (the floor is ${floor})`;
-        throw new Error(`object ${joining.fromSequence} of ${streamKey(tail.stream)} is missing below the tail's position ${tail.sequence} and above the floor ${floor}`);
+        throw new Error(`object ${joining.fromSequence} of ${streamKey(tail.stream)} is missing below the tail's position ${tail.loop.position!.sequence} and above the floor ${floor}`);
       }
-      if (read.kind === 'seal') throw new Error(`object ${joining.fromSequence} of ${streamKey(tail.stream)} is a seal below the tail's position ${tail.sequence}`);
+      if (read.kind === 'seal') throw new Error(`object ${joining.fromSequence} of ${streamKey(tail.stream)} is a seal below the tail's position ${tail.loop.position!.sequence}`);
       for (const frame of read.frames) {
         if (leavesGap(partition, frame)) return `its log ends at ${partition.log.logEndOffset} and object ${joining.fromSequence} continues at ${frame.entry.baseOffset}`;
         if (applyFrame(partition.log, frame, partition.topicId) > 0) partition.applied();
@@ -381,14 +319,14 @@ export class StreamTails {
   async #moveOnFromSeal(tail: Tail): Promise<void> {
     for (const [id, member] of tail.members) {
       const chain = await this.#options.readChain(member.topic, member.partition);
-      if (!tail.running || tail.members.get(id) !== member) continue; // let go of (unfollow, stopAll) during the read: it stays let go of
+      if (!tail.loop.running || tail.members.get(id) !== member) continue; // let go of (unfollow, stopAll) during the read: it stays let go of
       const at = chain.findIndex((s) => streamKey(s) === streamKey(tail.stream));
       const next = at >= 0 ? chain[at + 1] : undefined;
       if (next === undefined) continue; // no successor recorded yet: ask again later
       tail.members.delete(id);
       this.#join(next, member);
     }
-    if (tail.members.size === 0 && tail.joining.length === 0) this.#stop(tail);
+    this.#stopIfEmpty(tail);
   }
 
   #reader(wants: (topic: string, partition: number, topicId: Uuid) => boolean): WalReader {

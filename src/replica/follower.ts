@@ -1,16 +1,15 @@
 import { FerryError, isFerryError } from '../errors.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
 import type { ObjectStore } from '../store/object-store.ts';
-import { assert } from '../util/assert.ts';
-import { type Clock, type Timer, yieldTurn } from '../util/clock.ts';
+import type { Clock } from '../util/clock.ts';
 import { type Disk, readTextFileSync, systemDisk } from '../util/disk.ts';
 import { writeFileAtomicSync } from '../util/files.ts';
 import type { Uuid } from '../util/uuid.ts';
 import { isOsError } from '../util/os-error.ts';
-import { floorOf, listSequences, streamFloor } from '../wal/floor.ts';
+import type { StreamId } from '../wal/keys.ts';
+import type { ReadFrame, WalReader } from '../wal/reader.ts';
 import { listEpochs } from '../wal/seal.ts';
-import { applyFrame } from './apply.ts';
-import type { ObjectRead, ReadFrame, WalReader } from '../wal/reader.ts';
+import { type DataRead, StreamTail, type StreamTailUser, type TailMember, type TailStart } from './stream-tail.ts';
 
 export interface FollowerConfig {
   /** The leader whose WAL streams this follower applies. */
@@ -91,57 +90,47 @@ export interface FollowerStats {
 
 /**
  * Rebuilds partition logs from a leader's WAL streams (docs/wal-protocol.md), never from the
- * leader itself: objects are applied strictly in sequence order, a missing sequence is waited
- * for and never skipped, a seal moves on to the writer's next epoch. Catch-up prefetches
- * objects ahead within a bound and still applies them in order. A stream is read from its WAL
- * floor: a position below it (a checkpoint older than what WAL GC collected) moves up to the floor;
- * the collected objects were covered, and if the logs still needed their frames the next frame
- * leaves a gap, which fails the follower (`failure`) rather than admitting it.
+ * leader itself: a StreamTail over the writer's epochs one after another (a seal moves on to the
+ * writer's next epoch), applying to whichever partition the target gives for a frame, with its
+ * position saved to a checkpoint file. A position below a stream's floor (a checkpoint older than
+ * what WAL GC collected) moves up to the floor; the collected objects were covered, and if the logs
+ * still needed their frames the next frame leaves a gap: the partition starts at the tier's end
+ * when that reaches it ([D4]), or the follower fails (`failure`) rather than admitting the gap.
  */
 export class Follower {
   readonly config: FollowerConfig;
-  readonly #reader: WalReader;
+  readonly #tail: StreamTail<TailMember>;
   readonly #store: ObjectStore;
+  readonly #reader: WalReader;
   readonly #target: FollowerTarget;
+  readonly #observer: FollowerObserver;
   readonly #clock: Clock;
   readonly #checkpointPath: string;
   readonly #disk: Disk;
-  #position: StreamPosition | null;
   /** Logs applied to since the last checkpoint: flushed before the next one is written. */
   readonly #unflushed = new Set<PartitionLog>();
-  readonly #prefetched = new Map<number, Promise<ObjectRead>>();
-  #prefetchWindow = 1;
-  #running = false;
-  #loop: Promise<void> | null = null;
-  #wake: (() => void) | null = null;
-  #hinted = false;
-  /** The next idle wait: back to pollIntervalMs whenever an object is applied or a hint arrives. */
-  #idleWaitMs: number;
-  #failure: Error | null = null;
   #lastCheckpointMs = -Infinity;
-  #stats = { objectsApplied: 0, framesApplied: 0, bytesApplied: 0, bytesRead: 0, polls: 0, readFailures: 0, floorSkips: 0, tierStarts: 0 };
-  /** Monotonic ms of the last floor check: -Infinity makes the first absent read (a position from the checkpoint) check at once. */
-  #lastFloorCheckMs = -Infinity;
+  #tierStarts = 0;
   #lastReadError: unknown = null;
 
-  readonly #observer: FollowerObserver;
-
   constructor(store: ObjectStore, reader: WalReader, target: FollowerTarget, config: FollowerConfig, deps: { clock: Clock; checkpointPath: string; observer?: FollowerObserver; disk?: Disk }) {
-    this.#observer = deps.observer ?? {};
     this.#store = store;
     this.#reader = reader;
     this.#target = target;
     this.config = config;
+    this.#observer = deps.observer ?? {};
     this.#clock = deps.clock;
     this.#checkpointPath = deps.checkpointPath;
     this.#disk = deps.disk ?? systemDisk;
-    this.#position = readCheckpoint(deps.checkpointPath, this.#disk);
-    this.#idleWaitMs = config.pollIntervalMs;
+    const saved = readCheckpoint(deps.checkpointPath, this.#disk);
+    const start = saved === null ? null : { stream: this.#streamOf(saved.epoch), sequence: saved.sequence };
+    const tailConfig = { ...config, floorCheckIdleMs: FOLLOWER_FLOOR_CHECK_INTERVAL_MS, floorCheckBehindMs: FOLLOWER_FLOOR_CHECK_INTERVAL_MS };
+    this.#tail = new StreamTail(reader, this.#tailUser(), tailConfig, { clock: deps.clock, start });
   }
 
   /** Set when applying failed (a bug or a gap in the streams); the follower then stops. */
   get failure(): Error | null {
-    return this.#failure;
+    return this.#tail.failure;
   }
 
   /** The last error reading an object, kept for diagnosis while the follower retries. */
@@ -150,185 +139,78 @@ export class Follower {
   }
 
   stats(): FollowerStats {
-    return { ...this.#stats, position: this.#position };
+    return { ...this.#tail.stats(), tierStarts: this.#tierStarts, position: this.#position() };
   }
 
   start(): void {
-    assert(!this.#running, 'follower already started');
-    this.#running = true;
-    this.#loop = this.#run().catch((error: unknown) => {
-      this.#failure = error instanceof Error ? error : new Error(String(error));
-      this.#running = false;
-    });
+    this.#tail.start();
   }
 
   /** A leader's hint that a new object exists: probe now instead of after the poll interval. */
   hint(): void {
-    this.#idleWaitMs = this.config.pollIntervalMs;
-    if (this.#wake !== null) this.#wake();
-    else this.#hinted = true; // busy now: the next wait returns at once
+    this.#tail.hint();
   }
 
   /** Stops after the object being applied and saves the position. */
   async stop(): Promise<void> {
-    this.#running = false;
-    this.#wake?.();
-    await this.#loop;
+    await this.#tail.stop();
     await this.#saveCheckpoint();
   }
 
-  async #run(): Promise<void> {
-    while (this.#running) {
-      const position = this.#position ?? (await this.#firstPosition());
-      if (position === null) {
-        await this.#idle();
-        continue;
-      }
-      this.#position = position;
-      let read: ObjectRead;
-      const fetchedAhead = this.#prefetched.has(position.sequence);
-      try {
-        read = await this.#next(position);
-      } catch (error) {
-        // The reader already retried with backoff: keep waiting, never skip the object.
-        this.#stats.readFailures++;
+  #tailUser(): StreamTailUser<TailMember> {
+    return {
+      memberOf: (frame) => this.#memberOf(frame),
+      beyondLogEnd: (member, frame) => this.#beyondLogEnd(member, frame),
+      applied: (member, createdMs) => {
+        this.#unflushed.add(member.log);
+        this.#target.applied?.(member.topic, member.partition, member.log.logEndOffset, createdMs);
+      },
+      objectApplied: (read, bytesApplied) => this.#objectApplied(read, bytesApplied),
+      next: (from) => this.#nextEpoch(from === null ? null : from.epoch),
+      // [G4] GC took the stream's prefix: on from its floor, or from the next epoch once nothing of it is left.
+      floorPassed: (position, floor) => (floor === null ? this.#nextEpoch(position.stream.epoch) : { stream: position.stream, sequence: floor }),
+      stepFailed: (error, { applying }) => {
+        // A frame the log refuses is a gap or a bug: the follower stops. EMFILE, ENOSPC while applying
+        // are faults of the machine, not of the stream: the object is applied again after a wait
+        // (frames already in the log are skipped), as a failed read is.
+        if (applying && !isOsError(error)) throw error;
         this.#lastReadError = error;
-        this.#prefetched.clear();
-        await this.#idle();
-        continue;
-      }
-      if (!this.#running) break;
-      if (read.kind === 'absent') {
-        if (await this.#belowFloor(position)) continue;
-        await this.#onAbsent(fetchedAhead);
-      } else if (read.kind === 'seal') {
-        this.#position = (await this.#nextEpoch(position)) ?? position;
-        if (this.#position === position) await this.#idle();
-        else this.#prefetched.clear();
-      } else {
-        try {
-          await this.#apply(read);
-        } catch (error) {
-          if (!isOsError(error)) throw error;
-          // EMFILE, ENOSPC: a fault of the machine, not of the stream. The object is applied
-          // again after a wait (frames already in the log are skipped), as a failed read is.
-          this.#lastReadError = error;
-          this.#prefetched.clear();
-          await this.#idle();
-          continue;
-        }
-        this.#idleWaitMs = this.config.pollIntervalMs;
-        this.#position = { epoch: position.epoch, sequence: position.sequence + 1 };
-        this.#prefetchWindow = Math.min(this.config.prefetchObjectsMax, this.#prefetchWindow * 2);
-        await this.#maybeCheckpoint();
-        // Let the rest of the process run between objects: catching up applies many in a row
-        // (measured: event-loop stalls of up to 1 s without this).
-        await yieldTurn(this.#clock);
-      }
-    }
+      },
+    };
   }
 
-  /** The object at `position`, with the following ones requested ahead while catching up. */
-  #next(position: StreamPosition): Promise<ObjectRead> {
-    const stream = { writerId: this.config.writerId, epoch: position.epoch };
-    for (let sequence = position.sequence; sequence < position.sequence + this.#prefetchWindow; sequence++) {
-      if (this.#prefetched.has(sequence)) continue;
-      const pending = this.#reader.read(stream, sequence);
-      pending.catch(() => {}); // a read fetched ahead may fail unobserved; it is awaited (and rethrows) in turn
-      this.#prefetched.set(sequence, pending);
-    }
-    const read = this.#prefetched.get(position.sequence)!;
-    this.#prefetched.delete(position.sequence);
-    return read;
+  async #memberOf(frame: ReadFrame): Promise<TailMember | null> {
+    const { topic, partition, topicId } = frame.entry;
+    const log = await this.#target.log(topic, partition, topicId);
+    return log === null ? null : { topic, partition, topicId, log }; // null: a frame of a deleted incarnation of the topic
   }
 
-  /**
-   * Whether `position` (found absent) lies below its stream's WAL floor, checked by a LIST at most
-   * every FOLLOWER_FLOOR_CHECK_INTERVAL_MS; if so the position moves to the floor, or to the next
-   * epoch when nothing of the stream is left.
-   */
-  async #belowFloor(position: StreamPosition): Promise<boolean> {
-    const nowMs = this.#clock.monotonicMs();
-    if (nowMs - this.#lastFloorCheckMs < FOLLOWER_FLOOR_CHECK_INTERVAL_MS) return false;
-    this.#lastFloorCheckMs = nowMs;
-    const listed = await listSequences(this.#store, this.#reader.config.prefix, { writerId: this.config.writerId, epoch: position.epoch });
-    const next = listed.size > 0 ? { epoch: position.epoch, sequence: floorOf(listed) } : await this.#nextEpoch(position);
-    if (next === null || (next.epoch === position.epoch && next.sequence <= position.sequence)) return false;
-    this.#stats.floorSkips++;
-    this.#prefetched.clear();
-    this.#position = next;
-    return true;
+  /** [D4] The log starts at the tier's end if that reaches the frame; if not, applyFrame refuses the gap. */
+  async #beyondLogEnd(member: TailMember, frame: ReadFrame): Promise<'apply'> {
+    if (await this.#target.startAtTier?.(member.log, member.topicId, member.partition, frame.entry.baseOffset)) this.#tierStarts++;
+    return 'apply';
   }
 
-  /**
-   * Not written yet: forget what was fetched ahead (it was absent too, or is still in flight)
-   * and wait. An answer fetched ahead may be stale (the object landed since), so it is asked
-   * again at once before waiting.
-   */
-  async #onAbsent(fetchedAhead: boolean): Promise<void> {
-    this.#stats.polls++;
-    this.#prefetchWindow = 1;
-    this.#prefetched.clear();
-    if (!fetchedAhead) await this.#idle();
-  }
-
-  /** Applies the frames of one object in order; each batch's CRC32C is checked by appendReplica. */
-  async #apply(read: Extract<ObjectRead, { kind: 'data' }>): Promise<void> {
-    const appliedBefore = this.#stats.bytesApplied;
-    for (const frame of read.frames) await this.#applyFrame(frame, read.header.createdMs);
-    this.#stats.objectsApplied++;
-    this.#stats.bytesRead += read.bytesRead;
+  async #objectApplied(read: DataRead, bytesApplied: number): Promise<void> {
     // Object age bounds the lag from a leader's append to this apply (the object opened first).
-    this.#observer.objectApplied?.(read.bytesRead, this.#stats.bytesApplied - appliedBefore, this.#clock.nowMs() - read.header.createdMs);
+    this.#observer.objectApplied?.(read.bytesRead, bytesApplied, this.#clock.nowMs() - read.header.createdMs);
+    await this.#maybeCheckpoint();
   }
 
-  async #applyFrame(frame: ReadFrame, createdMs: number): Promise<void> {
-    const { entry } = frame;
-    const log = await this.#target.log(entry.topic, entry.partition, entry.topicId);
-    if (log === null) return; // a frame of a deleted incarnation of the topic
-    if (entry.baseOffset > log.logEndOffset && (await this.#target.startAtTier?.(log, entry.topicId, entry.partition, entry.baseOffset))) this.#stats.tierStarts++;
-    const bytes = applyFrame(log, frame, entry.topicId);
-    if (bytes === 0) return; // applied before a restart: the checkpoint lags by design
-    this.#unflushed.add(log);
-    this.#stats.framesApplied++;
-    this.#stats.bytesApplied += bytes;
-    this.#target.applied?.(entry.topic, entry.partition, log.logEndOffset, createdMs);
-  }
-
-  /** The first epoch of the writer that has objects, from its WAL floor; null while there is none. */
-  async #firstPosition(): Promise<StreamPosition | null> {
+  /** The writer's first epoch after `epoch` (any, for null) that has objects, from its WAL floor; null while there is none. */
+  async #nextEpoch(epoch: number | null): Promise<TailStart | null> {
     const epochs = await listEpochs(this.#store, this.#reader.config.prefix, this.config.writerId);
-    return epochs.length === 0 ? null : this.#fromFloor(epochs[0]!);
+    const next = epochs.find((candidate) => epoch === null || candidate > epoch);
+    return next === undefined ? null : { stream: this.#streamOf(next), sequence: null };
   }
 
-  async #nextEpoch(position: StreamPosition): Promise<StreamPosition | null> {
-    const epochs = await listEpochs(this.#store, this.#reader.config.prefix, this.config.writerId);
-    const next = epochs.find((epoch) => epoch > position.epoch);
-    return next === undefined ? null : this.#fromFloor(next);
+  #streamOf(epoch: number): StreamId {
+    return { writerId: this.config.writerId, epoch };
   }
 
-  /** A stream is read from its floor: WAL GC deletes a prefix of it (docs/tier-protocol.md [G4]), never a hole. */
-  async #fromFloor(epoch: number): Promise<StreamPosition> {
-    return { epoch, sequence: await streamFloor(this.#store, this.#reader.config.prefix, { writerId: this.config.writerId, epoch }) };
-  }
-
-  /** Waits for the poll interval or a hint, whichever comes first. */
-  #idle(): Promise<void> {
-    if (this.#hinted) {
-      this.#hinted = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      let timer: Timer | null = null;
-      const done = () => {
-        timer?.cancel();
-        this.#wake = null;
-        resolve();
-      };
-      this.#wake = done;
-      timer = this.#clock.setTimer(this.#idleWaitMs, done);
-      this.#idleWaitMs = Math.min(this.config.pollIntervalMaxMs, this.#idleWaitMs * 2);
-    });
+  #position(): StreamPosition | null {
+    const position = this.#tail.position;
+    return position === null ? null : { epoch: position.stream.epoch, sequence: position.sequence };
   }
 
   async #maybeCheckpoint(): Promise<void> {
@@ -345,7 +227,7 @@ export class Follower {
    * flush fails the old checkpoint stays, and the logs are flushed again at the next save.
    */
   async #saveCheckpoint(): Promise<void> {
-    const position = this.#position;
+    const position = this.#position();
     if (position === null) return;
     const logs = [...this.#unflushed];
     this.#unflushed.clear();

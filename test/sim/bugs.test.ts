@@ -10,7 +10,7 @@ import { REGRESSIONS, type Regression } from '../../src/util/regressions.ts';
  * goes in src/sim/runs.md). `unreachable`: the simulation does not catch it (the reason says why).
  */
 const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: string }>> = {
-  'duplicate-acked-before-durable': 3,
+  'duplicate-acked-before-durable': 187,
   'producer-state-not-rebuilt': 28,
   'restart-stream-not-chained': 2,
   'reclaim-drops-own-stream': 13,
@@ -22,14 +22,14 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'follower-reports-to-old-leader': 28,
   'isr-keeps-dead-replica': 9,
   'release-wakes-waiters': 75,
-  'fenced-writer-stays-fenced': 249,
+  'fenced-writer-stays-fenced': 276,
   'delete-records-not-durable': 5,
   'log-append-time-ignored': 6,
   'plain-any-password': 22,
   'acl-allow-before-deny': 9,
   'judge-by-bytes': 6,
   'lone-broker-disk-is-truth': 1,
-  'fetch-past-high-watermark': 170,
+  'fetch-past-high-watermark': 125,
   'gc-frame-covered-by-first-offset': {
     unreachable:
       "every WAL frame the simulation writes holds one batch (Produce refuses a second batch of a partition; only a stand-alone engine re-ships a local suffix as frames of several batches, and every simulated broker with a WAL runs as a cluster, of one when alone), and a tier end is a batch boundary: no frame straddles it, so a frame's first and last offsets agree on whether it lies below it (the run's stats: 0 frames of several batches)",
