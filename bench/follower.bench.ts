@@ -31,7 +31,7 @@
 import { cpus, loadavg } from 'node:os';
 import { Engine } from '../src/engine/index.ts';
 import type { ProducerRecord } from '../src/format/index.ts';
-import { DEFAULT_FOLLOWER_CONFIG } from '../src/replica/follower.ts';
+import { DEFAULT_FOLLOWER_CONFIG } from '../src/partition/follower.ts';
 import { LATENCY_PROFILES } from '../src/store/latency.ts';
 import { MemoryStore } from '../src/store/memory.ts';
 import { BYTES_PER_GB, S3_EXPRESS_ONE_ZONE_PRICES } from '../src/store/pricing.ts';

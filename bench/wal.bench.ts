@@ -4,7 +4,7 @@
  *
  * An open-loop producer offers a fixed rate (MB/s) over N partitions: every TICK_MS it sends the
  * batches due by then (16 KiB batches of 1 KiB records), each through the engine's path
- * (src/engine/partition.ts): `reserve` (backpressure), `PartitionLog.append` (offsets assigned,
+ * (src/partition/partition.ts): `reserve` (backpressure), `PartitionLog.append` (offsets assigned,
  * flush policy none), `WalWriter.append` of the same bytes and its durability promise. Latency runs from
  * the moment a batch was DUE, not when it was sent, so a producer that falls behind (CPU,
  * backpressure) shows as queueing instead of silently lowering the rate.

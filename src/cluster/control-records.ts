@@ -1,7 +1,7 @@
 // The control records of the cluster protocol (docs/cluster-protocol.md, "Records"): what brokers
 // agree on, each under its key below `<prefix>/control/`, changed by compare-and-swap.
 import type { TopicConfigs } from '../log/topic-config.ts';
-import type { SettledPrefix } from '../replica/rebuild.ts';
+import type { SettledPrefix } from '../partition/rebuild.ts';
 import type { Uuid } from '../util/uuid.ts';
 import type { StreamId } from '../wal/keys.ts';
 import type { ListenerEndpoint } from './endpoints.ts';

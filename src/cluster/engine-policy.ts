@@ -44,7 +44,7 @@ export class ClusterEnginePolicy implements ClusterPolicy {
       throw new FerryError('NotLeader', `broker ${this.#nodeId} is not acting as leader on topic ${topic}: it has not seen the topic in the control store within its lease`);
   }
 
-  /** A leader partition counts only its replica set's followers with a live lease (src/replica/isr.ts I1). */
+  /** A leader partition counts only its replica set's followers with a live lease (src/partition/isr.ts I1). */
   followersOf(topic: string, partition: number): ReadonlySet<string> {
     const node = this.#joined?.node;
     return new Set(node?.followersOf(topic, partition).map((broker) => `broker-${broker.nodeId}`) ?? []);

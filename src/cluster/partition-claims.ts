@@ -6,7 +6,7 @@ import { regressed } from '../util/regressions.ts';
 import { assert } from '../util/assert.ts';
 import type { StreamId } from '../wal/keys.ts';
 import type { ControlStore, Versioned } from '../control/control-store.ts';
-import type { SettledPrefix } from '../replica/rebuild.ts';
+import type { SettledPrefix } from '../partition/rebuild.ts';
 import { AdoptionPool } from './adoption-pool.ts';
 import { type ClaimPlan, type Incarnation, planTakeover, sealedInChain } from './takeover.ts';
 import type { Membership } from './membership.ts';

@@ -2,7 +2,7 @@ import { type Decoded, decodeMessage, type Draft, encodeMessage } from '../proto
 import { type FetchRequest, fetchRequestSchema, type FetchResponse, fetchResponseSchema } from '../protocol/messages/fetch.ts';
 import { KafkaReader } from '../protocol/reader.ts';
 import { KafkaWriter } from '../protocol/writer.ts';
-import { UNKNOWN_LOG_START } from '../replica/isr.ts';
+import { UNKNOWN_LOG_START } from '../partition/isr.ts';
 import { concatBytes } from '../util/bytes.ts';
 import type { Clock, Timer } from '../util/clock.ts';
 import type { NetSocket, Network } from '../util/network.ts';

@@ -1,7 +1,7 @@
 import { componentLogger, type Logger, type LoggerOption } from '../observability/logger.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
-import { applyFrame } from '../replica/apply.ts';
-import { StreamTail, type StreamTailUser, type TailStart } from '../replica/stream-tail.ts';
+import { applyFrame } from '../partition/apply.ts';
+import { StreamTail, type StreamTailUser, type TailStart } from '../partition/stream-tail.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
 import { type BackoffPolicy, backoffDelayMs } from '../util/backoff.ts';
@@ -92,7 +92,7 @@ interface Joining {
 
 interface Tail {
   readonly stream: StreamId;
-  /** The loop reading the stream (src/replica/stream-tail.ts), from the stream's floor; set once, as the tail is made. */
+  /** The loop reading the stream (src/partition/stream-tail.ts), from the stream's floor; set once, as the tail is made. */
   loop: StreamTail<FollowedPartition>;
   readonly members: Map<string, FollowedPartition>;
   /**

@@ -1,5 +1,5 @@
 import type { StreamId } from '../wal/keys.ts';
-import type { SettledPrefix } from '../replica/rebuild.ts';
+import type { SettledPrefix } from '../partition/rebuild.ts';
 import type { PartitionRecord } from './control-records.ts';
 import type { Uuid } from '../util/uuid.ts';
 import { regressed } from '../util/regressions.ts';

@@ -1,14 +1,14 @@
 import { join } from 'node:path';
 import type { MetricsRegistry } from '../metrics/index.ts';
-import { DEFAULT_FOLLOWER_CONFIG, Follower, type FollowerConfig, type FollowerTarget } from '../replica/follower.ts';
-import { FollowerMetrics } from '../replica/metrics.ts';
+import { DEFAULT_FOLLOWER_CONFIG, Follower, type FollowerConfig, type FollowerTarget } from '../partition/follower.ts';
+import { FollowerMetrics } from '../partition/metrics.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import type { Clock } from '../util/clock.ts';
 import type { Disk } from '../util/disk.ts';
 import type { TierStart } from '../tier/tier-start.ts';
 import { SeededRandom } from '../util/random.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader, type WalReaderConfig } from '../wal/reader.ts';
-import type { Partition } from './partition.ts';
+import type { Partition } from '../partition/partition.ts';
 import type { TopicId } from '../format/topic-id.ts';
 
 /** Where a follower engine keeps its position in the leader's WAL streams. */

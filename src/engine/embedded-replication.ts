@@ -1,11 +1,11 @@
 import { FerryError } from '../errors.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
-import type { Follower } from '../replica/follower.ts';
+import type { Follower } from '../partition/follower.ts';
 import type { TierStart } from '../tier/tier-start.ts';
 import type { Clock } from '../util/clock.ts';
 import type { Disk } from '../util/disk.ts';
 import { type FollowedPartitions, type FollowOptions, startEmbeddedFollower } from './embedded-follower.ts';
-import type { Partition } from './partition.ts';
+import type { Partition } from '../partition/partition.ts';
 import type { PartitionTable } from './partition-table.ts';
 import { type LeaderLink, type LeaderPartitions, type LinkedReplica, ReplicaLinks } from './replica-link.ts';
 import type { TopicId } from '../format/topic-id.ts';

@@ -1,6 +1,6 @@
 import type { Gauge, MetricsRegistry } from '../metrics/index.ts';
 import type { Disk } from '../util/disk.ts';
-import type { Partition } from './partition.ts';
+import type { Partition } from '../partition/partition.ts';
 
 const MS_PER_SECOND = 1000;
 

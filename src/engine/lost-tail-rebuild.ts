@@ -1,4 +1,4 @@
-import { rebuildFromChain, rebuildFromTierAndChain, WalPrefixCollectedError } from '../replica/rebuild.ts';
+import { rebuildFromChain, rebuildFromTierAndChain, WalPrefixCollectedError } from '../partition/rebuild.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
 import { componentLogger, type LoggerOption } from '../observability/logger.ts';
 import type { ObjectStore } from '../store/object-store.ts';

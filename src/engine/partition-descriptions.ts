@@ -1,7 +1,7 @@
 import { FerryError } from '../errors.ts';
 import type { Disk } from '../util/disk.ts';
 import type { DescribedProducer, LogDirDescription, LogDirPartition } from './engine-options.ts';
-import type { Partition } from './partition.ts';
+import type { Partition } from '../partition/partition.ts';
 import type { PartitionTable } from './partition-table.ts';
 
 /** DescribeProducers' fields of transactions, which Ferry does not have (Kafka's -1: none). */

@@ -2,7 +2,7 @@ import { FerryError } from '../errors.ts';
 import type { RemoteReader } from '../tier/remote-reader.ts';
 import { regressed } from '../util/regressions.ts';
 import type { ConsumedRecord, ConsumeOptions, FetchOptions, FetchResult, OffsetLookup } from './engine-options.ts';
-import type { Partition } from './partition.ts';
+import type { Partition } from '../partition/partition.ts';
 import type { PartitionTable } from './partition-table.ts';
 
 /** Kafka's fetch.max.bytes default for one fetch when the caller names none. */

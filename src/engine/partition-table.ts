@@ -1,5 +1,5 @@
 import { FerryError } from '../errors.ts';
-import type { Partition } from './partition.ts';
+import type { Partition } from '../partition/partition.ts';
 import type { PartitionEnd } from './replica-link.ts';
 import type { TopicId } from '../format/topic-id.ts';
 

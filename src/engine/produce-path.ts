@@ -3,7 +3,7 @@ import { buildRecordBatch, type ProducerRecord } from '../format/index.ts';
 import type { Clock } from '../util/clock.ts';
 import type { AppendedBatches, ProducedRecord, ProduceOptions } from './engine-options.ts';
 import { localStartFor } from './partition-reads.ts';
-import type { Partition } from './partition.ts';
+import type { Partition } from '../partition/partition.ts';
 import { type PartitionTable, unknownTopic } from './partition-table.ts';
 import { ProduceGrouping } from './produce-grouping.ts';
 import type { TopicAdmin } from './topic-admin.ts';

@@ -5,7 +5,7 @@ import type { Tierer } from '../tier/tierer.ts';
 import type { Clock, Timer } from '../util/clock.ts';
 import { isOsError } from '../util/os-error.ts';
 import type { RetentionDeletion } from './engine-options.ts';
-import type { Partition } from './partition.ts';
+import type { Partition } from '../partition/partition.ts';
 import type { PartitionReads } from './partition-reads.ts';
 import type { PartitionTable } from './partition-table.ts';
 

@@ -4,7 +4,7 @@
 // leaves no hole; yet the promotion now drops it and rebuilds from TE out of the chain.
 import { expect, test } from 'bun:test';
 import { applyRecordedLogStart } from '../../src/cluster/recorded-log-start.ts';
-import { rebuildFromChain, rebuildFromTierAndChain } from '../../src/replica/rebuild.ts';
+import { rebuildFromChain, rebuildFromTierAndChain } from '../../src/partition/rebuild.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { SeededRandom } from '../../src/util/random.ts';

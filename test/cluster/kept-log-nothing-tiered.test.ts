@@ -7,7 +7,7 @@
 // that hold its whole log. The leader writes it into the partition record; the next takeover by a
 // broker with an empty disk skips those streams (and does not seal them) and cannot rebuild.
 import { expect, test } from 'bun:test';
-import { rebuildFromTierAndChain } from '../../src/replica/rebuild.ts';
+import { rebuildFromTierAndChain } from '../../src/partition/rebuild.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { SeededRandom } from '../../src/util/random.ts';

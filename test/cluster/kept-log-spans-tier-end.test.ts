@@ -4,7 +4,7 @@
 // new leader served the tier up to TE, then nothing, then its log: acknowledged records between were
 // gone from every read although the chain still held them.
 import { expect, test } from 'bun:test';
-import { rebuildFromTierAndChain } from '../../src/replica/rebuild.ts';
+import { rebuildFromTierAndChain } from '../../src/partition/rebuild.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { SeededRandom } from '../../src/util/random.ts';

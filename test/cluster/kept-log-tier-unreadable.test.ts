@@ -6,7 +6,7 @@
 // three times and the partition stays unled, though the follower held everything it needed.
 import { expect, test } from 'bun:test';
 import { keepOnlyWhatTheChainProves } from '../../src/cluster/kept-log.ts';
-import { rebuildFromTierAndChain } from '../../src/replica/rebuild.ts';
+import { rebuildFromTierAndChain } from '../../src/partition/rebuild.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { SeededRandom } from '../../src/util/random.ts';

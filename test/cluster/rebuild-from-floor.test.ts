@@ -2,7 +2,7 @@
 // GC deleted a covered prefix, the log starts at the tier's end and takes the rest from the
 // floors; a GC that races the rebuild makes it start over from the newer tiered end.
 import { expect, test } from 'bun:test';
-import { REBUILD_RESTARTS_MAX, rebuildFromTierAndChain, WalPrefixCollectedError } from '../../src/replica/rebuild.ts';
+import { REBUILD_RESTARTS_MAX, rebuildFromTierAndChain, WalPrefixCollectedError } from '../../src/partition/rebuild.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { GetOptions, GetResult } from '../../src/store/object-store.ts';

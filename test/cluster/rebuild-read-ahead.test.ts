@@ -3,7 +3,7 @@
 // after another), so acks=all stayed NOT_LEADER_OR_FOLLOWER past the takeover bound. The rebuild
 // now keeps several reads of a stream in flight, and still applies them in sequence order.
 import { expect, test } from 'bun:test';
-import { REBUILD_READ_AHEAD, rebuildFromChain } from '../../src/replica/rebuild.ts';
+import { REBUILD_READ_AHEAD, rebuildFromChain } from '../../src/partition/rebuild.ts';
 import { Engine } from '../../src/engine/index.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';

@@ -1,7 +1,7 @@
 // Adversarial review (review6) of [K6] (the settled prefix) and [K2] (a rebuild from the tier's
 // end and the chain's floors). The test here FAILED when written; its comment says how.
 import { expect, test } from 'bun:test';
-import { rebuildFromTierAndChain } from '../../src/replica/rebuild.ts';
+import { rebuildFromTierAndChain } from '../../src/partition/rebuild.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { SeededRandom } from '../../src/util/random.ts';

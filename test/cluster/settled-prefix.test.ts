@@ -5,7 +5,7 @@
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
 import type { PartitionRecord } from '../../src/cluster/control-records.ts';
-import { rebuildFromTierAndChain } from '../../src/replica/rebuild.ts';
+import { rebuildFromTierAndChain } from '../../src/partition/rebuild.ts';
 import { planTakeover } from '../../src/cluster/takeover.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { MemoryStore } from '../../src/store/memory.ts';

@@ -2,7 +2,7 @@
 // neither waits at the "end" forever nor is admitted with a gap: it leaves the tail, and the host
 // follows it again from the tier's end and the floors, ending byte-identical to the leader.
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
-import { rebuildFromTierAndChain } from '../../src/replica/rebuild.ts';
+import { rebuildFromTierAndChain } from '../../src/partition/rebuild.ts';
 import { FLOOR_CHECK_DELAY_MS, FLOOR_CHECK_IDLE_MS, type FollowedPartition, StreamTails } from '../../src/cluster/stream-tails.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { StoreError } from '../../src/store/errors.ts';

@@ -5,7 +5,7 @@
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
 import type { PartitionRecord, TopicRecord } from '../../src/cluster/control-records.ts';
-import { rebuildFromChain } from '../../src/replica/rebuild.ts';
+import { rebuildFromChain } from '../../src/partition/rebuild.ts';
 import { StreamTails } from '../../src/cluster/stream-tails.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { MemoryStore } from '../../src/store/memory.ts';

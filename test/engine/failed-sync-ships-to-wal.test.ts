@@ -4,7 +4,7 @@
 // never had (an assertion, or an acknowledgement once a later batch was durable) and the stream
 // had a gap where it should be, so a rebuild (a takeover) lost it.
 import { afterEach, expect, test } from 'bun:test';
-import { rebuildFromChain } from '../../src/replica/rebuild.ts';
+import { rebuildFromChain } from '../../src/partition/rebuild.ts';
 import { Engine } from '../../src/engine/index.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';

@@ -5,7 +5,7 @@ import { expect, test } from 'bun:test';
 import { Engine } from '../../src/engine/index.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
-import { rebuildFromChain } from '../../src/replica/rebuild.ts';
+import { rebuildFromChain } from '../../src/partition/rebuild.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../../src/wal/reader.ts';

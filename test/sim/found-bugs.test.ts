@@ -136,7 +136,7 @@ const FOUND: readonly { readonly seed: number; readonly bug: string; readonly sc
   },
   {
     seed: 5268,
-    bug: 'with the active segment tiered in pieces, a single broker that lost its local log to a power loss found no frame of a partition in its WAL (all of it tiered and collected) and restarted it at 0 below 143 acknowledged offsets, then failed every start re-shipping from the WAL end below the log start (src/engine/lost-tail-rebuild.ts, src/engine/partition.ts)',
+    bug: 'with the active segment tiered in pieces, a single broker that lost its local log to a power loss found no frame of a partition in its WAL (all of it tiered and collected) and restarted it at 0 below 143 acknowledged offsets, then failed every start re-shipping from the WAL end below the log start (src/engine/lost-tail-rebuild.ts, src/partition/partition.ts)',
   },
   {
     seed: 9,

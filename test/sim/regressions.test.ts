@@ -23,12 +23,12 @@ import { ControlStore } from '../../src/control/control-store.ts';
 import { type LeaderAddress, LeaderProgress } from '../../src/cluster/leader-progress.ts';
 import { Lease } from '../../src/cluster/lease.ts';
 import type { PartitionRecord } from '../../src/cluster/control-records.ts';
-import { rebuildFromChain } from '../../src/replica/rebuild.ts';
+import { rebuildFromChain } from '../../src/partition/rebuild.ts';
 import { planTakeover } from '../../src/cluster/takeover.ts';
 import { Engine, isFerryError } from '../../src/engine/index.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
-import { InSyncReplicas } from '../../src/replica/isr.ts';
+import { InSyncReplicas } from '../../src/partition/isr.ts';
 import { Authorizer } from '../../src/security/acl/authorizer.ts';
 import { AclOperation, AclPermissionType, PatternType, ResourceType } from '../../src/security/acl/model.ts';
 import { userPrincipal } from '../../src/security/principal.ts';
@@ -663,7 +663,7 @@ test('follower-reports-to-old-leader (finding 6; test/cluster/leader-progress.te
   expect(await withAndWithout('follower-reports-to-old-leader', scenario)).toEqual({ fixed: [1, 2, 2], regressed: [1, 1] });
 });
 
-test('isr-keeps-dead-replica (finding 6; test/replica/isr.test.ts): a follower whose lease lapsed stays in sync', async () => {
+test('isr-keeps-dead-replica (finding 6; test/partition/isr.test.ts): a follower whose lease lapsed stays in sync', async () => {
   const scenario = () => {
     const members = new Set(['b', 'c']);
     const isr = new InSyncReplicas(new ManualClock(), { followers: () => members }, 1000);

@@ -1,8 +1,8 @@
-// The in-sync replica set (src/replica/isr.ts) and the leader high watermark it decides, on a manual clock.
+// The in-sync replica set (src/partition/isr.ts) and the leader high watermark it decides, on a manual clock.
 import { expect, test } from 'bun:test';
-import { Partition } from '../../src/engine/partition.ts';
+import { Partition } from '../../src/partition/partition.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
-import { InSyncReplicas, REPLICA_LAG_TIME_MAX_MS } from '../../src/replica/isr.ts';
+import { InSyncReplicas, REPLICA_LAG_TIME_MAX_MS } from '../../src/partition/isr.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { batchOf } from '../support/batches.ts';
 import { tempDir } from '../support/temp-dir.ts';

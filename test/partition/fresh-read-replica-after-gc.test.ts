@@ -8,8 +8,8 @@
 // WAL GC collected a prefix of the leader's stream can never serve the partition. Nothing holds GC
 // for it (src/engine/engine.ts #walCoverage inSyncFollowersEnd counts only in-sync linked replicas,
 // Infinity with none), and the replica follower has no [K2]/[D4] path: it starts at the stream's
-// floor (src/replica/follower.ts #firstPosition -> #fromFloor) with an empty log at offset 0, so the
-// first frame it reads starts past its log end and applyFrame (src/replica/apply.ts) throws
+// floor (src/partition/follower.ts #firstPosition -> #fromFloor) with an empty log at offset 0, so the
+// first frame it reads starts past its log end and applyFrame (src/partition/apply.ts) throws
 // InvalidOffsets, which fails the follower for good ("a gap then fails it", tier-protocol.md Status).
 // Unlike the cluster follower (PartitionHost follows again from TE), it never starts its log at the
 // tier's end, even when opened with `tier`. Severity: unavailability of every read replica started

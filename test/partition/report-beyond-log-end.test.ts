@@ -3,9 +3,9 @@
 // must not count. Counted, it makes the follower look caught up with records it never applied,
 // and acks=all with min.insync.replicas 2 then succeeds with the leader alone.
 import { expect, test } from 'bun:test';
-import { Partition } from '../../src/engine/partition.ts';
+import { Partition } from '../../src/partition/partition.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
-import { InSyncReplicas } from '../../src/replica/isr.ts';
+import { InSyncReplicas } from '../../src/partition/isr.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { batchOf } from '../support/batches.ts';
 import { tempDir } from '../support/temp-dir.ts';

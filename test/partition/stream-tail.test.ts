@@ -1,4 +1,4 @@
-// One loop follows WAL streams (src/replica/stream-tail.ts); its two users run the same cases
+// One loop follows WAL streams (src/partition/stream-tail.ts); its two users run the same cases
 // here: the library read replica (Follower: a writer's epochs, a checkpoint) and a cluster's
 // followers (StreamTails: members per leader stream, chains from control records). Where they
 // differ by design it is said in the case: at a floor GC passed, the read replica fails with the
@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { FLOOR_CHECK_IDLE_MS, StreamTails } from '../../src/cluster/stream-tails.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { MetricsRegistry } from '../../src/metrics/index.ts';
-import { DEFAULT_FOLLOWER_CONFIG, FOLLOWER_FLOOR_CHECK_INTERVAL_MS, Follower } from '../../src/replica/follower.ts';
+import { DEFAULT_FOLLOWER_CONFIG, FOLLOWER_FLOOR_CHECK_INTERVAL_MS, Follower } from '../../src/partition/follower.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { GetOptions, GetResult } from '../../src/store/object-store.ts';
 import { type Clock, ManualClock, systemClock } from '../../src/util/clock.ts';

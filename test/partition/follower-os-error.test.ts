@@ -12,7 +12,7 @@ import { MemoryStore } from '../../src/store/memory.ts';
 import { systemClock } from '../../src/util/clock.ts';
 import { type FileSync, systemFileSync } from '../../src/util/file-sync.ts';
 import { SeededRandom } from '../../src/util/random.ts';
-import { DEFAULT_FOLLOWER_CONFIG, Follower } from '../../src/replica/follower.ts';
+import { DEFAULT_FOLLOWER_CONFIG, Follower } from '../../src/partition/follower.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../../src/wal/reader.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { diskWithSync, systemDisk } from '../../src/util/disk.ts';

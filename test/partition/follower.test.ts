@@ -9,7 +9,7 @@ import type { ObjectStore } from '../../src/store/object-store.ts';
 import { systemClock } from '../../src/util/clock.ts';
 import type { FileSync } from '../../src/util/file-sync.ts';
 import { SeededRandom } from '../../src/util/random.ts';
-import { DEFAULT_FOLLOWER_CONFIG, Follower } from '../../src/replica/follower.ts';
+import { DEFAULT_FOLLOWER_CONFIG, Follower } from '../../src/partition/follower.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../../src/wal/reader.ts';
 import { PowerLossRecorder, restoreSyncedState } from '../support/power-loss.ts';
 import { tempDir } from '../support/temp-dir.ts';

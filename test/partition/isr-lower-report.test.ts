@@ -4,8 +4,8 @@
 // with min.insync.replicas 2 counted it for records it did not hold. Kafka's leader takes each
 // replica fetch offset as the follower's log end now; so does this one.
 import { expect, test } from 'bun:test';
-import { leaderHighWatermark } from '../../src/replica/high-watermark.ts';
-import { InSyncReplicas } from '../../src/replica/isr.ts';
+import { leaderHighWatermark } from '../../src/partition/high-watermark.ts';
+import { InSyncReplicas } from '../../src/partition/isr.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 
 test('a follower counts at the log end it reports now, even when that is lower than an earlier report', () => {

@@ -3,9 +3,9 @@
 // that did not leaves the in-sync set; it fails when the partition goes away.
 import { expect, test } from 'bun:test';
 import { FerryError } from '../../src/errors.ts';
-import { Partition } from '../../src/engine/partition.ts';
+import { Partition } from '../../src/partition/partition.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
-import { InSyncReplicas } from '../../src/replica/isr.ts';
+import { InSyncReplicas } from '../../src/partition/isr.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { idOf } from '../support/topic-ids.ts';

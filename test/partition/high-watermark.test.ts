@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test';
-import { followerHighWatermark, leaderHighWatermark } from '../../src/replica/high-watermark.ts';
+import { followerHighWatermark, leaderHighWatermark } from '../../src/partition/high-watermark.ts';
 
 test('leader high watermark: durable end capped by every in-sync follower, moving only with enough of them', () => {
   expect(leaderHighWatermark(10, [], 0)).toBe(10);

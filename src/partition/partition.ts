@@ -4,8 +4,8 @@ import { assert } from '../util/assert.ts';
 import { regressed } from '../util/regressions.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
 import { type EpochEndOffset, endOffsetForEpoch, UNDEFINED_EPOCH } from '../log/epoch-end-offset.ts';
-import { followerHighWatermark, leaderHighWatermark } from '../replica/high-watermark.ts';
-import { type InSyncReplicas, UNKNOWN_LOG_START } from '../replica/isr.ts';
+import { followerHighWatermark, leaderHighWatermark } from './high-watermark.ts';
+import { type InSyncReplicas, UNKNOWN_LOG_START } from './isr.ts';
 import type { Timer } from '../util/clock.ts';
 import type { WalWriter } from '../wal/writer.ts';
 import type { TopicId } from '../format/topic-id.ts';
@@ -66,7 +66,7 @@ export const ALWAYS_LEADS: LeadershipGate = () => {};
  * up to. A reader never sees a record that a crash could take back:
  * - a leader's high watermark is what is durable (in WAL objects with a WAL, KIP-1176; synced
  *   by the flush policy without one) and, with min.insync.replicas > 1, applied by every in-sync
- *   follower, of which there must be min.insync.replicas - 1 (src/replica/isr.ts);
+ *   follower, of which there must be min.insync.replicas - 1 (src/partition/isr.ts);
  * - a follower's is what it applied from durable WAL objects, capped by the leader's it knows.
  */
 export class Partition {
@@ -336,7 +336,7 @@ export class Partition {
 
   /**
    * Leader: a follower reports it applied everything below `logEndOffset`. False, and ignored,
-   * when it is not one of the partition's followers with a live lease (src/replica/isr.ts I1), or
+   * when it is not one of the partition's followers with a live lease (src/partition/isr.ts I1), or
    * when it claims more than this log holds: a follower applies only what this leader wrote, so such
    * a report is forged or from another incarnation, and counted it would vouch for records the
    * follower never applied (Kafka answers a fetch past the log end OFFSET_OUT_OF_RANGE).
@@ -413,7 +413,7 @@ export class Partition {
     return this.role.kind === 'leader' && this.role.isr.underReplicated(this.#durableEnd);
   }
 
-  /** Leader: each reporting follower's lag, offsets and ms (src/replica/isr.ts `lags`); empty on a follower. */
+  /** Leader: each reporting follower's lag, offsets and ms (src/partition/isr.ts `lags`); empty on a follower. */
   followerLags(): Map<string, { readonly offsets: number; readonly ms: number }> {
     return this.role.kind === 'leader' ? this.role.isr.lags(this.#durableEnd) : new Map();
   }

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Engine } from '../../src/engine/index.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
-import { DEFAULT_FOLLOWER_CONFIG, Follower } from '../../src/replica/follower.ts';
+import { DEFAULT_FOLLOWER_CONFIG, Follower } from '../../src/partition/follower.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { systemClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
