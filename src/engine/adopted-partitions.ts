@@ -151,17 +151,19 @@ export class AdoptedPartitions {
    * Managed mode, after the WAL writer was fenced or failed ([C7]): fences the old writer (its
    * waiters are rejected, never resolved), releases every partition this engine leads (they
    * appended through it) and starts a writer in a new epoch. Followed partitions stay. Resolves
-   * with the new stream; the caller re-adopts what it still leads through [C3]-[C5].
+   * with the new stream; the caller re-adopts what it still leads through [C3]-[C5]. Throws
+   * Storage when the store cannot say which epochs its writer id used: the partitions are
+   * released and the old writer fenced all the same, and a retry picks up from there.
    */
   async startNewWalEpoch(): Promise<StreamId> {
     this.#checkOpen();
     const lifecycle = this.#services.walLifecycle;
     if (lifecycle === null || this.#cluster === null) throw new FerryError('InvalidArgument', 'only a managed engine with a WAL starts a new writer epoch while it runs');
-    await lifecycle.retire('a new writer epoch replaces this one');
+    lifecycle.retire('a new writer epoch replaces this one');
     for (const [topic, partitions] of this.#table) {
       for (const [index, partition] of partitions.entries()) if (partition?.role.kind === 'leader') await this.release(topic, index);
     }
-    return lifecycle.renew().config.stream;
+    return (await lifecycle.renew()).config.stream;
   }
   /** Stops serving a partition (managed mode, [C6]): another broker leads it now. */
   async release(topic: string, index: number): Promise<void> {

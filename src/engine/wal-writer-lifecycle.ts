@@ -1,3 +1,4 @@
+import { FerryError } from '../errors.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
 import { componentLogger, type Logger, type LoggerOption } from '../observability/logger.ts';
 import type { ObjectStore } from '../store/object-store.ts';
@@ -53,8 +54,8 @@ export class WalWriterLifecycle {
   readonly #directory: string;
   readonly #options: WalOptions;
   readonly #deps: WalWriterLifecycleDeps;
-  /** The next writer epoch is at least this: one past every epoch of this writer id in the store. */
-  #epochFloor: number;
+  /** The writer `retire` fenced last: a retry of a failed `renew` retires it again without a word. */
+  #retired: WalWriter | null = null;
   /** WAL uploads are meeting retriable faults: logged once when it starts and once when it ends, across writers. */
   #outage = false;
   #writer: WalWriter;
@@ -69,9 +70,8 @@ export class WalWriterLifecycle {
     this.#options = options;
     this.#deps = deps;
     this.#log = componentLogger(deps.report, 'wal');
-    this.#epochFloor = epochFloor;
     this.health = new WalStoreHealth(options.store, storeHealthProbeKey(options.prefix ?? '', options.writerId), deps.clock);
-    this.#writer = this.#create();
+    this.#writer = this.#create(epochFloor);
     this.#stopGauges = deps.metrics === undefined ? () => {} : registerWalQueueGauges(deps.metrics, () => this.#writer.stats());
   }
 
@@ -92,21 +92,27 @@ export class WalWriterLifecycle {
   }
 
   /**
-   * Fences the current writer (its waiters are rejected, never resolved) and raises the floor of
-   * the next epoch; the writer stays current until `renew`.
+   * Fences the current writer at once (its waiters are rejected, never resolved); it stays current
+   * until `renew`. A retry after a failed `renew` finds it fenced already and says nothing again.
    */
-  async retire(reason: string): Promise<void> {
+  retire(reason: string): void {
     const old = this.#writer;
+    if (this.#retired === old) return;
+    this.#retired = old;
     old.fence(reason);
     this.#log.warn({ writerId: old.config.stream.writerId, epoch: old.config.stream.epoch, reason }, `WAL writer ${old.config.stream.writerId} epoch ${old.config.stream.epoch} fenced: ${reason}`);
-    // Past anything in the store too: another process under this writer id (a replacement started
-    // while this one was paused) may have written epochs this directory never heard of.
-    this.#epochFloor = Math.max(old.config.stream.epoch + 1, await storedEpochFloor(this.#options).catch(() => 0));
   }
 
-  /** A new writer in a new epoch becomes current. */
-  renew(): WalWriter {
-    this.#writer = this.#create();
+  /**
+   * A new writer becomes current, in an epoch past the current one's and past every epoch of this
+   * writer id in the store: another process under this writer id (a replacement started while
+   * this one was paused) may have written epochs this directory never heard of. Throws Storage,
+   * the current writer left as it is, when the store cannot tell which those are (a retry may).
+   */
+  async renew(): Promise<WalWriter> {
+    const current = this.#writer.config.stream;
+    const stored = await storedEpochFloor(this.#options);
+    this.#writer = this.#create(Math.max(current.epoch + 1, stored));
     return this.#writer;
   }
 
@@ -129,9 +135,10 @@ export class WalWriterLifecycle {
     if (!settled) wal.fence(`the engine closed after waiting ${CLOSE_WAL_FLUSH_WAIT_MS} ms for the object store`);
   }
 
-  #create(): WalWriter {
+  /** A writer in the next epoch of this directory, at least `epochFloor` (one past every epoch of this writer id in the store). */
+  #create(epochFloor: number): WalWriter {
     const options = this.#options;
-    const epoch = nextWriterEpoch(this.#directory, this.#epochFloor, this.#deps.disk);
+    const epoch = nextWriterEpoch(this.#directory, epochFloor, this.#deps.disk);
     const config = { ...DEFAULT_WAL_WRITER_CONFIG, ...options.config, prefix: options.prefix ?? '', stream: { writerId: options.writerId, epoch } };
     const observer: WalWriterObserver = options.observer ?? (this.#deps.metrics === undefined ? {} : new WalMetrics(this.#deps.metrics));
     return new WalWriter(options.store, config, { clock: this.#deps.clock, random: new SeededRandom(options.seed ?? epoch), observer: this.#reporting(observer) });
@@ -173,9 +180,14 @@ export class WalWriterLifecycle {
 /**
  * One past the last epoch of `options.writerId` that has objects in the store (0 when none): the
  * local epoch file alone is lost with the directory, and a reused stream id would be taken for a
- * fresh stream by a takeover (docs/cluster-protocol.md L7). Costs one LIST of the writer's keys
- * (at open, the one that finds the earlier epochs to seal).
+ * fresh stream by a takeover (docs/cluster-protocol.md L7). Costs one LIST of the writer's keys.
+ * A failed LIST is a Storage error, never 0: a guessed epoch may be one another process wrote.
  */
 async function storedEpochFloor(options: WalOptions): Promise<number> {
-  return ((await listEpochs(options.store, options.prefix ?? '', options.writerId)).at(-1) ?? -1) + 1;
+  try {
+    return ((await listEpochs(options.store, options.prefix ?? '', options.writerId)).at(-1) ?? -1) + 1;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new FerryError('Storage', `could not list the WAL epochs of writer ${options.writerId} in the store, so its next epoch is unknown: ${reason}`, { cause: error });
+  }
 }
