@@ -106,6 +106,8 @@ interface ThroughputRound {
 
 interface TargetResult {
   readonly throughput: ThroughputRound[];
+  /** The CRC32C implementation each round's server said it chose (Ferry only). */
+  readonly crc32c: Set<string>;
   /** Per latency mode: all rounds pooled, and each round's own recorder (for the p99 range). */
   readonly latency: Map<string, { pooled: LatencyRecorder; rounds: LatencyRecorder[] }>;
 }
@@ -168,6 +170,7 @@ async function runRound(
   result: TargetResult,
 ): Promise<void> {
   const running = await target.start(round);
+  if (running.crc32c !== null) result.crc32c.add(running.crc32c);
   try {
     await kcatProduceFile(kcat, running.bootstrap, TOPIC, files.warmup, KCAT_CONFIG);
     if (programs !== null) {
@@ -367,7 +370,7 @@ async function main(): Promise<void> {
   writeMessageFile(files.warmup, settings.warmupMessageCount, VALUE_BYTES);
 
   const results = new Map<string, TargetResult>(
-    targets.map((target) => [target.name, { throughput: [], latency: new Map(LATENCY_MODES.map((mode) => [mode.name, { pooled: new LatencyRecorder(), rounds: [] }])) }]),
+    targets.map((target) => [target.name, { throughput: [], crc32c: new Set<string>(), latency: new Map(LATENCY_MODES.map((mode) => [mode.name, { pooled: new LatencyRecorder(), rounds: [] }])) }]),
   );
   const startMs = performance.now();
   for (let round = 0; round < settings.roundCount; round++) {
@@ -375,7 +378,10 @@ async function main(): Promise<void> {
       const target = targets[(round + index) % targets.length]!;
       await runRound(target, round, settings, kcat, programs, files, results.get(target.name)!);
       const last = results.get(target.name)!.throughput.at(-1)!;
-      console.error(`  round ${round + 1}: ${target.name}: ${formatNumber(mbPerSecondOf(last), 1)} MB/s (${formatNumber((performance.now() - startMs) / 1000, 1)} s)`);
+      const crc32c = [...results.get(target.name)!.crc32c].join('/');
+      console.error(
+        `  round ${round + 1}: ${target.name}: ${formatNumber(mbPerSecondOf(last), 1)} MB/s${crc32c === '' ? '' : `, CRC32C ${crc32c}`} (${formatNumber((performance.now() - startMs) / 1000, 1)} s)`,
+      );
     }
   }
 
@@ -384,6 +390,8 @@ async function main(): Promise<void> {
     THROUGHPUT_COLUMNS,
     throughputRows(targets, results, peer),
   );
+  const crc32cs = targets.flatMap((target) => (results.get(target.name)!.crc32c.size === 0 ? [] : [`${target.name} ${[...results.get(target.name)!.crc32c].join('/')}`]));
+  if (crc32cs.length > 0) console.log(`CRC32C implementation each broker chose at start: ${crc32cs.join(', ')}`);
   if (programs !== null) {
     printTable(`Ack latency at ${LATENCY_RATE_PER_SECOND} msg/s, acks=all (all rounds pooled; "p99 rounds" = range of each round's p99)`, LATENCY_COLUMNS, latencyRows(targets, results, peer));
   }

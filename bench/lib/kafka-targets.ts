@@ -21,6 +21,8 @@ export interface RunningTarget {
   readonly metricsUrl: string | null;
   /** CPU time the server process has used so far (ms, all threads); null where /proc is missing. */
   cpuMs(): number | null;
+  /** The CRC32C implementation the server says it chose at start (Ferry's start line); null where it says none. */
+  readonly crc32c: string | null;
   stop(): Promise<void>;
 }
 
@@ -69,6 +71,7 @@ export async function startFerryBroker(options: FerryBrokerOptions): Promise<Run
       bootstrap: `127.0.0.1:${ready[1]}`,
       metricsUrl: ready[2]!,
       cpuMs: () => processCpuMs(child.pid),
+      crc32c: crc32cOfStartLine(readText(output)),
       stop: async () => {
         try {
           const exitedEarly = child.exitCode !== null || child.signalCode !== null;
@@ -97,6 +100,7 @@ export async function startMockCluster(program: string, topic: string): Promise<
       bootstrap: ready[1]!,
       metricsUrl: null,
       cpuMs: () => processCpuMs(child.pid),
+      crc32c: null,
       stop: async () => {
         try {
           const exitedEarly = child.exitCode !== null || child.signalCode !== null;
@@ -111,5 +115,17 @@ export async function startMockCluster(program: string, topic: string): Promise<
     await stopChild(child, (running) => running.kill('SIGKILL'), 0);
     removeTempDir(directory);
     throw error;
+  }
+}
+
+/** The `crc32c` field of a Ferry broker's JSON start line (src/cli/start-fields.ts); null when absent. */
+function crc32cOfStartLine(output: string): string | null {
+  const line = output.split('\n').find((candidate) => candidate.includes('listening on'));
+  if (line === undefined) return null;
+  try {
+    const fields = JSON.parse(line) as { crc32c?: unknown };
+    return typeof fields.crc32c === 'string' ? fields.crc32c : null;
+  } catch {
+    return null; // not a JSON line (a terminal's pretty line): nothing to read
   }
 }

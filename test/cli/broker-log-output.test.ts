@@ -2,6 +2,7 @@ import { expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CRC32C_ENV } from '../../src/format/crc32c/select.ts';
 
 const CLI = join(import.meta.dir, '../../src/cli.ts');
 /** How long a broker on an empty data directory may take to say it listens. */
@@ -15,11 +16,13 @@ test(
       stdin: 'ignore',
       stdout: 'pipe',
       stderr: 'pipe',
+      env: { ...process.env, [CRC32C_ENV]: 'ts' },
     });
     try {
       const lines = await firstLines(child.stdout, 1);
       const start = JSON.parse(lines[0]!) as Record<string, unknown>;
-      expect(start).toMatchObject({ level: 30, node: 1, component: 'broker', walStore: 'file' });
+      // FERRY_CRC32C names the implementation (no calibration): the start line says which one runs.
+      expect(start).toMatchObject({ level: 30, node: 1, component: 'broker', walStore: 'file', crc32c: 'ts' });
       expect(String(start.msg)).toMatch(/^ferry broker 1 listening on 127\.0\.0\.1:\d+/);
       expect(typeof start.time).toBe('number');
       expect(start.config).toMatchObject({ nodeId: 1, logLevel: 'info' });
