@@ -4,7 +4,6 @@ import type { TierStart } from '../tier/tier-start.ts';
 import { FerryError } from '../errors.ts';
 import type { ProducerRecord } from '../format/index.ts';
 import { resolveLogConfig } from '../log/config.ts';
-import type { PartitionLog } from '../log/partition-log.ts';
 import type { TopicConfigs } from '../log/topic-config.ts';
 import type { ConfigAlteration } from '../log/topic-config-changes.ts';
 import type { TopicConfigEntry } from '../log/topic-config-describe.ts';
@@ -28,7 +27,7 @@ import { EmbeddedReplication } from './embedded-replication.ts';
 import { TopicAdmin } from './topic-admin.ts';
 import { ProducePath } from './produce-path.ts';
 import { describeLogDir, describeProducers } from './partition-descriptions.ts';
-import { AdoptedPartitions, EMBEDDED_LEADER_EPOCH } from './adopted-partitions.ts';
+import { AdoptedPartitions } from './adopted-partitions.ts';
 import { PartitionTable } from './partition-table.ts';
 import { TopicSettings } from './topic-settings.ts';
 import { RecordDeletion } from './record-deletion.ts';
@@ -276,18 +275,8 @@ export class Engine {
    * Starts serving one partition (managed mode, [C5]) as its leader or as a follower; `rebuild`
    * fills its fresh (or kept, [K3]) local log from the WAL chain (AdoptedPartitions.adopt).
    */
-  adoptPartition(
-    topic: string,
-    topicId: TopicId,
-    index: number,
-    partitionCount: number,
-    rebuild: (log: PartitionLog) => Promise<void>,
-    as: 'leader' | 'follower' = 'leader',
-    replicationFactor = 1,
-    leaderEpoch = EMBEDDED_LEADER_EPOCH,
-    keepLocalLog = false,
-  ): Promise<Partition> {
-    return this.#adopted.adopt(topic, topicId, index, partitionCount, rebuild, as, replicationFactor, leaderEpoch, keepLocalLog);
+  adoptPartition(...adoption: Parameters<AdoptedPartitions['adopt']>): Promise<Partition> {
+    return this.#adopted.adopt(...adoption);
   }
 
   /** Stops serving a partition (managed mode, [C6]): another broker leads it now. */
