@@ -58,6 +58,8 @@ export class AdoptedPartitions {
   readonly #deletions: ReadonlyMap<string, Promise<void>>;
   readonly #inSyncReplicas: (topic: string, index: number) => InSyncReplicas;
   readonly #checkOpen: () => void;
+  /** The new writer epoch being started, which a call that overlaps it shares. */
+  #newEpoch: Promise<StreamId> | null = null;
 
   constructor(deps: AdoptedPartitionsDeps) {
     this.#directory = deps.directory;
@@ -153,9 +155,17 @@ export class AdoptedPartitions {
    * appended through it) and starts a writer in a new epoch. Followed partitions stay. Resolves
    * with the new stream; the caller re-adopts what it still leads through [C3]-[C5]. Throws
    * Storage when the store cannot say which epochs its writer id used: the partitions are
-   * released and the old writer fenced all the same, and a retry picks up from there.
+   * released and the old writer fenced all the same, and a retry picks up from there. Calls that
+   * overlap share one new epoch; one that outlives the engine's close fails Closed, writing nothing.
    */
-  async startNewWalEpoch(): Promise<StreamId> {
+  startNewWalEpoch(): Promise<StreamId> {
+    this.#newEpoch ??= this.#startNewWalEpoch().finally(() => {
+      this.#newEpoch = null;
+    });
+    return this.#newEpoch;
+  }
+
+  async #startNewWalEpoch(): Promise<StreamId> {
     this.#checkOpen();
     const lifecycle = this.#services.walLifecycle;
     if (lifecycle === null || this.#cluster === null) throw new FerryError('InvalidArgument', 'only a managed engine with a WAL starts a new writer epoch while it runs');
@@ -163,7 +173,7 @@ export class AdoptedPartitions {
     for (const [topic, partitions] of this.#table) {
       for (const [index, partition] of partitions.entries()) if (partition?.role.kind === 'leader') await this.release(topic, index);
     }
-    return (await lifecycle.renew()).config.stream;
+    return (await lifecycle.renew(this.#checkOpen)).config.stream;
   }
   /** Stops serving a partition (managed mode, [C6]): another broker leads it now. */
   async release(topic: string, index: number): Promise<void> {

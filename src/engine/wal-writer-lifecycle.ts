@@ -108,10 +108,13 @@ export class WalWriterLifecycle {
    * writer id in the store: another process under this writer id (a replacement started while
    * this one was paused) may have written epochs this directory never heard of. Throws Storage,
    * the current writer left as it is, when the store cannot tell which those are (a retry may).
+   * `stillWanted` runs after the listing, before anything is written: it throws when the writer is
+   * no longer wanted (the engine closed meanwhile), and nothing changes then.
    */
-  async renew(): Promise<WalWriter> {
+  async renew(stillWanted: () => void = () => {}): Promise<WalWriter> {
     const current = this.#writer.config.stream;
     const stored = await storedEpochFloor(this.#options);
+    stillWanted();
     this.#writer = this.#create(Math.max(current.epoch + 1, stored));
     return this.#writer;
   }
