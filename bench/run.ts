@@ -5,7 +5,9 @@
 import { createWriteStream, mkdirSync, readdirSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { RESULTS_DIRECTORY_ENV } from './lib/results.ts';
-import { readResults, REPORT_FILE, writeReport } from './report/write-report.ts';
+import { printTargets } from './lib/targets.ts';
+import { makeTempDir, removeTempDir } from './lib/temp-dir.ts';
+import { readResults, REPORT_FILE, targetsIn, writeReport } from './report/write-report.ts';
 
 const BENCH_DIRECTORY = import.meta.dir;
 const BENCH_SUFFIX = '.bench.ts';
@@ -76,19 +78,13 @@ function benchFiles(filters: readonly string[]): string[] {
     .map((name) => join(BENCH_DIRECTORY, name));
 }
 
-/** Where one bench's output goes beside the terminal when a report is written. */
-interface ReportSink {
-  readonly resultsDirectory: string;
-  readonly transcript: string;
-}
-
-async function runOne(file: string, given: readonly string[], sink: ReportSink | null): Promise<number> {
+async function runOne(file: string, given: readonly string[], resultsDirectory: string, transcript: string | null): Promise<number> {
   const passThrough = QUICK_IN_SUITE.has(basename(file)) && !given.includes('--quick') ? [...given, '--quick'] : given;
   console.log(`\n=== ${basename(file)} ${passThrough.join(' ')}`.trimEnd());
   const startMs = performance.now();
-  const env = sink === null ? process.env : { ...process.env, [RESULTS_DIRECTORY_ENV]: sink.resultsDirectory };
-  const child = Bun.spawn([process.execPath, file, ...passThrough], { stdio: ['ignore', sink === null ? 'inherit' : 'pipe', 'inherit'], env });
-  if (sink !== null) await tee(child.stdout as ReadableStream<Uint8Array>, sink.transcript);
+  const env = { ...process.env, [RESULTS_DIRECTORY_ENV]: resultsDirectory };
+  const child = Bun.spawn([process.execPath, file, ...passThrough], { stdio: ['ignore', transcript === null ? 'inherit' : 'pipe', 'inherit'], env });
+  if (transcript !== null) await tee(child.stdout as ReadableStream<Uint8Array>, transcript);
   const exitCode = await child.exited;
   console.log(`=== ${basename(file)}: exit ${exitCode} after ${((performance.now() - startMs) / 1000).toFixed(1)} s`);
   return exitCode;
@@ -117,17 +113,23 @@ async function main(): Promise<void> {
   const failed: string[] = [];
   const startedAt = new Date().toISOString();
   const suiteStartMs = performance.now();
-  const resultsDirectory = reportDirectory === null ? null : join(reportDirectory, RESULTS_SUBDIRECTORY);
-  if (resultsDirectory !== null) mkdirSync(resultsDirectory, { recursive: true });
-  for (const [index, file] of files.entries()) {
-    // Progress on stderr, so that the tables on stdout stay clean to pipe or keep.
-    console.error(`[bench ${index + 1}/${files.length}] ${basename(file)} (suite at ${((performance.now() - suiteStartMs) / 1000).toFixed(0)} s)`);
-    const sink = reportDirectory === null || resultsDirectory === null ? null : { resultsDirectory, transcript: join(reportDirectory, `${basename(file, BENCH_SUFFIX)}.txt`) };
-    if ((await runOne(file, passThrough, sink)) !== 0) failed.push(basename(file));
-  }
-  if (reportDirectory !== null && resultsDirectory !== null) {
-    const written = await writeReport(reportDirectory, readResults(resultsDirectory, passThrough.includes('--quick'), startedAt));
-    console.log(`\nreport: ${join(reportDirectory, REPORT_FILE)} (${written.filter((name) => name.endsWith('.svg')).join(', ')})`);
+  // Every bench hands its results here, report or not: the run ends with all their targets in one table.
+  const resultsDirectory = reportDirectory === null ? makeTempDir('bench-results') : join(reportDirectory, RESULTS_SUBDIRECTORY);
+  mkdirSync(resultsDirectory, { recursive: true });
+  try {
+    for (const [index, file] of files.entries()) {
+      // Progress on stderr, so that the tables on stdout stay clean to pipe or keep.
+      console.error(`[bench ${index + 1}/${files.length}] ${basename(file)} (suite at ${((performance.now() - suiteStartMs) / 1000).toFixed(0)} s)`);
+      const transcript = reportDirectory === null ? null : join(reportDirectory, `${basename(file, BENCH_SUFFIX)}.txt`);
+      if ((await runOne(file, passThrough, resultsDirectory, transcript)) !== 0) failed.push(basename(file));
+    }
+    printTargets("Every target of this run (issue 27's goals beside what each bench measured, bench/lib/targets.ts)", targetsIn(resultsDirectory));
+    if (reportDirectory !== null) {
+      const written = await writeReport(reportDirectory, readResults(resultsDirectory, passThrough.includes('--quick'), startedAt));
+      console.log(`\nreport: ${join(reportDirectory, REPORT_FILE)} (${written.filter((name) => name.endsWith('.svg')).join(', ')})`);
+    }
+  } finally {
+    if (reportDirectory === null) removeTempDir(resultsDirectory);
   }
   if (failed.length > 0) {
     console.error(`\nfailed: ${failed.join(', ')}`);

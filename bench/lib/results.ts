@@ -5,7 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CdfPoint, ReportedBench } from '../report/results.ts';
+import type { CdfPoint } from '../report/results.ts';
 import type { LatencyRecorder } from './latency.ts';
 
 export const RESULTS_DIRECTORY_ENV = 'FERRY_BENCH_RESULTS';
@@ -18,8 +18,12 @@ export function cdfOf(recorder: LatencyRecorder): CdfPoint[] {
   return CDF_PERCENTILES.map((percentile) => ({ percentile, ms: recorder.percentileMs(percentile) }));
 }
 
-/** Writes the results when the run asked for a report; true when written. */
-export function writeBenchResults(bench: ReportedBench, results: object): boolean {
+/**
+ * Writes the results when bench/run.ts asked for them (it always does: it prints every target of
+ * the run at its end, and a report when asked); true when written. `bench` names the file; the
+ * report reads wal, broker and follower's shapes and every file's `targets`.
+ */
+export function writeBenchResults(bench: string, results: object): boolean {
   const directory = process.env[RESULTS_DIRECTORY_ENV];
   if (directory === undefined || directory === '') return false;
   mkdirSync(directory, { recursive: true });

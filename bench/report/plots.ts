@@ -5,7 +5,7 @@
 import type { TopLevelSpec } from 'vega-lite';
 import type { Comparison } from '../../src/cost/index.ts';
 import { PEER_LATENCIES } from './peers.ts';
-import type { BrokerResults, FollowerResults, WalRateResult, WalResults } from './results.ts';
+import type { BrokerResults, FollowerResults, TargetResult, WalRateResult, WalResults } from './results.ts';
 
 const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
 const WIDTH = 560;
@@ -26,6 +26,8 @@ export const AXIS = {
   catchUpMbPerSecond: 'catch-up throughput (MB/s of WAL objects, 10^6 B)',
   deployment: 'deployment',
   billUsdPerMonth: 'bill ($ per month)',
+  targetScore: 'measured against goal (1 = met; log scale)',
+  targetName: 'target',
 } as const;
 
 function cdfRates(wal: WalResults): WalRateResult[] {
@@ -188,5 +190,29 @@ export function costSpec(comparisons: readonly { name: string; comparison: Compa
       },
     },
     resolve: { scale: { x: 'independent' } },
+  } as TopLevelSpec;
+}
+
+/** Each target as its score (1 or more is met: measured/goal, or goal/measured for an upper bound), a rule at 1. */
+export function targetsSpec(targets: readonly TargetResult[]): TopLevelSpec {
+  const values = targets.map((target) => ({ name: `${target.bench}: ${target.name}`, score: target.score, met: target.met ? 'met' : 'not met', label: `${target.measured} (goal ${target.goal})` }));
+  return {
+    $schema: SCHEMA,
+    config: CONFIG,
+    title: "Issue 27's targets: each measured value against its goal, this run",
+    width: WIDTH,
+    layer: [
+      {
+        data: { values },
+        mark: 'bar',
+        encoding: {
+          y: { field: 'name', type: 'nominal', sort: null, title: AXIS.targetName },
+          x: { field: 'score', type: 'quantitative', scale: { type: 'log' }, title: AXIS.targetScore },
+          color: { field: 'met', type: 'nominal', title: null, scale: { domain: ['met', 'not met'], range: ['#4c78a8', '#e45756'] } },
+          tooltip: { field: 'label', type: 'nominal' },
+        },
+      },
+      { data: { values: [{ one: 1 }] }, mark: { type: 'rule', strokeDash: [4, 4] }, encoding: { x: { field: 'one', type: 'quantitative' } } },
+    ],
   } as TopLevelSpec;
 }

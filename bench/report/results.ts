@@ -46,7 +46,7 @@ export interface WalSweepResult {
   readonly isChosen: boolean;
 }
 
-export interface WalResults {
+export interface WalResults extends WithTargets {
   readonly profile: string;
   /** The store model's PUT latency floor: a small object's PUT p50 and p99 (src/store/latency.ts). */
   readonly storePutP50Ms: number;
@@ -64,7 +64,7 @@ export interface ThroughputResult {
   readonly maxMbPerSecond: number;
 }
 
-export interface BrokerResults {
+export interface BrokerResults extends WithTargets {
   readonly messageBytes: number;
   readonly throughput: readonly ThroughputResult[];
   /** Why the librdkafka mock cluster is missing, when it is. */
@@ -81,9 +81,29 @@ export interface CatchUpResult {
   readonly ioCeilingMbPerSecond: number;
 }
 
-export interface FollowerResults {
+export interface FollowerResults extends WithTargets {
   readonly catchUpBytes: number;
   readonly catchUp: readonly CatchUpResult[];
+}
+
+/**
+ * One of issue 27's performance goals beside this run's measurement (bench/lib/targets.ts).
+ * `score` is normalized so that 1 or more is met: measured / goal for an at-least goal, goal /
+ * measured for an at-most goal.
+ */
+export interface TargetResult {
+  readonly bench: string;
+  readonly name: string;
+  /** The goal as printed, e.g. ">= 0.8x mock". */
+  readonly goal: string;
+  readonly measured: string;
+  readonly score: number;
+  readonly met: boolean;
+}
+
+/** Every bench's results may carry the targets it judged. */
+export interface WithTargets {
+  readonly targets?: readonly TargetResult[];
 }
 
 /** Everything one `bench/run.ts --report` collected; a bench that did not run is absent. */
@@ -94,6 +114,8 @@ export interface BenchResults {
   readonly wal?: WalResults;
   readonly broker?: BrokerResults;
   readonly follower?: FollowerResults;
+  /** The targets every bench of the run judged (also those the report draws no section for). */
+  readonly targets: readonly TargetResult[];
 }
 
 export type ReportedBench = 'wal' | 'broker' | 'follower';

@@ -2,13 +2,13 @@
  * Turns the benches' structured results (results.ts) into DIR/report.md and one SVG per plot.
  * A bench that did not run leaves its section saying so; the cost section needs no bench.
  */
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TopLevelSpec } from 'vega-lite';
 import { compare, NOT_MODELLED, STANDARD_DEPLOYMENTS } from '../../src/cost/index.ts';
 import { PEER_LATENCIES } from './peers.ts';
-import { catchUpSpec, CDF_PARTITIONS, costSpec, latencyCdfSpec, latencyCostSpec, throughputSpec } from './plots.ts';
-import { type BenchResults, REPORTED_BENCHES } from './results.ts';
+import { catchUpSpec, CDF_PARTITIONS, costSpec, latencyCdfSpec, latencyCostSpec, targetsSpec, throughputSpec } from './plots.ts';
+import { type BenchResults, REPORTED_BENCHES, type TargetResult, type WithTargets } from './results.ts';
 import { renderSvg } from './svg.ts';
 
 export const REPORT_FILE = 'report.md';
@@ -19,6 +19,7 @@ export const PLOT_FILES = {
   throughput: 'throughput.svg',
   catchUp: 'catch-up.svg',
   cost: 'monthly-bill.svg',
+  targets: 'targets.svg',
 } as const;
 
 const num = (value: number, digits = 1): string => value.toLocaleString('en-US', { maximumFractionDigits: digits });
@@ -151,10 +152,28 @@ function costSection(): Section {
   return { markdown, plots: new Map([[PLOT_FILES.cost, costSpec(comparisons)]]) };
 }
 
+function targetsSection(results: BenchResults): Section {
+  const targets = results.targets;
+  if (targets.length === 0) return { markdown: '## Targets\n\n_No bench of this run judged a target._', plots: new Map() };
+  const markdown = [
+    '## Targets',
+    '',
+    `![Targets: measured against goal](${PLOT_FILES.targets})`,
+    '',
+    `${PLOT_FILES.targets}: issue 27's goals, each beside what this run measured (bench/lib/targets.ts). A bar at or past the dashed line is met.`,
+    '',
+    table(
+      ['bench', 'target', 'goal', 'measured', 'met'],
+      targets.map((target) => [target.bench, target.name, target.goal, target.measured, target.met ? 'yes' : '**no**']),
+    ),
+  ].join('\n');
+  return { markdown, plots: new Map([[PLOT_FILES.targets, targetsSpec(targets)]]) };
+}
+
 /** Writes report.md and every plot into `directory`; returns the files written. */
 export async function writeReport(directory: string, results: BenchResults): Promise<string[]> {
   mkdirSync(directory, { recursive: true });
-  const sections = [walSection(results), brokerSection(results), followerSection(results), costSection()];
+  const sections = [targetsSection(results), walSection(results), brokerSection(results), followerSection(results), costSection()];
   const written: string[] = [];
   for (const section of sections) {
     for (const [file, spec] of section.plots) {
@@ -174,10 +193,18 @@ export async function writeReport(directory: string, results: BenchResults): Pro
 
 /** The results the benches wrote into `resultsDirectory` (one JSON file per bench), whatever ran. */
 export function readResults(resultsDirectory: string, quick: boolean, startedAt: string): BenchResults {
-  const results: Record<string, unknown> = { quick, bunVersion: Bun.version, startedAt };
+  const results: Record<string, unknown> = { quick, bunVersion: Bun.version, startedAt, targets: targetsIn(resultsDirectory) };
   for (const bench of REPORTED_BENCHES) {
     const file = join(resultsDirectory, `${bench}.json`);
     if (existsSync(file)) results[bench] = JSON.parse(readFileSync(file, 'utf8'));
   }
   return results as unknown as BenchResults;
+}
+
+/** The targets in every bench's results JSON in `resultsDirectory`, in file order. */
+export function targetsIn(resultsDirectory: string): TargetResult[] {
+  return readdirSync(resultsDirectory)
+    .filter((name) => name.endsWith('.json'))
+    .sort()
+    .flatMap((name) => (JSON.parse(readFileSync(join(resultsDirectory, name), 'utf8')) as WithTargets).targets ?? []);
 }

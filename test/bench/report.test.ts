@@ -18,6 +18,10 @@ const RESULTS: BenchResults = {
   quick: true,
   bunVersion: '1.4.5',
   startedAt: '2026-01-01T00:00:00.000Z',
+  targets: [
+    { bench: 'broker', name: 'kcat acks=all vs mock, file store', goal: '>= 0.8x', measured: '0.62x', score: 0.62 / 0.8, met: false },
+    { bench: 'broker', name: 'ack p99 vs floor p99', goal: '<= 1.2x', measured: '1.1x', score: 1.2 / 1.1, met: true },
+  ],
   wal: {
     profile: 's3-express',
     storePutP50Ms: 4,
@@ -98,6 +102,7 @@ describe('writeReport', async () => {
     [PLOT_FILES.latencyCost, [AXIS.usdPerMonth, AXIS.p99Ms, 'WarpStream S3E1Z p99 169 ms', 'WarpStream Lightning p99 50 ms', 'Aiven diskless p99 1.6 s', 'S2 Express p99 &lt; 50 ms']],
     [PLOT_FILES.throughput, [AXIS.target, AXIS.throughputMbPerSecond, 'librdkafka mock']],
     [PLOT_FILES.catchUp, [AXIS.reader, AXIS.catchUpMbPerSecond, 'raw GET, 16 in flight', 'follower engine (prefetch 16)']],
+    [PLOT_FILES.targets, [AXIS.targetScore, 'broker: kcat acks=all vs mock, file store']],
     [PLOT_FILES.cost, [AXIS.deployment, AXIS.billUsdPerMonth, 'classic Kafka', 'large: 1 GiB/s, 1,024 partitions, 12 brokers']],
   ])('%s is an SVG with its axis titles', (file, texts) => {
     const svg = readFileSync(join(directory, file), 'utf8');
@@ -111,6 +116,8 @@ describe('writeReport', async () => {
     expect(report).toContain('1,024 KiB / 5 ms (default) <- chosen');
     expect(report).toContain('large: 1 GiB/s');
     expect(report).toContain('docs/cost-model.md');
+    expect(report).toContain('| broker | kcat acks=all vs mock, file store | >= 0.8x | 0.62x | **no** |');
+    expect(report).toContain('| broker | ack p99 vs floor p99 | <= 1.2x | 1.1x | yes |');
   });
 });
 
@@ -122,6 +129,7 @@ describe('a bench that did not run', async () => {
 
   test('its section says so and its plots are not written; the others are', () => {
     expect(report).toContain('Not in this run: wal.bench.ts');
+    expect(existsSync(join(partial, PLOT_FILES.targets))).toBe(true);
     expect(existsSync(join(partial, PLOT_FILES.latencyCdf))).toBe(false);
     expect(existsSync(join(partial, PLOT_FILES.latencyCost))).toBe(false);
     expect(existsSync(join(partial, PLOT_FILES.throughput))).toBe(true);
