@@ -7,20 +7,22 @@
  */
 import type { TargetResult } from '../report/results.ts';
 import { printTable } from './table.ts';
-import { formatSignificant } from './units.ts';
+
+/** Three significant digits at most, no trailing zeros: 0.8, 0.62, 153, 1,200. */
+const shown = (value: number): string => (Number.isFinite(value) ? value.toLocaleString('en-US', { maximumSignificantDigits: 3 }) : String(value));
 
 /**
  * `measured` must reach at least `goal` (a throughput, a ratio): `score` is measured / goal, so 1
  * or more is met.
  */
 export function atLeast(bench: string, name: string, measured: number, goal: number, unit: string): TargetResult {
-  return { bench, name, goal: `>= ${formatSignificant(goal)}${unit}`, measured: `${formatSignificant(measured)}${unit}`, score: measured / goal, met: measured >= goal };
+  return { bench, name, goal: `>= ${shown(goal)}${unit}`, measured: `${shown(measured)}${unit}`, score: measured / goal, met: measured >= goal };
 }
 
 /** `measured` must stay at or below `goal` (a latency, a growth): `score` is goal / measured, so 1 or more is met. */
 export function atMost(bench: string, name: string, measured: number, goal: number, unit: string): TargetResult {
   const score = measured <= 0 ? Number.POSITIVE_INFINITY : goal / measured;
-  return { bench, name, goal: `<= ${formatSignificant(goal)}${unit}`, measured: `${formatSignificant(measured)}${unit}`, score, met: measured <= goal };
+  return { bench, name, goal: `<= ${shown(goal)}${unit}`, measured: `${shown(measured)}${unit}`, score, met: measured <= goal };
 }
 
 const TARGET_COLUMNS = [{ title: 'bench', align: 'left' }, { title: 'target', align: 'left' }, { title: 'goal' }, { title: 'measured' }, { title: 'met', align: 'left' }] as const;
