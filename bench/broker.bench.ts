@@ -5,8 +5,9 @@
  * broker on this machine with this client.
  *
  * Servers, each a fresh process per round (so producer and server CPU are separate processes):
- * - ferry file:        `bun src/cli.ts broker`, WAL on the file store (the CLI's default), default
- *                      upload thresholds (256 KiB / 5 ms), local log flush none;
+ * - ferry file:        `bun src/cli.ts broker` as `npm start` runs it (bench/lib/kafka-targets.ts):
+ *                      every default (WAL on the file store under ./data/objects, 1 MiB / 5 ms
+ *                      uploads, rolled segments tiered, local log flush none), its own port;
  * - ferry s3-express:  the same with `--wal-store memory://?latency=s3-express`, the memory store's
  *                      S3 Express One Zone latency model (assumed, see src/store/latency.ts): what
  *                      an acknowledgement costs when it waits for one S3E1Z PUT;
@@ -152,8 +153,8 @@ function targetsOf(settings: Settings, programs: RdkafkaPrograms | null): Target
   const profile = (name: string, round: number) =>
     settings.cpuProfileDirectory === undefined ? {} : { cpuProfileDirectory: settings.cpuProfileDirectory, cpuProfileName: `${name}-round${round + 1}` };
   const targets: Target[] = [
-    { name: 'ferry file', isFerry: true, start: (round) => startFerryBroker({ walStore: (data) => `file:${join(data, 'objects')}`, ...profile('ferry-file', round) }) },
-    { name: 'ferry s3-express', isFerry: true, start: (round) => startFerryBroker({ walStore: () => 'memory://?latency=s3-express', ...profile('ferry-s3-express', round) }) },
+    { name: 'ferry file', isFerry: true, start: (round) => startFerryBroker({ stageTimers: true, ...profile('ferry-file', round) }) },
+    { name: 'ferry s3-express', isFerry: true, start: (round) => startFerryBroker({ walStore: () => 'memory://?latency=s3-express', stageTimers: true, ...profile('ferry-s3-express', round) }) },
   ];
   if (programs !== null) targets.push({ name: 'librdkafka mock', isFerry: false, start: () => startMockCluster(programs.mockCluster, TOPIC) });
   return targets;
@@ -292,6 +293,50 @@ function ferryMetricRows(targets: readonly Target[], results: ReadonlyMap<string
     });
 }
 
+const STAGE_SECONDS = 'ferry_stage_seconds_total{stage="';
+const COPIES = 'ferry_stage_copies_total{site="';
+const COPIED_BYTES = 'ferry_stage_copied_bytes_total{site="';
+const MICROSECONDS_PER_SECOND = 1e6;
+
+/** The label values of one family in a scrape (e.g. every stage), in first-seen order. */
+function labelValues(sample: MetricSample, prefix: string): string[] {
+  return [...sample.keys()].filter((series) => series.startsWith(prefix)).map((series) => series.slice(prefix.length, series.indexOf('"', prefix.length)));
+}
+
+/**
+ * Where each Ferry broker's time went over the timed runs (src/metrics/stage-timers.ts): per
+ * stage, main-thread self time per produce request and its share of the process's CPU time; the
+ * rest of the CPU ("other": GC, the runtime, file I/O on its thread pool, unattributed JS), and
+ * the hot path's byte copies per request. Medians over rounds.
+ */
+function stageRows(targets: readonly Target[], results: ReadonlyMap<string, TargetResult>): string[][] {
+  const rows: string[][] = [];
+  for (const target of targets.filter((candidate) => candidate.isFerry)) {
+    const rounds = results.get(target.name)!.throughput.filter((round) => round.metrics !== null && round.serverCpuMs !== null);
+    if (rounds.length === 0) continue;
+    const requests = (round: ThroughputRound) => delta(round.metrics!.before, round.metrics!.after, 'ferry_broker_requests_total{api="Produce"}');
+    const stages = labelValues(rounds[0]!.metrics!.after, STAGE_SECONDS);
+    const secondsOf = (round: ThroughputRound, stage: string) => delta(round.metrics!.before, round.metrics!.after, `${STAGE_SECONDS}${stage}"}`);
+    const row = (name: string, seconds: (round: ThroughputRound) => number, copies: string): string[] => [
+      target.name,
+      name,
+      formatSignificant(median(rounds.map((round) => (MICROSECONDS_PER_SECOND * seconds(round)) / requests(round)))),
+      percentOf(median(rounds.map((round) => MS_PER_SECOND * seconds(round))), median(rounds.map((round) => round.serverCpuMs!))),
+      copies,
+    ];
+    for (const stage of stages) rows.push(row(stage, (round) => secondsOf(round, stage), ''));
+    const staged = (round: ThroughputRound) => stages.reduce((sum, stage) => sum + secondsOf(round, stage), 0);
+    rows.push(row('other CPU', (round) => round.serverCpuMs! / MS_PER_SECOND - staged(round), ''));
+    for (const site of labelValues(rounds[0]!.metrics!.after, COPIES)) {
+      const perRequest = (series: string) => median(rounds.map((round) => delta(round.metrics!.before, round.metrics!.after, `${series}${site}"}`) / requests(round)));
+      rows.push([target.name, `copy: ${site}`, '', '', `${formatSignificant(perRequest(COPIES))} x ${formatBytes(Math.round(perRequest(COPIED_BYTES) / Math.max(1, perRequest(COPIES))))}`]);
+    }
+  }
+  return rows;
+}
+
+const STAGE_COLUMNS = [{ title: 'target', align: 'left' }, { title: 'stage', align: 'left' }, { title: 'us/request' }, { title: 'of server CPU' }, { title: 'copies/request', align: 'left' }] as const;
+
 const THROUGHPUT_COLUMNS = [
   { title: 'target', align: 'left' },
   { title: 'MB/s' },
@@ -399,6 +444,11 @@ async function main(): Promise<void> {
     "Ferry broker's own metrics over the timed kcat runs (means over the run, medians over rounds; reqs in flight = sum of Produce handling time / wall time; 1-in-flight MB/s = KiB/req / ms/req, the bound of one connection served one request at a time)",
     FERRY_METRIC_COLUMNS,
     ferryMetricRows(targets, results),
+  );
+  printTable(
+    "Where the Ferry broker's time went over the timed kcat runs (FERRY_STAGE_TIMERS=1; main-thread self time per produce request, medians over rounds; other CPU = process CPU - stages: GC, runtime, the file I/O thread pool; copies: buffers filled by a copy, per request x mean size)",
+    STAGE_COLUMNS,
+    stageRows(targets, results),
   );
   if (!build.ok) console.log(`\npeer: unavailable: ${build.reason}`);
   writeBenchResults('broker', brokerResults(targets, results, build.ok ? null : build.reason));

@@ -8,9 +8,12 @@ import { join, resolve } from 'node:path';
 import type { Subprocess } from 'bun';
 import { freeLoopbackPort, processCpuMs, readText, spawnTracked, stopChild, waitForLine } from './child-processes.ts';
 import { makeTempDir, removeTempDir } from './temp-dir.ts';
+import { STAGE_TIMERS_ENV } from '../../src/metrics/stage-timers.ts';
 
 const REPOSITORY_ROOT = resolve(import.meta.dir, '..', '..');
 const READY_TIMEOUT_MS = 20_000;
+/** `ferry broker`'s --data default, relative to its working directory. */
+const DEFAULT_DATA_DIRECTORY = 'data';
 /** A Ferry broker flushes its WAL and closes its logs on SIGTERM; give it this long. */
 const STOP_GRACE_MS = 15_000;
 
@@ -27,8 +30,11 @@ export interface RunningTarget {
 }
 
 export interface FerryBrokerOptions {
-  /** The broker's --wal-store, given its data directory (e.g. file:<data>/objects). */
-  readonly walStore: (dataDirectory: string) => string;
+  /**
+   * The broker's --wal-store, given its data directory; absent: none given, so the broker takes
+   * its default (file:<data>/objects), as `npm start` does.
+   */
+  readonly walStore?: (dataDirectory: string) => string;
   /** Write a CPU profile of the broker into this directory when it stops (bun --cpu-prof). */
   readonly cpuProfileDirectory?: string | undefined;
   readonly cpuProfileName?: string;
@@ -36,12 +42,20 @@ export interface FerryBrokerOptions {
   readonly extraArguments?: readonly string[];
   /** The config file names the listeners (--listen would move the first): no --listen. */
   readonly listenersInConfig?: boolean;
+  /** Run with FERRY_STAGE_TIMERS=1: the broker's metrics then say where its time went (src/metrics/stage-timers.ts). */
+  readonly stageTimers?: boolean;
 }
 
-/** Starts `bun src/cli.ts broker` on a free loopback port with a fresh data directory (removed on stop). */
-export async function startFerryBroker(options: FerryBrokerOptions): Promise<RunningTarget> {
+/**
+ * Starts `bun src/cli.ts broker` as `npm start` does (issue 27: the bench measures the broker
+ * `npm start` gives): working directory a fresh one (removed on stop), so that its default
+ * ./data is fresh, and no flag but a free loopback port for the listener and the metrics
+ * endpoint (on by default, at 127.0.0.1:9644), and what `options` adds. Output goes to a file,
+ * so log lines are JSON, as under a service manager.
+ */
+export async function startFerryBroker(options: FerryBrokerOptions = {}): Promise<RunningTarget> {
   const directory = makeTempDir('ferry-broker');
-  const data = join(directory, 'data');
+  const data = join(directory, DEFAULT_DATA_DIRECTORY);
   const output = join(directory, 'broker.out');
   const port = freeLoopbackPort();
   const profile =
@@ -55,15 +69,13 @@ export async function startFerryBroker(options: FerryBrokerOptions): Promise<Run
     join(REPOSITORY_ROOT, 'src', 'cli.ts'),
     'broker',
     ...listen,
-    '--data',
-    data,
-    '--wal-store',
-    options.walStore(data),
+    ...(options.walStore === undefined ? [] : ['--wal-store', options.walStore(data)]),
     '--metrics',
     '127.0.0.1:0',
     ...(options.extraArguments ?? []),
   ];
-  const child = spawnTracked(command, { cwd: REPOSITORY_ROOT, stdin: 'ignore', stdout: Bun.file(output), stderr: Bun.file(output) });
+  const env = options.stageTimers === true ? { ...process.env, [STAGE_TIMERS_ENV]: '1' } : process.env;
+  const child = spawnTracked(command, { cwd: directory, env, stdin: 'ignore', stdout: Bun.file(output), stderr: Bun.file(output) });
   try {
     // The start line is a JSON line when stdout is not a terminal: the URL ends at a quote.
     const ready = await waitForLine(child, output, /listening on 127\.0\.0\.1:(\d+) .*metrics on (http:\/\/[^\s"]+)/, READY_TIMEOUT_MS, 'ferry broker');

@@ -1,3 +1,4 @@
+import { stageTimers } from '../metrics/stage-timers.ts';
 import { assert } from '../util/assert.ts';
 import { concatBytes } from '../util/bytes.ts';
 import { type Clock, type Timer, systemClock } from '../util/clock.ts';
@@ -144,7 +145,12 @@ export class Connection {
     if (this.#closed || this.#ending) return;
     this.#lastActiveMs = this.#clock.monotonicMs();
     this.#unparsed.push(chunk);
-    this.#parseUnparsed();
+    stageTimers.enter('receive');
+    try {
+      this.#parseUnparsed();
+    } finally {
+      stageTimers.exit();
+    }
   }
 
   /** The peer or the broker is done: stop reading, drop what is queued, give back its reservations. */
@@ -295,11 +301,16 @@ export class Connection {
     assembling.filled += take;
     if (assembling.filled === assembling.size) {
       // the one copy of a frame that arrived in pieces, made once all of it is here
-      const bytes = assembling.parts.length === 1 ? assembling.parts[0]! : concatBytes(assembling.parts);
+      const bytes = assembling.parts.length === 1 ? assembling.parts[0]! : this.#assembled(assembling.parts, assembling.size);
       this.#frames.push({ bytes, size: assembling.size, pooled: assembling.pooled });
       this.#assembling = null;
     }
     return take;
+  }
+
+  #assembled(parts: readonly Uint8Array[], size: number): Uint8Array {
+    stageTimers.copied('frame-assembly', size);
+    return concatBytes(parts);
   }
 
   /** Gives back a frame's reserved bytes (to the broker's budget if it was `pooled`); a frame waiting for this connection's share may then start. */
@@ -385,6 +396,7 @@ export class Connection {
     // One contiguous write per response: the copy of record batches happens here, once, into
     // the socket's buffer (Bun has no writev for sockets).
     const body = chunks.length === 0 ? prefix : concatBytes([prefix, ...chunks]);
+    if (chunks.length > 0) stageTimers.copied('response-body', body.length);
     assert(this.#pendingWrite === null, 'one response is written at a time');
     this.#pendingWrite = body;
     this.#flushPending();
@@ -394,7 +406,7 @@ export class Connection {
   #flushPending(): void {
     const pending = this.#pendingWrite;
     if (pending === null || this.#closed) return;
-    const written = this.#socket.write(pending);
+    const written = stageTimers.time('write', () => this.#socket.write(pending));
     if (written > 0) this.#lastActiveMs = this.#clock.monotonicMs(); // the client reads: progress
     this.#pendingWrite = written >= pending.length ? null : pending.subarray(Math.max(0, written));
     if (this.#pendingWrite === null) {

@@ -1,6 +1,7 @@
 import type { Server } from 'bun';
 import type { MetricsRegistry } from '../metrics/index.ts';
 import { registerProcessMetrics } from '../metrics/process.ts';
+import { stageTimers } from '../metrics/stage-timers.ts';
 import type { Clock } from '../util/clock.ts';
 
 /** The scrape endpoint: its port, and what stops it and the process metrics it started. */
@@ -25,6 +26,7 @@ export function serveMetrics(registry: MetricsRegistry, hostname: string, port: 
     },
   });
   const stopProcessMetrics = registerProcessMetrics(registry, clock);
+  stageTimers.register(registry); // bench only: nothing unless FERRY_STAGE_TIMERS=1
   return {
     port: server.port ?? port,
     stop: async () => {

@@ -1,3 +1,4 @@
+import { stageTimers } from '../metrics/stage-timers.ts';
 import { type ApiCodec, isFlexible } from './apis/api.ts';
 import { type ApiVersion, apiVersionsCodec } from './apis/api-versions.ts';
 import { ErrorCode } from '../protocol/error-codes.ts';
@@ -82,18 +83,27 @@ export class Router {
       if (apiKey === apiVersionsCodec.key) return this.#unsupportedApiVersions(frame);
       throw new ProtocolError(`${codec.name} v${apiVersion} is not supported (${codec.minVersion}-${codec.maxVersion})`, 2);
     }
-    const reader = new KafkaReader(frame);
-    const header = readRequestHeader(reader, isFlexible(codec, apiVersion));
-    const request = codec.decodeRequest(reader, apiVersion);
+    stageTimers.enter('decode');
+    let header: ReturnType<typeof readRequestHeader>;
+    let request: unknown;
+    try {
+      const reader = new KafkaReader(frame);
+      header = readRequestHeader(reader, isFlexible(codec, apiVersion));
+      request = codec.decodeRequest(reader, apiVersion);
+    } finally {
+      stageTimers.exit();
+    }
     const response = refused
       ? binding.refuseVersion!(request)
       : await binding.handle(request, { header, peer: channel.peer, session: channel.session, sasl: channel.sasl, mute: (ms: number) => channel.mute(ms) });
     if (response === null) return null;
-    const writer = new KafkaWriter();
-    // ApiVersions answers with response header v0 even in its flexible versions (KIP-511).
-    writeResponseHeader(writer, header.correlationId, apiKey !== apiVersionsCodec.key && isFlexible(codec, apiVersion));
-    codec.encodeResponse(writer, apiVersion, response);
-    return writer.chunks();
+    return stageTimers.time('encode', () => {
+      const writer = new KafkaWriter();
+      // ApiVersions answers with response header v0 even in its flexible versions (KIP-511).
+      writeResponseHeader(writer, header.correlationId, apiKey !== apiVersionsCodec.key && isFlexible(codec, apiVersion));
+      codec.encodeResponse(writer, apiVersion, response);
+      return writer.chunks();
+    });
   }
 
   /**

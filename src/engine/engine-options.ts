@@ -46,7 +46,10 @@ export interface EngineOptions {
    * default. A seeded one replays a simulation; ids never repeat within one directory either way.
    */
   readonly random?: Random;
-  /** Ship every append to object storage (KIP-1176); acks 'all' then waits for the WAL object. */
+  /**
+   * Ship every append to object storage (KIP-1176); acks 'all' then waits for the WAL object, and
+   * the local log's flush policy defaults to 'none' (withWalFlushDefault).
+   */
   readonly wal?: WalOptions;
   /** Copy the rolled segments this engine leads to a long-term store (docs/tier-protocol.md). */
   readonly tier?: TierOptions;
@@ -272,3 +275,17 @@ export interface OpenedEngine {
   /** Where the partition's local log ends (Engine.logEndOffset). */
   logEndOffset(topic: string, index: number): number;
 }
+
+/**
+ * With a WAL, acks 'all' waits for the WAL object, never for the local disk: an fdatasync of the
+ * local log would buy no durability an acknowledgement relies on (a lost local tail is rebuilt
+ * from the WAL on open) and would cost a sync per group of appends. So, as `ferry broker` does,
+ * the local log's flush policy defaults to 'none' with a WAL; a `log.flush` given is kept.
+ * Without a WAL the local log is the durability, and the group commit default stays.
+ */
+export function withWalFlushDefault(options: EngineOptions): EngineOptions {
+  if (options.wal === undefined || options.log?.flush !== undefined) return options;
+  return { ...options, log: { ...options.log, flush: WAL_LOCAL_FLUSH } };
+}
+
+const WAL_LOCAL_FLUSH = { kind: 'none' } as const;

@@ -52,6 +52,7 @@ import type {
   ProducedRecord,
   TierRange,
 } from './engine-options.ts';
+import { withWalFlushDefault } from './engine-options.ts';
 
 /**
  * One node's storage engine: the partitions it serves, each a durable Kafka-format log on local
@@ -243,7 +244,8 @@ export class Engine {
    * Opens the engine in `options.directory`, recovering every partition's log. With a WAL,
    * earlier epochs of this writer's streams are sealed first (docs/wal-protocol.md [F]).
    */
-  static async open(options: EngineOptions): Promise<Engine> {
+  static async open(given: EngineOptions): Promise<Engine> {
+    const options = withWalFlushDefault(given);
     resolveLogConfig(options.log); // reject bad settings before touching the disk
     const retentionCheck = options.retentionCheckIntervalMs;
     if (retentionCheck !== undefined && !(Number.isSafeInteger(retentionCheck) && retentionCheck > 0))

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { stageTimers } from '../metrics/stage-timers.ts';
 import { FerryError } from '../errors.ts';
 import { splitBatches } from '../format/batch-parse.ts';
 import type { RecordBatch } from '../format/record-batch.ts';
@@ -250,11 +251,11 @@ export class PartitionLog {
    */
   append(records: Uint8Array, leaderEpoch: number): AppendResult {
     this.#checkWritable();
-    const batches = splitBatches(records, this.config.maxBatchBytes);
+    const batches = stageTimers.time('validate', () => splitBatches(records, this.config.maxBatchBytes));
     checkLeaderEpoch(leaderEpoch, this.#epochs.latestEpoch);
     const appendTimeMs = logAppendTimeOf(this.config, this.#clock);
     if (appendTimeMs === NO_LOG_APPEND_TIME) checkTimestamps(batches, this.#clock); // a producer's clock is ignored under LogAppendTime
-    const original = this.#producers.check(batches);
+    const original = stageTimers.time('producer-state', () => this.#producers.check(batches));
     if (original !== null) return duplicateResult(original, appendTimeMs);
     stampLeaderBatches(batches, this.logEndOffset, leaderEpoch, appendTimeMs);
     return { ...this.#write(batches), logAppendTimeMs: appendTimeMs };

@@ -1,4 +1,5 @@
 import { FerryError } from '../errors.ts';
+import { stageTimers } from '../metrics/stage-timers.ts';
 import type { RecordBatch } from '../format/record-batch.ts';
 import { assert } from '../util/assert.ts';
 import { regressed } from '../util/regressions.ts';
@@ -263,7 +264,7 @@ export class Partition {
     }
     const committed = durable.then(async () => {
       this.#durableEnd = Math.max(this.#durableEnd, lastOffset + 1);
-      this.#recompute();
+      stageTimers.time('ack', () => this.#recompute());
       await this.#waitForCommit(lastOffset);
       if (this.#abandoned !== null && regressed('release-wakes-waiters')) return;
       this.#gate(); // [C1] durable, but acknowledged only while the lease is surely held
@@ -279,6 +280,7 @@ export class Partition {
    */
   #appendLocal(records: Uint8Array, leaderEpoch: number): ReturnType<PartitionLog['append']> {
     const endBefore = this.log.logEndOffset;
+    stageTimers.enter('append');
     try {
       return this.log.append(records, leaderEpoch);
     } catch (error) {
@@ -291,6 +293,8 @@ export class Partition {
         );
       }
       throw error;
+    } finally {
+      stageTimers.exit();
     }
   }
 

@@ -1,4 +1,5 @@
 import { assert } from '../util/assert.ts';
+import { stageTimers } from '../metrics/stage-timers.ts';
 import { concatBytes } from '../util/bytes.ts';
 import { StoreError } from './errors.ts';
 import { MULTIPART_PART_BYTES_MIN, MULTIPART_PARTS_MAX, type MultipartUpload, type ObjectStore, type PutResult, type UploadedPart } from './object-store.ts';
@@ -169,6 +170,7 @@ export class StreamingUpload {
     this.#pendingBytes -= bytes;
     if (views.length === 1) return views[0]!;
     this.#copiedBytes += bytes;
+    stageTimers.copied('streaming-part', bytes);
     return concatBytes(views);
   }
 

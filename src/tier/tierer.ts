@@ -1,4 +1,5 @@
 import { FerryError } from '../errors.ts';
+import { stageTimers } from '../metrics/stage-timers.ts';
 import type { EpochEntry } from '../log/leader-epoch-cache.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
 import { isStoreError } from '../store/errors.ts';
@@ -432,8 +433,11 @@ export class Tierer {
     let summary: TieredSegmentSummary | null = null;
     try {
       for await (const batches of from.chunks) {
-        for (const batch of batches) builder.add(batch);
-        for (const chunk of builder.drain()) await upload.write(chunk);
+        const chunks = stageTimers.time('tier', () => {
+          for (const batch of batches) builder.add(batch);
+          return builder.drain();
+        });
+        for (const chunk of chunks) await upload.write(chunk);
       }
       assert(builder.nextOffset === range.endOffset, `${source.topic}-${partition}: the batches of ${range.baseOffset}..${range.endOffset} end at ${builder.nextOffset}`);
       const finished = builder.finish({ epochs, producers: from.producers() });
@@ -508,7 +512,7 @@ function localBatches(source: TierSource, range: { baseOffset: number; endOffset
   const { log, topic, partition } = source;
   async function* chunks(): AsyncGenerator<Uint8Array[]> {
     for (let at = range.baseOffset; at < range.endOffset; ) {
-      const batches = log.read(at, TIER_READ_BYTES).batches.filter((batch) => batch.baseOffset >= at && batch.baseOffset < range.endOffset);
+      const batches = stageTimers.time('tier', () => log.read(at, TIER_READ_BYTES)).batches.filter((batch) => batch.baseOffset >= at && batch.baseOffset < range.endOffset);
       assert(batches.length > 0 && batches[0]!.baseOffset === at, `${topic}-${partition}: no batch at offset ${at} to tier`);
       yield batches.map((batch) => batch.bytes);
       at = batches.at(-1)!.nextOffset;

@@ -9,11 +9,22 @@ export function copyBytes(bytes: Uint8Array, start = 0, end = bytes.length): Uin
   return copy;
 }
 
+/**
+ * A new plain Uint8Array of `length` bytes, not zeroed: for a caller that writes every byte
+ * before anything reads it. Measured 1.5-3x faster than `new Uint8Array` for 1 MiB (issue 27's
+ * frame assembly): a zeroed buffer that large is fresh pages from the kernel, each a page fault,
+ * where an unzeroed one reuses the allocator's freed memory.
+ */
+export function uninitializedBytes(length: number): Uint8Array {
+  const memory = Buffer.allocUnsafeSlow(length); // its own ArrayBuffer, not the shared pool's: views of it keep nothing else alive
+  return new Uint8Array(memory.buffer, memory.byteOffset, length);
+}
+
 /** The parts laid end to end in one new buffer. */
 export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
   let total = 0;
   for (const part of parts) total += part.length;
-  const out = new Uint8Array(total);
+  const out = uninitializedBytes(total); // every byte is set below
   let at = 0;
   for (const part of parts) {
     out.set(part, at);

@@ -1,4 +1,5 @@
 import { CorruptObjectError, FerryError } from '../errors.ts';
+import { stageTimers } from '../metrics/stage-timers.ts';
 import { isStoreError } from '../store/errors.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { assert } from '../util/assert.ts';
@@ -262,6 +263,10 @@ export class WalWriter {
    * this frame depends on nothing else (no per-partition offset that outlives a re-adoption).
    */
   append(frame: WalFrameInput): Promise<void> {
+    return stageTimers.time('wal-frame', () => this.#append(frame));
+  }
+
+  #append(frame: WalFrameInput): Promise<void> {
     if (this.#failure !== null) throw this.#failure;
     const open = this.#open ?? this.#openObject();
     open.builder.addFrame(frame);
@@ -321,6 +326,10 @@ export class WalWriter {
   }
 
   #closeOpenObject(): void {
+    stageTimers.time('wal-upload', () => this.#closeOpen());
+  }
+
+  #closeOpen(): void {
     const open = this.#open;
     assert(open !== null, 'no open WAL object to close');
     this.#open = null;
@@ -392,6 +401,15 @@ export class WalWriter {
       return this.#uploaded(object, started, 0, object.closedMs);
     // A plain PUT: the usual path, and the fallback when a streamed multipart upload failed.
     // The one copy (an HTTP body is one buffer), into a pooled buffer returned once the put is done.
+    const body = stageTimers.time('wal-upload', () => this.#bodyOf(object));
+    try {
+      await this.#putWithRetries(key, object, body, started);
+    } finally {
+      this.#bodies.release(body);
+    }
+  }
+
+  #bodyOf(object: ClosedObject): Uint8Array {
     const body = this.#bodies.acquire(object.sizeBytes);
     let at = 0;
     for (const chunk of object.chunks!) {
@@ -399,11 +417,8 @@ export class WalWriter {
       at += chunk.length;
     }
     assert(at === body.length, 'a WAL object body is exactly its chunks');
-    try {
-      await this.#putWithRetries(key, object, body, started);
-    } finally {
-      this.#bodies.release(body);
-    }
+    stageTimers.copied('wal-object-body', at);
+    return body;
   }
 
   async #putWithRetries(key: string, object: ClosedObject, body: Uint8Array, started: number): Promise<void> {
@@ -457,6 +472,10 @@ export class WalWriter {
 
   /** `retries`: attempts that met a retriable fault before this one landed; `sentMs`: when the request that landed it was sent, or earlier. */
   #uploaded(object: ClosedObject, startedMs: number, retries: number, sentMs: number): void {
+    stageTimers.time('ack', () => this.#landed(object, startedMs, retries, sentMs));
+  }
+
+  #landed(object: ClosedObject, startedMs: number, retries: number, sentMs: number): void {
     this.#observer.uploadLatencyMs?.(this.#clock.monotonicMs() - startedMs);
     if (retries > 0) this.#observer.uploadRecovered?.();
     this.#observer.uploadLanded?.(sentMs);
