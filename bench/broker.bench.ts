@@ -28,7 +28,10 @@ import type { BrokerResults } from './report/results.ts';
 import { parseBenchArgs } from './lib/args.ts';
 import { ackLatencies, type ClientConfig, kcatEndOffset, kcatProduceFile, writeMessageFile } from './lib/kafka-clients.ts';
 import { type RunningTarget, startFerryBroker, startMockCluster } from './lib/kafka-targets.ts';
+import { type FloorShape, type FloorStore, putLatenciesMs, recordFloor } from './lib/ack-floor.ts';
 import { LatencyRecorder } from './lib/latency.ts';
+import { atLeast, atMost, printTargets } from './lib/targets.ts';
+import type { TargetResult as GoalResult } from './report/results.ts';
 import { delta, type MetricSample, scrapePrometheus } from './lib/prometheus-text.ts';
 import { buildRdkafkaPrograms, findKcat, type RdkafkaPrograms } from './lib/rdkafka-tools.ts';
 import { maxOf, median, minOf, pairedRatios } from './lib/stats.ts';
@@ -57,6 +60,21 @@ const LATENCY_RATE_PER_SECOND = 2000;
 const LATENCY_DURATION_MS = 2500;
 const QUICK_LATENCY_DURATION_MS = 1000;
 const LATENCY_WARMUP_MS = 500;
+/** `ferry broker`'s default --upload-interval-ms: a WAL object closes this long after its first append. */
+const UPLOAD_INTERVAL_MS = 5;
+/** The ack floor of the probe's requests: its linger, the upload interval, one PUT of what a request carries at its rate. */
+const FLOOR_SHAPE: FloorShape = {
+  lingerMs: Number(KCAT_CONFIG['linger.ms']),
+  uploadIntervalMs: UPLOAD_INTERVAL_MS,
+  objectBytes: Math.round((LATENCY_RATE_PER_SECOND * (Number(KCAT_CONFIG['linger.ms']) + UPLOAD_INTERVAL_MS) * VALUE_BYTES) / MS_PER_SECOND),
+};
+/** Issue 27's targets: throughput against the mock, CPU per byte, the one-in-flight probe against the floor. */
+const TARGET_VS_MOCK = 0.8;
+const TARGET_MB_PER_CPU_SECOND = 150;
+const TARGET_P50_OVER_FLOOR_MS = 2;
+const TARGET_P99_OVER_FLOOR = 1.2;
+/** The probe mode the latency targets judge: the per-request ack time. */
+const TARGET_LATENCY_MODE = '1 in flight';
 const QUICK_LATENCY_WARMUP_MS = 250;
 
 interface LatencyMode {
@@ -93,6 +111,8 @@ the latter two the mock peer and the latency probe are skipped.
 interface Target {
   readonly name: string;
   readonly isFerry: boolean;
+  /** Where its WAL goes, for the ack floor's PUTs (bench/lib/ack-floor.ts); null: no floor (the mock). */
+  readonly floorStore: FloorStore | null;
   start(round: number): Promise<RunningTarget>;
 }
 
@@ -111,6 +131,8 @@ interface TargetResult {
   readonly crc32c: Set<string>;
   /** Per latency mode: all rounds pooled, and each round's own recorder (for the p99 range). */
   readonly latency: Map<string, { pooled: LatencyRecorder; rounds: LatencyRecorder[] }>;
+  /** The ack floor's samples, all rounds pooled (Ferry only): linger + upload interval + one PUT. */
+  readonly floor: LatencyRecorder;
 }
 
 interface Settings {
@@ -153,10 +175,15 @@ function targetsOf(settings: Settings, programs: RdkafkaPrograms | null): Target
   const profile = (name: string, round: number) =>
     settings.cpuProfileDirectory === undefined ? {} : { cpuProfileDirectory: settings.cpuProfileDirectory, cpuProfileName: `${name}-round${round + 1}` };
   const targets: Target[] = [
-    { name: 'ferry file', isFerry: true, start: (round) => startFerryBroker({ stageTimers: true, ...profile('ferry-file', round) }) },
-    { name: 'ferry s3-express', isFerry: true, start: (round) => startFerryBroker({ walStore: () => 'memory://?latency=s3-express', stageTimers: true, ...profile('ferry-s3-express', round) }) },
+    { name: 'ferry file', isFerry: true, floorStore: 'file', start: (round) => startFerryBroker({ stageTimers: true, ...profile('ferry-file', round) }) },
+    {
+      name: 'ferry s3-express',
+      isFerry: true,
+      floorStore: 's3-express',
+      start: (round) => startFerryBroker({ walStore: () => 'memory://?latency=s3-express', stageTimers: true, ...profile('ferry-s3-express', round) }),
+    },
   ];
-  if (programs !== null) targets.push({ name: 'librdkafka mock', isFerry: false, start: () => startMockCluster(programs.mockCluster, TOPIC) });
+  if (programs !== null) targets.push({ name: 'librdkafka mock', isFerry: false, floorStore: null, start: () => startMockCluster(programs.mockCluster, TOPIC) });
   return targets;
 }
 
@@ -191,6 +218,7 @@ async function runRound(
         }
         recorders.rounds.push(roundRecorder);
       }
+      if (target.floorStore !== null) recordFloor(result.floor, FLOOR_SHAPE, await putLatenciesMs(target.floorStore, FLOOR_SHAPE.objectBytes, round));
     }
     Bun.gc(true);
     const startOffset = await kcatEndOffset(kcat, running.bootstrap, TOPIC, PARTITION);
@@ -232,6 +260,7 @@ function throughputRows(targets: readonly Target[], results: ReadonlyMap<string,
       ratios === null ? '-' : formatSignificant(median(ratios)),
       ratios === null ? '-' : range(ratios, formatSignificant),
       serverCpu,
+      rounds.every((round) => round.serverCpuMs !== null && round.serverCpuMs > 0) ? formatNumber(median(rounds.map(mbPerCpuSecondOf))) : '-',
       percentOf(median(rounds.map((round) => round.clientCpuMs)), median(rounds.map((round) => round.elapsedMs))),
     ];
   });
@@ -254,10 +283,62 @@ function latencyRows(targets: readonly Target[], results: ReadonlyMap<string, Ta
         formatSignificant(pooled.percentileMs(100)),
         range(roundP99s, formatSignificant),
         peerP99 === null || target === peer ? '-' : formatSignificant(pooled.percentileMs(99) / peerP99),
+        ...floorCells(results.get(target.name)!.floor),
       ]);
     }
   }
   return rows;
+}
+
+/** The floor's p50 and p99 beside a target's latencies ('-' where it has none). */
+function floorCells(floor: LatencyRecorder): string[] {
+  return floor.count === 0 ? ['-', '-'] : [formatSignificant(floor.percentileMs(50)), formatSignificant(floor.percentileMs(99))];
+}
+
+const mbPerCpuSecondOf = (round: ThroughputRound): number => (round.messages * VALUE_BYTES) / 1e6 / (round.serverCpuMs! / MS_PER_SECOND);
+
+/**
+ * Issue 27's goals for each Ferry target, judged from this run: kcat throughput against the mock
+ * (median of the paired per-round ratios), MB of acks=all produce per broker CPU-second (median
+ * over rounds), and the one-in-flight probe's p50 and p99 against the ack floor.
+ */
+function judgeTargets(targets: readonly Target[], results: ReadonlyMap<string, TargetResult>, peer: Target | undefined): GoalResult[] {
+  const goals: GoalResult[] = [];
+  for (const target of targets.filter((candidate) => candidate.isFerry)) {
+    const result = results.get(target.name)!;
+    const rates = result.throughput.map(mbPerSecondOf);
+    if (peer !== undefined) {
+      const ratio = median(pairedRatios(rates, results.get(peer.name)!.throughput.map(mbPerSecondOf)));
+      goals.push(atLeast('broker', `${target.name}: kcat acks=all MB/s vs librdkafka mock`, ratio, TARGET_VS_MOCK, 'x'));
+    }
+    if (result.throughput.every((round) => round.serverCpuMs !== null && round.serverCpuMs > 0)) {
+      goals.push(atLeast('broker', `${target.name}: MB produced per broker CPU-second`, median(result.throughput.map(mbPerCpuSecondOf)), TARGET_MB_PER_CPU_SECOND, ''));
+    }
+    const probe = result.latency.get(TARGET_LATENCY_MODE)?.pooled;
+    if (probe !== undefined && probe.count > 0 && result.floor.count > 0) {
+      const floorP50 = result.floor.percentileMs(50);
+      const floorP99 = result.floor.percentileMs(99);
+      goals.push(
+        atMost(
+          'broker',
+          `${target.name}: ack p50, ${TARGET_LATENCY_MODE} (floor p50 ${formatSignificant(floorP50)} ms + ${TARGET_P50_OVER_FLOOR_MS})`,
+          probe.percentileMs(50),
+          floorP50 + TARGET_P50_OVER_FLOOR_MS,
+          ' ms',
+        ),
+      );
+      goals.push(
+        atMost(
+          'broker',
+          `${target.name}: ack p99, ${TARGET_LATENCY_MODE} (${TARGET_P99_OVER_FLOOR} x floor p99 ${formatSignificant(floorP99)} ms)`,
+          probe.percentileMs(99),
+          TARGET_P99_OVER_FLOOR * floorP99,
+          ' ms',
+        ),
+      );
+    }
+  }
+  return goals;
 }
 
 /** What the Ferry broker's own metrics say about the timed kcat runs (means over each run, medians over rounds). */
@@ -304,9 +385,10 @@ function labelValues(sample: MetricSample, prefix: string): string[] {
 }
 
 /**
- * Where each Ferry broker's time went over the timed runs (src/metrics/stage-timers.ts): per
- * stage, main-thread self time per produce request and its share of the process's CPU time; the
- * rest of the CPU ("other": GC, the runtime, file I/O on its thread pool, unattributed JS), and
+ * Where each Ferry broker's CPU went over the timed runs (src/metrics/stage-timers.ts): per
+ * stage, main-thread CPU self time per produce request and its share of the process's CPU time;
+ * the main thread's unstaged rest (promise plumbing, timers, GC on that thread, the metrics
+ * scrapes), the other threads' (file I/O on the thread pool, the socket layer, GC helpers), and
  * the hot path's byte copies per request. Medians over rounds.
  */
 function stageRows(targets: readonly Target[], results: ReadonlyMap<string, TargetResult>): string[][] {
@@ -326,7 +408,9 @@ function stageRows(targets: readonly Target[], results: ReadonlyMap<string, Targ
     ];
     for (const stage of stages) rows.push(row(stage, (round) => secondsOf(round, stage), ''));
     const staged = (round: ThroughputRound) => stages.reduce((sum, stage) => sum + secondsOf(round, stage), 0);
-    rows.push(row('other CPU', (round) => round.serverCpuMs! / MS_PER_SECOND - staged(round), ''));
+    const mainThread = (round: ThroughputRound) => delta(round.metrics!.before, round.metrics!.after, 'ferry_stage_main_thread_seconds_total');
+    rows.push(row('main thread, no stage', (round) => mainThread(round) - staged(round), ''));
+    rows.push(row('other threads', (round) => round.serverCpuMs! / MS_PER_SECOND - mainThread(round), ''));
     for (const site of labelValues(rounds[0]!.metrics!.after, COPIES)) {
       const perRequest = (series: string) => median(rounds.map((round) => delta(round.metrics!.before, round.metrics!.after, `${series}${site}"}`) / requests(round)));
       rows.push([target.name, `copy: ${site}`, '', '', `${formatSignificant(perRequest(COPIES))} x ${formatBytes(Math.round(perRequest(COPIED_BYTES) / Math.max(1, perRequest(COPIES))))}`]);
@@ -345,6 +429,7 @@ const THROUGHPUT_COLUMNS = [
   { title: 'vs mock' },
   { title: '(range)' },
   { title: 'server CPU' },
+  { title: 'MB/CPU-s' },
   { title: 'kcat CPU' },
 ] as const;
 
@@ -358,6 +443,8 @@ const LATENCY_COLUMNS = [
   { title: 'max ms' },
   { title: 'p99 rounds' },
   { title: 'p99 vs mock' },
+  { title: 'floor p50' },
+  { title: 'floor p99' },
 ] as const;
 
 const FERRY_METRIC_COLUMNS = [
@@ -415,7 +502,10 @@ async function main(): Promise<void> {
   writeMessageFile(files.warmup, settings.warmupMessageCount, VALUE_BYTES);
 
   const results = new Map<string, TargetResult>(
-    targets.map((target) => [target.name, { throughput: [], crc32c: new Set<string>(), latency: new Map(LATENCY_MODES.map((mode) => [mode.name, { pooled: new LatencyRecorder(), rounds: [] }])) }]),
+    targets.map((target) => [
+      target.name,
+      { throughput: [], crc32c: new Set<string>(), floor: new LatencyRecorder(), latency: new Map(LATENCY_MODES.map((mode) => [mode.name, { pooled: new LatencyRecorder(), rounds: [] }])) },
+    ]),
   );
   const startMs = performance.now();
   for (let round = 0; round < settings.roundCount; round++) {
@@ -431,14 +521,18 @@ async function main(): Promise<void> {
   }
 
   printTable(
-    `kcat -P throughput, ${formatBytes(VALUE_BYTES)} messages, acks=all (medians over rounds; MB = 10^6 value bytes; CPU = process CPU time / wall time during the timed run)`,
+    `kcat -P throughput, ${formatBytes(VALUE_BYTES)} messages, acks=all (medians over rounds; MB = 10^6 value bytes; CPU = process CPU time / wall time during the timed run; MB/CPU-s = MB produced per second of the broker process's CPU)`,
     THROUGHPUT_COLUMNS,
     throughputRows(targets, results, peer),
   );
   const crc32cs = targets.flatMap((target) => (results.get(target.name)!.crc32c.size === 0 ? [] : [`${target.name} ${[...results.get(target.name)!.crc32c].join('/')}`]));
   if (crc32cs.length > 0) console.log(`CRC32C implementation each broker chose at start: ${crc32cs.join(', ')}`);
   if (programs !== null) {
-    printTable(`Ack latency at ${LATENCY_RATE_PER_SECOND} msg/s, acks=all (all rounds pooled; "p99 rounds" = range of each round's p99)`, LATENCY_COLUMNS, latencyRows(targets, results, peer));
+    printTable(
+      `Ack latency at ${LATENCY_RATE_PER_SECOND} msg/s, acks=all (all rounds pooled; "p99 rounds" = range of each round's p99; floor = linger ${FLOOR_SHAPE.lingerMs} ms + upload interval ${FLOOR_SHAPE.uploadIntervalMs} ms + one PUT of ${formatBytes(FLOOR_SHAPE.objectBytes)} to the target's WAL store, same run: bench/lib/ack-floor.ts)`,
+      LATENCY_COLUMNS,
+      latencyRows(targets, results, peer),
+    );
   }
   printTable(
     "Ferry broker's own metrics over the timed kcat runs (means over the run, medians over rounds; reqs in flight = sum of Produce handling time / wall time; 1-in-flight MB/s = KiB/req / ms/req, the bound of one connection served one request at a time)",
@@ -446,12 +540,14 @@ async function main(): Promise<void> {
     ferryMetricRows(targets, results),
   );
   printTable(
-    "Where the Ferry broker's time went over the timed kcat runs (FERRY_STAGE_TIMERS=1; main-thread self time per produce request, medians over rounds; other CPU = process CPU - stages: GC, runtime, the file I/O thread pool; copies: buffers filled by a copy, per request x mean size)",
+    "Where the Ferry broker's CPU went over the timed kcat runs (FERRY_STAGE_TIMERS=1; main-thread CPU self time per produce request, medians over rounds; other threads: the file I/O thread pool, GC helpers; copies: buffers filled by a copy, per request x mean size)",
     STAGE_COLUMNS,
     stageRows(targets, results),
   );
   if (!build.ok) console.log(`\npeer: unavailable: ${build.reason}`);
-  writeBenchResults('broker', brokerResults(targets, results, build.ok ? null : build.reason));
+  const goals = judgeTargets(targets, results, peer);
+  printTargets("Issue 27's targets, this run (bench/lib/targets.ts)", goals);
+  writeBenchResults('broker', { ...brokerResults(targets, results, build.ok ? null : build.reason), targets: goals });
 }
 
 /** The report's view of the throughput table (bench/report/results.ts). */

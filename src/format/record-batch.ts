@@ -77,22 +77,17 @@ export function writeInt64(view: DataView, offset: number, value: number): void 
 }
 
 /**
- * One record batch v2. The constructor trusts its bytes (it asserts only the framing); use
- * parseBatchAt or splitBatches for bytes from outside.
+ * A batch's fixed header (RECORD_BATCH_HEADER_BYTES), read without its records: what a walk
+ * over a log needs that only looks at offsets, producers and timestamps (a producer-state replay
+ * reads 61 bytes of each batch instead of all of it). RecordBatch is a BatchHeader with its bytes.
  */
-export class RecordBatch {
-  /** Exactly this batch: LOG_OVERHEAD_BYTES + batchLength bytes. */
-  readonly bytes: Uint8Array;
-  /** Where the batch starts in the buffer it was parsed from; errors report it. */
-  readonly position: number;
-  private readonly view: DataView;
+export class BatchHeader {
+  protected readonly view: DataView;
 
-  constructor(bytes: Uint8Array, position = 0) {
-    assert(bytes.length >= RECORD_BATCH_HEADER_BYTES, `a batch needs ${RECORD_BATCH_HEADER_BYTES} bytes, got ${bytes.length}`);
-    this.bytes = bytes;
-    this.position = position;
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    assert(LOG_OVERHEAD_BYTES + this.batchLength === bytes.length, 'batchLength frames the view exactly');
+  /** `header` holds at least the fixed header; bytes past it are not looked at. */
+  constructor(header: Uint8Array) {
+    assert(header.length >= RECORD_BATCH_HEADER_BYTES, `a batch needs ${RECORD_BATCH_HEADER_BYTES} bytes, got ${header.length}`);
+    this.view = new DataView(header.buffer, header.byteOffset, header.byteLength);
   }
 
   get baseOffset(): number {
@@ -101,8 +96,9 @@ export class RecordBatch {
   get batchLength(): number {
     return this.view.getInt32(BATCH_LENGTH_OFFSET);
   }
+  /** The whole batch's size: its log overhead and batchLength. */
   get sizeInBytes(): number {
-    return this.bytes.length;
+    return LOG_OVERHEAD_BYTES + this.batchLength;
   }
   get partitionLeaderEpoch(): number {
     return this.view.getInt32(PARTITION_LEADER_EPOCH_OFFSET);
@@ -142,6 +138,24 @@ export class RecordBatch {
   }
   get recordCount(): number {
     return this.view.getInt32(RECORDS_COUNT_OFFSET);
+  }
+}
+
+/**
+ * One record batch v2. The constructor trusts its bytes (it asserts only the framing); use
+ * parseBatchAt or splitBatches for bytes from outside.
+ */
+export class RecordBatch extends BatchHeader {
+  /** Exactly this batch: LOG_OVERHEAD_BYTES + batchLength bytes. */
+  readonly bytes: Uint8Array;
+  /** Where the batch starts in the buffer it was parsed from; errors report it. */
+  readonly position: number;
+
+  constructor(bytes: Uint8Array, position = 0) {
+    super(bytes);
+    this.bytes = bytes;
+    this.position = position;
+    assert(LOG_OVERHEAD_BYTES + this.batchLength === bytes.length, 'batchLength frames the view exactly');
   }
 
   get compression(): CompressionCodec {

@@ -5,19 +5,16 @@
  * after its newest snapshot, at open and after a truncation.
  */
 import { FerryError } from '../errors.ts';
-import type { RecordBatch } from '../format/record-batch.ts';
+import type { BatchHeader } from '../format/record-batch.ts';
 import type { Disk } from '../util/disk.ts';
 import { readCleanShutdown, restoreActive } from './clean-shutdown.ts';
 import type { LogConfig } from './config.ts';
 import type { LeaderEpochCache } from './leader-epoch-cache.ts';
 import { STORED_BATCH_BYTES_MAX } from './log-append.ts';
-import { readBatches } from './log-read.ts';
+import { readBatchHeaders } from './log-read.ts';
 import type { ProducerStateManager } from './producer-state.ts';
 import { scanSegment } from './recovery.ts';
 import { LogSegment, parseSegmentFileName } from './segment.ts';
-
-/** Bytes of log read per step when replaying batches into the producer state. */
-const REPLAY_READ_BYTES = 1024 * 1024;
 
 export interface RecoveryReport {
   readonly cleanShutdown: boolean;
@@ -73,13 +70,13 @@ export function rebuildProducerState(producers: ProducerStateManager, segments: 
   replayBatches(segments, offset, logEnd, indexIntervalBytes, (batch) => producers.apply(batch));
 }
 
-/** Hands `apply` each batch of `segments` whose base offset lies in [from, to), oldest first, read REPLAY_READ_BYTES at a time. */
-export function replayBatches(segments: readonly LogSegment[], from: number, to: number, indexIntervalBytes: number, apply: (batch: RecordBatch) => void): void {
-  for (let at = from; at < to; ) {
-    const { batches } = readBatches(segments, at, REPLAY_READ_BYTES, indexIntervalBytes);
-    for (const batch of batches) if (batch.baseOffset >= at && batch.baseOffset < to) apply(batch);
-    at = batches.at(-1)!.nextOffset;
-  }
+/**
+ * Hands `apply` the header of each batch of `segments` whose base offset lies in [from, to),
+ * oldest first: the producer state needs nothing else, so only the headers are read (issue 27:
+ * the tierer's replay of each 32 MiB piece read all of it, a second read of every tiered byte).
+ */
+export function replayBatches(segments: readonly LogSegment[], from: number, to: number, indexIntervalBytes: number, apply: (batch: BatchHeader) => void): void {
+  readBatchHeaders(segments, from, to, indexIntervalBytes, apply);
 }
 
 /** Kafka's `<offset>.snapshot` at a roll and a clean close, so recovery replays only what came after. */

@@ -4,7 +4,7 @@
  * from there, and the records found by timestamp. Nothing here writes.
  */
 import { FerryError } from '../errors.ts';
-import { LOG_OVERHEAD_BYTES, RecordBatch } from '../format/record-batch.ts';
+import { BatchHeader, LOG_OVERHEAD_BYTES, RECORD_BATCH_HEADER_BYTES, RecordBatch } from '../format/record-batch.ts';
 import { firstRecordAtOrAfter, type TimestampAndOffset } from '../format/timestamp-lookup.ts';
 import { assert } from '../util/assert.ts';
 import type { LogConfig } from './config.ts';
@@ -18,6 +18,11 @@ const LAST_OFFSET_DELTA_POSITION = 23;
  * covers a whole index interval of small batches instead of a read per batch header.
  */
 const SKIP_WINDOW_BYTES_MIN = 8 * 1024;
+/**
+ * Bytes read at once by a walk over batch headers: a window holds the headers of many small
+ * batches; a batch larger than it costs one read of its header alone.
+ */
+const HEADER_WINDOW_BYTES = 64 * 1024;
 
 export interface ReadResult {
   /** Whole batches, starting with the one that holds the requested offset; views of one buffer per segment. */
@@ -48,6 +53,32 @@ export function readBatches(segments: readonly LogSegment[], offset: number, max
     position = 0;
   }
   return result;
+}
+
+/**
+ * Hands `visit` the header of each batch of `segments` whose base offset lies in [from, to),
+ * oldest first, reading headers only (HEADER_WINDOW_BYTES at a time, and skipping the records of
+ * batches larger than that): for a walk that needs offsets, producers and timestamps, not records.
+ */
+export function readBatchHeaders(segments: readonly LogSegment[], from: number, to: number, indexIntervalBytes: number, visit: (header: BatchHeader) => void): void {
+  if (from >= to) return;
+  let segmentIndex = segmentIndexFor(segments, from);
+  let position = positionOf(segments[segmentIndex]!, from, indexIntervalBytes);
+  for (; segmentIndex < segments.length; segmentIndex++, position = 0) {
+    const segment = segments[segmentIndex]!;
+    while (position + RECORD_BATCH_HEADER_BYTES <= segment.sizeBytes) {
+      const window = segment.read(position, HEADER_WINDOW_BYTES);
+      let at = 0;
+      while (at + RECORD_BATCH_HEADER_BYTES <= window.length) {
+        const header = new BatchHeader(window.subarray(at, at + RECORD_BATCH_HEADER_BYTES));
+        if (header.baseOffset >= to) return;
+        if (header.baseOffset >= from) visit(header);
+        at += header.sizeInBytes;
+      }
+      assert(at > 0, `segment ${segment.baseOffset}: no whole batch header at position ${position}`);
+      position += at;
+    }
+  }
 }
 
 /** Bytes from the batch holding `offset` (clamped to the log start) to the log end. */

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { pack, unpack } from 'msgpackr';
 import { FerryError } from '../errors.ts';
-import { NO_PRODUCER_EPOCH, NO_PRODUCER_ID, type RecordBatch } from '../format/record-batch.ts';
+import { type BatchHeader, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, type RecordBatch } from '../format/record-batch.ts';
 import { assert } from '../util/assert.ts';
 import { regressed } from '../util/regressions.ts';
 import { writeFileAtomicSync } from '../util/files.ts';
@@ -56,7 +56,7 @@ interface ProducerEntry {
 }
 
 /** Kafka's sequence arithmetic: sequences wrap from Int32 max to 0. */
-function lastSequenceOf(batch: RecordBatch): number {
+function lastSequenceOf(batch: BatchHeader): number {
   const last = batch.baseSequence + batch.lastOffsetDelta;
   return last > INT32_MAX ? last - INT32_MAX - 1 : last;
 }
@@ -159,7 +159,7 @@ export class ProducerStateManager {
   }
 
   /** Takes a batch the log now holds (after its write succeeded), in offset order. */
-  apply(batch: RecordBatch): void {
+  apply(batch: BatchHeader): void {
     assert(batch.baseOffset >= this.#endOffset, `producer state at ${this.#endOffset} cannot take batch ${batch.baseOffset}`);
     this.#endOffset = batch.nextOffset;
     const producerId = batch.producerId;
@@ -227,7 +227,7 @@ export class ProducerStateManager {
    * lies past this one, and a quiet partition, tiered every TIER_TAIL_MAX_MS, kept one file per
    * piece for as long as its segment lived (review).
    */
-  snapshotAt(offset: number, fromOffset: number, replay: (from: number, to: number, apply: (batch: RecordBatch) => void) => void, keptAbove = offset): Uint8Array {
+  snapshotAt(offset: number, fromOffset: number, replay: (from: number, to: number, apply: (batch: BatchHeader) => void) => void, keptAbove = offset): Uint8Array {
     const copy = new ProducerStateManager(this.#directory, this.#expirationMs, this.#disk);
     copy.#loadNewestAtOrBelow(offset);
     copy.skipTo(fromOffset);
