@@ -21,6 +21,9 @@
  * same build) sends 1 KiB messages open-loop at a fixed rate with acks=all and records each
  * delivery report's latency from the moment the message was due. Two client settings:
  * librdkafka's default pipelining, and one request in flight (the client batches while it waits).
+ * Beside them, the ack floor of the same run (bench/lib/ack-floor.ts). The Ferry brokers run with
+ * stage timers (src/metrics/stage-timers.ts): where their CPU went, per produce request. Issue
+ * 27's targets are judged from these numbers and printed last (bench/lib/targets.ts).
  */
 import { cpus } from 'node:os';
 import { join } from 'node:path';
@@ -101,7 +104,9 @@ bun bench/broker.bench.ts [--quick] [--cpu-prof DIR]
 
 kcat producing 1 KiB messages (acks=all, linger.ms=5) to the Ferry broker (WAL on the file store,
 and on the memory store's s3-express latency model) and to librdkafka's mock cluster, alternating
-rounds: MB/s, and p50/p99/p999 ack latency at ${LATENCY_RATE_PER_SECOND} msg/s from a librdkafka probe.
+rounds: MB/s and MB per broker CPU-second, p50/p99/p999 ack latency at ${LATENCY_RATE_PER_SECOND} msg/s from a
+librdkafka probe beside the ack floor (linger + upload interval + one PUT, same run), where the
+broker's CPU went per produce request (stage timers), and issue 27's targets against this run.
 Needs kcat, a C compiler and librdkafka-dev (apt-get install -y kcat gcc librdkafka-dev); without
 the latter two the mock peer and the latency probe are skipped.
   --quick          ${QUICK_DATA_BYTES / 1e6} MB per kcat run, ${QUICK_ROUND_COUNT} rounds, ${QUICK_LATENCY_DURATION_MS / 1000} s probes (a smoke run)
