@@ -78,7 +78,7 @@ export class OwnPartitions {
   /** At open, the earlier WAL epochs sealed: opens every topic of `topics`, rebuilds lost tails, re-ships unshipped suffixes. */
   async openAll(topics: readonly TopicDescription[]): Promise<void> {
     const wal = this.#options.wal;
-    const shipped = wal === undefined ? null : await this.#shippedEnds(wal);
+    const shipped = wal === undefined ? null : await this.#durableEnds(topics, await this.#shippedEnds(wal));
     for (const topic of topics) this.openTopic(topic, shipped);
     if (shipped !== null) await this.#rebuildLostTails(wal!);
     await this.#reshipUnshipped();
@@ -127,7 +127,7 @@ export class OwnPartitions {
       this.#table.get(topic.name)![index] = this.#leaderOrFollower(topic, index, log, durableEnd);
     });
   }
-  /** `shipped`: with a WAL, each partition's end in the earlier streams (absent: nothing shipped). */
+  /** `shipped`: with a WAL, each partition's known durable end (#durableEnds; absent: nothing shipped). */
   openTopic(topic: TopicDescription, shipped: ReadonlyMap<string, number> | null = null): void {
     const partitions = this.#table.get(topic.name) ?? [];
     const config = this.#settings.logConfigOf(topic.name);
@@ -151,6 +151,27 @@ export class OwnPartitions {
         : { kind: 'leader', requiredFollowers: this.#settings.requiredFollowers(topic.name, index), isr: this.#inSyncReplicas(topic.name, index) };
     return new Partition(topic.name, topic.id, index, log, this.#services.wal, role, durableEnd);
   }
+  /**
+   * What is known durable of each partition at open: what the earlier streams hold of it (their
+   * shipped checkpoint plus the objects after it) or, when more, its tier record's tiered end. The
+   * tier reaches past the streams when records acknowledged after the last checkpoint were tiered
+   * and WAL GC then collected their objects [G4]: a local log that lost them in a power loss must
+   * still be rebuilt (from the tier's end, rebuildLostTails), or their offsets would be given to
+   * new records (review of issue 27: the embedded engine's local flush 'none' made this reachable).
+   */
+  async #durableEnds(topics: readonly TopicDescription[], shipped: Map<string, number>): Promise<Map<string, number>> {
+    if (this.#services.tierRecords === null) return shipped;
+    const ends = new Map(shipped);
+    for (const topic of topics) {
+      for (let index = 0; index < topic.partitions; index++) {
+        const key = partitionKey(topic.id, index);
+        const { tieredEnd } = await this.#services.tierRecordRange(topic.id, index);
+        if (tieredEnd > (ends.get(key) ?? 0)) ends.set(key, tieredEnd);
+      }
+    }
+    return ends;
+  }
+
   /**
    * A leader starting a new WAL epoch, its earlier ones sealed (docs/wal-protocol.md [F]): learns
    * what they hold per partition, from the shipped checkpoint plus the objects written after it,

@@ -20,7 +20,9 @@ const LAST_OFFSET_DELTA_POSITION = 23;
 const SKIP_WINDOW_BYTES_MIN = 8 * 1024;
 /**
  * Bytes read at once by a walk over batch headers: a window holds the headers of many small
- * batches; a batch larger than it costs one read of its header alone.
+ * batches; past a batch larger than it, the next window starts at the next header. So the walk
+ * reads much less than the batches only where they are much larger than this (a 1 MB produce
+ * request's batch: 7% of the bytes); for small batches it reads about all of them, as before.
  */
 const HEADER_WINDOW_BYTES = 64 * 1024;
 
@@ -59,6 +61,8 @@ export function readBatches(segments: readonly LogSegment[], offset: number, max
  * Hands `visit` the header of each batch of `segments` whose base offset lies in [from, to),
  * oldest first, reading headers only (HEADER_WINDOW_BYTES at a time, and skipping the records of
  * batches larger than that): for a walk that needs offsets, producers and timestamps, not records.
+ * A length that frames no whole batch inside the segment fails the walk, as a whole-batch read
+ * fails (readWholeBatches): the bytes past it are not the log's to skip.
  */
 export function readBatchHeaders(segments: readonly LogSegment[], from: number, to: number, indexIntervalBytes: number, visit: (header: BatchHeader) => void): void {
   if (from >= to) return;
@@ -71,9 +75,11 @@ export function readBatchHeaders(segments: readonly LogSegment[], from: number, 
       let at = 0;
       while (at + RECORD_BATCH_HEADER_BYTES <= window.length) {
         const header = new BatchHeader(window.subarray(at, at + RECORD_BATCH_HEADER_BYTES));
+        const size = header.sizeInBytes;
+        assert(size >= RECORD_BATCH_HEADER_BYTES && position + at + size <= segment.sizeBytes, `no whole batch at position ${position + at} of segment ${segment.baseOffset}`);
         if (header.baseOffset >= to) return;
         if (header.baseOffset >= from) visit(header);
-        at += header.sizeInBytes;
+        at += size;
       }
       assert(at > 0, `segment ${segment.baseOffset}: no whole batch header at position ${position}`);
       position += at;

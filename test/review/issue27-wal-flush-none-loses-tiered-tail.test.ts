@@ -48,8 +48,9 @@ async function pass(clock: ManualClock, steps: number): Promise<void> {
   }
 }
 
-function valueAt(engine: Engine, partition: number, offset: number): string | null {
-  for (const batch of engine.fetch('t', partition, offset).batches) {
+/** The value at `offset` as a reader gets it: from the local log, or below its start from the tier [D2]. */
+async function valueAt(engine: Engine, partition: number, offset: number): Promise<string | null> {
+  for (const batch of (await engine.fetchWithTier('t', partition, offset)).batches) {
     let at = batch.baseOffset;
     for (const record of batch.records()) {
       if (at++ === offset) return record.value === null ? null : new TextDecoder().decode(record.value);
@@ -93,7 +94,8 @@ test('after a power loss an embedded WAL engine serves every acks=all record, al
   const restartClock = new ManualClock(clock.nowMs() + 1000);
   const restarted = await drive(restartClock, Engine.open(optionsAt(restartClock)));
   await pass(restartClock, RUN_STEPS / 2);
-  const lost = [...acked].filter(([offset, value]) => offset >= restarted.logEndOffset('t', 0) || valueAt(restarted, 0, offset) !== value).map(([offset]) => offset);
+  const lost: number[] = [];
+  for (const [offset, value] of acked) if (offset >= restarted.logEndOffset('t', 0) || (await drive(restartClock, valueAt(restarted, 0, offset))) !== value) lost.push(offset);
   const [next] = await drive(restartClock, restarted.produce('t', [{ value: 'after the restart' }], { acks: 'all', partition: 0 }));
   const logEndOffset = restarted.logEndOffset('t', 0);
   await drive(restartClock, restarted.close());
