@@ -77,7 +77,7 @@ export class ResponseBuffers {
 
   /** `length` bytes for a read to fill, this response's until release(). */
   readonly allocate = (length: number): Uint8Array => {
-    if (this.#released || length > READ_SLAB_BYTES) return Buffer.allocUnsafeSlow(length);
+    if (this.#released || length === 0 || length > READ_SLAB_BYTES) return Buffer.allocUnsafeSlow(length);
     if (this.#usedBytes + length > READ_SLAB_BYTES) {
       this.#slabs.push(this.#pool.take());
       this.#usedBytes = 0;

@@ -36,6 +36,7 @@ test('RB1: two responses in flight never share memory; a released slab is lent a
 test('a read larger than a slab, or made after release, gets memory of its own', () => {
   const pool = new ReadBufferPool(4);
   const buffers = pool.forResponse();
+  expect(buffers.allocate(0).length).toBe(0); // an empty read takes no slab
   const large = buffers.allocate(READ_SLAB_BYTES + 1);
   expect(large.length).toBe(READ_SLAB_BYTES + 1);
   buffers.release();
