@@ -59,6 +59,8 @@ const PRODUCE_CONFIG: ClientConfig = { acks: 'all', 'linger.ms': '5', 'batch.siz
 const CONSUME_CONFIG: ClientConfig = { 'fetch.wait.max.ms': '10' };
 /** The mock keeps 5 MiB per partition; this many 1 KiB messages (~3.6 MB with overhead) stay well inside. */
 const MOCK_MESSAGES_PER_PARTITION = 3500;
+/** Server CPU is shown per GB (10^9 B) of values read. */
+const BYTES_PER_GB = 1e9;
 /** The raw read's read size: a fetch's partition limit (max.partition.fetch.bytes). */
 const RAW_READ_BYTES = MIB_BYTES;
 /** The broker counts as settled once it used at most this share of a core over one window. */
@@ -288,20 +290,35 @@ interface RowRounds {
   readonly mbPerSecond: number[];
   readonly serverCpuFraction: (number | null)[];
   readonly clientCpuFraction: (number | null)[];
+  /** The serving side's CPU per GB of values read: what the broker's fetch path costs, whatever limits the rate. */
+  readonly serverMsPerGb: (number | null)[];
 }
 
-function roundFigure(samples: readonly Sample[], valueBytes: number): { mbPerSecond: number; serverCpuFraction: number | null; clientCpuFraction: number | null } {
-  const fraction = (pick: (sample: Sample) => number | null): number | null =>
-    samples.every((sample) => pick(sample) !== null) ? median(samples.map((sample) => pick(sample)! / sample.elapsedMs)) : null;
+type RoundFigure = { readonly [Key in keyof RowRounds]: RowRounds[Key][number] };
+
+function roundFigure(samples: readonly Sample[], valueBytes: number): RoundFigure {
+  const per = (pick: (sample: Sample) => number | null, over: (sample: Sample) => number): number | null =>
+    samples.every((sample) => pick(sample) !== null) ? median(samples.map((sample) => pick(sample)! / over(sample))) : null;
   return {
     mbPerSecond: median(samples.map((sample) => mbPerSecond(valueBytes, sample.elapsedMs))),
-    serverCpuFraction: fraction((sample) => sample.serverCpuMs),
-    clientCpuFraction: fraction((sample) => sample.clientCpuMs),
+    serverCpuFraction: per(
+      (sample) => sample.serverCpuMs,
+      (sample) => sample.elapsedMs,
+    ),
+    clientCpuFraction: per(
+      (sample) => sample.clientCpuMs,
+      (sample) => sample.elapsedMs,
+    ),
+    serverMsPerGb: per(
+      (sample) => sample.serverCpuMs,
+      () => valueBytes / BYTES_PER_GB,
+    ),
   };
 }
 
 const range = (values: readonly number[], format: (value: number) => string): string => `${format(minOf(values))}-${format(maxOf(values))}`;
-const percent = (fractions: readonly (number | null)[]): string => (fractions.some((value) => value === null) ? '-' : `${formatNumber(100 * median(fractions as number[]))}%`);
+const medianOrDash = (values: readonly (number | null)[], format: (value: number) => string): string => (values.some((value) => value === null) ? '-' : format(median(values as number[])));
+const percent = (fractions: readonly (number | null)[]): string => medianOrDash(fractions, (value) => `${formatNumber(100 * value)}%`);
 
 const THROUGHPUT_COLUMNS = [
   { title: 'target', align: 'left' },
@@ -310,6 +327,7 @@ const THROUGHPUT_COLUMNS = [
   { title: 'ferry/this' },
   { title: '(range)' },
   { title: 'server CPU' },
+  { title: 'server ms/GB' },
   { title: 'kcat CPU' },
 ] as const;
 
@@ -327,6 +345,7 @@ function throughputRows(rows: ReadonlyMap<RowName, RowRounds>): string[][] {
       ratios === null ? '-' : formatSignificant(median(ratios)),
       ratios === null ? '-' : range(ratios, formatSignificant),
       percent(row.serverCpuFraction),
+      medianOrDash(row.serverMsPerGb, (value) => formatNumber(value)),
       percent(row.clientCpuFraction),
     ];
   });
@@ -369,10 +388,11 @@ async function main(): Promise<void> {
   const rows = new Map<RowName, RowRounds>();
   const addRound = (name: RowName, samples: readonly Sample[]) => {
     const figure = roundFigure(samples, valueBytes);
-    const row = rows.get(name) ?? { mbPerSecond: [], serverCpuFraction: [], clientCpuFraction: [] };
+    const row = rows.get(name) ?? { mbPerSecond: [], serverCpuFraction: [], clientCpuFraction: [], serverMsPerGb: [] };
     row.mbPerSecond.push(figure.mbPerSecond);
     row.serverCpuFraction.push(figure.serverCpuFraction);
     row.clientCpuFraction.push(figure.clientCpuFraction);
+    row.serverMsPerGb.push(figure.serverMsPerGb);
     rows.set(name, row);
   };
   let segmentBytes = 0;
@@ -392,7 +412,7 @@ async function main(): Promise<void> {
   }
 
   printTable(
-    `kcat -C from the start of a partition, ${formatBytes(VALUE_BYTES)} messages (medians over rounds of each round's median; MB = 10^6 value bytes; ferry/this = paired per round; CPU = process CPU time / wall time during the timed read, the raw read's is this process's)`,
+    `kcat -C from the start of a partition, ${formatBytes(VALUE_BYTES)} messages (medians over rounds of each round's median; MB = 10^6 value bytes; ferry/this = paired per round; CPU = process CPU time / wall time during the timed read, the raw read's is this process's; server ms/GB = that CPU per GB of values)`,
     THROUGHPUT_COLUMNS,
     throughputRows(rows),
   );
@@ -400,6 +420,11 @@ async function main(): Promise<void> {
     `Ferry's segment files: ${formatNumber(segmentBytes)} B for ${formatNumber(valueBytes)} B of values (${formatNumber((100 * (segmentBytes - valueBytes)) / valueBytes, 1)}% batch and record overhead)`,
   );
   if (unsettledRounds > 0) console.log(`${unsettledRounds} server round(s) measured while the server was still busy after filling`);
+  const mock = rows.get('librdkafka mock');
+  if (mock !== undefined) {
+    const mockOverRaw = median(pairedRatios(mock.mbPerSecond, rows.get('raw read')!.mbPerSecond));
+    console.log(`The mock, a C broker serving from memory, reaches ${formatSignificant(mockOverRaw)}x the raw read with this client: about the most any broker gets from kcat -C here.`);
+  }
   if (!build.ok) console.log(`\npeer unavailable: ${build.reason}`);
   const ferryOverRaw = median(pairedRatios(rows.get('ferry')!.mbPerSecond, rows.get('raw read')!.mbPerSecond));
   const targets = [atLeast('consume', 'kcat -C fetch vs raw read of the segment', ferryOverRaw, 0.8, 'x')];
