@@ -18,7 +18,7 @@ const BENCH_SUFFIX = '.bench.ts';
  */
 const QUICK_IN_SUITE: ReadonlySet<string> = new Set(['failover.bench.ts', 'wal-bytes.bench.ts']);
 /** The benches whose results the report plots: what --report runs when no names are given. */
-const REPORT_BENCHES: readonly string[] = ['wal', 'broker', 'follower'];
+const REPORT_BENCHES: readonly string[] = ['wal', 'broker', 'follower', 'consume'];
 /** Inside the report directory: the benches' JSON results (bench/report/results.ts). */
 const RESULTS_SUBDIRECTORY = 'results';
 
@@ -29,7 +29,8 @@ Runs each bench/*${BENCH_SUFFIX} in its own bun process, one after another, and 
   name      run only benches whose file name contains one of these (e.g. "append")
   --quick   passed to every bench: less data and fewer rounds, for a smoke run
   --report DIR  also write DIR/report.md with SVG plots (latency CDFs, latency vs cost, throughput
-            beside librdkafka's mock cluster, catch-up beside raw GET, a month's bill); without
+            beside librdkafka's mock cluster, catch-up beside raw GET, kcat -C beside a raw read of the
+            segment, a month's bill); without
             names it runs only the benches it plots (${REPORT_BENCHES.join(', ')}); --quick takes ~3 minutes
   --help    this text
 ${[...QUICK_IN_SUITE].join(' and ')} always run with --quick here (their full runs take many minutes).

@@ -1,6 +1,7 @@
 /**
- * Real Kafka clients driven as processes: kcat producing a file of messages (throughput) and
- * bench/mock-cluster/ack-latency.c producing at a fixed rate (per-message ack latency).
+ * Real Kafka clients driven as processes: kcat producing a file of messages (throughput), kcat
+ * consuming a partition from its start (fetch throughput) and bench/mock-cluster/ack-latency.c
+ * producing at a fixed rate (per-message ack latency).
  * Both are librdkafka, so every server is measured with the same client code.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
@@ -62,15 +63,52 @@ export interface ClientRun {
 }
 
 /**
- * `kcat -P -l file`: produces every line of `file` as one message to partition 0, waits for
- * every delivery report, exits.
+ * `kcat -P -l file`: produces every line of `file` as one message to `partition` (0 unless
+ * given), waits for every delivery report, exits.
  */
-export async function kcatProduceFile(kcat: string, bootstrap: string, topic: string, file: string, config: ClientConfig): Promise<ClientRun> {
+export async function kcatProduceFile(kcat: string, bootstrap: string, topic: string, file: string, config: ClientConfig, partition = 0): Promise<ClientRun> {
   const startMs = performance.now();
-  const { stderr, cpuMs } = await run([kcat, '-P', '-q', '-b', bootstrap, '-t', topic, '-p', '0', ...configArguments(config), '-l', file], 'kcat -P');
+  const { stderr, cpuMs } = await run([kcat, '-P', '-q', '-b', bootstrap, '-t', topic, '-p', String(partition), ...configArguments(config), '-l', file], 'kcat -P');
   const elapsedMs = performance.now() - startMs;
   if (/fail|error/i.test(stderr)) throw new Error(`kcat -P reported: ${stderr.trim()}`);
   return { elapsedMs, cpuMs };
+}
+
+export interface ConsumeRun extends ClientRun {
+  /** Messages kcat printed, and the sum of their value sizes (the check that it read them whole). */
+  readonly messages: number;
+  readonly valueBytes: number;
+}
+
+export interface ConsumeOptions {
+  /** The partition read, or null for every partition of the topic. */
+  readonly partition: number | null;
+  readonly config: ClientConfig;
+  /** Exit after this many messages (kcat -c) instead of at the end offset. */
+  readonly messageLimit?: number;
+}
+
+/**
+ * `kcat -C -e -q -o beginning`: reads the partition (or every partition) from its start to its end
+ * offset and exits. kcat prints only each message's value size (`-f '%S\n'`), so its output
+ * costs little and still proves what it read.
+ */
+export async function kcatConsume(kcat: string, bootstrap: string, topic: string, options: ConsumeOptions): Promise<ConsumeRun> {
+  const partition = options.partition === null ? [] : ['-p', String(options.partition)];
+  const limit = options.messageLimit === undefined ? [] : ['-c', String(options.messageLimit)];
+  const command = [kcat, '-C', '-e', '-q', '-b', bootstrap, '-t', topic, ...partition, '-o', 'beginning', ...limit, ...configArguments(options.config), '-f', '%S\n'];
+  const startMs = performance.now();
+  const { stdout, stderr, cpuMs } = await run(command, 'kcat -C');
+  const elapsedMs = performance.now() - startMs;
+  if (/fail|error/i.test(stderr)) throw new Error(`kcat -C reported: ${stderr.trim()}`);
+  let messages = 0;
+  let valueBytes = 0;
+  for (const line of stdout.split('\n')) {
+    if (line === '') continue;
+    messages++;
+    valueBytes += Number(line);
+  }
+  return { elapsedMs, cpuMs, messages, valueBytes };
 }
 
 /** The partition's end offset (the next offset to be written), from `kcat -Q` (ListOffsets, latest). */

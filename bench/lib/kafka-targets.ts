@@ -26,6 +26,8 @@ export interface RunningTarget {
   cpuMs(): number | null;
   /** The CRC32C implementation the server says it chose at start (Ferry's start line); null where it says none. */
   readonly crc32c: string | null;
+  /** The server's data directory (Ferry: its partitions' segment files under `<topic>-<partition>/`); null for an in-memory server. Gone after stop. */
+  readonly dataDirectory: string | null;
   stop(): Promise<void>;
 }
 
@@ -84,6 +86,7 @@ export async function startFerryBroker(options: FerryBrokerOptions = {}): Promis
       metricsUrl: ready[2]!,
       cpuMs: () => processCpuMs(child.pid),
       crc32c: crc32cOfStartLine(readText(output)),
+      dataDirectory: data,
       stop: async () => {
         try {
           const exitedEarly = child.exitCode !== null || child.signalCode !== null;
@@ -101,11 +104,15 @@ export async function startFerryBroker(options: FerryBrokerOptions = {}): Promis
   }
 }
 
-/** Starts the mock cluster program with `topic` (1 partition); it runs until its stdin closes. */
-export async function startMockCluster(program: string, topic: string): Promise<RunningTarget> {
+/** Starts the mock cluster program with `topic` (1 partition unless told); it runs until its stdin closes. */
+export async function startMockCluster(program: string, topic: string, partitions = 1): Promise<RunningTarget> {
   const directory = makeTempDir('mock-cluster');
   const output = join(directory, 'mock.out');
-  const child: Subprocess<'pipe', 'pipe', 'pipe'> = spawnTracked([program, topic, '1'], { stdin: 'pipe', stdout: Bun.file(output), stderr: Bun.file(output) }) as Subprocess<'pipe', 'pipe', 'pipe'>;
+  const child: Subprocess<'pipe', 'pipe', 'pipe'> = spawnTracked([program, topic, String(partitions)], { stdin: 'pipe', stdout: Bun.file(output), stderr: Bun.file(output) }) as Subprocess<
+    'pipe',
+    'pipe',
+    'pipe'
+  >;
   try {
     const ready = await waitForLine(child, output, /^(\S+:\d+)\s*$/m, READY_TIMEOUT_MS, 'mock cluster');
     return {
@@ -113,6 +120,7 @@ export async function startMockCluster(program: string, topic: string): Promise<
       metricsUrl: null,
       cpuMs: () => processCpuMs(child.pid),
       crc32c: null,
+      dataDirectory: null,
       stop: async () => {
         try {
           const exitedEarly = child.exitCode !== null || child.signalCode !== null;

@@ -5,7 +5,7 @@
 import type { TopLevelSpec } from 'vega-lite';
 import type { Comparison } from '../../src/cost/index.ts';
 import { PEER_LATENCIES } from './peers.ts';
-import type { BrokerResults, FollowerResults, TargetResult, WalRateResult, WalResults } from './results.ts';
+import type { BrokerResults, ConsumeResults, FollowerResults, TargetResult, WalRateResult, WalResults } from './results.ts';
 
 const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
 const WIDTH = 560;
@@ -24,6 +24,7 @@ export const AXIS = {
   throughputMbPerSecond: 'kcat -P throughput, acks=all (MB/s, 10^6 B)',
   reader: 'reader',
   catchUpMbPerSecond: 'catch-up throughput (MB/s of WAL objects, 10^6 B)',
+  consumeMbPerSecond: 'kcat -C from the start (MB/s of message values, 10^6 B)',
   deployment: 'deployment',
   billUsdPerMonth: 'bill ($ per month)',
   targetScore: 'measured against goal (1 = met; log scale)',
@@ -165,6 +166,17 @@ export function catchUpSpec(follower: FollowerResults): TopLevelSpec {
     max: row.maxMbPerSecond,
   }));
   return barsWithRange('Follower catch-up beside raw GETs of the same WAL objects (median, min-max over rounds)', values, AXIS.reader, AXIS.catchUpMbPerSecond);
+}
+
+export function consumeSpec(consume: ConsumeResults): TopLevelSpec {
+  const group = { ferry: 'Ferry', 'raw read': 'raw read of the segment (baseline)', peer: 'reference peer' } as const;
+  const values = consume.throughput.map((row) => ({ name: row.target, group: group[row.kind], mbPerSecond: row.mbPerSecond, min: row.minMbPerSecond, max: row.maxMbPerSecond }));
+  return barsWithRange(
+    `Consumer throughput, ${consume.messageBytes} B messages: kcat -C on Ferry beside a raw read of its segment files and librdkafka's mock cluster (median, min-max over rounds)`,
+    values,
+    AXIS.target,
+    AXIS.consumeMbPerSecond,
+  );
 }
 
 export function costSpec(comparisons: readonly { name: string; comparison: Comparison }[]): TopLevelSpec {

@@ -86,6 +86,27 @@ export interface FollowerResults extends WithTargets {
   readonly catchUp: readonly CatchUpResult[];
 }
 
+/** consume.bench.ts: kcat -C MB/s from a partition's start, Ferry beside a raw read of its segments and the mock. */
+export interface ConsumeThroughputResult {
+  readonly target: string;
+  /** Ferry's broker, the raw read of its segment files (the baseline), or the reference peer. */
+  readonly kind: 'ferry' | 'raw read' | 'peer';
+  readonly mbPerSecond: number;
+  readonly minMbPerSecond: number;
+  readonly maxMbPerSecond: number;
+  /** Median over rounds of Ferry's MB/s over this row's, paired per round; null on Ferry's own row. */
+  readonly ferryOverThis: number | null;
+}
+
+export interface ConsumeResults extends WithTargets {
+  readonly messageBytes: number;
+  /** Bytes of Ferry's segment files holding the messages (what the raw read reads). */
+  readonly segmentBytes: number;
+  readonly throughput: readonly ConsumeThroughputResult[];
+  /** Why the librdkafka mock cluster is missing, when it is. */
+  readonly peerUnavailable: string | null;
+}
+
 /**
  * One of issue 27's performance goals beside this run's measurement (bench/lib/targets.ts).
  * `score` is normalized so that 1 or more is met: measured / goal for an at-least goal, goal /
@@ -114,9 +135,10 @@ export interface BenchResults {
   readonly wal?: WalResults;
   readonly broker?: BrokerResults;
   readonly follower?: FollowerResults;
+  readonly consume?: ConsumeResults;
   /** The targets every bench of the run judged (also those the report draws no section for). */
   readonly targets: readonly TargetResult[];
 }
 
-export type ReportedBench = 'wal' | 'broker' | 'follower';
-export const REPORTED_BENCHES: readonly ReportedBench[] = ['wal', 'broker', 'follower'];
+export type ReportedBench = 'wal' | 'broker' | 'follower' | 'consume';
+export const REPORTED_BENCHES: readonly ReportedBench[] = ['wal', 'broker', 'follower', 'consume'];

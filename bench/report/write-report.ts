@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { TopLevelSpec } from 'vega-lite';
 import { compare, NOT_MODELLED, STANDARD_DEPLOYMENTS } from '../../src/cost/index.ts';
 import { PEER_LATENCIES } from './peers.ts';
-import { catchUpSpec, CDF_PARTITIONS, costSpec, latencyCdfSpec, latencyCostSpec, targetsSpec, throughputSpec } from './plots.ts';
+import { catchUpSpec, CDF_PARTITIONS, consumeSpec, costSpec, latencyCdfSpec, latencyCostSpec, targetsSpec, throughputSpec } from './plots.ts';
 import { type BenchResults, REPORTED_BENCHES, type TargetResult, type WithTargets } from './results.ts';
 import { renderSvg } from './svg.ts';
 
@@ -18,6 +18,7 @@ export const PLOT_FILES = {
   latencyCost: 'latency-cost.svg',
   throughput: 'throughput.svg',
   catchUp: 'catch-up.svg',
+  consume: 'consume.svg',
   cost: 'monthly-bill.svg',
   targets: 'targets.svg',
 } as const;
@@ -121,6 +122,27 @@ function followerSection(results: BenchResults): Section {
   return { markdown, plots: new Map([[PLOT_FILES.catchUp, catchUpSpec(follower)]]) };
 }
 
+function consumeSection(results: BenchResults): Section {
+  const consume = results.consume;
+  if (consume === undefined) return { markdown: `## Consumer fetch beside a raw read of the segment\n\n${missing('consume')}`, plots: new Map() };
+  const rows = consume.throughput.map((row) => [
+    row.target,
+    num(row.mbPerSecond),
+    `${num(row.minMbPerSecond)}-${num(row.maxMbPerSecond)}`,
+    row.ferryOverThis === null ? '-' : num(row.ferryOverThis, 3),
+  ]);
+  const markdown = [
+    '## Consumer fetch beside a raw read of the segment',
+    '',
+    `![kcat -C on Ferry beside a raw read of its segments and librdkafka's mock cluster](${PLOT_FILES.consume})`,
+    '',
+    `${PLOT_FILES.consume}: \`kcat -C\` reading a partition of ${consume.messageBytes} B messages from its start, medians over rounds (bars: min-max), beside a raw read of the same segment files (${num(consume.segmentBytes / 1e6)} MB, readSync in 1 MiB reads into one reused buffer, page cache warm for both) and beside librdkafka's mock cluster (in memory; it keeps 5 MiB per partition, so the same messages over many partitions).${consume.peerUnavailable === null ? '' : ` Peer unavailable in this run: ${consume.peerUnavailable}.`} bench/README.md says where the fetch path copies and why.`,
+    '',
+    table(['target', 'MB/s', 'range', 'Ferry / this'], rows),
+  ].join('\n');
+  return { markdown, plots: new Map([[PLOT_FILES.consume, consumeSpec(consume)]]) };
+}
+
 function costSection(): Section {
   const comparisons = STANDARD_DEPLOYMENTS.map(({ name, deployment }) => ({ name, comparison: compare(deployment) }));
   const rows = comparisons.map(({ name, comparison }) => {
@@ -173,7 +195,7 @@ function targetsSection(results: BenchResults): Section {
 /** Writes report.md and every plot into `directory`; returns the files written. */
 export async function writeReport(directory: string, results: BenchResults): Promise<string[]> {
   mkdirSync(directory, { recursive: true });
-  const sections = [targetsSection(results), walSection(results), brokerSection(results), followerSection(results), costSection()];
+  const sections = [targetsSection(results), walSection(results), brokerSection(results), followerSection(results), consumeSection(results), costSection()];
   const written: string[] = [];
   for (const section of sections) {
     for (const [file, spec] of section.plots) {

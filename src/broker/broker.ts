@@ -18,6 +18,7 @@ import { enforceClientQuotas } from './quota-enforcement.ts';
 import { BrokerSecurity } from './auth/broker-security.ts';
 import type { ListenerConfig } from './auth/listener-config.ts';
 import { ConnectionLimits } from './connection-limits.ts';
+import { ReadBufferPool } from './read-buffer-pool.ts';
 import { RequestMemory } from './request-memory.ts';
 import { QUEUED_REQUEST_BYTES_MAX_DEFAULT } from './connection.ts';
 import { MAX_CONNECTIONS_DEFAULT, PLAINTEXT_LISTENER } from './server.ts';
@@ -234,7 +235,7 @@ export class Broker {
 }
 
 /**
- * Starts one KafkaServer per listener, sharing the connection limits and the request budget, into
+ * Starts one KafkaServer per listener, sharing the connection limits, the request budget and the Fetch read buffers, into
  * `servers` as each starts (so that a listener that cannot start leaves the others to be stopped).
  */
 function listen(
@@ -244,9 +245,10 @@ function listen(
   servers: KafkaServer[],
 ): void {
   const memory = new RequestMemory(options.queuedMaxRequestBytes ?? QUEUED_REQUEST_BYTES_MAX_DEFAULT);
+  const readBuffers = new ReadBufferPool();
   const optional = definedOnly({ network: options.network, connectionsMaxIdleMs: options.connectionsMaxIdleMs, failedAuthenticationDelayMs: options.security?.failedAuthenticationDelayMs });
   for (const { config, opened } of security.listeners) {
-    servers.push(KafkaServer.listen({ ...shared, ...optional, hostname: config.host, port: config.port, listener: opened.security, memory, authentication: security.events }));
+    servers.push(KafkaServer.listen({ ...shared, ...optional, hostname: config.host, port: config.port, listener: opened.security, memory, readBuffers, authentication: security.events }));
   }
 }
 

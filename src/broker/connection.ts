@@ -3,7 +3,9 @@ import { assert } from '../util/assert.ts';
 import { concatBytes } from '../util/bytes.ts';
 import { type Clock, type Timer, systemClock } from '../util/clock.ts';
 import type { NetSocket } from '../util/network.ts';
+import { ReadBufferPool, type ResponseBuffers } from './read-buffer-pool.ts';
 import { RequestMemory } from './request-memory.ts';
+import { responseParts } from './response-frame.ts';
 
 /** Kafka's socket.request.max.bytes: a frame declaring more closes the connection. */
 export const REQUEST_BYTES_MAX = 100 * 1024 * 1024;
@@ -44,8 +46,12 @@ const PRODUCE_API_KEY = 0;
 assert(REQUEST_BYTES_MAX <= QUEUED_REQUEST_BYTES_MAX_DEFAULT, 'the broker-wide request budget holds the largest request');
 assert(CONNECTION_REQUEST_BYTES_MAX <= QUEUED_REQUEST_BYTES_MAX_DEFAULT, "a connection's share fits the broker-wide request budget");
 
-/** What a connection does with each request frame; resolves to the response chunks, or null for none (acks=0). */
-export type FrameHandler = (frame: Uint8Array) => Promise<Uint8Array[] | null>;
+/**
+ * What a connection does with each request frame; resolves to the response chunks, or null for
+ * none (acks=0). `responseBuffers` is memory the response may hold views of (a Fetch's segment
+ * reads): the connection releases it once the handler settled and the response is written or dropped (RB1).
+ */
+export type FrameHandler = (frame: Uint8Array, responseBuffers: ResponseBuffers) => Promise<Uint8Array[] | null>;
 
 export interface ConnectionOptions {
   /** The request budget shared by the broker's connections; a budget of its own by default. */
@@ -66,6 +72,8 @@ export interface ConnectionOptions {
    * authenticated clients' requests need. By default every frame counts.
    */
   readonly pooled?: () => boolean;
+  /** The broker's reused memory for Fetch reads (read-buffer-pool.ts); none kept by default. */
+  readonly readBuffers?: ReadBufferPool;
 }
 
 /** A frame whose size is known: the bytes received so far (views of the received chunks, not copies). */
@@ -109,8 +117,9 @@ export class Connection {
   /** Bytes reserved for this connection's frames: assembling, queued and being handled. */
   #reservedBytes = 0;
   readonly #frames: { readonly bytes: Uint8Array; readonly size: number; readonly pooled: boolean }[] = [];
-  /** Responses in request order, each still being produced. */
-  readonly #responses: Promise<Uint8Array[] | null>[] = [];
+  /** Responses in request order, each still being produced, with the memory each may hold views of. */
+  readonly #responses: { readonly answer: Promise<Uint8Array[] | null>; readonly buffers: ResponseBuffers }[] = [];
+  readonly #readBuffers: ReadBufferPool;
   /** Whether every request being handled is a Produce (so another Produce may start). */
   #onlyProduceInFlight = true;
   /** Requests whose handler has not finished yet (a long-poll Fetch, an acks=all Produce). */
@@ -122,7 +131,8 @@ export class Connection {
   /** Reading is held until this timer fires (a quota's throttle, KIP-219), at #mutedUntilMs. */
   #muteTimer: Timer | null = null;
   #mutedUntilMs = 0;
-  #pendingWrite: Uint8Array | null = null;
+  /** The response being written: the parts the socket has not taken yet, the first maybe in part. */
+  #pending: Uint8Array[] = [];
   #drained: (() => void) | null = null;
   #lastActiveMs: number;
   #idleTimer: Timer;
@@ -136,6 +146,7 @@ export class Connection {
     this.#idleMs = options.idleMs ?? CONNECTIONS_MAX_IDLE_MS_DEFAULT;
     this.#frameBytesMax = options.frameBytesMax ?? (() => REQUEST_BYTES_MAX);
     this.#pooled = options.pooled ?? (() => true);
+    this.#readBuffers = options.readBuffers ?? new ReadBufferPool(0);
     assert(this.#idleMs > 0, 'a connection idle timeout is positive');
     this.#lastActiveMs = this.#clock.monotonicMs();
     this.#idleTimer = this.#clock.setTimer(this.#idleMs, () => this.#checkIdle(), true);
@@ -167,6 +178,9 @@ export class Connection {
     this.#unparsed.length = 0;
     this.#assembling = null;
     for (const frame of unhandled) this.#release(frame.size, frame.pooled); // frames being handled give theirs back as they finish
+    // RB1: nothing more is written; each queued response's memory goes back once its handler settled.
+    this.#pending = [];
+    for (const { answer, buffers } of this.#responses) answer.then(buffers.release, buffers.release);
     this.#drained?.();
     this.#socket.end();
   }
@@ -351,14 +365,15 @@ export class Connection {
       this.#onlyProduceInFlight = this.#responses.length === 0 ? produce : this.#onlyProduceInFlight && produce;
       const frame = this.#frames.shift()!;
       this.#handling++;
-      const response = this.#handle(frame.bytes);
+      const buffers = this.#readBuffers.forResponse();
+      const response = this.#handle(frame.bytes, buffers);
       const handled = (): void => {
         this.#handling--;
         this.#lastActiveMs = this.#clock.monotonicMs();
         this.#release(frame.size, frame.pooled);
       };
       response.then(handled, handled); // failures are observed in #writeResponses, in order
-      this.#responses.push(response);
+      this.#responses.push({ answer: response, buffers });
     }
     void this.#writeResponses();
   }
@@ -369,15 +384,20 @@ export class Connection {
     this.#writing = true;
     try {
       while (!this.#closed && this.#responses.length > 0) {
+        const { answer, buffers } = this.#responses[0]!;
         let response: Uint8Array[] | null;
         try {
-          response = await this.#responses[0]!;
+          response = await answer;
         } catch (error) {
-          this.close(error);
+          this.close(error); // which releases its buffers, as every queued response's
           return;
         }
         this.#responses.shift();
-        if (response !== null) await this.#write(response);
+        try {
+          if (response !== null) await this.#write(response);
+        } finally {
+          buffers.release(); // RB1: the handler settled and the socket took every byte (or the connection closed)
+        }
         this.#lastActiveMs = this.#clock.monotonicMs();
         this.#startHandling();
       }
@@ -387,33 +407,36 @@ export class Connection {
     }
   }
 
-  /** Writes one response (size prefix and chunks), waiting for drain when the kernel buffer is full. */
+  /**
+   * Writes one response (size prefix and chunks), waiting for drain when the kernel buffer is full.
+   * Record batches go to the socket as the views they are (response-frame.ts): the one copy on
+   * the way out is the kernel's, into its socket buffer.
+   */
   async #write(chunks: Uint8Array[]): Promise<void> {
-    const size = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
-    const prefixBuffer = new ArrayBuffer(SIZE_PREFIX_BYTES); // not a Uint8Array's .buffer: JavaScriptCore would move it out of its inline storage
-    new DataView(prefixBuffer).setInt32(0, size);
-    const prefix = new Uint8Array(prefixBuffer);
-    // One contiguous write per response: the copy of record batches happens here, once, into
-    // the socket's buffer (Bun has no writev for sockets).
-    const body = chunks.length === 0 ? prefix : concatBytes([prefix, ...chunks]);
-    if (chunks.length > 0) stageTimers.copied('response-body', body.length);
-    assert(this.#pendingWrite === null, 'one response is written at a time');
-    this.#pendingWrite = body;
+    if (this.#closed) return;
+    assert(this.#pending.length === 0, 'one response is written at a time');
+    this.#pending = responseParts(chunks);
     this.#flushPending();
-    while (this.#pendingWrite !== null && !this.#closed) await new Promise<void>((resolve) => (this.#drained = resolve));
+    while (this.#pending.length > 0 && !this.#closed) await new Promise<void>((resolve) => (this.#drained = resolve));
   }
 
+  /** Writes the pending parts in order until the socket takes less than a whole part (then drain brings us back). */
   #flushPending(): void {
-    const pending = this.#pendingWrite;
-    if (pending === null || this.#closed) return;
-    const written = stageTimers.time('write', () => this.#socket.write(pending));
-    if (written > 0) this.#lastActiveMs = this.#clock.monotonicMs(); // the client reads: progress
-    this.#pendingWrite = written >= pending.length ? null : pending.subarray(Math.max(0, written));
-    if (this.#pendingWrite === null) {
-      const drained = this.#drained;
-      this.#drained = null;
-      drained?.();
+    const pending = this.#pending;
+    while (pending.length > 0 && !this.#closed) {
+      const part = pending[0]!;
+      const written = stageTimers.time('write', () => this.#socket.write(part));
+      if (written > 0) this.#lastActiveMs = this.#clock.monotonicMs(); // the client reads: progress
+      if (written < part.length) {
+        pending[0] = part.subarray(Math.max(0, written));
+        return;
+      }
+      pending.shift();
     }
+    if (pending.length > 0) return;
+    const drained = this.#drained;
+    this.#drained = null;
+    drained?.();
   }
 }
 

@@ -9,6 +9,7 @@ import { KafkaWriter } from '../protocol/writer.ts';
 import type { SaslAuthenticateRequest, SaslAuthenticateResponse } from './apis/sasl-authenticate.ts';
 import type { SaslHandshakeRequest, SaslHandshakeResponse } from './apis/sasl-handshake.ts';
 import type { Session } from '../security/session.ts';
+import type { ResponseBuffers } from './read-buffer-pool.ts';
 
 /** The connection a request arrived on, as the router and the handlers see it. */
 export interface ChannelContext {
@@ -30,6 +31,8 @@ export interface SaslRequests {
 
 export interface RequestContext extends ChannelContext {
   readonly header: RequestHeader;
+  /** Memory this request's response may read into, held until the connection wrote the response (RB1); absent outside a connection. */
+  readonly responseBuffers?: ResponseBuffers;
 }
 
 /** What the broker does for one API: null means "send no response" (Produce with acks=0). */
@@ -71,7 +74,7 @@ export class Router {
     return this.#bindings.get(apiKey)?.codec.name ?? `key ${apiKey}`;
   }
 
-  async handle(frame: Uint8Array, channel: ChannelContext): Promise<Uint8Array[] | null> {
+  async handle(frame: Uint8Array, channel: ChannelContext, responseBuffers?: ResponseBuffers): Promise<Uint8Array[] | null> {
     const peek = new KafkaReader(frame);
     const apiKey = peek.int16();
     const apiVersion = peek.int16();
@@ -95,7 +98,14 @@ export class Router {
     }
     const response = refused
       ? binding.refuseVersion!(request)
-      : await binding.handle(request, { header, peer: channel.peer, session: channel.session, sasl: channel.sasl, mute: (ms: number) => channel.mute(ms) });
+      : await binding.handle(request, {
+          header,
+          peer: channel.peer,
+          session: channel.session,
+          sasl: channel.sasl,
+          mute: (ms: number) => channel.mute(ms),
+          ...(responseBuffers === undefined ? {} : { responseBuffers }),
+        });
     if (response === null) return null;
     return stageTimers.time('encode', () => {
       const writer = new KafkaWriter();

@@ -9,6 +9,7 @@ import { type AuthenticationEvents, Channel } from './auth/channel.ts';
 import { FAILED_AUTHENTICATION_DELAY_MS_DEFAULT, type ListenerSecurity } from './auth/listener-security.ts';
 import { CONNECTIONS_MAX_IDLE_MS_DEFAULT, Connection, QUEUED_REQUEST_BYTES_MAX_DEFAULT, REQUEST_BYTES_MAX } from './connection.ts';
 import { ConnectionLimits, type Refusal } from './connection-limits.ts';
+import { ReadBufferPool } from './read-buffer-pool.ts';
 import { RequestMemory } from './request-memory.ts';
 import type { Router } from './router.ts';
 
@@ -42,6 +43,8 @@ export interface ServerOptions {
   readonly queuedMaxRequestBytes?: number;
   /** The request budget shared by every listener of a broker. */
   readonly memory?: RequestMemory;
+  /** The memory Fetch responses read segments into, shared by every listener of a broker; one of its own by default. */
+  readonly readBuffers?: ReadBufferPool;
   /** connection.failed.authentication.delay.ms. */
   readonly failedAuthenticationDelayMs?: number;
   /** Told of every authentication, succeeded or refused (the broker counts and logs them). */
@@ -71,6 +74,7 @@ export class KafkaServer {
     const security = options.listener ?? PLAINTEXT_LISTENER;
     const limits = options.limits ?? new ConnectionLimits({ maxConnections: options.maxConnections ?? MAX_CONNECTIONS_DEFAULT });
     const memory = options.memory ?? new RequestMemory(options.queuedMaxRequestBytes ?? QUEUED_REQUEST_BYTES_MAX_DEFAULT);
+    const readBuffers = options.readBuffers ?? new ReadBufferPool();
     assert(memory.bytesMax >= REQUEST_BYTES_MAX, `queued.max.request.bytes (${memory.bytesMax}) holds the largest request (${REQUEST_BYTES_MAX})`);
     const clock = options.clock ?? systemClock;
     const idleMs = options.connectionsMaxIdleMs ?? CONNECTIONS_MAX_IDLE_MS_DEFAULT;
@@ -124,9 +128,9 @@ export class KafkaServer {
           });
           connection = new Connection(
             socket,
-            (frame) => channel.handle(frame),
+            (frame, responseBuffers) => channel.handle(frame, responseBuffers),
             (error) => logger.info({ peer, err: error }, `connection from ${peer} closed: ${error instanceof Error ? error.message : String(error)}`),
-            { memory, clock, idleMs, frameBytesMax: () => channel.frameBytesMax(), pooled: () => channel.framesPooled() },
+            { memory, readBuffers, clock, idleMs, frameBytesMax: () => channel.frameBytesMax(), pooled: () => channel.framesPooled() },
           );
           bySocket.set(socket, { connection, channel });
           connections.add(connection);

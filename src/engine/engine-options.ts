@@ -2,6 +2,7 @@ import type { ControlStore } from '../control/control-store.ts';
 import type { BuildCompressionCodec, Record as KafkaRecord, RecordBatch } from '../format/index.ts';
 import type { LogConfig } from '../log/config.ts';
 import type { ActiveProducer } from '../log/producer-state.ts';
+import type { ReadAllocator } from '../log/segment.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
 import type { LoggerOption } from '../observability/logger.ts';
 import type { ObjectStore } from '../store/object-store.ts';
@@ -196,6 +197,12 @@ export interface ProducedRecord {
 export interface FetchOptions {
   /** About this many bytes of batches at most (the first whole batch always); default 1 MiB, Kafka's fetch.max.bytes. */
   readonly maxBytes?: number;
+  /**
+   * The memory a local read lands in (the batches are views of it): a Fetch response's reused
+   * buffers (src/broker/read-buffer-pool.ts); fresh buffers unless given. Reads from the tier
+   * do not use it.
+   */
+  readonly allocate?: ReadAllocator;
 }
 
 /** What a fetch read from one partition. */

@@ -81,7 +81,7 @@ export class PartitionReads {
       if (offset < target.log.logStartOffset) throw new FerryError('OffsetOutOfRange', `offset ${offset} is before the log start ${target.log.logStartOffset} of ${topic}-${partition}`);
       return { batches: [], highWatermark, logStartOffset: this.logStartOffsetOf(target) };
     }
-    const { batches } = target.log.read(offset, maxBytes);
+    const { batches } = target.log.read(offset, maxBytes, options.allocate);
     // Regression: a read from the last offset below the high watermark was taken for one at it, whose batches need no cut.
     if (regressed('fetch-past-high-watermark') && offset + 1 === highWatermark) return { batches, highWatermark, logStartOffset: this.logStartOffsetOf(target) };
     return { batches: batches.filter((batch) => batch.baseOffset < highWatermark), highWatermark, logStartOffset: this.logStartOffsetOf(target) };

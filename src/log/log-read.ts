@@ -8,7 +8,7 @@ import { BatchHeader, LOG_OVERHEAD_BYTES, RECORD_BATCH_HEADER_BYTES, RecordBatch
 import { firstRecordAtOrAfter, type TimestampAndOffset } from '../format/timestamp-lookup.ts';
 import { assert } from '../util/assert.ts';
 import type { LogConfig } from './config.ts';
-import type { LogSegment } from './segment.ts';
+import type { LogSegment, ReadAllocator } from './segment.ts';
 
 /** Batch header bytes needed to skip a batch: baseOffset, batchLength, ..., lastOffsetDelta. */
 const SKIP_HEADER_BYTES = 27;
@@ -25,6 +25,16 @@ const SKIP_WINDOW_BYTES_MIN = 8 * 1024;
  * request's batch: 7% of the bytes); for small batches it reads about all of them, as before.
  */
 const HEADER_WINDOW_BYTES = 64 * 1024;
+/**
+ * The skip window's memory, one for every log of the process: positionOf reads into it and looks
+ * at it synchronously, and nothing of it leaves positionOf, so no read can see another's bytes.
+ * Grown to the largest window asked for (index.interval.bytes plus a header).
+ */
+let skipWindow: Uint8Array = new Uint8Array(0);
+const skipWindowMemory: ReadAllocator = (length) => {
+  if (skipWindow.length < length) skipWindow = Buffer.allocUnsafeSlow(Math.max(length, SKIP_WINDOW_BYTES_MIN));
+  return skipWindow.subarray(0, length);
+};
 
 export interface ReadResult {
   /** Whole batches, starting with the one that holds the requested offset; views of one buffer per segment. */
@@ -36,8 +46,9 @@ export interface ReadResult {
 /**
  * Reads whole batches of `segments` from `offset` on: the first holds `offset` and is returned
  * even when larger than `maxBytes`; later ones only while the total stays within `maxBytes`.
+ * The batches are views of memory from `allocate` (fresh buffers unless given).
  */
-export function readBatches(segments: readonly LogSegment[], offset: number, maxBytes: number, indexIntervalBytes: number): ReadResult {
+export function readBatches(segments: readonly LogSegment[], offset: number, maxBytes: number, indexIntervalBytes: number, allocate?: ReadAllocator): ReadResult {
   const result: ReadResult = { batches: [], logStartOffset: segments[0]!.baseOffset, logEndOffset: segments.at(-1)!.nextOffset };
   if (offset < result.logStartOffset || offset > result.logEndOffset || !Number.isSafeInteger(offset)) {
     throw new FerryError('OffsetOutOfRange', `offset ${offset} is outside the log [${result.logStartOffset}, ${result.logEndOffset}]`);
@@ -48,7 +59,7 @@ export function readBatches(segments: readonly LogSegment[], offset: number, max
   while (segmentIndex < segments.length) {
     const segment = segments[segmentIndex]!;
     const mustReturnOne = result.batches.length === 0;
-    const taken = readWholeBatches(segment, position, budgetBytes, mustReturnOne, result.batches);
+    const taken = readWholeBatches(segment, position, budgetBytes, mustReturnOne, result.batches, allocate);
     budgetBytes -= taken;
     if (budgetBytes <= 0 || position + taken < segment.sizeBytes) break;
     segmentIndex++;
@@ -144,12 +155,15 @@ export function segmentIndexFor(segments: readonly LogSegment[], offset: number)
   return low;
 }
 
-/** File position of the batch holding `offset` in `segment`: index lookup, then skip headers. */
+/**
+ * File position of the batch holding `offset` in `segment`: index lookup, then skip headers, read
+ * into the one skip window (no buffer per fetch: the window's bytes are looked at here and dropped).
+ */
 export function positionOf(segment: LogSegment, offset: number, indexIntervalBytes: number): number {
   let position = segment.offsetIndex.lookup(offset);
   const windowBytes = Math.max(SKIP_WINDOW_BYTES_MIN, indexIntervalBytes + SKIP_HEADER_BYTES);
   while (position < segment.sizeBytes) {
-    const window = segment.read(position, windowBytes);
+    const window = segment.read(position, windowBytes, skipWindowMemory);
     let at = 0;
     while (at + SKIP_HEADER_BYTES <= window.length) {
       if (readInt64At(window, at) + readInt32At(window, at + LAST_OFFSET_DELTA_POSITION) >= offset) return position + at;
@@ -165,13 +179,13 @@ export function positionOf(segment: LogSegment, offset: number, indexIntervalByt
  * Appends to `out` the whole batches found from `position`, up to `budgetBytes` (at least one
  * when `mustReturnOne`), all views of one read buffer. Returns the bytes taken.
  */
-function readWholeBatches(segment: LogSegment, position: number, budgetBytes: number, mustReturnOne: boolean, out: RecordBatch[]): number {
+function readWholeBatches(segment: LogSegment, position: number, budgetBytes: number, mustReturnOne: boolean, out: RecordBatch[], allocate?: ReadAllocator): number {
   if (position >= segment.sizeBytes || (budgetBytes <= 0 && !mustReturnOne)) return 0;
-  let chunk = segment.read(position, Math.max(budgetBytes, LOG_OVERHEAD_BYTES));
+  let chunk = segment.read(position, Math.max(budgetBytes, LOG_OVERHEAD_BYTES), allocate);
   const firstSize = batchSizeAt(chunk, 0);
   if (firstSize > chunk.length) {
     if (!mustReturnOne) return 0;
-    chunk = segment.read(position, firstSize);
+    chunk = segment.read(position, firstSize, allocate);
   }
   let at = 0;
   while (at + LOG_OVERHEAD_BYTES <= chunk.length) {

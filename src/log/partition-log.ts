@@ -30,7 +30,7 @@ import { bytesFrom, maxTimestampRecord, offsetForTimestamp, type ReadResult, rea
 import { deleteBeyondRetention, deleteSegmentsBelow, replaceSegments, rollDue, rollSegment, truncateSegments } from './log-segments.ts';
 import { readLogStartCheckpoint, writeLogStartCheckpoint } from './log-start-checkpoint.ts';
 import { type ActiveProducer, checkedSnapshot, type ProducerBatch, ProducerStateManager } from './producer-state.ts';
-import { LogSegment } from './segment.ts';
+import { LogSegment, type ReadAllocator } from './segment.ts';
 import type { StorageObserver } from './storage-health.ts';
 import { failedWriteError, recoverFromFailedSync } from './write-failures.ts';
 
@@ -279,11 +279,12 @@ export class PartitionLog {
 
   /**
    * Reads whole batches from `offset` on: the first holds `offset` and is returned even when
-   * larger than `maxBytes`; later ones only while the total stays within `maxBytes`.
+   * larger than `maxBytes`; later ones only while the total stays within `maxBytes`. They are
+   * views of memory from `allocate` (fresh buffers unless given).
    */
-  read(offset: number, maxBytes: number): ReadResult {
+  read(offset: number, maxBytes: number, allocate?: ReadAllocator): ReadResult {
     this.#checkOpen();
-    return readBatches(this.#segments, offset, maxBytes, this.config.indexIntervalBytes);
+    return readBatches(this.#segments, offset, maxBytes, this.config.indexIntervalBytes, allocate);
   }
 
   /** The first record at or above the log start (DeleteRecords' included) whose timestamp is at or after `timestamp`, and that timestamp; null if none. */

@@ -30,6 +30,8 @@ export class KafkaWriter {
   /** Finished chunks, with large views between them (zero-copy responses). */
   readonly #chunks: Uint8Array[] = [];
   #chunkedBytes = 0;
+  /** The last chunk when it is a view (a later contiguous view extends it); null after encoded bytes. */
+  #lastView: Uint8Array | null = null;
 
   get length(): number {
     return this.#chunkedBytes + this.#length;
@@ -150,10 +152,21 @@ export class KafkaWriter {
     return this;
   }
 
-  /** Appends `bytes` without copying: the response goes out as a list of chunks. */
+  /**
+   * Appends `bytes` without copying: the response goes out as a list of chunks. A view that
+   * continues the one before it in the same memory (the next batch of one segment read) extends
+   * that chunk, so a fetch's batches go out as one write per read, not one per batch.
+   */
   view(bytes: Uint8Array): this {
     this.#flush();
-    this.#chunks.push(bytes);
+    const last = this.#lastView;
+    if (last !== null && last.byteOffset + last.byteLength === bytes.byteOffset && last.buffer === bytes.buffer) {
+      this.#lastView = new Uint8Array(last.buffer, last.byteOffset, last.byteLength + bytes.byteLength);
+      this.#chunks[this.#chunks.length - 1] = this.#lastView;
+    } else {
+      this.#lastView = bytes;
+      this.#chunks.push(bytes);
+    }
     this.#chunkedBytes += bytes.length;
     return this;
   }
@@ -166,6 +179,7 @@ export class KafkaWriter {
 
   #flush(): void {
     if (this.#length === 0) return;
+    this.#lastView = null;
     this.#chunks.push(this.#buffer.subarray(0, this.#length));
     this.#chunkedBytes += this.#length;
     this.#buffer = NO_BYTES;

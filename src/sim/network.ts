@@ -1,4 +1,5 @@
 import { assert } from '../util/assert.ts';
+import { copyBytes } from '../util/bytes.ts';
 import type { Listener, NetSocket, Network, SocketHandlers } from '../util/network.ts';
 import type { ProcessGate, SimScheduler } from './scheduler.ts';
 
@@ -230,7 +231,9 @@ class SimLink {
 
   write(side: 0 | 1, bytes: Uint8Array): number {
     if (this.#closed || this.#ended[side]) return 0;
-    const copy = bytes.slice(); // the caller may reuse its buffer
+    // The caller may reuse its buffer once write returns (a Fetch's read slab does): a real copy,
+    // since Buffer#slice (a read slab is a Buffer) would be a view.
+    const copy = copyBytes(bytes);
     if (side === 1) this.#network.noteOrigin(copy, this.endpoints[1].host.gate.name);
     this.#send(other(side), { kind: 'data', bytes: copy });
     return bytes.length;

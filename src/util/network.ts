@@ -10,7 +10,10 @@ import type { X509Certificate } from 'node:crypto';
 export interface NetSocket {
   /** The peer's address, for logs and for matching a broker's registered host. */
   readonly remoteAddress: string;
-  /** Writes what the socket takes now and returns that many bytes; the rest waits for `drain`. */
+  /**
+   * Writes what the socket takes now and returns that many bytes; the rest waits for `drain`. The
+   * bytes taken are copied (into the kernel's buffer): the caller may reuse its buffer at once.
+   */
   write(bytes: Uint8Array): number;
   /** Closes after the bytes written so far are sent. */
   end(): void;

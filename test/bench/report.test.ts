@@ -68,6 +68,16 @@ const RESULTS: BenchResults = {
       { reader: 'raw GET, 16 in flight', isRawGet: true, mbPerSecond: 150, minMbPerSecond: 140, maxMbPerSecond: 160, ioCeilingMbPerSecond: 2100 },
     ],
   },
+  consume: {
+    messageBytes: 1024,
+    segmentBytes: 202_000_000,
+    throughput: [
+      { target: 'ferry', kind: 'ferry', mbPerSecond: 650, minMbPerSecond: 600, maxMbPerSecond: 700, ferryOverThis: null },
+      { target: 'raw read', kind: 'raw read', mbPerSecond: 6500, minMbPerSecond: 6000, maxMbPerSecond: 7000, ferryOverThis: 0.1 },
+      { target: 'librdkafka mock', kind: 'peer', mbPerSecond: 700, minMbPerSecond: 650, maxMbPerSecond: 750, ferryOverThis: 0.929 },
+    ],
+    peerUnavailable: null,
+  },
 };
 
 /** Well-formed XML: every tag closed in order, nothing outside the root, an <svg> root. */
@@ -102,6 +112,7 @@ describe('writeReport', async () => {
     [PLOT_FILES.latencyCost, [AXIS.usdPerMonth, AXIS.p99Ms, 'WarpStream S3E1Z p99 169 ms', 'WarpStream Lightning p99 50 ms', 'Aiven diskless p99 1.6 s', 'S2 Express p99 &lt; 50 ms']],
     [PLOT_FILES.throughput, [AXIS.target, AXIS.throughputMbPerSecond, 'librdkafka mock']],
     [PLOT_FILES.catchUp, [AXIS.reader, AXIS.catchUpMbPerSecond, 'raw GET, 16 in flight', 'follower engine (prefetch 16)']],
+    [PLOT_FILES.consume, [AXIS.target, AXIS.consumeMbPerSecond, 'raw read of the segment (baseline)', 'librdkafka mock']],
     [PLOT_FILES.targets, [AXIS.targetScore, 'broker: kcat acks=all vs mock, file store']],
     [PLOT_FILES.cost, [AXIS.deployment, AXIS.billUsdPerMonth, 'classic Kafka', 'large: 1 GiB/s, 1,024 partitions, 12 brokers']],
   ])('%s is an SVG with its axis titles', (file, texts) => {
@@ -112,6 +123,8 @@ describe('writeReport', async () => {
 
   test("the tables carry the results' numbers and the cost section the model's bills", () => {
     expect(report).toContain('| ferry file | 80 | 75-85 | 0.4 |');
+    expect(report).toContain('| raw read | 6,500 | 6,000-7,000 | 0.1 |');
+    expect(report).toContain('| librdkafka mock | 700 | 650-750 | 0.929 |');
     expect(report).toContain('256 KiB / 5 ms');
     expect(report).toContain('1,024 KiB / 5 ms (default) <- chosen');
     expect(report).toContain('large: 1 GiB/s');

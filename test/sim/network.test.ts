@@ -89,6 +89,15 @@ describe('SimNetwork', () => {
     expect(texts(server)).toBe('abc');
   });
 
+  test('a Buffer too (whose slice is a view): the bytes sent are those at write time', async () => {
+    const { scheduler, server, socket } = await pair();
+    const slab = Buffer.from('..abc..');
+    socket.write(slab.subarray(2, 5)); // a Fetch writes views of a reused read slab, a Buffer
+    slab.write('xyz', 2);
+    await scheduler.run(SIM_EPOCH_MS + 100);
+    expect(texts(server)).toBe('abc');
+  });
+
   test('pause holds arrived bytes until resume, in order', async () => {
     const { scheduler, server, socket } = await pair();
     server.socket!.pause();

@@ -14,6 +14,7 @@ import { REQUEST_BYTES_MAX } from '../connection.ts';
 import { ErrorCode } from '../../protocol/error-codes.ts';
 import { ProtocolError } from '../../protocol/errors.ts';
 import type { Router, SaslRequests } from '../router.ts';
+import type { ResponseBuffers } from '../read-buffer-pool.ts';
 import type { ListenerSecurity } from './listener-security.ts';
 
 /** A name the client chose (a mechanism), for a log line: quoted, escaped, cut short (logText). */
@@ -135,8 +136,8 @@ export class Channel implements SaslRequests {
     return sasl !== null && this.#state.kind !== 'authenticated' ? sasl.receiveBytesMax : REQUEST_BYTES_MAX;
   }
 
-  /** One request frame (or bare token) in, its answer out; a throw closes the connection. */
-  async handle(frame: Uint8Array): Promise<Uint8Array[] | null> {
+  /** One request frame (or bare token) in, its answer out (reading into `responseBuffers`, RB1); a throw closes the connection. */
+  async handle(frame: Uint8Array, responseBuffers?: ResponseBuffers): Promise<Uint8Array[] | null> {
     const state = this.#state;
     if (state.kind === 'bare-tokens') return this.#bareToken(state.server, frame);
     if (state.kind === 'refused') return null;
@@ -144,7 +145,7 @@ export class Channel implements SaslRequests {
     if (state.kind === 'authenticated') {
       if (this.#expired() && apiKey !== saslHandshakeCodec.key)
         throw new ProtocolError(`the session of ${logText(principalText(this.#session.principal))} expired (connections.max.reauth.ms, or its credential's expiry) without a re-authentication`, 0);
-      return this.#options.router.handle(frame, this);
+      return this.#options.router.handle(frame, this, responseBuffers);
     }
     const allowed = state.kind === 'handshake' ? apiKey === saslHandshakeCodec.key || (apiKey === apiVersionsCodec.key && !state.apiVersionsAnswered) : apiKey === saslAuthenticateCodec.key;
     const unexpected = `Unexpected Kafka request of type ${this.#options.router.apiName(apiKey)} during SASL ${state.kind === 'handshake' ? 'handshake' : 'authentication'}`;

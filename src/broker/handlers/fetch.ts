@@ -4,6 +4,7 @@ import type { Session } from '../../security/session.ts';
 import { allowedNames, allowedOnCluster, LOCAL_SESSION } from './authorize.ts';
 import { AclOperation, ResourceType } from '../../security/acl/model.ts';
 import type { FetchResult } from '../../engine/index.ts';
+import type { ReadAllocator } from '../../log/segment.ts';
 import { ErrorCode } from '../../protocol/error-codes.ts';
 import { ZERO_UUID } from '../../util/uuid.ts';
 import { errorCodeOf, notServedCode } from './errors.ts';
@@ -23,25 +24,26 @@ const NO_PREFERRED_REPLICA = -1;
 const LATEST_TIMESTAMP = -1;
 
 /**
- * Reads whole batches (views of the log's read buffers, sent without copying into the response)
- * up to each partition's limit and the request's total; if fewer than min_bytes are ready, waits
+ * Reads whole batches (views of the log's read buffers, sent without copying into the response;
+ * read into `allocate`'s memory, the connection's reused buffers, when given) up to each
+ * partition's limit and the request's total; if fewer than min_bytes are ready, waits
  * up to max_wait_ms for any requested partition to grow, then reads again (long poll).
  * Authorized as Kafka's KafkaApis.handleFetchRequest: a follower needs CLUSTER_ACTION on the
  * cluster (else TOPIC_AUTHORIZATION_FAILED for every partition); a consumer needs READ on each
  * topic (TOPIC_AUTHORIZATION_FAILED), checked after an unknown topic id (UNKNOWN_TOPIC_ID: ids
  * are not secret) and before the topic's existence.
  */
-export async function handleFetch(context: BrokerContext, request: FetchRequest, session: Session = LOCAL_SESSION): Promise<FetchResponse> {
+export async function handleFetch(context: BrokerContext, request: FetchRequest, session: Session = LOCAL_SESSION, allocate?: ReadAllocator): Promise<FetchResponse> {
   if (replicaIdOf(request) >= 0) {
     if (!allowedOnCluster(context, session, AclOperation.CLUSTER_ACTION)) return everyPartitionFailed(request, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
     return noteReplicaProgress(context, request, session);
   }
   const names = request.topics.map((topic) => topicNameOf(context, topic)).filter((name) => name !== null);
   const readable = allowedNames(context, session, AclOperation.READ, ResourceType.TOPIC, names);
-  let response = await read(context, request, readable);
+  let response = await read(context, request, readable, allocate);
   if (bytesIn(response) < request.minBytes && request.maxWaitMs > 0) {
     await waitForAny(context, request, response);
-    response = await read(context, request, readable);
+    response = await read(context, request, readable, allocate);
   }
   return response;
 }
@@ -78,7 +80,7 @@ function topicResponse(topic: FetchTopic, partitions: PartitionData[]): Fetchabl
   return { topic: topic.topic, topicId: topic.topicId, partitions };
 }
 
-async function read(context: BrokerContext, request: FetchRequest, readable: ReadonlySet<string>): Promise<FetchResponse> {
+async function read(context: BrokerContext, request: FetchRequest, readable: ReadonlySet<string>, allocate: ReadAllocator | undefined): Promise<FetchResponse> {
   const budget = { bytes: request.maxBytes > 0 ? Math.min(request.maxBytes, FETCH_RESPONSE_BYTES_MAX) : FETCH_RESPONSE_BYTES_MAX };
   const responses = [];
   for (const topic of request.topics) {
@@ -89,7 +91,7 @@ async function read(context: BrokerContext, request: FetchRequest, readable: Rea
         partitions.push(partitionResponse(partition.partition, name === null ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.TOPIC_AUTHORIZATION_FAILED));
         continue;
       }
-      const answer = readPartition(context, request, name, partition, budget);
+      const answer = readPartition(context, request, name, partition, budget, allocate);
       partitions.push(answer instanceof Promise ? await answer : answer); // only a read from the tier waits: local reads stay synchronous
     }
     responses.push(topicResponse(topic, partitions));
@@ -104,6 +106,7 @@ function readPartition(
   topic: string,
   partition: FetchRequest['topics'][number]['partitions'][number],
   budget: { bytes: number },
+  allocate: ReadAllocator | undefined,
 ): PartitionData | Promise<PartitionData> {
   const index = partition.partition;
   const notServed = notServedCode(context, topic, index);
@@ -116,7 +119,7 @@ function readPartition(
     // Kafka returns the first batch even past the limits, but only while nothing else filled the response.
     const maxBytes = budget.bytes <= 0 ? 0 : Math.max(1, Math.min(partition.partitionMaxBytes, budget.bytes));
     if (partition.fetchOffset < context.engine.localLogStartOffset(topic, index)) return readFromTier(context, topic, index, partition.fetchOffset, maxBytes, budget);
-    return answered(index, context.engine.fetch(topic, index, partition.fetchOffset, { maxBytes }), budget);
+    return answered(index, context.engine.fetch(topic, index, partition.fetchOffset, allocate === undefined ? { maxBytes } : { maxBytes, allocate }), budget);
   } catch (error) {
     return partitionResponse(index, errorCodeOf(error));
   }

@@ -1,0 +1,453 @@
+/**
+ * A real Kafka consumer reading a partition from its start: `kcat -C` against the Ferry broker,
+ * beside a raw read of the same segment bytes from the broker's data directory, and beside
+ * librdkafka's mock cluster (rdkafka_mock.h, in memory) as a reference peer, in the same run.
+ *
+ * Per round, servers in an order that rotates every round, each a fresh process:
+ * - ferry:  `bun src/cli.ts broker` (WAL on the file store, the CLI's default). Filled untimed with
+ *           `kcat -P` (acks=all, linger.ms=5, batch.size=1000000: ~1 MB batches), then, once the
+ *           broker's CPU has settled (it finishes WAL work for a second or two after the last ack),
+ *           CONSUMES_PER_ROUND timed `kcat -C -e -q -o beginning -t T -p 0`, each followed by a
+ *           raw read of the partition's .log segment files (order alternating by round);
+ * - raw read: in this bench's process, every .log file of the partition read start to end with
+ *           readSync in 1 MiB reads into one reused buffer: the copy out of the page cache that any
+ *           reader of these bytes makes, and nothing else. The page cache is warm for both: the
+ *           broker wrote the bytes a moment before (local log flush none) and nothing evicts them
+ *           between the two (the data is a fraction of this machine's memory);
+ * - librdkafka mock: bench/mock-cluster/mock-cluster.c. It keeps only the last 5 MiB of each
+ *           partition (hard-coded in librdkafka), so the same messages are spread over enough
+ *           partitions (MOCK_MESSAGES_PER_PARTITION each, filled with one `kcat -P -p i` each) and
+ *           kcat reads them all (`-t T`, no -p). The mock adds whole message sets while under a
+ *           limit, so its responses may run past the 1 MiB a Kafka broker (and Ferry) stops at.
+ * Each timed run's messages and value bytes are checked against what was written. A round's
+ * figure per target is the median of its consumes; the tables show medians over rounds.
+ *
+ * kcat's config for every consume: fetch.wait.max.ms=10. With librdkafka's default of 500 ms
+ * every run would end with a long poll at the end offset that kcat's exit waits for (on Ferry
+ * and on the mock alike): 500 ms of idle time in a run of a few hundred.
+ */
+import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import type { ConsumeResults } from './report/results.ts';
+import { type ClientConfig, kcatConsume, kcatEndOffset, kcatProduceFile, writeMessageFile } from './lib/kafka-clients.ts';
+import { type RunningTarget, startFerryBroker, startMockCluster } from './lib/kafka-targets.ts';
+import { buildRdkafkaPrograms, findKcat } from './lib/rdkafka-tools.ts';
+import { maxOf, median, minOf, pairedRatios } from './lib/stats.ts';
+import { writeBenchResults } from './lib/results.ts';
+import { printTable } from './lib/table.ts';
+import { atLeast, printTargets } from './lib/targets.ts';
+import { makeTempDir } from './lib/temp-dir.ts';
+import { formatBytes, formatNumber, formatSignificant, KIB_BYTES, MIB_BYTES, mbPerSecond } from './lib/units.ts';
+import { parseBenchArgs } from './lib/args.ts';
+
+const TOPIC = 'bench';
+const PARTITION = 0;
+const VALUE_BYTES = KIB_BYTES;
+/** Data per round (value bytes, MB = 10^6 B); --quick takes a tenth. */
+const DATA_BYTES = 200_000_000;
+const QUICK_DATA_BYTES = 20_000_000;
+const ROUND_COUNT = 5;
+const QUICK_ROUND_COUNT = 3;
+/** Timed consumes of the same filled partition per round (each beside a raw read on Ferry). */
+const CONSUMES_PER_ROUND = 3;
+/** Untimed consume before the timed ones: warms the broker's JIT on its fetch path. */
+const WARMUP_MESSAGES = 4000;
+/** What fills the partitions: the producer of broker.bench.ts. */
+const PRODUCE_CONFIG: ClientConfig = { acks: 'all', 'linger.ms': '5', 'batch.size': '1000000' };
+/** What every consume runs with (see the header): no trailing long poll. */
+const CONSUME_CONFIG: ClientConfig = { 'fetch.wait.max.ms': '10' };
+/** The mock keeps 5 MiB per partition; this many 1 KiB messages (~3.6 MB with overhead) stay well inside. */
+const MOCK_MESSAGES_PER_PARTITION = 3500;
+/** Server CPU is shown per GB (10^9 B) of values read. */
+const BYTES_PER_GB = 1e9;
+/** The raw read's read size: a fetch's partition limit (max.partition.fetch.bytes). */
+const RAW_READ_BYTES = MIB_BYTES;
+/** The broker counts as settled once it used at most this share of a core over one window. */
+const SETTLED_CPU_FRACTION = 0.05;
+const SETTLE_WINDOW_MS = 250;
+/** Past this, measure anyway (and say so): a broker that never settles is itself a finding. */
+const SETTLE_TIMEOUT_MS = 20_000;
+
+const USAGE = `
+bun bench/consume.bench.ts [--quick] [--cpu-prof DIR]
+
+kcat -C reading a partition of 1 KiB messages from its start: against the Ferry broker, beside a
+raw read of the same segment files (readSync, 1 MiB reads into one reused buffer, in this process)
+and beside librdkafka's mock cluster. The page cache is WARM for both Ferry and the raw read: the
+broker wrote the segment a moment before and nothing evicts it. Fresh servers each round, order
+rotating; ${CONSUMES_PER_ROUND} timed consumes per server per round; kcat with ${Object.entries(CONSUME_CONFIG)
+  .map(([name, value]) => `${name}=${value}`)
+  .join(' ')}.
+Needs kcat, a C compiler and librdkafka-dev (apt-get install -y kcat gcc librdkafka-dev); without
+the latter two the mock peer is skipped.
+  --quick          ${QUICK_DATA_BYTES / 1e6} MB per round, ${QUICK_ROUND_COUNT} rounds (a smoke run; full: ${DATA_BYTES / 1e6} MB, ${ROUND_COUNT} rounds)
+  --cpu-prof DIR   write a CPU profile of every Ferry broker (bun --cpu-prof, .cpuprofile + .md) into DIR
+  --help           this text`;
+
+interface Settings {
+  readonly quick: boolean;
+  readonly cpuProfileDirectory: string | undefined;
+  readonly roundCount: number;
+  readonly messageCount: number;
+}
+
+/** One timed read: how long, and the CPU of the side that served it (the server, or this process for the raw read). */
+interface Sample {
+  readonly elapsedMs: number;
+  readonly serverCpuMs: number | null;
+  /** kcat's own CPU; null for the raw read. */
+  readonly clientCpuMs: number | null;
+}
+
+type RowName = 'ferry' | 'raw read' | 'librdkafka mock';
+
+interface Server {
+  readonly name: 'ferry' | 'librdkafka mock';
+  start(round: number): Promise<RunningTarget>;
+  fill(running: RunningTarget, kcat: string, files: MessageFiles): Promise<void>;
+  /** The partition kcat reads, or null for all of them. */
+  readonly consumedPartition: number | null;
+}
+
+interface MessageFiles {
+  /** Every message, for Ferry's one partition. */
+  readonly all: string;
+  /** The mock's partitions: a file per distinct message count, and the count of each partition in order. */
+  readonly mockFiles: ReadonlyMap<number, string>;
+  readonly mockCounts: readonly number[];
+}
+
+function parseArgs(argv: readonly string[]): Settings {
+  const rest: string[] = [];
+  let cpuProfileDirectory: string | undefined;
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index]!;
+    if (arg === '--cpu-prof') {
+      cpuProfileDirectory = argv[++index];
+      if (cpuProfileDirectory === undefined) rest.push('--cpu-prof needs a directory');
+    } else if (arg.startsWith('--cpu-prof=')) {
+      cpuProfileDirectory = arg.slice('--cpu-prof='.length);
+    } else {
+      rest.push(arg);
+    }
+  }
+  const { quick } = parseBenchArgs(rest, USAGE);
+  return {
+    quick,
+    cpuProfileDirectory,
+    roundCount: quick ? QUICK_ROUND_COUNT : ROUND_COUNT,
+    messageCount: Math.round((quick ? QUICK_DATA_BYTES : DATA_BYTES) / VALUE_BYTES),
+  };
+}
+
+/** The mock's partitions: full ones of MOCK_MESSAGES_PER_PARTITION, the last holding the rest. */
+function mockPartitionCounts(messageCount: number): number[] {
+  const counts: number[] = [];
+  for (let left = messageCount; left > 0; left -= MOCK_MESSAGES_PER_PARTITION) counts.push(Math.min(left, MOCK_MESSAGES_PER_PARTITION));
+  return counts;
+}
+
+function writeMessageFiles(settings: Settings): MessageFiles {
+  const scratch = makeTempDir('consume-messages');
+  const all = join(scratch, 'all.txt');
+  writeMessageFile(all, settings.messageCount, VALUE_BYTES);
+  const mockCounts = mockPartitionCounts(settings.messageCount);
+  const mockFiles = new Map<number, string>();
+  for (const count of new Set(mockCounts)) {
+    const file = join(scratch, `mock-${count}.txt`);
+    writeMessageFile(file, count, VALUE_BYTES);
+    mockFiles.set(count, file);
+  }
+  return { all, mockFiles, mockCounts };
+}
+
+function serversOf(settings: Settings, mockCluster: string | null): Server[] {
+  const profile = (round: number) => (settings.cpuProfileDirectory === undefined ? {} : { cpuProfileDirectory: settings.cpuProfileDirectory, cpuProfileName: `consume-ferry-round${round + 1}` });
+  const servers: Server[] = [
+    {
+      name: 'ferry',
+      consumedPartition: PARTITION,
+      start: (round) => startFerryBroker({ walStore: (data) => `file:${join(data, 'objects')}`, ...profile(round) }),
+      fill: async (running, kcat, files) => {
+        await kcatProduceFile(kcat, running.bootstrap, TOPIC, files.all, PRODUCE_CONFIG, PARTITION);
+        const endOffset = await kcatEndOffset(kcat, running.bootstrap, TOPIC, PARTITION);
+        if (endOffset !== settings.messageCount) throw new Error(`ferry: the partition holds ${endOffset} of ${settings.messageCount} messages after filling`);
+      },
+    },
+  ];
+  if (mockCluster !== null) {
+    const partitions = mockPartitionCounts(settings.messageCount).length;
+    servers.push({
+      name: 'librdkafka mock',
+      consumedPartition: null,
+      start: () => startMockCluster(mockCluster, TOPIC, partitions),
+      fill: async (running, kcat, files) => {
+        for (const [partition, count] of files.mockCounts.entries()) await kcatProduceFile(kcat, running.bootstrap, TOPIC, files.mockFiles.get(count)!, PRODUCE_CONFIG, partition);
+      },
+    });
+  }
+  return servers;
+}
+
+/** Waits until the server's CPU use over a window falls to SETTLED_CPU_FRACTION; false if it never did. */
+async function settle(running: RunningTarget): Promise<boolean> {
+  const deadlineMs = performance.now() + SETTLE_TIMEOUT_MS;
+  let before = running.cpuMs();
+  while (before !== null && performance.now() < deadlineMs) {
+    await Bun.sleep(SETTLE_WINDOW_MS);
+    const after = running.cpuMs();
+    if (after === null) return true;
+    if (after - before <= SETTLED_CPU_FRACTION * SETTLE_WINDOW_MS) return true;
+    before = after;
+  }
+  return before === null;
+}
+
+/** The partition's segment files in offset order (their names are their base offsets, zero-padded). */
+function segmentFiles(dataDirectory: string, partition: number): string[] {
+  const directory = join(dataDirectory, `${TOPIC}-${partition}`);
+  return readdirSync(directory)
+    .filter((name) => name.endsWith('.log'))
+    .sort()
+    .map((name) => join(directory, name));
+}
+
+/** Reads every file start to end in RAW_READ_BYTES reads into one buffer; returns the bytes read. */
+function readWhole(files: readonly string[], buffer: Uint8Array): number {
+  let total = 0;
+  for (const file of files) {
+    const fd = openSync(file, 'r');
+    try {
+      for (;;) {
+        const count = readSync(fd, buffer, 0, buffer.length, null);
+        if (count === 0) break;
+        total += count;
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+  return total;
+}
+
+function timedRawRead(files: readonly string[], buffer: Uint8Array, expectedBytes: number): Sample {
+  const cpu = process.cpuUsage();
+  const startMs = performance.now();
+  const bytes = readWhole(files, buffer);
+  const elapsedMs = performance.now() - startMs;
+  const used = process.cpuUsage(cpu);
+  if (bytes !== expectedBytes) throw new Error(`raw read: ${bytes} bytes read, the segment files hold ${expectedBytes}`);
+  return { elapsedMs, serverCpuMs: (used.user + used.system) / 1000, clientCpuMs: null };
+}
+
+async function timedConsume(server: Server, running: RunningTarget, kcat: string, settings: Settings): Promise<Sample> {
+  const serverCpuBefore = running.cpuMs();
+  const run = await kcatConsume(kcat, running.bootstrap, TOPIC, { partition: server.consumedPartition, config: CONSUME_CONFIG });
+  const serverCpuAfter = running.cpuMs();
+  const expectedBytes = settings.messageCount * VALUE_BYTES;
+  if (run.messages !== settings.messageCount || run.valueBytes !== expectedBytes) {
+    throw new Error(`${server.name}: kcat -C read ${run.messages} messages (${run.valueBytes} B), ${settings.messageCount} (${expectedBytes} B) were written`);
+  }
+  return { elapsedMs: run.elapsedMs, serverCpuMs: serverCpuBefore === null || serverCpuAfter === null ? null : serverCpuAfter - serverCpuBefore, clientCpuMs: run.cpuMs };
+}
+
+interface ServerRound {
+  readonly consumes: Sample[];
+  /** Ferry only: the raw reads beside its consumes, and the bytes of its segment files. */
+  readonly raws: Sample[];
+  readonly segmentBytes: number | null;
+  readonly settled: boolean;
+}
+
+/** One server's part of a round: start, fill, settle, warm up, then the timed consumes (and, beside Ferry's, raw reads). */
+async function runServer(server: Server, round: number, kcat: string, settings: Settings, files: MessageFiles, buffer: Uint8Array): Promise<ServerRound> {
+  const running = await server.start(round);
+  try {
+    await server.fill(running, kcat, files);
+    const settled = await settle(running);
+    if (!settled) console.error(`  round ${round + 1}: ${server.name} still busy after ${SETTLE_TIMEOUT_MS / 1000} s; measuring anyway`);
+    await kcatConsume(kcat, running.bootstrap, TOPIC, { partition: server.consumedPartition, config: CONSUME_CONFIG, messageLimit: WARMUP_MESSAGES });
+    const segments = running.dataDirectory === null ? null : segmentFiles(running.dataDirectory, PARTITION);
+    const segmentBytes = segments === null ? null : segments.reduce((sum, file) => sum + statSync(file).size, 0);
+    const consumes: Sample[] = [];
+    const raws: Sample[] = [];
+    for (let index = 0; index < CONSUMES_PER_ROUND; index++) {
+      Bun.gc(true);
+      const rawFirst = (round + index) % 2 === 1;
+      if (segments !== null && rawFirst) raws.push(timedRawRead(segments, buffer, segmentBytes!));
+      consumes.push(await timedConsume(server, running, kcat, settings));
+      if (segments !== null && !rawFirst) raws.push(timedRawRead(segments, buffer, segmentBytes!));
+    }
+    return { consumes, raws, segmentBytes, settled };
+  } finally {
+    await running.stop();
+  }
+}
+
+/** Per row, each round's figure: the median of that round's samples. */
+interface RowRounds {
+  readonly mbPerSecond: number[];
+  readonly serverCpuFraction: (number | null)[];
+  readonly clientCpuFraction: (number | null)[];
+  /** The serving side's CPU per GB of values read: what the broker's fetch path costs, whatever limits the rate. */
+  readonly serverMsPerGb: (number | null)[];
+}
+
+type RoundFigure = { readonly [Key in keyof RowRounds]: RowRounds[Key][number] };
+
+function roundFigure(samples: readonly Sample[], valueBytes: number): RoundFigure {
+  const per = (pick: (sample: Sample) => number | null, over: (sample: Sample) => number): number | null =>
+    samples.every((sample) => pick(sample) !== null) ? median(samples.map((sample) => pick(sample)! / over(sample))) : null;
+  return {
+    mbPerSecond: median(samples.map((sample) => mbPerSecond(valueBytes, sample.elapsedMs))),
+    serverCpuFraction: per(
+      (sample) => sample.serverCpuMs,
+      (sample) => sample.elapsedMs,
+    ),
+    clientCpuFraction: per(
+      (sample) => sample.clientCpuMs,
+      (sample) => sample.elapsedMs,
+    ),
+    serverMsPerGb: per(
+      (sample) => sample.serverCpuMs,
+      () => valueBytes / BYTES_PER_GB,
+    ),
+  };
+}
+
+const range = (values: readonly number[], format: (value: number) => string): string => `${format(minOf(values))}-${format(maxOf(values))}`;
+const medianOrDash = (values: readonly (number | null)[], format: (value: number) => string): string => (values.some((value) => value === null) ? '-' : format(median(values as number[])));
+const percent = (fractions: readonly (number | null)[]): string => medianOrDash(fractions, (value) => `${formatNumber(100 * value)}%`);
+
+const THROUGHPUT_COLUMNS = [
+  { title: 'target', align: 'left' },
+  { title: 'MB/s' },
+  { title: '(range)' },
+  { title: 'ferry/this' },
+  { title: '(range)' },
+  { title: 'server CPU' },
+  { title: 'server ms/GB' },
+  { title: 'kcat CPU' },
+] as const;
+
+const ROW_NAMES: readonly RowName[] = ['ferry', 'raw read', 'librdkafka mock'];
+
+function throughputRows(rows: ReadonlyMap<RowName, RowRounds>): string[][] {
+  const ferry = rows.get('ferry')!.mbPerSecond;
+  return ROW_NAMES.filter((name) => rows.has(name)).map((name) => {
+    const row = rows.get(name)!;
+    const ratios = name === 'ferry' ? null : pairedRatios(ferry, row.mbPerSecond);
+    return [
+      name,
+      formatNumber(median(row.mbPerSecond), 1),
+      range(row.mbPerSecond, (value) => formatNumber(value, 1)),
+      ratios === null ? '-' : formatSignificant(median(ratios)),
+      ratios === null ? '-' : range(ratios, formatSignificant),
+      percent(row.serverCpuFraction),
+      medianOrDash(row.serverMsPerGb, (value) => formatNumber(value)),
+      percent(row.clientCpuFraction),
+    ];
+  });
+}
+
+function describeRun(settings: Settings, servers: readonly Server[], peerNote: string): void {
+  const dataMb = (settings.messageCount * VALUE_BYTES) / 1e6;
+  console.log(
+    `consume bench: Bun ${Bun.version}, ${cpus().length} cpus, ${settings.roundCount} rounds${settings.quick ? ' (--quick)' : ''}, ${CONSUMES_PER_ROUND} timed consumes per server per round`,
+  );
+  console.log(`  servers (fresh process per round, order rotating): ${servers.map((server) => server.name).join(', ')}; ${peerNote}`);
+  console.log(`  data: ${formatNumber(settings.messageCount)} x ${formatBytes(VALUE_BYTES)} messages (${formatNumber(dataMb)} MB of values), filled untimed with kcat -P`);
+  console.log(
+    `  kcat -C -e -q -o beginning -t ${TOPIC} -p ${PARTITION} -X ${Object.entries(CONSUME_CONFIG)
+      .map(([name, value]) => `${name}=${value}`)
+      .join(' -X ')} (the mock: every partition)`,
+  );
+  console.log(`  raw read: the partition's .log files, readSync of ${formatBytes(RAW_READ_BYTES)} into one reused buffer, in this process; page cache warm (as for the broker)`);
+  if (settings.cpuProfileDirectory !== undefined) console.log(`  CPU profiles of the Ferry brokers go to ${settings.cpuProfileDirectory}`);
+}
+
+async function main(): Promise<void> {
+  const settings = parseArgs(process.argv.slice(2));
+  const kcat = findKcat();
+  if (kcat === null) {
+    console.log('consume bench: skipped, kcat not found (apt-get install -y kcat)');
+    return;
+  }
+  const build = buildRdkafkaPrograms();
+  const mockPartitions = mockPartitionCounts(settings.messageCount).length;
+  const peerNote = build.ok
+    ? `peer: librdkafka mock cluster, ${mockPartitions} partitions of at most ${formatNumber(MOCK_MESSAGES_PER_PARTITION)} messages (it keeps 5 MiB per partition)`
+    : `peer unavailable: ${build.reason}`;
+  const servers = serversOf(settings, build.ok ? build.programs.mockCluster : null);
+  describeRun(settings, servers, peerNote);
+  const files = writeMessageFiles(settings);
+  const buffer = Buffer.allocUnsafeSlow(RAW_READ_BYTES);
+  const valueBytes = settings.messageCount * VALUE_BYTES;
+
+  const rows = new Map<RowName, RowRounds>();
+  const addRound = (name: RowName, samples: readonly Sample[]) => {
+    const figure = roundFigure(samples, valueBytes);
+    const row = rows.get(name) ?? { mbPerSecond: [], serverCpuFraction: [], clientCpuFraction: [], serverMsPerGb: [] };
+    row.mbPerSecond.push(figure.mbPerSecond);
+    row.serverCpuFraction.push(figure.serverCpuFraction);
+    row.clientCpuFraction.push(figure.clientCpuFraction);
+    row.serverMsPerGb.push(figure.serverMsPerGb);
+    rows.set(name, row);
+  };
+  let segmentBytes = 0;
+  let unsettledRounds = 0;
+  const startMs = performance.now();
+  for (let round = 0; round < settings.roundCount; round++) {
+    for (let index = 0; index < servers.length; index++) {
+      const server = servers[(round + index) % servers.length]!;
+      const result = await runServer(server, round, kcat, settings, files, buffer);
+      addRound(server.name, result.consumes);
+      if (result.raws.length > 0) addRound('raw read', result.raws);
+      if (result.segmentBytes !== null) segmentBytes = result.segmentBytes;
+      if (!result.settled) unsettledRounds++;
+      const raw = result.raws.length === 0 ? '' : `, raw read ${formatNumber(rows.get('raw read')!.mbPerSecond.at(-1)!, 1)} MB/s`;
+      console.error(`  round ${round + 1}: ${server.name} ${formatNumber(rows.get(server.name)!.mbPerSecond.at(-1)!, 1)} MB/s${raw} (${formatNumber((performance.now() - startMs) / 1000, 1)} s)`);
+    }
+  }
+
+  printTable(
+    `kcat -C from the start of a partition, ${formatBytes(VALUE_BYTES)} messages (medians over rounds of each round's median; MB = 10^6 value bytes; ferry/this = paired per round; CPU = process CPU time / wall time during the timed read, the raw read's is this process's; server ms/GB = that CPU per GB of values)`,
+    THROUGHPUT_COLUMNS,
+    throughputRows(rows),
+  );
+  console.log(
+    `Ferry's segment files: ${formatNumber(segmentBytes)} B for ${formatNumber(valueBytes)} B of values (${formatNumber((100 * (segmentBytes - valueBytes)) / valueBytes, 1)}% batch and record overhead)`,
+  );
+  if (unsettledRounds > 0) console.log(`${unsettledRounds} server round(s) measured while the server was still busy after filling`);
+  const mock = rows.get('librdkafka mock');
+  if (mock !== undefined) {
+    const mockOverRaw = median(pairedRatios(mock.mbPerSecond, rows.get('raw read')!.mbPerSecond));
+    console.log(`The mock, a C broker serving from memory, reaches ${formatSignificant(mockOverRaw)}x the raw read with this client: about the most any broker gets from kcat -C here.`);
+  }
+  if (!build.ok) console.log(`\npeer unavailable: ${build.reason}`);
+  const ferryOverRaw = median(pairedRatios(rows.get('ferry')!.mbPerSecond, rows.get('raw read')!.mbPerSecond));
+  const targets = [atLeast('consume', 'kcat -C fetch vs raw read of the segment', ferryOverRaw, 0.8, 'x')];
+  printTargets('Targets (issue 27)', targets);
+  writeBenchResults('consume', { ...consumeResults(rows, segmentBytes, build.ok ? null : build.reason), targets });
+}
+
+/** The report's view of the throughput table (bench/report/results.ts). */
+function consumeResults(rows: ReadonlyMap<RowName, RowRounds>, segmentBytes: number, peerUnavailable: string | null): ConsumeResults {
+  const ferry = rows.get('ferry')!.mbPerSecond;
+  const throughput = ROW_NAMES.filter((name) => rows.has(name)).map((name) => {
+    const rates = rows.get(name)!.mbPerSecond;
+    const kind = name === 'ferry' ? 'ferry' : name === 'raw read' ? 'raw read' : 'peer';
+    return {
+      target: name,
+      kind,
+      mbPerSecond: median(rates),
+      minMbPerSecond: minOf(rates),
+      maxMbPerSecond: maxOf(rates),
+      ferryOverThis: name === 'ferry' ? null : median(pairedRatios(ferry, rates)),
+    } as const;
+  });
+  return { messageBytes: VALUE_BYTES, segmentBytes, throughput, peerUnavailable };
+}
+
+await main();
