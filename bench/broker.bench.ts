@@ -375,6 +375,7 @@ function ferryMetricRows(targets: readonly Target[], results: ReadonlyMap<string
           per((b, a) => mbPerSecond(walBytes(b, a) / requests(b, a), produceMeanMs(b, a))),
           1,
         ),
+        formatSignificant(per(mean('ferry_process_event_loop_delay_seconds')) * MS_PER_SECOND),
       ];
     });
 }
@@ -463,6 +464,7 @@ const FERRY_METRIC_COLUMNS = [
   { title: 'append->durable ms' },
   { title: 'reqs in flight' },
   { title: '1-in-flight MB/s' },
+  { title: 'loop lag ms' },
 ] as const;
 
 function describeRun(settings: Settings, targets: readonly Target[], programs: RdkafkaPrograms | null, peerNote: string): void {
@@ -540,7 +542,7 @@ async function main(): Promise<void> {
     );
   }
   printTable(
-    "Ferry broker's own metrics over the timed kcat runs (means over the run, medians over rounds; reqs in flight = sum of Produce handling time / wall time; 1-in-flight MB/s = KiB/req / ms/req, the bound of one connection served one request at a time)",
+    "Ferry broker's own metrics over the timed kcat runs (means over the run, medians over rounds; reqs in flight = sum of Produce handling time / wall time; 1-in-flight MB/s = KiB/req / ms/req, the bound of one connection served one request at a time; loop lag = how late the broker's 100 ms event-loop probe fired, a sign of long synchronous work or GC pauses)",
     FERRY_METRIC_COLUMNS,
     ferryMetricRows(targets, results),
   );
