@@ -28,10 +28,14 @@ const HEADER_WINDOW_BYTES = 64 * 1024;
 /**
  * The skip window's memory, one for every log of the process: positionOf reads into it and looks
  * at it synchronously, and nothing of it leaves positionOf, so no read can see another's bytes.
- * Grown to the largest window asked for (index.interval.bytes plus a header).
+ * Grown to the largest window asked for (index.interval.bytes plus a header) up to
+ * SKIP_WINDOW_KEPT_BYTES_MAX; a larger window is a buffer of its own, dropped after the read, so a
+ * topic with a huge index.interval.bytes does not pin a segment's worth of memory for good (review).
  */
+const SKIP_WINDOW_KEPT_BYTES_MAX = 1024 * 1024;
 let skipWindow: Uint8Array = new Uint8Array(0);
 const skipWindowMemory: ReadAllocator = (length) => {
+  if (length > SKIP_WINDOW_KEPT_BYTES_MAX) return Buffer.allocUnsafeSlow(length);
   if (skipWindow.length < length) skipWindow = Buffer.allocUnsafeSlow(Math.max(length, SKIP_WINDOW_BYTES_MIN));
   return skipWindow.subarray(0, length);
 };

@@ -19,7 +19,7 @@ import type { SeededRandom } from '../util/random.ts';
 import type { ProcessGate, SimScheduler } from './scheduler.ts';
 import type { WalWrites } from './wal-audit.ts';
 import type { LeaseWrites } from './lease-writes.ts';
-import { concatBytes } from '../util/bytes.ts';
+import { concatBytes, copyBytes } from '../util/bytes.ts';
 
 /** How long a request to a store this process cannot reach hangs before it fails (an SDK's connect timeout). */
 export const UNREACHABLE_FAIL_MS_MIN = 50;
@@ -116,7 +116,7 @@ export class SimStoreView implements ObjectStore {
     const result = await this.#call(key, () => this.#store.get(key, options));
     if (this.corruptReadRate === 0 || result.body.length === 0 || key.startsWith(CONTROL_KEY_PREFIX) || this.#random.next() >= this.corruptReadRate) return result;
     this.corruptedReads++;
-    const body = result.body.slice();
+    const body = copyBytes(result.body); // a copy even of a Buffer, whose slice() is a view
     const position = this.#random.nextInt(body.length);
     body[position] = body[position]! ^ (1 << this.#random.nextInt(8));
     return { ...result, body };
@@ -145,7 +145,7 @@ export class SimStoreView implements ObjectStore {
       key: upload.key,
       uploadId: upload.uploadId,
       uploadPart: (partNumber: number, body: Uint8Array): Promise<UploadedPart> => {
-        bodies.set(partNumber, body.slice());
+        bodies.set(partNumber, copyBytes(body));
         return this.#call(key, () => upload.uploadPart(partNumber, body));
       },
       complete: (parts: readonly UploadedPart[]): Promise<PutResult> =>
@@ -166,7 +166,7 @@ export class SimStoreView implements ObjectStore {
     this.#sends?.sent(this.#gate.name, key, body);
     const delay = key.startsWith(CONTROL_KEY_PREFIX) ? (this.controlWriteDelays?.(key, this.#scheduler.nowMs) ?? null) : null;
     if (delay === null) return this.#noteSettled(key, body, this.#store.put(key, body, options));
-    const sentBody = body.slice(); // what left the process: the caller's buffer may change before it reaches the store
+    const sentBody = copyBytes(body); // what left the process: the caller's buffer may change before it reaches the store
     return this.#delayed(delay, () => this.#noteSettled(key, sentBody, this.#store.put(key, sentBody, options)));
   }
 

@@ -139,11 +139,25 @@ function judge(client: WireClient, sent: Sent): { authenticated: boolean; acknow
     }
     const api = id === null ? undefined : sent.dataIds.get(id);
     if (api === undefined) continue;
+    // A data request in the middle of an exchange is refused with an error answer, ILLEGAL_SASL_STATE,
+    // and the connection then closes (as Kafka's SaslServerAuthenticator does): an answer, but no data.
+    if (!authenticated && refusedAsIllegalSaslState(api, bytes)) continue;
     dataAnswers++;
     if (!authenticated) throw new Error(`a ${api} answer on a connection that had not authenticated`);
     if (api === 'produce' && answers.produce(bytes).body.responses[0].partitionResponses[0].errorCode === ErrorCode.NONE) acknowledged++;
   }
   return { authenticated, acknowledged, dataAnswers };
+}
+
+/** Whether a data answer is the refusal of a request made during a SASL exchange: its error alone, no data. */
+function refusedAsIllegalSaslState(api: 'metadata' | 'produce', bytes: Uint8Array): boolean {
+  type Errored = { readonly errorCode: number };
+  if (api === 'produce') {
+    const topics = answers.produce(bytes).body.responses as readonly { readonly partitionResponses: readonly Errored[] }[];
+    return topics.every((topic) => topic.partitionResponses.every((partition) => partition.errorCode === ErrorCode.ILLEGAL_SASL_STATE));
+  }
+  const body = answers.metadata(bytes).body as { readonly brokers: readonly unknown[]; readonly topics: readonly Errored[] };
+  return body.brokers.length === 0 && body.topics.every((topic) => topic.errorCode === ErrorCode.ILLEGAL_SASL_STATE);
 }
 
 async function settle(client: WireClient, done: () => boolean): Promise<void> {
