@@ -23,7 +23,7 @@
  */
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import type { BrokerResults } from './report/results.ts';
+import type { BrokerResults, TargetResult as TargetResultOfBench } from './report/results.ts';
 import { parseBenchArgs } from './lib/args.ts';
 import { ackLatencies, type ClientConfig, kcatEndOffset, kcatProduceFile, writeMessageFile } from './lib/kafka-clients.ts';
 import { type RunningTarget, startFerryBroker, startMockCluster } from './lib/kafka-targets.ts';
@@ -33,6 +33,10 @@ import { buildRdkafkaPrograms, findKcat, type RdkafkaPrograms } from './lib/rdka
 import { maxOf, median, minOf, pairedRatios } from './lib/stats.ts';
 import { writeBenchResults } from './lib/results.ts';
 import { printTable } from './lib/table.ts';
+import { mib, processRss, RssSampler } from './lib/rss.ts';
+import { brokerProduceTerms } from './lib/rss-bounds.ts';
+import { judgeRssPeak } from './lib/rss-report.ts';
+import { printTargets } from './lib/targets.ts';
 import { makeTempDir } from './lib/temp-dir.ts';
 import { formatBytes, formatNumber, formatSignificant, KIB_BYTES, mbPerSecond, perSecond } from './lib/units.ts';
 
@@ -57,6 +61,13 @@ const LATENCY_DURATION_MS = 2500;
 const QUICK_LATENCY_DURATION_MS = 1000;
 const LATENCY_WARMUP_MS = 500;
 const QUICK_LATENCY_WARMUP_MS = 250;
+/** kcat's producer sends on one connection requests of at most batch.size plus headers: 1 MiB covers one. */
+const KCAT_CONNECTIONS = 1;
+const KCAT_REQUEST_BYTES_MAX = 1024 * 1024;
+/** The server's RSS is sampled this often during the timed run; its peak is the kernel's high-water mark. */
+const RSS_SAMPLE_INTERVAL_MS = 100;
+/** Log bytes per value byte of a 1 KiB record: its record header (~10 B) and a share of its batch's 61. */
+const LOG_BYTES_PER_VALUE_BYTE = 1.05;
 
 interface LatencyMode {
   readonly name: string;
@@ -92,6 +103,8 @@ the latter two the mock peer and the latency probe are skipped.
 interface Target {
   readonly name: string;
   readonly isFerry: boolean;
+  /** Copies of every produced byte the server keeps in its own memory: a memory:// store holds the WAL and the tier. */
+  readonly storeCopiesInMemory: number;
   start(round: number): Promise<RunningTarget>;
 }
 
@@ -100,6 +113,9 @@ interface ThroughputRound {
   readonly messages: number;
   readonly clientCpuMs: number;
   readonly serverCpuMs: number | null;
+  /** The server process's RSS right after its start, and its peak during the timed run; null where /proc is missing. */
+  readonly serverStartRssBytes: number | null;
+  readonly serverRssPeakBytes: number | null;
   /** Ferry only: the broker's metrics before and after the timed run. */
   readonly metrics: { readonly before: MetricSample; readonly after: MetricSample } | null;
 }
@@ -152,10 +168,10 @@ function targetsOf(settings: Settings, programs: RdkafkaPrograms | null): Target
   const profile = (name: string, round: number) =>
     settings.cpuProfileDirectory === undefined ? {} : { cpuProfileDirectory: settings.cpuProfileDirectory, cpuProfileName: `${name}-round${round + 1}` };
   const targets: Target[] = [
-    { name: 'ferry file', isFerry: true, start: (round) => startFerryBroker({ walStore: (data) => `file:${join(data, 'objects')}`, ...profile('ferry-file', round) }) },
-    { name: 'ferry s3-express', isFerry: true, start: (round) => startFerryBroker({ walStore: () => 'memory://?latency=s3-express', ...profile('ferry-s3-express', round) }) },
+    { name: 'ferry file', isFerry: true, storeCopiesInMemory: 0, start: (round) => startFerryBroker({ walStore: (data) => `file:${join(data, 'objects')}`, ...profile('ferry-file', round) }) },
+    { name: 'ferry s3-express', isFerry: true, storeCopiesInMemory: 2, start: (round) => startFerryBroker({ walStore: () => 'memory://?latency=s3-express', ...profile('ferry-s3-express', round) }) },
   ];
-  if (programs !== null) targets.push({ name: 'librdkafka mock', isFerry: false, start: () => startMockCluster(programs.mockCluster, TOPIC) });
+  if (programs !== null) targets.push({ name: 'librdkafka mock', isFerry: false, storeCopiesInMemory: 1, start: () => startMockCluster(programs.mockCluster, TOPIC) });
   return targets;
 }
 
@@ -170,6 +186,7 @@ async function runRound(
   result: TargetResult,
 ): Promise<void> {
   const running = await target.start(round);
+  const serverStartRssBytes = processRss(running.pid).current();
   if (running.crc32c !== null) result.crc32c.add(running.crc32c);
   try {
     await kcatProduceFile(kcat, running.bootstrap, TOPIC, files.warmup, KCAT_CONFIG);
@@ -195,7 +212,9 @@ async function runRound(
     const startOffset = await kcatEndOffset(kcat, running.bootstrap, TOPIC, PARTITION);
     const metricsBefore = running.metricsUrl === null ? null : await scrapePrometheus(running.metricsUrl);
     const serverCpuBefore = running.cpuMs();
+    const serverRss = new RssSampler(processRss(running.pid), RSS_SAMPLE_INTERVAL_MS).start();
     const run = await kcatProduceFile(kcat, running.bootstrap, TOPIC, files.data, KCAT_CONFIG);
+    const serverRssWindow = serverRss.stop();
     const serverCpuAfter = running.cpuMs();
     const metricsAfter = running.metricsUrl === null ? null : await scrapePrometheus(running.metricsUrl);
     const endOffset = await kcatEndOffset(kcat, running.bootstrap, TOPIC, PARTITION);
@@ -205,6 +224,8 @@ async function runRound(
       messages: settings.messageCount,
       clientCpuMs: run.cpuMs,
       serverCpuMs: serverCpuBefore === null || serverCpuAfter === null ? null : serverCpuAfter - serverCpuBefore,
+      serverStartRssBytes,
+      serverRssPeakBytes: serverRssWindow?.peakBytes ?? null,
       metrics: metricsBefore === null || metricsAfter === null ? null : { before: metricsBefore, after: metricsAfter },
     });
   } finally {
@@ -231,6 +252,7 @@ function throughputRows(targets: readonly Target[], results: ReadonlyMap<string,
       ratios === null ? '-' : formatSignificant(median(ratios)),
       ratios === null ? '-' : range(ratios, formatSignificant),
       serverCpu,
+      rounds.every((round) => round.serverRssPeakBytes !== null) ? formatNumber(mib(median(rounds.map((round) => round.serverRssPeakBytes!)))) : '-',
       percentOf(median(rounds.map((round) => round.clientCpuMs)), median(rounds.map((round) => round.elapsedMs))),
     ];
   });
@@ -300,6 +322,7 @@ const THROUGHPUT_COLUMNS = [
   { title: 'vs mock' },
   { title: '(range)' },
   { title: 'server CPU' },
+  { title: 'server RSS peak MiB' },
   { title: 'kcat CPU' },
 ] as const;
 
@@ -401,7 +424,30 @@ async function main(): Promise<void> {
     ferryMetricRows(targets, results),
   );
   if (!build.ok) console.log(`\npeer: unavailable: ${build.reason}`);
-  writeBenchResults('broker', brokerResults(targets, results, build.ok ? null : build.reason));
+  const rssTargets = serverRssTargets(targets, results, settings);
+  printTargets("Targets: server RSS during the timed run within the bound the engine's limits imply (bench/lib/rss-bounds.ts)", rssTargets);
+  writeBenchResults('broker', { ...brokerResults(targets, results, build.ok ? null : build.reason), targets: rssTargets });
+}
+
+/**
+ * Each Ferry target's peak RSS over the timed runs (the most of any round) against the bound of
+ * its round with the least start RSS: that plus the engine's budgets under one kcat connection,
+ * plus the copies of a round's produced bytes a memory:// store keeps in the broker.
+ */
+function serverRssTargets(targets: readonly Target[], results: ReadonlyMap<string, TargetResult>, settings: Settings): TargetResultOfBench[] {
+  const probeMessages = LATENCY_MODES.length * Math.round((LATENCY_RATE_PER_SECOND * (settings.latencyDurationMs + settings.latencyWarmupMs)) / 1000);
+  const roundLogBytes = (settings.warmupMessageCount + probeMessages + settings.messageCount) * VALUE_BYTES * LOG_BYTES_PER_VALUE_BYTE;
+  return targets
+    .filter((target) => target.isFerry)
+    .flatMap((target) => {
+      const rounds = results.get(target.name)!.throughput.filter((round) => round.serverStartRssBytes !== null && round.serverRssPeakBytes !== null);
+      if (rounds.length === 0) return [];
+      const peakBytes = maxOf(rounds.map((round) => round.serverRssPeakBytes!));
+      const startRssBytes = minOf(rounds.map((round) => round.serverStartRssBytes!));
+      const terms = brokerProduceTerms(KCAT_CONNECTIONS, KCAT_REQUEST_BYTES_MAX);
+      if (target.storeCopiesInMemory > 0) terms.push({ name: 'memory store', bytes: target.storeCopiesInMemory * roundLogBytes });
+      return [judgeRssPeak('broker', `${target.name} server`, peakBytes, startRssBytes, terms)];
+    });
 }
 
 /** The report's view of the throughput table (bench/report/results.ts). */

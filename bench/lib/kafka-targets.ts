@@ -21,6 +21,8 @@ export interface RunningTarget {
   readonly metricsUrl: string | null;
   /** CPU time the server process has used so far (ms, all threads); null where /proc is missing. */
   cpuMs(): number | null;
+  /** The server's process id: its RSS is read from /proc (bench/lib/rss.ts). */
+  readonly pid: number;
   /** The CRC32C implementation the server says it chose at start (Ferry's start line); null where it says none. */
   readonly crc32c: string | null;
   stop(): Promise<void>;
@@ -71,6 +73,7 @@ export async function startFerryBroker(options: FerryBrokerOptions): Promise<Run
       bootstrap: `127.0.0.1:${ready[1]}`,
       metricsUrl: ready[2]!,
       cpuMs: () => processCpuMs(child.pid),
+      pid: child.pid,
       crc32c: crc32cOfStartLine(readText(output)),
       stop: async () => {
         try {
@@ -100,6 +103,7 @@ export async function startMockCluster(program: string, topic: string): Promise<
       bootstrap: ready[1]!,
       metricsUrl: null,
       cpuMs: () => processCpuMs(child.pid),
+      pid: child.pid,
       crc32c: null,
       stop: async () => {
         try {
