@@ -23,6 +23,8 @@ export interface RunningTarget {
   cpuMs(): number | null;
   /** The server's process id: its RSS is read from /proc (bench/lib/rss.ts). */
   readonly pid: number;
+  /** Where a Ferry broker keeps its logs and its file: stores (removed on stop); null for the mock. */
+  readonly dataDirectory: string | null;
   /** The CRC32C implementation the server says it chose at start (Ferry's start line); null where it says none. */
   readonly crc32c: string | null;
   stop(): Promise<void>;
@@ -74,6 +76,7 @@ export async function startFerryBroker(options: FerryBrokerOptions): Promise<Run
       metricsUrl: ready[2]!,
       cpuMs: () => processCpuMs(child.pid),
       pid: child.pid,
+      dataDirectory: data,
       crc32c: crc32cOfStartLine(readText(output)),
       stop: async () => {
         try {
@@ -104,6 +107,7 @@ export async function startMockCluster(program: string, topic: string): Promise<
       metricsUrl: null,
       cpuMs: () => processCpuMs(child.pid),
       pid: child.pid,
+      dataDirectory: null,
       crc32c: null,
       stop: async () => {
         try {

@@ -1,7 +1,12 @@
 /**
- * Whether a long run's RSS stays flat: its samples cut into minutes (min, median, max of each),
- * and the slope of a least-squares line through the samples after a warm-up, in MiB per minute.
- * A leak shows as a steady positive slope; a collector's sawtooth averages out over minutes.
+ * Whether a long run's RSS stays flat: its samples cut into windows (min, median, max of each) and
+ * least-squares slopes in MiB per minute. Under a steady load a collected runtime's RSS is a
+ * sawtooth: garbage piles up between collections and RSS falls back to the live bytes after each.
+ * A leak is memory that stays live, so it raises the floor, each window's minimum (with samples
+ * every second and a collection every few seconds, a window's minimum is a post-collection
+ * trough); the teeth above it are garbage, bounded by the collector's growth (rss-bounds.ts).
+ * The slope through every sample is also given: with teeth of hundreds of MiB, where the run
+ * happens to end in a tooth moves it by MiB per minute.
  */
 import type { RssSample } from './rss.ts';
 import { median } from './stats.ts';
@@ -9,44 +14,52 @@ import { MIB_BYTES } from './units.ts';
 
 export const MS_PER_MINUTE = 60_000;
 
-export interface MinuteRss {
-  /** 0 for the first minute of the run. */
-  readonly minute: number;
+export interface WindowRss {
+  /** 0 for the window that starts the run. */
+  readonly index: number;
+  readonly fromMs: number;
   readonly minBytes: number;
   readonly medianBytes: number;
   readonly maxBytes: number;
   readonly samples: number;
 }
 
-/** The samples of each whole or partial minute that has any, in order. */
-export function rssPerMinute(samples: readonly RssSample[]): MinuteRss[] {
-  const minutes = new Map<number, number[]>();
+/** The samples of each window of `windowMs` that has any, in order. */
+export function rssPerWindow(samples: readonly RssSample[], windowMs: number): WindowRss[] {
+  const windows = new Map<number, number[]>();
   for (const sample of samples) {
-    const minute = Math.floor(sample.atMs / MS_PER_MINUTE);
-    const bytes = minutes.get(minute) ?? [];
+    const index = Math.floor(sample.atMs / windowMs);
+    const bytes = windows.get(index) ?? [];
     bytes.push(sample.bytes);
-    minutes.set(minute, bytes);
+    windows.set(index, bytes);
   }
-  return [...minutes.entries()]
+  return [...windows.entries()]
     .sort(([a], [b]) => a - b)
-    .map(([minute, bytes]) => ({ minute, minBytes: Math.min(...bytes), medianBytes: median(bytes), maxBytes: Math.max(...bytes), samples: bytes.length }));
+    .map(([index, bytes]) => ({ index, fromMs: index * windowMs, minBytes: Math.min(...bytes), medianBytes: median(bytes), maxBytes: Math.max(...bytes), samples: bytes.length }));
 }
 
-/**
- * The least-squares slope of RSS over time through the samples at or after `fromMs`, in MiB per
- * minute; null with fewer than two samples there (or all at one time).
- */
-export function rssSlopeMibPerMinute(samples: readonly RssSample[], fromMs: number): number | null {
-  const kept = samples.filter((sample) => sample.atMs >= fromMs);
-  if (kept.length < 2) return null;
-  const meanX = kept.reduce((sum, sample) => sum + sample.atMs, 0) / kept.length;
-  const meanY = kept.reduce((sum, sample) => sum + sample.bytes, 0) / kept.length;
+/** The least-squares slope of y over x; null with fewer than two points or all at one x. */
+export function leastSquaresSlope(points: readonly { readonly x: number; readonly y: number }[]): number | null {
+  if (points.length < 2) return null;
+  const meanX = points.reduce((sum, point) => sum + point.x, 0) / points.length;
+  const meanY = points.reduce((sum, point) => sum + point.y, 0) / points.length;
   let covariance = 0;
   let variance = 0;
-  for (const sample of kept) {
-    covariance += (sample.atMs - meanX) * (sample.bytes - meanY);
-    variance += (sample.atMs - meanX) ** 2;
+  for (const point of points) {
+    covariance += (point.x - meanX) * (point.y - meanY);
+    variance += (point.x - meanX) ** 2;
   }
-  if (variance === 0) return null;
-  return ((covariance / variance) * MS_PER_MINUTE) / MIB_BYTES;
+  return variance === 0 ? null : covariance / variance;
+}
+
+const mibPerMinute = (bytesPerMs: number | null): number | null => (bytesPerMs === null ? null : (bytesPerMs * MS_PER_MINUTE) / MIB_BYTES);
+
+/** The slope through every sample at or after `fromMs`, in MiB per minute. */
+export function rssSlopeMibPerMinute(samples: readonly RssSample[], fromMs: number): number | null {
+  return mibPerMinute(leastSquaresSlope(samples.filter((sample) => sample.atMs >= fromMs).map((sample) => ({ x: sample.atMs, y: sample.bytes }))));
+}
+
+/** The slope through one value of each window starting at or after `fromMs` (its minimum: the floor), in MiB per minute. */
+export function windowSlopeMibPerMinute(windows: readonly WindowRss[], fromMs: number, value: (window: WindowRss) => number): number | null {
+  return mibPerMinute(leastSquaresSlope(windows.filter((window) => window.fromMs >= fromMs).map((window) => ({ x: window.fromMs, y: value(window) }))));
 }
