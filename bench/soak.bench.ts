@@ -298,15 +298,20 @@ interface Trend {
   readonly medianBytes: number;
   readonly maxBytes: number;
   readonly floorSlope: number | null;
+  readonly floorSlopeError: number | null;
   readonly medianSlope: number | null;
   readonly sampleSlope: number | null;
 }
 
 function trendOf(run: SoakRun): Trend {
+  const runMs = run.minutes.length * MS_PER_MINUTE;
   const fromMs = trendFromMs(run.minutes.length);
-  const windowMs = Math.min(MS_PER_MINUTE, (run.minutes.length * MS_PER_MINUTE) / TREND_WINDOWS_MIN);
-  const windows = rssPerWindow(run.window.samples, windowMs).filter((window) => window.fromMs >= fromMs);
-  const after = run.window.samples.filter((sample) => sample.atMs >= fromMs).map((sample) => sample.bytes);
+  const windowMs = Math.min(MS_PER_MINUTE, runMs / TREND_WINDOWS_MIN);
+  // Whole windows of the producer's run only: the last sample, taken as it drains, is no window's floor.
+  const samples = run.window.samples.filter((sample) => sample.atMs < runMs);
+  const windows = rssPerWindow(samples, windowMs).filter((window) => window.fromMs >= fromMs && window.fromMs + windowMs <= runMs);
+  const after = samples.filter((sample) => sample.atMs >= fromMs).map((sample) => sample.bytes);
+  const floor = windowSlopeMibPerMinute(windows, fromMs, (window) => window.minBytes);
   return {
     fromMs,
     windowMs,
@@ -314,9 +319,10 @@ function trendOf(run: SoakRun): Trend {
     minBytes: Math.min(...after),
     medianBytes: median(after),
     maxBytes: Math.max(...after),
-    floorSlope: windowSlopeMibPerMinute(windows, fromMs, (window) => window.minBytes),
-    medianSlope: windowSlopeMibPerMinute(windows, fromMs, (window) => window.medianBytes),
-    sampleSlope: rssSlopeMibPerMinute(run.window.samples, fromMs),
+    floorSlope: floor.slope,
+    floorSlopeError: floor.standardError,
+    medianSlope: windowSlopeMibPerMinute(windows, fromMs, (window) => window.medianBytes).slope,
+    sampleSlope: rssSlopeMibPerMinute(samples, fromMs),
   };
 }
 
@@ -333,7 +339,7 @@ function printRun(settings: Settings, run: SoakRun, trend: Trend): void {
     `After ${formatNumber(trend.fromMs / 1000)} s: RSS ${formatNumber(mib(trend.minBytes))}-${formatNumber(mib(trend.maxBytes))} MiB, median ${formatNumber(mib(trend.medianBytes))}; peak of the run ${formatNumber(mib(run.window.peakBytes))} MiB (kernel high-water mark)`,
   );
   console.log(
-    `Slopes after ${formatNumber(trend.fromMs / 1000)} s, least squares, MiB/min: the floor (each ${formatNumber(trend.windowMs / 1000)} s window's minimum: RSS after a collection) ${slopeText(trend.floorSlope)}; each window's median ${slopeText(trend.medianSlope)}; every sample ${slopeText(trend.sampleSlope)}`,
+    `Slopes after ${formatNumber(trend.fromMs / 1000)} s, least squares, MiB/min: the floor (each ${formatNumber(trend.windowMs / 1000)} s window's minimum: RSS after a collection) ${slopeText(trend.floorSlope)} (standard error ${slopeText(trend.floorSlopeError)}); each window's median ${slopeText(trend.medianSlope)}; every sample ${slopeText(trend.sampleSlope)}`,
   );
   const messagesPerSecond = (settings.rateMbPerSecond * BYTES_PER_MB) / VALUE_BYTES;
   console.log(
@@ -368,6 +374,7 @@ function report(settings: Settings, run: SoakRun): SoakResults {
     peakRssMib: mib(run.window.peakBytes),
     boundRssMib: mib(rssBound(run.startRssBytes, brokerProduceTerms(KCAT_CONNECTIONS, KCAT_REQUEST_BYTES_MAX)).boundBytes),
     floorSlopeMibPerMinute: trend.floorSlope,
+    floorSlopeStandardErrorMibPerMinute: trend.floorSlopeError,
     medianSlopeMibPerMinute: trend.medianSlope,
     sampleSlopeMibPerMinute: trend.sampleSlope,
     slopeGoalMibPerMinute: SLOPE_GOAL_MIB_PER_MINUTE,

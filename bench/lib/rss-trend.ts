@@ -52,6 +52,21 @@ export function leastSquaresSlope(points: readonly { readonly x: number; readonl
   return variance === 0 ? null : covariance / variance;
 }
 
+/**
+ * The standard error of that slope (the spread of the points about the line, over the spread of
+ * x): a slope within about two of it of zero is not told apart from flat by these points. Null
+ * with fewer than three points.
+ */
+export function slopeStandardError(points: readonly { readonly x: number; readonly y: number }[]): number | null {
+  const slope = leastSquaresSlope(points);
+  if (slope === null || points.length < 3) return null;
+  const meanX = points.reduce((sum, point) => sum + point.x, 0) / points.length;
+  const meanY = points.reduce((sum, point) => sum + point.y, 0) / points.length;
+  const residuals = points.reduce((sum, point) => sum + (point.y - meanY - slope * (point.x - meanX)) ** 2, 0);
+  const variance = points.reduce((sum, point) => sum + (point.x - meanX) ** 2, 0);
+  return Math.sqrt(residuals / (points.length - 2) / variance);
+}
+
 const mibPerMinute = (bytesPerMs: number | null): number | null => (bytesPerMs === null ? null : (bytesPerMs * MS_PER_MINUTE) / MIB_BYTES);
 
 /** The slope through every sample at or after `fromMs`, in MiB per minute. */
@@ -59,7 +74,11 @@ export function rssSlopeMibPerMinute(samples: readonly RssSample[], fromMs: numb
   return mibPerMinute(leastSquaresSlope(samples.filter((sample) => sample.atMs >= fromMs).map((sample) => ({ x: sample.atMs, y: sample.bytes }))));
 }
 
-/** The slope through one value of each window starting at or after `fromMs` (its minimum: the floor), in MiB per minute. */
-export function windowSlopeMibPerMinute(windows: readonly WindowRss[], fromMs: number, value: (window: WindowRss) => number): number | null {
-  return mibPerMinute(leastSquaresSlope(windows.filter((window) => window.fromMs >= fromMs).map((window) => ({ x: window.fromMs, y: value(window) }))));
+/**
+ * The slope through one value of each window starting at or after `fromMs` (its minimum: the
+ * floor), and its standard error, in MiB per minute.
+ */
+export function windowSlopeMibPerMinute(windows: readonly WindowRss[], fromMs: number, value: (window: WindowRss) => number): { slope: number | null; standardError: number | null } {
+  const points = windows.filter((window) => window.fromMs >= fromMs).map((window) => ({ x: window.fromMs, y: value(window) }));
+  return { slope: mibPerMinute(leastSquaresSlope(points)), standardError: mibPerMinute(slopeStandardError(points)) };
 }

@@ -118,6 +118,8 @@ export interface SoakResults extends WithTargets {
    * every sample.
    */
   readonly floorSlopeMibPerMinute: number | null;
+  /** The floor's slope's standard error: within about two of it of zero, these points cannot tell it from flat. */
+  readonly floorSlopeStandardErrorMibPerMinute: number | null;
   readonly medianSlopeMibPerMinute: number | null;
   readonly sampleSlopeMibPerMinute: number | null;
   readonly slopeGoalMibPerMinute: number;

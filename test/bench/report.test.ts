@@ -76,6 +76,7 @@ const RESULTS: BenchResults = {
     peakRssMib: 190,
     boundRssMib: 1200,
     floorSlopeMibPerMinute: 0.25,
+    floorSlopeStandardErrorMibPerMinute: 0.5,
     medianSlopeMibPerMinute: 1.5,
     sampleSlopeMibPerMinute: -0.5,
     slopeGoalMibPerMinute: 1,
@@ -146,7 +147,7 @@ describe('writeReport', async () => {
     expect(report).toContain('| broker | kcat acks=all vs mock, file store | >= 0.8x | 0.62x | **no** |');
     expect(report).toContain('| broker | ack p99 vs floor p99 | <= 1.2x | 1.1x | yes |');
     expect(report).toContain('| 2 | 151 | 170 | 190 | 60 | 50 | 49.9 | 6,800 |');
-    expect(report).toContain("0.25 MiB/min against a goal of at most 1 (each window's median: 1.5; every sample: -0.5)");
+    expect(report).toContain("0.25 MiB/min (standard error 0.5) against a goal of at most 1 (each window's median: 1.5; every sample: -0.5)");
   });
 });
 

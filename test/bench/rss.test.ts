@@ -5,7 +5,7 @@ import { describe, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { ownRss, processRss, type RssSample, RssSampler, type RssSource } from '../../bench/lib/rss.ts';
 import { COLLECTOR_GROWTH, RUNTIME_WARM_BYTES, rssBound, walWriterTerm } from '../../bench/lib/rss-bounds.ts';
-import { MS_PER_MINUTE, rssPerWindow, rssSlopeMibPerMinute, windowSlopeMibPerMinute } from '../../bench/lib/rss-trend.ts';
+import { MS_PER_MINUTE, rssPerWindow, rssSlopeMibPerMinute, slopeStandardError, windowSlopeMibPerMinute } from '../../bench/lib/rss-trend.ts';
 import { MIB_BYTES } from '../../bench/lib/units.ts';
 
 const everySecond = (minutes: number, bytesAt: (atMs: number) => number): RssSample[] => Array.from({ length: minutes * 60 }, (_, second) => ({ atMs: second * 1000, bytes: bytesAt(second * 1000) }));
@@ -48,14 +48,27 @@ test("a sawtooth whose teeth grow over a flat floor: the floor's slope is 0, the
   // Back to 200 MiB after each collection every 10 s; the garbage piled up before it grows by 10 MiB a minute.
   const samples = everySecond(10, (atMs) => 200 * MIB_BYTES + ((atMs / 1000) % 10) * (20 + atMs / MS_PER_MINUTE) * MIB_BYTES);
   const windows = rssPerWindow(samples, MS_PER_MINUTE);
-  expect(windowSlopeMibPerMinute(windows, MS_PER_MINUTE, (window) => window.minBytes)).toBeCloseTo(0, 9);
+  expect(windowSlopeMibPerMinute(windows, MS_PER_MINUTE, (window) => window.minBytes).slope).toBeCloseTo(0, 9);
   expect(rssSlopeMibPerMinute(samples, MS_PER_MINUTE)!).toBeGreaterThan(1);
 });
 
 test('a leak raises the floor: its slope is the leak', () => {
   const samples = everySecond(10, (atMs) => (200 + (2 * atMs) / MS_PER_MINUTE) * MIB_BYTES + ((atMs / 1000) % 10) * 30 * MIB_BYTES);
-  const slope = windowSlopeMibPerMinute(rssPerWindow(samples, MS_PER_MINUTE), MS_PER_MINUTE, (window) => window.minBytes)!;
-  expect(slope).toBeCloseTo(2, 1);
+  const { slope, standardError } = windowSlopeMibPerMinute(rssPerWindow(samples, MS_PER_MINUTE), MS_PER_MINUTE, (window) => window.minBytes);
+  expect(slope!).toBeCloseTo(2, 1);
+  expect(standardError!).toBeLessThan(0.1);
+});
+
+test("a slope's standard error: 0 on a line, the spread over the x range otherwise", () => {
+  expect(slopeStandardError([0, 1, 2, 3].map((x) => ({ x, y: 2 * x + 1 })))).toBeCloseTo(0, 9);
+  // Residuals +1, -1, -1, +1 about a flat line: sqrt(4 / 2 / 5).
+  expect(slopeStandardError([1, -1, -1, 1].map((y, x) => ({ x, y })))).toBeCloseTo(Math.sqrt(0.4), 9);
+  expect(
+    slopeStandardError([
+      { x: 0, y: 0 },
+      { x: 1, y: 1 },
+    ]),
+  ).toBeNull();
 });
 
 describe('RssSampler', () => {
