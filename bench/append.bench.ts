@@ -15,6 +15,10 @@ import { PartitionLog } from '../src/log/partition-log.ts';
 import { parseBenchArgs } from './lib/args.ts';
 import { type BenchBatch, buildFullBatch, PRODUCER_BATCH_BYTES_MAX } from './lib/batches.ts';
 import { LatencyRecorder } from './lib/latency.ts';
+import { writeBenchResults } from './lib/results.ts';
+import { logIndexesTerm } from './lib/rss-bounds.ts';
+import { OwnRssRun } from './lib/rss-report.ts';
+import { printTargets } from './lib/targets.ts';
 import { maxOf, median, minOf, pairedRatios } from './lib/stats.ts';
 import { printTable } from './lib/table.ts';
 import { withTempDir } from './lib/temp-dir.ts';
@@ -232,6 +236,7 @@ async function main(): Promise<void> {
   const roundCount = quick ? QUICK_ROUND_COUNT : ROUND_COUNT;
   const batches = RECORD_VALUE_SIZES_BYTES.map((valueBytes) => buildFullBatch(valueBytes));
   describeRun(batches, roundCount, quick);
+  const rss = new OwnRssRun('append');
   const rows: string[][] = [];
   const startMs = performance.now();
   for (const policy of POLICY_CASES) {
@@ -243,6 +248,12 @@ async function main(): Promise<void> {
     }
   }
   printTable('Append throughput, medians over rounds (MB = 10^6 B; latency = append to durable, all rounds)', COLUMNS, rows);
+  // Live at once: one round's log (closed after it) with its indexes, and every producer's own copy of a batch.
+  const largestBatchBytes = Math.max(...batches.map((batch) => batch.bytes.length));
+  const largestRoundBytes = Math.max(...POLICY_CASES.map((policy) => policy.dataBytes));
+  const { target } = rss.finish([{ name: 'producer batches', bytes: (PRODUCERS_IN_FLIGHT + batches.length) * largestBatchBytes }, logIndexesTerm(largestRoundBytes)]);
+  printTargets('Target: this process stays within the RSS bound (bench/lib/rss-bounds.ts)', [target]);
+  writeBenchResults('append', { targets: [target] });
 }
 
 await main();

@@ -27,19 +27,21 @@
  */
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import type { BrokerResults } from './report/results.ts';
+import type { BrokerResults, TargetResult as TargetResultOfBench } from './report/results.ts';
 import { parseBenchArgs } from './lib/args.ts';
 import { ackLatencies, type ClientConfig, kcatEndOffset, kcatProduceFile, writeMessageFile } from './lib/kafka-clients.ts';
 import { type RunningTarget, startFerryBroker, startMockCluster } from './lib/kafka-targets.ts';
 import { type FloorShape, type FloorStore, putLatenciesMs, recordFloor } from './lib/ack-floor.ts';
 import { LatencyRecorder } from './lib/latency.ts';
 import { atLeast, atMost, printTargets } from './lib/targets.ts';
-import type { TargetResult as GoalResult } from './report/results.ts';
 import { delta, type MetricSample, scrapePrometheus } from './lib/prometheus-text.ts';
 import { buildRdkafkaPrograms, findKcat, type RdkafkaPrograms } from './lib/rdkafka-tools.ts';
 import { maxOf, median, minOf, pairedRatios } from './lib/stats.ts';
 import { writeBenchResults } from './lib/results.ts';
 import { printTable } from './lib/table.ts';
+import { mib, processRss, RssSampler } from './lib/rss.ts';
+import { brokerProduceTerms } from './lib/rss-bounds.ts';
+import { judgeRssPeak } from './lib/rss-report.ts';
 import { makeTempDir } from './lib/temp-dir.ts';
 import { formatBytes, formatNumber, formatSignificant, KIB_BYTES, mbPerSecond, perSecond } from './lib/units.ts';
 
@@ -79,6 +81,13 @@ const TARGET_P99_OVER_FLOOR = 1.2;
 /** The probe mode the latency targets judge: the per-request ack time. */
 const TARGET_LATENCY_MODE = '1 in flight';
 const QUICK_LATENCY_WARMUP_MS = 250;
+/** kcat's producer sends on one connection requests of at most batch.size plus headers: 1 MiB covers one. */
+const KCAT_CONNECTIONS = 1;
+const KCAT_REQUEST_BYTES_MAX = 1024 * 1024;
+/** The server's RSS is sampled this often during the timed run; its peak is the kernel's high-water mark. */
+const RSS_SAMPLE_INTERVAL_MS = 100;
+/** Log bytes per value byte of a 1 KiB record: its record header (~10 B) and a share of its batch's 61. */
+const LOG_BYTES_PER_VALUE_BYTE = 1.05;
 
 interface LatencyMode {
   readonly name: string;
@@ -118,6 +127,8 @@ interface Target {
   readonly isFerry: boolean;
   /** Where its WAL goes, for the ack floor's PUTs (bench/lib/ack-floor.ts); null: no floor (the mock). */
   readonly floorStore: FloorStore | null;
+  /** Copies of every produced byte the server keeps in its own memory: a memory:// store holds the WAL and the tier. */
+  readonly storeCopiesInMemory: number;
   start(round: number): Promise<RunningTarget>;
 }
 
@@ -126,6 +137,9 @@ interface ThroughputRound {
   readonly messages: number;
   readonly clientCpuMs: number;
   readonly serverCpuMs: number | null;
+  /** The server process's RSS right after its start, and its peak during the timed run; null where /proc is missing. */
+  readonly serverStartRssBytes: number | null;
+  readonly serverRssPeakBytes: number | null;
   /** Ferry only: the broker's metrics before and after the timed run. */
   readonly metrics: { readonly before: MetricSample; readonly after: MetricSample } | null;
 }
@@ -180,15 +194,16 @@ function targetsOf(settings: Settings, programs: RdkafkaPrograms | null): Target
   const profile = (name: string, round: number) =>
     settings.cpuProfileDirectory === undefined ? {} : { cpuProfileDirectory: settings.cpuProfileDirectory, cpuProfileName: `${name}-round${round + 1}` };
   const targets: Target[] = [
-    { name: 'ferry file', isFerry: true, floorStore: 'file', start: (round) => startFerryBroker({ stageTimers: true, ...profile('ferry-file', round) }) },
+    { name: 'ferry file', isFerry: true, floorStore: 'file', storeCopiesInMemory: 0, start: (round) => startFerryBroker({ stageTimers: true, ...profile('ferry-file', round) }) },
     {
       name: 'ferry s3-express',
       isFerry: true,
       floorStore: 's3-express',
+      storeCopiesInMemory: 2,
       start: (round) => startFerryBroker({ walStore: () => 'memory://?latency=s3-express', stageTimers: true, ...profile('ferry-s3-express', round) }),
     },
   ];
-  if (programs !== null) targets.push({ name: 'librdkafka mock', isFerry: false, floorStore: null, start: () => startMockCluster(programs.mockCluster, TOPIC) });
+  if (programs !== null) targets.push({ name: 'librdkafka mock', isFerry: false, floorStore: null, storeCopiesInMemory: 1, start: () => startMockCluster(programs.mockCluster, TOPIC) });
   return targets;
 }
 
@@ -203,6 +218,7 @@ async function runRound(
   result: TargetResult,
 ): Promise<void> {
   const running = await target.start(round);
+  const serverStartRssBytes = processRss(running.pid).current();
   if (running.crc32c !== null) result.crc32c.add(running.crc32c);
   try {
     await kcatProduceFile(kcat, running.bootstrap, TOPIC, files.warmup, KCAT_CONFIG);
@@ -229,7 +245,9 @@ async function runRound(
     const startOffset = await kcatEndOffset(kcat, running.bootstrap, TOPIC, PARTITION);
     const metricsBefore = running.metricsUrl === null ? null : await scrapePrometheus(running.metricsUrl);
     const serverCpuBefore = running.cpuMs();
+    const serverRss = new RssSampler(processRss(running.pid), RSS_SAMPLE_INTERVAL_MS).start();
     const run = await kcatProduceFile(kcat, running.bootstrap, TOPIC, files.data, KCAT_CONFIG);
+    const serverRssWindow = serverRss.stop();
     const serverCpuAfter = running.cpuMs();
     const metricsAfter = running.metricsUrl === null ? null : await scrapePrometheus(running.metricsUrl);
     const endOffset = await kcatEndOffset(kcat, running.bootstrap, TOPIC, PARTITION);
@@ -239,6 +257,8 @@ async function runRound(
       messages: settings.messageCount,
       clientCpuMs: run.cpuMs,
       serverCpuMs: serverCpuBefore === null || serverCpuAfter === null ? null : serverCpuAfter - serverCpuBefore,
+      serverStartRssBytes,
+      serverRssPeakBytes: serverRssWindow?.peakBytes ?? null,
       metrics: metricsBefore === null || metricsAfter === null ? null : { before: metricsBefore, after: metricsAfter },
     });
   } finally {
@@ -266,6 +286,7 @@ function throughputRows(targets: readonly Target[], results: ReadonlyMap<string,
       ratios === null ? '-' : range(ratios, formatSignificant),
       serverCpu,
       rounds.every((round) => round.serverCpuMs !== null && round.serverCpuMs > 0) ? formatNumber(median(rounds.map(mbPerCpuSecondOf))) : '-',
+      rounds.every((round) => round.serverRssPeakBytes !== null) ? formatNumber(mib(median(rounds.map((round) => round.serverRssPeakBytes!)))) : '-',
       percentOf(median(rounds.map((round) => round.clientCpuMs)), median(rounds.map((round) => round.elapsedMs))),
     ];
   });
@@ -307,8 +328,8 @@ const mbPerCpuSecondOf = (round: ThroughputRound): number => (round.messages * V
  * (median of the paired per-round ratios), MB of acks=all produce per broker CPU-second (median
  * over rounds), and the one-in-flight probe's p50 and p99 against the ack floor.
  */
-function judgeTargets(targets: readonly Target[], results: ReadonlyMap<string, TargetResult>, peer: Target | undefined): GoalResult[] {
-  const goals: GoalResult[] = [];
+function judgeTargets(targets: readonly Target[], results: ReadonlyMap<string, TargetResult>, peer: Target | undefined): TargetResultOfBench[] {
+  const goals: TargetResultOfBench[] = [];
   for (const target of targets.filter((candidate) => candidate.isFerry)) {
     const result = results.get(target.name)!;
     const rates = result.throughput.map(mbPerSecondOf);
@@ -436,6 +457,7 @@ const THROUGHPUT_COLUMNS = [
   { title: '(range)' },
   { title: 'server CPU' },
   { title: 'MB/CPU-s' },
+  { title: 'server RSS peak MiB' },
   { title: 'kcat CPU' },
 ] as const;
 
@@ -552,9 +574,30 @@ async function main(): Promise<void> {
     stageRows(targets, results),
   );
   if (!build.ok) console.log(`\npeer: unavailable: ${build.reason}`);
-  const goals = judgeTargets(targets, results, peer);
-  printTargets("Issue 27's targets, this run (bench/lib/targets.ts)", goals);
+  const goals = [...judgeTargets(targets, results, peer), ...serverRssTargets(targets, results, settings)];
+  printTargets("Issue 27's targets, this run (bench/lib/targets.ts; RSS bounds: bench/lib/rss-bounds.ts)", goals);
   writeBenchResults('broker', { ...brokerResults(targets, results, build.ok ? null : build.reason), targets: goals });
+}
+
+/**
+ * Each Ferry target's peak RSS over the timed runs (the most of any round) against the bound of
+ * its round with the least start RSS: that plus the engine's budgets under one kcat connection,
+ * plus the copies of a round's produced bytes a memory:// store keeps in the broker.
+ */
+function serverRssTargets(targets: readonly Target[], results: ReadonlyMap<string, TargetResult>, settings: Settings): TargetResultOfBench[] {
+  const probeMessages = LATENCY_MODES.length * Math.round((LATENCY_RATE_PER_SECOND * (settings.latencyDurationMs + settings.latencyWarmupMs)) / 1000);
+  const roundLogBytes = (settings.warmupMessageCount + probeMessages + settings.messageCount) * VALUE_BYTES * LOG_BYTES_PER_VALUE_BYTE;
+  return targets
+    .filter((target) => target.isFerry)
+    .flatMap((target) => {
+      const rounds = results.get(target.name)!.throughput.filter((round) => round.serverStartRssBytes !== null && round.serverRssPeakBytes !== null);
+      if (rounds.length === 0) return [];
+      const peakBytes = maxOf(rounds.map((round) => round.serverRssPeakBytes!));
+      const startRssBytes = minOf(rounds.map((round) => round.serverStartRssBytes!));
+      const terms = brokerProduceTerms(KCAT_CONNECTIONS, KCAT_REQUEST_BYTES_MAX);
+      if (target.storeCopiesInMemory > 0) terms.push({ name: 'memory store', bytes: target.storeCopiesInMemory * roundLogBytes });
+      return [judgeRssPeak('broker', `${target.name} server`, peakBytes, startRssBytes, terms)];
+    });
 }
 
 /** The report's view of the throughput table (bench/report/results.ts). */

@@ -48,6 +48,9 @@ import { SeededRandom } from './lib/random.ts';
 import { SkippableClock } from './lib/skippable-clock.ts';
 import { maxOf, median, minOf, pairedRatios } from './lib/stats.ts';
 import { writeBenchResults } from './lib/results.ts';
+import { logIndexesTerm, type RssTerm, walWriterTerm } from './lib/rss-bounds.ts';
+import { OwnRssRun } from './lib/rss-report.ts';
+import { printTargets } from './lib/targets.ts';
 import type { FollowerResults } from './report/results.ts';
 import { printTable } from './lib/table.ts';
 import { makeTempDir, removeTempDir } from './lib/temp-dir.ts';
@@ -682,6 +685,27 @@ function describeRun(settings: Settings, batchBytes: number, recordCount: number
   console.log('  local logs: flush none (leader and follower); MB = 10^6 B; GB in $/GB = 2^30 B of record bytes applied');
 }
 
+/**
+ * What the run may hold live at once, by its own sizes and the engine's limits: the larger
+ * memory store (a live round's objects, or the catch-up's), the larger leader writer (the live
+ * one's default knobs or the fill's 4 MiB objects), the GETs a reader has in flight (the
+ * follower's prefetch window, or as many raw GETs), and the indexes of a leader's and a
+ * follower's logs. A live round's store takes what the top rate offers in its warm-up, window
+ * and drain (a warm-up stretched by a slow follower adds to it).
+ */
+function liveTerms(settings: Settings, filled: Filled, batchBytes: number): RssTerm[] {
+  const liveRoundBytes = Math.max(...LIVE_RATES_MB_PER_SECOND) * 1_000_000 * ((settings.warmupMs + settings.windowMs + DRAIN_TIMEOUT_MS) / 1000);
+  const fillWriter = walWriterTerm(batchBytes, { ...DEFAULT_WAL_WRITER_CONFIG, uploadBytes: CATCH_UP_UPLOAD_BYTES, uploadIntervalMs: CATCH_UP_UPLOAD_INTERVAL_MS });
+  const liveWriter = walWriterTerm(batchBytes);
+  return [
+    { name: 'memory store', bytes: Math.max(filled.objectBytes, liveRoundBytes) },
+    fillWriter.bytes > liveWriter.bytes ? fillWriter : liveWriter,
+    // A WAL object grows past uploadBytes only while upload slots are busy, and to multipartPartBytes at most.
+    { name: 'GETs in flight', bytes: DEFAULT_FOLLOWER_CONFIG.prefetchObjectsMax * DEFAULT_WAL_WRITER_CONFIG.multipartPartBytes },
+    logIndexesTerm(2 * Math.max(filled.recordBytes, liveRoundBytes)),
+  ];
+}
+
 async function main(): Promise<void> {
   const { quick } = parseBenchArgs(process.argv.slice(2), USAGE);
   const settings: Settings = {
@@ -696,6 +720,7 @@ async function main(): Promise<void> {
   const records = produceRecords(shape.recordCount);
   const batchBytes = shape.bytes.length;
   describeRun(settings, batchBytes, shape.recordCount);
+  const rss = new OwnRssRun('follower');
   const startMs = performance.now();
 
   const live = await runLive(settings, records, batchBytes);
@@ -777,7 +802,9 @@ async function main(): Promise<void> {
     console.log(ratioLine('follower / raw GET 1 in flight', 'follower', 'raw-1'));
     console.log(ratioLine('follower / WalReader only', 'follower', 'reader'));
     console.log('  stall: how late a 1 ms timer fired during the row (work that did not yield to the event loop).');
-    writeBenchResults('follower', followerResults(filled, results));
+    const { target: rssTarget } = rss.finish(liveTerms(settings, filled, batchBytes));
+    printTargets('Target: this process stays within the RSS bound (bench/lib/rss-bounds.ts)', [rssTarget]);
+    writeBenchResults('follower', { ...followerResults(filled, results), targets: [rssTarget] });
   } finally {
     await filled.store.close();
   }

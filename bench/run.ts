@@ -17,21 +17,29 @@ const BENCH_SUFFIX = '.bench.ts';
  * minutes each. Run them directly for the full measurement.
  */
 const QUICK_IN_SUITE: ReadonlySet<string> = new Set(['failover.bench.ts', 'wal-bytes.bench.ts']);
+/**
+ * Benches left out of the default set: they run only when a name given matches them or with
+ * --long. The soak holds a broker under 50 MB/s for 10 minutes (--quick: 1) and fills 3-4.5 GB
+ * of disk a minute.
+ */
+const LONG_BENCHES: ReadonlySet<string> = new Set(['soak.bench.ts']);
 /** The benches whose results the report plots: what --report runs when no names are given. */
 const REPORT_BENCHES: readonly string[] = ['wal', 'broker', 'follower', 'consume'];
 /** Inside the report directory: the benches' JSON results (bench/report/results.ts). */
 const RESULTS_SUBDIRECTORY = 'results';
 
 const USAGE = `
-bun bench/run.ts [--quick] [--report DIR] [name ...]     (npm run bench -- [--quick] [--report DIR] [name ...])
+bun bench/run.ts [--quick] [--long] [--report DIR] [name ...]     (npm run bench -- [--quick] [--long] [--report DIR] [name ...])
 
 Runs each bench/*${BENCH_SUFFIX} in its own bun process, one after another, and prints their tables.
   name      run only benches whose file name contains one of these (e.g. "append")
   --quick   passed to every bench: less data and fewer rounds, for a smoke run
+  --long    also run the long benches (${[...LONG_BENCHES].join(', ')}: a broker's RSS over 10 minutes at 50 MB/s),
+            which run otherwise only when named (npm run bench -- soak)
   --report DIR  also write DIR/report.md with SVG plots (latency CDFs, latency vs cost, throughput
             beside librdkafka's mock cluster, catch-up beside raw GET, kcat -C beside a raw read of the
-            segment, a month's bill); without
-            names it runs only the benches it plots (${REPORT_BENCHES.join(', ')}); --quick takes ~3 minutes
+            segment, a month's bill, the soak's RSS); without names it runs only the benches it plots
+            (${REPORT_BENCHES.join(', ')}; with --long also the soak); --quick takes ~3 minutes
   --help    this text
 ${[...QUICK_IN_SUITE].join(' and ')} always run with --quick here (their full runs take many minutes).
 Each bench also takes --help. See bench/README.md for what each measures and how to read it.`;
@@ -40,12 +48,14 @@ interface RunArgs {
   readonly passThrough: string[];
   readonly filters: string[];
   readonly reportDirectory: string | null;
+  readonly long: boolean;
 }
 
 function parseArgs(argv: readonly string[]): RunArgs {
   const passThrough: string[] = [];
   const filters: string[] = [];
   let reportDirectory: string | null = null;
+  let long = false;
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index]!;
     if (arg === '--report' || arg.startsWith('--report=')) {
@@ -60,6 +70,8 @@ function parseArgs(argv: readonly string[]): RunArgs {
       process.exit(0);
     } else if (arg === '--quick') {
       passThrough.push(arg);
+    } else if (arg === '--long') {
+      long = true;
     } else if (arg.startsWith('-')) {
       console.error(`unknown argument ${JSON.stringify(arg)}\n\n${USAGE.trim()}`);
       process.exit(2);
@@ -67,14 +79,15 @@ function parseArgs(argv: readonly string[]): RunArgs {
       filters.push(arg);
     }
   }
-  if (reportDirectory !== null && filters.length === 0) filters.push(...REPORT_BENCHES.map((name) => `${name}.bench`));
-  return { passThrough, filters, reportDirectory };
+  if (reportDirectory !== null && filters.length === 0) filters.push(...REPORT_BENCHES.map((name) => `${name}.bench`), ...(long ? LONG_BENCHES : []));
+  return { passThrough, filters, reportDirectory, long };
 }
 
-function benchFiles(filters: readonly string[]): string[] {
+function benchFiles(filters: readonly string[], long: boolean): string[] {
   return readdirSync(BENCH_DIRECTORY)
     .filter((name) => name.endsWith(BENCH_SUFFIX))
     .filter((name) => filters.length === 0 || filters.some((filter) => name.includes(filter)))
+    .filter((name) => long || !LONG_BENCHES.has(name) || filters.length > 0)
     .sort()
     .map((name) => join(BENCH_DIRECTORY, name));
 }
@@ -105,8 +118,8 @@ async function tee(stream: ReadableStream<Uint8Array>, path: string): Promise<vo
 }
 
 async function main(): Promise<void> {
-  const { passThrough, filters, reportDirectory } = parseArgs(process.argv.slice(2));
-  const files = benchFiles(filters);
+  const { passThrough, filters, reportDirectory, long } = parseArgs(process.argv.slice(2));
+  const files = benchFiles(filters, long);
   if (files.length === 0) {
     console.error(`no bench matches ${filters.join(', ')}`);
     process.exit(2);

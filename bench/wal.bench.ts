@@ -51,6 +51,9 @@ import { makeTempDir, removeTempDir } from './lib/temp-dir.ts';
 import { formatBytes, formatNumber, formatSignificant, KIB_BYTES, MIB_BYTES } from './lib/units.ts';
 import { BYTES_PER_GB, CROSS_AZ_USD_PER_GB_EACH_WAY, PRICES, requestUsdPerMonth, SECONDS_PER_MONTH, walBill } from './lib/s3-prices.ts';
 import { cdfOf, writeBenchResults } from './lib/results.ts';
+import { logIndexesTerm, walWriterTerm } from './lib/rss-bounds.ts';
+import { OwnRssRun } from './lib/rss-report.ts';
+import { printTargets } from './lib/targets.ts';
 import type { WalResults } from './report/results.ts';
 import type { StoreStats } from '../src/store/stats.ts';
 import { type BatchingShape, idealObjects, modelWal, type ModelResult } from './lib/wal-model.ts';
@@ -832,6 +835,7 @@ async function main(): Promise<void> {
 }
 
 async function measureAll(template: BenchBatch, base: Durations, quick: boolean, defaults: WriterKnobs, shared: SharedLogs, progress: (label: string) => void): Promise<void> {
+  const rss = new OwnRssRun('wal');
   // JIT and allocator warm-up: one short untimed case at the top rate.
   await runCase({ rateMbPerSecond: 100, partitions: 64, knobs: defaults }, template, { ...base, warmupMs: 0, caseMs: base.warmupMs }, shared);
   progress('warm-up');
@@ -882,7 +886,18 @@ async function measureAll(template: BenchBatch, base: Durations, quick: boolean,
     SWEEP_COLUMNS,
     sweepRuns.map((run) => sweepRow(run, sameKnobs(run.spec.knobs, defaults), choice !== null && sameKnobs(run.spec.knobs, choice.knobs))),
   );
-  writeBenchResults('wal', walResults(mainRuns, sweepRuns, defaults, choice));
+  const cpuStageBytes = quick ? QUICK_CPU_STAGE_BYTES : CPU_STAGE_BYTES;
+  const runs = [...mainRuns, ...sweepRuns];
+  // Live at once: one case's memory store (each case's own, closed after it; or the CPU stage's),
+  // one writer, and the indexes of the shared logs, which take every case's batches, the CPU
+  // stage's appends, and the warm-up (less than one CPU stage round).
+  const { target: rssTarget } = rss.finish([
+    { name: 'memory store', bytes: Math.max(cpuStageBytes, ...runs.map((run) => run.storeStats.bytesIn)) },
+    walWriterTerm(template.bytes.length),
+    logIndexesTerm(runs.reduce((sum, run) => sum + run.producedBytes, 0) + (CPU_STAGE_ROUNDS + 1) * cpuStageBytes),
+  ]);
+  printTargets('Target: this process stays within the RSS bound (bench/lib/rss-bounds.ts)', [rssTarget]);
+  writeBenchResults('wal', { ...walResults(mainRuns, sweepRuns, defaults, choice), targets: [rssTarget] });
   if (choice === null) {
     console.log(`\nNo swept knobs kept request fees at ${topSweepRate(sweepRuns)} MB/s within the upload fee.`);
   } else {

@@ -24,10 +24,12 @@ export interface RunningTarget {
   readonly metricsUrl: string | null;
   /** CPU time the server process has used so far (ms, all threads); null where /proc is missing. */
   cpuMs(): number | null;
+  /** The server's process id: its RSS is read from /proc (bench/lib/rss.ts). */
+  readonly pid: number;
+  /** The server's data directory (Ferry: its partitions' segment files under `<topic>-<partition>/`, its file: stores); null for an in-memory server. Gone after stop. */
+  readonly dataDirectory: string | null;
   /** The CRC32C implementation the server says it chose at start (Ferry's start line); null where it says none. */
   readonly crc32c: string | null;
-  /** The server's data directory (Ferry: its partitions' segment files under `<topic>-<partition>/`); null for an in-memory server. Gone after stop. */
-  readonly dataDirectory: string | null;
   stop(): Promise<void>;
 }
 
@@ -85,8 +87,9 @@ export async function startFerryBroker(options: FerryBrokerOptions = {}): Promis
       bootstrap: `127.0.0.1:${ready[1]}`,
       metricsUrl: ready[2]!,
       cpuMs: () => processCpuMs(child.pid),
-      crc32c: crc32cOfStartLine(readText(output)),
+      pid: child.pid,
       dataDirectory: data,
+      crc32c: crc32cOfStartLine(readText(output)),
       stop: async () => {
         try {
           const exitedEarly = child.exitCode !== null || child.signalCode !== null;
@@ -119,8 +122,9 @@ export async function startMockCluster(program: string, topic: string, partition
       bootstrap: ready[1]!,
       metricsUrl: null,
       cpuMs: () => processCpuMs(child.pid),
-      crc32c: null,
+      pid: child.pid,
       dataDirectory: null,
+      crc32c: null,
       stop: async () => {
         try {
           const exitedEarly = child.exitCode !== null || child.signalCode !== null;

@@ -5,7 +5,7 @@
 import type { TopLevelSpec } from 'vega-lite';
 import type { Comparison } from '../../src/cost/index.ts';
 import { PEER_LATENCIES } from './peers.ts';
-import type { BrokerResults, ConsumeResults, FollowerResults, TargetResult, WalRateResult, WalResults } from './results.ts';
+import type { BrokerResults, ConsumeResults, FollowerResults, SoakResults, TargetResult, WalRateResult, WalResults } from './results.ts';
 
 const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
 const WIDTH = 560;
@@ -29,6 +29,8 @@ export const AXIS = {
   billUsdPerMonth: 'bill ($ per month)',
   targetScore: 'measured against goal (1 = met; log scale)',
   targetName: 'target',
+  soakMinutes: 'time since the producer started (minutes)',
+  soakMib: 'broker memory (MiB)',
 } as const;
 
 function cdfRates(wal: WalResults): WalRateResult[] {
@@ -227,4 +229,50 @@ export function targetsSpec(targets: readonly TargetResult[]): TopLevelSpec {
       { data: { values: [{ one: 1 }] }, mark: { type: 'rule', strokeDash: [4, 4] }, encoding: { x: { field: 'one', type: 'quantitative' } } },
     ],
   } as TopLevelSpec;
+}
+
+/**
+ * The soak's broker RSS over time (every sample), the floor the trend is taken through (each
+ * window's minimum: RSS after a collection) with its least-squares line (dashed), and the JS heap
+ * in use at each minute's end. The bound is in the text: drawn, it would flatten the lines.
+ */
+export function soakRssSpec(soak: SoakResults): TopLevelSpec {
+  const series = [
+    ...soak.rss.map((sample) => ({ minutes: sample.atS / 60, mib: sample.mib, series: 'RSS (every sample)' })),
+    ...soak.floor.map((point) => ({ minutes: point.atS / 60, mib: point.mib, series: 'RSS floor (minimum of each window)' })),
+    ...soak.perMinute.flatMap((row) => (row.heapUsedMib === null ? [] : [{ minutes: row.minute + 1, mib: row.heapUsedMib, series: "JS heap in use (broker's metric, minute's end)" }])),
+  ];
+  const fit = soak.floorSlopeMibPerMinute === null ? [] : trendLine(soak.floor, soak.floorSlopeMibPerMinute);
+  const slope = soak.floorSlopeMibPerMinute === null ? '-' : soak.floorSlopeMibPerMinute.toFixed(2);
+  return {
+    $schema: SCHEMA,
+    config: CONFIG,
+    title: `Broker memory under ${soak.rateMbPerSecond} MB/s for ${soak.minutes} min (file store, bounded retention): RSS floor slope ${slope} MiB/min after ${soak.trendFromS} s`,
+    width: WIDTH,
+    height: HEIGHT,
+    layer: [
+      {
+        data: { values: series },
+        mark: { type: 'line', point: false },
+        encoding: {
+          x: { field: 'minutes', type: 'quantitative', title: AXIS.soakMinutes },
+          y: { field: 'mib', type: 'quantitative', title: AXIS.soakMib },
+          color: { field: 'series', type: 'nominal', title: null },
+        },
+      },
+      {
+        data: { values: fit },
+        mark: { type: 'line', strokeDash: [6, 3], color: 'black' },
+        encoding: { x: { field: 'minutes', type: 'quantitative' }, y: { field: 'mib', type: 'quantitative' } },
+      },
+    ],
+  } as TopLevelSpec;
+}
+
+/** The least-squares line's two ends over `points`, through their mean, with the given slope. */
+function trendLine(points: readonly { atS: number; mib: number }[], slopeMibPerMinute: number): { minutes: number; mib: number }[] {
+  if (points.length < 2) return [];
+  const meanMinutes = points.reduce((sum, point) => sum + point.atS / 60, 0) / points.length;
+  const meanMib = points.reduce((sum, point) => sum + point.mib, 0) / points.length;
+  return [points[0]!, points.at(-1)!].map((point) => ({ minutes: point.atS / 60, mib: meanMib + slopeMibPerMinute * (point.atS / 60 - meanMinutes) }));
 }

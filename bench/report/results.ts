@@ -107,6 +107,50 @@ export interface ConsumeResults extends WithTargets {
   readonly peerUnavailable: string | null;
 }
 
+/** soak.bench.ts: one minute of the run. */
+export interface SoakMinute {
+  /** 0 for the first minute. */
+  readonly minute: number;
+  readonly rssMinMib: number;
+  readonly rssMedianMib: number;
+  readonly rssMaxMib: number;
+  /** The broker's JS heap in use at the minute's end (its own metric); null when not scraped. */
+  readonly heapUsedMib: number | null;
+  readonly offeredMbPerSecond: number;
+  readonly appendedMbPerSecond: number;
+  /** The broker's data directory (local logs, WAL and tier objects) at the minute's end. */
+  readonly diskMib: number;
+  readonly tierDeletes: number;
+  readonly walGcDeletes: number;
+}
+
+/** soak.bench.ts: a broker's RSS over a long steady produce load. */
+export interface SoakResults extends WithTargets {
+  readonly minutes: number;
+  readonly rateMbPerSecond: number;
+  /** The trend (slope, min, median, max) is taken from here on. */
+  readonly trendFromS: number;
+  readonly startRssMib: number;
+  readonly peakRssMib: number;
+  readonly boundRssMib: number;
+  /**
+   * Least squares after trendFromS, MiB/min (null with fewer than two points): through each
+   * window's minimum (the floor, RSS after a collection: the target), each window's median, and
+   * every sample.
+   */
+  readonly floorSlopeMibPerMinute: number | null;
+  /** The floor's slope's standard error: within about two of it of zero, these points cannot tell it from flat. */
+  readonly floorSlopeStandardErrorMibPerMinute: number | null;
+  readonly medianSlopeMibPerMinute: number | null;
+  readonly sampleSlopeMibPerMinute: number | null;
+  readonly slopeGoalMibPerMinute: number;
+  readonly perMinute: readonly SoakMinute[];
+  /** Each trend window's minimum: seconds since the producer started at the window's start, MiB. */
+  readonly floor: readonly { readonly atS: number; readonly mib: number }[];
+  /** Every RSS sample: seconds since the producer started, MiB. */
+  readonly rss: readonly { readonly atS: number; readonly mib: number }[];
+}
+
 /**
  * One of issue 27's performance goals beside this run's measurement (bench/lib/targets.ts).
  * `score` is normalized so that 1 or more is met: measured / goal for an at-least goal, goal /
@@ -136,9 +180,10 @@ export interface BenchResults {
   readonly broker?: BrokerResults;
   readonly follower?: FollowerResults;
   readonly consume?: ConsumeResults;
+  readonly soak?: SoakResults;
   /** The targets every bench of the run judged (also those the report draws no section for). */
   readonly targets: readonly TargetResult[];
 }
 
-export type ReportedBench = 'wal' | 'broker' | 'follower' | 'consume';
-export const REPORTED_BENCHES: readonly ReportedBench[] = ['wal', 'broker', 'follower', 'consume'];
+export type ReportedBench = 'wal' | 'broker' | 'follower' | 'consume' | 'soak';
+export const REPORTED_BENCHES: readonly ReportedBench[] = ['wal', 'broker', 'follower', 'consume', 'soak'];

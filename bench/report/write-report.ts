@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { TopLevelSpec } from 'vega-lite';
 import { compare, NOT_MODELLED, STANDARD_DEPLOYMENTS } from '../../src/cost/index.ts';
 import { PEER_LATENCIES } from './peers.ts';
-import { catchUpSpec, CDF_PARTITIONS, consumeSpec, costSpec, latencyCdfSpec, latencyCostSpec, targetsSpec, throughputSpec } from './plots.ts';
+import { catchUpSpec, CDF_PARTITIONS, consumeSpec, costSpec, latencyCdfSpec, latencyCostSpec, soakRssSpec, targetsSpec, throughputSpec } from './plots.ts';
 import { type BenchResults, REPORTED_BENCHES, type TargetResult, type WithTargets } from './results.ts';
 import { renderSvg } from './svg.ts';
 
@@ -21,6 +21,7 @@ export const PLOT_FILES = {
   consume: 'consume.svg',
   cost: 'monthly-bill.svg',
   targets: 'targets.svg',
+  soakRss: 'soak-rss.svg',
 } as const;
 
 const num = (value: number, digits = 1): string => value.toLocaleString('en-US', { maximumFractionDigits: digits });
@@ -143,6 +144,34 @@ function consumeSection(results: BenchResults): Section {
   return { markdown, plots: new Map([[PLOT_FILES.consume, consumeSpec(consume)]]) };
 }
 
+function soakSection(results: BenchResults): Section {
+  const soak = results.soak;
+  // The soak is not in the default set: a run without it says how to get it, without the usual "did not run" note.
+  if (soak === undefined)
+    return { markdown: '## Memory under a steady load\n\n_Not in this run: soak.bench.ts runs only when named or with `--long` (`npm run bench -- --long --report DIR soak`)._', plots: new Map() };
+  const slope = (value: number | null): string => (value === null ? '-' : num(value, 2));
+  const rows = soak.perMinute.map((row) => [
+    `${row.minute + 1}`,
+    num(row.rssMinMib, 0),
+    num(row.rssMedianMib, 0),
+    num(row.rssMaxMib, 0),
+    row.heapUsedMib === null ? '-' : num(row.heapUsedMib, 0),
+    num(row.offeredMbPerSecond),
+    num(row.appendedMbPerSecond),
+    num(row.diskMib, 0),
+  ]);
+  const markdown = [
+    '## Memory under a steady load',
+    '',
+    `![Broker RSS over a soak run](${PLOT_FILES.soakRss})`,
+    '',
+    `${PLOT_FILES.soakRss}: one \`ferry broker\` (WAL and tier on the file store, segments rolling, tiered and retained) under a steady ${soak.rateMbPerSecond} MB/s of 1 KiB messages with acks=all for ${soak.minutes} min, its RSS sampled every second, its JS heap in use (its own metric) each minute, and, after ${soak.trendFromS} s, the floor (each window's minimum: RSS after a collection, what a leak raises) with its least-squares line (dashed): ${slope(soak.floorSlopeMibPerMinute)} MiB/min (standard error ${slope(soak.floorSlopeStandardErrorMibPerMinute)}) against a goal of at most ${soak.slopeGoalMibPerMinute} (each window's median: ${slope(soak.medianSlopeMibPerMinute)}; every sample: ${slope(soak.sampleSlopeMibPerMinute)}). RSS at start ${num(soak.startRssMib, 0)} MiB, peak ${num(soak.peakRssMib, 0)} MiB, bound from the engine's limits ${num(soak.boundRssMib, 0)} MiB (bench/lib/rss-bounds.ts).`,
+    '',
+    table(['minute', 'RSS min MiB', 'median', 'max', 'JS heap MiB', 'offered MB/s', 'appended MB/s', 'disk MiB'], rows),
+  ].join('\n');
+  return { markdown, plots: new Map([[PLOT_FILES.soakRss, soakRssSpec(soak)]]) };
+}
+
 function costSection(): Section {
   const comparisons = STANDARD_DEPLOYMENTS.map(({ name, deployment }) => ({ name, comparison: compare(deployment) }));
   const rows = comparisons.map(({ name, comparison }) => {
@@ -195,7 +224,7 @@ function targetsSection(results: BenchResults): Section {
 /** Writes report.md and every plot into `directory`; returns the files written. */
 export async function writeReport(directory: string, results: BenchResults): Promise<string[]> {
   mkdirSync(directory, { recursive: true });
-  const sections = [targetsSection(results), walSection(results), brokerSection(results), followerSection(results), consumeSection(results), costSection()];
+  const sections = [targetsSection(results), walSection(results), brokerSection(results), followerSection(results), consumeSection(results), soakSection(results), costSection()];
   const written: string[] = [];
   for (const section of sections) {
     for (const [file, spec] of section.plots) {

@@ -78,6 +78,33 @@ const RESULTS: BenchResults = {
     ],
     peerUnavailable: null,
   },
+  soak: {
+    minutes: 2,
+    rateMbPerSecond: 50,
+    trendFromS: 60,
+    startRssMib: 70,
+    peakRssMib: 190,
+    boundRssMib: 1200,
+    floorSlopeMibPerMinute: 0.25,
+    floorSlopeStandardErrorMibPerMinute: 0.5,
+    medianSlopeMibPerMinute: 1.5,
+    sampleSlopeMibPerMinute: -0.5,
+    slopeGoalMibPerMinute: 1,
+    perMinute: [0, 1].map((minute) => ({
+      minute,
+      rssMinMib: 150 + minute,
+      rssMedianMib: 170,
+      rssMaxMib: 190,
+      heapUsedMib: 60,
+      offeredMbPerSecond: 50,
+      appendedMbPerSecond: 49.9,
+      diskMib: 3400 * (minute + 1),
+      tierDeletes: 0,
+      walGcDeletes: 900,
+    })),
+    floor: [60, 90].map((atS) => ({ atS, mib: 150 })),
+    rss: Array.from({ length: 120 }, (_, second) => ({ atS: second + 1, mib: 150 + (second % 10) * 4 })),
+  },
 };
 
 /** Well-formed XML: every tag closed in order, nothing outside the root, an <svg> root. */
@@ -115,6 +142,7 @@ describe('writeReport', async () => {
     [PLOT_FILES.consume, [AXIS.target, AXIS.consumeMbPerSecond, 'raw read of the segment (baseline)', 'librdkafka mock']],
     [PLOT_FILES.targets, [AXIS.targetScore, 'broker: kcat acks=all vs mock, file store']],
     [PLOT_FILES.cost, [AXIS.deployment, AXIS.billUsdPerMonth, 'classic Kafka', 'large: 1 GiB/s, 1,024 partitions, 12 brokers']],
+    [PLOT_FILES.soakRss, [AXIS.soakMinutes, AXIS.soakMib, 'RSS (every sample)', 'RSS floor (minimum of each window)', 'RSS floor slope 0.25 MiB/min after 60 s']],
   ])('%s is an SVG with its axis titles', (file, texts) => {
     const svg = readFileSync(join(directory, file), 'utf8');
     checkSvg(svg);
@@ -131,6 +159,8 @@ describe('writeReport', async () => {
     expect(report).toContain('docs/cost-model.md');
     expect(report).toContain('| broker | kcat acks=all vs mock, file store | >= 0.8x | 0.62x | **no** |');
     expect(report).toContain('| broker | ack p99 vs floor p99 | <= 1.2x | 1.1x | yes |');
+    expect(report).toContain('| 2 | 151 | 170 | 190 | 60 | 50 | 49.9 | 6,800 |');
+    expect(report).toContain("0.25 MiB/min (standard error 0.5) against a goal of at most 1 (each window's median: 1.5; every sample: -0.5)");
   });
 });
 
@@ -147,5 +177,17 @@ describe('a bench that did not run', async () => {
     expect(existsSync(join(partial, PLOT_FILES.latencyCost))).toBe(false);
     expect(existsSync(join(partial, PLOT_FILES.throughput))).toBe(true);
     expect(existsSync(join(partial, PLOT_FILES.cost))).toBe(true);
+  });
+});
+
+describe('a run without the soak (not in the default set)', async () => {
+  const withoutSoakDirectory = join(directory, 'without-soak');
+  const { soak: _soak, ...withoutSoak } = RESULTS;
+  await writeReport(withoutSoakDirectory, withoutSoak);
+  const report = readFileSync(join(withoutSoakDirectory, REPORT_FILE), 'utf8');
+
+  test('its section says how to run it and its plot is not written', () => {
+    expect(report).toContain('Not in this run: soak.bench.ts runs only when named or with `--long`');
+    expect(existsSync(join(withoutSoakDirectory, PLOT_FILES.soakRss))).toBe(false);
   });
 });
