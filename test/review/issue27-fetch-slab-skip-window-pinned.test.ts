@@ -4,8 +4,10 @@
 // index.interval.bytes up to 2^31 - 1: one read of such a topic (a Fetch, a ListOffsets, a
 // producer-state replay) far into a large segment leaves that many bytes pinned in the process
 // until it exits. Before cd64854 the window was a fresh buffer per read, collected afterwards.
-// This test reads once from the end of a 32 MiB segment of a log whose index interval exceeds it
-// and checks the memory read into is collectable once the read returned. It fails on dd22f7c.
+// This test reads once from the end of a 32 MiB segment of a log whose index interval exceeds it,
+// then reads another log, and checks that read does not go through a segment-sized window kept from
+// the first. It fails on dd22f7c. (Its first form waited for the large buffer to be collected, which
+// JavaScriptCore's conservative scan made flaky in the full suite.)
 import { afterEach, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -49,16 +51,28 @@ function readOnce(directory: string, large: WeakRef<ArrayBufferLike>[]): number 
   }
 }
 
-test("a read's skip window over a large segment is not pinned in the process after the read", async () => {
+test("a read's skip window over a large segment is not kept for the process's later reads", () => {
   const directory = mkdtempSync(join(tmpdir(), 'ferry-skip-window-'));
   directories.push(directory);
   const large: WeakRef<ArrayBufferLike>[] = [];
   expect(readOnce(directory, large)).toBe(1);
   expect(large.length).toBeGreaterThan(0); // the read did walk the segment through a large window
-  for (let round = 0; round < 5; round++) {
-    Bun.gc(true);
-    await Bun.sleep(10);
+  // A later read of another log (Kafka's default index interval) skips through the shared window:
+  // had the large one been kept there, it would read into that segment-sized buffer. (Deterministic,
+  // unlike waiting for a collection: JavaScriptCore's conservative scan may keep any buffer a while.)
+  const other = mkdtempSync(join(tmpdir(), 'ferry-skip-window-'));
+  directories.push(other);
+  const readInto: number[] = [];
+  const log = PartitionLog.open(other, {
+    config: { flush: { kind: 'none' } },
+    disk: { ...systemDisk, readSync: (fd, into, offset, length, position) => (readInto.push(into.buffer.byteLength), systemDisk.readSync(fd, into, offset, length, position)) } as Disk,
+  });
+  try {
+    for (let index = 0; index < 64; index++) log.append(batchOf(`c${index}`, 1, 1_700_000_000_000, 1024), 0);
+    expect(log.read(40, 1024).batches[0]!.baseOffset).toBe(40);
+  } finally {
+    log.close();
   }
-  const pinnedBytes = large.reduce((sum, ref) => sum + (ref.deref()?.byteLength ?? 0), 0);
-  expect(pinnedBytes).toBe(0);
+  expect(readInto.length).toBeGreaterThan(0);
+  expect(Math.max(...readInto)).toBeLessThan(LARGE_READ_BYTES);
 });
