@@ -24,6 +24,16 @@
  * limits imply (bench/lib/rss-bounds.ts, one producer connection), and the broker appending the
  * offered rate in every minute after the warm-up. At the end kcat must have had every message
  * acknowledged and the end offset must equal the messages sent.
+ *
+ * What runs on the shared 2-core VM showed (Bun 1.4.5): at 50 MB/s for 10 minutes RSS swings
+ * every few seconds between a floor of ~190-230 MiB and teeth of 550-860 MiB (peak 878-890 MiB
+ * against a bound of 1,219); the floor's slope after minute 1 was 0.12, 2.8 and 1.4 (+-0.9) MiB/min
+ * in three runs, the median's 5-7 MiB/min. JavaScriptCore's own log (BUN_JSC_logGC=1, a separate
+ * diagnostic run) showed why: ~260 eden and ~36 full collections a minute, and the heap left after
+ * a full collection rising from ~100 to ~150 MiB over the first 4-5 minutes, then level; the teeth
+ * follow it (the eden budget is proportional to the heap). At 20 MB/s for 25 minutes the floor
+ * was level from minute 2 (157-166 MiB, slope 0.14 MiB/min; median -1). So the 10-minute slope at
+ * 50 MB/s catches the end of a warm-up, not a leak; `--minutes 25` tells them apart.
  */
 import { type Dirent, readdirSync, statfsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
