@@ -96,16 +96,19 @@ export class Router {
     } finally {
       stageTimers.exit();
     }
+    // The handler's synchronous part (up to its first await) is its own stage, not the receive it starts in.
     const response = refused
       ? binding.refuseVersion!(request)
-      : await binding.handle(request, {
-          header,
-          peer: channel.peer,
-          session: channel.session,
-          sasl: channel.sasl,
-          mute: (ms: number) => channel.mute(ms),
-          ...(responseBuffers === undefined ? {} : { responseBuffers }),
-        });
+      : await stageTimers.time('handle', () =>
+          binding.handle(request, {
+            header,
+            peer: channel.peer,
+            session: channel.session,
+            sasl: channel.sasl,
+            mute: (ms: number) => channel.mute(ms),
+            ...(responseBuffers === undefined ? {} : { responseBuffers }),
+          }),
+        );
     if (response === null) return null;
     return stageTimers.time('encode', () => {
       const writer = new KafkaWriter();
