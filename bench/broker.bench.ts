@@ -29,6 +29,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import type { BrokerResults, TargetResult as TargetResultOfBench } from './report/results.ts';
 import { parseBenchArgs } from './lib/args.ts';
+import { writeBackDirtyPages } from './lib/child-processes.ts';
 import { ackLatencies, type ClientConfig, kcatEndOffset, kcatProduceFile, writeMessageFile } from './lib/kafka-clients.ts';
 import { type RunningTarget, startFerryBroker, startMockCluster } from './lib/kafka-targets.ts';
 import { type FloorShape, type FloorStore, putLatenciesMs, recordFloor } from './lib/ack-floor.ts';
@@ -263,6 +264,7 @@ async function runRound(
     });
   } finally {
     await running.stop();
+    writeBackDirtyPages();
   }
 }
 

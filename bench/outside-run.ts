@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ClientConfig, kcatProduceFile, writeMessageFile } from './lib/kafka-clients.ts';
-import { freeLoopbackPort, processCpuMs, readText, spawnTracked, stopChild, waitForLine } from './lib/child-processes.ts';
+import { freeLoopbackPort, processCpuMs, readText, spawnTracked, stopChild, waitForLine, writeBackDirtyPages } from './lib/child-processes.ts';
 import { startMockCluster } from './lib/kafka-targets.ts';
 import { buildRdkafkaPrograms, findKcat } from './lib/rdkafka-tools.ts';
 import { median } from './lib/stats.ts';
@@ -122,6 +122,7 @@ async function main(): Promise<void> {
         }
       } finally {
         await server.stop();
+        writeBackDirtyPages();
       }
       target.byPosition.push(rates);
     }
