@@ -28,7 +28,7 @@
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import type { BrokerResults, TargetResult as TargetResultOfBench } from './report/results.ts';
-import { parseBenchArgs } from './lib/args.ts';
+import { parseProfiledBenchArgs } from './lib/args.ts';
 import { writeBackDirtyPages } from './lib/child-processes.ts';
 import { ackLatencies, type ClientConfig, kcatEndOffset, kcatProduceFile, writeMessageFile } from './lib/kafka-clients.ts';
 import { type RunningTarget, startFerryBroker, startMockCluster } from './lib/kafka-targets.ts';
@@ -166,20 +166,7 @@ interface Settings {
 }
 
 function parseArgs(argv: readonly string[]): Settings {
-  const rest: string[] = [];
-  let cpuProfileDirectory: string | undefined;
-  for (let index = 0; index < argv.length; index++) {
-    const arg = argv[index]!;
-    if (arg === '--cpu-prof') {
-      cpuProfileDirectory = argv[++index];
-      if (cpuProfileDirectory === undefined) rest.push('--cpu-prof needs a directory');
-    } else if (arg.startsWith('--cpu-prof=')) {
-      cpuProfileDirectory = arg.slice('--cpu-prof='.length);
-    } else {
-      rest.push(arg);
-    }
-  }
-  const { quick } = parseBenchArgs(rest, USAGE);
+  const { quick, cpuProfileDirectory } = parseProfiledBenchArgs(argv, USAGE);
   return {
     quick,
     cpuProfileDirectory,

@@ -39,7 +39,7 @@ import { printTable } from './lib/table.ts';
 import { atLeast, printTargets } from './lib/targets.ts';
 import { makeTempDir } from './lib/temp-dir.ts';
 import { formatBytes, formatNumber, formatSignificant, KIB_BYTES, MIB_BYTES, mbPerSecond } from './lib/units.ts';
-import { parseBenchArgs } from './lib/args.ts';
+import { parseProfiledBenchArgs } from './lib/args.ts';
 
 const TOPIC = 'bench';
 const PARTITION = 0;
@@ -119,20 +119,7 @@ interface MessageFiles {
 }
 
 function parseArgs(argv: readonly string[]): Settings {
-  const rest: string[] = [];
-  let cpuProfileDirectory: string | undefined;
-  for (let index = 0; index < argv.length; index++) {
-    const arg = argv[index]!;
-    if (arg === '--cpu-prof') {
-      cpuProfileDirectory = argv[++index];
-      if (cpuProfileDirectory === undefined) rest.push('--cpu-prof needs a directory');
-    } else if (arg.startsWith('--cpu-prof=')) {
-      cpuProfileDirectory = arg.slice('--cpu-prof='.length);
-    } else {
-      rest.push(arg);
-    }
-  }
-  const { quick } = parseBenchArgs(rest, USAGE);
+  const { quick, cpuProfileDirectory } = parseProfiledBenchArgs(argv, USAGE);
   return {
     quick,
     cpuProfileDirectory,
