@@ -4,20 +4,15 @@
 // topic have their fetches read into the broker's memory. When the stalled client reads at last,
 // its response is byte for byte what a quiet Fetch of the same partitions answers: nothing another
 // response read ever landed in memory a pending response still held.
-import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { expect, setDefaultTimeout, test } from 'bun:test';
 import type { Socket } from 'bun';
-import { Broker } from '../../src/broker/broker.ts';
-import { FileStore } from '../../src/store/file.ts';
 import { fetchRequestSchema, fetchResponseSchema } from '../../src/protocol/messages/fetch.ts';
 import { concatBytes } from '../../src/util/bytes.ts';
 import { readAnswer, requestBytes, sized } from './auth/wire.ts';
+import { useKcatBroker } from '../support/kcat-broker.ts';
 
 setDefaultTimeout(120_000);
 
-const KCAT = Bun.which('kcat');
 const STALLED_TOPICS = Array.from({ length: 12 }, (_, index) => `stalled-${index}`);
 const BUSY_TOPIC = 'busy';
 /** ~1 MB per stalled partition (the fetch asks 1 MiB of each: one read, one slab each), more than loopback buffers hold in all. */
@@ -27,32 +22,7 @@ const MESSAGE_BYTES = 700;
 const FETCH_VERSION = 12;
 const PARTITION_MAX_BYTES = 1024 * 1024;
 const SIZE_PREFIX_BYTES = 4;
-const directory = mkdtempSync(join(tmpdir(), 'ferry-read-buffers-'));
-let broker: Broker;
-let bootstrap: string;
-
-beforeAll(async () => {
-  if (KCAT === null) throw new Error('kcat is not installed: apt-get install -y kcat (.ci/run does)');
-  const store = await FileStore.open(join(directory, 'objects'));
-  broker = await Broker.start({
-    listenHost: '127.0.0.1',
-    listenPort: 0,
-    nodeId: 1,
-    engine: { directory: join(directory, 'data'), log: { flush: { kind: 'none' } }, wal: { store, writerId: 'broker-1', config: { uploadIntervalMs: 2 } } },
-  });
-  bootstrap = `127.0.0.1:${broker.port}`;
-});
-
-afterAll(async () => {
-  await broker?.stop();
-  rmSync(directory, { recursive: true, force: true });
-});
-
-async function kcat(args: string[], input?: string): Promise<{ stdout: string; stderr: string; exitCode: number }> {
-  const child = Bun.spawn([KCAT!, '-b', bootstrap, ...args], { stdin: input === undefined ? 'ignore' : new TextEncoder().encode(input), stdout: 'pipe', stderr: 'pipe' });
-  const [stdout, stderr, exitCode] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-  return { stdout, stderr, exitCode };
-}
+const { kcat, broker } = useKcatBroker('ferry-read-buffers-');
 
 /** Distinct lines: bytes read from the wrong place never pass for the right ones. */
 function linesOf(topic: string, count: number): string[] {
@@ -91,7 +61,7 @@ function fetchRequest(correlationId: number): Uint8Array {
 /** A raw client that reads only when told: its Fetch response waits in the broker meanwhile. */
 async function stalledClient(): Promise<{ socket: Socket<undefined>; received: Uint8Array[] }> {
   const received: Uint8Array[] = [];
-  const socket = await Bun.connect({ hostname: '127.0.0.1', port: broker.port, socket: { data: (_socket, chunk) => void received.push(new Uint8Array(chunk)) } });
+  const socket = await Bun.connect({ hostname: '127.0.0.1', port: broker().port, socket: { data: (_socket, chunk) => void received.push(new Uint8Array(chunk)) } });
   socket.pause();
   return { socket, received };
 }

@@ -1,49 +1,17 @@
 // kcat (librdkafka) unchanged against a Ferry broker: every compression codec it offers,
 // acks=all, consuming by partition and in a group. .ci/run installs kcat from Debian.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Broker } from '../../src/broker/broker.ts';
-import { FileStore } from '../../src/store/file.ts';
+import { describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { useKcatBroker } from '../support/kcat-broker.ts';
 
 setDefaultTimeout(60_000);
 
-const KCAT = Bun.which('kcat');
-const directory = mkdtempSync(join(tmpdir(), 'ferry-kcat-'));
-let broker: Broker;
-let bootstrap: string;
-
-beforeAll(async () => {
-  if (KCAT === null) throw new Error('kcat is not installed: apt-get install -y kcat (.ci/run does)');
-  const store = await FileStore.open(join(directory, 'objects'));
-  broker = await Broker.start({
-    listenHost: '127.0.0.1',
-    listenPort: 0,
-    nodeId: 1,
-    engine: { directory: join(directory, 'data'), log: { flush: { kind: 'none' } }, wal: { store, writerId: 'broker-1', config: { uploadIntervalMs: 2 } } },
-  });
-  bootstrap = `127.0.0.1:${broker.port}`;
-});
-
-afterAll(async () => {
-  await broker?.stop();
-  rmSync(directory, { recursive: true, force: true });
-});
-
-async function kcat(args: string[], input?: string): Promise<{ stdout: string; stderr: string; exitCode: number }> {
-  const child = Bun.spawn([KCAT!, '-b', bootstrap, ...args], { stdin: input === undefined ? 'ignore' : new TextEncoder().encode(input), stdout: 'pipe', stderr: 'pipe' });
-  const timer = setTimeout(() => child.kill(), 30_000);
-  const [stdout, stderr, exitCode] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-  clearTimeout(timer);
-  return { stdout, stderr, exitCode };
-}
+const { kcat, bootstrap } = useKcatBroker('ferry-kcat-');
 
 describe('kcat against a Ferry broker', () => {
   test('lists the broker and topics (-L)', async () => {
     const { stdout, exitCode } = await kcat(['-L']);
     expect(exitCode).toBe(0);
-    expect(stdout).toContain(`broker 1 at ${bootstrap}`);
+    expect(stdout).toContain(`broker 1 at ${bootstrap()}`);
   });
 
   for (const codec of ['none', 'gzip', 'snappy', 'lz4', 'zstd']) {
