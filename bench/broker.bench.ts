@@ -30,7 +30,7 @@ import { join } from 'node:path';
 import type { BrokerResults, TargetResult as TargetResultOfBench } from './report/results.ts';
 import { parseProfiledBenchArgs } from './lib/args.ts';
 import { writeBackDirtyPages } from './lib/child-processes.ts';
-import { ackLatencies, type ClientConfig, kcatEndOffset, kcatProduceFile, writeMessageFile } from './lib/kafka-clients.ts';
+import { ackLatencies, type ClientConfig, kcatEndOffset, kcatProduceFile, writeMessageFile, KCAT_PRODUCER_CONFIG } from './lib/kafka-clients.ts';
 import { type RunningTarget, startFerryBroker, startMockCluster } from './lib/kafka-targets.ts';
 import { type FloorShape, type FloorStore, putLatenciesMs, recordFloor } from './lib/ack-floor.ts';
 import { LatencyRecorder } from './lib/latency.ts';
@@ -59,8 +59,6 @@ const ROUND_COUNT = 3;
 const QUICK_ROUND_COUNT = 2;
 /** The broker's latencies are exposed in seconds (Prometheus base units); the table prints ms. */
 const MS_PER_SECOND = 1000;
-/** The issue's producer: acks=all, 5 ms linger, batches up to librdkafka's default 1 MB request. */
-const KCAT_CONFIG: ClientConfig = { acks: 'all', 'linger.ms': '5', 'batch.size': '1000000' };
 const LATENCY_RATE_PER_SECOND = 2000;
 /** Measured per round per probe (unrecorded warm-up before it); 3 rounds make 7.5 s, 15,000 samples. */
 const LATENCY_DURATION_MS = 2500;
@@ -70,9 +68,9 @@ const LATENCY_WARMUP_MS = 500;
 const UPLOAD_INTERVAL_MS = 5;
 /** The ack floor of the probe's requests: its linger, the upload interval, one PUT of what a request carries at its rate. */
 const FLOOR_SHAPE: FloorShape = {
-  lingerMs: Number(KCAT_CONFIG['linger.ms']),
+  lingerMs: Number(KCAT_PRODUCER_CONFIG['linger.ms']),
   uploadIntervalMs: UPLOAD_INTERVAL_MS,
-  objectBytes: Math.round((LATENCY_RATE_PER_SECOND * (Number(KCAT_CONFIG['linger.ms']) + UPLOAD_INTERVAL_MS) * VALUE_BYTES) / MS_PER_SECOND),
+  objectBytes: Math.round((LATENCY_RATE_PER_SECOND * (Number(KCAT_PRODUCER_CONFIG['linger.ms']) + UPLOAD_INTERVAL_MS) * VALUE_BYTES) / MS_PER_SECOND),
 };
 /** Issue 27's targets: throughput against the mock, CPU per byte, the one-in-flight probe against the floor. */
 const TARGET_VS_MOCK = 0.8;
@@ -209,7 +207,7 @@ async function runRound(
   const serverStartRssBytes = processRss(running.pid).current();
   if (running.crc32c !== null) result.crc32c.add(running.crc32c);
   try {
-    await kcatProduceFile(kcat, running.bootstrap, TOPIC, files.warmup, KCAT_CONFIG);
+    await kcatProduceFile(kcat, running.bootstrap, TOPIC, files.warmup, KCAT_PRODUCER_CONFIG);
     if (programs !== null) {
       for (const mode of LATENCY_MODES) {
         const latencies = await ackLatencies(programs.ackLatency, running.bootstrap, TOPIC, {
@@ -234,7 +232,7 @@ async function runRound(
     const metricsBefore = running.metricsUrl === null ? null : await scrapePrometheus(running.metricsUrl);
     const serverCpuBefore = running.cpuMs();
     const serverRss = new RssSampler(processRss(running.pid), RSS_SAMPLE_INTERVAL_MS).start();
-    const run = await kcatProduceFile(kcat, running.bootstrap, TOPIC, files.data, KCAT_CONFIG);
+    const run = await kcatProduceFile(kcat, running.bootstrap, TOPIC, files.data, KCAT_PRODUCER_CONFIG);
     const serverRssWindow = serverRss.stop();
     const serverCpuAfter = running.cpuMs();
     const metricsAfter = running.metricsUrl === null ? null : await scrapePrometheus(running.metricsUrl);
@@ -484,7 +482,7 @@ function describeRun(settings: Settings, targets: readonly Target[], programs: R
   console.log(`  ${peerNote}`);
   console.log(
     `  throughput: kcat -P, ${formatNumber(settings.messageCount)} x ${formatBytes(VALUE_BYTES)} messages (${formatNumber((settings.messageCount * VALUE_BYTES) / 1e6)} MB) per run, ${Object.entries(
-      KCAT_CONFIG,
+      KCAT_PRODUCER_CONFIG,
     )
       .map(([name, value]) => `${name}=${value}`)
       .join(' ')}; untimed warm-up run of ${formatNumber(settings.warmupMessageCount)} messages first`,

@@ -30,7 +30,7 @@ import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import type { ConsumeResults } from './report/results.ts';
-import { type ClientConfig, kcatConsume, kcatEndOffset, kcatProduceFile, writeMessageFile } from './lib/kafka-clients.ts';
+import { type ClientConfig, kcatConsume, kcatEndOffset, kcatProduceFile, writeMessageFile, KCAT_PRODUCER_CONFIG } from './lib/kafka-clients.ts';
 import { type RunningTarget, startFerryBroker, startMockCluster } from './lib/kafka-targets.ts';
 import { buildRdkafkaPrograms, findKcat } from './lib/rdkafka-tools.ts';
 import { maxOf, median, minOf, pairedRatios } from './lib/stats.ts';
@@ -53,8 +53,6 @@ const QUICK_ROUND_COUNT = 3;
 const CONSUMES_PER_ROUND = 3;
 /** Untimed consume before the timed ones: warms the broker's JIT on its fetch path. */
 const WARMUP_MESSAGES = 4000;
-/** What fills the partitions: the producer of broker.bench.ts. */
-const PRODUCE_CONFIG: ClientConfig = { acks: 'all', 'linger.ms': '5', 'batch.size': '1000000' };
 /** What every consume runs with (see the header): no trailing long poll. */
 const CONSUME_CONFIG: ClientConfig = { 'fetch.wait.max.ms': '10' };
 /** The mock keeps 5 MiB per partition; this many 1 KiB messages (~3.6 MB with overhead) stay well inside. */
@@ -157,7 +155,7 @@ function serversOf(settings: Settings, mockCluster: string | null): Server[] {
       consumedPartition: PARTITION,
       start: (round) => startFerryBroker({ walStore: (data) => `file:${join(data, 'objects')}`, ...profile(round) }),
       fill: async (running, kcat, files) => {
-        await kcatProduceFile(kcat, running.bootstrap, TOPIC, files.all, PRODUCE_CONFIG, PARTITION);
+        await kcatProduceFile(kcat, running.bootstrap, TOPIC, files.all, KCAT_PRODUCER_CONFIG, PARTITION);
         const endOffset = await kcatEndOffset(kcat, running.bootstrap, TOPIC, PARTITION);
         if (endOffset !== settings.messageCount) throw new Error(`ferry: the partition holds ${endOffset} of ${settings.messageCount} messages after filling`);
       },
@@ -170,7 +168,7 @@ function serversOf(settings: Settings, mockCluster: string | null): Server[] {
       consumedPartition: null,
       start: () => startMockCluster(mockCluster, TOPIC, partitions),
       fill: async (running, kcat, files) => {
-        for (const [partition, count] of files.mockCounts.entries()) await kcatProduceFile(kcat, running.bootstrap, TOPIC, files.mockFiles.get(count)!, PRODUCE_CONFIG, partition);
+        for (const [partition, count] of files.mockCounts.entries()) await kcatProduceFile(kcat, running.bootstrap, TOPIC, files.mockFiles.get(count)!, KCAT_PRODUCER_CONFIG, partition);
       },
     });
   }

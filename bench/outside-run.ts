@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type ClientConfig, kcatProduceFile, writeMessageFile } from './lib/kafka-clients.ts';
+import { KCAT_PRODUCER_CONFIG, kcatProduceFile, writeMessageFile } from './lib/kafka-clients.ts';
 import { freeLoopbackPort, processCpuMs, readText, spawnTracked, stopChild, waitForLine, writeBackDirtyPages } from './lib/child-processes.ts';
 import { startMockCluster } from './lib/kafka-targets.ts';
 import { buildRdkafkaPrograms, findKcat } from './lib/rdkafka-tools.ts';
@@ -23,7 +23,6 @@ const ROUND_COUNT = 2;
 const READY_TIMEOUT_MS = 20_000;
 const STOP_GRACE_MS = 15_000;
 const TOPIC = 't1';
-const KCAT_CONFIG: ClientConfig = { acks: 'all', 'linger.ms': '5', 'batch.size': '1000000' };
 
 const USAGE = `
 bun bench/outside-run.ts [--rounds N] [--runs N]
@@ -114,7 +113,7 @@ async function main(): Promise<void> {
       try {
         for (let run = 0; run < runs; run++) {
           const cpuBefore = server.cpuMs();
-          const result = await kcatProduceFile(kcat, server.bootstrap, TOPIC, messages, KCAT_CONFIG);
+          const result = await kcatProduceFile(kcat, server.bootstrap, TOPIC, messages, KCAT_PRODUCER_CONFIG);
           const cpuAfter = server.cpuMs();
           rates.push(mbPerSecond(MESSAGE_COUNT * KIB_BYTES, result.elapsedMs));
           const cpu = cpuBefore === null || cpuAfter === null ? '' : `, server CPU ${formatNumber((100 * (cpuAfter - cpuBefore)) / result.elapsedMs)}%`;

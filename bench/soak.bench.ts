@@ -38,7 +38,7 @@
 import { type Dirent, readdirSync, statfsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseBenchArgs } from './lib/args.ts';
-import { type ClientConfig, kcatEndOffset } from './lib/kafka-clients.ts';
+import { KCAT_PRODUCER_CONFIG, kcatEndOffset } from './lib/kafka-clients.ts';
 import { type RunningTarget, startFerryBroker } from './lib/kafka-targets.ts';
 import { PacedKcat, type PacedRunEnd } from './lib/paced-kcat.ts';
 import { type MetricSample, scrapePrometheus } from './lib/prometheus-text.ts';
@@ -93,8 +93,6 @@ const RETENTION_CHECK_INTERVAL_MS = 5000;
  * run's first 10 to 15 minutes.
  */
 const DISK_FREE_MIN_BYTES = 8 * 1024 * MIB_BYTES;
-/** The issue's producer: acks=all, 5 ms linger, batches up to librdkafka's default 1 MB request. */
-const KCAT_CONFIG: ClientConfig = { acks: 'all', 'linger.ms': '5', 'batch.size': '1000000' };
 const KCAT_CONNECTIONS = 1;
 const KCAT_REQUEST_BYTES_MAX = 1024 * 1024;
 
@@ -239,7 +237,7 @@ async function produceFor(settings: Settings, kcat: string, broker: RunningTarge
     topic: TOPIC,
     messagesPerSecond: (settings.rateMbPerSecond * BYTES_PER_MB) / VALUE_BYTES,
     valueBytes: VALUE_BYTES,
-    config: KCAT_CONFIG,
+    config: KCAT_PRODUCER_CONFIG,
   });
   const startMs = performance.now();
   const minutes: SoakMinute[] = [];
@@ -403,7 +401,7 @@ function describeRun(settings: Settings): void {
     `  broker: bun src/cli.ts broker, WAL and tier on the file store; segment.bytes ${SEGMENT_BYTES / MIB_BYTES} MiB, local.retention.bytes ${LOCAL_RETENTION_BYTES / MIB_BYTES} MiB, retention.bytes ${RETENTION_BYTES / MIB_BYTES} MiB, retention checked every ${RETENTION_CHECK_INTERVAL_MS / 1000} s`,
   );
   console.log(
-    `  producer: kcat -P from a paced pipe, ${Object.entries(KCAT_CONFIG)
+    `  producer: kcat -P from a paced pipe, ${Object.entries(KCAT_PRODUCER_CONFIG)
       .map(([name, value]) => `${name}=${value}`)
       .join(' ')}; broker RSS every ${RSS_SAMPLE_INTERVAL_MS / 1000} s`,
   );

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { makeCertificates } from '../test/support/certificates.ts';
 import { parseBenchArgs } from './lib/args.ts';
 import { freeLoopbackPort } from './lib/child-processes.ts';
-import { type ClientConfig, kcatEndOffset, kcatProduceFile, writeMessageFile } from './lib/kafka-clients.ts';
+import { type ClientConfig, kcatEndOffset, kcatProduceFile, writeMessageFile, KCAT_PRODUCER_CONFIG } from './lib/kafka-clients.ts';
 import { startFerryBroker } from './lib/kafka-targets.ts';
 import { findKcat } from './lib/rdkafka-tools.ts';
 import { connectAndAskVersions } from './lib/kafka-connect.ts';
@@ -30,7 +30,6 @@ const ROUND_COUNT = 5;
 const QUICK_ROUND_COUNT = 2;
 const CONNECTIONS = 200;
 const QUICK_CONNECTIONS = 50;
-const PRODUCE_CONFIG: ClientConfig = { acks: 'all', 'linger.ms': '5', 'batch.size': '1000000' };
 const USER = 'bench';
 const PASSWORD = 'bench-secret';
 
@@ -75,7 +74,7 @@ async function main(): Promise<void> {
           const bootstrap = `127.0.0.1:${listener.port}`;
           const topic = `tls-${listener.name.toLowerCase()}`;
           const before = round === 0 ? 0 : await kcatEndOffset(kcat, bootstrap, topic, 0, listener.client);
-          const run = await kcatProduceFile(kcat, bootstrap, topic, file, { ...PRODUCE_CONFIG, ...listener.client });
+          const run = await kcatProduceFile(kcat, bootstrap, topic, file, { ...KCAT_PRODUCER_CONFIG, ...listener.client });
           const after = await kcatEndOffset(kcat, bootstrap, topic, 0, listener.client);
           if (after - before !== count) throw new Error(`${listener.name}: ${after - before} messages landed, ${count} sent`);
           seconds.get(listener.name)!.push(run.elapsedMs / 1000);

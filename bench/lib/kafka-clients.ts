@@ -20,6 +20,12 @@ const WRITE_CHUNK_BYTES = 4 * MIB_BYTES;
 /** librdkafka properties as `-X name=value` arguments (kcat and ack-latency take the same form). */
 export type ClientConfig = Readonly<Record<string, string>>;
 
+/**
+ * The producer every client bench measures and fills with (issue 27's): acks=all, 5 ms linger,
+ * batches up to librdkafka's default 1 MB request.
+ */
+export const KCAT_PRODUCER_CONFIG: ClientConfig = { acks: 'all', 'linger.ms': '5', 'batch.size': '1000000' };
+
 function configArguments(config: ClientConfig): string[] {
   return Object.entries(config).flatMap(([name, value]) => ['-X', `${name}=${value}`]);
 }

@@ -9,7 +9,7 @@ import { isOsError } from '../util/os-error.ts';
 import type { StreamId } from '../wal/keys.ts';
 import type { ReadFrame, WalReader } from '../wal/reader.ts';
 import { listEpochs } from '../wal/seal.ts';
-import { type DataRead, StreamTail, type StreamTailUser, type TailMember, type TailStart } from './stream-tail.ts';
+import { type DataRead, StreamTail, type StreamTailStats, type StreamTailUser, type TailMember, type TailStart } from './stream-tail.ts';
 
 export interface FollowerConfig {
   /** The leader whose WAL streams this follower applies. */
@@ -73,17 +73,9 @@ export interface FollowerTarget {
   startAtTier?(log: PartitionLog, topicId: Uuid, partition: number, fromOffset: number): Promise<boolean>;
 }
 
-export interface FollowerStats {
+/** Its one stream tail's counts, with where it stands and how often it started over at the tier. */
+export interface FollowerStats extends StreamTailStats {
   readonly position: StreamPosition | null;
-  readonly objectsApplied: number;
-  readonly framesApplied: number;
-  readonly bytesApplied: number;
-  readonly bytesRead: number;
-  readonly polls: number;
-  /** Objects that could not be read even after the reader's retries; the follower keeps trying. */
-  readonly readFailures: number;
-  /** Times the position was below its stream's WAL floor and moved up to it (objects WAL GC collected). */
-  readonly floorSkips: number;
   /** Times a partition's log started over at the tier's end: its next frames lay past its end ([D4]). */
   readonly tierStarts: number;
 }
