@@ -8,6 +8,7 @@ import { checkFileKey, objectPathOf } from './file-keys.ts';
 import { KeyLocks, LOCK_TIMEOUT_MS_DEFAULT } from './file-locks.ts';
 import { walkKeys } from './file-walk.ts';
 import { assembleUpload, partPath, uploadGone } from './file-multipart.ts';
+import { FileSequentialWrite, type FileSequentialWriteHost } from './file-sequential-write.ts';
 import { encodeHeader, etagAt, openObject, readExactly, OBJECT_HEADER_BYTES, removeQuietly, writeObjectFile } from './file-object.ts';
 import { errnoOf, storeErrorFromFs } from './fs-errors.ts';
 import { decodeListToken, pageOf } from './list-token.ts';
@@ -25,6 +26,7 @@ import {
   type ObjectStore,
   type PutOptions,
   type PutResult,
+  type SequentialWrite,
   type UploadedPart,
 } from './object-store.ts';
 import { StatsRecorder, type RequestClass, type StoreStats } from './stats.ts';
@@ -202,6 +204,20 @@ export class FileStore implements ObjectStore {
       await mkdir(join(this.#multipart, uploadId));
       return this.#uploadHandle(key, uploadId, options?.ifNoneMatch === '*');
     });
+  }
+
+  /** An object written front to back into one file (file-sequential-write.ts), published like a put. */
+  async openSequentialWrite(key: string, options?: MultipartOptions): Promise<SequentialWrite> {
+    this.#checkKey(key);
+    if (options?.ifNoneMatch !== undefined && options.ifNoneMatch !== '*') throw invalidArgument(key, `ifNoneMatch must be '*', not ${JSON.stringify(options.ifNoneMatch)}`);
+    const condition: PutOptions = options?.ifNoneMatch === '*' ? { ifNoneMatch: '*' } : {};
+    const host: FileSequentialWriteHost = {
+      run: async (requestClass, bytesIn, what, action) => this.#run(requestClass, bytesIn, what, key, action),
+      publish: (temporary) => this.#publish(key, temporary, condition),
+      sync: this.#sync,
+      files: this.#files,
+    };
+    return this.#run('multipartCreate', 0, 'start a sequential write of', key, () => FileSequentialWrite.create(key, host, this.#temporaryPath()));
   }
 
   stats(): StoreStats {

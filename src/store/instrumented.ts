@@ -13,6 +13,7 @@ import type {
   ObjectStore,
   PutOptions,
   PutResult,
+  SequentialWrite,
   UploadedPart,
 } from './object-store.ts';
 import type { StoreStats } from './stats.ts';
@@ -59,7 +60,12 @@ export class InstrumentedStore implements ObjectStore {
     const labels = { store: role };
     this.#uploaded = registry.counter('ferry_object_store_uploaded_bytes_total', 'Body bytes sent to the object store (puts and parts), by store role', { labels });
     this.#downloaded = registry.counter('ferry_object_store_downloaded_bytes_total', 'Body bytes read from the object store (gets), by store role', { labels });
+    const sequential = inner.openSequentialWrite?.bind(inner);
+    if (sequential !== undefined) this.openSequentialWrite = (key, options) => this.#sequentialWrite(sequential, key, options);
   }
+
+  /** Present when the inner store has it: its steps timed as the multipart steps they stand for. */
+  readonly openSequentialWrite?: (key: string, options?: MultipartOptions) => Promise<SequentialWrite>;
 
   async put(key: string, body: Uint8Array, options?: PutOptions): Promise<PutResult> {
     const result = await this.#timed('put', () => this.#inner.put(key, body, options));
@@ -101,6 +107,19 @@ export class InstrumentedStore implements ObjectStore {
       },
       complete: (parts) => this.#timed('multipart_complete', () => upload.complete(parts)),
       abort: () => this.#timed('multipart_abort', () => upload.abort()),
+    };
+  }
+
+  async #sequentialWrite(open: NonNullable<ObjectStore['openSequentialWrite']>, key: string, options?: MultipartOptions): Promise<SequentialWrite> {
+    const write = await this.#timed('multipart_create', () => open(key, options));
+    return {
+      key: write.key,
+      append: async (chunk: Uint8Array): Promise<void> => {
+        await this.#timed('upload_part', () => write.append(chunk));
+        this.#uploaded.add(chunk.length);
+      },
+      finish: () => this.#timed('multipart_complete', () => write.finish()),
+      abort: () => this.#timed('multipart_abort', () => write.abort()),
     };
   }
 

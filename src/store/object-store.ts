@@ -30,6 +30,12 @@ export interface ObjectStore {
   deleteMany(keys: readonly string[]): Promise<DeleteManyResult>;
   /** Starts a multipart upload; nothing is visible under `key` until `complete`. */
   createMultipartUpload(key: string, options?: MultipartOptions): Promise<MultipartUpload>;
+  /**
+   * Optional: starts an object written front to back, for a backend where that costs less than
+   * parts (the file store appends to one file; its parts are copied again at completion).
+   * StreamingUpload uses it when present. Nothing is visible under `key` until `finish`.
+   */
+  openSequentialWrite?(key: string, options?: MultipartOptions): Promise<SequentialWrite>;
   /** Requests by class and bytes moved since the store was opened. */
   stats(): StoreStats;
   /** Releases connections and locks; the store is not used after. */
@@ -134,6 +140,18 @@ export interface DeleteManyResult {
 export interface MultipartOptions {
   /** `'*'`: completion succeeds only if no object exists under the key by then. */
   readonly ifNoneMatch?: '*';
+}
+
+/** An object being written front to back (ObjectStore.openSequentialWrite). */
+export interface SequentialWrite {
+  /** Where the object appears on `finish`. */
+  readonly key: string;
+  /** Adds `chunk` at the end; one call at a time, and the caller keeps `chunk` unchanged until it resolves. */
+  append(chunk: Uint8Array): Promise<void>;
+  /** Makes the object visible, atomically, subject to the condition given at the start (PreconditionFailed when it fails). */
+  finish(): Promise<PutResult>;
+  /** Discards what was written; nothing becomes visible. Succeeds when already finished, failed or aborted. */
+  abort(): Promise<void>;
 }
 
 /** A multipart upload under way: parts upload in any order, then one completion makes the object. */

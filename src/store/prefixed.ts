@@ -12,6 +12,7 @@ import {
   type ObjectStore,
   type PutOptions,
   type PutResult,
+  type SequentialWrite,
 } from './object-store.ts';
 import type { StoreStats } from './stats.ts';
 import { checkKey, invalidArgument, showKey } from './validate.ts';
@@ -32,7 +33,12 @@ export class PrefixedStore implements ObjectStore {
     this.kind = inner.kind;
     this.prefix = prefix;
     this.#inner = inner;
+    const sequential = inner.openSequentialWrite?.bind(inner);
+    if (sequential !== undefined) this.openSequentialWrite = (key, options) => this.#sequentialWrite(sequential, key, options);
   }
+
+  /** Present when the inner store has it. */
+  readonly openSequentialWrite?: (key: string, options?: MultipartOptions) => Promise<SequentialWrite>;
 
   put(key: string, body: Uint8Array, options?: PutOptions): Promise<PutResult> {
     return this.#call(key, () => this.#inner.put(this.#in(key), body, options));
@@ -63,6 +69,18 @@ export class PrefixedStore implements ObjectStore {
     for (const key of keys) this.#checkKey(key);
     const result = await this.#inner.deleteMany(keys.map((key) => this.#in(key))).catch((error: unknown) => this.#rethrow(error));
     return { deleted: result.deleted.map((key) => this.#out(key)), failed: result.failed.map(({ key, error }) => ({ key: this.#out(key), error })) };
+  }
+
+  #sequentialWrite(open: NonNullable<ObjectStore['openSequentialWrite']>, key: string, options?: MultipartOptions): Promise<SequentialWrite> {
+    return this.#call(key, async () => {
+      const write = await open(this.#in(key), options);
+      return {
+        key,
+        append: (chunk) => write.append(chunk).catch((error: unknown) => this.#rethrow(error)),
+        finish: () => write.finish().catch((error: unknown) => this.#rethrow(error)),
+        abort: () => write.abort().catch((error: unknown) => this.#rethrow(error)),
+      };
+    });
   }
 
   createMultipartUpload(key: string, options?: MultipartOptions): Promise<MultipartUpload> {

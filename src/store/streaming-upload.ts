@@ -2,7 +2,15 @@ import { assert } from '../util/assert.ts';
 import { stageTimers } from '../metrics/stage-timers.ts';
 import { concatBytes } from '../util/bytes.ts';
 import { StoreError } from './errors.ts';
-import { MULTIPART_PART_BYTES_MIN, MULTIPART_PARTS_MAX, type MultipartUpload, type ObjectStore, type PutResult, type UploadedPart } from './object-store.ts';
+import {
+  MULTIPART_PART_BYTES_MIN,
+  MULTIPART_PARTS_MAX,
+  type MultipartUpload,
+  type ObjectStore,
+  type PutResult,
+  type SequentialWrite,
+  type UploadedPart,
+} from './object-store.ts';
 
 /**
  * Bytes of one multipart part. 8 MiB: S3's 5 MiB floor plus room, and a part takes ~55 ms at
@@ -34,6 +42,10 @@ export interface StreamingUploadOptions {
  * must not modify a chunk after passing it in. A part made of one chunk (or one slice of it) goes
  * up as that view; a part spanning chunks is copied once into a contiguous buffer, counted in
  * `copiedBytes`.
+ *
+ * A store that writes objects front to back more cheaply (ObjectStore.openSequentialWrite: the
+ * file store) gets each chunk appended as it comes instead, one at a time: no parts, no copies,
+ * at most one chunk held.
  */
 export class StreamingUpload {
   /** Where the object appears once finished. */
@@ -45,6 +57,9 @@ export class StreamingUpload {
   #pending: Uint8Array[] = [];
   #pendingBytes = 0;
   #upload: Promise<MultipartUpload> | null = null;
+  /** The store's sequential write, when it has one (then no part is ever cut). */
+  #sequential: Promise<SequentialWrite> | null = null;
+  readonly #sequentialStore: boolean;
   readonly #inFlight = new Set<Promise<void>>();
   #inFlightBytes = 0;
   readonly #parts: UploadedPart[] = [];
@@ -64,6 +79,7 @@ export class StreamingUpload {
     this.#partBytes = options.partBytes ?? STREAMING_PART_BYTES_DEFAULT;
     this.#concurrency = options.concurrency ?? STREAMING_CONCURRENCY_DEFAULT;
     this.#ifNoneMatch = options.ifNoneMatch === '*';
+    this.#sequentialStore = store.openSequentialWrite !== undefined;
     if (!Number.isSafeInteger(this.#partBytes) || this.#partBytes < 1)
       throw new StoreError('InvalidArgument', `streaming upload of ${key}: partBytes must be a positive integer, not ${this.#partBytes}`, { key });
     if (!Number.isSafeInteger(this.#concurrency) || this.#concurrency < 1)
@@ -99,6 +115,7 @@ export class StreamingUpload {
     this.#finished = true;
     await this.#writes;
     await this.#throwIfFailed();
+    if (this.#sequentialStore) return this.#finishSequential();
     if (this.#upload === null) {
       const result = await this.#store.put(this.key, this.#takePart(this.#pendingBytes), this.#ifNoneMatch ? { ifNoneMatch: '*' } : {});
       this.#completed = true;
@@ -133,6 +150,7 @@ export class StreamingUpload {
   async #write(chunk: Uint8Array): Promise<void> {
     await this.#throwIfFailed();
     if (chunk.length === 0) return;
+    if (this.#sequentialStore) return this.#append(chunk);
     this.#pending.push(chunk);
     this.#pendingBytes += chunk.length;
     // Strictly more than a part: an object of exactly partBytes still goes up as one put.
@@ -196,14 +214,46 @@ export class StreamingUpload {
     this.#inFlight.add(task);
   }
 
+  #sequentialWrite(): Promise<SequentialWrite> {
+    this.#sequential ??= this.#store.openSequentialWrite!(this.key, this.#ifNoneMatch ? { ifNoneMatch: '*' } : {});
+    return this.#sequential;
+  }
+
+  async #append(chunk: Uint8Array): Promise<void> {
+    this.#inFlightBytes = chunk.length;
+    this.#noteBuffered();
+    try {
+      await (await this.#sequentialWrite()).append(chunk);
+    } catch (error) {
+      this.#fail(error);
+      await this.#throwIfFailed();
+    } finally {
+      this.#inFlightBytes = 0;
+    }
+  }
+
+  async #finishSequential(): Promise<PutResult> {
+    try {
+      const result = await (await this.#sequentialWrite()).finish();
+      this.#completed = true;
+      return result;
+    } catch (error) {
+      this.#fail(error);
+      await this.#throwIfFailed();
+      throw error;
+    }
+  }
+
   /** Records the first failure and starts aborting: after the parts in flight settle, so none lingers. */
   #fail(error: unknown): void {
     if (this.#failure !== null) return;
     this.#failure = error;
     const upload = this.#upload;
+    const sequential = this.#sequential;
     this.#aborting = (async () => {
       while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
       if (upload !== null) await upload.then((u) => u.abort()).catch(() => undefined);
+      if (sequential !== null) await sequential.then((write) => write.abort()).catch(() => undefined);
     })();
   }
 

@@ -30,7 +30,7 @@ class GatedStore {
 
   get store(): ObjectStore {
     return new Proxy(this.inner, {
-      get: (target, name) => (name === 'createMultipartUpload' ? (key: string) => this.#gated(key) : Reflect.get(target, name, target).bind(target)),
+      get: (target, name) => (name === 'createMultipartUpload' ? (key: string) => this.#gated(key) : Reflect.get(target, name, target)?.bind(target)),
     });
   }
 

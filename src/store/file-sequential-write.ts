@@ -1,0 +1,104 @@
+import { open, type FileHandle } from 'node:fs/promises';
+import type { FileSync } from '../util/file-sync.ts';
+import { StoreError } from './errors.ts';
+import { contentEtag, multipartEtag } from './etag.ts';
+import { encodeHeader, OBJECT_HEADER_BYTES, removeQuietly, writeFully } from './file-object.ts';
+import type { PutResult, SequentialWrite } from './object-store.ts';
+import type { RequestClass } from './stats.ts';
+
+/** What a sequential write needs of its FileStore. */
+export interface FileSequentialWriteHost {
+  /** Runs one step as a store request: counted, awaited by close, its filesystem errors mapped. */
+  run<T>(requestClass: RequestClass, bytesIn: number, what: string, action: () => Promise<T>): Promise<T>;
+  /** Publishes the complete, fsynced `temporary` file under the key (FileStore's #publish): true if renamed away. */
+  publish(temporary: string): Promise<boolean>;
+  readonly sync: boolean;
+  readonly files: FileSync;
+}
+
+/**
+ * The file store's object written front to back (ObjectStore.openSequentialWrite): chunks go
+ * straight into one temporary object file, whose header gets the ETag at the end; finishing
+ * fsyncs it and publishes it like a put. A multipart upload writes every byte twice here (its
+ * part files, then their copy into the assembled file at completion, read back in between): the
+ * tier streams each segment out this way, and a 32 MiB piece is written once instead.
+ *
+ * The ETag is S3's multipart form over the appended chunks (a hash of their XXH64s, a dash, their
+ * count): computing it needs no second pass over the bytes. A crash before `finish` leaves only
+ * the temporary file, which is never listed and is swept at a later open.
+ */
+export class FileSequentialWrite implements SequentialWrite {
+  readonly key: string;
+  readonly #host: FileSequentialWriteHost;
+  readonly #temporary: string;
+  readonly #handle: FileHandle;
+  readonly #chunkEtags: string[] = [];
+  #position = OBJECT_HEADER_BYTES;
+  #appending = false;
+  #state: 'open' | 'finishing' | 'done' = 'open';
+
+  private constructor(key: string, host: FileSequentialWriteHost, temporary: string, handle: FileHandle) {
+    this.key = key;
+    this.#host = host;
+    this.#temporary = temporary;
+    this.#handle = handle;
+  }
+
+  /** Creates the temporary file `temporary` (which must not exist) for `key`'s object. */
+  static async create(key: string, host: FileSequentialWriteHost, temporary: string): Promise<FileSequentialWrite> {
+    return new FileSequentialWrite(key, host, temporary, await open(temporary, 'wx'));
+  }
+
+  append(chunk: Uint8Array): Promise<void> {
+    if (this.#state !== 'open') return Promise.reject(this.#misuse('append after finish or abort'));
+    if (this.#appending) return Promise.reject(this.#misuse('append while an append is under way (one at a time: the bytes go in order)'));
+    if (chunk.length === 0) return Promise.resolve();
+    this.#appending = true;
+    const position = this.#position;
+    this.#position += chunk.length;
+    this.#chunkEtags.push(contentEtag(chunk));
+    return this.#host
+      .run('uploadPart', chunk.length, 'append to the sequential write of', () => writeFully(this.#handle, chunk, position))
+      .catch(async (error: unknown) => {
+        await this.abort(); // a short or failed write leaves a hole: the object can never be finished
+        throw error;
+      })
+      .finally(() => {
+        this.#appending = false;
+      });
+  }
+
+  async finish(): Promise<PutResult> {
+    if (this.#state !== 'open') throw this.#misuse('finish after finish or abort');
+    if (this.#appending) throw this.#misuse('finish while an append is under way');
+    this.#state = 'finishing';
+    const etag = this.#chunkEtags.length === 0 ? contentEtag(new Uint8Array()) : multipartEtag(this.#chunkEtags);
+    let renamed = false;
+    try {
+      return await this.#host.run('multipartComplete', 0, 'finish the sequential write of', async () => {
+        await writeFully(this.#handle, encodeHeader(etag), 0);
+        if (this.#host.sync) await this.#host.files.sync(this.#handle.fd); // the bytes are durable before any name points at them
+        await this.#handle.close();
+        renamed = await this.#host.publish(this.#temporary);
+        return { etag };
+      });
+    } finally {
+      this.#state = 'done';
+      await this.#handle.close().catch(() => undefined);
+      if (!renamed) await removeQuietly(this.#temporary);
+    }
+  }
+
+  async abort(): Promise<void> {
+    if (this.#state !== 'open') return;
+    this.#state = 'done';
+    await this.#host.run('multipartAbort', 0, 'abort the sequential write of', async () => {
+      await this.#handle.close().catch(() => undefined);
+      await removeQuietly(this.#temporary);
+    });
+  }
+
+  #misuse(what: string): StoreError {
+    return new StoreError('InvalidArgument', `sequential write of ${this.key}: ${what}`, { key: this.key });
+  }
+}
