@@ -2,15 +2,7 @@ import { assert } from '../util/assert.ts';
 import { stageTimers } from '../metrics/stage-timers.ts';
 import { concatBytes } from '../util/bytes.ts';
 import { StoreError } from './errors.ts';
-import {
-  MULTIPART_PART_BYTES_MIN,
-  MULTIPART_PARTS_MAX,
-  type MultipartUpload,
-  type ObjectStore,
-  type PutResult,
-  type SequentialWrite,
-  type UploadedPart,
-} from './object-store.ts';
+import { MULTIPART_PART_BYTES_MIN, MULTIPART_PARTS_MAX, type MultipartUpload, type ObjectStore, type PutResult, type SequentialWrite, type UploadedPart } from './object-store.ts';
 
 /**
  * Bytes of one multipart part. 8 MiB: S3's 5 MiB floor plus room, and a part takes ~55 ms at

@@ -19,6 +19,7 @@ import { OrphanSweeper, TIER_ORPHAN_DELAY_MS, TIER_SWEEP_INTERVAL_MS } from './o
 import { type DeletedTopicIds, RetiredIncarnationSweeper } from './retired-sweeper.ts';
 import { type CopiedSegment, copiedSegments, type TierRecord, type TierRecords, tieredEnd, tilingSegments } from './tier-record.ts';
 import { retainedStart } from './tier-retention.ts';
+import { dueLocalMerge, dueMerge, TIER_LOCAL_MERGE_BYTES_MAX } from './merge-plan.ts';
 
 /** How often the tierer looks for rolled segments below the high watermark (each look reads no store unless one is due). */
 export const TIER_INTERVAL_MS = 1000;
@@ -34,20 +35,6 @@ export const TIER_INTERVAL_MS = 1000;
  * control-record writes, ~$2 a month per partition written all the time), merged later [T8].
  */
 export const TIER_TAIL_MAX_MS = 10_000;
-/**
- * [T8] How many consecutive tiered pieces of one level, inside one local segment, are merged into
- * one piece of the next level: a segment tiered in pieces every TIER_TAIL_MAX_MS for a week holds a
- * few dozen entries in the tier record, not 60,000 (TIERED_SEGMENTS_MAX), and each byte is uploaded
- * once per level (log16 of its pieces) before the segment's final merge when it rolls.
- */
-export const TIER_MERGE_RUN = 16;
-/**
- * [T8] The most bytes a merge of pieces below the local log reads back from the tier (each piece's
- * object whole, one at a time): the small pieces a quiet partition's leaders leave behind at each
- * takeover (~23 per takeover, review finding 2). Larger ones (a busy partition's 32 MiB pieces, up
- * to a segment's worth per takeover) stay as they are.
- */
-export const TIER_REMOTE_MERGE_BYTES_MAX = 64 * 1024 * 1024;
 /**
  * [T2] The most a partition's log may hold above its tiered end, committed, before that much is
  * tiered from inside the active segment: what a new leader reads from the WAL to take over [K2],
@@ -93,6 +80,8 @@ export interface TiererOptions {
   readonly tailMaxMs?: number;
   /** How many committed bytes above the tiered end are tiered from inside the active segment; default TIER_TAIL_MAX_BYTES. */
   readonly tailMaxBytes?: number;
+  /** The most bytes one merge of pieces inside a local segment takes before it rolls; default TIER_LOCAL_MERGE_BYTES_MAX. */
+  readonly localMergeBytesMax?: number;
   /**
    * The topic ids with a deletion record (DI1): what the tier holds of them is deleted, every sweep
    * interval (RetiredIncarnationSweeper). Absent: never.
@@ -180,7 +169,11 @@ export class Tierer {
   localDeletableEndOf(topicId: Uuid, partition: number, log: PartitionLog): number | null {
     const held = this.#held.get(heldKey(topicId, partition));
     if (held === undefined) return null;
-    return dueLocalMerge(log, held.record)?.baseOffset ?? tieredEnd(held.record);
+    return dueLocalMerge(log, held.record, this.#localMergeBytesMax)?.baseOffset ?? tieredEnd(held.record);
+  }
+
+  get #localMergeBytesMax(): number {
+    return this.#options.localMergeBytesMax ?? TIER_LOCAL_MERGE_BYTES_MAX;
   }
 
   /** One round over the led partitions: each tiers at most one due range. Returns the ranges tiered. */
@@ -353,7 +346,7 @@ export class Tierer {
 
   /** [T8] The merge due (dueMerge) becomes one tiered segment in place of its pieces: announce, upload, read back, commit. */
   async #mergeWhenDue(source: TierSource, held: Held): Promise<void> {
-    const range = dueMerge(source.log, held.record);
+    const range = dueMerge(source.log, held.record, this.#localMergeBytesMax);
     if (range === null) return;
     const { records, random } = this.#options;
     const uploadId = randomUuid(random);
@@ -526,66 +519,6 @@ function sortedEpochs(entries: readonly EpochEntry[]): EpochEntry[] {
   const byStart = new Map<number, EpochEntry>();
   for (const entry of entries) if (!byStart.has(entry.startOffset)) byStart.set(entry.startOffset, entry);
   return [...byStart.values()].sort((a, b) => a.startOffset - b.startOffset);
-}
-
-/** A range a merge [T8] replaces: read from the local log, or from the tiered pieces themselves (`fromTier`). */
-export interface MergeRange {
-  readonly baseOffset: number;
-  readonly endOffset: number;
-  readonly fromTier: boolean;
-}
-
-/**
- * [T8] The next merge due: first TIER_MERGE_RUN pieces of one level below the local log (a previous
- * leader's, left when this leader's log started at the tiered end), read back from the tier, at
- * most TIER_REMOTE_MERGE_BYTES_MAX of them; then dueLocalMerge. Null when none.
- */
-export function dueMerge(log: PartitionLog, record: TierRecord): MergeRange | null {
-  const copied = copiedSegments(record);
-  let below = 0;
-  while (below < copied.length && copied[below]!.endOffset <= log.logStartOffset) below++;
-  // Of any levels: the pieces below the log are left by many leaders, a few of each level per takeover.
-  const run = levelRun(copied, 0, below - 1, TIER_REMOTE_MERGE_BYTES_MAX, true);
-  return run !== null ? { ...run, fromTier: true } : dueLocalMerge(log, record);
-}
-
-/**
- * [T8] The oldest local segment with a merge due, read from the local log: all of a rolled
- * segment, wholly tiered, that two or more pieces tile exactly (it was tiered from inside, [T2]),
- * else TIER_MERGE_RUN consecutive pieces of one level wholly inside a segment (a promoted
- * follower's log starts inside a piece: its own pieces start past its first segment's base).
- */
-export function dueLocalMerge(log: PartitionLog, record: TierRecord): MergeRange | null {
-  const bases = log.segmentBaseOffsets;
-  const copied = copiedSegments(record); // contiguous, by base: one pass over both lists
-  let first = 0;
-  for (let index = 0; index < bases.length; index++) {
-    const baseOffset = bases[index]!;
-    const endOffset = bases[index + 1] ?? log.logEndOffset; // the active segment's end is where its pieces stop, at most
-    while (first < copied.length && copied[first]!.baseOffset < baseOffset) first++;
-    let last = first - 1;
-    while (last + 1 < copied.length && copied[last + 1]!.endOffset <= endOffset) last++;
-    if (baseOffset < log.logStartOffset || last <= first) continue;
-    const rolled = index + 1 < bases.length;
-    if (rolled && copied[first]!.baseOffset === baseOffset && copied[last]!.endOffset === endOffset) return { baseOffset, endOffset, fromTier: false }; // the whole rolled segment
-    const run = levelRun(copied, first, last, Number.POSITIVE_INFINITY, false);
-    if (run !== null) return { ...run, fromTier: false };
-  }
-  return null;
-}
-
-/** [T8] The first TIER_MERGE_RUN consecutive pieces among copied[first..last] of one level (or `anyLevel`), of at most `maxBytes` together. */
-function levelRun(copied: readonly CopiedSegment[], first: number, last: number, maxBytes: number, anyLevel: boolean): { baseOffset: number; endOffset: number } | null {
-  for (let start = first; start + TIER_MERGE_RUN - 1 <= last; ) {
-    const level = copied[start]!.level ?? 0;
-    const joins = (piece: CopiedSegment, bytes: number) => (anyLevel || (piece.level ?? 0) === level) && bytes + piece.bytes <= maxBytes;
-    let end = start;
-    let bytes = copied[start]!.bytes;
-    while (end < start + TIER_MERGE_RUN - 1 && joins(copied[end + 1]!, bytes)) bytes += copied[++end]!.bytes;
-    if (end === start + TIER_MERGE_RUN - 1) return { baseOffset: copied[start]!.baseOffset, endOffset: copied[end]!.endOffset };
-    start = end + 1;
-  }
-  return null;
 }
 
 /** The leader epochs in effect in [base, end): the one at `base`, then those that start inside. */

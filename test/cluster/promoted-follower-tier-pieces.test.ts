@@ -12,7 +12,7 @@ import { Broker } from '../../src/broker/broker.ts';
 import { ControlStore } from '../../src/control/control-store.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { TierRecords, tieredEnd } from '../../src/tier/tier-record.ts';
-import { TIER_MERGE_RUN } from '../../src/tier/tierer.ts';
+import { TIER_MERGE_RUN } from '../../src/tier/merge-plan.ts';
 import { until } from '../support/until.ts';
 
 setDefaultTimeout(120_000);

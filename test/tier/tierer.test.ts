@@ -9,7 +9,8 @@ import { MemoryStore } from '../../src/store/memory.ts';
 import { parseTieredSegmentKey } from '../../src/tier/keys.ts';
 import { decodeTieredSegment } from '../../src/tier/segment-object.ts';
 import { copiedSegments, namedUploadIds, TierRecords, tieredEnd } from '../../src/tier/tier-record.ts';
-import { dueMerge, dueRange, epochsIn, TIER_MERGE_RUN, Tierer, type TierSource } from '../../src/tier/tierer.ts';
+import { dueMerge, TIER_MERGE_RUN } from '../../src/tier/merge-plan.ts';
+import { dueRange, epochsIn, Tierer, type TierSource } from '../../src/tier/tierer.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
 import { idOf } from '../support/topic-ids.ts';
@@ -38,7 +39,7 @@ function threeSegmentLog(): PartitionLog {
   return log;
 }
 
-function setup(log: PartitionLog, options: { highWatermark?: number; leaderEpoch?: number; tailMaxBytes?: number } = {}) {
+function setup(log: PartitionLog, options: { highWatermark?: number; leaderEpoch?: number; tailMaxBytes?: number; localMergeBytesMax?: number } = {}) {
   const tierStore = new MemoryStore();
   const records = new TierRecords(new ControlStore(new MemoryStore(), 'cluster'));
   const source: { -readonly [K in keyof TierSource]: TierSource[K] } = {
@@ -59,6 +60,7 @@ function setup(log: PartitionLog, options: { highWatermark?: number; leaderEpoch
     partitions: () => [source],
     log: (line) => logLines.push(line),
     ...(options.tailMaxBytes === undefined ? {} : { tailMaxBytes: options.tailMaxBytes }),
+    ...(options.localMergeBytesMax === undefined ? {} : { localMergeBytesMax: options.localMergeBytesMax }),
   });
   return { tierStore, records, source, tierer, logLines };
 }
@@ -270,6 +272,34 @@ test(`[T8] ${TIER_MERGE_RUN} pieces of one level inside a segment become one of 
     [90, 92],
     [92, 94],
   ]);
+  await log.close();
+});
+
+test(`[T8] pieces whose run of ${TIER_MERGE_RUN} would merge more than localMergeBytesMax wait for the roll: each byte is uploaded twice, not once per level`, async () => {
+  const log = threeSegmentLog();
+  const batchBytes = log.bytesFrom(22);
+  const { records, source, tierer, tierStore } = setup(log, { tailMaxBytes: batchBytes, localMergeBytesMax: 8 * batchBytes }); // a piece per batch, runs of 16 too big
+  const uploaded = () => tierStore.stats().bytesIn;
+  for (let i = 12; i < 12 + 2 * TIER_MERGE_RUN + 3; i++) {
+    log.append(batch(i), 2);
+    source.highWatermark = log.logEndOffset;
+    while ((await tierer.tierDue()) > 0);
+  }
+  const pieces = copiedSegments(await records.read(TOPIC_ID, 0)).filter((s) => s.baseOffset >= 20);
+  expect(pieces.length).toBe(2 * TIER_MERGE_RUN + 3); // the active segment [20, 94) stays in its pieces
+  expect(pieces.every((s) => (s.level ?? 0) === 0)).toBe(true);
+  const beforeRoll = uploaded();
+  log.roll();
+  log.append(batch(12 + 2 * TIER_MERGE_RUN + 3), 2); // the next in sequence, in the new active segment
+  while ((await tierer.tierDue()) > 0);
+  const record = await records.read(TOPIC_ID, 0);
+  expect(copiedSegments(record).map((s) => [s.baseOffset, s.endOffset])).toEqual([
+    [0, 10],
+    [10, 20],
+    [20, 94],
+  ]); // the roll's merge made the segment one object
+  const segmentBytes = copiedSegments(record)[2]!.bytes;
+  expect(uploaded() - beforeRoll).toBe(segmentBytes); // uploaded once more, whole, at the roll
   await log.close();
 });
 
