@@ -7,6 +7,7 @@
 import { join, resolve } from 'node:path';
 import type { Subprocess } from 'bun';
 import { freeLoopbackPort, processCpuMs, readText, spawnTracked, stopChild, waitForLine } from './child-processes.ts';
+import { npmStartEnvironment } from './npm-start.ts';
 import { makeTempDir, removeTempDir } from './temp-dir.ts';
 import { STAGE_TIMERS_ENV } from '../../src/metrics/stage-timers.ts';
 
@@ -53,8 +54,9 @@ export interface FerryBrokerOptions {
 /**
  * Starts `bun src/cli.ts broker` as `npm start` does (issue 27: the bench measures the broker
  * `npm start` gives): working directory a fresh one (removed on stop), so that its default
- * ./data is fresh, and no flag but a free loopback port for the listener and the metrics
- * endpoint (on by default, at 127.0.0.1:9644), and what `options` adds. Output goes to a file,
+ * ./data is fresh, its environment the one npm start's script sets (npm-start.ts), and no flag
+ * but a free loopback port for the listener and the metrics endpoint (on by default, at
+ * 127.0.0.1:9644), and what `options` adds. Output goes to a file,
  * so log lines are JSON, as under a service manager.
  */
 export async function startFerryBroker(options: FerryBrokerOptions = {}): Promise<RunningTarget> {
@@ -78,7 +80,7 @@ export async function startFerryBroker(options: FerryBrokerOptions = {}): Promis
     '127.0.0.1:0',
     ...(options.extraArguments ?? []),
   ];
-  const env = options.stageTimers === true ? { ...process.env, [STAGE_TIMERS_ENV]: '1' } : process.env;
+  const env = { ...process.env, ...npmStartEnvironment(REPOSITORY_ROOT), ...(options.stageTimers === true ? { [STAGE_TIMERS_ENV]: '1' } : {}) };
   const child = spawnTracked(command, { cwd: directory, env, stdin: 'ignore', stdout: Bun.file(output), stderr: Bun.file(output) });
   try {
     // The start line is a JSON line when stdout is not a terminal: the URL ends at a quote.
