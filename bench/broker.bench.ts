@@ -32,6 +32,7 @@ import { parseProfiledBenchArgs } from './lib/args.ts';
 import { writeBackDirtyPages } from './lib/child-processes.ts';
 import { ackLatencies, type ClientConfig, kcatEndOffset, kcatProduceFile, writeMessageFile, KCAT_PRODUCER_CONFIG } from './lib/kafka-clients.ts';
 import { type RunningTarget, startFerryBroker, startMockCluster } from './lib/kafka-targets.ts';
+import { latenciesAtAckDelay, wholeAckDelayMs } from './lib/ack-time-reference.ts';
 import { type FloorShape, type FloorStore, putLatenciesMs, recordFloor } from './lib/ack-floor.ts';
 import { LatencyRecorder } from './lib/latency.ts';
 import { atLeast, atMost, printTargets } from './lib/targets.ts';
@@ -303,6 +304,52 @@ function latencyRows(targets: readonly Target[], results: ReadonlyMap<string, Ta
   return rows;
 }
 
+/**
+ * Beside each Ferry target's one-in-flight probe: the same probe against the mock cluster
+ * acknowledging every request exactly the floor's ack time (upload interval + one PUT p50) after
+ * it arrives (bench/lib/ack-time-reference.ts), the best a broker that waits one upload interval
+ * can do with this client. Run after the rounds, as long as one target's rounds of probes.
+ */
+async function printAckTimeReference(targets: readonly Target[], results: ReadonlyMap<string, TargetResult>, settings: Settings, programs: RdkafkaPrograms): Promise<void> {
+  const mode = LATENCY_MODES.find((candidate) => candidate.name === TARGET_LATENCY_MODE)!;
+  const rows: string[][] = [];
+  for (const target of targets.filter((candidate) => candidate.isFerry && results.get(candidate.name)!.floor.count > 0)) {
+    const result = results.get(target.name)!;
+    const ackTimeMs = result.floor.percentileMs(50) - FLOOR_SHAPE.lingerMs;
+    const reference = new LatencyRecorder();
+    const run = {
+      ratePerSecond: LATENCY_RATE_PER_SECOND,
+      durationMs: settings.latencyDurationMs * settings.roundCount,
+      warmupMs: settings.latencyWarmupMs,
+      valueBytes: VALUE_BYTES,
+      config: mode.config,
+    };
+    for (const latencyMs of await latenciesAtAckDelay(programs.mockCluster, programs.ackLatency, TOPIC, ackTimeMs, run)) reference.recordMs(latencyMs);
+    const ferry = result.latency.get(mode.name)!.pooled;
+    rows.push([
+      target.name,
+      formatSignificant(ackTimeMs),
+      String(wholeAckDelayMs(ackTimeMs)),
+      ...[50, 99].flatMap((percentile) => [formatSignificant(reference.percentileMs(percentile)), formatSignificant(ferry.percentileMs(percentile))]),
+    ]);
+  }
+  printTable(
+    `${mode.name} at ${LATENCY_RATE_PER_SECOND} msg/s against a broker that acks every request exactly the floor's ack time (upload interval + one PUT p50) after it arrives: librdkafka's mock with its responses delayed, beside Ferry's (bench/lib/ack-time-reference.ts)`,
+    ACK_TIME_REFERENCE_COLUMNS,
+    rows,
+  );
+}
+
+const ACK_TIME_REFERENCE_COLUMNS = [
+  { title: 'target', align: 'left' },
+  { title: 'floor ack time ms' },
+  { title: 'mock delay ms' },
+  { title: 'mock p50' },
+  { title: 'ferry p50' },
+  { title: 'mock p99' },
+  { title: 'ferry p99' },
+] as const;
+
 /** The floor's p50 and p99 beside a target's latencies ('-' where it has none). */
 function floorCells(floor: LatencyRecorder): string[] {
   return floor.count === 0 ? ['-', '-'] : [formatSignificant(floor.percentileMs(50)), formatSignificant(floor.percentileMs(99))];
@@ -549,6 +596,7 @@ async function main(): Promise<void> {
       LATENCY_COLUMNS,
       latencyRows(targets, results, peer),
     );
+    await printAckTimeReference(targets, results, settings, programs);
   }
   printTable(
     "Ferry broker's own metrics over the timed kcat runs (means over the run, medians over rounds; reqs in flight = sum of Produce handling time / wall time; 1-in-flight MB/s = KiB/req / ms/req, the bound of one connection served one request at a time; loop lag = how late the broker's 100 ms event-loop probe fired, a sign of long synchronous work or GC pauses)",

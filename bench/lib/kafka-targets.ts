@@ -109,15 +109,18 @@ export async function startFerryBroker(options: FerryBrokerOptions = {}): Promis
   }
 }
 
-/** Starts the mock cluster program with `topic` (1 partition unless told); it runs until its stdin closes. */
-export async function startMockCluster(program: string, topic: string, partitions = 1): Promise<RunningTarget> {
+/**
+ * Starts the mock cluster program with `topic` (1 partition unless told), answering every request
+ * `ackDelayMs` (whole ms) after it arrives; it runs until its stdin closes.
+ */
+export async function startMockCluster(program: string, topic: string, partitions = 1, ackDelayMs = 0): Promise<RunningTarget> {
   const directory = makeTempDir('mock-cluster');
   const output = join(directory, 'mock.out');
-  const child: Subprocess<'pipe', 'pipe', 'pipe'> = spawnTracked([program, topic, String(partitions)], { stdin: 'pipe', stdout: Bun.file(output), stderr: Bun.file(output) }) as Subprocess<
-    'pipe',
-    'pipe',
-    'pipe'
-  >;
+  const child: Subprocess<'pipe', 'pipe', 'pipe'> = spawnTracked([program, topic, String(partitions), String(ackDelayMs)], {
+    stdin: 'pipe',
+    stdout: Bun.file(output),
+    stderr: Bun.file(output),
+  }) as Subprocess<'pipe', 'pipe', 'pipe'>;
   try {
     const ready = await waitForLine(child, output, /^(\S+:\d+)\s*$/m, READY_TIMEOUT_MS, 'mock cluster');
     return {

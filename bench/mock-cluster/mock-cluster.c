@@ -5,11 +5,14 @@
  * has appended it: no disk, no object store. So it is the floor a broker on this machine can
  * reach with the same client, not a real Kafka.
  *
- *   mock-cluster TOPIC [PARTITIONS]
+ *   mock-cluster TOPIC [PARTITIONS [ACK_DELAY_MS]]
  *
  * Creates one broker and TOPIC (1 partition by default, replication factor 1), prints the
  * bootstrap servers on one line on stdout, then serves until stdin closes (the bench holds a
- * pipe; if the bench dies, the pipe closes and this process exits too).
+ * pipe; if the bench dies, the pipe closes and this process exits too). ACK_DELAY_MS (0 by
+ * default) delays every response that long (rd_kafka_mock_broker_set_rtt): a broker that acks
+ * each request exactly that long after it arrives, the reference for what a client's latency can
+ * be against an ack time (bench/broker.bench.ts).
  *
  * Build: cc -O2 -o mock-cluster mock-cluster.c -lrdkafka   (Debian: apt-get install -y librdkafka-dev)
  */
@@ -25,14 +28,19 @@ static void quiet_log(const rd_kafka_t *rk, int level, const char *facility, con
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2 || argc > 3) {
-    fprintf(stderr, "usage: mock-cluster TOPIC [PARTITIONS]\n");
+  if (argc < 2 || argc > 4) {
+    fprintf(stderr, "usage: mock-cluster TOPIC [PARTITIONS [ACK_DELAY_MS]]\n");
     return 2;
   }
   const char *topic = argv[1];
-  int partitions = argc == 3 ? atoi(argv[2]) : 1;
+  int partitions = argc >= 3 ? atoi(argv[2]) : 1;
+  int ack_delay_ms = argc == 4 ? atoi(argv[3]) : 0;
   if (partitions < 1) {
     fprintf(stderr, "mock-cluster: PARTITIONS must be a positive integer\n");
+    return 2;
+  }
+  if (ack_delay_ms < 0) {
+    fprintf(stderr, "mock-cluster: ACK_DELAY_MS must be 0 or more\n");
     return 2;
   }
 
@@ -58,6 +66,8 @@ int main(int argc, char **argv) {
     rd_kafka_destroy(rk);
     return 1;
   }
+
+  if (ack_delay_ms > 0) rd_kafka_mock_broker_set_rtt(cluster, 1, ack_delay_ms);
 
   printf("%s\n", rd_kafka_mock_cluster_bootstraps(cluster));
   fflush(stdout);
