@@ -257,8 +257,11 @@ export class EmbeddedApp {
         call.finished = true;
         this.#calls.delete(call);
         timer.cancel();
-        record();
-        resolve();
+        try {
+          record();
+        } finally {
+          resolve(); // a record that throws (a batch that does not decode) is the run's uncaught error, not a stuck application
+        }
       };
       const call: Call = { finished: false, endUnanswered: (error) => end(() => failed({ ok: false, error, answered: false })) };
       const timer = this.#options.scheduler.schedule(CALL_TIMEOUT_MS, () => call.endUnanswered('timeout'));

@@ -101,9 +101,8 @@ export async function runEmbeddedSeed(options: EmbeddedRunOptions): Promise<SimR
     const random = new SeededRandom(seed ^ POWER_LOSS_AFTER_GC_SALT);
     afterGc = (key) => {
       if (scheduler.nowMs >= chaosEndMs || parseWalObjectKey('', key) === null || random.next() >= embedded.powerLossAfterGcRate) return;
-      scheduler.schedule(random.next() * POWER_LOSS_AFTER_GC_MS_MAX, () =>
-        chaos.inject({ name: POWER_LOSS_AFTER_GC, weight: 0, inject: (target, draw) => powerLoss(target, draw, `after WAL GC deleted ${key}`) }),
-      );
+      const afterGcKind: EmbeddedFaultKind = { name: POWER_LOSS_AFTER_GC, weight: 0, inject: (target, draw) => powerLoss(target, draw, `after WAL GC deleted ${key}`) };
+      scheduler.schedule(random.next() * POWER_LOSS_AFTER_GC_MS_MAX, () => chaos.inject(afterGcKind, random));
     };
   }
   app.start();
@@ -220,9 +219,9 @@ class EmbeddedChaos {
     });
   }
 
-  /** Injects one fault of `kind` unless one of it is in force or it does not apply now. */
-  inject(kind: EmbeddedFaultKind): void {
-    const { host, random, faults, nowMs, log, scheduler } = this.#options;
+  /** Injects one fault of `kind` unless one of it is in force or it does not apply now; `random` draws how it goes (default: the schedule's stream). */
+  inject(kind: EmbeddedFaultKind, random: SeededRandom = this.#options.random): void {
+    const { host, faults, nowMs, log, scheduler } = this.#options;
     if ([...this.#active].some((fault) => fault.kind === kind.name)) return;
     const injected = kind.inject(host, random);
     if (injected === null) return;
