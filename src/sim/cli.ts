@@ -6,6 +6,7 @@ import { CliError, parseCommandArgs, positiveInteger } from '../cli/args.ts';
 import { REGRESSIONS, type Regression, reintroduce } from '../util/regressions.ts';
 import { formatViolation } from './checker.ts';
 import { FAULT_KINDS } from './faults.ts';
+import { EMBEDDED_FAULT_KINDS, POWER_LOSS_AFTER_GC } from './embedded-faults.ts';
 import { describeScenario } from './scenario.ts';
 import { runSeed, type SimRunResult } from './run.ts';
 import type { FrameStraddleStats } from './frame-straddles.ts';
@@ -13,17 +14,21 @@ import type { FrameStraddleStats } from './frame-straddles.ts';
 /** Runs of at least this many seeds are appended to runs.md, so seed counts accumulate across runs. */
 const RECORD_SEEDS_MIN = 100;
 
+/** Every fault kind a run may draw: a broker run's, an embedded run's (the same name where the fault is the same), and the power loss after WAL GC. */
+const FAULT_NAMES = [...new Set([...FAULT_KINDS, ...EMBEDDED_FAULT_KINDS].map((kind) => kind.name)), POWER_LOSS_AFTER_GC];
+
 const USAGE = `npm run sim -- [options]: run the deterministic simulation on a range of seeds
 
-Each seed draws a cluster (1 to 5 brokers), clients and faults, runs the real broker code on a
-simulated clock, disk, network and object store, and checks the history (src/sim/README.md).
+Each seed draws a cluster (1 to 5 brokers), clients and faults, or (in some seeds) a stand-alone
+embedded engine with a WAL store and the application calling it, runs the real code on a simulated
+clock, disk, network and object store, and checks the history (src/sim/README.md).
 
 options:
   --seeds N        how many seeds (default 20)
   --from K         the first seed (default 1): seeds K .. K+N-1
   --seed S         replay one seed, printing its scenario, faults and any violation's trace
   --bug NAME       turn an old bug back on (the simulation's self-test); names: ${Object.keys(REGRESSIONS).join(', ')}
-  --faults A,B     only these fault kinds; kinds: ${FAULT_KINDS.map((kind) => kind.name).join(', ')}
+  --faults A,B     only these fault kinds; kinds: ${FAULT_NAMES.join(', ')}
   --jobs N         run the range in N processes at once (default 1; the machine's cores at most)
   --until-violation  stop at the first seed with a violation
   --verbose        print the brokers' log lines (with --seed)
@@ -64,8 +69,7 @@ async function main(args: string[]): Promise<number> {
   if (bug !== null && !(bug in REGRESSIONS)) throw new CliError(`--bug must be one of ${Object.keys(REGRESSIONS).join(', ')}, got '${bug}'`);
   if (bug !== null) reintroduce([bug]);
   const faults = values.faults === undefined ? undefined : new Set(String(values.faults).split(','));
-  for (const name of faults ?? [])
-    if (!FAULT_KINDS.some((kind) => kind.name === name)) throw new CliError(`--faults: unknown kind '${name}'; kinds: ${FAULT_KINDS.map((kind) => kind.name).join(', ')}`);
+  for (const name of faults ?? []) if (!FAULT_NAMES.includes(name)) throw new CliError(`--faults: unknown kind '${name}'; kinds: ${FAULT_NAMES.join(', ')}`);
   if (values.seed !== undefined) return replay(nonNegativeInteger('seed', values.seed), faults, values.verbose === true);
   const from = values.from === undefined ? 1 : nonNegativeInteger('from', values.from);
   const count = positiveInteger('seeds', values.seeds as string | undefined, 20);

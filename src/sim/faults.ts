@@ -28,17 +28,17 @@ export interface FaultTarget {
 }
 
 /** Between a crash and the restart. */
-const RESTART_DELAY_MS_MIN = 200;
-const RESTART_DELAY_MS_MAX = 4_000;
+export const RESTART_DELAY_MS_MIN = 200;
+export const RESTART_DELAY_MS_MAX = 4_000;
 /** A wall-clock step, either way: up to an hour. */
-const SKEW_MS_MAX = 3_600_000;
+export const SKEW_MS_MAX = 3_600_000;
 /** How long a store or network partition, a full disk or a spell of corrupt reads lasts. */
-const SPELL_MS_MIN = 200;
-const SPELL_MS_MAX = 8_000;
+export const SPELL_MS_MIN = 200;
+export const SPELL_MS_MAX = 8_000;
 /** A GET corrupted on the path, while a spell of them lasts. */
-const CORRUPT_READ_RATE = 0.2;
+export const CORRUPT_READ_RATE = 0.2;
 
-function between(random: SeededRandom, min: number, max: number): number {
+export function between(random: SeededRandom, min: number, max: number): number {
   return min + random.next() * (max - min);
 }
 

@@ -2,13 +2,12 @@ import { loadXxh64Stream } from '../wal/bytes.ts';
 import { MemoryStore } from '../store/memory.ts';
 import { deletedWalRecords, WalDeleteRecorder } from './wal-gc.ts';
 import { SeededRandom } from '../util/random.ts';
-import { SimBrokerHost, tierLogSettings } from './broker-process.ts';
+import { SimBrokerHost } from './broker-process.ts';
 import { RetentionDeletes } from './retention-deletes.ts';
-import { DEFAULT_LOG_CONFIG } from '../log/config.ts';
 import { check, type Violation } from './checker.ts';
 import { SimDisk } from './disk.ts';
 import { type ActiveFault, drawFaultKind, faultEvent } from './faults.ts';
-import type { ClientOp, FaultEvent, History, ProbeResult, ReplicaLog, RetentionDefaults, StrandedChange } from './history.ts';
+import type { ClientOp, FaultEvent, History, ProbeResult, ReplicaLog, StrandedChange } from './history.ts';
 import { SimNetwork } from './network.ts';
 import { type Scenario, drawScenario } from './scenario.ts';
 import { ProcessGate, SimClock, SimScheduler } from './scheduler.ts';
@@ -19,19 +18,28 @@ import { traceHash } from './trace-hash.ts';
 import { FrameStraddles, type FrameStraddleStats } from './frame-straddles.ts';
 import { auditWal, WalWrites } from './wal-audit.ts';
 import { SimStoreView } from './store.ts';
-import { batchValues } from './batch-values.ts';
 import { SimWorkload } from './workload.ts';
 import { FAILED_AUTHENTICATION_DELAY_MS_DEFAULT } from '../broker/auth/listener-security.ts';
 import { ACL_PROPAGATION_MS, SUPER_USERS, simSecurity, type SimSecurity, writeScramCredentials } from './security-setup.ts';
 import { LeaseWrites } from './lease-writes.ts';
 import { ClockRates } from './clock-rates.ts';
+import { readReplicaLog } from './replica-log-read.ts';
+import {
+  CLOCK_RATE_SALT,
+  DRAIN_MS,
+  EMBEDDED_SALT,
+  EVENTS_MAX,
+  FAULT_SALT,
+  LIVENESS_BOUND_MS,
+  onTimeBase,
+  retentionDefaultsOf,
+  SCHEDULE_SALT,
+  STARTUP_MS_MAX,
+  STORE_FAULTS,
+  STORE_SALT,
+} from './run-settings.ts';
+import { runEmbeddedSeed } from './embedded-run.ts';
 
-/** Brokers must serve within this after their first start (or the run reports it). */
-const STARTUP_MS_MAX = 30_000;
-/** After faults stop: every partition must take an acks=all write and serve it back within this. */
-export const LIVENESS_BOUND_MS = 60_000;
-/** After the probes: clients finish what they have in flight (their request timeouts are shorter). */
-const DRAIN_MS = 15_000;
 /** Once the clients stopped: the group's committed offsets are read within this (every broker runs: a coordinator answers in seconds). */
 const COMMITTED_OFFSETS_READ_MS_MAX = 15_000;
 /**
@@ -44,20 +52,14 @@ const COMMITTED_OFFSETS_READ_MS_MAX = 15_000;
  * rebuild): a cluster not settled by then is audited as it is, and the invariants report it.
  */
 const SETTLE_MS_MAX = 30_000;
-/** A run that takes more events than this is spinning (a zero-delay timer loop): reported, not waited out. */
-const EVENTS_MAX = 3_000_000;
-/** Keeps the streams of the seed's draws apart, so adding a draw to one does not shift the others. */
+/** Keeps the streams of the seed's draws apart, so adding a draw to one does not shift the others (run-settings.ts holds those an embedded run draws too). */
 const SCENARIO_SALT = 0x5ce7a210;
-const SCHEDULE_SALT = 0x0ddba11;
-const FAULT_SALT = 0xfa017;
-const STORE_SALT = 0x570e;
 const TOPIC_ADMIN_SALT = 0xad312;
 const SECURITY_SALT = 0x5ec0de;
 const AMBIGUOUS_SALT = 0xa4b16;
 const SHAPES_SALT = 0x5a4e5;
 const PRODUCE_SHAPES_SALT = 0xb47c4;
 const CONFIG_CHANGE_SALT = 0xc0f1c;
-const CLOCK_RATE_SALT = 0xc10c4;
 const GROUP_SALT = 0x6a0b5;
 /**
  * How often a broker's view of the control store loses the answer to a conditional put (CW1,
@@ -67,9 +69,6 @@ const GROUP_SALT = 0x6a0b5;
 const CONTROL_AMBIGUOUS_RATES = [0, 0.05, 0.25];
 /** Writing the SCRAM credentials before the brokers start: the wait between tries a store fault failed. */
 const CREDENTIALS_RETRY_MS = 100;
-
-/** Background store faults, on every request of every broker: rare, since partitions and spells add the heavy ones. */
-const STORE_FAULTS = { throttledRate: 0.002, unavailableRate: 0.002, timeoutRate: 0.002 };
 
 export interface SimRunOptions {
   readonly seed: number;
@@ -103,7 +102,9 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   // every later load is a settled promise.
   await loadXxh64Stream();
   const securityRandom = new SeededRandom(seed ^ SECURITY_SALT);
-  const scenario: Scenario = { ...drawScenario(new SeededRandom(seed ^ SCENARIO_SALT), securityRandom, new SeededRandom(seed ^ SHAPES_SALT)), ...options.scenario };
+  const drawn = drawScenario(new SeededRandom(seed ^ SCENARIO_SALT), securityRandom, new SeededRandom(seed ^ SHAPES_SALT), new SeededRandom(seed ^ EMBEDDED_SALT));
+  const scenario: Scenario = { ...drawn, ...options.scenario };
+  if (scenario.embedded !== null) return runEmbeddedSeed({ ...options, scenario, embedded: scenario.embedded });
   const security: SimSecurity | null =
     scenario.security === null
       ? null
@@ -290,7 +291,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
     ...(walDeletes === null ? {} : { walDeletes: walDeletes.deletes }),
     leases: { renewals: leaseWrites.renewals, partitionWrites: leaseWrites.partitionWrites, clockRateErrors: clockRates.errors },
     retentionDeletes: retentionDeletes.deletes,
-    retentionDefaults: retentionDefaultsOf(scenario),
+    retentionDefaults: retentionDefaultsOf(scenario.tier),
     wallClockAtZeroMs: startMs,
     ...(security === null
       ? {}
@@ -365,45 +366,4 @@ function tierAuditTargets(hosts: readonly SimBrokerHost[], topics: readonly { re
     }
   }
   return targets;
-}
-
-/** The retention every topic of the run starts with: the brokers' log settings over Kafka's defaults. */
-function retentionDefaultsOf(scenario: Scenario): RetentionDefaults {
-  const log = { ...DEFAULT_LOG_CONFIG, ...(scenario.tier === null ? {} : tierLogSettings(scenario.tier)) };
-  return { bytes: log.retentionBytes, ms: log.retentionMs, localBytes: log.localRetentionBytes, localMs: log.localRetentionMs };
-}
-
-type Engine = NonNullable<SimBrokerHost['broker']>['context']['engine'];
-
-function readReplicaLog(node: number, engine: Engine, topic: string, partition: number): ReplicaLog {
-  const batches: ReplicaLog['batches'][number][] = [];
-  const records: { offset: number; value: string }[] = [];
-  const logEndOffset = engine.logEndOffset(topic, partition);
-  // As stored, whatever the broker's lease says now: a leader whose gate closed at the end holds its log all the same.
-  const first = engine.readStored(topic, partition, logEndOffset, { maxBytes: 0 });
-  // The local log, from where clients may read it: a fetch's log start is the whole log's (the
-  // tier's, or DeleteRecords' start, which may lie above the local segments' first offset).
-  const clientStartOffset = first.logStartOffset;
-  const logStartOffset = Math.max(engine.localLogStartOffset(topic, partition), clientStartOffset);
-  let offset = logStartOffset;
-  let highWatermark = first.highWatermark;
-  while (offset < logEndOffset) {
-    const result = engine.readStored(topic, partition, offset);
-    highWatermark = result.highWatermark;
-    if (result.batches.length === 0) break;
-    for (const batch of result.batches) {
-      if (batch.lastOffset < offset) continue;
-      batches.push({ baseOffset: batch.baseOffset, lastOffset: batch.lastOffset, bytes: batch.bytes });
-      for (const { offset, value } of batchValues(batch)) records.push({ offset, value });
-      offset = batch.lastOffset + 1;
-    }
-  }
-  return { node, topic, partition, leader: engine.leads(topic, partition), logStartOffset, clientStartOffset, logEndOffset, highWatermark, batches, records };
-}
-
-/** An op with its times on the history's base (simulated ms since the run's start). */
-function onTimeBase(op: ClientOp, startMs: number): ClientOp {
-  const shifted = { ...op, startMs: op.startMs - startMs, endMs: op.endMs - startMs };
-  if ((shifted.kind !== 'produce' && shifted.kind !== 'fetch') || shifted.answeredBy === undefined) return shifted;
-  return { ...shifted, answeredBy: { ...shifted.answeredBy, atMs: shifted.answeredBy.atMs - startMs } };
 }

@@ -1,6 +1,7 @@
 import type { SeededRandom } from '../util/random.ts';
 import { describeSecurity, drawSecurity, type SecurityScenario } from './security-scenario.ts';
 import { describeShapes, drawWorkloadShapes, type WorkloadShapes } from './workload-shapes.ts';
+import { describeEmbedded, drawEmbedded, type EmbeddedScenario } from './embedded-scenario.ts';
 
 /**
  * The shape of one run, drawn from its seed: how many brokers, whether they form a cluster,
@@ -32,6 +33,13 @@ export interface Scenario {
   readonly security: SecurityScenario | null;
   /** How the producers shape requests and batches, and the topics' max.message.bytes (workload-shapes.ts). */
   readonly shapes: WorkloadShapes;
+  /**
+   * A stand-alone embedded engine with a WAL store instead of brokers (embedded-scenario.ts); null:
+   * brokers, as before. An embedded run takes of the rest only its timings (chaosMs,
+   * faultIntervalMs, uploadIntervalMs; leaseMs and scanIntervalMs for the resume bound): the
+   * broker draw stays as it is, so `embedded: null` over a seed's scenario runs its broker twin.
+   */
+  readonly embedded: EmbeddedScenario | null;
 }
 
 /** How a tiering run tiers: small segments so they roll within a run, and often a small local retention so reads reach the tier. */
@@ -102,9 +110,15 @@ function pick<T>(random: SeededRandom, values: readonly T[]): T {
 
 /**
  * `securityRandom`: the security's own stream (none: not secured), so that it shifts no other draw;
- * `shapesRandom`: the workload shapes' and the tier lifecycle's own (none: plain producers, the tier's defaults).
+ * `shapesRandom`: the workload shapes' and the tier lifecycle's own (none: plain producers, the tier's defaults);
+ * `embeddedRandom`: whether the run is an embedded engine's, and its shape (none: never).
  */
-export function drawScenario(random: SeededRandom, securityRandom: SeededRandom | null = null, shapesRandom: SeededRandom | null = null): Scenario {
+export function drawScenario(random: SeededRandom, securityRandom: SeededRandom | null = null, shapesRandom: SeededRandom | null = null, embeddedRandom: SeededRandom | null = null): Scenario {
+  const scenario = drawBrokerScenario(random, securityRandom, shapesRandom);
+  return { ...scenario, embedded: embeddedRandom === null ? null : drawEmbedded(embeddedRandom) };
+}
+
+function drawBrokerScenario(random: SeededRandom, securityRandom: SeededRandom | null, shapesRandom: SeededRandom | null): Scenario {
   const cluster = random.next() < 0.8;
   const brokers = cluster ? 2 + random.nextInt(BROKERS_MAX - 1) : 1;
   const replicationFactor = cluster ? 1 + random.nextInt(Math.min(3, brokers)) : 1;
@@ -135,6 +149,7 @@ export function drawScenario(random: SeededRandom, securityRandom: SeededRandom 
     faultIntervalMs: pick(random, [1_500, 3_000, 5_000]),
     tier: drawTier(random), // drawn last: a run that does not tier draws everything else as before tiering was in the simulation
     security: securityRandom === null ? null : drawSecurity(securityRandom),
+    embedded: null,
   };
   if (shapesRandom === null) return { ...drawn, shapes: plainShapes(producers.length) };
   const tier = drawn.tier === null ? null : { ...drawn.tier, lifecycle: drawTierLifecycle(shapesRandom) };
@@ -167,10 +182,16 @@ function plainShapes(producers: number): WorkloadShapes {
 }
 
 export function describeScenario(scenario: Scenario): string {
+  if (scenario.embedded !== null) return describeEmbeddedScenario(scenario, scenario.embedded);
   const shape = scenario.cluster ? `${scenario.brokers} brokers, RF ${scenario.replicationFactor}, min.insync ${scenario.minInsyncReplicas}, lease ${scenario.leaseMs} ms` : '1 broker';
   const topics = scenario.topics.map((t) => `${t.name}×${t.partitions}`).join(' ');
   const producers = scenario.producers.map((p) => `${p.name}(${p.idempotent ? 'idempotent' : 'plain'}, acks ${p.acks})`).join(' ');
   return `${shape}; topics ${topics}${scenario.recreateTopics ? ' (re-created)' : ''}; producers ${producers}; ${scenario.partitionConsumers} partition consumers, ${scenario.groupConsumers} group consumers; ${Math.round(scenario.chaosMs / 1000)} s of faults every ~${scenario.faultIntervalMs / 1000} s${describeTier(scenario.tier)}${describeSecurity(scenario.security)}${describeShapes(scenario.shapes)}`;
+}
+
+function describeEmbeddedScenario(scenario: Scenario, embedded: EmbeddedScenario): string {
+  const topics = embedded.topics.map((t) => `${t.name}×${t.partitions}`).join(' ');
+  return `${describeEmbedded(embedded)}; topics ${topics}; ${Math.round(scenario.chaosMs / 1000)} s of faults every ~${scenario.faultIntervalMs / 1000} s${describeTier(embedded.tier)}`;
 }
 
 function describeTier(tier: TierScenario | null): string {

@@ -1,8 +1,8 @@
 import { expect, test } from 'bun:test';
 import { join } from 'node:path';
 
-/** Seeds whose scenarios cover one broker and clusters (with and without replication and re-created topics). */
-const TRAPPED_SEEDS = [1, 3, 4, 7, 12];
+/** Seeds whose scenarios cover one broker and clusters (with and without replication and re-created topics), and an embedded engine (21). */
+const TRAPPED_SEEDS = [1, 3, 4, 7, 12, 21];
 
 test('a simulated run never reaches real timers, real time, real randomness or real sockets', () => {
   const child = Bun.spawnSync([process.execPath, join(import.meta.dir, 'trapped-run.ts'), ...TRAPPED_SEEDS.map(String)], { stderr: 'pipe' });

@@ -55,6 +55,7 @@ import { judgingClient } from '../support/judging-store.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { idOf } from '../support/topic-ids.ts';
 import { managedBy } from '../support/cluster-policy.ts';
+import { embeddedPowerLossAfterGc } from './embedded-power-loss.ts';
 
 setDefaultTimeout(30_000);
 
@@ -221,6 +222,13 @@ test('gc-frame-covered-by-first-offset (issue 25; test/wal-gc/collector.test.ts)
     fixed: { below: true, straddling: false, above: false },
     regressed: { below: true, straddling: true, above: false },
   });
+});
+
+test('embedded-tier-end-not-durable (issue 27; test/review/issue27-wal-flush-none-loses-tiered-tail.test.ts): records tiered and collected after the last checkpoint are not rebuilt after a power loss', async () => {
+  const { fixed, regressed } = await withAndWithout('embedded-tier-end-not-durable', embeddedPowerLossAfterGc);
+  expect(fixed).toEqual({ lost: [], nextOffset: 12 });
+  expect(regressed.lost.length).toBeGreaterThan(0);
+  expect(regressed.nextOffset).toBeLessThan(12); // an offset an acknowledgement already named
 });
 
 test('retention-bytes-off-by-segment (issue 25; test/log/topic-settings-live.test.ts): retention.bytes deletes a segment the log fits in without', async () => {

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runSeed } from '../../src/sim/run.ts';
 
-/** Seeds of different shapes (single broker and clusters of several sizes) whose runs are replayed. */
-const REPLAYED_SEEDS = [1, 2, 3, 4, 5];
+/** Seeds of different shapes (single broker, clusters of several sizes, and an embedded engine: seed 21) whose runs are replayed. */
+const REPLAYED_SEEDS = [1, 2, 3, 4, 5, 21];
 
 test('the same seed gives the same run: equal trace hashes over two runs of each of several seeds', async () => {
   for (const seed of REPLAYED_SEEDS) {
