@@ -92,10 +92,16 @@ export class FileSequentialWrite implements SequentialWrite {
   async abort(): Promise<void> {
     if (this.#state !== 'open') return;
     this.#state = 'done';
-    await this.#host.run('multipartAbort', 0, 'abort the sequential write of', async () => {
+    const discard = async (): Promise<void> => {
       await this.#handle.close().catch(() => undefined);
       await removeQuietly(this.#temporary);
-    });
+    };
+    try {
+      await this.#host.run('multipartAbort', 0, 'abort the sequential write of', discard);
+    } catch (error) {
+      await discard(); // a closed store refuses the request, but the file is still this write's to remove
+      throw error;
+    }
   }
 
   #misuse(what: string): StoreError {

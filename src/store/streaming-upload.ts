@@ -185,6 +185,8 @@ export class StreamingUpload {
   }
 
   #startPart(body: Uint8Array): void {
+    // Failed since the caller's check (an abort a microtask later): #fail aborted the upload it saw, so none may start now.
+    if (this.#failure !== null) return;
     const partNumber = this.#nextPartNumber++;
     if (partNumber > MULTIPART_PARTS_MAX) {
       this.#fail(new StoreError('InvalidArgument', `streaming upload of ${this.key}: more than ${MULTIPART_PARTS_MAX} parts of ${this.#partBytes} bytes; use larger parts`, { key: this.key }));
@@ -206,7 +208,9 @@ export class StreamingUpload {
     this.#inFlight.add(task);
   }
 
-  #sequentialWrite(): Promise<SequentialWrite> {
+  async #sequentialWrite(): Promise<SequentialWrite> {
+    // Checked in the turn that opens it: #fail aborts only the write it saw, so none may open after a failure.
+    if (this.#sequential === null && this.#failure !== null) await this.#throwIfFailed();
     this.#sequential ??= this.#store.openSequentialWrite!(this.key, this.#ifNoneMatch ? { ifNoneMatch: '*' } : {});
     return this.#sequential;
   }

@@ -88,7 +88,9 @@ function levelRun(copied: readonly CopiedSegment[], first: number, last: number,
     let bytes = copied[start]!.bytes;
     while (end < start + TIER_MERGE_RUN - 1 && joins(copied[end + 1]!, bytes)) bytes += copied[++end]!.bytes;
     if (end === start + TIER_MERGE_RUN - 1) return { baseOffset: copied[start]!.baseOffset, endOffset: copied[end]!.endOffset };
-    start = end + 1;
+    // A change of level ends every run through it; too many bytes only this one, and the next may start one piece on.
+    const levelChanges = end < last && !anyLevel && (copied[end + 1]!.level ?? 0) !== level;
+    start = levelChanges ? end + 1 : start + 1;
   }
   return null;
 }

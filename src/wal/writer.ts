@@ -525,6 +525,7 @@ export class WalWriter {
     this.#failure = failure;
     this.#announceFailure(failure);
     this.#open?.timer?.cancel();
+    void this.#open?.streaming?.abort(); // never closed now: its parts (the file store's temporary file and handle) go
     this.#open = null;
     this.#queue.length = 0;
     for (const pending of this.#pending.values()) pending.reject(failure);
