@@ -15,12 +15,21 @@ import { type CopiedSegment, copiedSegments, type TierRecord } from './tier-reco
  */
 export const TIER_MERGE_RUN = 16;
 /**
- * [T8] The most bytes a merge of pieces below the local log reads back from the tier (each piece's
- * object whole, one at a time): the small pieces a quiet partition's leaders leave behind at each
- * takeover (~23 per takeover, review finding 2). Larger ones (a busy partition's 32 MiB pieces, up
- * to a segment's worth per takeover) stay as they are.
+ * [T8] The largest piece below the local log a merge reads back from the tier: each piece's object
+ * is read whole, one at a time, so this bounds the memory of a merge from the tier. A busy
+ * partition's pieces (up to TIER_TAIL_MAX_BYTES, 32 MiB, and a batch) fit; the 512 MiB pieces of
+ * an earlier level-merge stay as they are.
  */
-export const TIER_REMOTE_MERGE_BYTES_MAX = 64 * 1024 * 1024;
+export const TIER_REMOTE_MERGE_PIECE_BYTES_MAX = 64 * 1024 * 1024;
+/**
+ * [T8] The most bytes one merge of pieces below the local log takes: TIER_MERGE_RUN pieces of a
+ * busy partition (32 MiB each). Each takeover that rebuilds from the tier leaves the old leader's
+ * pieces below the new log, a few small ones of each level (~23 per takeover, review finding 2)
+ * and, since TIER_LOCAL_MERGE_BYTES_MAX keeps a busy partition's pieces apart until the roll, up
+ * to a segment's worth of big ones (128 per 1 GiB segment of 8 MiB pieces): merged here, once per
+ * takeover, or the record would fill within months of daily restarts (review 27b, finding 5).
+ */
+export const TIER_REMOTE_MERGE_BYTES_MAX = 512 * 1024 * 1024;
 /**
  * [T8] The most bytes one merge inside a local segment takes before the segment rolls. A quiet
  * partition's small pieces (one every TIER_TAIL_MAX_MS) still merge by levels; a busy partition's
@@ -41,15 +50,16 @@ export interface MergeRange {
 
 /**
  * [T8] The next merge due: first TIER_MERGE_RUN pieces of one level below the local log (a previous
- * leader's, left when this leader's log started at the tiered end), read back from the tier, at
- * most TIER_REMOTE_MERGE_BYTES_MAX of them; then dueLocalMerge. Null when none.
+ * leader's, left when this leader's log started at the tiered end), read back from the tier, each
+ * at most TIER_REMOTE_MERGE_PIECE_BYTES_MAX, at most TIER_REMOTE_MERGE_BYTES_MAX together; then
+ * dueLocalMerge. Null when none.
  */
 export function dueMerge(log: PartitionLog, record: TierRecord, localMergeBytesMax = TIER_LOCAL_MERGE_BYTES_MAX): MergeRange | null {
   const copied = copiedSegments(record);
   let below = 0;
   while (below < copied.length && copied[below]!.endOffset <= log.logStartOffset) below++;
   // Of any levels: the pieces below the log are left by many leaders, a few of each level per takeover.
-  const run = levelRun(copied, 0, below - 1, TIER_REMOTE_MERGE_BYTES_MAX, true);
+  const run = levelRun(copied, 0, below - 1, { bytesMax: TIER_REMOTE_MERGE_BYTES_MAX, pieceBytesMax: TIER_REMOTE_MERGE_PIECE_BYTES_MAX, anyLevel: true });
   return run !== null ? { ...run, fromTier: true } : dueLocalMerge(log, record, localMergeBytesMax);
 }
 
@@ -73,17 +83,29 @@ export function dueLocalMerge(log: PartitionLog, record: TierRecord, localMergeB
     if (baseOffset < log.logStartOffset || last <= first) continue;
     const rolled = index + 1 < bases.length;
     if (rolled && copied[first]!.baseOffset === baseOffset && copied[last]!.endOffset === endOffset) return { baseOffset, endOffset, fromTier: false }; // the whole rolled segment
-    const run = levelRun(copied, first, last, localMergeBytesMax, false);
+    const run = levelRun(copied, first, last, { bytesMax: localMergeBytesMax, pieceBytesMax: Number.POSITIVE_INFINITY, anyLevel: false });
     if (run !== null) return { ...run, fromTier: false };
   }
   return null;
 }
 
-/** [T8] The first TIER_MERGE_RUN consecutive pieces among copied[first..last] of one level (or `anyLevel`), of at most `maxBytes` together. */
-function levelRun(copied: readonly CopiedSegment[], first: number, last: number, maxBytes: number, anyLevel: boolean): { baseOffset: number; endOffset: number } | null {
+/** Which pieces a run may hold: of one level (unless `anyLevel`), each at most `pieceBytesMax`, at most `bytesMax` together. */
+interface RunLimits {
+  readonly bytesMax: number;
+  readonly pieceBytesMax: number;
+  readonly anyLevel: boolean;
+}
+
+/** [T8] The first TIER_MERGE_RUN consecutive pieces among copied[first..last] within `limits`. */
+function levelRun(copied: readonly CopiedSegment[], first: number, last: number, limits: RunLimits): { baseOffset: number; endOffset: number } | null {
+  const { bytesMax, pieceBytesMax, anyLevel } = limits;
   for (let start = first; start + TIER_MERGE_RUN - 1 <= last; ) {
+    if (copied[start]!.bytes > pieceBytesMax) {
+      start++; // no run holds it
+      continue;
+    }
     const level = copied[start]!.level ?? 0;
-    const joins = (piece: CopiedSegment, bytes: number) => (anyLevel || (piece.level ?? 0) === level) && bytes + piece.bytes <= maxBytes;
+    const joins = (piece: CopiedSegment, bytes: number) => (anyLevel || (piece.level ?? 0) === level) && piece.bytes <= pieceBytesMax && bytes + piece.bytes <= bytesMax;
     let end = start;
     let bytes = copied[start]!.bytes;
     while (end < start + TIER_MERGE_RUN - 1 && joins(copied[end + 1]!, bytes)) bytes += copied[++end]!.bytes;

@@ -11,15 +11,18 @@
 // (a rolling restart a day: under three months), after which the partition stops tiering and its
 // WAL is no longer collected.
 //
-// Scaled down: pieces of PIECE_BYTES (4 MiB and a bit; 16 of them exceed the 64 MiB remote cap, as
-// 16 of production's 8 to 32 MiB pieces do) and a local cap of 4 pieces, as production's 128 MiB is
-// of 32 MiB pieces.
+// Fixed: merges read back from the tier take TIER_MERGE_RUN pieces of up to
+// TIER_REMOTE_MERGE_PIECE_BYTES_MAX each, TIER_REMOTE_MERGE_BYTES_MAX (512 MiB) together.
+//
+// Scaled down: pieces of PIECE_BYTES (4 MiB and a bit; 16 of them exceed the 64 MiB a remote run
+// took before the fix, as 16 of production's 8 to 32 MiB pieces do) and a local cap of 4 pieces, as
+// production's 128 MiB is of 32 MiB pieces.
 import { expect, test } from 'bun:test';
 import { ControlStore } from '../../src/control/control-store.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
-import { TIER_MERGE_RUN, TIER_REMOTE_MERGE_BYTES_MAX } from '../../src/tier/merge-plan.ts';
+import { TIER_MERGE_RUN, TIER_REMOTE_MERGE_BYTES_MAX, TIER_REMOTE_MERGE_PIECE_BYTES_MAX } from '../../src/tier/merge-plan.ts';
 import { copiedSegments, TierRecords, tieredEnd } from '../../src/tier/tier-record.ts';
 import { epochsIn, Tierer, type TierSource } from '../../src/tier/tierer.ts';
 import { ManualClock } from '../../src/util/clock.ts';
@@ -30,8 +33,8 @@ import { tempDir } from '../support/temp-dir.ts';
 const TOPIC_ID = idOf('busy');
 /** Batches per piece (a batch is at most 1 MiB). */
 const BATCHES_PER_PIECE = 5;
-/** A piece: TIER_MERGE_RUN of them exceed TIER_REMOTE_MERGE_BYTES_MAX. */
-const PIECE_BYTES = Math.ceil(TIER_REMOTE_MERGE_BYTES_MAX / TIER_MERGE_RUN) + 4096;
+/** A piece: TIER_MERGE_RUN of them exceed the 64 MiB a remote run took before the fix, and fit today's limits. */
+const PIECE_BYTES = 4 * 1024 * 1024 + 4096;
 const VALUE_BYTES = Math.ceil(PIECE_BYTES / BATCHES_PER_PIECE);
 /** 128 MiB over 32 MiB pieces: a run of TIER_MERGE_RUN never fits. */
 const LOCAL_MERGE_BYTES_MAX = 4 * PIECE_BYTES;
@@ -86,6 +89,8 @@ test('[T8] before the local merge cap, a takeover left at most TIER_MERGE_RUN - 
 
 test("[T8] with the local merge cap, a takeover leaves the old leader's whole active segment of busy pieces in the record for good", async () => {
   const residue = await takeoverResidue(LOCAL_MERGE_BYTES_MAX);
-  // Fails: the old leader's TIER_MERGE_RUN pieces of level 0 (plus the new leader's one) stay, neither merged locally nor from the tier.
+  // Failed before the fix: the old leader's TIER_MERGE_RUN pieces of level 0 (plus the new leader's one) stayed, neither merged locally nor from the tier.
+  expect(TIER_MERGE_RUN * PIECE_BYTES).toBeLessThanOrEqual(TIER_REMOTE_MERGE_BYTES_MAX);
+  expect(PIECE_BYTES).toBeLessThanOrEqual(TIER_REMOTE_MERGE_PIECE_BYTES_MAX);
   for (const count of residue.values()) expect(count).toBeLessThanOrEqual(TIER_MERGE_RUN - 1);
 }, 60_000);
