@@ -10,6 +10,15 @@ export function contentEtag(body: Uint8Array): string {
   return Bun.hash.xxHash64(body).toString(16).padStart(HEX_DIGITS, '0');
 }
 
+/**
+ * The ETag of an object written in `chunkCount` chunks (a sequential write, the file store): the
+ * XXH64 of each chunk seeded with that of the ones before, then S3's dash and count. Like a
+ * multipart ETag it depends on where the chunks were cut, and it needs no second pass or list.
+ */
+export function chainedEtag(chainedHash: bigint, chunkCount: number): string {
+  return `${chainedHash.toString(16).padStart(HEX_DIGITS, '0')}-${chunkCount}`;
+}
+
 export function multipartEtag(partEtags: readonly string[]): string {
   return `${contentEtag(new TextEncoder().encode(partEtags.join('')))}-${partEtags.length}`;
 }

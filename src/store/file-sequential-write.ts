@@ -1,8 +1,8 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import type { FileSync } from '../util/file-sync.ts';
 import { StoreError } from './errors.ts';
-import { contentEtag, multipartEtag } from './etag.ts';
-import { encodeHeader, OBJECT_HEADER_BYTES, removeQuietly, writeFully } from './file-object.ts';
+import { chainedEtag, contentEtag } from './etag.ts';
+import { encodeHeader, OBJECT_HEADER_BYTES, removeQuietly, writeAllAt, writeFully } from './file-object.ts';
 import type { PutResult, SequentialWrite } from './object-store.ts';
 import type { RequestClass } from './stats.ts';
 
@@ -23,8 +23,8 @@ export interface FileSequentialWriteHost {
  * part files, then their copy into the assembled file at completion, read back in between): the
  * tier streams each segment out this way, and a 32 MiB piece is written once instead.
  *
- * The ETag is S3's multipart form over the appended chunks (a hash of their XXH64s, a dash, their
- * count): computing it needs no second pass over the bytes. A crash before `finish` leaves only
+ * The ETag is in S3's multipart form over the appended chunks (chainedEtag: XXH64 chained through
+ * them, a dash, their count), computed as they come in constant memory. A crash before `finish` leaves only
  * the temporary file, which is never listed and is swept at a later open.
  */
 export class FileSequentialWrite implements SequentialWrite {
@@ -32,7 +32,9 @@ export class FileSequentialWrite implements SequentialWrite {
   readonly #host: FileSequentialWriteHost;
   readonly #temporary: string;
   readonly #handle: FileHandle;
-  readonly #chunkEtags: string[] = [];
+  /** XXH64 of the chunks so far, each seeded with the hash of those before (chainedEtag). */
+  #hash = 0n;
+  #chunkCount = 0;
   #position = OBJECT_HEADER_BYTES;
   #appending = false;
   #state: 'open' | 'finishing' | 'done' = 'open';
@@ -49,16 +51,22 @@ export class FileSequentialWrite implements SequentialWrite {
     return new FileSequentialWrite(key, host, temporary, await open(temporary, 'wx'));
   }
 
-  append(chunk: Uint8Array): Promise<void> {
+  append(chunks: readonly Uint8Array[]): Promise<void> {
     if (this.#state !== 'open') return Promise.reject(this.#misuse('append after finish or abort'));
     if (this.#appending) return Promise.reject(this.#misuse('append while an append is under way (one at a time: the bytes go in order)'));
-    if (chunk.length === 0) return Promise.resolve();
+    const written = chunks.filter((chunk) => chunk.length > 0);
+    if (written.length === 0) return Promise.resolve();
     this.#appending = true;
     const position = this.#position;
-    this.#position += chunk.length;
-    this.#chunkEtags.push(contentEtag(chunk));
+    let bytes = 0;
+    for (const chunk of written) {
+      bytes += chunk.length;
+      this.#hash = Bun.hash.xxHash64(chunk, this.#hash);
+    }
+    this.#position += bytes;
+    this.#chunkCount += written.length;
     return this.#host
-      .run('uploadPart', chunk.length, 'append to the sequential write of', () => writeFully(this.#handle, chunk, position))
+      .run('uploadPart', bytes, 'append to the sequential write of', () => writeAllAt(this.#handle, written, position))
       .catch(async (error: unknown) => {
         await this.abort(); // a short or failed write leaves a hole: the object can never be finished
         throw error;
@@ -72,7 +80,7 @@ export class FileSequentialWrite implements SequentialWrite {
     if (this.#state !== 'open') throw this.#misuse('finish after finish or abort');
     if (this.#appending) throw this.#misuse('finish while an append is under way');
     this.#state = 'finishing';
-    const etag = this.#chunkEtags.length === 0 ? contentEtag(new Uint8Array()) : multipartEtag(this.#chunkEtags);
+    const etag = this.#chunkCount === 0 ? contentEtag(new Uint8Array()) : chainedEtag(this.#hash, this.#chunkCount);
     let renamed = false;
     try {
       return await this.#host.run('multipartComplete', 0, 'finish the sequential write of', async () => {

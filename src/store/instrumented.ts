@@ -114,9 +114,9 @@ export class InstrumentedStore implements ObjectStore {
     const write = await this.#timed('multipart_create', () => open(key, options));
     return {
       key: write.key,
-      append: async (chunk: Uint8Array): Promise<void> => {
-        await this.#timed('upload_part', () => write.append(chunk));
-        this.#uploaded.add(chunk.length);
+      append: async (chunks: readonly Uint8Array[]): Promise<void> => {
+        await this.#timed('upload_part', () => write.append(chunks));
+        for (const chunk of chunks) this.#uploaded.add(chunk.length);
       },
       finish: () => this.#timed('multipart_complete', () => write.finish()),
       abort: () => this.#timed('multipart_abort', () => write.abort()),

@@ -146,8 +146,8 @@ export interface MultipartOptions {
 export interface SequentialWrite {
   /** Where the object appears on `finish`. */
   readonly key: string;
-  /** Adds `chunk` at the end; one call at a time, and the caller keeps `chunk` unchanged until it resolves. */
-  append(chunk: Uint8Array): Promise<void>;
+  /** Adds `chunks`, in order, at the end: one write. One call at a time; the caller keeps the chunks unchanged until it resolves. */
+  append(chunks: readonly Uint8Array[]): Promise<void>;
   /** Makes the object visible, atomically, subject to the condition given at the start (PreconditionFailed when it fails). */
   finish(): Promise<PutResult>;
   /** Discards what was written; nothing becomes visible. Succeeds when already finished, failed or aborted. */

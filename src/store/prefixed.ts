@@ -76,7 +76,7 @@ export class PrefixedStore implements ObjectStore {
       const write = await open(this.#in(key), options);
       return {
         key,
-        append: (chunk) => write.append(chunk).catch((error: unknown) => this.#rethrow(error)),
+        append: (chunks) => write.append(chunks).catch((error: unknown) => this.#rethrow(error)),
         finish: () => write.finish().catch((error: unknown) => this.#rethrow(error)),
         abort: () => write.abort().catch((error: unknown) => this.#rethrow(error)),
       };

@@ -30,7 +30,7 @@ test('a power loss before finish leaves no object, and the store opens clean', a
   const store = await FileStore.open(root, { files: new PowerLossRecorder(dir, journal) });
   await store.put('other', patternBytes(10));
   const write = await store.openSequentialWrite('seg', { ifNoneMatch: '*' });
-  for (let i = 0; i < 5; i++) await write.append(patternBytes(50_000, i));
+  for (let i = 0; i < 5; i++) await write.append([patternBytes(50_000, i)]);
   restoreSyncedState(journal, dir); // the power goes before finish
   const after = await FileStore.open(root);
   expect(await after.head('seg')).toBeNull();
@@ -48,7 +48,7 @@ test('a power loss after a failed ifNoneMatch finish keeps the old object whole'
   const store = await FileStore.open(root, { files: new PowerLossRecorder(dir, journal) });
   await store.put('seg', patternBytes(1000, 9));
   const write = await store.openSequentialWrite('seg', { ifNoneMatch: '*' });
-  await write.append(patternBytes(70_000, 3));
+  await write.append([patternBytes(70_000, 3)]);
   await expect(write.finish()).rejects.toThrow(/ifNoneMatch/);
   await store.close();
   restoreSyncedState(journal, dir);
@@ -79,7 +79,7 @@ test('FileStore.close waits for an append and a finish in flight; the object is 
   const root = tempDir();
   const store = await FileStore.open(root);
   const write = await store.openSequentialWrite('seg', { ifNoneMatch: '*' });
-  const appended = write.append(patternBytes(8 * MiB));
+  const appended = write.append([patternBytes(8 * MiB)]);
   await appended;
   const finished = write.finish();
   await store.close();

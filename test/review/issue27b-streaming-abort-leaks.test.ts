@@ -18,7 +18,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { FileStore } from '../../src/store/file.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
-import { StreamingUpload } from '../../src/store/streaming-upload.ts';
+import { SEQUENTIAL_APPEND_BYTES, StreamingUpload } from '../../src/store/streaming-upload.ts';
 import { patternBytes } from '../store/contract.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
@@ -72,9 +72,9 @@ test('a sequential write open when its FileStore closes: the failed append and t
   const root = tempDir();
   const store = await FileStore.open(root);
   const upload = new StreamingUpload(store, 'seg', { ifNoneMatch: '*' });
-  await upload.write(patternBytes(100_000));
+  await upload.write(patternBytes(SEQUENTIAL_APPEND_BYTES)); // a run's worth: appended at once (smaller writes wait for more)
   await store.close(); // the broker's shutdown: the tier round is not awaited
-  await expect(upload.write(patternBytes(100_000))).rejects.toThrow();
+  await expect(upload.write(patternBytes(SEQUENTIAL_APPEND_BYTES))).rejects.toThrow();
   await upload.abort();
   expect(leftovers(root)).toEqual([]);
 });
@@ -83,7 +83,7 @@ test('FileSequentialWrite.abort after its store closed still removes its tempora
   const root = tempDir();
   const store = await FileStore.open(root);
   const write = await store.openSequentialWrite('seg', { ifNoneMatch: '*' });
-  await write.append(patternBytes(1000));
+  await write.append([patternBytes(1000)]);
   await store.close();
   await write.abort().catch(() => undefined); // refused or not, the file must go
   expect(leftovers(root)).toEqual([]);

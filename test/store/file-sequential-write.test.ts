@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { FileStore } from '../../src/store/file.ts';
 import { InstrumentedStore } from '../../src/store/instrumented.ts';
 import { PrefixedStore } from '../../src/store/prefixed.ts';
-import { StreamingUpload } from '../../src/store/streaming-upload.ts';
+import { SEQUENTIAL_APPEND_BYTES, SEQUENTIAL_APPEND_CHUNKS_MAX, StreamingUpload } from '../../src/store/streaming-upload.ts';
 import { MetricsRegistry } from '../../src/metrics/index.ts';
 import { systemClock } from '../../src/util/clock.ts';
 import { concatBytes } from '../../src/util/bytes.ts';
@@ -30,7 +30,7 @@ describe('FileStore.openSequentialWrite', () => {
     const store = await FileStore.open(dir);
     const chunks = chunksOf(300_000, 70_000);
     const write = await store.openSequentialWrite('a/b', { ifNoneMatch: '*' });
-    for (const chunk of chunks) await write.append(chunk);
+    for (const chunk of chunks) await write.append([chunk]);
     expect(await store.head('a/b')).toBeNull();
     expect((await listAll(store, '')).keys).toEqual([]);
     const { etag } = await write.finish();
@@ -47,7 +47,7 @@ describe('FileStore.openSequentialWrite', () => {
     const store = await FileStore.open(dir);
     await store.put('k', new Uint8Array([1, 2, 3]));
     const write = await store.openSequentialWrite('k', { ifNoneMatch: '*' });
-    await write.append(patternBytes(1000));
+    await write.append([patternBytes(1000)]);
     await storeErrorOf(write.finish(), 'PreconditionFailed');
     expect((await store.get('k')).body).toEqual(new Uint8Array([1, 2, 3]));
     expect(temporaryFiles(dir)).toEqual([]);
@@ -58,12 +58,12 @@ describe('FileStore.openSequentialWrite', () => {
     const dir = tempDir();
     const store = await FileStore.open(dir);
     const write = await store.openSequentialWrite('k');
-    await write.append(patternBytes(5000));
+    await write.append([patternBytes(5000)]);
     await write.abort();
     await write.abort(); // idempotent
     expect(await store.head('k')).toBeNull();
     expect(temporaryFiles(dir)).toEqual([]);
-    await storeErrorOf(write.append(patternBytes(10)), 'InvalidArgument');
+    await storeErrorOf(write.append([patternBytes(10)]), 'InvalidArgument');
     await storeErrorOf(write.finish(), 'InvalidArgument');
     await store.close();
   });
@@ -72,8 +72,8 @@ describe('FileStore.openSequentialWrite', () => {
     const dir = tempDir();
     const store = await FileStore.open(dir);
     const write = await store.openSequentialWrite('k');
-    const first = write.append(patternBytes(100_000));
-    await storeErrorOf(write.append(patternBytes(10)), 'InvalidArgument');
+    const first = write.append([patternBytes(100_000)]);
+    await storeErrorOf(write.append([patternBytes(10)]), 'InvalidArgument');
     await first;
     await write.finish();
     expect((await store.get('k')).body).toEqual(patternBytes(100_000));
@@ -89,7 +89,7 @@ describe('FileStore.openSequentialWrite', () => {
     const store = await FileStore.open(root, { files: recorder });
     const chunks = chunksOf(200_000, 64 * 1024, 7);
     const write = await store.openSequentialWrite('seg/1', { ifNoneMatch: '*' });
-    for (const chunk of chunks) await write.append(chunk);
+    for (const chunk of chunks) await write.append([chunk]);
     await write.finish();
     await store.close();
     restoreSyncedState(journal, dir);
@@ -102,7 +102,7 @@ describe('FileStore.openSequentialWrite', () => {
     const dir = tempDir();
     const store = await FileStore.open(dir);
     const write = await store.openSequentialWrite('k');
-    await write.append(patternBytes(1000));
+    await write.append([patternBytes(1000)]);
     const reopened = await FileStore.open(dir); // a later process, while the first is gone mid-write
     expect(await reopened.head('k')).toBeNull();
     expect((await listAll(reopened, '')).keys).toEqual([]);
@@ -126,6 +126,24 @@ describe('StreamingUpload over a store that writes front to back', () => {
     expect(upload.bufferedBytesMax).toBeLessThanOrEqual(1024 * 1024);
     expect(readdirSync(join(dir, 'multipart'))).toEqual([]);
     expect(store.stats().requests.uploadPart).toBe(chunks.length);
+    await store.close();
+  });
+
+  test('small chunks go in runs (one write per SEQUENTIAL_APPEND_BYTES or SEQUENTIAL_APPEND_CHUNKS_MAX chunks), and equal chunking gives equal ETags', async () => {
+    const dir = tempDir();
+    const store = await FileStore.open(dir);
+    const chunks = chunksOf(3000 * 1024 + 7, 1024, 5);
+    const etags: string[] = [];
+    for (const key of ['a', 'b']) {
+      const upload = new StreamingUpload(store, key, { ifNoneMatch: '*' });
+      for (const chunk of chunks) await upload.write(chunk);
+      etags.push((await upload.finish()).etag);
+      expect((await store.get(key)).body).toEqual(concatBytes(chunks));
+      expect(upload.bufferedBytesMax).toBeLessThanOrEqual(SEQUENTIAL_APPEND_BYTES + 1024);
+    }
+    expect(store.stats().requests.uploadPart).toBe(2 * Math.ceil(chunks.length / SEQUENTIAL_APPEND_CHUNKS_MAX));
+    expect(etags[0]).toBe(etags[1]!);
+    expect(etags[0]).toMatch(new RegExp(`-${chunks.length}$`));
     await store.close();
   });
 
