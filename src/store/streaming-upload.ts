@@ -1,4 +1,5 @@
 import { assert } from '../util/assert.ts';
+import { regressed } from '../util/regressions.ts';
 import { stageTimers } from '../metrics/stage-timers.ts';
 import { concatBytes } from '../util/bytes.ts';
 import { StoreError } from './errors.ts';
@@ -116,7 +117,7 @@ export class StreamingUpload {
     await this.#writes;
     await this.#throwIfFailed();
     if (this.#sequentialStore) {
-      await this.#appendPending();
+      if (!regressed('sequential-finish-drops-last-run')) await this.#appendPending();
       return this.#finishSequential();
     }
     if (this.#upload === null) {
