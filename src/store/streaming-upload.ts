@@ -117,7 +117,7 @@ export class StreamingUpload {
     await this.#writes;
     await this.#throwIfFailed();
     if (this.#sequentialStore) {
-      if (!regressed('sequential-finish-drops-last-run')) await this.#appendPending();
+      if (!regressed('sequential-finish-drops-tail')) await this.#appendPending();
       return this.#finishSequential();
     }
     if (this.#upload === null) {

@@ -50,7 +50,7 @@ export type Regression =
   | 'prefixed-deny-literal'
   | 'scram-removed-user-still-logs-in'
   | 'embedded-tier-end-not-durable'
-  | 'sequential-finish-drops-last-run';
+  | 'sequential-finish-drops-tail';
 
 export interface RegressionDescription {
   /** The finding of issue 9 whose fix the switch undoes (of `issue`, when set: its deliverable the switch breaks; issue 25's: the planted bug's number, in the order they were planted). */
@@ -189,7 +189,7 @@ export const REGRESSIONS: Readonly<Record<Regression, RegressionDescription>> = 
     description:
       "an embedded engine's open counts durable only what its WAL streams hold (the shipped checkpoint and the objects after it), not the tier record's end: records acknowledged after the last checkpoint, tiered and collected by WAL GC, then lost from the unsynced local log in a power loss, are not rebuilt, and their offsets go to new records",
   },
-  'sequential-finish-drops-last-run': {
+  'sequential-finish-drops-tail': {
     finding: 2,
     issue: 27,
     description:

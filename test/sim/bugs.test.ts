@@ -47,7 +47,7 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'prefixed-deny-literal': 9,
   'scram-removed-user-still-logs-in': 41,
   'embedded-tier-end-not-durable': 33,
-  'sequential-finish-drops-last-run': 6,
+  'sequential-finish-drops-tail': 6,
 };
 
 for (const bug of Object.keys(REGRESSIONS) as Regression[]) {
