@@ -16,6 +16,7 @@ import type { RetentionDeletes } from './retention-deletes.ts';
 import type { ClockRates } from './clock-rates.ts';
 import type { LeaseWrites } from './lease-writes.ts';
 import { SIM_WAL_GC_INTERVAL_MS } from './wal-gc.ts';
+import type { SequentialWrites } from './sequential-writes.ts';
 
 /** Where every simulated broker keeps its data, on its own simulated disk. */
 export const SIM_DATA_DIRECTORY = '/ferry/data';
@@ -50,6 +51,8 @@ export interface SimBrokerSettings {
   readonly tier: TierScenario | null;
   /** SASL listeners and an authorizer (issue 13, security-setup.ts); null: one PLAINTEXT listener, no authorizer. */
   readonly security: SimSecurity | null;
+  /** The WAL store views offer sequential writes, and WAL objects past its threshold stream (sequential-writes.ts); null: neither. */
+  readonly sequentialWrites: SequentialWrites | null;
 }
 
 /**
@@ -171,8 +174,8 @@ export class SimBrokerHost {
     const random = new SeededRandom(Math.floor(this.#scheduler.random.next() * 0x1_0000_0000));
     // A lone broker's control records live in its WAL store.
     const { leaseWrites } = this.settings;
-    this.#walView = this.#view(this.settings.walStore, gate, this.settings.walWrites, this.settings.cluster === null ? leaseWrites : null);
-    this.#controlView = this.settings.cluster === null ? null : this.#view(this.settings.cluster.controlStore, gate, null, leaseWrites);
+    this.#walView = this.#view(this.settings.walStore, gate, this.settings.walWrites, this.settings.cluster === null ? leaseWrites : null, this.settings.sequentialWrites);
+    this.#controlView = this.settings.cluster === null ? null : this.#view(this.settings.cluster.controlStore, gate, null, leaseWrites, null);
     if (this.#controlView !== null) this.#controlView.ambiguousConditionalRate = this.settings.cluster!.ambiguousConditionalRate;
     this.#applyStoreFaults();
     this.#gate = gate;
@@ -320,8 +323,8 @@ export class SimBrokerHost {
     this.#noteHealth();
   }
 
-  #view(store: ObjectStore, gate: ProcessGate, writes: WalWrites | null, sends: LeaseWrites | null): SimStoreView {
-    return new SimStoreView(store, gate, this.#scheduler, new SeededRandom(Math.floor(this.#scheduler.random.next() * 0x1_0000_0000)), writes, sends);
+  #view(store: ObjectStore, gate: ProcessGate, writes: WalWrites | null, sends: LeaseWrites | null, sequential: SequentialWrites | null): SimStoreView {
+    return new SimStoreView(store, gate, this.#scheduler, new SeededRandom(Math.floor(this.#scheduler.random.next() * 0x1_0000_0000)), writes, sends, sequential);
   }
 
   /**
@@ -373,7 +376,7 @@ export class SimBrokerHost {
         disk: this.disk,
         random,
         ...this.#tierOptions(random),
-        wal: { store: this.#walView!, writerId: this.host, seed: random.nextInt(0x1_0000_0000), config: { uploadIntervalMs: this.settings.uploadIntervalMs } },
+        wal: { store: this.#walView!, writerId: this.host, seed: random.nextInt(0x1_0000_0000), config: walWriterConfig(this.settings.uploadIntervalMs, this.settings.sequentialWrites) },
       },
       ...(cluster === null ? { lone: this.settings.lone } : { cluster: { store: this.#controlView!, leaseMs: cluster.leaseMs, scanIntervalMs: cluster.scanIntervalMs } }),
       ...(this.settings.security === null ? {} : brokerSecurityOptions(this.settings.security, this.host, SIM_BROKER_PORT)),
@@ -384,6 +387,11 @@ export class SimBrokerHost {
 /** The log settings a tiering run gives every broker (the defaults where it sets none): small segments, its local retention and its retention. */
 export function tierLogSettings(tier: TierScenario): Pick<Partial<LogConfig>, 'segmentBytes' | 'localRetentionBytes' | 'retentionMs' | 'retentionBytes'> {
   return { segmentBytes: tier.segmentBytes, ...(tier.localRetentionBytes === null ? {} : { localRetentionBytes: tier.localRetentionBytes }), ...retentionOf(tier.lifecycle) };
+}
+
+/** The WAL writer's settings in a run: its upload interval, and with sequential writes a stream threshold that objects of a run reach. */
+export function walWriterConfig(uploadIntervalMs: number, sequential: SequentialWrites | null): { uploadIntervalMs: number; multipartPartBytes?: number } {
+  return sequential === null ? { uploadIntervalMs } : { uploadIntervalMs, multipartPartBytes: sequential.walStreamBytes };
 }
 
 /** A tier lifecycle's retention of the whole log, as log settings (the defaults where it sets none). */

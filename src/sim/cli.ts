@@ -10,6 +10,7 @@ import { EMBEDDED_FAULT_KINDS, POWER_LOSS_AFTER_GC } from './embedded-faults.ts'
 import { describeScenario } from './scenario.ts';
 import { runSeed, type SimRunResult } from './run.ts';
 import type { FrameStraddleStats } from './frame-straddles.ts';
+import { describeSequentialWriteStats, NO_SEQUENTIAL_WRITES, type SequentialWriteStats, sumSequentialWrites } from './sequential-writes.ts';
 
 /** Runs of at least this many seeds are appended to runs.md, so seed counts accumulate across runs. */
 const RECORD_SEEDS_MIN = 100;
@@ -105,6 +106,7 @@ interface SeedOutcome {
   /** Each violation as formatViolation prints it (seed, invariant, offsets, trace). */
   readonly violations: string[];
   readonly straddles: FrameStraddleStats;
+  readonly sequentialWrites: SequentialWriteStats;
   /** The run's trace hash (RunResult.traceHash); CRASHED_TRACE for a worker that died. */
   readonly traceHash: string;
 }
@@ -132,6 +134,9 @@ interface RangeSummary {
   readonly failed: SeedOutcome[];
   /** Summed over the seeds run. */
   readonly straddles: FrameStraddleStats;
+  readonly sequentialWrites: SequentialWriteStats;
+  /** Seeds whose WAL store offered sequential writes (one opened at least). */
+  readonly sequentialSeeds: number;
 }
 
 async function* localSeeds(from: number, count: number, faults: ReadonlySet<string> | undefined): AsyncGenerator<SeedOutcome> {
@@ -143,6 +148,7 @@ async function* localSeeds(from: number, count: number, faults: ReadonlySet<stri
       faults: result.faultsInjected,
       violations: result.violations.map((violation) => formatViolation(violation, result.history)),
       straddles: result.straddles,
+      sequentialWrites: result.sequentialWrites,
       traceHash: result.traceHash,
     };
   }
@@ -235,6 +241,7 @@ function crashedOutcome(seed: number, code: number): SeedOutcome {
     simulatedMs: 0,
     faults: 0,
     straddles,
+    sequentialWrites: NO_SEQUENTIAL_WRITES,
     traceHash: CRASHED_TRACE,
     violations: [`seed ${seed}: no-crash violated: the worker running it exited with ${code} (its error is printed above); replay: --seed ${seed}`],
   };
@@ -248,9 +255,13 @@ async function runRange(seeds: AsyncGenerator<SeedOutcome>, count: number, until
   let seedsRun = 0;
   const failed: SeedOutcome[] = [];
   let straddles: FrameStraddleStats = { walObjects: 0, multiBatchFrames: 0, tierEndMoves: 0, tierEndsInsideFrames: 0 };
+  let sequentialWrites = NO_SEQUENTIAL_WRITES;
+  let sequentialSeeds = 0;
   for await (const outcome of seeds) {
     seedsRun++;
     straddles = sumStats(straddles, outcome.straddles);
+    sequentialWrites = sumSequentialWrites(sequentialWrites, outcome.sequentialWrites);
+    if (outcome.sequentialWrites.opened > 0) sequentialSeeds++;
     simulatedMs += outcome.simulatedMs;
     faultCount += outcome.faults;
     if (outcome.violations.length > 0) {
@@ -267,7 +278,7 @@ async function runRange(seeds: AsyncGenerator<SeedOutcome>, count: number, until
     if (untilViolation && failed.length > 0) break;
   }
   failed.sort((a, b) => a.seed - b.seed);
-  return { seedsRun, wallMs: performance.now() - started, simulatedMs, faults: faultCount, failed, straddles };
+  return { seedsRun, wallMs: performance.now() - started, simulatedMs, faults: faultCount, failed, straddles, sequentialWrites, sequentialSeeds };
 }
 
 function sumStats(a: FrameStraddleStats, b: FrameStraddleStats): FrameStraddleStats {
@@ -290,7 +301,7 @@ function rate(seeds: number, wallMs: number): string {
 
 function summarize(summary: RangeSummary): string {
   const perSeed = summary.seedsRun === 0 ? 0 : summary.simulatedMs / summary.seedsRun / 1000;
-  return `${summary.seedsRun} seeds in ${(summary.wallMs / 1000).toFixed(1)} s: ${rate(summary.seedsRun, summary.wallMs)} seeds/s, ${(summary.simulatedMs / 3_600_000).toFixed(2)} simulated h (${perSeed.toFixed(0)} s per seed), ${summary.faults} faults injected; ${summary.failed.length === 0 ? 'no violation' : `violations in seeds ${summary.failed.map((r) => r.seed).join(', ')}`}\n${describeStraddles(summary.straddles)}`;
+  return `${summary.seedsRun} seeds in ${(summary.wallMs / 1000).toFixed(1)} s: ${rate(summary.seedsRun, summary.wallMs)} seeds/s, ${(summary.simulatedMs / 3_600_000).toFixed(2)} simulated h (${perSeed.toFixed(0)} s per seed), ${summary.faults} faults injected; ${summary.failed.length === 0 ? 'no violation' : `violations in seeds ${summary.failed.map((r) => r.seed).join(', ')}`}\n${describeStraddles(summary.straddles)}\n${describeSequentialWriteStats(summary.sequentialWrites)} (in ${summary.sequentialSeeds} seeds)`;
 }
 
 async function replay(seed: number, faults: ReadonlySet<string> | undefined, verbose: boolean): Promise<number> {
@@ -301,6 +312,7 @@ async function replay(seed: number, faults: ReadonlySet<string> | undefined, ver
   console.log(describeProduceRequests(result.history.ops));
   console.log(`${result.history.ops.length} requests, ${result.faultsInjected} faults, ${(result.simulatedMs / 1000).toFixed(1)} simulated s, ${result.eventsRun} events; trace ${result.traceHash}`);
   console.log(describeStraddles(result.straddles));
+  console.log(describeSequentialWriteStats(result.sequentialWrites));
   for (const violation of result.violations) console.log(`\n${formatViolation(violation, result.history)}`);
   console.log(result.violations.length === 0 ? 'no violation' : `${result.violations.length} violations`);
   return result.violations.length === 0 ? 0 : 1;

@@ -3,7 +3,8 @@ import { Engine, type EngineOptions, type OpenedEngine } from '../engine/index.t
 import { RecordLogger } from '../observability/record-logger.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { SeededRandom } from '../util/random.ts';
-import { SIM_DATA_DIRECTORY, tierLogSettings } from './broker-process.ts';
+import { SIM_DATA_DIRECTORY, tierLogSettings, walWriterConfig } from './broker-process.ts';
+import type { SequentialWrites } from './sequential-writes.ts';
 import type { ClockRates } from './clock-rates.ts';
 import type { SimDisk } from './disk.ts';
 import type { EmbeddedScenario } from './embedded-scenario.ts';
@@ -27,6 +28,8 @@ export interface SimEmbeddedSettings {
   readonly retentionDeletes: RetentionDeletes;
   readonly uploadIntervalMs: number;
   readonly embedded: EmbeddedScenario;
+  /** The WAL store view offers sequential writes, and WAL objects past its threshold stream (sequential-writes.ts); null: neither. */
+  readonly sequentialWrites: SequentialWrites | null;
 }
 
 /**
@@ -104,7 +107,8 @@ export class SimEmbeddedHost {
     clock.rate = this.faults.clockRate ?? this.#ownClockRate;
     this.#config.clockRates.note(gate.name, clock.rate);
     const random = new SeededRandom(Math.floor(this.#scheduler.random.next() * 0x1_0000_0000));
-    this.#walView = new SimStoreView(this.#config.walStore, gate, this.#scheduler, new SeededRandom(Math.floor(this.#scheduler.random.next() * 0x1_0000_0000)), this.#config.walWrites);
+    const viewRandom = new SeededRandom(Math.floor(this.#scheduler.random.next() * 0x1_0000_0000));
+    this.#walView = new SimStoreView(this.#config.walStore, gate, this.#scheduler, viewRandom, this.#config.walWrites, null, this.#config.sequentialWrites);
     this.#applyStoreFaults();
     this.#gate = gate;
     this.#clock = clock;
@@ -244,7 +248,7 @@ export class SimEmbeddedHost {
       walGcIntervalMs: embedded.walGcIntervalMs,
       ...(tier.lifecycle === undefined ? {} : { walGcIdlePassMs: tier.lifecycle.walGcIdlePassMs }),
       retentionCheckIntervalMs: tier.retentionCheckIntervalMs,
-      wal: { store: walView, writerId: this.host, seed: random.nextInt(0x1_0000_0000), config: { uploadIntervalMs } },
+      wal: { store: walView, writerId: this.host, seed: random.nextInt(0x1_0000_0000), config: walWriterConfig(uploadIntervalMs, this.#config.sequentialWrites) },
     };
   }
 }

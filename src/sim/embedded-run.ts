@@ -23,6 +23,7 @@ import { auditTier, type TierAuditTarget, TierRecordWrites } from './tier-audit.
 import { traceHash } from './trace-hash.ts';
 import { auditWal, WalWrites } from './wal-audit.ts';
 import { deletedWalRecords, WalDeleteRecorder } from './wal-gc.ts';
+import { NO_SEQUENTIAL_WRITES, SequentialWrites } from './sequential-writes.ts';
 
 /** Draws which WAL GC deletes a power loss follows, and how soon: a stream of its own, so the scheduled faults stay as they are. */
 const POWER_LOSS_AFTER_GC_SALT = 0x9c10;
@@ -80,8 +81,9 @@ export async function runEmbeddedSeed(options: EmbeddedRunOptions): Promise<SimR
   walDeletes = new WalDeleteRecorder({ walStore, controlStore: walStore, nowMs });
   const clockRates = new ClockRates(new SeededRandom(seed ^ CLOCK_RATE_SALT));
   const walWrites = new WalWrites();
+  const sequentialWrites = scenario.sequentialWrites === null ? null : new SequentialWrites(scenario.sequentialWrites);
   const disk = new SimDisk({ random: new SeededRandom(Math.floor(scheduler.random.next() * 0x1_0000_0000)) });
-  const host = new SimEmbeddedHost({ walStore, walWrites, clockRates, retentionDeletes, uploadIntervalMs: scenario.uploadIntervalMs, embedded }, disk, scheduler, timed);
+  const host = new SimEmbeddedHost({ walStore, walWrites, clockRates, retentionDeletes, uploadIntervalMs: scenario.uploadIntervalMs, embedded, sequentialWrites }, disk, scheduler, timed);
   const replicaEnds = new ReplicaEndRecorder([host], topics, nowMs);
   scheduler.afterEvent = () => replicaEnds.sample();
   const health: { node: number; atMs: number; healthy: boolean }[] = [];
@@ -166,6 +168,7 @@ export async function runEmbeddedSeed(options: EmbeddedRunOptions): Promise<SimR
     faultsInjected: chaos.injected,
     eventsRun,
     straddles: straddles.stats,
+    sequentialWrites: sequentialWrites?.stats ?? NO_SEQUENTIAL_WRITES,
   };
 }
 

@@ -39,6 +39,7 @@ import {
   STORE_SALT,
 } from './run-settings.ts';
 import { runEmbeddedSeed } from './embedded-run.ts';
+import { NO_SEQUENTIAL_WRITES, SequentialWrites, type SequentialWriteStats } from './sequential-writes.ts';
 
 /** Once the clients stopped: the group's committed offsets are read within this (every broker runs: a coordinator answers in seconds). */
 const COMMITTED_OFFSETS_READ_MS_MAX = 15_000;
@@ -61,6 +62,8 @@ const SHAPES_SALT = 0x5a4e5;
 const PRODUCE_SHAPES_SALT = 0xb47c4;
 const CONFIG_CHANGE_SALT = 0xc0f1c;
 const GROUP_SALT = 0x6a0b5;
+/** Whether the WAL store offers sequential writes (sequential-writes.ts). */
+const SEQUENTIAL_WRITE_SALT = 0x5e9a1;
 /**
  * How often a broker's view of the control store loses the answer to a conditional put (CW1,
  * docs/cluster-protocol.md), drawn per run from its own stream: none in a third of the runs, so
@@ -92,6 +95,8 @@ export interface SimRunResult {
   readonly eventsRun: number;
   /** WAL frames against tier ends (frame-straddles.ts). */
   readonly straddles: FrameStraddleStats;
+  /** What the sequential writes did (all zero in a run without them). */
+  readonly sequentialWrites: SequentialWriteStats;
 }
 
 export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
@@ -102,7 +107,13 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   // every later load is a settled promise.
   await loadXxh64Stream();
   const securityRandom = new SeededRandom(seed ^ SECURITY_SALT);
-  const drawn = drawScenario(new SeededRandom(seed ^ SCENARIO_SALT), securityRandom, new SeededRandom(seed ^ SHAPES_SALT), new SeededRandom(seed ^ EMBEDDED_SALT));
+  const drawn = drawScenario(
+    new SeededRandom(seed ^ SCENARIO_SALT),
+    securityRandom,
+    new SeededRandom(seed ^ SHAPES_SALT),
+    new SeededRandom(seed ^ EMBEDDED_SALT),
+    new SeededRandom(seed ^ SEQUENTIAL_WRITE_SALT),
+  );
   const scenario: Scenario = { ...drawn, ...options.scenario };
   if (scenario.embedded !== null) return runEmbeddedSeed({ ...options, scenario, embedded: scenario.embedded });
   const security: SimSecurity | null =
@@ -147,6 +158,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   const controlStore = new MemoryStore({ latency: 's3-express', seed: (seed ^ STORE_SALT) + 1, clock: storeClock, faults: STORE_FAULTS, ...onPut(scenario.cluster) });
   const clockRates = new ClockRates(new SeededRandom(seed ^ CLOCK_RATE_SALT));
   const walWrites = new WalWrites();
+  const sequentialWrites = scenario.sequentialWrites === null ? null : new SequentialWrites(scenario.sequentialWrites);
   const ambiguousRandom = new SeededRandom(seed ^ AMBIGUOUS_SALT);
   const ambiguousConditionalRate = CONTROL_AMBIGUOUS_RATES[ambiguousRandom.nextInt(CONTROL_AMBIGUOUS_RATES.length)]!;
   const timed = (line: string) => log(`[${((scheduler.nowMs - startMs) / 1000).toFixed(3)}] ${line}`);
@@ -165,6 +177,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
       defaultReplicationFactor: scenario.replicationFactor,
       tier: scenario.tier,
       security,
+      sequentialWrites,
     };
     return new SimBrokerHost(settings, new SimDisk({ random: new SeededRandom(Math.floor(scheduler.random.next() * 0x1_0000_0000)) }), scheduler, network, timed);
   });
@@ -318,6 +331,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
     faultsInjected,
     eventsRun: scheduler.eventsRun,
     straddles: straddles.stats,
+    sequentialWrites: sequentialWrites?.stats ?? NO_SEQUENTIAL_WRITES,
   };
 }
 

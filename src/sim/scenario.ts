@@ -2,6 +2,7 @@ import type { SeededRandom } from '../util/random.ts';
 import { describeSecurity, drawSecurity, type SecurityScenario } from './security-scenario.ts';
 import { describeShapes, drawWorkloadShapes, type WorkloadShapes } from './workload-shapes.ts';
 import { describeEmbedded, drawEmbedded, type EmbeddedScenario } from './embedded-scenario.ts';
+import { describeSequentialWrites, drawSequentialWrites, type SequentialWriteScenario } from './sequential-writes.ts';
 
 /**
  * The shape of one run, drawn from its seed: how many brokers, whether they form a cluster,
@@ -40,6 +41,8 @@ export interface Scenario {
    * broker draw stays as it is, so `embedded: null` over a seed's scenario runs its broker twin.
    */
   readonly embedded: EmbeddedScenario | null;
+  /** The WAL store offers sequential writes, which the tier and large WAL objects stream through (sequential-writes.ts); null: it does not, as before. Broker and embedded runs alike. */
+  readonly sequentialWrites: SequentialWriteScenario | null;
 }
 
 /** How a tiering run tiers: small segments so they roll within a run, and often a small local retention so reads reach the tier. */
@@ -111,11 +114,22 @@ function pick<T>(random: SeededRandom, values: readonly T[]): T {
 /**
  * `securityRandom`: the security's own stream (none: not secured), so that it shifts no other draw;
  * `shapesRandom`: the workload shapes' and the tier lifecycle's own (none: plain producers, the tier's defaults);
- * `embeddedRandom`: whether the run is an embedded engine's, and its shape (none: never).
+ * `embeddedRandom`: whether the run is an embedded engine's, and its shape (none: never);
+ * `sequentialRandom`: whether its WAL store offers sequential writes (none: never).
  */
-export function drawScenario(random: SeededRandom, securityRandom: SeededRandom | null = null, shapesRandom: SeededRandom | null = null, embeddedRandom: SeededRandom | null = null): Scenario {
+export function drawScenario(
+  random: SeededRandom,
+  securityRandom: SeededRandom | null = null,
+  shapesRandom: SeededRandom | null = null,
+  embeddedRandom: SeededRandom | null = null,
+  sequentialRandom: SeededRandom | null = null,
+): Scenario {
   const scenario = drawBrokerScenario(random, securityRandom, shapesRandom);
-  return { ...scenario, embedded: embeddedRandom === null ? null : drawEmbedded(embeddedRandom) };
+  return {
+    ...scenario,
+    embedded: embeddedRandom === null ? null : drawEmbedded(embeddedRandom),
+    sequentialWrites: sequentialRandom === null ? null : drawSequentialWrites(sequentialRandom),
+  };
 }
 
 function drawBrokerScenario(random: SeededRandom, securityRandom: SeededRandom | null, shapesRandom: SeededRandom | null): Scenario {
@@ -150,6 +164,7 @@ function drawBrokerScenario(random: SeededRandom, securityRandom: SeededRandom |
     tier: drawTier(random), // drawn last: a run that does not tier draws everything else as before tiering was in the simulation
     security: securityRandom === null ? null : drawSecurity(securityRandom),
     embedded: null,
+    sequentialWrites: null,
   };
   if (shapesRandom === null) return { ...drawn, shapes: plainShapes(producers.length) };
   const tier = drawn.tier === null ? null : { ...drawn.tier, lifecycle: drawTierLifecycle(shapesRandom) };
@@ -186,12 +201,12 @@ export function describeScenario(scenario: Scenario): string {
   const shape = scenario.cluster ? `${scenario.brokers} brokers, RF ${scenario.replicationFactor}, min.insync ${scenario.minInsyncReplicas}, lease ${scenario.leaseMs} ms` : '1 broker';
   const topics = scenario.topics.map((t) => `${t.name}×${t.partitions}`).join(' ');
   const producers = scenario.producers.map((p) => `${p.name}(${p.idempotent ? 'idempotent' : 'plain'}, acks ${p.acks})`).join(' ');
-  return `${shape}; topics ${topics}${scenario.recreateTopics ? ' (re-created)' : ''}; producers ${producers}; ${scenario.partitionConsumers} partition consumers, ${scenario.groupConsumers} group consumers; ${Math.round(scenario.chaosMs / 1000)} s of faults every ~${scenario.faultIntervalMs / 1000} s${describeTier(scenario.tier)}${describeSecurity(scenario.security)}${describeShapes(scenario.shapes)}`;
+  return `${shape}; topics ${topics}${scenario.recreateTopics ? ' (re-created)' : ''}; producers ${producers}; ${scenario.partitionConsumers} partition consumers, ${scenario.groupConsumers} group consumers; ${Math.round(scenario.chaosMs / 1000)} s of faults every ~${scenario.faultIntervalMs / 1000} s${describeTier(scenario.tier)}${describeSecurity(scenario.security)}${describeShapes(scenario.shapes)}${describeSequentialWrites(scenario.sequentialWrites)}`;
 }
 
 function describeEmbeddedScenario(scenario: Scenario, embedded: EmbeddedScenario): string {
   const topics = embedded.topics.map((t) => `${t.name}×${t.partitions}`).join(' ');
-  return `${describeEmbedded(embedded)}; topics ${topics}; ${Math.round(scenario.chaosMs / 1000)} s of faults every ~${scenario.faultIntervalMs / 1000} s${describeTier(embedded.tier)}`;
+  return `${describeEmbedded(embedded)}; topics ${topics}; ${Math.round(scenario.chaosMs / 1000)} s of faults every ~${scenario.faultIntervalMs / 1000} s${describeTier(embedded.tier)}${describeSequentialWrites(scenario.sequentialWrites)}`;
 }
 
 function describeTier(tier: TierScenario | null): string {

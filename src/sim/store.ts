@@ -12,6 +12,7 @@ import type {
   ObjectStore,
   PutOptions,
   PutResult,
+  SequentialWrite,
   UploadedPart,
 } from '../store/object-store.ts';
 import type { StoreStats } from '../store/stats.ts';
@@ -20,6 +21,8 @@ import type { ProcessGate, SimScheduler } from './scheduler.ts';
 import type { WalWrites } from './wal-audit.ts';
 import type { LeaseWrites } from './lease-writes.ts';
 import { concatBytes, copyBytes } from '../util/bytes.ts';
+import { SimSequentialWrite } from './sequential-write.ts';
+import type { SequentialWrites } from './sequential-writes.ts';
 
 /** How long a request to a store this process cannot reach hangs before it fails (an SDK's connect timeout). */
 export const UNREACHABLE_FAIL_MS_MIN = 50;
@@ -66,6 +69,9 @@ export type WriteDelays = (key: string, nowMs: number) => WriteDelay | null;
  *   caller gets Unavailable, "may have taken effect";
  * - `controlWriteDelays`: a write of a control record (a lease renewal, a claim) spends extra time
  *   on its way to the store and on its answer's way back (a slow or congested path), as drawn.
+ * A view given the run's `sequential` writes offers openSequentialWrite (sequential-write.ts): its
+ * appends are requests through the same gate and faults, its finish a put, whose answer is lost
+ * at that run's own rate (`SequentialWrites.lostFinishRate`) and judged as a conditional put's.
  * Like S3Store, the view resolves an ambiguous answer to a conditional put (a Timeout or an
  * Unavailable from the store, or one drawn here) by reading the key back, through the same code
  * (src/store/conditional-write.ts, docs/cluster-protocol.md CW1): the judging is the client's.
@@ -85,12 +91,23 @@ export class SimStoreView implements ObjectStore {
 
   readonly #writes: WalWrites | null;
   readonly #sends: LeaseWrites | null;
+  /** Absent unless the view was given the run's sequential writes: StreamingUpload then puts objects whole, as before. */
+  readonly openSequentialWrite?: (key: string, options?: MultipartOptions) => Promise<SequentialWrite>;
 
   /**
    * `writes`: where write requests that reach the store are noted (the WAL audit); `sends`: where
-   * each write this process sends is noted as it leaves (leader-within-lease).
+   * each write this process sends is noted as it leaves (leader-within-lease); `sequential`: the
+   * run's sequential writes, when this view offers them.
    */
-  constructor(store: ObjectStore, gate: ProcessGate, scheduler: SimScheduler, random: SeededRandom, writes: WalWrites | null = null, sends: LeaseWrites | null = null) {
+  constructor(
+    store: ObjectStore,
+    gate: ProcessGate,
+    scheduler: SimScheduler,
+    random: SeededRandom,
+    writes: WalWrites | null = null,
+    sends: LeaseWrites | null = null,
+    sequential: SequentialWrites | null = null,
+  ) {
     this.#writes = writes;
     this.#sends = sends;
     this.#store = store;
@@ -98,13 +115,19 @@ export class SimStoreView implements ObjectStore {
     this.#scheduler = scheduler;
     this.#random = random;
     this.kind = store.kind;
+    if (sequential !== null) this.openSequentialWrite = (key, options) => this.#openSequentialWrite(key, options, sequential);
   }
 
   put(key: string, body: Uint8Array, options?: PutOptions): Promise<PutResult> {
     if (options?.ifNoneMatch === undefined && options?.ifMatch === undefined) return this.#call(key, () => this.#send(key, body, options));
+    return this.#putConditionally(key, body, options, this.ambiguousConditionalRate);
+  }
+
+  /** A conditional put, each attempt's answer lost at `lostRate`, an ambiguous answer judged by reading back (CW1). */
+  #putConditionally(key: string, body: Uint8Array, options: PutOptions, lostRate: number): Promise<PutResult> {
     const write = { key, objectKey: key, body, ifNoneMatch: options.ifNoneMatch, ifMatch: options.ifMatch, authorship: options.authorship, signal: options.signal };
     return putConditionally(write, {
-      attempt: () => this.#conditionalAttempt(key, body, options),
+      attempt: () => this.#conditionalAttempt(key, body, options, lostRate),
       readBack: () => this.#readBack(key),
       mayHaveTakenEffect: (error) => (error.kind === 'Timeout' || error.kind === 'Unavailable') && !NEVER_SENT.has(error),
       attemptsMax: CONDITIONAL_ATTEMPTS_MAX,
@@ -158,6 +181,21 @@ export class SimStoreView implements ObjectStore {
     return this.#store.stats();
   }
 
+  /**
+   * Opens the store's side of a sequential write (a CreateMultipartUpload: a request, its faults);
+   * the write's appends and finish go through this view (sequential-write.ts).
+   */
+  async #openSequentialWrite(key: string, options: MultipartOptions | undefined, sequential: SequentialWrites): Promise<SequentialWrite> {
+    const upload = await this.#call(key, () => this.#store.createMultipartUpload(key));
+    sequential.opened();
+    const condition: PutOptions = options?.ifNoneMatch === '*' ? { ifNoneMatch: '*' } : {};
+    return new SimSequentialWrite(key, upload, {
+      call: (request) => this.#call(key, request),
+      publish: (body) => (condition.ifNoneMatch === undefined ? this.#call(key, () => this.#send(key, body, condition)) : this.#putConditionally(key, body, condition, sequential.lostFinishRate)),
+      counts: sequential,
+    });
+  }
+
   /** The shared store outlives every process: closing a view closes nothing. */
   async close(): Promise<void> {}
 
@@ -182,9 +220,9 @@ export class SimStoreView implements ObjectStore {
     });
   }
 
-  /** One attempt of a conditional put, its answer lost at `ambiguousConditionalRate` (drawn only when that is above 0). */
-  #conditionalAttempt(key: string, body: Uint8Array, options: PutOptions): Promise<PutResult> {
-    if (this.ambiguousConditionalRate === 0 || this.#random.next() >= this.ambiguousConditionalRate) return this.#call(key, () => this.#send(key, body, options));
+  /** One attempt of a conditional put, its answer lost at `lostRate` (drawn only when that is above 0). */
+  #conditionalAttempt(key: string, body: Uint8Array, options: PutOptions, lostRate: number): Promise<PutResult> {
+    if (lostRate === 0 || this.#random.next() >= lostRate) return this.#call(key, () => this.#send(key, body, options));
     const sent = this.#random.next() < AMBIGUOUS_SENT_SHARE;
     const lost = new StoreError('Unavailable', `put ${JSON.stringify(key)}: the answer was lost (simulated: the request ${sent ? 'reached' : 'never reached'} the store)`, { key });
     if (sent)

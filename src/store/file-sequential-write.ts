@@ -24,8 +24,8 @@ export interface FileSequentialWriteHost {
  * tier streams each segment out this way, and a 32 MiB piece is written once instead.
  *
  * The ETag is in S3's multipart form over the appended chunks (chainedEtag: XXH64 chained through
- * them, a dash, their count), computed as they come in constant memory. A crash before `finish` leaves only
- * the temporary file, which is never listed and is swept at a later open.
+ * them, a dash, their count), computed as they come, in constant memory. A crash before `finish`
+ * leaves only the temporary file, which is never listed and is swept at a later open.
  */
 export class FileSequentialWrite implements SequentialWrite {
   readonly key: string;

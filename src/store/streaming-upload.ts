@@ -1,4 +1,5 @@
 import { assert } from '../util/assert.ts';
+import { regressed } from '../util/regressions.ts';
 import { stageTimers } from '../metrics/stage-timers.ts';
 import { concatBytes } from '../util/bytes.ts';
 import { StoreError } from './errors.ts';
@@ -44,8 +45,9 @@ export interface StreamingUploadOptions {
  * `copiedBytes`.
  *
  * A store that writes objects front to back more cheaply (ObjectStore.openSequentialWrite: the
- * file store) gets the chunks appended as they come instead, in runs of SEQUENTIAL_APPEND_BYTES
- * (one writev each): no parts, no copies, at most a run and a chunk held.
+ * file store) gets the chunks appended as they come instead, in runs of SEQUENTIAL_APPEND_BYTES,
+ * or of `partBytes` when that is smaller (the simulation's small objects then append several
+ * runs), one writev each: no parts, no copies, at most a run and a chunk held.
  */
 export class StreamingUpload {
   /** Where the object appears once finished. */
@@ -116,7 +118,7 @@ export class StreamingUpload {
     await this.#writes;
     await this.#throwIfFailed();
     if (this.#sequentialStore) {
-      await this.#appendPending();
+      if (!regressed('sequential-finish-drops-tail')) await this.#appendPending();
       return this.#finishSequential();
     }
     if (this.#upload === null) {
@@ -157,7 +159,7 @@ export class StreamingUpload {
     this.#pendingBytes += chunk.length;
     if (this.#sequentialStore) {
       this.#noteBuffered();
-      if (this.#pendingBytes >= SEQUENTIAL_APPEND_BYTES || this.#pending.length >= SEQUENTIAL_APPEND_CHUNKS_MAX) await this.#appendPending();
+      if (this.#pendingBytes >= Math.min(SEQUENTIAL_APPEND_BYTES, this.#partBytes) || this.#pending.length >= SEQUENTIAL_APPEND_CHUNKS_MAX) await this.#appendPending();
       return;
     }
     // Strictly more than a part: an object of exactly partBytes still goes up as one put.

@@ -8,8 +8,9 @@
  * of a frame the tier end falls inside, the lease's start and end, the idempotent duplicate window
  * and its answer, min.insync.replicas and retention.bytes as altered, the answers to store
  * failures of OffsetCommit and the ACL changes, the group coordinator's generations and offsets,
- * prefixed ACLs and removed SCRAM credentials; one issue 27's review (an embedded engine's open
- * counting the tier's end durable). The deterministic simulation's self-test (issue 10
+ * prefixed ACLs and removed SCRAM credentials; two of issue 27's (its review's: an embedded engine's
+ * open counting the tier's end durable; and StreamingUpload's sequential finish without its last
+ * run, planted when the simulated store got sequential writes). The deterministic simulation's self-test (issue 10
  * item 6) turns one on and must then report a violation within its seed budget, which proves it
  * can see that class of bug (test/sim/bugs.test.ts; `unreachable` there says why it cannot).
  *
@@ -48,12 +49,13 @@ export type Regression =
   | 'offset-fetch-stale-cache'
   | 'prefixed-deny-literal'
   | 'scram-removed-user-still-logs-in'
-  | 'embedded-tier-end-not-durable';
+  | 'embedded-tier-end-not-durable'
+  | 'sequential-finish-drops-tail';
 
 export interface RegressionDescription {
   /** The finding of issue 9 whose fix the switch undoes (of `issue`, when set: its deliverable the switch breaks; issue 25's: the planted bug's number, in the order they were planted). */
   readonly finding: number;
-  /** Absent: issue 9. Issues 12's, 13's, 24's and 25's switches break what they delivered, to prove their invariants see it; issue 27's undoes a fix of its review. */
+  /** Absent: issue 9. Issues 12's, 13's, 24's and 25's switches break what they delivered, to prove their invariants see it; issue 27's undo a fix of its review (finding 1) or break its sequential writes (2). */
   readonly issue?: 12 | 13 | 24 | 25 | 27;
   /** The old behaviour the switch brings back. */
   readonly description: string;
@@ -186,6 +188,12 @@ export const REGRESSIONS: Readonly<Record<Regression, RegressionDescription>> = 
     issue: 27,
     description:
       "an embedded engine's open counts durable only what its WAL streams hold (the shipped checkpoint and the objects after it), not the tier record's end: records acknowledged after the last checkpoint, tiered and collected by WAL GC, then lost from the unsynced local log in a power loss, are not rebuilt, and their offsets go to new records",
+  },
+  'sequential-finish-drops-tail': {
+    finding: 2,
+    issue: 27,
+    description:
+      "StreamingUpload's finish on a store with sequential writes publishes without appending the chunks still pending: the object lacks its last run (the whole of one smaller than SEQUENTIAL_APPEND_BYTES, every object of a simulated run) and the upload answers success, so a streamed WAL object is acknowledged on bytes it does not hold",
   },
 };
 

@@ -29,7 +29,7 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'acl-allow-before-deny': 9,
   'judge-by-bytes': 6,
   'lone-broker-disk-is-truth': 1,
-  'fetch-past-high-watermark': 125,
+  'fetch-past-high-watermark': 198,
   'gc-frame-covered-by-first-offset': {
     unreachable:
       "every WAL frame the simulation writes holds one batch (Produce refuses a second batch of a partition; only a stand-alone engine re-ships a local suffix as frames of several batches, and every simulated broker with a WAL runs as a cluster, of one when alone; the embedded runs' engine re-ships after a power loss only what a segment roll synced before the WAL took it, with at most four produce calls in flight: 0 frames of several batches in the 81 embedded runs of seeds 501..1000), and a tier end is a batch boundary: no frame straddles it, so a frame's first and last offsets agree on whether it lies below it (the run's stats: 0 frames of several batches)",
@@ -38,7 +38,7 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'lapsed-lease-keeps-serving': 3,
   'duplicate-window-short': 8,
   'duplicate-answer-latest-offset': 7,
-  'config-min-insync-stale': 39,
+  'config-min-insync-stale': 40,
   'retention-bytes-off-by-segment': 4,
   'offset-commit-storage-error': 5,
   'acl-change-unknown-server-error': 3,
@@ -47,6 +47,7 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'prefixed-deny-literal': 9,
   'scram-removed-user-still-logs-in': 41,
   'embedded-tier-end-not-durable': 33,
+  'sequential-finish-drops-tail': 6,
 };
 
 for (const bug of Object.keys(REGRESSIONS) as Regression[]) {

@@ -275,7 +275,12 @@ const OPEN: readonly { readonly seed: number; readonly bug: string }[] = [];
 
 for (const { seed, bug, scenario, secured, faults } of FOUND) {
   test(`seed ${seed}${secured ? ' (secured)' : ''}${scenario === undefined ? '' : ' (scenario overridden)'} runs clean: ${bug}`, async () => {
-    const result = await runSeed({ seed, scenario: { embedded: null, ...(secured ? {} : { security: null }), ...scenario }, ...(faults === undefined ? {} : { faults: new Set(faults) }) });
+    // Later features drawn from streams of their own (an embedded engine, sequential writes) are off: each seed runs as when its bug was found.
+    const result = await runSeed({
+      seed,
+      scenario: { embedded: null, sequentialWrites: null, ...(secured ? {} : { security: null }), ...scenario },
+      ...(faults === undefined ? {} : { faults: new Set(faults) }),
+    });
     expect(result.violations.map((violation) => formatViolation(violation, result.history))).toEqual([]);
   }, 60_000);
 }

@@ -37,6 +37,8 @@ import { saltedPasswordOf } from '../../src/security/scram/credential.ts';
 import { SCRAM_SHA_256 } from '../../src/security/scram/mechanism.ts';
 import { ScramCredentialStore } from '../../src/security/scram/store.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
+import { FileStore } from '../../src/store/file.ts';
+import { SEQUENTIAL_APPEND_BYTES, StreamingUpload } from '../../src/store/streaming-upload.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import { ManualClock, systemClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
@@ -819,4 +821,20 @@ test('fenced-writer-stays-fenced (finding 8; adoption.test.ts): a broker whose s
     fixed: { recovered: true, stillNamedLeader: true },
     regressed: { recovered: false, stillNamedLeader: true }, // keeps the partition, answers NOT_LEADER, nobody takes over
   });
+});
+
+test("sequential-finish-drops-tail (issue 27; test/sim/sequential-write.test.ts): a streamed object's last run is never appended, and the upload answers success", async () => {
+  const scenario = async () => {
+    const store = await FileStore.open(tempDir()); // the store with sequential writes
+    try {
+      const upload = new StreamingUpload(store, 'wal/0001', { ifNoneMatch: '*' });
+      await upload.write(new Uint8Array(SEQUENTIAL_APPEND_BYTES)); // a full run: appended as it comes
+      await upload.write(new TextEncoder().encode('tail')); // pending at finish
+      await upload.finish();
+      return (await store.get('wal/0001')).size;
+    } finally {
+      await store.close();
+    }
+  };
+  expect(await withAndWithout('sequential-finish-drops-tail', scenario)).toEqual({ fixed: SEQUENTIAL_APPEND_BYTES + 4, regressed: SEQUENTIAL_APPEND_BYTES });
 });
