@@ -8,7 +8,8 @@ import { formatViolation } from './checker.ts';
 import { FAULT_KINDS } from './faults.ts';
 import { EMBEDDED_FAULT_KINDS, POWER_LOSS_AFTER_GC } from './embedded-faults.ts';
 import { describeScenario } from './scenario.ts';
-import { runSeed, type SimRunResult } from './run.ts';
+import type { SimRunResult } from './run-result.ts';
+import { runSeed } from './run.ts';
 import type { FrameStraddleStats } from './frame-straddles.ts';
 import { describeSequentialWriteStats, NO_SEQUENTIAL_WRITES, type SequentialWriteStats, sumSequentialWrites } from './sequential-writes.ts';
 

@@ -1,7 +1,6 @@
 import { MemoryStore } from '../store/memory.ts';
 import { SeededRandom } from '../util/random.ts';
 import { parseWalObjectKey } from '../wal/keys.ts';
-import { check } from './checker.ts';
 import { ClockRates } from './clock-rates.ts';
 import { SimDisk } from './disk.ts';
 import { EmbeddedApp } from './embedded-app.ts';
@@ -14,13 +13,12 @@ import type { ClientOp, FaultEvent, History, ReplicaLog } from './history.ts';
 import { readReplicaLog } from './replica-log-read.ts';
 import { ReplicaEndRecorder } from './replica-ends.ts';
 import { RetentionDeletes } from './retention-deletes.ts';
-import type { SimRunResult } from './run.ts';
+import { collectUncaught, runViolations, type SimRunResult, simRunResult } from './run-result.ts';
 import { CLOCK_RATE_SALT, DRAIN_MS, EVENTS_MAX, FAULT_SALT, LIVENESS_BOUND_MS, onTimeBase, retentionDefaultsOf, SCHEDULE_SALT, STARTUP_MS_MAX, STORE_FAULTS, STORE_SALT } from './run-settings.ts';
 import type { Scenario } from './scenario.ts';
 import { ProcessGate, SimClock, SimScheduler } from './scheduler.ts';
 import { SimStoreView } from './store.ts';
 import { auditTier, type TierAuditTarget, TierRecordWrites } from './tier-audit.ts';
-import { traceHash } from './trace-hash.ts';
 import { auditWal, WalWrites } from './wal-audit.ts';
 import { deletedWalRecords, WalDeleteRecorder } from './wal-gc.ts';
 import { NO_SEQUENTIAL_WRITES, SequentialWrites } from './sequential-writes.ts';
@@ -51,8 +49,7 @@ export async function runEmbeddedSeed(options: EmbeddedRunOptions): Promise<SimR
   const { topics, tier } = embedded;
   const scheduler = new SimScheduler(new SeededRandom(seed ^ SCHEDULE_SALT));
   const log = options.log ?? (() => {});
-  const uncaught: string[] = [];
-  scheduler.onUncaught = (error) => uncaught.push(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  const uncaught = collectUncaught(scheduler);
   const startMs = scheduler.nowMs;
   const nowMs = () => scheduler.nowMs - startMs;
   const timed = (line: string) => log(`[${(nowMs() / 1000).toFixed(3)}] ${line}`);
@@ -150,27 +147,19 @@ export async function runEmbeddedSeed(options: EmbeddedRunOptions): Promise<SimR
     retentionDefaults: retentionDefaultsOf(tier),
     wallClockAtZeroMs: startMs,
   };
-  const violations = check(history);
-  for (const error of uncaught) violations.push({ invariant: 'no-uncaught-errors', topic: '', partition: -1, offsets: [], message: error.split('\n').slice(0, 6).join('\n') });
-  if (overBudget()) violations.push({ invariant: 'no-livelock', topic: '', partition: -1, offsets: [], message: `more than ${EVENTS_MAX} events in ${Math.round(nowMs() / 1000)} simulated s` });
+  const violations = runViolations(history, uncaught, overBudget(), nowMs());
   host.crash(); // ends the process: nothing of this run outlives it
-  const eventsRun = scheduler.eventsRun;
-  let hash: string | undefined;
-  return {
+  return simRunResult({
     seed,
     scenario,
     history,
     violations,
-    get traceHash(): string {
-      hash ??= traceHash(history, eventsRun);
-      return hash;
-    },
     simulatedMs: nowMs(),
     faultsInjected: chaos.injected,
-    eventsRun,
+    eventsRun: scheduler.eventsRun,
     straddles: straddles.stats,
     sequentialWrites: sequentialWrites?.stats ?? NO_SEQUENTIAL_WRITES,
-  };
+  });
 }
 
 /** The engine's final log of every partition, and the incarnation each is of (what the tier audit reads). */

@@ -4,7 +4,6 @@ import { deletedWalRecords, WalDeleteRecorder } from './wal-gc.ts';
 import { SeededRandom } from '../util/random.ts';
 import { SimBrokerHost } from './broker-process.ts';
 import { RetentionDeletes } from './retention-deletes.ts';
-import { check, type Violation } from './checker.ts';
 import { SimDisk } from './disk.ts';
 import { type ActiveFault, drawFaultKind, faultEvent } from './faults.ts';
 import type { ClientOp, FaultEvent, History, ProbeResult, ReplicaLog, StrandedChange } from './history.ts';
@@ -14,8 +13,8 @@ import { ProcessGate, SimClock, SimScheduler } from './scheduler.ts';
 import { ReplicaEndRecorder } from './replica-ends.ts';
 import { PARTITIONS_MAX } from './topic-admin-load.ts';
 import { auditTier, type TierAuditTarget, TierRecordWrites } from './tier-audit.ts';
-import { traceHash } from './trace-hash.ts';
-import { FrameStraddles, type FrameStraddleStats } from './frame-straddles.ts';
+import { collectUncaught, runViolations, type SimRunResult, simRunResult } from './run-result.ts';
+import { FrameStraddles } from './frame-straddles.ts';
 import { auditWal, WalWrites } from './wal-audit.ts';
 import { SimStoreView } from './store.ts';
 import { SimWorkload } from './workload.ts';
@@ -39,7 +38,7 @@ import {
   STORE_SALT,
 } from './run-settings.ts';
 import { runEmbeddedSeed } from './embedded-run.ts';
-import { NO_SEQUENTIAL_WRITES, SequentialWrites, type SequentialWriteStats } from './sequential-writes.ts';
+import { NO_SEQUENTIAL_WRITES, SequentialWrites } from './sequential-writes.ts';
 
 /** Once the clients stopped: the group's committed offsets are read within this (every broker runs: a coordinator answers in seconds). */
 const COMMITTED_OFFSETS_READ_MS_MAX = 15_000;
@@ -83,22 +82,6 @@ export interface SimRunOptions {
   readonly log?: (line: string) => void;
 }
 
-export interface SimRunResult {
-  readonly seed: number;
-  readonly scenario: Scenario;
-  readonly history: History;
-  readonly violations: Violation[];
-  /** Identifies the run's whole course: the same seed on the same code gives the same hash. */
-  readonly traceHash: string;
-  readonly simulatedMs: number;
-  readonly faultsInjected: number;
-  readonly eventsRun: number;
-  /** WAL frames against tier ends (frame-straddles.ts). */
-  readonly straddles: FrameStraddleStats;
-  /** What the sequential writes did (all zero in a run without them). */
-  readonly sequentialWrites: SequentialWriteStats;
-}
-
 export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   const { seed } = options;
   // Real asynchronous work under the simulated clock breaks replay: the tierer's first round loads
@@ -126,8 +109,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
         );
   const scheduler = new SimScheduler(new SeededRandom(seed ^ SCHEDULE_SALT));
   const log = options.log ?? (() => {});
-  const uncaught: string[] = [];
-  scheduler.onUncaught = (error) => uncaught.push(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  const uncaught = collectUncaught(scheduler);
   const network = new SimNetwork(scheduler);
   const storeClock = new SimClock(scheduler, new ProcessGate('object-store'));
   const startMs = scheduler.nowMs;
@@ -310,29 +292,19 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
       ? {}
       : { security: { users: workload.users(), superUsers: [...SUPER_USERS], aclPropagationMs: ACL_PROPAGATION_MS, failedAuthenticationDelayMs: FAILED_AUTHENTICATION_DELAY_MS_DEFAULT } }),
   };
-  const violations = check(history);
-  for (const error of uncaught) violations.push({ invariant: 'no-uncaught-errors', topic: '', partition: -1, offsets: [], message: error.split('\n').slice(0, 6).join('\n') });
-  if (overBudget())
-    violations.push({ invariant: 'no-livelock', topic: '', partition: -1, offsets: [], message: `more than ${EVENTS_MAX} events in ${Math.round((scheduler.nowMs - startMs) / 1000)} simulated s` });
+  const violations = runViolations(history, uncaught, overBudget(), scheduler.nowMs - startMs);
   for (const host of hosts) host.crash(); // ends every process: nothing of this run outlives it
-  const eventsRun = scheduler.eventsRun;
-  let hash: string | undefined;
-  return {
+  return simRunResult({
     seed,
     scenario,
     history,
     violations,
-    // Hashed when asked for (a replay, the replay test): a range run never reads it, and the ops' JSON is 1.5% of a run.
-    get traceHash(): string {
-      hash ??= traceHash(history, eventsRun);
-      return hash;
-    },
     simulatedMs: scheduler.nowMs - startMs,
     faultsInjected,
     eventsRun: scheduler.eventsRun,
     straddles: straddles.stats,
     sequentialWrites: sequentialWrites?.stats ?? NO_SEQUENTIAL_WRITES,
-  };
+  });
 }
 
 /**
