@@ -13,7 +13,8 @@ import { settle } from '../support/settle.ts';
 
 /** Small enough that partition 0's records roll a segment (a sync) and leave records after it. */
 const SEGMENT_BYTES = 2048;
-const RECORDS = 12;
+/** Records acknowledged on partition 0 before the power loss. */
+export const RECORDS = 12;
 const VALUE_BYTES = 300;
 const STEP_MS = 5;
 /** Well inside the shipped checkpoint's first second: nothing below is checkpointed. */
@@ -27,6 +28,12 @@ export interface AfterPowerLoss {
   readonly lost: readonly number[];
   /** Where the next record was written after the restart (RECORDS when nothing was lost). */
   readonly nextOffset: number;
+  /** Partition 0's log end after that record. */
+  readonly logEndOffset: number;
+  /** Partition 0's tiered end once its records were acknowledged (the scenario needs RECORDS). */
+  readonly tieredEndBeforeLoss: number | null;
+  /** Simulated ms from the start to the power loss (the scenario needs less than the first shipped checkpoint's second). */
+  readonly msBeforeLoss: number;
 }
 
 async function drive<T>(clock: ManualClock, promise: Promise<T>): Promise<T> {
@@ -77,7 +84,7 @@ export async function embeddedPowerLossAfterGc(): Promise<AfterPowerLoss> {
   });
   const clock = new ManualClock(START_MS);
   const engine = await drive(clock, Engine.open(optionsAt(clock)));
-  engine.createTopic('t', { partitions: 2 });
+  const topicId = engine.createTopic('t', { partitions: 2 }).id;
   const acked = new Map<number, string>();
   for (let index = 0; index < RECORDS; index++) {
     const value = `a${index}`.padEnd(VALUE_BYTES, '.');
@@ -85,9 +92,11 @@ export async function embeddedPowerLossAfterGc(): Promise<AfterPowerLoss> {
     acked.set(produced!.offset, value);
   }
   await pass(clock, RUN_STEPS / 4);
+  const tieredEndBeforeLoss = engine.tierer!.tieredEndOf(topicId, 0);
   // Partition 1 goes on writing, so WAL GC may collect the objects below (the stream's highest stays).
   for (let index = 0; index < 3; index++) await drive(clock, engine.produce('t', [{ value: `b${index}` }], { acks: 'all', partition: 1 }));
   await pass(clock, RUN_STEPS / 2);
+  const msBeforeLoss = clock.nowMs() - START_MS;
   disk.crash(); // a power loss: the local log keeps what it synced, up to its roll
 
   const restartClock = new ManualClock(clock.nowMs() + 1000);
@@ -96,6 +105,7 @@ export async function embeddedPowerLossAfterGc(): Promise<AfterPowerLoss> {
   const lost: number[] = [];
   for (const [offset, value] of acked) if (offset >= restarted.logEndOffset('t', 0) || (await valueAt(restarted, restartClock, offset)) !== value) lost.push(offset);
   const [next] = await drive(restartClock, restarted.produce('t', [{ value: 'after the restart' }], { acks: 'all', partition: 0 }));
+  const logEndOffset = restarted.logEndOffset('t', 0);
   await drive(restartClock, restarted.close());
-  return { lost, nextOffset: next!.offset };
+  return { lost, nextOffset: next!.offset, logEndOffset, tieredEndBeforeLoss, msBeforeLoss };
 }

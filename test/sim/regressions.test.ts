@@ -228,7 +228,7 @@ test('gc-frame-covered-by-first-offset (issue 25; test/wal-gc/collector.test.ts)
 
 test('embedded-tier-end-not-durable (issue 27; test/review/issue27-wal-flush-none-loses-tiered-tail.test.ts): records tiered and collected after the last checkpoint are not rebuilt after a power loss', async () => {
   const { fixed, regressed } = await withAndWithout('embedded-tier-end-not-durable', embeddedPowerLossAfterGc);
-  expect(fixed).toEqual({ lost: [], nextOffset: 12 });
+  expect({ lost: fixed.lost, nextOffset: fixed.nextOffset }).toEqual({ lost: [], nextOffset: 12 });
   expect(regressed.lost.length).toBeGreaterThan(0);
   expect(regressed.nextOffset).toBeLessThan(12); // an offset an acknowledgement already named
 });
