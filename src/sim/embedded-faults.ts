@@ -1,3 +1,4 @@
+import { drawWeighted } from './weighted-draw.ts';
 import type { SeededRandom } from '../util/random.ts';
 import { CLOCK_DRIFT_FAULT_RATE_ERROR_MAX, CLOCK_RATE_ERROR_MAX } from './clock-rates.ts';
 import type { SimEmbeddedHost } from './embedded-host.ts';
@@ -104,13 +105,8 @@ export const EMBEDDED_FAULT_KINDS: readonly EmbeddedFaultKind[] = [
 
 /** Draws a kind by weight among those enabled (null: all); null when none is. */
 export function drawEmbeddedFaultKind(random: SeededRandom, enabled: ReadonlySet<string> | null): EmbeddedFaultKind | null {
-  const kinds = EMBEDDED_FAULT_KINDS.filter((kind) => enabled === null || enabled.has(kind.name));
-  if (kinds.length === 0) return null;
-  const total = kinds.reduce((sum, kind) => sum + kind.weight, 0);
-  let draw = random.next() * total;
-  for (const kind of kinds) {
-    draw -= kind.weight;
-    if (draw < 0) return kind;
-  }
-  return kinds.at(-1)!;
+  return drawWeighted(
+    random,
+    EMBEDDED_FAULT_KINDS.filter((kind) => enabled === null || enabled.has(kind.name)),
+  );
 }

@@ -1,3 +1,4 @@
+import { drawWeighted } from './weighted-draw.ts';
 import { SeededRandom } from '../util/random.ts';
 import type { SimBrokerHost } from './broker-process.ts';
 import { CLOCK_DRIFT_FAULT_RATE_ERROR_MAX, CLOCK_RATE_ERROR_MAX } from './clock-rates.ts';
@@ -176,16 +177,12 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   },
 ];
 
-/** Draws a fault kind by weight among those that apply to this shape of cluster. */
-export function drawFaultKind(random: SeededRandom, cluster: boolean, enabled: ReadonlySet<string> | null): FaultKind {
-  const kinds = FAULT_KINDS.filter((kind) => (cluster || kind.clusterOnly !== true) && (enabled === null || enabled.has(kind.name)));
-  const total = kinds.reduce((sum, kind) => sum + kind.weight, 0);
-  let draw = random.next() * total;
-  for (const kind of kinds) {
-    draw -= kind.weight;
-    if (draw < 0) return kind;
-  }
-  return kinds.at(-1)!;
+/** Draws a fault kind by weight among those that apply to this shape of cluster; null when none does. */
+export function drawFaultKind(random: SeededRandom, cluster: boolean, enabled: ReadonlySet<string> | null): FaultKind | null {
+  return drawWeighted(
+    random,
+    FAULT_KINDS.filter((kind) => (cluster || kind.clusterOnly !== true) && (enabled === null || enabled.has(kind.name))),
+  );
 }
 
 /** A fault in force, and when it heals. */

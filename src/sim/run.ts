@@ -219,6 +219,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
   const injectOne = (): void => {
     const host = hosts[faultRandom.nextInt(hosts.length)]!;
     const kind = drawFaultKind(faultRandom, scenario.cluster, options.faults ?? null);
+    if (kind === null) return; // none of the faults asked for applies to this shape
     if ([...active].some((fault) => fault.host === host.host && fault.kind === kind.name)) return;
     const injected = kind.inject({ host, hosts, leaseMs: scenario.leaseMs }, faultRandom);
     if (injected === null) return;
