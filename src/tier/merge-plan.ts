@@ -16,9 +16,10 @@ import { type CopiedSegment, copiedSegments, type TierRecord } from './tier-reco
 export const TIER_MERGE_RUN = 16;
 /**
  * [T8] The largest piece below the local log a merge reads back from the tier: each piece's object
- * is read whole, one at a time, so this bounds the memory of a merge from the tier. A busy
- * partition's pieces (up to TIER_TAIL_MAX_BYTES, 32 MiB, and a batch) fit; the 512 MiB pieces of
- * an earlier level-merge stay as they are.
+ * is read whole, and the next one is fetched while the upload still holds views of the last one's
+ * final batches, so a merge from the tier holds at most two of these and its upload's parts
+ * (review 27c). A busy partition's pieces (up to TIER_TAIL_MAX_BYTES, 32 MiB, and a batch) fit;
+ * the 512 MiB pieces of an earlier level-merge stay as they are.
  */
 export const TIER_REMOTE_MERGE_PIECE_BYTES_MAX = 64 * 1024 * 1024;
 /**
