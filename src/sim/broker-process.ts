@@ -44,6 +44,7 @@ export interface SimBrokerSettings {
   /** Where each retention pass that deleted segments is noted (retention-kept); null: not recorded. */
   readonly retentionDeletes: RetentionDeletes | null;
   readonly uploadIntervalMs: number;
+  readonly uploadWhenIdle: boolean;
   readonly minInsyncReplicas: number;
   readonly defaultReplicationFactor: number;
   /** Tier rolled segments into the WAL store (prefix '', keys tier/...), tier records beside the cluster's control records; null: no tier. */
@@ -257,7 +258,12 @@ export class SimBrokerHost extends SimProcessHost {
         disk: this.disk,
         random,
         ...this.#tierOptions(random),
-        wal: { store: this.#walView!, writerId: this.host, seed: random.nextInt(0x1_0000_0000), config: walWriterConfig(this.settings.uploadIntervalMs, this.settings.sequentialWrites) },
+        wal: {
+          store: this.#walView!,
+          writerId: this.host,
+          seed: random.nextInt(0x1_0000_0000),
+          config: walWriterConfig(this.settings.uploadIntervalMs, this.settings.uploadWhenIdle, this.settings.sequentialWrites),
+        },
       },
       ...(cluster === null ? { lone: this.settings.lone } : { cluster: { store: this.#controlView!, leaseMs: cluster.leaseMs, scanIntervalMs: cluster.scanIntervalMs } }),
       ...(this.settings.security === null ? {} : brokerSecurityOptions(this.settings.security, this.host, SIM_BROKER_PORT)),
@@ -270,9 +276,13 @@ export function tierLogSettings(tier: TierScenario): Pick<Partial<LogConfig>, 's
   return { segmentBytes: tier.segmentBytes, ...(tier.localRetentionBytes === null ? {} : { localRetentionBytes: tier.localRetentionBytes }), ...retentionOf(tier.lifecycle) };
 }
 
-/** The WAL writer's settings in a run: its upload interval, and with sequential writes a stream threshold that objects of a run reach. */
-export function walWriterConfig(uploadIntervalMs: number, sequential: SequentialWrites | null): { uploadIntervalMs: number; multipartPartBytes?: number } {
-  return sequential === null ? { uploadIntervalMs } : { uploadIntervalMs, multipartPartBytes: sequential.walStreamBytes };
+/** The WAL writer's settings in a run: its upload schedule, and with sequential writes a stream threshold that objects of a run reach. */
+export function walWriterConfig(
+  uploadIntervalMs: number,
+  uploadWhenIdle: boolean,
+  sequential: SequentialWrites | null,
+): { uploadIntervalMs: number; uploadWhenIdle: boolean; multipartPartBytes?: number } {
+  return sequential === null ? { uploadIntervalMs, uploadWhenIdle } : { uploadIntervalMs, uploadWhenIdle, multipartPartBytes: sequential.walStreamBytes };
 }
 
 /** A tier lifecycle's retention of the whole log, as log settings (the defaults where it sets none). */

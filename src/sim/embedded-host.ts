@@ -28,6 +28,7 @@ export interface SimEmbeddedSettings {
   /** Where each retention pass that deleted segments is noted (retention-kept). */
   readonly retentionDeletes: RetentionDeletes;
   readonly uploadIntervalMs: number;
+  readonly uploadWhenIdle: boolean;
   readonly embedded: EmbeddedScenario;
   /** The WAL store view offers sequential writes, and WAL objects past its threshold stream (sequential-writes.ts); null: neither. */
   readonly sequentialWrites: SequentialWrites | null;
@@ -107,7 +108,7 @@ export class SimEmbeddedHost extends SimProcessHost {
 
   /** As an application embedding Ferry with a WAL and a tier in one bucket: small segments, the tier's timings of the run, and no flush policy (the WAL's default). */
   #engineOptions(gate: ProcessGate, clock: SimClock, random: SeededRandom): EngineOptions {
-    const { embedded, retentionDeletes, uploadIntervalMs } = this.#config;
+    const { embedded, retentionDeletes, uploadIntervalMs, uploadWhenIdle } = this.#config;
     const { tier } = embedded;
     const walView = this.#walView!;
     return {
@@ -131,7 +132,7 @@ export class SimEmbeddedHost extends SimProcessHost {
       walGcIntervalMs: embedded.walGcIntervalMs,
       ...(tier.lifecycle === undefined ? {} : { walGcIdlePassMs: tier.lifecycle.walGcIdlePassMs }),
       retentionCheckIntervalMs: tier.retentionCheckIntervalMs,
-      wal: { store: walView, writerId: this.host, seed: random.nextInt(0x1_0000_0000), config: walWriterConfig(uploadIntervalMs, this.#config.sequentialWrites) },
+      wal: { store: walView, writerId: this.host, seed: random.nextInt(0x1_0000_0000), config: walWriterConfig(uploadIntervalMs, uploadWhenIdle, this.#config.sequentialWrites) },
     };
   }
 }

@@ -80,7 +80,12 @@ export async function runEmbeddedSeed(options: EmbeddedRunOptions): Promise<SimR
   const walWrites = new WalWrites();
   const sequentialWrites = scenario.sequentialWrites === null ? null : new SequentialWrites(scenario.sequentialWrites);
   const disk = new SimDisk({ random: new SeededRandom(Math.floor(scheduler.random.next() * 0x1_0000_0000)) });
-  const host = new SimEmbeddedHost({ walStore, walWrites, clockRates, retentionDeletes, uploadIntervalMs: scenario.uploadIntervalMs, embedded, sequentialWrites }, disk, scheduler, timed);
+  const host = new SimEmbeddedHost(
+    { walStore, walWrites, clockRates, retentionDeletes, uploadIntervalMs: scenario.uploadIntervalMs, uploadWhenIdle: scenario.uploadWhenIdle, embedded, sequentialWrites },
+    disk,
+    scheduler,
+    timed,
+  );
   const replicaEnds = new ReplicaEndRecorder([host], topics, nowMs);
   scheduler.afterEvent = () => replicaEnds.sample();
   const health: { node: number; atMs: number; healthy: boolean }[] = [];

@@ -63,6 +63,7 @@ const CONFIG_CHANGE_SALT = 0xc0f1c;
 const GROUP_SALT = 0x6a0b5;
 /** Whether the WAL store offers sequential writes (sequential-writes.ts). */
 const SEQUENTIAL_WRITE_SALT = 0x5e9a1;
+const UPLOAD_WHEN_IDLE_SALT = 0x1d1e5;
 /**
  * How often a broker's view of the control store loses the answer to a conditional put (CW1,
  * docs/cluster-protocol.md), drawn per run from its own stream: none in a third of the runs, so
@@ -96,6 +97,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
     new SeededRandom(seed ^ SHAPES_SALT),
     new SeededRandom(seed ^ EMBEDDED_SALT),
     new SeededRandom(seed ^ SEQUENTIAL_WRITE_SALT),
+    new SeededRandom(seed ^ UPLOAD_WHEN_IDLE_SALT),
   );
   const scenario: Scenario = { ...drawn, ...options.scenario };
   if (scenario.embedded !== null) return runEmbeddedSeed({ ...options, scenario, embedded: scenario.embedded });
@@ -155,6 +157,7 @@ export async function runSeed(options: SimRunOptions): Promise<SimRunResult> {
       clockRates,
       retentionDeletes,
       uploadIntervalMs: scenario.uploadIntervalMs,
+      uploadWhenIdle: scenario.uploadWhenIdle,
       minInsyncReplicas: scenario.minInsyncReplicas,
       defaultReplicationFactor: scenario.replicationFactor,
       tier: scenario.tier,

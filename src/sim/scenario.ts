@@ -43,6 +43,8 @@ export interface Scenario {
   readonly embedded: EmbeddedScenario | null;
   /** The WAL store offers sequential writes, which the tier and large WAL objects stream through (sequential-writes.ts); null: it does not, as before. Broker and embedded runs alike. */
   readonly sequentialWrites: SequentialWriteScenario | null;
+  /** The WAL writers upload an idle writer's frames at once ([W8], the production default); false: only at the interval or size, as before. Broker and embedded runs alike. */
+  readonly uploadWhenIdle: boolean;
 }
 
 /** How a tiering run tiers: small segments so they roll within a run, and often a small local retention so reads reach the tier. */
@@ -107,6 +109,9 @@ const WAL_GC_IDLE_PASSES_MS = [1_000, 3_000, 10_000];
 const TAIL_TIERING_SHARE = 0.5;
 const TAIL_MAX_SEGMENT_FRACTIONS = [0.25, 0.5];
 
+/** The share of runs whose WAL writers upload when idle ([W8]): half, so the interval alone is seen too. */
+const UPLOAD_WHEN_IDLE_SHARE = 0.5;
+
 function pick<T>(random: SeededRandom, values: readonly T[]): T {
   return values[random.nextInt(values.length)]!;
 }
@@ -115,7 +120,8 @@ function pick<T>(random: SeededRandom, values: readonly T[]): T {
  * `securityRandom`: the security's own stream (none: not secured), so that it shifts no other draw;
  * `shapesRandom`: the workload shapes' and the tier lifecycle's own (none: plain producers, the tier's defaults);
  * `embeddedRandom`: whether the run is an embedded engine's, and its shape (none: never);
- * `sequentialRandom`: whether its WAL store offers sequential writes (none: never).
+ * `sequentialRandom`: whether its WAL store offers sequential writes (none: never);
+ * `idleRandom`: whether its WAL writers upload when idle (none: never, as before [W8]).
  */
 export function drawScenario(
   random: SeededRandom,
@@ -123,12 +129,14 @@ export function drawScenario(
   shapesRandom: SeededRandom | null = null,
   embeddedRandom: SeededRandom | null = null,
   sequentialRandom: SeededRandom | null = null,
+  idleRandom: SeededRandom | null = null,
 ): Scenario {
   const scenario = drawBrokerScenario(random, securityRandom, shapesRandom);
   return {
     ...scenario,
     embedded: embeddedRandom === null ? null : drawEmbedded(embeddedRandom),
     sequentialWrites: sequentialRandom === null ? null : drawSequentialWrites(sequentialRandom),
+    uploadWhenIdle: idleRandom !== null && idleRandom.next() < UPLOAD_WHEN_IDLE_SHARE,
   };
 }
 
@@ -165,6 +173,7 @@ function drawBrokerScenario(random: SeededRandom, securityRandom: SeededRandom |
     security: securityRandom === null ? null : drawSecurity(securityRandom),
     embedded: null,
     sequentialWrites: null,
+    uploadWhenIdle: false,
   };
   if (shapesRandom === null) return { ...drawn, shapes: plainShapes(producers.length) };
   const tier = drawn.tier === null ? null : { ...drawn.tier, lifecycle: drawTierLifecycle(shapesRandom) };
@@ -201,12 +210,16 @@ export function describeScenario(scenario: Scenario): string {
   const shape = scenario.cluster ? `${scenario.brokers} brokers, RF ${scenario.replicationFactor}, min.insync ${scenario.minInsyncReplicas}, lease ${scenario.leaseMs} ms` : '1 broker';
   const topics = scenario.topics.map((t) => `${t.name}×${t.partitions}`).join(' ');
   const producers = scenario.producers.map((p) => `${p.name}(${p.idempotent ? 'idempotent' : 'plain'}, acks ${p.acks})`).join(' ');
-  return `${shape}; topics ${topics}${scenario.recreateTopics ? ' (re-created)' : ''}; producers ${producers}; ${scenario.partitionConsumers} partition consumers, ${scenario.groupConsumers} group consumers; ${Math.round(scenario.chaosMs / 1000)} s of faults every ~${scenario.faultIntervalMs / 1000} s${describeTier(scenario.tier)}${describeSecurity(scenario.security)}${describeShapes(scenario.shapes)}${describeSequentialWrites(scenario.sequentialWrites)}`;
+  return `${shape}; topics ${topics}${scenario.recreateTopics ? ' (re-created)' : ''}; producers ${producers}; ${scenario.partitionConsumers} partition consumers, ${scenario.groupConsumers} group consumers; ${Math.round(scenario.chaosMs / 1000)} s of faults every ~${scenario.faultIntervalMs / 1000} s${describeTier(scenario.tier)}${describeSecurity(scenario.security)}${describeShapes(scenario.shapes)}${describeSequentialWrites(scenario.sequentialWrites)}${describeUploadWhenIdle(scenario)}`;
 }
 
 function describeEmbeddedScenario(scenario: Scenario, embedded: EmbeddedScenario): string {
   const topics = embedded.topics.map((t) => `${t.name}×${t.partitions}`).join(' ');
-  return `${describeEmbedded(embedded)}; topics ${topics}; ${Math.round(scenario.chaosMs / 1000)} s of faults every ~${scenario.faultIntervalMs / 1000} s${describeTier(embedded.tier)}${describeSequentialWrites(scenario.sequentialWrites)}`;
+  return `${describeEmbedded(embedded)}; topics ${topics}; ${Math.round(scenario.chaosMs / 1000)} s of faults every ~${scenario.faultIntervalMs / 1000} s${describeTier(embedded.tier)}${describeSequentialWrites(scenario.sequentialWrites)}${describeUploadWhenIdle(scenario)}`;
+}
+
+function describeUploadWhenIdle(scenario: Scenario): string {
+  return scenario.uploadWhenIdle ? '; WAL uploads when idle' : '';
 }
 
 function describeTier(tier: TierScenario | null): string {

@@ -50,7 +50,8 @@ export type Regression =
   | 'prefixed-deny-literal'
   | 'scram-removed-user-still-logs-in'
   | 'embedded-tier-end-not-durable'
-  | 'sequential-finish-drops-tail';
+  | 'sequential-finish-drops-tail'
+  | 'idle-upload-not-armed';
 
 export interface RegressionDescription {
   /** The finding of issue 9 whose fix the switch undoes (of `issue`, when set: its deliverable the switch breaks; issue 25's: the planted bug's number, in the order they were planted). */
@@ -194,6 +195,12 @@ export const REGRESSIONS: Readonly<Record<Regression, RegressionDescription>> = 
     issue: 27,
     description:
       "StreamingUpload's finish on a store with sequential writes publishes without appending the chunks still pending: the object lacks its last run (the whole of one smaller than SEQUENTIAL_APPEND_BYTES, every object of a simulated run) and the upload answers success, so a streamed WAL object is acknowledged on bytes it does not hold",
+  },
+  'idle-upload-not-armed': {
+    finding: 3,
+    issue: 27,
+    description:
+      'the WAL writer arms its idle close only when an upload lands, not on an append: frames handed to an idle writer wait out the upload interval before their PUT, so an acknowledgement that should be one PUT away is the interval plus one PUT ([W8])',
   },
 };
 

@@ -3,6 +3,7 @@ import { stageTimers } from '../metrics/stage-timers.ts';
 import { isStoreError } from '../store/errors.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { assert } from '../util/assert.ts';
+import { regressed } from '../util/regressions.ts';
 import { type BackoffPolicy, backoffDelayMs, sleep } from '../util/backoff.ts';
 import type { Clock, Timer } from '../util/clock.ts';
 import type { Random } from '../util/random.ts';
@@ -20,6 +21,13 @@ export interface WalWriterConfig {
   readonly uploadBytes: number;
   /** ...or this long after its first frame (`wal.upload.interval.ms`). */
   readonly uploadIntervalMs: number;
+  /**
+   * [W8] Close the open object at the end of the turn that gave it frames when no upload is in
+   * flight or queued, instead of waiting out the interval: an idle writer's acknowledgement is one
+   * PUT away. While uploads are in flight the interval and size close objects as before, and the
+   * open object closes as soon as the last of them lands.
+   */
+  readonly uploadWhenIdle: boolean;
   /** Objects uploading at once; durability still advances in sequence order. */
   readonly maxInFlight: number;
   /** Bytes held (open object plus objects not yet uploaded) before `reserve` makes producers wait. */
@@ -50,6 +58,7 @@ export const UPLOAD_ATTEMPTS_UNBOUNDED = Number.POSITIVE_INFINITY;
 export const DEFAULT_WAL_WRITER_CONFIG: Omit<WalWriterConfig, 'prefix' | 'stream'> = {
   uploadBytes: 1024 * 1024,
   uploadIntervalMs: 5,
+  uploadWhenIdle: true,
   maxInFlight: 8,
   maxBufferedBytes: 64 * 1024 * 1024,
   retry: { attempts: UPLOAD_ATTEMPTS_UNBOUNDED, baseMs: 10, capMs: 1000 },
@@ -111,6 +120,8 @@ interface OpenObject {
   /** Frame data bytes added so far, counted in bufferedBytes until the object is closed. */
   dataBytes: number;
   timer: Timer | null;
+  /** [W8] Armed while the writer is idle: closes the object at the end of the current turn. */
+  idleClose: Timer | null;
   /** Due (size or interval) but waiting for a free upload slot. */
   closeWanted: boolean;
 }
@@ -275,6 +286,7 @@ export class WalWriter {
     this.#bufferedBytes += frame.data.length;
     if (open.builder.sizeBytes >= this.config.uploadBytes) this.#closeWhenSlotFree(open);
     if (this.#open === open && (open.streaming !== null || (open.builder.sizeBytes >= this.config.multipartPartBytes && this.#mayLand(open.sequence)))) this.#stream(open);
+    if (!regressed('idle-upload-not-armed')) this.#closeWhenIdle();
     return open.durability.promise;
   }
 
@@ -290,14 +302,37 @@ export class WalWriter {
     const sequence = this.#nextSequence++;
     const { writerId, epoch } = this.config.stream;
     const builder = new WalObjectBuilder({ kind: 'data', writerId, epoch, sequence, createdMs: this.#clock.nowMs() });
-    const open: OpenObject = { builder, sequence, durability: durability(), frames: [], chunks: [], streaming: null, dataBytes: 0, timer: null, closeWanted: false };
+    const open: OpenObject = { builder, sequence, durability: durability(), frames: [], chunks: [], streaming: null, dataBytes: 0, timer: null, idleClose: null, closeWanted: false };
     this.#pending.set(sequence, open.durability);
     open.timer = this.#clock.setTimer(this.config.uploadIntervalMs, () => {
       open.timer = null;
-      if (this.#open === open) this.#closeWhenSlotFree(open);
+      if (this.#open !== open) return;
+      // [W8] Idle since its frames came (nothing in flight or queued) and no close armed: it would
+      // have gone up at the end of that turn, one interval ago.
+      assert(!this.config.uploadWhenIdle || open.idleClose !== null || !this.#idle(), `[W8] WAL object ${open.sequence} waited out the upload interval while its writer was idle`);
+      this.#closeWhenSlotFree(open);
     });
     this.#open = open;
     return open;
+  }
+
+  /** Nothing uploading or queued: the writer waits for frames, and an open object would wait for its interval. */
+  #idle(): boolean {
+    return this.#inFlight === 0 && this.#queue.length === 0 && this.#failure === null;
+  }
+
+  /**
+   * [W8] Arms the close of the open object for the next turn (after pending I/O) if the writer is
+   * idle: the frames of one request, and of any others read in the same turn, go up together, one
+   * PUT after they came. Armed on each append and whenever the pump leaves nothing uploading.
+   */
+  #closeWhenIdle(): void {
+    const open = this.#open;
+    if (!this.config.uploadWhenIdle || open === null || open.idleClose !== null || !this.#idle()) return;
+    open.idleClose = this.#clock.immediate(() => {
+      open.idleClose = null;
+      if (this.#open === open && this.#idle()) this.#closeOpenObject();
+    });
   }
 
   /** [W3] A large object streams out while it fills: parts go up before it is closed. */
@@ -334,6 +369,7 @@ export class WalWriter {
     assert(open !== null, 'no open WAL object to close');
     this.#open = null;
     open.timer?.cancel();
+    open.idleClose?.cancel();
     const chunks = [...open.chunks, ...open.builder.finish()];
     const sizeBytes = open.builder.sizeBytes;
     let streamed: Promise<unknown> | null = null;
@@ -375,6 +411,7 @@ export class WalWriter {
           this.#pump();
         });
     }
+    this.#closeWhenIdle(); // the last upload landed with frames waiting: they go up now [W8]
   }
 
   /**
@@ -525,6 +562,7 @@ export class WalWriter {
     this.#failure = failure;
     this.#announceFailure(failure);
     this.#open?.timer?.cancel();
+    this.#open?.idleClose?.cancel();
     void this.#open?.streaming?.abort(); // never closed now: its parts (the file store's temporary file and handle) go
     this.#open = null;
     this.#queue.length = 0;

@@ -111,7 +111,15 @@ test('a bound: start + runtime + the collector growth x what is live; without ga
 });
 
 test("the WAL writer's term: buffered bytes, a body per upload in flight, and the pool's free bodies", () => {
-  const config = { uploadBytes: MIB_BYTES, uploadIntervalMs: 5, maxInFlight: 8, maxBufferedBytes: 64 * MIB_BYTES, retry: { attempts: 1, baseMs: 1, capMs: 1 }, multipartPartBytes: 8 * MIB_BYTES };
+  const config = {
+    uploadBytes: MIB_BYTES,
+    uploadIntervalMs: 5,
+    uploadWhenIdle: true,
+    maxInFlight: 8,
+    maxBufferedBytes: 64 * MIB_BYTES,
+    retry: { attempts: 1, baseMs: 1, capMs: 1 },
+    multipartPartBytes: 8 * MIB_BYTES,
+  };
   // Largest object: min(8, 4 x 1) MiB + a 1 MiB frame = 5 MiB, in the 8 MiB class.
   expect(walWriterTerm(MIB_BYTES, config).bytes).toBe(64 * MIB_BYTES + 8 * 5 * MIB_BYTES + 9 * 2 * 8 * MIB_BYTES);
 });

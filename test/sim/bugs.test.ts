@@ -48,6 +48,7 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'scram-removed-user-still-logs-in': 41,
   'embedded-tier-end-not-durable': 33,
   'sequential-finish-drops-tail': 6,
+  'idle-upload-not-armed': 1,
 };
 
 for (const bug of Object.keys(REGRESSIONS) as Regression[]) {

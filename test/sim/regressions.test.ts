@@ -838,3 +838,23 @@ test("sequential-finish-drops-tail (issue 27; test/sim/sequential-write.test.ts)
   };
   expect(await withAndWithout('sequential-finish-drops-tail', scenario)).toEqual({ fixed: SEQUENTIAL_APPEND_BYTES + 4, regressed: SEQUENTIAL_APPEND_BYTES });
 });
+
+test('idle-upload-not-armed (issue 27; [W8], test/wal/writer.test.ts): an idle writer holds its frames for the interval, and the interval finds it idle', async () => {
+  const scenario = async () => {
+    const clock = new ManualClock();
+    const store = new MemoryStore({ clock });
+    const wal = new WalWriter(store, { ...DEFAULT_WAL_WRITER_CONFIG, uploadIntervalMs: 50, prefix: 'p', stream: { writerId: 'w', epoch: 0 } }, { clock, random: new SeededRandom(1) });
+    void wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 0, data: batchOf('v') });
+    clock.advance(0);
+    await settle();
+    const putsAfterTurn = store.stats().requests.put;
+    let intervalError = '';
+    try {
+      clock.advance(50);
+    } catch (error) {
+      intervalError = String(error).includes('[W8]') ? '[W8]' : String(error);
+    }
+    return { putsAfterTurn, intervalError };
+  };
+  expect(await withAndWithout('idle-upload-not-armed', scenario)).toEqual({ fixed: { putsAfterTurn: 1, intervalError: '' }, regressed: { putsAfterTurn: 0, intervalError: '[W8]' } });
+});

@@ -88,10 +88,10 @@ describe('WalWriter', () => {
     expect(wal.durableOffset(idOf('orders'), 1)).toBe(40);
   });
 
-  test('closes an object at the interval when it stays small', async () => {
+  test('closes an object at the interval when it stays small (no upload when idle)', async () => {
     const clock = new ManualClock();
     const store = new MemoryStore({ clock });
-    const wal = writer(store, { uploadBytes: 1 << 20, uploadIntervalMs: 50 }, clock);
+    const wal = writer(store, { uploadBytes: 1 << 20, uploadIntervalMs: 50, uploadWhenIdle: false }, clock);
     let durable = false;
     const waiting = wal.append({ topic: 't', topicId: idOf('t'), partition: 0, leaderEpoch: 0, baseOffset: 0, lastOffset: 0, data: batchOf('a') }).then(() => (durable = true));
     clock.advance(49);
@@ -101,6 +101,52 @@ describe('WalWriter', () => {
     clock.advance(1);
     await waiting;
     expect(store.stats().requests.put).toBe(1);
+  });
+
+  describe('[W8] upload when idle', () => {
+    const frame = (offset: number, partition = 0) => ({ topic: 't', topicId: idOf('t'), partition, leaderEpoch: 0, baseOffset: offset, lastOffset: offset, data: batchOf(`v${offset}`) });
+
+    test("an idle writer's frames of one turn go up together in the next turn, not after the interval", async () => {
+      const clock = new ManualClock();
+      const store = new MemoryStore({ clock });
+      const wal = writer(store, { uploadBytes: 1 << 20, uploadIntervalMs: 50 }, clock);
+      const acked = Promise.all([wal.append(frame(0, 0)), wal.append(frame(0, 1)), wal.append(frame(0, 2))]);
+      expect(store.stats().requests.put).toBe(0); // not within the turn: the other partitions' frames join
+      clock.advance(0);
+      await acked;
+      expect(store.stats().requests.put).toBe(1);
+      expect(decodeWalObject((await store.get(`cluster/wal/leader-1/0000000001/${'0'.repeat(20)}`)).body).frames.length).toBe(3);
+    });
+
+    test('while an upload is in flight frames wait for it (or the interval), then go up as soon as it lands', async () => {
+      const clock = new ManualClock();
+      const store = new MemoryStore({ clock, latency: { name: 'put 10 ms', write: { p50Ms: 10, p99Ms: 10 }, read: { p50Ms: 0, p99Ms: 0 }, bytesPerMs: Number.POSITIVE_INFINITY } });
+      const wal = writer(store, { uploadBytes: 1 << 20, uploadIntervalMs: 50 }, clock);
+      const first = wal.append(frame(0));
+      clock.advance(0); // object 0 goes up alone (idle), landing at +10 ms
+      const second = wal.append(frame(1));
+      const third = wal.append(frame(2));
+      clock.advance(5);
+      await settle();
+      expect(store.stats().requests.put).toBe(1); // busy: frames 1 and 2 wait
+      await advanceThrough(clock, first, 'object 0 lands');
+      await settle();
+      clock.advance(0); // object 0 landed: the writer is idle again and object 1 closes at once
+      await advanceUntil(clock, () => wal.durableOffset(idOf('t'), 0) === 3, 'object 1 lands');
+      await Promise.all([second, third]);
+      expect(store.stats().requests.put).toBe(2);
+      expect(clock.monotonicMs() - 1_700_000_000_000).toBeLessThan(50); // well inside the interval
+    });
+
+    test('off, frames wait for the interval even when idle', async () => {
+      const clock = new ManualClock();
+      const store = new MemoryStore({ clock });
+      const wal = writer(store, { uploadBytes: 1 << 20, uploadIntervalMs: 50, uploadWhenIdle: false }, clock);
+      void wal.append(frame(0));
+      clock.advance(0);
+      await settle();
+      expect(store.stats().requests.put).toBe(0);
+    });
   });
 
   test('durability advances in sequence order even when a later object lands first', async () => {
