@@ -4,7 +4,7 @@
  * across zones). docs/cost-model.md states every assumption; the arithmetic here follows it line by
  * line. Quantities are per 30-day month; GB = 2^30 bytes.
  */
-import type { Deployment } from './deployment.ts';
+import type { Deployment, FerryKnobs } from './deployment.ts';
 import { BYTES_PER_GB, BYTES_PER_MB, CROSS_AZ_USD_PER_GB_EACH_WAY, GP3_USD_PER_GB_MONTH, S3_EXPRESS_ONE_ZONE_PRICES as S3E, S3_STANDARD_PRICES as S3STD, SECONDS_PER_MONTH } from './prices.ts';
 
 /**
@@ -142,7 +142,7 @@ export interface WalShape {
  * uploadIntervalMs after its first frame; the next opens with the next produce. With produces
  * arriving at random (rate lambda per writer), a cycle lasts the interval plus the wait for the
  * next produce (1 / lambda on average), so a writer closes max(rate / uploadBytes,
- * 1 / (interval + 1 / lambda)) objects a second.
+ * 1 / cycle) objects a second. Under uploadWhenIdle the cycle is walCycleSeconds's instead.
  */
 export function walShape(deployment: Deployment): WalShape {
   const bytesPerSecond = deployment.throughputMbPerSecond * BYTES_PER_MB;
@@ -150,11 +150,32 @@ export function walShape(deployment: Deployment): WalShape {
   if (bytesPerSecond === 0) return { writers, objectsPerSecond: 0, meanObjectBytes: 0, readersPerObject: 0 };
   const writerBytesPerSecond = bytesPerSecond / writers;
   const producesPerSecond = writerBytesPerSecond / deployment.produceBytes;
-  const cycleSeconds = deployment.ferry.uploadIntervalMs / MS_PER_SECOND + 1 / producesPerSecond;
+  const cycleSeconds = walCycleSeconds(deployment.ferry, producesPerSecond);
   const perWriter = Math.max(writerBytesPerSecond / deployment.ferry.uploadBytes, 1 / cycleSeconds);
   const partitionsPerWriter = deployment.partitions / writers;
   const readersPerObject = Math.min(deployment.brokers - 1, Math.ceil((deployment.replication - 1) * partitionsPerWriter));
   return { writers, objectsPerSecond: perWriter * writers, meanObjectBytes: writerBytesPerSecond / perWriter, readersPerObject };
+}
+
+/**
+ * Mean seconds between two interval- or idle-closed objects of one writer, produces arriving at
+ * random at `producesPerSecond`. Without uploadWhenIdle: the interval plus the wait for the next
+ * produce. With it ([W8]): the last object closed at 0 and its upload keeps the writer busy until
+ * L (putLatencyMs); the next produce comes at a ~ Exp(lambda). If a >= L the writer is idle and the
+ * object closes at a; otherwise at min(a + interval, L). So the cycle is
+ * E[a >= L ? a : min(a + I, L)], taken in closed form.
+ */
+export function walCycleSeconds(ferry: FerryKnobs, producesPerSecond: number): number {
+  const lambda = producesPerSecond;
+  const interval = ferry.uploadIntervalMs / MS_PER_SECOND;
+  if (!ferry.uploadWhenIdle) return interval + 1 / lambda;
+  const busy = ferry.putLatencyMs / MS_PER_SECOND;
+  const afterBusy = Math.exp(-lambda * busy) * (busy + 1 / lambda); // a >= L: closes at a
+  if (interval >= busy) return busy * (1 - Math.exp(-lambda * busy)) + afterBusy; // a < L: closes when the upload lands
+  const early = busy - interval; // a < L - I: the interval closes it at a + I; L - I <= a < L: the landing, at L
+  const byInterval = interval - busy * Math.exp(-lambda * early) + (1 - Math.exp(-lambda * early)) / lambda;
+  const byLanding = busy * (Math.exp(-lambda * early) - Math.exp(-lambda * busy));
+  return byInterval + byLanding + afterBusy;
 }
 
 /**

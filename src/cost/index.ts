@@ -12,6 +12,7 @@ export {
   NOT_MODELLED,
   producerCrossZoneShare,
   putsPerObject,
+  walCycleSeconds,
   walShape,
   type WalShape,
 } from './bill.ts';

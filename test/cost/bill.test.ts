@@ -1,7 +1,8 @@
 // The cost model's arithmetic against bills computed by hand (docs/cost-model.md's formulas, a
 // 30-day month of 2,592,000 s, GB = 2^30 B), and its refusals.
 import { describe, expect, test } from 'bun:test';
-import { checkDeployment, compare, DEFAULT_DEPLOYMENT, type Deployment, DeploymentError, ferryBill, kafkaBill, walShape } from '../../src/cost/index.ts';
+import { checkDeployment, compare, DEFAULT_DEPLOYMENT, type Deployment, DeploymentError, ferryBill, kafkaBill, walCycleSeconds, walShape } from '../../src/cost/index.ts';
+import { SeededRandom } from '../../src/util/random.ts';
 
 const MONTH_SECONDS = 2_592_000;
 const GIB = 2 ** 30;
@@ -50,18 +51,47 @@ describe('classic Kafka', () => {
 
 describe('Ferry', () => {
   test('size-triggered WAL objects: 100 MB/s over 3 writers of 1 MiB objects is 100e6 / 2^20 PUTs a second', () => {
-    const shape = walShape(deployment({ throughputMbPerSecond: 100, brokers: 3, partitions: 3, replication: 1 }, { uploadBytes: 2 ** 20, uploadIntervalMs: 1000 }));
+    const shape = walShape(deployment({ throughputMbPerSecond: 100, brokers: 3, partitions: 3, replication: 1 }, { uploadBytes: 2 ** 20, uploadIntervalMs: 1000, uploadWhenIdle: false }));
     expect(shape.writers).toBe(3);
     expect(shape.objectsPerSecond).toBeCloseTo(1e8 / 2 ** 20, 9);
-    const bill = ferryBill(deployment({ throughputMbPerSecond: 100, brokers: 3, partitions: 3, replication: 1 }, { uploadBytes: 2 ** 20, uploadIntervalMs: 1000 }));
+    const bill = ferryBill(deployment({ throughputMbPerSecond: 100, brokers: 3, partitions: 3, replication: 1 }, { uploadBytes: 2 ** 20, uploadIntervalMs: 1000, uploadWhenIdle: false }));
     expect(line(bill, 'S3 Express: WAL PUTs')).toBeCloseTo(((1e8 / 2 ** 20) * MONTH_SECONDS * 0.00113) / 1000, 6); // $279.33
   });
 
-  test('interval-triggered WAL objects: one cycle is the interval plus the wait for the next produce', () => {
+  test('interval-triggered WAL objects (no upload when idle): one cycle is the interval plus the wait for the next produce', () => {
     // 1 MB/s of 16 KiB produces to one writer: 61.04 produces/s, a cycle of 5 ms + 16.384 ms.
-    const d = deployment({ throughputMbPerSecond: 1, brokers: 1, partitions: 1, replication: 1, zones: 1, produceBytes: 16_384 }, { uploadIntervalMs: 5 });
+    const d = deployment({ throughputMbPerSecond: 1, brokers: 1, partitions: 1, replication: 1, zones: 1, produceBytes: 16_384 }, { uploadIntervalMs: 5, uploadWhenIdle: false });
     expect(walShape(d).objectsPerSecond).toBeCloseTo(1 / 0.021384, 6);
     expect(line(ferryBill(d), 'S3 Express: WAL PUTs')).toBeCloseTo((MONTH_SECONDS / 0.021384) * 0.00113e-3, 6); // $136.97
+  });
+
+  test('upload when idle ([W8]): the closed-form cycle matches the close rule run on random produces', () => {
+    // The rule itself, run: the last object closed at 0 and lands at L; the next produce comes at
+    // a ~ Exp(lambda); the object closes at a when the writer is idle, else at min(a + I, L).
+    const simulated = (intervalMs: number, putMs: number, lambda: number): number => {
+      const random = new SeededRandom(7);
+      const cycles = 200_000;
+      let total = 0;
+      for (let i = 0; i < cycles; i++) {
+        const a = -Math.log(1 - random.next()) / lambda;
+        const [interval, busy] = [intervalMs / 1000, putMs / 1000];
+        total += a >= busy ? a : Math.min(a + interval, busy);
+      }
+      return total / cycles;
+    };
+    for (const [intervalMs, putMs, lambda] of [
+      [5, 4, 61],
+      [5, 4, 2_000],
+      [2, 10, 500],
+      [20, 4, 10],
+      [5, 0, 100],
+    ] as const) {
+      const closed = walCycleSeconds({ ...DEFAULT_DEPLOYMENT.ferry, uploadIntervalMs: intervalMs, putLatencyMs: putMs, uploadWhenIdle: true }, lambda);
+      expect(Math.abs(closed - simulated(intervalMs, putMs, lambda)) / closed).toBeLessThan(0.01);
+    }
+    // Produces back to back: an object per PUT (the interval longer) or per interval (shorter).
+    expect(walCycleSeconds({ ...DEFAULT_DEPLOYMENT.ferry, uploadIntervalMs: 5, putLatencyMs: 4, uploadWhenIdle: true }, 1e9)).toBeCloseTo(0.004, 6);
+    expect(walCycleSeconds({ ...DEFAULT_DEPLOYMENT.ferry, uploadIntervalMs: 2, putLatencyMs: 4, uploadWhenIdle: true }, 1e9)).toBeCloseTo(0.002, 6);
   });
 
   test('the upload fee is on every byte, the tier keeps one copy at S3 Standard prices', () => {
@@ -79,7 +109,7 @@ describe('Ferry', () => {
 
   test('followers read the frames past the tail probe once per replica; the probe once per reading broker', () => {
     // 3 brokers, RF 3: the other 2 brokers read every object: 2 GETs each (tail, then frames).
-    const d = deployment({ throughputMbPerSecond: 100, brokers: 3, partitions: 3, replication: 3 }, { uploadBytes: 2 ** 20, uploadIntervalMs: 1000 });
+    const d = deployment({ throughputMbPerSecond: 100, brokers: 3, partitions: 3, replication: 3 }, { uploadBytes: 2 ** 20, uploadIntervalMs: 1000, uploadWhenIdle: false });
     const objectsPerMonth = (1e8 / 2 ** 20) * MONTH_SECONDS;
     const bill = ferryBill(d);
     expect(line(bill, 'S3 Express: follower GETs')).toBeCloseTo(objectsPerMonth * 2 * 2 * 0.00003e-3, 6);
