@@ -313,6 +313,9 @@ export class WalWriter {
       this.#closeWhenSlotFree(open);
     });
     this.#open = open;
+    // Armed at the open, before any frame is added: a frame the builder refuses (a caller's bug)
+    // must not leave an empty object that then waits out its interval on an idle writer [W8].
+    if (!regressed('idle-upload-not-armed')) this.#closeWhenIdle();
     return open;
   }
 
