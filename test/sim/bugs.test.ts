@@ -10,7 +10,7 @@ import { REGRESSIONS, type Regression } from '../../src/util/regressions.ts';
  * goes in src/sim/runs.md). `unreachable`: the simulation does not catch it (the reason says why).
  */
 const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: string }>> = {
-  'duplicate-acked-before-durable': 187,
+  'duplicate-acked-before-durable': 8,
   'producer-state-not-rebuilt': 45,
   'restart-stream-not-chained': 2,
   'reclaim-drops-own-stream': 13,
@@ -19,7 +19,7 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
       "every takeover seals the previous leader's stream, and a sealed writer starts a new epoch with a fresh durable map: no writer keeps serving a partition whose log went back below what it made durable (finding 4 is caught through reclaim-drops-own-stream)",
   },
   'topic-incarnations-mixed': 37,
-  'follower-reports-to-old-leader': 23,
+  'follower-reports-to-old-leader': 48,
   'isr-keeps-dead-replica': 9,
   'release-wakes-waiters': 75,
   'fenced-writer-stays-fenced': 276,
@@ -40,13 +40,13 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'duplicate-answer-latest-offset': 7,
   'config-min-insync-stale': 40,
   'retention-bytes-off-by-segment': 4,
-  'offset-commit-storage-error': 5,
+  'offset-commit-storage-error': 8,
   'acl-change-unknown-server-error': 3,
   'commit-stale-generation': 3,
   'offset-fetch-stale-cache': 26,
   'prefixed-deny-literal': 9,
   'scram-removed-user-still-logs-in': 41,
-  'embedded-tier-end-not-durable': 33,
+  'embedded-tier-end-not-durable': 35,
   'sequential-finish-drops-tail': 6,
   'idle-upload-not-armed': 1,
 };
