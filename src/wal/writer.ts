@@ -22,7 +22,7 @@ export interface WalWriterConfig {
   /** ...or this long after its first frame (`wal.upload.interval.ms`). */
   readonly uploadIntervalMs: number;
   /**
-   * [W8] Close the open object at the end of the turn that gave it frames when no upload is in
+   * [W8] Close the open object on the turn after the one that gave it frames when no upload is in
    * flight or queued, instead of waiting out the interval: an idle writer's acknowledgement is one
    * PUT away. While uploads are in flight the interval and size close objects as before, and the
    * open object closes as soon as the last of them lands.
@@ -120,7 +120,7 @@ interface OpenObject {
   /** Frame data bytes added so far, counted in bufferedBytes until the object is closed. */
   dataBytes: number;
   timer: Timer | null;
-  /** [W8] Armed while the writer is idle: closes the object at the end of the current turn. */
+  /** [W8] Armed while the writer is idle: closes the object on the next turn. */
   idleClose: Timer | null;
   /** Due (size or interval) but waiting for a free upload slot. */
   closeWanted: boolean;
@@ -327,7 +327,8 @@ export class WalWriter {
   /**
    * [W8] Arms the close of the open object for the next turn (after pending I/O) if the writer is
    * idle: the frames of one request, and of any others read in the same turn, go up together, one
-   * PUT after they came. Armed on each append and whenever the pump leaves nothing uploading.
+   * PUT after they came. Armed when an object opens, on each append, and whenever the pump leaves
+   * nothing uploading.
    */
   #closeWhenIdle(): void {
     const open = this.#open;
