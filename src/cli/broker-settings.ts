@@ -45,8 +45,8 @@ export const FLAG_SETTINGS = [
   'offsetsRetentionMinutes',
   'logLevel',
 ] as const;
-/** Settings that are on/off: `--no-tier`, `--no-auto-create`, `--unsafe-store`, `--create-store`. */
-export const SWITCH_SETTINGS = ['tier', 'autoCreate', 'unsafeStore', 'createStore'] as const;
+/** Settings that are on/off: `--no-tier`, `--no-auto-create`, `--unsafe-store`, `--create-store`, `--no-upload-when-idle`. */
+export const SWITCH_SETTINGS = ['tier', 'autoCreate', 'unsafeStore', 'createStore', 'uploadWhenIdle'] as const;
 /** Topic-level defaults and engine settings only a config file sets, by their Kafka names. */
 export const FILE_ONLY_SETTINGS = [
   'segmentBytes',
@@ -94,6 +94,8 @@ export interface BrokerConfig {
   readonly writerId: string;
   readonly uploadBytes: number;
   readonly uploadIntervalMs: number;
+  /** [W8] an idle WAL writer uploads at once (docs/wal-protocol.md); off: only at the size or the interval. */
+  readonly uploadWhenIdle: boolean;
   readonly partitions: number;
   readonly replicationFactor: number;
   readonly minInsyncReplicas: number;
@@ -165,6 +167,8 @@ export function settingsFromEnv(env: Readonly<Record<string, string | undefined>
   if (unsafe !== undefined) settings.unsafeStore = { value: /^(1|true|yes)$/i.test(unsafe), source: 'FERRY_UNSAFE_STORE' };
   const create = env.FERRY_CREATE_STORE;
   if (create !== undefined) settings.createStore = { value: /^(1|true|yes)$/i.test(create), source: 'FERRY_CREATE_STORE' };
+  const whenIdle = env.FERRY_UPLOAD_WHEN_IDLE;
+  if (whenIdle !== undefined) settings.uploadWhenIdle = { value: whenIdle, source: 'FERRY_UPLOAD_WHEN_IDLE' };
   return settings;
 }
 
@@ -179,6 +183,7 @@ export function settingsFromFlags(values: { readonly [name: string]: string | bo
   if (values['no-tier'] === true) settings.tier = { value: false, source: '--no-tier' };
   if (values['unsafe-store'] === true) settings.unsafeStore = { value: true, source: '--unsafe-store' };
   if (values['create-store'] === true) settings.createStore = { value: true, source: '--create-store' };
+  if (values['no-upload-when-idle'] === true) settings.uploadWhenIdle = { value: false, source: '--no-upload-when-idle' };
   return settings;
 }
 
@@ -205,6 +210,7 @@ export function brokerConfigOf(settings: RawSettings): BrokerConfig {
     writerId: read.text('writerId') ?? `broker-${nodeId}`,
     uploadBytes: read.integer('uploadBytes', DEFAULT_WAL_WRITER_CONFIG.uploadBytes, 1),
     uploadIntervalMs: read.integer('uploadIntervalMs', DEFAULT_WAL_WRITER_CONFIG.uploadIntervalMs, 1),
+    uploadWhenIdle: read.switch('uploadWhenIdle', DEFAULT_WAL_WRITER_CONFIG.uploadWhenIdle),
     partitions: read.integer('partitions', 1, 1),
     replicationFactor: read.integer('replicationFactor', 1, 1),
     minInsyncReplicas: read.integer('minInsyncReplicas', 1, 1),

@@ -38,6 +38,8 @@ options (each also from the environment as FERRY_<NAME>, e.g. FERRY_LISTEN, or a
   --writer-id NAME            this broker's WAL writer id (default broker-<node id>)
   --upload-bytes N            close a WAL object at this size (default ${DEFAULT_WAL_WRITER_CONFIG.uploadBytes})
   --upload-interval-ms N      ...or this long after its first append (default ${DEFAULT_WAL_WRITER_CONFIG.uploadIntervalMs})
+  --no-upload-when-idle       ...and never at once: by default an idle writer uploads on the next turn, so acks=all
+                              is one PUT away; off, fewer PUTs at moderate rates (docs/cost-model.md)
   --partitions N              partitions of auto-created topics (default 1)
   --replication-factor N      replicas of auto-created topics in a cluster (default 1: the object store is the durability)
   --min-insync-replicas N     acks=all also waits for this many replicas, the leader included (default 1)
@@ -111,6 +113,7 @@ export async function runBroker(args: string[]): Promise<void> {
       'wal-store': { type: 'string' },
       'tier-store': { type: 'string' },
       'no-tier': { type: 'boolean' },
+      'no-upload-when-idle': { type: 'boolean' },
       'writer-id': { type: 'string' },
       'upload-bytes': { type: 'string' },
       'upload-interval-ms': { type: 'string' },
@@ -176,7 +179,7 @@ export async function runBroker(args: string[]): Promise<void> {
       ...(config.retentionCheckIntervalMs === null ? {} : { retentionCheckIntervalMs: config.retentionCheckIntervalMs }),
       ...(config.replicaLagTimeMaxMs === null ? {} : { replicaLagTimeMaxMs: config.replicaLagTimeMaxMs }),
       ...(tierStore === null ? {} : { tier: { store: tierStore, control: new ControlStore(clusterStore ?? store, '') } }),
-      wal: { store, writerId: config.writerId, config: { uploadBytes: config.uploadBytes, uploadIntervalMs: config.uploadIntervalMs } },
+      wal: { store, writerId: config.writerId, config: { uploadBytes: config.uploadBytes, uploadIntervalMs: config.uploadIntervalMs, uploadWhenIdle: config.uploadWhenIdle } },
     },
   });
   const metricsNote = broker.metricsPort === null ? 'no metrics endpoint' : `metrics on http://${config.metrics!.host}:${broker.metricsPort}/metrics`;

@@ -126,6 +126,7 @@ const FERRY_KEYS: readonly ConfigKey[] = [
   { key: 'ferry.writer.id', setting: 'writerId', help: '--writer-id' },
   { key: 'ferry.upload.bytes', setting: 'uploadBytes', help: '--upload-bytes' },
   { key: 'ferry.upload.interval.ms', setting: 'uploadIntervalMs', help: '--upload-interval-ms' },
+  { key: 'ferry.upload.when.idle', setting: 'uploadWhenIdle', help: 'false is --no-upload-when-idle' },
   { key: 'ferry.cluster.store', setting: 'clusterStore', help: '--cluster-store' },
   { key: 'ferry.lease.ms', setting: 'leaseMs', help: '--lease-ms' },
   { key: 'ferry.scan.interval.ms', setting: 'scanIntervalMs', help: '--scan-interval-ms' },

@@ -25,6 +25,7 @@ options:
   --produce-kb N             KiB per produce request (default ${d.produceBytes / 1024}: batch.size)
   --upload-kb N              Ferry WAL uploadBytes in KiB (default ${d.ferry.uploadBytes / 1024})
   --upload-interval-ms N     Ferry WAL uploadIntervalMs (default ${d.ferry.uploadIntervalMs})
+  --no-upload-when-idle      Ferry's WAL waits for the size or interval even when idle (as ferry broker's flag)
   --segment-mb N             segment.bytes in MiB (default ${d.ferry.segmentBytes / 2 ** 20})
   --local-retention-hours N  Ferry's local.retention on each replica (default ${d.ferry.localRetentionHours})
   --json                     print the comparison as JSON
@@ -78,6 +79,7 @@ export function deploymentOf(values: Values): Deployment {
       ...d.ferry,
       uploadBytes: numberFlag(values, 'upload-kb', d.ferry.uploadBytes / 1024) * 1024,
       uploadIntervalMs: numberFlag(values, 'upload-interval-ms', d.ferry.uploadIntervalMs),
+      uploadWhenIdle: values['no-upload-when-idle'] !== true && d.ferry.uploadWhenIdle,
       segmentBytes: numberFlag(values, 'segment-mb', d.ferry.segmentBytes / 2 ** 20) * 2 ** 20,
       localRetentionHours: numberFlag(values, 'local-retention-hours', d.ferry.localRetentionHours),
     },
@@ -127,6 +129,7 @@ export async function runCost(args: string[]): Promise<void> {
       'produce-kb': { type: 'string' },
       'upload-kb': { type: 'string' },
       'upload-interval-ms': { type: 'string' },
+      'no-upload-when-idle': { type: 'boolean' },
       'segment-mb': { type: 'string' },
       'local-retention-hours': { type: 'string' },
       json: { type: 'boolean' },

@@ -4,6 +4,8 @@
  * across zones). docs/cost-model.md states every assumption; the arithmetic here follows it line by
  * line. Quantities are per 30-day month; GB = 2^30 bytes.
  */
+import { LatencyModel, S3_EXPRESS_LATENCY } from '../store/latency.ts';
+import { SeededRandom } from '../util/random.ts';
 import type { Deployment, FerryKnobs } from './deployment.ts';
 import { BYTES_PER_GB, BYTES_PER_MB, CROSS_AZ_USD_PER_GB_EACH_WAY, GP3_USD_PER_GB_MONTH, S3_EXPRESS_ONE_ZONE_PRICES as S3E, S3_STANDARD_PRICES as S3STD, SECONDS_PER_MONTH } from './prices.ts';
 
@@ -150,26 +152,59 @@ export function walShape(deployment: Deployment): WalShape {
   if (bytesPerSecond === 0) return { writers, objectsPerSecond: 0, meanObjectBytes: 0, readersPerObject: 0 };
   const writerBytesPerSecond = bytesPerSecond / writers;
   const producesPerSecond = writerBytesPerSecond / deployment.produceBytes;
-  const cycleSeconds = walCycleSeconds(deployment.ferry, producesPerSecond);
+  const cycleSeconds = walCycle(deployment.ferry, producesPerSecond, writerBytesPerSecond);
   const perWriter = Math.max(writerBytesPerSecond / deployment.ferry.uploadBytes, 1 / cycleSeconds);
   const partitionsPerWriter = deployment.partitions / writers;
   const readersPerObject = Math.min(deployment.brokers - 1, Math.ceil((deployment.replication - 1) * partitionsPerWriter));
   return { writers, objectsPerSecond: perWriter * writers, meanObjectBytes: writerBytesPerSecond / perWriter, readersPerObject };
 }
 
+/** Rounds of the body size's fixed point (it settles to <0.1% within 5 at the defaults). */
+const BODY_SIZE_ROUNDS = 20;
+/** Draws of a PUT's first byte the cycle is averaged over (a fixed seed: the bill is the same every time). */
+const PUT_LATENCY_DRAWS = 4096;
+const PUT_LATENCY_SEED = 1176;
+
+/**
+ * The WAL's PUT first-byte times as the S3 Express latency model draws them (the bench's and the
+ * simulation's model): the cycle is averaged over them, since it is not linear in the busy time
+ * (an average busy time would overstate it, the median understate it).
+ */
+const putFirstByteDrawsMs: readonly number[] = (() => {
+  const model = new LatencyModel(S3_EXPRESS_LATENCY, new SeededRandom(PUT_LATENCY_SEED));
+  return Array.from({ length: PUT_LATENCY_DRAWS }, () => model.firstByteMs('put'));
+})();
+
+/**
+ * walCycleSeconds with the writer busy for a whole PUT, as it is: a drawn first byte plus the
+ * body's transfer at the model's bandwidth, the body being what arrives in one cycle (at most the
+ * object size). The body depends on the cycle and the cycle on the busy time: a fixed point.
+ */
+function walCycle(ferry: FerryKnobs, producesPerSecond: number, writerBytesPerSecond: number): number {
+  if (!ferry.uploadWhenIdle) return walCycleSeconds(ferry, producesPerSecond, 0);
+  let cycleSeconds = ferry.uploadIntervalMs / MS_PER_SECOND;
+  for (let round = 0; round < BODY_SIZE_ROUNDS; round++) {
+    const transferMs = Math.min(ferry.uploadBytes, writerBytesPerSecond * cycleSeconds) / S3_EXPRESS_LATENCY.bytesPerMs;
+    let total = 0;
+    for (const firstByteMs of putFirstByteDrawsMs) total += walCycleSeconds(ferry, producesPerSecond, firstByteMs + transferMs);
+    cycleSeconds = total / putFirstByteDrawsMs.length;
+  }
+  return cycleSeconds;
+}
+
 /**
  * Mean seconds between two interval- or idle-closed objects of one writer, produces arriving at
  * random at `producesPerSecond`. Without uploadWhenIdle: the interval plus the wait for the next
  * produce. With it ([W8]): the last object closed at 0 and its upload keeps the writer busy until
- * L (putLatencyMs); the next produce comes at a ~ Exp(lambda). If a >= L the writer is idle and the
+ * L (`busyMs`); the next produce comes at a ~ Exp(lambda). If a >= L the writer is idle and the
  * object closes at a; otherwise at min(a + interval, L). So the cycle is
  * E[a >= L ? a : min(a + I, L)], taken in closed form.
  */
-export function walCycleSeconds(ferry: FerryKnobs, producesPerSecond: number): number {
+export function walCycleSeconds(ferry: FerryKnobs, producesPerSecond: number, busyMs: number): number {
   const lambda = producesPerSecond;
   const interval = ferry.uploadIntervalMs / MS_PER_SECOND;
   if (!ferry.uploadWhenIdle) return interval + 1 / lambda;
-  const busy = ferry.putLatencyMs / MS_PER_SECOND;
+  const busy = busyMs / MS_PER_SECOND;
   const afterBusy = Math.exp(-lambda * busy) * (busy + 1 / lambda); // a >= L: closes at a
   if (interval >= busy) return busy * (1 - Math.exp(-lambda * busy)) + afterBusy; // a < L: closes when the upload lands
   const early = busy - interval; // a < L - I: the interval closes it at a + I; L - I <= a < L: the landing, at L

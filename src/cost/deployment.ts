@@ -8,7 +8,6 @@ import { DEFAULT_WAL_READER_CONFIG } from '../wal/reader.ts';
 import { DEFAULT_WAL_WRITER_CONFIG } from '../wal/writer.ts';
 import { TIER_INTERVAL_MS } from '../tier/tierer.ts';
 import { STREAMING_PART_BYTES_DEFAULT } from '../store/streaming-upload.ts';
-import { S3_EXPRESS_LATENCY } from '../store/latency.ts';
 
 export interface Deployment {
   /** Records produced, all partitions together, MB (10^6 B) per second, steady all month. */
@@ -36,8 +35,6 @@ export interface FerryKnobs {
   readonly uploadIntervalMs: number;
   /** ...or at once when the writer is idle, and when the upload before it lands (docs/wal-protocol.md [W8]). */
   readonly uploadWhenIdle: boolean;
-  /** One WAL PUT's latency (S3 Express p50): how long an object's upload keeps the writer busy, under uploadWhenIdle. */
-  readonly putLatencyMs: number;
   /** Kafka segment.bytes and segment.ms: a segment is tiered once rolled. */
   readonly segmentBytes: number;
   readonly segmentHours: number;
@@ -59,7 +56,6 @@ export const DEFAULT_FERRY_KNOBS: FerryKnobs = {
   uploadBytes: DEFAULT_WAL_WRITER_CONFIG.uploadBytes,
   uploadIntervalMs: DEFAULT_WAL_WRITER_CONFIG.uploadIntervalMs,
   uploadWhenIdle: DEFAULT_WAL_WRITER_CONFIG.uploadWhenIdle,
-  putLatencyMs: S3_EXPRESS_LATENCY.write.p50Ms,
   segmentBytes: DEFAULT_LOG_CONFIG.segmentBytes,
   segmentHours: DEFAULT_LOG_CONFIG.segmentMs / 3_600_000,
   // Ferry's log default keeps everything local (-2, as KIP-405's); a cost-minded deployment sets

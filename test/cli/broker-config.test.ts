@@ -191,6 +191,14 @@ describe('Kafka names map to Ferry settings', () => {
     });
   });
 
+  test('upload when idle ([W8]) is on by default; off by ferry.upload.when.idle=false, FERRY_UPLOAD_WHEN_IDLE=false or --no-upload-when-idle; a bad value names its source', () => {
+    expect(resolveBrokerConfig({ flags: {}, env: {} }).config.uploadWhenIdle).toBe(true);
+    expect(config('ferry.upload.when.idle=false').uploadWhenIdle).toBe(false);
+    expect(resolveBrokerConfig({ flags: {}, env: { FERRY_UPLOAD_WHEN_IDLE: 'false' } }).config.uploadWhenIdle).toBe(false);
+    expect(resolveBrokerConfig({ flags: { 'no-upload-when-idle': true }, env: { FERRY_UPLOAD_WHEN_IDLE: 'true' } }).config.uploadWhenIdle).toBe(false);
+    expect(() => resolveBrokerConfig({ flags: {}, env: { FERRY_UPLOAD_WHEN_IDLE: 'sometimes' } })).toThrow("FERRY_UPLOAD_WHEN_IDLE must be true or false, got 'sometimes'");
+  });
+
   test("queued.max.request.bytes -1 (Kafka's no limit) keeps Ferry's bound", () => {
     expect(config('queued.max.request.bytes=-1').queuedMaxRequestBytes).toBe(resolveBrokerConfig({ flags: {}, env: {} }).config.queuedMaxRequestBytes);
   });

@@ -33,6 +33,15 @@ describe('ferry cost', () => {
     expect(printed.deployment.retentionHours).toBe(48);
   });
 
+  test('--no-upload-when-idle models the interval-only schedule: fewer WAL PUTs at 10 MB/s', async () => {
+    const run = async (flags: string[]) => JSON.parse((await cost(['--throughput-mb-s', '10', '--json', ...flags])).stdout);
+    const [idle, intervalOnly] = [await run([]), await run(['--no-upload-when-idle'])];
+    const puts = (printed: { ferry: { lines: { item: string; usdPerMonth: number }[] } }) => printed.ferry.lines.find((line) => line.item === 'S3 Express: WAL PUTs')!.usdPerMonth;
+    const expected = compare({ ...DEFAULT_DEPLOYMENT, throughputMbPerSecond: 10, ferry: { ...DEFAULT_DEPLOYMENT.ferry, uploadWhenIdle: false } });
+    expect(intervalOnly.ferry.totalUsdPerMonth).toBeCloseTo(expected.ferry.totalUsdPerMonth, 6);
+    expect(puts(intervalOnly)).toBeLessThan(puts(idle));
+  });
+
   test.each([
     [['--throughput-mb-s', 'fast'], '--throughput-mb-s'],
     [['--throughput-mb-s', '-3'], '--throughput-mb-s'],

@@ -86,12 +86,12 @@ describe('Ferry', () => {
       [20, 4, 10],
       [5, 0, 100],
     ] as const) {
-      const closed = walCycleSeconds({ ...DEFAULT_DEPLOYMENT.ferry, uploadIntervalMs: intervalMs, putLatencyMs: putMs, uploadWhenIdle: true }, lambda);
+      const closed = walCycleSeconds({ ...DEFAULT_DEPLOYMENT.ferry, uploadIntervalMs: intervalMs, uploadWhenIdle: true }, lambda, putMs);
       expect(Math.abs(closed - simulated(intervalMs, putMs, lambda)) / closed).toBeLessThan(0.01);
     }
     // Produces back to back: an object per PUT (the interval longer) or per interval (shorter).
-    expect(walCycleSeconds({ ...DEFAULT_DEPLOYMENT.ferry, uploadIntervalMs: 5, putLatencyMs: 4, uploadWhenIdle: true }, 1e9)).toBeCloseTo(0.004, 6);
-    expect(walCycleSeconds({ ...DEFAULT_DEPLOYMENT.ferry, uploadIntervalMs: 2, putLatencyMs: 4, uploadWhenIdle: true }, 1e9)).toBeCloseTo(0.002, 6);
+    expect(walCycleSeconds({ ...DEFAULT_DEPLOYMENT.ferry, uploadIntervalMs: 5, uploadWhenIdle: true }, 1e9, 4)).toBeCloseTo(0.004, 6);
+    expect(walCycleSeconds({ ...DEFAULT_DEPLOYMENT.ferry, uploadIntervalMs: 2, uploadWhenIdle: true }, 1e9, 4)).toBeCloseTo(0.002, 6);
   });
 
   test('the upload fee is on every byte, the tier keeps one copy at S3 Standard prices', () => {
