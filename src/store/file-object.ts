@@ -1,6 +1,7 @@
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import { assert } from '../util/assert.ts';
 import { type FileSync, systemFileSync } from '../util/file-sync.ts';
+import type { DirectWrites } from './direct-write.ts';
 import { StoreError } from './errors.ts';
 import { errnoOf } from './fs-errors.ts';
 
@@ -114,11 +115,21 @@ export async function etagAt(path: string): Promise<string | null> {
 /**
  * Creates `path` (which must not exist) holding header and chunks, fsynced if `sync`, so that a
  * rename or link publishes only complete, durable bytes. Removes the file if anything fails.
+ * With `direct`, an object of the size it wants is written around the page cache (direct-write.ts).
  */
-export async function writeObjectFile(path: string, etag: string, chunks: readonly Uint8Array[], sync: boolean, files: FileSync = systemFileSync): Promise<void> {
+export async function writeObjectFile(path: string, etag: string, chunks: readonly Uint8Array[], sync: boolean, files: FileSync = systemFileSync, direct: DirectWrites | null = null): Promise<void> {
+  const all = [encodeHeader(etag), ...chunks];
+  if (direct?.wants(OBJECT_HEADER_BYTES + byteLengthOf(chunks))) {
+    try {
+      if (await direct.write(path, all, sync, files)) return;
+    } catch (error) {
+      await removeQuietly(path);
+      throw error;
+    }
+  }
   const handle = await open(path, 'wx');
   try {
-    await writeAllAt(handle, [encodeHeader(etag), ...chunks], 0);
+    await writeAllAt(handle, all, 0);
     if (sync) await files.sync(handle.fd);
   } catch (error) {
     await handle.close().catch(() => undefined);
@@ -126,6 +137,12 @@ export async function writeObjectFile(path: string, etag: string, chunks: readon
     throw error;
   }
   await handle.close();
+}
+
+function byteLengthOf(chunks: readonly Uint8Array[]): number {
+  let bytes = 0;
+  for (const chunk of chunks) bytes += chunk.length;
+  return bytes;
 }
 
 export async function removeQuietly(path: string): Promise<void> {

@@ -11,6 +11,7 @@ import { assembleUpload, partPath, uploadGone } from './file-multipart.ts';
 import { FileSequentialWrite, type FileSequentialWriteHost } from './file-sequential-write.ts';
 import { encodeHeader, etagAt, openObject, readExactly, OBJECT_HEADER_BYTES, removeQuietly, writeObjectFile } from './file-object.ts';
 import { errnoOf, storeErrorFromFs } from './fs-errors.ts';
+import { DirectWrites } from './direct-write.ts';
 import { decodeListToken, pageOf } from './list-token.ts';
 import {
   DELETE_BATCH_KEYS_MAX,
@@ -43,6 +44,8 @@ export interface FileStoreOptions {
   readonly lockTimeoutMs?: number;
   /** Where fsyncs go; node:fs unless a test records them to simulate a power loss. */
   readonly files?: FileSync;
+  /** Write larger puts around the page cache (O_DIRECT, direct-write.ts) where the filesystem allows (default true). */
+  readonly directWrites?: boolean;
 }
 
 /** The root's four namespaces; objects live only under OBJECTS_DIR, so nothing else is ever listed. */
@@ -83,6 +86,7 @@ export class FileStore implements ObjectStore {
   readonly #stats = new StatsRecorder();
   readonly #sync: boolean;
   readonly #files: FileSync;
+  readonly #direct: DirectWrites | null;
   readonly #partBytesMin: number;
   readonly #inFlight = new Set<Promise<unknown>>();
   #closed = false;
@@ -95,6 +99,7 @@ export class FileStore implements ObjectStore {
     this.#locks = new KeyLocks(join(root, LOCKS_DIR), options.lockTimeoutMs ?? LOCK_TIMEOUT_MS_DEFAULT);
     this.#sync = options.fsync ?? true;
     this.#files = options.files ?? systemFileSync;
+    this.#direct = options.directWrites === false ? null : new DirectWrites();
     this.#partBytesMin = options.multipartPartBytesMin ?? MULTIPART_PART_BYTES_MIN;
   }
 
@@ -122,7 +127,7 @@ export class FileStore implements ObjectStore {
     return this.#run('put', body.length, `put`, key, async () => {
       const etag = contentEtag(body);
       const temporary = this.#temporaryPath();
-      await writeObjectFile(temporary, etag, [body], this.#sync, this.#files);
+      await writeObjectFile(temporary, etag, [body], this.#sync, this.#files, this.#direct);
       let renamed = false;
       try {
         renamed = await this.#publish(key, temporary, options ?? {});

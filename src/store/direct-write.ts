@@ -1,0 +1,141 @@
+/**
+ * Object files written around the page cache (O_DIRECT), for the file store's larger puts.
+ *
+ * Why: a WAL object is written once, fsynced, read rarely (a follower, a takeover) and deleted
+ * after the tier has its bytes. Written through the page cache it costs the kernel a copy into
+ * page cache memory it must first find, which on the virtual machines measured here was most of
+ * the broker's CPU: the host backs guest memory lazily, so memory the guest has not touched lately
+ * is slow to touch (bench/README.md, issue 27 part three: 18 GB touched in 85 s; a 1 MiB put,
+ * create + write + fsync + rename, 300 at a time: 640-680 ms of system time buffered against
+ * 50-80 ms direct). Written direct, the device reads our buffer and the page cache stays out.
+ *
+ * O_DIRECT wants the buffer's address, the write's length and its file offset aligned to the
+ * device's logical block. The object (header and body) is copied into an aligned staging buffer
+ * (a memcpy into warm, reused memory), padded with zeros to a whole block, written in one write,
+ * and the file is cut back to the object's size before the fsync that makes it durable (the fsync
+ * is still needed: O_DIRECT alone promises nothing about the device's cache or the file's size).
+ *
+ * A filesystem that refuses O_DIRECT (EINVAL: tmpfs before Linux 6.6, some network filesystems)
+ * is remembered and written buffered.
+ */
+import { constants } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
+import { ptr } from 'bun:ffi';
+import { assert } from '../util/assert.ts';
+import type { FileSync } from '../util/file-sync.ts';
+import { errnoOf } from './fs-errors.ts';
+
+/** The alignment O_DIRECT needs of address, length and offset: the page size, a multiple of every logical block size Linux supports. */
+export const DIRECT_IO_ALIGNMENT = 4096;
+/** Linux's O_DIRECT flag (x86_64 and arm64); node:fs exports it as constants.O_DIRECT where the platform has it. */
+const O_DIRECT: number | undefined = (constants as { O_DIRECT?: number }).O_DIRECT;
+/**
+ * Objects from this size go direct. Smaller ones (control records, a quiet writer's WAL objects)
+ * stay buffered: their copy costs little, and they are read back soon (a scan reads every
+ * control record), which direct writes would send to the device.
+ */
+export const DIRECT_WRITE_BYTES_MIN = 64 * 1024;
+/** ...and up to this: a staging buffer per write in flight, kept for reuse. Larger objects go buffered. */
+export const DIRECT_WRITE_BYTES_MAX = 8 * 1024 * 1024;
+/** Staging buffers kept per size class once their write is done: warm memory for the next writes. */
+const STAGING_KEPT_PER_CLASS = 4;
+
+export function roundUpToAlignment(bytes: number): number {
+  return Math.ceil(bytes / DIRECT_IO_ALIGNMENT) * DIRECT_IO_ALIGNMENT;
+}
+
+/** Aligned staging buffers in power-of-two size classes, reused across writes. */
+class StagingPool {
+  readonly #free = new Map<number, Uint8Array[]>();
+
+  take(bytes: number): Uint8Array {
+    const size = classOf(bytes);
+    return this.#free.get(size)?.pop() ?? alignedBuffer(size);
+  }
+
+  giveBack(buffer: Uint8Array): void {
+    const list = this.#free.get(buffer.length) ?? [];
+    if (list.length < STAGING_KEPT_PER_CLASS) list.push(buffer);
+    this.#free.set(buffer.length, list);
+  }
+}
+
+function classOf(bytes: number): number {
+  return Math.max(DIRECT_IO_ALIGNMENT, 2 ** Math.ceil(Math.log2(bytes)));
+}
+
+/** `size` bytes starting at an aligned address (a view into a slightly larger buffer). */
+function alignedBuffer(size: number): Uint8Array {
+  const raw = new Uint8Array(size + DIRECT_IO_ALIGNMENT);
+  const offset = (DIRECT_IO_ALIGNMENT - (ptr(raw) % DIRECT_IO_ALIGNMENT)) % DIRECT_IO_ALIGNMENT;
+  return raw.subarray(offset, offset + size);
+}
+
+/** How a direct write creates its file: open(2) with the flags given (a test may refuse them). */
+export type OpenForDirectWrite = (path: string, flags: number, mode: number) => Promise<FileHandle>;
+
+/** One store's direct writes: whether its filesystem takes them, and its staging buffers. */
+export class DirectWrites {
+  #supported = O_DIRECT !== undefined;
+  readonly #staging = new StagingPool();
+  readonly #open: OpenForDirectWrite;
+
+  constructor(openFile: OpenForDirectWrite = open) {
+    this.#open = openFile;
+  }
+
+  /** Whether an object of `bytes` (header included) is written direct. */
+  wants(bytes: number): boolean {
+    return this.#supported && bytes >= DIRECT_WRITE_BYTES_MIN && bytes <= DIRECT_WRITE_BYTES_MAX;
+  }
+
+  /**
+   * Creates `path` (which must not exist) holding `chunks` back to back, written direct and cut to
+   * their size, fsynced if `sync`. False if the filesystem refuses O_DIRECT (nothing was created;
+   * the caller writes buffered, and so does every later write of this store).
+   */
+  async write(path: string, chunks: readonly Uint8Array[], sync: boolean, files: FileSync): Promise<boolean> {
+    let size = 0;
+    for (const chunk of chunks) size += chunk.length;
+    const handle = await this.#create(path);
+    if (handle === null) return false;
+    const staging = this.#staging.take(roundUpToAlignment(size));
+    try {
+      const padded = stage(staging, chunks, size);
+      let done = 0;
+      while (done < padded.length) {
+        const { bytesWritten } = await handle.write(padded, done, padded.length - done, done);
+        assert(bytesWritten > 0 && bytesWritten % DIRECT_IO_ALIGNMENT === 0, `a direct write moves whole blocks (${bytesWritten} bytes)`);
+        done += bytesWritten;
+      }
+      await handle.truncate(size);
+      if (sync) await files.sync(handle.fd);
+    } finally {
+      await handle.close();
+      this.#staging.giveBack(staging);
+    }
+    return true;
+  }
+
+  async #create(path: string) {
+    try {
+      return await this.#open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_DIRECT!, 0o644);
+    } catch (error) {
+      if (errnoOf(error) !== 'EINVAL') throw error;
+      this.#supported = false;
+      return null;
+    }
+  }
+}
+
+/** Copies `chunks` into `staging` and zeroes the rest of the last block; returns the block-aligned view to write. */
+function stage(staging: Uint8Array, chunks: readonly Uint8Array[], size: number): Uint8Array {
+  let at = 0;
+  for (const chunk of chunks) {
+    staging.set(chunk, at);
+    at += chunk.length;
+  }
+  const padded = staging.subarray(0, roundUpToAlignment(size));
+  padded.fill(0, size);
+  return padded;
+}
