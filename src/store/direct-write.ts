@@ -23,6 +23,7 @@ import { type FileHandle, open } from 'node:fs/promises';
 import { ptr } from 'bun:ffi';
 import { assert } from '../util/assert.ts';
 import type { FileSync } from '../util/file-sync.ts';
+import { writeFully } from './file-object.ts';
 import { errnoOf } from './fs-errors.ts';
 
 /** The alignment O_DIRECT needs of address, length and offset: the page size, a multiple of every logical block size Linux supports. */
@@ -45,7 +46,7 @@ export function roundUpToAlignment(bytes: number): number {
 }
 
 /** Aligned staging buffers in power-of-two size classes, reused across writes. */
-class StagingPool {
+export class StagingPool {
   readonly #free = new Map<number, Uint8Array[]>();
 
   take(bytes: number): Uint8Array {
@@ -117,14 +118,100 @@ export class DirectWrites {
     return true;
   }
 
+  /**
+   * A direct descriptor of `path` (created already, empty) for a sequential write whose first
+   * `leading` bytes the caller fills at the end; null if this store writes buffered.
+   */
+  async appender(path: string, leading: number): Promise<DirectAppender | null> {
+    if (!this.#supported) return null;
+    const handle = await this.#openDirect(path, 0);
+    if (handle === null) return null;
+    return new DirectAppender(handle, this.#staging, this.#staging.take(DIRECT_APPEND_STAGING_BYTES), leading);
+  }
+
   async #create(path: string) {
+    return this.#openDirect(path, constants.O_CREAT | constants.O_EXCL);
+  }
+
+  async #openDirect(path: string, creation: number) {
     try {
-      return await this.#open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_DIRECT!, 0o644);
+      return await this.#open(path, constants.O_WRONLY | creation | O_DIRECT!, 0o644);
     } catch (error) {
       if (errnoOf(error) !== 'EINVAL') throw error;
       this.#supported = false;
       return null;
     }
+  }
+}
+
+/** A sequential write's staging: appended bytes wait here until they fill whole blocks (1 MiB, a run's usual size). */
+export const DIRECT_APPEND_STAGING_BYTES = 1024 * 1024;
+
+/**
+ * A file written front to back around the page cache (the file store's sequential writes: the
+ * tier's segment pieces). Appended bytes are copied into an aligned staging buffer and go out by an
+ * O_DIRECT descriptor of the file in whole blocks; the rest of the last block waits, and at the end
+ * goes through the caller's buffered descriptor (`finishInto`), which also writes the header into
+ * block 0 (the kernel reads that block back: direct and buffered writes never overlap in time). The
+ * file's fsync, through the buffered descriptor, covers both.
+ */
+export class DirectAppender {
+  readonly #handle: FileHandle;
+  readonly #pool: StagingPool;
+  readonly #staging: Uint8Array;
+  /** Bytes of the file written so far by the direct descriptor: whole blocks. */
+  #flushed = 0;
+  /** Bytes waiting in the staging buffer, the file's from #flushed on. */
+  #staged = 0;
+
+  constructor(handle: FileHandle, pool: StagingPool, staging: Uint8Array, leading: number) {
+    this.#handle = handle;
+    this.#pool = pool;
+    this.#staging = staging;
+    this.#staging.fill(0, 0, leading); // room for the header the caller writes at the end
+    this.#staged = leading;
+  }
+
+  /** Appends `chunks` after everything before; resolves once every whole block of them is written. */
+  async append(chunks: readonly Uint8Array[]): Promise<void> {
+    for (const chunk of chunks) {
+      for (let from = 0; from < chunk.length; ) {
+        const take = Math.min(chunk.length - from, this.#staging.length - this.#staged);
+        this.#staging.set(chunk.subarray(from, from + take), this.#staged);
+        this.#staged += take;
+        from += take;
+        if (this.#staged === this.#staging.length) await this.#writeBlocks();
+      }
+    }
+    await this.#writeBlocks();
+  }
+
+  /** Writes the bytes still staged through `buffered` (the same file, opened without O_DIRECT), then closes the direct descriptor. */
+  async finishInto(buffered: FileHandle): Promise<void> {
+    await writeFully(buffered, this.#staging.subarray(0, this.#staged), this.#flushed);
+    this.#flushed += this.#staged;
+    this.#staged = 0;
+    await this.close();
+  }
+
+  /** Closes the direct descriptor and gives the staging back (idempotent). */
+  async close(): Promise<void> {
+    if (this.#staged < 0) return;
+    this.#staged = -1;
+    this.#pool.giveBack(this.#staging);
+    await this.#handle.close();
+  }
+
+  async #writeBlocks(): Promise<void> {
+    const whole = this.#staged - (this.#staged % DIRECT_IO_ALIGNMENT);
+    for (let done = 0; done < whole; ) {
+      const { bytesWritten } = await this.#handle.write(this.#staging, done, whole - done, this.#flushed + done);
+      assert(bytesWritten > 0 && bytesWritten % DIRECT_IO_ALIGNMENT === 0, `a direct write moves whole blocks (${bytesWritten} bytes)`);
+      done += bytesWritten;
+    }
+    this.#staging.copyWithin(0, whole, this.#staged);
+    this.#staged -= whole;
+    this.#flushed += whole;
   }
 }
 

@@ -1,5 +1,6 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import type { FileSync } from '../util/file-sync.ts';
+import type { DirectAppender, DirectWrites } from './direct-write.ts';
 import { StoreError } from './errors.ts';
 import { chainedEtag, contentEtag } from './etag.ts';
 import { encodeHeader, OBJECT_HEADER_BYTES, removeQuietly, writeAllAt, writeFully } from './file-object.ts';
@@ -14,6 +15,8 @@ export interface FileSequentialWriteHost {
   publish(temporary: string): Promise<boolean>;
   readonly sync: boolean;
   readonly files: FileSync;
+  /** Writes around the page cache where the filesystem allows (direct-write.ts); null: buffered. */
+  readonly direct: DirectWrites | null;
 }
 
 /**
@@ -22,6 +25,9 @@ export interface FileSequentialWriteHost {
  * fsyncs it and publishes it like a put. A multipart upload writes every byte twice here (its
  * part files, then their copy into the assembled file at completion, read back in between): the
  * tier streams each segment out this way, and a 32 MiB piece is written once instead.
+ *
+ * Where the store writes direct, the appended bytes go around the page cache in whole blocks
+ * (DirectAppender): a segment piece is read from the tier rarely, never soon after.
  *
  * The ETag is in S3's multipart form over the appended chunks (chainedEtag: XXH64 chained through
  * them, a dash, their count), computed as they come, in constant memory. A crash before `finish`
@@ -32,6 +38,7 @@ export class FileSequentialWrite implements SequentialWrite {
   readonly #host: FileSequentialWriteHost;
   readonly #temporary: string;
   readonly #handle: FileHandle;
+  readonly #appender: DirectAppender | null;
   /** XXH64 of the chunks so far, each seeded with the hash of those before (chainedEtag). */
   #hash = 0n;
   #chunkCount = 0;
@@ -39,16 +46,25 @@ export class FileSequentialWrite implements SequentialWrite {
   #appending = false;
   #state: 'open' | 'finishing' | 'done' = 'open';
 
-  private constructor(key: string, host: FileSequentialWriteHost, temporary: string, handle: FileHandle) {
+  private constructor(key: string, host: FileSequentialWriteHost, temporary: string, handle: FileHandle, appender: DirectAppender | null) {
     this.key = key;
     this.#host = host;
     this.#temporary = temporary;
     this.#handle = handle;
+    this.#appender = appender;
   }
 
   /** Creates the temporary file `temporary` (which must not exist) for `key`'s object. */
   static async create(key: string, host: FileSequentialWriteHost, temporary: string): Promise<FileSequentialWrite> {
-    return new FileSequentialWrite(key, host, temporary, await open(temporary, 'wx'));
+    const handle = await open(temporary, 'wx');
+    try {
+      const appender = host.direct === null ? null : await host.direct.appender(temporary, OBJECT_HEADER_BYTES);
+      return new FileSequentialWrite(key, host, temporary, handle, appender);
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      await removeQuietly(temporary);
+      throw error;
+    }
   }
 
   append(chunks: readonly Uint8Array[]): Promise<void> {
@@ -66,7 +82,7 @@ export class FileSequentialWrite implements SequentialWrite {
     this.#position += bytes;
     this.#chunkCount += written.length;
     return this.#host
-      .run('uploadPart', bytes, 'append to the sequential write of', () => writeAllAt(this.#handle, written, position))
+      .run('uploadPart', bytes, 'append to the sequential write of', () => (this.#appender === null ? writeAllAt(this.#handle, written, position) : this.#appender.append(written)))
       .catch(async (error: unknown) => {
         await this.abort(); // a short or failed write leaves a hole: the object can never be finished
         throw error;
@@ -84,6 +100,7 @@ export class FileSequentialWrite implements SequentialWrite {
     let renamed = false;
     try {
       return await this.#host.run('multipartComplete', 0, 'finish the sequential write of', async () => {
+        await this.#appender?.finishInto(this.#handle); // the rest of the last block, before the header's block is read back
         await writeFully(this.#handle, encodeHeader(etag), 0);
         if (this.#host.sync) await this.#host.files.sync(this.#handle.fd); // the bytes are durable before any name points at them
         await this.#handle.close();
@@ -92,6 +109,7 @@ export class FileSequentialWrite implements SequentialWrite {
       });
     } finally {
       this.#state = 'done';
+      await this.#appender?.close().catch(() => undefined);
       await this.#handle.close().catch(() => undefined);
       if (!renamed) await removeQuietly(this.#temporary);
     }
@@ -101,6 +119,7 @@ export class FileSequentialWrite implements SequentialWrite {
     if (this.#state !== 'open') return;
     this.#state = 'done';
     const discard = async (): Promise<void> => {
+      await this.#appender?.close().catch(() => undefined);
       await this.#handle.close().catch(() => undefined);
       await removeQuietly(this.#temporary);
     };

@@ -221,6 +221,7 @@ export class FileStore implements ObjectStore {
       publish: (temporary) => this.#publish(key, temporary, condition),
       sync: this.#sync,
       files: this.#files,
+      direct: this.#direct,
     };
     return this.#run('multipartCreate', 0, 'start a sequential write of', key, () => FileSequentialWrite.create(key, host, this.#temporaryPath()));
   }

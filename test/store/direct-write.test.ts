@@ -1,7 +1,9 @@
 import { describe, expect, test } from 'bun:test';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { DIRECT_IO_ALIGNMENT, DIRECT_WRITE_BYTES_MAX, DIRECT_WRITE_BYTES_MIN, DirectWrites } from '../../src/store/direct-write.ts';
+import { open } from 'node:fs/promises';
+import { DIRECT_APPEND_STAGING_BYTES, DIRECT_IO_ALIGNMENT, DIRECT_WRITE_BYTES_MAX, DIRECT_WRITE_BYTES_MIN, DirectWrites } from '../../src/store/direct-write.ts';
+import { SeededRandom } from '../../src/util/random.ts';
 import { FileStore } from '../../src/store/file.ts';
 import { OBJECT_HEADER_BYTES } from '../../src/store/file-object.ts';
 import { systemFileSync } from '../../src/util/file-sync.ts';
@@ -23,7 +25,7 @@ const BODY_SIZES = [
   DIRECT_WRITE_BYTES_MAX,
 ];
 
-describe('FileStore puts written around the page cache (O_DIRECT)', () => {
+describe('FileStore writes around the page cache (O_DIRECT)', () => {
   test('every size reads back byte for byte, whole and by range, with its ETag', async () => {
     const buffered = await FileStore.open(tempDir(), { directWrites: false });
     const direct = await FileStore.open(tempDir());
@@ -91,6 +93,38 @@ describe('FileStore puts written around the page cache (O_DIRECT)', () => {
     });
     await expect(failing.write(join(root, 'full'), [patternBytes(200_000)], true, systemFileSync)).rejects.toThrow('ENOSPC');
     expect(failing.wants(200_000)).toBe(true);
+  });
+
+  test('a sequential write appended in any chunking, across staging and block edges, is the bytes appended after its leading room', async () => {
+    const random = new SeededRandom(27);
+    for (const total of [0, 100, DIRECT_IO_ALIGNMENT - 64, DIRECT_IO_ALIGNMENT * 3 + 5, DIRECT_APPEND_STAGING_BYTES - 64, DIRECT_APPEND_STAGING_BYTES * 2 + 12_345]) {
+      const path = join(tempDir(), 'object');
+      const bytes = patternBytes(total, total + 1);
+      const buffered = await open(path, 'wx');
+      const opened: number[] = [];
+      const direct = new DirectWrites(async (file, flags, mode) => {
+        opened.push(flags);
+        return open(file, flags, mode);
+      });
+      const appender = (await direct.appender(path, OBJECT_HEADER_BYTES))!;
+      for (let at = 0; at < total; ) {
+        const run: Uint8Array[] = [];
+        for (let chunks = 1 + random.nextInt(4); chunks > 0 && at < total; chunks--) {
+          const length = Math.min(total - at, 1 + random.nextInt(300_000));
+          run.push(bytes.subarray(at, at + length));
+          at += length;
+        }
+        await appender.append(run);
+      }
+      await appender.finishInto(buffered);
+      await buffered.write(patternBytes(OBJECT_HEADER_BYTES, 5), 0, OBJECT_HEADER_BYTES, 0);
+      await buffered.close();
+      const file = new Uint8Array(await Bun.file(path).arrayBuffer());
+      expect(file.length).toBe(OBJECT_HEADER_BYTES + total);
+      expect(Buffer.from(file.subarray(0, OBJECT_HEADER_BYTES)).equals(Buffer.from(patternBytes(OBJECT_HEADER_BYTES, 5)))).toBe(true);
+      expect(Buffer.from(file.subarray(OBJECT_HEADER_BYTES)).equals(Buffer.from(bytes))).toBe(true);
+      expect(opened).toHaveLength(1); // the direct descriptor, opened once
+    }
   });
 
   test('the staging stays aligned to the block O_DIRECT needs', () => {
