@@ -38,8 +38,11 @@ const O_DIRECT: number | undefined = (constants as { O_DIRECT?: number }).O_DIRE
 export const DIRECT_WRITE_BYTES_MIN = 64 * 1024;
 /** ...and up to this: a staging buffer per write in flight, kept for reuse. Larger objects go buffered. */
 export const DIRECT_WRITE_BYTES_MAX = 8 * 1024 * 1024;
-/** Staging buffers kept per size class once their write is done: warm memory for the next writes. */
-const STAGING_KEPT_PER_CLASS = 4;
+/**
+ * Staging buffers kept per size class once their write is done: warm memory for the next writes.
+ * A writer's objects fall in one or two classes; while busy it holds one per upload in flight.
+ */
+const STAGING_KEPT_PER_CLASS = 2;
 
 export function roundUpToAlignment(bytes: number): number {
   return Math.ceil(bytes / DIRECT_IO_ALIGNMENT) * DIRECT_IO_ALIGNMENT;
