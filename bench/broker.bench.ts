@@ -42,7 +42,7 @@ import { maxOf, median, minOf, pairedRatios } from './lib/stats.ts';
 import { writeBenchResults } from './lib/results.ts';
 import { printTable } from './lib/table.ts';
 import { mib, processRss, RssSampler } from './lib/rss.ts';
-import { brokerProduceTerms } from './lib/rss-bounds.ts';
+import { brokerProduceTerms, fileStoreDirectTerm } from './lib/rss-bounds.ts';
 import { judgeRssPeak } from './lib/rss-report.ts';
 import { makeTempDir } from './lib/temp-dir.ts';
 import { formatBytes, formatNumber, formatSignificant, KIB_BYTES, mbPerSecond, perSecond } from './lib/units.ts';
@@ -631,6 +631,7 @@ function serverRssTargets(targets: readonly Target[], results: ReadonlyMap<strin
       const startRssBytes = minOf(rounds.map((round) => round.serverStartRssBytes!));
       const terms = brokerProduceTerms(KCAT_CONNECTIONS, KCAT_REQUEST_BYTES_MAX);
       if (target.storeCopiesInMemory > 0) terms.push({ name: 'memory store', bytes: target.storeCopiesInMemory * roundLogBytes });
+      else terms.push(fileStoreDirectTerm(KCAT_REQUEST_BYTES_MAX)); // the file store
       return [judgeRssPeak('broker', `${target.name} server`, peakBytes, startRssBytes, terms)];
     });
 }

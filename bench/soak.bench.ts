@@ -45,7 +45,7 @@ import { type MetricSample, scrapePrometheus } from './lib/prometheus-text.ts';
 import { findKcat } from './lib/rdkafka-tools.ts';
 import { writeBenchResults } from './lib/results.ts';
 import { mib, processRss, RssSampler, type RssWindow } from './lib/rss.ts';
-import { brokerProduceTerms, rssBound } from './lib/rss-bounds.ts';
+import { brokerProduceTerms, fileStoreDirectTerm, type RssTerm, rssBound } from './lib/rss-bounds.ts';
 import { judgeRssPeak } from './lib/rss-report.ts';
 import { MS_PER_MINUTE, rssPerWindow, rssSlopeMibPerMinute, type WindowRss, windowSlopeMibPerMinute } from './lib/rss-trend.ts';
 import { median } from './lib/stats.ts';
@@ -358,12 +358,17 @@ function printRun(settings: Settings, run: SoakRun, trend: Trend): void {
   );
 }
 
+/** The soak's broker runs on the file store: its produce terms and the store's direct writes. */
+function soakTerms(): RssTerm[] {
+  return [...brokerProduceTerms(KCAT_CONNECTIONS, KCAT_REQUEST_BYTES_MAX), fileStoreDirectTerm(KCAT_REQUEST_BYTES_MAX)];
+}
+
 function soakTargets(settings: Settings, run: SoakRun, trend: Trend): TargetResult[] {
   const steady = run.minutes.filter((row) => row.minute * MS_PER_MINUTE >= trend.fromMs || row.minute === run.minutes.length - 1);
   const slowestMbPerSecond = Math.min(...steady.map((row) => row.appendedMbPerSecond));
   return [
     ...(trend.floorSlope === null ? [] : [atMost('soak', `RSS floor slope after ${formatNumber(trend.fromMs / 1000)} s`, trend.floorSlope, SLOPE_GOAL_MIB_PER_MINUTE, ' MiB/min')]),
-    judgeRssPeak('soak', 'broker', run.window.peakBytes, run.startRssBytes, brokerProduceTerms(KCAT_CONNECTIONS, KCAT_REQUEST_BYTES_MAX)),
+    judgeRssPeak('soak', 'broker', run.window.peakBytes, run.startRssBytes, soakTerms()),
     atLeast('soak', 'appended, slowest minute after the warm-up', slowestMbPerSecond, APPENDED_FRACTION_MIN * settings.rateMbPerSecond, ' MB/s'),
   ];
 }
@@ -380,7 +385,7 @@ function report(settings: Settings, run: SoakRun): SoakResults {
     trendFromS: trend.fromMs / 1000,
     startRssMib: mib(run.startRssBytes),
     peakRssMib: mib(run.window.peakBytes),
-    boundRssMib: mib(rssBound(run.startRssBytes, brokerProduceTerms(KCAT_CONNECTIONS, KCAT_REQUEST_BYTES_MAX)).boundBytes),
+    boundRssMib: mib(rssBound(run.startRssBytes, soakTerms()).boundBytes),
     floorSlopeMibPerMinute: trend.floorSlope,
     floorSlopeStandardErrorMibPerMinute: trend.floorSlopeError,
     medianSlopeMibPerMinute: trend.medianSlope,

@@ -27,6 +27,7 @@
  */
 import { totalmem } from 'node:os';
 import { CONNECTION_REQUEST_BYTES_MAX, QUEUED_REQUEST_BYTES_MAX_DEFAULT } from '../../src/broker/connection.ts';
+import { DIRECT_APPEND_STAGING_BYTES, DIRECT_WRITE_BYTES_MAX, STAGING_KEPT_PER_CLASS } from '../../src/store/direct-write.ts';
 import { STREAMING_CONCURRENCY_DEFAULT, STREAMING_PART_BYTES_DEFAULT } from '../../src/store/streaming-upload.ts';
 import { TIER_UPLOADS_IN_FLIGHT } from '../../src/tier/tierer.ts';
 import { DEFAULT_LOG_CONFIG } from '../../src/log/config.ts';
@@ -116,6 +117,20 @@ export function walWriterTerm(largestFrameBytes: number, config = DEFAULT_WAL_WR
 /** The tierer's uploads: TIER_UPLOADS_IN_FLIGHT streaming uploads, each (concurrency + 1) parts. */
 export function tierUploadsTerm(): RssTerm {
   return { name: 'tier uploads', bytes: TIER_UPLOADS_IN_FLIGHT * (STREAMING_CONCURRENCY_DEFAULT + 1) * STREAMING_PART_BYTES_DEFAULT };
+}
+
+/**
+ * The file store's direct writes (src/store/direct-write.ts): a staging buffer per WAL put in
+ * flight, of the power-of-two class of the largest object (puts past DIRECT_WRITE_BYTES_MAX are
+ * buffered), and per tier upload in flight a sequential write's staging; the pool keeps
+ * STAGING_KEPT_PER_CLASS per class after, the classes up to the largest summing to less than twice it.
+ */
+export function fileStoreDirectTerm(largestFrameBytes: number, config = DEFAULT_WAL_WRITER_CONFIG): RssTerm {
+  const largestObjectBytes = Math.min(DIRECT_WRITE_BYTES_MAX, Math.min(config.multipartPartBytes, WAL_DEFERRED_GROWTH_FACTOR * config.uploadBytes) + largestFrameBytes);
+  const largestClassBytes = 2 ** Math.ceil(Math.log2(largestObjectBytes));
+  const inFlightBytes = config.maxInFlight * largestClassBytes + TIER_UPLOADS_IN_FLIGHT * DIRECT_APPEND_STAGING_BYTES;
+  const keptBytes = STAGING_KEPT_PER_CLASS * POOL_CLASSES_SUM_FACTOR * largestClassBytes;
+  return { name: 'direct writes', bytes: inFlightBytes + keptBytes };
 }
 
 /** The in-memory indexes of partition logs holding `logBytes` in all (LogConfig.indexIntervalBytes). */

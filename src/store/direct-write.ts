@@ -42,7 +42,7 @@ export const DIRECT_WRITE_BYTES_MAX = 8 * 1024 * 1024;
  * Staging buffers kept per size class once their write is done: warm memory for the next writes.
  * A writer's objects fall in one or two classes; while busy it holds one per upload in flight.
  */
-const STAGING_KEPT_PER_CLASS = 2;
+export const STAGING_KEPT_PER_CLASS = 2;
 
 export function roundUpToAlignment(bytes: number): number {
   return Math.ceil(bytes / DIRECT_IO_ALIGNMENT) * DIRECT_IO_ALIGNMENT;
