@@ -136,11 +136,20 @@ export class DirectWrites {
     return this.#openDirect(path, constants.O_CREAT | constants.O_EXCL);
   }
 
+  /**
+   * The direct descriptor, or null to write buffered: for good when the filesystem refuses
+   * O_DIRECT (EINVAL), for this write when the process is out of descriptors (EMFILE, ENFILE), so
+   * that a sequential write, which needs a second descriptor here, uses no more than it did
+   * buffered: a broker short of descriptors fails as it did before (KAFKA_STORAGE_ERROR per
+   * request), never for this optimization.
+   */
   async #openDirect(path: string, creation: number) {
     try {
       return await this.#open(path, constants.O_WRONLY | creation | O_DIRECT!, 0o644);
     } catch (error) {
-      if (errnoOf(error) !== 'EINVAL') throw error;
+      const code = errnoOf(error);
+      if (code === 'EMFILE' || code === 'ENFILE') return null;
+      if (code !== 'EINVAL') throw error;
       this.#supported = false;
       return null;
     }

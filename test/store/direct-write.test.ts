@@ -76,7 +76,7 @@ describe('FileStore writes around the page cache (O_DIRECT)', () => {
     expect(Bun.file(path).size).toBe(0);
   });
 
-  test('a filesystem that refuses O_DIRECT (EINVAL) is written through the page cache from then on; other errors are errors', async () => {
+  test('a filesystem that refuses O_DIRECT (EINVAL) is written through the page cache from then on; a write short of descriptors goes buffered once; other errors are errors', async () => {
     const root = tempDir();
     let opens = 0;
     const refusing = new DirectWrites(async () => {
@@ -88,6 +88,16 @@ describe('FileStore writes around the page cache (O_DIRECT)', () => {
     expect(readdirSync(root)).toEqual([]); // nothing created
     expect(refusing.wants(200_000)).toBe(false); // remembered: no second attempt
     expect(opens).toBe(1);
+    let short = true;
+    const outOfDescriptors = new DirectWrites(async (path, flags, mode) => {
+      if (short) throw Object.assign(new Error('EMFILE: too many open files, open'), { code: 'EMFILE' });
+      return open(path, flags, mode);
+    });
+    expect(await outOfDescriptors.write(join(root, 'short'), [patternBytes(200_000)], true, systemFileSync)).toBe(false); // this write goes buffered
+    expect(await outOfDescriptors.appender(join(root, 'short'), OBJECT_HEADER_BYTES)).toBeNull();
+    expect(outOfDescriptors.wants(200_000)).toBe(true); // and later ones direct again
+    short = false;
+    expect(await outOfDescriptors.write(join(root, 'later'), [patternBytes(200_000)], true, systemFileSync)).toBe(true);
     const failing = new DirectWrites(async () => {
       throw Object.assign(new Error('ENOSPC: no space left on device, open'), { code: 'ENOSPC' });
     });
