@@ -95,8 +95,8 @@ export class DirectWrites {
 
   /**
    * Creates `path` (which must not exist) holding `chunks` back to back, written direct and cut to
-   * their size, fsynced if `sync`. False if the filesystem refuses O_DIRECT (nothing was created;
-   * the caller writes buffered, and so does every later write of this store).
+   * their size, fsynced if `sync`. False if no direct descriptor could be had (#openDirect: nothing
+   * was created, and the caller writes this one buffered).
    */
   async write(path: string, chunks: readonly Uint8Array[], sync: boolean, files: FileSync): Promise<boolean> {
     let size = 0;
@@ -115,8 +115,8 @@ export class DirectWrites {
       await handle.truncate(size);
       if (sync) await files.sync(handle.fd);
     } finally {
+      this.#staging.giveBack(staging); // the writes have settled: no view of it is in use
       await handle.close();
-      this.#staging.giveBack(staging);
     }
     return true;
   }
