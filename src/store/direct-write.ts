@@ -19,7 +19,7 @@
  * is remembered and written buffered.
  */
 import { constants } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
+import { type FileHandle, open, rm } from 'node:fs/promises';
 import { ptr } from 'bun:ffi';
 import { assert } from '../util/assert.ts';
 import type { FileSync } from '../util/file-sync.ts';
@@ -151,6 +151,9 @@ export class DirectWrites {
       if (code === 'EMFILE' || code === 'ENFILE') return null;
       if (code !== 'EINVAL') throw error;
       this.#supported = false;
+      // Linux judges O_DIRECT after O_CREAT made the file: a create refused here may leave it, and
+      // the caller's buffered create of the same (unique, temporary) path must find none.
+      if ((creation & constants.O_CREAT) !== 0) await rm(path, { force: true });
       return null;
     }
   }
@@ -175,6 +178,9 @@ export class DirectAppender {
   #flushed = 0;
   /** Bytes waiting in the staging buffer, the file's from #flushed on. */
   #staged = 0;
+  /** The append under way: close waits for it, so the staging never goes back while a write still uses it. */
+  #appending: Promise<void> | null = null;
+  #closed = false;
 
   constructor(handle: FileHandle, pool: StagingPool, staging: Uint8Array, leading: number) {
     this.#handle = handle;
@@ -185,7 +191,16 @@ export class DirectAppender {
   }
 
   /** Appends `chunks` after everything before; resolves once every whole block of them is written. */
-  async append(chunks: readonly Uint8Array[]): Promise<void> {
+  append(chunks: readonly Uint8Array[]): Promise<void> {
+    assert(!this.#closed && this.#appending === null, 'a direct appender takes one append at a time, before it is closed');
+    const appending = this.#append(chunks).finally(() => {
+      this.#appending = null;
+    });
+    this.#appending = appending;
+    return appending;
+  }
+
+  async #append(chunks: readonly Uint8Array[]): Promise<void> {
     for (const chunk of chunks) {
       for (let from = 0; from < chunk.length; ) {
         const take = Math.min(chunk.length - from, this.#staging.length - this.#staged);
@@ -206,10 +221,16 @@ export class DirectAppender {
     await this.close();
   }
 
-  /** Closes the direct descriptor and gives the staging back (idempotent). */
+  /**
+   * Closes the direct descriptor and gives the staging back (idempotent). An abort may come while
+   * an append is under way (StreamingUpload aborts without waiting for it): the append is let to
+   * settle first, its writes to this descriptor and its copies within the staging done, so no
+   * other write can be handed the staging while this one still uses it.
+   */
   async close(): Promise<void> {
-    if (this.#staged < 0) return;
-    this.#staged = -1;
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#appending?.catch(() => undefined);
     this.#pool.giveBack(this.#staging);
     await this.#handle.close();
   }
