@@ -200,7 +200,7 @@ export const REGRESSIONS: Readonly<Record<Regression, RegressionDescription>> = 
     finding: 3,
     issue: 27,
     description:
-      'the WAL writer arms its idle close only when an upload lands, not on an append: frames handed to an idle writer wait out the upload interval before their PUT, so an acknowledgement that should be one PUT away is the interval plus one PUT ([W8])',
+      'the WAL writer arms its idle close only when an upload lands, not when an object opens: frames handed to an idle writer wait out the upload interval before their PUT, so an acknowledgement that should be one PUT away is the interval plus one PUT ([W8])',
   },
 };
 

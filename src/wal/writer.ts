@@ -286,7 +286,6 @@ export class WalWriter {
     this.#bufferedBytes += frame.data.length;
     if (open.builder.sizeBytes >= this.config.uploadBytes) this.#closeWhenSlotFree(open);
     if (this.#open === open && (open.streaming !== null || (open.builder.sizeBytes >= this.config.multipartPartBytes && this.#mayLand(open.sequence)))) this.#stream(open);
-    if (!regressed('idle-upload-not-armed')) this.#closeWhenIdle();
     return open.durability.promise;
   }
 
@@ -327,8 +326,8 @@ export class WalWriter {
   /**
    * [W8] Arms the close of the open object for the next turn (after pending I/O) if the writer is
    * idle: the frames of one request, and of any others read in the same turn, go up together, one
-   * PUT after they came. Armed when an object opens, on each append, and whenever the pump leaves
-   * nothing uploading.
+   * PUT after they came. Armed when an object opens and whenever the pump leaves nothing uploading:
+   * the only two moments an open object and an idle writer meet.
    */
   #closeWhenIdle(): void {
     const open = this.#open;
