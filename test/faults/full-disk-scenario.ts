@@ -9,7 +9,7 @@ import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { SeededRandom } from '../../src/util/random.ts';
 import { AckLedger, type AckedRecord, type LedgerVerdict } from '../support/ack-ledger.ts';
 import { BrokerProcess } from '../support/broker-process.ts';
-import { withDeadline } from './idempotent-restart-scenario.ts';
+import { withDeadline } from '../support/deadline.ts';
 
 /** The data directory's size: a few hundred records of a KiB fill it. */
 const DISK_BYTES = 2 * 1024 * 1024;

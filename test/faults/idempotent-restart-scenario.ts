@@ -10,6 +10,7 @@ import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { SeededRandom } from '../../src/util/random.ts';
 import { AckLedger, type AckedRecord, type LedgerVerdict } from '../support/ack-ledger.ts';
 import { BrokerProcess } from '../support/broker-process.ts';
+import { withDeadline } from '../support/deadline.ts';
 
 export interface IdempotentRestartOptions {
   readonly seed: number;
@@ -76,21 +77,26 @@ export async function runIdempotentRestart(options: IdempotentRestartOptions): P
     const wiped = wipedRestarts(random, options.restarts, options.wipes ?? 0);
     const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, retry: { initialRetryTime: 50, maxRetryTime: 500, retries: 1000 } });
     await producer.connect();
-    const pending: Promise<void>[] = [];
+    // One fault at a time: triggers may lie a few acks apart, and acks go on in a fault's delay,
+    // so a trigger due while the last restart is under way waits for it (two at once stopped a
+    // broker another was starting: "broker 1 is already running").
+    let faulting: Promise<void> = Promise.resolve();
     let sent = 0;
     while (ledger.size < options.records) {
       while (triggers.length > 0 && ledger.size >= triggers[0]!) {
+        await faulting;
         triggers.shift();
         const kind = stops[(firstKind + faults.length) % stops.length]!;
         const wipe = wiped.has(faults.length) ? data : null;
         faults.push(`${kind} after ${ledger.size} acks${wipe === null ? '' : ', data directory removed'}`);
-        pending.push(fault(broker, kind, random.nextInt(FAULT_DELAY_MS_MAX + 1), random.nextInt(DOWN_MS_MAX + 1), wipe, say));
+        faulting = fault(broker, kind, random.nextInt(FAULT_DELAY_MS_MAX + 1), random.nextInt(DOWN_MS_MAX + 1), wipe, say);
+        faulting.catch(() => {}); // awaited at the next trigger or the end: not an unhandled rejection meanwhile
       }
       const count = Math.min(1 + random.nextInt(RECORDS_PER_SEND_MAX), options.records - ledger.size);
       const values = Array.from({ length: count }, () => `seed-${options.seed}-record-${sent++}`);
       await sendAndRecord(producer, values, random.nextInt(options.partitions ?? 1), ledger);
     }
-    await Promise.all(pending);
+    await faulting;
     await producer.disconnect();
     const read = await readBack(kafka);
     return { verdict: ledger.verify(read), faults };
@@ -163,15 +169,4 @@ async function readBack(kafka: Kafka): Promise<AckedRecord[]> {
   });
   await consumer.disconnect();
   return read.filter((record) => record.offset < ends.get(record.partition)!);
-}
-
-/** `promise`, or a rejection naming `what` once `timeoutMs` passed. */
-export async function withDeadline<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not finish within ${timeoutMs} ms`)), timeoutMs)));
-  try {
-    return await Promise.race([promise, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
