@@ -46,6 +46,10 @@ test('a follower cut from the WAL store steps out of the replica set within leas
   const follow = () => started.filter((b) => b !== leader && b.context.engine.serves('t', 0));
   await until(() => follow().length === 2, 'two brokers to follow t/0');
   await leader.context.engine.produce('t', [{ value: 'before the cut' }], { acks: 'all' });
+  // Both followers in the leader's in-sync set before the cut: a follower that had not joined it
+  // yet would not hold acks=all back, and its cut would show nothing (a full run met that).
+  const inSync = (follower: Broker) => (leader.context.engine.inSyncReplicaEnd('t', 0, `broker-${follower.context.nodeId}`) ?? -1) >= 1;
+  await until(() => follow().length === 2 && follow().every(inSync), 'both followers in sync at the record before the cut');
   const cutOff = follow()[0]!;
   const spare = started.find((b) => b !== leader && !follow().includes(b))!;
 
