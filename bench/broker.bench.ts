@@ -13,7 +13,8 @@
  *                      an acknowledgement costs when it waits for one S3E1Z PUT;
  * - librdkafka mock:   bench/mock-cluster/mock-cluster.c, built here with `cc ... -lrdkafka`.
  * Per round and server, in an order that rotates every round: untimed kcat warm-up (creates the
- * topic, warms the broker's JIT), the ack-latency probes, then the timed kcat run.
+ * topic, warms the broker's JIT), the ack-latency probes, an untimed kcat run of the timed size
+ * (the broker's memory touched, as a broker's that has been up a while), then the timed kcat run.
  *
  * Throughput: `kcat -P -l file` of N x 1 KiB messages, acks=all, linger.ms=5, batch.size=1000000,
  * wall clock from spawn to exit; the partition's end offset is checked before and after.
@@ -228,6 +229,14 @@ async function runRound(
       }
       if (target.floorStore !== null) recordFloor(result.floor, FLOOR_SHAPE, await putLatenciesMs(target.floorStore, FLOOR_SHAPE.objectBytes, round));
     }
+    // An untimed run of the timed size after the probes (so they meet a broker as quiet as before):
+    // the process touches the memory such a run uses, as a broker that has been up a while has. On
+    // the virtual machines measured here the host backs guest memory lazily, and a fresh process's
+    // first hundreds of MB cost the broker up to twice the CPU per MB of the next (issue 27 part
+    // four, the same build, three rounds each: 200 MB after a 16 MB warm-up 100-121 MB per
+    // CPU-second, after a 300 MB one 136-189): the timed run measures the broker, not the first
+    // touch of its memory.
+    await kcatProduceFile(kcat, running.bootstrap, TOPIC, files.data, KCAT_PRODUCER_CONFIG);
     Bun.gc(true);
     const startOffset = await kcatEndOffset(kcat, running.bootstrap, TOPIC, PARTITION);
     const metricsBefore = running.metricsUrl === null ? null : await scrapePrometheus(running.metricsUrl);
@@ -532,7 +541,7 @@ function describeRun(settings: Settings, targets: readonly Target[], programs: R
       KCAT_PRODUCER_CONFIG,
     )
       .map(([name, value]) => `${name}=${value}`)
-      .join(' ')}; untimed warm-up run of ${formatNumber(settings.warmupMessageCount)} messages first`,
+      .join(' ')}; untimed warm-up run of ${formatNumber(settings.warmupMessageCount)} messages first, and an untimed run of the timed size after the latency probes`,
   );
   if (programs === null) {
     console.log('  ack latency: unavailable (the probe needs the same build as the mock)');
