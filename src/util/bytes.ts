@@ -4,7 +4,7 @@
  * methods and always return a plain Uint8Array.
  */
 export function copyBytes(bytes: Uint8Array, start = 0, end = bytes.length): Uint8Array {
-  const copy = new Uint8Array(end - start);
+  const copy = uninitializedBytes(end - start); // every byte is set below
   copy.set(bytes.subarray(start, end));
   return copy;
 }
