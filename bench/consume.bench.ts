@@ -19,6 +19,15 @@
  *           partitions (MOCK_MESSAGES_PER_PARTITION each, filled with one `kcat -P -p i` each) and
  *           kcat reads them all (`-t T`, no -p). The mock adds whole message sets while under a
  *           limit, so its responses may run past the 1 MiB a Kafka broker (and Ferry) stops at.
+ * kcat -C is the bound of that table, not the broker (it parses and prints every record: the mock
+ * reaches about the same share of the raw read). So beside each of Ferry's consumes the bench also
+ * times what the broker's fetch path does with a client that costs next to nothing:
+ * - fetch-drain: bench/mock-cluster/fetch-drain.c, one Fetch in flight on one connection, each for
+ *           the offset after the last batch of the one before, max.partition.fetch.bytes 1 MiB (as
+ *           kcat's), reading each response into one reused buffer and looking only at batch headers;
+ * - socket floor: the same program streaming the partition's .log files through a loopback socket
+ *           to a reader, read(2) of 1 MiB then write(2): the copies a broker without sendfile makes
+ *           (Bun's sockets have none), with no request round trips: no broker's fetch beats it here.
  * Each timed run's messages and value bytes are checked against what was written. A round's
  * figure per target is the median of its consumes; the tables show medians over rounds.
  *
@@ -57,6 +66,10 @@ const WARMUP_MESSAGES = 4000;
 const CONSUME_CONFIG: ClientConfig = { 'fetch.wait.max.ms': '10' };
 /** The mock keeps 5 MiB per partition; this many 1 KiB messages (~3.6 MB with overhead) stay well inside. */
 const MOCK_MESSAGES_PER_PARTITION = 3500;
+/** Issue 27's consume target: a fetch at least this share of the raw read (and, here, of the socket floor). */
+const FETCH_OVER_BASELINE_GOAL = 0.8;
+/** fetch-drain's max.partition.fetch.bytes: librdkafka's default, which kcat -C runs with. */
+const FETCH_PARTITION_MAX_BYTES = MIB_BYTES;
 /** Server CPU is shown per GB (10^9 B) of values read. */
 const BYTES_PER_GB = 1e9;
 /** The raw read's read size: a fetch's partition limit (max.partition.fetch.bytes). */
@@ -72,13 +85,14 @@ bun bench/consume.bench.ts [--quick] [--cpu-prof DIR]
 
 kcat -C reading a partition of 1 KiB messages from its start: against the Ferry broker, beside a
 raw read of the same segment files (readSync, 1 MiB reads into one reused buffer, in this process)
-and beside librdkafka's mock cluster. The page cache is WARM for both Ferry and the raw read: the
+and beside librdkafka's mock cluster; then Ferry read by fetch-drain (a C Fetch loop that looks only at
+batch headers: kcat is the bound of the first table) beside the same bytes through a loopback socket. The page cache is WARM for both Ferry and the raw read: the
 broker wrote the segment a moment before and nothing evicts it. Fresh servers each round, order
 rotating; ${CONSUMES_PER_ROUND} timed consumes per server per round; kcat with ${Object.entries(CONSUME_CONFIG)
   .map(([name, value]) => `${name}=${value}`)
   .join(' ')}.
 Needs kcat, a C compiler and librdkafka-dev (apt-get install -y kcat gcc librdkafka-dev); without
-the latter two the mock peer is skipped.
+the latter two the mock peer and fetch-drain are skipped.
   --quick          ${QUICK_DATA_BYTES / 1e6} MB per round, ${QUICK_ROUND_COUNT} rounds (a smoke run; full: ${DATA_BYTES / 1e6} MB, ${ROUND_COUNT} rounds)
   --cpu-prof DIR   write a CPU profile of every Ferry broker (bun --cpu-prof, .cpuprofile + .md) into DIR
   --help           this text`;
@@ -98,7 +112,7 @@ interface Sample {
   readonly clientCpuMs: number | null;
 }
 
-type RowName = 'ferry' | 'raw read' | 'librdkafka mock';
+type RowName = 'ferry' | 'raw read' | 'librdkafka mock' | 'ferry, fetch-drain' | 'socket floor';
 
 interface Server {
   readonly name: 'ferry' | 'librdkafka mock';
@@ -114,6 +128,14 @@ interface MessageFiles {
   /** The mock's partitions: a file per distinct message count, and the count of each partition in order. */
   readonly mockFiles: ReadonlyMap<number, string>;
   readonly mockCounts: readonly number[];
+}
+
+/** What a round needs besides the servers: kcat, the message files, the raw read's buffer, fetch-drain (null without a C compiler). */
+interface Tools {
+  readonly kcat: string;
+  readonly files: MessageFiles;
+  readonly buffer: Uint8Array;
+  readonly fetchDrain: string | null;
 }
 
 function parseArgs(argv: readonly string[]): Settings {
@@ -237,16 +259,57 @@ async function timedConsume(server: Server, running: RunningTarget, kcat: string
   return { elapsedMs: run.elapsedMs, serverCpuMs: serverCpuBefore === null || serverCpuAfter === null ? null : serverCpuAfter - serverCpuBefore, clientCpuMs: run.cpuMs };
 }
 
+/** `fetch-drain OUTPUT_KIND key=value ...` as numbers; fails on anything else. */
+function drainOutput(program: Bun.SyncSubprocess<'pipe', 'pipe'>, kind: string): Map<string, number> {
+  const line = program.stdout.toString().trim();
+  if (program.exitCode !== 0 || !line.startsWith(`${kind} `)) throw new Error(`fetch-drain ${kind} failed (exit ${program.exitCode}): ${program.stderr.toString().trim() || line}`);
+  return new Map(
+    line
+      .split(' ')
+      .slice(1)
+      .map((pair) => [pair.split('=')[0]!, Number(pair.split('=')[1])]),
+  );
+}
+
+/** fetch-drain's Fetch loop over the whole partition; the elapsed time is its own (from connect to the last response). */
+function timedFetchDrain(fetchDrain: string, running: RunningTarget, settings: Settings): Sample {
+  const [host, port] = running.bootstrap.split(':') as [string, string];
+  const serverCpuBefore = running.cpuMs();
+  const program = Bun.spawnSync([fetchDrain, 'fetch', host, port, TOPIC, String(PARTITION), '0', String(settings.messageCount), String(FETCH_PARTITION_MAX_BYTES)], { stdout: 'pipe', stderr: 'pipe' });
+  const serverCpuAfter = running.cpuMs();
+  const output = drainOutput(program, 'fetch');
+  if (output.get('records') !== settings.messageCount) throw new Error(`fetch-drain read ${output.get('records')} records, ${settings.messageCount} were written`);
+  const usage = program.resourceUsage;
+  return {
+    elapsedMs: output.get('ns')! / 1e6,
+    serverCpuMs: serverCpuBefore === null || serverCpuAfter === null ? null : serverCpuAfter - serverCpuBefore,
+    clientCpuMs: usage === undefined ? null : Number(usage.cpuTime.total) / 1000,
+  };
+}
+
+/** The segment files through a loopback socket (fetch-drain floor); its CPU is both ends' (the reader is its child). */
+function timedSocketFloor(fetchDrain: string, segments: readonly string[], segmentBytes: number): Sample {
+  const program = Bun.spawnSync([fetchDrain, 'floor', ...segments], { stdout: 'pipe', stderr: 'pipe' });
+  const output = drainOutput(program, 'floor');
+  if (output.get('bytes') !== segmentBytes) throw new Error(`socket floor: ${output.get('bytes')} bytes streamed, the segment files hold ${segmentBytes}`);
+  const usage = program.resourceUsage;
+  return { elapsedMs: output.get('ns')! / 1e6, serverCpuMs: usage === undefined ? null : Number(usage.cpuTime.total) / 1000, clientCpuMs: null };
+}
+
 interface ServerRound {
   readonly consumes: Sample[];
   /** Ferry only: the raw reads beside its consumes, and the bytes of its segment files. */
   readonly raws: Sample[];
+  /** Ferry only, with fetch-drain built: its Fetch loops and socket floors beside the consumes. */
+  readonly drains: Sample[];
+  readonly floors: Sample[];
   readonly segmentBytes: number | null;
   readonly settled: boolean;
 }
 
 /** One server's part of a round: start, fill, settle, warm up, then the timed consumes (and, beside Ferry's, raw reads). */
-async function runServer(server: Server, round: number, kcat: string, settings: Settings, files: MessageFiles, buffer: Uint8Array): Promise<ServerRound> {
+async function runServer(server: Server, round: number, settings: Settings, tools: Tools): Promise<ServerRound> {
+  const { kcat, files, buffer, fetchDrain } = tools;
   const running = await server.start(round);
   try {
     await server.fill(running, kcat, files);
@@ -257,14 +320,20 @@ async function runServer(server: Server, round: number, kcat: string, settings: 
     const segmentBytes = segments === null ? null : segments.reduce((sum, file) => sum + statSync(file).size, 0);
     const consumes: Sample[] = [];
     const raws: Sample[] = [];
+    const drains: Sample[] = [];
+    const floors: Sample[] = [];
     for (let index = 0; index < CONSUMES_PER_ROUND; index++) {
       Bun.gc(true);
       const rawFirst = (round + index) % 2 === 1;
       if (segments !== null && rawFirst) raws.push(timedRawRead(segments, buffer, segmentBytes!));
       consumes.push(await timedConsume(server, running, kcat, settings));
       if (segments !== null && !rawFirst) raws.push(timedRawRead(segments, buffer, segmentBytes!));
+      if (segments === null || fetchDrain === null) continue;
+      if (rawFirst) floors.push(timedSocketFloor(fetchDrain, segments, segmentBytes!));
+      drains.push(timedFetchDrain(fetchDrain, running, settings));
+      if (!rawFirst) floors.push(timedSocketFloor(fetchDrain, segments, segmentBytes!));
     }
-    return { consumes, raws, segmentBytes, settled };
+    return { consumes, raws, drains, floors, segmentBytes, settled };
   } finally {
     await running.stop();
   }
@@ -317,6 +386,36 @@ const THROUGHPUT_COLUMNS = [
 ] as const;
 
 const ROW_NAMES: readonly RowName[] = ['ferry', 'raw read', 'librdkafka mock'];
+const FETCH_PATH_ROW_NAMES: readonly RowName[] = ['ferry, fetch-drain', 'socket floor', 'raw read'];
+const FETCH_PATH_COLUMNS = [
+  { title: 'target', align: 'left' },
+  { title: 'MB/s' },
+  { title: '(range)' },
+  { title: 'drain/this' },
+  { title: '(range)' },
+  { title: 'server CPU' },
+  { title: 'server ms/GB' },
+  { title: 'client CPU' },
+] as const;
+
+/** Ferry read by fetch-drain beside the socket floor and the raw read, paired per round. */
+function fetchPathRows(rows: ReadonlyMap<RowName, RowRounds>): string[][] {
+  const drain = rows.get('ferry, fetch-drain')!.mbPerSecond;
+  return FETCH_PATH_ROW_NAMES.map((name) => {
+    const row = rows.get(name)!;
+    const ratios = name === 'ferry, fetch-drain' ? null : pairedRatios(drain, row.mbPerSecond);
+    return [
+      name,
+      formatNumber(median(row.mbPerSecond), 1),
+      range(row.mbPerSecond, (value) => formatNumber(value, 1)),
+      ratios === null ? '-' : formatSignificant(median(ratios)),
+      ratios === null ? '-' : range(ratios, formatSignificant),
+      percent(row.serverCpuFraction),
+      medianOrDash(row.serverMsPerGb, (value) => formatNumber(value)),
+      percent(row.clientCpuFraction),
+    ];
+  });
+}
 
 function throughputRows(rows: ReadonlyMap<RowName, RowRounds>): string[][] {
   const ferry = rows.get('ferry')!.mbPerSecond;
@@ -366,8 +465,7 @@ async function main(): Promise<void> {
     : `peer unavailable: ${build.reason}`;
   const servers = serversOf(settings, build.ok ? build.programs.mockCluster : null);
   describeRun(settings, servers, peerNote);
-  const files = writeMessageFiles(settings);
-  const buffer = Buffer.allocUnsafeSlow(RAW_READ_BYTES);
+  const tools: Tools = { kcat, files: writeMessageFiles(settings), buffer: Buffer.allocUnsafeSlow(RAW_READ_BYTES), fetchDrain: build.ok ? build.programs.fetchDrain : null };
   const valueBytes = settings.messageCount * VALUE_BYTES;
 
   const rows = new Map<RowName, RowRounds>();
@@ -386,13 +484,16 @@ async function main(): Promise<void> {
   for (let round = 0; round < settings.roundCount; round++) {
     for (let index = 0; index < servers.length; index++) {
       const server = servers[(round + index) % servers.length]!;
-      const result = await runServer(server, round, kcat, settings, files, buffer);
+      const result = await runServer(server, round, settings, tools);
       addRound(server.name, result.consumes);
       if (result.raws.length > 0) addRound('raw read', result.raws);
+      if (result.drains.length > 0) addRound('ferry, fetch-drain', result.drains);
+      if (result.floors.length > 0) addRound('socket floor', result.floors);
       if (result.segmentBytes !== null) segmentBytes = result.segmentBytes;
       if (!result.settled) unsettledRounds++;
-      const raw = result.raws.length === 0 ? '' : `, raw read ${formatNumber(rows.get('raw read')!.mbPerSecond.at(-1)!, 1)} MB/s`;
-      console.error(`  round ${round + 1}: ${server.name} ${formatNumber(rows.get(server.name)!.mbPerSecond.at(-1)!, 1)} MB/s${raw} (${formatNumber((performance.now() - startMs) / 1000, 1)} s)`);
+      const last = (name: RowName, label: string) => (rows.has(name) && result.raws.length > 0 ? `, ${label} ${formatNumber(rows.get(name)!.mbPerSecond.at(-1)!, 1)} MB/s` : '');
+      const besides = `${last('raw read', 'raw read')}${result.drains.length > 0 ? `${last('ferry, fetch-drain', 'fetch-drain')}${last('socket floor', 'socket floor')}` : ''}`;
+      console.error(`  round ${round + 1}: ${server.name} ${formatNumber(rows.get(server.name)!.mbPerSecond.at(-1)!, 1)} MB/s${besides} (${formatNumber((performance.now() - startMs) / 1000, 1)} s)`);
     }
   }
 
@@ -412,7 +513,17 @@ async function main(): Promise<void> {
   }
   if (!build.ok) console.log(`\npeer unavailable: ${build.reason}`);
   const ferryOverRaw = median(pairedRatios(rows.get('ferry')!.mbPerSecond, rows.get('raw read')!.mbPerSecond));
-  const targets = [atLeast('consume', 'kcat -C fetch vs raw read of the segment', ferryOverRaw, 0.8, 'x')];
+  const targets = [atLeast('consume', 'kcat -C fetch vs raw read of the segment', ferryOverRaw, FETCH_OVER_BASELINE_GOAL, 'x')];
+  if (rows.has('ferry, fetch-drain')) {
+    printTable(
+      `Ferry's fetch path without kcat's cost: fetch-drain (C, one Fetch in flight, max.partition.fetch.bytes ${formatBytes(FETCH_PARTITION_MAX_BYTES)}, batch headers only) beside the same segment bytes through a loopback socket (read+write, no round trips) and the raw read (same units; drain/this paired per round; the floor's and fetch-drain's client CPU include process start)`,
+      FETCH_PATH_COLUMNS,
+      fetchPathRows(rows),
+    );
+    const drain = rows.get('ferry, fetch-drain')!.mbPerSecond;
+    targets.push(atLeast('consume', 'fetch-drain fetch vs raw read of the segment', median(pairedRatios(drain, rows.get('raw read')!.mbPerSecond)), FETCH_OVER_BASELINE_GOAL, 'x'));
+    targets.push(atLeast('consume', 'fetch-drain fetch vs the loopback socket floor', median(pairedRatios(drain, rows.get('socket floor')!.mbPerSecond)), FETCH_OVER_BASELINE_GOAL, 'x'));
+  }
   printTargets('Targets (issue 27)', targets);
   writeBenchResults('consume', { ...consumeResults(rows, segmentBytes, build.ok ? null : build.reason), targets });
 }

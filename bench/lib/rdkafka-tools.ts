@@ -9,13 +9,15 @@ import { join, resolve } from 'node:path';
 import { makeTempDir } from './temp-dir.ts';
 
 const SOURCE_DIRECTORY = resolve(import.meta.dir, '..', 'mock-cluster');
-const PROGRAMS = ['mock-cluster', 'ack-latency'] as const;
+const PROGRAMS = ['mock-cluster', 'ack-latency', 'fetch-drain'] as const;
 const CFLAGS = ['-O2', '-Wall', '-Wextra', '-pthread'];
 const LIBRARIES = ['-lrdkafka'];
 
 export interface RdkafkaPrograms {
   readonly mockCluster: string;
   readonly ackLatency: string;
+  /** Needs no librdkafka: a Fetch loop that looks only at batch headers, and a loopback socket floor (fetch-drain.c). */
+  readonly fetchDrain: string;
   readonly librdkafkaVersion: string;
 }
 
@@ -23,7 +25,7 @@ export type BuildResult = { readonly ok: true; readonly programs: RdkafkaProgram
 
 const INSTALL_HINT = 'install the C toolchain and librdkafka headers: apt-get install -y gcc librdkafka-dev';
 
-/** Compiles mock-cluster.c and ack-latency.c; on any failure says why and how to fix it. */
+/** Compiles mock-cluster.c, ack-latency.c and fetch-drain.c; on any failure says why and how to fix it. */
 export function buildRdkafkaPrograms(): BuildResult {
   const compiler = process.env.CC ?? 'cc';
   if (Bun.which(compiler) === null) return { ok: false, reason: `no C compiler '${compiler}' on PATH (${INSTALL_HINT})` };
@@ -39,7 +41,10 @@ export function buildRdkafkaPrograms(): BuildResult {
     }
     paths[name] = output;
   }
-  return { ok: true, programs: { mockCluster: paths['mock-cluster']!, ackLatency: paths['ack-latency']!, librdkafkaVersion: librdkafkaVersion(compiler, directory) } };
+  return {
+    ok: true,
+    programs: { mockCluster: paths['mock-cluster']!, ackLatency: paths['ack-latency']!, fetchDrain: paths['fetch-drain']!, librdkafkaVersion: librdkafkaVersion(compiler, directory) },
+  };
 }
 
 /** The linked librdkafka's version string, from a two-line program (for the run header). */
