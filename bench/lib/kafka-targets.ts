@@ -40,6 +40,8 @@ export interface FerryBrokerOptions {
    * its default (file:<data>/objects), as `npm start` does.
    */
   readonly walStore?: (dataDirectory: string) => string;
+  /** The broker's --tier-store, given its data directory (a file: one is created: --create-store); absent: the broker's default. */
+  readonly tierStore?: (dataDirectory: string) => string;
   /** Write a CPU profile of the broker into this directory when it stops (bun --cpu-prof). */
   readonly cpuProfileDirectory?: string | undefined;
   readonly cpuProfileName?: string;
@@ -76,6 +78,7 @@ export async function startFerryBroker(options: FerryBrokerOptions = {}): Promis
     'broker',
     ...listen,
     ...(options.walStore === undefined ? [] : ['--wal-store', options.walStore(data)]),
+    ...(options.tierStore === undefined ? [] : ['--tier-store', options.tierStore(data), '--create-store']),
     '--metrics',
     '127.0.0.1:0',
     ...(options.extraArguments ?? []),
