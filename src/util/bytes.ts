@@ -4,8 +4,9 @@
  * methods and always return a plain Uint8Array.
  */
 export function copyBytes(bytes: Uint8Array, start = 0, end = bytes.length): Uint8Array {
-  const copy = uninitializedBytes(end - start); // every byte is set below
-  copy.set(bytes.subarray(start, end));
+  const source = bytes.subarray(start, end); // clamped to the bytes there are
+  const copy = uninitializedBytes(source.length); // every byte is set below
+  copy.set(source);
   return copy;
 }
 
