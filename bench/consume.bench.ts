@@ -27,7 +27,9 @@
  *           kcat's), reading each response into one reused buffer and looking only at batch headers;
  * - socket floor: the same program streaming the partition's .log files through a loopback socket
  *           to a reader, read(2) of 1 MiB then write(2): the copies a broker without sendfile makes
- *           (Bun's sockets have none), with no request round trips: no broker's fetch beats it here.
+ *           (Bun's sockets have none), with no request round trips: no broker serving from the page
+ *           cache without sendfile beats it here. fetch-drain's record count and batch bytes are
+ *           checked against what was written and the segment files; the floor's byte count too.
  * Each timed run's messages and value bytes are checked against what was written. A round's
  * figure per target is the median of its consumes; the tables show medians over rounds.
  *
@@ -66,6 +68,8 @@ const WARMUP_MESSAGES = 4000;
 const CONSUME_CONFIG: ClientConfig = { 'fetch.wait.max.ms': '10' };
 /** The mock keeps 5 MiB per partition; this many 1 KiB messages (~3.6 MB with overhead) stay well inside. */
 const MOCK_MESSAGES_PER_PARTITION = 3500;
+/** fetch-drain's runs take a fraction of a second; one that has not ended after this is killed and fails the bench. */
+const DRAIN_TIMEOUT_MS = 120_000;
 /** Issue 27's consume target: a fetch at least this share of the raw read (and, here, of the socket floor). */
 const FETCH_OVER_BASELINE_GOAL = 0.8;
 /** fetch-drain's max.partition.fetch.bytes: librdkafka's default, which kcat -C runs with. */
@@ -262,7 +266,8 @@ async function timedConsume(server: Server, running: RunningTarget, kcat: string
 /** `fetch-drain OUTPUT_KIND key=value ...` as numbers; fails on anything else. */
 function drainOutput(program: Bun.SyncSubprocess<'pipe', 'pipe'>, kind: string): Map<string, number> {
   const line = program.stdout.toString().trim();
-  if (program.exitCode !== 0 || !line.startsWith(`${kind} `)) throw new Error(`fetch-drain ${kind} failed (exit ${program.exitCode}): ${program.stderr.toString().trim() || line}`);
+  if (program.exitCode !== 0 || !line.startsWith(`${kind} `))
+    throw new Error(`fetch-drain ${kind} failed (exit ${program.exitCode ?? program.signalCode}): ${program.stderr.toString().trim() || line}`);
   return new Map(
     line
       .split(' ')
@@ -271,14 +276,23 @@ function drainOutput(program: Bun.SyncSubprocess<'pipe', 'pipe'>, kind: string):
   );
 }
 
-/** fetch-drain's Fetch loop over the whole partition; the elapsed time is its own (from connect to the last response). */
-function timedFetchDrain(fetchDrain: string, running: RunningTarget, settings: Settings): Sample {
+/**
+ * fetch-drain's Fetch loop over the whole partition; the elapsed time is its own (from its first
+ * request to its last response). Every record must come back, in batches whose bytes are exactly
+ * the partition's segment files.
+ */
+function timedFetchDrain(fetchDrain: string, running: RunningTarget, settings: Settings, segmentBytes: number): Sample {
   const [host, port] = running.bootstrap.split(':') as [string, string];
   const serverCpuBefore = running.cpuMs();
-  const program = Bun.spawnSync([fetchDrain, 'fetch', host, port, TOPIC, String(PARTITION), '0', String(settings.messageCount), String(FETCH_PARTITION_MAX_BYTES)], { stdout: 'pipe', stderr: 'pipe' });
+  const program = Bun.spawnSync([fetchDrain, 'fetch', host, port, TOPIC, String(PARTITION), '0', String(settings.messageCount), String(FETCH_PARTITION_MAX_BYTES)], {
+    stdout: 'pipe',
+    stderr: 'pipe',
+    timeout: DRAIN_TIMEOUT_MS,
+  });
   const serverCpuAfter = running.cpuMs();
   const output = drainOutput(program, 'fetch');
   if (output.get('records') !== settings.messageCount) throw new Error(`fetch-drain read ${output.get('records')} records, ${settings.messageCount} were written`);
+  if (output.get('record_bytes') !== segmentBytes) throw new Error(`fetch-drain read ${output.get('record_bytes')} B of batches, the segment files hold ${segmentBytes} B`);
   const usage = program.resourceUsage;
   return {
     elapsedMs: output.get('ns')! / 1e6,
@@ -289,7 +303,7 @@ function timedFetchDrain(fetchDrain: string, running: RunningTarget, settings: S
 
 /** The segment files through a loopback socket (fetch-drain floor); its CPU is both ends' (the reader is its child). */
 function timedSocketFloor(fetchDrain: string, segments: readonly string[], segmentBytes: number): Sample {
-  const program = Bun.spawnSync([fetchDrain, 'floor', ...segments], { stdout: 'pipe', stderr: 'pipe' });
+  const program = Bun.spawnSync([fetchDrain, 'floor', ...segments], { stdout: 'pipe', stderr: 'pipe', timeout: DRAIN_TIMEOUT_MS });
   const output = drainOutput(program, 'floor');
   if (output.get('bytes') !== segmentBytes) throw new Error(`socket floor: ${output.get('bytes')} bytes streamed, the segment files hold ${segmentBytes}`);
   const usage = program.resourceUsage;
@@ -330,7 +344,7 @@ async function runServer(server: Server, round: number, settings: Settings, tool
       if (segments !== null && !rawFirst) raws.push(timedRawRead(segments, buffer, segmentBytes!));
       if (segments === null || fetchDrain === null) continue;
       if (rawFirst) floors.push(timedSocketFloor(fetchDrain, segments, segmentBytes!));
-      drains.push(timedFetchDrain(fetchDrain, running, settings));
+      drains.push(timedFetchDrain(fetchDrain, running, settings, segmentBytes!));
       if (!rawFirst) floors.push(timedSocketFloor(fetchDrain, segments, segmentBytes!));
     }
     return { consumes, raws, drains, floors, segmentBytes, settled };

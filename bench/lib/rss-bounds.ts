@@ -133,6 +133,14 @@ export function fileStoreDirectTerm(largestFrameBytes: number, config = DEFAULT_
   return { name: 'direct writes', bytes: inFlightBytes + keptBytes };
 }
 
+/**
+ * The file store's direct writes when it holds the tier only (a memory:// WAL beside it): the
+ * tier uploads' sequential-write staging, in flight and kept by the pool afterwards.
+ */
+export function fileStoreTierTerm(): RssTerm {
+  return { name: 'direct writes (tier)', bytes: (TIER_UPLOADS_IN_FLIGHT + STAGING_KEPT_PER_CLASS) * DIRECT_APPEND_STAGING_BYTES };
+}
+
 /** The in-memory indexes of partition logs holding `logBytes` in all (LogConfig.indexIntervalBytes). */
 export function logIndexesTerm(logBytes: number, indexIntervalBytes = DEFAULT_LOG_CONFIG.indexIntervalBytes): RssTerm {
   return { name: 'log indexes', bytes: (logBytes / indexIntervalBytes) * INDEX_BYTES_PER_ENTRY };

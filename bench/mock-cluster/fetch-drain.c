@@ -39,6 +39,8 @@
 #define FETCH_MAX_WAIT_MS 10
 #define FETCH_MAX_BYTES (50 * 1024 * 1024)
 #define FLOOR_CHUNK_BYTES (1024 * 1024)
+/* Fetches in a row that return nothing below the high watermark before giving up (100 x the max wait: 1 s). */
+#define FETCH_STALLS_MAX 100
 /* v2 batch header: baseOffset 0, batchLength 8, lastOffsetDelta 23, recordsCount 57; 61 bytes. */
 #define LOG_OVERHEAD_BYTES 12
 #define LAST_OFFSET_DELTA_AT 23
@@ -129,6 +131,7 @@ static int drain_fetches(int argc, char **argv) {
   uint8_t *response = malloc(capacity);
   if (response == NULL) die("malloc");
   uint64_t records = 0, batches = 0, record_bytes = 0, responses = 0;
+  int stalls = 0;
   uint64_t start = now_ns();
   for (int32_t correlation = 1; offset < end; correlation++) {
     write_fully(fd, request, fetch_request(request, correlation, topic, partition, offset, partition_max_bytes));
@@ -140,33 +143,53 @@ static int drain_fetches(int argc, char **argv) {
     responses++;
     if (get32(response) != correlation) { errno = EPROTO; die("a response out of order"); }
     /* correlation, throttle, [topic count, topic], [partition count, partition, error, hw, lso, aborted] */
+    const uint8_t *response_end = response + size;
+#define NEED(p, n) do { if ((size_t)(response_end - (p)) < (size_t)(n)) { errno = EPROTO; die("a response shorter than its fields"); } } while (0)
     const uint8_t *at = response + 8;
+    NEED(at, 6);
     if (get32(at) != 1) { errno = EPROTO; die("a response without exactly one topic"); }
     at += 4;
+    if (get16(at) < 0) { errno = EPROTO; die("a null topic name"); }
     at += 2 + get16(at);
+    NEED(at, 8 + 2 + 8 + 8 + 4);
     if (get32(at) != 1) { errno = EPROTO; die("a response without exactly one partition"); }
     at += 8;
     int16_t error = get16(at);
     if (error != 0) { fprintf(stderr, "fetch-drain: Kafka error code %d at offset %lld\n", error, (long long)offset); return 1; }
+    int64_t high_watermark = get64(at + 2);
     at += 2 + 8 + 8;
     int32_t aborted = get32(at);
-    at += 4 + (aborted > 0 ? (size_t)aborted * 16 : 0);
+    at += 4;
+    if (aborted > 0) { NEED(at, (size_t)aborted * 16); at += (size_t)aborted * 16; }
+    NEED(at, 4);
     int32_t records_length = get32(at);
     at += 4;
+    if (records_length > 0) NEED(at, records_length);
     const uint8_t *records_end = at + (records_length > 0 ? records_length : 0);
-    if (records_end > response + size) { errno = EPROTO; die("records running past the response"); }
+    int64_t before = offset;
     while (at + BATCH_HEADER_BYTES <= records_end) {
-      size_t batch_bytes = LOG_OVERHEAD_BYTES + (size_t)get32(at + 8);
-      if (at + batch_bytes > records_end) break; /* a partial batch at the end: fetched again next time */
+      int32_t batch_length = get32(at + 8);
+      if (batch_length < BATCH_HEADER_BYTES - LOG_OVERHEAD_BYTES) { errno = EPROTO; die("a batch shorter than its header"); }
+      size_t batch_bytes = LOG_OVERHEAD_BYTES + (size_t)batch_length;
+      if (batch_bytes > (size_t)(records_end - at)) break; /* a partial batch at the end: fetched again next time */
+      if (at[16] != 2) { errno = EPROTO; die("a batch that is not magic v2"); }
       int64_t base = get64(at);
       int64_t next = base + get32(at + LAST_OFFSET_DELTA_AT) + 1;
       if (next > offset) {
-        records += (uint64_t)get32(at + RECORDS_COUNT_AT);
+        int32_t count = get32(at + RECORDS_COUNT_AT);
+        /* from inside a batch (START_OFFSET): only the records from the offset asked for (offsets are dense here) */
+        records += (uint64_t)(base < offset && count == next - base ? next - offset : count);
         batches++;
         record_bytes += batch_bytes;
         offset = next;
       }
       at += batch_bytes;
+    }
+    if (offset == before) {
+      if (offset >= high_watermark) { fprintf(stderr, "fetch-drain: the partition ends at %lld, before END_OFFSET %lld\n", (long long)high_watermark, (long long)end); return 1; }
+      if (++stalls > FETCH_STALLS_MAX) { fprintf(stderr, "fetch-drain: no records at offset %lld (high watermark %lld) in %d fetches\n", (long long)offset, (long long)high_watermark, stalls); return 1; }
+    } else {
+      stalls = 0;
     }
   }
   printf("fetch records=%llu batches=%llu record_bytes=%llu responses=%llu ns=%llu\n", (unsigned long long)records, (unsigned long long)batches,
