@@ -449,12 +449,13 @@ function wholeBody(object: StoredObject): Uint8Array {
   return object.chunks.length === 1 ? object.chunks[0]! : concatBytes(object.chunks);
 }
 
-/** A new buffer with bytes [start, end) of the chunks laid end to end. */
+/** A new buffer with bytes [start, end) of the chunks laid end to end; the range lies within them (resolveRange). */
 function copyRange(chunks: readonly Uint8Array[], start: number, end: number): Uint8Array {
   if (chunks.length === 1) return copyBytes(chunks[0]!, start, end);
   const out = uninitializedBytes(end - start); // every byte is set below
   let chunkStart = 0;
   for (const chunk of chunks) {
+    if (chunkStart >= end) break;
     const chunkEnd = chunkStart + chunk.length;
     const from = Math.max(start, chunkStart);
     const to = Math.min(end, chunkEnd);
