@@ -309,6 +309,12 @@ interface Trend {
   readonly floorSlopeError: number | null;
   readonly medianSlope: number | null;
   readonly sampleSlope: number | null;
+  /**
+   * The floor's slope over the run's second half, and its first and last window: under npm start's
+   * MIMALLOC_PURGE_DELAY=-1 RSS is the allocator's high-water mark, which climbs in steps while
+   * the load meets new peaks and then levels. Printed beside the target, not judged.
+   */
+  readonly secondHalf: { readonly fromMs: number; readonly slope: number | null; readonly firstBytes: number; readonly lastBytes: number } | null;
 }
 
 function trendOf(run: SoakRun): Trend {
@@ -320,6 +326,8 @@ function trendOf(run: SoakRun): Trend {
   const windows = rssPerWindow(samples, windowMs).filter((window) => window.fromMs >= fromMs && window.fromMs + windowMs <= runMs);
   const after = samples.filter((sample) => sample.atMs >= fromMs).map((sample) => sample.bytes);
   const floor = windowSlopeMibPerMinute(windows, fromMs, (window) => window.minBytes);
+  const halfMs = Math.max(fromMs, runMs / 2);
+  const late = windows.filter((window) => window.fromMs >= halfMs);
   return {
     fromMs,
     windowMs,
@@ -331,6 +339,8 @@ function trendOf(run: SoakRun): Trend {
     floorSlopeError: floor.standardError,
     medianSlope: windowSlopeMibPerMinute(windows, fromMs, (window) => window.medianBytes).slope,
     sampleSlope: rssSlopeMibPerMinute(samples, fromMs),
+    secondHalf:
+      late.length < 2 ? null : { fromMs: halfMs, slope: windowSlopeMibPerMinute(late, halfMs, (window) => window.minBytes).slope, firstBytes: late[0]!.minBytes, lastBytes: late.at(-1)!.minBytes },
   };
 }
 
@@ -349,6 +359,12 @@ function printRun(settings: Settings, run: SoakRun, trend: Trend): void {
   console.log(
     `Slopes after ${formatNumber(trend.fromMs / 1000)} s, least squares, MiB/min: the floor (each ${formatNumber(trend.windowMs / 1000)} s window's minimum: RSS after a collection) ${slopeText(trend.floorSlope)} (standard error ${slopeText(trend.floorSlopeError)}); each window's median ${slopeText(trend.medianSlope)}; every sample ${slopeText(trend.sampleSlope)}`,
   );
+  const late = trend.secondHalf;
+  if (late !== null) {
+    console.log(
+      `Second half (from ${formatNumber(late.fromMs / 1000)} s): floor slope ${slopeText(late.slope)} MiB/min, floor ${formatNumber(mib(late.firstBytes))} -> ${formatNumber(mib(late.lastBytes))} MiB (not judged: where the allocator's high-water mark has levelled, with npm start's MIMALLOC_PURGE_DELAY=-1, or not)`,
+    );
+  }
   const messagesPerSecond = (settings.rateMbPerSecond * BYTES_PER_MB) / VALUE_BYTES;
   console.log(
     `Producer: ${formatNumber(run.end.messages)} messages, ${formatNumber((run.end.messages * VALUE_BYTES) / BYTES_PER_MB / (run.end.feedMs / 1000), 1)} MB/s offered over ${formatNumber(run.end.feedMs / 1000, 1)} s (goal ${settings.rateMbPerSecond}); the feed was at most ${formatNumber(run.end.behindMaxMessages / messagesPerSecond, 2)} s behind its schedule; the last acknowledgements took ${formatNumber(run.end.drainMs / 1000, 2)} s after it stopped; kcat CPU ${formatNumber((100 * run.end.kcatCpuMs) / run.end.feedMs)}%`,
