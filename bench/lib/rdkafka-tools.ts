@@ -1,5 +1,5 @@
 /**
- * The librdkafka programs of bench/mock-cluster/, compiled with the system C compiler into a
+ * The C programs of bench/mock-cluster/ (all but fetch-drain against librdkafka), compiled with the system C compiler into a
  * temp directory at the start of a run (a second or so), and the kcat command-line client.
  * Nothing is built into the repository; Debian's librdkafka-dev provides the headers (including
  * rdkafka_mock.h) and the library, kcat is its own package.
