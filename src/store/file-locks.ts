@@ -35,8 +35,10 @@ export class KeyLocks {
     let release!: () => void;
     this.#tails[stripe] = new Promise<void>((resolve) => (release = resolve));
     await previous;
-    const fd = this.#fdOf(stripe);
+    // Everything after the wait is inside the try: a lock file that cannot be opened (EMFILE at
+    // the descriptor limit) fails this write and still releases the stripe to the next writer.
     try {
+      const fd = this.#fdOf(stripe);
       if (!(await lockExclusive(fd, this.#timeoutMs)))
         throw new StoreError('Timeout', `file store: the write lock of ${showKey(key)} stayed taken for ${this.#timeoutMs} ms (another process is stuck holding it)`, { key });
       try {
