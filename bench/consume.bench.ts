@@ -412,41 +412,26 @@ const FETCH_PATH_COLUMNS = [
   { title: 'client CPU' },
 ] as const;
 
-/** Ferry read by fetch-drain beside the socket floor and the raw read, paired per round. */
-function fetchPathRows(rows: ReadonlyMap<RowName, RowRounds>): string[][] {
-  const drain = rows.get('ferry, fetch-drain')!.mbPerSecond;
-  return FETCH_PATH_ROW_NAMES.map((name) => {
-    const row = rows.get(name)!;
-    const ratios = name === 'ferry, fetch-drain' ? null : pairedRatios(drain, row.mbPerSecond);
-    return [
-      name,
-      formatNumber(median(row.mbPerSecond), 1),
-      range(row.mbPerSecond, (value) => formatNumber(value, 1)),
-      ratios === null ? '-' : formatSignificant(median(ratios)),
-      ratios === null ? '-' : range(ratios, formatSignificant),
-      percent(row.serverCpuFraction),
-      medianOrDash(row.serverMsPerGb, (value) => formatNumber(value)),
-      percent(row.clientCpuFraction),
-    ];
-  });
-}
-
-function throughputRows(rows: ReadonlyMap<RowName, RowRounds>): string[][] {
-  const ferry = rows.get('ferry')!.mbPerSecond;
-  return ROW_NAMES.filter((name) => rows.has(name)).map((name) => {
-    const row = rows.get(name)!;
-    const ratios = name === 'ferry' ? null : pairedRatios(ferry, row.mbPerSecond);
-    return [
-      name,
-      formatNumber(median(row.mbPerSecond), 1),
-      range(row.mbPerSecond, (value) => formatNumber(value, 1)),
-      ratios === null ? '-' : formatSignificant(median(ratios)),
-      ratios === null ? '-' : range(ratios, formatSignificant),
-      percent(row.serverCpuFraction),
-      medianOrDash(row.serverMsPerGb, (value) => formatNumber(value)),
-      percent(row.clientCpuFraction),
-    ];
-  });
+/** The rows of `names` that ran, each beside `reference` (the first of them): MB/s, reference/this paired per round, CPU. */
+function ratioRows(rows: ReadonlyMap<RowName, RowRounds>, names: readonly RowName[]): string[][] {
+  const reference = names[0]!;
+  const referenceRates = rows.get(reference)!.mbPerSecond;
+  return names
+    .filter((name) => rows.has(name))
+    .map((name) => {
+      const row = rows.get(name)!;
+      const ratios = name === reference ? null : pairedRatios(referenceRates, row.mbPerSecond);
+      return [
+        name,
+        formatNumber(median(row.mbPerSecond), 1),
+        range(row.mbPerSecond, (value) => formatNumber(value, 1)),
+        ratios === null ? '-' : formatSignificant(median(ratios)),
+        ratios === null ? '-' : range(ratios, formatSignificant),
+        percent(row.serverCpuFraction),
+        medianOrDash(row.serverMsPerGb, (value) => formatNumber(value)),
+        percent(row.clientCpuFraction),
+      ];
+    });
 }
 
 function describeRun(settings: Settings, servers: readonly Server[], peerNote: string): void {
@@ -514,7 +499,7 @@ async function main(): Promise<void> {
   printTable(
     `kcat -C from the start of a partition, ${formatBytes(VALUE_BYTES)} messages (medians over rounds of each round's median; MB = 10^6 value bytes; ferry/this = paired per round; CPU = process CPU time / wall time during the timed read, the raw read's is this process's; server ms/GB = that CPU per GB of values)`,
     THROUGHPUT_COLUMNS,
-    throughputRows(rows),
+    ratioRows(rows, ROW_NAMES),
   );
   console.log(
     `Ferry's segment files: ${formatNumber(segmentBytes)} B for ${formatNumber(valueBytes)} B of values (${formatNumber((100 * (segmentBytes - valueBytes)) / valueBytes, 1)}% batch and record overhead)`,
@@ -532,7 +517,7 @@ async function main(): Promise<void> {
     printTable(
       `Ferry's fetch path without kcat's cost: fetch-drain (C, one Fetch in flight, max.partition.fetch.bytes ${formatBytes(FETCH_PARTITION_MAX_BYTES)}, batch headers only) beside the same segment bytes through a loopback socket (read+write, no round trips) and the raw read (same units; drain/this paired per round; the floor's and fetch-drain's client CPU include process start)`,
       FETCH_PATH_COLUMNS,
-      fetchPathRows(rows),
+      ratioRows(rows, FETCH_PATH_ROW_NAMES),
     );
     const drain = rows.get('ferry, fetch-drain')!.mbPerSecond;
     targets.push(atLeast('consume', 'fetch-drain fetch vs raw read of the segment', median(pairedRatios(drain, rows.get('raw read')!.mbPerSecond)), FETCH_OVER_BASELINE_GOAL, 'x'));
