@@ -27,6 +27,12 @@ const REQUEST_TIMEOUT_MS = 5000;
 /** A bound on each step, so a wedged step fails naming itself (with the broker's last words) rather than the whole test's timeout. */
 const STEP_MS = 45_000;
 /**
+ * The stop's bound: a broker still short of descriptors may wait out the engine's 30 s for WAL
+ * uploads (CLOSE_WAL_FLUSH_WAIT_MS, src/engine/wal-writer-lifecycle.ts) before it closes its logs.
+ * A stop that never ends (a file store lock stripe wedged by EMFILE did that) still fails here.
+ */
+const STOP_MS = 75_000;
+/**
  * What a request may meet at the limit, all retriable in Kafka: the log or the WAL object could
  * not be written (KAFKA_STORAGE_ERROR), the partition's control record or log could not be read or
  * its lease renewed (LEADER_NOT_AVAILABLE; NOT_LEADER_OR_FOLLOWER, which kafkajs calls
@@ -58,7 +64,8 @@ function errorTypes(error: unknown): string[] {
 test('out of file descriptors: requests fail with retriable errors, the broker lives on and exits 0 on SIGTERM', async () => {
   const broker = new BrokerProcess({ nodeId: 1, data: tempDir(), fdLimit: FD_LIMIT, args: ['--no-auto-create'] });
   brokers.push(broker);
-  const step = <T>(promise: Promise<T>, what: string) => withDeadline(promise, STEP_MS, what, () => `; the broker's last lines:\n${broker.output().split('\n').slice(-20).join('\n')}`);
+  const step = <T>(promise: Promise<T>, what: string, timeoutMs = STEP_MS) =>
+    withDeadline(promise, timeoutMs, what, () => `; the broker's last lines:\n${broker.output().split('\n').slice(-20).join('\n')}`);
   await broker.start();
   const kafka = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING, requestTimeout: REQUEST_TIMEOUT_MS, retry: { retries: 1, initialRetryTime: 50 } });
   const admin = kafka.admin();
@@ -102,6 +109,6 @@ test('out of file descriptors: requests fail with retriable errors, the broker l
   await step(producer.disconnect(), 'the producer disconnect');
   await step(admin.disconnect(), 'the admin disconnect');
 
-  expect(await step(broker.terminate(), 'the broker stopping on SIGTERM')).toBe(0);
+  expect(await step(broker.terminate(), 'the broker stopping on SIGTERM', STOP_MS)).toBe(0);
   expect(broker.output()).not.toMatch(/^\s+at /m); // no stack trace
 });
