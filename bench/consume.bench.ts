@@ -388,29 +388,25 @@ const range = (values: readonly number[], format: (value: number) => string): st
 const medianOrDash = (values: readonly (number | null)[], format: (value: number) => string): string => (values.some((value) => value === null) ? '-' : format(median(values as number[])));
 const percent = (fractions: readonly (number | null)[]): string => medianOrDash(fractions, (value) => `${formatNumber(100 * value)}%`);
 
-const THROUGHPUT_COLUMNS = [
-  { title: 'target', align: 'left' },
-  { title: 'MB/s' },
-  { title: '(range)' },
-  { title: 'ferry/this' },
-  { title: '(range)' },
-  { title: 'server CPU' },
-  { title: 'server ms/GB' },
-  { title: 'kcat CPU' },
-] as const;
+/** A ratio table's columns: each row beside the first, `over` naming that ratio, `client` the client's CPU. */
+function ratioColumns(over: string, client: string) {
+  return [
+    { title: 'target', align: 'left' },
+    { title: 'MB/s' },
+    { title: '(range)' },
+    { title: over },
+    { title: '(range)' },
+    { title: 'server CPU' },
+    { title: 'server ms/GB' },
+    { title: client },
+  ] as const;
+}
+
+const THROUGHPUT_COLUMNS = ratioColumns('ferry/this', 'kcat CPU');
 
 const ROW_NAMES: readonly RowName[] = ['ferry', 'raw read', 'librdkafka mock'];
 const FETCH_PATH_ROW_NAMES: readonly RowName[] = ['ferry, fetch-drain', 'socket floor', 'raw read'];
-const FETCH_PATH_COLUMNS = [
-  { title: 'target', align: 'left' },
-  { title: 'MB/s' },
-  { title: '(range)' },
-  { title: 'drain/this' },
-  { title: '(range)' },
-  { title: 'server CPU' },
-  { title: 'server ms/GB' },
-  { title: 'client CPU' },
-] as const;
+const FETCH_PATH_COLUMNS = ratioColumns('drain/this', 'client CPU');
 
 /** The rows of `names` that ran, each beside `reference` (the first of them): MB/s, reference/this paired per round, CPU. */
 function ratioRows(rows: ReadonlyMap<RowName, RowRounds>, names: readonly RowName[]): string[][] {

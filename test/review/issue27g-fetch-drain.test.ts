@@ -189,6 +189,24 @@ function broker(script: (request: FetchRequest, n: number) => Answer) {
   return b;
 }
 
+/** A broker that answers every Fetch with 10 records whose response bytes `corrupt` then changes. */
+function corruptingBroker(corrupt: (response: Buffer, request: FetchRequest) => void): { port: number } {
+  const raw = Bun.listen({
+    hostname: '127.0.0.1',
+    port: 0,
+    socket: {
+      data(socket, data) {
+        const request = parseFetch(Buffer.from(data));
+        const response = fetchResponse(request.correlation, request.topic, request.partition, { highWatermark: 10, records: batch(0, 10) });
+        corrupt(response, request);
+        socket.write(response);
+      },
+    },
+  });
+  brokers.push({ stop: () => raw.stop(true) });
+  return { port: raw.port };
+}
+
 describe('fetch-drain against a scripted broker', () => {
   test('reads whole batches across partial trailing ones, null and non-empty aborted_transactions', async () => {
     const batches = [batch(0, 10), batch(10, 5), batch(15, 20), batch(35, 1)];
@@ -213,19 +231,8 @@ describe('fetch-drain against a scripted broker', () => {
   });
 
   test('records longer than the response end it with status 1', async () => {
-    const raw = Bun.listen({
-      hostname: '127.0.0.1',
-      port: 0,
-      socket: {
-        data(socket, data) {
-          const request = parseFetch(Buffer.from(data));
-          const response = fetchResponse(request.correlation, request.topic, request.partition, { highWatermark: 10, records: batch(0, 10) });
-          response.writeInt32BE(response.readInt32BE(0) - 8, 0); // the size claims less than the records length says
-          socket.write(response);
-        },
-      },
-    });
-    brokers.push({ stop: () => raw.stop(true) });
+    // the size claims less than the records length says
+    const raw = corruptingBroker((response) => response.writeInt32BE(response.readInt32BE(0) - 8, 0));
     const result = await drain(raw.port, 0, 10);
     expect(result.timedOut).toBe(false);
     expect(result.exitCode).toBe(1);
@@ -274,20 +281,7 @@ describe('fetch-drain reads only inside the response', () => {
   // against the response's size, so this reads 32 GiB past the buffer (a crash by signal, not the
   // "exit 1 with a line on stderr" its header promises).
   test('FINDING (hardening): an aborted_transactions count past the response is an error with status 1', async () => {
-    const raw = Bun.listen({
-      hostname: '127.0.0.1',
-      port: 0,
-      socket: {
-        data(socket, data) {
-          const request = parseFetch(Buffer.from(data));
-          const response = fetchResponse(request.correlation, request.topic, request.partition, { highWatermark: 10, records: batch(0, 10) });
-          const abortedAt = 4 + 8 + 4 + 2 + request.topic.length + 4 + 4 + 2 + 8 + 8;
-          response.writeInt32BE(0x7fffffff, abortedAt);
-          socket.write(response);
-        },
-      },
-    });
-    brokers.push({ stop: () => raw.stop(true) });
+    const raw = corruptingBroker((response, request) => response.writeInt32BE(0x7fffffff, 4 + 8 + 4 + 2 + request.topic.length + 4 + 4 + 2 + 8 + 8));
     const result = await drain(raw.port, 0, 10);
     expect({ timedOut: result.timedOut, exitCode: result.exitCode }).toEqual({ timedOut: false, exitCode: 1 });
   });
