@@ -339,8 +339,11 @@ function trendOf(run: SoakRun): Trend {
     floorSlopeError: floor.standardError,
     medianSlope: windowSlopeMibPerMinute(windows, fromMs, (window) => window.medianBytes).slope,
     sampleSlope: rssSlopeMibPerMinute(samples, fromMs),
+    // Only when it differs from the trend above (a run of at least two warm-ups), from its first whole window.
     secondHalf:
-      late.length < 2 ? null : { fromMs: halfMs, slope: windowSlopeMibPerMinute(late, halfMs, (window) => window.minBytes).slope, firstBytes: late[0]!.minBytes, lastBytes: late.at(-1)!.minBytes },
+      late.length < 2 || halfMs <= fromMs
+        ? null
+        : { fromMs: late[0]!.fromMs, slope: windowSlopeMibPerMinute(late, halfMs, (window) => window.minBytes).slope, firstBytes: late[0]!.minBytes, lastBytes: late.at(-1)!.minBytes },
   };
 }
 

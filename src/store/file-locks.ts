@@ -62,7 +62,14 @@ export class KeyLocks {
   #fdOf(stripe: number): number {
     let fd = this.#fds[stripe];
     if (fd === undefined) {
-      fd = openSync(join(this.#directory, String(stripe).padStart(3, '0')), 'a');
+      const path = join(this.#directory, String(stripe).padStart(3, '0'));
+      try {
+        fd = openSync(path, 'a');
+      } catch (error) {
+        // Whatever kept the lock file from opening (EMFILE, the directory gone), the write could
+        // not take its lock: that is the store being unavailable, never the key not being found.
+        throw new StoreError('Unavailable', `file store: the write lock file ${path} could not be opened: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      }
       this.#fds[stripe] = fd;
     }
     return fd;
