@@ -130,14 +130,25 @@ export type ProcessState = 'running' | 'paused' | 'dead';
  * network delivery of a process passes through its gate: a paused process holds them until
  * resumed (then runs the overdue ones in order), a dead one drops them, so code of a killed
  * broker never runs again however many of its promises were pending.
+ *
+ * A gate given the scheduler works off a resumed backlog as a process does after SIGCONT: one
+ * callback per turn of its event loop, each a scheduler event of its own, so the microtasks it
+ * queued run before the next callback (as Bun and Node drain them between macrotasks) and the
+ * harness observes the process between them (replica-ends.ts: a log end that one callback moves
+ * and a later one discards is seen). What arrives while the backlog lasts queues behind it.
+ * Without the scheduler the backlog runs in one go.
  */
 export class ProcessGate {
   readonly name: string;
   #state: ProcessState = 'running';
   readonly #held: (() => void)[] = [];
+  readonly #scheduler: SimScheduler | null;
+  /** A turn that runs the backlog's next callback is scheduled. */
+  #draining = false;
 
-  constructor(name: string) {
+  constructor(name: string, scheduler: SimScheduler | null = null) {
     this.name = name;
+    this.#scheduler = scheduler;
   }
 
   get state(): ProcessState {
@@ -149,8 +160,8 @@ export class ProcessGate {
   }
 
   deliver(callback: () => void): void {
-    if (this.#state === 'running') callback();
-    else if (this.#state === 'paused') this.#held.push(callback);
+    if (this.#state === 'running' && this.#held.length === 0) callback();
+    else if (this.#state !== 'dead') this.#held.push(callback);
   }
 
   /** Wraps a promise of work done elsewhere (a store, another process) so it settles through this gate. */
@@ -171,7 +182,27 @@ export class ProcessGate {
   resume(): void {
     assert(this.#state === 'paused', `only a paused process resumes (${this.name} is ${this.#state})`);
     this.#state = 'running';
-    for (const callback of this.#held.splice(0)) callback();
+    if (this.#scheduler === null) {
+      for (const callback of this.#held.splice(0)) callback();
+      return;
+    }
+    if (!this.#draining) this.#drainNext(this.#scheduler);
+  }
+
+  /** Runs the backlog's next callback in a turn of its own, then schedules the one after (paused again or killed: stops). */
+  #drainNext(scheduler: SimScheduler): void {
+    if (this.#held.length === 0) return;
+    this.#draining = true;
+    scheduler.schedule(0, () => {
+      this.#draining = false;
+      if (this.#state !== 'running') return; // paused again (its resume drains on) or killed (the backlog is gone)
+      const callback = this.#held.shift()!;
+      try {
+        callback();
+      } finally {
+        this.#drainNext(scheduler);
+      }
+    });
   }
 
   kill(): void {

@@ -108,7 +108,7 @@ export abstract class SimProcessHost {
       return;
     }
     if (this.#gate?.alive === true) return;
-    const gate = new ProcessGate(`${this.host}#${++this.#incarnation}`);
+    const gate = new ProcessGate(`${this.host}#${++this.#incarnation}`, this.scheduler);
     const clock = this.#clockOf(gate);
     const random = this.drawRandom();
     this.openStoreViews(gate);

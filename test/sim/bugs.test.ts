@@ -29,7 +29,7 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'acl-allow-before-deny': 9,
   'judge-by-bytes': 6,
   'lone-broker-disk-is-truth': 1,
-  'fetch-past-high-watermark': 198,
+  'fetch-past-high-watermark': 334,
   'gc-frame-covered-by-first-offset': {
     unreachable:
       "every WAL frame the simulation writes holds one batch (Produce refuses a second batch of a partition; only a stand-alone engine re-ships a local suffix as frames of several batches, and every simulated broker with a WAL runs as a cluster, of one when alone; the embedded runs' engine re-ships after a power loss only what a segment roll synced before the WAL took it, with at most four produce calls in flight: 0 frames of several batches in the 81 embedded runs of seeds 501..1000), and a tier end is a batch boundary: no frame straddles it, so a frame's first and last offsets agree on whether it lies below it (the run's stats: 0 frames of several batches)",

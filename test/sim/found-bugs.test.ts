@@ -268,6 +268,10 @@ const FOUND: readonly { readonly seed: number; readonly bug: string; readonly sc
     secured: true,
     bug: "harness: an expired-session intruder waited its session's lifetime plus 200 ms on its own clock, but the broker's lifetime runs on the broker's monotonic clock, which a clock-drift fault had slowed 2 %: the broker still held the session and answered (auth-refused). The wait is stretched by the drift fault's bound now",
   },
+  {
+    seed: 550485,
+    bug: 'harness: a broker resumed from SIGSTOP ran its whole backlog in one event; a follower applied a batch (and reported it) and let its log go on the lease lapse in that same event, so the replica-end recorder never saw it hold the batch and acks-all-min-insync counted 2 of the 3 replicas that did. A resumed process now runs one held callback per event, its microtasks between (test/sim/process-gate.test.ts)',
+  },
 ];
 
 /** Bugs a seed finds that are not fixed yet: each becomes a FOUND entry once it is. */
