@@ -20,6 +20,9 @@ export class KeyLocks {
   readonly #timeoutMs: number;
   readonly #fds: (number | undefined)[] = new Array(LOCK_STRIPES).fill(undefined);
   readonly #tails: Promise<void>[] = new Array(LOCK_STRIPES).fill(Promise.resolve());
+  /** Stripes a writer holds now: `close` leaves their files to the writer, which closes each once it unlocked it. */
+  readonly #holding = new Set<number>();
+  #closed = false;
 
   constructor(directory: string, timeoutMs: number) {
     if (!flockAvailable()) throw new StoreError('Unavailable', `file store: flock(2) is not available on ${process.platform}, so writers in several processes cannot be kept apart`);
@@ -38,24 +41,48 @@ export class KeyLocks {
     // Everything after the wait is inside the try: a lock file that cannot be opened (EMFILE at
     // the descriptor limit) fails this write and still releases the stripe to the next writer.
     try {
+      if (this.#closed) throw new StoreError('Closed', `file store: the write locks are closed (a write to ${showKey(key)} after close)`, { key });
       const fd = this.#fdOf(stripe);
-      if (!(await lockExclusive(fd, this.#timeoutMs)))
-        throw new StoreError('Timeout', `file store: the write lock of ${showKey(key)} stayed taken for ${this.#timeoutMs} ms (another process is stuck holding it)`, { key });
+      this.#holding.add(stripe);
       try {
-        return await action();
+        if (!(await this.#lock(fd, key)))
+          throw new StoreError('Timeout', `file store: the write lock of ${showKey(key)} stayed taken for ${this.#timeoutMs} ms (another process is stuck holding it)`, { key });
+        try {
+          return await action();
+        } finally {
+          unlock(fd);
+        }
       } finally {
-        unlock(fd);
+        this.#holding.delete(stripe);
+        if (this.#closed) this.#closeStripe(stripe);
       }
     } finally {
       release();
     }
   }
 
-  /** Closes the lock files; call once no write is in flight. */
+  /**
+   * Closes the lock files. A stripe a write holds right now is closed by that write once it has
+   * unlocked it: closed under it, its descriptor number could go to another file before the
+   * write's unlock, which would then drop a lock somebody else holds. Later writes fail Closed.
+   */
   close(): void {
-    for (const [stripe, fd] of this.#fds.entries()) {
-      if (fd !== undefined) closeSync(fd);
-      this.#fds[stripe] = undefined;
+    this.#closed = true;
+    for (let stripe = 0; stripe < LOCK_STRIPES; stripe++) if (!this.#holding.has(stripe)) this.#closeStripe(stripe);
+  }
+
+  #closeStripe(stripe: number): void {
+    const fd = this.#fds[stripe];
+    this.#fds[stripe] = undefined;
+    if (fd !== undefined) closeSync(fd);
+  }
+
+  /** lockExclusive, its failures other than a held lock (a bad descriptor, no flock on this filesystem) as Unavailable. */
+  async #lock(fd: number, key: string): Promise<boolean> {
+    try {
+      return await lockExclusive(fd, this.#timeoutMs);
+    } catch (error) {
+      throw new StoreError('Unavailable', `file store: the write lock of ${showKey(key)} could not be taken: ${error instanceof Error ? error.message : String(error)}`, { key, cause: error });
     }
   }
 

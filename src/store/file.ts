@@ -3,6 +3,7 @@ import { link, mkdir, readdir, rename, rm, rmdir, stat, unlink } from 'node:fs/p
 import { dirname, join, resolve } from 'node:path';
 import { type FileSync, systemFileSync } from '../util/file-sync.ts';
 import { StoreError } from './errors.ts';
+import { type CurrentObject, putConditionally } from './conditional-write.ts';
 import { contentEtag } from './etag.ts';
 import { checkFileKey, objectPathOf } from './file-keys.ts';
 import { KeyLocks, LOCK_TIMEOUT_MS_DEFAULT } from './file-locks.ts';
@@ -124,18 +125,52 @@ export class FileStore implements ObjectStore {
     this.#checkKey(key);
     checkPutOptions(key, options);
     if (options?.signal?.aborted) throw aborted(key, options.signal);
-    return this.#run('put', body.length, `put`, key, async () => {
-      const etag = contentEtag(body);
-      const temporary = this.#temporaryPath();
-      await writeObjectFile(temporary, etag, [body], this.#sync, this.#files, this.#direct);
-      let renamed = false;
-      try {
-        renamed = await this.#publish(key, temporary, options ?? {});
-      } finally {
-        if (!renamed) await removeQuietly(temporary);
-      }
-      return { etag };
+    return this.#run('put', body.length, `put`, key, () => {
+      if (options?.ifNoneMatch === undefined && options?.ifMatch === undefined) return this.#putOnce(key, body, options ?? {});
+      // [CW1] A conditional put whose directory fsync failed after it landed is resolved as S3's ambiguous answers are.
+      const write = { key, objectKey: this.#objectPath(key), body, ifNoneMatch: options.ifNoneMatch, ifMatch: options.ifMatch, authorship: options.authorship, signal: options.signal };
+      return putConditionally(write, {
+        attempt: () => this.#putOnce(key, body, options).catch((error: unknown) => Promise.reject(storeErrorFromFs(error, 'put', key))),
+        readBack: () => this.#readBackDurably(key),
+        mayHaveTakenEffect: (error) => error instanceof LandedNotSynced,
+        attemptsMax: 1, // callers retry a file store's failures; only the read-back is this put's own
+        backoff: async () => {},
+      });
     });
+  }
+
+  async #putOnce(key: string, body: Uint8Array, options: PutOptions): Promise<PutResult> {
+    const etag = contentEtag(body);
+    const temporary = this.#temporaryPath();
+    await writeObjectFile(temporary, etag, [body], this.#sync, this.#files, this.#direct);
+    let renamed = false;
+    try {
+      renamed = await this.#publish(key, temporary, options);
+    } finally {
+      if (!renamed) await removeQuietly(temporary);
+    }
+    return { etag };
+  }
+
+  /**
+   * The whole object under `key` once its directory entry is durable (null: none): a read-back
+   * that finds a put's object takes it for landed, so the fsync that put could not finish is done
+   * first.
+   */
+  async #readBackDurably(key: string): Promise<CurrentObject | null> {
+    const path = this.#objectPath(key);
+    try {
+      await this.#syncDirectory(dirname(path));
+      const object = await openObject(path);
+      if (object === null) return null;
+      try {
+        return { body: await readExactly(object.handle, OBJECT_HEADER_BYTES, object.size, path), etag: object.etag };
+      } finally {
+        await object.handle.close();
+      }
+    } catch (error) {
+      throw storeErrorFromFs(error, 'read back', key);
+    }
   }
 
   async get(key: string, options?: GetOptions): Promise<GetResult> {
@@ -306,7 +341,11 @@ export class FileStore implements ObjectStore {
         if (exclusive && errnoOf(error) === 'EEXIST') throw preconditionFailed(key, 'an object already exists under it (ifNoneMatch: *)');
         throw error;
       }
-      await this.#syncDirectory(dirname(path));
+      try {
+        await this.#syncDirectory(dirname(path));
+      } catch (error) {
+        throw new LandedNotSynced(key, error);
+      }
       return !exclusive;
     });
   }
@@ -426,6 +465,20 @@ export class FileStore implements ObjectStore {
 
   #checkOpen(): void {
     if (this.#closed) throw new StoreError('Closed', `the file store at ${this.root} is closed`);
+  }
+}
+
+/**
+ * A write whose rename or link landed (the object is visible) and whose directory fsync then
+ * failed (EMFILE at the descriptor limit, EIO): whether it survives a power loss is unknown, so it
+ * fails retriable, and a conditional put reads its key back before it answers (putConditionally).
+ */
+class LandedNotSynced extends StoreError {
+  constructor(key: string, cause: unknown) {
+    super('Unavailable', `file store: the write of ${showKey(key)} landed but its directory could not be fsynced (${cause instanceof Error ? cause.message : String(cause)}): its outcome is unknown`, {
+      key,
+      cause,
+    });
   }
 }
 

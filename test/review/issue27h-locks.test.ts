@@ -86,11 +86,11 @@ test('writers of one stripe never overlap in one process across failures of ever
   locks.close();
 });
 
-// FINDING (flock.ts): tryLockExclusive treats every flock error as "held by another open file".
+// FINDING (flock.ts, fixed): tryLockExclusive treated every flock error as "held by another open file".
 // A bad descriptor (EBADF) -- or ENOLCK/EINVAL on a filesystem without flock -- waits out the whole
 // timeout and is reported as a lock another process is stuck holding (Timeout: retriable, so
-// callers retry it forever). It should fail at once with the errno. Fails today.
-test.todo('lockExclusive on a descriptor flock cannot use fails at once instead of waiting out the timeout', async () => {
+// callers retry it forever). It fails at once with the errno now.
+test('lockExclusive on a descriptor flock cannot use fails at once instead of waiting out the timeout', async () => {
   const fd = openSync(join(tempDir(), 'x'), 'a');
   closeSync(fd); // EBADF from here on
   const started = Date.now();
@@ -101,11 +101,12 @@ test.todo('lockExclusive on a descriptor flock cannot use fails at once instead 
   expect({ outcome, waitedLong: Date.now() - started >= 900 }).toEqual({ outcome: 'threw', waitedLong: false });
 });
 
-// FINDING (misuse, not reachable through FileStore, whose close waits for requests in flight):
+// FINDING (fixed; misuse, not reachable through FileStore, whose close waits for requests in flight):
 // KeyLocks.close() while a writer holds a stripe closes its descriptor under it; the writer's
 // finally then flock(LOCK_UN)s a descriptor number the kernel has since handed to another
-// lock file -- here another store's -- dropping a lock a different writer holds. Fails today.
-test.todo("close() during a write must not let that write unlock somebody else's lock file", async () => {
+// lock file -- here another store's -- dropping a lock a different writer holds. A held stripe is
+// closed by its writer after the unlock now.
+test("close() during a write must not let that write unlock somebody else's lock file", async () => {
   const directoryA = join(tempDir(), 'locks');
   const directoryB = join(tempDir(), 'locks');
   const locksA = new KeyLocks(directoryA, 2000);
