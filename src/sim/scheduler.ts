@@ -189,13 +189,20 @@ export class ProcessGate {
     if (!this.#draining) this.#drainNext(this.#scheduler);
   }
 
-  /** Runs the backlog's next callback in a turn of its own, then schedules the one after (paused again or killed: stops). */
+  /**
+   * Runs the backlog's next callback in a turn of its own, then schedules the one after. One
+   * chain at a time: `#draining` stays set while a callback runs, so a callback that pauses and
+   * resumes its own process starts no second chain. Paused again or killed, the chain stops (a
+   * resume starts it anew).
+   */
   #drainNext(scheduler: SimScheduler): void {
-    if (this.#held.length === 0) return;
-    this.#draining = true;
+    this.#draining = this.#state === 'running' && this.#held.length > 0;
+    if (!this.#draining) return;
     scheduler.schedule(0, () => {
-      this.#draining = false;
-      if (this.#state !== 'running') return; // paused again (its resume drains on) or killed (the backlog is gone)
+      if (this.#state !== 'running') {
+        this.#draining = false; // paused again (its resume drains on) or killed (the backlog is gone)
+        return;
+      }
       const callback = this.#held.shift()!;
       try {
         callback();
@@ -265,11 +272,31 @@ export class SimClock implements Clock {
   /** `delayMs` on this process's clock: a timer set before a rate change keeps its simulated deadline. */
   setTimer(delayMs: number, callback: () => void): Timer {
     const simulatedMs = delayMs > 0 ? Math.max(delayMs / this.#rate, TIMER_DELAY_MS_MIN) : 0;
-    return this.#scheduler.schedule(simulatedMs, () => this.#gate.deliver(callback));
+    return this.#gatedTimer(simulatedMs, callback);
   }
 
   immediate(callback: () => void): Timer {
-    return this.#scheduler.schedule(0, () => this.#gate.deliver(callback));
+    return this.#gatedTimer(0, callback);
+  }
+
+  /**
+   * A timer that came due while its process was paused (or working off a backlog) waits in the
+   * gate: a cancel then still stops it, as clearTimeout stops a due timer whose callback has not
+   * run yet.
+   */
+  #gatedTimer(simulatedMs: number, callback: () => void): Timer {
+    let cancelled = false;
+    const event = this.#scheduler.schedule(simulatedMs, () =>
+      this.#gate.deliver(() => {
+        if (!cancelled) callback();
+      }),
+    );
+    return {
+      cancel: () => {
+        cancelled = true;
+        event.cancel();
+      },
+    };
   }
 }
 

@@ -58,6 +58,14 @@ export const LOCKS_DIR = 'locks';
 export const STALE_TEMP_AGE_MS = 60 * 60 * 1000;
 /** Multipart uploads untouched this long are abandoned, as an S3 lifecycle rule would judge them. */
 export const STALE_UPLOAD_AGE_MS = 7 * 24 * 60 * 60 * 1000;
+/**
+ * A directory fsync after a write landed is tried this often before the write's outcome is called
+ * unknown (LandedNotSynced): what fails it (EMFILE at the descriptor limit) is often gone a few
+ * milliseconds later, and an unknown outcome costs its writer a read-back or more.
+ */
+const LANDED_SYNC_ATTEMPTS_MAX = 4;
+/** The first wait between those tries, doubling: 5, 10, 20 ms, 35 ms in all. */
+const LANDED_SYNC_BACKOFF_MS = 5;
 /** A put retries its rename this often when a concurrent delete removes the emptied parent directory. */
 const PUBLISH_ATTEMPTS_MAX = 8;
 /** Object headers a list page reads at once: each costs an open file while in flight. */
@@ -160,7 +168,7 @@ export class FileStore implements ObjectStore {
   async #readBackDurably(key: string): Promise<CurrentObject | null> {
     const path = this.#objectPath(key);
     try {
-      await this.#syncDirectory(dirname(path));
+      await this.#syncLanded(dirname(path));
       const object = await openObject(path);
       if (object === null) return null;
       try {
@@ -338,11 +346,16 @@ export class FileStore implements ObjectStore {
       try {
         await this.#inParentDirectory(path, () => (exclusive ? link(temporary, path) : rename(temporary, path)));
       } catch (error) {
-        if (exclusive && errnoOf(error) === 'EEXIST') throw preconditionFailed(key, 'an object already exists under it (ifNoneMatch: *)');
+        if (exclusive && errnoOf(error) === 'EEXIST') {
+          // A writer told of a failed condition may read the object and take it for its own earlier
+          // write (CW2): that object's entry is made durable before anyone is told it exists.
+          await this.#syncLanded(dirname(path));
+          throw preconditionFailed(key, 'an object already exists under it (ifNoneMatch: *)');
+        }
         throw error;
       }
       try {
-        await this.#syncDirectory(dirname(path));
+        await this.#syncLanded(dirname(path));
       } catch (error) {
         throw new LandedNotSynced(key, error);
       }
@@ -421,6 +434,18 @@ export class FileStore implements ObjectStore {
     const forget = (): void => void this.#inFlight.delete(promise);
     promise.then(forget, forget);
     return promise;
+  }
+
+  /** The directory fsync that makes a landed entry durable, tried LANDED_SYNC_ATTEMPTS_MAX times. */
+  async #syncLanded(directory: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#syncDirectory(directory);
+      } catch (error) {
+        if (attempt >= LANDED_SYNC_ATTEMPTS_MAX) throw error;
+      }
+      await Bun.sleep(LANDED_SYNC_BACKOFF_MS * 2 ** (attempt - 1));
+    }
   }
 
   async #syncDirectory(directory: string): Promise<void> {

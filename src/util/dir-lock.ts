@@ -22,7 +22,14 @@ export class DirLock {
     if (!flockAvailable()) throw new FerryError('Storage', `cannot lock ${directory}: flock(2) is not available on ${process.platform}`);
     const path = join(directory, LOCK_FILE);
     const fd = openSync(path, 'a');
-    if (!tryLockExclusive(fd)) {
+    let locked: boolean;
+    try {
+      locked = tryLockExclusive(fd);
+    } catch (error) {
+      closeSync(fd);
+      throw new FerryError('Storage', `cannot lock ${directory}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+    if (!locked) {
       closeSync(fd);
       throw new FerryError('Locked', `${directory} is in use by another Ferry log (could not lock ${LOCK_FILE}${holderOf(path)})`);
     }
