@@ -29,7 +29,7 @@ import { openSegments, type RecoveryReport, rebuildProducerState, replayBatches,
 import { bytesFrom, maxTimestampRecord, offsetForTimestamp, type ReadResult, readBatches, segmentIndexFor } from './log-read.ts';
 import { deleteBeyondRetention, deleteSegmentsBelow, replaceSegments, rollDue, rollSegment, truncateSegments } from './log-segments.ts';
 import { readLogStartCheckpoint, writeLogStartCheckpoint } from './log-start-checkpoint.ts';
-import { type ActiveProducer, checkedSnapshot, type ProducerBatch, ProducerStateManager } from './producer-state.ts';
+import { type ActiveProducer, checkedSnapshot, type ProducerBatch, ProducerStateManager, type ProducerStateReplay } from './producer-state.ts';
 import { LogSegment, type ReadAllocator } from './segment.ts';
 import type { StorageObserver } from './storage-health.ts';
 import { failedWriteError, recoverFromFailedSync } from './write-failures.ts';
@@ -367,11 +367,31 @@ export class PartitionLog {
 
   /** The producer state at `offset` (between the log start and end) as snapshot bytes: what a tiered segment ending there carries. */
   producerSnapshotAt(offset: number): Uint8Array {
+    return this.producerReplayFrom(offset).snapshotAt(offset);
+  }
+
+  /**
+   * The producer state at `offset` (between the log start and end), for a caller that reads the
+   * batches after it (the tierer) and applies each in order: `snapshotAt(end)` then gives what a
+   * tiered segment ending at `end` carries, without reading the batches a second time.
+   */
+  producerReplayFrom(offset: number): ProducerStateReplay {
     this.#checkOpen();
+    this.#checkProducerStateOffset(offset);
+    const replay = this.#producers.replayFrom(offset, this.logStartOffset, (from, to, apply) => replayBatches(this.#segments, from, to, this.config.indexIntervalBytes, apply));
+    return {
+      apply: (batch) => replay.apply(batch),
+      snapshotAt: (end) => {
+        this.#checkProducerStateOffset(end);
+        const holdingBase = this.#segments[segmentIndexFor(this.#segments, end)]!.baseOffset; // its roll snapshot stays
+        return replay.snapshotAt(end, holdingBase);
+      },
+    };
+  }
+
+  #checkProducerStateOffset(offset: number): void {
     if (offset < this.logStartOffset || offset > this.logEndOffset)
       throw new FerryError('OffsetOutOfRange', `no producer state at offset ${offset}: the log holds ${this.logStartOffset}..${this.logEndOffset}`);
-    const holdingBase = this.#segments[segmentIndexFor(this.#segments, offset)]!.baseOffset; // its roll snapshot stays
-    return this.#producers.snapshotAt(offset, this.logStartOffset, (from, to, apply) => replayBatches(this.#segments, from, to, this.config.indexIntervalBytes, apply), holdingBase);
   }
 
   /** Removes every batch at or after `offset` (a follower diverged from its leader). */

@@ -75,6 +75,14 @@ function parseSnapshotFileName(name: string): number | null {
   return match !== null && Number.isSafeInteger(offset) ? offset : null;
 }
 
+/** A copy of a partition's producer state brought forward batch by batch (ProducerStateManager.replayFrom). */
+export interface ProducerStateReplay {
+  /** The next batch after those applied so far. */
+  apply(batch: BatchHeader): void;
+  /** The state once the batches up to `end` are applied, as snapshot bytes; kept as a file if it was replayed (see snapshotAt). */
+  snapshotAt(end: number, keptAbove?: number): Uint8Array;
+}
+
 /**
  * Idempotent producers' state of one partition (Kafka's ProducerStateManager): per producer id
  * its epoch and its last batches' sequences and offsets. It is a function of the log: every batch
@@ -228,17 +236,32 @@ export class ProducerStateManager {
    * piece for as long as its segment lived (review).
    */
   snapshotAt(offset: number, fromOffset: number, replay: (from: number, to: number, apply: (batch: BatchHeader) => void) => void, keptAbove = offset): Uint8Array {
+    return this.replayFrom(offset, fromOffset, replay).snapshotAt(offset, keptAbove);
+  }
+
+  /**
+   * The state at `offset` (as `snapshotAt` finds it), for a caller that then walks the batches
+   * after it anyway and hands each to `apply`, in order: `snapshotAt(end)` is then the state at
+   * the end of the walk without a second read of the log (the tierer reads every batch it tiers;
+   * replaying their headers again at the end was a synchronous read of the whole range).
+   */
+  replayFrom(offset: number, fromOffset: number, replay: (from: number, to: number, apply: (batch: BatchHeader) => void) => void): ProducerStateReplay {
     const copy = new ProducerStateManager(this.#directory, this.#expirationMs, this.#disk);
-    copy.#loadNewestAtOrBelow(offset);
+    const loadedEnd = Math.max(copy.#loadNewestAtOrBelow(offset), fromOffset);
     copy.skipTo(fromOffset);
-    const replayed = copy.#endOffset < offset;
-    if (replayed) replay(copy.#endOffset, offset, (batch) => copy.apply(batch));
+    if (copy.#endOffset < offset) replay(copy.#endOffset, offset, (batch) => copy.apply(batch));
     assert(copy.#endOffset === offset, `producer state replayed to ${copy.#endOffset}, not ${offset}`);
-    if (replayed) {
-      copy.#keepSnapshot();
-      for (const stale of listSnapshots(this.#directory, this.#disk).filter((at) => at > keptAbove && at < offset)) this.#unlinkQuietly(stale);
-    }
-    return copy.encodeSnapshot();
+    return {
+      apply: (batch) => copy.apply(batch),
+      snapshotAt: (end, keptAbove = end) => {
+        assert(copy.#endOffset === end, `producer state replayed to ${copy.#endOffset}, not ${end}`);
+        if (loadedEnd < end) {
+          copy.#keepSnapshot();
+          for (const stale of listSnapshots(this.#directory, this.#disk).filter((at) => at > keptAbove && at < end)) this.#unlinkQuietly(stale);
+        }
+        return copy.encodeSnapshot();
+      },
+    };
   }
 
   #unlinkQuietly(offset: number): void {

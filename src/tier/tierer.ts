@@ -2,6 +2,7 @@ import { FerryError } from '../errors.ts';
 import { stageTimers } from '../metrics/stage-timers.ts';
 import type { EpochEntry } from '../log/leader-epoch-cache.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
+import type { ProducerStateReplay } from '../log/producer-state.ts';
 import { isStoreError } from '../store/errors.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { StreamingUpload } from '../store/streaming-upload.ts';
@@ -500,18 +501,32 @@ interface RangeBatches {
   producers(): Uint8Array;
 }
 
-/** [T4] The batches of [base, end) from the local log, TIER_READ_BYTES at a time. */
+/**
+ * [T4] The batches of [base, end) from the local log, TIER_READ_BYTES at a time, and the producer
+ * state at the end, brought forward from the base by the same batches as they are read: replayed
+ * at the end instead, it read every batch header of the range again in one synchronous step (a
+ * 30 MB range of small batches held the event loop 45 ms, acks=all p99 with it).
+ */
 function localBatches(source: TierSource, range: { baseOffset: number; endOffset: number }): RangeBatches {
   const { log, topic, partition } = source;
+  let producers: ProducerStateReplay | null = null;
   async function* chunks(): AsyncGenerator<Uint8Array[]> {
+    producers = log.producerReplayFrom(range.baseOffset);
     for (let at = range.baseOffset; at < range.endOffset; ) {
       const batches = stageTimers.time('tier', () => log.read(at, TIER_READ_BYTES)).batches.filter((batch) => batch.baseOffset >= at && batch.baseOffset < range.endOffset);
       assert(batches.length > 0 && batches[0]!.baseOffset === at, `${topic}-${partition}: no batch at offset ${at} to tier`);
+      for (const batch of batches) producers.apply(batch);
       yield batches.map((batch) => batch.bytes);
       at = batches.at(-1)!.nextOffset;
     }
   }
-  return { chunks: chunks(), producers: () => log.producerSnapshotAt(range.endOffset) };
+  return {
+    chunks: chunks(),
+    producers: () => {
+      assert(producers !== null, `${topic}-${partition}: the producer state is asked for before the batches were read`);
+      return producers.snapshotAt(range.endOffset);
+    },
+  };
 }
 
 /** Leader epoch entries by start offset, each start once. */

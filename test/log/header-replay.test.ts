@@ -43,3 +43,48 @@ test('the state at an offset from batch headers is the state from whole batches'
   }
   log.close();
 });
+
+// The tierer brings the state forward with the batches it reads (producerReplayFrom) instead of
+// replaying the range's headers again at its end (a synchronous read of the whole range: 45 ms of
+// event loop for a 30 MB range of small batches). Both must give the same bytes, from a base with
+// a kept snapshot (the previous tiered end) and from one without (the first range: the log start).
+test('the state at an end, brought forward from a base by the batches after it, is the one replayed at that end', () => {
+  const clock = new ManualClock();
+  const random = new SeededRandom(2727);
+  const directory = tempDir();
+  const log = PartitionLog.open(directory, { clock, config: { segmentBytes: SEGMENT_BYTES } });
+  const sequences = new Array<number>(PRODUCERS).fill(0);
+  for (let index = 0; index < BATCHES; index++) {
+    const producer = random.nextInt(PRODUCERS);
+    const records = Array.from({ length: 1 + random.nextInt(3) }, () => ({ value: 'y'.repeat(VALUE_BYTES[random.nextInt(VALUE_BYTES.length)]!), timestamp: clock.nowMs() }));
+    log.append(buildRecordBatch(records, { nowMs: clock.nowMs(), producerId: 200 + producer, producerEpoch: 0, baseSequence: sequences[producer]! }), 1);
+    sequences[producer]! += records.length;
+    clock.advance(11);
+  }
+  const ends: number[] = [0];
+  for (let at = 0; at < log.logEndOffset; ) ends.push((at = log.read(at, 1).batches[0]!.nextOffset));
+  // Consecutive ranges, as the tierer takes them: each base is the previous end.
+  const cuts = [0, ends[Math.floor(ends.length / 4)]!, ends[Math.floor(ends.length / 2)]!, log.logEndOffset];
+  for (let index = 1; index < cuts.length; index++) {
+    const [base, end] = [cuts[index - 1]!, cuts[index]!];
+    const walked = log.producerReplayFrom(base);
+    for (let at = base; at < end; ) {
+      const batch = log.read(at, 1).batches[0]!;
+      walked.apply(batch);
+      at = batch.nextOffset;
+    }
+    const broughtForward = walked.snapshotAt(end);
+    const replayed = new ProducerStateManager(tempDir());
+    for (let at = 0; at < end; ) {
+      const batch = log.read(at, 1).batches[0]!;
+      replayed.apply(batch);
+      at = batch.nextOffset;
+    }
+    expect(Buffer.from(broughtForward).equals(Buffer.from(replayed.encodeSnapshot()))).toBe(true);
+    expect(Buffer.from(log.producerSnapshotAt(end)).equals(Buffer.from(broughtForward))).toBe(true); // kept as the file a later base starts from
+  }
+  // A walk that stops short of the end it is asked for is refused, never answered with a partial state.
+  const short = log.producerReplayFrom(cuts[1]!);
+  expect(() => short.snapshotAt(cuts[2]!)).toThrow(/replayed to/);
+  log.close();
+});

@@ -55,7 +55,7 @@ async function tierOne(producers?: Uint8Array): Promise<Tiered> {
     if (sequence === TIERED_BATCHES) log.roll();
     log.append(buildRecordBatch([{ value: `v-${sequence}`, timestamp: T0 }], { nowMs: T0, producerId: 7, producerEpoch: 0, baseSequence: sequence }), 1);
   }
-  if (producers !== undefined) log.producerSnapshotAt = () => producers;
+  if (producers !== undefined) log.producerReplayFrom = () => ({ apply: () => {}, snapshotAt: () => producers });
   const store = new FlippingStore();
   const records = new TierRecords(new ControlStore(new MemoryStore(), 'cluster'));
   const source: TierSource = { topic: 't', topicId: TOPIC_ID, partition: 0, leaderEpoch: 1, log, highWatermark: log.logEndOffset };
