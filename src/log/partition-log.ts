@@ -382,6 +382,8 @@ export class PartitionLog {
     return {
       apply: (batch) => replay.apply(batch),
       snapshotAt: (end) => {
+        // An upload may outlive its log (a lost leadership, a stop): the directory may hold another log by now.
+        this.#checkOpen();
         this.#checkProducerStateOffset(end);
         const holdingBase = this.#segments[segmentIndexFor(this.#segments, end)]!.baseOffset; // its roll snapshot stays
         return replay.snapshotAt(end, holdingBase);

@@ -255,9 +255,11 @@ export class ProducerStateManager {
       apply: (batch) => copy.apply(batch),
       snapshotAt: (end, keptAbove = end) => {
         assert(copy.#endOffset === end, `producer state replayed to ${copy.#endOffset}, not ${end}`);
-        if (loadedEnd < end) {
+        const kept = listSnapshots(this.#directory, this.#disk);
+        // A file at `end` already (a roll's) is the state there: left as it is, as a replay that found it would.
+        if (loadedEnd < end && !kept.includes(end)) {
           copy.#keepSnapshot();
-          for (const stale of listSnapshots(this.#directory, this.#disk).filter((at) => at > keptAbove && at < end)) this.#unlinkQuietly(stale);
+          for (const stale of kept.filter((at) => at > keptAbove && at < end)) this.#unlinkQuietly(stale);
         }
         return copy.encodeSnapshot();
       },
