@@ -16,18 +16,24 @@ const PRODUCERS = 5;
 /** Record sizes either side of the header walk's 64 KiB window. */
 const VALUE_BYTES = [100, 3_000, 70_000, 150_000] as const;
 
-test('the state at an offset from batch headers is the state from whole batches', () => {
+/** A log of BATCHES idempotent batches of PRODUCERS producers (ids from `firstProducerId`), of record sizes drawn from VALUE_BYTES, over several segments. */
+function idempotentLog(seed: number, firstProducerId: number, stepMs: number): PartitionLog {
   const clock = new ManualClock();
-  const random = new SeededRandom(27);
+  const random = new SeededRandom(seed);
   const log = PartitionLog.open(tempDir(), { clock, config: { segmentBytes: SEGMENT_BYTES } });
   const sequences = new Array<number>(PRODUCERS).fill(0);
   for (let index = 0; index < BATCHES; index++) {
     const producer = random.nextInt(PRODUCERS);
     const records = Array.from({ length: 1 + random.nextInt(3) }, () => ({ value: 'x'.repeat(VALUE_BYTES[random.nextInt(VALUE_BYTES.length)]!), timestamp: clock.nowMs() }));
-    log.append(buildRecordBatch(records, { nowMs: clock.nowMs(), producerId: 100 + producer, producerEpoch: 0, baseSequence: sequences[producer]! }), 1);
+    log.append(buildRecordBatch(records, { nowMs: clock.nowMs(), producerId: firstProducerId + producer, producerEpoch: 0, baseSequence: sequences[producer]! }), 1);
     sequences[producer]! += records.length;
-    clock.advance(7);
+    clock.advance(stepMs);
   }
+  return log;
+}
+
+test('the state at an offset from batch headers is the state from whole batches', () => {
+  const log = idempotentLog(27, 100, 7);
   expect(log.segmentBaseOffsets.length).toBeGreaterThan(3);
   const ends: number[] = []; // batch boundaries: where a copy of the log may end
   for (let at = 0; at < log.logEndOffset; ) ends.push((at = log.read(at, 1).batches[0]!.nextOffset));
@@ -49,18 +55,7 @@ test('the state at an offset from batch headers is the state from whole batches'
 // event loop for a 30 MB range of small batches). Both must give the same bytes, from a base with
 // a kept snapshot (the previous tiered end) and from one without (the first range: the log start).
 test('the state at an end, brought forward from a base by the batches after it, is the one replayed at that end', () => {
-  const clock = new ManualClock();
-  const random = new SeededRandom(2727);
-  const directory = tempDir();
-  const log = PartitionLog.open(directory, { clock, config: { segmentBytes: SEGMENT_BYTES } });
-  const sequences = new Array<number>(PRODUCERS).fill(0);
-  for (let index = 0; index < BATCHES; index++) {
-    const producer = random.nextInt(PRODUCERS);
-    const records = Array.from({ length: 1 + random.nextInt(3) }, () => ({ value: 'y'.repeat(VALUE_BYTES[random.nextInt(VALUE_BYTES.length)]!), timestamp: clock.nowMs() }));
-    log.append(buildRecordBatch(records, { nowMs: clock.nowMs(), producerId: 200 + producer, producerEpoch: 0, baseSequence: sequences[producer]! }), 1);
-    sequences[producer]! += records.length;
-    clock.advance(11);
-  }
+  const log = idempotentLog(2727, 200, 11);
   const ends: number[] = [0];
   for (let at = 0; at < log.logEndOffset; ) ends.push((at = log.read(at, 1).batches[0]!.nextOffset));
   // Consecutive ranges, as the tierer takes them: each base is the previous end.
