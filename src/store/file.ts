@@ -63,7 +63,7 @@ export const STALE_UPLOAD_AGE_MS = 7 * 24 * 60 * 60 * 1000;
  * unknown (LandedNotSynced): what fails it (EMFILE at the descriptor limit) is often gone a few
  * milliseconds later, and an unknown outcome costs its writer a read-back or more.
  */
-const LANDED_SYNC_ATTEMPTS_MAX = 4;
+export const LANDED_SYNC_ATTEMPTS_MAX = 4;
 /** The first wait between those tries, doubling: 5, 10, 20 ms, 35 ms in all. */
 const LANDED_SYNC_BACKOFF_MS = 5;
 /** A put retries its rename this often when a concurrent delete removes the emptied parent directory. */

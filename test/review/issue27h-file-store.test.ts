@@ -3,23 +3,27 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ControlStore } from '../../src/control/control-store.ts';
 import { isStoreError } from '../../src/store/errors.ts';
-import { FileStore, LOCKS_DIR } from '../../src/store/file.ts';
+import { FileStore, LANDED_SYNC_ATTEMPTS_MAX, LOCKS_DIR } from '../../src/store/file.ts';
 import { type FileSync, systemFileSync } from '../../src/util/file-sync.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 /** Review 27h: how the file store reports a write that fails around its lock (62f36bc). */
 
-/** The system's barriers, with the next directory fsync failing as an open at the descriptor limit would. */
+/**
+ * The system's barriers, with the next directory fsyncs failing as an open at the descriptor limit
+ * would: as many as a landed write tries (LANDED_SYNC_ATTEMPTS_MAX), so the write's outcome is
+ * unknown and its read-back must settle it. syncsAfterFailure counts those that succeeded since.
+ */
 function emfileOnNextDirectorySync(): FileSync & { arm(): void; syncsAfterFailure(): number } {
-  let armed = false;
+  let failuresLeft = 0;
   let syncsAfterFailure = 0;
   return {
     ...systemFileSync,
-    arm: () => void (armed = true),
+    arm: () => void (failuresLeft = LANDED_SYNC_ATTEMPTS_MAX),
     syncsAfterFailure: () => syncsAfterFailure,
     async syncDirectory(path) {
-      if (armed) {
-        armed = false;
+      if (failuresLeft > 0) {
+        failuresLeft--;
         syncsAfterFailure = 0;
         throw Object.assign(new Error(`EMFILE: too many open files, open '${path}'`), { code: 'EMFILE', path });
       }
@@ -49,7 +53,6 @@ test('a conditional put whose directory fsync fails after it landed reads back, 
   const syncsAfterFailure = files.syncsAfterFailure();
   const read = await store.get('wal/stream/1');
   // Another writer's bytes under the key are still a lost race.
-  files.arm();
   const other = await store.put('wal/stream/1', new Uint8Array([9]), { ifNoneMatch: '*' }).then(
     () => 'ok',
     (error: unknown) => (isStoreError(error) ? error.kind : String(error)),

@@ -23,6 +23,15 @@ function freeForOthers(directory: string, key: string): boolean {
   }
 }
 
+/** What the next writer of KEY answers, within a second: a stripe left taken would hang it. */
+function nextWriterGetsTheLock(locks: KeyLocks): Promise<string> {
+  return withDeadline(
+    locks.withLock(KEY, async () => 'next'),
+    1000,
+    'next writer',
+  );
+}
+
 // Nothing found: a synchronous throw from the action is inside the try; flock is unlocked, the stripe released.
 test('an action that throws synchronously unlocks the flock and releases the stripe', async () => {
   const directory = join(tempDir(), 'locks');
@@ -32,13 +41,7 @@ test('an action that throws synchronously unlocks the flock and releases the str
   }) as unknown as () => Promise<string>;
   await expect(locks.withLock(KEY, syncThrow)).rejects.toThrow('sync');
   expect(freeForOthers(directory, KEY)).toBe(true);
-  expect(
-    await withDeadline(
-      locks.withLock(KEY, async () => 'next'),
-      1000,
-      'next writer',
-    ),
-  ).toBe('next');
+  expect(await nextWriterGetsTheLock(locks)).toBe('next');
   locks.close();
 });
 
@@ -53,13 +56,7 @@ test('a lock timeout releases the stripe; the next writer takes the flock once t
   expect(isStoreError(failed, 'Timeout')).toBe(true);
   unlock(other);
   closeSync(other);
-  expect(
-    await withDeadline(
-      locks.withLock(KEY, async () => 'next'),
-      1000,
-      'next writer',
-    ),
-  ).toBe('next');
+  expect(await nextWriterGetsTheLock(locks)).toBe('next');
   locks.close();
 });
 
