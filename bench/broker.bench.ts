@@ -38,9 +38,9 @@ import { join } from 'node:path';
 import type { BrokerResults, TargetResult as TargetResultOfBench } from './report/results.ts';
 import { parseProfiledBenchArgs } from './lib/args.ts';
 import { writeBackDirtyPages } from './lib/child-processes.ts';
-import { ackLatencies, type ClientConfig, kcatEndOffset, kcatProduceFile, writeMessageFile, KCAT_PRODUCER_CONFIG } from './lib/kafka-clients.ts';
+import { ackLatencies, type ClientConfig, type ClientRun, kcatEndOffset, kcatProduceFile, writeMessageFile, KCAT_PRODUCER_CONFIG } from './lib/kafka-clients.ts';
 import { type RunningTarget, startFerryBroker, startMockCluster } from './lib/kafka-targets.ts';
-import { latenciesAtAckDelay, wholeAckDelayMs } from './lib/ack-time-reference.ts';
+import { kcatRunAtAckDelay, latenciesAtAckDelay, wholeAckDelayMs } from './lib/ack-time-reference.ts';
 import { type FloorShape, type FloorStore, putLatenciesMs, recordFloor } from './lib/ack-floor.ts';
 import { LatencyRecorder } from './lib/latency.ts';
 import { atLeast, atMost, printTargets } from './lib/targets.ts';
@@ -293,6 +293,7 @@ function throughputRows(targets: readonly Target[], results: ReadonlyMap<string,
       rounds.every((round) => round.serverCpuMs !== null && round.serverCpuMs > 0) ? formatNumber(median(rounds.map(mbPerCpuSecondOf))) : '-',
       rounds.every((round) => round.serverRssPeakBytes !== null) ? formatNumber(mib(median(rounds.map((round) => round.serverRssPeakBytes!)))) : '-',
       percentOf(median(rounds.map((round) => round.clientCpuMs)), median(rounds.map((round) => round.elapsedMs))),
+      formatNumber(median(rounds.map((round) => round.clientCpuMs / ((round.messages * VALUE_BYTES) / 1e6))), 1),
     ];
   });
 }
@@ -356,6 +357,55 @@ async function printAckTimeReference(targets: readonly Target[], results: Readon
     rows,
   );
 }
+
+/**
+ * Beside each Ferry target's throughput: kcat's, run as the rounds run it, against the mock cluster
+ * acknowledging every request the floor's ack time after it arrives (bench/lib/ack-time-reference.ts):
+ * what a server that costs no CPU and acknowledges one upload interval and one PUT later reaches
+ * with this client on this machine, and the client's CPU per MB there. Run after the rounds.
+ */
+async function printThroughputAtAckTime(
+  targets: readonly Target[],
+  results: ReadonlyMap<string, TargetResult>,
+  settings: Settings,
+  kcat: string,
+  mockProgram: string,
+  file: string,
+  peer: Target,
+): Promise<void> {
+  const peerMbPerSecond = median(results.get(peer.name)!.throughput.map(mbPerSecondOf));
+  const rows: string[][] = [];
+  for (const target of targets.filter((candidate) => candidate.isFerry && results.get(candidate.name)!.floor.count > 0)) {
+    const result = results.get(target.name)!;
+    const ackTimeMs = result.floor.percentileMs(50) - FLOOR_SHAPE.lingerMs;
+    const runs: ClientRun[] = [];
+    for (let round = 0; round < settings.roundCount; round++) runs.push(await kcatRunAtAckDelay(mockProgram, kcat, TOPIC, file, KCAT_PRODUCER_CONFIG, ackTimeMs));
+    const megabytes = (settings.messageCount * VALUE_BYTES) / 1e6;
+    const delayedMbPerSecond = median(runs.map((run) => mbPerSecond(settings.messageCount * VALUE_BYTES, run.elapsedMs)));
+    rows.push([
+      target.name,
+      String(wholeAckDelayMs(ackTimeMs)),
+      formatNumber(delayedMbPerSecond, 1),
+      formatSignificant(delayedMbPerSecond / peerMbPerSecond),
+      formatNumber(median(runs.map((run) => run.cpuMs / megabytes)), 1),
+      formatSignificant(median(result.throughput.map(mbPerSecondOf)) / peerMbPerSecond),
+    ]);
+  }
+  printTable(
+    `kcat -P as above against a server that costs no CPU and acks every request the floor's ack time (upload interval + one PUT p50) after it arrives: librdkafka's mock with its responses delayed, ${settings.roundCount} runs each after the rounds (medians; ratios of medians to the undelayed mock's; bench/lib/ack-time-reference.ts)`,
+    THROUGHPUT_AT_ACK_TIME_COLUMNS,
+    rows,
+  );
+}
+
+const THROUGHPUT_AT_ACK_TIME_COLUMNS = [
+  { title: 'target', align: 'left' },
+  { title: 'mock delay ms' },
+  { title: 'delayed mock MB/s' },
+  { title: 'vs mock' },
+  { title: 'kcat CPU ms/MB' },
+  { title: 'ferry vs mock' },
+] as const;
 
 const ACK_TIME_REFERENCE_COLUMNS = [
   { title: 'target', align: 'left' },
@@ -510,6 +560,7 @@ const THROUGHPUT_COLUMNS = [
   { title: 'MB/CPU-s' },
   { title: 'server RSS peak MiB' },
   { title: 'kcat CPU' },
+  { title: 'kcat CPU ms/MB' },
 ] as const;
 
 const LATENCY_COLUMNS = [
@@ -601,7 +652,7 @@ async function main(): Promise<void> {
   }
 
   printTable(
-    `kcat -P throughput, ${formatBytes(VALUE_BYTES)} messages, acks=all (medians over rounds; MB = 10^6 value bytes; CPU = process CPU time / wall time during the timed run; MB/CPU-s = MB produced per second of the broker process's CPU)`,
+    `kcat -P throughput, ${formatBytes(VALUE_BYTES)} messages, acks=all (medians over rounds; MB = 10^6 value bytes; CPU = process CPU time / wall time during the timed run; MB/CPU-s = MB produced per second of the broker process's CPU; kcat CPU ms/MB = the client's CPU per MB sent, which grows when its queue stays full against a server slower than it, and the two share this machine's cores)`,
     THROUGHPUT_COLUMNS,
     throughputRows(targets, results, peer),
   );
@@ -614,6 +665,7 @@ async function main(): Promise<void> {
       latencyRows(targets, results, peer),
     );
     await printAckTimeReference(targets, results, settings, programs);
+    if (peer !== undefined) await printThroughputAtAckTime(targets, results, settings, kcat, programs.mockCluster, files.data, peer);
   }
   printTable(
     "Ferry broker's own metrics over the timed kcat runs (means over the run, medians over rounds; reqs in flight = sum of Produce handling time / wall time; 1-in-flight MB/s = KiB/req / ms/req, the bound of one connection served one request at a time; loop lag = how late the broker's 100 ms event-loop probe fired, a sign of long synchronous work or GC pauses)",
