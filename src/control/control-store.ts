@@ -40,11 +40,23 @@ export class ControlStore {
   /** Drawn at the first write when not given: a ControlStore that only reads draws nothing. */
   #incarnation: string | null;
 
+  readonly #givenPrefix: string;
+
   constructor(store: ObjectStore, prefix: string, writer: ControlWriter = {}) {
     this.#store = store;
+    this.#givenPrefix = prefix;
     this.#prefix = prefix === '' ? 'control/' : `${prefix.replace(/\/+$/, '')}/control/`;
     this.#random = writer.random ?? systemRandom;
     this.#incarnation = writer.incarnation ?? null;
+  }
+
+  /**
+   * The same records through `view` of this store (a measured one: src/broker/store-metrics.ts),
+   * with the same writer: its randomness, and its incarnation once it has one. Use it instead of
+   * this one from then on: an incarnation not yet drawn is drawn by whichever writes first.
+   */
+  through(view: (store: ObjectStore) => ObjectStore): ControlStore {
+    return new ControlStore(view(this.#store), this.#givenPrefix, { random: this.#random, ...(this.#incarnation === null ? {} : { incarnation: this.#incarnation }) });
   }
 
   async read<T>(key: string): Promise<Versioned<T> | null> {

@@ -18,8 +18,12 @@ import type {
 } from './object-store.ts';
 import type { StoreStats } from './stats.ts';
 
-/** What a store is for in a broker: the `store` label (a store serving two roles is wrapped once per role). */
-export type StoreRole = 'wal' | 'tier' | 'control';
+/**
+ * What a store is for in a broker: the `store` label (a store serving two roles is wrapped once per
+ * role). tier-records: the tier records and deletion records (docs/tier-protocol.md), control
+ * records kept beside the cluster's or, alone, in the WAL store.
+ */
+export type StoreRole = 'wal' | 'tier' | 'control' | 'tier-records';
 
 /** The `operation` label: one per ObjectStore call, multipart steps apart. */
 export type StoreOperation = 'put' | 'get' | 'head' | 'list' | 'delete' | 'delete_many' | 'multipart_create' | 'upload_part' | 'multipart_complete' | 'multipart_abort';
@@ -38,7 +42,7 @@ interface OperationMetrics {
  * duration with the backend's retries inside (ferry_object_store_request_duration_seconds),
  * failures by StoreError kind (ferry_object_store_errors_total: NotFound and PreconditionFailed
  * included, they are answers some protocols expect), and body bytes each way. Labels are bounded:
- * three roles, ten operations, the StoreError kinds. Behaviour is the inner store's, unchanged.
+ * four roles, ten operations, the StoreError kinds. Behaviour is the inner store's, unchanged.
  */
 export class InstrumentedStore implements ObjectStore {
   readonly kind: string;
