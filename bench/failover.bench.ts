@@ -11,6 +11,12 @@
  * whole again (3 brokers in the metadata, every partition led by a live broker with all its
  * replicas in sync, a produce acknowledged since the restart). Failover times go into an HDR histogram per history size.
  *
+ * Each round also times kill -> every partition the killed broker led acknowledging a produce sent
+ * after the kill (issue 28: a takeover of many partitions, one kafkajs producer sweeping all of
+ * them), and counts the surviving brokers' WAL GETs meanwhile beside the objects of the dead
+ * broker's newest stream: a takeover that reads the stream once per adopted partition shows as
+ * GETs ~ partitions x objects. At 1,000 partitions and more the run judges issue 28's targets.
+ *
  * Then the cluster idles (no client traffic) for a while and each broker's store census
  * (bench/lib/store-census-preload.ts: the FileStore's own request tally, written to a file by a
  * preload, the broker's code unchanged) gives its control-store requests per broker-minute, and
@@ -28,16 +34,22 @@
  * $31.8/month. `--keep` leaves the brokers' logs: each takeover's `serving` line says how long its
  * seal and its rebuild took.
  */
-import { resolve } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { Kafka, logLevel, type Admin, type Producer } from 'kafkajs';
 import { S3_EXPRESS_ONE_ZONE_PRICES } from '../src/store/pricing.ts';
+import { OBJECTS_DIR } from '../src/store/file.ts';
+import { DIRECTORY_SUFFIX, directoryPathOf, OBJECT_SUFFIX } from '../src/store/file-keys.ts';
 import type { StoreStats } from '../src/store/stats.ts';
+import { walRoot } from '../src/wal/keys.ts';
 import { parseBenchArgs } from './lib/args.ts';
 import { ClusterBroker } from './lib/cluster-broker.ts';
 import { LatencyRecorder } from './lib/latency.ts';
 import { median } from './lib/stats.ts';
-import { requestRates, requestUsdPerMonthAt, statsDifference, statsSum, type RequestRates } from './lib/storage-cost.ts';
+import { requestCounts, requestRates, requestUsdPerMonthAt, statsDifference, statsSum, type RequestRates } from './lib/storage-cost.ts';
 import { printTable } from './lib/table.ts';
+import { atMost, printTargets } from './lib/targets.ts';
+import type { TargetResult } from './report/results.ts';
 import { keepTempDir, makeTempDir, removeTempDir } from './lib/temp-dir.ts';
 import { formatNumber, formatSignificant, KIB_BYTES, mbPerSecond } from './lib/units.ts';
 import { parseDecimalSize, parsePositiveInteger, takeValueFlags } from './lib/value-flags.ts';
@@ -70,6 +82,19 @@ const POLL_MS = 100;
 /** Between rounds the cluster runs whole for a moment, so a round never starts mid-rebalance. */
 const SETTLE_BETWEEN_ROUNDS_MS = 1_000;
 const SECONDS_PER_MINUTE = 60;
+/** After the last partition's acknowledgement, a census interval and a margin: every broker's census then counts the failover's reads. */
+const CENSUS_SETTLE_MS = 1_200;
+/** A broker's writer id when none is given (`ferry broker --help`): its WAL stream's key segment. */
+const writerIdOf = (nodeId: number): string => `broker-${nodeId}`;
+/** Issue 28's failover targets, judged at this many partitions and more. */
+const TARGET_PARTITIONS_MIN = 1000;
+/** kill -9 -> every partition the dead broker led acknowledged, p99 over the kills (= the maximum at 20). */
+const TARGET_EVERY_PARTITION_P99_S = 5;
+/**
+ * The takeover's WAL GETs per object of the dead stream: each object read once (an object larger
+ * than the reader's tail probe takes a range GET besides), not once per adopted partition.
+ */
+const TARGET_GETS_PER_OBJECT_MAX = 1.5;
 
 const USAGE = `
 bun bench/failover.bench.ts [--quick] [--history LIST] [--kills N] [--partitions N]
@@ -77,13 +102,14 @@ bun bench/failover.bench.ts [--quick] [--history LIST] [--kills N] [--partitions
 
 ${BROKER_COUNT} ferry brokers on loopback, one file store; kafkajs produces to partition 0 with acks=all all the
 time. Per history size: kill -9 the leader of partition 0, time kill -> first acknowledged produce
-sent after the kill, restart it, wait until the cluster is whole; p50/p99/max. Then idle
+sent after the kill, and kill -> every partition it led acknowledged (with the WAL GETs that took),
+restart it, wait until the cluster is whole; p50/p99/max. Then idle
 control-store requests per broker-minute and $/month at S3 Express request prices.
   --quick                   ${QUICK_KILLS} kills at ${QUICK_HISTORIES}, ${QUICK_IDLE_SECONDS} s idle window (a smoke run; ~3 minutes)
   --history LIST            history sizes, ascending, MB/GB = 10^6/10^9 bytes (default ${HISTORIES_DEFAULT}); 10GB works
                             but its fill alone takes several minutes (kafkajs fills at tens of MB/s here)
   --kills N                 rounds per history size (default ${KILLS})
-  --partitions N            partitions of the topic (default ${PARTITIONS_DEFAULT})
+  --partitions N            partitions of the topic (default ${PARTITIONS_DEFAULT}); from ${TARGET_PARTITIONS_MIN}, issue 28's targets are judged
   --replication-factors L   scenarios, e.g. 1,3 (default 1; 3 is KIP-style followers on the other brokers)
   --lease-ms N              the brokers' --lease-ms (default: the broker's own default)
   --scan-interval-ms N      the brokers' --scan-interval-ms (default: the broker's own default)
@@ -194,6 +220,13 @@ interface Round {
   readonly newLeader: number | null;
   /** Restart of the killed broker -> the cluster whole again. */
   readonly wholeMs: number;
+  /** The partitions the killed broker led, and kill -> the last of them acknowledging a produce sent after the kill (null: not all within FAILOVER_TIMEOUT_MS). */
+  readonly partitionsMoved: number;
+  readonly everyPartitionMs: number | null;
+  /** The surviving brokers' GET-class requests to the WAL store from the kill until every partition was acknowledged. */
+  readonly walGets: number;
+  /** The WAL objects of the killed broker's newest stream when it was killed. */
+  readonly deadStreamObjects: number;
 }
 
 interface Scenario {
@@ -212,6 +245,49 @@ interface IdleCost {
 async function leaderOf(admin: Admin, partition: number): Promise<number> {
   const metadata = await admin.fetchTopicMetadata({ topics: [TOPIC] });
   return metadata.topics[0]!.partitions.find((p) => p.partitionId === partition)?.leader ?? -1;
+}
+
+async function partitionsLedBy(admin: Admin, nodeId: number): Promise<number[]> {
+  const metadata = await admin.fetchTopicMetadata({ topics: [TOPIC] });
+  return metadata.topics[0]!.partitions.filter((p) => p.leader === nodeId).map((p) => p.partitionId);
+}
+
+/**
+ * Sends one probe message to each of `partitions` (acks=all), each again until one is
+ * acknowledged; resolves with when the last of them was (performance.now()), or null if one
+ * was not by the deadline.
+ */
+async function everyPartitionAcked(producer: Producer, partitions: readonly number[], timeoutMs: number): Promise<number | null> {
+  const deadline = performance.now() + timeoutMs;
+  const value = Buffer.alloc(PROBE_VALUE_BYTES, 'e');
+  const ackedAt = async (partition: number): Promise<number | null> => {
+    while (performance.now() < deadline) {
+      try {
+        await producer.send({ topic: TOPIC, acks: -1, messages: [{ partition, value }] });
+        return performance.now();
+      } catch {
+        // retries ran out (its new leader is not serving yet): send again
+      }
+    }
+    return null;
+  };
+  const acked = await Promise.all(partitions.map(ackedAt));
+  return acked.some((atMs) => atMs === null) ? null : Math.max(...(acked as number[]));
+}
+
+/** The objects of `writerId`'s newest WAL stream in the file store at `root`, as its files lie (src/store/file-keys.ts). */
+function newestStreamObjects(root: string, writerId: string): number {
+  const writer = join(root, OBJECTS_DIR, directoryPathOf(`${walRoot('')}${writerId}/`)!);
+  const epochs = readdirSync(writer)
+    .filter((name) => name.endsWith(DIRECTORY_SUFFIX))
+    .sort();
+  if (epochs.length === 0) return 0;
+  return readdirSync(join(writer, epochs.at(-1)!)).filter((name) => name.endsWith(OBJECT_SUFFIX)).length;
+}
+
+/** The GET-class requests `brokers` made to the store at `root` so far, by their last census (0 for one with none yet). */
+function getRequestsSoFar(brokers: readonly ClusterBroker[], root: string): number[] {
+  return brokers.map((broker) => storeStatsOf(broker, root)).map((entry) => (entry === null ? 0 : requestCounts(entry.stats).getClass));
 }
 
 /** 3 brokers in the metadata, every partition led by one of them, every replica in sync. */
@@ -306,11 +382,12 @@ async function runScenario(settings: Settings, replicationFactor: number): Promi
   const admin = kafka.admin();
   const filler = kafka.producer({ allowAutoTopicCreation: false });
   const probe = new ProbeProducer(kafka.producer({ allowAutoTopicCreation: false, maxInFlightRequests: 1 }));
+  const sweeper = kafka.producer({ allowAutoTopicCreation: false });
   try {
     await Promise.all(brokers.map((broker) => broker.start()));
     await admin.connect();
     await admin.createTopics({ topics: [{ topic: TOPIC, numPartitions: settings.partitions, replicationFactor }], waitForLeaders: true });
-    await Promise.all([filler.connect(), probe.producer.connect()]);
+    await Promise.all([filler.connect(), probe.producer.connect(), sweeper.connect()]);
     const startMs = performance.now();
     probe.start();
     await waitWhole(admin, brokers, probe, startMs);
@@ -321,7 +398,7 @@ async function runScenario(settings: Settings, replicationFactor: number): Promi
       scenario.fills.push({ bytes: history - filled, elapsedMs: performance.now() - fillStartMs });
       console.error(`  RF ${replicationFactor}: filled to ${formatNumber(history / 1e6)} MB at ${formatNumber(mbPerSecond(history - filled, performance.now() - fillStartMs), 1)} MB/s`);
       filled = history;
-      for (let kill = 0; kill < settings.kills; kill++) scenario.rounds.push(await runRound(admin, brokers, probe, history, kill));
+      for (let kill = 0; kill < settings.kills; kill++) scenario.rounds.push(await runRound({ admin, brokers, probe, sweeper, walStoreRoot: objects }, history, kill));
     }
     await probe.stop();
     await sleep(IDLE_SETTLE_MS);
@@ -330,7 +407,7 @@ async function runScenario(settings: Settings, replicationFactor: number): Promi
     return scenario;
   } finally {
     await probe.stop();
-    await Promise.allSettled([filler.disconnect(), probe.producer.disconnect(), admin.disconnect()]);
+    await Promise.allSettled([filler.disconnect(), probe.producer.disconnect(), sweeper.disconnect(), admin.disconnect()]);
     await Promise.all(brokers.map((broker) => broker.stop()));
     if (settings.keep) {
       keepTempDir(directory);
@@ -339,25 +416,43 @@ async function runScenario(settings: Settings, replicationFactor: number): Promi
   }
 }
 
-async function runRound(admin: Admin, brokers: readonly ClusterBroker[], probe: ProbeProducer, historyBytes: number, kill: number): Promise<Round> {
+/** What a round works with: the cluster, its admin, the partition-0 probe, the producer that sweeps every moved partition, and the WAL store's root. */
+interface RoundContext {
+  readonly admin: Admin;
+  readonly brokers: readonly ClusterBroker[];
+  readonly probe: ProbeProducer;
+  readonly sweeper: Producer;
+  readonly walStoreRoot: string;
+}
+
+async function runRound(context: RoundContext, historyBytes: number, kill: number): Promise<Round> {
+  const { admin, brokers, probe } = context;
   await sleep(SETTLE_BETWEEN_ROUNDS_MS);
   const victimId = await leaderOf(admin, 0);
   const victim = brokers.find((broker) => broker.nodeId === victimId);
   if (victim === undefined) throw new Error(`partition 0 has no live leader (${victimId}) before round ${kill + 1}`);
+  const moved = await partitionsLedBy(admin, victimId);
+  const survivors = brokers.filter((broker) => broker !== victim);
+  const getsBefore = getRequestsSoFar(survivors, context.walStoreRoot);
   const killMs = performance.now();
   await victim.kill();
-  const ackedMs = await probe.firstAckSentAfter(killMs, FAILOVER_TIMEOUT_MS);
+  const deadStreamObjects = newestStreamObjects(context.walStoreRoot, writerIdOf(victimId));
+  const [ackedMs, everyAckedMs] = await Promise.all([probe.firstAckSentAfter(killMs, FAILOVER_TIMEOUT_MS), everyPartitionAcked(context.sweeper, moved, FAILOVER_TIMEOUT_MS)]);
   const failoverMs = ackedMs === null ? null : ackedMs - killMs;
+  const everyPartitionMs = everyAckedMs === null ? null : everyAckedMs - killMs;
   const newLeader = ackedMs === null ? null : await leaderOf(admin, 0).catch(() => null);
+  await sleep(CENSUS_SETTLE_MS);
+  const walGets = getRequestsSoFar(survivors, context.walStoreRoot).reduce((sum, gets, index) => sum + gets - getsBefore[index]!, 0);
   const restartMs = performance.now();
   await victim.start();
   await waitWhole(admin, brokers, probe, performance.now());
   const wholeMs = performance.now() - restartMs;
+  const timed = (ms: number | null) => (ms === null ? 'TIMEOUT' : `${formatNumber(ms)} ms`);
   console.error(
-    `    ${formatNumber(historyBytes / 1e6)} MB, kill ${kill + 1}: broker ${victimId} -> ${newLeader ?? '?'} in ${failoverMs === null ? 'TIMEOUT' : `${formatNumber(failoverMs)} ms`}, whole ${formatNumber(wholeMs)} ms after restart`,
+    `    ${formatNumber(historyBytes / 1e6)} MB, kill ${kill + 1}: broker ${victimId} -> ${newLeader ?? '?'} in ${timed(failoverMs)}, all ${moved.length} of its partitions in ${timed(everyPartitionMs)} (${formatNumber(walGets)} WAL GETs, its stream held ${formatNumber(deadStreamObjects)} objects), whole ${formatNumber(wholeMs)} ms after restart`,
   );
   if (newLeader === victimId) throw new Error(`partition 0 was acknowledged by broker ${victimId} after it was killed`);
-  return { historyBytes, victim: victimId, failoverMs, newLeader, wholeMs };
+  return { historyBytes, victim: victimId, failoverMs, newLeader, wholeMs, partitionsMoved: moved.length, everyPartitionMs, walGets, deadStreamObjects };
 }
 
 function report(settings: Settings, scenarios: readonly Scenario[]): void {
@@ -399,6 +494,7 @@ function report(settings: Settings, scenarios: readonly Scenario[]): void {
     ],
     rows,
   );
+  printEveryPartition(settings, scenarios, brokerSettings);
   const idleRows = scenarios
     .filter((scenario) => scenario.idle !== undefined)
     .flatMap((scenario) => {
@@ -418,6 +514,58 @@ function report(settings: Settings, scenarios: readonly Scenario[]): void {
     [{ title: 'RF' }, { title: 'store', align: 'left' }, { title: 'PUT-class/min' }, { title: 'GET-class/min' }, { title: '$/month, cluster' }],
     idleRows,
   );
+}
+
+/** Per scenario and history: kill -> every moved partition acknowledged, and the takeover's WAL GETs beside the dead stream's objects; issue 28's targets at 1,000 partitions and more. */
+function printEveryPartition(settings: Settings, scenarios: readonly Scenario[], brokerSettings: string): void {
+  const rows: string[][] = [];
+  const goals: TargetResult[] = [];
+  for (const scenario of scenarios) {
+    for (const history of settings.histories) {
+      const rounds = scenario.rounds.filter((round) => round.historyBytes === history);
+      if (rounds.length === 0) continue;
+      const recorder = new LatencyRecorder();
+      for (const round of rounds) if (round.everyPartitionMs !== null) recorder.recordMs(round.everyPartitionMs);
+      const timeouts = rounds.filter((round) => round.everyPartitionMs === null).length;
+      const getsPerObject = median(rounds.map((round) => round.walGets / Math.max(1, round.deadStreamObjects)));
+      const seconds = (percentile: number) => (recorder.count > 0 ? formatSignificant(recorder.percentileMs(percentile) / 1000) : '-');
+      rows.push([
+        String(scenario.replicationFactor),
+        formatNumber(history / 1e6),
+        formatNumber(median(rounds.map((round) => round.partitionsMoved))),
+        formatNumber(timeouts),
+        seconds(50),
+        seconds(99),
+        seconds(100),
+        formatNumber(median(rounds.map((round) => round.walGets))),
+        formatNumber(median(rounds.map((round) => round.deadStreamObjects))),
+        formatSignificant(getsPerObject),
+      ]);
+      if (settings.partitions < TARGET_PARTITIONS_MIN) continue;
+      const where = `RF ${scenario.replicationFactor}, ${formatNumber(history / 1e6)} MB, ${settings.partitions} partitions`;
+      // A round that timed out counts as the longest failover there is.
+      const p99Seconds = timeouts > 0 ? Number.POSITIVE_INFINITY : recorder.percentileMs(99) / 1000;
+      goals.push(atMost('failover', `${where}: kill -> every moved partition acked, p99`, p99Seconds, TARGET_EVERY_PARTITION_P99_S, ' s'));
+      goals.push(atMost('failover', `${where}: WAL GETs per dead-stream object`, getsPerObject, TARGET_GETS_PER_OBJECT_MAX, 'x'));
+    }
+  }
+  printTable(
+    `Failover of every partition: kill -9 of partition 0's leader -> each partition it led has acknowledged an acks=all produce sent after the kill (one kafkajs producer sending to all of them, each again until acknowledged); WAL GETs = the surviving brokers' GET-class requests to the WAL store meanwhile (store census), beside the objects of the dead broker's newest stream at the kill (${BROKER_COUNT} brokers, ${settings.partitions} partitions, ${brokerSettings})`,
+    [
+      { title: 'RF' },
+      { title: 'history MB' },
+      { title: 'partitions moved' },
+      { title: 'timeouts' },
+      { title: 'p50 s' },
+      { title: 'p99 s' },
+      { title: 'max s' },
+      { title: 'WAL GETs' },
+      { title: 'dead stream objects' },
+      { title: 'GETs/object' },
+    ],
+    rows,
+  );
+  if (goals.length > 0) printTargets(`Issue 28's failover targets, this run (at ${TARGET_PARTITIONS_MIN} partitions and more)`, goals);
 }
 
 async function main(): Promise<void> {

@@ -70,8 +70,8 @@ export function statsSum(a: StoreStats, b: StoreStats): StoreStats {
   return { requests, bytesIn: a.bytesIn + b.bytesIn, bytesOut: a.bytesOut + b.bytesOut, errors: {} };
 }
 
-export function requestRates(difference: StoreStats, elapsedMs: number): RequestRates {
-  if (!(elapsedMs > 0)) throw new Error('request rates need a positive window');
+/** Requests in a window (a statsDifference) by billing class: PUT class (LIST included) and GET class. */
+export function requestCounts(difference: StoreStats): { putClass: number; getClass: number } {
   let putClass = 0;
   let getClass = 0;
   for (const requestClass of REQUEST_CLASSES) {
@@ -80,6 +80,12 @@ export function requestRates(difference: StoreStats, elapsedMs: number): Request
     if (BILLING_CLASS[requestClass] === 'put') putClass += count;
     else if (BILLING_CLASS[requestClass] === 'get') getClass += count;
   }
+  return { putClass, getClass };
+}
+
+export function requestRates(difference: StoreStats, elapsedMs: number): RequestRates {
+  if (!(elapsedMs > 0)) throw new Error('request rates need a positive window');
+  const { putClass, getClass } = requestCounts(difference);
   const seconds = elapsedMs / 1000;
   return { putClassPerSecond: putClass / seconds, getClassPerSecond: getClass / seconds };
 }
