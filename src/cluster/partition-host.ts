@@ -14,6 +14,7 @@ import type { InterBrokerConnector } from './inter-broker-connection.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import type { StreamId } from '../wal/keys.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../wal/reader.ts';
+import { type ChainReader, SharedWalReads } from '../wal/shared-reads.ts';
 import { ensureSealed } from '../wal/seal.ts';
 import { type ReadOutcomes, reportingReads } from '../wal/store-health.ts';
 import { mapLimited } from '../util/map-limited.ts';
@@ -94,6 +95,8 @@ export class PartitionHost {
   readonly #followed = new Map<string, { readonly partitions: number }>();
   /** [C4] The seals under way, by stream: adoptions of partitions of one dead broker share them. */
   readonly #sealing = new Map<string, Promise<number>>();
+  /** [K7] The rebuilds running at once read each WAL object once, whole, and each takes its partition's frames. */
+  readonly #sharedReads: SharedWalReads;
   #stopped = false;
 
   constructor(options: PartitionHostOptions) {
@@ -103,6 +106,7 @@ export class PartitionHost {
     this.#catchUpProgress = new CatchUpProgress(this.#log, options.clock);
     this.#random = options.random ?? new SeededRandom(options.nodeId);
     this.#walStore = options.walReadOutcomes === undefined ? options.store : reportingReads(options.store, options.clock, options.walReadOutcomes);
+    this.#sharedReads = new SharedWalReads((wants) => new WalReader(this.#walStore, { ...DEFAULT_WAL_READER_CONFIG, prefix: options.prefix, wants }, { clock: options.clock, random: this.#random }));
     this.#tails = new StreamTails({
       store: this.#walStore,
       prefix: options.prefix,
@@ -335,7 +339,7 @@ export class PartitionHost {
     topic: string,
     partition: number,
     topicId: Uuid,
-    reader: WalReader,
+    reader: ChainReader,
     chain: readonly StreamId[],
     kept = false,
     settled: SettledPrefix | null = null,
@@ -346,7 +350,9 @@ export class PartitionHost {
       progress: (read: number, listed: number) => this.#rebuildProgress.update(key, fields, read, listed, `rebuilding ${topic}-${partition}: ${read} of ${listed} WAL objects read`),
     });
     const [keptStart, keptEnd] = [log.logStartOffset, log.logEndOffset];
-    const rebuilt = await rebuildFromTierAndChain(reader, log, chain, topicId, () => this.#tierStart(topic, partition, topicId), say, kept, settled).finally(() => this.#rebuildProgress.finish(key));
+    const rebuilt = await this.#sharedReads
+      .hold(() => rebuildFromTierAndChain(reader, log, chain, topicId, () => this.#tierStart(topic, partition, topicId), say, kept, settled))
+      .finally(() => this.#rebuildProgress.finish(key));
     if (!kept) return rebuilt;
     if (!rebuilt.kept) {
       say(`the promoted follower's log [${keptStart}, ${keptEnd}) does not span the tier's end: rebuilt from it`);
@@ -380,14 +386,9 @@ export class PartitionHost {
     return start;
   }
 
-  /** Reads the partition's frames of incarnation `topicId` only (docs/design.md contract 10). */
-  #reader(topic: string, partition: number, topicId: Uuid): WalReader {
-    const { prefix, clock } = this.#options;
-    return new WalReader(
-      this.#walStore,
-      { ...DEFAULT_WAL_READER_CONFIG, prefix, wants: (t, p, id) => t === topic && p === partition && (id === topicId || regressed('topic-incarnations-mixed')) },
-      { clock, random: this.#random },
-    );
+  /** Reads the partition's frames of incarnation `topicId` only (docs/design.md contract 10), from the rebuilds' shared reads [K7]. */
+  #reader(topic: string, partition: number, topicId: Uuid): ChainReader {
+    return this.#sharedReads.view((t, p, id) => t === topic && p === partition && (id === topicId || regressed('topic-incarnations-mixed')));
   }
 }
 

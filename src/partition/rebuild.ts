@@ -3,9 +3,9 @@ import type { PartitionLog } from '../log/partition-log.ts';
 import { applyFrame } from './apply.ts';
 import type { TierStart } from '../tier/tier-start.ts';
 import { floorOf, listSequences } from '../wal/floor.ts';
-import type { WalReader } from '../wal/reader.ts';
 import type { StreamId } from '../wal/keys.ts';
 import type { ObjectRead, ReadFrame } from '../wal/reader.ts';
+import type { ChainReader } from '../wal/shared-reads.ts';
 import { assert } from '../util/assert.ts';
 import { mapLimited } from '../util/map-limited.ts';
 import type { Uuid } from '../util/uuid.ts';
@@ -71,7 +71,7 @@ export interface RebuildVoice {
 }
 
 export async function rebuildFromTierAndChain(
-  reader: WalReader,
+  reader: ChainReader,
   log: PartitionLog,
   chain: readonly StreamId[],
   topicId: Uuid,
@@ -146,7 +146,7 @@ export interface RebuildOutcome {
  * Objects are read up to REBUILD_READ_AHEAD ahead but applied strictly in sequence order.
  */
 export async function rebuildFromChain(
-  reader: WalReader,
+  reader: ChainReader,
   log: PartitionLog,
   chain: readonly StreamId[],
   topicId: Uuid,
@@ -194,7 +194,7 @@ export async function rebuildFromChain(
  * Why object `sequence` is absent: GC raced the rebuild when the floor has moved above it since
  * the LIST (a second LIST, on this rare path only); otherwise the stream simply has no seal.
  */
-async function missingObject(reader: WalReader, stream: StreamId, sequence: number, listedAny: boolean): Promise<FerryError> {
+async function missingObject(reader: ChainReader, stream: StreamId, sequence: number, listedAny: boolean): Promise<FerryError> {
   const floorNow = floorOf(await listSequences(reader.store, reader.config.prefix, stream));
   if (listedAny && floorNow > sequence) return new WalPrefixCollectedError(`WAL object ${sequence} of ${streamName(stream)} was deleted during the rebuild (the floor is now ${floorNow})`);
   return new FerryError('Storage', `WAL stream ${streamName(stream)} has no object ${sequence} and no seal before it: seal it before rebuilding`);
@@ -206,14 +206,14 @@ function streamName(stream: StreamId): string {
 
 /** The reads of one stream, issued in sequence order and kept REBUILD_READ_AHEAD deep. */
 class ReadAhead {
-  readonly #reader: WalReader;
+  readonly #reader: ChainReader;
   readonly #stream: StreamId;
   readonly #pending = new Map<number, Promise<ObjectRead>>();
   readonly #fetchFrom: () => number;
   #issued: number;
 
   /** `floor`: the stream's lowest present sequence, where the reads start; `fetchFrom`: frames wholly below it, when a read is issued, are not fetched. */
-  constructor(reader: WalReader, stream: StreamId, floor: number, fetchFrom: () => number) {
+  constructor(reader: ChainReader, stream: StreamId, floor: number, fetchFrom: () => number) {
     this.#reader = reader;
     this.#stream = stream;
     this.#issued = floor;

@@ -10,7 +10,8 @@
  * failures of OffsetCommit and the ACL changes, the group coordinator's generations and offsets,
  * prefixed ACLs and removed SCRAM credentials; two of issue 27's (its review's: an embedded engine's
  * open counting the tier's end durable; and StreamingUpload's sequential finish without its last
- * run, planted when the simulated store got sequential writes). The deterministic simulation's self-test (issue 10
+ * run, planted when the simulated store got sequential writes); one of issue 28's (a rebuild taking
+ * another partition's frames from the shared reads of a takeover). The deterministic simulation's self-test (issue 10
  * item 6) turns one on and must then report a violation within its seed budget, which proves it
  * can see that class of bug (test/sim/bugs.test.ts; `unreachable` there says why it cannot).
  *
@@ -51,13 +52,14 @@ export type Regression =
   | 'scram-removed-user-still-logs-in'
   | 'embedded-tier-end-not-durable'
   | 'sequential-finish-drops-tail'
-  | 'idle-upload-not-armed';
+  | 'idle-upload-not-armed'
+  | 'shared-read-unfiltered';
 
 export interface RegressionDescription {
   /** The finding of issue 9 whose fix the switch undoes (of `issue`, when set: its deliverable the switch breaks; issue 25's: the planted bug's number, in the order they were planted). */
   readonly finding: number;
-  /** Absent: issue 9. Issues 12's, 13's, 24's and 25's switches break what they delivered, to prove their invariants see it; issue 27's undo a fix of its review (finding 1) or break its sequential writes (2). */
-  readonly issue?: 12 | 13 | 24 | 25 | 27;
+  /** Absent: issue 9. Issues 12's, 13's, 24's and 25's switches break what they delivered, to prove their invariants see it; issue 27's undo a fix of its review (finding 1) or break its sequential writes (2); issue 28's breaks its shared takeover reads. */
+  readonly issue?: 12 | 13 | 24 | 25 | 27 | 28;
   /** The old behaviour the switch brings back. */
   readonly description: string;
 }
@@ -201,6 +203,12 @@ export const REGRESSIONS: Readonly<Record<Regression, RegressionDescription>> = 
     issue: 27,
     description:
       'the WAL writer arms its idle close only when an upload lands, not when an object opens: frames handed to an idle writer wait out the upload interval before their PUT, so an acknowledgement that should be one PUT away is the interval plus one PUT ([W8])',
+  },
+  'shared-read-unfiltered': {
+    finding: 1,
+    issue: 28,
+    description:
+      "a rebuild's view of the shared whole-object reads [K7] hands it every frame of the object, not only its partition's: frames of the other partitions the takeover adopts are applied to its log",
   },
 };
 

@@ -49,6 +49,7 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'embedded-tier-end-not-durable': 35,
   'sequential-finish-drops-tail': 6,
   'idle-upload-not-armed': 1,
+  'shared-read-unfiltered': 3,
 };
 
 for (const bug of Object.keys(REGRESSIONS) as Regression[]) {

@@ -1,0 +1,167 @@
+import { assert } from '../util/assert.ts';
+import { regressed } from '../util/regressions.ts';
+import type { Uuid } from '../util/uuid.ts';
+import type { StreamId } from './keys.ts';
+import type { ObjectRead, ReadFrame, WalReader } from './reader.ts';
+
+/**
+ * The most bytes of whole objects kept for the rebuilds running at once. A takeover's chain is the
+ * un-tiered tail of a dead broker's stream: at most TIER_TAIL_MAX_BYTES per partition and
+ * TIER_TAIL_MAX_MS of its writes (src/tier/tierer.ts), so a broker that wrote up to ~12 MB/s leaves
+ * a tail this holds whole, and each object is read once however many partitions adopt it. Past
+ * that the oldest objects make room, and a rebuild that reaches one again reads it again.
+ */
+export const SHARED_READS_BYTES_MAX = 128 * 1024 * 1024;
+
+/**
+ * Reads are shared (whole objects, kept) while at least this many rebuilds hold them. A lone
+ * rebuild reads as a follower does, only its partition's frames from its log's end on (a takeover
+ * at 10 GB of history fetched 54 MB of tiered frames a partition otherwise: test/wal/read-from-offset),
+ * and takes what the shared reads still keep.
+ */
+export const SHARED_READS_HOLDERS_MIN = 2;
+
+/** What a rebuild reads a chain through (src/partition/rebuild.ts): a WalReader, or one partition's view of SharedWalReads. */
+export interface ChainReader {
+  readonly store: WalReader['store'];
+  readonly config: { readonly prefix: string };
+  /** Sequence `sequence` of `stream`: absent, a seal, or the wanted frames, those wholly below `fromOffset` left out. */
+  read(stream: StreamId, sequence: number, fromOffset?: number): Promise<ObjectRead>;
+}
+
+/** Which frames one partition's rebuild applies: its topic, partition and incarnation (docs/design.md contract 10). */
+export type FrameWants = (topic: string, partition: number, topicId: Uuid) => boolean;
+
+interface Kept {
+  readonly read: Promise<ObjectRead>;
+  /** The object's size once read (0 until then, and for a seal). */
+  bytes: number;
+}
+
+/**
+ * [K7] Whole-object reads of sealed WAL streams, shared by the rebuilds that run at once: a
+ * takeover that adopts many partitions of a dead broker reads each object of its stream once, and
+ * every adopted partition takes its own frames from that read (docs/tier-protocol.md [K7]).
+ *
+ * Sharing is sound because a rebuild reads only sealed streams, whose objects never change: an
+ * object is put once (I4), and a sequence past a stream's seal is never applied, so once a read
+ * found the seal at S every later sequence of that stream is answered absent without a GET. An
+ * absent object and a failed read are not kept (the next reader asks the store again). What is
+ * kept lives while a rebuild holds the reads (`hold`), up to SHARED_READS_BYTES_MAX, oldest out
+ * first; when the last rebuild lets go, everything goes.
+ */
+export class SharedWalReads {
+  readonly #readerFor: (wants: FrameWants) => WalReader;
+  /** Wants every frame: the views filter. */
+  readonly #reader: WalReader;
+  readonly #bytesMax: number;
+  /** Insertion order is age: the oldest read first out when over the budget. */
+  readonly #kept = new Map<string, Kept>();
+  /** Each stream's seal sequence, once a read found it. */
+  readonly #sealAt = new Map<string, number>();
+  #keptBytes = 0;
+  #holders = 0;
+
+  /** `readerFor(wants)`: a WalReader of the WAL store that fetches the frames `wants` answers true for. */
+  constructor(readerFor: (wants: FrameWants) => WalReader, bytesMax = SHARED_READS_BYTES_MAX) {
+    assert(bytesMax > 0, `shared WAL reads need a positive budget, not ${bytesMax}`);
+    this.#readerFor = readerFor;
+    this.#reader = readerFor(() => true);
+    this.#bytesMax = bytesMax;
+  }
+
+  /** Runs `rebuild` with the reads held: what it and the rebuilds beside it read is kept until the last of them ends. */
+  async hold<T>(rebuild: () => Promise<T>): Promise<T> {
+    this.#holders++;
+    try {
+      return await rebuild();
+    } finally {
+      if (--this.#holders === 0) this.#forget();
+    }
+  }
+
+  /** One partition's reader over the shared reads: its frames only, those wholly below `fromOffset` left out. */
+  view(wants: FrameWants): ChainReader {
+    const own = this.#readerFor(wants);
+    return {
+      store: own.store,
+      config: own.config,
+      read: async (stream, sequence, fromOffset = 0) => {
+        if (this.#isPastSeal(stream, sequence)) return { kind: 'absent' };
+        const shared = this.#holders >= SHARED_READS_HOLDERS_MIN || this.#kept.has(keyOf(stream, sequence));
+        if (!shared) return own.read(stream, sequence, fromOffset);
+        const read = await this.#read(stream, sequence);
+        if (read.kind !== 'data') return read;
+        return { ...read, frames: read.frames.filter((frame) => isWanted(frame, wants, fromOffset)) };
+      },
+    };
+  }
+
+  /** Bytes of whole objects kept now. */
+  get keptBytes(): number {
+    return this.#keptBytes;
+  }
+
+  #isPastSeal(stream: StreamId, sequence: number): boolean {
+    const sealAt = this.#sealAt.get(streamName(stream));
+    return sealAt !== undefined && sequence > sealAt;
+  }
+
+  /** The whole object, from what is kept or read and kept now. */
+  #read(stream: StreamId, sequence: number): Promise<ObjectRead> {
+    const key = keyOf(stream, sequence);
+    const kept = this.#kept.get(key);
+    if (kept !== undefined) return kept.read;
+    const read = this.#reader.read(stream, sequence);
+    if (this.#holders === 0) return read; // nobody holds the reads: nothing to share them with
+    const entry: Kept = { read, bytes: 0 };
+    this.#kept.set(key, entry);
+    read.then(
+      (done) => this.#settled(key, streamName(stream), sequence, entry, done),
+      () => this.#drop(key, entry),
+    );
+    return read;
+  }
+
+  #settled(key: string, stream: string, sequence: number, entry: Kept, read: ObjectRead): void {
+    if (this.#kept.get(key) !== entry) return; // forgotten meanwhile
+    if (read.kind === 'absent') return this.#drop(key, entry);
+    if (read.kind === 'seal') {
+      this.#sealAt.set(stream, Math.min(sequence, this.#sealAt.get(stream) ?? sequence));
+      return;
+    }
+    entry.bytes = read.sizeBytes;
+    this.#keptBytes += entry.bytes;
+    // Oldest out first; reads in flight and seals hold no bytes and stay.
+    for (const [oldestKey, oldest] of this.#kept) {
+      if (this.#keptBytes <= this.#bytesMax || oldest === entry) break;
+      if (oldest.bytes > 0) this.#drop(oldestKey, oldest);
+    }
+  }
+
+  #drop(key: string, entry: Kept): void {
+    if (this.#kept.get(key) !== entry) return;
+    this.#kept.delete(key);
+    this.#keptBytes -= entry.bytes;
+  }
+
+  #forget(): void {
+    this.#kept.clear();
+    this.#sealAt.clear();
+    this.#keptBytes = 0;
+  }
+}
+
+function isWanted(frame: ReadFrame, wants: FrameWants, fromOffset: number): boolean {
+  const { entry } = frame;
+  if (regressed('shared-read-unfiltered')) return true;
+  return entry.lastOffset >= fromOffset && wants(entry.topic, entry.partition, entry.topicId);
+}
+
+function keyOf(stream: StreamId, sequence: number): string {
+  return `${streamName(stream)}/${sequence}`;
+}
+
+function streamName(stream: StreamId): string {
+  return `${stream.writerId}/${stream.epoch}`;
+}

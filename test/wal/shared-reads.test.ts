@@ -1,0 +1,111 @@
+// [K7] Rebuilds running at once share whole-object reads of a sealed stream: a takeover adopting
+// many partitions of a dead broker reads each of its objects once (issue 28: a kill -9 of a broker
+// leading 334 partitions made ~420 GETs a partition), each rebuild takes only its own frames, and
+// nothing is kept once the last rebuild ends.
+import { expect, test } from 'bun:test';
+import { rebuildFromChain } from '../../src/partition/rebuild.ts';
+import { MemoryStore } from '../../src/store/memory.ts';
+import type { GetOptions, GetResult } from '../../src/store/object-store.ts';
+import { concatBytes } from '../../src/util/bytes.ts';
+import { ManualClock } from '../../src/util/clock.ts';
+import { SeededRandom } from '../../src/util/random.ts';
+import { encodeSeal, WalObjectBuilder } from '../../src/wal/format.ts';
+import { type StreamId, walObjectKey } from '../../src/wal/keys.ts';
+import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../../src/wal/reader.ts';
+import { type FrameWants, SharedWalReads } from '../../src/wal/shared-reads.ts';
+import { buildRecordBatch } from '../../src/format/batch-builder.ts';
+import { PartitionLog } from '../../src/log/partition-log.ts';
+import { tempDir } from '../support/temp-dir.ts';
+import { idOf } from '../support/topic-ids.ts';
+
+const TOPIC = 't';
+const TOPIC_ID = idOf(TOPIC);
+const PARTITIONS = 6;
+const OBJECTS = 12;
+const RECORDS_PER_FRAME = 5;
+const STREAM: StreamId = { writerId: 'broker-1', epoch: 3 };
+const NOW_MS = 1_700_000_000_000;
+
+class GetCountingStore extends MemoryStore {
+  gets = 0;
+  override async get(key: string, options?: GetOptions): Promise<GetResult> {
+    this.gets++;
+    return super.get(key, options);
+  }
+}
+
+/** OBJECTS data objects of STREAM, each with one frame of every partition (offsets in step), then its seal. */
+async function deadStream(): Promise<GetCountingStore> {
+  const store = new GetCountingStore();
+  for (let sequence = 0; sequence < OBJECTS; sequence++) {
+    const builder = new WalObjectBuilder({ kind: 'data', writerId: STREAM.writerId, epoch: STREAM.epoch, sequence, createdMs: 0 });
+    const base = sequence * RECORDS_PER_FRAME;
+    for (let partition = 0; partition < PARTITIONS; partition++) {
+      const records = Array.from({ length: RECORDS_PER_FRAME }, (_, index) => ({ value: `p${partition}-${base + index}`, timestamp: NOW_MS }));
+      const data = buildRecordBatch(records, { nowMs: NOW_MS, baseOffset: base });
+      builder.addFrame({ topic: TOPIC, topicId: TOPIC_ID, partition, leaderEpoch: 0, baseOffset: base, lastOffset: base + RECORDS_PER_FRAME - 1, data });
+    }
+    await store.put(walObjectKey('', STREAM, sequence), concatBytes(builder.finish()));
+  }
+  await store.put(walObjectKey('', STREAM, OBJECTS), encodeSeal({ writerId: 'broker-2', epoch: STREAM.epoch, sequence: OBJECTS, createdMs: 0 }));
+  store.gets = 0;
+  return store;
+}
+
+function sharedOver(store: MemoryStore): SharedWalReads {
+  return new SharedWalReads((wants) => new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix: '', wants }, { clock: new ManualClock(), random: new SeededRandom(1) }));
+}
+
+const partitionWants =
+  (partition: number): FrameWants =>
+  (topic, p, id) =>
+    topic === TOPIC && p === partition && id === TOPIC_ID;
+
+test('partitions rebuilt at once from one dead stream read each of its objects once, and each log gets its own frames only', async () => {
+  const store = await deadStream();
+  const shared = sharedOver(store);
+  const logs = Array.from({ length: PARTITIONS }, () => PartitionLog.open(tempDir()));
+  await Promise.all(logs.map((log, partition) => shared.hold(() => rebuildFromChain(shared.view(partitionWants(partition)), log, [STREAM], TOPIC_ID))));
+  for (const [partition, log] of logs.entries()) {
+    expect(log.logEndOffset).toBe(OBJECTS * RECORDS_PER_FRAME);
+    const values = log.read(0, 1 << 24).batches.flatMap((batch) => [...batch.records()].map((record) => new TextDecoder().decode(record.value!)));
+    expect(values).toEqual(Array.from({ length: OBJECTS * RECORDS_PER_FRAME }, (_, offset) => `p${partition}-${offset}`));
+  }
+  // One LIST each is not a GET; the objects and the seal once, and at most the reads issued past
+  // the seal before any rebuild had read it: far from PARTITIONS x (OBJECTS + 1).
+  expect(store.gets).toBeLessThanOrEqual(OBJECTS + 1 + 8);
+  expect(shared.keptBytes).toBe(0); // the last rebuild let go: nothing kept
+});
+
+test('a lone rebuild reads as a follower does: only its frames, from its offset on', async () => {
+  const store = await deadStream();
+  const shared = sharedOver(store);
+  const view = shared.view(partitionWants(2));
+  const read = await shared.hold(() => view.read(STREAM, 4, 4 * RECORDS_PER_FRAME + 1));
+  if (read.kind !== 'data') throw new Error('a data object');
+  expect(read.frames.map((frame) => [frame.entry.partition, frame.entry.baseOffset])).toEqual([[2, 4 * RECORDS_PER_FRAME]]);
+  expect(shared.keptBytes).toBe(0);
+});
+
+test('what is kept stays within its budget, oldest out first, and a read past a known seal asks the store nothing', async () => {
+  const store = await deadStream();
+  const objectBytes = (await store.get(walObjectKey('', STREAM, 0))).body.length;
+  store.gets = 0;
+  const shared = new SharedWalReads((wants) => new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix: '', wants }, { clock: new ManualClock(), random: new SeededRandom(1) }), 3 * objectBytes);
+  const [first, second] = [shared.view(partitionWants(0)), shared.view(partitionWants(1))];
+  let release: () => void = () => {};
+  const holding = shared.hold(() => new Promise<void>((resolve) => (release = resolve)));
+  await shared.hold(async () => {
+    for (let sequence = 0; sequence <= OBJECTS; sequence++) await first.read(STREAM, sequence);
+    expect(shared.keptBytes).toBeLessThanOrEqual(3 * objectBytes);
+    const getsBefore = store.gets;
+    await second.read(STREAM, OBJECTS - 1); // kept: no GET
+    await second.read(STREAM, OBJECTS + 5); // past the seal: no GET
+    expect(store.gets).toBe(getsBefore);
+    await second.read(STREAM, 0); // made room for later ones: read again
+    expect(store.gets).toBe(getsBefore + 1);
+  });
+  release();
+  await holding;
+  expect(shared.keptBytes).toBe(0);
+});
