@@ -140,7 +140,8 @@ export interface RebuildOutcome {
  * the same verified reads and the same apply rule as a follower, so the log becomes a
  * byte-identical copy of what the previous leaders made durable. Every stream must be sealed.
  * Frames below the log's start (the tier's end, [K2]) are skipped by applyFrame; a frame above its
- * end, or an object gone above the floor, is a GC that raced the rebuild (WalPrefixCollectedError).
+ * end, an object gone above the floor, or a void seal [F2] (GC collected below it since the LIST)
+ * is a GC that raced the rebuild (WalPrefixCollectedError).
  * Only frames of the topic incarnation `topicId` are applied and handed to `onFrame`: a stream
  * also carries the frames of any earlier incarnation of the topic's name (docs/design.md contract 10).
  * Objects are read up to REBUILD_READ_AHEAD ahead but applied strictly in sequence order.
@@ -168,7 +169,10 @@ export async function rebuildFromChain(
     try {
       for (let sequence = floor; ; sequence++) {
         const read = await reads.next(sequence);
-        if (read.kind === 'seal') break;
+        if (read.kind === 'seal') {
+          if (!(await reader.sealIsVoid(stream, sequence))) break;
+          throw new WalPrefixCollectedError(`WAL stream ${streamName(stream)} has a void seal at ${sequence} (below its floor mark, [F2]): GC collected the objects below it since the LIST`);
+        }
         if (read.kind === 'absent') throw await missingObject(reader, stream, sequence, listed.size > 0);
         objectsRead++;
         progress?.(objectsRead, objectsListed);

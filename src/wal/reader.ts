@@ -7,6 +7,7 @@ import type { Clock } from '../util/clock.ts';
 import type { Random } from '../util/random.ts';
 import type { Uuid } from '../util/uuid.ts';
 import { decodeFooter, decodeFrame, decodeHeader, decodeTrailer, decodeWalObject, TRAILER_BYTES, type WalFrameEntry, type WalHeader } from './format.ts';
+import { highestFloorMark } from './floor.ts';
 import { type StreamId, walObjectKey } from './keys.ts';
 
 export interface WalReaderConfig {
@@ -90,6 +91,15 @@ export class WalReader {
         await sleep(this.#clock, backoffDelayMs(this.config.retry, attempt, this.#random));
       }
     }
+  }
+
+  /**
+   * [F2] Whether the seal a read found at `sequence` is void: below the stream's highest floor mark,
+   * it sits in a prefix WAL GC collected after its sealer listed, below objects the writer
+   * acknowledged, and ends nothing. A valid seal stays valid: GC never marks above a seal.
+   */
+  async sealIsVoid(stream: StreamId, sequence: number): Promise<boolean> {
+    return (await highestFloorMark(this.#store, this.config.prefix, stream)) > sequence;
   }
 
   /**

@@ -27,6 +27,8 @@ export interface ChainReader {
   readonly config: { readonly prefix: string };
   /** Sequence `sequence` of `stream`: absent, a seal, or the wanted frames, those wholly below `fromOffset` left out. */
   read(stream: StreamId, sequence: number, fromOffset?: number): Promise<ObjectRead>;
+  /** [F2] Whether the seal read at `sequence` of `stream` is void (WalReader.sealIsVoid). */
+  sealIsVoid(stream: StreamId, sequence: number): Promise<boolean>;
 }
 
 /** Which frames one partition's rebuild applies: its topic, partition and incarnation (docs/design.md contract 10). */
@@ -44,9 +46,10 @@ interface Kept {
  * every adopted partition takes its own frames from that read (docs/tier-protocol.md [K7]).
  *
  * Sharing is sound because a rebuild reads only sealed streams, whose objects never change: an
- * object is put once (I4), and a sequence past a stream's seal is never applied, so once a read
- * found the seal at S every later sequence of that stream is answered absent without a GET. An
- * absent object and a failed read are not kept (the next reader asks the store again). What is
+ * object is put once (I4), and a sequence past a stream's seal is never applied, so once a seal at
+ * S was found and found not void [F2] (a rebuild asks, `sealIsVoid`), every later sequence of that
+ * stream is answered absent without a GET. An absent object and a failed read are not kept (the
+ * next reader asks the store again), nor is a seal found void. What is
  * kept lives while a rebuild holds the reads (`hold`), up to SHARED_READS_BYTES_MAX, oldest out
  * first; when the last rebuild lets go, everything goes.
  */
@@ -57,7 +60,7 @@ export class SharedWalReads {
   readonly #bytesMax: number;
   /** Insertion order is age: the oldest read first out when over the budget. */
   readonly #kept = new Map<string, Kept>();
-  /** Each stream's seal sequence, once a read found it. */
+  /** Each stream's seal sequence, once a read found it and it was found not void [F2]. */
   readonly #sealAt = new Map<string, number>();
   #keptBytes = 0;
   #holders = 0;
@@ -86,6 +89,7 @@ export class SharedWalReads {
     return {
       store: own.store,
       config: own.config,
+      sealIsVoid: (stream, sequence) => this.#sealIsVoid(stream, sequence),
       read: async (stream, sequence, fromOffset = 0) => {
         if (this.#isPastSeal(stream, sequence)) return { kind: 'absent' };
         const shared = this.#holders >= SHARED_READS_HOLDERS_MIN || this.#kept.has(keyOf(stream, sequence));
@@ -100,6 +104,19 @@ export class SharedWalReads {
   /** Bytes of whole objects kept now. */
   get keptBytes(): number {
     return this.#keptBytes;
+  }
+
+  /** [F2] Asked of the store once per stream while held: a seal found valid stays valid (GC never marks above a seal), and then ends the stream for every read. */
+  async #sealIsVoid(stream: StreamId, sequence: number): Promise<boolean> {
+    const name = streamName(stream);
+    if (this.#sealAt.get(name) === sequence) return false;
+    const isVoid = await this.#reader.sealIsVoid(stream, sequence);
+    if (isVoid) {
+      const key = keyOf(stream, sequence);
+      const kept = this.#kept.get(key);
+      if (kept !== undefined) this.#drop(key, kept); // its sealer deletes it: no rebuild is handed it again
+    } else if (this.#holders > 0) this.#sealAt.set(name, Math.min(sequence, this.#sealAt.get(name) ?? sequence));
+    return isVoid;
   }
 
   #isPastSeal(stream: StreamId, sequence: number): boolean {
@@ -117,24 +134,21 @@ export class SharedWalReads {
     const entry: Kept = { read, bytes: 0 };
     this.#kept.set(key, entry);
     read.then(
-      (done) => this.#settled(key, streamName(stream), sequence, entry, done),
+      (done) => this.#settled(key, entry, done),
       () => this.#drop(key, entry),
     );
     return read;
   }
 
-  #settled(key: string, stream: string, sequence: number, entry: Kept, read: ObjectRead): void {
+  #settled(key: string, entry: Kept, read: ObjectRead): void {
     if (this.#kept.get(key) !== entry) return; // forgotten meanwhile
     if (read.kind === 'absent') return this.#drop(key, entry);
-    if (read.kind === 'seal') {
-      this.#sealAt.set(stream, Math.min(sequence, this.#sealAt.get(stream) ?? sequence));
-      return;
-    }
+    if (read.kind === 'seal') return; // kept (no bytes to count); it ends the stream once found valid (#sealIsVoid)
     entry.bytes = read.sizeBytes;
     this.#keptBytes += entry.bytes;
-    // Oldest out first; reads in flight and seals hold no bytes and stay.
+    // Oldest out first, whatever order the reads settled in; reads in flight and seals hold no bytes and stay.
     for (const [oldestKey, oldest] of this.#kept) {
-      if (this.#keptBytes <= this.#bytesMax || oldest === entry) break;
+      if (this.#keptBytes <= this.#bytesMax) break;
       if (oldest.bytes > 0) this.#drop(oldestKey, oldest);
     }
   }
