@@ -71,7 +71,7 @@ async function reference(partition: number, from: number): Promise<Uint8Array> {
   const log = PartitionLog.open(tempDir());
   if (from > 0) log.startAt(from, [], null);
   await rebuildFromTierAndChain(
-    readerOver(store)((t, p) => p === partition),
+    readerOver(store)((_topic, p) => p === partition),
     log,
     [STREAM],
     TOPIC_ID,
@@ -119,7 +119,7 @@ test('objects GC collected under rebuilds sharing reads: kept copies, new floors
   const freshHolding = fresh.hold(() => new Promise<void>((resolve) => (releaseFresh = resolve))); // shared whole reads here too
   const fourthOutcome = await fresh.hold(() =>
     rebuildFromTierAndChain(
-      fresh.view((t, p, id) => p === 1 && id === TOPIC_ID),
+      fresh.view((_topic, p, id) => p === 1 && id === TOPIC_ID),
       fourth,
       [STREAM],
       TOPIC_ID,
