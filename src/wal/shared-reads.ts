@@ -49,9 +49,9 @@ interface Kept {
  * object is put once (I4), and a sequence past a stream's seal is never applied, so once a seal at
  * S was found and found not void [F2] (a rebuild asks, `sealIsVoid`), every later sequence of that
  * stream is answered absent without a GET. An absent object and a failed read are not kept (the
- * next reader asks the store again), nor is a seal found void. What is
- * kept lives while a rebuild holds the reads (`hold`), up to SHARED_READS_BYTES_MAX, oldest out
- * first; when the last rebuild lets go, everything goes.
+ * next reader asks the store again), nor is a seal found void. What is kept lives while a rebuild
+ * holds the reads (`hold`), up to SHARED_READS_BYTES_MAX, oldest out first; when the last rebuild
+ * lets go, everything goes.
  */
 export class SharedWalReads {
   readonly #readerFor: (wants: FrameWants) => WalReader;
