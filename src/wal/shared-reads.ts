@@ -62,6 +62,8 @@ export class SharedWalReads {
   readonly #kept = new Map<string, Kept>();
   /** Each stream's seal sequence, once a read found it and it was found not void [F2]. */
   readonly #sealAt = new Map<string, number>();
+  /** The seal checks under way, by stream and sequence: rebuilds that meet one seal at once ask once. */
+  readonly #sealChecks = new Map<string, Promise<boolean>>();
   #keptBytes = 0;
   #holders = 0;
 
@@ -110,9 +112,18 @@ export class SharedWalReads {
   async #sealIsVoid(stream: StreamId, sequence: number): Promise<boolean> {
     const name = streamName(stream);
     if (this.#sealAt.get(name) === sequence) return false;
-    const isVoid = await this.#reader.sealIsVoid(stream, sequence);
+    const key = keyOf(stream, sequence);
+    let check = this.#sealChecks.get(key);
+    if (check === undefined) {
+      check = this.#reader.sealIsVoid(stream, sequence);
+      this.#sealChecks.set(key, check);
+      void check.then(
+        () => this.#sealChecks.delete(key),
+        () => this.#sealChecks.delete(key),
+      );
+    }
+    const isVoid = await check;
     if (isVoid) {
-      const key = keyOf(stream, sequence);
       const kept = this.#kept.get(key);
       if (kept !== undefined) this.#drop(key, kept); // its sealer deletes it: no rebuild is handed it again
     } else if (this.#holders > 0) this.#sealAt.set(name, Math.min(sequence, this.#sealAt.get(name) ?? sequence));

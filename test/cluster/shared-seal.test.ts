@@ -36,10 +36,11 @@ test('adoptions under way at once seal a stream they share once', async () => {
     return [...store.lists].filter(([prefix]) => prefix.startsWith(streamPrefix)).reduce((sum, [, count]) => sum + count, 0);
   };
   const alone = { writerId: 'broker-3', epoch: 0 };
-  await host.adopt('orders', 4, 5, plan(alone)); // one adoption: its seal's LISTs, and its rebuild's
+  await host.adopt('orders', 4, 5, plan(alone)); // one adoption: its seal's LISTs, its rebuild's, and the rebuild's check of the seal it met [F2]
   const sealAndRebuild = listsOf(alone);
   await Promise.all([0, 1, 2, 3].map((partition) => host.adopt('orders', partition, 5, plan(dead))));
-  expect(listsOf(dead)).toBe(sealAndRebuild - 1 + 4); // one seal's LISTs, then each rebuild's one
+  // One seal's LISTs, then each rebuild's one, and one check of the seal they met, shared [K7].
+  expect(listsOf(dead)).toBe(sealAndRebuild - 2 + 4 + 1);
   for (const partition of [0, 1, 2, 3]) expect(engine.serves('orders', partition)).toBe(true);
   host.stop();
   await engine.close();

@@ -48,6 +48,10 @@ import { type CoverageSources, CoverageRound } from '../../src/wal-gc/coverage.t
 import type { StreamId } from '../../src/wal/keys.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../../src/wal/reader.ts';
 import { sealStream } from '../../src/wal/seal.ts';
+import { SharedWalReads } from '../../src/wal/shared-reads.ts';
+import { encodeSeal, WalObjectBuilder } from '../../src/wal/format.ts';
+import { walObjectKey } from '../../src/wal/keys.ts';
+import { concatBytes } from '../../src/util/bytes.ts';
 import { DEFAULT_WAL_WRITER_CONFIG, WalWriter } from '../../src/wal/writer.ts';
 import { batchOf, decode } from '../support/batches.ts';
 import { testClusterNode } from '../support/cluster-node.ts';
@@ -857,4 +861,38 @@ test('idle-upload-not-armed (issue 27; [W8], test/wal/writer.test.ts): an idle w
     return { putsAfterTurn, intervalError };
   };
   expect(await withAndWithout('idle-upload-not-armed', scenario)).toEqual({ fixed: { putsAfterTurn: 1, intervalError: '' }, regressed: { putsAfterTurn: 0, intervalError: '[W8]' } });
+});
+
+test('shared-read-unfiltered (issue 28; [K7], test/wal/shared-reads.test.ts): two rebuilds at once from one stream, and partition 0 takes partition 1 frames', async () => {
+  const topicId = idOf('t');
+  const stream: StreamId = { writerId: 'dead', epoch: 1 };
+  const objects = 3;
+  const scenario = async () => {
+    const store = new MemoryStore();
+    for (let sequence = 0; sequence < objects; sequence++) {
+      const builder = new WalObjectBuilder({ kind: 'data', writerId: stream.writerId, epoch: stream.epoch, sequence, createdMs: 0 });
+      for (const partition of [1, 0]) {
+        const data = buildRecordBatch([{ value: `p${partition}-${sequence}`, timestamp: 0 }], { nowMs: 0, baseOffset: sequence });
+        builder.addFrame({ topic: 't', topicId, partition, leaderEpoch: 0, baseOffset: sequence, lastOffset: sequence, data });
+      }
+      await store.put(walObjectKey('', stream, sequence), concatBytes(builder.finish()));
+    }
+    await store.put(walObjectKey('', stream, objects), encodeSeal({ writerId: 'sealer', epoch: stream.epoch, sequence: objects, createdMs: 0 }));
+    const shared = new SharedWalReads((wants) => new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix: '', wants }, { clock: new ManualClock(), random: new SeededRandom(1) }));
+    const logs = [PartitionLog.open(tempDir()), PartitionLog.open(tempDir())];
+    await Promise.all(
+      logs.map((log, partition) =>
+        shared.hold(() =>
+          rebuildFromChain(
+            shared.view((topic, p, id) => topic === 't' && p === partition && id === topicId),
+            log,
+            [stream],
+            topicId,
+          ),
+        ),
+      ),
+    );
+    return logs[0]!.read(0, 1 << 20).batches.flatMap((batch) => [...batch.records()].map((record) => decode(record.value)));
+  };
+  expect(await withAndWithout('shared-read-unfiltered', scenario)).toEqual({ fixed: ['p0-0', 'p0-1', 'p0-2'], regressed: ['p1-0', 'p1-1', 'p1-2'] });
 });
