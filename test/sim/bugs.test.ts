@@ -18,7 +18,7 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
     unreachable:
       "every takeover seals the previous leader's stream, and a sealed writer starts a new epoch with a fresh durable map: no writer keeps serving a partition whose log went back below what it made durable (finding 4 is caught through reclaim-drops-own-stream)",
   },
-  'topic-incarnations-mixed': 37,
+  'topic-incarnations-mixed': 83,
   'follower-reports-to-old-leader': 48,
   'isr-keeps-dead-replica': 9,
   'release-wakes-waiters': 75,
@@ -38,7 +38,7 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'lapsed-lease-keeps-serving': 3,
   'duplicate-window-short': 8,
   'duplicate-answer-latest-offset': 7,
-  'config-min-insync-stale': 40,
+  'config-min-insync-stale': 46,
   'retention-bytes-off-by-segment': 4,
   'offset-commit-storage-error': 8,
   'acl-change-unknown-server-error': 3,
