@@ -92,6 +92,7 @@ export function clusterMember(options: ClusterMemberOptions): ClusterNode {
     ...(options.random === undefined ? {} : { random: options.random }),
     scanIntervalMs: options.scanIntervalMs,
     adopt: (topic, partition, partitions, plan, promoted) => host.adopt(topic, partition, partitions, plan, promoted),
+    adoptTogether: (adoptions) => host.adoptTogether(adoptions),
     release: (topic, partition) => host.release(topic, partition),
     follow: (topic, partition, partitions, record) => host.follow(topic, partition, partitions, record),
     unfollow: (topic, partition) => host.unfollow(topic, partition),

@@ -157,7 +157,17 @@ export class Membership {
 
   /** [C1] Brokers alive as this one observes them; itself unless its lease lapsed unrenewed. */
   liveBrokers(): BrokerRecord[] {
-    return this.#brokers.filter((broker) => (broker.nodeId === this.nodeId ? !this.#superseded && this.#lease.renewedInTime() : this.#liveness.isAlive(broker)));
+    return this.#brokers.filter((broker) => this.#isLive(broker));
+  }
+
+  /** Broker `nodeId`'s record if it is alive (liveBrokers' test of one broker: asked per partition, by scans and Metadata answers). */
+  liveBroker(nodeId: number): BrokerRecord | undefined {
+    const broker = this.#brokers.find((b) => b.nodeId === nodeId);
+    return broker !== undefined && this.#isLive(broker) ? broker : undefined;
+  }
+
+  #isLive(broker: BrokerRecord): boolean {
+    return broker.nodeId === this.nodeId ? !this.#superseded && this.#lease.renewedInTime() : this.#liveness.isAlive(broker);
   }
 
   /** The broker records as the last scan read them, alive or not. */

@@ -49,6 +49,11 @@ export interface PartitionClaimsOptions {
    */
   // biome-ignore lint/suspicious/noConfusingVoidType: an adopter with nothing settled is an async function returning nothing
   adopt(topic: string, partition: number, partitions: number, plan: ClaimPlan, promoted: boolean): Promise<SettledPrefix | null | void>;
+  /**
+   * [K7] Runs one scan's adoptions with the WAL reads of their rebuilds kept for all of them: the
+   * partitions of one dead stream read each of its objects once, however many run at a time.
+   */
+  adoptTogether?<T>(adoptions: () => Promise<T>): Promise<T>;
   /** Replication factor > 1: start following a partition another broker leads (throwing retries later). */
   follow(topic: string, partition: number, partitions: number, record: PartitionRecord): Promise<void>;
   /** A followed partition's record names a log start (DeleteRecords on its leader): the follower serves nothing below it either. */
@@ -92,7 +97,7 @@ export class PartitionClaims {
   /** The partition's leader as last scanned; null if none is alive. */
   leaderOf(topic: string, partition: number): { broker: BrokerRecord; record: PartitionRecord } | null {
     const record = this.#held.record(partitionKey(topic, partition))?.value;
-    const broker = record === undefined ? undefined : this.#membership.liveBrokers().find((b) => b.nodeId === record.leader);
+    const broker = record === undefined ? undefined : this.#membership.liveBroker(record.leader);
     return record === undefined || broker === undefined ? null : { broker, record };
   }
 
@@ -103,9 +108,10 @@ export class PartitionClaims {
    * Every broker computes the same list from the same records.
    */
   followersOf(topic: string, partition: number): BrokerRecord[] {
-    const leader = this.leaderOf(topic, partition)?.broker.nodeId;
     const factor = this.#catalog.topics().get(topic)?.replicationFactor ?? 1;
-    if (leader === undefined || factor <= 1) return [];
+    if (factor <= 1) return [];
+    const leader = this.leaderOf(topic, partition)?.broker.nodeId;
+    if (leader === undefined) return [];
     const live = this.#membership.liveBrokers().sort((a, b) => a.nodeId - b.nodeId);
     const at = live.findIndex((b) => b.nodeId === leader);
     const after = [...live.slice(at + 1), ...live.slice(0, at)];
@@ -187,13 +193,16 @@ export class PartitionClaims {
     const mayClaim = () => !this.#newEpochWanted && this.#membership.mayLead();
     // [K4] Claims and adoptions run ADOPTIONS_IN_FLIGHT at once; the scan waits for all of them.
     const adoptions = new AdoptionPool(ADOPTIONS_IN_FLIGHT);
-    try {
-      await this.#claimAndFollow(records, canLead, fairShare, mayClaim, adoptions);
-    } catch (error) {
-      await adoptions.settled().catch(() => {}); // the scan ends only once what it started ended
-      throw error;
-    }
-    await adoptions.settled();
+    const adoptAll = async () => {
+      try {
+        await this.#claimAndFollow(records, canLead, fairShare, mayClaim, adoptions);
+      } catch (error) {
+        await adoptions.settled().catch(() => {}); // the scan ends only once what it started ended
+        throw error;
+      }
+      await adoptions.settled();
+    };
+    await (this.#options.adoptTogether ?? ((adopt) => adopt()))(adoptAll); // [K7]
     const stalledIds = new Map(allTopicRecords.map(([name, record]) => [name, record.value.topicId]));
     for (const name of stalledDeletes) await this.#catalog.finishStalledDelete(name, stalledIds.get(name)!);
     this.#options.scanned?.();

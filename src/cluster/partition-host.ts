@@ -168,6 +168,11 @@ export class PartitionHost {
     return (rebuilt as RebuildOutcome | null)?.settled ?? null;
   }
 
+  /** [K7] One scan's adoptions: their rebuilds' WAL reads are kept until the last of them ended. */
+  adoptTogether<T>(adoptions: () => Promise<T>): Promise<T> {
+    return this.#sharedReads.keep(adoptions);
+  }
+
   /**
    * [C4] ensureSealed, shared by the adoptions under way: the partitions a dead broker led all seal
    * its stream at once, and each sealed it on its own (a LIST of the whole stream each: four

@@ -2,7 +2,7 @@ import { FerryError } from '../errors.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
 import { applyFrame } from './apply.ts';
 import type { TierStart } from '../tier/tier-start.ts';
-import { floorOf, listSequences } from '../wal/floor.ts';
+import { floorOf } from '../wal/floor.ts';
 import type { StreamId } from '../wal/keys.ts';
 import type { ObjectRead, ReadFrame } from '../wal/reader.ts';
 import type { ChainReader } from '../wal/shared-reads.ts';
@@ -160,7 +160,7 @@ export async function rebuildFromChain(
   // Every stream of the chain is LISTed up front, REBUILD_LISTS_IN_FLIGHT at once: one after another,
   // a chain of many streams took a LIST's latency each before its first read. A stream's objects
   // only go from its floor up meanwhile (GC), which the reads below find out.
-  const listings = await mapLimited(chain, REBUILD_LISTS_IN_FLIGHT, (stream) => listSequences(reader.store, reader.config.prefix, stream));
+  const listings = await mapLimited(chain, REBUILD_LISTS_IN_FLIGHT, (stream) => reader.list(stream));
   const objectsListed = listings.reduce((sum, listed) => sum + listed.size, 0);
   for (const [index, stream] of chain.entries()) {
     const listed = listings[index]!;
@@ -199,7 +199,7 @@ export async function rebuildFromChain(
  * the LIST (a second LIST, on this rare path only); otherwise the stream simply has no seal.
  */
 async function missingObject(reader: ChainReader, stream: StreamId, sequence: number, listedAny: boolean): Promise<FerryError> {
-  const floorNow = floorOf(await listSequences(reader.store, reader.config.prefix, stream));
+  const floorNow = floorOf(await reader.listFresh(stream));
   if (listedAny && floorNow > sequence) return new WalPrefixCollectedError(`WAL object ${sequence} of ${streamName(stream)} was deleted during the rebuild (the floor is now ${floorNow})`);
   return new FerryError('Storage', `WAL stream ${streamName(stream)} has no object ${sequence} and no seal before it: seal it before rebuilding`);
 }

@@ -7,7 +7,7 @@ import type { Clock } from '../util/clock.ts';
 import type { Random } from '../util/random.ts';
 import type { Uuid } from '../util/uuid.ts';
 import { decodeFooter, decodeFrame, decodeHeader, decodeTrailer, decodeWalObject, TRAILER_BYTES, type WalFrameEntry, type WalHeader } from './format.ts';
-import { highestFloorMark } from './floor.ts';
+import { highestFloorMark, listSequences } from './floor.ts';
 import { type StreamId, walObjectKey } from './keys.ts';
 
 export interface WalReaderConfig {
@@ -76,11 +76,25 @@ export class WalReader {
    * Reads sequence `sequence` of `stream`: absent, a seal, or its wanted frames verified. Frames
    * wholly below `fromOffset` are neither fetched nor returned (a rebuild's log holds them).
    */
-  async read(stream: StreamId, sequence: number, fromOffset = 0): Promise<ObjectRead> {
+  read(stream: StreamId, sequence: number, fromOffset = 0): Promise<ObjectRead> {
+    return this.#verifiedRead(stream, sequence, (key) => this.#readOnce(key, fromOffset));
+  }
+
+  /**
+   * The whole object in one GET, every frame of it verified and returned (`wants` is not asked):
+   * what reads shared by many partitions fetch ([K7], src/wal/shared-reads.ts), where a footer
+   * first and ranges after would cost up to three GETs for bytes all wanted anyway.
+   */
+  readWhole(stream: StreamId, sequence: number): Promise<ObjectRead> {
+    return this.#verifiedRead(stream, sequence, (key) => this.#readWholeOnce(key));
+  }
+
+  /** One read of the object at `stream`/`sequence`, its identity checked, fetched again with backoff when corrupt or on a transient store fault. */
+  async #verifiedRead(stream: StreamId, sequence: number, readOnce: (key: string) => Promise<ObjectRead>): Promise<ObjectRead> {
     const key = walObjectKey(this.config.prefix, stream, sequence);
     for (let attempt = 0; ; attempt++) {
       try {
-        const read = await this.#readOnce(key, fromOffset);
+        const read = await readOnce(key);
         if (read.kind !== 'absent') checkIdentity(key, read.header, stream, sequence);
         return read;
       } catch (error) {
@@ -91,6 +105,16 @@ export class WalReader {
         await sleep(this.#clock, backoffDelayMs(this.config.retry, attempt, this.#random));
       }
     }
+  }
+
+  /** The stream's sequences at or above its highest floor mark: one LIST made now (listSequences). */
+  list(stream: StreamId): Promise<ReadonlySet<number>> {
+    return listSequences(this.#store, this.config.prefix, stream);
+  }
+
+  /** A reader of its own shares no LIST: each is made now. */
+  listFresh(stream: StreamId): Promise<ReadonlySet<number>> {
+    return this.list(stream);
   }
 
   /**
@@ -127,6 +151,19 @@ export class WalReader {
         await sleep(this.#clock, backoffDelayMs(this.config.retry, attempt, this.#random));
       }
     }
+  }
+
+  async #readWholeOnce(key: string): Promise<ObjectRead> {
+    let body: Uint8Array;
+    try {
+      body = (await this.#store.get(key)).body;
+    } catch (error) {
+      if (isStoreError(error, 'NotFound')) return { kind: 'absent' };
+      throw error;
+    }
+    const object = decodeWalObject(body);
+    if (object.header.kind === 'seal') return { kind: 'seal', header: object.header };
+    return { kind: 'data', header: object.header, frames: object.frames, sizeBytes: body.length, bytesRead: body.length };
   }
 
   async #readOnce(key: string, fromOffset: number): Promise<ObjectRead> {

@@ -29,6 +29,10 @@ export interface ChainReader {
   read(stream: StreamId, sequence: number, fromOffset?: number): Promise<ObjectRead>;
   /** [F2] Whether the seal read at `sequence` of `stream` is void (WalReader.sealIsVoid). */
   sealIsVoid(stream: StreamId, sequence: number): Promise<boolean>;
+  /** The stream's sequences at or above its floor mark: a LIST, which the rebuilds running at once may share (it may be older than this call). */
+  list(stream: StreamId): Promise<ReadonlySet<number>>;
+  /** A LIST made now (a rebuild that found an object gone asks whether GC moved the floor); shared from then on. */
+  listFresh(stream: StreamId): Promise<ReadonlySet<number>>;
 }
 
 /** Which frames one partition's rebuild applies: its topic, partition and incarnation (docs/design.md contract 10). */
@@ -50,22 +54,28 @@ interface Kept {
  * S was found and found not void [F2] (a rebuild asks, `sealIsVoid`), every later sequence of that
  * stream is answered absent without a GET. An absent object and a failed read are not kept (the
  * next reader asks the store again), nor is a seal found void. What is kept lives while a rebuild
- * holds the reads (`hold`), up to SHARED_READS_BYTES_MAX, oldest out first; when the last rebuild
- * lets go, everything goes.
+ * holds the reads (`hold`) or a scan's batch of adoptions keeps them (`keep`), up to
+ * SHARED_READS_BYTES_MAX, oldest out first; when the last of them lets go, everything goes. Each
+ * stream's LIST is shared the same way (`list`; `listFresh` replaces it).
  */
 export class SharedWalReads {
   readonly #readerFor: (wants: FrameWants) => WalReader;
-  /** Wants every frame: the views filter. */
+  /** Reads whole objects (readWhole): the views filter. */
   readonly #reader: WalReader;
   readonly #bytesMax: number;
   /** Insertion order is age: the oldest read first out when over the budget. */
   readonly #kept = new Map<string, Kept>();
   /** Each stream's seal sequence, once a read found it and it was found not void [F2]. */
   readonly #sealAt = new Map<string, number>();
+  /** Each stream's LIST while the reads are kept: the rebuilds of one takeover LIST a stream once. */
+  readonly #listings = new Map<string, Promise<ReadonlySet<number>>>();
   /** The seal checks under way, by stream and sequence: rebuilds that meet one seal at once ask once. */
   readonly #sealChecks = new Map<string, Promise<boolean>>();
   #keptBytes = 0;
+  /** Rebuilds running (`hold`): at SHARED_READS_HOLDERS_MIN or more, reads are shared. */
   #holders = 0;
+  /** Batches of adoptions under way (`keep`): what is read is kept for all of them, rebuilds between them too. */
+  #keepers = 0;
 
   /** `readerFor(wants)`: a WalReader of the WAL store that fetches the frames `wants` answers true for. */
   constructor(readerFor: (wants: FrameWants) => WalReader, bytesMax = SHARED_READS_BYTES_MAX) {
@@ -81,8 +91,30 @@ export class SharedWalReads {
     try {
       return await rebuild();
     } finally {
-      if (--this.#holders === 0) this.#forget();
+      this.#holders--;
+      if (!this.#keeping) this.#forget();
     }
+  }
+
+  /**
+   * Runs `adoptions` (one scan's, started a bounded number at a time, [K4]) with what their
+   * rebuilds read kept until all of them ended: a rebuild that starts after others of the batch
+   * ended finds their objects kept, so the batch reads each object once however it is paced.
+   * Whether reads are shared is still up to the rebuilds running at once (a lone one reads only its frames).
+   */
+  async keep<T>(adoptions: () => Promise<T>): Promise<T> {
+    this.#keepers++;
+    try {
+      return await adoptions();
+    } finally {
+      this.#keepers--;
+      if (!this.#keeping) this.#forget();
+    }
+  }
+
+  /** Whether a rebuild or a batch of adoptions holds the reads: while none does, nothing is kept. */
+  get #keeping(): boolean {
+    return this.#holders > 0 || this.#keepers > 0;
   }
 
   /** One partition's reader over the shared reads: its frames only, those wholly below `fromOffset` left out. */
@@ -92,6 +124,8 @@ export class SharedWalReads {
       store: own.store,
       config: own.config,
       sealIsVoid: (stream, sequence) => this.#sealIsVoid(stream, sequence),
+      list: (stream) => this.#list(stream, false),
+      listFresh: (stream) => this.#list(stream, true),
       read: async (stream, sequence, fromOffset = 0) => {
         if (this.#isPastSeal(stream, sequence)) return { kind: 'absent' };
         const shared = this.#holders >= SHARED_READS_HOLDERS_MIN || this.#kept.has(keyOf(stream, sequence));
@@ -126,8 +160,27 @@ export class SharedWalReads {
     if (isVoid) {
       const kept = this.#kept.get(key);
       if (kept !== undefined) this.#drop(key, kept); // its sealer deletes it: no rebuild is handed it again
-    } else if (this.#holders > 0) this.#sealAt.set(name, Math.min(sequence, this.#sealAt.get(name) ?? sequence));
+      this.#listings.delete(name); // it listed the void seal above its floor: a rebuild that starts over [K2] LISTs again
+    } else if (this.#keeping) this.#sealAt.set(name, Math.min(sequence, this.#sealAt.get(name) ?? sequence));
     return isVoid;
+  }
+
+  /**
+   * A LIST shared while the reads are kept. A shared one may predate a GC round (its floor too
+   * low): the rebuild then finds an object gone, LISTs fresh (`fresh`), and that LIST replaces
+   * this one, so a rebuild that starts over [K2] does not meet the old floor again.
+   */
+  #list(stream: StreamId, fresh: boolean): Promise<ReadonlySet<number>> {
+    const name = streamName(stream);
+    const shared = this.#listings.get(name);
+    if (shared !== undefined && !fresh) return shared;
+    const listing = this.#reader.list(stream);
+    if (!this.#keeping) return listing;
+    this.#listings.set(name, listing);
+    listing.catch(() => {
+      if (this.#listings.get(name) === listing) this.#listings.delete(name); // a failed LIST is not kept: the next asks again
+    });
+    return listing;
   }
 
   #isPastSeal(stream: StreamId, sequence: number): boolean {
@@ -140,8 +193,8 @@ export class SharedWalReads {
     const key = keyOf(stream, sequence);
     const kept = this.#kept.get(key);
     if (kept !== undefined) return kept.read;
-    const read = this.#reader.read(stream, sequence);
-    if (this.#holders === 0) return read; // nobody holds the reads: nothing to share them with
+    const read = this.#reader.readWhole(stream, sequence);
+    if (!this.#keeping) return read; // nobody holds the reads: nothing to share them with
     const entry: Kept = { read, bytes: 0 };
     this.#kept.set(key, entry);
     read.then(
@@ -172,6 +225,7 @@ export class SharedWalReads {
 
   #forget(): void {
     this.#kept.clear();
+    this.#listings.clear();
     this.#sealAt.clear();
     this.#keptBytes = 0;
   }

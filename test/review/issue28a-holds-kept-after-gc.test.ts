@@ -1,9 +1,10 @@
 // [K7] holds: "GC only removes [an object]; a kept copy then serves bytes the stream held, which a
 // rebuild applies or skips as it would have". A rebuild that LISTed before WAL GC collected a
-// prefix of the stream, with another rebuild beside it that had read (and kept) that prefix, takes
-// the kept copies and builds the log a rebuild without GC would; one that LISTed after GC starts at
-// the new floor and the new tiered end; one whose first read finds a collected object nobody kept
-// restarts from the new tiered end [K2]. Every log is byte-identical to the stream's frames.
+// prefix of the stream (its LIST the one shared by the rebuilds), with another rebuild beside it
+// that had read (and kept) that prefix, takes the kept copies and builds the log a rebuild without
+// GC would; one that starts after GC, from the new tiered end, skips the kept copies below it; one
+// whose first read finds a collected object nobody kept LISTs fresh and restarts from the new
+// tiered end [K2]. Every log is byte-identical to the stream's frames.
 import { expect, test } from 'bun:test';
 import { rebuildFromTierAndChain } from '../../src/partition/rebuild.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
@@ -92,15 +93,18 @@ test('objects GC collected under rebuilds sharing reads: kept copies, new floors
   // Partition 0 reads the whole stream: every object kept.
   const first = PartitionLog.open(tempDir());
   await shared.hold(() => rebuildFromTierAndChain(view(0), first, [STREAM], TOPIC_ID, startOf));
-  // Partition 1 LISTs from floor 0, then the tier moves to 15 and GC collects 0..2: the kept copies serve them.
+  // Partition 1 reads the tier (nothing tiered), then the tier moves to 15 and GC collects 0..2; its LIST is the
+  // one partition 0 made (shared, floor 0): the kept copies serve 0..2.
   // (the shared session's rebuilds of partitions 0 and 1 run one after the other here, beside a parked holder.)
   const second = PartitionLog.open(tempDir());
-  store.onList = async () => {
+  const startThenCollect = async () => {
+    const before = tier;
     tier = { offset: TIERED_END, epochs: [], producers: null };
     await collect(store);
+    return before;
   };
-  const secondOutcome = await shared.hold(() => rebuildFromTierAndChain(view(1), second, [STREAM], TOPIC_ID, startOf));
-  // Partition 0 again, after GC: from the new floor and the tiered end.
+  const secondOutcome = await shared.hold(() => rebuildFromTierAndChain(view(1), second, [STREAM], TOPIC_ID, startThenCollect));
+  // Partition 0 again, after GC: from the tiered end (the shared LIST's floor is the old one; the kept copies below the end are skipped).
   const third = PartitionLog.open(tempDir());
   await shared.hold(() => rebuildFromTierAndChain(view(0), third, [STREAM], TOPIC_ID, startOf));
   release();

@@ -110,3 +110,51 @@ test('what is kept stays within its budget, oldest out first, and a read past a 
   await holding;
   expect(shared.keptBytes).toBe(0);
 });
+
+test('a batch of adoptions kept together reads each object once however it is paced: rebuilds that start after others ended find their objects', async () => {
+  const store = await deadStream();
+  const lists = { count: 0 };
+  const list = store.list.bind(store);
+  store.list = (prefix, options) => {
+    lists.count++;
+    return list(prefix, options);
+  };
+  const shared = sharedOver(store);
+  const logs = Array.from({ length: PARTITIONS }, () => PartitionLog.open(tempDir()));
+  const rebuild = (partition: number) => shared.hold(() => rebuildFromChain(shared.view(partitionWants(partition)), logs[partition]!, [STREAM], TOPIC_ID));
+  await shared.keep(async () => {
+    // Two at a time, as a scan's pool paces them ([K4]): between the pairs no rebuild holds the reads.
+    for (let partition = 0; partition < PARTITIONS; partition += 2) await Promise.all([rebuild(partition), rebuild(partition + 1)]);
+  });
+  for (const [partition, log] of logs.entries()) expect(bytesOf(log)).toEqual(Array.from({ length: OBJECTS * RECORDS_PER_FRAME }, (_, offset) => `p${partition}-${offset}`));
+  // Each object and the seal once (whole: one GET each), the reads the first pair issued past the
+  // seal before it was judged, and no more: without the batch kept each pair read the stream again.
+  expect(store.gets).toBeLessThanOrEqual(OBJECTS + 1 + 2 * 8);
+  // One LIST of the stream for the batch, and the floor marks' LIST of the seal's check [F2].
+  expect(lists.count).toBe(2);
+  expect(shared.keptBytes).toBe(0); // the batch ended: nothing kept
+});
+
+test('shared reads fetch an object larger than the reader s probe in one GET', async () => {
+  const store = await deadStream();
+  const objectBytes = (await store.get(walObjectKey('', STREAM, 0))).body.length;
+  store.gets = 0;
+  const probe = Math.floor(objectBytes / 4); // a follower's read of it takes a probe, the footer's range and the frames' ranges
+  const shared = new SharedWalReads(
+    (wants) => new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, tailProbeBytes: probe, prefix: '', wants }, { clock: new ManualClock(), random: new SeededRandom(1) }),
+  );
+  const [first, second] = [shared.view(partitionWants(0)), shared.view(partitionWants(5))];
+  await shared.hold(() =>
+    shared.hold(async () => {
+      const [a, b] = await Promise.all([first.read(STREAM, 3), second.read(STREAM, 3)]);
+      if (a.kind !== 'data' || b.kind !== 'data') throw new Error('data objects');
+      expect(a.frames.map((frame) => frame.entry.partition)).toEqual([0]);
+      expect(b.frames.map((frame) => frame.entry.partition)).toEqual([5]);
+    }),
+  );
+  expect(store.gets).toBe(1);
+});
+
+function bytesOf(log: PartitionLog): string[] {
+  return log.read(0, 1 << 24).batches.flatMap((batch) => [...batch.records()].map((record) => new TextDecoder().decode(record.value!)));
+}
