@@ -45,3 +45,16 @@ export const systemFileSync: FileSync = {
     }
   },
 };
+
+/**
+ * No barriers at all: for files that are a cache of what is durable elsewhere and that nothing
+ * reads again after a crash (an adopted partition's log, docs/cluster-protocol.md [C5]).
+ */
+export const noFileSync: FileSync = {
+  syncSync: () => {},
+  sync: async () => {},
+  dataSyncSync: () => {},
+  dataSync: async () => {},
+  syncDirectorySync: () => {},
+  syncDirectory: async () => {},
+};

@@ -10,8 +10,9 @@
  * failures of OffsetCommit and the ACL changes, the group coordinator's generations and offsets,
  * prefixed ACLs and removed SCRAM credentials; two of issue 27's (its review's: an embedded engine's
  * open counting the tier's end durable; and StreamingUpload's sequential finish without its last
- * run, planted when the simulated store got sequential writes); one of issue 28's (a rebuild taking
- * another partition's frames from the shared reads of a takeover). The deterministic simulation's self-test (issue 10
+ * run, planted when the simulated store got sequential writes); two of issue 28's (a rebuild taking
+ * another partition's frames from the shared reads of a takeover; an adoption trusting the local
+ * log it finds, which adopted logs written without barriers make unsafe). The deterministic simulation's self-test (issue 10
  * item 6) turns one on and must then report a violation within its seed budget, which proves it
  * can see that class of bug (test/sim/bugs.test.ts; `unreachable` there says why it cannot).
  *
@@ -53,7 +54,8 @@ export type Regression =
   | 'embedded-tier-end-not-durable'
   | 'sequential-finish-drops-tail'
   | 'idle-upload-not-armed'
-  | 'shared-read-unfiltered';
+  | 'shared-read-unfiltered'
+  | 'adoption-keeps-local-log';
 
 export interface RegressionDescription {
   /** The finding of issue 9 whose fix the switch undoes (of `issue`, when set: its deliverable the switch breaks; issue 25's: the planted bug's number, in the order they were planted). */
@@ -209,6 +211,12 @@ export const REGRESSIONS: Readonly<Record<Regression, RegressionDescription>> = 
     issue: 28,
     description:
       "a rebuild's view of the shared whole-object reads [K7] hands it every frame of the object, not only its partition's: frames of the other partitions the takeover adopts are applied to its log",
+  },
+  'adoption-keeps-local-log': {
+    finding: 2,
+    issue: 28,
+    description:
+      'an adoption that is not a promotion keeps the local log it finds in the directory (written without barriers, [C5]) instead of starting empty: a restarted leader serves what its old process appended and never shipped, and skips the chain frames another leader wrote at those offsets',
   },
 };
 

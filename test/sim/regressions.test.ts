@@ -61,6 +61,9 @@ import { judgingClient } from '../support/judging-store.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { idOf } from '../support/topic-ids.ts';
 import { managedBy } from '../support/cluster-policy.ts';
+import { join } from 'node:path';
+import { PartitionHost } from '../../src/cluster/partition-host.ts';
+import { preparePartitionDirectory } from '../../src/engine/partition-metadata.ts';
 import { embeddedPowerLossAfterGc } from './embedded-power-loss.ts';
 
 setDefaultTimeout(30_000);
@@ -895,4 +898,34 @@ test('shared-read-unfiltered (issue 28; [K7], test/wal/shared-reads.test.ts): tw
     return logs[0]!.read(0, 1 << 20).batches.flatMap((batch) => [...batch.records()].map((record) => decode(record.value)));
   };
   expect(await withAndWithout('shared-read-unfiltered', scenario)).toEqual({ fixed: ['p0-0', 'p0-1', 'p0-2'], regressed: ['p1-0', 'p1-1', 'p1-2'] });
+});
+
+test('adoption-keeps-local-log (issue 28; [C5], adopted logs written without barriers): a restarted leader finds what its old process appended and never shipped, where another leader wrote the chain', async () => {
+  const topicId = idOf('orders');
+  const other: StreamId = { writerId: 'broker-1', epoch: 0 };
+  const own: StreamId = { writerId: 'broker-2', epoch: 1 };
+  const scenario = async () => {
+    const store = new MemoryStore();
+    for (let sequence = 0; sequence < 3; sequence++) {
+      const builder = new WalObjectBuilder({ kind: 'data', writerId: other.writerId, epoch: other.epoch, sequence, createdMs: 0 });
+      const data = buildRecordBatch([{ value: `chain-${sequence}`, timestamp: 0 }], { nowMs: 0, baseOffset: sequence });
+      builder.addFrame({ topic: 'orders', topicId, partition: 0, leaderEpoch: 0, baseOffset: sequence, lastOffset: sequence, data });
+      await store.put(walObjectKey('', other, sequence), concatBytes(builder.finish()));
+    }
+    await store.put(walObjectKey('', other, 3), encodeSeal({ writerId: own.writerId, epoch: other.epoch, sequence: 3, createdMs: 0 }));
+    const directory = tempDir();
+    const local = join(directory, 'orders-0');
+    preparePartitionDirectory(local, topicId);
+    const stale = PartitionLog.open(local);
+    for (let index = 0; index < 3; index++) stale.append(buildRecordBatch([{ value: `stale-${index}`, timestamp: 0 }], { nowMs: 0 }), 0);
+    await stale.close();
+    const engine = await Engine.open({ directory, cluster: managedBy(), wal: { store, writerId: own.writerId, config: { uploadIntervalMs: 1 } } });
+    const host = new PartitionHost({ engine, store, prefix: '', nodeId: 2, clock: new ManualClock(), readChain: async () => [], readRecord: async () => null, replicationFactor: () => 1, leaderOf: () => null });
+    await host.adopt('orders', 0, 1, { kind: 'claim', seal: [], rebuildFrom: [other], settled: null, next: { topicId, leader: 2, leaderEpoch: 1, chain: [other, own] } });
+    const values = engine.readStored('orders', 0, 0).batches.flatMap((batch) => [...batch.records()].map((record) => decode(record.value)));
+    host.stop();
+    await engine.close();
+    return values;
+  };
+  expect(await withAndWithout('adoption-keeps-local-log', scenario)).toEqual({ fixed: ['chain-0', 'chain-1', 'chain-2'], regressed: ['stale-0', 'stale-1', 'stale-2'] });
 });
