@@ -50,7 +50,7 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'sequential-finish-drops-tail': 6,
   'idle-upload-not-armed': 1,
   'shared-read-unfiltered': 5,
-  'adoption-keeps-local-log': 1,
+  'adoption-keeps-local-log': 17,
 };
 
 for (const bug of Object.keys(REGRESSIONS) as Regression[]) {
