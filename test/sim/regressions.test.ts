@@ -920,7 +920,17 @@ test('adoption-keeps-local-log (issue 28; [C5], adopted logs written without bar
     for (let index = 0; index < 3; index++) stale.append(buildRecordBatch([{ value: `stale-${index}`, timestamp: 0 }], { nowMs: 0 }), 0);
     await stale.close();
     const engine = await Engine.open({ directory, cluster: managedBy(), wal: { store, writerId: own.writerId, config: { uploadIntervalMs: 1 } } });
-    const host = new PartitionHost({ engine, store, prefix: '', nodeId: 2, clock: new ManualClock(), readChain: async () => [], readRecord: async () => null, replicationFactor: () => 1, leaderOf: () => null });
+    const host = new PartitionHost({
+      engine,
+      store,
+      prefix: '',
+      nodeId: 2,
+      clock: new ManualClock(),
+      readChain: async () => [],
+      readRecord: async () => null,
+      replicationFactor: () => 1,
+      leaderOf: () => null,
+    });
     await host.adopt('orders', 0, 1, { kind: 'claim', seal: [], rebuildFrom: [other], settled: null, next: { topicId, leader: 2, leaderEpoch: 1, chain: [other, own] } });
     const values = engine.readStored('orders', 0, 0).batches.flatMap((batch) => [...batch.records()].map((record) => decode(record.value)));
     host.stop();
