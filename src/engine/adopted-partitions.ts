@@ -5,7 +5,7 @@ import type { Logger } from '../observability/logger.ts';
 import type { InSyncReplicas } from '../partition/isr.ts';
 import type { Clock } from '../util/clock.ts';
 import { type Disk, diskWithSync } from '../util/disk.ts';
-import { noFileSync } from '../util/file-sync.ts';
+import { BarriersOnceArmed } from '../util/file-sync.ts';
 import { regressed } from '../util/regressions.ts';
 import { isOsError } from '../util/os-error.ts';
 import type { StreamId } from '../wal/keys.ts';
@@ -51,14 +51,6 @@ export class AdoptedPartitions {
   readonly #directory: string;
   readonly #clock: Clock;
   readonly #disk: Disk;
-  /**
-   * [C5] The disk of adopted logs: no durability barriers. An adopted log is a cache of its chain:
-   * each adoption starts from an empty directory (or, promoted in this process [K3], from the log
-   * it followed), so no crash leaves a log that is read again, and what it acknowledges is durable
-   * in the WAL. Its fsyncs bought nothing and blocked the event loop: ~2 a file, ~10 an adoption
-   * (issue 28: most of a 1,000-partition takeover's time).
-   */
-  readonly #logDisk: Disk;
   readonly #logger: Logger;
   readonly #registry: TopicRegistry;
   readonly #table: PartitionTable;
@@ -75,7 +67,6 @@ export class AdoptedPartitions {
     this.#directory = deps.directory;
     this.#clock = deps.clock;
     this.#disk = deps.disk;
-    this.#logDisk = diskWithSync(deps.disk, noFileSync);
     this.#logger = deps.logger;
     this.#registry = deps.registry;
     this.#table = deps.table;
@@ -93,13 +84,13 @@ export class AdoptedPartitions {
    * failing, and a cluster broker stops claiming partitions it could not serve (sim seed 90063: a
    * full disk claimed one partition again every scan, and no healthy broker took it over).
    */
-  #openAdoptedLog(topic: string, topicId: TopicId, partitionCount: number, directory: string, keepLocalLog: boolean): PartitionLog {
+  #openAdoptedLog(topic: string, topicId: TopicId, partitionCount: number, directory: string, keepLocalLog: boolean, logDisk: Disk): PartitionLog {
     try {
       this.#registerIncarnation(topic, topicId, partitionCount);
-      // The chain is the truth; stale local data is not (nor synced: #logDisk).
+      // The chain is the truth; stale local data is not (nor synced while it was rebuilt: adopt).
       if (!keepLocalLog && !regressed('adoption-keeps-local-log')) this.#disk.rmSync(directory, { recursive: true, force: true });
-      preparePartitionDirectory(directory, topicId, this.#logDisk); // another incarnation's directory is removed here, kept or not
-      return PartitionLog.open(directory, { config: this.#settings.logConfigOf(topic), clock: this.#clock, storage: this.#services.storage, disk: this.#logDisk });
+      preparePartitionDirectory(directory, topicId, logDisk); // another incarnation's directory is removed here, kept or not
+      return PartitionLog.open(directory, { config: this.#settings.logConfigOf(topic), clock: this.#clock, storage: this.#services.storage, disk: logDisk });
     } catch (error) {
       // As much room as the registry's rewrite took: a probe that finds less leaves the spell on (a page would end it, and the claims would start again).
       if (isOsError(error)) this.#services.storage.writeFailed(directory, error, this.#registry.lastWriteBytes);
@@ -133,7 +124,13 @@ export class AdoptedPartitions {
     this.#checkOpen();
     if (this.#table.get(topic)?.[index] !== undefined) throw new FerryError('InvalidArgument', `${topic}-${index} is already served here`);
     const directory = join(this.#directory, `${topic}-${index}`);
-    const log = this.#openAdoptedLog(topic, topicId, partitionCount, directory, keepLocalLog);
+    // [C5] An adopted log is a cache of its chain: each adoption starts from an empty directory (or,
+    // promoted in this process [K3], from the log it followed), so no crash leaves a log that is read
+    // again, and what it acknowledges is durable in the WAL. The fsyncs of its preparation and
+    // rebuild (~10 an adoption, each blocking the event loop: most of a 1,000-partition takeover's
+    // time, issue 28) buy nothing; once it serves they run again, where a failing disk shows [C1].
+    const barriers = new BarriersOnceArmed(this.#disk);
+    const log = this.#openAdoptedLog(topic, topicId, partitionCount, directory, keepLocalLog, diskWithSync(this.#disk, barriers));
     logRecovery(this.#logger, topic, index, log);
     try {
       await rebuild(log);
@@ -159,6 +156,7 @@ export class AdoptedPartitions {
     if (as === 'follower') partition.noteLeaderHighWatermark(log.logEndOffset);
     partitions[index] = partition;
     this.#table.set(topic, partitions);
+    barriers.arm(); // it serves: from here on its fsyncs run
     return partition;
   }
   /**

@@ -104,7 +104,9 @@ export async function rebuildFromTierAndChain(
     };
     try {
       // Frames below the log's end are not fetched, unless a kept log's end is what they are to prove [K3].
-      const read = await rebuildFromChain(reader, log, chain.slice(skipped), topicId, onFrame, kept ? () => 0 : () => log.logEndOffset, say?.progress);
+      // [K7] A restart trusts no LIST shared with other rebuilds: one older than the GC round it met would send it back to the same collected floor (or to another stream's).
+      const chainReader = restarts === 0 ? reader : listingFresh(reader);
+      const read = await rebuildFromChain(chainReader, log, chain.slice(skipped), topicId, onFrame, kept ? () => 0 : () => log.logEndOffset, say?.progress);
       const mustReach = start?.mustReach;
       if (mustReach !== undefined && log.logEndOffset < mustReach) {
         throw new WalPrefixCollectedError(
@@ -173,7 +175,7 @@ export async function rebuildFromChain(
           if (!(await reader.sealIsVoid(stream, sequence))) break;
           throw new WalPrefixCollectedError(`WAL stream ${streamName(stream)} has a void seal at ${sequence} (below its floor mark, [F2]): GC collected the objects below it since the LIST`);
         }
-        if (read.kind === 'absent') throw await missingObject(reader, stream, sequence, listed.size > 0);
+        if (read.kind === 'absent') throw await missingObject(reader, stream, sequence);
         objectsRead++;
         progress?.(objectsRead, objectsListed);
         for (const frame of read.frames) {
@@ -198,10 +200,23 @@ export async function rebuildFromChain(
  * Why object `sequence` is absent: GC raced the rebuild when the floor has moved above it since
  * the LIST (a second LIST, on this rare path only); otherwise the stream simply has no seal.
  */
-async function missingObject(reader: ChainReader, stream: StreamId, sequence: number, listedAny: boolean): Promise<FerryError> {
+async function missingObject(reader: ChainReader, stream: StreamId, sequence: number): Promise<FerryError> {
   const floorNow = floorOf(await reader.listFresh(stream));
-  if (listedAny && floorNow > sequence) return new WalPrefixCollectedError(`WAL object ${sequence} of ${streamName(stream)} was deleted during the rebuild (the floor is now ${floorNow})`);
+  // The LIST the rebuild went by may be one shared by the rebuilds of a scan [K7], older than the stream's last objects and GC round: gone is gone all the same.
+  if (floorNow > sequence) return new WalPrefixCollectedError(`WAL object ${sequence} of ${streamName(stream)} was collected since the LIST the rebuild went by (the floor is now ${floorNow})`);
   return new FerryError('Storage', `WAL stream ${streamName(stream)} has no object ${sequence} and no seal before it: seal it before rebuilding`);
+}
+
+/** `reader` with every LIST made now (ChainReader.listFresh). */
+function listingFresh(reader: ChainReader): ChainReader {
+  return {
+    store: reader.store,
+    config: reader.config,
+    read: (stream, sequence, fromOffset) => reader.read(stream, sequence, fromOffset),
+    sealIsVoid: (stream, sequence) => reader.sealIsVoid(stream, sequence),
+    list: (stream) => reader.listFresh(stream),
+    listFresh: (stream) => reader.listFresh(stream),
+  };
 }
 
 function streamName(stream: StreamId): string {

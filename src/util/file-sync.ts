@@ -47,14 +47,45 @@ export const systemFileSync: FileSync = {
 };
 
 /**
- * No barriers at all: for files that are a cache of what is durable elsewhere and that nothing
- * reads again after a crash (an adopted partition's log, docs/cluster-protocol.md [C5]).
+ * Barriers skipped until `arm()`, then `inner`'s: for files that are a cache of what is durable
+ * elsewhere while they are being filled, and are read and written like any other afterwards (an
+ * adopted partition's log, docs/cluster-protocol.md [C5]: its rebuild writes without fsyncs; once
+ * it serves, its fsyncs run again, and are where a failing disk shows, [C1]).
  */
-export const noFileSync: FileSync = {
-  syncSync: () => {},
-  sync: async () => {},
-  dataSyncSync: () => {},
-  dataSync: async () => {},
-  syncDirectorySync: () => {},
-  syncDirectory: async () => {},
-};
+export class BarriersOnceArmed implements FileSync {
+  readonly #inner: FileSync;
+  #armed = false;
+
+  constructor(inner: FileSync) {
+    this.#inner = inner;
+  }
+
+  /** From now on every barrier is `inner`'s. */
+  arm(): void {
+    this.#armed = true;
+  }
+
+  syncSync(fd: number): void {
+    if (this.#armed) this.#inner.syncSync(fd);
+  }
+
+  async sync(fd: number): Promise<void> {
+    if (this.#armed) await this.#inner.sync(fd);
+  }
+
+  dataSyncSync(fd: number): void {
+    if (this.#armed) this.#inner.dataSyncSync(fd);
+  }
+
+  async dataSync(fd: number): Promise<void> {
+    if (this.#armed) await this.#inner.dataSync(fd);
+  }
+
+  syncDirectorySync(path: string): void {
+    if (this.#armed) this.#inner.syncDirectorySync(path);
+  }
+
+  async syncDirectory(path: string): Promise<void> {
+    if (this.#armed) await this.#inner.syncDirectory(path);
+  }
+}
