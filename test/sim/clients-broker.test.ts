@@ -240,7 +240,8 @@ describe('simulated clients against a real broker', () => {
     await first.stop(false); // no commit, no LeaveGroup: only the session timeout tells the coordinator
     await until(() => second.assignment.length === 2, 'g2 owns both partitions', WAIT_MS);
     // What it committed while it ran is its own (how many depends on this machine's speed); at the stop, nothing.
-    expect(opsOf('commit', 'g1').filter((op) => op.startMs >= stoppedMs)).toEqual([]);
+    // (A commit sent in the millisecond the stop began may be one it cut off, never answered: a full run met one.)
+    expect(opsOf('commit', 'g1').filter((op) => op.startMs > stoppedMs || (op.startMs === stoppedMs && op.outcome.ok))).toEqual([]);
   });
 
   test("lapses: a member's commits under its generation past are refused, and it rejoins (issue 25)", async () => {
