@@ -25,10 +25,14 @@ export interface WriterEpochs {
 /**
  * [K4] How many partitions one scan adopts at once (each seals, rebuilds the tail and starts
  * serving): a broker taking over a dead one's share takes over all of it in about the time of
- * one adoption rather than their sum. Bounded because each adoption holds up to
- * REBUILD_READ_AHEAD WAL objects in memory and keeps that many GETs in flight.
+ * one adoption rather than their sum. An adoption is mostly waiting on the stores (its claim, the
+ * tier's end, the reads), and the rebuilds of one stream share their reads [K7]: at 8 a broker
+ * adopting 500 partitions took 9.5-15 s here, at 32 5.9-7.6 s, at 64 no faster (issue 28,
+ * bench/failover.bench.ts at 1,000 partitions). Bounded because each rebuild holds up to
+ * REBUILD_READ_AHEAD WAL objects: shared when the rebuilds read one stream, but up to this many
+ * times that when each reads a stream of its own.
  */
-export const ADOPTIONS_IN_FLIGHT = 8;
+export const ADOPTIONS_IN_FLIGHT = 32;
 
 /**
  * How long a create or a grow waits for the scan that claims its partitions here: a scan behind a
