@@ -100,7 +100,7 @@ const TARGET_GETS_PER_OBJECT_MAX = 1.5;
 
 const USAGE = `
 bun bench/failover.bench.ts [--quick] [--history LIST] [--kills N] [--partitions N]
-                            [--replication-factors LIST] [--lease-ms N] [--scan-interval-ms N] [--idle-seconds N] [--pause] [--keep]
+                            [--replication-factors LIST] [--lease-ms N] [--scan-interval-ms N] [--idle-seconds N] [--keep]
 
 ${BROKER_COUNT} ferry brokers on loopback, one file store; kafkajs produces to partition 0 with acks=all all the
 time. Per history size: kill -9 the leader of partition 0, time kill -> first acknowledged produce
@@ -116,8 +116,6 @@ control-store requests per broker-minute and $/month at S3 Express request price
   --lease-ms N              the brokers' --lease-ms (default: the broker's own default)
   --scan-interval-ms N      the brokers' --scan-interval-ms (default: the broker's own default)
   --idle-seconds N          length of the idle window (default ${IDLE_SECONDS})
-  --pause                   SIGSTOP the leader instead of kill -9 (others take over once its lease lapses), SIGCONT it
-                            once every partition it led was acknowledged, and wait until the cluster is whole again
   --keep                    keep the run's directory (the brokers' logs, stores and data) and print its path
   --help                    this text`;
 
@@ -131,18 +129,13 @@ interface Settings {
   readonly idleSeconds: number;
   /** Keep the run's directory for a look at the brokers' logs afterwards. */
   readonly keep: boolean;
-  /** kill -9 (peer links tell the others at once), or SIGSTOP (they wait out its lease), then SIGCONT. */
-  readonly fault: Fault;
 }
-
-type Fault = 'kill -9' | 'SIGSTOP';
 
 function parseArgs(argv: readonly string[]): Settings {
   const { values, rest } = takeValueFlags(argv, ['history', 'kills', 'partitions', 'replication-factors', 'lease-ms', 'scan-interval-ms', 'idle-seconds']);
   const keep = rest.includes('--keep');
-  const pause = rest.includes('--pause');
   const { quick } = parseBenchArgs(
-    rest.filter((arg) => arg !== '--keep' && arg !== '--pause'),
+    rest.filter((arg) => arg !== '--keep'),
     USAGE,
   );
   const integer = (name: string, fallback: number): number => (values.has(name) ? parsePositiveInteger(name, values.get(name)!) : fallback);
@@ -160,7 +153,6 @@ function parseArgs(argv: readonly string[]): Settings {
     scanIntervalMs: optional('scan-interval-ms'),
     idleSeconds: integer('idle-seconds', quick ? QUICK_IDLE_SECONDS : IDLE_SECONDS),
     keep,
-    fault: pause ? 'SIGSTOP' : 'kill -9',
   };
 }
 
@@ -409,7 +401,7 @@ async function runScenario(settings: Settings, replicationFactor: number): Promi
       scenario.fills.push({ bytes: history - filled, elapsedMs: performance.now() - fillStartMs });
       console.error(`  RF ${replicationFactor}: filled to ${formatNumber(history / 1e6)} MB at ${formatNumber(mbPerSecond(history - filled, performance.now() - fillStartMs), 1)} MB/s`);
       filled = history;
-      for (let kill = 0; kill < settings.kills; kill++) scenario.rounds.push(await runRound({ admin, brokers, probe, sweeper, walStoreRoot: objects, fault: settings.fault }, history, kill));
+      for (let kill = 0; kill < settings.kills; kill++) scenario.rounds.push(await runRound({ admin, brokers, probe, sweeper, walStoreRoot: objects }, history, kill));
     }
     await probe.stop();
     await sleep(IDLE_SETTLE_MS);
@@ -434,7 +426,6 @@ interface RoundContext {
   readonly probe: ProbeProducer;
   readonly sweeper: Producer;
   readonly walStoreRoot: string;
-  readonly fault: Fault;
 }
 
 async function runRound(context: RoundContext, historyBytes: number, kill: number): Promise<Round> {
@@ -447,8 +438,7 @@ async function runRound(context: RoundContext, historyBytes: number, kill: numbe
   const survivors = brokers.filter((broker) => broker !== victim);
   const getsBefore = getRequestsSoFar(survivors, context.walStoreRoot);
   const killMs = performance.now();
-  if (context.fault === 'SIGSTOP') victim.pause();
-  else await victim.kill();
+  await victim.kill();
   const deadStreamObjects = newestStreamObjects(context.walStoreRoot, writerIdOf(victimId));
   const [ackedMs, everyAckedMs] = await Promise.all([probe.firstAckSentAfter(killMs, FAILOVER_TIMEOUT_MS), everyPartitionAcked(context.sweeper, moved, FAILOVER_TIMEOUT_MS)]);
   const failoverMs = ackedMs === null ? null : ackedMs - killMs;
@@ -458,14 +448,12 @@ async function runRound(context: RoundContext, historyBytes: number, kill: numbe
   const walGetsBySurvivor = getRequestsSoFar(survivors, context.walStoreRoot).map((gets, index) => gets - getsBefore[index]!);
   const walGets = walGetsBySurvivor.reduce((sum, gets) => sum + gets, 0);
   const restartMs = performance.now();
-  if (context.fault === 'SIGSTOP')
-    victim.resume(); // fenced meanwhile: it starts a new writer epoch and rejoins
-  else await victim.start();
+  await victim.start();
   await waitWhole(admin, brokers, probe, performance.now());
   const wholeMs = performance.now() - restartMs;
   const timed = (ms: number | null) => (ms === null ? 'TIMEOUT' : `${formatNumber(ms)} ms`);
   console.error(
-    `    ${formatNumber(historyBytes / 1e6)} MB, ${context.fault} ${kill + 1}: broker ${victimId} -> ${newLeader ?? '?'} in ${timed(failoverMs)}, all ${moved.length} of its partitions in ${timed(everyPartitionMs)} (${formatNumber(walGets)} WAL GETs, ${walGetsBySurvivor.map(formatNumber).join(' + ')} by survivor, its stream held ${formatNumber(deadStreamObjects)} objects), whole ${formatNumber(wholeMs)} ms after restart`,
+    `    ${formatNumber(historyBytes / 1e6)} MB, kill ${kill + 1}: broker ${victimId} -> ${newLeader ?? '?'} in ${timed(failoverMs)}, all ${moved.length} of its partitions in ${timed(everyPartitionMs)} (${formatNumber(walGets)} WAL GETs, ${walGetsBySurvivor.map(formatNumber).join(' + ')} by survivor, its stream held ${formatNumber(deadStreamObjects)} objects), whole ${formatNumber(wholeMs)} ms after restart`,
   );
   if (newLeader === victimId) throw new Error(`partition 0 was acknowledged by broker ${victimId} after it was killed`);
   return {
@@ -507,7 +495,7 @@ function report(settings: Settings, scenarios: readonly Scenario[]): void {
     }
   }
   printTable(
-    `Failover: ${settings.fault} of partition 0's leader -> first acks=all produce acknowledged on the new leader (kafkajs, retry ${RETRY_INITIAL_MS}-${RETRY_MAX_MS} ms; ${BROKER_COUNT} brokers, ${settings.partitions} partitions, ${brokerSettings}; history in MB = 10^6 B; HDR histogram)`,
+    `Failover: kill -9 of partition 0's leader -> first acks=all produce acknowledged on the new leader (kafkajs, retry ${RETRY_INITIAL_MS}-${RETRY_MAX_MS} ms; ${BROKER_COUNT} brokers, ${settings.partitions} partitions, ${brokerSettings}; history in MB = 10^6 B; HDR histogram)`,
     [
       { title: 'RF' },
       { title: 'history MB' },
@@ -571,16 +559,15 @@ function printEveryPartition(settings: Settings, scenarios: readonly Scenario[],
         formatSignificant(mostPerObject),
       ]);
       if (settings.partitions < TARGET_PARTITIONS_MIN) continue;
-      const where = `RF ${scenario.replicationFactor}, ${formatNumber(history / 1e6)} MB, ${settings.partitions} partitions${settings.fault === 'SIGSTOP' ? ', SIGSTOP' : ''}`;
+      const where = `RF ${scenario.replicationFactor}, ${formatNumber(history / 1e6)} MB, ${settings.partitions} partitions`;
       // A round that timed out counts as the longest failover there is.
       const p99Seconds = timeouts > 0 ? Number.POSITIVE_INFINITY : recorder.percentileMs(99) / 1000;
-      // A paused leader is replaced once its lease lapses: the 5 s target is kill -9's (peer links tell at once).
-      if (settings.fault === 'kill -9') goals.push(atMost('failover', `${where}: kill -> every moved partition acked, p99`, p99Seconds, TARGET_EVERY_PARTITION_P99_S, ' s'));
+      goals.push(atMost('failover', `${where}: kill -> every moved partition acked, p99`, p99Seconds, TARGET_EVERY_PARTITION_P99_S, ' s'));
       goals.push(atMost('failover', `${where}: WAL GETs per dead-stream object, by the survivor that made most`, mostPerObject, TARGET_GETS_PER_OBJECT_MAX, 'x'));
     }
   }
   printTable(
-    `Failover of every partition: ${settings.fault} of partition 0's leader -> each partition it led has acknowledged an acks=all produce sent after the kill (one kafkajs producer sending to all of them, each again until acknowledged); WAL GETs = the surviving brokers' GET-class requests to the WAL store meanwhile (store census), beside the objects of the dead broker's newest stream at the kill (${BROKER_COUNT} brokers, ${settings.partitions} partitions, ${brokerSettings})`,
+    `Failover of every partition: kill -9 of partition 0's leader -> each partition it led has acknowledged an acks=all produce sent after the kill (one kafkajs producer sending to all of them, each again until acknowledged); WAL GETs = the surviving brokers' GET-class requests to the WAL store meanwhile (store census), beside the objects of the dead broker's newest stream at the kill (${BROKER_COUNT} brokers, ${settings.partitions} partitions, ${brokerSettings})`,
     [
       { title: 'RF' },
       { title: 'history MB' },

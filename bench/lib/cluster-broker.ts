@@ -83,16 +83,6 @@ export class ClusterBroker {
     await stopChild(this.#child, (child) => child.kill('SIGKILL'), 0);
   }
 
-  /** SIGSTOP: the process stays, silent, its lease running out. */
-  pause(): void {
-    this.#child?.kill('SIGSTOP');
-  }
-
-  /** SIGCONT after pause(). */
-  resume(): void {
-    this.#child?.kill('SIGCONT');
-  }
-
   /** SIGTERM, then SIGKILL after a grace period. */
   async stop(): Promise<void> {
     if (this.#child === null) return;
