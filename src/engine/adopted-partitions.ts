@@ -127,8 +127,8 @@ export class AdoptedPartitions {
     // [C5] An adopted log is a cache of its chain: each adoption starts from an empty directory (or,
     // promoted in this process [K3], from the log it followed), so no crash leaves a log that is read
     // again, and what it acknowledges is durable in the WAL. The fsyncs of its preparation and
-    // rebuild (~10 an adoption, each blocking the event loop: most of a 1,000-partition takeover's
-    // time, issue 28) buy nothing; once it serves they run again, where a failing disk shows [C1].
+    // rebuild (~10 an adoption, each blocking the event loop: the top of a profile of a broker
+    // adopting 500 partitions, issue 28) buy nothing; once it serves they run again, where a failing disk shows [C1].
     const barriers = new BarriersOnceArmed(this.#disk);
     const log = this.#openAdoptedLog(topic, topicId, partitionCount, directory, keepLocalLog, diskWithSync(this.#disk, barriers));
     logRecovery(this.#logger, topic, index, log);

@@ -12,7 +12,7 @@
  * open counting the tier's end durable; and StreamingUpload's sequential finish without its last
  * run, planted when the simulated store got sequential writes); two of issue 28's (a rebuild taking
  * another partition's frames from the shared reads of a takeover; an adoption trusting the local
- * log it finds, which adopted logs written without barriers make unsafe). The deterministic simulation's self-test (issue 10
+ * log it finds, which adopted logs rebuilt without barriers make unsafe). The deterministic simulation's self-test (issue 10
  * item 6) turns one on and must then report a violation within its seed budget, which proves it
  * can see that class of bug (test/sim/bugs.test.ts; `unreachable` there says why it cannot).
  *
@@ -216,7 +216,7 @@ export const REGRESSIONS: Readonly<Record<Regression, RegressionDescription>> = 
     finding: 2,
     issue: 28,
     description:
-      'an adoption that is not a promotion keeps the local log it finds in the directory (written without barriers, [C5]) instead of starting empty: a restarted leader serves what its old process appended and never shipped, and skips the chain frames another leader wrote at those offsets',
+      'an adoption that is not a promotion keeps the local log it finds in the directory (its rebuild written without barriers, [C5]) instead of starting empty: a restarted leader serves what its old process appended and never shipped, and skips the chain frames another leader wrote at those offsets',
   },
 };
 
