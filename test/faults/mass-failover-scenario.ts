@@ -42,7 +42,7 @@ const BROKERS = 3;
 const SCAN_INTERVAL_MS = 100;
 /** Rides through a takeover of every partition (a lease, a scan and the rebuilds) at the backoff below. */
 const CLIENT_RETRY = { retries: 100, initialRetryTime: 50, maxRetryTime: 500 };
-/** The kill lands within this long of the last acknowledged request before it: mostly mid-request. */
+/** The kill lands within this long of a request being sent: mostly while it is on its way. */
 const KILL_JITTER_MS = 30;
 
 export function describeMassFailover(result: MassFailoverResult): string {
