@@ -13,6 +13,7 @@ import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { SeededRandom } from '../../src/util/random.ts';
 import { type AckedRecord, AckLedger, describeVerdict, type LedgerVerdict } from '../support/ack-ledger.ts';
 import { BrokerProcess, killAll } from '../support/broker-process.ts';
+import { readTopicBack } from '../support/read-back.ts';
 
 export interface ScenarioOptions {
   readonly seed: number;
@@ -175,9 +176,11 @@ export async function runClusterFailover(options: ScenarioOptions): Promise<Scen
     // Every partition's log to its end, from whoever leads it now.
     const ends = await admin.fetchTopicOffsets(TOPIC);
     await admin.disconnect();
-    const read = await readAll(
+    const read = await readTopicBack(
       kafka,
-      ends.map((p) => ({ partition: p.partition, end: Number(p.high) })),
+      TOPIC,
+      ends.reduce((sum, p) => sum + Number(p.high), 0),
+      'run-b-check',
     );
     const verdict = ledger.ledger.verify(read);
     return { seed: options.seed, verdict, pausedAcks, offsetsHandedOutTwice: handedOutTwice(ledger.list), takenOver, directory: root };
@@ -211,26 +214,6 @@ async function produce(producer: Producer, ledger: Acks, count: number, nextId: 
     const [result] = await producer.send({ topic: TOPIC, acks: -1, messages: [{ partition, value }] });
     ledger.acked({ topic: TOPIC, partition, offset: Number(result!.baseOffset), value });
   }
-}
-
-async function readAll(kafka: Kafka, ends: { partition: number; end: number }[]): Promise<AckedRecord[]> {
-  const total = ends.reduce((sum, p) => sum + p.end, 0);
-  const read: AckedRecord[] = [];
-  if (total === 0) return read;
-  const consumer = kafka.consumer({ groupId: `run-b-check-${Date.now()}`, maxWaitTimeInMs: 100 });
-  await consumer.connect();
-  await consumer.subscribe({ topic: TOPIC, fromBeginning: true });
-  await new Promise<void>(
-    (done) =>
-      void consumer.run({
-        eachMessage: async ({ partition, message }) => {
-          read.push({ topic: TOPIC, partition, offset: Number(message.offset), value: message.value!.toString() });
-          if (read.length >= total) done();
-        },
-      }),
-  );
-  await consumer.disconnect();
-  return read;
 }
 
 /** Acknowledged records that share a partition offset: only one of them can be in the log there. */

@@ -12,6 +12,7 @@ import { type Admin, Kafka, logLevel, type Producer } from 'kafkajs';
 import { SeededRandom } from '../../src/util/random.ts';
 import { type AckedRecord, AckLedger, type LedgerVerdict } from '../support/ack-ledger.ts';
 import { BrokerProcess, killAll } from '../support/broker-process.ts';
+import { readTopicBack } from '../support/read-back.ts';
 
 export interface MassFailoverOptions {
   readonly seed: number;
@@ -106,9 +107,11 @@ export async function runMassFailover(options: MassFailoverOptions): Promise<Mas
 
     const ends = await admin.fetchTopicOffsets(TOPIC);
     await admin.disconnect();
-    const read = await readAll(
+    const read = await readTopicBack(
       kafka,
+      TOPIC,
       ends.map((p) => Number(p.high)).reduce((sum, end) => sum + end, 0),
+      'mass-failover-check',
     );
     return { seed: options.seed, verdict: ledger.verify(read), moved: led.length, everyPartitionAckedMs, offsetsHandedOutTwice, directory: root };
   } catch (error) {
@@ -158,24 +161,4 @@ async function waitFollowed(admin: Admin, replicationFactor: number): Promise<vo
     if (metadata.topics[0]!.partitions.every((p) => p.isr.length >= replicationFactor)) return;
     await Bun.sleep(SCAN_INTERVAL_MS);
   }
-}
-
-async function readAll(kafka: Kafka, total: number): Promise<AckedRecord[]> {
-  const read: AckedRecord[] = [];
-  if (total === 0) return read;
-  const consumer = kafka.consumer({ groupId: `mass-failover-check-${Date.now()}`, maxWaitTimeInMs: 100 });
-  await consumer.connect();
-  await consumer.subscribe({ topic: TOPIC, fromBeginning: true });
-  await new Promise<void>(
-    (done) =>
-      void consumer.run({
-        partitionsConsumedConcurrently: 8,
-        eachMessage: async ({ partition, message }) => {
-          read.push({ topic: TOPIC, partition, offset: Number(message.offset), value: message.value!.toString() });
-          if (read.length >= total) done();
-        },
-      }),
-  );
-  await consumer.disconnect();
-  return read;
 }
