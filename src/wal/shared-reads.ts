@@ -86,14 +86,8 @@ export class SharedWalReads {
   }
 
   /** Runs `rebuild` with the reads held: what it and the rebuilds beside it read is kept until the last of them ends. */
-  async hold<T>(rebuild: () => Promise<T>): Promise<T> {
-    this.#holders++;
-    try {
-      return await rebuild();
-    } finally {
-      this.#holders--;
-      if (!this.#keeping) this.#forget();
-    }
+  hold<T>(rebuild: () => Promise<T>): Promise<T> {
+    return this.#heldBy('rebuild', rebuild);
   }
 
   /**
@@ -102,12 +96,18 @@ export class SharedWalReads {
    * ended finds their objects kept, so the batch reads each object once however it is paced.
    * Whether reads are shared is still up to the rebuilds running at once (a lone one reads only its frames).
    */
-  async keep<T>(adoptions: () => Promise<T>): Promise<T> {
-    this.#keepers++;
+  keep<T>(adoptions: () => Promise<T>): Promise<T> {
+    return this.#heldBy('batch', adoptions);
+  }
+
+  /** Runs `work` counted as a holder of its kind; the last holder to end lets everything go. */
+  async #heldBy<T>(kind: 'rebuild' | 'batch', work: () => Promise<T>): Promise<T> {
+    const step = (by: number) => (kind === 'rebuild' ? (this.#holders += by) : (this.#keepers += by));
+    step(1);
     try {
-      return await adoptions();
+      return await work();
     } finally {
-      this.#keepers--;
+      step(-1);
       if (!this.#keeping) this.#forget();
     }
   }

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { SeededRandom } from '../../src/util/random.ts';
 import { type AckedRecord, AckLedger, describeVerdict, type LedgerVerdict } from '../support/ack-ledger.ts';
-import { BrokerProcess, killAll } from '../support/broker-process.ts';
+import { BrokerProcess, killAll, runFailure } from '../support/broker-process.ts';
 import { readTopicBack } from '../support/read-back.ts';
 
 export interface ScenarioOptions {
@@ -185,9 +185,7 @@ export async function runClusterFailover(options: ScenarioOptions): Promise<Scen
     const verdict = ledger.ledger.verify(read);
     return { seed: options.seed, verdict, pausedAcks, offsetsHandedOutTwice: handedOutTwice(ledger.list), takenOver, directory: root };
   } catch (error) {
-    throw new Error(
-      `seed ${options.seed}: ${error instanceof Error ? error.message : String(error)}\n${brokers.map((b) => `--- broker ${b.options.nodeId}\n${b.output().split('\n').slice(-40).join('\n')}`).join('\n')}`,
-    );
+    throw runFailure(options.seed, error, brokers);
   } finally {
     await killAll(brokers);
     if (options.keep !== true) rmSync(root, { recursive: true, force: true });

@@ -9,6 +9,8 @@ const CLI = `${import.meta.dir}/../../src/cli.ts`;
 const READY_TIMEOUT_MS = 60_000;
 /** Lines of a broker's output kept for a failure message. */
 const OUTPUT_LINES_MAX = 400;
+/** Of those, the lines of each broker a fault run's failure shows. */
+const FAILURE_OUTPUT_LINES = 40;
 
 export interface BrokerProcessOptions {
   readonly nodeId: number;
@@ -140,4 +142,10 @@ async function drain(stream: ReadableStream<Uint8Array>, onLine: (line: string) 
 /** Kills every broker, for afterAll. */
 export async function killAll(brokers: readonly BrokerProcess[]): Promise<void> {
   await Promise.all(brokers.map((broker) => broker.kill()));
+}
+
+/** A fault run's failure, with the last lines each broker wrote: what a seed's post-mortem starts from. */
+export function runFailure(seed: number, error: unknown, brokers: readonly BrokerProcess[]): Error {
+  const outputs = brokers.map((b) => `--- broker ${b.options.nodeId}\n${b.output().split('\n').slice(-FAILURE_OUTPUT_LINES).join('\n')}`).join('\n');
+  return new Error(`seed ${seed}: ${error instanceof Error ? error.message : String(error)}\n${outputs}`);
 }
