@@ -134,6 +134,9 @@ export class AdoptedPartitions {
     logRecovery(this.#logger, topic, index, log);
     try {
       await rebuild(log);
+      // The engine may have closed during the rebuild (a broker's stop during a takeover): its
+      // close let go of every partition it held, so this log would stay open, locked, served by nothing.
+      this.#checkOpen();
     } catch (error) {
       await log.close();
       throw error;
