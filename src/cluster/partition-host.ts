@@ -93,8 +93,13 @@ export class PartitionHost {
   readonly #walStore: ObjectStore;
   /** The partitions followed here, with their partition counts; an entry is replaced by each follow and removed by unfollow. */
   readonly #followed = new Map<string, { readonly partitions: number }>();
-  /** [C4] The seals under way, by stream: adoptions of partitions of one dead broker share them. */
-  readonly #sealing = new Map<string, Promise<number>>();
+  /**
+   * [C4] The seals under way, by stream (`made`: found or put), shared by the adoptions of one dead
+   * broker's partitions; made ones stay while a scan's adoptions run together (#seal).
+   */
+  readonly #sealing = new Map<string, { readonly sealed: Promise<number>; made: boolean }>();
+  /** Scans whose adoptions run together now: while any does, seals made are kept in #sealing. */
+  #adoptingTogether = 0;
   /** [K7] The rebuilds running at once read each WAL object once, whole, and each takes its partition's frames. */
   readonly #sharedReads: SharedWalReads;
   #stopped = false;
@@ -168,25 +173,44 @@ export class PartitionHost {
     return (rebuilt as RebuildOutcome | null)?.settled ?? null;
   }
 
-  /** [K7] One scan's adoptions: their rebuilds' WAL reads are kept until the last of them ended. */
-  adoptTogether<T>(adoptions: () => Promise<T>): Promise<T> {
-    return this.#sharedReads.keep(adoptions);
+  /** [K7] One scan's adoptions: their rebuilds' WAL reads, and the seals they made [C4], are kept until the last of them ended. */
+  async adoptTogether<T>(adoptions: () => Promise<T>): Promise<T> {
+    this.#adoptingTogether++;
+    try {
+      return await this.#sharedReads.keep(adoptions);
+    } finally {
+      if (--this.#adoptingTogether === 0) this.#forgetSeals();
+    }
+  }
+
+  /** The seals made are forgotten once no adoptions run together; one under way is shared until it ends. */
+  #forgetSeals(): void {
+    for (const [id, entry] of this.#sealing) if (entry.made) this.#sealing.delete(id);
   }
 
   /**
    * [C4] ensureSealed, shared by the adoptions under way: the partitions a dead broker led all seal
    * its stream at once, and each sealed it on its own (a LIST of the whole stream each: four
    * adoptions took up to 1.2 s to seal two streams). A seal is the stream's for good, so one
-   * finished check answers all who asked meanwhile; a later adoption checks again.
+   * finished check answers all who asked meanwhile, and, while a scan's adoptions run together,
+   * every adoption of the batch; a later adoption checks again.
    */
   #seal(stream: StreamId, sealerId: string): Promise<number> {
     const { store, prefix, clock } = this.#options;
     const id = `${stream.writerId}/${stream.epoch}`;
     const running = this.#sealing.get(id);
-    if (running !== undefined) return running;
-    const sealing = ensureSealed(store, prefix, stream, { writerId: sealerId, nowMs: clock.nowMs() }).finally(() => this.#sealing.delete(id));
-    this.#sealing.set(id, sealing);
-    return sealing;
+    if (running !== undefined) return running.sealed;
+    const entry = { sealed: ensureSealed(store, prefix, stream, { writerId: sealerId, nowMs: clock.nowMs() }), made: false };
+    this.#sealing.set(id, entry);
+    const forget = () => {
+      if (this.#sealing.get(id) === entry) this.#sealing.delete(id);
+    };
+    // A failed seal is never kept (the next adoption tries again); a made one while adoptions run together.
+    entry.sealed.then(() => {
+      entry.made = true;
+      if (this.#adoptingTogether === 0) forget();
+    }, forget);
+    return entry.sealed;
   }
 
   /**
@@ -393,7 +417,7 @@ export class PartitionHost {
 
   /** Reads the partition's frames of incarnation `topicId` only (docs/design.md contract 10), from the rebuilds' shared reads [K7]. */
   #reader(topic: string, partition: number, topicId: Uuid): ChainReader {
-    return this.#sharedReads.view((t, p, id) => t === topic && p === partition && (id === topicId || regressed('topic-incarnations-mixed')));
+    return this.#sharedReads.view((t, p, id) => t === topic && p === partition && (id === topicId || regressed('topic-incarnations-mixed')), { topic, partition });
   }
 }
 

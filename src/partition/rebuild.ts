@@ -170,6 +170,12 @@ export async function rebuildFromChain(
     const reads = new ReadAhead(reader, stream, floor, fetchFrom);
     try {
       for (let sequence = floor; ; sequence++) {
+        const maybeWanted = reader.firstMaybeWanted?.(stream, sequence) ?? sequence;
+        if (maybeWanted > sequence) {
+          objectsRead += maybeWanted - sequence; // read whole for other partitions, none of this one's frames in them
+          sequence = maybeWanted;
+          reads.passTo(sequence);
+        }
         const read = await reads.next(sequence);
         if (read.kind === 'seal') {
           if (!(await reader.sealIsVoid(stream, sequence))) break;
@@ -216,6 +222,7 @@ function listingFresh(reader: ChainReader): ChainReader {
     sealIsVoid: (stream, sequence) => reader.sealIsVoid(stream, sequence),
     list: (stream) => reader.listFresh(stream),
     listFresh: (stream) => reader.listFresh(stream),
+    ...(reader.firstMaybeWanted === undefined ? {} : { firstMaybeWanted: (stream: StreamId, sequence: number) => reader.firstMaybeWanted!(stream, sequence) }),
   };
 }
 
@@ -228,6 +235,8 @@ class ReadAhead {
   readonly #reader: ChainReader;
   readonly #stream: StreamId;
   readonly #pending = new Map<number, Promise<ObjectRead>>();
+  /** Reads issued for objects passed over since: waited for at the end like the rest. */
+  readonly #passed: Promise<ObjectRead>[] = [];
   readonly #fetchFrom: () => number;
   #issued: number;
 
@@ -252,10 +261,21 @@ class ReadAhead {
     return read;
   }
 
+  /** The objects below `sequence` are passed over unread (ChainReader.firstMaybeWanted): reads of them already issued are only waited for at the end. */
+  passTo(sequence: number): void {
+    for (const [issued, read] of this.#pending) {
+      if (issued >= sequence) continue;
+      this.#passed.push(read);
+      this.#pending.delete(issued);
+    }
+    this.#issued = Math.max(this.#issued, sequence);
+  }
+
   /** Past the seal (or on a failure): the reads still in flight are not applied, only waited for (no stray GETs outlive the rebuild). */
   async abandon(): Promise<void> {
-    const left = [...this.#pending.values()];
+    const left = [...this.#pending.values(), ...this.#passed];
     this.#pending.clear();
+    this.#passed.length = 0;
     await Promise.allSettled(left);
   }
 }

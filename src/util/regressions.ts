@@ -55,7 +55,8 @@ export type Regression =
   | 'sequential-finish-drops-tail'
   | 'idle-upload-not-armed'
   | 'shared-read-unfiltered'
-  | 'adoption-keeps-local-log';
+  | 'adoption-keeps-local-log'
+  | 'rebuild-passes-own-frames';
 
 export interface RegressionDescription {
   /** The finding of issue 9 whose fix the switch undoes (of `issue`, when set: its deliverable the switch breaks; issue 25's: the planted bug's number, in the order they were planted). */
@@ -217,6 +218,12 @@ export const REGRESSIONS: Readonly<Record<Regression, RegressionDescription>> = 
     issue: 28,
     description:
       'an adoption that is not a promotion keeps the local log it finds in the directory (its rebuild written without barriers, [C5]) instead of starting empty: a restarted leader serves what its old process appended and never shipped, and skips the chain frames another leader wrote at those offsets',
+  },
+  'rebuild-passes-own-frames': {
+    finding: 3,
+    issue: 28,
+    description:
+      "a rebuild passes over every object already read whole for the takeover [K7], not only those whose index holds none of its partition's frames: its own frames in them are never applied",
   },
 };
 

@@ -33,16 +33,33 @@ export interface ChainReader {
   list(stream: StreamId): Promise<ReadonlySet<number>>;
   /** A LIST made now (a rebuild that found an object gone asks whether GC moved the floor); shared from then on. */
   listFresh(stream: StreamId): Promise<ReadonlySet<number>>;
+  /**
+   * The first sequence from `sequence` on that may hold frames for this reader: objects already
+   * read whole and known to hold none of its partition's frames are passed over without a read.
+   * Absent: every object is read in turn.
+   */
+  firstMaybeWanted?(stream: StreamId, sequence: number): number;
 }
 
 /** Which frames one partition's rebuild applies: its topic, partition and incarnation (docs/design.md contract 10). */
 export type FrameWants = (topic: string, partition: number, topicId: Uuid) => boolean;
 
+/** The partition a view reads for: its frames are looked up in each object's index, not filtered from all of them. */
+export interface ViewedPartition {
+  readonly topic: string;
+  readonly partition: number;
+}
+
 interface Kept {
   readonly read: Promise<ObjectRead>;
   /** The object's size once read (0 until then, and for a seal). */
   bytes: number;
+  /** The read once it settled as data or a seal (null until then). */
+  settled: ObjectRead | null;
 }
+
+/** Each object read's frames by partition, built once per read the first time a view asks. */
+const framesByPartition = new WeakMap<ObjectRead, ReadonlyMap<string, readonly ReadFrame[]>>();
 
 /**
  * [K7] Whole-object reads of sealed WAL streams, shared by the rebuilds that run at once: a
@@ -117,9 +134,16 @@ export class SharedWalReads {
     return this.#holders > 0 || this.#keepers > 0;
   }
 
-  /** One partition's reader over the shared reads: its frames only, those wholly below `fromOffset` left out. */
-  view(wants: FrameWants): ChainReader {
+  /**
+   * One partition's reader over the shared reads: its frames only, those wholly below `fromOffset`
+   * left out. Given the partition (`viewed`), each shared object is indexed once by partition, so a
+   * view takes its frames by one lookup and passes over the objects read whole that hold none of
+   * them (`firstMaybeWanted`): a takeover of many partitions walks each object once, not once per
+   * partition (issue 28: 500 rebuilds of a 1,437-object chain filtered every object's frames each).
+   */
+  view(wants: FrameWants, viewed?: ViewedPartition): ChainReader {
     const own = this.#readerFor(wants);
+    const partitionKey = viewed === undefined ? null : partitionKeyOf(viewed.topic, viewed.partition);
     return {
       store: own.store,
       config: own.config,
@@ -132,9 +156,27 @@ export class SharedWalReads {
         if (!shared) return own.read(stream, sequence, fromOffset);
         const read = await this.#read(stream, sequence);
         if (read.kind !== 'data') return read;
-        return { ...read, frames: read.frames.filter((frame) => isWanted(frame, wants, fromOffset)) };
+        const candidates = partitionKey === null || regressed('shared-read-unfiltered') ? read.frames : (indexOf(read).get(partitionKey) ?? []);
+        return { ...read, frames: candidates.filter((frame) => isWanted(frame, wants, fromOffset)) };
       },
+      ...(partitionKey === null ? {} : { firstMaybeWanted: (stream: StreamId, sequence: number) => this.#firstMaybeWanted(stream, sequence, partitionKey) }),
     };
+  }
+
+  /**
+   * From `sequence` on, past the objects kept and read as data whose index holds no frame of the
+   * partition: they exist (read, not absent), are not seals, and give it nothing to apply. Stops at
+   * the first object not kept, still in flight, a seal, or holding the partition's frames.
+   */
+  #firstMaybeWanted(stream: StreamId, sequence: number, partitionKey: string): number {
+    if (regressed('shared-read-unfiltered')) return sequence;
+    let next = sequence;
+    for (;;) {
+      const settled = this.#kept.get(keyOf(stream, next))?.settled;
+      if (settled === undefined || settled === null || settled.kind !== 'data') return next;
+      if (indexOf(settled).has(partitionKey) && !regressed('rebuild-passes-own-frames')) return next;
+      next++;
+    }
   }
 
   /** Bytes of whole objects kept now. */
@@ -195,7 +237,7 @@ export class SharedWalReads {
     if (kept !== undefined) return kept.read;
     const read = this.#reader.readWhole(stream, sequence);
     if (!this.#keeping) return read; // nobody holds the reads: nothing to share them with
-    const entry: Kept = { read, bytes: 0 };
+    const entry: Kept = { read, bytes: 0, settled: null };
     this.#kept.set(key, entry);
     read.then(
       (done) => this.#settled(key, entry, done),
@@ -207,6 +249,7 @@ export class SharedWalReads {
   #settled(key: string, entry: Kept, read: ObjectRead): void {
     if (this.#kept.get(key) !== entry) return; // forgotten meanwhile
     if (read.kind === 'absent') return this.#drop(key, entry);
+    entry.settled = read;
     if (read.kind === 'seal') return; // kept (no bytes to count); it ends the stream once found valid (#sealIsVoid)
     entry.bytes = read.sizeBytes;
     this.#keptBytes += entry.bytes;
@@ -235,6 +278,27 @@ function isWanted(frame: ReadFrame, wants: FrameWants, fromOffset: number): bool
   const { entry } = frame;
   if (regressed('shared-read-unfiltered')) return true;
   return entry.lastOffset >= fromOffset && wants(entry.topic, entry.partition, entry.topicId);
+}
+
+/** The frames of a data read by partition (topic and partition: the incarnation is each view's own filter), built once per read. */
+function indexOf(read: ObjectRead & { kind: 'data' }): ReadonlyMap<string, readonly ReadFrame[]> {
+  let index = framesByPartition.get(read);
+  if (index === undefined) {
+    const built = new Map<string, ReadFrame[]>();
+    for (const frame of read.frames) {
+      const key = partitionKeyOf(frame.entry.topic, frame.entry.partition);
+      const frames = built.get(key);
+      if (frames === undefined) built.set(key, [frame]);
+      else frames.push(frame);
+    }
+    framesByPartition.set(read, built);
+    index = built;
+  }
+  return index;
+}
+
+function partitionKeyOf(topic: string, partition: number): string {
+  return `${topic}\u0000${partition}`;
 }
 
 function keyOf(stream: StreamId, sequence: number): string {

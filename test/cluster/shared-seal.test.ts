@@ -45,3 +45,40 @@ test('adoptions under way at once seal a stream they share once', async () => {
   host.stop();
   await engine.close();
 });
+
+test("one scan's adoptions, run together, seal a stream once however they are paced; a later adoption checks again", async () => {
+  const store = new ListCountingStore();
+  const clock = new ManualClock();
+  const dead = { writerId: 'broker-1', epoch: 0 };
+  const own = { writerId: 'broker-2', epoch: 0 };
+  const engine = await Engine.open({ directory: tempDir(), clock, cluster: managedBy(), log: { flush: { kind: 'none' } }, wal: { store, writerId: own.writerId, config: { uploadIntervalMs: 1 } } });
+  const host = new PartitionHost({ engine, store, prefix: '', nodeId: 2, clock, readChain: async () => [], readRecord: async () => null, replicationFactor: () => 1, leaderOf: () => null });
+  const topicId = idOf('orders');
+  const plan: ClaimPlan = { kind: 'claim', seal: [dead], rebuildFrom: [dead], settled: null, next: { topicId, leader: 2, leaderEpoch: 1, chain: [dead, own] } };
+  const sealedAt = walObjectKey('', dead, 0);
+  const puts = { seals: 0 };
+  const put = store.put.bind(store);
+  store.put = (key, body, options) => {
+    if (key === sealedAt) puts.seals++;
+    return put(key, body, options);
+  };
+  const streamLists = () => {
+    const streamPrefix = sealedAt.replace(/[^/]+$/, '');
+    return [...store.lists].filter(([prefix]) => prefix.startsWith(streamPrefix)).reduce((sum, [, count]) => sum + count, 0);
+  };
+  let afterFirst = 0;
+  await host.adoptTogether(async () => {
+    await host.adopt('orders', 0, 4, plan); // seals the empty stream at 0
+    afterFirst = streamLists();
+    for (const partition of [1, 2]) await host.adopt('orders', partition, 4, plan); // one after another, as a pool paces them
+  });
+  expect(puts.seals).toBe(1);
+  // The later adoptions of the batch seal nothing: no LIST of the stream for a seal (their rebuilds' LIST is shared [K7]).
+  expect(streamLists()).toBe(afterFirst);
+  await host.adopt('orders', 3, 4, plan); // outside the batch: the seal is checked again (a LIST), and found
+  expect(streamLists()).toBeGreaterThan(afterFirst);
+  expect(puts.seals).toBe(1);
+  for (const partition of [0, 1, 2, 3]) expect(engine.serves('orders', partition)).toBe(true);
+  host.stop();
+  await engine.close();
+});

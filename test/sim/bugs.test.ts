@@ -50,7 +50,8 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'sequential-finish-drops-tail': 6,
   'idle-upload-not-armed': 1,
   'shared-read-unfiltered': 5,
-  'adoption-keeps-local-log': 17,
+  'adoption-keeps-local-log': 5,
+  'rebuild-passes-own-frames': 3,
 };
 
 for (const bug of Object.keys(REGRESSIONS) as Regression[]) {

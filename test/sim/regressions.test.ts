@@ -900,6 +900,39 @@ test('shared-read-unfiltered (issue 28; [K7], test/wal/shared-reads.test.ts): tw
   expect(await withAndWithout('shared-read-unfiltered', scenario)).toEqual({ fixed: ['p0-0', 'p0-1', 'p0-2'], regressed: ['p1-0', 'p1-1', 'p1-2'] });
 });
 
+test('rebuild-passes-own-frames (issue 28; [K7], test/wal/shared-reads.test.ts): a rebuild after another read the stream whole passes over the objects holding its frames', async () => {
+  const topicId = idOf('t');
+  const stream: StreamId = { writerId: 'dead', epoch: 1 };
+  const objects = 4;
+  const scenario = async () => {
+    const store = new MemoryStore();
+    for (let sequence = 0; sequence < objects; sequence++) {
+      const builder = new WalObjectBuilder({ kind: 'data', writerId: stream.writerId, epoch: stream.epoch, sequence, createdMs: 0 });
+      const partitions = sequence % 2 === 0 ? [0] : [0, 1]; // partition 1 in the odd objects only
+      for (const partition of partitions) {
+        const base = partition === 0 ? sequence : (sequence - 1) / 2;
+        const data = buildRecordBatch([{ value: `p${partition}-${base}`, timestamp: 0 }], { nowMs: 0, baseOffset: base });
+        builder.addFrame({ topic: 't', topicId, partition, leaderEpoch: 0, baseOffset: base, lastOffset: base, data });
+      }
+      await store.put(walObjectKey('', stream, sequence), concatBytes(builder.finish()));
+    }
+    await store.put(walObjectKey('', stream, objects), encodeSeal({ writerId: 'sealer', epoch: stream.epoch, sequence: objects, createdMs: 0 }));
+    const shared = new SharedWalReads((wants) => new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix: '', wants }, { clock: new ManualClock(), random: new SeededRandom(1) }));
+    const view = (partition: number) => shared.view((topic, p, id) => topic === 't' && p === partition && id === topicId, { topic: 't', partition });
+    const logs = [PartitionLog.open(tempDir()), PartitionLog.open(tempDir())];
+    return shared.keep(async () => {
+      let release: () => void = () => {};
+      const holding = shared.hold(() => new Promise<void>((resolve) => (release = resolve))); // a takeover's other rebuilds: the reads are shared
+      await shared.hold(() => rebuildFromChain(view(0), logs[0]!, [stream], topicId));
+      await shared.hold(() => rebuildFromChain(view(1), logs[1]!, [stream], topicId));
+      release();
+      await holding;
+      return logs[1]!.read(0, 1 << 20).batches.flatMap((batch) => [...batch.records()].map((record) => decode(record.value)));
+    });
+  };
+  expect(await withAndWithout('rebuild-passes-own-frames', scenario)).toEqual({ fixed: ['p1-0', 'p1-1'], regressed: [] });
+});
+
 test('adoption-keeps-local-log (issue 28; [C5], adopted logs written without barriers): a restarted leader finds what its old process appended and never shipped, where another leader wrote the chain', async () => {
   const topicId = idOf('orders');
   const other: StreamId = { writerId: 'broker-1', epoch: 0 };

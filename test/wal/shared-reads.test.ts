@@ -158,3 +158,57 @@ test('shared reads fetch an object larger than the reader s probe in one GET', a
 function bytesOf(log: PartitionLog): string[] {
   return log.read(0, 1 << 24).batches.flatMap((batch) => [...batch.records()].map((record) => new TextDecoder().decode(record.value!)));
 }
+
+/** `objects` data objects of STREAM, partition 0 in every one, partition 1 only in `partitionOneIn` (its offsets in step there), then the seal. */
+async function skewedStream(objects: number, partitionOneIn: readonly number[]): Promise<GetCountingStore> {
+  const store = new GetCountingStore();
+  let partitionOneBase = 0;
+  for (let sequence = 0; sequence < objects; sequence++) {
+    const builder = new WalObjectBuilder({ kind: 'data', writerId: STREAM.writerId, epoch: STREAM.epoch, sequence, createdMs: 0 });
+    const frame = (partition: number, base: number) => {
+      const records = Array.from({ length: RECORDS_PER_FRAME }, (_, index) => ({ value: `p${partition}-${base + index}`, timestamp: NOW_MS }));
+      builder.addFrame({
+        topic: TOPIC,
+        topicId: TOPIC_ID,
+        partition,
+        leaderEpoch: 0,
+        baseOffset: base,
+        lastOffset: base + RECORDS_PER_FRAME - 1,
+        data: buildRecordBatch(records, { nowMs: NOW_MS, baseOffset: base }),
+      });
+    };
+    frame(0, sequence * RECORDS_PER_FRAME);
+    if (partitionOneIn.includes(sequence)) {
+      frame(1, partitionOneBase);
+      partitionOneBase += RECORDS_PER_FRAME;
+    }
+    await store.put(walObjectKey('', STREAM, sequence), concatBytes(builder.finish()));
+  }
+  await store.put(walObjectKey('', STREAM, objects), encodeSeal({ writerId: 'broker-2', epoch: STREAM.epoch, sequence: objects, createdMs: 0 }));
+  store.gets = 0;
+  return store;
+}
+
+test('a rebuild passes over the objects already read whole that hold none of its frames, and its log is the same', async () => {
+  const objects = 64;
+  const partitionOneIn = [5, 40];
+  const store = await skewedStream(objects, partitionOneIn);
+  const shared = sharedOver(store);
+  const [busy, sparse] = [PartitionLog.open(tempDir()), PartitionLog.open(tempDir())];
+  const reads = { sparse: 0 };
+  // Another rebuild holds the reads all along, as in a takeover's batch: they are shared and kept.
+  let release: () => void = () => {};
+  const holding = shared.hold(() => new Promise<void>((resolve) => (release = resolve)));
+  await shared.hold(() => rebuildFromChain(shared.view(partitionWants(0), { topic: TOPIC, partition: 0 }), busy, [STREAM], TOPIC_ID));
+  const view = shared.view(partitionWants(1), { topic: TOPIC, partition: 1 });
+  const counted = { ...view, read: (...args: Parameters<typeof view.read>) => (reads.sparse++, view.read(...args)) };
+  const outcome = await shared.hold(() => rebuildFromChain(counted, sparse, [STREAM], TOPIC_ID));
+  expect(outcome.objectsRead).toBe(objects); // every object covered, as before
+  release();
+  await holding;
+  expect(bytesOf(busy)).toEqual(Array.from({ length: objects * RECORDS_PER_FRAME }, (_, offset) => `p0-${offset}`));
+  expect(bytesOf(sparse)).toEqual(Array.from({ length: partitionOneIn.length * RECORDS_PER_FRAME }, (_, offset) => `p1-${offset}`));
+  // Read: its two objects and the seal, each with the read-ahead issued from there; not all 64.
+  expect(reads.sparse).toBeLessThanOrEqual(3 * 8);
+  expect(store.gets).toBeLessThanOrEqual(objects + 1 + 8); // the busy rebuild read each object once; the sparse one no more
+});
