@@ -78,7 +78,13 @@ export function clusterMember(options: ClusterMemberOptions): ClusterNode {
   const peers =
     options.peerListen === null
       ? undefined
-      : new PeerLinks({ network: options.network ?? systemNetwork, listenHost: options.peerListen.host, listenPort: options.peerListen.port, ...(log === undefined ? {} : { log }) });
+      : new PeerLinks({
+          network: options.network ?? systemNetwork,
+          listenHost: options.peerListen.host,
+          listenPort: options.peerListen.port,
+          clock: options.clock,
+          ...(log === undefined ? {} : { log }),
+        });
   node = new ClusterNode({
     control,
     ...(peers === undefined ? {} : { peers }),

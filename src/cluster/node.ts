@@ -12,14 +12,19 @@ import type { ConfigAlteration } from '../log/topic-config-changes.ts';
 import type { BrokerRecord, PartitionRecord, TopicRecord } from './control-records.ts';
 
 /**
- * [K1] After a peer's exit, this broker scans again every EXIT_FOLLOW_UP_INTERVAL_MS, at most
- * EXIT_FOLLOW_UP_SCANS times, while a partition record it read still names the exited broker:
- * the partitions another survivor claims are then in this broker's Metadata within a few tens of
- * ms, not at its next scan (a client told "no leader" meanwhile backs off and asks again). The
- * cost, a scan's reads a few times, comes only with a broker's exit.
+ * [K1] After a peer's exit, this broker scans again, first EXIT_FOLLOW_UP_INTERVAL_MS later and
+ * then at twice the wait each time up to EXIT_FOLLOW_UP_INTERVAL_MAX_MS, while a partition record
+ * it read still names the exited broker, for at most EXIT_FOLLOW_UP_MS: the partitions another
+ * survivor claims are then in this broker's Metadata within a few tens to hundreds of ms, not at
+ * its next scan (a client told "no leader" meanwhile backs off and asks again). A survivor
+ * adopting 500 partitions claims them over seconds, ADOPTIONS_IN_FLIGHT at a time: a follow-up
+ * bounded by 20 scans ended before its last claims (issue 28: 1-2 s from the last partition served
+ * to its acknowledgement). The cost, a scan's reads a few times a second, comes only with a
+ * broker's exit, and ends once every partition it led has another leader.
  */
 const EXIT_FOLLOW_UP_INTERVAL_MS = 25;
-const EXIT_FOLLOW_UP_SCANS = 20;
+const EXIT_FOLLOW_UP_INTERVAL_MAX_MS = 200;
+const EXIT_FOLLOW_UP_MS = 60_000;
 
 /** What each part of the node takes (they share the store, the clock and this broker's record), and the node's own. */
 export interface ClusterNodeOptions extends MembershipOptions, Omit<TopicCatalogOptions, 'self'>, Omit<PartitionClaimsOptions, 'self'>, Omit<HeldPartitionsOptions, 'control'> {
@@ -142,8 +147,10 @@ export class ClusterNode {
       const record = await this.#membership.readBroker(nodeId);
       if (!this.#membership.peerExited(nodeId, incarnation, record)) return;
       await this.scan();
-      for (let scans = 0; scans < EXIT_FOLLOW_UP_SCANS && !this.#stopped && this.#held.ledBy(nodeId); scans++) {
-        await sleep(this.#options.clock, EXIT_FOLLOW_UP_INTERVAL_MS);
+      const { clock } = this.#options;
+      const untilMs = clock.monotonicMs() + EXIT_FOLLOW_UP_MS;
+      for (let waitMs = EXIT_FOLLOW_UP_INTERVAL_MS; !this.#stopped && this.#held.ledBy(nodeId) && clock.monotonicMs() < untilMs; waitMs = Math.min(EXIT_FOLLOW_UP_INTERVAL_MAX_MS, 2 * waitMs)) {
+        await sleep(clock, waitMs);
         await this.scan();
       }
     } catch (error) {

@@ -1,4 +1,5 @@
 import { componentLogger, type Logger, type LoggerOption } from '../observability/logger.ts';
+import { type Clock, systemClock } from '../util/clock.ts';
 import { clientAddressOf, type Listener, type NetSocket, type Network } from '../util/network.ts';
 
 /**
@@ -22,6 +23,18 @@ export const PEER_CONNECTIONS_PER_ADDRESS_MAX = 8;
  * lease alone, as without peer links.
  */
 export const PEER_CONNECTIONS_MAX = 256;
+/**
+ * After a greeted connection ends, a connection that opens and then closes without a greeting is
+ * tried again this many times, PEER_RECHECK_DELAY_MS later and then at twice the wait each time.
+ * A process killed with kill -9 resets its connections while its kernel tears it down, and the
+ * connect that answers the reset can be accepted by its listener before that closes too, then
+ * reset: measured on Linux loopback, 4 kills in 8 went so (a probe of PeerLinks with a killed child
+ * process), and the exit then waited for the next scan's connect (up to a second; issue 28's
+ * failover bench: 0.4-1.1 s from kill to takeover). A live peer greets; a listener full of others'
+ * connections closes without one, so the retries stop after these few and the next scan tries again.
+ */
+export const PEER_RECHECKS_MAX = 5;
+export const PEER_RECHECK_DELAY_MS = 10;
 
 /** A peer as its broker record names it: where its peer listener is, and which process it is. */
 export interface PeerAddress {
@@ -37,6 +50,8 @@ export interface PeerLinksOptions {
   readonly listenHost: string;
   readonly listenPort: number;
   readonly log?: LoggerOption;
+  /** Times the rechecks after a greeted connection ended (PEER_RECHECKS_MAX); the system's clock by default. */
+  readonly clock?: Clock;
 }
 
 /** One peer process this broker watches: its address and what its connection showed so far. */
@@ -49,6 +64,8 @@ interface Watch {
   greeted: boolean;
   /** Its exit was reported (once). */
   exited: boolean;
+  /** PEER_RECHECKS_MAX: tries left for a connection closed without a greeting since a greeted one ended. */
+  rechecksLeft: number;
 }
 
 /**
@@ -125,7 +142,7 @@ export class PeerLinks {
         continue;
       }
       if (watched !== undefined) this.#drop(watched);
-      const watch: Watch = { peer, socket: null, connecting: false, greeted: false, exited: false };
+      const watch: Watch = { peer, socket: null, connecting: false, greeted: false, exited: false, rechecksLeft: 0 };
       this.#watches.set(peer.nodeId, watch);
       this.#connect(watch);
     }
@@ -192,6 +209,7 @@ export class PeerLinks {
     const incarnation = line.startsWith(PEER_GREETING) ? line.slice(PEER_GREETING.length) : null;
     if (incarnation === watch.peer.incarnation) {
       watch.greeted = true;
+      watch.rechecksLeft = 0;
       return true;
     }
     // Another process listens where the record said: the watched one is gone if it ever greeted here.
@@ -204,14 +222,28 @@ export class PeerLinks {
 
   /**
    * A connection ended: if it was greeted, look again at once (a refusal is the exit, [K1]). One
-   * closed before its greeting (a listener full of others' connections) is tried again at the next
-   * scan, not at once: that would spin against the full listener.
+   * closed before its greeting is tried again after a short wait while rechecks are left since a
+   * greeted one ended (a dying listener's accept, PEER_RECHECKS_MAX), and otherwise at the next
+   * scan, not at once: that would spin against a listener full of others' connections.
    */
   #closedBy(watch: Watch, socket: NetSocket, greetedHere: boolean): void {
     if (watch.socket !== socket) return;
     watch.socket = null;
-    if (!this.#current(watch) || watch.exited || !greetedHere) return;
-    this.#connect(watch);
+    if (!this.#current(watch) || watch.exited) return;
+    if (greetedHere) {
+      watch.rechecksLeft = PEER_RECHECKS_MAX;
+      return this.#connect(watch);
+    }
+    if (watch.rechecksLeft === 0) return;
+    const waitMs = PEER_RECHECK_DELAY_MS * 2 ** (PEER_RECHECKS_MAX - watch.rechecksLeft);
+    watch.rechecksLeft--;
+    (this.#options.clock ?? systemClock).setTimer(
+      waitMs,
+      () => {
+        if (this.#current(watch) && !watch.exited && watch.socket === null && !watch.connecting) this.#connect(watch);
+      },
+      true,
+    );
   }
 
   #exit(watch: Watch, why: string): void {

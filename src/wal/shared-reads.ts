@@ -21,6 +21,15 @@ export const SHARED_READS_BYTES_MAX = 128 * 1024 * 1024;
  */
 export const SHARED_READS_HOLDERS_MIN = 2;
 
+/**
+ * How many objects of a stream its LIST holds are fetched ahead of the furthest one a shared read
+ * asked for. The rebuilds of a takeover walk one stream together, each REBUILD_READ_AHEAD ahead
+ * (src/partition/rebuild.ts), which left the whole batch about that many GETs in flight: the first
+ * 32 adoptions of a 500-partition takeover took ~1 s reading a 1,500-object chain (issue 28).
+ * Fetched only while what is kept stays under half the budget.
+ */
+export const SHARED_READ_AHEAD = 32;
+
 /** What a rebuild reads a chain through (src/partition/rebuild.ts): a WalReader, or one partition's view of SharedWalReads. */
 export interface ChainReader {
   readonly store: WalReader['store'];
@@ -86,6 +95,12 @@ export class SharedWalReads {
   readonly #sealAt = new Map<string, number>();
   /** Each stream's LIST while the reads are kept: the rebuilds of one takeover LIST a stream once. */
   readonly #listings = new Map<string, Promise<ReadonlySet<number>>>();
+  /** What each of those LISTs found, once it did: where reads ahead go (SHARED_READ_AHEAD). */
+  readonly #listed = new Map<string, ReadonlySet<number>>();
+  /** Reads fetched ahead and not yet settled: the last holder waits for them (no GET outlives the reads' holders). */
+  readonly #fetchingAhead = new Set<Promise<ObjectRead>>();
+  /** Each stream's furthest sequence fetched ahead so far. */
+  readonly #aheadTo = new Map<string, number>();
   /** The seal checks under way, by stream and sequence: rebuilds that meet one seal at once ask once. */
   readonly #sealChecks = new Map<string, Promise<boolean>>();
   #keptBytes = 0;
@@ -125,7 +140,10 @@ export class SharedWalReads {
       return await work();
     } finally {
       step(-1);
-      if (!this.#keeping) this.#forget();
+      if (!this.#keeping) {
+        this.#forget();
+        await Promise.allSettled([...this.#fetchingAhead]);
+      }
     }
   }
 
@@ -203,6 +221,8 @@ export class SharedWalReads {
       const kept = this.#kept.get(key);
       if (kept !== undefined) this.#drop(key, kept); // its sealer deletes it: no rebuild is handed it again
       this.#listings.delete(name); // it listed the void seal above its floor: a rebuild that starts over [K2] LISTs again
+      this.#listed.delete(name);
+      this.#aheadTo.delete(name);
     } else if (this.#keeping) this.#sealAt.set(name, Math.min(sequence, this.#sealAt.get(name) ?? sequence));
     return isVoid;
   }
@@ -219,9 +239,14 @@ export class SharedWalReads {
     const listing = this.#reader.list(stream);
     if (!this.#keeping) return listing;
     this.#listings.set(name, listing);
-    listing.catch(() => {
-      if (this.#listings.get(name) === listing) this.#listings.delete(name); // a failed LIST is not kept: the next asks again
-    });
+    listing.then(
+      (listed) => {
+        if (this.#listings.get(name) === listing) this.#listed.set(name, listed);
+      },
+      () => {
+        if (this.#listings.get(name) === listing) this.#listings.delete(name); // a failed LIST is not kept: the next asks again
+      },
+    );
     return listing;
   }
 
@@ -230,8 +255,34 @@ export class SharedWalReads {
     return sealAt !== undefined && sequence > sealAt;
   }
 
-  /** The whole object, from what is kept or read and kept now. */
+  /** The whole object, from what is kept or read and kept now, with the objects after it fetched ahead. */
   #read(stream: StreamId, sequence: number): Promise<ObjectRead> {
+    const read = this.#readOne(stream, sequence);
+    if (this.#keeping) this.#fetchAhead(stream, sequence);
+    return read;
+  }
+
+  /**
+   * SHARED_READ_AHEAD: the objects the stream's LIST found after `sequence`, up to that many past
+   * it, not kept yet and not past its seal, while what is kept stays under half the budget.
+   */
+  #fetchAhead(stream: StreamId, sequence: number): void {
+    const name = streamName(stream);
+    const listed = this.#listed.get(name);
+    if (listed === undefined) return;
+    const from = Math.max(sequence + 1, (this.#aheadTo.get(name) ?? -1) + 1);
+    for (let next = from; next <= sequence + SHARED_READ_AHEAD && listed.has(next) && !this.#isPastSeal(stream, next); next++) {
+      if (this.#keptBytes > this.#bytesMax / 2) return;
+      this.#aheadTo.set(name, next);
+      if (this.#kept.has(keyOf(stream, next))) continue;
+      const ahead = this.#readOne(stream, next);
+      this.#fetchingAhead.add(ahead);
+      const settled = () => void this.#fetchingAhead.delete(ahead);
+      ahead.then(settled, settled);
+    }
+  }
+
+  #readOne(stream: StreamId, sequence: number): Promise<ObjectRead> {
     const key = keyOf(stream, sequence);
     const kept = this.#kept.get(key);
     if (kept !== undefined) return kept.read;
@@ -269,6 +320,8 @@ export class SharedWalReads {
   #forget(): void {
     this.#kept.clear();
     this.#listings.clear();
+    this.#listed.clear();
+    this.#aheadTo.clear();
     this.#sealAt.clear();
     this.#keptBytes = 0;
   }

@@ -90,3 +90,34 @@ test('a renewal after the exit report brings the broker back: the lease judges a
   a.stop();
   b.stop();
 });
+
+test("after an exit, a survivor keeps scanning while a partition record still names the exited broker, so another survivor's late claims reach its view however late they come", async () => {
+  const store = new MemoryStore();
+  const clock = new ManualClock();
+  const served = new Map<string, number>();
+  const peersOfB = fakePeers(7002);
+  const aLeaseMs = 20_000; // c, with no link to a, waits it out; every scan interval stays LONG_LEASE_MS
+  const node = (nodeId: number, peers: PeerWatch, leaseMs = LONG_LEASE_MS) =>
+    testClusterNode({ store, clock, nodeId, peers, self: { leaseMs }, scanIntervalMs: LONG_LEASE_MS, ...servedHooks(served, nodeId) });
+  const [a, b, c] = [node(1, fakePeers(7001).peers, aLeaseMs), node(2, peersOfB.peers), node(3, fakePeers(7003).peers)];
+  await a.start();
+  await a.createTopic('t', 2);
+  await a.scan(); // a leads both partitions
+  await b.start();
+  await c.start();
+  await b.scan();
+  await c.scan();
+  a.stop(); // gone; only b hears of it, and claims its fair share: one of the two
+  peersOfB.state.exited(1, a.incarnation);
+  await advanceUntil(clock, () => [...served.values()].includes(2), 'b serves one partition', 1, 1_000);
+  const left = [0, 1].find((partition) => served.get(`t/${partition}`) !== 2)!;
+  expect(b.leaderOf('t', left)?.broker.nodeId ?? null).toBeNull(); // still a's record: no live leader in b's view
+  clock.advance(5_000); // far past 20 follow-ups of 25 ms
+  await settle(50);
+  // c has no peer link to a: it takes the other over only once a's lease is gone, at a scan of its own
+  clock.advance(aLeaseMs);
+  await c.scan();
+  expect(served.get(`t/${left}`)).toBe(3);
+  await advanceUntil(clock, () => b.leaderOf('t', left)?.broker.nodeId === 3, "c's claim in b's view", 25, 400);
+  for (const n of [b, c]) n.stop();
+});

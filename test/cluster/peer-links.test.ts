@@ -3,8 +3,10 @@
 // is only paused or cut off by a partition is not (the lease judges it); a peer that comes back
 // under a new incarnation is watched again.
 import { expect, test } from 'bun:test';
-import { PEER_CONNECTIONS_PER_ADDRESS_MAX, PeerLinks } from '../../src/cluster/peer-links.ts';
-import type { NetSocket, Network } from '../../src/util/network.ts';
+import { PEER_CONNECTIONS_PER_ADDRESS_MAX, PEER_RECHECK_DELAY_MS, PEER_RECHECKS_MAX, PeerLinks } from '../../src/cluster/peer-links.ts';
+import type { NetSocket, Network, SocketHandlers } from '../../src/util/network.ts';
+import { ManualClock } from '../../src/util/clock.ts';
+import { settle } from '../support/settle.ts';
 import { CONNECT_TIMEOUT_MS, SimNetwork } from '../../src/sim/network.ts';
 import { ProcessGate, SIM_EPOCH_MS, SimScheduler } from '../../src/sim/scheduler.ts';
 import { SeededRandom } from '../../src/util/random.ts';
@@ -114,7 +116,7 @@ test('a peer listener holds PEER_CONNECTIONS_PER_ADDRESS_MAX connections from on
   expect(exits).toHaveLength(0);
 });
 
-test('a greeted link that ends is tried again at once, but a connection closed before its greeting (a full listener) is not: the next scan tries again', async () => {
+test('a greeted link that ends is tried again at once, and a connection closed before its greeting (a full listener) only PEER_RECHECKS_MAX times, spaced out: then the next scan tries again', async () => {
   // A network whose first connection greets as the watched process and then ends; every later one
   // is accepted and closed at once with no greeting, as a listener at its connection bound does.
   let connects = 0;
@@ -132,13 +134,76 @@ test('a greeted link that ends is tried again at once, but a connection closed b
       return socket;
     },
   };
-  const watcher = new PeerLinks({ network, listenHost: 'a', listenPort: PEER_PORT });
+  const clock = new ManualClock();
+  const watcher = new PeerLinks({ network, listenHost: 'a', listenPort: PEER_PORT, clock });
   watcher.open('incarnation-a', () => {});
   watcher.watch([{ nodeId: 2, host: 'b', port: PEER_PORT, incarnation: 'b1' }]);
-  await Bun.sleep(50);
-  expect(connects).toBe(2); // the greeted link ended: one connect at once; refused before its greeting: no more
+  await settle();
+  expect(connects).toBe(2); // the greeted link ended: one connect at once, closed before its greeting
+  for (let recheck = 0; recheck < PEER_RECHECKS_MAX; recheck++) {
+    clock.advance(PEER_RECHECK_DELAY_MS * 2 ** recheck - 1);
+    await settle();
+    expect(connects).toBe(2 + recheck); // not before its wait: no spin against the full listener
+    clock.advance(1);
+    await settle();
+    expect(connects).toBe(3 + recheck);
+  }
+  clock.advance(60_000);
+  await settle();
+  expect(connects).toBe(2 + PEER_RECHECKS_MAX); // the rechecks are spent: nothing until the next scan
   watcher.watch([{ nodeId: 2, host: 'b', port: PEER_PORT, incarnation: 'b1' }]); // the next scan
-  await Bun.sleep(50);
-  expect(connects).toBe(3);
+  await settle();
+  expect(connects).toBe(3 + PEER_RECHECKS_MAX);
+  watcher.close();
+});
+
+/**
+ * One peer on a network that kills as Linux's loopback was measured to: its connections are reset
+ * first, and the connect that answers the reset is accepted by its dying listener and reset too,
+ * before connects are refused.
+ */
+function dyingListenerNetwork() {
+  let phase: 'alive' | 'dying' | 'dead' = 'alive';
+  const live: { handlers: SocketHandlers; socket: NetSocket }[] = [];
+  const socket = (): NetSocket => ({ remoteAddress: '127.0.0.1', write: (bytes) => bytes.length, end() {}, terminate() {}, pause() {}, resume() {} });
+  const network: Network = {
+    listen: () => ({ port: PEER_PORT, stop() {} }),
+    resolve: async () => ['127.0.0.1'],
+    async connect(_host, _port, handlers) {
+      if (phase === 'dead') throw Object.assign(new Error('Failed to connect'), { code: 'ECONNREFUSED' });
+      const opened = socket();
+      handlers.open?.(opened);
+      if (phase === 'dying') {
+        phase = 'dead'; // the listener closes: this accepted connection is reset before any greeting
+        queueMicrotask(() => handlers.close?.(opened));
+      } else {
+        live.push({ handlers, socket: opened });
+        queueMicrotask(() => handlers.data(opened, new TextEncoder().encode('ferry-peer 1 b1\n')));
+      }
+      return opened;
+    },
+  };
+  const kill = () => {
+    phase = 'dying';
+    for (const { handlers, socket: open } of live.splice(0)) handlers.close?.(open);
+  };
+  return { network, kill };
+}
+
+test('a killed peer whose dying listener accepts the first reconnect and resets it is reported exited after a short recheck, not at the next scan', async () => {
+  const clock = new ManualClock();
+  const { network, kill } = dyingListenerNetwork();
+  const exits: number[] = [];
+  const watcher = new PeerLinks({ network, listenHost: 'a', listenPort: PEER_PORT, clock });
+  watcher.open('incarnation-a', (nodeId) => exits.push(nodeId));
+  watcher.watch([{ nodeId: 2, host: 'b', port: PEER_PORT, incarnation: 'b1' }]);
+  await settle();
+  expect(watcher.connected(2)).toBe(true);
+  kill();
+  await settle();
+  expect(exits).toEqual([]); // the reconnect was accepted, then reset: no greeting, no refusal yet
+  clock.advance(PEER_RECHECK_DELAY_MS);
+  await settle();
+  expect(exits).toEqual([2]); // the recheck is refused: the process is gone, no scan needed
   watcher.close();
 });

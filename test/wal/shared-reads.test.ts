@@ -12,7 +12,7 @@ import { SeededRandom } from '../../src/util/random.ts';
 import { encodeSeal, WalObjectBuilder } from '../../src/wal/format.ts';
 import { type StreamId, walObjectKey } from '../../src/wal/keys.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../../src/wal/reader.ts';
-import { type FrameWants, SharedWalReads } from '../../src/wal/shared-reads.ts';
+import { type FrameWants, SHARED_READ_AHEAD, SharedWalReads } from '../../src/wal/shared-reads.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { tempDir } from '../support/temp-dir.ts';
@@ -211,4 +211,27 @@ test('a rebuild passes over the objects already read whole that hold none of its
   // Read: its two objects and the seal, each with the read-ahead issued from there; not all 64.
   expect(reads.sparse).toBeLessThanOrEqual(3 * 8);
   expect(store.gets).toBeLessThanOrEqual(objects + 1 + 8); // the busy rebuild read each object once; the sparse one no more
+});
+
+test('a shared read fetches the objects its stream s LIST holds ahead of it, and the last holder to let go waits for them', async () => {
+  const store = await deadStream();
+  const shared = sharedOver(store);
+  const view = shared.view(partitionWants(0), { topic: TOPIC, partition: 0 });
+  let release: () => void = () => {};
+  const holding = shared.hold(() => new Promise<void>((resolve) => (release = resolve)));
+  let getsAfterFirst = 0;
+  const reading = shared.hold(async () => {
+    await view.list(STREAM);
+    await view.read(STREAM, 0);
+    getsAfterFirst = store.gets; // the first object, and every later one the LIST holds (the seal's slot too), fetched at once
+  });
+  await reading;
+  expect(getsAfterFirst).toBe(OBJECTS + 1);
+  expect(OBJECTS + 1).toBeLessThanOrEqual(1 + SHARED_READ_AHEAD);
+  const getsBefore = store.gets;
+  for (let sequence = 1; sequence < OBJECTS; sequence++) await shared.hold(() => view.read(STREAM, sequence)); // kept: no GET
+  expect(store.gets).toBe(getsBefore);
+  release();
+  await holding;
+  expect(shared.keptBytes).toBe(0);
 });
