@@ -6,6 +6,7 @@ import { regressed } from '../util/regressions.ts';
 import { assert } from '../util/assert.ts';
 import type { StreamId } from '../wal/keys.ts';
 import type { ControlStore, Versioned } from '../control/control-store.ts';
+import { ReadsAfter } from '../control/reads-after.ts';
 import type { SettledPrefix } from '../partition/rebuild.ts';
 import { AdoptionPool } from './adoption-pool.ts';
 import { type ClaimPlan, type Incarnation, planTakeover, sealedInChain } from './takeover.ts';
@@ -80,6 +81,8 @@ export class PartitionClaims {
   readonly #held: HeldPartitions;
   /** [K5] The adoptions under way here, by partition: each settles once it ended (adoptionOf). */
   readonly #adopting = new Map<string, Promise<void>>();
+  /** [C3] The topic records read after claims: each claim's read starts after its compare-and-swap landed; claims at once share them. */
+  readonly #topicsAfterClaims: ReadsAfter<Versioned<TopicRecord> | null>;
   /** A scan asked for by admin changes that has not started yet (scanAfterChange). */
   #adminScan: Promise<void> | null = null;
   #stopped = false;
@@ -91,6 +94,7 @@ export class PartitionClaims {
     this.#membership = membership;
     this.#catalog = catalog;
     this.#held = held;
+    this.#topicsAfterClaims = new ReadsAfter((topic) => options.control.read<TopicRecord>(`topics/${topic}`));
   }
 
   /** Claims and follows nothing more (the node stops). */
@@ -299,7 +303,7 @@ export class PartitionClaims {
     const won = recorded === null ? await control.create(`partitions/${id}`, plan.next) : await control.replace(`partitions/${id}`, recorded, plan.next);
     if (won === null) return; // [C3] someone else changed it first: the next scan sees who
     // [C3], [L4] The claim was made from this scan's view of the topic: serve it only if that incarnation still exists.
-    const confirmed = (await control.read<TopicRecord>(`topics/${topic}`))?.value;
+    const confirmed = (await this.#topicsAfterClaims.read(topic))?.value;
     if (confirmed?.topicId !== topicId || confirmed.deleting === true) return;
     this.#held.wrote(id, won);
     this.#log.info({ topic, partition, leaderEpoch: plan.next.leaderEpoch }, `claimed ${id} at leader epoch ${plan.next.leaderEpoch}`);
