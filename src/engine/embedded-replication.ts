@@ -139,7 +139,7 @@ export class EmbeddedReplication {
         return replication.#follower !== null;
       },
       linkTo: (leader, replicaId) => void (this.#leaderLink = { leader, replicaId }),
-      hint: () => this.#follower?.hint(),
+      hint: (through) => this.#follower?.hint(through),
       noteLeaderHighWatermark: (topic, topicId, index, highWatermark) => this.#table.ofIncarnation(topic, topicId, index)?.noteLeaderHighWatermark(highWatermark),
       logEnds: () => this.#table.ends((partition) => partition.log.logEndOffset),
     };

@@ -20,6 +20,7 @@ import { listEpochs } from '../wal/seal.ts';
 import type { WalCollector } from '../wal-gc/collector.ts';
 import type { StreamId } from '../wal/keys.ts';
 import type { WalWriter } from '../wal/writer.ts';
+import type { DurableEnd } from './replica-link.ts';
 import type { ClusterPolicy } from './cluster-policy.ts';
 import { NodeServices } from './node-services.ts';
 import { OwnPartitions } from './own-partitions.ts';
@@ -127,7 +128,7 @@ export class Engine {
       disk: this.#disk,
       logger: this.#logger,
       epochFloor,
-      durable: () => this.#replication.links.notifyDurable(),
+      durable: () => this.#replication.links.notifyDurable(this.#durableEnd()),
       table: this.#partitions,
       settings: this.#settings,
       registry,
@@ -193,6 +194,12 @@ export class Engine {
   /** The WAL writer when the engine ships to object storage; its stats and failure state. */
   get wal(): WalWriter | null {
     return this.#services.wal;
+  }
+
+  /** The WAL writer's durable end, which the hints to linked replicas carry (ST4); undefined before a writer runs. */
+  #durableEnd(): DurableEnd | undefined {
+    const wal = this.#services?.wal ?? null;
+    return wal === null || wal.durableSequence < 0 ? undefined : { stream: wal.config.stream, sequence: wal.durableSequence };
   }
 
   /** The WAL collector, when this engine writes a WAL and tiers (tests drive its passes). */

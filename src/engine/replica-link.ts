@@ -1,4 +1,5 @@
 import type { TopicId } from '../format/topic-id.ts';
+import type { StreamId } from '../wal/keys.ts';
 
 /**
  * The in-process link between a leader engine and its replicas (Ferry.attachReplica; brokers use
@@ -18,6 +19,12 @@ export interface LinkedLeader {
   replicaApplied(replicaId: string, topic: string, topicId: TopicId, index: number, logEndOffset: number): void;
 }
 
+/** A leader's durable end: every object of `stream` up to `sequence` is durable ([W5]: durability moves over contiguous sequences). */
+export interface DurableEnd {
+  readonly stream: StreamId;
+  readonly sequence: number;
+}
+
 /** What a replica engine (opened with `follow`) shows its leader. */
 export interface LinkedReplica {
   readonly closed: boolean;
@@ -25,8 +32,8 @@ export interface LinkedReplica {
   readonly follows: boolean;
   /** From now on the replica reports what it applies to `leader`, as `replicaId`. */
   linkTo(leader: LinkedLeader, replicaId: string): void;
-  /** A WAL object became durable: look for it now rather than at the next poll. */
-  hint(): void;
+  /** A WAL object became durable: look for it now rather than at the next poll. `through`: the leader's durable end, when it has a WAL. */
+  hint(through?: DurableEnd): void;
   /** The leader committed below `highWatermark` of incarnation `topicId`. */
   noteLeaderHighWatermark(topic: string, topicId: TopicId, index: number, highWatermark: number): void;
   /** Each partition the replica holds, with its log end. */
@@ -62,6 +69,8 @@ export class ReplicaLinks {
   readonly #replicas: LinkedReplica[] = [];
   readonly #replicaIds = new Set<string>();
   #notifyQueued = false;
+  /** The durable end the last notice named: the replicas' hints carry it. */
+  #through: DurableEnd | null = null;
 
   constructor(partitions: LeaderPartitions) {
     this.#partitions = partitions;
@@ -85,12 +94,15 @@ export class ReplicaLinks {
    * A durable object may interest the replicas at once. Called per partition of each durable
    * object, so the work is coalesced to once per turn.
    */
-  notifyDurable(): void {
-    if (this.#replicas.length === 0 || this.#notifyQueued) return;
+  notifyDurable(through?: DurableEnd): void {
+    if (this.#replicas.length === 0) return;
+    if (through !== undefined) this.#through = through;
+    if (this.#notifyQueued) return;
     this.#notifyQueued = true;
     queueMicrotask(() => {
       this.#notifyQueued = false;
-      for (const replica of this.#replicas) if (!replica.closed) replica.hint();
+      const end = this.#through ?? undefined;
+      for (const replica of this.#replicas) if (!replica.closed) replica.hint(end);
       this.#pushHighWatermarks();
     });
   }

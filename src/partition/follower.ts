@@ -9,7 +9,7 @@ import { isOsError } from '../util/os-error.ts';
 import type { StreamId } from '../wal/keys.ts';
 import type { ReadFrame, WalReader } from '../wal/reader.ts';
 import { listEpochs } from '../wal/seal.ts';
-import { type DataRead, StreamTail, type StreamTailStats, type StreamTailUser, type TailMember, type TailStart } from './stream-tail.ts';
+import { type DataRead, StreamTail, type StreamTailStats, type StreamTailUser, type TailMember, type TailPosition, type TailStart } from './stream-tail.ts';
 
 export interface FollowerConfig {
   /** The leader whose WAL streams this follower applies. */
@@ -138,9 +138,9 @@ export class Follower {
     this.#tail.start();
   }
 
-  /** A leader's hint that a new object exists: probe now instead of after the poll interval. */
-  hint(): void {
-    this.#tail.hint();
+  /** A leader's hint that a new object exists: probe now instead of after the poll interval; `through`: its durable end (ST4). */
+  hint(through?: TailPosition): void {
+    this.#tail.hint(through);
   }
 
   /** Stops after the object being applied and saves the position. */
