@@ -57,7 +57,7 @@ export function startEmbeddedFollower(options: FollowOptions, partitions: Follow
   const prefix = options.prefix ?? '';
   const random = new SeededRandom(options.seed ?? 1);
   const wants = options.partitions ?? (() => true);
-  const reader = new WalReader(options.store, { ...DEFAULT_WAL_READER_CONFIG, ...options.reader, prefix, wants }, { clock: deps.clock, random });
+  const reader = new WalReader(options.store, { ...DEFAULT_WAL_READER_CONFIG, ...options.reader, prefix, wants, wantsEveryFrame: options.partitions === undefined }, { clock: deps.clock, random });
   const config = { ...DEFAULT_FOLLOWER_CONFIG, ...options.follower, writerId: options.writerId };
   const observer = deps.metrics === undefined ? undefined : new FollowerMetrics(deps.metrics, deps.clock);
   const checkpointPath = join(deps.directory, FOLLOWER_CHECKPOINT_FILE);

@@ -23,6 +23,12 @@ export interface WalReaderConfig {
   readonly rangeMergeGapBytes: number;
   /** Refetches of an object that failed verification or hit store faults, with backoff. */
   readonly retry: BackoffPolicy;
+  /**
+   * `wants` answers true for every frame (a read replica of every partition): each object is read
+   * whole in one GET, not its ends first and its frames after (three GETs for a large object,
+   * issue 28's catch-up: 3.06 GETs an object where raw GETs made one).
+   */
+  readonly wantsEveryFrame?: boolean;
 }
 
 /**
@@ -77,6 +83,7 @@ export class WalReader {
    * wholly below `fromOffset` are neither fetched nor returned (a rebuild's log holds them).
    */
   read(stream: StreamId, sequence: number, fromOffset = 0): Promise<ObjectRead> {
+    if (this.config.wantsEveryFrame === true && fromOffset === 0) return this.readWhole(stream, sequence);
     return this.#verifiedRead(stream, sequence, (key) => this.#readOnce(key, fromOffset));
   }
 
