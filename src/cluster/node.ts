@@ -17,10 +17,10 @@ import type { BrokerRecord, PartitionRecord, TopicRecord } from './control-recor
  * it read still names the exited broker, for at most EXIT_FOLLOW_UP_MS: the partitions another
  * survivor claims are then in this broker's Metadata within a few tens to hundreds of ms, not at
  * its next scan (a client told "no leader" meanwhile backs off and asks again). A survivor
- * adopting 500 partitions claims them over seconds, ADOPTIONS_IN_FLIGHT at a time: a follow-up
- * bounded by 20 scans ended before its last claims (issue 28: 1-2 s from the last partition served
- * to its acknowledgement). The cost, a scan's reads a few times a second, comes only with a
- * broker's exit, and ends once every partition it led has another leader.
+ * adopting 500 partitions claims them over seconds, ADOPTIONS_IN_FLIGHT at a time (issue 28):
+ * 20 follow-ups of 25 ms, the bound before, could end before its last claims. The cost, a scan's
+ * reads a few times a second, comes only with a broker's exit, and ends once every partition it
+ * led has another leader.
  */
 const EXIT_FOLLOW_UP_INTERVAL_MS = 25;
 const EXIT_FOLLOW_UP_INTERVAL_MAX_MS = 200;

@@ -1,4 +1,4 @@
-import type { StreamId } from '../wal/keys.ts';
+import { type StreamId, sameStream } from '../wal/keys.ts';
 import type { SettledPrefix } from '../partition/rebuild.ts';
 import type { PartitionRecord } from './control-records.ts';
 import type { Uuid } from '../util/uuid.ts';
@@ -18,10 +18,6 @@ export type TakeoverPlan =
   | { readonly kind: 'stream-sealed' };
 
 export type ClaimPlan = Extract<TakeoverPlan, { kind: 'claim' }>;
-
-export function sameStream(a: StreamId, b: StreamId): boolean {
-  return a.writerId === b.writerId && a.epoch === b.epoch;
-}
 
 /**
  * L6: `stream` is followed by another entry of `chain`, so a later leader sealed it (or is about

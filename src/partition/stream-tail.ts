@@ -5,7 +5,7 @@ import { type Clock, type Timer, yieldTurn } from '../util/clock.ts';
 import type { Random } from '../util/random.ts';
 import type { Uuid } from '../util/uuid.ts';
 import { floorOf, listSequences } from '../wal/floor.ts';
-import type { StreamId } from '../wal/keys.ts';
+import { type StreamId, sameStream } from '../wal/keys.ts';
 import type { ObjectRead, ReadFrame, WalReader } from '../wal/reader.ts';
 import { applyFrame } from './apply.ts';
 
@@ -445,10 +445,6 @@ export class StreamTail<M extends TailMember> {
       timer = this.#clock.setTimer(waitMs, done);
     });
   }
-}
-
-function sameStream(a: StreamId, b: StreamId): boolean {
-  return a.writerId === b.writerId && a.epoch === b.epoch;
 }
 
 /** The further of two hinted durable ends: a later sequence of one stream, or a hint of another stream (a new epoch) outright. */

@@ -11,6 +11,11 @@ export interface StreamId {
   readonly epoch: number;
 }
 
+/** Whether two ids name one stream: the same writer in the same epoch. */
+export function sameStream(a: StreamId, b: StreamId): boolean {
+  return a.writerId === b.writerId && a.epoch === b.epoch;
+}
+
 export function validateWriterId(writerId: string): void {
   if (!WRITER_ID_PATTERN.test(writerId)) {
     throw new FerryError('InvalidArgument', `writer id ${JSON.stringify(writerId)} must be 1 to 128 of A-Z a-z 0-9 . _ -`);

@@ -2,7 +2,8 @@
 // and this broker's current stream to what to seal, what to rebuild from, and the next record.
 import { expect, test } from 'bun:test';
 import type { PartitionRecord } from '../../src/cluster/control-records.ts';
-import { planTakeover, sameStream } from '../../src/cluster/takeover.ts';
+import { planTakeover } from '../../src/cluster/takeover.ts';
+import { sameStream } from '../../src/wal/keys.ts';
 import type { StreamId } from '../../src/wal/keys.ts';
 import { SeededRandom } from '../../src/util/random.ts';
 import { idOf } from '../support/topic-ids.ts';
