@@ -20,7 +20,7 @@ import type { BrokerRecord, PartitionRecord, TopicRecord } from './control-recor
  * adopting 500 partitions claims them over seconds, ADOPTIONS_IN_FLIGHT at a time (issue 28):
  * 20 follow-ups of 25 ms, the bound before, could end before its last claims. The cost, a scan's
  * reads a few times a second, comes only with a broker's exit, and ends once every partition it
- * led has another leader.
+ * led has another leader or the node lives again (a new process of it).
  */
 const EXIT_FOLLOW_UP_INTERVAL_MS = 25;
 const EXIT_FOLLOW_UP_INTERVAL_MAX_MS = 200;
@@ -149,7 +149,9 @@ export class ClusterNode {
       await this.scan();
       const { clock } = this.#options;
       const untilMs = clock.monotonicMs() + EXIT_FOLLOW_UP_MS;
-      for (let waitMs = EXIT_FOLLOW_UP_INTERVAL_MS; !this.#stopped && this.#held.ledBy(nodeId) && clock.monotonicMs() < untilMs; waitMs = Math.min(EXIT_FOLLOW_UP_INTERVAL_MAX_MS, 2 * waitMs)) {
+      // Until no record names the node, or the node lives again (a new process of it renewed: review 28d, it claims back what names it).
+      const exitedStill = () => this.#held.ledBy(nodeId) && this.#membership.liveBroker(nodeId) === undefined;
+      for (let waitMs = EXIT_FOLLOW_UP_INTERVAL_MS; !this.#stopped && exitedStill() && clock.monotonicMs() < untilMs; waitMs = Math.min(EXIT_FOLLOW_UP_INTERVAL_MAX_MS, 2 * waitMs)) {
         await sleep(clock, waitMs);
         await this.scan();
       }

@@ -26,7 +26,8 @@ export const SHARED_READS_HOLDERS_MIN = 2;
  * asked for. The rebuilds of a takeover walk one stream together, each REBUILD_READ_AHEAD ahead
  * (src/partition/rebuild.ts), which left the whole batch about that many GETs in flight: the first
  * 32 adoptions of a 500-partition takeover took ~1 s reading a 1,500-object chain (issue 28).
- * Fetched only while what is kept stays under half the budget.
+ * Fetched only while what is kept, and the reads ahead in flight counted at the largest object so
+ * far, stay under half the budget.
  */
 export const SHARED_READ_AHEAD = 32;
 
@@ -101,6 +102,8 @@ export class SharedWalReads {
   readonly #fetchingAhead = new Set<Promise<ObjectRead>>();
   /** Each stream's furthest sequence fetched ahead so far. */
   readonly #aheadTo = new Map<string, number>();
+  /** The largest object read so far: what a read ahead still in flight is counted at. */
+  #objectBytesMax = 0;
   /** The seal checks under way, by stream and sequence: rebuilds that meet one seal at once ask once. */
   readonly #sealChecks = new Map<string, Promise<boolean>>();
   #keptBytes = 0;
@@ -264,15 +267,17 @@ export class SharedWalReads {
 
   /**
    * SHARED_READ_AHEAD: the objects the stream's LIST found after `sequence`, up to that many past
-   * it, not kept yet and not past its seal, while what is kept stays under half the budget.
+   * it, not kept yet and not past its seal, while what is kept and what is in flight stay under half the budget.
    */
   #fetchAhead(stream: StreamId, sequence: number): void {
     const name = streamName(stream);
     const listed = this.#listed.get(name);
-    if (listed === undefined) return;
+    // Nothing ahead until an object's size is known: a burst of unknown sizes could outgrow the budget and evict itself before use.
+    if (listed === undefined || this.#objectBytesMax === 0) return;
     const from = Math.max(sequence + 1, (this.#aheadTo.get(name) ?? -1) + 1);
     for (let next = from; next <= sequence + SHARED_READ_AHEAD && listed.has(next) && !this.#isPastSeal(stream, next); next++) {
-      if (this.#keptBytes > this.#bytesMax / 2) return;
+      // In flight, a read ahead holds no bytes yet: counted at the largest object read so far (review 28d: with a small budget, reads ahead evicted each other before use).
+      if (this.#keptBytes + this.#fetchingAhead.size * this.#objectBytesMax > this.#bytesMax / 2) return;
       this.#aheadTo.set(name, next);
       if (this.#kept.has(keyOf(stream, next))) continue;
       const ahead = this.#readOne(stream, next);
@@ -304,6 +309,7 @@ export class SharedWalReads {
     if (read.kind === 'seal') return; // kept (no bytes to count); it ends the stream once found valid (#sealIsVoid)
     entry.bytes = read.sizeBytes;
     this.#keptBytes += entry.bytes;
+    this.#objectBytesMax = Math.max(this.#objectBytesMax, entry.bytes);
     // Oldest out first, whatever order the reads settled in; reads in flight and seals hold no bytes and stay.
     for (const [oldestKey, oldest] of this.#kept) {
       if (this.#keptBytes <= this.#bytesMax) break;
