@@ -9,7 +9,7 @@ import { Engine } from '../../src/engine/index.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ListOptions, ListPage } from '../../src/store/object-store.ts';
 import { ManualClock } from '../../src/util/clock.ts';
-import { walObjectKey } from '../../src/wal/keys.ts';
+import { type StreamId, walObjectKey } from '../../src/wal/keys.ts';
 import { idOf } from '../support/topic-ids.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { managedBy } from '../support/cluster-policy.ts';
@@ -22,16 +22,24 @@ class ListCountingStore extends MemoryStore {
   }
 }
 
+const DEAD: StreamId = { writerId: 'broker-1', epoch: 0 };
+const OWN: StreamId = { writerId: 'broker-2', epoch: 0 };
+const TOPIC_ID = idOf('orders');
+
+/** Broker 2's engine and PartitionHost over `store`, and the plan of an adoption that seals and rebuilds `stream`. */
+async function adoptingHost(store: MemoryStore) {
+  const clock = new ManualClock();
+  const engine = await Engine.open({ directory: tempDir(), clock, cluster: managedBy(), log: { flush: { kind: 'none' } }, wal: { store, writerId: OWN.writerId, config: { uploadIntervalMs: 1 } } });
+  const host = new PartitionHost({ engine, store, prefix: '', nodeId: 2, clock, readChain: async () => [], readRecord: async () => null, replicationFactor: () => 1, leaderOf: () => null });
+  const plan = (stream: StreamId): ClaimPlan => ({ kind: 'claim', seal: [stream], rebuildFrom: [stream], settled: null, next: { topicId: TOPIC_ID, leader: 2, leaderEpoch: 1, chain: [stream, OWN] } });
+  return { engine, host, plan };
+}
+
 test('adoptions under way at once seal a stream they share once', async () => {
   const store = new ListCountingStore();
-  const clock = new ManualClock();
-  const dead = { writerId: 'broker-1', epoch: 0 };
-  const own = { writerId: 'broker-2', epoch: 0 };
-  const engine = await Engine.open({ directory: tempDir(), clock, cluster: managedBy(), log: { flush: { kind: 'none' } }, wal: { store, writerId: own.writerId, config: { uploadIntervalMs: 1 } } });
-  const host = new PartitionHost({ engine, store, prefix: '', nodeId: 2, clock, readChain: async () => [], readRecord: async () => null, replicationFactor: () => 1, leaderOf: () => null });
-  const topicId = idOf('orders');
-  const plan = (stream: typeof dead): ClaimPlan => ({ kind: 'claim', seal: [stream], rebuildFrom: [stream], settled: null, next: { topicId, leader: 2, leaderEpoch: 1, chain: [stream, own] } });
-  const listsOf = (stream: typeof dead) => {
+  const { engine, host, plan } = await adoptingHost(store);
+  const dead = DEAD;
+  const listsOf = (stream: StreamId) => {
     const streamPrefix = walObjectKey('', stream, 0).replace(/[^/]+$/, '');
     return [...store.lists].filter(([prefix]) => prefix.startsWith(streamPrefix)).reduce((sum, [, count]) => sum + count, 0);
   };
@@ -48,14 +56,9 @@ test('adoptions under way at once seal a stream they share once', async () => {
 
 test("one scan's adoptions, run together, seal a stream once however they are paced; a later adoption checks again", async () => {
   const store = new ListCountingStore();
-  const clock = new ManualClock();
-  const dead = { writerId: 'broker-1', epoch: 0 };
-  const own = { writerId: 'broker-2', epoch: 0 };
-  const engine = await Engine.open({ directory: tempDir(), clock, cluster: managedBy(), log: { flush: { kind: 'none' } }, wal: { store, writerId: own.writerId, config: { uploadIntervalMs: 1 } } });
-  const host = new PartitionHost({ engine, store, prefix: '', nodeId: 2, clock, readChain: async () => [], readRecord: async () => null, replicationFactor: () => 1, leaderOf: () => null });
-  const topicId = idOf('orders');
-  const plan: ClaimPlan = { kind: 'claim', seal: [dead], rebuildFrom: [dead], settled: null, next: { topicId, leader: 2, leaderEpoch: 1, chain: [dead, own] } };
-  const sealedAt = walObjectKey('', dead, 0);
+  const { engine, host, plan: planOf } = await adoptingHost(store);
+  const plan = planOf(DEAD);
+  const sealedAt = walObjectKey('', DEAD, 0);
   const puts = { seals: 0 };
   const put = store.put.bind(store);
   store.put = (key, body, options) => {

@@ -3,14 +3,14 @@
 // large object three GETs (issue 28's catch-up: 3.06 GETs an object where raw GETs made one).
 import { expect, test } from 'bun:test';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
-import { MemoryStore } from '../../src/store/memory.ts';
-import type { GetOptions, GetResult } from '../../src/store/object-store.ts';
+import type { MemoryStore } from '../../src/store/memory.ts';
 import { concatBytes } from '../../src/util/bytes.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
 import { WalObjectBuilder } from '../../src/wal/format.ts';
 import { type StreamId, walObjectKey } from '../../src/wal/keys.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../../src/wal/reader.ts';
+import { GetCountingStore } from '../support/get-counting-store.ts';
 import { idOf } from '../support/topic-ids.ts';
 
 const STREAM: StreamId = { writerId: 'leader', epoch: 0 };
@@ -18,14 +18,6 @@ const TOPIC_ID = idOf('t');
 const PARTITIONS = 4;
 /** Each frame's record: four frames of it make an object far larger than the reader's 64 KiB probe. */
 const VALUE_BYTES = 100 * 1024;
-
-class GetCountingStore extends MemoryStore {
-  gets = 0;
-  override async get(key: string, options?: GetOptions): Promise<GetResult> {
-    this.gets++;
-    return super.get(key, options);
-  }
-}
 
 async function largeObject(): Promise<GetCountingStore> {
   const store = new GetCountingStore();

@@ -4,8 +4,7 @@
 // nothing is kept once the last rebuild ends.
 import { expect, test } from 'bun:test';
 import { rebuildFromChain } from '../../src/partition/rebuild.ts';
-import { MemoryStore } from '../../src/store/memory.ts';
-import type { GetOptions, GetResult } from '../../src/store/object-store.ts';
+import type { MemoryStore } from '../../src/store/memory.ts';
 import { concatBytes } from '../../src/util/bytes.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
@@ -15,6 +14,7 @@ import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../../src/wal/reader.ts';
 import { type FrameWants, SHARED_READ_AHEAD, SharedWalReads } from '../../src/wal/shared-reads.ts';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
+import { GetCountingStore } from '../support/get-counting-store.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { idOf } from '../support/topic-ids.ts';
 
@@ -25,14 +25,6 @@ const OBJECTS = 12;
 const RECORDS_PER_FRAME = 5;
 const STREAM: StreamId = { writerId: 'broker-1', epoch: 3 };
 const NOW_MS = 1_700_000_000_000;
-
-class GetCountingStore extends MemoryStore {
-  gets = 0;
-  override async get(key: string, options?: GetOptions): Promise<GetResult> {
-    this.gets++;
-    return super.get(key, options);
-  }
-}
 
 /** OBJECTS data objects of STREAM, each with one frame of every partition (offsets in step), then its seal. */
 async function deadStream(): Promise<GetCountingStore> {
