@@ -3,32 +3,14 @@
 // arbiter. The survivor then claims its partitions long before the lease would have run out.
 import { expect, test } from 'bun:test';
 import type { PeerWatch } from '../../src/cluster/membership.ts';
-import type { PeerAddress } from '../../src/cluster/peer-links.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
+import { fakePeers } from '../support/fake-peers.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { servedHooks, testClusterNode } from '../support/cluster-node.ts';
 import { advanceUntil, settle } from '../support/settle.ts';
 
 /** Lease far longer than any wait of these tests: a takeover seen here came from the exit. */
 const LONG_LEASE_MS = 600_000;
-
-/** A PeerWatch that listens nowhere: the test says when a peer exited; it keeps what the node asked it to watch. */
-function fakePeers(port: number) {
-  const state = { exited: (_nodeId: number, _incarnation: string) => {}, watched: [] as readonly PeerAddress[], closed: false };
-  const peers: PeerWatch = {
-    open(_incarnation, exited) {
-      state.exited = exited;
-      return port;
-    },
-    watch(named) {
-      state.watched = named;
-    },
-    close() {
-      state.closed = true;
-    },
-  };
-  return { peers, state };
-}
 
 async function twoNodes() {
   const store = new MemoryStore();

@@ -7,30 +7,15 @@
 // every broker, topic and partition record, though the partitions' leader is alive and known.
 import { expect, test } from 'bun:test';
 import type { PeerWatch } from '../../src/cluster/membership.ts';
-import type { PeerAddress } from '../../src/cluster/peer-links.ts';
 import { ControlStore } from '../../src/control/control-store.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
+import { fakePeers } from '../support/fake-peers.ts';
 import type { ListOptions, ListPage } from '../../src/store/object-store.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { servedHooks, testClusterNode } from '../support/cluster-node.ts';
 import { advanceUntil, passTime } from '../support/settle.ts';
 
 const LONG_LEASE_MS = 600_000;
-
-function fakePeers(port: number) {
-  const state = { exited: (_nodeId: number, _incarnation: string) => {}, watched: [] as readonly PeerAddress[] };
-  const peers: PeerWatch = {
-    open(_incarnation, exited) {
-      state.exited = exited;
-      return port;
-    },
-    watch(named) {
-      state.watched = named;
-    },
-    close() {},
-  };
-  return { peers, state };
-}
 
 /** A view of the shared store that counts the LISTs of partition records made through it (one a scan). */
 class CountingView extends MemoryStore {
