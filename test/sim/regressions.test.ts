@@ -49,6 +49,7 @@ import type { StreamId } from '../../src/wal/keys.ts';
 import { DEFAULT_WAL_READER_CONFIG, WalReader } from '../../src/wal/reader.ts';
 import { sealStream } from '../../src/wal/seal.ts';
 import { SharedWalReads } from '../../src/wal/shared-reads.ts';
+import type { Uuid } from '../../src/util/uuid.ts';
 import { encodeSeal, WalObjectBuilder } from '../../src/wal/format.ts';
 import { walObjectKey } from '../../src/wal/keys.ts';
 import { concatBytes } from '../../src/util/bytes.ts';
@@ -866,22 +867,31 @@ test('idle-upload-not-armed (issue 27; [W8], test/wal/writer.test.ts): an idle w
   expect(await withAndWithout('idle-upload-not-armed', scenario)).toEqual({ fixed: { putsAfterTurn: 1, intervalError: '' }, regressed: { putsAfterTurn: 0, intervalError: '[W8]' } });
 });
 
+/** `objects` data objects of `stream` in `store`, object `sequence` holding one single-record frame per `framesOf(sequence)` entry (value `p<partition>-<base>`), then a seal. */
+async function putSealedStream(store: MemoryStore, stream: StreamId, topicId: Uuid, objects: number, framesOf: (sequence: number) => { partition: number; base: number }[]): Promise<void> {
+  for (let sequence = 0; sequence < objects; sequence++) {
+    const builder = new WalObjectBuilder({ kind: 'data', writerId: stream.writerId, epoch: stream.epoch, sequence, createdMs: 0 });
+    for (const { partition, base } of framesOf(sequence)) {
+      const data = buildRecordBatch([{ value: `p${partition}-${base}`, timestamp: 0 }], { nowMs: 0, baseOffset: base });
+      builder.addFrame({ topic: 't', topicId, partition, leaderEpoch: 0, baseOffset: base, lastOffset: base, data });
+    }
+    await store.put(walObjectKey('', stream, sequence), concatBytes(builder.finish()));
+  }
+  await store.put(walObjectKey('', stream, objects), encodeSeal({ writerId: 'sealer', epoch: stream.epoch, sequence: objects, createdMs: 0 }));
+}
+
+function sharedReadsOver(store: MemoryStore): SharedWalReads {
+  return new SharedWalReads((wants) => new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix: '', wants }, { clock: new ManualClock(), random: new SeededRandom(1) }));
+}
+
 test('shared-read-unfiltered (issue 28; [K7], test/wal/shared-reads.test.ts): two rebuilds at once from one stream, and partition 0 takes partition 1 frames', async () => {
   const topicId = idOf('t');
   const stream: StreamId = { writerId: 'dead', epoch: 1 };
   const objects = 3;
   const scenario = async () => {
     const store = new MemoryStore();
-    for (let sequence = 0; sequence < objects; sequence++) {
-      const builder = new WalObjectBuilder({ kind: 'data', writerId: stream.writerId, epoch: stream.epoch, sequence, createdMs: 0 });
-      for (const partition of [1, 0]) {
-        const data = buildRecordBatch([{ value: `p${partition}-${sequence}`, timestamp: 0 }], { nowMs: 0, baseOffset: sequence });
-        builder.addFrame({ topic: 't', topicId, partition, leaderEpoch: 0, baseOffset: sequence, lastOffset: sequence, data });
-      }
-      await store.put(walObjectKey('', stream, sequence), concatBytes(builder.finish()));
-    }
-    await store.put(walObjectKey('', stream, objects), encodeSeal({ writerId: 'sealer', epoch: stream.epoch, sequence: objects, createdMs: 0 }));
-    const shared = new SharedWalReads((wants) => new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix: '', wants }, { clock: new ManualClock(), random: new SeededRandom(1) }));
+    await putSealedStream(store, stream, topicId, objects, (sequence) => [1, 0].map((partition) => ({ partition, base: sequence })));
+    const shared = sharedReadsOver(store);
     const logs = [PartitionLog.open(tempDir()), PartitionLog.open(tempDir())];
     await Promise.all(
       logs.map((log, partition) =>
@@ -906,18 +916,16 @@ test('rebuild-passes-own-frames (issue 28; [K7], test/wal/shared-reads.test.ts):
   const objects = 4;
   const scenario = async () => {
     const store = new MemoryStore();
-    for (let sequence = 0; sequence < objects; sequence++) {
-      const builder = new WalObjectBuilder({ kind: 'data', writerId: stream.writerId, epoch: stream.epoch, sequence, createdMs: 0 });
-      const partitions = sequence % 2 === 0 ? [0] : [0, 1]; // partition 1 in the odd objects only
-      for (const partition of partitions) {
-        const base = partition === 0 ? sequence : (sequence - 1) / 2;
-        const data = buildRecordBatch([{ value: `p${partition}-${base}`, timestamp: 0 }], { nowMs: 0, baseOffset: base });
-        builder.addFrame({ topic: 't', topicId, partition, leaderEpoch: 0, baseOffset: base, lastOffset: base, data });
-      }
-      await store.put(walObjectKey('', stream, sequence), concatBytes(builder.finish()));
-    }
-    await store.put(walObjectKey('', stream, objects), encodeSeal({ writerId: 'sealer', epoch: stream.epoch, sequence: objects, createdMs: 0 }));
-    const shared = new SharedWalReads((wants) => new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix: '', wants }, { clock: new ManualClock(), random: new SeededRandom(1) }));
+    // partition 0 in every object, partition 1 in the odd ones only
+    await putSealedStream(store, stream, topicId, objects, (sequence) =>
+      sequence % 2 === 0
+        ? [{ partition: 0, base: sequence }]
+        : [
+            { partition: 0, base: sequence },
+            { partition: 1, base: (sequence - 1) / 2 },
+          ],
+    );
+    const shared = sharedReadsOver(store);
     const view = (partition: number) => shared.view((topic, p, id) => topic === 't' && p === partition && id === topicId, { topic: 't', partition });
     const logs = [PartitionLog.open(tempDir()), PartitionLog.open(tempDir())];
     return shared.keep(async () => {

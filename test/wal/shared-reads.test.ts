@@ -44,8 +44,22 @@ async function deadStream(): Promise<GetCountingStore> {
   return store;
 }
 
-function sharedOver(store: MemoryStore): SharedWalReads {
-  return new SharedWalReads((wants) => new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix: '', wants }, { clock: new ManualClock(), random: new SeededRandom(1) }));
+function sharedOver(store: MemoryStore, bytesMax?: number): SharedWalReads {
+  return new SharedWalReads((wants) => new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix: '', wants }, { clock: new ManualClock(), random: new SeededRandom(1) }), bytesMax);
+}
+
+/** The size of one object of the dead stream (all are alike); the GET that learns it is not counted. */
+async function objectBytesOf(store: GetCountingStore): Promise<number> {
+  const bytes = (await store.get(walObjectKey('', STREAM, 0))).body.length;
+  store.gets = 0;
+  return bytes;
+}
+
+/** Another rebuild holding the reads, as in a takeover's batch (they are shared and kept) until `release`. */
+function heldOpen(shared: SharedWalReads): { release: () => void; holding: Promise<void> } {
+  let release: () => void = () => {};
+  const holding = shared.hold(() => new Promise<void>((resolve) => (release = resolve)));
+  return { release: () => release(), holding };
 }
 
 const partitionWants =
@@ -81,12 +95,10 @@ test('a lone rebuild reads as a follower does: only its frames, from its offset 
 
 test('what is kept stays within its budget, oldest out first, and a read past a seal found valid asks the store nothing', async () => {
   const store = await deadStream();
-  const objectBytes = (await store.get(walObjectKey('', STREAM, 0))).body.length;
-  store.gets = 0;
-  const shared = new SharedWalReads((wants) => new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix: '', wants }, { clock: new ManualClock(), random: new SeededRandom(1) }), 3 * objectBytes);
+  const objectBytes = await objectBytesOf(store);
+  const shared = sharedOver(store, 3 * objectBytes);
   const [first, second] = [shared.view(partitionWants(0)), shared.view(partitionWants(1))];
-  let release: () => void = () => {};
-  const holding = shared.hold(() => new Promise<void>((resolve) => (release = resolve)));
+  const { release, holding } = heldOpen(shared);
   await shared.hold(async () => {
     for (let sequence = 0; sequence <= OBJECTS; sequence++) await first.read(STREAM, sequence);
     expect(await first.sealIsVoid(STREAM, OBJECTS)).toBe(false); // as a rebuild asks of the seal it meets [F2]
@@ -189,8 +201,7 @@ test('a rebuild passes over the objects already read whole that hold none of its
   const [busy, sparse] = [PartitionLog.open(tempDir()), PartitionLog.open(tempDir())];
   const reads = { sparse: 0 };
   // Another rebuild holds the reads all along, as in a takeover's batch: they are shared and kept.
-  let release: () => void = () => {};
-  const holding = shared.hold(() => new Promise<void>((resolve) => (release = resolve)));
+  const { release, holding } = heldOpen(shared);
   await shared.hold(() => rebuildFromChain(shared.view(partitionWants(0), { topic: TOPIC, partition: 0 }), busy, [STREAM], TOPIC_ID));
   const view = shared.view(partitionWants(1), { topic: TOPIC, partition: 1 });
   const counted = { ...view, read: (...args: Parameters<typeof view.read>) => (reads.sparse++, view.read(...args)) };
@@ -209,8 +220,7 @@ test('a shared read fetches the objects its stream s LIST holds ahead of it, and
   const store = await deadStream();
   const shared = sharedOver(store);
   const view = shared.view(partitionWants(0), { topic: TOPIC, partition: 0 });
-  let release: () => void = () => {};
-  const holding = shared.hold(() => new Promise<void>((resolve) => (release = resolve)));
+  const { release, holding } = heldOpen(shared);
   let getsAfterFirst = 0;
   const reading = shared.hold(async () => {
     await view.list(STREAM);
@@ -232,12 +242,10 @@ test('a shared read fetches the objects its stream s LIST holds ahead of it, and
 
 test('reads ahead stay within half the budget, those in flight counted too: with room for a few objects each is still read once', async () => {
   const store = await deadStream();
-  const objectBytes = (await store.get(walObjectKey('', STREAM, 0))).body.length;
-  store.gets = 0;
-  const shared = new SharedWalReads((wants) => new WalReader(store, { ...DEFAULT_WAL_READER_CONFIG, prefix: '', wants }, { clock: new ManualClock(), random: new SeededRandom(1) }), 6 * objectBytes);
+  const objectBytes = await objectBytesOf(store);
+  const shared = sharedOver(store, 6 * objectBytes);
   const view = shared.view(partitionWants(0), { topic: TOPIC, partition: 0 });
-  let release: () => void = () => {};
-  const holding = shared.hold(() => new Promise<void>((resolve) => (release = resolve)));
+  const { release, holding } = heldOpen(shared);
   await shared.hold(async () => {
     await view.list(STREAM);
     for (let sequence = 0; sequence < OBJECTS; sequence++) await view.read(STREAM, sequence);
