@@ -29,7 +29,7 @@ import { totalmem } from 'node:os';
 import { CONNECTION_REQUEST_BYTES_MAX, QUEUED_REQUEST_BYTES_MAX_DEFAULT } from '../../src/broker/connection.ts';
 import { DIRECT_APPEND_STAGING_BYTES, DIRECT_WRITE_BYTES_MAX, STAGING_KEPT_PER_CLASS } from '../../src/store/direct-write.ts';
 import { STREAMING_CONCURRENCY_DEFAULT, STREAMING_PART_BYTES_DEFAULT } from '../../src/store/streaming-upload.ts';
-import { TIER_UPLOADS_IN_FLIGHT } from '../../src/tier/tierer.ts';
+import { TIER_PARTITIONS_IN_FLIGHT, TIER_SMALL_RANGE_BYTES, TIER_UPLOADS_IN_FLIGHT } from '../../src/tier/tierer.ts';
 import { DEFAULT_LOG_CONFIG } from '../../src/log/config.ts';
 import { DEFAULT_WAL_WRITER_CONFIG } from '../../src/wal/writer.ts';
 import { formatNumber, MIB_BYTES } from './units.ts';
@@ -114,9 +114,10 @@ export function walWriterTerm(largestFrameBytes: number, config = DEFAULT_WAL_WR
   return { name: 'WAL writer', bytes: config.maxBufferedBytes + inFlightBytes + poolBytes };
 }
 
-/** The tierer's uploads: TIER_UPLOADS_IN_FLIGHT streaming uploads, each (concurrency + 1) parts. */
+/** The tierer's uploads: TIER_UPLOADS_IN_FLIGHT large streaming uploads, each (concurrency + 1) parts, and a small range per partition in flight. */
 export function tierUploadsTerm(): RssTerm {
-  return { name: 'tier uploads', bytes: TIER_UPLOADS_IN_FLIGHT * (STREAMING_CONCURRENCY_DEFAULT + 1) * STREAMING_PART_BYTES_DEFAULT };
+  const largeBytes = TIER_UPLOADS_IN_FLIGHT * (STREAMING_CONCURRENCY_DEFAULT + 1) * STREAMING_PART_BYTES_DEFAULT;
+  return { name: 'tier uploads', bytes: largeBytes + TIER_PARTITIONS_IN_FLIGHT * TIER_SMALL_RANGE_BYTES };
 }
 
 /**
@@ -128,7 +129,7 @@ export function tierUploadsTerm(): RssTerm {
 export function fileStoreDirectTerm(largestFrameBytes: number, config = DEFAULT_WAL_WRITER_CONFIG): RssTerm {
   const largestObjectBytes = Math.min(DIRECT_WRITE_BYTES_MAX, Math.min(config.multipartPartBytes, WAL_DEFERRED_GROWTH_FACTOR * config.uploadBytes) + largestFrameBytes);
   const largestClassBytes = 2 ** Math.ceil(Math.log2(largestObjectBytes));
-  const inFlightBytes = config.maxInFlight * largestClassBytes + TIER_UPLOADS_IN_FLIGHT * DIRECT_APPEND_STAGING_BYTES;
+  const inFlightBytes = config.maxInFlight * largestClassBytes + TIER_PARTITIONS_IN_FLIGHT * DIRECT_APPEND_STAGING_BYTES;
   const keptBytes = STAGING_KEPT_PER_CLASS * POOL_CLASSES_SUM_FACTOR * largestClassBytes;
   return { name: 'direct writes', bytes: inFlightBytes + keptBytes };
 }
@@ -138,7 +139,7 @@ export function fileStoreDirectTerm(largestFrameBytes: number, config = DEFAULT_
  * tier uploads' sequential-write staging, in flight and kept by the pool afterwards.
  */
 export function fileStoreTierTerm(): RssTerm {
-  return { name: 'direct writes (tier)', bytes: (TIER_UPLOADS_IN_FLIGHT + STAGING_KEPT_PER_CLASS) * DIRECT_APPEND_STAGING_BYTES };
+  return { name: 'direct writes (tier)', bytes: (TIER_PARTITIONS_IN_FLIGHT + STAGING_KEPT_PER_CLASS) * DIRECT_APPEND_STAGING_BYTES };
 }
 
 /** The in-memory indexes of partition logs holding `logBytes` in all (LogConfig.indexIntervalBytes). */

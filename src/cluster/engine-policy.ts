@@ -61,6 +61,10 @@ export class ClusterEnginePolicy implements ClusterPolicy {
     return (await joined.control.read<TopicRecord>(`topics/${topic}`))?.value.topicId === topicId ? 'live' : 'unknown';
   }
 
+  adopting(): boolean {
+    return this.#joined?.node.adopting() ?? false;
+  }
+
   readonly writerLiveness: WriterLiveness = {
     liveWriterIds: () => new Set(this.#joined?.node.liveBrokers().map((broker) => broker.stream.writerId) ?? []),
     picks: (writerId) => {

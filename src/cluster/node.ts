@@ -175,6 +175,11 @@ export class ClusterNode {
     return this.#claims.followersOf(topic, partition);
   }
 
+  /** [K4] Whether this broker is adopting any partition now (claimed, sealing or rebuilding). */
+  adopting(): boolean {
+    return this.#claims.adopting();
+  }
+
   /** [K5] While this broker adopts the partition: settles once the adoption ended, served or not; null otherwise. */
   adoptionOf(topic: string, partition: number): Promise<void> | null {
     return this.#claims.adoptionOf(topic, partition);

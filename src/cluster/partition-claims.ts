@@ -373,6 +373,11 @@ export class PartitionClaims {
     }
   }
 
+  /** [K4] Whether any adoption is under way here. */
+  adopting(): boolean {
+    return this.#adopting.size > 0;
+  }
+
   /**
    * [K5] While this broker adopts the partition (claimed, sealing and rebuilding): settles once the
    * adoption ended, served or not; null otherwise. A produce that reaches a new leader before it

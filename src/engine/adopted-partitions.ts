@@ -133,7 +133,9 @@ export class AdoptedPartitions {
     const log = this.#openAdoptedLog(topic, topicId, partitionCount, directory, keepLocalLog, diskWithSync(this.#disk, barriers));
     logRecovery(this.#logger, topic, index, log);
     try {
+      log.holdEpochCheckpoint(); // written once when the rebuild ended, not at each epoch it met (LeaderEpochCache.holdWrites)
       await rebuild(log);
+      log.writeEpochCheckpoint();
       // The engine may have closed during the rebuild (a broker's stop during a takeover): its
       // close let go of every partition it held, so this log would stay open, locked, served by nothing.
       this.#checkOpen();

@@ -22,4 +22,6 @@ export interface ClusterPolicy {
   incarnationState(topic: string, topicId: TopicId): Promise<IncarnationState>;
   /** [G1] Which writer ids no live broker writes as, that the hash gives this broker to collect. */
   readonly writerLiveness: WriterLiveness;
+  /** [K4] Whether this broker is adopting partitions now: the tierer's rounds wait for the adoptions (TiererOptions.holdWhile). */
+  adopting(): boolean;
 }

@@ -147,6 +147,7 @@ export class NodeServices {
       clock: this.#clock,
       random: this.#options.random ?? systemRandom,
       partitions: () => this.#tierSources(),
+      holdWhile: () => this.#cluster?.adopting() ?? false,
       ...definedOnly({
         intervalMs: tier.intervalMs,
         log: this.#logger,

@@ -420,6 +420,22 @@ export class PartitionLog {
     return this.#commit.flushNow();
   }
 
+  /** The leader-epoch checkpoint changes in memory only until writeEpochCheckpoint: an adopted log's rebuild (LeaderEpochCache.holdWrites). */
+  holdEpochCheckpoint(): void {
+    this.#checkOpen();
+    this.#epochs.holdWrites();
+  }
+
+  /** Writes the leader-epoch checkpoint held since holdEpochCheckpoint, and every change from now on. */
+  writeEpochCheckpoint(): void {
+    this.#checkOpen();
+    try {
+      this.#epochs.writeHeld();
+    } catch (error) {
+      throw this.#failedWrite(error);
+    }
+  }
+
   /**
    * Flushes, writes the indexes and the clean-shutdown marker, releases the lock. Idempotent.
    * The indexes and the marker only spare the next start a recovery scan: if the OS refuses them
@@ -440,7 +456,8 @@ export class PartitionLog {
         active.flushSync();
         try {
           active.writeIndexes();
-          snapshotProducers(this.#producers); // before the marker: a clean shutdown finds everything in place
+          this.#epochs.writeHeld(); // before the marker: a clean shutdown finds everything in place
+          snapshotProducers(this.#producers);
           writeCleanShutdown(this.directory, active, this.logEndOffset, this.#disk);
         } catch (error) {
           if (!isOsError(error)) throw error; // without the marker, the next open recovers (EMFILE at the fd limit)

@@ -9,6 +9,7 @@ import { StreamingUpload } from '../store/streaming-upload.ts';
 import { assert } from '../util/assert.ts';
 import type { Clock, Timer } from '../util/clock.ts';
 import type { Random } from '../util/random.ts';
+import { mapLimited } from '../util/map-limited.ts';
 import { randomUuid, type Uuid } from '../util/uuid.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
 import { componentLogger, type Logger, type LoggerOption } from '../observability/logger.ts';
@@ -21,6 +22,7 @@ import { type DeletedTopicIds, RetiredIncarnationSweeper } from './retired-sweep
 import { type CopiedSegment, copiedSegments, type TierRecord, type TierRecords, tieredEnd, tilingSegments } from './tier-record.ts';
 import { retainedStart } from './tier-retention.ts';
 import { dueLocalMerge, dueMerge, TIER_LOCAL_MERGE_BYTES_MAX } from './merge-plan.ts';
+import { Semaphore } from './semaphore.ts';
 
 /** How often the tierer looks for rolled segments below the high watermark (each look reads no store unless one is due). */
 export const TIER_INTERVAL_MS = 1000;
@@ -46,8 +48,28 @@ export const TIER_TAIL_MAX_MS = 10_000;
  * each end (ProducerStateManager.snapshotAt keeps the newest).
  */
 export const TIER_TAIL_MAX_BYTES = 32 * 1024 * 1024;
-/** Partitions uploading at once per broker [T3]: each holds up to a streaming upload's parts in memory. */
+/**
+ * Partitions a tier round steps through at once per broker [T3]. A step mostly waits on the
+ * stores (a record read and three record writes, a put, a footer read back), so partitions step
+ * side by side: two at a time, a new leader took ~12 s to tier the 500 tails it inherited ([T2]),
+ * longer than the 5-10 s between takeovers in the failover bench, and each takeover then read
+ * more streams than the one before (issue 28).
+ */
+export const TIER_PARTITIONS_IN_FLIGHT = 16;
+/** Uploads of more than TIER_SMALL_RANGE_BYTES at once per broker [T3]: each holds up to a streaming upload's parts in memory. */
 export const TIER_UPLOADS_IN_FLIGHT = 2;
+/**
+ * A range of at most this many bytes uploads without one of the TIER_UPLOADS_IN_FLIGHT permits:
+ * it holds no more than itself in memory. Tails of quiet partitions and inherited tails [T2] are
+ * mostly this small.
+ */
+export const TIER_SMALL_RANGE_BYTES = 1024 * 1024;
+/**
+ * [T2] How long rounds may wait for this broker's adoptions to end (TiererOptions.holdWhile): a
+ * takeover's adoptions go first, as produces wait on them [K5] and the tails they inherit are
+ * tiered right after; an adoption that takes longer does not stop tiering for longer.
+ */
+export const TIER_HOLD_FOR_ADOPTIONS_MAX_MS = 10_000;
 /** Bytes of log read per step of an upload: the batches of one read stream out as one chunk of views. */
 const TIER_READ_BYTES = 1024 * 1024;
 
@@ -88,6 +110,13 @@ export interface TiererOptions {
    * interval (RetiredIncarnationSweeper). Absent: never.
    */
   readonly deletedTopicIds?: DeletedTopicIds;
+  /**
+   * While true (this broker adopts partitions), scheduled rounds wait, at most
+   * TIER_HOLD_FOR_ADOPTIONS_MAX_MS in a row: they competed with the adoptions for the CPU and the
+   * stores (kill to every partition served took 6-10 s instead of 4-6 s in the failover bench).
+   * Absent: never.
+   */
+  readonly holdWhile?: () => boolean;
   readonly metrics?: MetricsRegistry;
   readonly log?: LoggerOption;
 }
@@ -102,7 +131,8 @@ interface Held {
  * The leader side of tiering (docs/tier-protocol.md [T1]-[T5]): for every partition it leads,
  * once the segment holding the tiered end is rolled and below the high watermark, copy its
  * batches from the tiered end to the segment's end into one tiered segment object and count it
- * in the tier record. One range per partition at a time, TIER_UPLOADS_IN_FLIGHT partitions at once.
+ * in the tier record. One range per partition at a time, TIER_PARTITIONS_IN_FLIGHT partitions at
+ * once, of which TIER_UPLOADS_IN_FLIGHT upload more than TIER_SMALL_RANGE_BYTES.
  */
 export class Tierer {
   readonly #options: TiererOptions;
@@ -111,6 +141,8 @@ export class Tierer {
   readonly #progress: ProgressLines;
   readonly #held = new Map<string, Held>();
   readonly #uploading = new Set<string>();
+  /** Uploads of more than TIER_SMALL_RANGE_BYTES under way. */
+  readonly #largeUploads = new Semaphore(TIER_UPLOADS_IN_FLIGHT);
   /** Partitions whose last step failed: their failures are said once, and their recovery. */
   readonly #failing = new Set<string>();
   readonly #sweeper: OrphanSweeper;
@@ -127,6 +159,8 @@ export class Tierer {
   #retiredFailing = false;
   #timer: Timer | null = null;
   #round: Promise<number> | null = null;
+  /** Since when scheduled rounds have waited for adoptions (monotonic ms); null: they are not waiting. */
+  #heldSinceMs: number | null = null;
   #recordChanges = 0;
   #stopped = false;
 
@@ -187,13 +221,9 @@ export class Tierer {
     await loadXxh64Stream(); // else every upload would hold its whole range until its checksum at the end
     const due = [...this.#options.partitions()].filter((source) => source.log.config.remoteStorageEnable); // KIP-405: off, never tiered
     this.#forgetOthers(due);
-    let tiered = 0;
-    for (let at = 0; at < due.length; at += TIER_UPLOADS_IN_FLIGHT) {
-      const outcomes = await Promise.all(due.slice(at, at + TIER_UPLOADS_IN_FLIGHT).map((source) => this.#tierOne(source)));
-      tiered += outcomes.filter(Boolean).length;
-    }
+    const outcomes = await mapLimited(due, TIER_PARTITIONS_IN_FLIGHT, (source) => this.#tierOne(source)); // #tierOne catches its steps' failures
     await this.#sweepRetiredWhenDue();
-    return tiered;
+    return outcomes.filter(Boolean).length;
   }
 
   /** What the tier holds of deleted topic incarnations goes, every sweep interval; a failure is said once and tried next time. */
@@ -317,7 +347,7 @@ export class Tierer {
     const uploadId = randomUuid(random);
     held.record = await records.announce(source.topicId, source.partition, source.leaderEpoch, { ...range, uploadId });
     const epochs = epochsIn(source.log.leaderEpochs, range.baseOffset, range.endOffset);
-    const summary = await this.#upload(source, range, uploadId, epochs, localBatches(source, range));
+    const summary = await this.#withUploadMemory(localBytes(source.log, range), () => this.#upload(source, range, uploadId, epochs, localBatches(source, range)));
     held.record = await records.commit(source.topicId, source.partition, source.leaderEpoch, uploadId, {
       bytes: summary.bytes,
       maxTimestamp: summary.maxTimestamp,
@@ -358,7 +388,8 @@ export class Tierer {
       ? epochsIn(sortedEpochs(pieces.flatMap((piece) => piece.epochs)), span.baseOffset, span.endOffset)
       : epochsIn(source.log.leaderEpochs, span.baseOffset, span.endOffset);
     const batches = range.fromTier ? this.#tieredBatches(source, pieces) : localBatches(source, span);
-    const summary = await this.#upload(source, span, uploadId, epochs, batches);
+    const bytes = range.fromTier ? pieces.reduce((sum, piece) => sum + piece.bytes, 0) : localBytes(source.log, span);
+    const summary = await this.#withUploadMemory(bytes, () => this.#upload(source, span, uploadId, epochs, batches));
     held.record = await records.commitMerge(source.topicId, source.partition, source.leaderEpoch, uploadId, {
       bytes: summary.bytes,
       maxTimestamp: summary.maxTimestamp,
@@ -417,6 +448,11 @@ export class Tierer {
     if (deleted > 0) this.#log.info({ topic: source.topic, partition: source.partition, deleted }, `deleted ${deleted} orphaned tiered objects of ${source.topic}-${source.partition}`);
   }
 
+  /** Runs an upload of a range of `bytes`: one of more than TIER_SMALL_RANGE_BYTES waits for one of the TIER_UPLOADS_IN_FLIGHT permits. */
+  #withUploadMemory<T>(bytes: number, upload: () => Promise<T>): Promise<T> {
+    return bytes <= TIER_SMALL_RANGE_BYTES ? upload() : this.#largeUploads.run(upload);
+  }
+
   /** [T4] Streams the range's batches into the object (put-if-absent), then reads its footer back [T5]. */
   async #upload(source: TierSource, range: { baseOffset: number; endOffset: number }, uploadId: Uuid, epochs: readonly EpochEntry[], from: RangeBatches): Promise<TieredSegmentSummary> {
     const { store, prefix } = this.#options;
@@ -456,12 +492,24 @@ export class Tierer {
       throw new FerryError('CorruptObject', `tiered segment ${key} reads back with another footer than the one written`);
   }
 
+  /** Whether a scheduled round waits for this broker's adoptions (TiererOptions.holdWhile), at most TIER_HOLD_FOR_ADOPTIONS_MAX_MS in a row. */
+  #holdsForAdoptions(): boolean {
+    const nowMs = this.#options.clock.monotonicMs();
+    if (this.#options.holdWhile?.() !== true || (this.#heldSinceMs !== null && nowMs - this.#heldSinceMs >= TIER_HOLD_FOR_ADOPTIONS_MAX_MS)) {
+      this.#heldSinceMs = null;
+      return false;
+    }
+    this.#heldSinceMs ??= nowMs;
+    return true;
+  }
+
   #schedule(): void {
     if (this.#stopped) return;
     this.#timer = this.#options.clock.setTimer(
       this.#options.intervalMs ?? TIER_INTERVAL_MS,
       () => {
-        void this.tierDue().finally(() => this.#schedule());
+        if (this.#holdsForAdoptions()) this.#schedule();
+        else void this.tierDue().finally(() => this.#schedule());
       },
       true,
     );
@@ -493,6 +541,11 @@ function dueTail(log: PartitionLog, tieredEndOffset: number, highWatermark: numb
   const endOffset = log.batchBaseOf(Math.min(highWatermark, log.logEndOffset)); // a tiered segment holds whole batches
   if (endOffset <= tieredEndOffset || log.bytesFrom(tieredEndOffset) - log.bytesFrom(endOffset) < tailMaxBytes) return null;
   return { baseOffset: tieredEndOffset, endOffset };
+}
+
+/** The bytes of the local log's batches in [base, end). */
+function localBytes(log: PartitionLog, range: { baseOffset: number; endOffset: number }): number {
+  return log.bytesFrom(range.baseOffset) - log.bytesFrom(range.endOffset);
 }
 
 /** Where an upload's batches come from: chunks of whole batches in offset order, then the producer state at the range's end. */

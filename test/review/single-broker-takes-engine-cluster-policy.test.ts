@@ -18,6 +18,7 @@ const LEADS_EVERYTHING: ClusterPolicy = {
   followersOf: () => new Set(),
   incarnationState: async () => 'live',
   writerLiveness: { liveWriterIds: () => new Set(), picks: () => false },
+  adopting: () => false,
 };
 
 const running: Broker[] = [];

@@ -11,6 +11,7 @@ export function managedBy(overrides: Partial<ClusterPolicy> = {}): ClusterPolicy
     followersOf: () => new Set(),
     incarnationState: async () => 'live',
     writerLiveness: { liveWriterIds: () => new Set(), picks: () => false },
+    adopting: () => false,
     ...overrides,
   };
 }
