@@ -8,7 +8,7 @@ import type { StreamId } from '../wal/keys.ts';
 import type { ControlStore, Versioned } from '../control/control-store.ts';
 import { ReadsAfter } from '../control/reads-after.ts';
 import type { SettledPrefix } from '../partition/rebuild.ts';
-import { AdoptionPool } from './adoption-pool.ts';
+import { type QueueAdoption, type Served, TakeoverStages } from './takeover-stages.ts';
 import { type ClaimPlan, type Incarnation, planTakeover, sealedInChain } from './takeover.ts';
 import type { Membership } from './membership.ts';
 import { ADMIN_CHANGE_ATTEMPTS_MAX, type TopicCatalog } from './topic-catalog.ts';
@@ -25,7 +25,7 @@ export interface WriterEpochs {
 
 /**
  * [K4] How many partitions one scan adopts at once (each seals, rebuilds the tail and starts
- * serving): a broker taking over a dead one's share takes over all of it in about the time of
+ * serving; the claims run apart, CLAIMS_IN_FLIGHT): a broker taking over a dead one's share takes over all of it in about the time of
  * one adoption rather than their sum. An adoption is mostly waiting on the stores (its claim, the
  * tier's end, the reads), and the rebuilds of one stream share their reads [K7]: at 8 a broker
  * adopting 500 partitions took 9.5-15 s here, at 32 5.9-7.6 s, at 64 no faster (issue 28,
@@ -34,6 +34,13 @@ export interface WriterEpochs {
  * times that when each reads a stream of its own.
  */
 export const ADOPTIONS_IN_FLIGHT = 32;
+/**
+ * [K4] How many claims one scan makes at once (each a compare-and-swap of the partition record and
+ * a read of its topic record, shared with the claims beside it [C3]): they run apart from the
+ * adoptions (TakeoverStages), so a broker taking over 500 partitions claims them all in the first
+ * moments and their produces wait for the adoptions [K5].
+ */
+export const CLAIMS_IN_FLIGHT = 32;
 
 /**
  * How long a create or a grow waits for the scan that claims its partitions here: a scan behind a
@@ -199,16 +206,16 @@ export class PartitionClaims {
     const fairShare = Math.ceil(total / Math.max(1, canLead.size));
     // No claims while this broker's own lease may have lapsed in others' eyes, its writer is fenced, or its disk fails.
     const mayClaim = () => !this.#newEpochWanted && this.#membership.mayLead();
-    // [K4] Claims and adoptions run ADOPTIONS_IN_FLIGHT at once; the scan waits for all of them.
-    const adoptions = new AdoptionPool(ADOPTIONS_IN_FLIGHT);
+    // [K4] Claims run CLAIMS_IN_FLIGHT at once, the adoptions of those won ADOPTIONS_IN_FLIGHT; the scan waits for all of them.
+    const takeovers = new TakeoverStages(CLAIMS_IN_FLIGHT, ADOPTIONS_IN_FLIGHT);
     const adoptAll = async () => {
       try {
-        await this.#claimAndFollow(records, canLead, fairShare, mayClaim, adoptions);
+        await this.#claimAndFollow(records, canLead, fairShare, mayClaim, takeovers);
       } catch (error) {
-        await adoptions.settled().catch(() => {}); // the scan ends only once what it started ended
+        await takeovers.settled().catch(() => {}); // the scan ends only once what it started ended
         throw error;
       }
-      await adoptions.settled();
+      await takeovers.settled();
     };
     await (this.#options.adoptTogether ?? ((adopt) => adopt()))(adoptAll); // [K7]
     const stalledIds = new Map(allTopicRecords.map(([name, record]) => [name, record.value.topicId]));
@@ -218,10 +225,10 @@ export class PartitionClaims {
   }
 
   /** [C3], [C6], followers: one scan's pass over every partition of the topics it read. */
-  async #claimAndFollow(records: ReadonlyMap<string, Versioned<PartitionRecord>>, canLead: ReadonlySet<number>, fairShare: number, mayClaim: () => boolean, adoptions: AdoptionPool): Promise<void> {
+  async #claimAndFollow(records: ReadonlyMap<string, Versioned<PartitionRecord>>, canLead: ReadonlySet<number>, fairShare: number, mayClaim: () => boolean, takeovers: TakeoverStages): Promise<void> {
     const { self } = this.#options;
     for (const [topic, { topicId, partitions, leaderEpochBase = 0 }] of this.#catalog.topics()) {
-      for (let partition = 0; partition < partitions && !this.#stopped && !adoptions.failed; partition++) {
+      for (let partition = 0; partition < partitions && !this.#stopped && !takeovers.failed; partition++) {
         const id = partitionKey(topic, partition);
         const recorded = records.get(id) ?? null;
         const current = recorded === null ? null : await this.#ofIncarnation(topic, topicId, recorded);
@@ -230,13 +237,13 @@ export class PartitionClaims {
         const leader = current?.value.leader;
         if (leader === self.nodeId) {
           // Named leader but not serving (a restart, a new writer epoch, a failed adoption): claim it again [C3].
-          if (!this.#held.serves(id) && mayClaim()) await adoptions.run(() => this.#takeOver(topic, { topicId, leaderEpochBase }, partition, partitions, recorded, current));
+          if (!this.#held.serves(id) && mayClaim()) await takeovers.claim((adopt) => this.#takeOver(topic, { topicId, leaderEpochBase }, partition, partitions, recorded, current, adopt, takeovers));
         } else {
           if (this.#held.serves(id)) await this.#held.release(topic, partition);
           const upForGrabs = leader === undefined || !canLead.has(leader);
-          // Adoptions under way count towards the share: each adds a partition served unless it loses its race.
-          if (upForGrabs && this.#held.servedCount + adoptions.inFlight < fairShare && mayClaim())
-            await adoptions.run(() => this.#takeOver(topic, { topicId, leaderEpochBase }, partition, partitions, recorded, current));
+          // Claims and adoptions under way count towards the share: each adds a partition served unless it loses its race.
+          if (upForGrabs && this.#held.servedCount + takeovers.inFlight < fairShare && mayClaim())
+            await takeovers.claim((adopt) => this.#takeOver(topic, { topicId, leaderEpochBase }, partition, partitions, recorded, current, adopt, takeovers));
           else if (!upForGrabs) await this.#replicate(topic, partition, partitions, current!.value);
         }
       }
@@ -277,7 +284,7 @@ export class PartitionClaims {
    * [C3]-[C5] Every adoption: plan from the record of this incarnation (`current`), compare-and-swap
    * this broker's current stream into the chain one leader epoch up over the record as read
    * (`recorded`: a deleted incarnation's leftover is replaced whole), and only then seal, rebuild
-   * and serve.
+   * and serve: the adoption is queued in `takeovers`, and this claim's slot is free for the next.
    */
   async #takeOver(
     topic: string,
@@ -286,6 +293,8 @@ export class PartitionClaims {
     partitions: number,
     recorded: Versioned<PartitionRecord> | null,
     current: Versioned<PartitionRecord> | null,
+    adopt: QueueAdoption,
+    takeovers: TakeoverStages,
   ): Promise<void> {
     const { control, self } = this.#options;
     const { topicId } = incarnation;
@@ -307,7 +316,7 @@ export class PartitionClaims {
     if (confirmed?.topicId !== topicId || confirmed.deleting === true) return;
     this.#held.wrote(id, won);
     this.#log.info({ topic, partition, leaderEpoch: plan.next.leaderEpoch }, `claimed ${id} at leader epoch ${plan.next.leaderEpoch}`);
-    await this.#adopt(topic, partition, partitions, plan, won);
+    this.#adopt(topic, partition, partitions, plan, won, adopt, takeovers);
   }
 
   /**
@@ -387,18 +396,18 @@ export class PartitionClaims {
     return this.#adopting.get(partitionKey(topic, partition)) ?? null;
   }
 
-  async #adopt(topic: string, partition: number, partitions: number, plan: ClaimPlan, won: Versioned<PartitionRecord>): Promise<void> {
+  /** Queues the adoption of a claim won; from now until it ended, a produce for the partition waits for it [K5]. */
+  #adopt(topic: string, partition: number, partitions: number, plan: ClaimPlan, won: Versioned<PartitionRecord>, adopt: QueueAdoption, takeovers: TakeoverStages): void {
     const id = partitionKey(topic, partition);
-    const adoption = this.#adoptNow(topic, partition, partitions, plan, won);
+    const adoption = adopt((served) => this.#adoptNow(topic, partition, partitions, plan, won, served, takeovers));
     this.#adopting.set(id, adoption);
-    try {
-      await adoption;
-    } finally {
+    void adoption.then(() => {
       if (this.#adopting.get(id) === adoption) this.#adopting.delete(id);
-    }
+    });
   }
 
-  async #adoptNow(topic: string, partition: number, partitions: number, plan: ClaimPlan, won: Versioned<PartitionRecord>): Promise<void> {
+  /** [C4]-[C5] Seal, rebuild, serve; then the settled prefix found is noted [K6], once served (TakeoverStages.afterwards). */
+  async #adoptNow(topic: string, partition: number, partitions: number, plan: ClaimPlan, won: Versioned<PartitionRecord>, served: Served, takeovers: TakeoverStages): Promise<void> {
     // [K3] A follower promoted here keeps its local log (its copy of the chain's prefix).
     const promoted = this.#held.follows(partitionKey(topic, partition));
     if (promoted) await this.#held.unfollow(topic, partition);
@@ -406,11 +415,12 @@ export class PartitionClaims {
     try {
       settled = (await this.#options.adopt(topic, partition, partitions, plan, promoted)) ?? null;
       this.#held.adopted(topic, partitionKey(topic, partition), plan.next.leaderEpoch, plan.next.topicId);
+      served(); // counted as served now, no more as a takeover in flight
     } catch (error) {
       this.#log.warn({ topic, partition, err: error }, `could not adopt ${partitionKey(topic, partition)} yet: ${error instanceof Error ? error.message : String(error)}`);
       return;
     }
-    await this.#noteSettled(partitionKey(topic, partition), won, settled);
+    takeovers.afterwards(this.#noteSettled(partitionKey(topic, partition), won, settled));
   }
 
   /**

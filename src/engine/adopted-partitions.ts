@@ -135,6 +135,8 @@ export class AdoptedPartitions {
     try {
       log.holdEpochCheckpoint(); // written once when the rebuild ended, not at each epoch it met (LeaderEpochCache.holdWrites)
       await rebuild(log);
+      // Its first produce then finds its epoch in place: one checkpoint written, not two (an older epoch is refused at that produce, as before).
+      if (as === 'leader' && leaderEpoch > log.latestEpoch) log.startLeaderEpoch(leaderEpoch);
       log.writeEpochCheckpoint();
       // The engine may have closed during the rebuild (a broker's stop during a takeover): its
       // close let go of every partition it held, so this log would stay open, locked, served by nothing.

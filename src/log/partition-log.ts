@@ -426,6 +426,21 @@ export class PartitionLog {
     this.#epochs.holdWrites();
   }
 
+  /**
+   * A leader's epoch starts at the log end before it appends anything (Kafka's
+   * maybeAssignEpochStartOffset when a replica becomes leader): OffsetForLeaderEpoch knows it at
+   * once, and an adopted log's first append finds it there instead of writing the checkpoint again.
+   */
+  startLeaderEpoch(leaderEpoch: number): void {
+    this.#checkWritable();
+    checkLeaderEpoch(leaderEpoch, this.#epochs.latestEpoch);
+    try {
+      this.#epochs.assign(leaderEpoch, this.logEndOffset);
+    } catch (error) {
+      throw this.#failedWrite(error);
+    }
+  }
+
   /** Writes the leader-epoch checkpoint held since holdEpochCheckpoint, and every change from now on. */
   writeEpochCheckpoint(): void {
     this.#checkOpen();

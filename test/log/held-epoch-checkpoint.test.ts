@@ -1,12 +1,16 @@
 // LeaderEpochCache.holdWrites ([C5], an adopted log's rebuild): the epochs a rebuild meets change
 // the checkpoint in memory only, and it is written once when the rebuild ends, or at a clean close;
-// a log reopened from it knows every epoch.
+// a log reopened from it knows every epoch. An adopted leader's own epoch starts at its log end
+// in that same write (PartitionLog.startLeaderEpoch), so its first produce writes none.
 import { afterEach, expect, test } from 'bun:test';
 import { buildRecordBatch } from '../../src/format/batch-builder.ts';
 import { LEADER_EPOCH_CHECKPOINT_FILE } from '../../src/log/leader-epoch-cache.ts';
+import { Engine } from '../../src/engine/index.ts';
 import { PartitionLog } from '../../src/log/partition-log.ts';
 import { type Disk, systemDisk } from '../../src/util/disk.ts';
+import { managedBy } from '../support/cluster-policy.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { idOf } from '../support/topic-ids.ts';
 
 const T0 = 1_700_000_000_000;
 const EPOCHS = [3, 5, 8];
@@ -76,4 +80,18 @@ test('after writeEpochCheckpoint every change is written again as it happens', a
   log.writeEpochCheckpoint();
   log.append(buildRecordBatch([{ value: 'led', timestamp: T0 + 10 }], { nowMs: T0 + 10 }), 9);
   expect(writes()).toBe(2);
+});
+
+test('an adopted leader writes its checkpoint once, its own epoch in it, and its first produce writes none', async () => {
+  const { disk, writes } = countingCheckpointWrites();
+  const ferry = await Engine.open({ directory: tempDir(), cluster: managedBy(), disk });
+  try {
+    await ferry.adoptPartition('t', idOf('t'), 0, 1, async (log) => rebuildInto(log), 'leader', 1, 12);
+    expect(writes()).toBe(1);
+    expect(ferry.endOffsetForLeaderEpoch('t', 0, 12)).toEqual({ leaderEpoch: 12, endOffset: 100 + EPOCHS.length });
+    await ferry.produce('t', [{ value: 'first' }], { partition: 0 });
+    expect(writes()).toBe(1);
+  } finally {
+    await ferry.close();
+  }
 });

@@ -10,15 +10,7 @@ import { PartitionLog } from '../../src/log/partition-log.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { ObjectStore, PutOptions } from '../../src/store/object-store.ts';
 import { TierRecords, tieredEnd } from '../../src/tier/tier-record.ts';
-import {
-  TIER_HOLD_FOR_ADOPTIONS_MAX_MS,
-  TIER_INTERVAL_MS,
-  TIER_PARTITIONS_IN_FLIGHT,
-  TIER_SMALL_RANGE_BYTES,
-  TIER_UPLOADS_IN_FLIGHT,
-  Tierer,
-  type TierSource,
-} from '../../src/tier/tierer.ts';
+import { TIER_HOLD_FOR_ADOPTIONS_MAX_MS, TIER_INTERVAL_MS, TIER_PARTITIONS_IN_FLIGHT, TIER_SMALL_RANGE_BYTES, TIER_UPLOADS_IN_FLIGHT, Tierer, type TierSource } from '../../src/tier/tierer.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
 import { idOf } from '../support/topic-ids.ts';
@@ -116,7 +108,16 @@ test('scheduled rounds wait while the broker adopts, and go on once the adoption
   const log = logWithRolledSegment(3, 100);
   const source: TierSource = { topic: 't', topicId: TOPIC_ID, partition: 0, leaderEpoch: 1, log, highWatermark: log.logEndOffset };
   let adopting = true;
-  const tierer = new Tierer({ store: new MemoryStore(), prefix: '', records: new TierRecords(new ControlStore(new MemoryStore(), 'cluster')), clock, random: new SeededRandom(5), partitions: () => [source], holdWhile: () => adopting, log: () => undefined });
+  const tierer = new Tierer({
+    store: new MemoryStore(),
+    prefix: '',
+    records: new TierRecords(new ControlStore(new MemoryStore(), 'cluster')),
+    clock,
+    random: new SeededRandom(5),
+    partitions: () => [source],
+    holdWhile: () => adopting,
+    log: () => undefined,
+  });
   tierer.start();
   for (let waited = 0; waited < TIER_HOLD_FOR_ADOPTIONS_MAX_MS / 2; waited += TIER_INTERVAL_MS) {
     clock.advance(TIER_INTERVAL_MS);
@@ -134,7 +135,16 @@ test('adoptions hold the rounds at most TIER_HOLD_FOR_ADOPTIONS_MAX_MS in a row'
   const clock = new ManualClock(T0);
   const log = logWithRolledSegment(3, 100);
   const source: TierSource = { topic: 't', topicId: TOPIC_ID, partition: 0, leaderEpoch: 1, log, highWatermark: log.logEndOffset };
-  const tierer = new Tierer({ store: new MemoryStore(), prefix: '', records: new TierRecords(new ControlStore(new MemoryStore(), 'cluster')), clock, random: new SeededRandom(5), partitions: () => [source], holdWhile: () => true, log: () => undefined });
+  const tierer = new Tierer({
+    store: new MemoryStore(),
+    prefix: '',
+    records: new TierRecords(new ControlStore(new MemoryStore(), 'cluster')),
+    clock,
+    random: new SeededRandom(5),
+    partitions: () => [source],
+    holdWhile: () => true,
+    log: () => undefined,
+  });
   tierer.start();
   for (let waited = 0; waited < TIER_HOLD_FOR_ADOPTIONS_MAX_MS; waited += TIER_INTERVAL_MS) {
     expect(tierer.tieredEndOf(TOPIC_ID, 0)).toBeNull();
