@@ -408,6 +408,10 @@ export class PartitionClaims {
 
   /** [C4]-[C5] Seal, rebuild, serve; then the settled prefix found is noted [K6], once served (TakeoverStages.afterwards). */
   async #adoptNow(topic: string, partition: number, partitions: number, plan: ClaimPlan, won: Versioned<PartitionRecord>, served: Served, takeovers: TakeoverStages): Promise<void> {
+    // Queued behind others, it may start after the node stopped or its writer was fenced [C7]: it
+    // would seal and rebuild to serve through a writer that acknowledges nothing (review 28e, 64
+    // of 96 did). Left to the next scan, which claims it again through the new stream.
+    if (this.#stopped || this.#newEpochWanted) return;
     // [K3] A follower promoted here keeps its local log (its copy of the chain's prefix).
     const promoted = this.#held.follows(partitionKey(topic, partition));
     if (promoted) await this.#held.unfollow(topic, partition);

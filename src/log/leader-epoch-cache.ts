@@ -85,8 +85,9 @@ export class LeaderEpochCache {
   }
 
   /**
-   * [C5] An adopted log's rebuild: changes stay in memory until writeHeld. Its file syncs are off
-   * as well, since no crash leaves an adopted log that is read again. A rebuild meets each epoch
+   * [C5] An adopted log's rebuild: changes stay in memory until writeHeld, since no crash leaves an
+   * adopted log that is read again (its disk's syncs are off until it serves for the same reason,
+   * BarriersOnceArmed). A rebuild meets each epoch
    * of its range (one per takeover), and each change wrote and renamed a checkpoint: 4 of the ~10
    * files an adoption created, each open waiting on the file system's journal behind other writers'
    * fsyncs, the event loop blocked meanwhile (issue 28: the top of a profile of 500 adoptions).
