@@ -22,7 +22,7 @@ const CAUGHT_BY: Readonly<Record<Regression, number | { readonly unreachable: st
   'follower-reports-to-old-leader': 48,
   'isr-keeps-dead-replica': 9,
   'release-wakes-waiters': 75,
-  'fenced-writer-stays-fenced': 97,
+  'fenced-writer-stays-fenced': 249,
   'delete-records-not-durable': 5,
   'log-append-time-ignored': 6,
   'plain-any-password': 22,

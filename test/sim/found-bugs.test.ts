@@ -272,6 +272,10 @@ const FOUND: readonly { readonly seed: number; readonly bug: string; readonly sc
     seed: 550485,
     bug: 'harness: a broker resumed from SIGSTOP ran its whole backlog in one event; a follower applied a batch (and reported it) and let its log go on the lease lapse in that same event, so the replica-end recorder never saw it hold the batch and acks-all-min-insync counted 2 of the 3 replicas that did. A resumed process now runs one held callback per event, its microtasks between (test/sim/process-gate.test.ts)',
   },
+  {
+    seed: 630391,
+    bug: 'a follower joining a stream tail 559 objects behind caught up one read at a time, holding the tail and its other members for 3 s and then 7 s; their follower stayed in sync while it applied nothing, and acks=all timed out past the resume bound (acks-resume-with-quorum). A joiner now reads CATCH_UP_READS_AHEAD objects ahead (test/cluster/stream-tail-join-reads-ahead.test.ts)',
+  },
 ];
 
 /** Bugs a seed finds that are not fixed yet: each becomes a FOUND entry once it is. */
