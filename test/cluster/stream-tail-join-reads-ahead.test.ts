@@ -14,6 +14,7 @@ import { DEFAULT_WAL_WRITER_CONFIG, WalWriter } from '../../src/wal/writer.ts';
 import { batchOf } from '../support/batches.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { idOf } from '../support/topic-ids.ts';
+import { overriding } from '../support/store-override.ts';
 import { until } from '../support/until.ts';
 
 const OBJECTS = 3 * CATCH_UP_READS_AHEAD;
@@ -40,13 +41,7 @@ function heldGets(inner: MemoryStore): { store: ObjectStore; mostInFlight: () =>
       inFlight--;
     }
   };
-  const store = new Proxy(inner, {
-    get: (target, name) => {
-      if (name === 'get') return get;
-      const value: unknown = Reflect.get(target, name, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  }) as ObjectStore;
+  const store = overriding(inner, 'get', get);
   return { store, mostInFlight: () => most, reset: () => void (most = inFlight) };
 }
 

@@ -14,6 +14,7 @@ import { TIER_HOLD_FOR_ADOPTIONS_MAX_MS, TIER_INTERVAL_MS, TIER_PARTITIONS_IN_FL
 import { ManualClock } from '../../src/util/clock.ts';
 import { SeededRandom } from '../../src/util/random.ts';
 import { idOf } from '../support/topic-ids.ts';
+import { overriding } from '../support/store-override.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 const TOPIC_ID = idOf('tier-round-parallel');
@@ -44,13 +45,7 @@ class HeldPuts {
         if (large) this.largeInFlight--;
       }
     };
-    this.store = new Proxy(inner, {
-      get: (target, name) => {
-        if (name === 'put') return put;
-        const value: unknown = Reflect.get(target, name, target);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    }) as ObjectStore;
+    this.store = overriding(inner, 'put', put);
   }
 }
 
@@ -103,22 +98,20 @@ async function settled(done: () => boolean): Promise<void> {
   for (let turn = 0; turn < 200 && !done(); turn++) await Bun.sleep(1);
 }
 
-test('scheduled rounds wait while the broker adopts, and go on once the adoptions ended', async () => {
-  const clock = new ManualClock(T0);
+/** A started tierer of one partition with a range due (3 offsets), its rounds scheduled on `clock` and held while `holdWhile` says so. */
+function scheduledTierer(clock: ManualClock, holdWhile: () => boolean): Tierer {
   const log = logWithRolledSegment(3, 100);
   const source: TierSource = { topic: 't', topicId: TOPIC_ID, partition: 0, leaderEpoch: 1, log, highWatermark: log.logEndOffset };
-  let adopting = true;
-  const tierer = new Tierer({
-    store: new MemoryStore(),
-    prefix: '',
-    records: new TierRecords(new ControlStore(new MemoryStore(), 'cluster')),
-    clock,
-    random: new SeededRandom(5),
-    partitions: () => [source],
-    holdWhile: () => adopting,
-    log: () => undefined,
-  });
+  const records = new TierRecords(new ControlStore(new MemoryStore(), 'cluster'));
+  const tierer = new Tierer({ store: new MemoryStore(), prefix: '', records, clock, random: new SeededRandom(5), partitions: () => [source], holdWhile, log: () => undefined });
   tierer.start();
+  return tierer;
+}
+
+test('scheduled rounds wait while the broker adopts, and go on once the adoptions ended', async () => {
+  const clock = new ManualClock(T0);
+  let adopting = true;
+  const tierer = scheduledTierer(clock, () => adopting);
   for (let waited = 0; waited < TIER_HOLD_FOR_ADOPTIONS_MAX_MS / 2; waited += TIER_INTERVAL_MS) {
     clock.advance(TIER_INTERVAL_MS);
     await Bun.sleep(1);
@@ -133,19 +126,7 @@ test('scheduled rounds wait while the broker adopts, and go on once the adoption
 
 test('adoptions hold the rounds at most TIER_HOLD_FOR_ADOPTIONS_MAX_MS in a row', async () => {
   const clock = new ManualClock(T0);
-  const log = logWithRolledSegment(3, 100);
-  const source: TierSource = { topic: 't', topicId: TOPIC_ID, partition: 0, leaderEpoch: 1, log, highWatermark: log.logEndOffset };
-  const tierer = new Tierer({
-    store: new MemoryStore(),
-    prefix: '',
-    records: new TierRecords(new ControlStore(new MemoryStore(), 'cluster')),
-    clock,
-    random: new SeededRandom(5),
-    partitions: () => [source],
-    holdWhile: () => true,
-    log: () => undefined,
-  });
-  tierer.start();
+  const tierer = scheduledTierer(clock, () => true);
   for (let waited = 0; waited < TIER_HOLD_FOR_ADOPTIONS_MAX_MS; waited += TIER_INTERVAL_MS) {
     expect(tierer.tieredEndOf(TOPIC_ID, 0)).toBeNull();
     clock.advance(TIER_INTERVAL_MS);
