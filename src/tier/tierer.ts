@@ -539,7 +539,7 @@ export function dueRange(log: PartitionLog, tieredEndOffset: number, highWaterma
 function dueTail(log: PartitionLog, tieredEndOffset: number, highWatermark: number, tailMaxBytes: number): { baseOffset: number; endOffset: number } | null {
   if (log.bytesFrom(tieredEndOffset) < tailMaxBytes) return null; // cheap, and the usual answer
   const endOffset = log.batchBaseOf(Math.min(highWatermark, log.logEndOffset)); // a tiered segment holds whole batches
-  if (endOffset <= tieredEndOffset || log.bytesFrom(tieredEndOffset) - log.bytesFrom(endOffset) < tailMaxBytes) return null;
+  if (endOffset <= tieredEndOffset || localBytes(log, { baseOffset: tieredEndOffset, endOffset }) < tailMaxBytes) return null;
   return { baseOffset: tieredEndOffset, endOffset };
 }
 
